@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, isLoopbackHost, loadConfig } from "./env";
+
+describe("loadConfig", () => {
+  it("uses embedded defaults when nothing is set", () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.dataDir.endsWith(".tandem")).toBe(true);
+  });
+
+  it("names the bad variable", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ TANDEM_SANDBOX: "docker" })).toThrow(/TANDEM_SANDBOX/);
+    expect(() => loadConfig({ BETTER_AUTH_SECRET: "short" })).toThrow(/BETTER_AUTH_SECRET/);
+  });
+
+  it("treats an empty DATABASE_URL as unset", () => {
+    expect(loadConfig({ DATABASE_URL: "" }).databaseUrl).toBeUndefined();
+  });
+
+  it("knows loopback hosts", () => {
+    expect(isLoopbackHost("127.0.0.1")).toBe(true);
+    expect(isLoopbackHost("localhost")).toBe(true);
+    expect(isLoopbackHost("0.0.0.0")).toBe(false);
+  });
+});
