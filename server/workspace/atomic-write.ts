@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { link, open, rename, unlink } from "node:fs/promises";
+import path from "node:path";
+import { errnoCode } from "./errors";
+
+const TEMP_PREFIX = ".tandem-";
+const TEMP_SUFFIX = ".tmp";
+
+/** True for the temporary files atomicWrite leaves for an instant beside the file it replaces. */
+export function isTempFileName(name: string): boolean {
+  return name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX);
+}
+
+export interface AtomicWriteOptions {
+  /** File mode for the result (keeps an executable script executable). */
+  mode?: number;
+  /** Fail with EEXIST instead of replacing a file that appeared meanwhile. */
+  exclusive?: boolean;
+}
+
+/**
+ * Writes through a temp file in the same folder (so the rename stays on one filesystem), fsyncs,
+ * then renames over the target: a reader sees the old bytes or the new ones, never half a file,
+ * and a crash before the rename leaves the old file untouched.
+ */
+export async function atomicWrite(target: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
+  const handle = await open(temp, "wx", options.mode ?? 0o666);
+  try {
+    try {
+      await handle.writeFile(data);
+      if (options.mode !== undefined) await handle.chmod(options.mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.exclusive) await linkNoReplace(temp, target);
+    else await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await syncDir(dir);
+}
+
+async function linkNoReplace(temp: string, target: string): Promise<void> {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    const code = errnoCode(error);
+    // Some filesystems have no hard links; fall back to a rename, which a race could clobber.
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV") throw error;
+    await rename(temp, target);
+    return;
+  }
+  await unlink(temp);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r").catch(() => null);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close();
+}

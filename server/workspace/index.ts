@@ -1,0 +1,25 @@
+import path from "node:path";
+import { Workspace } from "./workspace";
+
+export { Workspace, versionOf, READ_ONLY_BYTES, MAX_FILE_BYTES, type WriteOptions, type FileStat } from "./workspace";
+export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from "./errors";
+export { type ResolvedPath } from "./paths";
+export { type TextFormat } from "./text-codec";
+export { watchWorkspace, type WatchOptions } from "./watch";
+
+const open = new Map<string, Promise<Workspace>>();
+
+/**
+ * The Workspace for a project's folder, shared per root so that its mutations stay serialized and
+ * its ignore-rule cache is reused across requests.
+ */
+export function openWorkspace(workspacePath: string): Promise<Workspace> {
+  const key = path.resolve(workspacePath);
+  let workspace = open.get(key);
+  if (!workspace) {
+    workspace = Workspace.open(key);
+    open.set(key, workspace);
+    workspace.catch(() => open.delete(key));
+  }
+  return workspace;
+}

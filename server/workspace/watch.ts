@@ -1,0 +1,165 @@
+import { readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { watch, type FSWatcher } from "chokidar";
+import type { FileChange } from "@/lib/fs-schemas";
+import { isTempFileName } from "./atomic-write";
+import { toPosix } from "./paths";
+import { READ_ONLY_BYTES, versionOf } from "./workspace";
+
+export interface WatchOptions {
+  /** Stops the iteration and releases the watcher. Without it the watcher lives until the next event after `return()`. */
+  signal?: AbortSignal;
+  /** Called once the initial scan is done and later changes will be reported (tests wait for it). */
+  onReady?: () => void;
+}
+
+type ChangeType = FileChange["type"];
+type Subscriber = (batch: readonly FileChange[]) => void;
+
+interface Hub {
+  watcher: FSWatcher;
+  ready: Promise<void>;
+  subscribers: Set<Subscriber>;
+  pending: Map<string, ChangeType>;
+  quietTimer?: NodeJS.Timeout;
+  firstPendingAt: number;
+}
+
+/** Quiet time that ends a burst, and the longest a burst may hold events back. */
+const QUIET_MS = 50;
+const MAX_HOLD_MS = 250;
+/** A subscriber that stops reading loses its oldest events rather than growing without bound. */
+const MAX_QUEUE = 10_000;
+const CHANGE_TYPES = new Set<string>(["add", "change", "unlink", "addDir", "unlinkDir"]);
+const UNWATCHED_FOLDERS = new Set([".git", "node_modules"]);
+
+const hubs = new Map<string, Hub>();
+
+function isUnwatched(root: string, absolute: string): boolean {
+  const rel = path.relative(root, absolute);
+  if (rel === "") return false;
+  const segments = rel.split(path.sep);
+  if (isTempFileName(segments[segments.length - 1])) return true;
+  // The folder itself is reported; what is inside it is not.
+  return segments.slice(0, -1).some((segment) => UNWATCHED_FOLDERS.has(segment));
+}
+
+/** Folds a burst into what a client needs: a temp file that came and went is no news at all. */
+function coalesce(previous: ChangeType | undefined, next: ChangeType): ChangeType | null {
+  if (previous === "add" && next === "change") return "add";
+  if (previous === "add" && next === "unlink") return null;
+  if (previous === "addDir" && next === "unlinkDir") return null;
+  if (previous === "unlink" && (next === "add" || next === "change")) return "change";
+  return next;
+}
+
+async function withVersion(root: string, change: FileChange): Promise<FileChange> {
+  if (change.type !== "add" && change.type !== "change") return change;
+  try {
+    const file = path.join(root, change.path);
+    if ((await stat(file)).size > READ_ONLY_BYTES) return change;
+    return { ...change, version: versionOf(await readFile(file)) };
+  } catch {
+    return change; // gone again already; the unlink follows
+  }
+}
+
+function flush(root: string, hub: Hub): void {
+  clearTimeout(hub.quietTimer);
+  hub.quietTimer = undefined;
+  const changes = [...hub.pending].map(([changedPath, type]) => ({ type, path: changedPath }));
+  hub.pending.clear();
+  if (changes.length === 0) return;
+  void Promise.all(changes.map((change) => withVersion(root, change))).then((batch) => {
+    for (const subscriber of hub.subscribers) subscriber(batch);
+  });
+}
+
+function record(root: string, hub: Hub, type: ChangeType, absolute: string): void {
+  const changedPath = toPosix(path.relative(root, absolute));
+  if (changedPath === "") return;
+  const previous = hub.pending.get(changedPath);
+  const next = coalesce(previous, type);
+  hub.pending.delete(changedPath);
+  if (next) hub.pending.set(changedPath, next);
+  if (hub.quietTimer === undefined) hub.firstPendingAt = Date.now();
+  clearTimeout(hub.quietTimer);
+  const wait = Math.min(QUIET_MS, Math.max(0, hub.firstPendingAt + MAX_HOLD_MS - Date.now()));
+  hub.quietTimer = setTimeout(() => flush(root, hub), wait);
+}
+
+function acquire(root: string, subscriber: Subscriber): Hub {
+  let hub = hubs.get(root);
+  if (!hub) {
+    const watcher = watch(root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      ignored: (absolute: string) => isUnwatched(root, absolute),
+    });
+    const created: Hub = {
+      watcher,
+      ready: new Promise((resolve) => watcher.once("ready", () => resolve())),
+      subscribers: new Set(),
+      pending: new Map(),
+      firstPendingAt: 0,
+    };
+    watcher.on("all", (event, absolute) => {
+      if (CHANGE_TYPES.has(event)) record(root, created, event as ChangeType, absolute);
+    });
+    // A folder that vanishes under the watcher is reported through unlinkDir; nothing else to do.
+    watcher.on("error", () => undefined);
+    hubs.set(root, created);
+    hub = created;
+  }
+  hub.subscribers.add(subscriber);
+  return hub;
+}
+
+function release(root: string, hub: Hub, subscriber: Subscriber): void {
+  hub.subscribers.delete(subscriber);
+  if (hub.subscribers.size > 0) return;
+  clearTimeout(hub.quietTimer);
+  hubs.delete(root);
+  void hub.watcher.close();
+}
+
+/**
+ * Changes under a workspace root, as root-relative POSIX paths, for as long as `signal` is not
+ * aborted. All subscribers of one root share one watcher, closed when the last one leaves.
+ * `.git` and `node_modules` contents and the workspace's own temp files are not reported.
+ */
+export async function* watchWorkspace(root: string, options: WatchOptions = {}): AsyncGenerator<FileChange, void, undefined> {
+  const { signal } = options;
+  if (signal?.aborted) return;
+  const realRoot = await realpath(root);
+  const queue: FileChange[] = [];
+  let wake: (() => void) | undefined;
+  const subscriber: Subscriber = (batch) => {
+    queue.push(...batch);
+    if (queue.length > MAX_QUEUE) queue.splice(0, queue.length - MAX_QUEUE);
+    wake?.();
+  };
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  const hub = acquire(realRoot, subscriber);
+  try {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      void hub.ready.then(resolve);
+    });
+    if (signal?.aborted) return;
+    options.onReady?.();
+    while (!signal?.aborted) {
+      const next = queue.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    release(realRoot, hub, subscriber);
+  }
+}
