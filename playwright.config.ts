@@ -1,0 +1,55 @@
+import { existsSync } from "node:fs";
+import { defineConfig } from "@playwright/test";
+
+// scripts/e2e.mjs picks a free port and a temporary data directory, then runs Playwright, which
+// starts a fresh Tandem (embedded Postgres and all) with `npm start` and stops it at the end.
+const port = Number(process.env.E2E_PORT ?? 3100);
+const baseURL = `http://127.0.0.1:${port}`;
+const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "*.spec.ts",
+  // Specs share one server and build on each other (the first creates the admin account).
+  workers: 1,
+  fullyParallel: false,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  retries: 0,
+  reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
+  outputDir: "test-results/e2e",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    viewport: { width: 1280, height: 800 },
+    launchOptions: {
+      executablePath: chromium,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  webServer: {
+    command: "node scripts/start.mjs",
+    url: `${baseURL}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      TANDEM_DATA_DIR: process.env.E2E_DATA_DIR ?? ".tandem-e2e",
+      TANDEM_IMPORT_ROOTS: process.env.E2E_IMPORT_ROOT ?? "",
+    },
+  },
+});

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { adminProcedure, protectedProcedure, publicProcedure, router } from "@/server/api/trpc";
+import * as invites from "@/server/db/repositories/invites";
+import { getSetting, setSetting } from "@/server/db/repositories/settings";
+import { countUsers } from "@/server/db/repositories/users";
+
+export const accountRouter = router({
+  // What the sign-in page needs before anyone is signed in.
+  status: publicProcedure.query(async ({ ctx }) => {
+    const { db } = ctx.services;
+    const [users, signupMode] = await Promise.all([countUsers(db), getSetting(db, "signupMode")]);
+    return { firstRun: users === 0, signupMode, user: ctx.user };
+  }),
+
+  me: protectedProcedure.query(({ ctx }) => ctx.user),
+
+  settings: adminProcedure.query(async ({ ctx }) => ({ signupMode: await getSetting(ctx.services.db, "signupMode") })),
+
+  setSignupMode: adminProcedure
+    .input(z.object({ signupMode: z.enum(["open", "invite"]) }))
+    .mutation(async ({ ctx, input }) => {
+      await setSetting(ctx.services.db, "signupMode", input.signupMode);
+      return { signupMode: input.signupMode };
+    }),
+
+  invites: adminProcedure.query(({ ctx }) => invites.listInvites(ctx.services.db)),
+
+  createInvite: adminProcedure
+    .input(z.object({ email: z.email().optional(), ttlDays: z.number().int().min(1).max(90).optional() }))
+    .mutation(({ ctx, input }) => invites.createInvite(ctx.services.db, { createdById: ctx.user.id, ...input })),
+
+  revokeInvite: adminProcedure
+    .input(z.object({ id: z.string().uuid() }))
+    .mutation(async ({ ctx, input }) => {
+      await invites.revokeInvite(ctx.services.db, input.id);
+      return { id: input.id };
+    }),
+});

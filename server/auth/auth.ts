@@ -1,0 +1,68 @@
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError } from "better-auth/api";
+import type { Db } from "@/server/db/client";
+import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
+import { getSetting } from "@/server/db/repositories/settings";
+import { countUsers, promoteIfFirstUser } from "@/server/db/repositories/users";
+
+// The server sets this header from the socket's address and drops any value a client sent, so
+// rate limits key on the real peer (server/index.ts).
+export const CLIENT_IP_HEADER = "x-tandem-client-ip";
+
+export type AuthOptions = { db: Db; secret: string; publicUrl?: string; secureCookies: boolean };
+
+export function createAuth({ db, secret, publicUrl, secureCookies }: AuthOptions) {
+  return betterAuth({
+    appName: "Tandem",
+    secret,
+    // Without a public URL, trust the request's own host: the origin check then means same-origin.
+    baseURL: publicUrl ?? { allowedHosts: ["*"], fallback: "http://localhost:3000" },
+    database: prismaAdapter(db, { provider: "postgresql" }),
+    emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
+    session: { modelName: "loginSession", expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
+    user: {
+      additionalFields: { role: { type: "string", required: false, defaultValue: "user", input: false } },
+    },
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      modelName: "rateLimit",
+      window: 60,
+      max: 100,
+      customRules: {
+        "/sign-in/email": { window: 60, max: 5 },
+        "/sign-up/email": { window: 60, max: 5 },
+      },
+    },
+    advanced: {
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      useSecureCookies: secureCookies,
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax", secure: secureCookies },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          before: async (_user, ctx) => {
+            if ((await countUsers(db)) === 0) return;
+            if ((await getSetting(db, "signupMode")) === "open") return;
+            const token = (ctx?.body as { inviteToken?: unknown } | undefined)?.inviteToken;
+            if (typeof token !== "string" || !token) {
+              throw new APIError("FORBIDDEN", { message: "Sign-up on this Tandem is by invitation. Ask an admin for an invitation link." });
+            }
+            const check = await checkInvite(db, token, String((ctx?.body as { email?: unknown }).email ?? ""));
+            if (!check.ok) throw new APIError("FORBIDDEN", { message: check.reason });
+            if (!(await consumeInvite(db, check.id))) {
+              throw new APIError("FORBIDDEN", { message: "This invitation link has already been used." });
+            }
+          },
+          after: async (user) => {
+            await promoteIfFirstUser(db, user.id);
+          },
+        },
+      },
+    },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

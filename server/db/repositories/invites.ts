@@ -1,0 +1,48 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Db } from "@/server/db/client";
+
+const hash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export async function createInvite(db: Db, input: { createdById: string; email?: string; ttlDays?: number }) {
+  const token = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(Date.now() + (input.ttlDays ?? 7) * 86_400_000);
+  const invite = await db.signupInvite.create({
+    data: { tokenHash: hash(token), email: input.email?.toLowerCase(), createdById: input.createdById, expiresAt },
+    select: { id: true, email: true, expiresAt: true },
+  });
+  return { ...invite, token };
+}
+
+export type InviteCheck = { ok: true; id: string } | { ok: false; reason: string };
+
+export async function checkInvite(db: Db, token: string, email: string): Promise<InviteCheck> {
+  const invite = await db.signupInvite.findUnique({
+    where: { tokenHash: hash(token) },
+    select: { id: true, email: true, expiresAt: true, usedAt: true },
+  });
+  if (!invite) return { ok: false, reason: "This invitation link is not valid." };
+  if (invite.usedAt) return { ok: false, reason: "This invitation link has already been used." };
+  if (invite.expiresAt < new Date()) return { ok: false, reason: "This invitation link has expired. Ask an admin for a new one." };
+  if (invite.email && invite.email !== email.toLowerCase()) {
+    return { ok: false, reason: "This invitation was made for another email address." };
+  }
+  return { ok: true, id: invite.id };
+}
+
+// Marks an invite used; false when someone else used it first.
+export async function consumeInvite(db: Db, id: string): Promise<boolean> {
+  const { count } = await db.signupInvite.updateMany({ where: { id, usedAt: null }, data: { usedAt: new Date() } });
+  return count === 1;
+}
+
+export async function listInvites(db: Db) {
+  return db.signupInvite.findMany({
+    where: { usedAt: null, expiresAt: { gt: new Date() } },
+    select: { id: true, email: true, expiresAt: true, createdAt: true },
+    orderBy: { createdAt: "desc" },
+  });
+}
+
+export async function revokeInvite(db: Db, id: string) {
+  await db.signupInvite.deleteMany({ where: { id, usedAt: null } });
+}

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import type { Db } from "@/server/db/client";
+
+// Instance-wide settings, each with its schema and default, stored as JSON rows.
+export const settingSchemas = {
+  signupMode: z.enum(["open", "invite"]).default("invite"),
+};
+
+export type SettingKey = keyof typeof settingSchemas;
+export type SettingValue<K extends SettingKey> = z.output<(typeof settingSchemas)[K]>;
+
+export async function getSetting<K extends SettingKey>(db: Db, key: K): Promise<SettingValue<K>> {
+  const row = await db.setting.findUnique({ where: { key }, select: { value: true } });
+  const parsed = settingSchemas[key].safeParse(row?.value ?? undefined);
+  return (parsed.success ? parsed.data : settingSchemas[key].parse(undefined)) as SettingValue<K>;
+}
+
+export async function setSetting<K extends SettingKey>(db: Db, key: K, value: SettingValue<K>) {
+  const json = settingSchemas[key].parse(value) as object;
+  await db.setting.upsert({ where: { key }, create: { key, value: json }, update: { value: json } });
+}

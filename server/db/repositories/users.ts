@@ -1,0 +1,26 @@
+import type { Db } from "@/server/db/client";
+
+export type UserRole = "admin" | "user";
+export type AppUser = { id: string; email: string; name: string; role: UserRole };
+
+const userSelect = { id: true, email: true, name: true, role: true } as const;
+
+export async function countUsers(db: Db) {
+  return db.user.count();
+}
+
+export async function findUser(db: Db, id: string): Promise<AppUser | null> {
+  const user = await db.user.findUnique({ where: { id }, select: userSelect });
+  return user && { ...user, role: user.role === "admin" ? "admin" : "user" };
+}
+
+// The first account of an install becomes its admin. Done as one statement so two sign-ups racing
+// on a fresh install cannot both become admin.
+export async function promoteIfFirstUser(db: Db, userId: string): Promise<boolean> {
+  const changed = await db.$executeRaw`
+    UPDATE "user" SET "role" = 'admin'
+    WHERE "id" = ${userId}
+      AND NOT EXISTS (SELECT 1 FROM "user" WHERE "role" = 'admin' AND "id" <> ${userId})
+      AND (SELECT count(*) FROM "user") = 1`;
+  return changed === 1;
+}

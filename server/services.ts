@@ -1,0 +1,59 @@
+import type { Services } from "@/server/api/trpc";
+import { createAuth } from "@/server/auth/auth";
+import { loadOrCreateSecret } from "@/server/auth/secret";
+import { createDb } from "@/server/db/client";
+import { startEmbeddedPostgres } from "@/server/db/embedded";
+import { migrate } from "@/server/db/migrate";
+import { isLoopbackHost, type Config } from "@/server/env";
+import { createProjectFiles } from "@/server/services/project-files";
+import { createTerminalService } from "@/server/terminal";
+import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
+
+export class StartupError extends Error {}
+
+export async function resolveSandboxMode(config: Config): Promise<SandboxMode> {
+  const available = await bwrapAvailable();
+  if (config.sandbox === "bwrap" && !available) {
+    throw new StartupError(
+      "TANDEM_SANDBOX=bwrap but bubblewrap does not work here. Install it (Debian/Ubuntu: `apt-get install bubblewrap`).",
+    );
+  }
+  const mode = config.sandbox ?? (available ? "bwrap" : "none");
+  if (mode === "none" && !isLoopbackHost(config.host)) {
+    throw new StartupError(
+      `Refusing to run terminals without a sandbox while listening on ${config.host}. ` +
+        "Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or listen on loopback only (HOST=127.0.0.1).",
+    );
+  }
+  return mode;
+}
+
+// Builds everything the API needs, starting the embedded database when DATABASE_URL is unset.
+export async function createServices(config: Config, log: (line: string) => void = console.log) {
+  const sandboxMode = await resolveSandboxMode(config);
+  if (sandboxMode === "none") log("warning: terminals run WITHOUT a sandbox (bubblewrap not available)");
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
+  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  try {
+    const applied = await migrate(databaseUrl);
+    if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const db = createDb(databaseUrl);
+  const secret = await loadOrCreateSecret(config.dataDir, config.authSecret);
+  const auth = createAuth({ db, secret, publicUrl: config.publicUrl, secureCookies: config.publicUrl?.startsWith("https:") ?? false });
+  const files = createProjectFiles(config.dataDir, config.importRoots);
+  const terminals = createTerminalService({ sandboxMode });
+  const services: Services = { config, db, auth, files, terminals };
+  return {
+    services,
+    sandboxMode,
+    async dispose() {
+      terminals.disposeAll();
+      await db.$disconnect();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { openWorkspace, type Workspace } from "@/server/workspace";
+
+export class ImportNotAllowedError extends Error {}
+
+// Where each project's workspace lives on disk: <data dir>/workspaces/<project id>.
+export function createProjectFiles(dataDir: string, importRoots: string[]) {
+  const root = path.join(dataDir, "workspaces");
+  const pathOf = (projectId: string) => path.join(root, projectId);
+
+  return {
+    pathOf,
+
+    async open(projectId: string): Promise<Workspace> {
+      await fs.mkdir(pathOf(projectId), { recursive: true });
+      return openWorkspace(pathOf(projectId));
+    },
+
+    async createEmpty(projectId: string) {
+      await fs.mkdir(pathOf(projectId), { recursive: true });
+    },
+
+    // Copies a folder on the server into a new workspace, only from folders an admin allowed
+    // (TANDEM_IMPORT_ROOTS), compared by real path so symlinks cannot widen the list.
+    async importFrom(projectId: string, source: string) {
+      const real = await fs.realpath(path.resolve(source)).catch(() => {
+        throw new ImportNotAllowedError(`Folder ${source} does not exist on the server.`);
+      });
+      const allowed = await Promise.all(importRoots.map((r) => fs.realpath(r).catch(() => null)));
+      if (!allowed.some((r) => r !== null && isInside(r, real))) {
+        throw new ImportNotAllowedError(
+          importRoots.length
+            ? `Importing from ${source} is not allowed. Allowed folders: ${importRoots.join(", ")}.`
+            : "Importing folders is disabled. An admin can allow folders with TANDEM_IMPORT_ROOTS.",
+        );
+      }
+      if (!(await fs.stat(real)).isDirectory()) throw new ImportNotAllowedError(`${source} is not a folder.`);
+      await fs.cp(real, pathOf(projectId), { recursive: true, verbatimSymlinks: true, errorOnExist: false });
+    },
+
+    async remove(projectId: string) {
+      await fs.rm(pathOf(projectId), { recursive: true, force: true });
+    },
+  };
+}
+
+export type ProjectFiles = ReturnType<typeof createProjectFiles>;
+
+function isInside(root: string, target: string) {
+  const rel = path.relative(root, target);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}

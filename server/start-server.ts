@@ -1,0 +1,137 @@
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { applyWSSHandler } from "@trpc/server/adapters/ws";
+import { toNodeHandler } from "better-auth/node";
+import next from "next";
+import { WebSocketServer } from "ws";
+import { appRouter } from "@/server/api/root";
+import { createContext, type Services } from "@/server/api/trpc";
+import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import { findProjectForUser } from "@/server/db/repositories/projects";
+import { originAllowed } from "@/server/http/origin";
+import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
+
+// One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals.
+
+export type RunningServer = { server: http.Server; url: string; close(): Promise<void> };
+
+const headersOf = (req: http.IncomingMessage) => {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(key, v);
+  }
+  return headers;
+};
+
+export async function startServer(services: Services, options: { dir: string }): Promise<RunningServer> {
+  const { config } = services;
+  const nextApp = next({ dev: config.dev, dir: options.dir, hostname: config.host, port: config.port });
+  await nextApp.prepare();
+  const handleNext = nextApp.getRequestHandler();
+  const nextUpgrade = config.dev ? nextApp.getUpgradeHandler() : undefined;
+
+  const handleAuth = toNodeHandler(services.auth);
+  const handleTrpc = createHTTPHandler({
+    router: appRouter,
+    basePath: "/api/trpc/",
+    createContext: ({ req }) => createContext(services, headersOf(req)),
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") console.error(`tRPC ${path ?? "?"}:`, error.cause ?? error);
+    },
+  });
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url.startsWith("/api/")) {
+      // The peer's address, set here so a client cannot pick its own rate-limit key.
+      req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
+      if (req.method !== "GET" && req.method !== "HEAD" && !originAllowed(req, config.publicUrl)) {
+        res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Cross-origin request refused." }));
+        return;
+      }
+    }
+    if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
+    if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
+    void handleNext(req, res);
+  });
+
+  const trpcWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  const wsHandler = applyWSSHandler({
+    wss: trpcWss,
+    router: appRouter,
+    createContext: ({ req }) => createContext(services, headersOf(req)),
+    keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
+  });
+  const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+
+  server.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url ?? "/", "http://local");
+    const refuse = (status: number, message: string) => {
+      socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH) {
+      if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
+    }
+    if (url.pathname === "/api/trpc/ws") {
+      trpcWss.handleUpgrade(req, socket, head, (ws) => trpcWss.emit("connection", ws, req));
+      return;
+    }
+    if (url.pathname === TERMINAL_WS_PATH) {
+      void upgradeTerminal(services, terminalWss, req, socket, head, url).catch((error) => {
+        console.error("terminal upgrade:", error);
+        refuse(500, "Internal Server Error");
+      });
+      return;
+    }
+    if (nextUpgrade) return void nextUpgrade(req, socket, head);
+    socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+
+  return {
+    server,
+    url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`,
+    async close() {
+      wsHandler.broadcastReconnectNotification();
+      for (const client of [...trpcWss.clients, ...terminalWss.clients]) client.terminate();
+      trpcWss.close();
+      terminalWss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await nextApp.close?.();
+    },
+  };
+}
+
+// Every terminal socket is authenticated and checked against the project before it opens.
+async function upgradeTerminal(
+  services: Services,
+  wss: WebSocketServer,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  url: URL,
+) {
+  const refuse = (status: number, message: string) =>
+    socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const { user } = await createContext(services, headersOf(req));
+  if (!user) return refuse(401, "Unauthorized");
+  const projectId = url.searchParams.get("projectId") ?? "";
+  const terminalId = url.searchParams.get("terminalId") ?? "";
+  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await findProjectForUser(services.db, projectId, user.id) : null;
+  if (!found) return refuse(404, "Not Found");
+  const terminal = services.terminals.get(found.project.id, terminalId);
+  if (!terminal) return refuse(404, "Not Found");
+  const canWrite = found.role !== "viewer";
+  wss.handleUpgrade(req, socket, head, (ws) => services.terminals.attach(terminal, ws, { canWrite }));
+}
