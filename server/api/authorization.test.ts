@@ -1,0 +1,129 @@
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory, type Context } from "@/server/api/trpc";
+import { createTestServices } from "@/server/test/services";
+
+// Every procedure has a rule here. A procedure added without one fails the first test, so nobody
+// can ship an endpoint whose access nobody thought about.
+type Rule = "public" | "user" | "admin" | "project-read" | "project-write";
+const rules: Record<string, Rule> = {
+  "account.status": "public",
+  "account.me": "user",
+  "account.settings": "admin",
+  "account.setSignupMode": "admin",
+  "account.invites": "admin",
+  "account.createInvite": "admin",
+  "account.revokeInvite": "admin",
+  "project.list": "user",
+  "project.create": "user",
+  "project.get": "project-read",
+  "project.rename": "project-write",
+  "project.delete": "project-write",
+  "fs.tree": "project-read",
+  "fs.read": "project-read",
+  "fs.write": "project-write",
+  "fs.create": "project-write",
+  "fs.mkdir": "project-write",
+  "fs.rename": "project-write",
+  "fs.delete": "project-write",
+  "fs.changes": "project-read",
+  "terminal.list": "project-read",
+  "terminal.create": "project-write",
+  "terminal.close": "project-write",
+};
+
+const procedures = appRouter._def.procedures as Record<string, { _def: { type: string; meta?: { access?: string } } }>;
+const createCaller = createCallerFactory(appRouter);
+
+async function call(ctx: Context, path: string, input: unknown): Promise<unknown> {
+  const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
+  const [area, name] = path.split(".");
+  const result = await caller[area!]![name!]!(input);
+  if (result && typeof result === "object" && Symbol.asyncIterator in result) {
+    // A subscription: taking its first step runs the middleware.
+    const iterator = (result as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    await Promise.race([iterator.next(), new Promise((r) => setTimeout(r, 200))]);
+    await iterator.return?.();
+  }
+  return result;
+}
+
+async function errorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return "OK";
+  } catch (error) {
+    return error instanceof TRPCError ? error.code : `THROWN ${(error as Error).message}`;
+  }
+}
+
+let env: Awaited<ReturnType<typeof createTestServices>>;
+let owner: Context;
+let stranger: Context;
+let plainUser: Context;
+let anonymous: Context;
+let projectId: string;
+
+beforeAll(async () => {
+  env = await createTestServices();
+  owner = env.context(await env.createUser("admin"));
+  stranger = env.context(await env.createUser("user"));
+  plainUser = stranger;
+  anonymous = env.context(null);
+  const project = await createCaller(owner).project.create({ name: "Secret project" });
+  projectId = project.id;
+});
+afterAll(() => env.dispose());
+
+describe("authorization", () => {
+  it("has a rule for every procedure, and only public procedures are marked public", () => {
+    const paths = Object.keys(procedures).sort();
+    expect(paths.filter((p) => !(p in rules))).toEqual([]);
+    expect(Object.keys(rules).filter((p) => !paths.includes(p))).toEqual([]);
+    for (const path of paths) {
+      expect(procedures[path]!._def.meta?.access === "public", path).toBe(rules[path] === "public");
+    }
+  });
+
+  it("refuses anonymous callers everywhere but public procedures", async () => {
+    for (const [path, rule] of Object.entries(rules)) {
+      if (rule === "public") continue;
+      expect(await errorCode(call(anonymous, path, { projectId })), path).toBe("UNAUTHORIZED");
+    }
+  });
+
+  it("refuses non-admins on admin procedures", async () => {
+    for (const [path, rule] of Object.entries(rules)) {
+      if (rule !== "admin") continue;
+      expect(await errorCode(call(plainUser, path, {})), path).toBe("FORBIDDEN");
+    }
+  });
+
+  it("hides another user's project from every project procedure", async () => {
+    for (const [path, rule] of Object.entries(rules)) {
+      if (!rule.startsWith("project-")) continue;
+      expect(await errorCode(call(stranger, path, { projectId })), path).toBe("NOT_FOUND");
+    }
+  });
+
+  it("lets the owner through every project procedure's access check", async () => {
+    for (const [path, rule] of Object.entries(rules)) {
+      if (!rule.startsWith("project-") || path === "project.delete") continue;
+      // The input may be incomplete (BAD_REQUEST), but access itself must be granted.
+      expect(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], path).not.toContain(await errorCode(call(owner, path, { projectId })));
+    }
+  });
+
+  it("does not list another user's projects", async () => {
+    const list = await createCaller(stranger).project.list();
+    expect(list.map((p) => p.id)).not.toContain(projectId);
+  });
+
+  it("rejects malformed input with a clear message", async () => {
+    const error = await createCaller(owner).project.get({ projectId: "../../etc" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe("BAD_REQUEST");
+    expect((error as TRPCError).message).toMatch(/projectId/);
+  });
+});
