@@ -1,0 +1,98 @@
+import { mkdir, realpath, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { FileChange } from "@/lib/fs-schemas";
+import { useTempDirs } from "./test-helpers";
+import { watchWorkspace } from "./watch";
+import { Workspace, versionOf } from "./workspace";
+
+const tempDir = useTempDirs();
+
+/** Collects changes from one subscription until `stop()`. */
+async function subscribe(root: string) {
+  const controller = new AbortController();
+  const seen: FileChange[] = [];
+  let ready!: () => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  const done = (async () => {
+    for await (const change of watchWorkspace(root, { signal: controller.signal, onReady: ready })) seen.push(change);
+  })();
+  await isReady;
+  return {
+    seen,
+    async until(predicate: (changes: FileChange[]) => boolean, timeoutMs = 5000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(seen)) {
+        if (Date.now() > deadline) throw new Error(`timed out; saw ${JSON.stringify(seen)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async stop(): Promise<void> {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
+
+describe("watchWorkspace", () => {
+  it("reports an external change with the new version", async () => {
+    const root = await realpath(await tempDir());
+    await writeFile(path.join(root, "a.ts"), "one");
+    const sub = await subscribe(root);
+    await writeFile(path.join(root, "a.ts"), "two");
+    await sub.until((seen) => seen.some((c) => c.path === "a.ts" && c.type === "change"));
+    expect(sub.seen.find((c) => c.path === "a.ts")?.version).toBe(versionOf(Buffer.from("two")));
+    await mkdir(path.join(root, "src"));
+    await writeFile(path.join(root, "src", "b.ts"), "b");
+    await sub.until((seen) => seen.some((c) => c.path === "src/b.ts" && c.type === "add"));
+    expect(sub.seen.some((c) => c.path === "src" && c.type === "addDir")).toBe(true);
+    await sub.stop();
+  });
+
+  it("does not report the workspace's own temp files, nor .git and node_modules contents", async () => {
+    const root = await realpath(await tempDir());
+    await mkdir(path.join(root, ".git"));
+    await mkdir(path.join(root, "node_modules"));
+    const ws = await Workspace.open(root);
+    await ws.create("a.ts", "one");
+    const sub = await subscribe(root);
+    await ws.write("a.ts", "two");
+    await ws.create("b.ts", "new");
+    await writeFile(path.join(root, ".git", "index"), "x");
+    await writeFile(path.join(root, "node_modules", "dep.js"), "x");
+    await sub.until((seen) => seen.some((c) => c.path === "b.ts"));
+    await settle();
+    expect(sub.seen.map((c) => c.path).sort()).toEqual(["a.ts", "b.ts"]);
+    expect(sub.seen.find((c) => c.path === "a.ts")?.type).toBe("change");
+    await sub.stop();
+  });
+
+  it("shares one watcher between subscribers and keeps serving the one that stays", async () => {
+    const root = await realpath(await tempDir());
+    const first = await subscribe(root);
+    const second = await subscribe(root);
+    await writeFile(path.join(root, "x.txt"), "x");
+    await first.until((seen) => seen.some((c) => c.path === "x.txt"));
+    await second.until((seen) => seen.some((c) => c.path === "x.txt"));
+    await first.stop();
+    await writeFile(path.join(root, "y.txt"), "y");
+    await second.until((seen) => seen.some((c) => c.path === "y.txt"));
+    await second.stop();
+    const third = await subscribe(root);
+    await writeFile(path.join(root, "z.txt"), "z");
+    await third.until((seen) => seen.some((c) => c.path === "z.txt"));
+    await third.stop();
+  });
+
+  it("reports deletions and ends when the signal is aborted", async () => {
+    const root = await realpath(await tempDir());
+    await writeFile(path.join(root, "gone.txt"), "x");
+    const ws = await Workspace.open(root);
+    const sub = await subscribe(root);
+    await ws.delete("gone.txt");
+    await sub.until((seen) => seen.some((c) => c.path === "gone.txt" && c.type === "unlink"));
+    await sub.stop();
+  });
+});
