@@ -9,7 +9,7 @@ import { bwrapAvailable, sandboxCommand, type SandboxMode, type SandboxOptions }
 function run(options: Omit<SandboxOptions, "command">, script: string) {
   const cmd = sandboxCommand({ ...options, command: ["/bin/bash", "-c", script], newSession: true });
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(cmd.file, cmd.args, { env: cmd.env, cwd: cmd.cwd }, (error, stdout, stderr) => {
+    execFile(cmd.file, cmd.args, { env: cmd.env as NodeJS.ProcessEnv, cwd: cmd.cwd }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -85,6 +85,7 @@ describe("bwrap sandbox", () => {
     let connections = 0;
     const server = net.createServer((socket) => {
       connections++;
+      socket.on("error", () => {});
       socket.end("hello\n");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

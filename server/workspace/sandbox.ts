@@ -170,7 +170,7 @@ export function bwrapAvailable(): Promise<boolean> {
       resolve(false);
       return;
     }
-    execFile(sandboxed.file, sandboxed.args, { env: sandboxed.env, timeout: 10_000 }, (error) =>
+    execFile(sandboxed.file, sandboxed.args, { env: sandboxed.env as NodeJS.ProcessEnv, timeout: 10_000 }, (error) =>
       resolve(!error),
     );
   });

@@ -1,0 +1,274 @@
+import { createRequire } from "node:module";
+import type { IPty } from "node-pty";
+import type { Terminal as HeadlessTerminal } from "@xterm/headless";
+import type { SerializeAddon as SerializeAddonType } from "@xterm/addon-serialize";
+import type { ServerMessage } from "@/lib/terminal-protocol";
+import { TerminalCloseCode } from "@/lib/terminal-protocol";
+import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import { terminateProcessTree } from "./process-tree";
+
+// These packages are CommonJS without named-export hints, so Node's ESM loader cannot bind them.
+const require = createRequire(import.meta.url);
+const { spawn } = require("node-pty") as typeof import("node-pty");
+const { Terminal } = require("@xterm/headless") as typeof import("@xterm/headless");
+const { SerializeAddon } = require("@xterm/addon-serialize") as typeof import("@xterm/addon-serialize");
+
+/** Pause the PTY when a client or the headless parser is this many bytes behind... */
+export const HIGH_WATERMARK = 1024 * 1024;
+/** ...and resume once everyone is back under this. Must exceed the client's ack interval. */
+export const LOW_WATERMARK = 256 * 1024;
+const FRAME_MAX_CHARS = 64 * 1024;
+const FRAME_DELAY_MS = 8;
+/** A client that keeps the terminal paused this long is dropped; it resyncs from a snapshot. */
+const SLOW_CONSUMER_MS = 10_000;
+
+export interface TerminalInfo {
+  id: string;
+  projectId: string;
+  title: string;
+  createdAt: string;
+  cols: number;
+  rows: number;
+  pid: number;
+  exited: boolean;
+  exitCode: number | null;
+}
+
+/** Where a terminal's output goes: one per connected client, usually a WebSocket. */
+export interface TerminalSink {
+  output(frame: Buffer): void;
+  message(message: ServerMessage): void;
+  close(code: number, reason: string): void;
+}
+
+export interface TerminalAttachment {
+  ack(bytes: number): void;
+  detach(): void;
+}
+
+export interface TerminalSessionOptions {
+  id: string;
+  projectId: string;
+  title: string;
+  workspaceRoot: string;
+  sandboxMode: SandboxMode;
+  cols: number;
+  rows: number;
+  scrollback?: number;
+  shell?: string[];
+}
+
+interface Client {
+  sink: TerminalSink;
+  unacked: number;
+  syncing: boolean;
+  held: Buffer[];
+  exitSent: boolean;
+  behindSince: number | null;
+}
+
+export class TerminalSession {
+  readonly id: string;
+  readonly projectId: string;
+  readonly title: string;
+  readonly createdAt = new Date();
+  private readonly pty: IPty;
+  private readonly headless: HeadlessTerminal;
+  private readonly serializer: SerializeAddonType;
+  private readonly scrollback: number;
+  private readonly clients = new Set<Client>();
+  private frame: string[] = [];
+  private frameChars = 0;
+  private frameTimer: NodeJS.Timeout | undefined;
+  private headlessBacklog = 0;
+  private paused = false;
+  private pausedCheck: NodeJS.Timeout | undefined;
+  private exitCode: number | null | undefined;
+  private closed = false;
+  private readonly exitListeners: Array<(code: number | null) => void> = [];
+
+  constructor(options: TerminalSessionOptions) {
+    this.id = options.id;
+    this.projectId = options.projectId;
+    this.title = options.title;
+    this.scrollback = options.scrollback ?? 5000;
+    const command = sandboxCommand({
+      mode: options.sandboxMode,
+      workspaceRoot: options.workspaceRoot,
+      command: options.shell ?? ["/bin/bash", "-l"],
+    });
+    this.headless = new Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: this.scrollback,
+      allowProposedApi: true,
+    });
+    this.serializer = new SerializeAddon();
+    this.headless.loadAddon(this.serializer as unknown as Parameters<HeadlessTerminal["loadAddon"]>[0]);
+    this.pty = spawn(command.file, command.args, {
+      name: "xterm-256color",
+      cols: options.cols,
+      rows: options.rows,
+      cwd: command.cwd,
+      env: command.env,
+    });
+    this.pty.onData((data) => this.onOutput(data));
+    this.pty.onExit(({ exitCode }) => this.onExit(exitCode));
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get exited(): boolean {
+    return this.exitCode !== undefined;
+  }
+
+  info(): TerminalInfo {
+    return {
+      id: this.id,
+      projectId: this.projectId,
+      title: this.title,
+      createdAt: this.createdAt.toISOString(),
+      cols: this.headless.cols,
+      rows: this.headless.rows,
+      pid: this.pty.pid,
+      exited: this.exited,
+      exitCode: this.exitCode ?? null,
+    };
+  }
+
+  onExitOnce(listener: (code: number | null) => void): void {
+    if (this.exited) listener(this.exitCode ?? null);
+    else this.exitListeners.push(listener);
+  }
+
+  write(data: string): void {
+    if (!this.exited && !this.closed) this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exited || this.closed) return;
+    if (cols === this.headless.cols && rows === this.headless.rows) return;
+    this.pty.resize(cols, rows);
+    this.headless.resize(cols, rows);
+  }
+
+  /** Sends the screen and scrollback, then live output from exactly where the snapshot ends. */
+  attach(sink: TerminalSink): TerminalAttachment {
+    if (this.closed) {
+      sink.close(TerminalCloseCode.terminalClosed, "terminal closed");
+      return { ack: () => {}, detach: () => {} };
+    }
+    // Output still batched was already fed to the headless terminal, so the snapshot includes it.
+    this.flushFrame();
+    const client: Client = { sink, unacked: 0, syncing: true, held: [], exitSent: false, behindSince: null };
+    this.clients.add(client);
+    // The write callback runs once everything queued before it is parsed, before anything after it.
+    this.headless.write("", () => {
+      if (!this.clients.has(client)) return;
+      const data = this.serializer.serialize({ scrollback: this.scrollback });
+      sink.message({ type: "snapshot", data, cols: this.headless.cols, rows: this.headless.rows });
+      client.syncing = false;
+      for (const frame of client.held) sink.output(frame);
+      client.held = [];
+      if (this.exited) this.sendExit(client);
+    });
+    return {
+      ack: (bytes) => {
+        client.unacked = Math.max(0, client.unacked - bytes);
+        this.updateFlow();
+      },
+      detach: () => {
+        this.clients.delete(client);
+        this.updateFlow();
+      },
+    };
+  }
+
+  /** Kills the shell and everything it started, and disconnects every client. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.frameTimer);
+    clearInterval(this.pausedCheck);
+    for (const client of this.clients) client.sink.close(TerminalCloseCode.terminalClosed, "terminal closed");
+    this.clients.clear();
+    if (!this.exited) {
+      terminateProcessTree(this.pty.pid);
+      // A paused PTY would never read the end of the stream, and node-pty reports exit only after it.
+      this.pty.resume();
+    }
+    this.headless.dispose();
+  }
+
+  private onOutput(data: string): void {
+    if (this.closed) return;
+    this.headlessBacklog += data.length;
+    this.headless.write(data, () => {
+      this.headlessBacklog -= data.length;
+      if (this.paused) this.updateFlow();
+    });
+    this.frame.push(data);
+    this.frameChars += data.length;
+    if (this.frameChars >= FRAME_MAX_CHARS) this.flushFrame();
+    else this.frameTimer ??= setTimeout(() => this.flushFrame(), FRAME_DELAY_MS);
+    this.updateFlow();
+  }
+
+  private flushFrame(): void {
+    clearTimeout(this.frameTimer);
+    this.frameTimer = undefined;
+    if (this.frame.length === 0) return;
+    const frame = Buffer.from(this.frame.join(""), "utf8");
+    this.frame = [];
+    this.frameChars = 0;
+    for (const client of this.clients) {
+      client.unacked += frame.length;
+      if (client.syncing) client.held.push(frame);
+      else client.sink.output(frame);
+    }
+  }
+
+  private updateFlow(): void {
+    if (this.closed || this.exited) return;
+    const now = Date.now();
+    let behind = this.headlessBacklog;
+    for (const client of this.clients) {
+      behind = Math.max(behind, client.unacked);
+      if (client.unacked <= HIGH_WATERMARK) client.behindSince = null;
+      else if (client.behindSince === null) client.behindSince = now;
+      else if (now - client.behindSince > SLOW_CONSUMER_MS) {
+        this.clients.delete(client);
+        client.sink.close(TerminalCloseCode.slowConsumer, "client too slow; reconnect to resync");
+      }
+    }
+    if (!this.paused && behind > HIGH_WATERMARK) {
+      this.paused = true;
+      this.pty.pause();
+      // Nothing else wakes us while paused if a client stops acknowledging.
+      this.pausedCheck = setInterval(() => this.updateFlow(), 1000);
+    } else if (this.paused && behind < LOW_WATERMARK) {
+      this.paused = false;
+      clearInterval(this.pausedCheck);
+      this.pty.resume();
+    }
+  }
+
+  private onExit(code: number): void {
+    this.exitCode = code;
+    this.flushFrame();
+    clearInterval(this.pausedCheck);
+    for (const listener of this.exitListeners.splice(0)) listener(code);
+    if (this.closed) return;
+    this.headless.write("", () => {
+      for (const client of this.clients) if (!client.syncing) this.sendExit(client);
+    });
+  }
+
+  private sendExit(client: Client): void {
+    if (client.exitSent) return;
+    client.exitSent = true;
+    client.sink.message({ type: "exit", code: this.exitCode ?? null });
+  }
+}

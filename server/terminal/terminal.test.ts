@@ -1,0 +1,239 @@
+import { readdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket, WebSocketServer } from "ws";
+import { ACK_EVERY_BYTES, parseServerMessage, TerminalCloseCode } from "@/lib/terminal-protocol";
+import { HIGH_WATERMARK } from "./terminal-session";
+import { TerminalService } from "./terminal-service";
+import { handleTerminalSocket } from "./terminal-socket";
+
+const PROJECT = "project-1";
+let service: TerminalService;
+let server: http.Server;
+let port: number;
+let workspace: string;
+
+beforeAll(async () => {
+  process.env.DATABASE_URL = "postgres://u:hunter2@db/x";
+  process.env.FOO_API_KEY = "sk-terminal-leak";
+  workspace = mkdtempSync(path.join(tmpdir(), "tandem-term-"));
+  service = new TerminalService({ sandboxMode: "bwrap" });
+  const wss = new WebSocketServer({ noServer: true });
+  server = http.createServer();
+  server.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const terminal = service.get(PROJECT, url.searchParams.get("terminalId") ?? "");
+    if (!terminal) return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) =>
+      handleTerminalSocket(ws, { terminal, canWrite: url.searchParams.get("view") !== "1" }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(() => {
+  service.disposeAll();
+  server.close();
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+class Client {
+  readonly ws: WebSocket;
+  snapshot: string | null = null;
+  tail = "";
+  received = 0;
+  exitCode: number | null | undefined;
+  closeCode: number | undefined;
+  private unacked = 0;
+
+  constructor(terminalId: string, options: { ack?: boolean; view?: boolean } = {}) {
+    const query = `terminalId=${terminalId}${options.view ? "&view=1" : ""}`;
+    this.ws = new WebSocket(`ws://127.0.0.1:${port}/?${query}`);
+    this.ws.on("message", (data: Buffer, isBinary) => {
+      if (!isBinary) {
+        const message = parseServerMessage(data.toString());
+        if (message?.type === "snapshot") this.snapshot = message.data;
+        if (message?.type === "exit") this.exitCode = message.code;
+        return;
+      }
+      this.received += data.length;
+      this.tail = (this.tail + data.toString()).slice(-256 * 1024);
+      this.unacked += data.length;
+      if (options.ack !== false && this.unacked >= ACK_EVERY_BYTES) {
+        this.ws.send(JSON.stringify({ type: "ack", bytes: this.unacked }));
+        this.unacked = 0;
+      }
+    });
+    this.ws.on("close", (code) => (this.closeCode = code));
+  }
+
+  send(message: object | string): void {
+    this.ws.send(typeof message === "string" ? message : JSON.stringify(message));
+  }
+
+  type(data: string): void {
+    this.send({ type: "input", data });
+  }
+
+  async waitFor(pattern: RegExp, timeoutMs = 5000): Promise<number> {
+    const start = Date.now();
+    while (!pattern.test(this.tail)) {
+      if (Date.now() - start > timeoutMs) {
+        throw new Error(`timed out waiting for ${pattern}; tail: ${JSON.stringify(this.tail.slice(-300))}`);
+      }
+      await sleep(10);
+    }
+    return Date.now() - start;
+  }
+
+  async ready(): Promise<this> {
+    await until(() => this.snapshot !== null);
+    return this;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    await sleep(10);
+  }
+}
+
+function processesMatching(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function open(): string {
+  return service.create(PROJECT, workspace, { cols: 100, rows: 30 }).id;
+}
+
+describe("terminal sessions", () => {
+  it("echoes a command round trip in the workspace", async () => {
+    const client = await new Client(open()).ready();
+    client.type("echo hello-$((40+2)) $PWD\r");
+    await client.waitFor(new RegExp(`hello-42 ${workspace}`));
+    client.ws.close();
+  });
+
+  it("restores earlier output and scrollback from the snapshot on reconnect", async () => {
+    const id = open();
+    const first = await new Client(id).ready();
+    first.type("seq 1 3000; echo seq-$((1+1))-done\r");
+    await first.waitFor(/seq-2-done/);
+    first.ws.close();
+    const second = await new Client(id).ready();
+    expect(second.snapshot).toMatch(/\b1\r\n2\r\n3\r\n/);
+    expect(second.snapshot).toMatch(/2999\r\n3000\r\n/);
+    expect(second.snapshot).toContain("seq-2-done");
+    second.type("echo after-$((2+3))\r");
+    await second.waitFor(/after-5/);
+    expect(second.tail).not.toContain("seq-2-done");
+    second.ws.close();
+  });
+
+  it("stops a yes flood on Ctrl-C within a second with bounded memory", async () => {
+    const client = await new Client(open()).ready();
+    const rssBefore = process.memoryUsage().rss;
+    let rssMax = rssBefore;
+    client.type("yes\r");
+    await client.waitFor(/y\r\ny\r\ny\r\n/);
+    for (let i = 0; i < 20; i++) {
+      await sleep(100);
+      rssMax = Math.max(rssMax, process.memoryUsage().rss);
+    }
+    expect(client.received).toBeGreaterThan(1024 * 1024);
+    const sentAt = Date.now();
+    client.type("\x03");
+    client.type("echo stopped-$((3+4))\r");
+    await client.waitFor(/stopped-7/, 1000);
+    expect(Date.now() - sentAt).toBeLessThan(1000);
+    expect(rssMax - rssBefore).toBeLessThan(50 * 1024 * 1024);
+    client.ws.close();
+  });
+
+  it("pauses the PTY while a client does not acknowledge output", async () => {
+    const client = await new Client(open(), { ack: false }).ready();
+    client.type("yes\r");
+    await sleep(1500);
+    const received = client.received;
+    await sleep(500);
+    expect(received).toBeGreaterThan(HIGH_WATERMARK / 2);
+    expect(client.received).toBeLessThan(HIGH_WATERMARK + 256 * 1024);
+    expect(client.received - received).toBeLessThan(128 * 1024);
+    client.ws.close();
+  });
+
+  it("keeps secrets of the server out of the shell's environment", async () => {
+    const client = await new Client(open()).ready();
+    client.type("env; echo env-$((5+5))-end\r");
+    await client.waitFor(/env-10-end/);
+    expect(client.tail).not.toMatch(/hunter2|sk-terminal-leak|DATABASE_URL|API_KEY/);
+    expect(client.tail).toMatch(/TERM=xterm-256color/);
+    client.ws.close();
+  });
+
+  it("kills the whole process tree on close, including background jobs", async () => {
+    const id = open();
+    const client = await new Client(id).ready();
+    client.type("sleep 987651 & (trap '' HUP; exec sleep 987652) & echo started-$((6+6))\r");
+    await client.waitFor(/started-12/);
+    await until(() => processesMatching("98765").length === 2);
+    expect(service.close(PROJECT, id)).toBe(true);
+    await until(() => processesMatching("98765").length === 0, 3000);
+    await until(() => client.closeCode !== undefined);
+    expect(client.closeCode).toBe(TerminalCloseCode.terminalClosed);
+    expect(service.list(PROJECT).some((t) => t.id === id)).toBe(false);
+  });
+
+  it("reports the exit code when the shell exits", async () => {
+    const id = open();
+    const client = await new Client(id).ready();
+    client.type("exit 3\r");
+    await until(() => client.exitCode !== undefined);
+    expect(client.exitCode).toBe(3);
+    expect(service.list(PROJECT).find((t) => t.id === id)).toMatchObject({ exited: true, exitCode: 3 });
+    const late = await new Client(id).ready();
+    await until(() => late.exitCode === 3);
+    service.close(PROJECT, id);
+  });
+
+  it("closes a socket that sends a malformed message and keeps serving others", async () => {
+    const id = open();
+    const bad = await new Client(id).ready();
+    const good = await new Client(id).ready();
+    bad.send("{not json");
+    await until(() => bad.closeCode !== undefined);
+    expect(bad.closeCode).toBe(TerminalCloseCode.protocolError);
+    good.type("echo still-$((7+7))\r");
+    await good.waitFor(/still-14/);
+    good.ws.close();
+  });
+
+  it("ignores input from a read-only viewer but sends it all output", async () => {
+    const id = open();
+    const viewer = await new Client(id, { view: true }).ready();
+    const writer = await new Client(id).ready();
+    viewer.type("echo viewer-$((8+8))\r");
+    writer.type("echo writer-$((9+9))\r");
+    await viewer.waitFor(/writer-18/);
+    expect(viewer.tail).not.toContain("viewer-16");
+    viewer.ws.close();
+    writer.ws.close();
+  });
+});
