@@ -1,0 +1,124 @@
+import type { Terminal } from "@xterm/xterm";
+import {
+  ACK_EVERY_BYTES,
+  parseServerMessage,
+  TerminalCloseCode,
+  type ClientMessage,
+} from "@/lib/terminal-protocol";
+
+export type TerminalStatus = "connecting" | "connected" | "reconnecting" | "exited" | "closed";
+
+export interface TerminalConnectionOptions {
+  terminal: Terminal;
+  url: string;
+  onStatus: (status: TerminalStatus, exitCode?: number | null) => void;
+  /** Called with every output frame once xterm.js has parsed it (the bench counts bytes here). */
+  onParsed?: (bytes: number) => void;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+/**
+ * Keeps one xterm.js terminal connected to a server terminal: writes the snapshot then the live
+ * output, acknowledges parsed bytes so the server can pause a flood, and reconnects after a drop.
+ */
+export class TerminalConnection {
+  private socket: WebSocket | null = null;
+  private attempts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+  private exited = false;
+  private readonly subscriptions: Array<{ dispose(): void }>;
+
+  constructor(private readonly options: TerminalConnectionOptions) {
+    const { terminal } = options;
+    this.subscriptions = [
+      terminal.onData((data) => this.send({ type: "input", data })),
+      terminal.onResize(({ cols, rows }) => this.send({ type: "resize", cols, rows })),
+    ];
+    window.addEventListener("online", this.reconnectNow);
+    this.connect();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.retryTimer);
+    window.removeEventListener("online", this.reconnectNow);
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.socket?.close(1000);
+    this.socket = null;
+  }
+
+  private send(message: ClientMessage): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  private connect(): void {
+    const { terminal, onStatus, onParsed } = this.options;
+    onStatus(this.attempts === 0 && !this.socket ? "connecting" : "reconnecting");
+    const socket = new WebSocket(this.options.url);
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    let unacked = 0;
+    let writing = 0;
+
+    socket.onopen = () => {
+      this.attempts = 0;
+      this.send({ type: "resize", cols: terminal.cols, rows: terminal.rows });
+    };
+    socket.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
+      if (typeof event.data === "string") {
+        const message = parseServerMessage(event.data);
+        if (message?.type === "snapshot") {
+          // The snapshot is the whole screen and scrollback: start from a blank terminal so nothing shows twice.
+          terminal.reset();
+          terminal.write(message.data);
+          onStatus("connected");
+        } else if (message?.type === "exit") {
+          this.exited = true;
+          onStatus("exited", message.code);
+        }
+        return;
+      }
+      const bytes = new Uint8Array(event.data);
+      writing++;
+      terminal.write(bytes, () => {
+        writing--;
+        unacked += bytes.length;
+        onParsed?.(bytes.length);
+        if (socket !== this.socket) return;
+        // Acknowledge in chunks while a flood lasts, and everything once xterm has caught up.
+        if (unacked >= ACK_EVERY_BYTES || (writing === 0 && unacked > 0)) {
+          this.send({ type: "ack", bytes: unacked });
+          unacked = 0;
+        }
+      });
+    };
+    socket.onclose = (event) => {
+      if (socket !== this.socket || this.disposed) return;
+      if (event.code === TerminalCloseCode.terminalClosed) {
+        onStatus("closed");
+        return;
+      }
+      if (this.exited) return;
+      if (event.code === TerminalCloseCode.slowConsumer) this.attempts = 0;
+      this.scheduleReconnect();
+    };
+  }
+
+  private scheduleReconnect(): void {
+    this.options.onStatus("reconnecting");
+    const backoff = Math.min(MAX_BACKOFF_MS, 250 * 2 ** this.attempts);
+    this.attempts++;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), backoff * (0.75 + Math.random() / 2));
+  }
+
+  private readonly reconnectNow = () => {
+    const state = this.socket?.readyState;
+    if (this.disposed || this.exited || state === WebSocket.OPEN || state === WebSocket.CONNECTING) return;
+    clearTimeout(this.retryTimer);
+    this.attempts = 0;
+    this.connect();
+  };
+}

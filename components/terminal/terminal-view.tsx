@@ -1,0 +1,110 @@
+"use client";
+
+import "@xterm/xterm/css/xterm.css";
+import { FitAddon } from "@xterm/addon-fit";
+import { Terminal } from "@xterm/xterm";
+import { useEffect, useRef, useState } from "react";
+import { terminalSocketUrl } from "@/lib/terminal-protocol";
+import { TerminalConnection, type TerminalStatus } from "./terminal-connection";
+
+export interface TerminalViewProps {
+  projectId: string;
+  terminalId: string;
+}
+
+const THEME = {
+  background: "#181818",
+  foreground: "#cccccc",
+  cursor: "#cccccc",
+  selectionBackground: "#264f78",
+};
+
+/** One server terminal rendered with xterm.js. Load it with next/dynamic and `ssr: false`. */
+export function TerminalView({ projectId, terminalId }: TerminalViewProps) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  const [status, setStatus] = useState<{ status: TerminalStatus; exitCode?: number | null }>({
+    status: "connecting",
+  });
+
+  useEffect(() => {
+    const host = hostRef.current;
+    if (!host) return;
+    const terminal = new Terminal({
+      fontFamily: '"Cascadia Code", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+      fontSize: 13,
+      scrollback: 5000,
+      cursorBlink: true,
+      theme: THEME,
+    });
+    const fit = new FitAddon();
+    terminal.loadAddon(fit);
+    terminal.open(host);
+    fit.fit();
+    const connection = new TerminalConnection({
+      terminal,
+      url: terminalSocketUrl(window.location, projectId, terminalId),
+      onStatus: (next, exitCode) => setStatus({ status: next, exitCode }),
+    });
+    let frame = 0;
+    const observer = new ResizeObserver(() => {
+      cancelAnimationFrame(frame);
+      // A hidden tab has no size; fitting it would shrink the shared PTY to nothing.
+      frame = requestAnimationFrame(() => {
+        if (host.clientWidth > 0 && host.clientHeight > 0) fit.fit();
+      });
+    });
+    observer.observe(host);
+    return () => {
+      cancelAnimationFrame(frame);
+      observer.disconnect();
+      connection.dispose();
+      terminal.dispose();
+    };
+  }, [projectId, terminalId]);
+
+  const banner = bannerText(status.status, status.exitCode);
+  return (
+    <div
+      data-testid="terminal"
+      data-status={status.status}
+      style={{ position: "relative", width: "100%", height: "100%", background: THEME.background }}
+    >
+      <div ref={hostRef} style={{ position: "absolute", inset: "4px 0 0 8px" }} />
+      {banner && (
+        <div
+          role="status"
+          data-testid="terminal-status"
+          style={{
+            position: "absolute",
+            top: 6,
+            right: 12,
+            padding: "2px 8px",
+            borderRadius: "var(--radius, 4px)",
+            background: "var(--bg-elevated, #252526)",
+            border: "1px solid var(--border, #3c3c3c)",
+            color: "var(--fg-muted, #8b8b8b)",
+            fontSize: 12,
+            pointerEvents: "none",
+          }}
+        >
+          {banner}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function bannerText(status: TerminalStatus, exitCode: number | null | undefined): string | null {
+  switch (status) {
+    case "connecting":
+      return "connecting…";
+    case "reconnecting":
+      return "reconnecting…";
+    case "exited":
+      return exitCode === null || exitCode === undefined ? "process exited" : `process exited with code ${exitCode}`;
+    case "closed":
+      return "terminal closed";
+    case "connected":
+      return null;
+  }
+}
