@@ -33,7 +33,7 @@ const rules: Record<string, Rule> = {
   "terminal.close": "project-write",
 };
 
-const procedures = appRouter._def.procedures as Record<string, { _def: { type: string; meta?: { access?: string } } }>;
+const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>;
 const createCaller = createCallerFactory(appRouter);
 
 async function call(ctx: Context, path: string, input: unknown): Promise<unknown> {
