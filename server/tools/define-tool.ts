@@ -1,0 +1,153 @@
+import type { z } from "zod";
+import type { Workspace } from "@/server/workspace";
+import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { ShellSession } from "@/server/workspace/shell-session";
+import type { ReadTracker } from "./read-tracker";
+import type { OutputStore } from "./output-store";
+
+/** What a tool does; the approval policy and the scheduler decide by kind. */
+export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "memory" | "think" | "agent";
+
+/** Kinds that never change the workspace or any stored state: these may run in parallel. */
+export const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["read", "search", "fetch", "think"]);
+
+/** Errors the model can act on; each comes with a message that says what to do next. */
+export type ToolErrorCode =
+  | "INVALID_INPUT"
+  | "NOT_FOUND"
+  | "NO_MATCH"
+  | "AMBIGUOUS_MATCH"
+  | "OUTSIDE_WORKSPACE"
+  | "INVALID_PATH"
+  | "STALE_READ"
+  | "INVALID_REGEX"
+  | "TIMEOUT"
+  | "TOO_LARGE"
+  | "BLOCKED_ADDRESS"
+  | "IS_DIRECTORY"
+  | "NOT_A_DIRECTORY"
+  | "EXISTS"
+  | "BINARY_FILE"
+  | "READ_ONLY"
+  | "FETCH_FAILED"
+  | "ABORTED"
+  | "UNAVAILABLE"
+  | "TOOL_NOT_FOUND"
+  | "INTERNAL";
+
+/** What the model reads: text, or parts when a tool returns images. */
+export type LlmPart = { type: "text"; text: string } | { type: "image"; data: string; mediaType: string };
+export type LlmContent = string | LlmPart[];
+
+export interface DiffFile {
+  path: string;
+  /** Unified diff of the change (what the review UI renders). */
+  diff: string;
+  added: number;
+  removed: number;
+  created: boolean;
+}
+
+/** What people see in the transcript for one call: never sent to the model. */
+export type ToolDisplay =
+  | { kind: "text"; text: string }
+  | { kind: "markdown"; text: string }
+  | { kind: "diff"; files: DiffFile[] }
+  | { kind: "table"; columns: string[]; rows: string[][]; footer?: string }
+  | { kind: "terminal"; command: string; output: string; exitCode: number | null; outputPath?: string; background?: string }
+  | { kind: "image"; path: string; mediaType: string; size: number }
+  | { kind: "error"; code: ToolErrorCode; message: string };
+
+export interface ToolError {
+  code: ToolErrorCode;
+  message: string;
+}
+
+export interface ToolResult {
+  llm: LlmContent;
+  display: ToolDisplay;
+  /** Set when the call failed in a way the model can fix; `llm` then carries the same message. */
+  error?: ToolError;
+  /** When the tool already saved its complete output (shell), the truncation note points there. */
+  fullOutputPath?: string;
+  /** Small structured facts for the UI and telemetry (paths touched, match counts, exit code). */
+  meta?: Record<string, unknown>;
+}
+
+/** Live progress of a running call (shell output line by line, fetch status). */
+export type ToolProgress =
+  | { type: "output"; stream: "stdout" | "stderr"; text: string }
+  | { type: "status"; text: string };
+
+export interface FetchPolicy {
+  /**
+   * Hosts (name or "host:port") that skip the private-address check. Comes from server
+   * configuration only (tests use it for local servers), never from the model.
+   */
+  allowHosts: readonly string[];
+}
+
+export type WebSearchBackend =
+  | { kind: "searxng"; url: string }
+  | { kind: "brave"; apiKey: string; url?: string }
+  | { kind: "tavily"; apiKey: string; url?: string };
+
+/** Everything a tool may use. Built by the agent runtime for one call; tools read nothing else. */
+export interface ToolContext {
+  workspace: Workspace;
+  projectId: string;
+  sessionId: string;
+  userId: string;
+  /** Id of the model's tool call, when there is one (names output files and progress events). */
+  toolCallId?: string;
+  signal: AbortSignal;
+  /** Streams progress to the UI while the call runs. */
+  emit(progress: ToolProgress): void;
+  /** Per agent session: what was read, for STALE_READ and repeat-read notes. Use `createReadTracker()`. */
+  reads: ReadTracker;
+  /** Per agent session: the persistent shell and its background jobs. Use `createShellSession()`. */
+  shell: ShellSession;
+  /** Where complete outputs go when the result is cut. Use `workspaceOutputStore()`. */
+  outputs: OutputStore;
+  sandbox: { mode: SandboxMode; allowNetwork: boolean };
+  fetchPolicy: FetchPolicy;
+  /** Runs `prompt` over fetched content with a small model; absent when no model is configured. */
+  summarize?(prompt: string, content: string, signal: AbortSignal): Promise<string>;
+  webSearch?: WebSearchBackend;
+  /** Whether the model takes images in tool results; read_file describes images otherwise. */
+  modelAcceptsImages?: boolean;
+}
+
+/** How the wrapper cuts `llm` text that is too long (done once, there, for every tool). */
+export interface OutputLimits {
+  maxChars: number;
+  maxLines: number;
+  /** Which end to keep: the start of a listing, the end of a build log. */
+  keep: "head" | "tail";
+}
+
+export interface Tool<I = any> {
+  name: string;
+  kind: ToolKind;
+  /** What the model reads to decide when and how to call the tool. */
+  description: string;
+  input: z.ZodType<I>;
+  /** One human line for the UI: "Edit src/app.ts", "Run npm test". */
+  describe(input: I): string;
+  /**
+   * Lets a tool force approval for some inputs (the project's policy decides the rest by kind).
+   * Absent means the tool has no opinion.
+   */
+  needsApproval?(input: I, ctx: ToolContext): boolean | Promise<boolean>;
+  execute(input: I, ctx: ToolContext): Promise<ToolResult>;
+  output?: Partial<OutputLimits>;
+}
+
+/** Identity with type inference: `defineTool({ name, kind, input: z.object(...), execute })`. */
+export function defineTool<I>(tool: Tool<I>): Tool<I> {
+  return tool;
+}
+
+export function isReadOnly(tool: Pick<Tool, "kind">): boolean {
+  return READ_ONLY_KINDS.has(tool.kind);
+}
