@@ -9,6 +9,8 @@ mkdirSync("test-results", { recursive: true });
 
 const run = (args) => spawnSync(process.execPath, args, { stdio: "inherit" }).status ?? 1;
 
+const types = run(["node_modules/typescript/bin/tsc", "--noEmit"]);
+if (types !== 0) console.error("Type check failed (see above).");
 const unit = run(["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]);
 const e2e = run(["scripts/e2e.mjs"]);
 
@@ -27,5 +29,7 @@ if (existsSync("test-results/e2e.json")) {
   failed += stats.unexpected;
 } else failed += 1;
 
+if (types !== 0) failed += 1;
+
 console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(unit !== 0 || e2e !== 0 || failed > 0 ? 1 : 0);
+process.exit(types !== 0 || unit !== 0 || e2e !== 0 || failed > 0 ? 1 : 0);
