@@ -95,4 +95,16 @@ describe("watchWorkspace", () => {
     await sub.until((seen) => seen.some((c) => c.path === "gone.txt" && c.type === "unlink"));
     await sub.stop();
   });
+
+  it("ends a pending next() and releases the watcher when the consumer returns early", async () => {
+    const root = await realpath(await tempDir());
+    let ready!: () => void;
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
+    const changes = watchWorkspace(root, { onReady: ready });
+    const pending = changes.next();
+    await isReady;
+    await changes.return?.();
+    expect(await pending).toEqual({ value: undefined, done: true });
+    expect(await changes.next()).toEqual({ value: undefined, done: true });
+  });
 });

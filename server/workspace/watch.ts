@@ -124,42 +124,75 @@ function release(root: string, hub: Hub, subscriber: Subscriber): void {
 }
 
 /**
- * Changes under a workspace root, as root-relative POSIX paths, for as long as `signal` is not
- * aborted. All subscribers of one root share one watcher, closed when the last one leaves.
- * `.git` and `node_modules` contents and the workspace's own temp files are not reported.
+ * Changes under a workspace root, as root-relative POSIX paths, until `signal` is aborted or the
+ * consumer calls `return()`. All subscribers of one root share one watcher, closed when the last
+ * one leaves. `.git` and `node_modules` contents and the workspace's own temp files are left out.
  */
-export async function* watchWorkspace(root: string, options: WatchOptions = {}): AsyncGenerator<FileChange, void, undefined> {
-  const { signal } = options;
-  if (signal?.aborted) return;
-  const realRoot = await realpath(root);
-  const queue: FileChange[] = [];
-  let wake: (() => void) | undefined;
-  const subscriber: Subscriber = (batch) => {
-    queue.push(...batch);
-    if (queue.length > MAX_QUEUE) queue.splice(0, queue.length - MAX_QUEUE);
-    wake?.();
-  };
-  const onAbort = () => wake?.();
-  signal?.addEventListener("abort", onAbort);
-  const hub = acquire(realRoot, subscriber);
-  try {
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-      void hub.ready.then(resolve);
-    });
-    if (signal?.aborted) return;
-    options.onReady?.();
-    while (!signal?.aborted) {
-      const next = queue.shift();
-      if (next) {
-        yield next;
-        continue;
-      }
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+export function watchWorkspace(root: string, options: WatchOptions = {}): AsyncIterableIterator<FileChange> {
+  return new ChangeStream(root, options);
+}
+
+// Written by hand rather than as an async generator: a generator parked on "wait for the next
+// change" cannot be returned from until a change comes, which would leak the watcher.
+class ChangeStream implements AsyncIterableIterator<FileChange> {
+  private readonly queue: FileChange[] = [];
+  private waiting?: (result: IteratorResult<FileChange>) => void;
+  private closed = false;
+  private realRoot?: string;
+  private hub?: Hub;
+  private readonly started: Promise<void>;
+  private readonly subscriber: Subscriber = (batch) => {
+    this.queue.push(...batch);
+    if (this.queue.length > MAX_QUEUE) this.queue.splice(0, this.queue.length - MAX_QUEUE);
+    const waiting = this.waiting;
+    const next = waiting && this.queue.shift();
+    if (waiting && next) {
+      this.waiting = undefined;
+      waiting({ value: next, done: false });
     }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    release(realRoot, hub, subscriber);
+  };
+  private readonly onAbort = () => this.close();
+
+  constructor(root: string, private readonly options: WatchOptions) {
+    options.signal?.addEventListener("abort", this.onAbort);
+    if (options.signal?.aborted) this.close();
+    this.started = this.start(root);
+    this.started.catch(() => this.close());
+  }
+
+  private async start(root: string): Promise<void> {
+    const realRoot = await realpath(root);
+    if (this.closed) return;
+    this.realRoot = realRoot;
+    this.hub = acquire(realRoot, this.subscriber);
+    await this.hub.ready;
+    if (!this.closed) this.options.onReady?.();
+  }
+
+  async next(): Promise<IteratorResult<FileChange>> {
+    await this.started;
+    const value = this.queue.shift();
+    if (value) return { value, done: false };
+    if (this.closed) return { value: undefined, done: true };
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  async return(): Promise<IteratorResult<FileChange>> {
+    this.close();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<FileChange> {
+    return this;
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    if (this.hub && this.realRoot) release(this.realRoot, this.hub, this.subscriber);
+    this.queue.length = 0;
+    this.waiting?.({ value: undefined, done: true });
+    this.waiting = undefined;
   }
 }

@@ -1,0 +1,88 @@
+import { TRPCError } from "@trpc/server";
+import {
+  changesInputSchema,
+  createInputSchema,
+  deleteInputSchema,
+  mkdirInputSchema,
+  readInputSchema,
+  renameInputSchema,
+  treeInputSchema,
+  writeInputSchema,
+} from "@/lib/fs-schemas";
+import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
+import { isWorkspaceError, watchWorkspace, type WorkspaceErrorCode } from "@/server/workspace";
+
+const TRPC_CODES: Record<WorkspaceErrorCode, TRPCError["code"]> = {
+  OUTSIDE_WORKSPACE: "BAD_REQUEST",
+  INVALID_PATH: "BAD_REQUEST",
+  IS_DIRECTORY: "BAD_REQUEST",
+  NOT_A_DIRECTORY: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
+  EXISTS: "CONFLICT",
+  CONFLICT: "CONFLICT",
+  TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  IO_ERROR: "INTERNAL_SERVER_ERROR",
+};
+
+/**
+ * Workspace refusals keep their message; a CONFLICT's message ends with the current version
+ * (read it with `currentVersionFromConflict` from lib/fs-schemas), since the error formatter
+ * does not send `cause` to the client.
+ */
+async function workspaceCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isWorkspaceError(error)) throw error;
+    throw new TRPCError({ code: TRPC_CODES[error.code], message: error.message, cause: error });
+  }
+}
+
+export const fsRouter = router({
+  tree: projectProcedure.input(treeInputSchema).query(({ ctx, input }) =>
+    workspaceCall(async () => {
+      const entries = await ctx.workspace.list(input.path);
+      return input.showIgnored ? entries : entries.filter((entry) => !entry.ignored);
+    }),
+  ),
+
+  read: projectProcedure.input(readInputSchema).query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
+
+  write: projectMutationProcedure.input(writeInputSchema).mutation(({ ctx, input }) =>
+    workspaceCall(() =>
+      ctx.workspace.write(input.path, input.content, {
+        createParents: input.createParents,
+        ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+      }),
+    ),
+  ),
+
+  create: projectMutationProcedure.input(createInputSchema).mutation(({ ctx, input }) =>
+    workspaceCall(() => ctx.workspace.create(input.path, input.content, { createParents: input.createParents })),
+  ),
+
+  mkdir: projectMutationProcedure.input(mkdirInputSchema).mutation(({ ctx, input }) =>
+    workspaceCall(async () => {
+      await ctx.workspace.mkdir(input.path);
+      return { path: input.path };
+    }),
+  ),
+
+  rename: projectMutationProcedure.input(renameInputSchema).mutation(({ ctx, input }) =>
+    workspaceCall(async () => {
+      await ctx.workspace.rename(input.from, input.to, { createParents: input.createParents });
+      return { from: input.from, to: input.to };
+    }),
+  ),
+
+  delete: projectMutationProcedure.input(deleteInputSchema).mutation(({ ctx, input }) =>
+    workspaceCall(async () => {
+      await ctx.workspace.delete(input.path);
+      return { path: input.path };
+    }),
+  ),
+
+  // Returned as an iterator rather than wrapped in a generator, so that the subscription ending
+  // (signal or return()) releases the watcher at once even when no change is pending.
+  changes: projectProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => watchWorkspace(ctx.workspace.root, { signal })),
+});
