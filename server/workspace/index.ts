@@ -1,4 +1,5 @@
 import path from "node:path";
+import { recoverTransactions } from "./transaction";
 import { Workspace } from "./workspace";
 
 export { Workspace, versionOf, READ_ONLY_BYTES, MAX_FILE_BYTES, type WriteOptions, type FileStat } from "./workspace";
@@ -17,7 +18,11 @@ export function openWorkspace(workspacePath: string): Promise<Workspace> {
   const key = path.resolve(workspacePath);
   let workspace = open.get(key);
   if (!workspace) {
-    workspace = Workspace.open(key);
+    // A multi-file change cut short by a crash is finished or undone before anyone reads.
+    workspace = Workspace.open(key).then(async (opened) => {
+      await recoverTransactions(opened);
+      return opened;
+    });
     open.set(key, workspace);
     workspace.catch(() => open.delete(key));
   }

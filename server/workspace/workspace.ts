@@ -192,6 +192,14 @@ export class Workspace {
     });
   }
 
+  /**
+   * Runs `task` in this workspace's mutation queue, so that a multi-file change (see transaction.ts)
+   * checks versions and writes without a save landing in between.
+   */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.mutate(task);
+  }
+
   /** Mutations run one at a time per workspace, so a version check and its write cannot interleave. */
   private mutate<T>(task: () => Promise<T>): Promise<T> {
     const run = this.mutations.then(task, task);

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { defineTool } from "./define-tool";
+import { changeSummary, diffFile } from "./diff-display";
+import { applyEdit } from "./edit-match";
+import { assertFresh, editableText, loadFileIfExists } from "./file-state";
+import { ToolFailure, ok } from "./result";
+
+const DESCRIPTION = `Replaces exact text in a file.
+- old_string must match the file exactly (whitespace and indentation included) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.
+- Do not include read_file's line-number prefixes in old_string or new_string.
+- You must have read the file in this session, and it must not have changed since; otherwise read it again.
+- To create a new file, give an empty old_string and the whole content as new_string.
+- The file's line endings, byte-order mark and encoding are kept. A failed edit changes nothing.`;
+
+export const editInput = z.object({
+  path: z.string().min(1).describe("File to change: relative to the workspace root, or absolute inside it."),
+  old_string: z.string().describe("The exact text to replace; empty to create a new file."),
+  new_string: z.string().describe("The text to put in its place."),
+  replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one."),
+});
+
+export const editTool = defineTool({
+  name: "edit",
+  kind: "edit",
+  description: DESCRIPTION,
+  input: editInput,
+  describe: (input) => `Edit ${input.path}`,
+  async execute(input, ctx) {
+    const file = await loadFileIfExists(ctx, input.path);
+    if (!file) {
+      if (input.old_string !== "") {
+        throw new ToolFailure("NOT_FOUND", `'${input.path}' does not exist. Check the path (glob or ls can find it), or give an empty old_string to create the file.`);
+      }
+      const { version } = await ctx.workspace.create(input.path, input.new_string.replace(/\r\n/g, "\n"), { createParents: true });
+      const resolved = await ctx.workspace.resolve(input.path);
+      ctx.reads.recordWrite(resolved.path, version);
+      const diff = diffFile(resolved.requested, "", input.new_string, true);
+      return ok(`Created '${resolved.requested}' ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: resolved.requested, created: true });
+    }
+    assertFresh(ctx, file, "edit");
+    const { text } = editableText(file, "edit");
+    const label = file.resolved.requested;
+    let after: string;
+    let where = "";
+    if (input.old_string === "" && text === "") {
+      after = input.new_string.replace(/\r\n/g, "\n");
+    } else {
+      const outcome = applyEdit(text, input, label);
+      if (!outcome.ok) throw new ToolFailure(outcome.code, outcome.message);
+      after = outcome.text;
+      where = outcome.count === 1 ? ` at line ${outcome.lines[0]}` : ` (${outcome.count} occurrences, lines ${outcome.lines.slice(0, 10).join(", ")}${outcome.count > 10 ? ", …" : ""})`;
+    }
+    const { version } = await ctx.workspace.write(input.path, after, { expectedVersion: file.version });
+    ctx.reads.recordWrite(file.resolved.path, version);
+    const diff = diffFile(label, text, after, false);
+    return ok(`Edited '${label}'${where}: ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: label });
+  },
+});

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { commitFiles, type FileWrite } from "@/server/workspace/transaction";
+import { DEFAULT_FORMAT, encode } from "@/server/workspace/text-codec";
+import { defineTool, type DiffFile, type ToolErrorCode } from "./define-tool";
+import { changeSummary, diffFile } from "./diff-display";
+import { applyEdit } from "./edit-match";
+import { assertFresh, editableText, loadFileIfExists, type LoadedFile } from "./file-state";
+import { editInput } from "./edit";
+import { ToolFailure, failure, ok, resultFromError } from "./result";
+
+const DESCRIPTION = `Applies several exact-text edits, in one or more files, as one transaction.
+- Each edit follows the rules of edit (exact, unique old_string unless replace_all; empty old_string creates a missing file).
+- Edits to the same file apply in order, each to the result of the previous one.
+- Every edit is checked before anything is written: if any fails, no file changes and each failure is reported with its index.`;
+
+interface PlannedFile {
+  label: string;
+  file: LoadedFile | null;
+  before: string;
+  text: string;
+  format: Parameters<typeof encode>[1];
+}
+
+export const multiEditTool = defineTool({
+  name: "multi_edit",
+  kind: "edit",
+  description: DESCRIPTION,
+  input: z.object({ edits: z.array(editInput).min(1).max(200).describe("The edits, applied in order.") }),
+  describe: (input) => {
+    const files = [...new Set(input.edits.map((e) => e.path))];
+    return files.length === 1 ? `Edit ${files[0]} (${input.edits.length} changes)` : `Edit ${files.length} files (${input.edits.length} changes)`;
+  },
+  async execute(input, ctx) {
+    const plans = new Map<string, PlannedFile>();
+    const failures: { index: number; code: ToolErrorCode; message: string }[] = [];
+    for (const [index, edit] of input.edits.entries()) {
+      try {
+        const resolved = await ctx.workspace.resolve(edit.path);
+        let plan = plans.get(resolved.path);
+        if (!plan) {
+          const file = await loadFileIfExists(ctx, edit.path);
+          if (file) {
+            assertFresh(ctx, file, "multi_edit");
+            const { text } = editableText(file, "multi_edit");
+            const format = file.decoded.kind === "text" ? { encoding: file.decoded.encoding, bom: file.decoded.bom, eol: file.decoded.eol } : DEFAULT_FORMAT;
+            plan = { label: resolved.requested, file, before: text, text, format };
+          } else if (edit.old_string === "") {
+            plan = { label: resolved.requested, file: null, before: "", text: "", format: DEFAULT_FORMAT };
+          } else {
+            throw new ToolFailure("NOT_FOUND", `'${edit.path}' does not exist. Check the path, or give an empty old_string to create it.`);
+          }
+          plans.set(resolved.path, plan);
+        }
+        if (edit.old_string === "" && plan.text === "") {
+          plan.text = edit.new_string.replace(/\r\n/g, "\n");
+          continue;
+        }
+        const outcome = applyEdit(plan.text, edit, plan.label);
+        if (!outcome.ok) throw new ToolFailure(outcome.code, outcome.message);
+        plan.text = outcome.text;
+      } catch (error) {
+        const result = resultFromError(error, ctx.signal);
+        failures.push({ index, code: result.error!.code, message: result.error!.message });
+      }
+    }
+    if (failures.length > 0) {
+      const lines = failures.map((f) => `- edit ${f.index} (${input.edits[f.index]!.path}): [${f.code}] ${f.message}`);
+      return failure(
+        failures[0]!.code,
+        `${failures.length} of ${input.edits.length} edits failed, so no file was changed:\n${lines.join("\n")}\nFix these edits and send the whole set again.`,
+        { failedIndexes: failures.map((f) => f.index) },
+      );
+    }
+    const changed = [...plans.entries()].filter(([, plan]) => plan.file === null || plan.text !== plan.before);
+    const writes: FileWrite[] = changed.map(([, plan]) => ({
+      path: plan.label,
+      bytes: encode(plan.text, plan.format),
+      expectedVersion: plan.file ? plan.file.version : null,
+    }));
+    const { versions } = await commitFiles(ctx.workspace, writes);
+    const diffs: DiffFile[] = changed.map(([key, plan], i) => {
+      ctx.reads.recordWrite(key, versions[i]!);
+      return diffFile(plan.label, plan.before, plan.text, plan.file === null);
+    });
+    const summary = diffs.map((d) => `- ${d.path}: ${changeSummary(d)}`).join("\n");
+    return ok(
+      `Applied ${input.edits.length} edits to ${diffs.length} file${diffs.length === 1 ? "" : "s"}:\n${summary}`,
+      { kind: "diff", files: diffs },
+      { paths: diffs.map((d) => d.path) },
+    );
+  },
+});

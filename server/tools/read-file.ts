@@ -1,0 +1,117 @@
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool";
+import { loadFile, type LoadedFile } from "./file-state";
+import { ToolFailure, ok } from "./result";
+import { formatSize, numberLines } from "./text-window";
+
+export const DEFAULT_READ_LINES = 2000;
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+const IMAGE_TYPES: Record<string, string> = {
+  ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+  ".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml",
+};
+
+const DESCRIPTION = `Reads a file from the workspace.
+- Text comes back with line numbers (cat -n style: number, tab, line). At most ${DEFAULT_READ_LINES} lines from offset, and at most 2000 characters per line; a note says when something was cut and how to read on.
+- offset is the 1-based line to start from; limit the number of lines. Read a whole file unless it is large.
+- Images (png, jpg, gif, webp, bmp, svg) come back as images; PDFs as their extracted text; other binary files as a short summary.
+- Reading the same unchanged lines twice returns a short note instead of the content again.`;
+
+export const readFileInput = z.object({
+  path: z.string().min(1).describe("File to read: relative to the workspace root, or absolute inside it."),
+  offset: z.number().int().min(1).optional().describe("1-based line number to start from."),
+  limit: z.number().int().min(1).optional().describe(`How many lines to read (default ${DEFAULT_READ_LINES}).`),
+});
+
+export const readFileTool = defineTool({
+  name: "read_file",
+  kind: "read",
+  description: DESCRIPTION,
+  input: readFileInput,
+  describe: (input) => `Read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}`,
+  async execute(input, ctx) {
+    const file = await loadFile(ctx, input.path);
+    const ext = path.extname(file.resolved.absolute).toLowerCase();
+    const label = file.resolved.requested;
+    if (IMAGE_TYPES[ext]) return readImage(ctx, file, IMAGE_TYPES[ext]!);
+    const offset = input.offset ?? 1;
+    const limit = input.limit ?? DEFAULT_READ_LINES;
+    const view = `${offset}:${limit}`;
+    if (ext === ".pdf") {
+      const text = await pdfText(file.bytes, label);
+      return textResult(ctx, file, text, offset, limit, view, "PDF text");
+    }
+    if (file.decoded.kind === "binary") {
+      ctx.reads.recordRead(file.resolved.path, file.version, "binary");
+      const what = file.decoded.mime ? `${file.decoded.mime}, ` : "";
+      const message = `'${label}' is a binary file (${what}${formatSize(file.bytes.length)}); its bytes are not shown. Use the shell to inspect it (file, xxd | head, unzip -l, …).`;
+      return ok(message, { kind: "text", text: `Binary file ${label} (${formatSize(file.bytes.length)})` }, { path: label, binary: true });
+    }
+    const content = file.decoded.eol === "\r\n" ? file.decoded.content.replace(/\r\n/g, "\n") : file.decoded.content;
+    const result = textResult(ctx, file, content, offset, limit, view, "");
+    if (file.decoded.lossy && typeof result.llm === "string" && !result.error) {
+      result.llm += "\n[This file has bytes that are not valid UTF-8, shown as �. edit and write_file refuse it; use the shell to change it.]";
+    }
+    return result;
+  },
+});
+
+function textResult(ctx: ToolContext, file: LoadedFile, content: string, offset: number, limit: number, view: string, kind: string): ToolResult {
+  const label = file.resolved.requested;
+  const window = numberLines(content, offset, limit);
+  if (window.total === 0) {
+    ctx.reads.recordRead(file.resolved.path, file.version, view);
+    return ok(`'${label}' is empty.`, { kind: "text", text: `Read ${label} (empty)` }, { path: label, lines: 0 });
+  }
+  if (offset > window.total) {
+    throw new ToolFailure("INVALID_INPUT", `offset ${offset} is past the end of '${label}', which has ${window.total} lines. Use an offset from 1 to ${window.total}.`);
+  }
+  const repeated = ctx.reads.recordRead(file.resolved.path, file.version, view);
+  const range = `lines ${offset}-${window.end} of ${window.total}`;
+  if (repeated) {
+    return ok(
+      `'${label}' has not changed since you read ${range} earlier in this session; that output is still current, so it is not repeated here.`,
+      { kind: "text", text: `Read ${label} (unchanged)` },
+      { path: label, unchanged: true },
+    );
+  }
+  const notes: string[] = [];
+  if (window.end < window.total) notes.push(`[Showing ${range}. To read more, call read_file with offset=${window.end + 1}.]`);
+  if (window.cutLines > 0) notes.push(`[${window.cutLines} line(s) longer than 2000 characters were cut; use grep or the shell to see them whole.]`);
+  const header = kind ? `[${kind} of '${label}']\n` : "";
+  const llm = `${header}${window.text}${notes.length ? `\n${notes.join("\n")}` : ""}`;
+  return ok(llm, { kind: "text", text: `Read ${label} (${range})` }, { path: label, lines: window.end - offset + 1, totalLines: window.total });
+}
+
+function readImage(ctx: ToolContext, file: LoadedFile, mediaType: string): ToolResult {
+  const label = file.resolved.requested;
+  if (file.bytes.length > MAX_IMAGE_BYTES) {
+    throw new ToolFailure("TOO_LARGE", `'${label}' is ${formatSize(file.bytes.length)}; images over ${formatSize(MAX_IMAGE_BYTES)} are not sent to the model. Resize it in the shell first if you need to see it.`);
+  }
+  ctx.reads.recordRead(file.resolved.path, file.version, "image");
+  const display = { kind: "image" as const, path: label, mediaType, size: file.bytes.length };
+  if (ctx.modelAcceptsImages === false) {
+    return ok(`'${label}' is an image (${mediaType}, ${formatSize(file.bytes.length)}). The current model cannot view images.`, display, { path: label });
+  }
+  return ok(
+    [
+      { type: "text", text: `Image '${label}' (${mediaType}, ${formatSize(file.bytes.length)}):` },
+      { type: "image", data: file.bytes.toString("base64"), mediaType },
+    ],
+    display,
+    { path: label },
+  );
+}
+
+async function pdfText(bytes: Buffer, label: string): Promise<string> {
+  const { extractText, getDocumentProxy } = await import("unpdf");
+  try {
+    const pdf = await getDocumentProxy(new Uint8Array(bytes));
+    const { text } = await extractText(pdf, { mergePages: false });
+    return text.map((page, i) => `--- Page ${i + 1} ---\n${page}`).join("\n");
+  } catch (error) {
+    throw new ToolFailure("BINARY_FILE", `'${label}' could not be read as a PDF (${(error as Error).message}). It may be damaged or encrypted.`);
+  }
+}
