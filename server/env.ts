@@ -23,6 +23,24 @@ const schema = z.object({
   ),
   TANDEM_IMPORT_ROOTS: optionalString,
   TANDEM_DEV: optionalString,
+  // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
+  TANDEM_MODEL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(openai|anthropic|google|openai-compatible|ollama):.+$/, {
+        message: "must be provider:model with provider one of openai, anthropic, google, openai-compatible, ollama (e.g. anthropic:claude-sonnet-4-5)",
+      })
+      .optional(),
+  ),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://api.openai.com/v1" }).optional()),
+  ANTHROPIC_API_KEY: optionalString,
+  GOOGLE_GENERATIVE_AI_API_KEY: optionalString,
+  TANDEM_OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(
+    z.url({ message: "must be the server's OpenAI-compatible URL, e.g. http://localhost:8000/v1" }).optional(),
+  ),
+  TANDEM_OPENAI_COMPATIBLE_API_KEY: optionalString,
+  OLLAMA_BASE_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://localhost:11434/v1" }).optional()),
 });
 
 export type Config = {
@@ -35,6 +53,18 @@ export type Config = {
   publicUrl: string | undefined;
   authSecret: string | undefined;
   importRoots: string[];
+  models: ModelsConfig;
+};
+
+export type ModelsConfig = {
+  /** `provider:model`; when unset, the first configured provider's suggested model. */
+  defaultModel: string | undefined;
+  openai: { apiKey: string; baseURL: string | undefined } | undefined;
+  anthropic: { apiKey: string } | undefined;
+  google: { apiKey: string } | undefined;
+  openaiCompatible: { baseURL: string; apiKey: string | undefined } | undefined;
+  /** Always present: Ollama needs no key, only a reachable server. */
+  ollama: { baseURL: string };
 };
 
 export class ConfigError extends Error {}
@@ -59,6 +89,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(path.delimiter)
       .filter(Boolean)
       .map((root) => path.resolve(root)),
+    models: {
+      defaultModel: e.TANDEM_MODEL,
+      openai: e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL } : undefined,
+      anthropic: e.ANTHROPIC_API_KEY ? { apiKey: e.ANTHROPIC_API_KEY } : undefined,
+      google: e.GOOGLE_GENERATIVE_AI_API_KEY ? { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY } : undefined,
+      openaiCompatible: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL
+        ? { baseURL: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL, apiKey: e.TANDEM_OPENAI_COMPATIBLE_API_KEY }
+        : undefined,
+      ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1" },
+    },
   };
 }
 

@@ -1,0 +1,207 @@
+import { z } from "zod";
+
+// The session event log, shared by the server (which appends) and the browser (which folds).
+// Every event has a gap-free `seq` per session. The transcript people see and the one sent to the
+// model are both folds over this log (lib/session-transcript.ts, lib/model-transcript.ts).
+
+export const SESSION_STATUSES = ["idle", "running", "waiting_approval", "interrupted", "failed"] as const;
+export const sessionStatusSchema = z.enum(SESSION_STATUSES);
+export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+
+export const TURN_END_REASONS = ["completed", "cancelled", "step_limit", "loop_guard", "error", "interrupted"] as const;
+
+/** Error codes a person can act on; `message` says what to do. */
+export const ERROR_CODES = [
+  "auth", // bad or missing API key
+  "unknown_model",
+  "context_too_long",
+  "rate_limited",
+  "provider_unavailable",
+  "stream_interrupted",
+  "not_configured",
+  "internal",
+] as const;
+export type SessionErrorCode = (typeof ERROR_CODES)[number];
+
+const tokenUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cachedInputTokens: z.number().int().nonnegative().default(0),
+  reasoningTokens: z.number().int().nonnegative().default(0),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
+const person = z.object({ id: z.string(), name: z.string() });
+const turnId = z.string();
+const stepId = z.string();
+const answer = z.union([z.string(), z.array(z.string())]);
+
+export const eventPayloadSchemas = {
+  user_message: z.object({ text: z.string(), authorName: z.string().optional() }),
+  turn_started: z.object({ turnId, model: z.string(), resumed: z.boolean().default(false) }),
+  /** A coalesced run of streamed text (see server/agent/events.ts); `assistant_message` has the whole step's text. */
+  assistant_delta: z.object({ turnId, stepId, text: z.string() }),
+  assistant_message: z.object({ turnId, stepId, text: z.string() }),
+  reasoning: z.object({ turnId, stepId, text: z.string() }),
+  tool_call: z.object({
+    turnId,
+    stepId,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+    /** One line for people, from the tool's `describe(input)`. */
+    title: z.string(),
+    /** read | search | edit | execute | fetch | memory | think | agent; "unknown" for a tool that does not exist. */
+    kind: z.string(),
+  }),
+  tool_result: z.object({
+    turnId,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    ok: z.boolean(),
+    /** What the model reads. */
+    llm: z.string(),
+    /** What people see (a diff, a file list...), as the tool shaped it. */
+    display: z.unknown().optional(),
+    durationMs: z.number().nonnegative(),
+    errorCode: z.string().optional(),
+  }),
+  approval_requested: z.object({
+    approvalId: z.string(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    /** `tool`: may this call run? `question`: the agent asks people (ask_user). */
+    kind: z.enum(["tool", "question"]),
+    title: z.string(),
+    input: z.unknown(),
+    reason: z.string().optional(),
+    question: z.string().optional(),
+    options: z.array(z.string()).optional(),
+    multiSelect: z.boolean().optional(),
+  }),
+  approval_resolved: z.object({
+    approvalId: z.string(),
+    toolCallId: z.string(),
+    decision: z.enum(["approve", "approve_always", "reject"]),
+    feedback: z.string().optional(),
+    answer: answer.optional(),
+    by: person,
+  }),
+  usage: z.object({
+    turnId,
+    stepId,
+    step: tokenUsageSchema,
+    session: tokenUsageSchema,
+    /** null when the model has no price set. */
+    stepCostUsd: z.number().nullable(),
+    sessionCostUsd: z.number(),
+  }),
+  error: z.object({
+    code: z.enum(ERROR_CODES),
+    message: z.string(),
+    turnId: turnId.optional(),
+    detail: z.string().optional(),
+  }),
+  turn_finished: z.object({ turnId, reason: z.enum(TURN_END_REASONS), message: z.string().optional(), steps: z.number().int() }),
+  compaction: z.object({
+    summary: z.string(),
+    /** Events up to and including this seq are replaced by the summary in what the model reads. */
+    upToSeq: z.number().int(),
+    estimatedTokens: z.number().int(),
+    contextWindow: z.number().int(),
+  }),
+  subagent_started: z.object({
+    toolCallId: z.string(),
+    childSessionId: z.string(),
+    index: z.number().int(),
+    prompt: z.string(),
+    tools: z.array(z.string()),
+  }),
+  subagent_finished: z.object({
+    toolCallId: z.string(),
+    childSessionId: z.string(),
+    index: z.number().int(),
+    ok: z.boolean(),
+    result: z.string(),
+  }),
+  status: z.object({ status: sessionStatusSchema, reason: z.string().optional() }),
+} as const;
+
+export type SessionEventType = keyof typeof eventPayloadSchemas;
+export const SESSION_EVENT_TYPES = Object.keys(eventPayloadSchemas) as SessionEventType[];
+export type EventPayload<T extends SessionEventType> = z.output<(typeof eventPayloadSchemas)[T]>;
+export type EventInput<T extends SessionEventType> = z.input<(typeof eventPayloadSchemas)[T]>;
+
+type EventOf<T extends SessionEventType> = {
+  sessionId: string;
+  seq: number;
+  type: T;
+  payload: EventPayload<T>;
+  /** The person behind the event (a message, an answer); null for the agent. */
+  authorId: string | null;
+  createdAt: Date;
+};
+export type SessionEvent = { [T in SessionEventType]: EventOf<T> }[SessionEventType];
+export type SessionEventOf<T extends SessionEventType> = EventOf<T>;
+
+/** Parses a stored or received event, checking its payload against its type's schema. */
+export function parseSessionEvent(raw: {
+  sessionId: string;
+  seq: number;
+  type: string;
+  payload: unknown;
+  authorId: string | null;
+  createdAt: Date | string;
+}): SessionEvent {
+  const schema = eventPayloadSchemas[raw.type as SessionEventType];
+  if (!schema) throw new Error(`unknown session event type ${raw.type}`);
+  return {
+    sessionId: raw.sessionId,
+    seq: raw.seq,
+    type: raw.type,
+    payload: schema.parse(raw.payload),
+    authorId: raw.authorId,
+    createdAt: new Date(raw.createdAt),
+  } as SessionEvent;
+}
+
+export function isEvent<T extends SessionEventType>(event: SessionEvent, type: T): event is Extract<SessionEvent, { type: T }> {
+  return event.type === type;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The live stream: what `session.events` yields.
+//
+// Committed events come from the log, in seq order, each exactly once. Streamed text is also sent
+// ahead of its commit as provisional deltas: `seq` is the seq the coalesced `assistant_delta`
+// event WILL have, `offset` is where the text goes within it. When that event is committed it
+// carries the whole run of text and replaces the provisional pieces for its seq, so a viewer
+// shows text as it streams, and a viewer that reconnects (asking `afterSeq` = the last committed
+// seq it holds) gets the committed version: no gap, no duplicate.
+
+export type ProvisionalDelta = { seq: number; offset: number; text: string; turnId: string; stepId: string };
+export type SessionStreamItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta);
+
+/** The client's copy of a session's log: committed events plus the text streamed ahead of them. */
+export type LiveLog = { events: SessionEvent[]; lastSeq: number; provisional: Map<number, ProvisionalDelta> };
+
+export function emptyLiveLog(): LiveLog {
+  return { events: [], lastSeq: 0, provisional: new Map() };
+}
+
+/** Applies one stream item; idempotent, so replays and overlaps are harmless. Mutates `log`. */
+export function applyStreamItem(log: LiveLog, item: SessionStreamItem): LiveLog {
+  if (item.kind === "event") {
+    if (item.event.seq <= log.lastSeq) return log;
+    log.events.push(item.event);
+    log.lastSeq = item.event.seq;
+    for (const seq of log.provisional.keys()) if (seq <= log.lastSeq) log.provisional.delete(seq);
+    return log;
+  }
+  if (item.seq <= log.lastSeq) return log;
+  const current = log.provisional.get(item.seq);
+  const text = (current?.text ?? "").slice(0, item.offset);
+  if (text.length < item.offset) return log; // a piece went missing: wait for the committed event
+  log.provisional.set(item.seq, { ...item, text: text + item.text });
+  return log;
+}

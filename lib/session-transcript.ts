@@ -1,0 +1,201 @@
+import type { ProvisionalDelta, SessionEvent, SessionStatus, TokenUsage } from "@/lib/session-events";
+
+// What people see of a session: a pure fold over its event log (and the text streamed ahead of
+// the log, see LiveLog in session-events.ts). Rendering code reads this; it never keeps its own copy.
+
+export type ToolItemStatus = "running" | "awaiting_approval" | "done" | "failed" | "rejected";
+
+export type TranscriptItem =
+  | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date }
+  | { kind: "assistant"; stepId: string; text: string; streaming: boolean }
+  | { kind: "reasoning"; stepId: string; text: string }
+  | {
+      kind: "tool";
+      toolCallId: string;
+      toolName: string;
+      toolKind: string;
+      title: string;
+      input: unknown;
+      status: ToolItemStatus;
+      approvalId?: string;
+      result?: { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string };
+      resolvedBy?: { id: string; name: string };
+      feedback?: string;
+    }
+  | {
+      kind: "question";
+      approvalId: string;
+      toolCallId: string;
+      question: string;
+      options: string[];
+      multiSelect: boolean;
+      answer?: string | string[];
+      declined?: string;
+      by?: { id: string; name: string };
+    }
+  | { kind: "subagent"; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
+  | { kind: "compaction"; summary: string }
+  | { kind: "error"; code: string; message: string }
+  | { kind: "notice"; text: string };
+
+export type Transcript = {
+  items: TranscriptItem[];
+  status: SessionStatus;
+  /** Approvals and questions still waiting for someone. */
+  pending: string[];
+  usage: TokenUsage;
+  costUsd: number;
+  lastSeq: number;
+};
+
+const NOTICES: Record<string, string> = {
+  cancelled: "Stopped.",
+  step_limit: "Stopped: the turn reached its step limit.",
+  interrupted: "Interrupted: the server stopped during this turn. Resume to continue.",
+};
+
+export function foldTranscript(events: SessionEvent[], provisional?: Map<number, ProvisionalDelta>): Transcript {
+  const t: Transcript = {
+    items: [],
+    status: "idle",
+    pending: [],
+    usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 },
+    costUsd: 0,
+    lastSeq: 0,
+  };
+  const assistant = new Map<string, Extract<TranscriptItem, { kind: "assistant" }>>();
+  const tools = new Map<string, Extract<TranscriptItem, { kind: "tool" }>>();
+  const questions = new Map<string, Extract<TranscriptItem, { kind: "question" }>>();
+  const subagents = new Map<string, Extract<TranscriptItem, { kind: "subagent" }>>();
+
+  const assistantItem = (stepId: string) => {
+    let item = assistant.get(stepId);
+    if (!item) {
+      item = { kind: "assistant", stepId, text: "", streaming: true };
+      assistant.set(stepId, item);
+      t.items.push(item);
+    }
+    return item;
+  };
+
+  for (const event of events) {
+    t.lastSeq = event.seq;
+    switch (event.type) {
+      case "user_message":
+        t.items.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt });
+        break;
+      case "assistant_delta":
+        assistantItem(event.payload.stepId).text += event.payload.text;
+        break;
+      case "assistant_message": {
+        const item = assistantItem(event.payload.stepId);
+        item.text = event.payload.text;
+        item.streaming = false;
+        break;
+      }
+      case "reasoning":
+        t.items.push({ kind: "reasoning", stepId: event.payload.stepId, text: event.payload.text });
+        break;
+      case "tool_call": {
+        if (event.payload.toolName === "ask_user") break; // shown as a question when it is asked
+        const item: Extract<TranscriptItem, { kind: "tool" }> = {
+          kind: "tool",
+          toolCallId: event.payload.toolCallId,
+          toolName: event.payload.toolName,
+          toolKind: event.payload.kind,
+          title: event.payload.title,
+          input: event.payload.input,
+          status: "running",
+        };
+        tools.set(item.toolCallId, item);
+        t.items.push(item);
+        break;
+      }
+      case "tool_result": {
+        const item = tools.get(event.payload.toolCallId);
+        if (!item) break;
+        const { ok, llm, display, durationMs, errorCode } = event.payload;
+        item.result = { ok, llm, display, durationMs, errorCode };
+        if (item.status !== "rejected") item.status = ok ? "done" : "failed";
+        break;
+      }
+      case "approval_requested": {
+        const p = event.payload;
+        t.pending.push(p.approvalId);
+        if (p.kind === "question") {
+          const item = {
+            kind: "question" as const,
+            approvalId: p.approvalId,
+            toolCallId: p.toolCallId,
+            question: p.question ?? p.title,
+            options: p.options ?? [],
+            multiSelect: p.multiSelect ?? false,
+          };
+          questions.set(p.approvalId, item);
+          t.items.push(item);
+        } else {
+          const item = tools.get(p.toolCallId);
+          if (item) {
+            item.status = "awaiting_approval";
+            item.approvalId = p.approvalId;
+          }
+        }
+        break;
+      }
+      case "approval_resolved": {
+        const p = event.payload;
+        t.pending = t.pending.filter((id) => id !== p.approvalId);
+        const question = questions.get(p.approvalId);
+        if (question) {
+          question.by = p.by;
+          if (p.decision === "reject") question.declined = p.feedback ?? "";
+          else question.answer = p.answer;
+          break;
+        }
+        const item = tools.get(p.toolCallId);
+        if (!item) break;
+        item.resolvedBy = p.by;
+        item.feedback = p.feedback;
+        item.status = p.decision === "reject" ? "rejected" : "running";
+        break;
+      }
+      case "usage":
+        t.usage = event.payload.session;
+        t.costUsd = event.payload.sessionCostUsd;
+        break;
+      case "error":
+        t.items.push({ kind: "error", code: event.payload.code, message: event.payload.message });
+        break;
+      case "turn_finished": {
+        for (const item of assistant.values()) item.streaming = false;
+        const notice = event.payload.message ?? NOTICES[event.payload.reason];
+        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error") t.items.push({ kind: "notice", text: notice });
+        break;
+      }
+      case "compaction":
+        t.items.push({ kind: "compaction", summary: event.payload.summary });
+        break;
+      case "subagent_started": {
+        const item = { kind: "subagent" as const, childSessionId: event.payload.childSessionId, index: event.payload.index, prompt: event.payload.prompt, status: "running" as const };
+        subagents.set(item.childSessionId, item);
+        t.items.push(item);
+        break;
+      }
+      case "subagent_finished": {
+        const item = subagents.get(event.payload.childSessionId);
+        if (item) Object.assign(item, { status: event.payload.ok ? "done" : "failed", result: event.payload.result });
+        break;
+      }
+      case "status":
+        t.status = event.payload.status;
+        break;
+      case "turn_started":
+        break;
+    }
+  }
+
+  for (const delta of provisional?.values() ?? []) {
+    if (delta.seq > t.lastSeq) assistantItem(delta.stepId).text += delta.text;
+  }
+  return t;
+}

@@ -1,0 +1,71 @@
+import type { Db } from "@/server/db/client";
+import { listEvents } from "@/server/db/repositories/session-events";
+import type { SessionBus } from "@/server/bus/session-bus";
+import type { EventLog } from "@/server/agent/events";
+import type { SessionStreamItem } from "@/lib/session-events";
+
+// A subscriber's view of a session: every committed event after `afterSeq` exactly once and in
+// order, then live events, with provisional text deltas interleaved (see events.ts).
+//
+// The bus listener is registered BEFORE the backlog is read, so nothing published in between is
+// lost; anything it delivers that the backlog already covered is dropped by seq. If the bus ever
+// skips a seq (a publish from another instance that arrives late), the gap is filled from the log.
+
+const PAGE = 1000;
+
+export async function* streamSessionEvents(input: {
+  db: Db;
+  bus: SessionBus;
+  log: EventLog;
+  sessionId: string;
+  afterSeq: number;
+  signal?: AbortSignal;
+}): AsyncGenerator<SessionStreamItem> {
+  const { db, bus, log, sessionId, signal } = input;
+  const queue: SessionStreamItem[] = [];
+  let wake: (() => void) | null = null;
+  const unsubscribe = bus.subscribe(sessionId, (item) => {
+    queue.push(item);
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  let last = input.afterSeq;
+
+  async function* readLog(upTo = Infinity) {
+    for (;;) {
+      const page = await listEvents(db, sessionId, last, PAGE);
+      for (const event of page) {
+        if (event.seq > upTo) return;
+        last = event.seq;
+        yield { kind: "event", event } as SessionStreamItem;
+      }
+      if (page.length < PAGE) return;
+    }
+  }
+
+  try {
+    yield* readLog();
+    const pending = log.pending(sessionId);
+    if (pending && pending.seq > last) yield { kind: "delta", ...pending };
+    while (!signal?.aborted) {
+      if (!queue.length) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+        continue;
+      }
+      const item = queue.shift()!;
+      if (item.kind === "delta") {
+        if (item.seq > last) yield item;
+        continue;
+      }
+      if (item.event.seq <= last) continue;
+      if (item.event.seq > last + 1) yield* readLog(item.event.seq - 1);
+      last = item.event.seq;
+      yield item;
+    }
+  } finally {
+    unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+  }
+}

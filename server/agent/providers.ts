@@ -1,0 +1,133 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModel } from "ai";
+import type { ModelsConfig } from "@/server/env";
+
+// The model registry: model ids are `provider:model` (e.g. `anthropic:claude-sonnet-4-5`,
+// `ollama:qwen3:8b`). Providers come from the AI SDK and are configured by environment variables
+// (server/env.ts); nothing here reads process.env.
+
+export const PROVIDERS = ["openai", "anthropic", "google", "openai-compatible", "ollama"] as const;
+export type ProviderId = (typeof PROVIDERS)[number];
+
+/** What each provider needs, in words a person can act on. */
+const SETUP: Record<ProviderId, string> = {
+  openai: "Set OPENAI_API_KEY (and OPENAI_BASE_URL for a proxy).",
+  anthropic: "Set ANTHROPIC_API_KEY.",
+  google: "Set GOOGLE_GENERATIVE_AI_API_KEY.",
+  "openai-compatible": "Set TANDEM_OPENAI_COMPATIBLE_BASE_URL (and TANDEM_OPENAI_COMPATIBLE_API_KEY if the server needs one).",
+  ollama: "Start Ollama, or set OLLAMA_BASE_URL to where it listens.",
+};
+
+/** A model to suggest when a provider is configured and TANDEM_MODEL is unset. */
+const SUGGESTED: Record<ProviderId, string[]> = {
+  anthropic: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"],
+  openai: ["gpt-5", "gpt-5-mini", "gpt-4.1"],
+  google: ["gemini-2.5-pro", "gemini-2.5-flash"],
+  "openai-compatible": [],
+  ollama: [],
+};
+
+export class ModelConfigError extends Error {}
+
+export type ModelRef = { id: string; provider: ProviderId; name: string };
+
+export function parseModelId(id: string): ModelRef {
+  const colon = id.indexOf(":");
+  const provider = id.slice(0, colon) as ProviderId;
+  const name = id.slice(colon + 1);
+  if (colon < 1 || !PROVIDERS.includes(provider) || !name) {
+    throw new ModelConfigError(`"${id}" is not a model id. Use provider:model, with provider one of ${PROVIDERS.join(", ")}.`);
+  }
+  return { id, provider, name };
+}
+
+export type ModelInfo = { id: string; provider: ProviderId; configured: boolean; default: boolean };
+export type ProviderInfo = { provider: ProviderId; configured: boolean; setup: string; suggestions: string[] };
+
+export type ModelRegistry = {
+  defaultModel: string | null;
+  providers(): ProviderInfo[];
+  isConfigured(provider: ProviderId): boolean;
+  /** The AI SDK model for an id; throws ModelConfigError with what to set when it cannot. */
+  resolve(id: string): LanguageModel;
+  /** Where requests for this model go, for error messages. */
+  endpoint(id: string): string;
+};
+
+export function createModelRegistry(config: ModelsConfig): ModelRegistry {
+  const configured: Record<ProviderId, boolean> = {
+    openai: !!config.openai,
+    anthropic: !!config.anthropic,
+    google: !!config.google,
+    "openai-compatible": !!config.openaiCompatible,
+    ollama: true,
+  };
+  const factories: Partial<Record<ProviderId, (name: string) => LanguageModel>> = {};
+  if (config.openai) {
+    const openai = createOpenAI({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL });
+    factories.openai = (name) => openai(name);
+  }
+  if (config.anthropic) {
+    const anthropic = createAnthropic({ apiKey: config.anthropic.apiKey });
+    factories.anthropic = (name) => anthropic(name);
+  }
+  if (config.google) {
+    const google = createGoogleGenerativeAI({ apiKey: config.google.apiKey });
+    factories.google = (name) => google(name);
+  }
+  if (config.openaiCompatible) {
+    const compatible = createOpenAICompatible({
+      name: "openai-compatible",
+      baseURL: config.openaiCompatible.baseURL,
+      apiKey: config.openaiCompatible.apiKey,
+      includeUsage: true,
+    });
+    factories["openai-compatible"] = (name) => compatible.chatModel(name);
+  }
+  const ollama = createOpenAICompatible({ name: "ollama", baseURL: config.ollama.baseURL, includeUsage: true });
+  factories.ollama = (name) => ollama.chatModel(name);
+
+  const firstConfigured = (["anthropic", "openai", "google"] as const).find((p) => configured[p]);
+  const defaultModel = config.defaultModel ?? (firstConfigured ? `${firstConfigured}:${SUGGESTED[firstConfigured][0]}` : null);
+  const cache = new Map<string, LanguageModel>();
+
+  return {
+    defaultModel,
+    providers: () =>
+      PROVIDERS.map((provider) => ({ provider, configured: configured[provider], setup: SETUP[provider], suggestions: SUGGESTED[provider] })),
+    isConfigured: (provider) => configured[provider],
+    resolve(id) {
+      const ref = parseModelId(id);
+      const factory = factories[ref.provider];
+      if (!factory) throw new ModelConfigError(`The ${ref.provider} provider is not configured. ${SETUP[ref.provider]}`);
+      let model = cache.get(id);
+      if (!model) cache.set(id, (model = factory(ref.name)));
+      return model;
+    },
+    endpoint(id) {
+      const { provider } = parseModelId(id);
+      if (provider === "openai-compatible") return config.openaiCompatible?.baseURL ?? "(not configured)";
+      if (provider === "ollama") return config.ollama.baseURL;
+      if (provider === "openai") return config.openai?.baseURL ?? "https://api.openai.com/v1";
+      return provider === "anthropic" ? "https://api.anthropic.com" : "https://generativelanguage.googleapis.com";
+    },
+  };
+}
+
+/** Context windows in tokens, by model-name prefix; an admin can override per model (ModelSetting). */
+const CONTEXT_WINDOWS: [RegExp, number][] = [
+  [/^claude-/, 200_000],
+  [/^gpt-4\.1/, 1_000_000],
+  [/^gpt-5/, 400_000],
+  [/^(gpt-4o|o\d)/, 128_000],
+  [/^gemini-/, 1_000_000],
+];
+
+export function defaultContextWindow(id: string): number {
+  const ref = parseModelId(id);
+  if (ref.provider === "ollama" || ref.provider === "openai-compatible") return 32_000;
+  return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(ref.name))?.[1] ?? 128_000;
+}

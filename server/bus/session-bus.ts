@@ -1,0 +1,43 @@
+import type { SessionStreamItem } from "@/lib/session-events";
+
+// Fan-out of a session's live stream to its subscribers. In one process this is a map of
+// listeners; with several server instances, an implementation backed by Postgres LISTEN/NOTIFY
+// (channel per session, payload = the item or its seq) plugs in behind the same interface.
+// Delivery is best effort and in publish order per session: subscribers that need completeness
+// read the log by seq (server/agent/event-stream.ts), the bus only tells them what is new.
+
+export type SessionListener = (item: SessionStreamItem) => void;
+
+export interface SessionBus {
+  publish(sessionId: string, item: SessionStreamItem): void;
+  /** Returns the function that unsubscribes. */
+  subscribe(sessionId: string, listener: SessionListener): () => void;
+  subscriberCount(sessionId: string): number;
+}
+
+export function createInProcessBus(): SessionBus {
+  const listeners = new Map<string, Set<SessionListener>>();
+  return {
+    publish(sessionId, item) {
+      for (const listener of listeners.get(sessionId) ?? []) {
+        try {
+          listener(item);
+        } catch (error) {
+          console.error("session bus listener failed:", error);
+        }
+      }
+    },
+    subscribe(sessionId, listener) {
+      let set = listeners.get(sessionId);
+      if (!set) listeners.set(sessionId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && listeners.get(sessionId) === set) listeners.delete(sessionId);
+      };
+    },
+    subscriberCount(sessionId) {
+      return listeners.get(sessionId)?.size ?? 0;
+    },
+  };
+}

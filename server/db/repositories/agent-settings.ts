@@ -1,0 +1,60 @@
+import type { Prisma } from "@/generated/prisma/client";
+import type { Db } from "@/server/db/client";
+
+export type ProjectAgentSettingsRow = {
+  approvalMode: string;
+  allowRules: unknown;
+  denyRules: unknown;
+  stepLimit: number;
+  loopGuardRepeats: number;
+};
+
+export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
+  approvalMode: "ask",
+  allowRules: [],
+  denyRules: [],
+  stepLimit: 50,
+  loopGuardRepeats: 3,
+};
+
+const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true } as const;
+
+export async function getProjectAgentSettings(db: Db, projectId: string): Promise<ProjectAgentSettingsRow> {
+  return (await db.projectAgentSettings.findUnique({ where: { projectId }, select })) ?? DEFAULT_AGENT_SETTINGS;
+}
+
+export async function updateProjectAgentSettings(db: Db, projectId: string, patch: Partial<ProjectAgentSettingsRow>) {
+  const data = {
+    ...patch,
+    allowRules: patch.allowRules as Prisma.InputJsonValue | undefined,
+    denyRules: patch.denyRules as Prisma.InputJsonValue | undefined,
+  };
+  return db.projectAgentSettings.upsert({ where: { projectId }, create: { projectId, ...data }, update: data, select });
+}
+
+export type ModelSettingRow = {
+  model: string;
+  inputPerMTok: number | null;
+  outputPerMTok: number | null;
+  cachedInputPerMTok: number | null;
+  contextWindow: number | null;
+};
+
+export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
+  return db.modelSetting.findMany({
+    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true },
+    orderBy: { model: "asc" },
+  });
+}
+
+export async function findModelSetting(db: Db, model: string): Promise<ModelSettingRow | null> {
+  return db.modelSetting.findUnique({
+    where: { model },
+    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true },
+  });
+}
+
+export async function setModelSetting(db: Db, row: ModelSettingRow) {
+  const { model, ...data } = row;
+  await db.modelSetting.upsert({ where: { model }, create: row, update: data });
+}
