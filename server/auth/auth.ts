@@ -18,6 +18,7 @@ export function createAuth({ db, secret, publicUrl, secureCookies }: AuthOptions
     secret,
     // Without a public URL, trust the request's own host: the origin check then means same-origin.
     baseURL: publicUrl ?? { allowedHosts: ["*"], fallback: "http://localhost:3000" },
+    trustedOrigins: publicUrl ? [new URL(publicUrl).origin] : sameOrigin,
     database: prismaAdapter(db, { provider: "postgresql" }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
     session: { modelName: "loginSession", expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
@@ -66,3 +67,8 @@ export function createAuth({ db, secret, publicUrl, secureCookies }: AuthOptions
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+function sameOrigin(request?: Request): string[] {
+  const host = request?.headers.get("host");
+  return host ? [`http://${host}`, `https://${host}`] : [];
+}
