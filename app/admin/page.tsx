@@ -1,0 +1,8 @@
+"use client";
+
+import { AdminSettings } from "@/components/auth/admin-settings";
+import { AppShell } from "@/components/ui/app-shell";
+
+export default function AdminPage() {
+  return <AppShell>{(user) => <AdminSettings role={user.role} />}</AppShell>;
+}

@@ -1,0 +1,21 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import { TrpcProvider } from "@/components/trpc-provider";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Tandem",
+  description: "A browser IDE where a team and a coding agent work on code together.",
+};
+
+export const viewport: Viewport = { colorScheme: "dark", themeColor: "#1e1e1e" };
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <TrpcProvider>{children}</TrpcProvider>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,68 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { InviteLinks } from "@/components/auth/invite-links";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+export function AdminSettings({ role }: { role: string }) {
+  if (role !== "admin") {
+    return <div className="notice notice-error">Only an admin can change these settings.</div>;
+  }
+  return (
+    <>
+      <h1>Admin settings</h1>
+      <SignupModeCard />
+      <InviteLinks />
+    </>
+  );
+}
+
+function SignupModeCard() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const settings = useQuery(trpc.account.settings.queryOptions());
+  const [error, setError] = useState<string | null>(null);
+  const setMode = useMutation(
+    trpc.account.setSignupMode.mutationOptions({
+      onSuccess: () => {
+        setError(null);
+        void queryClient.invalidateQueries(trpc.account.settings.queryFilter());
+        void queryClient.invalidateQueries(trpc.account.status.queryFilter());
+      },
+      onError: (e) => setError(errorMessage(e)),
+    }),
+  );
+  const mode = setMode.isPending ? setMode.variables.signupMode : settings.data?.signupMode;
+
+  return (
+    <section className="card">
+      <div className="section-title">
+        <h2>Who can sign up</h2>
+      </div>
+      <div className="row">
+        <div className="segmented" role="group" aria-label="Sign-up mode" data-testid="signup-mode">
+          {(["invite", "open"] as const).map((value) => (
+            <button
+              key={value}
+              type="button"
+              aria-pressed={mode === value}
+              disabled={!settings.data}
+              onClick={() => setMode.mutate({ signupMode: value })}
+              data-testid={`signup-mode-${value}`}
+            >
+              {value === "invite" ? "By invitation" : "Anyone"}
+            </button>
+          ))}
+        </div>
+        <span className="hint">
+          {mode === "open"
+            ? "Anyone who can reach this server can create an account."
+            : "Only people with an invitation link can create an account."}
+        </span>
+      </div>
+      {error && <div className="error-text">{error}</div>}
+    </section>
+  );
+}

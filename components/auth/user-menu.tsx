@@ -1,0 +1,58 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { authClient } from "@/components/auth/auth-client";
+
+type UserMenuProps = { user: { name: string; email: string; role: string } };
+
+export function UserMenu({ user }: UserMenuProps) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: MouseEvent | KeyboardEvent) => {
+      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node)) setOpen(false);
+    };
+    window.addEventListener("mousedown", close);
+    window.addEventListener("keydown", close);
+    return () => {
+      window.removeEventListener("mousedown", close);
+      window.removeEventListener("keydown", close);
+    };
+  }, [open]);
+
+  async function signOut() {
+    await authClient.signOut().catch(() => undefined);
+    window.location.assign("/sign-in");
+  }
+
+  return (
+    <div className="user-menu" ref={ref}>
+      <button className="btn btn-ghost btn-sm" onClick={() => setOpen(!open)} aria-haspopup="menu" aria-expanded={open} data-testid="user-menu">
+        {user.name || user.email} ▾
+      </button>
+      {open && (
+        <div className="menu" role="menu">
+          <div className="menu-label">
+            {user.email}
+            {user.role === "admin" && " · admin"}
+          </div>
+          <Link className="menu-item" href="/" role="menuitem">
+            Projects
+          </Link>
+          {user.role === "admin" && (
+            <Link className="menu-item" href="/admin" role="menuitem" data-testid="menu-admin">
+              Admin settings
+            </Link>
+          )}
+          <div className="menu-separator" />
+          <button className="menu-item" role="menuitem" onClick={signOut} data-testid="sign-out">
+            Sign out
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

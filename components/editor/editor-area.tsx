@@ -1,0 +1,131 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useEffect, useState } from "react";
+import { EditorTabs } from "@/components/editor/editor-tabs";
+import { FileBanners } from "@/components/editor/file-banners";
+import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
+import type { OpenFile } from "@/components/editor/open-files-store";
+import { Dialog } from "@/components/ui/dialog";
+
+const MonacoPane = dynamic(() => import("@/components/editor/monaco-pane"), {
+  ssr: false,
+  loading: () => <div className="center-message">Loading editor…</div>,
+});
+
+export function EditorArea() {
+  const store = useOpenFilesStore();
+  const { files, active } = useOpenFiles();
+  const [closing, setClosing] = useState<string | null>(null);
+  const file = files.find((f) => f.path === active) ?? null;
+
+  // Ctrl/Cmd+S anywhere in the IDE saves the active tab (inside Monaco its own action does it).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s" && !event.defaultPrevented) {
+        event.preventDefault();
+        if (store.getSnapshot().active) void store.save(store.getSnapshot().active!);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [store]);
+
+  const requestClose = (path: string) => {
+    if (store.get(path)?.dirty) setClosing(path);
+    else store.close(path);
+  };
+
+  return (
+    <div className="pane editor-area" data-testid="editor-area">
+      <EditorTabs files={files} active={active} onActivate={(p) => store.activate(p)} onClose={requestClose} />
+      {file ? (
+        <>
+          <div className="breadcrumbs">
+            <span data-testid="breadcrumbs">{file.path.split("/").join(" › ")}</span>
+            <span className="spacer" />
+            <SaveState file={file} />
+          </div>
+          <FileBanners file={file} store={store} />
+          <FileBody file={file} />
+        </>
+      ) : (
+        <div className="center-message" data-testid="editor-empty">
+          <div>
+            <p>Open a file from the explorer.</p>
+            <p className="hint">
+              <kbd>Ctrl</kbd>+<kbd>S</kbd> saves · middle-click closes a tab
+            </p>
+          </div>
+        </div>
+      )}
+      {closing && <CloseDirtyDialog path={closing} onDone={() => setClosing(null)} />}
+    </div>
+  );
+}
+
+function FileBody({ file }: { file: OpenFile }) {
+  const store = useOpenFilesStore();
+  if (file.status === "loading") return <div className="center-message">Loading {file.path}…</div>;
+  if (file.status === "error") {
+    return (
+      <div className="center-message" data-testid="file-error">
+        {file.error}
+      </div>
+    );
+  }
+  if (file.kind === "binary") {
+    return (
+      <div className="center-message" data-testid="binary-file">
+        Binary file, {file.size.toLocaleString()} bytes, not shown.
+      </div>
+    );
+  }
+  return <MonacoPane store={store} file={file} />;
+}
+
+function SaveState({ file }: { file: OpenFile }) {
+  if (file.kind !== "text" || file.status !== "ready") return null;
+  const label = file.saving ? "Saving…" : file.conflict ? "Conflict" : file.dirty ? "Unsaved changes" : file.readOnly ? "Read-only" : "Saved";
+  return (
+    <span data-testid="save-state" data-state={label.toLowerCase()}>
+      {label}
+    </span>
+  );
+}
+
+function CloseDirtyDialog({ path, onDone }: { path: string; onDone: () => void }) {
+  const store = useOpenFilesStore();
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return (
+    <Dialog title={`Save changes to ${name}?`} onClose={onDone} testId="close-dirty-dialog">
+      <p>Your changes will be lost if you close this tab without saving.</p>
+      <div className="dialog-actions">
+        <button className="btn" onClick={onDone}>
+          Cancel
+        </button>
+        <button
+          className="btn"
+          data-testid="close-discard"
+          onClick={() => {
+            store.close(path);
+            onDone();
+          }}
+        >
+          Don&apos;t save
+        </button>
+        <button
+          className="btn btn-primary"
+          data-testid="close-save"
+          onClick={async () => {
+            await store.save(path);
+            if (!store.get(path)?.dirty) store.close(path);
+            onDone();
+          }}
+        >
+          Save
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,55 @@
+"use client";
+
+import type { OpenFile } from "@/components/editor/open-files-store";
+
+type EditorTabsProps = {
+  files: OpenFile[];
+  active: string | null;
+  onActivate: (path: string) => void;
+  onClose: (path: string) => void;
+};
+
+const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
+export function EditorTabs({ files, active, onActivate, onClose }: EditorTabsProps) {
+  return (
+    <div className="tabs" role="tablist" data-testid="editor-tabs">
+      {files.map((file) => (
+        <div
+          key={file.path}
+          role="tab"
+          aria-selected={file.path === active}
+          title={file.path}
+          className={file.path === active ? "tab active" : "tab"}
+          data-testid={`tab-${file.path}`}
+          data-dirty={file.dirty || undefined}
+          onClick={() => onActivate(file.path)}
+          onAuxClick={(event) => {
+            if (event.button === 1) onClose(file.path);
+          }}
+          onMouseDown={(event) => {
+            if (event.button === 1) event.preventDefault();
+          }}
+        >
+          <span style={file.conflict ? { color: "#e2c08d" } : undefined}>{baseName(file.path)}</span>
+          {file.dirty && (
+            <span className="tab-dirty" data-testid="tab-dirty" aria-label="unsaved changes">
+              ●
+            </span>
+          )}
+          <button
+            className="icon-btn tab-close"
+            aria-label={`Close ${baseName(file.path)}`}
+            data-testid="tab-close"
+            onClick={(event) => {
+              event.stopPropagation();
+              onClose(file.path);
+            }}
+          >
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

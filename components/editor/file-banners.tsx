@@ -1,0 +1,53 @@
+"use client";
+
+import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+
+/** The notices above the editor: a conflict with the disk, a failed save, a read-only file. */
+export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesStore }) {
+  const { conflict, path } = file;
+  return (
+    <>
+      {conflict?.kind === "changed" && (
+        <div className="banner banner-warning" role="alert" data-testid="conflict-banner">
+          <span className="banner-text">
+            <strong>This file changed on disk</strong> while you had unsaved changes.
+          </span>
+          <button className="btn btn-sm" onClick={() => void store.reload(path)} data-testid="conflict-reload">
+            Reload (discard mine)
+          </button>
+          <button className="btn btn-sm" onClick={() => void store.keepMine(path)} data-testid="conflict-keep">
+            Keep mine (overwrite)
+          </button>
+          <button className="btn btn-sm" onClick={() => store.setComparing(path, !file.comparing)} data-testid="conflict-compare">
+            {file.comparing ? "Close compare" : "Compare"}
+          </button>
+        </div>
+      )}
+      {conflict?.kind === "deleted" && (
+        <div className="banner banner-warning" role="alert" data-testid="deleted-banner">
+          <span className="banner-text">
+            <strong>This file was deleted on disk.</strong>
+          </span>
+          <button className="btn btn-sm" onClick={() => store.close(path)}>
+            Close tab
+          </button>
+          {file.kind === "text" && (
+            <button className="btn btn-sm" onClick={() => void store.keepMine(path)} data-testid="conflict-keep">
+              Keep mine (save again)
+            </button>
+          )}
+        </div>
+      )}
+      {file.error && file.status === "ready" && (
+        <div className="banner banner-warning" role="alert" data-testid="save-error">
+          <span className="banner-text">{file.error}</span>
+        </div>
+      )}
+      {file.readOnly && (
+        <div className="banner banner-info" data-testid="readonly-notice">
+          <span className="banner-text">{file.notice ?? "This file is read-only."}</span>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,125 @@
+"use client";
+
+// Loaded only in the browser, lazily (next/dynamic, ssr: false): Monaco comes from the local
+// package, never from a CDN, and its ~15 MB stay off the first paint.
+import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
+import * as monaco from "monaco-editor";
+import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+
+installMonacoEnvironment();
+loader.config({ monaco });
+
+const uriOf = (path: string) => monaco.Uri.file(`/${path}`);
+const pathOf = (model: monaco.editor.ITextModel) => model.uri.path.slice(1);
+
+const EDITOR_OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
+  fontSize: 13,
+  fontFamily: 'ui-monospace, "SFMono-Regular", "Cascadia Code", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+  minimap: { enabled: true, renderCharacters: false },
+  scrollBeyondLastLine: false,
+  automaticLayout: true,
+  tabSize: 2,
+  renderWhitespace: "selection",
+  smoothScrolling: true,
+};
+
+function createFileModel(store: OpenFilesStore, path: string, content: string) {
+  const model = monaco.editor.createModel(content, undefined, uriOf(path));
+  model.onDidChangeContent(() => store.modelChanged(path, model.getAlternativeVersionId()));
+  return model;
+}
+
+function ensureModel(store: OpenFilesStore, file: OpenFile) {
+  let model = monaco.editor.getModel(uriOf(file.path));
+  if (!model) {
+    model = createFileModel(store, file.path, file.diskContent);
+    store.modelCreated(file.path, model.getAlternativeVersionId());
+  }
+  return model;
+}
+
+// The bridge outlives any one editor widget: buffers stay in their models while no editor shows them.
+function attachBridge(store: OpenFilesStore) {
+  if (store.hasBridge) return;
+  store.setBridge({
+    snapshot(path) {
+      const model = monaco.editor.getModel(uriOf(path));
+      return model && { content: model.getValue(), altVersion: model.getAlternativeVersionId() };
+    },
+    replace(path, content) {
+      const model = monaco.editor.getModel(uriOf(path));
+      if (!model) return null;
+      if (model.getValue() !== content) {
+        model.pushStackElement();
+        model.pushEditOperations([], [{ range: model.getFullModelRange(), text: content }], () => null);
+        model.pushStackElement();
+      }
+      return model.getAlternativeVersionId();
+    },
+    rename(from, to) {
+      const model = monaco.editor.getModel(uriOf(from));
+      if (!model) return null;
+      monaco.editor.getModel(uriOf(to))?.dispose();
+      const moved = createFileModel(store, to, model.getValue());
+      model.dispose();
+      return moved.getAlternativeVersionId();
+    },
+    dispose(path) {
+      monaco.editor.getModel(uriOf(path))?.dispose();
+    },
+    disposeAll() {
+      for (const model of monaco.editor.getModels()) if (model.uri.scheme === "file") model.dispose();
+    },
+  });
+}
+
+type MonacoPaneProps = { store: OpenFilesStore; file: OpenFile };
+
+export default function MonacoPane({ store, file }: MonacoPaneProps) {
+  attachBridge(store);
+  const model = ensureModel(store, file);
+
+  const onMount: OnMount = (editor) => {
+    editor.addAction({
+      id: "tandem.save",
+      label: "File: Save",
+      keybindings: [monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS],
+      run: (ed) => {
+        const current = ed.getModel();
+        if (current) void store.save(pathOf(current));
+      },
+    });
+  };
+
+  if (file.comparing && file.conflict?.kind === "changed") {
+    return (
+      <div className="editor-host" data-testid="diff-editor">
+        <DiffEditor
+          theme="vs-dark"
+          original={file.conflict.disk.content}
+          originalLanguage={model.getLanguageId()}
+          modifiedLanguage={model.getLanguageId()}
+          originalModelPath={monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString()}
+          modifiedModelPath={model.uri.toString()}
+          keepCurrentModifiedModel
+          options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly, originalEditable: false, renderSideBySide: true }}
+          onMount={(diff) => onMount(diff.getModifiedEditor(), monaco)}
+        />
+      </div>
+    );
+  }
+
+  return (
+    <div className="editor-host" data-testid="editor">
+      <Editor
+        theme="vs-dark"
+        path={model.uri.toString()}
+        keepCurrentModel
+        options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly }}
+        onMount={onMount}
+        loading={<div className="center-message">Loading editor…</div>}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+"use client";
+
+import { createContext, useContext, useState, useSyncExternalStore, type ReactNode } from "react";
+import { OpenFilesStore } from "@/components/editor/open-files-store";
+import { useTRPCClient } from "@/components/trpc-provider";
+
+const OpenFilesContext = createContext<OpenFilesStore | null>(null);
+
+export function OpenFilesProvider({ projectId, children }: { projectId: string; children: ReactNode }) {
+  const client = useTRPCClient();
+  const [store] = useState(
+    () =>
+      new OpenFilesStore({
+        read: (path) => client.fs.read.query({ projectId, path }),
+        write: (path, content, expectedVersion) => client.fs.write.mutate({ projectId, path, content, expectedVersion }),
+      }),
+  );
+  return <OpenFilesContext.Provider value={store}>{children}</OpenFilesContext.Provider>;
+}
+
+export function useOpenFilesStore(): OpenFilesStore {
+  const store = useContext(OpenFilesContext);
+  if (!store) throw new Error("useOpenFilesStore must be used inside <OpenFilesProvider>");
+  return store;
+}
+
+/** The open tabs and the active one; re-renders when either changes. */
+export function useOpenFiles() {
+  const store = useOpenFilesStore();
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}

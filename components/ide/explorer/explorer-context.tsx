@@ -1,0 +1,166 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { baseName, isWithin, joinPath, parentOf } from "@/components/ide/explorer/paths";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+export type EntryType = "file" | "directory" | "symlink";
+export type Creating = { parent: string; type: "file" | "directory" } | null;
+
+function useStoredState<T>(key: string, initial: T) {
+  const [value, setValue] = useState<T>(() => {
+    if (typeof window === "undefined") return initial;
+    try {
+      const stored = window.localStorage.getItem(key);
+      return stored === null ? initial : (JSON.parse(stored) as T);
+    } catch {
+      return initial;
+    }
+  });
+  useEffect(() => {
+    window.localStorage.setItem(key, JSON.stringify(value));
+  }, [key, value]);
+  return [value, setValue] as const;
+}
+
+/** Explorer state (expanded folders, selection, inline editing) and the file operations. */
+function useExplorerModel(projectId: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const files = useOpenFilesStore();
+  const [showIgnored, setShowIgnored] = useStoredState("tandem.explorer.showIgnored", true);
+  const [expandedList, setExpandedList] = useStoredState<string[]>(`tandem.explorer.expanded.${projectId}`, []);
+  const expanded = useMemo(() => new Set(expandedList), [expandedList]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [creating, setCreating] = useState<Creating>(null);
+  const [deleting, setDeleting] = useState<{ path: string; type: EntryType } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const setExpanded = useCallback(
+    (path: string, open: boolean) =>
+      setExpandedList((list) => (open ? (list.includes(path) ? list : [...list, path]) : list.filter((p) => !isWithin(p, path)))),
+    [setExpandedList],
+  );
+
+  const refreshFolder = useCallback(
+    (path: string) => queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId, path })),
+    [queryClient, trpc, projectId],
+  );
+
+  const onError = (e: unknown) => setError(errorMessage(e));
+  const create = useMutation(trpc.fs.create.mutationOptions({ onError }));
+  const mkdir = useMutation(trpc.fs.mkdir.mutationOptions({ onError }));
+  const rename = useMutation(trpc.fs.rename.mutationOptions({ onError }));
+  const remove = useMutation(trpc.fs.delete.mutationOptions({ onError }));
+
+  useEffect(() => {
+    if (!error) return;
+    const timer = setTimeout(() => setError(null), 6000);
+    return () => clearTimeout(timer);
+  }, [error]);
+
+  /** Where "New File" goes: into the selected folder, or beside the selected file. */
+  const targetFolder = (type: EntryType | undefined, path: string | null) =>
+    path === null ? "" : type === "directory" ? path : parentOf(path);
+
+  async function commitCreate(name: string) {
+    if (!creating) return;
+    const path = joinPath(creating.parent, name);
+    setCreating(null);
+    setError(null);
+    if (creating.type === "file") {
+      await create.mutateAsync({ projectId, path, content: "" });
+      void files.open(path);
+    } else {
+      await mkdir.mutateAsync({ projectId, path });
+      setExpanded(path, true);
+    }
+    setSelected(path);
+    await refreshFolder(creating.parent);
+  }
+
+  async function move(from: string, to: string) {
+    if (from === to) return;
+    setError(null);
+    await rename.mutateAsync({ projectId, from, to });
+    files.renamed(from, to);
+    setExpandedList((list) => list.map((p) => (isWithin(p, from) ? to + p.slice(from.length) : p)));
+    setSelected(to);
+    await Promise.all([refreshFolder(parentOf(from)), refreshFolder(parentOf(to))]);
+  }
+
+  async function commitRename(from: string, name: string) {
+    setRenaming(null);
+    if (name === baseName(from)) return;
+    await move(from, joinPath(parentOf(from), name));
+  }
+
+  async function moveInto(from: string, folder: string) {
+    if (isWithin(folder, from) || parentOf(from) === folder) return;
+    await move(from, joinPath(folder, baseName(from)));
+    if (folder) setExpanded(folder, true);
+  }
+
+  async function confirmDelete() {
+    if (!deleting) return;
+    await remove.mutateAsync({ projectId, path: deleting.path });
+    files.closeUnder(deleting.path);
+    if (selected && isWithin(selected, deleting.path)) setSelected(null);
+    setDeleting(null);
+    await refreshFolder(parentOf(deleting.path));
+  }
+
+  const swallow = (promise: Promise<unknown>) => void promise.catch(() => undefined);
+
+  return {
+    projectId,
+    showIgnored,
+    setShowIgnored,
+    expanded,
+    setExpanded,
+    collapseAll: () => setExpandedList([]),
+    selected,
+    setSelected,
+    renaming,
+    setRenaming,
+    creating,
+    startCreate: (type: "file" | "directory", folder: string) => {
+      if (folder) setExpanded(folder, true);
+      setRenaming(null);
+      setCreating({ parent: folder, type });
+    },
+    cancelCreate: () => setCreating(null),
+    targetFolder,
+    commitCreate: (name: string) => swallow(commitCreate(name)),
+    commitRename: (from: string, name: string) => swallow(commitRename(from, name)),
+    moveInto: (from: string, folder: string) => swallow(moveInto(from, folder)),
+    deleting,
+    requestDelete: (path: string, type: EntryType) => setDeleting({ path, type }),
+    cancelDelete: () => setDeleting(null),
+    confirmDelete: () => swallow(confirmDelete()),
+    deletePending: remove.isPending,
+    refreshFolder,
+    refreshAll: () => queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId })),
+    openFile: (path: string) => void files.open(path),
+    error,
+  };
+}
+
+export type ExplorerModel = ReturnType<typeof useExplorerModel>;
+
+const ExplorerContext = createContext<ExplorerModel | null>(null);
+
+export function ExplorerProvider({ projectId, children }: { projectId: string; children: React.ReactNode }) {
+  const model = useExplorerModel(projectId);
+  return <ExplorerContext.Provider value={model}>{children}</ExplorerContext.Provider>;
+}
+
+export function useExplorer(): ExplorerModel {
+  const model = useContext(ExplorerContext);
+  if (!model) throw new Error("useExplorer must be used inside <ExplorerProvider>");
+  return model;
+}

@@ -1,0 +1,159 @@
+"use client";
+
+import { useState, type KeyboardEvent } from "react";
+import { ContextMenu, type MenuState } from "@/components/ide/explorer/context-menu";
+import { useExplorer, type EntryType } from "@/components/ide/explorer/explorer-context";
+import { baseName, parentOf } from "@/components/ide/explorer/paths";
+import { TreeFolder } from "@/components/ide/explorer/tree-folder";
+import { DRAG_TYPE, type ContextMenuRequest } from "@/components/ide/explorer/tree-row";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+
+export function Explorer({ projectName }: { projectName: string }) {
+  const explorer = useExplorer();
+  const [menu, setMenu] = useState<MenuState | null>(null);
+  const [rootDrop, setRootDrop] = useState(false);
+
+  const selectedType = (): EntryType | undefined =>
+    explorer.selected === null
+      ? undefined
+      : (document.querySelector<HTMLElement>(`[data-tree-path="${CSS.escape(explorer.selected)}"]`)?.dataset.treeType as EntryType);
+  const newEntry = (type: "file" | "directory") => explorer.startCreate(type, explorer.targetFolder(selectedType(), explorer.selected));
+
+  const openMenu: ContextMenuRequest = (event, entry) => {
+    event.preventDefault();
+    event.stopPropagation();
+    if (entry) explorer.setSelected(entry.path);
+    setMenu({ x: event.clientX, y: event.clientY, entry });
+  };
+
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    if ((event.target as HTMLElement).tagName === "INPUT") return;
+    const rows = [...event.currentTarget.querySelectorAll<HTMLElement>("[data-tree-path]")];
+    const index = rows.findIndex((row) => row.dataset.treePath === explorer.selected);
+    const current = rows[index];
+    const path = current?.dataset.treePath;
+    const type = current?.dataset.treeType as EntryType | undefined;
+    const select = (row: HTMLElement | undefined) => {
+      if (!row) return;
+      explorer.setSelected(row.dataset.treePath!);
+      row.scrollIntoView({ block: "nearest" });
+    };
+    const handled = () => event.preventDefault();
+
+    switch (event.key) {
+      case "ArrowDown":
+        handled();
+        return select(rows[index + 1] ?? (index < 0 ? rows[0] : undefined));
+      case "ArrowUp":
+        handled();
+        return select(index < 0 ? rows[rows.length - 1] : rows[index - 1]);
+      case "Home":
+        handled();
+        return select(rows[0]);
+      case "End":
+        handled();
+        return select(rows[rows.length - 1]);
+    }
+    if (!path) return;
+    const open = explorer.expanded.has(path);
+    switch (event.key) {
+      case "ArrowRight":
+        handled();
+        if (type === "directory" && !open) explorer.setExpanded(path, true);
+        else if (type === "directory") select(rows[index + 1]);
+        return;
+      case "ArrowLeft":
+        handled();
+        if (type === "directory" && open) explorer.setExpanded(path, false);
+        else select(rows.find((row) => row.dataset.treePath === parentOf(path)));
+        return;
+      case "Enter":
+        handled();
+        if (type === "directory") explorer.setExpanded(path, !open);
+        else explorer.openFile(path);
+        return;
+      case "F2":
+        handled();
+        return explorer.setRenaming(path);
+      case "Delete":
+        handled();
+        return explorer.requestDelete(path, type ?? "file");
+    }
+  }
+
+  return (
+    <div className="pane explorer" data-testid="explorer">
+      <div className="pane-header">
+        <span title={projectName} style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }}>
+          Explorer
+        </span>
+        <span className="spacer" />
+        <button className="icon-btn" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
+          ＋
+        </button>
+        <button className="icon-btn" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
+          ⊞
+        </button>
+        <button className="icon-btn" title="Refresh" aria-label="Refresh" onClick={() => void explorer.refreshAll()} data-testid="explorer-refresh">
+          ↻
+        </button>
+        <button className="icon-btn" title="Collapse Folders" aria-label="Collapse Folders" onClick={explorer.collapseAll}>
+          ⊟
+        </button>
+        <button
+          className="icon-btn"
+          title={explorer.showIgnored ? "Hide ignored files" : "Show ignored files"}
+          aria-label="Show ignored files"
+          aria-pressed={explorer.showIgnored}
+          onClick={() => explorer.setShowIgnored(!explorer.showIgnored)}
+          data-testid="explorer-toggle-ignored"
+        >
+          ◌
+        </button>
+      </div>
+      {explorer.error && (
+        <div className="banner banner-warning" role="alert" data-testid="explorer-error">
+          <span className="banner-text">{explorer.error}</span>
+        </div>
+      )}
+      <div
+        className={rootDrop ? "tree drop-target-root" : "tree"}
+        role="tree"
+        aria-label="Files"
+        tabIndex={0}
+        data-testid="file-tree"
+        onKeyDown={onKeyDown}
+        onContextMenu={(event) => openMenu(event, null)}
+        onDragOver={(event) => {
+          if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+          event.preventDefault();
+          setRootDrop(true);
+        }}
+        onDragLeave={() => setRootDrop(false)}
+        onDrop={(event) => {
+          setRootDrop(false);
+          const from = event.dataTransfer.getData(DRAG_TYPE);
+          if (from) explorer.moveInto(from, "");
+        }}
+      >
+        <TreeFolder path="" depth={0} onContextMenu={openMenu} />
+      </div>
+      {menu && <ContextMenu menu={menu} onClose={() => setMenu(null)} />}
+      {explorer.deleting && (
+        <ConfirmDialog
+          title={`Delete ${baseName(explorer.deleting.path)}?`}
+          confirmLabel="Delete"
+          danger
+          busy={explorer.deletePending}
+          onCancel={explorer.cancelDelete}
+          onConfirm={explorer.confirmDelete}
+        >
+          {explorer.deleting.type === "directory"
+            ? `The folder ${explorer.deleting.path} and everything in it will be deleted.`
+            : `${explorer.deleting.path} will be deleted.`}{" "}
+          This cannot be undone.
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+"use client";
+
+import { useState } from "react";
+import { useExplorer } from "@/components/ide/explorer/explorer-context";
+import { FileIcon } from "@/components/ide/explorer/file-icon";
+import { NameInput } from "@/components/ide/explorer/name-input";
+import { parentOf } from "@/components/ide/explorer/paths";
+import type { FileEntry } from "@/lib/fs-schemas";
+
+export const DRAG_TYPE = "application/x-tandem-path";
+
+/** Opens the explorer's context menu; set by <Explorer>. */
+export type ContextMenuRequest = (event: React.MouseEvent, entry: FileEntry | null) => void;
+
+export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; depth: number; onContextMenu: ContextMenuRequest }) {
+  const explorer = useExplorer();
+  const [dropHere, setDropHere] = useState(false);
+  const isDir = entry.type === "directory";
+  const open = isDir && explorer.expanded.has(entry.path);
+  const renaming = explorer.renaming === entry.path;
+  // Dropping on a file moves into the folder that holds it, as in VS Code.
+  const dropFolder = isDir ? entry.path : parentOf(entry.path);
+
+  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target"]
+    .filter(Boolean)
+    .join(" ");
+
+  return (
+    <div
+      className={className}
+      style={{ paddingLeft: 8 + depth * 12 }}
+      role="treeitem"
+      aria-expanded={isDir ? open : undefined}
+      aria-selected={explorer.selected === entry.path}
+      data-testid={`tree-item-${entry.path}`}
+      data-tree-path={entry.path}
+      data-tree-type={entry.type}
+      data-ignored={entry.ignored || undefined}
+      title={entry.path}
+      draggable={!renaming}
+      onClick={() => {
+        explorer.setSelected(entry.path);
+        if (isDir) explorer.setExpanded(entry.path, !open);
+        else explorer.openFile(entry.path);
+      }}
+      onContextMenu={(event) => onContextMenu(event, entry)}
+      onDragStart={(event) => {
+        event.dataTransfer.setData(DRAG_TYPE, entry.path);
+        event.dataTransfer.effectAllowed = "move";
+      }}
+      onDragOver={(event) => {
+        if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+        event.preventDefault();
+        event.stopPropagation();
+        event.dataTransfer.dropEffect = "move";
+        if (isDir) setDropHere(true);
+      }}
+      onDragLeave={() => setDropHere(false)}
+      onDrop={(event) => {
+        const from = event.dataTransfer.getData(DRAG_TYPE);
+        setDropHere(false);
+        if (!from) return;
+        event.preventDefault();
+        event.stopPropagation();
+        explorer.moveInto(from, dropFolder);
+      }}
+    >
+      <span className="twisty" aria-hidden>
+        {isDir ? (open ? "▾" : "▸") : ""}
+      </span>
+      {!isDir && <FileIcon name={entry.name} />}
+      {renaming ? (
+        <NameInput
+          initial={entry.name}
+          testId="rename-input"
+          onCommit={(name) => explorer.commitRename(entry.path, name)}
+          onCancel={() => explorer.setRenaming(null)}
+        />
+      ) : (
+        <span className="label">
+          {entry.name}
+          {entry.type === "symlink" && <span className="hint"> ↪</span>}
+        </span>
+      )}
+    </div>
+  );
+}

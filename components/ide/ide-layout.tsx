@@ -1,0 +1,40 @@
+"use client";
+
+import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { EditorArea } from "@/components/editor/editor-area";
+import { Explorer } from "@/components/ide/explorer/explorer";
+import { TerminalPanel } from "@/components/ide/terminal-panel";
+
+type IdeLayoutProps = { projectId: string; projectName: string; canWrite: boolean };
+
+/** Explorer | (editor over terminal). Panel sizes are remembered in localStorage. */
+export function IdeLayout({ projectId, projectName, canWrite }: IdeLayoutProps) {
+  const columns = useDefaultLayout({ id: "tandem-ide-columns" });
+  const rows = useDefaultLayout({ id: "tandem-ide-rows" });
+
+  return (
+    <Group
+      id="ide-columns"
+      orientation="horizontal"
+      className="ide-body"
+      defaultLayout={columns.defaultLayout}
+      onLayoutChanged={columns.onLayoutChanged}
+    >
+      <Panel id="explorer" defaultSize="22%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
+        <Explorer projectName={projectName} />
+      </Panel>
+      <Separator className="ide-separator" data-testid="separator-explorer" />
+      <Panel id="main" minSize="30%">
+        <Group id="ide-rows" orientation="vertical" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged}>
+          <Panel id="editor" minSize="15%">
+            <EditorArea />
+          </Panel>
+          <Separator className="ide-separator" data-testid="separator-terminal" />
+          <Panel id="terminal" defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
+            <TerminalPanel projectId={projectId} canWrite={canWrite} />
+          </Panel>
+        </Group>
+      </Panel>
+    </Group>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect } from "react";
+import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useRequireUser } from "@/components/auth/use-account";
+import { UserMenu } from "@/components/auth/user-menu";
+import { ExplorerProvider } from "@/components/ide/explorer/explorer-context";
+import { IdeLayout } from "@/components/ide/ide-layout";
+import { useFileChanges } from "@/components/ide/use-file-changes";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorCode, errorMessage } from "@/components/ui/error-message";
+
+type User = { id: string; name: string; email: string; role: string };
+
+export function IdeView({ projectId }: { projectId: string }) {
+  const trpc = useTRPC();
+  const { user } = useRequireUser();
+  const project = useQuery(trpc.project.get.queryOptions({ projectId }, { enabled: user !== null }));
+
+  if (!user || project.isPending) return <div className="center-message" style={{ height: "100vh" }}>Loading…</div>;
+  if (project.error) {
+    const missing = errorCode(project.error) === "NOT_FOUND" || errorCode(project.error) === "BAD_REQUEST";
+    return (
+      <div className="auth-page">
+        <div className="auth-card" data-testid="project-not-found">
+          <h1>{missing ? "Project not found" : "Could not open the project"}</h1>
+          <p className="muted">{missing ? "This project does not exist, or you do not have access to it." : errorMessage(project.error)}</p>
+          <Link className="btn btn-primary" href="/">
+            Back to projects
+          </Link>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <OpenFilesProvider projectId={projectId} key={projectId}>
+      <ExplorerProvider projectId={projectId}>
+        <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />
+      </ExplorerProvider>
+    </OpenFilesProvider>
+  );
+}
+
+function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name: string; canWrite: boolean; user: User }) {
+  const store = useOpenFilesStore();
+  const connection = useFileChanges(projectId);
+  const { files, active } = useOpenFiles();
+  const dirty = files.some((f) => f.dirty);
+
+  useEffect(() => {
+    document.title = `${name} · Tandem`;
+  }, [name]);
+
+  // Leaving with unsaved changes asks first.
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [dirty]);
+
+  useEffect(() => () => store.dispose(), [store]);
+
+  return (
+    <div className="ide" data-testid="ide">
+      <header className="ide-titlebar">
+        <Link href="/" className="auth-brand" style={{ fontSize: 13 }} title="All projects">
+          <span className="brand-mark" style={{ width: 18, height: 18, fontSize: 10 }}>
+            T
+          </span>
+        </Link>
+        <Link href="/" className="muted">
+          Projects
+        </Link>
+        <span className="muted">/</span>
+        <span className="project-title" data-testid="project-title">
+          {name}
+        </span>
+        <span className="spacer" />
+        <UserMenu user={user} />
+      </header>
+      <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} />
+      <footer className={connection === "offline" ? "statusbar offline" : "statusbar"} data-testid="statusbar">
+        <span data-testid="connection-state" data-state={connection}>
+          {connection === "live" ? "● Live" : connection === "connecting" ? "○ Connecting…" : "⚠ Offline: changes on disk are not shown"}
+        </span>
+        <span className="spacer" />
+        {active && <span>{active}</span>}
+        {!canWrite && <span>Read-only access</span>}
+      </footer>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+const TerminalView = dynamic(() => import("@/components/terminal/terminal-view").then((m) => m.TerminalView), {
+  ssr: false,
+  loading: () => <div className="center-message">Starting terminal…</div>,
+});
+
+export function TerminalPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }));
+  const [chosen, setChosen] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries(trpc.terminal.list.queryFilter({ projectId }));
+  const create = useMutation(
+    trpc.terminal.create.mutationOptions({
+      onSuccess: async (terminal) => {
+        setChosen(terminal.id);
+        await refresh();
+      },
+    }),
+  );
+  const close = useMutation(trpc.terminal.close.mutationOptions({ onSettled: () => void refresh() }));
+
+  const list = terminals.data ?? [];
+  const active = list.find((t) => t.id === chosen) ?? list[0] ?? null;
+  const error = create.error ?? close.error ?? terminals.error;
+
+  const closeTerminal = (id: string) => {
+    const index = list.findIndex((t) => t.id === id);
+    if (id === active?.id) setChosen((list[index + 1] ?? list[index - 1])?.id ?? null);
+    close.mutate({ projectId, terminalId: id });
+  };
+
+  return (
+    <div className="pane terminal-panel" data-testid="terminal-panel">
+      <div className="terminal-tabs" role="tablist">
+        <span className="pane-header" style={{ padding: "0 8px 0 4px", height: "auto" }}>
+          Terminal
+        </span>
+        {list.map((terminal, index) => (
+          <div
+            key={terminal.id}
+            role="tab"
+            aria-selected={terminal.id === active?.id}
+            className={terminal.id === active?.id ? "terminal-tab active" : "terminal-tab"}
+            onClick={() => setChosen(terminal.id)}
+            onAuxClick={(event) => event.button === 1 && closeTerminal(terminal.id)}
+            data-testid={`terminal-tab-${index}`}
+            title={terminal.title}
+          >
+            <span>
+              {index + 1}: {terminal.title}
+              {terminal.exited && " (exited)"}
+            </span>
+            <button
+              className="icon-btn"
+              aria-label={`Close terminal ${index + 1}`}
+              data-testid="terminal-close"
+              onClick={(event) => {
+                event.stopPropagation();
+                closeTerminal(terminal.id);
+              }}
+            >
+              ×
+            </button>
+          </div>
+        ))}
+        {canWrite && (
+          <button
+            className="icon-btn"
+            title="New Terminal"
+            aria-label="New Terminal"
+            disabled={create.isPending}
+            onClick={() => create.mutate({ projectId })}
+            data-testid="terminal-new"
+          >
+            ＋
+          </button>
+        )}
+        {error && <span className="error-text">{errorMessage(error)}</span>}
+      </div>
+      {active ? (
+        <div className="terminal-host" data-testid="terminal">
+          <TerminalView key={active.id} projectId={projectId} terminalId={active.id} />
+        </div>
+      ) : (
+        <div className="center-message">
+          {terminals.isPending ? (
+            "Loading terminals…"
+          ) : canWrite ? (
+            <button className="btn" onClick={() => create.mutate({ projectId })} disabled={create.isPending} data-testid="terminal-open">
+              Open a terminal
+            </button>
+          ) : (
+            "No terminals are open."
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useEffect, useRef } from "react";
+import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { parentOf } from "@/components/ide/explorer/paths";
+import { useTRPC } from "@/components/trpc-provider";
+
+/**
+ * Follows the project's files on disk: open tabs reload or flag a conflict, and the explorer
+ * refetches the folders whose entries changed (batched, so a burst of changes is one refetch each).
+ * Returns whether the live connection is up.
+ */
+export function useFileChanges(projectId: string): "live" | "connecting" | "offline" {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const store = useOpenFilesStore();
+  const folders = useRef(new Set<string>());
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  const subscription = useSubscription(
+    trpc.fs.changes.subscriptionOptions(
+      { projectId },
+      {
+        onData: (change) => {
+          void store.diskChanged(change);
+          if (change.type === "change") return;
+          folders.current.add(parentOf(change.path));
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => {
+            for (const path of folders.current) void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId, path }));
+            folders.current.clear();
+          }, 120);
+        },
+      },
+    ),
+  );
+
+  // After a reconnect, catch up with whatever changed while the connection was down.
+  const everLive = useRef(false);
+  const previous = useRef(subscription.status);
+  const live = subscription.status === "pending";
+  useEffect(() => {
+    if (live && previous.current !== "pending") {
+      if (everLive.current) {
+        void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId }));
+        for (const file of store.getSnapshot().files) void store.diskChanged({ type: "change", path: file.path });
+      }
+      everLive.current = true;
+    }
+    previous.current = subscription.status;
+  }, [live, subscription.status, queryClient, trpc, projectId, store]);
+
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  if (live) return "live";
+  return subscription.status === "error" ? "offline" : "connecting";
+}

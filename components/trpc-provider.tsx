@@ -1,0 +1,52 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, createWSClient, httpBatchLink, splitLink, wsLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { useState, type ReactNode } from "react";
+import superjson from "superjson";
+import type { AppRouter } from "@/server/api/root";
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+function makeQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: (count, error) => count < 2 && !isClientError(error) },
+    },
+  });
+}
+
+// 4xx answers (not found, forbidden, bad input) will not change on a retry.
+function isClientError(error: unknown): boolean {
+  const status = (error as { data?: { httpStatus?: number } } | null)?.data?.httpStatus;
+  return typeof status === "number" && status >= 400 && status < 500;
+}
+
+const webSocketUrl = () => `${window.location.protocol === "https:" ? "wss" : "ws"}://${window.location.host}/api/trpc/ws`;
+
+function makeTrpcClient() {
+  // Lazy: the socket opens with the first subscription, so it carries the login cookie of that moment.
+  const wsClient = createWSClient({ url: webSocketUrl, lazy: { enabled: true, closeMs: 5_000 } });
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: wsLink({ client: wsClient, transformer: superjson }),
+        false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+      }),
+    ],
+  });
+}
+
+export function TrpcProvider({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(makeQueryClient);
+  const [trpcClient] = useState(makeTrpcClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
