@@ -1,0 +1,78 @@
+import { execFile } from "node:child_process";
+import { readFile, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { expectCode, useTempDirs } from "./test-helpers";
+import { commitFiles, recoverTransactions, type CommitStep } from "./transaction";
+import { Workspace, versionOf } from "./workspace";
+
+const tempDir = useTempDirs();
+const run = promisify(execFile);
+
+async function fiveFiles() {
+  const root = await tempDir();
+  const names = ["a.txt", "b.txt", "sub/c.txt", "d.txt", "e.txt"];
+  await import("node:fs/promises").then((fs) => fs.mkdir(path.join(root, "sub")));
+  for (const name of names) await writeFile(path.join(root, name), `old ${name}\n`);
+  const workspace = await Workspace.open(root);
+  const writes = names.map((name) => ({
+    path: name,
+    bytes: Buffer.from(`new ${name}\n`),
+    expectedVersion: versionOf(Buffer.from(`old ${name}\n`)),
+  }));
+  const contents = () => Promise.all(names.map((name) => readFile(path.join(root, name), "utf8")));
+  return { root, names, workspace, writes, contents };
+}
+
+/** Runs a commit in a child process that SIGKILLs itself at `step`: a real crash, no cleanup. */
+async function crashAt(root: string, names: string[], step: CommitStep) {
+  const module = path.join(import.meta.dirname, "transaction.ts");
+  const workspaceModule = path.join(import.meta.dirname, "workspace.ts");
+  const code = `
+    const { commitFiles } = await import(${JSON.stringify(module)});
+    const { Workspace, versionOf } = await import(${JSON.stringify(workspaceModule)});
+    const ws = await Workspace.open(${JSON.stringify(root)});
+    const names = ${JSON.stringify(names)};
+    await commitFiles(ws, names.map((n) => ({ path: n, bytes: Buffer.from("new " + n + "\\n"), expectedVersion: versionOf(Buffer.from("old " + n + "\\n")) })),
+      { onStep: (s) => { if (s === ${JSON.stringify(step)}) process.kill(process.pid, "SIGKILL"); } });
+  `;
+  await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: path.resolve(import.meta.dirname, "../..") }).catch(
+    (error: { signal?: string }) => expect(error.signal).toBe("SIGKILL"),
+  );
+}
+
+describe("commitFiles", () => {
+  it("writes every file", async () => {
+    const t = await fiveFiles();
+    await commitFiles(t.workspace, t.writes);
+    expect(await t.contents()).toEqual(t.names.map((n) => `new ${n}\n`));
+    expect(await readdir(path.join(t.root, ".tandem/transactions"))).toEqual([]);
+  });
+
+  it("writes nothing when one file changed since it was read", async () => {
+    const t = await fiveFiles();
+    await writeFile(path.join(t.root, "d.txt"), "someone else\n");
+    await expectCode(commitFiles(t.workspace, t.writes), "CONFLICT");
+    const now = await t.contents();
+    expect(now.filter((c) => c.startsWith("new"))).toEqual([]);
+  });
+
+  it("after a crash before the commit point, recovery leaves all old contents", async () => {
+    const t = await fiveFiles();
+    await crashAt(t.root, t.names, "prepared");
+    await recoverTransactions(t.workspace);
+    expect(await t.contents()).toEqual(t.names.map((n) => `old ${n}\n`));
+    const leftovers = (await readdir(t.root)).filter((n) => n.endsWith(".tmp"));
+    expect(leftovers).toEqual([]);
+  });
+
+  it("after a crash part-way through the renames, recovery leaves all new contents", async () => {
+    const t = await fiveFiles();
+    await crashAt(t.root, t.names, "renamed:1");
+    const mixed = await t.contents();
+    expect(mixed.filter((c) => c.startsWith("new")).length).toBe(2);
+    await recoverTransactions(t.workspace);
+    expect(await t.contents()).toEqual(t.names.map((n) => `new ${n}\n`));
+  });
+});
