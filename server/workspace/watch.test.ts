@@ -51,10 +51,11 @@ describe("watchWorkspace", () => {
     await sub.stop();
   });
 
-  it("does not report the workspace's own temp files, nor .git and node_modules contents", async () => {
+  it("does not report the workspace's own temp files, nor .git, node_modules and .tandem contents", async () => {
     const root = await realpath(await tempDir());
     await mkdir(path.join(root, ".git"));
     await mkdir(path.join(root, "node_modules"));
+    await mkdir(path.join(root, ".tandem"));
     const ws = await Workspace.open(root);
     await ws.create("a.ts", "one");
     const sub = await subscribe(root);
@@ -62,6 +63,7 @@ describe("watchWorkspace", () => {
     await ws.create("b.ts", "new");
     await writeFile(path.join(root, ".git", "index"), "x");
     await writeFile(path.join(root, "node_modules", "dep.js"), "x");
+    await writeFile(path.join(root, ".tandem", "journal.json"), "x");
     await sub.until((seen) => seen.some((c) => c.path === "b.ts"));
     await settle();
     expect(sub.seen.map((c) => c.path).sort()).toEqual(["a.ts", "b.ts"]);

@@ -23,6 +23,8 @@ interface Hub {
   pending: Map<string, ChangeType>;
   quietTimer?: NodeJS.Timeout;
   firstPendingAt: number;
+  /** Batches are hashed asynchronously; chaining keeps them in the order they happened. */
+  delivered: Promise<void>;
 }
 
 /** Quiet time that ends a burst, and the longest a burst may hold events back. */
@@ -31,7 +33,8 @@ const MAX_HOLD_MS = 250;
 /** A subscriber that stops reading loses its oldest events rather than growing without bound. */
 const MAX_QUEUE = 10_000;
 const CHANGE_TYPES = new Set<string>(["add", "change", "unlink", "addDir", "unlinkDir"]);
-const UNWATCHED_FOLDERS = new Set([".git", "node_modules"]);
+// .tandem holds the server's own bookkeeping (transaction journals, checkpoints), not project files.
+const UNWATCHED_FOLDERS = new Set([".git", "node_modules", ".tandem"]);
 
 const hubs = new Map<string, Hub>();
 
@@ -70,7 +73,9 @@ function flush(root: string, hub: Hub): void {
   const changes = [...hub.pending].map(([changedPath, type]) => ({ type, path: changedPath }));
   hub.pending.clear();
   if (changes.length === 0) return;
-  void Promise.all(changes.map((change) => withVersion(root, change))).then((batch) => {
+  const versioned = Promise.all(changes.map((change) => withVersion(root, change)));
+  hub.delivered = hub.delivered.then(async () => {
+    const batch = await versioned;
     for (const subscriber of hub.subscribers) subscriber(batch);
   });
 }
@@ -102,6 +107,7 @@ function acquire(root: string, subscriber: Subscriber): Hub {
       subscribers: new Set(),
       pending: new Map(),
       firstPendingAt: 0,
+      delivered: Promise.resolve(),
     };
     watcher.on("all", (event, absolute) => {
       if (CHANGE_TYPES.has(event)) record(root, created, event as ChangeType, absolute);
@@ -126,7 +132,7 @@ function release(root: string, hub: Hub, subscriber: Subscriber): void {
 /**
  * Changes under a workspace root, as root-relative POSIX paths, until `signal` is aborted or the
  * consumer calls `return()`. All subscribers of one root share one watcher, closed when the last
- * one leaves. `.git` and `node_modules` contents and the workspace's own temp files are left out.
+ * one leaves. `.git`, `node_modules` and `.tandem` contents and the workspace's own temp files are left out.
  */
 export function watchWorkspace(root: string, options: WatchOptions = {}): AsyncIterableIterator<FileChange> {
   return new ChangeStream(root, options);
