@@ -1,0 +1,67 @@
+import { spawn } from "node:child_process";
+import { rgPath } from "@vscode/ripgrep";
+
+/** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
+export const RG_BASE_ARGS = ["--no-config", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--hidden", "--glob", "!.git", "--color", "never"];
+
+export interface RgRun {
+  lines: string[];
+  /** True when we stopped reading after `maxLines` (rg was killed). */
+  stopped: boolean;
+  exitCode: number | null;
+  stderr: string;
+}
+
+export interface RgOptions {
+  cwd: string;
+  signal: AbortSignal;
+  /** Stop (and kill rg) after this many lines of output. */
+  maxLines?: number;
+  onLine?(line: string): void;
+}
+
+/** Runs the bundled ripgrep and collects its output lines; aborting the signal kills it. */
+export function runRipgrep(args: string[], options: RgOptions): Promise<RgRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const lines: string[] = [];
+    let partial = "";
+    let stderr = "";
+    let stopped = false;
+    const max = options.maxLines ?? Number.POSITIVE_INFINITY;
+    const stop = () => {
+      if (!child.killed) child.kill("SIGKILL");
+    };
+    const onAbort = () => stop();
+    options.signal.addEventListener("abort", onAbort, { once: true });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (stopped) return;
+      const parts = (partial + chunk).split("\n");
+      partial = parts.pop()!;
+      for (const line of parts) {
+        if (lines.length >= max) {
+          stopped = true;
+          stop();
+          return;
+        }
+        lines.push(line);
+        options.onLine?.(line);
+      }
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      if (stderr.length < 64 * 1024) stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      options.signal.removeEventListener("abort", onAbort);
+      if (!stopped && partial !== "" && lines.length < max) lines.push(partial);
+      if (options.signal.aborted) {
+        reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
+        return;
+      }
+      resolve({ lines, stopped, exitCode: code, stderr });
+    });
+  });
+}
