@@ -180,7 +180,9 @@ export function isEvent<T extends SessionEventType>(event: SessionEvent, type: T
 // seq it holds) gets the committed version: no gap, no duplicate.
 
 export type ProvisionalDelta = { seq: number; offset: number; text: string; turnId: string; stepId: string };
-export type SessionStreamItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta);
+/** Live output of a running tool (shell lines, fetch status): shown while it runs, never stored. */
+export type ToolProgressItem = { kind: "progress"; toolCallId: string; progress: { type: "output"; stream: "stdout" | "stderr"; text: string } | { type: "status"; text: string } };
+export type SessionStreamItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta) | ToolProgressItem;
 
 /** The client's copy of a session's log: committed events plus the text streamed ahead of them. */
 export type LiveLog = { events: SessionEvent[]; lastSeq: number; provisional: Map<number, ProvisionalDelta> };
@@ -198,7 +200,7 @@ export function applyStreamItem(log: LiveLog, item: SessionStreamItem): LiveLog 
     for (const seq of log.provisional.keys()) if (seq <= log.lastSeq) log.provisional.delete(seq);
     return log;
   }
-  if (item.seq <= log.lastSeq) return log;
+  if (item.kind === "progress" || item.seq <= log.lastSeq) return log;
   const current = log.provisional.get(item.seq);
   const text = (current?.text ?? "").slice(0, item.offset);
   if (text.length < item.offset) return log; // a piece went missing: wait for the committed event

@@ -55,6 +55,10 @@ export async function* streamSessionEvents(input: {
         continue;
       }
       const item = queue.shift()!;
+      if (item.kind === "progress") {
+        yield item;
+        continue;
+      }
       if (item.kind === "delta") {
         if (item.seq > last) yield item;
         continue;

@@ -1,0 +1,89 @@
+import { generateText, type LanguageModel, type ModelMessage } from "ai";
+import { foldModelMessages, type ModelFoldOptions } from "@/lib/model-transcript";
+import type { SessionEvent } from "@/lib/session-events";
+import type { EventLog } from "@/server/agent/events";
+import { MAX_RETRIES } from "@/server/agent/step";
+import { pushContiguous } from "@/server/agent/turn-state";
+
+// Keeps what is sent to the model inside its context window. When the estimate passes
+// COMPACT_AT of the window: turns before the current one are summarised by the model into a
+// `compaction` event (the fold then sends the summary instead of them), and tool outputs older
+// than the last KEEP_STEPS steps are pruned from what is sent. The log keeps everything.
+
+export const COMPACT_AT = 0.8;
+const KEEP_STEPS = 3;
+export const SUMMARY_REQUEST =
+  "Summarise the conversation above for yourself, to continue the work with less context. Keep: the user's goals and " +
+  "constraints, decisions made, files read or changed (with paths), commands run and their outcomes, open questions and " +
+  "what remains to do. Be concise and factual; no preamble.";
+
+/** Rough token count of what would be sent: ~4 characters a token, plus the tools' schemas. */
+export function estimateTokens(instructions: string, messages: ModelMessage[], toolsChars = 0): number {
+  return Math.ceil((instructions.length + JSON.stringify(messages).length + toolsChars) / 4);
+}
+
+/** The seq before which tool outputs are pruned: the start of the last KEEP_STEPS steps. */
+export function pruneBoundary(events: SessionEvent[]): number | undefined {
+  const stepStarts: number[] = [];
+  const seen = new Set<string>();
+  for (const e of events) {
+    if ((e.type === "tool_call" || e.type === "assistant_message") && !seen.has(e.payload.stepId)) {
+      seen.add(e.payload.stepId);
+      stepStarts.push(e.seq);
+    }
+  }
+  return stepStarts.length > KEEP_STEPS ? stepStarts[stepStarts.length - KEEP_STEPS] : undefined;
+}
+
+export type PreparedContext = { messages: ModelMessage[]; fold: ModelFoldOptions; estimate: number };
+
+/**
+ * The messages for the next step, compacting first when they would not fit. `turnStartSeq` is
+ * where the current turn began: only what is before it may be summarised.
+ */
+export async function prepareContext(input: {
+  events: SessionEvent[];
+  instructions: string;
+  toolsChars: number;
+  contextWindow: number;
+  turnStartSeq: number;
+  model: LanguageModel;
+  log: EventLog;
+  sessionId: string;
+  signal: AbortSignal;
+}): Promise<PreparedContext> {
+  const limit = input.contextWindow * COMPACT_AT;
+  let fold: ModelFoldOptions = {};
+  let messages = foldModelMessages(input.events, fold);
+  let estimate = estimateTokens(input.instructions, messages, input.toolsChars);
+  if (estimate <= limit) return { messages, fold, estimate };
+
+  const lastCompaction = input.events.findLast((e) => e.type === "compaction");
+  const compactedUpTo = lastCompaction?.type === "compaction" ? lastCompaction.payload.upToSeq : 0;
+  const upToSeq = input.turnStartSeq - 1;
+  if (upToSeq > compactedUpTo) {
+    const older = input.events.filter((e) => e.seq <= upToSeq);
+    const { text } = await generateText({
+      model: input.model,
+      instructions: "You write compact, faithful summaries of coding sessions.",
+      messages: [...foldModelMessages(older), { role: "user", content: SUMMARY_REQUEST }],
+      abortSignal: input.signal,
+      maxRetries: MAX_RETRIES,
+    });
+    const event = await input.log.append(input.sessionId, "compaction", {
+      summary: text.trim(),
+      upToSeq,
+      estimatedTokens: estimate,
+      contextWindow: input.contextWindow,
+    });
+    pushContiguous(input.events, event);
+    messages = foldModelMessages(input.events, fold);
+    estimate = estimateTokens(input.instructions, messages, input.toolsChars);
+  }
+  if (estimate > limit) {
+    fold = { pruneBeforeSeq: pruneBoundary(input.events.filter((e) => e.seq >= input.turnStartSeq)) };
+    messages = foldModelMessages(input.events, fold);
+    estimate = estimateTokens(input.instructions, messages, input.toolsChars);
+  }
+  return { messages, fold, estimate };
+}

@@ -1,0 +1,138 @@
+import { z } from "zod";
+import type { ToolKind } from "@/server/tools/define-tool";
+
+// The approval policy: which tool calls run at once, which wait for a person, which never run.
+//
+// Modes: `ask` (reads run freely; edits, writes, shell and fetch ask), `auto-edit` (edits and
+// writes run; shell and fetch ask), `yolo` (nothing asks). Rules name a tool, and for shell
+// commands optionally a command prefix. Deny wins over allow, and over the mode, even in yolo.
+// A compound command (`a && b | c; d`) is allowed by rules only when every part is; a part that
+// cannot be judged (command substitution) is never allowed by a rule.
+
+export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+export const ruleSchema = z.object({
+  tool: z.string().min(1),
+  /** For shell tools: the rule applies to commands starting with this (whole words). */
+  commandPrefix: z.string().min(1).optional(),
+});
+export type PolicyRule = z.infer<typeof ruleSchema>;
+export const rulesSchema = z.array(ruleSchema);
+
+export type Policy = { mode: ApprovalMode; allow: PolicyRule[]; deny: PolicyRule[] };
+
+export type PolicyDecision = { action: "run" } | { action: "ask"; reason: string } | { action: "deny"; reason: string };
+
+const ASKS: Record<ApprovalMode, ReadonlySet<ToolKind>> = {
+  ask: new Set<ToolKind>(["edit", "execute", "fetch"]),
+  "auto-edit": new Set<ToolKind>(["execute", "fetch"]),
+  yolo: new Set<ToolKind>(),
+};
+
+export function parsePolicy(input: { approvalMode: string; allowRules: unknown; denyRules: unknown }, sessionAllow: unknown = []): Policy {
+  const mode = (APPROVAL_MODES as readonly string[]).includes(input.approvalMode) ? (input.approvalMode as ApprovalMode) : "ask";
+  const rules = (value: unknown) => rulesSchema.safeParse(value).data ?? [];
+  return { mode, allow: [...rules(input.allowRules), ...rules(sessionAllow)], deny: rules(input.denyRules) };
+}
+
+/** The shell command of a call, when the tool runs one. */
+export function commandOf(input: unknown): string | null {
+  if (input && typeof input === "object" && "command" in input && typeof input.command === "string") return input.command;
+  return null;
+}
+
+/**
+ * Splits a shell command into the simple commands it runs: on `&&`, `||`, `;`, `|`, `&` and new
+ * lines, outside quotes. Returns null when it contains command substitution or a subshell, which
+ * no prefix rule can vouch for.
+ */
+export function splitCommand(command: string): string[] | null {
+  const parts: string[] = [];
+  let current = "";
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (quote === '"' && (c === "`" || (c === "$" && command[i + 1] === "("))) return null;
+      current += c;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      current += c;
+    } else if (c === "`" || (c === "$" && command[i + 1] === "(") || c === "(" || c === ")") {
+      return null;
+    } else if (c === "\\" && i + 1 < command.length) {
+      current += c + command[++i];
+    } else if (c === ";" || c === "\n" || c === "|" || c === "&") {
+      if (current.trim()) parts.push(current.trim());
+      current = "";
+      if ((c === "|" || c === "&") && command[i + 1] === c) i++;
+    } else current += c;
+  }
+  if (quote) return null;
+  if (current.trim()) parts.push(current.trim());
+  return parts;
+}
+
+/** `prefix` matches `command` on whole words: `git` matches `git status`, not `gitk`. */
+function startsWithWords(command: string, prefix: string): boolean {
+  const words = command.trim().split(/\s+/);
+  while (words.length > 1 && /^[A-Za-z_]\w*=/.test(words[0]!)) words.shift(); // FOO=1 cmd → cmd
+  const want = prefix.trim().split(/\s+/);
+  return want.every((w, i) => words[i] === w);
+}
+
+function ruleMatches(rule: PolicyRule, toolName: string, part: string | null): boolean {
+  if (rule.tool !== toolName && rule.tool !== "*") return false;
+  if (!rule.commandPrefix) return true;
+  return part !== null && startsWithWords(part, rule.commandPrefix);
+}
+
+export function decide(policy: Policy, tool: { name: string; kind: ToolKind }, input: unknown, toolInsists = false): PolicyDecision {
+  const command = commandOf(input);
+  const parts = command === null ? null : splitCommand(command);
+
+  for (const rule of policy.deny) {
+    if (!rule.commandPrefix && ruleMatches(rule, tool.name, null)) return { action: "deny", reason: `The project's policy does not allow ${tool.name}.` };
+    if (rule.commandPrefix && command !== null) {
+      // Unsplittable commands are checked as a whole: a denied prefix anywhere still denies.
+      const denied = (parts ?? [command]).find((part) => ruleMatches(rule, tool.name, part)) ??
+        (parts === null && command.includes(rule.commandPrefix) ? command : undefined);
+      if (denied !== undefined) return { action: "deny", reason: `The project's policy does not allow \`${rule.commandPrefix}\` commands.` };
+    }
+  }
+
+  if (policy.mode === "yolo") return { action: "run" };
+
+  const allowedByRules =
+    command === null
+      ? policy.allow.some((rule) => !rule.commandPrefix && ruleMatches(rule, tool.name, null))
+      : parts !== null &&
+        parts.length > 0 &&
+        parts.every((part) => policy.allow.some((rule) => ruleMatches(rule, tool.name, part)));
+  if (allowedByRules) return { action: "run" };
+  if (toolInsists) return { action: "ask", reason: `${tool.name} asks for approval for this input.` };
+  if (ASKS[policy.mode].has(tool.kind)) {
+    return { action: "ask", reason: `In "${policy.mode}" mode, ${tool.kind} tools need approval.` };
+  }
+  return { action: "run" };
+}
+
+/** The rules an "approve always" answer adds to the session: the tool, or each command's prefix. */
+export function rulesForAlways(toolName: string, input: unknown): PolicyRule[] {
+  const command = commandOf(input);
+  if (command === null) return [{ tool: toolName }];
+  const parts = splitCommand(command) ?? [];
+  return parts.map((part) => ({ tool: toolName, commandPrefix: commandPrefixOf(part) }));
+}
+
+/** `npm test -- --watch` → `npm test`; `ls -la` → `ls`; `./build.sh x` → `./build.sh`. */
+export function commandPrefixOf(part: string): string {
+  const words = part.trim().split(/\s+/);
+  const second = words[1];
+  if (second && /^[a-z][\w:-]*$/i.test(second) && !second.startsWith("-")) return `${words[0]} ${second}`;
+  return words[0]!;
+}

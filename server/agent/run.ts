@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import type { LanguageModel } from "ai";
+import type { SessionEvent, SessionStatus } from "@/lib/session-events";
+import type { Db } from "@/server/db/client";
+import { listEvents } from "@/server/db/repositories/session-events";
+import { addSessionUsage } from "@/server/db/repositories/sessions";
+import type { ToolContext } from "@/server/tools/define-tool";
+import type { ToolSet } from "@/server/tools/registry";
+import { prepareContext } from "@/server/agent/compaction";
+import { describeModelError } from "@/server/agent/errors";
+import type { EventLog } from "@/server/agent/events";
+import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
+import type { Policy } from "@/server/agent/policy";
+import { runModelStep, type StepCall } from "@/server/agent/step";
+import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
+import { pushContiguous, turnState, type ToolCallEvent } from "@/server/agent/turn-state";
+import { addUsage, costOf, type ModelFacts } from "@/server/agent/usage";
+import type { TokenUsage } from "@/lib/session-events";
+
+// One turn of the agent: model step → tool calls → model step ... until the model answers
+// without calling tools, the step limit or the loop guard stops it, it is cancelled, or it must
+// wait for a person. Every decision is taken from the session's log (turn-state.ts), so the same
+// function starts a turn, continues it after an approval, and resumes it after a restart.
+
+export type TurnRun = {
+  db: Db;
+  log: EventLog;
+  sessionId: string;
+  modelId: string;
+  /** Throws ModelConfigError when the model cannot be used; reported as an error event. */
+  model: () => LanguageModel;
+  endpoint: string;
+  instructions: string;
+  tools: ToolSet;
+  policy: Policy;
+  stepLimit: number;
+  loopGuardRepeats: number;
+  facts: ModelFacts;
+  resumed: boolean;
+  signal: AbortSignal;
+  toolContext(toolCallId: string): ToolContext;
+  setStatus(status: SessionStatus, reason?: string): Promise<void>;
+  maxRetries?: number;
+};
+
+export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting"; text: string };
+
+export async function runTurn(r: TurnRun): Promise<TurnEnd> {
+  const events: SessionEvent[] = await listEvents(r.db, r.sessionId);
+  let state = turnState(events);
+  let turn = state.openTurn;
+  if (!turn) {
+    const turnId = randomUUID();
+    const started = await r.log.append(r.sessionId, "turn_started", { turnId, model: r.modelId, resumed: r.resumed });
+    pushContiguous(events, started);
+    turn = { turnId, seq: started.seq };
+  }
+  const { turnId } = turn;
+  await r.setStatus("running");
+  let lastText = "";
+
+  const refresh = async () => {
+    events.push(...(await listEvents(r.db, r.sessionId, events.at(-1)?.seq ?? 0)));
+    return turnState(events);
+  };
+  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting">, message?: string): Promise<TurnEnd> => {
+    await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: turnState(events).steps });
+    await r.setStatus(reason === "error" ? "failed" : "idle", message);
+    return { reason, text: lastText };
+  };
+  const runner = {
+    db: r.db,
+    log: r.log,
+    sessionId: r.sessionId,
+    turnId,
+    tools: r.tools,
+    policy: r.policy,
+    context: r.toolContext,
+  };
+
+  for (;;) {
+    state = await refresh();
+    if (r.signal.aborted) {
+      await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the turn was cancelled.");
+      return finish("cancelled");
+    }
+    if (state.pendingCalls.length) {
+      const hit = repeatedCall(state.turnCalls, r.loopGuardRepeats);
+      if (hit) {
+        await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the loop guard stopped the turn.");
+        return finish("loop_guard", loopGuardMessage(hit));
+      }
+      if ((await runPendingCalls(runner, state.pendingCalls, r.signal)) === "waiting") {
+        await r.setStatus("waiting_approval");
+        return { reason: "waiting", text: lastText };
+      }
+      continue;
+    }
+    if (state.steps >= r.stepLimit) {
+      return finish("step_limit", `Stopped: this turn reached its limit of ${r.stepLimit} steps. Send a message to let the agent continue.`);
+    }
+
+    const seenSeq = state.lastSeq;
+    const stepId = `${turnId}:${state.steps + 1}`;
+    let step: Awaited<ReturnType<typeof runModelStep>>;
+    try {
+      const model = r.model();
+      const context = await prepareContext({
+        events,
+        instructions: r.instructions,
+        toolsChars: toolsSize(r.tools),
+        contextWindow: r.facts.contextWindow,
+        turnStartSeq: turn.seq,
+        model,
+        log: r.log,
+        sessionId: r.sessionId,
+        signal: r.signal,
+      });
+      step = await runModelStep({
+        log: r.log,
+        sessionId: r.sessionId,
+        turnId,
+        stepId,
+        model,
+        instructions: r.instructions,
+        messages: context.messages,
+        tools: r.tools,
+        signal: r.signal,
+        maxRetries: r.maxRetries,
+      });
+    } catch (error) {
+      if (r.signal.aborted) continue;
+      step = { text: "", calls: [], usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, error, aborted: false };
+    }
+    if (step.aborted) continue; // the top of the loop closes the step's calls and finishes
+    if (step.error) {
+      await refresh();
+      await closeCalls(r.log, r.sessionId, turnId, callsOf(events, step.calls), "the model's answer was cut off before the call was complete.");
+      const described = describeModelError(step.error, r.modelId, r.endpoint);
+      await r.log.append(r.sessionId, "error", { ...described, turnId });
+      return finish("error", described.message);
+    }
+    lastText = step.text || lastText;
+    await recordUsage(r, events, turnId, stepId, step.usage);
+    if (!step.calls.length) {
+      state = await refresh();
+      if (state.lastUserSeq > seenSeq) continue; // someone wrote while the model answered
+      return finish("completed");
+    }
+  }
+}
+
+function callsOf(events: SessionEvent[], calls: StepCall[]): ToolCallEvent[] {
+  const ids = new Set(calls.map((c) => c.toolCallId));
+  return events.filter((e): e is ToolCallEvent => e.type === "tool_call" && ids.has(e.payload.toolCallId));
+}
+
+function toolsSize(tools: ToolSet): number {
+  return Object.values(tools).reduce((n, t) => n + t.description.length + 200, 0);
+}
+
+async function recordUsage(r: TurnRun, events: SessionEvent[], turnId: string, stepId: string, step: TokenUsage) {
+  const previous = events.findLast((e) => e.type === "usage");
+  const before = previous?.type === "usage" ? previous.payload : null;
+  const session = addUsage(before?.session ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, step);
+  const stepCostUsd = costOf(step, r.facts.prices);
+  const sessionCostUsd = (before?.sessionCostUsd ?? 0) + (stepCostUsd ?? 0);
+  const event = await r.log.append(r.sessionId, "usage", { turnId, stepId, step, session, stepCostUsd, sessionCostUsd });
+  pushContiguous(events, event);
+  await addSessionUsage(r.db, r.sessionId, { inputTokens: step.inputTokens, outputTokens: step.outputTokens, costUsd: stepCostUsd ?? 0 });
+}

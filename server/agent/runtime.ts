@@ -1,0 +1,341 @@
+import type { Db } from "@/server/db/client";
+import { findApproval, listPendingApprovals, resolveApproval } from "@/server/db/repositories/approvals";
+import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
+import { listEvents } from "@/server/db/repositories/session-events";
+import * as sessions from "@/server/db/repositories/sessions";
+import type { SessionBus } from "@/server/bus/session-bus";
+import type { FetchPolicy, Tool, ToolContext } from "@/server/tools/define-tool";
+import type { Workspace } from "@/server/workspace";
+import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { SessionStatus } from "@/lib/session-events";
+import { createEventLog } from "@/server/agent/events";
+import { streamSessionEvents } from "@/server/agent/event-stream";
+import { ModelConfigError, parseModelId, type ModelRegistry } from "@/server/agent/providers";
+import { parsePolicy, rulesForAlways, rulesSchema } from "@/server/agent/policy";
+import { buildSystemPrompt } from "@/server/agent/prompts/system";
+import { runTurn, type TurnEnd } from "@/server/agent/run";
+import { createSessionResources, defaultChildTools, sessionToolSet, type SessionResources, type ShellFactory } from "@/server/agent/session-tools";
+import { createOwnTools } from "@/server/agent/own-tools";
+import { runSubagents } from "@/server/agent/subagents";
+import { closeCalls } from "@/server/agent/tool-calls";
+import { turnState } from "@/server/agent/turn-state";
+import { loadModelFacts } from "@/server/agent/usage";
+
+// The agent runtime: sessions, turns, approvals and the live stream, for any caller (the tRPC
+// routers, a sub-agent, a test). It knows nothing of HTTP; errors a caller can act on are
+// AgentRuntimeError with a code the router maps to a TRPCError.
+
+export type AgentRuntimeOptions = {
+  db: Db;
+  bus: SessionBus;
+  models: ModelRegistry;
+  openWorkspace(projectId: string): Promise<Workspace>;
+  /** The registry's base tools; defaults to the core tools. */
+  baseTools?: readonly Tool[];
+  shell?: ShellFactory;
+  sandbox: { mode: SandboxMode; allowNetwork: boolean };
+  fetchPolicy?: FetchPolicy;
+  now?: () => Date;
+  maxRetries?: number;
+};
+
+export class AgentRuntimeError extends Error {
+  constructor(
+    readonly code: "NOT_FOUND" | "CONFLICT" | "BAD_REQUEST" | "PRECONDITION_FAILED",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Person = { id: string; name: string };
+export type AgentRuntime = ReturnType<typeof createAgentRuntime>;
+
+export function createAgentRuntime(o: AgentRuntimeOptions) {
+  const { db } = o;
+  const log = createEventLog(db, o.bus);
+  const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
+  const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
+  const resources = new Map<string, SessionResources>();
+  const ownTools = createOwnTools(db, (input) => runSubagents(subagentHost, input));
+
+  async function mustFind(sessionId: string) {
+    const session = await sessions.findSession(db, sessionId);
+    if (!session) throw new AgentRuntimeError("NOT_FOUND", "No such session; it may have been deleted.");
+    return session;
+  }
+
+  async function setStatus(sessionId: string, status: SessionStatus, reason?: string) {
+    const session = await sessions.findSession(db, sessionId);
+    if (!session || session.status === status) return;
+    await sessions.setSessionStatus(db, sessionId, status);
+    await log.append(sessionId, "status", { status, reason });
+  }
+
+  /** The person a turn works for: whoever wrote the last message, else the session's author. */
+  async function turnUser(sessionId: string, fallback: string): Promise<string> {
+    const events = await listEvents(db, sessionId);
+    return events.findLast((e) => e.type === "user_message")?.authorId ?? fallback;
+  }
+
+  async function prepareRun(sessionId: string, userId: string, resumed: boolean, signal: AbortSignal) {
+    const session = await mustFind(sessionId);
+    const workspace = await o.openWorkspace(session.projectId);
+    let res = resources.get(sessionId);
+    if (!res) resources.set(sessionId, (res = createSessionResources(workspace, sessionId, o.shell)));
+    const settings = await getProjectAgentSettings(db, session.projectId);
+    const tools = sessionToolSet({ base: o.baseTools, own: ownTools, allowedTools: session.allowedTools });
+    const projectName = (await sessions.findProjectName(db, session.projectId)) ?? "project";
+    const instructions = await buildSystemPrompt({
+      workspace,
+      projectName,
+      now: o.now?.() ?? new Date(),
+      subagent: session.parentId !== null,
+      toolNames: Object.keys(tools),
+    });
+    const shared = res;
+    const toolContext = (toolCallId: string): ToolContext => ({
+      workspace,
+      projectId: session.projectId,
+      sessionId,
+      userId,
+      toolCallId,
+      signal,
+      emit: (progress) => o.bus.publish(sessionId, { kind: "progress", toolCallId, progress }),
+      reads: shared.reads,
+      shell: shared.shell,
+      outputs: shared.outputs,
+      sandbox: o.sandbox,
+      fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
+      modelAcceptsImages: false,
+    });
+    return {
+      db,
+      log,
+      sessionId,
+      modelId: session.model,
+      model: () => o.models.resolve(session.model),
+      endpoint: safeEndpoint(o.models, session.model),
+      instructions,
+      tools,
+      policy: parsePolicy(settings, session.allowRules),
+      stepLimit: session.maxSteps ?? settings.stepLimit,
+      loopGuardRepeats: settings.loopGuardRepeats,
+      facts: await loadModelFacts(db, session.model),
+      resumed,
+      signal,
+      toolContext,
+      setStatus: (status: SessionStatus, reason?: string) => setStatus(sessionId, status, reason),
+      maxRetries: o.maxRetries,
+    };
+  }
+
+  /** Starts (or continues) the session's turn unless one is already running. */
+  function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal } = {}) {
+    const running = active.get(sessionId);
+    if (running) return running.done;
+    const controller = new AbortController();
+    options.parentSignal?.addEventListener("abort", () => controller.abort(), { once: true });
+    const done = (async (): Promise<TurnEnd | null> => {
+      let end: TurnEnd | null = null;
+      try {
+        end = await runTurn(await prepareRun(sessionId, userId, options.resumed ?? false, controller.signal));
+      } catch (error) {
+        console.error(`agent turn of session ${sessionId} failed:`, error);
+        await log.append(sessionId, "error", { code: "internal", message: "The agent stopped on an internal error. Resume to try again.", detail: String(error).slice(0, 500) }).catch(() => {});
+        await setStatus(sessionId, "failed").catch(() => {});
+        end = { reason: "error", text: "" };
+      } finally {
+        active.delete(sessionId);
+      }
+      if (end.reason !== "waiting") {
+        for (const resolve of endWaiters.get(sessionId) ?? []) resolve(end);
+        endWaiters.delete(sessionId);
+        if (end.reason !== "error" && (await hasUnansweredMessage(sessionId))) void start(sessionId, userId);
+      }
+      return end;
+    })();
+    active.set(sessionId, { controller, done });
+    return done;
+  }
+
+  /** A message that arrived after the last turn ended (in the moment it was ending). */
+  async function hasUnansweredMessage(sessionId: string) {
+    const events = await listEvents(db, sessionId);
+    const lastEnd = events.findLast((e) => e.type === "turn_finished")?.seq ?? 0;
+    return events.some((e) => e.type === "user_message" && e.seq > lastEnd) && !turnState(events).openTurn;
+  }
+
+  function waitForTurnEnd(sessionId: string): Promise<TurnEnd> {
+    return new Promise((resolve) => endWaiters.set(sessionId, [...(endWaiters.get(sessionId) ?? []), resolve]));
+  }
+
+  const subagentHost = {
+    db,
+    log,
+    async createChild(parentSessionId: string, input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number }) {
+      const parent = await mustFind(parentSessionId);
+      const all = sessionToolSet({ base: o.baseTools, own: ownTools, allowedTools: null });
+      return sessions.createSession(db, {
+        projectId: parent.projectId,
+        parentId: parent.id,
+        title: input.prompt.replace(/\s+/g, " ").slice(0, 80),
+        authorId: input.userId,
+        model: parent.model,
+        allowedTools: input.allowedTools === "default" ? defaultChildTools(all) : input.allowedTools,
+        maxSteps: input.maxSteps,
+      });
+    },
+    async run(childId: string, userId: string, signal: AbortSignal): Promise<TurnEnd> {
+      const ended = waitForTurnEnd(childId);
+      const first = await start(childId, userId, { parentSignal: signal });
+      return first && first.reason !== "waiting" ? first : ended;
+    },
+  };
+
+  return {
+    log,
+    stats: log.stats,
+
+    async createSession(input: { projectId: string; title?: string; model?: string; authorId: string }) {
+      const model = input.model ?? o.models.defaultModel;
+      if (!model) {
+        throw new AgentRuntimeError("PRECONDITION_FAILED", "No model is configured. Set TANDEM_MODEL or a provider's API key (see README, \"Model providers\").");
+      }
+      try {
+        parseModelId(model);
+      } catch (error) {
+        throw new AgentRuntimeError("BAD_REQUEST", (error as Error).message);
+      }
+      return sessions.createSession(db, { projectId: input.projectId, title: input.title?.trim() || "New session", authorId: input.authorId, model });
+    },
+
+    /** Appends a person's message and starts a turn, or lets the running/waiting one pick it up. */
+    async send(input: { sessionId: string; text: string; user: Person }) {
+      const session = await mustFind(input.sessionId);
+      const event = await log.append(session.id, "user_message", { text: input.text, authorName: input.user.name }, input.user.id);
+      if (active.has(session.id) || session.status === "waiting_approval") return event;
+      const state = turnState(await listEvents(db, session.id));
+      if (state.pendingCalls.length) {
+        await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.");
+      }
+      void start(session.id, input.user.id);
+      return event;
+    },
+
+    async cancel(input: { sessionId: string; user: Person }) {
+      const session = await mustFind(input.sessionId);
+      const running = active.get(session.id);
+      for (const child of await sessions.listChildSessions(db, session.id)) {
+        active.get(child.id)?.controller.abort();
+      }
+      if (running) {
+        running.controller.abort();
+        await running.done;
+        return;
+      }
+      if (session.status !== "waiting_approval") return;
+      for (const approval of await listPendingApprovals(db, session.id)) {
+        if (!(await resolveApproval(db, approval.id, { status: "rejected", decision: "reject", feedback: "The turn was cancelled.", resolvedById: input.user.id }))) continue;
+        await log.append(session.id, "approval_resolved", { approvalId: approval.id, toolCallId: approval.toolCallId, decision: "reject", feedback: "The turn was cancelled.", by: input.user }, input.user.id);
+      }
+      const state = turnState(await listEvents(db, session.id));
+      const turnId = state.openTurn?.turnId ?? "none";
+      await closeCalls(log, session.id, turnId, state.pendingCalls, "the turn was cancelled.");
+      if (state.openTurn) await log.append(session.id, "turn_finished", { turnId, reason: "cancelled", steps: state.steps });
+      await setStatus(session.id, "idle");
+    },
+
+    /** Continues an interrupted or failed session from its log. */
+    async resume(input: { sessionId: string; user: Person }) {
+      const session = await mustFind(input.sessionId);
+      if (active.has(session.id) || session.status === "waiting_approval") return { status: session.status };
+      void start(session.id, await turnUser(session.id, input.user.id), { resumed: true });
+      return { status: "running" as const };
+    },
+
+    async respond(input: { approvalId: string; decision: "approve" | "approve_always" | "reject"; feedback?: string; answer?: string | string[]; user: Person }) {
+      const approval = await findApproval(db, input.approvalId);
+      if (!approval) throw new AgentRuntimeError("NOT_FOUND", "No such approval request.");
+      if (approval.status !== "pending") throw new AgentRuntimeError("CONFLICT", "This request was already answered.");
+      const question = approval.kind === "question";
+      if (question && input.decision !== "reject" && (input.answer === undefined || input.answer.length === 0)) {
+        throw new AgentRuntimeError("BAD_REQUEST", "This is a question: give an answer (or reject it to decline).");
+      }
+      const status = input.decision === "reject" ? "rejected" : question ? "answered" : "approved";
+      const resolved = await resolveApproval(db, approval.id, { status, decision: input.decision, feedback: input.feedback, answer: input.answer, resolvedById: input.user.id });
+      if (!resolved) throw new AgentRuntimeError("CONFLICT", "Someone else answered this request first.");
+      if (input.decision === "approve_always" && !question) {
+        const session = await mustFind(approval.sessionId);
+        const current = rulesSchema.safeParse(session.allowRules).data ?? [];
+        await sessions.setSessionAllowRules(db, session.id, [...current, ...rulesForAlways(approval.toolName, approval.input)]);
+      }
+      await log.append(approval.sessionId, "approval_resolved", {
+        approvalId: approval.id,
+        toolCallId: approval.toolCallId,
+        decision: input.decision,
+        feedback: input.feedback,
+        answer: input.answer,
+        by: input.user,
+      }, input.user.id);
+      if ((await listPendingApprovals(db, approval.sessionId)).length === 0) {
+        void start(approval.sessionId, await turnUser(approval.sessionId, input.user.id));
+      }
+      return { sessionId: approval.sessionId, status };
+    },
+
+    stream(sessionId: string, afterSeq: number, signal?: AbortSignal) {
+      return streamSessionEvents({ db, bus: o.bus, log, sessionId, afterSeq, signal });
+    },
+
+    /** At start-up: turns cut off by a crash become `interrupted`, with an event saying so. */
+    async recover(): Promise<string[]> {
+      const cut = await sessions.findSessionsByStatus(db, ["running"]);
+      for (const session of cut) {
+        const state = turnState(await listEvents(db, session.id));
+        if (state.openTurn) {
+          await log.append(session.id, "turn_finished", {
+            turnId: state.openTurn.turnId,
+            reason: "interrupted",
+            message: "Interrupted: the server stopped during this turn. Resume to continue.",
+            steps: state.steps,
+          });
+        }
+        await setStatus(session.id, "interrupted", "The server restarted during this turn.");
+      }
+      return cut.map((s) => s.id);
+    },
+
+    isRunning: (sessionId: string) => active.has(sessionId),
+
+    /** Resolves when the session has no turn running (tests, shutdown). */
+    async idle(sessionId: string) {
+      while (active.has(sessionId)) await active.get(sessionId)!.done;
+    },
+
+    async deleteSession(sessionId: string) {
+      active.get(sessionId)?.controller.abort();
+      await active.get(sessionId)?.done;
+      await sessions.deleteSession(db, sessionId);
+      log.forget(sessionId);
+      await resources.get(sessionId)?.shell.dispose();
+      resources.delete(sessionId);
+    },
+
+    async dispose() {
+      for (const { controller } of active.values()) controller.abort();
+      await Promise.all([...active.values()].map((a) => a.done));
+      await Promise.all([...resources.values()].map((r) => r.shell.dispose()));
+      resources.clear();
+    },
+  };
+}
+
+function safeEndpoint(models: ModelRegistry, id: string) {
+  try {
+    return models.endpoint(id);
+  } catch (error) {
+    if (error instanceof ModelConfigError) return "(unknown)";
+    throw error;
+  }
+}

@@ -1,0 +1,49 @@
+import type { Workspace } from "@/server/workspace";
+import type { ShellSession } from "@/server/workspace/shell-session";
+import type { Tool } from "@/server/tools/define-tool";
+import { createReadTracker, type ReadTracker } from "@/server/tools/read-tracker";
+import { workspaceOutputStore, type OutputStore } from "@/server/tools/output-store";
+import { buildToolSet, type ToolSet } from "@/server/tools/registry";
+import { ToolFailure } from "@/server/tools/result";
+
+// What the tools of one agent session share across its turns (the read tracker, the shell and
+// its background jobs, the output store), and the session's tool set.
+
+export type SessionResources = { reads: ReadTracker; shell: ShellSession; outputs: OutputStore };
+export type ShellFactory = (input: { workspace: Workspace; sessionId: string; outputs: OutputStore }) => ShellSession;
+
+export function createSessionResources(workspace: Workspace, sessionId: string, shellFactory?: ShellFactory): SessionResources {
+  const outputs = workspaceOutputStore(workspace, sessionId);
+  return { reads: createReadTracker(), outputs, shell: shellFactory ? shellFactory({ workspace, sessionId, outputs }) : noShell() };
+}
+
+/** For a server built without a shell: every use fails with a message the model can act on. */
+function noShell(): ShellSession {
+  const refuse = (): never => {
+    throw new ToolFailure("UNAVAILABLE", "This server has no shell for the agent. Use the file and search tools instead.");
+  };
+  return { run: async () => refuse(), start: async () => refuse(), readNew: () => undefined, kill: async () => false, jobs: () => [], dispose: async () => {} };
+}
+
+/**
+ * The tools of a session: the base tools plus the runtime's own (memory, note, todo_write,
+ * ask_user, session_search, delegate). A sub-agent gets only its allow-list, read and search
+ * tools by default, and never `delegate` or `ask_user` (it has no people to ask).
+ */
+export function sessionToolSet(input: { base?: readonly Tool[]; own: Tool[]; allowedTools: string[] | null }): ToolSet {
+  const all = buildToolSet({ ...(input.base ? { tools: input.base } : {}), extraTools: input.own });
+  if (input.allowedTools === null) return all;
+  const child: ToolSet = {};
+  for (const [name, tool] of Object.entries(all)) {
+    if (name === "delegate" || name === "ask_user") continue;
+    if (input.allowedTools.includes(name)) child[name] = tool;
+  }
+  return child;
+}
+
+/** A sub-agent's default tools: the read and search tools. */
+export function defaultChildTools(tools: ToolSet): string[] {
+  return Object.values(tools)
+    .filter((t) => t.kind === "read" || t.kind === "search")
+    .map((t) => t.name);
+}

@@ -1,0 +1,118 @@
+import { jsonSchema, streamText, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
+import { z } from "zod";
+import type { ToolSet } from "@/server/tools/registry";
+import { describeCall } from "@/server/tools/registry";
+import type { EventLog } from "@/server/agent/events";
+import { toTokenUsage } from "@/server/agent/usage";
+import type { TokenUsage } from "@/lib/session-events";
+
+// One model step: a single streamText call (no tools executed by the SDK), its stream turned into
+// session events. Tool calls are recorded here and run by tool-calls.ts, from the log, so that a
+// turn can wait for people and survive a restart between any two steps.
+
+export const MAX_RETRIES = 3;
+
+/** The registry's tools as the model sees them: schema and description, no execute. */
+export function toSdkTools(tools: ToolSet): SdkToolSet {
+  const out: SdkToolSet = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    // No validation here: the registry validates (parseToolInput) and the model gets its message.
+    const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Parameters<typeof jsonSchema>[0];
+    out[name] = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) });
+  }
+  return out;
+}
+
+export type StepCall = { toolCallId: string; toolName: string; input: unknown; invalidJson: boolean };
+
+export type StepOutcome = {
+  text: string;
+  calls: StepCall[];
+  usage: TokenUsage;
+  error: unknown;
+  aborted: boolean;
+};
+
+export async function runModelStep(input: {
+  log: EventLog;
+  sessionId: string;
+  turnId: string;
+  stepId: string;
+  model: LanguageModel;
+  instructions: string;
+  messages: ModelMessage[];
+  tools: ToolSet;
+  signal: AbortSignal;
+  maxRetries?: number;
+}): Promise<StepOutcome> {
+  const { log, sessionId, turnId, stepId, tools, signal } = input;
+  const outcome: StepOutcome = { text: "", calls: [], usage: toTokenUsage(undefined), error: null, aborted: false };
+  let reasoning = "";
+  const result = streamText({
+    model: input.model,
+    instructions: input.instructions,
+    messages: input.messages,
+    tools: toSdkTools(tools),
+    abortSignal: signal,
+    maxRetries: input.maxRetries ?? MAX_RETRIES,
+  });
+
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case "text-delta":
+          if (!part.text) break;
+          outcome.text += part.text;
+          log.delta(sessionId, { turnId, stepId, text: part.text });
+          break;
+        case "reasoning-delta":
+          reasoning += part.text;
+          break;
+        case "tool-call": {
+          const invalidJson = !!part.invalid && typeof part.input === "string" && !(part.toolName in tools && isJson(part.input));
+          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input: invalidJson ? part.input : (part.input ?? {}), invalidJson };
+          outcome.calls.push(call);
+          const known = tools[call.toolName];
+          await log.append(sessionId, "tool_call", {
+            turnId,
+            stepId,
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            input: call.input,
+            title: known ? describeCall(known, call.input) : call.toolName,
+            kind: known?.kind ?? "unknown",
+          });
+          break;
+        }
+        case "finish-step":
+          outcome.usage = toTokenUsage(part.usage);
+          break;
+        case "error":
+          outcome.error ??= part.error;
+          break;
+        case "abort":
+          outcome.aborted = true;
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) outcome.aborted = true;
+    else outcome.error ??= error;
+  }
+  if (signal.aborted) outcome.aborted = true;
+  if (reasoning) await log.append(sessionId, "reasoning", { turnId, stepId, text: reasoning });
+  if (!outcome.error && !outcome.aborted) await log.append(sessionId, "assistant_message", { turnId, stepId, text: outcome.text });
+  else await log.flush(sessionId);
+  return outcome;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,180 @@
+import type { Tool, ToolContext } from "@/server/tools/define-tool";
+import { isReadOnly } from "@/server/tools/define-tool";
+import { failure, textOf } from "@/server/tools/result";
+import { runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
+import { createApproval, findApprovalForCall, type ApprovalRow } from "@/server/db/repositories/approvals";
+import type { Db } from "@/server/db/client";
+import type { EventLog } from "@/server/agent/events";
+import { decide, type Policy } from "@/server/agent/policy";
+import type { ToolCallEvent } from "@/server/agent/turn-state";
+import { questionOf } from "@/server/tools/ask-user";
+
+// Runs the tool calls of a step that have no result yet, in the model's order, as the registry
+// allows: consecutive read-only calls together, anything that changes state one at a time. Each
+// call first passes the approval policy. A call that needs a person (approval, or ask_user)
+// records a durable request and the turn stops here with "waiting"; answering it re-enters the
+// loop, which finds the answer in the approvals table and carries on from the same call.
+
+export type CallsOutcome = "done" | "waiting";
+
+export type CallRunner = {
+  db: Db;
+  log: EventLog;
+  sessionId: string;
+  turnId: string;
+  tools: ToolSet;
+  policy: Policy;
+  context(toolCallId: string): ToolContext;
+};
+
+type Ready = { call: ToolCallEvent; tool: Tool };
+
+export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[], signal: AbortSignal): Promise<CallsOutcome> {
+  let batch: Ready[] = [];
+  const flushBatch = async () => {
+    const current = batch;
+    batch = [];
+    const results = await Promise.all(current.map((r) => execute(runner, r)));
+    for (const append of results) await append();
+  };
+
+  for (const call of calls) {
+    if (signal.aborted) break;
+    const next = await prepare(runner, call);
+    if (next.kind === "result") {
+      await flushBatch();
+      await recordResult(runner, call, next.ok, next.llm, next.errorCode, 0);
+      continue;
+    }
+    if (next.kind === "waiting") {
+      await flushBatch();
+      return "waiting";
+    }
+    if (isReadOnly(next.tool)) {
+      batch.push({ call, tool: next.tool });
+      continue;
+    }
+    await flushBatch();
+    await (await execute(runner, { call, tool: next.tool }))();
+  }
+  await flushBatch();
+  return "done";
+}
+
+type Prepared =
+  | { kind: "run"; tool: Tool }
+  | { kind: "waiting" }
+  | { kind: "result"; ok: boolean; llm: string; errorCode?: string };
+
+async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepared> {
+  const { toolName, input, toolCallId } = call.payload;
+  const tool = runner.tools[toolName];
+  if (!tool) {
+    const names = Object.keys(runner.tools).join(", ");
+    const f = failure("TOOL_NOT_FOUND", `There is no tool named "${toolName}". Available tools: ${names}. Call one of those instead.`);
+    return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "TOOL_NOT_FOUND" };
+  }
+  if (typeof input === "string") {
+    const f = failure("INVALID_INPUT", `The arguments for ${toolName} were not valid JSON. Send them as one JSON object matching the tool's schema.`);
+    return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "INVALID_INPUT" };
+  }
+
+  const approval = await findApprovalForCall(runner.db, runner.sessionId, toolCallId);
+  if (approval) return fromApproval(approval, tool);
+
+  const question = questionOf(toolName, input);
+  if (question) {
+    await request(runner, call, tool, "question", undefined, question);
+    return { kind: "waiting" };
+  }
+  const insists = await toolForcesApproval(tool, input, runner.context(toolCallId));
+  const decision = decide(runner.policy, tool, input, insists);
+  if (decision.action === "run") return { kind: "run", tool };
+  if (decision.action === "deny") {
+    return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };
+  }
+  await request(runner, call, tool, "tool", decision.reason);
+  return { kind: "waiting" };
+}
+
+function fromApproval(approval: ApprovalRow, tool: Tool): Prepared {
+  if (approval.status === "pending") return { kind: "waiting" };
+  if (approval.status === "rejected") {
+    const feedback = approval.feedback?.trim();
+    const llm = approval.kind === "question"
+      ? `The user declined to answer.${feedback ? ` They said: ${feedback}` : ""}`
+      : `The user rejected this ${tool.name} call, so it did not run.${feedback ? ` Their feedback: ${feedback}` : " Ask them how to proceed if it is not clear."}`;
+    return { kind: "result", ok: false, llm, errorCode: "REJECTED" };
+  }
+  return { kind: "run", tool };
+}
+
+async function request(
+  runner: CallRunner,
+  call: ToolCallEvent,
+  tool: Tool,
+  kind: "tool" | "question",
+  reason?: string,
+  question?: { question: string; options?: string[]; multiSelect?: boolean },
+) {
+  const { approval, created } = await createApproval(runner.db, {
+    sessionId: runner.sessionId,
+    toolCallId: call.payload.toolCallId,
+    toolName: tool.name,
+    kind,
+    input: call.payload.input,
+  });
+  if (!created) return;
+  await runner.log.append(runner.sessionId, "approval_requested", {
+    approvalId: approval.id,
+    toolCallId: call.payload.toolCallId,
+    toolName: tool.name,
+    kind,
+    title: call.payload.title,
+    input: call.payload.input,
+    reason,
+    ...question,
+  });
+}
+
+/** Runs a call; returns the function that records its result, so batches record in call order. */
+async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() => Promise<void>> {
+  const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
+  return () => recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display);
+}
+
+async function recordResult(
+  runner: CallRunner,
+  call: ToolCallEvent,
+  ok: boolean,
+  llm: string,
+  errorCode: string | undefined,
+  durationMs: number,
+  display?: unknown,
+) {
+  await runner.log.append(runner.sessionId, "tool_result", {
+    turnId: runner.turnId,
+    toolCallId: call.payload.toolCallId,
+    toolName: call.payload.toolName,
+    ok,
+    llm,
+    display,
+    durationMs,
+    errorCode,
+  });
+}
+
+/** Closes calls that will never run (a failed step, a new message after an interruption). */
+export async function closeCalls(log: EventLog, sessionId: string, turnId: string, calls: ToolCallEvent[], why: string) {
+  for (const call of calls) {
+    await log.append(sessionId, "tool_result", {
+      turnId,
+      toolCallId: call.payload.toolCallId,
+      toolName: call.payload.toolName,
+      ok: false,
+      llm: `Not run: ${why}`,
+      durationMs: 0,
+      errorCode: "ABORTED",
+    });
+  }
+}

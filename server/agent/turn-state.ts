@@ -1,0 +1,61 @@
+import type { SessionEvent, SessionEventOf } from "@/lib/session-events";
+
+// What the runtime needs to continue a session, read from its log alone. This is what makes a
+// turn durable: after a restart, or when an approval is answered, the loop re-enters from here.
+
+export type ToolCallEvent = SessionEventOf<"tool_call">;
+
+export type TurnState = {
+  /** The turn that started and has not finished, if any. */
+  openTurn: { turnId: string; seq: number } | null;
+  /** Model steps taken in the open turn. */
+  steps: number;
+  /** Tool calls without a result, in the order the model made them. */
+  pendingCalls: ToolCallEvent[];
+  /** Tool calls of the open turn (for the loop guard). */
+  turnCalls: ToolCallEvent[];
+  lastSeq: number;
+  /** The seq of the last person's message. */
+  lastUserSeq: number;
+};
+
+export function turnState(events: SessionEvent[]): TurnState {
+  let openTurn: TurnState["openTurn"] = null;
+  let steps = 0;
+  let turnCalls: ToolCallEvent[] = [];
+  const pending = new Map<string, ToolCallEvent>();
+  let lastUserSeq = 0;
+  for (const event of events) {
+    switch (event.type) {
+      case "turn_started":
+        openTurn = { turnId: event.payload.turnId, seq: event.seq };
+        steps = 0;
+        turnCalls = [];
+        break;
+      case "turn_finished":
+        if (openTurn?.turnId === event.payload.turnId) openTurn = null;
+        break;
+      case "usage":
+        if (openTurn?.turnId === event.payload.turnId) steps += 1;
+        break;
+      case "tool_call":
+        pending.set(event.payload.toolCallId, event);
+        if (openTurn?.turnId === event.payload.turnId) turnCalls.push(event);
+        break;
+      case "tool_result":
+        pending.delete(event.payload.toolCallId);
+        break;
+      case "user_message":
+        lastUserSeq = event.seq;
+        break;
+      default:
+        break;
+    }
+  }
+  return { openTurn, steps, pendingCalls: [...pending.values()], turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq };
+}
+
+/** Adds an event the caller just appended, only when it follows on (a later refresh reads the rest). */
+export function pushContiguous(events: SessionEvent[], event: SessionEvent) {
+  if (event.seq === (events.at(-1)?.seq ?? 0) + 1) events.push(event);
+}

@@ -1,0 +1,71 @@
+import type { Db } from "@/server/db/client";
+import { anyWordQuery } from "@/server/db/repositories/session-events";
+
+export type MemoryScope = "project" | "user";
+export type MemoryOwner = { scope: "project"; projectId: string } | { scope: "user"; userId: string };
+export type MemoryRow = { id: string; scope: MemoryScope; key: string; value: string; createdAt: Date; updatedAt: Date };
+
+const ownerKey = (owner: MemoryOwner) => (owner.scope === "project" ? `project:${owner.projectId}` : `user:${owner.userId}`);
+const select = { id: true, scope: true, key: true, value: true, createdAt: true, updatedAt: true } as const;
+const toRow = (raw: { scope: string } & Omit<MemoryRow, "scope">): MemoryRow => ({ ...raw, scope: raw.scope === "user" ? "user" : "project" });
+
+export async function storeMemory(db: Db, owner: MemoryOwner, input: { key: string; value: string; createdById: string | null }): Promise<MemoryRow> {
+  const where = { ownerKey_key: { ownerKey: ownerKey(owner), key: input.key } };
+  const raw = await db.memory.upsert({
+    where,
+    create: {
+      scope: owner.scope,
+      ownerKey: ownerKey(owner),
+      projectId: owner.scope === "project" ? owner.projectId : null,
+      userId: owner.scope === "user" ? owner.userId : null,
+      key: input.key,
+      value: input.value,
+      createdById: input.createdById,
+    },
+    update: { value: input.value },
+    select,
+  });
+  return toRow(raw);
+}
+
+export async function retrieveMemory(db: Db, owner: MemoryOwner, key: string): Promise<MemoryRow | null> {
+  const raw = await db.memory.findUnique({ where: { ownerKey_key: { ownerKey: ownerKey(owner), key } }, select });
+  return raw && toRow(raw);
+}
+
+export async function deleteMemory(db: Db, owner: MemoryOwner, key: string): Promise<boolean> {
+  const { count } = await db.memory.deleteMany({ where: { ownerKey: ownerKey(owner), key } });
+  return count > 0;
+}
+
+export async function listMemories(db: Db, owner: MemoryOwner): Promise<MemoryRow[]> {
+  return (await db.memory.findMany({ where: { ownerKey: ownerKey(owner) }, select, orderBy: { key: "asc" } })).map(toRow);
+}
+
+export type MemoryHit = MemoryRow & { score: number };
+
+// Ranked full-text search (tsvector/ts_rank, the key weighted above the value). ts_rank with
+// normalisation 32 is rank/(rank+1): a 0–1 score that `threshold` can filter on.
+export async function searchMemories(
+  db: Db,
+  owners: MemoryOwner[],
+  input: { query: string; limit: number; threshold: number },
+): Promise<MemoryHit[]> {
+  const tsquery = anyWordQuery(input.query);
+  if (!tsquery || owners.length === 0) return [];
+  const keys = owners.map(ownerKey);
+  const rows = await db.$queryRaw<Array<Omit<MemoryHit, "scope"> & { scope: string }>>`
+    WITH q AS (SELECT to_tsquery('english', ${tsquery}) AS query)
+    SELECT m.id, m.scope, m.key, m.value, m."createdAt", m."updatedAt",
+           ts_rank(
+             setweight(to_tsvector('english', replace(replace(m.key, '_', ' '), '-', ' ')), 'A') ||
+             setweight(to_tsvector('english', m.value), 'B'),
+             q.query, 32)::float8 AS score
+    FROM memory m, q
+    WHERE m."ownerKey" = ANY(${keys})
+      AND (setweight(to_tsvector('english', replace(replace(m.key, '_', ' '), '-', ' ')), 'A') ||
+           setweight(to_tsvector('english', m.value), 'B')) @@ q.query
+    ORDER BY score DESC, m."updatedAt" DESC
+    LIMIT ${input.limit}`;
+  return rows.filter((r) => r.score >= input.threshold).map((r) => ({ ...toRow(r), score: r.score }));
+}

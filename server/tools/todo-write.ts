@@ -1,0 +1,41 @@
+import { z } from "zod";
+import type { TodoRow } from "@/server/db/repositories/todos";
+import { defineTool } from "./define-tool";
+import { ok } from "./result";
+
+// todo_write: the session's task list, replaced as a whole on every call so the agent (and the
+// people watching) always see the current plan.
+
+export interface TodoStore {
+  replace(sessionId: string, todos: TodoRow[]): Promise<void>;
+}
+
+const MARK: Record<TodoRow["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
+
+export function todoWriteTool(store: TodoStore) {
+  return defineTool({
+    name: "todo_write",
+    kind: "think",
+    description:
+      "Replace this session's task list. Use it for work with several steps: list the steps, mark one `in_progress` " +
+      "while you work on it and `completed` when done. Send the whole list every time.",
+    input: z.object({
+      todos: z
+        .array(
+          z.object({
+            id: z.string().min(1).max(100),
+            content: z.string().min(1).max(500),
+            status: z.enum(["pending", "in_progress", "completed"]),
+          }),
+        )
+        .max(100)
+        .refine((todos) => new Set(todos.map((t) => t.id)).size === todos.length, { message: "each todo needs a distinct id" }),
+    }),
+    describe: (i) => `Update tasks (${i.todos.filter((t) => t.status === "completed").length}/${i.todos.length} done)`,
+    async execute(i, ctx) {
+      await store.replace(ctx.sessionId, i.todos);
+      const text = i.todos.map((t) => `${MARK[t.status]} ${t.content}`).join("\n") || "(no tasks)";
+      return ok(`Task list updated:\n${text}`, { kind: "markdown", text: i.todos.map((t) => `- ${MARK[t.status]} ${t.content}`).join("\n") });
+    },
+  });
+}
