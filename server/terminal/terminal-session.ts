@@ -1,22 +1,21 @@
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
-import type { Terminal as HeadlessTerminal } from "@xterm/headless";
-import type { SerializeAddon as SerializeAddonType } from "@xterm/addon-serialize";
 import type { ServerMessage } from "@/lib/terminal-protocol";
 import { TerminalCloseCode } from "@/lib/terminal-protocol";
 import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
 import { terminateProcessTree } from "./process-tree";
+import { ScreenMirror } from "./screen-mirror";
 
-// These packages are CommonJS without named-export hints, so Node's ESM loader cannot bind them.
+// node-pty is CommonJS without named-export hints, so Node's ESM loader cannot bind it.
 const require = createRequire(import.meta.url);
 const { spawn } = require("node-pty") as typeof import("node-pty");
-const { Terminal } = require("@xterm/headless") as typeof import("@xterm/headless");
-const { SerializeAddon } = require("@xterm/addon-serialize") as typeof import("@xterm/addon-serialize");
 
-/** Pause the PTY when a client or the headless parser is this many bytes behind... */
+/** Pause the PTY when a client is this many bytes behind... */
 export const HIGH_WATERMARK = 1024 * 1024;
 /** ...and resume once everyone is back under this. Must exceed the client's ack interval. */
 export const LOW_WATERMARK = 256 * 1024;
+/** The mirror may queue more: it skips plain floods, so only output full of escapes fills it. */
+const MIRROR_HIGH_WATERMARK = 8 * 1024 * 1024;
 const FRAME_MAX_CHARS = 64 * 1024;
 const FRAME_DELAY_MS = 8;
 /** A client that keeps the terminal paused this long is dropped; it resyncs from a snapshot. */
@@ -73,14 +72,11 @@ export class TerminalSession {
   readonly title: string;
   readonly createdAt = new Date();
   private readonly pty: IPty;
-  private readonly headless: HeadlessTerminal;
-  private readonly serializer: SerializeAddonType;
-  private readonly scrollback: number;
+  private readonly screen: ScreenMirror;
   private readonly clients = new Set<Client>();
   private frame: string[] = [];
   private frameChars = 0;
   private frameTimer: NodeJS.Timeout | undefined;
-  private headlessBacklog = 0;
   private paused = false;
   private pausedCheck: NodeJS.Timeout | undefined;
   private exitCode: number | null | undefined;
@@ -91,20 +87,14 @@ export class TerminalSession {
     this.id = options.id;
     this.projectId = options.projectId;
     this.title = options.title;
-    this.scrollback = options.scrollback ?? 5000;
     const command = sandboxCommand({
       mode: options.sandboxMode,
       workspaceRoot: options.workspaceRoot,
       command: options.shell ?? ["/bin/bash", "-l"],
     });
-    this.headless = new Terminal({
-      cols: options.cols,
-      rows: options.rows,
-      scrollback: this.scrollback,
-      allowProposedApi: true,
+    this.screen = new ScreenMirror(options.cols, options.rows, options.scrollback ?? 5000, () => {
+      if (this.paused) this.updateFlow();
     });
-    this.serializer = new SerializeAddon();
-    this.headless.loadAddon(this.serializer as unknown as Parameters<HeadlessTerminal["loadAddon"]>[0]);
     this.pty = spawn(command.file, command.args, {
       name: "xterm-256color",
       cols: options.cols,
@@ -130,8 +120,8 @@ export class TerminalSession {
       projectId: this.projectId,
       title: this.title,
       createdAt: this.createdAt.toISOString(),
-      cols: this.headless.cols,
-      rows: this.headless.rows,
+      cols: this.screen.cols,
+      rows: this.screen.rows,
       pid: this.pty.pid,
       exited: this.exited,
       exitCode: this.exitCode ?? null,
@@ -149,9 +139,9 @@ export class TerminalSession {
 
   resize(cols: number, rows: number): void {
     if (this.exited || this.closed) return;
-    if (cols === this.headless.cols && rows === this.headless.rows) return;
+    if (cols === this.screen.cols && rows === this.screen.rows) return;
     this.pty.resize(cols, rows);
-    this.headless.resize(cols, rows);
+    this.screen.resize(cols, rows);
   }
 
   /** Sends the screen and scrollback, then live output from exactly where the snapshot ends. */
@@ -160,15 +150,13 @@ export class TerminalSession {
       sink.close(TerminalCloseCode.terminalClosed, "terminal closed");
       return { ack: () => {}, detach: () => {} };
     }
-    // Output still batched was already fed to the headless terminal, so the snapshot includes it.
+    // Output still batched was already given to the mirror, so the snapshot includes it.
     this.flushFrame();
     const client: Client = { sink, unacked: 0, syncing: true, held: [], exitSent: false, behindSince: null };
     this.clients.add(client);
-    // The write callback runs once everything queued before it is parsed, before anything after it.
-    this.headless.write("", () => {
+    this.screen.snapshot(({ data, cols, rows }) => {
       if (!this.clients.has(client)) return;
-      const data = this.serializer.serialize({ scrollback: this.scrollback });
-      sink.message({ type: "snapshot", data, cols: this.headless.cols, rows: this.headless.rows });
+      sink.message({ type: "snapshot", data, cols, rows });
       client.syncing = false;
       for (const frame of client.held) sink.output(frame);
       client.held = [];
@@ -199,16 +187,12 @@ export class TerminalSession {
       // A paused PTY would never read the end of the stream, and node-pty reports exit only after it.
       this.pty.resume();
     }
-    this.headless.dispose();
+    this.screen.dispose();
   }
 
   private onOutput(data: string): void {
     if (this.closed) return;
-    this.headlessBacklog += data.length;
-    this.headless.write(data, () => {
-      this.headlessBacklog -= data.length;
-      if (this.paused) this.updateFlow();
-    });
+    this.screen.write(data);
     this.frame.push(data);
     this.frameChars += data.length;
     if (this.frameChars >= FRAME_MAX_CHARS) this.flushFrame();
@@ -233,7 +217,8 @@ export class TerminalSession {
   private updateFlow(): void {
     if (this.closed || this.exited) return;
     const now = Date.now();
-    let behind = this.headlessBacklog;
+    // Expressed against the client watermarks, so one comparison covers both.
+    let behind = (this.screen.backlog * HIGH_WATERMARK) / MIRROR_HIGH_WATERMARK;
     for (const client of this.clients) {
       behind = Math.max(behind, client.unacked);
       if (client.unacked <= HIGH_WATERMARK) client.behindSince = null;
@@ -261,7 +246,7 @@ export class TerminalSession {
     clearInterval(this.pausedCheck);
     for (const listener of this.exitListeners.splice(0)) listener(code);
     if (this.closed) return;
-    this.headless.write("", () => {
+    this.screen.whenParsed(() => {
       for (const client of this.clients) if (!client.syncing) this.sendExit(client);
     });
   }

@@ -1,0 +1,213 @@
+// Terminal throughput, Ctrl-C latency and server memory, from the PTY to xterm.js in Chromium.
+// Run with `npm run bench:terminal`. Figures only: nothing here fails a build.
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { chromium, type Page } from "playwright-core";
+import { WebSocketServer } from "ws";
+import { TerminalService } from "@/server/terminal";
+import { bwrapAvailable } from "@/server/workspace/sandbox";
+
+const require = createRequire(import.meta.url);
+const { spawn } = require("node-pty") as typeof import("node-pty");
+const { Terminal: Headless } = require("@xterm/headless") as typeof import("@xterm/headless");
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const FILE_MB = Number(process.argv[2] ?? 100);
+const TIMEOUT_MS = 180_000;
+const CHROMIUM_ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run",
+];
+
+const mb = (bytes: number) => bytes / 1e6;
+const rssMb = () => mb(process.memoryUsage().rss);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function generateFile(dir: string): { file: string; bytes: number; lines: number } {
+  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor".split(" ");
+  const lines: string[] = [];
+  for (let i = 0; i < 4096; i++) {
+    let line = `${String(i).padStart(6, "0")} `;
+    while (line.length < 60 + (i % 40)) line += `${words[(i * 7 + line.length) % words.length]} `;
+    lines.push(line.trimEnd());
+  }
+  const block = `${lines.join("\n")}\n`;
+  const repeats = Math.ceil((FILE_MB * 1e6) / block.length);
+  const file = path.join(dir, "bench.txt");
+  writeFileSync(file, block.repeat(repeats));
+  return { file, bytes: block.length * repeats, lines: lines.length * repeats };
+}
+
+async function rawPty(file: string, bytes: number): Promise<number> {
+  const start = performance.now();
+  const pty = spawn("/bin/cat", [file], { cols: 120, rows: 30, cwd: path.dirname(file), env: { TERM: "xterm-256color" } });
+  let received = 0;
+  pty.onData((data) => (received += data.length));
+  await new Promise<void>((resolve) => pty.onExit(() => resolve()));
+  if (received < bytes) console.warn(`raw PTY delivered ${received} of ${bytes} bytes`);
+  return mb(bytes) / ((performance.now() - start) / 1000);
+}
+
+async function headlessOnly(file: string, bytes: number): Promise<number> {
+  const term = new Headless({ cols: 120, rows: 30, scrollback: 5000, allowProposedApi: true });
+  const start = performance.now();
+  for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 })) {
+    term.write((chunk as string).replaceAll("\n", "\r\n"));
+  }
+  await new Promise<void>((resolve) => term.write("", resolve));
+  term.dispose();
+  return mb(bytes) / ((performance.now() - start) / 1000);
+}
+
+async function pageBundle(): Promise<string> {
+  const result = await build({
+    stdin: {
+      contents: `
+        import { Terminal } from "@xterm/xterm";
+        import { TerminalConnection } from "@/components/terminal/terminal-connection";
+        const terminal = new Terminal({ cols: 120, rows: 30, scrollback: 5000 });
+        terminal.open(document.getElementById("terminal"));
+        const state = { status: "", parsed: 0 };
+        const url = "ws://" + location.host + "/ws" + location.search;
+        new TerminalConnection({ terminal, url, onStatus: (s) => (state.status = s), onParsed: (n) => (state.parsed += n) });
+        // Time from Ctrl-C until the shell has run the next command and the page shows its output.
+        async function ctrlC() {
+          const shows = (text) => {
+            const buffer = terminal.buffer.active;
+            for (let y = Math.max(0, buffer.length - 40); y < buffer.length; y++) {
+              if (buffer.getLine(y)?.translateToString().includes(text)) return true;
+            }
+            return false;
+          };
+          const start = performance.now();
+          terminal.input("\\x03", true);
+          terminal.input("echo ctrlc-done-$((1+1))\\r", true);
+          while (!shows("ctrlc-done-2")) {
+            if (performance.now() - start > 30000) return Infinity;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          return performance.now() - start;
+        }
+        Object.assign(window, { bench: { state, terminal, ctrlC } });`,
+      resolveDir: ROOT,
+      loader: "ts",
+    },
+    bundle: true,
+    format: "iife",
+    write: false,
+    tsconfig: path.join(ROOT, "tsconfig.json"),
+    logLevel: "error",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+async function startServer(service: TerminalService, projectId: string) {
+  const js = await pageBundle();
+  const css = readFileSync(path.join(ROOT, "node_modules/@xterm/xterm/css/xterm.css"), "utf8");
+  const html = `<!doctype html><html><head><style>${css}</style></head>
+    <body style="margin:0;background:#000"><div id="terminal"></div><script>${js}</script></body></html>`;
+  const server = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  server.on("upgrade", (req, socket, head) => {
+    const terminal = service.get(projectId, new URL(req.url ?? "/", "http://x").searchParams.get("terminalId") ?? "");
+    if (!terminal) return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => service.attach(terminal, ws, { canWrite: true }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+const parsedBytes = (page: Page) => page.evaluate(() => (window as any).bench.state.parsed as number);
+const typeInto = (page: Page, data: string) =>
+  page.evaluate((d) => (window as any).bench.terminal.input(d, true), data);
+
+function sampleRss(): { stop(): number } {
+  let max = rssMb();
+  const timer = setInterval(() => (max = Math.max(max, rssMb())), 25);
+  return { stop: () => (clearInterval(timer), Math.max(max, rssMb())) };
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(tmpdir(), "tandem-bench-"));
+  const { file, bytes, lines } = generateFile(dir);
+  const sandboxMode = (await bwrapAvailable()) ? "bwrap" : "none";
+  console.log(`file: ${mb(bytes).toFixed(0)} MB, ${lines} lines; sandbox: ${sandboxMode}; cores: ${require("node:os").cpus().length}`);
+
+  const raw = await rawPty(file, bytes);
+  const headless = await headlessOnly(file, bytes);
+
+  const service = new TerminalService({ sandboxMode });
+  const projectId = "bench";
+  const { id } = service.create(projectId, dir, { cols: 120, rows: 30 });
+  const { server, port } = await startServer(service, projectId);
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const results: Array<[string, string, string, string]> = [];
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/?terminalId=${id}`);
+    await page.waitForFunction(() => (window as any).bench.state.status === "connected");
+    await typeInto(page, "stty -echo; PS1='$ '\r");
+    await sleep(500);
+
+    // The PTY turns every "\n" into "\r\n".
+    const expected = bytes + lines;
+    const before = await parsedBytes(page);
+    const rssCat = sampleRss();
+    const baseCat = rssMb();
+    const start = performance.now();
+    await typeInto(page, `cat ${file}\r`);
+    await page.waitForFunction((target) => (window as any).bench.state.parsed >= target, before + expected, {
+      timeout: TIMEOUT_MS,
+      polling: 50,
+    });
+    const browserRate = mb(bytes) / ((performance.now() - start) / 1000);
+    const catGrowth = rssCat.stop() - baseCat;
+
+    await sleep(500);
+    const baseYes = rssMb();
+    const rssYes = sampleRss();
+    await typeInto(page, "yes\r");
+    await sleep(3000);
+    const ctrlC = (await page.evaluate("bench.ctrlC()")) as number;
+    const yesGrowth = rssYes.stop() - baseYes;
+
+    results.push(
+      ["raw PTY read (cat, node-pty only)", `${raw.toFixed(1)} MB/s`, "reference", "1.00"],
+      ["headless xterm parse only", `${headless.toFixed(1)} MB/s`, "-", (headless / raw).toFixed(2)],
+      ["PTY -> headless -> ws -> Chromium xterm", `${browserRate.toFixed(1)} MB/s`, ">= 25 MB/s", (browserRate / raw).toFixed(2)],
+      ["browser vs target", "", "", (browserRate / 25).toFixed(2)],
+      ["Ctrl-C during yes -> prompt", `${ctrlC.toFixed(0)} ms`, "< 1000 ms", (ctrlC / 1000).toFixed(2)],
+      ["server RSS growth, cat 100 MB", `${catGrowth.toFixed(1)} MB`, "< 50 MB", (catGrowth / 50).toFixed(2)],
+      ["server RSS growth, yes flood 3 s", `${yesGrowth.toFixed(1)} MB`, "< 50 MB", (yesGrowth / 50).toFixed(2)],
+    );
+  } finally {
+    await browser.close();
+    service.disposeAll();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  printTable(["measure", "value", "target", "ratio"], results);
+}
+
+function printTable(header: string[], rows: string[][]) {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
