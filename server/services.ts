@@ -8,6 +8,9 @@ import { isLoopbackHost, type Config } from "@/server/env";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
+import { createAgentRuntime } from "@/server/agent/runtime";
+import { createModelRegistry } from "@/server/agent/providers";
+import { createInProcessBus } from "@/server/bus/session-bus";
 
 export class StartupError extends Error {}
 
@@ -46,11 +49,22 @@ export async function createServices(config: Config, log: (line: string) => void
   const auth = createAuth({ db, secret, publicUrl: config.publicUrl, secureCookies: config.publicUrl?.startsWith("https:") ?? false });
   const files = createProjectFiles(config.dataDir, config.importRoots);
   const terminals = createTerminalService({ sandboxMode });
-  const services: Services = { config, db, auth, files, terminals };
+  const models = createModelRegistry(config.models);
+  const agent = createAgentRuntime({
+    db,
+    bus: createInProcessBus(),
+    models,
+    openWorkspace: (projectId) => files.open(projectId),
+    sandbox: { mode: sandboxMode, allowNetwork: false },
+  });
+  const interrupted = await agent.recover();
+  if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
+  const services: Services = { config, db, auth, files, terminals, agent, models };
   return {
     services,
     sandboxMode,
     async dispose() {
+      await agent.dispose();
       terminals.disposeAll();
       await db.$disconnect();
       await embedded?.stop();

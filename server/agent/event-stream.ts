@@ -73,3 +73,33 @@ export async function* streamSessionEvents(input: {
     signal?.removeEventListener("abort", onAbort);
   }
 }
+
+/**
+ * Wraps a stream so that `return()` ends it at once: a generator parked waiting for the next
+ * event could otherwise only be returned from when one arrives. Ending it aborts the signal the
+ * stream was made with, which wakes and stops it.
+ */
+export function endableStream<T, U>(
+  make: (signal: AbortSignal) => AsyncGenerator<T>,
+  map: (item: T) => U,
+  outer?: AbortSignal,
+): AsyncIterableIterator<U> {
+  const controller = new AbortController();
+  outer?.addEventListener("abort", () => controller.abort(), { once: true });
+  if (outer?.aborted) controller.abort();
+  const source = make(controller.signal);
+  const iterator: AsyncIterableIterator<U> = {
+    async next() {
+      const step = await source.next();
+      return step.done ? { done: true, value: undefined } : { done: false, value: map(step.value) };
+    },
+    async return() {
+      controller.abort();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

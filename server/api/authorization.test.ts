@@ -3,10 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory, type Context } from "@/server/api/trpc";
 import { createTestServices } from "@/server/test/services";
+import { createApproval } from "@/server/db/repositories/approvals";
+import { createSession } from "@/server/db/repositories/sessions";
 
 // Every procedure has a rule here. A procedure added without one fails the first test, so nobody
 // can ship an endpoint whose access nobody thought about.
-type Rule = "public" | "user" | "admin" | "project-read" | "project-write";
+// "session-*" procedures are named by a session and "approval-write" by an approval request: the
+// caller's access to the session's project decides, exactly as for "project-*".
+type Rule = "public" | "user" | "admin" | "project-read" | "project-write" | "session-read" | "session-write" | "approval-write";
 const rules: Record<string, Rule> = {
   "account.status": "public",
   "account.me": "user",
@@ -31,7 +35,26 @@ const rules: Record<string, Rule> = {
   "terminal.list": "project-read",
   "terminal.create": "project-write",
   "terminal.close": "project-write",
+  "session.list": "project-read",
+  "session.create": "project-write",
+  "session.get": "session-read",
+  "session.events": "session-read",
+  "session.rename": "session-write",
+  "session.delete": "session-write",
+  "session.send": "session-write",
+  "session.cancel": "session-write",
+  "session.resume": "session-write",
+  "session.saveNote": "session-write",
+  "approval.respond": "approval-write",
+  "model.list": "project-read",
+  "model.setSettings": "admin",
+  "agent.settings": "project-read",
+  "agent.updateSettings": "project-write",
+  "memory.list": "project-read",
+  "memory.export": "project-read",
+  "memory.delete": "project-write",
 };
+const scoped = (rule: Rule) => rule.startsWith("project-") || rule.startsWith("session-") || rule.startsWith("approval-");
 
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>;
 const createCaller = createCallerFactory(appRouter);
@@ -64,6 +87,9 @@ let stranger: Context;
 let plainUser: Context;
 let anonymous: Context;
 let projectId: string;
+let sessionId: string;
+let approvalId: string;
+const inputFor = () => ({ projectId, sessionId, approvalId });
 
 beforeAll(async () => {
   env = await createTestServices();
@@ -73,6 +99,10 @@ beforeAll(async () => {
   anonymous = env.context(null);
   const project = await createCaller(owner).project.create({ name: "Secret project" });
   projectId = project.id;
+  const session = await createSession(env.services.db, { projectId, title: "Secret session", authorId: owner.user!.id, model: "openai-compatible:none" });
+  sessionId = session.id;
+  const { approval } = await createApproval(env.services.db, { sessionId, toolCallId: "call-1", toolName: "edit", kind: "tool", input: {} });
+  approvalId = approval.id;
 });
 afterAll(() => env.dispose());
 
@@ -89,7 +119,7 @@ describe("authorization", () => {
   it("refuses anonymous callers everywhere but public procedures", async () => {
     for (const [path, rule] of Object.entries(rules)) {
       if (rule === "public") continue;
-      expect(await errorCode(call(anonymous, path, { projectId })), path).toBe("UNAUTHORIZED");
+      expect(await errorCode(call(anonymous, path, inputFor())), path).toBe("UNAUTHORIZED");
     }
   });
 
@@ -102,16 +132,16 @@ describe("authorization", () => {
 
   it("hides another user's project from every project procedure", async () => {
     for (const [path, rule] of Object.entries(rules)) {
-      if (!rule.startsWith("project-")) continue;
-      expect(await errorCode(call(stranger, path, { projectId })), path).toBe("NOT_FOUND");
+      if (!scoped(rule)) continue;
+      expect(await errorCode(call(stranger, path, inputFor())), path).toBe("NOT_FOUND");
     }
   });
 
   it("lets the owner through every project procedure's access check", async () => {
     for (const [path, rule] of Object.entries(rules)) {
-      if (!rule.startsWith("project-") || path === "project.delete") continue;
+      if (!scoped(rule) || path === "project.delete" || path === "session.delete") continue;
       // The input may be incomplete (BAD_REQUEST), but access itself must be granted.
-      expect(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], path).not.toContain(await errorCode(call(owner, path, { projectId })));
+      expect(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], path).not.toContain(await errorCode(call(owner, path, inputFor())));
     }
   });
 

@@ -2,6 +2,11 @@ import { accountRouter } from "@/server/api/routers/account";
 import { fsRouter } from "@/server/api/routers/fs";
 import { projectRouter } from "@/server/api/routers/project";
 import { terminalRouter } from "@/server/api/routers/terminal";
+import { agentRouter } from "@/server/api/routers/agent";
+import { approvalRouter } from "@/server/api/routers/approval";
+import { memoryRouter } from "@/server/api/routers/memory";
+import { modelRouter } from "@/server/api/routers/model";
+import { sessionRouter } from "@/server/api/routers/session";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -9,6 +14,11 @@ export const appRouter = router({
   project: projectRouter,
   fs: fsRouter,
   terminal: terminalRouter,
+  session: sessionRouter,
+  approval: approvalRouter,
+  model: modelRouter,
+  agent: agentRouter,
+  memory: memoryRouter,
 });
 
 export type AppRouter = typeof appRouter;

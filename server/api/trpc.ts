@@ -9,6 +9,8 @@ import type { AppUser } from "@/server/db/repositories/users";
 import { findUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
 import type { TerminalService } from "@/server/terminal";
+import type { AgentRuntime } from "@/server/agent/runtime";
+import type { ModelRegistry } from "@/server/agent/providers";
 
 export type Services = {
   config: Config;
@@ -16,6 +18,9 @@ export type Services = {
   auth: Auth;
   files: ProjectFiles;
   terminals: TerminalService;
+  /** The agent runtime (sessions, turns, approvals, live streams) and the model registry. */
+  agent: AgentRuntime;
+  models: ModelRegistry;
 };
 
 export type Context = { user: AppUser | null; services: Services };

@@ -7,20 +7,44 @@ import { loadConfig } from "@/server/env";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
+import type { Tool } from "@/server/tools/define-tool";
+import { createAgentRuntime } from "@/server/agent/runtime";
+import { createModelRegistry } from "@/server/agent/providers";
+import { createInProcessBus } from "@/server/bus/session-bus";
 
 // The API's services on a fresh database and data directory, for integration tests.
-export async function createTestServices(options: { importRoots?: string[] } = {}) {
+// `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
+// (e2e/fixtures/model-server) and makes `openai-compatible:scripted` the default model;
+// `tools` replaces the registry's core tools for the agent.
+export async function createTestServices(options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[] } = {}) {
   const database = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-"));
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false });
   const terminals = createTerminalService({ sandboxMode: "none" });
+  const files = createProjectFiles(dataDir, config.importRoots);
+  if (options.modelBaseUrl) {
+    config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
+  }
+  const models = createModelRegistry(config.models);
+  const bus = createInProcessBus();
+  const agent = createAgentRuntime({
+    db: database.db,
+    bus,
+    models,
+    openWorkspace: (projectId) => files.open(projectId),
+    baseTools: options.tools,
+    sandbox: { mode: "none", allowNetwork: false },
+    maxRetries: 2,
+  });
   const services: Services = {
     config,
     db: database.db,
     auth,
-    files: createProjectFiles(dataDir, config.importRoots),
+    files,
     terminals,
+    agent,
+    models,
   };
 
   let userCount = 0;
@@ -38,7 +62,9 @@ export async function createTestServices(options: { importRoots?: string[] } = {
     context(user: Context["user"]): Context {
       return { user, services };
     },
+    bus,
     async dispose() {
+      await agent.dispose();
       terminals.disposeAll();
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
+import { deleteMemory, listMemories, type MemoryOwner } from "@/server/db/repositories/memories";
+import { memoriesToMarkdown } from "@/server/tools/memory";
+
+// The agent's memory as people see it: the project's (shared) or the caller's own.
+
+const scope = z.object({ scope: z.enum(["project", "user"]).default("project") });
+const ownerOf = (scope: "project" | "user", projectId: string, userId: string): MemoryOwner =>
+  scope === "project" ? { scope, projectId } : { scope, userId };
+
+export const memoryRouter = router({
+  list: projectProcedure.input(scope).query(({ ctx, input }) => listMemories(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id))),
+
+  export: projectProcedure.input(scope).query(async ({ ctx, input }) => {
+    const rows = await listMemories(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id));
+    const title = input.scope === "project" ? `Memory of ${ctx.project.name}` : `${ctx.user.name}'s memory`;
+    return { filename: `${input.scope}-memory.md`, markdown: memoriesToMarkdown(title, rows) };
+  }),
+
+  delete: projectMutationProcedure
+    .input(scope.extend({ key: z.string().min(1).max(200) }))
+    .mutation(async ({ ctx, input }) => ({ deleted: await deleteMemory(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id), input.key) })),
+});
