@@ -1,3 +1,10 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { sandboxCommand, type SandboxMode } from "./sandbox";
+import type { Workspace } from "./workspace";
+
 /** One command's outcome; `stdout`/`stderr` keep at most the last `MAX_KEPT_CHARS` of each. */
 export interface ShellRunResult {
   exitCode: number | null;
@@ -44,4 +51,251 @@ export interface ShellSession {
   jobs(): BackgroundJob[];
   /** Kills every job; call when the agent session ends. */
   dispose(): Promise<void>;
+}
+
+export interface ShellSessionOptions {
+  workspace: Pick<Workspace, "root">;
+  /** Names the session's folder under `.tandem/shell/` (state and output logs). */
+  sessionId: string;
+  mode: SandboxMode;
+  allowNetwork: boolean;
+  /** Extra environment; only allow-listed, non-secret names pass (see sandboxEnv). */
+  env?: Record<string, string>;
+}
+
+/** Each of stdout and stderr keeps at most this much (the end); the log file has everything. */
+export const MAX_KEPT_CHARS = 1_000_000;
+const KILL_GRACE_MS = 1_000;
+
+// Restores the exported variables and working directory of the previous command, runs this one,
+// and (for foreground commands) saves them again on exit, whatever way the command ends.
+const WRAPPER = `
+__tandem_state="$1"; __tandem_root="$2"; __tandem_save="$3"
+if [ -f "$__tandem_state" ]; then . "$__tandem_state"; fi
+case "$__tandem_cwd" in "$__tandem_root"|"$__tandem_root"/*) cd -- "$__tandem_cwd" 2>/dev/null || cd -- "$__tandem_root" ;; *) cd -- "$__tandem_root" ;; esac
+unset __tandem_cwd
+if [ "$__tandem_save" = 1 ]; then
+  trap '__tandem_ec=$?; { export -p; printf "__tandem_cwd=%q\\n" "$PWD"; } > "$__tandem_state.tmp" 2>/dev/null && mv -f "$__tandem_state.tmp" "$__tandem_state"; exit $__tandem_ec' EXIT
+fi
+unset __tandem_root __tandem_save
+eval "$4"
+`;
+
+interface Stream {
+  kept: string;
+  dropped: number;
+  partial: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: string | null }>;
+  stdout: Stream;
+  stderr: Stream;
+  log: WriteStream;
+  outputPath: string;
+  kill(): void;
+}
+
+function keep(stream: Stream, text: string): void {
+  stream.kept += text;
+  if (stream.kept.length > MAX_KEPT_CHARS) {
+    stream.dropped += stream.kept.length - MAX_KEPT_CHARS;
+    stream.kept = stream.kept.slice(-MAX_KEPT_CHARS);
+  }
+}
+
+function dropNote(stream: Stream): string {
+  return stream.dropped > 0 ? `[${stream.dropped} earlier characters not kept in memory; see the output file]\n` : "";
+}
+
+class SandboxedShellSession implements ShellSession {
+  private readonly dir: string;
+  private readonly relativeDir: string;
+  private readonly statePath: string;
+  private readonly background = new Map<string, { job: BackgroundJob; running: Running; readUpTo: number; combined: Stream }>();
+  private counter = 0;
+  private ready: Promise<void> | undefined;
+
+  constructor(private readonly options: ShellSessionOptions) {
+    const safe = options.sessionId.replace(/[^A-Za-z0-9_-]/g, "_");
+    this.relativeDir = `.tandem/shell/${safe}`;
+    this.dir = path.join(options.workspace.root, this.relativeDir);
+    this.statePath = path.join(this.dir, "state.sh");
+  }
+
+  async run(command: string, options: ShellRunOptions): Promise<ShellRunResult> {
+    const started = Date.now();
+    const running = await this.spawn(command, true, options.onOutput);
+    let timedOut = false;
+    let aborted = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      running.kill();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      running.kill();
+    };
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+    const { code, signal } = await running.done.finally(() => {
+      clearTimeout(timer);
+      options.signal.removeEventListener("abort", onAbort);
+    });
+    return {
+      exitCode: code,
+      signal,
+      stdout: dropNote(running.stdout) + running.stdout.kept,
+      stderr: dropNote(running.stderr) + running.stderr.kept,
+      timedOut,
+      aborted,
+      outputPath: running.outputPath,
+      durationMs: Date.now() - started,
+    };
+  }
+
+  async start(command: string): Promise<BackgroundJob> {
+    const id = `bg${++this.counter}`;
+    const combined: Stream = { kept: "", dropped: 0, partial: "" };
+    const running = await this.spawn(command, false, (_stream, text) => keep(combined, text));
+    const job: BackgroundJob = { id, command, startedAt: Date.now(), running: true, exitCode: null, signal: null, outputPath: running.outputPath };
+    void running.done.then(({ code, signal }) => {
+      job.running = false;
+      job.exitCode = code;
+      job.signal = signal;
+    });
+    this.background.set(id, { job, running, readUpTo: 0, combined });
+    return { ...job };
+  }
+
+  readNew(id: string): { job: BackgroundJob; output: string } | undefined {
+    const entry = this.background.get(id);
+    if (!entry) return undefined;
+    const { combined } = entry;
+    const total = combined.dropped + combined.kept.length;
+    const from = Math.max(entry.readUpTo, combined.dropped);
+    const skipped = from - entry.readUpTo;
+    const output = (skipped > 0 ? `[${skipped} characters not kept in memory; see ${entry.job.outputPath}]\n` : "") + combined.kept.slice(from - combined.dropped);
+    entry.readUpTo = total;
+    return { job: { ...entry.job }, output };
+  }
+
+  async kill(id: string): Promise<boolean> {
+    const entry = this.background.get(id);
+    if (!entry || !entry.job.running) return false;
+    entry.running.kill();
+    await entry.running.done;
+    return true;
+  }
+
+  jobs(): BackgroundJob[] {
+    return [...this.background.values()].map((entry) => ({ ...entry.job }));
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.background.keys()].map((id) => this.kill(id)));
+  }
+
+  private prepare(): Promise<void> {
+    this.ready ??= (async () => {
+      await mkdir(this.dir, { recursive: true });
+      await writeFile(path.join(this.options.workspace.root, ".tandem", ".gitignore"), "*\n", { flag: "wx" }).catch(() => undefined);
+    })();
+    this.ready.catch(() => (this.ready = undefined));
+    return this.ready;
+  }
+
+  private async spawn(command: string, save: boolean, onOutput?: (stream: "stdout" | "stderr", text: string) => void): Promise<Running> {
+    await this.prepare();
+    const name = `${Date.now().toString(36)}-${++this.counter}.log`;
+    const logPath = path.join(this.dir, name);
+    const log = createWriteStream(logPath);
+    const root = this.options.workspace.root;
+    const sandboxed = sandboxCommand({
+      mode: this.options.mode,
+      workspaceRoot: root,
+      command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, root, save ? "1" : "0", command],
+      allowNetwork: this.options.allowNetwork,
+      env: this.options.env,
+      newSession: true,
+    });
+    const child = spawn(sandboxed.file, sandboxed.args, {
+      cwd: sandboxed.cwd,
+      env: sandboxed.env as Record<string, string> as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const streams = { stdout: { kept: "", dropped: 0, partial: "" }, stderr: { kept: "", dropped: 0, partial: "" } };
+    for (const which of ["stdout", "stderr"] as const) {
+      const pipe = child[which]!;
+      pipe.setEncoding("utf8");
+      pipe.on("data", (text: string) => {
+        const stream = streams[which];
+        keep(stream, text);
+        log.write(text);
+        if (!onOutput) return;
+        const lines = (stream.partial + text).split("\n");
+        stream.partial = lines.pop()!;
+        for (const line of lines) onOutput(which, `${line}\n`);
+      });
+    }
+    let exited = false;
+    let openPipes = 2;
+    let onPipesClosed: (() => void) | undefined;
+    for (const which of ["stdout", "stderr"] as const) {
+      child[which]!.once("close", () => {
+        if (--openPipes === 0) onPipesClosed?.();
+      });
+    }
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // Already gone.
+      }
+    };
+    const done = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+      child.on("error", (error) => {
+        log.write(`\n[could not start the shell: ${error.message}]\n`);
+        resolve({ code: null, signal: null });
+      });
+      child.on("exit", (code, signal) => {
+        exited = true;
+        // Whatever the command left running in its group goes with it (use run_in_background to keep it).
+        killGroup("SIGKILL");
+        let finished = false;
+        const finish = () => {
+          if (finished) return;
+          finished = true;
+          for (const which of ["stdout", "stderr"] as const) {
+            const stream = streams[which];
+            if (stream.partial && onOutput) onOutput(which, stream.partial);
+            stream.partial = "";
+          }
+          log.end(() => resolve({ code, signal }));
+        };
+        // Let the pipes drain; a grandchild holding them open must not hold the call.
+        if (openPipes === 0) finish();
+        else {
+          const timer = setTimeout(finish, 200);
+          onPipesClosed = () => {
+            clearTimeout(timer);
+            finish();
+          };
+        }
+      });
+    });
+    const kill = () => {
+      if (exited) return;
+      killGroup("SIGTERM");
+      setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
+    };
+    return { child, done, ...streams, log, outputPath: `${this.relativeDir}/${name}`, kill };
+  }
+}
+
+/** The shell of one agent session; the runtime keeps one per session and disposes it at the end. */
+export function createShellSession(options: ShellSessionOptions): ShellSession {
+  return new SandboxedShellSession(options);
 }

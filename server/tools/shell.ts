@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { defineTool, type ToolResult } from "./define-tool";
+import { ToolFailure, failure, ok } from "./result";
+
+export const DEFAULT_TIMEOUT_S = 120;
+export const MAX_TIMEOUT_S = 600;
+
+const DESCRIPTION = `Runs a bash command in the project's sandbox (the same one as the terminal).
+- One shell per session: the working directory and exported variables carry over to the next call (aliases and functions do not).
+- The workspace is the only writable place; there is no network unless the project allows it; the environment holds no secrets.
+- Returns the exit code, stdout and stderr. Long output is cut (the end is kept) and the whole of it is saved to a file you can read or grep.
+- timeout in seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}); on timeout the command and everything it started is killed.
+- run_in_background: for servers and watchers; returns a job id at once. Read its output with shell_output, stop it with shell_kill.
+- Prefer read_file, grep, glob and edit over cat, grep, find and sed: they are faster and safer.`;
+
+export const shellTool = defineTool({
+  name: "shell",
+  kind: "execute",
+  description: DESCRIPTION,
+  input: z.object({
+    command: z.string().min(1).describe("The bash command to run."),
+    timeout: z.number().positive().max(MAX_TIMEOUT_S).optional().describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}).`),
+    run_in_background: z.boolean().optional().describe("Start it as a background job and return at once."),
+    description: z.string().max(200).optional().describe("A few words on what the command does, shown to people."),
+  }),
+  output: { keep: "tail" },
+  describe: (input) => input.description ?? `Run ${firstLine(input.command)}`,
+  async execute(input, ctx): Promise<ToolResult> {
+    if (input.run_in_background) {
+      const job = await ctx.shell.start(input.command);
+      return ok(
+        `Started background job ${job.id}. Read its output with shell_output {"id":"${job.id}"}; stop it with shell_kill. Its full output goes to '${job.outputPath}'.`,
+        { kind: "terminal", command: input.command, output: "", exitCode: null, outputPath: job.outputPath, background: job.id },
+        { jobId: job.id },
+      );
+    }
+    const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
+    const result = await ctx.shell.run(input.command, {
+      timeoutMs: timeoutS * 1000,
+      signal: ctx.signal,
+      onOutput: (stream, text) => ctx.emit({ type: "output", stream, text }),
+    });
+    const sections = [`Exit code: ${result.exitCode ?? `none (killed by ${result.signal ?? "a signal"})`}`];
+    if (result.stdout) sections.push(`stdout:\n${result.stdout.replace(/\n$/, "")}`);
+    if (result.stderr) sections.push(`stderr:\n${result.stderr.replace(/\n$/, "")}`);
+    if (!result.stdout && !result.stderr) sections.push("(no output)");
+    const text = sections.join("\n");
+    const display = {
+      kind: "terminal" as const,
+      command: input.command,
+      output: [result.stdout, result.stderr].filter(Boolean).join(""),
+      exitCode: result.exitCode,
+      outputPath: result.outputPath,
+    };
+    const meta = { exitCode: result.exitCode, durationMs: result.durationMs, outputPath: result.outputPath };
+    if (result.timedOut) {
+      const f = failure("TIMEOUT", `The command did not finish within ${timeoutS} s and was killed with everything it started. Output so far:\n${text}\nRaise timeout (at most ${MAX_TIMEOUT_S}), or use run_in_background for long-running commands.`, meta);
+      return { ...f, display, fullOutputPath: result.outputPath };
+    }
+    if (result.aborted) {
+      const f = failure("ABORTED", `The command was stopped by the user. Output so far:\n${text}`, meta);
+      return { ...f, display, fullOutputPath: result.outputPath };
+    }
+    return { ...ok(text, display, meta), fullOutputPath: result.outputPath };
+  },
+});
+
+export const shellOutputTool = defineTool({
+  name: "shell_output",
+  kind: "read",
+  description: "Returns what a background job (started with shell run_in_background) printed since the last call, and whether it is still running.",
+  input: z.object({ id: z.string().min(1).describe('The job id, e.g. "bg1".') }),
+  output: { keep: "tail" },
+  describe: (input) => `Read output of ${input.id}`,
+  async execute(input, ctx) {
+    const found = ctx.shell.readNew(input.id);
+    if (!found) throw new ToolFailure("NOT_FOUND", unknownJob(input.id, ctx.shell.jobs().map((j) => j.id)));
+    const { job, output } = found;
+    const status = job.running ? "running" : `exited with ${job.exitCode ?? `signal ${job.signal}`}`;
+    const text = `Job ${job.id} (${status}).\n${output === "" ? "(no new output)" : output}`;
+    return {
+      ...ok(text, { kind: "terminal", command: job.command, output, exitCode: job.exitCode, outputPath: job.outputPath, background: job.id }, { running: job.running }),
+      fullOutputPath: job.outputPath,
+    };
+  },
+});
+
+export const shellKillTool = defineTool({
+  name: "shell_kill",
+  kind: "execute",
+  description: "Stops a background job started with shell run_in_background, with everything it started.",
+  input: z.object({ id: z.string().min(1).describe('The job id, e.g. "bg1".') }),
+  describe: (input) => `Stop ${input.id}`,
+  async execute(input, ctx) {
+    const jobs = ctx.shell.jobs();
+    const job = jobs.find((j) => j.id === input.id);
+    if (!job) throw new ToolFailure("NOT_FOUND", unknownJob(input.id, jobs.map((j) => j.id)));
+    if (!job.running) return ok(`Job ${input.id} had already exited (${job.exitCode ?? job.signal}).`);
+    await ctx.shell.kill(input.id);
+    return ok(`Stopped job ${input.id}.`);
+  },
+});
+
+function unknownJob(id: string, known: string[]): string {
+  return `There is no background job '${id}' in this session.${known.length ? ` Jobs: ${known.join(", ")}.` : ""}`;
+}
+
+function firstLine(command: string): string {
+  const line = command.trim().split("\n")[0]!;
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+}
