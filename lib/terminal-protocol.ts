@@ -5,7 +5,7 @@ import { z } from "zod";
 export const TERMINAL_WS_PATH = "/api/terminal/ws";
 
 /** Client acknowledges this many output bytes once xterm.js has parsed them. */
-export const ACK_EVERY_BYTES = 128 * 1024;
+export const ACK_EVERY_BYTES = 64 * 1024;
 
 const MAX_INPUT_CHARS = 64 * 1024;
 

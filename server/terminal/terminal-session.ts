@@ -11,9 +11,9 @@ const require = createRequire(import.meta.url);
 const { spawn } = require("node-pty") as typeof import("node-pty");
 
 /** Pause the PTY when a client is this many bytes behind... */
-export const HIGH_WATERMARK = 1024 * 1024;
+export const HIGH_WATERMARK = 512 * 1024;
 /** ...and resume once everyone is back under this. Must exceed the client's ack interval. */
-export const LOW_WATERMARK = 256 * 1024;
+export const LOW_WATERMARK = 128 * 1024;
 /** The mirror may queue more: it skips plain floods, so only output full of escapes fills it. */
 const MIRROR_HIGH_WATERMARK = 8 * 1024 * 1024;
 const FRAME_MAX_CHARS = 64 * 1024;

@@ -174,7 +174,7 @@ describe("terminal sessions", () => {
     const received = client.received;
     await sleep(500);
     expect(received).toBeGreaterThan(HIGH_WATERMARK / 2);
-    expect(client.received).toBeLessThan(HIGH_WATERMARK + 256 * 1024);
+    expect(client.received).toBeLessThan(HIGH_WATERMARK + 128 * 1024);
     expect(client.received - received).toBeLessThan(128 * 1024);
     client.ws.close();
   });
