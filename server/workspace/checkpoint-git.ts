@@ -1,0 +1,195 @@
+import { spawn } from "node:child_process";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { CheckpointError } from "./checkpoint-errors";
+
+/** The tree with nothing in it; git knows it without it being stored. */
+export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const MIN_VERSION = [2, 20] as const;
+const IDENTITY = { name: "Tandem checkpoints", email: "checkpoints@tandem.invalid" };
+
+// The store's own config; nothing from the system, the user or the workspace's repo applies.
+// autocrlf off and the attributes below keep bytes exact; hooks, gc and signing never run on their own.
+const CONFIG = `[core]
+\trepositoryformatversion = 0
+\tbare = false
+\tfilemode = true
+\tsymlinks = true
+\tautocrlf = false
+\tsafecrlf = false
+\tlogAllRefUpdates = false
+\thooksPath = /dev/null
+\tfsmonitor = false
+\tuntrackedCache = true
+\tquotePath = false
+[index]
+\tversion = 4
+[gc]
+\tauto = 0
+\tautoDetach = false
+[commit]
+\tgpgSign = false
+[advice]
+\taddEmbeddedRepo = false
+`;
+// info/attributes outranks every .gitattributes in the workspace: no eol conversion, no filters.
+const ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n";
+// .git is skipped by git itself at any depth; .tandem holds the server's own bookkeeping.
+const EXCLUDE = ".git\n.tandem/\n";
+const MARKER = "tandem-checkpoints";
+
+export interface GitRunOptions {
+  input?: string | Buffer;
+  /** Exit codes that are answers rather than failures (e.g. 1 from `rev-parse --verify -q`). */
+  okCodes?: readonly number[];
+  /** A scratch index instead of the store's own. */
+  indexFile?: string;
+  env?: Record<string, string>;
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+let versionCheck: Promise<string> | undefined;
+
+/** Resolves to the version of the `git` on PATH; rejects with GIT_UNAVAILABLE when missing or too old. */
+export function checkGitVersion(): Promise<string> {
+  versionCheck ??= runGit(["--version"], { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C" }, process.cwd(), {}).then(
+    ({ stdout }) => {
+      const text = stdout.toString("utf8").trim();
+      const match = /(\d+)\.(\d+)/.exec(text);
+      const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+      if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
+        throw new CheckpointError("GIT_UNAVAILABLE", `Checkpoints need git ${MIN_VERSION.join(".")} or newer, but the server has '${text}'. Upgrade git on the server.`);
+      }
+      return text;
+    },
+    (error: unknown) => {
+      versionCheck = undefined;
+      throw error instanceof CheckpointError && error.code === "GIT_FAILED"
+        ? new CheckpointError("GIT_UNAVAILABLE", `Checkpoints need git, but 'git --version' failed: ${error.message}. Install git 2.20 or newer on the server.`, { cause: error })
+        : error;
+    },
+  );
+  return versionCheck;
+}
+
+/**
+ * git bound to one checkpoint store: GIT_DIR is the store, the work tree is the workspace, the index
+ * is the store's private one, and the environment is built from scratch so that nothing the server
+ * inherited (GIT_DIR, a user's config, hooks) can point git at the project's own repository.
+ */
+export class CheckpointGit {
+  readonly indexFile: string;
+  private readonly env: Record<string, string>;
+
+  constructor(
+    readonly storeDir: string,
+    readonly workTree: string,
+  ) {
+    this.indexFile = path.join(storeDir, "index");
+    this.env = {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: storeDir,
+      LANG: "C",
+      LC_ALL: "C",
+      GIT_DIR: storeDir,
+      GIT_WORK_TREE: workTree,
+      GIT_INDEX_FILE: this.indexFile,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_ATTR_NOSYSTEM: "1",
+      GIT_NO_REPLACE_OBJECTS: "1",
+      GIT_LITERAL_PATHSPECS: "1",
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_AUTHOR_NAME: IDENTITY.name,
+      GIT_AUTHOR_EMAIL: IDENTITY.email,
+      GIT_COMMITTER_NAME: IDENTITY.name,
+      GIT_COMMITTER_EMAIL: IDENTITY.email,
+    };
+  }
+
+  /** Creates the store on first use; on later opens clears locks a crash may have left behind. */
+  async init(): Promise<void> {
+    await checkGitVersion();
+    const marker = path.join(this.storeDir, MARKER);
+    if (await stat(marker).catch(() => null)) {
+      // One process owns a store (see openCheckpointStore); a lock now is a leftover.
+      await rm(path.join(this.storeDir, "index.lock"), { force: true });
+      return;
+    }
+    await mkdir(this.storeDir, { recursive: true });
+    await this.run(["init", "--quiet"]);
+    await rm(path.join(this.storeDir, "hooks"), { recursive: true, force: true });
+    await writeFile(path.join(this.storeDir, "config"), CONFIG);
+    await mkdir(path.join(this.storeDir, "info"), { recursive: true });
+    await writeFile(path.join(this.storeDir, "info", "attributes"), ATTRIBUTES);
+    await writeFile(path.join(this.storeDir, "info", "exclude"), EXCLUDE);
+    await writeFile(marker, "Checkpoint store of a Tandem workspace. Its work tree is passed in GIT_WORK_TREE on every call.\n");
+  }
+
+  run(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
+    const env = { ...this.env, ...(options.indexFile ? { GIT_INDEX_FILE: options.indexFile } : {}), ...options.env };
+    return runGit(args, env, this.workTree, options);
+  }
+
+  /** stdout as text, without the final newline. */
+  async text(args: readonly string[], options: GitRunOptions = {}): Promise<string> {
+    const { stdout } = await this.run(args, options);
+    return stdout.toString("utf8").replace(/\n$/, "");
+  }
+
+  /** Contents of objects named like `<sha>` or `<commit>:<path>`; null for those that do not exist. */
+  async readObjects(names: readonly string[]): Promise<(Buffer | null)[]> {
+    if (names.length === 0) return [];
+    if (names.some((name) => /[\n\r]/.test(name))) {
+      throw new CheckpointError("GIT_FAILED", "A file name with a line break cannot be read from a checkpoint.");
+    }
+    const { stdout } = await this.run(["cat-file", "--batch"], { input: names.map((name) => `${name}\n`).join("") });
+    const results: (Buffer | null)[] = [];
+    let at = 0;
+    for (let i = 0; i < names.length; i++) {
+      const eol = stdout.indexOf(0x0a, at);
+      const header = stdout.subarray(at, eol).toString("utf8");
+      at = eol + 1;
+      const size = /^[0-9a-f]{40} \S+ (\d+)$/.exec(header);
+      if (!size) {
+        results.push(null); // "<name> missing" or "ambiguous"
+        continue;
+      }
+      const length = Number(size[1]);
+      results.push(Buffer.from(stdout.subarray(at, at + length)));
+      at += length + 1;
+    }
+    return results;
+  }
+}
+
+function runGit(args: readonly string[], env: Record<string, string>, cwd: string, options: GitRunOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", [...args], { cwd, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdin.on("error", () => undefined); // git may exit before reading all input; the exit code tells
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "ENOENT"
+          ? new CheckpointError("GIT_UNAVAILABLE", "Checkpoints need git, but no 'git' was found on the server's PATH. Install git 2.20 or newer.", { cause: error })
+          : new CheckpointError("GIT_FAILED", `Could not run git: ${error.message}`, { cause: error }),
+      );
+    });
+    child.on("close", (code) => {
+      const stdout = Buffer.concat(out);
+      const stderr = Buffer.concat(err).toString("utf8");
+      const exit = code ?? -1;
+      if (exit === 0 || options.okCodes?.includes(exit)) resolve({ stdout, stderr, code: exit });
+      else reject(new CheckpointError("GIT_FAILED", `git ${args[0]} failed (exit ${exit}): ${stderr.trim() || "no message"}`));
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
