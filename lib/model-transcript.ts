@@ -7,8 +7,9 @@ import type { SessionEvent } from "@/lib/session-events";
 // - Each step becomes an assistant message (text + tool calls) followed by one tool message with
 //   the results. A tool call without a result (still waiting, or cut off by a crash) is left out,
 //   so the provider never sees a call without its answer.
-// - A person's message that arrives while a step's tools are still running is placed after that
-//   step's results (providers require results right after their calls).
+// - A person's message that arrives while a step is being written (after the step's
+//   `basedOnSeq`) or while its tools are still running is placed after that step's results: the
+//   model answered without seeing it, and providers require results right after their calls.
 // - Tool outputs older than `pruneBeforeSeq` are replaced by a stub (the log keeps them).
 
 export const PRUNED_OUTPUT = "[Output pruned to save context. Run the tool again if you need it.]";
@@ -16,7 +17,9 @@ export const SUMMARY_PREFIX = "Summary of the conversation so far (older message
 
 export type ModelFoldOptions = { pruneBeforeSeq?: number };
 
+type UserEntry = { role: "user"; content: string; seq: number };
 type Step = {
+  based: boolean;
   assistant: AssistantModelMessage & { content: Exclude<AssistantModelMessage["content"], string> };
   tool: ToolModelMessage;
   open: Set<string>;
@@ -26,7 +29,7 @@ type Step = {
 export function foldModelMessages(events: SessionEvent[], options: ModelFoldOptions = {}): ModelMessage[] {
   const compaction = events.findLast((e) => e.type === "compaction");
   const from = compaction?.type === "compaction" ? compaction.payload.upToSeq : 0;
-  const out: (ModelMessage | Step)[] = [];
+  const out: (ModelMessage | UserEntry | Step)[] = [];
   if (compaction?.type === "compaction") out.push({ role: "user", content: SUMMARY_PREFIX + compaction.payload.summary });
 
   const steps = new Map<string, Step>();
@@ -35,30 +38,45 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   const step = (stepId: string) => {
     let s = steps.get(stepId);
     if (!s) {
-      s = { assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] }, open: new Set(), deferred: [] };
+      s = { based: false, assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] }, open: new Set(), deferred: [] };
       steps.set(stepId, s);
       out.push(s);
     }
     return s;
   };
 
+  // Moves messages written after `basedOnSeq` that sit before the step to after it.
+  const placeStep = (s: Step, basedOnSeq: number | undefined) => {
+    if (s.based || basedOnSeq === undefined) return;
+    s.based = true;
+    const at = out.indexOf(s);
+    const later = out.slice(0, at).filter((e): e is UserEntry => "seq" in e && e.seq > basedOnSeq);
+    if (!later.length) return;
+    for (const entry of later) out.splice(out.indexOf(entry), 1);
+    s.deferred.unshift(...later.map(({ role, content }) => ({ role, content })));
+  };
+
   for (const event of events) {
     if (event.seq <= from) continue;
     switch (event.type) {
       case "user_message": {
-        const message: ModelMessage = { role: "user", content: event.payload.text };
         const open = openStep();
-        if (open) open.deferred.push(message);
-        else out.push(message);
+        if (open) open.deferred.push({ role: "user", content: event.payload.text });
+        else out.push({ role: "user", content: event.payload.text, seq: event.seq });
         break;
       }
+      case "assistant_delta":
+        step(event.payload.stepId);
+        break;
       case "assistant_message": {
-        if (!event.payload.text) break;
-        step(event.payload.stepId).assistant.content.unshift({ type: "text", text: event.payload.text });
+        const s = step(event.payload.stepId);
+        placeStep(s, event.payload.basedOnSeq);
+        if (event.payload.text) s.assistant.content.unshift({ type: "text", text: event.payload.text });
         break;
       }
       case "tool_call": {
         const s = step(event.payload.stepId);
+        placeStep(s, event.payload.basedOnSeq);
         s.assistant.content.push({
           type: "tool-call",
           toolCallId: event.payload.toolCallId,
@@ -91,7 +109,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   const messages: ModelMessage[] = [];
   for (const entry of out) {
     if (!("assistant" in entry)) {
-      messages.push(entry);
+      messages.push("seq" in entry ? { role: entry.role, content: entry.content } : entry);
       continue;
     }
     const answered = new Set(entry.tool.content.map((part) => (part.type === "tool-result" ? part.toolCallId : "")));

@@ -41,7 +41,8 @@ export const eventPayloadSchemas = {
   turn_started: z.object({ turnId, model: z.string(), resumed: z.boolean().default(false) }),
   /** A coalesced run of streamed text (see server/agent/events.ts); `assistant_message` has the whole step's text. */
   assistant_delta: z.object({ turnId, stepId, text: z.string() }),
-  assistant_message: z.object({ turnId, stepId, text: z.string() }),
+  /** `basedOnSeq`: the last event the model had seen when it wrote this step (see model-transcript.ts). */
+  assistant_message: z.object({ turnId, stepId, text: z.string(), basedOnSeq: z.number().int().optional() }),
   reasoning: z.object({ turnId, stepId, text: z.string() }),
   tool_call: z.object({
     turnId,
@@ -49,6 +50,7 @@ export const eventPayloadSchemas = {
     toolCallId: z.string(),
     toolName: z.string(),
     input: z.unknown(),
+    basedOnSeq: z.number().int().optional(),
     /** One line for people, from the tool's `describe(input)`. */
     title: z.string(),
     /** read | search | edit | execute | fetch | memory | think | agent; "unknown" for a tool that does not exist. */

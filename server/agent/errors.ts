@@ -29,6 +29,9 @@ export function describeModelError(error: unknown, modelId: string, endpoint: st
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode ?? 0;
     const body = `${cause.message} ${cause.responseBody ?? ""}`;
+    if (status >= 200 && status < 300) {
+      return { code: "stream_interrupted", message: `The connection to ${provider} broke off mid-answer. Send a message or resume to continue.`, detail };
+    }
     if (status === 401 || status === 403) {
       return { code: "auth", message: `${provider} refused the API key (HTTP ${status}). Check ${KEY_VARIABLE[provider] ?? "the provider's key"} on the server.`, detail };
     }

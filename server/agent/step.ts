@@ -38,6 +38,8 @@ export async function runModelStep(input: {
   sessionId: string;
   turnId: string;
   stepId: string;
+  /** The last seq the model's request was built from. */
+  basedOnSeq: number;
   model: LanguageModel;
   instructions: string;
   messages: ModelMessage[];
@@ -55,6 +57,7 @@ export async function runModelStep(input: {
     tools: toSdkTools(tools),
     abortSignal: signal,
     maxRetries: input.maxRetries ?? MAX_RETRIES,
+    onError: () => {}, // errors arrive as `error` parts and become error events
   });
 
   try {
@@ -79,6 +82,7 @@ export async function runModelStep(input: {
             toolCallId: call.toolCallId,
             toolName: call.toolName,
             input: call.input,
+            basedOnSeq: input.basedOnSeq,
             title: known ? describeCall(known, call.input) : call.toolName,
             kind: known?.kind ?? "unknown",
           });
@@ -103,7 +107,7 @@ export async function runModelStep(input: {
   }
   if (signal.aborted) outcome.aborted = true;
   if (reasoning) await log.append(sessionId, "reasoning", { turnId, stepId, text: reasoning });
-  if (!outcome.error && !outcome.aborted) await log.append(sessionId, "assistant_message", { turnId, stepId, text: outcome.text });
+  if (!outcome.error && !outcome.aborted) await log.append(sessionId, "assistant_message", { turnId, stepId, text: outcome.text, basedOnSeq: input.basedOnSeq });
   else await log.flush(sessionId);
   return outcome;
 }

@@ -17,6 +17,8 @@ export type TurnState = {
   lastSeq: number;
   /** The seq of the last person's message. */
   lastUserSeq: number;
+  /** Where the open turn's own context begins: the first message after the previous turn ended. */
+  turnContextSeq: number;
 };
 
 export function turnState(events: SessionEvent[]): TurnState {
@@ -25,15 +27,21 @@ export function turnState(events: SessionEvent[]): TurnState {
   let turnCalls: ToolCallEvent[] = [];
   const pending = new Map<string, ToolCallEvent>();
   let lastUserSeq = 0;
+  let lastEnd = 0;
+  let firstMessageAfterEnd = 0;
+  let turnContextSeq = 0;
   for (const event of events) {
     switch (event.type) {
       case "turn_started":
         openTurn = { turnId: event.payload.turnId, seq: event.seq };
+        turnContextSeq = firstMessageAfterEnd || event.seq;
         steps = 0;
         turnCalls = [];
         break;
       case "turn_finished":
         if (openTurn?.turnId === event.payload.turnId) openTurn = null;
+        lastEnd = event.seq;
+        firstMessageAfterEnd = 0;
         break;
       case "usage":
         if (openTurn?.turnId === event.payload.turnId) steps += 1;
@@ -47,12 +55,13 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
       case "user_message":
         lastUserSeq = event.seq;
+        if (event.seq > lastEnd && !firstMessageAfterEnd) firstMessageAfterEnd = event.seq;
         break;
       default:
         break;
     }
   }
-  return { openTurn, steps, pendingCalls: [...pending.values()], turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq };
+  return { openTurn, steps, pendingCalls: [...pending.values()], turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq };
 }
 
 /** Adds an event the caller just appended, only when it follows on (a later refresh reads the rest). */
