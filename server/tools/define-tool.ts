@@ -85,6 +85,11 @@ export interface FetchPolicy {
    * configuration only (tests use it for local servers), never from the model.
    */
   allowHosts: readonly string[];
+  /** Defaults: 30 s, 5 MB, 5 redirects, the system resolver. Server configuration (and tests) only. */
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  resolve?(hostname: string): Promise<{ address: string; family: number }[]>;
 }
 
 export type WebSearchBackend =
@@ -140,6 +145,8 @@ export interface Tool<I = any> {
    */
   needsApproval?(input: I, ctx: ToolContext): boolean | Promise<boolean>;
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
+  /** For a read-only kind that changes the workspace for some inputs (web_fetch with download). */
+  mutates?(input: I): boolean;
   output?: Partial<OutputLimits>;
 }
 

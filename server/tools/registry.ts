@@ -117,7 +117,8 @@ export async function runTool(tool: Tool, raw: unknown, ctx: ToolContext): Promi
     result = failure("ABORTED", "The call was cancelled before it started.");
   } else {
     const execute = () => tool.execute(parsed.input, ctx).catch((error: unknown) => resultFromError(error, ctx.signal));
-    result = await (isReadOnly(tool) ? execute() : serialized(ctx.workspace, execute));
+    const parallel = isReadOnly(tool) && !tool.mutates?.(parsed.input);
+    result = await (parallel ? execute() : serialized(ctx.workspace, execute));
   }
   const { result: shown, truncated } = await truncateResult(tool, result, ctx);
   return {

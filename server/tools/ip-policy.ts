@@ -1,0 +1,75 @@
+import { isIP } from "node:net";
+
+/** Why an address must not be fetched from the server, or null when it is a public address. */
+export function blockedReason(address: string): string | null {
+  const ip = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const version = isIP(ip);
+  if (version === 4) return blockedV4(ip.split(".").map(Number));
+  if (version === 6) return blockedV6(ip);
+  return "not an IP address";
+}
+
+function inV4(octets: number[], base: number[], bits: number): boolean {
+  const value = ((octets[0]! << 24) | (octets[1]! << 16) | (octets[2]! << 8) | octets[3]!) >>> 0;
+  const prefix = ((base[0]! << 24) | (base[1]! << 16) | (base[2]! << 8) | base[3]!) >>> 0;
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  return (value & mask) === (prefix & mask);
+}
+
+const V4_BLOCKS: [number[], number, string][] = [
+  [[0, 0, 0, 0], 8, "unspecified ('this network')"],
+  [[10, 0, 0, 0], 8, "private (RFC 1918)"],
+  [[100, 64, 0, 0], 10, "shared carrier-grade NAT (RFC 6598)"],
+  [[127, 0, 0, 0], 8, "loopback"],
+  [[169, 254, 0, 0], 16, "link-local (cloud metadata lives here)"],
+  [[172, 16, 0, 0], 12, "private (RFC 1918)"],
+  [[192, 0, 0, 0], 24, "IETF protocol assignments"],
+  [[192, 168, 0, 0], 16, "private (RFC 1918)"],
+  [[198, 18, 0, 0], 15, "benchmarking"],
+  [[224, 0, 0, 0], 4, "multicast"],
+  [[240, 0, 0, 0], 4, "reserved / broadcast"],
+];
+
+function blockedV4(octets: number[]): string | null {
+  for (const [base, bits, why] of V4_BLOCKS) if (inV4(octets, base, bits)) return why;
+  return null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (an embedded dotted IPv4 tail is folded in). */
+function hextets(ip: string): number[] {
+  let text = ip.toLowerCase();
+  const dotted = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (dotted) {
+    const o = dotted[1]!.split(".").map(Number);
+    text = text.slice(0, -dotted[1]!.length) + `${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
+  }
+  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
+  const left = head ? head.split(":").filter(Boolean) : [];
+  const right = tail ? tail.split(":").filter(Boolean) : [];
+  const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill("0");
+  return [...left, ...zeros, ...right].map((h) => parseInt(h, 16));
+}
+
+function blockedV6(ip: string): string | null {
+  const h = hextets(ip);
+  const firstFiveZero = h.slice(0, 5).every((x) => x === 0);
+  if (h.every((x) => x === 0)) return "unspecified";
+  if (h.slice(0, 7).every((x) => x === 0) && h[7] === 1) return "loopback";
+  if (firstFiveZero && h[5] === 0xffff) return "IPv4-mapped IPv6";
+  if (firstFiveZero && h[5] === 0) return "IPv4-compatible IPv6";
+  if ((h[0]! & 0xfe00) === 0xfc00) return "unique-local IPv6";
+  if ((h[0]! & 0xffc0) === 0xfe80) return "link-local IPv6";
+  if ((h[0]! & 0xffc0) === 0xfec0) return "site-local IPv6";
+  if ((h[0]! & 0xff00) === 0xff00) return "multicast IPv6";
+  const v4 = (a: number, b: number) => [a >> 8, a & 0xff, b >> 8, b & 0xff];
+  if (h[0] === 0x64 && h[1] === 0xff9b && h.slice(2, 6).every((x) => x === 0)) {
+    const inner = blockedV4(v4(h[6]!, h[7]!));
+    if (inner) return `NAT64 of a ${inner} address`;
+  }
+  if (h[0] === 0x2002) {
+    const inner = blockedV4(v4(h[1]!, h[2]!));
+    if (inner) return `6to4 of a ${inner} address`;
+  }
+  if (h[0] === 0x100 && h.slice(1, 4).every((x) => x === 0)) return "discard-only IPv6";
+  return null;
+}
