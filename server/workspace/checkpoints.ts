@@ -243,10 +243,12 @@ export class CheckpointStore {
     const deleted = changes.filter((change) => change.status === "deleted").map((change) => change.path);
     if (deleted.length === 0) return changes;
     const { stdout } = await this.git.run(["check-ignore", "--no-index", "-z", "--stdin"], {
-      input: deleted.map((p) => `${p}\0`).join(""),
+      // check-ignore refuses literal pathspecs; "./" keeps a name starting with ':' from reading as magic.
+      input: deleted.map((p) => `./${p}\0`).join(""),
       okCodes: [1],
+      env: { GIT_LITERAL_PATHSPECS: "0" },
     });
-    const ignored = new Set(stdout.toString("utf8").split("\0").filter(Boolean));
+    const ignored = new Set(stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(2)));
     return changes.filter((change) => change.status !== "deleted" || !ignored.has(change.path));
   }
 
