@@ -49,7 +49,7 @@ async function dirBytes(dir: string): Promise<number> {
 function plainGit(cwd: string, ...args: string[]) {
   return execFileSync("git", ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", ...args], {
     cwd,
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: cwd },
+    env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
   }).toString();
 }
 
@@ -143,7 +143,7 @@ describe("CheckpointStore", () => {
     const nestedGit = await fingerprint(path.join(root, "vendor/lib/.git"));
 
     const { id } = await store.snapshot({ label: "turn" });
-    const tree = execFileSync("git", ["--git-dir", storeDir, "ls-tree", "-r", id], { env: { PATH: process.env.PATH } }).toString();
+    const tree = execFileSync("git", ["--git-dir", storeDir, "ls-tree", "-r", id], { env: { ...process.env, GIT_INDEX_FILE: undefined } }).toString();
     expect(tree).not.toContain("160000");
     expect(tree).not.toMatch(/(^|\/)\.git\//m);
     expect((await store.fileAt(id, "vendor/lib/lib.js"))!.toString()).toBe("lib v1\n");
