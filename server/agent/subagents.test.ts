@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listEvents } from "@/server/db/repositories/session-events";
+import { createAgentHarness, only } from "./test-harness";
+
+let h: Awaited<ReturnType<typeof createAgentHarness>>;
+beforeAll(async () => {
+  h = await createAgentHarness();
+});
+afterAll(() => h.dispose());
+
+describe("delegate", () => {
+  it("runs 3 tasks in parallel as child sessions and returns one result per task", async () => {
+    const parent = await h.newSession("delegate");
+    const events = await h.send(parent.id, "Count the fruit");
+    const started = only(events, "subagent_started");
+    const finished = only(events, "subagent_finished");
+    expect(started.map((e) => e.payload.index).sort()).toEqual([0, 1, 2]);
+    expect(finished.map((e) => e.payload.ok)).toEqual([true, true, true]);
+
+    const children = (await h.caller.session.get({ sessionId: parent.id })).children;
+    expect(children).toHaveLength(3);
+    for (const child of children) {
+      expect(child.parentId).toBe(parent.id);
+      expect(child.maxSteps).toBe(20);
+      expect(child.allowedTools).toEqual(["echo", "slow_read", "session_search"]);
+      const log = await listEvents(h.env.services.db, child.id);
+      expect(only(log, "turn_finished")[0]!.payload.reason).toBe("completed");
+    }
+    // The three children's model requests were all made before any of them finished.
+    const childRequests = h.model.requests.filter((r) => r.messages.some((m) => String(m.content).startsWith("Task ")));
+    expect(childRequests).toHaveLength(3);
+    const firstFinish = Math.min(...finished.map((e) => e.createdAt.getTime()));
+    expect(Math.max(...childRequests.map((r) => r.at))).toBeLessThan(firstFinish);
+    // Children cannot delegate or ask people; they only see their allow-list.
+    for (const request of childRequests) expect(request.tools.sort()).toEqual(["echo", "session_search", "slow_read"]);
+
+    const result = JSON.parse(only(events, "tool_result")[0]!.payload.llm) as Array<{ task: number; ok: boolean; result: string }>;
+    expect(result.map((r) => r.result)).toEqual(["Alpha result: 3 apples.", "Beta result: 5 pears.", "Gamma result: 7 plums."]);
+    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("In total: 3 apples, 5 pears and 7 plums.");
+  });
+
+  it("honours a task's tool list and turn cap", async () => {
+    const parent = await h.newSession({
+      replies: [
+        { toolCalls: [{ name: "delegate", arguments: { tasks: [{ prompt: "Task capped: loop on echo", tools: ["echo"], max_turns: 2 }] } }] },
+        { match: "Task capped", toolCalls: [{ name: "echo", arguments: { text: "1" } }] },
+        { match: "echo: 1", toolCalls: [{ name: "echo", arguments: { text: "2" } }] },
+        { match: "step_limit", text: "The child hit its cap." },
+      ],
+    });
+    const events = await h.send(parent.id, "Delegate a capped task");
+    const [result] = JSON.parse(only(events, "tool_result")[0]!.payload.llm) as Array<{ status: string; ok: boolean }>;
+    expect(result).toMatchObject({ status: "step_limit", ok: false });
+    const child = (await h.caller.session.get({ sessionId: parent.id })).children[0]!;
+    expect(child.allowedTools).toEqual(["echo"]);
+  });
+
+  it("cancelling the parent cancels its children", async () => {
+    const parent = await h.newSession({
+      replies: [
+        { toolCalls: [{ name: "delegate", arguments: { tasks: [{ prompt: "Task slow one" }, { prompt: "Task slow two" }] } }] },
+        { match: "Task slow one", text: "working ", hang: true },
+        { match: "Task slow two", text: "working ", hang: true },
+      ],
+    });
+    await h.caller.session.send({ sessionId: parent.id, text: "Delegate slow work" });
+    await h.waitFor(() => h.model.requests.length === 3);
+    await h.caller.session.cancel({ sessionId: parent.id });
+    const children = (await h.caller.session.get({ sessionId: parent.id })).children;
+    expect(children).toHaveLength(2);
+    for (const child of children) {
+      await h.agent.idle(child.id);
+      const log = await listEvents(h.env.services.db, child.id);
+      expect(only(log, "turn_finished")[0]!.payload.reason).toBe("cancelled");
+    }
+    const events = await h.events(parent.id);
+    expect(only(events, "turn_finished")[0]!.payload.reason).toBe("cancelled");
+    expect(await h.status(parent.id)).toBe("idle");
+  });
+});
