@@ -1,7 +1,33 @@
 import type { Tool } from "./define-tool";
+import { editTool } from "./edit";
+import { globTool } from "./glob";
+import { grepTool } from "./grep";
+import { lsTool } from "./ls";
+import { multiEditTool } from "./multi-edit";
+import { readFileTool } from "./read-file";
+import { readManyFilesTool } from "./read-many-files";
+import { shellKillTool, shellOutputTool, shellTool } from "./shell";
+import { thinkTool } from "./think";
+import { webFetchTool } from "./web-fetch";
+import { webSearchTool } from "./web-search";
+import { writeFileTool } from "./write-file";
 
 /** Every built-in tool, in the order the model sees them. */
-export const CORE_TOOLS: readonly Tool[] = [];
+export const CORE_TOOLS: readonly Tool[] = [
+  readFileTool,
+  readManyFilesTool,
+  lsTool,
+  globTool,
+  grepTool,
+  editTool,
+  multiEditTool,
+  writeFileTool,
+  shellTool,
+  shellOutputTool,
+  shellKillTool,
+  webFetchTool,
+  thinkTool,
+];
 
 /** Registered only when a search backend is configured. */
-export const WEB_SEARCH_TOOL: Tool | undefined = undefined;
+export const WEB_SEARCH_TOOL: Tool = webSearchTool;
