@@ -1,6 +1,7 @@
 "use client";
 
 import type { OpenFile } from "@/components/editor/open-files-store";
+import { CloseIcon } from "@/components/ui/icons";
 
 type EditorTabsProps = {
   files: OpenFile[];
@@ -46,7 +47,7 @@ export function EditorTabs({ files, active, onActivate, onClose }: EditorTabsPro
               onClose(file.path);
             }}
           >
-            ×
+            <CloseIcon size={14} />
           </button>
         </div>
       ))}

@@ -20,17 +20,17 @@ export function IdeLayout({ projectId, projectName, canWrite }: IdeLayoutProps) 
       defaultLayout={columns.defaultLayout}
       onLayoutChanged={columns.onLayoutChanged}
     >
-      <Panel id="explorer" defaultSize="22%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-explorer" defaultSize="22%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
         <Explorer projectName={projectName} />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
-      <Panel id="main" minSize="30%">
+      <Panel id="panel-main" minSize="30%">
         <Group id="ide-rows" orientation="vertical" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged}>
-          <Panel id="editor" minSize="15%">
+          <Panel id="panel-editor" minSize="15%">
             <EditorArea />
           </Panel>
           <Separator className="ide-separator" data-testid="separator-terminal" />
-          <Panel id="terminal" defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
+          <Panel id="panel-terminal" defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
             <TerminalPanel projectId={projectId} canWrite={canWrite} />
           </Panel>
         </Group>

@@ -5,6 +5,7 @@ import dynamic from "next/dynamic";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { CloseIcon, PlusIcon } from "@/components/ui/icons";
 
 const TerminalView = dynamic(() => import("@/components/terminal/terminal-view").then((m) => m.TerminalView), {
   ssr: false,
@@ -20,6 +21,8 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
   const create = useMutation(
     trpc.terminal.create.mutationOptions({
       onSuccess: async (terminal) => {
+        // Show the new terminal at once, not the first one until the list is refetched.
+        queryClient.setQueryData(trpc.terminal.list.queryKey({ projectId }), (old) => [...(old ?? []), terminal]);
         setChosen(terminal.id);
         await refresh();
       },
@@ -55,7 +58,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
             title={terminal.title}
           >
             <span>
-              {index + 1}: {terminal.title}
+              {terminal.title}
               {terminal.exited && " (exited)"}
             </span>
             <button
@@ -67,7 +70,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
                 closeTerminal(terminal.id);
               }}
             >
-              ×
+              <CloseIcon size={14} />
             </button>
           </div>
         ))}
@@ -80,13 +83,13 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
             onClick={() => create.mutate({ projectId })}
             data-testid="terminal-new"
           >
-            ＋
+            <PlusIcon />
           </button>
         )}
         {error && <span className="error-text">{errorMessage(error)}</span>}
       </div>
       {active ? (
-        <div className="terminal-host" data-testid="terminal">
+        <div className="terminal-host" data-testid="terminal-host">
           <TerminalView key={active.id} projectId={projectId} terminalId={active.id} />
         </div>
       ) : (

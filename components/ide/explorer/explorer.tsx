@@ -7,6 +7,7 @@ import { baseName, parentOf } from "@/components/ide/explorer/paths";
 import { TreeFolder } from "@/components/ide/explorer/tree-folder";
 import { DRAG_TYPE, type ContextMenuRequest } from "@/components/ide/explorer/tree-row";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CollapseIcon, EyeIcon, NewFileIcon, NewFolderIcon, RefreshIcon } from "@/components/ui/icons";
 
 export function Explorer({ projectName }: { projectName: string }) {
   const explorer = useExplorer();
@@ -89,16 +90,16 @@ export function Explorer({ projectName }: { projectName: string }) {
         </span>
         <span className="spacer" />
         <button className="icon-btn" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
-          ＋
+          <NewFileIcon />
         </button>
         <button className="icon-btn" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
-          ⊞
+          <NewFolderIcon />
         </button>
         <button className="icon-btn" title="Refresh" aria-label="Refresh" onClick={() => void explorer.refreshAll()} data-testid="explorer-refresh">
-          ↻
+          <RefreshIcon />
         </button>
         <button className="icon-btn" title="Collapse Folders" aria-label="Collapse Folders" onClick={explorer.collapseAll}>
-          ⊟
+          <CollapseIcon />
         </button>
         <button
           className="icon-btn"
@@ -108,7 +109,7 @@ export function Explorer({ projectName }: { projectName: string }) {
           onClick={() => explorer.setShowIgnored(!explorer.showIgnored)}
           data-testid="explorer-toggle-ignored"
         >
-          ◌
+          <EyeIcon />
         </button>
       </div>
       {explorer.error && (

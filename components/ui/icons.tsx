@@ -1,0 +1,56 @@
+// Small line icons (16px, currentColor) in the spirit of VS Code's codicons.
+
+type IconProps = { size?: number };
+
+function Svg({ size = 16, children }: IconProps & { children: React.ReactNode }) {
+  return (
+    <svg width={size} height={size} viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.2" strokeLinecap="round" strokeLinejoin="round" aria-hidden>
+      {children}
+    </svg>
+  );
+}
+
+export const NewFileIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M9.5 1.5h-6v13h9v-10z M9.5 1.5v3h3" />
+    <path d="M8 7.5v5 M5.5 10h5" />
+  </Svg>
+);
+
+export const NewFolderIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M1.5 3.5h4.5l1.5 1.5h7v8.5h-13z" />
+    <path d="M8 7v4.5 M5.75 9.25h4.5" />
+  </Svg>
+);
+
+export const RefreshIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M13 8a5 5 0 1 1-1.6-3.7 M13 2.5v2.5h-2.5" />
+  </Svg>
+);
+
+export const CollapseIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M2.5 2.5h11v11h-11z M5.5 8h5" />
+  </Svg>
+);
+
+export const EyeIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M1.5 8s2.5-4.5 6.5-4.5 6.5 4.5 6.5 4.5-2.5 4.5-6.5 4.5S1.5 8 1.5 8z" />
+    <circle cx="8" cy="8" r="2" />
+  </Svg>
+);
+
+export const PlusIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M8 3v10 M3 8h10" />
+  </Svg>
+);
+
+export const CloseIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 4l8 8 M12 4l-8 8" />
+  </Svg>
+);

@@ -1,0 +1,57 @@
+import { admin, expect, screenshotPath, test } from "./fixtures";
+import { IdePage } from "./pages/ide";
+
+test("a second tab follows saves from the first, and flags a conflict when it has unsaved changes", async ({ page, ide, context }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await ide.newFile("shared.txt");
+  await ide.typeInEditor("first version");
+  await ide.save();
+
+  const other = new IdePage(await context.newPage());
+  await other.openProject("Demo");
+  await other.openFile("shared.txt");
+  await other.expectEditorText("first version");
+
+  // A clean tab reloads silently.
+  await page.bringToFront();
+  await ide.typeInEditor(" plus more");
+  await ide.save();
+  await other.expectEditorText("first version plus more");
+
+  // A dirty tab gets the conflict banner instead.
+  await other.page.bringToFront();
+  await other.typeInEditor(" (their edit)");
+  await page.bringToFront();
+  await ide.typeInEditor(" and mine");
+  await ide.save();
+  const banner = other.page.getByTestId("conflict-banner");
+  await expect(banner).toContainText("This file changed on disk");
+  await other.page.screenshot({ path: screenshotPath("conflict-banner") });
+
+  await banner.getByTestId("conflict-compare").click();
+  await expect(other.page.getByTestId("diff-editor").locator(".monaco-diff-editor")).toBeVisible();
+  await other.page.screenshot({ path: screenshotPath("conflict-compare") });
+
+  await banner.getByTestId("conflict-keep").click();
+  await expect(other.page.getByTestId("conflict-banner")).toHaveCount(0);
+  await expect(other.page.getByTestId("save-state")).toHaveText("Saved");
+  await ide.expectEditorText("(their edit)");
+});
+
+test("a save that meets a newer version on disk shows the conflict banner", async ({ page, ide, context }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await ide.openFile("shared.txt");
+
+  // The terminal changes the file behind the editor's back while it has unsaved changes.
+  await ide.typeInEditor("!");
+  await ide.openTerminal();
+  await ide.runInTerminal("echo from-terminal > shared.txt");
+  await expect(page.getByTestId("conflict-banner")).toBeVisible();
+  await page.getByTestId("conflict-reload").click();
+  await expect(page.getByTestId("conflict-banner")).toHaveCount(0);
+  await ide.expectEditorText("from-terminal");
+  await expect(ide.tab("shared.txt").getByTestId("tab-dirty")).toHaveCount(0);
+  void context;
+});
