@@ -7,9 +7,10 @@ import type { SessionEvent } from "@/lib/session-events";
 // - Each step becomes an assistant message (text + tool calls) followed by one tool message with
 //   the results. A tool call without a result (still waiting, or cut off by a crash) is left out,
 //   so the provider never sees a call without its answer.
-// - A person's message that arrives while a step is being written (after the step's
-//   `basedOnSeq`) or while its tools are still running is placed after that step's results: the
-//   model answered without seeing it, and providers require results right after their calls.
+// - Messages are ordered by what the model had seen: a step sits right after the event its
+//   request was built from (`basedOnSeq`), so a person's message that arrived while the step was
+//   being written or its tools were running comes after the step and its results (providers
+//   require results right after their calls).
 // - Tool outputs older than `pruneBeforeSeq` are replaced by a stub (the log keeps them).
 
 export const PRUNED_OUTPUT = "[Output pruned to save context. Run the tool again if you need it.]";
@@ -17,73 +18,59 @@ export const SUMMARY_PREFIX = "Summary of the conversation so far (older message
 
 export type ModelFoldOptions = { pruneBeforeSeq?: number };
 
-type UserEntry = { role: "user"; content: string; seq: number };
 type Step = {
-  based: boolean;
+  /** Where the step goes among people's messages. */
+  at: number;
+  placed: boolean;
   assistant: AssistantModelMessage & { content: Exclude<AssistantModelMessage["content"], string> };
   tool: ToolModelMessage;
-  open: Set<string>;
-  deferred: ModelMessage[];
 };
+type Entry = { at: number; message: ModelMessage } | Step;
 
 export function foldModelMessages(events: SessionEvent[], options: ModelFoldOptions = {}): ModelMessage[] {
   const compaction = events.findLast((e) => e.type === "compaction");
   const from = compaction?.type === "compaction" ? compaction.payload.upToSeq : 0;
-  const out: (ModelMessage | UserEntry | Step)[] = [];
-  if (compaction?.type === "compaction") out.push({ role: "user", content: SUMMARY_PREFIX + compaction.payload.summary });
+  const entries: Entry[] = [];
+  if (compaction?.type === "compaction") entries.push({ at: 0, message: { role: "user", content: SUMMARY_PREFIX + compaction.payload.summary } });
 
   const steps = new Map<string, Step>();
   const stepOfCall = new Map<string, Step>();
-  const openStep = () => [...steps.values()].findLast((s) => s.open.size > 0);
-  const step = (stepId: string) => {
+  const step = (stepId: string, seq: number, basedOnSeq: number | undefined) => {
     let s = steps.get(stepId);
     if (!s) {
-      s = { based: false, assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] }, open: new Set(), deferred: [] };
+      s = { at: seq - 0.5, placed: false, assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] } };
       steps.set(stepId, s);
-      out.push(s);
+      entries.push(s);
+    }
+    if (basedOnSeq !== undefined && !s.placed) {
+      s.at = basedOnSeq + 0.5;
+      s.placed = true;
     }
     return s;
-  };
-
-  // Moves messages written after `basedOnSeq` that sit before the step to after it.
-  const placeStep = (s: Step, basedOnSeq: number | undefined) => {
-    if (s.based || basedOnSeq === undefined) return;
-    s.based = true;
-    const at = out.indexOf(s);
-    const later = out.slice(0, at).filter((e): e is UserEntry => "seq" in e && e.seq > basedOnSeq);
-    if (!later.length) return;
-    for (const entry of later) out.splice(out.indexOf(entry), 1);
-    s.deferred.unshift(...later.map(({ role, content }) => ({ role, content })));
   };
 
   for (const event of events) {
     if (event.seq <= from) continue;
     switch (event.type) {
-      case "user_message": {
-        const open = openStep();
-        if (open) open.deferred.push({ role: "user", content: event.payload.text });
-        else out.push({ role: "user", content: event.payload.text, seq: event.seq });
+      case "user_message":
+        entries.push({ at: event.seq, message: { role: "user", content: event.payload.text } });
         break;
-      }
       case "assistant_delta":
-        step(event.payload.stepId);
+        step(event.payload.stepId, event.seq, undefined);
         break;
       case "assistant_message": {
-        const s = step(event.payload.stepId);
-        placeStep(s, event.payload.basedOnSeq);
+        const s = step(event.payload.stepId, event.seq, event.payload.basedOnSeq);
         if (event.payload.text) s.assistant.content.unshift({ type: "text", text: event.payload.text });
         break;
       }
       case "tool_call": {
-        const s = step(event.payload.stepId);
-        placeStep(s, event.payload.basedOnSeq);
+        const s = step(event.payload.stepId, event.seq, event.payload.basedOnSeq);
         s.assistant.content.push({
           type: "tool-call",
           toolCallId: event.payload.toolCallId,
           toolName: event.payload.toolName,
           input: event.payload.input ?? {},
         });
-        s.open.add(event.payload.toolCallId);
         stepOfCall.set(event.payload.toolCallId, s);
         break;
       }
@@ -98,7 +85,6 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
           toolName: event.payload.toolName,
           output: event.payload.ok ? { type: "text", value } : { type: "error-text", value },
         });
-        s.open.delete(event.payload.toolCallId);
         break;
       }
       default:
@@ -107,16 +93,15 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   }
 
   const messages: ModelMessage[] = [];
-  for (const entry of out) {
-    if (!("assistant" in entry)) {
-      messages.push("seq" in entry ? { role: entry.role, content: entry.content } : entry);
+  for (const entry of [...entries].sort((a, b) => a.at - b.at)) {
+    if ("message" in entry) {
+      messages.push(entry.message);
       continue;
     }
     const answered = new Set(entry.tool.content.map((part) => (part.type === "tool-result" ? part.toolCallId : "")));
     const content = entry.assistant.content.filter((part) => part.type !== "tool-call" || answered.has(part.toolCallId));
     if (content.length) messages.push({ role: "assistant", content });
     if (entry.tool.content.length) messages.push(entry.tool);
-    messages.push(...entry.deferred);
   }
   return messages;
 }
