@@ -1,7 +1,7 @@
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
 import type { CheckpointGit } from "./checkpoint-git";
-import { GITLINK_MODE, diffTrees } from "./checkpoint-tree";
+import { GITLINK_MODE, diffTrees, type TreeEntryChange } from "./checkpoint-tree";
 
 const PLACEHOLDER = ".tandem-checkpoint-placeholder";
 const MAX_NESTING = 8;
@@ -9,8 +9,8 @@ const MAX_NESTING = 8;
 const UNBORN_NESTED = /^error: '(.+)\/' does not have a commit checked out$/gm;
 
 /**
- * Brings the store's private index up to date with the workspace and writes it as a tree: git's
- * index makes unchanged files cost one lstat. `previousTree` is the last tree written from this
+ * Brings the store's private index up to date with the workspace and writes it as a tree (returned
+ * with what changed since `previousTree`): git's index makes unchanged files cost one lstat. `previousTree` is the last tree written from this
  * index; comparing with it finds what needs fixing up:
  * - a nested repository (a folder with its own .git) would be recorded as a gitlink, i.e. as a
  *   commit id whose files are not in the store. It is replaced by a placeholder entry so that the
@@ -18,7 +18,7 @@ const UNBORN_NESTED = /^error: '(.+)\/' does not have a commit checked out$/gm;
  * - when a .gitignore changed, files it now ignores leave the index (git keeps tracked files
  *   tracked otherwise).
  */
-export async function captureWorkspace(git: CheckpointGit, previousTree: string): Promise<string> {
+export async function captureWorkspace(git: CheckpointGit, previousTree: string): Promise<{ tree: string; changes: TreeEntryChange[] }> {
   let nested = await addAll(git);
   let tree = await git.text(["write-tree"]);
   let changes = await diffTrees(git, previousTree, tree, { renames: false });
@@ -36,8 +36,9 @@ export async function captureWorkspace(git: CheckpointGit, previousTree: string)
   }
   if (changes.some((change) => path.posix.basename(change.path) === ".gitignore") && (await dropIgnored(git))) {
     tree = await git.text(["write-tree"]);
+    changes = await diffTrees(git, previousTree, tree, { renames: false });
   }
-  return tree;
+  return { tree, changes };
 }
 
 /** `git add -A`; returns the nested repositories without a commit, which git skipped. */

@@ -35,8 +35,10 @@ export async function diffTrees(git: CheckpointGit, from: string, to: string, op
   return parseRaw(stdout.toString("utf8").split("\0"));
 }
 
+export type StatChange = TreeEntryChange & { binary: boolean };
+
 /** Like diffTrees, plus whether each file is binary (from --numstat, which reads contents). */
-export async function diffTreesWithStats(git: CheckpointGit, from: string, to: string, options: { renames: boolean }): Promise<FileChange[]> {
+export async function diffTreesWithStats(git: CheckpointGit, from: string, to: string, options: { renames: boolean }): Promise<StatChange[]> {
   if (from === to) return [];
   const { stdout } = await git.run(["diff-tree", "-r", "-z", options.renames ? "-M" : "--no-renames", "--raw", "--numstat", from, to]);
   const tokens = stdout.toString("utf8").split("\0");
@@ -46,10 +48,12 @@ export async function diffTreesWithStats(git: CheckpointGit, from: string, to: s
   return entries.map((entry) => {
     const stat = tokens[at] ?? "";
     at += entry.oldPath !== undefined ? 3 : 1;
-    const change: FileChange = { path: entry.path, status: entry.status, binary: stat.startsWith("-\t-\t") };
-    if (entry.oldPath !== undefined) change.oldPath = entry.oldPath;
-    return change;
+    return { ...entry, binary: stat.startsWith("-\t-\t") };
   });
+}
+
+export function toFileChange({ path, status, binary, oldPath }: StatChange): FileChange {
+  return oldPath === undefined ? { path, status, binary } : { path, status, binary, oldPath };
 }
 
 function parseRaw(tokens: string[]): TreeEntryChange[] & { consumed: number } {

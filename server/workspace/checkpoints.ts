@@ -5,7 +5,7 @@ import { captureWorkspace } from "./checkpoint-capture";
 import { CheckpointError } from "./checkpoint-errors";
 import { CheckpointGit, EMPTY_TREE } from "./checkpoint-git";
 import { ChangeReview, type FileHunks, type HunkEdit, type HunkTarget } from "./checkpoint-review";
-import { diffTrees, diffTreesWithStats, type FileChange } from "./checkpoint-tree";
+import { diffTrees, diffTreesWithStats, toFileChange, type FileChange, type StatChange, type TreeEntryChange } from "./checkpoint-tree";
 import { isInside } from "./paths";
 import { openWorkspace } from "./index";
 import type { Workspace } from "./workspace";
@@ -103,8 +103,8 @@ export class CheckpointStore {
   diff(fromId: string, to: string | "workspace"): Promise<FileChange[]> {
     return this.serial(async () => {
       const from = await this.treeOf(fromId);
-      const target = to === "workspace" ? await this.captureTree() : await this.treeOf(to);
-      return diffTreesWithStats(this.git, from, target, { renames: true });
+      const target = to === "workspace" ? (await this.capture()).tree : await this.treeOf(to);
+      return (await diffTreesWithStats(this.git, from, target, { renames: true })).map(toFileChange);
     });
   }
 
@@ -120,7 +120,7 @@ export class CheckpointStore {
   previewRestore(id: string): Promise<FileChange[]> {
     return this.serial(async () => {
       const target = await this.treeOf(id);
-      return this.restorePlan(await this.captureTree(), target);
+      return (await this.restorePlan((await this.capture()).tree, target)).map(toFileChange);
     });
   }
 
@@ -134,9 +134,9 @@ export class CheckpointStore {
       const target = await this.treeOf(id);
       return this.workspace.exclusive(async () => {
         const undo = await this.takeSnapshot(`Before restoring ${id.slice(0, 12)}`);
-        const changed = await this.restorePlan(this.trees.get(undo.id)!, target);
-        const failed = await this.apply(id, changed);
-        return { undoId: undo.id, changed, failed };
+        const plan = await this.restorePlan(this.trees.get(undo.id)!, target);
+        const failed = await this.apply(plan);
+        return { undoId: undo.id, changed: plan.map(toFileChange), failed };
       });
     });
   }
@@ -213,7 +213,8 @@ export class CheckpointStore {
 
   private async takeSnapshot(label: string): Promise<Snapshot> {
     const parent = this.latest;
-    const tree = await this.captureTree();
+    const previousIndexTree = this.indexTree;
+    const { tree, changes } = await this.capture();
     const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const date = `${createdAt.getTime() / 1000} +0000`;
     const id = await this.git.text(["commit-tree", tree, ...(parent ? ["-p", parent.id] : [])], {
@@ -223,7 +224,9 @@ export class CheckpointStore {
     await this.git.run(["update-ref", "--stdin"], { input: `create ${CHECKPOINT_REFS}/${id} ${id}\nupdate ${LATEST_REF} ${id}\n` });
     this.latest = { id, tree };
     this.trees.set(id, tree);
-    const filesChanged = (await diffTrees(this.git, parent?.tree ?? EMPTY_TREE, tree, { renames: false })).length;
+    const parentTree = parent?.tree ?? EMPTY_TREE;
+    // The index usually still holds the parent's tree; only a diff or preview since then needs a second look.
+    const filesChanged = (previousIndexTree === parentTree ? changes : await diffTrees(this.git, parentTree, tree, { renames: false })).length;
     if (++this.snapshotsSinceGc >= GC_EVERY) {
       this.snapshotsSinceGc = 0;
       // Queued behind this snapshot, so its caller does not wait; packs loose objects once there are many.
@@ -232,13 +235,14 @@ export class CheckpointStore {
     return { id, label, createdAt, parentId: parent?.id ?? null, filesChanged };
   }
 
-  private async captureTree(): Promise<string> {
-    this.indexTree = await captureWorkspace(this.git, this.indexTree);
-    return this.indexTree;
+  private async capture(): Promise<{ tree: string; changes: TreeEntryChange[] }> {
+    const captured = await captureWorkspace(this.git, this.indexTree);
+    this.indexTree = captured.tree;
+    return captured;
   }
 
   /** Changes from the workspace's tree to `target`'s, minus deletions of files the workspace now ignores. */
-  private async restorePlan(current: string, target: string): Promise<FileChange[]> {
+  private async restorePlan(current: string, target: string): Promise<StatChange[]> {
     const changes = await diffTreesWithStats(this.git, current, target, { renames: false });
     const deleted = changes.filter((change) => change.status === "deleted").map((change) => change.path);
     if (deleted.length === 0) return changes;
@@ -252,22 +256,19 @@ export class CheckpointStore {
     return changes.filter((change) => change.status !== "deleted" || !ignored.has(change.path));
   }
 
-  private async apply(id: string, changes: readonly FileChange[]): Promise<RestoreResult["failed"]> {
+  private async apply(plan: readonly StatChange[]): Promise<RestoreResult["failed"]> {
     const failed: RestoreResult["failed"] = [];
-    const attempt = async (filePath: string, task: () => Promise<unknown>) => {
-      await task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
-    };
+    const attempt = (filePath: string, task: () => Promise<unknown>) =>
+      task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
     // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
-    await mapLimit(changes.filter((change) => change.status === "deleted"), WRITE_CONCURRENCY, (change) =>
+    await mapLimit(plan.filter((change) => change.status === "deleted"), WRITE_CONCURRENCY, (change) =>
       attempt(change.path, () => deleteCheckpointFile(this.git.workTree, change.path)),
     );
-    const writes = changes.filter((change) => change.status !== "deleted");
-    const entries = await this.review.entriesAt(id, writes.map((change) => change.path));
-    await mapLimit(writes, WRITE_CONCURRENCY, async (change) => {
-      const entry = entries.get(change.path);
-      if (!entry) return failed.push({ path: change.path, message: "missing from the checkpoint" });
-      return attempt(change.path, () => writeCheckpointFile(this.git.workTree, change.path, entry.bytes, entry.mode));
-    });
+    const writes = plan.filter((change) => change.status !== "deleted");
+    const contents = await this.git.readObjects(writes.map((change) => change.newSha));
+    await mapLimit(writes, WRITE_CONCURRENCY, (change, i) =>
+      attempt(change.path, () => writeCheckpointFile(this.git.workTree, change.path, contents[i]!, change.newMode)),
+    );
     return failed;
   }
 
