@@ -4,6 +4,15 @@ import { CORE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
 import { failure, llmSize, resultFromError, textOf } from "./result";
 import { DEFAULT_LIMITS, cutNote, cutText } from "./truncate";
 
+/*
+ * How the agent runtime uses this module, per run:
+ *   const tools = buildToolSet({ coreTools, excludeTools, extraTools, webSearch });
+ *   for each tool: inputSchema = jsonSchema(inputJsonSchema(tool, dialect)) (./schema),
+ *   on a call: describeCall(tool, raw) for the UI; approval = policy(tool.kind) || toolForcesApproval(...);
+ *   const run = await runTool(tool, raw, ctx)  // never throws; run.llm / run.display / run.metrics
+ *   the model receives toModelOutput(run) (./model-output).
+ */
+
 /** The tools of one run, by name (what the model calls). */
 export type ToolSet = Record<string, Tool>;
 

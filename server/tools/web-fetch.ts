@@ -17,6 +17,8 @@ const DESCRIPTION = `Fetches a URL (http or https) from the public internet.
 - Limits: 30 s, 5 MB, 5 redirects. Local, private and internal addresses are refused.`;
 
 const DISPLAY_CHARS = 100_000;
+/** What the small model gets of a page for `prompt`. */
+const SUMMARIZE_CHARS = 200_000;
 
 export const webFetchTool = defineTool({
   name: "web_fetch",
@@ -48,7 +50,8 @@ export const webFetchTool = defineTool({
     const heading = `${title ? `# ${title}\n` : ""}URL: ${page.url}${where}\n\n`;
     if (input.prompt) {
       if (ctx.summarize) {
-        const answer = await ctx.summarize(input.prompt, `${heading}${text}`, ctx.signal);
+        const cut = text.length > SUMMARIZE_CHARS ? `${text.slice(0, SUMMARIZE_CHARS)}\n[Page cut at ${SUMMARIZE_CHARS} characters.]` : text;
+        const answer = await ctx.summarize(input.prompt, `${heading}${cut}`, ctx.signal);
         return ok(`From ${page.url}${where}:\n\n${answer}`, { kind: "markdown", text: answer }, { url: page.url, status: page.status });
       }
       return ok(`(No model is configured to apply the prompt, so here is the content.)\n${heading}${text}`, { kind: "markdown", text: text.slice(0, DISPLAY_CHARS) }, { url: page.url, status: page.status });
