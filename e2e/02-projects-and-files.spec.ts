@@ -96,3 +96,21 @@ test("keyboard navigation in the explorer opens files", async ({ page, ide }) =>
   await page.keyboard.press("Enter");
   await expect(ide.tab("src/main.ts")).toHaveAttribute("aria-selected", "true");
 });
+
+test("panel sizes are remembered across a reload", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  const explorer = page.getByTestId("explorer");
+  const before = (await explorer.boundingBox())!.width;
+  const separator = (await page.getByTestId("separator-explorer").boundingBox())!;
+  await page.mouse.move(separator.x + separator.width / 2, separator.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(separator.x + 120, separator.y + 200, { steps: 8 });
+  await page.mouse.up();
+  const after = (await explorer.boundingBox())!.width;
+  expect(after).toBeGreaterThan(before + 80);
+
+  await page.reload();
+  await ide.waitForLive();
+  await expect.poll(async () => Math.round((await explorer.boundingBox())!.width)).toBe(Math.round(after));
+});

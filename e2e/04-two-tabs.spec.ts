@@ -39,7 +39,7 @@ test("a second tab follows saves from the first, and flags a conflict when it ha
   await ide.expectEditorText("(their edit)");
 });
 
-test("a save that meets a newer version on disk shows the conflict banner", async ({ page, ide, context }) => {
+test("a change on disk under unsaved edits shows the conflict banner; Reload takes the disk's version", async ({ page, ide }) => {
   await ide.signIn(admin);
   await ide.openProject("Demo");
   await ide.openFile("shared.txt");
@@ -53,5 +53,28 @@ test("a save that meets a newer version on disk shows the conflict banner", asyn
   await expect(page.getByTestId("conflict-banner")).toHaveCount(0);
   await ide.expectEditorText("from-terminal");
   await expect(ide.tab("shared.txt").getByTestId("tab-dirty")).toHaveCount(0);
-  void context;
+});
+
+test("a save that meets a newer version on disk shows the conflict banner; Keep mine overwrites", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  // Without the live change feed the editor only learns of the change when it saves.
+  await page.routeWebSocket(/\/api\/trpc\/ws/, () => {});
+  await page.goto("/");
+  await page.getByTestId("project-Demo").getByTestId("project-open").click();
+  await ide.openFile("shared.txt");
+  await ide.typeInEditor("mine-");
+
+  await page.getByTestId("terminal-tab-0").click();
+  await ide.runInTerminal("echo changed-behind > shared.txt; echo done-$((1+1))");
+  await expect(ide.terminalText()).toContainText("done-2");
+
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("ControlOrMeta+s");
+  await expect(page.getByTestId("conflict-banner")).toContainText("This file changed on disk");
+  await page.getByTestId("conflict-keep").click();
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+
+  await page.getByTestId("terminal-tab-0").click();
+  await ide.runInTerminal("cat shared.txt");
+  await expect(ide.terminalText()).toContainText("mine-");
 });

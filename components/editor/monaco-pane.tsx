@@ -94,7 +94,11 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
 
   if (file.comparing && file.conflict?.kind === "changed") {
     return (
-      <div className="editor-host" data-testid="diff-editor">
+      <div className="editor-host diff-host" data-testid="diff-editor">
+        <div className="diff-labels">
+          <span>On disk now</span>
+          <span>Yours (unsaved; editable)</span>
+        </div>
         <DiffEditor
           theme="vs-dark"
           original={file.conflict.disk.content}
