@@ -1,0 +1,62 @@
+// The Tandem side of bench/stream.ts, in its own process as in production: services on an
+// embedded Postgres, the tRPC router over HTTP and WebSocket (the handlers server/start-server.ts
+// mounts, without Next.js). Reports its URL, and on request its RSS and rows written, over IPC.
+import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { applyWSSHandler } from "@trpc/server/adapters/ws";
+import { toNodeHandler } from "better-auth/node";
+import { WebSocketServer } from "ws";
+import { appRouter } from "@/server/api/root";
+import { createContext } from "@/server/api/trpc";
+import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import { loadConfig } from "@/server/env";
+import { createServices } from "@/server/services";
+
+const modelUrl = process.argv[2]!;
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-bench-stream-"));
+const config = loadConfig({
+  TANDEM_DATA_DIR: dataDir,
+  TANDEM_SANDBOX: "none",
+  TANDEM_MODEL: "openai-compatible:bench",
+  TANDEM_OPENAI_COMPATIBLE_BASE_URL: modelUrl,
+  TANDEM_OPENAI_COMPATIBLE_API_KEY: "bench",
+});
+const { services, dispose } = await createServices(config, () => {});
+const headersOf = (req: http.IncomingMessage) => {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value);
+  return headers;
+};
+const trpcHttp = createHTTPHandler({ router: appRouter, basePath: "/api/trpc/", createContext: ({ req }) => createContext(services, headersOf(req)) });
+const authHandler = toNodeHandler(services.auth);
+const server = http.createServer((req, res) => {
+  req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
+  return req.url?.startsWith("/api/auth/") ? authHandler(req, res) : trpcHttp(req, res);
+});
+const wss = new WebSocketServer({ noServer: true });
+applyWSSHandler({ wss, router: appRouter, createContext: ({ req }) => createContext(services, headersOf(req)) });
+server.on("upgrade", (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req)));
+await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+
+let peakRss = process.memoryUsage().rss;
+setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50).unref();
+
+process.on("message", async (message: { type: string }) => {
+  if (message.type === "stats") {
+    process.send!({ type: "stats", rowsWritten: services.agent.stats.rowsWritten, rss: process.memoryUsage().rss, peakRss });
+    peakRss = process.memoryUsage().rss;
+  }
+  if (message.type === "stop") {
+    for (const client of wss.clients) client.terminate();
+    server.closeAllConnections();
+    server.close();
+    await dispose();
+    await fs.rm(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+});
+process.send!({ type: "ready", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });

@@ -1,0 +1,165 @@
+// Streaming latency of agent text, from the model to a viewer, against the provider stream itself.
+// Run with `npx tsx bench/stream.ts [tokens] [sessions]`. Figures only: nothing here fails a build.
+//
+// The scripted model server stamps every token when it writes it. In the same run we measure
+// (a) a client consuming the provider stream directly (the AI SDK's streamText on the same
+//     openai-compatible provider), and
+// (b) a browser-side subscriber of `session.events` over WebSocket through Tandem: the real
+//     runtime, event log, Postgres, bus, tRPC router and WebSocket adapter (the same handlers
+//     server/start-server.ts mounts, without Next.js),
+// first for one session, then for N sessions streaming at once. "Added" is (b) minus (a) at
+// the same percentile. Tandem runs in its own process (bench/stream-server.ts), as in production;
+// the model server and the clients run here. Memory is the Tandem process's peak RSS.
+import { fork } from "node:child_process";
+import path from "node:path";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from "@trpc/client";
+import { streamText } from "ai";
+import superjson from "superjson";
+import WebSocket from "ws";
+import type { AppRouter } from "@/server/api/root";
+import { startModelServer, type ScriptedReply } from "@/e2e/fixtures/model-server/server";
+
+const TOKENS = Number(process.argv[2] ?? 200);
+const SESSIONS = Number(process.argv[3] ?? 50);
+const TOKEN_INTERVAL_MS = 10;
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Sample = number[];
+const percentile = (values: Sample, p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+const model = await startModelServer();
+const sentAt = new Map<string, number>();
+model.onToken(({ text, sentAt: at }) => {
+  const id = /⟦([^⟧]+)⟧/.exec(text)?.[1];
+  if (id) sentAt.set(id, at);
+});
+const reply = (label: string): ScriptedReply => ({
+  match: label,
+  tokens: Array.from({ length: TOKENS }, (_, i) => `⟦${label}:${i}⟧ `),
+  delayMs: TOKEN_INTERVAL_MS,
+});
+const latencyOf = (text: string, at: number, into: Sample) => {
+  for (const match of text.matchAll(/⟦([^⟧]+)⟧/g)) {
+    const sent = sentAt.get(match[1]!);
+    if (sent !== undefined) into.push(at - sent);
+  }
+};
+
+// Tandem, in its own process.
+const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.url], { execArgv: ["--import", "tsx"], stdio: "inherit" });
+type Stats = { rowsWritten: number; rss: number; peakRss: number };
+const fromTandem = <T>(type: string) => new Promise<T>((resolve) => {
+  const onMessage = (message: { type: string } & T) => {
+    if (message.type !== type) return;
+    tandem.off("message", onMessage);
+    resolve(message);
+  };
+  tandem.on("message", onMessage);
+});
+const stats = () => {
+  const reply = fromTandem<Stats>("stats");
+  tandem.send({ type: "stats" });
+  return reply;
+};
+const { url: base } = await fromTandem<{ url: string }>("ready");
+
+const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+  method: "POST",
+  headers: { "content-type": "application/json", origin: base },
+  body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
+});
+if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
+const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+class CookieWebSocket extends WebSocket {
+  constructor(url: string, protocols?: string | string[]) {
+    super(url, protocols, { headers: { cookie } });
+  }
+}
+const wsClient = createWSClient({ url: `${base.replace("http", "ws")}/api/trpc/ws`, WebSocket: CookieWebSocket as unknown as typeof globalThis.WebSocket });
+const trpc = createTRPCClient<AppRouter>({
+  links: [
+    splitLink({
+      condition: (op) => op.type === "subscription",
+      true: wsLink({ client: wsClient, transformer: superjson }),
+      false: httpLink({ url: `${base}/api/trpc`, transformer: superjson, headers: () => ({ cookie }) }),
+    }),
+  ],
+});
+const project = await trpc.project.create.mutate({ name: "Bench" });
+
+// (a) the provider stream, consumed directly.
+const provider = createOpenAICompatible({ name: "openai-compatible", baseURL: model.url, apiKey: "bench", includeUsage: true });
+async function direct(label: string, into: Sample) {
+  model.add(reply(label));
+  const result = streamText({ model: provider.chatModel("bench"), prompt: label });
+  for await (const part of result.fullStream) if (part.type === "text-delta") latencyOf(part.text, now(), into);
+}
+
+// (b) a viewer of a Tandem session over WebSocket.
+async function throughTandem(label: string, into: Sample) {
+  model.add(reply(label));
+  const session = await trpc.session.create.mutate({ projectId: project.id });
+  const done = new Promise<void>((resolve, reject) => {
+    const sub = trpc.session.events.subscribe(
+      { sessionId: session.id, afterSeq: 0 },
+      {
+        onData: ({ data: item }) => {
+          if (item.kind === "delta") latencyOf(item.text, now(), into);
+          if (item.kind === "event" && item.event.type === "turn_finished") {
+            sub.unsubscribe();
+            resolve();
+          }
+        },
+        onError: reject,
+      },
+    );
+  });
+  await sleep(20); // the subscription is open before the turn starts
+  await trpc.session.send.mutate({ sessionId: session.id, text: label });
+  await done;
+}
+
+async function measure(name: string, count: number) {
+  const a: Sample = [];
+  const b: Sample = [];
+  await Promise.all(Array.from({ length: count }, (_, i) => direct(`${name}-direct-${i}`, a)));
+  const before = await stats();
+  const started = performance.now();
+  await Promise.all(Array.from({ length: count }, (_, i) => throughTandem(`${name}-tandem-${i}`, b)));
+  const seconds = (performance.now() - started) / 1000;
+  const after = await stats();
+  const rowsPerSecond = (after.rowsWritten - before.rowsWritten) / seconds;
+  return { name, count, a, b, rowsPerSecond, peakRssMb: after.peakRss / 1e6 };
+}
+
+await measure("warmup", 2);
+const results = [await measure("one", 1), await measure("many", SESSIONS)];
+
+const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+console.log(`\nStreaming latency, ${TOKENS} tokens per session at one every ${TOKEN_INTERVAL_MS} ms (model write → client receive)\n`);
+console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | DB rows/s | peak RSS |");
+console.log("|---|---|---|---|---|---|---|");
+for (const r of results) {
+  const [a50, a99, b50, b99] = [percentile(r.a, 50), percentile(r.a, 99), percentile(r.b, 50), percentile(r.b, 99)];
+  const target = r.count === 1 ? "p50 < 5 ms, p99 < 20 ms" : "p99 < 100 ms";
+  const met = r.count === 1 ? b50 - a50 < 5 && b99 - a99 < 20 : b99 - a99 < 100;
+  console.log(
+    `| ${r.count} | ${fmt(a50)} / ${fmt(a99)} | ${fmt(b50)} / ${fmt(b99)} | ${fmt(b50 - a50)} / ${fmt(b99 - a99)} | ${target}: ${met ? "met" : "MISSED"} | ${r.rowsPerSecond.toFixed(0)} | ${r.peakRssMb.toFixed(0)} MB |`,
+  );
+  if (r.a.length !== r.count * TOKENS || r.b.length !== r.count * TOKENS) {
+    console.log(`  (samples: direct ${r.a.length}, Tandem ${r.b.length}, expected ${r.count * TOKENS} each)`);
+  }
+}
+console.log("\nDB rows/s: session events written while the Tandem sessions streamed (tokens are coalesced into one row per ~50 ms per session).");
+console.log("Peak RSS: the Tandem server process (Node + embedded Postgres client side; Postgres itself runs in its own processes).");
+
+wsClient.close();
+tandem.send({ type: "stop" });
+await new Promise((r) => tandem.on("exit", r));
+await model.close();
+process.exit(0);
