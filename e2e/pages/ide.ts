@@ -98,6 +98,12 @@ export class IdePage {
     await this.page.getByTestId("new-entry-input").fill(name);
     await this.page.getByTestId("new-entry-input").press("Enter");
     await expect(this.treeItem(name)).toBeVisible();
+    await this.waitForTreeSettled();
+  }
+
+  /** The new folder opens and loads its (empty) listing; rows move until that is done. */
+  async waitForTreeSettled() {
+    await expect(this.page.getByTestId("file-tree").getByText("Loading…")).toHaveCount(0);
   }
 
   async openFile(path: string) {

@@ -77,6 +77,8 @@ export function Explorer({ projectName }: { projectName: string }) {
         handled();
         return explorer.setRenaming(path);
       case "Delete":
+      case "Backspace": // Cmd+Backspace on macOS
+        if (event.key === "Backspace" && !event.metaKey) return;
         handled();
         return explorer.requestDelete(path, type ?? "file");
     }
