@@ -9,6 +9,7 @@ import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 
@@ -55,6 +56,7 @@ export async function createServices(config: Config, log: (line: string) => void
     bus: createInProcessBus(),
     models,
     openWorkspace: (projectId) => files.open(projectId),
+    shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: sandboxMode, allowNetwork: false }),
     sandbox: { mode: sandboxMode, allowNetwork: false },
   });
   const interrupted = await agent.recover();

@@ -121,6 +121,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         sessionId: r.sessionId,
         turnId,
         stepId,
+        modelId: r.modelId,
         basedOnSeq: seenSeq,
         model,
         instructions: r.instructions,

@@ -1,3 +1,4 @@
+import { generateText, type LanguageModel } from "ai";
 import type { Db } from "@/server/db/client";
 import { findApproval, listPendingApprovals, resolveApproval } from "@/server/db/repositories/approvals";
 import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
@@ -107,6 +108,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       outputs: shared.outputs,
       sandbox: o.sandbox,
       fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
+      summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
       modelAcceptsImages: false,
     });
     return {
@@ -329,6 +331,18 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       resources.clear();
     },
   };
+}
+
+/** What web_fetch uses to answer its prompt over a fetched page, with the session's model. */
+async function summarizeWith(model: LanguageModel, prompt: string, content: string, signal: AbortSignal) {
+  const { text } = await generateText({
+    model,
+    instructions: "Answer the request using only the content given. Be concise; quote exact values such as versions and commands.",
+    prompt: `${prompt}\n\n---\n\n${content}`,
+    abortSignal: signal,
+    maxRetries: 2,
+  });
+  return text;
 }
 
 function safeEndpoint(models: ModelRegistry, id: string) {

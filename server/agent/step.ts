@@ -1,7 +1,7 @@
 import { jsonSchema, streamText, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
-import { z } from "zod";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
+import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
 import type { EventLog } from "@/server/agent/events";
 import { toTokenUsage } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
@@ -12,15 +12,20 @@ import type { TokenUsage } from "@/lib/session-events";
 
 export const MAX_RETRIES = 3;
 
-/** The registry's tools as the model sees them: schema and description, no execute. */
-export function toSdkTools(tools: ToolSet): SdkToolSet {
+/** The registry's tools as the model sees them: schema (in the provider's dialect) and description, no execute. */
+export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
   const out: SdkToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
     // No validation here: the registry validates (parseToolInput) and the model gets its message.
-    const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Parameters<typeof jsonSchema>[0];
+    const schema = inputJsonSchema(tool, dialect) as Parameters<typeof jsonSchema>[0];
     out[name] = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) });
   }
   return out;
+}
+
+export function dialectOf(modelId: string): SchemaDialect {
+  const provider = modelId.slice(0, modelId.indexOf(":"));
+  return provider === "google" || provider === "anthropic" || provider === "openai" ? provider : "openai-compatible";
 }
 
 export type StepCall = { toolCallId: string; toolName: string; input: unknown; invalidJson: boolean };
@@ -38,6 +43,7 @@ export async function runModelStep(input: {
   sessionId: string;
   turnId: string;
   stepId: string;
+  modelId: string;
   /** The last seq the model's request was built from. */
   basedOnSeq: number;
   model: LanguageModel;
@@ -54,7 +60,7 @@ export async function runModelStep(input: {
     model: input.model,
     instructions: input.instructions,
     messages: input.messages,
-    tools: toSdkTools(tools),
+    tools: toSdkTools(tools, dialectOf(input.modelId)),
     abortSignal: signal,
     maxRetries: input.maxRetries ?? MAX_RETRIES,
     onError: () => {}, // errors arrive as `error` parts and become error events
