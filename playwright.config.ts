@@ -5,6 +5,8 @@ import { defineConfig } from "@playwright/test";
 // starts a fresh Tandem (embedded Postgres and all) with `npm start` and stops it at the end.
 const port = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://127.0.0.1:${port}`;
+// The scripted model server (started by scripts/e2e.mjs) is the agent's only provider.
+const modelPort = Number(process.env.E2E_MODEL_PORT ?? 3101);
 const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 
 export default defineConfig({
@@ -50,6 +52,8 @@ export default defineConfig({
       HOST: "127.0.0.1",
       TANDEM_DATA_DIR: process.env.E2E_DATA_DIR ?? ".tandem-e2e",
       TANDEM_IMPORT_ROOTS: process.env.E2E_IMPORT_ROOT ?? "",
+      TANDEM_OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+      TANDEM_MODEL: "openai-compatible:scripted",
     },
   },
 });

@@ -1,28 +1,56 @@
-// Runs the browser tests against a fresh Tandem: a free port, a temporary data directory (with
-// its own embedded Postgres), removed afterwards. Extra arguments go to `playwright test`.
-import { spawnSync } from "node:child_process";
+// Runs the browser tests against a fresh Tandem: free ports, a temporary data directory (with
+// its own embedded Postgres), removed afterwards, and the scripted model server
+// (e2e/fixtures/model-server) as the agent's OpenAI-compatible provider; specs pick its scenario
+// through its control port. Extra arguments go to `playwright test`.
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 
-const port = await new Promise((resolve) => {
-  const server = net.createServer().listen(0, "127.0.0.1", () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
-});
+
+const port = await freePort();
+const modelPort = await freePort();
+const controlPort = await freePort();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-"));
 const importRoot = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-import-"));
+
+const modelServer = spawn(
+  process.execPath,
+  ["--import", "tsx", "e2e/fixtures/model-server/cli.ts", "--port", String(modelPort), "--control-port", String(controlPort)],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+await new Promise((resolve, reject) => {
+  const lines = readline.createInterface({ input: modelServer.stdout });
+  lines.on("line", (line) => line.startsWith("model-server ready") && resolve());
+  modelServer.on("exit", (code) => reject(new Error(`the scripted model server exited (${code}) before it was ready`)));
+});
 
 const result = spawnSync(
   process.execPath,
   ["node_modules/@playwright/test/cli.js", "test", ...process.argv.slice(2)],
   {
     stdio: "inherit",
-    env: { ...process.env, E2E_PORT: String(port), E2E_DATA_DIR: dataDir, E2E_IMPORT_ROOT: importRoot, NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      E2E_PORT: String(port),
+      E2E_DATA_DIR: dataDir,
+      E2E_IMPORT_ROOT: importRoot,
+      E2E_MODEL_PORT: String(modelPort),
+      E2E_MODEL_CONTROL_PORT: String(controlPort),
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
   },
 );
+modelServer.kill("SIGTERM");
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(importRoot, { recursive: true, force: true });
 process.exit(result.status ?? 1);
