@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
-import { deleteMemory, listMemories, type MemoryOwner } from "@/server/db/repositories/memories";
+import { deleteMemory, listMemories, searchMemories, storeMemory, type MemoryOwner } from "@/server/db/repositories/memories";
 import { memoriesToMarkdown } from "@/server/tools/memory";
 
 // The agent's memory as people see it: the project's (shared) or the caller's own.
@@ -17,6 +17,18 @@ export const memoryRouter = router({
     const title = input.scope === "project" ? `Memory of ${ctx.project.name}` : `${ctx.user.name}'s memory`;
     return { filename: `${input.scope}-memory.md`, markdown: memoriesToMarkdown(title, rows) };
   }),
+
+  /** Ranked full-text search over one scope, as the agent's `memory` tool searches. */
+  search: projectProcedure
+    .input(scope.extend({ query: z.string().trim().min(1).max(500) }))
+    .query(({ ctx, input }) => searchMemories(ctx.services.db, [ownerOf(input.scope, ctx.project.id, ctx.user.id)], { query: input.query, limit: 50, threshold: 0 })),
+
+  /** Creates or replaces a memory (people correcting what the agent remembered). */
+  save: projectMutationProcedure
+    .input(scope.extend({ key: z.string().trim().min(1).max(200), value: z.string().trim().min(1).max(20_000) }))
+    .mutation(({ ctx, input }) =>
+      storeMemory(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id), { key: input.key, value: input.value, createdById: ctx.user.id }),
+    ),
 
   delete: projectMutationProcedure
     .input(scope.extend({ key: z.string().min(1).max(200) }))
