@@ -1,26 +1,23 @@
-import { generateText, type LanguageModel } from "ai";
 import type { Db } from "@/server/db/client";
 import { findApproval, listPendingApprovals, resolveApproval } from "@/server/db/repositories/approvals";
-import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
 import { listEvents } from "@/server/db/repositories/session-events";
 import * as sessions from "@/server/db/repositories/sessions";
 import type { SessionBus } from "@/server/bus/session-bus";
-import type { FetchPolicy, Tool, ToolContext } from "@/server/tools/define-tool";
+import type { FetchPolicy, Tool } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
 import type { SandboxMode } from "@/server/workspace/sandbox";
 import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
-import { ModelConfigError, parseModelId, type ModelRegistry } from "@/server/agent/providers";
-import { parsePolicy, rulesForAlways, rulesSchema } from "@/server/agent/policy";
-import { buildSystemPrompt } from "@/server/agent/prompts/system";
+import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
+import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { runTurn, type TurnEnd } from "@/server/agent/run";
-import { createSessionResources, defaultChildTools, sessionToolSet, type SessionResources, type ShellFactory } from "@/server/agent/session-tools";
+import { defaultChildTools, sessionToolSet, type SessionResources, type ShellFactory } from "@/server/agent/session-tools";
+import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
-import { loadModelFacts } from "@/server/agent/usage";
 
 // The agent runtime: sessions, turns, approvals and the live stream, for any caller (the tRPC
 // routers, a sub-agent, a test). It knows nothing of HTTP; errors a caller can act on are
@@ -59,6 +56,14 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
   const ownTools = createOwnTools(db, (input) => runSubagents(subagentHost, input));
+  const setup: TurnSetup = {
+    db,
+    log,
+    options: o,
+    ownTools,
+    resources,
+    setStatus: (sessionId, status, reason) => setStatus(sessionId, status, reason),
+  };
 
   async function mustFind(sessionId: string) {
     const session = await sessions.findSession(db, sessionId);
@@ -79,59 +84,6 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return events.findLast((e) => e.type === "user_message")?.authorId ?? fallback;
   }
 
-  async function prepareRun(sessionId: string, userId: string, resumed: boolean, signal: AbortSignal) {
-    const session = await mustFind(sessionId);
-    const workspace = await o.openWorkspace(session.projectId);
-    let res = resources.get(sessionId);
-    if (!res) resources.set(sessionId, (res = createSessionResources(workspace, sessionId, o.shell)));
-    const settings = await getProjectAgentSettings(db, session.projectId);
-    const tools = sessionToolSet({ base: o.baseTools, own: ownTools, allowedTools: session.allowedTools });
-    const projectName = (await sessions.findProjectName(db, session.projectId)) ?? "project";
-    const instructions = await buildSystemPrompt({
-      workspace,
-      projectName,
-      now: o.now?.() ?? new Date(),
-      subagent: session.parentId !== null,
-      toolNames: Object.keys(tools),
-    });
-    const shared = res;
-    const toolContext = (toolCallId: string): ToolContext => ({
-      workspace,
-      projectId: session.projectId,
-      sessionId,
-      userId,
-      toolCallId,
-      signal,
-      emit: (progress) => o.bus.publish(sessionId, { kind: "progress", toolCallId, progress }),
-      reads: shared.reads,
-      shell: shared.shell,
-      outputs: shared.outputs,
-      sandbox: o.sandbox,
-      fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
-      summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
-      modelAcceptsImages: false,
-    });
-    return {
-      db,
-      log,
-      sessionId,
-      modelId: session.model,
-      model: () => o.models.resolve(session.model),
-      endpoint: safeEndpoint(o.models, session.model),
-      instructions,
-      tools,
-      policy: parsePolicy(settings, session.allowRules),
-      stepLimit: session.maxSteps ?? settings.stepLimit,
-      loopGuardRepeats: settings.loopGuardRepeats,
-      facts: await loadModelFacts(db, session.model),
-      resumed,
-      signal,
-      toolContext,
-      setStatus: (status: SessionStatus, reason?: string) => setStatus(sessionId, status, reason),
-      maxRetries: o.maxRetries,
-    };
-  }
-
   /** Starts (or continues) the session's turn unless one is already running. */
   function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal } = {}) {
     const running = active.get(sessionId);
@@ -141,7 +93,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     const done = (async (): Promise<TurnEnd | null> => {
       let end: TurnEnd | null = null;
       try {
-        end = await runTurn(await prepareRun(sessionId, userId, options.resumed ?? false, controller.signal));
+        end = await runTurn(await prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal }));
       } catch (error) {
         console.error(`agent turn of session ${sessionId} failed:`, error);
         await log.append(sessionId, "error", { code: "internal", message: "The agent stopped on an internal error. Resume to try again.", detail: String(error).slice(0, 500) }).catch(() => {});
@@ -331,25 +283,4 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       resources.clear();
     },
   };
-}
-
-/** What web_fetch uses to answer its prompt over a fetched page, with the session's model. */
-async function summarizeWith(model: LanguageModel, prompt: string, content: string, signal: AbortSignal) {
-  const { text } = await generateText({
-    model,
-    instructions: "Answer the request using only the content given. Be concise; quote exact values such as versions and commands.",
-    prompt: `${prompt}\n\n---\n\n${content}`,
-    abortSignal: signal,
-    maxRetries: 2,
-  });
-  return text;
-}
-
-function safeEndpoint(models: ModelRegistry, id: string) {
-  try {
-    return models.endpoint(id);
-  } catch (error) {
-    if (error instanceof ModelConfigError) return "(unknown)";
-    throw error;
-  }
 }
