@@ -8,43 +8,63 @@ const MAX_NESTING = 8;
 // What `git add` says about a nested repository that has no commit yet (it then adds nothing there).
 const UNBORN_NESTED = /^error: '(.+)\/' does not have a commit checked out$/gm;
 
+export interface Capture {
+  tree: string;
+  /** What differs from the tree the capture is compared with. */
+  changes: TreeEntryChange[];
+}
+
 /**
- * Brings the store's private index up to date with the workspace and writes it as a tree (returned
- * with what changed since `previousTree`): git's index makes unchanged files cost one lstat. `previousTree` is the last tree written from this
- * index; comparing with it finds what needs fixing up:
+ * Records the index once it is up to date: as a tree compared with an earlier one, or as a commit
+ * compared with its parent. Called again (attempt > 0) after a fix-up changed the index.
+ */
+export type Recorder<T extends Capture> = (attempt: number) => Promise<T>;
+
+/**
+ * Brings the store's private index up to date with the workspace and records it: git's index makes
+ * unchanged files cost one lstat. What changed shows what needs fixing up before the record counts:
  * - a nested repository (a folder with its own .git) would be recorded as a gitlink, i.e. as a
  *   commit id whose files are not in the store. It is replaced by a placeholder entry so that the
  *   next `git add` walks into the folder as a plain one, with every .gitignore above it applying;
  * - when a .gitignore changed, files it now ignores leave the index (git keeps tracked files
  *   tracked otherwise).
  */
-export async function captureWorkspace(git: CheckpointGit, previousTree: string): Promise<{ tree: string; changes: TreeEntryChange[] }> {
+export async function captureWorkspace<T extends Capture>(git: CheckpointGit, record: Recorder<T>): Promise<T> {
   let nested = await addAll(git);
-  let tree = await git.text(["write-tree"]);
-  let changes = await diffTrees(git, previousTree, tree, { renames: false });
-  for (let round = 0; ; round++) {
-    const gitlinks = changes.filter((change) => change.newMode === GITLINK_MODE).map((change) => change.path);
+  let attempt = 0;
+  let captured = await record(attempt++);
+  for (;;) {
+    const gitlinks = captured.changes.filter((change) => change.newMode === GITLINK_MODE).map((change) => change.path);
     const repos = [...new Set([...gitlinks, ...nested])];
     if (repos.length === 0) break;
-    if (round === MAX_NESTING) {
+    if (attempt > MAX_NESTING) {
       throw new CheckpointError("GIT_FAILED", `Repositories are nested too deeply under '${repos[0]}' to snapshot. Move or ignore (.gitignore) the inner ones.`);
     }
     await unfold(git, gitlinks, repos);
     nested = await addAll(git);
-    tree = await git.text(["write-tree"]);
-    changes = await diffTrees(git, previousTree, tree, { renames: false });
+    captured = await record(attempt++);
   }
-  if (changes.some((change) => path.posix.basename(change.path) === ".gitignore") && (await dropIgnored(git))) {
-    tree = await git.text(["write-tree"]);
-    changes = await diffTrees(git, previousTree, tree, { renames: false });
+  if (captured.changes.some((change) => path.posix.basename(change.path) === ".gitignore") && (await dropIgnored(git))) {
+    captured = await record(attempt++);
   }
-  return { tree, changes };
+  return captured;
+}
+
+/** Records the index as a tree, compared with `since`. */
+export function treeRecorder(git: CheckpointGit, since: string): Recorder<Capture> {
+  return async () => {
+    const tree = await git.text(["write-tree"]);
+    return { tree, changes: await diffTrees(git, since, tree, { renames: false }) };
+  };
 }
 
 /** `git add -A`; returns the nested repositories without a commit, which git skipped. */
 async function addAll(git: CheckpointGit): Promise<string[]> {
   // --ignore-errors: one unreadable file must not cost the whole snapshot (it keeps its last version).
-  const { stderr } = await git.run(["add", "--all", "--ignore-errors"], { okCodes: [1] });
+  // A big-file threshold of 1 byte sends new contents straight into one pack per call (git's bulk
+  // check-in) instead of one loose object file each: a first snapshot of 10,000 files writes 2 files,
+  // not 10,000. Only for `add`: elsewhere the threshold would make diffs call every file binary.
+  const { stderr } = await git.run(["-c", "core.bigFileThreshold=1", "add", "--all", "--ignore-errors"], { okCodes: [1] });
   return [...stderr.matchAll(UNBORN_NESTED)].map((match) => match[1]!);
 }
 

@@ -37,6 +37,8 @@ const ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n";
 // .git is skipped by git itself at any depth; .tandem holds the server's own bookkeeping.
 const EXCLUDE = ".git\n.tandem/\n";
 const MARKER = "tandem-checkpoints";
+/** The newest checkpoint; every other one is among its ancestors. */
+export const LATEST_REF = "refs/tandem/latest";
 
 export interface GitRunOptions {
   input?: string | Buffer;
@@ -123,6 +125,8 @@ export class CheckpointGit {
     }
     await mkdir(this.storeDir, { recursive: true });
     await this.run(["init", "--quiet"]);
+    // Checkpoints are commits on HEAD, so `git commit` records one in a single call.
+    await this.run(["symbolic-ref", "HEAD", LATEST_REF]);
     await rm(path.join(this.storeDir, "hooks"), { recursive: true, force: true });
     await writeFile(path.join(this.storeDir, "config"), CONFIG);
     await mkdir(path.join(this.storeDir, "info"), { recursive: true });

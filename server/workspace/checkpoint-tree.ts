@@ -56,6 +56,15 @@ export function toFileChange({ path, status, binary, oldPath }: StatChange): Fil
   return oldPath === undefined ? { path, status, binary } : { path, status, binary, oldPath };
 }
 
+/** A commit's ids and what it changed from its first parent (everything, for a root commit). */
+export async function describeCommit(git: CheckpointGit, rev: string): Promise<{ id: string; tree: string; parentId: string | null; changes: TreeEntryChange[] }> {
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--root", "--always", "--format=%H %T %P", rev]);
+  const [header = "", ...rest] = stdout.toString("utf8").split("\0");
+  const [id = "", tree = "", parentId] = header.trim().split(" ");
+  if (rest[0]) rest[0] = rest[0].replace(/^\n/, "");
+  return { id, tree, parentId: parentId || null, changes: parseRaw(rest) };
+}
+
 function parseRaw(tokens: string[]): TreeEntryChange[] & { consumed: number } {
   const entries: TreeEntryChange[] = [];
   let at = 0;

@@ -1,11 +1,11 @@
 import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { deleteCheckpointFile, mapLimit, writeCheckpointFile } from "./checkpoint-apply";
-import { captureWorkspace } from "./checkpoint-capture";
+import { captureWorkspace, treeRecorder, type Capture } from "./checkpoint-capture";
 import { CheckpointError } from "./checkpoint-errors";
-import { CheckpointGit, EMPTY_TREE } from "./checkpoint-git";
+import { CheckpointGit, EMPTY_TREE, LATEST_REF } from "./checkpoint-git";
 import { ChangeReview, type FileHunks, type HunkEdit, type HunkTarget } from "./checkpoint-review";
-import { diffTrees, diffTreesWithStats, toFileChange, type FileChange, type StatChange, type TreeEntryChange } from "./checkpoint-tree";
+import { describeCommit, diffTreesWithStats, toFileChange, type FileChange, type StatChange } from "./checkpoint-tree";
 import { isInside } from "./paths";
 import { openWorkspace } from "./index";
 import type { Workspace } from "./workspace";
@@ -40,8 +40,6 @@ export interface RestoreResult {
   failed: { path: string; message: string }[];
 }
 
-const CHECKPOINT_REFS = "refs/tandem/checkpoints";
-const LATEST_REF = "refs/tandem/latest";
 const GC_EVERY = 25;
 const WRITE_CONCURRENCY = 16;
 
@@ -200,7 +198,8 @@ export class CheckpointStore {
     const latest = await this.git.run(["rev-parse", "--verify", "-q", `${LATEST_REF}^{commit}`], { okCodes: [1] });
     if (latest.code === 0) {
       const id = latest.stdout.toString("utf8").trim();
-      this.latest = { id, tree: await this.treeOf(id) };
+      this.latest = { id, tree: await this.git.text(["rev-parse", `${id}^{tree}`]) };
+      this.trees.set(id, this.latest.tree);
       this.indexTree = this.latest.tree;
     }
   }
@@ -212,31 +211,30 @@ export class CheckpointStore {
   }
 
   private async takeSnapshot(label: string): Promise<Snapshot> {
-    const parent = this.latest;
-    const previousIndexTree = this.indexTree;
-    const { tree, changes } = await this.capture();
     const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const date = `${createdAt.getTime() / 1000} +0000`;
-    const id = await this.git.text(["commit-tree", tree, ...(parent ? ["-p", parent.id] : [])], {
-      input: `${label.split("\n")[0] || "Checkpoint"}\n`,
-      env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+    const message = `${label.split("\n")[0] || "Checkpoint"}\n`;
+    // `git commit` on the store's HEAD (refs/tandem/latest): write-tree, commit and ref update in one call.
+    const commit = await captureWorkspace(this.git, async (attempt) => {
+      await this.git.run(["commit", "--quiet", "--allow-empty", "--no-verify", "--cleanup=verbatim", "--file=-", ...(attempt > 0 ? ["--amend"] : [])], {
+        input: message,
+        env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      });
+      return describeCommit(this.git, "HEAD");
     });
-    await this.git.run(["update-ref", "--stdin"], { input: `create ${CHECKPOINT_REFS}/${id} ${id}\nupdate ${LATEST_REF} ${id}\n` });
-    this.latest = { id, tree };
-    this.trees.set(id, tree);
-    const parentTree = parent?.tree ?? EMPTY_TREE;
-    // The index usually still holds the parent's tree; only a diff or preview since then needs a second look.
-    const filesChanged = (previousIndexTree === parentTree ? changes : await diffTrees(this.git, parentTree, tree, { renames: false })).length;
+    this.indexTree = commit.tree;
+    this.latest = { id: commit.id, tree: commit.tree };
+    this.trees.set(commit.id, commit.tree);
     if (++this.snapshotsSinceGc >= GC_EVERY) {
       this.snapshotsSinceGc = 0;
-      // Queued behind this snapshot, so its caller does not wait; packs loose objects once there are many.
+      // Queued behind this snapshot, so its caller does not wait; packs objects once there are many.
       void this.serial(() => this.git.run(["-c", "gc.auto=6700", "gc", "--auto", "--quiet"])).catch(() => undefined);
     }
-    return { id, label, createdAt, parentId: parent?.id ?? null, filesChanged };
+    return { id: commit.id, label, createdAt, parentId: commit.parentId, filesChanged: commit.changes.length };
   }
 
-  private async capture(): Promise<{ tree: string; changes: TreeEntryChange[] }> {
-    const captured = await captureWorkspace(this.git, this.indexTree);
+  private async capture(): Promise<Capture> {
+    const captured = await captureWorkspace(this.git, treeRecorder(this.git, this.indexTree));
     this.indexTree = captured.tree;
     return captured;
   }
@@ -276,10 +274,11 @@ export class CheckpointStore {
     const known = this.trees.get(id);
     if (known) return known;
     if (/^[0-9a-f]{40}$/.test(id)) {
-      for (const ref of [`${CHECKPOINT_REFS}/${id}`, `${ChangeReview.REFS}/${id}`]) {
-        const result = await this.git.run(["rev-parse", "--verify", "-q", `${ref}^{tree}`], { okCodes: [1] });
-        if (result.code !== 0) continue;
-        const tree = result.stdout.toString("utf8").trim();
+      // A checkpoint is an ancestor of the newest one; a review base has a ref of its own.
+      const reviewed = await this.git.run(["rev-parse", "--verify", "-q", `${ChangeReview.REFS}/${id}`], { okCodes: [1] });
+      const checkpoint = reviewed.code === 0 || (await this.git.run(["merge-base", "--is-ancestor", id, LATEST_REF], { okCodes: [1, 128] })).code === 0;
+      if (checkpoint) {
+        const tree = await this.git.text(["rev-parse", `${id}^{tree}`]);
         this.trees.set(id, tree);
         return tree;
       }
