@@ -34,8 +34,11 @@ const CONFIG = `[core]
 `;
 // info/attributes outranks every .gitattributes in the workspace: no eol conversion, no filters.
 const ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n";
-// .git is skipped by git itself at any depth; .tandem holds the server's own bookkeeping.
-const EXCLUDE = ".git\n.tandem/\n";
+// .git is skipped by git itself at any depth; .tandem holds the server's own bookkeeping; the last
+// pattern is atomicWrite's temp file, there for an instant beside the file it replaces.
+const EXCLUDE = ".git\n.tandem/\n.tandem-*.tmp\n";
+// What a process that died in the middle of a git call leaves behind.
+const LOCK_FILES = ["index.lock", "review-index.lock", "HEAD.lock", "refs/tandem/latest.lock"];
 const MARKER = "tandem-checkpoints";
 /** The newest checkpoint; every other one is among its ancestors. */
 export const LATEST_REF = "refs/tandem/latest";
@@ -120,7 +123,7 @@ export class CheckpointGit {
     const marker = path.join(this.storeDir, MARKER);
     if (await stat(marker).catch(() => null)) {
       // One process owns a store (see openCheckpointStore); a lock now is a leftover.
-      await rm(path.join(this.storeDir, "index.lock"), { force: true });
+      await Promise.all(LOCK_FILES.map((lock) => rm(path.join(this.storeDir, lock), { force: true })));
       return;
     }
     await mkdir(this.storeDir, { recursive: true });

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CheckpointError } from "./checkpoint-errors";
@@ -71,15 +71,20 @@ describe("CheckpointStore", () => {
     };
     const { root, store } = await setup(original);
     await chmod(path.join(root, "run.sh"), 0o755);
+    await symlink("src/app.ts", path.join(root, "link-to-app"));
     const before = await fingerprint(root);
     const { id } = await store.snapshot({ label: "turn 1" });
 
     await put(root, { "src/app.ts": "export const a = 2;\n", "assets/all-bytes.bin": Buffer.from([0, 1]), "empty.txt": "now full", "windows.txt": "one\ntwo\n" });
     await rm(path.join(root, "a"), { recursive: true });
     await chmod(path.join(root, "run.sh"), 0o644);
+    await rm(path.join(root, "link-to-app"));
+    await mkdir(path.join(root, "link-to-app"));
+    await put(root, { "link-to-app/inside.txt": "a folder now stands where the link was\n" });
 
     const result = await store.restore(id);
     expect(result.failed).toEqual([]);
+    expect(await readlink(path.join(root, "link-to-app"))).toBe("src/app.ts");
     expect(await fingerprint(root)).toEqual(before);
     expect((await read(root, "assets/all-bytes.bin")).equals(allBytes)).toBe(true);
     expect((await read(root, "windows.txt")).toString()).toBe("one\r\ntwo\r\n");

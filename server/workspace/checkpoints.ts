@@ -298,6 +298,9 @@ const open = new Map<string, CheckpointStore>();
 export async function openCheckpointStore(options: CheckpointStoreOptions): Promise<CheckpointStore> {
   const key = path.resolve(options.storeDir);
   let store = open.get(key);
+  if (store && store.workspaceRoot !== path.resolve(options.workspaceRoot)) {
+    throw new CheckpointError("INVALID_STORE", `The checkpoint store '${key}' belongs to the workspace '${store.workspaceRoot}'. Give each project its own store folder.`);
+  }
   if (!store) {
     store = new CheckpointStore(options);
     open.set(key, store);
