@@ -56,7 +56,7 @@ export class CheckpointStore {
   private review!: ChangeReview;
   private ready: Promise<void> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  private latest: { id: string; tree: string } | null = null;
+  private latestId: string | null = null;
   /** The tree last written from the private index (captureWorkspace compares against it). */
   private indexTree = EMPTY_TREE;
   /** Commit id → tree id; both immutable, so this never goes stale. */
@@ -88,8 +88,8 @@ export class CheckpointStore {
   /** Checkpoints, newest first. */
   list(): Promise<Checkpoint[]> {
     return this.serial(async () => {
-      if (!this.latest) return [];
-      const text = await this.git.text(["log", "-z", "--format=%H%x1f%P%x1f%ct%x1f%s", this.latest.id]);
+      if (!this.latestId) return [];
+      const text = await this.git.text(["log", "-z", "--format=%H%x1f%P%x1f%ct%x1f%s", this.latestId]);
       return text.split("\0").filter(Boolean).map((record) => {
         const [id, parents, time, label] = record.replace(/^\n/, "").split("\x1f") as [string, string, string, string];
         return { id, label, createdAt: new Date(Number(time) * 1000), parentId: parents.split(" ")[0] || null };
@@ -197,10 +197,9 @@ export class CheckpointStore {
     this.review = new ChangeReview(this.git, root);
     const latest = await this.git.run(["rev-parse", "--verify", "-q", `${LATEST_REF}^{commit}`], { okCodes: [1] });
     if (latest.code === 0) {
-      const id = latest.stdout.toString("utf8").trim();
-      this.latest = { id, tree: await this.git.text(["rev-parse", `${id}^{tree}`]) };
-      this.trees.set(id, this.latest.tree);
-      this.indexTree = this.latest.tree;
+      this.latestId = latest.stdout.toString("utf8").trim();
+      this.indexTree = await this.git.text(["rev-parse", `${this.latestId}^{tree}`]);
+      this.trees.set(this.latestId, this.indexTree);
     }
   }
 
@@ -223,7 +222,7 @@ export class CheckpointStore {
       return describeCommit(this.git, "HEAD");
     });
     this.indexTree = commit.tree;
-    this.latest = { id: commit.id, tree: commit.tree };
+    this.latestId = commit.id;
     this.trees.set(commit.id, commit.tree);
     if (++this.snapshotsSinceGc >= GC_EVERY) {
       this.snapshotsSinceGc = 0;
