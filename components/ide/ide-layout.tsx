@@ -1,14 +1,15 @@
 "use client";
 
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { AgentPanel } from "@/components/chat/agent-panel";
 import { EditorArea } from "@/components/editor/editor-area";
 import { Explorer } from "@/components/ide/explorer/explorer";
 import { TerminalPanel } from "@/components/ide/terminal-panel";
 
-type IdeLayoutProps = { projectId: string; projectName: string; canWrite: boolean };
+type IdeLayoutProps = { projectId: string; projectName: string; canWrite: boolean; user: { id: string; name: string } };
 
-/** Explorer | (editor over terminal). Panel sizes are remembered in localStorage. */
-export function IdeLayout({ projectId, projectName, canWrite }: IdeLayoutProps) {
+/** Explorer | (editor over terminal) | agent. Panel sizes are remembered in localStorage. */
+export function IdeLayout({ projectId, projectName, canWrite, user }: IdeLayoutProps) {
   const columns = useDefaultLayout({ id: "tandem-ide-columns" });
   const rows = useDefaultLayout({ id: "tandem-ide-rows" });
 
@@ -20,7 +21,7 @@ export function IdeLayout({ projectId, projectName, canWrite }: IdeLayoutProps) 
       defaultLayout={columns.defaultLayout}
       onLayoutChanged={columns.onLayoutChanged}
     >
-      <Panel id="panel-explorer" defaultSize="22%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-explorer" defaultSize="19%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
         <Explorer projectName={projectName} />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
@@ -34,6 +35,10 @@ export function IdeLayout({ projectId, projectName, canWrite }: IdeLayoutProps) 
             <TerminalPanel projectId={projectId} canWrite={canWrite} />
           </Panel>
         </Group>
+      </Panel>
+      <Separator className="ide-separator" data-testid="separator-agent" />
+      <Panel id="panel-agent" defaultSize="33%" minSize="300px" maxSize="60%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
+        <AgentPanel projectId={projectId} projectName={projectName} canWrite={canWrite} me={{ id: user.id, name: user.name }} />
       </Panel>
     </Group>
   );

@@ -82,7 +82,7 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
         <span className="spacer" />
         <UserMenu user={user} />
       </header>
-      <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} />
+      <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} user={user} />
       <footer className={connection === "offline" ? "statusbar offline" : "statusbar"} data-testid="statusbar">
         <span data-testid="connection-state" data-state={connection}>
           {connection === "live" ? "● Live" : connection === "connecting" ? "○ Connecting…" : "⚠ Offline: changes on disk are not shown"}

@@ -1,0 +1,162 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRef, useState, type KeyboardEvent } from "react";
+import { EditPreview } from "@/components/chat/edit-preview";
+import { fetchInputSchema, plannedChanges, shellInputSchema } from "@/components/chat/tool-display";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+type ApprovalCardProps = {
+  projectId: string;
+  projectName: string;
+  approvalId: string;
+  toolName: string;
+  input: unknown;
+  canWrite: boolean;
+};
+
+/**
+ * What a waiting call will do, exactly, and the three answers. Keys while focus is in the card
+ * (outside a text field): Y approves, A approves always in this session, N opens the rejection
+ * feedback; in the feedback, Enter rejects and Escape goes back.
+ */
+export function ApprovalCard({ projectId, projectName, approvalId, toolName, input, canWrite }: ApprovalCardProps) {
+  const trpc = useTRPC();
+  const respond = useMutation(trpc.approval.respond.mutationOptions());
+  const [rejecting, setRejecting] = useState(false);
+  const [feedback, setFeedback] = useState("");
+  const feedbackRef = useRef<HTMLTextAreaElement>(null);
+
+  const answer = (decision: "approve" | "approve_always" | "reject") =>
+    respond.mutate({ approvalId, decision, ...(decision === "reject" && feedback.trim() ? { feedback: feedback.trim() } : {}) });
+
+  const startRejecting = () => {
+    setRejecting(true);
+    requestAnimationFrame(() => feedbackRef.current?.focus());
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (!canWrite || respond.isPending || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement;
+    if (target.tagName === "TEXTAREA" || target.tagName === "INPUT") return;
+    const key = event.key.toLowerCase();
+    if (key === "y") answer("approve");
+    else if (key === "a") answer("approve_always");
+    else if (key === "n") startRejecting();
+    else return;
+    event.preventDefault();
+  };
+
+  return (
+    <div className="approval" data-testid="approval-card" data-approval-id={approvalId} tabIndex={-1} onKeyDown={onKeyDown} role="group" aria-label="Waiting for approval">
+      <div className="approval-title">Waiting for approval</div>
+      <WhatWillHappen projectId={projectId} projectName={projectName} approvalId={approvalId} toolName={toolName} input={input} />
+      {!canWrite ? (
+        <p className="hint">Someone with write access to this project has to answer.</p>
+      ) : rejecting ? (
+        <div className="approval-reject">
+          <textarea
+            ref={feedbackRef}
+            className="input textarea"
+            rows={2}
+            placeholder="What should the agent do instead? (optional, sent to the model)"
+            value={feedback}
+            onChange={(e) => setFeedback(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                answer("reject");
+              } else if (e.key === "Escape") {
+                e.stopPropagation();
+                setRejecting(false);
+              }
+            }}
+            data-testid="reject-feedback"
+            aria-label="Feedback for the agent"
+          />
+          <div className="row">
+            <button type="button" className="btn btn-danger btn-sm" onClick={() => answer("reject")} disabled={respond.isPending} data-testid="reject-confirm">
+              Reject
+            </button>
+            <button type="button" className="btn btn-ghost btn-sm" onClick={() => setRejecting(false)}>
+              Back
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="row approval-actions">
+          <button type="button" className="btn btn-primary btn-sm" onClick={() => answer("approve")} disabled={respond.isPending} data-testid="approve" aria-keyshortcuts="Y">
+            Approve <kbd>Y</kbd>
+          </button>
+          <button type="button" className="btn btn-sm" onClick={() => answer("approve_always")} disabled={respond.isPending} data-testid="approve-always" aria-keyshortcuts="A" title="Approve, and let calls like this one run without asking for the rest of this session">
+            Always in this session <kbd>A</kbd>
+          </button>
+          <button type="button" className="btn btn-sm" onClick={startRejecting} disabled={respond.isPending} data-testid="reject" aria-keyshortcuts="N">
+            Reject… <kbd>N</kbd>
+          </button>
+        </div>
+      )}
+      {respond.error && <p className="error-text">{errorMessage(respond.error)}</p>}
+    </div>
+  );
+}
+
+function WhatWillHappen({ projectId, projectName, approvalId, toolName, input }: { projectId: string; projectName: string; approvalId: string; toolName: string; input: unknown }) {
+  const changes = plannedChanges(toolName, input);
+  if (changes) {
+    return (
+      <>
+        {changes.map((change) => (
+          <EditPreview key={change.path} projectId={projectId} approvalId={approvalId} change={change} />
+        ))}
+      </>
+    );
+  }
+  const shell = toolName === "shell" ? shellInputSchema.safeParse(input).data : undefined;
+  if (shell) {
+    return (
+      <div className="approval-detail">
+        <div className="term-output">
+          <div className="term-command" data-testid="approval-command">
+            <span className="term-prompt">$</span> {shell.command}
+          </div>
+        </div>
+        <dl className="facts">
+          <dt>Folder</dt>
+          <dd data-testid="approval-folder">The session&apos;s shell in {projectName} (it starts at the project root; a cd carries over)</dd>
+          {shell.run_in_background && (
+            <>
+              <dt>Runs</dt>
+              <dd>In the background</dd>
+            </>
+          )}
+          {shell.timeout && (
+            <>
+              <dt>Timeout</dt>
+              <dd>{shell.timeout} s</dd>
+            </>
+          )}
+        </dl>
+      </div>
+    );
+  }
+  const fetch = toolName === "web_fetch" ? fetchInputSchema.safeParse(input).data : undefined;
+  if (fetch) {
+    return (
+      <dl className="facts approval-detail">
+        <dt>URL</dt>
+        <dd>
+          <code data-testid="approval-url">{fetch.url}</code>
+        </dd>
+        {fetch.prompt && (
+          <>
+            <dt>Asks</dt>
+            <dd>{fetch.prompt}</dd>
+          </>
+        )}
+      </dl>
+    );
+  }
+  return <pre className="tool-text approval-detail">{JSON.stringify(input, null, 2)}</pre>;
+}

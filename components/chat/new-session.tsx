@@ -1,0 +1,69 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Composer } from "@/components/chat/composer";
+import { configuredModels, ModelPicker, NoModelHelp } from "@/components/chat/model-picker";
+import { titleFromMessage } from "@/components/chat/session-title";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+/** A session starts with its first message, which also names it. */
+export function NewSession({ projectId, canWrite, onCreated, onCancel }: { projectId: string; canWrite: boolean; onCreated: (id: string) => void; onCancel: (() => void) | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(trpc.model.list.queryOptions({ projectId }));
+  const models = configuredModels(list.data);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const model = chosen && models.includes(chosen) ? chosen : (list.data?.defaultModel ?? models[0] ?? "");
+  const create = useMutation(trpc.session.create.mutationOptions());
+  const send = useMutation(trpc.session.send.mutationOptions());
+
+  const start = async (text: string) => {
+    const session = await create.mutateAsync({ projectId, title: titleFromMessage(text), model });
+    await send.mutateAsync({ sessionId: session.id, text });
+    void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId }));
+    onCreated(session.id);
+  };
+
+  return (
+    <div className="session-view new-session" data-testid="new-session-view">
+      <div className="session-header">
+        {onCancel && (
+          <button type="button" className="btn btn-ghost btn-sm" onClick={onCancel} data-testid="session-back">
+            ‹ Sessions
+          </button>
+        )}
+        <span className="session-title">
+          <span className="session-title-text">New session</span>
+        </span>
+      </div>
+      {list.isPending ? (
+        <div className="center-message">Loading…</div>
+      ) : list.error ? (
+        <div className="center-message">{errorMessage(list.error)}</div>
+      ) : models.length === 0 ? (
+        <NoModelHelp list={list.data} />
+      ) : (
+        <>
+          <div className="center-message new-session-hint">
+            <div>
+              <p>Ask for a change, a review or an explanation.</p>
+              <p className="hint">
+                The agent reads freely; edits, commands and web requests wait for your approval. <kbd>Alt</kbd>+<kbd>A</kbd> jumps to what waits.
+              </p>
+            </div>
+          </div>
+          {(create.error ?? send.error) && <div className="error-text composer-error">{errorMessage(create.error ?? send.error)}</div>}
+          <Composer
+            running={false}
+            autoFocus
+            disabled={canWrite ? null : "Your role in this project is read-only."}
+            onSend={start}
+            footer={<ModelPicker models={models} value={model} onChange={setChosen} />}
+          />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,127 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useMemo } from "react";
+import { z } from "zod";
+import type { Transcript } from "@/lib/session-transcript";
+import { TodoList, type Todo } from "@/components/agent/todo-list";
+import { Composer } from "@/components/chat/composer";
+import { SessionTitle } from "@/components/chat/session-title";
+import { transcriptKey, TranscriptItemView, type TranscriptContext } from "@/components/chat/transcript-item";
+import { UsageCounter } from "@/components/chat/usage-counter";
+import { useSessionLog } from "@/components/chat/use-session-log";
+import { VirtualList } from "@/components/chat/virtual-list";
+import { useTRPC } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+const todosInput = z.object({ todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })) });
+
+/** The task list as of the last todo_write that ran; the stored list until the log has one. */
+function liveTodos(transcript: Transcript, stored: Todo[] | undefined): Todo[] {
+  for (let i = transcript.items.length - 1; i >= 0; i--) {
+    const item = transcript.items[i]!;
+    if (item.kind === "tool" && item.toolName === "todo_write" && item.status === "done") return todosInput.safeParse(item.input).data?.todos ?? stored ?? [];
+  }
+  return stored ?? [];
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  running: "Working",
+  waiting_approval: "Waiting for you",
+  interrupted: "Interrupted",
+  failed: "Failed",
+  idle: "",
+};
+
+type SessionViewProps = {
+  projectId: string;
+  projectName: string;
+  sessionId: string;
+  me: { id: string; name: string };
+  onBack: () => void;
+  backLabel: string;
+  onOpenSession: (sessionId: string) => void;
+  onTranscript: (sessionId: string, transcript: Transcript) => void;
+};
+
+export function SessionView({ projectId, projectName, sessionId, me, onBack, backLabel, onOpenSession, onTranscript }: SessionViewProps) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { transcript, progress, connection, version } = useSessionLog(sessionId);
+  const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
+  const canWrite = session.data?.canWrite ?? false;
+
+  const send = useMutation(trpc.session.send.mutationOptions());
+  const cancel = useMutation(trpc.session.cancel.mutationOptions());
+  const resume = useMutation(trpc.session.resume.mutationOptions());
+
+  useEffect(() => onTranscript(sessionId, transcript), [sessionId, transcript, onTranscript]);
+
+  // Notes and the stored task list change through tools: refetch when one of those finishes.
+  const storedChanges = useMemo(
+    () => transcript.items.filter((i) => i.kind === "tool" && (i.toolName === "note" || i.toolName === "todo_write") && i.result).length,
+    [transcript],
+  );
+  useEffect(() => {
+    if (storedChanges) void queryClient.invalidateQueries(trpc.session.get.queryFilter({ sessionId }));
+  }, [storedChanges, queryClient, trpc, sessionId]);
+  // The list's statuses and titles follow this session's status.
+  useEffect(() => {
+    void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId }));
+  }, [transcript.status, queryClient, trpc, projectId]);
+
+  const status = transcript.lastSeq > 0 ? transcript.status : (session.data?.status ?? "idle");
+  const busy = status === "running" || status === "waiting_approval";
+  const canResume = canWrite && (status === "failed" || status === "interrupted");
+  const doResume = useCallback(() => resume.mutate({ sessionId }), [resume, sessionId]);
+
+  const ctx: TranscriptContext = useMemo(
+    () => ({ projectId, projectName, canWrite, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
+    // `version` marks a change in the (mutable) progress map.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [projectId, projectName, canWrite, me, progress, canResume, doResume, onOpenSession, version],
+  );
+  const items = transcript.items;
+  const render = useCallback((item: (typeof items)[number], index: number) => <TranscriptItemView item={item} isLast={index === items.length - 1} ctx={ctx} />, [ctx, items.length]);
+
+  const todos = liveTodos(transcript, session.data?.todos);
+  const error = send.error ?? cancel.error ?? resume.error;
+
+  return (
+    <div className="session-view" data-testid="session-view" data-status={status} data-connection={connection}>
+      <div className="session-header">
+        <button type="button" className="btn btn-ghost btn-sm" onClick={onBack} data-testid="session-back" title={backLabel}>
+          ‹ {backLabel}
+        </button>
+        {session.data && <SessionTitle projectId={projectId} sessionId={sessionId} title={session.data.title} canWrite={canWrite} />}
+      </div>
+      <div className="session-meta">
+        <span className="session-model" title="Model of this session">
+          {session.data?.model}
+        </span>
+        {STATUS_TEXT[status] && (
+          <span className={`status-pill ${status}`} data-testid="session-status">
+            {STATUS_TEXT[status]}
+          </span>
+        )}
+        {connection !== "live" && <span className="status-pill offline">{connection === "offline" ? "Reconnecting…" : "Connecting…"}</span>}
+        <span className="spacer" />
+        <UsageCounter usage={transcript.usage} costUsd={transcript.costUsd} />
+      </div>
+      <TodoList todos={todos} />
+      {items.length === 0 ? (
+        <div className="center-message">{transcript.lastSeq === 0 && connection !== "live" ? "Loading…" : "No messages yet."}</div>
+      ) : (
+        <VirtualList items={items} keyOf={transcriptKey} render={render} className="transcript" testId="transcript" label="Conversation" />
+      )}
+      {error && <div className="error-text composer-error">{errorMessage(error)}</div>}
+      <Composer
+        running={busy}
+        disabled={canWrite ? null : session.data ? "Your role in this project is read-only." : "Loading…"}
+        onSend={(text) => send.mutateAsync({ sessionId, text })}
+        onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
+        footer={<span className="hint">{busy ? "Messages sent now are read when the agent is ready." : "Enter sends · Shift+Enter new line"}</span>}
+      />
+    </div>
+  );
+}

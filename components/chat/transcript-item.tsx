@@ -1,0 +1,140 @@
+"use client";
+
+import type { TranscriptItem } from "@/lib/session-transcript";
+import { Markdown } from "@/components/chat/markdown";
+import { QuestionCard } from "@/components/chat/question-card";
+import { ToolCard } from "@/components/chat/tool-card";
+import type { ToolProgress } from "@/components/chat/use-session-log";
+
+export type TranscriptContext = {
+  projectId: string;
+  projectName: string;
+  canWrite: boolean;
+  me: { id: string; name: string };
+  progress: ToolProgress;
+  /** Set when the session can be resumed (failed or interrupted); shown on the last banner. */
+  onResume: (() => void) | null;
+  onOpenSession: (sessionId: string) => void;
+};
+
+/** What to do about an error, beyond its message, when the code says. */
+const ERROR_HELP: Record<string, string> = {
+  not_configured: "An administrator sets the provider in the server's environment (see the panel's model help).",
+  auth: "Check the provider's API key in the server's environment.",
+  rate_limited: "Wait a minute, then retry.",
+  context_too_long: "Start a new session, or ask for a smaller piece of work.",
+};
+
+export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem; isLast: boolean; ctx: TranscriptContext }) {
+  switch (item.kind) {
+    case "user": {
+      const mine = item.authorId === ctx.me.id;
+      const name = mine ? "You" : (item.authorName ?? "Someone");
+      return (
+        <div className={mine ? "msg msg-user mine" : "msg msg-user"} data-testid="user-message">
+          <div className="msg-author">
+            <span className="avatar" aria-hidden>
+              {(item.authorName ?? name).slice(0, 1).toUpperCase()}
+            </span>
+            <span data-testid="message-author">{name}</span>
+            <time className="muted" dateTime={item.at.toISOString()}>
+              {item.at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+            </time>
+          </div>
+          <div className="msg-text">{item.text}</div>
+        </div>
+      );
+    }
+    case "assistant":
+      if (!item.text && !item.streaming) return null;
+      return (
+        <div className="msg msg-assistant" data-testid="assistant-message" data-streaming={item.streaming || undefined}>
+          {item.text ? <Markdown text={item.text} /> : <span className="hint">…</span>}
+          {item.streaming && <span className="caret" aria-label="Writing" />}
+        </div>
+      );
+    case "reasoning":
+      return (
+        <details className="reasoning" data-testid="reasoning">
+          <summary>Reasoning</summary>
+          <div className="reasoning-text">{item.text}</div>
+        </details>
+      );
+    case "tool":
+      return <ToolCard item={item} live={ctx.progress.get(item.toolCallId)} projectId={ctx.projectId} projectName={ctx.projectName} canWrite={ctx.canWrite} />;
+    case "question":
+      return <QuestionCard item={item} canWrite={ctx.canWrite} />;
+    case "subagent":
+      return (
+        <div className={`tool-card subagent status-${item.status}`} data-testid="subagent-card">
+          <div className="tool-head static">
+            <span className={`tool-dot ${item.status === "done" ? "done" : item.status === "failed" ? "failed" : "running"}`} aria-hidden />
+            <span className="tool-title">Sub-agent {item.index + 1}: {item.prompt}</span>
+            <span className="spacer" />
+            <span className="tool-status">{item.status === "running" ? "Running" : item.status === "done" ? "Done" : "Failed"}</span>
+            <button type="button" className="btn btn-ghost btn-sm" onClick={() => ctx.onOpenSession(item.childSessionId)} data-testid="open-subagent">
+              Open
+            </button>
+          </div>
+          {item.result && (
+            <details className="tool-body">
+              <summary>Result</summary>
+              <Markdown text={item.result} />
+            </details>
+          )}
+        </div>
+      );
+    case "compaction":
+      return (
+        <details className="reasoning">
+          <summary>Earlier conversation summarized</summary>
+          <div className="reasoning-text">{item.summary}</div>
+        </details>
+      );
+    case "error":
+      return (
+        <div className="banner-error" role="alert" data-testid="error-banner" data-code={item.code}>
+          <div className="banner-text">
+            <strong>{item.message}</strong>
+            {ERROR_HELP[item.code] && <div className="hint">{ERROR_HELP[item.code]}</div>}
+          </div>
+          {isLast && ctx.onResume && (
+            <button type="button" className="btn btn-sm" onClick={ctx.onResume} data-testid="retry">
+              Retry
+            </button>
+          )}
+        </div>
+      );
+    case "notice":
+      return (
+        <div className="notice-line" data-testid="notice">
+          <span>{item.text}</span>
+          {isLast && ctx.onResume && (
+            <button type="button" className="btn btn-sm" onClick={ctx.onResume} data-testid="resume">
+              Resume
+            </button>
+          )}
+        </div>
+      );
+  }
+}
+
+/** A stable key per item: what it is about, or its place for items that only ever append. */
+export function transcriptKey(item: TranscriptItem, index: number): string {
+  switch (item.kind) {
+    case "user":
+      return `u${item.seq}`;
+    case "assistant":
+      return `a${item.stepId}`;
+    case "reasoning":
+      return `r${item.stepId}-${index}`;
+    case "tool":
+      return `t${item.toolCallId}`;
+    case "question":
+      return `q${item.approvalId}`;
+    case "subagent":
+      return `s${item.childSessionId}`;
+    default:
+      return `${item.kind}${index}`;
+  }
+}

@@ -1,0 +1,197 @@
+import { admin, expect, screenshotPath, test } from "./fixtures";
+import { AgentPanel } from "./pages/agent";
+
+// The agent panel against the scripted model server (e2e/fixtures/model-server), which answers
+// as an OpenAI-compatible provider with the replies each test scripts. The tools are real: the
+// agent reads and edits the project's files and asks before it edits or runs anything.
+
+test("a change asked in a new session: markdown, a read, an approved edit, a rejected command", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  await agent.script([
+    { match: "greeting", text: "I'll look at **app.ts** first, then change `greeting`.", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "app.ts" } }] },
+    {
+      match: "export const greeting",
+      text: "Found it. Here is the change:\n\n```ts\nexport const greeting = \"hello, world\";\n```\n",
+      toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "app.ts", old_string: '"hello"', new_string: '"hello, world"' } }],
+    },
+    { match: "Edited", text: "Now the tests.", toolCalls: [{ id: "call_test", name: "shell", arguments: { command: "npm test" } }] },
+    { match: "skip the tests", text: "Understood: I did not run the tests. `app.ts` now greets the whole world." },
+  ]);
+  await ide.signIn(admin);
+  await ide.createProject("Agent demo");
+  await ide.newFile("app.ts");
+  await ide.typeInEditor('export const greeting = "hello";');
+  await ide.save();
+
+  await agent.ask("Make the greeting say hello, world");
+  await expect(page.getByTestId("session-title")).toContainText("Make the greeting say hello, world");
+  await expect(agent.userMessages().first().getByTestId("message-author")).toHaveText("You");
+
+  // The streamed answer is markdown; the read ran without asking.
+  await expect(agent.assistantMessages().first().locator("strong")).toHaveText("app.ts");
+  await expect(agent.toolCard("Read app.ts")).toHaveAttribute("data-status", "done");
+
+  // The edit waits, showing its diff in a Monaco diff editor.
+  const editCard = agent.toolCard("Edit app.ts");
+  await expect(editCard).toHaveAttribute("data-status", "awaiting_approval");
+  await expect(editCard.getByTestId("approval-diff").locator(".monaco-diff-editor")).toBeVisible();
+  await expect(editCard.getByTestId("approval-diff")).toContainText("hello, world");
+  await expect(page.getByTestId("waiting-badge")).toHaveText("1");
+  await expect(page).toHaveTitle(/^\(1\) Waiting for you · Agent demo/);
+  await expect(agent.assistantMessages().nth(1).getByTestId("code-block")).toContainText('export const greeting = "hello, world";');
+  await page.screenshot({ path: screenshotPath("agent-edit-approval") });
+
+  await editCard.getByTestId("approve").click();
+  await expect(editCard).toHaveAttribute("data-status", "done");
+  await expect(editCard.getByTestId("diff-file")).toContainText('+export const greeting = "hello, world";');
+
+  // The file changed on disk: the open tab follows it, and "Open in editor" shows it.
+  await editCard.getByTestId("open-in-editor").click();
+  await ide.expectEditorText('export const greeting = "hello, world";');
+
+  // The command waits too; it is rejected with feedback, which the model reads.
+  const shellCard = agent.toolCard("Run npm test");
+  await expect(shellCard).toHaveAttribute("data-status", "awaiting_approval");
+  await expect(shellCard.getByTestId("approval-command")).toHaveText("$ npm test");
+  await expect(shellCard.getByTestId("approval-folder")).toContainText("Agent demo");
+  await page.screenshot({ path: screenshotPath("agent-shell-approval") });
+  await shellCard.getByTestId("reject").click();
+  await shellCard.getByTestId("reject-feedback").fill("skip the tests for now");
+  await shellCard.getByTestId("reject-feedback").press("Enter");
+  await expect(shellCard).toHaveAttribute("data-status", "rejected");
+  await expect(shellCard.getByTestId("tool-feedback")).toContainText("skip the tests for now");
+  await expect(agent.assistantMessages().last()).toContainText("now greets the whole world");
+  await agent.expectStatus("idle");
+  await expect(page.getByTestId("waiting-badge")).toHaveCount(0);
+  await expect(page).toHaveTitle(/^Agent demo · Tandem/);
+  await expect(page.getByTestId("usage-counter")).toContainText("↑");
+  await page.screenshot({ path: screenshotPath("agent-session-done") });
+
+  // The session is listed under the title its first message gave it.
+  await page.getByTestId("session-back").click();
+  await expect(page.getByTestId("session-row").first()).toContainText("Make the greeting say hello, world");
+  await page.screenshot({ path: screenshotPath("agent-session-list") });
+});
+
+test("approvals answer from the keyboard; Alt+A jumps to what waits", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  await agent.script([
+    { toolCalls: [{ id: "call_ls", name: "shell", arguments: { command: "ls -la", description: "List the project folder" } }] },
+    { match: "declined", text: "Fine, I will not list it." },
+  ]);
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await agent.ask("What is in this folder?");
+  const card = agent.toolCard("List the project folder");
+  await expect(card).toHaveAttribute("data-status", "awaiting_approval");
+  await ide.treeItem("app.ts").click();
+  await page.keyboard.press("Alt+a");
+  await expect(agent.approvalCard()).toBeFocused();
+  await page.keyboard.press("n");
+  await expect(card.getByTestId("reject-feedback")).toBeFocused();
+  await page.keyboard.type("declined: not needed");
+  await page.keyboard.press("Enter");
+  await expect(card).toHaveAttribute("data-status", "rejected");
+  await expect(agent.assistantMessages().last()).toContainText("Fine, I will not list it.");
+});
+
+test("the stop button cancels a hanging stream", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  await agent.script([{ text: "Thinking out loud for a while and then some more ", delayMs: 20, hang: true }]);
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await agent.ask("Think about it");
+  await expect(agent.assistantMessages().last()).toContainText("Thinking out loud");
+  await agent.expectStatus("running");
+  await page.screenshot({ path: screenshotPath("agent-streaming") });
+  await page.getByTestId("stop").click();
+  await expect(page.getByTestId("notice").last()).toHaveText(/Stopped\./);
+  await agent.expectStatus("idle");
+  await expect(page.getByTestId("stop")).toHaveCount(0);
+});
+
+test("a question from ask_user is answered by clicking an option", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  await agent.script([
+    { toolCalls: [{ id: "call_ask", name: "ask_user", arguments: { question: "Which database?", options: ["Postgres", "SQLite"] } }] },
+    { match: "answered: Postgres", text: "Postgres it is." },
+  ]);
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await agent.ask("Set up the database");
+  const question = page.getByTestId("question-card");
+  await expect(question).toContainText("Which database?");
+  await expect(page.getByTestId("waiting-badge")).toHaveText("1");
+  await page.screenshot({ path: screenshotPath("agent-ask-user") });
+  await question.getByTestId("question-option").filter({ hasText: "Postgres" }).click();
+  await expect(question.getByTestId("question-answer")).toContainText("answered: Postgres");
+  await expect(agent.assistantMessages().last()).toHaveText("Postgres it is.");
+});
+
+test("model output cannot run script or reach another host", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  const payload = [
+    "Attempts, all of which must stay inert:",
+    "",
+    "<script>window.__xss = 'script'</script>",
+    '<img src="x" onerror="window.__xss = \'onerror\'">',
+    '<a href="javascript:window.__xss = \'html-link\'">html link</a>',
+    "[markdown link](javascript:window.__xss='md-link')",
+    "![tracking pixel](http://tracker.example.com/pixel.png)",
+    "![other local port](http://127.0.0.1:9/evil.png)",
+    '<iframe src="http://evil.example.com/"></iframe>',
+    "<svg onload=\"window.__xss='svg'\"></svg>",
+  ].join("\n");
+  await agent.script([{ text: payload }]);
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  const offsite: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.protocol.startsWith("http") && url.origin !== origin) offsite.push(request.url());
+  });
+  await page.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname !== "127.0.0.1") return route.abort();
+    return route.continue();
+  });
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await agent.ask("Show me some HTML");
+  const message = agent.assistantMessages().last();
+  await expect(message).toContainText("Attempts, all of which must stay inert");
+  await agent.expectStatus("idle");
+  await expect(message.locator("script, iframe, svg, img[onerror], [onload]")).toHaveCount(0);
+  await expect(message.getByTestId("blocked-image")).toHaveCount(2);
+  await message.getByText("markdown link").click();
+  await page.waitForTimeout(300);
+  expect(await page.evaluate(() => (window as unknown as { __xss?: string }).__xss)).toBeUndefined();
+  expect(offsite).toEqual([]);
+  await page.screenshot({ path: screenshotPath("agent-xss") });
+});
+
+test("with no model configured the panel says how to add one", async ({ page, ide }) => {
+  // The server under test has a provider; model.list is answered as a server without one would.
+  await page.route("**/api/trpc/**", async (route) => {
+    const url = new URL(route.request().url());
+    const procedures = url.pathname.slice("/api/trpc/".length).split(",");
+    const at = procedures.indexOf("model.list");
+    if (at === -1) return route.continue();
+    const response = await route.fetch();
+    const body = (await response.json()) as Array<{ result?: { data?: { json?: { defaultModel: string | null; providers: Array<{ provider: string; configured: boolean; suggestions: string[] }>; settings: unknown[] } } } }>;
+    const list = body[at]?.result?.data?.json;
+    if (list) {
+      list.defaultModel = null;
+      list.settings = [];
+      for (const p of list.providers) p.configured = p.provider === "ollama";
+    }
+    await route.fulfill({ response, json: body });
+  });
+  await ide.signIn(admin);
+  await ide.createProject("No model");
+  const help = page.getByTestId("no-model-help");
+  await expect(help).toBeVisible();
+  await expect(help).toContainText("ANTHROPIC_API_KEY");
+  await expect(help).toContainText("TANDEM_MODEL=ollama:qwen3:8b");
+  await expect(page.getByTestId("composer-input")).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath("agent-no-model") });
+});
