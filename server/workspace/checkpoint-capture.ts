@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
 import type { CheckpointGit } from "./checkpoint-git";
@@ -60,11 +61,13 @@ export function treeRecorder(git: CheckpointGit, since: string): Recorder<Captur
 
 /** `git add -A`; returns the nested repositories without a commit, which git skipped. */
 async function addAll(git: CheckpointGit): Promise<string[]> {
+  // On the first snapshot (no index yet) a big-file threshold of 1 byte sends every file straight
+  // into one pack (git's bulk check-in) instead of one loose object file each: 10,000 files become 2
+  // files. Later snapshots add a few objects, which are cheaper loose than as a fsynced pack. Only
+  // for `add`: elsewhere the threshold would make diffs call every file binary.
+  const first = !(await stat(git.indexFile).catch(() => null));
   // --ignore-errors: one unreadable file must not cost the whole snapshot (it keeps its last version).
-  // A big-file threshold of 1 byte sends new contents straight into one pack per call (git's bulk
-  // check-in) instead of one loose object file each: a first snapshot of 10,000 files writes 2 files,
-  // not 10,000. Only for `add`: elsewhere the threshold would make diffs call every file binary.
-  const { stderr } = await git.run(["-c", "core.bigFileThreshold=1", "add", "--all", "--ignore-errors"], { okCodes: [1] });
+  const { stderr } = await git.run([...(first ? ["-c", "core.bigFileThreshold=1"] : []), "add", "--all", "--ignore-errors"], { okCodes: [1] });
   return [...stderr.matchAll(UNBORN_NESTED)].map((match) => match[1]!);
 }
 
