@@ -28,3 +28,5 @@ export function openWorkspace(workspacePath: string): Promise<Workspace> {
   }
   return workspace;
 }
+export { CheckpointStore, openCheckpointStore } from "./checkpoints";
+export { CheckpointError } from "./checkpoint-errors";
