@@ -55,7 +55,7 @@ async function boot() {
   });
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 150_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       if (output.includes("Tandem is ready")) {
@@ -113,7 +113,7 @@ function follow(trpc: ReturnType<typeof clients>["trpc"], sessionId: string, log
   );
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000) {
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -145,7 +145,7 @@ beforeAll(async () => {
   });
   expect(response.ok).toBe(true);
   cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
   if (server) await kill9();
@@ -191,7 +191,7 @@ describe("kill -9 and restart", () => {
     expect(transcript.items.at(-1)).toMatchObject({ kind: "assistant", text: "Resumed and finished.", streaming: false });
     expect((await c.trpc.session.get.query({ sessionId: session.id })).status).toBe("idle");
     c.close();
-  }, 180_000);
+  }, 300_000);
 
   it("keeps a pending question across a restart; answering it continues the turn", async () => {
     let c = clients();
@@ -218,5 +218,5 @@ describe("kill -9 and restart", () => {
     expect(result?.type === "tool_result" && result.payload.llm).toBe("Kim answered: yes");
     expect(foldTranscript(log.events).items.at(-1)).toMatchObject({ kind: "assistant", text: "Proceeding." });
     c.close();
-  }, 180_000);
+  }, 300_000);
 });

@@ -1,4 +1,4 @@
-import { jsonSchema, streamText, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
+import { experimental_streamTextLowMemory as streamText, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
 import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
@@ -7,7 +7,8 @@ import { toTokenUsage } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
 
 // One model step: a single streamText call (no tools executed by the SDK), its stream turned into
-// session events. Tool calls are recorded here and run by tool-calls.ts, from the log, so that a
+// session events. The single-consumer variant of streamText (same engine, no replay buffers) is
+// used because the stream is read exactly once, here; it costs less per token. Tool calls are recorded here and run by tool-calls.ts, from the log, so that a
 // turn can wait for people and survive a restart between any two steps.
 
 export const MAX_RETRIES = 3;
