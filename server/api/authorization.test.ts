@@ -52,6 +52,8 @@ const rules: Record<string, Rule> = {
   "agent.updateSettings": "project-write",
   "memory.list": "project-read",
   "memory.export": "project-read",
+  "memory.search": "project-read",
+  "memory.save": "project-write",
   "memory.delete": "project-write",
 };
 const scoped = (rule: Rule) => rule.startsWith("project-") || rule.startsWith("session-") || rule.startsWith("approval-");
