@@ -141,7 +141,7 @@ test("model output cannot run script or reach another host", async ({ page, ide 
     "![other local port](http://127.0.0.1:9/evil.png)",
     '<iframe src="http://evil.example.com/"></iframe>',
     "<svg onload=\"window.__xss='svg'\"></svg>",
-  ].join("\n");
+  ].join("\n\n");
   await agent.script([{ text: payload }]);
   const origin = new URL(test.info().project.use.baseURL!).origin;
   const offsite: string[] = [];
@@ -160,7 +160,8 @@ test("model output cannot run script or reach another host", async ({ page, ide 
   const message = agent.assistantMessages().last();
   await expect(message).toContainText("Attempts, all of which must stay inert");
   await agent.expectStatus("idle");
-  await expect(message.locator("script, iframe, svg, img[onerror], [onload]")).toHaveCount(0);
+  await expect(message.locator("script, iframe, svg, img, [onerror], [onload]")).toHaveCount(0);
+  await expect(message).toContainText("<script>window.__xss = 'script'</script>"); // shown as text
   await expect(message.getByTestId("blocked-image")).toHaveCount(2);
   await message.getByText("markdown link").click();
   await page.waitForTimeout(300);
@@ -194,4 +195,50 @@ test("with no model configured the panel says how to add one", async ({ page, id
   await expect(help).toContainText("TANDEM_MODEL=ollama:qwen3:8b");
   await expect(page.getByTestId("composer-input")).toHaveCount(0);
   await page.screenshot({ path: screenshotPath("agent-no-model") });
+});
+
+test("session notes and the agent's memory are edited by people", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await page.getByTestId("session-row").first().getByTestId("session-open").click();
+  await expect(page.getByTestId("session-view")).toBeVisible();
+
+  await page.getByTestId("agent-tab-notes").click();
+  await page.getByTestId("note-new").click();
+  await page.getByTestId("note-title").fill("Plan");
+  await page.getByTestId("note-content").fill("1. Read the code\n2. **Change** the greeting");
+  await page.getByTestId("note-save").click();
+  const note = page.getByTestId("note").filter({ hasText: "Plan" });
+  await expect(note.locator("strong")).toHaveText("Change");
+
+  await page.getByTestId("agent-tab-memory").click();
+  await page.getByTestId("memory-new").click();
+  await page.getByTestId("memory-key").fill("test-command");
+  await page.getByTestId("memory-value").fill("Run the tests with npm test");
+  await page.getByTestId("memory-save").click();
+  const row = page.getByTestId("memory-row").filter({ hasText: "test-command" });
+  await expect(row).toContainText("npm test");
+
+  await page.getByTestId("memory-search").fill("tests");
+  await expect(row).toBeVisible();
+  await page.getByTestId("memory-search").fill("kubernetes");
+  await expect(page.getByTestId("memory-panel")).toContainText("Nothing matches.");
+  await page.getByTestId("memory-search").fill("");
+
+  await row.getByTestId("memory-edit").click();
+  await page.getByTestId("memory-value").fill("Run the tests with npm test -- --run");
+  await page.getByTestId("memory-save").click();
+  await expect(row).toContainText("-- --run");
+  await page.screenshot({ path: screenshotPath("agent-memory") });
+
+  const download = page.waitForEvent("download");
+  await page.getByTestId("memory-export").click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe("project-memory.md");
+  const { readFile } = await import("node:fs/promises");
+  expect(await readFile((await file.path())!, "utf8")).toContain("## test-command");
+
+  await row.getByTestId("memory-delete").click();
+  await page.getByTestId("confirm-button").click();
+  await expect(row).toHaveCount(0);
 });

@@ -13,7 +13,7 @@ type ApprovalDiffProps = { id: string; path: string; before: string; after: stri
 /** A read-only inline diff of what an edit will do. Models live under their own scheme, apart from the editor's files. */
 export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffProps) {
   const lines = Math.max(before.split("\n").length, after.split("\n").length);
-  const height = Math.min(320, Math.max(90, lines * 19 + 24));
+  const height = Math.min(320, Math.max(64, lines * 19 + 24));
   const uri = (side: string) => monaco.Uri.from({ scheme: `approval-${side}`, path: `/${id}/${path}` }).toString();
   return (
     <div className="approval-diff" style={{ height }} data-testid="approval-diff">

@@ -6,8 +6,8 @@ import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
 import { CodeBlock } from "@/components/chat/code-block";
 
-// Model output as markdown, never as HTML: raw HTML in the text is shown as text (react-markdown
-// without rehype-raw), the tree is sanitized (rehype-sanitize's GitHub schema: no scripts, no event
+// Model output as markdown, never as HTML: raw HTML in the text is shown as literal text (so people
+// see what the model wrote, and nothing of it is parsed), the tree is sanitized (rehype-sanitize's GitHub schema: no scripts, no event
 // handlers, no style), URLs lose dangerous schemes (javascript:, data:, vbscript:), and images load
 // only from this app's own origin, so model output can neither run code nor make the browser call
 // another host.
@@ -21,6 +21,17 @@ export function sameOriginUrl(src: string | undefined | null): string | null {
   } catch {
     return null;
   }
+}
+
+type HastNode = { type: string; value?: string; children?: HastNode[] };
+
+/** Turns raw HTML nodes into text nodes before sanitizing (which would silently drop them). */
+function rawHtmlAsText() {
+  const walk = (node: HastNode) => {
+    if (node.type === "raw") node.type = "text";
+    node.children?.forEach(walk);
+  };
+  return (tree: HastNode) => walk(tree);
 }
 
 function urlTransform(url: string, key: string, node: { tagName?: string }): string {
@@ -68,7 +79,7 @@ const components: Components = {
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[rehypeSanitize]} components={components} urlTransform={urlTransform}>
+      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[rawHtmlAsText, rehypeSanitize]} components={components} urlTransform={urlTransform}>
         {text}
       </ReactMarkdown>
     </div>

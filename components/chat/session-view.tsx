@@ -120,7 +120,7 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
         disabled={canWrite ? null : session.data ? "Your role in this project is read-only." : "Loading…"}
         onSend={(text) => send.mutateAsync({ sessionId, text })}
         onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
-        footer={<span className="hint">{busy ? "Messages sent now are read when the agent is ready." : "Enter sends · Shift+Enter new line"}</span>}
+        footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line"}</span>}
       />
     </div>
   );

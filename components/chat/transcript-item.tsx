@@ -50,7 +50,6 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       return (
         <div className="msg msg-assistant" data-testid="assistant-message" data-streaming={item.streaming || undefined}>
           {item.text ? <Markdown text={item.text} /> : <span className="hint">…</span>}
-          {item.streaming && <span className="caret" aria-label="Writing" />}
         </div>
       );
     case "reasoning":
