@@ -12,6 +12,9 @@ import { createAgentRuntime } from "@/server/agent/runtime";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
+import { createPresence } from "@/server/bus/presence";
+import { createLinkRevocations } from "@/server/bus/link-revocations";
+import { createRateLimits } from "@/server/http/rate-limit";
 
 export class StartupError extends Error {}
 
@@ -61,7 +64,8 @@ export async function createServices(config: Config, log: (line: string) => void
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
-  const services: Services = { config, db, auth, files, terminals, agent, models };
+  const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models };
   return {
     services,
     sandboxMode,

@@ -8,7 +8,7 @@ import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
 import { createContext, type Services } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
-import { findProjectForUser } from "@/server/db/repositories/projects";
+import { authorizeProject, mayTypeInTerminal } from "@/server/api/access";
 import { originAllowed } from "@/server/http/origin";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 
@@ -25,12 +25,13 @@ const headersOf = (req: http.IncomingMessage) => {
   return headers;
 };
 
-export async function startServer(services: Services, options: { dir: string }): Promise<RunningServer> {
+/** `pages: false` serves only the API (tests of the HTTP and WebSocket endpoints). */
+export async function startServer(services: Services, options: { dir: string; pages?: boolean }): Promise<RunningServer> {
   const { config } = services;
-  const nextApp = next({ dev: config.dev, dir: options.dir, hostname: config.host, port: config.port });
-  await nextApp.prepare();
-  const handleNext = nextApp.getRequestHandler();
-  const nextUpgrade = config.dev ? nextApp.getUpgradeHandler() : undefined;
+  const nextApp = options.pages === false ? null : next({ dev: config.dev, dir: options.dir, hostname: config.host, port: config.port });
+  await nextApp?.prepare();
+  const handleNext = nextApp?.getRequestHandler() ?? ((_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(404).end());
+  const nextUpgrade = config.dev ? nextApp?.getUpgradeHandler() : undefined;
 
   const handleAuth = toNodeHandler(services.auth);
   const handleTrpc = createHTTPHandler({
@@ -62,7 +63,7 @@ export async function startServer(services: Services, options: { dir: string }):
   const wsHandler = applyWSSHandler({
     wss: trpcWss,
     router: appRouter,
-    createContext: ({ req }) => createContext(services, headersOf(req)),
+    createContext: ({ req, info }) => createContext(services, headersOf(req), info.connectionParams),
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
   });
   const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
@@ -74,6 +75,7 @@ export async function startServer(services: Services, options: { dir: string }):
     };
     if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH) {
       if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
+      req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
     }
     if (url.pathname === "/api/trpc/ws") {
       trpcWss.handleUpgrade(req, socket, head, (ws) => trpcWss.emit("connection", ws, req));
@@ -108,7 +110,7 @@ export async function startServer(services: Services, options: { dir: string }):
       terminalWss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await nextApp.close?.();
+      await nextApp?.close?.();
     },
   };
 }
@@ -124,14 +126,16 @@ async function upgradeTerminal(
 ) {
   const refuse = (status: number, message: string) =>
     socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  const { user } = await createContext(services, headersOf(req));
+  const caller = await createContext(services, headersOf(req));
+  const user = caller.user;
   if (!user) return refuse(401, "Unauthorized");
   const projectId = url.searchParams.get("projectId") ?? "";
   const terminalId = url.searchParams.get("terminalId") ?? "";
-  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await findProjectForUser(services.db, projectId, user.id) : null;
+  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await authorizeProject(caller, projectId, "read").catch(() => null) : null;
   if (!found) return refuse(404, "Not Found");
   const terminal = services.terminals.get(found.project.id, terminalId);
   if (!terminal) return refuse(404, "Not Found");
-  const canWrite = found.role !== "viewer";
+  // Asked per message: the owner may grant or take back input while others are connected.
+  const canWrite = () => mayTypeInTerminal(found.role, user.id, terminal);
   wss.handleUpgrade(req, socket, head, (ws) => services.terminals.attach(terminal, ws, { canWrite }));
 }

@@ -7,10 +7,14 @@ import { approvalRouter } from "@/server/api/routers/approval";
 import { memoryRouter } from "@/server/api/routers/memory";
 import { modelRouter } from "@/server/api/routers/model";
 import { sessionRouter } from "@/server/api/routers/session";
+import { shareRouter } from "@/server/api/routers/share";
+import { teamRouter } from "@/server/api/routers/team";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
   account: accountRouter,
+  team: teamRouter,
+  share: shareRouter,
   project: projectRouter,
   fs: fsRouter,
   terminal: terminalRouter,

@@ -4,7 +4,12 @@ import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
 import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
-import { findProjectForUser, type ProjectRole } from "@/server/db/repositories/projects";
+import { authorizeProject, authorizeSession, callerLink, mayAnswerApprovals, WRITE_ROLES, type SessionNeed } from "@/server/api/access";
+import { findApproval } from "@/server/db/repositories/approvals";
+import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import type { Presence, Watcher } from "@/server/bus/presence";
+import type { LinkRevocations } from "@/server/bus/link-revocations";
+import type { RateLimits } from "@/server/http/rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
 import { findUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
@@ -21,15 +26,27 @@ export type Services = {
   /** The agent runtime (sessions, turns, approvals, live streams) and the model registry. */
   agent: AgentRuntime;
   models: ModelRegistry;
+  /** Who watches and types in each session (ephemeral), and live share-link revocations. */
+  presence: Presence;
+  linkRevocations: LinkRevocations;
+  limits: RateLimits;
 };
 
-export type Context = { user: AppUser | null; services: Services };
+/**
+ * The caller: the signed-in user (login-session cookie), and the share-link token they present
+ * (the /s/<token> page sends it as the `x-tandem-share` header, or as the `shareToken` connection
+ * param of the tRPC WebSocket). The token is checked on every call (server/api/access.ts).
+ */
+export type Context = { user: AppUser | null; services: Services; shareToken?: string | null; clientIp?: string };
 
-// Resolves the caller from the login-session cookie. Used for HTTP calls and WebSocket upgrades.
-export async function createContext(services: Services, headers: Headers): Promise<Context> {
+export const SHARE_TOKEN_HEADER = "x-tandem-share";
+
+// Used for HTTP calls and WebSocket connections.
+export async function createContext(services: Services, headers: Headers, connectionParams?: Record<string, string | undefined> | null): Promise<Context> {
   const session = await services.auth.api.getSession({ headers }).catch(() => null);
   const user = session ? await findUser(services.db, session.user.id) : null;
-  return { user, services };
+  const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
+  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown" };
 }
 
 // `access: "public"` marks the few procedures anyone may call; the authorization test checks
@@ -50,9 +67,21 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.meta({ access: "public" });
+// Every procedure starts here. A share token that is not a live `collaborate` link cannot reach a
+// mutation, whatever the procedure: view links are read-only by construction, not by each rule.
+const baseProcedure = t.procedure.use(async ({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.shareToken) {
+    const state = await callerLink(ctx);
+    if (!state?.ok || state.link.scope !== "collaborate") {
+      throw new TRPCError({ code: "FORBIDDEN", message: state && !state.ok ? state.message : "A view link is read-only." });
+    }
+  }
+  return next();
+});
 
-export const protectedProcedure = t.procedure.use(({ ctx, next }) => {
+export const publicProcedure = baseProcedure.meta({ access: "public" });
+
+export const protectedProcedure = baseProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
   return next({ ctx: { ...ctx, user: ctx.user } });
 });
@@ -62,22 +91,56 @@ export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
   return next();
 });
 
-const WRITE_ROLES: ProjectRole[] = ["owner", "admin", "member"];
+// Resolves the project named by `projectId` and the caller's role in it (their role in the project's
+// team). A project the caller may not see is reported as not found, so its existence does not leak.
+const projectTier = (need: "read" | "write" | "admin") =>
+  protectedProcedure
+    .input(z.object({ projectId: z.string().uuid("projectId must be a project id") }))
+    .use(async ({ ctx, input, next }) => {
+      const found = await authorizeProject(ctx, input.projectId, need);
+      const workspace = await ctx.services.files.open(found.project.id);
+      return next({ ctx: { ...ctx, project: found.project, role: found.role, workspace } });
+    });
 
-// Resolves the project named by `projectId` and the caller's role in it. A project the caller may
-// not see is reported as not found, so its existence does not leak.
-export const projectProcedure = protectedProcedure
-  .input(z.object({ projectId: z.string().uuid("projectId must be a project id") }))
-  .use(async ({ ctx, input, next }) => {
-    const found = await findProjectForUser(ctx.services.db, input.projectId, ctx.user.id);
-    if (!found) throw new TRPCError({ code: "NOT_FOUND", message: "No such project, or you do not have access to it." });
-    const workspace = await ctx.services.files.open(found.project.id);
-    return next({ ctx: { ...ctx, project: found.project, role: found.role, workspace } });
+export const projectProcedure = projectTier("read");
+export const projectMutationProcedure = projectTier("write");
+/** Project settings, renaming and deleting: the team's owners and admins. */
+export const projectAdminProcedure = projectTier("admin");
+
+const sessionIdInput = z.object({ sessionId: z.string().uuid("sessionId must be a session id") });
+const sessionTier = (need: SessionNeed) =>
+  protectedProcedure.input(sessionIdInput).use(async ({ ctx, input, next }) => {
+    const access = await authorizeSession(ctx, input.sessionId, need);
+    return next({ ctx: { ...ctx, session: access.session, project: access.project, role: access.role ?? "viewer", link: access.link } });
   });
 
-export const projectMutationProcedure = projectProcedure.use(({ ctx, next }) => {
-  if (!WRITE_ROLES.includes(ctx.role)) {
-    throw new TRPCError({ code: "FORBIDDEN", message: "Your role in this project is read-only." });
-  }
-  return next();
+// Procedures named by a session: the caller's access to the session's project decides.
+export const sessionProcedure = sessionTier("read");
+export const sessionMutationProcedure = sessionTier("write");
+/** Taking part in the conversation: writers, and team members who came through a collaborate link. */
+export const sessionCollaborateProcedure = sessionTier("collaborate");
+
+/**
+ * Watching a session: team members, and anyone holding a live share link to it (signed in or
+ * not). Only what a share-link page needs is built on this tier.
+ */
+export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(async ({ ctx, input, next }) => {
+  const access = await authorizeSession(ctx, input.sessionId, "read");
+  const viewer: Watcher = ctx.user
+    ? { key: `user:${ctx.user.id}`, userId: ctx.user.id, name: ctx.user.name, guest: access.role === null }
+    : { key: `link:${access.link!.id}:${crypto.randomUUID()}`, userId: null, name: "Guest", guest: true };
+  return next({ ctx: { ...ctx, ...access, viewer } });
 });
+
+/** Answering an approval request or question: take part in its session, and the session's setting allows it. */
+export const approvalProcedure = protectedProcedure
+  .input(z.object({ approvalId: z.string().uuid("approvalId must be an approval id") }))
+  .use(async ({ ctx, input, next }) => {
+    const approval = await findApproval(ctx.services.db, input.approvalId);
+    if (!approval) throw new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
+    const access = await authorizeSession(ctx, approval.sessionId, "collaborate");
+    if (!mayAnswerApprovals(access, ctx.user.id)) {
+      throw new TRPCError({ code: "FORBIDDEN", message: "In this session only its author answers approvals." });
+    }
+    return next({ ctx: { ...ctx, approval, session: access.session } });
+  });

@@ -37,7 +37,7 @@ export class TerminalService {
   create(
     projectId: string,
     workspaceRoot: string,
-    size: { cols: number; rows: number; title?: string },
+    size: { cols: number; rows: number; title?: string; owner?: { id: string; name: string } },
   ): TerminalInfo {
     const terminals = this.projects.get(projectId) ?? new Map<string, TerminalSession>();
     const limit = this.config.maxPerProject ?? 10;
@@ -54,6 +54,7 @@ export class TerminalService {
       rows: size.rows,
       scrollback: this.config.scrollback,
       shell: this.config.shell,
+      owner: size.owner,
     });
     terminals.set(session.id, session);
     this.projects.set(projectId, terminals);
@@ -72,7 +73,7 @@ export class TerminalService {
   }
 
   /** Serves a client on a WebSocket whose caller was already authenticated and authorized. */
-  attach(terminal: TerminalSession, ws: WebSocket, options: { canWrite: boolean }): void {
+  attach(terminal: TerminalSession, ws: WebSocket, options: { canWrite: boolean | (() => boolean) }): void {
     handleTerminalSocket(ws, { terminal, canWrite: options.canWrite });
   }
 

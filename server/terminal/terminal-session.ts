@@ -31,6 +31,9 @@ export interface TerminalInfo {
   pid: number;
   exited: boolean;
   exitCode: number | null;
+  /** Who opened it: they may type; others watch unless input is shared. */
+  owner: { id: string; name: string } | null;
+  inputShared: boolean;
 }
 
 /** Where a terminal's output goes: one per connected client, usually a WebSocket. */
@@ -55,6 +58,7 @@ export interface TerminalSessionOptions {
   rows: number;
   scrollback?: number;
   shell?: string[];
+  owner?: { id: string; name: string };
 }
 
 interface Client {
@@ -71,6 +75,9 @@ export class TerminalSession {
   readonly projectId: string;
   readonly title: string;
   readonly createdAt = new Date();
+  readonly owner: { id: string; name: string } | null;
+  /** Set by the owner: teammates who may write in the project may also type here. */
+  inputShared = false;
   private readonly pty: IPty;
   private readonly screen: ScreenMirror;
   private readonly clients = new Set<Client>();
@@ -87,6 +94,7 @@ export class TerminalSession {
     this.id = options.id;
     this.projectId = options.projectId;
     this.title = options.title;
+    this.owner = options.owner ?? null;
     const command = sandboxCommand({
       mode: options.sandboxMode,
       workspaceRoot: options.workspaceRoot,
@@ -125,6 +133,8 @@ export class TerminalSession {
       pid: this.pty.pid,
       exited: this.exited,
       exitCode: this.exitCode ?? null,
+      owner: this.owner,
+      inputShared: this.inputShared,
     };
   }
 

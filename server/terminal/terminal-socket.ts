@@ -4,12 +4,13 @@ import type { TerminalSession } from "./terminal-session";
 
 export interface TerminalSocketOptions {
   terminal: TerminalSession;
-  /** Viewers see output but may neither type nor resize the shared PTY. */
-  canWrite: boolean;
+  /** Viewers see output but may neither type nor resize the shared PTY. Asked per message, since input can be granted while connected. */
+  canWrite: boolean | (() => boolean);
 }
 
 /** Serves one client on an already authenticated and authorized WebSocket. */
-export function handleTerminalSocket(ws: WebSocket, { terminal, canWrite }: TerminalSocketOptions): void {
+export function handleTerminalSocket(ws: WebSocket, { terminal, canWrite: allowed }: TerminalSocketOptions): void {
+  const canWrite = () => (typeof allowed === "function" ? allowed() : allowed);
   const attachment = terminal.attach({
     output: (frame) => {
       if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true });
@@ -28,10 +29,10 @@ export function handleTerminalSocket(ws: WebSocket, { terminal, canWrite }: Term
     }
     switch (message.type) {
       case "input":
-        if (canWrite) terminal.write(message.data);
+        if (canWrite()) terminal.write(message.data);
         break;
       case "resize":
-        if (canWrite) terminal.resize(message.cols, message.rows);
+        if (canWrite()) terminal.resize(message.cols, message.rows);
         break;
       case "ack":
         attachment.ack(message.bytes);

@@ -11,6 +11,9 @@ import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
+import { createPresence } from "@/server/bus/presence";
+import { createLinkRevocations } from "@/server/bus/link-revocations";
+import { createRateLimits } from "@/server/http/rate-limit";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -38,6 +41,9 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     maxRetries: 2,
   });
   const services: Services = {
+    presence: createPresence(),
+    linkRevocations: createLinkRevocations(),
+    limits: createRateLimits(),
     config,
     db: database.db,
     auth,

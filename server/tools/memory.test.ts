@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as memories from "@/server/db/repositories/memories";
+import { ensurePersonalTeam } from "@/server/db/repositories/teams";
 import { createTestServices } from "@/server/test/services";
 import { memoriesToMarkdown, memoryTool, type MemoryStore } from "./memory";
 import { useToolSessions } from "./test-helpers";
@@ -24,7 +25,8 @@ beforeAll(async () => {
   const ann = await env.createUser();
   const bob = await env.createUser();
   users = { ann: ann.id, bob: bob.id };
-  const make = async (name: string) => (await db.project.create({ data: { name, ownerId: ann.id }, select: { id: true } })).id;
+  const teamId = (await ensurePersonalTeam(db, ann)).id;
+  const make = async (name: string) => (await db.project.create({ data: { name, ownerId: ann.id, teamId }, select: { id: true } })).id;
   projects = { a: await make("A"), b: await make("B") };
 });
 afterAll(() => env.dispose());

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
+import { projectAdminProcedure, projectProcedure, router } from "@/server/api/trpc";
 import { getProjectAgentSettings, updateProjectAgentSettings } from "@/server/db/repositories/agent-settings";
 import { APPROVAL_MODES, parsePolicy, rulesSchema } from "@/server/agent/policy";
 
@@ -12,7 +12,7 @@ export const agentRouter = router({
     return { approvalMode: policy.mode, allowRules: policy.allow, denyRules: policy.deny, stepLimit: row.stepLimit, loopGuardRepeats: row.loopGuardRepeats };
   }),
 
-  updateSettings: projectMutationProcedure
+  updateSettings: projectAdminProcedure
     .input(
       z.object({
         approvalMode: z.enum(APPROVAL_MODES).optional(),

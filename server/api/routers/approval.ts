@@ -1,25 +1,12 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { protectedProcedure, router } from "@/server/api/trpc";
-import { findApproval } from "@/server/db/repositories/approvals";
-import { findProjectForUser } from "@/server/db/repositories/projects";
+import { approvalProcedure, router } from "@/server/api/trpc";
 import { runtimeCall } from "@/server/api/routers/session";
 
-// Answers to the agent's approval requests and questions. Whoever answers needs write access
-// to the session's project, and is recorded.
-
-const approvalWriteProcedure = protectedProcedure
-  .input(z.object({ approvalId: z.string().uuid("approvalId must be an approval id") }))
-  .use(async ({ ctx, input, next }) => {
-    const approval = await findApproval(ctx.services.db, input.approvalId);
-    const found = approval && (await findProjectForUser(ctx.services.db, approval.projectId, ctx.user.id));
-    if (!approval || !found) throw new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
-    if (found.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "Your role in this project is read-only." });
-    return next({ ctx: { ...ctx, approval } });
-  });
+// Answers to the agent's approval requests and questions. Whoever answers takes part in the
+// session (approvalProcedure, server/api/trpc.ts), and is recorded.
 
 export const approvalRouter = router({
-  respond: approvalWriteProcedure
+  respond: approvalProcedure
     .input(
       z.object({
         decision: z.enum(["approve", "approve_always", "reject"]),

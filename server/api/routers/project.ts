@@ -1,21 +1,30 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { projectMutationProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
+import { projectAdminProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
 import * as projects from "@/server/db/repositories/projects";
+import { ensurePersonalTeam, findTeamRole } from "@/server/db/repositories/teams";
 import { ImportNotAllowedError } from "@/server/services/project-files";
 
 const projectName = z.string().trim().min(1, "Give the project a name").max(100, "Keep the name under 100 characters");
 
 export const projectRouter = router({
-  list: protectedProcedure.query(({ ctx }) => projects.listProjectsForUser(ctx.services.db, ctx.user.id)),
+  /** The projects of every team the caller is in, or of one team. */
+  list: protectedProcedure
+    .input(z.object({ teamId: z.string().uuid().optional() }).optional())
+    .query(({ ctx, input }) => projects.listProjectsForUser(ctx.services.db, ctx.user.id, input?.teamId)),
 
   get: projectProcedure.query(({ ctx }) => ({ ...ctx.project, role: ctx.role })),
 
   create: protectedProcedure
-    .input(z.object({ name: projectName, importPath: z.string().min(1).optional() }))
+    .input(z.object({ name: projectName, importPath: z.string().min(1).optional(), teamId: z.string().uuid().optional() }))
     .mutation(async ({ ctx, input }) => {
       const { db, files } = ctx.services;
-      const project = await projects.createProject(db, { name: input.name, ownerId: ctx.user.id });
+      // In the given team (where the caller may write), else in the caller's personal team.
+      const teamId = input.teamId ?? (await ensurePersonalTeam(db, ctx.user)).id;
+      const membership = input.teamId ? await findTeamRole(db, input.teamId, ctx.user.id) : { role: "owner" as const };
+      if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "No such team, or you are not in it." });
+      if (membership.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "Viewers cannot create projects in this team." });
+      const project = await projects.createProject(db, { name: input.name, ownerId: ctx.user.id, teamId });
       try {
         if (input.importPath) await files.importFrom(project.id, input.importPath);
         else await files.createEmpty(project.id);
@@ -28,14 +37,11 @@ export const projectRouter = router({
       return project;
     }),
 
-  rename: projectMutationProcedure
+  rename: projectAdminProcedure
     .input(z.object({ name: projectName }))
     .mutation(({ ctx, input }) => projects.renameProject(ctx.services.db, ctx.project.id, input.name)),
 
-  delete: projectMutationProcedure.mutation(async ({ ctx }) => {
-    if (ctx.role !== "owner" && ctx.role !== "admin") {
-      throw new TRPCError({ code: "FORBIDDEN", message: "Only the project's owner can delete it." });
-    }
+  delete: projectAdminProcedure.mutation(async ({ ctx }) => {
     ctx.services.terminals.closeProject?.(ctx.project.id);
     await projects.deleteProject(ctx.services.db, ctx.project.id);
     await ctx.services.files.remove(ctx.project.id);

@@ -1,32 +1,28 @@
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { projectMutationProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
-import { findProjectForUser, type ProjectRole } from "@/server/db/repositories/projects";
+import {
+  projectMutationProcedure,
+  projectProcedure,
+  router,
+  sessionCollaborateProcedure,
+  sessionMutationProcedure,
+  sessionProcedure,
+  sessionViewProcedure,
+} from "@/server/api/trpc";
+import { ADMIN_ROLES, mayAnswerApprovals, WRITE_ROLES } from "@/server/api/access";
+import { untilLinkEnds, presenceStream } from "@/server/api/live";
 import { listPendingApprovals } from "@/server/db/repositories/approvals";
 import { findNote, listNotes, saveNote, updateNote } from "@/server/db/repositories/notes";
-import { findSession, listChildSessions, listSessions, renameSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import { listChildSessions, listSessions, renameSession, setApprovalsBy, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import { listTodos } from "@/server/db/repositories/todos";
 import { endableStream } from "@/server/agent/event-stream";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 
-// Agent sessions. Procedures named by a session resolve its project and apply the same access
-// check as projectProcedure: a session in a project the caller cannot see is "not found".
+// Agent sessions. The access tiers (server/api/trpc.ts, decided in server/api/access.ts): members
+// read, writers change, collaborators send; watching (get, events, presence) is also open to the
+// holders of a live share link to the session.
 
-const WRITE_ROLES: ProjectRole[] = ["owner", "admin", "member"]; // as in server/api/trpc.ts
-
-const sessionId = z.string().uuid("sessionId must be a session id");
-
-export const sessionProcedure = protectedProcedure.input(z.object({ sessionId })).use(async ({ ctx, input, next }) => {
-  const session = await findSession(ctx.services.db, input.sessionId);
-  const found = session && (await findProjectForUser(ctx.services.db, session.projectId, ctx.user.id));
-  if (!session || !found) throw new TRPCError({ code: "NOT_FOUND", message: "No such session, or you do not have access to it." });
-  return next({ ctx: { ...ctx, session, project: found.project, role: found.role } });
-});
-
-export const sessionMutationProcedure = sessionProcedure.use(({ ctx, next }) => {
-  if (!WRITE_ROLES.includes(ctx.role)) throw new TRPCError({ code: "FORBIDDEN", message: "Your role in this project is read-only." });
-  return next();
-});
+export { sessionMutationProcedure, sessionProcedure };
 
 /** Runtime refusals as API errors. */
 export async function runtimeCall<T>(work: () => Promise<T>): Promise<T> {
@@ -52,7 +48,7 @@ export const sessionRouter = router({
       runtimeCall(async () => publicSession(await ctx.services.agent.createSession({ projectId: ctx.project.id, title: input.title, model: input.model, authorId: ctx.user.id }))),
     ),
 
-  get: sessionProcedure.query(async ({ ctx }) => {
+  get: sessionViewProcedure.query(async ({ ctx }) => {
     const db = ctx.services.db;
     const [children, pendingApprovals, notes, todos] = await Promise.all([
       listChildSessions(db, ctx.session.id),
@@ -60,7 +56,21 @@ export const sessionRouter = router({
       listNotes(db, ctx.session.id),
       listTodos(db, ctx.session.id),
     ]);
-    return { ...publicSession(ctx.session), children: children.map(publicSession), pendingApprovals, notes, todos, canWrite: WRITE_ROLES.includes(ctx.role) };
+    const writer = ctx.role !== null && WRITE_ROLES.includes(ctx.role);
+    const collaborator = writer || (ctx.role !== null && ctx.link?.scope === "collaborate");
+    return {
+      ...publicSession(ctx.session),
+      children: children.map(publicSession),
+      pendingApprovals,
+      notes,
+      todos,
+      canWrite: writer,
+      /** May send messages (writers, and team members through a collaborate link). */
+      canSend: collaborator,
+      canAnswer: collaborator && !!ctx.user && mayAnswerApprovals(ctx, ctx.user.id),
+      /** May change who answers approvals: the session's author and the team's admins. */
+      canManage: writer && (ctx.session.authorId === ctx.user?.id || ADMIN_ROLES.includes(ctx.role!)),
+    };
   }),
 
   rename: sessionMutationProcedure
@@ -72,7 +82,7 @@ export const sessionRouter = router({
     return { id: ctx.session.id };
   }),
 
-  send: sessionMutationProcedure
+  send: sessionCollaborateProcedure
     .input(z.object({ text: z.string().trim().min(1, "text must not be empty").max(100_000) }))
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
@@ -95,11 +105,11 @@ export const sessionRouter = router({
    * by its seq (a reconnecting client resumes from the last one it got), and provisional text
    * deltas in between (see lib/session-events.ts, "The live stream").
    */
-  events: sessionProcedure
+  events: sessionViewProcedure
     .input(z.object({ afterSeq: z.number().int().min(0).default(0), lastEventId: z.string().regex(/^\d+$/).nullish() }))
     .subscription(({ ctx, input, signal }) => {
       let last = Math.max(input.afterSeq, Number(input.lastEventId ?? 0));
-      return endableStream(
+      const stream = endableStream(
         (stop) => ctx.services.agent.stream(ctx.session.id, last, stop),
         (item) => {
           if (item.kind === "event") last = item.event.seq;
@@ -107,7 +117,25 @@ export const sessionRouter = router({
         },
         signal,
       );
+      return untilLinkEnds(ctx, stream);
     }),
+
+  /** Who is watching the session and who is typing; the caller counts as watching while subscribed. */
+  presence: sessionViewProcedure.subscription(({ ctx, signal }) => untilLinkEnds(ctx, presenceStream(ctx.services.presence, ctx.session.id, ctx.viewer, signal))),
+
+  /** The composer calls this while its person types (at most every couple of seconds). */
+  typing: sessionCollaborateProcedure.input(z.object({ typing: z.boolean() })).mutation(({ ctx, input }) => {
+    ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, input.typing);
+    return { typing: input.typing };
+  }),
+
+  /** Whether any writer may answer the session's approvals, or only its author. */
+  setApprovalsBy: sessionMutationProcedure.input(z.object({ approvalsBy: z.enum(["team", "author"]) })).mutation(async ({ ctx, input }) => {
+    if (ctx.session.authorId !== ctx.user.id && !ADMIN_ROLES.includes(ctx.role)) {
+      throw new TRPCError({ code: "FORBIDDEN", message: "Only the session's author or a team admin can change who answers approvals." });
+    }
+    return publicSession(await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy));
+  }),
 
   /** Notes are written by the agent's `note` tool and by people. */
   saveNote: sessionMutationProcedure

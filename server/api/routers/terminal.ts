@@ -1,12 +1,15 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
+import { mayTypeInTerminal } from "@/server/api/access";
 import { TerminalLimitError } from "@/server/terminal";
 
 const terminalId = z.string().uuid("terminalId must be a terminal id");
 
 export const terminalRouter = router({
-  list: projectProcedure.query(({ ctx }) => ctx.services.terminals.list(ctx.project.id)),
+  list: projectProcedure.query(({ ctx }) =>
+    ctx.services.terminals.list(ctx.project.id).map((info) => ({ ...info, canType: mayTypeInTerminal(ctx.role, ctx.user.id, info) })),
+  ),
 
   create: projectMutationProcedure
     .input(
@@ -17,12 +20,24 @@ export const terminalRouter = router({
     )
     .mutation(({ ctx, input }) => {
       try {
-        return ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, input);
+        const info = ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, { ...input, owner: { id: ctx.user.id, name: ctx.user.name } });
+        return { ...info, canType: true };
       } catch (error) {
         if (error instanceof TerminalLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message });
         throw error;
       }
     }),
+
+  /** The terminal's owner lets the team's writers type in it too, or takes that back. */
+  shareInput: projectMutationProcedure.input(z.object({ terminalId, shared: z.boolean() })).mutation(({ ctx, input }) => {
+    const terminal = ctx.services.terminals.get(ctx.project.id, input.terminalId);
+    if (!terminal) throw new TRPCError({ code: "NOT_FOUND", message: "No such terminal; it may already be closed." });
+    if (terminal.owner && terminal.owner.id !== ctx.user.id) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `Only ${terminal.owner.name}, who opened this terminal, can grant input.` });
+    }
+    terminal.inputShared = input.shared;
+    return terminal.info();
+  }),
 
   close: projectMutationProcedure.input(z.object({ terminalId })).mutation(({ ctx, input }) => {
     if (!ctx.services.terminals.close(ctx.project.id, input.terminalId)) {

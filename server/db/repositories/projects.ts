@@ -1,21 +1,38 @@
 import type { Db } from "@/server/db/client";
+import { asRole, type TeamRole } from "@/server/db/repositories/teams";
 
-export type ProjectRole = "owner" | "admin" | "member" | "viewer";
-export type Project = { id: string; name: string; ownerId: string; createdAt: Date; updatedAt: Date };
+// A project belongs to a team; the caller's role in the project is their role in that team.
+export type ProjectRole = TeamRole;
+export type Project = { id: string; name: string; ownerId: string; teamId: string; createdAt: Date; updatedAt: Date };
 
-const projectSelect = { id: true, name: true, ownerId: true, createdAt: true, updatedAt: true } as const;
+const projectSelect = { id: true, name: true, ownerId: true, teamId: true, createdAt: true, updatedAt: true } as const;
 
-export async function findProjectForUser(db: Db, projectId: string, userId: string) {
-  const project = await db.project.findUnique({ where: { id: projectId }, select: projectSelect });
-  if (!project || project.ownerId !== userId) return null;
-  return { project, role: "owner" as ProjectRole };
+/** The one place a project's access is decided: null when the user is not in the project's team. */
+export async function findProjectForUser(db: Db, projectId: string, userId: string): Promise<{ project: Project; role: ProjectRole } | null> {
+  const row = await db.project.findUnique({
+    where: { id: projectId },
+    select: { ...projectSelect, team: { select: { members: { where: { userId }, select: { role: true } } } } },
+  });
+  const membership = row?.team.members[0];
+  if (!row || !membership) return null;
+  const { team: _team, ...project } = row;
+  return { project, role: asRole(membership.role) };
 }
 
-export async function listProjectsForUser(db: Db, userId: string): Promise<Project[]> {
-  return db.project.findMany({ where: { ownerId: userId }, select: projectSelect, orderBy: { updatedAt: "desc" } });
+export async function findProject(db: Db, projectId: string): Promise<Project | null> {
+  return db.project.findUnique({ where: { id: projectId }, select: projectSelect });
 }
 
-export async function createProject(db: Db, input: { name: string; ownerId: string }): Promise<Project> {
+export async function listProjectsForUser(db: Db, userId: string, teamId?: string): Promise<Array<Project & { teamName: string }>> {
+  const rows = await db.project.findMany({
+    where: { team: { members: { some: { userId } } }, ...(teamId ? { teamId } : {}) },
+    select: { ...projectSelect, team: { select: { name: true } } },
+    orderBy: { updatedAt: "desc" },
+  });
+  return rows.map(({ team, ...project }) => ({ ...project, teamName: team.name }));
+}
+
+export async function createProject(db: Db, input: { name: string; ownerId: string; teamId: string }): Promise<Project> {
   return db.project.create({ data: input, select: projectSelect });
 }
 

@@ -16,6 +16,8 @@ export type AgentSessionRow = {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** Who answers approvals: "team" (anyone who may write) or "author" only. */
+  approvalsBy: "team" | "author";
   createdAt: Date;
   updatedAt: Date;
 };
@@ -34,6 +36,7 @@ const select = {
   inputTokens: true,
   outputTokens: true,
   costUsd: true,
+  approvalsBy: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -43,6 +46,7 @@ const toRow = (raw: Raw): AgentSessionRow => ({
   ...raw,
   status: raw.status as SessionStatus,
   allowedTools: Array.isArray(raw.allowedTools) ? (raw.allowedTools as string[]) : null,
+  approvalsBy: raw.approvalsBy === "author" ? "author" : "team",
 });
 
 export async function createSession(
@@ -73,6 +77,10 @@ export async function listChildSessions(db: Db, parentId: string) {
 
 export async function renameSession(db: Db, id: string, title: string) {
   return toRow(await db.agentSession.update({ where: { id }, data: { title }, select }));
+}
+
+export async function setApprovalsBy(db: Db, id: string, approvalsBy: "team" | "author") {
+  return toRow(await db.agentSession.update({ where: { id }, data: { approvalsBy }, select }));
 }
 
 export async function deleteSession(db: Db, id: string) {

@@ -1,0 +1,97 @@
+import { TRPCError } from "@trpc/server";
+import type { Db } from "@/server/db/client";
+import { findProject, findProjectForUser, type Project, type ProjectRole } from "@/server/db/repositories/projects";
+import { findShareLinkByToken, type ShareLinkRow } from "@/server/db/repositories/share-links";
+import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import type { AppUser } from "@/server/db/repositories/users";
+import { TOKEN_PATTERN } from "@/server/auth/tokens";
+
+// Who may do what: the one place a caller's access to a project or a session is decided. The
+// procedure tiers in trpc.ts and the terminal socket (start-server.ts) call these; nothing else
+// looks at memberships or share links to grant access.
+//
+// A project's access is its team membership (owner, admin, member, viewer). A share link adds
+// nothing to a project: it names one session. `view` lets anyone holding it watch that session
+// and read the files it touched; `collaborate` lets signed-in members of the project's team
+// (even viewers) send messages and answer approvals in it. Refusals say "not found" when the
+// caller may not know the thing exists.
+
+export const WRITE_ROLES: readonly ProjectRole[] = ["owner", "admin", "member"];
+export const ADMIN_ROLES: readonly ProjectRole[] = ["owner", "admin"];
+
+export type Caller = { user: AppUser | null; shareToken?: string | null; services: { db: Db } };
+
+/** What a session procedure may do: read it, write it (rename, settings), or take part (send, answer). */
+export type SessionNeed = "read" | "write" | "collaborate";
+
+export type SessionAccess = {
+  session: AgentSessionRow;
+  project: Project;
+  /** The caller's role in the project's team; null for someone here only through a link. */
+  role: ProjectRole | null;
+  /** The live share link the caller came through, when it is for this session. */
+  link: ShareLinkRow | null;
+};
+
+const notFound = (what: string) => new TRPCError({ code: "NOT_FOUND", message: `No such ${what}, or you do not have access to it.` });
+const signIn = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+const readOnly = () => new TRPCError({ code: "FORBIDDEN", message: "Your role in this project is read-only." });
+
+export type LinkState = { ok: true; link: ShareLinkRow } | { ok: false; reason: "invalid" | "revoked" | "expired"; message: string };
+
+export async function checkShareToken(db: Db, token: string): Promise<LinkState> {
+  const link = TOKEN_PATTERN.test(token) ? await findShareLinkByToken(db, token) : null;
+  if (!link) return { ok: false, reason: "invalid", message: "This share link is not valid." };
+  if (link.revokedAt) return { ok: false, reason: "revoked", message: "This share link was revoked." };
+  if (link.expiresAt <= new Date()) return { ok: false, reason: "expired", message: "This share link has expired." };
+  return { ok: true, link };
+}
+
+/** The link a caller presents, checked now (never cached, so a revocation counts at once). */
+export async function callerLink(caller: Caller): Promise<LinkState | null> {
+  return caller.shareToken ? checkShareToken(caller.services.db, caller.shareToken) : null;
+}
+
+export async function authorizeProject(caller: Caller, projectId: string, need: "read" | "write" | "admin") {
+  if (!caller.user) throw signIn();
+  const found = await findProjectForUser(caller.services.db, projectId, caller.user.id);
+  if (!found) throw notFound("project");
+  if (need === "write" && !WRITE_ROLES.includes(found.role)) throw readOnly();
+  if (need === "admin" && !ADMIN_ROLES.includes(found.role)) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins can change this." });
+  }
+  return found;
+}
+
+export async function authorizeSession(caller: Caller, sessionId: string, need: SessionNeed): Promise<SessionAccess> {
+  const db = caller.services.db;
+  const [session, linkState] = await Promise.all([findSession(db, sessionId), callerLink(caller)]);
+  const member = session && caller.user ? await findProjectForUser(db, session.projectId, caller.user.id) : null;
+  const link = session && linkState?.ok && linkState.link.sessionId === session.id ? linkState.link : null;
+  const project = member?.project ?? (link && session ? await findProject(db, session.projectId) : null);
+  if (!session || !project) {
+    if (!caller.user && !linkState) throw signIn();
+    if (linkState && !linkState.ok && !member) throw new TRPCError({ code: "FORBIDDEN", message: linkState.message });
+    throw notFound("session");
+  }
+  const access: SessionAccess = { session, project, role: member?.role ?? null, link };
+  const writer = member !== null && WRITE_ROLES.includes(member.role);
+  if (need === "read" || writer) return access;
+  if (!caller.user) throw signIn();
+  if (need === "collaborate" && link?.scope === "collaborate") {
+    if (member) return access;
+    throw new TRPCError({ code: "FORBIDDEN", message: "Collaborate links are for members of the project's team. Ask its owner to add you." });
+  }
+  if (!member) throw link ? new TRPCError({ code: "FORBIDDEN", message: "This share link is read-only." }) : notFound("session");
+  throw readOnly();
+}
+
+/** Whether this caller may answer the session's approvals (the per-session "who answers" setting). */
+export function mayAnswerApprovals(access: SessionAccess, userId: string): boolean {
+  return access.session.approvalsBy !== "author" || access.session.authorId === userId;
+}
+
+/** Typing in a shared terminal: writers, and only its owner unless the owner shared input. */
+export function mayTypeInTerminal(role: ProjectRole, userId: string, terminal: { owner: { id: string } | null; inputShared: boolean }): boolean {
+  return WRITE_ROLES.includes(role) && (terminal.owner === null || terminal.owner.id === userId || terminal.inputShared);
+}

@@ -1,0 +1,115 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { protectedProcedure, publicProcedure, router } from "@/server/api/trpc";
+import * as teams from "@/server/db/repositories/teams";
+
+// Teams: who is in them and with which role. Owners and admins manage members and invitations;
+// only an owner makes or unmakes another owner, and a team always keeps one.
+
+const teamName = z.string().trim().min(1, "Give the team a name").max(100);
+const teamId = z.string().uuid("teamId must be a team id");
+const role = z.enum(teams.TEAM_ROLES);
+
+const teamProcedure = protectedProcedure.input(z.object({ teamId })).use(async ({ ctx, input, next }) => {
+  const found = await teams.findTeamRole(ctx.services.db, input.teamId, ctx.user.id);
+  if (!found) throw new TRPCError({ code: "NOT_FOUND", message: "No such team, or you are not in it." });
+  return next({ ctx: { ...ctx, team: found.team, teamRole: found.role } });
+});
+
+const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
+  if (ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
+    throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins manage its members and settings." });
+  }
+  return next();
+});
+
+function limited(ctx: { services: { limits: { take(bucket: "invitation", key: string): boolean } }; clientIp?: string }) {
+  if (!ctx.services.limits.take("invitation", ctx.clientIp ?? "unknown")) {
+    throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many invitation attempts from your address. Wait a minute and try again." });
+  }
+}
+
+export const teamRouter = router({
+  list: protectedProcedure.query(async ({ ctx }) => {
+    await teams.ensurePersonalTeam(ctx.services.db, ctx.user);
+    return teams.listTeamsForUser(ctx.services.db, ctx.user.id);
+  }),
+
+  create: protectedProcedure.input(z.object({ name: teamName })).mutation(({ ctx, input }) => teams.createTeam(ctx.services.db, { name: input.name, ownerId: ctx.user.id })),
+
+  get: teamProcedure.query(({ ctx }) => ({ ...ctx.team, role: ctx.teamRole })),
+
+  members: teamProcedure.query(({ ctx }) => teams.listMembers(ctx.services.db, ctx.team.id)),
+
+  rename: teamAdminProcedure.input(z.object({ name: teamName })).mutation(({ ctx, input }) => teams.renameTeam(ctx.services.db, ctx.team.id, input.name)),
+
+  setRole: teamAdminProcedure.input(z.object({ userId: z.string().min(1), role })).mutation(async ({ ctx, input }) => {
+    const db = ctx.services.db;
+    const target = await teams.findTeamRole(db, ctx.team.id, input.userId);
+    if (!target) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not in this team." });
+    if ((target.role === "owner" || input.role === "owner") && ctx.teamRole !== "owner") {
+      throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make or unmake an owner." });
+    }
+    if (target.role === "owner" && input.role !== "owner" && (await teams.countOwners(db, ctx.team.id)) === 1) {
+      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
+    }
+    await teams.setMemberRole(db, ctx.team.id, input.userId, input.role);
+    return { userId: input.userId, role: input.role };
+  }),
+
+  /** Removes a member; anyone may remove themselves (leave). */
+  removeMember: teamProcedure.input(z.object({ userId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
+    const db = ctx.services.db;
+    const self = input.userId === ctx.user.id;
+    if (!self && ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
+      throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins manage its members and settings." });
+    }
+    const target = await teams.findTeamRole(db, ctx.team.id, input.userId);
+    if (!target) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not in this team." });
+    if (target.role === "owner" && !self && ctx.teamRole !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
+    if (target.role === "owner" && (await teams.countOwners(db, ctx.team.id)) === 1) {
+      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
+    }
+    await teams.removeMember(db, ctx.team.id, input.userId);
+    return { userId: input.userId };
+  }),
+
+  invites: teamAdminProcedure.query(({ ctx }) => teams.listTeamInvites(ctx.services.db, ctx.team.id)),
+
+  /**
+   * A one-use link (/join/<token>); the token is returned once. Email delivery needs SMTP, which
+   * this server does not have configured: the link is shown to copy and send.
+   */
+  createInvite: teamAdminProcedure
+    .input(z.object({ role: role.exclude(["owner"]).default("member"), email: z.email().optional(), ttlDays: z.number().int().min(1).max(30).default(7) }))
+    .mutation(async ({ ctx, input }) => {
+      const invite = await teams.createTeamInvite(ctx.services.db, { teamId: ctx.team.id, role: input.role, email: input.email, createdById: ctx.user.id, ttlDays: input.ttlDays });
+      return { ...invite, path: `/join/${invite.token}` };
+    }),
+
+  revokeInvite: teamAdminProcedure.input(z.object({ inviteId: z.string().uuid() })).mutation(async ({ ctx, input }) => {
+    await teams.revokeTeamInvite(ctx.services.db, ctx.team.id, input.inviteId);
+    return { id: input.inviteId };
+  }),
+
+  /** What the /join/<token> page shows. Rate limited per address. */
+  inviteInfo: publicProcedure.input(z.object({ token: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
+    limited(ctx);
+    const check = await teams.checkTeamInvite(ctx.services.db, input.token);
+    return check.ok ? { ok: true as const, team: check.team, role: check.role } : { ok: false as const, reason: check.reason };
+  }),
+
+  acceptInvite: protectedProcedure.input(z.object({ token: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
+    limited(ctx);
+    const db = ctx.services.db;
+    const check = await teams.checkTeamInvite(db, input.token);
+    if (!check.ok) throw new TRPCError({ code: "BAD_REQUEST", message: check.reason });
+    if (check.email && check.email !== ctx.user.email.toLowerCase()) {
+      throw new TRPCError({ code: "FORBIDDEN", message: "This invitation was made for another email address." });
+    }
+    if (!(await teams.acceptTeamInvite(db, check.id, check.team.id, ctx.user.id, check.role))) {
+      throw new TRPCError({ code: "CONFLICT", message: "This invitation link has just been used by someone else." });
+    }
+    return { team: check.team };
+  }),
+});

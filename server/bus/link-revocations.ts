@@ -1,0 +1,24 @@
+// Tells live share-link viewers that their link was revoked, so their subscriptions end at once
+// (not at their next request). In-process; several instances would publish it through Postgres
+// LISTEN/NOTIFY behind the same interface.
+
+export type LinkRevocations = ReturnType<typeof createLinkRevocations>;
+
+export function createLinkRevocations() {
+  const listeners = new Map<string, Set<() => void>>();
+  return {
+    publish(linkId: string) {
+      for (const listener of listeners.get(linkId) ?? []) listener();
+    },
+    /** Calls `listener` when the link is revoked; returns the function that stops listening. */
+    subscribe(linkId: string, listener: () => void): () => void {
+      let set = listeners.get(linkId);
+      if (!set) listeners.set(linkId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && listeners.get(linkId) === set) listeners.delete(linkId);
+      };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { Db } from "@/server/db/client";
+import { hashToken, newToken } from "@/server/auth/tokens";
+
+export type ShareScope = "view" | "collaborate";
+export type ShareLinkRow = {
+  id: string;
+  sessionId: string;
+  scope: ShareScope;
+  label: string;
+  createdById: string | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+};
+
+const select = { id: true, sessionId: true, scope: true, label: true, createdById: true, expiresAt: true, revokedAt: true, createdAt: true } as const;
+const asRow = (row: Omit<ShareLinkRow, "scope"> & { scope: string }): ShareLinkRow => ({ ...row, scope: row.scope === "collaborate" ? "collaborate" : "view" });
+
+/** Returns the token once; only its hash is stored. */
+export async function createShareLink(db: Db, input: { sessionId: string; scope: ShareScope; label: string; createdById: string; expiresAt: Date }) {
+  const { token, hash } = newToken();
+  const row = await db.shareLink.create({ data: { ...input, tokenHash: hash }, select });
+  return { link: asRow(row), token };
+}
+
+export async function listShareLinks(db: Db, sessionId: string): Promise<ShareLinkRow[]> {
+  return (await db.shareLink.findMany({ where: { sessionId }, select, orderBy: { createdAt: "desc" } })).map(asRow);
+}
+
+/** False when the link was not live (already revoked, or not this session's). */
+export async function revokeShareLink(db: Db, sessionId: string, id: string): Promise<boolean> {
+  const { count } = await db.shareLink.updateMany({ where: { id, sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count === 1;
+}
+
+export async function findShareLinkByToken(db: Db, token: string): Promise<ShareLinkRow | null> {
+  const row = await db.shareLink.findUnique({ where: { tokenHash: hashToken(token) }, select });
+  return row && asRow(row);
+}

@@ -1,0 +1,131 @@
+import type { Db } from "@/server/db/client";
+import { hashToken, newToken } from "@/server/auth/tokens";
+
+// Teams, their members and invitation links. A project's access is its team's membership
+// (findProjectForUser in projects.ts): this file is where roles are stored, not where they are checked.
+
+export const TEAM_ROLES = ["owner", "admin", "member", "viewer"] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+/** Higher is more. */
+export const roleRank = (role: TeamRole) => TEAM_ROLES.length - TEAM_ROLES.indexOf(role);
+export const asRole = (value: string): TeamRole => ((TEAM_ROLES as readonly string[]).includes(value) ? (value as TeamRole) : "viewer");
+
+export type TeamSummary = { id: string; name: string; personal: boolean; role: TeamRole; members: number };
+
+/** Every user has one personal team, owned by them; made on first need (sign-up, first project). */
+export async function ensurePersonalTeam(db: Db, user: { id: string; name?: string }): Promise<{ id: string; name: string }> {
+  const existing = await db.team.findFirst({
+    where: { personal: true, members: { some: { userId: user.id, role: "owner" } } },
+    select: { id: true, name: true },
+    orderBy: { createdAt: "asc" },
+  });
+  if (existing) return existing;
+  const name = user.name ?? (await db.user.findUnique({ where: { id: user.id }, select: { name: true } }))?.name ?? "My";
+  return db.team.create({
+    data: { name: `${name}'s projects`, personal: true, members: { create: { userId: user.id, role: "owner" } } },
+    select: { id: true, name: true },
+  });
+}
+
+export async function listTeamsForUser(db: Db, userId: string): Promise<TeamSummary[]> {
+  const rows = await db.teamMember.findMany({
+    where: { userId },
+    select: { role: true, team: { select: { id: true, name: true, personal: true, _count: { select: { members: true } } } } },
+    orderBy: [{ team: { personal: "desc" } }, { team: { name: "asc" } }],
+  });
+  return rows.map((r) => ({ id: r.team.id, name: r.team.name, personal: r.team.personal, role: asRole(r.role), members: r.team._count.members }));
+}
+
+export async function findTeamRole(db: Db, teamId: string, userId: string): Promise<{ team: { id: string; name: string; personal: boolean }; role: TeamRole } | null> {
+  const row = await db.teamMember.findUnique({
+    where: { teamId_userId: { teamId, userId } },
+    select: { role: true, team: { select: { id: true, name: true, personal: true } } },
+  });
+  return row && { team: row.team, role: asRole(row.role) };
+}
+
+export async function createTeam(db: Db, input: { name: string; ownerId: string }) {
+  return db.team.create({
+    data: { name: input.name, members: { create: { userId: input.ownerId, role: "owner" } } },
+    select: { id: true, name: true, personal: true },
+  });
+}
+
+export async function renameTeam(db: Db, teamId: string, name: string) {
+  return db.team.update({ where: { id: teamId }, data: { name }, select: { id: true, name: true, personal: true } });
+}
+
+export async function listMembers(db: Db, teamId: string) {
+  const rows = await db.teamMember.findMany({
+    where: { teamId },
+    select: { role: true, createdAt: true, user: { select: { id: true, name: true, email: true } } },
+    orderBy: { createdAt: "asc" },
+  });
+  return rows.map((r) => ({ ...r.user, role: asRole(r.role), joinedAt: r.createdAt }));
+}
+
+export async function countOwners(db: Db, teamId: string) {
+  return db.teamMember.count({ where: { teamId, role: "owner" } });
+}
+
+export async function setMemberRole(db: Db, teamId: string, userId: string, role: TeamRole) {
+  await db.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
+}
+
+export async function removeMember(db: Db, teamId: string, userId: string) {
+  await db.teamMember.deleteMany({ where: { teamId, userId } });
+}
+
+export async function createTeamInvite(db: Db, input: { teamId: string; role: TeamRole; email?: string; createdById: string; ttlDays?: number }) {
+  const { token, hash } = newToken();
+  const expiresAt = new Date(Date.now() + (input.ttlDays ?? 7) * 86_400_000);
+  const invite = await db.teamInvite.create({
+    data: { teamId: input.teamId, tokenHash: hash, role: input.role, email: input.email?.toLowerCase(), createdById: input.createdById, expiresAt },
+    select: { id: true, role: true, email: true, expiresAt: true, createdAt: true },
+  });
+  return { ...invite, role: asRole(invite.role), token };
+}
+
+export async function listTeamInvites(db: Db, teamId: string) {
+  const rows = await db.teamInvite.findMany({
+    where: { teamId, usedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+    select: { id: true, role: true, email: true, expiresAt: true, createdAt: true },
+    orderBy: { createdAt: "desc" },
+  });
+  return rows.map((r) => ({ ...r, role: asRole(r.role) }));
+}
+
+export async function revokeTeamInvite(db: Db, teamId: string, id: string) {
+  await db.teamInvite.updateMany({ where: { id, teamId, usedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+}
+
+export type TeamInviteCheck =
+  | { ok: true; id: string; team: { id: string; name: string }; role: TeamRole; email: string | null }
+  | { ok: false; reason: string };
+
+export async function checkTeamInvite(db: Db, token: string): Promise<TeamInviteCheck> {
+  const invite = await db.teamInvite.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: { id: true, role: true, email: true, expiresAt: true, usedAt: true, revokedAt: true, team: { select: { id: true, name: true } } },
+  });
+  if (!invite || invite.revokedAt) return { ok: false, reason: "This invitation link is not valid (it may have been revoked)." };
+  if (invite.usedAt) return { ok: false, reason: "This invitation link has already been used. Ask a team admin for a new one." };
+  if (invite.expiresAt < new Date()) return { ok: false, reason: "This invitation link has expired. Ask a team admin for a new one." };
+  return { ok: true, id: invite.id, team: invite.team, role: asRole(invite.role), email: invite.email };
+}
+
+/**
+ * Uses an invitation: marks it used and adds the user with its role (keeping a higher role they
+ * already have). False when someone else used it first.
+ */
+export async function acceptTeamInvite(db: Db, inviteId: string, teamId: string, userId: string, role: TeamRole): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.teamInvite.updateMany({ where: { id: inviteId, usedAt: null, revokedAt: null }, data: { usedAt: new Date(), usedById: userId } });
+    if (count !== 1) return false;
+    const current = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { role: true } });
+    if (!current) await tx.teamMember.create({ data: { teamId, userId, role } });
+    else if (roleRank(asRole(current.role)) < roleRank(role)) await tx.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
+    return true;
+  });
+}
