@@ -21,8 +21,11 @@ export const ADMIN_ROLES: readonly ProjectRole[] = ["owner", "admin"];
 
 export type Caller = { user: AppUser | null; shareToken?: string | null; services: { db: Db } };
 
-/** What a session procedure may do: read it, write it (rename, settings), or take part (send, answer). */
-export type SessionNeed = "read" | "write" | "collaborate";
+/**
+ * What a session procedure needs: `view` it (members, and holders of a share link to it), `read`
+ * it as a team member, `write` it (rename, settings, review), or take part (`collaborate`: send, answer).
+ */
+export type SessionNeed = "view" | "read" | "write" | "collaborate";
 
 export type SessionAccess = {
   session: AgentSessionRow;
@@ -67,16 +70,19 @@ export async function authorizeSession(caller: Caller, sessionId: string, need: 
   const db = caller.services.db;
   const [session, linkState] = await Promise.all([findSession(db, sessionId), callerLink(caller)]);
   const member = session && caller.user ? await findProjectForUser(db, session.projectId, caller.user.id) : null;
-  const link = session && linkState?.ok && linkState.link.sessionId === session.id ? linkState.link : null;
+  const linked = session && linkState?.ok && linkState.link.sessionId === session.id ? linkState.link : null;
+  // Only watching and taking part look at links; everything else is for the team alone.
+  const link = need === "view" || need === "collaborate" ? linked : null;
   const project = member?.project ?? (link && session ? await findProject(db, session.projectId) : null);
   if (!session || !project) {
-    if (!caller.user && !linkState) throw signIn();
-    if (linkState && !linkState.ok && !member) throw new TRPCError({ code: "FORBIDDEN", message: linkState.message });
+    if (need === "view" && linkState && !linkState.ok && !member) throw new TRPCError({ code: "FORBIDDEN", message: linkState.message });
+    if (!caller.user) throw signIn();
     throw notFound("session");
   }
   const access: SessionAccess = { session, project, role: member?.role ?? null, link };
   const writer = member !== null && WRITE_ROLES.includes(member.role);
-  if (need === "read" || writer) return access;
+  if ((need === "view" || need === "read") && (member || link)) return access;
+  if (writer) return access;
   if (!caller.user) throw signIn();
   if (need === "collaborate" && link?.scope === "collaborate") {
     if (member) return access;

@@ -1,16 +1,44 @@
+import { randomUUID } from "node:crypto";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory, type Context } from "@/server/api/trpc";
 import { createTestServices } from "@/server/test/services";
 import { createApproval } from "@/server/db/repositories/approvals";
-import { createSession } from "@/server/db/repositories/sessions";
+import { createSession, findSession } from "@/server/db/repositories/sessions";
+import { createShareLink } from "@/server/db/repositories/share-links";
+import { addMember, createTeam } from "@/server/db/repositories/teams";
+import { findProject } from "@/server/db/repositories/projects";
 
-// Every procedure has a rule here. A procedure added without one fails the first test, so nobody
-// can ship an endpoint whose access nobody thought about.
-// "session-*" procedures are named by a session and "approval-write" by an approval request: the
-// caller's access to the session's project decides, exactly as for "project-*".
-type Rule = "public" | "user" | "admin" | "project-read" | "project-write" | "session-read" | "session-write" | "approval-write";
+// The authorization matrix: every procedure × every kind of caller, with the outcome each must get.
+// Every procedure has a rule here; a procedure added without one fails the first test, so nobody
+// can ship an endpoint whose access nobody thought about. The WebSocket endpoints (tRPC
+// subscriptions over /api/trpc/ws, /api/terminal/ws) are driven through a real server in
+// websocket-access.test.ts.
+//
+// Rules, by what names the thing the caller acts on:
+//   public, user (signed in), admin (the instance's admin);
+//   project-read / -write / -admin: a project, by the caller's role in the project's team;
+//   team-read / team-admin: a team, by the caller's role in it;
+//   session-read / -write: a session, as its project (team members only);
+//   session-view: a session, for team members and the holders of a share link to it;
+//   session-collaborate, approval-collaborate: taking part (writers, and team members with a collaborate link);
+//   session-manage: the session's author or a team admin.
+type Rule =
+  | "public"
+  | "user"
+  | "admin"
+  | "project-read"
+  | "project-write"
+  | "project-admin"
+  | "team-read"
+  | "team-admin"
+  | "session-read"
+  | "session-view"
+  | "session-write"
+  | "session-collaborate"
+  | "session-manage"
+  | "approval-collaborate";
 const rules: Record<string, Rule> = {
   "account.status": "public",
   "account.me": "user",
@@ -19,11 +47,29 @@ const rules: Record<string, Rule> = {
   "account.invites": "admin",
   "account.createInvite": "admin",
   "account.revokeInvite": "admin",
+  "team.list": "user",
+  "team.create": "user",
+  "team.get": "team-read",
+  "team.members": "team-read",
+  "team.rename": "team-admin",
+  "team.setRole": "team-admin",
+  "team.removeMember": "team-admin",
+  "team.invites": "team-admin",
+  "team.createInvite": "team-admin",
+  "team.revokeInvite": "team-admin",
+  "team.inviteInfo": "public",
+  "team.acceptInvite": "user",
+  "share.create": "session-write",
+  "share.list": "session-write",
+  "share.revoke": "session-write",
+  "share.resolve": "public",
+  "share.files": "session-view",
+  "share.read": "session-view",
   "project.list": "user",
   "project.create": "user",
   "project.get": "project-read",
-  "project.rename": "project-write",
-  "project.delete": "project-write",
+  "project.rename": "project-admin",
+  "project.delete": "project-admin",
   "fs.tree": "project-read",
   "fs.read": "project-read",
   "fs.write": "project-write",
@@ -34,31 +80,69 @@ const rules: Record<string, Rule> = {
   "fs.changes": "project-read",
   "terminal.list": "project-read",
   "terminal.create": "project-write",
+  "terminal.shareInput": "project-write",
   "terminal.close": "project-write",
   "session.list": "project-read",
   "session.create": "project-write",
-  "session.get": "session-read",
-  "session.events": "session-read",
+  "session.get": "session-view",
+  "session.events": "session-view",
+  "session.presence": "session-view",
+  "session.typing": "session-collaborate",
+  "session.setApprovalsBy": "session-manage",
   "session.rename": "session-write",
   "session.delete": "session-write",
-  "session.send": "session-write",
+  "session.send": "session-collaborate",
   "session.cancel": "session-write",
   "session.resume": "session-write",
   "session.saveNote": "session-write",
-  "approval.respond": "approval-write",
+  "approval.respond": "approval-collaborate",
   "model.list": "project-read",
   "model.setSettings": "admin",
   "agent.settings": "project-read",
-  "agent.updateSettings": "project-write",
+  "agent.updateSettings": "project-admin",
   "memory.list": "project-read",
   "memory.export": "project-read",
   "memory.search": "project-read",
   "memory.save": "project-write",
   "memory.delete": "project-write",
 };
-const scoped = (rule: Rule) => rule.startsWith("project-") || rule.startsWith("session-") || rule.startsWith("approval-");
+
+const ACTORS = ["anonymous", "otherTeam", "viewer", "member", "admin", "owner", "viewLink", "collaborateLink", "outsiderCollaborateLink"] as const;
+type Actor = (typeof ACTORS)[number];
+type Outcome = "allow" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND";
+
+const A = "allow" as const;
+const U = "UNAUTHORIZED" as const;
+const F = "FORBIDDEN" as const;
+const N = "NOT_FOUND" as const;
+
+// Columns: anonymous, another team's user, viewer, member, admin, owner (also the instance's admin),
+// a view link (no account), a collaborate link held by a team viewer, and by someone outside the team.
+const table: Record<Rule, [Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome]> = {
+  public: /*                */ [A, A, A, A, A, A, A, A, A],
+  user: /*                  */ [U, A, A, A, A, A, U, A, A],
+  admin: /*                 */ [U, F, F, F, F, A, U, F, F],
+  "project-read": /*        */ [U, N, A, A, A, A, U, A, N],
+  "project-write": /*       */ [U, N, F, A, A, A, U, F, N],
+  "project-admin": /*       */ [U, N, F, F, A, A, U, F, N],
+  "team-read": /*           */ [U, N, A, A, A, A, U, A, N],
+  "team-admin": /*          */ [U, N, F, F, A, A, U, F, N],
+  "session-read": /*        */ [U, N, A, A, A, A, U, A, N],
+  "session-view": /*        */ [U, N, A, A, A, A, A, A, A],
+  "session-write": /*       */ [U, N, F, A, A, A, U, F, N],
+  "session-collaborate": /* */ [U, N, F, A, A, A, U, A, F],
+  "session-manage": /*      */ [U, N, F, F, A, A, U, F, N],
+  "approval-collaborate": /**/ [U, N, F, A, A, A, U, A, F],
+};
 
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>;
+
+/** What `actor` must get from `path`. A view link reaches no mutation, whatever the rule. */
+function expected(path: string, actor: Actor): Outcome {
+  if (actor === "viewLink" && procedures[path]!._def.type === "mutation") return F;
+  return table[rules[path]!][ACTORS.indexOf(actor)]!;
+}
+
 const createCaller = createCallerFactory(appRouter);
 
 async function call(ctx: Context, path: string, input: unknown): Promise<unknown> {
@@ -74,41 +158,95 @@ async function call(ctx: Context, path: string, input: unknown): Promise<unknown
   return result;
 }
 
-async function errorCode(promise: Promise<unknown>): Promise<string> {
+// Refusals by the access rules, as opposed to a handler's answer about the input (an unknown
+// terminal, a missing file, a bad name): those mean access was granted.
+const ACCESS_NOT_FOUND = /you do not have access to it|you are not in it/;
+
+async function outcome(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
-    return "OK";
+    return "allow";
   } catch (error) {
-    return error instanceof TRPCError ? error.code : `THROWN ${(error as Error).message}`;
+    if (!(error instanceof TRPCError)) return `THROWN ${(error as Error).message}`;
+    if (error.code === "UNAUTHORIZED" || error.code === "FORBIDDEN") return error.code;
+    if (error.code === "NOT_FOUND" && ACCESS_NOT_FOUND.test(error.message)) return error.code;
+    return "allow";
   }
 }
 
 let env: Awaited<ReturnType<typeof createTestServices>>;
-let owner: Context;
-let stranger: Context;
-let plainUser: Context;
-let anonymous: Context;
-let projectId: string;
-let sessionId: string;
-let approvalId: string;
-const inputFor = () => ({ projectId, sessionId, approvalId });
+type World = { projectId: string; sessionId: string; approvalId: string; teamId: string; actors: Record<Actor, Context> };
+let world: World;
+let users: Record<"owner" | "admin" | "member" | "viewer" | "otherTeam", NonNullable<Context["user"]>>;
+
+/** A team with one person per role, a project, a session (by the owner) waiting on an approval, and share links to it. */
+async function makeWorld(): Promise<World> {
+  const db = env.services.db;
+  const team = await createTeam(db, { name: `Acme ${randomUUID().slice(0, 6)}`, ownerId: users.owner.id });
+  await addMember(db, team.id, users.admin.id, "admin");
+  await addMember(db, team.id, users.member.id, "member");
+  await addMember(db, team.id, users.viewer.id, "viewer");
+  const ctx = (user: Context["user"], shareToken?: string): Context => ({ ...env.context(user), shareToken, clientIp: "matrix" });
+  const project = await createCaller(ctx(users.owner)).project.create({ name: "Secret project", teamId: team.id });
+  const session = await createSession(db, { projectId: project.id, title: "Secret session", authorId: users.owner.id, model: "openai-compatible:none" });
+  const { approval } = await createApproval(db, { sessionId: session.id, toolCallId: "call-1", toolName: "edit", kind: "tool", input: {} });
+  const expiresAt = new Date(Date.now() + 86_400_000);
+  const view = await createShareLink(db, { sessionId: session.id, scope: "view", label: "view", createdById: users.owner.id, expiresAt });
+  const collaborate = await createShareLink(db, { sessionId: session.id, scope: "collaborate", label: "collab", createdById: users.owner.id, expiresAt });
+  return {
+    projectId: project.id,
+    sessionId: session.id,
+    approvalId: approval.id,
+    teamId: team.id,
+    actors: {
+      anonymous: ctx(null),
+      otherTeam: ctx(users.otherTeam),
+      viewer: ctx(users.viewer),
+      member: ctx(users.member),
+      admin: ctx(users.admin),
+      owner: ctx(users.owner),
+      viewLink: ctx(null, view.token),
+      collaborateLink: ctx(users.viewer, collaborate.token),
+      outsiderCollaborateLink: ctx(users.otherTeam, collaborate.token),
+    },
+  };
+}
+
+// Ids of the world, and harmless values for everything else: unknown ids, a missing file, an
+// empty message (BAD_REQUEST once access is granted), so allowed calls change nothing that matters.
+const inputFor = (w: World) => ({
+  projectId: w.projectId,
+  sessionId: w.sessionId,
+  approvalId: w.approvalId,
+  teamId: w.teamId,
+  terminalId: randomUUID(),
+  linkId: randomUUID(),
+  inviteId: randomUUID(),
+  noteId: randomUUID(),
+  userId: "nobody",
+  path: "missing.txt",
+  text: "",
+  key: "missing-key",
+  token: "not-a-token",
+});
+
+// Calls that would destroy the world they run in get a fresh one each time they are allowed.
+const DESTRUCTIVE = new Set(["project.delete", "session.delete"]);
 
 beforeAll(async () => {
   env = await createTestServices();
-  owner = env.context(await env.createUser("admin"));
-  stranger = env.context(await env.createUser("user"));
-  plainUser = stranger;
-  anonymous = env.context(null);
-  const project = await createCaller(owner).project.create({ name: "Secret project" });
-  projectId = project.id;
-  const session = await createSession(env.services.db, { projectId, title: "Secret session", authorId: owner.user!.id, model: "openai-compatible:none" });
-  sessionId = session.id;
-  const { approval } = await createApproval(env.services.db, { sessionId, toolCallId: "call-1", toolName: "edit", kind: "tool", input: {} });
-  approvalId = approval.id;
+  users = {
+    owner: await env.createUser("admin"),
+    admin: await env.createUser("user"),
+    member: await env.createUser("user"),
+    viewer: await env.createUser("user"),
+    otherTeam: await env.createUser("user"),
+  };
+  world = await makeWorld();
 });
 afterAll(() => env.dispose());
 
-describe("authorization", () => {
+describe("authorization matrix", () => {
   it("has a rule for every procedure, and only public procedures are marked public", () => {
     const paths = Object.keys(procedures).sort();
     expect(paths.filter((p) => !(p in rules))).toEqual([]);
@@ -118,44 +256,69 @@ describe("authorization", () => {
     }
   });
 
-  it("refuses anonymous callers everywhere but public procedures", async () => {
-    for (const [path, rule] of Object.entries(rules)) {
-      if (rule === "public") continue;
-      expect(await errorCode(call(anonymous, path, inputFor())), path).toBe("UNAUTHORIZED");
+  for (const actor of ACTORS) {
+    it(`gives ${actor} exactly what the table says, on every procedure`, async () => {
+      const wrong: string[] = [];
+      for (const path of Object.keys(rules)) {
+        const want = expected(path, actor);
+        const w = want === "allow" && DESTRUCTIVE.has(path) ? await makeWorld() : world;
+        const got = await outcome(call(w.actors[actor], path, inputFor(w)));
+        if (got !== want) wrong.push(`${path}: expected ${want}, got ${got}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  it("calls every mutation with a view link and is refused before anything runs", async () => {
+    const mutations = Object.keys(procedures).filter((p) => procedures[p]!._def.type === "mutation");
+    expect(mutations.length).toBeGreaterThan(30);
+    for (const path of mutations) {
+      const error = await call(world.actors.viewLink, path, inputFor(world)).catch((e: unknown) => e);
+      expect(error, path).toBeInstanceOf(TRPCError);
+      expect((error as TRPCError).message, path).toBe("A view link is read-only.");
     }
   });
 
-  it("refuses non-admins on admin procedures", async () => {
-    for (const [path, rule] of Object.entries(rules)) {
-      if (rule !== "admin") continue;
-      expect(await errorCode(call(plainUser, path, {})), path).toBe("FORBIDDEN");
-    }
+  it("lists only the caller's teams' projects", async () => {
+    expect((await createCaller(world.actors.otherTeam).project.list()).map((p) => p.id)).not.toContain(world.projectId);
+    expect((await createCaller(world.actors.viewer).project.list()).map((p) => p.id)).toContain(world.projectId);
   });
 
-  it("hides another user's project from every project procedure", async () => {
-    for (const [path, rule] of Object.entries(rules)) {
-      if (!scoped(rule)) continue;
-      expect(await errorCode(call(stranger, path, inputFor())), path).toBe("NOT_FOUND");
-    }
+  it("refuses a revoked or expired link with a message that says so", async () => {
+    const w = await makeWorld();
+    const link = await createCaller(w.actors.owner).share.create({ sessionId: w.sessionId, scope: "view", label: "soon revoked" });
+    const guest = { ...env.context(null), shareToken: link.token };
+    expect((await createCaller(guest).session.get({ sessionId: w.sessionId })).id).toBe(w.sessionId);
+    await createCaller(w.actors.owner).share.revoke({ sessionId: w.sessionId, linkId: link.id });
+    await expect(createCaller(guest).session.get({ sessionId: w.sessionId })).rejects.toMatchObject({ code: "FORBIDDEN", message: "This share link was revoked." });
+    expect(await createCaller(guest).share.resolve({ token: link.token })).toMatchObject({ state: "revoked" });
   });
 
-  it("lets the owner through every project procedure's access check", async () => {
-    for (const [path, rule] of Object.entries(rules)) {
-      if (!scoped(rule) || path === "project.delete" || path === "session.delete") continue;
-      // The input may be incomplete (BAD_REQUEST), but access itself must be granted.
-      expect(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], path).not.toContain(await errorCode(call(owner, path, inputFor())));
-    }
+  it("reaches only the session its link names", async () => {
+    const other = await createSession(env.services.db, { projectId: world.projectId, title: "Other", authorId: users.owner.id, model: "openai-compatible:none" });
+    await expect(createCaller(world.actors.viewLink).session.get({ sessionId: other.id })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(createCaller(world.actors.outsiderCollaborateLink).session.get({ sessionId: other.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("does not list another user's projects", async () => {
-    const list = await createCaller(stranger).project.list();
-    expect(list.map((p) => p.id)).not.toContain(projectId);
+  it("lets only the session's author answer approvals when the session says so", async () => {
+    const w = await makeWorld();
+    await createCaller(w.actors.owner).session.setApprovalsBy({ sessionId: w.sessionId, approvalsBy: "author" });
+    expect((await findSession(env.services.db, w.sessionId))?.approvalsBy).toBe("author");
+    await expect(createCaller(w.actors.member).approval.respond({ approvalId: w.approvalId, decision: "approve" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await createCaller(w.actors.member).session.get({ sessionId: w.sessionId })).canAnswer).toBe(false);
+    await expect(outcome(createCaller(w.actors.owner).approval.respond({ approvalId: w.approvalId, decision: "reject" }))).resolves.toBe("allow");
   });
 
   it("rejects malformed input with a clear message", async () => {
-    const error = await createCaller(owner).project.get({ projectId: "../../etc" }).catch((e: unknown) => e);
+    const error = await createCaller(world.actors.owner).project.get({ projectId: "../../etc" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCError);
     expect((error as TRPCError).code).toBe("BAD_REQUEST");
     expect((error as TRPCError).message).toMatch(/projectId/);
+  });
+
+  it("does not let a member delete the team's project", async () => {
+    const w = await makeWorld();
+    await expect(createCaller(w.actors.member).project.delete({ projectId: w.projectId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await findProject(env.services.db, w.projectId)).not.toBeNull();
   });
 });

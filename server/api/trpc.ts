@@ -125,7 +125,7 @@ export const sessionCollaborateProcedure = sessionTier("collaborate");
  * not). Only what a share-link page needs is built on this tier.
  */
 export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(async ({ ctx, input, next }) => {
-  const access = await authorizeSession(ctx, input.sessionId, "read");
+  const access = await authorizeSession(ctx, input.sessionId, "view");
   const viewer: Watcher = ctx.user
     ? { key: `user:${ctx.user.id}`, userId: ctx.user.id, name: ctx.user.name, guest: access.role === null }
     : { key: `link:${access.link!.id}:${crypto.randomUUID()}`, userId: null, name: "Guest", guest: true };

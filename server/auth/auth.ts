@@ -5,6 +5,7 @@ import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
 import { countUsers, promoteIfFirstUser } from "@/server/db/repositories/users";
+import { ensurePersonalTeam } from "@/server/db/repositories/teams";
 
 // The server sets this header from the socket's address and drops any value a client sent, so
 // rate limits key on the real peer (server/index.ts).
@@ -59,6 +60,7 @@ export function createAuth({ db, secret, publicUrl, secureCookies }: AuthOptions
           },
           after: async (user) => {
             await promoteIfFirstUser(db, user.id);
+            await ensurePersonalTeam(db, user);
           },
         },
       },

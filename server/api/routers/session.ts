@@ -130,12 +130,15 @@ export const sessionRouter = router({
   }),
 
   /** Whether any writer may answer the session's approvals, or only its author. */
-  setApprovalsBy: sessionMutationProcedure.input(z.object({ approvalsBy: z.enum(["team", "author"]) })).mutation(async ({ ctx, input }) => {
-    if (ctx.session.authorId !== ctx.user.id && !ADMIN_ROLES.includes(ctx.role)) {
-      throw new TRPCError({ code: "FORBIDDEN", message: "Only the session's author or a team admin can change who answers approvals." });
-    }
-    return publicSession(await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy));
-  }),
+  setApprovalsBy: sessionMutationProcedure
+    .use(({ ctx, next }) => {
+      if (ctx.session.authorId !== ctx.user.id && !ADMIN_ROLES.includes(ctx.role)) {
+        throw new TRPCError({ code: "FORBIDDEN", message: "Only the session's author or a team admin can change who answers approvals." });
+      }
+      return next();
+    })
+    .input(z.object({ approvalsBy: z.enum(["team", "author"]) }))
+    .mutation(async ({ ctx, input }) => publicSession(await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy))),
 
   /** Notes are written by the agent's `note` tool and by people. */
   saveNote: sessionMutationProcedure

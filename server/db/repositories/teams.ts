@@ -65,6 +65,11 @@ export async function listMembers(db: Db, teamId: string) {
   return rows.map((r) => ({ ...r.user, role: asRole(r.role), joinedAt: r.createdAt }));
 }
 
+/** Adds a person with a role (or changes their role if they are already in the team). */
+export async function addMember(db: Db, teamId: string, userId: string, role: TeamRole) {
+  await db.teamMember.upsert({ where: { teamId_userId: { teamId, userId } }, create: { teamId, userId, role }, update: { role } });
+}
+
 export async function countOwners(db: Db, teamId: string) {
   return db.teamMember.count({ where: { teamId, role: "owner" } });
 }
