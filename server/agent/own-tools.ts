@@ -10,6 +10,7 @@ import { askUserTool } from "@/server/tools/ask-user";
 import { delegateTool, type Delegator } from "@/server/tools/delegate";
 import { memoryTool } from "@/server/tools/memory";
 import { noteTool } from "@/server/tools/note";
+import { recallUserContextTool } from "@/server/tools/recall-user-context";
 import { sessionSearchTool } from "@/server/tools/session-search";
 import { todoWriteTool } from "@/server/tools/todo-write";
 
@@ -25,6 +26,7 @@ export function createOwnTools(db: Db, delegator: Delegator): Tool[] {
       search: (owners, input) => memories.searchMemories(db, owners, input),
       list: (owner) => memories.listMemories(db, owner),
     }),
+    recallUserContextTool((owners, input) => memories.searchMemories(db, owners, input)),
     noteTool({ save: (input) => saveNote(db, input) }),
     todoWriteTool({ replace: (sessionId, todos) => replaceTodos(db, sessionId, todos) }),
     askUserTool(async (sessionId, toolCallId) => {

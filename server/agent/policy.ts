@@ -91,7 +91,8 @@ function ruleMatches(rule: PolicyRule, toolName: string, part: string | null): b
   return part !== null && startsWithWords(part, rule.commandPrefix);
 }
 
-export function decide(policy: Policy, tool: { name: string; kind: ToolKind }, input: unknown, toolInsists = false): PolicyDecision {
+/** `toolInsists`: true asks unless a rule or yolo allows; "always" asks whatever the mode and allow rules. */
+export function decide(policy: Policy, tool: { name: string; kind: ToolKind }, input: unknown, toolInsists: boolean | "always" = false): PolicyDecision {
   const command = commandOf(input);
   const parts = command === null ? null : splitCommand(command);
 
@@ -105,6 +106,7 @@ export function decide(policy: Policy, tool: { name: string; kind: ToolKind }, i
     }
   }
 
+  if (toolInsists === "always") return { action: "ask", reason: `${tool.name} always asks for approval.` };
   if (policy.mode === "yolo") return { action: "run" };
 
   const allowedByRules =

@@ -32,6 +32,8 @@ export type TurnRun = {
   endpoint: string;
   instructions: string;
   tools: ToolSet;
+  /** What the model is shown this step when some schemas are deferred (see deferred-tools.ts); defaults to `tools`. */
+  modelTools?(events: readonly SessionEvent[]): ToolSet;
   policy: Policy;
   stepLimit: number;
   loopGuardRepeats: number;
@@ -105,10 +107,11 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     let step: Awaited<ReturnType<typeof runModelStep>>;
     try {
       const model = r.model();
+      const shown = r.modelTools?.(events) ?? r.tools;
       const context = await prepareContext({
         events,
         instructions: r.instructions,
-        toolsChars: toolsSize(r.tools),
+        toolsChars: toolsSize(shown),
         contextWindow: r.facts.contextWindow,
         turnStartSeq: state.turnContextSeq || turn.seq,
         model,
@@ -126,7 +129,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         model,
         instructions: r.instructions,
         messages: context.messages,
-        tools: r.tools,
+        tools: shown,
         signal: r.signal,
         maxRetries: r.maxRetries,
       });

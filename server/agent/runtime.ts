@@ -16,8 +16,12 @@ import { defaultChildTools, sessionToolSet, type SessionResources, type ShellFac
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
+import { loadAgents } from "@/server/agent/definitions";
+import type { AgentExtensions } from "@/server/agent/extensions";
+import type { Delegator } from "@/server/tools/delegate";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
+import { ToolFailure } from "@/server/tools/result";
 
 // The agent runtime: sessions, turns, approvals and the live stream, for any caller (the tRPC
 // routers, a sub-agent, a test). It knows nothing of HTTP; errors a caller can act on are
@@ -35,6 +39,8 @@ export type AgentRuntimeOptions = {
   fetchPolicy?: FetchPolicy;
   now?: () => Date;
   maxRetries?: number;
+  /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
+  extensions?: AgentExtensions;
 };
 
 export class AgentRuntimeError extends Error {
@@ -55,12 +61,14 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
-  const ownTools = createOwnTools(db, (input) => runSubagents(subagentHost, input));
+  const delegator: Delegator = (input) => runSubagents(subagentHost, input);
+  const ownTools = createOwnTools(db, delegator);
   const setup: TurnSetup = {
     db,
     log,
     options: o,
     ownTools,
+    delegator,
     resources,
     setStatus: (sessionId, status, reason) => setStatus(sessionId, status, reason),
   };
@@ -127,15 +135,26 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const subagentHost = {
     db,
     log,
-    async createChild(parentSessionId: string, input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number }) {
+    async agents(parentSessionId: string) {
       const parent = await mustFind(parentSessionId);
+      return (await loadAgents(await o.openWorkspace(parent.projectId))).agents;
+    },
+    async createChild(parentSessionId: string, input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number; model?: string }) {
+      const parent = await mustFind(parentSessionId);
+      if (input.model) {
+        try {
+          parseModelId(input.model);
+        } catch (error) {
+          throw new ToolFailure("INVALID_INPUT", `The agent's model "${input.model}" is not usable: ${(error as Error).message}`);
+        }
+      }
       const all = sessionToolSet({ base: o.baseTools, own: ownTools, allowedTools: null });
       return sessions.createSession(db, {
         projectId: parent.projectId,
         parentId: parent.id,
         title: input.prompt.replace(/\s+/g, " ").slice(0, 80),
         authorId: input.userId,
-        model: parent.model,
+        model: input.model ?? parent.model,
         allowedTools: input.allowedTools === "default" ? defaultChildTools(all) : input.allowedTools,
         maxSteps: input.maxSteps,
       });
@@ -144,6 +163,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       const ended = waitForTurnEnd(childId);
       const first = await start(childId, userId, { parentSignal: signal });
       return first && first.reason !== "waiting" ? first : ended;
+    },
+    async reportBack(parentSessionId: string, userId: string, text: string) {
+      const parent = await sessions.findSession(db, parentSessionId);
+      if (!parent) return;
+      await log.append(parent.id, "user_message", { text, authorName: "background agent" }, null);
+      if (!active.has(parent.id) && parent.status !== "waiting_approval") void start(parent.id, userId);
     },
   };
 

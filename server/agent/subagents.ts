@@ -2,32 +2,57 @@ import type { Db } from "@/server/db/client";
 import type { AgentSessionRow } from "@/server/db/repositories/sessions";
 import type { DelegateResult, DelegateTask } from "@/server/tools/delegate";
 import { DEFAULT_CHILD_STEPS } from "@/server/tools/delegate";
+import { ToolFailure } from "@/server/tools/result";
+import type { AgentDefinition } from "@/server/agent/definitions";
 import type { EventLog } from "@/server/agent/events";
 import type { TurnEnd } from "@/server/agent/run";
 
 // Sub-agents: each delegated task runs as a child session (own log, linked by parentId) with
-// its own tool allow-list and step cap, all tasks in parallel. The parent's log records when
-// each starts and finishes; the child's answer is the task's result. The parent's abort signal
-// reaches every child, so cancelling the parent cancels them.
+// its own tool allow-list and step cap, all tasks in parallel. A task may name a project agent
+// (.tandem/agents/<name>.md): its instructions lead the child's first message, and its tools,
+// model and turn cap apply. The parent's log records when each starts and finishes; the child's
+// answer is the task's result. In the background, the call returns once the children exist and
+// each result reaches the parent later as a message. The parent's abort signal reaches every
+// child, so cancelling the parent cancels them.
 
 export type SubagentHost = {
   db: Db;
   log: EventLog;
-  createChild(parentSessionId: string, input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number }): Promise<AgentSessionRow>;
+  /** The project's named agents, for the parent session's project. */
+  agents(parentSessionId: string): Promise<AgentDefinition[]>;
+  createChild(
+    parentSessionId: string,
+    input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number; model?: string },
+  ): Promise<AgentSessionRow>;
   run(childId: string, userId: string, signal: AbortSignal): Promise<TurnEnd>;
+  /** Delivers a background result to the parent as a message, starting a turn there if none runs. */
+  reportBack(parentSessionId: string, userId: string, text: string): Promise<void>;
 };
 
 export async function runSubagents(
   host: SubagentHost,
-  input: { parentSessionId: string; toolCallId: string; userId: string; tasks: DelegateTask[]; signal: AbortSignal },
+  input: { parentSessionId: string; toolCallId: string; userId: string; tasks: DelegateTask[]; background?: boolean; signal: AbortSignal },
 ): Promise<DelegateResult[]> {
-  return Promise.all(
-    input.tasks.map(async (task, index): Promise<DelegateResult> => {
+  const named = input.tasks.some((t) => t.agent) ? await host.agents(input.parentSessionId) : [];
+  for (const task of input.tasks) {
+    if (task.agent && !named.some((a) => a.name === task.agent)) {
+      const available = named.map((a) => a.name).join(", ") || "(none: add .tandem/agents/<name>.md)";
+      throw new ToolFailure("NOT_FOUND", `No agent named "${task.agent}". Available agents: ${available}.`);
+    }
+  }
+
+  const started = await Promise.all(
+    input.tasks.map(async (task, index) => {
+      const agent = task.agent ? named.find((a) => a.name === task.agent) : undefined;
+      const prompt = agent
+        ? `You are the "${agent.name}" agent of this project. Your instructions:\n\n${agent.instructions}\n\n# Task\n\n${task.prompt}`
+        : task.prompt;
       const child = await host.createChild(input.parentSessionId, {
         prompt: task.prompt,
         userId: input.userId,
-        allowedTools: task.tools ?? "default",
-        maxSteps: task.max_turns ?? DEFAULT_CHILD_STEPS,
+        allowedTools: task.tools ?? agent?.tools ?? "default",
+        maxSteps: task.max_turns ?? agent?.maxTurns ?? DEFAULT_CHILD_STEPS,
+        ...(agent?.model ? { model: agent.model } : {}),
       });
       await host.log.append(input.parentSessionId, "subagent_started", {
         toolCallId: input.toolCallId,
@@ -36,17 +61,35 @@ export async function runSubagents(
         prompt: task.prompt,
         tools: child.allowedTools ?? [],
       });
-      await host.log.append(child.id, "user_message", { text: task.prompt, authorName: "delegating agent" }, null);
-      let end: TurnEnd;
-      try {
-        end = await host.run(child.id, input.userId, input.signal);
-      } catch (error) {
-        end = { reason: "error", text: `The sub-agent failed: ${(error as Error).message}` };
-      }
-      const ok = end.reason === "completed";
-      const result = end.text || (ok ? "" : `The sub-agent stopped (${end.reason}) without an answer.`);
-      await host.log.append(input.parentSessionId, "subagent_finished", { toolCallId: input.toolCallId, childSessionId: child.id, index, ok, result });
-      return { task: index, sessionId: child.id, status: end.reason, ok, result };
+      await host.log.append(child.id, "user_message", { text: prompt, authorName: agent ? `delegating agent → ${agent.name}` : "delegating agent" }, null);
+      return { child, index, agent };
     }),
   );
+
+  const finish = async ({ child, index }: (typeof started)[number]): Promise<DelegateResult> => {
+    let end: TurnEnd;
+    try {
+      end = await host.run(child.id, input.userId, input.signal);
+    } catch (error) {
+      end = { reason: "error", text: `The sub-agent failed: ${(error as Error).message}` };
+    }
+    const ok = end.reason === "completed";
+    const result = end.text || (ok ? "" : `The sub-agent stopped (${end.reason}) without an answer.`);
+    await host.log.append(input.parentSessionId, "subagent_finished", { toolCallId: input.toolCallId, childSessionId: child.id, index, ok, result });
+    return { task: index, sessionId: child.id, status: end.reason, ok, result };
+  };
+
+  if (!input.background) return Promise.all(started.map(finish));
+  for (const entry of started) {
+    void finish(entry).then(
+      (r) => host.reportBack(input.parentSessionId, input.userId, backgroundReport(r, entry.agent?.name)),
+      (error: unknown) => console.error(`background sub-agent ${entry.child.id} failed:`, error),
+    );
+  }
+  return started.map(({ child, index }) => ({ task: index, sessionId: child.id, status: "running", ok: true, result: "" }));
+}
+
+function backgroundReport(r: DelegateResult, agent: string | undefined): string {
+  const who = agent ? `The background agent "${agent}"` : "A background sub-agent";
+  return `${who} (session ${r.sessionId}) ${r.ok ? "finished" : `stopped (${r.status})`}. Its report:\n\n${r.result || "(no answer)"}`;
 }

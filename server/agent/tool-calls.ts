@@ -87,8 +87,8 @@ async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepare
     await request(runner, call, tool, "question", undefined, question);
     return { kind: "waiting" };
   }
-  const insists = await toolForcesApproval(tool, input, runner.context(toolCallId));
-  const decision = decide(runner.policy, tool, input, insists);
+  const insists = tool.approval === "always" || (await toolForcesApproval(tool, input, runner.context(toolCallId)));
+  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists);
   if (decision.action === "run") return { kind: "run", tool };
   if (decision.action === "deny") {
     return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };

@@ -11,6 +11,10 @@ import { ModelConfigError, type ModelRegistry } from "@/server/agent/providers";
 import type { TurnRun } from "@/server/agent/run";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime";
 import { createSessionResources, sessionToolSet, type SessionResources } from "@/server/agent/session-tools";
+import { deferTools } from "@/server/agent/deferred-tools";
+import { turnTools } from "@/server/agent/turn-tools";
+import type { Delegator } from "@/server/tools/delegate";
+import type { ToolSet } from "@/server/tools/registry";
 import { loadModelFacts } from "@/server/agent/usage";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
@@ -21,6 +25,7 @@ export type TurnSetup = {
   log: EventLog;
   options: AgentRuntimeOptions;
   ownTools: Tool[];
+  delegator: Delegator;
   /** Per session, kept across turns: the read tracker, the shell, the output store. */
   resources: Map<string, SessionResources>;
   setStatus(sessionId: string, status: SessionStatus, reason?: string): Promise<void>;
@@ -35,7 +40,10 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, sessionId, o.shell)));
   const settings = await getProjectAgentSettings(db, session.projectId);
-  const tools = sessionToolSet({ base: o.baseTools, own: ownTools, allowedTools: session.allowedTools });
+  let tools: ToolSet = {};
+  const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
+  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools }), o.extensions?.deferToolsOver);
+  tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const instructions = await buildSystemPrompt({
     workspace,
@@ -70,6 +78,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     endpoint: safeEndpoint(o.models, session.model),
     instructions,
     tools,
+    modelTools: deferred.modelTools,
     policy: parsePolicy(settings, session.allowRules),
     stepLimit: session.maxSteps ?? settings.stepLimit,
     loopGuardRepeats: settings.loopGuardRepeats,

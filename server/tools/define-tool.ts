@@ -137,6 +137,12 @@ export interface Tool<I = any> {
   /** What the model reads to decide when and how to call the tool. */
   description: string;
   input: z.ZodType<I>;
+  /** For adapted tools (MCP, discovered): the JSON schema the model sees instead of `input`'s. */
+  inputSchema?: Record<string, unknown>;
+  /** When the project has many tools, this one's schema waits behind `tool_search` (MCP, discovered). */
+  deferrable?: boolean;
+  /** `always`: every call asks a person, whatever the mode and allow rules (deny rules still win). */
+  approval?: "always";
   /** One human line for the UI: "Edit src/app.ts", "Run npm test". */
   describe(input: I): string;
   /**

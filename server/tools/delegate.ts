@@ -2,48 +2,78 @@ import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { failure, ok } from "./result";
 
-// delegate: runs up to MAX_TASKS tasks in parallel, each in a child session of this one (its own
-// event log, visible in the UI) with its own tool allow-list and step cap. Children cannot
-// delegate further. Cancelling this session cancels them.
+// delegate: hands work to sub-agents, each in a child session of this one (its own event log,
+// visible in the UI) with its own tool allow-list and step cap. Two forms: one task
+// {agent?, task, context?, background?, max_turns?} — `agent` names a project agent from
+// .tandem/agents, whose instructions, tools, model and turn cap apply — or a batch {tasks: [...]}
+// of up to MAX_TASKS run in parallel. A background delegation returns at once and reports into
+// this session when it is done. Children cannot delegate further; cancelling this session
+// cancels them.
 
 export const MAX_TASKS = 5;
 export const DEFAULT_CHILD_STEPS = 20;
 
-export type DelegateTask = { prompt: string; tools?: string[]; max_turns?: number };
+export type DelegateTask = { prompt: string; agent?: string; tools?: string[]; max_turns?: number };
 export type DelegateResult = { task: number; sessionId: string; status: string; ok: boolean; result: string };
 export type Delegator = (input: {
   parentSessionId: string;
   toolCallId: string;
   userId: string;
   tasks: DelegateTask[];
+  background?: boolean;
   signal: AbortSignal;
 }) => Promise<DelegateResult[]>;
+
+const batchTask = z.object({
+  prompt: z.string().min(1).max(20_000),
+  agent: z.string().min(1).max(64).optional(),
+  tools: z.array(z.string().min(1)).optional(),
+  max_turns: z.number().int().min(1).max(100).optional(),
+});
+
+const input = z
+  .object({
+    agent: z.string().min(1).max(64).optional().describe("A project agent's name (see catalog {category: agents}); default: a general sub-agent."),
+    task: z.string().min(1).max(20_000).optional().describe("What the sub-agent should do: self-contained, it sees nothing of this conversation."),
+    context: z.string().max(50_000).optional().describe("Facts the sub-agent needs: paths, findings, constraints."),
+    background: z.boolean().optional().describe("Return at once; the result arrives in this session as a message when the sub-agent is done."),
+    max_turns: z.number().int().min(1).max(100).optional(),
+    tasks: z.array(batchTask).min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per call; split the work into several calls`).optional()
+      .describe("Batch form: several independent tasks run in parallel, one result each."),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.task === undefined) === (v.tasks === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["task"], message: "give either `task` (one sub-agent) or `tasks` (a batch), not both or neither" });
+    }
+  });
 
 export function delegateTool(delegator: Delegator) {
   return defineTool({
     name: "delegate",
     kind: "agent",
     description:
-      `Hand independent tasks to sub-agents that work in parallel (at most ${MAX_TASKS} per call), each in its own session. ` +
-      "Good for research that reads many files, or for separate parts of a change. Each task's prompt must be " +
-      "self-contained: the sub-agent sees nothing of this conversation. `tools` lists the tools it may use (default: read " +
-      `and search tools only); \`max_turns\` caps its steps (default ${DEFAULT_CHILD_STEPS}). You get one result per task.`,
-    input: z.object({
-      tasks: z
-        .array(
-          z.object({
-            prompt: z.string().min(1).max(20_000),
-            tools: z.array(z.string().min(1)).optional(),
-            max_turns: z.number().int().min(1).max(100).optional(),
-          }),
-        )
-        .min(1)
-        .max(MAX_TASKS, `at most ${MAX_TASKS} tasks per call; split the work into several calls`),
-    }),
-    describe: (i) => `Delegate ${i.tasks.length} task${i.tasks.length === 1 ? "" : "s"}`,
+      "Hand work to sub-agents, each in its own session. One task: {agent?, task, context?, background?, max_turns?}; `agent` " +
+      "picks a project agent (see catalog) with its own instructions and tools; `background: true` returns at once and the result " +
+      `comes back as a message later. Several independent tasks in parallel: {tasks: [{prompt, agent?, tools?, max_turns?}]} (at most ${MAX_TASKS}). ` +
+      "Good for research that reads many files, or for separate parts of a change. Each task must be self-contained: the sub-agent " +
+      `sees nothing of this conversation. Default tools: read and search tools only; default cap ${DEFAULT_CHILD_STEPS} steps.`,
+    input,
+    describe: (i) =>
+      i.tasks ? `Delegate ${i.tasks.length} task${i.tasks.length === 1 ? "" : "s"}` : `Delegate${i.agent ? ` to ${i.agent}` : ""}${i.background ? " (background)" : ""}: ${i.task!.slice(0, 60)}`,
     async execute(i, ctx) {
       if (!ctx.toolCallId) return failure("UNAVAILABLE", "delegate needs a tool call id.");
-      const results = await delegator({ parentSessionId: ctx.sessionId, toolCallId: ctx.toolCallId, userId: ctx.userId, tasks: i.tasks, signal: ctx.signal });
+      const tasks: DelegateTask[] = i.tasks ?? [
+        {
+          prompt: i.context ? `${i.task}\n\n# Context\n\n${i.context}` : i.task!,
+          ...(i.agent ? { agent: i.agent } : {}),
+          ...(i.max_turns ? { max_turns: i.max_turns } : {}),
+        },
+      ];
+      const results = await delegator({ parentSessionId: ctx.sessionId, toolCallId: ctx.toolCallId, userId: ctx.userId, tasks, background: i.background, signal: ctx.signal });
+      if (i.background) {
+        const text = results.map((r) => `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`).join("\n");
+        return ok(text, { kind: "text", text }, { sessions: results.map((r) => r.sessionId) });
+      }
       const text = results
         .map((r) => `## Task ${r.task + 1} (${r.status}, session ${r.sessionId})\n\n${r.result || "(no answer)"}`)
         .join("\n\n");

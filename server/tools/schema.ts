@@ -19,9 +19,17 @@ const GOOGLE_FORMATS: Record<string, Set<string>> = {
 };
 
 /** The JSON schema of a tool's input, as this provider accepts it. */
-export function inputJsonSchema(tool: Pick<Tool, "input">, dialect: SchemaDialect): JsonSchema {
-  const schema = z.toJSONSchema(tool.input, { target: "draft-07", io: "input", unrepresentable: "any" }) as JsonSchema;
+export function inputJsonSchema(tool: Pick<Tool, "input" | "inputSchema">, dialect: SchemaDialect): JsonSchema {
+  const schema = tool.inputSchema
+    ? objectSchema(tool.inputSchema)
+    : (z.toJSONSchema(tool.input, { target: "draft-07", io: "input", unrepresentable: "any" }) as JsonSchema);
   return sanitizeSchema(schema, dialect);
+}
+
+/** An external tool's schema (MCP, discovered) as every provider wants the top: an object with properties. */
+function objectSchema(schema: JsonSchema): JsonSchema {
+  if (schema.type !== "object") return { type: "object", properties: {}, additionalProperties: true };
+  return { ...schema, properties: schema.properties ?? {} };
 }
 
 /**

@@ -1,0 +1,40 @@
+import type { SessionEvent } from "@/lib/session-events";
+import type { Tool } from "@/server/tools/define-tool";
+import type { ToolSet } from "@/server/tools/registry";
+import { matchTools, toolSearchTool } from "@/server/tools/tool-search";
+
+// With many project tools (MCP, discovered), their schemas are deferred: the model sees their
+// names in tool_search's description, and a tool's schema joins the model's tool list once a
+// tool_search of this session matched it. "Loaded" is read from the session's log (the queries
+// of its tool_search calls), so it survives restarts and needs no state of its own.
+
+export const DEFAULT_DEFER_OVER = 20;
+
+export type DeferredTools = { tools: ToolSet; modelTools(events: readonly SessionEvent[]): ToolSet };
+
+export function deferTools(tools: ToolSet, threshold = DEFAULT_DEFER_OVER): DeferredTools {
+  const deferrable = Object.values(tools).filter((t) => t.deferrable);
+  if (deferrable.length <= threshold) return { tools, modelTools: () => tools };
+  const all: ToolSet = { ...tools, tool_search: toolSearchTool(deferrable) };
+  const deferred = new Set(deferrable.map((t) => t.name));
+  return {
+    tools: all,
+    modelTools(events) {
+      const loaded = loadedTools(events, deferrable);
+      const visible: ToolSet = {};
+      for (const [name, tool] of Object.entries(all)) if (!deferred.has(name) || loaded.has(name)) visible[name] = tool;
+      return visible;
+    },
+  };
+}
+
+function loadedTools(events: readonly SessionEvent[], deferrable: readonly Tool[]): Set<string> {
+  const loaded = new Set<string>();
+  for (const event of events) {
+    if (event.type !== "tool_call" || event.payload.toolName !== "tool_search") continue;
+    const query = (event.payload.input as { query?: unknown } | null)?.query;
+    if (typeof query !== "string") continue;
+    for (const tool of matchTools(deferrable, query)) loaded.add(tool.name);
+  }
+  return loaded;
+}

@@ -1,0 +1,56 @@
+import type { Workspace } from "@/server/workspace";
+import type { Tool } from "@/server/tools/define-tool";
+import type { Delegator } from "@/server/tools/delegate";
+import type { ToolSet } from "@/server/tools/registry";
+import { catalogTool } from "@/server/tools/catalog";
+import { scheduleTaskTool } from "@/server/tools/schedule-task";
+import { searchKnowledgeBaseTool } from "@/server/tools/search-knowledge-base";
+import { sendEmailTool } from "@/server/tools/send-email";
+import { skillTool } from "@/server/tools/skill";
+import { workflowTool } from "@/server/tools/workflow";
+import { loadWorkflows } from "@/server/tools/workflow-engine";
+import { loadAgents, loadSkills } from "@/server/agent/definitions";
+import type { AgentExtensions } from "@/server/agent/extensions";
+
+// The tools a turn adds to the runtime's own: the project's MCP and discovered tools, the
+// server's optional services (knowledge index, scheduler, mail), and the workspace-defined
+// catalog, skills and workflows, bound to this project's workspace.
+
+export async function turnTools(input: {
+  extensions: AgentExtensions | undefined;
+  projectId: string;
+  workspace: Workspace;
+  delegator: Delegator;
+  /** The turn's final tool set, for the catalog (known once every tool is gathered). */
+  toolSet: () => ToolSet;
+}): Promise<Tool[]> {
+  const { extensions: ext, workspace } = input;
+  const tools: Tool[] = [];
+  if (ext?.knowledge) tools.push(searchKnowledgeBaseTool(ext.knowledge));
+  if (ext?.scheduler) tools.push(scheduleTaskTool(ext.scheduler));
+  if (ext?.mail) tools.push(sendEmailTool(ext.mail));
+  tools.push(
+    catalogTool(async () => {
+      const [agents, skills, workflows] = await Promise.all([loadAgents(workspace), loadSkills(workspace), loadWorkflows(workspace)]);
+      return {
+        agents: agents.agents.map((a) => ({ name: a.name, description: a.description })),
+        skills: skills.skills.map((s) => ({ name: s.name, description: s.description })),
+        workflows: workflows.workflows.map((w) => ({ name: w.name, description: describeWorkflow(w) })),
+        tools: Object.values(input.toolSet()).map((t) => ({ name: t.name, description: t.description })),
+        problems: [...agents.problems, ...skills.problems, ...workflows.problems].map((p) => `${p.path}: ${p.message}`),
+      };
+    }),
+    skillTool(async () => (await loadSkills(workspace)).skills),
+    workflowTool(() => loadWorkflows(workspace), input.delegator),
+  );
+  const project = await ext?.projectTools?.(input.projectId, workspace).catch((error: unknown) => {
+    console.error(`project tools of ${input.projectId} failed to load:`, error);
+    return [];
+  });
+  return [...tools, ...(project ?? [])];
+}
+
+function describeWorkflow(w: { description: string; inputs: { name: string; required: boolean }[] }): string {
+  const inputs = w.inputs.map((i) => (i.required ? i.name : `${i.name}?`)).join(", ");
+  return `${w.description || "(no description)"}${inputs ? ` Inputs: ${inputs}.` : ""}`;
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+
+// The `mcpServers` JSON shape that other agent CLIs use (Claude Code, gemini-cli, Cursor):
+//   { "mcpServers": { "<name>": { "command", "args", "env", "cwd" } | { "url", "headers" }, ... } }
+// plus `timeout` (ms per request), `trust`, `includeTools`, `excludeTools`, and `eager` (always
+// send this server's schemas, even when the project has so many tools that schemas are deferred).
+// The outer `mcpServers` key is optional: a bare map of servers is accepted too.
+
+export const SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const common = {
+  timeout: z.number().int().min(100).max(600_000).optional(),
+  trust: z.boolean().optional(),
+  includeTools: z.array(z.string().min(1)).optional(),
+  excludeTools: z.array(z.string().min(1)).optional(),
+  eager: z.boolean().optional(),
+  description: z.string().max(500).optional(),
+};
+
+const stdioServer = z.strictObject({
+  ...common,
+  type: z.literal("stdio").optional(),
+  command: z.string().min(1, "command must not be empty"),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+});
+
+const remoteServer = z.strictObject({
+  ...common,
+  type: z.enum(["http", "streamable-http", "sse"]).optional(),
+  url: z.url({ protocol: /^https?$/, message: "url must be an http:// or https:// URL" }),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+export type StdioServerConfig = z.infer<typeof stdioServer>;
+export type RemoteServerConfig = z.infer<typeof remoteServer>;
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+export type McpServersConfig = Record<string, McpServerConfig>;
+
+export type ConfigProblem = { path: string; message: string; line?: number };
+export type ParsedConfig = { ok: true; servers: McpServersConfig } | { ok: false; problems: ConfigProblem[] };
+
+export const isStdio = (config: McpServerConfig): config is StdioServerConfig => "command" in config;
+
+/** Parses the settings text; every problem names where it is (`mcpServers.docs.url`) and, for JSON syntax, the line. */
+export function parseMcpServersText(text: string): ParsedConfig {
+  if (!text.trim()) return { ok: true, servers: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message)?.[1];
+    const line = position === undefined ? undefined : text.slice(0, Number(position)).split("\n").length;
+    return { ok: false, problems: [{ path: "(json)", message: `Malformed JSON: ${message}`, ...(line ? { line } : {}) }] };
+  }
+  return parseMcpServers(value);
+}
+
+export function parseMcpServers(value: unknown): ParsedConfig {
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, problems: [{ path: "(root)", message: 'Expected an object: { "mcpServers": { "<name>": { ... } } }' }] };
+  }
+  const root = value as Record<string, unknown>;
+  const wrapped = "mcpServers" in root;
+  const map = wrapped ? root.mcpServers : root;
+  const prefix = wrapped ? "mcpServers" : "";
+  if (!map || typeof map !== "object" || Array.isArray(map)) {
+    return { ok: false, problems: [{ path: prefix || "(root)", message: "mcpServers must be an object keyed by server name" }] };
+  }
+  const problems: ConfigProblem[] = [];
+  const servers: McpServersConfig = {};
+  for (const [name, raw] of Object.entries(map as Record<string, unknown>)) {
+    const at = prefix ? `${prefix}.${name}` : name;
+    if (!SERVER_NAME.test(name)) {
+      problems.push({ path: at, message: "server names use letters, digits, _ and - only (at most 40); tools are named <server>__<tool>" });
+      continue;
+    }
+    if (name.includes("__")) {
+      problems.push({ path: at, message: "server names must not contain __ (it separates server and tool in tool names)" });
+      continue;
+    }
+    const shape = raw && typeof raw === "object" && "url" in raw ? remoteServer : raw && typeof raw === "object" && "command" in raw ? stdioServer : null;
+    if (!shape) {
+      problems.push({ path: at, message: "give either `command` (a local server over stdio) or `url` (a remote server)" });
+      continue;
+    }
+    const parsed = shape.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        problems.push({ path: [at, ...issue.path.map(String)].join("."), message: issue.message });
+      }
+      continue;
+    }
+    servers[name] = parsed.data;
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, servers };
+}
+
+/** Whether the server's tool passes its include and exclude lists (exclude wins). */
+export function toolAllowed(config: McpServerConfig, tool: string): boolean {
+  if (config.excludeTools?.includes(tool)) return false;
+  return !config.includeTools || config.includeTools.includes(tool);
+}

@@ -1,0 +1,128 @@
+import path from "node:path";
+import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import type { Tool } from "../define-tool";
+import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "./config";
+import { createMcpConnection, type McpConnection, type StdioLauncher } from "./connection";
+import { mcpTool } from "./mcp-tool";
+
+// The MCP servers of every open project: one connection per configured server, kept across
+// turns and sessions, replaced when its configuration changes. Connections start in the
+// background; a turn waits a little for servers still connecting, then goes on without them.
+
+export type McpServerStatus = {
+  name: string;
+  transport: "stdio" | "streamable-http" | "sse" | "remote";
+  status: "connecting" | "connected" | "failed" | "closed";
+  error?: string;
+  retryAt?: number | null;
+  tools: string[];
+  trusted: boolean;
+  eager: boolean;
+};
+
+type Entry = { key: string; connection: McpConnection };
+
+export type McpServers = ReturnType<typeof createMcpServers>;
+
+export function createMcpServers(options: { maxBackoffMs?: number; onChange?(projectId: string): void } = {}) {
+  const projects = new Map<string, Map<string, Entry>>();
+
+  return {
+    /** Makes the project's connections match `servers`: new ones start connecting, changed ones restart, removed ones close. */
+    async sync(projectId: string, servers: McpServersConfig, launch: StdioLauncher) {
+      const current = projects.get(projectId) ?? new Map<string, Entry>();
+      projects.set(projectId, current);
+      const closing: Promise<void>[] = [];
+      for (const [name, entry] of current) {
+        const wanted = servers[name];
+        if (wanted && JSON.stringify(wanted) === entry.key) continue;
+        current.delete(name);
+        closing.push(entry.connection.close());
+      }
+      await Promise.all(closing);
+      for (const [name, config] of Object.entries(servers)) {
+        if (current.has(name)) continue;
+        const connection = createMcpConnection({ name, config, launch, maxBackoffMs: options.maxBackoffMs, onChange: () => options.onChange?.(projectId) });
+        current.set(name, { key: JSON.stringify(config), connection });
+        void connection.connect();
+      }
+    },
+
+    /** The tools of the project's connected servers; waits up to `waitMs` for servers still connecting. */
+    async tools(projectId: string, waitMs = 5_000): Promise<Tool[]> {
+      const entries = [...(projects.get(projectId)?.values() ?? [])];
+      await Promise.race([Promise.all(entries.map((e) => e.connection.ready())), new Promise((r) => setTimeout(r, waitMs).unref())]);
+      const tools: Tool[] = [];
+      for (const { connection } of entries) {
+        const state = connection.state;
+        if (state.status !== "connected") continue;
+        for (const info of state.tools) {
+          if (!toolAllowed(connection.config, info.name)) continue;
+          tools.push(mcpTool(connection.name, connection.config, info, (tool, args, signal) => connection.call(tool, args, signal)));
+        }
+      }
+      return tools;
+    },
+
+    status(projectId: string): McpServerStatus[] {
+      return [...(projects.get(projectId)?.values() ?? [])].map(({ connection }) => {
+        const { config } = connection;
+        const state = connection.state;
+        return {
+          name: connection.name,
+          transport: state.status === "connected" ? state.transport : isStdio(config) ? "stdio" : "remote",
+          status: state.status,
+          ...(state.status === "failed" ? { error: state.error, retryAt: state.retryAt } : {}),
+          tools: state.status === "connected" ? state.tools.filter((t) => toolAllowed(config, t.name)).map((t) => t.name) : [],
+          trusted: config.trust === true,
+          eager: config.eager === true,
+        };
+      });
+    },
+
+    /** Waits until no server of the project is mid-attempt (tests, the settings page after a save). */
+    async settled(projectId: string, timeoutMs = 20_000) {
+      const entries = [...(projects.get(projectId)?.values() ?? [])];
+      await Promise.race([Promise.all(entries.map((e) => e.connection.ready())), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    },
+
+    async reconnect(projectId: string, name: string): Promise<boolean> {
+      const entry = projects.get(projectId)?.get(name);
+      if (!entry) return false;
+      await entry.connection.reconnect();
+      return true;
+    },
+
+    async closeProject(projectId: string) {
+      const entries = [...(projects.get(projectId)?.values() ?? [])];
+      projects.delete(projectId);
+      await Promise.all(entries.map((e) => e.connection.close()));
+    },
+
+    async dispose() {
+      await Promise.all([...projects.keys()].map((id) => this.closeProject(id)));
+    },
+  };
+}
+
+/** Starts a stdio server in the project's sandbox: the workspace is its only writable place. */
+export function sandboxedLauncher(workspaceRoot: string, sandbox: { mode: SandboxMode; allowNetwork: boolean }): StdioLauncher {
+  return (config) => {
+    const cwd = path.resolve(workspaceRoot, config.cwd ?? ".");
+    if (cwd !== workspaceRoot && !cwd.startsWith(workspaceRoot + path.sep)) {
+      throw new Error(`cwd "${config.cwd}" is outside the project's workspace; use a path inside it`);
+    }
+    const command = sandboxCommand({
+      mode: sandbox.mode,
+      workspaceRoot,
+      command: [config.command, ...(config.args ?? [])],
+      cwd,
+      allowNetwork: sandbox.allowNetwork,
+      newSession: true,
+    });
+    // The server's own `env` is configured for it on purpose (API keys included), so it passes whole.
+    return { command: command.file, args: command.args, env: { ...command.env, ...config.env }, cwd: command.cwd };
+  };
+}
+
+export type { McpServerConfig };

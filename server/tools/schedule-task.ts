@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { defineTool, type ToolContext } from "./define-tool";
+import { failure, ok } from "./result";
+import { parseScheduleTime, ScheduleTimeError } from "./schedule-time";
+
+// schedule_task: runs a prompt later, or on a recurrence, as a new session in this project.
+// Every call asks a person first. The scheduler keeps the task as a durable job (pg-boss), so it
+// survives restarts and runs once even when several servers share the database.
+
+export type ScheduledTaskInfo = { id: string; description: string; nextRunAt: Date | null; cron: string | null };
+export type TaskScheduler = {
+  now(): Date;
+  schedule(
+    ctx: Pick<ToolContext, "projectId" | "sessionId" | "userId">,
+    input: { taskPayload: string; timeExpression: string; description: string },
+  ): Promise<ScheduledTaskInfo>;
+};
+
+export function scheduleTaskTool(scheduler: TaskScheduler) {
+  return defineTool({
+    name: "schedule_task",
+    kind: "agent",
+    approval: "always",
+    description:
+      "Schedule an agent task to run later or repeatedly, each run as a new session in this project (people see it in the " +
+      "project settings, where they can pause or cancel it). `taskPayload` is the prompt the future agent gets: make it " +
+      'self-contained. `timeExpression`: a time ("tomorrow at noon", "in 2 hours"), a recurrence ("every weekday at 9", ' +
+      '"every 30 minutes") or cron ("0 9 * * 1-5"); times are UTC. A person approves every schedule.',
+    input: z.object({
+      taskPayload: z.string().min(1).max(20_000).describe("The prompt for the scheduled run."),
+      timeExpression: z.string().min(1).max(200),
+      humanReadableDescription: z.string().min(1).max(300).describe("One line people will see in the schedule list."),
+    }),
+    describe: (i) => `Schedule "${i.humanReadableDescription}" (${i.timeExpression})`,
+    async execute(i, ctx) {
+      try {
+        parseScheduleTime(i.timeExpression, scheduler.now());
+      } catch (error) {
+        if (error instanceof ScheduleTimeError) return failure("INVALID_INPUT", error.message);
+        throw error;
+      }
+      const task = await scheduler.schedule(ctx, { taskPayload: i.taskPayload, timeExpression: i.timeExpression, description: i.humanReadableDescription });
+      const when = task.cron ? `recurring (cron \`${task.cron}\`), next run ${task.nextRunAt?.toISOString()}` : `once at ${task.nextRunAt?.toISOString()}`;
+      return ok(`Scheduled task ${task.id}: "${task.description}", ${when}.`, undefined, { taskId: task.id });
+    },
+  });
+}
