@@ -1,5 +1,6 @@
 import type { AssistantModelMessage, ModelMessage, ToolModelMessage } from "ai";
 import type { SessionEvent } from "@/lib/session-events";
+import { isRewound, rewoundRanges } from "@/lib/review-log";
 
 // What the model reads: a pure fold over the session's event log.
 //
@@ -12,6 +13,8 @@ import type { SessionEvent } from "@/lib/session-events";
 //   being written or its tools were running comes after the step and its results (providers
 //   require results right after their calls).
 // - Tool outputs older than `pruneBeforeSeq` are replaced by a stub (the log keeps them).
+// - Events hidden by a rewind (lib/review-log.ts) are left out; a restore without a rewind becomes
+//   a note, so the model knows its earlier edits were undone.
 
 export const PRUNED_OUTPUT = "[Output pruned to save context. Run the tool again if you need it.]";
 export const SUMMARY_PREFIX = "Summary of the conversation so far (older messages were compacted):\n\n";
@@ -33,6 +36,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   const entries: Entry[] = [];
   if (compaction?.type === "compaction") entries.push({ at: 0, message: { role: "user", content: SUMMARY_PREFIX + compaction.payload.summary } });
 
+  const hidden = rewoundRanges(events);
   const steps = new Map<string, Step>();
   const stepOfCall = new Map<string, Step>();
   const step = (stepId: string, seq: number, basedOnSeq: number | undefined) => {
@@ -50,7 +54,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   };
 
   for (const event of events) {
-    if (event.seq <= from) continue;
+    if (event.seq <= from || (hidden.length && isRewound(hidden, event.seq))) continue;
     switch (event.type) {
       case "user_message":
         entries.push({ at: event.seq, message: { role: "user", content: event.payload.text } });
@@ -87,6 +91,12 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
         });
         break;
       }
+      case "restore":
+        if (!event.payload.rewound) entries.push({ at: event.seq, message: { role: "user", content: restoreNote(event.payload.by.name, event.payload.files) } });
+        break;
+      case "restore_undone":
+        entries.push({ at: event.seq, message: { role: "user", content: `[${event.payload.by.name} undid that restore: the files are back as they were just before it. Read files again before you change them.]` } });
+        break;
       default:
         break;
     }
@@ -104,4 +114,9 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
     if (entry.tool.content.length) messages.push(entry.tool);
   }
   return messages;
+}
+
+function restoreNote(who: string, files: string[]): string {
+  const list = files.length ? ` Files affected: ${files.slice(0, 20).join(", ")}${files.length > 20 ? ", …" : ""}.` : "";
+  return `[${who} restored the project's files to how they were before one of your earlier turns.${list} Read files again before you change them.]`;
 }

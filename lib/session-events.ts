@@ -127,6 +127,27 @@ export const eventPayloadSchemas = {
     result: z.string(),
   }),
   status: z.object({ status: sessionStatusSchema, reason: z.string().optional() }),
+  /**
+   * The workspace was snapshotted before the turn's first change (server/agent/turn-checkpoint.ts).
+   * The session's first checkpoint is its review base (lib/review-log.ts).
+   */
+  checkpoint: z.object({ checkpointId: z.string(), turnId, label: z.string(), filesChanged: z.number().int().nonnegative() }),
+  /** Someone accepted changes in the Changes view: diffs are now taken against `baseId`. */
+  review_base: z.object({ baseId: z.string(), previousBaseId: z.string(), path: z.string(), action: z.enum(["accept_hunk", "accept_file"]), by: person }),
+  /** Files were restored to checkpoint `checkpointId` (before turn `turnId`); `undoId` undoes it. */
+  restore: z.object({
+    checkpointId: z.string(),
+    turnId,
+    undoId: z.string(),
+    files: z.array(z.string()),
+    failed: z.array(z.object({ path: z.string(), message: z.string() })).default([]),
+    rewound: z.boolean(),
+    by: person,
+  }),
+  /** Events fromSeq..toSeq are hidden from the model and collapsed for people, unless the restore `undoId` is undone. */
+  rewind: z.object({ fromSeq: z.number().int(), toSeq: z.number().int(), undoId: z.string() }),
+  /** The restore that gave `undoId` was undone: files are back as they were before it. */
+  restore_undone: z.object({ undoId: z.string(), by: person }),
 } as const;
 
 export type SessionEventType = keyof typeof eventPayloadSchemas;

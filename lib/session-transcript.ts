@@ -1,4 +1,5 @@
 import type { ProvisionalDelta, SessionEvent, SessionStatus, TokenUsage } from "@/lib/session-events";
+import { rewoundRanges } from "@/lib/review-log";
 
 // What people see of a session: a pure fold over its event log (and the text streamed ahead of
 // the log, see LiveLog in session-events.ts). Rendering code reads this; it never keeps its own copy.
@@ -36,7 +37,22 @@ export type TranscriptItem =
   | { kind: "subagent"; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
   | { kind: "compaction"; summary: string }
   | { kind: "error"; code: string; message: string }
-  | { kind: "notice"; text: string };
+  | { kind: "notice"; text: string }
+  /** The workspace was snapshotted before this turn's first change: "Restore to before this turn". */
+  | { kind: "checkpoint"; seq: number; checkpointId: string; turnId: string; filesChanged: number }
+  | {
+      kind: "restore";
+      seq: number;
+      checkpointId: string;
+      undoId: string;
+      files: string[];
+      failed: { path: string; message: string }[];
+      rewound: boolean;
+      undone: boolean;
+      by: { id: string; name: string };
+    }
+  /** Events a restore rewound: hidden from the model, collapsed here, never deleted. */
+  | { kind: "rewound"; fromSeq: number; toSeq: number; items: TranscriptItem[] };
 
 export type Transcript = {
   items: TranscriptItem[];
@@ -67,22 +83,39 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
   const tools = new Map<string, Extract<TranscriptItem, { kind: "tool" }>>();
   const questions = new Map<string, Extract<TranscriptItem, { kind: "question" }>>();
   const subagents = new Map<string, Extract<TranscriptItem, { kind: "subagent" }>>();
+  const restores = new Map<string, Extract<TranscriptItem, { kind: "restore" }>>();
+  // Items of rewound events go into a collapsed group in their place instead of the main list.
+  const ranges = rewoundRanges(events);
+  const groups = new Map<number, Extract<TranscriptItem, { kind: "rewound" }>>();
+  let out = t.items;
 
   const assistantItem = (stepId: string) => {
     let item = assistant.get(stepId);
     if (!item) {
       item = { kind: "assistant", stepId, text: "", streaming: true };
       assistant.set(stepId, item);
-      t.items.push(item);
+      out.push(item);
     }
     return item;
   };
 
   for (const event of events) {
     t.lastSeq = event.seq;
+    const range = ranges.length ? ranges.find((r) => event.seq >= r.fromSeq && event.seq <= r.toSeq) : undefined;
+    if (range) {
+      let group = groups.get(range.fromSeq);
+      if (!group) {
+        group = { kind: "rewound", fromSeq: range.fromSeq, toSeq: range.toSeq, items: [] };
+        groups.set(range.fromSeq, group);
+        t.items.push(group);
+      }
+      out = group.items;
+    } else {
+      out = t.items;
+    }
     switch (event.type) {
       case "user_message":
-        t.items.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt });
+        out.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt });
         break;
       case "assistant_delta":
         assistantItem(event.payload.stepId).text += event.payload.text;
@@ -94,7 +127,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         break;
       }
       case "reasoning":
-        t.items.push({ kind: "reasoning", stepId: event.payload.stepId, text: event.payload.text });
+        out.push({ kind: "reasoning", stepId: event.payload.stepId, text: event.payload.text });
         break;
       case "tool_call": {
         if (event.payload.toolName === "ask_user") break; // shown as a question when it is asked
@@ -108,7 +141,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
           status: "running",
         };
         tools.set(item.toolCallId, item);
-        t.items.push(item);
+        out.push(item);
         break;
       }
       case "tool_result": {
@@ -132,7 +165,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
             multiSelect: p.multiSelect ?? false,
           };
           questions.set(p.approvalId, item);
-          t.items.push(item);
+          out.push(item);
         } else {
           const item = tools.get(p.toolCallId);
           if (item) {
@@ -164,21 +197,21 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         t.costUsd = event.payload.sessionCostUsd;
         break;
       case "error":
-        t.items.push({ kind: "error", code: event.payload.code, message: event.payload.message });
+        out.push({ kind: "error", code: event.payload.code, message: event.payload.message });
         break;
       case "turn_finished": {
         for (const item of assistant.values()) item.streaming = false;
         const notice = event.payload.message ?? NOTICES[event.payload.reason];
-        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error") t.items.push({ kind: "notice", text: notice });
+        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error") out.push({ kind: "notice", text: notice });
         break;
       }
       case "compaction":
-        t.items.push({ kind: "compaction", summary: event.payload.summary });
+        out.push({ kind: "compaction", summary: event.payload.summary });
         break;
       case "subagent_started": {
         const item = { kind: "subagent" as const, childSessionId: event.payload.childSessionId, index: event.payload.index, prompt: event.payload.prompt, status: "running" as const };
         subagents.set(item.childSessionId, item);
-        t.items.push(item);
+        out.push(item);
         break;
       }
       case "subagent_finished": {
@@ -189,10 +222,27 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "status":
         t.status = event.payload.status;
         break;
+      case "checkpoint":
+        out.push({ kind: "checkpoint", seq: event.seq, checkpointId: event.payload.checkpointId, turnId: event.payload.turnId, filesChanged: event.payload.filesChanged });
+        break;
+      case "restore": {
+        const item = { kind: "restore" as const, seq: event.seq, ...event.payload, undone: false };
+        restores.set(item.undoId, item);
+        out.push(item);
+        break;
+      }
+      case "restore_undone": {
+        const item = restores.get(event.payload.undoId);
+        if (item) item.undone = true;
+        break;
+      }
       case "turn_started":
+      case "review_base":
+      case "rewind":
         break;
     }
   }
+  out = t.items;
 
   for (const delta of provisional?.values() ?? []) {
     if (delta.seq > t.lastSeq) assistantItem(delta.stepId).text += delta.text;

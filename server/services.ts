@@ -5,6 +5,7 @@ import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
 import { isLoopbackHost, type Config } from "@/server/env";
+import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
@@ -54,18 +55,20 @@ export async function createServices(config: Config, log: (line: string) => void
   const files = createProjectFiles(config.dataDir, config.importRoots);
   const terminals = createTerminalService({ sandboxMode });
   const models = createModelRegistry(config.models);
+  const checkpoints = createCheckpointStores(config.dataDir, files);
   const agent = createAgentRuntime({
     db,
     bus: createInProcessBus(),
     models,
     openWorkspace: (projectId) => files.open(projectId),
+    checkpoints,
     shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: sandboxMode, allowNetwork: false }),
     sandbox: { mode: sandboxMode, allowNetwork: false },
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints };
   return {
     services,
     sandboxMode,

@@ -13,6 +13,7 @@ import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
 import type { Policy } from "@/server/agent/policy";
 import { runModelStep, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
+import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
 import { pushContiguous, turnState, type ToolCallEvent } from "@/server/agent/turn-state";
 import { addUsage, costOf, type ModelFacts } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
@@ -41,6 +42,8 @@ export type TurnRun = {
   resumed: boolean;
   signal: AbortSignal;
   toolContext(toolCallId: string): ToolContext;
+  /** Snapshots the workspace (the turn's checkpoint); absent when the server keeps no checkpoints. */
+  snapshot?(label: string): Promise<{ id: string; filesChanged: number }>;
   setStatus(status: SessionStatus, reason?: string): Promise<void>;
   maxRetries?: number;
 };
@@ -78,6 +81,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     tools: r.tools,
     policy: r.policy,
     context: r.toolContext,
+    beforeChange: turnCheckpointer({ log: r.log, sessionId: r.sessionId, turnId, taken: state.checkpointed, snapshot: r.snapshot }),
   };
 
   for (;;) {

@@ -21,6 +21,7 @@ import type { AgentExtensions } from "@/server/agent/extensions";
 import type { Delegator } from "@/server/tools/delegate";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
+import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import { ToolFailure } from "@/server/tools/result";
 
 // The agent runtime: sessions, turns, approvals and the live stream, for any caller (the tRPC
@@ -32,6 +33,8 @@ export type AgentRuntimeOptions = {
   bus: SessionBus;
   models: ModelRegistry;
   openWorkspace(projectId: string): Promise<Workspace>;
+  /** Where turns snapshot the workspace before their first change; without it, no checkpoints. */
+  checkpoints?: CheckpointStores;
   /** The registry's base tools; defaults to the core tools. */
   baseTools?: readonly Tool[];
   shell?: ShellFactory;

@@ -8,6 +8,7 @@ import type { EventLog } from "@/server/agent/events";
 import { decide, type Policy } from "@/server/agent/policy";
 import type { ToolCallEvent } from "@/server/agent/turn-state";
 import { questionOf } from "@/server/tools/ask-user";
+import { changesWorkspace } from "@/server/agent/turn-checkpoint";
 
 // Runs the tool calls of a step that have no result yet, in the model's order, as the registry
 // allows: consecutive read-only calls together, anything that changes state one at a time. Each
@@ -25,6 +26,8 @@ export type CallRunner = {
   tools: ToolSet;
   policy: Policy;
   context(toolCallId: string): ToolContext;
+  /** Called before a tool that may change files runs (takes the turn's checkpoint once). */
+  beforeChange?(): Promise<void>;
 };
 
 type Ready = { call: ToolCallEvent; tool: Tool };
@@ -139,6 +142,7 @@ async function request(
 
 /** Runs a call; returns the function that records its result, so batches record in call order. */
 async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() => Promise<void>> {
+  if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
   const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
   return () => recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display);
 }

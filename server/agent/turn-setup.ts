@@ -86,6 +86,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     resumed,
     signal,
     toolContext,
+    snapshot: o.checkpoints ? async (label: string) => (await o.checkpoints!.open(session.projectId)).snapshot({ label }) : undefined,
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,
   };

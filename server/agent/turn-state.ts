@@ -19,6 +19,8 @@ export type TurnState = {
   lastUserSeq: number;
   /** Where the open turn's own context begins: the first message after the previous turn ended. */
   turnContextSeq: number;
+  /** The open turn already snapshotted the workspace (a `checkpoint` event). */
+  checkpointed: boolean;
 };
 
 export function turnState(events: SessionEvent[]): TurnState {
@@ -30,6 +32,7 @@ export function turnState(events: SessionEvent[]): TurnState {
   let lastEnd = 0;
   let firstMessageAfterEnd = 0;
   let turnContextSeq = 0;
+  let checkpointed = false;
   for (const event of events) {
     switch (event.type) {
       case "turn_started":
@@ -37,6 +40,7 @@ export function turnState(events: SessionEvent[]): TurnState {
         turnContextSeq = firstMessageAfterEnd || event.seq;
         steps = 0;
         turnCalls = [];
+        checkpointed = false;
         break;
       case "turn_finished":
         if (openTurn?.turnId === event.payload.turnId) openTurn = null;
@@ -53,6 +57,9 @@ export function turnState(events: SessionEvent[]): TurnState {
       case "tool_result":
         pending.delete(event.payload.toolCallId);
         break;
+      case "checkpoint":
+        if (openTurn?.turnId === event.payload.turnId) checkpointed = true;
+        break;
       case "user_message":
         lastUserSeq = event.seq;
         if (event.seq > lastEnd && !firstMessageAfterEnd) firstMessageAfterEnd = event.seq;
@@ -61,7 +68,7 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
     }
   }
-  return { openTurn, steps, pendingCalls: [...pending.values()], turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq };
+  return { openTurn, steps, pendingCalls: [...pending.values()], turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq, checkpointed };
 }
 
 /** Adds an event the caller just appended, only when it follows on (a later refresh reads the rest). */

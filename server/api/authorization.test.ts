@@ -105,6 +105,16 @@ const rules: Record<string, Rule> = {
   "memory.search": "project-read",
   "memory.save": "project-write",
   "memory.delete": "project-write",
+  "review.changes": "session-read",
+  "review.file": "session-read",
+  "review.rejectHunk": "session-write",
+  "review.acceptHunk": "session-write",
+  "review.rejectFile": "session-write",
+  "review.acceptFile": "session-write",
+  "checkpoint.list": "session-read",
+  "checkpoint.preview": "session-read",
+  "checkpoint.restore": "session-write",
+  "checkpoint.undoRestore": "session-write",
 };
 
 const ACTORS = ["anonymous", "otherTeam", "viewer", "member", "admin", "owner", "viewLink", "collaborateLink", "outsiderCollaborateLink"] as const;

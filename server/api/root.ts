@@ -9,6 +9,8 @@ import { modelRouter } from "@/server/api/routers/model";
 import { sessionRouter } from "@/server/api/routers/session";
 import { shareRouter } from "@/server/api/routers/share";
 import { teamRouter } from "@/server/api/routers/team";
+import { reviewRouter } from "@/server/api/routers/review";
+import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -23,6 +25,8 @@ export const appRouter = router({
   model: modelRouter,
   agent: agentRouter,
   memory: memoryRouter,
+  review: reviewRouter,
+  checkpoint: checkpointRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Context, Services } from "@/server/api/trpc";
 import { createAuth } from "@/server/auth/auth";
 import { loadConfig } from "@/server/env";
+import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
@@ -30,12 +31,14 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
   }
   const models = createModelRegistry(config.models);
+  const checkpoints = createCheckpointStores(dataDir, files);
   const bus = createInProcessBus();
   const agent = createAgentRuntime({
     db: database.db,
     bus,
     models,
     openWorkspace: (projectId) => files.open(projectId),
+    checkpoints,
     baseTools: options.tools,
     sandbox: { mode: "none", allowNetwork: false },
     maxRetries: 2,
@@ -51,6 +54,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     terminals,
     agent,
     models,
+    checkpoints,
   };
 
   let userCount = 0;

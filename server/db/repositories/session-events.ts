@@ -20,6 +20,12 @@ export async function listEvents(db: Db, sessionId: string, afterSeq = 0, limit 
   return rows.map(parseSessionEvent);
 }
 
+/** Only events of these types, in seq order (e.g. what the review needs from a long session). */
+export async function listEventsOfTypes(db: Db, sessionId: string, types: readonly SessionEventType[]): Promise<SessionEvent[]> {
+  const rows = await db.sessionEvent.findMany({ where: { sessionId, type: { in: [...types] } }, orderBy: { seq: "asc" } });
+  return rows.map(parseSessionEvent);
+}
+
 export async function lastSeq(db: Db, sessionId: string): Promise<number> {
   const row = await db.sessionEvent.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
   return row?.seq ?? 0;

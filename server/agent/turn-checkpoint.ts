@@ -1,0 +1,49 @@
+import type { Tool } from "@/server/tools/define-tool";
+import { isReadOnly } from "@/server/tools/define-tool";
+import type { CheckpointStore } from "@/server/workspace";
+import type { EventLog } from "@/server/agent/events";
+
+// Before the first change of each turn the workspace is snapshotted into the project's checkpoint
+// store (outside the project, under the data directory), and a `checkpoint` event records it in
+// the session's log. That is what the Changes view diffs against and what "Restore to before this
+// turn" goes back to. Whether the turn already has one is read from the log (turn-state.ts), so a
+// turn resumed after a restart does not take a second.
+
+/** Opens the checkpoint store of a project; the runtime gets it from the server's services. */
+export type CheckpointStores = { open(projectId: string): Promise<CheckpointStore> };
+
+/** Tools that may change files: edits, commands, and read-only kinds that write for some inputs. */
+export function changesWorkspace(tool: Tool, input: unknown): boolean {
+  if (tool.kind === "edit" || tool.kind === "execute") return true;
+  if (!isReadOnly(tool) || !tool.mutates) return false;
+  const parsed = tool.input.safeParse(input ?? {});
+  return parsed.success && tool.mutates(parsed.data);
+}
+
+/**
+ * Returns the hook to call before a change: the first call of the turn snapshots and records the
+ * checkpoint, later (and concurrent) calls wait for that one. A failed snapshot is logged and the
+ * change goes ahead: it is better to lose the undo point than to stop the agent's work.
+ */
+export function turnCheckpointer(input: {
+  log: EventLog;
+  sessionId: string;
+  turnId: string;
+  /** The turn already has a checkpoint (from the log). */
+  taken: boolean;
+  snapshot: ((label: string) => Promise<{ id: string; filesChanged: number }>) | undefined;
+}): () => Promise<void> {
+  let pending: Promise<void> | null = input.taken || !input.snapshot ? Promise.resolve() : null;
+  return () => {
+    pending ??= (async () => {
+      const label = `Before turn ${input.turnId}`;
+      try {
+        const snap = await input.snapshot!(label);
+        await input.log.append(input.sessionId, "checkpoint", { checkpointId: snap.id, turnId: input.turnId, label, filesChanged: snap.filesChanged });
+      } catch (error) {
+        console.error(`checkpoint before turn ${input.turnId} of session ${input.sessionId} failed:`, error);
+      }
+    })();
+    return pending;
+  };
+}

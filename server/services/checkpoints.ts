@@ -1,0 +1,15 @@
+import path from "node:path";
+import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
+import type { ProjectFiles } from "@/server/services/project-files";
+import { openCheckpointStore } from "@/server/workspace";
+
+// Each project's checkpoint store: <data dir>/checkpoints/<project id>, beside (never inside) its
+// workspace <data dir>/workspaces/<project id>, so the project's own files and .git never see it.
+export function createCheckpointStores(dataDir: string, files: ProjectFiles): CheckpointStores {
+  return {
+    async open(projectId) {
+      await files.open(projectId); // creates the workspace folder if it is missing
+      return openCheckpointStore({ workspaceRoot: files.pathOf(projectId), storeDir: path.join(dataDir, "checkpoints", projectId) });
+    },
+  };
+}
