@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildToolSet } from "../registry";
+import { useToolSessions } from "../test-helpers";
+import { parseMcpServersText, type McpServersConfig } from "./config";
+import { createMcpServers, sandboxedLauncher } from "./project-servers";
+
+// Against the real MCP "everything" server from the npm registry: over stdio (started by the
+// connection, in the sandbox launcher) and over streamable HTTP (started here).
+
+const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const session = useToolSessions();
+let root: string;
+const servers = createMcpServers({ maxBackoffMs: 500 });
+const launch = () => sandboxedLauncher(root, { mode: "none", allowNetwork: false });
+let http: ChildProcess;
+let httpUrl: string;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+beforeAll(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-")));
+  const port = await freePort();
+  http = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the HTTP MCP server did not start")), 15_000);
+    http.stderr!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("listening")) (clearTimeout(timer), resolve());
+    });
+  });
+  httpUrl = `http://127.0.0.1:${port}/mcp`;
+}, 30_000);
+
+afterAll(async () => {
+  await servers.dispose();
+  http?.kill();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe("mcpServers configuration", () => {
+  it("accepts the shape other agent CLIs use and names every problem", () => {
+    const good = parseMcpServersText(JSON.stringify({ mcpServers: { docs: { command: "node", args: ["x.js"], env: { A: "1" }, trust: true }, remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer x" } } } }));
+    expect(good.ok && Object.keys(good.servers)).toEqual(["docs", "remote"]);
+    const malformed = parseMcpServersText('{\n  "mcpServers": {\n    "docs": { "command": "node", }\n  }\n}');
+    expect(malformed).toMatchObject({ ok: false, problems: [{ path: "(json)", line: 3 }] });
+    const bad = parseMcpServersText(JSON.stringify({ mcpServers: { "a b": { command: "x" }, none: {}, web: { url: "ftp://x" }, t: { command: "x", timeout: "soon" } } }));
+    expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual(["mcpServers.a b", "mcpServers.none", "mcpServers.web.url", "mcpServers.t.timeout"]);
+  });
+});
+
+describe("MCP servers", () => {
+  it("connects to a stdio server, lists its tools as server__tool with their schemas, and calls one", async () => {
+    await servers.sync("p1", { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], excludeTools: ["get-env"] } }, launch());
+    const tools = await servers.tools("p1");
+    const names = tools.map((t) => t.name);
+    expect(names).toContain("everything__echo");
+    expect(names).not.toContain("everything__get-env");
+    const echo = tools.find((t) => t.name === "everything__echo")!;
+    expect(echo.description).toContain("Echoes back the input string");
+    expect(echo.inputSchema).toMatchObject({ type: "object", properties: { message: { type: "string" } } });
+    expect(echo.approval).toBe("always"); // not trusted
+    const run = await (await session()).run(echo, { message: "hello" });
+    expect(run.llm).toBe("Echo: hello");
+    expect(servers.status("p1")).toMatchObject([{ name: "everything", status: "connected", transport: "stdio" }]);
+  }, 30_000);
+
+  it("connects over streamable HTTP; a trusted server's tools follow the policy", async () => {
+    await servers.sync("p2", { remote: { url: httpUrl, trust: true } }, launch());
+    const tools = buildToolSet({ tools: [], extraTools: await servers.tools("p2") });
+    expect(tools["remote__get-sum"]!.approval).toBeUndefined();
+    expect(tools["remote__get-sum"]!.kind).toBe("read"); // the server marks it read-only
+    const run = await (await session()).run(tools["remote__get-sum"]!, { a: 2, b: 40 });
+    expect(String(run.llm)).toContain("42");
+    expect(servers.status("p2")[0]).toMatchObject({ status: "connected", transport: "streamable-http" });
+  }, 30_000);
+
+  it("reports a missing command and a hanging server as failed, with the reason, without throwing", async () => {
+    const config: McpServersConfig = {
+      missing: { command: "no-such-mcp-server-xyz" },
+      hangs: { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeout: 500 },
+    };
+    await servers.sync("p3", config, launch());
+    expect(await servers.tools("p3", 3_000)).toEqual([]);
+    const status = Object.fromEntries(servers.status("p3").map((s) => [s.name, s]));
+    expect(status.missing).toMatchObject({ status: "failed", error: expect.stringContaining("command not found: no-such-mcp-server-xyz") });
+    expect(status.hangs!.error ?? status.hangs!.status).toMatch(/handshake|connecting/);
+    await servers.closeProject("p3");
+  }, 30_000);
+
+  it("a server that dies is marked failed and comes back by itself", async () => {
+    const pidFile = path.join(root, "pid");
+    await servers.sync("p4", { dies: { command: "bash", args: ["-c", `echo $$ > ${pidFile}; exec ${process.execPath} ${EVERYTHING} stdio`] } }, launch());
+    await servers.settled("p4");
+    expect(servers.status("p4")[0]!.status).toBe("connected");
+    process.kill(Number(await fs.readFile(pidFile, "utf8")), "SIGKILL");
+    const until = Date.now() + 5_000;
+    while (servers.status("p4")[0]!.status === "connected" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(servers.status("p4")[0]).toMatchObject({ status: expect.stringMatching(/failed|connecting/) });
+    const back = Date.now() + 15_000;
+    while (servers.status("p4")[0]!.status !== "connected" && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
+    expect(servers.status("p4")[0]!.status).toBe("connected");
+    expect((await servers.tools("p4")).length).toBeGreaterThan(5);
+  }, 30_000);
+});
