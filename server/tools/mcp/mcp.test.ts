@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolSet } from "../registry";
 import { useToolSessions } from "../test-helpers";
 import { parseMcpServersText, type McpServersConfig } from "./config";
+import { bwrapAvailable } from "@/server/workspace/sandbox";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 
 // Against the real MCP "everything" server from the npm registry: over stdio (started by the
@@ -110,5 +111,36 @@ describe("MCP servers", () => {
     while (servers.status("p4")[0]!.status !== "connected" && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
     expect(servers.status("p4")[0]!.status).toBe("connected");
     expect((await servers.tools("p4")).length).toBeGreaterThan(5);
+  }, 30_000);
+});
+
+// A dependency-free MCP server written into the workspace: inside bubblewrap only the workspace
+// and the system are visible, so it reports where it runs.
+const TINY_SERVER = `
+const rl = require("node:readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+rl.on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === "initialize") send({ id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "tiny", version: "1" } } });
+  else if (msg.method === "tools/list") send({ id: msg.id, result: { tools: [{ name: "whereami", description: "Where the server runs", inputSchema: { type: "object", properties: {} } }] } });
+  else if (msg.method === "tools/call") send({ id: msg.id, result: { content: [{ type: "text", text: JSON.stringify({ home: process.env.HOME, user: process.env.USER, secret: process.env.SECRET_TOKEN ?? null, canSeeRepo: require("node:fs").existsSync(${JSON.stringify(path.resolve("package.json"))}) }) }] } });
+  else if (msg.id !== undefined) send({ id: msg.id, result: {} });
+});`;
+
+describe.runIf(await bwrapAvailable())("MCP stdio servers in the sandbox", () => {
+  it("run under bubblewrap: sandbox home, nothing of the server's files, only the env they were given", async () => {
+    const sandboxRoot = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-bwrap-")));
+    await fs.writeFile(path.join(sandboxRoot, "tiny.cjs"), TINY_SERVER);
+    const sandboxed = createMcpServers();
+    try {
+      await sandboxed.sync("p5", { tiny: { command: "node", args: ["tiny.cjs"], env: { SECRET_TOKEN: "given-on-purpose" } } }, sandboxedLauncher(sandboxRoot, { mode: "bwrap", allowNetwork: false }));
+      const [tool] = await sandboxed.tools("p5");
+      expect(sandboxed.status("p5")[0]).toMatchObject({ status: "connected" });
+      const run = await (await session()).run(tool!, {});
+      expect(JSON.parse(String(run.llm))).toEqual({ home: "/home/tandem", user: "tandem", secret: "given-on-purpose", canSeeRepo: false });
+    } finally {
+      await sandboxed.dispose();
+      await fs.rm(sandboxRoot, { recursive: true, force: true });
+    }
   }, 30_000);
 });
