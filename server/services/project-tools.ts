@@ -1,0 +1,120 @@
+import type { Db } from "@/server/db/client";
+import { getToolSettings, updateToolSettings } from "@/server/db/repositories/tool-settings";
+import type { Tool } from "@/server/tools/define-tool";
+import { discoverTools, DiscoveryError, type Sandbox } from "@/server/tools/discovery/discovered-tools";
+import { parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/server/tools/mcp/config";
+import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";
+import type { Workspace } from "@/server/workspace";
+
+// A project's own tools: its MCP servers and the tools its discovery command finds, from the
+// project's tool settings. Connections are kept across turns; discovery results are cached for
+// a short while. A broken server or command shows up in `status` and never stops a turn.
+
+const DISCOVERY_TTL_MS = 30_000;
+
+export type DiscoveryStatus = { configured: boolean; tools: string[]; error?: string; at?: number };
+export type ProjectToolsStatus = { servers: McpServerStatus[]; discovery: DiscoveryStatus };
+
+export type ProjectTools = ReturnType<typeof createProjectTools>;
+
+export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWorkspace(projectId: string): Promise<Workspace>; connectWaitMs?: number }) {
+  const { db } = options;
+  const mcp = createMcpServers();
+  const discovered = new Map<string, { key: string; at: number; tools: Tool[]; error?: string }>();
+
+  async function settingsOf(projectId: string) {
+    const row = await getToolSettings(db, projectId);
+    const parsed = parseMcpServers(row.mcpServers);
+    return { row, servers: parsed.ok ? parsed.servers : ({} as McpServersConfig) };
+  }
+
+  async function syncServers(projectId: string, workspace: Workspace) {
+    const { row, servers } = await settingsOf(projectId);
+    await mcp.sync(projectId, servers, sandboxedLauncher(workspace.root, options.sandbox));
+    return row;
+  }
+
+  async function discover(projectId: string, workspace: Workspace, row: Awaited<ReturnType<typeof getToolSettings>>, fresh = false) {
+    if (!row.toolDiscoveryCommand) {
+      discovered.delete(projectId);
+      return { tools: [] as Tool[] };
+    }
+    const key = JSON.stringify([row.toolDiscoveryCommand, row.toolCallCommand]);
+    const cached = discovered.get(projectId);
+    if (!fresh && cached?.key === key && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached;
+    let entry: { key: string; at: number; tools: Tool[]; error?: string };
+    try {
+      const tools = await discoverTools({ workspaceRoot: workspace.root, sandbox: options.sandbox, settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand } });
+      entry = { key, at: Date.now(), tools };
+    } catch (error) {
+      entry = { key, at: Date.now(), tools: [], error: error instanceof DiscoveryError ? error.message : `The discovery command failed: ${(error as Error).message}` };
+    }
+    discovered.set(projectId, entry);
+    return entry;
+  }
+
+  return {
+    /** For a turn: the connected servers' tools and the discovered tools. */
+    async tools(projectId: string, workspace: Workspace): Promise<Tool[]> {
+      const row = await syncServers(projectId, workspace);
+      const [fromMcp, fromDiscovery] = await Promise.all([mcp.tools(projectId, options.connectWaitMs), discover(projectId, workspace, row)]);
+      return [...fromMcp, ...fromDiscovery.tools];
+    },
+
+    async settings(projectId: string) {
+      const { row } = await settingsOf(projectId);
+      return {
+        mcpServersText: JSON.stringify({ mcpServers: row.mcpServers ?? {} }, null, 2),
+        toolDiscoveryCommand: row.toolDiscoveryCommand ?? "",
+        toolCallCommand: row.toolCallCommand ?? "",
+      };
+    },
+
+    /** Saves what parses; returns every problem, by where it is, when something does not (nothing is saved then). */
+    async update(projectId: string, input: { mcpServersText?: string; toolDiscoveryCommand?: string; toolCallCommand?: string }): Promise<{ ok: true } | { ok: false; problems: ConfigProblem[] }> {
+      const patch: Parameters<typeof updateToolSettings>[2] = {};
+      if (input.mcpServersText !== undefined) {
+        const parsed = parseMcpServersText(input.mcpServersText);
+        if (!parsed.ok) return parsed;
+        patch.mcpServers = parsed.servers;
+      }
+      if (input.toolDiscoveryCommand !== undefined) patch.toolDiscoveryCommand = input.toolDiscoveryCommand.trim() || null;
+      if (input.toolCallCommand !== undefined) patch.toolCallCommand = input.toolCallCommand.trim() || null;
+      const next = { ...(await getToolSettings(db, projectId)), ...patch };
+      if (next.toolDiscoveryCommand && !next.toolCallCommand) {
+        return { ok: false, problems: [{ path: "toolCallCommand", message: "set the call command too: discovered tools run through it" }] };
+      }
+      await updateToolSettings(db, projectId, patch);
+      discovered.delete(projectId);
+      return { ok: true };
+    },
+
+    /** Connects what is configured (waiting up to `waitMs`) and reports each server and the discovery. */
+    async status(projectId: string, waitMs = 5_000): Promise<ProjectToolsStatus> {
+      const workspace = await options.openWorkspace(projectId);
+      const row = await syncServers(projectId, workspace);
+      await mcp.settled(projectId, waitMs);
+      const found = await discover(projectId, workspace, row);
+      return {
+        servers: mcp.status(projectId),
+        discovery: {
+          configured: !!row.toolDiscoveryCommand,
+          tools: found.tools.map((t) => t.name),
+          ...("error" in found && found.error ? { error: found.error } : {}),
+          ...("at" in found ? { at: found.at } : {}),
+        },
+      };
+    },
+
+    async reconnect(projectId: string, server: string) {
+      return mcp.reconnect(projectId, server);
+    },
+
+    async rediscover(projectId: string) {
+      const workspace = await options.openWorkspace(projectId);
+      await discover(projectId, workspace, (await settingsOf(projectId)).row, true);
+    },
+
+    dispose: () => mcp.dispose(),
+  };
+}
