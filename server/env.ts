@@ -41,6 +41,13 @@ const schema = z.object({
   ),
   TANDEM_OPENAI_COMPATIBLE_API_KEY: optionalString,
   OLLAMA_BASE_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://localhost:11434/v1" }).optional()),
+  // Outgoing mail for the agent's send_email tool: registered only when SMTP_HOST and SMTP_FROM are set.
+  SMTP_HOST: optionalString,
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  SMTP_SECURE: z.enum(["true", "false", "1", "0"]).optional(),
+  SMTP_USER: optionalString,
+  SMTP_PASSWORD: optionalString,
+  SMTP_FROM: optionalString,
 });
 
 export type Config = {
@@ -54,7 +61,10 @@ export type Config = {
   authSecret: string | undefined;
   importRoots: string[];
   models: ModelsConfig;
+  smtp: SmtpConfig | undefined;
 };
+
+export type SmtpConfig = { host: string; port: number; secure: boolean; user: string | undefined; password: string | undefined; from: string };
 
 export type ModelsConfig = {
   /** `provider:model`; when unset, the first configured provider's suggested model. */
@@ -76,6 +86,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nSee README.md, "Configuration".`);
   }
   const e = parsed.data;
+  if (e.SMTP_HOST && !e.SMTP_FROM) {
+    throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee README.md, \"Configuration\".");
+  }
+  const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   return {
     dev: e.TANDEM_DEV === "1",
     port: e.PORT,
@@ -99,6 +113,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1" },
     },
+    smtp:
+      e.SMTP_HOST && e.SMTP_FROM
+        ? { host: e.SMTP_HOST, port: e.SMTP_PORT ?? (secure ? 465 : 587), secure, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
+        : undefined,
   };
 }
 
