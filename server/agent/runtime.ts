@@ -16,6 +16,7 @@ import { defaultChildTools, sessionToolSet, type SessionResources, type ShellFac
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
+import { runToolDirectly } from "@/server/agent/direct-run";
 import { loadAgents } from "@/server/agent/definitions";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { Delegator } from "@/server/tools/delegate";
@@ -286,6 +287,25 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         await setStatus(session.id, "interrupted", "The server restarted during this turn.");
       }
       return cut.map((s) => s.id);
+    },
+
+    /** Runs one tool for a person, outside the model loop (the settings page's workflow Run), as a turn of its own. */
+    async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {
+      const session = await mustFind(input.sessionId);
+      if (active.has(session.id) || session.status === "waiting_approval") {
+        throw new AgentRuntimeError("CONFLICT", "The agent is busy in this session; wait for it to finish, or use a new session.");
+      }
+      const controller = new AbortController();
+      const done = runToolDirectly(setup, { sessionId: session.id, userId: input.user.id, toolName: input.toolName, input: input.input, signal: controller.signal })
+        .catch(async (error: unknown): Promise<TurnEnd> => {
+          console.error(`direct ${input.toolName} run in session ${session.id} failed:`, error);
+          await log.append(session.id, "error", { code: "internal", message: `${input.toolName} stopped on an internal error.`, detail: String(error).slice(0, 500) }).catch(() => {});
+          await setStatus(session.id, "failed").catch(() => {});
+          return { reason: "error", text: "" };
+        })
+        .finally(() => active.delete(session.id));
+      active.set(session.id, { controller, done });
+      return done;
     },
 
     isRunning: (sessionId: string) => active.has(sessionId),
