@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { TrpcProvider } from "@/components/trpc-provider";
 import "./globals.css";
@@ -10,7 +11,9 @@ export const metadata: Metadata = {
 
 export const viewport: Viewport = { colorScheme: "dark", themeColor: "#1e1e1e" };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Reading the request makes every page render per request, so proxy.ts's CSP nonce reaches Next's scripts.
+  await headers();
   return (
     <html lang="en">
       <body>

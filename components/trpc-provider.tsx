@@ -25,23 +25,28 @@ function isClientError(error: unknown): boolean {
 
 const webSocketUrl = () => `${window.location.protocol === "https:" ? "wss" : "ws"}://${window.location.host}/api/trpc/ws`;
 
-function makeTrpcClient() {
+/** A share-link page (/s/<token>) presents its token on every call: as a header, and on the socket. */
+function makeTrpcClient(shareToken?: string) {
   // Lazy: the socket opens with the first subscription, so it carries the login cookie of that moment.
-  const wsClient = createWSClient({ url: webSocketUrl, lazy: { enabled: true, closeMs: 5_000 } });
+  const wsClient = createWSClient({
+    url: webSocketUrl,
+    lazy: { enabled: true, closeMs: 5_000 },
+    connectionParams: shareToken ? { shareToken } : undefined,
+  });
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
         true: wsLink({ client: wsClient, transformer: superjson }),
-        false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+        false: httpBatchLink({ url: "/api/trpc", transformer: superjson, headers: shareToken ? { "x-tandem-share": shareToken } : undefined }),
       }),
     ],
   });
 }
 
-export function TrpcProvider({ children }: { children: ReactNode }) {
+export function TrpcProvider({ children, shareToken }: { children: ReactNode; shareToken?: string }) {
   const [queryClient] = useState(makeQueryClient);
-  const [trpcClient] = useState(makeTrpcClient);
+  const [trpcClient] = useState(() => makeTrpcClient(shareToken));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

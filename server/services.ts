@@ -10,6 +10,7 @@ import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
@@ -56,8 +57,10 @@ export async function createServices(config: Config, log: (line: string) => void
   const terminals = createTerminalService({ sandboxMode });
   const models = createModelRegistry(config.models);
   const checkpoints = createCheckpointStores(config.dataDir, files);
+  const extensions = createExtensions({ config, db, databaseUrl, sandbox: { mode: sandboxMode, allowNetwork: false }, openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
     db,
+    extensions: extensions.agent,
     bus: createInProcessBus(),
     models,
     openWorkspace: (projectId) => files.open(projectId),
@@ -67,12 +70,14 @@ export async function createServices(config: Config, log: (line: string) => void
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
+  await extensions.attach(agent);
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions };
   return {
     services,
     sandboxMode,
     async dispose() {
+      await extensions.dispose();
       await agent.dispose();
       terminals.disposeAll();
       await db.$disconnect();

@@ -8,12 +8,14 @@ type ComposerProps = {
   placeholder?: string;
   onSend: (text: string) => Promise<unknown>;
   onStop?: () => void;
+  /** Called as the person types (to show others that they are). */
+  onType?: () => void;
   footer?: ReactNode;
   autoFocus?: boolean;
 };
 
 /** The message box: Enter sends, Shift+Enter starts a new line, Escape stops a running turn. */
-export function Composer({ running, disabled, placeholder, onSend, onStop, footer, autoFocus }: ComposerProps) {
+export function Composer({ running, disabled, placeholder, onSend, onStop, onType, footer, autoFocus }: ComposerProps) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
 
@@ -41,7 +43,10 @@ export function Composer({ running, disabled, placeholder, onSend, onStop, foote
         className="input textarea composer-input"
         rows={3}
         value={text}
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => {
+          setText(e.target.value);
+          onType?.();
+        }}
         onKeyDown={(e) => {
           if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();

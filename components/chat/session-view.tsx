@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { z } from "zod";
 import type { Transcript } from "@/lib/session-transcript";
 import { TodoList, type Todo } from "@/components/agent/todo-list";
@@ -13,6 +13,9 @@ import { useSessionLog } from "@/components/chat/use-session-log";
 import { VirtualList } from "@/components/chat/virtual-list";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { PresenceAvatars, TypingIndicator } from "@/components/share/presence";
+import { ShareDialog } from "@/components/share/share-dialog";
+import { usePresence, useTypingSignal } from "@/components/share/use-presence";
 
 const todosInput = z.object({ todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })) });
 
@@ -24,6 +27,9 @@ function liveTodos(transcript: Transcript, stored: Todo[] | undefined): Todo[] {
   }
   return stored ?? [];
 }
+
+/** The `me.id` of someone watching through a view link without an account. */
+export const GUEST_ID = "guest";
 
 const STATUS_TEXT: Record<string, string> = {
   running: "Working",
@@ -38,18 +44,27 @@ type SessionViewProps = {
   projectName: string;
   sessionId: string;
   me: { id: string; name: string };
-  onBack: () => void;
-  backLabel: string;
+  /** Absent on a share-link page, which shows one session only. */
+  onBack?: () => void;
+  backLabel?: string;
   onOpenSession: (sessionId: string) => void;
   onTranscript: (sessionId: string, transcript: Transcript) => void;
+  /** The live stream ended on an access error (a share link revoked or expired). */
+  onAccessLost?: (message: string) => void;
 };
 
-export function SessionView({ projectId, projectName, sessionId, me, onBack, backLabel, onOpenSession, onTranscript }: SessionViewProps) {
+export function SessionView({ projectId, projectName, sessionId, me, onBack, backLabel, onOpenSession, onTranscript, onAccessLost }: SessionViewProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { transcript, progress, connection, version } = useSessionLog(sessionId);
   const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
   const canWrite = session.data?.canWrite ?? false;
+  // Sending and answering: writers, and team members who came through a collaborate link.
+  const canSend = session.data?.canSend ?? false;
+  const canAnswer = session.data?.canAnswer ?? false;
+  const presence = usePresence(sessionId, onAccessLost);
+  const signalTyping = useTypingSignal(sessionId, canSend);
+  const [sharing, setSharing] = useState(false);
 
   const send = useMutation(trpc.session.send.mutationOptions());
   const cancel = useMutation(trpc.session.cancel.mutationOptions());
@@ -76,10 +91,10 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const doResume = useCallback(() => resume.mutate({ sessionId }), [resume, sessionId]);
 
   const ctx: TranscriptContext = useMemo(
-    () => ({ projectId, projectName, canWrite, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
+    () => ({ projectId, projectName, canWrite: canAnswer, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
     // `version` marks a change in the (mutable) progress map.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [projectId, projectName, canWrite, me, progress, canResume, doResume, onOpenSession, version],
+    [projectId, projectName, canAnswer, me, progress, canResume, doResume, onOpenSession, version],
   );
   const items = transcript.items;
   const render = useCallback((item: (typeof items)[number], index: number) => <TranscriptItemView item={item} isLast={index === items.length - 1} ctx={ctx} />, [ctx, items.length]);
@@ -90,11 +105,23 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   return (
     <div className="session-view" data-testid="session-view" data-status={status} data-connection={connection}>
       <div className="session-header">
-        <button type="button" className="btn btn-ghost btn-sm" onClick={onBack} data-testid="session-back" title={backLabel}>
-          ‹ {backLabel}
-        </button>
+        {onBack && (
+          <button type="button" className="btn btn-ghost btn-sm" onClick={onBack} data-testid="session-back" title={backLabel}>
+            ‹ {backLabel}
+          </button>
+        )}
         {session.data && <SessionTitle projectId={projectId} sessionId={sessionId} title={session.data.title} canWrite={canWrite} />}
+        <span className="spacer" />
+        <PresenceAvatars entries={presence} meId={me.id} />
+        {canWrite && (
+          <button type="button" className="btn btn-ghost btn-sm" onClick={() => setSharing(true)} data-testid="session-share" title="Share links to this session">
+            Share
+          </button>
+        )}
       </div>
+      {sharing && session.data && (
+        <ShareDialog sessionId={sessionId} approvalsBy={session.data.approvalsBy} canManage={session.data.canManage} onClose={() => setSharing(false)} />
+      )}
       <div className="session-meta">
         <span className="session-model" title="Model of this session">
           {session.data?.model}
@@ -115,9 +142,11 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
         <VirtualList items={items} keyOf={transcriptKey} render={render} className="transcript" testId="transcript" label="Conversation" />
       )}
       {error && <div className="error-text composer-error">{errorMessage(error)}</div>}
+      <TypingIndicator entries={presence} meId={me.id} />
       <Composer
         running={busy}
-        disabled={canWrite ? null : session.data ? "Your role in this project is read-only." : "Loading…"}
+        disabled={canSend ? null : session.data ? (session.data.canSend === false && !session.data.canWrite && me.id === GUEST_ID ? "This link is view-only." : "Your role in this project is read-only.") : "Loading…"}
+        onType={signalTyping}
         onSend={(text) => send.mutateAsync({ sessionId, text })}
         onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
         footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line"}</span>}

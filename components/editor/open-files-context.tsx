@@ -1,19 +1,22 @@
 "use client";
 
 import { createContext, useContext, useState, useSyncExternalStore, type ReactNode } from "react";
-import { OpenFilesStore } from "@/components/editor/open-files-store";
+import { OpenFilesStore, type FileApi } from "@/components/editor/open-files-store";
 import { useTRPCClient } from "@/components/trpc-provider";
 
 const OpenFilesContext = createContext<OpenFilesStore | null>(null);
 
-export function OpenFilesProvider({ projectId, children }: { projectId: string; children: ReactNode }) {
+/** The project's files, or (share-link pages) whatever `api` reads. */
+export function OpenFilesProvider({ projectId, api, children }: { projectId: string; api?: FileApi; children: ReactNode }) {
   const client = useTRPCClient();
   const [store] = useState(
     () =>
-      new OpenFilesStore({
-        read: (path) => client.fs.read.query({ projectId, path }),
-        write: (path, content, expectedVersion) => client.fs.write.mutate({ projectId, path, content, expectedVersion }),
-      }),
+      new OpenFilesStore(
+        api ?? {
+          read: (path) => client.fs.read.query({ projectId, path }),
+          write: (path, content, expectedVersion) => client.fs.write.mutate({ projectId, path, content, expectedVersion }),
+        },
+      ),
   );
   return <OpenFilesContext.Provider value={store}>{children}</OpenFilesContext.Provider>;
 }

@@ -6,7 +6,8 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
-export function CreateProjectForm() {
+/** Creates a project in `teamId` (the user's personal team when absent). */
+export function CreateProjectForm({ teamId }: { teamId?: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -27,7 +28,7 @@ export function CreateProjectForm() {
       className="card stack"
       onSubmit={(event) => {
         event.preventDefault();
-        create.mutate({ name, importPath: importPath.trim() || undefined });
+        create.mutate({ name, importPath: importPath.trim() || undefined, teamId });
       }}
       data-testid="create-project-form"
     >

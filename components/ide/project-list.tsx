@@ -4,6 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { CreateProjectForm } from "@/components/ide/create-project-form";
+import { TeamBar } from "@/components/team/team-bar";
+import { useCurrentTeam } from "@/components/team/use-current-team";
 import { useTRPC } from "@/components/trpc-provider";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { errorMessage } from "@/components/ui/error-message";
@@ -12,7 +14,8 @@ type Project = { id: string; name: string; updatedAt: Date };
 
 export function ProjectList() {
   const trpc = useTRPC();
-  const projects = useQuery(trpc.project.list.queryOptions());
+  const { list: teams, current, choose } = useCurrentTeam();
+  const projects = useQuery(trpc.project.list.queryOptions({ teamId: current?.id }, { enabled: !!current }));
   const [deleting, setDeleting] = useState<Project | null>(null);
 
   return (
@@ -20,7 +23,8 @@ export function ProjectList() {
       <div className="row">
         <h1>Projects</h1>
       </div>
-      <CreateProjectForm />
+      <TeamBar teams={teams} current={current} onChoose={choose} />
+      {current?.role !== "viewer" && <CreateProjectForm teamId={current?.id} />}
       {projects.isPending ? (
         <p className="muted">Loading projects…</p>
       ) : projects.error ? (

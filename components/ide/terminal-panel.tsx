@@ -15,7 +15,8 @@ const TerminalView = dynamic(() => import("@/components/terminal/terminal-view")
 export function TerminalPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }));
+  // Polled: who may type changes when a terminal's owner grants input.
+  const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }, { refetchInterval: 3_000 }));
   const [chosen, setChosen] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries(trpc.terminal.list.queryFilter({ projectId }));
   const create = useMutation(
@@ -29,6 +30,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
     }),
   );
   const close = useMutation(trpc.terminal.close.mutationOptions({ onSettled: () => void refresh() }));
+  const shareInput = useMutation(trpc.terminal.shareInput.mutationOptions({ onSettled: () => void refresh() }));
 
   const list = terminals.data ?? [];
   const active = list.find((t) => t.id === chosen) ?? list[0] ?? null;
@@ -87,6 +89,23 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
           </button>
         )}
         {error && <span className="error-text">{errorMessage(error)}</span>}
+        <span className="spacer" />
+        {active?.mine ? (
+          <label className="terminal-access" title="Teammates who can write in this project may type in your terminal">
+            <input
+              type="checkbox"
+              checked={active.inputShared}
+              disabled={shareInput.isPending}
+              onChange={(e) => shareInput.mutate({ projectId, terminalId: active.id, shared: e.target.checked })}
+              data-testid="terminal-grant-input"
+            />
+            Let teammates type
+          </label>
+        ) : active ? (
+          <span className="terminal-access" data-testid="terminal-access" data-can-type={active.canType}>
+            {active.canType ? `${active.owner?.name ?? "Someone"}'s terminal · you can type` : `Watching ${active.owner?.name ?? "someone"}'s terminal · read-only`}
+          </span>
+        ) : null}
       </div>
       {active ? (
         <div className="terminal-host" data-testid="terminal-host">

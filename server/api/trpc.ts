@@ -16,6 +16,7 @@ import type { ProjectFiles } from "@/server/services/project-files";
 import type { TerminalService } from "@/server/terminal";
 import type { AgentRuntime } from "@/server/agent/runtime";
 import type { ModelRegistry } from "@/server/agent/providers";
+import type { Extensions } from "@/server/services/extensions";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 
 export type Services = {
@@ -27,6 +28,8 @@ export type Services = {
   /** The agent runtime (sessions, turns, approvals, live streams) and the model registry. */
   agent: AgentRuntime;
   models: ModelRegistry;
+  /** MCP servers and discovered tools, knowledge index, scheduled tasks, mail (absent in some tests). */
+  extensions?: Extensions;
   /** Each project's checkpoint store (snapshots the agent's turns; the Changes view and restores). */
   checkpoints: CheckpointStores;
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */

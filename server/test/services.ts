@@ -10,6 +10,8 @@ import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
 import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createExtensions } from "@/server/services/extensions";
+import type { SmtpConfig } from "@/server/env";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
@@ -19,8 +21,10 @@ import { createRateLimits } from "@/server/http/rate-limit";
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
 // (e2e/fixtures/model-server) and makes `openai-compatible:scripted` the default model;
-// `tools` replaces the registry's core tools for the agent.
-export async function createTestServices(options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[] } = {}) {
+// `tools` replaces the registry's core tools for the agent. `extensions` adds MCP, discovery,
+// knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
+export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number };
+export async function createTestServices(options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions } = {}) {
   const database = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-"));
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
@@ -33,8 +37,20 @@ export async function createTestServices(options: { importRoots?: string[]; mode
   const models = createModelRegistry(config.models);
   const checkpoints = createCheckpointStores(dataDir, files);
   const bus = createInProcessBus();
+  const extensions = options.extensions
+    ? createExtensions({
+        config: { smtp: options.extensions.smtp },
+        db: database.db,
+        databaseUrl: database.url,
+        sandbox: { mode: "none", allowNetwork: false },
+        openWorkspace: (projectId) => files.open(projectId),
+        schedulerPollingSeconds: options.extensions.schedulerPollingSeconds,
+        deferToolsOver: options.extensions.deferToolsOver,
+      })
+    : undefined;
   const agent = createAgentRuntime({
     db: database.db,
+    extensions: extensions?.agent,
     bus,
     models,
     openWorkspace: (projectId) => files.open(projectId),
@@ -55,7 +71,9 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     agent,
     models,
     checkpoints,
+    ...(extensions ? { extensions } : {}),
   };
+  await extensions?.attach(agent);
 
   let userCount = 0;
   return {
@@ -74,6 +92,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     },
     bus,
     async dispose() {
+      await extensions?.dispose();
       await agent.dispose();
       terminals.disposeAll();
       await database.drop();

@@ -8,7 +8,9 @@ const terminalId = z.string().uuid("terminalId must be a terminal id");
 
 export const terminalRouter = router({
   list: projectProcedure.query(({ ctx }) =>
-    ctx.services.terminals.list(ctx.project.id).map((info) => ({ ...info, canType: mayTypeInTerminal(ctx.role, ctx.user.id, info) })),
+    ctx.services.terminals
+      .list(ctx.project.id)
+      .map((info) => ({ ...info, canType: mayTypeInTerminal(ctx.role, ctx.user.id, info), mine: info.owner?.id === ctx.user.id })),
   ),
 
   create: projectMutationProcedure
@@ -21,7 +23,7 @@ export const terminalRouter = router({
     .mutation(({ ctx, input }) => {
       try {
         const info = ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, { ...input, owner: { id: ctx.user.id, name: ctx.user.name } });
-        return { ...info, canType: true };
+        return { ...info, canType: true, mine: true };
       } catch (error) {
         if (error instanceof TerminalLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message });
         throw error;

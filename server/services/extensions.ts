@@ -1,0 +1,76 @@
+import type { Config } from "@/server/env";
+import type { Db } from "@/server/db/client";
+import { findUser } from "@/server/db/repositories/users";
+import type { AgentExtensions } from "@/server/agent/extensions";
+import type { AgentRuntime } from "@/server/agent/runtime";
+import type { Sandbox } from "@/server/tools/discovery/discovered-tools";
+import type { Workspace } from "@/server/workspace";
+import { createKnowledgeIndex } from "@/server/services/knowledge-index";
+import { createMailSender } from "@/server/services/mail";
+import { createProjectTools } from "@/server/services/project-tools";
+import { createScheduler } from "@/server/services/scheduler";
+
+// Everything a team adds to its agent, wired for the server: the project's MCP servers and
+// discovered tools, the knowledge index, scheduled tasks (pg-boss) and mail (when SMTP is set).
+// `agent` is what the runtime gets; the rest is for the settings API. The scheduler runs tasks
+// through the runtime, which exists only after these, hence `attach`.
+
+export type Extensions = ReturnType<typeof createExtensions>;
+
+export function createExtensions(options: {
+  config: Pick<Config, "smtp">;
+  db: Db;
+  databaseUrl: string;
+  sandbox: Sandbox;
+  openWorkspace(projectId: string): Promise<Workspace>;
+  schedulerPollingSeconds?: number;
+  now?: () => Date;
+  deferToolsOver?: number;
+}) {
+  const { db } = options;
+  let runtime: AgentRuntime | null = null;
+  const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace });
+  const knowledge = createKnowledgeIndex({ db });
+  const mail = options.config.smtp ? createMailSender(options.config.smtp) : undefined;
+  const scheduler = createScheduler({
+    db,
+    databaseUrl: options.databaseUrl,
+    now: options.now,
+    pollingIntervalSeconds: options.schedulerPollingSeconds,
+    async run(task) {
+      if (!runtime) throw new Error("the agent runtime is not running");
+      const user = await findUser(db, task.createdById);
+      if (!user) throw new Error("the person who scheduled this task no longer exists");
+      const session = await runtime.createSession({ projectId: task.projectId, title: `Scheduled: ${task.description}`.slice(0, 80), authorId: user.id });
+      await runtime.send({ sessionId: session.id, text: task.taskPayload, user: { id: user.id, name: user.name } });
+      return { sessionId: session.id };
+    },
+  });
+
+  const agent: AgentExtensions = {
+    projectTools: (projectId, workspace) => projectTools.tools(projectId, workspace),
+    knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit),
+    scheduler: scheduler.tool,
+    ...(mail ? { mail } : {}),
+    ...(options.deferToolsOver !== undefined ? { deferToolsOver: options.deferToolsOver } : {}),
+  };
+
+  return {
+    agent,
+    projectTools,
+    knowledge,
+    scheduler,
+    mailConfigured: !!mail,
+    /** Starts the scheduler's worker once the runtime exists. */
+    async attach(agentRuntime: AgentRuntime) {
+      runtime = agentRuntime;
+      await scheduler.start();
+    },
+    async dispose() {
+      await scheduler.stop();
+      knowledge.dispose();
+      mail?.close();
+      await projectTools.dispose();
+    },
+  };
+}
