@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { createTestServices } from "@/server/test/services";
+import { createTestServices, type TestExtensionOptions } from "@/server/test/services";
 import { defineTool } from "@/server/tools/define-tool";
 import { ok } from "@/server/tools/result";
 import { loadScenario, startModelServer, type Scenario } from "@/e2e/fixtures/model-server/server";
@@ -60,10 +60,10 @@ export function testTools(log: ToolLogEntry[]) {
   ];
 }
 
-export async function createAgentHarness() {
+export async function createAgentHarness(options: { extensions?: TestExtensionOptions } = {}) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
-  const env = await createTestServices({ modelBaseUrl: model.url, tools: testTools(toolLog) });
+  const env = await createTestServices({ modelBaseUrl: model.url, tools: testTools(toolLog), extensions: options.extensions });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));
   const project = await caller.project.create({ name: "Agent test" });
