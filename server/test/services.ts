@@ -12,6 +12,7 @@ import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
 import type { SmtpConfig } from "@/server/env";
+import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
@@ -51,6 +52,8 @@ export async function createTestServices(options: { importRoots?: string[]; mode
   const agent = createAgentRuntime({
     db: database.db,
     extensions: extensions?.agent,
+    // Workflows run shell steps in the session's shell.
+    ...(extensions ? { shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: "none", allowNetwork: false }) } : {}),
     bus,
     models,
     openWorkspace: (projectId) => files.open(projectId),
