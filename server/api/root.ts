@@ -11,6 +11,7 @@ import { shareRouter } from "@/server/api/routers/share";
 import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
+import { extensionsRouter } from "@/server/api/routers/extensions";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -25,6 +26,7 @@ export const appRouter = router({
   model: modelRouter,
   agent: agentRouter,
   memory: memoryRouter,
+  extensions: extensionsRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
 });
