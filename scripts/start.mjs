@@ -18,7 +18,7 @@ function run(command, args, env = {}) {
 run(process.execPath, ["scripts/prisma-generate.mjs"]);
 
 // The build depends on these; a change in any of them means the build is stale.
-const buildInputs = ["app", "components", "lib", "public", "next.config.mjs", "package-lock.json", "tsconfig.json"];
+const buildInputs = ["app", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "tsconfig.json"];
 function* files(entry) {
   if (!existsSync(entry)) return;
   if (statSync(entry).isFile()) return yield entry;
