@@ -45,7 +45,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await h?.dispose();
-  await new Promise((r) => smtp.close(r));
+  await new Promise<void>((r) => smtp.close(() => r()));
 });
 
 const workspace = () => h.env.services.files.open(h.project.id);

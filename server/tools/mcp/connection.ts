@@ -4,7 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_TIMEOUT_MS, isStdio, type McpServerConfig, type StdioServerConfig } from "./config";
+import { DEFAULT_TIMEOUT_MS, isStdio, type McpServerConfig, type StdioServerConfig } from "@/lib/mcp-config";
 
 // One MCP server of a project: connects (stdio in the sandbox, or streamable HTTP falling back to
 // SSE), lists its tools, calls them, and reconnects with backoff when it fails or exits. A

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, type LlmPart, type Tool } from "../define-tool";
 import { failure, ok, ToolFailure } from "../result";
-import type { McpServerConfig } from "./config";
+import type { McpServerConfig } from "@/lib/mcp-config";
 import { McpUnavailableError, type McpToolInfo } from "./connection";
 
 // An MCP server's tool as a registry tool: named `<server>__<tool>`, with the server's

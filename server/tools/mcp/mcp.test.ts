@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolSet } from "../registry";
 import { useToolSessions } from "../test-helpers";
-import { parseMcpServersText, type McpServersConfig } from "./config";
+import { parseMcpServersText, type McpServersConfig } from "@/lib/mcp-config";
 import { bwrapAvailable } from "@/server/workspace/sandbox";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 

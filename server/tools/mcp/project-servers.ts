@@ -1,7 +1,7 @@
 import path from "node:path";
 import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
 import type { Tool } from "../define-tool";
-import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "./config";
+import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpConnection, type McpConnection, type StdioLauncher } from "./connection";
 import { mcpTool } from "./mcp-tool";
 

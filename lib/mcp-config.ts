@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The `mcpServers` JSON shape that other agent CLIs use (Claude Code, gemini-cli, Cursor):
+// The `mcpServers` JSON shape (shared by the server and the settings page, which validates as you type) that other agent CLIs use (Claude Code, gemini-cli, Cursor):
 //   { "mcpServers": { "<name>": { "command", "args", "env", "cwd" } | { "url", "headers" }, ... } }
 // plus `timeout` (ms per request), `trust`, `includeTools`, `excludeTools`, and `eager` (always
 // send this server's schemas, even when the project has so many tools that schemas are deferred).
