@@ -11,6 +11,7 @@ import { IdeLayout } from "@/components/ide/ide-layout";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
+import { GearIcon } from "@/components/ui/icons";
 
 type User = { id: string; name: string; email: string; role: string };
 
@@ -80,6 +81,9 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
           {name}
         </span>
         <span className="spacer" />
+        <Link href={`/p/${projectId}/settings`} className="icon-btn" title="Project settings: MCP servers, tools, workflows, schedules" aria-label="Project settings" data-testid="project-settings">
+          <GearIcon />
+        </Link>
         <UserMenu user={user} />
       </header>
       <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} user={user} />

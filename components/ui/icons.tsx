@@ -54,3 +54,11 @@ export const CloseIcon = (p: IconProps) => (
     <path d="M4 4l8 8 M12 4l-8 8" />
   </Svg>
 );
+
+export const GearIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <circle cx="8" cy="8" r="2" />
+    <path d="M8 1.5v1.7 M8 12.8v1.7 M1.5 8h1.7 M12.8 8h1.7 M3.4 3.4l1.2 1.2 M11.4 11.4l1.2 1.2 M3.4 12.6l1.2-1.2 M11.4 4.6l1.2-1.2" />
+    <circle cx="8" cy="8" r="4.3" />
+  </Svg>
+);

@@ -1,0 +1,48 @@
+"use client";
+
+import "@/components/settings/settings.css";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect } from "react";
+import { useTRPC } from "@/components/trpc-provider";
+import { AppShell } from "@/components/ui/app-shell";
+import { errorMessage } from "@/components/ui/error-message";
+import { DiscoveryCard } from "@/components/settings/discovery-card";
+import { McpServersCard } from "@/components/settings/mcp-servers-card";
+import { SchedulesCard } from "@/components/settings/schedules-card";
+import { WorkflowsCard } from "@/components/settings/workflows-card";
+
+/** A project's extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
+export function ProjectSettings({ projectId }: { projectId: string }) {
+  return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
+}
+
+function SettingsBody({ projectId }: { projectId: string }) {
+  const trpc = useTRPC();
+  const project = useQuery(trpc.project.get.queryOptions({ projectId }));
+  useEffect(() => {
+    if (project.data) document.title = `Settings · ${project.data.name} · Tandem`;
+  }, [project.data]);
+  if (project.error) return <div className="notice notice-error">{errorMessage(project.error)}</div>;
+  if (!project.data) return <p className="muted">Loading…</p>;
+  const canAdmin = project.data.role === "owner" || project.data.role === "admin";
+  const canWrite = project.data.role !== "viewer";
+  return (
+    <>
+      <div className="settings-crumbs">
+        <Link href="/">Projects</Link>
+        <span className="muted">/</span>
+        <Link href={`/p/${projectId}`} data-testid="back-to-project">
+          {project.data.name}
+        </Link>
+        <span className="muted">/</span>
+        <span>Settings</span>
+      </div>
+      <h1>Project settings</h1>
+      <McpServersCard projectId={projectId} canEdit={canAdmin} />
+      <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
+      <WorkflowsCard projectId={projectId} canRun={canWrite} />
+      <SchedulesCard projectId={projectId} canEdit={canWrite} />
+    </>
+  );
+}
