@@ -91,6 +91,14 @@ describe("MCP tools in a turn", () => {
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("The server echoed it.");
   }, 60_000);
 
+  it("a deferred tool the model calls by name without loading it still runs (after approval)", async () => {
+    const session = await h.newSession({ replies: [{ toolCalls: [{ name: "everything__get-sum", arguments: { a: 1, b: 2 } }] }] });
+    const events = await h.send(session.id, "Add without searching");
+    expect(h.model.requests.at(-1)!.tools).not.toContain("everything__get-sum");
+    expect(only(events, "approval_requested")[0]!.payload).toMatchObject({ toolName: "everything__get-sum", input: { a: 1, b: 2 } });
+    await h.caller.session.cancel({ sessionId: session.id });
+  });
+
   it("shows malformed settings as problems and keeps the last good configuration", async () => {
     const bad = await h.caller.extensions.updateSettings({ projectId: h.project.id, mcpServersText: '{ "mcpServers": { "x": { "command": "a" }, } }' });
     expect(bad).toMatchObject({ ok: false, problems: [{ path: "(json)", message: expect.stringContaining("Malformed JSON") }] });

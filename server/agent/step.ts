@@ -79,8 +79,10 @@ export async function runModelStep(input: {
           reasoning += part.text;
           break;
         case "tool-call": {
-          const invalidJson = !!part.invalid && typeof part.input === "string" && !(part.toolName in tools && isJson(part.input));
-          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input: invalidJson ? part.input : (part.input ?? {}), invalidJson };
+          const invalidJson = !!part.invalid && typeof part.input === "string" && !isJson(part.input);
+          // A tool the model was not shown this step (a deferred one it named anyway) arrives as a JSON string.
+          const input = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
+          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input, invalidJson };
           outcome.calls.push(call);
           const known = tools[call.toolName];
           await log.append(sessionId, "tool_call", {
