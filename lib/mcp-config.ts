@@ -1,6 +1,7 @@
 import { z } from "zod";
 
-// The `mcpServers` JSON shape (shared by the server and the settings page, which validates as you type) that other agent CLIs use (Claude Code, gemini-cli, Cursor):
+// The `mcpServers` JSON shape that other agent CLIs use (Claude Code, gemini-cli, Cursor), shared by
+// the server and the settings page (which checks it as you type):
 //   { "mcpServers": { "<name>": { "command", "args", "env", "cwd" } | { "url", "headers" }, ... } }
 // plus `timeout` (ms per request), `trust`, `includeTools`, `excludeTools`, and `eager` (always
 // send this server's schemas, even when the project has so many tools that schemas are deferred).
@@ -42,6 +43,21 @@ export type McpServersConfig = Record<string, McpServerConfig>;
 export type ConfigProblem = { path: string; message: string; line?: number };
 export type ParsedConfig = { ok: true; servers: McpServersConfig } | { ok: false; problems: ConfigProblem[] };
 
+const KEY_ORDER = ["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "trust", "eager", "includeTools", "excludeTools", "description"];
+
+/** The saved servers as text, each server's keys in the documented order (Postgres JSONB does not keep the typed order). */
+export function formatMcpServers(servers: Record<string, unknown>): string {
+  const ordered = Object.fromEntries(
+    Object.entries(servers).map(([name, config]) => [
+      name,
+      config && typeof config === "object"
+        ? Object.fromEntries(Object.entries(config).sort(([a], [b]) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b)))
+        : config,
+    ]),
+  );
+  return JSON.stringify({ mcpServers: ordered }, null, 2);
+}
+
 export const isStdio = (config: McpServerConfig): config is StdioServerConfig => "command" in config;
 
 /** Parses the settings text; every problem names where it is (`mcpServers.docs.url`) and, for JSON syntax, the line. */
@@ -54,7 +70,8 @@ export function parseMcpServersText(text: string): ParsedConfig {
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message)?.[1];
     const line = position === undefined ? undefined : text.slice(0, Number(position)).split("\n").length;
-    return { ok: false, problems: [{ path: "(json)", message: `Malformed JSON: ${message}`, ...(line ? { line } : {}) }] };
+    const reason = message.replace(/\s*(in JSON )?at position \d+.*$/s, "");
+    return { ok: false, problems: [{ path: "(json)", message: `Malformed JSON: ${reason}`, ...(line ? { line } : {}) }] };
   }
   return parseMcpServers(value);
 }

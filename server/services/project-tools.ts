@@ -2,7 +2,7 @@ import type { Db } from "@/server/db/client";
 import { getToolSettings, updateToolSettings } from "@/server/db/repositories/tool-settings";
 import type { Tool } from "@/server/tools/define-tool";
 import { discoverTools, DiscoveryError, type Sandbox } from "@/server/tools/discovery/discovered-tools";
-import { parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
+import { formatMcpServers, parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";
 import type { Workspace } from "@/server/workspace";
 
@@ -64,7 +64,7 @@ export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWork
     async settings(projectId: string) {
       const { row } = await settingsOf(projectId);
       return {
-        mcpServersText: JSON.stringify({ mcpServers: row.mcpServers ?? {} }, null, 2),
+        mcpServersText: formatMcpServers((row.mcpServers ?? {}) as Record<string, unknown>),
         toolDiscoveryCommand: row.toolDiscoveryCommand ?? "",
         toolCallCommand: row.toolCallCommand ?? "",
       };
