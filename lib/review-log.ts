@@ -32,7 +32,11 @@ export type RestoreRecord = {
 
 export type ReviewLog = {
   checkpoints: TurnCheckpoint[];
-  /** Diffs in the Changes view are taken against this; null until the agent first changed something. */
+  /**
+   * Diffs in the Changes view are taken against this; null until the agent first changed something.
+   * The first checkpoint, moved forward by accepts. A restore rolls the review back with the files:
+   * the base becomes what it was when the restored checkpoint was taken (and an undo puts it back).
+   */
   baseId: string | null;
   restores: RestoreRecord[];
   /** Seq ranges (inclusive) hidden by rewinds that were not undone. */
@@ -48,6 +52,8 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
   const rewinds: Array<{ fromSeq: number; toSeq: number; undoId: string }> = [];
   const undone = new Set<string>();
   const requests = new Map<string, string | null>();
+  const baseWhenTaken = new Map<string, string>();
+  const baseBeforeRestore = new Map<string, string | null>();
 
   for (const event of events) {
     log.lastSeq = event.seq;
@@ -73,12 +79,15 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
           request: requests.get(event.payload.turnId) ?? null,
         });
         log.baseId ??= event.payload.checkpointId;
+        baseWhenTaken.set(event.payload.checkpointId, log.baseId);
         break;
       case "review_base":
         log.baseId = event.payload.baseId;
         break;
       case "restore":
         log.restores.push({ ...event.payload, seq: event.seq, undone: false });
+        baseBeforeRestore.set(event.payload.undoId, log.baseId);
+        log.baseId = baseWhenTaken.get(event.payload.checkpointId) ?? log.baseId;
         break;
       case "rewind":
         rewinds.push(event.payload);
@@ -87,6 +96,7 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
         undone.add(event.payload.undoId);
         const restore = log.restores.find((r) => r.undoId === event.payload.undoId);
         if (restore) restore.undone = true;
+        if (baseBeforeRestore.has(event.payload.undoId)) log.baseId = baseBeforeRestore.get(event.payload.undoId)!;
         break;
       }
       default:

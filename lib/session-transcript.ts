@@ -62,6 +62,8 @@ export type Transcript = {
   usage: TokenUsage;
   costUsd: number;
   lastSeq: number;
+  /** Seq of the last event that changes what the Changes view shows without touching files (checkpoints, accepts, restores). */
+  reviewSeq: number;
 };
 
 const NOTICES: Record<string, string> = {
@@ -78,6 +80,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
     usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 },
     costUsd: 0,
     lastSeq: 0,
+    reviewSeq: 0,
   };
   const assistant = new Map<string, Extract<TranscriptItem, { kind: "assistant" }>>();
   const tools = new Map<string, Extract<TranscriptItem, { kind: "tool" }>>();
@@ -88,6 +91,8 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
   const ranges = rewoundRanges(events);
   const groups = new Map<number, Extract<TranscriptItem, { kind: "rewound" }>>();
   let out = t.items;
+  // Where the open turn's items begin: its checkpoint is shown there, at the top of the turn.
+  let turnTop: { turnId: string; list: TranscriptItem[]; index: number } | null = null;
 
   const assistantItem = (stepId: string) => {
     let item = assistant.get(stepId);
@@ -222,23 +227,32 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "status":
         t.status = event.payload.status;
         break;
-      case "checkpoint":
-        out.push({ kind: "checkpoint", seq: event.seq, checkpointId: event.payload.checkpointId, turnId: event.payload.turnId, filesChanged: event.payload.filesChanged });
+      case "checkpoint": {
+        t.reviewSeq = event.seq;
+        const item = { kind: "checkpoint" as const, seq: event.seq, checkpointId: event.payload.checkpointId, turnId: event.payload.turnId, filesChanged: event.payload.filesChanged };
+        if (turnTop?.turnId === item.turnId && turnTop.list === out) out.splice(turnTop.index, 0, item);
+        else out.push(item);
         break;
+      }
       case "restore": {
         const item = { kind: "restore" as const, seq: event.seq, ...event.payload, undone: false };
         restores.set(item.undoId, item);
         out.push(item);
+        t.reviewSeq = event.seq;
         break;
       }
       case "restore_undone": {
         const item = restores.get(event.payload.undoId);
         if (item) item.undone = true;
+        t.reviewSeq = event.seq;
         break;
       }
-      case "turn_started":
       case "review_base":
       case "rewind":
+        t.reviewSeq = event.seq;
+        break;
+      case "turn_started":
+        turnTop = { turnId: event.payload.turnId, list: out, index: out.length };
         break;
     }
   }

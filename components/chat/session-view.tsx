@@ -9,6 +9,7 @@ import { Composer } from "@/components/chat/composer";
 import { SessionTitle } from "@/components/chat/session-title";
 import { transcriptKey, TranscriptItemView, type TranscriptContext } from "@/components/chat/transcript-item";
 import { UsageCounter } from "@/components/chat/usage-counter";
+import { ChangesButton } from "@/components/review/changes-button";
 import { useSessionLog } from "@/components/chat/use-session-log";
 import { VirtualList } from "@/components/chat/virtual-list";
 import { useTRPC } from "@/components/trpc-provider";
@@ -91,10 +92,10 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const doResume = useCallback(() => resume.mutate({ sessionId }), [resume, sessionId]);
 
   const ctx: TranscriptContext = useMemo(
-    () => ({ projectId, projectName, canWrite: canAnswer, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
+    () => ({ projectId, sessionId, projectName, canWrite: canAnswer, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
     // `version` marks a change in the (mutable) progress map.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [projectId, projectName, canAnswer, me, progress, canResume, doResume, onOpenSession, version],
+    [projectId, sessionId, projectName, canAnswer, me, progress, canResume, doResume, onOpenSession, version],
   );
   const items = transcript.items;
   const render = useCallback((item: (typeof items)[number], index: number) => <TranscriptItemView item={item} isLast={index === items.length - 1} ctx={ctx} />, [ctx, items.length]);
@@ -133,6 +134,7 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
         )}
         {connection !== "live" && <span className="status-pill offline">{connection === "offline" ? "Reconnecting…" : "Connecting…"}</span>}
         <span className="spacer" />
+        <ChangesButton projectId={projectId} sessionId={sessionId} transcript={transcript} />
         <UsageCounter usage={transcript.usage} costUsd={transcript.costUsd} />
       </div>
       <TodoList todos={todos} />

@@ -4,10 +4,12 @@ import type { TranscriptItem } from "@/lib/session-transcript";
 import { Markdown } from "@/components/chat/markdown";
 import { QuestionCard } from "@/components/chat/question-card";
 import { ToolCard } from "@/components/chat/tool-card";
+import { TranscriptReviewItem } from "@/components/review/transcript-review-items";
 import type { ToolProgress } from "@/components/chat/use-session-log";
 
 export type TranscriptContext = {
   projectId: string;
+  sessionId: string;
   projectName: string;
   canWrite: boolean;
   me: { id: string; name: string };
@@ -104,6 +106,17 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
           )}
         </div>
       );
+    case "checkpoint":
+    case "restore":
+    case "rewound":
+      return (
+        <TranscriptReviewItem
+          item={item}
+          sessionId={ctx.sessionId}
+          canWrite={ctx.canWrite}
+          renderItem={(inner) => <TranscriptItemView item={inner} isLast={false} ctx={ctx} />}
+        />
+      );
     case "notice":
       return (
         <div className="notice-line" data-testid="notice">
@@ -133,6 +146,12 @@ export function transcriptKey(item: TranscriptItem, index: number): string {
       return `q${item.approvalId}`;
     case "subagent":
       return `s${item.childSessionId}`;
+    case "checkpoint":
+      return `c${item.checkpointId}`;
+    case "restore":
+      return `x${item.seq}`;
+    case "rewound":
+      return `w${item.fromSeq}`;
     default:
       return `${item.kind}${index}`;
   }

@@ -7,6 +7,8 @@ import { FileBanners } from "@/components/editor/file-banners";
 import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
 import type { OpenFile } from "@/components/editor/open-files-store";
 import { Dialog } from "@/components/ui/dialog";
+import { useRegisterChangesHost } from "@/components/review/active-session";
+import { ChangesView } from "@/components/review/changes-view";
 
 const MonacoPane = dynamic(() => import("@/components/editor/monaco-pane"), {
   ssr: false,
@@ -15,7 +17,8 @@ const MonacoPane = dynamic(() => import("@/components/editor/monaco-pane"), {
 
 export function EditorArea() {
   const store = useOpenFilesStore();
-  const { files, active } = useOpenFiles();
+  const { files, active, changes, changesActive } = useOpenFiles();
+  useRegisterChangesHost();
   const [closing, setClosing] = useState<string | null>(null);
   const file = files.find((f) => f.path === active) ?? null;
 
@@ -38,8 +41,16 @@ export function EditorArea() {
 
   return (
     <div className="pane editor-area" data-testid="editor-area">
-      <EditorTabs files={files} active={active} onActivate={(p) => store.activate(p)} onClose={requestClose} />
-      {file ? (
+      <EditorTabs
+        files={files}
+        active={active}
+        onActivate={(p) => store.activate(p)}
+        onClose={requestClose}
+        changes={changes && { active: changesActive, label: "Changes", onActivate: () => store.activateChanges(), onClose: () => store.closeChanges() }}
+      />
+      {changes && changesActive ? (
+        <ChangesView key={changes.sessionId} sessionId={changes.sessionId} />
+      ) : file ? (
         <>
           <div className="breadcrumbs">
             <span data-testid="breadcrumbs">{file.path.split("/").join(" › ")}</span>

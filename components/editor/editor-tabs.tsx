@@ -8,20 +8,22 @@ type EditorTabsProps = {
   active: string | null;
   onActivate: (path: string) => void;
   onClose: (path: string) => void;
+  /** The Changes tab (an agent session's review), when open. */
+  changes?: { active: boolean; label: string; onActivate: () => void; onClose: () => void } | null;
 };
 
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
-export function EditorTabs({ files, active, onActivate, onClose }: EditorTabsProps) {
+export function EditorTabs({ files, active, onActivate, onClose, changes }: EditorTabsProps) {
   return (
     <div className="tabs" role="tablist" data-testid="editor-tabs">
       {files.map((file) => (
         <div
           key={file.path}
           role="tab"
-          aria-selected={file.path === active}
+          aria-selected={file.path === active && !changes?.active}
           title={file.path}
-          className={file.path === active ? "tab active" : "tab"}
+          className={file.path === active && !changes?.active ? "tab active" : "tab"}
           data-testid={`tab-${file.path}`}
           data-dirty={file.dirty || undefined}
           onClick={() => onActivate(file.path)}
@@ -51,6 +53,31 @@ export function EditorTabs({ files, active, onActivate, onClose }: EditorTabsPro
           </button>
         </div>
       ))}
+      {changes && (
+        <div
+          role="tab"
+          aria-selected={changes.active}
+          className={changes.active ? "tab tab-changes active" : "tab tab-changes"}
+          data-testid="tab-changes"
+          onClick={changes.onActivate}
+          onAuxClick={(event) => {
+            if (event.button === 1) changes.onClose();
+          }}
+        >
+          <span>{changes.label}</span>
+          <button
+            className="icon-btn tab-close"
+            aria-label="Close Changes"
+            data-testid="tab-changes-close"
+            onClick={(event) => {
+              event.stopPropagation();
+              changes.onClose();
+            }}
+          >
+            <CloseIcon size={14} />
+          </button>
+        </div>
+      )}
     </div>
   );
 }

@@ -4,8 +4,10 @@
 // package, never from a CDN, and its ~15 MB stay off the first paint.
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "monaco-editor";
+import { useState } from "react";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -79,8 +81,12 @@ type MonacoPaneProps = { store: OpenFilesStore; file: OpenFile };
 export default function MonacoPane({ store, file }: MonacoPaneProps) {
   attachBridge(store);
   const model = ensureModel(store, file);
+  const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
+  // Lines the agent session open in the panel changed, not yet accepted (components/review).
+  const agentLines = useAgentLineMarks(monaco, editor, file.path);
 
   const onMount: OnMount = (editor) => {
+    setEditor(editor);
     editor.addAction({
       id: "tandem.save",
       label: "File: Save",
@@ -115,7 +121,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   }
 
   return (
-    <div className="editor-host" data-testid="editor">
+    <div className="editor-host" data-testid="editor" data-agent-lines={agentLines}>
       <Editor
         theme="vs-dark"
         path={model.uri.toString()}

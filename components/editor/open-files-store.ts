@@ -42,12 +42,15 @@ export type EditorBridge = {
   disposeAll(): void;
 };
 
-export type OpenFilesState = { files: OpenFile[]; active: string | null };
+/** The Changes tab: the review of one agent session's changes (components/review), beside the file tabs. */
+export type ChangesTab = { sessionId: string };
+
+export type OpenFilesState = { files: OpenFile[]; active: string | null; changes: ChangesTab | null; changesActive: boolean };
 
 const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
 export class OpenFilesStore {
-  private state: OpenFilesState = { files: [], active: null };
+  private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false };
   private listeners = new Set<() => void>();
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
@@ -100,7 +103,20 @@ export class OpenFilesStore {
   }
 
   activate(path: string) {
-    if (this.get(path)) this.setState({ active: path });
+    if (this.get(path)) this.setState({ active: path, changesActive: false });
+  }
+
+  /** Opens the Changes tab for an agent session (one at a time) and shows it. */
+  openChanges(sessionId: string) {
+    this.setState({ changes: { sessionId }, changesActive: true });
+  }
+
+  activateChanges() {
+    if (this.state.changes) this.setState({ changesActive: true });
+  }
+
+  closeChanges() {
+    this.setState({ changes: null, changesActive: false });
   }
 
   async open(path: string) {
@@ -109,7 +125,7 @@ export class OpenFilesStore {
       path, status: "loading", kind: "text", diskContent: "", version: null, size: 0,
       readOnly: false, dirty: false, saving: false, conflict: null, comparing: false,
     };
-    this.setState({ files: [...this.state.files, file], active: path });
+    this.setState({ files: [...this.state.files, file], active: path, changesActive: false });
     try {
       this.applyRead(path, await this.api.read(path));
     } catch (error) {

@@ -5,6 +5,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useEffect, useRef } from "react";
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
 import { parentOf } from "@/components/ide/explorer/paths";
+import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 
 /**
@@ -16,6 +17,7 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const store = useOpenFilesStore();
+  const refreshReview = useReviewRefresh();
   const folders = useRef(new Set<string>());
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
@@ -25,6 +27,7 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
       {
         onData: (change) => {
           void store.diskChanged(change);
+          refreshReview(); // the Changes view and the editor's agent line marks follow the disk
           if (change.type === "change") return;
           folders.current.add(parentOf(change.path));
           clearTimeout(timer.current);

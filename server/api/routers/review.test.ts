@@ -116,9 +116,13 @@ describe("review and checkpoints", () => {
     expect(preview.files.map((f) => [f.path, f.status])).toEqual([["a.txt", "modified"], ["b.txt", "modified"]]);
 
     const beforeRestore = { a: await disk("a.txt"), b: await disk("b.txt") };
+    const changesBefore = await h.caller.review.changes({ sessionId });
+    expect(changesBefore.files.map((f) => f.path)).toEqual(["b.txt"]);
     const { undoId } = await h.caller.checkpoint.restore({ sessionId, checkpointId: first.checkpointId, rewindConversation: true });
     expect(await disk("a.txt")).toBe(numbered());
     expect(await disk("b.txt")).toBe("alpha\nbeta\n");
+    // The review goes back with the files: nothing the agent did is left to review.
+    expect(await h.caller.review.changes({ sessionId })).toEqual({ baseId: first.checkpointId, files: [] });
 
     let events = await h.events(sessionId);
     expect(only(events, "restore")[0]!.payload).toMatchObject({ checkpointId: first.checkpointId, undoId, rewound: true, files: ["a.txt", "b.txt"] });
@@ -130,6 +134,7 @@ describe("review and checkpoints", () => {
     expect(group.kind === "rewound" && group.items.filter((i) => i.kind === "user").length).toBe(3);
 
     await h.caller.checkpoint.undoRestore({ sessionId, undoId });
+    expect(await h.caller.review.changes({ sessionId })).toEqual(changesBefore);
     expect(await disk("a.txt")).toBe(beforeRestore.a);
     expect(await disk("b.txt")).toBe(beforeRestore.b);
     events = await h.events(sessionId);

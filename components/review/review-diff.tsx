@@ -1,0 +1,161 @@
+"use client";
+
+// Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
+import { DiffEditor, loader } from "@monaco-editor/react";
+import * as monaco from "monaco-editor";
+import { useEffect, useState } from "react";
+import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import { changeStart, hunkCounts, type ReviewHunk } from "@/components/review/review-hunks";
+
+installMonacoEnvironment();
+loader.config({ monaco });
+
+const ZONE_HEIGHT = 28;
+
+type ReviewDiffProps = {
+  sessionId: string;
+  path: string;
+  original: string;
+  current: string;
+  hunks: ReviewHunk[];
+  canWrite: boolean;
+  busy: boolean;
+  /** Why accepting is not possible here (a turn is chosen), or null. */
+  acceptBlocked: string | null;
+  onAccept: (hunk: ReviewHunk) => void;
+  onReject: (hunk: ReviewHunk) => void;
+};
+
+/**
+ * A file at the review base against the file now, inline and read-only, with a bar above each
+ * change: what it is, and Reject / Accept. Each bar sits in the space of an empty view zone, but is
+ * drawn in a layer of its own over the editor (placed from the zone's reported position), so it is
+ * plain page content: it never scrolls sideways with long lines and clicks reach it directly.
+ */
+export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
+  const [modified, setModified] = useState<monaco.editor.ICodeEditor | null>(null);
+  // Each hunk's bar: its top in the editor's scrolled content, and the editor's scroll and gutter.
+  const [tops, setTops] = useState<Record<number, number>>({});
+  const [view, setView] = useState({ scrollTop: 0, contentLeft: 0 });
+  const uri = (side: string) => monaco.Uri.from({ scheme: `review-${side}`, path: `/${sessionId}/${path}` }).toString();
+
+  useEffect(() => {
+    if (!modified) return;
+    let ids: string[] = [];
+    const place = () =>
+      modified.changeViewZones((accessor) => {
+        for (const id of ids) accessor.removeZone(id);
+        ids = hunks.map((hunk) =>
+          accessor.addZone({
+            afterLineNumber: Math.max(0, changeStart(hunk) - 1),
+            heightInPx: ZONE_HEIGHT,
+            ordinal: -1,
+            domNode: document.createElement("div"),
+            onDomNodeTop: (top) => {
+              const absolute = top + modified.getScrollTop();
+              setTops((current) => (current[hunk.index] === absolute ? current : { ...current, [hunk.index]: absolute }));
+            },
+          }),
+        );
+      });
+    setTops({});
+    place();
+    const update = () => setView({ scrollTop: modified.getScrollTop(), contentLeft: modified.getLayoutInfo().contentLeft });
+    update();
+    const listeners = [modified.onDidScrollChange(update), modified.onDidLayoutChange(update), modified.onDidChangeModelContent(place)];
+    return () => {
+      listeners.forEach((l) => l.dispose());
+      modified.changeViewZones((accessor) => ids.forEach((id) => accessor.removeZone(id)));
+    };
+  }, [modified, hunks]);
+
+  useEffect(() => {
+    const first = hunks[0];
+    if (modified && first) modified.revealLineNearTop(Math.max(1, changeStart(first)));
+  }, [modified, hunks]);
+
+  return (
+    <div className="review-diff" data-testid="review-diff">
+      <DiffEditor
+        theme="vs-dark"
+        original={original}
+        modified={current}
+        originalModelPath={uri("base")}
+        modifiedModelPath={uri("current")}
+        onMount={(diff) => setModified(diff.getModifiedEditor())}
+        options={{
+          readOnly: true,
+          originalEditable: false,
+          renderSideBySide: false,
+          minimap: { enabled: false },
+          scrollBeyondLastLine: false,
+          automaticLayout: true,
+          fontSize: 13,
+          wordWrap: "on",
+          renderOverviewRuler: true,
+          hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 },
+        }}
+        loading={<div className="center-message">Loading diff…</div>}
+      />
+      <div className="hunk-bars" style={{ left: view.contentLeft }}>
+        {hunks.map((hunk) =>
+          tops[hunk.index] === undefined ? null : (
+            <HunkBar
+              key={hunk.index}
+              hunk={hunk}
+              total={hunks.length}
+              top={tops[hunk.index]! - view.scrollTop}
+              canWrite={canWrite}
+              busy={busy}
+              acceptBlocked={acceptBlocked}
+              onAccept={onAccept}
+              onReject={onReject}
+            />
+          ),
+        )}
+      </div>
+    </div>
+  );
+}
+
+type HunkBarProps = {
+  hunk: ReviewHunk;
+  total: number;
+  top: number;
+  canWrite: boolean;
+  busy: boolean;
+  acceptBlocked: string | null;
+  onAccept: (hunk: ReviewHunk) => void;
+  onReject: (hunk: ReviewHunk) => void;
+};
+
+function HunkBar({ hunk, total, top, canWrite, busy, acceptBlocked, onAccept, onReject }: HunkBarProps) {
+  const { added, removed } = hunkCounts(hunk);
+  return (
+    <div className="hunk-bar" style={{ top, height: ZONE_HEIGHT - 2 }} data-testid="hunk" data-index={hunk.index}>
+      {canWrite && (
+        <>
+          <button type="button" className="btn btn-sm" disabled={busy} onClick={() => onReject(hunk)} data-testid="hunk-reject" title="Put these lines back as they were">
+            Reject
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary btn-sm"
+            disabled={busy || acceptBlocked !== null}
+            onClick={() => onAccept(hunk)}
+            data-testid="hunk-accept"
+            title={acceptBlocked ?? "Keep this change"}
+          >
+            Accept
+          </button>
+        </>
+      )}
+      <span className="hunk-label">
+        Change {hunk.index + 1} of {total}
+      </span>
+      <span className="hunk-stats">
+        <span className="diff-added">+{added}</span> <span className="diff-removed">−{removed}</span>
+      </span>
+    </div>
+  );
+}
