@@ -1,0 +1,248 @@
+// How fast the IDE becomes usable in headless Chromium, and how fast a 10,000-event agent session
+// opens. Run with `npm run bench:ui [runs]`. Figures only: nothing here fails a build.
+//
+// A fresh Tandem (production build, as `npm start` serves it) runs on loopback against an embedded
+// PostgreSQL that this script starts, so it can write the long session's events straight into the
+// log (the repository the runtime uses) instead of running 1,000 model turns.
+//
+// What is measured, each the median of N runs:
+// - IDE interactive, cold: a new browser context (empty HTTP cache, no storage) loads the project
+//   page; timed from navigation start until a file is open in Monaco AND editable: the explorer's
+//   row for src/index.ts is clicked as soon as it appears, and a typed character shows in the
+//   editor's text. Warm: the same, after a reload in the same context (cached bundles).
+// - 10,000-event session: in a loaded IDE showing the session list, a click on the session row
+//   until its transcript is rendered with the last event's message visible; and a full page load
+//   that reopens that session (the panel remembers it) until the same point.
+// Beside them, as the reference of the same run, the sign-in page's load (a static page on the
+// same server and browser): what any page costs here.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { createDb } from "@/server/db/client";
+import { startEmbeddedPostgres } from "@/server/db/embedded";
+import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
+
+const RUNS = Number(process.argv[2] ?? 5);
+const TURNS = 1000; // × 10 events
+const TARGET_IDE_COLD_MS = 1500;
+const TARGET_SESSION_MS = 1000;
+const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+
+async function startTandem(dataDir: string, databaseUrl: string): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ["scripts/start.mjs"], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      TANDEM_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      TANDEM_SANDBOX: "none",
+      // A session needs a model; none is called here.
+      TANDEM_MODEL: "openai-compatible:bench",
+      TANDEM_OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  });
+  const until = Date.now() + 300_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Tandem exited (${child.exitCode}) before it was ready`);
+    if (Date.now() > until) throw new Error("Tandem did not become ready in 5 minutes");
+    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    if (ok) return { base, child };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A tRPC call as a script makes it: the login cookie, no Origin. */
+function api(base: string, cookie: string) {
+  return async <T>(kind: "query" | "mutation", procedure: string, input: unknown): Promise<T> => {
+    const body = JSON.stringify({ json: input });
+    const response =
+      kind === "query"
+        ? await fetch(`${base}/api/trpc/${procedure}?input=${encodeURIComponent(body)}`, { headers: { cookie } })
+        : await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body });
+    const json = (await response.json()) as { result?: { data?: { json?: T } }; error?: unknown };
+    if (!response.ok) throw new Error(`${procedure}: ${JSON.stringify(json.error)}`);
+    return json.result!.data!.json!;
+  };
+}
+
+/** 1,000 turns of a user question, a file read, streamed and final text, usage: 10,000 events. */
+function longSessionRows(sessionId: string, authorId: string, firstSeq: number): NewEventRow[] {
+  const rows: NewEventRow[] = [];
+  let seq = firstSeq - 1;
+  const at = new Date("2026-11-20T09:00:00Z");
+  const add = (type: NewEventRow["type"], payload: unknown, author: string | null = null) =>
+    rows.push({ sessionId, seq: ++seq, type, payload, authorId: author, createdAt: at });
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const turnId = `turn-${turn}`;
+    add("user_message", { text: `Question ${turn}: what does module ${turn} do?`, authorName: "Bench" }, authorId);
+    add("status", { status: "running" });
+    add("turn_started", { turnId, model: "openai-compatible:bench", resumed: false });
+    add("tool_call", { turnId, stepId: `${turnId}-1`, toolCallId: `call-${turn}`, toolName: "read_file", input: { path: `src/module-${turn}.ts` }, title: `Read src/module-${turn}.ts`, kind: "read" });
+    add("tool_result", { turnId, toolCallId: `call-${turn}`, toolName: "read_file", ok: true, llm: "…", display: { kind: "text", text: `Read src/module-${turn}.ts (1-40)` }, durationMs: 12 });
+    add("assistant_delta", { turnId, stepId: `${turnId}-2`, text: `Module ${turn} ` });
+    add("assistant_message", { turnId, stepId: `${turnId}-2`, text: `Module ${turn} **parses** the \`config-${turn}\` file and returns its settings.` });
+    add("usage", {
+      turnId,
+      stepId: `${turnId}-2`,
+      step: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 0, reasoningTokens: 0 },
+      session: { inputTokens: 100 * turn, outputTokens: 20 * turn, cachedInputTokens: 0, reasoningTokens: 0 },
+      stepCostUsd: null,
+      sessionCostUsd: 0,
+    });
+    add("turn_finished", { turnId, reason: "completed", steps: 2 });
+    add("status", { status: "idle" });
+  }
+  return rows;
+}
+
+async function newContext(browser: Browser, base: string, cookie: string, sessionKey?: { projectId: string; sessionId: string }): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addCookies(
+    cookie.split("; ").map((pair) => {
+      const [name, ...value] = pair.split("=");
+      return { name: name!, value: value.join("="), url: base };
+    }),
+  );
+  if (sessionKey) {
+    await context.addInitScript(([key, id]) => localStorage.setItem(key!, id!), [`tandem-agent-session:${sessionKey.projectId}`, sessionKey.sessionId]);
+  }
+  return context;
+}
+
+/** From navigation start: explorer row clicked as soon as it shows, then a typed character appears in Monaco. */
+async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Promise<{ total: number; tree: number }> {
+  const start = Date.now();
+  await navigate();
+  const row = page.getByTestId("tree-item-src/index.ts");
+  await row.waitFor({ state: "visible", timeout: 60_000 });
+  const tree = Date.now() - start;
+  await row.click();
+  const lines = page.getByTestId("editor").locator(".monaco-editor .view-lines");
+  await lines.getByText("export function main").first().waitFor({ timeout: 60_000 });
+  await lines.click();
+  await page.keyboard.type("Z");
+  await page.waitForFunction(() => document.querySelector("[data-testid=editor] .monaco-editor .view-lines")?.textContent?.includes("Z"), null, { timeout: 60_000 });
+  return { total: Date.now() - start, tree };
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-ui-"));
+const pg = await startEmbeddedPostgres(path.join(dataDir, "bench-db"));
+let tandem: ChildProcess | undefined;
+let browser: Browser | undefined;
+try {
+  const started = await startTandem(dataDir, pg.url);
+  tandem = started.child;
+  const base = started.base;
+
+  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
+  });
+  if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
+  const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const call = api(base, cookie);
+  const project = await call<{ id: string }>("mutation", "project.create", { name: "Bench" });
+  const source = ["export function main() {", ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`), "}", ""].join("\n");
+  await call("mutation", "fs.create", { projectId: project.id, path: "src/index.ts", content: source, createParents: true });
+  const session = await call<{ id: string; authorId: string }>("mutation", "session.create", { projectId: project.id, title: "A long session" });
+
+  const db = createDb(pg.url);
+  const rows = longSessionRows(session.id, session.authorId, (await lastSeq(db, session.id)) + 1);
+  for (let i = 0; i < rows.length; i += 1000) await insertEvents(db, rows.slice(i, i + 1000));
+  await db.$disconnect();
+
+  const executablePath = CHROMIUM.find((p) => existsSync(p));
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const ideUrl = `${base}/p/${project.id}`;
+
+  // Reference: the sign-in page, cold and warm.
+  const reference = { cold: [] as number[], warm: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    let start = Date.now();
+    await page.goto(`${base}/sign-in`, { waitUntil: "load" });
+    await page.getByTestId("sign-in-form").or(page.getByTestId("create-project-form")).first().waitFor();
+    reference.cold.push(Date.now() - start);
+    start = Date.now();
+    await page.reload({ waitUntil: "load" });
+    await page.getByTestId("sign-in-form").or(page.getByTestId("create-project-form")).first().waitFor();
+    reference.warm.push(Date.now() - start);
+    await context.close();
+  }
+
+  const ide = { cold: [] as number[], warm: [] as number[], treeCold: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    const context = await newContext(browser, base, cookie);
+    const page = await context.newPage();
+    const cold = await timeToEditable(page, () => page.goto(ideUrl, { waitUntil: "commit" }));
+    ide.cold.push(cold.total);
+    ide.treeCold.push(cold.tree);
+    const warm = await timeToEditable(page, () => page.reload({ waitUntil: "commit" }));
+    ide.warm.push(warm.total);
+    await context.close();
+  }
+
+  const sessionOpen = { click: [] as number[], load: [] as number[] };
+  const lastMessage = (page: Page) => page.getByTestId("assistant-message").filter({ hasText: `Module ${TURNS} parses` });
+  for (let i = 0; i < RUNS; i++) {
+    const context = await newContext(browser, base, cookie);
+    const page = await context.newPage();
+    await page.goto(ideUrl);
+    const row = page.getByTestId("session-row").filter({ hasText: "A long session" });
+    await row.waitFor({ timeout: 60_000 });
+    let start = Date.now();
+    await row.getByTestId("session-open").click();
+    await lastMessage(page).waitFor({ timeout: 60_000 });
+    sessionOpen.click.push(Date.now() - start);
+    // The panel now remembers the session: a reload reopens it.
+    start = Date.now();
+    await page.reload({ waitUntil: "commit" });
+    await lastMessage(page).waitFor({ timeout: 60_000 });
+    sessionOpen.load.push(Date.now() - start);
+    await context.close();
+  }
+
+  const line = (label: string, values: number[], target?: number) => {
+    const m = median(values);
+    const verdict = target === undefined ? "" : m <= target ? `  ✓ under ${ms(target)}` : `  ✗ over ${ms(target)} (×${(m / target).toFixed(2)})`;
+    console.log(`${label.padEnd(52)} ${ms(m).padStart(9)}   (min ${ms(Math.min(...values))}, max ${ms(Math.max(...values))})${verdict}`);
+  };
+  console.log(`\nbench:ui — ${RUNS} runs each, median; headless Chromium on loopback, production build\n`);
+  line("reference: sign-in page, cold", reference.cold);
+  line("reference: sign-in page, warm (reload)", reference.warm);
+  line("IDE: explorer row visible, cold", ide.treeCold);
+  line("IDE interactive (file open, Monaco editable), cold", ide.cold, TARGET_IDE_COLD_MS);
+  line("IDE interactive (file open, Monaco editable), warm", ide.warm);
+  line(`session of ${(TURNS * 10).toLocaleString("en-US")} events: click → last event visible`, sessionOpen.click, TARGET_SESSION_MS);
+  line(`session of ${(TURNS * 10).toLocaleString("en-US")} events: page load → last event visible`, sessionOpen.load);
+  console.log(`\nIDE cold vs reference cold: ×${(median(ide.cold) / median(reference.cold)).toFixed(2)}`);
+} finally {
+  await browser?.close();
+  if (tandem && tandem.exitCode === null) {
+    tandem.kill("SIGTERM");
+    await new Promise((r) => tandem!.once("exit", r));
+  }
+  await pg.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
