@@ -65,12 +65,14 @@ test("a team works live in one session; a view link watches until it is revoked"
 
   // One session, two people: both see each other's messages, with their names.
   await agent.script([
+    { match: "plan the greeting", text: "Happy to. Tell me what the greeting file should say." },
     { match: "Write the greeting", text: "I will write greeting.txt.", toolCalls: [{ id: "call_write", name: "write_file", arguments: { path: "greeting.txt", content: "hello team\n" } }] },
     { match: "Wrote", text: "Done: greeting.txt is written." },
   ]);
   await agent.newSession();
   await agent.send("Let us plan the greeting together");
   await expect(page.getByTestId("session-view")).toBeVisible();
+  await expect(agent.assistantMessages().last()).toContainText("Tell me what the greeting file should say.");
   await ian.openProject(PROJECT);
   await openSession(ian.page, "Let us plan the greeting together");
   await expect(ian.page.getByTestId("user-message").first().getByTestId("message-author")).toHaveText(admin.name);
@@ -78,6 +80,7 @@ test("a team works live in one session; a view link watches until it is revoked"
   // Presence: each sees the other; typing shows up on the other side.
   await expect(page.locator(`[data-testid=presence-avatar][data-name="${invitee.name}"]`)).toBeVisible();
   await expect(ian.page.locator(`[data-testid=presence-avatar][data-name="${admin.name}"]`)).toBeVisible();
+  await expect(ian.page.getByTestId("composer-input")).toBeEnabled();
   await ian.page.getByTestId("composer-input").pressSequentially("Write the gr");
   await expect(page.getByTestId("typing-indicator")).toHaveText(`${invitee.name} is typing…`);
   await page.screenshot({ path: screenshotPath("team-session-presence") });
@@ -139,6 +142,7 @@ test("a team works live in one session; a view link watches until it is revoked"
   await guest.screenshot({ path: screenshotPath("team-share-revoked") });
   await guest.goto(shareUrl);
   await expect(guest.getByTestId("share-ended")).toContainText("This link was revoked");
+  await expect(guest.getByTestId("user-message")).toHaveCount(0);
 
   await guestContext.close();
   await ian.page.context().close();

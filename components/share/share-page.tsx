@@ -148,11 +148,11 @@ function ShareFrame({ children }: { children: React.ReactNode }) {
   );
 }
 
-const ENDED_TITLE: Record<string, string> = {
-  revoked: "This link was revoked",
-  expired: "This link has expired",
-  invalid: "This link does not work",
-  error: "This link could not be opened",
+const ENDED: Record<string, { title: string; body?: string }> = {
+  revoked: { title: "This link was revoked", body: "Whoever shared this session ended the link, so it no longer shows anything." },
+  expired: { title: "This link has expired", body: "Share links last at most 90 days; this one's time is up." },
+  invalid: { title: "This link does not work" },
+  error: { title: "This link could not be opened" },
 };
 
 /** What a revoked, expired or unknown link shows. */
@@ -164,8 +164,8 @@ function LinkEnded({ state, message }: { state: string; message: string }) {
       </header>
       <main className="app-main">
         <section className="card stack link-ended" data-testid="share-ended" data-state={state}>
-          <h1>{ENDED_TITLE[state] ?? ENDED_TITLE.invalid}</h1>
-          <p>{message}</p>
+          <h1>{(ENDED[state] ?? ENDED.invalid!).title}</h1>
+          <p>{ENDED[state]?.body ?? message}</p>
           <p className="hint">Ask the person who shared it for a new link.</p>
         </section>
       </main>

@@ -87,6 +87,7 @@ export const sessionRouter = router({
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
         const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user) });
+        ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, false);
         return { seq: event.seq };
       }),
     ),
