@@ -42,7 +42,7 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
         </table>
         <p className="hint">{ROLES.map((r) => `${r}: ${ROLE_HELP[r]}`).join(" · ")}</p>
       </section>
-      {manage && <TeamInvites teamId={teamId} />}
+      {manage && <TeamInvites teamId={teamId} emails={team.data?.emailsInvites ?? false} />}
     </>
   );
 }
@@ -97,18 +97,20 @@ function MemberRow({ teamId, member, manage, mine, isMe }: { teamId: string; mem
   );
 }
 
-function TeamInvites({ teamId }: { teamId: string }) {
+function TeamInvites({ teamId, emails }: { teamId: string; emails: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const invites = useQuery(trpc.team.invites.queryOptions({ teamId }));
   const [role, setRole] = useState<"admin" | "member" | "viewer">("member");
   const [email, setEmail] = useState("");
   const [link, setLink] = useState<string | null>(null);
+  const [emailed, setEmailed] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries(trpc.team.invites.queryFilter({ teamId }));
   const create = useMutation(
     trpc.team.createInvite.mutationOptions({
       onSuccess: (invite) => {
         setLink(`${window.location.origin}${invite.path}`);
+        setEmailed(invite.emailed ? invite.email : null);
         setEmail("");
         void refresh();
       },
@@ -136,11 +138,16 @@ function TeamInvites({ teamId }: { teamId: string }) {
           Create link
         </button>
       </form>
-      <p className="hint">Email is not configured on this server (no SMTP): send the link yourself. It works once, for 7 days; the person signs in (or is given a sign-up invitation by an admin) and joins.</p>
+      <p className="hint">
+        {emails
+          ? "With an email address, the link is also sent by email. "
+          : "Email is not configured on this server (no SMTP, or no public URL): send the link yourself. "}
+        It works once, for 7 days; the person signs in (or is given a sign-up invitation by an admin) and joins.
+      </p>
       {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
       {link && (
         <div className="notice stack" style={{ gap: 6 }}>
-          <span>Copy the link now: it is shown only once.</span>
+          <span>{emailed ? `Sent to ${emailed}. ` : ""}Copy the link now: it is shown only once.</span>
           <div className="invite-link">
             <input className="input" readOnly value={link} onFocus={(e) => e.target.select()} data-testid="team-invite-link" />
             <button className="btn" type="button" onClick={() => void navigator.clipboard?.writeText(link)}>

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { protectedProcedure, publicProcedure, router } from "@/server/api/trpc";
 import * as teams from "@/server/db/repositories/teams";
+import type { MailSender } from "@/server/tools/send-email";
 
 // Teams: who is in them and with which role. Owners and admins manage members and invitations;
 // only an owner makes or unmakes another owner, and a team always keeps one.
@@ -23,6 +24,12 @@ const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
   return next();
 });
 
+/** Invitations go by email only when SMTP is set up and the server knows its public address. */
+function inviteMail(services: { config: { publicUrl?: string }; extensions?: { agent: { mail?: MailSender } } }) {
+  const sender = services.extensions?.agent.mail;
+  return sender && services.config.publicUrl ? { sender, publicUrl: services.config.publicUrl } : null;
+}
+
 function limited(ctx: { services: { limits: { take(bucket: "invitation", key: string): boolean } }; clientIp?: string }) {
   if (!ctx.services.limits.take("invitation", ctx.clientIp ?? "unknown")) {
     throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many invitation attempts from your address. Wait a minute and try again." });
@@ -37,7 +44,7 @@ export const teamRouter = router({
 
   create: protectedProcedure.input(z.object({ name: teamName })).mutation(({ ctx, input }) => teams.createTeam(ctx.services.db, { name: input.name, ownerId: ctx.user.id })),
 
-  get: teamProcedure.query(({ ctx }) => ({ ...ctx.team, role: ctx.teamRole })),
+  get: teamProcedure.query(({ ctx }) => ({ ...ctx.team, role: ctx.teamRole, emailsInvites: inviteMail(ctx.services) !== null })),
 
   members: teamProcedure.query(({ ctx }) => teams.listMembers(ctx.services.db, ctx.team.id)),
 
@@ -77,14 +84,25 @@ export const teamRouter = router({
   invites: teamAdminProcedure.query(({ ctx }) => teams.listTeamInvites(ctx.services.db, ctx.team.id)),
 
   /**
-   * A one-use link (/join/<token>); the token is returned once. Email delivery needs SMTP, which
-   * this server does not have configured: the link is shown to copy and send.
+   * A one-use link (/join/<token>); the token is returned once. With an email address, and SMTP and
+   * TANDEM_PUBLIC_URL configured, the link is also mailed; otherwise it is shown to copy and send.
    */
   createInvite: teamAdminProcedure
     .input(z.object({ role: role.exclude(["owner"]).default("member"), email: z.email().optional(), ttlDays: z.number().int().min(1).max(30).default(7) }))
     .mutation(async ({ ctx, input }) => {
       const invite = await teams.createTeamInvite(ctx.services.db, { teamId: ctx.team.id, role: input.role, email: input.email, createdById: ctx.user.id, ttlDays: input.ttlDays });
-      return { ...invite, path: `/join/${invite.token}` };
+      const path = `/join/${invite.token}`;
+      const mail = inviteMail(ctx.services);
+      let emailed = false;
+      if (mail && input.email) {
+        await mail.sender.send({
+          to: [input.email],
+          subject: `${ctx.user.name} invites you to ${ctx.team.name} on Tandem`,
+          body: `${ctx.user.name} invites you to join the team "${ctx.team.name}" on Tandem as ${input.role}.\n\nOpen this link to join (it works once, until ${invite.expiresAt.toDateString()}):\n${new URL(path, mail.publicUrl).toString()}\n`,
+        });
+        emailed = true;
+      }
+      return { ...invite, path, emailed };
     }),
 
   revokeInvite: teamAdminProcedure.input(z.object({ inviteId: z.string().uuid() })).mutation(async ({ ctx, input }) => {
