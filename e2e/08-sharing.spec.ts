@@ -52,6 +52,10 @@ test("a team works live in one session; a view link watches until it is revoked"
   await expect(page.getByTestId(`member-${invitee.email}`)).toContainText("member");
   await page.screenshot({ path: screenshotPath("team-settings") });
 
+  // The login cookie is out of reach of scripts and of other sites' requests.
+  const login = (await page.context().cookies()).find((c) => c.name.endsWith("session_token"));
+  expect(login).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+
   // Ada creates the team's project; Ian sees it in his list.
   await page.goto("/");
   await expect(page.getByTestId("team-switcher").locator("option:checked")).toHaveText(TEAM);
@@ -119,7 +123,12 @@ test("a team works live in one session; a view link watches until it is revoked"
 
   const guestContext = await browser.newContext();
   const guest = await guestContext.newPage();
-  await guest.goto(shareUrl);
+  const response = await guest.goto(shareUrl);
+  // Every page carries the CSP: scripts only with this response's nonce, images from here only.
+  const csp = response!.headers()["content-security-policy"] ?? "";
+  expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+  expect(csp).toContain("img-src 'self' data: blob:");
+  expect(response!.headers()["referrer-policy"]).toBe("no-referrer");
   await expect(guest.getByTestId("share-page")).toHaveAttribute("data-scope", "view");
   await expect(guest.getByTestId("user-message").filter({ hasText: "Write the greeting file please" }).getByTestId("message-author")).toHaveText(invitee.name);
   await expect(guest.getByTestId("composer-input")).toBeDisabled();

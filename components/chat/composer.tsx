@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 
 type ComposerProps = {
   running: boolean;
@@ -18,6 +18,12 @@ type ComposerProps = {
 export function Composer({ running, disabled, placeholder, onSend, onStop, onType, footer, autoFocus }: ComposerProps) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
+  const input = useRef<HTMLTextAreaElement>(null);
+  // Focus on mount only when nothing else has it: the panel can appear while someone types a file name.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (autoFocus && (!active || active === document.body)) input.current?.focus();
+  }, [autoFocus]);
 
   const send = async () => {
     const message = text.trim();
@@ -60,7 +66,7 @@ export function Composer({ running, disabled, placeholder, onSend, onStop, onTyp
         disabled={!!disabled}
         aria-label="Message to the agent"
         data-testid="composer-input"
-        autoFocus={autoFocus}
+        ref={input}
       />
       <div className="composer-bar">
         {footer}
