@@ -132,7 +132,7 @@ async function newContext(browser: Browser, base: string, cookie: string, sessio
 async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Promise<{ total: number; tree: number }> {
   const start = Date.now();
   await navigate();
-  const row = page.getByTestId("tree-item-src/index.ts");
+  const row = page.getByTestId("tree-item-index.ts");
   await row.waitFor({ state: "visible", timeout: 60_000 });
   const tree = Date.now() - start;
   await row.click();
@@ -163,7 +163,7 @@ try {
   const call = api(base, cookie);
   const project = await call<{ id: string }>("mutation", "project.create", { name: "Bench" });
   const source = ["export function main() {", ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`), "}", ""].join("\n");
-  await call("mutation", "fs.create", { projectId: project.id, path: "src/index.ts", content: source, createParents: true });
+  await call("mutation", "fs.create", { projectId: project.id, path: "index.ts", content: source, createParents: true });
   const session = await call<{ id: string; authorId: string }>("mutation", "session.create", { projectId: project.id, title: "A long session" });
 
   const db = createDb(pg.url);
