@@ -8,7 +8,7 @@
 // What is measured, each the median of N runs:
 // - IDE interactive, cold: a new browser context (empty HTTP cache, no storage) loads the project
 //   page; timed from navigation start until a file is open in Monaco AND editable: the explorer's
-//   row for src/index.ts is clicked as soon as it appears, and a typed character shows in the
+//   row for index.ts is clicked as soon as it appears, and a typed character shows in the
 //   editor's text. Warm: the same, after a reload in the same context (cached bundles).
 // - 10,000-event session: in a loaded IDE showing the session list, a click on the session row
 //   until its transcript is rendered with the last event's message visible; and a full page load
