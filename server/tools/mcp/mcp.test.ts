@@ -92,6 +92,11 @@ describe("MCP servers", () => {
     };
     await servers.sync("p3", config, launch());
     expect(await servers.tools("p3", 3_000)).toEqual([]);
+    // Failed servers retry with backoff, so catch the missing one between attempts (a loaded
+    // machine can still be inside an attempt when tools() gives up).
+    const until = Date.now() + 15_000;
+    const missing = () => servers.status("p3").find((s) => s.name === "missing");
+    while (missing()?.status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const status = Object.fromEntries(servers.status("p3").map((s) => [s.name, s]));
     expect(status.missing).toMatchObject({ status: "failed", error: expect.stringContaining("command not found: no-such-mcp-server-xyz") });
     expect(status.hangs!.error ?? status.hangs!.status).toMatch(/handshake|connecting/);
