@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { TrpcProvider } from "@/components/trpc-provider";
+import { ThemeApplier } from "@/components/ui/theme";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -17,6 +18,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en">
       <body>
+        <ThemeApplier />
         <TrpcProvider>{children}</TrpcProvider>
       </body>
     </html>

@@ -8,6 +8,7 @@ import { useState } from "react";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
+import { useTheme } from "@/components/ui/theme";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -84,6 +85,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
   // Lines the agent session open in the panel changed, not yet accepted (components/review).
   const agentLines = useAgentLineMarks(monaco, editor, file.path);
+  const { monacoTheme } = useTheme();
 
   const onMount: OnMount = (editor) => {
     setEditor(editor);
@@ -106,7 +108,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
           <span>Yours (unsaved; editable)</span>
         </div>
         <DiffEditor
-          theme="vs-dark"
+          theme={monacoTheme}
           original={file.conflict.disk.content}
           originalLanguage={model.getLanguageId()}
           modifiedLanguage={model.getLanguageId()}
@@ -123,7 +125,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   return (
     <div className="editor-host" data-testid="editor" data-agent-lines={agentLines}>
       <Editor
-        theme="vs-dark"
+        theme={monacoTheme}
         path={model.uri.toString()}
         keepCurrentModel
         options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly }}

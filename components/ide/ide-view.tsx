@@ -10,6 +10,7 @@ import { ExplorerProvider } from "@/components/ide/explorer/explorer-context";
 import { IdeLayout } from "@/components/ide/ide-layout";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useTRPC } from "@/components/trpc-provider";
+import { CommandPalette } from "@/components/ui/command-palette";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { GearIcon } from "@/components/ui/icons";
 
@@ -95,6 +96,7 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
         {active && <span>{active}</span>}
         {!canWrite && <span>Read-only access</span>}
       </footer>
+      <CommandPalette projectId={projectId} />
     </div>
   );
 }

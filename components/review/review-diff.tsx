@@ -6,6 +6,7 @@ import * as monaco from "monaco-editor";
 import { useEffect, useState } from "react";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import { changeStart, hunkCounts, type ReviewHunk } from "@/components/review/review-hunks";
+import { useTheme } from "@/components/ui/theme";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -34,6 +35,7 @@ type ReviewDiffProps = {
  */
 export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
   const [modified, setModified] = useState<monaco.editor.ICodeEditor | null>(null);
+  const { monacoTheme } = useTheme();
   // Each hunk's bar: its top in the editor's scrolled content, and the editor's scroll and gutter.
   const [tops, setTops] = useState<Record<number, number>>({});
   const [view, setView] = useState({ scrollTop: 0, contentLeft: 0 });
@@ -77,7 +79,7 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
   return (
     <div className="review-diff" data-testid="review-diff">
       <DiffEditor
-        theme="vs-dark"
+        theme={monacoTheme}
         original={original}
         modified={current}
         originalModelPath={uri("base")}

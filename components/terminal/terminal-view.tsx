@@ -5,6 +5,7 @@ import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import { useEffect, useRef, useState } from "react";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
+import { useTheme } from "@/components/ui/theme";
 import { TerminalConnection, type TerminalStatus } from "./terminal-connection";
 
 export interface TerminalViewProps {
@@ -19,9 +20,21 @@ const THEME = {
   selectionBackground: "#264f78",
 };
 
+const LIGHT_THEME = {
+  background: "#ffffff",
+  foreground: "#333333",
+  cursor: "#333333",
+  selectionBackground: "#add6ff",
+};
+
 /** One server terminal rendered with xterm.js. Load it with next/dynamic and `ssr: false`. */
 export function TerminalView({ projectId, terminalId }: TerminalViewProps) {
   const hostRef = useRef<HTMLDivElement>(null);
+  const terminalRef = useRef<Terminal | null>(null);
+  const { theme } = useTheme();
+  const colors = theme === "light" ? LIGHT_THEME : THEME;
+  const colorsRef = useRef(colors);
+  colorsRef.current = colors;
   const [status, setStatus] = useState<{ status: TerminalStatus; exitCode?: number | null }>({
     status: "connecting",
   });
@@ -34,11 +47,12 @@ export function TerminalView({ projectId, terminalId }: TerminalViewProps) {
       fontSize: 13,
       scrollback: 5000,
       cursorBlink: true,
-      theme: THEME,
+      theme: colorsRef.current,
     });
     const fit = new FitAddon();
     terminal.loadAddon(fit);
     terminal.open(host);
+    terminalRef.current = terminal;
     fit.fit();
     const connection = new TerminalConnection({
       terminal,
@@ -58,16 +72,21 @@ export function TerminalView({ projectId, terminalId }: TerminalViewProps) {
       cancelAnimationFrame(frame);
       observer.disconnect();
       connection.dispose();
+      terminalRef.current = null;
       terminal.dispose();
     };
   }, [projectId, terminalId]);
+
+  useEffect(() => {
+    if (terminalRef.current) terminalRef.current.options.theme = colors;
+  }, [colors]);
 
   const banner = bannerText(status.status, status.exitCode);
   return (
     <div
       data-testid="terminal"
       data-status={status.status}
-      style={{ position: "relative", width: "100%", height: "100%", background: THEME.background }}
+      style={{ position: "relative", width: "100%", height: "100%", background: colors.background }}
     >
       <div ref={hostRef} style={{ position: "absolute", inset: "4px 0 0 8px" }} />
       {banner && (
