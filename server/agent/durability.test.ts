@@ -6,7 +6,7 @@ import { setSessionStatus } from "@/server/db/repositories/sessions";
 import { createAgentHarness, only, testTools } from "./test-harness";
 
 // A restart, in one process: a second runtime on the same database takes over, as a new server
-// process would. (The real kill -9 of a server process is in e2e/agent-restart.test.ts.)
+// process would. (The real kill -9 of a server process is in server/restart.test.ts.)
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import type { ModelsConfig } from "@/server/env";
 
 // The model registry: model ids are `provider:model` (e.g. `anthropic:claude-sonnet-4-5`,
 // `ollama:qwen3:8b`). Providers come from the AI SDK and are configured by environment variables
-// (server/env.ts); nothing here reads process.env.
+// (server/env.ts), which hands them over as ModelsConfig; this file reads no environment.
 
 export const PROVIDERS = ["openai", "anthropic", "google", "openai-compatible", "ollama"] as const;
 export type ProviderId = (typeof PROVIDERS)[number];

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
+import { SYSTEM_PATH } from "./sandbox";
 
 /** The tree with nothing in it; git knows it without it being stored. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -62,7 +63,7 @@ let versionCheck: Promise<string> | undefined;
 
 /** Resolves to the version of the `git` on PATH; rejects with GIT_UNAVAILABLE when missing or too old. */
 export function checkGitVersion(): Promise<string> {
-  versionCheck ??= runGit(["--version"], { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C" }, process.cwd(), {}).then(
+  versionCheck ??= runGit(["--version"], { PATH: SYSTEM_PATH, LANG: "C" }, "/", {}).then(
     ({ stdout }) => {
       const text = stdout.toString("utf8").trim();
       const match = /(\d+)\.(\d+)/.exec(text);
@@ -97,7 +98,7 @@ export class CheckpointGit {
   ) {
     this.indexFile = path.join(storeDir, "index");
     this.env = {
-      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      PATH: SYSTEM_PATH,
       HOME: storeDir,
       LANG: "C",
       LC_ALL: "C",

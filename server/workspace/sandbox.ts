@@ -32,7 +32,8 @@ export interface SandboxedCommand {
 export const SANDBOX_USER = "tandem";
 export const SANDBOX_HOME = "/home/tandem";
 const SANDBOX_UID = 1000;
-const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** The system binaries, in the usual order: what commands the server runs for itself look up. */
+export const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 const ALLOWED_ENV = new Set([
   "PATH", "HOME", "TERM", "COLORTERM", "TERM_PROGRAM", "LANG", "LANGUAGE", "USER", "LOGNAME",
@@ -52,7 +53,7 @@ export function sandboxEnv(
 ): Record<string, string> {
   const user = mode === "bwrap" ? SANDBOX_USER : userInfo().username;
   const env: Record<string, string> = {
-    PATH: DEFAULT_PATH,
+    PATH: SYSTEM_PATH,
     HOME: mode === "bwrap" ? SANDBOX_HOME : userInfo().homedir,
     USER: user,
     LOGNAME: user,

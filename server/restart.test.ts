@@ -36,7 +36,7 @@ async function freePort(): Promise<number> {
 
 async function boot() {
   const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
-    cwd: path.resolve(import.meta.dirname, "../.."),
+    cwd: path.resolve(import.meta.dirname, ".."),
     env: {
       ...process.env,
       PORT: String(port),
