@@ -4,12 +4,12 @@ import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "@/server/test/database";
 import { readMigrations } from "./migrate";
-import { databaseShape, diffShapes, expectedShape, type DbShape } from "./schema-model";
+import { databaseShape, diffShapes, expectedShape, type DbShape } from "./schema-shape";
 
 // Proves that the hand-written migrations under prisma/migrations build exactly the database that
 // prisma/schema.prisma describes: tables, columns (type, nullability, default), primary keys,
 // unique and plain indexes, foreign keys and enums, named as Prisma names them, and nothing more.
-// It is driven by whatever schema.prisma holds; see schema-model.ts for how each side is read.
+// It is driven by whatever schema.prisma holds; see schema-shape/ for how each side is read.
 // When it fails, each line says what the schema wants and what the database has: fix the
 // migration SQL (in a new migration if the old one was already applied anywhere).
 
