@@ -11,7 +11,7 @@ import type { Presence, Watcher } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { RateLimits } from "@/server/http/rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
-import { findUser } from "@/server/db/repositories/users";
+import { toAppUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
 import type { TerminalService } from "@/server/terminal";
 import type { AgentRuntime } from "@/server/agent/runtime";
@@ -49,8 +49,9 @@ export const SHARE_TOKEN_HEADER = "x-tandem-share";
 
 // Used for HTTP calls and WebSocket connections.
 export async function createContext(services: Services, headers: Headers, connectionParams?: Record<string, string | undefined> | null): Promise<Context> {
+  // The login session's user row already carries the role (an additional field of better-auth).
   const session = await services.auth.api.getSession({ headers }).catch(() => null);
-  const user = session ? await findUser(services.db, session.user.id) : null;
+  const user = session ? toAppUser(session.user) : null;
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
   return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown" };
 }

@@ -9,9 +9,13 @@ export async function countUsers(db: Db) {
   return db.user.count();
 }
 
+export function toAppUser(user: { id: string; email: string; name: string; role?: string | null }): AppUser {
+  return { id: user.id, email: user.email, name: user.name, role: user.role === "admin" ? "admin" : "user" };
+}
+
 export async function findUser(db: Db, id: string): Promise<AppUser | null> {
   const user = await db.user.findUnique({ where: { id }, select: userSelect });
-  return user && { ...user, role: user.role === "admin" ? "admin" : "user" };
+  return user && toAppUser(user);
 }
 
 // The first account of an install becomes its admin. Done as one statement so two sign-ups racing
