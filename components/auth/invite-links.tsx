@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { ShownOnceLink } from "@/components/ui/shown-once-link";
 
 export function InviteLinks() {
   const trpc = useTRPC();
@@ -55,7 +56,7 @@ export function InviteLinks() {
         </button>
       </form>
       {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
-      {link && <NewInviteLink link={link} />}
+      {link && <ShownOnceLink message="Send this link to the person you invite. It is shown only now." url={link} testId="invite-link" />}
       {invites.data && invites.data.length > 0 ? (
         <table className="table" data-testid="invite-table">
           <thead>
@@ -85,26 +86,5 @@ export function InviteLinks() {
         <p className="hint">{invites.isPending ? "Loading…" : "No open invitations."}</p>
       )}
     </section>
-  );
-}
-
-function NewInviteLink({ link }: { link: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="notice stack" style={{ gap: 6 }}>
-      <span>Send this link to the person you invite. It is shown only now.</span>
-      <div className="invite-link">
-        <input className="input" readOnly value={link} onFocus={(event) => event.target.select()} data-testid="invite-link" />
-        <button
-          className="btn"
-          type="button"
-          onClick={() => {
-            void navigator.clipboard?.writeText(link).then(() => setCopied(true));
-          }}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
-      </div>
-    </div>
   );
 }

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { Dialog } from "@/components/ui/dialog";
 import { errorMessage } from "@/components/ui/error-message";
+import { ShownOnceLink } from "@/components/ui/shown-once-link";
 
 const EXPIRIES = [1, 7, 30, 90];
 
@@ -71,7 +72,7 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
         </div>
         {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
       </form>
-      {created && <NewLink url={created} />}
+      {created && <ShownOnceLink message="Copy the link now: it is shown only once." url={created} testId="share-url" />}
       <h3 className="share-subtitle">Links</h3>
       {links.data && links.data.length > 0 ? (
         <table className="table" data-testid="share-links">
@@ -120,20 +121,5 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
         </button>
       </div>
     </Dialog>
-  );
-}
-
-function NewLink({ url }: { url: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="notice stack" style={{ gap: 6 }}>
-      <span>Copy the link now: it is shown only once.</span>
-      <div className="invite-link">
-        <input className="input" readOnly value={url} onFocus={(e) => e.target.select()} data-testid="share-url" />
-        <button className="btn" type="button" onClick={() => void navigator.clipboard?.writeText(url).then(() => setCopied(true))}>
-          {copied ? "Copied" : "Copy"}
-        </button>
-      </div>
-    </div>
   );
 }

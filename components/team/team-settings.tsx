@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { ShownOnceLink } from "@/components/ui/shown-once-link";
 import "@/components/share/share.css";
 
 const ROLES = ["owner", "admin", "member", "viewer"] as const;
@@ -145,17 +146,7 @@ function TeamInvites({ teamId, emails }: { teamId: string; emails: boolean }) {
         It works once, for 7 days; the person signs in (or is given a sign-up invitation by an admin) and joins.
       </p>
       {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
-      {link && (
-        <div className="notice stack" style={{ gap: 6 }}>
-          <span>{emailed ? `Sent to ${emailed}. ` : ""}Copy the link now: it is shown only once.</span>
-          <div className="invite-link">
-            <input className="input" readOnly value={link} onFocus={(e) => e.target.select()} data-testid="team-invite-link" />
-            <button className="btn" type="button" onClick={() => void navigator.clipboard?.writeText(link)}>
-              Copy
-            </button>
-          </div>
-        </div>
-      )}
+      {link && <ShownOnceLink message={`${emailed ? `Sent to ${emailed}. ` : ""}Copy the link now: it is shown only once.`} url={link} testId="team-invite-link" />}
       {invites.data && invites.data.length > 0 ? (
         <table className="table" data-testid="team-invites">
           <tbody>
