@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 
-// Secret link tokens (team invitations, share links): 32 random bytes from the OS's secure
+// Secret link tokens (sign-up and team invitations, share links): 32 random bytes from the OS's secure
 // generator, shown once to whoever made them; only their SHA-256 is stored.
 
 export function newToken(): { token: string; hash: string } {

@@ -1,13 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "@/server/db/client";
-
-const hash = (token: string) => createHash("sha256").update(token).digest("hex");
+import { hashToken, newToken } from "@/server/auth/tokens";
 
 export async function createInvite(db: Db, input: { createdById: string; email?: string; ttlDays?: number }) {
-  const token = randomBytes(32).toString("base64url");
+  const { token, hash } = newToken();
   const expiresAt = new Date(Date.now() + (input.ttlDays ?? 7) * 86_400_000);
   const invite = await db.signupInvite.create({
-    data: { tokenHash: hash(token), email: input.email?.toLowerCase(), createdById: input.createdById, expiresAt },
+    data: { tokenHash: hash, email: input.email?.toLowerCase(), createdById: input.createdById, expiresAt },
     select: { id: true, email: true, expiresAt: true },
   });
   return { ...invite, token };
@@ -17,7 +15,7 @@ export type InviteCheck = { ok: true; id: string } | { ok: false; reason: string
 
 export async function checkInvite(db: Db, token: string, email: string): Promise<InviteCheck> {
   const invite = await db.signupInvite.findUnique({
-    where: { tokenHash: hash(token) },
+    where: { tokenHash: hashToken(token) },
     select: { id: true, email: true, expiresAt: true, usedAt: true },
   });
   if (!invite) return { ok: false, reason: "This invitation link is not valid." };
