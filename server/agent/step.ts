@@ -1,4 +1,5 @@
 import { experimental_streamTextLowMemory as streamText, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
+import type { Tool } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
 import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
@@ -13,13 +14,23 @@ import type { TokenUsage } from "@/lib/session-events";
 
 export const MAX_RETRIES = 3;
 
+// A tool's schema only changes with the tool object, so each is converted once per dialect, not
+// on every step of every turn.
+const sdkTools = new WeakMap<Tool, Map<SchemaDialect, SdkToolSet[string]>>();
+
 /** The registry's tools as the model sees them: schema (in the provider's dialect) and description, no execute. */
 export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
   const out: SdkToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
-    // No validation here: the registry validates (parseToolInput) and the model gets its message.
-    const schema = inputJsonSchema(tool, dialect) as Parameters<typeof jsonSchema>[0];
-    out[name] = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) });
+    let byDialect = sdkTools.get(tool);
+    if (!byDialect) sdkTools.set(tool, (byDialect = new Map()));
+    let converted = byDialect.get(dialect);
+    if (!converted) {
+      // No validation here: the registry validates (parseToolInput) and the model gets its message.
+      const schema = inputJsonSchema(tool, dialect) as Parameters<typeof jsonSchema>[0];
+      byDialect.set(dialect, (converted = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) })));
+    }
+    out[name] = converted;
   }
   return out;
 }
