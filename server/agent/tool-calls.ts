@@ -1,13 +1,12 @@
-import type { Tool, ToolContext } from "@/server/tools/define-tool";
+import type { Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
 import { isReadOnly } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
-import { runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
+import { callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
 import { createApproval, findApprovalForCall, type ApprovalRow } from "@/server/db/repositories/approvals";
 import type { Db } from "@/server/db/client";
 import type { EventLog } from "@/server/agent/events";
 import { decide, type Policy } from "@/server/agent/policy";
 import type { ToolCallEvent } from "@/server/agent/turn-state";
-import { questionOf } from "@/server/tools/ask-user";
 import { changesWorkspace } from "@/server/agent/turn-checkpoint";
 
 // Runs the tool calls of a step that have no result yet, in the model's order, as the registry
@@ -85,7 +84,7 @@ async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepare
   const approval = await findApprovalForCall(runner.db, runner.sessionId, toolCallId);
   if (approval) return fromApproval(approval, tool);
 
-  const question = questionOf(toolName, input);
+  const question = callQuestion(tool, input);
   if (question) {
     await request(runner, call, tool, "question", undefined, question);
     return { kind: "waiting" };
@@ -118,7 +117,7 @@ async function request(
   tool: Tool,
   kind: "tool" | "question",
   reason?: string,
-  question?: { question: string; options?: string[]; multiSelect?: boolean },
+  question?: ToolQuestion,
 ) {
   const { approval, created } = await createApproval(runner.db, {
     sessionId: runner.sessionId,

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { failure, ok } from "./result";
 
-// ask_user: the agent asks the session's people a question. The runtime sees the call (questionOf),
+// ask_user: the agent asks the session's people a question. The runtime sees the call (`question`),
 // records a durable request and the turn waits, like an approval, until someone answers; then
 // this tool runs and hands the answer, and who gave it, back to the model.
 
-export const ASK_USER = "ask_user";
+const ASK_USER = "ask_user";
 
 const input = z.object({
   question: z.string().min(1).describe("The question, self-contained: people may read it hours later."),
@@ -19,13 +19,6 @@ export type Answer = { answer: string | string[] | null; declined: boolean; by: 
 /** Finds the answer given to this call (the runtime binds it to the approvals table). */
 export type AnswerLookup = (sessionId: string, toolCallId: string) => Promise<Answer | null>;
 
-export function questionOf(toolName: string, raw: unknown): { question: string; options?: string[]; multiSelect?: boolean } | null {
-  if (toolName !== ASK_USER) return null;
-  const parsed = input.safeParse(raw ?? {});
-  if (!parsed.success) return null;
-  return { question: parsed.data.question, options: parsed.data.options, multiSelect: parsed.data.multi_select };
-}
-
 export function askUserTool(answers: AnswerLookup) {
   return defineTool({
     name: ASK_USER,
@@ -36,6 +29,7 @@ export function askUserTool(answers: AnswerLookup) {
       "the answer is one of a few choices. The answer may take a while; the session waits durably.",
     input,
     describe: (i) => `Ask: ${i.question.slice(0, 80)}`,
+    question: (i) => ({ question: i.question, options: i.options, multiSelect: i.multi_select }),
     async execute(_i, ctx) {
       const found = ctx.toolCallId ? await answers(ctx.sessionId, ctx.toolCallId) : null;
       if (!found) return failure("UNAVAILABLE", "No answer was recorded for this question. Ask again if you still need it.");

@@ -123,6 +123,8 @@ export interface ToolContext {
   modelAcceptsImages?: boolean;
 }
 
+export type ToolQuestion = { question: string; options?: string[]; multiSelect?: boolean };
+
 /** How the wrapper cuts `llm` text that is too long (done once, there, for every tool). */
 export interface OutputLimits {
   maxChars: number;
@@ -150,6 +152,11 @@ export interface Tool<I = any> {
    * Absent means the tool has no opinion.
    */
   needsApproval?(input: I, ctx: ToolContext): boolean | Promise<boolean>;
+  /**
+   * For a tool that asks people something (ask_user): the question this call puts to them. The
+   * runtime records it as a durable request, waits, and runs the tool once someone answered.
+   */
+  question?(input: I): ToolQuestion;
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
   /** For a read-only kind that changes the workspace for some inputs (web_fetch with download). */
   mutates?(input: I): boolean;

@@ -1,5 +1,5 @@
 import type { Workspace } from "@/server/workspace";
-import { isReadOnly, type Tool, type ToolContext, type ToolResult, type WebSearchBackend } from "./define-tool";
+import { isReadOnly, type Tool, type ToolContext, type ToolQuestion, type ToolResult, type WebSearchBackend } from "./define-tool";
 import { CORE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
 import { failure, llmSize, resultFromError, textOf } from "./result";
 import { DEFAULT_LIMITS, cutNote, cutText } from "./truncate";
@@ -8,7 +8,8 @@ import { DEFAULT_LIMITS, cutNote, cutText } from "./truncate";
  * How the agent runtime uses this module, per run:
  *   const tools = buildToolSet({ coreTools, excludeTools, extraTools, webSearch });
  *   for each tool: inputSchema = jsonSchema(inputJsonSchema(tool, dialect)) (./schema),
- *   on a call: describeCall(tool, raw) for the UI; approval = policy(tool.kind) || toolForcesApproval(...);
+ *   on a call: describeCall(tool, raw) for the UI; callQuestion(tool, raw) for a tool that asks people;
+ *     approval = policy(tool.kind) || toolForcesApproval(...);
  *   const run = await runTool(tool, raw, ctx)  // never throws; run.llm / run.display / run.metrics
  *   the model receives toModelOutput(run) (./model-output).
  */
@@ -85,6 +86,13 @@ export async function toolForcesApproval(tool: Tool, raw: unknown, ctx: ToolCont
   const parsed = tool.input.safeParse(raw ?? {});
   if (!parsed.success) return false;
   return tool.needsApproval(parsed.data, ctx);
+}
+
+/** The question a call puts to people (see `Tool.question`); null for other tools or input that does not parse. */
+export function callQuestion(tool: Tool, raw: unknown): ToolQuestion | null {
+  if (!tool.question) return null;
+  const parsed = tool.input.safeParse(raw ?? {});
+  return parsed.success ? tool.question(parsed.data) : null;
 }
 
 export interface ToolCallMetrics {
