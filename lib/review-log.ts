@@ -49,8 +49,6 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
   const turnStart = new Map<string, number>();
   // As in server/agent/turn-state.ts: a turn's context begins at the first message after the previous turn ended.
   let firstMessage: { seq: number; text: string } | null = null;
-  const rewinds: Array<{ fromSeq: number; toSeq: number; undoId: string }> = [];
-  const undone = new Set<string>();
   const requests = new Map<string, string | null>();
   const baseWhenTaken = new Map<string, string>();
   const baseBeforeRestore = new Map<string, string | null>();
@@ -89,11 +87,7 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
         baseBeforeRestore.set(event.payload.undoId, log.baseId);
         log.baseId = baseWhenTaken.get(event.payload.checkpointId) ?? log.baseId;
         break;
-      case "rewind":
-        rewinds.push(event.payload);
-        break;
       case "restore_undone": {
-        undone.add(event.payload.undoId);
         const restore = log.restores.find((r) => r.undoId === event.payload.undoId);
         if (restore) restore.undone = true;
         if (baseBeforeRestore.has(event.payload.undoId)) log.baseId = baseBeforeRestore.get(event.payload.undoId)!;
@@ -103,7 +97,7 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
         break;
     }
   }
-  log.rewound = rewinds.filter((r) => !undone.has(r.undoId)).map(({ fromSeq, toSeq }) => ({ fromSeq, toSeq }));
+  log.rewound = rewoundRanges(events);
   return log;
 }
 
