@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { openWorkspace, type Workspace } from "@/server/workspace";
+import { isInside, openWorkspace, type Workspace } from "@/server/workspace";
 
 export class ImportNotAllowedError extends Error {}
 
@@ -46,8 +46,3 @@ export function createProjectFiles(dataDir: string, importRoots: string[]) {
 }
 
 export type ProjectFiles = ReturnType<typeof createProjectFiles>;
-
-function isInside(root: string, target: string) {
-  const rel = path.relative(root, target);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}

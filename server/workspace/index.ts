@@ -4,7 +4,7 @@ import { Workspace } from "./workspace";
 
 export { Workspace, versionOf, READ_ONLY_BYTES, MAX_FILE_BYTES, type WriteOptions, type FileStat } from "./workspace";
 export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from "./errors";
-export { type ResolvedPath } from "./paths";
+export { isInside, type ResolvedPath } from "./paths";
 export { type TextFormat } from "./text-codec";
 export { watchWorkspace, type WatchOptions } from "./watch";
 
