@@ -105,14 +105,21 @@ const projectTier = (need: "read" | "write" | "admin") =>
     .input(z.object({ projectId: z.string().uuid("projectId must be a project id") }))
     .use(async ({ ctx, input, next }) => {
       const found = await authorizeProject(ctx, input.projectId, need);
-      const workspace = await ctx.services.files.open(found.project.id);
-      return next({ ctx: { ...ctx, project: found.project, role: found.role, workspace } });
+      return next({ ctx: { ...ctx, project: found.project, role: found.role } });
     });
 
 export const projectProcedure = projectTier("read");
 export const projectMutationProcedure = projectTier("write");
 /** Project settings, renaming and deleting: the team's owners and admins. */
 export const projectAdminProcedure = projectTier("admin");
+
+// Procedures that work in the project's folder also get its Workspace; the rest of the project
+// procedures (settings, schedules, terminals list, ...) do not touch the disk.
+const workspaceTier = (need: "read" | "write") =>
+  projectTier(need).use(async ({ ctx, next }) => next({ ctx: { ...ctx, workspace: await ctx.services.files.open(ctx.project.id) } }));
+
+export const workspaceProcedure = workspaceTier("read");
+export const workspaceMutationProcedure = workspaceTier("write");
 
 const sessionIdInput = z.object({ sessionId: z.string().uuid("sessionId must be a session id") });
 const sessionTier = (need: SessionNeed) =>

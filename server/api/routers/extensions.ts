@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { projectAdminProcedure, projectMutationProcedure, projectProcedure, router, type Context } from "@/server/api/trpc";
+import { projectAdminProcedure, projectMutationProcedure, projectProcedure, router, workspaceProcedure, type Context } from "@/server/api/trpc";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 import { SchedulerError } from "@/server/services/scheduler";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
@@ -66,8 +66,8 @@ export const extensionsRouter = router({
   resumeSchedule: projectMutationProcedure.input(taskInput).mutation(({ ctx, input }) => scheduleAction(() => extensionsOf(ctx).scheduler.resume(ctx.project.id, input.taskId))),
   cancelSchedule: projectMutationProcedure.input(taskInput).mutation(({ ctx, input }) => scheduleAction(() => extensionsOf(ctx).scheduler.cancel(ctx.project.id, input.taskId))),
 
-  workflows: projectProcedure.query(async ({ ctx }) => {
-    const { workflows, problems } = await loadWorkflows(await ctx.services.files.open(ctx.project.id));
+  workflows: workspaceProcedure.query(async ({ ctx }) => {
+    const { workflows, problems } = await loadWorkflows(ctx.workspace);
     return {
       workflows: workflows.map((w) => ({
         name: w.name,

@@ -9,7 +9,7 @@ import {
   treeInputSchema,
   writeInputSchema,
 } from "@/lib/fs-schemas";
-import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
+import { router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 import { isWorkspaceError, watchWorkspace, type WorkspaceErrorCode } from "@/server/workspace";
 
 const TRPC_CODES: Record<WorkspaceErrorCode, TRPCError["code"]> = {
@@ -39,16 +39,16 @@ async function workspaceCall<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export const fsRouter = router({
-  tree: projectProcedure.input(treeInputSchema).query(({ ctx, input }) =>
+  tree: workspaceProcedure.input(treeInputSchema).query(({ ctx, input }) =>
     workspaceCall(async () => {
       const entries = await ctx.workspace.list(input.path);
       return input.showIgnored ? entries : entries.filter((entry) => !entry.ignored);
     }),
   ),
 
-  read: projectProcedure.input(readInputSchema).query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
+  read: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
 
-  write: projectMutationProcedure.input(writeInputSchema).mutation(({ ctx, input }) =>
+  write: workspaceMutationProcedure.input(writeInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(() =>
       ctx.workspace.write(input.path, input.content, {
         createParents: input.createParents,
@@ -57,25 +57,25 @@ export const fsRouter = router({
     ),
   ),
 
-  create: projectMutationProcedure.input(createInputSchema).mutation(({ ctx, input }) =>
+  create: workspaceMutationProcedure.input(createInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(() => ctx.workspace.create(input.path, input.content, { createParents: input.createParents })),
   ),
 
-  mkdir: projectMutationProcedure.input(mkdirInputSchema).mutation(({ ctx, input }) =>
+  mkdir: workspaceMutationProcedure.input(mkdirInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(async () => {
       await ctx.workspace.mkdir(input.path);
       return { path: input.path };
     }),
   ),
 
-  rename: projectMutationProcedure.input(renameInputSchema).mutation(({ ctx, input }) =>
+  rename: workspaceMutationProcedure.input(renameInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(async () => {
       await ctx.workspace.rename(input.from, input.to, { createParents: input.createParents });
       return { from: input.from, to: input.to };
     }),
   ),
 
-  delete: projectMutationProcedure.input(deleteInputSchema).mutation(({ ctx, input }) =>
+  delete: workspaceMutationProcedure.input(deleteInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(async () => {
       await ctx.workspace.delete(input.path);
       return { path: input.path };
@@ -84,5 +84,5 @@ export const fsRouter = router({
 
   // Returned as an iterator rather than wrapped in a generator, so that the subscription ending
   // (signal or return()) releases the watcher at once even when no change is pending.
-  changes: projectProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => watchWorkspace(ctx.workspace.root, { signal })),
+  changes: workspaceProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => watchWorkspace(ctx.workspace.root, { signal })),
 });

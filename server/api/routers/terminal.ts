@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
+import { projectMutationProcedure, projectProcedure, router, workspaceMutationProcedure } from "@/server/api/trpc";
 import { mayTypeInTerminal } from "@/server/api/access";
 import { TerminalLimitError } from "@/server/terminal";
 
@@ -13,7 +13,7 @@ export const terminalRouter = router({
       .map((info) => ({ ...info, canType: mayTypeInTerminal(ctx.role, ctx.user.id, info), mine: info.owner?.id === ctx.user.id })),
   ),
 
-  create: projectMutationProcedure
+  create: workspaceMutationProcedure
     .input(
       z.object({
         cols: z.number().int().min(2).max(1000).default(80),
