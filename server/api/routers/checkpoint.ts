@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { router } from "@/server/api/trpc";
+import { router, sessionMutationProcedure, sessionProcedure } from "@/server/api/trpc";
 import { reviewCall } from "@/server/api/routers/review-call";
-import { sessionMutationProcedure, sessionProcedure } from "@/server/api/routers/session";
 import { sessionReview } from "@/server/services/session-review";
 
 // "Restore to before this turn": a session's checkpoints (one per turn that changed files), a

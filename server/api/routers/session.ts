@@ -22,8 +22,6 @@ import { AgentRuntimeError } from "@/server/agent/runtime";
 // read, writers change, collaborators send; watching (get, events, presence) is also open to the
 // holders of a live share link to the session.
 
-export { sessionMutationProcedure, sessionProcedure };
-
 /** Runtime refusals as API errors. */
 export async function runtimeCall<T>(work: () => Promise<T>): Promise<T> {
   try {
