@@ -1,15 +1,12 @@
 import { z } from "zod";
 import { router, sessionMutationProcedure, sessionProcedure } from "@/server/api/trpc";
-import { reviewCall } from "@/server/api/routers/review-call";
-import { sessionReview } from "@/server/services/session-review";
+import { person, reviewCall, reviewOf } from "@/server/api/routers/review-call";
 
 // "Restore to before this turn": a session's checkpoints (one per turn that changed files), a
 // preview of what a restore changes, the restore (optionally rewinding the conversation), and its undo.
 
 const checkpointId = z.string().regex(/^[0-9a-f]{40}$/, "checkpointId must be a checkpoint id");
 
-const reviewOf = (ctx: { services: Parameters<typeof sessionReview>[0]; session: { id: string; projectId: string } }) => sessionReview(ctx.services, ctx.session);
-const person = (user: { id: string; name: string }) => ({ id: user.id, name: user.name });
 
 export const checkpointRouter = router({
   list: sessionProcedure.query(({ ctx }) => reviewCall(() => reviewOf(ctx).checkpoints())),

@@ -1,9 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import { isCheckpointError, type CheckpointErrorCode } from "@/server/workspace/checkpoint-errors";
 import { isWorkspaceError, type WorkspaceErrorCode } from "@/server/workspace";
-import { ReviewError } from "@/server/services/session-review";
+import { ReviewError, sessionReview } from "@/server/services/session-review";
 
-// How the review and checkpoint routers report refusals: each with the message that says what to do.
+// What the review and checkpoint routers share: the session's review, the person acting, and how
+// refusals are reported (each with the message that says what to do).
+
+export const reviewOf = (ctx: { services: Parameters<typeof sessionReview>[0]; session: { id: string; projectId: string } }) => sessionReview(ctx.services, ctx.session);
+export const person = (user: { id: string; name: string }) => ({ id: user.id, name: user.name });
 
 const CHECKPOINT_CODES: Record<CheckpointErrorCode, TRPCError["code"]> = {
   UNKNOWN_CHECKPOINT: "NOT_FOUND",

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { router, sessionMutationProcedure, sessionProcedure } from "@/server/api/trpc";
-import { reviewCall } from "@/server/api/routers/review-call";
-import { sessionReview } from "@/server/services/session-review";
+import { person, reviewCall, reviewOf } from "@/server/api/routers/review-call";
 import { workspacePathSchema } from "@/lib/fs-schemas";
 
 // The Changes view of an agent session: what changed since the session's review base (its first
@@ -12,8 +11,6 @@ const since = z.string().regex(/^[0-9a-f]{40}$/, "sinceCheckpointId must be a ch
 const expectedVersion = z.string().nullable().optional();
 const hunkIndex = z.number().int().min(0);
 
-const reviewOf = (ctx: { services: Parameters<typeof sessionReview>[0]; session: { id: string; projectId: string } }) => sessionReview(ctx.services, ctx.session);
-const person = (user: { id: string; name: string }) => ({ id: user.id, name: user.name });
 
 export const reviewRouter = router({
   changes: sessionProcedure
