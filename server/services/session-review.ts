@@ -79,6 +79,15 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
     });
   }
 
+  /** A decision made on a version of the file that is no longer the one on disk is refused. */
+  async function refuseIfChanged(filePath: string, expectedVersion: string | null | undefined) {
+    if (expectedVersion === undefined) return;
+    const bytes = await currentBytes(filePath);
+    if ((bytes ? versionOf(bytes) : null) !== expectedVersion) {
+      throw new ReviewError("CONFLICT", `'${filePath}' changed since you looked at it. Look at its changes again, then decide.`);
+    }
+  }
+
   async function refuseWhileRunning() {
     const row = await findSession(deps.db, session.id);
     if (deps.agent.isRunning(session.id) || row?.status === "running" || row?.status === "waiting_approval") {
@@ -155,12 +164,7 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
       const log = await load();
       const base = mustHaveBase(log, input.sinceCheckpointId);
       const s = await store();
-      if (input.expectedVersion !== undefined) {
-        const bytes = await currentBytes(input.path);
-        if ((bytes ? versionOf(bytes) : null) !== input.expectedVersion) {
-          throw new ReviewError("CONFLICT", `'${input.path}' changed since you looked at it. Look at its changes again, then decide.`);
-        }
-      }
+      await refuseIfChanged(input.path, input.expectedVersion);
       const oldPath = (await changeOf(s, base, input.path))?.oldPath;
       await s.restoreFile(base, input.path);
       if (oldPath) await s.restoreFile(base, oldPath);
@@ -188,12 +192,7 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
         const log = await load();
         const base = mustHaveBase(log);
         const s = await store();
-        if (input.expectedVersion !== undefined) {
-          const bytes = await currentBytes(input.path);
-          if ((bytes ? versionOf(bytes) : null) !== input.expectedVersion) {
-            throw new ReviewError("CONFLICT", `'${input.path}' changed since you looked at it. Look at its changes again, then decide.`);
-          }
-        }
+        await refuseIfChanged(input.path, input.expectedVersion);
         const oldPath = (await changeOf(s, base, input.path))?.oldPath;
         const { baseId } = await s.acceptFile({ baseId: base, path: input.path, ...(oldPath ? { oldPath } : {}) });
         await moveBase(log, baseId, input.path, "accept_file", input.by);
