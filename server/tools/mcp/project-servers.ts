@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isInside } from "@/server/workspace";
 import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
 import type { Tool } from "../define-tool";
 import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
@@ -27,6 +28,13 @@ export type McpServers = ReturnType<typeof createMcpServers>;
 export function createMcpServers(options: { maxBackoffMs?: number; onChange?(projectId: string): void } = {}) {
   const projects = new Map<string, Map<string, Entry>>();
 
+  /** The project's connections, once none is mid-attempt or after `timeoutMs`, whichever comes first. */
+  async function settledEntries(projectId: string, timeoutMs: number): Promise<Entry[]> {
+    const entries = [...(projects.get(projectId)?.values() ?? [])];
+    await Promise.race([Promise.all(entries.map((e) => e.connection.ready())), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    return entries;
+  }
+
   return {
     /** Makes the project's connections match `servers`: new ones start connecting, changed ones restart, removed ones close. */
     async sync(projectId: string, servers: McpServersConfig, launch: StdioLauncher) {
@@ -50,10 +58,8 @@ export function createMcpServers(options: { maxBackoffMs?: number; onChange?(pro
 
     /** The tools of the project's connected servers; waits up to `waitMs` for servers still connecting. */
     async tools(projectId: string, waitMs = 5_000): Promise<Tool[]> {
-      const entries = [...(projects.get(projectId)?.values() ?? [])];
-      await Promise.race([Promise.all(entries.map((e) => e.connection.ready())), new Promise((r) => setTimeout(r, waitMs).unref())]);
       const tools: Tool[] = [];
-      for (const { connection } of entries) {
+      for (const { connection } of await settledEntries(projectId, waitMs)) {
         const state = connection.state;
         if (state.status !== "connected") continue;
         for (const info of state.tools) {
@@ -82,8 +88,7 @@ export function createMcpServers(options: { maxBackoffMs?: number; onChange?(pro
 
     /** Waits until no server of the project is mid-attempt (tests, the settings page after a save). */
     async settled(projectId: string, timeoutMs = 20_000) {
-      const entries = [...(projects.get(projectId)?.values() ?? [])];
-      await Promise.race([Promise.all(entries.map((e) => e.connection.ready())), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      await settledEntries(projectId, timeoutMs);
     },
 
     async reconnect(projectId: string, name: string): Promise<boolean> {
@@ -109,7 +114,7 @@ export function createMcpServers(options: { maxBackoffMs?: number; onChange?(pro
 export function sandboxedLauncher(workspaceRoot: string, sandbox: { mode: SandboxMode; allowNetwork: boolean }): StdioLauncher {
   return (config) => {
     const cwd = path.resolve(workspaceRoot, config.cwd ?? ".");
-    if (cwd !== workspaceRoot && !cwd.startsWith(workspaceRoot + path.sep)) {
+    if (!isInside(workspaceRoot, cwd)) {
       throw new Error(`cwd "${config.cwd}" is outside the project's workspace; use a path inside it`);
     }
     const command = sandboxCommand({
