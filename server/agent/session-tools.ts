@@ -28,15 +28,15 @@ function noShell(): ShellSession {
 /**
  * The tools of a session: the base tools plus the runtime's own (memory, note, todo_write,
  * ask_user, session_search, delegate) and the turn's extra tools. A sub-agent gets only its
- * allow-list, read and search tools by default, and never `delegate`, `workflow` or `ask_user`
- * (it has no people to ask).
+ * allow-list, read and search tools by default, and never a tool marked `mainAgentOnly`
+ * (delegate, workflow, ask_user).
  */
 export function sessionToolSet(input: { base?: readonly Tool[]; own: Tool[]; allowedTools: string[] | null }): ToolSet {
   const all = buildToolSet({ ...(input.base ? { tools: input.base } : {}), extraTools: input.own });
   if (input.allowedTools === null) return all;
   const child: ToolSet = {};
   for (const [name, tool] of Object.entries(all)) {
-    if (name === "delegate" || name === "ask_user" || name === "workflow") continue;
+    if (tool.mainAgentOnly) continue;
     if (input.allowedTools.includes(name)) child[name] = tool;
   }
   return child;

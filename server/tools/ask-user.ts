@@ -23,6 +23,7 @@ export function askUserTool(answers: AnswerLookup) {
   return defineTool({
     name: ASK_USER,
     kind: "think",
+    mainAgentOnly: true,
     description:
       "Ask the people in this session a question and wait for their answer. Use it when a decision is theirs " +
       "(a choice between approaches, missing requirements, credentials you must not guess). Offer `options` when " +

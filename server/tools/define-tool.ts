@@ -143,6 +143,8 @@ export interface Tool<I = any> {
   inputSchema?: Record<string, unknown>;
   /** When the project has many tools, this one's schema waits behind `tool_search` (MCP, discovered). */
   deferrable?: boolean;
+  /** Withheld from sub-agents: they start no agents of their own (delegate, workflow) and have no people to ask (ask_user). */
+  mainAgentOnly?: boolean;
   /** `always`: every call asks a person, whatever the mode and allow rules (deny rules still win). */
   approval?: "always";
   /** One human line for the UI: "Edit src/app.ts", "Run npm test". */

@@ -51,6 +51,7 @@ export function delegateTool(delegator: Delegator) {
   return defineTool({
     name: "delegate",
     kind: "agent",
+    mainAgentOnly: true,
     description:
       "Hand work to sub-agents, each in its own session. One task: {agent?, task, context?, background?, max_turns?}; `agent` " +
       "picks a project agent (see catalog) with its own instructions and tools; `background: true` returns at once and the result " +

@@ -24,6 +24,7 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
   return defineTool({
     name: "workflow",
     kind: "agent",
+    mainAgentOnly: true,
     description:
       "Run one of the project's workflows (.tandem/workflows/<name>.yaml; list them with catalog {category: workflows}): " +
       "a fixed series of agent prompts and shell commands, some in parallel, each step able to use earlier steps' outputs. " +
