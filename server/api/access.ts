@@ -19,7 +19,13 @@ import { TOKEN_PATTERN } from "@/server/auth/tokens";
 export const WRITE_ROLES: readonly ProjectRole[] = ["owner", "admin", "member"];
 export const ADMIN_ROLES: readonly ProjectRole[] = ["owner", "admin"];
 
-export type Caller = { user: AppUser | null; shareToken?: string | null; services: { db: Db } };
+export type Caller = {
+  user: AppUser | null;
+  shareToken?: string | null;
+  services: { db: Db };
+  /** The share token as already checked earlier in this same call (the base procedure, for mutations). */
+  checkedLink?: LinkState | null;
+};
 
 /**
  * What a session procedure needs: `view` it (members, and holders of a share link to it), `read`
@@ -50,8 +56,9 @@ export async function checkShareToken(db: Db, token: string): Promise<LinkState>
   return { ok: true, link };
 }
 
-/** The link a caller presents, checked now (never cached, so a revocation counts at once). */
+/** The link a caller presents, checked once per call (never across calls, so a revocation counts at once). */
 export async function callerLink(caller: Caller): Promise<LinkState | null> {
+  if (caller.checkedLink !== undefined) return caller.checkedLink;
   return caller.shareToken ? checkShareToken(caller.services.db, caller.shareToken) : null;
 }
 

@@ -82,6 +82,8 @@ const baseProcedure = t.procedure.use(async ({ ctx, type, next }) => {
     if (!state?.ok || state.link.scope !== "collaborate") {
       throw new TRPCError({ code: "FORBIDDEN", message: state && !state.ok ? state.message : "A view link is read-only." });
     }
+    // The session tiers look at the same link; they take this check instead of a second lookup.
+    return next({ ctx: { ...ctx, checkedLink: state } });
   }
   return next();
 });
