@@ -90,6 +90,14 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     await log.append(sessionId, "status", { status, reason });
   }
 
+  /** An error nobody can act on ended a run: logged for the operator, shown in the session, which is left failed. */
+  async function failInternally(sessionId: string, error: unknown, what: string, message: string): Promise<TurnEnd> {
+    console.error(`${what} failed:`, error);
+    await log.append(sessionId, "error", { code: "internal", message, detail: String(error).slice(0, 500) }).catch(() => {});
+    await setStatus(sessionId, "failed").catch(() => {});
+    return { reason: "error", text: "" };
+  }
+
   /** The person a turn works for: whoever wrote the last message, else the session's author. */
   async function turnUser(sessionId: string, fallback: string): Promise<string> {
     const events = await listEvents(db, sessionId);
@@ -107,10 +115,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       try {
         end = await runTurn(await prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal }));
       } catch (error) {
-        console.error(`agent turn of session ${sessionId} failed:`, error);
-        await log.append(sessionId, "error", { code: "internal", message: "The agent stopped on an internal error. Resume to try again.", detail: String(error).slice(0, 500) }).catch(() => {});
-        await setStatus(sessionId, "failed").catch(() => {});
-        end = { reason: "error", text: "" };
+        end = await failInternally(sessionId, error, `agent turn of session ${sessionId}`, "The agent stopped on an internal error. Resume to try again.");
       } finally {
         active.delete(sessionId);
       }
@@ -297,12 +302,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       }
       const controller = new AbortController();
       const done = runToolDirectly(setup, { sessionId: session.id, userId: input.user.id, toolName: input.toolName, input: input.input, signal: controller.signal })
-        .catch(async (error: unknown): Promise<TurnEnd> => {
-          console.error(`direct ${input.toolName} run in session ${session.id} failed:`, error);
-          await log.append(session.id, "error", { code: "internal", message: `${input.toolName} stopped on an internal error.`, detail: String(error).slice(0, 500) }).catch(() => {});
-          await setStatus(session.id, "failed").catch(() => {});
-          return { reason: "error", text: "" };
-        })
+        .catch((error: unknown) => failInternally(session.id, error, `direct ${input.toolName} run in session ${session.id}`, `${input.toolName} stopped on an internal error.`))
         .finally(() => active.delete(session.id));
       active.set(session.id, { controller, done });
       return done;
