@@ -18,6 +18,7 @@ import { streamText } from "ai";
 import superjson from "superjson";
 import WebSocket from "ws";
 import type { AppRouter } from "@/server/api/root";
+import { committedEvents } from "@/lib/session-events";
 import { startModelServer, type ScriptedReply } from "@/e2e/fixtures/model-server/server";
 
 const TOKENS = Number(process.argv[2] ?? 200);
@@ -110,7 +111,7 @@ async function throughTandem(label: string, into: Sample) {
       {
         onData: ({ data: item }) => {
           if (item.kind === "delta") latencyOf(item.text, now(), into);
-          if (item.kind === "event" && item.event.type === "turn_finished") {
+          if (committedEvents(item).some((event) => event.type === "turn_finished")) {
             sub.unsubscribe();
             resolve();
           }

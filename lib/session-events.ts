@@ -201,11 +201,24 @@ export function isEvent<T extends SessionEventType>(event: SessionEvent, type: T
 // carries the whole run of text and replaces the provisional pieces for its seq, so a viewer
 // shows text as it streams, and a viewer that reconnects (asking `afterSeq` = the last committed
 // seq it holds) gets the committed version: no gap, no duplicate.
+//
+// What a subscriber missed (the history of a session it opens, a gap after a reconnect) comes as
+// `events` batches of up to a page of the log, so opening a long session costs a few messages and
+// renders, not one per event; live events come one at a time as `event`.
 
 export type ProvisionalDelta = { seq: number; offset: number; text: string; turnId: string; stepId: string };
 /** Live output of a running tool (shell lines, fetch status): shown while it runs, never stored. */
 export type ToolProgressItem = { kind: "progress"; toolCallId: string; progress: { type: "output"; stream: "stdout" | "stderr"; text: string } | { type: "status"; text: string } };
-export type SessionStreamItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta) | ToolProgressItem;
+/** What is published live, as it happens. */
+export type LiveItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta) | ToolProgressItem;
+export type SessionStreamItem = LiveItem | { kind: "events"; events: SessionEvent[] };
+
+/** The committed events an item carries, in seq order (none for deltas and progress). */
+export function committedEvents(item: SessionStreamItem): SessionEvent[] {
+  if (item.kind === "event") return [item.event];
+  if (item.kind === "events") return item.events;
+  return [];
+}
 
 /** The client's copy of a session's log: committed events plus the text streamed ahead of them. */
 export type LiveLog = { events: SessionEvent[]; lastSeq: number; provisional: Map<number, ProvisionalDelta> };
@@ -216,11 +229,14 @@ export function emptyLiveLog(): LiveLog {
 
 /** Applies one stream item; idempotent, so replays and overlaps are harmless. Mutates `log`. */
 export function applyStreamItem(log: LiveLog, item: SessionStreamItem): LiveLog {
-  if (item.kind === "event") {
-    if (item.event.seq <= log.lastSeq) return log;
-    log.events.push(item.event);
-    log.lastSeq = item.event.seq;
-    for (const seq of log.provisional.keys()) if (seq <= log.lastSeq) log.provisional.delete(seq);
+  if (item.kind === "event" || item.kind === "events") {
+    const before = log.lastSeq;
+    for (const event of committedEvents(item)) {
+      if (event.seq <= log.lastSeq) continue;
+      log.events.push(event);
+      log.lastSeq = event.seq;
+    }
+    if (log.lastSeq > before) for (const seq of log.provisional.keys()) if (seq <= log.lastSeq) log.provisional.delete(seq);
     return log;
   }
   if (item.kind === "progress" || item.seq <= log.lastSeq) return log;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
 import { createTestDatabase } from "@/server/test/database";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
-import { applyStreamItem, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
+import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
 
 // The real thing: a Tandem server process (`node --import tsx server/index.ts`) killed with
@@ -121,7 +121,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
-const committedSeqs = (items: SessionStreamItem[]) => items.flatMap((i) => (i.kind === "event" ? [i.event.seq] : []));
+const committedSeqs = (items: SessionStreamItem[]) => items.flatMap((i) => committedEvents(i).map((e) => e.seq));
 
 beforeAll(async () => {
   database = await createTestDatabase();

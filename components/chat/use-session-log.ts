@@ -2,7 +2,7 @@
 
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { applyStreamItem, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
+import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
 import { foldTranscript, type Transcript } from "@/lib/session-transcript";
 import { useTRPC } from "@/components/trpc-provider";
 
@@ -57,7 +57,7 @@ export function useSessionLog(sessionId: string) {
       progress.current.set(item.toolCallId, current);
     } else {
       applyStreamItem(log, item);
-      if (item.kind === "event" && item.event.type === "tool_result") progress.current.delete(item.event.payload.toolCallId);
+      for (const event of committedEvents(item)) if (event.type === "tool_result") progress.current.delete(event.payload.toolCallId);
     }
     schedule();
   };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyStreamItem, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
+import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
+import { insertEvents, lastSeq } from "@/server/db/repositories/session-events";
 import { createAgentHarness, only } from "./test-harness";
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
@@ -51,7 +52,7 @@ describe("session event stream", () => {
       expect(foldTranscript(log.events).items.find((i) => i.kind === "assistant")).toMatchObject({ text: FULL, streaming: false });
     }
     for (const items of [aItems, bItems]) {
-      const seqs = items.flatMap((i) => (i.kind === "event" ? [i.event.seq] : []));
+      const seqs = items.flatMap((i) => committedEvents(i).map((e) => e.seq));
       expect(new Set(seqs).size).toBe(seqs.length);
       expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
     }
@@ -75,5 +76,45 @@ describe("session event stream", () => {
     await consume(session.id, late, first, finished);
     const text = foldTranscript(late.events, late.provisional).items.find((i) => i.kind === "assistant");
     expect(text).toMatchObject({ text: FULL });
+  });
+
+  it("sends a long history in a few page-sized batches, complete and in order", async () => {
+    const session = await h.newSession();
+    const db = h.env.services.db;
+    const first = (await lastSeq(db, session.id)) + 1;
+    const notes = Array.from({ length: 2500 }, (_, i) => ({
+      sessionId: session.id,
+      seq: first + i,
+      type: "user_message" as const,
+      payload: { text: `message ${i}` },
+      authorId: null,
+      createdAt: new Date(),
+    }));
+    await insertEvents(db, notes);
+    const total = first + notes.length - 1;
+
+    const open = async (afterSeq: number) => {
+      const log = emptyLiveLog();
+      log.lastSeq = afterSeq;
+      const items: SessionStreamItem[] = [];
+      const controller = new AbortController();
+      for await (const item of h.agent.stream(session.id, afterSeq, controller.signal)) {
+        items.push(item);
+        applyStreamItem(log, item);
+        if (log.lastSeq === total) break;
+      }
+      controller.abort();
+      return { log, items };
+    };
+
+    const whole = await open(0);
+    expect(whole.items.every((i) => i.kind === "events")).toBe(true);
+    expect(whole.items.length).toBeLessThanOrEqual(3);
+    expect(whole.log.events.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(whole.log.events.at(-1)!.payload).toMatchObject({ text: "message 2499" });
+
+    // A viewer that already holds part of it gets only the rest.
+    const rest = await open(1200);
+    expect(rest.log.events.map((e) => e.seq)).toEqual(Array.from({ length: total - 1200 }, (_, i) => i + 1201));
   });
 });

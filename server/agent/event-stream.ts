@@ -2,10 +2,11 @@ import type { Db } from "@/server/db/client";
 import { listEvents } from "@/server/db/repositories/session-events";
 import type { SessionBus } from "@/server/bus/session-bus";
 import type { EventLog } from "@/server/agent/events";
-import type { SessionStreamItem } from "@/lib/session-events";
+import type { LiveItem, SessionStreamItem } from "@/lib/session-events";
 
 // A subscriber's view of a session: every committed event after `afterSeq` exactly once and in
-// order, then live events, with provisional text deltas interleaved (see events.ts).
+// order (what it missed in page-sized batches), then live events, with provisional text deltas
+// interleaved (see events.ts).
 //
 // The bus listener is registered BEFORE the backlog is read, so nothing published in between is
 // lost; anything it delivers that the backlog already covered is dropped by seq. If the bus ever
@@ -22,7 +23,7 @@ export async function* streamSessionEvents(input: {
   signal?: AbortSignal;
 }): AsyncGenerator<SessionStreamItem> {
   const { db, bus, log, sessionId, signal } = input;
-  const queue: SessionStreamItem[] = [];
+  const queue: LiveItem[] = [];
   let wake: (() => void) | null = null;
   const unsubscribe = bus.subscribe(sessionId, (item) => {
     queue.push(item);
@@ -32,15 +33,16 @@ export async function* streamSessionEvents(input: {
   signal?.addEventListener("abort", onAbort);
   let last = input.afterSeq;
 
-  async function* readLog(upTo = Infinity) {
+  /** The log after `last` up to `upTo`, a page per item. */
+  async function* readLog(upTo = Infinity): AsyncGenerator<SessionStreamItem> {
     for (;;) {
       const page = await listEvents(db, sessionId, last, PAGE);
-      for (const event of page) {
-        if (event.seq > upTo) return;
-        last = event.seq;
-        yield { kind: "event", event } as SessionStreamItem;
+      const events = page.filter((event) => event.seq <= upTo);
+      if (events.length) {
+        last = events.at(-1)!.seq;
+        yield { kind: "events", events };
       }
-      if (page.length < PAGE) return;
+      if (page.length < PAGE || events.length < page.length) return;
     }
   }
 

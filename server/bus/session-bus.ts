@@ -1,4 +1,4 @@
-import type { SessionStreamItem } from "@/lib/session-events";
+import type { LiveItem } from "@/lib/session-events";
 
 // Fan-out of a session's live stream to its subscribers. In one process this is a map of
 // listeners; with several server instances, an implementation backed by Postgres LISTEN/NOTIFY
@@ -6,10 +6,10 @@ import type { SessionStreamItem } from "@/lib/session-events";
 // Delivery is best effort and in publish order per session: subscribers that need completeness
 // read the log by seq (server/agent/event-stream.ts), the bus only tells them what is new.
 
-export type SessionListener = (item: SessionStreamItem) => void;
+export type SessionListener = (item: LiveItem) => void;
 
 export interface SessionBus {
-  publish(sessionId: string, item: SessionStreamItem): void;
+  publish(sessionId: string, item: LiveItem): void;
   /** Returns the function that unsubscribes. */
   subscribe(sessionId: string, listener: SessionListener): () => void;
   subscriberCount(sessionId: string): number;

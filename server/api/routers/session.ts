@@ -16,6 +16,7 @@ import { findNote, listNotes, saveNote, updateNote } from "@/server/db/repositor
 import { listChildSessions, listSessions, renameSession, setApprovalsBy, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import { listTodos } from "@/server/db/repositories/todos";
 import { endableStream } from "@/server/agent/event-stream";
+import { committedEvents } from "@/lib/session-events";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 
 // Agent sessions. The access tiers (server/api/trpc.ts, decided in server/api/access.ts): members
@@ -111,7 +112,7 @@ export const sessionRouter = router({
       const stream = endableStream(
         (stop) => ctx.services.agent.stream(ctx.session.id, last, stop),
         (item) => {
-          if (item.kind === "event") last = item.event.seq;
+          last = committedEvents(item).at(-1)?.seq ?? last;
           return tracked(String(last), item);
         },
         signal,
