@@ -211,7 +211,8 @@ export type ProvisionalDelta = { seq: number; offset: number; text: string; turn
 export type ToolProgressItem = { kind: "progress"; toolCallId: string; progress: { type: "output"; stream: "stdout" | "stderr"; text: string } | { type: "status"; text: string } };
 /** What is published live, as it happens. */
 export type LiveItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta) | ToolProgressItem;
-export type SessionStreamItem = LiveItem | { kind: "events"; events: SessionEvent[] };
+/** `more`: further batches of the history follow at once (a viewer may wait for the last to render). */
+export type SessionStreamItem = LiveItem | { kind: "events"; events: SessionEvent[]; more: boolean };
 
 /** The committed events an item carries, in seq order (none for deltas and progress). */
 export function committedEvents(item: SessionStreamItem): SessionEvent[] {

@@ -58,6 +58,8 @@ export function useSessionLog(sessionId: string) {
     } else {
       applyStreamItem(log, item);
       for (const event of committedEvents(item)) if (event.type === "tool_result") progress.current.delete(event.payload.toolCallId);
+      // A long history comes in several batches: fold and render it once, when the last arrives.
+      if (item.kind === "events" && item.more) return;
     }
     schedule();
   };

@@ -20,11 +20,6 @@ export function EditorArea() {
   const { files, active, changes, changesActive } = useOpenFiles();
   useRegisterChangesHost();
 
-  // Start loading Monaco (~15 MB) with the IDE instead of at the first opened file, off the first paint.
-  useEffect(() => {
-    const idle = window.requestIdleCallback?.(() => void import("@/components/editor/monaco-pane"), { timeout: 500 });
-    return () => (idle === undefined ? undefined : window.cancelIdleCallback(idle));
-  }, []);
   const [closing, setClosing] = useState<string | null>(null);
   const file = files.find((f) => f.path === active) ?? null;
 

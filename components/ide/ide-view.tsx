@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
@@ -18,31 +18,41 @@ type User = { id: string; name: string; email: string; role: string };
 
 export function IdeView({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const { user } = useRequireUser();
-  const project = useQuery(trpc.project.get.queryOptions({ projectId }, { enabled: user !== null }));
+  // Asked at once, beside the account: someone signed out gets an error here and is sent to sign in.
+  const project = useQuery(trpc.project.get.queryOptions({ projectId }));
 
-  if (!user || project.isPending) return <div className="center-message" style={{ height: "100vh" }}>Loading…</div>;
-  if (project.error) {
-    const missing = errorCode(project.error) === "NOT_FOUND" || errorCode(project.error) === "BAD_REQUEST";
-    return (
-      <div className="auth-page">
-        <div className="auth-card" data-testid="project-not-found">
-          <h1>{missing ? "Project not found" : "Could not open the project"}</h1>
-          <p className="muted">{missing ? "This project does not exist, or you do not have access to it." : errorMessage(project.error)}</p>
-          <Link className="btn btn-primary" href="/">
-            Back to projects
-          </Link>
-        </div>
-      </div>
-    );
-  }
+  // What the IDE shows first is fetched while the project loads, not after it (the explorer asks
+  // for its root folder itself), and the editor's code starts loading now.
+  useEffect(() => {
+    void queryClient.prefetchQuery(trpc.session.list.queryOptions({ projectId, parentId: null }));
+    void import("@/components/editor/monaco-pane");
+  }, [queryClient, trpc, projectId]);
 
+  let body;
+  if (!user || project.isPending) body = <div className="center-message" style={{ height: "100vh" }}>Loading…</div>;
+  else if (project.error) body = <ProjectError error={project.error} />;
+  else body = <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />;
   return (
     <OpenFilesProvider projectId={projectId} key={projectId}>
-      <ExplorerProvider projectId={projectId}>
-        <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />
-      </ExplorerProvider>
+      <ExplorerProvider projectId={projectId}>{body}</ExplorerProvider>
     </OpenFilesProvider>
+  );
+}
+
+function ProjectError({ error }: { error: unknown }) {
+  const missing = errorCode(error) === "NOT_FOUND" || errorCode(error) === "BAD_REQUEST";
+  return (
+    <div className="auth-page">
+      <div className="auth-card" data-testid="project-not-found">
+        <h1>{missing ? "Project not found" : "Could not open the project"}</h1>
+        <p className="muted">{missing ? "This project does not exist, or you do not have access to it." : errorMessage(error)}</p>
+        <Link className="btn btn-primary" href="/">
+          Back to projects
+        </Link>
+      </div>
+    </div>
   );
 }
 

@@ -78,43 +78,58 @@ describe("session event stream", () => {
     expect(text).toMatchObject({ text: FULL });
   });
 
-  it("sends a long history in a few page-sized batches, complete and in order", async () => {
+  /** A session whose log holds `total` events, the ones after creation being user messages. */
+  async function sessionOf(total: number) {
     const session = await h.newSession();
     const db = h.env.services.db;
     const first = (await lastSeq(db, session.id)) + 1;
-    const notes = Array.from({ length: 2500 }, (_, i) => ({
+    const notes = Array.from({ length: total - first + 1 }, (_, i) => ({
       sessionId: session.id,
       seq: first + i,
       type: "user_message" as const,
-      payload: { text: `message ${i}` },
+      payload: { text: `message ${first + i}` },
       authorId: null,
       createdAt: new Date(),
     }));
     await insertEvents(db, notes);
-    const total = first + notes.length - 1;
+    return session;
+  }
 
-    const open = async (afterSeq: number) => {
-      const log = emptyLiveLog();
-      log.lastSeq = afterSeq;
-      const items: SessionStreamItem[] = [];
-      const controller = new AbortController();
-      for await (const item of h.agent.stream(session.id, afterSeq, controller.signal)) {
-        items.push(item);
-        applyStreamItem(log, item);
-        if (log.lastSeq === total) break;
-      }
-      controller.abort();
-      return { log, items };
-    };
+  async function open(sessionId: string, afterSeq: number, total: number) {
+    const log = emptyLiveLog();
+    log.lastSeq = afterSeq;
+    const items: SessionStreamItem[] = [];
+    const controller = new AbortController();
+    for await (const item of h.agent.stream(sessionId, afterSeq, controller.signal)) {
+      items.push(item);
+      applyStreamItem(log, item);
+      if (item.kind === "events" && !item.more) break;
+    }
+    controller.abort();
+    expect(log.lastSeq).toBe(total);
+    return { log, items };
+  }
 
-    const whole = await open(0);
+  it("sends a long history in a few page-sized batches, complete and in order", async () => {
+    const total = 2600;
+    const session = await sessionOf(total);
+
+    const whole = await open(session.id, 0, total);
     expect(whole.items.every((i) => i.kind === "events")).toBe(true);
     expect(whole.items.length).toBeLessThanOrEqual(3);
+    // Every batch but the last says more follow, so a viewer can render once, at the end.
+    expect(whole.items.map((i) => i.kind === "events" && i.more)).toEqual([...whole.items.map(() => true).slice(1), false]);
     expect(whole.log.events.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-    expect(whole.log.events.at(-1)!.payload).toMatchObject({ text: "message 2499" });
+    expect(whole.log.events.at(-1)!.payload).toMatchObject({ text: `message ${total}` });
 
     // A viewer that already holds part of it gets only the rest.
-    const rest = await open(1200);
+    const rest = await open(session.id, 1200, total);
     expect(rest.log.events.map((e) => e.seq)).toEqual(Array.from({ length: total - 1200 }, (_, i) => i + 1201));
+  });
+
+  it("ends a history of exactly whole pages with a batch that says nothing more follows", async () => {
+    const session = await sessionOf(2000);
+    const { items } = await open(session.id, 0, 2000);
+    expect(items.at(-1)).toMatchObject({ kind: "events", more: false });
   });
 });

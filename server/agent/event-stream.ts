@@ -33,16 +33,30 @@ export async function* streamSessionEvents(input: {
   signal?.addEventListener("abort", onAbort);
   let last = input.afterSeq;
 
-  /** The log after `last` up to `upTo`, a page per item. */
+  const readPage = (after: number) => {
+    const page = listEvents(db, sessionId, after, PAGE);
+    page.catch(() => {}); // awaited below, unless the subscriber left first
+    return page;
+  };
+
+  /**
+   * The log after `last` up to `upTo`, a page per item. The next page is read while the current
+   * one is being sent, so the database and the socket work at the same time.
+   */
   async function* readLog(upTo = Infinity): AsyncGenerator<SessionStreamItem> {
+    let next = readPage(last);
+    let promised = false; // the last batch said `more`: the viewer waits for one with `more: false`
     for (;;) {
-      const page = await listEvents(db, sessionId, last, PAGE);
+      const page = await next;
       const events = page.filter((event) => event.seq <= upTo);
-      if (events.length) {
-        last = events.at(-1)!.seq;
-        yield { kind: "events", events };
+      const more = page.length === PAGE && events.length === page.length;
+      if (more) next = readPage(page.at(-1)!.seq);
+      if (events.length || promised) {
+        if (events.length) last = events.at(-1)!.seq;
+        yield { kind: "events", events, more };
+        promised = more;
       }
-      if (page.length < PAGE || events.length < page.length) return;
+      if (!more) return;
     }
   }
 

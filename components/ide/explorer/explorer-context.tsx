@@ -26,6 +26,10 @@ function useStoredState<T>(key: string, initial: T) {
   return [value, setValue] as const;
 }
 
+/** One folder's entries, as the tree asks for them. */
+export const folderQuery = (trpc: ReturnType<typeof useTRPC>, projectId: string, path: string, showIgnored: boolean) =>
+  trpc.fs.tree.queryOptions({ projectId, path, showIgnored }, { staleTime: 30_000 });
+
 /** Explorer state (expanded folders, selection, inline editing) and the file operations. */
 function useExplorerModel(projectId: string) {
   const trpc = useTRPC();
@@ -45,6 +49,13 @@ function useExplorerModel(projectId: string) {
       setExpandedList((list) => (open ? (list.includes(path) ? list : [...list, path]) : list.filter((p) => !isWithin(p, path)))),
     [setExpandedList],
   );
+
+  // The root folder is asked for with the project, before the tree is on screen (see IdeView).
+  useEffect(() => {
+    void queryClient.prefetchQuery(folderQuery(trpc, projectId, "", showIgnored));
+    // Only the first: later changes are the tree's own queries.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [queryClient, trpc, projectId]);
 
   const refreshFolder = useCallback(
     (path: string) => queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId, path })),

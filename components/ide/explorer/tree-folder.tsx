@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useExplorer } from "@/components/ide/explorer/explorer-context";
+import { folderQuery, useExplorer } from "@/components/ide/explorer/explorer-context";
 import { NameInput } from "@/components/ide/explorer/name-input";
 import { TreeRow, type ContextMenuRequest } from "@/components/ide/explorer/tree-row";
 import { useTRPC } from "@/components/trpc-provider";
@@ -16,7 +16,7 @@ export function TreeFolder({ path, depth, onContextMenu }: TreeFolderProps) {
   const trpc = useTRPC();
   const explorer = useExplorer();
   const { projectId, showIgnored, expanded, creating } = explorer;
-  const entries = useQuery(trpc.fs.tree.queryOptions({ projectId, path, showIgnored }, { staleTime: 30_000 }));
+  const entries = useQuery(folderQuery(trpc, projectId, path, showIgnored));
 
   const sorted = [...(entries.data ?? [])].sort((a, b) => {
     const dirA = a.type === "directory" ? 0 : 1;
