@@ -1,4 +1,4 @@
-import { admin, expect, invitee, screenshotPath, test } from "./fixtures";
+import { admin, expect, invitee, newContext, screenshotPath, test } from "./fixtures";
 import { IdePage } from "./pages/ide";
 
 test("an invited person signs up and cannot open someone else's project", async ({ page, ide, browser }) => {
@@ -14,7 +14,7 @@ test("an invited person signs up and cannot open someone else's project", async 
   expect(link).toMatch(/\/sign-up\?invite=/);
   await page.screenshot({ path: screenshotPath("admin") });
 
-  const context = await browser.newContext();
+  const context = await newContext(browser);
   const guest = new IdePage(await context.newPage());
   await guest.page.goto("/sign-up");
   await expect(guest.page.getByTestId("signup-closed")).toContainText("Sign-up is by invitation; ask an admin");

@@ -1,5 +1,5 @@
 import type { Browser, Page } from "@playwright/test";
-import { admin, expect, invitee, screenshotPath, test, type TestUser } from "./fixtures";
+import { admin, expect, invitee, newContext, screenshotPath, test, type TestUser } from "./fixtures";
 import { AgentPanel } from "./pages/agent";
 import { IdePage } from "./pages/ide";
 
@@ -10,7 +10,7 @@ const TEAM = "Tandem crew";
 const PROJECT = "Shared demo";
 
 async function personIn(browser: Browser, user: TestUser): Promise<IdePage> {
-  const context = await browser.newContext();
+  const context = await newContext(browser);
   const ide = new IdePage(await context.newPage());
   await ide.signIn(user);
   return ide;
@@ -121,7 +121,7 @@ test("a team works live in one session; a view link watches until it is revoked"
   await page.screenshot({ path: screenshotPath("team-share-dialog") });
   await page.keyboard.press("Escape");
 
-  const guestContext = await browser.newContext();
+  const guestContext = await newContext(browser);
   const guest = await guestContext.newPage();
   const response = await guest.goto(shareUrl);
   // Every page carries the CSP: scripts only with this response's nonce, images from here only.

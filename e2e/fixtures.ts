@@ -1,4 +1,4 @@
-import { test as base, expect } from "@playwright/test";
+import { test as base, expect, type Browser, type BrowserContext } from "@playwright/test";
 import { IdePage, type TestUser } from "./pages/ide";
 
 export { authStateFile, type TestUser } from "./pages/ide";
@@ -9,9 +9,26 @@ export const admin: TestUser = { name: "Ada Admin", email: "ada@example.com", pa
 /** A second person, who joins through an invitation link. */
 export const invitee: TestUser = { name: "Ian Invitee", email: "ian@example.com", password: "staple-lamp-orbit-42" };
 
-export const screenshotPath = (name: string) => `test-results/screens/${name}.png`;
+/**
+ * `E2E_THEME=light node scripts/e2e.mjs` runs the specs with the light theme chosen in every
+ * context they open, writing `<name>-light.png` screenshots beside the dark ones, to look at.
+ */
+const theme = process.env.E2E_THEME === "light" ? "light" : "dark";
+
+export const screenshotPath = (name: string) => `test-results/screens/${name}${theme === "light" ? "-light" : ""}.png`;
+
+async function withTheme(context: BrowserContext) {
+  if (theme === "light") await context.addInitScript(() => localStorage.setItem("tandem.theme", "light"));
+  return context;
+}
+
+/** A second person's browser (a teammate, a guest), in the run's theme. */
+export const newContext = async (browser: Browser) => withTheme(await browser.newContext());
 
 export const test = base.extend<{ ide: IdePage }>({
+  context: async ({ context }, use) => {
+    await use(await withTheme(context));
+  },
   ide: async ({ page }, use) => {
     await use(new IdePage(page));
   },

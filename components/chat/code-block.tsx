@@ -3,20 +3,34 @@
 import { useEffect, useState } from "react";
 import { tokenClass, tokenizeCode, type CodeToken } from "@/components/chat/code-tokens";
 
-/** A fenced code block: highlighted once its language's tokenizer has loaded, with a copy button. */
+/** How long a block must stay unchanged (streaming adds to it) before it is highlighted again. */
+const SETTLE_MS = 150;
+
+/**
+ * A fenced code block: highlighted once its language's tokenizer has loaded, with a copy button.
+ * While the model streams into it, the part already highlighted stays highlighted and the new tail
+ * shows as plain text until the block settles, instead of re-tokenizing the whole block per frame.
+ */
 export function CodeBlock({ code, language }: { code: string; language: string | null }) {
-  const [lines, setLines] = useState<CodeToken[][] | null>(null);
+  const [highlighted, setHighlighted] = useState<{ code: string; language: string; lines: CodeToken[][] } | null>(null);
   const [copied, setCopied] = useState(false);
 
   useEffect(() => {
+    if (!language) return;
     let live = true;
-    setLines(null);
-    if (language) tokenizeCode(code, language).then((tokens) => live && setLines(tokens), () => {});
+    const timer = setTimeout(() => {
+      tokenizeCode(code, language).then((lines) => live && lines && setHighlighted({ code, language, lines }), () => {});
+    }, highlighted ? SETTLE_MS : 0);
     return () => {
       live = false;
+      clearTimeout(timer);
     };
+    // `highlighted` only picks the delay: a new highlight must not start another.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [code, language]);
 
+  const usable = highlighted && highlighted.language === language && code.startsWith(highlighted.code) ? highlighted : null;
+  const tail = usable ? code.slice(usable.code.length) : code;
   const copy = async () => {
     await navigator.clipboard.writeText(code).catch(() => {});
     setCopied(true);
@@ -33,18 +47,17 @@ export function CodeBlock({ code, language }: { code: string; language: string |
       </div>
       <pre>
         <code>
-          {lines
-            ? lines.map((line, i) => (
-                <span key={i}>
-                  {line.map((token, t) => (
-                    <span key={t} className={tokenClass(token.type)}>
-                      {token.text}
-                    </span>
-                  ))}
-                  {i < lines.length - 1 && "\n"}
+          {usable?.lines.map((line, i) => (
+            <span key={i}>
+              {line.map((token, t) => (
+                <span key={t} className={tokenClass(token.type)}>
+                  {token.text}
                 </span>
-              ))
-            : code}
+              ))}
+              {i < usable.lines.length - 1 && "\n"}
+            </span>
+          ))}
+          {tail}
         </code>
       </pre>
     </div>

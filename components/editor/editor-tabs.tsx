@@ -34,7 +34,7 @@ export function EditorTabs({ files, active, onActivate, onClose, changes }: Edit
             if (event.button === 1) event.preventDefault();
           }}
         >
-          <span style={file.conflict ? { color: "#e2c08d" } : undefined}>{baseName(file.path)}</span>
+          <span style={file.conflict ? { color: "var(--fg-modified)" } : undefined}>{baseName(file.path)}</span>
           {file.dirty && (
             <span className="tab-dirty" data-testid="tab-dirty" aria-label="unsaved changes">
               ●

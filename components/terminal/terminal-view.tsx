@@ -20,11 +20,28 @@ const THEME = {
   selectionBackground: "#264f78",
 };
 
+/** VS Code's Light+ terminal colours: xterm's default ANSI palette is made for dark backgrounds. */
 const LIGHT_THEME = {
   background: "#ffffff",
   foreground: "#333333",
   cursor: "#333333",
   selectionBackground: "#add6ff",
+  black: "#000000",
+  red: "#cd3131",
+  green: "#107c10",
+  yellow: "#949800",
+  blue: "#0451a5",
+  magenta: "#bc05bc",
+  cyan: "#0598bc",
+  white: "#555555",
+  brightBlack: "#666666",
+  brightRed: "#cd3131",
+  brightGreen: "#14ce14",
+  brightYellow: "#b5ba00",
+  brightBlue: "#0451a5",
+  brightMagenta: "#bc05bc",
+  brightCyan: "#0598bc",
+  brightWhite: "#a5a5a5",
 };
 
 /** One server terminal rendered with xterm.js. Load it with next/dynamic and `ssr: false`. */
