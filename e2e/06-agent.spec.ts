@@ -38,7 +38,10 @@ test("a change asked in a new session: markdown, a read, an approved edit, a rej
   await expect(editCard.getByTestId("approval-diff")).toContainText("hello, world");
   await expect(page.getByTestId("waiting-badge")).toHaveText("1");
   await expect(page).toHaveTitle(/^\(1\) Waiting for you · Agent demo/);
-  await expect(agent.assistantMessages().nth(1).getByTestId("code-block")).toContainText('export const greeting = "hello, world";');
+  const codeBlock = agent.assistantMessages().nth(1).getByTestId("code-block");
+  await expect(codeBlock).toContainText('export const greeting = "hello, world";');
+  // Highlighted once the streamed block settles.
+  await expect(codeBlock.locator(".tok-keyword").first()).toHaveText("export");
   await page.screenshot({ path: screenshotPath("agent-edit-approval") });
 
   await editCard.getByTestId("approve").click();

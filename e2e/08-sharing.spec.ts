@@ -131,8 +131,9 @@ test("a team works live in one session; a view link watches until it is revoked"
   expect(response!.headers()["referrer-policy"]).toBe("no-referrer");
   await expect(guest.getByTestId("share-page")).toHaveAttribute("data-scope", "view");
   await expect(guest.getByTestId("user-message").filter({ hasText: "Write the greeting file please" }).getByTestId("message-author")).toHaveText(invitee.name);
-  await expect(guest.getByTestId("composer-input")).toBeDisabled();
-  await expect(guest.getByTestId("send")).toBeDisabled();
+  await expect(guest.getByTestId("composer-readonly")).toContainText("view-only");
+  await expect(guest.getByTestId("composer-input")).toHaveCount(0);
+  await expect(guest.getByTestId("send")).toHaveCount(0);
   await guest.getByTestId("share-file-greeting.txt").click();
   await expect(guest.getByTestId("share-file-view")).toContainText("hello team");
   await expect(page.getByTestId("presence-guests")).toHaveText("+1");

@@ -145,14 +145,21 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
       )}
       {error && <div className="error-text composer-error">{errorMessage(error)}</div>}
       <TypingIndicator entries={presence} meId={me.id} />
-      <Composer
-        running={busy}
-        disabled={canSend ? null : session.data ? (session.data.canSend === false && !session.data.canWrite && me.id === GUEST_ID ? "This link is view-only." : "Your role in this project is read-only.") : "Loading…"}
-        onType={signalTyping}
-        onSend={(text) => send.mutateAsync({ sessionId, text })}
-        onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
-        footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line"}</span>}
-      />
+      {session.data && !canSend ? (
+        // Those who may only watch get a line saying so, not a message box they cannot use.
+        <div className="composer-readonly" data-testid="composer-readonly">
+          {!session.data.canWrite && me.id === GUEST_ID ? "This link is view-only: you can watch the session, not write to it." : "Your role in this project is read-only."}
+        </div>
+      ) : (
+        <Composer
+          running={busy}
+          disabled={session.data ? null : "Loading…"}
+          onType={signalTyping}
+          onSend={(text) => send.mutateAsync({ sessionId, text })}
+          onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
+          footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line"}</span>}
+        />
+      )}
     </div>
   );
 }
