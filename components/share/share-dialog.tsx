@@ -15,7 +15,8 @@ type ShareDialogProps = { sessionId: string; approvalsBy: "team" | "author"; can
 export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: ShareDialogProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const links = useQuery(trpc.share.list.queryOptions({ sessionId }));
+  // Fetched on every opening: a refresh cut short by closing the dialog must not leave the list stale.
+  const links = useQuery({ ...trpc.share.list.queryOptions({ sessionId }), refetchOnMount: "always" });
   const [scope, setScope] = useState<"view" | "collaborate">("view");
   const [label, setLabel] = useState("");
   const [days, setDays] = useState(7);
