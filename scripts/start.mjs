@@ -38,6 +38,7 @@ if (!dev) {
   if (!existsSync(".next/BUILD_ID") || !existsSync(stamp) || readFileSync(stamp, "utf8") !== hash) {
     console.log("Building Tandem (first run or sources changed)...");
     run(process.execPath, ["node_modules/next/dist/bin/next", "build"], { NEXT_TELEMETRY_DISABLED: "1" });
+    run(process.execPath, ["scripts/compress-static.mjs"]);
     writeFileSync(stamp, hash);
   }
 }

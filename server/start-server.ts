@@ -10,6 +10,7 @@ import { createContext, type Services } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { authorizeProject, mayTypeInTerminal } from "@/server/api/access";
 import { originAllowed } from "@/server/http/origin";
+import { createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals.
@@ -32,6 +33,7 @@ export async function startServer(services: Services, options: { dir: string; pa
   await nextApp?.prepare();
   const handleNext = nextApp?.getRequestHandler() ?? ((_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(404).end());
   const nextUpgrade = config.dev ? nextApp?.getUpgradeHandler() : undefined;
+  const staticAssets = nextApp && !config.dev ? createStaticAssets(options.dir) : null;
 
   const handleAuth = toNodeHandler(services.auth);
   const handleTrpc = createHTTPHandler({
@@ -56,6 +58,7 @@ export async function startServer(services: Services, options: { dir: string; pa
     if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
+    if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
     void handleNext(req, res);
   });
 
