@@ -181,12 +181,12 @@ test("with no model configured the panel says how to add one", async ({ page, id
     const at = procedures.indexOf("model.list");
     if (at === -1) return route.continue();
     const response = await route.fetch();
-    const body = (await response.json()) as Array<{ result?: { data?: { json?: { defaultModel: string | null; providers: Array<{ provider: string; configured: boolean; suggestions: string[] }>; settings: unknown[] } } } }>;
+    const body = (await response.json()) as Array<{ result?: { data?: { json?: { defaultModel: string | null; providers: Array<{ provider: string; configured: boolean; models: string[] }>; settings: unknown[] } } } }>;
     const list = body[at]?.result?.data?.json;
     if (list) {
       list.defaultModel = null;
       list.settings = [];
-      for (const p of list.providers) p.configured = p.provider === "ollama";
+      for (const p of list.providers) Object.assign(p, { configured: false, models: [] });
     }
     await route.fulfill({ response, json: body });
   });

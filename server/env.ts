@@ -73,8 +73,8 @@ export type ModelsConfig = {
   anthropic: { apiKey: string } | undefined;
   google: { apiKey: string } | undefined;
   openaiCompatible: { baseURL: string; apiKey: string | undefined } | undefined;
-  /** Always present: Ollama needs no key, only a reachable server. */
-  ollama: { baseURL: string };
+  /** Always present: Ollama needs no key, only a reachable server. `explicit`: OLLAMA_BASE_URL was set. */
+  ollama: { baseURL: string; explicit: boolean };
 };
 
 export class ConfigError extends Error {}
@@ -111,7 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       openaiCompatible: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL
         ? { baseURL: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL, apiKey: e.TANDEM_OPENAI_COMPATIBLE_API_KEY }
         : undefined,
-      ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1" },
+      ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1", explicit: !!e.OLLAMA_BASE_URL },
     },
     smtp:
       e.SMTP_HOST && e.SMTP_FROM

@@ -4,6 +4,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import type { ModelsConfig } from "@/server/env";
+import { createModelCatalog, type ModelCatalog } from "@/server/agent/model-catalog";
 
 // The model registry: model ids are `provider:model` (e.g. `anthropic:claude-sonnet-4-5`,
 // `ollama:qwen3:8b`). Providers come from the AI SDK and are configured by environment variables
@@ -45,25 +46,31 @@ export function parseModelId(id: string): ModelRef {
 }
 
 export type ModelInfo = { id: string; provider: ProviderId; configured: boolean; default: boolean };
-export type ProviderInfo = { provider: ProviderId; configured: boolean; setup: string; suggestions: string[] };
+/**
+ * `suggestions`: well-known models of a hosted provider. `models`: what an OpenAI-compatible
+ * server (Ollama, vLLM, LM Studio...) lists as installed; `unreachable` says why it listed nothing.
+ */
+export type ProviderInfo = { provider: ProviderId; configured: boolean; setup: string; suggestions: string[]; models: string[]; unreachable?: string };
 
 export type ModelRegistry = {
   defaultModel: string | null;
-  providers(): ProviderInfo[];
-  isConfigured(provider: ProviderId): boolean;
+  /** Each provider, asking the OpenAI-compatible ones for their models. */
+  providers(): Promise<ProviderInfo[]>;
   /** The AI SDK model for an id; throws ModelConfigError with what to set when it cannot. */
   resolve(id: string): LanguageModel;
   /** Where requests for this model go, for error messages. */
   endpoint(id: string): string;
 };
 
-export function createModelRegistry(config: ModelsConfig): ModelRegistry {
+export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog = createModelCatalog()): ModelRegistry {
+  // Ollama needs no key: it counts as configured when it is set up on purpose or when it answers.
+  const ollamaChosen = config.ollama.explicit || !!config.defaultModel?.startsWith("ollama:");
   const configured: Record<ProviderId, boolean> = {
     openai: !!config.openai,
     anthropic: !!config.anthropic,
     google: !!config.google,
     "openai-compatible": !!config.openaiCompatible,
-    ollama: true,
+    ollama: ollamaChosen,
   };
   const factories: Partial<Record<ProviderId, (name: string) => LanguageModel>> = {};
   if (config.openai) {
@@ -93,12 +100,35 @@ export function createModelRegistry(config: ModelsConfig): ModelRegistry {
   const firstConfigured = (["anthropic", "openai", "google"] as const).find((p) => configured[p]);
   const defaultModel = config.defaultModel ?? (firstConfigured ? `${firstConfigured}:${SUGGESTED[firstConfigured][0]}` : null);
   const cache = new Map<string, LanguageModel>();
+  const baseUrlOf = (provider: ProviderId) => {
+    if (provider === "openai-compatible") return config.openaiCompatible?.baseURL ?? "(not configured)";
+    if (provider === "ollama") return config.ollama.baseURL;
+    if (provider === "openai") return config.openai?.baseURL ?? "https://api.openai.com/v1";
+    return provider === "anthropic" ? "https://api.anthropic.com" : "https://generativelanguage.googleapis.com";
+  };
+  const endpoint = (id: string) => baseUrlOf(parseModelId(id).provider);
 
   return {
     defaultModel,
-    providers: () =>
-      PROVIDERS.map((provider) => ({ provider, configured: configured[provider], setup: SETUP[provider], suggestions: SUGGESTED[provider] })),
-    isConfigured: (provider) => configured[provider],
+    async providers() {
+      const [compatible, ollama] = await Promise.all([
+        config.openaiCompatible ? catalog.list(config.openaiCompatible.baseURL, config.openaiCompatible.apiKey) : null,
+        catalog.list(config.ollama.baseURL),
+      ]);
+      const listed: Partial<Record<ProviderId, typeof ollama>> = { "openai-compatible": compatible ?? undefined, ollama };
+      return PROVIDERS.map((provider) => {
+        const answer = listed[provider];
+        const models = answer?.reachable ? answer.models : [];
+        return {
+          provider,
+          configured: configured[provider] || (provider === "ollama" && !!answer?.reachable),
+          setup: SETUP[provider],
+          suggestions: SUGGESTED[provider],
+          models,
+          ...(answer && !answer.reachable && configured[provider] ? { unreachable: `${baseUrlOf(provider)}: ${answer.reason}` } : {}),
+        };
+      });
+    },
     resolve(id) {
       const ref = parseModelId(id);
       const factory = factories[ref.provider];
@@ -107,13 +137,7 @@ export function createModelRegistry(config: ModelsConfig): ModelRegistry {
       if (!model) cache.set(id, (model = factory(ref.name)));
       return model;
     },
-    endpoint(id) {
-      const { provider } = parseModelId(id);
-      if (provider === "openai-compatible") return config.openaiCompatible?.baseURL ?? "(not configured)";
-      if (provider === "ollama") return config.ollama.baseURL;
-      if (provider === "openai") return config.openai?.baseURL ?? "https://api.openai.com/v1";
-      return provider === "anthropic" ? "https://api.anthropic.com" : "https://generativelanguage.googleapis.com";
-    },
+    endpoint,
   };
 }
 

@@ -21,7 +21,7 @@ export const modelRouter = router({
     const settings = await listModelSettings(ctx.services.db);
     return {
       defaultModel: ctx.services.models.defaultModel,
-      providers: ctx.services.models.providers(),
+      providers: await ctx.services.models.providers(),
       settings: settings.map((s) => ({ ...s, contextWindow: s.contextWindow ?? defaultContextWindow(s.model) })),
     };
   }),
