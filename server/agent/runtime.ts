@@ -137,6 +137,15 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return events.some((e) => e.type === "user_message" && e.seq > lastEnd) && !turnState(events).openTurn;
   }
 
+  /** Stops the session's turn and frees what it holds in memory (its shell, its log's state); the row stays. */
+  async function release(sessionId: string) {
+    active.get(sessionId)?.controller.abort();
+    await active.get(sessionId)?.done;
+    log.forget(sessionId);
+    await resources.get(sessionId)?.shell.dispose();
+    resources.delete(sessionId);
+  }
+
   function waitForTurnEnd(sessionId: string): Promise<TurnEnd> {
     return new Promise((resolve) => endWaiters.set(sessionId, [...(endWaiters.get(sessionId) ?? []), resolve]));
   }
@@ -316,12 +325,13 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     },
 
     async deleteSession(sessionId: string) {
-      active.get(sessionId)?.controller.abort();
-      await active.get(sessionId)?.done;
+      await release(sessionId);
       await sessions.deleteSession(db, sessionId);
-      log.forget(sessionId);
-      await resources.get(sessionId)?.shell.dispose();
-      resources.delete(sessionId);
+    },
+
+    /** Stops every turn of a project and frees its sessions' shells, before the project is deleted. */
+    async stopProject(projectId: string) {
+      for (const id of await sessions.listSessionIdsOfProject(db, projectId)) await release(id);
     },
 
     async dispose() {

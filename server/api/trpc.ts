@@ -17,7 +17,7 @@ import type { TerminalService } from "@/server/terminal";
 import type { AgentRuntime } from "@/server/agent/runtime";
 import type { ModelRegistry } from "@/server/agent/providers";
 import type { Extensions } from "@/server/services/extensions";
-import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
+import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 
 export type Services = {
   config: Config;
@@ -31,7 +31,7 @@ export type Services = {
   /** MCP servers and discovered tools, knowledge index, scheduled tasks, mail (absent in some tests). */
   extensions?: Extensions;
   /** Each project's checkpoint store (snapshots the agent's turns; the Changes view and restores). */
-  checkpoints: CheckpointStores;
+  checkpoints: ProjectCheckpoints;
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;

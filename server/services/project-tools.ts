@@ -115,6 +115,12 @@ export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWork
       await discover(projectId, workspace, (await settingsOf(projectId)).row, true);
     },
 
+    /** Stops the project's MCP servers and forgets its discovered tools (the project is deleted). */
+    async close(projectId: string) {
+      discovered.delete(projectId);
+      await mcp.closeProject(projectId);
+    },
+
     dispose: () => mcp.dispose(),
   };
 }

@@ -4,6 +4,7 @@ import { projectAdminProcedure, projectProcedure, protectedProcedure, router } f
 import * as projects from "@/server/db/repositories/projects";
 import { ensurePersonalTeam, findTeamRole } from "@/server/db/repositories/teams";
 import { ImportNotAllowedError } from "@/server/services/project-files";
+import { removeProject } from "@/server/services/project-removal";
 
 const projectName = z.string().trim().min(1, "Give the project a name").max(100, "Keep the name under 100 characters");
 
@@ -42,9 +43,7 @@ export const projectRouter = router({
     .mutation(({ ctx, input }) => projects.renameProject(ctx.services.db, ctx.project.id, input.name)),
 
   delete: projectAdminProcedure.mutation(async ({ ctx }) => {
-    ctx.services.terminals.closeProject?.(ctx.project.id);
-    await projects.deleteProject(ctx.services.db, ctx.project.id);
-    await ctx.services.files.remove(ctx.project.id);
+    await removeProject(ctx.services, ctx.project.id);
     return { id: ctx.project.id };
   }),
 });

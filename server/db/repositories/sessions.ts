@@ -71,6 +71,11 @@ export async function listSessions(db: Db, projectId: string, options: { parentI
   return rows.map(toRow);
 }
 
+/** Every session of a project, sub-agent sessions included (ids only). */
+export async function listSessionIdsOfProject(db: Db, projectId: string): Promise<string[]> {
+  return (await db.agentSession.findMany({ where: { projectId }, select: { id: true } })).map((s) => s.id);
+}
+
 export async function listChildSessions(db: Db, parentId: string) {
   return (await db.agentSession.findMany({ where: { parentId }, select, orderBy: { createdAt: "asc" } })).map(toRow);
 }
