@@ -181,7 +181,7 @@ async function main() {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/?terminalId=${id}`);
     await page.waitForFunction(() => (window as any).bench.state.status === "connected");
-    await typeInto(page, "stty -echo; PS1='$ '\r");
+    await typeInto(page, "stty -echo; unset PROMPT_COMMAND; PS1='$ '\r");
     await sleep(500);
 
     // The PTY turns every "\n" into "\r\n".

@@ -70,6 +70,13 @@ interface Client {
   behindSince: number | null;
 }
 
+// The prompt shows where you are in the project ("workspace/src"), not the server's path to its
+// workspace folder. Set before every prompt because /etc/bash.bashrc overwrites PS1. PS1 names
+// the variable rather than holding the path, so a directory called $(...) is shown, never run.
+const WORKSPACE_PROMPT =
+  'case "$PWD/" in "$TANDEM_WORKSPACE"/*) __tandem_where="workspace${PWD#"$TANDEM_WORKSPACE"}";; *) __tandem_where="$PWD";; esac; ' +
+  "PS1='\\[\\e[32m\\]\\u@tandem\\[\\e[0m\\]:\\[\\e[34m\\]${__tandem_where}\\[\\e[0m\\]\\$ '";
+
 export class TerminalSession {
   readonly id: string;
   readonly projectId: string;
@@ -108,7 +115,7 @@ export class TerminalSession {
       cols: options.cols,
       rows: options.rows,
       cwd: command.cwd,
-      env: command.env,
+      env: { ...command.env, TANDEM_WORKSPACE: options.workspaceRoot, PROMPT_COMMAND: WORKSPACE_PROMPT },
     });
     this.pty.onData((data) => this.onOutput(data));
     this.pty.onExit(({ exitCode }) => this.onExit(exitCode));

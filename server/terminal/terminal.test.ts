@@ -131,6 +131,22 @@ describe("terminal sessions", () => {
     client.ws.close();
   });
 
+  it("prompts with the place in the project, and never runs a directory's name", async () => {
+    const client = await new Client(open()).ready();
+    await client.waitFor(/tandem.*:.*workspace.*\$ /);
+    expect(client.tail).not.toContain(workspace);
+    client.type("mkdir -p 'src/$(touch pwned)' && cd 'src/$(touch pwned)'\r");
+    await client.waitFor(/workspace\/src\/\$\(touch pwned\).*\$ /);
+    client.type("cd /usr\r");
+    await client.waitFor(/:(\x1b\[[0-9;]*m)?\/usr(\x1b\[[0-9;]*m)?\$ /);
+    client.type("ls $TANDEM_WORKSPACE/src; echo listed-$((1+1))\r");
+    await client.waitFor(/listed-2/);
+    expect(readdirSync(workspace)).not.toContain("pwned");
+    expect(readdirSync(path.join(workspace, "src"))).toEqual(["$(touch pwned)"]);
+    expect(readdirSync(path.join(workspace, "src", "$(touch pwned)"))).toEqual([]);
+    client.ws.close();
+  });
+
   it("restores earlier output and scrollback from the snapshot on reconnect", async () => {
     const id = open();
     const first = await new Client(id).ready();
