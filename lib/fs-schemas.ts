@@ -98,6 +98,8 @@ export const deleteInputSchema = z.object({ projectId: projectIdSchema, path: wo
 
 export const changesInputSchema = z.object({ projectId: projectIdSchema });
 
+export const filesInputSchema = z.object({ projectId: projectIdSchema });
+
 export const writeResultSchema = z.object({ version: z.string() });
 export type WriteResult = z.infer<typeof writeResultSchema>;
 

@@ -10,6 +10,7 @@ import { NewSession } from "@/components/chat/new-session";
 import { SessionList } from "@/components/chat/session-list";
 import { SessionView } from "@/components/chat/session-view";
 import { useTRPC } from "@/components/trpc-provider";
+import { useCommands } from "@/components/ui/commands";
 
 // The IDE's right-hand agent panel: sessions, the open session's conversation, its notes, and the
 // agent's memory. The review of a turn's changes ("Changes", hunk by hunk, with checkpoint
@@ -65,25 +66,43 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
   }, [waiting, projectName]);
 
   // Alt+A: jump to what waits (an approval or a question). Alt+I: the message box.
+  const waitingElsewhere = (sessions.data ?? []).find((s) => s.id !== openId && s.status === "waiting_approval")?.id;
+  const jumpToWaiting = useCallback(() => {
+    const card = document.querySelector<HTMLElement>("[data-testid=approval-card], .question.approval");
+    if (!card) {
+      // What waits is in another session: open it (its card is then one Alt+A away).
+      if (waitingElsewhere) open(waitingElsewhere);
+      return !!waitingElsewhere;
+    }
+    setTab("chat");
+    card.scrollIntoView({ block: "nearest" });
+    (card.matches("[data-testid=approval-card]") ? card : (card.querySelector<HTMLElement>("button, input") ?? card)).focus();
+    return true;
+  }, [waitingElsewhere, open]);
+  const focusComposer = useCallback(() => {
+    setTab("chat");
+    requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=composer-input]")?.focus());
+  }, []);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      if (event.code === "KeyA") {
-        const card = document.querySelector<HTMLElement>("[data-testid=approval-card], .question.approval");
-        if (!card) return;
+      if (event.code === "KeyA" && jumpToWaiting()) event.preventDefault();
+      else if (event.code === "KeyI") {
         event.preventDefault();
-        setTab("chat");
-        card.scrollIntoView({ block: "nearest" });
-        (card.matches("[data-testid=approval-card]") ? card : (card.querySelector<HTMLElement>("button, input") ?? card)).focus();
-      } else if (event.code === "KeyI") {
-        event.preventDefault();
-        setTab("chat");
-        requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=composer-input]")?.focus());
+        focusComposer();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [jumpToWaiting, focusComposer]);
+
+  useCommands([
+    ...(canWrite ? [{ id: "session-new", label: "New agent session", run: () => (setTab("chat"), setView({ kind: "new" })), takesFocus: true }] : []),
+    { id: "session-list", label: "Agent sessions", run: () => (setTab("chat"), setView({ kind: "list" })) },
+    { id: "composer", label: "Focus agent message box", keys: "Alt+I", run: focusComposer, takesFocus: true },
+    ...(waiting > 0 ? [{ id: "waiting", label: `Go to what waits for you (${waiting})`, keys: "Alt+A", run: () => requestAnimationFrame(() => jumpToWaiting()), takesFocus: true }] : []),
+    ...TABS.filter((t) => t.id !== tab).map((t) => ({ id: `tab-${t.id}`, label: `Show agent ${t.label.toLowerCase()}`, run: () => setTab(t.id) })),
+  ]);
 
   return (
     <div className="pane agent-panel" data-testid="agent-panel">

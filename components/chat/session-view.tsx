@@ -13,6 +13,7 @@ import { ChangesButton } from "@/components/review/changes-button";
 import { useSessionLog } from "@/components/chat/use-session-log";
 import { VirtualList } from "@/components/chat/virtual-list";
 import { useTRPC } from "@/components/trpc-provider";
+import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
 import { PresenceAvatars, TypingIndicator } from "@/components/share/presence";
 import { ShareDialog } from "@/components/share/share-dialog";
@@ -90,6 +91,12 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const busy = status === "running" || status === "waiting_approval";
   const canResume = canWrite && (status === "failed" || status === "interrupted");
   const doResume = useCallback(() => resume.mutate({ sessionId }), [resume, sessionId]);
+
+  useCommands([
+    ...(busy && canWrite ? [{ id: "session-stop", label: "Stop the agent", run: () => cancel.mutate({ sessionId }) }] : []),
+    ...(canResume ? [{ id: "session-resume", label: "Resume the session", run: doResume }] : []),
+    ...(canWrite ? [{ id: "session-share", label: "Share this session…", run: () => setSharing(true) }] : []),
+  ]);
 
   const ctx: TranscriptContext = useMemo(
     () => ({ projectId, sessionId, projectName, canWrite: canAnswer, me, progress, onResume: canResume ? doResume : null, onOpenSession }),

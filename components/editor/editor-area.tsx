@@ -6,6 +6,7 @@ import { EditorTabs } from "@/components/editor/editor-tabs";
 import { FileBanners } from "@/components/editor/file-banners";
 import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
 import type { OpenFile } from "@/components/editor/open-files-store";
+import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
 import { ChangesView } from "@/components/review/changes-view";
@@ -39,6 +40,15 @@ export function EditorArea() {
     if (store.get(path)?.dirty) setClosing(path);
     else store.close(path);
   };
+
+  useCommands(
+    file
+      ? [
+          ...(file.kind === "text" && !file.readOnly ? [{ id: "file-save", label: `Save ${file.path}`, keys: "Ctrl+S", run: () => void store.save(file.path) }] : []),
+          { id: "file-close", label: `Close ${file.path}`, run: () => requestClose(file.path) },
+        ]
+      : null,
+  );
 
   return (
     <div className="pane editor-area" data-testid="editor-area">

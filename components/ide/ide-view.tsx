@@ -2,6 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
 import { useRequireUser } from "@/components/auth/use-account";
@@ -11,8 +12,10 @@ import { IdeLayout } from "@/components/ide/ide-layout";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ui/command-palette";
+import { CommandsProvider, useCommands } from "@/components/ui/commands";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { GearIcon } from "@/components/ui/icons";
+import { useTheme } from "@/components/ui/theme";
 
 type User = { id: string; name: string; email: string; role: string };
 
@@ -35,9 +38,11 @@ export function IdeView({ projectId }: { projectId: string }) {
   else if (project.error) body = <ProjectError error={project.error} />;
   else body = <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />;
   return (
-    <OpenFilesProvider projectId={projectId} key={projectId}>
-      <ExplorerProvider projectId={projectId}>{body}</ExplorerProvider>
-    </OpenFilesProvider>
+    <CommandsProvider>
+      <OpenFilesProvider projectId={projectId} key={projectId}>
+        <ExplorerProvider projectId={projectId}>{body}</ExplorerProvider>
+      </OpenFilesProvider>
+    </CommandsProvider>
   );
 }
 
@@ -75,6 +80,14 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
   }, [dirty]);
 
   useEffect(() => () => store.dispose(), [store]);
+
+  const router = useRouter();
+  const { theme, toggle } = useTheme();
+  useCommands([
+    { id: "theme", label: `Toggle light/dark theme (now ${theme})`, run: toggle },
+    { id: "projects", label: "Go to projects", run: () => router.push("/") },
+    { id: "settings", label: "Project settings: MCP servers, tools, workflows, schedules", run: () => router.push(`/p/${projectId}/settings`) },
+  ]);
 
   return (
     <div className="ide" data-testid="ide">

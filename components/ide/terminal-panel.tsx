@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
+import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
 import { CloseIcon, PlusIcon } from "@/components/ui/icons";
 
@@ -11,6 +12,8 @@ const TerminalView = dynamic(() => import("@/components/terminal/terminal-view")
   ssr: false,
   loading: () => <div className="center-message">Starting terminal…</div>,
 });
+
+const focusTerminal = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=terminal-host] textarea")?.focus());
 
 export function TerminalPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
   const trpc = useTRPC();
@@ -41,6 +44,16 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
     if (id === active?.id) setChosen((list[index + 1] ?? list[index - 1])?.id ?? null);
     close.mutate({ projectId, terminalId: id });
   };
+
+  useCommands([
+    ...(canWrite ? [{ id: "terminal-new", label: "New terminal", run: () => create.mutate({ projectId }) }] : []),
+    ...(active
+      ? [
+          { id: "terminal-focus", label: "Focus terminal", run: focusTerminal, takesFocus: true },
+          { id: "terminal-close", label: "Close terminal", run: () => closeTerminal(active.id) },
+        ]
+      : []),
+  ]);
 
   return (
     <div className="pane terminal-panel" data-testid="terminal-panel">

@@ -7,6 +7,7 @@ import { useOpenFilesStore } from "@/components/editor/open-files-context";
 import { useHasChangesHost, useRegisterActiveSession } from "@/components/review/active-session";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
+import { useCommands } from "@/components/ui/commands";
 
 const CHANGE_KINDS = new Set(["edit", "execute"]);
 
@@ -29,8 +30,11 @@ export function ChangesButton({ projectId, sessionId, transcript }: { projectId:
   );
   useEffect(() => refresh(), [finishedChanges, transcript.reviewSeq, refresh]);
 
-  if (!hasHost || !changes.data?.baseId) return null;
-  const count = changes.data.files.length;
+  const count = changes.data?.files.length ?? 0;
+  const shown = hasHost && !!changes.data?.baseId;
+  useCommands(shown ? [{ id: "changes", label: `Review the session's changes (${count} files)`, run: () => store.openChanges(sessionId) }] : null);
+
+  if (!shown) return null;
   return (
     <button
       type="button"

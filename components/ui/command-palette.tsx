@@ -1,134 +1,173 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
-import { useTheme } from "@/components/ui/theme";
+import { useQuery } from "@tanstack/react-query";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useTRPC } from "@/components/trpc-provider";
+import { shortcutLabel, useCommands, useRegisteredCommands, type Command } from "@/components/ui/commands";
+import { highlightRuns, rankFiles } from "@/components/ui/quick-open";
 
-export type PaletteCommand = { id: string; label: string; run: () => void };
+// The IDE's palette, as in VS Code: Ctrl/Cmd+P finds a file by a few letters of its path;
+// Ctrl/Cmd+Shift+P (or typing ">") lists the commands the panels on screen offer. Arrows and
+// Enter run, Escape closes and gives focus back.
 
-/** Clicks a control already on the page (used for actions whose handlers live deep in other panels). */
-function clickTestId(testId: string) {
-  document.querySelector<HTMLElement>(`[data-testid="${testId}"]`)?.click();
-}
+type Item = { id: string; testId: string; label: ReactNode; detail?: ReactNode; keys?: string; run: () => void; takesFocus?: boolean };
 
-/** The IDE's command palette: Ctrl/Cmd+Shift+P opens it; type to filter, arrows + Enter run, Escape closes. */
+// The editor's text area once Monaco shows the opened file (it may still be loading: best effort).
+const focusEditor = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=editor] textarea")?.focus());
+
+const isOpenKey = (event: KeyboardEvent) => (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "p";
+
 export function CommandPalette({ projectId }: { projectId: string }) {
-  const router = useRouter();
-  const { theme, toggle } = useTheme();
-  const [open, setOpen] = useState(false);
-  const [query, setQuery] = useState("");
-  const [index, setIndex] = useState(0);
-  const inputRef = useRef<HTMLInputElement>(null);
+  const [query, setQuery] = useState<string | null>(null);
+  const isOpen = useRef(false);
   const returnFocus = useRef<HTMLElement | null>(null);
 
-  const commands = useMemo<PaletteCommand[]>(
-    () => [
-      { id: "theme", label: `Toggle light/dark theme (now ${theme})`, run: toggle },
-      { id: "projects", label: "Go to projects", run: () => router.push("/") },
-      { id: "settings", label: "Project settings", run: () => router.push(`/p/${projectId}/settings`) },
-      // The terminal and agent panels own these actions; their buttons are the existing entry points.
-      { id: "terminal", label: "New terminal", run: () => clickTestId(document.querySelector('[data-testid="terminal-new"]') ? "terminal-new" : "terminal-open") },
-      { id: "session", label: "New agent session", run: () => clickTestId("new-session") },
-      {
-        id: "composer",
-        label: "Focus agent message box",
-        run: () => requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-testid="composer-input"]')?.focus()),
-      },
-    ],
-    [theme, toggle, router, projectId],
-  );
-
-  const q = query.trim().toLowerCase();
-  const shown = q ? commands.filter((c) => c.label.toLowerCase().includes(q)) : commands;
-  const selected = Math.min(index, Math.max(0, shown.length - 1));
+  const open = useCallback((initial: string) => {
+    if (!isOpen.current) returnFocus.current = document.activeElement as HTMLElement | null;
+    isOpen.current = true;
+    setQuery(initial);
+  }, []);
+  const close = (restore: boolean) => {
+    isOpen.current = false;
+    setQuery(null);
+    if (restore) returnFocus.current?.focus?.();
+  };
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "p") {
-        event.preventDefault();
-        event.stopPropagation();
-        if (!open) returnFocus.current = document.activeElement as HTMLElement | null;
-        setQuery("");
-        setIndex(0);
-        setOpen(true);
-      }
+      if (!isOpenKey(event)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      open(event.shiftKey ? ">" : "");
     };
-    // Capture phase, so Monaco and xterm do not swallow the shortcut first.
+    // Capture phase, so Monaco and xterm do not swallow the shortcut first (nor the browser print Ctrl+P).
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
   }, [open]);
 
+  useCommands(useMemo(() => [{ id: "go-to-file", label: "Go to file…", keys: "Ctrl+P", run: () => requestAnimationFrame(() => open("")), takesFocus: true }], [open]));
+
+  if (query === null) return null;
+  return <PaletteDialog projectId={projectId} query={query} setQuery={setQuery} close={close} />;
+}
+
+type DialogProps = { projectId: string; query: string; setQuery: (query: string) => void; close: (restore: boolean) => void };
+
+function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
+  const commandMode = query.startsWith(">");
+  const commandItems = useCommandItems(commandMode ? query.slice(1) : null);
+  const fileItems = useFileItems(projectId, commandMode ? null : query);
+  const items = commandMode ? commandItems : fileItems.items;
+  const [index, setIndex] = useState(0);
+  const selected = Math.min(index, Math.max(0, items.length - 1));
+  const inputRef = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
+
+  useEffect(() => inputRef.current?.focus(), []);
   useEffect(() => {
-    if (open) inputRef.current?.focus();
-  }, [open]);
+    listRef.current?.querySelector(`[aria-selected="true"]`)?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
 
-  if (!open) return null;
-
-  const close = (restore = true) => {
-    setOpen(false);
-    if (restore) returnFocus.current?.focus?.();
-  };
-  const run = (command: PaletteCommand | undefined) => {
-    if (!command) return;
-    close(command.id !== "composer");
-    command.run();
+  const run = (item: Item | undefined) => {
+    if (!item) return;
+    close(!item.takesFocus);
+    item.run();
   };
 
+  const empty = commandMode ? "No matching commands" : fileItems.status;
   return (
-    <div className="palette-backdrop" onMouseDown={(event) => event.target === event.currentTarget && close()}>
-      <div className="palette" role="dialog" aria-modal="true" aria-label="Command palette" data-testid="command-palette">
+    <div className="palette-backdrop" onMouseDown={(event) => event.target === event.currentTarget && close(true)}>
+      <div className="palette" role="dialog" aria-modal="true" aria-label={commandMode ? "Command palette" : "Go to file"} data-testid="command-palette" data-mode={commandMode ? "commands" : "files"}>
         <input
           ref={inputRef}
           className="input"
-          placeholder="Type a command"
-          aria-label="Command"
+          placeholder={commandMode ? "Type a command" : "Go to file by name (type > for commands)"}
+          aria-label={commandMode ? "Command" : "File name"}
           role="combobox"
           aria-expanded="true"
           aria-controls="palette-list"
-          aria-activedescendant={shown[selected] ? `palette-${shown[selected].id}` : undefined}
+          aria-activedescendant={items[selected] ? `palette-${items[selected].id}` : undefined}
           value={query}
           data-testid="command-palette-input"
+          spellCheck={false}
           onChange={(event) => {
             setQuery(event.target.value);
             setIndex(0);
           }}
           onKeyDown={(event) => {
-            if (event.key === "ArrowDown") {
-              event.preventDefault();
-              setIndex(shown.length ? (selected + 1) % shown.length : 0);
-            } else if (event.key === "ArrowUp") {
-              event.preventDefault();
-              setIndex(shown.length ? (selected - 1 + shown.length) % shown.length : 0);
-            } else if (event.key === "Enter") {
-              event.preventDefault();
-              run(shown[selected]);
-            } else if (event.key === "Escape") {
-              event.preventDefault();
-              close();
-            }
+            if (event.key === "ArrowDown") setIndex(items.length ? (selected + 1) % items.length : 0);
+            else if (event.key === "ArrowUp") setIndex(items.length ? (selected - 1 + items.length) % items.length : 0);
+            else if (event.key === "Enter") run(items[selected]);
+            else if (event.key === "Escape") close(true);
+            else return;
+            event.preventDefault();
           }}
         />
-        <ul className="palette-list" id="palette-list" role="listbox">
-          {shown.map((command, i) => (
+        <ul className="palette-list" id="palette-list" role="listbox" ref={listRef}>
+          {items.map((item, i) => (
             <li
-              key={command.id}
-              id={`palette-${command.id}`}
+              key={item.id}
+              id={`palette-${item.id}`}
               role="option"
               aria-selected={i === selected}
               className="palette-item"
-              data-testid={`palette-command-${command.id}`}
+              data-testid={item.testId}
               onMouseEnter={() => setIndex(i)}
               onMouseDown={(event) => {
                 event.preventDefault();
-                run(command);
+                run(item);
               }}
             >
-              {command.label}
+              <span className="palette-label">{item.label}</span>
+              {item.detail && <span className="palette-detail">{item.detail}</span>}
+              {item.keys && <kbd className="palette-keys">{shortcutLabel(item.keys)}</kbd>}
             </li>
           ))}
-          {shown.length === 0 && <li className="palette-empty">No matching commands</li>}
+          {items.length === 0 && <li className="palette-empty">{empty}</li>}
         </ul>
+        {!commandMode && fileItems.truncated && <div className="palette-empty">Only the first files of this large project are searched.</div>}
       </div>
     </div>
   );
+}
+
+function useCommandItems(filter: string | null): Item[] {
+  const commands = useRegisteredCommands();
+  return useMemo(() => {
+    if (filter === null) return [];
+    const words = filter.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = (command: Command) => words.every((word) => command.label.toLowerCase().includes(word));
+    return commands
+      .filter(matches)
+      .sort((a, b) => a.label.localeCompare(b.label))
+      .map((command) => ({ ...command, testId: `palette-command-${command.id}` }));
+  }, [commands, filter]);
+}
+
+function useFileItems(projectId: string, query: string | null): { items: Item[]; status: string; truncated: boolean } {
+  const trpc = useTRPC();
+  const store = useOpenFilesStore();
+  const { files: openFiles, active } = useOpenFiles();
+  const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 10_000 }));
+  // The open tabs come first when nothing is typed, the one in view before the others.
+  const recent = useMemo(() => [...(active ? [active] : []), ...openFiles.map((f) => f.path).filter((p) => p !== active)], [openFiles, active]);
+  const items = useMemo(() => {
+    if (query === null || !list.data) return [];
+    return rankFiles(list.data.files, query, { recent }).map(({ path, positions }): Item => {
+      const slash = path.lastIndexOf("/");
+      const name = path.slice(slash + 1);
+      const folder = slash >= 0 ? path.slice(0, slash) : "";
+      return {
+        id: `file-${path}`,
+        testId: "palette-file",
+        label: highlightRuns(name, positions, slash + 1).map((run, i) => (run.hit ? <mark key={i}>{run.text}</mark> : run.text)),
+        detail: folder || undefined,
+        run: () => void store.open(path).then(focusEditor),
+        takesFocus: true,
+      };
+    });
+  }, [query, list.data, recent, store]);
+  const status = list.isPending ? "Listing files…" : list.error ? "Could not list the files." : list.data?.files.length ? "No file matches" : "This project has no files yet.";
+  return { items, status, truncated: !!list.data?.truncated };
 }

@@ -71,6 +71,7 @@ const rules: Record<string, Rule> = {
   "project.rename": "project-admin",
   "project.delete": "project-admin",
   "fs.tree": "project-read",
+  "fs.files": "project-read",
   "fs.read": "project-read",
   "fs.write": "project-write",
   "fs.create": "project-write",

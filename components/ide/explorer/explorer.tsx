@@ -6,6 +6,7 @@ import { useExplorer, type EntryType } from "@/components/ide/explorer/explorer-
 import { baseName, parentOf } from "@/components/ide/explorer/paths";
 import { TreeFolder } from "@/components/ide/explorer/tree-folder";
 import { DRAG_TYPE, type ContextMenuRequest } from "@/components/ide/explorer/tree-row";
+import { useCommands } from "@/components/ui/commands";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CollapseIcon, EyeIcon, NewFileIcon, NewFolderIcon, RefreshIcon } from "@/components/ui/icons";
 
@@ -19,6 +20,16 @@ export function Explorer({ projectName }: { projectName: string }) {
       ? undefined
       : (document.querySelector<HTMLElement>(`[data-tree-path="${CSS.escape(explorer.selected)}"]`)?.dataset.treeType as EntryType);
   const newEntry = (type: "file" | "directory") => explorer.startCreate(type, explorer.targetFolder(selectedType(), explorer.selected));
+
+  const focusTree = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
+  useCommands([
+    { id: "explorer-new-file", label: "New file", run: () => newEntry("file"), takesFocus: true },
+    { id: "explorer-new-folder", label: "New folder", run: () => newEntry("directory"), takesFocus: true },
+    { id: "explorer-focus", label: "Focus the explorer", run: focusTree, takesFocus: true },
+    { id: "explorer-refresh", label: "Refresh the explorer", run: () => void explorer.refreshAll() },
+    { id: "explorer-collapse", label: "Collapse all folders", run: explorer.collapseAll },
+    { id: "explorer-ignored", label: explorer.showIgnored ? "Hide ignored files" : "Show ignored files", run: () => explorer.setShowIgnored(!explorer.showIgnored) },
+  ]);
 
   const openMenu: ContextMenuRequest = (event, entry) => {
     event.preventDefault();

@@ -64,6 +64,19 @@ describe("fs router", () => {
     expect((await caller.fs.tree({ projectId })).map((e) => e.name)).not.toContain("logs");
   });
 
+  it("lists every file for quick open, without ignored ones, .git, or anything behind a symlink out of the workspace", async () => {
+    const project = (await caller.project.create({ name: "Quick open" })).id;
+    const dir = env.services.files.pathOf(project);
+    await caller.fs.create({ projectId: project, path: ".gitignore", content: "dist/\n" });
+    await caller.fs.create({ projectId: project, path: "src/app/main.ts", createParents: true });
+    await caller.fs.create({ projectId: project, path: "dist/bundle.js", createParents: true });
+    await caller.fs.create({ projectId: project, path: ".tandem/agents/reviewer.md", createParents: true });
+    await fs.mkdir(path.join(dir, ".git"));
+    await fs.writeFile(path.join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
+    await fs.symlink("/etc", path.join(dir, "etc-link"));
+    expect(await caller.fs.files({ projectId: project })).toEqual({ files: [".gitignore", ".tandem/agents/reviewer.md", "src/app/main.ts"], truncated: false });
+  });
+
   it("streams changes until the subscription's signal is aborted", async () => {
     const controller = new AbortController();
     const stranger = createCaller(env.context(await env.createUser()), { signal: controller.signal });

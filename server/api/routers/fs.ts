@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import {
   changesInputSchema,
+  filesInputSchema,
   createInputSchema,
   deleteInputSchema,
   mkdirInputSchema,
@@ -11,6 +12,7 @@ import {
 } from "@/lib/fs-schemas";
 import { router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 import { isWorkspaceError, watchWorkspace, type WorkspaceErrorCode } from "@/server/workspace";
+import { listWorkspaceFiles } from "@/server/services/file-list";
 
 const TRPC_CODES: Record<WorkspaceErrorCode, TRPCError["code"]> = {
   OUTSIDE_WORKSPACE: "BAD_REQUEST",
@@ -45,6 +47,9 @@ export const fsRouter = router({
       return input.showIgnored ? entries : entries.filter((entry) => !entry.ignored);
     }),
   ),
+
+  /** Every file that is not ignored, for quick open (Ctrl/Cmd+P). */
+  files: workspaceProcedure.input(filesInputSchema).query(({ ctx }) => listWorkspaceFiles(ctx.workspace.root)),
 
   read: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
 
