@@ -1,5 +1,6 @@
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { IdePage } from "./pages/ide";
+import { ReviewPage } from "./pages/review";
 
 test("a second tab follows saves from the first, and flags a conflict when it has unsaved changes", async ({ page, ide, context }) => {
   await ide.signIn(admin);
@@ -77,4 +78,28 @@ test("a save that meets a newer version on disk shows the conflict banner; Keep 
   await page.getByTestId("terminal-tab-0").click();
   await ide.runInTerminal("cat shared.txt");
   await expect(ide.terminalText()).toContainText("mine-");
+});
+
+test("Merge both combines the changes on disk with unsaved edits to other lines", async ({ page, ide }) => {
+  const review = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await review.writeFile("merge.txt", "alpha\nbeta\ngamma\n");
+  await ide.openFile("merge.txt");
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("ControlOrMeta+Home");
+  await page.keyboard.type("my-");
+  await expect(page.getByTestId("save-state")).toHaveText("Unsaved changes");
+
+  await review.replaceFile("merge.txt", "alpha\nbeta\nGAMMA from disk\n");
+  const banner = page.getByTestId("conflict-banner");
+  await expect(banner).toBeVisible();
+  await banner.getByTestId("conflict-merge").click();
+  await expect(banner).toHaveCount(0);
+  await expect(page.getByTestId("merge-conflicts-banner")).toHaveCount(0);
+  await ide.expectEditorText(/my-alpha\s+beta\s+GAMMA from disk/);
+  await expect(page.getByTestId("save-state")).toHaveText("Unsaved changes");
+  await page.screenshot({ path: screenshotPath("conflict-merged") });
+  await ide.save();
+  await review.expectFile("merge.txt", "my-alpha\nbeta\nGAMMA from disk\n");
 });

@@ -18,9 +18,22 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
           <button className="btn btn-sm" onClick={() => void store.keepMine(path)} data-testid="conflict-keep">
             Keep mine (overwrite)
           </button>
+          <button className="btn btn-sm" onClick={() => store.merge(path)} data-testid="conflict-merge" title="Combine the changes on disk with yours; where both changed the same lines, both stay between markers">
+            Merge both
+          </button>
           <button className="btn btn-sm" onClick={() => store.setComparing(path, !file.comparing)} data-testid="conflict-compare">
             {file.comparing ? "Close compare" : "Compare"}
           </button>
+        </div>
+      )}
+      {file.mergeConflicts && (
+        <div className="banner banner-warning" role="status" data-testid="merge-conflicts-banner">
+          <span className="banner-text">
+            <strong>
+              {file.mergeConflicts === 1 ? "1 change" : `${file.mergeConflicts} changes`} overlapped.
+            </strong>{" "}
+            Both versions are in the file between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code>: keep what you want, remove the markers, then save. Ctrl+Z undoes the merge.
+          </span>
         </div>
       )}
       {conflict?.kind === "deleted" && (

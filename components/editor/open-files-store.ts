@@ -1,5 +1,6 @@
 import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
+import { mergeText } from "@/components/editor/merge";
 
 // The open editor tabs of one project, and how they follow the disk. Buffers live in Monaco
 // models (reached through an EditorBridge once Monaco has loaded); this store keeps what was last
@@ -22,6 +23,8 @@ export type OpenFile = {
   error?: string;
   conflict: Conflict | null;
   comparing: boolean;
+  /** After a merge: how many overlapping changes wait between markers in the buffer (until saved). */
+  mergeConflicts?: number;
 };
 
 export type FileApi = {
@@ -194,7 +197,7 @@ export class OpenFilesStore {
       if (snap) this.savedAlt.set(path, snap.altVersion);
       const now = this.bridge?.snapshot(path);
       this.update(path, {
-        saving: false, version, diskContent: content, conflict: null, comparing: false,
+        saving: false, version, diskContent: content, conflict: null, comparing: false, mergeConflicts: undefined,
         dirty: now ? now.altVersion !== snap?.altVersion : false,
       });
     } catch (error) {
@@ -235,6 +238,24 @@ export class OpenFilesStore {
     if (!f?.conflict) return this.save(path);
     const expected = f.conflict.kind === "changed" ? f.conflict.disk.version : null;
     return this.write(path, expected);
+  }
+
+  /**
+   * "Merge": the disk's changes and the buffer's combine (a three-way merge against what the buffer
+   * was loaded from); the result stays unsaved in the buffer, one undo away, with any overlapping
+   * changes between markers. Saving then writes over the disk's version, which it now includes.
+   */
+  merge(path: string) {
+    const f = this.get(path);
+    if (f?.conflict?.kind !== "changed") return;
+    const mine = this.bridge?.snapshot(path)?.content ?? f.diskContent;
+    const { text, conflicts } = mergeText(f.diskContent, mine, f.conflict.disk.content);
+    // Not marked as saved: the merged buffer differs from the disk until it is saved.
+    this.bridge?.replace(path, text);
+    this.update(path, {
+      diskContent: f.conflict.disk.content, version: f.conflict.disk.version, conflict: null, comparing: false,
+      mergeConflicts: conflicts || undefined,
+    });
   }
 
   setComparing(path: string, comparing: boolean) {

@@ -31,6 +31,11 @@ export class ReviewPage {
     await this.api("mutation", "fs.create", { projectId: this.projectId(), path, content, createParents: true });
   }
 
+  /** Writes over an existing file, as another person or program would (no version check). */
+  async replaceFile(path: string, content: string) {
+    await this.api("mutation", "fs.write", { projectId: this.projectId(), path, content });
+  }
+
   /** The file's text on disk, or null when it does not exist. */
   async readFile(path: string): Promise<string | null> {
     try {
