@@ -2,6 +2,9 @@
 
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
 import { relativePath, type DiffFile } from "@/components/chat/tool-display";
+import { diffLinesForDisplay, type DiffLine } from "@/components/chat/diff-lines";
+
+const LINE_CLASS: Record<DiffLine["kind"], string | undefined> = { hunk: "diff-hunk", add: "diff-add", del: "diff-del", context: undefined, note: "diff-note" };
 
 /** A unified diff as the edit tools report it, one file after another, each openable in the editor. */
 export function DiffView({ files }: { files: DiffFile[] }) {
@@ -20,14 +23,11 @@ export function DiffView({ files }: { files: DiffFile[] }) {
             </button>
           </div>
           <pre className="diff-lines">
-            {file.diff
-              .split("\n")
-              .filter((line) => !line.startsWith("--- ") && !line.startsWith("+++ "))
-              .map((line, i) => (
-                <div key={i} className={line.startsWith("@@") ? "diff-hunk" : line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del" : undefined}>
-                  {line || " "}
-                </div>
-              ))}
+            {diffLinesForDisplay(file.diff).map((line, i) => (
+              <div key={i} className={LINE_CLASS[line.kind]}>
+                {line.text || " "}
+              </div>
+            ))}
           </pre>
         </div>
       ))}
