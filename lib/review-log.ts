@@ -17,6 +17,8 @@ export type TurnCheckpoint = {
   turnStartSeq: number;
   /** What the person asked in that turn. */
   request: string | null;
+  /** The snapshot taken when the turn ended; null while it runs, or when it was cut off. */
+  endId: string | null;
 };
 
 export type RestoreRecord = {
@@ -63,9 +65,13 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
         turnStart.set(event.payload.turnId, firstMessage?.seq ?? event.seq);
         requests.set(event.payload.turnId, firstMessage?.text ?? null);
         break;
-      case "turn_finished":
+      case "turn_finished": {
         firstMessage = null;
+        const { turnId, endCheckpointId } = event.payload;
+        const taken = endCheckpointId && log.checkpoints.findLast((c) => c.turnId === turnId);
+        if (taken) taken.endId = endCheckpointId;
         break;
+      }
       case "checkpoint":
         log.checkpoints.push({
           checkpointId: event.payload.checkpointId,
@@ -75,6 +81,7 @@ export function foldReviewLog(events: readonly SessionEvent[]): ReviewLog {
           filesChanged: event.payload.filesChanged,
           turnStartSeq: turnStart.get(event.payload.turnId) ?? event.seq,
           request: requests.get(event.payload.turnId) ?? null,
+          endId: null,
         });
         log.baseId ??= event.payload.checkpointId;
         baseWhenTaken.set(event.payload.checkpointId, log.baseId);

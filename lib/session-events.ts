@@ -104,7 +104,14 @@ export const eventPayloadSchemas = {
     turnId: turnId.optional(),
     detail: z.string().optional(),
   }),
-  turn_finished: z.object({ turnId, reason: z.enum(TURN_END_REASONS), message: z.string().optional(), steps: z.number().int() }),
+  turn_finished: z.object({
+    turnId,
+    reason: z.enum(TURN_END_REASONS),
+    message: z.string().optional(),
+    steps: z.number().int(),
+    /** A snapshot of the workspace as the turn left it (turns that took a checkpoint): the turn's changes end here. */
+    endCheckpointId: z.string().optional(),
+  }),
   compaction: z.object({
     summary: z.string(),
     /** Events up to and including this seq are replaced by the summary in what the model reads. */

@@ -69,7 +69,9 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     return turnState(events);
   };
   const finish = async (reason: Exclude<TurnEnd["reason"], "waiting">, message?: string): Promise<TurnEnd> => {
-    await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: turnState(events).steps });
+    const ended = await refresh();
+    const endCheckpointId = ended.checkpointed ? await snapshotAfter(r, turnId) : undefined;
+    await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
     await r.setStatus(reason === "error" ? "failed" : "idle", message);
     return { reason, text: lastText };
   };
@@ -156,6 +158,20 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
       if (state.lastUserSeq > seenSeq) continue; // someone wrote while the model answered
       return finish("completed");
     }
+  }
+}
+
+/**
+ * A turn that changed files is snapshotted again when it ends: what differs between its checkpoint
+ * and this is what the turn changed, so the Changes view can leave out files only people changed
+ * between turns. A failed snapshot only loses that precision.
+ */
+async function snapshotAfter(r: TurnRun, turnId: string): Promise<string | undefined> {
+  try {
+    return (await r.snapshot!(`After turn ${turnId}`)).id;
+  } catch (error) {
+    console.error(`snapshot after turn ${turnId} of session ${r.sessionId} failed:`, error);
+    return undefined;
   }
 }
 

@@ -43,7 +43,11 @@ export function turnState(events: SessionEvent[]): TurnState {
         checkpointed = false;
         break;
       case "turn_finished":
-        if (openTurn?.turnId === event.payload.turnId) openTurn = null;
+        if (openTurn?.turnId === event.payload.turnId) {
+          openTurn = null;
+          // The next turn takes its own checkpoint before its first change.
+          checkpointed = false;
+        }
         lastEnd = event.seq;
         firstMessageAfterEnd = 0;
         break;

@@ -43,6 +43,33 @@ function serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
   return run;
 }
 
+// What one finished turn changed never changes again: kept per (project, checkpoint, end).
+const turnPathsCache = new Map<string, string[]>();
+const TURN_PATHS_CACHED = 5_000;
+
+/**
+ * The paths the agent's turns changed: each turn's checkpoint against the snapshot taken when it
+ * ended (a turn cut off by a restart runs to the next turn's checkpoint, or to now). Files only
+ * people changed between turns are not the agent's and stay out of its review.
+ */
+async function agentPaths(s: CheckpointStore, projectId: string, log: ReviewLog): Promise<Set<string>> {
+  const paths = new Set<string>();
+  for (const [i, turn] of log.checkpoints.entries()) {
+    const until = turn.endId ?? log.checkpoints[i + 1]?.checkpointId ?? "workspace";
+    const key = `${projectId}:${turn.checkpointId}:${until}`;
+    let changed = until === "workspace" ? undefined : turnPathsCache.get(key);
+    if (!changed) {
+      changed = (await s.diff(turn.checkpointId, until)).flatMap((c) => (c.oldPath ? [c.path, c.oldPath] : [c.path]));
+      if (until !== "workspace") {
+        if (turnPathsCache.size >= TURN_PATHS_CACHED) turnPathsCache.delete(turnPathsCache.keys().next().value!);
+        turnPathsCache.set(key, changed);
+      }
+    }
+    for (const p of changed) paths.add(p);
+  }
+  return paths;
+}
+
 export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
   const store = () => deps.checkpoints.open(session.projectId);
   const load = async (): Promise<ReviewLog> => foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
@@ -100,13 +127,14 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
   }
 
   return {
-    /** Files that differ between the base (or a chosen turn's checkpoint) and the workspace. */
+    /** Files the agent changed that differ between the base (or a chosen turn's checkpoint) and the workspace. */
     async changes(input: { sinceCheckpointId?: string }): Promise<{ baseId: string | null; files: ChangedFile[] }> {
       const log = await load();
       const base = baseOf(log, input.sinceCheckpointId);
       if (!base) return { baseId: null, files: [] };
       const s = await store();
-      const changes = await s.diff(base, "workspace");
+      const agents = await agentPaths(s, session.projectId, log);
+      const changes = (await s.diff(base, "workspace")).filter((c) => agents.has(c.path) || (c.oldPath !== undefined && agents.has(c.oldPath)));
       const files: ChangedFile[] = [];
       for (const [i, change] of changes.entries()) {
         if (change.binary || i >= MAX_COUNTED_FILES) {

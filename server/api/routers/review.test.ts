@@ -165,6 +165,35 @@ describe("review and checkpoints", () => {
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
   });
 
+  it("leaves out files only people changed between the agent's turns", async () => {
+    await seed({ "mine.txt": "a person's notes\n", "shared.txt": numbered() });
+    const session = await h.newSession({
+      replies: [
+        { match: "Edit shared", toolCalls: [write("s1", "shared.txt", numbered({ 3: "agent line 3" }))] },
+        { match: "wrote shared.txt", text: "Edited." },
+        { match: "Add new", toolCalls: [write("s2", "new.txt", "agent's new file\n")] },
+        { match: "wrote new.txt", text: "Added." },
+      ],
+    });
+    await h.send(session.id, "Edit shared");
+    const finished = only(await h.events(session.id), "turn_finished");
+    expect(finished[0]!.payload.endCheckpointId).toMatch(/^[0-9a-f]{40}$/);
+
+    // Between turns a person edits their own file, and the agent's file too.
+    const workspace = await h.env.services.files.open(h.project.id);
+    await workspace.write("mine.txt", "a person's notes, edited\n");
+    await workspace.write("shared.txt", numbered({ 3: "agent line 3", 18: "a person's line 18" }));
+    await h.send(session.id, "Add new");
+
+    // Each turn that changed files has its own checkpoint, also when the one before it had one.
+    expect(only(await h.events(session.id), "checkpoint")).toHaveLength(2);
+    const { files } = await h.caller.review.changes({ sessionId: session.id });
+    expect(files.map((f) => f.path)).toEqual(["new.txt", "shared.txt"]);
+    // In a file the agent changed, everything since the base is shown (the person's line too).
+    expect(files.find((f) => f.path === "shared.txt")!.hunks).toBe(2);
+    expect(await disk("mine.txt")).toBe("a person's notes, edited\n");
+  });
+
   it("reports nothing to review in a session that changed nothing", async () => {
     const session = await h.newSession({ replies: [{ text: "Just talking." }] });
     await h.send(session.id, "Hello");
