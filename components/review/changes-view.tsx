@@ -9,6 +9,10 @@ import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
+// Paths are shown right-to-left so that a long one is cut at its start; the marks keep a leading
+// "." or a trailing punctuation mark where it belongs.
+const ltr = (text: string) => `\u200e${text}\u200e`;
+
 const ReviewDiff = dynamic(() => import("@/components/review/review-diff"), {
   ssr: false,
   loading: () => <div className="center-message">Loading diff…</div>,
@@ -76,7 +80,7 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
                   title={f.oldPath ? `${f.oldPath} → ${f.path}` : f.path}
                 >
                   <span className={`change-status status-${f.status}`}>{STATUS_LETTER[f.status] ?? "?"}</span>
-                  <span className="changes-file-name">{f.path}</span>
+                  <span className="changes-file-name">{ltr(f.path)}</span>
                   {f.hunks !== null && (
                     <span className="changes-file-stats">
                       <span className="diff-added">+{f.added}</span> <span className="diff-removed">−{f.removed}</span>
@@ -117,13 +121,13 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
     <div className="changed-file" data-testid="changed-file" data-path={path} data-version={version ?? ""}>
       <div className="changed-file-bar">
         <span className="diff-path" title={path}>
-          {data.oldPath ? `${data.oldPath} → ${path}` : path}
+          {ltr(data.oldPath ? `${data.oldPath} → ${path}` : path)}
         </span>
         <span className="muted">{data.binary ? "binary" : `${hunks.length} ${hunks.length === 1 ? "change" : "changes"}`}</span>
         <span className="spacer" />
         {data.status !== "deleted" && (
-          <button type="button" className="btn btn-ghost btn-sm" onClick={() => void store.open(path)}>
-            Open in editor
+          <button type="button" className="btn btn-ghost btn-sm" onClick={() => void store.open(path)} title={`Open ${path} in the editor`}>
+            Open
           </button>
         )}
         {canWrite && (
