@@ -1,7 +1,7 @@
 import { diff3Merge } from "node-diff3";
 
-export const MINE_LABEL = "your unsaved changes";
-export const THEIRS_LABEL = "on disk";
+const MINE_LABEL = "your unsaved changes";
+const THEIRS_LABEL = "on disk";
 
 /**
  * A three-way merge by lines (node-diff3) of what the buffer was loaded from (`base`), the buffer

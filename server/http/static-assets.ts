@@ -6,8 +6,8 @@ export const STATIC_PREFIX = "/_next/static/";
 
 /**
  * The build's hashed assets (/_next/static/...), sent from the files with their precompressed .br
- * or .gz twin (scripts/compress-static.mjs) and cached by browsers for a year. Returns false when
- * the file is not there, so the caller can hand the request to Next.
+ * or .gz twin (scripts/compress-static.mjs) and cached by browsers for a year. A file that is not
+ * there goes to `fallback` (Next), with the request's URL as it came.
  */
 export function createStaticAssets(appDir: string) {
   const serve = sirv(path.join(appDir, ".next", "static"), { maxAge: 31_536_000, immutable: true, brotli: true, gzip: true, etag: true, extensions: [] });

@@ -5,10 +5,19 @@ export const FILE_LIST_LIMIT = 50_000;
 
 /**
  * Every file of a workspace that is not ignored (.gitignore and friends, as the agent's searches
- * see them), sorted, for quick open. `truncated` says the list stopped at `limit`.
+ * see them), as sorted workspace paths, for quick open and the knowledge index. `exclude` leaves
+ * out folders by name; `truncated` says the list stopped at `limit`.
  */
-export async function listWorkspaceFiles(root: string, limit = FILE_LIST_LIMIT): Promise<{ files: string[]; truncated: boolean }> {
-  const run = await runRipgrep([...RG_BASE_ARGS, "--files"], { cwd: root, signal: AbortSignal.timeout(10_000), maxLines: limit });
-  const files = run.lines.filter(Boolean).map((line) => (line.startsWith("./") ? line.slice(2) : line));
+export async function listWorkspaceFiles(
+  root: string,
+  options: { limit?: number; exclude?: string[]; signal?: AbortSignal } = {},
+): Promise<{ files: string[]; truncated: boolean }> {
+  const excluded = (options.exclude ?? []).flatMap((name) => ["--glob", `!${name}`]);
+  const run = await runRipgrep([...RG_BASE_ARGS, "--files", ...excluded], {
+    cwd: root,
+    signal: options.signal ?? new AbortController().signal,
+    maxLines: options.limit ?? FILE_LIST_LIMIT,
+  });
+  const files = run.lines.map((line) => line.replace(/^\.\//, "")).filter(Boolean);
   return { files: files.sort(), truncated: run.stopped };
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Db } from "@/server/db/client";
 import { listIndexedFiles, removeIndexedFiles, replaceIndexedFile, searchKnowledge, type Chunk } from "@/server/db/repositories/knowledge";
 import type { KnowledgeHit } from "@/server/tools/search-knowledge-base";
-import { RG_BASE_ARGS, runRipgrep } from "@/server/tools/ripgrep";
+import { listWorkspaceFiles } from "@/server/services/file-list";
 import { watchWorkspace, type Workspace } from "@/server/workspace";
 
 // The knowledge index of each project's workspace, in Postgres: text files cut into overlapping
@@ -67,14 +67,12 @@ export function createKnowledgeIndex(options: { db: Db }) {
 export type SyncReport = { indexed: number; removed: number; unchanged: number };
 
 async function syncOnce(db: Db, projectId: string, workspace: Workspace): Promise<SyncReport> {
-  const listed = await runRipgrep([...RG_BASE_ARGS, "--files", "--glob", "!.tandem", "--glob", "!node_modules"], { cwd: workspace.root, signal: new AbortController().signal, maxLines: MAX_FILES });
+  const listed = await listWorkspaceFiles(workspace.root, { limit: MAX_FILES, exclude: [".tandem", "node_modules"] });
   const known = new Map((await listIndexedFiles(db, projectId)).map((f) => [f.path, f]));
   const seen = new Set<string>();
   let indexed = 0;
   let unchanged = 0;
-  for (const line of listed.lines) {
-    const rel = line.replace(/^\.\//, "").split(path.sep).join("/");
-    if (!rel) continue;
+  for (const rel of listed.files) {
     const info = await stat(path.join(workspace.root, rel)).catch(() => null);
     if (!info?.isFile() || info.size > MAX_FILE_BYTES) continue;
     seen.add(rel);

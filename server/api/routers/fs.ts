@@ -49,7 +49,7 @@ export const fsRouter = router({
   ),
 
   /** Every file that is not ignored, for quick open (Ctrl/Cmd+P). */
-  files: workspaceProcedure.input(filesInputSchema).query(({ ctx }) => listWorkspaceFiles(ctx.workspace.root)),
+  files: workspaceProcedure.input(filesInputSchema).query(({ ctx }) => listWorkspaceFiles(ctx.workspace.root, { signal: AbortSignal.timeout(10_000) })),
 
   read: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
 
