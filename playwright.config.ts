@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { chromiumLaunchOptions } from "./e2e/chromium";
 
 // scripts/e2e.mjs picks a free port and a temporary data directory, then runs Playwright, which
 // starts a fresh Tandem (embedded Postgres and all) with `npm start` and stops it at the end.
@@ -7,7 +7,8 @@ const port = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://127.0.0.1:${port}`;
 // The scripted model server (started by scripts/e2e.mjs) is the agent's only provider.
 const modelPort = Number(process.env.E2E_MODEL_PORT ?? 3101);
-const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
+// A system Chromium when there is one, else the one from npm (e2e/chromium.ts).
+const launchOptions = await chromiumLaunchOptions();
 
 export default defineConfig({
   testDir: "e2e",
@@ -25,19 +26,7 @@ export default defineConfig({
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     viewport: { width: 1280, height: 800 },
-    launchOptions: {
-      executablePath: chromium,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    },
+    launchOptions,
   },
   webServer: {
     command: "node scripts/start.mjs",

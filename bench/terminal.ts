@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium, type Page } from "playwright-core";
+import { chromiumLaunchOptions } from "../e2e/chromium";
 import { WebSocketServer } from "ws";
 import { TerminalService } from "@/server/terminal";
 import { bwrapAvailable } from "@/server/workspace/sandbox";
@@ -20,11 +21,6 @@ const { Terminal: Headless } = require("@xterm/headless") as typeof import("@xte
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FILE_MB = Number(process.argv[2] ?? 100);
 const TIMEOUT_MS = 180_000;
-const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run",
-];
-
 const mb = (bytes: number) => bytes / 1e6;
 const rssMb = () => mb(process.memoryUsage().rss);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -175,7 +171,7 @@ async function main() {
   const server1 = await serverOnly(service, projectId, file, bytes + lines);
   const { id } = service.create(projectId, dir, { cols: 120, rows: 30 });
   const { server, port } = await startServer(service, projectId);
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await chromium.launch(await chromiumLaunchOptions());
   const results: Array<[string, string, string, string]> = [];
   try {
     const page = await browser.newPage();

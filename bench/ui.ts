@@ -16,11 +16,12 @@
 // Beside them, as the reference of the same run, the sign-in page's load (a static page on the
 // same server and browser): what any page costs here.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { chromiumLaunchOptions } from "../e2e/chromium";
 import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
@@ -29,8 +30,6 @@ const RUNS = Number(process.argv[2] ?? 5);
 const TURNS = 1000; // × 10 events
 const TARGET_IDE_COLD_MS = 1500;
 const TARGET_SESSION_MS = 1000;
-const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -171,8 +170,7 @@ try {
   for (let i = 0; i < rows.length; i += 1000) await insertEvents(db, rows.slice(i, i + 1000));
   await db.$disconnect();
 
-  const executablePath = CHROMIUM.find((p) => existsSync(p));
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  browser = await chromium.launch(await chromiumLaunchOptions());
   const ideUrl = `${base}/p/${project.id}`;
 
   // Reference: the sign-in page, cold and warm.

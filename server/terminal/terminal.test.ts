@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { ACK_EVERY_BYTES, parseServerMessage, TerminalCloseCode } from "@/lib/terminal-protocol";
+import { sandboxMode } from "@/server/test/sandbox-guard";
 import { HIGH_WATERMARK } from "./terminal-session";
 import { TerminalService } from "./terminal-service";
 import { handleTerminalSocket } from "./terminal-socket";
@@ -20,7 +21,7 @@ beforeAll(async () => {
   process.env.DATABASE_URL = "postgres://u:hunter2@db/x";
   process.env.FOO_API_KEY = "sk-terminal-leak";
   workspace = mkdtempSync(path.join(tmpdir(), "tandem-term-"));
-  service = new TerminalService({ sandboxMode: "bwrap" });
+  service = new TerminalService({ sandboxMode });
   const wss = new WebSocketServer({ noServer: true });
   server = http.createServer();
   server.on("upgrade", (req, socket, head) => {
@@ -133,12 +134,13 @@ describe("terminal sessions", () => {
 
   it("prompts with the place in the project, and never runs a directory's name", async () => {
     const client = await new Client(open()).ready();
-    await client.waitFor(/tandem.*:.*workspace.*\$ /);
+    // `$` as the sandbox's user, `#` as root where terminals run unsandboxed.
+    await client.waitFor(/:(\x1b\[[0-9;]*m)?workspace(\x1b\[[0-9;]*m)?[$#] /);
     expect(client.tail).not.toContain(workspace);
     client.type("mkdir -p 'src/$(touch pwned)' && cd 'src/$(touch pwned)'\r");
-    await client.waitFor(/workspace\/src\/\$\(touch pwned\).*\$ /);
+    await client.waitFor(/workspace\/src\/\$\(touch pwned\).*[$#] /);
     client.type("cd /usr\r");
-    await client.waitFor(/:(\x1b\[[0-9;]*m)?\/usr(\x1b\[[0-9;]*m)?\$ /);
+    await client.waitFor(/:(\x1b\[[0-9;]*m)?\/usr(\x1b\[[0-9;]*m)?[$#] /);
     client.type("ls $TANDEM_WORKSPACE/src; echo listed-$((1+1))\r");
     await client.waitFor(/listed-2/);
     expect(readdirSync(workspace)).not.toContain("pwned");

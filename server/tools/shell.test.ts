@@ -4,7 +4,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
+import { describeSandboxed } from "@/server/test/sandbox-guard";
+import type { SandboxMode } from "@/server/workspace/sandbox";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
 import { useToolSessions } from "./test-helpers";
@@ -14,9 +15,6 @@ const shells: ShellSession[] = [];
 afterEach(async () => {
   await Promise.all(shells.splice(0).map((s) => s.dispose()));
 });
-
-const hasBwrap = await bwrapAvailable();
-const modes: SandboxMode[] = hasBwrap ? ["none", "bwrap"] : ["none"];
 
 async function shellSession(mode: SandboxMode, env: Record<string, string> = {}) {
   const s = await session({ sandbox: { mode, allowNetwork: false } });
@@ -28,7 +26,7 @@ async function shellSession(mode: SandboxMode, env: Record<string, string> = {})
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(modes)("shell (sandbox: %s)", (mode) => {
+const shellSuite = (mode: SandboxMode) => () => {
   it("runs a command and returns exit code, stdout and stderr", async () => {
     const s = await shellSession(mode);
     const run = await s.run(shellTool, { command: "echo out; echo err >&2; exit 3" });
@@ -115,9 +113,12 @@ describe.each(modes)("shell (sandbox: %s)", (mode) => {
     expect(full.split("\n")).toHaveLength(100001);
     expect(run.metrics.truncated).toBe(true);
   });
-});
+};
 
-describe.runIf(hasBwrap)("shell sandbox network", () => {
+describe("shell (sandbox: none)", shellSuite("none"));
+describeSandboxed("shell (sandbox: bwrap)", shellSuite("bwrap"));
+
+describeSandboxed("shell network", () => {
   it("cannot reach a server on the host's 127.0.0.1", async () => {
     const server = createServer((_req, res) => res.end("reached"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolSet } from "../registry";
 import { useToolSessions } from "../test-helpers";
 import { parseMcpServersText, type McpServersConfig } from "@/lib/mcp-config";
-import { bwrapAvailable } from "@/server/workspace/sandbox";
+import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 
 // Against the real MCP "everything" server from the npm registry: over stdio (started by the
@@ -132,7 +132,7 @@ rl.on("line", (line) => {
   else if (msg.id !== undefined) send({ id: msg.id, result: {} });
 });`;
 
-describe.runIf(await bwrapAvailable())("MCP stdio servers in the sandbox", () => {
+describeSandboxed("MCP stdio servers in the sandbox", () => {
   it("run under bubblewrap: sandbox home, nothing of the server's files, only the env they were given", async () => {
     const sandboxRoot = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-bwrap-")));
     await fs.writeFile(path.join(sandboxRoot, "tiny.cjs"), TINY_SERVER);
