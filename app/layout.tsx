@@ -8,6 +8,12 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "Tandem",
   description: "A browser IDE where a team and a coding agent work on code together.",
+  // Files of public/, served with their caching by server/http/static-assets.ts.
+  icons: {
+    icon: [{ url: "/favicon.ico", sizes: "48x48" }, { url: "/icon.svg", type: "image/svg+xml" }],
+    apple: "/apple-touch-icon.png",
+  },
+  manifest: "/manifest.webmanifest",
 };
 
 export const viewport: Viewport = { colorScheme: "dark", themeColor: "#1e1e1e" };

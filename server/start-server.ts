@@ -10,7 +10,7 @@ import { createContext, type Services } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { authorizeProject, mayTypeInTerminal } from "@/server/api/access";
 import { originAllowed } from "@/server/http/origin";
-import { createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
+import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals.
@@ -34,6 +34,7 @@ export async function startServer(services: Services, options: { dir: string; pa
   const handleNext = nextApp?.getRequestHandler() ?? ((_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(404).end());
   const nextUpgrade = config.dev ? nextApp?.getUpgradeHandler() : undefined;
   const staticAssets = nextApp && !config.dev ? createStaticAssets(options.dir) : null;
+  const publicFiles = nextApp ? createPublicFiles(options.dir, { dev: config.dev }) : null;
 
   const handleAuth = toNodeHandler(services.auth);
   const handleTrpc = createHTTPHandler({
@@ -59,6 +60,7 @@ export async function startServer(services: Services, options: { dir: string; pa
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
     if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
+    if (publicFiles) return publicFiles(req, res, () => void handleNext(req, res));
     void handleNext(req, res);
   });
 

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { brotliCompressSync, brotliDecompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStaticAssets } from "./static-assets";
+import { createPublicFiles, createStaticAssets, PUBLIC_MAX_AGE } from "./static-assets";
 
 const SCRIPT = `console.log(${JSON.stringify("x".repeat(4000))});`;
 let appDir: string;
@@ -70,5 +70,57 @@ describe("static assets", () => {
       expect(response.status).toBe(404);
       expect(response.body.toString()).not.toBe("{}");
     }
+  });
+});
+
+describe("public files", () => {
+  // The project's own public/ folder, served as `npm start` serves it.
+  let publicServer: http.Server;
+  let publicBase: string;
+  const fetchPublic = (urlPath: string, init?: RequestInit) => fetch(`${publicBase}${urlPath}`, init);
+
+  beforeAll(async () => {
+    const files = createPublicFiles(process.cwd());
+    publicServer = http.createServer((req, res) => files(req, res, () => res.writeHead(404, { "x-fallback": req.url ?? "" }).end()));
+    await new Promise<void>((resolve) => publicServer.listen(0, "127.0.0.1", resolve));
+    publicBase = `http://127.0.0.1:${(publicServer.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => publicServer.close(resolve));
+  });
+
+  it("serves the favicon and the manifest's icons, cached for a day and revalidated by ETag", async () => {
+    const favicon = await fetchPublic("/favicon.ico");
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get("cache-control")).toBe(`public,max-age=${PUBLIC_MAX_AGE}`);
+    const etag = favicon.headers.get("etag")!;
+    expect((await fetchPublic("/favicon.ico", { headers: { "if-none-match": etag } })).status).toBe(304);
+
+    const manifest = await fetchPublic("/manifest.webmanifest");
+    expect(manifest.headers.get("content-type")).toMatch(/^application\/manifest\+json/);
+    const { icons, start_url } = (await manifest.json()) as { icons: Array<{ src: string; type: string }>; start_url: string };
+    expect(start_url).toBe("/");
+    expect(icons.some((icon) => icon.src === "/icon-512.png")).toBe(true);
+    for (const icon of icons) {
+      const response = await fetchPublic(icon.src);
+      expect(response.status, icon.src).toBe(200);
+      expect(response.headers.get("content-type")).toBe(icon.type);
+    }
+  });
+
+  it("asks crawlers to keep out of share and invitation links", async () => {
+    const robots = await (await fetchPublic("/robots.txt")).text();
+    expect(robots).toMatch(/^User-agent: \*$/m);
+    expect(robots).toMatch(/^Disallow: \/s\/$/m);
+    expect(robots).toMatch(/^Disallow: \/join\/$/m);
+  });
+
+  it("hands pages, unknown files and writes to the fallback", async () => {
+    for (const urlPath of ["/", "/p/some-project", "/missing.png", "/../package.json"]) {
+      const response = await fetchPublic(urlPath);
+      expect(response.status, urlPath).toBe(404);
+    }
+    expect((await fetchPublic("/robots.txt", { method: "POST" })).headers.get("x-fallback")).toBe("/robots.txt");
   });
 });

@@ -20,3 +20,29 @@ export function createStaticAssets(appDir: string) {
     });
   };
 }
+
+/** How long browsers keep public/'s files: they have no hash in their names, so not for long. */
+export const PUBLIC_MAX_AGE = 86_400;
+
+/**
+ * The files of public/ (favicon, app icons, web app manifest, robots.txt) at the site's root,
+ * cached for a day and revalidated by ETag after that (Next's own serving says max-age=0, so every
+ * page load would ask again). Anything else goes to `fallback`.
+ */
+export function createPublicFiles(appDir: string, options: { dev?: boolean } = {}) {
+  const serve = sirv(path.join(appDir, "public"), {
+    dev: options.dev,
+    maxAge: PUBLIC_MAX_AGE,
+    etag: true,
+    extensions: [],
+    dotfiles: false,
+    setHeaders: (res, pathname) => {
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      if (pathname.endsWith(".webmanifest")) res.setHeader("Content-Type", "application/manifest+json; charset=utf-8");
+    },
+  });
+  return (req: http.IncomingMessage, res: http.ServerResponse, fallback: () => void) => {
+    if (req.method !== "GET" && req.method !== "HEAD") return fallback();
+    serve(req, res, fallback);
+  };
+}
