@@ -72,7 +72,7 @@ async function main(): Promise<void> {
         return { absolute, path: absolute };
       },
     },
-    sandbox: { mode: "none", allowNetwork: false },
+    sandbox: { mode: "none", network: { policy: "off", allowHosts: [] }, limits: null },
     fetchPolicy: { allowHosts: [] },
   };
   const tool = (t: Tool, input: unknown) => async () => {

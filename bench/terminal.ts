@@ -12,7 +12,8 @@ import { chromium, type Page } from "playwright-core";
 import { chromiumLaunchOptions } from "../e2e/chromium";
 import { WebSocketServer } from "ws";
 import { TerminalService } from "@/server/terminal";
-import { bwrapAvailable } from "@/server/workspace/sandbox";
+import { bwrapAvailable } from "@/server/sandbox/launcher";
+import { testSandbox } from "@/server/test/sandbox";
 
 const require = createRequire(import.meta.url);
 const { spawn } = require("node-pty") as typeof import("node-pty");
@@ -63,7 +64,7 @@ async function headlessOnly(file: string, bytes: number): Promise<number> {
 
 // The server's whole path without a browser: PTY -> screen mirror -> frames, acknowledged at once.
 async function serverOnly(service: TerminalService, projectId: string, file: string, expected: number): Promise<number> {
-  const { id } = service.create(projectId, path.dirname(file), { cols: 120, rows: 30 });
+  const { id } = await service.create(projectId, path.dirname(file), { cols: 120, rows: 30 });
   const terminal = service.get(projectId, id)!;
   let received = 0;
   let target = Number.POSITIVE_INFINITY;
@@ -166,10 +167,10 @@ async function main() {
   const raw = await rawPty(file, bytes);
   const headless = await headlessOnly(file, bytes);
 
-  const service = new TerminalService({ sandboxMode });
+  const service = new TerminalService({ sandbox: testSandbox(sandboxMode) });
   const projectId = "bench";
   const server1 = await serverOnly(service, projectId, file, bytes + lines);
-  const { id } = service.create(projectId, dir, { cols: 120, rows: 30 });
+  const { id } = await service.create(projectId, dir, { cols: 120, rows: 30 });
   const { server, port } = await startServer(service, projectId);
   const browser = await chromium.launch(await chromiumLaunchOptions());
   const results: Array<[string, string, string, string]> = [];

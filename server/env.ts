@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_LIMITS, type SandboxLimits } from "@/server/sandbox/limits";
 
 // The only reader of process.env. Everything else receives a typed Config.
 
@@ -17,6 +18,17 @@ const schema = z.object({
     z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
   ),
   TANDEM_SANDBOX: z.enum(["bwrap", "none"]).optional(),
+  // Per-process limits of sandboxed commands (server/sandbox/limits.ts).
+  TANDEM_SANDBOX_PROCESSES: z.coerce.number().int().min(16).optional(),
+  TANDEM_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).optional(),
+  TANDEM_SANDBOX_FILE_MB: z.coerce.number().int().min(1).optional(),
+  // Tests only: names the egress proxy resolves to fixed (loopback) addresses, `name=ip,name=ip`.
+  TANDEM_EGRESS_TEST_HOSTS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^([a-z0-9.-]+=[0-9a-f.:]+)(,[a-z0-9.-]+=[0-9a-f.:]+)*$/i, "must be name=address pairs separated by commas, e.g. registry.test=127.0.0.1")
+      .optional(),
+  ),
   TANDEM_PUBLIC_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://tandem.example.com" }).optional()),
   BETTER_AUTH_SECRET: optionalString.pipe(
     z.string().min(32, "must be at least 32 characters (generate one with `openssl rand -hex 32`)").optional(),
@@ -57,6 +69,9 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   sandbox: "bwrap" | "none" | undefined;
+  sandboxLimits: SandboxLimits;
+  /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
+  egressTestHosts: Map<string, string>;
   publicUrl: string | undefined;
   authSecret: string | undefined;
   importRoots: string[];
@@ -97,6 +112,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.TANDEM_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     sandbox: e.TANDEM_SANDBOX,
+    sandboxLimits: {
+      ...DEFAULT_LIMITS,
+      ...(e.TANDEM_SANDBOX_PROCESSES ? { processes: e.TANDEM_SANDBOX_PROCESSES } : {}),
+      ...(e.TANDEM_SANDBOX_MEMORY_MB ? { memoryMiB: e.TANDEM_SANDBOX_MEMORY_MB } : {}),
+      ...(e.TANDEM_SANDBOX_FILE_MB ? { fileSizeMiB: e.TANDEM_SANDBOX_FILE_MB } : {}),
+    },
+    egressTestHosts: new Map(
+      (e.TANDEM_EGRESS_TEST_HOSTS ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((pair) => pair.split("=").map((part) => part.trim().toLowerCase()) as [string, string]),
+    ),
     publicUrl: e.TANDEM_PUBLIC_URL,
     authSecret: e.BETTER_AUTH_SECRET,
     importRoots: (e.TANDEM_IMPORT_ROOTS ?? "")

@@ -8,7 +8,10 @@ import { isLoopbackHost, type Config } from "@/server/env";
 import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
-import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
+import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
+import { describeLimits } from "@/server/sandbox/limits";
+import { createSandbox } from "@/server/sandbox/sandbox";
+import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
@@ -20,27 +23,50 @@ import { createRateLimits } from "@/server/http/rate-limit";
 
 export class StartupError extends Error {}
 
-export async function resolveSandboxMode(config: Config): Promise<SandboxMode> {
-  const available = await bwrapAvailable();
-  if (config.sandbox === "bwrap" && !available) {
-    throw new StartupError(
-      "TANDEM_SANDBOX=bwrap but bubblewrap does not work here. Install it (Debian/Ubuntu: `apt-get install bubblewrap`).",
-    );
+export type SandboxChoice = { mode: SandboxMode; unavailable?: string };
+
+/**
+ * Fails closed: without a working bubblewrap nothing sandboxed runs (every launch says why),
+ * unless an admin chose TANDEM_SANDBOX=none, which runs commands unsandboxed and is refused
+ * unless the server listens on loopback only.
+ */
+export async function resolveSandboxMode(config: Config, bwrapPath?: string): Promise<SandboxChoice> {
+  if (config.sandbox === "none") {
+    if (!isLoopbackHost(config.host)) {
+      throw new StartupError(
+        `Refusing to run commands without a sandbox (TANDEM_SANDBOX=none) while listening on ${config.host}. ` +
+          "Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or listen on loopback only (HOST=127.0.0.1).",
+      );
+    }
+    return { mode: "none" };
   }
-  const mode = config.sandbox ?? (available ? "bwrap" : "none");
-  if (mode === "none" && !isLoopbackHost(config.host)) {
-    throw new StartupError(
-      `Refusing to run terminals without a sandbox while listening on ${config.host}. ` +
-        "Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or listen on loopback only (HOST=127.0.0.1).",
-    );
+  if (await bwrapAvailable(bwrapPath)) return { mode: "bwrap" };
+  if (config.sandbox === "bwrap") {
+    throw new StartupError("TANDEM_SANDBOX=bwrap but bubblewrap does not work here. Install it (Debian/Ubuntu: `apt-get install bubblewrap`).");
   }
-  return mode;
+  return {
+    mode: "bwrap",
+    unavailable:
+      "The sandbox (bubblewrap) does not work on this server, so terminals, the agent's shell, MCP stdio servers and discovery commands do not run. " +
+      "An admin can install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or set TANDEM_SANDBOX=none on a server that listens on loopback only.",
+  };
+}
+
+/** One line for start-up: which sandbox, network backend and limits are in force. */
+export function describeSandbox(host: SandboxHost): string {
+  if (host.unavailable) return "sandbox: UNAVAILABLE (bubblewrap does not work here; sandboxed commands are refused)";
+  if (host.mode === "none") return "sandbox: NONE (TANDEM_SANDBOX=none: commands run unsandboxed with the server's network; no egress policy)";
+  const identity = host.perProjectUid ? "a host uid per project" : "the server's uid (not root: masks are the protection)";
+  return `sandbox: bubblewrap as ${identity}; network: egress proxy per project policy; limits: ${describeLimits(host.limits, host.perProjectUid)}`;
 }
 
 // Builds everything the API needs, starting the embedded database when DATABASE_URL is unset.
 export async function createServices(config: Config, log: (line: string) => void = console.log) {
-  const sandboxMode = await resolveSandboxMode(config);
-  if (sandboxMode === "none") log("warning: terminals run WITHOUT a sandbox (bubblewrap not available)");
+  const choice = await resolveSandboxMode(config);
+  const sandboxHost: SandboxHost = { ...defaultSandboxHost(choice.mode, { dataDir: config.dataDir, limits: config.sandboxLimits }), unavailable: choice.unavailable };
+  // Files the server writes into workspaces stay writable for the project's group (server/sandbox/identity.ts).
+  if (sandboxHost.perProjectUid) process.umask(0o002);
+  log(describeSandbox(sandboxHost));
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   try {
@@ -54,10 +80,17 @@ export async function createServices(config: Config, log: (line: string) => void
   const secret = await loadOrCreateSecret(config.dataDir, config.authSecret);
   const auth = createAuth({ db, secret, publicUrl: config.publicUrl, secureCookies: config.publicUrl?.startsWith("https:") ?? false });
   const files = createProjectFiles(config.dataDir, config.importRoots);
-  const terminals = createTerminalService({ sandboxMode });
+  const network = createProjectNetwork(db);
+  const sandbox = createSandbox({
+    host: sandboxHost,
+    policies: network.policies,
+    testHosts: config.egressTestHosts,
+    log: (connection) => void network.log(connection).catch((error: unknown) => log(`could not record a network connection: ${(error as Error).message}`)),
+  });
+  const terminals = createTerminalService({ sandbox });
   const models = createModelRegistry(config.models);
   const checkpoints = createCheckpointStores(config.dataDir, files);
-  const extensions = createExtensions({ config, db, databaseUrl, sandbox: { mode: sandboxMode, allowNetwork: false }, openWorkspace: (projectId) => files.open(projectId) });
+  const extensions = createExtensions({ config, db, databaseUrl, sandbox, openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
     db,
     extensions: extensions.agent,
@@ -65,17 +98,17 @@ export async function createServices(config: Config, log: (line: string) => void
     models,
     openWorkspace: (projectId) => files.open(projectId),
     checkpoints,
-    shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: sandboxMode, allowNetwork: false }),
-    sandbox: { mode: sandboxMode, allowNetwork: false },
+    shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
+    sandbox,
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network };
   return {
     services,
-    sandboxMode,
+    sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
     async dispose() {
       await extensions.dispose();
       await agent.dispose();

@@ -4,6 +4,7 @@ import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { setSessionStatus } from "@/server/db/repositories/sessions";
 import { createAgentHarness, only, testTools } from "./test-harness";
+import { testSandbox } from "@/server/test/sandbox";
 
 // A restart, in one process: a second runtime on the same database takes over, as a new server
 // process would. (The real kill -9 of a server process is in server/restart.test.ts.)
@@ -22,7 +23,7 @@ function restart() {
     models: createModelRegistry(services.config.models),
     openWorkspace: (projectId) => services.files.open(projectId),
     baseTools: testTools(h.toolLog),
-    sandbox: { mode: "none", allowNetwork: false },
+    sandbox: testSandbox("none"),
     maxRetries: 0,
   });
   const previous = services.agent;

@@ -5,7 +5,7 @@ import * as sessions from "@/server/db/repositories/sessions";
 import type { SessionBus } from "@/server/bus/session-bus";
 import type { FetchPolicy, Tool } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
-import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
@@ -39,7 +39,7 @@ export type AgentRuntimeOptions = {
   /** The registry's base tools; defaults to the core tools. */
   baseTools?: readonly Tool[];
   shell?: ShellFactory;
-  sandbox: { mode: SandboxMode; allowNetwork: boolean };
+  sandbox: Sandbox;
   fetchPolicy?: FetchPolicy;
   now?: () => Date;
   maxRetries?: number;

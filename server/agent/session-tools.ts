@@ -10,11 +10,11 @@ import { ToolFailure } from "@/server/tools/result";
 // its background jobs, the output store), and the session's tool set.
 
 export type SessionResources = { reads: ReadTracker; shell: ShellSession; outputs: OutputStore };
-export type ShellFactory = (input: { workspace: Workspace; sessionId: string; outputs: OutputStore }) => ShellSession;
+export type ShellFactory = (input: { workspace: Workspace; projectId: string; sessionId: string; outputs: OutputStore }) => ShellSession;
 
-export function createSessionResources(workspace: Workspace, sessionId: string, shellFactory?: ShellFactory): SessionResources {
+export function createSessionResources(workspace: Workspace, projectId: string, sessionId: string, shellFactory?: ShellFactory): SessionResources {
   const outputs = workspaceOutputStore(workspace, sessionId);
-  return { reads: createReadTracker(), outputs, shell: shellFactory ? shellFactory({ workspace, sessionId, outputs }) : noShell() };
+  return { reads: createReadTracker(), outputs, shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell() };
 }
 
 /** For a server built without a shell: every use fails with a message the model can act on. */

@@ -38,7 +38,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   if (!session) throw new Error(`session ${sessionId} no longer exists`);
   const workspace = await o.openWorkspace(session.projectId);
   let res = resources.get(sessionId);
-  if (!res) resources.set(sessionId, (res = createSessionResources(workspace, sessionId, o.shell)));
+  if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
   const settings = await getProjectAgentSettings(db, session.projectId);
   let tools: ToolSet = {};
   const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
@@ -53,6 +53,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     toolNames: Object.keys(tools),
   });
   const shared = res;
+  const sandbox = { mode: o.sandbox.mode, network: await o.sandbox.network(session.projectId), limits: o.sandbox.host.limits };
   const toolContext = (toolCallId: string): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -64,7 +65,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     reads: shared.reads,
     shell: shared.shell,
     outputs: shared.outputs,
-    sandbox: o.sandbox,
+    sandbox,
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
     summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: false,

@@ -18,6 +18,8 @@ import type { AgentRuntime } from "@/server/agent/runtime";
 import type { ModelRegistry } from "@/server/agent/providers";
 import type { Extensions } from "@/server/services/extensions";
 import type { ProjectCheckpoints } from "@/server/services/checkpoints";
+import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { ProjectNetwork } from "@/server/services/network";
 
 export type Services = {
   config: Config;
@@ -36,6 +38,9 @@ export type Services = {
   presence: Presence;
   linkRevocations: LinkRevocations;
   limits: RateLimits;
+  /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
+  sandbox: Sandbox;
+  network: ProjectNetwork;
 };
 
 /**

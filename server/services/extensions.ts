@@ -3,7 +3,7 @@ import type { Db } from "@/server/db/client";
 import { findUser } from "@/server/db/repositories/users";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { AgentRuntime } from "@/server/agent/runtime";
-import type { Sandbox } from "@/server/tools/discovery/discovered-tools";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "@/server/workspace";
 import { createKnowledgeIndex } from "@/server/services/knowledge-index";
 import { createMailSender } from "@/server/services/mail";

@@ -1,7 +1,8 @@
 import type { Db } from "@/server/db/client";
 import { getToolSettings, updateToolSettings } from "@/server/db/repositories/tool-settings";
 import type { Tool } from "@/server/tools/define-tool";
-import { discoverTools, DiscoveryError, type Sandbox } from "@/server/tools/discovery/discovered-tools";
+import type { Sandbox } from "@/server/sandbox/sandbox";
+import { discoverTools, DiscoveryError } from "@/server/tools/discovery/discovered-tools";
 import { formatMcpServers, parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";
 import type { Workspace } from "@/server/workspace";
@@ -30,7 +31,7 @@ export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWork
 
   async function syncServers(projectId: string, workspace: Workspace) {
     const { row, servers } = await settingsOf(projectId);
-    await mcp.sync(projectId, servers, sandboxedLauncher(workspace.root, options.sandbox));
+    await mcp.sync(projectId, servers, sandboxedLauncher(workspace.root, options.sandbox, projectId));
     return row;
   }
 
@@ -44,7 +45,7 @@ export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWork
     if (!fresh && cached?.key === key && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached;
     let entry: { key: string; at: number; tools: Tool[]; error?: string };
     try {
-      const tools = await discoverTools({ workspaceRoot: workspace.root, sandbox: options.sandbox, settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand } });
+      const tools = await discoverTools({ workspaceRoot: workspace.root, sandbox: options.sandbox, projectId, settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand } });
       entry = { key, at: Date.now(), tools };
     } catch (error) {
       entry = { key, at: Date.now(), tools: [], error: error instanceof DiscoveryError ? error.message : `The discovery command failed: ${(error as Error).message}` };

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { WebSocket } from "ws";
-import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import { TerminalSession, type TerminalInfo } from "./terminal-session";
 import { handleTerminalSocket } from "./terminal-socket";
 
 export interface TerminalServiceConfig {
-  sandboxMode: SandboxMode;
+  sandbox: Sandbox;
   maxPerProject?: number;
   scrollback?: number;
   /** The shell to run; an interactive login bash by default. */
@@ -34,26 +34,32 @@ export class TerminalService {
     return this.projects.get(projectId)?.get(terminalId);
   }
 
-  create(
+  async create(
     projectId: string,
     workspaceRoot: string,
     size: { cols: number; rows: number; title?: string; owner?: { id: string; name: string } },
-  ): TerminalInfo {
+  ): Promise<TerminalInfo> {
     const terminals = this.projects.get(projectId) ?? new Map<string, TerminalSession>();
     const limit = this.config.maxPerProject ?? 10;
     if (terminals.size >= limit) throw new TerminalLimitError(limit);
     const n = (this.counters.get(projectId) ?? 0) + 1;
     this.counters.set(projectId, n);
+    const id = randomUUID();
+    const launch = await this.config.sandbox.launch({
+      workspaceRoot,
+      command: this.config.shell ?? ["/bin/bash", "-l"],
+      projectId,
+      source: { kind: "terminal", id },
+    });
     const session = new TerminalSession({
-      id: randomUUID(),
+      id,
       projectId,
       title: size.title ?? `Terminal ${n}`,
       workspaceRoot,
-      sandboxMode: this.config.sandboxMode,
+      launch,
       cols: size.cols,
       rows: size.rows,
       scrollback: this.config.scrollback,
-      shell: this.config.shell,
       owner: size.owner,
     });
     terminals.set(session.id, session);

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
 import type { ServerMessage } from "@/lib/terminal-protocol";
 import { TerminalCloseCode } from "@/lib/terminal-protocol";
-import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import type { SandboxLaunch } from "@/server/sandbox/sandbox";
 import { terminateProcessTree } from "./process-tree";
 import { ScreenMirror } from "./screen-mirror";
 
@@ -53,11 +53,11 @@ export interface TerminalSessionOptions {
   projectId: string;
   title: string;
   workspaceRoot: string;
-  sandboxMode: SandboxMode;
+  /** The sandboxed shell, built by the terminal service (see Sandbox.launch). */
+  launch: SandboxLaunch;
   cols: number;
   rows: number;
   scrollback?: number;
-  shell?: string[];
   owner?: { id: string; name: string };
 }
 
@@ -102,11 +102,7 @@ export class TerminalSession {
     this.projectId = options.projectId;
     this.title = options.title;
     this.owner = options.owner ?? null;
-    const command = sandboxCommand({
-      mode: options.sandboxMode,
-      workspaceRoot: options.workspaceRoot,
-      command: options.shell ?? ["/bin/bash", "-l"],
-    });
+    const command = options.launch.command;
     this.screen = new ScreenMirror(options.cols, options.rows, options.scrollback ?? 5000, () => {
       if (this.paused) this.updateFlow();
     });
@@ -116,7 +112,10 @@ export class TerminalSession {
       rows: options.rows,
       cwd: command.cwd,
       env: { ...command.env, TANDEM_WORKSPACE: options.workspaceRoot, PROMPT_COMMAND: WORKSPACE_PROMPT },
+      uid: command.uid,
+      gid: command.gid,
     });
+    this.onExitOnce(() => void options.launch.close());
     this.pty.onData((data) => this.onOutput(data));
     this.pty.onExit(({ exitCode }) => this.onExit(exitCode));
   }

@@ -10,6 +10,7 @@ import { sandboxMode } from "@/server/test/sandbox-guard";
 import { HIGH_WATERMARK } from "./terminal-session";
 import { TerminalService } from "./terminal-service";
 import { handleTerminalSocket } from "./terminal-socket";
+import { testSandbox } from "@/server/test/sandbox";
 
 const PROJECT = "project-1";
 let service: TerminalService;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   process.env.DATABASE_URL = "postgres://u:hunter2@db/x";
   process.env.FOO_API_KEY = "sk-terminal-leak";
   workspace = mkdtempSync(path.join(tmpdir(), "tandem-term-"));
-  service = new TerminalService({ sandboxMode });
+  service = new TerminalService({ sandbox: testSandbox(sandboxMode) });
   const wss = new WebSocketServer({ noServer: true });
   server = http.createServer();
   server.on("upgrade", (req, socket, head) => {
@@ -120,20 +121,20 @@ function processesMatching(marker: string): number[] {
     .map(Number);
 }
 
-function open(): string {
-  return service.create(PROJECT, workspace, { cols: 100, rows: 30 }).id;
+async function open(): Promise<string> {
+  return (await service.create(PROJECT, workspace, { cols: 100, rows: 30 })).id;
 }
 
 describe("terminal sessions", () => {
   it("echoes a command round trip in the workspace", async () => {
-    const client = await new Client(open()).ready();
+    const client = await new Client(await open()).ready();
     client.type("echo hello-$((40+2)) $PWD\r");
     await client.waitFor(new RegExp(`hello-42 ${workspace}`));
     client.ws.close();
   });
 
   it("prompts with the place in the project, and never runs a directory's name", async () => {
-    const client = await new Client(open()).ready();
+    const client = await new Client(await open()).ready();
     // `$` as the sandbox's user, `#` as root where terminals run unsandboxed.
     await client.waitFor(/:(\x1b\[[0-9;]*m)?workspace(\x1b\[[0-9;]*m)?[$#] /);
     expect(client.tail).not.toContain(workspace);
@@ -150,7 +151,7 @@ describe("terminal sessions", () => {
   });
 
   it("restores earlier output and scrollback from the snapshot on reconnect", async () => {
-    const id = open();
+    const id = await open();
     const first = await new Client(id).ready();
     first.type("seq 1 3000; echo seq-$((1+1))-done\r");
     await first.waitFor(/seq-2-done/);
@@ -166,7 +167,7 @@ describe("terminal sessions", () => {
   });
 
   it("stops a yes flood on Ctrl-C within a second with bounded memory", async () => {
-    const client = await new Client(open()).ready();
+    const client = await new Client(await open()).ready();
     const rssBefore = process.memoryUsage().rss;
     let rssMax = rssBefore;
     client.type("yes\r");
@@ -186,7 +187,7 @@ describe("terminal sessions", () => {
   });
 
   it("pauses the PTY while a client does not acknowledge output", async () => {
-    const client = await new Client(open(), { ack: false }).ready();
+    const client = await new Client(await open(), { ack: false }).ready();
     client.type("yes\r");
     await sleep(1500);
     const received = client.received;
@@ -198,7 +199,7 @@ describe("terminal sessions", () => {
   });
 
   it("keeps secrets of the server out of the shell's environment", async () => {
-    const client = await new Client(open()).ready();
+    const client = await new Client(await open()).ready();
     client.type("env; echo env-$((5+5))-end\r");
     await client.waitFor(/env-10-end/);
     expect(client.tail).not.toMatch(/hunter2|sk-terminal-leak|DATABASE_URL|API_KEY/);
@@ -207,7 +208,7 @@ describe("terminal sessions", () => {
   });
 
   it("kills the whole process tree on close, including background jobs", async () => {
-    const id = open();
+    const id = await open();
     const client = await new Client(id).ready();
     client.type("sleep 987651 & (trap '' HUP; exec sleep 987652) & echo started-$((6+6))\r");
     await client.waitFor(/started-12/);
@@ -220,7 +221,7 @@ describe("terminal sessions", () => {
   });
 
   it("reports the exit code when the shell exits", async () => {
-    const id = open();
+    const id = await open();
     const client = await new Client(id).ready();
     client.type("exit 3\r");
     await until(() => client.exitCode !== undefined);
@@ -232,7 +233,7 @@ describe("terminal sessions", () => {
   });
 
   it("closes a socket that sends a malformed message and keeps serving others", async () => {
-    const id = open();
+    const id = await open();
     const bad = await new Client(id).ready();
     const good = await new Client(id).ready();
     bad.send("{not json");
@@ -244,7 +245,7 @@ describe("terminal sessions", () => {
   });
 
   it("ignores input from a read-only viewer but sends it all output", async () => {
-    const id = open();
+    const id = await open();
     const viewer = await new Client(id, { view: true }).ready();
     const writer = await new Client(id).ready();
     viewer.type("echo viewer-$((8+8))\r");

@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import { SANDBOX_SUITE } from "@/scripts/test-summary.mjs";
-import { bwrapAvailable, type SandboxMode } from "@/server/workspace/sandbox";
+import { bwrapAvailable, type SandboxMode } from "@/server/sandbox/launcher";
 
 // Tests that exist to prove the sandbox's isolation need bubblewrap; everything else runs in
 // either mode. Where bubblewrap does not work, the sandbox suites are skipped and `npm test`

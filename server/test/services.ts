@@ -18,6 +18,9 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
+import type { SandboxMode } from "@/server/sandbox/launcher";
+import { createSandbox } from "@/server/sandbox/sandbox";
+import { createProjectNetwork } from "@/server/services/network";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -25,12 +28,23 @@ import { createRateLimits } from "@/server/http/rate-limit";
 // `tools` replaces the registry's core tools for the agent. `extensions` adds MCP, discovery,
 // knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
 export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number };
-export async function createTestServices(options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions } = {}) {
+// `sandbox: "bwrap"` runs project processes in bubblewrap with the projects' network policies, the
+// egress proxy resolving `egressTestHosts` names to their (loopback) addresses.
+export async function createTestServices(
+  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string> } = {},
+) {
   const database = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-"));
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false });
-  const terminals = createTerminalService({ sandboxMode: "none" });
+  const network = createProjectNetwork(database.db);
+  const sandbox = createSandbox({
+    host: { mode: options.sandbox ?? "none", masks: [dataDir], perProjectUid: false, limits: null },
+    policies: network.policies,
+    testHosts: options.egressTestHosts,
+    log: (connection) => void network.log(connection),
+  });
+  const terminals = createTerminalService({ sandbox });
   const files = createProjectFiles(dataDir, config.importRoots);
   if (options.modelBaseUrl) {
     config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
@@ -43,7 +57,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
         config: { smtp: options.extensions.smtp },
         db: database.db,
         databaseUrl: database.url,
-        sandbox: { mode: "none", allowNetwork: false },
+        sandbox,
         openWorkspace: (projectId) => files.open(projectId),
         schedulerPollingSeconds: options.extensions.schedulerPollingSeconds,
         deferToolsOver: options.extensions.deferToolsOver,
@@ -53,13 +67,13 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     db: database.db,
     extensions: extensions?.agent,
     // Workflows run shell steps in the session's shell.
-    ...(extensions ? { shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: "none", allowNetwork: false }) } : {}),
+    ...(extensions ? { shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }) } : {}),
     bus,
     models,
     openWorkspace: (projectId) => files.open(projectId),
     checkpoints,
     baseTools: options.tools,
-    sandbox: { mode: "none", allowNetwork: false },
+    sandbox,
     maxRetries: 2,
   });
   const services: Services = {
@@ -74,6 +88,8 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     agent,
     models,
     checkpoints,
+    sandbox,
+    network,
     ...(extensions ? { extensions } : {}),
   };
   await extensions?.attach(agent);

@@ -1,6 +1,10 @@
 import type { z } from "zod";
 import type { Workspace } from "@/server/workspace";
-import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { SandboxMode } from "@/server/sandbox/launcher";
+import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { SandboxLimits } from "@/server/sandbox/limits";
+
+export type SandboxSummary = { mode: SandboxMode; network: NetworkPolicy; limits: SandboxLimits | null };
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
 import type { OutputStore } from "./output-store";
@@ -114,7 +118,8 @@ export interface ToolContext {
   shell: ShellSession;
   /** Where complete outputs go when the result is cut. Use `workspaceOutputStore()`. */
   outputs: OutputStore;
-  sandbox: { mode: SandboxMode; allowNetwork: boolean };
+  /** The sandbox commands run in: its mode, the project's network policy (name it to the model) and the limits. */
+  sandbox: SandboxSummary;
   fetchPolicy: FetchPolicy;
   /** Runs `prompt` over fetched content with a small model; absent when no model is configured. */
   summarize?(prompt: string, content: string, signal: AbortSignal): Promise<string>;

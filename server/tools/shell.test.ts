@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
-import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { SandboxMode } from "@/server/sandbox/launcher";
+import { testSandbox } from "@/server/test/sandbox";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
 import { useToolSessions } from "./test-helpers";
@@ -17,8 +18,8 @@ afterEach(async () => {
 });
 
 async function shellSession(mode: SandboxMode, env: Record<string, string> = {}) {
-  const s = await session({ sandbox: { mode, allowNetwork: false } });
-  const shell = createShellSession({ workspace: s.ctx.workspace, sessionId: "s1", mode, allowNetwork: false, env });
+  const s = await session({ sandbox: { mode, network: { policy: "off", allowHosts: [] }, limits: null } });
+  const shell = createShellSession({ workspace: s.ctx.workspace, sessionId: "s1", sandbox: testSandbox(mode), env });
   shells.push(shell);
   s.ctx.shell = shell;
   return s;
@@ -130,7 +131,7 @@ describeSandboxed("shell network", () => {
       expect(run.llm).not.toContain("reached");
       expect(run.llm).toMatch(/Connection refused|Network is unreachable|Exit code: 1/);
       // The same probe from outside the sandbox does connect, so the test proves the sandbox.
-      const outside = await s.run(shellTool, { command: probe, timeout: 10 }, { shell: createShellSession({ workspace: s.ctx.workspace, sessionId: "s2", mode: "none", allowNetwork: true }) });
+      const outside = await s.run(shellTool, { command: probe, timeout: 10 }, { shell: createShellSession({ workspace: s.ctx.workspace, sessionId: "s2", sandbox: testSandbox("none") }) });
       expect(outside.llm).toContain("reached");
     } finally {
       server.close();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolResult } from "./define-tool";
+import { limitNote } from "@/server/sandbox/limits";
 import { ToolFailure, failure, ok } from "./result";
 
 export const DEFAULT_TIMEOUT_S = 120;
@@ -44,6 +45,9 @@ export const shellTool = defineTool({
     if (result.stdout) sections.push(`stdout:\n${result.stdout.replace(/\n$/, "")}`);
     if (result.stderr) sections.push(`stderr:\n${result.stderr.replace(/\n$/, "")}`);
     if (!result.stdout && !result.stderr) sections.push("(no output)");
+    const limit = limitNote(`${result.stdout}\n${result.stderr}`, result.signal, ctx.sandbox.limits);
+    if (limit) sections.push(`Sandbox limit: ${limit}`);
+    if (result.deniedHosts.length) sections.push(deniedNote(result.deniedHosts, ctx.sandbox.network.policy));
     const text = sections.join("\n");
     const display = {
       kind: "terminal" as const,
@@ -64,6 +68,14 @@ export const shellTool = defineTool({
     return { ...ok(text, display, meta), fullOutputPath: result.outputPath };
   },
 });
+
+function deniedNote(hosts: string[], policy: string): string {
+  const list = hosts.join(", ");
+  return (
+    `Network: the sandbox's egress proxy refused ${list} (this project's network policy is ${policy}). ` +
+    `A project admin can allow ${hosts.length > 1 ? "these hosts" : "this host"} in the project settings (Network), or with the "Allow ${hosts[0]} for this project?" card in this session; then run the command again.`
+  );
+}
 
 export const shellOutputTool = defineTool({
   name: "shell_output",

@@ -50,7 +50,7 @@ export function useToolSessions(): (overrides?: Partial<ToolContext>) => Promise
       reads: createReadTracker(),
       shell: noShell,
       outputs: workspaceOutputStore(workspace, "s1"),
-      sandbox: { mode: "none", allowNetwork: false },
+      sandbox: { mode: "none", network: { policy: "off", allowHosts: [] }, limits: null },
       fetchPolicy: { allowHosts: [] },
       modelAcceptsImages: true,
       ...overrides,

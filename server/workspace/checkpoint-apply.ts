@@ -30,9 +30,17 @@ export async function writeCheckpointFile(root: string, relPath: string, bytes: 
   await atomicWrite(entry, bytes, { mode: gitMode === null ? current : fileMode(current, gitMode === EXECUTABLE_MODE) });
 }
 
+function currentUmask(): number {
+  const mask = process.umask(0o022);
+  process.umask(mask);
+  return mask;
+}
+
 /** git records only the executable bit: keep the rest of an existing file's mode. */
 function fileMode(current: number | undefined, executable: boolean): number | undefined {
-  if (current === undefined) return executable ? 0o755 : undefined;
+  // A new executable gets what the umask allows: group-writable when the server shares
+  // workspaces with the sandbox's group (umask 002, server/sandbox/identity.ts).
+  if (current === undefined) return executable ? 0o777 & ~currentUmask() : undefined;
   return executable ? current | ((current & 0o444) >> 2) : current & ~0o111;
 }
 

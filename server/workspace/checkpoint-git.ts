@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
-import { SYSTEM_PATH } from "./sandbox";
+import { SYSTEM_PATH } from "@/server/sandbox/environment";
 
 /** The tree with nothing in it; git knows it without it being stored. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";

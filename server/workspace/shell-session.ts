@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { sandboxCommand, type SandboxMode } from "./sandbox";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "./workspace";
 
 /** One command's outcome; `stdout`/`stderr` keep at most the last `MAX_KEPT_CHARS` of each. */
@@ -17,6 +17,8 @@ export interface ShellRunResult {
   /** Everything the command printed, interleaved as a terminal would show it (agent-readable path). */
   outputPath: string;
   durationMs: number;
+  /** Hosts the egress proxy refused while the command ran. */
+  deniedHosts: string[];
 }
 
 export interface ShellRunOptions {
@@ -57,8 +59,9 @@ export interface ShellSessionOptions {
   workspace: Pick<Workspace, "root">;
   /** Names the session's folder under `.tandem/shell/` (state and output logs). */
   sessionId: string;
-  mode: SandboxMode;
-  allowNetwork: boolean;
+  sandbox: Sandbox;
+  /** The project whose network policy applies; without it the shell has no network. */
+  projectId?: string;
   /** Extra environment; only allow-listed, non-secret names pass (see sandboxEnv). */
   env?: Record<string, string>;
 }
@@ -95,6 +98,7 @@ interface Running {
   log: WriteStream;
   outputPath: string;
   kill(): void;
+  denials(): string[];
 }
 
 function keep(stream: Stream, text: string): void {
@@ -152,6 +156,7 @@ class SandboxedShellSession implements ShellSession {
       aborted,
       outputPath: running.outputPath,
       durationMs: Date.now() - started,
+      deniedHosts: running.denials(),
     };
   }
 
@@ -212,19 +217,25 @@ class SandboxedShellSession implements ShellSession {
     const logPath = path.join(this.dir, name);
     const log = createWriteStream(logPath);
     const root = this.options.workspace.root;
-    const sandboxed = sandboxCommand({
-      mode: this.options.mode,
+    const launch = await this.options.sandbox.launch({
       workspaceRoot: root,
       command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, root, save ? "1" : "0", command],
-      allowNetwork: this.options.allowNetwork,
       env: this.options.env,
       newSession: true,
+      projectId: this.options.projectId,
+      source: { kind: "session", id: this.options.sessionId },
+    }).catch(async (error: unknown) => {
+      log.end();
+      throw error;
     });
+    const sandboxed = launch.command;
     const child = spawn(sandboxed.file, sandboxed.args, {
       cwd: sandboxed.cwd,
       env: sandboxed.env as Record<string, string> as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
+      uid: sandboxed.uid,
+      gid: sandboxed.gid,
     });
     const streams = { stdout: { kept: "", dropped: 0, partial: "" }, stderr: { kept: "", dropped: 0, partial: "" } };
     for (const which of ["stdout", "stderr"] as const) {
@@ -258,6 +269,7 @@ class SandboxedShellSession implements ShellSession {
     const done = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
       child.on("error", (error) => {
         log.write(`\n[could not start the shell: ${error.message}]\n`);
+        void launch.close();
         resolve({ code: null, signal: null });
       });
       child.on("exit", (code, signal) => {
@@ -273,6 +285,7 @@ class SandboxedShellSession implements ShellSession {
             if (stream.partial && onOutput) onOutput(which, stream.partial);
             stream.partial = "";
           }
+          void launch.close();
           log.end(() => resolve({ code, signal }));
         };
         // Let the pipes drain; a grandchild holding them open must not hold the call.
@@ -291,7 +304,7 @@ class SandboxedShellSession implements ShellSession {
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     };
-    return { child, done, ...streams, log, outputPath: `${this.relativeDir}/${name}`, kill };
+    return { child, done, ...streams, log, outputPath: `${this.relativeDir}/${name}`, kill, denials: launch.denials };
   }
 }
 

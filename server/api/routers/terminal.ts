@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import { SandboxUnavailableError } from "@/server/sandbox/launcher";
 import { z } from "zod";
 import { projectMutationProcedure, projectProcedure, router, workspaceMutationProcedure } from "@/server/api/trpc";
 import { mayTypeInTerminal } from "@/server/api/access";
@@ -20,12 +21,13 @@ export const terminalRouter = router({
         rows: z.number().int().min(1).max(500).default(24),
       }),
     )
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       try {
-        const info = ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, { ...input, owner: { id: ctx.user.id, name: ctx.user.name } });
+        const info = await ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, { ...input, owner: { id: ctx.user.id, name: ctx.user.name } });
         return { ...info, canType: true, mine: true };
       } catch (error) {
         if (error instanceof TerminalLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message });
+        if (error instanceof SandboxUnavailableError) throw new TRPCError({ code: "PRECONDITION_FAILED", message: error.message });
         throw error;
       }
     }),

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
+import { NETWORK_POLICIES, networkPolicyKind } from "@/server/sandbox/egress-policy";
 
 // Instance-wide settings, each with its schema and default, stored as JSON rows.
 export const settingSchemas = {
   signupMode: z.enum(["open", "invite"]).default("invite"),
+  /** Which network policies projects may choose (an admin may rule out `open`, say). */
+  networkPolicies: z.array(networkPolicyKind).min(1).default([...NETWORK_POLICIES]),
 };
 
 export type SettingKey = keyof typeof settingSchemas;

@@ -3,13 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useToolSessions } from "../test-helpers";
+import { testSandbox } from "@/server/test/sandbox";
 import { DiscoveryError, discoverTools } from "./discovered-tools";
 
 // A discovery script and a call script in a temporary workspace, run for real (sandbox "none").
 
 const session = useToolSessions();
 let root: string;
-const sandbox = { mode: "none" as const, allowNetwork: false };
+const sandbox = testSandbox("none");
 
 const DISCOVER = `#!/bin/bash
 cat <<'JSON'

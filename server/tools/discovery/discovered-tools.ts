@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
-import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import { defineTool, type Tool } from "../define-tool";
 import { failure, ok, ToolFailure } from "../result";
 
@@ -11,7 +11,6 @@ import { failure, ok, ToolFailure } from "../result";
 // Stderr, Error, Exit Code and Signal.
 
 export type DiscoverySettings = { discoveryCommand: string; callCommand: string | null };
-export type Sandbox = { mode: SandboxMode; allowNetwork: boolean };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const DISCOVERY_TIMEOUT_MS = 30_000;
@@ -30,20 +29,21 @@ export class DiscoveryError extends Error {}
 export type CommandResult = { stdout: string; stderr: string; exitCode: number | null; signal: string | null; error: string | null; timedOut: boolean };
 
 /** Runs `command` with bash in the sandbox, the workspace as working directory. */
-export function runSandboxed(input: { workspaceRoot: string; sandbox: Sandbox; script: string; args?: string[]; stdin?: string; timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
-  const command = sandboxCommand({
-    mode: input.sandbox.mode,
+export async function runSandboxed(input: { workspaceRoot: string; sandbox: Sandbox; projectId?: string; script: string; args?: string[]; stdin?: string; timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+  const launch = await input.sandbox.launch({
     workspaceRoot: input.workspaceRoot,
     command: ["/bin/bash", "-c", input.script, "tandem-tool", ...(input.args ?? [])],
-    allowNetwork: input.sandbox.allowNetwork,
     newSession: true,
+    projectId: input.projectId,
+    source: { kind: "discovery", id: input.script.slice(0, 80) },
   });
+  const command = launch.command;
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
     let error: string | null = null;
     let timedOut = false;
-    const child = spawn(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true, uid: command.uid, gid: command.gid });
     const kill = () => {
       try {
         if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -63,15 +63,16 @@ export function runSandboxed(input: { workspaceRoot: string; sandbox: Sandbox; s
       clearTimeout(timer);
       input.signal?.removeEventListener("abort", onAbort);
       if (timedOut) error = `timed out after ${input.timeoutMs / 1000} s`;
+      void launch.close();
       resolve({ stdout, stderr, exitCode, signal, error, timedOut });
     });
   });
 }
 
 /** Runs the discovery command and turns what it prints into tools; DiscoveryError says what went wrong. */
-export async function discoverTools(input: { workspaceRoot: string; sandbox: Sandbox; settings: DiscoverySettings; signal?: AbortSignal }): Promise<Tool[]> {
+export async function discoverTools(input: { workspaceRoot: string; sandbox: Sandbox; projectId?: string; settings: DiscoverySettings; signal?: AbortSignal }): Promise<Tool[]> {
   const { settings } = input;
-  const result = await runSandboxed({ workspaceRoot: input.workspaceRoot, sandbox: input.sandbox, script: settings.discoveryCommand, timeoutMs: DISCOVERY_TIMEOUT_MS, signal: input.signal });
+  const result = await runSandboxed({ workspaceRoot: input.workspaceRoot, sandbox: input.sandbox, projectId: input.projectId, script: settings.discoveryCommand, timeoutMs: DISCOVERY_TIMEOUT_MS, signal: input.signal });
   if (result.error || result.exitCode !== 0) {
     const why = result.error ?? (result.exitCode === 127 ? "command not found" : `exit code ${result.exitCode ?? result.signal}`);
     throw new DiscoveryError(`The discovery command failed (${why})${result.stderr.trim() ? `: ${result.stderr.trim().split("\n").slice(-3).join(" / ")}` : "."}`);
@@ -104,7 +105,7 @@ export async function discoverTools(input: { workspaceRoot: string; sandbox: San
 
 function discoveredTool(
   decl: z.infer<typeof declaration>,
-  env: { workspaceRoot: string; sandbox: Sandbox; callCommand: string; discoveryCommand: string },
+  env: { workspaceRoot: string; sandbox: Sandbox; projectId?: string; callCommand: string; discoveryCommand: string },
 ): Tool {
   const schema = decl.parametersJsonSchema ?? decl.parameters ?? { type: "object", properties: {} };
   const description =
@@ -123,6 +124,7 @@ function discoveredTool(
       const result = await runSandboxed({
         workspaceRoot: env.workspaceRoot,
         sandbox: env.sandbox,
+        projectId: env.projectId,
         script: `${env.callCommand} "$1"`,
         args: [decl.name],
         stdin: JSON.stringify(args),

@@ -27,7 +27,8 @@ export type McpConnectionState =
   | { status: "closed" };
 
 /** How a stdio server is started: the sandboxed command line for the configured one. */
-export type StdioLauncher = (config: StdioServerConfig) => { command: string; args: string[]; env: Record<string, string>; cwd: string };
+/** Builds the sandboxed command of a stdio server; `release` frees what the launch holds (its egress listener) once the server has exited. */
+export type StdioLauncher = (config: StdioServerConfig) => Promise<{ command: string; args: string[]; env: Record<string, string>; cwd: string; release?(): void }>;
 
 export type McpConnectionOptions = {
   name: string;
@@ -65,8 +66,10 @@ export function createMcpConnection(options: McpConnectionOptions) {
 
   async function open(): Promise<{ client: Client; transport: McpTransportKind }> {
     if (isStdio(config)) {
-      const launch = options.launch(config);
+      const { release, ...launch } = await options.launch(config);
       const transport = new StdioClientTransport({ ...launch, stderr: "pipe" });
+      // The client chains its own close handler after this one.
+      if (release) transport.onclose = release;
       stderrTail = "";
       transport.stderr?.on("data", (chunk: Buffer) => {
         stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);

@@ -8,6 +8,7 @@ import { buildToolSet } from "../registry";
 import { useToolSessions } from "../test-helpers";
 import { parseMcpServersText, type McpServersConfig } from "@/lib/mcp-config";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
+import { testSandbox } from "@/server/test/sandbox";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 
 // Against the real MCP "everything" server from the npm registry: over stdio (started by the
@@ -17,7 +18,7 @@ const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-every
 const session = useToolSessions();
 let root: string;
 const servers = createMcpServers({ maxBackoffMs: 500 });
-const launch = () => sandboxedLauncher(root, { mode: "none", allowNetwork: false });
+const launch = () => sandboxedLauncher(root, testSandbox("none"));
 let http: ChildProcess;
 let httpUrl: string;
 
@@ -138,7 +139,7 @@ describeSandboxed("MCP stdio servers in the sandbox", () => {
     await fs.writeFile(path.join(sandboxRoot, "tiny.cjs"), TINY_SERVER);
     const sandboxed = createMcpServers();
     try {
-      await sandboxed.sync("p5", { tiny: { command: "node", args: ["tiny.cjs"], env: { SECRET_TOKEN: "given-on-purpose" } } }, sandboxedLauncher(sandboxRoot, { mode: "bwrap", allowNetwork: false }));
+      await sandboxed.sync("p5", { tiny: { command: "node", args: ["tiny.cjs"], env: { SECRET_TOKEN: "given-on-purpose" } } }, sandboxedLauncher(sandboxRoot, testSandbox("bwrap")));
       const [tool] = await sandboxed.tools("p5");
       expect(sandboxed.status("p5")[0]).toMatchObject({ status: "connected" });
       const run = await (await session()).run(tool!, {});

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { isInside } from "@/server/workspace";
-import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import { withIdentityInCommand } from "@/server/sandbox/launcher";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Tool } from "../define-tool";
 import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpConnection, type McpConnection, type StdioLauncher } from "./connection";
@@ -110,23 +111,25 @@ export function createMcpServers(options: { maxBackoffMs?: number; onChange?(pro
   };
 }
 
-/** Starts a stdio server in the project's sandbox: the workspace is its only writable place. */
-export function sandboxedLauncher(workspaceRoot: string, sandbox: { mode: SandboxMode; allowNetwork: boolean }): StdioLauncher {
-  return (config) => {
+/** Starts a stdio server in the project's sandbox: the workspace is its only writable place, the network the project's policy. */
+export function sandboxedLauncher(workspaceRoot: string, sandbox: Sandbox, projectId?: string): StdioLauncher {
+  return async (config) => {
     const cwd = path.resolve(workspaceRoot, config.cwd ?? ".");
     if (!isInside(workspaceRoot, cwd)) {
       throw new Error(`cwd "${config.cwd}" is outside the project's workspace; use a path inside it`);
     }
-    const command = sandboxCommand({
-      mode: sandbox.mode,
+    const launch = await sandbox.launch({
       workspaceRoot,
       command: [config.command, ...(config.args ?? [])],
       cwd,
-      allowNetwork: sandbox.allowNetwork,
       newSession: true,
+      projectId,
+      source: { kind: "mcp", id: config.command },
     });
+    // The SDK's transport spawns without uid/gid, so the identity switch goes into the command.
+    const command = withIdentityInCommand(launch.command);
     // The server's own `env` is configured for it on purpose (API keys included), so it passes whole.
-    return { command: command.file, args: command.args, env: { ...command.env, ...config.env }, cwd: command.cwd };
+    return { command: command.file, args: command.args, env: { ...command.env, ...config.env }, cwd: command.cwd, release: () => void launch.close() };
   };
 }
 

@@ -1,0 +1,41 @@
+// The sandbox's first process. The sandbox has its own network namespace with only loopback, so
+// this listens on 127.0.0.1:<port> inside it and carries every connection to the egress proxy's
+// Unix socket, bound in from the server; then it runs the real command and ends as it ends.
+// It starts the command in its own process group only when asked to: an interactive shell in a
+// PTY takes the terminal's foreground group itself, and job control keeps working.
+// Plain CommonJS run by the host's node binary; it is written into the sandbox's runtime folder.
+export const BRIDGE_SCRIPT = `"use strict";
+const net = require("node:net");
+const { spawn } = require("node:child_process");
+const [port, socketPath, file, ...args] = process.argv.slice(2);
+const server = net.createServer((client) => {
+  const upstream = net.connect(socketPath);
+  const end = () => { client.destroy(); upstream.destroy(); };
+  client.on("error", end);
+  upstream.on("error", end);
+  client.on("close", end);
+  upstream.on("close", end);
+  client.pipe(upstream);
+  upstream.pipe(client);
+});
+server.on("error", (error) => {
+  process.stderr.write("tandem: the network bridge could not start: " + error.message + "\\n");
+  process.exit(126);
+});
+server.listen(Number(port), "127.0.0.1", () => {
+  const child = spawn(file, args, { stdio: "inherit" });
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
+  for (const signal of signals) process.on(signal, () => { try { child.kill(signal); } catch {} });
+  child.on("error", (error) => {
+    process.stderr.write("tandem: cannot run " + file + ": " + error.message + "\\n");
+    process.exit(error.code === "ENOENT" ? 127 : 126);
+  });
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      for (const s of signals) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+      setTimeout(() => process.exit(128), 100);
+    } else process.exit(code ?? 0);
+  });
+});
+`;

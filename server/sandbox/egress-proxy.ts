@@ -1,0 +1,186 @@
+import { lookup } from "node:dns/promises";
+import { chmodSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { blockedReason } from "@/server/tools/ip-policy";
+import { hostAllowed, type NetworkPolicy } from "./egress-policy";
+
+// The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, listening on
+// one Unix socket per sandboxed process, which the sandbox reaches through its bridge.
+//
+// Why node:http rather than a library: proxy-chain (apify) is well kept, but it listens on TCP
+// ports only, is built around chaining to upstream proxies, and resolves names itself, so the
+// address check after DNS (what stops an allowed name that points at 169.254.169.254) would
+// have to be bolted on around it. @anthropic-ai/sandbox-runtime brings its own bubblewrap
+// profile that reads the whole host by default, which is what this server must not do. What
+// is left is ~150 lines on node:http and node:net, where every connection's host check,
+// address check and byte count is in plain sight.
+
+export type Resolved = { address: string; family: number };
+export type Resolver = (host: string) => Promise<Resolved[]>;
+
+export type EgressConnection = {
+  host: string;
+  port: number;
+  allowed: boolean;
+  /** Why a connection was refused: not on the list, or a private address. */
+  reason: string | null;
+  bytesIn: number;
+  bytesOut: number;
+};
+
+export type EgressListenerOptions = {
+  socketPath: string;
+  /** The project's policy, read for each connection so a change applies at once. */
+  policy(): Promise<NetworkPolicy>;
+  onlyHosts?: readonly string[];
+  /** Names mapped to fixed addresses that may be loopback (TANDEM_EGRESS_TEST_HOSTS, tests only). */
+  testHosts?: ReadonlyMap<string, string>;
+  resolve?: Resolver;
+  record(connection: EgressConnection): void;
+};
+
+export type EgressListener = {
+  socketPath: string;
+  /** The hosts refused so far, each once, in order. */
+  denials(): string[];
+  close(): Promise<void>;
+};
+
+const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
+
+class Refused extends Error {}
+
+export function openEgressListener(options: EgressListenerOptions): EgressListener {
+  const denied: string[] = [];
+  const tunnels = new Set<net.Socket>();
+  const resolve = options.resolve ?? systemResolve;
+
+  /** The address to connect to, or Refused with the reason. */
+  async function admit(host: string): Promise<string> {
+    const name = host.replace(/^\[|\]$/g, "").toLowerCase();
+    if (!hostAllowed(await options.policy(), name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
+    const fixed = options.testHosts?.get(name);
+    if (fixed) return fixed;
+    const addresses = net.isIP(name) ? [{ address: name, family: net.isIP(name) }] : await resolve(name).catch(() => []);
+    if (addresses.length === 0) throw new Refused("no address for this name");
+    for (const a of addresses) {
+      const why = blockedReason(a.address);
+      if (why) throw new Refused(`resolves to ${a.address}, a ${why} address`);
+    }
+    return addresses[0]!.address;
+  }
+
+  function refuse(host: string, port: number, reason: string) {
+    if (!denied.includes(host)) denied.push(host);
+    options.record({ host, port, allowed: false, reason, bytesIn: 0, bytesOut: 0 });
+  }
+
+  const message = (host: string, reason: string) =>
+    `Tandem's egress proxy refused ${host}: ${reason}. A project admin can allow it in the project settings (Network).\n`;
+
+  const server = http.createServer(async (req, res) => {
+    let target: URL;
+    try {
+      target = new URL(req.url ?? "");
+      if (target.protocol !== "http:") throw new Error();
+    } catch {
+      res.writeHead(400, { "content-type": "text/plain" }).end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
+      return;
+    }
+    const port = Number(target.port || 80);
+    let address: string;
+    try {
+      address = await admit(target.hostname);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      refuse(target.hostname, port, error.message);
+      res.writeHead(403, { "content-type": "text/plain" }).end(message(target.hostname, error.message));
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers["proxy-connection"];
+    delete headers["proxy-authorization"];
+    const upstream = http.request(
+      // Connect to the checked address, so a second DNS answer cannot differ (rebinding).
+      { host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, agent: false, setHost: false },
+      (response) => {
+        res.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(res);
+      },
+    );
+    const finish = () => {
+      const socket = upstream.socket;
+      options.record({ host: target.hostname, port, allowed: true, reason: null, bytesIn: socket?.bytesRead ?? 0, bytesOut: socket?.bytesWritten ?? 0 });
+    };
+    upstream.once("close", finish);
+    upstream.on("error", (error) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`);
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  });
+
+  server.on("connect", async (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    client.on("error", () => client.destroy());
+    const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(req.url ?? "");
+    if (!match) {
+      client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+      return;
+    }
+    const host = match[1]!.replace(/^\[|\]$/g, "");
+    const port = Number(match[2]);
+    let address: string;
+    try {
+      address = await admit(host);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      refuse(host, port, error.message);
+      const body = message(host, error.message);
+      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
+    const upstream = net.connect({ host: address, port });
+    tunnels.add(client).add(upstream);
+    upstream.once("connect", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    let recorded = false;
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      tunnels.delete(client);
+      tunnels.delete(upstream);
+      if (recorded) return;
+      recorded = true;
+      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
+    };
+    upstream.on("error", (error) => {
+      if (!upstream.readyState || upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`);
+      end();
+    });
+    upstream.on("close", end);
+    client.on("close", end);
+  });
+
+  rmSync(options.socketPath, { force: true });
+  // listen() on a path binds synchronously, so the socket exists when this function returns.
+  server.listen(options.socketPath);
+  // The sandbox's unprivileged uid connects to it; only sandboxes it is bound into can see it.
+  chmodSync(options.socketPath, 0o666);
+
+  return {
+    socketPath: options.socketPath,
+    denials: () => [...denied],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of tunnels) socket.destroy();
+        rmSync(options.socketPath, { force: true });
+      }),
+  };
+}

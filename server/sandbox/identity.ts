@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import { chmodSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { SANDBOX_HOME, SANDBOX_USER } from "./environment";
+
+// Who a sandboxed process is on the host. A server running as root starts bubblewrap as an
+// unprivileged uid/gid of the project's own, so every file the server owns is "other" to the
+// sandbox (mode 0600 files are unreadable even when a bind would show them) and RLIMIT_NPROC,
+// which the kernel counts per real uid and ignores for root, limits one project at a time.
+//
+// Sharing the workspace: the project's gid owns the workspace's folders with the setgid bit
+// set, and the server runs with umask 002. A file the server writes (editor save, checkpoint
+// restore, upload) is then group-writable by the project's gid, and a file written in the
+// sandbox belongs to the project's uid, which root may write anyway. Chowning on each write path
+// instead would have to be remembered by every future write path; the setgid folders need
+// nothing from them.
+
+export type HostIdentity = { uid: number; gid: number };
+
+const FIRST_ID = 1_100_000;
+const ID_COUNT = 100_000;
+/** The uid and gid the sandbox user has inside its user namespace (what `id` shows there). */
+export const INNER_ID = 1000;
+
+/** The host uid/gid of the project whose workspace is `workspaceRoot` (stable across restarts). */
+export function projectIdentity(workspaceRoot: string): HostIdentity {
+  const digest = createHash("sha256").update(path.resolve(workspaceRoot)).digest();
+  const id = FIRST_ID + (digest.readUInt32BE(0) % ID_COUNT);
+  return { uid: id, gid: id };
+}
+
+/** Whether this process may start others as another uid (it is root). */
+export function canSwitchIdentity(): boolean {
+  return process.getuid?.() === 0;
+}
+
+const MARKER = path.join(".tandem", "sandbox-group");
+const prepared = new Set<string>();
+
+/**
+ * Hands the workspace to the project's group once (folders setgid and group-writable, files
+ * group-writable), and makes sure the unprivileged uid can reach the folder to bind it. A marker
+ * records the group so later starts skip the walk.
+ */
+export function prepareWorkspace(workspaceRoot: string, identity: HostIdentity): void {
+  const key = `${workspaceRoot}:${identity.gid}`;
+  if (prepared.has(key)) return;
+  openAncestors(workspaceRoot);
+  const marker = path.join(workspaceRoot, MARKER);
+  let done = false;
+  try {
+    done = readFileSync(marker, "utf8").trim() === String(identity.gid);
+  } catch {
+    // First start in this workspace.
+  }
+  if (!done) {
+    share(workspaceRoot, identity.gid);
+    mkdirSync(path.dirname(marker), { recursive: true });
+    share(path.dirname(marker), identity.gid);
+    writeFileSync(marker, `${identity.gid}\n`, { mode: 0o664 });
+    lchownSync(marker, -1, identity.gid);
+  }
+  prepared.add(key);
+}
+
+function share(target: string, gid: number): void {
+  const stat = lstatSync(target);
+  lchownSync(target, -1, gid);
+  if (stat.isSymbolicLink()) return;
+  const mode = stat.mode & 0o7777;
+  if (stat.isDirectory()) {
+    chmodSync(target, mode | 0o2070);
+    for (const entry of readdirSync(target)) share(path.join(target, entry), gid);
+  } else if (stat.isFile()) {
+    chmodSync(target, mode | 0o060 | ((mode & 0o100) >> 3));
+  }
+}
+
+// bwrap runs as the unprivileged uid, so it needs search (x) permission on every folder above the
+// workspace to bind it. Search without read reveals no names; and inside the sandbox those
+// folders are masked or absent anyway, so this only matters to other host users.
+function openAncestors(workspaceRoot: string): void {
+  const uid = process.getuid?.();
+  for (let dir = path.dirname(workspaceRoot); ; dir = path.dirname(dir)) {
+    const stat = statSync(dir);
+    if ((stat.mode & 0o001) === 0 && stat.uid === uid) chmodSync(dir, (stat.mode & 0o7777) | 0o001);
+    if (dir === path.dirname(dir)) break;
+  }
+}
+
+/** /etc/passwd and /etc/group inside: the sandbox user must resolve to a name; the host's must not leak in. */
+export function identityFileContents(): { passwd: string; group: string } {
+  return {
+    passwd:
+      `${SANDBOX_USER}:x:${INNER_ID}:${INNER_ID}:Tandem:${SANDBOX_HOME}:/bin/bash\n` +
+      "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+    group: `${SANDBOX_USER}:x:${INNER_ID}:\nnogroup:x:65534:\n`,
+  };
+}

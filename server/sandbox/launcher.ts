@@ -1,0 +1,175 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { proxyEnv, sandboxEnv } from "./environment";
+import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
+import { limitPrefix, type SandboxLimits } from "./limits";
+import { masks, systemBinds } from "./mounts";
+import { runtimeDir } from "./runtime-dir";
+
+export type SandboxMode = "bwrap" | "none";
+
+/** How this server starts sandboxes: the same for every project. */
+export interface SandboxHost {
+  mode: SandboxMode;
+  /** Folders hidden by an empty tmpfs: the server's install directory, data directory and home. */
+  masks: readonly string[];
+  /** Start each project's sandbox as its own unprivileged host uid/gid (only possible as root). */
+  perProjectUid: boolean;
+  limits: SandboxLimits | null;
+  /** Where bubblewrap is; tests point it at a missing file to prove the launcher fails closed. */
+  bwrapPath?: string;
+  /** Set when bubblewrap was wanted but does not work here: every launch fails with this. */
+  unavailable?: string;
+}
+
+export interface SandboxOptions {
+  /** Absolute path of the workspace: the only writable place, bound at the same path inside. */
+  workspaceRoot: string;
+  command: string[];
+  /** Working directory inside the sandbox; defaults to the workspace root. */
+  cwd?: string;
+  /** Extra variables; only names on the allow-list pass, and secret-looking names never do. */
+  env?: Record<string, string>;
+  /**
+   * Detach from the controlling terminal (setsid). Use for non-interactive commands: it stops a
+   * sandboxed process from injecting keystrokes, but it breaks job control in an interactive PTY.
+   */
+  newSession?: boolean;
+  /** The egress proxy's socket on the host; without it the sandbox has no network at all. */
+  egressSocket?: string;
+  /** Read-only binds of server-side files at fixed paths (language servers' packages). */
+  readOnlyBinds?: { from: string; to: string }[];
+}
+
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Pass to spawn (child_process or node-pty): the project's host identity when the server is root. */
+  uid?: number;
+  gid?: number;
+}
+
+/** Where the bridge listens inside the sandbox, and where the egress socket is bound. */
+export const BRIDGE_PORT = 3128;
+const EGRESS_SOCKET = "/run/tandem/egress.sock";
+const BRIDGE = "/run/tandem/bridge.cjs";
+const NODE = "/run/tandem/node";
+
+export class SandboxUnavailableError extends Error {}
+
+export function sandboxCommand(host: SandboxHost, options: SandboxOptions): SandboxedCommand {
+  const { workspaceRoot, command } = options;
+  if (command.length === 0) throw new Error("sandboxCommand needs a command to run");
+  if (!path.isAbsolute(workspaceRoot)) throw new Error("workspaceRoot must be an absolute path");
+  const cwd = path.resolve(workspaceRoot, options.cwd ?? ".");
+  if (host.mode === "none") {
+    return { file: command[0]!, args: command.slice(1), env: sandboxEnv(false, options.env), cwd };
+  }
+  if (host.unavailable) throw new SandboxUnavailableError(host.unavailable);
+  const bwrap = host.bwrapPath ?? defaultBwrapPath();
+  if (!existsSync(bwrap)) throw new SandboxUnavailableError(`bubblewrap is not installed at ${bwrap}; sandboxed commands cannot run.`);
+  const identity = host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
+  if (identity) prepareWorkspace(workspaceRoot, identity);
+  const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
+  const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, ...command] : command;
+  const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
+  const limited = host.limits ? limitPrefix(host.limits, identity !== undefined) : [];
+  const [file, ...rest] = [...limited, bwrap, ...args];
+  return { file: file!, args: rest, env, cwd, ...(identity ? { uid: identity.uid, gid: identity.gid } : {}) };
+}
+
+/**
+ * For spawners that take no uid/gid (the MCP SDK's stdio transport): the same command started
+ * through util-linux's setpriv, which drops to the identity and clears supplementary groups.
+ */
+export function withIdentityInCommand(command: SandboxedCommand): Omit<SandboxedCommand, "uid" | "gid"> {
+  if (command.uid === undefined || command.gid === undefined) return command;
+  return {
+    file: "/usr/bin/setpriv",
+    args: [`--reuid=${command.uid}`, `--regid=${command.gid}`, "--clear-groups", "--", command.file, ...command.args],
+    env: command.env,
+    cwd: command.cwd,
+  };
+}
+
+function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string }): string[] {
+  const runtime = runtimeDir();
+  const masked = masks(host.masks);
+  const args = [
+    "--unshare-all",
+    "--unshare-user",
+    "--uid", String(INNER_ID),
+    "--gid", String(INNER_ID),
+    "--disable-userns",
+    "--die-with-parent",
+    ...(options.newSession ? ["--new-session"] : []),
+    "--hostname", "tandem",
+    ...systemBinds(),
+    "--ro-bind", runtime.passwd, "/etc/passwd",
+    "--ro-bind", runtime.group, "/etc/group",
+    "--proc", "/proc",
+    "--dev", "/dev",
+    "--tmpfs", "/tmp",
+    "--tmpfs", "/home/tandem",
+    "--tmpfs", "/run",
+    ...masked.mount,
+  ];
+  if (options.egressSocket) {
+    // The bridge runs on the server's own node, bound at a fixed path so a node under a masked
+    // folder (nvm in the server's home) still works.
+    args.push("--ro-bind", runtime.bridge, BRIDGE, "--ro-bind", process.execPath, NODE, "--bind", options.egressSocket, EGRESS_SOCKET);
+  }
+  for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
+  // Last, so a workspace under /tmp or under a masked data directory is bound on top.
+  args.push("--bind", options.workspaceRoot, options.workspaceRoot);
+  // The sandbox's own root (where /usr, /etc and the masks' mountpoints live) read-only too:
+  // what is writable is the workspace, /tmp and the home, nothing that looks like a host path.
+  args.push(...masked.remount, "--remount-ro", "/", "--chdir", options.cwd);
+  return args;
+}
+
+let bwrapFile: string | undefined;
+
+function defaultBwrapPath(): string {
+  bwrapFile ??= ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"].find((p) => existsSync(p)) ?? "/usr/bin/bwrap";
+  return bwrapFile;
+}
+
+/** The host as this server runs it: masks from its own paths, a per-project uid when it is root. */
+export function defaultSandboxHost(mode: SandboxMode, options: { dataDir: string; installDir?: string; home?: string; limits?: SandboxLimits | null; bwrapPath?: string }): SandboxHost {
+  const home = options.home ?? homedir();
+  return {
+    mode,
+    masks: [options.installDir ?? process.cwd(), options.dataDir, home],
+    perProjectUid: mode === "bwrap" && canSwitchIdentity(),
+    limits: options.limits ?? null,
+    bwrapPath: options.bwrapPath,
+  };
+}
+
+const availability = new Map<string, Promise<boolean>>();
+
+/** Whether bwrap runs here: it can be installed yet refused by a container's seccomp or userns policy. */
+export function bwrapAvailable(bwrapPath?: string): Promise<boolean> {
+  const key = bwrapPath ?? "";
+  let known = availability.get(key);
+  if (!known) {
+    known = new Promise((resolve) => {
+      let sandboxed: SandboxedCommand;
+      const host: SandboxHost = { mode: "bwrap", masks: [], perProjectUid: false, limits: null, bwrapPath };
+      try {
+        sandboxed = sandboxCommand(host, { workspaceRoot: tmpdir(), command: ["/bin/true"], newSession: true });
+      } catch {
+        resolve(false);
+        return;
+      }
+      execFile(sandboxed.file, sandboxed.args, { env: sandboxed.env as NodeJS.ProcessEnv, timeout: 10_000 }, (error) => resolve(!error));
+    });
+    availability.set(key, known);
+  }
+  return known;
+}

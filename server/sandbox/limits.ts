@@ -1,0 +1,70 @@
+// Resource limits of every sandboxed process. cgroups v2 would give one budget per project
+// (memory.max, pids.max, cpu.weight) but needs a delegated cgroup tree the server may write,
+// which neither a plain container nor a cgroup v1 host (this one) offers; rlimits work
+// everywhere, are inherited by everything the command starts, and are set by util-linux's
+// prlimit before bubblewrap runs, so the sandboxed code cannot raise them.
+
+export type SandboxLimits = {
+  /** Processes and threads of the project's host uid (RLIMIT_NPROC; needs the per-project uid). */
+  processes: number;
+  /** Open files per process (RLIMIT_NOFILE). */
+  openFiles: number;
+  /** Memory per process, in MiB (RLIMIT_DATA: heap and private mappings). */
+  memoryMiB: number;
+  /** Largest file a process may write, in MiB (RLIMIT_FSIZE): what stops an endless `yes > file`. */
+  fileSizeMiB: number;
+  /** Scheduling niceness: sandboxed work yields the CPU to the server and its requests. */
+  nice: number;
+};
+
+export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, openFiles: 4096, memoryMiB: 4096, fileSizeMiB: 1024, nice: 5 };
+
+const MiB = 1024 * 1024;
+
+/** The command that sets the limits and then runs `command`. */
+export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean): string[] {
+  return [
+    "/usr/bin/prlimit",
+    // RLIMIT_NPROC counts every process of the real uid: without a uid of the project's own it
+    // would count the server's (or, for root, not be enforced at all).
+    ...(perProjectUid ? [`--nproc=${limits.processes}`] : []),
+    `--nofile=${limits.openFiles}`,
+    `--data=${limits.memoryMiB * MiB}`,
+    `--fsize=${limits.fileSizeMiB * MiB}`,
+    "--",
+    "/usr/bin/nice", "-n", String(limits.nice),
+  ];
+}
+
+export function describeLimits(limits: SandboxLimits | null, perProjectUid: boolean): string {
+  if (!limits) return "none";
+  const parts = [
+    perProjectUid ? `${limits.processes} processes per project` : "no process limit (needs root for per-project uids)",
+    `${limits.memoryMiB} MiB memory per process`,
+    `${limits.openFiles} open files`,
+    `${limits.fileSizeMiB} MiB per file`,
+    `nice ${limits.nice}`,
+  ];
+  return `rlimits (${parts.join(", ")})`;
+}
+
+/**
+ * A sentence naming the limit a command ran into, from what it printed and how it ended, or
+ * null. Tools print these failures in many ways; these are the common ones.
+ */
+export function limitNote(output: string, signal: string | null, limits: SandboxLimits | null): string | null {
+  if (!limits) return null;
+  if (signal === "SIGXFSZ" || /File size limit exceeded/i.test(output)) {
+    return `A file reached the sandbox's size limit of ${limits.fileSizeMiB} MiB per file, and the command writing it was stopped.`;
+  }
+  if (/fork: (retry: )?Resource temporarily unavailable|Cannot fork|EAGAIN.*spawn|spawn.*EAGAIN/i.test(output)) {
+    return `The command reached the sandbox's limit of ${limits.processes} processes for this project, so new processes could not start.`;
+  }
+  if (/Cannot allocate memory|out of memory|MemoryError|allocation failed|ENOMEM/i.test(output)) {
+    return `A process reached the sandbox's memory limit of ${limits.memoryMiB} MiB and could not allocate more.`;
+  }
+  if (/Too many open files|EMFILE/i.test(output)) {
+    return `A process reached the sandbox's limit of ${limits.openFiles} open files.`;
+  }
+  return null;
+}

@@ -1,0 +1,47 @@
+import { existsSync, lstatSync } from "node:fs";
+import path from "node:path";
+
+// What of the host a sandbox sees. Only the parts of /usr and /etc that tools need, read-only:
+// not /usr/src or /usr/local/src and /usr/local/etc (where applications and their settings get
+// installed, Tandem's own container layout among them), not /etc as a whole (it may hold secrets).
+
+const USR_DIRS = [
+  "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec",
+  "/usr/share", "/usr/include",
+  "/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/lib64", "/usr/local/include", "/usr/local/share",
+];
+
+// What bash, locales, TLS and the dynamic linker need.
+const ETC_ENTRIES = [
+  "/etc/alternatives", "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc",
+  "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/locale.alias",
+  "/etc/localtime", "/etc/timezone", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf",
+  "/etc/ssl", "/etc/ca-certificates", "/etc/terminfo", "/etc/mime.types", "/etc/os-release",
+  "/etc/debian_version", "/etc/environment", "/etc/login.defs", "/etc/shells",
+];
+
+export function systemBinds(): string[] {
+  const args: string[] = [];
+  for (const dir of USR_DIRS) args.push("--ro-bind-try", dir, dir);
+  // Merged-/usr systems have /bin, /lib ... as symlinks into /usr; older ones have real dirs.
+  for (const dir of ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
+    if (!existsSync(dir)) continue;
+    if (lstatSync(dir).isSymbolicLink()) args.push("--symlink", `usr${dir}`, dir);
+    else args.push("--ro-bind", dir, dir);
+  }
+  for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", entry, entry);
+  return args;
+}
+
+/**
+ * Empty tmpfs over the server's install directory, data directory and home, parents first, so
+ * nothing of them shows even where they lie under a bound path (/usr/local/lib/tandem, say).
+ * The root and the system folders themselves are never masked: that would hide the tools.
+ * `remount` makes them read-only; it goes after the binds, which may need a mountpoint inside.
+ */
+export function masks(paths: readonly string[]): { mount: string[]; remount: string[] } {
+  const unique = [...new Set(paths.map((m) => path.resolve(m)))]
+    .filter((m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m))
+    .sort((a, b) => a.length - b.length);
+  return { mount: unique.flatMap((m) => ["--tmpfs", m]), remount: unique.flatMap((m) => ["--remount-ro", m]) };
+}

@@ -1,0 +1,32 @@
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { BRIDGE_SCRIPT } from "./bridge-script";
+import { identityFileContents } from "./identity";
+
+// Files the server makes for its sandboxes, in one folder of its own: the passwd and group seen
+// inside, the network bridge, and the egress sockets. The unprivileged sandbox uid must be able to
+// open them to bind them (x on the folders, r on the files) but not list the folder, so another
+// project's socket name stays unknown to it.
+
+export type RuntimeDir = { root: string; passwd: string; group: string; bridge: string; sockets: string };
+
+let runtime: RuntimeDir | undefined;
+
+export function runtimeDir(): RuntimeDir {
+  if (runtime) return runtime;
+  const root = mkdtempSync(path.join(tmpdir(), "tandem-sandbox-"));
+  chmodSync(root, 0o711);
+  const files = identityFileContents();
+  const passwd = path.join(root, "passwd");
+  const group = path.join(root, "group");
+  const bridge = path.join(root, "bridge.cjs");
+  writeFileSync(passwd, files.passwd, { mode: 0o644 });
+  writeFileSync(group, files.group, { mode: 0o644 });
+  writeFileSync(bridge, BRIDGE_SCRIPT, { mode: 0o644 });
+  const sockets = path.join(root, "egress");
+  mkdirSync(sockets, { mode: 0o711 });
+  chmodSync(sockets, 0o711);
+  runtime = { root, passwd, group, bridge, sockets };
+  return runtime;
+}

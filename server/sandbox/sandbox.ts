@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import type { NetworkPolicy } from "./egress-policy";
+import { openEgressListener, type EgressConnection, type EgressListener, type Resolver } from "./egress-proxy";
+import { sandboxCommand, type SandboxedCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
+import { runtimeDir } from "./runtime-dir";
+
+// The sandbox as the rest of the server uses it: one object per server, handed to terminals,
+// the agent's shell, MCP stdio servers, discovery commands, git and language servers. It knows
+// the host (bubblewrap, masks, identity, limits) and the projects' network policies, and opens
+// an egress listener for each process that may use the network.
+
+/** Who made a connection: a terminal, an agent session, or a server-side component. */
+export type EgressSource = { kind: "terminal" | "session" | "mcp" | "discovery" | "git"; id: string };
+
+export type LoggedConnection = EgressConnection & { projectId: string; source: EgressSource };
+
+/** Where the server keeps projects' policies (the database, behind a repository). */
+export interface NetworkPolicies {
+  get(projectId: string): Promise<NetworkPolicy>;
+}
+
+export interface LaunchRequest extends Omit<SandboxOptions, "egressSocket"> {
+  /** The project whose policy applies; without one the process has no network. */
+  projectId?: string;
+  source: EgressSource;
+  /** `none` for processes that never get network, whatever the policy (language servers). */
+  network?: "project" | "none";
+  /** Further narrows the project's policy to these hosts (git: the remote's host). */
+  onlyHosts?: string[];
+}
+
+export interface SandboxLaunch {
+  command: SandboxedCommand;
+  /** Hosts the proxy refused for this process so far. */
+  denials(): string[];
+  /** Closes the process's egress listener; call when the process has exited. */
+  close(): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly host: SandboxHost;
+  readonly mode: SandboxMode;
+  /** The project's network policy; `off` for every project when the sandbox cannot enforce one. */
+  network(projectId: string): Promise<NetworkPolicy>;
+  launch(request: LaunchRequest): Promise<SandboxLaunch>;
+}
+
+export type SandboxDeps = {
+  host: SandboxHost;
+  policies?: NetworkPolicies;
+  log?(connection: LoggedConnection): void;
+  testHosts?: ReadonlyMap<string, string>;
+  resolve?: Resolver;
+};
+
+const OFF: NetworkPolicy = { policy: "off", allowHosts: [] };
+
+export function createSandbox(deps: SandboxDeps): Sandbox {
+  const { host } = deps;
+  const enforceable = host.mode === "bwrap" && deps.policies !== undefined;
+
+  async function network(projectId: string): Promise<NetworkPolicy> {
+    if (!enforceable) return OFF;
+    return deps.policies!.get(projectId);
+  }
+
+  return {
+    host,
+    mode: host.mode,
+    network,
+    async launch(request) {
+      const { projectId, source, onlyHosts, network: wanted, ...options } = request;
+      let listener: EgressListener | undefined;
+      if (projectId && wanted !== "none" && (await network(projectId)).policy !== "off") {
+        const socketPath = path.join(runtimeDir().sockets, `${randomBytes(12).toString("hex")}.sock`);
+        listener = openEgressListener({
+          socketPath,
+          policy: () => network(projectId),
+          onlyHosts,
+          testHosts: deps.testHosts,
+          resolve: deps.resolve,
+          record: (connection) => deps.log?.({ ...connection, projectId, source }),
+        });
+      }
+      try {
+        const command = sandboxCommand(host, { ...options, egressSocket: listener?.socketPath });
+        return { command, denials: () => listener?.denials() ?? [], close: async () => listener?.close() };
+      } catch (error) {
+        await listener?.close();
+        throw error;
+      }
+    },
+  };
+}

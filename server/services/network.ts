@@ -1,0 +1,84 @@
+import { EventEmitter } from "node:events";
+import type { Db } from "@/server/db/client";
+import { listEgressConnections, pruneEgressConnections, recordEgressConnection, type EgressConnectionRow } from "@/server/db/repositories/egress-connections";
+import { addAllowedHost, getNetworkSettings, saveNetworkSettings } from "@/server/db/repositories/network-settings";
+import { getSetting } from "@/server/db/repositories/settings";
+import type { NetworkPolicy, NetworkPolicyKind } from "@/server/sandbox/egress-policy";
+import type { LoggedConnection, NetworkPolicies } from "@/server/sandbox/sandbox";
+
+// Projects' network policies and their connection log: what the sandbox asks for each
+// connection, what the Network tab of the project settings reads, edits and watches live.
+
+const CACHE_MS = 2_000;
+const PRUNE_EVERY = 100;
+
+export class NetworkPolicyError extends Error {}
+
+export type ProjectNetwork = ReturnType<typeof createProjectNetwork>;
+
+export function createProjectNetwork(db: Db) {
+  const cache = new Map<string, { at: number; policy: Promise<NetworkPolicy> }>();
+  const live = new EventEmitter().setMaxListeners(0);
+  const recorded = new Map<string, number>();
+
+  async function effective(projectId: string): Promise<NetworkPolicy> {
+    const [stored, permitted] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies")]);
+    // A policy the admin has since ruled out gives no network until a project admin picks another.
+    return permitted.includes(stored.policy) ? stored : { ...stored, policy: "off" };
+  }
+
+  const policies: NetworkPolicies = {
+    get(projectId) {
+      const hit = cache.get(projectId);
+      if (hit && Date.now() - hit.at < CACHE_MS) return hit.policy;
+      const policy = effective(projectId);
+      cache.set(projectId, { at: Date.now(), policy });
+      policy.catch(() => cache.delete(projectId));
+      return policy;
+    },
+  };
+
+  return {
+    policies,
+    /** The stored settings and which policies the admin permits (for the settings page). */
+    async settings(projectId: string): Promise<NetworkPolicy & { permitted: NetworkPolicyKind[] }> {
+      const [stored, permitted] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies")]);
+      return { ...stored, permitted };
+    },
+    async save(projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
+      const permitted = await getSetting(db, "networkPolicies");
+      if (!permitted.includes(settings.policy)) {
+        throw new NetworkPolicyError(`The ${settings.policy} network policy is not permitted on this server; an admin permits ${permitted.join(", ")}.`);
+      }
+      cache.delete(projectId);
+      return saveNetworkSettings(db, projectId, settings);
+    },
+    async allowHost(projectId: string, host: string): Promise<NetworkPolicy> {
+      cache.delete(projectId);
+      return addAllowedHost(db, projectId, host);
+    },
+    /** Stores a connection and tells the project's watchers. */
+    async log(connection: LoggedConnection): Promise<void> {
+      const row = await recordEgressConnection(db, {
+        projectId: connection.projectId,
+        host: connection.host,
+        port: connection.port,
+        allowed: connection.allowed,
+        reason: connection.reason,
+        bytesIn: connection.bytesIn,
+        bytesOut: connection.bytesOut,
+        sourceKind: connection.source.kind,
+        sourceId: connection.source.id,
+      });
+      live.emit(connection.projectId, row);
+      const count = (recorded.get(connection.projectId) ?? 0) + 1;
+      recorded.set(connection.projectId, count % PRUNE_EVERY);
+      if (count % PRUNE_EVERY === 0) await pruneEgressConnections(db, connection.projectId);
+    },
+    recent: (projectId: string, limit?: number) => listEgressConnections(db, projectId, limit),
+    watch(projectId: string, listener: (row: EgressConnectionRow) => void): () => void {
+      live.on(projectId, listener);
+      return () => live.off(projectId, listener);
+    },
+  };
+}
