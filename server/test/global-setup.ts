@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
-import { bwrapAvailable } from "@/server/workspace/sandbox";
+import { bwrapAvailable } from "@/server/sandbox/launcher";
 
 // One embedded PostgreSQL for the whole unit-test run; each test file makes its own database
 // (server/test/database.ts), so files run in parallel without seeing each other's rows.
