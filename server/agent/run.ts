@@ -37,6 +37,12 @@ export type TurnRun = {
   modelTools?(events: readonly SessionEvent[]): ToolSet;
   policy: Policy;
   stepLimit: number;
+  /** What the prompt carried from the project (memories, instruction files), recorded on turn_started. */
+  contextUsed?: { memories: number; files: string[] };
+  /** The model loses earlier tool output (pruned or compacted): what tracks "already shown" must forget it. */
+  onContextCut?(): void;
+  /** The session's running background jobs, one line each (kept in a compaction summary). */
+  backgroundJobs?(): string[];
   loopGuardRepeats: number;
   facts: ModelFacts;
   resumed: boolean;
@@ -56,7 +62,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
   let turn = state.openTurn;
   if (!turn) {
     const turnId = randomUUID();
-    const started = await r.log.append(r.sessionId, "turn_started", { turnId, model: r.modelId, resumed: r.resumed });
+    const started = await r.log.append(r.sessionId, "turn_started", { turnId, model: r.modelId, resumed: r.resumed, ...(r.contextUsed ? { context: r.contextUsed } : {}) });
     pushContiguous(events, started);
     turn = { turnId, seq: started.seq };
   }
@@ -124,7 +130,9 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         log: r.log,
         sessionId: r.sessionId,
         signal: r.signal,
+        jobs: r.backgroundJobs?.(),
       });
+      if (context.cut) r.onContextCut?.();
       step = await runModelStep({
         log: r.log,
         sessionId: r.sessionId,
