@@ -71,4 +71,24 @@ describe("what the model sees", () => {
     expect(readFile).toContain("come back as images only when the current model can view them");
     expect(readFile).toContain("leave it out of old_string");
   });
+
+  it("a sub-folder's AGENTS.md reaches the model with the first read in that folder, once", async () => {
+    const files = await h.env.services.files.open(h.project.id);
+    await files.create("pkg/AGENTS.md", "In pkg/, indent with tabs.\n", { createParents: true });
+    await files.create("pkg/lib/a.ts", "export const a = 1;\n", { createParents: true });
+    await files.create("pkg/b.ts", "export const b = 2;\n");
+    const session = await h.newSession({
+      replies: [
+        { match: "look at pkg", toolCalls: [{ id: "nested_1", name: "read_file", arguments: { path: "pkg/lib/a.ts" } }] },
+        { match: "export const a", toolCalls: [{ id: "nested_2", name: "read_file", arguments: { path: "./pkg/b.ts" } }] },
+        { match: "export const b", text: "Read both." },
+      ],
+    });
+    const events = await h.send(session.id, "look at pkg");
+    const [first, second] = only(events, "tool_result").map((e) => e.payload.llm);
+    expect(first).toContain("export const a = 1;");
+    expect(first).toContain("[Instructions from pkg/AGENTS.md; they apply to files under pkg/ and take precedence there:]\n\nIn pkg/, indent with tabs.");
+    expect(second).toContain("export const b = 2;");
+    expect(second).not.toContain("indent with tabs");
+  });
 });

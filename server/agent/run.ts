@@ -11,6 +11,7 @@ import { describeModelError } from "@/server/agent/errors";
 import type { EventLog } from "@/server/agent/events";
 import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
 import type { Policy } from "@/server/agent/policy";
+import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import { runModelStep, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
@@ -41,6 +42,7 @@ export type TurnRun = {
   contextUsed?: { memories: number; files: string[] };
   /** The model loses earlier tool output (pruned or compacted): what tracks "already shown" must forget it. */
   onContextCut?(): void;
+  folderInstructions?: FolderInstructions;
   /** The session's running background jobs, one line each (kept in a compaction summary). */
   backgroundJobs?(): string[];
   loopGuardRepeats: number;
@@ -89,6 +91,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     tools: r.tools,
     policy: r.policy,
     context: r.toolContext,
+    folderInstructions: r.folderInstructions,
     beforeChange: turnCheckpointer({ log: r.log, sessionId: r.sessionId, turnId, taken: state.checkpointed, snapshot: r.snapshot }),
   };
 

@@ -12,6 +12,7 @@ import { gatherContext, type MemorySource } from "@/server/agent/prompts/gather-
 import { listMemoriesOf, searchMemories, type MemoryOwner, type MemoryRow } from "@/server/db/repositories/memories";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { gitSummary } from "@/server/git/summary";
+import { folderInstructions } from "@/server/agent/folder-instructions";
 import { ModelConfigError, type ModelRegistry } from "@/server/agent/providers";
 import type { TurnRun } from "@/server/agent/run";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime";
@@ -104,7 +105,11 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     policy: parsePolicy(settings, session.allowRules),
     stepLimit,
     contextUsed: contextUsed(context),
-    onContextCut: () => shared.reads.forgetViews(),
+    onContextCut: () => {
+      shared.reads.forgetViews();
+      shared.announced.clear();
+    },
+    folderInstructions: folderInstructions(workspace, shared.announced),
     backgroundJobs: () => shared.shell.jobs().filter((j) => j.running).map((j) => `${j.id}: ${j.command}`),
     loopGuardRepeats: settings.loopGuardRepeats,
     facts: await loadModelFacts(db, session.model),

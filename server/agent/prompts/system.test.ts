@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeMemory, setMemoryPinned } from "@/server/db/repositories/memories";
 import { createAgentHarness, only } from "@/server/agent/test-harness";
+import { foldTranscript } from "@/lib/session-transcript";
 import { buildSystemPrompt } from "./system";
 import { EMPTY_CONTEXT, MAX_INSTRUCTION_CHARS } from "./context";
 
@@ -74,6 +75,7 @@ describe("the system prompt", () => {
 
     // People see what the prompt carried.
     expect(only(events, "turn_started").at(-1)!.payload.context).toEqual({ memories: 3, files: ["AGENTS.md", "TANDEM.md"] });
+    expect(foldTranscript(events).items).toContainEqual(expect.objectContaining({ kind: "context", label: "3 memories, AGENTS.md, TANDEM.md" }));
   });
 
   it("keeps the fixed part under 8k characters", () => {
