@@ -54,3 +54,12 @@ describe("gitSummary", () => {
     expect(summary).toMatchObject({ repository: true, branch: "feature/login" });
   });
 });
+
+describe("gitSummary in a folder inside another repository", () => {
+  it("does not describe the outer repository", async () => {
+    const inner = path.join(root, "nested-workspace");
+    await fs.mkdir(inner);
+    expect(await gitSummary({ root: inner, mode: "none" })).toEqual({ repository: false });
+    await fs.rm(inner, { recursive: true });
+  });
+});

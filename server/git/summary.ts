@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import path from "node:path";
 import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
 
 // The workspace's git state in a few facts (repository or not, branch, changed files), for the
@@ -19,6 +21,9 @@ export type GitSummary =
 const TIMEOUT_MS = 5_000;
 
 export async function gitSummary(input: { root: string; mode: SandboxMode; signal?: AbortSignal }): Promise<GitSummary | null> {
+  // Only a repository at the workspace root counts: git would otherwise walk up and describe
+  // whatever repository the server's data directory happens to sit in.
+  if (!(await fs.lstat(path.join(input.root, ".git")).catch(() => null))) return { repository: false };
   // safe.directory: inside the sandbox the workspace belongs to another uid, which git would refuse.
   const command = sandboxCommand({
     mode: input.mode,
