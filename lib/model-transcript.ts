@@ -13,6 +13,8 @@ import { isRewound, rewoundRanges } from "@/lib/review-log";
 //   being written or its tools were running comes after the step and its results (providers
 //   require results right after their calls).
 // - Tool outputs older than `pruneBeforeSeq` are replaced by a stub (the log keeps them).
+// - A person's message carries its author's name (`[Ada] …`): in a shared session several people
+//   write, and the model must know who asked what.
 // - Events hidden by a rewind (lib/review-log.ts) are left out; a restore without a rewind becomes
 //   a note, so the model knows its earlier edits were undone.
 
@@ -57,7 +59,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
     if (event.seq <= from || (hidden.length && isRewound(hidden, event.seq))) continue;
     switch (event.type) {
       case "user_message":
-        entries.push({ at: event.seq, message: { role: "user", content: event.payload.text } });
+        entries.push({ at: event.seq, message: { role: "user", content: authored(event.payload.text, event.payload.authorName) } });
         break;
       case "assistant_delta":
         step(event.payload.stepId, event.seq, undefined);
@@ -114,6 +116,11 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
     if (entry.tool.content.length) messages.push(entry.tool);
   }
   return messages;
+}
+
+/** A message as the model reads it: prefixed with who wrote it, when the log knows. */
+export function authored(text: string, authorName: string | undefined): string {
+  return authorName ? `[${authorName}] ${text}` : text;
 }
 
 function restoreNote(who: string, files: string[]): string {

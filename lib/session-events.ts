@@ -38,7 +38,13 @@ const answer = z.union([z.string(), z.array(z.string())]);
 
 export const eventPayloadSchemas = {
   user_message: z.object({ text: z.string(), authorName: z.string().optional() }),
-  turn_started: z.object({ turnId, model: z.string(), resumed: z.boolean().default(false) }),
+  /** `context`: what the system prompt carried from the project this turn (memories shown whole, instruction files). */
+  turn_started: z.object({
+    turnId,
+    model: z.string(),
+    resumed: z.boolean().default(false),
+    context: z.object({ memories: z.number().int().nonnegative(), files: z.array(z.string()) }).optional(),
+  }),
   /** A coalesced run of streamed text (see server/agent/events.ts); `assistant_message` has the whole step's text. */
   assistant_delta: z.object({ turnId, stepId, text: z.string() }),
   /** `basedOnSeq`: the last event the model had seen when it wrote this step (see model-transcript.ts). */

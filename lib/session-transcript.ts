@@ -36,6 +36,8 @@ export type TranscriptItem =
     }
   | { kind: "subagent"; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
   | { kind: "compaction"; summary: string }
+  /** What the turn's prompt carried from the project: "3 memories, AGENTS.md". */
+  | { kind: "context"; turnId: string; label: string }
   | { kind: "error"; code: string; message: string }
   | { kind: "notice"; text: string }
   /** The workspace was snapshotted before this turn's first change: "Restore to before this turn". */
@@ -251,9 +253,12 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "rewind":
         t.reviewSeq = event.seq;
         break;
-      case "turn_started":
+      case "turn_started": {
+        const label = event.payload.context ? contextLabel(event.payload.context) : "";
+        if (label) out.push({ kind: "context", turnId: event.payload.turnId, label });
         turnTop = { turnId: event.payload.turnId, list: out, index: out.length };
         break;
+      }
     }
   }
   out = t.items;
@@ -262,4 +267,10 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
     if (delta.seq > t.lastSeq) assistantItem(delta.stepId).text += delta.text;
   }
   return t;
+}
+
+/** "3 memories, AGENTS.md", or "" when the prompt carried nothing from the project. */
+export function contextLabel(context: { memories: number; files: string[] }): string {
+  const parts = [...(context.memories ? [`${context.memories} ${context.memories === 1 ? "memory" : "memories"}`] : []), ...context.files];
+  return parts.join(", ");
 }

@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
 type Scope = "project" | "user";
-type Memory = { key: string; value: string; updatedAt: Date };
+type Memory = { key: string; value: string; pinned: boolean; updatedAt: Date };
 
 /** What the agent remembers: the project's (shared with the team) or the viewer's own. */
 export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
@@ -27,6 +27,9 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
 
   const refresh = () => queryClient.invalidateQueries(trpc.memory.pathFilter());
   const remove = useMutation(trpc.memory.delete.mutationOptions({ onSuccess: () => void refresh() }));
+  const pin = useMutation(trpc.memory.pin.mutationOptions({ onSuccess: () => void refresh() }));
+  const unpin = useMutation(trpc.memory.unpin.mutationOptions({ onSuccess: () => void refresh() }));
+  const pinError = pin.error ?? unpin.error;
 
   const exportMarkdown = async () => {
     const { filename, markdown } = await queryClient.fetchQuery(trpc.memory.export.queryOptions({ projectId, scope }));
@@ -60,6 +63,7 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
       <input className="input" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Search memory" aria-label="Search memory" data-testid="memory-search" />
       {editing !== null && <MemoryEditor projectId={projectId} scope={scope} memory={editing === "new" ? null : editing} onDone={() => setEditing(null)} />}
       {error && <p className="error-text">{errorMessage(error)}</p>}
+      {pinError && <p className="error-text">{errorMessage(pinError)}</p>}
       {pending ? (
         <div className="hint">Loading…</div>
       ) : rows.length === 0 ? (
@@ -67,12 +71,28 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
       ) : (
         <ul className="memories" role="list">
           {rows.map((m) => (
-            <li key={m.key} className="memory" data-testid="memory-row">
+            <li key={m.key} className="memory" data-testid="memory-row" data-pinned={m.pinned}>
               <div className="row">
                 <code className="memory-key">{m.key}</code>
+                {m.pinned && (
+                  <span className="badge" title="Pinned: the agent reads it in every session" data-testid="memory-pinned">
+                    Pinned
+                  </span>
+                )}
                 <span className="spacer" />
                 {writable && (
                   <>
+                    <button
+                      type="button"
+                      className="btn btn-ghost btn-sm"
+                      aria-pressed={m.pinned}
+                      title={m.pinned ? "Stop giving this to the agent in every session" : "Give this to the agent in every session"}
+                      disabled={pin.isPending || unpin.isPending}
+                      onClick={() => (m.pinned ? unpin : pin).mutate({ projectId, scope, key: m.key })}
+                      data-testid="memory-pin"
+                    >
+                      {m.pinned ? "Unpin" : "Pin"}
+                    </button>
                     <button type="button" className="btn btn-ghost btn-sm" onClick={() => setEditing(m)} data-testid="memory-edit">
                       Edit
                     </button>

@@ -85,6 +85,12 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
           )}
         </div>
       );
+    case "context":
+      return (
+        <div className="notice-line" data-testid="context-used" title="What the agent was given from this project for this turn">
+          <span>Context: {item.label}</span>
+        </div>
+      );
     case "compaction":
       return (
         <details className="reasoning">

@@ -4,19 +4,16 @@ import type { SessionEvent } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
 import { MAX_RETRIES } from "@/server/agent/step";
 import { pushContiguous } from "@/server/agent/turn-state";
+import { latestRequest, latestTodos, summaryRequest } from "@/server/agent/compaction-request";
 
 // Keeps what is sent to the model inside its context window. When the estimate passes
 // COMPACT_AT of the window: turns before the current one are summarised by the model into a
 // `compaction` event (the fold then sends the summary instead of them), and tool outputs older
-// than the last KEEP_STEPS steps are pruned from what is sent. The log keeps everything.
+// than the last KEEP_STEPS steps are pruned from what is sent. The log keeps everything. Either cut
+// is reported (`cut`), so whatever remembers what the model was already shown can forget it.
 
 export const COMPACT_AT = 0.8;
 const KEEP_STEPS = 3;
-export const SUMMARY_REQUEST =
-  "Summarise the conversation above for yourself, to continue the work with less context. Keep: the user's goals and " +
-  "constraints, decisions made, files read or changed (with paths), commands run and their outcomes, open questions and " +
-  "what remains to do. Be concise and factual; no preamble.";
-
 /** Rough token count of what would be sent: ~4 characters a token, plus the tools' schemas. */
 export function estimateTokens(instructions: string, messages: ModelMessage[], toolsChars = 0): number {
   return Math.ceil((instructions.length + JSON.stringify(messages).length + toolsChars) / 4);
@@ -35,7 +32,7 @@ export function pruneBoundary(events: SessionEvent[]): number | undefined {
   return stepStarts.length > KEEP_STEPS ? stepStarts[stepStarts.length - KEEP_STEPS] : undefined;
 }
 
-export type PreparedContext = { messages: ModelMessage[]; fold: ModelFoldOptions; estimate: number };
+export type PreparedContext = { messages: ModelMessage[]; fold: ModelFoldOptions; estimate: number; cut: boolean };
 
 /**
  * The messages for the next step, compacting first when they would not fit. `turnStartSeq` is
@@ -51,12 +48,14 @@ export async function prepareContext(input: {
   log: EventLog;
   sessionId: string;
   signal: AbortSignal;
+  /** The session's background jobs still running, one line each, for the summary. */
+  jobs?: string[];
 }): Promise<PreparedContext> {
   const limit = input.contextWindow * COMPACT_AT;
   let fold: ModelFoldOptions = {};
   let messages = foldModelMessages(input.events, fold);
   let estimate = estimateTokens(input.instructions, messages, input.toolsChars);
-  if (estimate <= limit) return { messages, fold, estimate };
+  if (estimate <= limit) return { messages, fold, estimate, cut: false };
 
   const lastCompaction = input.events.findLast((e) => e.type === "compaction");
   const compactedUpTo = lastCompaction?.type === "compaction" ? lastCompaction.payload.upToSeq : 0;
@@ -65,13 +64,13 @@ export async function prepareContext(input: {
     const older = input.events.filter((e) => e.seq <= upToSeq);
     const { text } = await generateText({
       model: input.model,
-      instructions: "You write compact, faithful summaries of coding sessions.",
-      messages: [...foldModelMessages(older), { role: "user", content: SUMMARY_REQUEST }],
+      instructions: "You write compact, faithful, structured summaries of coding sessions.",
+      messages: summaryRequest(foldModelMessages(older), { todos: latestTodos(older), jobs: input.jobs ?? [] }),
       abortSignal: input.signal,
       maxRetries: MAX_RETRIES,
     });
     const event = await input.log.append(input.sessionId, "compaction", {
-      summary: text.trim(),
+      summary: withLatestRequest(text.trim(), latestRequest(older, upToSeq)),
       upToSeq,
       estimatedTokens: estimate,
       contextWindow: input.contextWindow,
@@ -85,5 +84,11 @@ export async function prepareContext(input: {
     messages = foldModelMessages(input.events, fold);
     estimate = estimateTokens(input.instructions, messages, input.toolsChars);
   }
-  return { messages, fold, estimate };
+  return { messages, fold, estimate, cut: true };
+}
+
+/** The latest request must survive word for word; a summary that paraphrased it gets it appended. */
+function withLatestRequest(summary: string, request: string | null): string {
+  if (!request || summary.includes(request)) return summary;
+  return `${summary}\n\n## Latest request (word for word)\n${request}`;
 }

@@ -11,6 +11,7 @@ import { describeModelError } from "@/server/agent/errors";
 import type { EventLog } from "@/server/agent/events";
 import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
 import type { Policy } from "@/server/agent/policy";
+import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import { runModelStep, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
@@ -37,6 +38,13 @@ export type TurnRun = {
   modelTools?(events: readonly SessionEvent[]): ToolSet;
   policy: Policy;
   stepLimit: number;
+  /** What the prompt carried from the project (memories, instruction files), recorded on turn_started. */
+  contextUsed?: { memories: number; files: string[] };
+  /** The model loses earlier tool output (pruned or compacted): what tracks "already shown" must forget it. */
+  onContextCut?(): void;
+  folderInstructions?: FolderInstructions;
+  /** The session's running background jobs, one line each (kept in a compaction summary). */
+  backgroundJobs?(): string[];
   loopGuardRepeats: number;
   facts: ModelFacts;
   resumed: boolean;
@@ -56,7 +64,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
   let turn = state.openTurn;
   if (!turn) {
     const turnId = randomUUID();
-    const started = await r.log.append(r.sessionId, "turn_started", { turnId, model: r.modelId, resumed: r.resumed });
+    const started = await r.log.append(r.sessionId, "turn_started", { turnId, model: r.modelId, resumed: r.resumed, ...(r.contextUsed ? { context: r.contextUsed } : {}) });
     pushContiguous(events, started);
     turn = { turnId, seq: started.seq };
   }
@@ -83,6 +91,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     tools: r.tools,
     policy: r.policy,
     context: r.toolContext,
+    folderInstructions: r.folderInstructions,
     beforeChange: turnCheckpointer({ log: r.log, sessionId: r.sessionId, turnId, taken: state.checkpointed, snapshot: r.snapshot }),
   };
 
@@ -124,7 +133,9 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         log: r.log,
         sessionId: r.sessionId,
         signal: r.signal,
+        jobs: r.backgroundJobs?.(),
       });
+      if (context.cut) r.onContextCut?.();
       step = await runModelStep({
         log: r.log,
         sessionId: r.sessionId,

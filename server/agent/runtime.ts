@@ -19,6 +19,7 @@ import { runSubagents } from "@/server/agent/subagents";
 import { runToolDirectly } from "@/server/agent/direct-run";
 import { loadAgents } from "@/server/agent/definitions";
 import type { AgentExtensions } from "@/server/agent/extensions";
+import type { NetworkPolicy } from "@/server/agent/prompts/system";
 import type { Delegator } from "@/server/tools/delegate";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
@@ -41,6 +42,8 @@ export type AgentRuntimeOptions = {
   shell?: ShellFactory;
   sandbox: Sandbox;
   fetchPolicy?: FetchPolicy;
+  /** The project's network policy for sandboxed commands, as the prompt states it; default "off" (no network). */
+  networkPolicy?(projectId: string): Promise<NetworkPolicy> | NetworkPolicy;
   now?: () => Date;
   maxRetries?: number;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */

@@ -9,12 +9,13 @@ import { ToolFailure } from "@/server/tools/result";
 // What the tools of one agent session share across its turns (the read tracker, the shell and
 // its background jobs, the output store), and the session's tool set.
 
-export type SessionResources = { reads: ReadTracker; shell: ShellSession; outputs: OutputStore };
+/** `announced`: sub-folders whose AGENTS.md/TANDEM.md the model was shown (folder-instructions.ts). */
+export type SessionResources = { reads: ReadTracker; shell: ShellSession; outputs: OutputStore; announced: Set<string> };
 export type ShellFactory = (input: { workspace: Workspace; projectId: string; sessionId: string; outputs: OutputStore }) => ShellSession;
 
 export function createSessionResources(workspace: Workspace, projectId: string, sessionId: string, shellFactory?: ShellFactory): SessionResources {
   const outputs = workspaceOutputStore(workspace, sessionId);
-  return { reads: createReadTracker(), outputs, shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell() };
+  return { reads: createReadTracker(), outputs, announced: new Set(), shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell() };
 }
 
 /** For a server built without a shell: every use fails with a message the model can act on. */

@@ -27,15 +27,16 @@ describe("delegate", () => {
       expect(only(log, "turn_finished")[0]!.payload.reason).toBe("completed");
     }
     // The three children's model requests were all made before any of them finished.
-    const childRequests = h.model.requests.filter((r) => r.messages.some((m) => String(m.content).startsWith("Task ")));
+    const childRequests = h.model.requests.filter((r) => r.messages.some((m) => String(m.content).startsWith("[delegating agent] Task ")));
     expect(childRequests).toHaveLength(3);
     const firstFinish = Math.min(...finished.map((e) => e.createdAt.getTime()));
     expect(Math.max(...childRequests.map((r) => r.at))).toBeLessThan(firstFinish);
     // Children cannot delegate or ask people; they only see their allow-list.
     for (const request of childRequests) expect(request.tools.sort()).toEqual(["echo", "session_search", "slow_read"]);
 
-    const result = JSON.parse(only(events, "tool_result")[0]!.payload.llm) as Array<{ task: number; ok: boolean; result: string }>;
-    expect(result.map((r) => r.result)).toEqual(["Alpha result: 3 apples.", "Beta result: 5 pears.", "Gamma result: 7 plums."]);
+    // The reports come back as readable text, in task order.
+    const llm = only(events, "tool_result")[0]!.payload.llm;
+    expect(llm).toMatch(/^## Task 1: done, session \S+\n\nAlpha result: 3 apples\.\n\n## Task 2: done, session \S+\n\nBeta result: 5 pears\.\n\n## Task 3: done/);
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("In total: 3 apples, 5 pears and 7 plums.");
   });
 
@@ -49,10 +50,31 @@ describe("delegate", () => {
       ],
     });
     const events = await h.send(parent.id, "Delegate a capped task");
-    const [result] = JSON.parse(only(events, "tool_result")[0]!.payload.llm) as Array<{ status: string; ok: boolean }>;
-    expect(result).toMatchObject({ status: "step_limit", ok: false });
+    expect(only(events, "tool_result")[0]!.payload.llm).toMatch(/^## Task 1: stopped \(step_limit\)/);
     const child = (await h.caller.session.get({ sessionId: parent.id })).children[0]!;
     expect(child.allowedTools).toEqual(["echo"]);
+  });
+
+  it("a sub-agent is told its step limit and no tool it lacks; the single-task form keeps `tools`; its report is plain text", async () => {
+    const parent = await h.newSession({
+      replies: [
+        { toolCalls: [{ name: "delegate", arguments: { task: "Task edit: write the changelog", tools: ["echo", "write"], max_turns: 4 } }] },
+        { match: "Task edit", text: 'Wrote "CHANGELOG.md":\n- one line' },
+        { match: "Wrote", text: "The sub-agent wrote the changelog." },
+      ],
+    });
+    const events = await h.send(parent.id, "Delegate the changelog");
+    const child = (await h.caller.session.get({ sessionId: parent.id })).children[0]!;
+    expect(child.allowedTools).toEqual(["echo", "write"]);
+    const childRequest = h.model.requests.find((r) => r.messages.some((m) => String(m.content).includes("Task edit")))!;
+    expect(childRequest.tools.sort()).toEqual(["echo", "write"]);
+    const system = String(childRequest.messages[0]!.content);
+    expect(system).toContain("You have at most 4 steps");
+    expect(system).not.toContain("ask_user");
+    expect(system).toContain("cannot ask people");
+    const llm = only(events, "tool_result")[0]!.payload.llm;
+    expect(llm).toContain('Wrote "CHANGELOG.md":\n- one line');
+    expect(llm).not.toContain('\\"');
   });
 
   it("cancelling the parent cancels its children", async () => {

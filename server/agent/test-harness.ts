@@ -5,6 +5,7 @@ import { listEvents } from "@/server/db/repositories/session-events";
 import { createTestServices, type TestExtensionOptions } from "@/server/test/services";
 import { defineTool } from "@/server/tools/define-tool";
 import { ok } from "@/server/tools/result";
+import { CORE_TOOLS } from "@/server/tools/core-tools";
 import { loadScenario, startModelServer, type Scenario } from "@/e2e/fixtures/model-server/server";
 import type { SessionEvent } from "@/lib/session-events";
 
@@ -60,10 +61,12 @@ export function testTools(log: ToolLogEntry[]) {
   ];
 }
 
-export async function createAgentHarness(options: { extensions?: TestExtensionOptions } = {}) {
+/** `coreTools`: the real built-in tools (read_file, edit, …) beside the test tools. */
+export async function createAgentHarness(options: { extensions?: TestExtensionOptions; coreTools?: boolean } = {}) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
-  const env = await createTestServices({ modelBaseUrl: model.url, tools: testTools(toolLog), extensions: options.extensions });
+  const tools = options.coreTools ? [...CORE_TOOLS, ...testTools(toolLog)] : testTools(toolLog);
+  const env = await createTestServices({ modelBaseUrl: model.url, tools, extensions: options.extensions });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));
   const project = await caller.project.create({ name: "Agent test" });

@@ -8,6 +8,7 @@ import type { EventLog } from "@/server/agent/events";
 import { decide, type Policy } from "@/server/agent/policy";
 import type { ToolCallEvent } from "@/server/agent/turn-state";
 import { changesWorkspace } from "@/server/agent/turn-checkpoint";
+import type { FolderInstructions } from "@/server/agent/folder-instructions";
 
 // Runs the tool calls of a step that have no result yet, in the model's order, as the registry
 // allows: consecutive read-only calls together, anything that changes state one at a time. Each
@@ -27,6 +28,8 @@ export type CallRunner = {
   context(toolCallId: string): ToolContext;
   /** Called before a tool that may change files runs (takes the turn's checkpoint once). */
   beforeChange?(): Promise<void>;
+  /** Instructions of a sub-folder the call works in, the first time (see folder-instructions.ts). */
+  folderInstructions?: FolderInstructions;
 };
 
 type Ready = { call: ToolCallEvent; tool: Tool };
@@ -143,7 +146,10 @@ async function request(
 async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() => Promise<void>> {
   if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
   const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
-  return () => recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display);
+  let llm = textOf(run.llm);
+  const instructions = run.error ? null : await runner.folderInstructions?.(tool, call.payload.input).catch(() => null);
+  if (instructions) llm += `\n\n${instructions}`;
+  return () => recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display);
 }
 
 async function recordResult(

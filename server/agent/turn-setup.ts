@@ -7,6 +7,12 @@ import type { SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
 import { parsePolicy } from "@/server/agent/policy";
 import { buildSystemPrompt } from "@/server/agent/prompts/system";
+import { contextUsed, type MemoryEntry } from "@/server/agent/prompts/context";
+import { gatherContext, type MemorySource } from "@/server/agent/prompts/gather-context";
+import { listMemoriesOf, searchMemories, type MemoryOwner, type MemoryRow } from "@/server/db/repositories/memories";
+import { listEvents } from "@/server/db/repositories/session-events";
+import { gitSummary } from "@/server/git/summary";
+import { folderInstructions } from "@/server/agent/folder-instructions";
 import { ModelConfigError, type ModelRegistry } from "@/server/agent/providers";
 import type { TurnRun } from "@/server/agent/run";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime";
@@ -45,12 +51,29 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools }), o.extensions?.deferToolsOver);
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
-  const instructions = await buildSystemPrompt({
-    workspace,
+  const toolNames = Object.keys(tools);
+  const lastMessage = (await listEvents(db, sessionId)).findLast((e) => e.type === "user_message");
+  const [context, git, network] = await Promise.all([
+    gatherContext({
+      workspace,
+      memories: memorySource(db, [{ scope: "project", projectId: session.projectId }, { scope: "user", userId }]),
+      query: lastMessage?.type === "user_message" ? lastMessage.payload.text : "",
+      toolNames,
+    }),
+    gitSummary({ root: workspace.root, mode: o.sandbox.mode, signal }),
+    o.networkPolicy?.(session.projectId) ?? { mode: "off" as const },
+  ]);
+  const stepLimit = session.maxSteps ?? settings.stepLimit;
+  const instructions = buildSystemPrompt({
     projectName,
+    root: workspace.root,
     now: o.now?.() ?? new Date(),
-    subagent: session.parentId !== null,
-    toolNames: Object.keys(tools),
+    sandbox: o.sandbox.mode,
+    network,
+    git,
+    toolNames,
+    ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
+    context,
   });
   const shared = res;
   const sandbox = { mode: o.sandbox.mode, network: await o.sandbox.network(session.projectId), limits: o.sandbox.host.limits };
@@ -81,7 +104,14 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     tools,
     modelTools: deferred.modelTools,
     policy: parsePolicy(settings, session.allowRules),
-    stepLimit: session.maxSteps ?? settings.stepLimit,
+    stepLimit,
+    contextUsed: contextUsed(context),
+    onContextCut: () => {
+      shared.reads.forgetViews();
+      shared.announced.clear();
+    },
+    folderInstructions: folderInstructions(workspace, shared.announced),
+    backgroundJobs: () => shared.shell.jobs().filter((j) => j.running).map((j) => `${j.id}: ${j.command}`),
     loopGuardRepeats: settings.loopGuardRepeats,
     facts: await loadModelFacts(db, session.model),
     resumed,
@@ -90,6 +120,15 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     snapshot: o.checkpoints ? async (label: string) => (await o.checkpoints!.open(session.projectId)).snapshot({ label }) : undefined,
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,
+  };
+}
+
+/** The memories a turn may show: the project's and the user's. */
+function memorySource(db: Db, owners: MemoryOwner[]): MemorySource {
+  const entry = (m: MemoryRow): MemoryEntry => ({ scope: m.scope, key: m.key, value: m.value, pinned: m.pinned });
+  return {
+    all: async () => (await listMemoriesOf(db, owners)).map(entry),
+    relevant: async (query, limit) => (await searchMemories(db, owners, { query, limit, threshold: 0 })).map(entry),
   };
 }
 

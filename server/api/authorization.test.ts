@@ -106,6 +106,8 @@ const rules: Record<string, Rule> = {
   "memory.search": "project-read",
   "memory.save": "project-write",
   "memory.delete": "project-write",
+  "memory.pin": "project-write",
+  "memory.unpin": "project-write",
   "extensions.settings": "project-read",
   "extensions.updateSettings": "project-admin",
   "extensions.status": "project-read",

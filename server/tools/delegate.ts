@@ -4,7 +4,7 @@ import { failure, ok } from "./result";
 
 // delegate: hands work to sub-agents, each in a child session of this one (its own event log,
 // visible in the UI) with its own tool allow-list and step cap. Two forms: one task
-// {agent?, task, context?, background?, max_turns?} — `agent` names a project agent from
+// {agent?, task, context?, tools?, background?, max_turns?} — `agent` names a project agent from
 // .tandem/agents, whose instructions, tools, model and turn cap apply — or a batch {tasks: [...]}
 // of up to MAX_TASKS run in parallel. A background delegation returns at once and reports into
 // this session when it is done. Children cannot delegate further; cancelling this session
@@ -36,6 +36,7 @@ const input = z
     agent: z.string().min(1).max(64).optional().describe("A project agent's name (see catalog {category: agents}); default: a general sub-agent."),
     task: z.string().min(1).max(20_000).optional().describe("What the sub-agent should do: self-contained, it sees nothing of this conversation."),
     context: z.string().max(50_000).optional().describe("Facts the sub-agent needs: paths, findings, constraints."),
+    tools: z.array(z.string().min(1)).optional().describe("Tool names the sub-agent may use; default: the read and search tools."),
     background: z.boolean().optional().describe("Return at once; the result arrives in this session as a message when the sub-agent is done."),
     max_turns: z.number().int().min(1).max(100).optional(),
     tasks: z.array(batchTask).min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per call; split the work into several calls`).optional()
@@ -53,11 +54,13 @@ export function delegateTool(delegator: Delegator) {
     kind: "agent",
     mainAgentOnly: true,
     description:
-      "Hand work to sub-agents, each in its own session. One task: {agent?, task, context?, background?, max_turns?}; `agent` " +
-      "picks a project agent (see catalog) with its own instructions and tools; `background: true` returns at once and the result " +
-      `comes back as a message later. Several independent tasks in parallel: {tasks: [{prompt, agent?, tools?, max_turns?}]} (at most ${MAX_TASKS}). ` +
-      "Good for research that reads many files, or for separate parts of a change. Each task must be self-contained: the sub-agent " +
-      `sees nothing of this conversation. Default tools: read and search tools only; default cap ${DEFAULT_CHILD_STEPS} steps.`,
+      "Hand work to sub-agents, each in its own session. One task: {agent?, task, context?, tools?, background?, max_turns?}; " +
+      "`agent` picks a project agent (see catalog) with its own instructions and tools; `background: true` returns at once and " +
+      `the result comes back as a message later. Several independent tasks in parallel: {tasks: [{prompt, agent?, tools?, max_turns?}]} (at most ${MAX_TASKS}). ` +
+      "Good for research that reads many files. Sub-agents get the read and search tools unless you list `tools` " +
+      '(e.g. ["read_file", "grep", "edit", "shell"] for a separate part of a change: its edits ask for approval as yours do). ' +
+      `Each task must be self-contained: the sub-agent sees nothing of this conversation and cannot ask people. Default cap ${DEFAULT_CHILD_STEPS} steps. ` +
+      "Each result is the sub-agent's final report.",
     input,
     describe: (i) =>
       i.tasks ? `Delegate ${i.tasks.length} task${i.tasks.length === 1 ? "" : "s"}` : `Delegate${i.agent ? ` to ${i.agent}` : ""}${i.background ? " (background)" : ""}: ${i.task!.slice(0, 60)}`,
@@ -67,6 +70,7 @@ export function delegateTool(delegator: Delegator) {
         {
           prompt: i.context ? `${i.task}\n\n# Context\n\n${i.context}` : i.task!,
           ...(i.agent ? { agent: i.agent } : {}),
+          ...(i.tools ? { tools: i.tools } : {}),
           ...(i.max_turns ? { max_turns: i.max_turns } : {}),
         },
       ];
@@ -75,10 +79,11 @@ export function delegateTool(delegator: Delegator) {
         const text = results.map((r) => `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`).join("\n");
         return ok(text, { kind: "text", text }, { sessions: results.map((r) => r.sessionId) });
       }
+      // The model reads the reports as text, as people do: JSON would escape every quote and newline.
       const text = results
-        .map((r) => `## Task ${r.task + 1} (${r.status}, session ${r.sessionId})\n\n${r.result || "(no answer)"}`)
+        .map((r) => `## Task ${r.task + 1}: ${r.ok ? "done" : `stopped (${r.status})`}, session ${r.sessionId}\n\n${r.result || "(no answer)"}`)
         .join("\n\n");
-      return ok(JSON.stringify(results, null, 2), { kind: "markdown", text }, { sessions: results.map((r) => r.sessionId) });
+      return ok(text, { kind: "markdown", text }, { sessions: results.map((r) => r.sessionId), results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })) });
     },
   });
 }

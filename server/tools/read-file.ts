@@ -14,10 +14,11 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 const DESCRIPTION = `Reads a file from the workspace.
-- Text comes back with line numbers (cat -n style: number, tab, line). At most ${DEFAULT_READ_LINES} lines from offset, and at most 2000 characters per line; a note says when something was cut and how to read on.
+- Text comes back with line numbers: each line starts with its number right-aligned in 6 columns and a tab ("    42\\t"), then the line. That prefix is not part of the file: leave it out of old_string when you edit.
+- At most ${DEFAULT_READ_LINES} lines from offset, and at most 2000 characters per line; a note says when something was cut and how to read on.
 - offset is the 1-based line to start from; limit the number of lines. Read a whole file unless it is large.
-- Images (png, jpg, gif, webp, bmp, svg) come back as images; PDFs as their extracted text; other binary files as a short summary.
-- Reading the same unchanged lines twice returns a short note instead of the content again.`;
+- Images (png, jpg, gif, webp, bmp, svg) come back as images only when the current model can view them; otherwise you get a note with the image's type and size. PDFs come back as their extracted text; other binary files as a short summary.
+- Reading the same unchanged lines twice returns a short note instead of the content again, unless earlier output was dropped from your context.`;
 
 export const readFileInput = z.object({
   path: z.string().min(1).describe("File to read: relative to the workspace root, or absolute inside it."),

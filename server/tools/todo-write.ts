@@ -17,8 +17,10 @@ export function todoWriteTool(store: TodoStore) {
     name: "todo_write",
     kind: "think",
     description:
-      "Replace this session's task list. Use it for work with several steps: list the steps, mark one `in_progress` " +
-      "while you work on it and `completed` when done. Send the whole list every time.",
+      "Replace this session's task list, which the people in the session see live. Use it for a task of three or more " +
+      "steps, or when a person gives several things to do: list the steps, keep exactly one `in_progress`, and mark each " +
+      "`completed` as soon as it is done (not in a batch at the end). Skip it for a single simple step or a question. " +
+      "Send the whole list every time.",
     input: z.object({
       todos: z
         .array(

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { projectMutationProcedure, projectProcedure, router } from "@/server/api/trpc";
-import { deleteMemory, listMemories, searchMemories, storeMemory, type MemoryOwner } from "@/server/db/repositories/memories";
+import { TRPCError } from "@trpc/server";
+import { deleteMemory, listMemories, searchMemories, setMemoryPinned, storeMemory, type MemoryOwner } from "@/server/db/repositories/memories";
 import { memoriesToMarkdown } from "@/server/tools/memory";
 
 // The agent's memory as people see it: the project's (shared) or the caller's own.
@@ -30,7 +31,22 @@ export const memoryRouter = router({
       storeMemory(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id), { key: input.key, value: input.value, createdById: ctx.user.id }),
     ),
 
+  /** A pinned memory goes into every turn's system prompt whole (see server/agent/prompts/context.ts). */
+  pin: projectMutationProcedure.input(scope.extend({ key: z.string().min(1).max(200) })).mutation(({ ctx, input }) => pin(ctx, input, true)),
+  unpin: projectMutationProcedure.input(scope.extend({ key: z.string().min(1).max(200) })).mutation(({ ctx, input }) => pin(ctx, input, false)),
+
   delete: projectMutationProcedure
     .input(scope.extend({ key: z.string().min(1).max(200) }))
     .mutation(async ({ ctx, input }) => ({ deleted: await deleteMemory(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id), input.key) })),
 });
+
+async function pin(
+  ctx: { services: { db: Parameters<typeof setMemoryPinned>[0] }; project: { id: string }; user: { id: string } },
+  input: { scope: "project" | "user"; key: string },
+  pinned: boolean,
+) {
+  if (!(await setMemoryPinned(ctx.services.db, ownerOf(input.scope, ctx.project.id, ctx.user.id), input.key, pinned))) {
+    throw new TRPCError({ code: "NOT_FOUND", message: `No ${input.scope} memory named "${input.key}".` });
+  }
+  return { key: input.key, pinned };
+}

@@ -3,10 +3,10 @@ import { anyWordQuery } from "@/server/db/repositories/session-events";
 
 export type MemoryScope = "project" | "user";
 export type MemoryOwner = { scope: "project"; projectId: string } | { scope: "user"; userId: string };
-export type MemoryRow = { id: string; scope: MemoryScope; key: string; value: string; createdAt: Date; updatedAt: Date };
+export type MemoryRow = { id: string; scope: MemoryScope; key: string; value: string; pinned: boolean; createdAt: Date; updatedAt: Date };
 
 const ownerKey = (owner: MemoryOwner) => (owner.scope === "project" ? `project:${owner.projectId}` : `user:${owner.userId}`);
-const select = { id: true, scope: true, key: true, value: true, createdAt: true, updatedAt: true } as const;
+const select = { id: true, scope: true, key: true, value: true, pinned: true, createdAt: true, updatedAt: true } as const;
 const toRow = (raw: { scope: string } & Omit<MemoryRow, "scope">): MemoryRow => ({ ...raw, scope: raw.scope === "user" ? "user" : "project" });
 
 export async function storeMemory(db: Db, owner: MemoryOwner, input: { key: string; value: string; createdById: string | null }): Promise<MemoryRow> {
@@ -42,6 +42,19 @@ export async function listMemories(db: Db, owner: MemoryOwner): Promise<MemoryRo
   return (await db.memory.findMany({ where: { ownerKey: ownerKey(owner) }, select, orderBy: { key: "asc" } })).map(toRow);
 }
 
+/** Pins or unpins a memory; false when there is no memory with that key. */
+export async function setMemoryPinned(db: Db, owner: MemoryOwner, key: string, pinned: boolean): Promise<boolean> {
+  const { count } = await db.memory.updateMany({ where: { ownerKey: ownerKey(owner), key }, data: { pinned } });
+  return count > 0;
+}
+
+/** The memories of these owners, pinned ones first, for the agent's prompt. */
+export async function listMemoriesOf(db: Db, owners: MemoryOwner[]): Promise<MemoryRow[]> {
+  if (!owners.length) return [];
+  const rows = await db.memory.findMany({ where: { ownerKey: { in: owners.map(ownerKey) } }, select, orderBy: [{ pinned: "desc" }, { updatedAt: "desc" }] });
+  return rows.map(toRow);
+}
+
 export type MemoryHit = MemoryRow & { score: number };
 
 // Ranked full-text search (tsvector/ts_rank, the key weighted above the value). ts_rank with
@@ -56,7 +69,7 @@ export async function searchMemories(
   const keys = owners.map(ownerKey);
   const rows = await db.$queryRaw<Array<Omit<MemoryHit, "scope"> & { scope: string }>>`
     WITH q AS (SELECT to_tsquery('english', ${tsquery}) AS query)
-    SELECT m.id, m.scope, m.key, m.value, m."createdAt", m."updatedAt",
+    SELECT m.id, m.scope, m.key, m.value, m.pinned, m."createdAt", m."updatedAt",
            ts_rank(
              setweight(to_tsvector('english', replace(replace(m.key, '_', ' '), '-', ' ')), 'A') ||
              setweight(to_tsvector('english', m.value), 'B'),

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db/client";
 
 export type UserRole = "admin" | "user";
@@ -27,4 +28,9 @@ export async function promoteIfFirstUser(db: Db, userId: string): Promise<boolea
       AND NOT EXISTS (SELECT 1 FROM "user" WHERE "role" = 'admin' AND "id" <> ${userId})
       AND (SELECT count(*) FROM "user") = 1`;
   return changed === 1;
+}
+
+/** An account without a password, for a headless run of the agent (`npm run eval`): nobody signs in as it. */
+export async function createHeadlessUser(db: Db, input: { name: string; email: string }): Promise<AppUser> {
+  return toAppUser(await db.user.create({ data: { id: randomUUID(), name: input.name, email: input.email }, select: userSelect }));
 }

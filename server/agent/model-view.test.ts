@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setModelSetting } from "@/server/db/repositories/agent-settings";
+import { createAgentHarness, only } from "./test-harness";
+
+// What the model is shown, against the scripted model with the real file tools (issue 17,
+// defects 1, 3 and 5).
+
+let h: Awaited<ReturnType<typeof createAgentHarness>>;
+beforeAll(async () => {
+  h = await createAgentHarness({ coreTools: true });
+});
+afterAll(() => h.dispose());
+
+const systemOf = (request: (typeof h.model.requests)[number]) => String(request.messages.find((m) => m.role === "system")?.content ?? "");
+
+describe("what the model sees", () => {
+  it("re-reading a file after the context was compacted returns its content again, not 'not repeated here'", async () => {
+    const files = await h.env.services.files.open(h.project.id);
+    await files.create("notes.txt", "the secret ingredient is cardamom\n");
+    const long = (word: string) => `${word} `.repeat(20_000); // ~30k tokens by the 4-characters estimate
+    await setModelSetting(h.env.services.db, { model: "openai-compatible:scripted", inputPerMTok: null, outputPerMTok: null, cachedInputPerMTok: null, contextWindow: 70_000 });
+    const session = await h.newSession({
+      replies: [
+        { match: "read the notes", toolCalls: [{ id: "read_1", name: "read_file", arguments: { path: "notes.txt" } }] },
+        { match: "cardamom", tokens: [long("alpha")] },
+        { match: "second question", tokens: [long("beta")] },
+        { match: "Summarise the conversation", text: "## Goal\nThe user wants the secret ingredient.\n## Next step\nRead notes.txt again." },
+        { match: "read them again", toolCalls: [{ id: "read_2", name: "read_file", arguments: { path: "notes.txt" } }] },
+        { match: "cardamom", text: "It is cardamom." },
+      ],
+    });
+    await h.send(session.id, "read the notes");
+    await h.send(session.id, "second question");
+    const events = await h.send(session.id, "read them again");
+    expect(only(events, "compaction")).toHaveLength(1);
+    const second = only(events, "tool_result").find((e) => e.payload.toolCallId === "read_2")!;
+    expect(second.payload.llm).toContain("the secret ingredient is cardamom");
+    expect(second.payload.llm).not.toMatch(/not repeated here/);
+    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("It is cardamom.");
+    await setModelSetting(h.env.services.db, { model: "openai-compatible:scripted", inputPerMTok: null, outputPerMTok: null, cachedInputPerMTok: null, contextWindow: 1_000_000 });
+  });
+
+  it("tells the model who wrote each message in a shared session", async () => {
+    const grace = await h.env.createUser();
+    const session = await h.newSession({
+      replies: [
+        { match: "rename the module", text: "Noted." },
+        { match: "keep the old name", text: "Grace and User 1 disagree; asking." },
+      ],
+    });
+    await h.send(session.id, "Please rename the module");
+    await h.agent.send({ sessionId: session.id, text: "No, keep the old name", user: { id: grace.id, name: "Grace Hopper" } });
+    await h.agent.idle(session.id);
+    const users = h.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    expect(users).toEqual([`[${h.user.name}] Please rename the module`, "[Grace Hopper] No, keep the old name"]);
+    expect(systemOf(h.model.requests.at(-1)!)).toContain('starts with their name in brackets');
+  });
+
+  it("says '(first N entries)' only when the listing was cut, and read_file promises images only to models that can view them", async () => {
+    const files = await h.env.services.files.open(h.project.id);
+    await files.mkdir(".tandem").catch(() => {});
+    await files.create(".tandem/agent-state.json", "{}").catch(() => {});
+    const session = await h.newSession({ replies: [{ text: "ok" }] });
+    await h.send(session.id, "hello");
+    const request = h.model.requests.at(-1)!;
+    const system = systemOf(request);
+    expect(system).toContain("## Top level of the workspace\n");
+    expect(system).not.toMatch(/first \d+ (of \d+ )?entries/);
+    expect(system).toContain("notes.txt");
+    const readFile = request.toolDescriptions.read_file!;
+    expect(readFile).toContain("come back as images only when the current model can view them");
+    expect(readFile).toContain("leave it out of old_string");
+  });
+
+  it("a sub-folder's AGENTS.md reaches the model with the first read in that folder, once", async () => {
+    const files = await h.env.services.files.open(h.project.id);
+    await files.create("pkg/AGENTS.md", "In pkg/, indent with tabs.\n", { createParents: true });
+    await files.create("pkg/lib/a.ts", "export const a = 1;\n", { createParents: true });
+    await files.create("pkg/b.ts", "export const b = 2;\n");
+    const session = await h.newSession({
+      replies: [
+        { match: "look at pkg", toolCalls: [{ id: "nested_1", name: "read_file", arguments: { path: "pkg/lib/a.ts" } }] },
+        { match: "export const a", toolCalls: [{ id: "nested_2", name: "read_file", arguments: { path: "./pkg/b.ts" } }] },
+        { match: "export const b", text: "Read both." },
+      ],
+    });
+    const events = await h.send(session.id, "look at pkg");
+    const [first, second] = only(events, "tool_result").map((e) => e.payload.llm);
+    expect(first).toContain("export const a = 1;");
+    expect(first).toContain("[Instructions from pkg/AGENTS.md; they apply to files under pkg/ and take precedence there:]\n\nIn pkg/, indent with tabs.");
+    expect(second).toContain("export const b = 2;");
+    expect(second).not.toContain("indent with tabs");
+  });
+});
