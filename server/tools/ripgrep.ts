@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { rgPath } from "@vscode/ripgrep";
 
 /** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
@@ -64,4 +65,49 @@ export function runRipgrep(args: string[], options: RgOptions): Promise<RgRun> {
       resolve({ lines, stopped, exitCode: code, stderr });
     });
   });
+}
+
+export interface RgStream {
+  /** Output lines as rg prints them; ending the iteration early kills rg. */
+  lines: AsyncIterable<string>;
+  /** Settles when rg has exited (killed included). */
+  exited: Promise<{ exitCode: number | null; stderr: string }>;
+  kill(): void;
+}
+
+/**
+ * Runs the bundled ripgrep and hands its output over line by line as it comes, without keeping
+ * it: for searches whose results stream to a person (find in files). Aborting the signal kills rg.
+ */
+export function streamRipgrep(args: string[], options: { cwd: string; signal: AbortSignal }): RgStream {
+  const child = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const kill = () => {
+    if (child.exitCode === null && !child.killed) child.kill("SIGKILL");
+  };
+  options.signal.addEventListener("abort", kill, { once: true });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    if (stderr.length < 64 * 1024) stderr += chunk;
+  });
+  const exited = new Promise<{ exitCode: number | null; stderr: string }>((resolve) => {
+    child.on("error", (error) => {
+      stderr += error.message;
+      resolve({ exitCode: null, stderr });
+    });
+    child.on("close", (code) => {
+      options.signal.removeEventListener("abort", kill);
+      resolve({ exitCode: code, stderr });
+    });
+  });
+  const reader = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
+  async function* lines() {
+    try {
+      yield* reader;
+    } finally {
+      reader.close();
+      kill();
+    }
+  }
+  return { lines: lines(), exited, kill };
 }
