@@ -32,11 +32,23 @@ type RgMessage =
   | { type: "end"; data: { path: RgText } }
   | { type: "summary" | "context"; data: unknown };
 
-/** rg reports byte offsets into the UTF-8 line; the browser counts UTF-16 units. */
+/**
+ * rg reports byte offsets into the UTF-8 line; the browser counts UTF-16 units. Offsets come in
+ * ascending pairs, so each stretch between two is decoded once (minified lines run to megabytes).
+ */
 function utf16Offsets(line: string, bytes: number[]): number[] {
   if (Buffer.byteLength(line) === line.length) return bytes;
   const buffer = Buffer.from(line);
-  return bytes.map((offset) => buffer.subarray(0, offset).toString("utf8").length);
+  const order = bytes.map((offset, index) => ({ offset, index })).sort((a, b) => a.offset - b.offset);
+  const out = new Array<number>(bytes.length);
+  let byte = 0;
+  let unit = 0;
+  for (const { offset, index } of order) {
+    unit += buffer.toString("utf8", byte, offset).length;
+    byte = offset;
+    out[index] = unit;
+  }
+  return out;
 }
 
 function lineMatch(data: Extract<RgMessage, { type: "match" }>["data"]): LineMatch | null {

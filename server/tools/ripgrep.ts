@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { rgPath } from "@vscode/ripgrep";
 
 /** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
@@ -100,12 +99,23 @@ export function streamRipgrep(args: string[], options: { cwd: string; signal: Ab
       resolve({ exitCode: code, stderr });
     });
   });
-  const reader = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
+  // Split by hand on newline bytes: readline joins strings chunk by chunk, which costs dearly on
+  // the megabyte-long lines of minified files that rg --json prints whole.
   async function* lines() {
+    let pending: Buffer[] = [];
     try {
-      yield* reader;
+      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+        let start = 0;
+        for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+          const piece = chunk.subarray(start, end);
+          yield pending.length ? Buffer.concat([...pending, piece]).toString("utf8") : piece.toString("utf8");
+          pending = [];
+          start = end + 1;
+        }
+        if (start < chunk.length) pending.push(chunk.subarray(start));
+      }
+      if (pending.length) yield Buffer.concat(pending).toString("utf8");
     } finally {
-      reader.close();
       kill();
     }
   }
