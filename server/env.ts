@@ -34,6 +34,8 @@ const schema = z.object({
     z.string().min(32, "must be at least 32 characters (generate one with `openssl rand -hex 32`)").optional(),
   ),
   TANDEM_IMPORT_ROOTS: optionalString,
+  // The most one upload (files dropped on the explorer, a zip for a new project) may hold.
+  TANDEM_UPLOAD_MAX_MB: z.coerce.number().int().min(1, "must be at least 1 (megabytes)").max(102_400).default(200),
   TANDEM_DEV: optionalString,
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
@@ -75,6 +77,8 @@ export type Config = {
   publicUrl: string | undefined;
   authSecret: string | undefined;
   importRoots: string[];
+  /** Uploads: the most bytes one request may write, and the most files (or zip entries) it may hold. */
+  upload: { maxBytes: number; maxFiles: number };
   models: ModelsConfig;
   smtp: SmtpConfig | undefined;
 };
@@ -130,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(path.delimiter)
       .filter(Boolean)
       .map((root) => path.resolve(root)),
+    upload: { maxBytes: e.TANDEM_UPLOAD_MAX_MB * 1024 * 1024, maxFiles: 20_000 },
     models: {
       defaultModel: e.TANDEM_MODEL,
       openai: e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL } : undefined,

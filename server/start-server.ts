@@ -9,11 +9,13 @@ import { appRouter } from "@/server/api/root";
 import { createContext, type Services } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { authorizeProject, mayTypeInTerminal } from "@/server/api/access";
+import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 
-// One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals.
+// One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
+// file uploads and downloads.
 
 export type RunningServer = { server: http.Server; url: string; close(): Promise<void> };
 
@@ -59,6 +61,7 @@ export async function startServer(services: Services, options: { dir: string; pa
     if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
+    if (url.startsWith(FILE_TRANSFER_PREFIX)) return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
     if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
     if (publicFiles) return publicFiles(req, res, () => void handleNext(req, res));
     void handleNext(req, res);

@@ -4,8 +4,9 @@
 // package, never from a CDN, and its ~15 MB stay off the first paint.
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "monaco-editor";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import { useOpenFiles } from "@/components/editor/open-files-context";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 import { useTheme } from "@/components/ui/theme";
@@ -86,6 +87,16 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   // Lines the agent session open in the panel changed, not yet accepted (components/review).
   const agentLines = useAgentLineMarks(monaco, editor, file.path);
   const { monacoTheme } = useTheme();
+  const { reveal } = useOpenFiles();
+
+  // A search result asked for a place in this file: select it, centred, and type from there.
+  useEffect(() => {
+    if (!editor || !reveal || reveal.path !== file.path) return;
+    const range = new monaco.Range(reveal.line, reveal.column, reveal.line, reveal.column + reveal.length);
+    editor.setSelection(range);
+    editor.revealRangeInCenterIfOutsideViewport(range);
+    editor.focus();
+  }, [editor, reveal, file.path]);
 
   const onMount: OnMount = (editor) => {
     setEditor(editor);

@@ -48,12 +48,16 @@ export type EditorBridge = {
 /** The Changes tab: the review of one agent session's changes (components/review), beside the file tabs. */
 export type ChangesTab = { sessionId: string };
 
-export type OpenFilesState = { files: OpenFile[]; active: string | null; changes: ChangesTab | null; changesActive: boolean };
+/** A place to show once the file's editor is on screen (a search result): the cursor goes there, selecting `length` characters. */
+export type Reveal = { path: string; line: number; column: number; length: number; seq: number };
+
+export type OpenFilesState = { files: OpenFile[]; active: string | null; changes: ChangesTab | null; changesActive: boolean; reveal: Reveal | null };
 
 const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
 export class OpenFilesStore {
-  private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false };
+  private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false, reveal: null };
+  private revealSeq = 0;
   private listeners = new Set<() => void>();
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
@@ -120,6 +124,12 @@ export class OpenFilesStore {
 
   closeChanges() {
     this.setState({ changes: null, changesActive: false });
+  }
+
+  /** Opens `path` (or shows its tab) with the cursor at `at`, once its editor is on screen. */
+  openAt(path: string, at: { line: number; column: number; length?: number }) {
+    this.setState({ reveal: { path, line: at.line, column: at.column, length: at.length ?? 0, seq: ++this.revealSeq } });
+    return this.open(path);
   }
 
   async open(path: string) {

@@ -2,12 +2,37 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type ComponentType } from "react";
+import { UploadProjectForm } from "@/components/projects/upload-project-form";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
-/** Creates a project in `teamId` (the user's personal team when absent). */
+/** The ways to start a project, one tab each; each way is a form that creates the project in `teamId`. */
+const WAYS: { id: string; label: string; Form: ComponentType<{ teamId?: string }> }[] = [
+  { id: "empty", label: "Empty", Form: EmptyProjectForm },
+  { id: "upload", label: "Upload a folder or zip", Form: UploadProjectForm },
+];
+
+/** New project: in `teamId` (the user's personal team when absent). */
 export function CreateProjectForm({ teamId }: { teamId?: string }) {
+  const [way, setWay] = useState(WAYS[0]!.id);
+  const { Form } = WAYS.find((w) => w.id === way) ?? WAYS[0]!;
+  return (
+    <section className="card stack" aria-label="New project" data-testid="create-project-form">
+      <div className="way-tabs" role="tablist" aria-label="How to start the project">
+        <span className="way-title">New project</span>
+        {WAYS.map((w) => (
+          <button key={w.id} type="button" role="tab" className="way-tab" aria-selected={way === w.id} onClick={() => setWay(w.id)} data-testid={`new-project-way-${w.id}`}>
+            {w.label}
+          </button>
+        ))}
+      </div>
+      <Form teamId={teamId} />
+    </section>
+  );
+}
+
+function EmptyProjectForm({ teamId }: { teamId?: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -25,12 +50,11 @@ export function CreateProjectForm({ teamId }: { teamId?: string }) {
 
   return (
     <form
-      className="card stack"
+      className="stack"
       onSubmit={(event) => {
         event.preventDefault();
         create.mutate({ name, importPath: importPath.trim() || undefined, teamId });
       }}
-      data-testid="create-project-form"
     >
       <div className="row">
         <input

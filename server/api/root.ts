@@ -12,6 +12,7 @@ import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { extensionsRouter } from "@/server/api/routers/extensions";
+import { searchRouter } from "@/server/api/routers/search";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -20,6 +21,7 @@ export const appRouter = router({
   share: shareRouter,
   project: projectRouter,
   fs: fsRouter,
+  search: searchRouter,
   terminal: terminalRouter,
   session: sessionRouter,
   approval: approvalRouter,

@@ -65,3 +65,59 @@ export function runRipgrep(args: string[], options: RgOptions): Promise<RgRun> {
     });
   });
 }
+
+export interface RgStream {
+  /** Output lines as rg prints them; ending the iteration early kills rg. */
+  lines: AsyncIterable<string>;
+  /** Settles when rg has exited (killed included). */
+  exited: Promise<{ exitCode: number | null; stderr: string }>;
+  kill(): void;
+}
+
+/**
+ * Runs the bundled ripgrep and hands its output over line by line as it comes, without keeping
+ * it: for searches whose results stream to a person (find in files). Aborting the signal kills rg.
+ */
+export function streamRipgrep(args: string[], options: { cwd: string; signal: AbortSignal }): RgStream {
+  const child = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const kill = () => {
+    if (child.exitCode === null && !child.killed) child.kill("SIGKILL");
+  };
+  options.signal.addEventListener("abort", kill, { once: true });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    if (stderr.length < 64 * 1024) stderr += chunk;
+  });
+  const exited = new Promise<{ exitCode: number | null; stderr: string }>((resolve) => {
+    child.on("error", (error) => {
+      stderr += error.message;
+      resolve({ exitCode: null, stderr });
+    });
+    child.on("close", (code) => {
+      options.signal.removeEventListener("abort", kill);
+      resolve({ exitCode: code, stderr });
+    });
+  });
+  // Split by hand on newline bytes: readline joins strings chunk by chunk, which costs dearly on
+  // the megabyte-long lines of minified files that rg --json prints whole.
+  async function* lines() {
+    let pending: Buffer[] = [];
+    try {
+      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+        let start = 0;
+        for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+          const piece = chunk.subarray(start, end);
+          yield pending.length ? Buffer.concat([...pending, piece]).toString("utf8") : piece.toString("utf8");
+          pending = [];
+          start = end + 1;
+        }
+        if (start < chunk.length) pending.push(chunk.subarray(start));
+      }
+      if (pending.length) yield Buffer.concat(pending).toString("utf8");
+    } finally {
+      kill();
+    }
+  }
+  return { lines: lines(), exited, kill };
+}

@@ -30,3 +30,4 @@ export function openWorkspace(workspacePath: string): Promise<Workspace> {
 }
 export { CheckpointStore, openCheckpointStore } from "./checkpoints";
 export { CheckpointError } from "./checkpoint-errors";
+export { receiveFile, openFileStream, freeName, numberedName, TooLargeError, type OnExists } from "./receive";

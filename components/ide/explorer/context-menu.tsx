@@ -2,12 +2,22 @@
 
 import { useEffect, useRef } from "react";
 import { useExplorer } from "@/components/ide/explorer/explorer-context";
+import { useUploads } from "@/components/ide/explorer/uploads";
 import type { FileEntry } from "@/lib/fs-schemas";
 
 export type MenuState = { x: number; y: number; entry: FileEntry | null };
 
+/** Downloads a file as is, or a folder ("" for the whole project) as a zip the server streams. */
+export function downloadFromProject(projectId: string, path: string) {
+  const link = document.createElement("a");
+  link.href = `/api/projects/${projectId}/download?${new URLSearchParams({ path })}`;
+  link.download = "";
+  link.click();
+}
+
 export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () => void }) {
   const explorer = useExplorer();
+  const uploads = useUploads();
   const ref = useRef<HTMLDivElement>(null);
   const { entry } = menu;
   const folder = explorer.targetFolder(entry?.type, entry?.path ?? null);
@@ -44,17 +54,21 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
   );
 
   // Keep the menu inside the window.
-  const style = { left: Math.min(menu.x, window.innerWidth - 200), top: Math.min(menu.y, window.innerHeight - 190) };
+  const style = { left: Math.min(menu.x, window.innerWidth - 200), top: Math.min(menu.y, window.innerHeight - 280) };
 
   return (
     <div ref={ref} className="menu context-menu" role="menu" style={style} data-testid="context-menu">
       {item("New File…", () => explorer.startCreate("file", folder), undefined, "menu-new-file")}
       {item("New Folder…", () => explorer.startCreate("directory", folder), undefined, "menu-new-folder")}
+      {item("Upload Files…", () => uploads.pick(folder, "files"), undefined, "menu-upload-files")}
+      {item("Upload Folder…", () => uploads.pick(folder, "folder"), undefined, "menu-upload-folder")}
+      {!entry && item("Download Project as Zip", () => downloadFromProject(explorer.projectId, ""), undefined, "menu-download")}
       {entry && (
         <>
           <div className="menu-separator" />
           {entry.type === "file" && item("Open", () => explorer.openFile(entry.path))}
           {item("Copy Path", () => void navigator.clipboard?.writeText(entry.path))}
+          {entry.type !== "symlink" && item(entry.type === "directory" ? "Download as Zip" : "Download", () => downloadFromProject(explorer.projectId, entry.path), undefined, "menu-download")}
           {item("Rename…", () => explorer.setRenaming(entry.path), "F2", "menu-rename")}
           {item("Delete", () => explorer.requestDelete(entry.path, entry.type), "Del", "menu-delete")}
         </>

@@ -1,7 +1,9 @@
 "use client";
 
-import { useState, type KeyboardEvent } from "react";
-import { ContextMenu, type MenuState } from "@/components/ide/explorer/context-menu";
+import { useCallback, useState, type KeyboardEvent } from "react";
+import { ContextMenu, downloadFromProject, type MenuState } from "@/components/ide/explorer/context-menu";
+import { isFileDrag, readDrop } from "@/components/ide/explorer/dropped-files";
+import { UploadProgress, UploadsProvider, useUploads } from "@/components/ide/explorer/uploads";
 import { useExplorer, type EntryType } from "@/components/ide/explorer/explorer-context";
 import { baseName, parentOf } from "@/components/ide/explorer/paths";
 import { TreeFolder } from "@/components/ide/explorer/tree-folder";
@@ -12,6 +14,24 @@ import { CollapseIcon, EyeIcon, NewFileIcon, NewFolderIcon, RefreshIcon } from "
 
 export function Explorer({ projectName }: { projectName: string }) {
   const explorer = useExplorer();
+  const onUploaded = useCallback(
+    (folder: string) => {
+      void explorer.refreshFolder(folder);
+      if (folder) explorer.setExpanded(folder, true);
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [explorer.refreshFolder, explorer.setExpanded],
+  );
+  return (
+    <UploadsProvider projectId={explorer.projectId} onUploaded={onUploaded}>
+      <ExplorerPane projectName={projectName} />
+    </UploadsProvider>
+  );
+}
+
+function ExplorerPane({ projectName }: { projectName: string }) {
+  const explorer = useExplorer();
+  const uploads = useUploads();
   const [menu, setMenu] = useState<MenuState | null>(null);
   const [rootDrop, setRootDrop] = useState(false);
 
@@ -29,6 +49,9 @@ export function Explorer({ projectName }: { projectName: string }) {
     { id: "explorer-refresh", label: "Refresh the explorer", run: () => void explorer.refreshAll() },
     { id: "explorer-collapse", label: "Collapse all folders", run: explorer.collapseAll },
     { id: "explorer-ignored", label: explorer.showIgnored ? "Hide ignored files" : "Show ignored files", run: () => explorer.setShowIgnored(!explorer.showIgnored) },
+    { id: "explorer-upload-files", label: "Upload files…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "files") },
+    { id: "explorer-upload-folder", label: "Upload a folder…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "folder") },
+    { id: "explorer-download-project", label: "Download the project as a zip", run: () => downloadFromProject(explorer.projectId, "") },
   ]);
 
   const openMenu: ContextMenuRequest = (event, entry) => {
@@ -139,19 +162,25 @@ export function Explorer({ projectName }: { projectName: string }) {
         onKeyDown={onKeyDown}
         onContextMenu={(event) => openMenu(event, null)}
         onDragOver={(event) => {
-          if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+          if (!event.dataTransfer.types.includes(DRAG_TYPE) && !isFileDrag(event.dataTransfer)) return;
           event.preventDefault();
           setRootDrop(true);
         }}
         onDragLeave={() => setRootDrop(false)}
         onDrop={(event) => {
           setRootDrop(false);
+          if (isFileDrag(event.dataTransfer)) {
+            event.preventDefault();
+            void readDrop(event.dataTransfer).then((items) => uploads.upload(items, ""));
+            return;
+          }
           const from = event.dataTransfer.getData(DRAG_TYPE);
           if (from) explorer.moveInto(from, "");
         }}
       >
         <TreeFolder path="" depth={0} onContextMenu={openMenu} />
       </div>
+      <UploadProgress />
       {menu && <ContextMenu menu={menu} onClose={() => setMenu(null)} />}
       {explorer.deleting && (
         <ConfirmDialog

@@ -4,7 +4,9 @@ import { useState } from "react";
 import { useExplorer } from "@/components/ide/explorer/explorer-context";
 import { FileIcon } from "@/components/ide/explorer/file-icon";
 import { NameInput } from "@/components/ide/explorer/name-input";
+import { isFileDrag, readDrop } from "@/components/ide/explorer/dropped-files";
 import { parentOf } from "@/components/ide/explorer/paths";
+import { useUploads } from "@/components/ide/explorer/uploads";
 import type { FileEntry } from "@/lib/fs-schemas";
 
 export const DRAG_TYPE = "application/x-tandem-path";
@@ -14,6 +16,7 @@ export type ContextMenuRequest = (event: React.MouseEvent, entry: FileEntry | nu
 
 export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; depth: number; onContextMenu: ContextMenuRequest }) {
   const explorer = useExplorer();
+  const uploads = useUploads();
   const [dropHere, setDropHere] = useState(false);
   const isDir = entry.type === "directory";
   const open = isDir && explorer.expanded.has(entry.path);
@@ -49,14 +52,23 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
         event.dataTransfer.effectAllowed = "move";
       }}
       onDragOver={(event) => {
-        if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+        const files = isFileDrag(event.dataTransfer);
+        if (!event.dataTransfer.types.includes(DRAG_TYPE) && !files) return;
         event.preventDefault();
         event.stopPropagation();
-        event.dataTransfer.dropEffect = "move";
+        event.dataTransfer.dropEffect = files ? "copy" : "move";
         if (isDir) setDropHere(true);
       }}
       onDragLeave={() => setDropHere(false)}
       onDrop={(event) => {
+        if (isFileDrag(event.dataTransfer)) {
+          // Files from the desktop: uploaded into this folder (or the one holding this file).
+          setDropHere(false);
+          event.preventDefault();
+          event.stopPropagation();
+          void readDrop(event.dataTransfer).then((items) => uploads.upload(items, dropFolder));
+          return;
+        }
         const from = event.dataTransfer.getData(DRAG_TYPE);
         setDropHere(false);
         if (!from) return;

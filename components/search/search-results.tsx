@@ -1,0 +1,147 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useMemo, useRef } from "react";
+import { FileIcon } from "@/components/ide/explorer/file-icon";
+import { baseName, parentOf } from "@/components/ide/explorer/paths";
+import { replacementAt } from "@/lib/search-replace";
+import type { FileMatches, LineMatch } from "@/lib/search-schemas";
+
+export const fileKey = (path: string) => `f:${path}`;
+export const matchKey = (path: string, ref: { line: number; column: number }) => `m:${path}:${ref.line}:${ref.column}`;
+
+type Row =
+  | { kind: "file"; file: FileMatches; count: number }
+  | { kind: "match"; file: FileMatches; line: LineMatch; index: number };
+
+export type ResultsProps = {
+  files: FileMatches[];
+  dismissed: ReadonlySet<string>;
+  collapsed: ReadonlySet<string>;
+  /** The replacement to preview inline (replace mode), and the regex that computes it; null otherwise. */
+  replace: { text: string; regex: RegExp; isRegex: boolean } | null;
+  canWrite: boolean;
+  onToggle(path: string): void;
+  onOpen(path: string, line: LineMatch, index: number): void;
+  onDismiss(key: string): void;
+  onPreviewFile(file: FileMatches): void;
+  onReplaceFile(file: FileMatches): void;
+};
+
+const ROW_HEIGHT = 22;
+
+/** The results grouped by file, one row per match, virtualized (a search may return thousands). */
+export function SearchResults(props: ResultsProps) {
+  const { files, dismissed, collapsed, replace } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const rows = useMemo(() => {
+    const out: Row[] = [];
+    for (const file of files) {
+      if (dismissed.has(fileKey(file.path))) continue;
+      const kept = file.lines.flatMap((line) => line.matches.map((m, index) => ({ line, index, key: matchKey(file.path, m.ref) }))).filter((m) => !dismissed.has(m.key));
+      if (kept.length === 0) continue;
+      out.push({ kind: "file", file, count: kept.length });
+      if (!collapsed.has(file.path)) for (const m of kept) out.push({ kind: "match", file, line: m.line, index: m.index });
+    }
+    return out;
+  }, [files, dismissed, collapsed]);
+
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
+
+  return (
+    <div className="search-results" ref={scroller} role="tree" aria-label="Search results" data-testid="search-results">
+      <div style={{ height: virtual.getTotalSize(), position: "relative" }}>
+        {virtual.getVirtualItems().map((item) => {
+          const row = rows[item.index]!;
+          const style = { position: "absolute" as const, top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` };
+          return row.kind === "file" ? (
+            <FileRow key={`f:${row.file.path}`} style={style} row={row} {...props} />
+          ) : (
+            <MatchRow key={matchKey(row.file.path, row.line.matches[row.index]!.ref)} style={style} row={row} {...props} />
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function FileRow({ row, style, collapsed, replace, canWrite, onToggle, onDismiss, onPreviewFile, onReplaceFile }: ResultsProps & { row: Extract<Row, { kind: "file" }>; style: React.CSSProperties }) {
+  const { file } = row;
+  const open = !collapsed.has(file.path);
+  return (
+    <div className="tree-row search-file" style={style} role="treeitem" aria-expanded={open} data-testid="search-file" data-path={file.path} onClick={() => onToggle(file.path)}>
+      <span className="twisty">{open ? "▾" : "▸"}</span>
+      <FileIcon name={baseName(file.path)} />
+      <span className="label">{baseName(file.path)}</span>
+      <span className="search-dir">{parentOf(file.path)}</span>
+      <span className="spacer" />
+      <span className="search-actions">
+        {replace && canWrite && (
+          <>
+            <button className="icon-btn" title="Preview the replacement" aria-label={`Preview replacing in ${file.path}`} data-testid="search-preview-file" onClick={(e) => (e.stopPropagation(), onPreviewFile(file))}>
+              ⇄
+            </button>
+            <button className="icon-btn" title="Replace in this file" aria-label={`Replace in ${file.path}`} data-testid="search-replace-file" onClick={(e) => (e.stopPropagation(), onReplaceFile(file))}>
+              ↻
+            </button>
+          </>
+        )}
+        <button className="icon-btn" title="Dismiss" aria-label={`Dismiss ${file.path}`} data-testid="search-dismiss-file" onClick={(e) => (e.stopPropagation(), onDismiss(fileKey(file.path)))}>
+          ×
+        </button>
+      </span>
+      <span className="search-count" data-testid="search-file-count">
+        {row.count}
+      </span>
+    </div>
+  );
+}
+
+function MatchRow({ row, style, replace, onOpen, onDismiss }: ResultsProps & { row: Extract<Row, { kind: "match" }>; style: React.CSSProperties }) {
+  const { file, line, index } = row;
+  const match = line.matches[index]!;
+  const before = line.preview.slice(0, match.start);
+  const text = line.preview.slice(match.start, match.end);
+  const after = line.preview.slice(match.end);
+  // The cut preview is enough context for a lookaround-free pattern; the server recomputes on the whole line.
+  let replaced: string | null = null;
+  if (replace) {
+    try {
+      replaced = replacementAt(replace.regex, replace.isRegex, line.preview, match.start, match.end - match.start, replace.text);
+    } catch {
+      replaced = replace.text;
+    }
+  }
+  return (
+    <div
+      className="tree-row search-match"
+      style={style}
+      role="treeitem"
+      title={`${file.path}:${match.ref.line}:${match.ref.column}`}
+      data-testid="search-match"
+      data-path={file.path}
+      data-line={match.ref.line}
+      data-column={match.ref.column}
+      onClick={() => onOpen(file.path, line, index)}
+    >
+      <span className="search-preview">
+        {line.previewStart > 0 && before.length <= 16 && "…"}
+        {before.length > 16 ? `…${before.slice(-12)}` : before}
+        {replaced === null ? (
+          <mark className="search-hit">{text}</mark>
+        ) : (
+          <>
+            <del className="search-hit-del">{text}</del>
+            <ins className="search-hit-ins">{replaced}</ins>
+          </>
+        )}
+        {after}
+      </span>
+      <span className="search-actions">
+        <button className="icon-btn" title="Dismiss" aria-label="Dismiss this match" data-testid="search-dismiss-match" onClick={(e) => (e.stopPropagation(), onDismiss(matchKey(file.path, match.ref)))}>
+          ×
+        </button>
+      </span>
+    </div>
+  );
+}

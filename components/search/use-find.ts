@@ -1,0 +1,77 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { FileMatches, FindQueryInput } from "@/lib/search-schemas";
+import { useTRPCClient } from "@/components/trpc-provider";
+import { errorMessage } from "@/components/ui/error-message";
+
+export type FindState = {
+  status: "idle" | "searching" | "done" | "cancelled" | "error";
+  files: FileMatches[];
+  matches: number;
+  limitHit: boolean;
+  error?: string;
+  ms?: number;
+};
+
+const IDLE: FindState = { status: "idle", files: [], matches: 0, limitHit: false };
+
+/**
+ * One search at a time over the tRPC WebSocket: results arrive in batches as ripgrep finds them.
+ * A new search or `cancel` unsubscribes, which ends the server's generator and kills rg.
+ */
+export function useFind(projectId: string) {
+  const client = useTRPCClient();
+  const [state, setState] = useState<FindState>(IDLE);
+  const running = useRef<{ unsubscribe(): void } | null>(null);
+
+  const stop = useCallback(() => {
+    running.current?.unsubscribe();
+    running.current = null;
+  }, []);
+
+  const run = useCallback(
+    (query: FindQueryInput) => {
+      stop();
+      setState({ ...IDLE, status: "searching" });
+      let files: FileMatches[] = [];
+      let matches = 0;
+      const subscription = client.search.find.subscribe(
+        { projectId, ...query },
+        {
+          onData: (event) => {
+            if (event.type === "files") {
+              files = files.concat(event.files);
+              matches += event.files.reduce((n, f) => n + f.lines.reduce((m, l) => m + l.matches.length, 0), 0);
+              setState((s) => ({ ...s, files, matches }));
+            } else if (event.type === "done") {
+              setState((s) => ({ ...s, status: "done", limitHit: event.limitHit, ms: event.ms }));
+              stop();
+            } else {
+              setState((s) => ({ ...s, status: "error", error: event.message }));
+              stop();
+            }
+          },
+          onError: (error) => setState((s) => ({ ...s, status: "error", error: errorMessage(error) })),
+        },
+      );
+      running.current = subscription;
+    },
+    [client, projectId, stop],
+  );
+
+  const cancel = useCallback(() => {
+    if (!running.current) return;
+    stop();
+    setState((s) => ({ ...s, status: "cancelled" }));
+  }, [stop]);
+
+  const clear = useCallback(() => {
+    stop();
+    setState(IDLE);
+  }, [stop]);
+
+  useEffect(() => stop, [stop]);
+
+  return { state, run, cancel, clear };
+}

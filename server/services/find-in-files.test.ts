@@ -1,0 +1,116 @@
+import { mkdir, readdir, readlink, realpath, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { findQuerySchema, type FileMatches, type FindEvent, type FindQueryInput } from "@/lib/search-schemas";
+import { useTempDirs } from "@/server/workspace/test-helpers";
+import { findInFiles } from "./find-in-files";
+
+const tempDir = useTempDirs();
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await tempDir();
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+    await writeFile(path.join(root, name), content);
+  }
+  return root;
+}
+
+async function collect(root: string, query: FindQueryInput, maxMatches?: number) {
+  const events: FindEvent[] = [];
+  for await (const event of findInFiles(root, findQuerySchema.parse(query), { signal: new AbortController().signal, maxMatches })) events.push(event);
+  const files = events.flatMap((e) => (e.type === "files" ? e.files : [])).sort((a, b) => a.path.localeCompare(b.path));
+  return { events, files, last: events.at(-1)! };
+}
+
+/** How many processes run with `dir` as their working directory (rg runs in the workspace root). */
+async function processesIn(dir: string): Promise<number> {
+  const real = await realpath(dir);
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const cwds = await Promise.all(pids.map((pid) => readlink(`/proc/${pid}/cwd`).catch(() => null)));
+  return cwds.filter((cwd) => cwd === real).length;
+}
+
+const paths = (files: FileMatches[]) => files.map((f) => f.path);
+
+describe("findInFiles", () => {
+  it("finds literal text case-insensitively by default, grouped by file with line, column and highlight", async () => {
+    const root = await tree({ "a.txt": "Foo bar\nnothing\nfoo.foo\n", "src/b.ts": "const x = 'FOO';\n", "c.md": "no match\n" });
+    const { files, last } = await collect(root, { pattern: "foo" });
+    expect(paths(files)).toEqual(["a.txt", "src/b.ts"]);
+    const a = files[0]!;
+    expect(a.lines.map((l) => l.line)).toEqual([1, 3]);
+    expect(a.lines[1]!.matches.map((m) => m.ref)).toEqual([
+      { line: 3, column: 1, text: "foo" },
+      { line: 3, column: 5, text: "foo" },
+    ]);
+    expect(a.lines[0]!.preview.slice(a.lines[0]!.matches[0]!.start, a.lines[0]!.matches[0]!.end)).toBe("Foo");
+    expect(last).toMatchObject({ type: "done", files: 2, matches: 4, limitHit: false });
+  });
+
+  it("honours match case, whole word, regex and literal dots", async () => {
+    const root = await tree({ "a.txt": "Foo food foo\nf.o fxo\n" });
+    const refs = async (query: FindQueryInput) => (await collect(root, query)).files.flatMap((f) => f.lines.flatMap((l) => l.matches.map((m) => m.ref.text)));
+    expect(await refs({ pattern: "Foo", matchCase: true })).toEqual(["Foo"]);
+    expect(await refs({ pattern: "foo", wholeWord: true })).toEqual(["Foo", "foo"]);
+    expect(await refs({ pattern: "f.o" })).toEqual(["f.o"]);
+    expect(await refs({ pattern: "f.o", isRegex: true })).toEqual(["Foo", "foo", "foo", "f.o", "fxo"]);
+  });
+
+  it("filters by include and exclude globs, and searches ignored files only when asked", async () => {
+    const root = await tree({
+      ".gitignore": "node_modules/\n",
+      "src/a.ts": "needle\n",
+      "src/a.test.ts": "needle\n",
+      "docs/n.md": "needle\n",
+      "node_modules/pkg/index.js": "needle\n",
+      ".git/config": "needle\n",
+    });
+    expect(paths((await collect(root, { pattern: "needle" })).files)).toEqual(["docs/n.md", "src/a.test.ts", "src/a.ts"]);
+    expect(paths((await collect(root, { pattern: "needle", include: "src/**, *.md", exclude: "*.test.ts" })).files)).toEqual(["docs/n.md", "src/a.ts"]);
+    expect(paths((await collect(root, { pattern: "needle", includeIgnored: true })).files)).toEqual(["docs/n.md", "node_modules/pkg/index.js", "src/a.test.ts", "src/a.ts"]);
+  });
+
+  it("counts columns in UTF-16 and cuts long lines to a window around the match", async () => {
+    const root = await tree({ "u.txt": "naïve 😀 needle\n", "long.js": `${"x".repeat(5000)}needle${"y".repeat(5000)}\n` });
+    const { files } = await collect(root, { pattern: "needle" });
+    const long = files.find((f) => f.path === "long.js")!.lines[0]!;
+    expect(long.preview.length).toBeLessThanOrEqual(250);
+    expect(long.previewStart + long.matches[0]!.start).toBe(5000);
+    expect(long.preview.slice(long.matches[0]!.start, long.matches[0]!.end)).toBe("needle");
+    expect(long.matches[0]!.ref.column).toBe(5001);
+    const u = files.find((f) => f.path === "u.txt")!.lines[0]!;
+    expect(u.matches[0]!.ref.column).toBe("naïve 😀 ".length + 1);
+  });
+
+  it("stops at the limit and says there are more", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) files[`f${i}.txt`] = "hit hit\nhit\n";
+    const root = await tree(files);
+    const { files: found, last } = await collect(root, { pattern: "hit" }, 25);
+    expect(found.flatMap((f) => f.lines.flatMap((l) => l.matches)).length).toBe(25);
+    expect(last).toMatchObject({ type: "done", matches: 25, limitHit: true });
+  });
+
+  it("reports an invalid regular expression in words", async () => {
+    const root = await tree({ "a.txt": "x\n" });
+    const { last } = await collect(root, { pattern: "(unclosed", isRegex: true });
+    expect(last.type).toBe("error");
+    expect(last.type === "error" && last.message).toMatch(/not a valid regular expression/);
+  });
+
+  it("kills rg when the search is cancelled mid-stream", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = "hit\n".repeat(20);
+    const root = await tree(files);
+    const controller = new AbortController();
+    const search = findInFiles(root, findQuerySchema.parse({ pattern: "hit" }), { signal: controller.signal, maxMatches: 1_000_000 });
+    const first = await search.next();
+    expect(first.value).toMatchObject({ type: "files" });
+    expect(await processesIn(root)).toBeGreaterThan(0);
+    controller.abort();
+    await search.return(undefined);
+    expect((await search.next()).done).toBe(true);
+    await expect.poll(() => processesIn(root), { timeout: 2000 }).toBe(0);
+  });
+});

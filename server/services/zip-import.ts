@@ -1,0 +1,64 @@
+import yauzl, { type Entry } from "yauzl";
+import { receiveFile, type OnExists, type Workspace } from "@/server/workspace";
+
+// Unpacks an uploaded zip into a workspace folder, safely: every entry is read and checked before
+// anything is written (names that climb out or are absolute, which yauzl refuses, symbolic links,
+// the entry count, the total size), so a bad archive writes nothing; then each file is streamed in
+// through receiveFile, which contains it like any upload. Declared sizes are enforced while
+// inflating (validateEntrySizes), so a zip bomb stops at its first lie.
+
+export class ZipRefusedError extends Error {}
+
+export type ZipLimits = { maxBytes: number; maxEntries: number };
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** The one folder every entry sits in (GitHub's "repo-main/"), which a new project does without. */
+function commonRoot(names: string[]): string {
+  const first = names[0]?.split("/")[0];
+  if (!first || names.some((name) => !name.startsWith(`${first}/`))) return "";
+  return `${first}/`;
+}
+
+export async function importZip(
+  workspace: Workspace,
+  zipPath: string,
+  options: { dir: string; onExists: OnExists; limits: ZipLimits; stripRoot?: boolean },
+): Promise<{ files: { path: string; size: number }[] }> {
+  const zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true }).catch((error: Error) => {
+    throw new ZipRefusedError(`This is not a zip file that can be read: ${error.message}`);
+  });
+  try {
+    const entries: Entry[] = [];
+    let total = 0;
+    try {
+      for await (const entry of zip.eachEntry()) {
+        if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
+          throw new ZipRefusedError(`The zip holds a symbolic link (${entry.fileName}); links are not unpacked here. Remove it and try again.`);
+        }
+        if (entry.fileName.endsWith("/")) continue;
+        entries.push(entry);
+        total += entry.uncompressedSize;
+        if (entries.length > options.limits.maxEntries) throw new ZipRefusedError(`The zip holds more than ${options.limits.maxEntries} files, the limit here.`);
+        if (total > options.limits.maxBytes) throw new ZipRefusedError(`The zip unpacks to more than ${Math.round(options.limits.maxBytes / 1024 / 1024)} MB, the limit here.`);
+      }
+    } catch (error) {
+      if (error instanceof ZipRefusedError) throw error;
+      throw new ZipRefusedError(`The zip was refused: ${(error as Error).message}.`);
+    }
+    const root = options.stripRoot ? commonRoot(entries.map((e) => e.fileName)) : "";
+    const files: { path: string; size: number }[] = [];
+    let left = options.limits.maxBytes;
+    for (const entry of entries) {
+      const name = entry.fileName.slice(root.length);
+      const stream = await zip.openReadStreamPromise(entry);
+      const written = await receiveFile(workspace, options.dir ? `${options.dir}/${name}` : name, stream, { onExists: options.onExists, maxBytes: left });
+      left -= written.size;
+      files.push(written);
+    }
+    return { files };
+  } finally {
+    zip.close();
+  }
+}
