@@ -19,6 +19,8 @@ export type TranscriptItem =
       input: unknown;
       status: ToolItemStatus;
       approvalId?: string;
+      /** Why the call waits for a person (the policy's or the destructive-command guard's words). */
+      approvalReason?: string;
       result?: { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string };
       resolvedBy?: { id: string; name: string };
       feedback?: string;
@@ -176,6 +178,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
           if (item) {
             item.status = "awaiting_approval";
             item.approvalId = p.approvalId;
+            item.approvalReason = p.reason;
           }
         }
         break;

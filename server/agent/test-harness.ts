@@ -60,10 +60,11 @@ export function testTools(log: ToolLogEntry[]) {
   ];
 }
 
-export async function createAgentHarness(options: { extensions?: TestExtensionOptions } = {}) {
+/** `coreTools`: the agent gets the registry's real core tools instead of the small test tools. */
+export async function createAgentHarness(options: { extensions?: TestExtensionOptions; coreTools?: boolean } = {}) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
-  const env = await createTestServices({ modelBaseUrl: model.url, tools: testTools(toolLog), extensions: options.extensions });
+  const env = await createTestServices({ modelBaseUrl: model.url, tools: options.coreTools ? undefined : testTools(toolLog), extensions: options.extensions });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));
   const project = await caller.project.create({ name: "Agent test" });

@@ -5,7 +5,9 @@ import { callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/serve
 import { createApproval, findApprovalForCall, type ApprovalRow } from "@/server/db/repositories/approvals";
 import type { Db } from "@/server/db/client";
 import type { EventLog } from "@/server/agent/events";
-import { decide, type Policy } from "@/server/agent/policy";
+import { commandOf, decide, type Policy } from "@/server/agent/policy";
+import { guardReasons } from "@/server/agent/command-guard";
+import { gitWorkProbe } from "@/server/agent/git-work-probe";
 import type { ToolCallEvent } from "@/server/agent/turn-state";
 import { changesWorkspace } from "@/server/agent/turn-checkpoint";
 
@@ -90,7 +92,9 @@ async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepare
     return { kind: "waiting" };
   }
   const insists = tool.approval === "always" || (await toolForcesApproval(tool, input, runner.context(toolCallId)));
-  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists);
+  const command = tool.kind === "execute" ? commandOf(input) : null;
+  const guard = command !== null && runner.policy.guard ? await guardReasons(command, runner.policy.guard, gitWorkProbe(runner.context(toolCallId))) : [];
+  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists, guard);
   if (decision.action === "run") return { kind: "run", tool };
   if (decision.action === "deny") {
     return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };

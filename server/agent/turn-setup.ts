@@ -2,6 +2,7 @@ import { generateText, type LanguageModel } from "ai";
 import type { Db } from "@/server/db/client";
 import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
 import { findProjectName, findSession } from "@/server/db/repositories/sessions";
+import { getSetting } from "@/server/db/repositories/settings";
 import type { Tool, ToolContext } from "@/server/tools/define-tool";
 import type { SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
@@ -16,6 +17,7 @@ import { turnTools } from "@/server/agent/turn-tools";
 import type { Delegator } from "@/server/tools/delegate";
 import type { ToolSet } from "@/server/tools/registry";
 import { loadModelFacts } from "@/server/agent/usage";
+import { switchedOffTools } from "@/server/tools/core-tools";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -42,7 +44,8 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const settings = await getProjectAgentSettings(db, session.projectId);
   let tools: ToolSet = {};
   const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
-  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools }), o.extensions?.deferToolsOver);
+  const excludeTools = switchedOffTools(settings.excludeTools);
+  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools, excludeTools }), o.extensions?.deferToolsOver);
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const instructions = await buildSystemPrompt({
@@ -79,7 +82,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     instructions,
     tools,
     modelTools: deferred.modelTools,
-    policy: parsePolicy(settings, session.allowRules),
+    policy: { ...parsePolicy(settings, session.allowRules), guard: await getSetting(db, "commandGuard") },
     stepLimit: session.maxSteps ?? settings.stepLimit,
     loopGuardRepeats: settings.loopGuardRepeats,
     facts: await loadModelFacts(db, session.model),

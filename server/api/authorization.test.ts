@@ -44,6 +44,8 @@ const rules: Record<string, Rule> = {
   "account.me": "user",
   "account.settings": "admin",
   "account.setSignupMode": "admin",
+  "account.commandGuard": "admin",
+  "account.setCommandGuard": "admin",
   "account.invites": "admin",
   "account.createInvite": "admin",
   "account.revokeInvite": "admin",

@@ -3,6 +3,7 @@ import { adminProcedure, protectedProcedure, publicProcedure, router } from "@/s
 import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { countUsers } from "@/server/db/repositories/users";
+import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 
 export const accountRouter = router({
   // What the sign-in page needs before anyone is signed in.
@@ -22,6 +23,14 @@ export const accountRouter = router({
       await setSetting(ctx.services.db, "signupMode", input.signupMode);
       return { signupMode: input.signupMode };
     }),
+
+  // The destructive-command guard's checks and word lists, for every project on this server.
+  commandGuard: adminProcedure.query(({ ctx }) => getSetting(ctx.services.db, "commandGuard")),
+
+  setCommandGuard: adminProcedure.input(z.object({ config: commandGuardConfigSchema })).mutation(async ({ ctx, input }) => {
+    await setSetting(ctx.services.db, "commandGuard", input.config);
+    return input.config;
+  }),
 
   invites: adminProcedure.query(({ ctx }) => invites.listInvites(ctx.services.db)),
 

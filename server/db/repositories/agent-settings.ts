@@ -7,6 +7,8 @@ export type ProjectAgentSettingsRow = {
   denyRules: unknown;
   stepLimit: number;
   loopGuardRepeats: number;
+  /** Built-in tool names turned off for the project. */
+  excludeTools: unknown;
 };
 
 export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
@@ -15,9 +17,10 @@ export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
   denyRules: [],
   stepLimit: 50,
   loopGuardRepeats: 3,
+  excludeTools: [],
 };
 
-const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true } as const;
+const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true, excludeTools: true } as const;
 
 export async function getProjectAgentSettings(db: Db, projectId: string): Promise<ProjectAgentSettingsRow> {
   return (await db.projectAgentSettings.findUnique({ where: { projectId }, select })) ?? DEFAULT_AGENT_SETTINGS;
@@ -28,6 +31,7 @@ export async function updateProjectAgentSettings(db: Db, projectId: string, patc
     ...patch,
     allowRules: patch.allowRules as Prisma.InputJsonValue | undefined,
     denyRules: patch.denyRules as Prisma.InputJsonValue | undefined,
+    excludeTools: patch.excludeTools as Prisma.InputJsonValue | undefined,
   };
   return db.projectAgentSettings.upsert({ where: { projectId }, create: { projectId, ...data }, update: data, select });
 }

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
+import { commandGuardConfigSchema, DEFAULT_COMMAND_GUARD } from "@/lib/command-guard-config";
 
 // Instance-wide settings, each with its schema and default, stored as JSON rows.
 export const settingSchemas = {
   signupMode: z.enum(["open", "invite"]).default("invite"),
+  commandGuard: commandGuardConfigSchema.default(DEFAULT_COMMAND_GUARD),
 };
 
 export type SettingKey = keyof typeof settingSchemas;

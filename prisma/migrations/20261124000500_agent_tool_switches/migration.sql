@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "project_agent_settings" ADD COLUMN     "excludeTools" JSONB NOT NULL DEFAULT '[]';
