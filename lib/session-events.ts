@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { imageRefSchema } from "@/lib/images";
 
 // The session event log, shared by the server (which appends) and the browser (which folds).
 // Every event has a gap-free `seq` per session. The transcript people see and the one sent to the
@@ -37,7 +38,8 @@ const stepId = z.string();
 const answer = z.union([z.string(), z.array(z.string())]);
 
 export const eventPayloadSchemas = {
-  user_message: z.object({ text: z.string(), authorName: z.string().optional() }),
+  /** `images`: pasted or dropped into the composer, by reference (lib/images.ts). */
+  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional() }),
   turn_started: z.object({ turnId, model: z.string(), resumed: z.boolean().default(false) }),
   /** A coalesced run of streamed text (see server/agent/events.ts); `assistant_message` has the whole step's text. */
   assistant_delta: z.object({ turnId, stepId, text: z.string() }),
@@ -67,6 +69,8 @@ export const eventPayloadSchemas = {
     display: z.unknown().optional(),
     durationMs: z.number().nonnegative(),
     errorCode: z.string().optional(),
+    /** Images the tool returned for the model (read_file of an image, MCP image content), by reference. */
+    images: z.array(imageRefSchema).optional(),
   }),
   approval_requested: z.object({
     approvalId: z.string(),

@@ -67,6 +67,7 @@ export async function createServices(config: Config, log: (line: string) => void
     checkpoints,
     shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: sandboxMode, allowNetwork: false }),
     sandbox: { mode: sandboxMode, allowNetwork: false },
+    webSearch: config.webSearch,
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);

@@ -1,4 +1,6 @@
-import type { Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
+import type { LlmContent, Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
+import { MAX_IMAGE_BYTES, type ImageRef } from "@/lib/images";
+import { storeSessionImage } from "@/server/db/repositories/session-images";
 import { isReadOnly } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
 import { callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
@@ -147,7 +149,22 @@ async function request(
 async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() => Promise<void>> {
   if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
   const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
-  return () => recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display);
+  const images = await storeResultImages(runner, run.llm);
+  return () => recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display, images);
+}
+
+/** A result's image parts, stored by reference; an image over the size cap becomes a note the model reads. */
+async function storeResultImages(runner: CallRunner, llm: LlmContent): Promise<{ refs: ImageRef[]; notes: string[] }> {
+  const refs: ImageRef[] = [];
+  const notes: string[] = [];
+  if (typeof llm === "string") return { refs, notes };
+  for (const part of llm) {
+    if (part.type !== "image") continue;
+    const bytes = Buffer.from(part.data, "base64");
+    if (bytes.length > MAX_IMAGE_BYTES) notes.push(`[An image of ${Math.round(bytes.length / 1024)} KB was left out: images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not sent to the model.]`);
+    else refs.push(await storeSessionImage(runner.db, runner.sessionId, bytes, part.mediaType));
+  }
+  return { refs, notes };
 }
 
 async function recordResult(
@@ -158,16 +175,18 @@ async function recordResult(
   errorCode: string | undefined,
   durationMs: number,
   display?: unknown,
+  images?: { refs: ImageRef[]; notes: string[] },
 ) {
   await runner.log.append(runner.sessionId, "tool_result", {
     turnId: runner.turnId,
     toolCallId: call.payload.toolCallId,
     toolName: call.payload.toolName,
     ok,
-    llm,
+    llm: images?.notes.length ? [llm, ...images.notes].join("\n") : llm,
     display,
     durationMs,
     errorCode,
+    ...(images?.refs.length ? { images: images.refs } : {}),
   });
 }
 

@@ -18,6 +18,7 @@ import type { Delegator } from "@/server/tools/delegate";
 import type { ToolSet } from "@/server/tools/registry";
 import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
+import { webSearchBackend } from "@/server/agent/web-search-backend";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -45,7 +46,11 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   let tools: ToolSet = {};
   const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
   const excludeTools = switchedOffTools(settings.excludeTools);
-  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools, excludeTools }), o.extensions?.deferToolsOver);
+  const webSearch = await webSearchBackend(db, o.webSearch);
+  const deferred = deferTools(
+    sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
+    o.extensions?.deferToolsOver,
+  );
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const instructions = await buildSystemPrompt({
@@ -56,6 +61,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     toolNames: Object.keys(tools),
   });
   const shared = res;
+  const facts = await loadModelFacts(db, session.model);
   const toolContext = (toolCallId: string): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -70,7 +76,8 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     sandbox: o.sandbox,
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
     summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
-    modelAcceptsImages: false,
+    modelAcceptsImages: facts.acceptsImages,
+    webSearch,
   });
   return {
     db,
@@ -85,7 +92,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     policy: { ...parsePolicy(settings, session.allowRules), guard: await getSetting(db, "commandGuard") },
     stepLimit: session.maxSteps ?? settings.stepLimit,
     loopGuardRepeats: settings.loopGuardRepeats,
-    facts: await loadModelFacts(db, session.model),
+    facts,
     resumed,
     signal,
     toolContext,

@@ -4,6 +4,7 @@ import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { countUsers } from "@/server/db/repositories/users";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
+import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
 
 export const accountRouter = router({
   // What the sign-in page needs before anyone is signed in.
@@ -30,6 +31,20 @@ export const accountRouter = router({
   setCommandGuard: adminProcedure.input(z.object({ config: commandGuardConfigSchema })).mutation(async ({ ctx, input }) => {
     await setSetting(ctx.services.db, "commandGuard", input.config);
     return input.config;
+  }),
+
+  // The web search service: the admin's choice, else the environment's. API keys are never sent back.
+  webSearch: adminProcedure.query(async ({ ctx }) => {
+    const admin = await getSetting(ctx.services.db, "webSearch");
+    const env = ctx.services.config.webSearch;
+    const shown = (b: WebSearchBackendConfig | null | undefined) => (b ? { kind: b.kind, url: b.url ?? null, hasKey: "apiKey" in b } : null);
+    return { admin: shown(admin), env: shown(env) };
+  }),
+
+  /** `backend: null` goes back to the environment's service. */
+  setWebSearch: adminProcedure.input(z.object({ backend: webSearchBackendSchema.nullable() })).mutation(async ({ ctx, input }) => {
+    await setSetting(ctx.services.db, "webSearch", input.backend);
+    return { kind: input.backend?.kind ?? null };
   }),
 
   invites: adminProcedure.query(({ ctx }) => invites.listInvites(ctx.services.db)),

@@ -42,11 +42,12 @@ export type ModelSettingRow = {
   outputPerMTok: number | null;
   cachedInputPerMTok: number | null;
   contextWindow: number | null;
+  acceptsImages: boolean | null;
 };
 
 export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
   return db.modelSetting.findMany({
-    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true },
+    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true, acceptsImages: true },
     orderBy: { model: "asc" },
   });
 }
@@ -54,11 +55,11 @@ export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
 export async function findModelSetting(db: Db, model: string): Promise<ModelSettingRow | null> {
   return db.modelSetting.findUnique({
     where: { model },
-    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true },
+    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true, acceptsImages: true },
   });
 }
 
-export async function setModelSetting(db: Db, row: ModelSettingRow) {
+export async function setModelSetting(db: Db, row: Omit<ModelSettingRow, "acceptsImages"> & { acceptsImages?: boolean | null }) {
   const { model, ...data } = row;
   await db.modelSetting.upsert({ where: { model }, create: row, update: data });
 }

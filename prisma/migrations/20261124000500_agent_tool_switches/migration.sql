@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "project_agent_settings" ADD COLUMN     "excludeTools" JSONB NOT NULL DEFAULT '[]';
