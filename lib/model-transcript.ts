@@ -71,9 +71,9 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
     switch (event.type) {
       case "user_message": {
         const images = event.payload.images ?? [];
-        const content = images.length
-          ? [{ type: "text" as const, text: event.payload.text }, ...imageParts(images, options.acceptsImages ?? false, "A pasted image")]
-          : event.payload.text;
+        const attached = (event.payload.mentions ?? []).filter((m) => m.text).map((m) => `\n\n--- Attached with @${m.ref}${m.ok ? "" : " (failed)"} ---\n${m.text}`);
+        const text = event.payload.text + attached.join("");
+        const content = images.length ? [{ type: "text" as const, text }, ...imageParts(images, options.acceptsImages ?? false, "A pasted image")] : text;
         entries.push({ at: event.seq, message: { role: "user", content } });
         break;
       }

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { imageRefSchema } from "@/lib/images";
 
+const mentionAttachmentSchema = z.object({ ref: z.string(), kind: z.enum(["path", "url"]), ok: z.boolean(), text: z.string() });
+export type MentionAttachment = z.infer<typeof mentionAttachmentSchema>;
+
 // The session event log, shared by the server (which appends) and the browser (which folds).
 // Every event has a gap-free `seq` per session. The transcript people see and the one sent to the
 // model are both folds over this log (lib/session-transcript.ts, lib/model-transcript.ts).
@@ -38,8 +41,12 @@ const stepId = z.string();
 const answer = z.union([z.string(), z.array(z.string())]);
 
 export const eventPayloadSchemas = {
-  /** `images`: pasted or dropped into the composer, by reference (lib/images.ts). */
-  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional() }),
+  /**
+   * `images`: pasted or dropped into the composer, by reference (lib/images.ts). `mentions`: the
+   * `@path`/`@url` content attached with it (server/agent/mentions.ts); a path mention's text is
+   * on the first path of the message (they are read together, as read_many_files does).
+   */
+  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional(), mentions: z.array(mentionAttachmentSchema).optional() }),
   turn_started: z.object({ turnId, model: z.string(), resumed: z.boolean().default(false) }),
   /** A coalesced run of streamed text (see server/agent/events.ts); `assistant_message` has the whole step's text. */
   assistant_delta: z.object({ turnId, stepId, text: z.string() }),

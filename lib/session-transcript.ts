@@ -8,7 +8,7 @@ import { rewoundRanges } from "@/lib/review-log";
 export type ToolItemStatus = "running" | "awaiting_approval" | "done" | "failed" | "rejected";
 
 export type TranscriptItem =
-  | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date; images?: ImageRef[] }
+  | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date; images?: ImageRef[]; mentions?: Array<{ ref: string; ok: boolean }> }
   | { kind: "assistant"; stepId: string; text: string; streaming: boolean }
   | { kind: "reasoning"; stepId: string; text: string }
   | {
@@ -123,7 +123,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
     }
     switch (event.type) {
       case "user_message":
-        out.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt, images: event.payload.images });
+        out.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt, images: event.payload.images, mentions: event.payload.mentions?.map((m) => ({ ref: m.ref, ok: m.ok })) });
         break;
       case "assistant_delta":
         assistantItem(event.payload.stepId).text += event.payload.text;

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { PendingImageChips, usePendingImages, type PendingImage } from "@/components/chat/composer-images";
 import { CompletionList, triggerAt, type CompletionItem, type CompletionTrigger } from "@/components/chat/composer-completion";
+import { MentionChips } from "@/components/chat/mention-chips";
 
 type ComposerProps = {
   running: boolean;
@@ -19,10 +20,12 @@ type ComposerProps = {
   complete?: (trigger: CompletionTrigger) => CompletionItem[];
   /** Shown above the box: what a command answered, or why it could not run. */
   notice?: ReactNode;
+  /** The `@` mentions in the text, shown as chips. */
+  mentionsOf?: (text: string) => string[];
 };
 
 /** The message box: Enter sends, Shift+Enter starts a new line, Escape stops a running turn; images paste or drop in. */
-export function Composer({ running, disabled, placeholder, onSend, onStop, onType, footer, autoFocus, complete, notice }: ComposerProps) {
+export function Composer({ running, disabled, placeholder, onSend, onStop, onType, footer, autoFocus, complete, notice, mentionsOf }: ComposerProps) {
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
   const [active, setActive] = useState(0);
@@ -92,6 +95,7 @@ export function Composer({ running, disabled, placeholder, onSend, onStop, onTyp
         </div>
       )}
       <PendingImageChips images={pending.images} onRemove={pending.remove} />
+      <MentionChips refs={mentionsOf?.(text) ?? []} />
       {pending.problem && (
         <div className="error-text" role="alert" data-testid="composer-image-problem">
           {pending.problem}

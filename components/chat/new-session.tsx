@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Composer } from "@/components/chat/composer";
 import type { PendingImage } from "@/components/chat/composer-images";
 import { useSendMessage } from "@/components/chat/use-send-message";
+import { useMentions } from "@/components/chat/use-mentions";
 import { configuredModels, ModelPicker, NoModelHelp } from "@/components/chat/model-picker";
 import { titleFromMessage } from "@/components/chat/session-title";
 import { WEB_SEARCH_LABELS } from "@/lib/web-search-config";
@@ -21,10 +22,11 @@ export function NewSession({ projectId, canWrite, onCreated, onCancel }: { proje
   const model = chosen && models.includes(chosen) ? chosen : (list.data?.defaultModel ?? models[0] ?? "");
   const create = useMutation(trpc.session.create.mutationOptions());
   const send = useSendMessage();
+  const mentions = useMentions(projectId);
 
   const start = async (text: string, images: PendingImage[]) => {
     const session = await create.mutateAsync({ projectId, title: titleFromMessage(text), model });
-    await send.mutateAsync(session.id, text, images);
+    await send.mutateAsync(session.id, text, images, mentions.mentionsOf(text));
     void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId }));
     onCreated(session.id);
   };
@@ -63,6 +65,8 @@ export function NewSession({ projectId, canWrite, onCreated, onCancel }: { proje
             autoFocus
             disabled={canWrite ? null : "Your role in this project is read-only."}
             onSend={start}
+            complete={mentions.complete}
+            mentionsOf={mentions.mentionsOf}
             footer={
               <>
                 <ModelPicker models={models} value={model} onChange={setChosen} imageModels={list.data.imageModels} />

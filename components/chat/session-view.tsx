@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { z } from "zod";
 import { useSendMessage } from "@/components/chat/use-send-message";
 import { useSessionCommands } from "@/components/chat/session-commands";
+import { useMentions } from "@/components/chat/use-mentions";
 import { RestoreDialog } from "@/components/review/restore-dialog";
 import { createPortal } from "react-dom";
 import type { Transcript } from "@/lib/session-transcript";
@@ -78,6 +79,7 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const [undoing, setUndoing] = useState<string | null>(null);
 
   const send = useSendMessage();
+  const mentions = useMentions(projectId);
   const commands = useSessionCommands({
     projectId,
     sessionId,
@@ -186,9 +188,10 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
           onSend={async (text, images) => {
             commands.clearNotice();
             if (images.length === 0 && (await commands.run(text))) return;
-            await send.mutateAsync(sessionId, text, images);
+            await send.mutateAsync(sessionId, text, images, mentions.mentionsOf(text));
           }}
-          complete={commands.complete}
+          complete={(trigger) => (trigger.char === "/" ? commands.complete(trigger) : mentions.complete(trigger))}
+          mentionsOf={mentions.mentionsOf}
           notice={commands.notice}
           onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
           footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line · / for commands"}</span>}

@@ -5,6 +5,7 @@ import { Markdown } from "@/components/chat/markdown";
 import { QuestionCard } from "@/components/chat/question-card";
 import { ToolCard } from "@/components/chat/tool-card";
 import { SessionImages } from "@/components/chat/session-images";
+import { MentionChips } from "@/components/chat/mention-chips";
 import { TranscriptReviewItem } from "@/components/review/transcript-review-items";
 import type { ToolProgress } from "@/components/chat/use-session-log";
 
@@ -45,6 +46,7 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
             </time>
           </div>
           <div className="msg-text">{item.text}</div>
+          {item.mentions?.length ? <MentionChips refs={item.mentions.map((m) => m.ref)} failed={item.mentions.filter((m) => !m.ok).map((m) => m.ref)} /> : null}
           {item.images?.length ? <SessionImages sessionId={ctx.sessionId} images={item.images} /> : null}
         </div>
       );

@@ -13,6 +13,7 @@ import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { runTurn, type TurnEnd } from "@/server/agent/run";
+import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
 import { compactUpTo, estimateTokens } from "@/server/agent/compaction";
 import { loadModelFacts } from "@/server/agent/usage";
 import { foldModelMessages } from "@/lib/model-transcript";
@@ -215,8 +216,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
     /** Appends a person's message and starts a turn, or lets the running/waiting one pick it up. */
     /** `images`: hashes of images attached to this session (attachImage); unknown ones are refused. */
-    async send(input: { sessionId: string; text: string; user: Person; images?: string[] }) {
+    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[] }) {
       const session = await mustFind(input.sessionId);
+      const refs = [...new Set(input.mentions ?? [])].slice(0, MAX_MENTIONS);
+      const mentions = refs.length
+        ? await resolveMentions(await prepareTurn(setup, { sessionId: session.id, userId: input.user.id, resumed: false, signal: AbortSignal.timeout(120_000) }), refs)
+        : [];
       const wanted = [...new Set(input.images ?? [])];
       const images = await findSessionImageRefs(db, session.id, wanted);
       if (images.length !== wanted.length) throw new AgentRuntimeError("BAD_REQUEST", "An attached image is not stored with this session; attach it again.");
@@ -224,7 +229,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       const event = await log.append(
         session.id,
         "user_message",
-        { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}) },
+        { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}) },
         input.user.id,
       );
       if (active.has(session.id) || session.status === "waiting_approval") return event;

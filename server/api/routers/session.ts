@@ -95,10 +95,17 @@ export const sessionRouter = router({
   }),
 
   send: sessionCollaborateProcedure
-    .input(z.object({ text: z.string().trim().min(1, "text must not be empty").max(100_000), images: z.array(imageHashSchema).max(MAX_IMAGES_PER_MESSAGE).optional() }))
+    .input(
+      z.object({
+        text: z.string().trim().min(1, "text must not be empty").max(100_000),
+        images: z.array(imageHashSchema).max(MAX_IMAGES_PER_MESSAGE).optional(),
+        /** `@` mentions: workspace paths (files, folders) or http(s) URLs, attached with the message. */
+        mentions: z.array(z.string().trim().min(1).max(2000)).max(10).optional(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
-        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user), images: input.images });
+        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions });
         ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, false);
         return { seq: event.seq };
       }),
