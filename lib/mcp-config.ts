@@ -5,7 +5,10 @@ import { z } from "zod";
 //   { "mcpServers": { "<name>": { "command", "args", "env", "cwd" } | { "url", "headers" }, ... } }
 // plus `timeout` (ms per request), `trust`, `includeTools`, `excludeTools`, and `eager` (always
 // send this server's schemas, even when the project has so many tools that schemas are deferred).
-// The outer `mcpServers` key is optional: a bare map of servers is accepted too.
+// The outer `mcpServers` key is optional: a bare map of servers is accepted too, and so is VS Code's
+// `servers`. Other tools' spellings are read as theirs: gemini-cli's `httpUrl` (streamable HTTP),
+// Windsurf's `serverUrl`, `"type": "http" | "sse" | "stdio"` as Claude Code and Cursor write it,
+// and a WebSocket server as a `ws://`/`wss://` url (or `"type": "ws"`).
 
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -28,12 +31,28 @@ const stdioServer = z.strictObject({
   cwd: z.string().min(1).optional(),
 });
 
-const remoteServer = z.strictObject({
-  ...common,
-  type: z.enum(["http", "streamable-http", "sse"]).optional(),
-  url: z.url({ protocol: /^https?$/, message: "url must be an http:// or https:// URL" }),
-  headers: z.record(z.string(), z.string()).optional(),
-});
+const remoteServer = z
+  .strictObject({
+    ...common,
+    type: z.enum(["http", "streamable-http", "sse", "ws", "websocket"]).optional(),
+    url: z.url({ protocol: /^(https?|wss?)$/, message: "url must be an http(s):// URL, or ws(s):// for a WebSocket server" }),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .refine((c) => isWebSocketUrl(c.url) === (c.type === undefined ? isWebSocketUrl(c.url) : c.type === "ws" || c.type === "websocket"), {
+    path: ["type"],
+    message: "a WebSocket server has a ws:// or wss:// url; http, streamable-http and sse servers have an http(s):// url",
+  });
+
+export const isWebSocketUrl = (url: string) => /^wss?:/i.test(url);
+
+/** Other tools' spellings of a remote server, as this shape: gemini-cli's httpUrl, Windsurf's serverUrl. */
+function normalize(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const { httpUrl, serverUrl, ...rest } = raw as Record<string, unknown>;
+  if (httpUrl !== undefined && !("url" in rest)) return { ...rest, url: httpUrl, type: rest.type ?? "http" };
+  if (serverUrl !== undefined && !("url" in rest)) return { ...rest, url: serverUrl };
+  return raw;
+}
 
 export type StdioServerConfig = z.infer<typeof stdioServer>;
 export type RemoteServerConfig = z.infer<typeof remoteServer>;
@@ -81,15 +100,16 @@ export function parseMcpServers(value: unknown): ParsedConfig {
     return { ok: false, problems: [{ path: "(root)", message: 'Expected an object: { "mcpServers": { "<name>": { ... } } }' }] };
   }
   const root = value as Record<string, unknown>;
-  const wrapped = "mcpServers" in root;
-  const map = wrapped ? root.mcpServers : root;
-  const prefix = wrapped ? "mcpServers" : "";
+  const key = "mcpServers" in root ? "mcpServers" : "servers" in root && typeof root.servers === "object" ? "servers" : null;
+  const map = key ? root[key] : root;
+  const prefix = key ?? "";
   if (!map || typeof map !== "object" || Array.isArray(map)) {
     return { ok: false, problems: [{ path: prefix || "(root)", message: "mcpServers must be an object keyed by server name" }] };
   }
   const problems: ConfigProblem[] = [];
   const servers: McpServersConfig = {};
-  for (const [name, raw] of Object.entries(map as Record<string, unknown>)) {
+  for (const [name, given] of Object.entries(map as Record<string, unknown>)) {
+    const raw = normalize(given);
     const at = prefix ? `${prefix}.${name}` : name;
     if (!SERVER_NAME.test(name)) {
       problems.push({ path: at, message: "server names use letters, digits, _ and - only (at most 40); tools are named <server>__<tool>" });

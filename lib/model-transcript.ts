@@ -1,4 +1,5 @@
-import type { AssistantModelMessage, ModelMessage, ToolModelMessage } from "ai";
+import type { AssistantModelMessage, ImagePart, ModelMessage, TextPart, ToolModelMessage } from "ai";
+import { IMAGE_PLACEHOLDER_PREFIX, imageNote, type ImageRef } from "@/lib/images";
 import type { SessionEvent } from "@/lib/session-events";
 import { isRewound, rewoundRanges } from "@/lib/review-log";
 
@@ -15,13 +16,23 @@ import { isRewound, rewoundRanges } from "@/lib/review-log";
 // - Tool outputs older than `pruneBeforeSeq` are replaced by a stub (the log keeps them).
 // - A person's message carries its author's name (`[Ada] …`): in a shared session several people
 //   write, and the model must know who asked what.
+// - Images (a person's pasted ones, a tool's) become image parts for a model that accepts them
+//   (`acceptsImages`), holding a placeholder the runtime swaps for the bytes (server/agent/images.ts),
+//   and a text note otherwise. A tool's images follow its results as a user message: tool messages
+//   carry only text with OpenAI-compatible servers.
 // - Events hidden by a rewind (lib/review-log.ts) are left out; a restore without a rewind becomes
 //   a note, so the model knows its earlier edits were undone.
 
 export const PRUNED_OUTPUT = "[Output pruned to save context. Run the tool again if you need it.]";
 export const SUMMARY_PREFIX = "Summary of the conversation so far (older messages were compacted):\n\n";
 
-export type ModelFoldOptions = { pruneBeforeSeq?: number };
+export type ModelFoldOptions = { pruneBeforeSeq?: number; acceptsImages?: boolean };
+
+function imageParts(refs: readonly ImageRef[], accepts: boolean, what: string): Array<TextPart | ImagePart> {
+  return refs.map((ref) =>
+    accepts ? { type: "image", image: `${IMAGE_PLACEHOLDER_PREFIX}${ref.hash}`, mediaType: ref.mediaType } : { type: "text", text: imageNote(ref, what) },
+  );
+}
 
 type Step = {
   /** Where the step goes among people's messages. */
@@ -29,6 +40,8 @@ type Step = {
   placed: boolean;
   assistant: AssistantModelMessage & { content: Exclude<AssistantModelMessage["content"], string> };
   tool: ToolModelMessage;
+  /** The images its tools returned, shown to the model right after the results. */
+  images: Array<TextPart | ImagePart>;
 };
 type Entry = { at: number; message: ModelMessage } | Step;
 
@@ -44,7 +57,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   const step = (stepId: string, seq: number, basedOnSeq: number | undefined) => {
     let s = steps.get(stepId);
     if (!s) {
-      s = { at: seq - 0.5, placed: false, assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] } };
+      s = { at: seq - 0.5, placed: false, assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] }, images: [] };
       steps.set(stepId, s);
       entries.push(s);
     }
@@ -58,9 +71,14 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   for (const event of events) {
     if (event.seq <= from || (hidden.length && isRewound(hidden, event.seq))) continue;
     switch (event.type) {
-      case "user_message":
-        entries.push({ at: event.seq, message: { role: "user", content: authored(event.payload.text, event.payload.authorName) } });
+      case "user_message": {
+        const images = event.payload.images ?? [];
+        const attached = (event.payload.mentions ?? []).filter((m) => m.text).map((m) => `\n\n--- Attached with @${m.ref}${m.ok ? "" : " (failed)"} ---\n${m.text}`);
+        const text = authored(event.payload.text + attached.join(""), event.payload.authorName);
+        const content = images.length ? [{ type: "text" as const, text }, ...imageParts(images, options.acceptsImages ?? false, "A pasted image")] : text;
+        entries.push({ at: event.seq, message: { role: "user", content } });
         break;
+      }
       case "assistant_delta":
         step(event.payload.stepId, event.seq, undefined);
         break;
@@ -91,6 +109,10 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
           toolName: event.payload.toolName,
           output: event.payload.ok ? { type: "text", value } : { type: "error-text", value },
         });
+        if (!pruned && event.payload.images?.length) {
+          s.images.push({ type: "text", text: `The image${event.payload.images.length > 1 ? "s" : ""} from ${event.payload.toolName} (call ${event.payload.toolCallId}):` });
+          s.images.push(...imageParts(event.payload.images, options.acceptsImages ?? false, "The image"));
+        }
         break;
       }
       case "restore":
@@ -114,6 +136,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
     const content = entry.assistant.content.filter((part) => part.type !== "tool-call" || answered.has(part.toolCallId));
     if (content.length) messages.push({ role: "assistant", content });
     if (entry.tool.content.length) messages.push(entry.tool);
+    if (entry.tool.content.length && entry.images.length) messages.push({ role: "user", content: entry.images });
   }
   return messages;
 }

@@ -1,4 +1,8 @@
 import { z } from "zod";
+import { imageRefSchema } from "@/lib/images";
+
+const mentionAttachmentSchema = z.object({ ref: z.string(), kind: z.enum(["path", "url"]), ok: z.boolean(), text: z.string() });
+export type MentionAttachment = z.infer<typeof mentionAttachmentSchema>;
 
 // The session event log, shared by the server (which appends) and the browser (which folds).
 // Every event has a gap-free `seq` per session. The transcript people see and the one sent to the
@@ -37,7 +41,12 @@ const stepId = z.string();
 const answer = z.union([z.string(), z.array(z.string())]);
 
 export const eventPayloadSchemas = {
-  user_message: z.object({ text: z.string(), authorName: z.string().optional() }),
+  /**
+   * `images`: pasted or dropped into the composer, by reference (lib/images.ts). `mentions`: the
+   * `@path`/`@url` content attached with it (server/agent/mentions.ts); a path mention's text is
+   * on the first path of the message (they are read together, as read_many_files does).
+   */
+  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional(), mentions: z.array(mentionAttachmentSchema).optional() }),
   /** `context`: what the system prompt carried from the project this turn (memories shown whole, instruction files). */
   turn_started: z.object({
     turnId,
@@ -73,6 +82,8 @@ export const eventPayloadSchemas = {
     display: z.unknown().optional(),
     durationMs: z.number().nonnegative(),
     errorCode: z.string().optional(),
+    /** Images the tool returned for the model (read_file of an image, MCP image content), by reference. */
+    images: z.array(imageRefSchema).optional(),
   }),
   approval_requested: z.object({
     approvalId: z.string(),

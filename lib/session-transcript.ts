@@ -1,3 +1,4 @@
+import type { ImageRef } from "@/lib/images";
 import type { ProvisionalDelta, SessionEvent, SessionStatus, TokenUsage } from "@/lib/session-events";
 import { rewoundRanges } from "@/lib/review-log";
 
@@ -7,7 +8,7 @@ import { rewoundRanges } from "@/lib/review-log";
 export type ToolItemStatus = "running" | "awaiting_approval" | "done" | "failed" | "rejected";
 
 export type TranscriptItem =
-  | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date }
+  | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date; images?: ImageRef[]; mentions?: Array<{ ref: string; ok: boolean }> }
   | { kind: "assistant"; stepId: string; text: string; streaming: boolean }
   | { kind: "reasoning"; stepId: string; text: string }
   | {
@@ -19,7 +20,9 @@ export type TranscriptItem =
       input: unknown;
       status: ToolItemStatus;
       approvalId?: string;
-      result?: { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string };
+      /** Why the call waits for a person (the policy's or the destructive-command guard's words). */
+      approvalReason?: string;
+      result?: { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string; images?: ImageRef[] };
       resolvedBy?: { id: string; name: string };
       feedback?: string;
     }
@@ -122,7 +125,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
     }
     switch (event.type) {
       case "user_message":
-        out.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt });
+        out.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt, images: event.payload.images, mentions: event.payload.mentions?.map((m) => ({ ref: m.ref, ok: m.ok })) });
         break;
       case "assistant_delta":
         assistantItem(event.payload.stepId).text += event.payload.text;
@@ -154,8 +157,8 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "tool_result": {
         const item = tools.get(event.payload.toolCallId);
         if (!item) break;
-        const { ok, llm, display, durationMs, errorCode } = event.payload;
-        item.result = { ok, llm, display, durationMs, errorCode };
+        const { ok, llm, display, durationMs, errorCode, images } = event.payload;
+        item.result = { ok, llm, display, durationMs, errorCode, ...(images?.length ? { images } : {}) };
         if (item.status !== "rejected") item.status = ok ? "done" : "failed";
         break;
       }
@@ -178,6 +181,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
           if (item) {
             item.status = "awaiting_approval";
             item.approvalId = p.approvalId;
+            item.approvalReason = p.reason;
           }
         }
         break;

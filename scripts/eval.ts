@@ -42,7 +42,7 @@ async function main() {
     const user = await createHeadlessUser(built.services.db, { name: "Eval", email: `eval-${Date.now()}@tandem.invalid` });
     console.error(`Running ${tasks.length} task(s) × ${runs} with ${values.model} (sandbox: ${built.sandboxMode})…`);
     const results = await runEval(
-      { services: built.services, user: { ...user }, sandboxMode: built.sandboxMode },
+      { services: built.services, user: { ...user }, sandbox: built.services.sandbox },
       { tasks, runs, model: values.model, onResult: (r) => console.error(`${r.success ? "PASS" : "FAIL"} ${r.task} #${r.run} (${r.steps} steps, ${(r.wallMs / 1000).toFixed(1)} s)${r.success ? "" : `: ${r.reason}`}`) },
     );
     const report = buildReport(values.model, startedAt, runs, results);

@@ -22,6 +22,14 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATABASE_URL: "" }).databaseUrl).toBeUndefined();
   });
 
+  it("configures web search from SearXNG, Brave or Tavily variables, TANDEM_WEB_SEARCH choosing among several", () => {
+    expect(loadConfig({}).webSearch).toBeUndefined();
+    expect(loadConfig({ TANDEM_SEARXNG_URL: "http://searx.internal:8080" }).webSearch).toEqual({ kind: "searxng", url: "http://searx.internal:8080" });
+    expect(loadConfig({ BRAVE_SEARCH_API_KEY: "b", TAVILY_API_KEY: "t", TANDEM_WEB_SEARCH: "tavily" }).webSearch).toEqual({ kind: "tavily", apiKey: "t" });
+    expect(() => loadConfig({ TANDEM_WEB_SEARCH: "brave" })).toThrow("BRAVE_SEARCH_API_KEY");
+    expect(() => loadConfig({ TANDEM_SEARXNG_URL: "ftp://x" })).toThrow("TANDEM_SEARXNG_URL");
+  });
+
   it("knows loopback hosts", () => {
     expect(isLoopbackHost("127.0.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);

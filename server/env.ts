@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_LIMITS, type SandboxLimits } from "@/server/sandbox/limits";
+import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
 
 // The only reader of process.env. Everything else receives a typed Config.
 
@@ -62,6 +63,11 @@ const schema = z.object({
   SMTP_USER: optionalString,
   SMTP_PASSWORD: optionalString,
   SMTP_FROM: optionalString,
+  // The agent's web_search tool: registered only when one of these is set (or an admin sets one).
+  TANDEM_SEARXNG_URL: optionalString.pipe(z.url({ protocol: /^https?$/, message: "must be the SearXNG server's URL, e.g. http://searx.internal:8080" }).optional()),
+  BRAVE_SEARCH_API_KEY: optionalString,
+  TAVILY_API_KEY: optionalString,
+  TANDEM_WEB_SEARCH: z.enum(WEB_SEARCH_KINDS).optional(),
 });
 
 export type Config = {
@@ -81,6 +87,8 @@ export type Config = {
   upload: { maxBytes: number; maxFiles: number };
   models: ModelsConfig;
   smtp: SmtpConfig | undefined;
+  /** The web search service from the environment; an admin's choice (admin page) wins over it. */
+  webSearch: WebSearchBackendConfig | undefined;
 };
 
 export type SmtpConfig = { host: string; port: number; secure: boolean; user: string | undefined; password: string | undefined; from: string };
@@ -109,6 +117,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee README.md, \"Configuration\".");
   }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
+  const searchBackends: WebSearchBackendConfig[] = [
+    ...(e.TANDEM_SEARXNG_URL ? [{ kind: "searxng" as const, url: e.TANDEM_SEARXNG_URL }] : []),
+    ...(e.BRAVE_SEARCH_API_KEY ? [{ kind: "brave" as const, apiKey: e.BRAVE_SEARCH_API_KEY }] : []),
+    ...(e.TAVILY_API_KEY ? [{ kind: "tavily" as const, apiKey: e.TAVILY_API_KEY }] : []),
+  ];
+  const webSearch = e.TANDEM_WEB_SEARCH ? searchBackends.find((b) => b.kind === e.TANDEM_WEB_SEARCH) : searchBackends[0];
+  if (e.TANDEM_WEB_SEARCH && !webSearch) {
+    throw new ConfigError(`Invalid configuration:\n  TANDEM_WEB_SEARCH: ${e.TANDEM_WEB_SEARCH} is chosen but not configured (set ${e.TANDEM_WEB_SEARCH === "searxng" ? "TANDEM_SEARXNG_URL" : e.TANDEM_WEB_SEARCH === "brave" ? "BRAVE_SEARCH_API_KEY" : "TAVILY_API_KEY"})\nSee README.md, "Configuration".`);
+  }
   return {
     dev: e.TANDEM_DEV === "1",
     port: e.PORT,
@@ -149,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       e.SMTP_HOST && e.SMTP_FROM
         ? { host: e.SMTP_HOST, port: e.SMTP_PORT ?? (secure ? 465 : 587), secure, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
         : undefined,
+    webSearch,
   };
 }
 

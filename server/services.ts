@@ -100,6 +100,7 @@ export async function createServices(config: Config, log: (line: string) => void
     checkpoints,
     shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
     sandbox,
+    webSearch: config.webSearch,
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);

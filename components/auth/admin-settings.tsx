@@ -2,7 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { CommandGuardCard } from "@/components/auth/command-guard-card";
 import { InviteLinks } from "@/components/auth/invite-links";
+import { WebSearchCard } from "@/components/auth/web-search-card";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
@@ -15,6 +17,8 @@ export function AdminSettings({ role }: { role: string }) {
       <h1>Admin settings</h1>
       <SignupModeCard />
       <InviteLinks />
+      <WebSearchCard />
+      <CommandGuardCard />
     </>
   );
 }

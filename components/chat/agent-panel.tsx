@@ -144,6 +144,8 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
               backLabel={view.trail.length ? "Parent session" : "Sessions"}
               onBack={() => (view.trail.length ? setView({ kind: "session", id: view.trail.at(-1)!, trail: view.trail.slice(0, -1) }) : setView({ kind: "list" }))}
               onOpenSession={openChild}
+              onSwitchSession={(id) => setView({ kind: "session", id, trail: [] })}
+              onShowMemory={() => setTab("memory")}
               onTranscript={onTranscript}
             />
           ))}

@@ -13,6 +13,8 @@ type ApprovalCardProps = {
   approvalId: string;
   toolName: string;
   input: unknown;
+  /** Why it asks; shown when it is more than the mode's routine (a guard's reason, a tool's own). */
+  reason?: string;
   canWrite: boolean;
 };
 
@@ -21,7 +23,7 @@ type ApprovalCardProps = {
  * (outside a text field): Y approves, A approves always in this session, N opens the rejection
  * feedback; in the feedback, Enter rejects and Escape goes back.
  */
-export function ApprovalCard({ projectId, projectName, approvalId, toolName, input, canWrite }: ApprovalCardProps) {
+export function ApprovalCard({ projectId, projectName, approvalId, toolName, input, reason, canWrite }: ApprovalCardProps) {
   const trpc = useTRPC();
   const respond = useMutation(trpc.approval.respond.mutationOptions());
   const [rejecting, setRejecting] = useState(false);
@@ -51,6 +53,11 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
   return (
     <div className="approval" data-testid="approval-card" data-approval-id={approvalId} tabIndex={-1} onKeyDown={onKeyDown} role="group" aria-label="Waiting for approval">
       <div className="approval-title">Waiting for approval</div>
+      {reason && (
+        <p className="approval-reason" data-testid="approval-reason">
+          {reason}
+        </p>
+      )}
       <WhatWillHappen projectId={projectId} projectName={projectName} approvalId={approvalId} toolName={toolName} input={input} />
       {!canWrite ? (
         <p className="hint">Someone with write access to this project has to answer.</p>

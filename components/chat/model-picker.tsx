@@ -22,7 +22,8 @@ export function configuredModels(list: ModelList | undefined): string[] {
   return [...new Set(ids)];
 }
 
-export function ModelPicker({ models, value, onChange }: { models: string[]; value: string; onChange: (model: string) => void }) {
+/** `imageModels`: the models that read images, marked in the list (others get a note in place of an image). */
+export function ModelPicker({ models, value, onChange, imageModels = [] }: { models: string[]; value: string; onChange: (model: string) => void; imageModels?: string[] }) {
   const byProvider = new Map<string, string[]>();
   for (const id of models) {
     const provider = id.slice(0, id.indexOf(":"));
@@ -34,7 +35,7 @@ export function ModelPicker({ models, value, onChange }: { models: string[]; val
         <optgroup key={provider} label={provider}>
           {ids.map((id) => (
             <option key={id} value={id}>
-              {id}
+              {imageModels.includes(id) ? `${id} · reads images` : id}
             </option>
           ))}
         </optgroup>

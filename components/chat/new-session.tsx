@@ -3,8 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Composer } from "@/components/chat/composer";
+import type { PendingImage } from "@/components/chat/composer-images";
+import { useSendMessage } from "@/components/chat/use-send-message";
+import { useMentions } from "@/components/chat/use-mentions";
 import { configuredModels, ModelPicker, NoModelHelp } from "@/components/chat/model-picker";
 import { titleFromMessage } from "@/components/chat/session-title";
+import { WEB_SEARCH_LABELS } from "@/lib/web-search-config";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
@@ -17,11 +21,12 @@ export function NewSession({ projectId, canWrite, onCreated, onCancel }: { proje
   const [chosen, setChosen] = useState<string | null>(null);
   const model = chosen && models.includes(chosen) ? chosen : (list.data?.defaultModel ?? models[0] ?? "");
   const create = useMutation(trpc.session.create.mutationOptions());
-  const send = useMutation(trpc.session.send.mutationOptions());
+  const send = useSendMessage();
+  const mentions = useMentions(projectId);
 
-  const start = async (text: string) => {
+  const start = async (text: string, images: PendingImage[]) => {
     const session = await create.mutateAsync({ projectId, title: titleFromMessage(text), model });
-    await send.mutateAsync({ sessionId: session.id, text });
+    await send.mutateAsync(session.id, text, images, mentions.mentionsOf(text));
     void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId }));
     onCreated(session.id);
   };
@@ -60,7 +65,16 @@ export function NewSession({ projectId, canWrite, onCreated, onCancel }: { proje
             autoFocus
             disabled={canWrite ? null : "Your role in this project is read-only."}
             onSend={start}
-            footer={<ModelPicker models={models} value={model} onChange={setChosen} />}
+            complete={mentions.complete}
+            mentionsOf={mentions.mentionsOf}
+            footer={
+              <>
+                <ModelPicker models={models} value={model} onChange={setChosen} imageModels={list.data.imageModels} />
+                <span className="hint" data-testid="web-search-info">
+                  {list.data.webSearch ? `Web search: ${WEB_SEARCH_LABELS[list.data.webSearch]}` : "No web search"}
+                </span>
+              </>
+            }
           />
         </>
       )}

@@ -3,6 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { z } from "zod";
+import { useSendMessage } from "@/components/chat/use-send-message";
+import { useSessionCommands } from "@/components/chat/session-commands";
+import { useMentions } from "@/components/chat/use-mentions";
+import { RestoreDialog } from "@/components/review/restore-dialog";
+import { createPortal } from "react-dom";
 import type { Transcript } from "@/lib/session-transcript";
 import { TodoList, type Todo } from "@/components/agent/todo-list";
 import { Composer } from "@/components/chat/composer";
@@ -53,9 +58,13 @@ type SessionViewProps = {
   onTranscript: (sessionId: string, transcript: Transcript) => void;
   /** The live stream ended on an access error (a share link revoked or expired). */
   onAccessLost?: (message: string) => void;
+  /** Opens another session in this one's place (/clear, a workflow run from a slash command). */
+  onSwitchSession?: (sessionId: string) => void;
+  /** Shows the agent's memory panel (/memory). */
+  onShowMemory?: () => void;
 };
 
-export function SessionView({ projectId, projectName, sessionId, me, onBack, backLabel, onOpenSession, onTranscript, onAccessLost }: SessionViewProps) {
+export function SessionView({ projectId, projectName, sessionId, me, onBack, backLabel, onOpenSession, onTranscript, onAccessLost, onSwitchSession, onShowMemory }: SessionViewProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { transcript, progress, connection, version } = useSessionLog(sessionId);
@@ -67,8 +76,21 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const presence = usePresence(sessionId, onAccessLost);
   const signalTyping = useTypingSignal(sessionId, canSend);
   const [sharing, setSharing] = useState(false);
+  const [undoing, setUndoing] = useState<string | null>(null);
 
-  const send = useMutation(trpc.session.send.mutationOptions());
+  const send = useSendMessage();
+  const mentions = useMentions(projectId);
+  const commands = useSessionCommands({
+    projectId,
+    sessionId,
+    model: session.data?.model,
+    transcript,
+    send: (text) => send.mutateAsync(sessionId, text),
+    openSession: onSwitchSession ?? onOpenSession,
+    showMemory: onShowMemory,
+    share: () => setSharing(true),
+    undo: setUndoing,
+  });
   const cancel = useMutation(trpc.session.cancel.mutationOptions());
   const resume = useMutation(trpc.session.resume.mutationOptions());
 
@@ -127,6 +149,7 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
           </button>
         )}
       </div>
+      {undoing && createPortal(<RestoreDialog sessionId={sessionId} checkpointId={undoing} onClose={() => setUndoing(null)} />, document.body)}
       {sharing && session.data && (
         <ShareDialog sessionId={sessionId} approvalsBy={session.data.approvalsBy} canManage={session.data.canManage} onClose={() => setSharing(false)} />
       )}
@@ -162,9 +185,16 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
           running={busy}
           disabled={session.data ? null : "Loading…"}
           onType={signalTyping}
-          onSend={(text) => send.mutateAsync({ sessionId, text })}
+          onSend={async (text, images) => {
+            commands.clearNotice();
+            if (images.length === 0 && (await commands.run(text))) return;
+            await send.mutateAsync(sessionId, text, images, mentions.mentionsOf(text));
+          }}
+          complete={(trigger) => (trigger.char === "/" ? commands.complete(trigger) : mentions.complete(trigger))}
+          mentionsOf={mentions.mentionsOf}
+          notice={commands.notice}
           onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
-          footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line"}</span>}
+          footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line · / for commands"}</span>}
         />
       )}
     </div>

@@ -5,6 +5,7 @@ import type { TranscriptItem } from "@/lib/session-transcript";
 import { ApprovalCard } from "@/components/chat/approval-card";
 import { TerminalOutput } from "@/components/chat/terminal-output";
 import { ToolOutput } from "@/components/chat/tool-output";
+import { SessionImages } from "@/components/chat/session-images";
 import { parseDisplay } from "@/components/chat/tool-display";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
@@ -35,13 +36,14 @@ function openByDefault(item: ToolItem): boolean {
 type ToolCardProps = {
   item: ToolItem;
   live?: { output: string; status?: string };
+  sessionId: string;
   projectId: string;
   projectName: string;
   canWrite: boolean;
 };
 
 /** One tool call: what it does in words, its status and duration, and its output on demand. */
-export function ToolCard({ item, live, projectId, projectName, canWrite }: ToolCardProps) {
+export function ToolCard({ item, live, sessionId, projectId, projectName, canWrite }: ToolCardProps) {
   const [open, setOpen] = useState<boolean | null>(null);
   const expanded = item.status === "awaiting_approval" || (open ?? openByDefault(item));
   const bodyId = `tool-body-${item.toolCallId}`;
@@ -65,7 +67,7 @@ export function ToolCard({ item, live, projectId, projectName, canWrite }: ToolC
       {expanded && (
         <div className="tool-body" id={bodyId}>
           {item.status === "awaiting_approval" && item.approvalId ? (
-            <ApprovalCard projectId={projectId} projectName={projectName} approvalId={item.approvalId} toolName={item.toolName} input={item.input} canWrite={canWrite} />
+            <ApprovalCard projectId={projectId} projectName={projectName} approvalId={item.approvalId} toolName={item.toolName} input={item.input} reason={item.approvalReason} canWrite={canWrite} />
           ) : item.status === "running" ? (
             live?.output || live?.status ? (
               <TerminalOutput output={live.output} running />
@@ -73,7 +75,10 @@ export function ToolCard({ item, live, projectId, projectName, canWrite }: ToolC
               <div className="hint">{live?.status ?? "Running…"}</div>
             )
           ) : item.result ? (
-            <ToolOutput result={item.result} />
+            <>
+              <ToolOutput result={item.result} />
+              {item.result.images?.length ? <SessionImages sessionId={sessionId} images={item.result.images} /> : null}
+            </>
           ) : null}
           {item.status === "rejected" && (
             <p className="hint" data-testid="tool-feedback">

@@ -4,6 +4,8 @@ import type { TranscriptItem } from "@/lib/session-transcript";
 import { Markdown } from "@/components/chat/markdown";
 import { QuestionCard } from "@/components/chat/question-card";
 import { ToolCard } from "@/components/chat/tool-card";
+import { SessionImages } from "@/components/chat/session-images";
+import { MentionChips } from "@/components/chat/mention-chips";
 import { TranscriptReviewItem } from "@/components/review/transcript-review-items";
 import type { ToolProgress } from "@/components/chat/use-session-log";
 
@@ -44,6 +46,8 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
             </time>
           </div>
           <div className="msg-text">{item.text}</div>
+          {item.mentions?.length ? <MentionChips refs={item.mentions.map((m) => m.ref)} failed={item.mentions.filter((m) => !m.ok).map((m) => m.ref)} /> : null}
+          {item.images?.length ? <SessionImages sessionId={ctx.sessionId} images={item.images} /> : null}
         </div>
       );
     }
@@ -62,7 +66,7 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
         </details>
       );
     case "tool":
-      return <ToolCard item={item} live={ctx.progress.get(item.toolCallId)} projectId={ctx.projectId} projectName={ctx.projectName} canWrite={ctx.canWrite} />;
+      return <ToolCard item={item} live={ctx.progress.get(item.toolCallId)} sessionId={ctx.sessionId} projectId={ctx.projectId} projectName={ctx.projectName} canWrite={ctx.canWrite} />;
     case "question":
       return <QuestionCard item={item} canWrite={ctx.canWrite} />;
     case "subagent":

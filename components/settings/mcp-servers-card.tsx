@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { parseMcpServersText, type ConfigProblem } from "@/lib/mcp-config";
+import { McpImport } from "@/components/settings/mcp-import";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
@@ -21,6 +22,7 @@ export function McpServersCard({ projectId, canEdit }: { projectId: string; canE
   const [text, setText] = useState<string | null>(null);
   const [serverProblems, setServerProblems] = useState<ConfigProblem[]>([]);
   const [saved, setSaved] = useState(false);
+  const [importing, setImporting] = useState(false);
   const value = text ?? settings.data?.mcpServersText ?? "";
   const live = useMemo(() => parseMcpServersText(value), [value]);
   const problems = live.ok ? serverProblems : live.problems;
@@ -83,10 +85,18 @@ export function McpServersCard({ projectId, canEdit }: { projectId: string; canE
               Discard changes
             </button>
           )}
+          {!importing && (
+            <button type="button" className="btn" data-testid="mcp-import-open" onClick={() => setImporting(true)}>
+              Import from…
+            </button>
+          )}
           {saved && <span className="hint">Saved. Connecting…</span>}
           <span className="spacer" />
-          <span className="hint">command/args/env/cwd (stdio, sandboxed) or url/headers; timeout, trust, includeTools, excludeTools, eager</span>
+          <span className="hint">command/args/env/cwd (stdio, sandboxed) or url/headers (http, sse, ws); timeout, trust, includeTools, excludeTools, eager</span>
         </div>
+      )}
+      {canEdit && importing && (
+        <McpImport current={live.ok ? live.servers : null} onAdd={(next) => (setText(next), setImporting(false))} onClose={() => setImporting(false)} />
       )}
       <ServerStatus projectId={projectId} canReconnect={canEdit} />
     </section>

@@ -7,12 +7,13 @@ import { useEffect } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { AppShell } from "@/components/ui/app-shell";
 import { errorMessage } from "@/components/ui/error-message";
+import { AgentSettingsCard } from "@/components/settings/agent-settings-card";
 import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 
-/** A project's extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
+/** A project's agent (approval policy, tools, limits) and extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -39,6 +40,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
         <span>Settings</span>
       </div>
       <h1>Project settings</h1>
+      <AgentSettingsCard projectId={projectId} canEdit={canAdmin} />
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />

@@ -32,6 +32,35 @@ export function pruneBoundary(events: SessionEvent[]): number | undefined {
   return stepStarts.length > KEEP_STEPS ? stepStarts[stepStarts.length - KEEP_STEPS] : undefined;
 }
 
+/** Summarises the events up to `upToSeq` into a `compaction` event (also what /compact asks for). */
+export async function compactUpTo(input: {
+  events: SessionEvent[];
+  upToSeq: number;
+  estimatedTokens: number;
+  contextWindow: number;
+  model: LanguageModel;
+  log: EventLog;
+  sessionId: string;
+  signal: AbortSignal;
+  /** The session's background jobs still running, one line each, for the summary. */
+  jobs?: string[];
+}) {
+  const older = input.events.filter((e) => e.seq <= input.upToSeq);
+  const { text } = await generateText({
+    model: input.model,
+    instructions: "You write compact, faithful, structured summaries of coding sessions.",
+    messages: summaryRequest(foldModelMessages(older), { todos: latestTodos(older), jobs: input.jobs ?? [] }),
+    abortSignal: input.signal,
+    maxRetries: MAX_RETRIES,
+  });
+  return input.log.append(input.sessionId, "compaction", {
+    summary: withLatestRequest(text.trim(), latestRequest(older, input.upToSeq)),
+    upToSeq: input.upToSeq,
+    estimatedTokens: input.estimatedTokens,
+    contextWindow: input.contextWindow,
+  });
+}
+
 export type PreparedContext = { messages: ModelMessage[]; fold: ModelFoldOptions; estimate: number; cut: boolean };
 
 /**
@@ -50,9 +79,11 @@ export async function prepareContext(input: {
   signal: AbortSignal;
   /** The session's background jobs still running, one line each, for the summary. */
   jobs?: string[];
+  /** Whether the model reads images (otherwise they become text notes). */
+  acceptsImages?: boolean;
 }): Promise<PreparedContext> {
   const limit = input.contextWindow * COMPACT_AT;
-  let fold: ModelFoldOptions = {};
+  let fold: ModelFoldOptions = { acceptsImages: input.acceptsImages ?? false };
   let messages = foldModelMessages(input.events, fold);
   let estimate = estimateTokens(input.instructions, messages, input.toolsChars);
   if (estimate <= limit) return { messages, fold, estimate, cut: false };
@@ -61,26 +92,13 @@ export async function prepareContext(input: {
   const compactedUpTo = lastCompaction?.type === "compaction" ? lastCompaction.payload.upToSeq : 0;
   const upToSeq = input.turnStartSeq - 1;
   if (upToSeq > compactedUpTo) {
-    const older = input.events.filter((e) => e.seq <= upToSeq);
-    const { text } = await generateText({
-      model: input.model,
-      instructions: "You write compact, faithful, structured summaries of coding sessions.",
-      messages: summaryRequest(foldModelMessages(older), { todos: latestTodos(older), jobs: input.jobs ?? [] }),
-      abortSignal: input.signal,
-      maxRetries: MAX_RETRIES,
-    });
-    const event = await input.log.append(input.sessionId, "compaction", {
-      summary: withLatestRequest(text.trim(), latestRequest(older, upToSeq)),
-      upToSeq,
-      estimatedTokens: estimate,
-      contextWindow: input.contextWindow,
-    });
+    const event = await compactUpTo({ ...input, upToSeq, estimatedTokens: estimate });
     pushContiguous(input.events, event);
     messages = foldModelMessages(input.events, fold);
     estimate = estimateTokens(input.instructions, messages, input.toolsChars);
   }
   if (estimate > limit) {
-    fold = { pruneBeforeSeq: pruneBoundary(input.events.filter((e) => e.seq >= input.turnStartSeq)) };
+    fold = { ...fold, pruneBeforeSeq: pruneBoundary(input.events.filter((e) => e.seq >= input.turnStartSeq)) };
     messages = foldModelMessages(input.events, fold);
     estimate = estimateTokens(input.instructions, messages, input.toolsChars);
   }

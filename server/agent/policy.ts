@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolKind } from "@/server/tools/define-tool";
+import type { CommandGuardConfig } from "@/lib/command-guard-config";
 
 // The approval policy: which tool calls run at once, which wait for a person, which never run.
 //
@@ -20,7 +21,8 @@ export const ruleSchema = z.object({
 export type PolicyRule = z.infer<typeof ruleSchema>;
 export const rulesSchema = z.array(ruleSchema);
 
-export type Policy = { mode: ApprovalMode; allow: PolicyRule[]; deny: PolicyRule[] };
+/** `guard`: the destructive-command guard's settings (./command-guard); without it, no guard. */
+export type Policy = { mode: ApprovalMode; allow: PolicyRule[]; deny: PolicyRule[]; guard?: CommandGuardConfig };
 
 export type PolicyDecision = { action: "run" } | { action: "ask"; reason: string } | { action: "deny"; reason: string };
 
@@ -91,8 +93,18 @@ function ruleMatches(rule: PolicyRule, toolName: string, part: string | null): b
   return part !== null && startsWithWords(part, rule.commandPrefix);
 }
 
-/** `toolInsists`: true asks unless a rule or yolo allows; "always" asks whatever the mode and allow rules. */
-export function decide(policy: Policy, tool: { name: string; kind: ToolKind }, input: unknown, toolInsists: boolean | "always" = false): PolicyDecision {
+/**
+ * `toolInsists`: true asks unless a rule or yolo allows; "always" asks whatever the mode and allow
+ * rules. `guardReasons` (from the destructive-command guard) ask whatever the mode and allow rules,
+ * with those reasons on the card; only deny rules outrank them.
+ */
+export function decide(
+  policy: Policy,
+  tool: { name: string; kind: ToolKind },
+  input: unknown,
+  toolInsists: boolean | "always" = false,
+  guardReasons: readonly string[] = [],
+): PolicyDecision {
   const command = commandOf(input);
   const parts = command === null ? null : splitCommand(command);
 
@@ -106,6 +118,7 @@ export function decide(policy: Policy, tool: { name: string; kind: ToolKind }, i
     }
   }
 
+  if (guardReasons.length > 0) return { action: "ask", reason: guardReasons.join(" ") };
   if (toolInsists === "always") return { action: "ask", reason: `${tool.name} always asks for approval.` };
   if (policy.mode === "yolo") return { action: "run" };
 

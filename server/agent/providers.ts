@@ -150,6 +150,18 @@ const CONTEXT_WINDOWS: [RegExp, number][] = [
   [/^gemini-/, 1_000_000],
 ];
 
+/**
+ * Whether a model reads images, by name: the hosted vision families do; an OpenAI-compatible or
+ * Ollama model is not known by name, so it does not until an admin says so (model.setSettings).
+ */
+const READS_IMAGES: RegExp[] = [/^claude-(3|sonnet|opus|haiku-4)/, /^gpt-4o/, /^gpt-4\.1/, /^gpt-5/, /^o[34]/, /^gemini-/];
+
+export function defaultAcceptsImages(id: string): boolean {
+  const ref = parseModelId(id);
+  if (ref.provider === "ollama" || ref.provider === "openai-compatible") return false;
+  return READS_IMAGES.some((pattern) => pattern.test(ref.name));
+}
+
 export function defaultContextWindow(id: string): number {
   const ref = parseModelId(id);
   if (ref.provider === "ollama" || ref.provider === "openai-compatible") return 32_000;

@@ -7,6 +7,8 @@ import { addSessionUsage } from "@/server/db/repositories/sessions";
 import type { ToolContext } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { prepareContext } from "@/server/agent/compaction";
+import { withImageBytes } from "@/server/agent/images";
+import { loadSessionImages } from "@/server/db/repositories/session-images";
 import { describeModelError } from "@/server/agent/errors";
 import type { EventLog } from "@/server/agent/events";
 import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
@@ -134,6 +136,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         sessionId: r.sessionId,
         signal: r.signal,
         jobs: r.backgroundJobs?.(),
+        acceptsImages: r.facts.acceptsImages,
       });
       if (context.cut) r.onContextCut?.();
       step = await runModelStep({
@@ -145,7 +148,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         basedOnSeq: seenSeq,
         model,
         instructions: r.instructions,
-        messages: context.messages,
+        messages: await withImageBytes(context.messages, (hashes) => loadSessionImages(r.db, r.sessionId, hashes)),
         tools: shown,
         signal: r.signal,
         maxRetries: r.maxRetries,

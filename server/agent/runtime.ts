@@ -1,9 +1,10 @@
 import type { Db } from "@/server/db/client";
 import { findApproval, listPendingApprovals, resolveApproval } from "@/server/db/repositories/approvals";
 import { listEvents } from "@/server/db/repositories/session-events";
+import { findSessionImageRefs } from "@/server/db/repositories/session-images";
 import * as sessions from "@/server/db/repositories/sessions";
 import type { SessionBus } from "@/server/bus/session-bus";
-import type { FetchPolicy, Tool } from "@/server/tools/define-tool";
+import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { SessionStatus } from "@/lib/session-events";
@@ -12,6 +13,10 @@ import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { runTurn, type TurnEnd } from "@/server/agent/run";
+import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
+import { compactUpTo, estimateTokens } from "@/server/agent/compaction";
+import { loadModelFacts } from "@/server/agent/usage";
+import { foldModelMessages } from "@/lib/model-transcript";
 import { defaultChildTools, sessionToolSet, type SessionResources, type ShellFactory } from "@/server/agent/session-tools";
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
@@ -19,7 +24,6 @@ import { runSubagents } from "@/server/agent/subagents";
 import { runToolDirectly } from "@/server/agent/direct-run";
 import { loadAgents } from "@/server/agent/definitions";
 import type { AgentExtensions } from "@/server/agent/extensions";
-import type { NetworkPolicy } from "@/server/agent/prompts/system";
 import type { Delegator } from "@/server/tools/delegate";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
@@ -42,8 +46,8 @@ export type AgentRuntimeOptions = {
   shell?: ShellFactory;
   sandbox: Sandbox;
   fetchPolicy?: FetchPolicy;
-  /** The project's network policy for sandboxed commands, as the prompt states it; default "off" (no network). */
-  networkPolicy?(projectId: string): Promise<NetworkPolicy> | NetworkPolicy;
+  /** The web search service from the environment; an admin's setting wins (server/agent/web-search-backend.ts). */
+  webSearch?: WebSearchBackend;
   now?: () => Date;
   maxRetries?: number;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
@@ -211,9 +215,23 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     },
 
     /** Appends a person's message and starts a turn, or lets the running/waiting one pick it up. */
-    async send(input: { sessionId: string; text: string; user: Person }) {
+    /** `images`: hashes of images attached to this session (attachImage); unknown ones are refused. */
+    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[] }) {
       const session = await mustFind(input.sessionId);
-      const event = await log.append(session.id, "user_message", { text: input.text, authorName: input.user.name }, input.user.id);
+      const refs = [...new Set(input.mentions ?? [])].slice(0, MAX_MENTIONS);
+      const mentions = refs.length
+        ? await resolveMentions(await prepareTurn(setup, { sessionId: session.id, userId: input.user.id, resumed: false, signal: AbortSignal.timeout(120_000) }), refs)
+        : [];
+      const wanted = [...new Set(input.images ?? [])];
+      const images = await findSessionImageRefs(db, session.id, wanted);
+      if (images.length !== wanted.length) throw new AgentRuntimeError("BAD_REQUEST", "An attached image is not stored with this session; attach it again.");
+      const ordered = wanted.map((hash) => images.find((i) => i.hash === hash)!);
+      const event = await log.append(
+        session.id,
+        "user_message",
+        { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}) },
+        input.user.id,
+      );
       if (active.has(session.id) || session.status === "waiting_approval") return event;
       const state = turnState(await listEvents(db, session.id));
       if (state.pendingCalls.length) {
@@ -221,6 +239,29 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       }
       void start(session.id, input.user.id);
       return event;
+    },
+
+    /** `/compact`: summarises the whole conversation now, between turns; what the model reads next starts from the summary. */
+    async compact(input: { sessionId: string }) {
+      const session = await mustFind(input.sessionId);
+      if (active.has(session.id) || session.status === "waiting_approval") throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
+      const events = await listEvents(db, session.id);
+      const last = events.at(-1)?.seq ?? 0;
+      const previous = events.findLast((e) => e.type === "compaction");
+      if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1) throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
+      if (!events.some((e) => e.type === "user_message")) throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
+      const facts = await loadModelFacts(db, session.model);
+      const event = await compactUpTo({
+        events,
+        upToSeq: last,
+        estimatedTokens: estimateTokens("", foldModelMessages(events)),
+        contextWindow: facts.contextWindow,
+        model: o.models.resolve(session.model),
+        log,
+        sessionId: session.id,
+        signal: AbortSignal.timeout(120_000),
+      });
+      return { seq: event.seq };
     },
 
     async cancel(input: { sessionId: string; user: Person }) {

@@ -1,6 +1,6 @@
 import type { Workspace } from "@/server/workspace";
 import type { ShellSession } from "@/server/workspace/shell-session";
-import type { Tool } from "@/server/tools/define-tool";
+import type { Tool, WebSearchBackend } from "@/server/tools/define-tool";
 import { createReadTracker, type ReadTracker } from "@/server/tools/read-tracker";
 import { workspaceOutputStore, type OutputStore } from "@/server/tools/output-store";
 import { buildToolSet, type ToolSet } from "@/server/tools/registry";
@@ -30,10 +30,17 @@ function noShell(): ShellSession {
  * The tools of a session: the base tools plus the runtime's own (memory, note, todo_write,
  * ask_user, session_search, delegate) and the turn's extra tools. A sub-agent gets only its
  * allow-list, read and search tools by default, and never a tool marked `mainAgentOnly`
- * (delegate, workflow, ask_user).
+ * (delegate, workflow, ask_user). Tools the project turned off are left out altogether.
  */
-export function sessionToolSet(input: { base?: readonly Tool[]; own: Tool[]; allowedTools: string[] | null }): ToolSet {
-  const all = buildToolSet({ ...(input.base ? { tools: input.base } : {}), extraTools: input.own });
+export function sessionToolSet(input: {
+  base?: readonly Tool[];
+  own: Tool[];
+  allowedTools: string[] | null;
+  excludeTools?: readonly string[];
+  /** web_search is in the set only when a search service is configured. */
+  webSearch?: WebSearchBackend;
+}): ToolSet {
+  const all = buildToolSet({ ...(input.base ? { tools: input.base } : {}), extraTools: input.own, excludeTools: input.excludeTools, webSearch: input.webSearch });
   if (input.allowedTools === null) return all;
   const child: ToolSet = {};
   for (const [name, tool] of Object.entries(all)) {

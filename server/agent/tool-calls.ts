@@ -1,11 +1,15 @@
-import type { Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
+import type { LlmContent, Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
+import { MAX_IMAGE_BYTES, type ImageRef } from "@/lib/images";
+import { storeSessionImage } from "@/server/db/repositories/session-images";
 import { isReadOnly } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
 import { callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
 import { createApproval, findApprovalForCall, type ApprovalRow } from "@/server/db/repositories/approvals";
 import type { Db } from "@/server/db/client";
 import type { EventLog } from "@/server/agent/events";
-import { decide, type Policy } from "@/server/agent/policy";
+import { commandOf, decide, type Policy } from "@/server/agent/policy";
+import { guardReasons } from "@/server/agent/command-guard";
+import { gitWorkProbe } from "@/server/agent/git-work-probe";
 import type { ToolCallEvent } from "@/server/agent/turn-state";
 import { changesWorkspace } from "@/server/agent/turn-checkpoint";
 import type { FolderInstructions } from "@/server/agent/folder-instructions";
@@ -93,7 +97,9 @@ async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepare
     return { kind: "waiting" };
   }
   const insists = tool.approval === "always" || (await toolForcesApproval(tool, input, runner.context(toolCallId)));
-  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists);
+  const command = tool.kind === "execute" ? commandOf(input) : null;
+  const guard = command !== null && runner.policy.guard ? await guardReasons(command, runner.policy.guard, gitWorkProbe(runner.context(toolCallId))) : [];
+  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists, guard);
   if (decision.action === "run") return { kind: "run", tool };
   if (decision.action === "deny") {
     return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };
@@ -149,7 +155,22 @@ async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() =>
   let llm = textOf(run.llm);
   const instructions = run.error ? null : await runner.folderInstructions?.(tool, call.payload.input).catch(() => null);
   if (instructions) llm += `\n\n${instructions}`;
-  return () => recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display);
+  const images = await storeResultImages(runner, run.llm);
+  return () => recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display, images);
+}
+
+/** A result's image parts, stored by reference; an image over the size cap becomes a note the model reads. */
+async function storeResultImages(runner: CallRunner, llm: LlmContent): Promise<{ refs: ImageRef[]; notes: string[] }> {
+  const refs: ImageRef[] = [];
+  const notes: string[] = [];
+  if (typeof llm === "string") return { refs, notes };
+  for (const part of llm) {
+    if (part.type !== "image") continue;
+    const bytes = Buffer.from(part.data, "base64");
+    if (bytes.length > MAX_IMAGE_BYTES) notes.push(`[An image of ${Math.round(bytes.length / 1024)} KB was left out: images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not sent to the model.]`);
+    else refs.push(await storeSessionImage(runner.db, runner.sessionId, bytes, part.mediaType));
+  }
+  return { refs, notes };
 }
 
 async function recordResult(
@@ -160,16 +181,18 @@ async function recordResult(
   errorCode: string | undefined,
   durationMs: number,
   display?: unknown,
+  images?: { refs: ImageRef[]; notes: string[] },
 ) {
   await runner.log.append(runner.sessionId, "tool_result", {
     turnId: runner.turnId,
     toolCallId: call.payload.toolCallId,
     toolName: call.payload.toolName,
     ok,
-    llm,
+    llm: images?.notes.length ? [llm, ...images.notes].join("\n") : llm,
     display,
     durationMs,
     errorCode,
+    ...(images?.refs.length ? { images: images.refs } : {}),
   });
 }
 

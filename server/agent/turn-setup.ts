@@ -2,6 +2,7 @@ import { generateText, type LanguageModel } from "ai";
 import type { Db } from "@/server/db/client";
 import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
 import { findProjectName, findSession } from "@/server/db/repositories/sessions";
+import { getSetting } from "@/server/db/repositories/settings";
 import type { Tool, ToolContext } from "@/server/tools/define-tool";
 import type { SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
@@ -22,6 +23,8 @@ import { turnTools } from "@/server/agent/turn-tools";
 import type { Delegator } from "@/server/tools/delegate";
 import type { ToolSet } from "@/server/tools/registry";
 import { loadModelFacts } from "@/server/agent/usage";
+import { switchedOffTools } from "@/server/tools/core-tools";
+import { webSearchBackend } from "@/server/agent/web-search-backend";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -48,7 +51,12 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const settings = await getProjectAgentSettings(db, session.projectId);
   let tools: ToolSet = {};
   const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
-  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools }), o.extensions?.deferToolsOver);
+  const excludeTools = switchedOffTools(settings.excludeTools);
+  const webSearch = await webSearchBackend(db, o.webSearch);
+  const deferred = deferTools(
+    sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
+    o.extensions?.deferToolsOver,
+  );
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const toolNames = Object.keys(tools);
@@ -60,8 +68,8 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
       query: lastMessage?.type === "user_message" ? lastMessage.payload.text : "",
       toolNames,
     }),
-    gitSummary({ root: workspace.root, mode: o.sandbox.mode, signal }),
-    o.networkPolicy?.(session.projectId) ?? { mode: "off" as const },
+    gitSummary({ root: workspace.root, sandbox: o.sandbox, signal }),
+    o.sandbox.network(session.projectId),
   ]);
   const stepLimit = session.maxSteps ?? settings.stepLimit;
   const instructions = buildSystemPrompt({
@@ -77,6 +85,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   });
   const shared = res;
   const sandbox = { mode: o.sandbox.mode, network: await o.sandbox.network(session.projectId), limits: o.sandbox.host.limits };
+  const facts = await loadModelFacts(db, session.model);
   const toolContext = (toolCallId: string): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -91,7 +100,8 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     sandbox,
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
     summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
-    modelAcceptsImages: false,
+    modelAcceptsImages: facts.acceptsImages,
+    webSearch,
   });
   return {
     db,
@@ -103,7 +113,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     instructions,
     tools,
     modelTools: deferred.modelTools,
-    policy: parsePolicy(settings, session.allowRules),
+    policy: { ...parsePolicy(settings, session.allowRules), guard: await getSetting(db, "commandGuard") },
     stepLimit,
     contextUsed: contextUsed(context),
     onContextCut: () => {
@@ -113,7 +123,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     folderInstructions: folderInstructions(workspace, shared.announced),
     backgroundJobs: () => shared.shell.jobs().filter((j) => j.running).map((j) => `${j.id}: ${j.command}`),
     loopGuardRepeats: settings.loopGuardRepeats,
-    facts: await loadModelFacts(db, session.model),
+    facts,
     resumed,
     signal,
     toolContext,

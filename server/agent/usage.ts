@@ -2,13 +2,15 @@ import type { LanguageModelUsage } from "ai";
 import type { TokenUsage } from "@/lib/session-events";
 import type { Db } from "@/server/db/client";
 import { findModelSetting } from "@/server/db/repositories/agent-settings";
-import { defaultContextWindow } from "@/server/agent/providers";
+import { defaultAcceptsImages, defaultContextWindow } from "@/server/agent/providers";
 
 // Token usage and cost. Prices are USD per million tokens, set per model by an admin
 // (model.setSettings); a model without a price has no cost (null), not a made-up one.
 
 export type ModelFacts = {
   contextWindow: number;
+  /** Whether the model reads images: the admin's setting, else the catalog's default. */
+  acceptsImages: boolean;
   prices: { input: number; output: number; cachedInput: number } | null;
 };
 
@@ -18,7 +20,7 @@ export async function loadModelFacts(db: Db, modelId: string): Promise<ModelFact
     row?.inputPerMTok != null && row.outputPerMTok != null
       ? { input: row.inputPerMTok, output: row.outputPerMTok, cachedInput: row.cachedInputPerMTok ?? row.inputPerMTok }
       : null;
-  return { contextWindow: row?.contextWindow ?? defaultContextWindow(modelId), prices };
+  return { contextWindow: row?.contextWindow ?? defaultContextWindow(modelId), acceptsImages: row?.acceptsImages ?? defaultAcceptsImages(modelId), prices };
 }
 
 export function toTokenUsage(usage: LanguageModelUsage | undefined): TokenUsage {

@@ -6,6 +6,7 @@ import { createTestServices } from "@/server/test/services";
 import { runEval } from "./harness";
 import { buildReport, compareReports, markdownReport, parseReport } from "./report";
 import { loadTasks } from "./tasks";
+import { testSandbox } from "@/server/test/sandbox";
 
 // The eval harness proven with the scripted model: an agent that does the right thing scores
 // 100%, one that does the wrong thing 0%, on two of the shipped tasks, through the real runtime,
@@ -51,7 +52,7 @@ describe("npm run eval", () => {
     expect(all.length).toBeGreaterThanOrEqual(12);
     const tasks = all.filter((t) => t.name === "fix-failing-test" || t.name === "rename-refactor");
     const user = await env.createUser();
-    const host = { services: env.services, user, sandboxMode: "none" as const };
+    const host = { services: env.services, user, sandbox: testSandbox("none") };
 
     model.load({ replies: good });
     const goodRuns = await runEval(host, { tasks, runs: 1, model: "openai-compatible:scripted" });

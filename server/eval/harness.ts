@@ -6,7 +6,7 @@ import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { listPendingApprovals } from "@/server/db/repositories/approvals";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { SessionEvent } from "@/lib/session-events";
 import type { EvalTask } from "@/server/eval/tasks";
 
@@ -37,7 +37,7 @@ export type RunResult = {
 export type EvalHost = {
   services: Services;
   user: NonNullable<Context["user"]>;
-  sandboxMode: SandboxMode;
+  sandbox: Sandbox;
 };
 
 const CHECK_TIMEOUT_MS = 120_000;
@@ -80,7 +80,7 @@ export async function runTask(host: EvalHost, task: EvalTask, run: number, model
     const events = await listEvents(host.services.db, session.id);
     const metrics = measure(events);
     const workspace = await host.services.files.open(project.id);
-    const check = await runCheck(host.sandboxMode, workspace.root, task);
+    const check = await runCheck(host.sandbox, workspace.root, task);
     const success = check.passed && (!task.mustAsk || asked);
     const reason = !check.passed ? `check failed: ${check.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}` : task.mustAsk && !asked ? "did not ask" : "passed";
     return { task: task.name, kind: task.kind, run, success, reason, finish, ...metrics, wallMs: Date.now() - started, asked };
@@ -114,17 +114,18 @@ function lastFinish(events: SessionEvent[]): string {
 }
 
 /** The task's check, in the sandbox with no network; its own files are copied in only now. */
-async function runCheck(mode: SandboxMode, root: string, task: EvalTask): Promise<{ passed: boolean; output: string }> {
+async function runCheck(sandbox: Sandbox, root: string, task: EvalTask): Promise<{ passed: boolean; output: string }> {
   if (task.checkDir) {
     await fs.rm(path.join(root, CHECK_DIR), { recursive: true, force: true });
     await fs.cp(task.checkDir, path.join(root, CHECK_DIR), { recursive: true });
   }
-  const command = sandboxCommand({ mode, workspaceRoot: root, command: ["bash", "-c", task.check], allowNetwork: false, newSession: true, env: { CI: "1" } });
-  return new Promise((resolve) => {
-    execFile(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, encoding: "utf8", timeout: CHECK_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+  const launch = await sandbox.launch({ workspaceRoot: root, command: ["bash", "-c", task.check], source: { kind: "discovery", id: "eval-check" }, network: "none", newSession: true, env: { CI: "1" } });
+  const { command } = launch;
+  return new Promise<{ passed: boolean; output: string }>((resolve) => {
+    execFile(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, uid: command.uid, gid: command.gid, encoding: "utf8", timeout: CHECK_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ passed: !error, output: `${stdout}${stderr}` });
     });
-  });
+  }).finally(() => launch.close());
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

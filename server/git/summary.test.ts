@@ -3,7 +3,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapAvailable } from "@/server/workspace/sandbox";
+import { bwrapAvailable } from "@/server/sandbox/launcher";
+import { testSandbox } from "@/server/test/sandbox";
 import { gitSummary } from "./summary";
 
 let root: string;
@@ -25,7 +26,7 @@ afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
 describe("gitSummary", () => {
   it("reads branch and changed files, names with spaces and renames included", async () => {
-    const summary = await gitSummary({ root, mode: "none" });
+    const summary = await gitSummary({ root, sandbox: testSandbox("none") });
     expect(summary).toEqual({
       repository: true,
       branch: "feature/login",
@@ -42,7 +43,7 @@ describe("gitSummary", () => {
   it("says when the workspace is not a repository", async () => {
     const plain = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-git-none-"));
     try {
-      expect(await gitSummary({ root: plain, mode: "none" })).toEqual({ repository: false });
+      expect(await gitSummary({ root: plain, sandbox: testSandbox("none") })).toEqual({ repository: false });
     } finally {
       await fs.rm(plain, { recursive: true, force: true });
     }
@@ -50,7 +51,7 @@ describe("gitSummary", () => {
 
   it("reads the same inside the bubblewrap sandbox, where the workspace belongs to another uid", async (ctx) => {
     if (!(await bwrapAvailable())) ctx.skip();
-    const summary = await gitSummary({ root, mode: "bwrap" });
+    const summary = await gitSummary({ root, sandbox: testSandbox("bwrap") });
     expect(summary).toMatchObject({ repository: true, branch: "feature/login" });
   });
 });
@@ -59,7 +60,7 @@ describe("gitSummary in a folder inside another repository", () => {
   it("does not describe the outer repository", async () => {
     const inner = path.join(root, "nested-workspace");
     await fs.mkdir(inner);
-    expect(await gitSummary({ root: inner, mode: "none" })).toEqual({ repository: false });
+    expect(await gitSummary({ root: inner, sandbox: testSandbox("none") })).toEqual({ repository: false });
     await fs.rm(inner, { recursive: true });
   });
 });

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { sandboxCommand, type SandboxMode } from "@/server/workspace/sandbox";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 
 // The workspace's git state in a few facts (repository or not, branch, changed files), for the
 // agent's system prompt. Read with `git status --porcelain=v2 --branch -z`, run in the sandbox
@@ -20,25 +20,26 @@ export type GitSummary =
 
 const TIMEOUT_MS = 5_000;
 
-export async function gitSummary(input: { root: string; mode: SandboxMode; signal?: AbortSignal }): Promise<GitSummary | null> {
+export async function gitSummary(input: { root: string; sandbox: Sandbox; signal?: AbortSignal }): Promise<GitSummary | null> {
   // Only a repository at the workspace root counts: git would otherwise walk up and describe
   // whatever repository the server's data directory happens to sit in.
   if (!(await fs.lstat(path.join(input.root, ".git")).catch(() => null))) return { repository: false };
   // safe.directory: inside the sandbox the workspace belongs to another uid, which git would refuse.
-  const command = sandboxCommand({
-    mode: input.mode,
+  const launch = await input.sandbox.launch({
     workspaceRoot: input.root,
     command: ["git", "-c", "safe.directory=*", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"],
-    allowNetwork: false,
+    source: { kind: "git", id: "summary" },
+    network: "none",
     newSession: true,
     env: { GIT_PAGER: "cat" },
   });
+  const { command } = launch;
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, signal: input.signal }, (error, stdout, stderr) => {
+    execFile(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, uid: command.uid, gid: command.gid, encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, signal: input.signal }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
-  });
+  }).finally(() => launch.close());
   if (run.code === 0) return parsePorcelainV2(run.stdout);
   if (/not a git repository/i.test(run.stderr)) return { repository: false };
   // git missing, timed out or broken: the prompt leaves the git line out rather than guess.

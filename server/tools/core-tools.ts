@@ -31,3 +31,13 @@ export const CORE_TOOLS: readonly Tool[] = [
 
 /** Registered only when a search backend is configured. */
 export const WEB_SEARCH_TOOL: Tool = webSearchTool;
+
+/** The built-in tools a project admin may turn off (a tool that is off is never advertised to the model). */
+export const SWITCHABLE_TOOLS: readonly Tool[] = [...CORE_TOOLS, WEB_SEARCH_TOOL];
+export const SWITCHABLE_TOOL_NAMES = SWITCHABLE_TOOLS.map((t) => t.name) as [string, ...string[]];
+
+/** The stored `excludeTools` setting, read defensively: only names of switchable tools count. */
+export function switchedOffTools(stored: unknown): string[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.filter((name): name is string => typeof name === "string" && SWITCHABLE_TOOL_NAMES.includes(name));
+}

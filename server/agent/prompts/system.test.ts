@@ -84,7 +84,7 @@ describe("the system prompt", () => {
       root: "/data/workspaces/p",
       now: new Date(),
       sandbox: "bwrap",
-      network: { mode: "off" },
+      network: { policy: "off", allowHosts: [] },
       git: { repository: true, branch: "main", upstream: null, changes: [] },
       toolNames: ["read_file", "delegate", "ask_user", "memory", "note", "web_fetch", "skill", "workflow"],
       context: EMPTY_CONTEXT,

@@ -1,5 +1,6 @@
 import type { GitSummary } from "@/server/git/summary";
-import type { SandboxMode } from "@/server/workspace/sandbox";
+import type { SandboxMode } from "@/server/sandbox/launcher";
+import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import { renderContext, type PromptContext } from "@/server/agent/prompts/context";
 
 // The system prompt of a turn. The fixed part says how a careful engineer works in Tandem (the
@@ -8,8 +9,6 @@ import { renderContext, type PromptContext } from "@/server/agent/prompts/contex
 // what the project adds (instruction files, memories, skills, agents, workflows). Sections about
 // tools the session does not have are left out, so a sub-agent is never told to use them.
 
-/** The project's network policy for sandboxed commands (the egress proxy's mode). */
-export type NetworkPolicy = { mode: "off" } | { mode: "allow-list"; hosts: string[] } | { mode: "open" };
 
 export type PromptInput = {
   projectName: string;
@@ -95,9 +94,9 @@ function environment(input: PromptInput, tools: Set<string>): string {
 
 function networkLine(network: NetworkPolicy, webFetch: boolean): string {
   const fetch = webFetch ? " web_fetch runs outside the sandbox and can still read public pages." : "";
-  if (network.mode === "open") return "Network: open. Shell commands can reach the internet (package installs work).";
-  if (network.mode === "allow-list") {
-    return `Network: only these hosts are reachable from the shell: ${network.hosts.join(", ") || "(none)"}. Installs work only from them; anything else fails.${fetch}`;
+  if (network.policy === "open") return "Network: open. Shell commands can reach the internet (package installs work).";
+  if (network.policy === "allow-list") {
+    return `Network: only these hosts are reachable from the shell: ${network.allowHosts.join(", ") || "(none)"}. Installs work only from them; a refused host is named in the result, and a person can allow it for the project.${fetch}`;
   }
   return `Network: off. Shell commands cannot reach any host, so installs (npm install, pip install), downloads and git fetch/push fail: work with what is in the workspace and ask if something is missing.${fetch}`;
 }

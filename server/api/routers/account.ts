@@ -3,6 +3,8 @@ import { adminProcedure, protectedProcedure, publicProcedure, router } from "@/s
 import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { countUsers } from "@/server/db/repositories/users";
+import { commandGuardConfigSchema } from "@/lib/command-guard-config";
+import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
 
 export const accountRouter = router({
   // What the sign-in page needs before anyone is signed in.
@@ -22,6 +24,28 @@ export const accountRouter = router({
       await setSetting(ctx.services.db, "signupMode", input.signupMode);
       return { signupMode: input.signupMode };
     }),
+
+  // The destructive-command guard's checks and word lists, for every project on this server.
+  commandGuard: adminProcedure.query(({ ctx }) => getSetting(ctx.services.db, "commandGuard")),
+
+  setCommandGuard: adminProcedure.input(z.object({ config: commandGuardConfigSchema })).mutation(async ({ ctx, input }) => {
+    await setSetting(ctx.services.db, "commandGuard", input.config);
+    return input.config;
+  }),
+
+  // The web search service: the admin's choice, else the environment's. API keys are never sent back.
+  webSearch: adminProcedure.query(async ({ ctx }) => {
+    const admin = await getSetting(ctx.services.db, "webSearch");
+    const env = ctx.services.config.webSearch;
+    const shown = (b: WebSearchBackendConfig | null | undefined) => (b ? { kind: b.kind, url: b.url ?? null, hasKey: "apiKey" in b } : null);
+    return { admin: shown(admin), env: shown(env) };
+  }),
+
+  /** `backend: null` goes back to the environment's service. */
+  setWebSearch: adminProcedure.input(z.object({ backend: webSearchBackendSchema.nullable() })).mutation(async ({ ctx, input }) => {
+    await setSetting(ctx.services.db, "webSearch", input.backend);
+    return { kind: input.backend?.kind ?? null };
+  }),
 
   invites: adminProcedure.query(({ ctx }) => invites.listInvites(ctx.services.db)),
 

@@ -4,6 +4,7 @@ import { projectAdminProcedure, projectMutationProcedure, projectProcedure, rout
 import { AgentRuntimeError } from "@/server/agent/runtime";
 import { SchedulerError } from "@/server/services/scheduler";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
+import { loadSkills } from "@/server/agent/definitions";
 
 // A project's extensions, for the settings page: MCP servers and tool discovery (configured by
 // the project's admins, since they run commands), their live status, scheduled tasks (pause,
@@ -78,6 +79,12 @@ export const extensionsRouter = router({
       })),
       problems,
     };
+  }),
+
+  /** The project's skills (.tandem/skills), for the composer's slash commands. */
+  skills: workspaceProcedure.query(async ({ ctx }) => {
+    const { skills } = await loadSkills(ctx.workspace);
+    return { skills: skills.map((s) => ({ name: s.name, description: s.description })) };
   }),
 
   /** Runs a workflow in a new session of the caller's, which streams each step; returns that session. */

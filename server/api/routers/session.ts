@@ -13,10 +13,12 @@ import { ADMIN_ROLES, mayAnswerApprovals, WRITE_ROLES } from "@/server/api/acces
 import { untilLinkEnds, presenceStream } from "@/server/api/live";
 import { listPendingApprovals } from "@/server/db/repositories/approvals";
 import { findNote, listNotes, saveNote, updateNote } from "@/server/db/repositories/notes";
-import { listChildSessions, listSessions, renameSession, setApprovalsBy, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import { listChildSessions, listSessions, renameSession, setApprovalsBy, setSessionModel, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import { listTodos } from "@/server/db/repositories/todos";
 import { endableStream } from "@/server/agent/event-stream";
 import { committedEvents } from "@/lib/session-events";
+import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, imageHashSchema, looksLike } from "@/lib/images";
+import { findSessionImage, storeSessionImage } from "@/server/db/repositories/session-images";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 
 // Agent sessions. The access tiers (server/api/trpc.ts, decided in server/api/access.ts): members
@@ -76,20 +78,54 @@ export const sessionRouter = router({
     .input(z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) }))
     .mutation(async ({ ctx, input }) => publicSession(await renameSession(ctx.services.db, ctx.session.id, input.title))),
 
+  /** `/model`: the model the session's next turns use. */
+  setModel: sessionMutationProcedure
+    .input(z.object({ model: z.string().trim().regex(/^(openai|anthropic|google|openai-compatible|ollama):.+$/, "model must be provider:model, e.g. anthropic:claude-sonnet-4-5").max(200) }))
+    .mutation(async ({ ctx, input }) => {
+      await setSessionModel(ctx.services.db, ctx.session.id, input.model);
+      return { model: input.model };
+    }),
+
+  /** `/compact`: summarise the conversation now (between turns). */
+  compact: sessionMutationProcedure.mutation(({ ctx }) => runtimeCall(() => ctx.services.agent.compact({ sessionId: ctx.session.id }))),
+
   delete: sessionMutationProcedure.mutation(async ({ ctx }) => {
     await ctx.services.agent.deleteSession(ctx.session.id);
     return { id: ctx.session.id };
   }),
 
   send: sessionCollaborateProcedure
-    .input(z.object({ text: z.string().trim().min(1, "text must not be empty").max(100_000) }))
+    .input(
+      z.object({
+        text: z.string().trim().min(1, "text must not be empty").max(100_000),
+        images: z.array(imageHashSchema).max(MAX_IMAGES_PER_MESSAGE).optional(),
+        /** `@` mentions: workspace paths (files, folders) or http(s) URLs, attached with the message. */
+        mentions: z.array(z.string().trim().min(1).max(2000)).max(10).optional(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
-        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user) });
+        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions });
         ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, false);
         return { seq: event.seq };
       }),
     ),
+
+  /** An image pasted or dropped into the composer, stored with the session until a message refers to it. */
+  attachImage: sessionCollaborateProcedure
+    .input(z.object({ mediaType: z.enum(IMAGE_MEDIA_TYPES), data: z.base64().max(Math.ceil(MAX_IMAGE_BYTES / 3) * 4, `images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not accepted`) }))
+    .mutation(async ({ ctx, input }) => {
+      const bytes = Buffer.from(input.data, "base64");
+      if (!looksLike(input.mediaType, bytes)) throw new TRPCError({ code: "BAD_REQUEST", message: `The data is not a ${input.mediaType} image.` });
+      return storeSessionImage(ctx.services.db, ctx.session.id, bytes, input.mediaType);
+    }),
+
+  /** One of the session's images, for its transcript's thumbnails (read as a blob: URL in the page). */
+  image: sessionViewProcedure.input(z.object({ hash: imageHashSchema })).query(async ({ ctx, input }) => {
+    const image = await findSessionImage(ctx.services.db, ctx.session.id, input.hash);
+    if (!image) throw new TRPCError({ code: "NOT_FOUND", message: "No such image in this session." });
+    return { mediaType: image.mediaType, data: Buffer.from(image.data).toString("base64") };
+  }),
 
   cancel: sessionMutationProcedure.mutation(({ ctx }) =>
     runtimeCall(async () => {

@@ -7,6 +7,8 @@ export type ProjectAgentSettingsRow = {
   denyRules: unknown;
   stepLimit: number;
   loopGuardRepeats: number;
+  /** Built-in tool names turned off for the project. */
+  excludeTools: unknown;
 };
 
 export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
@@ -15,9 +17,10 @@ export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
   denyRules: [],
   stepLimit: 50,
   loopGuardRepeats: 3,
+  excludeTools: [],
 };
 
-const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true } as const;
+const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true, excludeTools: true } as const;
 
 export async function getProjectAgentSettings(db: Db, projectId: string): Promise<ProjectAgentSettingsRow> {
   return (await db.projectAgentSettings.findUnique({ where: { projectId }, select })) ?? DEFAULT_AGENT_SETTINGS;
@@ -28,6 +31,7 @@ export async function updateProjectAgentSettings(db: Db, projectId: string, patc
     ...patch,
     allowRules: patch.allowRules as Prisma.InputJsonValue | undefined,
     denyRules: patch.denyRules as Prisma.InputJsonValue | undefined,
+    excludeTools: patch.excludeTools as Prisma.InputJsonValue | undefined,
   };
   return db.projectAgentSettings.upsert({ where: { projectId }, create: { projectId, ...data }, update: data, select });
 }
@@ -38,11 +42,12 @@ export type ModelSettingRow = {
   outputPerMTok: number | null;
   cachedInputPerMTok: number | null;
   contextWindow: number | null;
+  acceptsImages: boolean | null;
 };
 
 export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
   return db.modelSetting.findMany({
-    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true },
+    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true, acceptsImages: true },
     orderBy: { model: "asc" },
   });
 }
@@ -50,11 +55,11 @@ export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
 export async function findModelSetting(db: Db, model: string): Promise<ModelSettingRow | null> {
   return db.modelSetting.findUnique({
     where: { model },
-    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true },
+    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true, acceptsImages: true },
   });
 }
 
-export async function setModelSetting(db: Db, row: ModelSettingRow) {
+export async function setModelSetting(db: Db, row: Omit<ModelSettingRow, "acceptsImages"> & { acceptsImages?: boolean | null }) {
   const { model, ...data } = row;
   await db.modelSetting.upsert({ where: { model }, create: row, update: data });
 }

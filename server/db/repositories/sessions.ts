@@ -84,6 +84,10 @@ export async function renameSession(db: Db, id: string, title: string) {
   return toRow(await db.agentSession.update({ where: { id }, data: { title }, select }));
 }
 
+export async function setSessionModel(db: Db, id: string, model: string) {
+  await db.agentSession.update({ where: { id }, data: { model } });
+}
+
 export async function setApprovalsBy(db: Db, id: string, approvalsBy: "team" | "author") {
   return toRow(await db.agentSession.update({ where: { id }, data: { approvalsBy }, select }));
 }

@@ -1,12 +1,17 @@
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
 import { NETWORK_POLICIES, networkPolicyKind } from "@/server/sandbox/egress-policy";
+import { commandGuardConfigSchema, DEFAULT_COMMAND_GUARD } from "@/lib/command-guard-config";
+import { webSearchBackendSchema } from "@/lib/web-search-config";
 
 // Instance-wide settings, each with its schema and default, stored as JSON rows.
 export const settingSchemas = {
   signupMode: z.enum(["open", "invite"]).default("invite"),
   /** Which network policies projects may choose (an admin may rule out `open`, say). */
   networkPolicies: z.array(networkPolicyKind).min(1).default([...NETWORK_POLICIES]),
+  commandGuard: commandGuardConfigSchema.default(DEFAULT_COMMAND_GUARD),
+  /** The admin's web search service; null: the environment's (server/env.ts). */
+  webSearch: webSearchBackendSchema.nullable().default(null),
 };
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -19,6 +24,10 @@ export async function getSetting<K extends SettingKey>(db: Db, key: K): Promise<
 }
 
 export async function setSetting<K extends SettingKey>(db: Db, key: K, value: SettingValue<K>) {
-  const json = settingSchemas[key].parse(value) as object;
+  const json = settingSchemas[key].parse(value) as object | null;
+  if (json === null) {
+    await db.setting.deleteMany({ where: { key } });
+    return;
+  }
   await db.setting.upsert({ where: { key }, create: { key, value: json }, update: { value: json } });
 }

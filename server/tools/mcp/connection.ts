@@ -1,10 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { McpWebSocketTransport } from "./websocket-transport";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_TIMEOUT_MS, isStdio, type McpServerConfig, type StdioServerConfig } from "@/lib/mcp-config";
+import { DEFAULT_TIMEOUT_MS, isStdio, isWebSocketUrl, type McpServerConfig, type StdioServerConfig } from "@/lib/mcp-config";
 
 // One MCP server of a project: connects (stdio in the sandbox, or streamable HTTP falling back to
 // SSE), lists its tools, calls them, and reconnects with backoff when it fails or exits. A
@@ -18,7 +19,7 @@ export type McpToolInfo = {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
 };
 
-export type McpTransportKind = "stdio" | "streamable-http" | "sse";
+export type McpTransportKind = "stdio" | "streamable-http" | "sse" | "websocket";
 
 export type McpConnectionState =
   | { status: "connecting"; attempt: number }
@@ -78,6 +79,7 @@ export function createMcpConnection(options: McpConnectionOptions) {
     }
     const url = new URL(config.url);
     const requestInit = { headers: config.headers ?? {} };
+    if (isWebSocketUrl(config.url)) return { client: await handshake(new McpWebSocketTransport(url, config.headers)), transport: "websocket" };
     if (config.type === "sse") return { client: await handshake(new SSEClientTransport(url, { requestInit })), transport: "sse" };
     try {
       return { client: await handshake(new StreamableHTTPClientTransport(url, { requestInit })), transport: "streamable-http" };

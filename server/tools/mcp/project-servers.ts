@@ -13,7 +13,7 @@ import { mcpTool } from "./mcp-tool";
 
 export type McpServerStatus = {
   name: string;
-  transport: "stdio" | "streamable-http" | "sse" | "remote";
+  transport: "stdio" | "streamable-http" | "sse" | "websocket" | "remote";
   status: "connecting" | "connected" | "failed" | "closed";
   error?: string;
   retryAt?: number | null;

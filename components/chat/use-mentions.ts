@@ -1,0 +1,48 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import type { CompletionItem, CompletionTrigger } from "@/components/chat/composer-completion";
+import { useTRPC } from "@/components/trpc-provider";
+import { rankFiles } from "@/components/ui/quick-open";
+
+// `@` completion over the workspace's files and folders (the list and the ranking quick open
+// uses), and the mentions a message holds: `@path` of a known file or folder, or `@http(s)://...`.
+
+const URL_MENTION = /^https?:\/\/\S+$/i;
+
+export function useMentions(projectId: string) {
+  const trpc = useTRPC();
+  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { staleTime: 10_000 }));
+  const entries = useMemo(() => {
+    const list = files.data?.files ?? [];
+    const folders = new Set<string>();
+    for (const file of list) {
+      const parts = file.split("/");
+      for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join("/")}/`);
+    }
+    return [...folders, ...list];
+  }, [files.data]);
+  const known = useMemo(() => new Set(entries.map((e) => e.replace(/\/$/, ""))), [entries]);
+
+  const complete = (trigger: CompletionTrigger): CompletionItem[] => {
+    if (trigger.char !== "@") return [];
+    if (URL_MENTION.test(trigger.query)) return [{ key: `url:${trigger.query}`, label: `@${trigger.query}`, detail: "Fetch this page with the message", insert: `@${trigger.query} ` }];
+    return rankFiles(entries, trigger.query, { limit: 20 }).map((m) => {
+      const folder = m.path.endsWith("/");
+      const ref = folder ? m.path.slice(0, -1) : m.path;
+      return { key: m.path, label: `@${ref}`, detail: folder ? "Folder: its files are attached" : "File: attached with the message", insert: `@${ref} ` };
+    });
+  };
+
+  /** The mentions in a message's text, in order, once each. */
+  const mentionsOf = (text: string): string[] => {
+    const found: string[] = [];
+    for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
+      const ref = match[1]!.replace(/[.,;:!?)]+$/, "");
+      if ((URL_MENTION.test(ref) || known.has(ref)) && !found.includes(ref)) found.push(ref);
+    }
+    return found;
+  };
+  return { complete, mentionsOf };
+}

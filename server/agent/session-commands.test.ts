@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SUMMARY_PREFIX } from "@/lib/model-transcript";
+import { createAgentHarness, only } from "./test-harness";
+
+// What /model and /compact do behind the composer: the session's next turn goes to the model it
+// was switched to, and a compaction asked for between turns replaces the conversation with the
+// model's summary in what the model reads next (the log keeps everything).
+
+let h: Awaited<ReturnType<typeof createAgentHarness>>;
+beforeAll(async () => {
+  h = await createAgentHarness();
+});
+afterAll(() => h.dispose());
+
+describe("session commands", () => {
+  it("/model: the next turn uses the new model", async () => {
+    const session = await h.newSession({ replies: [{ text: "one" }, { text: "two" }] });
+    await h.send(session.id, "first");
+    expect(h.model.requests.at(-1)!.model).toBe("scripted");
+    await h.caller.session.setModel({ sessionId: session.id, model: "openai-compatible:other-model" });
+    await h.send(session.id, "second");
+    expect(h.model.requests.at(-1)!.model).toBe("other-model");
+    await expect(h.caller.session.setModel({ sessionId: session.id, model: "not a model" })).rejects.toThrow("provider:model");
+  });
+
+  it("/compact: summarises now; the next request starts from the summary", async () => {
+    const session = await h.newSession({
+      replies: [{ match: "remember the number", text: "Noted: 42." }, { match: "Summarise the conversation", text: "The user asked to remember 42." }, { match: "what was it", text: "42." }],
+    });
+    await h.send(session.id, "remember the number 42");
+    await h.caller.session.compact({ sessionId: session.id });
+    await expect(h.caller.session.compact({ sessionId: session.id })).rejects.toThrow("Nothing new to compact");
+    const events = await h.send(session.id, "what was it?");
+    expect(only(events, "compaction")[0]!.payload.summary).toBe("The user asked to remember 42.");
+    const messages = h.model.requests.at(-1)!.messages;
+    expect(messages.map((m) => m.content)).toContain(`${SUMMARY_PREFIX}The user asked to remember 42.`);
+    expect(JSON.stringify(messages)).not.toContain("Noted: 42.");
+  });
+});

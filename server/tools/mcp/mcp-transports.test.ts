@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import { parseMcpServersText } from "@/lib/mcp-config";
+import { useToolSessions } from "../test-helpers";
+import { createMcpServers, sandboxedLauncher } from "./project-servers";
+import { testSandbox } from "@/server/test/sandbox";
+
+// MCP configurations as other tools write them, and the transports they name, against real
+// servers started here: the "everything" server over the old HTTP+SSE transport (reached by the
+// fallback from streamable HTTP) and over stdio with includeTools, and a WebSocket server.
+
+const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const session = useToolSessions();
+const servers = createMcpServers({ maxBackoffMs: 500 });
+let root: string;
+let sse: ChildProcess;
+let sseUrl: string;
+let wss: WebSocketServer;
+let wsUrl: string;
+const wsHeaders: Array<string | undefined> = [];
+const launch = () => sandboxedLauncher(root, testSandbox("none"));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+beforeAll(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-t-")));
+  const port = await freePort();
+  sse = spawn(process.execPath, [EVERYTHING, "sse"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the SSE MCP server did not start")), 15_000);
+    sse.stderr!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("running on port")) (clearTimeout(timer), resolve());
+    });
+  });
+  sseUrl = `http://127.0.0.1:${port}/sse`;
+
+  // A WebSocket MCP server: JSON-RPC over text frames with the "mcp" subprotocol.
+  wss = new WebSocketServer({ port: 0, host: "127.0.0.1", handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false) });
+  wss.on("connection", (socket, request) => {
+    wsHeaders.push(request.headers.authorization);
+    socket.on("message", (data) => {
+      const msg = JSON.parse(String(data)) as { id?: number; method: string; params?: { protocolVersion?: string; arguments?: { word?: string } } };
+      const reply = (result: unknown) => socket.send(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+      if (msg.method === "initialize") reply({ protocolVersion: msg.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "ws-server", version: "1" } });
+      else if (msg.method === "tools/list") reply({ tools: [{ name: "shout", description: "Shout a word", inputSchema: { type: "object", properties: { word: { type: "string" } } } }] });
+      else if (msg.method === "tools/call") reply({ content: [{ type: "text", text: `${msg.params!.arguments!.word!.toUpperCase()}!` }] });
+    });
+  });
+  await new Promise<void>((r) => wss.once("listening", () => r()));
+  wsUrl = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/mcp`;
+}, 30_000);
+
+afterAll(async () => {
+  await servers.dispose();
+  sse?.kill();
+  wss?.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe("MCP configurations from other tools", () => {
+  it("reads gemini-cli's httpUrl, Claude Code's and Cursor's type, VS Code's servers key and a WebSocket url", () => {
+    const gemini = parseMcpServersText(JSON.stringify({ theme: "dark", mcpServers: { api: { httpUrl: "https://api.example.com/mcp", headers: { A: "1" } } } }));
+    expect(gemini).toEqual({ ok: true, servers: { api: { url: "https://api.example.com/mcp", type: "http", headers: { A: "1" } } } });
+    const claude = parseMcpServersText(JSON.stringify({ mcpServers: { local: { type: "stdio", command: "npx", args: ["-y", "x"] }, old: { type: "sse", url: "https://old.example.com/sse" } } }));
+    expect(claude.ok && Object.keys(claude.servers)).toEqual(["local", "old"]);
+    const vscode = parseMcpServersText(JSON.stringify({ servers: { gh: { type: "http", url: "https://gh.example.com/mcp" } } }));
+    expect(vscode.ok && vscode.servers.gh).toEqual({ type: "http", url: "https://gh.example.com/mcp" });
+    expect(parseMcpServersText(JSON.stringify({ mcpServers: { live: { url: "wss://live.example.com/mcp" } } })).ok).toBe(true);
+    const mismatch = parseMcpServersText(JSON.stringify({ mcpServers: { live: { type: "sse", url: "ws://x.example.com" } } }));
+    expect(mismatch).toMatchObject({ ok: false, problems: [{ path: "mcpServers.live.type" }] });
+  });
+});
+
+describe("MCP transports", () => {
+  it("falls back to the HTTP+SSE transport when a url without a type does not speak streamable HTTP", async () => {
+    await servers.sync("sse", { legacy: { url: sseUrl } }, launch());
+    const tools = await servers.tools("sse");
+    expect(tools.map((t) => t.name)).toContain("legacy__echo");
+    expect(servers.status("sse")[0]).toMatchObject({ status: "connected", transport: "sse" });
+    const run = await (await session()).run(tools.find((t) => t.name === "legacy__echo")!, { message: "over sse" });
+    expect(run.llm).toBe("Echo: over sse");
+  }, 30_000);
+
+  it("offers only includeTools (and never excludeTools)", async () => {
+    await servers.sync("inc", { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], includeTools: ["echo", "get-sum"], excludeTools: ["get-sum"] } }, launch());
+    expect((await servers.tools("inc")).map((t) => t.name)).toEqual(["everything__echo"]);
+  }, 30_000);
+
+  it("connects to a WebSocket server with the config's headers and calls its tool", async () => {
+    await servers.sync("ws", { live: { url: wsUrl, headers: { Authorization: "Bearer w" } } }, launch());
+    const tools = await servers.tools("ws");
+    expect(tools.map((t) => t.name)).toEqual(["live__shout"]);
+    expect(servers.status("ws")[0]).toMatchObject({ status: "connected", transport: "websocket" });
+    expect(wsHeaders.at(-1)).toBe("Bearer w");
+    const run = await (await session()).run(tools[0]!, { word: "hello" });
+    expect(run.llm).toBe("HELLO!");
+  }, 30_000);
+});
