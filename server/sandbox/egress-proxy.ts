@@ -95,7 +95,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
       refuse(target.hostname, port, error.message);
-      res.writeHead(403, { "content-type": "text/plain" }).end(message(target.hostname, error.message));
+      res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error.message));
       return;
     }
     const headers = { ...req.headers };

@@ -18,7 +18,7 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
-import type { SandboxMode } from "@/server/sandbox/launcher";
+import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
 import { createProjectNetwork } from "@/server/services/network";
 
@@ -29,17 +29,21 @@ import { createProjectNetwork } from "@/server/services/network";
 // knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
 export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number };
 // `sandbox: "bwrap"` runs project processes in bubblewrap with the projects' network policies, the
-// egress proxy resolving `egressTestHosts` names to their (loopback) addresses.
+// egress proxy resolving `egressTestHosts` names to their (loopback) addresses; with `installDir`
+// the sandbox host is the production one (masks of install dir, data dir and home; a per-project
+// uid when root), for a server "installed" in `installDir` with its data in `dataDir`.
 export async function createTestServices(
-  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string> } = {},
+  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string } = {},
 ) {
   const database = await createTestDatabase();
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-"));
+  const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false });
   const network = createProjectNetwork(database.db);
   const sandbox = createSandbox({
-    host: { mode: options.sandbox ?? "none", masks: [dataDir], perProjectUid: false, limits: null },
+    host: options.installDir
+      ? defaultSandboxHost(options.sandbox ?? "bwrap", { dataDir, installDir: options.installDir, limits: config.sandboxLimits })
+      : { mode: options.sandbox ?? "none", masks: [dataDir], perProjectUid: false, limits: null },
     policies: network.policies,
     testHosts: options.egressTestHosts,
     log: (connection) => void network.log(connection),

@@ -1,0 +1,222 @@
+import { execFile } from "node:child_process";
+import { lookup } from "node:dns/promises";
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NetworkPolicy } from "./egress-policy";
+import { openEgressListener, type EgressConnection, type EgressListener } from "./egress-proxy";
+import { bwrapAvailable, type SandboxHost } from "./launcher";
+import { createSandbox, type LoggedConnection, type Sandbox } from "./sandbox";
+
+// The egress proxy against real local HTTP servers: one whose name is on the list, one whose
+// name is not. Test names resolve through a test-only map (what TANDEM_EGRESS_TEST_HOSTS sets).
+
+let allowedServer: http.Server;
+let deniedServer: http.Server;
+let allowedPort: number;
+let deniedPort: number;
+let denialsSeenByServer = 0;
+let dir: string;
+
+const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)));
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "tandem-egress-"));
+  allowedServer = http.createServer((req, res) => res.end(`allowed server: ${req.method} ${req.url}`));
+  deniedServer = http.createServer((_req, res) => {
+    denialsSeenByServer++;
+    res.end("denied server reached");
+  });
+  allowedPort = await listen(allowedServer);
+  deniedPort = await listen(deniedServer);
+});
+
+afterAll(() => {
+  allowedServer.close();
+  deniedServer.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const testHosts = new Map([
+  ["registry.test", "127.0.0.1"],
+  ["blocked.test", "127.0.0.1"],
+]);
+
+/** Sends one raw request over the proxy's socket and returns the status line and body. */
+function raw(socketPath: string, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    let data = "";
+    socket.on("data", (c) => {
+      data += c.toString();
+      // A CONNECT that succeeded leaves the tunnel open: the status line is all we need.
+      if (/^HTTP\/1\.1 200 Connection Established/.test(data)) socket.destroy();
+    });
+    socket.on("close", () => resolve(data));
+    socket.on("error", () => resolve(data));
+    socket.write(request);
+    setTimeout(() => socket.destroy(), 5_000).unref();
+  });
+}
+
+function listener(policy: NetworkPolicy, extra: { onlyHosts?: string[]; resolve?: (host: string) => Promise<{ address: string; family: number }[]> } = {}) {
+  const log: EgressConnection[] = [];
+  const egress = openEgressListener({
+    socketPath: path.join(dir, `${Math.random().toString(36).slice(2)}.sock`),
+    policy: async () => policy,
+    testHosts,
+    record: (c) => log.push(c),
+    ...extra,
+  });
+  return { egress, log };
+}
+
+describe("egress proxy", () => {
+  let open: EgressListener[] = [];
+  afterAll(async () => {
+    await Promise.all(open.map((l) => l.close()));
+    open = [];
+  });
+
+  it("forwards plain HTTP and CONNECT to hosts on the list, and records each connection with its bytes", async () => {
+    const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    const response = await raw(egress.socketPath, `GET http://registry.test:${allowedPort}/pkg HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\nConnection: close\r\n\r\n`);
+    expect(response).toMatch(/^HTTP\/1\.1 200/);
+    expect(response).toContain("allowed server: GET /pkg");
+    const tunnel = await raw(egress.socketPath, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\n\r\n`);
+    expect(tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established/);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(log).toHaveLength(2);
+    expect(log[0]).toMatchObject({ host: "registry.test", port: allowedPort, allowed: true });
+    expect(log[0]!.bytesIn).toBeGreaterThan(0);
+    expect(log[0]!.bytesOut).toBeGreaterThan(0);
+    expect(egress.denials()).toEqual([]);
+  });
+
+  it("refuses hosts not on the list, says how to allow them, and never connects", async () => {
+    const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test", "*.npmjs.org"] });
+    open.push(egress);
+    const before = denialsSeenByServer;
+    const plain = await raw(egress.socketPath, `GET http://blocked.test:${deniedPort}/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n`);
+    const tunnel = await raw(egress.socketPath, `CONNECT blocked.test:${deniedPort} HTTP/1.1\r\n\r\n`);
+    for (const r of [plain, tunnel]) {
+      expect(r).toMatch(/^HTTP\/1\.1 403/);
+      expect(r).toContain("blocked.test");
+      expect(r).toContain("project settings (Network)");
+    }
+    expect(denialsSeenByServer).toBe(before);
+    expect(egress.denials()).toEqual(["blocked.test"]);
+    expect(log.map((c) => c.allowed)).toEqual([false, false]);
+  });
+
+  it("matches wildcards to subdomains only", async () => {
+    const { egress } = listener({ policy: "allow-list", allowHosts: ["*.npmjs.org"] }, { resolve: async () => [{ address: "93.184.216.34", family: 4 }] });
+    open.push(egress);
+    const apex = await raw(egress.socketPath, "CONNECT npmjs.org.evil.test:443 HTTP/1.1\r\n\r\n");
+    expect(apex).toMatch(/^HTTP\/1\.1 403/);
+    const suffix = await raw(egress.socketPath, "CONNECT evilnpmjs.org:443 HTTP/1.1\r\n\r\n");
+    expect(suffix).toMatch(/^HTTP\/1\.1 403/);
+    expect(egress.denials()).toEqual(["npmjs.org.evil.test", "evilnpmjs.org"]);
+  });
+
+  it("narrows the project's policy to onlyHosts (git to one remote)", async () => {
+    const { egress } = listener({ policy: "open", allowHosts: [] }, { onlyHosts: ["registry.test"] });
+    open.push(egress);
+    expect(await raw(egress.socketPath, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(await raw(egress.socketPath, `CONNECT blocked.test:${deniedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
+  });
+
+  it("refuses every loopback, private, link-local and metadata address form of the web_fetch tests, even with the open policy", async () => {
+    const p = deniedPort;
+    // Names that a hostile DNS answers with loopback; everything else resolves as usual.
+    const resolve = async (host: string) =>
+      ["rebind.example", "127.0.0.1.nip.io", "internal.example"].includes(host) ? [{ address: host === "internal.example" ? "10.0.0.1" : "127.0.0.1", family: 4 }] : lookup(host, { all: true, verbatim: true });
+    const { egress } = listener({ policy: "open", allowHosts: [] }, { resolve });
+    open.push(egress);
+    const before = denialsSeenByServer;
+    const hosts = [
+      `127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`, `2130706433:${p}`, `0177.0.0.1:${p}`, `0x7f.0.0.1:${p}`, `127.1:${p}`, `0.0.0.0:${p}`,
+      `[::]:${p}`, `[::ffff:127.0.0.1]:${p}`, `[::ffff:7f00:1]:${p}`, `127.0.0.1.nip.io:${p}`, `rebind.example:${p}`,
+      "10.0.0.1:80", "172.16.5.4:80", "192.168.0.1:80", "100.64.1.1:80", "169.254.169.254:80", "[fd00::1]:80", "[fe80::1]:80", "224.0.0.251:80",
+      "internal.example:443",
+    ];
+    for (const host of hosts) {
+      const plain = await raw(egress.socketPath, `GET http://${host}/latest/meta-data/ HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const tunnel = await raw(egress.socketPath, `CONNECT ${host} HTTP/1.1\r\n\r\n`);
+      expect(plain, `GET ${host}`).toMatch(/^HTTP\/1\.1 403/);
+      expect(tunnel, `CONNECT ${host}`).toMatch(/^HTTP\/1\.1 403/);
+    }
+    expect(denialsSeenByServer).toBe(before);
+  });
+
+  it("gives nothing when the policy is off", async () => {
+    const { egress } = listener({ policy: "off", allowHosts: ["registry.test"] });
+    open.push(egress);
+    expect(await raw(egress.socketPath, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
+  });
+});
+
+// The whole path: a command in bubblewrap, its bridge, the socket, the proxy, a local server.
+describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => {
+  const host: SandboxHost = { mode: "bwrap", masks: [], perProjectUid: false, limits: null };
+  const policies = new Map<string, NetworkPolicy>();
+  const logged: LoggedConnection[] = [];
+  let sandbox: Sandbox;
+  let workspace: string;
+
+  beforeAll(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), "tandem-egress-ws-"));
+    sandbox = createSandbox({ host, policies: { get: async (id) => policies.get(id) ?? { policy: "off", allowHosts: [] } }, testHosts, log: (c) => logged.push(c) });
+  });
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+
+  async function sh(projectId: string, script: string) {
+    const launch = await sandbox.launch({ workspaceRoot: workspace, command: ["/bin/bash", "-c", script], newSession: true, projectId, source: { kind: "terminal", id: "t1" } });
+    const c = launch.command;
+    const result = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, timeout: 30_000 }, (_e, stdout, stderr) => resolve({ stdout, stderr })),
+    );
+    const denials = launch.denials();
+    await launch.close();
+    return { ...result, denials };
+  }
+
+  it("reaches an allowed host with curl through HTTP_PROXY, plain and tunnelled, and is refused a host not on the list", async () => {
+    policies.set("p1", { policy: "allow-list", allowHosts: ["registry.test"] });
+    const { stdout, denials } = await sh(
+      "p1",
+      `curl -s http://registry.test:${allowedPort}/a; echo; curl -s -p http://registry.test:${allowedPort}/b; echo; curl -s -o /dev/null -w '%{http_code}\\n' http://blocked.test:${deniedPort}/; env | grep -c -i _proxy=`,
+    );
+    expect(stdout).toContain("allowed server: GET /a");
+    expect(stdout).toContain("allowed server: GET /b");
+    expect(stdout).toMatch(/^403$/m);
+    expect(Number(stdout.trim().split("\n").pop())).toBeGreaterThanOrEqual(8);
+    expect(denials).toEqual(["blocked.test"]);
+    const mine = logged.filter((c) => c.projectId === "p1");
+    expect(mine.map((c) => [c.host, c.allowed])).toEqual([
+      ["registry.test", true],
+      ["registry.test", true],
+      ["blocked.test", false],
+    ]);
+    expect(mine[0]!.source).toEqual({ kind: "terminal", id: "t1" });
+  });
+
+  it("cannot reach the host's loopback directly, only through the proxy", async () => {
+    policies.set("p2", { policy: "open", allowHosts: [] });
+    const { stdout } = await sh("p2", `curl -s --noproxy '*' -m 3 http://127.0.0.1:${deniedPort}/ || echo NO_ROUTE; curl -s --noproxy '' -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:${deniedPort}/`);
+    expect(stdout).toContain("NO_ROUTE");
+    expect(stdout).toMatch(/^403$/m);
+    expect(stdout).not.toContain("denied server reached");
+  });
+
+  it("has no bridge, no proxy and no proxy variables when the policy is off", async () => {
+    policies.set("p3", { policy: "off", allowHosts: [] });
+    const { stdout } = await sh("p3", `env | grep -i _proxy= || echo NO_PROXY_VARS; curl -s -m 3 http://registry.test:${allowedPort}/ || echo NO_NETWORK`);
+    expect(stdout).toContain("NO_PROXY_VARS");
+    expect(stdout).toContain("NO_NETWORK");
+  });
+});
