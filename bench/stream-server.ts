@@ -6,6 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { toNodeHandler } from "better-auth/node";
@@ -13,6 +14,7 @@ import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
 import { createContext } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
 import { loadConfig } from "@/server/env";
 import { createServices } from "@/server/services";
 
@@ -39,16 +41,34 @@ const server = http.createServer((req, res) => {
 });
 const wss = new WebSocketServer({ noServer: true });
 applyWSSHandler({ wss, router: appRouter, createContext: ({ req }) => createContext(services, headersOf(req)) });
-server.on("upgrade", (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req)));
+server.on("upgrade", (req, socket, head) =>
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    coalesceWritesPerTurn(socket);
+    wss.emit("connection", ws, req);
+  }),
+);
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 
 let peakRss = process.memoryUsage().rss;
-setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50).unref();
+setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50).unref();
+// How late the event loop runs its callbacks: every delta, write and socket send waits behind it.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 
 process.on("message", async (message: { type: string }) => {
   if (message.type === "stats") {
-    process.send!({ type: "stats", rowsWritten: services.agent.stats.rowsWritten, rss: process.memoryUsage().rss, peakRss });
+    process.send!({
+      type: "stats",
+      rowsWritten: services.agent.stats.rowsWritten,
+      rss: process.memoryUsage().rss,
+      peakRss,
+      loopDelayP50: loopDelay.percentile(50) / 1e6,
+      loopDelayP99: loopDelay.percentile(99) / 1e6,
+      loopDelayMax: loopDelay.max / 1e6,
+      cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1e3,
+    });
     peakRss = process.memoryUsage().rss;
+    loopDelay.reset();
   }
   if (message.type === "stop") {
     for (const client of wss.clients) client.terminate();

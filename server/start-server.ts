@@ -10,6 +10,7 @@ import { createContext, type Services } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { authorizeProject, mayTypeInTerminal } from "@/server/api/access";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
+import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
@@ -86,7 +87,10 @@ export async function startServer(services: Services, options: { dir: string; pa
       req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
     }
     if (url.pathname === "/api/trpc/ws") {
-      trpcWss.handleUpgrade(req, socket, head, (ws) => trpcWss.emit("connection", ws, req));
+      trpcWss.handleUpgrade(req, socket, head, (ws) => {
+        coalesceWritesPerTurn(socket);
+        trpcWss.emit("connection", ws, req);
+      });
       return;
     }
     if (url.pathname === TERMINAL_WS_PATH) {
