@@ -17,6 +17,7 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
+import { createLanguageServers } from "@/server/language/language-servers";
 
 export class StartupError extends Error {}
 
@@ -56,6 +57,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const files = createProjectFiles(config.dataDir, config.importRoots);
   const terminals = createTerminalService({ sandboxMode });
   const models = createModelRegistry(config.models);
+  const language = createLanguageServers({ sandboxMode, log: (line) => log(`language: ${line}`) });
   const checkpoints = createCheckpointStores(config.dataDir, files);
   const extensions = createExtensions({ config, db, databaseUrl, sandbox: { mode: sandboxMode, allowNetwork: false }, openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
@@ -72,7 +74,7 @@ export async function createServices(config: Config, log: (line: string) => void
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions };
+  const services: Services = { ...live, config, db, auth, files, terminals, language, agent, models, checkpoints, extensions };
   return {
     services,
     sandboxMode,
@@ -80,6 +82,7 @@ export async function createServices(config: Config, log: (line: string) => void
       await extensions.dispose();
       await agent.dispose();
       terminals.disposeAll();
+      await language.dispose();
       await db.$disconnect();
       await embedded?.stop();
     },

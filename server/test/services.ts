@@ -18,6 +18,7 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
+import { createLanguageServers } from "@/server/language/language-servers";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -31,6 +32,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false });
   const terminals = createTerminalService({ sandboxMode: "none" });
+  const language = createLanguageServers({ sandboxMode: "none" });
   const files = createProjectFiles(dataDir, config.importRoots);
   if (options.modelBaseUrl) {
     config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
@@ -71,6 +73,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     auth,
     files,
     terminals,
+    language,
     agent,
     models,
     checkpoints,
@@ -98,6 +101,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
       await extensions?.dispose();
       await agent.dispose();
       terminals.disposeAll();
+      await language.dispose();
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -20,6 +20,8 @@ export interface SandboxOptions {
    * sandboxed process from injecting keystrokes, but it breaks job control in an interactive PTY.
    */
   newSession?: boolean;
+  /** Host paths bound read-only at `to` (e.g. a language server's package under /opt/tandem); bwrap only. */
+  readOnlyBinds?: readonly { from: string; to: string }[];
 }
 
 export interface SandboxedCommand {
@@ -112,8 +114,9 @@ function bwrapArgs(options: SandboxOptions & { cwd: string }): string[] {
     "--tmpfs", SANDBOX_HOME,
     // After the tmpfs mounts, so a workspace under /tmp is bound on top of the private /tmp.
     "--bind", options.workspaceRoot, options.workspaceRoot,
-    "--chdir", options.cwd,
   );
+  for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
+  args.push("--chdir", options.cwd);
   return args;
 }
 
