@@ -69,6 +69,7 @@ export async function createServices(config: Config, log: (line: string) => void
     checkpoints,
     shell: ({ workspace, sessionId }) => createShellSession({ workspace, sessionId, mode: sandboxMode, allowNetwork: false }),
     sandbox: { mode: sandboxMode, allowNetwork: false },
+    language,
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);

@@ -5,6 +5,7 @@ import * as sessions from "@/server/db/repositories/sessions";
 import type { SessionBus } from "@/server/bus/session-bus";
 import type { FetchPolicy, Tool } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
+import type { LanguageServers } from "@/server/language/language-servers";
 import type { SandboxMode } from "@/server/workspace/sandbox";
 import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
@@ -43,6 +44,8 @@ export type AgentRuntimeOptions = {
   fetchPolicy?: FetchPolicy;
   now?: () => Date;
   maxRetries?: number;
+  /** Language servers: the agent's diagnostics, symbols and navigation tools, and new errors after edits. */
+  language?: LanguageServers;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
   extensions?: AgentExtensions;
 };

@@ -15,6 +15,7 @@ import { deferTools } from "@/server/agent/deferred-tools";
 import { turnTools } from "@/server/agent/turn-tools";
 import type { Delegator } from "@/server/tools/delegate";
 import type { ToolSet } from "@/server/tools/registry";
+import { LANGUAGE_TOOLS } from "@/server/tools/core-tools";
 import { loadModelFacts } from "@/server/agent/usage";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
@@ -42,7 +43,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const settings = await getProjectAgentSettings(db, session.projectId);
   let tools: ToolSet = {};
   const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
-  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools }), o.extensions?.deferToolsOver);
+  const deferred = deferTools(sessionToolSet({ base: o.baseTools, own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra], allowedTools: session.allowedTools }), o.extensions?.deferToolsOver);
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const instructions = await buildSystemPrompt({
@@ -53,6 +54,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     toolNames: Object.keys(tools),
   });
   const shared = res;
+  const language = o.language?.forProject(session.projectId, workspace.root);
   const toolContext = (toolCallId: string): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -68,6 +70,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
     summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: false,
+    ...(language ? { language } : {}),
   });
   return {
     db,

@@ -309,6 +309,12 @@ export class LanguageServerHub {
     }
   }
 
+  /** The text the server has for a document, and whether an editor (not only the agent) holds it. */
+  documentOf(uri: string): { text: string; inEditor: boolean } | undefined {
+    const document = this.documents.get(normalizeUri(uri));
+    return document && { text: document.text, inEditor: [...document.openers].some((opener) => opener !== AGENT_OPENER) };
+  }
+
   isOpen(uri: string): boolean {
     return this.documents.has(normalizeUri(uri));
   }

@@ -13,7 +13,7 @@ import type {
 } from "vscode-languageserver-protocol";
 import { AGENT_OPENER, pathOfUri, uriOfPath } from "./documents";
 import type { LanguageServerHub } from "./hub";
-import { languageOfPath, LANGUAGE_SERVERS } from "./registry";
+import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "./registry";
 
 // What the agent's tools ask a project's language servers, in workspace paths and 1-based
 // lines and columns. Files the agent asks about are held open by the hub (as AGENT_OPENER) and
@@ -139,11 +139,24 @@ export class ProjectLanguage {
       const result = await hub.request<(SymbolInformation | WorkspaceSymbol)[] | null>("workspace/symbol", { query });
       for (const symbol of result ?? []) {
         if (!("range" in symbol.location)) continue;
-        const place = this.place(symbol.location as Location);
+        const place = await this.namePlace(symbol.name, symbol.location as Location);
         if (place && !place.path.includes("node_modules/")) out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...place, ...(symbol.containerName ? { container: symbol.containerName } : {}) });
       }
     }
     return out;
+  }
+
+  /** Servers give a symbol's whole declaration; a position for definition, references or rename must be on its name. */
+  private async namePlace(name: string, location: Location): Promise<Place | null> {
+    const place = this.place(location);
+    if (!place) return null;
+    const text = await readFile(path.join(this.root, place.path), "utf8").catch(() => null);
+    const lines = text?.split("\n").slice(place.line - 1, place.endLine) ?? [];
+    for (const [i, line] of lines.entries()) {
+      const column = line.indexOf(name, i === 0 ? place.column - 1 : 0);
+      if (column >= 0) return { ...place, line: place.line + i, column: column + 1, endLine: place.line + i, endColumn: column + 1 + name.length };
+    }
+    return place;
   }
 
   private async sampleFile(extensions: string[]): Promise<string | undefined> {
@@ -184,6 +197,14 @@ export class ProjectLanguage {
       add(change.textDocument.uri, change.edits as TextEdit[]);
     }
     return byPath;
+  }
+
+  /** The text an editor has for a file when it differs from `saved` (unsaved changes), else undefined. */
+  unsavedText(file: string, saved: string): string | undefined {
+    const language = languageOf(file);
+    if (!language) return undefined;
+    const document = this.hubFor(language.spec.id).documentOf(uriOfPath(this.root, file));
+    return document?.inEditor && document.text !== saved ? document.text : undefined;
   }
 
   private place(location: Location): Place | null {

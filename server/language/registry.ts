@@ -37,7 +37,9 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     packages: ["typescript-language-server", "typescript"],
     command: [...NODE, "{package:typescript-language-server}/lib/cli.mjs", "--stdio"],
     initializationOptions: {
-      tsserver: { path: "{workspaceOr:typescript}/lib" },
+      // Without the syntax-only server, answers wait for the project to load instead of being guesses
+      // from one file (a definition that stops at the import).
+      tsserver: { path: "{workspaceOr:typescript}/lib", useSyntaxServer: "never" },
       maxTsServerMemory: "{memoryMb}",
       // Type acquisition downloads @types packages: the sandbox has no network, and it must not try.
       disableAutomaticTypingAcquisition: true,

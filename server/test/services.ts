@@ -26,7 +26,7 @@ import { createLanguageServers } from "@/server/language/language-servers";
 // `tools` replaces the registry's core tools for the agent. `extensions` adds MCP, discovery,
 // knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
 export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number };
-export async function createTestServices(options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions } = {}) {
+export async function createTestServices(options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; /** Gives the agent the language servers' tools. */ language?: boolean } = {}) {
   const database = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-"));
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
@@ -63,6 +63,7 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     baseTools: options.tools,
     sandbox: { mode: "none", allowNetwork: false },
     maxRetries: 2,
+    ...(options.language ? { language } : {}),
   });
   const services: Services = {
     presence: createPresence(),
