@@ -24,3 +24,29 @@ export function languageSocketUrl(location: { protocol: string; host: string }, 
 
 /** Close codes the editor reacts to. */
 export const LanguageCloseCode = { protocolError: 4400 } as const;
+
+/**
+ * Which server (server/language/registry.ts) answers for each of Monaco's language ids. A new
+ * language is an entry in the registry and one here.
+ */
+export const SERVER_FOR_EDITOR_LANGUAGE: Readonly<Record<string, string>> = {
+  typescript: "typescript",
+  javascript: "typescript",
+  python: "python",
+  json: "json",
+  css: "css",
+  scss: "css",
+  less: "css",
+  html: "html",
+};
+
+/** The LSP language id of a file: Monaco calls .tsx "typescript", the server must know it is TSX. */
+export function lspLanguageId(path: string, editorLanguage: string): string {
+  if (path.endsWith(".tsx")) return "typescriptreact";
+  if (path.endsWith(".jsx")) return "javascriptreact";
+  return editorLanguage;
+}
+
+export type ProblemSeverity = "error" | "warning" | "info" | "hint";
+/** One diagnostic as the Problems panel shows it; `path` is the workspace path. */
+export type EditorProblem = { path: string; line: number; column: number; severity: ProblemSeverity; message: string; source?: string; code?: string };

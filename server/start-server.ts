@@ -176,5 +176,5 @@ async function upgradeLanguage(
   const workspace = await services.files.open(found.project.id);
   const hub = services.language.hub(found.project.id, workspace.root, spec.id);
   const canWrite = () => WRITE_ROLES.includes(found.role);
-  wss.handleUpgrade(req, socket, head, (ws) => handleLanguageSocket(ws, hub, { canWrite }));
+  wss.handleUpgrade(req, socket, head, (ws) => handleLanguageSocket(ws, hub, { root: workspace.root, canWrite }));
 }

@@ -79,6 +79,8 @@ const rules: Record<string, Rule> = {
   "fs.rename": "project-write",
   "fs.delete": "project-write",
   "fs.changes": "project-read",
+  "language.status": "project-read",
+  "language.rename": "project-write",
   "terminal.list": "project-read",
   "terminal.create": "project-write",
   "terminal.shareInput": "project-write",

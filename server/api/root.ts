@@ -12,6 +12,7 @@ import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { extensionsRouter } from "@/server/api/routers/extensions";
+import { languageRouter } from "@/server/api/routers/language";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -29,6 +30,7 @@ export const appRouter = router({
   extensions: extensionsRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
+  language: languageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -58,6 +58,7 @@ export function createLanguageServers(options: LanguageServersOptions): Language
       batch = [];
       timer = undefined;
       for (const hub of entry.hubs.values()) void hub.filesChanged(changes);
+      void entry.queries.filesChanged(changes);
     };
     try {
       for await (const change of watchWorkspace(entry.root, { signal: entry.watching.signal })) {

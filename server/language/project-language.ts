@@ -11,7 +11,9 @@ import type {
   WorkspaceEdit,
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
+import type { FileChange } from "@/lib/fs-schemas";
 import { AGENT_OPENER, pathOfUri, uriOfPath } from "./documents";
+import { RepoMap, type RenderedMap, type RepoMapOptions } from "./repo-map/repo-map";
 import type { LanguageServerHub } from "./hub";
 import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "./registry";
 
@@ -32,10 +34,24 @@ const AFTER_CHANGE_MS = 6_000;
 export class LanguageUnavailable extends Error {}
 
 export class ProjectLanguage {
+  private readonly map: RepoMap;
+
   constructor(
     readonly root: string,
     private readonly hubFor: (serverId: string) => LanguageServerHub,
-  ) {}
+  ) {
+    this.map = new RepoMap(root);
+  }
+
+  /** The repository map (built on first use, then kept current by `filesChanged`). */
+  repoMap(options: RepoMapOptions = {}): Promise<RenderedMap> {
+    return this.map.render(options);
+  }
+
+  /** From the workspace's change stream. */
+  filesChanged(changes: readonly FileChange[]): Promise<void> {
+    return this.map.filesChanged(changes);
+  }
 
   /** Whether a language server covers this file. */
   covers(file: string): boolean {

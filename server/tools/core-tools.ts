@@ -4,6 +4,7 @@ import { diagnosticsTool } from "./diagnostics";
 import { editTool } from "./edit";
 import { referencesTool } from "./references";
 import { renameSymbolTool } from "./rename-symbol";
+import { repoMapTool } from "./repo-map";
 import { symbolsTool } from "./symbols";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
@@ -35,7 +36,7 @@ export const CORE_TOOLS: readonly Tool[] = [
 ];
 
 /** Registered when the project has language servers (server/language). */
-export const LANGUAGE_TOOLS: readonly Tool[] = [diagnosticsTool, symbolsTool, definitionTool, referencesTool, renameSymbolTool];
+export const LANGUAGE_TOOLS: readonly Tool[] = [diagnosticsTool, symbolsTool, definitionTool, referencesTool, renameSymbolTool, repoMapTool];
 
 /** Registered only when a search backend is configured. */
 export const WEB_SEARCH_TOOL: Tool = webSearchTool;
