@@ -20,6 +20,7 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
+import { createLanguageServers } from "@/server/language/language-servers";
 
 export class StartupError extends Error {}
 
@@ -89,6 +90,7 @@ export async function createServices(config: Config, log: (line: string) => void
   });
   const terminals = createTerminalService({ sandbox });
   const models = createModelRegistry(config.models);
+  const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
   const checkpoints = createCheckpointStores(config.dataDir, files);
   const extensions = createExtensions({ config, db, databaseUrl, sandbox, openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
@@ -101,12 +103,13 @@ export async function createServices(config: Config, log: (line: string) => void
     shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
     sandbox,
     webSearch: config.webSearch,
+    language,
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language };
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
@@ -114,6 +117,7 @@ export async function createServices(config: Config, log: (line: string) => void
       await extensions.dispose();
       await agent.dispose();
       terminals.disposeAll();
+      await language.dispose();
       await db.$disconnect();
       await embedded?.stop();
     },

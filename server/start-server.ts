@@ -8,12 +8,15 @@ import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
 import { createContext, type Services } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
-import { authorizeProject, mayTypeInTerminal } from "@/server/api/access";
+import { authorizeProject, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
 import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
+import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
+import { handleLanguageSocket } from "@/server/language/language-socket";
+import { specForServer } from "@/server/language/registry";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
 // file uploads and downloads.
@@ -76,13 +79,14 @@ export async function startServer(services: Services, options: { dir: string; pa
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
   });
   const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  const languageWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LANGUAGE_FRAME_BYTES });
 
   server.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", "http://local");
     const refuse = (status: number, message: string) => {
       socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
-    if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH) {
+    if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH || url.pathname === LANGUAGE_WS_PATH) {
       if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
       req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
     }
@@ -96,6 +100,13 @@ export async function startServer(services: Services, options: { dir: string; pa
     if (url.pathname === TERMINAL_WS_PATH) {
       void upgradeTerminal(services, terminalWss, req, socket, head, url).catch((error) => {
         console.error("terminal upgrade:", error);
+        refuse(500, "Internal Server Error");
+      });
+      return;
+    }
+    if (url.pathname === LANGUAGE_WS_PATH) {
+      void upgradeLanguage(services, languageWss, req, socket, head, url).catch((error) => {
+        console.error("language upgrade:", error);
         refuse(500, "Internal Server Error");
       });
       return;
@@ -117,9 +128,10 @@ export async function startServer(services: Services, options: { dir: string; pa
     url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`,
     async close() {
       wsHandler.broadcastReconnectNotification();
-      for (const client of [...trpcWss.clients, ...terminalWss.clients]) client.terminate();
+      for (const client of [...trpcWss.clients, ...terminalWss.clients, ...languageWss.clients]) client.terminate();
       trpcWss.close();
       terminalWss.close();
+      languageWss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await nextApp?.close?.();
@@ -150,4 +162,28 @@ async function upgradeTerminal(
   // Asked per message: the owner may grant or take back input while others are connected.
   const canWrite = () => mayTypeInTerminal(found.role, user.id, terminal);
   wss.handleUpgrade(req, socket, head, (ws) => services.terminals.attach(terminal, ws, { canWrite }));
+}
+
+// A language socket is checked like a terminal's: signed in, a member of the project (read rights
+// to use the server; edit rights to send the editor's unsaved text), and a registered server.
+async function upgradeLanguage(
+  services: Services,
+  wss: WebSocketServer,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  url: URL,
+) {
+  const refuse = (status: number, message: string) =>
+    socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const caller = await createContext(services, headersOf(req));
+  if (!caller.user) return refuse(401, "Unauthorized");
+  const projectId = url.searchParams.get("projectId") ?? "";
+  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await authorizeProject(caller, projectId, "read").catch(() => null) : null;
+  const spec = specForServer(url.searchParams.get("server") ?? "");
+  if (!found || !spec) return refuse(404, "Not Found");
+  const workspace = await services.files.open(found.project.id);
+  const hub = services.language.hub(found.project.id, workspace.root, spec.id);
+  const canWrite = () => WRITE_ROLES.includes(found.role);
+  wss.handleUpgrade(req, socket, head, (ws) => handleLanguageSocket(ws, hub, { root: workspace.root, canWrite }));
 }

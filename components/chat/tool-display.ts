@@ -6,11 +6,14 @@ import { z } from "zod";
 
 const diffFile = z.object({ path: z.string(), diff: z.string(), added: z.number(), removed: z.number(), created: z.boolean() });
 export type DiffFile = z.infer<typeof diffFile>;
+/** An error the change introduced, as the language servers reported it (server/language/project-language.ts, Problem). */
+const problem = z.object({ path: z.string(), line: z.number(), column: z.number(), severity: z.string(), message: z.string(), code: z.union([z.string(), z.number()]).optional() });
+export type NewProblem = z.infer<typeof problem>;
 
 export const toolDisplaySchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("text"), text: z.string() }),
   z.object({ kind: z.literal("markdown"), text: z.string() }),
-  z.object({ kind: z.literal("diff"), files: z.array(diffFile) }),
+  z.object({ kind: z.literal("diff"), files: z.array(diffFile), problems: z.array(problem).optional() }),
   z.object({ kind: z.literal("table"), columns: z.array(z.string()), rows: z.array(z.array(z.string())), footer: z.string().optional() }),
   z.object({
     kind: z.literal("terminal"),

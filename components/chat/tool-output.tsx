@@ -17,7 +17,21 @@ export function ToolOutput({ result }: { result: Result }) {
     case "markdown":
       return <Markdown text={display.text} />;
     case "diff":
-      return <DiffView files={display.files} />;
+      return (
+        <>
+          <DiffView files={display.files} />
+          {display.problems?.length ? (
+            <ul className="tool-problems" data-testid="tool-new-problems" aria-label="New errors">
+              {display.problems.map((p) => (
+                <li key={`${p.path}:${p.line}:${p.column}:${p.message}`}>
+                  <span className="tool-problem-where">{p.path}:{p.line}:{p.column}</span> {p.message.split("\n")[0]}
+                  {p.code !== undefined ? <span className="tool-problem-code"> ({p.code})</span> : null}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      );
     case "terminal":
       return <TerminalOutput command={display.command} output={display.output} exitCode={display.background ? undefined : display.exitCode} />;
     case "table":

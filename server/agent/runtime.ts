@@ -7,6 +7,7 @@ import type { SessionBus } from "@/server/bus/session-bus";
 import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { LanguageServers } from "@/server/language/language-servers";
 import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
@@ -50,6 +51,8 @@ export type AgentRuntimeOptions = {
   webSearch?: WebSearchBackend;
   now?: () => Date;
   maxRetries?: number;
+  /** Language servers: the agent's diagnostics, symbols and navigation tools, and new errors after edits. */
+  language?: LanguageServers;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
   extensions?: AgentExtensions;
 };

@@ -22,6 +22,7 @@ import { deferTools } from "@/server/agent/deferred-tools";
 import { turnTools } from "@/server/agent/turn-tools";
 import type { Delegator } from "@/server/tools/delegate";
 import type { ToolSet } from "@/server/tools/registry";
+import { LANGUAGE_TOOLS } from "@/server/tools/core-tools";
 import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
 import { webSearchBackend } from "@/server/agent/web-search-backend";
@@ -54,7 +55,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const excludeTools = switchedOffTools(settings.excludeTools);
   const webSearch = await webSearchBackend(db, o.webSearch);
   const deferred = deferTools(
-    sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
+    sessionToolSet({ base: o.baseTools, own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
     o.extensions?.deferToolsOver,
   );
   tools = deferred.tools;
@@ -86,6 +87,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const shared = res;
   const sandbox = { mode: o.sandbox.mode, network: await o.sandbox.network(session.projectId), limits: o.sandbox.host.limits };
   const facts = await loadModelFacts(db, session.model);
+  const language = o.language?.forProject(session.projectId, workspace.root);
   const toolContext = (toolCallId: string): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -102,6 +104,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: facts.acceptsImages,
     webSearch,
+    ...(language ? { language } : {}),
   });
   return {
     db,

@@ -86,6 +86,8 @@ const rules: Record<string, Rule> = {
   "search.find": "project-read",
   "search.previewReplace": "project-read",
   "search.replace": "project-write",
+  "language.status": "project-read",
+  "language.rename": "project-write",
   "terminal.list": "project-read",
   "terminal.create": "project-write",
   "terminal.shareInput": "project-write",

@@ -13,6 +13,7 @@ import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { extensionsRouter } from "@/server/api/routers/extensions";
 import { searchRouter } from "@/server/api/routers/search";
+import { languageRouter } from "@/server/api/routers/language";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -31,6 +32,7 @@ export const appRouter = router({
   extensions: extensionsRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
+  language: languageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
+import type { LanguageServers } from "@/server/language/language-servers";
 import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
 import { authorizeProject, authorizeSession, callerLink, mayAnswerApprovals, WRITE_ROLES, type SessionNeed } from "@/server/api/access";
@@ -27,6 +28,8 @@ export type Services = {
   auth: Auth;
   files: ProjectFiles;
   terminals: TerminalService;
+  /** Each project's language servers, shared by editors (the language socket) and the agent. */
+  language: LanguageServers;
   /** The agent runtime (sessions, turns, approvals, live streams) and the model registry. */
   agent: AgentRuntime;
   models: ModelRegistry;

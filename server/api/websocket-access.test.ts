@@ -12,6 +12,7 @@ import { addMember, createTeam } from "@/server/db/repositories/teams";
 import { setSetting } from "@/server/db/repositories/settings";
 import { findUser } from "@/server/db/repositories/users";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
+import { languageSocketUrl } from "@/lib/language-protocol";
 
 // The WebSocket endpoints of the authorization matrix, through a real HTTP server: tRPC
 // subscriptions on /api/trpc/ws (login cookie, or a share token as a connection param) and the
@@ -190,4 +191,39 @@ describe("terminal WebSocket", () => {
     expect(await seen("viewer-45")).toBe(false);
     for (const ws of Object.values(sockets)) ws.close();
   });
+});
+
+describe("language server WebSocket", () => {
+  const url = (server = "typescript", project = projectId) => languageSocketUrl({ protocol: "http:", host: new URL(base).host }, project, server);
+  const call = (ws: WebSocket, id: number, method: string, params: unknown) =>
+    new Promise<{ result?: any; error?: { message: string } }>((resolve) => {
+      const onMessage = (data: WebSocket.RawData) => {
+        const message = JSON.parse(data.toString());
+        if (message.id !== id) return;
+        ws.off("message", onMessage);
+        resolve(message);
+      };
+      ws.on("message", onMessage);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    });
+
+  it("checks the caller, the project, the server and the origin before upgrading", async () => {
+    expect((await upgrade(url(), { origin: base })).status).toBe(401);
+    expect((await upgrade(url(), { origin: base, cookie: cookies.stranger })).status).toBe(404);
+    expect((await upgrade(url(), { origin: "https://evil.example.com", cookie: cookies.owner })).status).toBe(403);
+    expect((await upgrade(url("cobol"), { origin: base, cookie: cookies.owner })).status).toBe(404);
+    expect((await upgrade(url("typescript", crypto.randomUUID()), { origin: base, cookie: cookies.owner })).status).toBe(404);
+  });
+
+  it("serves viewers read-only: they may ask the server, not run its commands", async () => {
+    const { status, ws } = await upgrade(url(), { origin: base, cookie: cookies.viewer });
+    expect(status).toBe(101);
+    const init = await call(ws!, 1, "initialize", { processId: null, rootUri: null, capabilities: {} });
+    expect(init.result.capabilities.hoverProvider).toBeTruthy();
+    const command = await call(ws!, 2, "workspace/executeCommand", { command: "_typescript.organizeImports", arguments: [] });
+    expect(command.error?.message).toMatch(/read-only/);
+    ws!.send("not json");
+    const closed = await new Promise<number>((resolve) => ws!.on("close", (code) => resolve(code)));
+    expect(closed).toBe(4400);
+  }, 60_000);
 });

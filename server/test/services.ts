@@ -21,6 +21,7 @@ import { createRateLimits } from "@/server/http/rate-limit";
 import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
 import { createProjectNetwork } from "@/server/services/network";
+import { createLanguageServers } from "@/server/language/language-servers";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -33,7 +34,7 @@ export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: Sm
 // the sandbox host is the production one (masks of install dir, data dir and home; a per-project
 // uid when root), for a server "installed" in `installDir` with its data in `dataDir`.
 export async function createTestServices(
-  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string } = {},
+  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean } = {},
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
@@ -49,6 +50,7 @@ export async function createTestServices(
     log: (connection) => void network.log(connection),
   });
   const terminals = createTerminalService({ sandbox });
+  const language = createLanguageServers({ sandbox });
   const files = createProjectFiles(dataDir, config.importRoots);
   if (options.modelBaseUrl) {
     config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
@@ -79,6 +81,7 @@ export async function createTestServices(
     baseTools: options.tools,
     sandbox,
     maxRetries: 2,
+    ...(options.language ? { language } : {}),
   });
   const services: Services = {
     presence: createPresence(),
@@ -89,6 +92,7 @@ export async function createTestServices(
     auth,
     files,
     terminals,
+    language,
     agent,
     models,
     checkpoints,
@@ -118,6 +122,7 @@ export async function createTestServices(
       await extensions?.dispose();
       await agent.dispose();
       terminals.disposeAll();
+      await language.dispose();
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

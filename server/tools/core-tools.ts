@@ -1,5 +1,11 @@
 import type { Tool } from "./define-tool";
+import { definitionTool } from "./definition";
+import { diagnosticsTool } from "./diagnostics";
 import { editTool } from "./edit";
+import { referencesTool } from "./references";
+import { renameSymbolTool } from "./rename-symbol";
+import { repoMapTool } from "./repo-map";
+import { symbolsTool } from "./symbols";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
 import { lsTool } from "./ls";
@@ -28,6 +34,9 @@ export const CORE_TOOLS: readonly Tool[] = [
   webFetchTool,
   thinkTool,
 ];
+
+/** Registered when the project has language servers (server/language). */
+export const LANGUAGE_TOOLS: readonly Tool[] = [diagnosticsTool, symbolsTool, definitionTool, referencesTool, renameSymbolTool, repoMapTool];
 
 /** Registered only when a search backend is configured. */
 export const WEB_SEARCH_TOOL: Tool = webSearchTool;

@@ -8,6 +8,7 @@ export type SandboxSummary = { mode: SandboxMode; network: NetworkPolicy; limits
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
 import type { OutputStore } from "./output-store";
+import type { Problem, ProjectLanguage } from "@/server/language/project-language";
 
 /** What a tool does; the approval policy and the scheduler decide by kind. */
 export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "memory" | "think" | "agent";
@@ -56,7 +57,7 @@ export interface DiffFile {
 export type ToolDisplay =
   | { kind: "text"; text: string }
   | { kind: "markdown"; text: string }
-  | { kind: "diff"; files: DiffFile[] }
+  | { kind: "diff"; files: DiffFile[]; /** Errors the change introduced, from the language servers. */ problems?: Problem[] }
   | { kind: "table"; columns: string[]; rows: string[][]; footer?: string }
   | { kind: "terminal"; command: string; output: string; exitCode: number | null; outputPath?: string; background?: string }
   | { kind: "image"; path: string; mediaType: string; size: number }
@@ -124,6 +125,8 @@ export interface ToolContext {
   /** Runs `prompt` over fetched content with a small model; absent when no model is configured. */
   summarize?(prompt: string, content: string, signal: AbortSignal): Promise<string>;
   webSearch?: WebSearchBackend;
+  /** The project's language servers (diagnostics, symbols, navigation); absent when none run for this caller. */
+  language?: ProjectLanguage;
   /** Whether the model takes images in tool results; read_file describes images otherwise. */
   modelAcceptsImages?: boolean;
 }

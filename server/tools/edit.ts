@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
@@ -25,7 +26,7 @@ export const editTool = defineTool({
   description: DESCRIPTION,
   input: editInput,
   describe: (input) => `Edit ${input.path}`,
-  async execute(input, ctx) {
+  execute: withNewErrors((input) => [input.path], async (input, ctx) => {
     const file = await loadFileIfExists(ctx, input.path);
     if (!file) {
       if (input.old_string !== "") {
@@ -54,5 +55,5 @@ export const editTool = defineTool({
     ctx.reads.recordWrite(file.resolved.path, version);
     const diff = diffFile(label, text, after, false);
     return ok(`Edited '${label}'${where}: ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: label });
-  },
+  }),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { commitFiles, type FileWrite } from "@/server/workspace/transaction";
 import { DEFAULT_FORMAT, encode } from "@/server/workspace/text-codec";
+import { withNewErrors } from "./new-errors";
 import { defineTool, type DiffFile, type ToolErrorCode } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
@@ -30,7 +31,7 @@ export const multiEditTool = defineTool({
     const files = [...new Set(input.edits.map((e) => e.path))];
     return files.length === 1 ? `Edit ${files[0]} (${input.edits.length} changes)` : `Edit ${files.length} files (${input.edits.length} changes)`;
   },
-  async execute(input, ctx) {
+  execute: withNewErrors((input) => input.edits.map((e) => e.path), async (input, ctx) => {
     const plans = new Map<string, PlannedFile>();
     const failures: { index: number; code: ToolErrorCode; message: string }[] = [];
     for (const [index, edit] of input.edits.entries()) {
@@ -88,5 +89,5 @@ export const multiEditTool = defineTool({
       { kind: "diff", files: diffs },
       { paths: diffs.map((d) => d.path) },
     );
-  },
+  }),
 });

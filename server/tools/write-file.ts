@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
 import { assertFresh, loadFileIfExists } from "./file-state";
@@ -18,7 +19,7 @@ export const writeFileTool = defineTool({
     content: z.string().describe("The complete new content of the file."),
   }),
   describe: (input) => `Write ${input.path}`,
-  async execute(input, ctx) {
+  execute: withNewErrors((input) => [input.path], async (input, ctx) => {
     const existing = await loadFileIfExists(ctx, input.path);
     let before = "";
     if (existing) {
@@ -33,5 +34,5 @@ export const writeFileTool = defineTool({
     ctx.reads.recordWrite(resolved.path, version);
     const diff = diffFile(resolved.requested, before, input.content.replace(/\r\n/g, "\n"), !existing);
     return ok(`Wrote '${resolved.requested}': ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: resolved.requested, created: !existing });
-  },
+  }),
 });

@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+// The language-server socket carries LSP's JSON-RPC messages, one per text frame, between an
+// editor and its project's shared server (server/language/hub.ts).
+
+export const LANGUAGE_WS_PATH = "/api/language/ws";
+
+/** Big enough for a whole large source file in one didOpen. */
+export const MAX_LANGUAGE_FRAME_BYTES = 8 << 20;
+
+const id = z.union([z.number().int(), z.string().max(100)]);
+
+/** The shape of a JSON-RPC 2.0 request, notification or response; params stay opaque to the socket. */
+export const jsonRpcMessageSchema = z.union([
+  z.object({ jsonrpc: z.literal("2.0"), id, method: z.string().min(1).max(200), params: z.unknown().optional() }),
+  z.object({ jsonrpc: z.literal("2.0"), method: z.string().min(1).max(200), params: z.unknown().optional() }),
+  z.object({ jsonrpc: z.literal("2.0"), id: id.nullable(), result: z.unknown().optional(), error: z.unknown().optional() }),
+]);
+
+export function languageSocketUrl(location: { protocol: string; host: string }, projectId: string, server: string): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${LANGUAGE_WS_PATH}?projectId=${encodeURIComponent(projectId)}&server=${encodeURIComponent(server)}`;
+}
+
+/** Close codes the editor reacts to. */
+export const LanguageCloseCode = { protocolError: 4400 } as const;
+
+/**
+ * Which server (server/language/registry.ts) answers for each of Monaco's language ids. A new
+ * language is an entry in the registry and one here.
+ */
+export const SERVER_FOR_EDITOR_LANGUAGE: Readonly<Record<string, string>> = {
+  typescript: "typescript",
+  javascript: "typescript",
+  python: "python",
+  json: "json",
+  css: "css",
+  scss: "css",
+  less: "css",
+  html: "html",
+};
+
+/** The LSP language id of a file: Monaco calls .tsx "typescript", the server must know it is TSX. */
+export function lspLanguageId(path: string, editorLanguage: string): string {
+  if (path.endsWith(".tsx")) return "typescriptreact";
+  if (path.endsWith(".jsx")) return "javascriptreact";
+  return editorLanguage;
+}
+
+export type ProblemSeverity = "error" | "warning" | "info" | "hint";
+/** One diagnostic as the Problems panel shows it; `path` is the workspace path. */
+export type EditorProblem = { path: string; line: number; column: number; severity: ProblemSeverity; message: string; source?: string; code?: string };

@@ -1,0 +1,110 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bwrapAvailable } from "@/server/sandbox/launcher";
+import { testSandbox } from "@/server/test/sandbox";
+import { createLanguageServers, type LanguageServers } from "./language-servers";
+import { uriOfPath } from "./documents";
+import type { ProjectLanguage } from "./project-language";
+
+// Against the real servers (typescript-language-server with the bundled typescript, pyright),
+// each inside the sandbox when bubblewrap works here. One TypeScript server serves the whole file.
+
+let servers: LanguageServers;
+let root: string;
+let outside: string;
+let ts: ProjectLanguage;
+let sandboxed: boolean;
+
+const files: Record<string, string> = {
+  "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true } }),
+  "src/shapes.ts": "export function area(width: number, height: number): number {\n  return width * height;\n}\n",
+  "src/a.ts": 'import { area } from "./shapes";\nexport const small = area(1, 2);\n',
+  "src/b.ts": 'import { area } from "./shapes";\nexport const large = area(10, 20);\n',
+  "src/broken.ts": 'export const count: number = "three";\n',
+  "src/peek.ts": 'import { secret } from "../../outside-lsp/secret";\nexport const seen: string = secret;\n',
+  "app.py": "def greet(name: str) -> str:\n    return 'hi ' + name\n\ngreet(42)\n",
+};
+
+beforeAll(async () => {
+  const base = await mkdtemp(path.join(os.tmpdir(), "tandem-lsp-"));
+  root = path.join(base, "project");
+  outside = path.join(base, "outside-lsp");
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+    await writeFile(path.join(root, name), text);
+  }
+  await mkdir(outside, { recursive: true });
+  await writeFile(path.join(outside, "secret.ts"), 'export const secret = "hunter2";\n');
+  sandboxed = await bwrapAvailable();
+  servers = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: 100 });
+  ts = servers.forProject("p1", root);
+}, 60_000);
+
+afterAll(async () => {
+  await servers?.dispose();
+  if (root) await rm(path.dirname(root), { recursive: true, force: true });
+});
+
+describe("TypeScript through typescript-language-server", () => {
+  it("reports a type error in a file", async () => {
+    const problems = await ts.problems("src/broken.ts");
+    expect(problems).toEqual([expect.objectContaining({ path: "src/broken.ts", line: 1, severity: "error", code: 2322 })]);
+    expect(problems[0]!.message).toContain("'string' is not assignable to type 'number'");
+  }, 60_000);
+
+  it("goes to a definition in another file", async () => {
+    const places = await ts.definition("src/a.ts", 2, 22);
+    expect(places).toEqual([expect.objectContaining({ path: "src/shapes.ts", line: 1, column: 17 })]);
+  }, 30_000);
+
+  it("finds references and renames across three files", async () => {
+    const references = await ts.references("src/shapes.ts", 1, 17);
+    expect(new Set(references.map((r) => r.path))).toEqual(new Set(["src/shapes.ts", "src/a.ts", "src/b.ts"]));
+    const edits = await ts.renameEdits("src/shapes.ts", 1, 17, "surface");
+    expect([...edits.keys()].sort()).toEqual(["src/a.ts", "src/b.ts", "src/shapes.ts"]);
+    expect(edits.get("src/a.ts")!.every((e) => e.newText === "surface")).toBe(true);
+  }, 30_000);
+
+  it("lists the symbols of a file and of the workspace", async () => {
+    expect(await ts.documentSymbols("src/shapes.ts")).toEqual([expect.objectContaining({ name: "area", kind: "function", line: 1 })]);
+    const found = await ts.workspaceSymbols("area");
+    expect(found).toContainEqual(expect.objectContaining({ name: "area", path: "src/shapes.ts" }));
+  }, 30_000);
+
+  it("reports only the errors a change introduced", async () => {
+    const before = await ts.errorsBefore(["src/a.ts"]);
+    await writeFile(path.join(root, "src/a.ts"), 'import { area } from "./shapes";\nexport const small = area(1, "2");\nexport const n: string = 3;\n');
+    const introduced = await ts.newErrors(before);
+    expect(introduced.map((p) => p.line).sort()).toEqual([2, 3]);
+    await writeFile(path.join(root, "src/a.ts"), files["src/a.ts"]!);
+    expect(await ts.newErrors(await ts.errorsBefore(["src/a.ts"]))).toEqual([]);
+  }, 60_000);
+
+  it("cannot read files outside the workspace", async ({ skip }) => {
+    if (!sandboxed) skip();
+    const problems = await ts.problems("src/peek.ts");
+    expect(problems).toContainEqual(expect.objectContaining({ line: 1, code: 2307 }));
+  }, 30_000);
+
+  it("restarts a crashed server, and the documents come back", async () => {
+    const hub = servers.hub("p1", root, "typescript");
+    const uri = uriOfPath(root, "src/broken.ts");
+    expect(hub.state).toBe("running");
+    const seq = hub.diagnosticsSeq;
+    hub.crash();
+    await expect.poll(() => hub.restarts, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => hub.state, { timeout: 30_000 }).toBe("running");
+    const again = await hub.waitForDiagnostics(uri, seq, { timeoutMs: 30_000 });
+    expect(again?.map((d) => d.code)).toEqual([2322]);
+  }, 60_000);
+});
+
+describe("Python through pyright", () => {
+  it("checks a Python file", async () => {
+    const problems = await servers.forProject("p1", root).problems("app.py");
+    expect(problems).toContainEqual(expect.objectContaining({ path: "app.py", line: 4, severity: "error" }));
+    expect(problems.find((p) => p.line === 4)!.message).toMatch(/"Literal\[42\]" is not assignable to "str"|int/);
+  }, 60_000);
+});

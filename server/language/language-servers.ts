@@ -1,0 +1,120 @@
+import type { Sandbox } from "@/server/sandbox/sandbox";
+import { watchWorkspace } from "@/server/workspace/watch";
+import { LanguageServerHub, type HubState } from "./hub";
+import { launchCommand } from "./launch";
+import { ProjectLanguage } from "./project-language";
+import { LANGUAGE_SERVERS, specForServer } from "./registry";
+
+/**
+ * The language servers of every project this process serves: one per project and language,
+ * started on first need, shared by every viewer and the agent, stopped after `idleMs` without an
+ * editor connected or a query, restarted with backoff after a crash.
+ */
+export interface LanguageServers {
+  /** The hub of a project's server; the process starts when something first needs it. */
+  hub(projectId: string, root: string, serverId: string): LanguageServerHub;
+  /** The queries the agent's tools make, over every language of the project. */
+  forProject(projectId: string, root: string): ProjectLanguage;
+  status(projectId: string): { server: string; state: HubState; restarts: number; clients: number }[];
+  dispose(): Promise<void>;
+}
+
+export type LanguageServersOptions = {
+  sandbox: Sandbox;
+  /** Minutes of quiet before a server with no editor attached is stopped. */
+  idleMs?: number;
+  /** Memory limit of one server (Node's old space; tsserver's own limit). */
+  memoryMb?: number;
+  log?(line: string): void;
+  /** Tests shorten the restart backoff. */
+  baseBackoffMs?: number;
+};
+
+type ProjectEntry = { root: string; hubs: Map<string, LanguageServerHub>; watching: AbortController; queries: ProjectLanguage };
+
+export function createLanguageServers(options: LanguageServersOptions): LanguageServers {
+  const idleMs = options.idleMs ?? 10 * 60_000;
+  const projects = new Map<string, ProjectEntry>();
+
+  function project(projectId: string, root: string): ProjectEntry {
+    let entry = projects.get(projectId);
+    if (entry && entry.root === root) return entry;
+    const watching = new AbortController();
+    const hubs = new Map<string, LanguageServerHub>();
+    const created: ProjectEntry = { root, hubs, watching, queries: undefined as unknown as ProjectLanguage };
+    created.queries = new ProjectLanguage(root, (serverId) => hubOf(created, serverId));
+    entry = created;
+    projects.set(projectId, entry);
+    void follow(entry);
+    return entry;
+  }
+
+  // One subscription to the workspace's change stream per project feeds all of its servers, in batches.
+  async function follow(entry: ProjectEntry): Promise<void> {
+    let batch: Parameters<LanguageServerHub["filesChanged"]>[0][number][] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      const changes = batch;
+      batch = [];
+      timer = undefined;
+      for (const hub of entry.hubs.values()) void hub.filesChanged(changes);
+      void entry.queries.filesChanged(changes);
+    };
+    try {
+      for await (const change of watchWorkspace(entry.root, { signal: entry.watching.signal })) {
+        batch.push(change);
+        timer ??= setTimeout(flush, 20);
+      }
+    } catch (error) {
+      options.log?.(`language: watching ${entry.root} stopped: ${String(error)}`);
+    }
+  }
+
+  function hubOf(entry: ProjectEntry, serverId: string): LanguageServerHub {
+    let hub = entry.hubs.get(serverId);
+    if (hub) return hub;
+    const spec = specForServer(serverId);
+    if (!spec) throw new Error(`No language server is registered as '${serverId}'. Known: ${LANGUAGE_SERVERS.map((s) => s.id).join(", ")}.`);
+    hub = new LanguageServerHub({
+      spec,
+      root: entry.root,
+      launch: () => launchCommand({ spec, workspaceRoot: entry.root, sandbox: options.sandbox, memoryMb: options.memoryMb ?? 1024 }),
+      log: options.log,
+      baseBackoffMs: options.baseBackoffMs,
+    });
+    entry.hubs.set(serverId, hub);
+    return hub;
+  }
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const entry of projects.values()) {
+      for (const [id, hub] of entry.hubs) {
+        if (hub.clientCount > 0 || now - hub.lastActivity < idleMs) continue;
+        entry.hubs.delete(id);
+        void hub.stop();
+      }
+    }
+  }, Math.min(60_000, Math.max(1_000, idleMs / 4)));
+  sweep.unref();
+
+  return {
+    hub: (projectId, root, serverId) => hubOf(project(projectId, root), serverId),
+    forProject: (projectId, root) => project(projectId, root).queries,
+    status(projectId) {
+      const entry = projects.get(projectId);
+      return [...(entry?.hubs.values() ?? [])].map((hub) => ({ server: hub.spec.id, state: hub.state, restarts: hub.restarts, clients: hub.clientCount }));
+    },
+    async dispose() {
+      clearInterval(sweep);
+      const all = [...projects.values()];
+      projects.clear();
+      await Promise.all(
+        all.map(async (entry) => {
+          entry.watching.abort();
+          await Promise.all([...entry.hubs.values()].map((hub) => hub.stop()));
+        }),
+      );
+    },
+  };
+}

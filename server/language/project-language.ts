@@ -1,0 +1,242 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { glob } from "tinyglobby";
+import type {
+  Diagnostic,
+  DocumentSymbol,
+  Location,
+  LocationLink,
+  SymbolInformation,
+  TextEdit,
+  WorkspaceEdit,
+  WorkspaceSymbol,
+} from "vscode-languageserver-protocol";
+import type { FileChange } from "@/lib/fs-schemas";
+import { AGENT_OPENER, pathOfUri, uriOfPath } from "./documents";
+import { RepoMap, type RenderedMap, type RepoMapOptions } from "./repo-map/repo-map";
+import type { LanguageServerHub } from "./hub";
+import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "./registry";
+
+// What the agent's tools ask a project's language servers, in workspace paths and 1-based
+// lines and columns. Files the agent asks about are held open by the hub (as AGENT_OPENER) and
+// follow the disk, so the answers match what is saved.
+
+export type Severity = "error" | "warning" | "info" | "hint";
+export type Problem = { path: string; line: number; column: number; severity: Severity; message: string; code?: string | number; source?: string };
+export type Place = { path: string; line: number; column: number; endLine: number; endColumn: number };
+export type SymbolEntry = Place & { name: string; kind: string; container?: string };
+
+const SEVERITIES: Severity[] = ["error", "warning", "info", "hint"];
+/** Cold servers load the whole project before their first answer. */
+const FIRST_DIAGNOSTICS_MS = 20_000;
+const AFTER_CHANGE_MS = 6_000;
+
+export class LanguageUnavailable extends Error {}
+
+export class ProjectLanguage {
+  private readonly map: RepoMap;
+
+  constructor(
+    readonly root: string,
+    private readonly hubFor: (serverId: string) => LanguageServerHub,
+  ) {
+    this.map = new RepoMap(root);
+  }
+
+  /** The repository map (built on first use, then kept current by `filesChanged`). */
+  repoMap(options: RepoMapOptions = {}): Promise<RenderedMap> {
+    return this.map.render(options);
+  }
+
+  /** From the workspace's change stream. */
+  filesChanged(changes: readonly FileChange[]): Promise<void> {
+    return this.map.filesChanged(changes);
+  }
+
+  /** Whether a language server covers this file. */
+  covers(file: string): boolean {
+    return languageOfPath(file) !== undefined;
+  }
+
+  private async open(file: string): Promise<{ hub: LanguageServerHub; uri: string }> {
+    const language = languageOfPath(file);
+    if (!language) throw new LanguageUnavailable(`No language server covers '${file}'. Covered: ${LANGUAGE_SERVERS.flatMap((s) => Object.keys(s.extensions)).join(" ")}.`);
+    const hub = this.hubFor(language.spec.id);
+    const uri = uriOfPath(this.root, file);
+    if (!hub.isOpen(uri)) hub.hold(uri, AGENT_OPENER, language.languageId, await readFile(path.join(this.root, file), "utf8"));
+    else await hub.followDisk(uri);
+    await hub.start();
+    return { hub, uri };
+  }
+
+  /** A file's problems (waiting for the server's first answer), or those of every file any server has reported on. */
+  async problems(file?: string): Promise<Problem[]> {
+    if (file) {
+      const { hub, uri } = await this.open(file);
+      const known = hub.diagnosticsOf(uri);
+      const items = known?.items ?? (await hub.waitForDiagnostics(uri, 0, { timeoutMs: FIRST_DIAGNOSTICS_MS })) ?? [];
+      return items.map((d) => this.problem(file, d));
+    }
+    const problems: Problem[] = [];
+    for (const spec of LANGUAGE_SERVERS) {
+      const hub = this.hubFor(spec.id);
+      for (const [uri, items] of hub.allDiagnostics()) {
+        const relative = pathOfUri(this.root, uri);
+        if (relative) problems.push(...items.map((d) => this.problem(relative, d)));
+      }
+    }
+    return problems.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.path.localeCompare(b.path) || a.line - b.line);
+  }
+
+  private problem(file: string, d: Diagnostic): Problem {
+    return {
+      path: file,
+      line: d.range.start.line + 1,
+      column: d.range.start.character + 1,
+      severity: SEVERITIES[(d.severity ?? 1) - 1] ?? "error",
+      message: typeof d.message === "string" ? d.message : d.message.value,
+      ...(d.code !== undefined ? { code: d.code } : {}),
+      ...(d.source ? { source: d.source } : {}),
+    };
+  }
+
+  /** Errors of the covered files among `files` before a change (what `newErrors` compares with). */
+  async errorsBefore(files: readonly string[]): Promise<Map<string, Problem[]>> {
+    const before = new Map<string, Problem[]>();
+    for (const file of files.filter((f) => this.covers(f))) {
+      const exists = await readFile(path.join(this.root, file)).then(() => true, () => false);
+      before.set(file, exists ? (await this.problems(file)).filter((p) => p.severity === "error") : []);
+    }
+    return before;
+  }
+
+  /** The errors in `before`'s files after a change that were not there before (matched by code and message, since lines move). */
+  async newErrors(before: Map<string, Problem[]>): Promise<Problem[]> {
+    const found: Problem[] = [];
+    for (const [file, previous] of before) {
+      const { hub, uri } = await this.open(file);
+      const seq = hub.diagnosticsSeq;
+      await hub.followDisk(uri);
+      const items = (await hub.waitForDiagnostics(uri, seq, { timeoutMs: AFTER_CHANGE_MS })) ?? [];
+      const seen = new Map<string, number>();
+      for (const p of previous) seen.set(key(p), (seen.get(key(p)) ?? 0) + 1);
+      for (const problem of items.map((d) => this.problem(file, d)).filter((p) => p.severity === "error")) {
+        const left = seen.get(key(problem)) ?? 0;
+        if (left > 0) seen.set(key(problem), left - 1);
+        else found.push(problem);
+      }
+    }
+    return found;
+  }
+
+  async documentSymbols(file: string): Promise<SymbolEntry[]> {
+    const { hub, uri } = await this.open(file);
+    const result = await hub.request<(DocumentSymbol | SymbolInformation)[] | null>("textDocument/documentSymbol", { textDocument: { uri } });
+    const out: SymbolEntry[] = [];
+    const walk = (symbol: DocumentSymbol | SymbolInformation, container?: string) => {
+      if ("location" in symbol) {
+        out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...this.place(symbol.location)!, ...(symbol.containerName ? { container: symbol.containerName } : {}) });
+        return;
+      }
+      out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...this.place({ uri, range: symbol.selectionRange })!, ...(container ? { container } : {}) });
+      for (const child of symbol.children ?? []) walk(child, symbol.name);
+    };
+    for (const symbol of result ?? []) walk(symbol);
+    return out;
+  }
+
+  /** Workspace symbols matching `query` from every language present (servers need one open file to know the project). */
+  async workspaceSymbols(query: string): Promise<SymbolEntry[]> {
+    const out: SymbolEntry[] = [];
+    for (const spec of LANGUAGE_SERVERS.filter((s) => s.id === "typescript" || s.id === "python")) {
+      const sample = await this.sampleFile(Object.keys(spec.extensions));
+      if (!sample) continue;
+      const { hub } = await this.open(sample);
+      const result = await hub.request<(SymbolInformation | WorkspaceSymbol)[] | null>("workspace/symbol", { query });
+      for (const symbol of result ?? []) {
+        if (!("range" in symbol.location)) continue;
+        const place = await this.namePlace(symbol.name, symbol.location as Location);
+        if (place && !place.path.includes("node_modules/")) out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...place, ...(symbol.containerName ? { container: symbol.containerName } : {}) });
+      }
+    }
+    return out;
+  }
+
+  /** Servers give a symbol's whole declaration; a position for definition, references or rename must be on its name. */
+  private async namePlace(name: string, location: Location): Promise<Place | null> {
+    const place = this.place(location);
+    if (!place) return null;
+    const text = await readFile(path.join(this.root, place.path), "utf8").catch(() => null);
+    const lines = text?.split("\n").slice(place.line - 1, place.endLine) ?? [];
+    for (const [i, line] of lines.entries()) {
+      const column = line.indexOf(name, i === 0 ? place.column - 1 : 0);
+      if (column >= 0) return { ...place, line: place.line + i, column: column + 1, endLine: place.line + i, endColumn: column + 1 + name.length };
+    }
+    return place;
+  }
+
+  private async sampleFile(extensions: string[]): Promise<string | undefined> {
+    const [first] = await glob(extensions.map((e) => `**/*${e}`), { cwd: this.root, ignore: ["**/node_modules/**", "**/.git/**", "**/.tandem/**", "**/*.d.ts"] });
+    return first;
+  }
+
+  async definition(file: string, line: number, column: number): Promise<Place[]> {
+    return this.locations("textDocument/definition", file, line, column);
+  }
+
+  async references(file: string, line: number, column: number): Promise<Place[]> {
+    return this.locations("textDocument/references", file, line, column, { context: { includeDeclaration: true } });
+  }
+
+  private async locations(method: string, file: string, line: number, column: number, extra: object = {}): Promise<Place[]> {
+    const { hub, uri } = await this.open(file);
+    const result = await hub.request<Location | Location[] | LocationLink[] | null>(method, { textDocument: { uri }, position: { line: line - 1, character: column - 1 }, ...extra });
+    const list = result ? (Array.isArray(result) ? result : [result]) : [];
+    return list
+      .map((l) => ("targetUri" in l ? this.place({ uri: l.targetUri, range: l.targetSelectionRange }) : this.place(l)))
+      .filter((p): p is Place => p !== null);
+  }
+
+  /** The server's rename as whole-file texts: workspace path → new content. */
+  async renameEdits(file: string, line: number, column: number, newName: string): Promise<Map<string, TextEdit[]>> {
+    const { hub, uri } = await this.open(file);
+    const edit = await hub.request<WorkspaceEdit | null>("textDocument/rename", { textDocument: { uri }, position: { line: line - 1, character: column - 1 }, newName });
+    const byPath = new Map<string, TextEdit[]>();
+    const add = (target: string, edits: TextEdit[]) => {
+      const relative = pathOfUri(this.root, target);
+      if (!relative || relative.startsWith("node_modules/")) throw new LanguageUnavailable(`The rename would change '${target}', outside the project's own files; it was not applied.`);
+      byPath.set(relative, [...(byPath.get(relative) ?? []), ...edits]);
+    };
+    for (const [target, edits] of Object.entries(edit?.changes ?? {})) add(target, edits);
+    for (const change of edit?.documentChanges ?? []) {
+      if (!("textDocument" in change)) throw new LanguageUnavailable("The rename would create, move or delete files; Tandem applies only text edits.");
+      add(change.textDocument.uri, change.edits as TextEdit[]);
+    }
+    return byPath;
+  }
+
+  /** The text an editor has for a file when it differs from `saved` (unsaved changes), else undefined. */
+  unsavedText(file: string, saved: string): string | undefined {
+    const language = languageOf(file);
+    if (!language) return undefined;
+    const document = this.hubFor(language.spec.id).documentOf(uriOfPath(this.root, file));
+    return document?.inEditor && document.text !== saved ? document.text : undefined;
+  }
+
+  private place(location: Location): Place | null {
+    const relative = pathOfUri(this.root, location.uri);
+    if (relative === null) return null;
+    const { start, end } = location.range;
+    return { path: relative, line: start.line + 1, column: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1 };
+  }
+}
+
+function key(problem: Problem): string {
+  return `${problem.code ?? ""}|${problem.message}`;
+}
+
+const SYMBOL_KINDS = ["file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"];
+
+function symbolKind(kind: number): string {
+  return SYMBOL_KINDS[kind - 1] ?? "symbol";
+}

@@ -1,0 +1,100 @@
+import path from "node:path";
+
+/**
+ * Which language server serves which files. Adding a language is a new entry here: the npm
+ * packages it needs (bound read-only into the sandbox), the command, and its initialization options.
+ *
+ * Placeholders in `command` and in string values of `initializationOptions`:
+ * - `{package:NAME}`: the bundled package's folder (inside the sandbox: under SERVER_PACKAGES_DIR);
+ * - `{workspaceOr:NAME}`: the workspace's own node_modules/NAME when it has one, else the bundled one;
+ * - `{memoryMb}`: the memory limit of one server.
+ */
+export type LanguageServerSpec = {
+  /** Names one server; one process per project and id. */
+  id: string;
+  /** Monaco/LSP language ids this server answers for. */
+  languages: readonly string[];
+  /** File extensions (with the dot) that belong to those languages. */
+  extensions: Readonly<Record<string, string>>;
+  /** npm packages (with their dependencies) the server runs from. */
+  packages: readonly string[];
+  command: readonly string[];
+  initializationOptions?: Record<string, unknown>;
+  /** Answers to `workspace/configuration`, by section. */
+  settings?: Record<string, unknown>;
+};
+
+/** Where the bundled packages appear inside the sandbox. */
+export const SERVER_PACKAGES_DIR = "/opt/tandem/language/node_modules";
+
+const NODE = ["node", "--max-old-space-size={memoryMb}"];
+
+export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
+  {
+    id: "typescript",
+    languages: ["typescript", "javascript", "typescriptreact", "javascriptreact"],
+    extensions: { ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact" },
+    packages: ["typescript-language-server", "typescript"],
+    command: [...NODE, "{package:typescript-language-server}/lib/cli.mjs", "--stdio"],
+    initializationOptions: {
+      // Without the syntax-only server, answers wait for the project to load instead of being guesses
+      // from one file (a definition that stops at the import).
+      tsserver: { path: "{workspaceOr:typescript}/lib", useSyntaxServer: "never" },
+      maxTsServerMemory: "{memoryMb}",
+      // Type acquisition downloads @types packages: the sandbox has no network, and it must not try.
+      disableAutomaticTypingAcquisition: true,
+      hostInfo: "tandem",
+    },
+  },
+  {
+    id: "python",
+    languages: ["python"],
+    extensions: { ".py": "python", ".pyi": "python" },
+    packages: ["pyright"],
+    command: [...NODE, "{package:pyright}/langserver.index.js", "--stdio"],
+    settings: { python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } } },
+  },
+  {
+    id: "json",
+    languages: ["json", "jsonc"],
+    extensions: { ".json": "json", ".jsonc": "jsonc" },
+    packages: ["vscode-langservers-extracted"],
+    command: [...NODE, "{package:vscode-langservers-extracted}/lib/json-language-server/node/jsonServerMain.js", "--stdio"],
+    initializationOptions: { provideFormatter: true },
+  },
+  {
+    id: "css",
+    languages: ["css", "scss", "less"],
+    extensions: { ".css": "css", ".scss": "scss", ".less": "less" },
+    packages: ["vscode-langservers-extracted"],
+    command: [...NODE, "{package:vscode-langservers-extracted}/lib/css-language-server/node/cssServerMain.js", "--stdio"],
+    initializationOptions: { provideFormatter: true },
+    settings: { css: { validate: true }, scss: { validate: true }, less: { validate: true } },
+  },
+  {
+    id: "html",
+    languages: ["html"],
+    extensions: { ".html": "html", ".htm": "html" },
+    packages: ["vscode-langservers-extracted"],
+    command: [...NODE, "{package:vscode-langservers-extracted}/lib/html-language-server/node/htmlServerMain.js", "--stdio"],
+    initializationOptions: { provideFormatter: true, embeddedLanguages: { css: true, javascript: true } },
+  },
+];
+
+export function specForServer(id: string): LanguageServerSpec | undefined {
+  return LANGUAGE_SERVERS.find((spec) => spec.id === id);
+}
+
+export function specForLanguage(languageId: string): LanguageServerSpec | undefined {
+  return LANGUAGE_SERVERS.find((spec) => spec.languages.includes(languageId));
+}
+
+/** The server and language id of a workspace file, by extension; undefined when none covers it. */
+export function languageOfPath(file: string): { spec: LanguageServerSpec; languageId: string } | undefined {
+  const extension = path.extname(file).toLowerCase();
+  for (const spec of LANGUAGE_SERVERS) {
+    const languageId = spec.extensions[extension];
+    if (languageId) return { spec, languageId };
+  }
+  return undefined;
+}

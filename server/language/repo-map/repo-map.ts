@@ -1,0 +1,111 @@
+import { spawn } from "node:child_process";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { rgPath } from "@vscode/ripgrep";
+import type { FileChange } from "@/lib/fs-schemas";
+import { rankDefinitions } from "./rank";
+import { TAGGED_EXTENSIONS, tagFile, type FileTags } from "./tags";
+
+// A repository map in the style of Aider's: every source file's definitions (tree-sitter), the
+// files ranked by how much the rest of the code refers to them (PageRank over the file graph),
+// and as many of the best-ranked definitions as fit a token budget. Built once per project on
+// first use, then kept up to date file by file from the workspace's change stream.
+
+/** Generated and vendored code says little about the project and costs a lot to parse. */
+const MAX_FILE_BYTES = 256 * 1024;
+const MAX_FILES = 50_000;
+
+export type RepoMapOptions = { maxTokens?: number; focus?: readonly string[] };
+export type RenderedMap = { text: string; files: number; shownFiles: number; definitions: number; shownDefinitions: number };
+
+export class RepoMap {
+  private readonly tags = new Map<string, FileTags>();
+  private building?: Promise<void>;
+  private pending = new Set<string>();
+
+  constructor(readonly root: string) {}
+
+  get size(): number {
+    return this.tags.size;
+  }
+
+  /** Tags every source file the first time; later calls wait for that same build. */
+  ready(): Promise<void> {
+    this.building ??= this.build();
+    return this.building;
+  }
+
+  private async build(): Promise<void> {
+    const files = await listSourceFiles(this.root);
+    let next = 0;
+    const worker = async () => {
+      while (next < files.length) await this.retag(files[next++]!);
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+  }
+
+  private async retag(file: string): Promise<void> {
+    const absolute = path.join(this.root, file);
+    const info = await stat(absolute).catch(() => null);
+    if (!info?.isFile() || info.size > MAX_FILE_BYTES) {
+      this.tags.delete(file);
+      return;
+    }
+    const text = await readFile(absolute, "utf8").catch(() => null);
+    const tags = text === null ? null : await tagFile(file, text).catch(() => null);
+    if (tags) this.tags.set(file, tags);
+    else this.tags.delete(file);
+  }
+
+  /** Applies changes from the workspace's change stream (before the first build they are left to it). */
+  async filesChanged(changes: readonly FileChange[]): Promise<void> {
+    if (!this.building) return;
+    await this.building;
+    for (const change of changes) {
+      if (!TAGGED_EXTENSIONS.has(path.extname(change.path).toLowerCase()) || isVendored(change.path)) continue;
+      if (change.type === "unlink") this.tags.delete(change.path);
+      else if (change.type === "add" || change.type === "change") this.pending.add(change.path);
+    }
+    const paths = [...this.pending];
+    this.pending.clear();
+    for (const file of paths) await this.retag(file);
+  }
+
+  async render(options: RepoMapOptions = {}): Promise<RenderedMap> {
+    await this.ready();
+    const budget = (options.maxTokens ?? 1024) * 4; // ~4 characters a token
+    const ranked = rankDefinitions(this.tags, new Set(options.focus ?? []));
+    const byFile = new Map<string, string[]>();
+    let size = 0;
+    let shown = 0;
+    for (const entry of ranked) {
+      const lines = byFile.get(entry.file);
+      const line = `  ${entry.line}: ${entry.kind} ${entry.name}`;
+      const cost = line.length + 1 + (lines ? 0 : entry.file.length + 2);
+      if (size + cost > budget) break;
+      size += cost;
+      shown++;
+      if (lines) lines.push(line);
+      else byFile.set(entry.file, [line]);
+    }
+    const text = [...byFile].map(([file, lines]) => `${file}:\n${lines.join("\n")}`).join("\n");
+    return { text, files: this.tags.size, shownFiles: byFile.size, definitions: ranked.length, shownDefinitions: shown };
+  }
+}
+
+function isVendored(file: string): boolean {
+  return file.split("/").some((segment) => segment === "node_modules" || segment === "dist" || segment === "build" || segment === ".tandem");
+}
+
+/** Source files that git would not ignore, via ripgrep (which honours .gitignore). */
+function listSourceFiles(root: string): Promise<string[]> {
+  const globs = [...TAGGED_EXTENSIONS].flatMap((extension) => ["--glob", `*${extension}`]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(rgPath, ["--files", "--no-messages", ...globs, "--glob", "!node_modules", "--glob", "!.tandem"], { cwd: root, stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => (out += chunk));
+    child.on("error", reject);
+    child.on("close", () => resolve(out.split("\n").filter((line) => line && !isVendored(line)).map((line) => line.replace(/^\.\//, "")).slice(0, MAX_FILES)));
+  });
+}
