@@ -83,6 +83,19 @@ describe("findInFiles", () => {
     expect(u.matches[0]!.ref.column).toBe("naïve 😀 ".length + 1);
   });
 
+  it("reads minified lines of any length exactly: UTF-16 columns and previews across escapes and non-ASCII", async () => {
+    const piece = 'a="é\\\"q\t😀\u0001";b=`ü`;';
+    const line = `${piece.repeat(600)}needle${piece.repeat(300)}NEEDLE😀needle${"\u0002x".repeat(10)}needle`;
+    const root = await tree({ "min.js": `${line}\nshort needle line\n` });
+    const { files } = await collect(root, { pattern: "needle" });
+    const [long, short] = files[0]!.lines;
+    const expected = [...line.matchAll(/needle/gi)].map((m) => ({ line: 1, column: m.index + 1, text: m[0] }));
+    expect(long!.matches.map((m) => m.ref)).toEqual(expected);
+    expect(long!.preview.slice(long!.matches[0]!.start, long!.matches[0]!.end)).toBe("needle");
+    expect(line.slice(long!.previewStart, long!.previewStart + long!.preview.length)).toBe(long!.preview);
+    expect(short!.matches[0]!.ref).toEqual({ line: 2, column: 7, text: "needle" });
+  });
+
   it("stops at the limit and says there are more", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 50; i++) files[`f${i}.txt`] = "hit hit\nhit\n";

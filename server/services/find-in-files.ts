@@ -1,11 +1,14 @@
 import type { FileMatches, FindEvent, FindQuery, LineMatch, MatchRef } from "@/lib/search-schemas";
 import { RG_BASE_ARGS, streamRipgrep } from "@/server/tools/ripgrep";
+import { longLineMatch } from "./rg-long-line";
 
 /** Past this the search stops (rg is killed) and the panel says there are more. */
 export const FIND_MATCH_LIMIT = 10_000;
 /** Lines longer than this are shown as a window around their first match. */
 const PREVIEW_CHARS = 250;
 const PREVIEW_LEAD = 40;
+/** rg --json lines longer than this (minified files) are read without decoding them whole. */
+const LONG_LINE = 16 * 1024;
 /** Results go out in batches: at most this often, or when this many matches wait. */
 const BATCH_MS = 40;
 const BATCH_MATCHES = 500;
@@ -98,12 +101,13 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
   };
   try {
     for await (const raw of rg.lines) {
-      const message = JSON.parse(raw) as RgMessage;
-      if (message.type === "begin") {
-        const path = message.data.path.text;
+      const long: { line: LineMatch } | null = raw.length > LONG_LINE && current ? longLineMatch(raw, PREVIEW_CHARS, PREVIEW_LEAD) : null;
+      const message: RgMessage | null = long ? null : (JSON.parse(raw.toString("utf8")) as RgMessage);
+      if (message?.type === "begin") {
+        const path: string | undefined = message.data.path.text;
         current = path === undefined ? null : { path: path.replace(/^\.\//, ""), lines: [] };
-      } else if (message.type === "match" && current) {
-        const found = lineMatch(message.data);
+      } else if ((long || message?.type === "match") && current) {
+        const found = long ? long.line : lineMatch((message as Extract<RgMessage, { type: "match" }>).data);
         if (!found) continue;
         const room = max - matches;
         if (found.matches.length > room) found.matches = found.matches.slice(0, room);
@@ -114,7 +118,7 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
           limitHit = true;
           break;
         }
-      } else if (message.type === "end" && current) {
+      } else if (message?.type === "end" && current) {
         if (current.lines.length > 0) {
           pending.push(current);
           files++;

@@ -25,7 +25,7 @@ export async function streamFolderZip(workspace: Workspace, input: string, out: 
   const rg = streamRipgrep([...RG_BASE_ARGS, "--files", "--", folder.path === "" ? "." : folder.path], { cwd: workspace.root, signal });
   let files = 0;
   for await (const line of rg.lines) {
-    const relative = line.replace(/^\.\//, "");
+    const relative = line.toString("utf8").replace(/^\.\//, "");
     // Resolved again one by one: a folder swapped for a link after the listing leads nowhere outside.
     const file = await openFileStream(workspace, relative).catch((error: unknown) => (error instanceof WorkspaceError ? null : Promise.reject(error)));
     if (!file) continue;

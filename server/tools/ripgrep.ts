@@ -67,8 +67,8 @@ export function runRipgrep(args: string[], options: RgOptions): Promise<RgRun> {
 }
 
 export interface RgStream {
-  /** Output lines as rg prints them; ending the iteration early kills rg. */
-  lines: AsyncIterable<string>;
+  /** Output lines as rg prints them (UTF-8 bytes, no newline); ending the iteration early kills rg. */
+  lines: AsyncIterable<Buffer>;
   /** Settles when rg has exited (killed included). */
   exited: Promise<{ exitCode: number | null; stderr: string }>;
   kill(): void;
@@ -108,13 +108,13 @@ export function streamRipgrep(args: string[], options: { cwd: string; signal: Ab
         let start = 0;
         for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
           const piece = chunk.subarray(start, end);
-          yield pending.length ? Buffer.concat([...pending, piece]).toString("utf8") : piece.toString("utf8");
+          yield pending.length ? Buffer.concat([...pending, piece]) : piece;
           pending = [];
           start = end + 1;
         }
         if (start < chunk.length) pending.push(chunk.subarray(start));
       }
-      if (pending.length) yield Buffer.concat(pending).toString("utf8");
+      if (pending.length) yield Buffer.concat(pending);
     } finally {
       kill();
     }

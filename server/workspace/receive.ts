@@ -86,8 +86,7 @@ async function place(workspace: Workspace, temp: string, folder: string, name: s
   for (let n = 0; n < 10_000; n++) {
     const candidate = path.join(folder, n === 0 ? name : numberedName(name, n));
     try {
-      await link(temp, candidate); // never over something that appeared meanwhile
-      await unlink(temp);
+      await linkNoReplace(temp, candidate);
       return candidate;
     } catch (error) {
       if (errnoCode(error) !== "EEXIST") throw fromFsError(error, shown(candidate));
@@ -95,6 +94,21 @@ async function place(workspace: Workspace, temp: string, folder: string, name: s
     }
   }
   throw new WorkspaceError("EXISTS", `Too many copies of '${name}'; rename some first.`);
+}
+
+/** Puts `temp` at `target` only if nothing is there (a hard link fails with EEXIST, a rename would not). */
+async function linkNoReplace(temp: string, target: string): Promise<void> {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    const code = errnoCode(error);
+    // Filesystems without hard links: check, then rename (a race could still clobber; see atomic-write).
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV") throw error;
+    if (await lstat(target).catch(() => null)) throw Object.assign(new Error("exists"), { code: "EEXIST" });
+    await rename(temp, target);
+    return;
+  }
+  await unlink(temp);
 }
 
 /** A file of the workspace as a stream (downloads), contained like every read. */

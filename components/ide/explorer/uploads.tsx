@@ -48,7 +48,7 @@ export function UploadsProvider({ projectId, onUploaded, children }: { projectId
       const update = (patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.id === id ? { ...u, ...patch } : u)));
       setUploads((list) => [...list, { id, label, folder, loaded: 0, total, state: "uploading" }]);
       const result = await sendUpload(projectId, { dir: folder, onExists }, items, (loaded, all) => update({ loaded, total: all }));
-      update(result.ok ? { state: "done", loaded: total } : { state: "error", message: result.message });
+      update(result.ok ? { state: "done" } : { state: "error", message: result.message });
       onUploaded(folder);
       if (result.ok) setTimeout(() => setUploads((list) => list.filter((u) => u.id !== id)), 4000);
     },
@@ -132,7 +132,7 @@ export function UploadProgress() {
                   </button>
                 )}
               </div>
-              <progress max={u.total || 1} value={u.loaded} aria-label={`Uploading ${u.label}`} />
+              <progress max={u.total || 1} value={u.state === "done" ? u.total || 1 : u.loaded} aria-label={`Uploading ${u.label}`} />
               {u.message && <div className="error-text upload-error">{u.message}</div>}
             </li>
           ))}

@@ -1,0 +1,102 @@
+import { isAscii } from "node:buffer";
+import type { LineMatch, MatchRef } from "@/lib/search-schemas";
+
+// rg --json prints every matching line whole, and minified files have lines of megabytes:
+// decoding and parsing those dominated a search of node_modules. For a long match line this reads
+// the JSON bytes directly: the small head (path) and tail (line number, submatches) are parsed,
+// and of the line's text only the stretch up to the last match is walked, natively where it is
+// plain ASCII, to turn rg's UTF-8 byte offsets into UTF-16 columns; only the preview is decoded.
+
+const TEXT_KEY = Buffer.from(',"lines":{"text":"');
+const TAIL_KEY = Buffer.from('"},"line_number":');
+const BACKSLASH = 0x5c;
+
+type Tail = { line_number: number; submatches: { match: { text?: string }; start: number; end: number }[] };
+
+/** UTF-8 length of the character a JSON \uXXXX escape stands for (a surrogate counts half of 4). */
+function escapedBytes(code: number): number {
+  if (code < 0x80) return 1;
+  if (code < 0x800 || (code >= 0xd800 && code <= 0xdfff)) return 2;
+  return 3;
+}
+
+/** Moves `p` back to a point where the JSON string body can be cut: not inside an escape or a UTF-8 character. */
+function safeCut(text: Buffer, p: number): number {
+  let at = p;
+  while (at > 0 && at < text.length && (text[at]! & 0xc0) === 0x80) at--;
+  for (let s = at - 1; s >= Math.max(0, at - 5); s--) {
+    if (text[s] !== BACKSLASH) continue;
+    let run = 0;
+    while (s - run - 1 >= 0 && text[s - run - 1] === BACKSLASH) run++;
+    if (run % 2 === 1) continue; // this backslash is the second of "\\"
+    const length = text[s + 1] === 0x75 ? 6 : 2;
+    if (s + length > at) at = s;
+    break;
+  }
+  return at;
+}
+
+/**
+ * A long `match` message of rg --json as the results list shows it, or null when it is not in the
+ * expected shape (the caller then parses it whole).
+ */
+export function longLineMatch(raw: Buffer, previewChars: number, previewLead: number): { path: string; line: LineMatch } | null {
+  const i = raw.indexOf(TEXT_KEY);
+  const j = raw.lastIndexOf(TAIL_KEY);
+  if (i < 0 || j < i) return null;
+  const head = JSON.parse(`${raw.toString("utf8", 0, i)}}}`) as { type: string; data: { path: { text?: string } } };
+  const tail = JSON.parse(`{${raw.toString("utf8", j + 3, raw.length - 1)}`) as Tail;
+  if (head.type !== "match" || head.data.path.text === undefined || tail.submatches.length === 0) return null;
+  const text = raw.subarray(i + TEXT_KEY.length, j);
+
+  // Walk to each byte offset in order: `p` in the JSON text, `byte` in the line, `unit` in UTF-16.
+  const targets = [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b);
+  const at = new Map<number, { unit: number; p: number }>();
+  let p = 0;
+  let byte = 0;
+  let unit = 0;
+  for (const target of targets) {
+    while (byte < target && p < text.length) {
+      if (text[p] === BACKSLASH) {
+        if (text[p + 1] === 0x75) {
+          byte += escapedBytes(Number.parseInt(text.toString("latin1", p + 2, p + 6), 16));
+          p += 6;
+        } else {
+          byte += 1;
+          p += 2;
+        }
+        unit += 1;
+        continue;
+      }
+      const next = text.indexOf(BACKSLASH, p);
+      const end = Math.min(next === -1 ? text.length : next, p + (target - byte));
+      const stretch = text.subarray(p, end);
+      unit += isAscii(stretch) ? stretch.length : stretch.toString("utf8").length;
+      byte += end - p;
+      p = end;
+    }
+    at.set(target, { unit, p });
+  }
+
+  const first = at.get(tail.submatches[0]!.start)!;
+  const from = safeCut(text, Math.max(0, first.p - previewLead * 2));
+  const to = safeCut(text, Math.min(text.length, first.p + previewChars * 6));
+  const lead = JSON.parse(`"${text.toString("utf8", from, first.p)}"`) as string;
+  const window = (JSON.parse(`"${text.toString("utf8", from, to)}"`) as string).replace(/\r?\n$/, "");
+  const keep = Math.min(lead.length, previewLead);
+  const previewStart = first.unit - keep;
+  const preview = window.slice(lead.length - keep, lead.length - keep + previewChars);
+  const clip = (n: number) => Math.max(0, Math.min(preview.length, n - previewStart));
+  return {
+    path: head.data.path.text,
+    line: {
+      line: tail.line_number,
+      preview,
+      previewStart,
+      matches: tail.submatches.map((m) => {
+        const start = at.get(m.start)!.unit;
+        return { ref: { line: tail.line_number, column: start + 1, text: m.match.text ?? "" } satisfies MatchRef, start: clip(start), end: clip(at.get(m.end)!.unit) };
+      }),
+    },
+  };
+}
