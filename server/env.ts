@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseForges, type Forges } from "@/server/git/pull-request";
 
 // The only reader of process.env. Everything else receives a typed Config.
 
@@ -22,6 +23,11 @@ const schema = z.object({
     z.string().min(32, "must be at least 32 characters (generate one with `openssl rand -hex 32`)").optional(),
   ),
   TANDEM_IMPORT_ROOTS: optionalString,
+  // Secrets the server had before BETTER_AUTH_SECRET changed (comma-separated): stored git tokens
+  // sealed under them are opened and sealed again under the current one at start-up.
+  TANDEM_PREVIOUS_SECRETS: optionalString,
+  // Self-hosted git forges for pull-request links and API calls: host=kind[@api-url], comma-separated.
+  TANDEM_GIT_FORGES: optionalString,
   TANDEM_DEV: optionalString,
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
@@ -60,6 +66,8 @@ export type Config = {
   publicUrl: string | undefined;
   authSecret: string | undefined;
   importRoots: string[];
+  previousSecrets: string[];
+  gitForges: Forges;
   models: ModelsConfig;
   smtp: SmtpConfig | undefined;
 };
@@ -89,6 +97,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.SMTP_HOST && !e.SMTP_FROM) {
     throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee README.md, \"Configuration\".");
   }
+  let gitForges: Forges;
+  try {
+    gitForges = parseForges(e.TANDEM_GIT_FORGES);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee README.md, "Configuration".`);
+  }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   return {
     dev: e.TANDEM_DEV === "1",
@@ -103,6 +117,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(path.delimiter)
       .filter(Boolean)
       .map((root) => path.resolve(root)),
+    previousSecrets: (e.TANDEM_PREVIOUS_SECRETS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    gitForges,
     models: {
       defaultModel: e.TANDEM_MODEL,
       openai: e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL } : undefined,

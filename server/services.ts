@@ -17,6 +17,9 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
+import { credentialCipher } from "@/server/git/credential-cipher";
+import { createProjectGit } from "@/server/services/project-git";
+import { resealGitCredentials } from "@/server/services/git-credentials";
 
 export class StartupError extends Error {}
 
@@ -71,8 +74,12 @@ export async function createServices(config: Config, log: (line: string) => void
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
+  const gitCipher = credentialCipher(secret, config.previousSecrets);
+  const resealed = await resealGitCredentials(db, gitCipher);
+  if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
+  const git = createProjectGit({ db, files, sandbox: { mode: sandboxMode }, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl });
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, git, gitCipher };
   return {
     services,
     sandboxMode,

@@ -12,6 +12,8 @@ import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { extensionsRouter } from "@/server/api/routers/extensions";
+import { gitRouter } from "@/server/api/routers/git";
+import { gitCredentialRouter } from "@/server/api/routers/git-credential";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -29,6 +31,8 @@ export const appRouter = router({
   extensions: extensionsRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
+  git: gitRouter,
+  gitCredential: gitCredentialRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -18,6 +18,9 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
+import { credentialCipher } from "@/server/git/credential-cipher";
+import { createProjectGit } from "@/server/services/project-git";
+import { bwrapAvailable } from "@/server/workspace/sandbox";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -62,7 +65,11 @@ export async function createTestServices(options: { importRoots?: string[]; mode
     sandbox: { mode: "none", allowNetwork: false },
     maxRetries: 2,
   });
+  const gitCipher = credentialCipher("x".repeat(32));
+  const git = createProjectGit({ db: database.db, files, sandbox: { mode: (await bwrapAvailable()) ? "bwrap" : "none" }, cipher: gitCipher, checkpoints, publicUrl: "http://tandem.test" });
   const services: Services = {
+    git,
+    gitCipher,
     presence: createPresence(),
     linkRevocations: createLinkRevocations(),
     limits: createRateLimits(),

@@ -20,6 +20,8 @@ export interface SandboxOptions {
    * sandboxed process from injecting keystrokes, but it breaks job control in an interactive PTY.
    */
   newSession?: boolean;
+  /** Extra directories bound read-write at `target` (git's one-shot credential socket). */
+  binds?: Array<{ source: string; target: string }>;
 }
 
 export interface SandboxedCommand {
@@ -38,7 +40,7 @@ export const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
 const ALLOWED_ENV = new Set([
   "PATH", "HOME", "TERM", "COLORTERM", "TERM_PROGRAM", "LANG", "LANGUAGE", "USER", "LOGNAME",
   "SHELL", "TZ", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER", "CI", "NO_COLOR", "FORCE_COLOR",
-  "NODE_ENV", "COLUMNS", "LINES",
+  "NODE_ENV", "COLUMNS", "LINES", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_TERMINAL_PROMPT",
 ]);
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|DATABASE_URL|COOKIE)/i;
 
@@ -112,8 +114,9 @@ function bwrapArgs(options: SandboxOptions & { cwd: string }): string[] {
     "--tmpfs", SANDBOX_HOME,
     // After the tmpfs mounts, so a workspace under /tmp is bound on top of the private /tmp.
     "--bind", options.workspaceRoot, options.workspaceRoot,
-    "--chdir", options.cwd,
   );
+  for (const bind of options.binds ?? []) args.push("--bind", bind.source, bind.target);
+  args.push("--chdir", options.cwd);
   return args;
 }
 
