@@ -146,6 +146,7 @@ const rules: Record<string, Rule> = {
   "git.pull": "project-write",
   "git.push": "project-write",
   "git.setPullMode": "project-admin",
+  "git.openPullRequest": "project-write",
   "git.operation": "user",
   "git.cancel": "user",
   "gitCredential.list": "user",

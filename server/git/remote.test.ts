@@ -18,7 +18,7 @@ const workspace = async () => {
 };
 
 beforeAll(async () => {
-  server = await startGitHttpServer({ users: { alice: "token-alice" } });
+  server = await startGitHttpServer({ tokens: { "token-alice": "alice" } });
   server.createRepository("app", { "README.md": "# app\n", "src/index.ts": "export const x = 1;\n" });
 });
 afterAll(async () => {

@@ -55,7 +55,8 @@ const ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERM
 /** Runs one git command in the project's sandbox and collects its output. */
 export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptions): Promise<GitResult> {
   const config = [...BASE_CONFIG, ...(options.hooks ? [] : NO_HOOKS), ...(options.network?.config ?? [])];
-  const command = ["git", "--no-pager", ...config.flatMap((c) => ["-c", c]), ...args];
+  // Paths from people are file names, never pathspec magic such as ":(glob)".
+  const command = ["git", "--no-pager", "--literal-pathspecs", ...config.flatMap((c) => ["-c", c]), ...args];
   const sandboxed = sandboxCommand({
     mode: sandbox.mode,
     workspaceRoot: options.root,
@@ -85,7 +86,8 @@ export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptio
       const result = { stdout: Buffer.concat(out), stderr: err, code: code ?? 1 };
       if (options.signal?.aborted) reject(new GitError("CANCELLED", "The git operation was cancelled."));
       else if (result.code === 0 || options.okCodes?.includes(result.code)) resolve(result);
-      else reject(describeGitFailure(args[0] ?? "git", result.stderr));
+      // Merges report their conflicts on stdout.
+      else reject(describeGitFailure(args[0] ?? "git", `${result.stderr}\n${result.stdout.toString("utf8").slice(-4000)}`));
     });
   });
 }

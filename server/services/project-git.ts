@@ -12,6 +12,7 @@ import { cloneRepository, fetchRemote, pullRemote, pushBranch, resolveRemoteUrl 
 import { gitRepository, type Author } from "@/server/git/repository";
 import type { GitSandbox } from "@/server/git/run";
 import type { GitProgress } from "@/lib/git-schemas";
+import { openGitHubPullRequest, type Forges } from "@/server/git/pull-request";
 
 export type GitDeps = { db: Db; files: ProjectFiles; sandbox: GitSandbox; cipher: CredentialCipher; checkpoints: CheckpointStores; publicUrl: string | undefined };
 export type GitProject = { id: string; teamId: string };
@@ -99,6 +100,20 @@ export function createProjectGit(deps: GitDeps) {
           await pushBranch(deps.sandbox, { ...base, branch });
         }
         return { remote: remote.origin + remote.pathname };
+      });
+    },
+
+    /** Opens a pull request for the current branch through the forge's API, with the caller's token for the remote's host. */
+    openPullRequest(project: GitProject, person: GitPerson, input: { title: string; body: string; base: string; forges: Forges }) {
+      return serial(project.id, async () => {
+        const root = deps.files.pathOf(project.id);
+        const remote = await resolveRemoteUrl(deps.sandbox, root);
+        const secret = await secretFor(person, project.teamId, remote);
+        if (!secret) throw new GitError("AUTH_FAILED", `Store a token for ${remote.host} to open pull requests from here, or use the link.`);
+        const { branch } = await repo(project.id).status();
+        if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
+        if (branch === input.base) throw new GitError("BAD_INPUT", `You are on ${input.base}: push a branch of your own to open a pull request into it.`);
+        return openGitHubPullRequest({ remote: remote.origin + remote.pathname, forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
       });
     },
 

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 // A real git server for tests: git's own `git http-backend` (smart HTTP, push enabled) run as a CGI
-// program behind a small Node HTTP server with basic auth, on loopback.
+// program behind a small Node HTTP server with basic auth, on loopback. As on GitHub, a personal
+// access token is the password and any username goes with it.
 export type GitHttpServer = {
   url: string;
   /** The folder holding the bare repositories (`<name>.git`). */
@@ -15,6 +16,8 @@ export type GitHttpServer = {
   createRepository(name: string, files?: Record<string, string>): string;
   /** Runs git (on the server's side, outside any sandbox: this is the remote) in a repository. */
   git(repo: string, args: string[], cwd?: string): string;
+  /** Commits `files` on `main` as "Elsewhere Person", as a teammate pushing from their machine would. */
+  commitElsewhere(repo: string, files: Record<string, string>, message: string): void;
   /** Requests seen: method, path and the user that authenticated (null when anonymous). */
   requests: Array<{ method: string; path: string; user: string | null }>;
   close(): Promise<void>;
@@ -22,7 +25,7 @@ export type GitHttpServer = {
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" };
 
-export async function startGitHttpServer(options: { users: Record<string, string> }): Promise<GitHttpServer> {
+export async function startGitHttpServer(options: { tokens: Record<string, string> }): Promise<GitHttpServer> {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-git-server-"));
   const requests: GitHttpServer["requests"] = [];
   const git = (repo: string, args: string[], cwd?: string) => execFileSync("git", args, { cwd: cwd ?? path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
@@ -30,8 +33,8 @@ export async function startGitHttpServer(options: { users: Record<string, string
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? "");
-    const [user, password] = auth ? Buffer.from(auth[1]!, "base64").toString("utf8").split(/:(.*)/s) : [];
-    const authenticated = user !== undefined && options.users[user] === password ? user : null;
+    const password = auth ? Buffer.from(auth[1]!, "base64").toString("utf8").split(/:(.*)/s)[1] : undefined;
+    const authenticated = password !== undefined ? (options.tokens[password] ?? null) : null;
     requests.push({ method: req.method ?? "GET", path: url.pathname, user: authenticated });
     if (!authenticated) {
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("Authentication required\n");
@@ -105,6 +108,21 @@ export async function startGitHttpServer(options: { users: Record<string, string
         rmSync(work, { recursive: true, force: true });
       }
       return `${url}/${name}.git`;
+    },
+    commitElsewhere(repo, files, message) {
+      const work = mkdtempSync(path.join(tmpdir(), "tandem-git-elsewhere-"));
+      const env = { ...GIT_ENV, GIT_AUTHOR_NAME: "Elsewhere Person", GIT_AUTHOR_EMAIL: "elsewhere@example.com" };
+      try {
+        execFileSync("git", ["clone", "--quiet", path.join(root, `${repo}.git`), "."], { cwd: work, env });
+        for (const [file, content] of Object.entries(files)) {
+          mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+          writeFileSync(path.join(work, file), content);
+        }
+        execFileSync("git", ["commit", "--quiet", "-am", message], { cwd: work, env });
+        execFileSync("git", ["push", "--quiet", "origin", "main"], { cwd: work, env });
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     },
     async close() {
       server.closeAllConnections();

@@ -18,7 +18,7 @@ let caller: ReturnType<typeof createCaller>;
 
 beforeAll(async () => {
   env = await createTestServices();
-  server = await startGitHttpServer({ users: { alice: "ghp_secret_token_123" } });
+  server = await startGitHttpServer({ tokens: { ghp_secret_token_123: "alice" } });
   server.createRepository("app", { "README.md": "# app\n", "src/main.ts": "console.log(1);\n" });
   user = await env.createUser();
   caller = createCaller(env.context(user));
@@ -65,6 +65,24 @@ describe("projects from git, with stored credentials", () => {
     expect(await otherCaller.project.list()).toEqual([]);
     const folders = await import("node:fs/promises").then((fs) => fs.readdir(path.join(env.dataDir, "workspaces")).catch(() => []));
     for (const id of folders) expect(await findProject(env.services.db, id)).not.toBeNull();
+  });
+
+  it("cancels a clone in progress and leaves nothing behind", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 4000; i++) files[`src/f${i}.txt`] = `file ${i}\n${"x".repeat(i % 500)}\n`;
+    server.createRepository("big", files);
+    const before = (await caller.project.list()).length;
+    const operationId = randomUUID();
+    const events = await caller.git.operation({ operationId });
+    const creating = caller.project.create({ name: "Cancelled", gitUrl: `${server.url}/big.git`, operationId });
+    for await (const event of events) {
+      if (event.kind === "progress") {
+        expect((await caller.git.cancel({ operationId })).cancelled).toBe(true);
+        break;
+      }
+    }
+    await expect(creating).rejects.toMatchObject({ message: "The git operation was cancelled." });
+    expect((await caller.project.list()).length).toBe(before);
   });
 
   it("commits as the person, stages one hunk of two, and pushes with the stored token", async () => {

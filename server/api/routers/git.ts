@@ -5,7 +5,7 @@ import { projectAdminProcedure, protectedProcedure, router, workspaceMutationPro
 import { getPullMode, setPullMode } from "@/server/db/repositories/git-credentials";
 import { GitError, type GitErrorCode } from "@/server/git/errors";
 import { hunkCount } from "@/server/git/hunks";
-import { pullRequestLink } from "@/server/git/pull-request";
+import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
 import { isWorkspaceError } from "@/server/workspace";
 
 const TRPC_CODES: Record<GitErrorCode, TRPCError["code"]> = {
@@ -104,8 +104,19 @@ export const gitRouter = router({
   push: workspaceMutationProcedure.input(remoteInput).mutation(async ({ ctx, input }) => {
     const { remote: url } = await remote(ctx, input.operationId, "push");
     const status = await ctx.services.git.status(ctx.project.id);
-    return { pullRequestUrl: status.branch ? pullRequestLink(url, status.branch, ctx.services.config.gitForges) : null };
+    const forge = forgeOf(new URL(url), ctx.services.config.gitForges);
+    return {
+      pullRequestUrl: status.branch ? pullRequestLink(url, status.branch, ctx.services.config.gitForges) : null,
+      // Through the API only where Tandem speaks it (GitHub's REST pulls endpoint).
+      canOpenPullRequest: forge?.kind === "github" && status.branch !== null,
+      branch: status.branch,
+    };
   }),
+
+  /** Opens a pull request for the current branch through the host's API (GitHub kind) with the caller's token. */
+  openPullRequest: workspaceMutationProcedure
+    .input(z.object({ title: z.string().trim().min(1, "Give the pull request a title").max(300), body: z.string().max(60_000).default(""), base: branchName.default("main") }))
+    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.openPullRequest(ctx.project, person(ctx.user), { ...input, forges: ctx.services.config.gitForges }))),
 
   setPullMode: projectAdminProcedure.input(z.object({ mode: pullMode })).mutation(({ ctx, input }) => setPullMode(ctx.services.db, ctx.project.id, input.mode)),
 
