@@ -3,6 +3,7 @@
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
 import { useExplorer } from "@/components/ide/explorer/explorer-context";
 import { FileIcon } from "@/components/ide/explorer/file-icon";
+import { DiscardIcon, MinusIcon, OpenFileIcon, PlusIcon } from "@/components/ui/icons";
 import type { GitFileChange } from "@/lib/git-schemas";
 
 export type ChangeSection = "merge" | "staged" | "changes";
@@ -34,17 +35,17 @@ export function ChangeList(props: {
         <span className="spacer" />
         {canWrite && onDiscard && (
           <button className="icon-btn" title="Discard All Changes" aria-label="Discard All Changes" disabled={busy} onClick={() => onDiscard(all)}>
-            ↶
+            <DiscardIcon />
           </button>
         )}
         {canWrite && onStage && (
           <button className="icon-btn" title="Stage All Changes" aria-label="Stage All Changes" disabled={busy} onClick={() => onStage(all)} data-testid={`scm-stage-all-${section}`}>
-            +
+            <PlusIcon />
           </button>
         )}
         {canWrite && onUnstage && (
           <button className="icon-btn" title="Unstage All Changes" aria-label="Unstage All Changes" disabled={busy} onClick={() => onUnstage(all)}>
-            −
+            <MinusIcon />
           </button>
         )}
         <span className="scm-count">{rows.length}</span>
@@ -67,21 +68,21 @@ export function ChangeList(props: {
               <span className="spacer" />
               <span className="scm-actions" onClick={(event) => event.stopPropagation()}>
                 <button className="icon-btn" title="Open File" aria-label={`Open ${row.path}`} onClick={() => void explorer.openFile(row.path)}>
-                  ⎘
+                  <OpenFileIcon size={14} />
                 </button>
                 {canWrite && onDiscard && (
                   <button className="icon-btn" title="Discard Changes" aria-label={`Discard changes in ${row.path}`} disabled={busy} onClick={() => onDiscard([row.path])} data-testid={`scm-discard-${row.path}`}>
-                    ↶
+                    <DiscardIcon size={14} />
                   </button>
                 )}
                 {canWrite && onStage && (
                   <button className="icon-btn" title={section === "merge" ? "Mark as Resolved (Stage)" : "Stage Changes"} aria-label={`Stage ${row.path}`} disabled={busy} onClick={() => onStage([row.path])} data-testid={`scm-stage-${row.path}`}>
-                    +
+                    <PlusIcon size={14} />
                   </button>
                 )}
                 {canWrite && onUnstage && (
                   <button className="icon-btn" title="Unstage Changes" aria-label={`Unstage ${row.path}`} disabled={busy} onClick={() => onUnstage([row.path])} data-testid={`scm-unstage-${row.path}`}>
-                    −
+                    <MinusIcon size={14} />
                   </button>
                 )}
               </span>

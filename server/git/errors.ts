@@ -27,7 +27,7 @@ const lastLines = (stderr: string) =>
   stderr
     .split(/[\r\n]+/)
     .map((l) => l.trim())
-    .filter((l) => l && !/^(remote: )?(Counting|Compressing|Receiving|Resolving|Enumerating|Writing|Updating files|Total)/.test(l))
+    .filter((l) => l && !/^(remote: )?(Counting|Compressing|Receiving|Resolving|Enumerating|Writing|Updating files|Total|Cloning into)/.test(l))
     .slice(-4)
     .join("\n");
 

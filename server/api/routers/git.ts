@@ -28,7 +28,11 @@ export async function gitCall<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof GitError) throw new TRPCError({ code: TRPC_CODES[error.code], message: error.detail ? `${error.message}\n${error.detail}` : error.message, cause: error });
+    // git's own last lines help with most failures; a conflict is listed in the panel instead.
+    if (error instanceof GitError) {
+      const detail = error.detail && error.code !== "CONFLICT" ? `\n${error.detail}` : "";
+      throw new TRPCError({ code: TRPC_CODES[error.code], message: `${error.message}${detail}`, cause: error });
+    }
     if (isWorkspaceError(error)) throw new TRPCError({ code: "BAD_REQUEST", message: error.message, cause: error });
     throw error;
   }
