@@ -158,3 +158,22 @@ test("a merge conflict is listed, resolved in the editor, committed and pushed",
   expect(merged).not.toContain("<<<<<<<");
   expect(server.git("shop", ["log", "-1", "--format=%P"]).trim().split(" ")).toHaveLength(2);
 });
+
+test("credentials are listed by name and host only; the pull mode is a project setting", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await page.goto("/");
+  await page.getByTestId("show-clone-form").click();
+  const host = new URL(server.url).host;
+  const stored = page.getByTestId("git-credentials-user").getByTestId(`git-credential-${host} token`);
+  await expect(stored).toContainText(host);
+  await expect(page.locator("body")).not.toContainText(TOKEN);
+  await page.screenshot({ path: screenshotPath("git-credentials"), fullPage: true });
+
+  await ide.openProject("Shop");
+  await page.getByTestId("project-settings").click();
+  await expect(page.getByTestId("git-pull-mode")).toHaveValue("merge");
+  await page.getByTestId("git-pull-mode").selectOption("rebase");
+  await page.reload();
+  await expect(page.getByTestId("git-pull-mode")).toHaveValue("rebase");
+  await page.getByTestId("git-settings").screenshot({ path: screenshotPath("git-settings") });
+});

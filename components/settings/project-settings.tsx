@@ -11,8 +11,9 @@ import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
+import { GitCard } from "@/components/settings/git-card";
 
-/** A project's extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
+/** A project's extensions (MCP servers, tool discovery, scheduled tasks, workflows) and its git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -43,6 +44,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
+      <GitCard projectId={projectId} canEdit={canAdmin} />
     </>
   );
 }

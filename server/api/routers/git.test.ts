@@ -69,7 +69,7 @@ describe("projects from git, with stored credentials", () => {
 
   it("cancels a clone in progress and leaves nothing behind", async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 4000; i++) files[`src/f${i}.txt`] = `file ${i}\n${"x".repeat(i % 500)}\n`;
+    for (let i = 0; i < 2000; i++) files[`src/f${i}.txt`] = `file ${i}\n${"x".repeat(i % 500)}\n`;
     server.createRepository("big", files);
     const before = (await caller.project.list()).length;
     const operationId = randomUUID();
@@ -83,7 +83,7 @@ describe("projects from git, with stored credentials", () => {
     }
     await expect(creating).rejects.toMatchObject({ message: "The git operation was cancelled." });
     expect((await caller.project.list()).length).toBe(before);
-  });
+  }, 120_000);
 
   it("commits as the person, stages one hunk of two, and pushes with the stored token", async () => {
     const project = await caller.project.create({ name: "Work", gitUrl: `${server.url}/app.git` });
@@ -105,6 +105,22 @@ describe("projects from git, with stored credentials", () => {
     expect(server.git("app", ["log", "-1", "--format=%an|%ae|%s"]).trim()).toBe(`${user.name}|${user.email}|Change the first line`);
     expect(server.git("app", ["show", "main:list.txt"])).toContain("line one changed");
     expect(server.git("app", ["show", "main:list.txt"])).not.toContain("twenty-eight");
+  });
+
+  it("pulls by rebase when the project says so: local commits on top, no merge commit", async () => {
+    server.createRepository("linear", { "a.txt": "a\n", "b.txt": "b\n" });
+    const project = await caller.project.create({ name: "Linear", gitUrl: `${server.url}/linear.git` });
+    const root = env.services.files.pathOf(project.id);
+    await writeFile(path.join(root, "a.txt"), "a, mine\n");
+    await caller.git.stage({ projectId: project.id, paths: ["a.txt"] });
+    await caller.git.commit({ projectId: project.id, message: "Mine" });
+    server.commitElsewhere("linear", { "b.txt": "b, theirs\n" }, "Theirs");
+    await caller.git.setPullMode({ projectId: project.id, mode: "rebase" });
+    await caller.git.pull({ projectId: project.id, operationId: randomUUID() });
+    const log = await caller.git.log({ projectId: project.id, limit: 3 });
+    expect(log.map((c) => c.subject)).toEqual(["Mine", "Theirs", "Initial commit"]);
+    expect(log[0]!.parents).toHaveLength(1);
+    expect(await caller.git.status({ projectId: project.id })).toMatchObject({ ahead: 1, behind: 0, pullMode: "rebase" });
   });
 
   it("refuses to switch branches when uncommitted changes would be overwritten", async () => {
