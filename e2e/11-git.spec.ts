@@ -10,7 +10,7 @@ import { startGitHttpServer, type GitHttpServer } from "../server/test/git-http-
 
 const TOKEN = "ghp_e2e_token_for_ada";
 // The tests build on each other (one clone, one remote): a failure skips the rest.
-test.describe.configure({ mode: "serial" });
+test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 let server: GitHttpServer;
 const lines = Array.from({ length: 30 }, (_, i) => `export const line${i} = ${i};`).join("\n") + "\n";
