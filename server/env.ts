@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_LIMITS, type SandboxLimits } from "@/server/sandbox/limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
+import { parseForges, type Forges } from "@/server/git/pull-request";
 
 // The only reader of process.env. Everything else receives a typed Config.
 
@@ -37,6 +38,11 @@ const schema = z.object({
   TANDEM_IMPORT_ROOTS: optionalString,
   // The most one upload (files dropped on the explorer, a zip for a new project) may hold.
   TANDEM_UPLOAD_MAX_MB: z.coerce.number().int().min(1, "must be at least 1 (megabytes)").max(102_400).default(200),
+  // Secrets the server had before BETTER_AUTH_SECRET changed (comma-separated): stored git tokens
+  // sealed under them are opened and sealed again under the current one at start-up.
+  TANDEM_PREVIOUS_SECRETS: optionalString,
+  // Self-hosted git forges for pull-request links and API calls: host=kind[@api-url], comma-separated.
+  TANDEM_GIT_FORGES: optionalString,
   TANDEM_DEV: optionalString,
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
@@ -85,6 +91,8 @@ export type Config = {
   importRoots: string[];
   /** Uploads: the most bytes one request may write, and the most files (or zip entries) it may hold. */
   upload: { maxBytes: number; maxFiles: number };
+  previousSecrets: string[];
+  gitForges: Forges;
   models: ModelsConfig;
   smtp: SmtpConfig | undefined;
   /** The web search service from the environment; an admin's choice (admin page) wins over it. */
@@ -115,6 +123,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   if (e.SMTP_HOST && !e.SMTP_FROM) {
     throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee README.md, \"Configuration\".");
+  }
+  let gitForges: Forges;
+  try {
+    gitForges = parseForges(e.TANDEM_GIT_FORGES);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee README.md, "Configuration".`);
   }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   const searchBackends: WebSearchBackendConfig[] = [
@@ -152,6 +166,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean)
       .map((root) => path.resolve(root)),
     upload: { maxBytes: e.TANDEM_UPLOAD_MAX_MB * 1024 * 1024, maxFiles: 20_000 },
+    previousSecrets: (e.TANDEM_PREVIOUS_SECRETS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    gitForges,
     models: {
       defaultModel: e.TANDEM_MODEL,
       openai: e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL } : undefined,

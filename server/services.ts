@@ -21,6 +21,9 @@ import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
+import { credentialCipher } from "@/server/git/credential-cipher";
+import { createProjectGit } from "@/server/services/project-git";
+import { resealGitCredentials } from "@/server/services/git-credentials";
 
 export class StartupError extends Error {}
 
@@ -108,8 +111,12 @@ export async function createServices(config: Config, log: (line: string) => void
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
+  const gitCipher = credentialCipher(secret, config.previousSecrets);
+  const resealed = await resealGitCredentials(db, gitCipher);
+  if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
+  const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
   const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language };
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher };
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,

@@ -10,6 +10,7 @@ import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
 import { ChangesView } from "@/components/review/changes-view";
+import { GitDiffView } from "@/components/git/git-diff-view";
 
 const MonacoPane = dynamic(() => import("@/components/editor/monaco-pane"), {
   ssr: false,
@@ -18,7 +19,7 @@ const MonacoPane = dynamic(() => import("@/components/editor/monaco-pane"), {
 
 export function EditorArea() {
   const store = useOpenFilesStore();
-  const { files, active, changes, changesActive } = useOpenFiles();
+  const { files, active, changes, changesActive, gitDiff, gitDiffActive } = useOpenFiles();
   useRegisterChangesHost();
 
   const [closing, setClosing] = useState<string | null>(null);
@@ -58,8 +59,18 @@ export function EditorArea() {
         onActivate={(p) => store.activate(p)}
         onClose={requestClose}
         changes={changes && { active: changesActive, label: "Changes", onActivate: () => store.activateChanges(), onClose: () => store.closeChanges() }}
+        gitDiff={
+          gitDiff && {
+            active: gitDiffActive,
+            label: `${gitDiff.path.slice(gitDiff.path.lastIndexOf("/") + 1)} (${gitDiff.side === "index" ? "Index" : "Working Tree"})`,
+            onActivate: () => store.activateGitDiff(),
+            onClose: () => store.closeGitDiff(),
+          }
+        }
       />
-      {changes && changesActive ? (
+      {gitDiff && gitDiffActive ? (
+        <GitDiffView key={`${gitDiff.side}:${gitDiff.path}`} path={gitDiff.path} side={gitDiff.side} />
+      ) : changes && changesActive ? (
         <ChangesView key={changes.sessionId} sessionId={changes.sessionId} />
       ) : file ? (
         <>

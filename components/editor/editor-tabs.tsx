@@ -9,21 +9,26 @@ type EditorTabsProps = {
   onActivate: (path: string) => void;
   onClose: (path: string) => void;
   /** The Changes tab (an agent session's review), when open. */
-  changes?: { active: boolean; label: string; onActivate: () => void; onClose: () => void } | null;
+  changes?: SpecialTab | null;
+  /** The Source Control diff tab, when open. */
+  gitDiff?: SpecialTab | null;
 };
+
+type SpecialTab = { active: boolean; label: string; onActivate: () => void; onClose: () => void };
 
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
-export function EditorTabs({ files, active, onActivate, onClose, changes }: EditorTabsProps) {
+export function EditorTabs({ files, active, onActivate, onClose, changes, gitDiff }: EditorTabsProps) {
+  const fileActive = (path: string) => path === active && !changes?.active && !gitDiff?.active;
   return (
     <div className="tabs" role="tablist" data-testid="editor-tabs">
       {files.map((file) => (
         <div
           key={file.path}
           role="tab"
-          aria-selected={file.path === active && !changes?.active}
+          aria-selected={fileActive(file.path)}
           title={file.path}
-          className={file.path === active && !changes?.active ? "tab active" : "tab"}
+          className={fileActive(file.path) ? "tab active" : "tab"}
           data-testid={`tab-${file.path}`}
           data-dirty={file.dirty || undefined}
           onClick={() => onActivate(file.path)}
@@ -72,6 +77,32 @@ export function EditorTabs({ files, active, onActivate, onClose, changes }: Edit
             onClick={(event) => {
               event.stopPropagation();
               changes.onClose();
+            }}
+          >
+            <CloseIcon size={14} />
+          </button>
+        </div>
+      )}
+      {gitDiff && (
+        <div
+          role="tab"
+          aria-selected={gitDiff.active}
+          className={gitDiff.active ? "tab tab-changes active" : "tab tab-changes"}
+          data-testid="tab-git-diff"
+          title={gitDiff.label}
+          onClick={gitDiff.onActivate}
+          onAuxClick={(event) => {
+            if (event.button === 1) gitDiff.onClose();
+          }}
+        >
+          <span>{gitDiff.label}</span>
+          <button
+            className="icon-btn tab-close"
+            aria-label="Close the diff"
+            data-testid="tab-git-diff-close"
+            onClick={(event) => {
+              event.stopPropagation();
+              gitDiff.onClose();
             }}
           >
             <CloseIcon size={14} />

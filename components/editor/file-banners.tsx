@@ -1,12 +1,30 @@
 "use client";
 
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+import { useGitConflicted } from "@/components/git/git-context";
 
 /** The notices above the editor: a conflict with the disk, a failed save, a read-only file. */
 export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesStore }) {
   const { conflict, path } = file;
+  const gitConflict = useGitConflicted(path) && file.kind === "text" && !file.readOnly;
   return (
     <>
+      {gitConflict && (
+        <div className="banner banner-warning" role="status" data-testid="git-conflict-banner">
+          <span className="banner-text">
+            <strong>Merge conflict.</strong> Keep one side or both in every block between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code> (or edit them by hand), save, then stage the file in Source Control.
+          </span>
+          <button className="btn btn-sm" onClick={() => store.resolveGitConflicts(path, "current")} data-testid="git-accept-current">
+            Accept Current
+          </button>
+          <button className="btn btn-sm" onClick={() => store.resolveGitConflicts(path, "incoming")} data-testid="git-accept-incoming">
+            Accept Incoming
+          </button>
+          <button className="btn btn-sm" onClick={() => store.resolveGitConflicts(path, "both")} data-testid="git-accept-both">
+            Accept Both
+          </button>
+        </div>
+      )}
       {conflict?.kind === "changed" && (
         <div className="banner banner-warning" role="alert" data-testid="conflict-banner">
           <span className="banner-text">

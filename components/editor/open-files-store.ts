@@ -1,4 +1,5 @@
 import type { FileChange, ReadResult } from "@/lib/fs-schemas";
+import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { mergeText } from "@/components/editor/merge";
 
@@ -51,12 +52,23 @@ export type ChangesTab = { sessionId: string };
 /** A place to show once the file's editor is on screen (a search result): the cursor goes there, selecting `length` characters. */
 export type Reveal = { path: string; line: number; column: number; length: number; seq: number };
 
-export type OpenFilesState = { files: OpenFile[]; active: string | null; changes: ChangesTab | null; changesActive: boolean; reveal: Reveal | null };
+/** The Source Control diff tab: one file's change in the working tree or the index (components/git). */
+export type GitDiffTab = { path: string; side: "worktree" | "index" };
+
+export type OpenFilesState = {
+  files: OpenFile[];
+  active: string | null;
+  changes: ChangesTab | null;
+  changesActive: boolean;
+  gitDiff: GitDiffTab | null;
+  gitDiffActive: boolean;
+  reveal: Reveal | null;
+};
 
 const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
 export class OpenFilesStore {
-  private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false, reveal: null };
+  private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false, gitDiff: null, gitDiffActive: false, reveal: null };
   private revealSeq = 0;
   private listeners = new Set<() => void>();
   private bridge: EditorBridge | null = null;
@@ -110,16 +122,29 @@ export class OpenFilesStore {
   }
 
   activate(path: string) {
-    if (this.get(path)) this.setState({ active: path, changesActive: false });
+    if (this.get(path)) this.setState({ active: path, changesActive: false, gitDiffActive: false });
   }
 
   /** Opens the Changes tab for an agent session (one at a time) and shows it. */
   openChanges(sessionId: string) {
-    this.setState({ changes: { sessionId }, changesActive: true });
+    this.setState({ changes: { sessionId }, changesActive: true, gitDiffActive: false });
   }
 
   activateChanges() {
-    if (this.state.changes) this.setState({ changesActive: true });
+    if (this.state.changes) this.setState({ changesActive: true, gitDiffActive: false });
+  }
+
+  /** Opens (or replaces) the Source Control diff tab and shows it. */
+  openGitDiff(tab: GitDiffTab) {
+    this.setState({ gitDiff: tab, gitDiffActive: true, changesActive: false });
+  }
+
+  activateGitDiff() {
+    if (this.state.gitDiff) this.setState({ gitDiffActive: true, changesActive: false });
+  }
+
+  closeGitDiff() {
+    this.setState({ gitDiff: null, gitDiffActive: false });
   }
 
   closeChanges() {
@@ -138,7 +163,7 @@ export class OpenFilesStore {
       path, status: "loading", kind: "text", diskContent: "", version: null, size: 0,
       readOnly: false, dirty: false, saving: false, conflict: null, comparing: false,
     };
-    this.setState({ files: [...this.state.files, file], active: path, changesActive: false });
+    this.setState({ files: [...this.state.files, file], active: path, changesActive: false, gitDiffActive: false });
     try {
       this.applyRead(path, await this.api.read(path));
     } catch (error) {
@@ -266,6 +291,14 @@ export class OpenFilesStore {
       diskContent: f.conflict.disk.content, version: f.conflict.disk.version, conflict: null, comparing: false,
       mergeConflicts: conflicts || undefined,
     });
+  }
+
+  /** Resolves every git conflict block in the buffer to one side or both: unsaved, one undo away. */
+  resolveGitConflicts(path: string, choice: ConflictChoice) {
+    const f = this.get(path);
+    if (f?.kind !== "text" || f.status !== "ready") return;
+    const text = this.bridge?.snapshot(path)?.content ?? f.diskContent;
+    this.bridge?.replace(path, resolveConflicts(text, choice));
   }
 
   setComparing(path: string, comparing: boolean) {

@@ -3,13 +3,20 @@
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
 import { AgentPanel } from "@/components/chat/agent-panel";
 import { EditorArea } from "@/components/editor/editor-area";
-import { SideBar } from "@/components/ide/side-bar";
+import { SideBar, type SideView } from "@/components/ide/side-bar";
 import { TerminalPanel } from "@/components/ide/terminal-panel";
 
-type IdeLayoutProps = { projectId: string; projectName: string; canWrite: boolean; user: { id: string; name: string } };
+type IdeLayoutProps = {
+  projectId: string;
+  projectName: string;
+  canWrite: boolean;
+  user: { id: string; name: string };
+  sideView: SideView;
+  onSideView: (view: SideView) => void;
+};
 
-/** Side bar (explorer, search) | (editor over terminal) | agent. Panel sizes are remembered in localStorage. */
-export function IdeLayout({ projectId, projectName, canWrite, user }: IdeLayoutProps) {
+/** Side bar (explorer, search, Source Control) | (editor over terminal) | agent. Panel sizes are remembered in localStorage. */
+export function IdeLayout({ projectId, projectName, canWrite, user, sideView, onSideView }: IdeLayoutProps) {
   const columns = useDefaultLayout({ id: "tandem-ide-columns" });
   const rows = useDefaultLayout({ id: "tandem-ide-rows" });
 
@@ -22,7 +29,7 @@ export function IdeLayout({ projectId, projectName, canWrite, user }: IdeLayoutP
       onLayoutChanged={columns.onLayoutChanged}
     >
       <Panel id="panel-explorer" defaultSize="19%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
-        <SideBar projectId={projectId} projectName={projectName} canWrite={canWrite} />
+        <SideBar projectId={projectId} projectName={projectName} canWrite={canWrite} view={sideView} onView={onSideView} />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
       <Panel id="panel-main" minSize="30%">

@@ -3,12 +3,15 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
 import { useRequireUser } from "@/components/auth/use-account";
 import { UserMenu } from "@/components/auth/user-menu";
 import { ExplorerProvider } from "@/components/ide/explorer/explorer-context";
 import { IdeLayout } from "@/components/ide/ide-layout";
+import { GitProvider } from "@/components/git/git-context";
+import { GitStatusBar } from "@/components/git/git-status-bar";
+import type { SideView } from "@/components/ide/side-bar";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ui/command-palette";
@@ -40,7 +43,11 @@ export function IdeView({ projectId }: { projectId: string }) {
   return (
     <CommandsProvider>
       <OpenFilesProvider projectId={projectId} key={projectId}>
-        <ExplorerProvider projectId={projectId}>{body}</ExplorerProvider>
+        <ExplorerProvider projectId={projectId}>
+          <GitProvider projectId={projectId} canWrite={project.data?.role !== undefined && project.data.role !== "viewer"}>
+            {body}
+          </GitProvider>
+        </ExplorerProvider>
       </OpenFilesProvider>
     </CommandsProvider>
   );
@@ -83,6 +90,7 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
 
   const router = useRouter();
   const { theme, toggle } = useTheme();
+  const [sideView, setSideView] = useState<SideView>("explorer");
   useCommands([
     { id: "theme", label: `Toggle light/dark theme (now ${theme})`, run: toggle },
     { id: "projects", label: "Go to projects", run: () => router.push("/") },
@@ -110,8 +118,9 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
         </Link>
         <UserMenu user={user} />
       </header>
-      <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} user={user} />
+      <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} user={user} sideView={sideView} onSideView={setSideView} />
       <footer className={connection === "offline" ? "statusbar offline" : "statusbar"} data-testid="statusbar">
+        <GitStatusBar onOpen={() => setSideView("scm")} />
         <span data-testid="connection-state" data-state={connection}>
           {connection === "live" ? "● Live" : connection === "connecting" ? "○ Connecting…" : "⚠ Offline: changes on disk are not shown"}
         </span>

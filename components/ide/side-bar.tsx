@@ -1,40 +1,45 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
+import { useGit } from "@/components/git/git-context";
+import { SourceControl } from "@/components/git/source-control";
 import { Explorer } from "@/components/ide/explorer/explorer";
 import { SearchPanel, type SearchPanelHandle } from "@/components/search/search-panel";
 import { useCommands } from "@/components/ui/commands";
 
-type View = "explorer" | "search";
+export type SideView = "explorer" | "search" | "scm";
 
-const VIEWS: { id: View; label: string; keys: string }[] = [
+const VIEWS: { id: SideView; label: string; keys: string }[] = [
   { id: "explorer", label: "Explorer", keys: "Ctrl+Shift+E" },
   { id: "search", label: "Search", keys: "Ctrl+Shift+F" },
+  { id: "scm", label: "Source Control", keys: "Ctrl+Shift+G" },
 ];
 
 /**
- * The left column: the explorer or the Search view, switched by the tabs on top or by VS Code's
- * keys (Ctrl/Cmd+Shift+E, +F, +H for replace). Both stay mounted, so a search survives a look at
- * the tree.
+ * The left column: the explorer, the Search view or Source Control, switched by the tabs on top or
+ * by VS Code's keys (Ctrl/Cmd+Shift+E, +F, +H for replace, +G). Explorer and Search stay mounted,
+ * so a search survives a look at the tree.
  */
-export function SideBar({ projectId, projectName, canWrite }: { projectId: string; projectName: string; canWrite: boolean }) {
-  const [view, setView] = useState<View>("explorer");
+export function SideBar({ projectId, projectName, canWrite, view, onView }: { projectId: string; projectName: string; canWrite: boolean; view: SideView; onView: (view: SideView) => void }) {
   const search = useRef<SearchPanelHandle>(null);
+  const { status } = useGit();
+  const count = status.data?.repository ? status.data.staged.length + status.data.changed.length + status.data.untracked.length + status.data.conflicted.length : 0;
 
-  const show = (next: View, replace = false) => {
-    setView(next);
+  const show = (next: SideView, replace = false) => {
+    onView(next);
     if (next === "search") search.current?.focus(replace);
-    else requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
+    else if (next === "explorer") requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
   };
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!(event.ctrlKey || event.metaKey) || !event.shiftKey || event.altKey) return;
       const key = event.key.toLowerCase();
-      if (key !== "f" && key !== "h" && key !== "e") return;
+      if (!["e", "f", "h", "g"].includes(key)) return;
       event.preventDefault();
       event.stopPropagation();
       if (key === "e") show("explorer");
+      else if (key === "g") show("scm");
       else show("search", key === "h");
     };
     // Capture phase, so Monaco and the terminal do not take the keys first.
@@ -46,6 +51,7 @@ export function SideBar({ projectId, projectName, canWrite }: { projectId: strin
     { id: "view-search", label: "Find in files", keys: "Ctrl+Shift+F", run: () => show("search"), takesFocus: true },
     ...(canWrite ? [{ id: "view-replace", label: "Replace in files", keys: "Ctrl+Shift+H", run: () => show("search", true), takesFocus: true }] : []),
     { id: "view-explorer", label: "Show the explorer", keys: "Ctrl+Shift+E", run: () => show("explorer"), takesFocus: true },
+    { id: "view-scm", label: "Show Source Control", keys: "Ctrl+Shift+G", run: () => show("scm") },
   ]);
 
   return (
@@ -62,6 +68,7 @@ export function SideBar({ projectId, projectName, canWrite }: { projectId: strin
             data-testid={`side-tab-${v.id}`}
           >
             {v.label}
+            {v.id === "scm" && count > 0 && <span className="scm-count">{count}</span>}
           </button>
         ))}
       </div>
@@ -71,6 +78,11 @@ export function SideBar({ projectId, projectName, canWrite }: { projectId: strin
       <div className="side-view" hidden={view !== "search"}>
         <SearchPanel ref={search} projectId={projectId} canWrite={canWrite} />
       </div>
+      {view === "scm" && (
+        <div className="side-view">
+          <SourceControl />
+        </div>
+      )}
     </div>
   );
 }

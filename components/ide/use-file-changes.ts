@@ -20,6 +20,7 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
   const refreshReview = useReviewRefresh();
   const folders = useRef(new Set<string>());
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const gitTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const subscription = useSubscription(
     trpc.fs.changes.subscriptionOptions(
@@ -28,6 +29,9 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
         onData: (change) => {
           void store.diskChanged(change);
           refreshReview(); // the Changes view and the editor's agent line marks follow the disk
+          // Source Control's lists and the explorer's decorations follow too, once per burst.
+          clearTimeout(gitTimer.current);
+          gitTimer.current = setTimeout(() => void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId })), 300);
           if (change.type === "change") return;
           folders.current.add(parentOf(change.path));
           clearTimeout(timer.current);
@@ -55,7 +59,7 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
     previous.current = subscription.status;
   }, [live, subscription.status, queryClient, trpc, projectId, store]);
 
-  useEffect(() => () => clearTimeout(timer.current), []);
+  useEffect(() => () => (clearTimeout(timer.current), clearTimeout(gitTimer.current)), []);
 
   if (live) return "live";
   return subscription.status === "error" ? "offline" : "connecting";

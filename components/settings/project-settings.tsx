@@ -12,8 +12,9 @@ import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
+import { GitCard } from "@/components/settings/git-card";
 
-/** A project's agent (approval policy, tools, limits) and extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
+/** A project's agent (approval policy, tools, limits), extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -45,6 +46,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
+      <GitCard projectId={projectId} canEdit={canAdmin} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { GitCredentials } from "@/components/git/git-credentials";
 import { ShownOnceLink } from "@/components/ui/shown-once-link";
 import "@/components/share/share.css";
 
@@ -44,6 +45,7 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
         <p className="hint">{ROLES.map((r) => `${r}: ${ROLE_HELP[r]}`).join(" · ")}</p>
       </section>
       {manage && <TeamInvites teamId={teamId} emails={team.data?.emailsInvites ?? false} />}
+      {team.data && <GitCredentials scope={{ kind: "team", teamId, manage }} />}
     </>
   );
 }

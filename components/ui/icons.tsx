@@ -62,3 +62,22 @@ export const GearIcon = (p: IconProps) => (
     <circle cx="8" cy="8" r="4.3" />
   </Svg>
 );
+
+export const MinusIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M3 8h10" />
+  </Svg>
+);
+
+export const DiscardIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M3.5 6.5h6.5a3.5 3.5 0 0 1 0 7h-3 M6 4l-2.5 2.5 2.5 2.5" />
+  </Svg>
+);
+
+export const OpenFileIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M9.5 1.5h-6v13h9v-10z M9.5 1.5v3h3" />
+    <path d="M6 11l4-4 M7 7h3v3" />
+  </Svg>
+);

@@ -14,6 +14,8 @@ import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { extensionsRouter } from "@/server/api/routers/extensions";
 import { searchRouter } from "@/server/api/routers/search";
 import { languageRouter } from "@/server/api/routers/language";
+import { gitRouter } from "@/server/api/routers/git";
+import { gitCredentialRouter } from "@/server/api/routers/git-credential";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -33,6 +35,8 @@ export const appRouter = router({
   review: reviewRouter,
   checkpoint: checkpointRouter,
   language: languageRouter,
+  git: gitRouter,
+  gitCredential: gitCredentialRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,7 @@ import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
 import { authorizeProject, authorizeSession, callerLink, mayAnswerApprovals, WRITE_ROLES, type SessionNeed } from "@/server/api/access";
 import { findApproval } from "@/server/db/repositories/approvals";
+import { findTeamRole } from "@/server/db/repositories/teams";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import type { Presence, Watcher } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
@@ -21,6 +22,8 @@ import type { Extensions } from "@/server/services/extensions";
 import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
+import type { ProjectGit } from "@/server/services/project-git";
+import type { CredentialCipher } from "@/server/git/credential-cipher";
 
 export type Services = {
   config: Config;
@@ -37,6 +40,9 @@ export type Services = {
   extensions?: Extensions;
   /** Each project's checkpoint store (snapshots the agent's turns; the Changes view and restores). */
   checkpoints: ProjectCheckpoints;
+  /** Git in each project's sandbox (Source Control panel, clones), and the credentials' cipher. */
+  git: ProjectGit;
+  gitCipher: CredentialCipher;
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;
@@ -168,3 +174,19 @@ export const approvalProcedure = protectedProcedure
     }
     return next({ ctx: { ...ctx, approval, session: access.session } });
   });
+
+// Procedures named by a team: its members, by their role in it.
+const teamId = z.string().uuid("teamId must be a team id");
+export const teamProcedure = protectedProcedure.input(z.object({ teamId })).use(async ({ ctx, input, next }) => {
+  const found = await findTeamRole(ctx.services.db, input.teamId, ctx.user.id);
+  if (!found) throw new TRPCError({ code: "NOT_FOUND", message: "No such team, or you are not in it." });
+  return next({ ctx: { ...ctx, team: found.team, teamRole: found.role } });
+});
+
+export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
+  if (ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
+    throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins manage its members and settings." });
+  }
+  return next();
+});
+

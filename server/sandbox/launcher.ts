@@ -41,6 +41,8 @@ export interface SandboxOptions {
   egressSocket?: string;
   /** Read-only binds of server-side files at fixed paths (language servers' packages). */
   readOnlyBinds?: { from: string; to: string }[];
+  /** Read-write binds (git's one-shot credential socket folder). */
+  binds?: { from: string; to: string }[];
 }
 
 export interface SandboxedCommand {
@@ -124,6 +126,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     args.push("--ro-bind", runtime.bridge, BRIDGE, "--ro-bind", process.execPath, NODE, "--bind", options.egressSocket, EGRESS_SOCKET);
   }
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
+  for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
   // Last, so a workspace under /tmp or under a masked data directory is bound on top.
   args.push("--bind", options.workspaceRoot, options.workspaceRoot);
   // The sandbox's own root (where /usr, /etc and the masks' mountpoints live) read-only too:

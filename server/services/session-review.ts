@@ -70,6 +70,13 @@ async function agentPaths(s: CheckpointStore, projectId: string, log: ReviewLog)
   return paths;
 }
 
+/** The paths an agent session's turns changed (what its Changes view reviews), e.g. to credit it in a commit. */
+export async function agentChangedPaths(deps: Pick<ReviewDeps, "db" | "checkpoints">, session: ReviewSession): Promise<Set<string>> {
+  const log = foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
+  if (log.checkpoints.length === 0) return new Set();
+  return agentPaths(await deps.checkpoints.open(session.projectId), session.projectId, log);
+}
+
 export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
   const store = () => deps.checkpoints.open(session.projectId);
   const load = async (): Promise<ReviewLog> => foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));

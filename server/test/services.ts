@@ -22,6 +22,8 @@ import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher"
 import { createSandbox } from "@/server/sandbox/sandbox";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
+import { credentialCipher } from "@/server/git/credential-cipher";
+import { createProjectGit } from "@/server/services/project-git";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -83,7 +85,11 @@ export async function createTestServices(
     maxRetries: 2,
     ...(options.language ? { language } : {}),
   });
+  const gitCipher = credentialCipher("x".repeat(32));
+  const git = createProjectGit({ db: database.db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: "http://tandem.test", allowHost: (projectId, host) => network.allowHost(projectId, host) });
   const services: Services = {
+    git,
+    gitCipher,
     presence: createPresence(),
     linkRevocations: createLinkRevocations(),
     limits: createRateLimits(),

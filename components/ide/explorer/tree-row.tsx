@@ -5,6 +5,7 @@ import { useExplorer } from "@/components/ide/explorer/explorer-context";
 import { FileIcon } from "@/components/ide/explorer/file-icon";
 import { NameInput } from "@/components/ide/explorer/name-input";
 import { isFileDrag, readDrop } from "@/components/ide/explorer/dropped-files";
+import { useGitDecorations } from "@/components/git/git-context";
 import { parentOf } from "@/components/ide/explorer/paths";
 import { useUploads } from "@/components/ide/explorer/uploads";
 import type { FileEntry } from "@/lib/fs-schemas";
@@ -24,7 +25,8 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
   // Dropping on a file moves into the folder that holds it, as in VS Code.
   const dropFolder = isDir ? entry.path : parentOf(entry.path);
 
-  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target"]
+  const decoration = useGitDecorations()?.(entry.path, isDir) ?? null;
+  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target", decoration && `git-${decoration.kind}`]
     .filter(Boolean)
     .join(" ");
 
@@ -92,6 +94,11 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
         <span className="label">
           {entry.name}
           {entry.type === "symlink" && <span className="hint"> ↪</span>}
+        </span>
+      )}
+      {decoration?.letter && (
+        <span className="git-letter" data-testid="git-decoration">
+          {decoration.letter}
         </span>
       )}
     </div>

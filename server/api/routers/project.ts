@@ -5,6 +5,8 @@ import * as projects from "@/server/db/repositories/projects";
 import { ensurePersonalTeam, findTeamRole } from "@/server/db/repositories/teams";
 import { ImportNotAllowedError } from "@/server/services/project-files";
 import { removeProject } from "@/server/services/project-removal";
+import { gitCall } from "@/server/api/routers/git";
+import { branchName, gitUrl, operationId } from "@/lib/git-schemas";
 
 const projectName = z.string().trim().min(1, "Give the project a name").max(100, "Keep the name under 100 characters");
 
@@ -17,7 +19,19 @@ export const projectRouter = router({
   get: projectProcedure.query(({ ctx }) => ({ ...ctx.project, role: ctx.role })),
 
   create: protectedProcedure
-    .input(z.object({ name: projectName, importPath: z.string().min(1).optional(), teamId: z.string().uuid().optional() }))
+    .input(
+      z.object({
+        name: projectName,
+        importPath: z.string().min(1).optional(),
+        teamId: z.string().uuid().optional(),
+        // From a git repository: its progress streams on git.operation({ operationId }).
+        gitUrl: gitUrl.optional(),
+        branch: branchName.optional(),
+        depth: z.number().int().min(1).max(1_000_000).optional(),
+        credentialId: z.string().uuid().optional(),
+        operationId: operationId.optional(),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const { db, files } = ctx.services;
       // In the given team (where the caller may write), else in the caller's personal team.
@@ -27,9 +41,18 @@ export const projectRouter = router({
       if (membership.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "Viewers cannot create projects in this team." });
       const project = await projects.createProject(db, { name: input.name, ownerId: ctx.user.id, teamId });
       try {
-        if (input.importPath) await files.importFrom(project.id, input.importPath);
+        if (input.gitUrl) {
+          const { gitUrl: url, branch, depth, credentialId } = input;
+          const person = { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email };
+          await gitCall(() =>
+            ctx.services.git.operations.run(input.operationId ?? crypto.randomUUID(), ctx.user.id, (signal, progress) =>
+              ctx.services.git.clone(project, person, { url, branch, depth, credentialId }, { signal, onProgress: (p) => progress({ kind: "progress", ...p }) }),
+            ),
+          );
+        } else if (input.importPath) await files.importFrom(project.id, input.importPath);
         else await files.createEmpty(project.id);
       } catch (error) {
+        // Nothing half-made stays: no row, no folder.
         await projects.deleteProject(db, project.id);
         await files.remove(project.id);
         if (error instanceof ImportNotAllowedError) throw new TRPCError({ code: "BAD_REQUEST", message: error.message });

@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { protectedProcedure, publicProcedure, router } from "@/server/api/trpc";
+import { protectedProcedure, publicProcedure, router, teamAdminProcedure, teamProcedure } from "@/server/api/trpc";
 import * as teams from "@/server/db/repositories/teams";
 import type { MailSender } from "@/server/tools/send-email";
 
@@ -8,21 +8,7 @@ import type { MailSender } from "@/server/tools/send-email";
 // only an owner makes or unmakes another owner, and a team always keeps one.
 
 const teamName = z.string().trim().min(1, "Give the team a name").max(100);
-const teamId = z.string().uuid("teamId must be a team id");
 const role = z.enum(teams.TEAM_ROLES);
-
-const teamProcedure = protectedProcedure.input(z.object({ teamId })).use(async ({ ctx, input, next }) => {
-  const found = await teams.findTeamRole(ctx.services.db, input.teamId, ctx.user.id);
-  if (!found) throw new TRPCError({ code: "NOT_FOUND", message: "No such team, or you are not in it." });
-  return next({ ctx: { ...ctx, team: found.team, teamRole: found.role } });
-});
-
-const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
-  if (ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
-    throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins manage its members and settings." });
-  }
-  return next();
-});
 
 /** Invitations go by email only when SMTP is set up and the server knows its public address. */
 function inviteMail(services: { config: { publicUrl?: string }; extensions?: { agent: { mail?: MailSender } } }) {

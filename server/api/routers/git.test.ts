@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory } from "@/server/api/trpc";
+import { findProject } from "@/server/db/repositories/projects";
+import { startGitHttpServer, type GitHttpServer } from "@/server/test/git-http-server";
+import { createTestServices } from "@/server/test/services";
+import type { GitOperationEvent } from "@/lib/git-schemas";
+
+const createCaller = createCallerFactory(appRouter);
+let env: Awaited<ReturnType<typeof createTestServices>>;
+let server: GitHttpServer;
+let user: Awaited<ReturnType<typeof env.createUser>>;
+let caller: ReturnType<typeof createCaller>;
+
+beforeAll(async () => {
+  env = await createTestServices();
+  server = await startGitHttpServer({ tokens: { ghp_secret_token_123: "alice" } });
+  server.createRepository("app", { "README.md": "# app\n", "src/main.ts": "console.log(1);\n" });
+  user = await env.createUser();
+  caller = createCaller(env.context(user));
+});
+afterAll(async () => {
+  await server.close();
+  await env.dispose();
+});
+
+const host = () => new URL(server.url).host;
+
+describe("projects from git, with stored credentials", () => {
+  it("stores a token sealed, lists it by name and host only, and clones with it, streaming progress", async () => {
+    await caller.gitCredential.add({ name: "Local forge", host: host(), username: "alice", token: "ghp_secret_token_123" });
+    const listed = await caller.gitCredential.list();
+    expect(listed).toEqual([expect.objectContaining({ name: "Local forge", host: host(), username: "alice" })]);
+    expect(JSON.stringify(listed)).not.toContain("ghp_secret_token_123");
+    const row = await env.services.db.gitCredential.findFirstOrThrow({ where: { userId: user.id } });
+    expect(Buffer.from(row.secret).toString("latin1")).not.toContain("ghp_secret_token_123");
+
+    const operationId = randomUUID();
+    const events: GitOperationEvent[] = [];
+    const watching = (async () => {
+      for await (const event of await caller.git.operation({ operationId })) events.push(event);
+    })();
+    const project = await caller.project.create({ name: "Cloned", gitUrl: `${server.url}/app.git`, operationId });
+    await watching;
+    expect(await readFile(path.join(env.services.files.pathOf(project.id), "src/main.ts"), "utf8")).toBe("console.log(1);\n");
+    expect(events.at(-1)).toEqual({ kind: "done" });
+    expect(events.some((e) => e.kind === "progress")).toBe(true);
+
+    const status = await caller.git.status({ projectId: project.id });
+    expect(status).toMatchObject({ repository: true, branch: "main", upstream: "origin/main", ahead: 0, behind: 0 });
+  });
+
+  it("says what went wrong and leaves no project behind: missing repository, wrong token", async () => {
+    const before = await caller.project.list();
+    await expect(caller.project.create({ name: "Missing", gitUrl: `${server.url}/nope.git` })).rejects.toMatchObject({ message: expect.stringMatching(/^Repository not found/) });
+    const other = await env.createUser();
+    const otherCaller = createCaller(env.context(other));
+    await otherCaller.gitCredential.add({ name: "Wrong", host: host(), username: "alice", token: "wrong" });
+    await expect(otherCaller.project.create({ name: "Denied", gitUrl: `${server.url}/app.git` })).rejects.toMatchObject({ message: expect.stringMatching(/^Authentication failed/) });
+    expect((await caller.project.list()).length).toBe(before.length);
+    expect(await otherCaller.project.list()).toEqual([]);
+    const folders = await import("node:fs/promises").then((fs) => fs.readdir(path.join(env.dataDir, "workspaces")).catch(() => []));
+    for (const id of folders) expect(await findProject(env.services.db, id)).not.toBeNull();
+  });
+
+  it("cancels a clone in progress and leaves nothing behind", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2000; i++) files[`src/f${i}.txt`] = `file ${i}\n${"x".repeat(i % 500)}\n`;
+    server.createRepository("big", files);
+    const before = (await caller.project.list()).length;
+    const operationId = randomUUID();
+    const events = await caller.git.operation({ operationId });
+    const creating = caller.project.create({ name: "Cancelled", gitUrl: `${server.url}/big.git`, operationId });
+    for await (const event of events) {
+      if (event.kind === "progress") {
+        expect((await caller.git.cancel({ operationId })).cancelled).toBe(true);
+        break;
+      }
+    }
+    await expect(creating).rejects.toMatchObject({ message: "The git operation was cancelled." });
+    expect((await caller.project.list()).length).toBe(before);
+  }, 120_000);
+
+  it("commits as the person, stages one hunk of two, and pushes with the stored token", async () => {
+    const project = await caller.project.create({ name: "Work", gitUrl: `${server.url}/app.git` });
+    const root = env.services.files.pathOf(project.id);
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`);
+    await writeFile(path.join(root, "list.txt"), lines.join("\n") + "\n");
+    await caller.git.stage({ projectId: project.id, paths: ["list.txt"] });
+    await caller.git.commit({ projectId: project.id, message: "Add list" });
+    lines[1] = "line one changed";
+    lines[28] = "line twenty-eight changed";
+    await writeFile(path.join(root, "list.txt"), lines.join("\n") + "\n");
+    const diff = await caller.git.diff({ projectId: project.id, path: "list.txt", side: "worktree" });
+    expect(diff.hunks).toBe(2);
+    await caller.git.applyHunk({ projectId: project.id, path: "list.txt", hunkIndex: 0, action: "stage", expectedDiff: diff.patch });
+    const status = await caller.git.status({ projectId: project.id });
+    expect(status).toMatchObject({ staged: [{ path: "list.txt", letter: "M" }], changed: [{ path: "list.txt", letter: "M" }] });
+    await caller.git.commit({ projectId: project.id, message: "Change the first line" });
+    await caller.git.push({ projectId: project.id, operationId: randomUUID() });
+    expect(server.git("app", ["log", "-1", "--format=%an|%ae|%s"]).trim()).toBe(`${user.name}|${user.email}|Change the first line`);
+    expect(server.git("app", ["show", "main:list.txt"])).toContain("line one changed");
+    expect(server.git("app", ["show", "main:list.txt"])).not.toContain("twenty-eight");
+  });
+
+  it("pulls by rebase when the project says so: local commits on top, no merge commit", async () => {
+    server.createRepository("linear", { "a.txt": "a\n", "b.txt": "b\n" });
+    const project = await caller.project.create({ name: "Linear", gitUrl: `${server.url}/linear.git` });
+    const root = env.services.files.pathOf(project.id);
+    await writeFile(path.join(root, "a.txt"), "a, mine\n");
+    await caller.git.stage({ projectId: project.id, paths: ["a.txt"] });
+    await caller.git.commit({ projectId: project.id, message: "Mine" });
+    server.commitElsewhere("linear", { "b.txt": "b, theirs\n" }, "Theirs");
+    await caller.git.setPullMode({ projectId: project.id, mode: "rebase" });
+    await caller.git.pull({ projectId: project.id, operationId: randomUUID() });
+    const log = await caller.git.log({ projectId: project.id, limit: 3 });
+    expect(log.map((c) => c.subject)).toEqual(["Mine", "Theirs", "Initial commit"]);
+    expect(log[0]!.parents).toHaveLength(1);
+    expect(await caller.git.status({ projectId: project.id })).toMatchObject({ ahead: 1, behind: 0, pullMode: "rebase" });
+  });
+
+  it("refuses to switch branches when uncommitted changes would be overwritten", async () => {
+    const project = await caller.project.create({ name: "Branches", gitUrl: `${server.url}/app.git` });
+    const root = env.services.files.pathOf(project.id);
+    await caller.git.createBranch({ projectId: project.id, name: "other" });
+    await writeFile(path.join(root, "README.md"), "# changed on other\n");
+    await caller.git.stage({ projectId: project.id, paths: ["README.md"] });
+    await caller.git.commit({ projectId: project.id, message: "Other readme" });
+    await writeFile(path.join(root, "README.md"), "# uncommitted\n");
+    await expect(caller.git.switchBranch({ projectId: project.id, name: "main" })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/uncommitted changes would be overwritten/) });
+    expect(await readFile(path.join(root, "README.md"), "utf8")).toBe("# uncommitted\n");
+    expect(existsSync(root)).toBe(true);
+  });
+});

@@ -1,0 +1,138 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { branchName, gitPath, operationId, pullMode } from "@/lib/git-schemas";
+import { projectAdminProcedure, protectedProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
+import { getPullMode, setPullMode } from "@/server/db/repositories/git-credentials";
+import { GitError, type GitErrorCode } from "@/server/git/errors";
+import { hunkCount } from "@/server/git/hunks";
+import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
+import { isWorkspaceError } from "@/server/workspace";
+
+const TRPC_CODES: Record<GitErrorCode, TRPCError["code"]> = {
+  AUTH_FAILED: "UNPROCESSABLE_CONTENT",
+  NOT_FOUND: "NOT_FOUND",
+  HOST_NOT_ALLOWED: "UNPROCESSABLE_CONTENT",
+  DISK_FULL: "INTERNAL_SERVER_ERROR",
+  CANCELLED: "CLIENT_CLOSED_REQUEST",
+  CONFLICT: "CONFLICT",
+  WOULD_OVERWRITE: "CONFLICT",
+  NOT_A_REPOSITORY: "PRECONDITION_FAILED",
+  REJECTED: "CONFLICT",
+  BAD_INPUT: "BAD_REQUEST",
+  GIT_UNAVAILABLE: "INTERNAL_SERVER_ERROR",
+  FAILED: "INTERNAL_SERVER_ERROR",
+};
+
+/** Git's refusals keep their words; the code tells the page what kind of refusal it was. */
+export async function gitCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    // git's own last lines help with most failures; a conflict is listed in the panel instead.
+    if (error instanceof GitError) {
+      const detail = error.detail && error.code !== "CONFLICT" ? `\n${error.detail}` : "";
+      throw new TRPCError({ code: TRPC_CODES[error.code], message: `${error.message}${detail}`, cause: error });
+    }
+    if (isWorkspaceError(error)) throw new TRPCError({ code: "BAD_REQUEST", message: error.message, cause: error });
+    throw error;
+  }
+}
+
+const paths = z.object({ paths: z.array(gitPath).min(1).max(1000) });
+const side = z.enum(["worktree", "index"]);
+const remoteInput = z.object({ operationId });
+const person = (user: { id: string; name: string; email: string }) => ({ id: user.id, name: user.name, email: user.email });
+
+export const gitRouter = router({
+  /** Branch, ahead/behind and the changed files; `repository: false` when the project has no repository. */
+  status: workspaceProcedure.query(({ ctx }) =>
+    gitCall(async () => {
+      const git = ctx.services.git;
+      if (!(await git.repo(ctx.project.id).isRepository())) return { repository: false as const };
+      const [status, ignored, mode] = await Promise.all([git.status(ctx.project.id), git.repo(ctx.project.id).ignored(), getPullMode(ctx.services.db, ctx.project.id)]);
+      return { repository: true as const, ...status, ignored, pullMode: mode };
+    }),
+  ),
+
+  init: workspaceMutationProcedure.mutation(({ ctx }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).init()))),
+
+  /** Both sides of one file's change for the diff editor, and the patch its hunk buttons act on. */
+  diff: workspaceProcedure.input(z.object({ path: gitPath, side })).query(({ ctx, input }) =>
+    gitCall(async () => {
+      const repo = ctx.services.git.repo(ctx.project.id);
+      const patch = await repo.diff(input.path, input.side);
+      const original = input.side === "index" ? await repo.show(input.path, "HEAD") : ((await repo.show(input.path, "index")) ?? (await repo.show(input.path, "HEAD")));
+      const modified =
+        input.side === "index"
+          ? await repo.show(input.path, "index")
+          : await ctx.workspace.read(input.path).then((r) => (r.kind === "text" ? r.content : null), () => null);
+      return { path: input.path, side: input.side, original: original ?? "", modified: modified ?? "", patch, hunks: hunkCount(patch) };
+    }),
+  ),
+
+  stage: workspaceMutationProcedure.input(paths).mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).stage(input.paths)))),
+  unstage: workspaceMutationProcedure.input(paths).mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).unstage(input.paths)))),
+  discard: workspaceMutationProcedure.input(paths).mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).discard(input.paths)))),
+
+  applyHunk: workspaceMutationProcedure
+    .input(z.object({ path: gitPath, hunkIndex: z.number().int().min(0), action: z.enum(["stage", "unstage", "discard"]), expectedDiff: z.string().max(20_000_000) }))
+    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).applyHunk(input)))),
+
+  commit: workspaceMutationProcedure
+    .input(z.object({ message: z.string().trim().min(1, "Write a commit message").max(100_000), amend: z.boolean().default(false) }))
+    .mutation(({ ctx, input }) => gitCall(async () => ({ oid: await ctx.services.git.commit(ctx.project, person(ctx.user), input) }))),
+
+  lastCommitMessage: workspaceProcedure.query(({ ctx }) => gitCall(() => ctx.services.git.repo(ctx.project.id).lastCommitMessage())),
+
+  branches: workspaceProcedure.query(({ ctx }) => gitCall(() => ctx.services.git.repo(ctx.project.id).branches())),
+
+  createBranch: workspaceMutationProcedure
+    .input(z.object({ name: branchName, switchTo: z.boolean().default(true) }))
+    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).createBranch(input.name, input.switchTo)))),
+
+  switchBranch: workspaceMutationProcedure
+    .input(z.object({ name: branchName }))
+    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).switchBranch(input.name)))),
+
+  log: workspaceProcedure.input(z.object({ limit: z.number().int().min(1).max(500).default(100) })).query(({ ctx, input }) => gitCall(() => ctx.services.git.repo(ctx.project.id).log(input.limit))),
+
+  commitDetails: workspaceProcedure.input(z.object({ oid: z.string().regex(/^[0-9a-f]{4,64}$/i, "oid must be a commit id") })).query(({ ctx, input }) => gitCall(() => ctx.services.git.repo(ctx.project.id).commitDetails(input.oid))),
+
+  finishMerge: workspaceMutationProcedure
+    .input(z.object({ action: z.enum(["continue", "abort"]) }))
+    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).finishMerge(input.action, person(ctx.user))))),
+
+  fetch: workspaceMutationProcedure.input(remoteInput).mutation(({ ctx, input }) => remote(ctx, input.operationId, "fetch")),
+  pull: workspaceMutationProcedure.input(remoteInput).mutation(({ ctx, input }) => remote(ctx, input.operationId, "pull")),
+  /** Pushes the current branch (setting its upstream) and says where a pull request for it is opened. */
+  push: workspaceMutationProcedure.input(remoteInput).mutation(async ({ ctx, input }) => {
+    const { remote: url } = await remote(ctx, input.operationId, "push");
+    const status = await ctx.services.git.status(ctx.project.id);
+    const forge = forgeOf(new URL(url), ctx.services.config.gitForges);
+    return {
+      pullRequestUrl: status.branch ? pullRequestLink(url, status.branch, ctx.services.config.gitForges) : null,
+      // Through the API only where Tandem speaks it (GitHub's REST pulls endpoint).
+      canOpenPullRequest: forge?.kind === "github" && status.branch !== null,
+      branch: status.branch,
+    };
+  }),
+
+  /** Opens a pull request for the current branch through the host's API (GitHub kind) with the caller's token. */
+  openPullRequest: workspaceMutationProcedure
+    .input(z.object({ title: z.string().trim().min(1, "Give the pull request a title").max(300), body: z.string().max(60_000).default(""), base: branchName.default("main") }))
+    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.openPullRequest(ctx.project, person(ctx.user), { ...input, forges: ctx.services.config.gitForges }))),
+
+  setPullMode: projectAdminProcedure.input(z.object({ mode: pullMode })).mutation(({ ctx, input }) => setPullMode(ctx.services.db, ctx.project.id, input.mode)),
+
+  /** Progress of a clone, fetch, pull or push the caller started, until it ends. */
+  operation: protectedProcedure.input(z.object({ operationId })).subscription(({ ctx, input, signal }) => ctx.services.git.operations.watch(input.operationId, ctx.user.id, signal)),
+
+  cancel: protectedProcedure.input(z.object({ operationId })).mutation(({ ctx, input }) => ({ cancelled: ctx.services.git.operations.cancel(input.operationId, ctx.user.id) })),
+});
+
+type RemoteCtx = { services: { git: import("@/server/services/project-git").ProjectGit }; project: { id: string; teamId: string }; user: { id: string; name: string; email: string } };
+function remote(ctx: RemoteCtx, id: string, action: "fetch" | "pull" | "push") {
+  return gitCall(() =>
+    ctx.services.git.operations.run(id, ctx.user.id, (signal, progress) => ctx.services.git.remote(ctx.project, person(ctx.user), action, { signal, onProgress: (p) => progress({ kind: "progress", ...p }) })),
+  );
+}

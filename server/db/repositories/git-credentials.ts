@@ -1,0 +1,59 @@
+import type { Db } from "@/server/db/client";
+
+/** What is ever shown of a credential: never its token. */
+export type GitCredentialInfo = { id: string; name: string; host: string; username: string; teamId: string | null; createdAt: Date };
+export type SealedCredential = GitCredentialInfo & { userId: string | null; keyId: string; secret: Uint8Array };
+
+const infoSelect = { id: true, name: true, host: true, username: true, teamId: true, createdAt: true } as const;
+
+export async function createGitCredential(
+  db: Db,
+  input: { name: string; host: string; username: string; owner: { userId: string } | { teamId: string }; createdById: string; keyId: string; secret: Buffer },
+): Promise<GitCredentialInfo> {
+  const { owner, secret, ...rest } = input;
+  return db.gitCredential.create({ data: { ...rest, ...owner, secret: new Uint8Array(secret) }, select: infoSelect });
+}
+
+export async function listUserGitCredentials(db: Db, userId: string): Promise<GitCredentialInfo[]> {
+  return db.gitCredential.findMany({ where: { userId }, select: infoSelect, orderBy: { createdAt: "asc" } });
+}
+
+export async function listTeamGitCredentials(db: Db, teamId: string): Promise<GitCredentialInfo[]> {
+  return db.gitCredential.findMany({ where: { teamId }, select: infoSelect, orderBy: { createdAt: "asc" } });
+}
+
+/** The credentials a person may use in a team's project: their own, then the team's. */
+export async function usableGitCredentials(db: Db, userId: string, teamId: string): Promise<SealedCredential[]> {
+  const rows = await db.gitCredential.findMany({
+    where: { OR: [{ userId }, { teamId }] },
+    select: { ...infoSelect, userId: true, keyId: true, secret: true },
+    orderBy: { createdAt: "asc" },
+  });
+  return [...rows.filter((r) => r.userId), ...rows.filter((r) => !r.userId)];
+}
+
+export async function deleteUserGitCredential(db: Db, userId: string, id: string): Promise<boolean> {
+  return (await db.gitCredential.deleteMany({ where: { id, userId } })).count > 0;
+}
+
+export async function deleteTeamGitCredential(db: Db, teamId: string, id: string): Promise<boolean> {
+  return (await db.gitCredential.deleteMany({ where: { id, teamId } })).count > 0;
+}
+
+/** Sealed credentials under another key than `keyId`, for re-sealing after the secret changed. */
+export async function listGitCredentialsNotUnder(db: Db, keyId: string) {
+  return db.gitCredential.findMany({ where: { keyId: { not: keyId } }, select: { id: true, keyId: true, secret: true } });
+}
+
+export async function resealGitCredential(db: Db, id: string, sealed: { keyId: string; secret: Buffer }) {
+  await db.gitCredential.update({ where: { id }, data: { keyId: sealed.keyId, secret: new Uint8Array(sealed.secret) } });
+}
+
+export async function getPullMode(db: Db, projectId: string): Promise<"merge" | "rebase"> {
+  const row = await db.project.findUnique({ where: { id: projectId }, select: { gitPullMode: true } });
+  return row?.gitPullMode === "rebase" ? "rebase" : "merge";
+}
+
+export async function setPullMode(db: Db, projectId: string, mode: "merge" | "rebase") {
+  await db.project.update({ where: { id: projectId }, data: { gitPullMode: mode } });
+}

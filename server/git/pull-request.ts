@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { GitError } from "./errors";
+
+export type ForgeKind = "github" | "gitlab" | "bitbucket" | "gitea";
+/** A git host Tandem knows how to open pull requests on; `api` is the REST base (GitHub kind only). */
+export type Forge = { kind: ForgeKind; api?: string };
+export type Forges = Record<string, Forge>;
+
+const KNOWN: Forges = {
+  "github.com": { kind: "github", api: "https://api.github.com" },
+  "gitlab.com": { kind: "gitlab" },
+  "bitbucket.org": { kind: "bitbucket" },
+  "codeberg.org": { kind: "gitea" },
+};
+
+/** `host=kind[@api]` pairs, comma-separated (TANDEM_GIT_FORGES), e.g. `git.acme.dev=gitea,ghe.acme.dev=github@https://ghe.acme.dev/api/v3`. */
+export function parseForges(value: string | undefined): Forges {
+  const forges: Forges = {};
+  for (const entry of (value ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    const match = /^([^=\s]+)=(github|gitlab|bitbucket|gitea|forgejo)(?:@(\S+))?$/.exec(entry);
+    if (!match) throw new Error(`'${entry}' is not host=kind or host=kind@api-url (kinds: github, gitlab, bitbucket, gitea, forgejo)`);
+    forges[match[1]!] = { kind: match[2] === "forgejo" ? "gitea" : (match[2] as ForgeKind), ...(match[3] ? { api: match[3] } : {}) };
+  }
+  return forges;
+}
+
+export function forgeOf(url: URL, configured: Forges): Forge | null {
+  const found = configured[url.host] ?? KNOWN[url.host];
+  if (found) return found;
+  const guess = (["github", "gitlab", "bitbucket", "gitea", "forgejo"] as const).find((name) => url.hostname.includes(name));
+  if (!guess) return null;
+  return guess === "github" ? { kind: "github", api: `${url.origin}/api/v3` } : { kind: guess === "forgejo" ? "gitea" : guess };
+}
+
+/** owner/repo of a remote URL such as https://host/owner/repo.git. */
+function repoPath(url: URL): string | null {
+  const trimmed = url.pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "");
+  return trimmed.includes("/") ? trimmed : null;
+}
+
+/** Where a person opens a pull request for `branch` in the browser, or null for an unknown host. */
+export function pullRequestLink(remote: string, branch: string, forges: Forges): string | null {
+  const url = new URL(remote);
+  const forge = forgeOf(url, forges);
+  const repo = repoPath(url);
+  if (!forge || !repo) return null;
+  const base = `${url.origin}/${repo}`;
+  const b = encodeURIComponent(branch);
+  switch (forge.kind) {
+    case "github":
+      return `${base}/pull/new/${b}`;
+    case "gitlab":
+      return `${base}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${b}`;
+    case "bitbucket":
+      return `${base}/pull-requests/new?source=${b}`;
+    case "gitea":
+      return `${base}/compare/${b}`;
+  }
+}
+
+const created = z.object({ html_url: z.url(), number: z.number() });
+
+/** Opens a pull request through GitHub's REST API (POST /repos/{owner}/{repo}/pulls) with the person's token. */
+export async function openGitHubPullRequest(input: { remote: string; forges: Forges; token: string; head: string; base: string; title: string; body: string }): Promise<{ url: string; number: number }> {
+  const url = new URL(input.remote);
+  const forge = forgeOf(url, input.forges);
+  const repo = repoPath(url);
+  if (forge?.kind !== "github" || !forge.api || !repo) throw new GitError("BAD_INPUT", `Tandem opens pull requests through the API only on GitHub hosts; use the link for ${url.host}.`);
+  const response = await fetch(`${forge.api.replace(/\/$/, "")}/repos/${repo}/pulls`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${input.token}`, Accept: "application/vnd.github+json", "Content-Type": "application/json", "User-Agent": "Tandem" },
+    body: JSON.stringify({ title: input.title, head: input.head, base: input.base, body: input.body }),
+    signal: AbortSignal.timeout(20_000),
+  }).catch((error: unknown) => {
+    throw new GitError("HOST_NOT_ALLOWED", `Could not reach ${forge.api}: ${(error as Error).message}`);
+  });
+  const json: unknown = await response.json().catch(() => null);
+  if (response.status === 401 || response.status === 403) throw new GitError("AUTH_FAILED", "GitHub refused the token: it needs the right to open pull requests on this repository.");
+  if (!response.ok) {
+    const message = typeof json === "object" && json && "message" in json ? String((json as { message: unknown }).message) : `HTTP ${response.status}`;
+    throw new GitError("FAILED", `GitHub did not open the pull request: ${message}`);
+  }
+  const parsed = created.safeParse(json);
+  if (!parsed.success) throw new GitError("FAILED", "GitHub's answer did not name the new pull request.");
+  return { url: parsed.data.html_url, number: parsed.data.number };
+}

@@ -1,0 +1,114 @@
+import { spawn } from "node:child_process";
+import type { SandboxedCommand } from "@/server/sandbox/launcher";
+import type { Sandbox } from "@/server/sandbox/sandbox";
+import { GitError, describeGitFailure } from "./errors";
+
+/** Git runs through the server's sandbox room: the project's identity, and network only through its egress proxy. */
+export type GitSandbox = Sandbox;
+
+export interface GitRunOptions {
+  /** Where git runs: the workspace root, bound read-write into the sandbox. */
+  root: string;
+  input?: string | Buffer;
+  /** Exit codes that are answers rather than failures (e.g. 1 from `diff --quiet`). */
+  okCodes?: readonly number[];
+  signal?: AbortSignal;
+  /** Each chunk of stderr as it arrives (progress lines end in \r). */
+  onStderr?: (text: string) => void;
+  /**
+   * Network (through the egress proxy, to `host` only, under project `projectId`'s policy), extra
+   * config and binds: only through the one launch in remote.ts.
+   */
+  network?: { projectId: string; host: string; config: string[]; binds: Array<{ source: string; target: string }> };
+  /** Repository hooks run (in the sandbox) for local commands that people start: commit, merge. */
+  hooks?: boolean;
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+// Config that outranks everything a repository (or a file in the workspace) can set: git runs
+// inside the sandbox anyway, and these keep the rest of a repository's code from running at all
+// where it has no business (pager, fsmonitor, credential helpers, editors, odd transports).
+const BASE_CONFIG = [
+  "safe.directory=*",
+  "core.pager=cat",
+  "core.fsmonitor=false",
+  "core.quotePath=false",
+  "core.editor=true",
+  "core.askPass=",
+  "credential.helper=",
+  "protocol.allow=never",
+  "protocol.http.allow=always",
+  "protocol.https.allow=always",
+  "submodule.recurse=false",
+  "color.ui=false",
+  "advice.detachedHead=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "commit.gpgSign=false",
+  "tag.gpgSign=false",
+  "init.defaultBranch=main",
+];
+const NO_HOOKS = ["core.hooksPath=/dev/null"];
+
+const ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", LANG: "C", LC_ALL: "C", GIT_PAGER: "cat", PAGER: "cat" };
+
+/** Runs one git command in the project's sandbox and collects its output. */
+export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptions): Promise<GitResult> {
+  const config = [...BASE_CONFIG, ...(options.hooks ? [] : NO_HOOKS), ...(options.network?.config ?? [])];
+  // Paths from people are file names, never pathspec magic such as ":(glob)".
+  const command = ["git", "--no-pager", "--literal-pathspecs", ...config.flatMap((c) => ["-c", c]), ...args];
+  const launching = sandbox.launch({
+    workspaceRoot: options.root,
+    command,
+    env: ENV,
+    newSession: true,
+    source: { kind: "git", id: options.network?.projectId ?? "local" },
+    ...(options.network
+      ? { projectId: options.network.projectId, network: "project" as const, onlyHosts: [options.network.host], binds: options.network.binds.map((b) => ({ from: b.source, to: b.target })) }
+      : { network: "none" as const }),
+  });
+  return launching.then((launch) => run(launch.command, args, options).then(
+    (result) => result,
+    (error: unknown) => {
+      const denied = launch.denials();
+      if (denied.length && error instanceof GitError && error.code !== "CANCELLED") {
+        throw new GitError("HOST_NOT_ALLOWED", `${denied.join(", ")} is not allowed by the project's network policy: a project admin can add it in Project settings → Network.`, error.detail);
+      }
+      throw error;
+    },
+  ).finally(() => launch.close()));
+}
+
+function run(sandboxed: SandboxedCommand, args: string[], options: GitRunOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(sandboxed.file, sandboxed.args, { cwd: sandboxed.cwd, env: sandboxed.env as NodeJS.ProcessEnv, uid: sandboxed.uid, gid: sandboxed.gid, signal: options.signal, stdio: "pipe" });
+    const out: Buffer[] = [];
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      if (err.length < 1_000_000) err += text;
+      options.onStderr?.(text);
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.input ?? "");
+    child.on("error", (error) => {
+      if (error.name === "AbortError") reject(new GitError("CANCELLED", "The git operation was cancelled."));
+      else reject(new GitError("GIT_UNAVAILABLE", `Could not start git: ${error.message}`));
+    });
+    child.on("close", (code) => {
+      const result = { stdout: Buffer.concat(out), stderr: err, code: code ?? 1 };
+      if (options.signal?.aborted) reject(new GitError("CANCELLED", "The git operation was cancelled."));
+      else if (result.code === 0 || options.okCodes?.includes(result.code)) resolve(result);
+      // Merges report their conflicts on stdout.
+      else reject(describeGitFailure(args[0] ?? "git", `${result.stderr}\n${result.stdout.toString("utf8").slice(-4000)}`));
+    });
+  });
+}
+
+export const text = (result: GitResult) => result.stdout.toString("utf8");

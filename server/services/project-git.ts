@@ -1,0 +1,134 @@
+import type { Db } from "@/server/db/client";
+import { listSessions } from "@/server/db/repositories/sessions";
+import { getPullMode, usableGitCredentials } from "@/server/db/repositories/git-credentials";
+import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
+import { agentChangedPaths } from "@/server/services/session-review";
+import type { ProjectFiles } from "@/server/services/project-files";
+import type { CredentialCipher } from "@/server/git/credential-cipher";
+import type { GitSecret } from "@/server/git/credential-socket";
+import { GitError } from "@/server/git/errors";
+import { createGitOperations } from "@/server/git/operations";
+import { cloneRepository, fetchRemote, pullRemote, pushBranch, resolveRemoteUrl } from "@/server/git/remote";
+import { gitRepository, type Author } from "@/server/git/repository";
+import type { GitSandbox } from "@/server/git/run";
+import type { GitProgress } from "@/lib/git-schemas";
+import { openGitHubPullRequest, type Forges } from "@/server/git/pull-request";
+
+export type GitDeps = {
+  db: Db;
+  files: ProjectFiles;
+  sandbox: GitSandbox;
+  cipher: CredentialCipher;
+  checkpoints: CheckpointStores;
+  publicUrl: string | undefined;
+  /** Adds a host to a project's network allow-list (the person creating a project from a URL chose that host). */
+  allowHost?(projectId: string, host: string): Promise<unknown>;
+};
+export type GitProject = { id: string; teamId: string };
+export type GitPerson = { id: string; name: string; email: string };
+
+/** Sessions this many back, at most, are asked whether they changed what is being committed. */
+const CO_AUTHOR_SESSIONS = 20;
+
+// Git for projects: local operations one at a time per workspace, remote ones with the caller's
+// credential for the remote's host, long ones reported through `operations`.
+export function createProjectGit(deps: GitDeps) {
+  const operations = createGitOperations();
+  const queues = new Map<string, Promise<unknown>>();
+  const serial = <T>(projectId: string, task: () => Promise<T>): Promise<T> => {
+    const run = (queues.get(projectId) ?? Promise.resolve()).then(task);
+    const tail = run.catch(() => undefined);
+    queues.set(projectId, tail);
+    void tail.then(() => queues.get(projectId) === tail && queues.delete(projectId));
+    return run;
+  };
+  const repo = (projectId: string) => gitRepository(deps.sandbox, deps.files.pathOf(projectId));
+  const author = (person: GitPerson): Author => ({ name: person.name, email: person.email });
+
+  /** The caller's (or their team's) token for `url`'s host: a chosen one, else the first that fits. */
+  async function secretFor(person: GitPerson, teamId: string, url: URL, credentialId?: string): Promise<GitSecret | null> {
+    const usable = await usableGitCredentials(deps.db, person.id, teamId);
+    const chosen = credentialId ? usable.find((c) => c.id === credentialId) : usable.find((c) => c.host === url.host);
+    if (credentialId && !chosen) throw new GitError("NOT_FOUND", "No such credential, or you may not use it.");
+    if (!chosen) return null;
+    if (chosen.host !== url.host) throw new GitError("BAD_INPUT", `The credential '${chosen.name}' is for ${chosen.host}, not ${url.host}.`);
+    const password = deps.cipher.open(chosen);
+    if (password === null) throw new GitError("AUTH_FAILED", `The credential '${chosen.name}' cannot be opened with the server's current secret. Store it again.`);
+    return { username: chosen.username, password };
+  }
+
+  /** `Co-authored-by` trailers for the agent sessions whose turns changed a staged file since HEAD. */
+  async function coAuthors(project: GitProject, staged: string[]): Promise<string[]> {
+    const since = await repo(project.id).headDate();
+    const sessions = (await listSessions(deps.db, project.id, { limit: CO_AUTHOR_SESSIONS })).filter((s) => !since || s.updatedAt > since);
+    const trailers: string[] = [];
+    for (const session of sessions) {
+      const paths = await agentChangedPaths(deps, session);
+      if (!staged.some((p) => paths.has(p))) continue;
+      const link = `${deps.publicUrl ?? "http://localhost:3000"}/p/${project.id}?session=${session.id}`;
+      trailers.push(`Co-authored-by: Tandem agent (${session.model}) <agent+${session.id}@tandem.invalid>`, `Tandem-Session: ${link}`);
+    }
+    return trailers;
+  }
+
+  return {
+    operations,
+    repo,
+
+    status: (projectId: string) => serial(projectId, () => repo(projectId).status()),
+
+    commit(project: GitProject, person: GitPerson, input: { message: string; amend: boolean }) {
+      return serial(project.id, async () => {
+        const status = await repo(project.id).status();
+        if (!input.amend && status.staged.length === 0) throw new GitError("BAD_INPUT", "Nothing is staged: stage the changes to commit first.");
+        const trailers = await coAuthors(project, status.staged.map((f) => f.path));
+        const message = trailers.length ? `${input.message.trimEnd()}\n\n${trailers.join("\n")}\n` : input.message;
+        return repo(project.id).commit({ message, author: author(person), amend: input.amend });
+      });
+    },
+
+    /** Clones into the (empty) workspace of a project being created. */
+    async clone(project: GitProject, person: GitPerson, input: { url: string; branch?: string; depth?: number; credentialId?: string }, op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
+      const remote = new URL(input.url);
+      const secret = await secretFor(person, project.teamId, remote, input.credentialId);
+      const root = (await deps.files.open(project.id)).root;
+      await deps.allowHost?.(project.id, remote.hostname);
+      await cloneRepository(deps.sandbox, { projectId: project.id, root, remote, secret, branch: input.branch, depth: input.depth, signal: op.signal, onProgress: op.onProgress });
+    },
+
+    remote(project: GitProject, person: GitPerson, action: "fetch" | "pull" | "push", op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
+      return serial(project.id, async () => {
+        const root = deps.files.pathOf(project.id);
+        const remote = await resolveRemoteUrl(deps.sandbox, root);
+        const secret = await secretFor(person, project.teamId, remote);
+        const base = { projectId: project.id, root, remote, secret, signal: op.signal, onProgress: op.onProgress };
+        if (action === "fetch") await fetchRemote(deps.sandbox, base);
+        else if (action === "pull") await pullRemote(deps.sandbox, { ...base, mode: await getPullMode(deps.db, project.id), author: author(person) });
+        else {
+          const { branch } = await repo(project.id).status();
+          if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch to push.");
+          await pushBranch(deps.sandbox, { ...base, branch });
+        }
+        return { remote: remote.origin + remote.pathname };
+      });
+    },
+
+    /** Opens a pull request for the current branch through the forge's API, with the caller's token for the remote's host. */
+    openPullRequest(project: GitProject, person: GitPerson, input: { title: string; body: string; base: string; forges: Forges }) {
+      return serial(project.id, async () => {
+        const root = deps.files.pathOf(project.id);
+        const remote = await resolveRemoteUrl(deps.sandbox, root);
+        const secret = await secretFor(person, project.teamId, remote);
+        if (!secret) throw new GitError("AUTH_FAILED", `Store a token for ${remote.host} to open pull requests from here, or use the link.`);
+        const { branch } = await repo(project.id).status();
+        if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
+        if (branch === input.base) throw new GitError("BAD_INPUT", `You are on ${input.base}: push a branch of your own to open a pull request into it.`);
+        return openGitHubPullRequest({ remote: remote.origin + remote.pathname, forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
+      });
+    },
+
+    serial,
+  };
+}
+
+export type ProjectGit = ReturnType<typeof createProjectGit>;
