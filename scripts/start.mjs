@@ -1,6 +1,7 @@
 // `npm start`: whatever a first run needs, then the server. Generates the Prisma client when the
 // schema changed, builds the Next app when the build is missing or older than its sources, and
-// starts server/index.ts. With --dev, runs Next in development mode with hot reload instead.
+// starts server/index.ts in this same process. With --dev, runs Next in development mode with hot
+// reload instead, in a child process that restarts on changes.
 import { spawnSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
@@ -43,12 +44,26 @@ if (!dev) {
   }
 }
 
-const args = dev
-  ? ["node_modules/tsx/dist/cli.mjs", "watch", "--clear-screen=false", "--exclude", "app/**", "--exclude", "components/**", "server/index.ts"]
-  : ["--import", "tsx", "server/index.ts"];
-const child = spawn(process.execPath, args, {
-  stdio: "inherit",
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: dev ? "development" : "production", ...(dev ? { TANDEM_DEV: "1" } : {}) },
-});
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+if (dev) {
+  // tsx watch restarts the server on every change, so the server is a process of its own.
+  const args = ["node_modules/tsx/dist/cli.mjs", "watch", "--clear-screen=false", "--exclude", "app/**", "--exclude", "components/**", "server/index.ts"];
+  const child = spawn(process.execPath, args, {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "development", TANDEM_DEV: "1" },
+  });
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  // This process becomes the server: a launcher waiting beside it would hold ~50 MB for nothing.
+  // Next reads NODE_ENV when it loads, so it is set before anything imports it.
+  process.env.NODE_ENV = "production";
+  process.env.NEXT_TELEMETRY_DISABLED = "1";
+  await import("tsx");
+  // tsx turns on source maps, and Node then reads and keeps the map of every module it loads,
+  // Next's large bundles included: ~45 MB of heap for stack traces that point into .ts files
+  // rather than the transpiled code. `NODE_OPTIONS=--enable-source-maps npm start` keeps them.
+  if (!process.execArgv.includes("--enable-source-maps") && !process.env.NODE_OPTIONS?.includes("--enable-source-maps")) {
+    process.setSourceMapsEnabled(false);
+  }
+  await import("../server/index.ts");
+}

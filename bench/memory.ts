@@ -1,0 +1,145 @@
+// Idle memory of everything `npm start` leaves running: npm, the server, the embedded PostgreSQL
+// and any helper process, with one project open in a browser tab. Run with `npm run bench:memory`.
+// Figures only: nothing here fails a build.
+//
+// Tandem starts as a user starts it (`npm start` on a fresh data folder, embedded Postgres, a
+// production build made first if missing or stale). A signed-up user creates a project with a
+// file and opens it in headless Chromium; once the explorer shows the file, the page stays open
+// and the processes are left idle for a while before they are measured. Every process descending
+// from `npm start` is counted. PSS (proportional set size, /proc/<pid>/smaps_rollup) is the fair
+// total: PostgreSQL's processes share its buffers, which RSS would count once per process.
+// The reference of the same run is a bare `node -e` process, idle: what any Node process costs.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "@playwright/test";
+
+const TARGET_MB = 300;
+const IDLE_MS = Number(process.argv[2] ?? 15_000);
+const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const ROOT = path.resolve(import.meta.dirname, "..");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+type Usage = { pid: number; name: string; rssKb: number; pssKb: number };
+
+function usageOf(pid: number): Usage | null {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    return { pid, name: describe(cmdline), rssKb: field("Rss"), pssKb: field("Pss") };
+  } catch {
+    return null; // gone since it was listed
+  }
+}
+
+function describe(cmdline: string[]): string {
+  const [exe = "?", ...args] = cmdline;
+  if (/postgres/.test(exe) || /^postgres:/.test(exe)) return cmdline.join(" ").replace(/\s+/g, " ").slice(0, 60);
+  const script = args.find((a) => !a.startsWith("-") && a !== "tsx");
+  return `${path.basename(exe)} ${script ? path.relative(ROOT, path.resolve(ROOT, script)) || script : ""}`.trim().slice(0, 60);
+}
+
+/** The process and everything below it, from /proc's parent links. */
+function tree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited while listed
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const child of children.get(pid) ?? []) walk(child);
+  };
+  walk(root);
+  return out;
+}
+
+async function reference(): Promise<Usage> {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  await sleep(1000);
+  const usage = usageOf(child.pid!)!;
+  child.kill();
+  return usage;
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-memory-"));
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", TANDEM_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" };
+delete env.DATABASE_URL;
+const npm = spawn("npm", ["start"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env, detached: true });
+const browser = await chromium.launch({ executablePath: CHROMIUM.find((p) => existsSync(p)), args: CHROMIUM_ARGS });
+try {
+  const until = Date.now() + 600_000;
+  while (!(await fetch(`${base}/api/health`).then((r) => r.ok, () => false))) {
+    if (npm.exitCode !== null) throw new Error(`npm start exited (${npm.exitCode}) before it was ready`);
+    if (Date.now() > until) throw new Error("Tandem did not become ready in 10 minutes");
+    await sleep(250);
+  }
+  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
+  });
+  if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
+  const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const call = async (procedure: string, input: unknown) => {
+    const response = await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json", origin: base }, body: JSON.stringify({ json: input }) });
+    if (!response.ok) throw new Error(`${procedure}: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { result: { data: { json: { id: string } } } }).result.data.json;
+  };
+  const project = await call("project.create", { name: "Bench" });
+  await call("fs.create", { projectId: project.id, path: "index.ts", content: "export function main() {}\n", createParents: true });
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addCookies(cookie.split("; ").map((pair) => {
+    const [name, ...value] = pair.split("=");
+    return { name: name!, value: value.join("="), url: base };
+  }));
+  const page = await context.newPage();
+  await page.goto(`${base}/p/${project.id}`);
+  await page.getByTestId("tree-item-index.ts").waitFor({ timeout: 120_000 });
+  await sleep(IDLE_MS);
+
+  const processes = tree(npm.pid!).map(usageOf).filter((u): u is Usage => u !== null);
+  const bare = await reference();
+  const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
+  const total = processes.reduce((sum, p) => ({ rss: sum.rss + p.rssKb, pss: sum.pss + p.pssKb }), { rss: 0, pss: 0 });
+  console.log(`\nbench:memory — idle ${IDLE_MS / 1000} s after one project opened; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+  console.log("| pid | process | RSS | PSS |");
+  console.log("|---|---|---|---|");
+  for (const p of processes) console.log(`| ${p.pid} | ${p.name} | ${mb(p.rssKb)} | ${mb(p.pssKb)} |`);
+  console.log(`| | **all ${processes.length} processes** | ${mb(total.rss)} | **${mb(total.pss)}** |`);
+  console.log(`| | reference: bare idle node | ${mb(bare.rssKb)} | ${mb(bare.pssKb)} |`);
+  const verdict = total.pss / 1024 <= TARGET_MB ? "met" : "MISSED";
+  console.log(`\ntotal PSS vs target ${TARGET_MB} MB: ×${(total.pss / 1024 / TARGET_MB).toFixed(2)} (${verdict}); vs a bare Node process: ×${(total.pss / bare.pssKb).toFixed(1)}`);
+} finally {
+  await browser.close();
+  // The whole group: npm, and whatever it started.
+  try {
+    process.kill(-npm.pid!, "SIGTERM");
+  } catch {
+    // already gone
+  }
+  await new Promise((r) => (npm.exitCode !== null ? r(null) : npm.once("exit", r)));
+  await sleep(1000);
+  rmSync(dataDir, { recursive: true, force: true });
+}
