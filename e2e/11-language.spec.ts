@@ -1,4 +1,5 @@
 import { admin, expect, screenshotPath, test } from "./fixtures";
+import { AgentPanel } from "./pages/agent";
 import { ReviewPage } from "./pages/review";
 
 // The editor against the project's real language servers (typescript-language-server here):
@@ -102,4 +103,29 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   await ide.editor().locator(".view-lines").click();
   await page.keyboard.press("Shift+Alt+F");
   await ide.expectEditorText("export const tidy = 1");
+});
+
+test("an agent edit that breaks the types lists the new error on its tool card", async ({ page, ide }) => {
+  test.setTimeout(120_000);
+  const review = new ReviewPage(page);
+  const agent = new AgentPanel(page);
+  await agent.script([
+    { text: "Reading first.", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "src/a.ts" } }] },
+    { match: "export const small", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/a.ts", old_string: "surface(1, 2)", new_string: 'surface(1, "2")' } }] },
+    { match: "new error", text: "That broke the types; I will fix it." },
+  ]);
+  await ide.signIn(admin);
+  await ide.openProject("Language");
+  await agent.ask("Pass the height as a string");
+  const edit = agent.toolCard("Edit src/a.ts");
+  await expect(edit).toHaveAttribute("data-status", "awaiting_approval");
+  await edit.getByTestId("approve").click();
+  await expect(edit).toHaveAttribute("data-status", "done", { timeout: 30_000 });
+  const problems = edit.getByTestId("tool-new-problems");
+  await expect(problems).toContainText("src/a.ts:2:33");
+  await expect(problems).toContainText("Argument of type 'string' is not assignable to parameter of type 'number'.");
+  await expect(agent.assistantMessages().last()).toContainText("broke the types");
+  await edit.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath("language-agent-new-errors") });
+  expect(await review.readFile("src/a.ts")).toContain('surface(1, "2")');
 });
