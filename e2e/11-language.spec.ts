@@ -10,7 +10,13 @@ const SHAPES = "export function area(width: number, height: number): number {\n 
 test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+T, Ctrl+., Shift+Alt+F", async ({ page, ide }) => {
   test.setTimeout(180_000);
   const review = new ReviewPage(page);
-  const word = (text: string, n = 0) => ide.editor().locator(".view-lines").getByText(text, { exact: true }).nth(n);
+  // The cursor goes to a symbol by Ctrl+G "line:column" (token spans differ between themes).
+  const goTo = async (line: number, column: number) => {
+    await ide.editor().locator(".view-lines").click();
+    await page.keyboard.press("Control+G");
+    await page.keyboard.type(`${line}:${column}`);
+    await page.keyboard.press("Enter");
+  };
   await ide.signIn(admin);
   await ide.createProject("Language");
   await review.writeFile("tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true } }));
@@ -36,17 +42,19 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
 
   // Hover shows the type from the server.
   await ide.openFile("src/a.ts");
-  await word("area", 1).hover();
+  await goTo(2, 22);
+  await page.keyboard.press("Control+K");
+  await page.keyboard.press("Control+I");
   await expect(page.locator(".monaco-hover:not(.hidden)").first()).toContainText("area(width: number, height: number): number", { timeout: 20_000 });
   await page.screenshot({ path: screenshotPath("language-hover") });
 
   // F12: to the definition in another file.
-  await word("area", 1).click();
+  await goTo(2, 22);
   await page.keyboard.press("F12");
   await expect(ide.tab("src/shapes.ts")).toHaveAttribute("aria-selected", "true");
 
   // Shift+F12: references in a peek view.
-  await word("area").click();
+  await goTo(1, 17);
   await page.keyboard.press("Shift+F12");
   const peek = page.locator(".peekview-widget");
   await expect(peek).toBeVisible();
@@ -62,7 +70,7 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   await page.keyboard.press("Escape");
 
   // F2: rename across the three files, written through the API; the open editors follow.
-  await word("area").click();
+  await goTo(1, 17);
   await page.keyboard.press("F2");
   const renameBox = page.locator(".rename-box input");
   await expect(renameBox).toBeVisible();
@@ -89,7 +97,7 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   await ide.waitForTreeSettled();
   await ide.openFile("src/c.ts");
   await expect(ide.editor().locator(".squiggly-error")).toHaveCount(1, { timeout: 30_000 });
-  await word("surface").click();
+  await goTo(1, 18);
   await page.keyboard.press("Control+.");
   const fixes = page.locator(".action-widget").first();
   await expect(fixes).toContainText('Add import from "./shapes"');
