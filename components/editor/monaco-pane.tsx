@@ -10,6 +10,8 @@ import { useOpenFiles } from "@/components/editor/open-files-context";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 import { useTheme } from "@/components/ui/theme";
+import { adoptPreviewModel, installLanguageClient, isPreviewModel } from "@/components/editor/language/language-client";
+import { useLanguageSession, type LanguageSession } from "@/components/editor/language/language-session";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -36,12 +38,64 @@ function createFileModel(store: OpenFilesStore, path: string, content: string) {
 
 function ensureModel(store: OpenFilesStore, file: OpenFile) {
   let model = monaco.editor.getModel(uriOf(file.path));
+  // A file first shown in a peek view becomes a tab's buffer.
+  if (model && isPreviewModel(model)) {
+    adoptPreviewModel(model);
+    if (model.getValue() !== file.diskContent) model.setValue(file.diskContent);
+    model.onDidChangeContent(() => store.modelChanged(file.path, model!.getAlternativeVersionId()));
+    store.modelCreated(file.path, model.getAlternativeVersionId());
+  }
   if (!model) {
     model = createFileModel(store, file.path, file.diskContent);
     store.modelCreated(file.path, model.getAlternativeVersionId());
   }
   return model;
 }
+
+/** Where the editor should jump once a file opened from a definition, a reference or a problem is shown. */
+let pendingReveal: { path: string; line: number; column: number } | null = null;
+let currentEditor: monaco.editor.ICodeEditor | null = null;
+
+function revealPending(editor: monaco.editor.ICodeEditor) {
+  const model = editor.getModel();
+  if (!pendingReveal || !model || pathOf(model) !== pendingReveal.path) return;
+  const { line, column } = pendingReveal;
+  pendingReveal = null;
+  editor.setPosition({ lineNumber: line, column });
+  editor.revealPositionInCenter({ lineNumber: line, column });
+  editor.focus();
+}
+
+/** Opens a workspace file in a tab (dependencies read-only) and puts the cursor at a position. */
+function openAt(store: OpenFilesStore, path: string, line: number, column: number) {
+  pendingReveal = { path, line, column };
+  void store.open(path).then(() => {
+    if (currentEditor) revealPending(currentEditor);
+  });
+}
+
+let opener: monaco.IDisposable | null = null;
+let attachedTo: { store: OpenFilesStore; session: LanguageSession } | null = null;
+
+function attachLanguage(store: OpenFilesStore, session: LanguageSession | null) {
+  if (!session || (attachedTo?.store === store && attachedTo.session === session)) return;
+  attachedTo = { store, session };
+  installLanguageClient(session);
+  session.reveal = (path, line, column) => openAt(store, path, line, column);
+  // Go to definition into another file: Monaco alone only knows the file on screen.
+  opener?.dispose();
+  opener = monaco.editor.registerEditorOpener({
+    openCodeEditor(_source, resource, selection) {
+      if (resource.scheme !== "file") return false;
+      const at = selection && "startLineNumber" in selection ? { line: selection.startLineNumber, column: selection.startColumn } : selection ? { line: selection.lineNumber, column: selection.column } : { line: 1, column: 1 };
+      openAt(store, resource.path.slice(1), at.line, at.column);
+      return true;
+    },
+  });
+}
+
+/** Files of dependencies open read-only: they are not the project's to change. */
+const isDependency = (path: string) => path.startsWith("node_modules/") || path.includes("/node_modules/");
 
 // The bridge outlives any one editor widget: buffers stay in their models while no editor shows them.
 function attachBridge(store: OpenFilesStore) {
@@ -82,6 +136,8 @@ type MonacoPaneProps = { store: OpenFilesStore; file: OpenFile };
 
 export default function MonacoPane({ store, file }: MonacoPaneProps) {
   attachBridge(store);
+  const language = useLanguageSession();
+  attachLanguage(store, language);
   const model = ensureModel(store, file);
   const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
   // Lines the agent session open in the panel changed, not yet accepted (components/review).
@@ -100,6 +156,22 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
 
   const onMount: OnMount = (editor) => {
     setEditor(editor);
+    currentEditor = editor;
+    editor.onDidChangeModel(() => revealPending(editor));
+    revealPending(editor);
+    // VS Code's key on every platform (Monaco binds Ctrl+Shift+I on Linux).
+    editor.addAction({
+      id: "tandem.formatDocument",
+      label: "Format Document",
+      keybindings: [monaco.KeyMod.Shift | monaco.KeyMod.Alt | monaco.KeyCode.KeyF],
+      run: (ed) => ed.getAction("editor.action.formatDocument")?.run(),
+    });
+    editor.addAction({
+      id: "tandem.workspaceSymbols",
+      label: "Go to Symbol in Workspace…",
+      keybindings: [monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyT],
+      run: () => language?.showSymbolSearch?.(),
+    });
     editor.addAction({
       id: "tandem.save",
       label: "File: Save",
@@ -139,7 +211,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
         theme={monacoTheme}
         path={model.uri.toString()}
         keepCurrentModel
-        options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly }}
+        options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly || isDependency(file.path) }}
         onMount={onMount}
         loading={<div className="center-message">Loading editor…</div>}
       />

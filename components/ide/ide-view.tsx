@@ -8,6 +8,9 @@ import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components
 import { useRequireUser } from "@/components/auth/use-account";
 import { UserMenu } from "@/components/auth/user-menu";
 import { ExplorerProvider } from "@/components/ide/explorer/explorer-context";
+import { LanguageProvider } from "@/components/editor/language/language-session";
+import { ProblemsStatus } from "@/components/editor/language/problems";
+import { SymbolSearch } from "@/components/editor/language/symbol-search";
 import { IdeLayout } from "@/components/ide/ide-layout";
 import { GitProvider } from "@/components/git/git-context";
 import { GitStatusBar } from "@/components/git/git-status-bar";
@@ -39,7 +42,12 @@ export function IdeView({ projectId }: { projectId: string }) {
   let body;
   if (!user || project.isPending) body = <div className="center-message" style={{ height: "100vh" }}>Loading…</div>;
   else if (project.error) body = <ProjectError error={project.error} />;
-  else body = <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />;
+  else
+    body = (
+      <LanguageProvider projectId={projectId} canWrite={project.data.role !== "viewer"}>
+        <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />
+      </LanguageProvider>
+    );
   return (
     <CommandsProvider>
       <OpenFilesProvider projectId={projectId} key={projectId}>
@@ -124,11 +132,13 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
         <span data-testid="connection-state" data-state={connection}>
           {connection === "live" ? "● Live" : connection === "connecting" ? "○ Connecting…" : "⚠ Offline: changes on disk are not shown"}
         </span>
+        <ProblemsStatus />
         <span className="spacer" />
         {active && <span>{active}</span>}
         {!canWrite && <span>Read-only access</span>}
       </footer>
       <CommandPalette projectId={projectId} />
+      <SymbolSearch />
     </div>
   );
 }

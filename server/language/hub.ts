@@ -15,7 +15,8 @@ import { ServerProcess } from "./server-process";
 // is restarted with backoff and given the open documents again; meanwhile requests fail fast and
 // the editor keeps working without it.
 
-export type HubClient = { id: string; send(message: Message): void };
+/** `mayEdit` false: the client's document texts are not trusted; the hub reads the file from disk instead. */
+export type HubClient = { id: string; send(message: Message): void; mayEdit?(): boolean };
 export type HubState = "stopped" | "starting" | "running" | "restarting";
 
 const REQUEST_FAILED = -32803;
@@ -264,9 +265,16 @@ export class LanguageServerHub {
         }
         return;
       }
-      case "textDocument/didOpen":
-        return this.hold(params.textDocument.uri, client.id, params.textDocument.languageId, params.textDocument.text);
+      case "textDocument/didOpen": {
+        // Someone who may not edit must not change what the server (and the agent) believe a file says.
+        const uri = normalizeUri(params.textDocument.uri);
+        const trusted = client.mayEdit?.() ?? true;
+        const text = trusted ? params.textDocument.text : (this.documents.get(uri)?.text ?? (await readFile(fileURLToPath(uri), "utf8").catch(() => null)));
+        if (text === null) return;
+        return this.hold(uri, client.id, params.textDocument.languageId, text);
+      }
       case "textDocument/didChange": {
+        if (!(client.mayEdit?.() ?? true)) return;
         const document = this.documents.get(normalizeUri(params.textDocument.uri));
         if (document) this.update(document, applyChanges(document.text, document.languageId, params.contentChanges));
         return;

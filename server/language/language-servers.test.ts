@@ -88,6 +88,19 @@ describe("TypeScript through typescript-language-server", () => {
     expect(problems).toContainEqual(expect.objectContaining({ line: 1, code: 2307 }));
   }, 30_000);
 
+  it("trusts only editors with edit rights with a document's text", async () => {
+    const hub = servers.hub("p1", root, "typescript");
+    const uri = uriOfPath(root, "src/broken.ts");
+    const viewer = hub.attach({ id: "viewer", send: () => undefined, mayEdit: () => false });
+    const seq = hub.diagnosticsSeq;
+    viewer.receive({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "typescript", version: 1, text: "export const count: number = 3;\n" } } } as never);
+    viewer.receive({ jsonrpc: "2.0", method: "textDocument/didChange", params: { textDocument: { uri, version: 2 }, contentChanges: [{ text: "export const count = 3;\n" }] } } as never);
+    await hub.waitForDiagnostics(uri, seq, { timeoutMs: 3_000 });
+    expect(hub.documentOf(uri)?.text).toBe(files["src/broken.ts"]);
+    expect((await ts.problems("src/broken.ts")).map((p) => p.code)).toEqual([2322]);
+    viewer.detach();
+  }, 30_000);
+
   it("restarts a crashed server, and the documents come back", async () => {
     const hub = servers.hub("p1", root, "typescript");
     const uri = uriOfPath(root, "src/broken.ts");
@@ -95,8 +108,17 @@ describe("TypeScript through typescript-language-server", () => {
     const seq = hub.diagnosticsSeq;
     hub.crash();
     await expect.poll(() => hub.restarts, { timeout: 10_000 }).toBe(1);
+    // Meanwhile an editor's request gets a prompt refusal, never a hang.
+    const answers: unknown[] = [];
+    const editor = hub.attach({ id: "editor", send: (message) => answers.push(message) });
+    if (hub.state !== "running") {
+      editor.receive({ jsonrpc: "2.0", id: 7, method: "textDocument/hover", params: { textDocument: { uri }, position: { line: 0, character: 14 } } } as never);
+      await expect.poll(() => answers.length, { timeout: 1_000 }).toBe(1);
+      expect(answers[0]).toMatchObject({ id: 7, error: { message: expect.stringMatching(/restarting/) } });
+    }
+    editor.detach();
     await expect.poll(() => hub.state, { timeout: 30_000 }).toBe("running");
-    const again = await hub.waitForDiagnostics(uri, seq, { timeoutMs: 30_000 });
+    const again = await hub.waitForDiagnostics(uri, seq, { quietMs: 1_500, timeoutMs: 30_000 });
     expect(again?.map((d) => d.code)).toEqual([2322]);
   }, 60_000);
 });

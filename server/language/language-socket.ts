@@ -46,6 +46,7 @@ export function handleLanguageSocket(ws: WebSocket, hub: LanguageServerHub, opti
   const uris = uriRewriter(options.root);
   const connection = hub.attach({
     id: randomUUID(),
+    mayEdit: options.canWrite,
     send: (message) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(uris.toClient(message)));
     },

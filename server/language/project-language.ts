@@ -29,7 +29,14 @@ export type SymbolEntry = Place & { name: string; kind: string; container?: stri
 const SEVERITIES: Severity[] = ["error", "warning", "info", "hint"];
 /** Cold servers load the whole project before their first answer. */
 const FIRST_DIAGNOSTICS_MS = 20_000;
-const AFTER_CHANGE_MS = 6_000;
+const AFTER_CHANGE_MS = 8_000;
+/**
+ * How long a server must stay quiet after publishing before its diagnostics count as complete:
+ * TypeScript publishes syntax errors first and type errors after its checker ran, which on a busy
+ * machine can be seconds later.
+ */
+const FIRST_QUIET_MS = 1_500;
+const CHANGE_QUIET_MS = 1_000;
 
 export class LanguageUnavailable extends Error {}
 
@@ -74,7 +81,7 @@ export class ProjectLanguage {
     if (file) {
       const { hub, uri } = await this.open(file);
       const known = hub.diagnosticsOf(uri);
-      const items = known?.items ?? (await hub.waitForDiagnostics(uri, 0, { timeoutMs: FIRST_DIAGNOSTICS_MS })) ?? [];
+      const items = known?.items ?? (await hub.waitForDiagnostics(uri, 0, { quietMs: FIRST_QUIET_MS, timeoutMs: FIRST_DIAGNOSTICS_MS })) ?? [];
       return items.map((d) => this.problem(file, d));
     }
     const problems: Problem[] = [];
@@ -117,7 +124,7 @@ export class ProjectLanguage {
       const { hub, uri } = await this.open(file);
       const seq = hub.diagnosticsSeq;
       await hub.followDisk(uri);
-      const items = (await hub.waitForDiagnostics(uri, seq, { timeoutMs: AFTER_CHANGE_MS })) ?? [];
+      const items = (await hub.waitForDiagnostics(uri, seq, { quietMs: CHANGE_QUIET_MS, timeoutMs: AFTER_CHANGE_MS })) ?? [];
       const seen = new Map<string, number>();
       for (const p of previous) seen.set(key(p), (seen.get(key(p)) ?? 0) + 1);
       for (const problem of items.map((d) => this.problem(file, d)).filter((p) => p.severity === "error")) {

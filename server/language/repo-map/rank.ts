@@ -70,5 +70,6 @@ export function rankDefinitions(tags: ReadonlyMap<string, FileTags>, focus: Read
       ranked.push({ file, ...definition, rank: definitionRank.get(`${i}\0${definition.name}`) ?? 0 });
     }
   }
-  return ranked.sort((a, b) => b.rank - a.rank || a.file.localeCompare(b.file) || a.line - b.line);
+  // Plain comparison, not localeCompare: most definitions tie at rank 0 and this sort runs on every render.
+  return ranked.sort((a, b) => b.rank - a.rank || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
 }

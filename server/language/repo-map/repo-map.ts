@@ -22,6 +22,9 @@ export class RepoMap {
   private readonly tags = new Map<string, FileTags>();
   private building?: Promise<void>;
   private pending = new Set<string>();
+  /** The last ranking and what it was computed from: renders without a change in between reuse it. */
+  private ranking?: { generation: number; focus: string; ranked: ReturnType<typeof rankDefinitions> };
+  private generation = 0;
 
   constructor(readonly root: string) {}
 
@@ -55,6 +58,7 @@ export class RepoMap {
     const tags = text === null ? null : await tagFile(file, text).catch(() => null);
     if (tags) this.tags.set(file, tags);
     else this.tags.delete(file);
+    this.generation++;
   }
 
   /** Applies changes from the workspace's change stream (before the first build they are left to it). */
@@ -63,7 +67,10 @@ export class RepoMap {
     await this.building;
     for (const change of changes) {
       if (!TAGGED_EXTENSIONS.has(path.extname(change.path).toLowerCase()) || isVendored(change.path)) continue;
-      if (change.type === "unlink") this.tags.delete(change.path);
+      if (change.type === "unlink") {
+        this.tags.delete(change.path);
+        this.generation++;
+      }
       else if (change.type === "add" || change.type === "change") this.pending.add(change.path);
     }
     const paths = [...this.pending];
@@ -74,7 +81,11 @@ export class RepoMap {
   async render(options: RepoMapOptions = {}): Promise<RenderedMap> {
     await this.ready();
     const budget = (options.maxTokens ?? 1024) * 4; // ~4 characters a token
-    const ranked = rankDefinitions(this.tags, new Set(options.focus ?? []));
+    const focus = [...(options.focus ?? [])].sort().join("\n");
+    if (this.ranking?.generation !== this.generation || this.ranking.focus !== focus) {
+      this.ranking = { generation: this.generation, focus, ranked: rankDefinitions(this.tags, new Set(options.focus ?? [])) };
+    }
+    const ranked = this.ranking.ranked;
     const byFile = new Map<string, string[]>();
     let size = 0;
     let shown = 0;

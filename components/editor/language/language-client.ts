@@ -1,0 +1,201 @@
+import * as monaco from "monaco-editor";
+import type { MessageConnection } from "vscode-jsonrpc/browser";
+import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
+import { lspLanguageId, SERVER_FOR_EDITOR_LANGUAGE, type EditorProblem, type ProblemSeverity } from "@/lib/language-protocol";
+import type { LanguageSession } from "@/components/editor/language/language-session";
+import { registerProviders } from "@/components/editor/language/providers";
+import { ServerConnection } from "@/components/editor/language/server-connection";
+
+// A thin LSP client for the plain monaco-editor the IDE loads locally. monaco-languageclient 10
+// would replace that editor with @codingame/monaco-vscode-api (a VS Code workbench build), and
+// the experimental client inside monaco-editor 0.57 (monaco.lsp) sends every model to one server,
+// lower-cases URIs and only pulls diagnostics; so this client keeps documents in sync, turns
+// diagnostics into markers and problems, and registers Monaco's providers (providers.ts).
+// Models are `file:///<workspace path>`; the socket maps them to the server's paths.
+
+export const MARKER_OWNER = "language-server";
+
+const SEVERITY: Record<number, ProblemSeverity> = { 1: "error", 2: "warning", 3: "info", 4: "hint" };
+const MARKER_SEVERITY: Record<ProblemSeverity, monaco.MarkerSeverity> = {
+  error: monaco.MarkerSeverity.Error,
+  warning: monaco.MarkerSeverity.Warning,
+  info: monaco.MarkerSeverity.Info,
+  hint: monaco.MarkerSeverity.Hint,
+};
+
+export type LanguageClient = {
+  /** The connection serving a model's language, or null when no server covers it. */
+  connectionFor(model: monaco.editor.ITextModel): ServerConnection | null;
+  /** A connection by server id (workspace symbols ask the TypeScript and Python servers). */
+  connection(server: string): ServerConnection;
+  /** Whether a model is a workspace file the servers know (not a diff's disk side or a preview). */
+  synced(model: monaco.editor.ITextModel): boolean;
+  session: LanguageSession;
+};
+
+export const pathOfUri = (uri: monaco.Uri | string) => (typeof uri === "string" ? monaco.Uri.parse(uri) : uri).path.slice(1);
+
+/** Models made only to show other files in peek views; a tab that opens the file adopts them. */
+const previews = new WeakSet<monaco.editor.ITextModel>();
+
+export function isPreviewModel(model: monaco.editor.ITextModel): boolean {
+  return previews.has(model);
+}
+
+export function adoptPreviewModel(model: monaco.editor.ITextModel): void {
+  previews.delete(model);
+}
+
+/** Makes sure each location's file has a model, so peek views can show it; dependencies come read-only. */
+export async function ensureModels(session: LanguageSession, locations: monaco.languages.Location[]): Promise<monaco.languages.Location[]> {
+  const missing = [...new Set(locations.map((l) => l.uri.toString()))].filter((uri) => !monaco.editor.getModel(monaco.Uri.parse(uri)));
+  await Promise.all(
+    missing.map(async (uri) => {
+      const text = await session.readText(pathOfUri(uri)).catch(() => null);
+      if (text === null || monaco.editor.getModel(monaco.Uri.parse(uri))) return;
+      previews.add(monaco.editor.createModel(text, undefined, monaco.Uri.parse(uri)));
+    }),
+  );
+  return locations.filter((l) => monaco.editor.getModel(l.uri));
+}
+
+let installed: { session: LanguageSession; dispose(): void } | null = null;
+
+/** Connects the editor to the project's language servers; once per IDE page (a new project replaces it). */
+export function installLanguageClient(session: LanguageSession): void {
+  if (installed?.session === session) return;
+  installed?.dispose();
+  const connections = new Map<string, ServerConnection>();
+  const versions = new WeakMap<monaco.editor.ITextModel, number>();
+  const disposables: monaco.IDisposable[] = [];
+
+  const synced = (model: monaco.editor.ITextModel) => model.uri.scheme === "file" && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] !== undefined;
+
+  const open = (connection: MessageConnection, model: monaco.editor.ITextModel) => {
+    const version = (versions.get(model) ?? 0) + 1;
+    versions.set(model, version);
+    void connection.sendNotification("textDocument/didOpen", {
+      textDocument: { uri: model.uri.toString(), languageId: lspLanguageId(model.uri.path, model.getLanguageId()), version, text: model.getValue() },
+    });
+  };
+
+  const connection = (server: string) => {
+    let existing = connections.get(server);
+    if (existing) return existing;
+    existing = new ServerConnection(session.projectId, server, {
+      // (Re)opened: hand over every document of this server's languages.
+      onOpen: (conn) => {
+        for (const model of monaco.editor.getModels()) if (synced(model) && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] === server) open(conn, model);
+      },
+      onDiagnostics: (params) => showDiagnostics(session, params),
+    });
+    connections.set(server, existing);
+    return existing;
+  };
+
+  const connectionFor = (model: monaco.editor.ITextModel) => {
+    const server = SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()];
+    return server && synced(model) ? connection(server) : null;
+  };
+
+  const track = (model: monaco.editor.ITextModel) => {
+    const conn = connectionFor(model);
+    if (!conn) return;
+    const live = conn.current();
+    if (live) open(live, model);
+    else void conn.get().catch(() => undefined); // onOpen opens it
+    const changes = model.onDidChangeContent(() => {
+      const version = (versions.get(model) ?? 0) + 1;
+      versions.set(model, version);
+      void conn.current()?.sendNotification("textDocument/didChange", { textDocument: { uri: model.uri.toString(), version }, contentChanges: [{ text: model.getValue() }] });
+    });
+    model.onWillDispose(() => {
+      changes.dispose();
+      void conn.current()?.sendNotification("textDocument/didClose", { textDocument: { uri: model.uri.toString() } });
+      monaco.editor.setModelMarkers(model, MARKER_OWNER, []);
+      session.setProblems(pathOfUri(model.uri), []);
+    });
+  };
+
+  // The language servers check files with the project's own settings: Monaco's built-in
+  // TypeScript, JSON, CSS and HTML services would report the same errors a second time, and
+  // wrongly (they know neither tsconfig.json nor node_modules). They keep only syntax colouring.
+  for (const defaults of [monaco.typescript.typescriptDefaults, monaco.typescript.javascriptDefaults]) {
+    defaults.setModeConfiguration({});
+  }
+  monaco.json.jsonDefaults.setModeConfiguration({ tokens: true, colors: true, foldingRanges: true, selectionRanges: true });
+  monaco.css.cssDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
+  monaco.html.htmlDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
+
+  const client: LanguageClient = { connectionFor, connection, synced, session };
+  disposables.push(registerProviders(client));
+  disposables.push(monaco.editor.onDidCreateModel(track));
+  for (const model of monaco.editor.getModels()) track(model);
+  session.searchSymbols = (query) => searchWorkspaceSymbols(client, query);
+
+  installed = {
+    session,
+    dispose() {
+      for (const d of disposables) d.dispose();
+      for (const c of connections.values()) c.close();
+      session.searchSymbols = null;
+    },
+  };
+}
+
+function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsParams) {
+  const path = pathOfUri(params.uri);
+  const problems: EditorProblem[] = params.diagnostics.map((d: Diagnostic) => ({
+    path,
+    line: d.range.start.line + 1,
+    column: d.range.start.character + 1,
+    severity: SEVERITY[d.severity ?? 1] ?? "error",
+    message: d.message,
+    ...(d.source ? { source: d.source } : {}),
+    ...(d.code !== undefined ? { code: String(d.code) } : {}),
+  }));
+  session.setProblems(path, problems);
+  const model = monaco.editor.getModel(monaco.Uri.parse(params.uri));
+  if (!model) return;
+  monaco.editor.setModelMarkers(
+    model,
+    MARKER_OWNER,
+    params.diagnostics.map((d, i) => ({
+      severity: MARKER_SEVERITY[problems[i]!.severity],
+      message: d.message,
+      source: d.source,
+      code: d.code !== undefined ? String(d.code) : undefined,
+      startLineNumber: d.range.start.line + 1,
+      startColumn: d.range.start.character + 1,
+      endLineNumber: d.range.end.line + 1,
+      endColumn: d.range.end.character + 1,
+      tags: d.tags?.map((tag) => (tag === 1 ? monaco.MarkerTag.Unnecessary : monaco.MarkerTag.Deprecated)),
+    })),
+  );
+}
+
+const SYMBOL_KINDS = ["file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"];
+
+async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
+  const servers = new Set(monaco.editor.getModels().filter(client.synced).map((m) => SERVER_FOR_EDITOR_LANGUAGE[m.getLanguageId()]!));
+  servers.add("typescript");
+  const results = await Promise.all(
+    [...servers].filter((s) => s === "typescript" || s === "python").map(async (server) => {
+      const connection = await client.connection(server).get().catch(() => null);
+      const found = (await connection?.sendRequest("workspace/symbol", { query }).catch(() => null)) as
+        | { name: string; kind: number; containerName?: string; location: { uri: string; range?: { start: { line: number; character: number } } } }[]
+        | null;
+      return (found ?? [])
+        .filter((s) => s.location.range && s.location.uri.startsWith("file:///") && !s.location.uri.includes("/node_modules/"))
+        .map((s) => ({
+          name: s.name,
+          kind: SYMBOL_KINDS[s.kind - 1] ?? "symbol",
+          ...(s.containerName ? { container: s.containerName } : {}),
+          path: pathOfUri(s.location.uri),
+          line: s.location.range!.start.line + 1,
+          column: s.location.range!.start.character + 1,
+        }));
+    }),
+  );
+  return results.flat().slice(0, 200);
+}
