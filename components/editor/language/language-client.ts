@@ -143,6 +143,9 @@ export function installLanguageClient(session: LanguageSession): void {
   };
 }
 
+// LSP 3.18 lets a diagnostic's message be markup; Monaco's markers and the Problems panel take text.
+const messageText = (d: Diagnostic) => (typeof d.message === "string" ? d.message : d.message.value);
+
 function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsParams) {
   const path = pathOfUri(params.uri);
   const problems: EditorProblem[] = params.diagnostics.map((d: Diagnostic) => ({
@@ -150,7 +153,7 @@ function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsPar
     line: d.range.start.line + 1,
     column: d.range.start.character + 1,
     severity: SEVERITY[d.severity ?? 1] ?? "error",
-    message: d.message,
+    message: messageText(d),
     ...(d.source ? { source: d.source } : {}),
     ...(d.code !== undefined ? { code: String(d.code) } : {}),
   }));
@@ -162,7 +165,7 @@ function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsPar
     MARKER_OWNER,
     params.diagnostics.map((d, i) => ({
       severity: MARKER_SEVERITY[problems[i]!.severity],
-      message: d.message,
+      message: messageText(d),
       source: d.source,
       code: d.code !== undefined ? String(d.code) : undefined,
       startLineNumber: d.range.start.line + 1,
