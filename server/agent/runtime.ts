@@ -7,7 +7,7 @@ import type { SessionBus } from "@/server/bus/session-bus";
 import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
 import type { SandboxMode } from "@/server/workspace/sandbox";
-import type { SessionStatus } from "@/lib/session-events";
+import type { LiveItem, SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
@@ -195,6 +195,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       await log.append(parent.id, "user_message", { text, authorName: "background agent" }, null);
       if (!active.has(parent.id) && parent.status !== "waiting_approval") void start(parent.id, userId);
     },
+    subscribe: (sessionId: string, listener: (item: LiveItem) => void) => o.bus.subscribe(sessionId, listener),
+    publish: (sessionId: string, item: LiveItem) => o.bus.publish(sessionId, item),
   };
 
   return {

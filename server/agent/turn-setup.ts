@@ -49,7 +49,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const webSearch = await webSearchBackend(db, o.webSearch);
   const deferred = deferTools(
     sessionToolSet({ base: o.baseTools, own: [...ownTools, ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
-    o.extensions?.deferToolsOver,
+    o.extensions?.deferToolsOver ?? settings.deferToolsOver,
   );
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
