@@ -15,6 +15,12 @@ export function watchSubagent(
   publish: (activity: SubagentActivity) => void,
 ): () => void {
   const activity: SubagentActivity = { childSessionId, step: 0, tool: null, lines: "" };
+  // The step it is on: steps are counted as they start (their first streamed text or call).
+  const steps = new Set<string>();
+  const onStep = (stepId: string) => {
+    steps.add(stepId);
+    activity.step = steps.size;
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
     timer = undefined;
@@ -27,15 +33,19 @@ export function watchSubagent(
     activity.lines = (activity.lines + text).slice(-KEEP_CHARS);
   };
   const unsubscribe = subscribe((item) => {
-    if (item.kind === "delta") append(item.text);
+    if (item.kind === "delta") {
+      onStep(item.stepId);
+      append(item.text);
+    }
     else if (item.kind === "progress" && item.progress.type === "output") append(item.progress.text);
     else if (item.kind === "event") {
       const event = item.event;
       if (event.type === "tool_call") {
+        onStep(event.payload.stepId);
         activity.tool = event.payload.title ?? event.payload.toolName;
         append(`\n$ ${activity.tool}\n`);
       } else if (event.type === "tool_result") activity.tool = null;
-      else if (event.type === "usage") activity.step += 1;
+      else if (event.type === "assistant_message") onStep(event.payload.stepId);
       else return;
     } else return;
     changed();
