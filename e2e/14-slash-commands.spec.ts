@@ -38,7 +38,7 @@ test("slash commands: completion, /cost, /model, a skill, /memory, /clear", asyn
   await expect(page.getByTestId("completion")).toContainText("/compact");
   await expect(page.getByTestId("completion")).toContainText("/release-notes");
   await page.getByTestId("completion").screenshot({ path: screenshotPath("slash-completion") });
-  await input.pressSequentially("co");
+  await input.pressSequentially("cos");
   await expect(items.first()).toContainText("/cost");
   await input.press("Enter"); // completes /cost
   await expect(input).toHaveValue("/cost");

@@ -231,8 +231,18 @@ export function isEvent<T extends SessionEventType>(event: SessionEvent, type: T
 // renders, not one per event; live events come one at a time as `event`.
 
 export type ProvisionalDelta = { seq: number; offset: number; text: string; turnId: string; stepId: string };
-/** Live output of a running tool (shell lines, fetch status): shown while it runs, never stored. */
-export type ToolProgressItem = { kind: "progress"; toolCallId: string; progress: { type: "output"; stream: "stdout" | "stderr"; text: string } | { type: "status"; text: string } };
+/**
+ * Live output of a running tool (shell lines, fetch status), and a delegated sub-agent's activity
+ * (its step, current tool and last lines, server/agent/subagent-activity.ts): shown while it runs, never stored.
+ */
+export type ToolProgressItem = {
+  kind: "progress";
+  toolCallId: string;
+  progress:
+    | { type: "output"; stream: "stdout" | "stderr"; text: string }
+    | { type: "status"; text: string }
+    | { type: "subagent"; childSessionId: string; step: number; tool: string | null; lines: string };
+};
 /** What is published live, as it happens. */
 export type LiveItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta) | ToolProgressItem;
 /** `more`: further batches of the history follow at once (a viewer may wait for the last to render). */

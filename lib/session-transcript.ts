@@ -37,7 +37,7 @@ export type TranscriptItem =
       declined?: string;
       by?: { id: string; name: string };
     }
-  | { kind: "subagent"; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
+  | { kind: "subagent"; toolCallId: string; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
   | { kind: "compaction"; summary: string }
   /** What the turn's prompt carried from the project: "3 memories, AGENTS.md". */
   | { kind: "context"; turnId: string; label: string }
@@ -220,7 +220,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         out.push({ kind: "compaction", summary: event.payload.summary });
         break;
       case "subagent_started": {
-        const item = { kind: "subagent" as const, childSessionId: event.payload.childSessionId, index: event.payload.index, prompt: event.payload.prompt, status: "running" as const };
+        const item = { kind: "subagent" as const, toolCallId: event.payload.toolCallId, childSessionId: event.payload.childSessionId, index: event.payload.index, prompt: event.payload.prompt, status: "running" as const };
         subagents.set(item.childSessionId, item);
         out.push(item);
         break;

@@ -6,6 +6,8 @@ import { QuestionCard } from "@/components/chat/question-card";
 import { ToolCard } from "@/components/chat/tool-card";
 import { SessionImages } from "@/components/chat/session-images";
 import { MentionChips } from "@/components/chat/mention-chips";
+import { SubagentCard } from "@/components/chat/subagent-card";
+import { RememberButton } from "@/components/chat/remember-button";
 import { TranscriptReviewItem } from "@/components/review/transcript-review-items";
 import type { ToolProgress } from "@/components/chat/use-session-log";
 
@@ -46,6 +48,7 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
             </time>
           </div>
           <div className="msg-text">{item.text}</div>
+          {ctx.canWrite && <RememberButton projectId={ctx.projectId} text={item.text} />}
           {item.mentions?.length ? <MentionChips refs={item.mentions.map((m) => m.ref)} failed={item.mentions.filter((m) => !m.ok).map((m) => m.ref)} /> : null}
           {item.images?.length ? <SessionImages sessionId={ctx.sessionId} images={item.images} /> : null}
         </div>
@@ -56,6 +59,7 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       return (
         <div className="msg msg-assistant" data-testid="assistant-message" data-streaming={item.streaming || undefined}>
           {item.text ? <Markdown text={item.text} /> : <span className="hint">…</span>}
+          {ctx.canWrite && !item.streaming && item.text && <RememberButton projectId={ctx.projectId} text={item.text} />}
         </div>
       );
     case "reasoning":
@@ -71,23 +75,12 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       return <QuestionCard item={item} canWrite={ctx.canWrite} />;
     case "subagent":
       return (
-        <div className={`tool-card subagent status-${item.status}`} data-testid="subagent-card">
-          <div className="tool-head static">
-            <span className={`tool-dot ${item.status === "done" ? "done" : item.status === "failed" ? "failed" : "running"}`} aria-hidden />
-            <span className="tool-title">Sub-agent {item.index + 1}: {item.prompt}</span>
-            <span className="spacer" />
-            <span className="tool-status">{item.status === "running" ? "Running" : item.status === "done" ? "Done" : "Failed"}</span>
-            <button type="button" className="btn btn-ghost btn-sm" onClick={() => ctx.onOpenSession(item.childSessionId)} data-testid="open-subagent">
-              Open
-            </button>
-          </div>
-          {item.result && (
-            <details className="tool-body">
-              <summary>Result</summary>
-              <Markdown text={item.result} />
-            </details>
-          )}
-        </div>
+        <SubagentCard
+          item={item}
+          live={ctx.progress.get(item.toolCallId)?.children?.get(item.childSessionId)}
+          canWrite={ctx.canWrite}
+          onOpen={() => ctx.onOpenSession(item.childSessionId)}
+        />
       );
     case "context":
       return (

@@ -13,7 +13,7 @@ const URL_MENTION = /^https?:\/\/\S+$/i;
 
 export function useMentions(projectId: string) {
   const trpc = useTRPC();
-  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { staleTime: 10_000 }));
+  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { staleTime: 3_000 }));
   const entries = useMemo(() => {
     const list = files.data?.files ?? [];
     const folders = new Set<string>();
@@ -27,6 +27,8 @@ export function useMentions(projectId: string) {
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
     if (trigger.char !== "@") return [];
+    // Typing `@` asks again for a list older than a few seconds (files come and go); after this render.
+    if (files.isStale && !files.isFetching) setTimeout(() => void files.refetch(), 0);
     if (URL_MENTION.test(trigger.query)) return [{ key: `url:${trigger.query}`, label: `@${trigger.query}`, detail: "Fetch this page with the message", insert: `@${trigger.query} ` }];
     return rankFiles(entries, trigger.query, { limit: 20 }).map((m) => {
       const folder = m.path.endsWith("/");

@@ -15,7 +15,8 @@ import { useTRPC } from "@/components/trpc-provider";
 const logs = new Map<string, LiveLog>();
 
 /** Live output of running tools (shell lines), shown while they run and never stored. */
-export type ToolProgress = Map<string, { output: string; status?: string }>;
+export type SubagentLive = { step: number; tool: string | null; lines: string };
+export type ToolProgress = Map<string, { output: string; status?: string; children?: Map<string, SubagentLive> }>;
 const MAX_PROGRESS_CHARS = 64_000;
 
 export type SessionConnection = "connecting" | "live" | "offline";
@@ -53,7 +54,10 @@ export function useSessionLog(sessionId: string) {
     if (item.kind === "progress") {
       const current = progress.current.get(item.toolCallId) ?? { output: "" };
       if (item.progress.type === "output") current.output = (current.output + item.progress.text).slice(-MAX_PROGRESS_CHARS);
-      else current.status = item.progress.text;
+      else if (item.progress.type === "subagent") {
+        const { childSessionId, step, tool, lines } = item.progress;
+        current.children = new Map(current.children).set(childSessionId, { step, tool, lines });
+      } else current.status = item.progress.text;
       progress.current.set(item.toolCallId, current);
     } else {
       applyStreamItem(log, item);

@@ -13,10 +13,11 @@ const MODES = [
 ] as const;
 type Mode = (typeof MODES)[number]["value"];
 
-type Draft = { mode: Mode; allow: string; deny: string; excluded: string[]; stepLimit: string; loopGuard: string };
+type Draft = { mode: Mode; allow: string; deny: string; excluded: string[]; stepLimit: string; loopGuard: string; deferOver: string };
 
 const STEP_LIMIT = { min: 1, max: 500 };
 const LOOP_GUARD = { min: 2, max: 50 };
+const DEFER_OVER = { min: 0, max: 1000 };
 
 function numberProblem(value: string, range: { min: number; max: number }): string | null {
   if (!/^\d+$/.test(value.trim())) return "a whole number";
@@ -42,6 +43,7 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
             excluded: data.excludeTools,
             stepLimit: String(data.stepLimit),
             loopGuard: String(data.loopGuardRepeats),
+            deferOver: String(data.deferToolsOver),
           }
         : null,
     [data],
@@ -67,7 +69,8 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
   const edit = (patch: Partial<Draft>) => setDraft({ ...current, ...patch });
   const stepProblem = numberProblem(current.stepLimit, STEP_LIMIT);
   const loopProblem = numberProblem(current.loopGuard, LOOP_GUARD);
-  const valid = allow.ok && deny.ok && !stepProblem && !loopProblem;
+  const deferProblem = numberProblem(current.deferOver, DEFER_OVER);
+  const valid = allow.ok && deny.ok && !stepProblem && !loopProblem && !deferProblem;
 
   const submit = () => {
     if (!allow.ok || !deny.ok) return;
@@ -79,6 +82,7 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
       excludeTools: current.excluded,
       stepLimit: Number(current.stepLimit),
       loopGuardRepeats: Number(current.loopGuard),
+      deferToolsOver: Number(current.deferOver),
     });
   };
 
@@ -141,6 +145,11 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
           <span>Loop guard: stop after the same call repeats ({LOOP_GUARD.min}–{LOOP_GUARD.max} times)</span>
           <input className="input" inputMode="numeric" data-testid="loop-guard" aria-invalid={!!loopProblem} value={current.loopGuard} readOnly={!canEdit} onChange={(e) => edit({ loopGuard: e.target.value })} />
           {loopProblem && <span className="error-text">Loop guard: {loopProblem}.</span>}
+        </label>
+        <label className="field">
+          <span>Defer MCP and project tools behind tool_search past this many</span>
+          <input className="input" inputMode="numeric" data-testid="defer-over" aria-invalid={!!deferProblem} value={current.deferOver} readOnly={!canEdit} onChange={(e) => edit({ deferOver: e.target.value })} />
+          {deferProblem && <span className="error-text">Deferral threshold: {deferProblem}.</span>}
         </label>
       </div>
 

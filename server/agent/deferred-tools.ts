@@ -32,9 +32,10 @@ function loadedTools(events: readonly SessionEvent[], deferrable: readonly Tool[
   const loaded = new Set<string>();
   for (const event of events) {
     if (event.type !== "tool_call" || event.payload.toolName !== "tool_search") continue;
-    const query = (event.payload.input as { query?: unknown } | null)?.query;
-    if (typeof query !== "string") continue;
-    for (const tool of matchTools(deferrable, query)) loaded.add(tool.name);
+    const input = event.payload.input as { query?: unknown; page?: unknown } | null;
+    if (typeof input?.query !== "string") continue;
+    const page = typeof input.page === "number" && Number.isInteger(input.page) && input.page >= 1 ? input.page : 1;
+    for (const tool of matchTools(deferrable, input.query, page)) loaded.add(tool.name);
   }
   return loaded;
 }

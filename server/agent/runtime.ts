@@ -8,7 +8,7 @@ import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-
 import type { Workspace } from "@/server/workspace";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { LanguageServers } from "@/server/language/language-servers";
-import type { SessionStatus } from "@/lib/session-events";
+import type { LiveItem, SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
@@ -198,6 +198,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       await log.append(parent.id, "user_message", { text, authorName: "background agent" }, null);
       if (!active.has(parent.id) && parent.status !== "waiting_approval") void start(parent.id, userId);
     },
+    subscribe: (sessionId: string, listener: (item: LiveItem) => void) => o.bus.subscribe(sessionId, listener),
+    publish: (sessionId: string, item: LiveItem) => o.bus.publish(sessionId, item),
   };
 
   return {

@@ -6,6 +6,8 @@ import { ToolFailure } from "@/server/tools/result";
 import type { AgentDefinition } from "@/server/agent/definitions";
 import type { EventLog } from "@/server/agent/events";
 import type { TurnEnd } from "@/server/agent/run";
+import type { LiveItem } from "@/lib/session-events";
+import { watchSubagent } from "@/server/agent/subagent-activity";
 
 // Sub-agents: each delegated task runs as a child session (own log, linked by parentId) with
 // its own tool allow-list and step cap, all tasks in parallel. A task may name a project agent
@@ -27,6 +29,9 @@ export type SubagentHost = {
   run(childId: string, userId: string, signal: AbortSignal): Promise<TurnEnd>;
   /** Delivers a background result to the parent as a message, starting a turn there if none runs. */
   reportBack(parentSessionId: string, userId: string, text: string): Promise<void>;
+  /** The child's live stream, and the parent's, for the live activity on the child's card. */
+  subscribe(sessionId: string, listener: (item: LiveItem) => void): () => void;
+  publish(sessionId: string, item: LiveItem): void;
 };
 
 export async function runSubagents(
@@ -68,10 +73,17 @@ export async function runSubagents(
 
   const finish = async ({ child, index }: (typeof started)[number]): Promise<DelegateResult> => {
     let end: TurnEnd;
+    const stopWatching = watchSubagent(
+      child.id,
+      (listener) => host.subscribe(child.id, listener),
+      (activity) => host.publish(input.parentSessionId, { kind: "progress", toolCallId: input.toolCallId, progress: { type: "subagent", ...activity } }),
+    );
     try {
       end = await host.run(child.id, input.userId, input.signal);
     } catch (error) {
       end = { reason: "error", text: `The sub-agent failed: ${(error as Error).message}` };
+    } finally {
+      stopWatching();
     }
     const ok = end.reason === "completed";
     const result = end.text || (ok ? "" : `The sub-agent stopped (${end.reason}) without an answer.`);

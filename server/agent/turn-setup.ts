@@ -56,7 +56,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   const webSearch = await webSearchBackend(db, o.webSearch);
   const deferred = deferTools(
     sessionToolSet({ base: o.baseTools, own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
-    o.extensions?.deferToolsOver,
+    o.extensions?.deferToolsOver ?? settings.deferToolsOver,
   );
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";

@@ -47,7 +47,7 @@ export const readFileTool = defineTool({
     if (file.decoded.kind === "binary") {
       ctx.reads.recordRead(file.resolved.path, file.version, "binary");
       const what = file.decoded.mime ? `${file.decoded.mime}, ` : "";
-      const message = `'${label}' is a binary file (${what}${formatSize(file.bytes.length)}); its bytes are not shown. Use the shell to inspect it (file, xxd | head, unzip -l, …).`;
+      const message = `'${label}' is a binary file (${what}${formatSize(file.bytes.length)}). Its first ${Math.min(HEX_BYTES, file.bytes.length)} bytes:\n${hexSummary(file.bytes.subarray(0, HEX_BYTES))}\nUse the shell to inspect more (file, xxd | head, unzip -l, …).`;
       return ok(message, { kind: "text", text: `Binary file ${label} (${formatSize(file.bytes.length)})` }, { path: label, binary: true });
     }
     const content = file.decoded.eol === "\r\n" ? file.decoded.content.replace(/\r\n/g, "\n") : file.decoded.content;
@@ -104,6 +104,20 @@ function readImage(ctx: ToolContext, file: LoadedFile, mediaType: string): ToolR
     display,
     { path: label },
   );
+}
+
+const HEX_BYTES = 64;
+
+/** `xxd`-style lines: offset, 16 bytes in hex, and the printable ASCII of them (others as '.'). */
+function hexSummary(bytes: Uint8Array): string {
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = [...bytes.subarray(at, at + 16)];
+    const hex = row.map((b) => b.toString(16).padStart(2, "0")).join(" ").padEnd(47);
+    const ascii = row.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
+    lines.push(`${at.toString(16).padStart(8, "0")}: ${hex}  ${ascii}`);
+  }
+  return lines.join("\n");
 }
 
 async function pdfText(bytes: Buffer, label: string): Promise<string> {

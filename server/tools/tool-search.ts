@@ -7,10 +7,22 @@ import { inputJsonSchema } from "./schema";
 // sees only their names; this tool finds tools by words in their names and descriptions
 // (case-insensitive) and loads their schemas, so later steps can call them.
 
-export const MAX_MATCHES = 8;
+/** Matches per page of results; `page` asks for the next ones. */
+export const PAGE_SIZE = 8;
+
+/** One page (1-based) of the tools matching `query`, and how many match in all. */
+export function matchPage(tools: readonly Tool[], query: string, page = 1): { tools: Tool[]; total: number } {
+  const all = rankTools(tools, query);
+  return { tools: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: all.length };
+}
+
+/** The tools a tool_search call loaded: its page of matches. */
+export function matchTools(tools: readonly Tool[], query: string, page = 1): Tool[] {
+  return matchPage(tools, query, page).tools;
+}
 
 /** Tools ranked by how many query words their name (counted twice) and description contain. */
-export function matchTools(tools: readonly Tool[], query: string, limit = MAX_MATCHES): Tool[] {
+function rankTools(tools: readonly Tool[], query: string): Tool[] {
   const words = query.toLowerCase().split(/[\s,]+/).filter(Boolean);
   if (!words.length) return [];
   const scored = tools.map((tool) => {
@@ -22,7 +34,6 @@ export function matchTools(tools: readonly Tool[], query: string, limit = MAX_MA
   return scored
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
-    .slice(0, limit)
     .map((s) => s.tool);
 }
 
@@ -33,17 +44,23 @@ export function toolSearchTool(deferred: readonly Tool[]) {
     kind: "think",
     description:
       "Find and load tools whose schemas are not loaded yet. Search by words from the tool's name or purpose (case-insensitive); " +
-      `the matching tools' descriptions and input schemas come back (at most ${MAX_MATCHES}) and you can call them from then on. ` +
+      `the matching tools' descriptions and input schemas come back, ${PAGE_SIZE} a page (ask for \`page\`: 2 and on for more), and you can call them from then on. ` +
       `Tools available this way: ${names}.`,
-    input: z.object({ query: z.string().min(1).max(200).describe("Words to look for in tool names and descriptions, e.g. `echo` or `github issue`.") }),
+    input: z.object({
+      query: z.string().min(1).max(200).describe("Words to look for in tool names and descriptions, e.g. `echo` or `github issue`."),
+      page: z.number().int().min(1).max(100).optional().describe("Which page of matches (default 1)."),
+    }),
     describe: (i) => `Search tools: ${i.query}`,
     async execute(i) {
-      const found = matchTools(deferred, i.query);
-      if (!found.length) return ok(`No deferred tool matches "${i.query}". Available: ${names}.`);
+      const page = i.page ?? 1;
+      const { tools: found, total } = matchPage(deferred, i.query, page);
+      const pages = Math.ceil(total / PAGE_SIZE);
+      if (!found.length) return ok(total ? `Only ${pages} page${pages === 1 ? "" : "s"} of matches for "${i.query}".` : `No deferred tool matches "${i.query}". Available: ${names}.`);
+      const more = page < pages ? `\n\nPage ${page} of ${pages} (${total} matches): call tool_search with page: ${page + 1} for more.` : "";
       const text = found
         .map((t) => `## ${t.name}\n\n${t.description}\n\nInput schema:\n${JSON.stringify(inputJsonSchema(t, "openai-compatible"))}`)
         .join("\n\n");
-      return ok(`Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call them directly now.\n\n${text}`, {
+      return ok(`Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call them directly now.\n\n${text}${more}`, {
         kind: "markdown",
         text: `Loaded: ${found.map((t) => `\`${t.name}\``).join(", ")}`,
       }, { loaded: found.map((t) => t.name) });

@@ -143,6 +143,16 @@ describe("web_fetch", () => {
     expect(run.error?.code).toBe("TIMEOUT");
   });
 
+  it("waits as long as timeout_ms asks, up to 90 s", async () => {
+    const s = await session({ fetchPolicy: { ...policy(), timeoutMs: undefined } });
+    const started = Date.now();
+    const run = await s.run(webFetchTool, { url: `${base()}/slow`, timeout_ms: 1_200 });
+    expect(run.error?.code).toBe("TIMEOUT");
+    expect(run.llm).toContain("within 1.2 s");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await s.run(webFetchTool, { url: `${base()}/slow`, timeout_ms: 120_000 })).error?.code).toBe("INVALID_INPUT");
+  });
+
   it("refuses other schemes", async () => {
     const s = await fetchSession();
     for (const url of ["file:///etc/passwd", "ftp://example.com/", "gopher://x/", "not a url"]) {

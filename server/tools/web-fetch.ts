@@ -5,6 +5,9 @@ import { atomicWrite } from "@/server/workspace/atomic-write";
 import { errnoCode } from "@/server/workspace/errors";
 import { defineTool, type ToolContext } from "./define-tool";
 import { fetchLimits, guardedFetch, parseUrl, type Fetched } from "./guarded-fetch";
+
+/** The longest a model may ask web_fetch to wait for one page. */
+const MAX_TIMEOUT_MS = 90_000;
 import { htmlToMarkdown } from "./html-to-markdown";
 import { ToolFailure, ok } from "./result";
 import { formatSize } from "./text-window";
@@ -30,6 +33,7 @@ export const webFetchTool = defineTool({
     raw: z.boolean().optional().describe("Return the body as text, without converting HTML."),
     download: z.boolean().optional().describe("Save the body to a file in the workspace instead of returning it."),
     output_path: z.string().optional().describe("Where to save with download (inside the workspace)."),
+    timeout_ms: z.number().int().min(1_000).max(MAX_TIMEOUT_MS).optional().describe("How long to wait for the page, in ms (default 30000, at most 90000)."),
   }),
   describe: (input) => `${input.download ? "Download" : "Fetch"} ${hostOf(input.url)}`,
   mutates: (input) => input.download === true,
@@ -40,7 +44,8 @@ export const webFetchTool = defineTool({
     }
     const target = input.download ? await downloadTarget(ctx, input.url, input.output_path) : null;
     ctx.emit({ type: "status", text: `Fetching ${input.url}` });
-    const page = await guardedFetch(input.url, ctx.fetchPolicy, fetchLimits(ctx.fetchPolicy), ctx.signal);
+    const limits = fetchLimits(ctx.fetchPolicy);
+    const page = await guardedFetch(input.url, ctx.fetchPolicy, input.timeout_ms ? { ...limits, timeoutMs: input.timeout_ms } : limits, ctx.signal);
     const where = page.redirects.length ? ` (redirected to ${page.url})` : "";
     if (target) return saveDownload(ctx, page, target, where);
     if (page.status >= 400) {

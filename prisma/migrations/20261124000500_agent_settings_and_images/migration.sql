@@ -1,5 +1,6 @@
 -- AlterTable
-ALTER TABLE "project_agent_settings" ADD COLUMN     "excludeTools" JSONB NOT NULL DEFAULT '[]';
+ALTER TABLE "project_agent_settings" ADD COLUMN     "deferToolsOver" INTEGER NOT NULL DEFAULT 20,
+ADD COLUMN     "excludeTools" JSONB NOT NULL DEFAULT '[]';
 
 -- AlterTable
 ALTER TABLE "model_setting" ADD COLUMN     "acceptsImages" BOOLEAN;

@@ -20,6 +20,7 @@ export const agentRouter = router({
       stepLimit: row.stepLimit,
       loopGuardRepeats: row.loopGuardRepeats,
       excludeTools: switchedOffTools(row.excludeTools),
+      deferToolsOver: row.deferToolsOver,
       tools: SWITCHABLE_TOOLS.map((t) => ({ name: t.name, kind: t.kind, summary: firstSentence(t.description) })),
     };
   }),
@@ -33,6 +34,7 @@ export const agentRouter = router({
         stepLimit: z.number().int().min(1).max(500).optional(),
         loopGuardRepeats: z.number().int().min(2).max(50).optional(),
         excludeTools: z.array(z.enum(SWITCHABLE_TOOL_NAMES)).max(SWITCHABLE_TOOL_NAMES.length).optional(),
+        deferToolsOver: z.number().int().min(0).max(1000).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {

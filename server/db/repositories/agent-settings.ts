@@ -9,6 +9,8 @@ export type ProjectAgentSettingsRow = {
   loopGuardRepeats: number;
   /** Built-in tool names turned off for the project. */
   excludeTools: unknown;
+  /** Deferrable tools past this many wait behind tool_search. */
+  deferToolsOver: number;
 };
 
 export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
@@ -18,9 +20,10 @@ export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
   stepLimit: 50,
   loopGuardRepeats: 3,
   excludeTools: [],
+  deferToolsOver: 20,
 };
 
-const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true, excludeTools: true } as const;
+const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true, excludeTools: true, deferToolsOver: true } as const;
 
 export async function getProjectAgentSettings(db: Db, projectId: string): Promise<ProjectAgentSettingsRow> {
   return (await db.projectAgentSettings.findUnique({ where: { projectId }, select })) ?? DEFAULT_AGENT_SETTINGS;
