@@ -143,7 +143,13 @@ async function request(
 async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() => Promise<void>> {
   if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
   const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
-  return () => recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display);
+  return async () => {
+    await recordResult(runner, call, !run.error, textOf(run.llm), run.error?.code, run.metrics.durationMs, run.display);
+    const denied = run.meta?.deniedHosts;
+    if (Array.isArray(denied) && denied.length > 0) {
+      await runner.log.append(runner.sessionId, "network_denied", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, hosts: denied.map(String) });
+    }
+  };
 }
 
 async function recordResult(

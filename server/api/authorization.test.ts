@@ -44,6 +44,7 @@ const rules: Record<string, Rule> = {
   "account.me": "user",
   "account.settings": "admin",
   "account.setSignupMode": "admin",
+  "account.setNetworkPolicies": "admin",
   "account.invites": "admin",
   "account.createInvite": "admin",
   "account.revokeInvite": "admin",
@@ -108,6 +109,11 @@ const rules: Record<string, Rule> = {
   "memory.delete": "project-write",
   "extensions.settings": "project-read",
   "extensions.updateSettings": "project-admin",
+  "network.settings": "project-read",
+  "network.update": "project-admin",
+  "network.allowHost": "project-admin",
+  "network.connections": "project-read",
+  "network.onConnection": "project-read",
   "extensions.status": "project-read",
   "extensions.reconnect": "project-write",
   "extensions.rediscover": "project-write",
@@ -250,6 +256,10 @@ const inputFor = (w: World) => ({
   text: "",
   key: "missing-key",
   token: "not-a-token",
+  policy: "allow-list",
+  allowHosts: ["registry.npmjs.org"],
+  host: "registry.npmjs.org",
+  networkPolicies: ["off", "allow-list", "open"],
 });
 
 // Calls that would destroy the world they run in get a fresh one each time they are allowed.

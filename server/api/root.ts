@@ -12,6 +12,7 @@ import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { extensionsRouter } from "@/server/api/routers/extensions";
+import { networkRouter } from "@/server/api/routers/network";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -27,6 +28,7 @@ export const appRouter = router({
   agent: agentRouter,
   memory: memoryRouter,
   extensions: extensionsRouter,
+  network: networkRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
 });

@@ -3,6 +3,7 @@ import { adminProcedure, protectedProcedure, publicProcedure, router } from "@/s
 import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { countUsers } from "@/server/db/repositories/users";
+import { networkPolicyKind } from "@/server/sandbox/egress-policy";
 
 export const accountRouter = router({
   // What the sign-in page needs before anyone is signed in.
@@ -14,7 +15,18 @@ export const accountRouter = router({
 
   me: protectedProcedure.query(({ ctx }) => ctx.user),
 
-  settings: adminProcedure.query(async ({ ctx }) => ({ signupMode: await getSetting(ctx.services.db, "signupMode") })),
+  settings: adminProcedure.query(async ({ ctx }) => ({
+    signupMode: await getSetting(ctx.services.db, "signupMode"),
+    networkPolicies: await getSetting(ctx.services.db, "networkPolicies"),
+  })),
+  /** Which network policies projects may choose (server/sandbox). */
+  setNetworkPolicies: adminProcedure
+    .input(z.object({ networkPolicies: z.array(networkPolicyKind).min(1, "permit at least one policy (off gives projects no network)") }))
+    .mutation(async ({ ctx, input }) => {
+      const networkPolicies = [...new Set(input.networkPolicies)];
+      await setSetting(ctx.services.db, "networkPolicies", networkPolicies);
+      return { networkPolicies };
+    }),
 
   setSignupMode: adminProcedure
     .input(z.object({ signupMode: z.enum(["open", "invite"]) }))
