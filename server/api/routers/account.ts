@@ -10,7 +10,10 @@ export const accountRouter = router({
   status: publicProcedure.query(async ({ ctx }) => {
     const { db } = ctx.services;
     const [users, signupMode] = await Promise.all([countUsers(db), getSetting(db, "signupMode")]);
-    return { firstRun: users === 0, signupMode, user: ctx.user };
+    // Signed-in people see when commands run without a sandbox (every IDE page shows a banner).
+    const { host } = ctx.services.sandbox;
+    const sandbox = host.unavailable ? "unavailable" : host.mode === "none" ? "off" : "on";
+    return { firstRun: users === 0, signupMode, user: ctx.user, sandbox: ctx.user ? sandbox : null };
   }),
 
   me: protectedProcedure.query(({ ctx }) => ctx.user),

@@ -59,6 +59,12 @@ describe("network router", () => {
     expect(events.find((e) => e.type === "network_host_allowed")?.payload).toEqual({ host: "registry.test", by: { id: owner.id, name: owner.name } });
   });
 
+  it("tells signed-in people whether commands run sandboxed (the IDE's banner), and nobody else", async () => {
+    const status = await createCaller(env.context(await env.createUser())).account.status();
+    expect(status.sandbox).toBe(hasBwrap ? "on" : "off");
+    expect((await createCaller(env.context(null)).account.status()).sandbox).toBeNull();
+  });
+
   it.runIf(hasBwrap)("logs a terminal's connections and shows them live", async () => {
     const owner = await env.createUser();
     const caller = createCaller(env.context(owner));
