@@ -54,6 +54,8 @@ export default defineConfig({
       TANDEM_IMPORT_ROOTS: process.env.E2E_IMPORT_ROOT ?? "",
       TANDEM_OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
       TANDEM_MODEL: "openai-compatible:scripted",
+      // The Network spec's local server: the egress proxy may reach it on loopback by this name only.
+      TANDEM_EGRESS_TEST_HOSTS: "registry.e2e.test=127.0.0.1",
     },
   },
 });

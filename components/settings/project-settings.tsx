@@ -9,10 +9,11 @@ import { AppShell } from "@/components/ui/app-shell";
 import { errorMessage } from "@/components/ui/error-message";
 import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
+import { NetworkCard } from "@/components/settings/network-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 
-/** A project's extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
+/** A project's network, and its extensions: MCP servers, tool discovery, scheduled tasks and workflows. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -39,6 +40,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
         <span>Settings</span>
       </div>
       <h1>Project settings</h1>
+      <NetworkCard projectId={projectId} canEdit={canAdmin} />
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
