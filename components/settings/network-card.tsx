@@ -52,7 +52,7 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
       </label>
       <label className="field">
         <span>Allowed hosts, one per line (*.example.com allows its subdomains)</span>
-        <textarea className="input" rows={6} data-testid="network-hosts" value={current.hosts} readOnly={!canEdit} onChange={(e) => setDraft({ ...current, hosts: e.target.value })} />
+        <textarea className="input network-hosts" rows={6} data-testid="network-hosts" value={current.hosts} readOnly={!canEdit} onChange={(e) => setDraft({ ...current, hosts: e.target.value })} />
       </label>
       {problem && <div className="error-text" role="alert">{problem}</div>}
       {canEdit && (
