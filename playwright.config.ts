@@ -43,8 +43,9 @@ export default defineConfig({
       TANDEM_IMPORT_ROOTS: process.env.E2E_IMPORT_ROOT ?? "",
       TANDEM_OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
       TANDEM_MODEL: "openai-compatible:scripted",
-      // Test servers the sandboxed processes reach through the egress proxy (e2e/11-git.spec.ts).
-      TANDEM_EGRESS_TEST_HOSTS: "git.test=127.0.0.1",
+      // Test servers the sandboxed processes reach through the egress proxy on loopback, by these names only
+      // (e2e/11-git.spec.ts, e2e/11-network.spec.ts).
+      TANDEM_EGRESS_TEST_HOSTS: "git.test=127.0.0.1,registry.e2e.test=127.0.0.1",
     },
   },
 });

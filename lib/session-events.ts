@@ -172,6 +172,10 @@ export const eventPayloadSchemas = {
   rewind: z.object({ fromSeq: z.number().int(), toSeq: z.number().int(), undoId: z.string() }),
   /** The restore that gave `undoId` was undone: files are back as they were before it. */
   restore_undone: z.object({ undoId: z.string(), by: person }),
+  /** The sandbox's egress proxy refused these hosts during tool call `toolCallId`: the session offers to allow them. */
+  network_denied: z.object({ turnId, toolCallId: z.string(), hosts: z.array(z.string()).min(1) }),
+  /** A project admin added `host` to the project's network allow-list from this session. */
+  network_host_allowed: z.object({ host: z.string(), by: person }),
 } as const;
 
 export type SessionEventType = keyof typeof eventPayloadSchemas;

@@ -61,6 +61,22 @@ export function IdeView({ projectId }: { projectId: string }) {
   );
 }
 
+/** Says so on every IDE page when commands do not run in a sandbox, or do not run at all. */
+function SandboxBanner() {
+  const trpc = useTRPC();
+  const sandbox = useQuery(trpc.account.status.queryOptions()).data?.sandbox;
+  if (sandbox !== "off" && sandbox !== "unavailable") return null;
+  return (
+    <div className="banner banner-warning" role="alert" data-testid="sandbox-banner">
+      <span className="banner-text">
+        {sandbox === "off"
+          ? "The sandbox is off on this server (TANDEM_SANDBOX=none): terminals and the agent's commands run unsandboxed, with the server's own files and network."
+          : "The sandbox does not work on this server, so terminals, the agent's shell, MCP servers and discovery commands do not run. An admin can install bubblewrap."}
+      </span>
+    </div>
+  );
+}
+
 function ProjectError({ error }: { error: unknown }) {
   const missing = errorCode(error) === "NOT_FOUND" || errorCode(error) === "BAD_REQUEST";
   return (
@@ -126,6 +142,7 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
         </Link>
         <UserMenu user={user} />
       </header>
+      <SandboxBanner />
       <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} user={user} sideView={sideView} onSideView={setSideView} />
       <footer className={connection === "offline" ? "statusbar offline" : "statusbar"} data-testid="statusbar">
         <GitStatusBar onOpen={() => setSideView("scm")} />

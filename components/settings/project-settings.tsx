@@ -10,11 +10,12 @@ import { errorMessage } from "@/components/ui/error-message";
 import { AgentSettingsCard } from "@/components/settings/agent-settings-card";
 import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
+import { NetworkCard } from "@/components/settings/network-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
 
-/** A project's agent (approval policy, tools, limits), extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
+/** A project's agent (approval policy, tools, limits), network, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -42,6 +43,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       </div>
       <h1>Project settings</h1>
       <AgentSettingsCard projectId={projectId} canEdit={canAdmin} />
+      <NetworkCard projectId={projectId} canEdit={canAdmin} />
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />

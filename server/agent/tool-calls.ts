@@ -156,7 +156,13 @@ async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() =>
   const instructions = run.error ? null : await runner.folderInstructions?.(tool, call.payload.input).catch(() => null);
   if (instructions) llm += `\n\n${instructions}`;
   const images = await storeResultImages(runner, run.llm);
-  return () => recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display, images);
+  return async () => {
+    await recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display, images);
+    const denied = run.meta?.deniedHosts;
+    if (Array.isArray(denied) && denied.length > 0) {
+      await runner.log.append(runner.sessionId, "network_denied", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, hosts: denied.map(String) });
+    }
+  };
 }
 
 /** A result's image parts, stored by reference; an image over the size cap becomes a note the model reads. */

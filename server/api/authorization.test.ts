@@ -48,6 +48,7 @@ const rules: Record<string, Rule> = {
   "account.webSearch": "admin",
   "account.setWebSearch": "admin",
   "account.setCommandGuard": "admin",
+  "account.setNetworkPolicies": "admin",
   "account.invites": "admin",
   "account.createInvite": "admin",
   "account.revokeInvite": "admin",
@@ -123,6 +124,11 @@ const rules: Record<string, Rule> = {
   "memory.unpin": "project-write",
   "extensions.settings": "project-read",
   "extensions.updateSettings": "project-admin",
+  "network.settings": "project-read",
+  "network.update": "project-admin",
+  "network.allowHost": "project-admin",
+  "network.connections": "project-read",
+  "network.onConnection": "project-read",
   "extensions.status": "project-read",
   "extensions.reconnect": "project-write",
   "extensions.rediscover": "project-write",
@@ -305,6 +311,10 @@ const inputFor = (w: World) => ({
   message: "",
   oid: "0000000",
   mode: "merge",
+  policy: "allow-list",
+  allowHosts: ["registry.npmjs.org"],
+  host: "registry.npmjs.org",
+  networkPolicies: ["off", "allow-list", "open"],
 });
 
 // Calls that would destroy the world they run in get a fresh one each time they are allowed.

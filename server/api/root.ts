@@ -16,6 +16,7 @@ import { searchRouter } from "@/server/api/routers/search";
 import { languageRouter } from "@/server/api/routers/language";
 import { gitRouter } from "@/server/api/routers/git";
 import { gitCredentialRouter } from "@/server/api/routers/git-credential";
+import { networkRouter } from "@/server/api/routers/network";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -32,6 +33,7 @@ export const appRouter = router({
   agent: agentRouter,
   memory: memoryRouter,
   extensions: extensionsRouter,
+  network: networkRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
   language: languageRouter,

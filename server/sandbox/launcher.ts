@@ -100,7 +100,7 @@ export function withIdentityInCommand(command: SandboxedCommand): Omit<Sandboxed
 
 function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string }): string[] {
   const runtime = runtimeDir();
-  const masked = masks(host.masks);
+  const masked = masks(host.masks, options.workspaceRoot);
   const args = [
     "--unshare-all",
     "--unshare-user",
@@ -118,7 +118,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     "--tmpfs", "/tmp",
     "--tmpfs", "/home/tandem",
     "--tmpfs", "/run",
-    ...masked.mount,
+    ...masked.outside,
   ];
   if (options.egressSocket) {
     // The bridge runs on the server's own node, bound at a fixed path so a node under a masked
@@ -128,7 +128,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
   // Last, so a workspace under /tmp or under a masked data directory is bound on top.
-  args.push("--bind", options.workspaceRoot, options.workspaceRoot);
+  args.push("--bind", options.workspaceRoot, options.workspaceRoot, ...masked.inside);
   // The sandbox's own root (where /usr, /etc and the masks' mountpoints live) read-only too:
   // what is writable is the workspace, /tmp and the home, nothing that looks like a host path.
   args.push(...masked.remount, "--remount-ro", "/", "--chdir", options.cwd);

@@ -36,12 +36,22 @@ export function systemBinds(): string[] {
 /**
  * Empty tmpfs over the server's install directory, data directory and home, parents first, so
  * nothing of them shows even where they lie under a bound path (/usr/local/lib/tandem, say).
- * The root and the system folders themselves are never masked: that would hide the tools.
- * `remount` makes them read-only; it goes after the binds, which may need a mountpoint inside.
+ * The root and the system folders themselves are never masked: that would hide the tools, and
+ * a path that does not exist has nothing to hide. A mask inside the workspace goes on after the
+ * workspace's bind (`inside`), one outside before it; `remount` makes them all read-only and goes
+ * last, since binds may need a mountpoint in a mask.
  */
-export function masks(paths: readonly string[]): { mount: string[]; remount: string[] } {
+export function masks(paths: readonly string[], workspaceRoot: string): { outside: string[]; inside: string[]; remount: string[] } {
   const unique = [...new Set(paths.map((m) => path.resolve(m)))]
-    .filter((m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m))
+    .filter((m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m) && existsSync(m))
     .sort((a, b) => a.length - b.length);
-  return { mount: unique.flatMap((m) => ["--tmpfs", m]), remount: unique.flatMap((m) => ["--remount-ro", m]) };
+  const within = (m: string) => {
+    const rel = path.relative(workspaceRoot, m);
+    return !rel.startsWith("..") && !path.isAbsolute(rel);
+  };
+  return {
+    outside: unique.filter((m) => !within(m)).flatMap((m) => ["--tmpfs", m]),
+    inside: unique.filter(within).flatMap((m) => ["--tmpfs", m]),
+    remount: unique.flatMap((m) => ["--remount-ro", m]),
+  };
 }

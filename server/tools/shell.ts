@@ -56,7 +56,7 @@ export const shellTool = defineTool({
       exitCode: result.exitCode,
       outputPath: result.outputPath,
     };
-    const meta = { exitCode: result.exitCode, durationMs: result.durationMs, outputPath: result.outputPath };
+    const meta = { exitCode: result.exitCode, durationMs: result.durationMs, outputPath: result.outputPath, deniedHosts: result.deniedHosts };
     if (result.timedOut) {
       const f = failure("TIMEOUT", `The command did not finish within ${timeoutS} s and was killed with everything it started. Output so far:\n${text}\nRaise timeout (at most ${MAX_TIMEOUT_S}), or use run_in_background for long-running commands.`, meta);
       return { ...f, display, fullOutputPath: result.outputPath };

@@ -5,18 +5,33 @@ import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { countUsers } from "@/server/db/repositories/users";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
+import { networkPolicyKind } from "@/server/sandbox/egress-policy";
 
 export const accountRouter = router({
   // What the sign-in page needs before anyone is signed in.
   status: publicProcedure.query(async ({ ctx }) => {
     const { db } = ctx.services;
     const [users, signupMode] = await Promise.all([countUsers(db), getSetting(db, "signupMode")]);
-    return { firstRun: users === 0, signupMode, user: ctx.user };
+    // Signed-in people see when commands run without a sandbox (every IDE page shows a banner).
+    const { host } = ctx.services.sandbox;
+    const sandbox = host.unavailable ? "unavailable" : host.mode === "none" ? "off" : "on";
+    return { firstRun: users === 0, signupMode, user: ctx.user, sandbox: ctx.user ? sandbox : null };
   }),
 
   me: protectedProcedure.query(({ ctx }) => ctx.user),
 
-  settings: adminProcedure.query(async ({ ctx }) => ({ signupMode: await getSetting(ctx.services.db, "signupMode") })),
+  settings: adminProcedure.query(async ({ ctx }) => ({
+    signupMode: await getSetting(ctx.services.db, "signupMode"),
+    networkPolicies: await getSetting(ctx.services.db, "networkPolicies"),
+  })),
+  /** Which network policies projects may choose (server/sandbox). */
+  setNetworkPolicies: adminProcedure
+    .input(z.object({ networkPolicies: z.array(networkPolicyKind).min(1, "permit at least one policy (off gives projects no network)") }))
+    .mutation(async ({ ctx, input }) => {
+      const networkPolicies = [...new Set(input.networkPolicies)];
+      await setSetting(ctx.services.db, "networkPolicies", networkPolicies);
+      return { networkPolicies };
+    }),
 
   setSignupMode: adminProcedure
     .input(z.object({ signupMode: z.enum(["open", "invite"]) }))

@@ -1,0 +1,103 @@
+// The sandbox's costs, each beside its reference in the same run. Run with `npm run bench:sandbox`.
+// 1. Start-up: a sandboxed `true` (bubblewrap, masks, limits; with and without the network
+//    bridge) against `true` started directly.
+// 2. Download throughput through the egress proxy (bridge, Unix socket, proxy) against a direct
+//    download from the same local server, both timed by curl itself. Target: at most 1.3x.
+// Figures only: nothing here fails a build.
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { bwrapAvailable, defaultSandboxHost } from "@/server/sandbox/launcher";
+import { DEFAULT_LIMITS } from "@/server/sandbox/limits";
+import { createSandbox } from "@/server/sandbox/sandbox";
+
+const run = promisify(execFile);
+const STARTS = 20;
+const DOWNLOAD_MB = 256;
+const DOWNLOADS = 5;
+const TARGET_RATIO = 1.3;
+
+const SERVER = `
+const http = require("node:http");
+const mb = Number(process.argv[1]);
+const chunk = Buffer.alloc(1024 * 1024, 120);
+const server = http.createServer((_req, res) => {
+  res.writeHead(200, { "content-length": String(mb * chunk.length) });
+  let sent = 0;
+  const pump = () => {
+    while (sent < mb) {
+      sent++;
+      if (!res.write(chunk)) return void res.once("drain", pump);
+    }
+    res.end();
+  };
+  pump();
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));
+`;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main() {
+  if (!(await bwrapAvailable())) {
+    console.log("bubblewrap does not work here: nothing to measure.");
+    return;
+  }
+  const workspace = mkdtempSync(path.join(tmpdir(), "tandem-bench-sandbox-"));
+  // The download server runs in a process of its own, as a registry would: in this one it would
+  // compete with the proxy for the same thread.
+  const server = spawn(process.execPath, ["-e", SERVER, String(DOWNLOAD_MB)], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve) => server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+  const sandbox = createSandbox({
+    host: defaultSandboxHost("bwrap", { dataDir: path.join(workspace, ".data"), limits: DEFAULT_LIMITS }),
+    policies: { get: async () => ({ policy: "allow-list", allowHosts: ["bench.test"] }) },
+    testHosts: new Map([["bench.test", "127.0.0.1"]]),
+  });
+
+  async function timed(network: boolean, command: string[]): Promise<{ ms: number; stdout: string }> {
+    const started = performance.now();
+    const launch = await sandbox.launch({ workspaceRoot: workspace, command, newSession: true, projectId: network ? "bench" : undefined, source: { kind: "session", id: "bench" } });
+    const c = launch.command;
+    const { stdout } = await run(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, uid: c.uid, gid: c.gid, maxBuffer: 1 << 20 });
+    await launch.close();
+    return { ms: performance.now() - started, stdout };
+  }
+
+  const direct: number[] = [];
+  const sandboxed: number[] = [];
+  const bridged: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    let t = performance.now();
+    await run("/bin/true");
+    direct.push(performance.now() - t);
+    sandboxed.push((await timed(false, ["/bin/true"])).ms);
+    bridged.push((await timed(true, ["/bin/true"])).ms);
+    t = 0;
+  }
+  const d = median(direct);
+  console.log(`start-up, median of ${STARTS}:`);
+  console.log(`  direct true              ${d.toFixed(1)} ms`);
+  console.log(`  sandboxed true           ${median(sandboxed).toFixed(1)} ms  (${(median(sandboxed) / d).toFixed(1)}x)`);
+  console.log(`  sandboxed true + network ${median(bridged).toFixed(1)} ms  (${(median(bridged) / d).toFixed(1)}x; the bridge starts node)`);
+
+  const curl = ["-s", "-o", "/dev/null", "-w", "%{time_total}"];
+  const directTimes: number[] = [];
+  const proxyTimes: number[] = [];
+  for (let i = 0; i < DOWNLOADS; i++) {
+    const { stdout } = await run("curl", [...curl, "--noproxy", "*", `http://127.0.0.1:${port}/`]);
+    directTimes.push(Number(stdout));
+    proxyTimes.push(Number((await timed(true, ["curl", ...curl, `http://bench.test:${port}/`])).stdout));
+  }
+  const dt = median(directTimes);
+  const pt = median(proxyTimes);
+  const ratio = pt / dt;
+  console.log(`download of ${DOWNLOAD_MB} MiB, median of ${DOWNLOADS}:`);
+  console.log(`  direct        ${(DOWNLOAD_MB / dt).toFixed(0)} MiB/s`);
+  console.log(`  through proxy ${(DOWNLOAD_MB / pt).toFixed(0)} MiB/s  (time ratio ${ratio.toFixed(2)}x, target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"})`);
+  server.kill();
+  rmSync(workspace, { recursive: true, force: true });
+}
+
+await main();
