@@ -19,6 +19,7 @@ import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
+import { createAccessChanges } from "@/server/bus/access-changes";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 
@@ -79,7 +80,14 @@ export async function createServices(config: Config, log: (line: string) => void
   }
   const db = createDb(databaseUrl);
   const secret = await loadOrCreateSecret(config.dataDir, config.authSecret);
-  const auth = createAuth({ db, secret, publicUrl: config.publicUrl, secureCookies: config.publicUrl?.startsWith("https:") ?? false });
+  const accessChanges = createAccessChanges();
+  const auth = createAuth({
+    db,
+    secret,
+    publicUrl: config.publicUrl,
+    secureCookies: config.publicUrl?.startsWith("https:") ?? false,
+    onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
+  });
   const files = createProjectFiles(config.dataDir, config.importRoots);
   const network = createProjectNetwork(db);
   const sandbox = createSandbox({
@@ -108,7 +116,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
-  const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
+  const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), accessChanges, limits: createRateLimits() };
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language };
   return {
     services,

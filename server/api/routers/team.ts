@@ -61,6 +61,7 @@ export const teamRouter = router({
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
     }
     await teams.setMemberRole(db, ctx.team.id, input.userId, input.role);
+    ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
     return { userId: input.userId, role: input.role };
   }),
 
@@ -78,6 +79,7 @@ export const teamRouter = router({
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
     }
     await teams.removeMember(db, ctx.team.id, input.userId);
+    ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
     return { userId: input.userId };
   }),
 
