@@ -235,9 +235,14 @@ export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(asyn
 export const approvalProcedure = protectedProcedure
   .input(z.object({ approvalId: z.string().uuid("approvalId must be an approval id") }))
   .use(async ({ ctx, input, next }) => {
+    // A real approval in a session the caller may not see is refused exactly like an id that names
+    // nothing, so that answering does not tell which approval ids exist.
+    const unknown = () => new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
     const approval = await findApproval(ctx.services.db, input.approvalId);
-    if (!approval) throw new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
-    const access = await authorizeSession(ctx, approval.sessionId, "collaborate");
+    if (!approval) throw unknown();
+    const access = await authorizeSession(ctx, approval.sessionId, "collaborate").catch((error: unknown) => {
+      throw error instanceof TRPCError && error.code === "NOT_FOUND" ? unknown() : error;
+    });
     if (!mayAnswerApprovals(access, ctx.user.id)) {
       throw new TRPCError({ code: "FORBIDDEN", message: "In this session only its author answers approvals." });
     }
