@@ -71,6 +71,11 @@ export const eventPayloadSchemas = {
     /** read | search | edit | execute | fetch | memory | think | agent; "unknown" for a tool that does not exist. */
     kind: z.string(),
   }),
+  /**
+   * Written just before a call that changes things runs. A call with this and no result was cut
+   * off mid-run (a crash): it is never run again silently (server/agent/tool-calls.ts).
+   */
+  tool_started: z.object({ turnId, toolCallId: z.string(), toolName: z.string() }),
   tool_result: z.object({
     turnId,
     toolCallId: z.string(),

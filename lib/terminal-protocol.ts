@@ -32,6 +32,8 @@ export const TerminalCloseCode = {
   slowConsumer: 4001,
   /** The terminal was closed on the server; do not reconnect. */
   terminalClosed: 4004,
+  /** The person's access to the project ended (removed from its team, signed out, project deleted); do not reconnect. */
+  accessEnded: 4403,
   /** The client sent something that is not a valid message. */
   protocolError: 4400,
 } as const;

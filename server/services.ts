@@ -19,6 +19,7 @@ import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
+import { createAccessChanges } from "@/server/bus/access-changes";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
@@ -82,7 +83,14 @@ export async function createServices(config: Config, log: (line: string) => void
   }
   const db = createDb(databaseUrl);
   const secret = await loadOrCreateSecret(config.dataDir, config.authSecret);
-  const auth = createAuth({ db, secret, publicUrl: config.publicUrl, secureCookies: config.publicUrl?.startsWith("https:") ?? false });
+  const accessChanges = createAccessChanges();
+  const auth = createAuth({
+    db,
+    secret,
+    publicUrl: config.publicUrl,
+    secureCookies: config.publicUrl?.startsWith("https:") ?? false,
+    onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
+  });
   const files = createProjectFiles(config.dataDir, config.importRoots);
   const network = createProjectNetwork(db);
   const sandbox = createSandbox({
@@ -115,7 +123,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const resealed = await resealGitCredentials(db, gitCipher);
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
   const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
-  const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), limits: createRateLimits() };
+  const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), accessChanges, limits: createRateLimits() };
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher };
   return {
     services,

@@ -4,16 +4,17 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { toNodeHandler } from "better-auth/node";
 import next from "next";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { appRouter } from "@/server/api/root";
-import { createContext, type Services } from "@/server/api/trpc";
+import { createConnectionContext, createContext, type Context, type Services } from "@/server/api/trpc";
+import type { ProjectRole } from "@/server/db/repositories/projects";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { authorizeProject, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
 import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
-import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
+import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
 import { specForServer } from "@/server/language/registry";
@@ -75,7 +76,7 @@ export async function startServer(services: Services, options: { dir: string; pa
   const wsHandler = applyWSSHandler({
     wss: trpcWss,
     router: appRouter,
-    createContext: ({ req, info }) => createContext(services, headersOf(req), info.connectionParams),
+    createContext: ({ req, res, info }) => createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
   });
   const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
@@ -159,9 +160,33 @@ async function upgradeTerminal(
   if (!found) return refuse(404, "Not Found");
   const terminal = services.terminals.get(found.project.id, terminalId);
   if (!terminal) return refuse(404, "Not Found");
-  // Asked per message: the owner may grant or take back input while others are connected.
-  const canWrite = () => mayTypeInTerminal(found.role, user.id, terminal);
-  wss.handleUpgrade(req, socket, head, (ws) => services.terminals.attach(terminal, ws, { canWrite }));
+  // Asked per message: the owner may grant or take back input while others are connected, and
+  // the caller's role is read again whenever an access change concerns them or the project.
+  let role = found.role;
+  const canWrite = () => mayTypeInTerminal(role, user.id, terminal);
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    followAccess(services, caller, found.project.id, ws, (now) => (role = now));
+    services.terminals.attach(terminal, ws, { canWrite });
+  });
+}
+
+/**
+ * Keeps an open project socket's role true: when an access change concerns its person or project,
+ * the role is read again (nothing is written meanwhile), and the socket is closed when access ended.
+ */
+function followAccess(services: Services, caller: Context, projectId: string, ws: WebSocket, setRole: (role: ProjectRole) => void) {
+  const ended = () => ws.close(TerminalCloseCode.accessEnded, "Your access to this project ended.");
+  const recheck = async () => {
+    const user = await caller.currentUser!();
+    const still = user ? await authorizeProject({ ...caller, user }, projectId, "read").catch(() => null) : null;
+    if (still) setRole(still.role);
+    else ended();
+  };
+  const stop = services.accessChanges.subscribe({ userId: caller.user?.id, projectId }, () => {
+    setRole("viewer");
+    recheck().catch(ended);
+  });
+  ws.once("close", stop);
 }
 
 // A language socket is checked like a terminal's: signed in, a member of the project (read rights
@@ -184,6 +209,10 @@ async function upgradeLanguage(
   if (!found || !spec) return refuse(404, "Not Found");
   const workspace = await services.files.open(found.project.id);
   const hub = services.language.hub(found.project.id, workspace.root, spec.id);
-  const canWrite = () => WRITE_ROLES.includes(found.role);
-  wss.handleUpgrade(req, socket, head, (ws) => handleLanguageSocket(ws, hub, { root: workspace.root, canWrite }));
+  let role = found.role;
+  const canWrite = () => WRITE_ROLES.includes(role);
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    followAccess(services, caller, found.project.id, ws, (now) => (role = now));
+    handleLanguageSocket(ws, hub, { root: workspace.root, canWrite });
+  });
 }

@@ -96,7 +96,8 @@ export class TerminalConnection {
     };
     socket.onclose = (event) => {
       if (socket !== this.socket || this.disposed) return;
-      if (event.code === TerminalCloseCode.terminalClosed) {
+      // Closed on the server, or the person's access ended: reconnecting would not help.
+      if (event.code === TerminalCloseCode.terminalClosed || event.code === TerminalCloseCode.accessEnded) {
         onStatus("closed");
         return;
       }

@@ -109,7 +109,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the loop guard stopped the turn.");
         return finish("loop_guard", loopGuardMessage(hit));
       }
-      if ((await runPendingCalls(runner, state.pendingCalls, r.signal)) === "waiting") {
+      if ((await runPendingCalls(runner, state.pendingCalls, r.signal, state.startedCalls)) === "waiting") {
         await r.setStatus("waiting_approval");
         return { reason: "waiting", text: lastText };
       }

@@ -240,7 +240,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       if (active.has(session.id) || session.status === "waiting_approval") return event;
       const state = turnState(await listEvents(db, session.id));
       if (state.pendingCalls.length) {
-        await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.");
+        await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.", state.startedCalls);
       }
       void start(session.id, input.user.id);
       return event;
@@ -287,7 +287,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       }
       const state = turnState(await listEvents(db, session.id));
       const turnId = state.openTurn?.turnId ?? "none";
-      await closeCalls(log, session.id, turnId, state.pendingCalls, "the turn was cancelled.");
+      await closeCalls(log, session.id, turnId, state.pendingCalls, "the turn was cancelled.", state.startedCalls);
       if (state.openTurn) await log.append(session.id, "turn_finished", { turnId, reason: "cancelled", steps: state.steps });
       await setStatus(session.id, "idle");
     },

@@ -23,7 +23,7 @@ function noShell(): ShellSession {
   const refuse = (): never => {
     throw new ToolFailure("UNAVAILABLE", "This server has no shell for the agent. Use the file and search tools instead.");
   };
-  return { run: async () => refuse(), start: async () => refuse(), readNew: () => undefined, kill: async () => false, jobs: () => [], dispose: async () => {} };
+  return { run: async () => refuse(), start: async () => refuse(), readNew: () => undefined, kill: async () => false, jobs: () => [], dispose: async () => {}, capturedOutput: async () => null };
 }
 
 /**

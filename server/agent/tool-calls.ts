@@ -4,13 +4,13 @@ import { storeSessionImage } from "@/server/db/repositories/session-images";
 import { isReadOnly } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
 import { callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
-import { createApproval, findApprovalForCall, type ApprovalRow } from "@/server/db/repositories/approvals";
+import { createApproval, findApprovalForCall, reopenApproval, type ApprovalRow } from "@/server/db/repositories/approvals";
 import type { Db } from "@/server/db/client";
 import type { EventLog } from "@/server/agent/events";
 import { commandOf, decide, type Policy } from "@/server/agent/policy";
 import { guardReasons } from "@/server/agent/command-guard";
 import { gitWorkProbe } from "@/server/agent/git-work-probe";
-import type { ToolCallEvent } from "@/server/agent/turn-state";
+import type { ToolCallEvent, TurnState } from "@/server/agent/turn-state";
 import { changesWorkspace } from "@/server/agent/turn-checkpoint";
 import type { FolderInstructions } from "@/server/agent/folder-instructions";
 
@@ -38,7 +38,8 @@ export type CallRunner = {
 
 type Ready = { call: ToolCallEvent; tool: Tool };
 
-export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[], signal: AbortSignal): Promise<CallsOutcome> {
+/** `started`: the calls cut off mid-run by a crash (TurnState.startedCalls). */
+export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[], signal: AbortSignal, started: TurnState["startedCalls"] = new Map()): Promise<CallsOutcome> {
   let batch: Ready[] = [];
   const flushBatch = async () => {
     const current = batch;
@@ -49,7 +50,7 @@ export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[]
 
   for (const call of calls) {
     if (signal.aborted) break;
-    const next = await prepare(runner, call);
+    const next = await prepare(runner, call, started.get(call.payload.toolCallId));
     if (next.kind === "result") {
       await flushBatch();
       await recordResult(runner, call, next.ok, next.llm, next.errorCode, 0);
@@ -64,18 +65,18 @@ export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[]
       continue;
     }
     await flushBatch();
-    await (await execute(runner, { call, tool: next.tool }))();
+    await (await execute(runner, { call, tool: next.tool }, next.note))();
   }
   await flushBatch();
   return "done";
 }
 
 type Prepared =
-  | { kind: "run"; tool: Tool }
+  | { kind: "run"; tool: Tool; note?: string }
   | { kind: "waiting" }
   | { kind: "result"; ok: boolean; llm: string; errorCode?: string };
 
-async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepared> {
+async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: boolean }): Promise<Prepared> {
   const { toolName, input, toolCallId } = call.payload;
   const tool = runner.tools[toolName];
   if (!tool) {
@@ -88,6 +89,7 @@ async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepare
     return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "INVALID_INPUT" };
   }
 
+  if (cut) return afterCrash(runner, call, tool, cut);
   const approval = await findApprovalForCall(runner.db, runner.sessionId, toolCallId);
   if (approval) return fromApproval(approval, tool);
 
@@ -106,6 +108,57 @@ async function prepare(runner: CallRunner, call: ToolCallEvent): Promise<Prepare
   }
   await request(runner, call, tool, "tool", decision.reason);
   return { kind: "waiting" };
+}
+
+/**
+ * A call cut off mid-run by a crash is never run again silently (whatever the approval mode, and
+ * whatever was approved before it started): a command asks a person again, with what it printed so
+ * far; any other change is reported to the model as interrupted, for it to check and decide.
+ */
+async function afterCrash(runner: CallRunner, call: ToolCallEvent, tool: Tool, cut: { asked: boolean }): Promise<Prepared> {
+  const { toolCallId } = call.payload;
+  const captured = await runner.context(toolCallId).shell.capturedOutput(toolCallId).catch(() => null);
+  const interrupted = interruptedNote(tool.name, captured);
+  if (tool.kind !== "execute") {
+    return { kind: "result", ok: false, llm: `${interrupted} It was not run again: check its effect before calling it again.`, errorCode: "INTERRUPTED" };
+  }
+  if (!cut.asked) {
+    await requestAgain(runner, call, tool, `${interrupted} Run it again?`);
+    return { kind: "waiting" };
+  }
+  const approval = await findApprovalForCall(runner.db, runner.sessionId, toolCallId);
+  if (!approval || approval.status === "pending") return { kind: "waiting" };
+  if (approval.status === "rejected") {
+    const feedback = approval.feedback?.trim();
+    return { kind: "result", ok: false, llm: `${interrupted} The user chose not to run it again.${feedback ? ` Their feedback: ${feedback}` : ""}`, errorCode: "INTERRUPTED" };
+  }
+  return { kind: "run", tool, note: `${interrupted} The user approved running it again; this is the second run's result.` };
+}
+
+function interruptedNote(toolName: string, captured: { path: string; text: string } | null): string {
+  const output = captured ? ` Output captured before it stopped (full log: ${captured.path}):\n${captured.text || "(none)"}\n` : "";
+  return `This ${toolName} call was interrupted mid-run: the server stopped while it ran, so it may have partly run.${output}`;
+}
+
+/** Asks again for a call cut off mid-run: its earlier approval, if any, is reopened, never reused. */
+async function requestAgain(runner: CallRunner, call: ToolCallEvent, tool: Tool, reason: string) {
+  const { approval, created } = await createApproval(runner.db, {
+    sessionId: runner.sessionId,
+    toolCallId: call.payload.toolCallId,
+    toolName: tool.name,
+    kind: "tool",
+    input: call.payload.input,
+  });
+  if (!created) await reopenApproval(runner.db, approval.id);
+  await runner.log.append(runner.sessionId, "approval_requested", {
+    approvalId: approval.id,
+    toolCallId: call.payload.toolCallId,
+    toolName: tool.name,
+    kind: "tool",
+    title: call.payload.title,
+    input: call.payload.input,
+    reason,
+  });
 }
 
 function fromApproval(approval: ApprovalRow, tool: Tool): Prepared {
@@ -149,10 +202,14 @@ async function request(
 }
 
 /** Runs a call; returns the function that records its result, so batches record in call order. */
-async function execute(runner: CallRunner, { call, tool }: Ready): Promise<() => Promise<void>> {
+async function execute(runner: CallRunner, { call, tool }: Ready, note?: string): Promise<() => Promise<void>> {
   if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
+  // Durable before anything changes: a crash from here on leaves a call known to have started.
+  if (!isReadOnly(tool)) {
+    await runner.log.append(runner.sessionId, "tool_started", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, toolName: tool.name });
+  }
   const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
-  let llm = textOf(run.llm);
+  let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
   const instructions = run.error ? null : await runner.folderInstructions?.(tool, call.payload.input).catch(() => null);
   if (instructions) llm += `\n\n${instructions}`;
   const images = await storeResultImages(runner, run.llm);
@@ -202,15 +259,19 @@ async function recordResult(
   });
 }
 
-/** Closes calls that will never run (a failed step, a new message after an interruption). */
-export async function closeCalls(log: EventLog, sessionId: string, turnId: string, calls: ToolCallEvent[], why: string) {
+/**
+ * Closes calls that will never run (a failed step, a new message after an interruption). A call in
+ * `started` did begin before a crash: the model is told it may have partly run, not "Not run".
+ */
+export async function closeCalls(log: EventLog, sessionId: string, turnId: string, calls: ToolCallEvent[], why: string, started?: TurnState["startedCalls"]) {
   for (const call of calls) {
+    const cut = started?.has(call.payload.toolCallId);
     await log.append(sessionId, "tool_result", {
       turnId,
       toolCallId: call.payload.toolCallId,
       toolName: call.payload.toolName,
       ok: false,
-      llm: `Not run: ${why}`,
+      llm: cut ? `${interruptedNote(call.payload.toolName, null)} It was not run again.` : `Not run: ${why}`,
       durationMs: 0,
       errorCode: "ABORTED",
     });

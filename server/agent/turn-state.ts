@@ -12,6 +12,11 @@ export type TurnState = {
   steps: number;
   /** Tool calls without a result, in the order the model made them. */
   pendingCalls: ToolCallEvent[];
+  /**
+   * Calls that started (`tool_started`) and have no result: cut off mid-run. `asked`: a person was
+   * asked again since it started (an `approval_requested` after it), so their answer is for a re-run.
+   */
+  startedCalls: Map<string, { asked: boolean }>;
   /** Tool calls of the open turn (for the loop guard). */
   turnCalls: ToolCallEvent[];
   lastSeq: number;
@@ -28,6 +33,7 @@ export function turnState(events: SessionEvent[]): TurnState {
   let steps = 0;
   let turnCalls: ToolCallEvent[] = [];
   const pending = new Map<string, ToolCallEvent>();
+  const started = new Map<string, { asked: boolean }>();
   let lastUserSeq = 0;
   let lastEnd = 0;
   let firstMessageAfterEnd = 0;
@@ -60,7 +66,16 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
       case "tool_result":
         pending.delete(event.payload.toolCallId);
+        started.delete(event.payload.toolCallId);
         break;
+      case "tool_started":
+        started.set(event.payload.toolCallId, { asked: false });
+        break;
+      case "approval_requested": {
+        const cut = started.get(event.payload.toolCallId);
+        if (cut) cut.asked = true;
+        break;
+      }
       case "checkpoint":
         if (openTurn?.turnId === event.payload.turnId) checkpointed = true;
         break;
@@ -72,7 +87,7 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
     }
   }
-  return { openTurn, steps, pendingCalls: [...pending.values()], turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq, checkpointed };
+  return { openTurn, steps, pendingCalls: [...pending.values()], startedCalls: started, turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq, checkpointed };
 }
 
 /** Adds an event the caller just appended, only when it follows on (a later refresh reads the rest). */

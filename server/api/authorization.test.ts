@@ -396,6 +396,16 @@ describe("authorization matrix", () => {
     await expect(outcome(createCaller(w.actors.owner).approval.respond({ approvalId: w.approvalId, decision: "reject" }))).resolves.toBe("allow");
   });
 
+  it("refuses another team's real approval exactly like an approval id that names nothing", async () => {
+    const attacker = createCaller(world.actors.otherTeam);
+    const real = await attacker.approval.respond({ approvalId: world.approvalId, decision: "approve" }).catch((e: unknown) => e);
+    const random = await attacker.approval.respond({ approvalId: crypto.randomUUID(), decision: "approve" }).catch((e: unknown) => e);
+    expect(real).toBeInstanceOf(TRPCError);
+    expect(random).toBeInstanceOf(TRPCError);
+    expect({ code: (real as TRPCError).code, message: (real as TRPCError).message }).toEqual({ code: (random as TRPCError).code, message: (random as TRPCError).message });
+    expect((real as TRPCError).code).toBe("NOT_FOUND");
+  });
+
   it("rejects malformed input with a clear message", async () => {
     const error = await createCaller(world.actors.owner).project.get({ projectId: "../../etc" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCError);

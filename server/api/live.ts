@@ -2,9 +2,11 @@ import { TRPCError } from "@trpc/server";
 import { endableStream } from "@/server/agent/event-stream";
 import type { Presence, PresenceEntry, Watcher } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
+import type { AccessChanges, AccessHolder } from "@/server/bus/access-changes";
 import type { ShareLinkRow } from "@/server/db/repositories/share-links";
 
-// Live subscriptions of people who watch a session: presence, and the end of a share link.
+// Live subscriptions: presence of people who watch a session, and their end when a share link ends
+// or the caller's access is taken away.
 
 type LinkCaller = { role: string | null; link: ShareLinkRow | null; services: { linkRevocations: LinkRevocations } };
 
@@ -18,17 +20,39 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function untilLinkEnds<T>(caller: LinkCaller, source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
   const link = caller.role === null ? caller.link : null;
   if (!link) return source;
-  let cleanup = () => {};
-  const ended = new Promise<TRPCError>((resolve) => {
-    const stop = caller.services.linkRevocations.subscribe(link.id, () => resolve(new TRPCError({ code: "FORBIDDEN", message: "This share link was revoked." })));
+  return endWhen(source, (end) => {
+    const stop = caller.services.linkRevocations.subscribe(link.id, () => end(new TRPCError({ code: "FORBIDDEN", message: "This share link was revoked." })));
     const timer = setTimeout(
-      () => resolve(new TRPCError({ code: "FORBIDDEN", message: "This share link has expired." })),
+      () => end(new TRPCError({ code: "FORBIDDEN", message: "This share link has expired." })),
       Math.min(Math.max(0, link.expiresAt.getTime() - Date.now()), MAX_TIMER_MS),
     );
-    cleanup = () => {
+    return () => {
       stop();
       clearTimeout(timer);
     };
+  });
+}
+
+/**
+ * Ends `source` with the refusal `recheck` throws when a change concerning `holder` (their
+ * membership, role or login session; the project or session deleted) takes their access away.
+ * A stream whose access merely shrank but still allows it goes on.
+ */
+export function untilAccessEnds<T>(changes: AccessChanges, holder: AccessHolder, recheck: () => Promise<unknown>, source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  return endWhen(source, (end) =>
+    changes.subscribe(holder, () => {
+      recheck().catch((error: unknown) =>
+        end(error instanceof TRPCError ? error : new TRPCError({ code: "FORBIDDEN", message: "Your access to this changed.", cause: error })),
+      );
+    }),
+  );
+}
+
+/** `source`, until `watch` calls its `end` with an error: the next read then throws it. `watch` returns its cleanup. */
+function endWhen<T>(source: AsyncIterableIterator<T>, watch: (end: (error: TRPCError) => void) => () => void): AsyncIterableIterator<T> {
+  let cleanup = () => {};
+  const ended = new Promise<TRPCError>((resolve) => {
+    cleanup = watch(resolve);
   });
   const iterator: AsyncIterableIterator<T> = {
     async next() {

@@ -11,6 +11,8 @@ import { findTeamRole } from "@/server/db/repositories/teams";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import type { Presence, Watcher } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
+import type { AccessChanges, AccessHolder } from "@/server/bus/access-changes";
+import { untilAccessEnds } from "@/server/api/live";
 import type { RateLimits } from "@/server/http/rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
 import { toAppUser } from "@/server/db/repositories/users";
@@ -46,6 +48,8 @@ export type Services = {
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;
+  /** Memberships and roles changed, login sessions ended, projects and sessions deleted: open connections re-check. */
+  accessChanges: AccessChanges;
   limits: RateLimits;
   /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
   sandbox: Sandbox;
@@ -57,7 +61,18 @@ export type Services = {
  * (the /s/<token> page sends it as the `x-tandem-share` header, or as the `shareToken` connection
  * param of the tRPC WebSocket). The token is checked on every call (server/api/access.ts).
  */
-export type Context = { user: AppUser | null; services: Services; shareToken?: string | null; clientIp?: string };
+export type Context = {
+  user: AppUser | null;
+  services: Services;
+  shareToken?: string | null;
+  clientIp?: string;
+  /**
+   * The login session's user as it is now. A WebSocket connection outlives its sign-in, so each
+   * call over it resolves its user again (briefly cached, dropped on an access change), and live
+   * subscriptions re-check with it. Absent in in-process callers (tests), which keep `user`.
+   */
+  currentUser?: () => Promise<AppUser | null>;
+};
 
 export const SHARE_TOKEN_HEADER = "x-tandem-share";
 
@@ -67,7 +82,58 @@ export async function createContext(services: Services, headers: Headers, connec
   const session = await services.auth.api.getSession({ headers }).catch(() => null);
   const user = session ? toAppUser(session.user) : null;
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
-  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown" };
+  const currentUser = async () => {
+    const now = await services.auth.api.getSession({ headers }).catch(() => null);
+    return now ? toAppUser(now.user) : null;
+  };
+  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser };
+}
+
+/** How long a WebSocket connection trusts the login session it last read, unless an access change concerns its user. */
+const CONNECTION_USER_TTL_MS = 1_000;
+
+/**
+ * A tRPC WebSocket connection's context: like an HTTP call's, except that its user is read again
+ * per call (cached for a second, and dropped at once when an access change concerns them), so a
+ * sign-out or a revoked login session ends the connection's rights. `onClose` registers the cleanup.
+ */
+export async function createConnectionContext(
+  services: Services,
+  headers: Headers,
+  connectionParams: Record<string, string | undefined> | null | undefined,
+  onClose: (cleanup: () => void) => void,
+): Promise<Context> {
+  const base = await createContext(services, headers, connectionParams);
+  const read = base.currentUser!;
+  let cached: { user: AppUser | null; at: number } | null = { user: base.user, at: Date.now() };
+  const stop = base.user ? services.accessChanges.subscribe({ userId: base.user.id }, () => (cached = null)) : () => {};
+  onClose(stop);
+  const currentUser = async () => {
+    if (cached && Date.now() - cached.at < CONNECTION_USER_TTL_MS) return cached.user;
+    const user = await read();
+    cached = { user, at: Date.now() };
+    return user;
+  };
+  return { ...base, currentUser };
+}
+
+/** The caller as they are now: a connection's user is re-read, an in-process caller's is as given. */
+async function freshCaller<C extends Context>(ctx: C): Promise<C> {
+  return ctx.currentUser ? { ...ctx, user: await ctx.currentUser() } : ctx;
+}
+
+/**
+ * A subscription's result, ended when a change concerning `holder` makes `recheck` refuse. The
+ * project and session tiers wrap every subscription in it, so none keeps rights that were taken away.
+ */
+function endsWithAccess<R>(type: string, result: R, services: Services, holder: AccessHolder, recheck: () => Promise<unknown>): R {
+  const live = result as { ok: boolean; data?: unknown };
+  if (type !== "subscription" || !live.ok || !isAsyncIterator(live.data)) return result;
+  return { ...live, data: untilAccessEnds(services.accessChanges, holder, recheck, live.data) } as R;
+}
+
+function isAsyncIterator(value: unknown): value is AsyncIterableIterator<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { next?: unknown }).next === "function" && Symbol.asyncIterator in value;
 }
 
 // `access: "public"` marks the few procedures anyone may call; the authorization test checks
@@ -90,7 +156,9 @@ export const createCallerFactory = t.createCallerFactory;
 
 // Every procedure starts here. A share token that is not a live `collaborate` link cannot reach a
 // mutation, whatever the procedure: view links are read-only by construction, not by each rule.
-const baseProcedure = t.procedure.use(async ({ ctx, type, next }) => {
+const baseProcedure = t.procedure.use(async ({ ctx: given, type, next }) => {
+  // Over a WebSocket, every call is made by whoever the login session names now.
+  const ctx = given.currentUser && given.user ? await freshCaller(given) : given;
   if (type === "mutation" && ctx.shareToken) {
     const state = await callerLink(ctx);
     if (!state?.ok || state.link.scope !== "collaborate") {
@@ -99,7 +167,7 @@ const baseProcedure = t.procedure.use(async ({ ctx, type, next }) => {
     // The session tiers look at the same link; they take this check instead of a second lookup.
     return next({ ctx: { ...ctx, checkedLink: state } });
   }
-  return next();
+  return next({ ctx });
 });
 
 export const publicProcedure = baseProcedure.meta({ access: "public" });
@@ -119,9 +187,11 @@ export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
 const projectTier = (need: "read" | "write" | "admin") =>
   protectedProcedure
     .input(z.object({ projectId: z.string().uuid("projectId must be a project id") }))
-    .use(async ({ ctx, input, next }) => {
+    .use(async ({ ctx, input, type, next }) => {
       const found = await authorizeProject(ctx, input.projectId, need);
-      return next({ ctx: { ...ctx, project: found.project, role: found.role } });
+      const result = await next({ ctx: { ...ctx, project: found.project, role: found.role } });
+      const recheck = async () => authorizeProject(await freshCaller(ctx), input.projectId, need);
+      return endsWithAccess(type, result, ctx.services, { userId: ctx.user.id, projectId: found.project.id }, recheck);
     });
 
 export const projectProcedure = projectTier("read");
@@ -139,9 +209,11 @@ export const workspaceMutationProcedure = workspaceTier("write");
 
 const sessionIdInput = z.object({ sessionId: z.string().uuid("sessionId must be a session id") });
 const sessionTier = (need: SessionNeed) =>
-  protectedProcedure.input(sessionIdInput).use(async ({ ctx, input, next }) => {
+  protectedProcedure.input(sessionIdInput).use(async ({ ctx, input, type, next }) => {
     const access = await authorizeSession(ctx, input.sessionId, need);
-    return next({ ctx: { ...ctx, session: access.session, project: access.project, role: access.role ?? "viewer", link: access.link } });
+    const result = await next({ ctx: { ...ctx, session: access.session, project: access.project, role: access.role ?? "viewer", link: access.link } });
+    const recheck = async () => authorizeSession(await freshCaller(ctx), input.sessionId, need);
+    return endsWithAccess(type, result, ctx.services, { userId: ctx.user.id, projectId: access.project.id, sessionId: access.session.id }, recheck);
   });
 
 // Procedures named by a session: the caller's access to the session's project decides.
@@ -154,21 +226,29 @@ export const sessionCollaborateProcedure = sessionTier("collaborate");
  * Watching a session: team members, and anyone holding a live share link to it (signed in or
  * not). Only what a share-link page needs is built on this tier.
  */
-export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(async ({ ctx, input, next }) => {
+export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(async ({ ctx, input, type, next }) => {
   const access = await authorizeSession(ctx, input.sessionId, "view");
   const viewer: Watcher = ctx.user
     ? { key: `user:${ctx.user.id}`, userId: ctx.user.id, name: ctx.user.name, guest: access.role === null }
     : { key: `link:${access.link!.id}:${crypto.randomUUID()}`, userId: null, name: "Guest", guest: true };
-  return next({ ctx: { ...ctx, ...access, viewer } });
+  const result = await next({ ctx: { ...ctx, ...access, viewer } });
+  // A signed-in watcher who signs out keeps watching only if a share link still lets them.
+  const recheck = async () => authorizeSession(await freshCaller(ctx), input.sessionId, "view");
+  return endsWithAccess(type, result, ctx.services, { userId: ctx.user?.id, projectId: access.project.id, sessionId: access.session.id }, recheck);
 });
 
 /** Answering an approval request or question: take part in its session, and the session's setting allows it. */
 export const approvalProcedure = protectedProcedure
   .input(z.object({ approvalId: z.string().uuid("approvalId must be an approval id") }))
   .use(async ({ ctx, input, next }) => {
+    // A real approval in a session the caller may not see is refused exactly like an id that names
+    // nothing, so that answering does not tell which approval ids exist.
+    const unknown = () => new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
     const approval = await findApproval(ctx.services.db, input.approvalId);
-    if (!approval) throw new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
-    const access = await authorizeSession(ctx, approval.sessionId, "collaborate");
+    if (!approval) throw unknown();
+    const access = await authorizeSession(ctx, approval.sessionId, "collaborate").catch((error: unknown) => {
+      throw error instanceof TRPCError && error.code === "NOT_FOUND" ? unknown() : error;
+    });
     if (!mayAnswerApprovals(access, ctx.user.id)) {
       throw new TRPCError({ code: "FORBIDDEN", message: "In this session only its author answers approvals." });
     }

@@ -11,9 +11,16 @@ import { ensurePersonalTeam } from "@/server/db/repositories/teams";
 // rate limits key on the real peer (server/index.ts).
 export const CLIENT_IP_HEADER = "x-tandem-client-ip";
 
-export type AuthOptions = { db: Db; secret: string; publicUrl?: string; secureCookies: boolean };
+export type AuthOptions = {
+  db: Db;
+  secret: string;
+  publicUrl?: string;
+  secureCookies: boolean;
+  /** A login session ended (sign-out, revoked): its open connections lose its rights (server/bus/access-changes.ts). */
+  onSessionEnded?: (userId: string) => void;
+};
 
-export function createAuth({ db, secret, publicUrl, secureCookies }: AuthOptions) {
+export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnded }: AuthOptions) {
   return betterAuth({
     appName: "Tandem",
     secret,
@@ -43,6 +50,11 @@ export function createAuth({ db, secret, publicUrl, secureCookies }: AuthOptions
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax", secure: secureCookies },
     },
     databaseHooks: {
+      session: {
+        delete: {
+          after: async (session) => onSessionEnded?.(session.userId),
+        },
+      },
       user: {
         create: {
           before: async (_user, ctx) => {

@@ -17,6 +17,7 @@ import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
+import { createAccessChanges } from "@/server/bus/access-changes";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
@@ -41,7 +42,8 @@ export async function createTestServices(
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
   const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
-  const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false });
+  const accessChanges = createAccessChanges();
+  const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false, onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }) });
   const network = createProjectNetwork(database.db);
   const sandbox = createSandbox({
     host: options.installDir
@@ -92,6 +94,7 @@ export async function createTestServices(
     gitCipher,
     presence: createPresence(),
     linkRevocations: createLinkRevocations(),
+    accessChanges,
     limits: createRateLimits(),
     config,
     db: database.db,

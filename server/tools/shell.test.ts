@@ -36,6 +36,23 @@ const shellSuite = (mode: SandboxMode) => () => {
     expect(run.display).toMatchObject({ kind: "terminal", exitCode: 3 });
   });
 
+  it("writes a call's output to a log named after the call as it runs, which survives to be read after a crash", async () => {
+    const s = await shellSession(mode);
+    const shell = s.ctx.shell;
+    const aborted = new AbortController();
+    const running = shell.run("echo first-line; sleep 30; echo never", { timeoutMs: 60_000, signal: aborted.signal, logName: "call_crash" });
+    let captured: Awaited<ReturnType<ShellSession["capturedOutput"]>> = null;
+    for (let i = 0; i < 100 && !captured?.text.includes("first-line"); i++) {
+      await sleep(50);
+      captured = await shell.capturedOutput("call_crash");
+    }
+    expect(captured?.text).toContain("first-line");
+    expect(captured?.path).toMatch(/^\.tandem\/shell\/.+call-call_crash\.log$/);
+    aborted.abort();
+    await running;
+    expect(await shell.capturedOutput("no-such-call")).toBeNull();
+  });
+
   it("carries the working directory and exported variables over between calls", async () => {
     const s = await shellSession(mode);
     await mkdir(path.join(s.root, "sub"));

@@ -40,6 +40,7 @@ export const shellTool = defineTool({
       timeoutMs: timeoutS * 1000,
       signal: ctx.signal,
       onOutput: (stream, text) => ctx.emit({ type: "output", stream, text }),
+      ...(ctx.toolCallId ? { logName: ctx.toolCallId } : {}),
     });
     const sections = [`Exit code: ${result.exitCode ?? `none (killed by ${result.signal ?? "a signal"})`}`];
     if (result.stdout) sections.push(`stdout:\n${result.stdout.replace(/\n$/, "")}`);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "./workspace";
@@ -26,6 +26,8 @@ export interface ShellRunOptions {
   signal: AbortSignal;
   /** Called with each complete line (and the last partial one at exit) as it arrives. */
   onOutput?(stream: "stdout" | "stderr", text: string): void;
+  /** Names the output log (the tool call's id), so what a run cut off by a crash printed can be found again. */
+  logName?: string;
 }
 
 export interface BackgroundJob {
@@ -53,6 +55,8 @@ export interface ShellSession {
   jobs(): BackgroundJob[];
   /** Kills every job; call when the agent session ends. */
   dispose(): Promise<void>;
+  /** The end of what a run named `logName` printed (its log survives a crash), or null when there is none. */
+  capturedOutput(logName: string): Promise<{ path: string; text: string } | null>;
 }
 
 export interface ShellSessionOptions {
@@ -130,7 +134,7 @@ class SandboxedShellSession implements ShellSession {
 
   async run(command: string, options: ShellRunOptions): Promise<ShellRunResult> {
     const started = Date.now();
-    const running = await this.spawn(command, true, options.onOutput);
+    const running = await this.spawn(command, true, options.onOutput, options.logName);
     let timedOut = false;
     let aborted = false;
     const timer = setTimeout(() => {
@@ -211,9 +215,16 @@ class SandboxedShellSession implements ShellSession {
     return this.ready;
   }
 
-  private async spawn(command: string, save: boolean, onOutput?: (stream: "stdout" | "stderr", text: string) => void): Promise<Running> {
+  async capturedOutput(logName: string): Promise<{ path: string; text: string } | null> {
+    const name = logFileName(logName);
+    const text = await readFile(path.join(this.dir, name), "utf8").catch(() => null);
+    if (text === null) return null;
+    return { path: `${this.relativeDir}/${name}`, text: text.length > CAPTURED_TAIL_CHARS ? `[…]${text.slice(-CAPTURED_TAIL_CHARS)}` : text };
+  }
+
+  private async spawn(command: string, save: boolean, onOutput?: (stream: "stdout" | "stderr", text: string) => void, logName?: string): Promise<Running> {
     await this.prepare();
-    const name = `${Date.now().toString(36)}-${++this.counter}.log`;
+    const name = logName ? logFileName(logName) : `${Date.now().toString(36)}-${++this.counter}.log`;
     const logPath = path.join(this.dir, name);
     const log = createWriteStream(logPath);
     const root = this.options.workspace.root;
@@ -312,3 +323,8 @@ class SandboxedShellSession implements ShellSession {
 export function createShellSession(options: ShellSessionOptions): ShellSession {
   return new SandboxedShellSession(options);
 }
+
+/** How much of an interrupted run's output the model is shown (the whole log stays on disk). */
+const CAPTURED_TAIL_CHARS = 4_000;
+
+const logFileName = (logName: string) => `call-${logName.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100)}.log`;

@@ -67,6 +67,7 @@ export const projectRouter = router({
 
   delete: projectAdminProcedure.mutation(async ({ ctx }) => {
     await removeProject(ctx.services, ctx.project.id);
+    ctx.services.accessChanges.publish({ kind: "project", projectId: ctx.project.id });
     return { id: ctx.project.id };
   }),
 });

@@ -91,6 +91,7 @@ export const sessionRouter = router({
 
   delete: sessionMutationProcedure.mutation(async ({ ctx }) => {
     await ctx.services.agent.deleteSession(ctx.session.id);
+    ctx.services.accessChanges.publish({ kind: "session", sessionId: ctx.session.id });
     return { id: ctx.session.id };
   }),
 

@@ -47,6 +47,7 @@ export const teamRouter = router({
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
     }
     await teams.setMemberRole(db, ctx.team.id, input.userId, input.role);
+    ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
     return { userId: input.userId, role: input.role };
   }),
 
@@ -64,6 +65,7 @@ export const teamRouter = router({
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
     }
     await teams.removeMember(db, ctx.team.id, input.userId);
+    ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
     return { userId: input.userId };
   }),
 

@@ -1,4 +1,4 @@
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 
 export type ApprovalStatus = "pending" | "approved" | "rejected" | "answered";
@@ -67,4 +67,9 @@ export async function resolveApproval(
     },
   });
   return count === 1;
+}
+
+/** Makes an answered request pending again (a call cut off mid-run by a crash asks anew; the old answer does not count). */
+export async function reopenApproval(db: Db, id: string) {
+  await db.approval.update({ where: { id }, data: { status: "pending", decision: null, feedback: null, answer: Prisma.DbNull, resolvedById: null, resolvedAt: null } });
 }

@@ -1,0 +1,45 @@
+// Tells open connections that someone's access may have shrunk, so they re-check it at once (not
+// at their next request): a member removed or their role lowered, a login session ended, a project
+// or a session deleted. In-process; several instances would publish it through Postgres
+// LISTEN/NOTIFY behind the same interface. A change names who or what it concerns; each listener
+// decides whether that is its caller, project or session and re-checks through server/api/access.ts.
+
+export type AccessChange =
+  /** A membership or role of this person changed, or one of their login sessions ended. */
+  | { kind: "user"; userId: string }
+  | { kind: "project"; projectId: string }
+  | { kind: "session"; sessionId: string };
+
+/** What an open connection holds: its person, and the project and session it is about. */
+export type AccessHolder = { userId?: string | null; projectId?: string | null; sessionId?: string | null };
+
+export function concerns(change: AccessChange, holder: AccessHolder): boolean {
+  switch (change.kind) {
+    case "user":
+      return !!holder.userId && holder.userId === change.userId;
+    case "project":
+      return !!holder.projectId && holder.projectId === change.projectId;
+    case "session":
+      return !!holder.sessionId && holder.sessionId === change.sessionId;
+  }
+}
+
+export interface AccessChanges {
+  publish(change: AccessChange): void;
+  /** Calls `listener` for every change concerning `holder`; returns the function that stops listening. */
+  subscribe(holder: AccessHolder, listener: (change: AccessChange) => void): () => void;
+}
+
+export function createAccessChanges(): AccessChanges {
+  const listeners = new Set<{ holder: AccessHolder; listener: (change: AccessChange) => void }>();
+  return {
+    publish(change) {
+      for (const entry of [...listeners]) if (concerns(change, entry.holder)) entry.listener(change);
+    },
+    subscribe(holder, listener) {
+      const entry = { holder, listener };
+      listeners.add(entry);
+      return () => void listeners.delete(entry);
+    },
+  };
+}
