@@ -4,7 +4,8 @@
 // package, never from a CDN, and its ~15 MB stay off the first paint.
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "monaco-editor";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
@@ -86,6 +87,31 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   // Lines the agent session open in the panel changed, not yet accepted (components/review).
   const agentLines = useAgentLineMarks(monaco, editor, file.path);
   const { monacoTheme } = useTheme();
+  const diskUri = monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString();
+  const comparing = file.comparing && file.conflict?.kind === "changed";
+  // The disk side of a conflict's diff is this view's own; the modified side is the file's model.
+  useDisposeDiffModels(comparing ? [diskUri] : []);
+
+  // Scroll and cursor are remembered with the tabs (open-files-store), so a tab reopened after a
+  // reload or a visit to settings shows the file where it was left.
+  useEffect(() => {
+    if (!editor) return;
+    const path = file.path;
+    const restored = store.takeRestoredView(path);
+    if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const remember = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (editor.getModel()?.uri.toString() === uriOf(path).toString()) store.rememberView(path, editor.saveViewState());
+      }, 300);
+    };
+    const listeners = [editor.onDidScrollChange(remember), editor.onDidChangeCursorPosition(remember)];
+    return () => {
+      clearTimeout(timer);
+      listeners.forEach((listener) => listener.dispose());
+    };
+  }, [editor, store, file.path]);
 
   const onMount: OnMount = (editor) => {
     setEditor(editor);
@@ -100,7 +126,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
     });
   };
 
-  if (file.comparing && file.conflict?.kind === "changed") {
+  if (comparing && file.conflict?.kind === "changed") {
     return (
       <div className="editor-host diff-host" data-testid="diff-editor">
         <div className="diff-labels">
@@ -112,8 +138,9 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
           original={file.conflict.disk.content}
           originalLanguage={model.getLanguageId()}
           modifiedLanguage={model.getLanguageId()}
-          originalModelPath={monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString()}
+          originalModelPath={diskUri}
           modifiedModelPath={model.uri.toString()}
+          keepCurrentOriginalModel
           keepCurrentModifiedModel
           options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly, originalEditable: false, renderSideBySide: true }}
           onMount={(diff) => onMount(diff.getModifiedEditor(), monaco)}

@@ -21,7 +21,8 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
   // Dropping on a file moves into the folder that holds it, as in VS Code.
   const dropFolder = isDir ? entry.path : parentOf(entry.path);
 
-  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target"]
+  const unsaved = explorer.unsaved.has(entry.path);
+  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target", unsaved && "unsaved"]
     .filter(Boolean)
     .join(" ");
 
@@ -36,6 +37,7 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
       data-tree-path={entry.path}
       data-tree-type={entry.type}
       data-ignored={entry.ignored || undefined}
+      data-unsaved={unsaved || undefined}
       title={entry.path}
       draggable={!renaming}
       onClick={() => {
@@ -80,6 +82,11 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
         <span className="label">
           {entry.name}
           {entry.type === "symlink" && <span className="hint"> ↪</span>}
+        </span>
+      )}
+      {unsaved && (
+        <span className="tree-unsaved" title="Unsaved changes" aria-label="unsaved changes" data-testid="tree-unsaved">
+          ●
         </span>
       )}
     </div>
