@@ -19,7 +19,14 @@ const theme = process.env.E2E_THEME === "light" ? "light" : "dark";
 export const screenshotPath = (name: string) => `test-results/screens/${name}${theme === "light" ? "-light" : ""}.png`;
 
 async function withTheme(context: BrowserContext) {
-  if (theme === "light") await context.addInitScript(() => localStorage.getItem("tandem.theme") ?? localStorage.setItem("tandem.theme", "light"));
+  if (theme === "light") {
+    await context.addInitScript(() => {
+      // about:blank and data: documents have no localStorage (reading it throws there).
+      try {
+        if (localStorage.getItem("tandem.theme") === null) localStorage.setItem("tandem.theme", "light");
+      } catch {}
+    });
+  }
   return context;
 }
 
