@@ -4,6 +4,7 @@
 import { DiffEditor, loader } from "@monaco-editor/react";
 import * as monaco from "monaco-editor";
 import { useState } from "react";
+import { createPortal } from "react-dom";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import { Dialog } from "@/components/ui/dialog";
@@ -74,7 +75,8 @@ export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffPr
           Open in diff editor
         </button>
       </div>
-      {expanded && <FullDiff id={id} path={path} before={before} after={after} onClose={() => setExpanded(false)} />}
+      {/* On the page's body: inside the transcript's moved (transformed) rows a fixed dialog would not cover the page. */}
+      {expanded && createPortal(<FullDiff id={id} path={path} before={before} after={after} onClose={() => setExpanded(false)} />, document.body)}
     </>
   );
 }
@@ -99,6 +101,13 @@ function FullDiff({ id, path, before, after, onClose }: ApprovalDiffProps & { on
           modifiedModelPath={uri("after")}
           keepCurrentOriginalModel
           keepCurrentModifiedModel
+          // The whole file, opened at the change.
+          onMount={(diff) => {
+            const reveal = diff.onDidUpdateDiff(() => {
+              diff.revealFirstDiff();
+              reveal.dispose();
+            });
+          }}
           options={{
             readOnly: true,
             originalEditable: false,
