@@ -104,8 +104,11 @@ function FullDiff({ id, path, before, after, onClose }: ApprovalDiffProps & { on
           // The whole file, opened at the change.
           onMount={(diff) => {
             const reveal = diff.onDidUpdateDiff(() => {
-              diff.revealFirstDiff();
+              const first = diff.getLineChanges()?.[0];
+              if (!first) return;
               reveal.dispose();
+              // After the dialog's layout, so the editor knows its height.
+              requestAnimationFrame(() => diff.getModifiedEditor().revealLineInCenter(Math.max(1, first.modifiedStartLineNumber)));
             });
           }}
           options={{
