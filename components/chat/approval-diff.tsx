@@ -103,13 +103,18 @@ function FullDiff({ id, path, before, after, onClose }: ApprovalDiffProps & { on
           keepCurrentModifiedModel
           // The whole file, opened at the change.
           onMount={(diff) => {
-            const reveal = diff.onDidUpdateDiff(() => {
+            // Once the diff is known and the editor has its width: before that, wrapped lines
+            // are measured in a zero-width editor and the reveal lands past the end.
+            const editor = diff.getModifiedEditor();
+            let revealed = false;
+            const reveal = () => {
               const first = diff.getLineChanges()?.[0];
-              if (!first) return;
-              reveal.dispose();
-              // After the dialog's layout, so the editor knows its height.
-              requestAnimationFrame(() => diff.getModifiedEditor().revealLineInCenter(Math.max(1, first.modifiedStartLineNumber)));
-            });
+              if (revealed || !first || editor.getLayoutInfo().contentWidth < 100) return;
+              revealed = true;
+              editor.revealLineInCenter(Math.max(1, first.modifiedStartLineNumber));
+            };
+            diff.onDidUpdateDiff(reveal);
+            editor.onDidLayoutChange(reveal);
           }}
           options={{
             readOnly: true,
