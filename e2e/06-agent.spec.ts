@@ -293,7 +293,9 @@ test("an approval's diff fits its change, wraps long lines and opens in a full d
   const lines = Array.from({ length: 80 }, (_, i) => `export const line${i} = ${i};`);
   lines[40] = longLine("before");
   await agent.script([
-    { match: "banner", text: "Changing the banner.", toolCalls: [{ id: "call_wide", name: "edit", arguments: { path: "wide.ts", old_string: longLine("before"), new_string: longLine("after") } }] },
+    // The edit tool wants the file read first.
+    { match: "banner", text: "Reading it first.", toolCalls: [{ id: "call_read_wide", name: "read_file", arguments: { path: "wide.ts" } }] },
+    { match: "line0", text: "Changing the banner.", toolCalls: [{ id: "call_wide", name: "edit", arguments: { path: "wide.ts", old_string: longLine("before"), new_string: longLine("after") } }] },
     { match: "Edited", text: "The banner is changed." },
   ]);
   await ide.signIn(admin);
