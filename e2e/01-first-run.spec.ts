@@ -1,6 +1,8 @@
 import { admin, expect, screenshotPath, test } from "./fixtures";
 
-test("the first visitor creates the admin account, signs out and back in", async ({ page, ide }) => {
+test("the first visitor creates the admin account, signs out and back in", async ({ page, ide, pageErrors }) => {
+  // The wrong password is refused on purpose.
+  pageErrors.allow(/status of 401 .*\/api\/auth\/sign-in/);
   await page.goto("/");
   await expect(page).toHaveURL(/\/sign-in/);
   await expect(page.getByRole("heading", { name: "Create the first account (you will be the admin)" })).toBeVisible();

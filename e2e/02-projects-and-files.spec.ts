@@ -114,3 +114,107 @@ test("panel sizes are remembered across a reload", async ({ page, ide }) => {
   await ide.waitForLive();
   await expect.poll(async () => Math.round((await explorer.boundingBox())!.width)).toBe(Math.round(after));
 });
+
+test("a middle click closes a tab without pasting into the file that gets focus", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await ide.newFile("first.txt");
+  await ide.typeInEditor("first file");
+  await ide.save();
+  await ide.newFile("second.txt");
+  await ide.typeInEditor("selected words");
+  await ide.save();
+  // Selecting text makes it Linux's primary selection, which a middle click pastes on release.
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.evaluate(() => window.addEventListener("mouseup", (event) => event.button === 1 && ((window as { middleReleaseCancelled?: boolean }).middleReleaseCancelled = event.defaultPrevented)));
+
+  await ide.tab("second.txt").click({ button: "middle" });
+  await expect(ide.tab("second.txt")).toHaveCount(0);
+  await expect(ide.tab("first.txt")).toHaveAttribute("aria-selected", "true");
+  expect(await page.evaluate(() => (window as { middleReleaseCancelled?: boolean }).middleReleaseCancelled)).toBe(true);
+  await ide.expectEditorText("first file");
+  await expect(ide.tab("first.txt").getByTestId("tab-dirty")).toHaveCount(0);
+});
+
+test("Ctrl+B, Ctrl+J and Ctrl+` toggle the explorer, the bottom panel and the terminal; at 1024 px the editor keeps room", async ({ page, ide }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await ide.openTerminal();
+  await ide.openFile("first.txt");
+  const editorWidth = async () => (await page.getByTestId("editor-area").boundingBox())!.width;
+  // The editor has about half of a 1024 px window (it had 489 px beside a 19% explorer and a 33% agent panel).
+  expect(await editorWidth()).toBeGreaterThanOrEqual(500);
+  await page.screenshot({ path: screenshotPath("ide-1024") });
+
+  // From inside the editor, as from anywhere.
+  await ide.editor().locator(".view-lines").click();
+  const explorer = page.getByTestId("explorer");
+  const before = await editorWidth();
+  await page.keyboard.press("ControlOrMeta+B");
+  await expect(explorer).not.toBeVisible();
+  expect(await editorWidth()).toBeGreaterThan(before + 150);
+  await page.keyboard.press("ControlOrMeta+B");
+  await expect(explorer).toBeVisible();
+
+  // The bottom panel collapses to nothing (the editor takes its height) and comes back.
+  const editorHeight = async () => Math.round((await page.getByTestId("editor-area").boundingBox())!.height);
+  const withPanel = await editorHeight();
+  await page.keyboard.press("ControlOrMeta+J");
+  await expect.poll(editorHeight).toBeGreaterThan(withPanel + 150);
+  await page.keyboard.press("ControlOrMeta+J");
+  await expect.poll(editorHeight).toBe(withPanel);
+  await page.keyboard.press("Control+Backquote");
+  await expect.poll(editorHeight).toBeGreaterThan(withPanel + 150);
+  await page.keyboard.press("Control+Backquote");
+  await expect.poll(editorHeight).toBe(withPanel);
+  await expect(page.getByTestId("terminal-host").locator("textarea")).toBeFocused();
+
+  // A divider is grabbed a few pixels beside its 1 px line.
+  const width = (await explorer.boundingBox())!.width;
+  const separator = (await page.getByTestId("separator-explorer").boundingBox())!;
+  await page.mouse.move(separator.x + 5, separator.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(separator.x + 85, separator.y + 200, { steps: 8 });
+  await page.mouse.up();
+  expect((await explorer.boundingBox())!.width).toBeGreaterThan(width + 60);
+});
+
+test("open tabs come back, scrolled where they were, after a reload and a visit to settings; the explorer follows the active tab and marks unsaved files", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await ide.newFile("long.txt");
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.insertText(Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n"));
+  await ide.save();
+  await page.keyboard.press("ControlOrMeta+End");
+  await expect(ide.editor().locator(".view-lines")).toContainText("row 300");
+  await ide.openFile("first.txt");
+  await ide.tab("long.txt").click();
+  await expect(ide.treeItem("long.txt")).toHaveAttribute("aria-selected", "true");
+  await ide.tab("first.txt").click();
+  await expect(ide.treeItem("first.txt")).toHaveAttribute("aria-selected", "true");
+  await ide.tab("long.txt").click();
+
+  await page.reload();
+  await ide.waitForLive();
+  await expect(ide.tab("first.txt")).toBeVisible();
+  await expect(ide.tab("long.txt")).toHaveAttribute("aria-selected", "true");
+  await expect(ide.editor().locator(".view-lines")).toContainText("row 300");
+  await expect(ide.editor().locator(".view-lines")).not.toContainText("row 1\n");
+
+  await page.getByTestId("project-settings").click();
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(page.getByTestId("editor-tabs")).toHaveCount(0);
+  await page.goBack();
+  await expect(ide.tab("long.txt")).toHaveAttribute("aria-selected", "true");
+  await expect(ide.tab("first.txt")).toBeVisible();
+  await expect(ide.editor().locator(".view-lines")).toContainText("row 300");
+
+  // Unsaved changes show in the explorer, and go when saved.
+  await ide.typeInEditor("!");
+  await expect(ide.treeItem("long.txt")).toHaveAttribute("data-unsaved", "true");
+  await page.screenshot({ path: screenshotPath("ide-tabs-restored-unsaved") });
+  await ide.save();
+  await expect(ide.treeItem("long.txt")).not.toHaveAttribute("data-unsaved");
+});

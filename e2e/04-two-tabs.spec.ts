@@ -56,7 +56,9 @@ test("a change on disk under unsaved edits shows the conflict banner; Reload tak
   await expect(ide.tab("shared.txt").getByTestId("tab-dirty")).toHaveCount(0);
 });
 
-test("a save that meets a newer version on disk shows the conflict banner; Keep mine overwrites", async ({ page, ide }) => {
+test("a save that meets a newer version on disk shows the conflict banner; Keep mine overwrites", async ({ page, ide, pageErrors }) => {
+  // The save that meets the newer version is refused on purpose.
+  pageErrors.allow(/status of 409 .*\/api\/trpc\/fs\.write/);
   await ide.signIn(admin);
   // Without the live change feed the editor only learns of the change when it saves.
   await page.routeWebSocket(/\/api\/trpc\/ws/, () => {});

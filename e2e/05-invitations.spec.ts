@@ -1,7 +1,9 @@
 import { admin, expect, invitee, newContext, screenshotPath, test } from "./fixtures";
 import { IdePage } from "./pages/ide";
 
-test("an invited person signs up and cannot open someone else's project", async ({ page, ide, browser }) => {
+test("an invited person signs up and cannot open someone else's project", async ({ page, ide, browser, pageErrors }) => {
+  // Sign-up without an invitation is refused on purpose.
+  pageErrors.allow(/status of 403 .*\/api\/auth\/sign-up/);
   await ide.signIn(admin);
   await ide.openProject("Demo");
   const projectUrl = page.url();

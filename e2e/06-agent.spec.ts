@@ -206,7 +206,17 @@ test("session notes and the agent's memory are edited by people", async ({ page,
   await page.getByTestId("session-row").first().getByTestId("session-open").click();
   await expect(page.getByTestId("session-view")).toBeVisible();
 
+  // A long title is cut in the Notes header; "New note" stays in view, with no sideways scrolling.
+  const longTitle = `Plan the greeting change ${"and everything around it ".repeat(6)}`.trim();
+  await page.getByTestId("session-view").getByTestId("session-rename").click();
+  await page.getByTestId("session-rename-input").fill(longTitle);
+  await page.getByTestId("session-rename-input").press("Enter");
   await page.getByTestId("agent-tab-notes").click();
+  await expect(page.getByTestId("notes-title")).toHaveAttribute("title", `Notes · ${longTitle}`);
+  await expect(page.getByTestId("note-new")).toBeInViewport({ ratio: 1 });
+  const notes = page.getByTestId("notes-panel");
+  expect(await notes.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
+  await page.screenshot({ path: screenshotPath("agent-notes-long-title") });
   await page.getByTestId("note-new").click();
   await page.getByTestId("note-title").fill("Plan");
   await page.getByTestId("note-content").fill("1. Read the code\n2. **Change** the greeting");
@@ -244,4 +254,104 @@ test("session notes and the agent's memory are edited by people", async ({ page,
   await row.getByTestId("memory-delete").click();
   await page.getByTestId("confirm-button").click();
   await expect(row).toHaveCount(0);
+});
+
+test("sending while scrolled up shows the new message; new content below offers a jump to it", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  const long = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of a long answer.`).join("\n\n");
+  await agent.script([
+    { match: "long answer", text: long },
+    { match: "slow one", text: `${"Streaming slowly, word by word, ".repeat(16)}done at last.`, delayMs: 150 },
+  ]);
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await agent.ask("Give me a long answer");
+  await expect(agent.assistantMessages().last()).toContainText("Line 60");
+  const transcript = page.getByTestId("transcript");
+  await transcript.focus();
+  await page.keyboard.press("Home");
+  await expect(agent.userMessages().first()).toBeInViewport();
+
+  await agent.send("Now a slow one");
+  await expect(agent.userMessages().last()).toContainText("Now a slow one");
+  await expect(agent.userMessages().last()).toBeInViewport();
+
+  // Scrolled up while the answer streams in: the view stays, and offers a way down.
+  await transcript.focus();
+  await page.keyboard.press("Home");
+  await expect(page.getByTestId("jump-to-latest")).toBeVisible();
+  await page.screenshot({ path: screenshotPath("agent-jump-to-latest") });
+  await page.getByTestId("jump-to-latest").click();
+  await expect(agent.assistantMessages().last()).toContainText("done at last.", { timeout: 30_000 });
+  await expect(agent.assistantMessages().last()).toBeInViewport();
+  await expect(page.getByTestId("jump-to-latest")).toHaveCount(0);
+});
+
+test("an approval's diff fits its change, wraps long lines and opens in a full diff editor", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  const longLine = (word: string) => `export const banner = "${word} ${"the quick brown fox jumps over the lazy dog ".repeat(2)}tail-${word}";`;
+  const lines = Array.from({ length: 80 }, (_, i) => `export const line${i} = ${i};`);
+  lines[40] = longLine("before");
+  await agent.script([
+    // The edit tool wants the file read first.
+    { match: "banner", text: "Reading it first.", toolCalls: [{ id: "call_read_wide", name: "read_file", arguments: { path: "wide.ts" } }] },
+    { match: "line0", text: "Changing the banner.", toolCalls: [{ id: "call_wide", name: "edit", arguments: { path: "wide.ts", old_string: longLine("before"), new_string: longLine("after") } }] },
+    { match: "Edited", text: "The banner is changed." },
+  ]);
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await ide.newFile("wide.ts");
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.insertText(lines.join("\n"));
+  await ide.save();
+
+  await agent.ask("Change the banner in wide.ts");
+  const card = agent.toolCard("Edit wide.ts");
+  await expect(card).toHaveAttribute("data-status", "awaiting_approval");
+  const diff = card.getByTestId("approval-diff");
+  await expect(diff.locator(".monaco-diff-editor")).toBeVisible();
+  await expect(diff).toContainText("tail-after");
+  // Unchanged lines are folded away and the box is as tall as what is left (about 260 px here),
+  // not the 320 px an 80-line file used to get.
+  await expect.poll(async () => (await diff.boundingBox())!.height).toBeLessThan(310);
+  // The long line wraps: its start and its end are on different screen lines.
+  const start = diff.locator(".view-line").filter({ hasText: '"after' });
+  await expect(start).toHaveCount(1);
+  await expect(start).not.toContainText("tail-after");
+  await page.screenshot({ path: screenshotPath("agent-approval-diff") });
+
+  await card.getByTestId("approval-diff-open").click();
+  const dialog = page.getByTestId("approval-diff-dialog");
+  await expect(dialog.locator(".editor.original")).toBeVisible();
+  await expect(dialog.locator(".editor.modified")).toContainText("tail-after");
+  await expect(dialog.locator(".editor.original")).toContainText("tail-before");
+  await page.screenshot({ path: screenshotPath("agent-approval-diff-full") });
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+
+  await card.getByTestId("approve").click();
+  await expect(card).toHaveAttribute("data-status", "done");
+  await expect(agent.assistantMessages().last()).toContainText("The banner is changed.");
+});
+
+test("the pinned task list belongs to its turn: a later message leaves it in the log, not over the conversation", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  const todos = [
+    { id: "1", content: "Read the greeting", status: "completed" },
+    { id: "2", content: "Change the greeting", status: "in_progress" },
+  ];
+  await agent.script([
+    { match: "plan it", text: "Here is the plan.", toolCalls: [{ id: "call_todos", name: "todo_write", arguments: { todos } }] },
+    { match: "Task list updated", text: "Planned." },
+    { match: "something else", text: "A different question, answered." },
+  ]);
+  await ide.signIn(admin);
+  await ide.openProject("Agent demo");
+  await agent.ask("Please plan it");
+  await expect(agent.assistantMessages().last()).toContainText("Planned.");
+  await expect(page.getByTestId("todo-list")).toContainText("Change the greeting");
+
+  await agent.send("Now something else");
+  await expect(agent.assistantMessages().last()).toContainText("A different question, answered.");
+  await expect(page.getByTestId("todo-list")).toHaveCount(0);
 });

@@ -30,7 +30,9 @@ const ADD_CHECKED = "export function add(a: number, b: number): number {";
 const DIVIDE_CHECKED = '  if (b === 0) throw new RangeError("division by zero");\n  return a / b;';
 const FORMAT_FIXED = "export const total = (a: number, b: number) => `Total: ${add(a, b)}`;";
 
-test("review: reject one hunk, accept the rest, restore the turn's checkpoint and undo it", async ({ page, ide }) => {
+test("review: reject one hunk, accept the rest, restore the turn's checkpoint and undo it", async ({ page, ide, pageErrors }) => {
+  // The restore removes scratch.txt while the editor shows it: its reload hears it is gone.
+  pageErrors.allow(/status of 404 .*\/api\/trpc\/fs\.read/);
   const agent = new AgentPanel(page);
   const review = new ReviewPage(page);
   await agent.script([
@@ -94,8 +96,18 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
   await expect(review.hunks()).toHaveCount(2);
   await page.screenshot({ path: screenshotPath("review-changes") });
 
-  // Reject the first hunk of math.ts (the return type), accept the rest.
+  // Reject the first hunk of math.ts (the return type), accept the rest. While the reject is on its
+  // way (held here for a moment), its button says so and the others wait.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/api\/trpc\/review\.rejectHunk/, async (route) => {
+    await held;
+    await route.continue();
+  });
   await review.hunks().first().getByTestId("hunk-reject").click();
+  await expect(review.hunks().first().getByTestId("hunk-reject")).toHaveText("Rejecting…");
+  await expect(review.hunks().last().getByTestId("hunk-accept")).toBeDisabled();
+  release();
   await expect(review.hunks()).toHaveCount(1);
   await review.expectFile("src/math.ts", MATH.replace("  return a / b;", DIVIDE_CHECKED));
   await review.hunks().first().getByTestId("hunk-accept").click();
@@ -138,6 +150,8 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
   await ide.expectEditorText("export function add(a: number, b: number) {");
   await expect(page.getByTestId("rewound")).toBeVisible();
   await expect(page.getByTestId("restore-banner")).toContainText("restored 3 files to before a turn and rewound the conversation");
+  // The confirmation and its Undo are brought into view, not left below it.
+  await expect(page.getByTestId("undo-restore")).toBeInViewport();
   // The review went back with the files: nothing of the agent's is left to review.
   await expect(review.changesButton()).toHaveText("Changes (0)");
   await page.screenshot({ path: screenshotPath("review-restored") });

@@ -24,7 +24,9 @@ async function openSession(page: Page, title: string) {
   await expect(page.getByTestId("session-view")).toBeVisible();
 }
 
-test("a team works live in one session; a view link watches until it is revoked", async ({ page, ide, browser }) => {
+test("a team works live in one session; a view link watches until it is revoked", async ({ page, ide, browser, pageErrors }) => {
+  // The preview of a new file's approval reads it first, and hears that it does not exist yet.
+  pageErrors.allow(/status of 404 .*\/api\/trpc\/fs\.read/);
   test.setTimeout(120_000);
   const agent = new AgentPanel(page);
 
@@ -114,7 +116,12 @@ test("a team works live in one session; a view link watches until it is revoked"
 
   // A view link: an anonymous viewer watches live, reads touched files, and cannot send.
   await page.getByTestId("session-share").click();
+  // Without a label the button is disabled, and says why beside it.
+  await expect(page.getByTestId("share-create")).toBeDisabled();
+  await expect(page.getByTestId("share-create-why")).toHaveText("Give the link a label (who it is for) to create it.");
+  await page.screenshot({ path: screenshotPath("share-dialog-needs-label") });
   await page.getByTestId("share-label").fill("Demo viewers");
+  await expect(page.getByTestId("share-create-why")).toHaveCount(0);
   await page.getByTestId("share-create").click();
   const shareUrl = await page.getByTestId("share-url").inputValue();
   expect(shareUrl).toMatch(/\/s\/[A-Za-z0-9_-]{43}$/);

@@ -1,4 +1,5 @@
 import { test as base, expect, type Browser, type BrowserContext } from "@playwright/test";
+import { PageErrors } from "./page-errors";
 import { IdePage, type TestUser } from "./pages/ide";
 
 export { authStateFile, type TestUser } from "./pages/ide";
@@ -18,16 +19,41 @@ const theme = process.env.E2E_THEME === "light" ? "light" : "dark";
 export const screenshotPath = (name: string) => `test-results/screens/${name}${theme === "light" ? "-light" : ""}.png`;
 
 async function withTheme(context: BrowserContext) {
-  if (theme === "light") await context.addInitScript(() => localStorage.getItem("tandem.theme") ?? localStorage.setItem("tandem.theme", "light"));
+  if (theme === "light") {
+    await context.addInitScript(() => {
+      // about:blank and data: documents have no localStorage (reading it throws there).
+      try {
+        if (localStorage.getItem("tandem.theme") === null) localStorage.setItem("tandem.theme", "light");
+      } catch {}
+    });
+  }
   return context;
 }
 
-/** A second person's browser (a teammate, a guest), in the run's theme. */
-export const newContext = async (browser: Browser) => withTheme(await browser.newContext());
+// The running test's error watch: specs run one at a time in one worker (playwright.config.ts).
+let watching: PageErrors | undefined;
 
-export const test = base.extend<{ ide: IdePage }>({
-  context: async ({ context }, use) => {
-    await use(await withTheme(context));
+/** A second person's browser (a teammate, a guest), in the run's theme, watched for errors too. */
+export const newContext = async (browser: Browser) => {
+  const context = await withTheme(await browser.newContext());
+  return watching ? watching.watch(context) : context;
+};
+
+export const test = base.extend<{ ide: IdePage; pageErrors: PageErrors }>({
+  // Every test fails on an uncaught page error or a console error it did not declare.
+  pageErrors: [
+    async ({}, use) => {
+      const errors = new PageErrors();
+      watching = errors;
+      await use(errors);
+      watching = undefined;
+      const unexpected = errors.unexpected();
+      expect(unexpected, "uncaught page errors and console errors (declare expected ones with pageErrors.allow)").toEqual([]);
+    },
+    { auto: true },
+  ],
+  context: async ({ context, pageErrors }, use) => {
+    await use(pageErrors.watch(await withTheme(context)));
   },
   ide: async ({ page }, use) => {
     await use(new IdePage(page));

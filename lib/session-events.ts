@@ -120,6 +120,16 @@ export const eventPayloadSchemas = {
     stepCostUsd: z.number().nullable(),
     sessionCostUsd: z.number(),
   }),
+  /** The model could not be reached (or asked to wait): the step is tried again after `delayMs`. */
+  model_retry: z.object({
+    turnId,
+    stepId,
+    /** The attempt that comes next, of `attempts` in all. */
+    attempt: z.number().int().positive(),
+    attempts: z.number().int().positive(),
+    delayMs: z.number().int().nonnegative(),
+    message: z.string(),
+  }),
   error: z.object({
     code: z.enum(ERROR_CODES),
     message: z.string(),

@@ -207,6 +207,12 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         t.usage = event.payload.session;
         t.costUsd = event.payload.sessionCostUsd;
         break;
+      case "model_retry": {
+        const { attempt, attempts, delayMs, message } = event.payload;
+        const wait = delayMs >= 1000 ? `${Math.round(delayMs / 1000)} s` : `${delayMs} ms`;
+        out.push({ kind: "notice", text: `The model did not answer (${message}). Trying again in ${wait}: attempt ${attempt} of ${attempts}.` });
+        break;
+      }
       case "error":
         out.push({ kind: "error", code: event.payload.code, message: event.payload.message });
         break;

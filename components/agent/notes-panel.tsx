@@ -22,8 +22,8 @@ export function NotesPanel({ sessionId }: { sessionId: string }) {
   return (
     <div className="side-panel" data-testid="notes-panel">
       <div className="session-list-head">
-        <span className="pane-header" style={{ padding: 0 }}>
-          Notes · {session.data.title}
+        <span className="pane-header session-list-title" style={{ padding: 0 }} title={`Notes · ${session.data.title}`} data-testid="notes-title">
+          <span>Notes · {session.data.title}</span>
         </span>
         <span className="spacer" />
         {canWrite && editing === null && (

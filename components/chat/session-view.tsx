@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { z } from "zod";
 import { useSendMessage } from "@/components/chat/use-send-message";
 import { useSessionCommands } from "@/components/chat/session-commands";
@@ -16,7 +16,7 @@ import { transcriptKey, TranscriptItemView, type TranscriptContext } from "@/com
 import { UsageCounter } from "@/components/chat/usage-counter";
 import { ChangesButton } from "@/components/review/changes-button";
 import { useSessionLog } from "@/components/chat/use-session-log";
-import { VirtualList } from "@/components/chat/virtual-list";
+import { JumpToLatest, VirtualList, type VirtualListHandle } from "@/components/chat/virtual-list";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
@@ -26,13 +26,19 @@ import { usePresence, useTypingSignal } from "@/components/share/use-presence";
 
 const todosInput = z.object({ todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })) });
 
-/** The task list as of the last todo_write that ran; the stored list until the log has one. */
+/**
+ * The task list pinned above the conversation: the last todo_write that ran, while its turn is the
+ * latest. A later message starts a new turn, and the old list stays in the log, not pinned over it.
+ * The stored list stands in until the log has loaded.
+ */
 function liveTodos(transcript: Transcript, stored: Todo[] | undefined): Todo[] {
+  if (transcript.items.length === 0) return stored ?? [];
   for (let i = transcript.items.length - 1; i >= 0; i--) {
     const item = transcript.items[i]!;
-    if (item.kind === "tool" && item.toolName === "todo_write" && item.status === "done") return todosInput.safeParse(item.input).data?.todos ?? stored ?? [];
+    if (item.kind === "user") return [];
+    if (item.kind === "tool" && item.toolName === "todo_write" && item.status === "done") return todosInput.safeParse(item.input).data?.todos ?? [];
   }
-  return stored ?? [];
+  return [];
 }
 
 /** The `me.id` of someone watching through a view link without an account. */
@@ -77,6 +83,8 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const signalTyping = useTypingSignal(sessionId, canSend);
   const [sharing, setSharing] = useState(false);
   const [undoing, setUndoing] = useState<string | null>(null);
+  const list = useRef<VirtualListHandle>(null);
+  const jumpToLatest = useCallback(() => list.current?.jumpToLatest(), []);
 
   const send = useSendMessage();
   const mentions = useMentions(projectId);
@@ -171,7 +179,9 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
       {items.length === 0 ? (
         <div className="center-message">{transcript.lastSeq === 0 && connection !== "live" ? "Loading…" : "No messages yet."}</div>
       ) : (
-        <VirtualList items={items} keyOf={transcriptKey} render={render} className="transcript" testId="transcript" label="Conversation" />
+        <JumpToLatest value={jumpToLatest}>
+          <VirtualList ref={list} contentKey={version} items={items} keyOf={transcriptKey} render={render} className="transcript" testId="transcript" label="Conversation" />
+        </JumpToLatest>
       )}
       {error && <div className="error-text composer-error">{errorMessage(error)}</div>}
       <TypingIndicator entries={presence} meId={me.id} />
@@ -187,6 +197,8 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
           onType={signalTyping}
           onSend={async (text, images) => {
             commands.clearNotice();
+            // What is sent shows where the conversation ends, wherever the view was.
+            jumpToLatest();
             if (images.length === 0 && (await commands.run(text))) return;
             await send.mutateAsync(sessionId, text, images, mentions.mentionsOf(text));
           }}

@@ -2,6 +2,7 @@
 
 import type { OpenFile } from "@/components/editor/open-files-store";
 import { CloseIcon } from "@/components/ui/icons";
+import { closeOnMiddleClick } from "@/components/ui/middle-click";
 
 type EditorTabsProps = {
   files: OpenFile[];
@@ -32,12 +33,7 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
           data-testid={`tab-${file.path}`}
           data-dirty={file.dirty || undefined}
           onClick={() => onActivate(file.path)}
-          onAuxClick={(event) => {
-            if (event.button === 1) onClose(file.path);
-          }}
-          onMouseDown={(event) => {
-            if (event.button === 1) event.preventDefault();
-          }}
+          {...closeOnMiddleClick(() => onClose(file.path))}
         >
           <span style={file.conflict ? { color: "var(--fg-modified)" } : undefined}>{baseName(file.path)}</span>
           {file.dirty && (
@@ -65,9 +61,7 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
           className={changes.active ? "tab tab-changes active" : "tab tab-changes"}
           data-testid="tab-changes"
           onClick={changes.onActivate}
-          onAuxClick={(event) => {
-            if (event.button === 1) changes.onClose();
-          }}
+          {...closeOnMiddleClick(changes.onClose)}
         >
           <span>{changes.label}</span>
           <button

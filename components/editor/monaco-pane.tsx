@@ -5,6 +5,7 @@
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "monaco-editor";
 import { useEffect, useState } from "react";
+import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import { useOpenFiles } from "@/components/editor/open-files-context";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
@@ -154,6 +155,32 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
     editor.focus();
   }, [editor, reveal, file.path]);
 
+  const diskUri = monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString();
+  const comparing = file.comparing && file.conflict?.kind === "changed";
+  // The disk side of a conflict's diff is this view's own; the modified side is the file's model.
+  useDisposeDiffModels(comparing ? [diskUri] : []);
+
+  // Scroll and cursor are remembered with the tabs (open-files-store), so a tab reopened after a
+  // reload or a visit to settings shows the file where it was left.
+  useEffect(() => {
+    if (!editor) return;
+    const path = file.path;
+    const restored = store.takeRestoredView(path);
+    if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const remember = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (editor.getModel()?.uri.toString() === uriOf(path).toString()) store.rememberView(path, editor.saveViewState());
+      }, 300);
+    };
+    const listeners = [editor.onDidScrollChange(remember), editor.onDidChangeCursorPosition(remember)];
+    return () => {
+      clearTimeout(timer);
+      listeners.forEach((listener) => listener.dispose());
+    };
+  }, [editor, store, file.path]);
+
   const onMount: OnMount = (editor) => {
     setEditor(editor);
     currentEditor = editor;
@@ -183,7 +210,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
     });
   };
 
-  if (file.comparing && file.conflict?.kind === "changed") {
+  if (comparing && file.conflict?.kind === "changed") {
     return (
       <div className="editor-host diff-host" data-testid="diff-editor">
         <div className="diff-labels">
@@ -195,8 +222,9 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
           original={file.conflict.disk.content}
           originalLanguage={model.getLanguageId()}
           modifiedLanguage={model.getLanguageId()}
-          originalModelPath={monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString()}
+          originalModelPath={diskUri}
           modifiedModelPath={model.uri.toString()}
+          keepCurrentOriginalModel
           keepCurrentModifiedModel
           options={{ ...EDITOR_OPTIONS, readOnly: file.readOnly, originalEditable: false, renderSideBySide: true }}
           onMount={(diff) => onMount(diff.getModifiedEditor(), monaco)}

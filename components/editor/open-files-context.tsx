@@ -1,12 +1,16 @@
 "use client";
 
-import { createContext, useContext, useState, useSyncExternalStore, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { OpenFilesStore, type FileApi } from "@/components/editor/open-files-store";
+import { localTabMemory } from "@/components/editor/tab-memory";
 import { useTRPCClient } from "@/components/trpc-provider";
 
 const OpenFilesContext = createContext<OpenFilesStore | null>(null);
 
-/** The project's files, or (share-link pages) whatever `api` reads. */
+/**
+ * The project's files, or (share-link pages) whatever `api` reads. A project's tabs are
+ * remembered in this browser and reopened when the IDE comes back (a reload, a visit to settings).
+ */
 export function OpenFilesProvider({ projectId, api, children }: { projectId: string; api?: FileApi; children: ReactNode }) {
   const client = useTRPCClient();
   const [store] = useState(
@@ -16,8 +20,10 @@ export function OpenFilesProvider({ projectId, api, children }: { projectId: str
           read: (path) => client.fs.read.query({ projectId, path }),
           write: (path, content, expectedVersion) => client.fs.write.mutate({ projectId, path, content, expectedVersion }),
         },
+        api ? null : localTabMemory(projectId),
       ),
   );
+  useEffect(() => void store.restore(), [store]);
   return <OpenFilesContext.Provider value={store}>{children}</OpenFilesContext.Provider>;
 }
 

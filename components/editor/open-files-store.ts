@@ -2,6 +2,7 @@ import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { mergeText } from "@/components/editor/merge";
+import type { TabMemoryStore } from "@/components/editor/tab-memory";
 
 // The open editor tabs of one project, and how they follow the disk. Buffers live in Monaco
 // models (reached through an EditorBridge once Monaco has loaded); this store keeps what was last
@@ -74,8 +75,50 @@ export class OpenFilesStore {
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
   private saves = new Map<string, Promise<void>>();
+  /** Monaco view states (scroll, cursor) by path, remembered with the tabs. */
+  private views = new Map<string, unknown>();
+  /** Restored view states not yet applied to an editor. */
+  private pendingViews = new Set<string>();
 
-  constructor(private api: FileApi) {}
+  constructor(
+    private api: FileApi,
+    private memory: TabMemoryStore | null = null,
+  ) {}
+
+  /** Reopens the tabs remembered for this project (tab-memory.ts), as they are on disk now. */
+  async restore() {
+    const remembered = this.memory?.load();
+    if (!remembered || this.state.files.length > 0) return;
+    for (const [path, view] of Object.entries(remembered.views)) {
+      this.views.set(path, view);
+      this.pendingViews.add(path);
+    }
+    await Promise.all(remembered.paths.map((path) => this.open(path)));
+    // A file deleted or unreadable since is not brought back as an error tab.
+    for (const file of this.state.files.filter((f) => f.status === "error")) this.close(file.path);
+    if (remembered.active) this.activate(remembered.active);
+  }
+
+  /** The editor's view of `path` changed (scrolled, cursor moved): remember it with the tabs. */
+  rememberView(path: string, view: unknown) {
+    if (!this.get(path)) return;
+    this.views.set(path, view);
+    this.pendingViews.delete(path);
+    this.persist();
+  }
+
+  /** A restored view state for `path`, once: the editor widget keeps it from then on. */
+  takeRestoredView(path: string): unknown {
+    if (!this.pendingViews.delete(path)) return undefined;
+    return this.views.get(path);
+  }
+
+  private persist() {
+    if (!this.memory) return;
+    const paths = this.state.files.filter((f) => f.status !== "error").map((f) => f.path);
+    const views = Object.fromEntries(paths.filter((p) => this.views.has(p)).map((p) => [p, this.views.get(p)]));
+    this.memory.save({ paths, active: this.state.active, views });
+  }
 
   subscribe = (listener: () => void) => {
     this.listeners.add(listener);
@@ -88,7 +131,9 @@ export class OpenFilesStore {
   }
 
   private setState(next: Partial<OpenFilesState>) {
+    const before = this.state;
     this.state = { ...this.state, ...next };
+    if (before.active !== this.state.active || before.files.length !== this.state.files.length || before.files.some((f, i) => f.path !== this.state.files[i]?.path)) this.persist();
     for (const listener of this.listeners) listener();
   }
 
@@ -189,6 +234,8 @@ export class OpenFilesStore {
     const active = this.state.active === path ? (files[index] ?? files[index - 1])?.path ?? null : this.state.active;
     this.bridge?.dispose(path);
     this.savedAlt.delete(path);
+    this.views.delete(path);
+    this.pendingViews.delete(path);
     this.setState({ files, active });
   }
 
@@ -205,6 +252,8 @@ export class OpenFilesStore {
       this.savedAlt.delete(f.path);
       // A moved dirty buffer stays dirty until saved (its undo history does not move with it).
       if (alt !== null && alt !== undefined) this.savedAlt.set(moved(f.path), f.dirty ? -1 : alt);
+      if (this.views.has(f.path)) this.views.set(moved(f.path), this.views.get(f.path));
+      this.views.delete(f.path);
     }
     this.setState({
       files: this.state.files.map((f) => (isUnder(f.path, from) ? { ...f, path: moved(f.path), conflict: null } : f)),

@@ -66,7 +66,7 @@ function EmptyProjectForm({ teamId }: { teamId?: string }) {
           data-testid="new-project-name"
           required
         />
-        <button className="btn btn-primary" type="submit" disabled={create.isPending || !name.trim()} data-testid="create-project">
+        <button className="btn btn-primary" type="submit" disabled={create.isPending || !name.trim()} data-testid="create-project" title={name.trim() ? undefined : "Give the project a name first"}>
           {create.isPending ? "Creating…" : "Create project"}
         </button>
       </div>

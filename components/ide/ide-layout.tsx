@@ -1,10 +1,14 @@
 "use client";
 
-import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from "react-resizable-panels";
 import { AgentPanel } from "@/components/chat/agent-panel";
 import { EditorArea } from "@/components/editor/editor-area";
 import { SideBar, type SideView } from "@/components/ide/side-bar";
+import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
 import { TerminalPanel } from "@/components/ide/terminal-panel";
+
+// Dividers are drawn 1 px wide; this is how far from the line a pointer still grabs one.
+const GRAB = { coarse: 24, fine: 12 };
 
 type IdeLayoutProps = {
   projectId: string;
@@ -15,10 +19,18 @@ type IdeLayoutProps = {
   onSideView: (view: SideView) => void;
 };
 
-/** Side bar (explorer, search, Source Control) | (editor over terminal) | agent. Panel sizes are remembered in localStorage. */
+/**
+ * Side bar (explorer, search, Source Control) | (editor over terminal) | agent. Panel sizes are
+ * remembered in localStorage. The side bar and the bottom panel collapse and come back with
+ * Ctrl/Cmd+B and Ctrl/Cmd+J (Ctrl+` for the terminal); side panels open at fixed widths, so a
+ * narrow window leaves the editor room.
+ */
 export function IdeLayout({ projectId, projectName, canWrite, user, sideView, onSideView }: IdeLayoutProps) {
   const columns = useDefaultLayout({ id: "tandem-ide-columns" });
   const rows = useDefaultLayout({ id: "tandem-ide-rows" });
+  const explorer = usePanelRef();
+  const bottom = usePanelRef();
+  usePanelShortcuts({ explorer, bottom });
 
   return (
     <Group
@@ -27,24 +39,25 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
       className="ide-body"
       defaultLayout={columns.defaultLayout}
       onLayoutChanged={columns.onLayoutChanged}
+      resizeTargetMinimumSize={GRAB}
     >
-      <Panel id="panel-explorer" defaultSize="19%" minSize="160px" maxSize="50%" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-explorer" panelRef={explorer} defaultSize="200px" minSize="160px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
         <SideBar projectId={projectId} projectName={projectName} canWrite={canWrite} view={sideView} onView={onSideView} />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
       <Panel id="panel-main" minSize="30%">
-        <Group id="ide-rows" orientation="vertical" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged}>
+        <Group id="ide-rows" orientation="vertical" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged} resizeTargetMinimumSize={GRAB}>
           <Panel id="panel-editor" minSize="15%">
             <EditorArea />
           </Panel>
           <Separator className="ide-separator" data-testid="separator-terminal" />
-          <Panel id="panel-terminal" defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
+          <Panel id="panel-terminal" panelRef={bottom} defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
             <TerminalPanel projectId={projectId} canWrite={canWrite} />
           </Panel>
         </Group>
       </Panel>
       <Separator className="ide-separator" data-testid="separator-agent" />
-      <Panel id="panel-agent" defaultSize="33%" minSize="300px" maxSize="60%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-agent" defaultSize="30%" minSize="300px" maxSize="60%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
         <AgentPanel projectId={projectId} projectName={projectName} canWrite={canWrite} me={{ id: user.id, name: user.name }} />
       </Panel>
     </Group>

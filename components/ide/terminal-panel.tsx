@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
 import { CloseIcon, PlusIcon } from "@/components/ui/icons";
+import { closeOnMiddleClick } from "@/components/ui/middle-click";
 
 const TerminalView = dynamic(() => import("@/components/terminal/terminal-view").then((m) => m.TerminalView), {
   ssr: false,
@@ -68,7 +69,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
             aria-selected={terminal.id === active?.id}
             className={terminal.id === active?.id ? "terminal-tab active" : "terminal-tab"}
             onClick={() => setChosen(terminal.id)}
-            onAuxClick={(event) => event.button === 1 && closeTerminal(terminal.id)}
+            {...closeOnMiddleClick(() => closeTerminal(terminal.id))}
             data-testid={`terminal-tab-${index}`}
             title={terminal.title}
           >

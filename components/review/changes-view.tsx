@@ -5,6 +5,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useState } from "react";
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import type { HunkWork } from "@/components/review/review-hunks";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -108,6 +109,12 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
   const rejectFile = useMutation(trpc.review.rejectFile.mutationOptions(options));
   const acceptFile = useMutation(trpc.review.acceptFile.mutationOptions(options));
   const busy = rejectHunk.isPending || acceptHunk.isPending || rejectFile.isPending || acceptFile.isPending;
+  // Which change is being rejected or accepted right now, to say so on its button.
+  const working: HunkWork | null = rejectHunk.isPending
+    ? { action: "reject", index: rejectHunk.variables?.hunkIndex ?? -1 }
+    : acceptHunk.isPending
+      ? { action: "accept", index: acceptHunk.variables?.hunkIndex ?? -1 }
+      : null;
   const error = rejectHunk.error ?? acceptHunk.error ?? rejectFile.error ?? acceptFile.error;
   const data = file.data;
   const version = data?.version ?? null;
@@ -139,8 +146,9 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
               onClick={() => rejectFile.mutate({ sessionId, path, expectedVersion: version, sinceCheckpointId: since })}
               data-testid="file-reject"
               title="Put the whole file back as it was"
+              aria-busy={rejectFile.isPending || undefined}
             >
-              Reject file
+              {rejectFile.isPending ? "Rejecting…" : "Reject file"}
             </button>
             <button
               type="button"
@@ -149,8 +157,9 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
               onClick={() => acceptFile.mutate({ sessionId, path, expectedVersion: version })}
               data-testid="file-accept"
               title={acceptBlocked ?? "Keep the whole file as it is"}
+              aria-busy={acceptFile.isPending || undefined}
             >
-              Accept file
+              {acceptFile.isPending ? "Accepting…" : "Accept file"}
             </button>
           </>
         )}
@@ -167,6 +176,7 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
           hunks={hunks}
           canWrite={canWrite}
           busy={busy}
+          working={working}
           acceptBlocked={acceptBlocked}
           onAccept={(hunk) => acceptHunk.mutate({ sessionId, path, hunkIndex: hunk.index, expectedVersion: version })}
           onReject={(hunk) => rejectHunk.mutate({ sessionId, path, hunkIndex: hunk.index, expectedVersion: version, sinceCheckpointId: since })}

@@ -1,7 +1,8 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useContext, useState } from "react";
+import { JumpToLatest } from "@/components/chat/virtual-list";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { Dialog } from "@/components/ui/dialog";
@@ -13,6 +14,7 @@ const STATUS_TEXT: Record<string, string> = { added: "comes back", modified: "ch
 export function RestoreDialog({ sessionId, checkpointId, onClose }: { sessionId: string; checkpointId: string; onClose: () => void }) {
   const trpc = useTRPC();
   const refresh = useReviewRefresh();
+  const jumpToLatest = useContext(JumpToLatest);
   const [rewind, setRewind] = useState(false);
   const preview = useQuery(trpc.checkpoint.preview.queryOptions({ sessionId, checkpointId }, { staleTime: 0 }));
   const restore = useMutation(
@@ -20,6 +22,8 @@ export function RestoreDialog({ sessionId, checkpointId, onClose }: { sessionId:
       onSuccess: () => {
         refresh();
         onClose();
+        // The restore's confirmation and its Undo land at the end of the conversation: show them.
+        jumpToLatest();
       },
     }),
   );

@@ -4,8 +4,9 @@
 import { DiffEditor, loader } from "@monaco-editor/react";
 import * as monaco from "monaco-editor";
 import { useEffect, useState } from "react";
+import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
-import { changeStart, hunkCounts, type ReviewHunk } from "@/components/review/review-hunks";
+import { changeStart, hunkCounts, type HunkWork, type ReviewHunk } from "@/components/review/review-hunks";
 import { useTheme } from "@/components/ui/theme";
 
 installMonacoEnvironment();
@@ -21,6 +22,7 @@ type ReviewDiffProps = {
   hunks: ReviewHunk[];
   canWrite: boolean;
   busy: boolean;
+  working: HunkWork | null;
   /** Why accepting is not possible here (a turn is chosen), or null. */
   acceptBlocked: string | null;
   onAccept: (hunk: ReviewHunk) => void;
@@ -33,13 +35,14 @@ type ReviewDiffProps = {
  * drawn in a layer of its own over the editor (placed from the zone's reported position), so it is
  * plain page content: it never scrolls sideways with long lines and clicks reach it directly.
  */
-export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
+export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, working, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
   const [modified, setModified] = useState<monaco.editor.ICodeEditor | null>(null);
   const { monacoTheme } = useTheme();
   // Each hunk's bar: its top in the editor's scrolled content, and the editor's scroll and gutter.
   const [tops, setTops] = useState<Record<number, number>>({});
   const [view, setView] = useState({ scrollTop: 0, contentLeft: 0 });
   const uri = (side: string) => monaco.Uri.from({ scheme: `review-${side}`, path: `/${sessionId}/${path}` }).toString();
+  useDisposeDiffModels([uri("base"), uri("current")]);
 
   useEffect(() => {
     if (!modified) return;
@@ -84,6 +87,8 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
         modified={current}
         originalModelPath={uri("base")}
         modifiedModelPath={uri("current")}
+        keepCurrentOriginalModel
+        keepCurrentModifiedModel
         onMount={(diff) => setModified(diff.getModifiedEditor())}
         options={{
           readOnly: true,
@@ -109,6 +114,7 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
               top={tops[hunk.index]! - view.scrollTop}
               canWrite={canWrite}
               busy={busy}
+              working={working?.index === hunk.index ? working.action : null}
               acceptBlocked={acceptBlocked}
               onAccept={onAccept}
               onReject={onReject}
@@ -126,19 +132,21 @@ type HunkBarProps = {
   top: number;
   canWrite: boolean;
   busy: boolean;
+  /** This hunk's reject or accept is on its way. */
+  working: HunkWork["action"] | null;
   acceptBlocked: string | null;
   onAccept: (hunk: ReviewHunk) => void;
   onReject: (hunk: ReviewHunk) => void;
 };
 
-function HunkBar({ hunk, total, top, canWrite, busy, acceptBlocked, onAccept, onReject }: HunkBarProps) {
+function HunkBar({ hunk, total, top, canWrite, busy, working, acceptBlocked, onAccept, onReject }: HunkBarProps) {
   const { added, removed } = hunkCounts(hunk);
   return (
     <div className="hunk-bar" style={{ top, height: ZONE_HEIGHT - 2 }} data-testid="hunk" data-index={hunk.index}>
       {canWrite && (
         <>
-          <button type="button" className="btn btn-sm" disabled={busy} onClick={() => onReject(hunk)} data-testid="hunk-reject" title="Put these lines back as they were">
-            Reject
+          <button type="button" className="btn btn-sm" disabled={busy} onClick={() => onReject(hunk)} data-testid="hunk-reject" title="Put these lines back as they were" aria-busy={working === "reject" || undefined}>
+            {working === "reject" ? "Rejecting…" : "Reject"}
           </button>
           <button
             type="button"
@@ -147,8 +155,9 @@ function HunkBar({ hunk, total, top, canWrite, busy, acceptBlocked, onAccept, on
             onClick={() => onAccept(hunk)}
             data-testid="hunk-accept"
             title={acceptBlocked ?? "Keep this change"}
+            aria-busy={working === "accept" || undefined}
           >
-            Accept
+            {working === "accept" ? "Accepting…" : "Accept"}
           </button>
         </>
       )}

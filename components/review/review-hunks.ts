@@ -1,6 +1,9 @@
 // Hunks as the review API gives them (server/workspace/checkpoint-hunks.ts), and what the UI
 // derives from them: where each change starts, and which lines of the current file it touched.
 
+/** A change being rejected or accepted right now (its request is on its way). */
+export type HunkWork = { action: "reject" | "accept"; index: number };
+
 export type ReviewHunk = { index: number; oldStart: number; oldLines: number; newStart: number; newLines: number; lines: string[] };
 
 export type LineMark = { line: number; kind: "added" | "modified" | "deleted" };

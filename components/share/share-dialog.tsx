@@ -12,6 +12,9 @@ const EXPIRIES = [1, 7, 30, 90];
 type ShareDialogProps = { sessionId: string; approvalsBy: "team" | "author"; canManage: boolean; onClose: () => void };
 
 /** Links to this session: make one (its token is shown once), list them, revoke them; who answers approvals. */
+// A disabled button says why, beside it: a title alone shows only on hover, and not on every browser.
+const NEEDS_LABEL = "Give the link a label (who it is for) to create it.";
+
 export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: ShareDialogProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -67,10 +70,22 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
               </option>
             ))}
           </select>
-          <button className="btn btn-primary" type="submit" disabled={create.isPending || !label.trim()} data-testid="share-create">
+          <button
+            className="btn btn-primary"
+            type="submit"
+            disabled={create.isPending || !label.trim()}
+            data-testid="share-create"
+            title={label.trim() ? undefined : NEEDS_LABEL}
+            aria-describedby={label.trim() ? undefined : "share-create-why"}
+          >
             Create link
           </button>
         </div>
+        {!label.trim() && (
+          <div className="hint" id="share-create-why" data-testid="share-create-why">
+            {NEEDS_LABEL}
+          </div>
+        )}
         {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
       </form>
       {created && <ShownOnceLink message="Copy the link now: it is shown only once." url={created} testId="share-url" />}

@@ -70,7 +70,7 @@ function NewTeamDialog({ onDone }: { onDone: (teamId: string | null) => void }) 
           <button className="btn" type="button" onClick={() => onDone(null)}>
             Cancel
           </button>
-          <button className="btn btn-primary" type="submit" disabled={create.isPending || !name.trim()} data-testid="team-create">
+          <button className="btn btn-primary" type="submit" disabled={create.isPending || !name.trim()} data-testid="team-create" title={name.trim() ? undefined : "Give the team a name first"}>
             Create team
           </button>
         </div>

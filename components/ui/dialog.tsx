@@ -7,10 +7,12 @@ type DialogProps = {
   children: ReactNode;
   onClose: () => void;
   testId?: string;
+  /** Most of the window, for content such as a diff, instead of a form's width. */
+  wide?: boolean;
 };
 
 /** A modal: Escape or a click on the backdrop closes it; focus starts on the first field or button. */
-export function Dialog({ title, children, onClose, testId }: DialogProps) {
+export function Dialog({ title, children, onClose, testId, wide }: DialogProps) {
   const ref = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -25,7 +27,7 @@ export function Dialog({ title, children, onClose, testId }: DialogProps) {
 
   return (
     <div className="dialog-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div ref={ref} className="dialog" role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
+      <div ref={ref} className={wide ? "dialog dialog-wide" : "dialog"} role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
         <h2>{title}</h2>
         {children}
       </div>

@@ -137,6 +137,25 @@ describe("agent turn against the scripted model server", () => {
     expect(only(events, "assistant_message")[0]!.payload.text).toBe("Made it after a retry.");
   });
 
+  it("tells the session about each retry of an unavailable model: the attempt and the wait", async () => {
+    const unavailable = { status: 503, headers: { "retry-after": "0" }, body: '{"error":{"message":"Service warming up"}}' };
+    const session = await h.newSession({ replies: [unavailable, unavailable, { text: "Up at last." }] });
+    const events = await h.send(session.id, "Hello?");
+    expect(h.model.requests).toHaveLength(3);
+    const retries = only(events, "model_retry").map((e) => e.payload);
+    expect(retries).toMatchObject([
+      { attempt: 2, attempts: 3, delayMs: 0 },
+      { attempt: 3, attempts: 3, delayMs: 0 },
+    ]);
+    expect(retries[0]!.message).toMatch(/Service warming up|Service Unavailable/);
+    const notices = foldTranscript(events).items.filter((item) => item.kind === "notice");
+    expect(notices.map((n) => n.kind === "notice" && n.text)).toEqual([
+      expect.stringMatching(/^The model did not answer \(.+\)\. Trying again in 0 ms: attempt 2 of 3\.$/),
+      expect.stringMatching(/attempt 3 of 3\.$/),
+    ]);
+    expect(only(events, "assistant_message")[0]!.payload.text).toBe("Up at last.");
+  });
+
   it("reports a rate limit that outlasts the retries with an actionable message", async () => {
     const limited = { status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"Rate limit reached"}}' };
     const session = await h.newSession({ replies: [limited, limited, limited, limited, limited] });

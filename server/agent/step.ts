@@ -1,4 +1,4 @@
-import { experimental_streamTextLowMemory as streamText, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
+import { APICallError, experimental_streamTextLowMemory as streamText, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
 import type { Tool } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
@@ -50,7 +50,7 @@ export type StepOutcome = {
   aborted: boolean;
 };
 
-export async function runModelStep(input: {
+type StepInput = {
   log: EventLog;
   sessionId: string;
   turnId: string;
@@ -64,7 +64,43 @@ export async function runModelStep(input: {
   tools: ToolSet;
   signal: AbortSignal;
   maxRetries?: number;
-}): Promise<StepOutcome> {
+};
+
+/**
+ * One model step, retried while the provider cannot be reached or asks to wait (429, 5xx) and
+ * nothing has streamed yet. Each wait is a `model_retry` event, so the session shows the attempt
+ * and the pause instead of a silent "Working".
+ */
+export async function runModelStep(input: StepInput): Promise<StepOutcome> {
+  const { log, sessionId, turnId, stepId, signal } = input;
+  const retries = input.maxRetries ?? MAX_RETRIES;
+  let { outcome, reasoning } = await streamOnce(input);
+  for (let attempt = 1; attempt <= retries; attempt++) {
+    const silent = !outcome.text && outcome.calls.length === 0 && !reasoning;
+    if (!outcome.error || outcome.aborted || !silent || !isRetryable(outcome.error)) break;
+    const delayMs = retryDelay(outcome.error, attempt);
+    const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+    await log.append(sessionId, "model_retry", { turnId, stepId, attempt: attempt + 1, attempts: retries + 1, delayMs, message: message.slice(0, 300) });
+    await pause(delayMs, signal);
+    if (signal.aborted) return { ...outcome, aborted: true };
+    ({ outcome, reasoning } = await streamOnce(input));
+  }
+  if (reasoning) await log.append(sessionId, "reasoning", { turnId, stepId, text: reasoning });
+  if (!outcome.error && !outcome.aborted) await log.append(sessionId, "assistant_message", { turnId, stepId, text: outcome.text, basedOnSeq: input.basedOnSeq });
+  else await log.flush(sessionId);
+  return outcome;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; reasoning: string }> {
   const { log, sessionId, turnId, stepId, tools, signal } = input;
   const outcome: StepOutcome = { text: "", calls: [], usage: toTokenUsage(undefined), error: null, aborted: false };
   let reasoning = "";
@@ -74,7 +110,7 @@ export async function runModelStep(input: {
     messages: input.messages,
     tools: toSdkTools(tools, dialectOf(input.modelId)),
     abortSignal: signal,
-    maxRetries: input.maxRetries ?? MAX_RETRIES,
+    maxRetries: 0, // retried by runModelStep, which tells the session about each attempt
     onError: () => {}, // errors arrive as `error` parts and become error events
   });
 
@@ -126,17 +162,31 @@ export async function runModelStep(input: {
     else outcome.error ??= error;
   }
   if (signal.aborted) outcome.aborted = true;
-  if (reasoning) await log.append(sessionId, "reasoning", { turnId, stepId, text: reasoning });
-  if (!outcome.error && !outcome.aborted) await log.append(sessionId, "assistant_message", { turnId, stepId, text: outcome.text, basedOnSeq: input.basedOnSeq });
-  else await log.flush(sessionId);
-  return outcome;
+  return { outcome, reasoning };
 }
 
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+/** What the SDK would retry: an API call it marks retryable (no connection, 408, 409, 429, 5xx). */
+function isRetryable(error: unknown): boolean {
+  return APICallError.isInstance(error) && error.isRetryable;
+}
+
+const FIRST_RETRY_MS = 2_000;
+const MAX_SERVER_WAIT_MS = 60_000;
+
+/** The provider's Retry-After when it gives a sensible one, else 2 s, 4 s, 8 s... */
+function retryDelay(error: unknown, attempt: number): number {
+  const headers = APICallError.isInstance(error) ? (error.responseHeaders ?? {}) : {};
+  const ms = Number(headers["retry-after-ms"]);
+  const seconds = Number(headers["retry-after"]);
+  const asked = Number.isFinite(ms) && headers["retry-after-ms"] !== undefined ? ms : Number.isFinite(seconds) && headers["retry-after"] !== undefined ? seconds * 1000 : NaN;
+  if (asked >= 0 && asked <= MAX_SERVER_WAIT_MS) return asked;
+  return FIRST_RETRY_MS * 2 ** (attempt - 1);
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }

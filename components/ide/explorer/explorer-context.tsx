@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
 import { baseName, isWithin, joinPath, parentOf } from "@/components/ide/explorer/paths";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -49,6 +49,18 @@ function useExplorerModel(projectId: string) {
       setExpandedList((list) => (open ? (list.includes(path) ? list : [...list, path]) : list.filter((p) => !isWithin(p, path)))),
     [setExpandedList],
   );
+
+  // The selection follows the active tab, with the folders above it opened, as in VS Code; open
+  // files with unsaved changes are marked in the tree.
+  const { files: openFiles, active } = useOpenFiles();
+  useEffect(() => {
+    if (!active) return;
+    setSelected(active);
+    const folders: string[] = [];
+    for (let folder = parentOf(active); folder; folder = parentOf(folder)) folders.push(folder);
+    if (folders.length) setExpandedList((list) => [...list, ...folders.filter((f) => !list.includes(f))]);
+  }, [active, setExpandedList]);
+  const unsaved = useMemo(() => new Set(openFiles.filter((f) => f.dirty).map((f) => f.path)), [openFiles]);
 
   // The root folder is asked for with the project, before the tree is on screen (see IdeView).
   useEffect(() => {
@@ -136,6 +148,7 @@ function useExplorerModel(projectId: string) {
     collapseAll: () => setExpandedList([]),
     selected,
     setSelected,
+    unsaved,
     renaming,
     setRenaming,
     creating,

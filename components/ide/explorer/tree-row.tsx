@@ -26,7 +26,8 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
   const dropFolder = isDir ? entry.path : parentOf(entry.path);
 
   const decoration = useGitDecorations()?.(entry.path, isDir) ?? null;
-  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target", decoration && `git-${decoration.kind}`]
+  const unsaved = explorer.unsaved.has(entry.path);
+  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target", decoration && `git-${decoration.kind}`, unsaved && "unsaved"]
     .filter(Boolean)
     .join(" ");
 
@@ -41,6 +42,7 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
       data-tree-path={entry.path}
       data-tree-type={entry.type}
       data-ignored={entry.ignored || undefined}
+      data-unsaved={unsaved || undefined}
       title={entry.path}
       draggable={!renaming}
       onClick={() => {
@@ -94,6 +96,11 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
         <span className="label">
           {entry.name}
           {entry.type === "symlink" && <span className="hint"> ↪</span>}
+        </span>
+      )}
+      {unsaved && (
+        <span className="tree-unsaved" title="Unsaved changes" aria-label="unsaved changes" data-testid="tree-unsaved">
+          ●
         </span>
       )}
       {decoration?.letter && (

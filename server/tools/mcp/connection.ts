@@ -230,7 +230,7 @@ function describeFailure(error: unknown, config: McpServerConfig, stderr: string
     if (err?.code === "ENOENT" || /ENOENT|No such file or directory|execvp/.test(`${message} ${stderr}`)) {
       message = `command not found: ${config.command} (is it installed, and on PATH inside the sandbox?)`;
     } else if (/MCP error -32000: Connection closed|closed the connection/.test(message) && stderr.trim()) {
-      message = `the server exited: ${lastLines(stderr)}`;
+      message = `the server exited: ${errorLine(stderr)}`;
     }
   } else if (err?.cause && typeof err.cause === "object" && "code" in err.cause) {
     message = `${message} (${String((err.cause as { code: unknown }).code)})`;
@@ -238,6 +238,13 @@ function describeFailure(error: unknown, config: McpServerConfig, stderr: string
   return message.slice(0, 500);
 }
 
-function lastLines(text: string): string {
-  return text.trim().split("\n").slice(-3).join(" / ");
+// What a crashed server printed ends in a stack trace and runtime chatter ("    at ...",
+// "Node.js v20", a caret under the source line); the line that says what went wrong is the last
+// one naming an error, else the last line that is not that noise.
+const STDERR_NOISE = /^(at\s|Node\.js v\d|\^+$|\.\.\.\s*\d+ more|[{}]$|File ".*", line \d+)/;
+const ERROR_LINE = /\b(\w*Error|\w*Exception|error|fatal|panic)\b/i;
+
+function errorLine(stderr: string): string {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line && !STDERR_NOISE.test(line));
+  return [...lines].reverse().find((line) => ERROR_LINE.test(line)) ?? lines.at(-1) ?? "";
 }

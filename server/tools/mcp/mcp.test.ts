@@ -104,6 +104,16 @@ describe("MCP servers", () => {
     await servers.closeProject("p3");
   }, 30_000);
 
+  it("says what a crashed server's error was, not the tail of its stack trace", async () => {
+    const crash = 'function loadConfig() { throw new Error("bad config: MCP_API_URL is not set"); }\nloadConfig();';
+    await servers.sync("p6", { crashes: { command: process.execPath, args: ["-e", crash] } }, launch());
+    const until = Date.now() + 15_000;
+    const crashes = () => servers.status("p6")[0];
+    while (crashes()?.status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(crashes()).toMatchObject({ status: "failed", error: "the server exited: Error: bad config: MCP_API_URL is not set" });
+    await servers.closeProject("p6");
+  }, 30_000);
+
   it("a server that dies is marked failed and comes back by itself", async () => {
     const pidFile = path.join(root, "pid");
     await servers.sync("p4", { dies: { command: "bash", args: ["-c", `echo $$ > ${pidFile}; exec ${process.execPath} ${EVERYTHING} stdio`] } }, launch());

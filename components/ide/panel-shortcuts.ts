@@ -1,0 +1,51 @@
+"use client";
+
+import { useEffect, useMemo } from "react";
+import type { PanelImperativeHandle } from "react-resizable-panels";
+import { useCommands } from "@/components/ui/commands";
+
+type PanelRef = { current: PanelImperativeHandle | null };
+
+const toggle = (panel: PanelRef) => {
+  const handle = panel.current;
+  if (!handle) return false;
+  if (handle.isCollapsed()) handle.expand();
+  else handle.collapse();
+  return !handle.isCollapsed();
+};
+
+const focusTerminal = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=terminal-host] textarea")?.focus());
+
+/**
+ * The editor's panel keys, as in VS Code: Ctrl/Cmd+B toggles the explorer, Ctrl/Cmd+J the bottom
+ * panel, Ctrl+` the terminal (focused when it opens). Listened for in the capture phase, so they
+ * work from Monaco and xterm too, and offered in the command palette.
+ */
+export function usePanelShortcuts({ explorer, bottom }: { explorer: PanelRef; bottom: PanelRef }) {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const mod = event.ctrlKey || event.metaKey;
+      if (!mod || event.altKey || event.shiftKey) return;
+      if (event.code === "KeyB") toggle(explorer);
+      else if (event.code === "KeyJ") toggle(bottom);
+      else if (event.code === "Backquote" && event.ctrlKey) {
+        if (toggle(bottom)) focusTerminal();
+      } else return;
+      event.preventDefault();
+      event.stopPropagation();
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [explorer, bottom]);
+
+  useCommands(
+    useMemo(
+      () => [
+        { id: "toggle-explorer", label: "Show or hide the explorer", keys: "Ctrl+B", run: () => void toggle(explorer) },
+        { id: "toggle-panel", label: "Show or hide the terminal panel", keys: "Ctrl+J", run: () => void toggle(bottom) },
+        { id: "toggle-terminal", label: "Toggle the terminal", keys: "Ctrl+`", run: () => toggle(bottom) && focusTerminal(), takesFocus: true },
+      ],
+      [explorer, bottom],
+    ),
+  );
+}
