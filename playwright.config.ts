@@ -46,6 +46,8 @@ export default defineConfig({
       // Test servers the sandboxed processes reach through the egress proxy on loopback, by these names only
       // (e2e/11-git.spec.ts, e2e/11-network.spec.ts).
       TANDEM_EGRESS_TEST_HOSTS: "git.test=127.0.0.1,registry.e2e.test=127.0.0.1",
+      // scripts/e2e.mjs sets it where bubblewrap does not work.
+      ...(process.env.E2E_SANDBOX ? { TANDEM_SANDBOX: process.env.E2E_SANDBOX } : {}),
     },
   },
 });

@@ -16,7 +16,8 @@ let server: GitHttpServer;
 // What Tandem clones from: the server reaches it through its egress proxy, which maps this test
 // name (TANDEM_EGRESS_TEST_HOSTS in playwright.config.ts) to the loopback git server; a bare
 // 127.0.0.1 would be refused like any loopback address.
-const remote = () => server.url.replace("127.0.0.1", "git.test");
+// Unsandboxed (no bubblewrap: scripts/e2e.mjs), git connects directly, so the loopback URL it is.
+const remote = () => (process.env.E2E_SANDBOX === "none" ? server.url : server.url.replace("127.0.0.1", "git.test"));
 const lines = Array.from({ length: 30 }, (_, i) => `export const line${i} = ${i};`).join("\n") + "\n";
 
 test.beforeAll(async () => {

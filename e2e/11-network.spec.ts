@@ -8,6 +8,7 @@ import { IdePage } from "./pages/ide";
 // connection shows up in the log live, beside one the list refused.
 
 test("network policy, allow-list and the live connection log", async ({ page, ide }) => {
+  test.skip(process.env.E2E_SANDBOX === "none", "the egress proxy needs bubblewrap (apt-get install bubblewrap)");
   const server = http.createServer((_req, res) => res.end("hello from the registry"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
