@@ -58,7 +58,8 @@ describe("images reach the model", () => {
     await h.agent.idle(session.id);
     const user = h.model.requests.at(-1)!.messages.findLast((m) => m.role === "user")!;
     expect(user.content).toEqual([
-      { type: "text", text: "what is this?" },
+      // The author's name goes first (lib/model-transcript.ts).
+      { type: "text", text: expect.stringMatching(/^\[[^\]]+\] what is this\?$/) },
       { type: "image_url", image_url: { url: `data:image/png;base64,${PNG.toString("base64")}` } },
     ]);
     await expect(h.caller.session.attachImage({ sessionId: session.id, mediaType: "image/png", data: Buffer.from("not a png").toString("base64") })).rejects.toThrow("not a image/png image");

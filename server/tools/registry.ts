@@ -32,7 +32,7 @@ export interface ToolSetOptions {
 
 /** Core tools, minus `excludeTools`, or only `coreTools` when set; then the extra tools. */
 export function buildToolSet(options: ToolSetOptions = {}): ToolSet {
-  const base = [...(options.tools ?? CORE_TOOLS), ...(options.webSearch && !options.tools ? [WEB_SEARCH_TOOL] : [])];
+  const base = [...(options.tools ?? CORE_TOOLS), ...(options.webSearch && !options.tools?.includes(WEB_SEARCH_TOOL) ? [WEB_SEARCH_TOOL] : [])];
   const only = options.coreTools && options.coreTools.length > 0 ? new Set(options.coreTools) : null;
   const excluded = new Set(options.excludeTools ?? []);
   const set: ToolSet = {};
