@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmodSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lchownSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { SANDBOX_HOME, SANDBOX_USER } from "./environment";
 
@@ -34,44 +34,37 @@ export function canSwitchIdentity(): boolean {
   return process.getuid?.() === 0;
 }
 
-const MARKER = path.join(".tandem", "sandbox-group");
 const prepared = new Set<string>();
 
 /**
  * Hands the workspace to the project's group once (folders setgid and group-writable, files
- * group-writable), and makes sure the unprivileged uid can reach the folder to bind it. A marker
- * records the group so later starts skip the walk.
+ * group-writable), and makes sure the unprivileged uid can reach the folder to bind it. The root
+ * folder is handed over last, so its group and setgid bit say the walk finished, and later starts
+ * skip it. (No marker file: a workspace about to receive a clone must stay empty.)
  */
 export function prepareWorkspace(workspaceRoot: string, identity: HostIdentity): void {
   const key = `${workspaceRoot}:${identity.gid}`;
   if (prepared.has(key)) return;
   openAncestors(workspaceRoot);
-  const marker = path.join(workspaceRoot, MARKER);
-  let done = false;
-  try {
-    done = readFileSync(marker, "utf8").trim() === String(identity.gid);
-  } catch {
-    // First start in this workspace.
-  }
-  if (!done) {
-    share(workspaceRoot, identity.gid);
-    mkdirSync(path.dirname(marker), { recursive: true });
-    share(path.dirname(marker), identity.gid);
-    writeFileSync(marker, `${identity.gid}\n`, { mode: 0o664 });
-    lchownSync(marker, -1, identity.gid);
-  }
+  const root = lstatSync(workspaceRoot);
+  if (root.gid !== identity.gid || (root.mode & 0o2000) === 0) share(workspaceRoot, identity.gid);
   prepared.add(key);
 }
 
+// A folder's contents before the folder itself: a folder that carries the group was finished.
 function share(target: string, gid: number): void {
   const stat = lstatSync(target);
-  lchownSync(target, -1, gid);
-  if (stat.isSymbolicLink()) return;
+  if (stat.isSymbolicLink()) {
+    lchownSync(target, -1, gid);
+    return;
+  }
   const mode = stat.mode & 0o7777;
   if (stat.isDirectory()) {
-    chmodSync(target, mode | 0o2070);
     for (const entry of readdirSync(target)) share(path.join(target, entry), gid);
+    lchownSync(target, -1, gid);
+    chmodSync(target, mode | 0o2070);
   } else if (stat.isFile()) {
+    lchownSync(target, -1, gid);
     chmodSync(target, mode | 0o060 | ((mode & 0o100) >> 3));
   }
 }

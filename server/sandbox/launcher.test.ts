@@ -142,6 +142,18 @@ describe.runIf(canSwitchIdentity() && hasBwrap)("bwrap sandbox as the project's 
     rmSync(shared, { recursive: true, force: true });
   });
 
+  it("hands an empty workspace over without putting anything in it (a clone needs it empty)", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "tandem-empty-"));
+    try {
+      const { code, stdout } = await run(host(), { workspaceRoot: empty }, "ls -A; touch made && echo ok");
+      expect(code).toBe(0);
+      expect(stdout.trim()).toBe("ok");
+      expect(statSync(empty).gid).toBe(projectIdentity(empty).gid);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it("runs as an unprivileged host uid, to which the server's files are other people's", async () => {
     // A mode-0600 file of the server's user under a bound path: visible, but not readable.
     const dir = mkdtempSync("/usr/local/lib/tandem-private-");
