@@ -45,7 +45,8 @@ test("a change asked in a new session: markdown, a read, an approved edit, a rej
   await page.screenshot({ path: screenshotPath("agent-edit-approval") });
 
   await editCard.getByTestId("approve").click();
-  await expect(editCard).toHaveAttribute("data-status", "done");
+  // After an edit of a TypeScript file the tool waits for the language server's verdict (started cold here).
+  await expect(editCard).toHaveAttribute("data-status", "done", { timeout: 30_000 });
   await expect(editCard.getByTestId("diff-file")).toContainText('+export const greeting = "hello, world";');
 
   // The file changed on disk: the open tab follows it, and "Open in editor" shows it.

@@ -76,7 +76,7 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
   const edit = agent.toolCard("Edit 2 files (3 changes)");
   await expect(edit).toHaveAttribute("data-status", "awaiting_approval");
   await edit.getByTestId("approve").click();
-  await expect(edit).toHaveAttribute("data-status", "done");
+  await expect(edit).toHaveAttribute("data-status", "done", { timeout: 30_000 });
   await expect(agent.assistantMessages().last()).toContainText("label is capitalised");
   await agent.expectStatus("idle");
   await expect(page.getByTestId("checkpoint")).toHaveCount(1);
@@ -195,7 +195,7 @@ test("the agent edits a file someone has open with unsaved changes: a conflict, 
   const edit = agent.toolCard("Edit src/format.ts");
   await expect(edit).toHaveAttribute("data-status", "awaiting_approval");
   await edit.getByTestId("approve").click();
-  await expect(agent.assistantMessages().last()).toContainText("now says Sum");
+  await expect(agent.assistantMessages().last()).toContainText("now says Sum", { timeout: 30_000 });
 
   // The disk has the agent's change; the buffer still has mine; a banner offers the choice.
   await expect.poll(() => review.readFile("src/format.ts")).toContain("`Sum: ");

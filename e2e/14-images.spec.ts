@@ -55,7 +55,8 @@ test("a pasted screenshot reaches the model and shows in the transcript", async 
   const asked = requests.findLast((r) => JSON.stringify(r.messages).includes("what does this screenshot show"))!;
   const user = asked.messages.findLast((m) => m.role === "user")!;
   expect(user.content).toEqual([
-    { type: "text", text: "what does this screenshot show?" },
+    // The author's name goes first (lib/model-transcript.ts).
+    { type: "text", text: `[${admin.name}] what does this screenshot show?` },
     { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
   ]);
 });

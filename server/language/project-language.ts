@@ -28,8 +28,8 @@ export type SymbolEntry = Place & { name: string; kind: string; container?: stri
 
 const SEVERITIES: Severity[] = ["error", "warning", "info", "hint"];
 /** Cold servers load the whole project before their first answer. */
-const FIRST_DIAGNOSTICS_MS = 20_000;
-const AFTER_CHANGE_MS = 8_000;
+const FIRST_DIAGNOSTICS_MS = 10_000;
+const AFTER_CHANGE_MS = 5_000;
 /**
  * How long a server must stay quiet after publishing before its diagnostics count as complete:
  * TypeScript publishes syntax errors first and type errors after its checker ran, which on a busy
