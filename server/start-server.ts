@@ -140,6 +140,32 @@ export async function startServer(services: Services, options: { dir: string; pa
   };
 }
 
+type ProjectSocketCaller = { caller: Context; user: NonNullable<Context["user"]>; found: Awaited<ReturnType<typeof authorizeProject>> };
+
+/**
+ * A project's socket opens only for a signed-in member with read rights: otherwise the upgrade is
+ * answered with 401 or 404 (a project the caller may not see is not found) and null comes back.
+ */
+async function projectSocketCaller(services: Services, req: http.IncomingMessage, socket: Duplex, url: URL): Promise<ProjectSocketCaller | null> {
+  const caller = await createContext(services, headersOf(req));
+  const user = caller.user;
+  if (!user) {
+    refuseUpgrade(socket, 401, "Unauthorized");
+    return null;
+  }
+  const projectId = url.searchParams.get("projectId") ?? "";
+  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await authorizeProject(caller, projectId, "read").catch(() => null) : null;
+  if (!found) {
+    refuseUpgrade(socket, 404, "Not Found");
+    return null;
+  }
+  return { caller, user, found };
+}
+
+function refuseUpgrade(socket: Duplex, status: number, message: string) {
+  socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
 // Every terminal socket is authenticated and checked against the project before it opens.
 async function upgradeTerminal(
   services: Services,
@@ -149,17 +175,11 @@ async function upgradeTerminal(
   head: Buffer,
   url: URL,
 ) {
-  const refuse = (status: number, message: string) =>
-    socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  const caller = await createContext(services, headersOf(req));
-  const user = caller.user;
-  if (!user) return refuse(401, "Unauthorized");
-  const projectId = url.searchParams.get("projectId") ?? "";
-  const terminalId = url.searchParams.get("terminalId") ?? "";
-  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await authorizeProject(caller, projectId, "read").catch(() => null) : null;
-  if (!found) return refuse(404, "Not Found");
-  const terminal = services.terminals.get(found.project.id, terminalId);
-  if (!terminal) return refuse(404, "Not Found");
+  const allowed = await projectSocketCaller(services, req, socket, url);
+  if (!allowed) return;
+  const { caller, user, found } = allowed;
+  const terminal = services.terminals.get(found.project.id, url.searchParams.get("terminalId") ?? "");
+  if (!terminal) return refuseUpgrade(socket, 404, "Not Found");
   // Asked per message: the owner may grant or take back input while others are connected, and
   // the caller's role is read again whenever an access change concerns them or the project.
   let role = found.role;
@@ -199,14 +219,11 @@ async function upgradeLanguage(
   head: Buffer,
   url: URL,
 ) {
-  const refuse = (status: number, message: string) =>
-    socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  const caller = await createContext(services, headersOf(req));
-  if (!caller.user) return refuse(401, "Unauthorized");
-  const projectId = url.searchParams.get("projectId") ?? "";
-  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await authorizeProject(caller, projectId, "read").catch(() => null) : null;
+  const allowed = await projectSocketCaller(services, req, socket, url);
+  if (!allowed) return;
+  const { caller, found } = allowed;
   const spec = specForServer(url.searchParams.get("server") ?? "");
-  if (!found || !spec) return refuse(404, "Not Found");
+  if (!spec) return refuseUpgrade(socket, 404, "Not Found");
   const workspace = await services.files.open(found.project.id);
   const hub = services.language.hub(found.project.id, workspace.root, spec.id);
   let role = found.role;
