@@ -38,17 +38,22 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("sandbox limits"
     const sandbox = createSandbox({ host: { mode: "bwrap", masks: [], perProjectUid: true, limits } });
     const shell = createShellSession({ workspace: s.ctx.workspace, sessionId: "limits", sandbox });
     shells.push(shell);
-    // The server answers while the command runs.
+    // The server answers while the command runs: probed from its start (a limit can end the
+    // command within a few hundred milliseconds), and every probe sent is waited for.
     const answered: number[] = [];
-    const probe = setInterval(() => {
+    const pending: Promise<unknown>[] = [];
+    const ask = () => {
       const started = Date.now();
-      void fetch(url).then(async (r) => (await r.text()) === "alive" && answered.push(Date.now() - started));
-    }, 50);
+      pending.push(fetch(url).then(async (r) => (await r.text()) === "alive" && answered.push(Date.now() - started)));
+    };
+    ask();
+    const probe = setInterval(ask, 50);
     try {
       const run = await s.run(shellTool, { command, timeout }, { shell });
       return { run, answered, workspace: s.ctx.workspace.root };
     } finally {
       clearInterval(probe);
+      await Promise.allSettled(pending);
     }
   }
 
