@@ -2,7 +2,8 @@ import { admin, expect, screenshotPath, test } from "./fixtures";
 
 test("a terminal runs a command and keeps its scrollback across a reload", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  // A project of its own: the terminal it opens is the project's only one, the one shown after a reload.
+  await ide.createProject("Terminal");
   await ide.openTerminal();
   await ide.runInTerminal("echo hello-$((6*7))");
   await expect(ide.terminalText()).toContainText("hello-42");

@@ -133,7 +133,9 @@ test("a folder and the whole project download as zips holding what the explorer 
   expect(readFileSync(path.join(saveTo, "notes.md"), "utf8")).toBe("# notes\n");
 });
 
-test("a new project from an uploaded zip opens with its files; a hostile zip leaves no project behind", async ({ page, ide }) => {
+test("a new project from an uploaded zip opens with its files; a hostile zip leaves no project behind", async ({ page, ide, pageErrors }) => {
+  // The hostile zip is refused (400), on purpose.
+  pageErrors.allow(/status of 400 .*\/api\/projects\/.*\/upload/);
   const files = new ReviewPage(page);
   await ide.signIn(admin);
   await page.goto("/");

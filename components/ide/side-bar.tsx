@@ -12,7 +12,7 @@ export type SideView = "explorer" | "search" | "scm";
 const VIEWS: { id: SideView; label: string; keys: string }[] = [
   { id: "explorer", label: "Explorer", keys: "Ctrl+Shift+E" },
   { id: "search", label: "Search", keys: "Ctrl+Shift+F" },
-  { id: "scm", label: "Source Control", keys: "Ctrl+Shift+G" },
+  { id: "scm", label: "Git", keys: "Ctrl+Shift+G" },
 ];
 
 /**
@@ -63,7 +63,7 @@ export function SideBar({ projectId, projectName, canWrite, view, onView }: { pr
             role="tab"
             className="side-tab"
             aria-selected={view === v.id}
-            title={`${v.label} (${v.keys})`}
+            title={`${v.id === "scm" ? "Source Control" : v.label} (${v.keys})`}
             onClick={() => show(v.id)}
             data-testid={`side-tab-${v.id}`}
           >

@@ -149,7 +149,9 @@ function useFileItems(projectId: string, query: string | null): { items: Item[];
   const trpc = useTRPC();
   const store = useOpenFilesStore();
   const { files: openFiles, active } = useOpenFiles();
-  const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 10_000 }));
+  // Listed afresh each time quick open opens: other panels (the composer's @-mentions) read the same
+  // list earlier, and files made since then must be found.
+  const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 0 }));
   // The open tabs come first when nothing is typed, the one in view before the others.
   const recent = useMemo(() => [...(active ? [active] : []), ...openFiles.map((f) => f.path).filter((p) => p !== active)], [openFiles, active]);
   const items = useMemo(() => {
@@ -168,6 +170,6 @@ function useFileItems(projectId: string, query: string | null): { items: Item[];
       };
     });
   }, [query, list.data, recent, store]);
-  const status = list.isPending ? "Listing files…" : list.error ? "Could not list the files." : list.data?.files.length ? "No file matches" : "This project has no files yet.";
+  const status = list.isPending || (list.isFetching && !list.data?.files.length) ? "Listing files…" : list.error ? "Could not list the files." : list.data?.files.length ? "No file matches" : "This project has no files yet.";
   return { items, status, truncated: !!list.data?.truncated };
 }
