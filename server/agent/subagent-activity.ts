@@ -44,6 +44,10 @@ export function watchSubagent(
         onStep(event.payload.stepId);
         activity.tool = event.payload.title ?? event.payload.toolName;
         append(`\n$ ${activity.tool}\n`);
+        // A tool that starts is shown at once: a quick one would otherwise end inside the window.
+        clearTimeout(timer);
+        flush();
+        return;
       } else if (event.type === "tool_result") activity.tool = null;
       else if (event.type === "assistant_message") onStep(event.payload.stepId);
       else return;
