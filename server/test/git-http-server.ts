@@ -23,7 +23,8 @@ export type GitHttpServer = {
   close(): Promise<void>;
 };
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" };
+// A fixed environment: the upstream server is its own program, not a child of the server's configuration.
+const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" } as Record<string, string> as NodeJS.ProcessEnv;
 
 export async function startGitHttpServer(options: { tokens: Record<string, string> }): Promise<GitHttpServer> {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-git-server-"));
