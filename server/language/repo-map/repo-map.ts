@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
+import { listWorkspaceFiles } from "@/server/services/file-list";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { rgPath } from "@vscode/ripgrep";
 import type { FileChange } from "@/lib/fs-schemas";
 import { rankDefinitions } from "./rank";
 import { TAGGED_EXTENSIONS, tagFile, type FileTags } from "./tags";
@@ -108,15 +107,8 @@ function isVendored(file: string): boolean {
   return file.split("/").some((segment) => segment === "node_modules" || segment === "dist" || segment === "build" || segment === ".tandem");
 }
 
-/** Source files that git would not ignore, via ripgrep (which honours .gitignore). */
-function listSourceFiles(root: string): Promise<string[]> {
-  const globs = [...TAGGED_EXTENSIONS].flatMap((extension) => ["--glob", `*${extension}`]);
-  return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, ["--files", "--no-messages", ...globs, "--glob", "!node_modules", "--glob", "!.tandem"], { cwd: root, stdio: ["ignore", "pipe", "ignore"] });
-    let out = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => (out += chunk));
-    child.on("error", reject);
-    child.on("close", () => resolve(out.split("\n").filter((line) => line && !isVendored(line)).map((line) => line.replace(/^\.\//, "")).slice(0, MAX_FILES)));
-  });
+/** Source files that git would not ignore: the workspace's one file listing (ripgrep), tagged kinds only. */
+async function listSourceFiles(root: string): Promise<string[]> {
+  const { files } = await listWorkspaceFiles(root, { exclude: ["node_modules", ".tandem"] });
+  return files.filter((file) => [...TAGGED_EXTENSIONS].some((extension) => file.endsWith(extension)) && !isVendored(file)).slice(0, MAX_FILES);
 }
