@@ -129,7 +129,7 @@ test("a question from ask_user is answered by clicking an option", async ({ page
   await page.screenshot({ path: screenshotPath("agent-ask-user") });
   await question.getByTestId("question-option").filter({ hasText: "Postgres" }).click();
   await expect(question.getByTestId("question-answer")).toContainText("answered: Postgres");
-  await expect(agent.assistantMessages().last()).toHaveText("Postgres it is.");
+  await expect(agent.assistantMessages().last().locator(".markdown")).toHaveText("Postgres it is.");
 });
 
 test("model output cannot run script or reach another host", async ({ page, ide }) => {

@@ -168,15 +168,25 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
     const restored = store.takeRestoredView(path);
     if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const save = () => {
+      timer = undefined;
+      if (editor.getModel()?.uri.toString() === uriOf(path).toString()) store.rememberView(path, editor.saveViewState());
+    };
     const remember = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        if (editor.getModel()?.uri.toString() === uriOf(path).toString()) store.rememberView(path, editor.saveViewState());
-      }, 300);
+      timer = setTimeout(save, 300);
     };
     const listeners = [editor.onDidScrollChange(remember), editor.onDidChangeCursorPosition(remember)];
-    return () => {
+    // Leaving the tab (or the page) inside the 300 ms window still keeps where it was.
+    const flush = () => {
+      if (timer === undefined) return;
       clearTimeout(timer);
+      save();
+    };
+    window.addEventListener("pagehide", flush);
+    return () => {
+      flush();
+      window.removeEventListener("pagehide", flush);
       listeners.forEach((listener) => listener.dispose());
     };
   }, [editor, store, file.path]);
