@@ -31,7 +31,7 @@ export default defineConfig({
   webServer: {
     command: "node scripts/start.mjs",
     url: `${baseURL}/api/health`,
-    timeout: 240_000,
+    timeout: 120_000,
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",

@@ -17,6 +17,10 @@ const freePort = () =>
     });
   });
 
+// Build before Playwright starts the server: its start-up wait then covers start-up only.
+const build = spawnSync(process.execPath, ["scripts/start.mjs", "--build-only"], { stdio: "inherit" });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
 const port = await freePort();
 const modelPort = await freePort();
 const controlPort = await freePort();

@@ -1,13 +1,15 @@
 // `npm start`: whatever a first run needs, then the server. Generates the Prisma client when the
 // schema changed, builds the Next app when the build is missing or older than its sources, and
 // starts server/index.ts in this same process. With --dev, runs Next in development mode with hot
-// reload instead, in a child process that restarts on changes.
+// reload instead, in a child process that restarts on changes. With --build-only, stops once the
+// build is ready (the browser tests build first, so a slow build never eats the server's start-up wait).
 import { spawnSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const dev = process.argv.includes("--dev");
+const buildOnly = process.argv.includes("--build-only");
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
 
@@ -43,6 +45,7 @@ if (!dev) {
     writeFileSync(stamp, hash);
   }
 }
+if (buildOnly) process.exit(0);
 
 if (dev) {
   // tsx watch restarts the server on every change, so the server is a process of its own.
