@@ -2,6 +2,8 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc/node";
 import type { Diagnostic, InitializeResult, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
+import { CLIENT_CAPABILITIES, forClients, settingAt } from "./client-capabilities";
+import { DiagnosticsStore } from "./diagnostics-store";
 import type { FileChange } from "@/lib/fs-schemas";
 import { AGENT_OPENER, applyChanges, normalizeUri, uriOfPath, type OpenDocument } from "./documents";
 import type { Launch } from "./launch";
@@ -46,9 +48,7 @@ export class LanguageServerHub {
   private readonly pending = new Map<number, Pending>();
   private readonly clients = new Map<string, HubClient>();
   private readonly documents = new Map<string, OpenDocument>();
-  private readonly diagnostics = new Map<string, { items: Diagnostic[]; seq: number }>();
-  private readonly diagnosticListeners = new Set<(uri: string) => void>();
-  private publishSeq = 0;
+  private readonly diagnostics = new DiagnosticsStore();
   private failures = 0;
   private restartTimer?: NodeJS.Timeout;
   private startedAt = 0;
@@ -195,9 +195,7 @@ export class LanguageServerHub {
     }
     if (Message.isNotification(message) && message.method === "textDocument/publishDiagnostics") {
       const params = message.params as PublishDiagnosticsParams;
-      const uri = normalizeUri(params.uri);
-      this.diagnostics.set(uri, { items: params.diagnostics, seq: ++this.publishSeq });
-      for (const listener of this.diagnosticListeners) listener(uri);
+      this.diagnostics.publish(params.uri, params.diagnostics);
       this.broadcast(message);
     }
   }
@@ -206,7 +204,7 @@ export class LanguageServerHub {
   private answerServer(message: RequestMessage): unknown {
     if (message.method === "workspace/configuration") {
       const items = (message.params as { items?: { section?: string }[] } | undefined)?.items ?? [];
-      return items.map((item) => lookup(this.spec.settings ?? {}, item.section));
+      return items.map((item) => settingAt(this.spec.settings ?? {}, item.section));
     }
     if (message.method === "workspace/workspaceFolders") return [{ uri: uriOfPath(this.options.root, ""), name: "workspace" }];
     // Edits reach files through Tandem's write path (the rename tool and the editor), never from the server.
@@ -350,41 +348,19 @@ export class LanguageServerHub {
   }
 
   diagnosticsOf(uri: string): { items: Diagnostic[]; seq: number } | undefined {
-    return this.diagnostics.get(normalizeUri(uri));
+    return this.diagnostics.of(uri);
   }
 
   allDiagnostics(): Map<string, Diagnostic[]> {
-    return new Map([...this.diagnostics].map(([uri, entry]) => [uri, entry.items]));
+    return this.diagnostics.all();
   }
 
   get diagnosticsSeq(): number {
-    return this.publishSeq;
+    return this.diagnostics.seq;
   }
 
-  /**
-   * The diagnostics of `uri` once the server has published them after `afterSeq` and then stayed
-   * quiet for `quietMs` (servers publish in steps: syntax first, then types); what is known at the
-   * timeout otherwise.
-   */
-  waitForDiagnostics(rawUri: string, afterSeq: number, { quietMs = 400, timeoutMs = 5_000 } = {}): Promise<Diagnostic[] | undefined> {
-    const uri = normalizeUri(rawUri);
-    return new Promise((resolve) => {
-      let quiet: NodeJS.Timeout | undefined;
-      const finish = () => {
-        clearTimeout(quiet);
-        clearTimeout(timeout);
-        this.diagnosticListeners.delete(listener);
-        resolve(this.diagnostics.get(uri)?.items);
-      };
-      const listener = (published: string) => {
-        if (published !== uri || (this.diagnostics.get(uri)?.seq ?? 0) <= afterSeq) return;
-        clearTimeout(quiet);
-        quiet = setTimeout(finish, quietMs);
-      };
-      const timeout = setTimeout(finish, timeoutMs);
-      this.diagnosticListeners.add(listener);
-      listener(uri);
-    });
+  waitForDiagnostics(uri: string, afterSeq: number, options?: { quietMs?: number; timeoutMs?: number }): Promise<Diagnostic[] | undefined> {
+    return this.diagnostics.waitFor(uri, afterSeq, options);
   }
 }
 
@@ -395,39 +371,3 @@ function notification(method: string, params: unknown): NotificationMessage {
 function errorResponse(id: number | string, code: number, message: string): ResponseMessage {
   return { jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage;
 }
-
-function lookup(settings: Record<string, unknown>, section: string | undefined): unknown {
-  if (!section) return settings;
-  let value: unknown = settings;
-  for (const key of section.split(".")) value = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
-  return value ?? null;
-}
-
-/** Clients send whole texts (the hub keeps one copy per document), and never register watchers themselves. */
-function forClients(result: InitializeResult): InitializeResult {
-  return { ...result, capabilities: { ...result.capabilities, textDocumentSync: { openClose: true, change: 1, save: { includeText: false } } } };
-}
-
-const CLIENT_CAPABILITIES = {
-  general: { positionEncodings: ["utf-16"] },
-  workspace: {
-    configuration: true,
-    workspaceFolders: true,
-    didChangeWatchedFiles: { dynamicRegistration: true },
-    symbol: { dynamicRegistration: false },
-    workspaceEdit: { documentChanges: true },
-  },
-  textDocument: {
-    synchronization: { dynamicRegistration: false, didSave: true },
-    publishDiagnostics: { relatedInformation: true, versionSupport: true, tagSupport: { valueSet: [1, 2] } },
-    hover: { contentFormat: ["markdown", "plaintext"] },
-    completion: { completionItem: { snippetSupport: true, documentationFormat: ["markdown", "plaintext"], insertReplaceSupport: false, resolveSupport: { properties: ["documentation", "detail"] } } },
-    signatureHelp: { signatureInformation: { documentationFormat: ["markdown", "plaintext"], parameterInformation: { labelOffsetSupport: true } } },
-    definition: { linkSupport: false },
-    references: {},
-    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
-    rename: { prepareSupport: true },
-    formatting: {},
-    codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ["", "quickfix", "refactor", "source", "source.organizeImports"] } } },
-  },
-};
