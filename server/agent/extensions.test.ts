@@ -5,12 +5,12 @@ import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { createAgentHarness, only } from "./test-harness";
+import { EVERYTHING } from "@/server/test/everything-mcp-server";
 
 // The agent with a project's extensions, each against its real counterpart started here: the MCP
 // "everything" server over stdio, named agents and a workflow in the workspace, the pg-boss
 // scheduler with a short polling clock, and a local SMTP server that captures the mail.
 
-const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 type Mail = { from: string; to: string[]; data: string };
 const mails: Mail[] = [];
 let smtp: SMTPServer;

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentHarness, only } from "./test-harness";
+import { EVERYTHING } from "@/server/test/everything-mcp-server";
 
 // Images reach the model: a read_file of an image, an MCP tool's image content and an image pasted
 // into the composer become image parts of the request the (scripted, OpenAI-compatible) model
@@ -10,7 +11,6 @@ import { createAgentHarness, only } from "./test-harness";
 
 // A 1×1 PNG.
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
-const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const MODEL = "openai-compatible:scripted";
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;

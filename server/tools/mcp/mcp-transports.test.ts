@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { parseMcpServersText } from "@/lib/mcp-config";
 import { useToolSessions } from "../test-helpers";
+import { EVERYTHING, startEverythingServer } from "@/server/test/everything-mcp-server";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 import { testSandbox } from "@/server/test/sandbox";
 
@@ -14,36 +13,20 @@ import { testSandbox } from "@/server/test/sandbox";
 // servers started here: the "everything" server over the old HTTP+SSE transport (reached by the
 // fallback from streamable HTTP) and over stdio with includeTools, and a WebSocket server.
 
-const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const session = useToolSessions();
 const servers = createMcpServers({ maxBackoffMs: 500 });
 let root: string;
-let sse: ChildProcess;
+let sse: Awaited<ReturnType<typeof startEverythingServer>>;
 let sseUrl: string;
 let wss: WebSocketServer;
 let wsUrl: string;
 const wsHeaders: Array<string | undefined> = [];
 const launch = () => sandboxedLauncher(root, testSandbox("none"));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 beforeAll(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-t-")));
-  const port = await freePort();
-  sse = spawn(process.execPath, [EVERYTHING, "sse"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the SSE MCP server did not start")), 15_000);
-    sse.stderr!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("running on port")) (clearTimeout(timer), resolve());
-    });
-  });
-  sseUrl = `http://127.0.0.1:${port}/sse`;
+  sse = await startEverythingServer("sse");
+  sseUrl = sse.url;
 
   // A WebSocket MCP server: JSON-RPC over text frames with the "mcp" subprotocol.
   wss = new WebSocketServer({ port: 0, host: "127.0.0.1", handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false) });
@@ -63,7 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await servers.dispose();
-  sse?.kill();
+  sse?.stop();
   wss?.close();
   await fs.rm(root, { recursive: true, force: true });
 });

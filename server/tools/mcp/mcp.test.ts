@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,43 +7,28 @@ import { useToolSessions } from "../test-helpers";
 import { parseMcpServersText, type McpServersConfig } from "@/lib/mcp-config";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { testSandbox } from "@/server/test/sandbox";
+import { EVERYTHING, startEverythingServer } from "@/server/test/everything-mcp-server";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 
 // Against the real MCP "everything" server from the npm registry: over stdio (started by the
 // connection, in the sandbox launcher) and over streamable HTTP (started here).
 
-const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const session = useToolSessions();
 let root: string;
 const servers = createMcpServers({ maxBackoffMs: 500 });
 const launch = () => sandboxedLauncher(root, testSandbox("none"));
-let http: ChildProcess;
+let http: Awaited<ReturnType<typeof startEverythingServer>>;
 let httpUrl: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-")));
-  const port = await freePort();
-  http = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the HTTP MCP server did not start")), 15_000);
-    http.stderr!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("listening")) (clearTimeout(timer), resolve());
-    });
-  });
-  httpUrl = `http://127.0.0.1:${port}/mcp`;
+  http = await startEverythingServer("streamableHttp");
+  httpUrl = http.url;
 }, 30_000);
 
 afterAll(async () => {
   await servers.dispose();
-  http?.kill();
+  http?.stop();
   await fs.rm(root, { recursive: true, force: true });
 });
 
