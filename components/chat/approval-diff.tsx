@@ -1,17 +1,10 @@
 "use client";
 
 // Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
-import { DiffEditor, loader } from "@monaco-editor/react";
-import * as monaco from "monaco-editor";
 import { useState } from "react";
 import { createPortal } from "react-dom";
-import { useDisposeDiffModels } from "@/components/editor/diff-models";
-import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import { ReadOnlyDiff } from "@/components/editor/read-only-diff";
 import { Dialog } from "@/components/ui/dialog";
-import { useTheme } from "@/components/ui/theme";
-
-installMonacoEnvironment();
-loader.config({ monaco });
 
 type ApprovalDiffProps = { id: string; path: string; before: string; after: string };
 
@@ -24,22 +17,16 @@ const MIN_HEIGHT = 40;
  * Models live under their own scheme, apart from the editor's files.
  */
 export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffProps) {
-  const { monacoTheme } = useTheme();
   const [height, setHeight] = useState<number | null>(null);
   const [expanded, setExpanded] = useState(false);
-  const uri = (side: string) => monaco.Uri.from({ scheme: `approval-${side}`, path: `/${id}/${path}` }).toString();
-  useDisposeDiffModels([uri("before"), uri("after")]);
   return (
     <>
       <div className="approval-diff" style={{ height: height ?? MIN_HEIGHT * 2 }} data-testid="approval-diff">
-        <DiffEditor
-          theme={monacoTheme}
+        <ReadOnlyDiff
+          scheme="approval"
+          modelKey={`${id}/${path}`}
           original={before}
           modified={after}
-          originalModelPath={uri("before")}
-          modifiedModelPath={uri("after")}
-          keepCurrentOriginalModel
-          keepCurrentModifiedModel
           onMount={(diff) => {
             // The inline view lives in the modified editor: its content height counts the removed
             // lines and the folded regions once the diff is computed.
@@ -53,21 +40,13 @@ export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffPr
             requestAnimationFrame(fit);
           }}
           options={{
-            readOnly: true,
-            originalEditable: false,
-            renderSideBySide: false,
-            minimap: { enabled: false },
-            scrollBeyondLastLine: false,
-            automaticLayout: true,
             fontSize: 12,
             lineNumbersMinChars: 3,
-            wordWrap: "on",
             diffWordWrap: "on",
             renderOverviewRuler: false,
             hideUnchangedRegions: { enabled: true, contextLineCount: 3 },
             scrollbar: { alwaysConsumeMouseWheel: false },
           }}
-          loading={<div className="center-message">Loading diff…</div>}
         />
       </div>
       <div className="approval-diff-actions">
@@ -83,9 +62,6 @@ export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffPr
 
 /** The same change side by side in a large dialog, to read a long or wide edit. */
 function FullDiff({ id, path, before, after, onClose }: ApprovalDiffProps & { onClose: () => void }) {
-  const { monacoTheme } = useTheme();
-  const uri = (side: string) => monaco.Uri.from({ scheme: `approval-full-${side}`, path: `/${id}/${path}` }).toString();
-  useDisposeDiffModels([uri("before"), uri("after")]);
   return (
     <Dialog title={path} onClose={onClose} testId="approval-diff-dialog" wide>
       <div className="diff-labels">
@@ -93,14 +69,11 @@ function FullDiff({ id, path, before, after, onClose }: ApprovalDiffProps & { on
         <span>After this edit</span>
       </div>
       <div className="approval-diff-full">
-        <DiffEditor
-          theme={monacoTheme}
+        <ReadOnlyDiff
+          scheme="approval-full"
+          modelKey={`${id}/${path}`}
           original={before}
           modified={after}
-          originalModelPath={uri("before")}
-          modifiedModelPath={uri("after")}
-          keepCurrentOriginalModel
-          keepCurrentModifiedModel
           // The whole file, opened at the change.
           onMount={(diff) => {
             // Once the diff is known and the editor has its width: before that, wrapped lines
@@ -116,17 +89,7 @@ function FullDiff({ id, path, before, after, onClose }: ApprovalDiffProps & { on
             diff.onDidUpdateDiff(reveal);
             editor.onDidLayoutChange(reveal);
           }}
-          options={{
-            readOnly: true,
-            originalEditable: false,
-            renderSideBySide: true,
-            minimap: { enabled: false },
-            automaticLayout: true,
-            fontSize: 13,
-            wordWrap: "on",
-            diffWordWrap: "on",
-          }}
-          loading={<div className="center-message">Loading diff…</div>}
+          options={{ renderSideBySide: true, scrollBeyondLastLine: true, diffWordWrap: "on" }}
         />
       </div>
       <div className="dialog-actions">

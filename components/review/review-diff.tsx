@@ -1,16 +1,10 @@
 "use client";
 
 // Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
-import { DiffEditor, loader } from "@monaco-editor/react";
-import * as monaco from "monaco-editor";
+import type * as monaco from "monaco-editor";
 import { useEffect, useState } from "react";
-import { useDisposeDiffModels } from "@/components/editor/diff-models";
-import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import { ReadOnlyDiff } from "@/components/editor/read-only-diff";
 import { changeStart, hunkCounts, type HunkWork, type ReviewHunk } from "@/components/review/review-hunks";
-import { useTheme } from "@/components/ui/theme";
-
-installMonacoEnvironment();
-loader.config({ monaco });
 
 const ZONE_HEIGHT = 28;
 
@@ -37,12 +31,9 @@ type ReviewDiffProps = {
  */
 export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, working, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
   const [modified, setModified] = useState<monaco.editor.ICodeEditor | null>(null);
-  const { monacoTheme } = useTheme();
   // Each hunk's bar: its top in the editor's scrolled content, and the editor's scroll and gutter.
   const [tops, setTops] = useState<Record<number, number>>({});
   const [view, setView] = useState({ scrollTop: 0, contentLeft: 0 });
-  const uri = (side: string) => monaco.Uri.from({ scheme: `review-${side}`, path: `/${sessionId}/${path}` }).toString();
-  useDisposeDiffModels([uri("base"), uri("current")]);
 
   useEffect(() => {
     if (!modified) return;
@@ -81,28 +72,13 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
 
   return (
     <div className="review-diff" data-testid="review-diff">
-      <DiffEditor
-        theme={monacoTheme}
+      <ReadOnlyDiff
+        scheme="review"
+        modelKey={`${sessionId}/${path}`}
         original={original}
         modified={current}
-        originalModelPath={uri("base")}
-        modifiedModelPath={uri("current")}
-        keepCurrentOriginalModel
-        keepCurrentModifiedModel
         onMount={(diff) => setModified(diff.getModifiedEditor())}
-        options={{
-          readOnly: true,
-          originalEditable: false,
-          renderSideBySide: false,
-          minimap: { enabled: false },
-          scrollBeyondLastLine: false,
-          automaticLayout: true,
-          fontSize: 13,
-          wordWrap: "on",
-          renderOverviewRuler: true,
-          hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 },
-        }}
-        loading={<div className="center-message">Loading diff…</div>}
+        options={{ renderOverviewRuler: true, hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 } }}
       />
       <div className="hunk-bars" style={{ left: view.contentLeft }}>
         {hunks.map((hunk) =>
