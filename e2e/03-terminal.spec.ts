@@ -2,7 +2,7 @@ import { admin, expect, screenshotPath, test } from "./fixtures";
 
 test("a terminal runs a command and keeps its scrollback across a reload", async ({ page, ide }) => {
   await ide.signIn(admin);
-  // A project of its own: the terminal it opens is the project's only one, the one shown after a reload.
+  // A project of its own: the terminals here are the only ones this spec sees.
   await ide.createProject("Terminal");
   await ide.openTerminal();
   await ide.runInTerminal("echo hello-$((6*7))");
@@ -15,6 +15,13 @@ test("a terminal runs a command and keeps its scrollback across a reload", async
 
   await page.getByTestId("terminal-new").click();
   await expect(page.getByTestId("terminal-tab-1")).toHaveAttribute("aria-selected", "true");
+  await ide.runInTerminal("echo second-$((2*3))");
+  await expect(ide.terminalText()).toContainText("second-6");
+
+  // A reload comes back to the terminal last looked at, not the project's first.
+  await page.reload();
+  await expect(page.getByTestId("terminal-tab-1")).toHaveAttribute("aria-selected", "true");
+  await expect(ide.terminalText()).toContainText("second-6");
   await page.getByTestId("terminal-tab-1").getByTestId("terminal-close").click();
   await expect(page.getByTestId("terminal-tab-1")).toHaveCount(0);
   await expect(ide.terminalText()).toContainText("hello-42");

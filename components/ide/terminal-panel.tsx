@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
@@ -16,12 +16,28 @@ const TerminalView = dynamic(() => import("@/components/terminal/terminal-view")
 
 const focusTerminal = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=terminal-host] textarea")?.focus());
 
+/** The terminal this browser last looked at in the project, so a reload comes back to it. */
+function useChosenTerminal(projectId: string): [string | null, (id: string | null) => void] {
+  const key = `tandem-terminal:${projectId}`;
+  const [chosen, setChosen] = useState<string | null>(null);
+  useEffect(() => setChosen(localStorage.getItem(key)), [key]);
+  const choose = useCallback(
+    (id: string | null) => {
+      setChosen(id);
+      if (id) localStorage.setItem(key, id);
+      else localStorage.removeItem(key);
+    },
+    [key],
+  );
+  return [chosen, choose];
+}
+
 export function TerminalPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   // Polled: who may type changes when a terminal's owner grants input.
   const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }, { refetchInterval: 3_000 }));
-  const [chosen, setChosen] = useState<string | null>(null);
+  const [chosen, setChosen] = useChosenTerminal(projectId);
   const refresh = () => queryClient.invalidateQueries(trpc.terminal.list.queryFilter({ projectId }));
   const create = useMutation(
     trpc.terminal.create.mutationOptions({
