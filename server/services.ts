@@ -16,7 +16,6 @@ import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
-import { createPresence } from "@/server/bus/presence";
 import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
@@ -123,7 +122,7 @@ export async function createServices(config: Config, log: (line: string) => void
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
   const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
   const limits = createRateLimits(databaseUrl);
-  const live = { presence: createPresence(), linkRevocations: buses.linkRevocations, accessChanges, limits };
+  const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher };
   return {
     services,

@@ -141,6 +141,24 @@ describe("access taken away on one instance reaches connections on another", () 
   };
   const exists = (name: string) => fs.access(path.join(workspace, name)).then(() => true, () => false);
 
+  it("shows on A who watches on B, and who types through B", async () => {
+    const b = cluster.instances[1]!;
+    const link = await owner.trpc.share.create.mutate({ sessionId, scope: "view", label: "For Pia" });
+    let latest: Array<{ name: string; guest: boolean; typing: boolean }> = [];
+    const watching = owner.trpc.session.presence.subscribe({ sessionId }, { onData: (entries) => void (latest = entries) });
+    await until(() => latest.some((entry) => entry.name === "ann"), "Ann watching on A");
+    const guest = connect(b.url, { shareToken: link.token });
+    const guestWatching = guest.trpc.session.presence.subscribe({ sessionId }, { onData: () => {} });
+    await until(() => latest.some((entry) => entry.guest), "the guest on B, seen on A", 5_000);
+    await ownerOnB.trpc.session.typing.mutate({ sessionId, typing: true });
+    await until(() => latest.some((entry) => entry.name === "ann" && entry.typing), "Ann typing through B, seen on A", 5_000);
+    guestWatching.unsubscribe();
+    await until(() => !latest.some((entry) => entry.guest), "the guest gone", 5_000);
+    watching.unsubscribe();
+    guest.close();
+    await owner.trpc.share.revoke.mutate({ sessionId, linkId: link.id });
+  });
+
   it("removing a member on A cuts their event stream, file-change stream and terminal on B within 2 s; what they type after does not run", async () => {
     const b = cluster.instances[1]!;
     const rita = await member("rita@example.com");
