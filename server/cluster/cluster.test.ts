@@ -8,7 +8,7 @@ import path from "node:path";
 import WebSocket from "ws";
 import { insertEvents } from "@/server/db/repositories/session-events";
 import { addMember } from "@/server/db/repositories/teams";
-import { connect, signOut, signUp, until } from "@/server/cluster/cluster-client";
+import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { startCluster, type Cluster } from "@/server/cluster/test-cluster";
 import type { SessionStreamItem } from "@/lib/session-events";
@@ -258,6 +258,44 @@ describe("access taken away on one instance reaches connections on another", () 
     await expect(client.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     await expect(client.overSocket.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     client.close();
+  });
+
+  it("an upload under way on B is cut when the writer is removed on A, and leaves no file", async () => {
+    const b = cluster.instances[1]!;
+    // Sam (signed out above) signs in again: still a member, so he may write.
+    const sam = await signIn(b.url, "sam@example.com");
+    const samId = (await owner.trpc.team.members.query({ teamId })).find((m) => m.email === "sam@example.com")!.id;
+    const boundary = "----tandem-cluster-test";
+    const request = http.request(`${b.url}/api/projects/${projectId}/upload?dir=&onExists=replace`, {
+      method: "POST",
+      headers: { cookie: sam, origin: b.url, "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
+    const state = { endedAt: 0, status: 0 };
+    request.on("response", (response) => {
+      state.status = response.statusCode ?? 0;
+      response.resume();
+      response.on("close", () => (state.endedAt ||= Date.now()));
+    });
+    request.on("error", () => (state.endedAt ||= Date.now()));
+    request.on("close", () => (state.endedAt ||= Date.now()));
+    request.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+    // A slow sender: 64 kB every 50 ms, for as long as the server takes it.
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    const sending = setInterval(() => !request.destroyed && request.write(chunk), 50);
+    try {
+      await pause(500);
+      expect(state.endedAt).toBe(0);
+      const removedAt = Date.now();
+      await owner.trpc.team.removeMember.mutate({ teamId, userId: samId });
+      await until(() => state.endedAt > 0, "the upload cut", 2_000);
+      expect(state.endedAt - removedAt).toBeLessThan(2_000);
+      expect(state.status).not.toBe(200);
+    } finally {
+      clearInterval(sending);
+      request.destroy();
+    }
+    await pause(300);
+    expect(await exists("slow.bin")).toBe(false);
   });
 
   it("revoking a share link on A ends its viewer on B at once", async () => {
