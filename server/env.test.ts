@@ -30,6 +30,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TANDEM_SEARXNG_URL: "ftp://x" })).toThrow("TANDEM_SEARXNG_URL");
   });
 
+  it("shares live events through Postgres by default only with an external database (the embedded one serves one instance)", () => {
+    expect(loadConfig({}).bus).toBe("memory");
+    expect(loadConfig({ DATABASE_URL: "postgres://db.internal/tandem" }).bus).toBe("postgres");
+    expect(loadConfig({ DATABASE_URL: "postgres://db.internal/tandem", TANDEM_BUS: "memory" }).bus).toBe("memory");
+    expect(() => loadConfig({ TANDEM_BUS: "redis" })).toThrow(/TANDEM_BUS/);
+  });
+
   it("knows loopback hosts", () => {
     expect(isLoopbackHost("127.0.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);

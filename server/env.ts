@@ -44,6 +44,9 @@ const schema = z.object({
   // Self-hosted git forges for pull-request links and API calls: host=kind[@api-url], comma-separated.
   TANDEM_GIT_FORGES: optionalString,
   TANDEM_DEV: optionalString,
+  // How live events reach open connections: in this process, or through Postgres LISTEN/NOTIFY so
+  // that several instances on one database see each other's (server/cluster/buses.ts).
+  TANDEM_BUS: z.enum(["memory", "postgres"]).optional(),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
@@ -82,6 +85,8 @@ export type Config = {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** "postgres" when several instances may share the database (the default with DATABASE_URL); "memory" for the embedded one. */
+  bus: "memory" | "postgres";
   sandbox: "bwrap" | "none" | undefined;
   sandboxLimits: SandboxLimits;
   /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
@@ -146,6 +151,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir: path.resolve(e.TANDEM_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    // The embedded Postgres lives and dies with this one instance, so no other instance can share
+    // it: its events stay in-process. An external database is how several instances share state.
+    bus: e.TANDEM_BUS ?? (e.DATABASE_URL ? "postgres" : "memory"),
     sandbox: e.TANDEM_SANDBOX,
     sandboxLimits: {
       ...DEFAULT_LIMITS,

@@ -16,10 +16,7 @@ import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
-import { createInProcessBus } from "@/server/bus/session-bus";
-import { createPresence } from "@/server/bus/presence";
-import { createLinkRevocations } from "@/server/bus/link-revocations";
-import { createAccessChanges } from "@/server/bus/access-changes";
+import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
@@ -83,7 +80,8 @@ export async function createServices(config: Config, log: (line: string) => void
   }
   const db = createDb(databaseUrl);
   const secret = await loadOrCreateSecret(config.dataDir, config.authSecret);
-  const accessChanges = createAccessChanges();
+  const buses = await createBuses({ kind: config.bus, databaseUrl, db, log });
+  const { accessChanges } = buses;
   const auth = createAuth({
     db,
     secret,
@@ -107,7 +105,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const agent = createAgentRuntime({
     db,
     extensions: extensions.agent,
-    bus: createInProcessBus(),
+    bus: buses.sessionBus,
     models,
     openWorkspace: (projectId) => files.open(projectId),
     checkpoints,
@@ -123,7 +121,8 @@ export async function createServices(config: Config, log: (line: string) => void
   const resealed = await resealGitCredentials(db, gitCipher);
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
   const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
-  const live = { presence: createPresence(), linkRevocations: createLinkRevocations(), accessChanges, limits: createRateLimits() };
+  const limits = createRateLimits(databaseUrl);
+  const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher };
   return {
     services,
@@ -133,6 +132,8 @@ export async function createServices(config: Config, log: (line: string) => void
       await agent.dispose();
       terminals.disposeAll();
       await language.dispose();
+      await buses.close();
+      await limits.close();
       await db.$disconnect();
       await embedded?.stop();
     },

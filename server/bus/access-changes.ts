@@ -1,7 +1,7 @@
 // Tells open connections that someone's access may have shrunk, so they re-check it at once (not
 // at their next request): a member removed or their role lowered, a login session ended, a project
-// or a session deleted. In-process; several instances would publish it through Postgres
-// LISTEN/NOTIFY behind the same interface. A change names who or what it concerns; each listener
+// or a session deleted. In-process here; server/cluster/pg-access-changes.ts carries it to every
+// instance through Postgres LISTEN/NOTIFY. A change names who or what it concerns; each listener
 // decides whether that is its caller, project or session and re-checks through server/api/access.ts.
 
 export type AccessChange =

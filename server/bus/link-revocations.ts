@@ -1,6 +1,6 @@
 // Tells live share-link viewers that their link was revoked, so their subscriptions end at once
-// (not at their next request). In-process; several instances would publish it through Postgres
-// LISTEN/NOTIFY behind the same interface.
+// (not at their next request). In-process here; server/cluster/pg-access-changes.ts carries it to
+// every instance through Postgres LISTEN/NOTIFY.
 
 export type LinkRevocations = ReturnType<typeof createLinkRevocations>;
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createRateLimits } from "@/server/http/rate-limit";
 import { createPresence } from "./presence";
 
 describe("presence", () => {
@@ -22,18 +21,5 @@ describe("presence", () => {
     leaveGuest();
     expect(presence.snapshot("s1")).toEqual([]);
     expect(presence.snapshot("other")).toEqual([]);
-  });
-});
-
-describe("rate limits", () => {
-  it("refuse past the limit within a window, per address, and forget the next window", () => {
-    let now = 0;
-    const limits = createRateLimits(() => now);
-    const results = Array.from({ length: 11 }, () => limits.take("invitation", "1.2.3.4"));
-    expect(results.filter(Boolean)).toHaveLength(10);
-    expect(results.at(-1)).toBe(false);
-    expect(limits.take("invitation", "5.6.7.8")).toBe(true);
-    now += 60_000;
-    expect(limits.take("invitation", "1.2.3.4")).toBe(true);
   });
 });

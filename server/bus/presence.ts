@@ -1,6 +1,5 @@
 // Who is watching a session and who is typing in it. Ephemeral: kept in memory, never stored.
-// With several server instances this moves to the same LISTEN/NOTIFY channel as session events,
-// behind this interface.
+// With several server instances, server/cluster/pg-presence.ts shares each instance's part.
 
 export type Watcher = { key: string; userId: string | null; name: string; guest: boolean };
 export type PresenceEntry = Watcher & { typing: boolean };
@@ -28,6 +27,11 @@ export function createPresence(options: { typingMs?: number } = {}) {
 
   return {
     snapshot,
+
+    /** Who types in the session here, watching here or not (another instance may show their view). */
+    typingKeys(sessionId: string): string[] {
+      return [...(typing.get(sessionId)?.keys() ?? [])];
+    },
 
     /** Counts one open view of the session; the returned function ends it. */
     join(sessionId: string, watcher: Watcher): () => void {

@@ -1,8 +1,8 @@
 import type { LiveItem } from "@/lib/session-events";
 
 // Fan-out of a session's live stream to its subscribers. In one process this is a map of
-// listeners; with several server instances, an implementation backed by Postgres LISTEN/NOTIFY
-// (channel per session, payload = the item or its seq) plugs in behind the same interface.
+// listeners; with several server instances, server/cluster/pg-session-bus.ts (Postgres
+// LISTEN/NOTIFY, payload = the event's seq, or a small delta) plugs in behind the same interface.
 // Delivery is best effort and in publish order per session: subscribers that need completeness
 // read the log by seq (server/agent/event-stream.ts), the bus only tells them what is new.
 

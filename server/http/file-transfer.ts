@@ -49,8 +49,15 @@ export async function handleFileTransfer(services: Services, req: http.IncomingM
   const method = action === "download" ? "GET" : "POST";
   if (req.method !== method && !(method === "GET" && req.method === "HEAD")) return json(res, 405, { error: `Use ${method}.` });
   const query = Object.fromEntries(url.searchParams);
+  let stopFollowing = () => {};
   try {
-    const found = await authorizeProject(await caller(), projectId!, action === "download" ? "read" : "write");
+    const need = action === "download" ? "read" : "write";
+    const context = await caller();
+    const found = await authorizeProject(context, projectId!, need);
+    stopFollowing = cutWhenAccessEnds(services, context, found.project.id, need, () => {
+      req.destroy();
+      res.destroy();
+    });
     const workspace = await services.files.open(found.project.id);
     if (action === "download") {
       const { path } = downloadQuery.parse(query);
@@ -88,5 +95,19 @@ export async function handleFileTransfer(services: Services, req: http.IncomingM
     if (isWorkspaceError(error)) return json(res, WORKSPACE_STATUS[error.code] ?? 400, { error: error.message });
     console.error(`${action}:`, error);
     json(res, 500, { error: "Something went wrong on the server." });
+  } finally {
+    stopFollowing();
   }
+}
+
+/**
+ * A transfer under way is cut (both directions) when a change concerning its caller or project
+ * (removed from the team, role lowered, signed out, project deleted), on any instance, takes away
+ * the right it needs: a long download or upload does not outlive the access it started with.
+ */
+function cutWhenAccessEnds(services: Services, context: Context, projectId: string, need: "read" | "write", cut: () => void): () => void {
+  return services.accessChanges.subscribe({ userId: context.user?.id, projectId }, () => {
+    const recheck = async () => authorizeProject({ ...context, user: context.currentUser ? await context.currentUser() : context.user }, projectId, need);
+    recheck().catch(cut);
+  });
 }

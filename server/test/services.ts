@@ -95,7 +95,7 @@ export async function createTestServices(
     presence: createPresence(),
     linkRevocations: createLinkRevocations(),
     accessChanges,
-    limits: createRateLimits(),
+    limits: createRateLimits(database.url),
     config,
     db: database.db,
     auth,
@@ -132,6 +132,7 @@ export async function createTestServices(
       await agent.dispose();
       terminals.disposeAll();
       await language.dispose();
+      await services.limits.close();
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

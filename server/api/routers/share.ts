@@ -63,7 +63,7 @@ export const shareRouter = router({
 
   /** What the /s/<token> page shows first. Rate limited per address: tokens are not for guessing. */
   resolve: publicProcedure.input(z.object({ token: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
-    if (!ctx.services.limits.take("shareLink", ctx.clientIp ?? "unknown")) {
+    if (!(await ctx.services.limits.take("shareLink", ctx.clientIp ?? "unknown"))) {
       throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many link look-ups from your address. Wait a minute and try again." });
     }
     const state = await checkShareToken(ctx.services.db, input.token);

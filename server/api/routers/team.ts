@@ -16,8 +16,8 @@ function inviteMail(services: { config: { publicUrl?: string }; extensions?: { a
   return sender && services.config.publicUrl ? { sender, publicUrl: services.config.publicUrl } : null;
 }
 
-function limited(ctx: { services: { limits: { take(bucket: "invitation", key: string): boolean } }; clientIp?: string }) {
-  if (!ctx.services.limits.take("invitation", ctx.clientIp ?? "unknown")) {
+async function limited(ctx: { services: { limits: { take(bucket: "invitation", key: string): Promise<boolean> } }; clientIp?: string }) {
+  if (!(await ctx.services.limits.take("invitation", ctx.clientIp ?? "unknown"))) {
     throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many invitation attempts from your address. Wait a minute and try again." });
   }
 }
@@ -100,13 +100,13 @@ export const teamRouter = router({
 
   /** What the /join/<token> page shows. Rate limited per address. */
   inviteInfo: publicProcedure.input(z.object({ token: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
-    limited(ctx);
+    await limited(ctx);
     const check = await teams.checkTeamInvite(ctx.services.db, input.token);
     return check.ok ? { ok: true as const, team: check.team, role: check.role } : { ok: false as const, reason: check.reason };
   }),
 
   acceptInvite: protectedProcedure.input(z.object({ token: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
-    limited(ctx);
+    await limited(ctx);
     const db = ctx.services.db;
     const check = await teams.checkTeamInvite(db, input.token);
     if (!check.ok) throw new TRPCError({ code: "BAD_REQUEST", message: check.reason });

@@ -37,3 +37,10 @@ export async function findShareLinkByToken(db: Db, token: string): Promise<Share
   const row = await db.shareLink.findUnique({ where: { tokenHash: hashToken(token) }, select });
   return row && asRow(row);
 }
+
+/** Of these link ids, those no longer live: revoked, or gone with their session. */
+export async function endedShareLinkIds(db: Db, ids: string[]): Promise<string[]> {
+  const live = await db.shareLink.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
+  const liveIds = new Set(live.map((row) => row.id));
+  return ids.filter((id) => !liveIds.has(id));
+}

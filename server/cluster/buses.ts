@@ -1,0 +1,29 @@
+import type { Db } from "@/server/db/client";
+import { createAccessChanges, type AccessChanges } from "@/server/bus/access-changes";
+import { createLinkRevocations, type LinkRevocations } from "@/server/bus/link-revocations";
+import { createPresence, type Presence } from "@/server/bus/presence";
+import { createInProcessBus, type SessionBus } from "@/server/bus/session-bus";
+import { createPgAccessChanges, createPgLinkRevocations } from "@/server/cluster/pg-access-changes";
+import { connectNotifyHub } from "@/server/cluster/pg-notify";
+import { createPgPresence } from "@/server/cluster/pg-presence";
+import { createPgSessionBus } from "@/server/cluster/pg-session-bus";
+
+// The live buses of one instance: in-process (one instance, the embedded database, tests), or
+// through Postgres LISTEN/NOTIFY so that every instance on the database sees the others' events,
+// access changes, revocations, presence and typing (config.bus, TANDEM_BUS).
+
+export type Buses = { sessionBus: SessionBus; accessChanges: AccessChanges; linkRevocations: LinkRevocations; presence: Presence; close(): Promise<void> };
+
+export async function createBuses(options: { kind: "memory" | "postgres"; databaseUrl: string; db: Db; log: (line: string) => void }): Promise<Buses> {
+  if (options.kind === "memory") {
+    return { sessionBus: createInProcessBus(), accessChanges: createAccessChanges(), linkRevocations: createLinkRevocations(), presence: createPresence(), close: async () => {} };
+  }
+  const hub = await connectNotifyHub(options.databaseUrl, options.log);
+  return {
+    sessionBus: createPgSessionBus(hub, options.db),
+    accessChanges: createPgAccessChanges(hub),
+    linkRevocations: createPgLinkRevocations(hub, options.db),
+    presence: createPgPresence(hub),
+    close: () => hub.close(),
+  };
+}

@@ -1,0 +1,350 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "@/server/test/database";
+import { setSetting } from "@/server/db/repositories/settings";
+import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
+import fs from "node:fs/promises";
+import http from "node:http";
+import path from "node:path";
+import WebSocket from "ws";
+import { insertEvents } from "@/server/db/repositories/session-events";
+import { addMember } from "@/server/db/repositories/teams";
+import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
+import { terminalSocketUrl } from "@/lib/terminal-protocol";
+import { startCluster, type Cluster } from "@/server/cluster/test-cluster";
+import type { SessionStreamItem } from "@/lib/session-events";
+
+// Three real Tandem instances on one Postgres, behind a load balancer. What one instance does to
+// someone's access reaches their connections held on another within 2 s, as an attacker holding
+// connections on another instance than the admin's would test it.
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let model: ModelServer;
+let cluster: Cluster;
+/** The first person (an admin), who owns what the tests share. Sign-ups are few: better-auth allows 5 a minute per address, on every instance together. */
+let ann: { cookie: string; id: string };
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrate: false });
+  model = await startModelServer({ scenario: { replies: [{ match: "Tell a story", text: "Once upon a time on another instance", delayMs: 5 }] } });
+  cluster = await startCluster({
+    databaseUrl: database.url,
+    instances: 3,
+    env: { TANDEM_MODEL: "openai-compatible:scripted", TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, TANDEM_OPENAI_COMPATIBLE_API_KEY: "test" },
+  });
+  ann = await person(cluster.instances[0]!.url, "ann@example.com");
+  await setSetting(database.db, "signupMode", "open");
+}, 240_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  await model?.close();
+  await database?.drop();
+});
+
+describe("a cluster of instances", () => {
+  it("shares sign-ins: a cookie from one instance works on every instance and through the balancer", async () => {
+    for (const url of [...cluster.instances.slice(1).map((instance) => instance.url), cluster.url]) {
+      const client = connect(url, { cookie: ann.cookie });
+      expect((await client.trpc.account.me.query())?.email).toBe("ann@example.com");
+      client.close();
+    }
+  });
+
+  it("sends a session's events produced on one instance to a viewer on another", async () => {
+    const [a, b] = cluster.instances;
+    const onA = connect(a!.url, { cookie: ann.cookie });
+    const onB = connect(b!.url, { cookie: ann.cookie });
+    const project = await onA.trpc.project.create.mutate({ name: "Fan-out" });
+    const session = await onA.trpc.session.create.mutate({ projectId: project.id });
+    const seen: SessionStreamItem[] = [];
+    const sub = onB.trpc.session.events.subscribe({ sessionId: session.id, afterSeq: 0 }, { onData: (tracked) => void seen.push(tracked.data) });
+    await onA.trpc.session.send.mutate({ sessionId: session.id, text: "Tell a story" });
+    await until(() => seen.some((item) => item.kind === "event" && item.event.type === "turn_finished"), "the turn's end on B", 20_000);
+    expect(seen.some((item) => item.kind === "delta")).toBe(true);
+    const seqs = seen.flatMap((item) => (item.kind === "events" ? item.events.map((e) => e.seq) : item.kind === "event" ? [item.event.seq] : []));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    sub.unsubscribe();
+    onA.close();
+    onB.close();
+  });
+});
+
+/** A person signed up through `url`: their login cookie and user id. */
+async function person(url: string, email: string) {
+  const cookie = await signUp(url, email);
+  const client = connect(url, { cookie });
+  const me = await client.trpc.account.me.query();
+  client.close();
+  return { cookie, id: me!.id };
+}
+
+/** A live subscription as seen from outside: how much data came, and the error it ended with, and when. */
+function watch(start: (handlers: { onData: () => void; onError: (error: { data?: unknown; message: string }) => void }) => { unsubscribe(): void }) {
+  const state = { data: 0, end: null as { code: string; at: number } | null };
+  const subscription = start({
+    onData: () => void state.data++,
+    onError: (error) => (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
+  });
+  return { state, unsubscribe: () => subscription.unsubscribe() };
+}
+
+async function openTerminal(baseUrl: string, cookie: string, projectId: string, terminalId: string) {
+  const url = terminalSocketUrl({ protocol: "http:", host: new URL(baseUrl).host }, projectId, terminalId);
+  const ws = await new Promise<WebSocket>((resolve, reject) => {
+    const socket = new WebSocket(url, { headers: { cookie, origin: baseUrl } });
+    socket.on("open", () => resolve(socket));
+    socket.on("unexpected-response", (_req, res) => reject(new Error(`terminal upgrade refused: ${res.statusCode}`)));
+  });
+  const seen = { output: "", closed: null as { code: number; at: number } | null };
+  ws.on("message", (data, binary) => {
+    if (binary) seen.output += data.toString();
+  });
+  ws.on("close", (code) => (seen.closed = { code, at: Date.now() }));
+  return { ws, seen, type: (text: string) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ type: "input", data: text })) };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("access taken away on one instance reaches connections on another", () => {
+  let owner: ReturnType<typeof connect>;
+  let ownerOnB: ReturnType<typeof connect>;
+  let teamId: string;
+  let projectId: string;
+  let sessionId: string;
+  let terminalId: string;
+  let workspace: string;
+  let dana: { cookie: string; id: string };
+
+  beforeAll(async () => {
+    const [a, b] = cluster.instances;
+    owner = connect(a!.url, { cookie: ann.cookie });
+    ownerOnB = connect(b!.url, { cookie: ann.cookie });
+    teamId = (await owner.trpc.team.create.mutate({ name: "Acme" })).id;
+    projectId = (await owner.trpc.project.create.mutate({ name: "Live", teamId })).id;
+    sessionId = (await owner.trpc.session.create.mutate({ projectId })).id;
+    await insertEvents(database.db, [{ sessionId, seq: 1, type: "user_message", payload: { text: "hello", authorName: "Ann" }, authorId: ann.id, createdAt: new Date() }]);
+    // The terminal runs on B, where the people below hold their connections.
+    terminalId = (await ownerOnB.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
+    await ownerOnB.trpc.terminal.shareInput.mutate({ projectId, terminalId, shared: true });
+    workspace = path.join(cluster.dataDir, "workspaces", projectId);
+  });
+
+  afterAll(() => {
+    owner?.close();
+    ownerOnB?.close();
+  });
+
+  const member = async (email: string, role: "member" | "viewer" = "member") => {
+    const someone = await person(cluster.instances[1]!.url, email);
+    await addMember(database.db, teamId, someone.id, role);
+    return someone;
+  };
+  const exists = (name: string) => fs.access(path.join(workspace, name)).then(() => true, () => false);
+
+  it("shows on A who watches on B, and who types through B", async () => {
+    const b = cluster.instances[1]!;
+    const link = await owner.trpc.share.create.mutate({ sessionId, scope: "view", label: "For Pia" });
+    let latest: Array<{ name: string; guest: boolean; typing: boolean }> = [];
+    const watching = owner.trpc.session.presence.subscribe({ sessionId }, { onData: (entries) => void (latest = entries) });
+    await until(() => latest.some((entry) => entry.name === "ann"), "Ann watching on A");
+    const guest = connect(b.url, { shareToken: link.token });
+    const guestWatching = guest.trpc.session.presence.subscribe({ sessionId }, { onData: () => {} });
+    await until(() => latest.some((entry) => entry.guest), "the guest on B, seen on A", 5_000);
+    await ownerOnB.trpc.session.typing.mutate({ sessionId, typing: true });
+    await until(() => latest.some((entry) => entry.name === "ann" && entry.typing), "Ann typing through B, seen on A", 5_000);
+    guestWatching.unsubscribe();
+    await until(() => !latest.some((entry) => entry.guest), "the guest gone", 5_000);
+    watching.unsubscribe();
+    guest.close();
+    await owner.trpc.share.revoke.mutate({ sessionId, linkId: link.id });
+  });
+
+  it("removing a member on A cuts their event stream, file-change stream and terminal on B within 2 s; what they type after does not run", async () => {
+    const b = cluster.instances[1]!;
+    const rita = await member("rita@example.com");
+    const client = connect(b.url, { cookie: rita.cookie });
+    const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
+    const changes = watch((handlers) => client.trpc.fs.changes.subscribe({ projectId }, handlers));
+    const terminal = await openTerminal(b.url, rita.cookie, projectId, terminalId);
+    await until(() => events.state.data > 0, "the event backlog on B");
+    await pause(300);
+    await owner.trpc.fs.write.mutate({ projectId, path: "before.txt", content: "x", createParents: false });
+    await until(() => changes.state.data > 0, "a file change on B");
+    terminal.type("echo rita-$((40+2))\r");
+    await until(() => terminal.seen.output.includes("rita-42"), "the terminal's echo");
+
+    const removedAt = Date.now();
+    await owner.trpc.team.removeMember.mutate({ teamId, userId: rita.id });
+    await until(() => !!events.state.end && !!changes.state.end && !!terminal.seen.closed, "every connection on B cut", 2_000);
+    terminal.type("echo leaked > leaked.txt\r");
+    expect(events.state.end!.code).toBe("NOT_FOUND");
+    expect(changes.state.end!.code).toBe("NOT_FOUND");
+    expect(terminal.seen.closed!.code).toBe(4403);
+    for (const end of [events.state.end!.at, changes.state.end!.at, terminal.seen.closed!.at]) expect(end - removedAt).toBeLessThan(2_000);
+    await pause(500);
+    expect(await exists("leaked.txt")).toBe(false);
+    client.close();
+  });
+
+  it("a member lowered to viewer on A cannot type into the terminal they hold on B, and keeps watching", async () => {
+    const b = cluster.instances[1]!;
+    dana = await member("dana@example.com");
+    const client = connect(b.url, { cookie: dana.cookie });
+    const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
+    const terminal = await openTerminal(b.url, dana.cookie, projectId, terminalId);
+    terminal.type("echo dana-$((40+3))\r");
+    await until(() => terminal.seen.output.includes("dana-43"), "the terminal's echo");
+
+    await owner.trpc.team.setRole.mutate({ teamId, userId: dana.id, role: "viewer" });
+    await pause(1_000);
+    terminal.type("echo typed > typed-by-viewer.txt\r");
+    await pause(1_000);
+    expect(await exists("typed-by-viewer.txt")).toBe(false);
+    expect(terminal.seen.closed).toBeNull();
+    expect(events.state.end).toBeNull();
+    terminal.ws.close();
+    client.close();
+  });
+
+  it("a download under way on B is cut when the reader is removed on A, and the next one is refused", async () => {
+    const b = cluster.instances[1]!;
+    // Dana, lowered to viewer above, may still read: downloading is reading.
+    await fs.writeFile(path.join(workspace, "big.bin"), Buffer.alloc(64 * 1024 * 1024, 7));
+    const url = `${b.url}/api/projects/${projectId}/download?path=big.bin`;
+    const state = { status: 0, received: 0, complete: false, closed: false };
+    let response!: http.IncomingMessage;
+    await new Promise<void>((resolve, reject) => {
+      const request = http.get(url, { headers: { cookie: dana.cookie } }, (res) => {
+        response = res;
+        state.status = res.statusCode ?? 0;
+        res.once("data", () => {
+          res.pause(); // a slow reader: most of the file is still to come
+          resolve();
+        });
+        res.on("data", (chunk: Buffer) => void (state.received += chunk.length));
+        res.on("close", () => {
+          state.complete = res.complete;
+          state.closed = true;
+        });
+        res.on("error", () => {});
+      });
+      request.on("error", reject);
+    });
+    expect(state.status).toBe(200);
+
+    await owner.trpc.team.removeMember.mutate({ teamId, userId: dana.id });
+    // Within 2 s the server has cut the transfer: reading on now gets only what was already sent.
+    await pause(2_000);
+    response.resume();
+    await until(() => state.closed, "the download's end");
+    expect(state.complete).toBe(false);
+    expect(state.received).toBeLessThan(64 * 1024 * 1024);
+    expect((await fetch(url, { headers: { cookie: dana.cookie } })).status).toBe(404);
+  });
+
+  it("signing out on A ends the rights of the tRPC WebSocket held on B", async () => {
+    const [a, b] = cluster.instances;
+    const sam = await member("sam@example.com");
+    const client = connect(b!.url, { cookie: sam.cookie });
+    expect((await client.overSocket.account.me.query())?.id).toBe(sam.id);
+    const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
+    await until(() => events.state.data > 0, "the event backlog on B");
+
+    const signedOutAt = Date.now();
+    await signOut(a!.url, sam.cookie);
+    await until(() => !!events.state.end, "the stream on B ended", 2_000);
+    expect(events.state.end!.code).toBe("UNAUTHORIZED");
+    expect(events.state.end!.at - signedOutAt).toBeLessThan(2_000);
+    await expect(client.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    await expect(client.overSocket.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    client.close();
+  });
+
+  it("an upload under way on B is cut when the writer is removed on A, and leaves no file", async () => {
+    const b = cluster.instances[1]!;
+    // Sam (signed out above) signs in again: still a member, so he may write.
+    const sam = await signIn(b.url, "sam@example.com");
+    const samId = (await owner.trpc.team.members.query({ teamId })).find((m) => m.email === "sam@example.com")!.id;
+    const boundary = "----tandem-cluster-test";
+    const request = http.request(`${b.url}/api/projects/${projectId}/upload?dir=&onExists=replace`, {
+      method: "POST",
+      headers: { cookie: sam, origin: b.url, "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
+    const state = { endedAt: 0, status: 0 };
+    request.on("response", (response) => {
+      state.status = response.statusCode ?? 0;
+      response.resume();
+      response.on("close", () => (state.endedAt ||= Date.now()));
+    });
+    request.on("error", () => (state.endedAt ||= Date.now()));
+    request.on("close", () => (state.endedAt ||= Date.now()));
+    request.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+    // A slow sender: 64 kB every 50 ms, for as long as the server takes it.
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    const sending = setInterval(() => !request.destroyed && request.write(chunk), 50);
+    try {
+      await pause(500);
+      expect(state.endedAt).toBe(0);
+      const removedAt = Date.now();
+      await owner.trpc.team.removeMember.mutate({ teamId, userId: samId });
+      await until(() => state.endedAt > 0, "the upload cut", 2_000);
+      expect(state.endedAt - removedAt).toBeLessThan(2_000);
+      expect(state.status).not.toBe(200);
+    } finally {
+      clearInterval(sending);
+      request.destroy();
+    }
+    await pause(300);
+    expect(await exists("slow.bin")).toBe(false);
+  });
+
+  it("revoking a share link on A ends its viewer on B at once", async () => {
+    const b = cluster.instances[1]!;
+    const link = await owner.trpc.share.create.mutate({ sessionId, scope: "view", label: "For Gus" });
+    const guest = connect(b.url, { shareToken: link.token });
+    const events = watch((handlers) => guest.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
+    await until(() => events.state.data > 0, "the guest's backlog on B");
+    const revokedAt = Date.now();
+    await owner.trpc.share.revoke.mutate({ sessionId, linkId: link.id });
+    await until(() => !!events.state.end, "the guest's stream on B ended", 2_000);
+    expect(events.state.end!.code).toBe("FORBIDDEN");
+    expect(events.state.end!.at - revokedAt).toBeLessThan(2_000);
+    guest.close();
+  });
+});
+
+describe("rate limits across instances", () => {
+  it("counts share-link look-ups from one address on every instance against one limit", async () => {
+    const urls = cluster.instances.map((instance) => instance.url);
+    const answers: string[] = [];
+    for (let i = 0; i < 31; i++) {
+      const guest = connect(urls[i % urls.length]!);
+      answers.push(await guest.trpc.share.resolve.query({ token: `guess-${i}` }).then(
+        (result) => result.state,
+        (error: { data?: { code?: string } }) => error.data?.code ?? "error",
+      ));
+      guest.close();
+    }
+    expect(answers.slice(0, 30).every((answer) => answer !== "TOO_MANY_REQUESTS")).toBe(true);
+    expect(answers[30]).toBe("TOO_MANY_REQUESTS");
+  });
+});
+
+describe("the harness", () => {
+  it("routes around an instance killed with SIGKILL, and starts it again on the same port and database", async () => {
+    const c = cluster.instances[2]!;
+    await c.kill9();
+    expect(c.running).toBe(false);
+    for (let i = 0; i < 6; i++) {
+      const client = connect(cluster.url, { cookie: ann.cookie });
+      // The first request after the kill may reach the dead instance once (502); a balancer's retry is the client's.
+      const me = await client.trpc.account.me.query().catch(() => client.trpc.account.me.query());
+      expect(me?.id).toBe(ann.id);
+      client.close();
+    }
+    await c.start();
+    const again = connect(c.url, { cookie: ann.cookie });
+    expect((await again.trpc.account.me.query())?.id).toBe(ann.id);
+    again.close();
+  }, 120_000);
+});
