@@ -28,7 +28,7 @@ test.afterAll(async () => server.close());
 
 async function cloneShop(page: import("@playwright/test").Page, name: string, token?: string) {
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
   await page.getByTestId("clone-url").fill(`${remote()}/shop.git`);
   await page.getByTestId("clone-name").fill(name);
   if (token) await page.getByTestId("clone-token").fill(token);
@@ -43,7 +43,8 @@ test("clone with a token, stage one hunk, commit as yourself, push, and see the 
   await ide.signIn(admin);
   // A wrong URL says why, and makes no project.
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
+  await page.getByTestId("create-project-form").screenshot({ path: screenshotPath("new-project-git") });
   await page.getByTestId("clone-url").fill(`${remote()}/missing.git`);
   await page.getByTestId("clone-token").fill(TOKEN);
   await page.getByTestId("clone-submit").click();
@@ -171,7 +172,7 @@ test("a merge conflict is listed, resolved in the editor, committed and pushed",
 test("credentials are listed by name and host only; the pull mode is a project setting", async ({ page, ide }) => {
   await ide.signIn(admin);
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
   const host = new URL(remote()).host;
   const stored = page.getByTestId("git-credentials-user").getByTestId(`git-credential-${host} token`);
   await expect(stored).toContainText(host);
