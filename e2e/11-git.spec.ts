@@ -115,6 +115,13 @@ test("the agent's change is committed with a Co-authored-by trailer linking its 
   const message = server.git("shop", ["log", "-1", "--format=%B"]);
   expect(message).toMatch(/^Improve the README\n\nCo-authored-by: Tandem agent \(.+\) <agent\+[0-9a-f-]{36}@tandem\.invalid>\nTandem-Session: http.+\/p\/[0-9a-f-]{36}\?session=[0-9a-f-]{36}/);
   expect(server.git("shop", ["log", "-1", "--format=%an"]).trim()).toBe(admin.name);
+
+  // The trailer's link opens that session, even in a browser that had another one (or none) open.
+  const link = new URL(message.match(/^Tandem-Session: (\S+)$/m)![1]!);
+  await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("tandem-agent-session:")).forEach((k) => localStorage.removeItem(k)));
+  await page.goto(link.pathname + link.search);
+  await expect(agent.userMessages().first()).toContainText("Improve the README");
+  await expect(page).toHaveURL(new RegExp(`${link.pathname}$`));
 });
 
 test("a commit made elsewhere is pulled into the open editor", async ({ page, ide }) => {
