@@ -58,7 +58,8 @@ export function pullRequestLink(remote: string, branch: string, forges: Forges):
   }
 }
 
-const created = z.object({ html_url: z.url(), number: z.number() });
+// Only a web address is shown as a link to people.
+const created = z.object({ html_url: z.url({ protocol: /^https?$/ }), number: z.number().int() });
 
 /** Opens a pull request through GitHub's REST API (POST /repos/{owner}/{repo}/pulls) with the person's token. */
 export async function openGitHubPullRequest(input: { remote: string; forges: Forges; token: string; head: string; base: string; title: string; body: string }): Promise<{ url: string; number: number }> {
