@@ -69,11 +69,12 @@ function asciiLine(text: Buffer): boolean {
  */
 function walk(text: Buffer, targets: number[]): Map<number, Position> {
   const at = new Map<number, Position>();
+  const end = text.length;
   let p = 0;
   let byte = 0;
   let unit = 0;
   for (const target of targets) {
-    while (byte < target && p < text.length) {
+    while (byte < target && p < end) {
       const c = text[p]!;
       if (c === BACKSLASH) {
         if (text[p + 1] === 0x75) {
