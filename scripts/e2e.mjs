@@ -20,6 +20,8 @@ const freePort = () =>
 const port = await freePort();
 const modelPort = await freePort();
 const controlPort = await freePort();
+// Where e2e/11-git.spec.ts serves GitHub's pulls endpoint (TANDEM_GIT_FORGES in playwright.config.ts).
+const forgePort = await freePort();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-"));
 const importRoot = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-import-"));
 
@@ -53,6 +55,7 @@ const result = spawnSync(
       E2E_IMPORT_ROOT: importRoot,
       E2E_MODEL_PORT: String(modelPort),
       E2E_MODEL_CONTROL_PORT: String(controlPort),
+      E2E_FORGE_PORT: String(forgePort),
       ...(bwrapWorks ? {} : { E2E_SANDBOX: "none" }),
       NEXT_TELEMETRY_DISABLED: "1",
     },

@@ -25,7 +25,8 @@ export function parseForges(value: string | undefined): Forges {
 }
 
 export function forgeOf(url: URL, configured: Forges): Forge | null {
-  const found = configured[url.host] ?? KNOWN[url.host];
+  // A host configured without a port stands for that host on any port.
+  const found = configured[url.host] ?? configured[url.hostname] ?? KNOWN[url.host];
   if (found) return found;
   const guess = (["github", "gitlab", "bitbucket", "gitea", "forgejo"] as const).find((name) => url.hostname.includes(name));
   if (!guess) return null;
