@@ -234,7 +234,8 @@ test("a pull request opened from Source Control is posted in the open agent sess
     await page.getByTestId("scm-open-pull-request").click();
     await page.getByTestId("pull-request-title").fill("Ship the widgets");
     await page.getByTestId("pull-request-submit").click();
-    await expect(page.getByTestId("scm-pull-request-link")).toHaveText("https://github.example/acme/widgets/pull/3");
+    await expect(page.getByTestId("scm-notice")).toContainText("Pull request opened.");
+    await expect(page.getByTestId("scm-pull-request-link")).toHaveAttribute("href", "https://github.example/acme/widgets/pull/3");
     expect(asked).toEqual([{ head: "ship-it", base: "main", title: "Ship the widgets", body: "", auth: `Bearer ${TOKEN}` }]);
 
     const card = agent.panel().getByTestId("pull-request-card");
