@@ -46,6 +46,9 @@ export default defineConfig({
       // Test servers the sandboxed processes reach through the egress proxy on loopback, by these names only
       // (e2e/11-git.spec.ts, e2e/11-network.spec.ts).
       TANDEM_EGRESS_TEST_HOSTS: "git.test=127.0.0.1,registry.e2e.test=127.0.0.1",
+      // The test git server's host (by name through the proxy, or loopback unsandboxed) is a GitHub
+      // whose pulls endpoint e2e/11-git.spec.ts serves on this port.
+      ...(process.env.E2E_FORGE_PORT ? { TANDEM_GIT_FORGES: ["git.test", "127.0.0.1"].map((host) => `${host}=github@http://127.0.0.1:${process.env.E2E_FORGE_PORT}/api/v3`).join(",") } : {}),
       // scripts/e2e.mjs sets it where bubblewrap does not work.
       ...(process.env.E2E_SANDBOX ? { TANDEM_SANDBOX: process.env.E2E_SANDBOX } : {}),
     },

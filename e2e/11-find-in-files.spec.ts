@@ -110,3 +110,35 @@ test("the palette opens the Search view; a bad regular expression is explained",
   await expect(panel.getByTestId("search-regex")).toHaveAttribute("aria-pressed", "false");
   await expect(panel.getByTestId("search-status")).toHaveText("No results.");
 });
+
+test("the Search view fits the side bar at its narrowest: nothing scrolls sideways, and a result is still clicked", async ({ page, ide }) => {
+  const files = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.openProject("Find and replace");
+  await files.writeFile("src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts", `export const wide = "${"w".repeat(300)} needle ${"w".repeat(300)}";\n`);
+  await page.keyboard.press("Control+Shift+F");
+  const panel = page.getByTestId("search-panel");
+  expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(200);
+  await page.keyboard.type("needle");
+  const results = panel.getByTestId("search-results");
+  await expect(results.getByTestId("search-file")).toHaveCount(1);
+  await panel.getByTestId("search-toggle-replace").click();
+  await panel.getByTestId("search-details").click();
+
+  // What people could scroll sideways (the view, its results, the side bar) is no wider than it
+  // shows, and stays put while focus walks through every control (focus scrolls a clipped box).
+  const sideways = () =>
+    panel.evaluate((view) =>
+      [view, view.querySelector(".search-results")!, view.closest(".side-bar")!]
+        .filter((box) => box.scrollWidth > box.clientWidth || box.scrollLeft > 0)
+        .map((box) => `${box.className}: ${box.scrollWidth} > ${box.clientWidth}, scrolled ${box.scrollLeft}`),
+    );
+  expect(await sideways()).toEqual([]);
+  await panel.getByTestId("search-input").focus();
+  for (let i = 0; i < 12; i++) await page.keyboard.press("Tab");
+  expect(await sideways()).toEqual([]);
+  await page.screenshot({ path: screenshotPath("search-narrow") });
+
+  await results.getByTestId("search-match").first().click();
+  await expect(ide.tab("src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts")).toHaveAttribute("aria-selected", "true");
+});

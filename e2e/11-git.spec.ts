@@ -1,3 +1,4 @@
+import http from "node:http";
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { AgentPanel } from "./pages/agent";
 import { SourceControlPage } from "./pages/source-control";
@@ -28,7 +29,7 @@ test.afterAll(async () => server.close());
 
 async function cloneShop(page: import("@playwright/test").Page, name: string, token?: string) {
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
   await page.getByTestId("clone-url").fill(`${remote()}/shop.git`);
   await page.getByTestId("clone-name").fill(name);
   if (token) await page.getByTestId("clone-token").fill(token);
@@ -43,7 +44,8 @@ test("clone with a token, stage one hunk, commit as yourself, push, and see the 
   await ide.signIn(admin);
   // A wrong URL says why, and makes no project.
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
+  await page.getByTestId("create-project-form").screenshot({ path: screenshotPath("new-project-git") });
   await page.getByTestId("clone-url").fill(`${remote()}/missing.git`);
   await page.getByTestId("clone-token").fill(TOKEN);
   await page.getByTestId("clone-submit").click();
@@ -114,6 +116,13 @@ test("the agent's change is committed with a Co-authored-by trailer linking its 
   const message = server.git("shop", ["log", "-1", "--format=%B"]);
   expect(message).toMatch(/^Improve the README\n\nCo-authored-by: Tandem agent \(.+\) <agent\+[0-9a-f-]{36}@tandem\.invalid>\nTandem-Session: http.+\/p\/[0-9a-f-]{36}\?session=[0-9a-f-]{36}/);
   expect(server.git("shop", ["log", "-1", "--format=%an"]).trim()).toBe(admin.name);
+
+  // The trailer's link opens that session, even in a browser that had another one (or none) open.
+  const link = new URL(message.match(/^Tandem-Session: (\S+)$/m)![1]!);
+  await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("tandem-agent-session:")).forEach((k) => localStorage.removeItem(k)));
+  await page.goto(link.pathname + link.search);
+  await expect(agent.userMessages().first()).toContainText("Improve the README");
+  await expect(page).toHaveURL(new RegExp(`${link.pathname}$`));
 });
 
 test("a commit made elsewhere is pulled into the open editor", async ({ page, ide }) => {
@@ -171,7 +180,7 @@ test("a merge conflict is listed, resolved in the editor, committed and pushed",
 test("credentials are listed by name and host only; the pull mode is a project setting", async ({ page, ide }) => {
   await ide.signIn(admin);
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
   const host = new URL(remote()).host;
   const stored = page.getByTestId("git-credentials-user").getByTestId(`git-credential-${host} token`);
   await expect(stored).toContainText(host);
@@ -185,4 +194,56 @@ test("credentials are listed by name and host only; the pull mode is a project s
   await page.reload();
   await expect(page.getByTestId("git-pull-mode")).toHaveValue("rebase");
   await page.getByTestId("git-settings").screenshot({ path: screenshotPath("git-settings") });
+});
+
+test("a pull request opened from Source Control is posted in the open agent session, for everyone in it", async ({ page, ide }) => {
+  test.skip(!process.env.E2E_FORGE_PORT, "scripts/e2e.mjs serves the forge's API port");
+  // GitHub's REST pulls endpoint on the port TANDEM_GIT_FORGES names: the one fake allowed, since a real forge cannot run here.
+  const asked: Array<{ head: string; base: string; title: string; body: string; auth?: string }> = [];
+  const api = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (chunk) => (raw += chunk));
+    req.on("end", () => {
+      if (req.method !== "POST" || req.url !== "/api/v3/repos/acme/widgets/pulls") return res.writeHead(404).end('{"message":"Not Found"}');
+      asked.push({ ...(JSON.parse(raw) as { head: string; base: string; title: string; body: string }), auth: req.headers.authorization });
+      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ number: 3, html_url: "https://github.example/acme/widgets/pull/3" }));
+    });
+  });
+  await new Promise<void>((resolve) => api.listen(Number(process.env.E2E_FORGE_PORT), "127.0.0.1", resolve));
+  try {
+    server.createRepository("acme/widgets", { "README.md": "# Widgets\n" });
+    const agent = new AgentPanel(page);
+    await agent.script([{ match: "Ready to ship", text: "Go ahead." }]);
+    await ide.signIn(admin);
+    await page.goto("/");
+    await page.getByTestId("new-project-way-git").click();
+    await page.getByTestId("clone-url").fill(`${remote()}/acme/widgets.git`);
+    await page.getByTestId("clone-submit").click();
+    await expect(page.getByTestId("project-title")).toHaveText("widgets", { timeout: 30_000 });
+    await ide.waitForLive();
+    await agent.ask("Ready to ship");
+    await expect(agent.assistantMessages().last().locator(".markdown")).toHaveText("Go ahead.");
+
+    const scm = new SourceControlPage(page);
+    await scm.show();
+    await page.getByTestId("scm-branch").click();
+    await page.getByTestId("branch-new-name").fill("ship-it");
+    await page.getByTestId("branch-create").click();
+    await expect(page.getByTestId("statusbar-branch")).toContainText("ship-it");
+    await scm.sync("push");
+    await page.getByTestId("scm-open-pull-request").click();
+    await page.getByTestId("pull-request-title").fill("Ship the widgets");
+    await page.getByTestId("pull-request-submit").click();
+    await expect(page.getByTestId("scm-notice")).toContainText("Pull request opened.");
+    await expect(page.getByTestId("scm-pull-request-link")).toHaveAttribute("href", "https://github.example/acme/widgets/pull/3");
+    expect(asked).toEqual([{ head: "ship-it", base: "main", title: "Ship the widgets", body: "", auth: `Bearer ${TOKEN}` }]);
+
+    const card = agent.panel().getByTestId("pull-request-card");
+    await expect(card.getByTestId("pull-request-link")).toHaveText("Pull request #3: Ship the widgets");
+    await expect(card.getByTestId("pull-request-link")).toHaveAttribute("href", "https://github.example/acme/widgets/pull/3");
+    await expect(card).toContainText("You opened it from ship-it into main.");
+    await page.screenshot({ path: screenshotPath("git-pull-request-in-session") });
+  } finally {
+    await new Promise<void>((resolve) => api.close(() => resolve()));
+  }
 });

@@ -45,6 +45,20 @@ describe("foldModelMessages", () => {
     expect(messages.slice(3).map((m) => m.content)).toEqual(["and also", "one more"]);
   });
 
+  it("tells the model about a pull request someone opened from the session's project, in its place", () => {
+    seq = 0;
+    const events = [
+      ev("user_message", { text: "ship it" }),
+      ev("assistant_message", { ...t, stepId: "1", text: "Committed.", basedOnSeq: 1 }),
+      ev("pull_request_opened", { url: "https://github.com/acme/shop/pull/7", number: 7, title: "Ship", head: "ship", base: "main", by: { id: "u", name: "Ada" } }),
+    ];
+    expect(foldModelMessages(events)).toEqual([
+      { role: "user", content: "ship it" },
+      { role: "assistant", content: [{ type: "text", text: "Committed." }] },
+      { role: "user", content: "[Ada opened pull request #7 from ship into main: https://github.com/acme/shop/pull/7]" },
+    ]);
+  });
+
   it("replaces compacted events by the summary and prunes old outputs", () => {
     seq = 0;
     const events = [

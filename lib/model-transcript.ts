@@ -121,6 +121,11 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
       case "restore_undone":
         entries.push({ at: event.seq, message: { role: "user", content: `[${event.payload.by.name} undid that restore: the files are back as they were just before it. Read files again before you change them.]` } });
         break;
+      case "pull_request_opened": {
+        const { by, number, head, base, url } = event.payload;
+        entries.push({ at: event.seq, message: { role: "user", content: `[${by.name} opened pull request #${number} from ${head} into ${base}: ${url}]` } });
+        break;
+      }
       default:
         break;
     }

@@ -191,6 +191,8 @@ export const eventPayloadSchemas = {
   network_denied: z.object({ turnId, toolCallId: z.string(), hosts: z.array(z.string()).min(1) }),
   /** A project admin added `host` to the project's network allow-list from this session. */
   network_host_allowed: z.object({ host: z.string(), by: person }),
+  /** Someone opened a pull request through the git host's API (Source Control) while this session was open: everyone in it sees the link. */
+  pull_request_opened: z.object({ url: z.url({ protocol: /^https?$/ }), number: z.number().int(), title: z.string(), head: z.string(), base: z.string(), by: person }),
 } as const;
 
 export type SessionEventType = keyof typeof eventPayloadSchemas;

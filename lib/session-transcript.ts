@@ -56,6 +56,8 @@ export type TranscriptItem =
       undone: boolean;
       by: { id: string; name: string };
     }
+  /** A pull request someone opened from the project while this session was open. */
+  | { kind: "pull_request"; seq: number; url: string; number: number; title: string; head: string; base: string; by: { id: string; name: string } }
   /** Events a restore rewound: hidden from the model, collapsed here, never deleted. */
   | { kind: "rewound"; fromSeq: number; toSeq: number; items: TranscriptItem[] };
 
@@ -259,6 +261,9 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         t.reviewSeq = event.seq;
         break;
       }
+      case "pull_request_opened":
+        out.push({ kind: "pull_request", seq: event.seq, ...event.payload });
+        break;
       case "review_base":
       case "rewind":
         t.reviewSeq = event.seq;

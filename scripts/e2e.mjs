@@ -24,6 +24,8 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 const port = await freePort();
 const modelPort = await freePort();
 const controlPort = await freePort();
+// Where e2e/11-git.spec.ts serves GitHub's pulls endpoint (TANDEM_GIT_FORGES in playwright.config.ts).
+const forgePort = await freePort();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-"));
 const importRoot = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-import-"));
 
@@ -57,6 +59,7 @@ const result = spawnSync(
       E2E_IMPORT_ROOT: importRoot,
       E2E_MODEL_PORT: String(modelPort),
       E2E_MODEL_CONTROL_PORT: String(controlPort),
+      E2E_FORGE_PORT: String(forgePort),
       ...(bwrapWorks ? {} : { E2E_SANDBOX: "none" }),
       NEXT_TELEMETRY_DISABLED: "1",
     },

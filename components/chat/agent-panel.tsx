@@ -2,11 +2,13 @@
 
 import "@/components/chat/chat.css";
 import { useQuery } from "@tanstack/react-query";
+import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import type { Transcript } from "@/lib/session-transcript";
 import { MemoryPanel } from "@/components/agent/memory-panel";
 import { NotesPanel } from "@/components/agent/notes-panel";
 import { NewSession } from "@/components/chat/new-session";
+import { useOpenSession } from "@/components/chat/open-session-context";
 import { SessionList } from "@/components/chat/session-list";
 import { SessionView } from "@/components/chat/session-view";
 import { useTRPC } from "@/components/trpc-provider";
@@ -28,6 +30,7 @@ type View = { kind: "list" } | { kind: "new" } | { kind: "session"; id: string; 
 type AgentPanelProps = { projectId: string; projectName: string; canWrite: boolean; me: { id: string; name: string } };
 
 const storageKey = (projectId: string) => `tandem-agent-session:${projectId}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelProps) {
   const trpc = useTRPC();
@@ -36,13 +39,32 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
   const sessions = useQuery(trpc.session.list.queryOptions({ projectId, parentId: null }, { refetchInterval: 5_000 }));
   const [pending, setPending] = useState<{ sessionId: string; count: number } | null>(null);
 
-  // Reopen the session this browser had open, else the list (or a new session when there is none).
+  // A link to a session (`/p/<project>?session=<id>`, as in an agent commit's Tandem-Session trailer).
+  const linkedId = useSearchParams().get("session");
+  const linked = useQuery(trpc.session.get.queryOptions({ sessionId: linkedId ?? "" }, { enabled: !!linkedId && UUID.test(linkedId), retry: false }));
+  const linkedSession = linked.data?.projectId === projectId ? linked.data : null;
+  const linkSettled = !linkedId || !UUID.test(linkedId) || !linked.isPending;
+
+  // Open the linked session, else reopen the one this browser had open, else the list (or a new
+  // session when there is none).
   useEffect(() => {
-    if (view || !sessions.data) return;
+    if (view || !sessions.data || !linkSettled) return;
+    if (linkedId) {
+      // The link has done its work: the address goes back to the project's, so that it does not
+      // name a session other than the one shown once people move on.
+      const url = new URL(window.location.href);
+      url.searchParams.delete("session");
+      window.history.replaceState(null, "", url);
+    }
+    if (linkedSession) {
+      if (!linkedSession.parentId) localStorage.setItem(storageKey(projectId), linkedSession.id);
+      setView({ kind: "session", id: linkedSession.id, trail: linkedSession.parentId ? [linkedSession.parentId] : [] });
+      return;
+    }
     const last = localStorage.getItem(storageKey(projectId));
     if (last && sessions.data.some((s) => s.id === last)) setView({ kind: "session", id: last, trail: [] });
     else setView(sessions.data.length ? { kind: "list" } : { kind: "new" });
-  }, [view, sessions.data, projectId]);
+  }, [view, sessions.data, projectId, linkSettled, linkedId, linkedSession]);
 
   const open = useCallback(
     (id: string, trail: string[] = []) => {
@@ -56,6 +78,8 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
   const onTranscript = useCallback((sessionId: string, t: Transcript) => setPending({ sessionId, count: t.pending.length }), []);
 
   const openId = view?.kind === "session" ? view.id : null;
+  const { setSessionId } = useOpenSession();
+  useEffect(() => setSessionId(openId), [openId, setSessionId]);
   const current = pending && pending.sessionId === openId ? pending.count : 0;
   const waiting = current + (sessions.data ?? []).filter((s) => s.id !== openId && s.status === "waiting_approval").length;
 

@@ -120,6 +120,17 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
           renderItem={(inner) => <TranscriptItemView item={inner} isLast={false} ctx={ctx} />}
         />
       );
+    case "pull_request":
+      return (
+        <div className="pull-request-card" data-testid="pull-request-card">
+          <a href={item.url} target="_blank" rel="noopener noreferrer" data-testid="pull-request-link">
+            Pull request #{item.number}: {item.title}
+          </a>
+          <div className="hint">
+            {item.by.id === ctx.me.id ? "You" : item.by.name} opened it from <code>{item.head}</code> into <code>{item.base}</code>.
+          </div>
+        </div>
+      );
     case "notice":
       return (
         <div className="notice-line" data-testid="notice">
@@ -153,6 +164,8 @@ export function transcriptKey(item: TranscriptItem, index: number): string {
       return `c${item.checkpointId}`;
     case "restore":
       return `x${item.seq}`;
+    case "pull_request":
+      return `p${item.seq}`;
     case "rewound":
       return `w${item.fromSeq}`;
     default:

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { useOpenSession } from "@/components/chat/open-session-context";
 import { useTRPC } from "@/components/trpc-provider";
 import { Dialog } from "@/components/ui/dialog";
 import { errorMessage } from "@/components/ui/error-message";
@@ -13,6 +14,7 @@ export function PullRequestDialog({ projectId, onClose, onOpened }: { projectId:
   const [title, setTitle] = useState<string | null>(null);
   const [base, setBase] = useState("main");
   const [body, setBody] = useState("");
+  const { sessionId } = useOpenSession();
   const open = useMutation(trpc.git.openPullRequest.mutationOptions({ onSuccess: (pr) => onOpened(pr.url) }));
   const shownTitle = title ?? last.data?.split("\n")[0] ?? "";
   return (
@@ -21,7 +23,7 @@ export function PullRequestDialog({ projectId, onClose, onOpened }: { projectId:
         className="stack"
         onSubmit={(event) => {
           event.preventDefault();
-          open.mutate({ projectId, title: shownTitle, body, base });
+          open.mutate({ projectId, title: shownTitle, body, base, sessionId: sessionId ?? undefined });
         }}
       >
         <label className="field">
@@ -36,6 +38,7 @@ export function PullRequestDialog({ projectId, onClose, onOpened }: { projectId:
           <span>Description</span>
           <textarea className="input" rows={4} value={body} onChange={(e) => setBody(e.target.value)} style={{ height: "auto" }} />
         </label>
+        {sessionId && <p className="hint">Its link is also posted in the agent session that is open, for everyone in it.</p>}
         {open.error && <div className="error-text">{errorMessage(open.error)}</div>}
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose}>

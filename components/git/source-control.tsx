@@ -114,8 +114,8 @@ export function SourceControl() {
         <div className={notice.error ? "banner banner-warning" : "banner banner-info"} role={notice.error ? "alert" : "status"} data-testid="scm-notice">
           <span className="banner-text">{notice.text}</span>
           {notice.link && (
-            <a className="btn btn-sm" href={notice.link} target="_blank" rel="noreferrer" data-testid="scm-pull-request-link">
-              {notice.opened ? notice.link : "Create pull request"}
+            <a className="btn btn-sm" href={notice.link} title={notice.link} target="_blank" rel="noreferrer" data-testid="scm-pull-request-link">
+              {notice.opened ? "View pull request" : "Create pull request"}
             </a>
           )}
           {notice.canOpen && canWrite && (
@@ -206,7 +206,7 @@ export function SourceControl() {
           onClose={() => setOpeningPr(false)}
           onOpened={(url) => {
             setOpeningPr(false);
-            setNotice({ text: "Pull request opened:", link: url, opened: true });
+            setNotice({ text: "Pull request opened.", link: url, opened: true });
           }}
         />
       )}

@@ -3,6 +3,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type ComponentType } from "react";
+import { GitCredentials } from "@/components/git/git-credentials";
+import { CloneForm } from "@/components/projects/clone-form";
 import { UploadProjectForm } from "@/components/projects/upload-project-form";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -10,6 +12,7 @@ import { errorMessage } from "@/components/ui/error-message";
 /** The ways to start a project, one tab each; each way is a form that creates the project in `teamId`. */
 const WAYS: { id: string; label: string; Form: ComponentType<{ teamId?: string }> }[] = [
   { id: "empty", label: "Empty", Form: EmptyProjectForm },
+  { id: "git", label: "From a git URL", Form: GitUrlProjectForm },
   { id: "upload", label: "Upload a folder or zip", Form: UploadProjectForm },
 ];
 
@@ -29,6 +32,16 @@ export function CreateProjectForm({ teamId }: { teamId?: string }) {
       </div>
       <Form teamId={teamId} />
     </section>
+  );
+}
+
+/** A clone of a git repository, with the person's own tokens beside it (where they are stored and removed). */
+function GitUrlProjectForm({ teamId }: { teamId?: string }) {
+  return (
+    <>
+      <CloneForm teamId={teamId} />
+      <GitCredentials scope={{ kind: "user" }} />
+    </>
   );
 }
 

@@ -13,6 +13,7 @@ import { ProblemsStatus } from "@/components/editor/language/problems";
 import { SymbolSearch } from "@/components/editor/language/symbol-search";
 import { IdeLayout } from "@/components/ide/ide-layout";
 import { GitProvider } from "@/components/git/git-context";
+import { OpenSessionProvider } from "@/components/chat/open-session-context";
 import { GitStatusBar } from "@/components/git/git-status-bar";
 import type { SideView } from "@/components/ide/side-bar";
 import { useFileChanges } from "@/components/ide/use-file-changes";
@@ -53,7 +54,7 @@ export function IdeView({ projectId }: { projectId: string }) {
       <OpenFilesProvider projectId={projectId} key={projectId}>
         <ExplorerProvider projectId={projectId}>
           <GitProvider projectId={projectId} canWrite={project.data?.role !== undefined && project.data.role !== "viewer"}>
-            {body}
+            <OpenSessionProvider>{body}</OpenSessionProvider>
           </GitProvider>
         </ExplorerProvider>
       </OpenFilesProvider>

@@ -4,8 +4,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { CreateProjectForm } from "@/components/ide/create-project-form";
-import { CloneForm } from "@/components/projects/clone-form";
-import { GitCredentials } from "@/components/git/git-credentials";
 import { TeamBar } from "@/components/team/team-bar";
 import { useCurrentTeam } from "@/components/team/use-current-team";
 import { useTRPC } from "@/components/trpc-provider";
@@ -19,7 +17,6 @@ export function ProjectList() {
   const { list: teams, current, choose } = useCurrentTeam();
   const projects = useQuery(trpc.project.list.queryOptions({ teamId: current?.id }, { enabled: !!current }));
   const [deleting, setDeleting] = useState<Project | null>(null);
-  const [cloning, setCloning] = useState(false);
 
   return (
     <>
@@ -27,22 +24,7 @@ export function ProjectList() {
         <h1>Projects</h1>
       </div>
       <TeamBar teams={teams} current={current} onChoose={choose} />
-      {current?.role !== "viewer" && (
-        <>
-          <CreateProjectForm teamId={current?.id} />
-          <div>
-            <button type="button" className="btn btn-ghost btn-sm" onClick={() => setCloning(!cloning)} aria-expanded={cloning} data-testid="show-clone-form">
-              {cloning ? "▾" : "▸"} Clone a git repository
-            </button>
-          </div>
-          {cloning && (
-            <>
-              <CloneForm teamId={current?.id} />
-              <GitCredentials scope={{ kind: "user" }} />
-            </>
-          )}
-        </>
-      )}
+      {current?.role !== "viewer" && <CreateProjectForm teamId={current?.id} />}
       {projects.isPending ? (
         <p className="muted">Loading projects…</p>
       ) : projects.error ? (

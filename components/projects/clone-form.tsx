@@ -76,7 +76,7 @@ export function CloneForm({ teamId }: { teamId?: string }) {
 
   return (
     <form
-      className="card stack"
+      className="stack"
       data-testid="clone-form"
       onSubmit={(event) => {
         event.preventDefault();

@@ -175,7 +175,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
           </div>
         )}
         <div className="search-row search-details-toggle">
-          <button type="button" className="btn btn-ghost btn-sm" aria-expanded={detailsOpen} onClick={() => setDetailsOpen(!detailsOpen)} data-testid="search-details">
+          <button type="button" className="btn btn-ghost btn-sm" title="Files to include and exclude" aria-expanded={detailsOpen} onClick={() => setDetailsOpen(!detailsOpen)} data-testid="search-details">
             {detailsOpen ? "▾" : "▸"} Files to include and exclude
           </button>
           <span className="spacer" />

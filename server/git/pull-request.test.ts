@@ -34,6 +34,8 @@ describe("pull requests", () => {
     expect(pullRequestLink("https://codeberg.org/acme/shop.git", "fix", {})).toBe("https://codeberg.org/acme/shop/compare/fix");
     expect(pullRequestLink("https://git.acme.dev/acme/shop.git", "fix", parseForges("git.acme.dev=forgejo"))).toBe("https://git.acme.dev/acme/shop/compare/fix");
     expect(pullRequestLink("https://unknown.example/acme/shop.git", "fix", {})).toBeNull();
+    expect(pullRequestLink("http://git.acme.dev:8080/acme/shop.git", "fix", parseForges("git.acme.dev=gitea"))).toBe("http://git.acme.dev:8080/acme/shop/compare/fix");
+    expect(pullRequestLink("http://git.acme.dev:8080/acme/shop.git", "fix", parseForges("git.acme.dev:9090=gitea"))).toBeNull();
   });
 
   it("opens one through the GitHub REST API with the person's token and returns its URL", async () => {

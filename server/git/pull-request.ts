@@ -25,7 +25,8 @@ export function parseForges(value: string | undefined): Forges {
 }
 
 export function forgeOf(url: URL, configured: Forges): Forge | null {
-  const found = configured[url.host] ?? KNOWN[url.host];
+  // A host configured without a port stands for that host on any port.
+  const found = configured[url.host] ?? configured[url.hostname] ?? KNOWN[url.host];
   if (found) return found;
   const guess = (["github", "gitlab", "bitbucket", "gitea", "forgejo"] as const).find((name) => url.hostname.includes(name));
   if (!guess) return null;
@@ -58,7 +59,8 @@ export function pullRequestLink(remote: string, branch: string, forges: Forges):
   }
 }
 
-const created = z.object({ html_url: z.url(), number: z.number() });
+// Only a web address is shown as a link to people.
+const created = z.object({ html_url: z.url({ protocol: /^https?$/ }), number: z.number().int() });
 
 /** Opens a pull request through GitHub's REST API (POST /repos/{owner}/{repo}/pulls) with the person's token. */
 export async function openGitHubPullRequest(input: { remote: string; forges: Forges; token: string; head: string; base: string; title: string; body: string }): Promise<{ url: string; number: number }> {

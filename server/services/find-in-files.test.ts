@@ -96,6 +96,17 @@ describe("findInFiles", () => {
     expect(short!.matches[0]!.ref).toEqual({ line: 2, column: 7, text: "needle" });
   });
 
+  it("reads long ASCII lines exactly: their offsets are their columns, escapes and control characters included", async () => {
+    const piece = 'x="a\\"b\t\u0001";y=\'\\\\\';';
+    const line = `${piece.repeat(1200)}needle${piece.repeat(50)}Needle\u001fneedle`;
+    const root = await tree({ "min.js": `${line}\n` });
+    const { files } = await collect(root, { pattern: "needle" });
+    const [long] = files[0]!.lines;
+    expect(long!.matches.map((m) => m.ref)).toEqual([...line.matchAll(/needle/gi)].map((m) => ({ line: 1, column: m.index + 1, text: m[0] })));
+    expect(line.slice(long!.previewStart, long!.previewStart + long!.preview.length)).toBe(long!.preview);
+    expect(long!.preview.slice(long!.matches[0]!.start, long!.matches[0]!.end)).toBe("needle");
+  });
+
   it("stops at the limit and says there are more", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 50; i++) files[`f${i}.txt`] = "hit hit\nhit\n";

@@ -123,7 +123,8 @@ export function createProjectGit(deps: GitDeps) {
         const { branch } = await repo(project.id).status();
         if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
         if (branch === input.base) throw new GitError("BAD_INPUT", `You are on ${input.base}: push a branch of your own to open a pull request into it.`);
-        return openGitHubPullRequest({ remote: remote.origin + remote.pathname, forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
+        const opened = await openGitHubPullRequest({ remote: remote.origin + remote.pathname, forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
+        return { ...opened, head: branch, base: input.base };
       });
     },
 

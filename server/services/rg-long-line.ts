@@ -4,8 +4,9 @@ import type { LineMatch, MatchRef } from "@/lib/search-schemas";
 // rg --json prints every matching line whole, and minified files have lines of megabytes:
 // decoding and parsing those dominated a search of node_modules. For a long match line this reads
 // the JSON bytes directly: the small head (path) and tail (line number, submatches) are parsed,
-// and of the line's text only the stretch up to the last match is walked, natively where it is
-// plain ASCII, to turn rg's UTF-8 byte offsets into UTF-16 columns; only the preview is decoded.
+// and of the line's text only the stretch up to the last match is walked to turn rg's UTF-8 byte
+// offsets into UTF-16 columns (up to the first match when the line is ASCII, where offsets are
+// columns); only the preview is decoded.
 
 const TEXT_KEY = Buffer.from(',"lines":{"text":"');
 const TAIL_KEY = Buffer.from('"},"line_number":');
@@ -18,6 +19,16 @@ function escapedBytes(code: number): number {
   if (code < 0x80) return 1;
   if (code < 0x800 || (code >= 0xd800 && code <= 0xdfff)) return 2;
   return 3;
+}
+
+/** The value of the four hex digits at `at` (a JSON \uXXXX escape). */
+function hex4(text: Buffer, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 4; i++) {
+    const c = text[i]!;
+    value = value * 16 + (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+  }
+  return value;
 }
 
 /** Moves `p` back to a point where the JSON string body can be cut: not inside an escape or a UTF-8 character. */
@@ -36,6 +47,61 @@ function safeCut(text: Buffer, p: number): number {
   return at;
 }
 
+type Position = { unit: number; p: number };
+const ESCAPED_CODE_POINT = Buffer.from("\\u");
+
+/**
+ * Whether the line is ASCII (as minified code mostly is), so that its byte offsets are its UTF-16
+ * columns too: ASCII JSON text whose \uXXXX escapes stand for ASCII characters.
+ */
+function asciiLine(text: Buffer): boolean {
+  if (!isAscii(text)) return false;
+  for (let at = text.indexOf(ESCAPED_CODE_POINT); at !== -1; at = text.indexOf(ESCAPED_CODE_POINT, at + 2)) {
+    if (hex4(text, at + 2) >= 0x80) return false;
+  }
+  return true;
+}
+
+/**
+ * Where each byte offset of the line lies in its JSON text (`p`) and in UTF-16 units, byte by byte
+ * and allocating nothing: JSON of minified code escapes a quote every twenty bytes or so, and a
+ * slice per stretch between escapes cost more than the search itself.
+ */
+function walk(text: Buffer, targets: number[]): Map<number, Position> {
+  const at = new Map<number, Position>();
+  const end = text.length;
+  let p = 0;
+  let byte = 0;
+  let unit = 0;
+  for (const target of targets) {
+    while (byte < target && p < end) {
+      const c = text[p]!;
+      if (c === BACKSLASH) {
+        if (text[p + 1] === 0x75) {
+          byte += escapedBytes(hex4(text, p + 2));
+          p += 6;
+        } else {
+          byte += 1;
+          p += 2;
+        }
+        unit += 1;
+      } else if (c < 0x80) {
+        byte += 1;
+        unit += 1;
+        p += 1;
+      } else {
+        // A UTF-8 lead byte says the character's length; four bytes make a surrogate pair.
+        const length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+        byte += length;
+        unit += length === 4 ? 2 : 1;
+        p += length;
+      }
+    }
+    at.set(target, { unit, p });
+  }
+  return at;
+}
+
 /**
  * A long `match` message of rg --json as the results list shows it, or null when it is not in the
  * expected shape (the caller then parses it whole).
@@ -49,36 +115,13 @@ export function longLineMatch(raw: Buffer, previewChars: number, previewLead: nu
   if (head.type !== "match" || head.data.path.text === undefined || tail.submatches.length === 0) return null;
   const text = raw.subarray(i + TEXT_KEY.length, j);
 
-  // Walk to each byte offset in order: `p` in the JSON text, `byte` in the line, `unit` in UTF-16.
-  const targets = [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b);
-  const at = new Map<number, { unit: number; p: number }>();
-  let p = 0;
-  let byte = 0;
-  let unit = 0;
-  for (const target of targets) {
-    while (byte < target && p < text.length) {
-      if (text[p] === BACKSLASH) {
-        if (text[p + 1] === 0x75) {
-          byte += escapedBytes(Number.parseInt(text.toString("latin1", p + 2, p + 6), 16));
-          p += 6;
-        } else {
-          byte += 1;
-          p += 2;
-        }
-        unit += 1;
-        continue;
-      }
-      const next = text.indexOf(BACKSLASH, p);
-      const end = Math.min(next === -1 ? text.length : next, p + (target - byte));
-      const stretch = text.subarray(p, end);
-      unit += isAscii(stretch) ? stretch.length : stretch.toString("utf8").length;
-      byte += end - p;
-      p = end;
-    }
-    at.set(target, { unit, p });
-  }
+  // An ASCII line is walked only to its first match, for the preview: its offsets are its columns.
+  const ascii = asciiLine(text);
+  const firstStart = tail.submatches[0]!.start;
+  const at = walk(text, ascii ? [firstStart] : [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b));
+  const unitOf = (offset: number) => (ascii ? offset : at.get(offset)!.unit);
 
-  const first = at.get(tail.submatches[0]!.start)!;
+  const first = at.get(firstStart)!;
   const from = safeCut(text, Math.max(0, first.p - previewLead * 2));
   const to = safeCut(text, Math.min(text.length, first.p + previewChars * 6));
   const lead = JSON.parse(`"${text.toString("utf8", from, first.p)}"`) as string;
@@ -94,8 +137,8 @@ export function longLineMatch(raw: Buffer, previewChars: number, previewLead: nu
       preview,
       previewStart,
       matches: tail.submatches.map((m) => {
-        const start = at.get(m.start)!.unit;
-        return { ref: { line: tail.line_number, column: start + 1, text: m.match.text ?? "" } satisfies MatchRef, start: clip(start), end: clip(at.get(m.end)!.unit) };
+        const start = unitOf(m.start);
+        return { ref: { line: tail.line_number, column: start + 1, text: m.match.text ?? "" } satisfies MatchRef, start: clip(start), end: clip(unitOf(m.end)) };
       }),
     },
   };

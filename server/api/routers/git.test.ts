@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -6,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { findProject } from "@/server/db/repositories/projects";
+import { listEvents } from "@/server/db/repositories/session-events";
+import { createSession } from "@/server/db/repositories/sessions";
+import { parseForges } from "@/server/git/pull-request";
 import { startGitHttpServer, type GitHttpServer } from "@/server/test/git-http-server";
 import { createTestServices } from "@/server/test/services";
 import type { GitOperationEvent } from "@/lib/git-schemas";
@@ -135,4 +140,43 @@ describe("projects from git, with stored credentials", () => {
     expect(await readFile(path.join(root, "README.md"), "utf8")).toBe("# uncommitted\n");
     expect(existsSync(root)).toBe(true);
   });
+});
+
+describe("pull requests from Source Control", () => {
+  it("opens one through the host's API and posts its link in the session open beside it, never in another project's", async () => {
+    // GitHub's REST pulls endpoint, served locally: the one fake allowed, since a real forge cannot run here.
+    const api = http.createServer((req, res) => {
+      let raw = "";
+      req.on("data", (chunk) => (raw += chunk));
+      req.on("end", () => {
+        if (req.method !== "POST" || req.url !== "/api/v3/repos/acme/shop/pulls" || req.headers.authorization !== "Bearer ghp_secret_token_123") return res.writeHead(404).end('{"message":"Not Found"}');
+        const body = JSON.parse(raw) as { head: string; base: string };
+        res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ number: 12, html_url: `https://forge.test/acme/shop/pull/12?head=${body.head}&base=${body.base}` }));
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    try {
+      env.services.config.gitForges = parseForges(`${host()}=github@http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v3`);
+      server.createRepository("acme/shop");
+      const project = await caller.project.create({ name: "Shop", gitUrl: `${server.url}/acme/shop.git` });
+      await caller.git.createBranch({ projectId: project.id, name: "feature" });
+      const session = await createSession(env.services.db, { projectId: project.id, title: "Feature work", authorId: user.id, model: "openai-compatible:none" });
+      const url = "https://forge.test/acme/shop/pull/12?head=feature&base=main";
+
+      expect(await caller.git.openPullRequest({ projectId: project.id, title: "Add the feature", sessionId: session.id })).toEqual({ url, number: 12, head: "feature", base: "main" });
+      const events = await listEvents(env.services.db, session.id, -1);
+      expect(events.filter((e) => e.type === "pull_request_opened").map((e) => ({ payload: e.payload, authorId: e.authorId }))).toEqual([
+        { payload: { url, number: 12, title: "Add the feature", head: "feature", base: "main", by: { id: user.id, name: user.name } }, authorId: user.id },
+      ]);
+
+      // A session of another project (the caller's own, even) is not written to.
+      const other = await caller.project.create({ name: "Other" });
+      const foreign = await createSession(env.services.db, { projectId: other.id, title: "Elsewhere", authorId: user.id, model: "openai-compatible:none" });
+      await caller.git.openPullRequest({ projectId: project.id, title: "Again", sessionId: foreign.id });
+      expect((await listEvents(env.services.db, foreign.id, -1)).some((e) => e.type === "pull_request_opened")).toBe(false);
+    } finally {
+      env.services.config.gitForges = {};
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+    }
+  }, 120_000);
 });

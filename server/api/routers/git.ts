@@ -5,6 +5,7 @@ import { projectAdminProcedure, protectedProcedure, router, workspaceMutationPro
 import { getPullMode, setPullMode } from "@/server/db/repositories/git-credentials";
 import { GitError, type GitErrorCode } from "@/server/git/errors";
 import { hunkCount } from "@/server/git/hunks";
+import { findSession } from "@/server/db/repositories/sessions";
 import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
 import { isWorkspaceError } from "@/server/workspace";
 
@@ -117,10 +118,29 @@ export const gitRouter = router({
     };
   }),
 
-  /** Opens a pull request for the current branch through the host's API (GitHub kind) with the caller's token. */
+  /**
+   * Opens a pull request for the current branch through the host's API (GitHub kind) with the
+   * caller's token; `sessionId` (a session of this project, the one open beside Source Control)
+   * records it in that session's log, so everyone in the session sees the link.
+   */
   openPullRequest: workspaceMutationProcedure
-    .input(z.object({ title: z.string().trim().min(1, "Give the pull request a title").max(300), body: z.string().max(60_000).default(""), base: branchName.default("main") }))
-    .mutation(({ ctx, input }) => gitCall(() => ctx.services.git.openPullRequest(ctx.project, person(ctx.user), { ...input, forges: ctx.services.config.gitForges }))),
+    .input(
+      z.object({
+        title: z.string().trim().min(1, "Give the pull request a title").max(300),
+        body: z.string().max(60_000).default(""),
+        base: branchName.default("main"),
+        sessionId: z.string().uuid().optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { sessionId, ...request } = input;
+      const opened = await gitCall(() => ctx.services.git.openPullRequest(ctx.project, person(ctx.user), { ...request, forges: ctx.services.config.gitForges }));
+      const session = sessionId ? await findSession(ctx.services.db, sessionId) : null;
+      if (session?.projectId === ctx.project.id) {
+        await ctx.services.agent.log.append(session.id, "pull_request_opened", { ...opened, title: request.title, by: { id: ctx.user.id, name: ctx.user.name } }, ctx.user.id);
+      }
+      return opened;
+    }),
 
   setPullMode: projectAdminProcedure.input(z.object({ mode: pullMode })).mutation(({ ctx, input }) => setPullMode(ctx.services.db, ctx.project.id, input.mode)),
 
