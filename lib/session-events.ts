@@ -83,6 +83,8 @@ export const eventPayloadSchemas = {
     ok: z.boolean(),
     /** What the model reads. */
     llm: z.string(),
+    /** `llm` is a JSON document the model reads as JSON (a structured result). */
+    json: z.literal(true).optional(),
     /** What people see (a diff, a file list...), as the tool shaped it. */
     display: z.unknown().optional(),
     durationMs: z.number().nonnegative(),
