@@ -50,7 +50,7 @@ export function createExtensions(options: {
       const user = await findUser(db, task.createdById);
       if (!user) throw new Error("the person who scheduled this task no longer exists");
       const session = await runtime.createSession({ projectId: task.projectId, title: `Scheduled: ${task.description}`.slice(0, 80), authorId: user.id });
-      await runtime.send({ sessionId: session.id, text: task.taskPayload, user: { id: user.id, name: user.name } });
+      await runtime.send({ sessionId: session.id, text: task.taskPayload, user: { id: user.id, name: user.name }, timeZone: task.timezone });
       return { sessionId: session.id };
     },
   });

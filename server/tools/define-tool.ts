@@ -131,6 +131,8 @@ export interface ToolContext {
   webSearch?: WebSearchBackend;
   /** The project's language servers (diagnostics, symbols, navigation); absent when none run for this caller. */
   language?: ProjectLanguage;
+  /** The person's time zone (IANA, from their browser, with their last message); absent means UTC. */
+  timeZone?: string;
   /** Whether the model takes images in tool results; read_file describes images otherwise. */
   modelAcceptsImages?: boolean;
 }
