@@ -32,6 +32,8 @@ export function createKnowledgeEmbeddings(options: { db: Db; source: EmbeddingSo
   const passes = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const errors = new Map<string, string>();
+  /** Projects whose passages were all embedded by the last pass (nothing to do until files change). */
+  const caughtUp = new Set<string>();
   const controller = new AbortController();
 
   async function pass(projectId: string, embedder: Embedder) {
@@ -52,7 +54,9 @@ export function createKnowledgeEmbeddings(options: { db: Db; source: EmbeddingSo
       }
       if (await removeUnusedEmbeddings(db, projectId)) vectors.invalidate(projectId);
       errors.delete(projectId);
+      caughtUp.add(projectId);
     } catch (error) {
+      caughtUp.delete(projectId);
       if (!controller.signal.aborted) errors.set(projectId, `${embedder.endpoint}: ${reason(error)}`);
     }
   }
@@ -78,6 +82,8 @@ export function createKnowledgeEmbeddings(options: { db: Db; source: EmbeddingSo
   return {
     model: source.id,
     refresh,
+    /** Whether a pass is due although no file changed: never run here yet, or the last one failed. */
+    due: (projectId: string) => !caughtUp.has(projectId),
     /** Resolves once no pass runs for the project (tests and the settings page wait on it). */
     settled: (projectId: string) => passes.get(projectId) ?? Promise.resolve(),
     /** The passages nearest in meaning to the query, best first; throws when the query cannot be embedded. */

@@ -43,7 +43,9 @@ export function createKnowledgeIndex(options: { db: Db; embeddings?: KnowledgeEm
     const current = running.get(projectId);
     if (current) return current.then(() => sync(projectId, workspace));
     const pass = syncOnce(db, projectId, workspace).finally(() => running.delete(projectId));
-    void pass.then(() => embeddings?.refresh(projectId)).catch(() => {});
+    void pass
+      .then((report) => (report.indexed || report.removed || embeddings?.due(projectId) ? embeddings?.refresh(projectId) : undefined))
+      .catch(() => {});
     running.set(projectId, pass);
     return pass;
   }

@@ -103,6 +103,8 @@ describe("semantic knowledge search", () => {
       const status = await knowledge.semanticStatus(h.project.id);
       expect(status).toMatchObject({ pending: 1 });
       expect(status?.error).toContain("embeddings backend is down");
+      // The project's settings page shows the same reason.
+      expect((await h.caller.extensions.settings({ projectId: h.project.id })).knowledge).toMatchObject({ model: MODEL, pending: 1, error: status!.error });
 
       const llm = await searchAsModel({ query: "exchange rate" });
       expect(pathsIn(llm)[0]).toBe("docs/finance.md");
