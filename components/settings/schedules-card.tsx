@@ -8,7 +8,7 @@ import { openSessionHref } from "@/components/settings/open-session";
 
 /** A time on the clock of the zone the task was scheduled in (its creator's), with the zone's name. */
 const when = (d: Date | string | null, timeZone: string) =>
-  d ? new Date(d).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZone, timeZoneName: "short" }) : "—";
+  d ? new Date(d).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZone, timeZoneName: "short" }) : "—";
 
 /** Tasks the agent scheduled (schedule_task): when they run next, their runs' sessions, pause / resume / cancel. */
 export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
