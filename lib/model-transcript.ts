@@ -1,4 +1,4 @@
-import type { AssistantModelMessage, ImagePart, ModelMessage, TextPart, ToolModelMessage } from "ai";
+import type { AssistantModelMessage, ImagePart, JSONValue, ModelMessage, TextPart, ToolModelMessage } from "ai";
 import { IMAGE_PLACEHOLDER_PREFIX, imageNote, type ImageRef } from "@/lib/images";
 import type { SessionEvent } from "@/lib/session-events";
 import { isRewound, rewoundRanges } from "@/lib/review-log";
@@ -107,7 +107,7 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
           type: "tool-result",
           toolCallId: event.payload.toolCallId,
           toolName: event.payload.toolName,
-          output: event.payload.ok ? { type: "text", value } : { type: "error-text", value },
+          output: !event.payload.ok ? { type: "error-text", value } : !pruned && event.payload.json ? jsonOutput(value) : { type: "text", value },
         });
         if (!pruned && event.payload.images?.length) {
           s.images.push({ type: "text", text: `The image${event.payload.images.length > 1 ? "s" : ""} from ${event.payload.toolName} (call ${event.payload.toolCallId}):` });
@@ -154,4 +154,13 @@ export function authored(text: string, authorName: string | undefined): string {
 function restoreNote(who: string, files: string[]): string {
   const list = files.length ? ` Files affected: ${files.slice(0, 20).join(", ")}${files.length > 20 ? ", …" : ""}.` : "";
   return `[${who} restored the project's files to how they were before one of your earlier turns.${list} Read files again before you change them.]`;
+}
+
+/** A structured result as JSON for the model; text when it no longer parses (cut to fit, say). */
+function jsonOutput(value: string): { type: "json"; value: JSONValue } | { type: "text"; value: string } {
+  try {
+    return { type: "json", value: JSON.parse(value) as JSONValue };
+  } catch {
+    return { type: "text", value };
+  }
 }

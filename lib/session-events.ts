@@ -46,7 +46,8 @@ export const eventPayloadSchemas = {
    * `@path`/`@url` content attached with it (server/agent/mentions.ts); a path mention's text is
    * on the first path of the message (they are read together, as read_many_files does).
    */
-  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional(), mentions: z.array(mentionAttachmentSchema).optional() }),
+  /** `timeZone`: the sender's (from their browser); the turn's scheduled tasks are read in it. */
+  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional(), mentions: z.array(mentionAttachmentSchema).optional(), timeZone: z.string().optional() }),
   /** `context`: what the system prompt carried from the project this turn (memories shown whole, instruction files). */
   turn_started: z.object({
     turnId,
@@ -83,6 +84,8 @@ export const eventPayloadSchemas = {
     ok: z.boolean(),
     /** What the model reads. */
     llm: z.string(),
+    /** `llm` is a JSON document the model reads as JSON (a structured result). */
+    json: z.literal(true).optional(),
     /** What people see (a diff, a file list...), as the tool shaped it. */
     display: z.unknown().optional(),
     durationMs: z.number().nonnegative(),

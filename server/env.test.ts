@@ -37,6 +37,18 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TANDEM_BUS: "redis" })).toThrow(/TANDEM_BUS/);
   });
 
+  it("configures the embedding model of knowledge search, and refuses a provider without embeddings", () => {
+    expect(loadConfig({}).embedding).toBeUndefined();
+    expect(loadConfig({ TANDEM_EMBEDDING_MODEL: "openai:text-embedding-3-small" }).embedding).toEqual({ model: "openai:text-embedding-3-small", baseURL: undefined, apiKey: undefined });
+    expect(loadConfig({ TANDEM_EMBEDDING_MODEL: "openai-compatible:bge-m3", TANDEM_EMBEDDING_BASE_URL: "http://localhost:8080/v1", TANDEM_EMBEDDING_API_KEY: "k" }).embedding).toEqual({
+      model: "openai-compatible:bge-m3",
+      baseURL: "http://localhost:8080/v1",
+      apiKey: "k",
+    });
+    expect(() => loadConfig({ TANDEM_EMBEDDING_MODEL: "anthropic:claude-sonnet-4-5" })).toThrow(/TANDEM_EMBEDDING_MODEL: must be provider:model with provider one of openai, google/);
+    expect(() => loadConfig({ TANDEM_EMBEDDING_MODEL: "openai:x", TANDEM_EMBEDDING_BASE_URL: "not a url" })).toThrow(/TANDEM_EMBEDDING_BASE_URL/);
+  });
+
   it("knows loopback hosts", () => {
     expect(isLoopbackHost("127.0.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);

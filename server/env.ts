@@ -56,6 +56,18 @@ const schema = z.object({
       })
       .optional(),
   ),
+  // Semantic knowledge search: the embedding model (`provider:model`) and, optionally, an
+  // OpenAI-compatible endpoint of its own (otherwise the provider's configured one serves it).
+  TANDEM_EMBEDDING_MODEL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(openai|google|openai-compatible|ollama):.+$/, {
+        message: "must be provider:model with provider one of openai, google, openai-compatible, ollama (e.g. openai:text-embedding-3-small)",
+      })
+      .optional(),
+  ),
+  TANDEM_EMBEDDING_BASE_URL: optionalString.pipe(z.url({ message: "must be the embeddings server's OpenAI-compatible URL, e.g. http://localhost:8080/v1" }).optional()),
+  TANDEM_EMBEDDING_API_KEY: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://api.openai.com/v1" }).optional()),
   ANTHROPIC_API_KEY: optionalString,
@@ -99,10 +111,15 @@ export type Config = {
   previousSecrets: string[];
   gitForges: Forges;
   models: ModelsConfig;
+  /** The embedding model of semantic knowledge search; absent: full-text ranking alone. */
+  embedding: EmbeddingConfig | undefined;
   smtp: SmtpConfig | undefined;
   /** The web search service from the environment; an admin's choice (admin page) wins over it. */
   webSearch: WebSearchBackendConfig | undefined;
 };
+
+/** `baseURL`: an OpenAI-compatible endpoint serving this model, instead of its provider's. */
+export type EmbeddingConfig = { model: string; baseURL: string | undefined; apiKey: string | undefined };
 
 export type SmtpConfig = { host: string; port: number; secure: boolean; user: string | undefined; password: string | undefined; from: string };
 
@@ -186,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1", explicit: !!e.OLLAMA_BASE_URL },
     },
+    embedding: e.TANDEM_EMBEDDING_MODEL ? { model: e.TANDEM_EMBEDDING_MODEL, baseURL: e.TANDEM_EMBEDDING_BASE_URL, apiKey: e.TANDEM_EMBEDDING_API_KEY } : undefined,
     smtp:
       e.SMTP_HOST && e.SMTP_FROM
         ? { host: e.SMTP_HOST, port: e.SMTP_PORT ?? (secure ? 465 : 587), secure, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }

@@ -24,6 +24,7 @@ export const toolDisplaySchema = z.discriminatedUnion("kind", [
     background: z.string().optional(),
   }),
   z.object({ kind: z.literal("image"), path: z.string(), mediaType: z.string(), size: z.number() }),
+  z.object({ kind: z.literal("json"), value: z.unknown() }),
   z.object({ kind: z.literal("error"), code: z.string(), message: z.string() }),
 ]);
 export type ToolDisplay = z.infer<typeof toolDisplaySchema>;

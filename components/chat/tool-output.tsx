@@ -1,6 +1,7 @@
 "use client";
 
 import { DiffView } from "@/components/chat/diff-view";
+import { CodeBlock } from "@/components/chat/code-block";
 import { Markdown } from "@/components/chat/markdown";
 import { TerminalOutput } from "@/components/chat/terminal-output";
 import { parseDisplay } from "@/components/chat/tool-display";
@@ -63,6 +64,12 @@ export function ToolOutput({ result }: { result: Result }) {
         <p className="tool-text">
           Image {display.path} ({display.mediaType}, {display.size.toLocaleString()} bytes)
         </p>
+      );
+    case "json":
+      return (
+        <div className="tool-json" data-testid="tool-json">
+          <CodeBlock code={JSON.stringify(display.value, null, 2)} language="json" />
+        </div>
       );
     case "error":
       return (

@@ -12,7 +12,9 @@ export function useSendMessage() {
   const mutateAsync = async (sessionId: string, text: string, images: PendingImage[] = [], mentions: string[] = []) => {
     const hashes: string[] = [];
     for (const image of images) hashes.push((await attach.mutateAsync({ sessionId, mediaType: image.mediaType, data: image.data })).hash);
-    return send.mutateAsync({ sessionId, text, ...(hashes.length ? { images: hashes } : {}), ...(mentions.length ? { mentions } : {}) });
+    // The browser's time zone: schedules the agent creates from this message are read in it.
+    const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return send.mutateAsync({ sessionId, text, ...(timeZone ? { timeZone } : {}), ...(hashes.length ? { images: hashes } : {}), ...(mentions.length ? { mentions } : {}) });
   };
   return { mutateAsync, error: attach.error ?? send.error };
 }

@@ -14,6 +14,7 @@ import { NetworkCard } from "@/components/settings/network-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
+import { KnowledgeCard } from "@/components/settings/knowledge-card";
 
 /** A project's agent (approval policy, tools, limits), network, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
@@ -48,6 +49,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
+      <KnowledgeCard projectId={projectId} />
       <GitCard projectId={projectId} canEdit={canAdmin} />
     </>
   );

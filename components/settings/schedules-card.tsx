@@ -6,7 +6,9 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { openSessionHref } from "@/components/settings/open-session";
 
-const when = (d: Date | string | null) => (d ? new Date(d).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—");
+/** A time on the clock of the zone the task was scheduled in (its creator's), with the zone's name. */
+const when = (d: Date | string | null, timeZone: string) =>
+  d ? new Date(d).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZone, timeZoneName: "short" }) : "—";
 
 /** Tasks the agent scheduled (schedule_task): when they run next, their runs' sessions, pause / resume / cancel. */
 export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
@@ -37,7 +39,7 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
               <div className="item-main">
                 <span className="item-title">{task.description}</span>
                 <span className="item-sub">
-                  {task.cron ? `${task.timeExpression} (cron ${task.cron}, UTC)` : task.timeExpression} · next: {task.status === "active" ? when(task.nextRunAt) : "—"}
+                  {task.cron ? `${task.timeExpression} (cron ${task.cron}, ${task.timezone})` : task.timeExpression} · next: {task.status === "active" ? when(task.nextRunAt, task.timezone) : "—"}
                 </span>
                 {task.runs.length > 0 && (
                   <span className="item-sub">
@@ -45,7 +47,7 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
                     {task.runs.slice(0, 5).map((run, i) => (
                       <span key={run.id}>
                         {i > 0 && ", "}
-                        {run.sessionId ? <Link {...openSessionHref(projectId, run.sessionId)}>{when(run.firedAt)}</Link> : <span className="error-text" title={run.error ?? ""}>{when(run.firedAt)} failed</span>}
+                        {run.sessionId ? <Link {...openSessionHref(projectId, run.sessionId)}>{when(run.firedAt, task.timezone)}</Link> : <span className="error-text" title={run.error ?? ""}>{when(run.firedAt, task.timezone)} failed</span>}
                       </span>
                     ))}
                   </span>

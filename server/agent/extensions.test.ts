@@ -196,6 +196,29 @@ describe("scheduled tasks", () => {
     expect(only(await h.events(runSession), "assistant_message")[0]!.payload.text).toBe("Hello from the schedule.");
   }, 40_000);
 
+  it("reads a schedule in the sender's browser time zone, stores it with the task and names it to the model", async () => {
+    const session = await h.newSession({
+      replies: [
+        { match: "Standup in New York", toolCalls: [{ name: "schedule_task", arguments: { taskPayload: "Write the standup notes", timeExpression: "every weekday at 9", humanReadableDescription: "NY standup" } }] },
+        { match: "Scheduled task", text: "Scheduled." },
+      ],
+    });
+    await expect(h.caller.session.send({ sessionId: session.id, text: "Standup in New York", timeZone: "Mars/Olympus_Mons" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await h.caller.session.send({ sessionId: session.id, text: "Standup in New York", timeZone: "America/New_York" });
+    await h.agent.idle(session.id);
+    const requested = only(await h.events(session.id), "approval_requested")[0]!;
+    await h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "approve" });
+    await h.agent.idle(session.id);
+    const task = (await h.caller.extensions.schedules({ projectId: h.project.id })).find((t) => t.description === "NY standup")!;
+    expect(task).toMatchObject({ cron: "0 9 * * 1-5", timezone: "America/New_York", status: "active" });
+    // 9:00 on New York's clock, whatever the server's zone: 14:00 UTC in winter, 13:00 in summer.
+    const clock = new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", hour: "numeric", minute: "numeric", hourCycle: "h23", weekday: "short" });
+    expect(clock.format(task.nextRunAt!)).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 09:00$/);
+    const result = only(await h.events(session.id), "tool_result")[0]!.payload;
+    expect(result.llm).toMatch(/cron `0 9 \* \* 1-5` in America\/New_York\), next run \d{4}-\d\d-\d\d 09:00 \(America\/New_York, 1[34]:00 UTC\)/);
+    await h.caller.extensions.cancelSchedule({ projectId: h.project.id, taskId: task.id });
+  });
+
   it("pauses, resumes and cancels a recurring schedule", async () => {
     const task = await extensions().scheduler.tool.schedule({ projectId: h.project.id, sessionId: "s", userId: h.user.id }, { taskPayload: "x", timeExpression: "every weekday at 9", description: "Standup notes" });
     expect(task.cron).toBe("0 9 * * 1-5");

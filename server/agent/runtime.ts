@@ -221,7 +221,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
     /** Appends a person's message and starts a turn, or lets the running/waiting one pick it up. */
     /** `images`: hashes of images attached to this session (attachImage); unknown ones are refused. */
-    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[] }) {
+    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[]; timeZone?: string }) {
       const session = await mustFind(input.sessionId);
       const refs = [...new Set(input.mentions ?? [])].slice(0, MAX_MENTIONS);
       const mentions = refs.length
@@ -234,7 +234,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       const event = await log.append(
         session.id,
         "user_message",
-        { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}) },
+        { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}), ...(input.timeZone ? { timeZone: input.timeZone } : {}) },
         input.user.id,
       );
       if (active.has(session.id) || session.status === "waiting_approval") return event;

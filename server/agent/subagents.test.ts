@@ -77,6 +77,29 @@ describe("delegate", () => {
     expect(llm).not.toContain('\\"');
   });
 
+  it("a sub-agent's JSON report stays JSON: the parent model receives it as a JSON value and the card shows it as JSON", async () => {
+    const report = { files: ["src/a.ts", "src/b.ts"], note: 'uses "strict" mode' };
+    const parent = await h.newSession({
+      replies: [
+        { toolCalls: [{ name: "delegate", arguments: { task: "Task survey: list the files as JSON" } }] },
+        { match: "Task survey", text: "```json\n" + JSON.stringify(report, null, 2) + "\n```" },
+        { match: "", text: "Two files." },
+      ],
+    });
+    const events = await h.send(parent.id, "Survey the files");
+    const result = only(events, "tool_result")[0]!.payload;
+    const child = (await h.caller.session.get({ sessionId: parent.id })).children[0]!;
+    const expected = { task: 1, status: "completed", ok: true, session: child.id, result: report };
+    expect(result.json).toBe(true);
+    expect(result.display).toEqual({ kind: "json", value: expected });
+    expect(JSON.parse(result.llm)).toEqual(expected);
+    // The parent's next request carries the value itself (compact JSON), not a quoted, escaped string.
+    const next = h.model.requests.find((r) => r.messages.some((m) => m.role === "tool"))!;
+    const toolMessage = next.messages.find((m) => m.role === "tool")!;
+    expect(JSON.parse(String(toolMessage.content))).toEqual(expected);
+    expect(String(toolMessage.content)).toBe(JSON.stringify(expected));
+  });
+
   it("cancelling the parent cancels its children", async () => {
     const parent = await h.newSession({
       replies: [

@@ -214,7 +214,7 @@ async function execute(runner: CallRunner, { call, tool }: Ready, note?: string)
   if (instructions) llm += `\n\n${instructions}`;
   const images = await storeResultImages(runner, run.llm);
   return async () => {
-    await recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display, images);
+    await recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display, images, run.json && llm === textOf(run.llm));
     const denied = run.meta?.deniedHosts;
     if (Array.isArray(denied) && denied.length > 0) {
       await runner.log.append(runner.sessionId, "network_denied", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, hosts: denied.map(String) });
@@ -245,6 +245,7 @@ async function recordResult(
   durationMs: number,
   display?: unknown,
   images?: { refs: ImageRef[]; notes: string[] },
+  json?: boolean,
 ) {
   await runner.log.append(runner.sessionId, "tool_result", {
     turnId: runner.turnId,
@@ -256,6 +257,7 @@ async function recordResult(
     durationMs,
     errorCode,
     ...(images?.refs.length ? { images: images.refs } : {}),
+    ...(json ? { json: true as const } : {}),
   });
 }
 

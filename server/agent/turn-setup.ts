@@ -103,6 +103,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
     summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: facts.acceptsImages,
+    ...(lastMessage?.type === "user_message" && lastMessage.payload.timeZone ? { timeZone: lastMessage.payload.timeZone } : {}),
     webSearch,
     ...(language ? { language } : {}),
   });

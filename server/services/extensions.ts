@@ -1,4 +1,6 @@
 import type { Config } from "@/server/env";
+import { ModelConfigError } from "@/server/agent/providers";
+import { createEmbedder } from "@/server/agent/embedding-models";
 import type { Db } from "@/server/db/client";
 import { findUser } from "@/server/db/repositories/users";
 import type { AgentExtensions } from "@/server/agent/extensions";
@@ -6,6 +8,8 @@ import type { AgentRuntime } from "@/server/agent/runtime";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "@/server/workspace";
 import { createKnowledgeIndex } from "@/server/services/knowledge-index";
+import { createKnowledgeEmbeddings, type EmbeddingSource } from "@/server/services/knowledge-embeddings";
+import { createVectorSearch } from "@/server/services/knowledge-vectors";
 import { createMailSender } from "@/server/services/mail";
 import { createProjectTools } from "@/server/services/project-tools";
 import { createScheduler } from "@/server/services/scheduler";
@@ -18,7 +22,7 @@ import { createScheduler } from "@/server/services/scheduler";
 export type Extensions = ReturnType<typeof createExtensions>;
 
 export function createExtensions(options: {
-  config: Pick<Config, "smtp">;
+  config: Pick<Config, "smtp" | "embedding" | "models">;
   db: Db;
   databaseUrl: string;
   sandbox: Sandbox;
@@ -30,7 +34,11 @@ export function createExtensions(options: {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
   const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace });
-  const knowledge = createKnowledgeIndex({ db });
+  const embedding = options.config.embedding;
+  const knowledge = createKnowledgeIndex({
+    db,
+    ...(embedding ? { embeddings: createKnowledgeEmbeddings({ db, source: embeddingSource(options.config), vectors: createVectorSearch(db) }) } : {}),
+  });
   const mail = options.config.smtp ? createMailSender(options.config.smtp) : undefined;
   const scheduler = createScheduler({
     db,
@@ -42,14 +50,14 @@ export function createExtensions(options: {
       const user = await findUser(db, task.createdById);
       if (!user) throw new Error("the person who scheduled this task no longer exists");
       const session = await runtime.createSession({ projectId: task.projectId, title: `Scheduled: ${task.description}`.slice(0, 80), authorId: user.id });
-      await runtime.send({ sessionId: session.id, text: task.taskPayload, user: { id: user.id, name: user.name } });
+      await runtime.send({ sessionId: session.id, text: task.taskPayload, user: { id: user.id, name: user.name }, timeZone: task.timezone });
       return { sessionId: session.id };
     },
   });
 
   const agent: AgentExtensions = {
     projectTools: (projectId, workspace) => projectTools.tools(projectId, workspace),
-    knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit),
+    knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit, ctx.signal),
     scheduler: scheduler.tool,
     ...(mail ? { mail } : {}),
     ...(options.deferToolsOver !== undefined ? { deferToolsOver: options.deferToolsOver } : {}),
@@ -68,9 +76,20 @@ export function createExtensions(options: {
     },
     async dispose() {
       await scheduler.stop();
-      knowledge.dispose();
+      await knowledge.dispose();
       mail?.close();
       await projectTools.dispose();
     },
   };
+}
+
+/** The configured embedding model, or why it cannot be used (shown instead of failing start-up). */
+function embeddingSource(config: Pick<Config, "embedding" | "models">): EmbeddingSource {
+  const embedding = config.embedding!;
+  try {
+    return createEmbedder(embedding, config.models);
+  } catch (error) {
+    if (error instanceof ModelConfigError) return { id: embedding.model, problem: error.message };
+    throw error;
+  }
 }

@@ -70,7 +70,8 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
       now,
       async schedule(ctx, input) {
         await scheduler.start();
-        const when = parseScheduleTime(input.timeExpression, now());
+        const timezone = ctx.timeZone ?? "UTC";
+        const when = parseScheduleTime(input.timeExpression, now(), timezone);
         const task = await tasks.createScheduledTask(db, {
           projectId: ctx.projectId,
           createdById: ctx.userId,
@@ -81,9 +82,10 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
           cron: when.kind === "recurring" ? when.cron : null,
           runAt: when.kind === "once" ? when.at : null,
           nextRunAt: null,
+          timezone,
         });
         const queued = await enqueue(task, when.kind === "once" ? when.at : when.next);
-        return { id: queued.id, description: queued.description, nextRunAt: queued.nextRunAt, cron: queued.cron };
+        return { id: queued.id, description: queued.description, nextRunAt: queued.nextRunAt, cron: queued.cron, timezone: queued.timezone };
       },
     } satisfies TaskScheduler,
 

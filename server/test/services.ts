@@ -11,7 +11,7 @@ import { createTestDatabase } from "./database";
 import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
-import type { SmtpConfig } from "@/server/env";
+import type { EmbeddingConfig, SmtpConfig } from "@/server/env";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
@@ -31,7 +31,7 @@ import { createProjectGit } from "@/server/services/project-git";
 // (e2e/fixtures/model-server) and makes `openai-compatible:scripted` the default model;
 // `tools` replaces the registry's core tools for the agent. `extensions` adds MCP, discovery,
 // knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
-export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number };
+export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number; embedding?: EmbeddingConfig };
 // `sandbox: "bwrap"` runs project processes in bubblewrap with the projects' network policies, the
 // egress proxy resolving `egressTestHosts` names to their (loopback) addresses; with `installDir`
 // the sandbox host is the production one (masks of install dir, data dir and home; a per-project
@@ -64,7 +64,7 @@ export async function createTestServices(
   const bus = createInProcessBus();
   const extensions = options.extensions
     ? createExtensions({
-        config: { smtp: options.extensions.smtp },
+        config: { smtp: options.extensions.smtp, embedding: options.extensions.embedding, models: config.models },
         db: database.db,
         databaseUrl: database.url,
         sandbox,

@@ -61,6 +61,8 @@ export type ToolDisplay =
   | { kind: "table"; columns: string[]; rows: string[][]; footer?: string }
   | { kind: "terminal"; command: string; output: string; exitCode: number | null; outputPath?: string; background?: string }
   | { kind: "image"; path: string; mediaType: string; size: number }
+  /** A structured result (an MCP tool's structured content, sub-agents' JSON reports), shown as JSON. */
+  | { kind: "json"; value: unknown }
   | { kind: "error"; code: ToolErrorCode; message: string };
 
 export interface ToolError {
@@ -75,6 +77,8 @@ export interface ToolResult {
   error?: ToolError;
   /** When the tool already saved its complete output (shell), the truncation note points there. */
   fullOutputPath?: string;
+  /** `llm` is a JSON document: the model receives it as JSON (a `json` tool output), not as text. */
+  json?: boolean;
   /** Small structured facts for the UI and telemetry (paths touched, match counts, exit code). */
   meta?: Record<string, unknown>;
 }
@@ -127,6 +131,8 @@ export interface ToolContext {
   webSearch?: WebSearchBackend;
   /** The project's language servers (diagnostics, symbols, navigation); absent when none run for this caller. */
   language?: ProjectLanguage;
+  /** The person's time zone (IANA, from their browser, with their last message); absent means UTC. */
+  timeZone?: string;
   /** Whether the model takes images in tool results; read_file describes images otherwise. */
   modelAcceptsImages?: boolean;
 }

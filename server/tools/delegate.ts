@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./define-tool";
-import { failure, ok } from "./result";
+import { failure, ok, okJson } from "./result";
 
 // delegate: hands work to sub-agents, each in a child session of this one (its own event log,
 // visible in the UI) with its own tool allow-list and step cap. Two forms: one task
@@ -79,11 +79,28 @@ export function delegateTool(delegator: Delegator) {
         const text = results.map((r) => `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`).join("\n");
         return ok(text, { kind: "text", text }, { sessions: results.map((r) => r.sessionId) });
       }
-      // The model reads the reports as text, as people do: JSON would escape every quote and newline.
+      // Reports that are JSON (a sub-agent asked for structured output) stay JSON, for the model and
+      // the card; other reports are read as text, as people read them: JSON would escape every quote.
+      const structured = results.map((r) => parseJsonReport(r.result));
+      if (structured.every((value) => value !== undefined)) {
+        const reports = results.map((r, n) => ({ task: r.task + 1, status: r.status, ok: r.ok, session: r.sessionId, result: structured[n] }));
+        return okJson(i.tasks ? reports : reports[0], { sessions: results.map((r) => r.sessionId), results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })) });
+      }
       const text = results
         .map((r) => `## Task ${r.task + 1}: ${r.ok ? "done" : `stopped (${r.status})`}, session ${r.sessionId}\n\n${r.result || "(no answer)"}`)
         .join("\n\n");
       return ok(text, { kind: "markdown", text }, { sessions: results.map((r) => r.sessionId), results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })) });
     },
   });
+}
+
+/** A report that is a JSON object or array (bare or in one fenced block); undefined otherwise. */
+function parseJsonReport(report: string): unknown {
+  const body = report.trim().replace(/^```(?:json)?\n([\s\S]*)\n```$/, "$1").trim();
+  if (!/^[[{]/.test(body)) return undefined;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -30,7 +30,12 @@ const taskInput = z.object({ taskId: z.string().uuid() });
 export const extensionsRouter = router({
   settings: projectProcedure.query(async ({ ctx }) => {
     const extensions = extensionsOf(ctx);
-    return { ...(await extensions.projectTools.settings(ctx.project.id)), mailConfigured: extensions.mailConfigured };
+    return {
+      ...(await extensions.projectTools.settings(ctx.project.id)),
+      mailConfigured: extensions.mailConfigured,
+      /** Semantic knowledge search: model, backend, passages embedded and pending, why it fails; null when not configured. */
+      knowledge: await extensions.knowledge.semanticStatus(ctx.project.id),
+    };
   }),
 
   /** Saves only when everything parses; otherwise returns each problem with where it is. */

@@ -1,3 +1,4 @@
+import { timeZoneSchema } from "@/lib/time-zone";
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
@@ -102,11 +103,13 @@ export const sessionRouter = router({
         images: z.array(imageHashSchema).max(MAX_IMAGES_PER_MESSAGE).optional(),
         /** `@` mentions: workspace paths (files, folders) or http(s) URLs, attached with the message. */
         mentions: z.array(z.string().trim().min(1).max(2000)).max(10).optional(),
+        /** The sender's time zone (their browser's); schedules the agent creates in this turn use it. */
+        timeZone: timeZoneSchema.optional(),
       }),
     )
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
-        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions });
+        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions, timeZone: input.timeZone });
         ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, false);
         return { seq: event.seq };
       }),

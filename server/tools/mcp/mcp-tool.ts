@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, type LlmPart, type Tool } from "../define-tool";
-import { failure, ok, ToolFailure } from "../result";
+import { failure, ok, okJson, ToolFailure } from "../result";
 import type { McpServerConfig } from "@/lib/mcp-config";
 import { McpUnavailableError, type McpToolInfo } from "./connection";
 
@@ -42,6 +42,8 @@ export function mcpTool(server: string, config: McpServerConfig, info: McpToolIn
       const parts = contentParts(result);
       const text = parts.filter((p): p is Extract<LlmPart, { type: "text" }> => p.type === "text").map((p) => p.text).join("\n");
       if (result.isError) return failure("INTERNAL", `${name} reported an error: ${text || "(no message)"}`);
+      // Structured content is the result itself (the text beside it is its serialisation, by the spec).
+      if (result.structuredContent && !parts.some((p) => p.type === "image")) return okJson(result.structuredContent, { server, tool: info.name });
       const llm = parts.some((p) => p.type === "image") ? parts : text || "(the tool returned no content)";
       return ok(llm, { kind: "text", text: text || "(no text output)" }, { server, tool: info.name });
     },

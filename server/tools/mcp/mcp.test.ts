@@ -57,6 +57,13 @@ describe("MCP servers", () => {
     const run = await (await session()).run(echo, { message: "hello" });
     expect(run.llm).toBe("Echo: hello");
     expect(servers.status("p1")).toMatchObject([{ name: "everything", status: "connected", transport: "stdio" }]);
+
+    // Structured content is the result: JSON for the model (json output) and for the tool card.
+    const structured = tools.find((t) => t.name === "everything__get-structured-content")!;
+    const weather = await (await session()).run(structured, { location: "Chicago" });
+    expect(weather.json).toBe(true);
+    expect(weather.display).toEqual({ kind: "json", value: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 } });
+    expect(JSON.parse(weather.llm as string)).toEqual({ temperature: 36, conditions: "Light rain / drizzle", humidity: 82 });
   }, 30_000);
 
   it("connects over streamable HTTP; a trusted server's tools follow the policy", async () => {
