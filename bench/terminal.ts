@@ -101,6 +101,8 @@ async function pageBundle(): Promise<string> {
         const terminal = new Terminal({ cols: 120, rows: 30, scrollback: 5000 });
         terminal.open(document.getElementById("terminal"));
         const state = { status: "", parsed: 0, renderer: "dom" };
+        const url = "ws://" + location.host + "/ws" + location.search;
+        new TerminalConnection({ terminal, url, onStatus: (s) => (state.status = s), onParsed: (n) => (state.parsed += n) });
         // The IDE draws with xterm's DOM renderer; "webgl" measures the WebGL addon beside it. Without
         // a GPU (headless Chromium here), Chromium runs WebGL in software (SwiftShader).
         if (new URLSearchParams(location.search).get("renderer") === "webgl") {
