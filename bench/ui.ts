@@ -139,10 +139,13 @@ async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Pro
   await row.click();
   const lines = page.getByTestId("editor").locator(".monaco-editor .view-lines");
   await lines.getByText("export function main").first().waitFor({ timeout: 60_000 });
+  const text = Date.now() - start;
   await lines.click();
   await page.keyboard.type("Z");
   await page.waitForFunction(() => document.querySelector("[data-testid=editor] .monaco-editor .view-lines")?.textContent?.includes("Z"), null, { timeout: 60_000 });
-  return { total: Date.now() - start, tree };
+  const total = Date.now() - start;
+  if (WATERFALL) console.log(`milestones: explorer row ${tree} ms, file text ${text} ms, editable ${total} ms`);
+  return { total, tree };
 }
 
 /** From navigation start: Ctrl/Cmd+P as soon as the IDE answers it, a few letters, Enter, until the file's text shows. */
@@ -163,16 +166,34 @@ async function timeToQuickOpen(page: Page, navigate: () => Promise<unknown>): Pr
   return Date.now() - start;
 }
 
+/** Set (to anything) to print the first cold load's requests as a waterfall, in ms from navigation. */
+const WATERFALL = !!process.env.BENCH_UI_WATERFALL;
+
 /** Requests and script bytes (as sent, compressed) that a page loads until `stop`. */
 function countLoads(page: Page) {
-  const finished: Array<Promise<{ script: boolean; bytes: number }>> = [];
-  const onFinished = (request: import("@playwright/test").Request) =>
-    finished.push(request.sizes().then((sizes) => ({ script: request.resourceType() === "script", bytes: sizes.responseBodySize }), () => ({ script: false, bytes: 0 })));
+  const start = Date.now();
+  const finished: Array<Promise<{ script: boolean; bytes: number; line: string }>> = [];
+  const onFinished = (request: import("@playwright/test").Request) => {
+    const end = Date.now() - start;
+    finished.push(
+      request.sizes().then(
+        (sizes) => {
+          const { startTime, responseEnd } = request.timing();
+          const from = Math.round(startTime) - start;
+          const url = request.url().replace(/^https?:\/\/[^/]+/, "").slice(0, 110);
+          const line = `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  ${String(Math.round(sizes.responseBodySize / 1000)).padStart(5)} kB  ${responseEnd > 0 ? "" : "(no timing) "}${url}`;
+          return { script: request.resourceType() === "script", bytes: sizes.responseBodySize, line };
+        },
+        () => ({ script: false, bytes: 0, line: "" }),
+      ),
+    );
+  };
   page.on("requestfinished", onFinished);
   return {
     async stop() {
       page.off("requestfinished", onFinished);
       const all = await Promise.all(finished);
+      if (WATERFALL) console.log(`first cold load, requests (start → finish, ms from navigation):\n${all.map((r) => r.line).join("\n")}`);
       const scripts = all.filter((r) => r.script);
       return { requests: all.length, scripts: scripts.length, scriptKb: scripts.reduce((sum, r) => sum + r.bytes, 0) / 1000 };
     },
