@@ -38,9 +38,12 @@ export type EventLog = ReturnType<typeof createEventLog>;
 
 export function createEventLog(db: Db, bus: SessionBus) {
   const states = new Map<string, State>();
-  const stats = { rowsWritten: 0, eventsPublished: 0, deltasPublished: 0 };
+  const stats = { rowsWritten: 0, inserts: 0, eventsPublished: 0, deltasPublished: 0 };
   // One INSERT in flight for all sessions; rows asked for meanwhile go together in the next.
-  const insert = groupCommit<NewEventRow>((rows) => insertEvents(db, rows));
+  const insert = groupCommit<NewEventRow>((rows) => {
+    stats.inserts += 1;
+    return insertEvents(db, rows);
+  });
 
   function state(sessionId: string): State {
     let s = states.get(sessionId);
