@@ -60,6 +60,7 @@ process.on("message", async (message: { type: string }) => {
     process.send!({
       type: "stats",
       rowsWritten: services.agent.stats.rowsWritten,
+      inserts: services.agent.stats.inserts,
       rss: process.memoryUsage().rss,
       peakRss,
       loopDelayP50: loopDelay.percentile(50) / 1e6,

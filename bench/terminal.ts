@@ -23,6 +23,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FILE_MB = Number(process.argv[2] ?? 100);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const TIMEOUT_MS = 180_000;
+/** Set to a folder to have the first DOM-renderer run write the page's CPU profile there (open it in Chrome's DevTools). */
+const BROWSER_PROFILE_DIR = process.env.BENCH_BROWSER_PROF;
 const mb = (bytes: number) => bytes / 1e6;
 // memoryUsage.rss() reads only the RSS; memoryUsage() also walks the heap (3% of this process's CPU at 40 samples/s).
 const rssMb = () => mb(process.memoryUsage.rss());
@@ -101,6 +103,8 @@ async function pageBundle(): Promise<string> {
         const terminal = new Terminal({ cols: 120, rows: 30, scrollback: 5000 });
         terminal.open(document.getElementById("terminal"));
         const state = { status: "", parsed: 0, renderer: "dom" };
+        const url = "ws://" + location.host + "/ws" + location.search;
+        new TerminalConnection({ terminal, url, onStatus: (s) => (state.status = s), onParsed: (n) => (state.parsed += n) });
         // The IDE draws with xterm's DOM renderer; "webgl" measures the WebGL addon beside it. Without
         // a GPU (headless Chromium here), Chromium runs WebGL in software (SwiftShader).
         if (new URLSearchParams(location.search).get("renderer") === "webgl") {
@@ -184,6 +188,7 @@ async function main() {
   const results: Array<[string, string, string, string]> = [];
   // The PTY turns every "\n" into "\r\n".
   const expected = bytes + lines;
+  let profiled = false;
   /** One page per run: `cat` of the file until the page's xterm has parsed all of it. */
   async function browserCat(renderer: "webgl" | "dom"): Promise<{ page: Page; rendered: string; rate: number; growth: number }> {
     const page = await browser.newPage();
@@ -195,6 +200,12 @@ async function main() {
     const before = await parsedBytes(page);
     const rssCat = sampleRss();
     const baseCat = rssMb();
+    const profiler = BROWSER_PROFILE_DIR && renderer === "dom" && !profiled ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      profiled = true;
+      await profiler.send("Profiler.enable");
+      await profiler.send("Profiler.start");
+    }
     const start = performance.now();
     await typeInto(page, `cat ${file}\r`);
     await page.waitForFunction((target) => (window as any).bench.state.parsed >= target, before + expected, {
@@ -202,6 +213,10 @@ async function main() {
       polling: 50,
     });
     const rate = mb(bytes) / ((performance.now() - start) / 1000);
+    if (profiler) {
+      const { profile } = await profiler.send("Profiler.stop");
+      writeFileSync(path.join(BROWSER_PROFILE_DIR!, `terminal-dom-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+    }
     return { page, rendered, rate, growth: rssCat.stop() - baseCat };
   }
   try {

@@ -13,8 +13,10 @@
 // - 10,000-event session: in a loaded IDE showing the session list, a click on the session row
 //   until its transcript is rendered with the last event's message visible; and a full page load
 //   that reopens that session (the panel remembers it) until the same point.
+// - Quick Open, cold: a new context loads the project page, Ctrl/Cmd+P as soon as the IDE takes it,
+//   "index", Enter, until the file's text shows in Monaco.
 // Beside them, as the reference of the same run, the sign-in page's load (a static page on the
-// same server and browser): what any page costs here.
+// same server and browser): what any page costs here. Reference and IDE take turns in each run.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -137,10 +139,65 @@ async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Pro
   await row.click();
   const lines = page.getByTestId("editor").locator(".monaco-editor .view-lines");
   await lines.getByText("export function main").first().waitFor({ timeout: 60_000 });
+  const text = Date.now() - start;
   await lines.click();
   await page.keyboard.type("Z");
   await page.waitForFunction(() => document.querySelector("[data-testid=editor] .monaco-editor .view-lines")?.textContent?.includes("Z"), null, { timeout: 60_000 });
-  return { total: Date.now() - start, tree };
+  const total = Date.now() - start;
+  if (WATERFALL) console.log(`milestones: explorer row ${tree} ms, file text ${text} ms, editable ${total} ms`);
+  return { total, tree };
+}
+
+/** From navigation start: Ctrl/Cmd+P as soon as the IDE answers it, a few letters, Enter, until the file's text shows. */
+async function timeToQuickOpen(page: Page, navigate: () => Promise<unknown>): Promise<number> {
+  const start = Date.now();
+  await navigate();
+  const palette = page.getByTestId("command-palette");
+  // A person presses the keys as soon as the IDE is on screen; before its handler is mounted nothing happens.
+  while (!(await palette.isVisible())) {
+    if (Date.now() - start > 60_000) throw new Error("Quick Open never opened");
+    await page.keyboard.press("ControlOrMeta+P").catch(() => {});
+    await palette.waitFor({ timeout: 100 }).catch(() => {});
+  }
+  await page.keyboard.type("index");
+  await palette.getByTestId("palette-file").first().filter({ hasText: "index.ts" }).waitFor({ timeout: 60_000 });
+  await page.keyboard.press("Enter");
+  await page.getByTestId("editor").locator(".monaco-editor .view-lines").getByText("export function main").first().waitFor({ timeout: 60_000 });
+  return Date.now() - start;
+}
+
+/** Set (to anything) to print the first cold load's requests as a waterfall, in ms from navigation. */
+const WATERFALL = !!process.env.BENCH_UI_WATERFALL;
+
+/** Requests and script bytes (as sent, compressed) that a page loads until `stop`. */
+function countLoads(page: Page) {
+  const start = Date.now();
+  const finished: Array<Promise<{ script: boolean; bytes: number; line: string }>> = [];
+  const onFinished = (request: import("@playwright/test").Request) => {
+    const end = Date.now() - start;
+    finished.push(
+      request.sizes().then(
+        (sizes) => {
+          const { startTime, responseEnd } = request.timing();
+          const from = Math.round(startTime) - start;
+          const url = request.url().replace(/^https?:\/\/[^/]+/, "").slice(0, 110);
+          const line = `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  ${String(Math.round(sizes.responseBodySize / 1000)).padStart(5)} kB  ${responseEnd > 0 ? "" : "(no timing) "}${url}`;
+          return { script: request.resourceType() === "script", bytes: sizes.responseBodySize, line };
+        },
+        () => ({ script: false, bytes: 0, line: "" }),
+      ),
+    );
+  };
+  page.on("requestfinished", onFinished);
+  return {
+    async stop() {
+      page.off("requestfinished", onFinished);
+      const all = await Promise.all(finished);
+      if (WATERFALL) console.log(`first cold load, requests (start → finish, ms from navigation):\n${all.map((r) => r.line).join("\n")}`);
+      const scripts = all.filter((r) => r.script);
+      return { requests: all.length, scripts: scripts.length, scriptKb: scripts.reduce((sum, r) => sum + r.bytes, 0) / 1000 };
+    },
+  };
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-ui-"));
@@ -173,32 +230,42 @@ try {
   browser = await chromium.launch(await chromiumLaunchOptions());
   const ideUrl = `${base}/p/${project.id}`;
 
-  // Reference: the sign-in page, cold and warm.
+  // The reference (the sign-in page) and the IDE take turns in each run, so both see the same machine.
   const reference = { cold: [] as number[], warm: [] as number[] };
+  const ide = { cold: [] as number[], warm: [] as number[], treeCold: [] as number[], quickOpen: [] as number[] };
+  const firstLoad = { scriptKb: 0, scripts: 0, requests: 0 };
   for (let i = 0; i < RUNS; i++) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    let start = Date.now();
-    await page.goto(`${base}/sign-in`, { waitUntil: "load" });
-    await page.getByTestId("sign-in-form").or(page.getByTestId("create-project-form")).first().waitFor();
-    reference.cold.push(Date.now() - start);
-    start = Date.now();
-    await page.reload({ waitUntil: "load" });
-    await page.getByTestId("sign-in-form").or(page.getByTestId("create-project-form")).first().waitFor();
-    reference.warm.push(Date.now() - start);
-    await context.close();
-  }
-
-  const ide = { cold: [] as number[], warm: [] as number[], treeCold: [] as number[] };
-  for (let i = 0; i < RUNS; i++) {
-    const context = await newContext(browser, base, cookie);
-    const page = await context.newPage();
-    const cold = await timeToEditable(page, () => page.goto(ideUrl, { waitUntil: "commit" }));
-    ide.cold.push(cold.total);
-    ide.treeCold.push(cold.tree);
-    const warm = await timeToEditable(page, () => page.reload({ waitUntil: "commit" }));
-    ide.warm.push(warm.total);
-    await context.close();
+    {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      let start = Date.now();
+      await page.goto(`${base}/sign-in`, { waitUntil: "load" });
+      await page.getByTestId("sign-in-form").or(page.getByTestId("create-project-form")).first().waitFor();
+      reference.cold.push(Date.now() - start);
+      start = Date.now();
+      await page.reload({ waitUntil: "load" });
+      await page.getByTestId("sign-in-form").or(page.getByTestId("create-project-form")).first().waitFor();
+      reference.warm.push(Date.now() - start);
+      await context.close();
+    }
+    {
+      const context = await newContext(browser, base, cookie);
+      const page = await context.newPage();
+      const loaded = i === 0 ? countLoads(page) : null;
+      const cold = await timeToEditable(page, () => page.goto(ideUrl, { waitUntil: "commit" }));
+      if (loaded) Object.assign(firstLoad, await loaded.stop());
+      ide.cold.push(cold.total);
+      ide.treeCold.push(cold.tree);
+      const warm = await timeToEditable(page, () => page.reload({ waitUntil: "commit" }));
+      ide.warm.push(warm.total);
+      await context.close();
+    }
+    {
+      const context = await newContext(browser, base, cookie);
+      const page = await context.newPage();
+      ide.quickOpen.push(await timeToQuickOpen(page, () => page.goto(ideUrl, { waitUntil: "commit" })));
+      await context.close();
+    }
   }
 
   const sessionOpen = { click: [] as number[], load: [] as number[] };
@@ -232,9 +299,14 @@ try {
   line("IDE: explorer row visible, cold", ide.treeCold);
   line("IDE interactive (file open, Monaco editable), cold", ide.cold, TARGET_IDE_COLD_MS);
   line("IDE interactive (file open, Monaco editable), warm", ide.warm);
+  line("IDE Quick Open → file text, cold", ide.quickOpen, TARGET_IDE_COLD_MS);
   line(`session of ${(TURNS * 10).toLocaleString("en-US")} events: click → last event visible`, sessionOpen.click, TARGET_SESSION_MS);
   line(`session of ${(TURNS * 10).toLocaleString("en-US")} events: page load → last event visible`, sessionOpen.load);
-  console.log(`\nIDE cold vs reference cold: ×${(median(ide.cold) / median(reference.cold)).toFixed(2)}`);
+  console.log(`\nIDE cold vs reference cold: ×${(median(ide.cold) / median(reference.cold)).toFixed(2)}; Quick Open cold vs reference cold: ×${(median(ide.quickOpen) / median(reference.cold)).toFixed(2)}`);
+  console.log(
+    `IDE first cold load until editable: ${firstLoad.requests} requests, ${firstLoad.scripts} scripts, ${Math.round(firstLoad.scriptKb).toLocaleString("en-US")} kB of script on the wire`,
+  );
+  console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}`);
 } finally {
   await browser?.close();
   if (tandem && tandem.exitCode === null) {

@@ -58,12 +58,34 @@ describe("session event stream", () => {
     }
     // A saw the text ahead of the database, token by token, and each committed run matches it.
     const provisional = aItems.filter((i): i is Extract<SessionStreamItem, { kind: "delta" }> => i.kind === "delta");
-    expect(provisional.length).toBe(TOKENS.length);
+    expect(provisional.map((p) => p.text).join("")).toBe(FULL);
     for (const row of only(stored, "assistant_delta")) {
       expect(provisional.filter((p) => p.seq === row.seq).map((p) => p.text).join("")).toBe(row.payload.text);
     }
     // Deltas are coalesced: far fewer rows than tokens.
     expect(only(stored, "assistant_delta").length).toBeLessThan(TOKENS.length / 4);
+  });
+
+  it("gives a viewer that falls behind the tokens it missed in fewer messages, the text whole", async () => {
+    const session = await h.newSession({ replies: [{ tokens: TOKENS, delayMs: 2 }] });
+    const slow = emptyLiveLog();
+    const items: SessionStreamItem[] = [];
+    const controller = new AbortController();
+    const viewer = (async () => {
+      for await (const item of h.agent.stream(session.id, 0, controller.signal)) {
+        items.push(item);
+        applyStreamItem(slow, item);
+        if (finished(slow)) break;
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      controller.abort();
+    })();
+    await h.caller.session.send({ sessionId: session.id, text: "Stream a lot" });
+    await viewer;
+    const deltas = items.filter((i) => i.kind === "delta");
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.length).toBeLessThan(TOKENS.length / 2);
+    expect(only(slow.events, "assistant_message")[0]!.payload.text).toBe(FULL);
   });
 
   it("shows text streamed so far to a viewer who joins mid-stream", async () => {

@@ -76,7 +76,7 @@ export async function* streamSessionEvents(input: {
         continue;
       }
       if (item.kind === "delta") {
-        if (item.seq > last) yield item;
+        if (item.seq > last) yield mergeQueuedDeltas(item, queue);
         continue;
       }
       if (item.event.seq <= last) continue;
@@ -88,6 +88,25 @@ export async function* streamSessionEvents(input: {
     unsubscribe();
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The delta with the text of the deltas queued right behind it that continue it (same seq, next
+ * offset), taken off the queue. A viewer that fell behind (a busy server, a slow socket) then gets
+ * one message with the tokens it missed instead of one each, so it catches up instead of falling
+ * further behind; a viewer that keeps up has nothing queued and gets each token as it comes.
+ */
+function mergeQueuedDeltas(first: Extract<LiveItem, { kind: "delta" }>, queue: LiveItem[]): LiveItem {
+  let text = first.text;
+  let taken = 0;
+  for (const next of queue) {
+    if (next.kind !== "delta" || next.seq !== first.seq || next.offset !== first.offset + text.length) break;
+    text += next.text;
+    taken++;
+  }
+  if (!taken) return first;
+  queue.splice(0, taken);
+  return { ...first, text };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Db } from "@/server/db/client";
 import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
 import type { SessionBus } from "@/server/bus/session-bus";
+import { groupCommit } from "@/server/agent/group-commit";
 import {
   eventPayloadSchemas,
   type EventInput,
@@ -24,7 +25,8 @@ import {
 // `assistant_delta` row when it is FLUSH_MS old, or when any other event is appended (so the
 // reserved seq is always committed before any later seq). Its committed event carries the whole
 // text and replaces the provisional pieces for that seq (applyStreamItem in lib/session-events.ts).
-// So the database sees at most ~1000/FLUSH_MS rows a second per streaming session, viewers see
+// So the database sees at most ~1000/FLUSH_MS rows a second per streaming session (and those of
+// all sessions go in one INSERT at a time, group-commit.ts), viewers see
 // every token as it arrives, and a viewer that reconnects with afterSeq misses nothing.
 
 export const FLUSH_MS = 50;
@@ -36,7 +38,12 @@ export type EventLog = ReturnType<typeof createEventLog>;
 
 export function createEventLog(db: Db, bus: SessionBus) {
   const states = new Map<string, State>();
-  const stats = { rowsWritten: 0, eventsPublished: 0, deltasPublished: 0 };
+  const stats = { rowsWritten: 0, inserts: 0, eventsPublished: 0, deltasPublished: 0 };
+  // One INSERT in flight for all sessions; rows asked for meanwhile go together in the next.
+  const insert = groupCommit<NewEventRow>((rows) => {
+    stats.inserts += 1;
+    return insertEvents(db, rows);
+  });
 
   function state(sessionId: string): State {
     let s = states.get(sessionId);
@@ -56,7 +63,7 @@ export function createEventLog(db: Db, bus: SessionBus) {
     const rows: NewEventRow[] = events.map((e) => ({ ...e }));
     const done = s.tail.then(async () => {
       try {
-        await insertEvents(db, rows);
+        await insert(rows);
       } catch (error) {
         if (states.get(sessionId) === s) states.delete(sessionId); // reload the counter next time
         throw error;
