@@ -11,6 +11,7 @@ import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { describeLimits } from "@/server/sandbox/limits";
 import { createSandbox } from "@/server/sandbox/sandbox";
+import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
@@ -98,6 +99,7 @@ export async function createServices(config: Config, log: (line: string) => void
     policies: network.policies,
     testHosts: config.egressTestHosts,
     log: (connection) => void network.log(connection).catch((error: unknown) => log(`could not record a network connection: ${(error as Error).message}`)),
+    diskBudget: sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined,
   });
   const terminals = createTerminalService({ sandbox });
   const models = createModelRegistry(config.models);

@@ -43,6 +43,8 @@ export interface SandboxOptions {
   readOnlyBinds?: { from: string; to: string }[];
   /** Read-write binds (git's one-shot credential socket folder). */
   binds?: { from: string; to: string }[];
+  /** The project is past its disk budget: the command starts unable to grow any file (disk-budget.ts). */
+  growthStopped?: boolean;
 }
 
 export interface SandboxedCommand {
@@ -79,7 +81,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
   const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, ...command] : command;
   const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
-  const limited = host.limits ? limitPrefix(host.limits, identity !== undefined) : [];
+  const limited = host.limits ? limitPrefix(host.limits, identity !== undefined, options.growthStopped) : [];
   const [file, ...rest] = [...limited, bwrap, ...args];
   return { file: file!, args: rest, env, cwd, ...(identity ? { uid: identity.uid, gid: identity.gid } : {}) };
 }
