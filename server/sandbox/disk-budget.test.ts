@@ -7,6 +7,7 @@ import { shellTool } from "@/server/tools/shell";
 import { writeFileTool } from "@/server/tools/write-file";
 import { useToolSessions } from "@/server/tools/test-helpers";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
+import { createTerminalService } from "@/server/terminal";
 import { createDiskBudget } from "./disk-budget";
 import { diskUsageBytes } from "./disk-usage";
 import { canSwitchIdentity } from "./identity";
@@ -60,7 +61,7 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", (
     const shell = createShellSession({ workspace: s.ctx.workspace, projectId, sessionId: projectId, sandbox });
     shells.push(shell);
     const run = async (command: string) => String((await s.run(shellTool, { command, timeout: 60 }, { shell })).llm);
-    return { s, shell, run, root: s.ctx.workspace.root };
+    return { s, shell, run, sandbox, projectId, root: s.ctx.workspace.root };
   }
 
   it("stops an endless yes > file at the budget, refuses tool writes, and lifts it once files are deleted", async () => {
@@ -97,4 +98,28 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", (
     // Far fewer than an unlimited loop would have written in that time.
     expect(readdirSync(root).filter((name) => /^f\d+$/.test(name)).length).toBeLessThan(5_000);
   }, 90_000);
+
+  it("says in the terminal why the command writing was stopped, and the shell goes on", async () => {
+    const { sandbox, projectId, root } = await project();
+    const terminals = createTerminalService({ sandbox });
+    try {
+      const info = await terminals.create(projectId, root, { cols: 200, rows: 30 });
+      const terminal = terminals.get(projectId, info.id)!;
+      let text = "";
+      terminal.attach({ output: (frame) => (text += frame.toString()), message: () => {}, close: () => {} });
+      terminal.write("yes > big.txt; echo exit=$?\r");
+      const until = async (pattern: RegExp) => {
+        for (const started = Date.now(); !pattern.test(text); await new Promise((r) => setTimeout(r, 50))) {
+          if (Date.now() - started > 30_000) throw new Error(`no ${pattern} in ${JSON.stringify(text.slice(-500))}`);
+        }
+      };
+      await until(/tandem: This project's disk budget of 4 MB is reached/);
+      // bash reports the signal; the shell itself is still there and answers.
+      await until(/exit=153/);
+      terminal.write("rm big.txt && echo fr\"\"eed\r");
+      await until(/freed/);
+    } finally {
+      terminals.disposeAll();
+    }
+  }, 60_000);
 });

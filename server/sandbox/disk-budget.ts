@@ -74,12 +74,14 @@ export function createDiskBudget(options: DiskBudgetOptions) {
     watched.usedBytes = used;
     const over = used > options.budgetMiB * MiB;
     if (over) {
+      const newlyFull = !watched.full;
       // Grew although every writer was held to 0 bytes: something raised its own limit back.
-      if (watched.full && used > previous + GROWTH_SLACK) await killAll(watched.identity);
+      if (!newlyFull && used > previous + GROWTH_SLACK) await killAll(watched.identity);
+      // Full before the limit lands: a writer it stops ends its command, which asks at once.
+      watched.full = true;
       // Re-applied on each check while over: a process forked just before the first one missed it.
       await setFileSizeLimit(watched.identity, 0);
-      if (!watched.full) {
-        watched.full = true;
+      if (newlyFull) {
         // What writers wrote until the limit reached them is not growth past it.
         watched.usedBytes = await measure(watched.root).catch(() => used);
         options.log?.(`project ${projectId}: disk budget of ${options.budgetMiB} MB reached (${Math.round(used / MiB)} MB used); file growth stopped`);
@@ -127,6 +129,7 @@ export function createDiskBudget(options: DiskBudgetOptions) {
      */
     async full(projectId: string): Promise<string | null> {
       const watched = projects.get(projectId);
+      if (watched?.checking) await watched.checking;
       if (!watched?.full) return null;
       await check(projectId, watched);
       return watched.full ? message() : null;
