@@ -51,6 +51,15 @@ test("a refused host is allowed from the session's card and the retried command 
     const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
     await page.goto(`/p/${projectId}/settings`);
     await expect(page.getByTestId("network-hosts")).toHaveValue(/^registry\.e2e\.test$/m);
+
+    // The admin page says which sandbox and limits are in force, as the start-up line does.
+    await page.goto("/admin");
+    const inForce = page.getByTestId("sandbox-in-force");
+    await expect(inForce).toContainText("sandbox: bubblewrap");
+    await expect(inForce).toContainText("MiB disk per workspace");
+    await expect(inForce).toContainText(/cgroups(: not used| v2 per sandbox)/);
+    await page.getByTestId("sandbox-card").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath("admin-sandbox") });
   } finally {
     server.close();
   }

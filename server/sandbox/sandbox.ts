@@ -106,6 +106,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
           denials: () => listener?.denials() ?? [],
           close: async () => {
             hold?.release();
+            command.release?.();
             await listener?.close();
           },
           diskFull: async () => (projectId && budget ? budget.full(projectId) : null),
