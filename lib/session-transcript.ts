@@ -43,6 +43,8 @@ export type TranscriptItem =
   | { kind: "context"; turnId: string; label: string }
   | { kind: "error"; code: string; message: string }
   | { kind: "notice"; text: string }
+  /** The egress proxy refused `host` during a tool call; `allowedBy` once someone allowed it from the session. */
+  | { kind: "network"; seq: number; toolCallId: string; host: string; allowedBy?: { id: string; name: string } }
   /** The workspace was snapshotted before this turn's first change: "Restore to before this turn". */
   | { kind: "checkpoint"; seq: number; checkpointId: string; turnId: string; filesChanged: number }
   | {
@@ -94,6 +96,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
   const questions = new Map<string, Extract<TranscriptItem, { kind: "question" }>>();
   const subagents = new Map<string, Extract<TranscriptItem, { kind: "subagent" }>>();
   const restores = new Map<string, Extract<TranscriptItem, { kind: "restore" }>>();
+  const denials: Array<Extract<TranscriptItem, { kind: "network" }>> = [];
   // Items of rewound events go into a collapsed group in their place instead of the main list.
   const ranges = rewoundRanges(events);
   const groups = new Map<number, Extract<TranscriptItem, { kind: "rewound" }>>();
@@ -263,6 +266,17 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       }
       case "pull_request_opened":
         out.push({ kind: "pull_request", seq: event.seq, ...event.payload });
+        break;
+      case "network_denied":
+        for (const host of event.payload.hosts) {
+          const item = { kind: "network" as const, seq: event.seq, toolCallId: event.payload.toolCallId, host };
+          denials.push(item);
+          out.push(item);
+        }
+        break;
+      case "network_host_allowed":
+        // Every card still asking about this host is answered: the host is on the list now.
+        for (const item of denials) if (item.host.toLowerCase() === event.payload.host && !item.allowedBy) item.allowedBy = event.payload.by;
         break;
       case "review_base":
       case "rewind":

@@ -9,8 +9,10 @@ import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
-import { describeLimits } from "@/server/sandbox/limits";
 import { createSandbox } from "@/server/sandbox/sandbox";
+import { createDiskBudget } from "@/server/sandbox/disk-budget";
+import { setUpCgroups } from "@/server/sandbox/cgroups";
+import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createExtensions } from "@/server/services/extensions";
@@ -54,18 +56,12 @@ export async function resolveSandboxMode(config: Config, bwrapPath?: string): Pr
   };
 }
 
-/** One line for start-up: which sandbox, network backend and limits are in force. */
-export function describeSandbox(host: SandboxHost): string {
-  if (host.unavailable) return "sandbox: UNAVAILABLE (bubblewrap does not work here; sandboxed commands are refused)";
-  if (host.mode === "none") return "sandbox: NONE (TANDEM_SANDBOX=none: commands run unsandboxed with the server's network; no egress policy)";
-  const identity = host.perProjectUid ? "a host uid per project" : "the server's uid (not root: masks are the protection)";
-  return `sandbox: bubblewrap as ${identity}; network: egress proxy per project policy; limits: ${describeLimits(host.limits, host.perProjectUid)}`;
-}
-
 // Builds everything the API needs, starting the embedded database when DATABASE_URL is unset.
 export async function createServices(config: Config, log: (line: string) => void = console.log) {
   const choice = await resolveSandboxMode(config);
   const sandboxHost: SandboxHost = { ...defaultSandboxHost(choice.mode, { dataDir: config.dataDir, limits: config.sandboxLimits }), unavailable: choice.unavailable };
+  // A cgroup per sandbox where the host delegates a cgroup v2 tree; the rlimits apply either way.
+  if (sandboxHost.mode === "bwrap" && !sandboxHost.unavailable && sandboxHost.limits) sandboxHost.cgroups = setUpCgroups();
   // Files the server writes into workspaces stay writable for the project's group (server/sandbox/identity.ts).
   if (sandboxHost.perProjectUid) process.umask(0o002);
   log(describeSandbox(sandboxHost));
@@ -96,6 +92,7 @@ export async function createServices(config: Config, log: (line: string) => void
     policies: network.policies,
     testHosts: config.egressTestHosts,
     log: (connection) => void network.log(connection).catch((error: unknown) => log(`could not record a network connection: ${(error as Error).message}`)),
+    diskBudget: sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined,
   });
   const terminals = createTerminalService({ sandbox });
   const models = createModelRegistry(config.models);

@@ -19,7 +19,23 @@ export function AdminSettings({ role }: { role: string }) {
       <InviteLinks />
       <WebSearchCard />
       <CommandGuardCard />
+      <SandboxCard />
     </>
+  );
+}
+
+/** What the server runs commands in, as its start-up line says: sandbox, network backend, limits. */
+function SandboxCard() {
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.account.settings.queryOptions());
+  return (
+    <section className="card" data-testid="sandbox-card">
+      <div className="section-title">
+        <h2>Sandbox</h2>
+        <span className="hint">Set in the server&apos;s environment (TANDEM_SANDBOX and TANDEM_SANDBOX_* limits; see the README).</span>
+      </div>
+      <p data-testid="sandbox-in-force">{settings.data?.sandbox ?? "…"}</p>
+    </section>
   );
 }
 

@@ -79,6 +79,7 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   // Sending and answering: writers, and team members who came through a collaborate link.
   const canSend = session.data?.canSend ?? false;
   const canAnswer = session.data?.canAnswer ?? false;
+  const canAllowHosts = session.data?.canAllowHosts ?? false;
   const presence = usePresence(sessionId, onAccessLost);
   const signalTyping = useTypingSignal(sessionId, canSend);
   const [sharing, setSharing] = useState(false);
@@ -129,10 +130,10 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   ]);
 
   const ctx: TranscriptContext = useMemo(
-    () => ({ projectId, sessionId, projectName, canWrite: canAnswer, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
+    () => ({ projectId, sessionId, projectName, canWrite: canAnswer, canAllowHosts, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
     // `version` marks a change in the (mutable) progress map.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [projectId, sessionId, projectName, canAnswer, me, progress, canResume, doResume, onOpenSession, version],
+    [projectId, sessionId, projectName, canAnswer, canAllowHosts, me, progress, canResume, doResume, onOpenSession, version],
   );
   const items = transcript.items;
   const render = useCallback((item: (typeof items)[number], index: number) => <TranscriptItemView item={item} isLast={index === items.length - 1} ctx={ctx} />, [ctx, items.length]);

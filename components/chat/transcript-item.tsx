@@ -3,6 +3,7 @@
 import type { TranscriptItem } from "@/lib/session-transcript";
 import { Markdown } from "@/components/chat/markdown";
 import { QuestionCard } from "@/components/chat/question-card";
+import { NetworkDeniedCard } from "@/components/chat/network-denied-card";
 import { ToolCard } from "@/components/chat/tool-card";
 import { SessionImages } from "@/components/chat/session-images";
 import { MentionChips } from "@/components/chat/mention-chips";
@@ -16,6 +17,8 @@ export type TranscriptContext = {
   sessionId: string;
   projectName: string;
   canWrite: boolean;
+  /** May add a host to the project's network allow-list (its admins). */
+  canAllowHosts: boolean;
   me: { id: string; name: string };
   progress: ToolProgress;
   /** Set when the session can be resumed (failed or interrupted); shown on the last banner. */
@@ -73,6 +76,8 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       return <ToolCard item={item} live={ctx.progress.get(item.toolCallId)} sessionId={ctx.sessionId} projectId={ctx.projectId} projectName={ctx.projectName} canWrite={ctx.canWrite} />;
     case "question":
       return <QuestionCard item={item} canWrite={ctx.canWrite} />;
+    case "network":
+      return <NetworkDeniedCard item={item} projectId={ctx.projectId} sessionId={ctx.sessionId} canAllow={ctx.canAllowHosts} />;
     case "subagent":
       return (
         <SubagentCard
@@ -158,6 +163,8 @@ export function transcriptKey(item: TranscriptItem, index: number): string {
       return `t${item.toolCallId}`;
     case "question":
       return `q${item.approvalId}`;
+    case "network":
+      return `n${item.seq}-${item.host}`;
     case "subagent":
       return `s${item.childSessionId}`;
     case "checkpoint":

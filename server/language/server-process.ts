@@ -22,6 +22,7 @@ export class ServerProcess {
     this.done = new Promise((resolve) => {
       this.child.once("exit", (code, signal) => {
         this.exited = true;
+        command.release?.();
         resolve({ code, signal });
       });
       this.child.once("error", () => {

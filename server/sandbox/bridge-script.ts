@@ -8,8 +8,11 @@ export const BRIDGE_SCRIPT = `"use strict";
 const net = require("node:net");
 const { spawn } = require("node:child_process");
 const [port, socketPath, file, ...args] = process.argv.slice(2);
-const server = net.createServer((client) => {
-  const upstream = net.connect(socketPath);
+// Buffers of 1 MiB, as the proxy's (egress-proxy.ts, PIPE_BUFFER_BYTES): the 16 KiB default
+// paused and resumed the reader on every 64 KiB chunk of a download.
+const BUFFER = 1024 * 1024;
+const server = net.createServer({ highWaterMark: BUFFER }, (client) => {
+  const upstream = net.connect({ path: socketPath, highWaterMark: BUFFER });
   const end = () => { client.destroy(); upstream.destroy(); };
   client.on("error", end);
   upstream.on("error", end);

@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { proxyEnv, sandboxEnv } from "./environment";
 import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
+import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
 import { limitPrefix, type SandboxLimits } from "./limits";
 import { masks, systemBinds } from "./mounts";
 import { runtimeDir } from "./runtime-dir";
@@ -18,6 +20,8 @@ export interface SandboxHost {
   /** Start each project's sandbox as its own unprivileged host uid/gid (only possible as root). */
   perProjectUid: boolean;
   limits: SandboxLimits | null;
+  /** Whether each sandbox gets a cgroup v2 of its own (a delegated tree), besides the rlimits (cgroups.ts). */
+  cgroups?: CgroupSupport;
   /** Where bubblewrap is; tests point it at a missing file to prove the launcher fails closed. */
   bwrapPath?: string;
   /** Set when bubblewrap was wanted but does not work here: every launch fails with this. */
@@ -43,6 +47,8 @@ export interface SandboxOptions {
   readOnlyBinds?: { from: string; to: string }[];
   /** Read-write binds (git's one-shot credential socket folder). */
   binds?: { from: string; to: string }[];
+  /** The project is past its disk budget: the command starts unable to grow any file (disk-budget.ts). */
+  growthStopped?: boolean;
 }
 
 export interface SandboxedCommand {
@@ -53,6 +59,8 @@ export interface SandboxedCommand {
   /** Pass to spawn (child_process or node-pty): the project's host identity when the server is root. */
   uid?: number;
   gid?: number;
+  /** Removes what the sandbox left on the host (its cgroup); call when the process has exited. */
+  release?(): void;
 }
 
 /** Where the bridge listens inside the sandbox, and where the egress socket is bound. */
@@ -79,7 +87,13 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
   const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, ...command] : command;
   const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
-  const limited = host.limits ? limitPrefix(host.limits, identity !== undefined) : [];
+  const limited = host.limits ? limitPrefix(host.limits, identity !== undefined, options.growthStopped) : [];
+  if (host.cgroups?.kind === "v2" && host.limits) {
+    // Started as the server's user: the first process joins the cgroup, then drops to the identity.
+    const cgroup = createSandboxCgroup(host.cgroups.sandboxes, randomUUID(), host.limits);
+    const [file, ...rest] = [...joinCgroupPrefix(cgroup.procs, identity), ...limited, bwrap, ...args];
+    return { file: file!, args: rest, env, cwd, release: cgroup.remove };
+  }
   const [file, ...rest] = [...limited, bwrap, ...args];
   return { file: file!, args: rest, env, cwd, ...(identity ? { uid: identity.uid, gid: identity.gid } : {}) };
 }

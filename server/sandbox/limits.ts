@@ -13,16 +13,18 @@ export type SandboxLimits = {
   memoryMiB: number;
   /** Largest file a process may write, in MiB (RLIMIT_FSIZE): what stops an endless `yes > file`. */
   fileSizeMiB: number;
+  /** Disk use of a project's workspace, in MiB (measured by the server: disk-budget.ts). */
+  diskMiB: number;
   /** Scheduling niceness: sandboxed work yields the CPU to the server and its requests. */
   nice: number;
 };
 
-export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, openFiles: 4096, memoryMiB: 4096, fileSizeMiB: 1024, nice: 5 };
+export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, openFiles: 4096, memoryMiB: 4096, fileSizeMiB: 1024, diskMiB: 10240, nice: 5 };
 
 const MiB = 1024 * 1024;
 
 /** The command that sets the limits and then runs `command`. */
-export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean): string[] {
+export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean, growthStopped = false): string[] {
   return [
     "/usr/bin/prlimit",
     // RLIMIT_NPROC counts every process of the real uid: without a uid of the project's own it
@@ -30,7 +32,8 @@ export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean): stri
     ...(perProjectUid ? [`--nproc=${limits.processes}`] : []),
     `--nofile=${limits.openFiles}`,
     `--data=${limits.memoryMiB * MiB}`,
-    `--fsize=${limits.fileSizeMiB * MiB}`,
+    // Past the disk budget the soft limit is 0 and the hard one stays, so it can be lifted again.
+    growthStopped ? `--fsize=0:${limits.fileSizeMiB * MiB}` : `--fsize=${limits.fileSizeMiB * MiB}`,
     "--",
     "/usr/bin/nice", "-n", String(limits.nice),
   ];
@@ -43,6 +46,7 @@ export function describeLimits(limits: SandboxLimits | null, perProjectUid: bool
     `${limits.memoryMiB} MiB memory per process`,
     `${limits.openFiles} open files`,
     `${limits.fileSizeMiB} MiB per file`,
+    perProjectUid ? `${limits.diskMiB} MiB disk per workspace` : `${limits.diskMiB} MiB disk per workspace (for commands started past it only: needs root)`,
     `nice ${limits.nice}`,
   ];
   return `rlimits (${parts.join(", ")})`;

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { NetworkPolicy } from "./egress-policy";
 import { openEgressListener, type EgressConnection, type EgressListener, type Resolver } from "./egress-proxy";
+import type { DiskBudget } from "./disk-budget";
+import { projectIdentity } from "./identity";
 import { sandboxCommand, type SandboxedCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
 import { runtimeDir } from "./runtime-dir";
 
@@ -36,6 +38,10 @@ export interface SandboxLaunch {
   denials(): string[];
   /** Closes the process's egress listener; call when the process has exited. */
   close(): Promise<void>;
+  /** The disk-budget message when the project went over its budget, else null. */
+  diskFull(): Promise<string | null>;
+  /** Called each time the project goes over its disk budget while this process runs (terminals print it). */
+  onDiskFull(listener: (message: string) => void): void;
 }
 
 export interface Sandbox {
@@ -44,6 +50,8 @@ export interface Sandbox {
   /** The project's network policy; `off` for every project when the sandbox cannot enforce one. */
   network(projectId: string): Promise<NetworkPolicy>;
   launch(request: LaunchRequest): Promise<SandboxLaunch>;
+  /** Why the project may not write more (its disk budget is reached), else null. */
+  diskFull(projectId: string): Promise<string | null>;
 }
 
 export type SandboxDeps = {
@@ -52,6 +60,8 @@ export type SandboxDeps = {
   log?(connection: LoggedConnection): void;
   testHosts?: ReadonlyMap<string, string>;
   resolve?: Resolver;
+  /** Measures projects' workspaces while they run commands and stops growth past the budget. */
+  diskBudget?: DiskBudget;
 };
 
 const OFF: NetworkPolicy = { policy: "off", allowHosts: [] };
@@ -69,8 +79,12 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     host,
     mode: host.mode,
     network,
+    diskFull: async (projectId) => (deps.diskBudget ? deps.diskBudget.full(projectId) : null),
     async launch(request) {
       const { projectId, source, onlyHosts, network: wanted, ...options } = request;
+      const budget = deps.diskBudget;
+      // A project over its disk budget starts commands that cannot grow any file (disk-budget.ts).
+      const full = projectId && budget ? await budget.full(projectId) : null;
       let listener: EgressListener | undefined;
       if (projectId && wanted !== "none" && (await network(projectId)).policy !== "off") {
         const socketPath = path.join(runtimeDir().sockets, `${randomBytes(12).toString("hex")}.sock`);
@@ -84,8 +98,20 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
         });
       }
       try {
-        const command = sandboxCommand(host, { ...options, egressSocket: listener?.socketPath });
-        return { command, denials: () => listener?.denials() ?? [], close: async () => listener?.close() };
+        const command = sandboxCommand(host, { ...options, egressSocket: listener?.socketPath, growthStopped: full !== null });
+        const identity = host.perProjectUid ? projectIdentity(options.workspaceRoot) : undefined;
+        const hold = projectId && budget && host.mode === "bwrap" ? budget.hold(projectId, options.workspaceRoot, identity) : undefined;
+        return {
+          command,
+          denials: () => listener?.denials() ?? [],
+          close: async () => {
+            hold?.release();
+            command.release?.();
+            await listener?.close();
+          },
+          diskFull: async () => (projectId && budget ? budget.full(projectId) : null),
+          onDiskFull: (listener) => hold?.onFull(listener),
+        };
       } catch (error) {
         await listener?.close();
         throw error;

@@ -116,6 +116,8 @@ export class TerminalSession {
       gid: command.gid,
     });
     this.onExitOnce(() => void options.launch.close());
+    // Shown in the terminal's output (not typed into the shell): why the command writing just died.
+    options.launch.onDiskFull((message) => this.onOutput(`\r\n\x1b[1;33mtandem: ${message}\x1b[0m\r\n`));
     this.pty.onData((data) => this.onOutput(data));
     this.pty.onExit(({ exitCode }) => this.onExit(exitCode));
   }

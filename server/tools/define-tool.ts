@@ -4,7 +4,13 @@ import type { SandboxMode } from "@/server/sandbox/launcher";
 import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import type { SandboxLimits } from "@/server/sandbox/limits";
 
-export type SandboxSummary = { mode: SandboxMode; network: NetworkPolicy; limits: SandboxLimits | null };
+export type SandboxSummary = {
+  mode: SandboxMode;
+  network: NetworkPolicy;
+  limits: SandboxLimits | null;
+  /** Why the project may not write more (its disk budget is reached), else null. */
+  diskFull?(): Promise<string | null>;
+};
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
 import type { OutputStore } from "./output-store";
@@ -37,6 +43,7 @@ export type ToolErrorCode =
   | "FETCH_FAILED"
   | "ABORTED"
   | "UNAVAILABLE"
+  | "DISK_FULL"
   | "TOOL_NOT_FOUND"
   | "INTERNAL";
 

@@ -132,6 +132,8 @@ export async function runTool(tool: Tool, raw: unknown, ctx: ToolContext): Promi
     result = parsed.result;
   } else if (ctx.signal.aborted) {
     result = failure("ABORTED", "The call was cancelled before it started.");
+  } else if (tool.kind === "edit" && (await ctx.sandbox.diskFull?.())) {
+    result = failure("DISK_FULL", `${await ctx.sandbox.diskFull!()} Delete files (with the shell's rm, or in the file tree), then write again.`);
   } else {
     const execute = () => tool.execute(parsed.input, ctx).catch((error: unknown) => resultFromError(error, ctx.signal));
     const parallel = isReadOnly(tool) && !tool.mutates?.(parsed.input);

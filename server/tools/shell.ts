@@ -46,7 +46,8 @@ export const shellTool = defineTool({
     if (result.stdout) sections.push(`stdout:\n${result.stdout.replace(/\n$/, "")}`);
     if (result.stderr) sections.push(`stderr:\n${result.stderr.replace(/\n$/, "")}`);
     if (!result.stdout && !result.stderr) sections.push("(no output)");
-    const limit = limitNote(`${result.stdout}\n${result.stderr}`, result.signal, ctx.sandbox.limits);
+    // Past the disk budget every file's size limit is 0: the budget, not the per-file limit, is why.
+    const limit = result.diskFull ?? limitNote(`${result.stdout}\n${result.stderr}`, result.signal, ctx.sandbox.limits);
     if (limit) sections.push(`Sandbox limit: ${limit}`);
     if (result.deniedHosts.length) sections.push(deniedNote(result.deniedHosts, ctx.sandbox.network.policy));
     const text = sections.join("\n");

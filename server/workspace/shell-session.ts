@@ -19,6 +19,8 @@ export interface ShellRunResult {
   durationMs: number;
   /** Hosts the egress proxy refused while the command ran. */
   deniedHosts: string[];
+  /** Set when the project's disk budget is reached (commands cannot grow files): says so. */
+  diskFull: string | null;
 }
 
 export interface ShellRunOptions {
@@ -103,6 +105,7 @@ interface Running {
   outputPath: string;
   kill(): void;
   denials(): string[];
+  diskFull(): Promise<string | null>;
 }
 
 function keep(stream: Stream, text: string): void {
@@ -161,6 +164,7 @@ class SandboxedShellSession implements ShellSession {
       outputPath: running.outputPath,
       durationMs: Date.now() - started,
       deniedHosts: running.denials(),
+      diskFull: await running.diskFull(),
     };
   }
 
@@ -315,7 +319,7 @@ class SandboxedShellSession implements ShellSession {
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     };
-    return { child, done, ...streams, log, outputPath: `${this.relativeDir}/${name}`, kill, denials: launch.denials };
+    return { child, done, ...streams, log, outputPath: `${this.relativeDir}/${name}`, kill, denials: launch.denials, diskFull: launch.diskFull };
   }
 }
 

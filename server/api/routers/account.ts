@@ -6,6 +6,7 @@ import { countUsers } from "@/server/db/repositories/users";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { networkPolicyKind } from "@/server/sandbox/egress-policy";
+import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 
 export const accountRouter = router({
   // What the sign-in page needs before anyone is signed in.
@@ -23,6 +24,8 @@ export const accountRouter = router({
   settings: adminProcedure.query(async ({ ctx }) => ({
     signupMode: await getSetting(ctx.services.db, "signupMode"),
     networkPolicies: await getSetting(ctx.services.db, "networkPolicies"),
+    /** Which sandbox, network backend and limits (rlimits, cgroups v2) are in force: the start-up line. */
+    sandbox: describeSandbox(ctx.services.sandbox.host),
   })),
   /** Which network policies projects may choose (server/sandbox). */
   setNetworkPolicies: adminProcedure

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { createSession } from "@/server/db/repositories/sessions";
+import { addMember } from "@/server/db/repositories/teams";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { DEFAULT_ALLOW_HOSTS } from "@/server/sandbox/egress-policy";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
@@ -57,6 +58,19 @@ describe("network router", () => {
     expect(after.allowHosts).toContain("registry.test");
     const events = await listEvents(env.services.db, session.id, -1);
     expect(events.find((e) => e.type === "network_host_allowed")?.payload).toEqual({ host: "registry.test", by: { id: owner.id, name: owner.name } });
+    expect((await caller.session.get({ sessionId: session.id })).canAllowHosts).toBe(true);
+  });
+
+  it("shows a member the card without the Allow button, and refuses the member's allowHost", async () => {
+    const owner = await env.createUser();
+    const member = await env.createUser();
+    const project = await createCaller(env.context(owner)).project.create({ name: "Card for members" });
+    await addMember(env.services.db, project.teamId, member.id, "member");
+    const session = await createSession(env.services.db, { projectId: project.id, title: "s", authorId: owner.id, model: "openai-compatible:none" });
+    const asMember = createCaller(env.context(member));
+    expect((await asMember.session.get({ sessionId: session.id })).canAllowHosts).toBe(false);
+    await expect(asMember.network.allowHost({ projectId: project.id, host: "registry.test", sessionId: session.id })).rejects.toThrow();
+    expect((await listEvents(env.services.db, session.id, -1)).some((e) => e.type === "network_host_allowed")).toBe(false);
   });
 
   it("tells signed-in people whether commands run sandboxed (the IDE's banner), and nobody else", async () => {

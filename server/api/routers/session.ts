@@ -72,6 +72,8 @@ export const sessionRouter = router({
       canAnswer: collaborator && !!ctx.user && mayAnswerApprovals(ctx, ctx.user.id),
       /** May change who answers approvals: the session's author and the team's admins. */
       canManage: writer && (ctx.session.authorId === ctx.user?.id || ADMIN_ROLES.includes(ctx.role!)),
+      /** May allow a refused host from the session's card (network.allowHost: the project's admins). */
+      canAllowHosts: !!ctx.user && ctx.role !== null && ADMIN_ROLES.includes(ctx.role),
     };
   }),
 
