@@ -25,6 +25,7 @@ const schema = z.object({
   TANDEM_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).optional(),
   TANDEM_SANDBOX_FILE_MB: z.coerce.number().int().min(1).optional(),
   TANDEM_SANDBOX_DISK_MB: z.coerce.number().int().min(1).optional(),
+  TANDEM_SANDBOX_TMP_MB: z.coerce.number().int().min(1).optional(),
   // Tests only: names the egress proxy resolves to fixed (loopback) addresses, `name=ip,name=ip`.
   TANDEM_EGRESS_TEST_HOSTS: optionalString.pipe(
     z
@@ -179,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(e.TANDEM_SANDBOX_MEMORY_MB ? { memoryMiB: e.TANDEM_SANDBOX_MEMORY_MB } : {}),
       ...(e.TANDEM_SANDBOX_FILE_MB ? { fileSizeMiB: e.TANDEM_SANDBOX_FILE_MB } : {}),
       ...(e.TANDEM_SANDBOX_DISK_MB ? { diskMiB: e.TANDEM_SANDBOX_DISK_MB } : {}),
+      ...(e.TANDEM_SANDBOX_TMP_MB ? { scratchMiB: e.TANDEM_SANDBOX_TMP_MB } : {}),
     },
     egressTestHosts: new Map(
       (e.TANDEM_EGRESS_TEST_HOSTS ?? "")

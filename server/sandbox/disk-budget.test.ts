@@ -21,7 +21,7 @@ import { createSandbox } from "./sandbox";
 // running commands needs the per-project uid (a root server).
 
 const MiB = 1024 * 1024;
-const limits: SandboxLimits = { processes: 256, openFiles: 256, memoryMiB: 1024, fileSizeMiB: 2048, diskMiB: 4, nice: 5 };
+const limits: SandboxLimits = { processes: 256, openFiles: 256, memoryMiB: 1024, fileSizeMiB: 2048, diskMiB: 4, scratchMiB: 64, nice: 5 };
 const session = useToolSessions();
 
 describe("disk usage", () => {

@@ -115,6 +115,8 @@ export function withIdentityInCommand(command: SandboxedCommand): Omit<Sandboxed
 function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string }): string[] {
   const runtime = runtimeDir();
   const masked = masks(host.masks, options.workspaceRoot);
+  // tmpfs lives in memory: without a size, `yes > /tmp/x` would fill the server's RAM.
+  const scratch = host.limits ? ["--size", String(host.limits.scratchMiB * 1024 * 1024)] : [];
   const args = [
     "--unshare-all",
     "--unshare-user",
@@ -129,9 +131,9 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     "--ro-bind", runtime.group, "/etc/group",
     "--proc", "/proc",
     "--dev", "/dev",
-    "--tmpfs", "/tmp",
-    "--tmpfs", "/home/tandem",
-    "--tmpfs", "/run",
+    ...scratch, "--tmpfs", "/tmp",
+    ...scratch, "--tmpfs", "/home/tandem",
+    ...(host.limits ? ["--size", String(16 * 1024 * 1024)] : []), "--tmpfs", "/run",
     ...masked.outside,
   ];
   if (options.egressSocket) {

@@ -15,7 +15,7 @@ import { createSandbox } from "./sandbox";
 // message that names the limit, and the server keeps answering meanwhile. Process limits need
 // the per-project uid (RLIMIT_NPROC is counted per uid and not enforced for root).
 
-const limits: SandboxLimits = { processes: 64, openFiles: 256, memoryMiB: 256, fileSizeMiB: 5, diskMiB: 1024, nice: 5 };
+const limits: SandboxLimits = { processes: 64, openFiles: 256, memoryMiB: 256, fileSizeMiB: 5, diskMiB: 1024, scratchMiB: 2, nice: 5 };
 const session = useToolSessions();
 
 describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("sandbox limits", () => {
@@ -74,5 +74,13 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("sandbox limits"
     const { run, workspace } = await shellRun("yes > big.txt", 30);
     expect(String(run.llm)).toMatch(/size limit of 5 MiB per file/);
     expect(statSync(path.join(workspace, "big.txt")).size).toBeLessThanOrEqual(5 * 1024 * 1024);
+  }, 40_000);
+
+  it("caps /tmp, which lives in memory: an endless yes > /tmp/file ends with a clear message", async () => {
+    const { run, answered } = await shellRun("yes > /tmp/big.txt; status=$?; du -k /tmp/big.txt; exit $status", 30);
+    expect(String(run.llm)).toMatch(/No space left on device/);
+    expect(String(run.llm)).toMatch(/hold at most 2 MiB each/);
+    expect(Number(/(\d+)\s+\/tmp\/big\.txt/.exec(String(run.llm))?.[1])).toBeLessThanOrEqual(2048);
+    expect(answered.length).toBeGreaterThan(0);
   }, 40_000);
 });

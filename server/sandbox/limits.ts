@@ -15,11 +15,13 @@ export type SandboxLimits = {
   fileSizeMiB: number;
   /** Disk use of a project's workspace, in MiB (measured by the server: disk-budget.ts). */
   diskMiB: number;
+  /** Size of each of the sandbox's in-memory folders, /tmp and the home, in MiB: they live in RAM, so they are capped too. */
+  scratchMiB: number;
   /** Scheduling niceness: sandboxed work yields the CPU to the server and its requests. */
   nice: number;
 };
 
-export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, openFiles: 4096, memoryMiB: 4096, fileSizeMiB: 1024, diskMiB: 10240, nice: 5 };
+export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, openFiles: 4096, memoryMiB: 4096, fileSizeMiB: 1024, diskMiB: 10240, scratchMiB: 1024, nice: 5 };
 
 const MiB = 1024 * 1024;
 
@@ -47,6 +49,7 @@ export function describeLimits(limits: SandboxLimits | null, perProjectUid: bool
     `${limits.openFiles} open files`,
     `${limits.fileSizeMiB} MiB per file`,
     perProjectUid ? `${limits.diskMiB} MiB disk per workspace` : `${limits.diskMiB} MiB disk per workspace (for commands started past it only: needs root)`,
+    `${limits.scratchMiB} MiB in /tmp and in the home`,
     `nice ${limits.nice}`,
   ];
   return `rlimits (${parts.join(", ")})`;
@@ -66,6 +69,9 @@ export function limitNote(output: string, signal: string | null, limits: Sandbox
   }
   if (/Cannot allocate memory|out of memory|MemoryError|allocation failed|ENOMEM/i.test(output)) {
     return `A process reached the sandbox's memory limit of ${limits.memoryMiB} MiB and could not allocate more.`;
+  }
+  if (/No space left on device|ENOSPC/i.test(output)) {
+    return `The sandbox's /tmp and home hold at most ${limits.scratchMiB} MiB each (they live in memory); keep large files in the workspace.`;
   }
   if (/Too many open files|EMFILE/i.test(output)) {
     return `A process reached the sandbox's limit of ${limits.openFiles} open files.`;
