@@ -28,8 +28,13 @@ export function parseSshPrivateKey(secret: SshKeySecret): ParsedKey {
 
 /** The public key's SHA256 fingerprint, written as `ssh-keygen -l` writes it. */
 export function sshFingerprint(key: ParsedKey): string {
-  return `SHA256:${createHash("sha256").update(key.getPublicSSH()).digest("base64").replace(/=+$/, "")}`;
+  return blobFingerprint(key.getPublicSSH());
 }
+
+/** The fingerprint of a key as known_hosts holds it (base64 of the public key blob). */
+export const hostKeyFingerprint = (base64: string) => blobFingerprint(Buffer.from(base64, "base64"));
+
+const blobFingerprint = (blob: Buffer) => `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 
 export function encodeSshKeySecret(secret: SshKeySecret): string {
   return JSON.stringify({ privateKey: secret.privateKey, ...(secret.passphrase ? { passphrase: secret.passphrase } : {}) });

@@ -73,6 +73,16 @@ describe("ssh key credentials", () => {
     expect(server.git("app", ["show", "main:notes.txt"])).toBe("from tandem\n");
     await caller.git.fetch({ projectId: project.id, operationId: randomUUID() });
     expect(await caller.git.status({ projectId: project.id })).toMatchObject({ ahead: 0, behind: 0 });
+
+    // The accepted key is listed by its fingerprint; forgetting it lets the next connection record the key again.
+    const hostName = `[127.0.0.1]:${server.port}`;
+    expect(await caller.git.knownHosts({ projectId: project.id })).toEqual([
+      expect.objectContaining({ host: hostName, keyType: server.hostKey.keyType, fingerprint: await keygenFingerprint(`${server.hostKey.keyType} ${server.hostKey.key}\n`) }),
+    ]);
+    expect(await caller.git.forgetHostKey({ projectId: project.id, host: hostName })).toEqual({ forgotten: 1 });
+    expect(await caller.git.knownHosts({ projectId: project.id })).toEqual([]);
+    await caller.git.fetch({ projectId: project.id, operationId: randomUUID() });
+    expect(await caller.git.knownHosts({ projectId: project.id })).toHaveLength(1);
   });
 
   it("uses a team's shared key, and says authentication failed for a key the server refuses, leaving no project", async () => {

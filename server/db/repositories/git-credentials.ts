@@ -63,6 +63,15 @@ export async function listKnownHostKeys(db: Db, projectId: string, host: string)
   return db.gitKnownHost.findMany({ where: { projectId, host }, select: { host: true, keyType: true, key: true }, orderBy: { createdAt: "asc" } });
 }
 
+export async function listProjectKnownHostKeys(db: Db, projectId: string) {
+  return db.gitKnownHost.findMany({ where: { projectId }, select: { host: true, keyType: true, key: true, createdAt: true }, orderBy: [{ host: "asc" }, { createdAt: "asc" }] });
+}
+
+/** Forgets a host's keys for a project: its next connection accepts the key the host presents then. */
+export async function deleteKnownHostKeys(db: Db, projectId: string, host: string): Promise<number> {
+  return (await db.gitKnownHost.deleteMany({ where: { projectId, host } })).count;
+}
+
 /** Records host keys accepted on first use; a key type already known for the host keeps its first key. */
 export async function addKnownHostKeys(db: Db, projectId: string, keys: Array<{ host: string; keyType: string; key: string }>) {
   await db.gitKnownHost.createMany({ data: keys.map((k) => ({ projectId, ...k })), skipDuplicates: true });
