@@ -86,7 +86,7 @@ export function GitCredentials({ scope }: { scope: Scope }) {
             else add.mutate(input);
           }}
         >
-          <select className="input" style={{ flex: "0 0 auto" }} value={kind} onChange={(e) => setKind(e.target.value as Kind)} aria-label="Kind" data-testid="git-credential-kind-select">
+          <select className="input" style={{ flex: "0 0 auto", width: "auto" }} value={kind} onChange={(e) => setKind(e.target.value as Kind)} aria-label="Kind" data-testid="git-credential-kind-select">
             <option value="token">Token</option>
             <option value="ssh-key">SSH key</option>
           </select>

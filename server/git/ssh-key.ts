@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
-import { utils, type ParsedKey } from "ssh2";
+// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them from its default export.
+import ssh2, { type ParsedKey } from "ssh2";
 import { GitError } from "./errors";
+
+const { utils } = ssh2;
 
 /** What is sealed for an ssh-key credential: the key as pasted, and its passphrase if it has one. */
 export type SshKeySecret = { privateKey: string; passphrase?: string };

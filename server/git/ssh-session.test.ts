@@ -4,15 +4,17 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { OpenSSHAgent, utils, type ParsedKey } from "ssh2";
+import ssh2, { type ParsedKey, type OpenSSHAgent as Agent } from "ssh2";
 import { generateSshKey } from "@/server/test/git-ssh-server";
 import { openSshSession } from "./ssh-session";
+
+const { OpenSSHAgent, utils } = ssh2;
 
 const key = generateSshKey("ed25519");
 const other = generateSshKey("ed25519");
 const publicKey = (pair: { publicKey: string }) => utils.parseKey(pair.publicKey) as ParsedKey;
 
-const sign = (agent: OpenSSHAgent, pub: ParsedKey, data: Buffer) =>
+const sign = (agent: Agent, pub: ParsedKey, data: Buffer) =>
   new Promise<Buffer>((resolve, reject) => agent.sign(pub, data, {}, (error, signature) => (error ? reject(error) : resolve(signature!))));
 
 // What a process in the sandbox can do with the folder bound into its git run, tried as it would.

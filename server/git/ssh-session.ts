@@ -2,9 +2,12 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { AgentProtocol, type ParsedKey } from "ssh2";
+// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them from its default export.
+import ssh2, { type ParsedKey } from "ssh2";
 import { BRIDGE_PORT } from "@/server/sandbox/launcher";
 import { parseSshPrivateKey, type SshKeySecret } from "./ssh-key";
+
+const { AgentProtocol } = ssh2;
 
 /** A host key as known_hosts holds it: `host` is `name` or `[name]:port`. */
 export type KnownHostKey = { host: string; keyType: string; key: string };

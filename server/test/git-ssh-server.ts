@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Server, utils, type ParsedKey } from "ssh2";
+import ssh2, { type ParsedKey } from "ssh2";
+
+const { Server, utils } = ssh2;
 
 // A real git server over ssh for tests: ssh2's Server on loopback with public-key authentication,
 // running git's own `git upload-pack` / `git receive-pack` on bare repositories, as GitHub's ssh
