@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isSshRemote, parseRemoteUrl } from "./git-remote-url";
 
 // What the Source Control panel and the git API exchange (browser and server).
 
@@ -43,11 +44,18 @@ export const branchName = z
   .max(200)
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+(?<![./]|\.lock)$/, "That is not a valid branch name");
 
+/** https (without a login in it: tokens are stored as credentials) or ssh, naming a repository path. */
+function validRemote(raw: string): boolean {
+  const url = parseRemoteUrl(raw);
+  if (!url || url.pathname.length <= 1) return false;
+  return isSshRemote(url) ? !url.password : !url.username && !url.password;
+}
+
 export const gitUrl = z
   .string()
   .trim()
   .max(2000)
-  .refine((url) => /^https?:\/\/[^\s/@]+(:\d+)?\/\S+$/.test(url), "Give an https:// URL of the repository (e.g. https://github.com/owner/repo.git)");
+  .refine(validRemote, "Give an https:// or ssh URL of the repository (e.g. https://github.com/owner/repo.git or git@github.com:owner/repo.git)");
 
 export const operationId = z.string().uuid("operationId must be a uuid");
 

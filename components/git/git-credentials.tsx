@@ -6,10 +6,14 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
 type Scope = { kind: "user" } | { kind: "team"; teamId: string; manage: boolean };
+type Kind = "token" | "ssh-key";
+
+const EMPTY = { name: "", host: "", username: "", token: "", privateKey: "", passphrase: "" };
 
 /**
- * Git credentials (a host and a personal access token): a person's own, or a team's shared ones
- * (its owners and admins manage them). A token goes in once and is never shown again.
+ * Git credentials (a host and a personal access token, or an ssh private key): a person's own, or
+ * a team's shared ones (its owners and admins manage them). A token or key goes in once and is
+ * never shown again; an ssh key is known afterwards by its public key's fingerprint.
  */
 export function GitCredentials({ scope }: { scope: Scope }) {
   const trpc = useTRPC();
@@ -17,9 +21,14 @@ export function GitCredentials({ scope }: { scope: Scope }) {
   const team = scope.kind === "team" ? { teamId: scope.teamId } : null;
   const list = useQuery(team ? trpc.gitCredential.teamList.queryOptions(team) : trpc.gitCredential.list.queryOptions());
   const refresh = () => void queryClient.invalidateQueries(team ? trpc.gitCredential.teamList.queryFilter(team) : trpc.gitCredential.list.queryFilter());
-  const [form, setForm] = useState({ name: "", host: "", username: "", token: "" });
+  const [kind, setKind] = useState<Kind>("token");
+  const [form, setForm] = useState(EMPTY);
+  const [saved, setSaved] = useState<{ name: string; fingerprint: string } | null>(null);
   const options = {
-    onSuccess: () => setForm({ name: "", host: "", username: "", token: "" }),
+    onSuccess: (stored: { name: string; fingerprint: string | null }) => {
+      setForm(EMPTY);
+      setSaved(stored.fingerprint ? { name: stored.name, fingerprint: stored.fingerprint } : null);
+    },
     onSettled: refresh,
   };
   const add = useMutation(trpc.gitCredential.add.mutationOptions(options));
@@ -28,16 +37,17 @@ export function GitCredentials({ scope }: { scope: Scope }) {
   const teamRemove = useMutation(trpc.gitCredential.teamRemove.mutationOptions({ onSettled: refresh }));
   const canManage = scope.kind === "user" || scope.manage;
   const error = add.error ?? teamAdd.error ?? remove.error ?? teamRemove.error;
-  const input = { name: form.name, host: form.host, username: form.username || undefined, token: form.token };
+  const common = { name: form.name, host: form.host, username: form.username || undefined };
+  const input = kind === "ssh-key" ? { ...common, kind, privateKey: form.privateKey, passphrase: form.passphrase || undefined } : { ...common, kind, token: form.token };
 
   return (
     <section className="card stack" data-testid={`git-credentials-${scope.kind}`}>
       <h2>{scope.kind === "team" ? "Shared git credentials" : "Your git credentials"}</h2>
       <p className="hint">
         {scope.kind === "team"
-          ? "Tokens the team's members use to clone, fetch and push. Owners and admins manage them."
-          : "Tokens Tandem uses for you to clone, fetch, push and open pull requests."}{" "}
-        Stored encrypted; sent only to their host, through git in the project&apos;s sandbox; never shown again.
+          ? "Tokens and ssh keys the team's members use to clone, fetch and push. Owners and admins manage them."
+          : "Tokens and ssh keys Tandem uses for you to clone, fetch, push and open pull requests."}{" "}
+        Stored encrypted; used only for their host, by git in the project&apos;s sandbox (an ssh key never enters it: the server signs for it); never shown again.
       </p>
       {(list.data ?? []).length > 0 && (
         <table className="table">
@@ -47,6 +57,9 @@ export function GitCredentials({ scope }: { scope: Scope }) {
                 <td>{c.name}</td>
                 <td className="muted">{c.host}</td>
                 <td className="muted">{c.username}</td>
+                <td className="muted" data-testid="git-credential-kind">
+                  {c.kind === "ssh-key" ? <span title="Public key fingerprint">ssh key · <code>{c.fingerprint}</code></span> : "token"}
+                </td>
                 <td style={{ textAlign: "right" }}>
                   {canManage && (
                     <button
@@ -73,14 +86,40 @@ export function GitCredentials({ scope }: { scope: Scope }) {
             else add.mutate(input);
           }}
         >
+          <select className="input" style={{ flex: "0 0 auto", width: "auto" }} value={kind} onChange={(e) => setKind(e.target.value as Kind)} aria-label="Kind" data-testid="git-credential-kind-select">
+            <option value="token">Token</option>
+            <option value="ssh-key">SSH key</option>
+          </select>
           <input className="input" style={{ flex: 1, minWidth: 120 }} placeholder="Name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required aria-label="Credential name" />
           <input className="input" style={{ flex: 1, minWidth: 120 }} placeholder="Host (github.com)" value={form.host} onChange={(e) => setForm({ ...form, host: e.target.value })} required aria-label="Host" />
-          <input className="input" style={{ flex: 1, minWidth: 100 }} placeholder="Username (optional)" value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} aria-label="Username" />
-          <input className="input" style={{ flex: 2, minWidth: 160 }} type="password" autoComplete="off" placeholder="Personal access token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} required aria-label="Token" />
+          <input className="input" style={{ flex: 1, minWidth: 100 }} placeholder={kind === "ssh-key" ? "Login (git)" : "Username (optional)"} value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} aria-label="Username" />
+          {kind === "token" ? (
+            <input className="input" style={{ flex: 2, minWidth: 160 }} type="password" autoComplete="off" placeholder="Personal access token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} required aria-label="Token" />
+          ) : (
+            <>
+              <textarea
+                className="input"
+                style={{ flex: "1 1 100%", minHeight: 96, fontFamily: "var(--font-mono, monospace)", fontSize: 12 }}
+                placeholder={"-----BEGIN OPENSSH PRIVATE KEY-----\n…\n-----END OPENSSH PRIVATE KEY-----"}
+                spellCheck={false}
+                autoComplete="off"
+                value={form.privateKey}
+                onChange={(e) => setForm({ ...form, privateKey: e.target.value })}
+                required
+                aria-label="Private key"
+              />
+              <input className="input" style={{ flex: 1, minWidth: 160 }} type="password" autoComplete="off" placeholder="Passphrase (if the key has one)" value={form.passphrase} onChange={(e) => setForm({ ...form, passphrase: e.target.value })} aria-label="Passphrase" />
+            </>
+          )}
           <button className="btn btn-primary" type="submit" disabled={add.isPending || teamAdd.isPending}>
             Add
           </button>
         </form>
+      )}
+      {saved && (
+        <div className="hint" role="status" data-testid="git-credential-saved">
+          Saved {saved.name}. Its public key&apos;s fingerprint is <code>{saved.fingerprint}</code>: the host lists the same one for the key you added there.
+        </div>
       )}
       {error && <div className="error-text">{errorMessage(error)}</div>}
     </section>

@@ -6,21 +6,19 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { isSshRemote, parseRemoteUrl } from "@/lib/git-remote-url";
 import type { GitProgress } from "@/lib/git-schemas";
 import "@/components/git/source-control.css";
 
-const hostOf = (url: string) => {
-  try {
-    return new URL(url.trim()).host;
-  } catch {
-    return "";
-  }
+const remoteOf = (url: string) => {
+  const remote = parseRemoteUrl(url);
+  return { host: remote?.host ?? "", ssh: remote !== null && isSshRemote(remote) };
 };
 const nameFromUrl = (url: string) => url.trim().replace(/\/+$/, "").replace(/\.git$/, "").split("/").pop() ?? "";
 
 /**
- * A new project cloned from a git repository (https). Progress streams while git works in the
- * project's sandbox and can be cancelled; a failure says why and leaves no project behind. A token
+ * A new project cloned from a git repository (https, or ssh with a stored key). Progress streams
+ * while git works in the project's sandbox and can be cancelled; a failure says why and leaves no project behind. A token
  * for the host can be stored with the account here (it is shown nowhere afterwards).
  */
 export function CloneForm({ teamId }: { teamId?: string }) {
@@ -35,9 +33,9 @@ export function CloneForm({ teamId }: { teamId?: string }) {
   const [token, setToken] = useState("");
   const [operationId, setOperationId] = useState<string | null>(null);
   const [progress, setProgress] = useState<GitProgress | null>(null);
-  const host = hostOf(url);
+  const { host, ssh } = remoteOf(url);
   const credentials = useQuery(trpc.gitCredential.list.queryOptions());
-  const forHost = credentials.data?.filter((c) => c.host === host) ?? [];
+  const forHost = credentials.data?.filter((c) => c.host === host && (c.kind === "ssh-key") === ssh) ?? [];
 
   useSubscription(
     trpc.git.operation.subscriptionOptions(
@@ -63,7 +61,7 @@ export function CloneForm({ teamId }: { teamId?: string }) {
 
   async function submit() {
     let chosen = credentialId || undefined;
-    if (token.trim()) {
+    if (token.trim() && !ssh) {
       const stored = await addCredential.mutateAsync({ name: `${host} token`, host, token: token.trim() });
       setToken("");
       void queryClient.invalidateQueries(trpc.gitCredential.list.queryFilter());
@@ -85,7 +83,7 @@ export function CloneForm({ teamId }: { teamId?: string }) {
     >
       <label className="field">
         <span>Repository URL</span>
-        <input className="input" placeholder="https://github.com/owner/repo.git" value={url} onChange={(e) => setUrl(e.target.value)} required data-testid="clone-url" />
+        <input className="input" placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git" value={url} onChange={(e) => setUrl(e.target.value)} required data-testid="clone-url" />
       </label>
       <div className="row">
         <label className="field" style={{ flex: 2 }}>
@@ -116,10 +114,18 @@ export function CloneForm({ teamId }: { teamId?: string }) {
               </select>
             </label>
           )}
-          <label className="field" style={{ flex: 1 }}>
-            <span>{forHost.length ? "Or store a new token" : `Token for ${host} (private repositories)`}</span>
-            <input className="input" type="password" autoComplete="off" placeholder="Personal access token" value={token} onChange={(e) => setToken(e.target.value)} data-testid="clone-token" />
-          </label>
+          {ssh ? (
+            forHost.length === 0 && (
+              <span className="hint" style={{ flex: 1 }} data-testid="clone-ssh-hint">
+                An ssh URL needs an ssh key for {host}: add one under Your git credentials (or ask a team admin for a shared one).
+              </span>
+            )
+          ) : (
+            <label className="field" style={{ flex: 1 }}>
+              <span>{forHost.length ? "Or store a new token" : `Token for ${host} (private repositories)`}</span>
+              <input className="input" type="password" autoComplete="off" placeholder="Personal access token" value={token} onChange={(e) => setToken(e.target.value)} data-testid="clone-token" />
+            </label>
+          )}
         </div>
       )}
       {create.isPending && (

@@ -169,6 +169,8 @@ const rules: Record<string, Rule> = {
   "git.push": "project-write",
   "git.setPullMode": "project-admin",
   "git.openPullRequest": "project-write",
+  "git.knownHosts": "project-read",
+  "git.forgetHostKey": "project-admin",
   "git.operation": "user",
   "git.cancel": "user",
   "gitCredential.list": "user",

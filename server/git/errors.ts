@@ -2,6 +2,7 @@ export type GitErrorCode =
   | "AUTH_FAILED"
   | "NOT_FOUND"
   | "HOST_NOT_ALLOWED"
+  | "HOST_KEY_CHANGED"
   | "DISK_FULL"
   | "CANCELLED"
   | "CONFLICT"
@@ -36,8 +37,12 @@ const lastLines = (stderr: string) =>
 export function describeGitFailure(command: string, stderr: string): GitError {
   const detail = lastLines(stderr);
   if (/No space left on device|Disk quota exceeded/i.test(stderr)) return new GitError("DISK_FULL", "The server's disk is full: git could not write the files.", detail);
+  // Before the authentication phrases: ssh refuses a changed host key before it offers a key.
+  if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/i.test(stderr)) {
+    return new GitError("HOST_KEY_CHANGED", "The remote's ssh host key is not the one this project accepted the first time it connected: someone may be intercepting the connection (or the host changed its key). Nothing was sent.", detail);
+  }
   if (/Authentication failed|could not read (Username|Password)|told us to quit|terminal prompts disabled|HTTP 401|HTTP 403|Permission denied \(publickey/i.test(stderr)) {
-    return new GitError("AUTH_FAILED", "Authentication failed: the remote refused the credentials (or none were given). Check the token stored for this host.", detail);
+    return new GitError("AUTH_FAILED", "Authentication failed: the remote refused the credentials (or none were given). Check the token or ssh key stored for this host.", detail);
   }
   if (/repository '.*' not found|Repository not found|does not appear to be a git repository|HTTP 404/i.test(stderr)) {
     return new GitError("NOT_FOUND", "Repository not found: check the URL (and that your credentials may see it).", detail);

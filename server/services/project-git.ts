@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db/client";
 import { listSessions } from "@/server/db/repositories/sessions";
-import { getPullMode, usableGitCredentials } from "@/server/db/repositories/git-credentials";
+import { addKnownHostKeys, getPullMode, listKnownHostKeys, usableGitCredentials } from "@/server/db/repositories/git-credentials";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import { agentChangedPaths } from "@/server/services/session-review";
 import type { ProjectFiles } from "@/server/services/project-files";
@@ -8,7 +8,9 @@ import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { GitSecret } from "@/server/git/credential-socket";
 import { GitError } from "@/server/git/errors";
 import { createGitOperations } from "@/server/git/operations";
-import { cloneRepository, fetchRemote, pullRemote, pushBranch, resolveRemoteUrl } from "@/server/git/remote";
+import { cloneRepository, fetchRemote, pullRemote, pushBranch, resolveRemoteUrl, type HostKeys, type SshCredential } from "@/server/git/remote";
+import { isSshRemote, parseRemoteUrl, webAddress } from "@/lib/git-remote-url";
+import { decodeSshKeySecret } from "@/server/git/ssh-key";
 import { gitRepository, type Author } from "@/server/git/repository";
 import type { GitSandbox } from "@/server/git/run";
 import type { GitProgress } from "@/lib/git-schemas";
@@ -45,17 +47,29 @@ export function createProjectGit(deps: GitDeps) {
   const repo = (projectId: string) => gitRepository(deps.sandbox, deps.files.pathOf(projectId));
   const author = (person: GitPerson): Author => ({ name: person.name, email: person.email });
 
-  /** The caller's (or their team's) token for `url`'s host: a chosen one, else the first that fits. */
-  async function secretFor(person: GitPerson, teamId: string, url: URL, credentialId?: string): Promise<GitSecret | null> {
+  /**
+   * The caller's (or their team's) credential for `url`'s host: a chosen one, else the first that
+   * fits. An ssh remote takes an ssh key, an https one a token (`want` overrides: pull requests
+   * go through the forge's API with a token whatever the remote).
+   */
+  async function secretFor(person: GitPerson, teamId: string, url: URL, credentialId?: string, want: "token" | "ssh-key" = isSshRemote(url) ? "ssh-key" : "token"): Promise<GitSecret | SshCredential | null> {
+    const host = want === "token" && isSshRemote(url) ? url.hostname : url.host;
     const usable = await usableGitCredentials(deps.db, person.id, teamId);
-    const chosen = credentialId ? usable.find((c) => c.id === credentialId) : usable.find((c) => c.host === url.host);
+    const chosen = credentialId ? usable.find((c) => c.id === credentialId) : usable.find((c) => c.host === host && c.kind === want);
     if (credentialId && !chosen) throw new GitError("NOT_FOUND", "No such credential, or you may not use it.");
     if (!chosen) return null;
-    if (chosen.host !== url.host) throw new GitError("BAD_INPUT", `The credential '${chosen.name}' is for ${chosen.host}, not ${url.host}.`);
-    const password = deps.cipher.open(chosen);
-    if (password === null) throw new GitError("AUTH_FAILED", `The credential '${chosen.name}' cannot be opened with the server's current secret. Store it again.`);
-    return { username: chosen.username, password };
+    if (chosen.host !== host) throw new GitError("BAD_INPUT", `The credential '${chosen.name}' is for ${chosen.host}, not ${host}.`);
+    if (chosen.kind !== want) throw new GitError("BAD_INPUT", want === "ssh-key" ? `${url.href} is an ssh URL: choose an ssh key, not the token '${chosen.name}'.` : `The credential '${chosen.name}' is an ssh key: an https URL needs a token.`);
+    const secret = deps.cipher.open(chosen);
+    if (secret === null) throw new GitError("AUTH_FAILED", `The credential '${chosen.name}' cannot be opened with the server's current secret. Store it again.`);
+    return chosen.kind === "ssh-key" ? { sshKey: decodeSshKeySecret(secret), username: chosen.username } : { username: chosen.username, password: secret };
   }
+
+  /** The ssh host keys the project accepted on first use (trust on first use; a changed key is refused). */
+  const hostKeys = (projectId: string): HostKeys => ({
+    known: (host) => listKnownHostKeys(deps.db, projectId, host),
+    accept: (keys) => addKnownHostKeys(deps.db, projectId, keys),
+  });
 
   /** `Co-authored-by` trailers for the agent sessions whose turns changed a staged file since HEAD. */
   async function coAuthors(project: GitProject, staged: string[]): Promise<string[]> {
@@ -89,11 +103,12 @@ export function createProjectGit(deps: GitDeps) {
 
     /** Clones into the (empty) workspace of a project being created. */
     async clone(project: GitProject, person: GitPerson, input: { url: string; branch?: string; depth?: number; credentialId?: string }, op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
-      const remote = new URL(input.url);
+      const remote = parseRemoteUrl(input.url);
+      if (!remote) throw new GitError("BAD_INPUT", "Give an https:// or ssh URL of the repository.");
       const secret = await secretFor(person, project.teamId, remote, input.credentialId);
       const root = (await deps.files.open(project.id)).root;
       await deps.allowHost?.(project.id, remote.hostname);
-      await cloneRepository(deps.sandbox, { projectId: project.id, root, remote, secret, branch: input.branch, depth: input.depth, signal: op.signal, onProgress: op.onProgress });
+      await cloneRepository(deps.sandbox, { projectId: project.id, root, remote, url: input.url.trim(), secret, hostKeys: hostKeys(project.id), branch: input.branch, depth: input.depth, signal: op.signal, onProgress: op.onProgress });
     },
 
     remote(project: GitProject, person: GitPerson, action: "fetch" | "pull" | "push", op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
@@ -101,7 +116,7 @@ export function createProjectGit(deps: GitDeps) {
         const root = deps.files.pathOf(project.id);
         const remote = await resolveRemoteUrl(deps.sandbox, root);
         const secret = await secretFor(person, project.teamId, remote);
-        const base = { projectId: project.id, root, remote, secret, signal: op.signal, onProgress: op.onProgress };
+        const base = { projectId: project.id, root, remote, secret, hostKeys: hostKeys(project.id), signal: op.signal, onProgress: op.onProgress };
         if (action === "fetch") await fetchRemote(deps.sandbox, base);
         else if (action === "pull") await pullRemote(deps.sandbox, { ...base, mode: await getPullMode(deps.db, project.id), author: author(person) });
         else {
@@ -109,7 +124,7 @@ export function createProjectGit(deps: GitDeps) {
           if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch to push.");
           await pushBranch(deps.sandbox, { ...base, branch });
         }
-        return { remote: remote.origin + remote.pathname };
+        return { remote: webAddress(remote) };
       });
     },
 
@@ -118,12 +133,12 @@ export function createProjectGit(deps: GitDeps) {
       return serial(project.id, async () => {
         const root = deps.files.pathOf(project.id);
         const remote = await resolveRemoteUrl(deps.sandbox, root);
-        const secret = await secretFor(person, project.teamId, remote);
-        if (!secret) throw new GitError("AUTH_FAILED", `Store a token for ${remote.host} to open pull requests from here, or use the link.`);
+        const secret = await secretFor(person, project.teamId, remote, undefined, "token");
+        if (!secret || !("password" in secret)) throw new GitError("AUTH_FAILED", `Store a token for ${remote.hostname} to open pull requests from here, or use the link.`);
         const { branch } = await repo(project.id).status();
         if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
         if (branch === input.base) throw new GitError("BAD_INPUT", `You are on ${input.base}: push a branch of your own to open a pull request into it.`);
-        const opened = await openGitHubPullRequest({ remote: remote.origin + remote.pathname, forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
+        const opened = await openGitHubPullRequest({ remote: webAddress(remote), forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
         return { ...opened, head: branch, base: input.base };
       });
     },

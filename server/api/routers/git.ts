@@ -2,10 +2,11 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { branchName, gitPath, operationId, pullMode } from "@/lib/git-schemas";
 import { projectAdminProcedure, protectedProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
-import { getPullMode, setPullMode } from "@/server/db/repositories/git-credentials";
+import { deleteKnownHostKeys, getPullMode, listProjectKnownHostKeys, setPullMode } from "@/server/db/repositories/git-credentials";
 import { GitError, type GitErrorCode } from "@/server/git/errors";
 import { hunkCount } from "@/server/git/hunks";
 import { findSession } from "@/server/db/repositories/sessions";
+import { hostKeyFingerprint } from "@/server/git/ssh-key";
 import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
 import { isWorkspaceError } from "@/server/workspace";
 
@@ -13,6 +14,7 @@ const TRPC_CODES: Record<GitErrorCode, TRPCError["code"]> = {
   AUTH_FAILED: "UNPROCESSABLE_CONTENT",
   NOT_FOUND: "NOT_FOUND",
   HOST_NOT_ALLOWED: "UNPROCESSABLE_CONTENT",
+  HOST_KEY_CHANGED: "UNPROCESSABLE_CONTENT",
   DISK_FULL: "INTERNAL_SERVER_ERROR",
   CANCELLED: "CLIENT_CLOSED_REQUEST",
   CONFLICT: "CONFLICT",
@@ -143,6 +145,16 @@ export const gitRouter = router({
     }),
 
   setPullMode: projectAdminProcedure.input(z.object({ mode: pullMode })).mutation(({ ctx, input }) => setPullMode(ctx.services.db, ctx.project.id, input.mode)),
+
+  /** The ssh host keys the project accepted on first use, by host and fingerprint. */
+  knownHosts: workspaceProcedure.query(async ({ ctx }) =>
+    (await listProjectKnownHostKeys(ctx.services.db, ctx.project.id)).map((k) => ({ host: k.host, keyType: k.keyType, fingerprint: hostKeyFingerprint(k.key), acceptedAt: k.createdAt })),
+  ),
+
+  /** Forgets a host's keys (after the host really changed its key): the next connection records the new one. */
+  forgetHostKey: projectAdminProcedure
+    .input(z.object({ host: z.string().trim().max(300).regex(/^(\[[a-z0-9.-]+\]:\d{1,5}|[a-z0-9.-]+)$/i, "host is a name, or [name]:port") }))
+    .mutation(async ({ ctx, input }) => ({ forgotten: await deleteKnownHostKeys(ctx.services.db, ctx.project.id, input.host) })),
 
   /** Progress of a clone, fetch, pull or push the caller started, until it ends. */
   operation: protectedProcedure.input(z.object({ operationId })).subscription(({ ctx, input, signal }) => ctx.services.git.operations.watch(input.operationId, ctx.user.id, signal)),

@@ -1,14 +1,14 @@
 import type { Db } from "@/server/db/client";
 
-/** What is ever shown of a credential: never its token. */
-export type GitCredentialInfo = { id: string; name: string; host: string; username: string; teamId: string | null; createdAt: Date };
+/** What is ever shown of a credential: never its token or private key (an ssh key's public fingerprint is shown). */
+export type GitCredentialInfo = { id: string; name: string; host: string; username: string; kind: string; fingerprint: string | null; teamId: string | null; createdAt: Date };
 export type SealedCredential = GitCredentialInfo & { userId: string | null; keyId: string; secret: Uint8Array };
 
-const infoSelect = { id: true, name: true, host: true, username: true, teamId: true, createdAt: true } as const;
+const infoSelect = { id: true, name: true, host: true, username: true, kind: true, fingerprint: true, teamId: true, createdAt: true } as const;
 
 export async function createGitCredential(
   db: Db,
-  input: { name: string; host: string; username: string; owner: { userId: string } | { teamId: string }; createdById: string; keyId: string; secret: Buffer },
+  input: { name: string; host: string; username: string; kind: "token" | "ssh-key"; fingerprint?: string; owner: { userId: string } | { teamId: string }; createdById: string; keyId: string; secret: Buffer },
 ): Promise<GitCredentialInfo> {
   const { owner, secret, ...rest } = input;
   return db.gitCredential.create({ data: { ...rest, ...owner, secret: new Uint8Array(secret) }, select: infoSelect });
@@ -56,4 +56,23 @@ export async function getPullMode(db: Db, projectId: string): Promise<"merge" | 
 
 export async function setPullMode(db: Db, projectId: string, mode: "merge" | "rebase") {
   await db.project.update({ where: { id: projectId }, data: { gitPullMode: mode } });
+}
+
+/** The ssh host keys a project accepted on first use for `host` (`name` or `[name]:port`). */
+export async function listKnownHostKeys(db: Db, projectId: string, host: string) {
+  return db.gitKnownHost.findMany({ where: { projectId, host }, select: { host: true, keyType: true, key: true }, orderBy: { createdAt: "asc" } });
+}
+
+export async function listProjectKnownHostKeys(db: Db, projectId: string) {
+  return db.gitKnownHost.findMany({ where: { projectId }, select: { host: true, keyType: true, key: true, createdAt: true }, orderBy: [{ host: "asc" }, { createdAt: "asc" }] });
+}
+
+/** Forgets a host's keys for a project: its next connection accepts the key the host presents then. */
+export async function deleteKnownHostKeys(db: Db, projectId: string, host: string): Promise<number> {
+  return (await db.gitKnownHost.deleteMany({ where: { projectId, host } })).count;
+}
+
+/** Records host keys accepted on first use; a key type already known for the host keeps its first key. */
+export async function addKnownHostKeys(db: Db, projectId: string, keys: Array<{ host: string; keyType: string; key: string }>) {
+  await db.gitKnownHost.createMany({ data: keys.map((k) => ({ projectId, ...k })), skipDuplicates: true });
 }
