@@ -44,6 +44,8 @@ const schema = z.object({
   // Self-hosted git forges for pull-request links and API calls: host=kind[@api-url], comma-separated.
   TANDEM_GIT_FORGES: optionalString,
   TANDEM_DEV: optionalString,
+  // Several instances share DATABASE_URL: each continues turns whose instance died (server/cluster/turn-jobs.ts).
+  TANDEM_CLUSTER: z.enum(["true", "false", "1", "0"]).optional(),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
@@ -82,6 +84,8 @@ export type Config = {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Several instances run on this database (TANDEM_CLUSTER): turns of a dead instance are taken over, not left interrupted. */
+  cluster: boolean;
   sandbox: "bwrap" | "none" | undefined;
   sandboxLimits: SandboxLimits;
   /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
@@ -130,6 +134,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } catch (error) {
     throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee README.md, "Configuration".`);
   }
+  const cluster = e.TANDEM_CLUSTER === "true" || e.TANDEM_CLUSTER === "1";
+  if (cluster && !e.DATABASE_URL) {
+    throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee README.md, \"Configuration\".");
+  }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   const searchBackends: WebSearchBackendConfig[] = [
     ...(e.TANDEM_SEARXNG_URL ? [{ kind: "searxng" as const, url: e.TANDEM_SEARXNG_URL }] : []),
@@ -146,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir: path.resolve(e.TANDEM_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    cluster,
     sandbox: e.TANDEM_SANDBOX,
     sandboxLimits: {
       ...DEFAULT_LIMITS,
