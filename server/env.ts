@@ -45,7 +45,7 @@ const schema = z.object({
   TANDEM_GIT_FORGES: optionalString,
   TANDEM_DEV: optionalString,
   // Several instances share DATABASE_URL: each continues turns whose instance died (server/cluster/turn-jobs.ts).
-  TANDEM_CLUSTER: z.enum(["true", "false", "1", "0"]).optional(),
+  TANDEM_CLUSTER: optionalString.pipe(z.enum(["true", "false", "1", "0"]).optional()),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
