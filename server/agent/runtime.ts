@@ -133,6 +133,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     if (!alreadyClaimed && !(await o.turnJobs.claim(sessionId, userId))) return false;
     leased.add(sessionId);
     log.forget(sessionId);
+    await log.open(sessionId); // a continued turn may stream text before it appends anything
     return true;
   }
 
