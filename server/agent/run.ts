@@ -129,7 +129,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     }
 
     const seenSeq = state.lastSeq;
-    const stepId = `${turnId}:${state.steps + 1}`;
+    const stepId = freshStepId(events, `${turnId}:${state.steps + 1}`);
     let step: Awaited<ReturnType<typeof runModelStep>>;
     try {
       const model = r.model();
@@ -196,6 +196,16 @@ async function snapshotAfter(r: TurnRun, turnId: string): Promise<string | undef
     console.error(`snapshot after turn ${turnId} of session ${r.sessionId} failed:`, error);
     return undefined;
   }
+}
+
+/**
+ * A step cut off mid-stream when its instance died left text under its id; the step that replaces
+ * it (on the instance that took the turn over) gets an id of its own, so the two are not merged.
+ */
+function freshStepId(events: SessionEvent[], base: string): string {
+  const used = new Set(events.map((e) => (e.payload as { stepId?: unknown }).stepId).filter((id) => typeof id === "string"));
+  if (!used.has(base)) return base;
+  for (let n = 2; ; n++) if (!used.has(`${base}.${n}`)) return `${base}.${n}`;
 }
 
 function callsOf(events: SessionEvent[], calls: StepCall[]): ToolCallEvent[] {

@@ -108,11 +108,14 @@ describe("several instances, one killed with -9", () => {
   }, 400_000);
 
   it("continues the turn of a killed instance on another within 10 s, each tool call once, seqs contiguous", async () => {
+    a ??= await boot("A", true); // when run alone (-t)
+    b ??= await boot("B", true);
+    await ensureProject(a);
     model.load({
       replies: [
         { match: "Build the notes", toolCalls: [{ id: "call_notes", name: "shell", arguments: { command: "echo started >> steps.txt" } }] },
         { match: "Exit code: 0", text: "Writing the notes now, slowly and at length ", delayMs: 15, hang: true },
-        { match: "Exit code: 0", text: "Continued and finished." },
+        { match: "Also list the steps", text: "Continued and finished." },
       ],
     });
     const onA = connect(a, cookie);
@@ -124,6 +127,8 @@ describe("several instances, one killed with -9", () => {
     await until(() => model.requests.length >= 2, "the model's second step on A");
     await until(async () => (await onA.trpc.session.get.query({ sessionId: session.id })).status === "running" && (await readIfThere(workspaceFile("steps.txt"))) === "started\n", "the tool's effect");
     await new Promise((r) => setTimeout(r, 300)); // some text streamed and stored
+    // A message through the instance that does not run the turn: left for the running turn to read.
+    await onB.trpc.session.send.mutate({ sessionId: session.id, text: "Also list the steps" });
 
     await kill9(a);
     onA.close();
@@ -133,7 +138,7 @@ describe("several instances, one killed with -9", () => {
     await until(() => of(onBLive, "turn_finished").length > 0, "the viewer on B to see the turn end");
     viewer.unsubscribe();
     expect(contiguous(log)).toBe(true);
-    expect(of(log, "turn_started")).toHaveLength(1); // continued, not started again
+    expect(of(log, "turn_started")).toHaveLength(1); // continued, not started again: the message sent through B is answered in it
     expect(of(log, "tool_call")).toHaveLength(1);
     expect(of(log, "tool_started")).toHaveLength(1);
     expect(of(log, "tool_result")).toHaveLength(1);
@@ -145,8 +150,25 @@ describe("several instances, one killed with -9", () => {
     onB.close();
   }, 400_000);
 
-  it("takeover: a shell command cut off mid-run waits for a person instead of running again, even in yolo mode", async () => {
+  it("stops a turn when it is cancelled through an instance that does not run it", async () => {
     const c = await boot("C", true);
+    model.load({ replies: [{ match: "Talk at length", text: "On and on and on ", delayMs: 15, hang: true }] });
+    const onB = connect(b, cookie);
+    const onC = connect(c, cookie);
+    const session = await onB.trpc.session.create.mutate({ projectId });
+    await onB.trpc.session.send.mutate({ sessionId: session.id, text: "Talk at length" });
+    await until(() => model.requests.some((r) => r.reply === 0), "the model to be asked");
+    await onC.trpc.session.cancel.mutate({ sessionId: session.id });
+    const log = await readLog(onC, session.id, finishedWith("cancelled"));
+    expect(contiguous(log)).toBe(true);
+    expect(of(log, "turn_finished").map((e) => e.payload.reason)).toEqual(["cancelled"]);
+    expect((await onC.trpc.session.get.query({ sessionId: session.id })).status).toBe("idle");
+    onB.close();
+    onC.close();
+  }, 400_000);
+
+  it("takeover: a shell command cut off mid-run waits for a person instead of running again, even in yolo mode", async () => {
+    const c = running.find((i) => i.name === "C")!;
     model.load({
       replies: [
         { match: "Append a line (takeover)", toolCalls: [appendCall("call_t", "log-t.txt")] },
