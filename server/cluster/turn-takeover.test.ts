@@ -188,6 +188,7 @@ describe("several instances, one killed with -9", () => {
     let log = await readLog(onC, session.id, (l) => of(l, "approval_requested").length > 0);
     expect(of(log, "approval_requested")[0]!.payload.reason).toMatch(/interrupted mid-run/);
     expect(await readIfThere(workspaceFile("log-t.txt"))).toBe("line\n");
+    expect(await database.db.turnJob.count({ where: { sessionId: session.id } })).toBe(0); // a waiting approval holds no lease
 
     const { pendingApprovals } = await onC.trpc.session.get.query({ sessionId: session.id });
     await onC.trpc.approval.respond.mutate({ approvalId: pendingApprovals[0]!.id, decision: "reject" });
