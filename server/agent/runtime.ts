@@ -449,10 +449,13 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       for (const id of await sessions.listSessionIdsOfProject(db, projectId)) await release(id);
     },
 
+    /** At shutdown. In a cluster the running turns are handed to the other instances (a rolling restart loses none); alone, they are cancelled. */
     async dispose() {
       o.turnJobs?.stop();
-      for (const { controller } of active.values()) controller.abort();
+      const handOver = o.turnJobs?.mode === "cluster";
+      for (const { controller } of active.values()) controller.abort(handOver ? new TurnHandedOver() : undefined);
       await Promise.all([...active.values()].map((a) => a.done));
+      if (handOver) await Promise.all([...leased].map((id) => o.turnJobs!.handOff(id).catch(() => {})));
       await Promise.all([...resources.values()].map((r) => r.shell.dispose()));
       resources.clear();
     },

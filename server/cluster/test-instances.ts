@@ -16,6 +16,8 @@ export type Instance = {
   /** Everything the process printed so far. */
   output(): string;
   kill9(): Promise<void>;
+  /** Asks it to shut down (SIGTERM, as a rolling restart does) and waits until it has. */
+  terminate(): Promise<void>;
 };
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -51,6 +53,12 @@ export async function startInstance(o: { name: string; dataDir: string; database
   let output = "";
   let exited = false;
   child.on("exit", () => (exited = true));
+  const signal = (name: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (exited) return resolve();
+      child.on("exit", () => resolve());
+      child.kill(name);
+    });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${o.name} did not start:\n${output}`)), 150_000);
     const onData = (chunk: Buffer) => {
@@ -68,12 +76,8 @@ export async function startInstance(o: { name: string; dataDir: string; database
     name: o.name,
     port,
     output: () => output,
-    kill9: () =>
-      new Promise<void>((resolve) => {
-        if (exited) return resolve();
-        child.on("exit", () => resolve());
-        child.kill("SIGKILL");
-      }),
+    kill9: () => signal("SIGKILL"),
+    terminate: () => signal("SIGTERM"),
   };
 }
 

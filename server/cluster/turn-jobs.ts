@@ -65,6 +65,8 @@ export function createTurnJobs(options: { db: Db; mode: TurnJobsMode; instanceId
     release: (sessionId: string) => jobs.releaseTurnJob(db, sessionId, instanceId),
     held: (sessionId: string) => jobs.turnJobHeld(db, sessionId),
     requestCancel: (sessionId: string) => jobs.requestTurnCancel(db, sessionId),
+    /** Lets the lease lapse now, for another instance to take the turn at its next look (a shutdown). */
+    handOff: (sessionId: string) => jobs.lapseTurnJob(db, sessionId, instanceId),
 
     /**
      * At start-up, of the sessions left `running`: those whose turn nobody will continue. Alone on

@@ -197,7 +197,33 @@ describe("several instances, one killed with -9", () => {
     expect(of(log, "tool_result")[0]!.payload).toMatchObject({ toolCallId: "call_t", ok: false, errorCode: "INTERRUPTED" });
     expect(await readIfThere(workspaceFile("log-t.txt"))).toBe("line\n");
     onC.close();
-    await kill9(c);
+  }, 400_000);
+
+  it("hands a running turn to another instance when its instance shuts down, instead of cancelling it", async () => {
+    const c = running.find((i) => i.name === "C")!;
+    const d = await boot("D", true);
+    model.load({
+      replies: [
+        { match: "Keep going", text: "Going on and on ", delayMs: 15, hang: true },
+        { match: "Keep going", text: "Still going, elsewhere." },
+      ],
+    });
+    const onC = connect(c, cookie);
+    const session = await onC.trpc.session.create.mutate({ projectId });
+    await onC.trpc.session.send.mutate({ sessionId: session.id, text: "Keep going" });
+    await until(() => model.requests.some((r) => r.reply === 0), "the model to be asked");
+    onC.close();
+    await c.terminate();
+    running.splice(running.indexOf(c), 1);
+    await until(() => d.output().includes(`took over the turn of session ${session.id}`), "D to take the turn over", 10_000);
+    const onD = connect(d, cookie);
+    const log = await readLog(onD, session.id, finishedWith("completed"));
+    expect(contiguous(log)).toBe(true);
+    expect(of(log, "turn_started")).toHaveLength(1);
+    expect(of(log, "turn_finished").map((e) => e.payload.reason)).toEqual(["completed"]);
+    expect(foldTranscript(log.events).items.at(-1)).toMatchObject({ kind: "assistant", text: "Still going, elsewhere." });
+    onD.close();
+    await kill9(d);
   }, 400_000);
 
   it("one instance alone: after kill -9, resume asks before running the command again, and a new message tells the model it was interrupted", async () => {

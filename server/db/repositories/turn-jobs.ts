@@ -31,6 +31,12 @@ export async function releaseTurnJob(db: Db, sessionId: string, ownerId: string)
   await db.turnJob.deleteMany({ where: { sessionId, ownerId } });
 }
 
+export async function lapseTurnJob(db: Db, sessionId: string, ownerId: string) {
+  await db.$executeRaw`
+    UPDATE turn_job SET "leaseUntil" = (now() AT TIME ZONE 'UTC') - interval '1 millisecond'
+    WHERE "sessionId" = ${sessionId} AND "ownerId" = ${ownerId}`;
+}
+
 /**
  * Moves up to `limit` lapsed jobs to this instance. SKIP LOCKED lets several instances look at
  * once: each lapsed job goes to exactly one of them.
