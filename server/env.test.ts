@@ -18,6 +18,12 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ BETTER_AUTH_SECRET: "short" })).toThrow(/BETTER_AUTH_SECRET/);
   });
 
+  it("runs as one of a cluster only on a shared DATABASE_URL", () => {
+    expect(loadConfig({}).cluster).toBe(false);
+    expect(() => loadConfig({ TANDEM_CLUSTER: "1" })).toThrow(/TANDEM_CLUSTER: .*DATABASE_URL/);
+    expect(loadConfig({ TANDEM_CLUSTER: "true", DATABASE_URL: "postgres://db/tandem" }).cluster).toBe(true);
+  });
+
   it("treats an empty DATABASE_URL as unset", () => {
     expect(loadConfig({ DATABASE_URL: "" }).databaseUrl).toBeUndefined();
   });

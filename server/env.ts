@@ -49,6 +49,8 @@ const schema = z.object({
   // How live events reach open connections: in this process, or through Postgres LISTEN/NOTIFY so
   // that several instances on one database see each other's (server/cluster/buses.ts).
   TANDEM_BUS: z.enum(["memory", "postgres"]).optional(),
+  // Several instances share DATABASE_URL: each continues turns whose instance died (server/cluster/turn-jobs.ts).
+  TANDEM_CLUSTER: optionalString.pipe(z.enum(["true", "false", "1", "0"]).optional()),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
@@ -101,6 +103,8 @@ export type Config = {
   databaseUrl: string | undefined;
   /** "postgres" when several instances may share the database (the default with DATABASE_URL); "memory" for the embedded one. */
   bus: "memory" | "postgres";
+  /** Several instances run on this database (TANDEM_CLUSTER): turns of a dead instance are taken over, not left interrupted. */
+  cluster: boolean;
   sandbox: "bwrap" | "none" | undefined;
   sandboxLimits: SandboxLimits;
   /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
@@ -154,6 +158,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } catch (error) {
     throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee README.md, "Configuration".`);
   }
+  const cluster = e.TANDEM_CLUSTER === "true" || e.TANDEM_CLUSTER === "1";
+  if (cluster && !e.DATABASE_URL) {
+    throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee README.md, \"Configuration\".");
+  }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   const searchBackends: WebSearchBackendConfig[] = [
     ...(e.TANDEM_SEARXNG_URL ? [{ kind: "searxng" as const, url: e.TANDEM_SEARXNG_URL }] : []),
@@ -173,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // The embedded Postgres lives and dies with this one instance, so no other instance can share
     // it: its events stay in-process. An external database is how several instances share state.
     bus: e.TANDEM_BUS ?? (e.DATABASE_URL ? "postgres" : "memory"),
+    cluster,
     sandbox: e.TANDEM_SANDBOX,
     sandboxLimits: {
       ...DEFAULT_LIMITS,

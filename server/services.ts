@@ -15,6 +15,7 @@ import { setUpCgroups } from "@/server/sandbox/cgroups";
 import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -110,6 +111,7 @@ export async function createServices(config: Config, log: (line: string) => void
     sandbox,
     webSearch: config.webSearch,
     language,
+    turnJobs: createTurnJobs({ db, mode: config.cluster ? "cluster" : "single", log }),
   });
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);

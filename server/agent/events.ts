@@ -101,13 +101,22 @@ export function createEventLog(db: Db, bus: SessionBus) {
       payload: EventInput<T>,
       authorId: string | null = null,
     ): Promise<SessionEventOf<T>> {
-      const s = state(sessionId);
-      await s.ready;
       const parsed = eventPayloadSchemas[type].parse(payload);
-      void closeBuffer(sessionId, s).catch(() => {});
-      const event = makeEvent(sessionId, s.nextSeq++, type, parsed, authorId);
-      await write(sessionId, s, [event]);
-      return event as SessionEventOf<T>;
+      // Another instance appended to this session since the counter was loaded (a message sent
+      // through it while this one runs the turn): the counter is reloaded and the event written
+      // under the next free seq. A few tries, since that instance may keep appending.
+      for (let attempt = 1; ; attempt++) {
+        const s = state(sessionId);
+        await s.ready;
+        void closeBuffer(sessionId, s).catch(() => {});
+        const event = makeEvent(sessionId, s.nextSeq++, type, parsed, authorId);
+        try {
+          await write(sessionId, s, [event]);
+          return event as SessionEventOf<T>;
+        } catch (error) {
+          if (attempt >= 5 || !seqTaken(error)) throw error;
+        }
+      }
     },
 
     /** Streams text: published now as a provisional delta, stored coalesced (see above). */
@@ -146,6 +155,11 @@ export function createEventLog(db: Db, bus: SessionBus) {
       states.delete(sessionId);
     },
   };
+}
+
+/** The primary key (sessionId, seq) refused the row: someone else wrote that seq. */
+function seqTaken(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
 function makeEvent(sessionId: string, seq: number, type: SessionEventType, payload: unknown, authorId: string | null): SessionEvent {

@@ -58,7 +58,15 @@ export type TurnRun = {
   maxRetries?: number;
 };
 
-export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting"; text: string };
+/** "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing). */
+export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over"; text: string };
+
+/** The abort reason when this instance lost the turn's lease: the instance that took it over writes from here on. */
+export class TurnHandedOver extends Error {
+  constructor() {
+    super("another instance took this turn over");
+  }
+}
 
 export async function runTurn(r: TurnRun): Promise<TurnEnd> {
   const events: SessionEvent[] = await listEvents(r.db, r.sessionId);
@@ -78,7 +86,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     events.push(...(await listEvents(r.db, r.sessionId, events.at(-1)?.seq ?? 0)));
     return turnState(events);
   };
-  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting">, message?: string): Promise<TurnEnd> => {
+  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string): Promise<TurnEnd> => {
     const ended = await refresh();
     const endCheckpointId = ended.checkpointed ? await snapshotAfter(r, turnId) : undefined;
     await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
@@ -99,6 +107,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
 
   for (;;) {
     state = await refresh();
+    if (r.signal.reason instanceof TurnHandedOver) return { reason: "handed_over", text: lastText };
     if (r.signal.aborted) {
       await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the turn was cancelled.");
       return finish("cancelled");
@@ -120,7 +129,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     }
 
     const seenSeq = state.lastSeq;
-    const stepId = `${turnId}:${state.steps + 1}`;
+    const stepId = freshStepId(events, `${turnId}:${state.steps + 1}`);
     let step: Awaited<ReturnType<typeof runModelStep>>;
     try {
       const model = r.model();
@@ -187,6 +196,16 @@ async function snapshotAfter(r: TurnRun, turnId: string): Promise<string | undef
     console.error(`snapshot after turn ${turnId} of session ${r.sessionId} failed:`, error);
     return undefined;
   }
+}
+
+/**
+ * A step cut off mid-stream when its instance died left text under its id; the step that replaces
+ * it (on the instance that took the turn over) gets an id of its own, so the two are not merged.
+ */
+function freshStepId(events: SessionEvent[], base: string): string {
+  const used = new Set(events.map((e) => (e.payload as { stepId?: unknown }).stepId).filter((id) => typeof id === "string"));
+  if (!used.has(base)) return base;
+  for (let n = 2; ; n++) if (!used.has(`${base}.${n}`)) return `${base}.${n}`;
 }
 
 function callsOf(events: SessionEvent[], calls: StepCall[]): ToolCallEvent[] {

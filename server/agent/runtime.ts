@@ -13,7 +13,9 @@ import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
-import { runTurn, type TurnEnd } from "@/server/agent/run";
+import { runTurn, TurnHandedOver, type TurnEnd } from "@/server/agent/run";
+import type { TurnJobs } from "@/server/cluster/turn-jobs";
+import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
 import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
 import { compactUpTo, estimateTokens } from "@/server/agent/compaction";
 import { loadModelFacts } from "@/server/agent/usage";
@@ -55,6 +57,11 @@ export type AgentRuntimeOptions = {
   language?: LanguageServers;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
   extensions?: AgentExtensions;
+  /**
+   * Turns as leased jobs in Postgres (server/cluster/turn-jobs.ts): one instance runs a session's
+   * turn, and another continues it when that instance dies. Without it, turns live in this process alone.
+   */
+  turnJobs?: TurnJobs;
 };
 
 export class AgentRuntimeError extends Error {
@@ -75,6 +82,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
+  /** Sessions whose turn job this instance holds (renewed by the heartbeat). */
+  const leased = new Set<string>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
   const ownTools = createOwnTools(db, delegator);
   const setup: TurnSetup = {
@@ -114,8 +123,32 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return events.findLast((e) => e.type === "user_message")?.authorId ?? fallback;
   }
 
-  /** Starts (or continues) the session's turn unless one is already running. */
-  function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal } = {}) {
+  /**
+   * Takes the session's turn job, so that no other instance runs this turn at the same time; false
+   * when another live instance holds it (it reads whatever was appended meanwhile). Another
+   * instance may have written to the session since this one last did, so the seq counter is reloaded.
+   */
+  async function lease(sessionId: string, userId: string, alreadyClaimed = false): Promise<boolean> {
+    if (!o.turnJobs) return true;
+    if (!alreadyClaimed && !(await o.turnJobs.claim(sessionId, userId))) return false;
+    leased.add(sessionId);
+    log.forget(sessionId);
+    await log.open(sessionId); // a continued turn may stream text before it appends anything
+    return true;
+  }
+
+  async function unlease(sessionId: string) {
+    if (!o.turnJobs || !leased.delete(sessionId)) return;
+    await o.turnJobs.release(sessionId).catch((error: unknown) => console.error(`releasing the turn job of session ${sessionId} failed:`, error));
+  }
+
+  /** Another live instance runs this session's turn. */
+  async function heldElsewhere(sessionId: string): Promise<boolean> {
+    return !active.has(sessionId) && !!o.turnJobs && (await o.turnJobs.held(sessionId));
+  }
+
+  /** Starts (or continues) the session's turn unless one is already running, here or on another instance. */
+  function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean } = {}) {
     const running = active.get(sessionId);
     if (running) return running.done;
     const controller = new AbortController();
@@ -123,12 +156,17 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     const done = (async (): Promise<TurnEnd | null> => {
       let end: TurnEnd | null = null;
       try {
+        if (!(await lease(sessionId, userId, options.claimed))) return null;
         end = await runTurn(await prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal }));
       } catch (error) {
         end = await failInternally(sessionId, error, `agent turn of session ${sessionId}`, "The agent stopped on an internal error. Resume to try again.");
       } finally {
         active.delete(sessionId);
       }
+      if (end.reason === "handed_over") return end;
+      // Released before looking for a late message: a message appended after this look finds no
+      // job and starts the turn itself.
+      await unlease(sessionId);
       if (end.reason !== "waiting") {
         for (const resolve of endWaiters.get(sessionId) ?? []) resolve(end);
         endWaiters.delete(sessionId);
@@ -155,6 +193,31 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     await resources.get(sessionId)?.shell.dispose();
     resources.delete(sessionId);
   }
+
+  /** A lapsed job is ours now: continue its turn from the log (a job left between a turn's end and its release only goes). */
+  async function takeOver(job: LapsedJob) {
+    if (active.has(job.sessionId)) {
+      leased.add(job.sessionId); // this instance's own lease lapsed while it kept running the turn
+      return;
+    }
+    const open = turnState(await listEvents(db, job.sessionId)).openTurn;
+    if (!open && !(await hasUnansweredMessage(job.sessionId))) {
+      await o.turnJobs!.release(job.sessionId);
+      return;
+    }
+    console.log(`took over the turn of session ${job.sessionId} (its instance stopped renewing the lease)`);
+    void start(job.sessionId, job.userId, { resumed: true, claimed: true });
+  }
+
+  o.turnJobs?.start({
+    leased: () => [...leased],
+    lost(sessionId) {
+      leased.delete(sessionId);
+      active.get(sessionId)?.controller.abort(new TurnHandedOver());
+    },
+    cancel: (sessionId) => active.get(sessionId)?.controller.abort(),
+    takeOver: (job) => void takeOver(job).catch((error: unknown) => console.error(`taking over the turn of session ${job.sessionId} failed:`, error)),
+  });
 
   function waitForTurnEnd(sessionId: string): Promise<TurnEnd> {
     return new Promise((resolve) => endWaiters.set(sessionId, [...(endWaiters.get(sessionId) ?? []), resolve]));
@@ -237,7 +300,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}), ...(input.timeZone ? { timeZone: input.timeZone } : {}) },
         input.user.id,
       );
-      if (active.has(session.id) || session.status === "waiting_approval") return event;
+      if (active.has(session.id) || session.status === "waiting_approval" || (await heldElsewhere(session.id))) return event;
       const state = turnState(await listEvents(db, session.id));
       if (state.pendingCalls.length) {
         await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.", state.startedCalls);
@@ -280,6 +343,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         await running.done;
         return;
       }
+      if (o.turnJobs && (await o.turnJobs.requestCancel(session.id))) return; // the instance running it stops at its next heartbeat
       if (session.status !== "waiting_approval") return;
       for (const approval of await listPendingApprovals(db, session.id)) {
         if (!(await resolveApproval(db, approval.id, { status: "rejected", decision: "reject", feedback: "The turn was cancelled.", resolvedById: input.user.id }))) continue;
@@ -295,7 +359,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     /** Continues an interrupted or failed session from its log. */
     async resume(input: { sessionId: string; user: Person }) {
       const session = await mustFind(input.sessionId);
-      if (active.has(session.id) || session.status === "waiting_approval") return { status: session.status };
+      if (active.has(session.id) || session.status === "waiting_approval" || (await heldElsewhere(session.id))) return { status: session.status };
       void start(session.id, await turnUser(session.id, input.user.id), { resumed: true });
       return { status: "running" as const };
     },
@@ -336,7 +400,9 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
     /** At start-up: turns cut off by a crash become `interrupted`, with an event saying so. */
     async recover(): Promise<string[]> {
-      const cut = await sessions.findSessionsByStatus(db, ["running"]);
+      const running = await sessions.findSessionsByStatus(db, ["running"]);
+      const orphaned = new Set(o.turnJobs ? await o.turnJobs.orphaned(running.map((s) => s.id)) : running.map((s) => s.id));
+      const cut = running.filter((s) => orphaned.has(s.id));
       for (const session of cut) {
         const state = turnState(await listEvents(db, session.id));
         if (state.openTurn) {
@@ -355,7 +421,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     /** Runs one tool for a person, outside the model loop (the settings page's workflow Run), as a turn of its own. */
     async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {
       const session = await mustFind(input.sessionId);
-      if (active.has(session.id) || session.status === "waiting_approval") {
+      if (active.has(session.id) || session.status === "waiting_approval" || (await heldElsewhere(session.id))) {
         throw new AgentRuntimeError("CONFLICT", "The agent is busy in this session; wait for it to finish, or use a new session.");
       }
       const controller = new AbortController();
@@ -383,9 +449,13 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       for (const id of await sessions.listSessionIdsOfProject(db, projectId)) await release(id);
     },
 
+    /** At shutdown. In a cluster the running turns are handed to the other instances (a rolling restart loses none); alone, they are cancelled. */
     async dispose() {
-      for (const { controller } of active.values()) controller.abort();
+      o.turnJobs?.stop();
+      const handOver = o.turnJobs?.mode === "cluster";
+      for (const { controller } of active.values()) controller.abort(handOver ? new TurnHandedOver() : undefined);
       await Promise.all([...active.values()].map((a) => a.done));
+      if (handOver) await Promise.all([...leased].map((id) => o.turnJobs!.handOff(id).catch(() => {})));
       await Promise.all([...resources.values()].map((r) => r.shell.dispose()));
       resources.clear();
     },

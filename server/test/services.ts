@@ -10,6 +10,7 @@ import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
 import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createExtensions } from "@/server/services/extensions";
 import type { EmbeddingConfig, SmtpConfig } from "@/server/env";
 import { createShellSession } from "@/server/workspace/shell-session";
@@ -86,6 +87,8 @@ export async function createTestServices(
     sandbox,
     maxRetries: 2,
     ...(options.language ? { language } : {}),
+    // As in production: every turn holds its job's lease while it runs.
+    turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
   });
   const gitCipher = credentialCipher("x".repeat(32));
   const git = createProjectGit({ db: database.db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: "http://tandem.test", allowHost: (projectId, host) => network.allowHost(projectId, host) });

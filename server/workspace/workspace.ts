@@ -3,7 +3,7 @@ import { lstat, mkdir, readFile, readdir, realpath, rename, rm, stat } from "nod
 import path from "node:path";
 import type { FileEntry, FileType, ReadResult } from "@/lib/fs-schemas";
 import { conflictVersionTag } from "@/lib/fs-schemas";
-import { atomicWrite } from "./atomic-write";
+import { atomicWrite, isTempFileName } from "./atomic-write";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { IgnoreRules } from "./ignore-rules";
 import { isInside, resolveInside, toPosix, type ResolvedPath } from "./paths";
@@ -90,6 +90,9 @@ export class Workspace {
     const isIgnored = await this.ignoreRules.forDirectory(r.requested);
     const entries = await Promise.all(
       dirents.map(async (dirent): Promise<FileEntry | null> => {
+        // A write cut off by a crash (kill -9) strands its temp file; it is no one's file. It is
+        // hidden, not deleted: on a disk shared by instances it may be another's write in flight.
+        if (isTempFileName(dirent.name)) return null;
         const info = await lstat(path.join(r.absolute, dirent.name)).catch(() => null);
         if (!info) return null; // removed between readdir and lstat
         const type: FileType = info.isSymbolicLink() ? "symlink" : info.isDirectory() ? "directory" : "file";
