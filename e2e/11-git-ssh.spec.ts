@@ -21,7 +21,7 @@ test.afterAll(async () => server.close());
 test("store an ssh key, see its fingerprint, and clone a project over ssh", async ({ page, ide }) => {
   await ide.signIn(admin);
   await page.goto("/");
-  await page.getByTestId("show-clone-form").click();
+  await page.getByTestId("new-project-way-git").click();
   const credentials = page.getByTestId("git-credentials-user");
   await credentials.getByTestId("git-credential-kind-select").selectOption("ssh-key");
   await credentials.getByLabel("Credential name").fill("Garden key");
