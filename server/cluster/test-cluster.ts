@@ -57,22 +57,9 @@ export async function freePort(): Promise<number> {
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const ownDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-cluster-")));
-  // Every instance signs and checks the same login cookies and share tokens.
-  const secret = "cluster-test-secret-".padEnd(48, "x");
   const instances: ClusterInstance[] = [];
   for (let index = 0; index < (options.instances ?? 3); index++) {
-    instances.push(createInstance(index, await freePort(), {
-      // A fixed environment, not the test process's: the instance reads only what is given here.
-      PATH: "/usr/local/bin:/usr/bin:/bin",
-      HOME: dataDir,
-      NODE_ENV: "production" as const,
-      HOST: "127.0.0.1",
-      TANDEM_DATA_DIR: dataDir,
-      DATABASE_URL: options.databaseUrl,
-      BETTER_AUTH_SECRET: secret,
-      TANDEM_SANDBOX: "none",
-      ...options.env,
-    }));
+    instances.push(createInstance(index, await freePort(), instanceEnv(dataDir, options.databaseUrl, options.env)));
   }
   let balancer: LoadBalancer | null = null;
   try {
@@ -96,7 +83,26 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 }
 
-function createInstance(index: number, port: number, env: NodeJS.ProcessEnv): ClusterInstance {
+/**
+ * A fixed environment, not the test process's: an instance reads only what is given here. Every
+ * instance signs and checks the same login cookies and share tokens.
+ */
+export function instanceEnv(dataDir: string, databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    HOME: dataDir,
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    TANDEM_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    BETTER_AUTH_SECRET: "cluster-test-secret-".padEnd(48, "x"),
+    TANDEM_SANDBOX: "none",
+    ...extra,
+  };
+}
+
+/** One instance process (instance-main.ts) on `port`, not started yet. */
+export function createInstance(index: number, port: number, env: NodeJS.ProcessEnv): ClusterInstance {
   let child: ChildProcess | null = null;
   let output = "";
   const exited = (process: ChildProcess) =>

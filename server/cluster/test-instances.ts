@@ -1,14 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
-import path from "node:path";
-import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from "@trpc/client";
-import superjson from "superjson";
-import WebSocket from "ws";
-import type { AppRouter } from "@/server/api/root";
 import { applyStreamItem, emptyLiveLog, type LiveLog } from "@/lib/session-events";
+import { connect as clusterConnect, signUp as clusterSignUp, until as clusterUntil } from "./cluster-client";
+import { createInstance, freePort, instanceEnv } from "./test-cluster";
 
-// Real Tandem server processes for tests (test-instance-entry.ts: the API without pages) on one database and
-// one data directory (the shared disk), each on a free loopback port, that a test can kill -9.
+// Single Tandem processes for the kill -9 tests, without a balancer: each on a free loopback port,
+// all on one database and one data directory (the shared disk), started and killed one by one.
+// They are test-cluster.ts's instances (instance-main.ts), with the scripted model configured.
 
 export type Instance = {
   name: string;
@@ -20,96 +16,30 @@ export type Instance = {
   terminate(): Promise<void>;
 };
 
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export async function startInstance(o: { name: string; dataDir: string; databaseUrl: string; modelUrl: string; cluster: boolean }): Promise<Instance> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server/cluster/test-instance-entry.ts"], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      TANDEM_DATA_DIR: o.dataDir,
-      DATABASE_URL: o.databaseUrl,
+  const instance = createInstance(
+    0,
+    port,
+    instanceEnv(o.dataDir, o.databaseUrl, {
       TANDEM_CLUSTER: o.cluster ? "1" : "0",
-      TANDEM_SANDBOX: "none",
       TANDEM_MODEL: "openai-compatible:scripted",
       TANDEM_OPENAI_COMPATIBLE_BASE_URL: o.modelUrl,
       TANDEM_OPENAI_COMPATIBLE_API_KEY: "test",
-      NODE_ENV: "production",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+  await instance.start().catch((error: Error) => {
+    throw new Error(`${o.name}: ${error.message}`);
   });
-  let output = "";
-  let exited = false;
-  child.on("exit", () => (exited = true));
-  const signal = (name: NodeJS.Signals) =>
-    new Promise<void>((resolve) => {
-      if (exited) return resolve();
-      child.on("exit", () => resolve());
-      child.kill(name);
-    });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${o.name} did not start:\n${output}`)), 150_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes("Tandem instance ready")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${o.name} exited with ${code}:\n${output}`)));
-  });
-  return {
-    name: o.name,
-    port,
-    output: () => output,
-    kill9: () => signal("SIGKILL"),
-    terminate: () => signal("SIGTERM"),
-  };
+  return { name: o.name, port, output: () => instance.output(), kill9: () => instance.kill9(), terminate: () => instance.stop() };
 }
 
-export async function signUp(instance: Instance, email: string, name: string): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${instance.port}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "correct horse battery", name }),
-  });
-  if (!response.ok) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
-  return response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-}
+const urlOf = (instance: Instance) => `http://127.0.0.1:${instance.port}`;
+
+export const signUp = (instance: Instance, email: string, name: string): Promise<string> => clusterSignUp(urlOf(instance), email, name);
 
 /** A browser's view of one instance: tRPC over HTTP, subscriptions over WebSocket, with a login cookie. */
-export function connect(instance: Instance, cookie: string) {
-  class CookieWebSocket extends WebSocket {
-    constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { headers: { cookie } });
-    }
-  }
-  const ws = createWSClient({ url: `ws://127.0.0.1:${instance.port}/api/trpc/ws`, WebSocket: CookieWebSocket as unknown as typeof globalThis.WebSocket });
-  const trpc = createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: wsLink({ client: ws, transformer: superjson }),
-        false: httpLink({ url: `http://127.0.0.1:${instance.port}/api/trpc`, transformer: superjson, headers: () => ({ cookie }) }),
-      }),
-    ],
-  });
-  return { trpc, close: () => ws.close() };
-}
+export const connect = (instance: Instance, cookie: string) => clusterConnect(urlOf(instance), { cookie });
 
 /**
  * Reads a session's whole log through an instance, until `done` holds for it. Events another
@@ -147,10 +77,5 @@ export async function readLog(client: ReturnType<typeof connect>, sessionId: str
   throw new Error(`the log of ${sessionId} did not reach the expected state; last: ${JSON.stringify(last.events.at(-1))}`);
 }
 
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** cluster-client's `until`, with the longer wait a restarting instance needs. */
+export const until = (check: () => boolean | Promise<boolean>, what: string, ms = 60_000) => clusterUntil(check, what, ms);
