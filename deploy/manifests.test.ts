@@ -12,7 +12,6 @@ import { composeErrors, kubernetesErrors, readYamlDocuments, type Manifest } fro
 const deployDir = import.meta.dirname;
 const k8sDir = path.join(deployDir, "k8s");
 // Walking into the parsed YAML: the schemas above have already checked its shape.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
 
 const k8sFiles = readdirSync(k8sDir).filter((name) => name.endsWith(".yaml") && name !== "kustomization.yaml");
@@ -23,7 +22,8 @@ const byKind = (kind: string): Loose => {
   return found[0];
 };
 const compose: Loose = readYamlDocuments(path.join(deployDir, "compose.yaml"))[0];
-const tandemServices = Object.entries(compose.services as Record<string, Loose>).filter(([, service]) => service.environment?.TANDEM_CLUSTER !== undefined);
+// The Tandem instances: the services built from the shared `x-tandem` block's image.
+const tandemServices = Object.entries(compose.services as Record<string, Loose>).filter(([, service]) => service.image === compose["x-tandem"].image);
 
 /** A .env file's assignments (the format Compose's env_file reads: KEY=value, # comments). */
 function readEnvFile(file: string): Record<string, string> {
