@@ -11,7 +11,7 @@ import { composeErrors, kubernetesErrors, readYamlDocuments, type Manifest } fro
 
 const deployDir = import.meta.dirname;
 const k8sDir = path.join(deployDir, "k8s");
-// Walking into the parsed YAML: the schemas above have already checked its shape.
+// Walking into parsed YAML, whose shape the schema tests below check.
 type Loose = any;
 
 const k8sFiles = readdirSync(k8sDir).filter((name) => name.endsWith(".yaml") && name !== "kustomization.yaml");
