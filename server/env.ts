@@ -95,6 +95,9 @@ const schema = z.object({
   TANDEM_WEB_SEARCH: z.enum(WEB_SEARCH_KINDS).optional(),
 });
 
+/** The environment variables Tandem reads (deploy/manifests.test.ts checks the manifests set only these). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export type Config = {
   dev: boolean;
   port: number;
