@@ -48,19 +48,6 @@ function safeCut(text: Buffer, p: number): number {
 }
 
 type Position = { unit: number; p: number };
-const ESCAPED_CODE_POINT = Buffer.from("\\u");
-
-/**
- * Whether the line is ASCII (as minified code mostly is), so that its byte offsets are its UTF-16
- * columns too: ASCII JSON text whose \uXXXX escapes stand for ASCII characters.
- */
-function asciiLine(text: Buffer): boolean {
-  if (!isAscii(text)) return false;
-  for (let at = text.indexOf(ESCAPED_CODE_POINT); at !== -1; at = text.indexOf(ESCAPED_CODE_POINT, at + 2)) {
-    if (hex4(text, at + 2) >= 0x80) return false;
-  }
-  return true;
-}
 
 /**
  * Where each byte offset of the line lies in its JSON text (`p`) and in UTF-16 units, byte by byte
@@ -75,6 +62,18 @@ function walk(text: Buffer, targets: number[]): Map<number, Position> {
   let unit = 0;
   for (const target of targets) {
     while (byte < target && p < end) {
+      // A run of plain ASCII (most of any line) moves bytes, units and JSON text together, so the
+      // tight loop only looks for its end; escapes and UTF-8 characters are counted one by one.
+      const from = p;
+      const stop = Math.min(end, p + (target - byte));
+      while (p < stop) {
+        const c = text[p]!;
+        if (c >= 0x80 || c === BACKSLASH) break;
+        p++;
+      }
+      byte += p - from;
+      unit += p - from;
+      if (byte >= target || p >= end) break;
       const c = text[p]!;
       if (c === BACKSLASH) {
         if (text[p + 1] === 0x75) {
@@ -85,10 +84,6 @@ function walk(text: Buffer, targets: number[]): Map<number, Position> {
           p += 2;
         }
         unit += 1;
-      } else if (c < 0x80) {
-        byte += 1;
-        unit += 1;
-        p += 1;
       } else {
         // A UTF-8 lead byte says the character's length; four bytes make a surrogate pair.
         const length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
@@ -115,8 +110,11 @@ export function longLineMatch(raw: Buffer, previewChars: number, previewLead: nu
   if (head.type !== "match" || head.data.path.text === undefined || tail.submatches.length === 0) return null;
   const text = raw.subarray(i + TEXT_KEY.length, j);
 
-  // An ASCII line is walked only to its first match, for the preview: its offsets are its columns.
-  const ascii = asciiLine(text);
+  // An ASCII line (as minified code mostly is) is walked only to its first match, for the preview:
+  // its byte offsets are its UTF-16 columns. rg's JSON (serde_json) writes characters past ASCII as
+  // raw UTF-8 and escapes only quotes, backslashes and control characters, so ASCII JSON text is
+  // an ASCII line. (A \\uXXXX in the text is the source's own escape, printed as \\\\uXXXX.)
+  const ascii = isAscii(text);
   const firstStart = tail.submatches[0]!.start;
   const at = walk(text, ascii ? [firstStart] : [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b));
   const unitOf = (offset: number) => (ascii ? offset : at.get(offset)!.unit);
