@@ -87,16 +87,15 @@ function walk(text: Buffer, targets: number[]): Map<number, Position> {
   let unit = 0;
   for (const target of targets) {
     while (byte < target && p < end) {
-      // A run of plain ASCII (most of any line) moves bytes, units and JSON text together, so the
-      // tight loop only looks for its end; escapes and UTF-8 characters are counted one by one.
-      const from = p;
-      const stop = Math.min(end, p + (target - byte));
-      p = plainRunEnd(text, words, p, stop);
-      byte += p - from;
-      unit += p - from;
-      if (byte >= target || p >= end) break;
       const c = text[p]!;
-      if (c === BACKSLASH) {
+      if (isPlain(c)) {
+        // A run of plain ASCII (most of any line) moves bytes, units and JSON text together, so
+        // only its end is looked for; escapes and UTF-8 characters are counted one by one.
+        const from = p;
+        p = plainRunEnd(text, words, p, Math.min(end, p + (target - byte)));
+        byte += p - from;
+        unit += p - from;
+      } else if (c === BACKSLASH) {
         if (text[p + 1] === 0x75) {
           byte += escapedBytes(hex4(text, p + 2));
           p += 6;
