@@ -75,7 +75,7 @@ function plainRunEnd(text: Buffer, words: Int32Array, from: number, stop: number
 
 /**
  * Where each byte offset of the line lies in its JSON text (`p`) and in UTF-16 units, byte by byte
- * and allocating nothing: JSON of minified code escapes a quote every twenty bytes or so, and a
+ * (a word at a time through plain ASCII) and allocating nothing: JSON of minified code escapes a quote every twenty bytes or so, and a
  * slice per stretch between escapes cost more than the search itself.
  */
 function walk(text: Buffer, targets: number[]): Map<number, Position> {
