@@ -96,8 +96,8 @@ describe("findInFiles", () => {
     expect(short!.matches[0]!.ref).toEqual({ line: 2, column: 7, text: "needle" });
   });
 
-  it("reads long ASCII lines exactly: their offsets are their columns, escapes and control characters included", async () => {
-    const piece = 'x="a\\"b\t\u0001";y=\'\\\\\';';
+  it("reads long ASCII lines exactly: their offsets are their columns, escapes, control characters and the source's own \\u escapes included", async () => {
+    const piece = 'x="a\\"b\t\u0001";y=\'\\\\\';z="\\u00e9\\ud83d\\ude00";';
     const line = `${piece.repeat(1200)}needle${piece.repeat(50)}Needle\u001fneedle`;
     const root = await tree({ "min.js": `${line}\n` });
     const { files } = await collect(root, { pattern: "needle" });

@@ -48,27 +48,39 @@ function safeCut(text: Buffer, p: number): number {
 }
 
 type Position = { unit: number; p: number };
-const ESCAPED_CODE_POINT = Buffer.from("\\u");
+
+const isPlain = (c: number) => c < 0x80 && c !== BACKSLASH;
 
 /**
- * Whether the line is ASCII (as minified code mostly is), so that its byte offsets are its UTF-16
- * columns too: ASCII JSON text whose \uXXXX escapes stand for ASCII characters.
+ * Where the run of plain ASCII bytes (no backslash) starting at `p` ends, before `stop`. Aligned
+ * words are tested four bytes at a time (any byte with its high bit set, or equal to a backslash),
+ * which halves the walk over minified lines; `words` views the buffer's whole memory.
  */
-function asciiLine(text: Buffer): boolean {
-  if (!isAscii(text)) return false;
-  for (let at = text.indexOf(ESCAPED_CODE_POINT); at !== -1; at = text.indexOf(ESCAPED_CODE_POINT, at + 2)) {
-    if (hex4(text, at + 2) >= 0x80) return false;
+function plainRunEnd(text: Buffer, words: Int32Array, from: number, stop: number): number {
+  const base = text.byteOffset;
+  let p = from;
+  while (p < stop && ((base + p) & 3) !== 0) {
+    if (!isPlain(text[p]!)) return p;
+    p++;
   }
-  return true;
+  while (p + 4 <= stop) {
+    const word = words[(base + p) >> 2]!;
+    const x = word ^ 0x5c5c5c5c; // a zero byte where the word has a backslash
+    if (((word | ((x - 0x01010101) & ~x)) & 0x80808080) !== 0) break;
+    p += 4;
+  }
+  while (p < stop && isPlain(text[p]!)) p++;
+  return p;
 }
 
 /**
  * Where each byte offset of the line lies in its JSON text (`p`) and in UTF-16 units, byte by byte
- * and allocating nothing: JSON of minified code escapes a quote every twenty bytes or so, and a
+ * (a word at a time through plain ASCII) and allocating nothing: JSON of minified code escapes a quote every twenty bytes or so, and a
  * slice per stretch between escapes cost more than the search itself.
  */
 function walk(text: Buffer, targets: number[]): Map<number, Position> {
   const at = new Map<number, Position>();
+  const words = new Int32Array(text.buffer, 0, text.buffer.byteLength >> 2);
   const end = text.length;
   let p = 0;
   let byte = 0;
@@ -76,7 +88,14 @@ function walk(text: Buffer, targets: number[]): Map<number, Position> {
   for (const target of targets) {
     while (byte < target && p < end) {
       const c = text[p]!;
-      if (c === BACKSLASH) {
+      if (isPlain(c)) {
+        // A run of plain ASCII (most of any line) moves bytes, units and JSON text together, so
+        // only its end is looked for; escapes and UTF-8 characters are counted one by one.
+        const from = p;
+        p = plainRunEnd(text, words, p, Math.min(end, p + (target - byte)));
+        byte += p - from;
+        unit += p - from;
+      } else if (c === BACKSLASH) {
         if (text[p + 1] === 0x75) {
           byte += escapedBytes(hex4(text, p + 2));
           p += 6;
@@ -85,10 +104,6 @@ function walk(text: Buffer, targets: number[]): Map<number, Position> {
           p += 2;
         }
         unit += 1;
-      } else if (c < 0x80) {
-        byte += 1;
-        unit += 1;
-        p += 1;
       } else {
         // A UTF-8 lead byte says the character's length; four bytes make a surrogate pair.
         const length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
@@ -115,8 +130,11 @@ export function longLineMatch(raw: Buffer, previewChars: number, previewLead: nu
   if (head.type !== "match" || head.data.path.text === undefined || tail.submatches.length === 0) return null;
   const text = raw.subarray(i + TEXT_KEY.length, j);
 
-  // An ASCII line is walked only to its first match, for the preview: its offsets are its columns.
-  const ascii = asciiLine(text);
+  // An ASCII line (as minified code mostly is) is walked only to its first match, for the preview:
+  // its byte offsets are its UTF-16 columns. rg's JSON (serde_json) writes characters past ASCII as
+  // raw UTF-8 and escapes only quotes, backslashes and control characters, so ASCII JSON text is
+  // an ASCII line. (A \\uXXXX in the text is the source's own escape, printed as \\\\uXXXX.)
+  const ascii = isAscii(text);
   const firstStart = tail.submatches[0]!.start;
   const at = walk(text, ascii ? [firstStart] : [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b));
   const unitOf = (offset: number) => (ascii ? offset : at.get(offset)!.unit);
