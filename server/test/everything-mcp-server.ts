@@ -15,7 +15,11 @@ const TRANSPORTS = {
 export async function startEverythingServer(transport: keyof typeof TRANSPORTS): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
   const { ready, urlPath } = TRANSPORTS[transport];
-  const child = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, transport], {
+    // A fixed environment, not the test process's: the server reads only its port.
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the ${transport} MCP server did not start`)), 15_000);
     child.stderr!.on("data", (chunk: Buffer) => {
