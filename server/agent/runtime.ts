@@ -8,7 +8,7 @@ import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-
 import type { Workspace } from "@/server/workspace";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { LanguageServers } from "@/server/language/language-servers";
-import type { LiveItem, SessionStatus } from "@/lib/session-events";
+import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
@@ -16,22 +16,22 @@ import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { runTurn, TurnHandedOver, type TurnEnd } from "@/server/agent/run";
 import type { TurnJobs } from "@/server/cluster/turn-jobs";
 import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
+import { createTurnLeases } from "@/server/agent/turn-leases";
 import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
 import { compactUpTo, estimateTokens } from "@/server/agent/compaction";
 import { loadModelFacts } from "@/server/agent/usage";
 import { foldModelMessages } from "@/lib/model-transcript";
-import { defaultChildTools, sessionToolSet, type SessionResources, type ShellFactory } from "@/server/agent/session-tools";
+import type { SessionResources, ShellFactory } from "@/server/agent/session-tools";
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
+import { createSubagentHost } from "@/server/agent/subagent-host";
 import { runToolDirectly } from "@/server/agent/direct-run";
-import { loadAgents } from "@/server/agent/definitions";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { Delegator } from "@/server/tools/delegate";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
-import { ToolFailure } from "@/server/tools/result";
 
 // The agent runtime: sessions, turns, approvals and the live stream, for any caller (the tRPC
 // routers, a sub-agent, a test). It knows nothing of HTTP; errors a caller can act on are
@@ -82,8 +82,6 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
-  /** Sessions whose turn job this instance holds (renewed by the heartbeat). */
-  const leased = new Set<string>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
   const ownTools = createOwnTools(db, delegator);
   const setup: TurnSetup = {
@@ -123,30 +121,6 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return events.findLast((e) => e.type === "user_message")?.authorId ?? fallback;
   }
 
-  /**
-   * Takes the session's turn job, so that no other instance runs this turn at the same time; false
-   * when another live instance holds it (it reads whatever was appended meanwhile). Another
-   * instance may have written to the session since this one last did, so the seq counter is reloaded.
-   */
-  async function lease(sessionId: string, userId: string, alreadyClaimed = false): Promise<boolean> {
-    if (!o.turnJobs) return true;
-    if (!alreadyClaimed && !(await o.turnJobs.claim(sessionId, userId))) return false;
-    leased.add(sessionId);
-    log.forget(sessionId);
-    await log.open(sessionId); // a continued turn may stream text before it appends anything
-    return true;
-  }
-
-  async function unlease(sessionId: string) {
-    if (!o.turnJobs || !leased.delete(sessionId)) return;
-    await o.turnJobs.release(sessionId).catch((error: unknown) => console.error(`releasing the turn job of session ${sessionId} failed:`, error));
-  }
-
-  /** Another live instance runs this session's turn. */
-  async function heldElsewhere(sessionId: string): Promise<boolean> {
-    return !active.has(sessionId) && !!o.turnJobs && (await o.turnJobs.held(sessionId));
-  }
-
   /** Starts (or continues) the session's turn unless one is already running, here or on another instance. */
   function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean } = {}) {
     const running = active.get(sessionId);
@@ -156,7 +130,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     const done = (async (): Promise<TurnEnd | null> => {
       let end: TurnEnd | null = null;
       try {
-        if (!(await lease(sessionId, userId, options.claimed))) return null;
+        if (!(await leases.claim(sessionId, userId, options.claimed))) return null;
         end = await runTurn(await prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal }));
       } catch (error) {
         end = await failInternally(sessionId, error, `agent turn of session ${sessionId}`, "The agent stopped on an internal error. Resume to try again.");
@@ -166,7 +140,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       if (end.reason === "handed_over") return end;
       // Released before looking for a late message: a message appended after this look finds no
       // job and starts the turn itself.
-      await unlease(sessionId);
+      await leases.release(sessionId);
       if (end.reason !== "waiting") {
         for (const resolve of endWaiters.get(sessionId) ?? []) resolve(end);
         endWaiters.delete(sessionId);
@@ -195,75 +169,38 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   }
 
   /** A lapsed job is ours now: continue its turn from the log (a job left between a turn's end and its release only goes). */
-  async function takeOver(job: LapsedJob) {
-    if (active.has(job.sessionId)) {
-      leased.add(job.sessionId); // this instance's own lease lapsed while it kept running the turn
-      return;
-    }
+  async function continueTurn(job: LapsedJob) {
     const open = turnState(await listEvents(db, job.sessionId)).openTurn;
     if (!open && !(await hasUnansweredMessage(job.sessionId))) {
-      await o.turnJobs!.release(job.sessionId);
+      await leases.drop(job.sessionId);
       return;
     }
     console.log(`took over the turn of session ${job.sessionId} (its instance stopped renewing the lease)`);
     void start(job.sessionId, job.userId, { resumed: true, claimed: true });
   }
 
-  o.turnJobs?.start({
-    leased: () => [...leased],
-    lost(sessionId) {
-      leased.delete(sessionId);
-      active.get(sessionId)?.controller.abort(new TurnHandedOver());
-    },
-    cancel: (sessionId) => active.get(sessionId)?.controller.abort(),
-    takeOver: (job) => void takeOver(job).catch((error: unknown) => console.error(`taking over the turn of session ${job.sessionId} failed:`, error)),
+  const leases = createTurnLeases(o.turnJobs, log, {
+    running: (sessionId) => active.has(sessionId),
+    abort: (sessionId, handedOver) => active.get(sessionId)?.controller.abort(handedOver ? new TurnHandedOver() : undefined),
+    continueTurn,
   });
 
   function waitForTurnEnd(sessionId: string): Promise<TurnEnd> {
     return new Promise((resolve) => endWaiters.set(sessionId, [...(endWaiters.get(sessionId) ?? []), resolve]));
   }
 
-  const subagentHost = {
+  const subagentHost = createSubagentHost({
     db,
     log,
-    async agents(parentSessionId: string) {
-      const parent = await mustFind(parentSessionId);
-      return (await loadAgents(await o.openWorkspace(parent.projectId))).agents;
-    },
-    async createChild(parentSessionId: string, input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number; model?: string }) {
-      const parent = await mustFind(parentSessionId);
-      if (input.model) {
-        try {
-          parseModelId(input.model);
-        } catch (error) {
-          throw new ToolFailure("INVALID_INPUT", `The agent's model "${input.model}" is not usable: ${(error as Error).message}`);
-        }
-      }
-      const all = sessionToolSet({ base: o.baseTools, own: ownTools, allowedTools: null });
-      return sessions.createSession(db, {
-        projectId: parent.projectId,
-        parentId: parent.id,
-        title: input.prompt.replace(/\s+/g, " ").slice(0, 80),
-        authorId: input.userId,
-        model: input.model ?? parent.model,
-        allowedTools: input.allowedTools === "default" ? defaultChildTools(all) : input.allowedTools,
-        maxSteps: input.maxSteps,
-      });
-    },
-    async run(childId: string, userId: string, signal: AbortSignal): Promise<TurnEnd> {
-      const ended = waitForTurnEnd(childId);
-      const first = await start(childId, userId, { parentSignal: signal });
-      return first && first.reason !== "waiting" ? first : ended;
-    },
-    async reportBack(parentSessionId: string, userId: string, text: string) {
-      const parent = await sessions.findSession(db, parentSessionId);
-      if (!parent) return;
-      await log.append(parent.id, "user_message", { text, authorName: "background agent" }, null);
-      if (!active.has(parent.id) && parent.status !== "waiting_approval") void start(parent.id, userId);
-    },
-    subscribe: (sessionId: string, listener: (item: LiveItem) => void) => o.bus.subscribe(sessionId, listener),
-    publish: (sessionId: string, item: LiveItem) => o.bus.publish(sessionId, item),
-  };
+    bus: o.bus,
+    baseTools: o.baseTools,
+    ownTools,
+    openWorkspace: o.openWorkspace,
+    mustFind,
+    isRunning: (sessionId) => active.has(sessionId),
+    start: (sessionId, userId, options) => start(sessionId, userId, options),
+    waitForTurnEnd,
+  });
 
   return {
     log,
@@ -300,7 +237,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}), ...(input.timeZone ? { timeZone: input.timeZone } : {}) },
         input.user.id,
       );
-      if (active.has(session.id) || session.status === "waiting_approval" || (await heldElsewhere(session.id))) return event;
+      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) return event;
       const state = turnState(await listEvents(db, session.id));
       if (state.pendingCalls.length) {
         await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.", state.startedCalls);
@@ -343,7 +280,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         await running.done;
         return;
       }
-      if (o.turnJobs && (await o.turnJobs.requestCancel(session.id))) return; // the instance running it stops at its next heartbeat
+      if (await leases.requestCancel(session.id)) return; // the instance running it stops at its next heartbeat
       if (session.status !== "waiting_approval") return;
       for (const approval of await listPendingApprovals(db, session.id)) {
         if (!(await resolveApproval(db, approval.id, { status: "rejected", decision: "reject", feedback: "The turn was cancelled.", resolvedById: input.user.id }))) continue;
@@ -359,7 +296,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     /** Continues an interrupted or failed session from its log. */
     async resume(input: { sessionId: string; user: Person }) {
       const session = await mustFind(input.sessionId);
-      if (active.has(session.id) || session.status === "waiting_approval" || (await heldElsewhere(session.id))) return { status: session.status };
+      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) return { status: session.status };
       void start(session.id, await turnUser(session.id, input.user.id), { resumed: true });
       return { status: "running" as const };
     },
@@ -401,7 +338,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     /** At start-up: turns cut off by a crash become `interrupted`, with an event saying so. */
     async recover(): Promise<string[]> {
       const running = await sessions.findSessionsByStatus(db, ["running"]);
-      const orphaned = new Set(o.turnJobs ? await o.turnJobs.orphaned(running.map((s) => s.id)) : running.map((s) => s.id));
+      const orphaned = new Set(await leases.orphaned(running.map((s) => s.id)));
       const cut = running.filter((s) => orphaned.has(s.id));
       for (const session of cut) {
         const state = turnState(await listEvents(db, session.id));
@@ -421,7 +358,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     /** Runs one tool for a person, outside the model loop (the settings page's workflow Run), as a turn of its own. */
     async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {
       const session = await mustFind(input.sessionId);
-      if (active.has(session.id) || session.status === "waiting_approval" || (await heldElsewhere(session.id))) {
+      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) {
         throw new AgentRuntimeError("CONFLICT", "The agent is busy in this session; wait for it to finish, or use a new session.");
       }
       const controller = new AbortController();
@@ -451,11 +388,11 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
     /** At shutdown. In a cluster the running turns are handed to the other instances (a rolling restart loses none); alone, they are cancelled. */
     async dispose() {
-      o.turnJobs?.stop();
-      const handOver = o.turnJobs?.mode === "cluster";
+      leases.stop();
+      const handOver = leases.handsOver;
       for (const { controller } of active.values()) controller.abort(handOver ? new TurnHandedOver() : undefined);
       await Promise.all([...active.values()].map((a) => a.done));
-      if (handOver) await Promise.all([...leased].map((id) => o.turnJobs!.handOff(id).catch(() => {})));
+      if (handOver) await leases.handOffAll();
       await Promise.all([...resources.values()].map((r) => r.shell.dispose()));
       resources.clear();
     },
