@@ -17,7 +17,7 @@ export async function startEverythingServer(transport: keyof typeof TRANSPORTS):
   const { ready, urlPath } = TRANSPORTS[transport];
   const child = spawn(process.execPath, [EVERYTHING, transport], {
     // A fixed environment, not the test process's: the server reads only its port.
-    env: { PATH: "/usr/local/bin:/usr/bin:/bin", PORT: String(port) },
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", NODE_ENV: "production", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   await new Promise<void>((resolve, reject) => {
