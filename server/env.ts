@@ -51,6 +51,9 @@ const schema = z.object({
   TANDEM_BUS: z.enum(["memory", "postgres"]).optional(),
   // Several instances share DATABASE_URL: each continues turns whose instance died (server/cluster/turn-jobs.ts).
   TANDEM_CLUSTER: optionalString.pipe(z.enum(["true", "false", "1", "0"]).optional()),
+  // Where the other instances of a cluster reach this one, to forward requests for the projects
+  // whose terminals it holds (server/cluster/workspace-leases.ts); defaults to its listen address.
+  TANDEM_INSTANCE_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://10.0.0.5:3000" }).optional()),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
@@ -108,6 +111,8 @@ export type Config = {
   bus: "memory" | "postgres";
   /** Several instances run on this database (TANDEM_CLUSTER): turns of a dead instance are taken over, not left interrupted. */
   cluster: boolean;
+  /** Where peers reach this instance (TANDEM_INSTANCE_URL); undefined: its listen address. */
+  instanceUrl: string | undefined;
   sandbox: "bwrap" | "none" | undefined;
   sandboxLimits: SandboxLimits;
   /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
@@ -185,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // it: its events stay in-process. An external database is how several instances share state.
     bus: e.TANDEM_BUS ?? (e.DATABASE_URL ? "postgres" : "memory"),
     cluster,
+    instanceUrl: e.TANDEM_INSTANCE_URL,
     sandbox: e.TANDEM_SANDBOX,
     sandboxLimits: {
       ...DEFAULT_LIMITS,

@@ -16,6 +16,7 @@ import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
+import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -122,11 +123,15 @@ export async function createServices(config: Config, log: (line: string) => void
   const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher };
+  const workspaces = config.cluster
+    ? { leases: createWorkspaceLeases({ db, lost: (projectId) => terminals.closeProject(projectId), log }), forwardingSecret: secret }
+    : undefined;
+  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
     async dispose() {
+      await workspaces?.leases.release().catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
       await extensions.dispose();
       await agent.dispose();
       terminals.disposeAll();

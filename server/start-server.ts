@@ -1,4 +1,5 @@
 import http from "node:http";
+import os from "node:os";
 import type { Duplex } from "node:stream";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
@@ -18,6 +19,7 @@ import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
 import { specForServer } from "@/server/language/registry";
+import { createWorkspaceForwarding, type Arrival, type WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
 // file uploads and downloads.
@@ -53,11 +55,30 @@ export async function startServer(services: Services, options: { dir: string; pa
     },
   });
 
+  // In a cluster, requests for a project's live resources go to the instance holding them.
+  const forwarding = services.workspaces
+    ? createWorkspaceForwarding({
+        secret: services.workspaces.forwardingSecret,
+        leases: services.workspaces.leases,
+        mayRead: async (req, projectId) => !!(await authorizeProject(await createContext(services, headersOf(req)), projectId, "read").catch(() => null)),
+      })
+    : null;
+  /** Who sent the request (a forged forwarding header is refused), and the client's address, set here so a client cannot pick its own rate-limit key. */
+  const arrive = (req: http.IncomingMessage): Arrival => {
+    const arrival = forwarding?.arrival(req) ?? { kind: "direct" };
+    req.headers[CLIENT_IP_HEADER] = arrival.kind === "forwarded" ? arrival.clientIp : (req.socket.remoteAddress ?? "unknown");
+    return arrival;
+  };
+
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
+    let arrival: Arrival = { kind: "direct" };
     if (url.startsWith("/api/")) {
-      // The peer's address, set here so a client cannot pick its own rate-limit key.
-      req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
+      arrival = arrive(req);
+      if (arrival.kind === "forged") {
+        res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Forwarded request refused." }));
+        return;
+      }
       if (req.method !== "GET" && req.method !== "HEAD" && !originAllowed(req, config.publicUrl)) {
         res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Cross-origin request refused." }));
         return;
@@ -65,6 +86,17 @@ export async function startServer(services: Services, options: { dir: string; pa
     }
     if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
+    if (url.startsWith("/api/trpc/") && forwarding && arrival.kind === "direct") {
+      forwarding
+        .forwardTrpc(req, res, req.headers[CLIENT_IP_HEADER] as string)
+        .then((forwarded) => forwarded || handleTrpc(req, res))
+        .catch((error: unknown) => {
+          console.error("forwarding a tRPC request:", error);
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+      return;
+    }
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
     if (url.startsWith(FILE_TRANSFER_PREFIX)) return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
     if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
@@ -87,10 +119,14 @@ export async function startServer(services: Services, options: { dir: string; pa
     const refuse = (status: number, message: string) => {
       socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    let arrival: Arrival = { kind: "direct" };
     if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH || url.pathname === LANGUAGE_WS_PATH) {
       if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
-      req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
+      arrival = arrive(req);
+      if (arrival.kind === "forged") return refuse(403, "Forbidden");
     }
+    // A socket that a peer forwarded here is served here; one from a client may go to the project's holder.
+    const owner = arrival.kind === "direct" ? forwarding : null;
     if (url.pathname === "/api/trpc/ws") {
       trpcWss.handleUpgrade(req, socket, head, (ws) => {
         coalesceWritesPerTurn(socket);
@@ -99,14 +135,14 @@ export async function startServer(services: Services, options: { dir: string; pa
       return;
     }
     if (url.pathname === TERMINAL_WS_PATH) {
-      void upgradeTerminal(services, terminalWss, req, socket, head, url).catch((error) => {
+      void upgradeTerminal(services, owner, terminalWss, req, socket, head, url).catch((error) => {
         console.error("terminal upgrade:", error);
         refuse(500, "Internal Server Error");
       });
       return;
     }
     if (url.pathname === LANGUAGE_WS_PATH) {
-      void upgradeLanguage(services, languageWss, req, socket, head, url).catch((error) => {
+      void upgradeLanguage(services, owner, languageWss, req, socket, head, url).catch((error) => {
         console.error("language upgrade:", error);
         refuse(500, "Internal Server Error");
       });
@@ -123,11 +159,14 @@ export async function startServer(services: Services, options: { dir: string; pa
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const listenUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
+  services.workspaces?.leases.start(config.instanceUrl ?? peerUrl(config.host, port, listenUrl));
 
   return {
     server,
-    url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`,
+    url: listenUrl,
     async close() {
+      forwarding?.close();
       wsHandler.broadcastReconnectNotification();
       for (const client of [...trpcWss.clients, ...terminalWss.clients, ...languageWss.clients]) client.terminate();
       trpcWss.close();
@@ -138,6 +177,19 @@ export async function startServer(services: Services, options: { dir: string; pa
       await nextApp?.close?.();
     },
   };
+}
+
+/**
+ * Where the other instances of a cluster reach this one when TANDEM_INSTANCE_URL is not set: on a
+ * wildcard address (a container, a pod), its first external IPv4 address, which its peers on the
+ * same network reach; otherwise the address it listens on.
+ */
+function peerUrl(host: string, port: number, listenUrl: string): string {
+  if (host !== "0.0.0.0" && host !== "::") return listenUrl;
+  const external = Object.values(os.networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === "IPv4" && !address.internal);
+  return external ? `http://${external.address}:${port}` : listenUrl;
 }
 
 type ProjectSocketCaller = { caller: Context; user: NonNullable<Context["user"]>; found: Awaited<ReturnType<typeof authorizeProject>> };
@@ -169,6 +221,7 @@ function refuseUpgrade(socket: Duplex, status: number, message: string) {
 // Every terminal socket is authenticated and checked against the project before it opens.
 async function upgradeTerminal(
   services: Services,
+  forwarding: WorkspaceForwarding | null,
   wss: WebSocketServer,
   req: http.IncomingMessage,
   socket: Duplex,
@@ -178,6 +231,7 @@ async function upgradeTerminal(
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, user, found } = allowed;
+  if (await forwarding?.forwardUpgrade(req, socket, head, found.project.id, req.headers[CLIENT_IP_HEADER] as string)) return;
   const terminal = services.terminals.get(found.project.id, url.searchParams.get("terminalId") ?? "");
   if (!terminal) return refuseUpgrade(socket, 404, "Not Found");
   // Asked per message: the owner may grant or take back input while others are connected, and
@@ -213,6 +267,7 @@ function followAccess(services: Services, caller: Context, projectId: string, ws
 // to use the server; edit rights to send the editor's unsaved text), and a registered server.
 async function upgradeLanguage(
   services: Services,
+  forwarding: WorkspaceForwarding | null,
   wss: WebSocketServer,
   req: http.IncomingMessage,
   socket: Duplex,
@@ -222,6 +277,7 @@ async function upgradeLanguage(
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, found } = allowed;
+  if (await forwarding?.forwardUpgrade(req, socket, head, found.project.id, req.headers[CLIENT_IP_HEADER] as string)) return;
   const spec = specForServer(url.searchParams.get("server") ?? "");
   if (!spec) return refuseUpgrade(socket, 404, "Not Found");
   const workspace = await services.files.open(found.project.id);

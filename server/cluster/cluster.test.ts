@@ -8,6 +8,9 @@ import path from "node:path";
 import WebSocket from "ws";
 import { insertEvents } from "@/server/db/repositories/session-events";
 import { addMember } from "@/server/db/repositories/teams";
+import { workspaceLeaseOf } from "@/server/db/repositories/workspace-leases";
+import { FORWARDED_HEADER } from "@/server/cluster/workspace-forwarding";
+import { createHmac } from "node:crypto";
 import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { startCluster, type Cluster } from "@/server/cluster/test-cluster";
@@ -29,7 +32,7 @@ beforeAll(async () => {
   cluster = await startCluster({
     databaseUrl: database.url,
     instances: 3,
-    env: { TANDEM_MODEL: "openai-compatible:scripted", TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, TANDEM_OPENAI_COMPATIBLE_API_KEY: "test" },
+    env: { TANDEM_CLUSTER: "1", TANDEM_MODEL: "openai-compatible:scripted", TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, TANDEM_OPENAI_COMPATIBLE_API_KEY: "test" },
   });
   ann = await person(cluster.instances[0]!.url, "ann@example.com");
   await setSetting(database.db, "signupMode", "open");
@@ -346,5 +349,107 @@ describe("the harness", () => {
     const again = connect(c.url, { cookie: ann.cookie });
     expect((await again.trpc.account.me.query())?.id).toBe(ann.id);
     again.close();
+  }, 120_000);
+});
+
+describe("a project's terminals belong to one instance; requests that land elsewhere are forwarded to it", () => {
+  let projectId: string;
+  let terminalId: string;
+  const ownerOf = async () => {
+    const lease = await workspaceLeaseOf(database.db, projectId);
+    return cluster.instances.find((instance) => instance.url === lease?.instanceUrl);
+  };
+  const client = (url: string) => connect(url, { cookie: ann.cookie });
+  const typeAndRead = async (baseUrl: string, id: string, text: string) => {
+    const terminal = await openTerminal(baseUrl, ann.cookie, projectId, id);
+    terminal.type(`echo ${text}-$((40+2))\r`);
+    await until(() => terminal.seen.output.includes(`${text}-42`), `the echo of ${text} through ${baseUrl}`, 10_000);
+    terminal.ws.close();
+  };
+
+  beforeAll(async () => {
+    const viaBalancer = client(cluster.url);
+    projectId = (await viaBalancer.trpc.project.create.mutate({ name: "Owned" })).id;
+    terminalId = (await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
+    viaBalancer.close();
+  });
+
+  it("serves a terminal made through the balancer on every instance: sockets, lists, batches and mutations reach its owner", async () => {
+    const owner = await ownerOf();
+    expect(owner?.running).toBe(true);
+    for (const instance of cluster.instances) {
+      await typeAndRead(instance.url, terminalId, `on-${instance.index}`);
+      const onIt = client(instance.url);
+      expect((await onIt.trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
+      onIt.close();
+    }
+    for (let i = 0; i < 3; i++) await typeAndRead(cluster.url, terminalId, `balanced-${i}`);
+
+    // The browser batches: a batch naming the live procedure of one project goes to its owner whole.
+    const other = cluster.instances.find((instance) => instance !== owner)!;
+    const input = encodeURIComponent(JSON.stringify({ "0": { json: { projectId } } }));
+    const batch = await fetch(`${other.url}/api/trpc/terminal.list,account.me?batch=1&input=${input}`, { headers: { cookie: ann.cookie } });
+    const [list, me] = (await batch.json()) as Array<{ result: { data: { json: unknown } } }>;
+    expect((list!.result.data.json as Array<{ id: string }>).map((t) => t.id)).toEqual([terminalId]);
+    expect((me!.result.data.json as { id: string }).id).toBe(ann.id);
+
+    // A mutation on a non-owner makes the terminal on the owner; closing it through another works too.
+    const second = await client(other.url).trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 });
+    const third = cluster.instances.find((instance) => instance !== owner && instance !== other)!;
+    await typeAndRead(third.url, second.id, "second");
+    await client(third.url).trpc.terminal.close.mutate({ projectId, terminalId: second.id });
+    expect((await client(owner!.url).trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
+    expect((await ownerOf())?.index).toBe(owner!.index);
+  });
+
+  it("refuses a forwarding header a client made up, on HTTP and on the terminal socket", async () => {
+    const owner = await ownerOf();
+    const other = cluster.instances.find((instance) => instance !== owner)!;
+    const at = String(Date.now());
+    const ip = Buffer.from("203.0.113.7").toString("base64url");
+    const wrongKey = createHmac("sha256", "not the server secret").update("x").digest();
+    const path = `/api/trpc/terminal.list?input=${encodeURIComponent(JSON.stringify({ json: { projectId } }))}`;
+    const forged = `${at}.${ip}.${createHmac("sha256", wrongKey).update(`${at}\n${ip}\nGET\n${path}`).digest("base64url")}`;
+    for (const instance of [other, owner!]) {
+      const honest = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie } });
+      expect(honest.status).toBe(200);
+      for (const header of [forged, `${at}.${ip}.`, "anything"]) {
+        const refused = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: header } });
+        expect(refused.status).toBe(403);
+      }
+      const socket = new WebSocket(terminalSocketUrl({ protocol: "http:", host: new URL(instance.url).host }, projectId, terminalId), {
+        headers: { cookie: ann.cookie, origin: instance.url, [FORWARDED_HEADER]: forged },
+      });
+      const status = await new Promise<number>((resolve) => {
+        socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        socket.on("open", () => resolve(101));
+        socket.on("error", () => {});
+      });
+      expect(status).toBe(403);
+    }
+  });
+
+  it("moves the lease to a live instance when the owner is killed with -9, and a new terminal works there", async () => {
+    const owner = (await ownerOf())!;
+    await owner.kill9();
+    const killedAt = Date.now();
+    const viaBalancer = client(cluster.url);
+    const created: { id?: string } = {};
+    // Until the dead owner's lease lapses, its projects' requests are answered 503 (try again).
+    await until(async () => !!(created.id = (await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 }).catch(() => null))?.id), "a terminal after the owner died", 15_000);
+    const movedAfter = Date.now() - killedAt;
+    const next = (await ownerOf())!;
+    expect(next.index).not.toBe(owner.index);
+    expect(next.running).toBe(true);
+    expect(movedAfter).toBeLessThan(10_000);
+    await typeAndRead(cluster.url, created.id!, "after-kill");
+    expect((await viaBalancer.trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([created.id!]);
+    viaBalancer.close();
+
+    // An owner that shuts down gives its leases back at once: the next request takes the project without waiting.
+    await next.stop();
+    expect(await workspaceLeaseOf(database.db, projectId)).toBeNull();
+    await owner.start();
+    await next.start();
   }, 120_000);
 });

@@ -1,0 +1,167 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type http from "node:http";
+import { Readable, type Duplex } from "node:stream";
+import { createProxyServer } from "http-proxy-3";
+import type { WorkspaceLeases } from "@/server/cluster/workspace-leases";
+
+// A request for a project's live resources that reaches an instance not holding the project's
+// workspace lease is forwarded to the holder: tRPC calls over HTTP and the terminal and language
+// WebSocket upgrades, both proxied by http-proxy-3.
+//
+// Why forward the request itself rather than call the owner through a per-resource remote API:
+// the owner runs the very same router, middleware and socket handlers on the very same cookie, so
+// the person's rights are checked again there exactly as for a direct request, every live
+// procedure (terminals, language, MCP status) is covered by one mechanism without a second
+// serialisation of each, and a WebSocket is proxied byte for byte for its whole life.
+//
+// The instance that forwards signs the request (HMAC of the server secret over the time, method,
+// URL and the client's address): the owner serves a signed request itself instead of forwarding
+// again, and takes the client's address from it for rate limits. A request carrying the header
+// without a valid signature (a client trying to pick its address or to be served by a
+// non-owner) is refused.
+
+export const FORWARDED_HEADER = "x-tandem-forwarded";
+
+/** The tRPC procedures that use a project's in-memory live resources. */
+export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
+  "terminal.list",
+  "terminal.create",
+  "terminal.shareInput",
+  "terminal.close",
+  "language.status",
+  "language.rename",
+  "extensions.status",
+  "extensions.reconnect",
+  "extensions.rediscover",
+]);
+
+const MAX_AGE_MS = 60_000;
+/** Live procedures take small inputs; a larger body is refused, as tRPC's WebSocket refuses a larger frame. */
+const MAX_BODY_BYTES = 1 << 20;
+
+export type Arrival = { kind: "direct" } | { kind: "forwarded"; clientIp: string } | { kind: "forged" };
+
+export type WorkspaceForwarding = ReturnType<typeof createWorkspaceForwarding>;
+
+export function createWorkspaceForwarding(options: {
+  secret: string;
+  leases: WorkspaceLeases;
+  /** Whether the request's caller may read the project, checked here before anything is forwarded. */
+  mayRead: (req: http.IncomingMessage, projectId: string) => Promise<boolean>;
+}) {
+  const key = createHmac("sha256", options.secret).update("tandem workspace forwarding").digest();
+  const proxy = createProxyServer({ ws: true });
+  proxy.on("error", () => {});
+
+  const mac = (at: string, ip: string, req: http.IncomingMessage) =>
+    createHmac("sha256", key).update(`${at}\n${ip}\n${req.method}\n${req.url}`).digest("base64url");
+
+  function sign(req: http.IncomingMessage, clientIp: string) {
+    const at = String(Date.now());
+    const ip = Buffer.from(clientIp).toString("base64url");
+    return `${at}.${ip}.${mac(at, ip, req)}`;
+  }
+
+  /** Who sent the request: a client, a peer instance (signed), or someone forging the header. */
+  function arrival(req: http.IncomingMessage): Arrival {
+    const header = req.headers[FORWARDED_HEADER];
+    if (header === undefined) return { kind: "direct" };
+    const [at = "", ip = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(".");
+    const expected = Buffer.from(mac(at, ip, req));
+    const given = Buffer.from(signature);
+    const fresh = Math.abs(Date.now() - Number(at)) <= MAX_AGE_MS;
+    if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: "forged" };
+    return { kind: "forwarded", clientIp: Buffer.from(ip, "base64url").toString() };
+  }
+
+  /** The holder's URL when the project's live resources are on another instance the caller may reach; null: serve here. */
+  async function remoteOwner(req: http.IncomingMessage, projectId: string): Promise<string | null> {
+    if (!(await options.mayRead(req, projectId))) return null;
+    const owner = await options.leases.owner(projectId);
+    return owner.local ? null : owner.url;
+  }
+
+  const unavailable = (res: http.ServerResponse) => {
+    if (!res.headersSent) res.writeHead(503, { "content-type": "application/json", "retry-after": "2" });
+    res.end(JSON.stringify({ error: "The instance holding this project's terminals is not answering; try again in a few seconds." }));
+  };
+
+  return {
+    arrival,
+
+    /**
+     * A tRPC HTTP request: forwarded when it calls live procedures, all of one project, held by
+     * another instance (true: answered). Otherwise it is served here; a body read to find the
+     * project is left on `req.body`, where tRPC's adapter takes it.
+     */
+    async forwardTrpc(req: http.IncomingMessage & { body?: string }, res: http.ServerResponse, clientIp: string): Promise<boolean> {
+      const url = new URL(req.url ?? "/", "http://local");
+      const procedures = decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",");
+      if (!procedures.some((name) => LIVE_PROCEDURES.has(name))) return false;
+      let text = url.searchParams.get("input");
+      if (req.method === "POST") {
+        const body = await readBody(req);
+        if (!body) {
+          res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ error: "The request is too large." }));
+          return true;
+        }
+        text = req.body = body.toString();
+      }
+      const projectId = projectOf(procedures, text, url.searchParams.get("batch") === "1");
+      const target = projectId ? await remoteOwner(req, projectId) : null;
+      if (!target) return false;
+      const buffer = req.method === "POST" ? Readable.from([Buffer.from(req.body ?? "")]) : undefined;
+      proxy.web(req, res, { target, buffer, headers: { [FORWARDED_HEADER]: sign(req, clientIp) } }, () => unavailable(res));
+      return true;
+    },
+
+    /** A terminal or language socket upgrade for `projectId`: proxied to the holder when it is another instance (true). */
+    async forwardUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, projectId: string, clientIp: string): Promise<boolean> {
+      const target = await remoteOwner(req, projectId);
+      if (!target) return false;
+      proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, clientIp) } }, () => {
+        socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n");
+      });
+      return true;
+    },
+
+    close: () => proxy.close(),
+  };
+}
+
+/** The whole body, or null past MAX_BODY_BYTES. */
+function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.once("end", () => resolve(size <= MAX_BODY_BYTES ? Buffer.concat(chunks) : null));
+    req.once("error", reject);
+  });
+}
+
+/**
+ * The one project every live procedure of the call names (tRPC's JSON input: `{ json: {...} }`,
+ * or `{ "0": { json }, "1": ... }` for a batch); null when there is none or more than one, then
+ * the call is served where it landed.
+ */
+function projectOf(procedures: string[], text: string | null, batch: boolean): string | null {
+  if (!text) return null;
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const projects = new Set<unknown>();
+  procedures.forEach((name, index) => {
+    if (!LIVE_PROCEDURES.has(name)) return;
+    const one = batch ? (input as Record<string, unknown> | null)?.[String(index)] : input;
+    projects.add((one as { json?: { projectId?: unknown } } | null | undefined)?.json?.projectId);
+  });
+  const [only] = projects;
+  return projects.size === 1 && typeof only === "string" ? only : null;
+}

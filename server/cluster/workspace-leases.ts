@@ -1,0 +1,79 @@
+import os from "node:os";
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/server/db/client";
+import * as leases from "@/server/db/repositories/workspace-leases";
+
+// In a cluster, a project's live resources (terminals, language servers, MCP connections) live in
+// one instance's memory, so one instance at a time owns them: the holder of the project's
+// workspace lease. The first instance that needs a project's live resources takes the lease; the
+// holder renews all its leases every `heartbeatMs`; a lease not renewed for `leaseMs` (its
+// instance was killed) goes to the next instance that needs the project, and an instance that
+// shuts down gives its leases back at once. The same lease shape as turn jobs (turn-jobs.ts).
+
+export type WorkspaceOwner = { local: true } | { local: false; url: string };
+
+export type WorkspaceLeases = ReturnType<typeof createWorkspaceLeases>;
+
+export function createWorkspaceLeases(options: {
+  db: Db;
+  /** This instance's projects went to another instance (this one was presumed dead): drop their live resources. */
+  lost: (projectId: string) => void;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  log?: (line: string) => void;
+}) {
+  const { db } = options;
+  const instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? 6_000;
+  const heartbeatMs = options.heartbeatMs ?? 2_000;
+  const log = options.log ?? console.error;
+  let instanceUrl: string | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  const held = new Set<string>();
+
+  async function heartbeat() {
+    const kept = new Set(await leases.renewWorkspaceLeases(db, instanceId, leaseMs));
+    for (const projectId of [...held]) {
+      if (kept.has(projectId)) continue;
+      held.delete(projectId);
+      options.lost(projectId);
+    }
+  }
+
+  return {
+    instanceId,
+
+    /** Starts renewing once the instance listens at `url` (where its peers reach it). */
+    start(url: string) {
+      instanceUrl = url;
+      let busy = false;
+      timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        heartbeat()
+          .catch((error: unknown) => log(`workspace leases: heartbeat failed: ${(error as Error).message}`))
+          .finally(() => (busy = false));
+      }, heartbeatMs);
+      timer.unref();
+    },
+
+    /** Who serves the project's live resources: this instance (having taken the lease if it was free) or the live holder. */
+    async owner(projectId: string): Promise<WorkspaceOwner> {
+      if (!instanceUrl) return { local: true };
+      const holder = await leases.claimWorkspaceLease(db, { projectId, instanceId, instanceUrl, leaseMs });
+      if (!holder || holder.instanceId === instanceId) {
+        held.add(projectId);
+        return { local: true };
+      }
+      return { local: false, url: holder.instanceUrl };
+    },
+
+    /** A shutdown: the leases go back, so the next request for these projects takes them without waiting for a lapse. */
+    async release() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      held.clear();
+      await leases.releaseWorkspaceLeases(db, instanceId);
+    },
+  };
+}
