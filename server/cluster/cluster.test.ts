@@ -13,6 +13,7 @@ import { FORWARDED_HEADER } from "@/server/cluster/workspace-forwarding";
 import { createHmac } from "node:crypto";
 import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
+import { languageSocketUrl } from "@/lib/language-protocol";
 import { startCluster, type Cluster } from "@/server/cluster/test-cluster";
 import type { SessionStreamItem } from "@/lib/session-events";
 
@@ -104,6 +105,28 @@ async function openTerminal(baseUrl: string, cookie: string, projectId: string, 
   });
   ws.on("close", (code) => (seen.closed = { code, at: Date.now() }));
   return { ws, seen, type: (text: string) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ type: "input", data: text })) };
+}
+
+async function openLanguage(baseUrl: string, cookie: string, projectId: string, server: string) {
+  return new Promise<WebSocket>((resolve, reject) => {
+    const socket = new WebSocket(languageSocketUrl({ protocol: "http:", host: new URL(baseUrl).host }, projectId, server), { headers: { cookie, origin: baseUrl } });
+    socket.on("open", () => resolve(socket));
+    socket.on("unexpected-response", (_req, res) => reject(new Error(`language upgrade refused: ${res.statusCode}`)));
+  });
+}
+
+/** One JSON-RPC call on a language socket, and its answer. */
+function rpc(ws: WebSocket, id: number, method: string, params: unknown) {
+  return new Promise<{ result?: any; error?: { message: string } }>((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const message = JSON.parse(data.toString());
+      if (message.id !== id) return;
+      ws.off("message", onMessage);
+      resolve(message);
+    };
+    ws.on("message", onMessage);
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+  });
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -401,6 +424,22 @@ describe("a project's terminals belong to one instance; requests that land elsew
     expect((await client(owner!.url).trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
     expect((await ownerOf())?.index).toBe(owner!.index);
   });
+
+  it("serves the project's language server from its owner to a socket opened on any instance", async () => {
+    const sockets: WebSocket[] = [];
+    for (const instance of cluster.instances) {
+      const ws = await openLanguage(instance.url, ann.cookie, projectId, "json");
+      sockets.push(ws);
+      const init = await rpc(ws, 1, "initialize", { processId: null, rootUri: null, capabilities: {} });
+      expect(init.result.capabilities.completionProvider).toBeTruthy();
+    }
+    // One server on the owner, with the three editors as its clients, whichever instance is asked.
+    for (const instance of cluster.instances) {
+      const status = await client(instance.url).trpc.language.status.query({ projectId });
+      expect(status.map((entry) => [entry.server, entry.clients])).toEqual([["json", 3]]);
+    }
+    for (const ws of sockets) ws.close();
+  }, 60_000);
 
   it("refuses a forwarding header a client made up, on HTTP and on the terminal socket", async () => {
     const owner = await ownerOf();
