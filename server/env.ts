@@ -54,6 +54,9 @@ const schema = z.object({
   // Where the other instances of a cluster reach this one, to forward requests for the projects
   // whose terminals it holds (server/cluster/workspace-leases.ts); defaults to its listen address.
   TANDEM_INSTANCE_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://10.0.0.5:3000" }).optional()),
+  // The workspace runners (server/cluster/workspace-runner-main.ts) behind one URL: the projects'
+  // terminals, language servers and MCP connections run there instead of on the web instances.
+  TANDEM_WORKSPACE_RUNNERS_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://tandem-workspace-runner:3000" }).optional()),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
@@ -113,6 +116,8 @@ export type Config = {
   cluster: boolean;
   /** Where peers reach this instance (TANDEM_INSTANCE_URL); undefined: its listen address. */
   instanceUrl: string | undefined;
+  /** Where the workspace runners are reached (TANDEM_WORKSPACE_RUNNERS_URL); undefined: the instances hold projects themselves. */
+  workspaceRunnersUrl: string | undefined;
   sandbox: "bwrap" | "none" | undefined;
   sandboxLimits: SandboxLimits;
   /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
@@ -170,6 +175,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (cluster && !e.DATABASE_URL) {
     throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee README.md, \"Configuration\".");
   }
+  if (e.TANDEM_WORKSPACE_RUNNERS_URL && !cluster) {
+    throw new ConfigError("Invalid configuration:\n  TANDEM_WORKSPACE_RUNNERS_URL: workspace runners serve a cluster; set TANDEM_CLUSTER=1\nSee README.md, \"Configuration\".");
+  }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   const searchBackends: WebSearchBackendConfig[] = [
     ...(e.TANDEM_SEARXNG_URL ? [{ kind: "searxng" as const, url: e.TANDEM_SEARXNG_URL }] : []),
@@ -191,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bus: e.TANDEM_BUS ?? (e.DATABASE_URL ? "postgres" : "memory"),
     cluster,
     instanceUrl: e.TANDEM_INSTANCE_URL,
+    workspaceRunnersUrl: e.TANDEM_WORKSPACE_RUNNERS_URL,
     sandbox: e.TANDEM_SANDBOX,
     sandboxLimits: {
       ...DEFAULT_LIMITS,

@@ -17,6 +17,7 @@ import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
+import { createRemoteWorkspaceHost } from "@/server/cluster/workspace-host";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -59,7 +60,8 @@ export async function resolveSandboxMode(config: Config, bwrapPath?: string): Pr
 }
 
 // Builds everything the API needs, starting the embedded database when DATABASE_URL is unset.
-export async function createServices(config: Config, log: (line: string) => void = console.log) {
+/** `runner`: a workspace runner (workspace-runner-main.ts), which holds projects for the web instances. */
+export async function createServices(config: Config, log: (line: string) => void = console.log, options: { runner?: boolean } = {}) {
   const choice = await resolveSandboxMode(config);
   const sandboxHost: SandboxHost = { ...defaultSandboxHost(choice.mode, { dataDir: config.dataDir, limits: config.sandboxLimits }), unavailable: choice.unavailable };
   // A cgroup per sandbox where the host delegates a cgroup v2 tree; the rlimits apply either way.
@@ -123,15 +125,20 @@ export async function createServices(config: Config, log: (line: string) => void
   const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
+  const runner = options.runner ?? false;
   const workspaces = config.cluster
-    ? { leases: createWorkspaceLeases({ db, lost: (projectId) => terminals.closeProject(projectId), log }), forwardingSecret: secret }
+    ? {
+        host: config.workspaceRunnersUrl && !runner ? createRemoteWorkspaceHost(config.workspaceRunnersUrl) : createWorkspaceLeases({ db, lost: (projectId) => terminals.closeProject(projectId), log }),
+        forwardingSecret: secret,
+        runner,
+      }
     : undefined;
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
     async dispose() {
-      await workspaces?.leases.release().catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
+      await workspaces?.host.release().catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
       await extensions.dispose();
       await agent.dispose();
       terminals.disposeAll();

@@ -59,23 +59,31 @@ export async function startServer(services: Services, options: { dir: string; pa
   const forwarding = services.workspaces
     ? createWorkspaceForwarding({
         secret: services.workspaces.forwardingSecret,
-        leases: services.workspaces.leases,
+        host: services.workspaces.host,
         mayRead: async (req, projectId) => !!(await authorizeProject(await createContext(services, headersOf(req)), projectId, "read").catch(() => null)),
       })
     : null;
-  /** Who sent the request (a forged forwarding header is refused), and the client's address, set here so a client cannot pick its own rate-limit key. */
+  const runner = services.workspaces?.runner ?? false;
+  /** Who sent the request, and the client's address, set here so a client cannot pick its own rate-limit key. */
   const arrive = (req: http.IncomingMessage): Arrival => {
     const arrival = forwarding?.arrival(req) ?? { kind: "direct" };
     req.headers[CLIENT_IP_HEADER] = arrival.kind === "forwarded" ? arrival.clientIp : (req.socket.remoteAddress ?? "unknown");
     return arrival;
   };
+  /** A forged forwarding header is refused; a workspace runner serves only requests its peers signed. */
+  const refused = (arrival: Arrival) => arrival.kind === "forged" || (runner && arrival.kind === "direct");
+  /**
+   * Whether a request may still go to the project's holder: one from a client, or on a runner, one
+   * a web instance forwarded (the runner it reached may not hold the project). Otherwise it is served here.
+   */
+  const routed = (arrival: Arrival) => (forwarding && (arrival.kind === "direct" || (runner && arrival.kind === "forwarded" && arrival.hops === 1)) ? forwarding : null);
 
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
     let arrival: Arrival = { kind: "direct" };
     if (url.startsWith("/api/")) {
       arrival = arrive(req);
-      if (arrival.kind === "forged") {
+      if (refused(arrival) && url !== "/api/health") {
         res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Forwarded request refused." }));
         return;
       }
@@ -86,9 +94,10 @@ export async function startServer(services: Services, options: { dir: string; pa
     }
     if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
-    if (url.startsWith("/api/trpc/") && forwarding && arrival.kind === "direct") {
-      forwarding
-        .forwardTrpc(req, res, req.headers[CLIENT_IP_HEADER] as string)
+    const forwardTo = url.startsWith("/api/trpc/") ? routed(arrival) : null;
+    if (forwardTo) {
+      forwardTo
+        .forwardTrpc(req, res, arrival)
         .then((forwarded) => forwarded || handleTrpc(req, res))
         .catch((error: unknown) => {
           console.error("forwarding a tRPC request:", error);
@@ -123,10 +132,10 @@ export async function startServer(services: Services, options: { dir: string; pa
     if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH || url.pathname === LANGUAGE_WS_PATH) {
       if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
       arrival = arrive(req);
-      if (arrival.kind === "forged") return refuse(403, "Forbidden");
+      if (refused(arrival)) return refuse(403, "Forbidden");
     }
-    // A socket that a peer forwarded here is served here; one from a client may go to the project's holder.
-    const owner = arrival.kind === "direct" ? forwarding : null;
+    const forwardTo = routed(arrival);
+    const owner = forwardTo ? { forwarding: forwardTo, arrival } : null;
     if (url.pathname === "/api/trpc/ws") {
       trpcWss.handleUpgrade(req, socket, head, (ws) => {
         coalesceWritesPerTurn(socket);
@@ -160,7 +169,7 @@ export async function startServer(services: Services, options: { dir: string; pa
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const listenUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
-  services.workspaces?.leases.start(config.instanceUrl ?? peerUrl(config.host, port, listenUrl));
+  services.workspaces?.host.start(config.instanceUrl ?? peerUrl(config.host, port, listenUrl));
 
   return {
     server,
@@ -221,7 +230,8 @@ function refuseUpgrade(socket: Duplex, status: number, message: string) {
 // Every terminal socket is authenticated and checked against the project before it opens.
 async function upgradeTerminal(
   services: Services,
-  forwarding: WorkspaceForwarding | null,
+  /** Set when the socket may still go to the project's holder. */
+  route: { forwarding: WorkspaceForwarding; arrival: Arrival } | null,
   wss: WebSocketServer,
   req: http.IncomingMessage,
   socket: Duplex,
@@ -231,7 +241,7 @@ async function upgradeTerminal(
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, user, found } = allowed;
-  if (await forwarding?.forwardUpgrade(req, socket, head, found.project.id, req.headers[CLIENT_IP_HEADER] as string)) return;
+  if (route && (await route.forwarding.forwardUpgrade(req, socket, head, found.project.id, route.arrival))) return;
   const terminal = services.terminals.get(found.project.id, url.searchParams.get("terminalId") ?? "");
   if (!terminal) return refuseUpgrade(socket, 404, "Not Found");
   // Asked per message: the owner may grant or take back input while others are connected, and
@@ -267,7 +277,8 @@ function followAccess(services: Services, caller: Context, projectId: string, ws
 // to use the server; edit rights to send the editor's unsaved text), and a registered server.
 async function upgradeLanguage(
   services: Services,
-  forwarding: WorkspaceForwarding | null,
+  /** Set when the socket may still go to the project's holder. */
+  route: { forwarding: WorkspaceForwarding; arrival: Arrival } | null,
   wss: WebSocketServer,
   req: http.IncomingMessage,
   socket: Duplex,
@@ -277,7 +288,7 @@ async function upgradeLanguage(
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, found } = allowed;
-  if (await forwarding?.forwardUpgrade(req, socket, head, found.project.id, req.headers[CLIENT_IP_HEADER] as string)) return;
+  if (route && (await route.forwarding.forwardUpgrade(req, socket, head, found.project.id, route.arrival))) return;
   const spec = specForServer(url.searchParams.get("server") ?? "");
   if (!spec) return refuseUpgrade(socket, 404, "Not Found");
   const workspace = await services.files.open(found.project.id);

@@ -26,7 +26,7 @@ import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
 import type { ProjectGit } from "@/server/services/project-git";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
-import type { WorkspaceLeases } from "@/server/cluster/workspace-leases";
+import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 export type Services = {
   config: Config;
@@ -55,8 +55,11 @@ export type Services = {
   /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
   sandbox: Sandbox;
   network: ProjectNetwork;
-  /** In a cluster (TANDEM_CLUSTER): which instance holds each project's live resources, and the key that signs requests forwarded to it. */
-  workspaces?: { leases: WorkspaceLeases; forwardingSecret: string };
+  /**
+   * In a cluster (TANDEM_CLUSTER): where each project's live resources are served, and the key that
+   * signs requests forwarded there. `runner`: this process is a workspace runner, serving only signed requests.
+   */
+  workspaces?: { host: WorkspaceHost; forwardingSecret: string; runner: boolean };
 };
 
 /**

@@ -14,7 +14,8 @@ import { createHmac } from "node:crypto";
 import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { languageSocketUrl } from "@/lib/language-protocol";
-import { startCluster, type Cluster } from "@/server/cluster/test-cluster";
+import { createInstance, freePort, instanceEnv, startCluster, type Cluster, type ClusterInstance } from "@/server/cluster/test-cluster";
+import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
 import type { SessionStreamItem } from "@/lib/session-events";
 
 // Three real Tandem instances on one Postgres, behind a load balancer. What one instance does to
@@ -448,7 +449,7 @@ describe("a project's terminals belong to one instance; requests that land elsew
     const ip = Buffer.from("203.0.113.7").toString("base64url");
     const wrongKey = createHmac("sha256", "not the server secret").update("x").digest();
     const path = `/api/trpc/terminal.list?input=${encodeURIComponent(JSON.stringify({ json: { projectId } }))}`;
-    const forged = `${at}.${ip}.${createHmac("sha256", wrongKey).update(`${at}\n${ip}\nGET\n${path}`).digest("base64url")}`;
+    const forged = `${at}.${ip}.1.${createHmac("sha256", wrongKey).update(`${at}\n${ip}\n1\nGET\n${path}`).digest("base64url")}`;
     for (const instance of [other, owner!]) {
       const honest = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie } });
       expect(honest.status).toBe(200);
@@ -491,4 +492,56 @@ describe("a project's terminals belong to one instance; requests that land elsew
     await owner.start();
     await next.start();
   }, 120_000);
+});
+
+describe("workspace runners hold the projects of the web instances that send them there", () => {
+  let runners: ClusterInstance[] = [];
+  let runnersUrl: LoadBalancer | null = null;
+  let web: ClusterInstance | null = null;
+
+  beforeAll(async () => {
+    const env = instanceEnv(cluster.dataDir, database.url, { TANDEM_CLUSTER: "1" });
+    runners = [createInstance(10, await freePort(), env, "server/cluster/workspace-runner-main.ts"), createInstance(11, await freePort(), env, "server/cluster/workspace-runner-main.ts")];
+    await Promise.all(runners.map((runner) => runner.start()));
+    // What a Kubernetes Service in front of the runner pods does: any runner, round-robin.
+    runnersUrl = await startLoadBalancer(() => runners.map((runner) => runner.url));
+    web = createInstance(12, await freePort(), instanceEnv(cluster.dataDir, database.url, { TANDEM_CLUSTER: "1", TANDEM_WORKSPACE_RUNNERS_URL: runnersUrl.url }));
+    await web.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await web?.stop();
+    await runnersUrl?.close();
+    await Promise.all(runners.map((runner) => runner.stop()));
+  });
+
+  it("runs a terminal made through a web instance on one runner, whichever runner each request reaches first", async () => {
+    const onWeb = connect(web!.url, { cookie: ann.cookie });
+    const projectId = (await onWeb.trpc.project.create.mutate({ name: "On a runner" })).id;
+    const terminalId = (await onWeb.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
+    const holder = (await workspaceLeaseOf(database.db, projectId))?.instanceUrl;
+    expect(runners.map((runner) => runner.url)).toContain(holder);
+    // Four sockets and lists in a row: the runners' balancer takes them to both runners in turn.
+    for (let i = 0; i < 4; i++) {
+      const terminal = await openTerminal(web!.url, ann.cookie, projectId, terminalId);
+      terminal.type(`echo runner-${i}-$((40+2))\r`);
+      await until(() => terminal.seen.output.includes(`runner-${i}-42`), `the echo of socket ${i}`, 10_000);
+      terminal.ws.close();
+      expect((await onWeb.trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
+    }
+    // The web instance itself holds nothing.
+    expect((await workspaceLeaseOf(database.db, projectId))?.instanceUrl).toBe(holder);
+    onWeb.close();
+  });
+
+  it("serves only requests the web instances signed: a client going to a runner directly is refused", async () => {
+    for (const runner of runners) {
+      const direct = connect(runner.url, { cookie: ann.cookie });
+      await expect(direct.trpc.account.me.query()).rejects.toThrow();
+      direct.close();
+      const response = await fetch(`${runner.url}/api/trpc/account.me`, { headers: { cookie: ann.cookie } });
+      expect(response.status).toBe(403);
+      expect((await fetch(`${runner.url}/api/health`)).status).toBe(200);
+    }
+  });
 });

@@ -101,8 +101,8 @@ export function instanceEnv(dataDir: string, databaseUrl: string, extra: Record<
   };
 }
 
-/** One instance process (instance-main.ts) on `port`, not started yet. */
-export function createInstance(index: number, port: number, env: NodeJS.ProcessEnv): ClusterInstance {
+/** One instance process (instance-main.ts, or `entry`: workspace-runner-main.ts) on `port`, not started yet. */
+export function createInstance(index: number, port: number, env: NodeJS.ProcessEnv, entry = "server/cluster/instance-main.ts"): ClusterInstance {
   let child: ChildProcess | null = null;
   let output = "";
   const exited = (process: ChildProcess) =>
@@ -119,7 +119,7 @@ export function createInstance(index: number, port: number, env: NodeJS.ProcessE
     output: () => output,
     async start() {
       if (child) return;
-      const process_ = spawn(process.execPath, ["--import", "tsx", "server/cluster/instance-main.ts"], {
+      const process_ = spawn(process.execPath, ["--import", "tsx", entry], {
         cwd: ROOT,
         env: { ...env, PORT: String(port) },
         stdio: ["ignore", "pipe", "pipe"],

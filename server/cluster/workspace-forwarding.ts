@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import { Readable, type Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
-import type { WorkspaceLeases } from "@/server/cluster/workspace-leases";
+import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 // A request for a project's live resources that reaches an instance not holding the project's
 // workspace lease is forwarded to the holder: tRPC calls over HTTP and the terminal and language
@@ -15,8 +16,9 @@ import type { WorkspaceLeases } from "@/server/cluster/workspace-leases";
 // serialisation of each, and a WebSocket is proxied byte for byte for its whole life.
 //
 // The instance that forwards signs the request (HMAC of the server secret over the time, method,
-// URL and the client's address): the owner serves a signed request itself instead of forwarding
-// again, and takes the client's address from it for rate limits. A request carrying the header
+// URL, the client's address and the hop count): the owner serves a signed request itself instead of
+// forwarding again (a workspace runner passes a web instance's request once more, to the runner
+// holding the project), and takes the client's address from it for rate limits. A request carrying the header
 // without a valid signature (a client trying to pick its address or to be served by a
 // non-owner) is refused.
 
@@ -39,13 +41,13 @@ const MAX_AGE_MS = 60_000;
 /** Live procedures take small inputs; a larger body is refused, as tRPC's WebSocket refuses a larger frame. */
 const MAX_BODY_BYTES = 1 << 20;
 
-export type Arrival = { kind: "direct" } | { kind: "forwarded"; clientIp: string } | { kind: "forged" };
+export type Arrival = { kind: "direct" } | { kind: "forwarded"; clientIp: string; hops: number } | { kind: "forged" };
 
 export type WorkspaceForwarding = ReturnType<typeof createWorkspaceForwarding>;
 
 export function createWorkspaceForwarding(options: {
   secret: string;
-  leases: WorkspaceLeases;
+  host: WorkspaceHost;
   /** Whether the request's caller may read the project, checked here before anything is forwarded. */
   mayRead: (req: http.IncomingMessage, projectId: string) => Promise<boolean>;
 }) {
@@ -53,31 +55,33 @@ export function createWorkspaceForwarding(options: {
   const proxy = createProxyServer({ ws: true });
   proxy.on("error", () => {});
 
-  const mac = (at: string, ip: string, req: http.IncomingMessage) =>
-    createHmac("sha256", key).update(`${at}\n${ip}\n${req.method}\n${req.url}`).digest("base64url");
+  const mac = (at: string, ip: string, hops: string, req: http.IncomingMessage) =>
+    createHmac("sha256", key).update(`${at}\n${ip}\n${hops}\n${req.method}\n${req.url}`).digest("base64url");
 
-  function sign(req: http.IncomingMessage, clientIp: string) {
+  /** The header of the request forwarded one hop further than it came. */
+  function sign(req: http.IncomingMessage, arrival: Arrival) {
     const at = String(Date.now());
-    const ip = Buffer.from(clientIp).toString("base64url");
-    return `${at}.${ip}.${mac(at, ip, req)}`;
+    const ip = Buffer.from(req.headers[CLIENT_IP_HEADER] as string).toString("base64url");
+    const hops = String(arrival.kind === "forwarded" ? arrival.hops + 1 : 1);
+    return `${at}.${ip}.${hops}.${mac(at, ip, hops, req)}`;
   }
 
   /** Who sent the request: a client, a peer instance (signed), or someone forging the header. */
   function arrival(req: http.IncomingMessage): Arrival {
     const header = req.headers[FORWARDED_HEADER];
     if (header === undefined) return { kind: "direct" };
-    const [at = "", ip = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(".");
-    const expected = Buffer.from(mac(at, ip, req));
+    const [at = "", ip = "", hops = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(".");
+    const expected = Buffer.from(mac(at, ip, hops, req));
     const given = Buffer.from(signature);
     const fresh = Math.abs(Date.now() - Number(at)) <= MAX_AGE_MS;
     if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: "forged" };
-    return { kind: "forwarded", clientIp: Buffer.from(ip, "base64url").toString() };
+    return { kind: "forwarded", clientIp: Buffer.from(ip, "base64url").toString(), hops: Number(hops) };
   }
 
   /** The holder's URL when the project's live resources are on another instance the caller may reach; null: serve here. */
   async function remoteOwner(req: http.IncomingMessage, projectId: string): Promise<string | null> {
     if (!(await options.mayRead(req, projectId))) return null;
-    const owner = await options.leases.owner(projectId);
+    const owner = await options.host.owner(projectId);
     return owner.local ? null : owner.url;
   }
 
@@ -94,7 +98,7 @@ export function createWorkspaceForwarding(options: {
      * another instance (true: answered). Otherwise it is served here; a body read to find the
      * project is left on `req.body`, where tRPC's adapter takes it.
      */
-    async forwardTrpc(req: http.IncomingMessage & { body?: string }, res: http.ServerResponse, clientIp: string): Promise<boolean> {
+    async forwardTrpc(req: http.IncomingMessage & { body?: string }, res: http.ServerResponse, arrival: Arrival): Promise<boolean> {
       const url = new URL(req.url ?? "/", "http://local");
       const procedures = decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",");
       if (!procedures.some((name) => LIVE_PROCEDURES.has(name))) return false;
@@ -111,15 +115,15 @@ export function createWorkspaceForwarding(options: {
       const target = projectId ? await remoteOwner(req, projectId) : null;
       if (!target) return false;
       const buffer = req.method === "POST" ? Readable.from([Buffer.from(req.body ?? "")]) : undefined;
-      proxy.web(req, res, { target, buffer, headers: { [FORWARDED_HEADER]: sign(req, clientIp) } }, () => unavailable(res));
+      proxy.web(req, res, { target, buffer, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => unavailable(res));
       return true;
     },
 
     /** A terminal or language socket upgrade for `projectId`: proxied to the holder when it is another instance (true). */
-    async forwardUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, projectId: string, clientIp: string): Promise<boolean> {
+    async forwardUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, projectId: string, arrival: Arrival): Promise<boolean> {
       const target = await remoteOwner(req, projectId);
       if (!target) return false;
-      proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, clientIp) } }, () => {
+      proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
         socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n");
       });
       return true;

@@ -2,6 +2,7 @@ import os from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db/client";
 import * as leases from "@/server/db/repositories/workspace-leases";
+import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 // In a cluster, a project's live resources (terminals, language servers, MCP connections) live in
 // one instance's memory, so one instance at a time owns them: the holder of the project's
@@ -12,8 +13,9 @@ import * as leases from "@/server/db/repositories/workspace-leases";
 
 export type WorkspaceOwner = { local: true } | { local: false; url: string };
 
-export type WorkspaceLeases = ReturnType<typeof createWorkspaceLeases>;
+export type WorkspaceLeases = WorkspaceHost & { readonly instanceId: string };
 
+/** The local WorkspaceHost: this process holds the projects whose lease it has. */
 export function createWorkspaceLeases(options: {
   db: Db;
   /** This instance's projects went to another instance (this one was presumed dead): drop their live resources. */
@@ -21,7 +23,7 @@ export function createWorkspaceLeases(options: {
   leaseMs?: number;
   heartbeatMs?: number;
   log?: (line: string) => void;
-}) {
+}): WorkspaceLeases {
   const { db } = options;
   const instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = options.leaseMs ?? 6_000;

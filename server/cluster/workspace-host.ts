@@ -1,0 +1,28 @@
+import type { WorkspaceOwner } from "@/server/cluster/workspace-leases";
+
+// Where a project's live resources (terminals, language servers, MCP connections) are served, as
+// the request forwarding (workspace-forwarding.ts) asks it. Two implementations:
+// - local (workspace-leases.ts): the instances themselves hold projects by lease, and a request
+//   that reaches a non-holder goes to the holder;
+// - remote (below): the web instances hold nothing and send every such request to the workspace
+//   runners (workspace-runner-main.ts, a Kubernetes Deployment of their own) through the URL that
+//   balances over them; the runner it reaches holds projects by the same lease, or passes the
+//   request once more to the runner that does.
+// Both speak the same protocol: the client's own request, signed with the server secret.
+
+export interface WorkspaceHost {
+  /** Who serves the project's live resources now: this process, or the URL to forward to. */
+  owner(projectId: string): Promise<WorkspaceOwner>;
+  /** This process listens at `url` (where peers reach it). */
+  start(url: string): void;
+  /** A shutdown: whatever this process holds goes to others at once. */
+  release(): Promise<void>;
+}
+
+export function createRemoteWorkspaceHost(runnersUrl: string): WorkspaceHost {
+  return {
+    owner: async () => ({ local: false, url: runnersUrl }),
+    start: () => {},
+    release: async () => {},
+  };
+}
