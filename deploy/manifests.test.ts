@@ -21,6 +21,12 @@ const byKind = (kind: string): Loose => {
   expect(found, `exactly one ${kind} in deploy/k8s`).toHaveLength(1);
   return found[0];
 };
+/** The object of `kind` named `name` (deploy/k8s has two Deployments and two Services: web and workspace runners). */
+const named = (kind: string, name: string): Loose => {
+  const found = k8sObjects.find((object) => object.kind === kind && object.metadata.name === name);
+  expect(found, `${kind} ${name} in deploy/k8s`).toBeTruthy();
+  return found;
+};
 const compose: Loose = readYamlDocuments(path.join(deployDir, "compose.yaml"))[0];
 // The Tandem instances: the services built from the shared `x-tandem` block's image.
 const tandemServices = Object.entries(compose.services as Record<string, Loose>).filter(([, service]) => service.image === compose["x-tandem"].image);
@@ -35,12 +41,12 @@ const exampleSecret = "0123456789abcdef".repeat(4);
 
 describe("deploy/k8s", () => {
   it("holds only valid Kubernetes objects of the kinds a web tier needs", () => {
-    expect(k8sObjects.map((object) => object.kind).sort()).toEqual(["Deployment", "Ingress", "PersistentVolumeClaim", "Secret", "Service"]);
+    expect(k8sObjects.map((object) => object.kind).sort()).toEqual(["Deployment", "Deployment", "Ingress", "PersistentVolumeClaim", "Secret", "Service", "Service"]);
     for (const object of k8sObjects) expect(kubernetesErrors(object), `${object.kind} ${object.metadata?.name}`).toEqual([]);
   });
 
   it("refuses objects the Kubernetes schemas refuse", () => {
-    const deployment = structuredClone(byKind("Deployment"));
+    const deployment = structuredClone(named("Deployment", "tandem"));
     deployment.spec.replicas = "three";
     delete deployment.spec.template.spec.containers[0].name;
     const errors = kubernetesErrors(deployment);
@@ -54,7 +60,7 @@ describe("deploy/k8s", () => {
   });
 
   it("runs three clustered replicas on one database and one secret, sharing the data volume", () => {
-    const deployment = byKind("Deployment");
+    const deployment = named("Deployment", "tandem");
     const claim = byKind("PersistentVolumeClaim");
     const secret = byKind("Secret");
     expect(deployment.spec.replicas).toBe(3);
@@ -72,7 +78,7 @@ describe("deploy/k8s", () => {
   });
 
   it("sets only variables Tandem reads, and they load as a cluster configuration", () => {
-    const [container] = byKind("Deployment").spec.template.spec.containers;
+    const [container] = named("Deployment", "tandem").spec.template.spec.containers;
     const secret = byKind("Secret");
     const names = container.env.map((entry: Loose) => entry.name);
     expect(names.filter((name: string) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
@@ -83,7 +89,7 @@ describe("deploy/k8s", () => {
   });
 
   it("checks health on /api/health at the container's port", () => {
-    const [container] = byKind("Deployment").spec.template.spec.containers;
+    const [container] = named("Deployment", "tandem").spec.template.spec.containers;
     const port = container.ports.find((p: Loose) => p.name === "http");
     for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) {
       expect(container[probe].httpGet, probe).toEqual({ path: "/api/health", port: port.name });
@@ -91,16 +97,42 @@ describe("deploy/k8s", () => {
   });
 
   it("gives a stopping pod time to leave the Service and hand its turns over before it is killed", () => {
-    const pod = byKind("Deployment").spec.template.spec;
+    const pod = named("Deployment", "tandem").spec.template.spec;
     const command = pod.containers[0].lifecycle.preStop.exec.command;
     expect(command[0]).toBe("sleep");
     // server/index.ts exits at most 10 s after SIGTERM; SIGKILL must not come before.
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(command[1]) + 10);
   });
 
+  it("runs workspace runners on the same database, secret and volume, reached by the web replicas through their Service", () => {
+    const runners = named("Deployment", "tandem-workspace-runner");
+    const runnerService = named("Service", "tandem-workspace-runner");
+    const web = named("Deployment", "tandem").spec.template.spec.containers[0];
+    const pod = runners.spec.template.spec;
+    const [container] = pod.containers;
+    expect(container.args).toEqual(["node", "--import", "tsx", "server/cluster/workspace-runner-main.ts"]);
+    expect(container.image).toBe(web.image);
+    const env = Object.fromEntries(container.env.map((entry: Loose) => [entry.name, entry]));
+    const webEnv = Object.fromEntries(web.env.map((entry: Loose) => [entry.name, entry]));
+    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "TANDEM_CLUSTER", "TANDEM_DATA_DIR", "TANDEM_PUBLIC_URL"]) expect(env[name], name).toEqual(webEnv[name]);
+    expect(container.env.map((entry: Loose) => entry.name).filter((name: string) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
+    const volume = pod.volumes.find((v: Loose) => v.persistentVolumeClaim?.claimName === byKind("PersistentVolumeClaim").metadata.name);
+    expect(container.volumeMounts.find((m: Loose) => m.name === volume.name).mountPath).toBe(env.TANDEM_DATA_DIR.value);
+    for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) expect(container[probe].httpGet, probe).toEqual({ path: "/api/health", port: "http" });
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(container.lifecycle.preStop.exec.command[1]) + 10);
+
+    expect(runners.spec.template.metadata.labels).toMatchObject(runnerService.spec.selector);
+    expect(runnerService.spec.selector).not.toMatchObject(named("Service", "tandem").spec.selector);
+    const runnersUrl = new URL(webEnv.TANDEM_WORKSPACE_RUNNERS_URL.value);
+    expect(runnersUrl.hostname).toBe(runnerService.metadata.name);
+    expect(Number(runnersUrl.port)).toBe(runnerService.spec.ports[0].port);
+    const config = loadConfig({ ...Object.fromEntries(web.env.filter((e: Loose) => e.value).map((e: Loose) => [e.name, e.value])), DATABASE_URL: "postgres://x@db/x", BETTER_AUTH_SECRET: exampleSecret });
+    expect(config.workspaceRunnersUrl).toBe(runnersUrl.href.replace(/\/$/, ""));
+  });
+
   it("routes the Ingress to the Service and the Service to the pods, with WebSockets kept an hour", () => {
-    const deployment = byKind("Deployment");
-    const service = byKind("Service");
+    const deployment = named("Deployment", "tandem");
+    const service = named("Service", "tandem");
     const ingress = byKind("Ingress");
     expect(deployment.spec.template.metadata.labels).toMatchObject(service.spec.selector);
     expect(deployment.spec.template.spec.containers[0].ports.map((p: Loose) => p.name)).toContain(service.spec.ports[0].targetPort);
