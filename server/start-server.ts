@@ -1,5 +1,4 @@
 import http from "node:http";
-import os from "node:os";
 import type { Duplex } from "node:stream";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
@@ -20,6 +19,7 @@ import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-proto
 import { handleLanguageSocket } from "@/server/language/language-socket";
 import { specForServer } from "@/server/language/registry";
 import { createWorkspaceForwarding, type Arrival, type WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
+import { peerUrl } from "@/server/cluster/workspace-host";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
 // file uploads and downloads.
@@ -186,19 +186,6 @@ export async function startServer(services: Services, options: { dir: string; pa
       await nextApp?.close?.();
     },
   };
-}
-
-/**
- * Where the other instances of a cluster reach this one when TANDEM_INSTANCE_URL is not set: on a
- * wildcard address (a container, a pod), its first external IPv4 address, which its peers on the
- * same network reach; otherwise the address it listens on.
- */
-function peerUrl(host: string, port: number, listenUrl: string): string {
-  if (host !== "0.0.0.0" && host !== "::") return listenUrl;
-  const external = Object.values(os.networkInterfaces())
-    .flat()
-    .find((address) => address && address.family === "IPv4" && !address.internal);
-  return external ? `http://${external.address}:${port}` : listenUrl;
 }
 
 type ProjectSocketCaller = { caller: Context; user: NonNullable<Context["user"]>; found: Awaited<ReturnType<typeof authorizeProject>> };

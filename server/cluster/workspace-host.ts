@@ -1,3 +1,4 @@
+import os from "node:os";
 import type { WorkspaceOwner } from "@/server/cluster/workspace-leases";
 
 // Where a project's live resources (terminals, language servers, MCP connections) are served, as
@@ -25,4 +26,17 @@ export function createRemoteWorkspaceHost(runnersUrl: string): WorkspaceHost {
     start: () => {},
     release: async () => {},
   };
+}
+
+/**
+ * Where the other instances of a cluster reach this one when TANDEM_INSTANCE_URL is not set: on a
+ * wildcard address (a container, a pod), its first external IPv4 address, which its peers on the
+ * same network reach; otherwise the address it listens on.
+ */
+export function peerUrl(host: string, port: number, listenUrl: string): string {
+  if (host !== "0.0.0.0" && host !== "::") return listenUrl;
+  const external = Object.values(os.networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === "IPv4" && !address.internal);
+  return external ? `http://${external.address}:${port}` : listenUrl;
 }
