@@ -126,9 +126,14 @@ export async function createServices(config: Config, log: (line: string) => void
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const runner = options.runner ?? false;
+  // A project this instance no longer holds (another took it, or it was deleted): its terminals and MCP connections stop here.
+  const dropLiveResources = (projectId: string) => {
+    terminals.closeProject(projectId);
+    void extensions.projectTools.close(projectId).catch((error: unknown) => log(`could not close the MCP connections of project ${projectId}: ${(error as Error).message}`));
+  };
   const workspaces = config.cluster
     ? {
-        host: config.workspaceRunnersUrl && !runner ? createRemoteWorkspaceHost(config.workspaceRunnersUrl) : createWorkspaceLeases({ db, lost: (projectId) => terminals.closeProject(projectId), log }),
+        host: config.workspaceRunnersUrl && !runner ? createRemoteWorkspaceHost(config.workspaceRunnersUrl) : createWorkspaceLeases({ db, lost: (projectId) => dropLiveResources(projectId), log }),
         forwardingSecret: secret,
         runner,
       }

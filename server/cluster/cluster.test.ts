@@ -442,6 +442,24 @@ describe("a project's terminals belong to one instance; requests that land elsew
     for (const ws of sockets) ws.close();
   }, 60_000);
 
+  it("stops a project's shell on its owner when the project is deleted through another instance", async () => {
+    const viaBalancer = client(cluster.url);
+    const doomed = (await viaBalancer.trpc.project.create.mutate({ name: "Doomed" })).id;
+    const doomedTerminal = (await viaBalancer.trpc.terminal.create.mutate({ projectId: doomed, cols: 80, rows: 24 })).id;
+    const holder = (await workspaceLeaseOf(database.db, doomed))!.instanceUrl;
+    const terminal = await openTerminal(holder, ann.cookie, doomed, doomedTerminal);
+    terminal.type("echo shell-pid-$$\r");
+    await until(() => /shell-pid-\d+/.test(terminal.seen.output), "the shell's pid");
+    const pid = Number(/shell-pid-(\d+)/.exec(terminal.seen.output)![1]);
+    const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    expect(alive()).toBe(true);
+    const elsewhere = cluster.instances.find((instance) => instance.url !== holder)!;
+    await client(elsewhere.url).trpc.project.delete.mutate({ projectId: doomed });
+    await until(() => !alive(), "the deleted project's shell gone", 5_000);
+    expect(await workspaceLeaseOf(database.db, doomed)).toBeNull();
+    viaBalancer.close();
+  });
+
   it("refuses a forwarding header a client made up, on HTTP and on the terminal socket", async () => {
     const owner = await ownerOf();
     const other = cluster.instances.find((instance) => instance !== owner)!;

@@ -24,8 +24,13 @@ import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 export const FORWARDED_HEADER = "x-tandem-forwarded";
 
-/** The tRPC procedures that use a project's in-memory live resources. */
+/**
+ * The tRPC procedures that use a project's in-memory live resources. Deleting a project goes to its
+ * holder too, which stops its terminals and MCP connections at once (elsewhere, the holder would
+ * notice only at its next heartbeat, when the deleted project's lease is gone).
+ */
 export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
+  "project.delete",
   "terminal.list",
   "terminal.create",
   "terminal.shareInput",

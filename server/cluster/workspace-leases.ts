@@ -18,7 +18,7 @@ export type WorkspaceLeases = WorkspaceHost & { readonly instanceId: string };
 /** The local WorkspaceHost: this process holds the projects whose lease it has. */
 export function createWorkspaceLeases(options: {
   db: Db;
-  /** This instance's projects went to another instance (this one was presumed dead): drop their live resources. */
+  /** This instance no longer holds the project (another took it, this one being presumed dead, or the project was deleted): drop its live resources. */
   lost: (projectId: string) => void;
   leaseMs?: number;
   heartbeatMs?: number;
