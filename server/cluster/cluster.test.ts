@@ -9,7 +9,7 @@ import WebSocket from "ws";
 import { insertEvents } from "@/server/db/repositories/session-events";
 import { addMember } from "@/server/db/repositories/teams";
 import { workspaceLeaseOf } from "@/server/db/repositories/workspace-leases";
-import { FORWARDED_HEADER } from "@/server/cluster/workspace-forwarding";
+import { FORWARDED_HEADER, forwardingHeader, forwardingKey } from "@/server/cluster/workspace-forwarding";
 import { createHmac } from "node:crypto";
 import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
@@ -468,9 +468,13 @@ describe("a project's terminals belong to one instance; requests that land elsew
     const wrongKey = createHmac("sha256", "not the server secret").update("x").digest();
     const path = `/api/trpc/terminal.list?input=${encodeURIComponent(JSON.stringify({ json: { projectId } }))}`;
     const forged = `${at}.${ip}.1.${createHmac("sha256", wrongKey).update(`${at}\n${ip}\n1\nGET\n${path}`).digest("base64url")}`;
+    // What a peer sends: signed with the cluster's secret (an instance serves it itself).
+    const peerKey = forwardingKey(instanceEnv(cluster.dataDir, database.url).BETTER_AUTH_SECRET!);
     for (const instance of [other, owner!]) {
       const honest = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie } });
       expect(honest.status).toBe(200);
+      const fromPeer = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: forwardingHeader(peerKey, { method: "GET", url: path }, "203.0.113.7", 1) } });
+      expect(fromPeer.status).toBe(200);
       for (const header of [forged, `${at}.${ip}.`, "anything"]) {
         const refused = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: header } });
         expect(refused.status).toBe(403);
@@ -547,8 +551,19 @@ describe("workspace runners hold the projects of the web instances that send the
       terminal.ws.close();
       expect((await onWeb.trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
     }
-    // The web instance itself holds nothing.
     expect((await workspaceLeaseOf(database.db, projectId))?.instanceUrl).toBe(holder);
+
+    // A web instance's request (one hop) reaching the runner without the project is passed on to
+    // the holder; a runner's (two hops) is served where it lands, which has no terminal.
+    const key = forwardingKey(instanceEnv(cluster.dataDir, database.url).BETTER_AUTH_SECRET!);
+    const other = runners.find((runner) => runner.url !== holder)!;
+    const path = `/api/trpc/terminal.list?input=${encodeURIComponent(JSON.stringify({ json: { projectId } }))}`;
+    const listed = async (hops: number) => {
+      const response = await fetch(`${other.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: forwardingHeader(key, { method: "GET", url: path }, "127.0.0.1", hops) } });
+      return ((await response.json()) as { result: { data: { json: Array<{ id: string }> } } }).result.data.json.map((t) => t.id);
+    };
+    expect(await listed(1)).toEqual([terminalId]);
+    expect(await listed(2)).toEqual([]);
     onWeb.close();
   });
 

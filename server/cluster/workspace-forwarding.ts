@@ -56,27 +56,20 @@ export function createWorkspaceForwarding(options: {
   /** Whether the request's caller may read the project, checked here before anything is forwarded. */
   mayRead: (req: http.IncomingMessage, projectId: string) => Promise<boolean>;
 }) {
-  const key = createHmac("sha256", options.secret).update("tandem workspace forwarding").digest();
+  const key = forwardingKey(options.secret);
   const proxy = createProxyServer({ ws: true });
   proxy.on("error", () => {});
 
-  const mac = (at: string, ip: string, hops: string, req: http.IncomingMessage) =>
-    createHmac("sha256", key).update(`${at}\n${ip}\n${hops}\n${req.method}\n${req.url}`).digest("base64url");
-
   /** The header of the request forwarded one hop further than it came. */
-  function sign(req: http.IncomingMessage, arrival: Arrival) {
-    const at = String(Date.now());
-    const ip = Buffer.from(req.headers[CLIENT_IP_HEADER] as string).toString("base64url");
-    const hops = String(arrival.kind === "forwarded" ? arrival.hops + 1 : 1);
-    return `${at}.${ip}.${hops}.${mac(at, ip, hops, req)}`;
-  }
+  const sign = (req: http.IncomingMessage, arrival: Arrival) =>
+    forwardingHeader(key, { method: req.method ?? "GET", url: req.url ?? "/" }, req.headers[CLIENT_IP_HEADER] as string, arrival.kind === "forwarded" ? arrival.hops + 1 : 1);
 
   /** Who sent the request: a client, a peer instance (signed), or someone forging the header. */
   function arrival(req: http.IncomingMessage): Arrival {
     const header = req.headers[FORWARDED_HEADER];
     if (header === undefined) return { kind: "direct" };
     const [at = "", ip = "", hops = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(".");
-    const expected = Buffer.from(mac(at, ip, hops, req));
+    const expected = Buffer.from(mac(key, at, ip, hops, { method: req.method ?? "GET", url: req.url ?? "/" }));
     const given = Buffer.from(signature);
     const fresh = Math.abs(Date.now() - Number(at)) <= MAX_AGE_MS;
     if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: "forged" };
@@ -136,6 +129,18 @@ export function createWorkspaceForwarding(options: {
 
     close: () => proxy.close(),
   };
+}
+
+export const forwardingKey = (secret: string) => createHmac("sha256", secret).update("tandem workspace forwarding").digest();
+
+const mac = (key: Buffer, at: string, ip: string, hops: string, request: { method: string; url: string }) =>
+  createHmac("sha256", key).update(`${at}\n${ip}\n${hops}\n${request.method}\n${request.url}`).digest("base64url");
+
+/** The FORWARDED_HEADER of `request` (its method and URL), from `clientIp`, on its `hops`th forwarding. */
+export function forwardingHeader(key: Buffer, request: { method: string; url: string }, clientIp: string, hops: number): string {
+  const at = String(Date.now());
+  const ip = Buffer.from(clientIp).toString("base64url");
+  return `${at}.${ip}.${hops}.${mac(key, at, ip, String(hops), request)}`;
 }
 
 /** The whole body, or null past MAX_BODY_BYTES. */
