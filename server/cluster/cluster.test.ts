@@ -511,8 +511,7 @@ describe("a project's terminals belong to one instance; requests that land elsew
     // An owner that shuts down gives its leases back at once: the next request takes the project without waiting.
     await next.stop();
     expect(await workspaceLeaseOf(database.db, projectId)).toBeNull();
-    await owner.start();
-    await next.start();
+    await Promise.all([owner.start(), next.start()]);
   }, 120_000);
 });
 
