@@ -43,8 +43,8 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
 ]);
 
 const MAX_AGE_MS = 60_000;
-/** Live procedures take small inputs; a larger body is refused, as tRPC's WebSocket refuses a larger frame. */
-const MAX_BODY_BYTES = 1 << 20;
+/** Live procedures take small inputs: a larger body (a batch with a big file write) is not looked into, but served here. */
+const MAX_PEEK_BYTES = 1 << 20;
 
 export type Arrival = { kind: "direct" } | { kind: "forwarded"; clientIp: string; hops: number } | { kind: "forged" };
 
@@ -103,11 +103,8 @@ export function createWorkspaceForwarding(options: {
       let text = url.searchParams.get("input");
       if (req.method === "POST") {
         const body = await readBody(req);
-        if (!body) {
-          res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ error: "The request is too large." }));
-          return true;
-        }
-        text = req.body = body.toString();
+        req.body = body.toString();
+        text = body.length <= MAX_PEEK_BYTES ? req.body : null;
       }
       const projectId = projectOf(procedures, text, url.searchParams.get("batch") === "1");
       const target = projectId ? await remoteOwner(req, projectId) : null;
@@ -143,16 +140,12 @@ export function forwardingHeader(key: Buffer, request: { method: string; url: st
   return `${at}.${ip}.${hops}.${mac(key, at, ip, String(hops), request)}`;
 }
 
-/** The whole body, or null past MAX_BODY_BYTES. */
-function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
+/** The whole body, which tRPC's adapter would read anyway (it takes it from `req.body` then). */
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.once("end", () => resolve(size <= MAX_BODY_BYTES ? Buffer.concat(chunks) : null));
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.once("end", () => resolve(Buffer.concat(chunks)));
     req.once("error", reject);
   });
 }
