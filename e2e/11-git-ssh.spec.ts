@@ -9,11 +9,12 @@ import { generateSshKey, startGitSshServer, type GitSshServer } from "../server/
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 const key = generateSshKey("ed25519");
+const teamKey = generateSshKey("ed25519");
 let server: GitSshServer;
 const host = () => (process.env.E2E_SANDBOX === "none" ? "127.0.0.1" : "git.test");
 
 test.beforeAll(async () => {
-  server = await startGitSshServer({ authorizedKeys: [key.publicKey] });
+  server = await startGitSshServer({ authorizedKeys: [key.publicKey, teamKey.publicKey] });
   server.createRepository("garden", { "README.md": "# Garden\n\nGrows things.\n" });
 });
 test.afterAll(async () => server.close());
@@ -48,4 +49,64 @@ test("store an ssh key, see its fingerprint, and clone a project over ssh", asyn
   await ide.waitForLive();
   await expect(page.getByTestId("statusbar-branch")).toContainText("main");
   expect(server.logins.at(-1)).toEqual({ user: "git", accepted: true });
+});
+
+test("a team's shared ssh key is offered when cloning in the team, and the project's trusted host key can be forgotten", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await page.goto("/");
+  await page.getByTestId("team-new").click();
+  await page.getByTestId("team-name").fill("Ssh crew");
+  await page.getByTestId("team-create").click();
+  await expect(page.getByTestId("team-switcher").locator("option:checked")).toHaveText("Ssh crew");
+  await page.getByTestId("team-settings").click();
+  const shared = page.getByTestId("git-credentials-team");
+  await shared.getByTestId("git-credential-kind-select").selectOption("ssh-key");
+  await shared.getByLabel("Credential name").fill("Crew deploy key");
+  await shared.getByLabel("Host").fill(`${host()}:${server.port}`);
+  await shared.getByLabel("Private key").fill(teamKey.privateKey);
+  await shared.getByRole("button", { name: "Add" }).click();
+  await expect(shared.getByTestId("git-credential-Crew deploy key")).toContainText("ssh key");
+
+  // In the team, the clone form offers the person's own key and the team's, each under its heading.
+  await page.goto("/");
+  await expect(page.getByTestId("team-switcher").locator("option:checked")).toHaveText("Ssh crew");
+  await page.getByTestId("new-project-way-git").click();
+  await page.getByTestId("clone-url").fill(`ssh://git@${host()}:${server.port}/garden.git`);
+  const choice = page.getByTestId("clone-credential");
+  await expect(choice.locator('optgroup[label="Yours"] option')).toHaveText(["Garden key (git)"]);
+  await expect(choice.locator(`optgroup[label="The team's shared credentials"] option`)).toHaveText(["Crew deploy key (git) · team"]);
+  await choice.selectOption({ label: "Crew deploy key (git) · team" });
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
+    await page.getByTestId("clone-form").screenshot({ path: screenshotPath(`git-clone-team-credential-${theme}`) });
+  }
+  const logins = server.logins.length;
+  await page.getByTestId("clone-name").fill("Crew garden");
+  await page.getByTestId("clone-submit").click();
+  await expect(page).toHaveURL(/\/p\/[0-9a-f-]{36}$/, { timeout: 30_000 });
+  await expect(page.getByTestId("project-title")).toHaveText("Crew garden");
+  expect(server.logins.slice(logins).filter((l) => l.accepted)).toHaveLength(1);
+
+  // The project's settings list the host key the clone trusted; forgetting it asks first.
+  await page.goto(`${page.url()}/settings`);
+  const trusted = page.getByTestId("known-hosts-table");
+  await expect(trusted.locator("tbody tr")).toHaveCount(1);
+  const row = trusted.locator("tbody tr").first();
+  await expect(row).toContainText(host());
+  await expect(row).toContainText(server.hostKey.keyType);
+  await expect(row).toContainText("SHA256:");
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
+    await page.getByTestId("git-settings").screenshot({ path: screenshotPath(`git-known-hosts-${theme}`) });
+  }
+  await row.getByTestId("known-host-forget").click();
+  const confirm = page.getByTestId("confirm-dialog");
+  await expect(confirm).toContainText("Forget the host keys of");
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(trusted.locator("tbody tr")).toHaveCount(1);
+  await row.getByTestId("known-host-forget").click();
+  await page.screenshot({ path: screenshotPath("git-known-hosts-forget") });
+  await confirm.getByTestId("confirm-button").click();
+  await expect(page.getByTestId("known-hosts")).toContainText("None yet");
+  await expect(trusted).toHaveCount(0);
 });

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -19,7 +19,8 @@ const nameFromUrl = (url: string) => url.trim().replace(/\/+$/, "").replace(/\.g
 /**
  * A new project cloned from a git repository (https, or ssh with a stored key). Progress streams
  * while git works in the project's sandbox and can be cancelled; a failure says why and leaves no project behind. A token
- * for the host can be stored with the account here (it is shown nowhere afterwards).
+ * for the host can be stored with the account here (it is shown nowhere afterwards). In a team, the
+ * team's shared credentials for the host are offered beside the person's own.
  */
 export function CloneForm({ teamId }: { teamId?: string }) {
   const trpc = useTRPC();
@@ -34,8 +35,11 @@ export function CloneForm({ teamId }: { teamId?: string }) {
   const [operationId, setOperationId] = useState<string | null>(null);
   const [progress, setProgress] = useState<GitProgress | null>(null);
   const { host, ssh } = remoteOf(url);
-  const credentials = useQuery(trpc.gitCredential.list.queryOptions());
-  const forHost = credentials.data?.filter((c) => c.host === host && (c.kind === "ssh-key") === ssh) ?? [];
+  const fits = (c: { host: string; kind: string }) => c.host === host && (c.kind === "ssh-key") === ssh;
+  const own = useQuery(trpc.gitCredential.list.queryOptions()).data?.filter(fits) ?? [];
+  // A project made in a team may also use the team's shared credentials (the server checks which).
+  const shared = useQuery(trpc.gitCredential.teamList.queryOptions(teamId ? { teamId } : skipToken)).data?.filter(fits) ?? [];
+  const forHost = [...own, ...shared];
 
   useSubscription(
     trpc.git.operation.subscriptionOptions(
@@ -106,11 +110,21 @@ export function CloneForm({ teamId }: { teamId?: string }) {
               <span>Credential for {host}</span>
               <select className="input" value={credentialId} onChange={(e) => setCredentialId(e.target.value)} data-testid="clone-credential">
                 <option value="">The first that fits (or none)</option>
-                {forHost.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.name} ({c.username}){c.teamId ? " · team" : ""}
-                  </option>
-                ))}
+                {[
+                  { label: "Yours", list: own },
+                  { label: "The team's shared credentials", list: shared },
+                ].map(
+                  ({ label, list }) =>
+                    list.length > 0 && (
+                      <optgroup key={label} label={label}>
+                        {list.map((c) => (
+                          <option key={c.id} value={c.id}>
+                            {c.name} ({c.username}){c.teamId ? " · team" : ""}
+                          </option>
+                        ))}
+                      </optgroup>
+                    ),
+                )}
               </select>
             </label>
           )}

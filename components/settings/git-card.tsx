@@ -3,8 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { KnownHosts } from "@/components/settings/known-hosts";
 
-/** How Source Control's Pull brings in the upstream: a merge commit, or rebasing local commits on top. */
+/** How Source Control's Pull brings in the upstream (a merge commit, or rebasing local commits on top), and the ssh host keys the project trusts. */
 export function GitCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -33,6 +34,7 @@ export function GitCard({ projectId, canEdit }: { projectId: string; canEdit: bo
         </label>
       )}
       {set.error && <div className="error-text">{errorMessage(set.error)}</div>}
+      {data?.repository && <KnownHosts projectId={projectId} canEdit={canEdit} />}
     </section>
   );
 }

@@ -72,6 +72,35 @@ describe("projects from git, with stored credentials", () => {
     for (const id of folders) expect(await findProject(env.services.db, id)).not.toBeNull();
   });
 
+  it("clones a team project with the team's shared token, and refuses that token to anyone cloning outside the team", async () => {
+    const admin = createCaller(env.context(await env.createUser()));
+    const { id: teamId } = await admin.team.create({ name: "Forge team" });
+    const shared = await admin.gitCredential.teamAdd({ teamId, name: "Team forge", host: host(), username: "alice", token: "ghp_secret_token_123" });
+    const project = await admin.project.create({ name: "Team clone", teamId, gitUrl: `${server.url}/app.git`, credentialId: shared.id });
+    expect(await readFile(path.join(env.services.files.pathOf(project.id), "README.md"), "utf8")).toBe("# app\n");
+
+    // An attacker who learned the id, in a team of their own and in their personal team.
+    const attacker = createCaller(env.context(await env.createUser()));
+    const { id: attackerTeam } = await attacker.team.create({ name: "Elsewhere" });
+    const sent = server.requests.length;
+    for (const target of [{ teamId: attackerTeam }, {}]) {
+      await expect(attacker.project.create({ name: "Stolen", ...target, gitUrl: `${server.url}/app.git`, credentialId: shared.id })).rejects.toMatchObject({ message: "No such credential, or you may not use it." });
+    }
+    // Nor into the team itself without being in it.
+    await expect(attacker.project.create({ name: "Stolen", teamId, gitUrl: `${server.url}/app.git`, credentialId: shared.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(attacker.gitCredential.teamList({ teamId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // A member of the team may use its credential in the team's projects only, not in their own.
+    const member = await env.createUser();
+    const invite = await admin.team.createInvite({ teamId, role: "member" });
+    await createCaller(env.context(member)).team.acceptInvite({ token: invite.path.slice(6) });
+    await expect(createCaller(env.context(member)).project.create({ name: "Taken home", gitUrl: `${server.url}/app.git`, credentialId: shared.id })).rejects.toMatchObject({
+      message: "No such credential, or you may not use it.",
+    });
+    expect(server.requests.slice(sent).filter((r) => r.user !== null)).toEqual([]);
+    expect(await attacker.project.list()).toEqual([]);
+    expect(await createCaller(env.context(member)).project.list()).toEqual([expect.objectContaining({ id: project.id })]);
+  });
+
   it("cancels a clone in progress and leaves nothing behind", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 2000; i++) files[`src/f${i}.txt`] = `file ${i}\n${"x".repeat(i % 500)}\n`;
