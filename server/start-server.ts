@@ -14,6 +14,7 @@ import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-tra
 import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
+import { warmUp } from "@/server/http/warm-up";
 import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
@@ -44,6 +45,8 @@ export async function startServer(services: Services, options: { dir: string; pa
   const publicFiles = nextApp ? createPublicFiles(options.dir, { dev: config.dev }) : null;
 
   const handleAuth = toNodeHandler(services.auth);
+  // A production server with pages reports itself healthy once its first page loads are warm (warm-up.ts).
+  let ready = !nextApp || config.dev;
   const handleTrpc = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -63,7 +66,7 @@ export async function startServer(services: Services, options: { dir: string; pa
         return;
       }
     }
-    if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    if (url === "/api/health") return void res.writeHead(ready ? 200 : 503, { "content-type": "text/plain" }).end(ready ? "ok" : "starting");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
     if (url.startsWith(FILE_TRANSFER_PREFIX)) return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
@@ -124,9 +127,15 @@ export async function startServer(services: Services, options: { dir: string; pa
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
 
+  const url = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
+  if (!ready) {
+    await warmUp(url);
+    ready = true;
+  }
+
   return {
     server,
-    url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`,
+    url,
     async close() {
       wsHandler.broadcastReconnectNotification();
       for (const client of [...trpcWss.clients, ...terminalWss.clients, ...languageWss.clients]) client.terminate();
