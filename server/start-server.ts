@@ -14,6 +14,7 @@ import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-tra
 import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
+import { warmUp } from "@/server/http/warm-up";
 import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
@@ -46,6 +47,8 @@ export async function startServer(services: Services, options: { dir: string; pa
   const publicFiles = nextApp ? createPublicFiles(options.dir, { dev: config.dev }) : null;
 
   const handleAuth = toNodeHandler(services.auth);
+  // A production server with pages reports itself healthy once its first page loads are warm (warm-up.ts).
+  let ready = !nextApp || config.dev;
   const handleTrpc = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -92,7 +95,7 @@ export async function startServer(services: Services, options: { dir: string; pa
         return;
       }
     }
-    if (url === "/api/health") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    if (url === "/api/health") return void res.writeHead(ready ? 200 : 503, { "content-type": "text/plain" }).end(ready ? "ok" : "starting");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     const forwardTo = url.startsWith("/api/trpc/") ? routed(arrival) : null;
     if (forwardTo) {
@@ -170,6 +173,11 @@ export async function startServer(services: Services, options: { dir: string; pa
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const listenUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
   services.workspaces?.host.start(config.instanceUrl ?? peerUrl(config.host, port, listenUrl));
+
+  if (!ready) {
+    await warmUp(listenUrl);
+    ready = true;
+  }
 
   return {
     server,

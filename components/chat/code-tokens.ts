@@ -4,9 +4,9 @@
 
 export type CodeToken = { text: string; type: string };
 
-type Monaco = typeof import("monaco-editor");
+type Monaco = typeof import("@/components/editor/monaco");
 let monacoPromise: Promise<Monaco> | null = null;
-const loadMonaco = () => (monacoPromise ??= import("monaco-editor"));
+const loadMonaco = () => (monacoPromise ??= import("@/components/editor/monaco"));
 
 function languageFor(monaco: Monaco, name: string): string | null {
   const wanted = name.toLowerCase();

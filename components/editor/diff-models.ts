@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect } from "react";
-import * as monaco from "monaco-editor";
+import * as monaco from "@/components/editor/monaco";
 
 /**
  * Disposes a DiffEditor's own models once the editor is gone. @monaco-editor/react disposes them

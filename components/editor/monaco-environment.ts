@@ -7,7 +7,6 @@ const workers: Record<string, WorkerFactory> = {
   json: () => new Worker(new URL("monaco-editor/language/json/json.worker.js", import.meta.url), { type: "module" }),
   css: () => new Worker(new URL("monaco-editor/language/css/css.worker.js", import.meta.url), { type: "module" }),
   html: () => new Worker(new URL("monaco-editor/language/html/html.worker.js", import.meta.url), { type: "module" }),
-  typescript: () => new Worker(new URL("monaco-editor/language/typescript/ts.worker.js", import.meta.url), { type: "module" }),
   editor: () => new Worker(new URL("monaco-editor/editor/editor.worker.js", import.meta.url), { type: "module" }),
 };
 
@@ -15,7 +14,6 @@ const workerFor: Record<string, keyof typeof workers> = {
   json: "json",
   css: "css", scss: "css", less: "css",
   html: "html", handlebars: "html", razor: "html",
-  typescript: "typescript", javascript: "typescript",
 };
 
 export function installMonacoEnvironment() {

@@ -3,7 +3,7 @@
 // Loaded only in the browser, lazily (next/dynamic, ssr: false): Monaco comes from the local
 // package, never from a CDN, and its ~15 MB stay off the first paint.
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
-import * as monaco from "monaco-editor";
+import * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";

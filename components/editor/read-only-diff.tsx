@@ -2,7 +2,7 @@
 
 // Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
 import { DiffEditor, loader, type DiffOnMount } from "@monaco-editor/react";
-import * as monaco from "monaco-editor";
+import * as monaco from "@/components/editor/monaco";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
 import { useTheme } from "@/components/ui/theme";

@@ -125,12 +125,13 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
   return (
     <div className="ide" data-testid="ide">
       <header className="ide-titlebar">
-        <Link href="/" className="auth-brand" style={{ fontSize: 13 }} title="All projects">
+        {/* No prefetch: fetching these routes while the IDE loads competes with the IDE's own first screen. */}
+        <Link href="/" prefetch={false} className="auth-brand" style={{ fontSize: 13 }} title="All projects">
           <span className="brand-mark" style={{ width: 18, height: 18, fontSize: 10 }}>
             T
           </span>
         </Link>
-        <Link href="/" className="muted">
+        <Link href="/" prefetch={false} className="muted">
           Projects
         </Link>
         <span className="muted">/</span>
@@ -138,7 +139,7 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
           {name}
         </span>
         <span className="spacer" />
-        <Link href={`/p/${projectId}/settings`} className="icon-btn" title="Project settings: MCP servers, tools, workflows, schedules" aria-label="Project settings" data-testid="project-settings">
+        <Link href={`/p/${projectId}/settings`} prefetch={false} className="icon-btn" title="Project settings: MCP servers, tools, workflows, schedules" aria-label="Project settings" data-testid="project-settings">
           <GearIcon />
         </Link>
         <UserMenu user={user} />

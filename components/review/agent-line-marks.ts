@@ -2,7 +2,7 @@
 
 import "@/components/review/review.css";
 import { useQuery } from "@tanstack/react-query";
-import type * as monaco from "monaco-editor";
+import type * as monaco from "@/components/editor/monaco";
 import { useEffect, useMemo, useRef } from "react";
 import { useActiveSession } from "@/components/review/active-session";
 import { changedLines } from "@/components/review/review-hunks";

@@ -1,7 +1,7 @@
 "use client";
 
 // Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
-import type * as monaco from "monaco-editor";
+import type * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
 import { ReadOnlyDiff } from "@/components/editor/read-only-diff";
 import { changeStart, hunkCounts, type HunkWork, type ReviewHunk } from "@/components/review/review-hunks";

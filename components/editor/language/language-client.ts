@@ -1,4 +1,4 @@
-import * as monaco from "monaco-editor";
+import * as monaco from "@/components/editor/monaco";
 import type { MessageConnection } from "vscode-jsonrpc/browser";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { lspLanguageId, SERVER_FOR_EDITOR_LANGUAGE, type EditorProblem, type ProblemSeverity } from "@/lib/language-protocol";
@@ -117,12 +117,10 @@ export function installLanguageClient(session: LanguageSession): void {
     });
   };
 
-  // The language servers check files with the project's own settings: Monaco's built-in
-  // TypeScript, JSON, CSS and HTML services would report the same errors a second time, and
-  // wrongly (they know neither tsconfig.json nor node_modules). They keep only syntax colouring.
-  for (const defaults of [monaco.typescript.typescriptDefaults, monaco.typescript.javascriptDefaults]) {
-    defaults.setModeConfiguration({});
-  }
+  // The language servers check files with the project's own settings: Monaco's built-in JSON,
+  // CSS and HTML services would report the same errors a second time, and wrongly (they know
+  // neither tsconfig.json nor node_modules). They keep only colouring and folding. (Monaco's
+  // TypeScript service is not loaded at all: components/editor/monaco.ts.)
   monaco.json.jsonDefaults.setModeConfiguration({ tokens: true, colors: true, foldingRanges: true, selectionRanges: true });
   monaco.css.cssDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
   monaco.html.htmlDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });

@@ -1,4 +1,4 @@
-import * as monaco from "monaco-editor";
+import * as monaco from "@/components/editor/monaco";
 import type {
   CodeAction,
   Command,
