@@ -130,8 +130,8 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
         case "tool-call": {
           const invalidJson = !!part.invalid && typeof part.input === "string" && !isJson(part.input);
           // A tool the model was not shown this step (a deferred one it named anyway) arrives as a JSON string.
-          const input = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
-          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input, invalidJson };
+          const args: unknown = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
+          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input: args, invalidJson };
           outcome.calls.push(call);
           const known = tools[call.toolName];
           await log.append(sessionId, "tool_call", {
