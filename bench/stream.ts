@@ -16,11 +16,15 @@
 // scripted model are not what makes tokens late. The direct clients run in a phase of their own.
 //
 // Where Tandem's time goes (BENCH_CPU_PROF=dir writes a CPU profile; 50 sessions, main thread,
-// November 2026): the web streams of the AI SDK's pipeline (undici body, SSE parser, the chunk's
-// zod validation, the provider's and streamText's transforms) about a quarter; Prisma and pg for
-// the ~70 queries with which each turn starts and its viewer subscribes about a fifth; Node's
-// promise hooks (AsyncLocalStorage, enabled by better-auth and Next.js) a tenth; garbage
-// collection a tenth; tRPC, superjson and WebSocket frames per token and viewer about a seventh.
+// shares of the busy time, November 2026). Before: web streams of the AI SDK's pipeline (undici
+// body, SSE parser, the chunk's zod validation, the provider's and streamText's ~10 transforms)
+// about a quarter, Prisma and pg a fifth, promise hooks (AsyncLocalStorage, enabled by
+// better-auth and Next.js) a tenth, GC a tenth, tRPC + superjson + WebSocket frames a seventh.
+// The agent step now calls the model through the SDK's one-call primitive (server/agent/step.ts):
+// the SDK's share fell to about a sixth and CPU per token by about a third. Largest now: Prisma
+// and pg (~27%), mostly the ~70 queries with which each of the 50 turns starts and is subscribed
+// to, all at once here; then WebSocket writes, GC and promise hooks (~8-10% each).
+
 import { fork } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
