@@ -89,7 +89,11 @@ function viewer(client: ReturnType<typeof connect>, sessionId: string, into: num
   return { subscribed, done };
 }
 
-/** One turn on `on`, followed there (and on each of `alsoOn`); each viewer's latencies go to its array. */
+/**
+ * One turn on `on`, followed there (and by each viewer in `also`); each viewer's latencies go to its array.
+ * Labels are padded: the model server picks a reply whose label the message contains, so "step20-1"
+ * must not be found inside "step20-10".
+ */
 async function turn(label: string, on: ReturnType<typeof connect>, into: number[], also: { client: ReturnType<typeof connect>; into: number[] }[] = []) {
   model.add(reply(label));
   const session = await on.trpc.session.create.mutate({ projectId: project.id });
@@ -105,7 +109,7 @@ const row = (name: string, values: number[]) => `${name.padEnd(34)} p50 ${ms(per
 const same: number[] = [];
 const cross: number[] = [];
 try {
-  for (let i = 0; i < TURNS; i++) await turn(`turn${i}`, onA, same, [{ client: onB, into: cross }]);
+  for (let i = 0; i < TURNS; i++) await turn(`turn${String(i).padStart(3, "0")}`, onA, same, [{ client: onB, into: cross }]);
   console.log(`\nfan-out from a model token to a viewer, ${TURNS} turns x ${TOKENS} tokens, one every ${TOKEN_INTERVAL_MS} ms`);
   console.log(row("viewer on the turn's instance", same));
   console.log(row("viewer on another instance", cross));
@@ -122,7 +126,7 @@ try {
     const values: number[] = [];
     const cpu = process.cpuUsage();
     const started = performance.now();
-    await Promise.all(Array.from({ length: count }, (_, i) => turn(`step${count}-${i}`, onA, values)));
+    await Promise.all(Array.from({ length: count }, (_, i) => turn(`step${count}-${String(i).padStart(3, "0")}`, onA, values)));
     const seconds = (performance.now() - started) / 1000;
     const benchCpu = process.cpuUsage(cpu);
     const p99 = percentile(values, 99);
