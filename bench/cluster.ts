@@ -1,7 +1,12 @@
-// Fan-out latency across instances: from a model token to a viewer of the session on ANOTHER
-// instance (through Postgres LISTEN/NOTIFY), against a viewer on the instance that runs the turn
-// (in-process), in the same run and the same turns. Run with `npm run bench:cluster [turns] [tokens]`.
-// Figures only: nothing here fails a build. Target (issue 15): cross-instance p99 at most 2x.
+// Two figures from issue 15, in one run. Run with `npm run bench:cluster [turns] [tokens] [steps]`.
+// Figures only: nothing here fails a build.
+// 1. Fan-out latency across instances: from a model token to a viewer of the session on ANOTHER
+//    instance (through Postgres LISTEN/NOTIFY), against a viewer on the instance that runs the
+//    turn (in-process), in the same turns. Target: cross-instance p99 at most 2x.
+// 2. Turns running concurrently per instance before p99 exceeds 100 ms: steps of N turns started
+//    at once on one instance (steps "2,5,10,20,40,80" by default), each followed by a viewer on that
+//    instance, the p99 of each step against a single turn measured in the same run. Stepping
+//    stops after the first step over 100 ms.
 //
 // Two real instances (server/cluster/test-cluster.ts) on an embedded Postgres; the scripted model
 // server stamps each token when it writes it; both viewers subscribe to `session.events` over the
@@ -17,6 +22,8 @@ import { startModelServer, type ScriptedReply } from "@/e2e/fixtures/model-serve
 
 const TURNS = Number(process.argv[2] ?? 5);
 const TOKENS = Number(process.argv[3] ?? 200);
+const STEPS = (process.argv[4] ?? "2,5,10,20,40,80").split(",").map(Number);
+const P99_LIMIT_MS = 100;
 const TOKEN_INTERVAL_MS = 10;
 const now = () => performance.timeOrigin + performance.now();
 
@@ -82,25 +89,56 @@ function viewer(client: ReturnType<typeof connect>, sessionId: string, into: num
   return { subscribed, done };
 }
 
+/**
+ * One turn on `on`, followed there (and by each viewer in `also`); each viewer's latencies go to its array.
+ * Labels are padded: the model server picks a reply whose label the message contains, so "step20-1"
+ * must not be found inside "step20-10".
+ */
+async function turn(label: string, on: ReturnType<typeof connect>, into: number[], also: { client: ReturnType<typeof connect>; into: number[] }[] = []) {
+  model.add(reply(label));
+  const session = await on.trpc.session.create.mutate({ projectId: project.id });
+  const viewers = [viewer(on, session.id, into), ...also.map((v) => viewer(v.client, session.id, v.into))];
+  await Promise.all(viewers.map((v) => v.subscribed));
+  await on.trpc.session.send.mutate({ sessionId: session.id, text: label });
+  await Promise.all(viewers.map((v) => v.done));
+}
+
+const ms = (value: number) => `${value.toFixed(1).padStart(7)} ms`;
+const row = (name: string, values: number[]) => `${name.padEnd(34)} p50 ${ms(percentile(values, 50))}   p99 ${ms(percentile(values, 99))}   (${values.length} tokens)`;
+
 const same: number[] = [];
 const cross: number[] = [];
 try {
-  for (let turn = 0; turn < TURNS; turn++) {
-    const label = `turn${turn}`;
-    model.add(reply(label));
-    const session = await onA.trpc.session.create.mutate({ projectId: project.id });
-    const local = viewer(onA, session.id, same);
-    const remote = viewer(onB, session.id, cross);
-    await Promise.all([local.subscribed, remote.subscribed]);
-    await onA.trpc.session.send.mutate({ sessionId: session.id, text: label });
-    await Promise.all([local.done, remote.done]);
-  }
-  const row = (name: string, values: number[]) =>
-    `${name.padEnd(34)} p50 ${percentile(values, 50).toFixed(1).padStart(7)} ms   p99 ${percentile(values, 99).toFixed(1).padStart(7)} ms   (${values.length} tokens)`;
+  for (let i = 0; i < TURNS; i++) await turn(`turn${String(i).padStart(3, "0")}`, onA, same, [{ client: onB, into: cross }]);
   console.log(`\nfan-out from a model token to a viewer, ${TURNS} turns x ${TOKENS} tokens, one every ${TOKEN_INTERVAL_MS} ms`);
   console.log(row("viewer on the turn's instance", same));
   console.log(row("viewer on another instance", cross));
   console.log(`ratio other/same: p50 ${(percentile(cross, 50) / percentile(same, 50)).toFixed(2)}x, p99 ${(percentile(cross, 99) / percentile(same, 99)).toFixed(2)}x (target: p99 at most 2x)`);
+
+  // Concurrent turns on instance A, each viewed on A; the reference is one turn alone, just before.
+  const single: number[] = [];
+  await turn("single", onA, single);
+  console.log(`\nturns running concurrently on one instance, ${TOKENS} tokens each, one every ${TOKEN_INTERVAL_MS} ms; p99 limit ${P99_LIMIT_MS} ms`);
+  console.log(`load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}`);
+  console.log(row("1 turn (reference)", single));
+  let highest = 0;
+  for (const count of STEPS) {
+    const values: number[] = [];
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(Array.from({ length: count }, (_, i) => turn(`step${count}-${String(i).padStart(3, "0")}`, onA, values)));
+    const seconds = (performance.now() - started) / 1000;
+    const benchCpu = process.cpuUsage(cpu);
+    const p99 = percentile(values, 99);
+    const within = p99 <= P99_LIMIT_MS;
+    if (within) highest = count;
+    // This process (the scripted model and the viewers) near one full core would be the limit, not the instance.
+    const benchShare = ((benchCpu.user + benchCpu.system) / 1e6 / seconds) * 100;
+    console.log(`${row(`${count} turns`, values)}   p99 ${(p99 / percentile(single, 99)).toFixed(1)}x the single turn's   ${within ? "within" : "OVER"} ${P99_LIMIT_MS} ms   (bench process CPU ${benchShare.toFixed(0)}%)`);
+    if (!within) break;
+  }
+  console.log(`highest step with p99 under ${P99_LIMIT_MS} ms: ${highest ? `${highest} concurrent turns` : `none (the first step, ${STEPS[0]}, was over)`}`);
+  console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 } finally {
   onA.close();
   onB.close();

@@ -10,6 +10,21 @@
 // first for one session, then for N sessions streaming at once. "Added" is (b) minus (a) at
 // the same percentile. Tandem runs in its own process (bench/stream-server.ts), as in production;
 // the model server and the clients run here. Memory is the Tandem process's peak RSS.
+// The model server stays in this process on purpose: while Tandem streams, this process (model
+// and viewers) uses a fraction of a core (the "CPU Tandem / bench" column shows both; 6-19% at
+// 50 and 200 sessions on the 2-core machine, against Tandem's whole core), so the viewers and the
+// scripted model are not what makes tokens late. The direct clients run in a phase of their own.
+//
+// Where Tandem's time goes (BENCH_CPU_PROF=dir writes a CPU profile; 50 sessions, main thread,
+// shares of the busy time, November 2026). Before: web streams of the AI SDK's pipeline (undici
+// body, SSE parser, the chunk's zod validation, the provider's and streamText's ~10 transforms)
+// about a quarter, Prisma and pg a fifth, promise hooks (AsyncLocalStorage, enabled by
+// better-auth and Next.js) a tenth, GC a tenth, tRPC + superjson + WebSocket frames a seventh.
+// The agent step now calls the model through the SDK's one-call primitive (server/agent/step.ts):
+// the SDK's share fell to about a sixth and CPU per token by about a third. Largest now: Prisma
+// and pg (~27%), mostly the ~70 queries with which each of the 50 turns starts and is subscribed
+// to, all at once here; then WebSocket writes, GC and promise hooks (~8-10% each).
+
 import { fork } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -144,16 +159,21 @@ async function measure(name: string, count: number) {
   const b: Sample = [];
   await Promise.all(Array.from({ length: count }, (_, i) => direct(`${name}-direct-${String(i).padStart(3, "0")}`, a)));
   const before = await stats();
+  const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(Array.from({ length: count }, (_, i) => throughTandem(`${name}-tandem-${String(i).padStart(3, "0")}`, b)));
   const seconds = (performance.now() - started) / 1000;
+  const benchCpu = process.cpuUsage(benchCpuBefore);
   const after = await stats();
   const rowsPerSecond = (after.rowsWritten - before.rowsWritten) / seconds;
   const insertsPerSecond = (after.inserts - before.inserts) / seconds;
   const perSessionKb = Math.max(0, after.peakRss - before.rss) / count / 1e3;
   // CPU time is what the Tandem process spends per streamed token, whatever the machine's other load.
   const cpuPerTokenUs = ((after.cpuMs - before.cpuMs) * 1e3) / (count * TOKENS);
-  return { name, count, a, b, rowsPerSecond, insertsPerSecond, peakRssMb: after.peakRss / 1e6, perSessionKb, cpuPerTokenUs, loop: after };
+  // How busy the clients and the scripted model were: near 100% they, not Tandem, would be late.
+  const benchCpuShare = (benchCpu.user + benchCpu.system) / 1e6 / seconds;
+  const tandemCpuShare = (after.cpuMs - before.cpuMs) / 1e3 / seconds;
+  return { name, count, a, b, rowsPerSecond, insertsPerSecond, peakRssMb: after.peakRss / 1e6, perSessionKb, cpuPerTokenUs, tandemCpuShare, benchCpuShare, seconds, loop: after };
 }
 
 await measure("warmup", 2);
@@ -161,10 +181,11 @@ const results = [await measure("one", 1)];
 for (const count of SESSIONS) results.push(await measure(`many${count}`, count));
 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
 console.log(`\nStreaming latency, ${TOKENS} tokens per session at one every ${TOKEN_INTERVAL_MS} ms (model write → client receive)\n`);
 console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}\n`);
-console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | event-loop delay p50 / p99 / max | Tandem CPU per token | DB rows/s (INSERTs/s) | peak RSS | per session |");
-console.log("|---|---|---|---|---|---|---|---|---|---|");
+console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | event-loop delay p50 / p99 / max | Tandem CPU per token | CPU Tandem / bench | DB rows/s (INSERTs/s) | peak RSS | per session |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 // The issue's targets: up to 50 sessions p50 < 5 ms and p99 < 50 ms added; 200 sessions p99 < 200 ms.
 const targetOf = (count: number) => (count <= 50 ? { p50: 5, p99: 50 } : { p50: Infinity, p99: 200 });
 for (const r of results) {
@@ -175,7 +196,7 @@ for (const r of results) {
   const loop = `${fmt(r.loop.loopDelayP50)} / ${fmt(r.loop.loopDelayP99)} / ${fmt(r.loop.loopDelayMax)}`;
   const perSession = r.count === 1 ? "-" : `${r.perSessionKb.toFixed(0)} kB`;
   console.log(
-    `| ${r.count} | ${fmt(a50)} / ${fmt(a99)} | ${fmt(b50)} / ${fmt(b99)} | ${fmt(b50 - a50)} / ${fmt(b99 - a99)} | ${target}: ${met ? "met" : "MISSED"} (p99 ×${((b99 - a99) / t.p99).toFixed(2)} of target) | ${loop} | ${r.cpuPerTokenUs.toFixed(0)} µs | ${r.rowsPerSecond.toFixed(0)} (${r.insertsPerSecond.toFixed(0)}) | ${r.peakRssMb.toFixed(0)} MB | ${perSession} |`,
+    `| ${r.count} | ${fmt(a50)} / ${fmt(a99)} | ${fmt(b50)} / ${fmt(b99)} | ${fmt(b50 - a50)} / ${fmt(b99 - a99)} | ${target}: ${met ? "met" : "MISSED"} (p99 ×${((b99 - a99) / t.p99).toFixed(2)} of target) | ${loop} | ${r.cpuPerTokenUs.toFixed(0)} µs | ${pct(r.tandemCpuShare)} / ${pct(r.benchCpuShare)} over ${r.seconds.toFixed(1)} s | ${r.rowsPerSecond.toFixed(0)} (${r.insertsPerSecond.toFixed(0)}) | ${r.peakRssMb.toFixed(0)} MB | ${perSession} |`,
   );
   if (r.a.length !== r.count * TOKENS || r.b.length !== r.count * TOKENS) {
     console.log(`  (samples: direct ${r.a.length}, Tandem ${r.b.length}, expected ${r.count * TOKENS} each)`);
@@ -184,6 +205,7 @@ for (const r of results) {
 console.log("\nDB rows/s: session events written while the Tandem sessions streamed (tokens are coalesced into one row per ~50 ms per session); INSERTs/s: the statements that wrote them (the rows of all sessions share one INSERT at a time).");
 console.log("Event-loop delay: how late the Tandem process ran timers while the sessions streamed (perf_hooks, 10 ms resolution).");
 console.log("CPU per token: user + system CPU time of the Tandem process while the sessions streamed (setup of each turn included), over the tokens streamed.");
+console.log("CPU Tandem / bench: CPU time of the Tandem process and of this process (the scripted model and the viewers) over the streaming time, in cores (100% = one core).");
 console.log("Per session: the Tandem process's peak RSS while N sessions streamed, minus its RSS before, over N.");
 console.log("Peak RSS: the Tandem server process (Node + embedded Postgres client side; Postgres itself runs in its own processes).");
 

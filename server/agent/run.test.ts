@@ -38,6 +38,22 @@ describe("agent turn against the scripted model server", () => {
     expect(transcript.items.find((i) => i.kind === "tool")).toMatchObject({ status: "done", result: { llm: "echo: hi" } });
   });
 
+  it("records a call with the seq its request was built from, whatever fields the model puts in the tool's input", async () => {
+    const session = await h.newSession({
+      replies: [
+        { text: "Echoing. ", toolCalls: [{ id: "call_odd", name: "echo", arguments: { text: "hi", basedOnSeq: "not a number" } }] },
+        { text: "Done." },
+      ],
+    });
+    const events = await h.send(session.id, "Echo with an odd field");
+    const call = only(events, "tool_call")[0]!;
+    const message = only(events, "assistant_message")[0]!;
+    expect(call.payload.basedOnSeq).toBe(message.payload.basedOnSeq);
+    expect(call.payload.basedOnSeq).toBeGreaterThanOrEqual(only(events, "user_message")[0]!.seq);
+    expect(call.payload.input).toEqual({ text: "hi", basedOnSeq: "not a number" });
+    expect(only(events, "turn_finished")[0]!.payload.reason).toBe("completed");
+  });
+
   it("runs several calls of one step: reads in parallel, changes in order", async () => {
     const session = await h.newSession("parallel-tool-calls");
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "auto-edit" });

@@ -1,4 +1,4 @@
-import { APICallError, experimental_streamTextLowMemory as streamText, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
+import { APICallError, experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
 import type { Tool } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
@@ -7,10 +7,15 @@ import type { EventLog } from "@/server/agent/events";
 import { toTokenUsage } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
 
-// One model step: a single streamText call (no tools executed by the SDK), its stream turned into
-// session events. The single-consumer variant of streamText (same engine, no replay buffers) is
-// used because the stream is read exactly once, here; it costs less per token. Tool calls are recorded here and run by tool-calls.ts, from the log, so that a
+// One model step: a single call of the model (no tools executed by the SDK), its stream turned into
+// session events. Tool calls are recorded here and run by tool-calls.ts, from the log, so that a
 // turn can wait for people and survive a restart between any two steps.
+//
+// The SDK's one-call primitive is used, not streamText: it converts the prompt and tools, calls
+// the provider and parses tool calls the same way, with one transform between the provider's
+// stream and us. streamText adds about nine more web-stream stages per token (its multi-step loop,
+// tool execution, retries, steering, telemetry) that a single step without tools to run does not
+// use; with many sessions streaming they were a large part of the server's time (bench:stream).
 
 export const MAX_RETRIES = 3;
 
@@ -104,18 +109,15 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
   const { log, sessionId, turnId, stepId, tools, signal } = input;
   const outcome: StepOutcome = { text: "", calls: [], usage: toTokenUsage(undefined), error: null, aborted: false };
   let reasoning = "";
-  const result = streamText({
-    model: input.model,
-    instructions: input.instructions,
-    messages: input.messages,
-    tools: toSdkTools(tools, dialectOf(input.modelId)),
-    abortSignal: signal,
-    maxRetries: 0, // retried by runModelStep, which tells the session about each attempt
-    onError: () => {}, // errors arrive as `error` parts and become error events
-  });
-
   try {
-    for await (const part of result.fullStream) {
+    const result = await streamLanguageModelCall({
+      model: input.model,
+      instructions: input.instructions,
+      messages: input.messages,
+      tools: toSdkTools(tools, dialectOf(input.modelId)),
+      abortSignal: signal,
+    });
+    for await (const part of result.stream) {
       switch (part.type) {
         case "text-delta":
           if (!part.text) break;
@@ -128,8 +130,8 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
         case "tool-call": {
           const invalidJson = !!part.invalid && typeof part.input === "string" && !isJson(part.input);
           // A tool the model was not shown this step (a deferred one it named anyway) arrives as a JSON string.
-          const input = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
-          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input, invalidJson };
+          const args: unknown = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
+          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input: args, invalidJson };
           outcome.calls.push(call);
           const known = tools[call.toolName];
           await log.append(sessionId, "tool_call", {
@@ -144,14 +146,11 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
           });
           break;
         }
-        case "finish-step":
+        case "model-call-end":
           outcome.usage = toTokenUsage(part.usage);
           break;
         case "error":
           outcome.error ??= part.error;
-          break;
-        case "abort":
-          outcome.aborted = true;
           break;
         default:
           break;

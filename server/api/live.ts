@@ -48,20 +48,35 @@ export function untilAccessEnds<T>(changes: AccessChanges, holder: AccessHolder,
   );
 }
 
-/** `source`, until `watch` calls its `end` with an error: the next read then throws it. `watch` returns its cleanup. */
+/**
+ * `source`, until `watch` calls its `end` with an error: the read waiting then (or the next one)
+ * throws it. `watch` returns its cleanup.
+ *
+ * Each read races the source against the end by hand rather than with Promise.race on one
+ * promise of the end: that promise stays pending for the stream's whole life, and every race
+ * would leave a reaction on it, one per event a viewer ever receives (a streaming session sends
+ * one per token), held until the viewer leaves.
+ */
 function endWhen<T>(source: AsyncIterableIterator<T>, watch: (end: (error: TRPCError) => void) => () => void): AsyncIterableIterator<T> {
-  let cleanup = () => {};
-  const ended = new Promise<TRPCError>((resolve) => {
-    cleanup = watch(resolve);
+  let ended: TRPCError | null = null;
+  let interrupt: ((error: TRPCError) => void) | null = null;
+  const cleanup = watch((error) => {
+    ended ??= error;
+    interrupt?.(error);
   });
+  const stop = async (error: TRPCError): Promise<never> => {
+    cleanup();
+    await source.return?.();
+    throw error;
+  };
   const iterator: AsyncIterableIterator<T> = {
     async next() {
-      const step = await Promise.race([source.next(), ended]);
-      if (step instanceof TRPCError) {
-        cleanup();
-        await source.return?.();
-        throw step;
-      }
+      if (ended) return stop(ended);
+      const step = await new Promise<IteratorResult<T> | TRPCError>((resolve, reject) => {
+        interrupt = resolve;
+        source.next().then(resolve, reject);
+      }).finally(() => (interrupt = null));
+      if (step instanceof TRPCError) return stop(step);
       if (step.done) cleanup();
       return step;
     },

@@ -1,5 +1,4 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
 import type { LanguageServers } from "@/server/language/language-servers";
@@ -13,6 +12,7 @@ import type { Presence, Watcher } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { AccessChanges, AccessHolder } from "@/server/bus/access-changes";
 import { untilAccessEnds } from "@/server/api/live";
+import { wireTransformer } from "@/server/api/wire-transformer";
 import type { RateLimits } from "@/server/http/rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
 import { toAppUser } from "@/server/db/repositories/users";
@@ -150,7 +150,7 @@ const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
-    transformer: superjson,
+    transformer: wireTransformer,
     errorFormatter({ shape, error }) {
       const zodError = error.cause instanceof ZodError ? z.flattenError(error.cause) : null;
       return { ...shape, data: { ...shape.data, zodError, stack: undefined } };
