@@ -5,6 +5,7 @@ import {
   TerminalCloseCode,
   type ClientMessage,
 } from "@/lib/terminal-protocol";
+import { OutputPacer } from "./output-pacer";
 
 export type TerminalStatus = "connecting" | "connected" | "reconnecting" | "exited" | "closed";
 
@@ -24,6 +25,7 @@ const MAX_BACKOFF_MS = 10_000;
  */
 export class TerminalConnection {
   private socket: WebSocket | null = null;
+  private pacer: OutputPacer | null = null;
   private attempts = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
@@ -33,7 +35,10 @@ export class TerminalConnection {
   constructor(private readonly options: TerminalConnectionOptions) {
     const { terminal } = options;
     this.subscriptions = [
-      terminal.onData((data) => this.send({ type: "input", data })),
+      terminal.onData((data) => {
+        this.pacer?.inputSent();
+        this.send({ type: "input", data });
+      }),
       terminal.onResize(({ cols, rows }) => this.send({ type: "resize", cols, rows })),
     ];
     window.addEventListener("online", this.reconnectNow);
@@ -45,6 +50,7 @@ export class TerminalConnection {
     clearTimeout(this.retryTimer);
     window.removeEventListener("online", this.reconnectNow);
     for (const subscription of this.subscriptions) subscription.dispose();
+    this.pacer?.dispose();
     this.socket?.close(1000);
     this.socket = null;
   }
@@ -59,8 +65,26 @@ export class TerminalConnection {
     const socket = new WebSocket(this.options.url);
     socket.binaryType = "arraybuffer";
     this.socket = socket;
+    this.pacer?.dispose();
     let unacked = 0;
     let writing = 0;
+    const pacer = new OutputPacer({
+      write: (bytes, parsed) => {
+        writing++;
+        terminal.write(bytes, parsed);
+      },
+      onParsed: (bytes) => {
+        writing--;
+        unacked += bytes;
+        onParsed?.(bytes);
+        // Acknowledge in chunks while a flood lasts, and everything once xterm has caught up.
+        if (unacked >= ACK_EVERY_BYTES || (writing === 0 && unacked > 0)) {
+          this.send({ type: "ack", bytes: unacked });
+          unacked = 0;
+        }
+      },
+    });
+    this.pacer = pacer;
 
     socket.onopen = () => {
       this.attempts = 0;
@@ -80,19 +104,7 @@ export class TerminalConnection {
         }
         return;
       }
-      const bytes = new Uint8Array(event.data);
-      writing++;
-      terminal.write(bytes, () => {
-        writing--;
-        unacked += bytes.length;
-        onParsed?.(bytes.length);
-        if (socket !== this.socket) return;
-        // Acknowledge in chunks while a flood lasts, and everything once xterm has caught up.
-        if (unacked >= ACK_EVERY_BYTES || (writing === 0 && unacked > 0)) {
-          this.send({ type: "ack", bytes: unacked });
-          unacked = 0;
-        }
-      });
+      pacer.push(new Uint8Array(event.data));
     };
     socket.onclose = (event) => {
       if (socket !== this.socket || this.disposed) return;

@@ -109,7 +109,17 @@ export class ScreenMirror {
         continue;
       }
       let data = "";
-      while (typeof this.steps[0] === "string" && data.length < FEED_CHARS) data += this.steps.shift();
+      while (typeof this.steps[0] === "string" && data.length < FEED_CHARS) {
+        // At most FEED_CHARS at a time: a long string (what compaction leaves) parsed whole would
+        // keep the mirror busy with text that the next compaction could have skipped.
+        const next = this.steps[0];
+        const take = FEED_CHARS - data.length;
+        if (next.length <= take) data += this.steps.shift();
+        else {
+          data += next.slice(0, take);
+          this.steps[0] = next.slice(take);
+        }
+      }
       this.queuedChars -= data.length;
       this.compactAt = Math.min(this.compactAt, this.queuedChars + COMPACT_ABOVE_CHARS);
       this.feedingChars = data.length;
@@ -155,38 +165,36 @@ export class ScreenMirror {
  * have passed, and all before that must then scroll out: `keepLines` more newlines.
  */
 export function plainSkip(text: string, keepLines: number, rows: number): { from: number; to: number } | null {
-  let kept = 0;
-  let sawReturn = false;
-  let margin = 0;
-  for (let i = text.length - 1; i >= 0; i--) {
-    const ch = text.charCodeAt(i);
-    if (kept < keepLines) {
-      if (ch === 10) kept++;
-      continue;
-    }
-    if (!sawReturn) {
-      sawReturn = ch === 13;
-      continue;
-    }
-    if (ch !== 10) continue;
-    if (margin++ <= rows) continue;
-    const to = i + 1;
-    const lastState = lastStatefulIndex(text, to);
-    // Start after the line holding the last state change, so no escape sequence is cut in two.
-    const from = lastState === -1 ? 0 : text.indexOf("\n", lastState) + 1;
-    if (lastState !== -1 && from === 0) return null;
-    return from < to ? { from, to } : null;
-  }
-  return null;
+  // Native searches (lastIndexOf, a regular expression per block) rather than a loop over every
+  // character: this runs for each half megabyte of a flood, so it is on the PTY's hot path.
+  let at = text.length;
+  for (let kept = 0; kept < keepLines && at >= 0; kept++) at = lastIndexBefore(text, "\n", at);
+  at = lastIndexBefore(text, "\r", at);
+  for (let margin = 0; margin < rows + 2 && at >= 0; margin++) at = lastIndexBefore(text, "\n", at);
+  if (at < 0) return null;
+  const to = at + 1;
+  const lastState = lastStatefulIndex(text, to);
+  // Start after the line holding the last state change, so no escape sequence is cut in two.
+  const from = lastState === -1 ? 0 : text.indexOf("\n", lastState) + 1;
+  if (lastState !== -1 && from === 0) return null;
+  return from < to ? { from, to } : null;
 }
 
-function lastStatefulIndex(text: string, end: number): number {
-  for (let i = end - 1; i >= 0; i--) if (isStateful(text.charCodeAt(i))) return i;
-  return -1;
+/** The last index of `char` before `end`, or -1. */
+function lastIndexBefore(text: string, char: string, end: number): number {
+  return end <= 0 ? -1 : text.lastIndexOf(char, end - 1);
 }
 
 // Anything that can change terminal state beyond the current line: ESC, C1 and most C0 controls
 // (tab, backspace, bell, CR and LF only move within or between lines).
-function isStateful(code: number): boolean {
-  return code <= 0x06 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f) || (code >= 0x7f && code <= 0x9f);
+const STATEFUL = /[\x00-\x06\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
+const STATEFUL_BLOCK = 16 * 1024;
+
+function lastStatefulIndex(text: string, end: number): number {
+  for (let blockEnd = end; blockEnd > 0; blockEnd -= STATEFUL_BLOCK) {
+    const blockStart = Math.max(0, blockEnd - STATEFUL_BLOCK);
+    if (!STATEFUL.test(text.slice(blockStart, blockEnd))) continue;
+    for (let i = blockEnd - 1; i >= blockStart; i--) if (STATEFUL.test(text[i]!)) return i;
+  }
+  return -1;
 }

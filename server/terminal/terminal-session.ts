@@ -10,10 +10,15 @@ import { ScreenMirror } from "./screen-mirror";
 const require = createRequire(import.meta.url);
 const { spawn } = require("node-pty") as typeof import("node-pty");
 
-/** Pause the PTY when a client is this many bytes behind... */
-export const HIGH_WATERMARK = 512 * 1024;
+/**
+ * Pause the PTY when a client is this many bytes behind... Throughput is at most this window per
+ * round trip, and a round trip includes the client's flood pacing (components/terminal/
+ * output-pacer.ts, 40 ms): 512 KiB per ~50 ms is ~10 MB/s. Larger costs Ctrl-C latency,
+ * since everything in flight is parsed before the prompt shows (bench:terminal measures both).
+ */
+export const HIGH_WATERMARK = 1024 * 1024;
 /** ...and resume once everyone is back under this. Must exceed the client's ack interval. */
-export const LOW_WATERMARK = 128 * 1024;
+export const LOW_WATERMARK = 640 * 1024;
 /** The mirror may queue more: it skips plain floods, so only output full of escapes fills it. */
 const MIRROR_HIGH_WATERMARK = 8 * 1024 * 1024;
 const FRAME_MAX_CHARS = 64 * 1024;
