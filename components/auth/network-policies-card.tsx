@@ -53,10 +53,10 @@ export function NetworkPoliciesCard() {
             );
           })}
         </div>
-        <span className="hint">
-          A project whose policy is ruled out uses the most restrictive permitted one (off, then allow-list, then open) until it is permitted again.
-        </span>
       </div>
+      <p className="hint">
+        A project whose policy is ruled out uses the most restrictive permitted one (off, then allow-list, then open) until it is permitted again.
+      </p>
       {error && <div className="error-text">{error}</div>}
     </section>
   );
