@@ -28,8 +28,8 @@ const server = net.createServer({ highWaterMark: BUFFER }, (client) => {
   client.on("error", end);
   upstream.on("error", end);
   client.on("close", end);
-  upstream.on("close", end);
-  upstream.on("end", () => client.end());
+  // What is still queued for the command goes out before its connection closes.
+  upstream.on("close", () => (client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
   client.pipe(upstream);
 });
 server.on("error", (error) => {
