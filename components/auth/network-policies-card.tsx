@@ -19,8 +19,10 @@ export function NetworkPoliciesCard() {
   const [error, setError] = useState<string | null>(null);
   const save = useMutation(
     trpc.account.setNetworkPolicies.mutationOptions({
-      onSuccess: () => {
+      onSuccess: ({ networkPolicies }) => {
         setError(null);
+        // The next click builds on what the server stored, not on a settings read still on its way.
+        queryClient.setQueryData(trpc.account.settings.queryKey(), (old) => (old ? { ...old, networkPolicies } : old));
         void queryClient.invalidateQueries(trpc.account.settings.queryFilter());
         void queryClient.invalidateQueries(trpc.network.settings.queryFilter());
       },
@@ -43,8 +45,8 @@ export function NetworkPoliciesCard() {
                 key={value}
                 type="button"
                 aria-pressed={on}
-                // At least one stays permitted: off alone gives projects no network.
-                disabled={!settings.data || (on && permitted.length === 1)}
+                // One change at a time, and at least one policy stays permitted.
+                disabled={!settings.data || save.isPending || (on && permitted.length === 1)}
                 onClick={() => save.mutate({ networkPolicies: on ? permitted.filter((p) => p !== value) : [...permitted, value] })}
                 data-testid={`network-policy-${value}`}
               >
