@@ -44,3 +44,38 @@ test("network policy, allow-list and the live connection log", async ({ page, id
     server.close();
   }
 });
+
+test("the admin rules out a policy, and a project on it falls back to the most restrictive permitted one", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Networked");
+  const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
+
+  await page.goto("/admin");
+  const policies = page.getByTestId("network-policies-card");
+  await expect(page.getByTestId("network-policy-allow-list")).toHaveAttribute("aria-pressed", "true");
+  await page.getByTestId("network-policy-allow-list").click();
+  await expect(page.getByTestId("network-policy-allow-list")).toHaveAttribute("aria-pressed", "false");
+  await page.getByTestId("network-policy-open").click();
+  await expect(page.getByTestId("network-policy-open")).toHaveAttribute("aria-pressed", "false");
+  // Off alone is left: it cannot be ruled out too.
+  await expect(page.getByTestId("network-policy-off")).toBeDisabled();
+  await policies.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath("admin-network-policies"), fullPage: true });
+
+  // Still permitted after a reload: the server keeps the choice.
+  await page.reload();
+  await expect(page.getByTestId("network-policy-allow-list")).toHaveAttribute("aria-pressed", "false");
+
+  await page.goto(`/p/${projectId}/settings`);
+  await expect(page.getByTestId("network-policy")).toHaveValue("off");
+  await expect(page.getByTestId("network-policy").locator('option[value="allow-list"]')).toBeDisabled();
+  await expect(page.getByTestId("network-policy").locator('option[value="allow-list"]')).toHaveText(/not permitted by the admin/);
+
+  await page.goto("/admin");
+  await page.getByTestId("network-policy-allow-list").click();
+  await expect(page.getByTestId("network-policy-allow-list")).toHaveAttribute("aria-pressed", "true");
+  await page.getByTestId("network-policy-open").click();
+  await expect(page.getByTestId("network-policy-open")).toHaveAttribute("aria-pressed", "true");
+  await page.goto(`/p/${projectId}/settings`);
+  await expect(page.getByTestId("network-policy")).toHaveValue("allow-list");
+});

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { CommandGuardCard } from "@/components/auth/command-guard-card";
 import { InviteLinks } from "@/components/auth/invite-links";
+import { NetworkPoliciesCard } from "@/components/auth/network-policies-card";
 import { WebSearchCard } from "@/components/auth/web-search-card";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -20,6 +21,7 @@ export function AdminSettings({ role }: { role: string }) {
       <WebSearchCard />
       <CommandGuardCard />
       <SandboxCard />
+      <NetworkPoliciesCard />
     </>
   );
 }

@@ -29,6 +29,18 @@ export const DEFAULT_ALLOW_HOSTS = [
   "gitlab.com", "bitbucket.org",
 ];
 
+/**
+ * The policy in force for a project that chose `chosen` when the admin permits `permitted`: its
+ * choice, or else the most restrictive permitted one (off, then allow-list, then open; the
+ * project's own allow-list stays). A project on `open` after the admin rules it out gets `off`
+ * when that is permitted; one on `off` after the admin rules that out gets its allow-list,
+ * because an admin who rules out `off` wants projects to reach their registries.
+ */
+export function policyInForce(chosen: NetworkPolicyKind, permitted: readonly NetworkPolicyKind[]): NetworkPolicyKind {
+  if (permitted.includes(chosen)) return chosen;
+  return NETWORK_POLICIES.find((policy) => permitted.includes(policy)) ?? "off";
+}
+
 export function hostMatches(patterns: readonly string[], host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, "");
   return patterns.some((pattern) => (pattern.startsWith("*.") ? name.endsWith(pattern.slice(1)) : name === pattern));

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -204,6 +205,26 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
     ]);
     expect(mine[0]!.source).toEqual({ kind: "terminal", id: "t1" });
   });
+
+  it("carries a large download intact, plain and tunnelled, while the reader is slower than the server, which hangs up after its last byte", async () => {
+    const body = randomBytes(48 * 1024 * 1024);
+    const big = http.createServer((_req, res) => {
+      // The server hangs up right after its last byte, while most of the body is still queued in the proxy and the bridge.
+      res.writeHead(200, { "content-length": String(body.length), connection: "close" });
+      res.end(body);
+    });
+    const port = await listen(big);
+    try {
+      policies.set("p4", { policy: "allow-list", allowHosts: ["registry.test"] });
+      const { stdout } = await sh("p4", `curl -sS http://registry.test:${port}/ | (sleep 1; sha256sum); curl -sS -p http://registry.test:${port}/ | (sleep 1; sha256sum)`);
+      const expected = createHash("sha256").update(body).digest("hex");
+      expect(stdout.split("\n").filter(Boolean).map((line) => line.split(" ")[0])).toEqual([expected, expected]);
+      const bytes = logged.filter((c) => c.projectId === "p4").map((c) => c.bytesIn);
+      expect(bytes.every((n) => n >= body.length)).toBe(true);
+    } finally {
+      big.close();
+    }
+  }, 60_000);
 
   it("cannot reach the host's loopback directly, only through the proxy", async () => {
     policies.set("p2", { policy: "open", allowHosts: [] });

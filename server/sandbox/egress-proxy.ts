@@ -55,6 +55,23 @@ export type EgressListener = {
  */
 const PIPE_BUFFER_BYTES = 1024 * 1024;
 
+/**
+ * Reads a tunnel's downloads into fresh buffers of PIPE_BUFFER_BYTES and writes them to `to`,
+ * pausing the reader while `to` is behind: fewer reads, writes and callbacks per byte than
+ * node's 64 KiB reads (the bridge does the same, bridge-script.ts). Each read gets a buffer of
+ * its own because a write the kernel does not take at once keeps referring to it.
+ */
+function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
+  return {
+    buffer: () => Buffer.allocUnsafe(PIPE_BUFFER_BYTES),
+    callback: (bytes, buffer) => {
+      if (to.write(buffer.subarray(0, bytes))) return true;
+      to.once("drain", () => from().resume());
+      return false;
+    },
+  };
+}
+
 const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 class Refused extends Error {}
@@ -148,14 +165,15 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    const upstream = net.connect({ host: address, port });
+    // Reading starts once connected, after the "200" line is written.
+    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
     tunnels.add(client).add(upstream);
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
-      upstream.pipe(client);
       client.pipe(upstream);
     });
+    upstream.once("end", () => client.end());
     let recorded = false;
     const end = () => {
       client.destroy();
@@ -170,7 +188,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       if (!upstream.readyState || upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`);
       end();
     });
-    upstream.on("close", end);
+    // What is still queued for the sandbox goes out before the tunnel closes: a server that
+    // sends its last bytes and hangs up must not lose them.
+    upstream.on("close", () => (client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
     client.on("close", end);
   });
 

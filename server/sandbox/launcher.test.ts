@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import net from "node:net";
+import { getPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canSwitchIdentity, projectIdentity } from "./identity";
+import { DEFAULT_LIMITS } from "./limits";
 import { bwrapAvailable, defaultSandboxHost, SandboxUnavailableError, sandboxCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
 
 function run(host: SandboxHost, options: Omit<SandboxOptions, "command">, script: string) {
@@ -123,6 +125,24 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
     const { stdout } = await run(plain("bwrap"), { workspaceRoot: workspace, readOnlyBinds: [{ from: dir, to: "/opt/tandem-pkg" }] }, "cat /opt/tandem-pkg/pkg.txt; echo x > /opt/tandem-pkg/w 2>/dev/null && echo WROTE");
     expect(stdout).toBe("package\n");
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lowers the command's priority but not the network bridge's, which carries its downloads", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tandem-nice-"));
+    const egressSocket = path.join(dir, "egress.sock");
+    const proxy = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => proxy.listen(egressSocket, resolve));
+    try {
+      const host: SandboxHost = { ...plain("bwrap"), limits: DEFAULT_LIMITS };
+      // Field 19 of /proc/<pid>/stat is the niceness; the bash's parent is the bridge.
+      const { stdout, code } = await run(host, { workspaceRoot: workspace, egressSocket }, "nice; cut -d' ' -f19 /proc/$PPID/stat");
+      expect(code).toBe(0);
+      const server = getPriority();
+      expect(stdout.split("\n").slice(0, 2)).toEqual([String(Math.min(19, server + DEFAULT_LIMITS.nice)), String(server)]);
+    } finally {
+      proxy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

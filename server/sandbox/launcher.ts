@@ -6,7 +6,7 @@ import path from "node:path";
 import { proxyEnv, sandboxEnv } from "./environment";
 import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
-import { limitPrefix, type SandboxLimits } from "./limits";
+import { limitPrefix, nicePrefix, type SandboxLimits } from "./limits";
 import { masks, systemBinds } from "./mounts";
 import { runtimeDir } from "./runtime-dir";
 
@@ -85,7 +85,8 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const identity = host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
   if (identity) prepareWorkspace(workspaceRoot, identity);
   const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
-  const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, ...command] : command;
+  const niced = host.limits ? [...nicePrefix(host.limits), ...command] : command;
+  const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, ...niced] : niced;
   const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
   const limited = host.limits ? limitPrefix(host.limits, identity !== undefined, options.growthStopped) : [];
   if (host.cgroups?.kind === "v2" && host.limits) {

@@ -2,8 +2,8 @@ import { EventEmitter } from "node:events";
 import type { Db } from "@/server/db/client";
 import { listEgressConnections, pruneEgressConnections, recordEgressConnection, type EgressConnectionRow } from "@/server/db/repositories/egress-connections";
 import { addAllowedHost, getNetworkSettings, saveNetworkSettings } from "@/server/db/repositories/network-settings";
-import { getSetting } from "@/server/db/repositories/settings";
-import type { NetworkPolicy, NetworkPolicyKind } from "@/server/sandbox/egress-policy";
+import { getSetting, setSetting } from "@/server/db/repositories/settings";
+import { policyInForce, type NetworkPolicy, type NetworkPolicyKind } from "@/server/sandbox/egress-policy";
 import type { LoggedConnection, NetworkPolicies } from "@/server/sandbox/sandbox";
 
 // Projects' network policies and their connection log: what the sandbox asks for each
@@ -21,17 +21,17 @@ export function createProjectNetwork(db: Db) {
   const live = new EventEmitter().setMaxListeners(0);
   const recorded = new Map<string, number>();
 
-  async function effective(projectId: string): Promise<NetworkPolicy> {
+  /** The project's settings with the policy in force: a policy the admin has since ruled out falls back (policyInForce). */
+  async function effective(projectId: string): Promise<NetworkPolicy & { permitted: NetworkPolicyKind[] }> {
     const [stored, permitted] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies")]);
-    // A policy the admin has since ruled out gives no network until a project admin picks another.
-    return permitted.includes(stored.policy) ? stored : { ...stored, policy: "off" };
+    return { ...stored, policy: policyInForce(stored.policy, permitted), permitted };
   }
 
   const policies: NetworkPolicies = {
     get(projectId) {
       const hit = cache.get(projectId);
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.policy;
-      const policy = effective(projectId);
+      const policy = effective(projectId).then(({ policy, allowHosts }) => ({ policy, allowHosts }));
       cache.set(projectId, { at: Date.now(), policy });
       policy.catch(() => cache.delete(projectId));
       return policy;
@@ -40,11 +40,8 @@ export function createProjectNetwork(db: Db) {
 
   return {
     policies,
-    /** The stored settings and which policies the admin permits (for the settings page). */
-    async settings(projectId: string): Promise<NetworkPolicy & { permitted: NetworkPolicyKind[] }> {
-      const [stored, permitted] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies")]);
-      return { ...stored, permitted };
-    },
+    /** The policy in force, the allow-list, and which policies the admin permits (for the settings page). */
+    settings: effective,
     async save(projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
       const permitted = await getSetting(db, "networkPolicies");
       if (!permitted.includes(settings.policy)) {
@@ -52,6 +49,13 @@ export function createProjectNetwork(db: Db) {
       }
       cache.delete(projectId);
       return saveNetworkSettings(db, projectId, settings);
+    },
+    /** The admin's choice of the policies projects may choose; applies to running sandboxes' next connection. */
+    async setPermitted(permitted: NetworkPolicyKind[]): Promise<NetworkPolicyKind[]> {
+      const unique = [...new Set(permitted)];
+      await setSetting(db, "networkPolicies", unique);
+      cache.clear();
+      return unique;
     },
     async allowHost(projectId: string, host: string): Promise<NetworkPolicy> {
       cache.delete(projectId);

@@ -27,14 +27,10 @@ export const accountRouter = router({
     /** Which sandbox, network backend and limits (rlimits, cgroups v2) are in force: the start-up line. */
     sandbox: describeSandbox(ctx.services.sandbox.host),
   })),
-  /** Which network policies projects may choose (server/sandbox). */
+  /** Which network policies projects may choose; a project whose policy is ruled out falls back (policyInForce in server/sandbox). */
   setNetworkPolicies: adminProcedure
     .input(z.object({ networkPolicies: z.array(networkPolicyKind).min(1, "permit at least one policy (off gives projects no network)") }))
-    .mutation(async ({ ctx, input }) => {
-      const networkPolicies = [...new Set(input.networkPolicies)];
-      await setSetting(ctx.services.db, "networkPolicies", networkPolicies);
-      return { networkPolicies };
-    }),
+    .mutation(async ({ ctx, input }) => ({ networkPolicies: await ctx.services.network.setPermitted(input.networkPolicies) })),
 
   setSignupMode: adminProcedure
     .input(z.object({ signupMode: z.enum(["open", "invite"]) }))

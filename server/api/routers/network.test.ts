@@ -43,10 +43,37 @@ describe("network router", () => {
     expect(saved).toEqual({ policy: "open", allowHosts: ["*.example.com", "registry.test"] });
     await expect(caller.network.update({ projectId: project.id, policy: "allow-list", allowHosts: ["not a host!"] })).rejects.toThrow(/host name/);
     await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list"] });
-    // A policy the admin ruled out gives no network at all, and cannot be chosen again.
+    // A policy the admin ruled out falls back to off, the most restrictive permitted, and cannot be chosen again.
     expect((await env.services.network.policies.get(project.id)).policy).toBe("off");
     await expect(caller.network.update({ projectId: project.id, policy: "open", allowHosts: [] })).rejects.toThrow(/not permitted/);
     await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list", "open"] });
+  });
+
+  it("moves projects whose policy the admin rules out to the most restrictive permitted one, and back when it is permitted again", async () => {
+    const admin = await env.createUser("admin");
+    const caller = createCaller(env.context(admin));
+    const open = await caller.project.create({ name: "Open" });
+    const off = await caller.project.create({ name: "Off" });
+    const listed = await caller.project.create({ name: "Listed" });
+    await caller.network.update({ projectId: open.id, policy: "open", allowHosts: ["registry.test"] });
+    await caller.network.update({ projectId: off.id, policy: "off", allowHosts: [] });
+    const inForce = async () => Promise.all([open, off, listed].map(async (p) => (await env.services.network.policies.get(p.id)).policy));
+    expect(await inForce()).toEqual(["open", "off", "allow-list"]);
+    try {
+      // Without off, every project reaches (only) its own allow-list, at once.
+      expect(await caller.account.setNetworkPolicies({ networkPolicies: ["allow-list", "allow-list"] })).toEqual({ networkPolicies: ["allow-list"] });
+      expect(await inForce()).toEqual(["allow-list", "allow-list", "allow-list"]);
+      expect(await caller.network.settings({ projectId: open.id })).toEqual({ policy: "allow-list", allowHosts: ["registry.test"], permitted: ["allow-list"] });
+      await expect(caller.network.update({ projectId: off.id, policy: "off", allowHosts: [] })).rejects.toThrow(/not permitted/);
+
+      await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list"] });
+      expect(await inForce()).toEqual(["off", "off", "allow-list"]);
+      await expect(caller.account.setNetworkPolicies({ networkPolicies: [] })).rejects.toThrow(/at least one policy/);
+    } finally {
+      await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list", "open"] });
+    }
+    // Each project's own choice was kept.
+    expect(await inForce()).toEqual(["open", "off", "allow-list"]);
   });
 
   it("adds a host from a session's card and records who allowed it there", async () => {
