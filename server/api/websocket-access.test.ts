@@ -13,6 +13,7 @@ import { setSetting } from "@/server/db/repositories/settings";
 import { findUser } from "@/server/db/repositories/users";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { languageSocketUrl } from "@/lib/language-protocol";
+import { jsonRpcCall } from "@/server/test/json-rpc-socket";
 
 // The WebSocket endpoints of the authorization matrix, through a real HTTP server: tRPC
 // subscriptions on /api/trpc/ws (login cookie, or a share token as a connection param) and the
@@ -195,17 +196,7 @@ describe("terminal WebSocket", () => {
 
 describe("language server WebSocket", () => {
   const url = (server = "typescript", project = projectId) => languageSocketUrl({ protocol: "http:", host: new URL(base).host }, project, server);
-  const call = (ws: WebSocket, id: number, method: string, params: unknown) =>
-    new Promise<{ result?: any; error?: { message: string } }>((resolve) => {
-      const onMessage = (data: WebSocket.RawData) => {
-        const message = JSON.parse(data.toString());
-        if (message.id !== id) return;
-        ws.off("message", onMessage);
-        resolve(message);
-      };
-      ws.on("message", onMessage);
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
+  const call = jsonRpcCall;
 
   it("checks the caller, the project, the server and the origin before upgrading", async () => {
     expect((await upgrade(url(), { origin: base })).status).toBe(401);

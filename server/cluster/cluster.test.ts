@@ -17,6 +17,7 @@ import { languageSocketUrl } from "@/lib/language-protocol";
 import { createInstance, freePort, instanceEnv, startCluster, type Cluster, type ClusterInstance } from "@/server/cluster/test-cluster";
 import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
 import type { SessionStreamItem } from "@/lib/session-events";
+import { jsonRpcCall } from "@/server/test/json-rpc-socket";
 
 // Three real Tandem instances on one Postgres, behind a load balancer. What one instance does to
 // someone's access reaches their connections held on another within 2 s, as an attacker holding
@@ -116,19 +117,6 @@ async function openLanguage(baseUrl: string, cookie: string, projectId: string, 
   });
 }
 
-/** One JSON-RPC call on a language socket, and its answer. */
-function rpc(ws: WebSocket, id: number, method: string, params: unknown) {
-  return new Promise<{ result?: any; error?: { message: string } }>((resolve) => {
-    const onMessage = (data: WebSocket.RawData) => {
-      const message = JSON.parse(data.toString());
-      if (message.id !== id) return;
-      ws.off("message", onMessage);
-      resolve(message);
-    };
-    ws.on("message", onMessage);
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-  });
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -431,7 +419,7 @@ describe("a project's terminals belong to one instance; requests that land elsew
     for (const instance of cluster.instances) {
       const ws = await openLanguage(instance.url, ann.cookie, projectId, "json");
       sockets.push(ws);
-      const init = await rpc(ws, 1, "initialize", { processId: null, rootUri: null, capabilities: {} });
+      const init = await jsonRpcCall(ws, 1, "initialize", { processId: null, rootUri: null, capabilities: {} });
       expect(init.result.capabilities.completionProvider).toBeTruthy();
     }
     // One server on the owner, with the three editors as its clients, whichever instance is asked.
