@@ -60,6 +60,9 @@ export const fileChangeSchema = z.object({
 });
 export type FileChange = z.infer<typeof fileChangeSchema>;
 
+/** The change of the workspace root itself: changes may have been missed, read everything again (a cluster's bus lost its connection). */
+export const REREAD_ALL: FileChange = { type: "addDir", path: "" };
+
 export const treeInputSchema = z.object({
   projectId: projectIdSchema,
   path: workspacePathSchema.default(""),

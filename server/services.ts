@@ -17,7 +17,9 @@ import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
-import { createRemoteWorkspaceHost } from "@/server/cluster/workspace-host";
+import { createRemoteWorkspaceHost } from "@/server/cluster/remote-workspace-host";
+import { createHeldWorkspaceWatch } from "@/server/cluster/held-workspace-watch";
+import { followProjectFiles } from "@/server/cluster/cluster-file-changes";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -131,11 +133,25 @@ export async function createServices(config: Config, log: (line: string) => void
     terminals.closeProject(projectId);
     void extensions.projectTools.close(projectId).catch((error: unknown) => log(`could not close the MCP connections of project ${projectId}: ${(error as Error).message}`));
   };
-  const workspaces = config.cluster
+  // The holder of a project watches its files and publishes what it sees on the file-change bus.
+  const { fileChanges } = buses;
+  const heldWatch = fileChanges ? createHeldWorkspaceWatch({ fileChanges, root: async (projectId) => (await files.open(projectId)).root, log }) : null;
+  const host = config.cluster
+    ? config.workspaceRunnersUrl && !runner
+      ? createRemoteWorkspaceHost(config.workspaceRunnersUrl, secret)
+      : createWorkspaceLeases({
+          db,
+          lost: (projectId) => (dropLiveResources(projectId), heldWatch?.drop(projectId)),
+          held: (projectId) => heldWatch?.hold(projectId),
+          log,
+        })
+    : null;
+  const workspaces = host
     ? {
-        host: config.workspaceRunnersUrl && !runner ? createRemoteWorkspaceHost(config.workspaceRunnersUrl) : createWorkspaceLeases({ db, lost: (projectId) => dropLiveResources(projectId), log }),
+        host,
         forwardingSecret: secret,
         runner,
+        followFiles: fileChanges ? (projectId: string, signal?: AbortSignal) => followProjectFiles({ fileChanges, host, log }, projectId, signal) : null,
       }
     : undefined;
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };
@@ -144,6 +160,7 @@ export async function createServices(config: Config, log: (line: string) => void
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
     async dispose() {
       await workspaces?.host.release().catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
+      heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();
       terminals.disposeAll();

@@ -20,7 +20,8 @@ import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-proto
 import { handleLanguageSocket } from "@/server/language/language-socket";
 import { specForServer } from "@/server/language/registry";
 import { createWorkspaceForwarding, type Arrival, type WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
-import { peerUrl } from "@/server/cluster/workspace-host";
+import { peerUrl, type WorkspaceHost } from "@/server/cluster/workspace-host";
+import { HOLD_PATH } from "@/server/cluster/remote-workspace-host";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
 // file uploads and downloads.
@@ -95,6 +96,7 @@ export async function startServer(services: Services, options: { dir: string; pa
         return;
       }
     }
+    if (url.startsWith(`${HOLD_PATH}?`) && services.workspaces) return void holdForPeer(services.workspaces.host, req, res, arrival);
     if (url === "/api/health") return void res.writeHead(ready ? 200 : 503, { "content-type": "text/plain" }).end(ready ? "ok" : "starting");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     const forwardTo = url.startsWith("/api/trpc/") ? routed(arrival) : null;
@@ -294,4 +296,24 @@ async function upgradeLanguage(
     followAccess(services, caller, found.project.id, ws, (now) => (role = now));
     handleLanguageSocket(ws, hub, { root: workspace.root, canWrite });
   });
+}
+
+/**
+ * A web instance asks this workspace runner to hold a project, so that its files are watched while
+ * someone views them there (remote-workspace-host.ts). Only a peer's signed request is served: the
+ * viewer's rights were checked where they are connected.
+ */
+function holdForPeer(host: WorkspaceHost, req: http.IncomingMessage, res: http.ServerResponse, arrival: Arrival) {
+  const projectId = new URL(req.url ?? "/", "http://local").searchParams.get("projectId");
+  if (arrival.kind !== "forwarded" || req.method !== "POST" || !projectId) {
+    res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Only a signed request from a peer instance may ask this." }));
+    return;
+  }
+  host
+    .hold(projectId)
+    .then(() => res.writeHead(204).end())
+    .catch((error: unknown) => {
+      console.error("holding a project for a peer:", error);
+      res.writeHead(503).end();
+    });
 }

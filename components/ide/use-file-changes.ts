@@ -2,11 +2,12 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef } from "react";
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
 import { parentOf } from "@/components/ide/explorer/paths";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
+import { REREAD_ALL } from "@/lib/fs-schemas";
 
 /**
  * Follows the project's files on disk: open tabs reload or flag a conflict, and the explorer
@@ -22,11 +23,19 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const gitTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
+  /** Reads the tree and the open files again: changes may have been missed. */
+  const catchUp = useCallback(() => {
+    void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId }));
+    for (const file of store.getSnapshot().files) void store.diskChanged({ type: "change", path: file.path });
+    refreshReview();
+  }, [queryClient, trpc, projectId, store, refreshReview]);
+
   const subscription = useSubscription(
     trpc.fs.changes.subscriptionOptions(
       { projectId },
       {
         onData: (change) => {
+          if (change.path === REREAD_ALL.path) return catchUp(); // the server may have missed changes
           void store.diskChanged(change);
           refreshReview(); // the Changes view and the editor's agent line marks follow the disk
           // Source Control's lists and the explorer's decorations follow too, once per burst.
@@ -50,14 +59,11 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
   const live = subscription.status === "pending";
   useEffect(() => {
     if (live && previous.current !== "pending") {
-      if (everLive.current) {
-        void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId }));
-        for (const file of store.getSnapshot().files) void store.diskChanged({ type: "change", path: file.path });
-      }
+      if (everLive.current) catchUp();
       everLive.current = true;
     }
     previous.current = subscription.status;
-  }, [live, subscription.status, queryClient, trpc, projectId, store]);
+  }, [live, subscription.status, catchUp]);
 
   useEffect(() => () => (clearTimeout(timer.current), clearTimeout(gitTimer.current)), []);
 

@@ -26,6 +26,7 @@ import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
 import type { ProjectGit } from "@/server/services/project-git";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
+import type { FileChange } from "@/lib/fs-schemas";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 export type Services = {
@@ -58,8 +59,15 @@ export type Services = {
   /**
    * In a cluster (TANDEM_CLUSTER): where each project's live resources are served, and the key that
    * signs requests forwarded there. `runner`: this process is a workspace runner, serving only signed requests.
+   * `followFiles`: a project's file changes as its holder's watcher saw them, through the cluster's
+   * bus (fs.changes; null without the Postgres bus: then each instance watches the disk itself).
    */
-  workspaces?: { host: WorkspaceHost; forwardingSecret: string; runner: boolean };
+  workspaces?: {
+    host: WorkspaceHost;
+    forwardingSecret: string;
+    runner: boolean;
+    followFiles: ((projectId: string, signal?: AbortSignal) => AsyncIterableIterator<FileChange>) | null;
+  };
 };
 
 /**

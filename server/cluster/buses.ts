@@ -1,22 +1,32 @@
 import type { Db } from "@/server/db/client";
 import { createAccessChanges, type AccessChanges } from "@/server/bus/access-changes";
+import type { FileChanges } from "@/server/bus/file-changes";
 import { createLinkRevocations, type LinkRevocations } from "@/server/bus/link-revocations";
 import { createPresence, type Presence } from "@/server/bus/presence";
 import { createInProcessBus, type SessionBus } from "@/server/bus/session-bus";
 import { createPgAccessChanges, createPgLinkRevocations } from "@/server/cluster/pg-access-changes";
+import { createPgFileChanges } from "@/server/cluster/pg-file-changes";
 import { connectNotifyHub } from "@/server/cluster/pg-notify";
 import { createPgPresence } from "@/server/cluster/pg-presence";
 import { createPgSessionBus } from "@/server/cluster/pg-session-bus";
 
 // The live buses of one instance: in-process (one instance, the embedded database, tests), or
 // through Postgres LISTEN/NOTIFY so that every instance on the database sees the others' events,
-// access changes, revocations, presence and typing (config.bus, TANDEM_BUS).
+// access changes, revocations, presence and typing (config.bus, TANDEM_BUS), and file changes (a
+// single instance watches its disk itself: no file-change bus in-process).
 
-export type Buses = { sessionBus: SessionBus; accessChanges: AccessChanges; linkRevocations: LinkRevocations; presence: Presence; close(): Promise<void> };
+export type Buses = {
+  sessionBus: SessionBus;
+  accessChanges: AccessChanges;
+  linkRevocations: LinkRevocations;
+  presence: Presence;
+  fileChanges: FileChanges | null;
+  close(): Promise<void>;
+};
 
 export async function createBuses(options: { kind: "memory" | "postgres"; databaseUrl: string; db: Db; log: (line: string) => void }): Promise<Buses> {
   if (options.kind === "memory") {
-    return { sessionBus: createInProcessBus(), accessChanges: createAccessChanges(), linkRevocations: createLinkRevocations(), presence: createPresence(), close: async () => {} };
+    return { sessionBus: createInProcessBus(), accessChanges: createAccessChanges(), linkRevocations: createLinkRevocations(), presence: createPresence(), fileChanges: null, close: async () => {} };
   }
   const hub = await connectNotifyHub(options.databaseUrl, options.log);
   return {
@@ -24,6 +34,7 @@ export async function createBuses(options: { kind: "memory" | "postgres"; databa
     accessChanges: createPgAccessChanges(hub),
     linkRevocations: createPgLinkRevocations(hub, options.db),
     presence: createPgPresence(hub),
+    fileChanges: createPgFileChanges(hub, options.log),
     close: () => hub.close(),
   };
 }

@@ -414,6 +414,36 @@ describe("a project's terminals belong to one instance; requests that land elsew
     expect((await ownerOf())?.index).toBe(owner!.index);
   });
 
+  it("shows a file the project's shell writes on its holder to viewers on every instance, once, through the file-change bus", async () => {
+    // Only the holder watches the disk (another instance's watcher would be blind on a network volume).
+    const owner = (await ownerOf())!;
+    const others = cluster.instances.filter((instance) => instance !== owner);
+    const viewers = [owner, ...others].map((instance) => {
+      const viewer = client(instance.url);
+      const seen: Array<{ type: string; path: string }> = [];
+      const subscription = viewer.trpc.fs.changes.subscribe({ projectId }, { onData: (change) => void seen.push(change) });
+      return { viewer, seen, subscription };
+    });
+    // Each subscription is up once it hears of a file written through another instance.
+    await until(async () => {
+      await client(others[0]!.url).trpc.fs.write.mutate({ projectId, path: "probe.txt", content: String(Date.now()), createParents: false });
+      await pause(200);
+      return viewers.every(({ seen }) => seen.some((change) => change.path === "probe.txt"));
+    }, "every viewer hearing of the probe", 15_000);
+
+    const terminal = await openTerminal(owner.url, ann.cookie, projectId, terminalId);
+    terminal.type("echo from-the-shell > shell-wrote.txt\r");
+    const heard = (seen: Array<{ type: string; path: string }>) => seen.filter((change) => change.path === "shell-wrote.txt");
+    await until(() => viewers.every(({ seen }) => heard(seen).length > 0), "every viewer hearing of the shell's file", 10_000);
+    await pause(300);
+    for (const { seen } of viewers) expect(heard(seen).map((change) => change.type)).toEqual(["add"]);
+    terminal.ws.close();
+    for (const { viewer, subscription } of viewers) {
+      subscription.unsubscribe();
+      viewer.close();
+    }
+  });
+
   it("serves the project's language server from its owner to a socket opened on any instance", async () => {
     const sockets: WebSocket[] = [];
     for (const instance of cluster.instances) {
@@ -551,6 +581,29 @@ describe("workspace runners hold the projects of the web instances that send the
     };
     expect(await listed(1)).toEqual([terminalId]);
     expect(await listed(2)).toEqual([]);
+    onWeb.close();
+  });
+
+  it("has a runner hold a project whose files someone views through a web instance, and shows them its changes", async () => {
+    const onWeb = connect(web!.url, { cookie: ann.cookie });
+    const projectId = (await onWeb.trpc.project.create.mutate({ name: "Viewed on a runner" })).id;
+    // Asking to hold it is for the instances alone: a client's own request is refused, and takes nothing.
+    for (const target of [web!, ...runners]) {
+      const asked = await fetch(`${target.url}/api/cluster/hold?projectId=${projectId}`, { method: "POST", headers: { cookie: ann.cookie } });
+      expect(asked.status).toBe(403);
+    }
+    expect(await workspaceLeaseOf(database.db, projectId)).toBeNull();
+
+    const seen: string[] = [];
+    const subscription = onWeb.trpc.fs.changes.subscribe({ projectId }, { onData: (change) => void seen.push(change.path) });
+    await until(async () => !!(await workspaceLeaseOf(database.db, projectId)), "a runner holding the viewed project", 10_000);
+    expect(runners.map((runner) => runner.url)).toContain((await workspaceLeaseOf(database.db, projectId))?.instanceUrl);
+    await until(async () => {
+      await onWeb.trpc.fs.write.mutate({ projectId, path: "seen-from-the-web.txt", content: String(Date.now()), createParents: false });
+      await pause(200);
+      return seen.includes("seen-from-the-web.txt");
+    }, "the web viewer hearing of the file", 15_000);
+    subscription.unsubscribe();
     onWeb.close();
   });
 

@@ -5,7 +5,7 @@ import type { WorkspaceOwner } from "@/server/cluster/workspace-leases";
 // the request forwarding (workspace-forwarding.ts) asks it. Two implementations:
 // - local (workspace-leases.ts): the instances themselves hold projects by lease, and a request
 //   that reaches a non-holder goes to the holder;
-// - remote (below): the web instances hold nothing and send every such request to the workspace
+// - remote (remote-workspace-host.ts): the web instances hold nothing and send every such request to the workspace
 //   runners (workspace-runner-main.ts, a Kubernetes Deployment of their own) through the URL that
 //   balances over them; the runner it reaches holds projects by the same lease, or passes the
 //   request once more to the runner that does.
@@ -14,18 +14,16 @@ import type { WorkspaceOwner } from "@/server/cluster/workspace-leases";
 export interface WorkspaceHost {
   /** Who serves the project's live resources now: this process, or the URL to forward to. */
   owner(projectId: string): Promise<WorkspaceOwner>;
+  /**
+   * Makes sure some process holds the project, and so watches its files (held-workspace-watch.ts):
+   * a viewer of its files is connected here. Called again every few seconds while they are, so that
+   * a holder that died is replaced.
+   */
+  hold(projectId: string): Promise<void>;
   /** This process listens at `url` (where peers reach it). */
   start(url: string): void;
   /** A shutdown: whatever this process holds goes to others at once. */
   release(): Promise<void>;
-}
-
-export function createRemoteWorkspaceHost(runnersUrl: string): WorkspaceHost {
-  return {
-    owner: async () => ({ local: false, url: runnersUrl }),
-    start: () => {},
-    release: async () => {},
-  };
 }
 
 /**

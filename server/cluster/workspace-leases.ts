@@ -20,6 +20,8 @@ export function createWorkspaceLeases(options: {
   db: Db;
   /** This instance no longer holds the project (another took it, this one being presumed dead, or the project was deleted): drop its live resources. */
   lost: (projectId: string) => void;
+  /** This instance has just taken the project's lease: its files are watched from here (held-workspace-watch.ts). */
+  held?: (projectId: string) => void;
   leaseMs?: number;
   heartbeatMs?: number;
   log?: (line: string) => void;
@@ -42,6 +44,18 @@ export function createWorkspaceLeases(options: {
     }
   }
 
+  /** Who serves the project's live resources: this instance (having taken the lease if it was free) or the live holder. */
+  async function owner(projectId: string): Promise<WorkspaceOwner> {
+    if (!instanceUrl) return { local: true };
+    const holder = await leases.claimWorkspaceLease(db, { projectId, instanceId, instanceUrl, leaseMs });
+    if (!holder || holder.instanceId === instanceId) {
+      if (!held.has(projectId)) options.held?.(projectId);
+      held.add(projectId);
+      return { local: true };
+    }
+    return { local: false, url: holder.instanceUrl };
+  }
+
   return {
     instanceId,
 
@@ -59,15 +73,10 @@ export function createWorkspaceLeases(options: {
       timer.unref();
     },
 
-    /** Who serves the project's live resources: this instance (having taken the lease if it was free) or the live holder. */
-    async owner(projectId: string): Promise<WorkspaceOwner> {
-      if (!instanceUrl) return { local: true };
-      const holder = await leases.claimWorkspaceLease(db, { projectId, instanceId, instanceUrl, leaseMs });
-      if (!holder || holder.instanceId === instanceId) {
-        held.add(projectId);
-        return { local: true };
-      }
-      return { local: false, url: holder.instanceUrl };
+    owner,
+
+    async hold(projectId: string) {
+      await owner(projectId);
     },
 
     /** A shutdown: the leases go back, so the next request for these projects takes them without waiting for a lapse. */

@@ -88,6 +88,10 @@ export const fsRouter = router({
   ),
 
   // Returned as an iterator rather than wrapped in a generator, so that the subscription ending
-  // (signal or return()) releases the watcher at once even when no change is pending.
-  changes: workspaceProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => watchWorkspace(ctx.workspace.root, { signal })),
+  // (signal or return()) releases the watcher at once even when no change is pending. In a cluster
+  // the project's holder watches and its changes come through the file-change bus.
+  changes: workspaceProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => {
+    const followFiles = ctx.services.workspaces?.followFiles;
+    return followFiles ? followFiles(ctx.project.id, signal) : watchWorkspace(ctx.workspace.root, { signal });
+  }),
 });
