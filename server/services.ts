@@ -141,7 +141,10 @@ export async function createServices(config: Config, log: (line: string) => void
       ? createRemoteWorkspaceHost(config.workspaceRunnersUrl, secret)
       : createWorkspaceLeases({
           db,
-          lost: (projectId) => (dropLiveResources(projectId), heldWatch?.drop(projectId)),
+          lost: (projectId) => {
+            dropLiveResources(projectId);
+            heldWatch?.drop(projectId);
+          },
           held: (projectId) => heldWatch?.hold(projectId),
           log,
         })
