@@ -5,7 +5,8 @@ test("a terminal runs a command and keeps its scrollback across a reload", async
   // A project of its own: the terminals here are the only ones this spec sees.
   await ide.createProject("Terminal");
   await ide.openTerminal();
-  await ide.runInTerminal("echo hello-$((6*7))");
+  // A terminal just opened takes the keyboard: typing needs no click into it first.
+  await page.keyboard.type("echo hello-$((6*7))\n");
   await expect(ide.terminalText()).toContainText("hello-42");
   await page.screenshot({ path: screenshotPath("terminal") });
 

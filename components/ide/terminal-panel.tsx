@@ -38,6 +38,8 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
   // Polled: who may type changes when a terminal's owner grants input.
   const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }, { refetchInterval: 3_000 }));
   const [chosen, setChosen] = useChosenTerminal(projectId);
+  // The terminal this person just opened takes the keyboard, so they can type at once.
+  const [openedHere, setOpenedHere] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries(trpc.terminal.list.queryFilter({ projectId }));
   const create = useMutation(
     trpc.terminal.create.mutationOptions({
@@ -45,6 +47,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
         // Show the new terminal at once, not the first one until the list is refetched.
         queryClient.setQueryData(trpc.terminal.list.queryKey({ projectId }), (old) => [...(old ?? []), terminal]);
         setChosen(terminal.id);
+        setOpenedHere(terminal.id);
         await refresh();
       },
     }),
@@ -139,7 +142,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
       </div>
       {active ? (
         <div className="terminal-host" data-testid="terminal-host">
-          <TerminalView key={active.id} projectId={projectId} terminalId={active.id} />
+          <TerminalView key={active.id} projectId={projectId} terminalId={active.id} autoFocus={active.id === openedHere} />
         </div>
       ) : (
         <div className="center-message">

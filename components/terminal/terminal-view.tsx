@@ -11,6 +11,8 @@ import { TerminalConnection, type TerminalStatus } from "./terminal-connection";
 export interface TerminalViewProps {
   projectId: string;
   terminalId: string;
+  /** Takes the keyboard when it opens: a terminal the person has just asked for. */
+  autoFocus?: boolean;
 }
 
 const THEME = {
@@ -45,13 +47,14 @@ const LIGHT_THEME = {
 };
 
 /** One server terminal rendered with xterm.js. Load it with next/dynamic and `ssr: false`. */
-export function TerminalView({ projectId, terminalId }: TerminalViewProps) {
+export function TerminalView({ projectId, terminalId, autoFocus = false }: TerminalViewProps) {
   const hostRef = useRef<HTMLDivElement>(null);
   const terminalRef = useRef<Terminal | null>(null);
   const { theme } = useTheme();
   const colors = theme === "light" ? LIGHT_THEME : THEME;
   const colorsRef = useRef(colors);
   colorsRef.current = colors;
+  const autoFocusRef = useRef(autoFocus);
   const [status, setStatus] = useState<{ status: TerminalStatus; exitCode?: number | null }>({
     status: "connecting",
   });
@@ -71,6 +74,7 @@ export function TerminalView({ projectId, terminalId }: TerminalViewProps) {
     terminal.open(host);
     terminalRef.current = terminal;
     fit.fit();
+    if (autoFocusRef.current) terminal.focus();
     const connection = new TerminalConnection({
       terminal,
       url: terminalSocketUrl(window.location, projectId, terminalId),
