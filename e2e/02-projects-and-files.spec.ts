@@ -164,11 +164,18 @@ test("Ctrl+B, Ctrl+J and Ctrl+` toggle the explorer, the bottom panel and the te
   await expect.poll(editorHeight).toBeGreaterThan(withPanel + 150);
   await page.keyboard.press("ControlOrMeta+J");
   await expect.poll(editorHeight).toBe(withPanel);
+  // Ctrl+` as in VS Code: from the editor it goes to the terminal; from the terminal it hides the
+  // panel; from there it shows the panel with the terminal focused.
+  const terminalInput = page.getByTestId("terminal-host").locator("textarea");
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("Control+Backquote");
+  await expect(terminalInput).toBeFocused();
+  expect(await editorHeight()).toBe(withPanel);
   await page.keyboard.press("Control+Backquote");
   await expect.poll(editorHeight).toBeGreaterThan(withPanel + 150);
   await page.keyboard.press("Control+Backquote");
   await expect.poll(editorHeight).toBe(withPanel);
-  await expect(page.getByTestId("terminal-host").locator("textarea")).toBeFocused();
+  await expect(terminalInput).toBeFocused();
 
   // A divider is grabbed a few pixels beside its 1 px line.
   const width = (await explorer.boundingBox())!.width;

@@ -14,7 +14,21 @@ const toggle = (panel: PanelRef) => {
   return !handle.isCollapsed();
 };
 
-const focusTerminal = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=terminal-host] textarea")?.focus());
+const TERMINAL_INPUT = "[data-testid=terminal-host] textarea";
+const focusTerminal = () => requestAnimationFrame(() => document.querySelector<HTMLElement>(TERMINAL_INPUT)?.focus());
+
+/**
+ * Ctrl+` as in VS Code: shows the panel and focuses the terminal; hides the panel only when the
+ * terminal already has the keyboard (so from the editor it goes to the terminal, not away).
+ */
+const toggleTerminal = (bottom: PanelRef) => {
+  const handle = bottom.current;
+  if (!handle) return;
+  const terminalFocused = document.activeElement?.matches(TERMINAL_INPUT) ?? false;
+  if (handle.isCollapsed()) handle.expand();
+  else if (terminalFocused) return void handle.collapse();
+  focusTerminal();
+};
 
 /**
  * The editor's panel keys, as in VS Code: Ctrl/Cmd+B toggles the explorer, Ctrl/Cmd+J the bottom
@@ -28,9 +42,8 @@ export function usePanelShortcuts({ explorer, bottom }: { explorer: PanelRef; bo
       if (!mod || event.altKey || event.shiftKey) return;
       if (event.code === "KeyB") toggle(explorer);
       else if (event.code === "KeyJ") toggle(bottom);
-      else if (event.code === "Backquote" && event.ctrlKey) {
-        if (toggle(bottom)) focusTerminal();
-      } else return;
+      else if (event.code === "Backquote" && event.ctrlKey) toggleTerminal(bottom);
+      else return;
       event.preventDefault();
       event.stopPropagation();
     };
