@@ -26,4 +26,12 @@ test("a terminal runs a command and keeps its scrollback across a reload", async
   await page.getByTestId("terminal-tab-1").getByTestId("terminal-close").click();
   await expect(page.getByTestId("terminal-tab-1")).toHaveCount(0);
   await expect(ide.terminalText()).toContainText("hello-42");
+
+  // With no terminal left, Ctrl+` opens one, ready for typing.
+  await page.getByTestId("terminal-tab-0").getByTestId("terminal-close").click();
+  await expect(page.getByTestId("terminal-open")).toBeVisible();
+  await page.keyboard.press("Control+Backquote");
+  await expect(page.getByTestId("terminal")).toHaveAttribute("data-status", "connected");
+  await page.keyboard.type("echo third-$((3*3))\n");
+  await expect(ide.terminalText()).toContainText("third-9");
 });

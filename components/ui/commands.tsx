@@ -1,6 +1,6 @@
 "use client";
 
-import { createContext, useContext, useEffect, useId, useState, useSyncExternalStore, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useId, useState, useSyncExternalStore, type ReactNode } from "react";
 
 // The actions the command palette offers. Each panel registers its own while it is on screen
 // (useCommands), with handlers that call into its own state, so the palette knows no panel and
@@ -59,6 +59,22 @@ const NONE: Command[] = [];
 export function useRegisteredCommands(): Command[] {
   const registry = useContext(CommandsContext);
   return useSyncExternalStore(registry?.subscribe ?? (() => () => {}), registry?.getSnapshot ?? (() => NONE), () => NONE);
+}
+
+/**
+ * Runs the registered command `id`, if there is one now (false when there is none). Reads the
+ * registry when called, so the caller does not re-render whenever a panel registers commands.
+ */
+export function useRunCommand(): (id: string) => boolean {
+  const registry = useContext(CommandsContext);
+  return useCallback(
+    (id: string) => {
+      const command = registry?.getSnapshot().find((c) => c.id === id);
+      command?.run();
+      return !!command;
+    },
+    [registry],
+  );
 }
 
 /** "Ctrl+S" on Linux and Windows, "⌘S" on a Mac. */
