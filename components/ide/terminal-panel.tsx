@@ -38,8 +38,19 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
   // Polled: who may type changes when a terminal's owner grants input.
   const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }, { refetchInterval: 3_000 }));
   const [chosen, setChosen] = useChosenTerminal(projectId);
-  // The terminal this person just opened takes the keyboard, so they can type at once.
+  // The terminal this person just opened takes the keyboard, so they can type at once, unless
+  // they moved on (a key, a click) before it appeared: a late terminal must not steal the focus.
   const [openedHere, setOpenedHere] = useState<string | null>(null);
+  useEffect(() => {
+    if (!openedHere) return;
+    const movedOn = () => setOpenedHere(null);
+    window.addEventListener("keydown", movedOn, true);
+    window.addEventListener("pointerdown", movedOn, true);
+    return () => {
+      window.removeEventListener("keydown", movedOn, true);
+      window.removeEventListener("pointerdown", movedOn, true);
+    };
+  }, [openedHere]);
   const refresh = () => queryClient.invalidateQueries(trpc.terminal.list.queryFilter({ projectId }));
   const create = useMutation(
     trpc.terminal.create.mutationOptions({
