@@ -10,21 +10,21 @@ export class ReviewPage {
     return id;
   }
 
-  /** Calls the tRPC API from the page (same origin, the page's login), as the IDE does. */
+  /**
+   * Calls the tRPC API with the page's login (the context's cookies), as the IDE does. It goes
+   * through the context's request API rather than the page's fetch so that polling for a file that
+   * is not there yet does not put a 404 in the page's console.
+   */
   private async api(kind: "query" | "mutation", path: string, input: unknown): Promise<unknown> {
-    const result = await this.page.evaluate(
-      async ({ kind, path, input }) => {
-        const body = JSON.stringify({ json: input });
-        const response =
-          kind === "query"
-            ? await fetch(`/api/trpc/${path}?input=${encodeURIComponent(body)}`)
-            : await fetch(`/api/trpc/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
-        return { ok: response.ok, body: (await response.json()) as { result?: { data?: { json?: unknown } }; error?: { json?: { message?: string } } } };
-      },
-      { kind, path, input },
-    );
-    if (!result.ok) throw new Error(`${path}: ${result.body.error?.json?.message ?? "failed"}`);
-    return result.body.result?.data?.json;
+    const origin = new URL(this.page.url()).origin;
+    const body = JSON.stringify({ json: input });
+    const response =
+      kind === "query"
+        ? await this.page.request.get(`${origin}/api/trpc/${path}?input=${encodeURIComponent(body)}`)
+        : await this.page.request.post(`${origin}/api/trpc/${path}`, { headers: { "content-type": "application/json" }, data: body });
+    const result = (await response.json()) as { result?: { data?: { json?: unknown } }; error?: { json?: { message?: string } } };
+    if (!response.ok()) throw new Error(`${path}: ${result.error?.json?.message ?? "failed"}`);
+    return result.result?.data?.json;
   }
 
   async writeFile(path: string, content: string) {
