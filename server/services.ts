@@ -19,7 +19,7 @@ import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
 import { createRemoteWorkspaceHost } from "@/server/cluster/remote-workspace-host";
 import { createHeldWorkspaceWatch } from "@/server/cluster/held-workspace-watch";
-import { followProjectFiles } from "@/server/cluster/cluster-file-changes";
+import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes";
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -154,7 +154,7 @@ export async function createServices(config: Config, log: (line: string) => void
         host,
         forwardingSecret: secret,
         runner,
-        followFiles: fileChanges ? (projectId: string, signal?: AbortSignal) => followProjectFiles({ fileChanges, host, log }, projectId, signal) : null,
+        followFiles: fileChanges ? createClusterFileFollower({ fileChanges, host, log }) : null,
       }
     : undefined;
   const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };

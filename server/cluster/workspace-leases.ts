@@ -75,8 +75,9 @@ export function createWorkspaceLeases(options: {
 
     owner,
 
+    // A project held here is renewed by the heartbeat; only another instance's project needs asking.
     async hold(projectId: string) {
-      await owner(projectId);
+      if (!held.has(projectId)) await owner(projectId);
     },
 
     /** A shutdown: the leases go back, so the next request for these projects takes them without waiting for a lapse. */

@@ -31,3 +31,4 @@ export function openWorkspace(workspacePath: string): Promise<Workspace> {
 export { CheckpointStore, openCheckpointStore } from "./checkpoints";
 export { CheckpointError } from "./checkpoint-errors";
 export { receiveFile, openFileStream, freeName, numberedName, TooLargeError, type OnExists } from "./receive";
+export { ChangeQueue } from "./change-queue";

@@ -3,6 +3,7 @@ import path from "node:path";
 import { watch, type FSWatcher } from "chokidar";
 import type { FileChange } from "@/lib/fs-schemas";
 import { isTempFileName } from "./atomic-write";
+import { ChangeQueue } from "./change-queue";
 import { toPosix } from "./paths";
 import { READ_ONLY_BYTES, versionOf } from "./workspace";
 
@@ -30,8 +31,6 @@ interface Hub {
 /** Quiet time that ends a burst, and the longest a burst may hold events back. */
 const QUIET_MS = 50;
 const MAX_HOLD_MS = 250;
-/** A subscriber that stops reading loses its oldest events rather than growing without bound. */
-const MAX_QUEUE = 10_000;
 const CHANGE_TYPES = new Set<string>(["add", "change", "unlink", "addDir", "unlinkDir"]);
 // .tandem holds the server's own bookkeeping (transaction journals, checkpoints), not project files.
 const UNWATCHED_FOLDERS = new Set([".git", "node_modules", ".tandem"]);
@@ -135,70 +134,17 @@ function release(root: string, hub: Hub, subscriber: Subscriber): void {
  * one leaves. `.git`, `node_modules` and `.tandem` contents and the workspace's own temp files are left out.
  */
 export function watchWorkspace(root: string, options: WatchOptions = {}): AsyncIterableIterator<FileChange> {
-  return new ChangeStream(root, options);
+  const changes = new ChangeQueue(options.signal);
+  changes.startWith(subscribe(root, changes, options));
+  return changes;
 }
 
-// Written by hand rather than as an async generator: a generator parked on "wait for the next
-// change" cannot be returned from until a change comes, which would leak the watcher.
-class ChangeStream implements AsyncIterableIterator<FileChange> {
-  private readonly queue: FileChange[] = [];
-  private waiting?: (result: IteratorResult<FileChange>) => void;
-  private closed = false;
-  private realRoot?: string;
-  private hub?: Hub;
-  private readonly started: Promise<void>;
-  private readonly subscriber: Subscriber = (batch) => {
-    this.queue.push(...batch);
-    if (this.queue.length > MAX_QUEUE) this.queue.splice(0, this.queue.length - MAX_QUEUE);
-    const waiting = this.waiting;
-    const next = waiting && this.queue.shift();
-    if (waiting && next) {
-      this.waiting = undefined;
-      waiting({ value: next, done: false });
-    }
-  };
-  private readonly onAbort = () => this.close();
-
-  constructor(root: string, private readonly options: WatchOptions) {
-    options.signal?.addEventListener("abort", this.onAbort);
-    if (options.signal?.aborted) this.close();
-    this.started = this.start(root);
-    this.started.catch(() => this.close());
-  }
-
-  private async start(root: string): Promise<void> {
-    const realRoot = await realpath(root);
-    if (this.closed) return;
-    this.realRoot = realRoot;
-    this.hub = acquire(realRoot, this.subscriber);
-    await this.hub.ready;
-    if (!this.closed) this.options.onReady?.();
-  }
-
-  async next(): Promise<IteratorResult<FileChange>> {
-    await this.started;
-    const value = this.queue.shift();
-    if (value) return { value, done: false };
-    if (this.closed) return { value: undefined, done: true };
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  async return(): Promise<IteratorResult<FileChange>> {
-    this.close();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<FileChange> {
-    return this;
-  }
-
-  private close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.options.signal?.removeEventListener("abort", this.onAbort);
-    if (this.hub && this.realRoot) release(this.realRoot, this.hub, this.subscriber);
-    this.queue.length = 0;
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
-  }
+async function subscribe(root: string, changes: ChangeQueue, options: WatchOptions): Promise<void> {
+  const realRoot = await realpath(root);
+  if (changes.closed) return;
+  const subscriber: Subscriber = (batch) => changes.push(batch);
+  const hub = acquire(realRoot, subscriber);
+  changes.onClose(() => release(realRoot, hub, subscriber));
+  await hub.ready;
+  if (!changes.closed) options.onReady?.();
 }
