@@ -1,35 +1,25 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { FileChangeNews } from "@/server/bus/file-changes";
 import { until } from "@/server/cluster/cluster-client";
 import { chunkChanges, createPgFileChanges } from "@/server/cluster/pg-file-changes";
-import { connectNotifyHub, MAX_PAYLOAD_BYTES, type NotifyHub } from "@/server/cluster/pg-notify";
-import { createTestDatabase } from "@/server/test/database";
+import { MAX_PAYLOAD_BYTES, type NotifyHub } from "@/server/cluster/pg-notify";
+import { connectTwoNotifyHubs } from "@/server/test/notify-hubs";
 
 // Two instances' file-change buses on one real Postgres: a batch far larger than one NOTIFY
 // arrives whole and in order, and a viewer whose instance lost its connection is told to re-read.
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let admin: pg.Client;
+let hubs: Awaited<ReturnType<typeof connectTwoNotifyHubs>>;
 let a: NotifyHub;
 let b: NotifyHub;
-const name = () => new URL(database.url).pathname.slice(1);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  admin = new pg.Client({ connectionString: inject("databaseUrl") });
-  await admin.connect();
-  a = await connectNotifyHub(database.url, () => {});
-  b = await connectNotifyHub(database.url, () => {});
+  hubs = await connectTwoNotifyHubs();
+  ({ a, b } = hubs);
 });
 
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await admin?.query(`ALTER DATABASE "${name()}" ALLOW_CONNECTIONS true`).catch(() => {});
-  await admin?.end();
-  await database?.drop();
+  await hubs?.close();
 });
 
 describe("file changes across instances", () => {
@@ -51,13 +41,11 @@ describe("file changes across instances", () => {
     expect(seen).toEqual(batch);
     expect(elsewhere).toEqual([]);
 
-    await admin.query(`ALTER DATABASE "${name()}" ALLOW_CONNECTIONS false`);
-    const { rowCount } = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [`tandem-bus-${b.instanceId.slice(0, 8)}`]);
-    expect(rowCount).toBe(1);
+    const allow = await hubs.cutB();
     busA.publish("p1", [{ type: "unlink", path: "missed.ts" }]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(news).not.toContain("reread");
-    await admin.query(`ALTER DATABASE "${name()}" ALLOW_CONNECTIONS true`);
+    await allow();
     await until(() => news.includes("reread"), "B told to re-read", 10_000);
   });
 });

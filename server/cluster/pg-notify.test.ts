@@ -1,13 +1,11 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { createTestDatabase } from "@/server/test/database";
+import { connectTwoNotifyHubs } from "@/server/test/notify-hubs";
 import { createTeam } from "@/server/db/repositories/teams";
 import { createProject } from "@/server/db/repositories/projects";
 import { createSession } from "@/server/db/repositories/sessions";
 import { insertEvents } from "@/server/db/repositories/session-events";
 import { createShareLink, revokeShareLink } from "@/server/db/repositories/share-links";
-import { connectNotifyHub, type NotifyHub } from "@/server/cluster/pg-notify";
+import type { NotifyHub } from "@/server/cluster/pg-notify";
 import { createPgSessionBus } from "@/server/cluster/pg-session-bus";
 import { createPgAccessChanges, createPgLinkRevocations } from "@/server/cluster/pg-access-changes";
 import { until } from "@/server/cluster/cluster-client";
@@ -18,39 +16,22 @@ import { parseSessionEvent, type LiveItem } from "@/lib/session-events";
 // subscribers learn of it once B is back: the events from the log, access re-checked, the revoked
 // link ended.
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let admin: pg.Client;
+let hubs: Awaited<ReturnType<typeof connectTwoNotifyHubs>>;
 let a: NotifyHub;
 let b: NotifyHub;
-const name = () => new URL(database.url).pathname.slice(1);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  admin = new pg.Client({ connectionString: inject("databaseUrl") });
-  await admin.connect();
-  a = await connectNotifyHub(database.url, () => {});
-  b = await connectNotifyHub(database.url, () => {});
+  hubs = await connectTwoNotifyHubs();
+  ({ a, b } = hubs);
 });
 
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await admin?.query(`ALTER DATABASE "${name()}" ALLOW_CONNECTIONS true`).catch(() => {});
-  await admin?.end();
-  await database?.drop();
+  await hubs?.close();
 });
-
-/** Cuts B's connection and keeps it from reconnecting until the returned function is called. */
-async function cutB(): Promise<() => Promise<void>> {
-  await admin.query(`ALTER DATABASE "${name()}" ALLOW_CONNECTIONS false`);
-  const { rowCount } = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [`tandem-bus-${b.instanceId.slice(0, 8)}`]);
-  expect(rowCount).toBe(1);
-  return async () => void (await admin.query(`ALTER DATABASE "${name()}" ALLOW_CONNECTIONS true`));
-}
 
 describe("the Postgres bus across a lost connection", () => {
   it("delivers between instances, and after B's connection comes back B catches up on what it missed", async () => {
-    const db = database.db;
+    const db = hubs.database.db;
     const user = await db.user.create({ data: { id: "u1", name: "Ann", email: "ann@example.com" }, select: { id: true } });
     const team = await createTeam(db, { name: "Acme", ownerId: user.id });
     const project = await createProject(db, { name: "P", ownerId: user.id, teamId: team.id });
@@ -82,7 +63,7 @@ describe("the Postgres bus across a lost connection", () => {
     await until(() => seen.includes(1) && rechecks === 1, "B hearing A", 5_000);
 
     // B cut off: A goes on publishing; B hears nothing of it.
-    const allow = await cutB();
+    const allow = await hubs.cutB();
     await append(2);
     await append(3);
     await revokeShareLink(db, session.id, link.id);
