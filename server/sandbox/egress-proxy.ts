@@ -4,6 +4,7 @@ import http from "node:http";
 import net from "node:net";
 import { blockedReason } from "@/server/tools/ip-policy";
 import { hostAllowed, type NetworkPolicy } from "./egress-policy";
+import { chunkEncoder, originRequest } from "./origin-request";
 
 // The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, listening on
 // one Unix socket per sandboxed process, which the sandbox reaches through its bridge.
@@ -104,13 +105,53 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
   const message = (host: string, reason: string) =>
     `Tandem's egress proxy refused ${host}: ${reason}. A project admin can allow it in the project settings (Network).\n`;
 
+  /**
+   * Carries the origin's bytes to the client as they come, until either side closes, then logs
+   * the connection with its byte counts: the CONNECT tunnel and plain HTTP alike. `unreachable`
+   * answers the client when the origin cannot be reached at all.
+   */
+  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void) {
+    tunnels.add(client).add(upstream);
+    let connected = false;
+    upstream.once("connect", () => (connected = true));
+    upstream.once("end", () => client.end());
+    let recorded = false;
+    const end = () => {
+      // Before the origin answered, the client is left to `unreachable`'s answer.
+      if (connected) client.destroy();
+      upstream.destroy();
+      tunnels.delete(client);
+      tunnels.delete(upstream);
+      if (recorded) return;
+      recorded = true;
+      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
+    };
+    upstream.on("error", (error) => {
+      if (!connected) unreachable(error);
+      end();
+    });
+    // What is still queued for the sandbox goes out before the client's connection closes: a
+    // server that sends its last bytes and hangs up must not lose them.
+    upstream.on("close", () => (!connected || client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
+    client.on("close", end);
+  }
+
+  /** Client connections that carried a request already: each carries one (origin-request.ts). */
+  const served = new WeakSet<net.Socket>();
+
   const server = http.createServer({ highWaterMark: PIPE_BUFFER_BYTES }, async (req, res) => {
+    const client = req.socket;
+    // A second request on a connection (pipelined, or sent despite `Connection: close`) is never
+    // forwarded: it would otherwise ride on the first one's host check. The connection closes
+    // once the first answer is through, and the client asks again on a new one.
+    if (served.has(client)) return void req.resume();
+    served.add(client);
     let target: URL;
     try {
       target = new URL(req.url ?? "");
       if (target.protocol !== "http:") throw new Error();
     } catch {
-      res.writeHead(400, { "content-type": "text/plain" }).end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
+      res.writeHead(400, { "content-type": "text/plain", connection: "close" }).end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
       return;
     }
     const port = Number(target.port || 80);
@@ -123,27 +164,16 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error.message));
       return;
     }
-    const headers = { ...req.headers };
-    delete headers["proxy-connection"];
-    delete headers["proxy-authorization"];
-    const upstream = http.request(
-      // Connect to the checked address, so a second DNS answer cannot differ (rebinding).
-      { host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, agent: false, setHost: false },
-      (response) => {
-        res.writeHead(response.statusCode ?? 502, response.headers);
-        response.pipe(res);
-      },
+    const { head, chunked } = originRequest(req, target);
+    // Connect to the checked address, so a second DNS answer cannot differ (rebinding). The
+    // answer is not parsed: it goes to the client as raw bytes, as in a tunnel, and ends when
+    // the origin closes the connection, which `Connection: close` asked it to do.
+    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
+    relay(client, upstream, target.hostname, port, (error) =>
+      res.writeHead(502, { "content-type": "text/plain", connection: "close" }).end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`),
     );
-    const finish = () => {
-      const socket = upstream.socket;
-      options.record({ host: target.hostname, port, allowed: true, reason: null, bytesIn: socket?.bytesRead ?? 0, bytesOut: socket?.bytesWritten ?? 0 });
-    };
-    upstream.once("close", finish);
-    upstream.on("error", (error) => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`);
-      else res.destroy();
-    });
-    req.pipe(upstream);
+    upstream.write(head);
+    (chunked ? req.pipe(chunkEncoder()) : req).pipe(upstream, { end: false });
   });
 
   server.on("connect", async (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
@@ -167,31 +197,12 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     }
     // Reading starts once connected, after the "200" line is written.
     const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
-    tunnels.add(client).add(upstream);
+    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`));
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
       client.pipe(upstream);
     });
-    upstream.once("end", () => client.end());
-    let recorded = false;
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      tunnels.delete(client);
-      tunnels.delete(upstream);
-      if (recorded) return;
-      recorded = true;
-      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
-    };
-    upstream.on("error", (error) => {
-      if (!upstream.readyState || upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`);
-      end();
-    });
-    // What is still queued for the sandbox goes out before the tunnel closes: a server that
-    // sends its last bytes and hangs up must not lose them.
-    upstream.on("close", () => (client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
-    client.on("close", end);
   });
 
   rmSync(options.socketPath, { force: true });
