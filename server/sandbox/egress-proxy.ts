@@ -56,18 +56,43 @@ export type EgressListener = {
  */
 const PIPE_BUFFER_BYTES = 1024 * 1024;
 
+/** How many read buffers a download may have in flight: one being written, one being read into. */
+const READ_BUFFERS = 2;
+
 /**
- * Reads a tunnel's downloads into fresh buffers of PIPE_BUFFER_BYTES and writes them to `to`,
- * pausing the reader while `to` is behind: fewer reads, writes and callbacks per byte than
- * node's 64 KiB reads (the bridge does the same, bridge-script.ts). Each read gets a buffer of
- * its own because a write the kernel does not take at once keeps referring to it.
+ * Reads a tunnel's downloads into PIPE_BUFFER_BYTES buffers kept for the connection and writes
+ * them to `to`: fewer reads, writes and callbacks per byte than node's 64 KiB reads (the bridge
+ * does the same, bridge-script.ts). A fresh buffer per read cost a page fault per 4 KiB on each
+ * read (large allocations are new mappings), about a third of the proxy's CPU on a download.
+ * A buffer whose write the kernel did not take at once stays referred to until that write is
+ * done, so it goes back to the pool then; with none free, reading pauses, which is also the
+ * back-pressure: at most READ_BUFFERS reads in flight.
  */
 function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
+  const free: Uint8Array[] = [];
+  let made = 0;
+  let waiting = false;
+  const release = (buffer: Uint8Array) => {
+    free.push(buffer);
+    if (!waiting) return;
+    waiting = false;
+    from().resume();
+  };
   return {
-    buffer: () => Buffer.allocUnsafe(PIPE_BUFFER_BYTES),
+    buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(PIPE_BUFFER_BYTES)),
     callback: (bytes, buffer) => {
-      if (to.write(buffer.subarray(0, bytes))) return true;
-      to.once("drain", () => from().resume());
+      let done = false;
+      to.write(buffer.subarray(0, bytes), () => {
+        if (!done) release(buffer);
+        done = true;
+      });
+      // Taken by the kernel at once: the buffer is free for the next read already.
+      if (!done && to.writableLength === 0) {
+        done = true;
+        free.push(buffer);
+      }
+      if (free.length > 0 || made < READ_BUFFERS) return true;
+      waiting = true;
       return false;
     },
   };
