@@ -186,6 +186,21 @@ describe("egress proxy", () => {
     }
   });
 
+  it("answers 502 naming the host when an allowed host cannot be reached, plain and tunnelled", async () => {
+    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    // A port that was free a moment ago: nothing listens there.
+    const closed = http.createServer();
+    const port = await listen(closed);
+    await new Promise((r) => closed.close(r));
+    const plain = await raw(egress.socketPath, `GET http://registry.test:${port}/ HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`);
+    const tunnel = await raw(egress.socketPath, `CONNECT registry.test:${port} HTTP/1.1\r\n\r\n`);
+    for (const response of [plain, tunnel]) {
+      expect(response).toMatch(/^HTTP\/1\.1 502/);
+      expect(response).toContain("could not reach registry.test");
+    }
+  });
+
   it("refuses hosts not on the list, says how to allow them, and never connects", async () => {
     const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test", "*.npmjs.org"] });
     open.push(egress);
