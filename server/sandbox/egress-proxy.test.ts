@@ -186,6 +186,25 @@ describe("egress proxy", () => {
     }
   });
 
+  it("asks the origin in an HTTP/1.0 client's own version, so the answer comes without chunks it could not read", async () => {
+    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    const origin = http.createServer((req, res) => {
+      // Two writes without a length: chunked to an HTTP/1.1 client, plain bytes to an HTTP/1.0 one.
+      res.write(`version ${req.httpVersion}, `);
+      res.end("second part");
+    });
+    const port = await listen(origin);
+    try {
+      const response = await raw(egress.socketPath, `GET http://registry.test:${port}/ HTTP/1.0\r\nHost: registry.test:${port}\r\n\r\n`);
+      expect(response).toMatch(/^HTTP\/1\.1 200/);
+      expect(response).not.toMatch(/transfer-encoding/i);
+      expect(response.split("\r\n\r\n")[1]).toBe("version 1.0, second part");
+    } finally {
+      origin.close();
+    }
+  });
+
   it("answers 502 naming the host when an allowed host cannot be reached, plain and tunnelled", async () => {
     const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
