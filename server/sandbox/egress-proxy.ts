@@ -14,7 +14,7 @@ import { chunkEncoder, originRequest } from "./origin-request";
 // address check after DNS (what stops an allowed name that points at 169.254.169.254) would
 // have to be bolted on around it. @anthropic-ai/sandbox-runtime brings its own bubblewrap
 // profile that reads the whole host by default, which is what this server must not do. What
-// is left is ~150 lines on node:http and node:net, where every connection's host check,
+// is left is ~200 lines on node:http and node:net, where every connection's host check,
 // address check and byte count is in plain sight.
 
 export type Resolved = { address: string; family: number };
@@ -63,7 +63,7 @@ const READ_BUFFERS = 2;
  * Reads a tunnel's downloads into PIPE_BUFFER_BYTES buffers kept for the connection and writes
  * them to `to`: fewer reads, writes and callbacks per byte than node's 64 KiB reads (the bridge
  * does the same, bridge-script.ts). A fresh buffer per read cost a page fault per 4 KiB on each
- * read (large allocations are new mappings), about a third of the proxy's CPU on a download.
+ * read (large allocations are new mappings), half of the proxy's CPU on a download.
  * A buffer whose write the kernel did not take at once stays referred to until that write is
  * done, so it goes back to the pool then; with none free, reading pauses, which is also the
  * back-pressure: at most READ_BUFFERS reads in flight.
