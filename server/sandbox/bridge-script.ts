@@ -8,20 +8,42 @@ export const BRIDGE_SCRIPT = `"use strict";
 const net = require("node:net");
 const { spawn } = require("node:child_process");
 const [port, socketPath, file, ...args] = process.argv.slice(2);
-// Buffers of 1 MiB, as the proxy's (egress-proxy.ts, PIPE_BUFFER_BYTES): the 16 KiB default
-// paused and resumed the reader on every 64 KiB chunk of a download. Reads go into fresh 1 MiB
-// buffers too (onread) instead of node's 64 KiB ones: fewer reads, writes and callbacks per
-// byte, about a third less CPU for the bridge on a download (bench/sandbox.ts). Each read gets
-// a buffer of its own because a write the kernel does not take at once keeps referring to it.
+// Buffers of 1 MiB, as the proxy's (egress-proxy.ts, PIPE_BUFFER_BYTES and readInto): the 16 KiB
+// default paused and resumed the reader on every 64 KiB chunk of a download. Reads go into two
+// 1 MiB buffers kept for the connection instead of node's 64 KiB ones: fewer reads, writes and
+// callbacks per byte, and no page faults of a fresh buffer per read. A buffer goes back to the
+// pool once its write is done (at once when the kernel took it all); with none free, reading
+// pauses, which is the back-pressure.
 const BUFFER = 1024 * 1024;
-const onread = (to, from) => ({
-  buffer: () => Buffer.allocUnsafe(BUFFER),
-  callback: (bytes, buffer) => {
-    if (to.write(buffer.subarray(0, bytes))) return true;
-    to.once("drain", () => from().resume());
-    return false;
-  },
-});
+const READ_BUFFERS = 2;
+const onread = (to, from) => {
+  const free = [];
+  let made = 0;
+  let waiting = false;
+  const release = (buffer) => {
+    free.push(buffer);
+    if (!waiting) return;
+    waiting = false;
+    from().resume();
+  };
+  return {
+    buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(BUFFER)),
+    callback: (bytes, buffer) => {
+      let done = false;
+      to.write(buffer.subarray(0, bytes), () => {
+        if (!done) release(buffer);
+        done = true;
+      });
+      if (!done && to.writableLength === 0) {
+        done = true;
+        free.push(buffer);
+      }
+      if (free.length > 0 || made < READ_BUFFERS) return true;
+      waiting = true;
+      return false;
+    },
+  };
+};
 const server = net.createServer({ highWaterMark: BUFFER }, (client) => {
   const upstream = net.connect({ path: socketPath, highWaterMark: BUFFER, onread: onread(client, () => upstream) });
   const end = () => { client.destroy(); upstream.destroy(); };

@@ -98,6 +98,128 @@ describe("egress proxy", () => {
     expect(egress.denials()).toEqual([]);
   });
 
+  it("forwards one request per client connection: a second one on it, to a host not on the list, reaches no server", async () => {
+    const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    const seen: string[] = [];
+    const origin = http.createServer((req, res) => {
+      seen.push(`${req.headers.host} ${req.url}`);
+      res.end("first answer");
+    });
+    const port = await listen(origin);
+    const before = denialsSeenByServer;
+    const first = `GET http://registry.test:${port}/first HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`;
+    const second = `GET http://blocked.test:${deniedPort}/second HTTP/1.1\r\nHost: blocked.test:${deniedPort}\r\n\r\n`;
+    try {
+      // Pipelined: both requests in one write, before any answer.
+      const pipelined = await raw(egress.socketPath, first + second);
+      // Keep-alive: the second request once the first answer is in.
+      const sequential = await new Promise<string>((resolve) => {
+        const socket = net.connect(egress.socketPath);
+        let data = "";
+        socket.on("data", (c) => {
+          if (!data) setTimeout(() => socket.write(second, () => {}), 100);
+          data += c.toString();
+        });
+        socket.on("error", () => {});
+        socket.on("close", () => resolve(data));
+        socket.write(first);
+        setTimeout(() => socket.destroy(), 5_000).unref();
+      });
+      for (const response of [pipelined, sequential]) {
+        expect(response).toMatch(/^HTTP\/1\.1 200/);
+        expect(response).toMatch(/^connection: close\r$/im);
+        expect(response.match(/HTTP\/1\.1 \d+/g)).toHaveLength(1);
+      }
+      expect(seen).toEqual([`registry.test:${port} /first`, `registry.test:${port} /first`]);
+      expect(denialsSeenByServer).toBe(before);
+      expect(log.map((c) => [c.host, c.allowed])).toEqual([
+        ["registry.test", true],
+        ["registry.test", true],
+      ]);
+    } finally {
+      origin.close();
+    }
+  });
+
+  it("sends the origin the request it expects: origin-form target, no Proxy-* or hop-by-hop headers, a chunked body intact", async () => {
+    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    const origin = http.createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      res.end(JSON.stringify({ line: `${req.method} ${req.url} HTTP/${req.httpVersion}`, headers: req.rawHeaders, body: createHash("sha256").update(Buffer.concat(chunks)).digest("hex") }));
+    });
+    const port = await listen(origin);
+    try {
+      const body = randomBytes(300_000);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const request = http.request(
+          {
+            socketPath: egress.socketPath,
+            method: "POST",
+            path: `http://registry.test:${port}/upload?x=1`,
+            headers: { host: `registry.test:${port}`, "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive", "x-drop": "1", connection: "x-drop", "X-Kept": "yes" },
+          },
+          (response) => {
+            let text = "";
+            response.on("data", (c) => (text += c));
+            response.on("end", () => resolve(text));
+          },
+        );
+        request.on("error", reject);
+        // Several writes without a length: node sends them chunked.
+        for (let i = 0; i < body.length; i += 100_000) request.write(body.subarray(i, i + 100_000));
+        request.end();
+      });
+      const seen = JSON.parse(answer) as { line: string; headers: string[]; body: string };
+      expect(seen.line).toBe("POST /upload?x=1 HTTP/1.1");
+      const names = seen.headers.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+      expect(names).not.toContain("proxy-authorization");
+      expect(names).not.toContain("proxy-connection");
+      expect(names).not.toContain("x-drop");
+      expect(seen.headers).toContain("X-Kept");
+      expect(seen.headers.join("\n")).toContain(`host\nregistry.test:${port}`);
+      expect(seen.body).toBe(createHash("sha256").update(body).digest("hex"));
+    } finally {
+      origin.close();
+    }
+  });
+
+  it("asks the origin in an HTTP/1.0 client's own version, so the answer comes without chunks it could not read", async () => {
+    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    const origin = http.createServer((req, res) => {
+      // Two writes without a length: chunked to an HTTP/1.1 client, plain bytes to an HTTP/1.0 one.
+      res.write(`version ${req.httpVersion}, `);
+      res.end("second part");
+    });
+    const port = await listen(origin);
+    try {
+      const response = await raw(egress.socketPath, `GET http://registry.test:${port}/ HTTP/1.0\r\nHost: registry.test:${port}\r\n\r\n`);
+      expect(response).toMatch(/^HTTP\/1\.1 200/);
+      expect(response).not.toMatch(/transfer-encoding/i);
+      expect(response.split("\r\n\r\n")[1]).toBe("version 1.0, second part");
+    } finally {
+      origin.close();
+    }
+  });
+
+  it("answers 502 naming the host when an allowed host cannot be reached, plain and tunnelled", async () => {
+    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    // A port that was free a moment ago: nothing listens there.
+    const closed = http.createServer();
+    const port = await listen(closed);
+    await new Promise((r) => closed.close(r));
+    const plain = await raw(egress.socketPath, `GET http://registry.test:${port}/ HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`);
+    const tunnel = await raw(egress.socketPath, `CONNECT registry.test:${port} HTTP/1.1\r\n\r\n`);
+    for (const response of [plain, tunnel]) {
+      expect(response).toMatch(/^HTTP\/1\.1 502/);
+      expect(response).toContain("could not reach registry.test");
+    }
+  });
+
   it("refuses hosts not on the list, says how to allow them, and never connects", async () => {
     const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test", "*.npmjs.org"] });
     open.push(egress);

@@ -4,6 +4,7 @@ import http from "node:http";
 import net from "node:net";
 import { blockedReason } from "@/server/tools/ip-policy";
 import { hostAllowed, type NetworkPolicy } from "./egress-policy";
+import { chunkEncoder, originRequest } from "./origin-request";
 
 // The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, listening on
 // one Unix socket per sandboxed process, which the sandbox reaches through its bridge.
@@ -13,7 +14,7 @@ import { hostAllowed, type NetworkPolicy } from "./egress-policy";
 // address check after DNS (what stops an allowed name that points at 169.254.169.254) would
 // have to be bolted on around it. @anthropic-ai/sandbox-runtime brings its own bubblewrap
 // profile that reads the whole host by default, which is what this server must not do. What
-// is left is ~150 lines on node:http and node:net, where every connection's host check,
+// is left is ~200 lines on node:http and node:net, where every connection's host check,
 // address check and byte count is in plain sight.
 
 export type Resolved = { address: string; family: number };
@@ -55,18 +56,43 @@ export type EgressListener = {
  */
 const PIPE_BUFFER_BYTES = 1024 * 1024;
 
+/** How many read buffers a download may have in flight: one being written, one being read into. */
+const READ_BUFFERS = 2;
+
 /**
- * Reads a tunnel's downloads into fresh buffers of PIPE_BUFFER_BYTES and writes them to `to`,
- * pausing the reader while `to` is behind: fewer reads, writes and callbacks per byte than
- * node's 64 KiB reads (the bridge does the same, bridge-script.ts). Each read gets a buffer of
- * its own because a write the kernel does not take at once keeps referring to it.
+ * Reads a tunnel's downloads into PIPE_BUFFER_BYTES buffers kept for the connection and writes
+ * them to `to`: fewer reads, writes and callbacks per byte than node's 64 KiB reads (the bridge
+ * does the same, bridge-script.ts). A fresh buffer per read cost a page fault per 4 KiB on each
+ * read (large allocations are new mappings), half of the proxy's CPU on a download.
+ * A buffer whose write the kernel did not take at once stays referred to until that write is
+ * done, so it goes back to the pool then; with none free, reading pauses, which is also the
+ * back-pressure: at most READ_BUFFERS reads in flight.
  */
 function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
+  const free: Uint8Array[] = [];
+  let made = 0;
+  let waiting = false;
+  const release = (buffer: Uint8Array) => {
+    free.push(buffer);
+    if (!waiting) return;
+    waiting = false;
+    from().resume();
+  };
   return {
-    buffer: () => Buffer.allocUnsafe(PIPE_BUFFER_BYTES),
+    buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(PIPE_BUFFER_BYTES)),
     callback: (bytes, buffer) => {
-      if (to.write(buffer.subarray(0, bytes))) return true;
-      to.once("drain", () => from().resume());
+      let done = false;
+      to.write(buffer.subarray(0, bytes), () => {
+        if (!done) release(buffer);
+        done = true;
+      });
+      // Taken by the kernel at once: the buffer is free for the next read already.
+      if (!done && to.writableLength === 0) {
+        done = true;
+        free.push(buffer);
+      }
+      if (free.length > 0 || made < READ_BUFFERS) return true;
+      waiting = true;
       return false;
     },
   };
@@ -104,13 +130,53 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
   const message = (host: string, reason: string) =>
     `Tandem's egress proxy refused ${host}: ${reason}. A project admin can allow it in the project settings (Network).\n`;
 
+  /**
+   * Carries the origin's bytes to the client as they come, until either side closes, then logs
+   * the connection with its byte counts: the CONNECT tunnel and plain HTTP alike. `unreachable`
+   * answers the client when the origin cannot be reached at all.
+   */
+  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void) {
+    tunnels.add(client).add(upstream);
+    let connected = false;
+    upstream.once("connect", () => (connected = true));
+    upstream.once("end", () => client.end());
+    let recorded = false;
+    const end = () => {
+      // Before the origin answered, the client is left to `unreachable`'s answer.
+      if (connected) client.destroy();
+      upstream.destroy();
+      tunnels.delete(client);
+      tunnels.delete(upstream);
+      if (recorded) return;
+      recorded = true;
+      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
+    };
+    upstream.on("error", (error) => {
+      if (!connected) unreachable(error);
+      end();
+    });
+    // What is still queued for the sandbox goes out before the client's connection closes: a
+    // server that sends its last bytes and hangs up must not lose them.
+    upstream.on("close", () => (!connected || client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
+    client.on("close", end);
+  }
+
+  /** Client connections that carried a request already: each carries one (origin-request.ts). */
+  const served = new WeakSet<net.Socket>();
+
   const server = http.createServer({ highWaterMark: PIPE_BUFFER_BYTES }, async (req, res) => {
+    const client = req.socket;
+    // A second request on a connection (pipelined, or sent despite `Connection: close`) is never
+    // forwarded: it would otherwise ride on the first one's host check. The connection closes
+    // once the first answer is through, and the client asks again on a new one.
+    if (served.has(client)) return void req.resume();
+    served.add(client);
     let target: URL;
     try {
       target = new URL(req.url ?? "");
       if (target.protocol !== "http:") throw new Error();
     } catch {
-      res.writeHead(400, { "content-type": "text/plain" }).end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
+      res.writeHead(400, { "content-type": "text/plain", connection: "close" }).end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
       return;
     }
     const port = Number(target.port || 80);
@@ -123,27 +189,16 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error.message));
       return;
     }
-    const headers = { ...req.headers };
-    delete headers["proxy-connection"];
-    delete headers["proxy-authorization"];
-    const upstream = http.request(
-      // Connect to the checked address, so a second DNS answer cannot differ (rebinding).
-      { host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, agent: false, setHost: false },
-      (response) => {
-        res.writeHead(response.statusCode ?? 502, response.headers);
-        response.pipe(res);
-      },
+    const { head, chunked } = originRequest(req, target);
+    // Connect to the checked address, so a second DNS answer cannot differ (rebinding). The
+    // answer is not parsed: it goes to the client as raw bytes, as in a tunnel, and ends when
+    // the origin closes the connection, which `Connection: close` asked it to do.
+    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
+    relay(client, upstream, target.hostname, port, (error) =>
+      res.writeHead(502, { "content-type": "text/plain", connection: "close" }).end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`),
     );
-    const finish = () => {
-      const socket = upstream.socket;
-      options.record({ host: target.hostname, port, allowed: true, reason: null, bytesIn: socket?.bytesRead ?? 0, bytesOut: socket?.bytesWritten ?? 0 });
-    };
-    upstream.once("close", finish);
-    upstream.on("error", (error) => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`);
-      else res.destroy();
-    });
-    req.pipe(upstream);
+    upstream.write(head);
+    (chunked ? req.pipe(chunkEncoder()) : req).pipe(upstream, { end: false });
   });
 
   server.on("connect", async (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
@@ -167,31 +222,12 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     }
     // Reading starts once connected, after the "200" line is written.
     const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
-    tunnels.add(client).add(upstream);
+    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`));
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
       client.pipe(upstream);
     });
-    upstream.once("end", () => client.end());
-    let recorded = false;
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      tunnels.delete(client);
-      tunnels.delete(upstream);
-      if (recorded) return;
-      recorded = true;
-      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
-    };
-    upstream.on("error", (error) => {
-      if (!upstream.readyState || upstream.connecting) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`);
-      end();
-    });
-    // What is still queued for the sandbox goes out before the tunnel closes: a server that
-    // sends its last bytes and hangs up must not lose them.
-    upstream.on("close", () => (client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
-    client.on("close", end);
   });
 
   rmSync(options.socketPath, { force: true });
