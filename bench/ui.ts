@@ -18,9 +18,8 @@
 //   first page load after Tandem restarts (on the same database), as after `npm start`.
 // Beside them, as the reference of the same run, the sign-in page's load (a static page on the
 // same server and browser): what any page costs here. Reference and IDE take turns in each run.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
@@ -28,70 +27,15 @@ import { chromiumLaunchOptions } from "../e2e/chromium";
 import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
+import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 
 const RUNS = Number(process.argv[2] ?? 5);
 const TURNS = 1000; // × 10 events
 const TARGET_IDE_COLD_MS = 1500;
 const TARGET_SESSION_MS = 1000;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
-
-async function startTandem(dataDir: string, databaseUrl: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["scripts/start.mjs"], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      TANDEM_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      TANDEM_SANDBOX: "none",
-      // A session needs a model; none is called here.
-      TANDEM_MODEL: "openai-compatible:bench",
-      TANDEM_OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
-  });
-  const until = Date.now() + 300_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Tandem exited (${child.exitCode}) before it was ready`);
-    if (Date.now() > until) throw new Error("Tandem did not become ready in 5 minutes");
-    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
-    if (ok) return { base, child };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-async function stopTandem(child: ChildProcess | undefined) {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
-
-/** A tRPC call as a script makes it: the login cookie, no Origin. */
-function api(base: string, cookie: string) {
-  return async <T>(kind: "query" | "mutation", procedure: string, input: unknown): Promise<T> => {
-    const body = JSON.stringify({ json: input });
-    const response =
-      kind === "query"
-        ? await fetch(`${base}/api/trpc/${procedure}?input=${encodeURIComponent(body)}`, { headers: { cookie } })
-        : await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body });
-    const json = (await response.json()) as { result?: { data?: { json?: T } }; error?: unknown };
-    if (!response.ok) throw new Error(`${procedure}: ${JSON.stringify(json.error)}`);
-    return json.result!.data!.json!;
-  };
-}
 
 /** 1,000 turns of a user question, a file read, streamed and final text, usage: 10,000 events. */
 function longSessionRows(sessionId: string, authorId: string, firstSeq: number): NewEventRow[] {
@@ -218,17 +162,11 @@ const pg = await startEmbeddedPostgres(path.join(dataDir, "bench-db"));
 let tandem: ChildProcess | undefined;
 let browser: Browser | undefined;
 try {
-  const started = await startTandem(dataDir, pg.url);
+  const started = await startTandem(dataDir, pg.url, { TANDEM_SANDBOX: "none" });
   tandem = started.child;
   let base = started.base;
 
-  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
-  });
-  if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
-  const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = await signUp(base);
   const call = api(base, cookie);
   const project = await call<{ id: string }>("mutation", "project.create", { name: "Bench" });
   const source = ["export function main() {", ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`), "}", ""].join("\n");
@@ -286,7 +224,7 @@ try {
   const quickOpenFresh: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     await stopTandem(tandem);
-    const restarted = await startTandem(dataDir, pg.url);
+    const restarted = await startTandem(dataDir, pg.url, { TANDEM_SANDBOX: "none" });
     tandem = restarted.child;
     const context = await newContext(browser, restarted.base, cookie);
     const page = await context.newPage();

@@ -1,0 +1,48 @@
+// Installs code-server, the reference of bench/code-server.ts, from the npm registry alone into a
+// cache folder, once. Its own postinstall cannot run on a machine whose only network is the
+// registry: it builds modules Code's terminal does not need (kerberos wants the krb5 headers) and
+// downloads ripgrep from GitHub. So this installs its packages without scripts, then builds just
+// the native modules that the server and its terminal load, and points its ripgrep at ours.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+
+export const CODE_SERVER_VERSION = "4.100.3";
+
+const require = createRequire(import.meta.url);
+/** node-gyp as npm carries it: what `npm rebuild` would call, without the scripts that need GitHub. */
+const NODE_GYP = path.join(
+  path.dirname(require.resolve("npm/package.json", { paths: [path.join(path.dirname(path.dirname(process.execPath)), "lib", "node_modules")] })),
+  "node_modules/node-gyp/bin/node-gyp.js",
+);
+
+/** Where the package is unpacked (with its `out/node/entry.js`); CODE_SERVER_DIR names one by hand. */
+export function codeServerDir(): string {
+  return process.env.CODE_SERVER_DIR ?? path.join(os.homedir(), ".cache", "tandem-bench", `code-server-${CODE_SERVER_VERSION}`, "package");
+}
+
+export function ensureCodeServer(log: (line: string) => void): string {
+  const dir = codeServerDir();
+  if (process.env.CODE_SERVER_DIR) return dir;
+  const done = path.join(dir, ".tandem-bench-installed");
+  if (existsSync(done)) return dir;
+  const parent = path.dirname(dir);
+  log(`installing code-server ${CODE_SERVER_VERSION} into ${parent} (once; a few minutes)`);
+  rmSync(parent, { recursive: true, force: true });
+  mkdirSync(parent, { recursive: true });
+  const run = (cwd: string, command: string, args: string[]) => execFileSync(command, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
+  run(parent, "npm", ["pack", `code-server@${CODE_SERVER_VERSION}`, "--silent"]);
+  run(parent, "tar", ["xzf", `code-server-${CODE_SERVER_VERSION}.tgz`]);
+  const vscode = path.join(dir, "lib", "vscode");
+  for (const cwd of [dir, vscode, path.join(vscode, "extensions")]) run(cwd, "npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]);
+  for (const module of ["node-pty", "@vscode/spdlog", "native-watchdog"]) run(path.join(vscode, "node_modules", module), process.execPath, [NODE_GYP, "rebuild"]);
+  const rgDir = path.join(vscode, "node_modules", "@vscode", "ripgrep", "bin");
+  mkdirSync(rgDir, { recursive: true });
+  symlinkSync(require("@vscode/ripgrep").rgPath as string, path.join(rgDir, "rg"));
+  // Code looks for its bundled modules in node_modules.asar, which its postinstall links.
+  symlinkSync("node_modules", path.join(vscode, "node_modules.asar"));
+  execFileSync("touch", [done]);
+  return dir;
+}
