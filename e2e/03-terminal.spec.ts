@@ -35,3 +35,19 @@ test("a terminal runs a command and keeps its scrollback across a reload", async
   await page.keyboard.type("echo third-$((3*3))\n");
   await expect(ide.terminalText()).toContainText("third-9");
 });
+
+test("a flood of output ends with its last lines and the prompt on screen, and Ctrl-C stops an endless one", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.createProject("Terminal flood");
+  await ide.openTerminal();
+  // Far more lines than the scrollback holds: the browser skips what would scroll out unseen.
+  await ide.runInTerminal("seq 1 400000; echo flood-$((40+2))");
+  await expect(ide.terminalText()).toContainText("flood-42");
+  await expect(ide.terminalText()).toContainText("399999");
+
+  await ide.runInTerminal("yes tandem-flood");
+  await expect(ide.terminalText()).toContainText("tandem-flood");
+  await page.keyboard.press("Control+C");
+  await ide.runInTerminal("echo stopped-$((1+1))");
+  await expect(ide.terminalText()).toContainText("stopped-2");
+});

@@ -1,11 +1,13 @@
 /**
  * Output during a flood is gathered and handed to xterm.js at most once per this interval.
  * xterm.js redraws after each write it parses, up to once per animation frame (60 per second),
- * and with the DOM renderer that redraw is most of the browser's CPU during `cat big.log`.
- * Drawing a flood 25 times a second looks the same and leaves that CPU to the shell, the server
- * and the parser: in bench:terminal the whole path's CPU per MB fell by about half.
+ * and with the DOM renderer that redraw (style, layout, raster) is most of the browser's CPU
+ * during `cat big.log`. Drawing a flood about 12 times a second still shows it moving, and leaves
+ * that CPU to the shell, the server and the parser. Larger batches also let the flood skipper
+ * (flood-skipper.ts) leave out more: it keeps about one scrollback per batch. The server's
+ * flow-control window must hold an interval of output (server/terminal/terminal-session.ts).
  */
-export const FLOOD_WRITE_INTERVAL_MS = 40;
+export const FLOOD_WRITE_INTERVAL_MS = 80;
 /** More output than this within one interval is a flood; less (typing, prompts) is written at once. */
 export const FLOOD_BYTES = 16 * 1024;
 /**

@@ -5,6 +5,7 @@ import {
   TerminalCloseCode,
   type ClientMessage,
 } from "@/lib/terminal-protocol";
+import { FloodSkipper } from "./flood-skipper";
 import { OutputPacer } from "./output-pacer";
 
 export type TerminalStatus = "connecting" | "connected" | "reconnecting" | "exited" | "closed";
@@ -68,10 +69,16 @@ export class TerminalConnection {
     this.pacer?.dispose();
     let unacked = 0;
     let writing = 0;
+    // Per connection: each starts from a snapshot, with nothing carried over.
+    const skipper = new FloodSkipper(() => ({
+      rows: terminal.rows,
+      // xterm.js's default when the option is not set.
+      scrollback: terminal.options.scrollback ?? 1000,
+    }));
     const pacer = new OutputPacer({
       write: (bytes, parsed) => {
         writing++;
-        terminal.write(bytes, parsed);
+        terminal.write(skipper.text(bytes), parsed);
       },
       onParsed: (bytes) => {
         writing--;

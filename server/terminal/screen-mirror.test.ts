@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainSkip, ScreenMirror, type ScreenSnapshot } from "./screen-mirror";
+import { ScreenMirror, type ScreenSnapshot } from "./screen-mirror";
 
 const COLS = 80;
 const ROWS = 24;
@@ -69,19 +69,5 @@ describe("ScreenMirror", () => {
     expect(snapshot).toMatchObject({ cols: 120, rows: 30 });
     expect(snapshot.data).toContain("x".repeat(80));
     screen.dispose();
-  });
-});
-
-describe("plainSkip", () => {
-  it("skips nothing when too few lines follow", () => {
-    expect(plainSkip(flood(100), 200, 24)).toBeNull();
-  });
-
-  it("skips only whole plain lines after the last escape sequence", () => {
-    const text = `${flood(50)}\x1b[31mred\r\n${flood(1000)}`;
-    const skip = plainSkip(text, 200, 24)!;
-    expect(skip.from).toBe(text.indexOf("red\r\n") + 5);
-    expect(skip.to).toBeGreaterThan(skip.from);
-    expect(text[skip.to - 1]).toBe("\n");
   });
 });

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Terminal as HeadlessTerminal } from "@xterm/headless";
 import type { SerializeAddon as SerializeAddonType } from "@xterm/addon-serialize";
+import { plainSkip } from "@/lib/terminal-plain-skip";
 
 // These packages are CommonJS without named-export hints, so Node's ESM loader cannot bind them.
 const require = createRequire(import.meta.url);
@@ -156,45 +157,4 @@ export class ScreenMirror {
     this.skippedChars += skip.to - skip.from;
     this.compactAt = this.queuedChars + COMPACT_ABOVE_CHARS;
   }
-}
-
-/**
- * A range of `text` that may be skipped: plain, after the last state change, and followed by
- * enough to determine the buffer alone. Skipping changes only the cursor at the cut; the two parses
- * agree again once `rows + 1` newlines (cursor at the bottom) and then a carriage return (column 0)
- * have passed, and all before that must then scroll out: `keepLines` more newlines.
- */
-export function plainSkip(text: string, keepLines: number, rows: number): { from: number; to: number } | null {
-  // Native searches (lastIndexOf, a regular expression per block) rather than a loop over every
-  // character: this runs for each half megabyte of a flood, so it is on the PTY's hot path.
-  let at = text.length;
-  for (let kept = 0; kept < keepLines && at >= 0; kept++) at = lastIndexBefore(text, "\n", at);
-  at = lastIndexBefore(text, "\r", at);
-  for (let margin = 0; margin < rows + 2 && at >= 0; margin++) at = lastIndexBefore(text, "\n", at);
-  if (at < 0) return null;
-  const to = at + 1;
-  const lastState = lastStatefulIndex(text, to);
-  // Start after the line holding the last state change, so no escape sequence is cut in two.
-  const from = lastState === -1 ? 0 : text.indexOf("\n", lastState) + 1;
-  if (lastState !== -1 && from === 0) return null;
-  return from < to ? { from, to } : null;
-}
-
-/** The last index of `char` before `end`, or -1. */
-function lastIndexBefore(text: string, char: string, end: number): number {
-  return end <= 0 ? -1 : text.lastIndexOf(char, end - 1);
-}
-
-// Anything that can change terminal state beyond the current line: ESC, C1 and most C0 controls
-// (tab, backspace, bell, CR and LF only move within or between lines).
-const STATEFUL = /[\x00-\x06\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
-const STATEFUL_BLOCK = 16 * 1024;
-
-function lastStatefulIndex(text: string, end: number): number {
-  for (let blockEnd = end; blockEnd > 0; blockEnd -= STATEFUL_BLOCK) {
-    const blockStart = Math.max(0, blockEnd - STATEFUL_BLOCK);
-    if (!STATEFUL.test(text.slice(blockStart, blockEnd))) continue;
-    for (let i = blockEnd - 1; i >= blockStart; i--) if (STATEFUL.test(text[i]!)) return i;
-  }
-  return -1;
 }

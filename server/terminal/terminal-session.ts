@@ -13,12 +13,14 @@ const { spawn } = require("node-pty") as typeof import("node-pty");
 /**
  * Pause the PTY when a client is this many bytes behind... Throughput is at most this window per
  * round trip, and a round trip includes the client's flood pacing (components/terminal/
- * output-pacer.ts, 40 ms): 512 KiB per ~50 ms is ~10 MB/s. Larger costs Ctrl-C latency,
- * since everything in flight is parsed before the prompt shows (bench:terminal measures both).
+ * output-pacer.ts, 80 ms): 3 MiB per ~90 ms is ~35 MB/s. A larger window would cost Ctrl-C
+ * latency if the client parsed everything in flight before the prompt; it skips a flood's plain
+ * text that scrolls out anyway (components/terminal/flood-skipper.ts), so what is in flight costs
+ * about one scrollback of parsing. bench:terminal measures both.
  */
-export const HIGH_WATERMARK = 1024 * 1024;
+export const HIGH_WATERMARK = 3 * 1024 * 1024;
 /** ...and resume once everyone is back under this. Must exceed the client's ack interval. */
-export const LOW_WATERMARK = 640 * 1024;
+export const LOW_WATERMARK = 2 * 1024 * 1024;
 /** The mirror may queue more: it skips plain floods, so only output full of escapes fills it. */
 const MIRROR_HIGH_WATERMARK = 8 * 1024 * 1024;
 const FRAME_MAX_CHARS = 64 * 1024;
