@@ -14,6 +14,7 @@ import { WebSocketServer } from "ws";
 import { TerminalService } from "@/server/terminal";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { testSandbox } from "@/server/test/sandbox";
+import { writeFloodFile } from "./flood-file";
 
 const require = createRequire(import.meta.url);
 const { spawn } = require("node-pty") as typeof import("node-pty");
@@ -59,21 +60,6 @@ function treeCpuMs(): number {
   };
   walk(process.pid);
   return (ticks * 1000) / TICKS_PER_SECOND;
-}
-
-function generateFile(dir: string): { file: string; bytes: number; lines: number } {
-  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor".split(" ");
-  const lines: string[] = [];
-  for (let i = 0; i < 4096; i++) {
-    let line = `${String(i).padStart(6, "0")} `;
-    while (line.length < 60 + (i % 40)) line += `${words[(i * 7 + line.length) % words.length]} `;
-    lines.push(line.trimEnd());
-  }
-  const block = `${lines.join("\n")}\n`;
-  const repeats = Math.ceil((FILE_MB * 1e6) / block.length);
-  const file = path.join(dir, "bench.txt");
-  writeFileSync(file, block.repeat(repeats));
-  return { file, bytes: block.length * repeats, lines: lines.length * repeats };
 }
 
 async function rawPty(file: string, bytes: number): Promise<{ rate: number; cpuPerMb: number }> {
@@ -222,7 +208,7 @@ function sampleRss(): { stop(): number } {
 
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "tandem-bench-"));
-  const { file, bytes, lines } = generateFile(dir);
+  const { file, bytes, lines } = writeFloodFile(dir, FILE_MB);
   const sandboxMode = (await bwrapAvailable()) ? "bwrap" : "none";
   console.log(`file: ${mb(bytes).toFixed(0)} MB, ${lines} lines; sandbox: ${sandboxMode}; cores: ${require("node:os").cpus().length}`);
 
