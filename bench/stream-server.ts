@@ -14,7 +14,7 @@ import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
 import { createContext } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
-import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
+import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { loadConfig } from "@/server/env";
 import { createServices } from "@/server/services";
 
@@ -43,7 +43,7 @@ const wss = new WebSocketServer({ noServer: true });
 applyWSSHandler({ wss, router: appRouter, createContext: ({ req }) => createContext(services, headersOf(req)) });
 server.on("upgrade", (req, socket, head) =>
   wss.handleUpgrade(req, socket, head, (ws) => {
-    coalesceWritesPerTurn(socket);
+    coalesceWritesPerTask(socket);
     wss.emit("connection", ws, req);
   }),
 );

@@ -30,6 +30,8 @@ export type TurnRun = {
   db: Db;
   log: EventLog;
   sessionId: string;
+  /** The session's log from seq 1 as read when the turn was prepared; the run reads only what follows. */
+  events: SessionEvent[];
   modelId: string;
   /** Throws ModelConfigError when the model cannot be used; reported as an error event. */
   model: () => LanguageModel;
@@ -58,8 +60,11 @@ export type TurnRun = {
   maxRetries?: number;
 };
 
-/** "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing). */
-export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over"; text: string };
+/**
+ * "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing).
+ * `finishedSeq`: the seq of the turn's `turn_finished`, when it wrote one.
+ */
+export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over"; text: string; finishedSeq?: number };
 
 /** The abort reason when this instance lost the turn's lease: the instance that took it over writes from here on. */
 export class TurnHandedOver extends Error {
@@ -69,7 +74,9 @@ export class TurnHandedOver extends Error {
 }
 
 export async function runTurn(r: TurnRun): Promise<TurnEnd> {
-  const events: SessionEvent[] = await listEvents(r.db, r.sessionId);
+  // A prefix of the log is enough here: only the holder of the turn's lease starts a turn, and the
+  // loop reads what followed before it decides anything else.
+  const events = [...r.events];
   let state = turnState(events);
   let turn = state.openTurn;
   if (!turn) {
@@ -89,9 +96,9 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
   const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string): Promise<TurnEnd> => {
     const ended = await refresh();
     const endCheckpointId = ended.checkpointed ? await snapshotAfter(r, turnId) : undefined;
-    await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
+    const finished = await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
     await r.setStatus(reason === "error" ? "failed" : "idle", message);
-    return { reason, text: lastText };
+    return { reason, text: lastText, finishedSeq: finished.seq };
   };
   const runner = {
     db: r.db,
