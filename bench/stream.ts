@@ -203,7 +203,7 @@ for (const r of results) {
   }
 }
 console.log("\nDB rows/s: session events written while the Tandem sessions streamed (tokens are coalesced into one row per ~50 ms per session); INSERTs/s: the statements that wrote them (the rows of all sessions share one INSERT at a time).");
-console.log("Event-loop delay: how late the Tandem process ran timers while the sessions streamed (perf_hooks, 10 ms resolution).");
+console.log("Event-loop delay: how late the Tandem process ran timers while the sessions streamed (perf_hooks, 10 ms resolution; the lateness beyond it, 0 when idle).");
 console.log("CPU per token: user + system CPU time of the Tandem process while the sessions streamed (setup of each turn included), over the tokens streamed.");
 console.log("CPU Tandem / bench: CPU time of the Tandem process and of this process (the scripted model and the viewers) over the streaming time, in cores (100% = one core).");
 console.log("Per session: the Tandem process's peak RSS while N sessions streamed, minus its RSS before, over N.");

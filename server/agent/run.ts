@@ -17,7 +17,7 @@ import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import { runModelStep, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
-import { pushContiguous, turnState, type ToolCallEvent } from "@/server/agent/turn-state";
+import { pushContiguous, turnState, type ToolCallEvent, type TurnState } from "@/server/agent/turn-state";
 import { addUsage, costOf, type ModelFacts } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
 
@@ -93,8 +93,9 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     events.push(...(await listEvents(r.db, r.sessionId, events.at(-1)?.seq ?? 0)));
     return turnState(events);
   };
-  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string): Promise<TurnEnd> => {
-    const ended = await refresh();
+  /** `fresh`: the state just refreshed, when the caller has it (no second read of the log's tail). */
+  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string, fresh?: TurnState): Promise<TurnEnd> => {
+    const ended = fresh ?? (await refresh());
     const endCheckpointId = ended.checkpointed ? await snapshotAfter(r, turnId) : undefined;
     const finished = await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
     await r.setStatus(reason === "error" ? "failed" : "idle", message);
@@ -186,7 +187,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     if (!step.calls.length) {
       state = await refresh();
       if (state.lastUserSeq > seenSeq) continue; // someone wrote while the model answered
-      return finish("completed");
+      return finish("completed", undefined, state);
     }
   }
 }
