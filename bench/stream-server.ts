@@ -12,7 +12,7 @@ import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { toNodeHandler } from "better-auth/node";
 import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
-import { createContext } from "@/server/api/trpc";
+import { createConnectionContext, createContext } from "@/server/api/trpc";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { loadConfig } from "@/server/env";
@@ -40,7 +40,12 @@ const server = http.createServer((req, res) => {
   return req.url?.startsWith("/api/auth/") ? authHandler(req, res) : trpcHttp(req, res);
 });
 const wss = new WebSocketServer({ noServer: true });
-applyWSSHandler({ wss, router: appRouter, createContext: ({ req }) => createContext(services, headersOf(req)) });
+// A connection's context as server/start-server.ts makes it: its user re-read per call (cached a second).
+applyWSSHandler({
+  wss,
+  router: appRouter,
+  createContext: ({ req, res, info }) => createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
+});
 server.on("upgrade", (req, socket, head) =>
   wss.handleUpgrade(req, socket, head, (ws) => {
     coalesceWritesPerTask(socket);
