@@ -11,7 +11,7 @@ import type { ProjectRole } from "@/server/db/repositories/projects";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { authorizeProject, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
-import { coalesceWritesPerTurn } from "@/server/http/coalesce-writes";
+import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { warmUp } from "@/server/http/warm-up";
@@ -143,7 +143,7 @@ export async function startServer(services: Services, options: { dir: string; pa
     const owner = forwardTo ? { forwarding: forwardTo, arrival } : null;
     if (url.pathname === "/api/trpc/ws") {
       trpcWss.handleUpgrade(req, socket, head, (ws) => {
-        coalesceWritesPerTurn(socket);
+        coalesceWritesPerTask(socket);
         trpcWss.emit("connection", ws, req);
       });
       return;

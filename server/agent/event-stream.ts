@@ -124,9 +124,9 @@ export function endableStream<T, U>(
   if (outer?.aborted) controller.abort();
   const source = make(controller.signal);
   const iterator: AsyncIterableIterator<U> = {
-    async next() {
-      const step = await source.next();
-      return step.done ? { done: true, value: undefined } : { done: false, value: map(step.value) };
+    // Once per event per viewer: a `then` on the source's promise, not an async function around it.
+    next() {
+      return source.next().then((step): IteratorResult<U> => (step.done ? { done: true, value: undefined } : { done: false, value: map(step.value) }));
     },
     async return() {
       controller.abort();

@@ -17,7 +17,7 @@ import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import { runModelStep, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
-import { pushContiguous, turnState, type ToolCallEvent } from "@/server/agent/turn-state";
+import { pushContiguous, turnState, type ToolCallEvent, type TurnState } from "@/server/agent/turn-state";
 import { addUsage, costOf, type ModelFacts } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
 
@@ -30,6 +30,8 @@ export type TurnRun = {
   db: Db;
   log: EventLog;
   sessionId: string;
+  /** The session's log from seq 1 as read when the turn was prepared; the run reads only what follows. */
+  events: SessionEvent[];
   modelId: string;
   /** Throws ModelConfigError when the model cannot be used; reported as an error event. */
   model: () => LanguageModel;
@@ -58,8 +60,11 @@ export type TurnRun = {
   maxRetries?: number;
 };
 
-/** "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing). */
-export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over"; text: string };
+/**
+ * "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing).
+ * `finishedSeq`: the seq of the turn's `turn_finished`, when it wrote one.
+ */
+export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over"; text: string; finishedSeq?: number };
 
 /** The abort reason when this instance lost the turn's lease: the instance that took it over writes from here on. */
 export class TurnHandedOver extends Error {
@@ -69,7 +74,9 @@ export class TurnHandedOver extends Error {
 }
 
 export async function runTurn(r: TurnRun): Promise<TurnEnd> {
-  const events: SessionEvent[] = await listEvents(r.db, r.sessionId);
+  // A prefix of the log is enough here: only the holder of the turn's lease starts a turn, and the
+  // loop reads what followed before it decides anything else.
+  const events = [...r.events];
   let state = turnState(events);
   let turn = state.openTurn;
   if (!turn) {
@@ -86,12 +93,13 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     events.push(...(await listEvents(r.db, r.sessionId, events.at(-1)?.seq ?? 0)));
     return turnState(events);
   };
-  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string): Promise<TurnEnd> => {
-    const ended = await refresh();
+  /** `fresh`: the state just refreshed, when the caller has it (no second read of the log's tail). */
+  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string, fresh?: TurnState): Promise<TurnEnd> => {
+    const ended = fresh ?? (await refresh());
     const endCheckpointId = ended.checkpointed ? await snapshotAfter(r, turnId) : undefined;
-    await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
+    const finished = await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
     await r.setStatus(reason === "error" ? "failed" : "idle", message);
-    return { reason, text: lastText };
+    return { reason, text: lastText, finishedSeq: finished.seq };
   };
   const runner = {
     db: r.db,
@@ -179,7 +187,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     if (!step.calls.length) {
       state = await refresh();
       if (state.lastUserSeq > seenSeq) continue; // someone wrote while the model answered
-      return finish("completed");
+      return finish("completed", undefined, state);
     }
   }
 }

@@ -22,7 +22,7 @@ import { compactUpTo, estimateTokens } from "@/server/agent/compaction";
 import { loadModelFacts } from "@/server/agent/usage";
 import { foldModelMessages } from "@/lib/model-transcript";
 import type { SessionResources, ShellFactory } from "@/server/agent/session-tools";
-import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
+import { prepareTurn, type KnownSession, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
 import { createSubagentHost } from "@/server/agent/subagent-host";
@@ -101,10 +101,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   }
 
   async function setStatus(sessionId: string, status: SessionStatus, reason?: string) {
-    const session = await sessions.findSession(db, sessionId);
-    if (!session || session.status === status) return;
-    await sessions.setSessionStatus(db, sessionId, status);
-    await log.append(sessionId, "status", { status, reason });
+    if (await sessions.setSessionStatus(db, sessionId, status)) await log.append(sessionId, "status", { status, reason });
   }
 
   /** An error nobody can act on ended a run: logged for the operator, shown in the session, which is left failed. */
@@ -121,8 +118,11 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return events.findLast((e) => e.type === "user_message")?.authorId ?? fallback;
   }
 
-  /** Starts (or continues) the session's turn unless one is already running, here or on another instance. */
-  function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean } = {}) {
+  /**
+   * Starts (or continues) the session's turn unless one is already running, here or on another instance.
+   * `known`: the session and its log as the caller just read them, so the turn does not read them again.
+   */
+  function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean; known?: KnownSession } = {}) {
     const running = active.get(sessionId);
     if (running) return running.done;
     const controller = new AbortController();
@@ -131,7 +131,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       let end: TurnEnd | null = null;
       try {
         if (!(await leases.claim(sessionId, userId, options.claimed))) return null;
-        end = await runTurn(await prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal }));
+        end = await runTurn(await prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal, known: options.known }));
       } catch (error) {
         end = await failInternally(sessionId, error, `agent turn of session ${sessionId}`, "The agent stopped on an internal error. Resume to try again.");
       } finally {
@@ -144,7 +144,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       if (end.reason !== "waiting") {
         for (const resolve of endWaiters.get(sessionId) ?? []) resolve(end);
         endWaiters.delete(sessionId);
-        if (end.reason !== "error" && (await hasUnansweredMessage(sessionId))) void start(sessionId, userId);
+        if (end.reason !== "error" && (await hasUnansweredMessage(sessionId, end.finishedSeq))) void start(sessionId, userId);
       }
       return end;
     })();
@@ -152,9 +152,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return done;
   }
 
-  /** A message that arrived after the last turn ended (in the moment it was ending). */
-  async function hasUnansweredMessage(sessionId: string) {
-    const events = await listEvents(db, sessionId);
+  /**
+   * A message that arrived after the last turn ended (in the moment it was ending). `afterSeq`: the
+   * turn's own `turn_finished`, when known; only the log after it is read.
+   */
+  async function hasUnansweredMessage(sessionId: string, afterSeq = 0) {
+    const events = await listEvents(db, sessionId, afterSeq);
     const lastEnd = events.findLast((e) => e.type === "turn_finished")?.seq ?? 0;
     return events.some((e) => e.type === "user_message" && e.seq > lastEnd) && !turnState(events).openTurn;
   }
@@ -238,11 +241,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         input.user.id,
       );
       if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) return event;
-      const state = turnState(await listEvents(db, session.id));
+      const events = await listEvents(db, session.id);
+      const state = turnState(events);
       if (state.pendingCalls.length) {
         await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.", state.startedCalls);
       }
-      void start(session.id, input.user.id);
+      void start(session.id, input.user.id, { known: { session, events } });
       return event;
     },
 

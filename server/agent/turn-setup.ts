@@ -1,10 +1,10 @@
 import { generateText, type LanguageModel } from "ai";
 import type { Db } from "@/server/db/client";
 import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
-import { findProjectName, findSession } from "@/server/db/repositories/sessions";
+import { findProjectName, findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import { getSetting } from "@/server/db/repositories/settings";
 import type { Tool, ToolContext } from "@/server/tools/define-tool";
-import type { SessionStatus } from "@/lib/session-events";
+import type { SessionEvent, SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
 import { parsePolicy } from "@/server/agent/policy";
 import { buildSystemPrompt } from "@/server/agent/prompts/system";
@@ -41,11 +41,22 @@ export type TurnSetup = {
   setStatus(sessionId: string, status: SessionStatus, reason?: string): Promise<void>;
 };
 
-export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; userId: string; resumed: boolean; signal: AbortSignal }): Promise<TurnRun> {
+/**
+ * The session row and its log from seq 1, as a caller that starts the turn has just read them
+ * (session.send). The turn starts from these instead of reading them again: the log is the
+ * largest read of a turn's start, and the run reads only what was appended after it.
+ */
+export type KnownSession = { session: AgentSessionRow; events: SessionEvent[] };
+
+export async function prepareTurn(
+  setup: TurnSetup,
+  turn: { sessionId: string; userId: string; resumed: boolean; signal: AbortSignal; known?: KnownSession },
+): Promise<TurnRun> {
   const { db, log, options: o, ownTools, resources } = setup;
   const { sessionId, userId, resumed, signal } = turn;
-  const session = await findSession(db, sessionId);
+  const session = turn.known?.session ?? (await findSession(db, sessionId));
   if (!session) throw new Error(`session ${sessionId} no longer exists`);
+  const events = turn.known?.events ?? (await listEvents(db, sessionId));
   const workspace = await o.openWorkspace(session.projectId);
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
@@ -61,7 +72,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
   tools = deferred.tools;
   const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const toolNames = Object.keys(tools);
-  const lastMessage = (await listEvents(db, sessionId)).findLast((e) => e.type === "user_message");
+  const lastMessage = events.findLast((e) => e.type === "user_message");
   const [context, git, network] = await Promise.all([
     gatherContext({
       workspace,
@@ -111,6 +122,7 @@ export async function prepareTurn(setup: TurnSetup, turn: { sessionId: string; u
     db,
     log,
     sessionId,
+    events,
     modelId: session.model,
     model: () => o.models.resolve(session.model),
     endpoint: safeEndpoint(o.models, session.model),

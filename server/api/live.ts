@@ -69,16 +69,28 @@ function endWhen<T>(source: AsyncIterableIterator<T>, watch: (end: (error: TRPCE
     await source.return?.();
     throw error;
   };
+  // Called once per event a viewer receives (per token while a session streams): one promise of
+  // its own around the source's, no async function or `finally` adding more for every token.
   const iterator: AsyncIterableIterator<T> = {
-    async next() {
+    next() {
       if (ended) return stop(ended);
-      const step = await new Promise<IteratorResult<T> | TRPCError>((resolve, reject) => {
-        interrupt = resolve;
-        source.next().then(resolve, reject);
-      }).finally(() => (interrupt = null));
-      if (step instanceof TRPCError) return stop(step);
-      if (step.done) cleanup();
-      return step;
+      return new Promise<IteratorResult<T>>((resolve, reject) => {
+        interrupt = (error) => {
+          interrupt = null;
+          resolve(stop(error));
+        };
+        source.next().then(
+          (step) => {
+            interrupt = null;
+            if (step.done) cleanup();
+            resolve(step);
+          },
+          (error: unknown) => {
+            interrupt = null;
+            reject(error);
+          },
+        );
+      });
     },
     async return() {
       cleanup();

@@ -86,6 +86,12 @@ export type Context = {
    * subscriptions re-check with it. Absent in in-process callers (tests), which keep `user`.
    */
   currentUser?: () => Promise<AppUser | null>;
+  /**
+   * `user` was read for this very call (an HTTP request's context, made moments before the
+   * procedure runs): the procedure takes it as current instead of reading the login session twice.
+   * A WebSocket connection's context is made once for many calls and never says so.
+   */
+  userReadForCall?: boolean;
 };
 
 export const SHARE_TOKEN_HEADER = "x-tandem-share";
@@ -100,7 +106,7 @@ export async function createContext(services: Services, headers: Headers, connec
     const now = await services.auth.api.getSession({ headers }).catch(() => null);
     return now ? toAppUser(now.user) : null;
   };
-  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser };
+  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser, userReadForCall: true };
 }
 
 /** How long a WebSocket connection trusts the login session it last read, unless an access change concerns its user. */
@@ -128,7 +134,7 @@ export async function createConnectionContext(
     cached = { user, at: Date.now() };
     return user;
   };
-  return { ...base, currentUser };
+  return { ...base, currentUser, userReadForCall: false };
 }
 
 /** The caller as they are now: a connection's user is re-read, an in-process caller's is as given. */
@@ -172,7 +178,7 @@ export const createCallerFactory = t.createCallerFactory;
 // mutation, whatever the procedure: view links are read-only by construction, not by each rule.
 const baseProcedure = t.procedure.use(async ({ ctx: given, type, next }) => {
   // Over a WebSocket, every call is made by whoever the login session names now.
-  const ctx = given.currentUser && given.user ? await freshCaller(given) : given;
+  const ctx = given.currentUser && given.user && !given.userReadForCall ? await freshCaller(given) : given;
   if (type === "mutation" && ctx.shareToken) {
     const state = await callerLink(ctx);
     if (!state?.ok || state.link.scope !== "collaborate") {

@@ -3,10 +3,17 @@ import type { Duplex } from "node:stream";
 // One tRPC WebSocket carries every subscription of a browser tab (several sessions' events,
 // presence, file changes), and a streaming session sends a frame per token. Sent one by one, each
 // frame is a write system call of its own; under load those calls were the largest single cost
-// of streaming (bench:stream). Corking the socket from its first write until the event loop's
-// check phase sends everything queued in this turn of the loop as one write, and adds no wait:
-// the frames leave as soon as the callbacks that produced them have run.
-export function coalesceWritesPerTurn(socket: Duplex): void {
+// of streaming (bench:stream). So the socket is corked from its first write until the callback
+// that wrote has finished, promises included (process.nextTick runs once the microtasks drained):
+// everything that one arriving chunk of model output or one database answer produced leaves as
+// one write, before the event loop moves on.
+//
+// It used to stay corked until the loop's check phase (setImmediate), after every other I/O
+// callback of that loop iteration had run: with 50 sessions streaming, a frame waited there for
+// half an iteration, several milliseconds, though nothing was sending. Now nothing waits behind
+// other work. When the peer or the network falls behind, the socket's own buffering takes over:
+// while a write is pending, later frames queue and leave together in one writev when it completes.
+export function coalesceWritesPerTask(socket: Duplex): void {
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -17,7 +24,7 @@ export function coalesceWritesPerTurn(socket: Duplex): void {
     if (!corked) {
       corked = true;
       socket.cork();
-      setImmediate(uncork);
+      process.nextTick(uncork);
     }
     return write(...args);
   }) as Duplex["write"];

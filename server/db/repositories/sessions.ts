@@ -96,8 +96,10 @@ export async function deleteSession(db: Db, id: string) {
   await db.agentSession.delete({ where: { id } });
 }
 
-export async function setSessionStatus(db: Db, id: string, status: SessionStatus) {
-  await db.agentSession.update({ where: { id }, data: { status }, select: { id: true } });
+/** Sets the status in one statement; false when the session is gone or already had it. */
+export async function setSessionStatus(db: Db, id: string, status: SessionStatus): Promise<boolean> {
+  const { count } = await db.agentSession.updateMany({ where: { id, status: { not: status } }, data: { status } });
+  return count > 0;
 }
 
 export async function addSessionUsage(db: Db, id: string, usage: { inputTokens: number; outputTokens: number; costUsd: number }) {
