@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type net from "node:net";
 import { rgPath } from "@vscode/ripgrep";
-import { takeSocketPair } from "./socket-pair";
+import { prepareSocketPair, takeSocketPair } from "./socket-pair";
 
 /** Room kept free in the buffer for each read of rg's output. */
 const READ_ROOM = 64 * 1024;
@@ -129,6 +129,7 @@ export function scanRipgrep(args: string[], options: RgScanOptions): RgScan {
     } finally {
       options.signal.removeEventListener("abort", kill);
       kill();
+      prepareSocketPair(); // for the next search, now that this one no longer needs the processor
     }
   })();
 

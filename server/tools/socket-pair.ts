@@ -21,7 +21,7 @@ export interface SocketPair {
 // Node cannot make a bare pipe or socketpair, and a child's stdout pipe allocates a buffer per
 // read; a socket made by hand reads into buffers of our choosing (onread). Making one takes a
 // few turns of the event loop and two of the thread pool, which a loaded server stretches to
-// tens of milliseconds: so one pair is kept ready, and taking it starts the next.
+// tens of milliseconds: so one pair is kept ready, made after each search.
 let spare: Promise<SocketPair | null> | null = null;
 
 async function makePair(): Promise<SocketPair> {
@@ -48,14 +48,15 @@ async function makePair(): Promise<SocketPair> {
   }
 }
 
-function prepareSpare(): void {
-  spare = makePair().catch(() => null);
+/** Makes the spare pair, if there is none: best once a search has ended, competing with none. */
+export function prepareSocketPair(): void {
+  spare ??= makePair().catch(() => null);
 }
 
 /** A fresh connected pair (the spare when one is ready); the caller owns and closes both ends. */
 export async function takeSocketPair(): Promise<SocketPair> {
   const taken = spare;
-  prepareSpare();
+  spare = null;
   const pair = (taken && (await taken)) ?? (await makePair());
   pair.reader.ref();
   return pair;
