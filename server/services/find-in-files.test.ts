@@ -107,6 +107,49 @@ describe("findInFiles", () => {
     expect(long!.preview.slice(long!.matches[0]!.start, long!.matches[0]!.end)).toBe("needle");
   });
 
+  it("reads long lines exactly wherever escapes, non-ASCII characters and matches fall against the stretches they are read in", async () => {
+    // JSON text is read in 16 KiB stretches: matches, escapes and multi-byte characters are put
+    // on and around the stretch boundaries at every small shift, in ASCII and non-ASCII lines.
+    const lines: string[] = [];
+    for (let shift = 0; shift < 12; shift++) {
+      const pad = "q".repeat(shift);
+      const ascii = `${pad}${'w="\\\"\t\u0001";'.repeat(1400)}needle${"z".repeat(16_380 - shift)}"needle\\"needle`;
+      const wide = `${pad}${"k".repeat(16_370)}é😀\"needle${'v="é\\";'.repeat(2100)}\u0002Needle`;
+      lines.push(ascii, wide);
+    }
+    const root = await tree({ "min.js": `${lines.join("\n")}\n` });
+    const { files } = await collect(root, { pattern: "needle" });
+    const found = files[0]!.lines;
+    expect(found.map((l) => l.line)).toEqual(lines.map((_, i) => i + 1));
+    for (const [i, line] of lines.entries()) {
+      const match = found[i]!;
+      expect(match.matches.map((m) => m.ref)).toEqual([...line.matchAll(/needle/gi)].map((m) => ({ line: i + 1, column: m.index + 1, text: m[0] })));
+      expect(line.slice(match.previewStart, match.previewStart + match.preview.length)).toBe(match.preview);
+      expect(match.preview.slice(match.matches[0]!.start, match.matches[0]!.end).toLowerCase()).toBe("needle");
+    }
+  });
+
+  it("reads lines longer than its read buffer whole, with the lines around them", async () => {
+    const huge = `${"é=".repeat(400_000)}needle${'s="\\"+x;'.repeat(300_000)}NEEDLE`;
+    const root = await tree({ "big.js": `needle first\n${huge}\nlast needle\n` });
+    const { files } = await collect(root, { pattern: "needle" });
+    const lines = files[0]!.lines;
+    expect(lines.map((l) => l.line)).toEqual([1, 2, 3]);
+    expect(lines[1]!.matches.map((m) => m.ref)).toEqual([...huge.matchAll(/needle/gi)].map((m) => ({ line: 2, column: m.index + 1, text: m[0] })));
+    expect(lines[2]!.matches[0]!.ref).toEqual({ line: 3, column: 6, text: "needle" });
+  });
+
+  it("reads megabytes of results exactly, in batches", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) files[`f${i}.txt`] = Array.from({ length: 1500 }, (_, n) => `line ${n} needle ${"x".repeat(n % 90)}`).join("\n");
+    const root = await tree(files);
+    const { events, files: found, last } = await collect(root, { pattern: "needle" }, 1_000_000);
+    expect(events.filter((e) => e.type === "files").length).toBeGreaterThan(1);
+    expect(found.map((f) => f.lines.length)).toEqual(Array(20).fill(1500));
+    expect(found[7]!.lines[1234]!.matches[0]!.ref).toEqual({ line: 1235, column: 11, text: "needle" });
+    expect(last).toMatchObject({ type: "done", files: 20, matches: 30_000 });
+  });
+
   it("stops at the limit and says there are more", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 50; i++) files[`f${i}.txt`] = "hit hit\nhit\n";

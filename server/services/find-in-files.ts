@@ -1,5 +1,6 @@
 import type { FileMatches, FindEvent, FindQuery, LineMatch, MatchRef } from "@/lib/search-schemas";
-import { RG_BASE_ARGS, streamRipgrep } from "@/server/tools/ripgrep";
+import { RG_BASE_ARGS } from "@/server/tools/ripgrep";
+import { scanRipgrep } from "@/server/tools/ripgrep-scan";
 import { longLineMatch } from "./rg-long-line";
 
 /** Past this the search stops (rg is killed) and the panel says there are more. */
@@ -84,7 +85,6 @@ function lineMatch(data: Extract<RgMessage, { type: "match" }>["data"]): LineMat
 export async function* findInFiles(root: string, query: FindQuery, options: FindOptions): AsyncGenerator<FindEvent> {
   const started = performance.now();
   const max = options.maxMatches ?? FIND_MATCH_LIMIT;
-  const rg = streamRipgrep(findArgs(query), { cwd: root, signal: options.signal });
   let files = 0;
   let matches = 0;
   let limitHit = false;
@@ -92,48 +92,73 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
   let pending: FileMatches[] = [];
   let pendingMatches = 0;
   let lastFlush = 0;
+  // rg's output is parsed as it arrives; a batch that is due holds rg back until it is taken.
+  let due = false;
+  let finished = false;
+  let wake: (() => void) | null = null;
+  const onLine = (raw: Buffer): boolean => {
+    const long: { line: LineMatch } | null = raw.length > LONG_LINE && current ? longLineMatch(raw, PREVIEW_CHARS, PREVIEW_LEAD) : null;
+    const message: RgMessage | null = long ? null : (JSON.parse(raw.toString("utf8")) as RgMessage);
+    if (message?.type === "begin") {
+      const path: string | undefined = message.data.path.text;
+      current = path === undefined ? null : { path: path.replace(/^\.\//, ""), lines: [] };
+    } else if ((long || message?.type === "match") && current) {
+      const found = long ? long.line : lineMatch((message as Extract<RgMessage, { type: "match" }>).data);
+      if (!found) return true;
+      const room = max - matches;
+      if (found.matches.length > room) found.matches = found.matches.slice(0, room);
+      current.lines.push(found);
+      matches += found.matches.length;
+      pendingMatches += found.matches.length;
+      if (matches >= max) {
+        limitHit = true;
+        rg.kill();
+      }
+    } else if (message?.type === "end" && current) {
+      if (current.lines.length > 0) {
+        pending.push(current);
+        files++;
+      }
+      current = null;
+      // The first file goes out at once, the rest in batches.
+      if (files === 1 || pendingMatches >= BATCH_MATCHES || performance.now() - lastFlush >= BATCH_MS) due = pending.length > 0;
+    }
+    if (due) wake?.();
+    return !due;
+  };
+  const rg = scanRipgrep(findArgs(query), { cwd: root, signal: options.signal, onLine });
   const take = () => {
     const batch = pending;
     pending = [];
     pendingMatches = 0;
     lastFlush = performance.now();
+    due = false;
+    rg.resume();
     return { type: "files" as const, files: batch };
   };
   try {
-    for await (const raw of rg.lines) {
-      const long: { line: LineMatch } | null = raw.length > LONG_LINE && current ? longLineMatch(raw, PREVIEW_CHARS, PREVIEW_LEAD) : null;
-      const message: RgMessage | null = long ? null : (JSON.parse(raw.toString("utf8")) as RgMessage);
-      if (message?.type === "begin") {
-        const path: string | undefined = message.data.path.text;
-        current = path === undefined ? null : { path: path.replace(/^\.\//, ""), lines: [] };
-      } else if ((long || message?.type === "match") && current) {
-        const found = long ? long.line : lineMatch((message as Extract<RgMessage, { type: "match" }>).data);
-        if (!found) continue;
-        const room = max - matches;
-        if (found.matches.length > room) found.matches = found.matches.slice(0, room);
-        current.lines.push(found);
-        matches += found.matches.length;
-        pendingMatches += found.matches.length;
-        if (matches >= max) {
-          limitHit = true;
-          break;
-        }
-      } else if (message?.type === "end" && current) {
-        if (current.lines.length > 0) {
-          pending.push(current);
-          files++;
-        }
-        current = null;
-        if (files === 1 || pendingMatches >= BATCH_MATCHES || performance.now() - lastFlush >= BATCH_MS) yield take();
+    const exit = rg.exited.finally(() => {
+      finished = true;
+      wake?.();
+    });
+    exit.catch(() => undefined); // awaited below, unless the caller stops first
+    while (!finished) {
+      if (due) {
+        yield take();
+        continue;
       }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
     }
-    if (current && current.lines.length > 0) {
-      pending.push(current);
+    const unfinished = current as FileMatches | null; // set by onLine, which TypeScript does not follow here
+    if (unfinished && unfinished.lines.length > 0) {
+      pending.push(unfinished);
       files++;
     }
     if (pending.length > 0) yield take();
-    if (limitHit) rg.kill();
-    const { exitCode, stderr } = await rg.exited;
+    const { exitCode, stderr } = await exit;
     if (options.signal.aborted) return;
     // rg exits 1 when nothing matched, 2 on an error (which may still follow some results).
     if (exitCode === 2 && files === 0 && !limitHit && stderr.trim()) {

@@ -79,7 +79,8 @@ export interface RgStream {
 
 /**
  * Runs the bundled ripgrep and hands its output over line by line as it comes, without keeping
- * it: for searches whose results stream to a person (find in files). Aborting the signal kills rg.
+ * it, pulled as fast as the reader takes them (the file list of a download). Outputs of a hundred
+ * megabytes (find in files) go through scanRipgrep instead. Aborting the signal kills rg.
  */
 export function streamRipgrep(args: string[], options: { cwd: string; signal: AbortSignal }): RgStream {
   const child = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
@@ -103,9 +104,7 @@ export function streamRipgrep(args: string[], options: { cwd: string; signal: Ab
     });
   });
   // Split by hand on newline bytes: readline joins strings chunk by chunk, which costs dearly on
-  // the megabyte-long lines of minified files that rg --json prints whole. A line that spans
-  // chunks is joined into one buffer kept for the whole run: a new one per line made the garbage
-  // collector's work a tenth of a search of node_modules.
+  // long lines. A line that spans chunks is joined into one buffer kept for the whole run.
   let joined = Buffer.alloc(0);
   const join = (parts: Buffer[]) => {
     const length = parts.reduce((sum, part) => sum + part.length, 0);
