@@ -1,8 +1,8 @@
 // Installs code-server, the reference of bench/code-server.ts, from the npm registry alone into a
 // cache folder, once. Its own postinstall cannot run on a machine whose only network is the
 // registry: it builds modules Code's terminal does not need (kerberos wants the krb5 headers) and
-// downloads ripgrep from GitHub. So this installs its packages without scripts, then builds just
-// the native modules that the server and its terminal load, and points its ripgrep at ours.
+// downloads ripgrep from GitHub. So this installs its packages without scripts, then builds from
+// source just the native modules that the server and its terminal load, and points its ripgrep at ours.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -37,6 +37,8 @@ export function ensureCodeServer(log: (line: string) => void): string {
   run(parent, "tar", ["xzf", `code-server-${CODE_SERVER_VERSION}.tgz`]);
   const vscode = path.join(dir, "lib", "vscode");
   for (const cwd of [dir, vscode, path.join(vscode, "extensions")]) run(cwd, "npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]);
+  // argon2 (code-server's password check, loaded at start) builds from source once its prebuilt download fails.
+  run(dir, "npm", ["rebuild", "argon2", "--silent"]);
   for (const module of ["node-pty", "@vscode/spdlog", "native-watchdog"]) run(path.join(vscode, "node_modules", module), process.execPath, [NODE_GYP, "rebuild"]);
   const rgDir = path.join(vscode, "node_modules", "@vscode", "ripgrep", "bin");
   mkdirSync(rgDir, { recursive: true });
