@@ -166,6 +166,13 @@ describe("findInFiles", () => {
     expect(last.type === "error" && last.message).toMatch(/not a valid regular expression/);
   });
 
+  it("says the search failed when rg cannot start, rather than that nothing matched", async () => {
+    const root = await tree({ "a.txt": "x\n" });
+    const { last } = await collect(path.join(root, "gone"), { pattern: "x" });
+    expect(last.type).toBe("error");
+    expect(last.type === "error" && last.message).toMatch(/^The search failed: .*ENOENT/);
+  });
+
   it("kills rg when the search is cancelled mid-stream", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = "hit\n".repeat(20);

@@ -160,8 +160,9 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
     if (pending.length > 0) yield take();
     const { exitCode, stderr } = await exit;
     if (options.signal.aborted) return;
-    // rg exits 1 when nothing matched, 2 on an error (which may still follow some results).
-    if (exitCode === 2 && files === 0 && !limitHit && stderr.trim()) {
+    // rg exits 1 when nothing matched, 2 on an error (which may still follow some results); no
+    // exit code and a message means it could not start (or was killed by someone else).
+    if ((exitCode === 2 || exitCode === null) && files === 0 && !limitHit && stderr.trim()) {
       yield { type: "error", message: describeRgError(stderr.trim(), query) };
       return;
     }
