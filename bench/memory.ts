@@ -11,10 +11,10 @@
 // The reference of the same run is a bare `node -e` process, idle: what any Node process costs.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
+import { freePort, signUp } from "./tandem-server";
 
 const TARGET_MB = 300;
 const IDLE_MS = Number(process.argv[2] ?? 15_000);
@@ -22,14 +22,6 @@ const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 const ROOT = path.resolve(import.meta.dirname, "..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 type Usage = { pid: number; name: string; rssKb: number; pssKb: number };
 
 function usageOf(pid: number): Usage | null {
@@ -94,13 +86,7 @@ try {
     if (Date.now() > until) throw new Error("Tandem did not become ready in 10 minutes");
     await sleep(250);
   }
-  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
-  });
-  if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
-  const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = await signUp(base);
   const call = async (procedure: string, input: unknown) => {
     const response = await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json", origin: base }, body: JSON.stringify({ json: input }) });
     if (!response.ok) throw new Error(`${procedure}: ${response.status} ${await response.text()}`);

@@ -45,6 +45,7 @@ import WebSocket from "ws";
 import type { AppRouter } from "@/server/api/root";
 import { committedEvents } from "@/lib/session-events";
 import { startModelServer, type ScriptedReply } from "@/e2e/fixtures/model-server/server";
+import { signUp } from "./tandem-server";
 
 const TOKENS = Number(process.argv[2] ?? 200);
 const SESSIONS = (process.argv[3] ?? "50,200").split(",").map(Number);
@@ -101,13 +102,7 @@ const stats = () => {
 };
 const { url: base } = await fromTandem<{ url: string }>("ready");
 
-const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
-  method: "POST",
-  headers: { "content-type": "application/json", origin: base },
-  body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
-});
-if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
-const cookie = signUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+const cookie = await signUp(base);
 class CookieWebSocket extends WebSocket {
   constructor(url: string, protocols?: string | string[]) {
     super(url, protocols, { headers: { cookie } });
