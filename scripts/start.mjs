@@ -19,6 +19,8 @@ function run(command, args, env = {}) {
 }
 
 run(process.execPath, ["scripts/prisma-generate.mjs"]);
+// The sandbox's native module (egress proxy); without it projects get no network, said at start-up.
+spawnSync(process.execPath, ["scripts/build-native.mjs"], { stdio: "inherit" });
 
 // The build depends on these; a change in any of them means the build is stale.
 const buildInputs = ["app", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "tsconfig.json"];

@@ -12,6 +12,8 @@ mkdirSync("test-results", { recursive: true });
 
 const run = (args) => spawnSync(process.execPath, args, { stdio: "inherit" }).status ?? 1;
 
+// The sandbox's native module, when its sources changed since `npm install` built it.
+run(["scripts/build-native.mjs"]);
 const types = run(["node_modules/typescript/bin/tsc", "--noEmit"]);
 if (types !== 0) console.error("Type check failed (see above).");
 const unit = run(["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]);

@@ -1,64 +1,36 @@
 // The sandbox's first process. The sandbox has its own network namespace with only loopback, so
-// this listens on 127.0.0.1:<port> inside it and carries every connection to the egress proxy's
-// Unix socket, bound in from the server; then it runs the real command and ends as it ends.
+// this listens on 127.0.0.1:<port> inside it, hands that listening socket to the server's egress
+// proxy over the Unix socket bound in from the server (the native module's sendFd, fd-relay.ts),
+// and closes its own copy: the server accepts the command's connections, and nothing relays
+// inside the sandbox. Then it runs the real command and ends as it ends.
 // It starts the command in its own process group only when asked to: an interactive shell in a
 // PTY takes the terminal's foreground group itself, and job control keeps working.
 // Plain CommonJS run by the host's node binary; it is written into the sandbox's runtime folder.
 export const BRIDGE_SCRIPT = `"use strict";
 const net = require("node:net");
 const { spawn } = require("node:child_process");
-const [port, socketPath, file, ...args] = process.argv.slice(2);
-// Buffers of 1 MiB, as the proxy's (egress-proxy.ts, PIPE_BUFFER_BYTES and readInto): the 16 KiB
-// default paused and resumed the reader on every 64 KiB chunk of a download. Reads go into two
-// 1 MiB buffers kept for the connection instead of node's 64 KiB ones: fewer reads, writes and
-// callbacks per byte, and no page faults of a fresh buffer per read. A buffer goes back to the
-// pool once its write is done (at once when the kernel took it all); with none free, reading
-// pauses, which is the back-pressure.
-const BUFFER = 1024 * 1024;
-const READ_BUFFERS = 2;
-const onread = (to, from) => {
-  const free = [];
-  let made = 0;
-  let waiting = false;
-  const release = (buffer) => {
-    free.push(buffer);
-    if (!waiting) return;
-    waiting = false;
-    from().resume();
-  };
-  return {
-    buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(BUFFER)),
-    callback: (bytes, buffer) => {
-      let done = false;
-      to.write(buffer.subarray(0, bytes), () => {
-        if (!done) release(buffer);
-        done = true;
-      });
-      if (!done && to.writableLength === 0) {
-        done = true;
-        free.push(buffer);
-      }
-      if (free.length > 0 || made < READ_BUFFERS) return true;
-      waiting = true;
-      return false;
-    },
-  };
-};
-const server = net.createServer({ highWaterMark: BUFFER }, (client) => {
-  const upstream = net.connect({ path: socketPath, highWaterMark: BUFFER, onread: onread(client, () => upstream) });
-  const end = () => { client.destroy(); upstream.destroy(); };
-  client.on("error", end);
-  upstream.on("error", end);
-  client.on("close", end);
-  // What is still queued for the command goes out before its connection closes.
-  upstream.on("close", () => (client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
-  client.pipe(upstream);
-});
-server.on("error", (error) => {
+const [port, socketPath, relayModule, file, ...args] = process.argv.slice(2);
+const fail = (error) => {
   process.stderr.write("tandem: the network bridge could not start: " + error.message + "\\n");
   process.exit(126);
-});
-server.listen(Number(port), "127.0.0.1", () => {
+};
+const server = net.createServer();
+server.on("error", fail);
+const handOver = (then) => {
+  const channel = net.connect(socketPath, () => {
+    try {
+      require(relayModule).sendFd(channel._handle.fd, server._handle.fd);
+    } catch (error) {
+      return fail(error);
+    }
+    // The server holds the listener now; were it open here too, this process would accept.
+    server.close();
+    channel.destroy();
+    then();
+  });
+  channel.on("error", fail);
+};
+server.listen(Number(port), "127.0.0.1", () => handOver(() => {
   const child = spawn(file, args, { stdio: "inherit" });
   const signals = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"];
   for (const signal of signals) process.on(signal, () => { try { child.kill(signal); } catch {} });
@@ -73,5 +45,5 @@ server.listen(Number(port), "127.0.0.1", () => {
       setTimeout(() => process.exit(128), 100);
     } else process.exit(code ?? 0);
   });
-});
+}));
 `;

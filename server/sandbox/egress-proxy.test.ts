@@ -1,13 +1,14 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NetworkPolicy } from "./egress-policy";
+import { fdRelay, socketFd } from "./fd-relay";
 import { openEgressListener, type EgressConnection, type EgressListener } from "./egress-proxy";
 import { bwrapAvailable, type SandboxHost } from "./launcher";
 import { createSandbox, type LoggedConnection, type Sandbox } from "./sandbox";
@@ -46,10 +47,10 @@ const testHosts = new Map([
   ["blocked.test", "127.0.0.1"],
 ]);
 
-/** Sends one raw request over the proxy's socket and returns the status line and body. */
-function raw(socketPath: string, request: string): Promise<string> {
+/** Sends one raw request to the proxy and returns the status line and body. */
+function raw(proxy: Proxy, request: string): Promise<string> {
   return new Promise((resolve) => {
-    const socket = net.connect(socketPath);
+    const socket = net.connect(proxy);
     let data = "";
     socket.on("data", (c) => {
       data += c.toString();
@@ -63,7 +64,26 @@ function raw(socketPath: string, request: string): Promise<string> {
   });
 }
 
-function listener(policy: NetworkPolicy, extra: { onlyHosts?: string[]; resolve?: (host: string) => Promise<{ address: string; family: number }[]> } = {}) {
+type Proxy = { host: string; port: number };
+
+/**
+ * Does what a sandbox's bridge does (bridge-script.ts): listens on loopback, hands the listening
+ * socket to the egress listener over its Unix socket, and closes its own copy. Here the listener
+ * is in the test's own network namespace; the sandbox tests below go through the real bridge.
+ */
+async function handOver(socketPath: string, send: (channel: net.Socket, server: net.Server) => void = (channel, server) => fdRelay()!.sendFd(socketFd(channel), socketFd(server))): Promise<Proxy> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  const channel = net.connect(socketPath);
+  await new Promise((resolve) => channel.once("connect", resolve));
+  send(channel, server);
+  server.close();
+  channel.destroy();
+  return { host: "127.0.0.1", port };
+}
+
+async function listener(policy: NetworkPolicy, extra: { onlyHosts?: string[]; resolve?: (host: string) => Promise<{ address: string; family: number }[]> } = {}) {
   const log: EgressConnection[] = [];
   const egress = openEgressListener({
     socketPath: path.join(dir, `${Math.random().toString(36).slice(2)}.sock`),
@@ -72,7 +92,7 @@ function listener(policy: NetworkPolicy, extra: { onlyHosts?: string[]; resolve?
     record: (c) => log.push(c),
     ...extra,
   });
-  return { egress, log };
+  return { egress, log, proxy: await handOver(egress.socketPath) };
 }
 
 describe("egress proxy", () => {
@@ -83,12 +103,12 @@ describe("egress proxy", () => {
   });
 
   it("forwards plain HTTP and CONNECT to hosts on the list, and records each connection with its bytes", async () => {
-    const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    const { egress, log, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
-    const response = await raw(egress.socketPath, `GET http://registry.test:${allowedPort}/pkg HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\nConnection: close\r\n\r\n`);
+    const response = await raw(proxy, `GET http://registry.test:${allowedPort}/pkg HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\nConnection: close\r\n\r\n`);
     expect(response).toMatch(/^HTTP\/1\.1 200/);
     expect(response).toContain("allowed server: GET /pkg");
-    const tunnel = await raw(egress.socketPath, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\n\r\n`);
+    const tunnel = await raw(proxy, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\n\r\n`);
     expect(tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established/);
     await new Promise((r) => setTimeout(r, 100));
     expect(log).toHaveLength(2);
@@ -99,7 +119,7 @@ describe("egress proxy", () => {
   });
 
   it("forwards one request per client connection: a second one on it, to a host not on the list, reaches no server", async () => {
-    const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    const { egress, log, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
     const seen: string[] = [];
     const origin = http.createServer((req, res) => {
@@ -112,10 +132,10 @@ describe("egress proxy", () => {
     const second = `GET http://blocked.test:${deniedPort}/second HTTP/1.1\r\nHost: blocked.test:${deniedPort}\r\n\r\n`;
     try {
       // Pipelined: both requests in one write, before any answer.
-      const pipelined = await raw(egress.socketPath, first + second);
+      const pipelined = await raw(proxy, first + second);
       // Keep-alive: the second request once the first answer is in.
       const sequential = await new Promise<string>((resolve) => {
-        const socket = net.connect(egress.socketPath);
+        const socket = net.connect(proxy);
         let data = "";
         socket.on("data", (c) => {
           if (!data) setTimeout(() => socket.write(second, () => {}), 100);
@@ -143,7 +163,7 @@ describe("egress proxy", () => {
   });
 
   it("sends the origin the request it expects: origin-form target, no Proxy-* or hop-by-hop headers, a chunked body intact", async () => {
-    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
     const origin = http.createServer(async (req, res) => {
       const chunks: Buffer[] = [];
@@ -156,7 +176,7 @@ describe("egress proxy", () => {
       const answer = await new Promise<string>((resolve, reject) => {
         const request = http.request(
           {
-            socketPath: egress.socketPath,
+            ...proxy,
             method: "POST",
             path: `http://registry.test:${port}/upload?x=1`,
             headers: { host: `registry.test:${port}`, "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive", "x-drop": "1", connection: "x-drop", "X-Kept": "yes" },
@@ -187,7 +207,7 @@ describe("egress proxy", () => {
   });
 
   it("asks the origin in an HTTP/1.0 client's own version, so the answer comes without chunks it could not read", async () => {
-    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
     const origin = http.createServer((req, res) => {
       // Two writes without a length: chunked to an HTTP/1.1 client, plain bytes to an HTTP/1.0 one.
@@ -196,7 +216,7 @@ describe("egress proxy", () => {
     });
     const port = await listen(origin);
     try {
-      const response = await raw(egress.socketPath, `GET http://registry.test:${port}/ HTTP/1.0\r\nHost: registry.test:${port}\r\n\r\n`);
+      const response = await raw(proxy, `GET http://registry.test:${port}/ HTTP/1.0\r\nHost: registry.test:${port}\r\n\r\n`);
       expect(response).toMatch(/^HTTP\/1\.1 200/);
       expect(response).not.toMatch(/transfer-encoding/i);
       expect(response.split("\r\n\r\n")[1]).toBe("version 1.0, second part");
@@ -206,14 +226,14 @@ describe("egress proxy", () => {
   });
 
   it("answers 502 naming the host when an allowed host cannot be reached, plain and tunnelled", async () => {
-    const { egress } = listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
     // A port that was free a moment ago: nothing listens there.
     const closed = http.createServer();
     const port = await listen(closed);
     await new Promise((r) => closed.close(r));
-    const plain = await raw(egress.socketPath, `GET http://registry.test:${port}/ HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`);
-    const tunnel = await raw(egress.socketPath, `CONNECT registry.test:${port} HTTP/1.1\r\n\r\n`);
+    const plain = await raw(proxy, `GET http://registry.test:${port}/ HTTP/1.1\r\nHost: registry.test:${port}\r\n\r\n`);
+    const tunnel = await raw(proxy, `CONNECT registry.test:${port} HTTP/1.1\r\n\r\n`);
     for (const response of [plain, tunnel]) {
       expect(response).toMatch(/^HTTP\/1\.1 502/);
       expect(response).toContain("could not reach registry.test");
@@ -221,11 +241,11 @@ describe("egress proxy", () => {
   });
 
   it("refuses hosts not on the list, says how to allow them, and never connects", async () => {
-    const { egress, log } = listener({ policy: "allow-list", allowHosts: ["registry.test", "*.npmjs.org"] });
+    const { egress, log, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test", "*.npmjs.org"] });
     open.push(egress);
     const before = denialsSeenByServer;
-    const plain = await raw(egress.socketPath, `GET http://blocked.test:${deniedPort}/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n`);
-    const tunnel = await raw(egress.socketPath, `CONNECT blocked.test:${deniedPort} HTTP/1.1\r\n\r\n`);
+    const plain = await raw(proxy, `GET http://blocked.test:${deniedPort}/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n`);
+    const tunnel = await raw(proxy, `CONNECT blocked.test:${deniedPort} HTTP/1.1\r\n\r\n`);
     for (const r of [plain, tunnel]) {
       expect(r).toMatch(/^HTTP\/1\.1 403/);
       expect(r).toContain("blocked.test");
@@ -237,20 +257,20 @@ describe("egress proxy", () => {
   });
 
   it("matches wildcards to subdomains only", async () => {
-    const { egress } = listener({ policy: "allow-list", allowHosts: ["*.npmjs.org"] }, { resolve: async () => [{ address: "93.184.216.34", family: 4 }] });
+    const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["*.npmjs.org"] }, { resolve: async () => [{ address: "93.184.216.34", family: 4 }] });
     open.push(egress);
-    const apex = await raw(egress.socketPath, "CONNECT npmjs.org.evil.test:443 HTTP/1.1\r\n\r\n");
+    const apex = await raw(proxy, "CONNECT npmjs.org.evil.test:443 HTTP/1.1\r\n\r\n");
     expect(apex).toMatch(/^HTTP\/1\.1 403/);
-    const suffix = await raw(egress.socketPath, "CONNECT evilnpmjs.org:443 HTTP/1.1\r\n\r\n");
+    const suffix = await raw(proxy, "CONNECT evilnpmjs.org:443 HTTP/1.1\r\n\r\n");
     expect(suffix).toMatch(/^HTTP\/1\.1 403/);
     expect(egress.denials()).toEqual(["npmjs.org.evil.test", "evilnpmjs.org"]);
   });
 
   it("narrows the project's policy to onlyHosts (git to one remote)", async () => {
-    const { egress } = listener({ policy: "open", allowHosts: [] }, { onlyHosts: ["registry.test"] });
+    const { egress, proxy } = await listener({ policy: "open", allowHosts: [] }, { onlyHosts: ["registry.test"] });
     open.push(egress);
-    expect(await raw(egress.socketPath, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200/);
-    expect(await raw(egress.socketPath, `CONNECT blocked.test:${deniedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
+    expect(await raw(proxy, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(await raw(proxy, `CONNECT blocked.test:${deniedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
   });
 
   it("refuses every loopback, private, link-local and metadata address form of the web_fetch tests, even with the open policy", async () => {
@@ -258,7 +278,7 @@ describe("egress proxy", () => {
     // Names that a hostile DNS answers with loopback; everything else resolves as usual.
     const resolve = async (host: string) =>
       ["rebind.example", "127.0.0.1.nip.io", "internal.example"].includes(host) ? [{ address: host === "internal.example" ? "10.0.0.1" : "127.0.0.1", family: 4 }] : lookup(host, { all: true, verbatim: true });
-    const { egress } = listener({ policy: "open", allowHosts: [] }, { resolve });
+    const { egress, proxy } = await listener({ policy: "open", allowHosts: [] }, { resolve });
     open.push(egress);
     const before = denialsSeenByServer;
     const hosts = [
@@ -268,8 +288,8 @@ describe("egress proxy", () => {
       "internal.example:443",
     ];
     for (const host of hosts) {
-      const plain = await raw(egress.socketPath, `GET http://${host}/latest/meta-data/ HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-      const tunnel = await raw(egress.socketPath, `CONNECT ${host} HTTP/1.1\r\n\r\n`);
+      const plain = await raw(proxy, `GET http://${host}/latest/meta-data/ HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const tunnel = await raw(proxy, `CONNECT ${host} HTTP/1.1\r\n\r\n`);
       expect(plain, `GET ${host}`).toMatch(/^HTTP\/1\.1 403/);
       expect(tunnel, `CONNECT ${host}`).toMatch(/^HTTP\/1\.1 403/);
     }
@@ -277,9 +297,45 @@ describe("egress proxy", () => {
   });
 
   it("gives nothing when the policy is off", async () => {
-    const { egress } = listener({ policy: "off", allowHosts: ["registry.test"] });
+    const { egress, proxy } = await listener({ policy: "off", allowHosts: ["registry.test"] });
     open.push(egress);
-    expect(await raw(egress.socketPath, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
+    expect(await raw(proxy, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
+  });
+
+  it("takes nothing but a listening TCP socket from a sandbox, keeps none of what it refused, and takes one listener only", async () => {
+    const descriptors = () => readdirSync("/proc/self/fd").length;
+    const connected = net.connect({ host: "127.0.0.1", port: allowedPort });
+    await new Promise((resolve) => connected.once("connect", resolve));
+    const file = openSync(path.join(dir, "not-a-socket"), "w");
+    for (const passed of [file, socketFd(connected)]) {
+      const egress = openEgressListener({ socketPath: path.join(dir, `${Math.random().toString(36).slice(2)}.sock`), policy: async () => ({ policy: "open", allowHosts: [] }), testHosts, record: () => {} });
+      open.push(egress);
+      const before = descriptors();
+      await handOver(egress.socketPath, (channel) => fdRelay()!.sendFd(socketFd(channel), passed));
+      // What it refused it closed: the count comes back to what it was (the server is this process).
+      await expect.poll(descriptors).toBe(before);
+    }
+    // A second listener on the same egress socket is not served: the first one is the bridge's.
+    const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    // The listener closes this second channel unread, so the send may fail with EPIPE.
+    const second = await handOver(egress.socketPath, (channel, server) => {
+      try {
+        fdRelay()!.sendFd(socketFd(channel), socketFd(server));
+      } catch {}
+    });
+    expect(await raw(proxy, `GET http://registry.test:${allowedPort}/one HTTP/1.1\r\nHost: registry.test\r\n\r\n`)).toContain("allowed server: GET /one");
+    const unserved = await new Promise<string>((resolve) => {
+      const socket = net.connect(second, () => socket.write(`GET http://registry.test:${allowedPort}/two HTTP/1.1\r\nHost: registry.test\r\n\r\n`));
+      let data = "";
+      socket.on("data", (c) => (data += c));
+      socket.on("error", () => resolve(`error: ${data}`));
+      socket.on("close", () => resolve(data));
+      setTimeout(() => socket.destroy(), 500).unref();
+    });
+    expect(unserved).not.toContain("allowed server");
+    connected.destroy();
+    closeSync(file);
   });
 });
 
@@ -354,6 +410,19 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
     expect(stdout).toContain("NO_ROUTE");
     expect(stdout).toMatch(/^403$/m);
     expect(stdout).not.toContain("denied server reached");
+  });
+
+  it("cannot hand the server anything through the egress socket: the bridge's listener was the one it takes", async () => {
+    policies.set("p5", { policy: "allow-list", allowHosts: ["registry.test"] });
+    // The attacker uses what the sandbox has: the node binary and the native module the bridge runs on.
+    const attack = `const net = require("net"); const relay = require("/run/tandem/fd_relay.node");
+      const fs = require("fs"); const passed = fs.openSync("/etc/passwd", "r");
+      const c = net.connect("/run/tandem/egress.sock", () => { try { relay.sendFd(c._handle.fd, passed); console.log("SENT"); } catch (e) { console.log("REFUSED " + e.message); } });
+      c.on("close", () => console.log("CLOSED")); c.on("error", (e) => console.log("ERROR " + e.code));`;
+    const { stdout } = await sh("p5", `/run/tandem/node -e '${attack}'; curl -s http://registry.test:${allowedPort}/after`);
+    expect(stdout).toMatch(/CLOSED|ERROR/);
+    // The network the bridge set up still works, and the server is unharmed.
+    expect(stdout).toContain("allowed server: GET /after");
   });
 
   it("has no bridge, no proxy and no proxy variables when the policy is off", async () => {

@@ -1,13 +1,17 @@
 import { lookup } from "node:dns/promises";
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { blockedReason } from "@/server/tools/ip-policy";
 import { hostAllowed, type NetworkPolicy } from "./egress-policy";
+import { fdRelay, fdRelayProblem, socketFd, type FdRelay } from "./fd-relay";
 import { chunkEncoder, originRequest } from "./origin-request";
 
-// The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, listening on
-// one Unix socket per sandboxed process, which the sandbox reaches through its bridge.
+// The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, one per
+// sandboxed process. The sandbox keeps its own network namespace with only loopback: its bridge
+// listens on 127.0.0.1 there and hands that listening socket to the server over a Unix socket
+// bound into the sandbox (fd-relay.ts), so the server accepts the sandbox's connections itself
+// and each byte of a download is relayed once, here, not a second time by a relay inside.
 //
 // Why node:http rather than a library: proxy-chain (apify) is well kept, but it listens on TCP
 // ports only, is built around chaining to upstream proxies, and resolves names itself, so the
@@ -61,8 +65,7 @@ const READ_BUFFERS = 2;
 
 /**
  * Reads a tunnel's downloads into PIPE_BUFFER_BYTES buffers kept for the connection and writes
- * them to `to`: fewer reads, writes and callbacks per byte than node's 64 KiB reads (the bridge
- * does the same, bridge-script.ts). A fresh buffer per read cost a page fault per 4 KiB on each
+ * them to `to`: fewer reads, writes and callbacks per byte than node's 64 KiB reads. A fresh buffer per read cost a page fault per 4 KiB on each
  * read (large allocations are new mappings), half of the proxy's CPU on a download.
  * A buffer whose write the kernel did not take at once stays referred to until that write is
  * done, so it goes back to the pool then; with none free, reading pauses, which is also the
@@ -98,6 +101,13 @@ function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
   };
 }
 
+/** How long a sandbox's bridge has to hand over its listener once it connected. */
+const HANDOFF_TIMEOUT_MS = 10_000;
+
+function unavailable(): never {
+  throw new Error(`The egress proxy cannot run: ${fdRelayProblem()}.`);
+}
+
 const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 class Refused extends Error {}
@@ -106,6 +116,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
   const denied: string[] = [];
   const tunnels = new Set<net.Socket>();
   const resolve = options.resolve ?? systemResolve;
+  const relayModule: FdRelay = fdRelay() ?? unavailable();
 
   /** The address to connect to, or Refused with the reason. */
   async function admit(host: string): Promise<string> {
@@ -230,9 +241,30 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     });
   });
 
+  // The sandbox's bridge connects to the Unix socket once and hands over the listening socket it
+  // made inside the sandbox's network namespace (bridge-script.ts); the server accepts the
+  // sandbox's connections on it from then on. One listener per sandboxed process: the bridge
+  // connects before the command starts, and any later connection is closed unread.
+  const listeners = new Set<net.Server>();
+  let handedOver = false;
+  let closed = false;
+  const handoff = net.createServer({ pauseOnConnect: true }, (channel) => {
+    if (handedOver) return void channel.destroy();
+    handedOver = true;
+    relayModule.receiveListener(socketFd(channel), HANDOFF_TIMEOUT_MS, (error, fd) => {
+      channel.destroy();
+      if (error) return;
+      if (closed) return void closeSync(fd);
+      const accepting = net.createServer({ highWaterMark: PIPE_BUFFER_BYTES }, (client) => server.emit("connection", client));
+      accepting.on("error", () => accepting.close());
+      accepting.listen({ fd });
+      listeners.add(accepting);
+    });
+  });
+
   rmSync(options.socketPath, { force: true });
   // listen() on a path binds synchronously, so the socket exists when this function returns.
-  server.listen(options.socketPath);
+  handoff.listen(options.socketPath);
   // The sandbox's unprivileged uid connects to it; only sandboxes it is bound into can see it.
   chmodSync(options.socketPath, 0o666);
 
@@ -241,6 +273,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     denials: () => [...denied],
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
+        handoff.close();
+        for (const accepting of listeners) accepting.close();
         server.close(() => resolve());
         server.closeAllConnections();
         for (const socket of tunnels) socket.destroy();

@@ -127,10 +127,11 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("lowers the command's priority but not the network bridge's, which carries its downloads", async () => {
+  it("lowers the priority of the command, started after the network bridge handed over its listener", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "tandem-nice-"));
     const egressSocket = path.join(dir, "egress.sock");
-    const proxy = net.createServer((socket) => socket.destroy());
+    // Takes the bridge's connection without reading it, as the egress listener does.
+    const proxy = net.createServer({ pauseOnConnect: true }, () => {});
     await new Promise<void>((resolve) => proxy.listen(egressSocket, resolve));
     try {
       const host: SandboxHost = { ...plain("bwrap"), limits: DEFAULT_LIMITS };

@@ -68,6 +68,7 @@ export const BRIDGE_PORT = 3128;
 const EGRESS_SOCKET = "/run/tandem/egress.sock";
 const BRIDGE = "/run/tandem/bridge.cjs";
 const NODE = "/run/tandem/node";
+const RELAY_MODULE = "/run/tandem/fd_relay.node";
 
 export class SandboxUnavailableError extends Error {}
 
@@ -86,7 +87,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (identity) prepareWorkspace(workspaceRoot, identity);
   const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
   const niced = host.limits ? [...nicePrefix(host.limits), ...command] : command;
-  const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, ...niced] : niced;
+  const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, RELAY_MODULE, ...niced] : niced;
   const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
   const limited = host.limits ? limitPrefix(host.limits, identity !== undefined, options.growthStopped) : [];
   if (host.cgroups?.kind === "v2" && host.limits) {
@@ -139,8 +140,10 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   ];
   if (options.egressSocket) {
     // The bridge runs on the server's own node, bound at a fixed path so a node under a masked
-    // folder (nvm in the server's home) still works.
-    args.push("--ro-bind", runtime.bridge, BRIDGE, "--ro-bind", process.execPath, NODE, "--bind", options.egressSocket, EGRESS_SOCKET);
+    // folder (nvm in the server's home) still works, with the native module that hands its
+    // listener to the server (a copy in the runtime folder: the install folder is masked).
+    if (!runtime.relayModule) throw new SandboxUnavailableError("The egress proxy's native module is not built; sandboxed commands cannot have network.");
+    args.push("--ro-bind", runtime.bridge, BRIDGE, "--ro-bind", process.execPath, NODE, "--ro-bind", runtime.relayModule, RELAY_MODULE, "--bind", options.egressSocket, EGRESS_SOCKET);
   }
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);

@@ -27,7 +27,7 @@ const MiB = 1024 * 1024;
 
 /**
  * The command that sets the rlimits and then runs `command`. Niceness is not in it: it goes on
- * the sandboxed command itself (nicePrefix), inside the sandbox, after the network bridge.
+ * the sandboxed command itself (nicePrefix), inside the sandbox.
  */
 export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean, growthStopped = false): string[] {
   return [
@@ -44,11 +44,10 @@ export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean, growt
 }
 
 /**
- * Lowers the priority of the sandboxed command and all it starts. It runs inside the sandbox
- * after the network bridge, not around bubblewrap: the bridge carries the command's downloads,
- * and at nice 5 on a busy host it got a third of a normal process's CPU share, which made every
- * proxied download several times slower than a direct one (bench/sandbox.ts). Raising one's own
- * niceness needs no privilege, and the command cannot lower it again.
+ * Lowers the priority of the sandboxed command and all it starts. It runs inside the sandbox,
+ * after the network bridge, which hands its listener to the server as it starts (bridge-script.ts)
+ * and then only waits. Raising one's own niceness needs no privilege, and the command cannot
+ * lower it again.
  */
 export function nicePrefix(limits: SandboxLimits): string[] {
   return ["/usr/bin/nice", "-n", String(limits.nice)];

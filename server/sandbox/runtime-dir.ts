@@ -1,15 +1,24 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { BRIDGE_SCRIPT } from "./bridge-script";
+import { FD_RELAY_MODULE } from "./fd-relay";
 import { identityFileContents } from "./identity";
 
 // Files the server makes for its sandboxes, in one folder of its own: the passwd and group seen
-// inside, the network bridge, and the egress sockets. The unprivileged sandbox uid must be able to
+// inside, the network bridge and its native module, and the egress sockets. The unprivileged sandbox uid must be able to
 // open them to bind them (x on the folders, r on the files) but not list the folder, so another
 // project's socket name stays unknown to it.
 
-export type RuntimeDir = { root: string; passwd: string; group: string; bridge: string; sockets: string };
+export type RuntimeDir = {
+  root: string;
+  passwd: string;
+  group: string;
+  bridge: string;
+  /** The bridge's copy of the native module (fd-relay.ts), when it is built. */
+  relayModule: string | null;
+  sockets: string;
+};
 
 let runtime: RuntimeDir | undefined;
 
@@ -24,9 +33,15 @@ export function runtimeDir(): RuntimeDir {
   writeFileSync(passwd, files.passwd, { mode: 0o644 });
   writeFileSync(group, files.group, { mode: 0o644 });
   writeFileSync(bridge, BRIDGE_SCRIPT, { mode: 0o644 });
+  let relayModule: string | null = null;
+  if (existsSync(FD_RELAY_MODULE)) {
+    relayModule = path.join(root, "fd_relay.node");
+    copyFileSync(FD_RELAY_MODULE, relayModule);
+    chmodSync(relayModule, 0o644);
+  }
   const sockets = path.join(root, "egress");
   mkdirSync(sockets, { mode: 0o711 });
   chmodSync(sockets, 0o711);
-  runtime = { root, passwd, group, bridge, sockets };
+  runtime = { root, passwd, group, bridge, relayModule, sockets };
   return runtime;
 }

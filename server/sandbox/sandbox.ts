@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { NetworkPolicy } from "./egress-policy";
+import { fdRelay } from "./fd-relay";
 import { openEgressListener, type EgressConnection, type EgressListener, type Resolver } from "./egress-proxy";
 import type { DiskBudget } from "./disk-budget";
 import { projectIdentity } from "./identity";
@@ -68,7 +69,8 @@ const OFF: NetworkPolicy = { policy: "off", allowHosts: [] };
 
 export function createSandbox(deps: SandboxDeps): Sandbox {
   const { host } = deps;
-  const enforceable = host.mode === "bwrap" && deps.policies !== undefined;
+  // Network needs the egress proxy's native module (fd-relay.ts): without it, projects get none.
+  const enforceable = host.mode === "bwrap" && deps.policies !== undefined && fdRelay() !== null;
 
   async function network(projectId: string): Promise<NetworkPolicy> {
     if (!enforceable) return OFF;

@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "fd_relay",
+      "sources": ["fd-relay.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    }
+  ]
+}
