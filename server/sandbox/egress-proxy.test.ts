@@ -412,6 +412,15 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
     expect(stdout).not.toContain("denied server reached");
   });
 
+  it("leaves nothing of Tandem's running beside the command once the network is set up", async () => {
+    policies.set("p6", { policy: "allow-list", allowHosts: ["registry.test"] });
+    const { stdout } = await sh("p6", `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; curl -s http://registry.test:${allowedPort}/up`);
+    expect(stdout).toContain("allowed server: GET /up");
+    // The listing has the command itself; bubblewrap's own line names the bridge, but no process runs it.
+    expect(stdout).not.toMatch(/^\/run\/tandem\/node /m);
+    expect(stdout).toMatch(/^\/bin\/bash -c /m);
+  });
+
   it("cannot hand the server anything through the egress socket: the bridge's listener was the one it takes", async () => {
     policies.set("p5", { policy: "allow-list", allowHosts: ["registry.test"] });
     // The attacker uses what the sandbox has: the node binary and the native module the bridge runs on.

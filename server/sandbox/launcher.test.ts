@@ -135,7 +135,7 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
     await new Promise<void>((resolve) => proxy.listen(egressSocket, resolve));
     try {
       const host: SandboxHost = { ...plain("bwrap"), limits: DEFAULT_LIMITS };
-      // Field 19 of /proc/<pid>/stat is the niceness; the bash's parent is the bridge.
+      // Field 19 of /proc/<pid>/stat is the niceness; the bash's parent is bubblewrap's.
       const { stdout, code } = await run(host, { workspaceRoot: workspace, egressSocket }, "nice; cut -d' ' -f19 /proc/$PPID/stat");
       expect(code).toBe(0);
       const server = getPriority();

@@ -87,7 +87,10 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (identity) prepareWorkspace(workspaceRoot, identity);
   const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
   const niced = host.limits ? [...nicePrefix(host.limits), ...command] : command;
-  const inner = options.egressSocket ? [NODE, BRIDGE, String(BRIDGE_PORT), EGRESS_SOCKET, RELAY_MODULE, ...niced] : niced;
+  // With network, the bridge runs first and the shell then becomes the command (exec): the
+  // command is bubblewrap's child either way, with nothing of Tandem's left running beside it.
+  const bridge = `${NODE} ${BRIDGE} ${BRIDGE_PORT} ${EGRESS_SOCKET} ${RELAY_MODULE} && exec "$@"`;
+  const inner = options.egressSocket ? ["/bin/sh", "-c", bridge, "tandem-bridge", ...niced] : niced;
   const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
   const limited = host.limits ? limitPrefix(host.limits, identity !== undefined, options.growthStopped) : [];
   if (host.cgroups?.kind === "v2" && host.limits) {
