@@ -25,16 +25,23 @@ export type GitSshServer = {
 
 const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" } as Record<string, string> as NodeJS.ProcessEnv;
 
-/** A new key pair in OpenSSH format (the private key optionally encrypted with `passphrase`). */
+/**
+ * A new key pair in OpenSSH format (the private key optionally encrypted with `passphrase`).
+ * ssh2's generator writes an unreadable ed25519 key about once in 400 (neither ssh2's parser nor
+ * ssh-keygen reads it; keys made by ssh-keygen always parse), so a key is made again until it
+ * reads back: a test needs a valid key, and a bad one failed CI once.
+ */
 export function generateSshKey(type: "ed25519" | "rsa", passphrase?: string): { privateKey: string; publicKey: string } {
   const encryption = { cipher: "aes256-ctr", rounds: 16 };
-  const pair =
-    type === "rsa"
-      ? utils.generateKeyPairSync("rsa", passphrase ? { bits: 2048, passphrase, ...encryption } : { bits: 2048 })
-      : passphrase
-        ? utils.generateKeyPairSync("ed25519", { passphrase, ...encryption })
-        : utils.generateKeyPairSync("ed25519");
-  return { privateKey: pair.private, publicKey: pair.public };
+  for (;;) {
+    const pair =
+      type === "rsa"
+        ? utils.generateKeyPairSync("rsa", passphrase ? { bits: 2048, passphrase, ...encryption } : { bits: 2048 })
+        : passphrase
+          ? utils.generateKeyPairSync("ed25519", { passphrase, ...encryption })
+          : utils.generateKeyPairSync("ed25519");
+    if (!(utils.parseKey(pair.private, passphrase) instanceof Error)) return { privateKey: pair.private, publicKey: pair.public };
+  }
 }
 
 export async function startGitSshServer(options: { authorizedKeys: string[]; user?: string }): Promise<GitSshServer> {
