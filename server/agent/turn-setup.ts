@@ -98,7 +98,7 @@ export async function prepareTurn(
     context,
   });
   const shared = res;
-  const sandbox = { mode: o.sandbox.mode, network: await o.sandbox.network(session.projectId), limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
+  const sandbox = { mode: o.sandbox.mode, network, limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
   const facts = await loadModelFacts(db, session.model);
   const language = o.language?.forProject(session.projectId, workspace.root);
   const toolContext = (toolCallId: string): ToolContext => ({

@@ -74,6 +74,9 @@ async function rootInstructions(workspace: Workspace, atRoot: ReadonlySet<string
 }
 
 async function gatherMemories(source: MemorySource, query: string): Promise<PromptContext["memories"]> {
-  const [all, relevant] = await Promise.all([source.all(), query.trim() ? source.relevant(query, RELEVANT_LIMIT) : Promise.resolve([])]);
+  // Searched only when there is something to find: most turns of a project without memories then
+  // cost one query here, not two (a turn with memories waits for one more round trip).
+  const all = await source.all();
+  const relevant = all.length && query.trim() ? await source.relevant(query, RELEVANT_LIMIT) : [];
   return selectMemories([...all.filter((m) => m.pinned), ...relevant], all);
 }
