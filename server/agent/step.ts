@@ -22,8 +22,10 @@ export const MAX_RETRIES = 3;
 // The cache is keyed by the schema object, not the tool: the tools a turn adds (catalog, skill,
 // workflow, the server's services) are made anew each turn around module-level schemas, so a new
 // tool with the same schema and description reuses the conversion, and a changed description
-// (tool_search's, which lists the deferred tools) makes a new one.
+// (tool_search's, which lists the deferred tools) makes a new one. A module-level schema lives as
+// long as the process, so the descriptions kept for one are capped: the oldest goes first.
 const sdkTools = new WeakMap<object, Map<string, SdkToolSet[string]>>();
+const DESCRIPTIONS_PER_SCHEMA = 32;
 
 /** The registry's tools as the model sees them: schema (in the provider's dialect) and description, no execute. */
 export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
@@ -37,6 +39,7 @@ export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
     if (!sdk) {
       // No validation here: the registry validates (parseToolInput) and the model gets its message.
       const schema = inputJsonSchema(tool, dialect) as Parameters<typeof jsonSchema>[0];
+      if (converted.size >= DESCRIPTIONS_PER_SCHEMA) converted.delete(converted.keys().next().value!);
       converted.set(key, (sdk = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) })));
     }
     out[name] = sdk;

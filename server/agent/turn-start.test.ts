@@ -54,5 +54,9 @@ describe("turn start", () => {
     expect(other.lookup).not.toBe(first.lookup);
     expect(other.lookup!.description).toBe("Look up B.");
     expect(first.lookup!.description).toBe("Look up A.");
+    // Many descriptions of one schema (tool_search's as a project's tools change) are not all kept.
+    for (let i = 0; i < 40; i++) toSdkTools({ lookup: tool(`Look up ${i}.`) }, "openai");
+    expect(toSdkTools({ lookup: tool("Look up A.") }, "openai").lookup).not.toBe(first.lookup);
+    expect(toSdkTools({ lookup: tool("Look up 39.") }, "openai").lookup!.description).toBe("Look up 39.");
   });
 });
