@@ -123,7 +123,3 @@ export async function setSessionAllowRules(db: Db, id: string, rules: Prisma.Inp
 export async function findSessionsByStatus(db: Db, statuses: SessionStatus[]) {
   return (await db.agentSession.findMany({ where: { status: { in: statuses } }, select })).map(toRow);
 }
-
-export async function findProjectName(db: Db, projectId: string): Promise<string | null> {
-  return (await db.project.findUnique({ where: { id: projectId }, select: { name: true } }))?.name ?? null;
-}
