@@ -124,8 +124,10 @@ export async function deleteSession(db: Db, id: string) {
 }
 
 /** Sets the status in one statement; false when the session is gone or already had it. */
+/** False when the session already had that status (or is gone). Raw SQL: every turn sets it at least twice. */
 export async function setSessionStatus(db: Db, id: string, status: SessionStatus): Promise<boolean> {
-  const { count } = await db.agentSession.updateMany({ where: { id, status: { not: status } }, data: { status } });
+  const count = await db.$executeRaw`
+    UPDATE agent_session SET status = ${status}, "updatedAt" = now() AT TIME ZONE 'UTC' WHERE id = ${id} AND status <> ${status}`;
   return count > 0;
 }
 
