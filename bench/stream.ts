@@ -33,6 +33,22 @@
 // streaming phase: GC ~16%, promise hooks ~13% (Node 20 runs AsyncLocalStorage on promise hooks,
 // process-wide once better-auth or Next.js entered a store: no code path runs outside them; Node 24
 // drops them), the web streams of undici and the SDK ~14%, tRPC ~11%, socket writes ~8%.
+// Then each turn's start: the catalog, skill and workflow tools' schemas were converted for the
+// model anew every turn (now once per schema and description, server/agent/step.ts), missing
+// AGENTS.md, TANDEM.md and .tandem folders were looked up through realpath and lstat up the tree
+// (now only what the top-level listing shows is read), and four queries read what two do. A short
+// turn (send to idle, 40 at once, one-token reply) went from ~31 to ~25 ms of server CPU.
+// Then the database under each turn: every project and session call decided access with three
+// or four queries (now one join each), event rows went through Prisma's createMany (~1.5 ms of
+// CPU per ten rows; now one raw statement over arrays, ~0.3 ms), and the log reads, last seq and
+// status updates through Prisma's query compiler (now raw SQL, about a third less CPU each). A
+// session's queries from create to idle: 40 -> 32. Prisma and its query compiler (wasm) took ~7%
+// of the last 2 s of the 50 sessions' streaming, and now ~1%. Promise hooks stay: on Node 20
+// they cost every promise once any store was entered anywhere (better-auth enters one per
+// getSession), inside a store or not: 2M awaited promises took 113 ms with no store and 279 ms
+// with one entered, whether the code ran inside it, outside it or under store.exit; only
+// disable() removes them, which better-auth's stores rule out. The streaming phase now: GC ~17%,
+// promise hooks ~11%, the web streams of undici and the SDK ~15%, tRPC ~9%, socket writes ~9%.
 
 import { fork } from "node:child_process";
 import os from "node:os";

@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db/client";
-import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
+import { insertEvents, lastSeq, SeqTakenError, type NewEventRow } from "@/server/db/repositories/session-events";
 import type { SessionBus } from "@/server/bus/session-bus";
 import { groupCommit } from "@/server/agent/group-commit";
 import {
@@ -159,7 +159,7 @@ export function createEventLog(db: Db, bus: SessionBus) {
 
 /** The primary key (sessionId, seq) refused the row: someone else wrote that seq. */
 function seqTaken(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "P2002";
+  return error instanceof SeqTakenError;
 }
 
 function makeEvent(sessionId: string, seq: number, type: SessionEventType, payload: unknown, authorId: string | null): SessionEvent {

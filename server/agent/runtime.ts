@@ -223,9 +223,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     },
 
     /** Appends a person's message and starts a turn, or lets the running/waiting one pick it up. */
-    /** `images`: hashes of images attached to this session (attachImage); unknown ones are refused. */
-    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[]; timeZone?: string }) {
-      const session = await mustFind(input.sessionId);
+    /**
+     * `images`: hashes of images attached to this session (attachImage); unknown ones are refused.
+     * `session`: its row as the caller's access check read it moments ago, so it is not read again.
+     */
+    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[]; timeZone?: string; session?: sessions.AgentSessionRow }) {
+      const session = input.session?.id === input.sessionId ? input.session : await mustFind(input.sessionId);
       const refs = [...new Set(input.mentions ?? [])].slice(0, MAX_MENTIONS);
       const mentions = refs.length
         ? await resolveMentions(await prepareTurn(setup, { sessionId: session.id, userId: input.user.id, resumed: false, signal: AbortSignal.timeout(120_000) }), refs)

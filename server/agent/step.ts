@@ -1,5 +1,4 @@
 import { APICallError, experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
-import type { Tool } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
 import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
@@ -19,23 +18,31 @@ import type { TokenUsage } from "@/lib/session-events";
 
 export const MAX_RETRIES = 3;
 
-// A tool's schema only changes with the tool object, so each is converted once per dialect, not
-// on every step of every turn.
-const sdkTools = new WeakMap<Tool, Map<SchemaDialect, SdkToolSet[string]>>();
+// A tool's schema is converted once per dialect and description, not on every step of every turn.
+// The cache is keyed by the schema object, not the tool: the tools a turn adds (catalog, skill,
+// workflow, the server's services) are made anew each turn around module-level schemas, so a new
+// tool with the same schema and description reuses the conversion, and a changed description
+// (tool_search's, which lists the deferred tools) makes a new one. A module-level schema lives as
+// long as the process, so the descriptions kept for one are capped: the oldest goes first.
+const sdkTools = new WeakMap<object, Map<string, SdkToolSet[string]>>();
+const DESCRIPTIONS_PER_SCHEMA = 32;
 
 /** The registry's tools as the model sees them: schema (in the provider's dialect) and description, no execute. */
 export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
   const out: SdkToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
-    let byDialect = sdkTools.get(tool);
-    if (!byDialect) sdkTools.set(tool, (byDialect = new Map()));
-    let converted = byDialect.get(dialect);
-    if (!converted) {
+    const source: object = tool.inputSchema ?? tool.input;
+    let converted = sdkTools.get(source);
+    if (!converted) sdkTools.set(source, (converted = new Map()));
+    const key = `${dialect}\n${tool.description}`;
+    let sdk = converted.get(key);
+    if (!sdk) {
       // No validation here: the registry validates (parseToolInput) and the model gets its message.
       const schema = inputJsonSchema(tool, dialect) as Parameters<typeof jsonSchema>[0];
-      byDialect.set(dialect, (converted = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) })));
+      if (converted.size >= DESCRIPTIONS_PER_SCHEMA) converted.delete(converted.keys().next().value!);
+      converted.set(key, (sdk = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) })));
     }
-    out[name] = converted;
+    out[name] = sdk;
   }
   return out;
 }

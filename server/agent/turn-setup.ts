@@ -1,8 +1,8 @@
 import { generateText, type LanguageModel } from "ai";
 import type { Db } from "@/server/db/client";
-import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
-import { findProjectName, findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
-import { getSetting } from "@/server/db/repositories/settings";
+import { findProjectForTurn } from "@/server/db/repositories/agent-settings";
+import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import { getSettings } from "@/server/db/repositories/settings";
 import type { Tool, ToolContext } from "@/server/tools/define-tool";
 import type { SessionEvent, SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
@@ -25,7 +25,7 @@ import type { ToolSet } from "@/server/tools/registry";
 import { LANGUAGE_TOOLS } from "@/server/tools/core-tools";
 import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
-import { webSearchBackend } from "@/server/agent/web-search-backend";
+import { chooseWebSearch } from "@/server/agent/web-search-backend";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -60,17 +60,19 @@ export async function prepareTurn(
   const workspace = await o.openWorkspace(session.projectId);
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
-  const settings = await getProjectAgentSettings(db, session.projectId);
+  // The project (name, agent settings) and the instance settings a turn uses, one query each.
+  const [project, instance] = await Promise.all([findProjectForTurn(db, session.projectId), getSettings(db, ["webSearch", "commandGuard"])]);
+  if (!project) throw new Error(`project ${session.projectId} no longer exists`);
+  const { settings } = project;
   let tools: ToolSet = {};
   const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
   const excludeTools = switchedOffTools(settings.excludeTools);
-  const webSearch = await webSearchBackend(db, o.webSearch);
+  const webSearch = chooseWebSearch(instance.webSearch, o.webSearch);
   const deferred = deferTools(
     sessionToolSet({ base: o.baseTools, own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
     o.extensions?.deferToolsOver ?? settings.deferToolsOver,
   );
   tools = deferred.tools;
-  const projectName = (await findProjectName(db, session.projectId)) ?? "project";
   const toolNames = Object.keys(tools);
   const lastMessage = events.findLast((e) => e.type === "user_message");
   const [context, git, network] = await Promise.all([
@@ -85,7 +87,7 @@ export async function prepareTurn(
   ]);
   const stepLimit = session.maxSteps ?? settings.stepLimit;
   const instructions = buildSystemPrompt({
-    projectName,
+    projectName: project.name,
     root: workspace.root,
     now: o.now?.() ?? new Date(),
     sandbox: o.sandbox.mode,
@@ -96,7 +98,7 @@ export async function prepareTurn(
     context,
   });
   const shared = res;
-  const sandbox = { mode: o.sandbox.mode, network: await o.sandbox.network(session.projectId), limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
+  const sandbox = { mode: o.sandbox.mode, network, limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
   const facts = await loadModelFacts(db, session.model);
   const language = o.language?.forProject(session.projectId, workspace.root);
   const toolContext = (toolCallId: string): ToolContext => ({
@@ -129,7 +131,7 @@ export async function prepareTurn(
     instructions,
     tools,
     modelTools: deferred.modelTools,
-    policy: { ...parsePolicy(settings, session.allowRules), guard: await getSetting(db, "commandGuard") },
+    policy: { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard },
     stepLimit,
     contextUsed: contextUsed(context),
     onContextCut: () => {

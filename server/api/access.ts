@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import type { Db } from "@/server/db/client";
-import { findProject, findProjectForUser, type Project, type ProjectRole } from "@/server/db/repositories/projects";
+import { findProjectForUser, type Project, type ProjectRole } from "@/server/db/repositories/projects";
 import { findShareLinkByToken, type ShareLinkRow } from "@/server/db/repositories/share-links";
-import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import { findSessionForUser, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import type { AppUser } from "@/server/db/repositories/users";
 import { TOKEN_PATTERN } from "@/server/auth/tokens";
 
@@ -75,12 +75,13 @@ export async function authorizeProject(caller: Caller, projectId: string, need: 
 
 export async function authorizeSession(caller: Caller, sessionId: string, need: SessionNeed): Promise<SessionAccess> {
   const db = caller.services.db;
-  const [session, linkState] = await Promise.all([findSession(db, sessionId), callerLink(caller)]);
-  const member = session && caller.user ? await findProjectForUser(db, session.projectId, caller.user.id) : null;
+  const [found, linkState] = await Promise.all([findSessionForUser(db, sessionId, caller.user?.id ?? null), callerLink(caller)]);
+  const session = found?.session ?? null;
+  const member = found?.role ? { project: found.project, role: found.role } : null;
   const linked = session && linkState?.ok && linkState.link.sessionId === session.id ? linkState.link : null;
   // Only watching and taking part look at links; everything else is for the team alone.
   const link = need === "view" || need === "collaborate" ? linked : null;
-  const project = member?.project ?? (link && session ? await findProject(db, session.projectId) : null);
+  const project = member || link ? found!.project : null;
   if (!session || !project) {
     if (need === "view" && linkState && !linkState.ok && !member) throw new TRPCError({ code: "FORBIDDEN", message: linkState.message });
     if (!caller.user) throw signIn();

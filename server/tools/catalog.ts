@@ -16,6 +16,9 @@ const USE: Record<(typeof CATEGORIES)[number], string> = {
   tools: "call them directly",
 };
 
+// Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
+const CATALOG_INPUT = z.object({ category: z.enum(CATEGORIES).optional() });
+
 export function catalogTool(load: () => Promise<Catalog>) {
   return defineTool({
     name: "catalog",
@@ -24,7 +27,7 @@ export function catalogTool(load: () => Promise<Catalog>) {
       "List what is available in this project, with descriptions: named `agents` (defined in .tandem/agents) to delegate to, " +
       "`skills` (.tandem/skills) to load when a task matches one, `workflows` (.tandem/workflows) to run, and your `tools`. " +
       "Leave out `category` for everything.",
-    input: z.object({ category: z.enum(CATEGORIES).optional() }),
+    input: CATALOG_INPUT,
     describe: (i) => `Catalog${i.category ? `: ${i.category}` : ""}`,
     async execute(i) {
       const catalog = await load();

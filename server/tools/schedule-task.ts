@@ -16,6 +16,13 @@ export type TaskScheduler = {
   ): Promise<ScheduledTaskInfo>;
 };
 
+// Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
+const SCHEDULE_INPUT = z.object({
+  taskPayload: z.string().min(1).max(20_000).describe("The prompt for the scheduled run."),
+  timeExpression: z.string().min(1).max(200),
+  humanReadableDescription: z.string().min(1).max(300).describe("One line people will see in the schedule list."),
+});
+
 export function scheduleTaskTool(scheduler: TaskScheduler) {
   return defineTool({
     name: "schedule_task",
@@ -27,11 +34,7 @@ export function scheduleTaskTool(scheduler: TaskScheduler) {
       'self-contained. `timeExpression`: a time ("tomorrow at noon", "in 2 hours"), a recurrence ("every weekday at 9", ' +
       '"every 30 minutes") or cron ("0 9 * * 1-5"), read in the time zone of the person you are talking to (the result names it). ' +
       "A person approves every schedule.",
-    input: z.object({
-      taskPayload: z.string().min(1).max(20_000).describe("The prompt for the scheduled run."),
-      timeExpression: z.string().min(1).max(200),
-      humanReadableDescription: z.string().min(1).max(300).describe("One line people will see in the schedule list."),
-    }),
+    input: SCHEDULE_INPUT,
     describe: (i) => `Schedule "${i.humanReadableDescription}" (${i.timeExpression})`,
     async execute(i, ctx) {
       try {

@@ -14,6 +14,13 @@ export type KnowledgeSearch = (ctx: Pick<ToolContext, "projectId" | "workspace" 
 
 const ANSWER_PASSAGES = 8;
 
+// Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
+const SEARCH_INPUT = z.object({
+  query: z.string().min(1).max(500).describe("What you are looking for, in words (a question when answer is true)."),
+  limit: z.number().int().min(1).max(30).optional().describe("Most passages to return (default 8)."),
+  answer: z.boolean().optional().describe("Answer the query from the top passages, with citations, instead of listing them."),
+});
+
 export function searchKnowledgeBaseTool(search: KnowledgeSearch) {
   return defineTool({
     name: "search_knowledge_base",
@@ -23,11 +30,7 @@ export function searchKnowledgeBaseTool(search: KnowledgeSearch) {
       "by meaning words, not exact text: good for docs, design notes and finding where a topic is handled. Returns ranked " +
       "passages with their path and line range; read the file around them for more. Use grep for exact strings. " +
       "With answer: true, returns an answer to the query written from the top passages, with citations (path:lines).",
-    input: z.object({
-      query: z.string().min(1).max(500).describe("What you are looking for, in words (a question when answer is true)."),
-      limit: z.number().int().min(1).max(30).optional().describe("Most passages to return (default 8)."),
-      answer: z.boolean().optional().describe("Answer the query from the top passages, with citations, instead of listing them."),
-    }),
+    input: SEARCH_INPUT,
     describe: (i) => `${i.answer ? "Ask knowledge" : "Search knowledge"}: ${i.query}`,
     async execute(i, ctx) {
       const result = await search(ctx, { query: i.query, limit: i.answer ? Math.min(i.limit ?? ANSWER_PASSAGES, ANSWER_PASSAGES) : (i.limit ?? 8) });

@@ -7,6 +7,9 @@ import { failure, ok } from "./result";
 
 export type SkillBundle = { name: string; description: string; instructions: string; files: string[] };
 
+// Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
+const SKILL_INPUT = z.object({ name: z.string().min(1).max(64) });
+
 export function skillTool(load: () => Promise<SkillBundle[]>) {
   return defineTool({
     name: "skill",
@@ -14,7 +17,7 @@ export function skillTool(load: () => Promise<SkillBundle[]>) {
     description:
       "Load a skill: a bundle of instructions (and files) the team wrote for a kind of task, from .tandem/skills/<name>/SKILL.md. " +
       "See the available skills with catalog {category: skills}; load one before doing a task it describes, then follow it.",
-    input: z.object({ name: z.string().min(1).max(64) }),
+    input: SKILL_INPUT,
     describe: (i) => `Load skill ${i.name}`,
     async execute(i) {
       const skills = await load();

@@ -37,6 +37,12 @@ function rankTools(tools: readonly Tool[], query: string): Tool[] {
     .map((s) => s.tool);
 }
 
+// Made once: the tool is made anew for each turn (its description names the deferred tools), its schema is not.
+const TOOL_SEARCH_INPUT = z.object({
+  query: z.string().min(1).max(200).describe("Words to look for in tool names and descriptions, e.g. `echo` or `github issue`."),
+  page: z.number().int().min(1).max(100).optional().describe("Which page of matches (default 1)."),
+});
+
 export function toolSearchTool(deferred: readonly Tool[]) {
   const names = deferred.map((t) => t.name).join(", ");
   return defineTool({
@@ -46,10 +52,7 @@ export function toolSearchTool(deferred: readonly Tool[]) {
       "Find and load tools whose schemas are not loaded yet. Search by words from the tool's name or purpose (case-insensitive); " +
       `the matching tools' descriptions and input schemas come back, ${PAGE_SIZE} a page (ask for \`page\`: 2 and on for more), and you can call them from then on. ` +
       `Tools available this way: ${names}.`,
-    input: z.object({
-      query: z.string().min(1).max(200).describe("Words to look for in tool names and descriptions, e.g. `echo` or `github issue`."),
-      page: z.number().int().min(1).max(100).optional().describe("Which page of matches (default 1)."),
-    }),
+    input: TOOL_SEARCH_INPUT,
     describe: (i) => `Search tools: ${i.query}`,
     async execute(i) {
       const page = i.page ?? 1;

@@ -14,6 +14,12 @@ const STEP_TIMEOUT_S = 600;
 
 export type WorkflowSource = () => Promise<{ workflows: WorkflowDefinition[]; problems: WorkflowProblem[] }>;
 
+// Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
+const WORKFLOW_INPUT = z.object({
+  workflow: z.string().min(1).max(100),
+  inputs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
 export function workflowTool(source: WorkflowSource, delegator: Delegator) {
   let cached: WorkflowDefinition[] = [];
   const find = async (name: string) => {
@@ -29,10 +35,7 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
       "Run one of the project's workflows (.tandem/workflows/<name>.yaml; list them with catalog {category: workflows}): " +
       "a fixed series of agent prompts and shell commands, some in parallel, each step able to use earlier steps' outputs. " +
       "`inputs` gives the workflow's named inputs. You get every step's output.",
-    input: z.object({
-      workflow: z.string().min(1).max(100),
-      inputs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-    }),
+    input: WORKFLOW_INPUT,
     describe: (i) => `Run workflow ${i.workflow}`,
     needsApproval: (i) => {
       const workflow = cached.find((w) => w.name === i.workflow);

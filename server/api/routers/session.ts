@@ -111,7 +111,7 @@ export const sessionRouter = router({
     )
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
-        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions, timeZone: input.timeZone });
+        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, session: ctx.session, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions, timeZone: input.timeZone });
         ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, false);
         return { seq: event.seq };
       }),

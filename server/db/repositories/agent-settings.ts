@@ -29,6 +29,22 @@ export async function getProjectAgentSettings(db: Db, projectId: string): Promis
   return (await db.projectAgentSettings.findUnique({ where: { projectId }, select })) ?? DEFAULT_AGENT_SETTINGS;
 }
 
+/**
+ * The project's name and agent settings (what a turn's start needs of the project) in one query;
+ * null when the project is gone. Raw SQL because Prisma reads a relation with a second query, and
+ * every turn starts with this.
+ */
+export async function findProjectForTurn(db: Db, projectId: string): Promise<{ name: string; settings: ProjectAgentSettingsRow } | null> {
+  const [row] = await db.$queryRaw<Array<{ name: string; hasSettings: boolean } & ProjectAgentSettingsRow>>`
+    SELECT p.name, s."projectId" IS NOT NULL AS "hasSettings", s."approvalMode", s."allowRules", s."denyRules", s."stepLimit",
+           s."loopGuardRepeats", s."excludeTools", s."deferToolsOver"
+    FROM project p LEFT JOIN project_agent_settings s ON s."projectId" = p.id
+    WHERE p.id = ${projectId}`;
+  if (!row) return null;
+  const { name, hasSettings, ...settings } = row;
+  return { name, settings: hasSettings ? settings : DEFAULT_AGENT_SETTINGS };
+}
+
 export async function updateProjectAgentSettings(db: Db, projectId: string, patch: Partial<ProjectAgentSettingsRow>) {
   const data = {
     ...patch,

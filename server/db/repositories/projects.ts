@@ -7,16 +7,19 @@ export type Project = { id: string; name: string; ownerId: string; teamId: strin
 
 const projectSelect = { id: true, name: true, ownerId: true, teamId: true, createdAt: true, updatedAt: true } as const;
 
-/** The one place a project's access is decided: null when the user is not in the project's team. */
+/**
+ * The one place a project's access is decided: null when the user is not in the project's team.
+ * Every project procedure starts with it, so it is one query (raw SQL: Prisma reads the team and
+ * its membership with two more).
+ */
 export async function findProjectForUser(db: Db, projectId: string, userId: string): Promise<{ project: Project; role: ProjectRole } | null> {
-  const row = await db.project.findUnique({
-    where: { id: projectId },
-    select: { ...projectSelect, team: { select: { members: { where: { userId }, select: { role: true } } } } },
-  });
-  const membership = row?.team.members[0];
-  if (!row || !membership) return null;
-  const { team: _team, ...project } = row;
-  return { project, role: asRole(membership.role) };
+  const [row] = await db.$queryRaw<Array<Project & { role: string }>>`
+    SELECT p.id, p.name, p."ownerId", p."teamId", p."createdAt", p."updatedAt", m.role
+    FROM project p JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${userId}
+    WHERE p.id = ${projectId}`;
+  if (!row) return null;
+  const { role, ...project } = row;
+  return { project, role: asRole(role) };
 }
 
 export async function findProject(db: Db, projectId: string): Promise<Project | null> {

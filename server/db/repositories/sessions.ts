@@ -1,6 +1,8 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 import type { SessionStatus } from "@/lib/session-events";
+import type { Project, ProjectRole } from "@/server/db/repositories/projects";
+import { asRole } from "@/server/db/repositories/teams";
 
 export type AgentSessionRow = {
   id: string;
@@ -61,6 +63,31 @@ export async function findSession(db: Db, id: string): Promise<AgentSessionRow |
   return raw && toRow(raw);
 }
 
+/**
+ * A session with its project and the user's role in the project's team (null when they are not
+ * in it), or null when there is no such session: what deciding access to a session needs, in one
+ * query, since every session procedure and every turn's send starts with it.
+ */
+export async function findSessionForUser(
+  db: Db,
+  id: string,
+  userId: string | null,
+): Promise<{ session: AgentSessionRow; project: Project; role: ProjectRole | null } | null> {
+  const [row] = await db.$queryRaw<Array<Raw & { p_name: string; p_ownerId: string; p_teamId: string; p_createdAt: Date; p_updatedAt: Date; role: string | null }>>`
+    SELECT s.id, s."projectId", s."parentId", s.title, s."authorId", s.model, s.status, s."allowedTools", s."maxSteps",
+           s."allowRules", s."inputTokens", s."outputTokens", s."costUsd", s."approvalsBy", s."createdAt", s."updatedAt",
+           p.name AS p_name, p."ownerId" AS "p_ownerId", p."teamId" AS "p_teamId", p."createdAt" AS "p_createdAt", p."updatedAt" AS "p_updatedAt",
+           m.role
+    FROM agent_session s
+    JOIN project p ON p.id = s."projectId"
+    LEFT JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${userId}
+    WHERE s.id = ${id}`;
+  if (!row) return null;
+  const { p_name, p_ownerId, p_teamId, p_createdAt, p_updatedAt, role, ...session } = row;
+  const project: Project = { id: session.projectId, name: p_name, ownerId: p_ownerId, teamId: p_teamId, createdAt: p_createdAt, updatedAt: p_updatedAt };
+  return { session: toRow(session), project, role: role === null ? null : asRole(role) };
+}
+
 export async function listSessions(db: Db, projectId: string, options: { parentId?: string | null; limit?: number } = {}) {
   const rows = await db.agentSession.findMany({
     where: { projectId, ...(options.parentId !== undefined ? { parentId: options.parentId } : {}) },
@@ -97,8 +124,10 @@ export async function deleteSession(db: Db, id: string) {
 }
 
 /** Sets the status in one statement; false when the session is gone or already had it. */
+/** False when the session already had that status (or is gone). Raw SQL: every turn sets it at least twice. */
 export async function setSessionStatus(db: Db, id: string, status: SessionStatus): Promise<boolean> {
-  const { count } = await db.agentSession.updateMany({ where: { id, status: { not: status } }, data: { status } });
+  const count = await db.$executeRaw`
+    UPDATE agent_session SET status = ${status}, "updatedAt" = now() AT TIME ZONE 'UTC' WHERE id = ${id} AND status <> ${status}`;
   return count > 0;
 }
 
@@ -122,8 +151,4 @@ export async function setSessionAllowRules(db: Db, id: string, rules: Prisma.Inp
 /** Sessions whose status is one of `statuses`; used at start-up to find turns a crash cut off. */
 export async function findSessionsByStatus(db: Db, statuses: SessionStatus[]) {
   return (await db.agentSession.findMany({ where: { status: { in: statuses } }, select })).map(toRow);
-}
-
-export async function findProjectName(db: Db, projectId: string): Promise<string | null> {
-  return (await db.project.findUnique({ where: { id: projectId }, select: { name: true } }))?.name ?? null;
 }

@@ -23,6 +23,18 @@ export async function getSetting<K extends SettingKey>(db: Db, key: K): Promise<
   return (parsed.success ? parsed.data : settingSchemas[key].parse(undefined)) as SettingValue<K>;
 }
 
+/** Several settings in one query (a turn's start reads the command guard and web search together). */
+export async function getSettings<K extends SettingKey>(db: Db, keys: readonly K[]): Promise<{ [P in K]: SettingValue<P> }> {
+  const rows = await db.setting.findMany({ where: { key: { in: [...keys] } }, select: { key: true, value: true } });
+  const stored = new Map(rows.map((r) => [r.key, r.value]));
+  const out = {} as { [P in K]: SettingValue<P> };
+  for (const key of keys) {
+    const parsed = settingSchemas[key].safeParse(stored.get(key) ?? undefined);
+    out[key] = (parsed.success ? parsed.data : settingSchemas[key].parse(undefined)) as SettingValue<K>;
+  }
+  return out;
+}
+
 export async function setSetting<K extends SettingKey>(db: Db, key: K, value: SettingValue<K>) {
   const json = settingSchemas[key].parse(value) as object | null;
   if (json === null) {
