@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { createDb, type Db } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 
@@ -29,4 +29,28 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}) {
       await client.end();
     },
   };
+}
+
+/** A test file's own database: made (then seeded) before its tests, dropped after them. */
+export function databaseForFile(seed: (db: Db) => Promise<void> = async () => {}): { readonly db: Db } {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await seed(database.db);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return {
+    get db() {
+      return database!.db;
+    },
+  };
+}
+
+/** Ann, her team and its project "Shop": what a repository test needs to own a session. */
+export async function seedProject(db: Db): Promise<string> {
+  await db.user.create({ data: { id: "ann", name: "Ann", email: "ann@example.com" } });
+  const team = await db.team.create({ data: { name: "Crew" } });
+  return (await db.project.create({ data: { name: "Shop", ownerId: "ann", teamId: team.id } })).id;
 }

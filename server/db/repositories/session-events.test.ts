@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/server/db/client";
-import { createTestDatabase } from "@/server/test/database";
+import { describe, expect, it } from "vitest";
+import { databaseForFile, seedProject } from "@/server/test/database";
 import { createSession } from "./sessions";
 import { insertEvents, lastSeq, listEvents, SeqTakenError, type NewEventRow } from "./session-events";
 
 // Event rows are written in raw SQL (one statement over arrays): what is read back must be what
 // was written, whatever the text holds, and a seq someone else took must be told apart from other failures.
 
-let db: Db;
 let sessionId: string;
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  for (const cleanup of cleanups) await cleanup();
-});
-beforeAll(async () => {
-  const database = await createTestDatabase();
-  cleanups.push(() => database.drop());
-  db = database.db;
-  await db.user.create({ data: { id: "ann", name: "Ann", email: "ann@example.com" } });
-  const team = await db.team.create({ data: { name: "Crew" } });
-  const project = await db.project.create({ data: { name: "Shop", ownerId: "ann", teamId: team.id } });
-  sessionId = (await createSession(db, { projectId: project.id, title: "S", authorId: "ann", model: "m" })).id;
+const database = databaseForFile(async (db) => {
+  sessionId = (await createSession(db, { projectId: await seedProject(db), title: "S", authorId: "ann", model: "m" })).id;
 });
 
 describe("session event rows", () => {
@@ -31,22 +19,22 @@ describe("session event rows", () => {
       { sessionId, seq: 2, type: "turn_started", payload: { turnId: "t1", model: "m", resumed: false }, authorId: null, createdAt: new Date("2026-11-24T13:14:15.999Z") },
       { sessionId, seq: 3, type: "assistant_delta", payload: { turnId: "t1", stepId: "t1:1", text: "" }, authorId: null, createdAt: new Date("2026-11-24T13:14:16.000Z") },
     ];
-    await insertEvents(db, rows);
-    expect(await listEvents(db, sessionId)).toEqual(rows);
-    expect(await lastSeq(db, sessionId)).toBe(3);
+    await insertEvents(database.db, rows);
+    expect(await listEvents(database.db, sessionId)).toEqual(rows);
+    expect(await lastSeq(database.db, sessionId)).toBe(3);
   });
 
   it("refuse a seq that is taken with SeqTakenError, writing none of the statement's rows", async () => {
     const at = new Date();
-    const attempt = insertEvents(db, [
+    const attempt = insertEvents(database.db, [
       { sessionId, seq: 4, type: "status", payload: { status: "running" }, authorId: null, createdAt: at },
       { sessionId, seq: 2, type: "status", payload: { status: "idle" }, authorId: null, createdAt: at },
     ]);
     await expect(attempt).rejects.toBeInstanceOf(SeqTakenError);
-    expect(await lastSeq(db, sessionId)).toBe(3);
+    expect(await lastSeq(database.db, sessionId)).toBe(3);
 
     // Another failure (no such session) is not mistaken for a taken seq.
-    const orphan = insertEvents(db, [{ sessionId: crypto.randomUUID(), seq: 1, type: "status", payload: { status: "idle" }, authorId: null, createdAt: at }]);
+    const orphan = insertEvents(database.db, [{ sessionId: crypto.randomUUID(), seq: 1, type: "status", payload: { status: "idle" }, authorId: null, createdAt: at }]);
     await expect(orphan).rejects.not.toBeInstanceOf(SeqTakenError);
   });
 });
