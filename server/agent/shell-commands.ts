@@ -1,4 +1,6 @@
-import parse, { type BashNode, type BashWord } from "@ericcornelissen/bash-parser";
+import { createRequire } from "node:module";
+import type parseBash from "@ericcornelissen/bash-parser";
+import type { BashNode, BashWord } from "@ericcornelissen/bash-parser";
 
 // The simple commands a shell command line runs, found with a real shell parser
 // (@ericcornelissen/bash-parser, the maintained fork of bash-parser: a POSIX/bash AST with
@@ -60,6 +62,12 @@ function skipOptions(args: string[], withValue: ReadonlySet<string>): number {
   return i;
 }
 
+// The parser (with babylon under it, a few MB once compiled) is loaded with the first command
+// checked, not with the server: an idle server never needs it. It is CommonJS, so require keeps
+// the check synchronous.
+let loadedParser: typeof parseBash | undefined;
+const bashParser = () => (loadedParser ??= createRequire(import.meta.url)("@ericcornelissen/bash-parser") as typeof parseBash);
+
 export function parseCommandLine(source: string): ParsedCommandLine {
   const commands: SimpleCommand[] = [];
   let pipelines = 0;
@@ -72,7 +80,7 @@ export function parseCommandLine(source: string): ParsedCommandLine {
 
   function collect(text: string, depth: number, pipeline: SimpleCommand["pipeline"] = null) {
     if (depth > MAX_DEPTH) throw new Error("commands nested too deeply to check");
-    walk(parse(text, { mode: "bash" }), depth, pipeline);
+    walk(bashParser()(text, { mode: "bash" }), depth, pipeline);
   }
 
   function walk(node: unknown, depth: number, pipeline: SimpleCommand["pipeline"]): void {

@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
-// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them from its default export.
-import ssh2, { type ParsedKey } from "ssh2";
+import type { ParsedKey } from "ssh2";
 import { GitError } from "./errors";
-
-const { utils } = ssh2;
+import { ssh2 } from "./ssh2";
 
 /** What is sealed for an ssh-key credential: the key as pasted, and its passphrase if it has one. */
 export type SshKeySecret = { privateKey: string; passphrase?: string };
@@ -16,7 +14,7 @@ const KEY_TYPES = new Set(["ssh-ed25519", "ssh-rsa"]);
  * other than ed25519 or rsa.
  */
 export function parseSshPrivateKey(secret: SshKeySecret): ParsedKey {
-  const parsed = utils.parseKey(secret.privateKey, secret.passphrase || undefined);
+  const parsed = ssh2().utils.parseKey(secret.privateKey, secret.passphrase || undefined);
   if (parsed instanceof Error) {
     const message = parsed.message;
     if (/no passphrase given/i.test(message)) throw new GitError("BAD_INPUT", "This key is encrypted: give its passphrase.");

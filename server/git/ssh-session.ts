@@ -2,12 +2,10 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them from its default export.
-import ssh2, { type ParsedKey } from "ssh2";
+import type { ParsedKey } from "ssh2";
 import { BRIDGE_PORT } from "@/server/sandbox/launcher";
 import { parseSshPrivateKey, type SshKeySecret } from "./ssh-key";
-
-const { AgentProtocol } = ssh2;
+import { ssh2 } from "./ssh2";
 
 /** A host key as known_hosts holds it: `host` is `name` or `[name]:port`. */
 export type KnownHostKey = { host: string; keyType: string; key: string };
@@ -104,7 +102,7 @@ export async function openSshSession(secret: SshKeySecret, known: KnownHostKey[]
   const server = net.createServer((socket) => {
     connections.add(socket);
     socket.on("close", () => connections.delete(socket));
-    const agent = new AgentProtocol(false);
+    const agent = new (ssh2().AgentProtocol)(false);
     agent.on("identities", (request) => agent.getIdentitiesReply(request, [key]));
     agent.on("sign", (request, pubKey: ParsedKey, data: Buffer, options: { hash?: string }) => {
       if (!pubKey.getPublicSSH().equals(publicBlob)) return agent.failureReply(request);
