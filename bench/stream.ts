@@ -100,9 +100,10 @@ const latencyOf = (text: string, at: number, into: Sample) => {
 
 // Tandem, in its own process, with the Node flags `npm start` gives the server (read from
 // package.json, so the figures are those of the product as started). BENCH_NODE_FLAGS replaces
-// them ("" for V8's defaults): in November 2026 at 200 sessions, npm start's memory flags
-// (--max-semi-space-size=4 --optimize-for-size) cost ~400 µs of CPU per token against ~230 µs
-// with V8's defaults; the latency targets were missed either way.
+// them ("" for V8's defaults). In November 2026 npm start's memory flags cost the most here:
+// CPU per token at 200 sessions ~420 µs with them, ~230 µs with V8's defaults; added p99 at 50
+// sessions ~150 ms with both flags, ~62 ms with only --max-semi-space-size=4 and ~52 ms with
+// neither. --optimize-for-size is what keeps bench:memory under 300 MB (about 30 MB of it).
 const startScript = (JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startScript.split(" ").filter((word) => word.startsWith("--")).join(" ");
 const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.url], {
