@@ -100,10 +100,11 @@ const latencyOf = (text: string, at: number, into: Sample) => {
 
 // Tandem, in its own process, with the Node flags `npm start` gives the server (read from
 // package.json, so the figures are those of the product as started). BENCH_NODE_FLAGS replaces
-// them ("" for V8's defaults). In November 2026 npm start's memory flags cost the most here:
-// CPU per token at 200 sessions ~420 µs with them, ~230 µs with V8's defaults; added p99 at 50
-// sessions ~150 ms with both flags, ~62 ms with only --max-semi-space-size=4 and ~52 ms with
-// neither. --optimize-for-size is what keeps bench:memory under 300 MB (about 30 MB of it).
+// them ("" for V8's defaults). In November 2026 npm start's --optimize-for-size cost the most
+// here: CPU per token at 200 sessions ~420 µs with it, ~230 µs with V8's defaults; added p99 at
+// 50 sessions 150-180 ms with it, ~52 ms with neither. Not through its young generation, which it
+// fixes at 1 MB: --max-semi-space-size=1 alone (2 MB) gave 66 ms, =4 alone 62 ms. It is also what
+// keeps bench:memory under 300 MB (about 30 MB of it), so npm start keeps it.
 const startScript = (JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startScript.split(" ").filter((word) => word.startsWith("--")).join(" ");
 const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.url], {
