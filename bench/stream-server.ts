@@ -26,6 +26,8 @@ const config = loadConfig({
   TANDEM_MODEL: "openai-compatible:bench",
   TANDEM_OPENAI_COMPATIBLE_BASE_URL: modelUrl,
   TANDEM_OPENAI_COMPATIBLE_API_KEY: "bench",
+  // 0 streams the models on the server's thread, as before the model thread (for comparison).
+  TANDEM_MODEL_THREAD: process.env.TANDEM_MODEL_THREAD,
 });
 const { services, dispose } = await createServices(config, () => {});
 const headersOf = (req: http.IncomingMessage) => {

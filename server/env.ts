@@ -66,6 +66,8 @@ const schema = z.object({
       })
       .optional(),
   ),
+  // Models stream on a thread of their own (server/agent/model-thread/); 0 keeps them on the server's.
+  TANDEM_MODEL_THREAD: optionalString.pipe(z.enum(["true", "false", "1", "0"]).optional()),
   // Semantic knowledge search: the embedding model (`provider:model`) and, optionally, an
   // OpenAI-compatible endpoint of its own (otherwise the provider's configured one serves it).
   TANDEM_EMBEDDING_MODEL: optionalString.pipe(
@@ -151,6 +153,8 @@ export type ModelsConfig = {
   openaiCompatible: { baseURL: string; apiKey: string | undefined } | undefined;
   /** Always present: Ollama needs no key, only a reachable server. `explicit`: OLLAMA_BASE_URL was set. */
   ollama: { baseURL: string; explicit: boolean };
+  /** Stream on the model thread (server/agent/model-thread/) rather than the server's. */
+  thread: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -233,6 +237,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? { baseURL: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL, apiKey: e.TANDEM_OPENAI_COMPATIBLE_API_KEY }
         : undefined,
       ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1", explicit: !!e.OLLAMA_BASE_URL },
+      thread: e.TANDEM_MODEL_THREAD !== "false" && e.TANDEM_MODEL_THREAD !== "0",
     },
     embedding: e.TANDEM_EMBEDDING_MODEL ? { model: e.TANDEM_EMBEDDING_MODEL, baseURL: e.TANDEM_EMBEDDING_BASE_URL, apiKey: e.TANDEM_EMBEDDING_API_KEY } : undefined,
     smtp:

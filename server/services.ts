@@ -23,6 +23,7 @@ import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes
 import { createExtensions } from "@/server/services/extensions";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
+import { createModelThread } from "@/server/agent/model-thread/model-thread";
 import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
@@ -101,7 +102,8 @@ export async function createServices(config: Config, log: (line: string) => void
     diskBudget: sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined,
   });
   const terminals = createTerminalService({ sandbox });
-  const models = createModelRegistry(config.models);
+  const modelThread = config.models.thread ? createModelThread() : undefined;
+  const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
   const checkpoints = createCheckpointStores(config.dataDir, files);
   const extensions = createExtensions({ config, db, databaseUrl, sandbox, openWorkspace: (projectId) => files.open(projectId) });
@@ -166,6 +168,7 @@ export async function createServices(config: Config, log: (line: string) => void
       heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();
+      await modelThread?.close();
       terminals.disposeAll();
       await language.dispose();
       await buses.close();

@@ -1,17 +1,14 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import type { ModelsConfig } from "@/server/env";
 import { createModelCatalog, type ModelCatalog } from "@/server/agent/model-catalog";
+import { PROVIDERS, providerFactories, type ProviderId } from "@/server/agent/provider-factories";
+import type { ModelThread } from "@/server/agent/model-thread/model-thread";
 
 // The model registry: model ids are `provider:model` (e.g. `anthropic:claude-sonnet-4-5`,
 // `ollama:qwen3:8b`). Providers come from the AI SDK and are configured by environment variables
 // (server/env.ts), which hands them over as ModelsConfig; this file reads no environment.
 
-export const PROVIDERS = ["openai", "anthropic", "google", "openai-compatible", "ollama"] as const;
-export type ProviderId = (typeof PROVIDERS)[number];
+export { PROVIDERS, type ProviderId };
 
 /** What each provider needs, in words a person can act on. */
 const SETUP: Record<ProviderId, string> = {
@@ -62,7 +59,11 @@ export type ModelRegistry = {
   endpoint(id: string): string;
 };
 
-export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog = createModelCatalog()): ModelRegistry {
+/**
+ * `thread`: where models stream (model-thread/); without one, they stream in this thread. What
+ * `resolve` returns is an AI SDK model either way.
+ */
+export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog = createModelCatalog(), thread?: ModelThread): ModelRegistry {
   // Ollama needs no key: it counts as configured when it is set up on purpose or when it answers.
   const ollamaChosen = config.ollama.explicit || !!config.defaultModel?.startsWith("ollama:");
   const configured: Record<ProviderId, boolean> = {
@@ -72,30 +73,7 @@ export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog 
     "openai-compatible": !!config.openaiCompatible,
     ollama: ollamaChosen,
   };
-  const factories: Partial<Record<ProviderId, (name: string) => LanguageModel>> = {};
-  if (config.openai) {
-    const openai = createOpenAI({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL });
-    factories.openai = (name) => openai(name);
-  }
-  if (config.anthropic) {
-    const anthropic = createAnthropic({ apiKey: config.anthropic.apiKey });
-    factories.anthropic = (name) => anthropic(name);
-  }
-  if (config.google) {
-    const google = createGoogleGenerativeAI({ apiKey: config.google.apiKey });
-    factories.google = (name) => google(name);
-  }
-  if (config.openaiCompatible) {
-    const compatible = createOpenAICompatible({
-      name: "openai-compatible",
-      baseURL: config.openaiCompatible.baseURL,
-      apiKey: config.openaiCompatible.apiKey,
-      includeUsage: true,
-    });
-    factories["openai-compatible"] = (name) => compatible.chatModel(name);
-  }
-  const ollama = createOpenAICompatible({ name: "ollama", baseURL: config.ollama.baseURL, includeUsage: true });
-  factories.ollama = (name) => ollama.chatModel(name);
+  const factories = providerFactories(config);
 
   const firstConfigured = (["anthropic", "openai", "google"] as const).find((p) => configured[p]);
   const defaultModel = config.defaultModel ?? (firstConfigured ? `${firstConfigured}:${SUGGESTED[firstConfigured][0]}` : null);
@@ -134,7 +112,10 @@ export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog 
       const factory = factories[ref.provider];
       if (!factory) throw new ModelConfigError(`The ${ref.provider} provider is not configured. ${SETUP[ref.provider]}`);
       let model = cache.get(id);
-      if (!model) cache.set(id, (model = factory(ref.name)));
+      if (!model) {
+        const local = factory(ref.name);
+        cache.set(id, (model = thread ? thread.wrap(local, { config, id }) : local));
+      }
       return model;
     },
     endpoint,

@@ -15,6 +15,7 @@ import { createExtensions } from "@/server/services/extensions";
 import type { EmbeddingConfig, SmtpConfig } from "@/server/env";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
+import { createModelThread } from "@/server/agent/model-thread/model-thread";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
@@ -60,7 +61,9 @@ export async function createTestServices(
   if (options.modelBaseUrl) {
     config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
   }
-  const models = createModelRegistry(config.models);
+  // As in production: models stream on the model thread.
+  const modelThread = config.models.thread ? createModelThread() : undefined;
+  const models = createModelRegistry(config.models, undefined, modelThread);
   const checkpoints = createCheckpointStores(dataDir, files);
   const bus = createInProcessBus();
   const extensions = options.extensions
@@ -133,6 +136,7 @@ export async function createTestServices(
     async dispose() {
       await extensions?.dispose();
       await agent.dispose();
+      await modelThread?.close();
       terminals.disposeAll();
       await language.dispose();
       await services.limits.close();

@@ -1,0 +1,86 @@
+import { parentPort } from "node:worker_threads";
+import { providerFactories, type ProviderModel } from "@/server/agent/provider-factories";
+import { END, FAIL, PART, type BatchEntry, type FromThread, type ModelRoute, type StreamPart, type ToThread } from "@/server/agent/model-thread/protocol";
+import { toWire, urlsFromWire } from "@/server/agent/model-thread/wire";
+
+// The model thread: calls the provider and reads its stream (HTTP, server-sent events, the
+// validation of each chunk, the provider's own transform), then hands the parts to the server's
+// thread. Parts of all calls that arrive in one turn of this thread's event loop go in one message.
+
+const port = parentPort!;
+const models = new Map<string, ProviderModel>();
+const running = new Map<number, AbortController>();
+let batch: BatchEntry[] = [];
+let scheduled = false;
+
+function post(message: FromThread) {
+  port.postMessage(message);
+}
+
+function queue(entry: BatchEntry) {
+  batch.push(entry);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
+  }
+}
+
+function flush() {
+  scheduled = false;
+  const entries = batch;
+  batch = [];
+  try {
+    post({ type: "batch", entries });
+  } catch {
+    // Something in one part cannot be cloned: the others still go, that call ends with the reason.
+    for (const entry of entries) {
+      try {
+        post({ type: "batch", entries: [entry] });
+      } catch (error) {
+        running.get(entry[0])?.abort();
+        post({ type: "batch", entries: [[entry[0], FAIL, toWire(error)]] });
+      }
+    }
+  }
+}
+
+function modelFor(route: ModelRoute): ProviderModel {
+  const key = `${JSON.stringify(route.config)}\n${route.id}`;
+  let model = models.get(key);
+  if (!model) {
+    const colon = route.id.indexOf(":");
+    const factory = providerFactories(route.config)[route.id.slice(0, colon) as keyof ReturnType<typeof providerFactories>];
+    if (!factory) throw new Error(`The model thread has no provider for ${route.id}.`);
+    models.set(key, (model = factory(route.id.slice(colon + 1))));
+  }
+  return model;
+}
+
+async function stream(message: Extract<ToThread, { type: "stream" }>) {
+  const { id } = message;
+  const controller = new AbortController();
+  running.set(id, controller);
+  let started = false;
+  try {
+    const result = await modelFor(message.route).doStream({ ...urlsFromWire(message.options), abortSignal: controller.signal });
+    started = true;
+    post({ type: "started", id, headers: result.response?.headers });
+    const reader = result.stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      queue([id, PART, value.type === "error" ? ({ ...value, error: toWire(value.error) } as StreamPart) : value]);
+    }
+    queue([id, END, null]);
+  } catch (error) {
+    if (started) queue([id, FAIL, toWire(error)]);
+    else post({ type: "failed", id, error: toWire(error) });
+  } finally {
+    running.delete(id);
+  }
+}
+
+port.on("message", (message: ToThread) => {
+  if (message.type === "stream") void stream(message);
+  else running.get(message.id)?.abort();
+});
