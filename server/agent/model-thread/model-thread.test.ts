@@ -56,12 +56,26 @@ describe("the model thread", () => {
     server.load({ replies: [{ tokens: ["Wri", "ting ", "it."], toolCalls: [{ name: "write_file", arguments: { path: "a.txt" } }], usage: { prompt_tokens: 12, completion_tokens: 3 } }] });
     const parts = await readAll(modelOnThread(thread));
     const text = parts.flatMap((p) => (p.type === "text-delta" ? [p.text] : []));
-    expect(text).toEqual(["Wri", "ting ", "it."]);
+    expect(text.join("")).toBe("Writing it."); // tokens that reach the thread together come as one piece
     const call = parts.find((p) => p.type === "tool-call");
     expect(call).toMatchObject({ toolName: "write_file", input: { path: "a.txt" } });
     const end = parts.find((p) => p.type === "model-call-end");
     expect(end).toMatchObject({ usage: { inputTokens: 12, outputTokens: 3 } });
     expect(server.requests.at(-1)?.tools).toEqual(["write_file"]);
+  });
+
+  it("joins the tokens of a call that reach the thread together, losing none", async () => {
+    const tokens = Array.from({ length: 200 }, (_, i) => `t${i} `);
+    server.load({ replies: [{ tokens }] });
+    const text = (await readAll(modelOnThread(thread))).flatMap((p) => (p.type === "text-delta" ? [p.text] : []));
+    expect(text.join("")).toBe(tokens.join(""));
+    expect(text.length).toBeLessThan(tokens.length);
+  });
+
+  it("hands each token over as it comes when tokens come apart", async () => {
+    server.load({ replies: [{ tokens: ["one ", "two ", "three"], delayMs: 50 }] });
+    const parts = await readAll(modelOnThread(thread));
+    expect(parts.flatMap((p) => (p.type === "text-delta" ? [p.text] : []))).toEqual(["one ", "two ", "three"]);
   });
 
   it("gives a provider's refusal back as the SDK's APICallError, with its status, headers and retryability", async () => {

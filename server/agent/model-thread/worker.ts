@@ -11,14 +11,32 @@ const port = parentPort!;
 const models = new Map<string, ProviderModel>();
 const running = new Map<number, AbortController>();
 let batch: BatchEntry[] = [];
+/** Where each call's last entry is in the batch. */
+let lastOf = new Map<number, number>();
 let scheduled = false;
 
 function post(message: FromThread) {
   port.postMessage(message);
 }
 
+/** A piece of text that follows another of the same text in the batch joins it. */
+function merges(last: BatchEntry | undefined, entry: BatchEntry): last is [number, typeof PART, StreamPart & { delta: string }] {
+  if (!last || last[1] !== PART || entry[1] !== PART) return false;
+  const [a, b] = [last[2], entry[2]];
+  return (b.type === "text-delta" || b.type === "reasoning-delta") && a.type === b.type && a.id === b.id && !a.providerMetadata && !b.providerMetadata;
+}
+
 function queue(entry: BatchEntry) {
-  batch.push(entry);
+  // Under load, several tokens of a call arrive in one turn of this loop: the server's thread then
+  // handles them as one (one event, one frame to each viewer) instead of one by one. When the
+  // thread keeps up, each token goes alone, as soon as it came.
+  const at = lastOf.get(entry[0]);
+  const last = at === undefined ? undefined : batch[at];
+  if (merges(last, entry)) {
+    last[2] = { ...last[2], delta: last[2].delta + (entry[2] as { delta: string }).delta };
+    return;
+  }
+  lastOf.set(entry[0], batch.push(entry) - 1);
   if (!scheduled) {
     scheduled = true;
     setImmediate(flush);
@@ -29,6 +47,7 @@ function flush() {
   scheduled = false;
   const entries = batch;
   batch = [];
+  lastOf = new Map();
   try {
     post({ type: "batch", entries });
   } catch {
