@@ -72,6 +72,7 @@ process.on("message", async (message: { type: string }) => {
       type: "stats",
       rowsWritten: services.agent.stats.rowsWritten,
       inserts: services.agent.stats.inserts,
+      deltasPublished: services.agent.stats.deltasPublished,
       rss: process.memoryUsage().rss,
       peakRss,
       loopDelayP50: lateness(loopDelay.percentile(50)),

@@ -111,7 +111,7 @@ const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.u
   execArgv: [...NODE_FLAGS.split(" ").filter(Boolean), "--import", "tsx", ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
   stdio: "inherit",
 });
-type Stats = { rowsWritten: number; inserts: number; rss: number; peakRss: number; loopDelayP50: number; loopDelayP99: number; loopDelayMax: number; cpuMs: number };
+type Stats = { rowsWritten: number; inserts: number; deltasPublished: number; rss: number; peakRss: number; loopDelayP50: number; loopDelayP99: number; loopDelayMax: number; cpuMs: number };
 const fromTandem = <T>(type: string) => new Promise<T>((resolve) => {
   const onMessage = (message: { type: string } & T) => {
     if (message.type !== type) return;
@@ -195,6 +195,7 @@ async function measure(name: string, count: number) {
   const benchCpu = process.cpuUsage(benchCpuBefore);
   const after = await stats();
   const rowsPerSecond = (after.rowsWritten - before.rowsWritten) / seconds;
+  const piecesPerToken = (after.deltasPublished - before.deltasPublished) / (count * TOKENS);
   const insertsPerSecond = (after.inserts - before.inserts) / seconds;
   const perSessionKb = Math.max(0, after.peakRss - before.rss) / count / 1e3;
   // CPU time is what the Tandem process spends per streamed token, whatever the machine's other load.
@@ -202,7 +203,7 @@ async function measure(name: string, count: number) {
   // How busy the clients and the scripted model were: near 100% they, not Tandem, would be late.
   const benchCpuShare = (benchCpu.user + benchCpu.system) / 1e6 / seconds;
   const tandemCpuShare = (after.cpuMs - before.cpuMs) / 1e3 / seconds;
-  return { name, count, a, b, rowsPerSecond, insertsPerSecond, peakRssMb: after.peakRss / 1e6, perSessionKb, cpuPerTokenUs, tandemCpuShare, benchCpuShare, seconds, loop: after };
+  return { name, count, a, b, rowsPerSecond, piecesPerToken, insertsPerSecond, peakRssMb: after.peakRss / 1e6, perSessionKb, cpuPerTokenUs, tandemCpuShare, benchCpuShare, seconds, loop: after };
 }
 
 await measure("warmup", 2);
@@ -213,7 +214,7 @@ const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
 console.log(`\nStreaming latency, ${TOKENS} tokens per session at one every ${TOKEN_INTERVAL_MS} ms (model write → client receive)\n`);
 console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}; Tandem's Node flags: ${NODE_FLAGS || "(none)"}\n`);
-console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | event-loop delay p50 / p99 / max | Tandem CPU per token | CPU Tandem / bench | DB rows/s (INSERTs/s) | peak RSS | per session |");
+console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | event-loop delay p50 / p99 / max | Tandem CPU per token | CPU Tandem / bench | text pieces per token | DB rows/s (INSERTs/s) | peak RSS | per session |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 // The issue's targets: up to 50 sessions p50 < 5 ms and p99 < 50 ms added; 200 sessions p99 < 200 ms.
 const targetOf = (count: number) => (count <= 50 ? { p50: 5, p99: 50 } : { p50: Infinity, p99: 200 });
@@ -225,12 +226,13 @@ for (const r of results) {
   const loop = `${fmt(r.loop.loopDelayP50)} / ${fmt(r.loop.loopDelayP99)} / ${fmt(r.loop.loopDelayMax)}`;
   const perSession = r.count === 1 ? "-" : `${r.perSessionKb.toFixed(0)} kB`;
   console.log(
-    `| ${r.count} | ${fmt(a50)} / ${fmt(a99)} | ${fmt(b50)} / ${fmt(b99)} | ${fmt(b50 - a50)} / ${fmt(b99 - a99)} | ${target}: ${met ? "met" : "MISSED"} (p99 ×${((b99 - a99) / t.p99).toFixed(2)} of target) | ${loop} | ${r.cpuPerTokenUs.toFixed(0)} µs | ${pct(r.tandemCpuShare)} / ${pct(r.benchCpuShare)} over ${r.seconds.toFixed(1)} s | ${r.rowsPerSecond.toFixed(0)} (${r.insertsPerSecond.toFixed(0)}) | ${r.peakRssMb.toFixed(0)} MB | ${perSession} |`,
+    `| ${r.count} | ${fmt(a50)} / ${fmt(a99)} | ${fmt(b50)} / ${fmt(b99)} | ${fmt(b50 - a50)} / ${fmt(b99 - a99)} | ${target}: ${met ? "met" : "MISSED"} (p99 ×${((b99 - a99) / t.p99).toFixed(2)} of target) | ${loop} | ${r.cpuPerTokenUs.toFixed(0)} µs | ${pct(r.tandemCpuShare)} / ${pct(r.benchCpuShare)} over ${r.seconds.toFixed(1)} s | ${r.piecesPerToken.toFixed(2)} | ${r.rowsPerSecond.toFixed(0)} (${r.insertsPerSecond.toFixed(0)}) | ${r.peakRssMb.toFixed(0)} MB | ${perSession} |`,
   );
   if (r.a.length !== r.count * TOKENS || r.b.length !== r.count * TOKENS) {
     console.log(`  (samples: direct ${r.a.length}, Tandem ${r.b.length}, expected ${r.count * TOKENS} each)`);
   }
 }
+console.log("\nText pieces per token: the streamed text's pieces Tandem published to viewers, over the tokens the model wrote. Under 1 when tokens that came while the server was busy were joined (server/agent/model-thread/).");
 console.log("\nDB rows/s: session events written while the Tandem sessions streamed (tokens are coalesced into one row per ~50 ms per session); INSERTs/s: the statements that wrote them (the rows of all sessions share one INSERT at a time).");
 console.log("Event-loop delay: how late the Tandem process ran timers while the sessions streamed (perf_hooks, 10 ms resolution; the lateness beyond it, 0 when idle).");
 console.log("CPU per token: user + system CPU time of the Tandem process while the sessions streamed (setup of each turn included), over the tokens streamed.");

@@ -10,7 +10,8 @@ import { fromWire, urlsToWire } from "@/server/agent/model-thread/wire";
 // provider's transform, a chain of web streams and promises that was about a third of the
 // streaming CPU, and whose promises paid Node 20's AsyncLocalStorage hooks (better-auth and Next.js
 // enter stores). On the model thread that work runs beside the server's, with no stores entered;
-// what comes back is the provider's parts, batched per turn of that thread's loop.
+// what comes back is the provider's parts, in batches, one at a time: while this thread is busy
+// with one, the next gathers there and the tokens of each call join (worker.ts).
 //
 // `wrap` gives the registry's model a stream that runs there; the AI SDK above it (prompt and tool
 // conversion, the parsing of tool calls) is unchanged, and `doGenerate` (compaction, summaries)
@@ -57,8 +58,8 @@ export function createModelThread(options: { idleMs?: number } = {}): ModelThrea
   }
 
   function send(message: ToThread) {
-    if (message.type === "cancel") worker?.postMessage(message);
-    else thread().postMessage(message);
+    if (message.type === "stream") thread().postMessage(message);
+    else worker?.postMessage(message);
   }
 
   function lost(which: Worker, error: Error) {
@@ -113,6 +114,7 @@ export function createModelThread(options: { idleMs?: number } = {}): ModelThrea
           fail(id, fromWire(value));
         }
       }
+      send({ type: "ack" });
     }
   }
 

@@ -13,7 +13,9 @@ export type ModelRoute = { config: ModelsConfig; id: string };
 
 export type ToThread =
   | { type: "stream"; id: number; route: ModelRoute; options: Omit<CallOptions, "abortSignal"> }
-  | { type: "cancel"; id: number };
+  | { type: "cancel"; id: number }
+  /** A batch was taken in: the thread may send the next. */
+  | { type: "ack" };
 
 /** In a batch: a part of the call's stream, its end, or the error that ended it. */
 export const PART = 0;

@@ -6,6 +6,12 @@ import { toWire, urlsFromWire } from "@/server/agent/model-thread/wire";
 // The model thread: calls the provider and reads its stream (HTTP, server-sent events, the
 // validation of each chunk, the provider's own transform), then hands the parts to the server's
 // thread. Parts of all calls that arrive in one turn of this thread's event loop go in one message.
+//
+// One batch at a time: the next waits until the server's thread has taken the last one in (its
+// `ack`). While it waits, what comes in gathers, and the pieces of text of each call join. So when
+// the server's thread is busy (many sessions streaming), it takes fewer, larger pieces (one event,
+// one frame to each viewer for several tokens) instead of falling further behind one token at a
+// time; when it keeps up, each token goes alone, as soon as it came.
 
 const port = parentPort!;
 const models = new Map<string, ProviderModel>();
@@ -14,6 +20,8 @@ let batch: BatchEntry[] = [];
 /** Where each call's last entry is in the batch. */
 let lastOf = new Map<number, number>();
 let scheduled = false;
+/** Batches posted that the server's thread has not taken in yet. */
+let unacked = 0;
 
 function post(message: FromThread) {
   port.postMessage(message);
@@ -27,9 +35,6 @@ function merges(last: BatchEntry | undefined, entry: BatchEntry): last is [numbe
 }
 
 function queue(entry: BatchEntry) {
-  // Under load, several tokens of a call arrive in one turn of this loop: the server's thread then
-  // handles them as one (one event, one frame to each viewer) instead of one by one. When the
-  // thread keeps up, each token goes alone, as soon as it came.
   const at = lastOf.get(entry[0]);
   const last = at === undefined ? undefined : batch[at];
   if (merges(last, entry)) {
@@ -37,27 +42,36 @@ function queue(entry: BatchEntry) {
     return;
   }
   lastOf.set(entry[0], batch.push(entry) - 1);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(flush);
-  }
+  schedule();
+}
+
+function schedule() {
+  if (scheduled || unacked > 0 || batch.length === 0) return;
+  scheduled = true;
+  setImmediate(flush);
+}
+
+function postBatch(entries: BatchEntry[]) {
+  post({ type: "batch", entries });
+  unacked += 1;
 }
 
 function flush() {
   scheduled = false;
+  if (unacked > 0) return;
   const entries = batch;
   batch = [];
   lastOf = new Map();
   try {
-    post({ type: "batch", entries });
+    postBatch(entries);
   } catch {
     // Something in one part cannot be cloned: the others still go, that call ends with the reason.
     for (const entry of entries) {
       try {
-        post({ type: "batch", entries: [entry] });
+        postBatch([entry]);
       } catch (error) {
         running.get(entry[0])?.abort();
-        post({ type: "batch", entries: [[entry[0], FAIL, toWire(error)]] });
+        postBatch([[entry[0], FAIL, toWire(error)]]);
       }
     }
   }
@@ -101,5 +115,8 @@ async function stream(message: Extract<ToThread, { type: "stream" }>) {
 
 port.on("message", (message: ToThread) => {
   if (message.type === "stream") void stream(message);
-  else running.get(message.id)?.abort();
+  else if (message.type === "ack") {
+    unacked -= 1;
+    schedule();
+  } else running.get(message.id)?.abort();
 });
