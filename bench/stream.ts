@@ -49,6 +49,16 @@
 // with one entered, whether the code ran inside it, outside it or under store.exit; only
 // disable() removes them, which better-auth's stores rule out. The streaming phase now: GC ~17%,
 // promise hooks ~11%, the web streams of undici and the SDK ~15%, tRPC ~9%, socket writes ~9%.
+// Then the model thread (server/agent/model-thread/): the provider's stream is read on a worker
+// thread and its parts come back in batches, one at a time, the text of each call joined while
+// the server's thread is busy. 200 sessions, added p50 / p99, one run each: with npm start's
+// flags 168 / 1,041 ms before, 318 / 781 ms after (CPU per token 418 -> 338 µs, text pieces per
+// token 0.04); with V8's defaults 87 / 911 ms before, 74 / 265 ms after. At 50 sessions with npm
+// start's flags it changed little (p50 26-27 -> 31-46 ms, p99 140-143 -> 121-159 ms, two runs each):
+// there the two threads, the bench and Postgres share two cores, and --optimize-for-size makes
+// both threads collect garbage often. A profile at 200 (npm start's flags) shows what is left: the
+// server's thread is at 99% for ~6 s while the 200 turns start (GC ~31%, Prisma ~15%, pg's socket
+// writes ~10%), and the first sessions' tokens wait behind that; while they stream, it is ~80% busy.
 
 import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";

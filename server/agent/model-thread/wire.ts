@@ -1,4 +1,4 @@
-import { APICallError } from "ai";
+import { APICallError } from "@ai-sdk/provider";
 
 // What crosses between the server's thread and the model thread. Messages are structured clones,
 // which keep plain data, Dates and bytes but not classes: an Error arrives as a bare Error (no
