@@ -105,13 +105,17 @@ export function createModelThread(options: { idleMs?: number } = {}): ModelThrea
       fail(message.id, fromWire(message.error));
     } else {
       for (const [id, kind, value] of message.entries) {
-        if (kind === PART) {
-          const part = value.type === "error" ? { ...value, error: fromWire(value.error as never) } : value;
-          calls.get(id)?.controller.enqueue(part);
-        } else if (kind === END) {
-          settle(id)?.controller.close();
-        } else {
-          fail(id, fromWire(value));
+        try {
+          if (kind === PART) {
+            const part = value.type === "error" ? { ...value, error: fromWire(value.error as never) } : value;
+            calls.get(id)?.controller.enqueue(part);
+          } else if (kind === END) {
+            settle(id)?.controller.close();
+          } else {
+            fail(id, fromWire(value));
+          }
+        } catch (error) {
+          fail(id, error); // that call ends; the others, and the acks every call's batches wait for, go on
         }
       }
       send({ type: "ack" });
