@@ -22,7 +22,7 @@ import { createScheduler } from "@/server/services/scheduler";
 export type Extensions = ReturnType<typeof createExtensions>;
 
 export function createExtensions(options: {
-  config: Pick<Config, "smtp" | "embedding" | "models">;
+  config: Pick<Config, "smtp" | "embedding" | "models"> & { cluster?: boolean };
   db: Db;
   databaseUrl: string;
   sandbox: Sandbox;
@@ -69,10 +69,10 @@ export function createExtensions(options: {
     knowledge,
     scheduler,
     mailConfigured: !!mail,
-    /** Starts the scheduler's worker once the runtime exists. */
+    /** Starts the scheduler's worker, when there is something to run, once the runtime exists. */
     async attach(agentRuntime: AgentRuntime) {
       runtime = agentRuntime;
-      await scheduler.start();
+      await scheduler.boot({ always: options.config.cluster });
     },
     async dispose() {
       await scheduler.stop();

@@ -65,6 +65,17 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
       return started;
     },
 
+    /**
+     * At server start: starts the worker when there is something to run. pg-boss polls every
+     * couple of seconds on a Postgres connection of its own (a backend of ~7-11 MB), so a server
+     * without scheduled tasks does without it until one is scheduled (schedule and resume start it).
+     * `always`: in a cluster an instance must also run the jobs of instances that died, whoever
+     * scheduled them, so each starts its worker at once.
+     */
+    async boot(options: { always?: boolean } = {}) {
+      if (options.always || (await tasks.hasActiveScheduledTasks(db))) await scheduler.start();
+    },
+
     /** What the schedule_task tool uses. */
     tool: {
       now,

@@ -28,6 +28,11 @@ export async function createScheduledTask(db: Db, data: Omit<ScheduledTaskRow, "
   return db.scheduledTask.create({ data, select });
 }
 
+/** Whether any task still waits to run (active): what a starting server must schedule for. */
+export async function hasActiveScheduledTasks(db: Db): Promise<boolean> {
+  return (await db.scheduledTask.findFirst({ where: { status: "active" }, select: { id: true } })) !== null;
+}
+
 export async function findScheduledTask(db: Db, id: string): Promise<ScheduledTaskRow | null> {
   return db.scheduledTask.findUnique({ where: { id }, select });
 }
