@@ -114,7 +114,7 @@ export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog 
       let model = cache.get(id);
       if (!model) {
         const local = factory(ref.name);
-        cache.set(id, (model = thread ? thread.wrap(local, { config, id }) : local));
+        cache.set(id, (model = thread ? thread.wrap(local, { config, provider: ref.provider, name: ref.name }) : local));
       }
       return model;
     },

@@ -104,6 +104,9 @@ export function scanRipgrep(args: string[], options: RgScanOptions): RgScan {
         kill();
         return { exitCode: null, stderr };
       }
+      // rg is the server's own reader, as fs.readFile is, not a project process: the server builds
+      // its arguments (no shell, no project code, symlinks not followed), it gets no environment
+      // but PATH and opens no connection. So it runs beside the server, not in the sandbox.
       const rg = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", pair.writer, "pipe"] });
       child = rg;
       pair.writer.destroy(); // rg holds its own copy: the reader ends when rg exits

@@ -15,8 +15,8 @@ let config: ModelsConfig;
 let thread: ModelThread;
 
 /** The model as the registry wraps it, with this thread's stream taken away: only the model thread can answer. */
-function modelOnThread(target: ModelThread, models: ModelsConfig = config, id = "openai-compatible:scripted"): ProviderModel {
-  const local = providerFactories(models)["openai-compatible"]!(id.slice(id.indexOf(":") + 1));
+function modelOnThread(target: ModelThread, models: ModelsConfig = config, name = "scripted"): ProviderModel {
+  const local = providerFactories(models)["openai-compatible"]!(name);
   const noLocalStream: ProviderModel = {
     specificationVersion: local.specificationVersion,
     provider: local.provider,
@@ -25,7 +25,7 @@ function modelOnThread(target: ModelThread, models: ModelsConfig = config, id = 
     doGenerate: (options) => local.doGenerate(options),
     doStream: () => Promise.reject(new Error("streamed in the server's thread")),
   };
-  return target.wrap(noLocalStream, { config: models, id });
+  return target.wrap(noLocalStream, { config: models, provider: "openai-compatible", name });
 }
 
 async function readAll(model: ProviderModel, signal?: AbortSignal) {

@@ -1,5 +1,5 @@
 import type { ModelsConfig } from "@/server/env";
-import type { ProviderModel } from "@/server/agent/provider-factories";
+import type { ProviderId, ProviderModel } from "@/server/agent/provider-factories";
 import type { WireError } from "@/server/agent/model-thread/wire";
 
 // The messages between the server's thread (model-thread.ts) and the model thread (worker.ts).
@@ -8,8 +8,8 @@ export type CallOptions = Parameters<ProviderModel["doStream"]>[0];
 export type StreamResult = Awaited<ReturnType<ProviderModel["doStream"]>>;
 export type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never;
 
-/** Which model a call goes to: the thread makes it from the same config as the registry. */
-export type ModelRoute = { config: ModelsConfig; id: string };
+/** Which model a call goes to: the thread makes it from the same config as the registry, with the id the registry parsed. */
+export type ModelRoute = { config: ModelsConfig; provider: ProviderId; name: string };
 
 export type ToThread =
   | { type: "stream"; id: number; route: ModelRoute; options: Omit<CallOptions, "abortSignal"> }

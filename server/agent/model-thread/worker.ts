@@ -78,13 +78,12 @@ function flush() {
 }
 
 function modelFor(route: ModelRoute): ProviderModel {
-  const key = `${JSON.stringify(route.config)}\n${route.id}`;
+  const key = `${JSON.stringify(route.config)}\n${route.provider}:${route.name}`;
   let model = models.get(key);
   if (!model) {
-    const colon = route.id.indexOf(":");
-    const factory = providerFactories(route.config)[route.id.slice(0, colon) as keyof ReturnType<typeof providerFactories>];
-    if (!factory) throw new Error(`The model thread has no provider for ${route.id}.`);
-    models.set(key, (model = factory(route.id.slice(colon + 1))));
+    const factory = providerFactories(route.config)[route.provider];
+    if (!factory) throw new Error(`The model thread has no ${route.provider} provider configured.`);
+    models.set(key, (model = factory(route.name)));
   }
   return model;
 }
