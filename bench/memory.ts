@@ -10,18 +10,17 @@
 // total: PostgreSQL's processes share its buffers, which RSS would count once per process.
 // The reference of the same run is a bare `node -e` process, idle: what any Node process costs.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
+import { chromiumLaunchOptions } from "../e2e/chromium";
 import { freePort, signUp } from "./tandem-server";
 
 const TARGET_MB = 300;
 const IDLE_MS = Number(process.argv[2] ?? 15_000);
 /** Single runs of the same code swing by ±40 MB (November 2026), so the verdict is on the median of several. */
 const ROUNDS = Number(process.argv[3] ?? 5);
-const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 const ROOT = path.resolve(import.meta.dirname, "..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Usage = { pid: number; name: string; rssKb: number; pssKb: number };
@@ -75,7 +74,7 @@ async function reference(): Promise<Usage> {
 }
 
 const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
-const browser = await chromium.launch({ executablePath: CHROMIUM.find((p) => existsSync(p)), args: CHROMIUM_ARGS });
+const browser = await chromium.launch(await chromiumLaunchOptions());
 
 /** One round: `npm start` on a fresh data folder, one project opened, idle, then every process measured. */
 async function round(): Promise<Usage[]> {
