@@ -115,6 +115,14 @@ const latencyOf = (text: string, at: number, into: Sample) => {
 // 50 sessions 150-180 ms with it, ~52 ms with neither. Not through its young generation, which it
 // fixes at 1 MB: --max-semi-space-size=1 alone (2 MB) gave 66 ms, =4 alone 62 ms. It is also what
 // keeps bench:memory under 300 MB (about 30 MB of it), so npm start keeps it.
+// Tried and left (late November 2026): starting with V8's defaults and setting --optimize-for-size
+// at run time by load (v8.setFlagsFromString; V8 reads it at each collection, as it reads
+// Chrome's background-tab notice), lean while the event loop idles and V8's defaults while it is
+// busy. Switching at the first busy 250 ms halved the added p50 at 50 sessions against lean
+// throughout (19-36 against 36-71 ms, three runs each) but left bench:memory at 295-303 MB (page
+// loads and the server's own start-up grew the heap, and V8's memory reducer gives it back only
+// ~8 s after a full collection). Waiting for 1 s of load and starting only once the server is up
+// kept bench:memory at 264 MB but lost the streaming gain (p50 18-42 against 26-50 ms).
 const startScript = (JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startScript.split(" ").filter((word) => word.startsWith("--")).join(" ");
 const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.url], {
