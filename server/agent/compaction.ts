@@ -1,7 +1,11 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import { foldModelMessages, type ModelFoldOptions } from "@/lib/model-transcript";
 import type { SessionEvent } from "@/lib/session-events";
+import type { Db } from "@/server/db/client";
+import { listEvents } from "@/server/db/repositories/session-events";
 import type { EventLog } from "@/server/agent/events";
+import { AgentRuntimeError } from "@/server/agent/runtime-error";
+import { loadModelFacts } from "@/server/agent/usage";
 import { MAX_RETRIES } from "@/server/agent/step";
 import { pushContiguous } from "@/server/agent/turn-state";
 import { latestRequest, latestTodos, summaryRequest } from "@/server/agent/compaction-request";
@@ -59,6 +63,32 @@ export async function compactUpTo(input: {
     estimatedTokens: input.estimatedTokens,
     contextWindow: input.contextWindow,
   });
+}
+
+/**
+ * `/compact`: summarises the whole conversation now, between turns; what the model reads next
+ * starts from the summary. `busy`: a turn runs or waits for an approval. `model` is resolved only
+ * once there is something to compact.
+ */
+export async function compactBetweenTurns(input: { db: Db; log: EventLog; sessionId: string; modelId: string; model: () => LanguageModel; busy: boolean }) {
+  if (input.busy) throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
+  const events = await listEvents(input.db, input.sessionId);
+  const last = events.at(-1)?.seq ?? 0;
+  const previous = events.findLast((e) => e.type === "compaction");
+  if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1) throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
+  if (!events.some((e) => e.type === "user_message")) throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
+  const facts = await loadModelFacts(input.db, input.modelId);
+  const event = await compactUpTo({
+    events,
+    upToSeq: last,
+    estimatedTokens: estimateTokens("", foldModelMessages(events)),
+    contextWindow: facts.contextWindow,
+    model: input.model(),
+    log: input.log,
+    sessionId: input.sessionId,
+    signal: AbortSignal.timeout(120_000),
+  });
+  return { seq: event.seq };
 }
 
 export type PreparedContext = { messages: ModelMessage[]; fold: ModelFoldOptions; estimate: number; cut: boolean };

@@ -18,9 +18,8 @@ import type { TurnJobs } from "@/server/cluster/turn-jobs";
 import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
 import { createTurnLeases } from "@/server/agent/turn-leases";
 import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
-import { compactUpTo, estimateTokens } from "@/server/agent/compaction";
-import { loadModelFacts } from "@/server/agent/usage";
-import { foldModelMessages } from "@/lib/model-transcript";
+import { compactBetweenTurns } from "@/server/agent/compaction";
+import { AgentRuntimeError } from "@/server/agent/runtime-error";
 import type { SessionResources, ShellFactory } from "@/server/agent/session-tools";
 import { prepareTurn, type KnownSession, type TurnSetup } from "@/server/agent/turn-setup";
 import { createOwnTools } from "@/server/agent/own-tools";
@@ -64,14 +63,7 @@ export type AgentRuntimeOptions = {
   turnJobs?: TurnJobs;
 };
 
-export class AgentRuntimeError extends Error {
-  constructor(
-    readonly code: "NOT_FOUND" | "CONFLICT" | "BAD_REQUEST" | "PRECONDITION_FAILED",
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { AgentRuntimeError };
 
 export type Person = { id: string; name: string };
 export type AgentRuntime = ReturnType<typeof createAgentRuntime>;
@@ -253,27 +245,11 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       return event;
     },
 
-    /** `/compact`: summarises the whole conversation now, between turns; what the model reads next starts from the summary. */
+    /** `/compact`: summarises the whole conversation now, between turns (compaction.ts). */
     async compact(input: { sessionId: string }) {
       const session = await mustFind(input.sessionId);
-      if (active.has(session.id) || session.status === "waiting_approval") throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
-      const events = await listEvents(db, session.id);
-      const last = events.at(-1)?.seq ?? 0;
-      const previous = events.findLast((e) => e.type === "compaction");
-      if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1) throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
-      if (!events.some((e) => e.type === "user_message")) throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
-      const facts = await loadModelFacts(db, session.model);
-      const event = await compactUpTo({
-        events,
-        upToSeq: last,
-        estimatedTokens: estimateTokens("", foldModelMessages(events)),
-        contextWindow: facts.contextWindow,
-        model: o.models.resolve(session.model),
-        log,
-        sessionId: session.id,
-        signal: AbortSignal.timeout(120_000),
-      });
-      return { seq: event.seq };
+      const busy = active.has(session.id) || session.status === "waiting_approval";
+      return compactBetweenTurns({ db, log, sessionId: session.id, modelId: session.model, model: () => o.models.resolve(session.model), busy });
     },
 
     async cancel(input: { sessionId: string; user: Person }) {
