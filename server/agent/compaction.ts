@@ -6,6 +6,7 @@ import { listEvents } from "@/server/db/repositories/session-events";
 import type { EventLog } from "@/server/agent/events";
 import { AgentRuntimeError } from "@/server/agent/runtime-error";
 import { loadModelFacts } from "@/server/agent/usage";
+import type { ModelRegistry } from "@/server/agent/providers";
 import { MAX_RETRIES } from "@/server/agent/step";
 import { pushContiguous } from "@/server/agent/turn-state";
 import { latestRequest, latestTodos, summaryRequest } from "@/server/agent/compaction-request";
@@ -67,10 +68,10 @@ export async function compactUpTo(input: {
 
 /**
  * `/compact`: summarises the whole conversation now, between turns; what the model reads next
- * starts from the summary. `busy`: a turn runs or waits for an approval. `model` is resolved only
- * once there is something to compact.
+ * starts from the summary. `busy`: a turn runs or waits for an approval. The session's model is
+ * resolved only once there is something to compact.
  */
-export async function compactBetweenTurns(input: { db: Db; log: EventLog; sessionId: string; modelId: string; model: () => LanguageModel; busy: boolean }) {
+export async function compactBetweenTurns(input: { db: Db; log: EventLog; models: Pick<ModelRegistry, "resolve">; sessionId: string; modelId: string; busy: boolean }) {
   if (input.busy) throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
   const events = await listEvents(input.db, input.sessionId);
   const last = events.at(-1)?.seq ?? 0;
@@ -83,7 +84,7 @@ export async function compactBetweenTurns(input: { db: Db; log: EventLog; sessio
     upToSeq: last,
     estimatedTokens: estimateTokens("", foldModelMessages(events)),
     contextWindow: facts.contextWindow,
-    model: input.model(),
+    model: input.models.resolve(input.modelId),
     log: input.log,
     sessionId: input.sessionId,
     signal: AbortSignal.timeout(120_000),

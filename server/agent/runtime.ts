@@ -249,7 +249,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     async compact(input: { sessionId: string }) {
       const session = await mustFind(input.sessionId);
       const busy = active.has(session.id) || session.status === "waiting_approval";
-      return compactBetweenTurns({ db, log, sessionId: session.id, modelId: session.model, model: () => o.models.resolve(session.model), busy });
+      return compactBetweenTurns({ db, log, models: o.models, sessionId: session.id, modelId: session.model, busy });
     },
 
     async cancel(input: { sessionId: string; user: Person }) {
