@@ -5,6 +5,7 @@ import type { Db } from "@/server/db/client";
 import { listEvents } from "@/server/db/repositories/session-events";
 import type { EventLog } from "@/server/agent/events";
 import { AgentRuntimeError } from "@/server/agent/runtime-error";
+import { describeModelError, safeEndpoint } from "@/server/agent/errors";
 import { loadModelFacts } from "@/server/agent/usage";
 import type { ModelRegistry } from "@/server/agent/providers";
 import { MAX_RETRIES } from "@/server/agent/step";
@@ -71,7 +72,7 @@ export async function compactUpTo(input: {
  * starts from the summary. `busy`: a turn runs or waits for an approval. The session's model is
  * resolved only once there is something to compact.
  */
-export async function compactBetweenTurns(input: { db: Db; log: EventLog; models: Pick<ModelRegistry, "resolve">; sessionId: string; modelId: string; busy: boolean }) {
+export async function compactBetweenTurns(input: { db: Db; log: EventLog; models: Pick<ModelRegistry, "resolve" | "endpoint">; sessionId: string; modelId: string; busy: boolean }) {
   if (input.busy) throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
   const events = await listEvents(input.db, input.sessionId);
   const last = events.at(-1)?.seq ?? 0;
@@ -79,17 +80,25 @@ export async function compactBetweenTurns(input: { db: Db; log: EventLog; models
   if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1) throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
   if (!events.some((e) => e.type === "user_message")) throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
   const facts = await loadModelFacts(input.db, input.modelId);
-  const event = await compactUpTo({
-    events,
-    upToSeq: last,
-    estimatedTokens: estimateTokens("", foldModelMessages(events)),
-    contextWindow: facts.contextWindow,
-    model: input.models.resolve(input.modelId),
-    log: input.log,
-    sessionId: input.sessionId,
-    signal: AbortSignal.timeout(120_000),
-  });
-  return { seq: event.seq };
+  try {
+    const event = await compactUpTo({
+      events,
+      upToSeq: last,
+      estimatedTokens: estimateTokens("", foldModelMessages(events)),
+      contextWindow: facts.contextWindow,
+      model: input.models.resolve(input.modelId),
+      log: input.log,
+      sessionId: input.sessionId,
+      signal: AbortSignal.timeout(120_000),
+    });
+    return { seq: event.seq };
+  } catch (error) {
+    // A model that fails or is not set up is said as a failed turn says it (errors.ts): the
+    // provider's status and what to do, not the SDK's error text. Anything else stays as it is.
+    const described = describeModelError(error, input.modelId, safeEndpoint(input.models, input.modelId));
+    if (described.code === "internal") throw error;
+    throw new AgentRuntimeError(described.code === "not_configured" ? "PRECONDITION_FAILED" : "BAD_GATEWAY", `Could not compact: ${described.message}`);
+  }
 }
 
 export type PreparedContext = { messages: ModelMessage[]; fold: ModelFoldOptions; estimate: number; cut: boolean };

@@ -1,6 +1,6 @@
 import { APICallError, RetryError } from "ai";
 import type { SessionErrorCode } from "@/lib/session-events";
-import { ModelConfigError, parseModelId } from "@/server/agent/providers";
+import { ModelConfigError, parseModelId, type ModelRegistry } from "@/server/agent/providers";
 
 export type AgentError = { code: SessionErrorCode; message: string; detail?: string };
 
@@ -70,5 +70,15 @@ function safeProvider(modelId: string): string {
     return parseModelId(modelId).provider;
   } catch {
     return "the provider";
+  }
+}
+
+/** Where a model's calls go, for messages; "(unknown)" when its provider is not set up. */
+export function safeEndpoint(models: Pick<ModelRegistry, "endpoint">, id: string): string {
+  try {
+    return models.endpoint(id);
+  } catch (error) {
+    if (error instanceof ModelConfigError) return "(unknown)";
+    throw error;
   }
 }

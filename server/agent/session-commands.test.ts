@@ -38,4 +38,12 @@ describe("session commands", () => {
     expect(messages.map((m) => m.content)).toContain(`${SUMMARY_PREFIX}${summary}`);
     expect(JSON.stringify(messages)).not.toContain("Noted: 42.");
   });
+
+  it("/compact with a model that refuses: a message that says what to do, and the log unchanged", async () => {
+    const session = await h.newSession({ replies: [{ match: "hello", text: "Hi." }, { match: "Summarise the conversation", status: 401 }] });
+    const before = await h.send(session.id, "hello");
+    const refused = await h.caller.session.compact({ sessionId: session.id }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "BAD_GATEWAY", message: expect.stringMatching(/^Could not compact: openai-compatible refused the API key \(HTTP 401\)\. Check TANDEM_OPENAI_COMPATIBLE_API_KEY/) });
+    expect(await h.events(session.id)).toEqual(before);
+  });
 });

@@ -14,7 +14,7 @@ import { listMemoriesOf, searchMemories, type MemoryOwner, type MemoryRow } from
 import { listEvents } from "@/server/db/repositories/session-events";
 import { gitSummary } from "@/server/git/summary";
 import { folderInstructions } from "@/server/agent/folder-instructions";
-import { ModelConfigError, type ModelRegistry } from "@/server/agent/providers";
+import { safeEndpoint } from "@/server/agent/errors";
 import type { TurnRun } from "@/server/agent/run";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime";
 import { createSessionResources, sessionToolSet, type SessionResources } from "@/server/agent/session-tools";
@@ -170,13 +170,4 @@ async function summarizeWith(model: LanguageModel, prompt: string, content: stri
     maxRetries: 2,
   });
   return text;
-}
-
-function safeEndpoint(models: ModelRegistry, id: string) {
-  try {
-    return models.endpoint(id);
-  } catch (error) {
-    if (error instanceof ModelConfigError) return "(unknown)";
-    throw error;
-  }
 }
