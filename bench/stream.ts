@@ -52,7 +52,7 @@
 // Then the model thread (server/agent/model-thread/): the provider's stream is read on a worker
 // thread and its parts come back in batches, one at a time, the text of each call joined while
 // the server's thread is busy. 200 sessions, added p50 / p99, one run each: with npm start's
-// flags 168 / 1,041 ms before, 318 / 781 ms after (CPU per token 418 -> 338 µs, text pieces per
+// flags of then (--optimize-for-size) 168 / 1,041 ms before, 318 / 781 ms after (CPU per token 418 -> 338 µs, text pieces per
 // token 0.04); with V8's defaults 87 / 911 ms before, 74 / 265 ms after. At 50 sessions with npm
 // start's flags it changed little (p50 26-27 -> 31-46 ms, p99 140-143 -> 121-159 ms, two runs each):
 // there the two threads, the bench and Postgres share two cores, and --optimize-for-size makes
@@ -108,25 +108,36 @@ const latencyOf = (text: string, at: number, into: Sample) => {
   }
 };
 
-// Tandem, in its own process, with the Node flags `npm start` gives the server (read from
-// package.json, so the figures are those of the product as started). BENCH_NODE_FLAGS replaces
-// them ("" for V8's defaults). In November 2026 npm start's --optimize-for-size cost the most
-// here: CPU per token at 200 sessions ~420 µs with it, ~230 µs with V8's defaults; added p99 at
-// 50 sessions 150-180 ms with it, ~52 ms with neither. Not through its young generation, which it
-// fixes at 1 MB: --max-semi-space-size=1 alone (2 MB) gave 66 ms, =4 alone 62 ms. It is also what
-// keeps bench:memory under 300 MB (about 30 MB of it), so npm start keeps it.
-// Tried and left (late November 2026): starting with V8's defaults and setting --optimize-for-size
-// at run time by load (v8.setFlagsFromString; V8 reads it at each collection, as it reads
-// Chrome's background-tab notice), lean while the event loop idles and V8's defaults while it is
-// busy. Switching at the first busy 250 ms halved the added p50 at 50 sessions against lean
-// throughout (19-36 against 36-71 ms, three runs each) but left bench:memory at 295-303 MB (page
-// loads and the server's own start-up grew the heap, and V8's memory reducer gives it back only
-// ~8 s after a full collection). Waiting for 1 s of load and starting only once the server is up
-// kept bench:memory at 264 MB but lost the streaming gain (p50 18-42 against 26-50 ms).
+// Tandem, in its own process, with the Node flags and environment `npm start` gives the server
+// (read from package.json, so the figures are those of the product as started). BENCH_NODE_FLAGS
+// replaces the flags ("" for V8's defaults); a variable set in this process's environment wins
+// over npm start's (MALLOC_ARENA_MAX=8 npm run bench:stream).
+// npm start ran with --optimize-for-size until late November 2026, for bench:memory. It cost the
+// most here: CPU per token at 200 sessions ~420 µs with it, ~230 µs with V8's defaults; added p99
+// at 50 sessions 150-180 ms with it, ~52 ms with neither. Not through its young generation, which
+// it fixes at 1 MB: --max-semi-space-size=1 alone (2 MB) gave 66 ms, =4 alone 62 ms. Tried then
+// and left: setting --optimize-for-size at run time by load (v8.setFlagsFromString; V8 reads it at
+// each collection), lean while the event loop idles and V8's defaults while it is busy. Switching
+// at the first busy 250 ms halved the added p50 at 50 sessions (19-36 against 36-71 ms) but left
+// bench:memory at 295-303 MB (page loads and start-up grew the heap, and V8's memory reducer gives
+// it back only ~8 s after a full collection); waiting for 1 s of load kept 264 MB but lost the gain.
+// What the flag saved was not V8's heap (its spaces measured the same, ~110 MB, with either flag)
+// but malloc's: glibc gives each thread that allocates at once an arena of its own (V8's compiler
+// and GC threads, libuv's pool, the model thread), ~35-41 MB in five arenas beside a 24-28 MB main
+// heap. npm start now sets MALLOC_ARENA_MAX=1 and --max-semi-space-size=1 instead: bench:memory
+// 260-268 MB against 278-282 MB with --optimize-for-size (three interleaved rounds each; two arenas
+// gave 299-307 MB), and at 50 sessions added p50 / p99 27-41 / 117-207 ms against 58-67 / 156-210 ms,
+// CPU per token 609-658 against 767-789 µs (three interleaved runs each; one arena cost nothing
+// measurable against glibc's default of 8 per core: 24-26 / 93-187 ms, 613-639 µs).
 const startScript = (JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
-const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startScript.split(" ").filter((word) => word.startsWith("--")).join(" ");
+const startWords = startScript.split(" ");
+const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startWords.filter((word) => word.startsWith("--")).join(" ");
+const START_ENV = Object.fromEntries(
+  startWords.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]),
+);
 const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.url], {
   execArgv: [...NODE_FLAGS.split(" ").filter(Boolean), "--import", "tsx", ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
+  env: { ...START_ENV, ...process.env },
   stdio: "inherit",
 });
 type Stats = { rowsWritten: number; inserts: number; deltasPublished: number; rss: number; peakRss: number; loopDelayP50: number; loopDelayP99: number; loopDelayMax: number; cpuMs: number };
@@ -231,7 +242,7 @@ for (const count of SESSIONS) results.push(await measure(`many${count}`, count))
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
 console.log(`\nStreaming latency, ${TOKENS} tokens per session at one every ${TOKEN_INTERVAL_MS} ms (model write → client receive)\n`);
-console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}; Tandem's Node flags: ${NODE_FLAGS || "(none)"}\n`);
+console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}; Tandem's Node flags: ${NODE_FLAGS || "(none)"}${Object.keys(START_ENV).length ? `, environment: ${Object.entries(START_ENV).map(([k]) => `${k}=${process.env[k] ?? START_ENV[k]}`).join(" ")}` : ""}\n`);
 console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | event-loop delay p50 / p99 / max | Tandem CPU per token | CPU Tandem / bench | text pieces per token | DB rows/s (INSERTs/s) | peak RSS | per session |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 // The issue's targets: up to 50 sessions p50 < 5 ms and p99 < 50 ms added; 200 sessions p99 < 200 ms.
