@@ -72,6 +72,9 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const { db } = o;
   const log = createEventLog(db, o.bus);
   const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
+  /** Turns past their end, still giving back their lease and looking for a late message: dispose waits for them. */
+  const ending = new Set<Promise<unknown>>();
+  let closing = false;
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
@@ -117,6 +120,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean; known?: KnownSession } = {}) {
     const running = active.get(sessionId);
     if (running) return running.done;
+    if (closing) return Promise.resolve(null); // shutting down: the message waits in the log for Resume or the next one
     const controller = new AbortController();
     options.parentSignal?.addEventListener("abort", () => controller.abort(), { once: true });
     const done = (async (): Promise<TurnEnd | null> => {
@@ -130,14 +134,25 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         active.delete(sessionId);
       }
       if (end.reason === "handed_over") return end;
-      // Released before looking for a late message: a message appended after this look finds no
-      // job and starts the turn itself.
-      await leases.release(sessionId);
-      if (end.reason !== "waiting") {
-        for (const resolve of endWaiters.get(sessionId) ?? []) resolve(end);
+      const ended = end;
+      const tail = (async () => {
+        // Released before looking for a late message: a message appended after this look finds no
+        // job and starts the turn itself.
+        await leases.release(sessionId);
+        if (ended.reason === "waiting") return;
+        for (const resolve of endWaiters.get(sessionId) ?? []) resolve(ended);
         endWaiters.delete(sessionId);
-        if (end.reason !== "error" && (await hasUnansweredMessage(sessionId, end.finishedSeq))) void start(sessionId, userId);
-      }
+        // Every caller leaves this promise unawaited (`void start`): a database error here must
+        // not become an unhandled rejection, which would stop the server. The message, if any,
+        // is answered at the next send or resume.
+        const late = ended.reason !== "error" && (await hasUnansweredMessage(sessionId, ended.finishedSeq).catch((error: unknown) => {
+          console.error(`looking for a message sent as the turn of session ${sessionId} ended failed:`, error);
+          return false;
+        }));
+        if (late) void start(sessionId, userId);
+      })();
+      ending.add(tail);
+      await tail.finally(() => ending.delete(tail));
       return end;
     })();
     active.set(sessionId, { controller, done });
@@ -371,10 +386,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
     /** At shutdown. In a cluster the running turns are handed to the other instances (a rolling restart loses none); alone, they are cancelled. */
     async dispose() {
+      closing = true;
       leases.stop();
       const handOver = leases.handsOver;
       for (const { controller } of active.values()) controller.abort(handOver ? new TurnHandedOver() : undefined);
       await Promise.all([...active.values()].map((a) => a.done));
+      await Promise.all(ending);
       if (handOver) await leases.handOffAll();
       await Promise.all([...resources.values()].map((r) => r.shell.dispose()));
       resources.clear();

@@ -121,6 +121,8 @@ export async function createTestServices(
   return {
     services,
     dataDir,
+    /** For a test's own connection (locks, pg_stat_activity). */
+    databaseUrl: database.url,
     async createUser(role: "admin" | "user" = "user") {
       userCount += 1;
       const user = await database.db.user.create({
