@@ -1,4 +1,5 @@
 import type { Services } from "@/server/api/trpc";
+import { createLoginCache } from "@/server/auth/login-cache";
 import { createAuth } from "@/server/auth/auth";
 import { loadOrCreateSecret } from "@/server/auth/secret";
 import { createDb } from "@/server/db/client";
@@ -159,7 +160,8 @@ export async function createServices(config: Config, log: (line: string) => void
         followFiles: fileChanges ? createClusterFileFollower({ fileChanges, host, log }) : null,
       }
     : undefined;
-  const services: Services = { ...live, config, db, auth, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };
+  const logins = createLoginCache(auth, accessChanges);
+  const services: Services = { ...live, config, db, auth, logins, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
+import type { LoginCache } from "@/server/auth/login-cache";
 import type { LanguageServers } from "@/server/language/language-servers";
 import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
@@ -33,6 +34,8 @@ export type Services = {
   config: Config;
   db: Db;
   auth: Auth;
+  /** The signed-in user of an HTTP call, briefly kept per cookie (dropped on any access change). */
+  logins: LoginCache;
   files: ProjectFiles;
   terminals: TerminalService;
   /** Each project's language servers, shared by editors (the language socket) and the agent. */
@@ -99,8 +102,7 @@ export const SHARE_TOKEN_HEADER = "x-tandem-share";
 // Used for HTTP calls and WebSocket connections.
 export async function createContext(services: Services, headers: Headers, connectionParams?: Record<string, string | undefined> | null): Promise<Context> {
   // The login session's user row already carries the role (an additional field of better-auth).
-  const session = await services.auth.api.getSession({ headers }).catch(() => null);
-  const user = session ? toAppUser(session.user) : null;
+  const user = await services.logins.user(headers);
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
   const currentUser = async () => {
     const now = await services.auth.api.getSession({ headers }).catch(() => null);

@@ -10,13 +10,17 @@ export type AccessChange =
   | { kind: "project"; projectId: string }
   | { kind: "session"; sessionId: string };
 
-/** What an open connection holds: its person, and the project and session it is about. */
-export type AccessHolder = { userId?: string | null; projectId?: string | null; sessionId?: string | null };
+/**
+ * What an open connection holds: its person, and the project and session it is about.
+ * `everyone`: every change about any person (what server/auth/login-cache.ts keeps); told once
+ * with an empty userId when changes may have been missed (a cluster's lost connection).
+ */
+export type AccessHolder = { userId?: string | null; projectId?: string | null; sessionId?: string | null; everyone?: boolean };
 
 export function concerns(change: AccessChange, holder: AccessHolder): boolean {
   switch (change.kind) {
     case "user":
-      return !!holder.userId && holder.userId === change.userId;
+      return holder.everyone === true || (!!holder.userId && holder.userId === change.userId);
     case "project":
       return !!holder.projectId && holder.projectId === change.projectId;
     case "session":

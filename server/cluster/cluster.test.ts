@@ -262,6 +262,8 @@ describe("access taken away on one instance reaches connections on another", () 
     const sam = await member("sam@example.com");
     const client = connect(b!.url, { cookie: sam.cookie });
     expect((await client.overSocket.account.me.query())?.id).toBe(sam.id);
+    // Over HTTP too: B now keeps Sam's login for a second (server/auth/login-cache.ts).
+    expect((await client.trpc.account.me.query())?.id).toBe(sam.id);
     const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
     await until(() => events.state.data > 0, "the event backlog on B");
 
@@ -272,6 +274,7 @@ describe("access taken away on one instance reaches connections on another", () 
     expect(events.state.end!.at - signedOutAt).toBeLessThan(2_000);
     await expect(client.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     await expect(client.overSocket.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    await expect(client.trpc.team.create.mutate({ name: "After sign-out, over HTTP" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     client.close();
   });
 

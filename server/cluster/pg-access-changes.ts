@@ -28,8 +28,8 @@ export function createPgAccessChanges(hub: NotifyHub): AccessChanges {
   });
   hub.onReconnect(() => {
     for (const { holder, listener } of [...listeners]) {
-      const change: AccessChange | null = holder.userId
-        ? { kind: "user", userId: holder.userId }
+      const change: AccessChange | null = holder.userId || holder.everyone
+        ? { kind: "user", userId: holder.userId ?? "" }
         : holder.projectId
           ? { kind: "project", projectId: holder.projectId }
           : holder.sessionId

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Context, Services } from "@/server/api/trpc";
 import { createAuth } from "@/server/auth/auth";
+import { createLoginCache } from "@/server/auth/login-cache";
 import { loadConfig } from "@/server/env";
 import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
@@ -105,6 +106,7 @@ export async function createTestServices(
     config,
     db: database.db,
     auth,
+    logins: createLoginCache(auth, accessChanges),
     files,
     terminals,
     language,
