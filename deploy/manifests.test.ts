@@ -210,4 +210,11 @@ describe("deploy/Dockerfile", () => {
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/api\/health/);
     expect(dockerfile).toMatch(/apt-get install[^\n]*bubblewrap/);
   });
+
+  it("starts the server as npm start does: the same environment and Node flags", () => {
+    const dockerfile = readFileSync(path.join(deployDir, "Dockerfile"), "utf8");
+    const command = JSON.parse(dockerfile.match(/^CMD (\[.*\])$/m)?.[1] ?? "[]") as string[];
+    const start = (JSON.parse(readFileSync(path.join(deployDir, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    expect(command.filter((word) => word !== "env").join(" ")).toBe(start);
+  });
 });
