@@ -129,6 +129,14 @@ const latencyOf = (text: string, at: number, into: Sample) => {
 // gave 299-307 MB), and at 50 sessions added p50 / p99 27-41 / 117-207 ms against 58-67 / 156-210 ms,
 // CPU per token 609-658 against 767-789 µs (three interleaved runs each; one arena cost nothing
 // measurable against glibc's default of 8 per core: 24-26 / 93-187 ms, 613-639 µs).
+// Then the young generation's size, once the rest had moved (two model batches in flight, the
+// login cache, the committed events' shortcut): 1 MB semi-spaces took GC to ~37% of the server
+// thread while 50 sessions streamed, and short-lived objects outlived scavenges into the old
+// generation. At 50 sessions, added p50 / p99 over five runs each: 4 MB 7-22 / 65-240 ms
+// (medians 16 / 128), 1 MB 28-54 / 72-171 ms (medians 35 / 162); peak RSS 358-380 MB against
+// 450-511 MB; 16 MB (V8's default) 3-12 / 65-180 ms over two. bench:memory: 4 MB 264-308 MB
+// (median of five 282), 8 MB 291-300, 16 MB 348-354 MB. So npm start passes
+// --max-semi-space-size=4.
 const startScript = (JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
 const startWords = startScript.split(" ");
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startWords.filter((word) => word.startsWith("--")).join(" ");
