@@ -72,8 +72,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const { db } = o;
   const log = createEventLog(db, o.bus);
   const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
-  /** Turns past their end, still giving back their lease and looking for a late message: dispose waits for them. */
-  const ending = new Set<Promise<unknown>>();
+  /** Every turn started here until it settles, past its end too (lease, late message): dispose waits for them. */
+  const turns = new Set<Promise<unknown>>();
   let closing = false;
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
@@ -134,27 +134,26 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         active.delete(sessionId);
       }
       if (end.reason === "handed_over") return end;
-      const ended = end;
-      const tail = (async () => {
-        // Released before looking for a late message: a message appended after this look finds no
-        // job and starts the turn itself.
-        await leases.release(sessionId);
-        if (ended.reason === "waiting") return;
-        for (const resolve of endWaiters.get(sessionId) ?? []) resolve(ended);
+      // Released before looking for a late message: a message appended after this look finds no
+      // job and starts the turn itself.
+      await leases.release(sessionId);
+      if (end.reason !== "waiting") {
+        for (const resolve of endWaiters.get(sessionId) ?? []) resolve(end);
         endWaiters.delete(sessionId);
         // Every caller leaves this promise unawaited (`void start`): a database error here must
         // not become an unhandled rejection, which would stop the server. The message, if any,
         // is answered at the next send or resume.
-        const late = ended.reason !== "error" && (await hasUnansweredMessage(sessionId, ended.finishedSeq).catch((error: unknown) => {
+        const late = end.reason !== "error" && (await hasUnansweredMessage(sessionId, end.finishedSeq).catch((error: unknown) => {
           console.error(`looking for a message sent as the turn of session ${sessionId} ended failed:`, error);
           return false;
         }));
         if (late) void start(sessionId, userId);
-      })();
-      ending.add(tail);
-      await tail.finally(() => ending.delete(tail));
+      }
       return end;
     })();
+    // Until it settles, lease and late-message look included (it leaves `active` before those).
+    turns.add(done);
+    void done.finally(() => turns.delete(done));
     active.set(sessionId, { controller, done });
     return done;
   }
@@ -391,7 +390,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       const handOver = leases.handsOver;
       for (const { controller } of active.values()) controller.abort(handOver ? new TurnHandedOver() : undefined);
       await Promise.all([...active.values()].map((a) => a.done));
-      await Promise.all(ending);
+      await Promise.all(turns);
       if (handOver) await leases.handOffAll();
       await Promise.all([...resources.values()].map((r) => r.shell.dispose()));
       resources.clear();

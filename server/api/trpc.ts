@@ -16,7 +16,6 @@ import { untilAccessEnds } from "@/server/api/live";
 import { wireTransformer } from "@/server/api/wire-transformer";
 import type { RateLimits } from "@/server/http/rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
-import { toAppUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
 import type { TerminalService } from "@/server/terminal";
 import type { AgentRuntime } from "@/server/agent/runtime";
@@ -104,10 +103,7 @@ export async function createContext(services: Services, headers: Headers, connec
   // The login session's user row already carries the role (an additional field of better-auth).
   const user = await services.logins.user(headers);
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
-  const currentUser = async () => {
-    const now = await services.auth.api.getSession({ headers }).catch(() => null);
-    return now ? toAppUser(now.user) : null;
-  };
+  const currentUser = () => services.logins.fresh(headers);
   return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser, userReadForCall: true };
 }
 

@@ -15,6 +15,8 @@ import { toAppUser, type AppUser } from "@/server/db/repositories/users";
 export type LoginCache = {
   /** The user signed in with these headers' cookie, or null. */
   user(headers: Headers): Promise<AppUser | null>;
+  /** The same, read now, past what is kept (a WebSocket connection keeps its own). */
+  fresh(headers: Headers): Promise<AppUser | null>;
 };
 
 export const LOGIN_CACHE_TTL_MS = 1_000;
@@ -59,5 +61,6 @@ export function createLoginCache(auth: Auth, accessChanges: AccessChanges, ttlMs
       reading.set(cookie, promise);
       return promise;
     },
+    fresh: read,
   };
 }
