@@ -62,6 +62,8 @@ export type AgentRuntimeOptions = {
    * turn, and another continues it when that instance dies. Without it, turns live in this process alone.
    */
   turnJobs?: TurnJobs;
+  /** How many turns may be starting at once, and how long a slow start holds its place (turn-admission.ts). */
+  turnStarts?: { atOnce: number; holdMs: number };
 };
 
 export { AgentRuntimeError };
@@ -84,7 +86,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const turns = new Set<Promise<unknown>>();
   let closing = false;
   /** Turn starts, a few at a time (turn-admission.ts). */
-  const admit = createAdmission({ concurrency: TURN_STARTS_AT_ONCE, holdMs: 500 });
+  const admit = createAdmission({ concurrency: o.turnStarts?.atOnce ?? TURN_STARTS_AT_ONCE, holdMs: o.turnStarts?.holdMs ?? 500 });
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);

@@ -99,6 +99,8 @@ describe("the runtime's turn starts", () => {
       baseTools: testTools(h.toolLog),
       sandbox: testSandbox("none"),
       maxRetries: 0,
+      // A start holds its place here until the workspace opens, however slow the machine is.
+      turnStarts: { atOnce: TURN_STARTS_AT_ONCE, holdMs: 60_000 },
     });
     services.agent = runtime;
     try {
@@ -107,7 +109,7 @@ describe("the runtime's turn starts", () => {
       const sessions = await Promise.all(Array.from({ length: count }, () => h.caller.session.create({ projectId: h.project.id })));
       await Promise.all(sessions.map((s) => h.caller.session.send({ sessionId: s.id, text: "Go" })));
       await h.waitFor(() => preparing >= TURN_STARTS_AT_ONCE);
-      await new Promise((r) => setTimeout(r, 200)); // under the 500 ms a start may hold its place
+      await new Promise((r) => setTimeout(r, 200));
       expect(preparing).toBe(TURN_STARTS_AT_ONCE);
       held.resolve();
       for (const s of sessions) await runtime.idle(s.id);
