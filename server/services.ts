@@ -124,6 +124,8 @@ export async function createServices(config: Config, log: (line: string) => void
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
+  const answering = await agent.answerLeftMessages();
+  if (answering.length) log(`answering ${answering.length} message(s) sent while the server was stopping`);
   const gitCipher = credentialCipher(secret, config.previousSecrets);
   const resealed = await resealGitCredentials(db, gitCipher);
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);

@@ -369,6 +369,21 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       return cut.map((s) => s.id);
     },
 
+    /**
+     * At start-up, once the tools are attached: answers the messages left without an answer. A
+     * message sent while the server shut down is stored, but its turn does not start (dispose
+     * waits for the turns it has, and starts none); nor does one stored just before a crash.
+     */
+    async answerLeftMessages(): Promise<string[]> {
+      const answering: string[] = [];
+      for (const left of await sessions.findIdleSessionsWithUnansweredMessage(db)) {
+        if (active.has(left.id) || !(await hasUnansweredMessage(left.id))) continue;
+        void start(left.id, await turnUser(left.id, left.authorId));
+        answering.push(left.id);
+      }
+      return answering;
+    },
+
     /** Runs one tool for a person, outside the model loop (the settings page's workflow Run), as a turn of its own. */
     async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {
       const session = await mustFind(input.sessionId);

@@ -124,3 +124,26 @@ describe("after a turn's end", () => {
     }
   });
 });
+
+describe("a message sent while the server stops", () => {
+  it("is stored, and answered when the server starts again", async () => {
+    const stopping = ownRuntime();
+    const session = await h.newSession({ replies: [{ match: "Still there?", text: "Yes, after the restart." }] });
+    await stopping.dispose();
+    await h.caller.session.send({ sessionId: session.id, text: "Still there?" });
+    expect(typesOf(await h.events(session.id))).toEqual(["user_message"]);
+
+    const started = ownRuntime(); // the next start of the server
+    try {
+      expect(await started.answerLeftMessages()).toContain(session.id);
+      await started.idle(session.id);
+      const events = await h.events(session.id);
+      expect(typesOf(events)).toContain("turn_finished");
+      expect(events.filter((e) => e.type === "assistant_delta").map((e) => (e.payload as { text: string }).text).join("")).toBe("Yes, after the restart.");
+      // Answered once: a second look finds nothing left.
+      expect(await started.answerLeftMessages()).not.toContain(session.id);
+    } finally {
+      await started.dispose();
+    }
+  });
+});

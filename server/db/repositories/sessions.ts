@@ -148,6 +148,18 @@ export async function setSessionAllowRules(db: Db, id: string, rules: Prisma.Inp
   await db.agentSession.update({ where: { id }, data: { allowRules: rules }, select: { id: true } });
 }
 
+/**
+ * Top-level idle sessions whose log ends with a person's message: sent while the server was
+ * shutting down, or stored just before a crash started its turn. Used at start-up to answer them.
+ * One step down each session's (sessionId, seq) key, so a long history costs nothing.
+ */
+export async function findIdleSessionsWithUnansweredMessage(db: Db): Promise<Array<{ id: string; authorId: string }>> {
+  return db.$queryRaw<Array<{ id: string; authorId: string }>>`
+    SELECT s.id, s."authorId" FROM agent_session s
+    WHERE s.status = 'idle' AND s."parentId" IS NULL
+      AND (SELECT e.type FROM session_event e WHERE e."sessionId" = s.id ORDER BY e.seq DESC LIMIT 1) = 'user_message'`;
+}
+
 /** Sessions whose status is one of `statuses`; used at start-up to find turns a crash cut off. */
 export async function findSessionsByStatus(db: Db, statuses: SessionStatus[]) {
   return (await db.agentSession.findMany({ where: { status: { in: statuses } }, select })).map(toRow);
