@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from "@trpc/client";
 import superjson from "superjson";
+import pg from "pg";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
@@ -132,6 +133,7 @@ beforeAll(async () => {
         { match: "Write a long story", text: "Resumed and finished." },
         { match: "Ask me", toolCalls: [{ name: "ask_user", arguments: { question: "Proceed?", options: ["yes", "no"] } }] },
         { match: "answered: yes", text: "Proceeding." },
+        { match: "Left unanswered", text: "Answered after the restart." },
       ],
     },
   });
@@ -218,5 +220,34 @@ describe("kill -9 and restart", () => {
     expect(result?.type === "tool_result" && result.payload.llm).toBe("Kim answered: yes");
     expect(foldTranscript(log.events).items.at(-1)).toMatchObject({ kind: "assistant", text: "Proceeding." });
     c.close();
+  }, 300_000);
+
+  it("answers at start-up a message that was stored but whose turn never started", async () => {
+    let c = clients();
+    const project = await c.trpc.project.create.mutate({ name: "Left message" });
+    const session = await c.trpc.session.create.mutate({ projectId: project.id });
+    c.close();
+    await kill9();
+    // What a shutdown leaves when a message arrives as it stops (stored, no turn started), and a
+    // crash between storing a message and starting its turn.
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO session_event ("sessionId", seq, type, payload, "authorId", "createdAt")
+         SELECT $1, coalesce(max(seq), 0) + 1, 'user_message', $2::jsonb, u.id, now() AT TIME ZONE 'UTC'
+         FROM "user" u LEFT JOIN session_event e ON e."sessionId" = $1 WHERE u.email = $3 GROUP BY u.id`,
+        [session.id, JSON.stringify({ text: "Left unanswered", authorName: "Kim" }), "kill9@example.com"],
+      );
+      await boot();
+      await until(async () => (await db.query(`SELECT 1 FROM session_event WHERE "sessionId" = $1 AND type = 'turn_finished'`, [session.id])).rowCount === 1, "the answer");
+      const { rows } = await db.query<{ text: string }>(
+        `SELECT payload->>'text' AS text FROM session_event WHERE "sessionId" = $1 AND type = 'assistant_delta' ORDER BY seq`,
+        [session.id],
+      );
+      expect(rows.map((r) => r.text).join("")).toBe("Answered after the restart.");
+    } finally {
+      await db.end();
+    }
   }, 300_000);
 });
