@@ -1,79 +1,37 @@
-import type { Db } from "@/server/db/client";
 import { findApproval, listPendingApprovals, resolveApproval } from "@/server/db/repositories/approvals";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { findSessionImageRefs } from "@/server/db/repositories/session-images";
 import * as sessions from "@/server/db/repositories/sessions";
-import type { SessionBus } from "@/server/bus/session-bus";
-import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-tool";
-import type { Workspace } from "@/server/workspace";
-import type { Sandbox } from "@/server/sandbox/sandbox";
-import type { LanguageServers } from "@/server/language/language-servers";
 import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
-import { parseModelId, type ModelRegistry } from "@/server/agent/providers";
+import { parseModelId } from "@/server/agent/providers";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { runTurn, TurnHandedOver, type TurnEnd } from "@/server/agent/run";
-import type { TurnJobs } from "@/server/cluster/turn-jobs";
 import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
 import { createTurnLeases } from "@/server/agent/turn-leases";
 import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
 import { compactBetweenTurns } from "@/server/agent/compaction";
 import { AgentRuntimeError } from "@/server/agent/runtime-error";
-import type { SessionResources, ShellFactory } from "@/server/agent/session-tools";
+import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
+import type { SessionResources } from "@/server/agent/session-tools";
 import { prepareTurn, type KnownSession, type TurnSetup } from "@/server/agent/turn-setup";
-import { createAdmission } from "@/server/agent/turn-admission";
+import { createAdmission, TURN_START_HOLD_MS, TURN_STARTS_AT_ONCE } from "@/server/agent/turn-admission";
+import { answerLeftMessages, interruptCutTurns, type StartUpHost } from "@/server/agent/start-up";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
 import { createSubagentHost } from "@/server/agent/subagent-host";
 import { runToolDirectly } from "@/server/agent/direct-run";
-import type { AgentExtensions } from "@/server/agent/extensions";
 import type { Delegator } from "@/server/tools/delegate";
 import { closeCalls } from "@/server/agent/tool-calls";
 import { turnState } from "@/server/agent/turn-state";
-import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 
 // The agent runtime: sessions, turns, approvals and the live stream, for any caller (the tRPC
 // routers, a sub-agent, a test). It knows nothing of HTTP; errors a caller can act on are
 // AgentRuntimeError with a code the router maps to a TRPCError.
 
-export type AgentRuntimeOptions = {
-  db: Db;
-  bus: SessionBus;
-  models: ModelRegistry;
-  openWorkspace(projectId: string): Promise<Workspace>;
-  /** Where turns snapshot the workspace before their first change; without it, no checkpoints. */
-  checkpoints?: CheckpointStores;
-  /** The registry's base tools; defaults to the core tools. */
-  baseTools?: readonly Tool[];
-  shell?: ShellFactory;
-  sandbox: Sandbox;
-  fetchPolicy?: FetchPolicy;
-  /** The web search service from the environment; an admin's setting wins (server/agent/web-search-backend.ts). */
-  webSearch?: WebSearchBackend;
-  now?: () => Date;
-  maxRetries?: number;
-  /** Language servers: the agent's diagnostics, symbols and navigation tools, and new errors after edits. */
-  language?: LanguageServers;
-  /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
-  extensions?: AgentExtensions;
-  /**
-   * Turns as leased jobs in Postgres (server/cluster/turn-jobs.ts): one instance runs a session's
-   * turn, and another continues it when that instance dies. Without it, turns live in this process alone.
-   */
-  turnJobs?: TurnJobs;
-  /** How many turns may be starting at once, and how long a slow start holds its place (turn-admission.ts). */
-  turnStarts?: { atOnce: number; holdMs: number };
-};
-
 export { AgentRuntimeError };
-
-/**
- * How many turns may be starting at once (turn-admission.ts). bench:stream, 200 sessions sent at
- * once on a warm server: 8 kept the added p99 within its 200 ms target (55-163 ms) with the least
- * delay to the last sessions' first text; 5 gave a p99 of 32 ms but 9.0 s to the last first text, 3 gave 11.3 s.
- */
-export const TURN_STARTS_AT_ONCE = 8;
+export type { AgentRuntimeOptions };
 
 export type Person = { id: string; name: string };
 export type AgentRuntime = ReturnType<typeof createAgentRuntime>;
@@ -86,7 +44,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const turns = new Set<Promise<unknown>>();
   let closing = false;
   /** Turn starts, a few at a time (turn-admission.ts). */
-  const admit = createAdmission({ concurrency: o.turnStarts?.atOnce ?? TURN_STARTS_AT_ONCE, holdMs: o.turnStarts?.holdMs ?? 500 });
+  const admit = createAdmission({ concurrency: o.turnStarts?.atOnce ?? TURN_STARTS_AT_ONCE, holdMs: o.turnStarts?.holdMs ?? TURN_START_HOLD_MS });
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
@@ -132,7 +90,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean; known?: KnownSession } = {}) {
     const running = active.get(sessionId);
     if (running) return running.done;
-    if (closing) return Promise.resolve(null); // shutting down: the message waits in the log for Resume or the next one
+    if (closing) return Promise.resolve(null); // shutting down: the message waits in the log for the next start-up (start-up.ts)
     const controller = new AbortController();
     options.parentSignal?.addEventListener("abort", () => controller.abort(), { once: true });
     const done = (async (): Promise<TurnEnd | null> => {
@@ -210,6 +168,16 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     abort: (sessionId, handedOver) => active.get(sessionId)?.controller.abort(handedOver ? new TurnHandedOver() : undefined),
     continueTurn,
   });
+
+  const startUp: StartUpHost = {
+    db,
+    log,
+    leases,
+    setStatus,
+    isRunning: (sessionId) => active.has(sessionId),
+    hasUnansweredMessage: (sessionId) => hasUnansweredMessage(sessionId),
+    start: (sessionId, userId) => void start(sessionId, userId),
+  };
 
   function waitForTurnEnd(sessionId: string): Promise<TurnEnd> {
     return new Promise((resolve) => endWaiters.set(sessionId, [...(endWaiters.get(sessionId) ?? []), resolve]));
@@ -349,40 +317,11 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       return streamSessionEvents({ db, bus: o.bus, log, sessionId, afterSeq, signal });
     },
 
-    /** At start-up: turns cut off by a crash become `interrupted`, with an event saying so. */
-    async recover(): Promise<string[]> {
-      const running = await sessions.findSessionsByStatus(db, ["running"]);
-      const orphaned = new Set(await leases.orphaned(running.map((s) => s.id)));
-      const cut = running.filter((s) => orphaned.has(s.id));
-      for (const session of cut) {
-        const state = turnState(await listEvents(db, session.id));
-        if (state.openTurn) {
-          await log.append(session.id, "turn_finished", {
-            turnId: state.openTurn.turnId,
-            reason: "interrupted",
-            message: "Interrupted: the server stopped during this turn. Resume to continue.",
-            steps: state.steps,
-          });
-        }
-        await setStatus(session.id, "interrupted", "The server restarted during this turn.");
-      }
-      return cut.map((s) => s.id);
-    },
+    /** At start-up: turns cut off by a crash become `interrupted` (start-up.ts). */
+    recover: () => interruptCutTurns(startUp),
 
-    /**
-     * At start-up, once the tools are attached: answers the messages left without an answer. A
-     * message sent while the server shut down is stored, but its turn does not start (dispose
-     * waits for the turns it has, and starts none); nor does one stored just before a crash.
-     */
-    async answerLeftMessages(): Promise<string[]> {
-      const answering: string[] = [];
-      for (const left of await sessions.findIdleSessionsWithUnansweredMessage(db)) {
-        if (active.has(left.id) || !(await hasUnansweredMessage(left.id))) continue;
-        void start(left.id, await turnUser(left.id, left.authorId));
-        answering.push(left.id);
-      }
-      return answering;
-    },
+    /** At start-up, once the tools are attached: starts the turns of messages left without an answer (start-up.ts). */
+    answerLeftMessages: () => answerLeftMessages(startUp),
 
     /** Runs one tool for a person, outside the model loop (the settings page's workflow Run), as a turn of its own. */
     async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAgentRuntime, TURN_STARTS_AT_ONCE } from "@/server/agent/runtime";
-import { createAdmission } from "@/server/agent/turn-admission";
+import { createAgentRuntime } from "@/server/agent/runtime";
+import { createAdmission, TURN_STARTS_AT_ONCE } from "@/server/agent/turn-admission";
 import { testSandbox } from "@/server/test/sandbox";
 import { createAgentHarness, testTools, typesOf } from "./test-harness";
 

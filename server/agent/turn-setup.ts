@@ -16,7 +16,7 @@ import { gitSummary } from "@/server/git/summary";
 import { folderInstructions } from "@/server/agent/folder-instructions";
 import { safeEndpoint } from "@/server/agent/errors";
 import type { TurnRun } from "@/server/agent/run";
-import type { AgentRuntimeOptions } from "@/server/agent/runtime";
+import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
 import { createSessionResources, sessionToolSet, type SessionResources } from "@/server/agent/session-tools";
 import { deferTools } from "@/server/agent/deferred-tools";
 import { turnTools } from "@/server/agent/turn-tools";

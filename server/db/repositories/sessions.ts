@@ -149,15 +149,16 @@ export async function setSessionAllowRules(db: Db, id: string, rules: Prisma.Inp
 }
 
 /**
- * Top-level idle sessions whose log ends with a person's message: sent while the server was
- * shutting down, or stored just before a crash started its turn. Used at start-up to answer them.
- * One step down each session's (sessionId, seq) key, so a long history costs nothing.
+ * Top-level idle sessions whose log ends with a person's message, and its author (else the
+ * session's): sent while the server was shutting down, or stored just before a crash started its
+ * turn. Used at start-up to answer them. One step down each session's (sessionId, seq) key, so a
+ * long history costs nothing.
  */
-export async function findIdleSessionsWithUnansweredMessage(db: Db): Promise<Array<{ id: string; authorId: string }>> {
-  return db.$queryRaw<Array<{ id: string; authorId: string }>>`
-    SELECT s.id, s."authorId" FROM agent_session s
-    WHERE s.status = 'idle' AND s."parentId" IS NULL
-      AND (SELECT e.type FROM session_event e WHERE e."sessionId" = s.id ORDER BY e.seq DESC LIMIT 1) = 'user_message'`;
+export async function findIdleSessionsWithUnansweredMessage(db: Db): Promise<Array<{ id: string; userId: string }>> {
+  return db.$queryRaw<Array<{ id: string; userId: string }>>`
+    SELECT s.id, coalesce(last."authorId", s."authorId") AS "userId" FROM agent_session s
+    CROSS JOIN LATERAL (SELECT e.type, e."authorId" FROM session_event e WHERE e."sessionId" = s.id ORDER BY e.seq DESC LIMIT 1) last
+    WHERE s.status = 'idle' AND s."parentId" IS NULL AND last.type = 'user_message'`;
 }
 
 /** Sessions whose status is one of `statuses`; used at start-up to find turns a crash cut off. */

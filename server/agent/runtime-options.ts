@@ -1,0 +1,42 @@
+import type { Db } from "@/server/db/client";
+import type { SessionBus } from "@/server/bus/session-bus";
+import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-tool";
+import type { Workspace } from "@/server/workspace";
+import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { LanguageServers } from "@/server/language/language-servers";
+import type { ModelRegistry } from "@/server/agent/providers";
+import type { TurnJobs } from "@/server/cluster/turn-jobs";
+import type { ShellFactory } from "@/server/agent/session-tools";
+import type { AgentExtensions } from "@/server/agent/extensions";
+import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
+
+// What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
+
+export type AgentRuntimeOptions = {
+  db: Db;
+  bus: SessionBus;
+  models: ModelRegistry;
+  openWorkspace(projectId: string): Promise<Workspace>;
+  /** Where turns snapshot the workspace before their first change; without it, no checkpoints. */
+  checkpoints?: CheckpointStores;
+  /** The registry's base tools; defaults to the core tools. */
+  baseTools?: readonly Tool[];
+  shell?: ShellFactory;
+  sandbox: Sandbox;
+  fetchPolicy?: FetchPolicy;
+  /** The web search service from the environment; an admin's setting wins (server/agent/web-search-backend.ts). */
+  webSearch?: WebSearchBackend;
+  now?: () => Date;
+  maxRetries?: number;
+  /** Language servers: the agent's diagnostics, symbols and navigation tools, and new errors after edits. */
+  language?: LanguageServers;
+  /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
+  extensions?: AgentExtensions;
+  /**
+   * Turns as leased jobs in Postgres (server/cluster/turn-jobs.ts): one instance runs a session's
+   * turn, and another continues it when that instance dies. Without it, turns live in this process alone.
+   */
+  turnJobs?: TurnJobs;
+  /** How many turns may be starting at once, and how long a slow start holds its place (turn-admission.ts). */
+  turnStarts?: { atOnce: number; holdMs: number };
+};
