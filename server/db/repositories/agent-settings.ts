@@ -31,11 +31,11 @@ export async function getProjectAgentSettings(db: Db, projectId: string): Promis
 
 /**
  * The project's name and agent settings (what a turn's start needs of the project) in one query;
- * null when the project is gone. Raw SQL because Prisma reads a relation with a second query, and
- * every turn starts with this.
+ * null when the project is gone. SQL because Prisma reads a relation with a second query, and
+ * every turn starts with this (straight to the pool: db.sql).
  */
 export async function findProjectForTurn(db: Db, projectId: string): Promise<{ name: string; settings: ProjectAgentSettingsRow } | null> {
-  const [row] = await db.$queryRaw<Array<{ name: string; hasSettings: boolean } & ProjectAgentSettingsRow>>`
+  const [row] = await db.sql<{ name: string; hasSettings: boolean } & ProjectAgentSettingsRow>`
     SELECT p.name, s."projectId" IS NOT NULL AS "hasSettings", s."approvalMode", s."allowRules", s."denyRules", s."stepLimit",
            s."loopGuardRepeats", s."excludeTools", s."deferToolsOver"
     FROM project p LEFT JOIN project_agent_settings s ON s."projectId" = p.id
@@ -71,11 +71,11 @@ export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
   });
 }
 
+/** One model's setting, read by every turn's start: straight to the pool (db.sql). */
 export async function findModelSetting(db: Db, model: string): Promise<ModelSettingRow | null> {
-  return db.modelSetting.findUnique({
-    where: { model },
-    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true, acceptsImages: true },
-  });
+  const [row] = await db.sql<ModelSettingRow>`
+    SELECT model, "inputPerMTok", "outputPerMTok", "cachedInputPerMTok", "contextWindow", "acceptsImages" FROM model_setting WHERE model = ${model}`;
+  return row ?? null;
 }
 
 export async function setModelSetting(db: Db, row: Omit<ModelSettingRow, "acceptsImages"> & { acceptsImages?: boolean | null }) {

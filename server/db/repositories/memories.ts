@@ -48,10 +48,12 @@ export async function setMemoryPinned(db: Db, owner: MemoryOwner, key: string, p
   return count > 0;
 }
 
-/** The memories of these owners, pinned ones first, for the agent's prompt. */
+/** The memories of these owners, pinned ones first, for the agent's prompt (every turn's start: db.sql). */
 export async function listMemoriesOf(db: Db, owners: MemoryOwner[]): Promise<MemoryRow[]> {
   if (!owners.length) return [];
-  const rows = await db.memory.findMany({ where: { ownerKey: { in: owners.map(ownerKey) } }, select, orderBy: [{ pinned: "desc" }, { updatedAt: "desc" }] });
+  const rows = await db.sql<{ scope: string } & Omit<MemoryRow, "scope">>`
+    SELECT id, scope, key, value, pinned, "createdAt", "updatedAt" FROM memory
+    WHERE "ownerKey" = ANY(${owners.map(ownerKey)}::text[]) ORDER BY pinned DESC, "updatedAt" DESC`;
   return rows.map(toRow);
 }
 

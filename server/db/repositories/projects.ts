@@ -9,11 +9,11 @@ const projectSelect = { id: true, name: true, ownerId: true, teamId: true, creat
 
 /**
  * The one place a project's access is decided: null when the user is not in the project's team.
- * Every project procedure starts with it, so it is one query (raw SQL: Prisma reads the team and
- * its membership with two more).
+ * Every project procedure starts with it, so it is one query (SQL: Prisma reads the team and its
+ * membership with two more), straight to the pool (db.sql).
  */
 export async function findProjectForUser(db: Db, projectId: string, userId: string): Promise<{ project: Project; role: ProjectRole } | null> {
-  const [row] = await db.$queryRaw<Array<Project & { role: string }>>`
+  const [row] = await db.sql<Project & { role: string }>`
     SELECT p.id, p.name, p."ownerId", p."teamId", p."createdAt", p."updatedAt", m.role
     FROM project p JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${userId}
     WHERE p.id = ${projectId}`;

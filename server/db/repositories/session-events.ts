@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { isUniqueViolation } from "@/server/db/sql";
 import { parseSessionEvent, type SessionEvent, type SessionEventType } from "@/lib/session-events";
 
 export type NewEventRow = { sessionId: string; seq: number; type: SessionEventType; payload: unknown; authorId: string | null; createdAt: Date };
@@ -12,35 +13,30 @@ export class SeqTakenError extends Error {
 
 /**
  * Inserts rows whose seqs the caller assigned, in one statement; a reused seq fails it with
- * SeqTakenError. Raw SQL over arrays (unnest): every streaming session writes rows several times a
- * second, and Prisma's createMany spent about 1.5 ms of CPU on ten rows where this spends 0.3 ms.
- * Times go as ISO text into `timestamp(3)`, which keeps their UTC wall time, as Prisma does.
+ * SeqTakenError. SQL over arrays (unnest), straight to the pool (db.sql): every streaming session
+ * writes rows several times a second, and Prisma's createMany spent about 1.5 ms of CPU on ten rows
+ * where this spends 0.3 ms. Times go as ISO text into `timestamp(3)`, which keeps their UTC wall
+ * time, as Prisma does.
  */
 export async function insertEvents(db: Db, rows: NewEventRow[]) {
   try {
-    await db.$executeRaw`
+    await db.sql.run`
       INSERT INTO session_event ("sessionId", seq, type, payload, "authorId", "createdAt")
       SELECT * FROM unnest(
         ${rows.map((r) => r.sessionId)}::text[], ${rows.map((r) => r.seq)}::int[], ${rows.map((r) => r.type)}::text[],
         ${rows.map((r) => JSON.stringify(r.payload))}::jsonb[], ${rows.map((r) => r.authorId)}::text[],
         ${rows.map((r) => r.createdAt.toISOString())}::timestamp(3)[])`;
   } catch (error) {
-    throw uniqueViolation(error) ? new SeqTakenError(error) : error;
+    throw isUniqueViolation(error) ? new SeqTakenError(error) : error;
   }
 }
 
-/** Postgres's unique_violation (23505), as Prisma reports it for a raw statement. */
-function uniqueViolation(error: unknown): boolean {
-  const cause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta?.driverAdapterError?.cause;
-  return cause?.originalCode === "23505";
-}
-
 /**
- * The log after `afterSeq`, in seq order. Raw SQL: a turn reads its session's log several times
- * (its start, after each step, at its end) and every viewer once, at about two thirds of Prisma's CPU.
+ * The log after `afterSeq`, in seq order. Straight to the pool (db.sql): a turn reads its session's
+ * log several times (its start, after each step, at its end) and every viewer once.
  */
 export async function listEvents(db: Db, sessionId: string, afterSeq = 0, limit = 10_000): Promise<SessionEvent[]> {
-  const rows = await db.$queryRaw<Array<Parameters<typeof parseSessionEvent>[0]>>`
+  const rows = await db.sql<Parameters<typeof parseSessionEvent>[0]>`
     SELECT "sessionId", seq, type, payload, "authorId", "createdAt" FROM session_event
     WHERE "sessionId" = ${sessionId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
   return rows.map(parseSessionEvent);
@@ -52,9 +48,9 @@ export async function listEventsOfTypes(db: Db, sessionId: string, types: readon
   return rows.map(parseSessionEvent);
 }
 
-/** The session's highest seq, 0 for an empty log. Raw SQL: read at each turn's start, at half Prisma's CPU. */
+/** The session's highest seq, 0 for an empty log (read at each turn's start). */
 export async function lastSeq(db: Db, sessionId: string): Promise<number> {
-  const [row] = await db.$queryRaw<Array<{ seq: number }>>`SELECT coalesce(max(seq), 0)::int AS seq FROM session_event WHERE "sessionId" = ${sessionId}`;
+  const [row] = await db.sql<{ seq: number }>`SELECT coalesce(max(seq), 0)::int AS seq FROM session_event WHERE "sessionId" = ${sessionId}`;
   return row?.seq ?? 0;
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
 import type { SessionStatus } from "@/lib/session-events";
@@ -51,11 +52,19 @@ const toRow = (raw: Raw): AgentSessionRow => ({
   approvalsBy: raw.approvalsBy === "author" ? "author" : "team",
 });
 
+/** A new session (every `session.create`, every sub-agent): straight to the pool (db.sql), with Prisma's defaults. */
 export async function createSession(
   db: Db,
   input: { projectId: string; title: string; authorId: string | null; model: string; parentId?: string; allowedTools?: string[]; maxSteps?: number },
 ): Promise<AgentSessionRow> {
-  return toRow(await db.agentSession.create({ data: input, select }));
+  const now = new Date();
+  const [raw] = await db.sql<Raw>`
+    INSERT INTO agent_session (id, "projectId", "parentId", title, "authorId", model, "allowedTools", "maxSteps", "createdAt", "updatedAt")
+    VALUES (${randomUUID()}, ${input.projectId}, ${input.parentId ?? null}, ${input.title}, ${input.authorId}, ${input.model},
+            ${input.allowedTools ? JSON.stringify(input.allowedTools) : null}::jsonb, ${input.maxSteps ?? null}::int, ${now}, ${now})
+    RETURNING id, "projectId", "parentId", title, "authorId", model, status, "allowedTools", "maxSteps", "allowRules",
+              "inputTokens", "outputTokens", "costUsd", "approvalsBy", "createdAt", "updatedAt"`;
+  return toRow(raw!);
 }
 
 export async function findSession(db: Db, id: string): Promise<AgentSessionRow | null> {
@@ -73,7 +82,7 @@ export async function findSessionForUser(
   id: string,
   userId: string | null,
 ): Promise<{ session: AgentSessionRow; project: Project; role: ProjectRole | null } | null> {
-  const [row] = await db.$queryRaw<Array<Raw & { p_name: string; p_ownerId: string; p_teamId: string; p_createdAt: Date; p_updatedAt: Date; role: string | null }>>`
+  const [row] = await db.sql<Raw & { p_name: string; p_ownerId: string; p_teamId: string; p_createdAt: Date; p_updatedAt: Date; role: string | null }>`
     SELECT s.id, s."projectId", s."parentId", s.title, s."authorId", s.model, s.status, s."allowedTools", s."maxSteps",
            s."allowRules", s."inputTokens", s."outputTokens", s."costUsd", s."approvalsBy", s."createdAt", s."updatedAt",
            p.name AS p_name, p."ownerId" AS "p_ownerId", p."teamId" AS "p_teamId", p."createdAt" AS "p_createdAt", p."updatedAt" AS "p_updatedAt",
@@ -123,24 +132,21 @@ export async function deleteSession(db: Db, id: string) {
   await db.agentSession.delete({ where: { id } });
 }
 
-/** Sets the status in one statement; false when the session is gone or already had it. */
-/** False when the session already had that status (or is gone). Raw SQL: every turn sets it at least twice. */
+/** Sets the status in one statement; false when the session already had it (or is gone). Every turn sets it at least twice. */
 export async function setSessionStatus(db: Db, id: string, status: SessionStatus): Promise<boolean> {
-  const count = await db.$executeRaw`
+  const count = await db.sql.run`
     UPDATE agent_session SET status = ${status}, "updatedAt" = now() AT TIME ZONE 'UTC' WHERE id = ${id} AND status <> ${status}`;
   return count > 0;
 }
 
+/** Adds a step's tokens and cost (every step of every turn); throws when the session is gone, as Prisma's update did. */
 export async function addSessionUsage(db: Db, id: string, usage: { inputTokens: number; outputTokens: number; costUsd: number }) {
-  const row = await db.agentSession.update({
-    where: { id },
-    data: {
-      inputTokens: { increment: usage.inputTokens },
-      outputTokens: { increment: usage.outputTokens },
-      costUsd: { increment: usage.costUsd },
-    },
-    select: { inputTokens: true, outputTokens: true, costUsd: true },
-  });
+  const [row] = await db.sql<{ inputTokens: number; outputTokens: number; costUsd: number }>`
+    UPDATE agent_session SET "inputTokens" = "inputTokens" + ${usage.inputTokens}::int, "outputTokens" = "outputTokens" + ${usage.outputTokens}::int,
+      "costUsd" = "costUsd" + ${usage.costUsd}::float8, "updatedAt" = now() AT TIME ZONE 'UTC'
+    WHERE id = ${id}
+    RETURNING "inputTokens", "outputTokens", "costUsd"`;
+  if (!row) throw new Error(`session ${id} is gone`);
   return row;
 }
 

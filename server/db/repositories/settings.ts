@@ -23,9 +23,9 @@ export async function getSetting<K extends SettingKey>(db: Db, key: K): Promise<
   return (parsed.success ? parsed.data : settingSchemas[key].parse(undefined)) as SettingValue<K>;
 }
 
-/** Several settings in one query (a turn's start reads the command guard and web search together). */
+/** Several settings in one query (every turn's start reads the command guard and web search together: db.sql). */
 export async function getSettings<K extends SettingKey>(db: Db, keys: readonly K[]): Promise<{ [P in K]: SettingValue<P> }> {
-  const rows = await db.setting.findMany({ where: { key: { in: [...keys] } }, select: { key: true, value: true } });
+  const rows = await db.sql<{ key: string; value: unknown }>`SELECT key, value FROM setting WHERE key = ANY(${[...keys]}::text[])`;
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const out = {} as { [P in K]: SettingValue<P> };
   for (const key of keys) {

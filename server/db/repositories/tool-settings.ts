@@ -5,8 +5,11 @@ export type ToolSettingsRow = { mcpServers: unknown; toolDiscoveryCommand: strin
 
 const select = { mcpServers: true, toolDiscoveryCommand: true, toolCallCommand: true, updatedAt: true } as const;
 
+/** The project's tool settings (every turn's start reads them: db.sql). */
 export async function getToolSettings(db: Db, projectId: string): Promise<ToolSettingsRow> {
-  return (await db.projectToolSettings.findUnique({ where: { projectId }, select })) ?? { mcpServers: {}, toolDiscoveryCommand: null, toolCallCommand: null, updatedAt: null };
+  const [row] = await db.sql<ToolSettingsRow>`
+    SELECT "mcpServers", "toolDiscoveryCommand", "toolCallCommand", "updatedAt" FROM project_tool_settings WHERE "projectId" = ${projectId}`;
+  return row ?? { mcpServers: {}, toolDiscoveryCommand: null, toolCallCommand: null, updatedAt: null };
 }
 
 export async function updateToolSettings(db: Db, projectId: string, patch: { mcpServers?: unknown; toolDiscoveryCommand?: string | null; toolCallCommand?: string | null }) {

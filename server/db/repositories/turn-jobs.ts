@@ -3,12 +3,13 @@ import type { Db } from "@/server/db/client";
 // Running turns as jobs with a lease (model TurnJob; the protocol is in server/cluster/turn-jobs.ts).
 // Lease times are the database's clock, never an instance's, so instances whose clocks disagree
 // still agree on which lease has lapsed. Columns are `timestamp` holding UTC, hence AT TIME ZONE.
+// Every turn claims and releases its job: the statements go straight to the pool (db.sql).
 
 export type LapsedJob = { sessionId: string; userId: string };
 
 /** Takes the session's job: a new one, one this instance holds, or one whose lease has lapsed. */
 export async function claimTurnJob(db: Db, input: { sessionId: string; userId: string; ownerId: string; leaseMs: number }): Promise<boolean> {
-  const rows = await db.$queryRaw<Array<{ sessionId: string }>>`
+  const rows = await db.sql<{ sessionId: string }>`
     INSERT INTO turn_job ("sessionId", "userId", "ownerId", "leaseUntil")
     VALUES (${input.sessionId}, ${input.userId}, ${input.ownerId}, (now() AT TIME ZONE 'UTC') + make_interval(secs => ${input.leaseMs / 1000}))
     ON CONFLICT ("sessionId") DO UPDATE
@@ -21,18 +22,18 @@ export async function claimTurnJob(db: Db, input: { sessionId: string; userId: s
 /** Renews this instance's leases; returns the ones it still holds, and whether a cancel was asked for. */
 export async function renewTurnJobs(db: Db, ownerId: string, sessionIds: string[], leaseMs: number) {
   if (!sessionIds.length) return [];
-  return db.$queryRaw<Array<{ sessionId: string; cancelRequested: boolean }>>`
+  return db.sql<{ sessionId: string; cancelRequested: boolean }>`
     UPDATE turn_job SET "leaseUntil" = (now() AT TIME ZONE 'UTC') + make_interval(secs => ${leaseMs / 1000})
     WHERE "ownerId" = ${ownerId} AND "sessionId" = ANY(${sessionIds})
     RETURNING "sessionId", "cancelRequested"`;
 }
 
 export async function releaseTurnJob(db: Db, sessionId: string, ownerId: string) {
-  await db.turnJob.deleteMany({ where: { sessionId, ownerId } });
+  await db.sql.run`DELETE FROM turn_job WHERE "sessionId" = ${sessionId} AND "ownerId" = ${ownerId}`;
 }
 
 export async function lapseTurnJob(db: Db, sessionId: string, ownerId: string) {
-  await db.$executeRaw`
+  await db.sql.run`
     UPDATE turn_job SET "leaseUntil" = (now() AT TIME ZONE 'UTC') - interval '1 millisecond'
     WHERE "sessionId" = ${sessionId} AND "ownerId" = ${ownerId}`;
 }
@@ -42,7 +43,7 @@ export async function lapseTurnJob(db: Db, sessionId: string, ownerId: string) {
  * once: each lapsed job goes to exactly one of them.
  */
 export async function takeOverLapsedTurnJobs(db: Db, ownerId: string, leaseMs: number, limit: number): Promise<LapsedJob[]> {
-  return db.$queryRaw<LapsedJob[]>`
+  return db.sql<LapsedJob>`
     WITH lapsed AS (
       SELECT "sessionId" FROM turn_job
       WHERE "leaseUntil" < (now() AT TIME ZONE 'UTC')
@@ -58,14 +59,14 @@ export async function takeOverLapsedTurnJobs(db: Db, ownerId: string, leaseMs: n
 
 /** Whether some instance holds a live lease on the session's turn. */
 export async function turnJobHeld(db: Db, sessionId: string): Promise<boolean> {
-  const rows = await db.$queryRaw<Array<{ held: boolean }>>`
+  const rows = await db.sql<{ held: boolean }>`
     SELECT "leaseUntil" >= (now() AT TIME ZONE 'UTC') AS held FROM turn_job WHERE "sessionId" = ${sessionId}`;
   return rows[0]?.held ?? false;
 }
 
 /** Asks the instance running the turn to stop it; false when no live job exists. */
 export async function requestTurnCancel(db: Db, sessionId: string): Promise<boolean> {
-  const changed = await db.$executeRaw`
+  const changed = await db.sql.run`
     UPDATE turn_job SET "cancelRequested" = true
     WHERE "sessionId" = ${sessionId} AND "leaseUntil" >= (now() AT TIME ZONE 'UTC')`;
   return changed === 1;
