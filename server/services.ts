@@ -16,6 +16,7 @@ import { setUpCgroups } from "@/server/sandbox/cgroups";
 import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { thisThread } from "@/server/agent/loop-load";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
 import { createRemoteWorkspaceHost } from "@/server/cluster/remote-workspace-host";
@@ -109,6 +110,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const checkpoints = createCheckpointStores(config.dataDir, files);
   const extensions = createExtensions({ config, db, databaseUrl, sandbox, openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
+    loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     db,
     extensions: extensions.agent,
     bus: buses.sessionBus,

@@ -16,7 +16,8 @@ import { AgentRuntimeError } from "@/server/agent/runtime-error";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
 import type { SessionResources } from "@/server/agent/session-tools";
 import { prepareTurn, type KnownSession, type TurnSetup } from "@/server/agent/turn-setup";
-import { createAdmission, TURN_START_HOLD_MS, TURN_STARTS_AT_ONCE } from "@/server/agent/turn-admission";
+import { createAdmission, TURN_START_GATE, TURN_START_HOLD_MS, TURN_STARTS_AT_ONCE } from "@/server/agent/turn-admission";
+import { createLoopLoad } from "@/server/agent/loop-load";
 import { answerLeftMessages, interruptCutTurns, type StartUpHost } from "@/server/agent/start-up";
 import { createOwnTools } from "@/server/agent/own-tools";
 import { runSubagents } from "@/server/agent/subagents";
@@ -44,7 +45,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const turns = new Set<Promise<unknown>>();
   let closing = false;
   /** Turn starts, a few at a time (turn-admission.ts). */
-  const admit = createAdmission({ concurrency: o.turnStarts?.atOnce ?? TURN_STARTS_AT_ONCE, holdMs: o.turnStarts?.holdMs ?? TURN_START_HOLD_MS });
+  const load = createLoopLoad({ loops: o.loops });
+  const admit = createAdmission({
+    concurrency: o.turnStarts?.atOnce ?? TURN_STARTS_AT_ONCE,
+    holdMs: o.turnStarts?.holdMs ?? TURN_START_HOLD_MS,
+    gate: o.turnStarts?.gate === null ? undefined : { load, ...TURN_START_GATE, ...o.turnStarts?.gate },
+  });
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAgentRuntime } from "@/server/agent/runtime";
-import { createAdmission, TURN_STARTS_AT_ONCE } from "@/server/agent/turn-admission";
+import { createAdmission, TURN_STARTS_AT_ONCE, type LoadGate } from "@/server/agent/turn-admission";
+import { createLoopLoad } from "@/server/agent/loop-load";
 import { testSandbox } from "@/server/test/sandbox";
 import { createAgentHarness, testTools, typesOf } from "./test-harness";
 
@@ -70,6 +71,75 @@ describe("turn admission", () => {
     });
     await expect(thrown).rejects.toThrow("no lease");
     expect(await admit(async () => "after")).toBe("after");
+  });
+});
+
+describe("turn admission under load", () => {
+  /** A loop whose utilization the test sets. */
+  const gateAt = (value: { now: number | null }, maxWaitMs = 5_000): LoadGate => ({
+    load: { utilization: () => value.now, stop() {} },
+    busyAbove: 0.85,
+    maxWaitMs,
+    pollMs: 50,
+  });
+
+  it("holds a start while the server's loops are busy and lets it in once there is room", async () => {
+    vi.useFakeTimers();
+    try {
+      const load = { now: 0.97 as number | null };
+      const admit = createAdmission({ concurrency: 8, holdMs: 500, gate: gateAt(load) });
+      const began: string[] = [];
+      const done = admit(async () => (began.push("start"), "started"));
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(began).toEqual([]);
+      load.now = 0.4;
+      await vi.advanceTimersByTimeAsync(50);
+      expect(began).toEqual(["start"]);
+      expect(await done).toBe("started");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("lets a start in after maxWaitMs however busy the loops stay, and at once while nothing is measured yet", async () => {
+    vi.useFakeTimers();
+    try {
+      const load = { now: 1 as number | null };
+      const admit = createAdmission({ concurrency: 8, holdMs: 500, gate: gateAt(load, 2_000) });
+      const began: string[] = [];
+      void admit(async () => began.push("waited"));
+      await vi.advanceTimersByTimeAsync(1_950);
+      expect(began).toEqual([]);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(began).toEqual(["waited"]);
+      load.now = null;
+      void admit(async () => began.push("unmeasured"));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(began).toEqual(["waited", "unmeasured"]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("measures this thread's loop: near full while it computes, low while it waits", async () => {
+    const load = createLoopLoad({ windowMs: 100 });
+    try {
+      expect(load.utilization()).toBeNull(); // nothing measured before the first window
+      await new Promise((r) => setTimeout(r, 350));
+      expect(load.utilization()).toBeLessThan(0.5);
+      // Busy for a few windows, as a burst of turn starts would keep it.
+      const until = Date.now() + 450;
+      while (Date.now() < until) {
+        await new Promise<void>((r) => {
+          const spin = Date.now() + 20;
+          while (Date.now() < spin);
+          setImmediate(r);
+        });
+      }
+      expect(load.utilization()).toBeGreaterThan(0.85);
+    } finally {
+      load.stop();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import pLimit from "p-limit";
+import type { LoopLoad } from "@/server/agent/loop-load";
 
 // Turn starts, a few at a time.
 //
@@ -17,6 +18,14 @@ import pLimit from "p-limit";
 // start: 24-27 / 141-258 ms with no limit, 17-19 / 87-118 ms with 8, first text alike. A server
 // that has run a while, 50 at once: alike either way.
 //
+// Eight at a time was not enough once starts got cheaper (Node 24, SQL straight to the pool): 200
+// sessions started faster than they could stream, and at 200 the added p99 rose to 152-396 ms.
+// So a start also waits while the server is saturated: while the busier of the server's thread and
+// the model thread spent more than 85% of the last 100 ms running (loop-load.ts), up to 10 s, then
+// it goes in anyway. A turn not yet started waits instead of every session streaming. bench:stream,
+// added p50 / p99: 200 sessions -1-0 / 21-28 ms with the wait, 55-83 / 152-396 ms without, the last
+// first text (p99) 6.7-9.8 s against 3.0-3.5 s; 50 sessions 3.3-3.8 / 21-29 ms against 2.7-5.4 / 30-38.
+//
 // A start also waits on things that cost the thread nothing: an MCP server starting, git in the
 // sandbox, a slow database. So a start holds its place until it settles or `holdMs` has passed,
 // whichever is first; after that the next is let in beside it. A start that waits long delays
@@ -30,14 +39,31 @@ import pLimit from "p-limit";
 export const TURN_STARTS_AT_ONCE = 8;
 /** How long a start that waits on something slow holds its place. */
 export const TURN_START_HOLD_MS = 500;
+/** While the server's thread is this busy, a start waits for room (up to maxWaitMs), looking every pollMs. */
+export const TURN_START_GATE = { busyAbove: 0.85, maxWaitMs: 10_000, pollMs: 50 };
 
 export type Admission = <T>(start: () => Promise<T>) => Promise<T>;
 
-export function createAdmission(options: { concurrency: number; holdMs: number }): Admission {
+/** While the server's thread is busier than `busyAbove` (0-1), a start waits, up to `maxWaitMs`. */
+export type LoadGate = { load: LoopLoad; busyAbove: number; maxWaitMs: number; pollMs: number };
+
+export function createAdmission(options: { concurrency: number; holdMs: number; gate?: LoadGate }): Admission {
   const limit = pLimit(options.concurrency);
+  const { gate } = options;
+
+  /** Until the loop has room (or the start has waited long enough): a start in a saturated loop slows every session streaming. */
+  async function room() {
+    if (!gate) return;
+    const until = Date.now() + gate.maxWaitMs;
+    while ((gate.load.utilization() ?? 0) > gate.busyAbove && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, gate.pollMs));
+    }
+  }
+
   return (start) =>
     new Promise((resolve, reject) => {
-      void limit(() => {
+      void limit(async () => {
+        await room();
         const started = Promise.resolve().then(start); // a start that throws at once rejects like one that fails later
         started.then(resolve, reject);
         return new Promise<void>((free) => {

@@ -11,6 +11,7 @@ import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
 import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { thisThread } from "@/server/agent/loop-load";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createExtensions } from "@/server/services/extensions";
 import type { EmbeddingConfig, SmtpConfig } from "@/server/env";
@@ -79,6 +80,7 @@ export async function createTestServices(
       })
     : undefined;
   const agent = createAgentRuntime({
+    loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     db: database.db,
     extensions: extensions?.agent,
     // Workflows run shell steps in the session's shell.

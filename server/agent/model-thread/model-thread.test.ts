@@ -142,8 +142,11 @@ describe("the model thread", () => {
       server.load({ replies: [{ text: "one" }, { text: "two" }] });
       const model = modelOnThread(brief);
       expect(brief.running).toBe(false);
+      expect(brief.eventLoopUtilization()).toBeNull(); // no loop to weigh in the server's load (loop-load.ts)
       expect((await readAll(model)).some((p) => p.type === "text-delta" && p.text === "one")).toBe(true);
+      expect(brief.eventLoopUtilization()?.utilization).toBeGreaterThan(0);
       await expect.poll(() => brief.running, { timeout: 5_000 }).toBe(false);
+      expect(brief.eventLoopUtilization()).toBeNull();
       expect((await readAll(model)).some((p) => p.type === "text-delta" && p.text === "two")).toBe(true);
     } finally {
       await brief.close();

@@ -1,3 +1,4 @@
+import type { EventLoopUtilization } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { ProviderModel } from "@/server/agent/provider-factories";
 import { END, PART, type CallOptions, type FromThread, type ModelRoute, type StreamPart, type StreamResult, type ToThread } from "@/server/agent/model-thread/protocol";
@@ -24,6 +25,8 @@ export type ModelThread = {
   wrap(model: ProviderModel, route: ModelRoute): ProviderModel;
   /** Whether the thread is up (it starts with a call and stops when idle). */
   readonly running: boolean;
+  /** The thread's event-loop utilization so far; null while it does not run. */
+  eventLoopUtilization(): EventLoopUtilization | null;
   close(): Promise<void>;
 };
 
@@ -164,6 +167,9 @@ export function createModelThread(options: { idleMs?: number } = {}): ModelThrea
     },
     get running() {
       return worker !== null;
+    },
+    eventLoopUtilization() {
+      return worker ? worker.performance.eventLoopUtilization() : null;
     },
     async close() {
       if (idle) clearTimeout(idle);
