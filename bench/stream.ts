@@ -64,6 +64,15 @@
 // p50, those after it 13-30 ms. Turn starts now go in a few at a time (server/agent/turn-admission.ts),
 // which moves the wait from streaming sessions to the starts behind: 200 sessions, added p99
 // 255-863 -> 55-163 ms, the last first text 4.2-5.0 -> 7.4-10.2 s (the "first text" column).
+// Then Node 24 (README "Requirements": npm installs it, and this bench's Tandem runs on it as npm
+// start's does): no promise hooks for AsyncLocalStorage, faster V8. Tandem alone on Node 24 against
+// Node 20, the bench process the same, interleaved: 50 sessions added p50 -1-3 against 9-19 ms, CPU
+// per token 396-424 against 530-538 µs. Then the statements of each turn straight to the pool
+// (server/db/sql.ts; Prisma's raw queries cost twice the CPU): CPU per token at 50 sessions 341-357
+// against 373-458 µs. Cheaper starts let 200 sessions start faster than they could stream (added p99
+// 152-396 ms), so a turn now also waits to start while the server's loops are saturated
+// (turn-admission.ts): 200 sessions -1-0 / 21-28 ms, 50 sessions 3.3-3.8 / 21-29 ms, the last first
+// text at 200 later (p99 6.7-9.8 against 3.0-3.5 s).
 
 import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";
