@@ -9,7 +9,6 @@ import type { TurnJobs } from "@/server/cluster/turn-jobs";
 import type { ShellFactory } from "@/server/agent/session-tools";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
-import type { LoadGate } from "@/server/agent/turn-admission";
 import type { LoopClock } from "@/server/agent/loop-load";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
@@ -40,7 +39,7 @@ export type AgentRuntimeOptions = {
    */
   turnJobs?: TurnJobs;
   /** How many turns may be starting at once, and how long a slow start holds its place (turn-admission.ts). */
-  turnStarts?: { atOnce?: number; holdMs?: number; gate?: Partial<Omit<LoadGate, "load">> | null };
+  turnStarts?: { atOnce: number; holdMs: number };
   /** The event loops whose load holds turn starts back (loop-load.ts); this thread's when not given. */
   loops?: LoopClock[];
 };

@@ -49,7 +49,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const admit = createAdmission({
     concurrency: o.turnStarts?.atOnce ?? TURN_STARTS_AT_ONCE,
     holdMs: o.turnStarts?.holdMs ?? TURN_START_HOLD_MS,
-    gate: o.turnStarts?.gate === null ? undefined : { load, ...TURN_START_GATE, ...o.turnStarts?.gate },
+    gate: { load, ...TURN_START_GATE },
   });
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
@@ -364,6 +364,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     async dispose() {
       closing = true;
       leases.stop();
+      load.stop();
       const handOver = leases.handsOver;
       for (const { controller } of active.values()) controller.abort(handOver ? new TurnHandedOver() : undefined);
       await Promise.all([...active.values()].map((a) => a.done));

@@ -39,19 +39,19 @@ import type { LoopLoad } from "@/server/agent/loop-load";
 export const TURN_STARTS_AT_ONCE = 8;
 /** How long a start that waits on something slow holds its place. */
 export const TURN_START_HOLD_MS = 500;
-/** While the server's thread is this busy, a start waits for room (up to maxWaitMs), looking every pollMs. */
+/** While the busier of the server's loops is this busy, a start waits for room (up to maxWaitMs), looking every pollMs. */
 export const TURN_START_GATE = { busyAbove: 0.85, maxWaitMs: 10_000, pollMs: 50 };
 
 export type Admission = <T>(start: () => Promise<T>) => Promise<T>;
 
-/** While the server's thread is busier than `busyAbove` (0-1), a start waits, up to `maxWaitMs`. */
+/** While the server's loops are busier than `busyAbove` (0-1), a start waits, up to `maxWaitMs`. */
 export type LoadGate = { load: LoopLoad; busyAbove: number; maxWaitMs: number; pollMs: number };
 
 export function createAdmission(options: { concurrency: number; holdMs: number; gate?: LoadGate }): Admission {
   const limit = pLimit(options.concurrency);
   const { gate } = options;
 
-  /** Until the loop has room (or the start has waited long enough): a start in a saturated loop slows every session streaming. */
+  /** Until the loops have room (or the start has waited long enough): a start in a saturated loop slows every session streaming. */
   async function room() {
     if (!gate) return;
     const until = Date.now() + gate.maxWaitMs;
