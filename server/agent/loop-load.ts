@@ -5,6 +5,8 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 // the server's thread and, when it runs, the model thread (model-thread/): either one saturated
 // makes streamed tokens late. Measured only while someone asks: the sampler starts with the first
 // question and stops `keepMs` after the last, so an idle server keeps no timer for it.
+// Node's CPU profiler (`--cpu-prof`, bench:stream's BENCH_CPU_PROF) keeps every loop awake, so
+// utilization reads about 0.9 on an idle server while it records: then nothing is measured.
 
 /** A loop's utilization so far (Node's cumulative figures); null while that loop does not run. */
 export type LoopClock = () => EventLoopUtilization | null;
@@ -17,8 +19,11 @@ export type LoopLoad = {
   stop(): void;
 };
 
+const profiling = process.execArgv.some((arg) => arg.startsWith("--cpu-prof"));
+
 export function createLoopLoad(options: { loops?: LoopClock[]; windowMs?: number; keepMs?: number } = {}): LoopLoad {
   const loops = options.loops ?? [thisThread];
+  if (profiling) return { utilization: () => null, stop() {} };
   const windowMs = options.windowMs ?? 100;
   const keepMs = options.keepMs ?? 10_000;
   let timer: NodeJS.Timeout | null = null;
