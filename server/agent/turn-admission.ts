@@ -24,7 +24,9 @@ import type { LoopLoad } from "@/server/agent/loop-load";
 // the model thread spent more than 85% of the last 100 ms running (loop-load.ts), up to 10 s, then
 // it goes in anyway. A turn not yet started waits instead of every session streaming. bench:stream,
 // added p50 / p99: 200 sessions -1-0 / 21-28 ms with the wait, 55-83 / 152-396 ms without, the last
-// first text (p99) 6.7-9.8 s against 3.0-3.5 s; 50 sessions 3.3-3.8 / 21-29 ms against 2.7-5.4 / 30-38.
+// first text (p99) 6.7-9.8 s against 3.0-3.5 s; 50 sessions 2.6-8.9 / 21-77 ms over a dozen rounds
+// (this machine's noise) against 2.7-5.4 / 30-38 ms in three without; there the late tokens are the
+// ones sent while the 50 turns start.
 //
 // A start also waits on things that cost the thread nothing: an MCP server starting, git in the
 // sandbox, a slow database. So a start holds its place until it settles or `holdMs` has passed,
