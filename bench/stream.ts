@@ -71,7 +71,7 @@
 // (server/db/sql.ts; Prisma's raw queries cost twice the CPU): CPU per token at 50 sessions 341-357
 // against 373-458 µs. Cheaper starts let 200 sessions start faster than they could stream (added p99
 // 152-396 ms), so a turn now also waits to start while the server's loops are saturated
-// (turn-admission.ts): 200 sessions -1-0 / 21-28 ms, 50 sessions 3.3-3.8 / 21-29 ms, the last first
+// (turn-admission.ts): 200 sessions -8-6 / 4-72 ms, 50 sessions 2.6-8.9 / 21-77 ms, the last first
 // text at 200 later (p99 6.7-9.8 against 3.0-3.5 s).
 
 import { fork } from "node:child_process";
