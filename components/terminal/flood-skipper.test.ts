@@ -1,34 +1,11 @@
-import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { flood, screenOf as screenIn } from "@/lib/testing/terminal-screen";
 import { FloodSkipper } from "./flood-skipper";
-
-// CommonJS packages without named-export hints, as in server/terminal/screen-mirror.ts.
-const require = createRequire(import.meta.url);
-const { Terminal } = require("@xterm/headless") as typeof import("@xterm/headless");
-const { SerializeAddon } = require("@xterm/addon-serialize") as typeof import("@xterm/addon-serialize");
 
 const COLS = 80;
 const ROWS = 24;
 const SCROLLBACK = 500;
-
-function flood(lines: number, from = 0): string {
-  let text = "";
-  for (let i = from; i < from + lines; i++) text += `line ${i} é ${"abcdefghij".repeat(i % 13)}\r\n`;
-  return text;
-}
-
-/** What a person sees and can scroll back to: screen, scrollback, colours and the cursor. */
-async function screenOf(writes: Array<string | Uint8Array>): Promise<string> {
-  const terminal = new Terminal({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, allowProposedApi: true });
-  const serializer = new SerializeAddon();
-  terminal.loadAddon(serializer as unknown as Parameters<typeof terminal.loadAddon>[0]);
-  for (const data of writes) terminal.write(data);
-  await new Promise<void>((resolve) => terminal.write("", resolve));
-  const { cursorX, cursorY, length } = terminal.buffer.active;
-  const screen = `${serializer.serialize()}\ncursor ${cursorX},${cursorY} lines ${length}`;
-  terminal.dispose();
-  return screen;
-}
+const screenOf = (writes: Array<string | Uint8Array>) => screenIn({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK }, writes);
 
 /** The output cut into batches of `size` bytes, as the pacer hands them over (cuts fall anywhere, even inside a character). */
 function batches(output: string, size: number): Uint8Array[] {

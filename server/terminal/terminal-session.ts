@@ -4,6 +4,8 @@ import type { ServerMessage } from "@/lib/terminal-protocol";
 import { TerminalCloseCode } from "@/lib/terminal-protocol";
 import type { SandboxLaunch } from "@/server/sandbox/sandbox";
 import { terminateProcessTree } from "./process-tree";
+import { sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
+import { OutputBacklog } from "./output-backlog";
 import { ScreenMirror } from "./screen-mirror";
 
 // node-pty is CommonJS without named-export hints, so Node's ESM loader cannot bind it.
@@ -11,21 +13,30 @@ const require = createRequire(import.meta.url);
 const { spawn } = require("node-pty") as typeof import("node-pty");
 
 /**
- * Pause the PTY when a client is this many bytes behind... Throughput is at most this window per
- * round trip, and a round trip includes the client's flood pacing (components/terminal/
- * output-pacer.ts, 80 ms): 3 MiB per ~90 ms is ~35 MB/s. A larger window would cost Ctrl-C
- * latency if the client parsed everything in flight before the prompt; it skips a flood's plain
- * text that scrolls out anyway (components/terminal/flood-skipper.ts), so what is in flight costs
- * about one scrollback of parsing. bench:terminal measures both.
+ * A client this many bytes behind (sent, not yet acknowledged as parsed) gets no more output until
+ * it acknowledges; what comes meanwhile waits in its backlog, where a flood's plain text that would
+ * scroll out before it could be seen is left out (output-backlog.ts). Throughput to a client is at
+ * most this window per round trip, and a round trip includes the client's flood pacing (components/
+ * terminal/output-pacer.ts, 80 ms). A larger window would cost Ctrl-C latency if the client parsed
+ * everything in flight before the prompt; it skips a flood's plain text too (components/terminal/
+ * flood-skipper.ts), so what is in flight costs about one scrollback of parsing. bench:terminal
+ * measures both.
+ */
+export const SEND_WINDOW = 1024 * 1024;
+/**
+ * Pause the PTY when a client's backlog holds this much: output full of escape sequences, which
+ * cannot be left out. A plain flood's backlog stays near one scrollback, so it never pauses the PTY.
  */
 export const HIGH_WATERMARK = 3 * 1024 * 1024;
-/** ...and resume once everyone is back under this. Must exceed the client's ack interval. */
+/** ...and resume once every backlog is under this. */
 export const LOW_WATERMARK = 2 * 1024 * 1024;
 /** The mirror may queue more: it skips plain floods, so only output full of escapes fills it. */
 const MIRROR_HIGH_WATERMARK = 8 * 1024 * 1024;
+/** The most rows a client's screen may have (lib/terminal-protocol.ts): what a backlog keeps below its scrollback. */
+const MAX_CLIENT_ROWS = 500;
 const FRAME_MAX_CHARS = 64 * 1024;
 const FRAME_DELAY_MS = 8;
-/** A client that keeps the terminal paused this long is dropped; it resyncs from a snapshot. */
+/** A client whose backlog keeps the terminal paused this long is dropped; it resyncs from a snapshot. */
 const SLOW_CONSUMER_MS = 10_000;
 
 export interface TerminalInfo {
@@ -70,10 +81,15 @@ export interface TerminalSessionOptions {
 
 interface Client {
   sink: TerminalSink;
+  /** Bytes sent and not yet acknowledged. */
   unacked: number;
+  /** Output that waits while the client is a window behind. */
+  backlog: OutputBacklog;
   syncing: boolean;
   held: Buffer[];
   exitSent: boolean;
+  /** The exit is told after the output still waiting for the client. */
+  exitWaits: boolean;
   behindSince: number | null;
 }
 
@@ -98,6 +114,9 @@ export class TerminalSession {
   private frame: string[] = [];
   private frameChars = 0;
   private frameTimer: NodeJS.Timeout | undefined;
+  /** The parser's state after all output sent so far. */
+  private streamState: SequenceState = "ground";
+  private readonly scrollback: number;
   private paused = false;
   private pausedCheck: NodeJS.Timeout | undefined;
   private exitCode: number | null | undefined;
@@ -110,7 +129,8 @@ export class TerminalSession {
     this.title = options.title;
     this.owner = options.owner ?? null;
     const command = options.launch.command;
-    this.screen = new ScreenMirror(options.cols, options.rows, options.scrollback ?? 5000, () => {
+    this.scrollback = options.scrollback ?? 5000;
+    this.screen = new ScreenMirror(options.cols, options.rows, this.scrollback, () => {
       if (this.paused) this.updateFlow();
     });
     this.pty = spawn(command.file, command.args, {
@@ -177,7 +197,16 @@ export class TerminalSession {
     }
     // Output still batched was already given to the mirror, so the snapshot includes it.
     this.flushFrame();
-    const client: Client = { sink, unacked: 0, syncing: true, held: [], exitSent: false, behindSince: null };
+    const client: Client = {
+      sink,
+      unacked: 0,
+      backlog: new OutputBacklog(() => ({ scrollback: this.scrollback, rows: MAX_CLIENT_ROWS })),
+      syncing: true,
+      held: [],
+      exitSent: false,
+      exitWaits: false,
+      behindSince: null,
+    };
     this.clients.add(client);
     this.screen.snapshot(({ data, cols, rows }) => {
       if (!this.clients.has(client)) return;
@@ -185,11 +214,13 @@ export class TerminalSession {
       client.syncing = false;
       for (const frame of client.held) sink.output(frame);
       client.held = [];
+      this.sendBacklog(client);
       if (this.exited) this.sendExit(client);
     });
     return {
       ack: (bytes) => {
         client.unacked = Math.max(0, client.unacked - bytes);
+        this.sendBacklog(client);
         this.updateFlow();
       },
       detach: () => {
@@ -229,14 +260,32 @@ export class TerminalSession {
     clearTimeout(this.frameTimer);
     this.frameTimer = undefined;
     if (this.frame.length === 0) return;
-    const frame = Buffer.from(this.frame.join(""), "utf8");
+    const text = this.frame.length === 1 ? this.frame[0]! : this.frame.join("");
     this.frame = [];
     this.frameChars = 0;
+    const stateBefore = this.streamState;
+    this.streamState = sequenceStateAt(text, text.length, stateBefore);
+    let frame: Buffer | undefined;
     for (const client of this.clients) {
-      client.unacked += frame.length;
-      if (client.syncing) client.held.push(frame);
-      else client.sink.output(frame);
+      if (client.backlog.empty && client.unacked < SEND_WINDOW) {
+        frame ??= Buffer.from(text, "utf8");
+        client.unacked += frame.length;
+        // A client waiting for its snapshot gets these right after it.
+        if (client.syncing) client.held.push(frame);
+        else client.sink.output(frame);
+      } else {
+        client.backlog.push(text, stateBefore);
+      }
     }
+  }
+
+  /** Sends what waits for a client once it is less than a window behind. */
+  private sendBacklog(client: Client): void {
+    if (client.syncing || client.backlog.empty || client.unacked >= SEND_WINDOW) return;
+    const frame = Buffer.from(client.backlog.take(), "utf8");
+    client.unacked += frame.length;
+    client.sink.output(frame);
+    if (client.exitWaits) this.sendExit(client);
   }
 
   private updateFlow(): void {
@@ -245,8 +294,8 @@ export class TerminalSession {
     // Expressed against the client watermarks, so one comparison covers both.
     let behind = (this.screen.backlog * HIGH_WATERMARK) / MIRROR_HIGH_WATERMARK;
     for (const client of this.clients) {
-      behind = Math.max(behind, client.unacked);
-      if (client.unacked <= HIGH_WATERMARK) client.behindSince = null;
+      behind = Math.max(behind, client.backlog.chars);
+      if (client.backlog.chars <= HIGH_WATERMARK) client.behindSince = null;
       else if (client.behindSince === null) client.behindSince = now;
       else if (now - client.behindSince > SLOW_CONSUMER_MS) {
         this.clients.delete(client);
@@ -277,7 +326,8 @@ export class TerminalSession {
   }
 
   private sendExit(client: Client): void {
-    if (client.exitSent) return;
+    client.exitWaits = !client.backlog.empty;
+    if (client.exitSent || client.exitWaits) return;
     client.exitSent = true;
     client.sink.message({ type: "exit", code: this.exitCode ?? null });
   }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { ACK_EVERY_BYTES, parseServerMessage, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { sandboxMode } from "@/server/test/sandbox-guard";
-import { HIGH_WATERMARK } from "./terminal-session";
+import { HIGH_WATERMARK, SEND_WINDOW } from "./terminal-session";
 import { TerminalService } from "./terminal-service";
 import { handleTerminalSocket } from "./terminal-socket";
 import { testSandbox } from "@/server/test/sandbox";
@@ -203,16 +203,44 @@ describe("terminal sessions", () => {
     client.ws.close();
   });
 
-  it("pauses the PTY while a client does not acknowledge output", async () => {
-    const client = await new Client(await open(), { ack: false }).ready();
-    client.type("yes\r");
-    await sleep(1500);
-    const received = client.received;
+  it("a client that does not acknowledge gets one window; a plain flood goes on for the others, and it catches up with the latest lines, not all it missed", async () => {
+    const id = await open();
+    const slow = await new Client(id, { ack: false }).ready();
+    const fast = await new Client(id).ready();
+    fast.type("yes tandem-line\r");
+    await sleep(2500);
+    expect(slow.received).toBeLessThanOrEqual(SEND_WINDOW + 64 * 1024);
+    // The PTY was not paused for the slow client.
+    expect(fast.received).toBeGreaterThan(2 * HIGH_WATERMARK);
+    fast.type("\x03");
+    fast.type("echo caught-$((4+5))\r");
+    await fast.waitFor(/caught-9/);
+    const missed = fast.received - slow.received;
+    const before = slow.received;
+    slow.send({ type: "ack", bytes: before });
+    await slow.waitFor(/caught-9/);
+    // The flood's lines that would scroll out of its scrollback were left out...
+    expect(slow.received - before).toBeLessThan(missed / 2);
+    // ...and the screen and scrollback it shows end as the other client's do.
+    const lines = (text: string) => text.split("\r\n").slice(-5_030);
+    expect(lines(slow.tail)).toEqual(lines(fast.tail));
+    slow.ws.close();
+    fast.ws.close();
+  });
+
+  it("pauses the PTY while a client does not acknowledge output full of escape sequences", async () => {
+    const id = await open();
+    const slow = await new Client(id, { ack: false }).ready();
+    const fast = await new Client(id).ready();
+    fast.type("yes $'\\e[1mbold\\e[0m'\r");
+    await sleep(2500);
+    const received = fast.received;
     await sleep(500);
-    expect(received).toBeGreaterThan(HIGH_WATERMARK / 2);
-    expect(client.received).toBeLessThan(HIGH_WATERMARK + 128 * 1024);
-    expect(client.received - received).toBeLessThan(128 * 1024);
-    client.ws.close();
+    expect(slow.received).toBeLessThanOrEqual(SEND_WINDOW + 64 * 1024);
+    expect(received).toBeGreaterThan(HIGH_WATERMARK);
+    expect(fast.received - received).toBeLessThan(128 * 1024);
+    slow.ws.close();
+    fast.ws.close();
   });
 
   it("keeps secrets of the server out of the shell's environment", async () => {
