@@ -19,7 +19,7 @@
 // Beside them, as the reference of the same run, the sign-in page's load (a static page on the
 // same server and browser): what any page costs here. Reference and IDE take turns in each run.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
@@ -120,6 +120,8 @@ async function timeToQuickOpen(page: Page, navigate: () => Promise<unknown>): Pr
 
 /** Set (to anything) to print the first cold load's requests as a waterfall, in ms from navigation. */
 const WATERFALL = !!process.env.BENCH_UI_WATERFALL;
+/** Set to a folder to have the page's main thread profiled through the first cold load (open it in Chrome's DevTools). */
+const PROFILE_DIR = process.env.BENCH_UI_PROF;
 
 /** Requests and script bytes (as sent, compressed) that a page loads until `stop`. */
 function countLoads(page: Page) {
@@ -203,8 +205,20 @@ try {
       const context = await newContext(browser, base, cookie);
       const page = await context.newPage();
       const loaded = i === 0 ? countLoads(page) : null;
+      const profiler = i === 0 && PROFILE_DIR ? await page.context().newCDPSession(page) : null;
+      if (profiler) {
+        await profiler.send("Profiler.enable");
+        await profiler.send("Profiler.setSamplingInterval", { interval: 200 });
+        await profiler.send("Profiler.start");
+      }
       const cold = await timeToEditable(page, () => page.goto(ideUrl, { waitUntil: "commit" }));
       if (loaded) Object.assign(firstLoad, await loaded.stop());
+      if (profiler) {
+        const { profile } = await profiler.send("Profiler.stop");
+        const file = path.join(PROFILE_DIR!, `ide-cold-${Date.now()}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(profile));
+        console.log(`CPU profile of the page's first cold load: ${file}`);
+      }
       ide.cold.push(cold.total);
       ide.treeCold.push(cold.tree);
       const warm = await timeToEditable(page, () => page.reload({ waitUntil: "commit" }));
