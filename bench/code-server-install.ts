@@ -12,11 +12,19 @@ import path from "node:path";
 export const CODE_SERVER_VERSION = "4.100.3";
 
 const require = createRequire(import.meta.url);
+/**
+ * The Node that code-server runs on and its native modules are built for: the one running npm (the
+ * machine's; code-server 4.100 is made for Node 20 and 22), not Tandem's own Node 24 from
+ * node_modules, which runs this script under `npm run`.
+ */
+export const CODE_SERVER_NODE = process.env.npm_node_execpath ?? process.execPath;
 /** node-gyp as npm carries it: what `npm rebuild` would call, without the scripts that need GitHub. */
-const NODE_GYP = path.join(
-  path.dirname(require.resolve("npm/package.json", { paths: [path.join(path.dirname(path.dirname(process.execPath)), "lib", "node_modules")] })),
-  "node_modules/node-gyp/bin/node-gyp.js",
-);
+function nodeGyp(): string {
+  const besideNode = path.join(path.dirname(path.dirname(CODE_SERVER_NODE)), "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js");
+  const found = [process.env.npm_config_node_gyp, besideNode].find((file) => file && existsSync(file));
+  if (!found) throw new Error("node-gyp (shipped with npm) was not found: run this through `npm run bench:code-server`");
+  return found;
+}
 
 /** Where the package is unpacked (with its `out/node/entry.js`); CODE_SERVER_DIR names one by hand. */
 export function codeServerDir(): string {
@@ -39,7 +47,13 @@ export function ensureCodeServer(log: (line: string) => void): string {
   for (const cwd of [dir, vscode, path.join(vscode, "extensions")]) run(cwd, "npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]);
   // argon2 (code-server's password check, loaded at start) builds from source once its prebuilt download fails.
   run(dir, "npm", ["rebuild", "argon2", "--silent"]);
-  for (const module of ["node-pty", "@vscode/spdlog", "native-watchdog"]) run(path.join(vscode, "node_modules", module), process.execPath, [NODE_GYP, "rebuild"]);
+  // Node's own headers when they are installed beside it (Debian's nodejs, the official tarballs):
+  // node-gyp would otherwise download them.
+  const prefix = path.dirname(path.dirname(CODE_SERVER_NODE));
+  const nodedir = existsSync(path.join(prefix, "include", "node", "node_api.h")) ? [`--nodedir=${prefix}`] : [];
+  for (const module of ["node-pty", "@vscode/spdlog", "native-watchdog"]) {
+    run(path.join(vscode, "node_modules", module), CODE_SERVER_NODE, [nodeGyp(), "rebuild", ...nodedir]);
+  }
   const rgDir = path.join(vscode, "node_modules", "@vscode", "ripgrep", "bin");
   mkdirSync(rgDir, { recursive: true });
   symlinkSync(require("@vscode/ripgrep").rgPath as string, path.join(rgDir, "rg"));

@@ -10,7 +10,7 @@
 // server, WebSocket, xterm's parser and its DOM renderer (code-server's GPU acceleration is off,
 // as headless Chromium has no GPU; Tandem draws with the DOM renderer too). Rounds alternate
 // between the two apps so that both see the same machine.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +18,7 @@ import { chromium, type Browser, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
-import { CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
+import { CODE_SERVER_NODE, CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
 import { writeFloodFile } from "./flood-file";
 import { api, freePort, signUp, startTandem, stopTandem } from "./tandem-server";
 
@@ -38,7 +38,7 @@ async function startCodeServer(dir: string, folder: string, home: string): Promi
     JSON.stringify({ "terminal.integrated.gpuAcceleration": "off", "workbench.startupEditor": "none", "security.workspace.trust.enabled": false, "telemetry.telemetryLevel": "off" }),
   );
   const child = spawn(
-    process.execPath,
+    CODE_SERVER_NODE,
     [path.join(dir, "out/node/entry.js"), "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", userData, "--extensions-dir", path.join(home, "extensions"), "--disable-telemetry", "--disable-update-check", folder],
     { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, HOME: home, SHELL: "/bin/bash" } },
   );
@@ -114,7 +114,7 @@ try {
   await openTerminal(codePage, ".monaco-workbench", codeRows);
 
   const rates = { tandem: [] as number[], codeServer: [] as number[] };
-  console.log(`file: ${(bytes / 1e6).toFixed(0)} MB; Tandem sandbox: ${sandbox}; code-server ${CODE_SERVER_VERSION}; cores: ${os.cpus().length}`);
+  console.log(`file: ${(bytes / 1e6).toFixed(0)} MB; Tandem sandbox: ${sandbox}; code-server ${CODE_SERVER_VERSION} on Node ${execFileSync(CODE_SERVER_NODE, ["--version"]).toString().trim()}, Tandem on ${process.version}; cores: ${os.cpus().length}`);
   for (let round = 1; round <= ROUNDS; round++) {
     await codePage.bringToFront();
     rates.codeServer.push(await catThrough(codePage, codeRows, bytes, round));

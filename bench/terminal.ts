@@ -1,5 +1,16 @@
 // Terminal throughput, Ctrl-C latency and server memory, from the PTY to xterm.js in Chromium.
 // Run with `npm run bench:terminal`. Figures only: nothing here fails a build.
+//
+// Where the time went (November 2026, 100 MB, 2 cores): the PTY hands node-pty about 4 KB per read
+// whatever the reader's pace, so every microsecond of work per read on the server's thread lowers
+// the rate (100 µs per read: 42 -> 30 MB/s). CPU per MB of the whole browser path was ~85 ms:
+// Chromium's renderer ~33, the server ~26, Chromium's browser process ~13 (under Playwright, which
+// has every WebSocket frame reported to it), the shell and cat ~5. Every byte of the flood crossed
+// the WebSocket, though the browser then left most of it unparsed (components/terminal/
+// flood-skipper.ts). Now a browser a window behind gets no more until it acknowledges, and a
+// flood's plain text that would scroll out meanwhile is left out on the server (server/terminal/
+// output-backlog.ts): about half the file reaches the browser, the PTY no longer waits for it, and
+// the IDE's renderer went from 17.7-21.3 to 24-32 MB/s.
 import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawn as spawnProcess } from "node:child_process";
 import http from "node:http";
