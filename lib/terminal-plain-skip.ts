@@ -57,15 +57,17 @@ const SUB = 0x1a;
 const C1 = /[\x80-\x9f]/;
 
 /**
- * The parser's state after `text[0, end)`, given its state before `text`. Follows only what a
+ * The parser's state after `text[0, end)`, given its state before `text`; `ascii` when the text is
+ * known to hold only ASCII. Follows only what a
  * sequence needs to end (ECMA-48 / VT500 states, as xterm.js parses them), from the last ESC on:
  * an ESC starts a new sequence whatever came before. Loops over characters only from that ESC
  * until the sequence ends, which is usually a few characters.
  */
-export function sequenceStateAt(text: string, end: number, before: SequenceState): SequenceState {
+export function sequenceStateAt(text: string, end: number, before: SequenceState, ascii = false): SequenceState {
   const lastEscape = end <= 0 ? -1 : text.lastIndexOf("\x1b", end - 1);
   const start = Math.max(0, lastEscape);
-  if (C1.test(start === 0 && end === text.length ? text : text.slice(start, end))) return "unknown";
+  // `ascii`: the caller knows the text has no C1 controls (their search is most of this function's time).
+  if (!ascii && C1.test(start === 0 && end === text.length ? text : text.slice(start, end))) return "unknown";
   let state: SequenceState = lastEscape === -1 ? before : "ground";
   if (state === "unknown") return state;
   for (let i = lastEscape === -1 ? 0 : lastEscape; i < end && (state !== "ground" || i === lastEscape); i++) {

@@ -35,6 +35,15 @@ describe("OutputBacklog", () => {
     expect(await screenOf([before, text])).toBe(await screenOf([before + output]));
   });
 
+  it("leaves nothing out after an 8-bit control sequence (C1), which plain ASCII cannot hold", () => {
+    const backlog = new OutputBacklog(() => ({ scrollback: SHAPE.scrollback, rows: SHAPE.rows }));
+    // An 8-bit OSC (U+009D) that the flood's text goes on inside, as far as a parser is concerned.
+    const output = `\u009d0;${flood(8_000)}`;
+    for (let i = 0; i < output.length; i += 4096) backlog.push(output.slice(i, i + 4096), "ground", false);
+    expect(backlog.take()).toBe(output);
+    expect(backlog.skippedChars).toBe(0);
+  });
+
   it("keeps output with escapes on every line whole", () => {
     let output = "";
     for (let i = 0; i < 40_000; i++) output += `\x1b[1mbold ${i}\x1b[0m\r\n`;

@@ -22,6 +22,8 @@ export class OutputBacklog {
   private compactAt = COMPACT_ABOVE_CHARS;
   /** The parser's state where the backlog starts: text is left out only from plain text. */
   private startState: SequenceState = "ground";
+  /** Whether everything waiting is plain ASCII (no C1 controls to look for). */
+  private ascii = true;
   chars = 0;
   /** Characters left out so far, for the bench and tests. */
   skippedChars = 0;
@@ -32,9 +34,13 @@ export class OutputBacklog {
     return this.parts.length === 0;
   }
 
-  /** Adds output; `stateBefore` is the parser's state after all output before it. */
-  push(text: string, stateBefore: SequenceState): void {
-    if (this.parts.length === 0) this.startState = stateBefore;
+  /** Adds output; `stateBefore` is the parser's state after all output before it; `ascii` when the text is known to be ASCII. */
+  push(text: string, stateBefore: SequenceState, ascii = false): void {
+    if (this.parts.length === 0) {
+      this.startState = stateBefore;
+      this.ascii = true;
+    }
+    this.ascii &&= ascii;
     this.parts.push(text);
     this.chars += text.length;
     if (this.chars > this.compactAt) this.compact();
@@ -53,7 +59,7 @@ export class OutputBacklog {
     const text = this.parts.join("");
     const { scrollback, rows } = this.size();
     const skip = plainSkip(text, scrollback + rows, rows);
-    if (skip && sequenceStateAt(text, skip.from, this.startState) === "ground") {
+    if (skip && sequenceStateAt(text, skip.from, this.startState, this.ascii) === "ground") {
       this.parts = [text.slice(0, skip.from), text.slice(skip.to)];
       this.chars -= skip.to - skip.from;
       this.skippedChars += skip.to - skip.from;

@@ -263,18 +263,19 @@ export class TerminalSession {
     const text = this.frame.length === 1 ? this.frame[0]! : this.frame.join("");
     this.frame = [];
     this.frameChars = 0;
+    const frame = Buffer.from(text, "utf8");
     const stateBefore = this.streamState;
-    this.streamState = sequenceStateAt(text, text.length, stateBefore);
-    let frame: Buffer | undefined;
+    // One byte per character: plain ASCII, so no C1 controls to look for.
+    const ascii = frame.length === text.length;
+    this.streamState = sequenceStateAt(text, text.length, stateBefore, ascii);
     for (const client of this.clients) {
       if (client.backlog.empty && client.unacked < SEND_WINDOW) {
-        frame ??= Buffer.from(text, "utf8");
         client.unacked += frame.length;
         // A client waiting for its snapshot gets these right after it.
         if (client.syncing) client.held.push(frame);
         else client.sink.output(frame);
       } else {
-        client.backlog.push(text, stateBefore);
+        client.backlog.push(text, stateBefore, ascii);
       }
     }
   }
