@@ -8,13 +8,15 @@ export const TERMINAL_WS_PATH = "/api/terminal/ws";
 export const ACK_EVERY_BYTES = 64 * 1024;
 
 const MAX_INPUT_CHARS = 64 * 1024;
+/** The most rows a client's terminal may have. */
+export const MAX_TERMINAL_ROWS = 500;
 
 export const clientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("input"), data: z.string().max(MAX_INPUT_CHARS) }),
   z.object({
     type: z.literal("resize"),
     cols: z.number().int().min(2).max(1000),
-    rows: z.number().int().min(1).max(500),
+    rows: z.number().int().min(1).max(MAX_TERMINAL_ROWS),
   }),
   z.object({ type: z.literal("ack"), bytes: z.number().int().nonnegative().max(1 << 30) }),
 ]);

@@ -8,7 +8,7 @@ const screenOf = (writes: string[]) => screenIn(SHAPE, writes);
 
 /** What a client parses: what it had before, then the backlog of `output` pushed in PTY-sized pieces. */
 function throughBacklog(output: string, stateBefore: SequenceState = "ground") {
-  const backlog = new OutputBacklog(() => ({ scrollback: SHAPE.scrollback, rows: SHAPE.rows }));
+  const backlog = new OutputBacklog({ scrollback: SHAPE.scrollback, rows: SHAPE.rows });
   for (let i = 0; i < output.length; i += 4096) backlog.push(output.slice(i, i + 4096), i === 0 ? stateBefore : "unknown");
   const chars = backlog.chars;
   return { text: backlog.take(), chars, skipped: backlog.skippedChars, empty: backlog.empty };
@@ -36,7 +36,7 @@ describe("OutputBacklog", () => {
   });
 
   it("leaves nothing out after an 8-bit control sequence (C1), which plain ASCII cannot hold", () => {
-    const backlog = new OutputBacklog(() => ({ scrollback: SHAPE.scrollback, rows: SHAPE.rows }));
+    const backlog = new OutputBacklog({ scrollback: SHAPE.scrollback, rows: SHAPE.rows });
     // An 8-bit OSC (U+009D) that the flood's text goes on inside, as far as a parser is concerned.
     const output = `\u009d0;${flood(8_000)}`;
     for (let i = 0; i < output.length; i += 4096) backlog.push(output.slice(i, i + 4096), "ground", false);

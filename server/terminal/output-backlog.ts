@@ -28,7 +28,7 @@ export class OutputBacklog {
   /** Characters left out so far, for the bench and tests. */
   skippedChars = 0;
 
-  constructor(private readonly size: () => BacklogSize) {}
+  constructor(private readonly size: BacklogSize) {}
 
   get empty(): boolean {
     return this.parts.length === 0;
@@ -57,7 +57,7 @@ export class OutputBacklog {
 
   private compact(): void {
     const text = this.parts.join("");
-    const { scrollback, rows } = this.size();
+    const { scrollback, rows } = this.size;
     const skip = plainSkip(text, scrollback + rows, rows);
     if (skip && sequenceStateAt(text, skip.from, this.startState, this.ascii) === "ground") {
       this.parts = [text.slice(0, skip.from), text.slice(skip.to)];

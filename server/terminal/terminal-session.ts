@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
 import type { ServerMessage } from "@/lib/terminal-protocol";
-import { TerminalCloseCode } from "@/lib/terminal-protocol";
+import { MAX_TERMINAL_ROWS, TerminalCloseCode } from "@/lib/terminal-protocol";
 import type { SandboxLaunch } from "@/server/sandbox/sandbox";
 import { terminateProcessTree } from "./process-tree";
 import { sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
@@ -32,8 +32,6 @@ export const HIGH_WATERMARK = 3 * 1024 * 1024;
 export const LOW_WATERMARK = 2 * 1024 * 1024;
 /** The mirror may queue more: it skips plain floods, so only output full of escapes fills it. */
 const MIRROR_HIGH_WATERMARK = 8 * 1024 * 1024;
-/** The most rows a client's screen may have (lib/terminal-protocol.ts): what a backlog keeps below its scrollback. */
-const MAX_CLIENT_ROWS = 500;
 const FRAME_MAX_CHARS = 64 * 1024;
 const FRAME_DELAY_MS = 8;
 /** A client whose backlog keeps the terminal paused this long is dropped; it resyncs from a snapshot. */
@@ -200,7 +198,8 @@ export class TerminalSession {
     const client: Client = {
       sink,
       unacked: 0,
-      backlog: new OutputBacklog(() => ({ scrollback: this.scrollback, rows: MAX_CLIENT_ROWS })),
+      // Below its scrollback, a backlog keeps the rows of the tallest screen a client may have.
+      backlog: new OutputBacklog({ scrollback: this.scrollback, rows: MAX_TERMINAL_ROWS }),
       syncing: true,
       held: [],
       exitSent: false,

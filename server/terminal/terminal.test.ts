@@ -137,6 +137,15 @@ async function open(): Promise<string> {
   return (await service.create(PROJECT, workspace, { cols: 100, rows: 30 })).id;
 }
 
+/** A terminal with a client that never acknowledges and one that does, which runs `command`. */
+async function floodBesideSilentClient(command: string): Promise<{ slow: Client; fast: Client }> {
+  const id = await open();
+  const slow = await new Client(id, { ack: false }).ready();
+  const fast = await new Client(id).ready();
+  fast.type(`${command}\r`);
+  return { slow, fast };
+}
+
 describe("terminal sessions", () => {
   it("echoes a command round trip in the workspace", async () => {
     const client = await new Client(await open()).ready();
@@ -204,10 +213,7 @@ describe("terminal sessions", () => {
   });
 
   it("a client that does not acknowledge gets one window; a plain flood goes on for the others, and it catches up with the latest lines, not all it missed", async () => {
-    const id = await open();
-    const slow = await new Client(id, { ack: false }).ready();
-    const fast = await new Client(id).ready();
-    fast.type("yes tandem-line\r");
+    const { slow, fast } = await floodBesideSilentClient("yes tandem-line");
     // The PTY is not paused for the slow client: the others get twice what would pause it.
     await until(() => fast.received > 2 * HIGH_WATERMARK, 20_000);
     expect(slow.received).toBeLessThanOrEqual(SEND_WINDOW + 128 * 1024);
@@ -228,10 +234,7 @@ describe("terminal sessions", () => {
   });
 
   it("pauses the PTY while a client does not acknowledge output full of escape sequences", async () => {
-    const id = await open();
-    const slow = await new Client(id, { ack: false }).ready();
-    const fast = await new Client(id).ready();
-    fast.type("yes $'\\e[1mbold\\e[0m'\r");
+    const { slow, fast } = await floodBesideSilentClient("yes $'\\e[1mbold\\e[0m'");
     // The slow client's window, then its backlog up to the high watermark.
     await until(() => fast.received > SEND_WINDOW + HIGH_WATERMARK, 20_000);
     await sleep(500);
