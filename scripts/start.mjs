@@ -23,7 +23,7 @@ run(process.execPath, ["scripts/prisma-generate.mjs"]);
 spawnSync(process.execPath, ["scripts/build-native.mjs"], { stdio: "inherit" });
 
 // The build depends on these; a change in any of them means the build is stale.
-const buildInputs = ["app", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "tsconfig.json"];
+const buildInputs = ["app", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "tsconfig.json", "scripts/prepare-static.mjs"];
 function* files(entry) {
   if (!existsSync(entry)) return;
   if (statSync(entry).isFile()) return yield entry;
@@ -43,7 +43,7 @@ if (!dev) {
   if (!existsSync(".next/BUILD_ID") || !existsSync(stamp) || readFileSync(stamp, "utf8") !== hash) {
     console.log("Building Tandem (first run or sources changed)...");
     run(process.execPath, ["node_modules/next/dist/bin/next", "build"], { NEXT_TELEMETRY_DISABLED: "1" });
-    run(process.execPath, ["scripts/compress-static.mjs"]);
+    run(process.execPath, ["scripts/prepare-static.mjs"]);
     writeFileSync(stamp, hash);
   }
 }

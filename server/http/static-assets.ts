@@ -6,7 +6,7 @@ export const STATIC_PREFIX = "/_next/static/";
 
 /**
  * The build's hashed assets (/_next/static/...), sent from the files with their precompressed .br
- * or .gz twin (scripts/compress-static.mjs) and cached by browsers for a year. A file that is not
+ * or .gz twin (scripts/prepare-static.mjs) and cached by browsers for a year. A file that is not
  * there goes to `fallback` (Next), with the request's URL as it came.
  */
 export function createStaticAssets(appDir: string) {
