@@ -1,8 +1,11 @@
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import os, { getPriority } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
+import { BACKGROUND_NICE } from "@/server/sandbox/limits";
+import { processTreePids } from "@/server/terminal/process-tree";
 import { testSandbox } from "@/server/test/sandbox";
 import { createLanguageServers, type LanguageServers } from "./language-servers";
 import { uriOfPath } from "./documents";
@@ -100,6 +103,19 @@ describe("TypeScript through typescript-language-server", () => {
     expect((await ts.problems("src/broken.ts")).map((p) => p.code)).toEqual([2322]);
     viewer.detach();
   }, 30_000);
+
+  it("analyses in the background: the server and its tsserver yield the CPU", async () => {
+    await ts.problems("src/broken.ts");
+    const hub = servers.hub("p1", root, "typescript");
+    // Field 19 of /proc/<pid>/stat is the niceness; with bubblewrap the hub's own pid is bwrap's.
+    const processes = processTreePids(hub.pid!).map((pid) => ({
+      command: readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "),
+      nice: Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]),
+    }));
+    const analysing = processes.filter((p) => /typescript-language-server|tsserver/.test(p.command) && !p.command.includes("bwrap"));
+    expect(analysing.length).toBeGreaterThanOrEqual(2);
+    for (const p of analysing) expect(p.nice, p.command).toBe(Math.min(19, getPriority() + BACKGROUND_NICE));
+  });
 
   it("restarts a crashed server, and the documents come back", async () => {
     const hub = servers.hub("p1", root, "typescript");

@@ -87,7 +87,8 @@ export function launchCommand({ spec, workspaceRoot, sandbox, memoryMb }: Launch
   const readOnlyBinds = closure.map((p) => ({ from: p.dir, to: `${SERVER_PACKAGES_DIR}/${p.name}` }));
   // A Node installed outside /usr (nvm, a tarball) must be visible too; /usr is always bound.
   if (!node.startsWith("/usr/")) readOnlyBinds.push({ from: path.dirname(path.dirname(node)), to: path.dirname(path.dirname(node)) });
-  // No egress socket: a language server never gets network, whatever the project's policy.
-  const command = sandboxCommand(sandbox.host, { workspaceRoot, command: argv, newSession: true, readOnlyBinds });
+  // No egress socket: a language server never gets network, whatever the project's policy. Its
+  // analysis runs in the background: the page and the server's requests go first.
+  const command = sandboxCommand(sandbox.host, { workspaceRoot, command: argv, newSession: true, readOnlyBinds, background: true });
   return { command, initializationOptions: fillAll(spec.initializationOptions ?? {}) };
 }

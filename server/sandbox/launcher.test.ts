@@ -5,7 +5,7 @@ import { getPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canSwitchIdentity, projectIdentity } from "./identity";
-import { DEFAULT_LIMITS } from "./limits";
+import { BACKGROUND_NICE, DEFAULT_LIMITS } from "./limits";
 import { bwrapAvailable, defaultSandboxHost, SandboxUnavailableError, sandboxCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
 
 function run(host: SandboxHost, options: Omit<SandboxOptions, "command">, script: string) {
@@ -52,6 +52,15 @@ describe.each<SandboxMode>(["none", "bwrap"])("sandbox mode %s", (mode) => {
     expect(code).toBe(0);
     expect(stdout.trim()).toBe(workspace);
     expect(readFileSync(path.join(workspace, "note.txt"), "utf8")).toBe("hi\n");
+  });
+
+  it.runIf(mode === "none" || hasBwrap)("runs background work at the background niceness, below the sandbox's own", async () => {
+    const host: SandboxHost = { ...plain(mode), limits: mode === "bwrap" ? DEFAULT_LIMITS : null };
+    const server = getPriority();
+    const background = await run(host, { workspaceRoot: workspace, background: true }, "nice");
+    expect(background.stdout).toBe(`${Math.min(19, server + BACKGROUND_NICE)}\n`);
+    const foreground = await run(host, { workspaceRoot: workspace }, "nice");
+    expect(foreground.stdout).toBe(`${Math.min(19, server + (mode === "bwrap" ? DEFAULT_LIMITS.nice : 0))}\n`);
   });
 });
 

@@ -49,6 +49,8 @@ export interface SandboxOptions {
   binds?: { from: string; to: string }[];
   /** The project is past its disk budget: the command starts unable to grow any file (disk-budget.ts). */
   growthStopped?: boolean;
+  /** Work nobody waits on as it runs (language servers): started at BACKGROUND_NICE, sandboxed or not. */
+  background?: boolean;
 }
 
 export interface SandboxedCommand {
@@ -78,7 +80,8 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (!path.isAbsolute(workspaceRoot)) throw new Error("workspaceRoot must be an absolute path");
   const cwd = path.resolve(workspaceRoot, options.cwd ?? ".");
   if (host.mode === "none") {
-    return { file: command[0]!, args: command.slice(1), env: sandboxEnv(false, options.env), cwd };
+    const [file, ...args] = [...nicePrefix(null, options.background), ...command];
+    return { file: file!, args, env: sandboxEnv(false, options.env), cwd };
   }
   if (host.unavailable) throw new SandboxUnavailableError(host.unavailable);
   const bwrap = host.bwrapPath ?? defaultBwrapPath();
@@ -86,7 +89,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const identity = host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
   if (identity) prepareWorkspace(workspaceRoot, identity);
   const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
-  const niced = host.limits ? [...nicePrefix(host.limits), ...command] : command;
+  const niced = [...nicePrefix(host.limits, options.background), ...command];
   // With network, the bridge runs first and the shell then becomes the command (exec): the
   // command is bubblewrap's child either way, with nothing of Tandem's left running beside it.
   const bridge = `${NODE} ${BRIDGE} ${BRIDGE_PORT} ${EGRESS_SOCKET} ${RELAY_MODULE} && exec "$@"`;

@@ -49,9 +49,18 @@ export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean, growt
  * and then only waits. Raising one's own niceness needs no privilege, and the command cannot
  * lower it again.
  */
-export function nicePrefix(limits: SandboxLimits): string[] {
-  return ["/usr/bin/nice", "-n", String(limits.nice)];
+export function nicePrefix(limits: SandboxLimits | null, background = false): string[] {
+  const nice = background ? Math.max(limits?.nice ?? 0, BACKGROUND_NICE) : (limits?.nice ?? 0);
+  return nice > 0 ? ["/usr/bin/nice", "-n", String(nice)] : [];
 }
+
+/**
+ * The niceness of background work (language servers' analysis), with or without a sandbox: at 10
+ * a busy process gets about a tenth of the CPU that one at 0 gets, so the server, its requests,
+ * terminals and, on a shared machine, the browser go first. A language server starting on a
+ * project (tsserver loading it takes seconds of CPU) no longer slows the page that opened it.
+ */
+export const BACKGROUND_NICE = 10;
 
 export function describeLimits(limits: SandboxLimits | null, perProjectUid: boolean): string {
   if (!limits) return "none";
