@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainSkip, sequenceStateAt } from "./terminal-plain-skip";
+import { plainSkip, plainSkipAfter, sequenceStateAt } from "./terminal-plain-skip";
 
 function flood(lines: number): string {
   let text = "";
@@ -18,6 +18,25 @@ describe("plainSkip", () => {
     expect(skip.from).toBe(text.indexOf("red\r\n") + 5);
     expect(skip.to).toBeGreaterThan(skip.from);
     expect(text[skip.to - 1]).toBe("\n");
+  });
+});
+
+describe("plainSkipAfter", () => {
+  const text100 = flood(100);
+  it("skips as plainSkip does when the text starts on plain text", () => {
+    expect(plainSkip(text100, 10, 5)).not.toBeNull();
+    expect(plainSkipAfter(text100, 10, 5, "ground")).toEqual(plainSkip(text100, 10, 5));
+  });
+
+  it("starts after the line where a sequence begun before the text ends", () => {
+    const text = `31mred\r\n${text100}`;
+    const skip = plainSkipAfter(text, 10, 5, "csi");
+    expect(skip?.from).toBe("31mred\r\n".length);
+    expect(skip?.to).toBe(plainSkip(text, 10, 5)!.to);
+  });
+
+  it("skips nothing while a sequence begun before the text goes on", () => {
+    expect(plainSkipAfter(text100, 10, 5, "osc")).toBeNull();
   });
 });
 

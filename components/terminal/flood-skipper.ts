@@ -1,4 +1,4 @@
-import { plainSkip, sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
+import { plainSkipAfter, sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
 
 /** Below this, output is written whole: too short to hold a scrollback's worth of lines. */
 const SKIP_ABOVE_CHARS = 64 * 1024;
@@ -28,8 +28,8 @@ export class FloodSkipper {
     let text = this.decoder.decode(bytes, { stream: true });
     if (text.length >= SKIP_ABOVE_CHARS) {
       const { rows, scrollback } = this.size();
-      const skip = plainSkip(text, scrollback + rows, rows);
-      if (skip && sequenceStateAt(text, skip.from, this.state) === "ground") {
+      const skip = plainSkipAfter(text, scrollback + rows, rows, this.state);
+      if (skip) {
         text = text.slice(0, skip.from) + text.slice(skip.to);
         this.skippedChars += skip.to - skip.from;
       }

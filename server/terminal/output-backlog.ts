@@ -1,4 +1,4 @@
-import { plainSkip, sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
+import { plainSkipAfter, type SequenceState } from "@/lib/terminal-plain-skip";
 
 /** Above this much waiting output (and every this much more), look for plain text to leave out. */
 const COMPACT_ABOVE_CHARS = 512 * 1024;
@@ -58,8 +58,8 @@ export class OutputBacklog {
   private compact(): void {
     const text = this.parts.join("");
     const { scrollback, rows } = this.size;
-    const skip = plainSkip(text, scrollback + rows, rows);
-    if (skip && sequenceStateAt(text, skip.from, this.startState, this.ascii) === "ground") {
+    const skip = plainSkipAfter(text, scrollback + rows, rows, this.startState, this.ascii);
+    if (skip) {
       this.parts = [text.slice(0, skip.from), text.slice(skip.to)];
       this.chars -= skip.to - skip.from;
       this.skippedChars += skip.to - skip.from;

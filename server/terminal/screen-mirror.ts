@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { Terminal as HeadlessTerminal } from "@xterm/headless";
 import type { SerializeAddon as SerializeAddonType } from "@xterm/addon-serialize";
-import { plainSkip } from "@/lib/terminal-plain-skip";
+import { plainSkipAfter, sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
 
 // These packages are CommonJS without named-export hints, so Node's ESM loader cannot bind them.
 const require = createRequire(import.meta.url);
@@ -37,6 +37,16 @@ export class ScreenMirror {
   private queuedChars = 0;
   private feedingChars = 0;
   private compactAt = COMPACT_ABOVE_CHARS;
+  /** Resizes and snapshots waiting in the queue. */
+  private queuedActions = 0;
+  /**
+   * The parser's state where the output queued after the last action starts, and whether all of
+   * it is ASCII: compaction skips text only from plain text, never from inside a sequence that
+   * began before it (an escape cut by the PTY's reads or by a feed of FEED_CHARS).
+   */
+  private tailState: SequenceState = "ground";
+  private tailAscii = true;
+  private tailChars = 0;
   private feedTimer: NodeJS.Timeout | undefined;
   /** Whether the last look at a long queue found something to skip. */
   private skipping = true;
@@ -68,8 +78,15 @@ export class ScreenMirror {
     return this.queuedChars + this.feedingChars;
   }
 
-  write(data: string): void {
+  /** Queues output; `stateBefore` is the parser's state after all output before it; `ascii` when the text is known to be ASCII. */
+  write(data: string, stateBefore: SequenceState, ascii = false): void {
     if (this.disposed) return;
+    if (this.tailChars === 0) {
+      this.tailState = stateBefore;
+      this.tailAscii = true;
+    }
+    this.tailAscii &&= ascii;
+    this.tailChars += data.length;
     this.steps.push(data);
     this.queuedChars += data.length;
     if (this.queuedChars > this.compactAt) this.compact();
@@ -89,6 +106,8 @@ export class ScreenMirror {
 
   whenParsed(action: () => void): void {
     this.steps.push(action);
+    this.queuedActions++;
+    this.tailChars = 0;
     this.pump();
   }
 
@@ -106,6 +125,7 @@ export class ScreenMirror {
       const step = this.steps[0]!;
       if (typeof step !== "string") {
         this.steps.shift();
+        this.queuedActions--;
         step();
         continue;
       }
@@ -123,6 +143,11 @@ export class ScreenMirror {
       }
       this.queuedChars -= data.length;
       this.compactAt = Math.min(this.compactAt, this.queuedChars + COMPACT_ABOVE_CHARS);
+      if (this.queuedActions === 0) {
+        // The feed came from the head of the tail: what remains starts where this feed leaves the parser.
+        this.tailState = sequenceStateAt(data, data.length, this.tailState, this.tailAscii);
+        this.tailChars -= data.length;
+      }
       this.feedingChars = data.length;
       this.terminal.write(data, () => {
         this.feedingChars = 0;
@@ -149,11 +174,12 @@ export class ScreenMirror {
     while (first > 0 && typeof this.steps[first - 1] === "string") first--;
     if (first === this.steps.length) return;
     const text = (this.steps.slice(first) as string[]).join("");
-    const skip = plainSkip(text, this.scrollback + this.rows, this.rows);
+    const skip = plainSkipAfter(text, this.scrollback + this.rows, this.rows, this.tailState, this.tailAscii);
     this.skipping = skip !== null;
     if (!skip) return;
     this.steps.splice(first, this.steps.length - first, text.slice(0, skip.from) + text.slice(skip.to));
     this.queuedChars -= skip.to - skip.from;
+    this.tailChars -= skip.to - skip.from;
     this.skippedChars += skip.to - skip.from;
     this.compactAt = this.queuedChars + COMPACT_ABOVE_CHARS;
   }

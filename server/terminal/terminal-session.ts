@@ -184,6 +184,8 @@ export class TerminalSession {
     if (this.exited || this.closed) return;
     if (cols === this.screen.cols && rows === this.screen.rows) return;
     this.pty.resize(cols, rows);
+    // The mirror resizes after the output batched so far, as the browsers do.
+    this.flushFrame();
     this.screen.resize(cols, rows);
   }
 
@@ -193,7 +195,7 @@ export class TerminalSession {
       sink.close(TerminalCloseCode.terminalClosed, "terminal closed");
       return { ack: () => {}, detach: () => {} };
     }
-    // Output still batched was already given to the mirror, so the snapshot includes it.
+    // Output still batched goes to the mirror now, so the snapshot includes it.
     this.flushFrame();
     const client: Client = {
       sink,
@@ -247,7 +249,6 @@ export class TerminalSession {
 
   private onOutput(data: string): void {
     if (this.closed) return;
-    this.screen.write(data);
     this.frame.push(data);
     this.frameChars += data.length;
     if (this.frameChars >= FRAME_MAX_CHARS) this.flushFrame();
@@ -267,6 +268,7 @@ export class TerminalSession {
     // One byte per character: plain ASCII, so no C1 controls to look for.
     const ascii = frame.length === text.length;
     this.streamState = sequenceStateAt(text, text.length, stateBefore, ascii);
+    this.screen.write(text, stateBefore, ascii);
     for (const client of this.clients) {
       if (client.backlog.empty && client.unacked < SEND_WINDOW) {
         client.unacked += frame.length;
