@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, createWSClient, httpBatchLink, splitLink, wsLink } from "@trpc/client";
+import { createTRPCClient, createWSClient, httpBatchLink, httpLink, splitLink, wsLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -25,6 +25,14 @@ function isClientError(error: unknown): boolean {
 
 const webSocketUrl = () => `${window.location.protocol === "https:" ? "wss" : "ws"}://${window.location.host}/api/trpc/ws`;
 
+/**
+ * Calls whose time grows with the repository (git status on a large checkout, the file list that
+ * Quick Open searches, a push) go on requests of their own. A batch is answered when its slowest
+ * call is, and the IDE's first batch (the project, the explorer's root, the sessions) would
+ * otherwise wait for git.
+ */
+const ownRequest = (path: string) => path.startsWith("git.") || path === "fs.files";
+
 /** A share-link page (/s/<token>) presents its token on every call: as a header, and on the socket. */
 function makeTrpcClient(shareToken?: string) {
   // Lazy: the socket opens with the first subscription, so it carries the login cookie of that moment.
@@ -33,12 +41,17 @@ function makeTrpcClient(shareToken?: string) {
     lazy: { enabled: true, closeMs: 5_000 },
     connectionParams: shareToken ? { shareToken } : undefined,
   });
+  const http = { url: "/api/trpc", transformer: superjson, headers: shareToken ? { "x-tandem-share": shareToken } : undefined };
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
         true: wsLink({ client: wsClient, transformer: superjson }),
-        false: httpBatchLink({ url: "/api/trpc", transformer: superjson, headers: shareToken ? { "x-tandem-share": shareToken } : undefined }),
+        false: splitLink({
+          condition: (op) => ownRequest(op.path),
+          true: httpLink(http),
+          false: httpBatchLink(http),
+        }),
       }),
     ],
   });

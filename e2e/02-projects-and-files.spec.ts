@@ -75,6 +75,30 @@ test("ignored entries are dimmed and can be hidden", async ({ page, ide }) => {
   await expect(ide.treeItem("build")).toBeVisible();
 });
 
+test("the IDE does not wait for git: with git status as slow as on a large repository, the explorer shows and a file opens", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.openProject("Demo");
+  await ide.newFile("while-git-works.txt");
+  await ide.typeInEditor("opened before git answered");
+  await ide.save();
+  // Every request that asks for git status is held for 8 s.
+  let held = 0;
+  await page.route("**/api/trpc/**", async (route) => {
+    if (new URL(route.request().url()).pathname.includes("git.status")) {
+      held++;
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+    }
+    await route.continue().catch(() => {});
+  });
+  const reloaded = Date.now();
+  await page.reload();
+  await ide.treeItem("while-git-works.txt").click({ timeout: 4_000 });
+  await ide.expectEditorText("opened before git answered");
+  expect(held).toBeGreaterThan(0);
+  expect(Date.now() - reloaded).toBeLessThan(8_000);
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+});
+
 test("keyboard navigation in the explorer opens files", async ({ page, ide }) => {
   await ide.signIn(admin);
   await ide.openProject("Demo");
