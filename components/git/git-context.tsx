@@ -7,11 +7,13 @@ import { useTRPC } from "@/components/trpc-provider";
 /** What the explorer shows beside a file: VS Code's letters and colours. */
 export type GitDecoration = { letter: string; kind: "modified" | "added" | "untracked" | "deleted" | "conflict" | "renamed" | "ignored" };
 
-function useGitModel(projectId: string, canWrite: boolean) {
+function useGitModel(projectId: string, canWrite: boolean, readable: boolean) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   // File changes refresh it (components/ide/use-file-changes.ts); the interval catches commits made in the terminal.
-  const status = useQuery(trpc.git.status.queryOptions({ projectId }, { refetchInterval: 15_000, refetchOnWindowFocus: true }));
+  // Asked once the project is known to be readable: nothing on the first screen waits for it, and a
+  // project that is not found (or no longer shared) is not polled.
+  const status = useQuery(trpc.git.status.queryOptions({ projectId }, { enabled: readable, refetchInterval: 15_000, refetchOnWindowFocus: true }));
   const refresh = useCallback(() => {
     void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.log.queryFilter({ projectId }));
@@ -50,8 +52,8 @@ function useGitModel(projectId: string, canWrite: boolean) {
 type GitModel = ReturnType<typeof useGitModel>;
 const GitContext = createContext<GitModel | null>(null);
 
-export function GitProvider({ projectId, canWrite, children }: { projectId: string; canWrite: boolean; children: ReactNode }) {
-  const model = useGitModel(projectId, canWrite);
+export function GitProvider({ projectId, canWrite, readable, children }: { projectId: string; canWrite: boolean; readable: boolean; children: ReactNode }) {
+  const model = useGitModel(projectId, canWrite, readable);
   return <GitContext.Provider value={model}>{children}</GitContext.Provider>;
 }
 

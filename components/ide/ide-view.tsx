@@ -53,7 +53,7 @@ export function IdeView({ projectId }: { projectId: string }) {
     <CommandsProvider>
       <OpenFilesProvider projectId={projectId} key={projectId}>
         <ExplorerProvider projectId={projectId}>
-          <GitProvider projectId={projectId} canWrite={project.data?.role !== undefined && project.data.role !== "viewer"}>
+          <GitProvider projectId={projectId} canWrite={project.data?.role !== undefined && project.data.role !== "viewer"} readable={project.isSuccess}>
             <OpenSessionProvider>{body}</OpenSessionProvider>
           </GitProvider>
         </ExplorerProvider>
