@@ -44,10 +44,11 @@ export function limitPrefix(limits: SandboxLimits, perProjectUid: boolean, growt
 }
 
 /**
- * Lowers the priority of the sandboxed command and all it starts. It runs inside the sandbox,
- * after the network bridge, which hands its listener to the server as it starts (bridge-script.ts)
- * and then only waits. Raising one's own niceness needs no privilege, and the command cannot
- * lower it again.
+ * Lowers the priority of a command and all it starts: the sandbox's niceness, or BACKGROUND_NICE
+ * for background work, sandboxed or not; nothing at niceness 0. In a sandbox it runs inside, after
+ * the network bridge, which hands its listener to the server as it starts (bridge-script.ts) and
+ * then only waits. Raising one's own niceness needs no privilege, and the command cannot lower it
+ * again.
  */
 export function nicePrefix(limits: SandboxLimits | null, background = false): string[] {
   const nice = background ? Math.max(limits?.nice ?? 0, BACKGROUND_NICE) : (limits?.nice ?? 0);
