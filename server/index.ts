@@ -5,7 +5,7 @@ import { startServer } from "@/server/start-server";
 
 async function main() {
   const config = loadConfig();
-  const { services, sandboxMode, dispose } = await createServices(config);
+  const { services, sandboxMode, shuttingDown, dispose } = await createServices(config);
   const running = await startServer(services, { dir: path.resolve(import.meta.dirname, "..") });
   console.log(`Tandem is ready on ${running.url} (data: ${config.dataDir}, sandbox: ${sandboxMode})`);
 
@@ -14,6 +14,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: shutting down`);
+    // The signal may have reached the whole process group, language servers included.
+    shuttingDown();
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     await running.close().catch((error) => console.error(error));

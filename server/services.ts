@@ -169,6 +169,10 @@ export async function createServices(config: Config, log: (line: string) => void
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
+    /** Called first on a shutdown signal, before anything is awaited: see LanguageServers.shuttingDown. */
+    shuttingDown() {
+      language.shuttingDown();
+    },
     async dispose() {
       await workspaces?.host.release().catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
       heldWatch?.close();

@@ -27,10 +27,11 @@ export function serveApi(kind: ApiProcess) {
 async function main(kind: ApiProcess) {
   const loaded = loadConfig();
   const config = kind.configure ? kind.configure(loaded) : loaded;
-  const { services, dispose } = await createServices(config, () => {}, { runner: kind.runner });
+  const { services, shuttingDown, dispose } = await createServices(config, () => {}, { runner: kind.runner });
   const running = await startServer(services, { dir: path.resolve(import.meta.dirname, "../.."), pages: false });
   console.log(`Tandem instance ready on ${running.url}${kind.label ? ` (${kind.label})` : ""}`);
   const stop = async () => {
+    shuttingDown();
     await running.close().catch((error) => console.error(error));
     await dispose().catch((error) => console.error(error));
     process.exit(0);

@@ -53,6 +53,8 @@ export class LanguageServerHub {
   private restartTimer?: NodeJS.Timeout;
   private startedAt = 0;
   private stopping = false;
+  /** Set once the host is going down: an exit from then on is final, never a crash to restart from. */
+  private retired = false;
   state: HubState = "stopped";
   /** Restarts after crashes since the hub was made (status and tests). */
   restarts = 0;
@@ -138,7 +140,7 @@ export class LanguageServerHub {
       if (pending.kind === "internal") pending.reject(new Error(message));
       else this.clients.get(pending.clientId)?.send(errorResponse(pending.originalId, REQUEST_FAILED, message));
     }
-    if (this.stopping) {
+    if (this.stopping || this.retired) {
       this.state = "stopped";
       return;
     }
@@ -168,6 +170,16 @@ export class LanguageServerHub {
     await Promise.race([proc.done, new Promise((resolve) => setTimeout(resolve, 1_000))]);
     proc.kill();
     await proc.done;
+  }
+
+  /**
+   * The host is shutting down and will stop the server itself. A Ctrl+C, or a service manager's
+   * SIGTERM to the process group, reaches the server at the same moment as the host, so it may exit
+   * first: that is not a crash, and nothing is restarted while the host goes down.
+   */
+  retire(): void {
+    this.retired = true;
+    clearTimeout(this.restartTimer);
   }
 
   /** Kills the process as a crash would (tests, and a server past its memory limit). */

@@ -139,6 +139,38 @@ describe("TypeScript through typescript-language-server", () => {
   }, 60_000);
 });
 
+describe("shutting down", () => {
+  // A Ctrl+C on `npm start`, or a service manager's SIGTERM, reaches the language servers with the
+  // host, and they may exit before the host stops them: that is not a crash to restart from.
+  it("does not restart a server that exits once the host is shutting down", async () => {
+    const lines: string[] = [];
+    const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: 50, log: (line) => lines.push(line) });
+    try {
+      const hub = own.hub("p2", root, "typescript");
+      await hub.start();
+      const pid = hub.pid!;
+      own.shuttingDown();
+      const exited = new Promise<void>((resolve) => {
+        const check = setInterval(() => {
+          if (hub.pid === undefined) {
+            clearInterval(check);
+            resolve();
+          }
+        }, 20);
+      });
+      process.kill(pid, "SIGTERM"); // as the signal to the process group does
+      await exited;
+      await new Promise((resolve) => setTimeout(resolve, 300)); // well past the 50 ms backoff
+      expect(hub.state).toBe("stopped");
+      expect(hub.restarts).toBe(0);
+      expect(hub.pid).toBeUndefined();
+      expect(lines.filter((line) => line.includes("restarting"))).toEqual([]);
+    } finally {
+      await own.dispose();
+    }
+  }, 60_000);
+});
+
 describe("Python through pyright", () => {
   it("checks a Python file", async () => {
     const problems = await servers.forProject("p1", root).problems("app.py");

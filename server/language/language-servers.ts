@@ -16,6 +16,8 @@ export interface LanguageServers {
   /** The queries the agent's tools make, over every language of the project. */
   forProject(projectId: string, root: string): ProjectLanguage;
   status(projectId: string): { server: string; state: HubState; restarts: number; clients: number }[];
+  /** The host is going down: servers that exit from now on stay down (see LanguageServerHub.retire). */
+  shuttingDown(): void;
   dispose(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ type ProjectEntry = { root: string; hubs: Map<string, LanguageServerHub>; watchi
 export function createLanguageServers(options: LanguageServersOptions): LanguageServers {
   const idleMs = options.idleMs ?? 10 * 60_000;
   const projects = new Map<string, ProjectEntry>();
+  let retiring = false;
 
   function project(projectId: string, root: string): ProjectEntry {
     let entry = projects.get(projectId);
@@ -82,6 +85,7 @@ export function createLanguageServers(options: LanguageServersOptions): Language
       log: options.log,
       baseBackoffMs: options.baseBackoffMs,
     });
+    if (retiring) hub.retire();
     entry.hubs.set(serverId, hub);
     return hub;
   }
@@ -104,6 +108,10 @@ export function createLanguageServers(options: LanguageServersOptions): Language
     status(projectId) {
       const entry = projects.get(projectId);
       return [...(entry?.hubs.values() ?? [])].map((hub) => ({ server: hub.spec.id, state: hub.state, restarts: hub.restarts, clients: hub.clientCount }));
+    },
+    shuttingDown() {
+      retiring = true;
+      for (const entry of projects.values()) for (const hub of entry.hubs.values()) hub.retire();
     },
     async dispose() {
       clearInterval(sweep);
