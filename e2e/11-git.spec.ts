@@ -74,6 +74,13 @@ test("clone with a token, stage one hunk, commit as yourself, push, and see the 
   const scm = new SourceControlPage(page);
   await scm.show();
   await expect(scm.row("changes", "src/app.ts").getByTestId("scm-letter")).toHaveText("M");
+  // At the side bar's default width its three tabs fit: no label is cut, and the Git badge is whole.
+  await expect(page.getByTestId("side-tab-scm").locator(".scm-count")).toHaveText("1");
+  const tabs = await page.locator(".side-tabs").evaluate((strip) => ({
+    overflow: strip.scrollWidth - strip.clientWidth,
+    cut: [...strip.querySelectorAll<HTMLElement>(".side-tab-label")].filter((label) => label.scrollWidth > label.clientWidth).map((label) => label.textContent),
+  }));
+  expect(tabs).toEqual({ overflow: 0, cut: [] });
   await scm.row("changes", "src/app.ts").click();
   await expect(page.getByTestId("git-diff-view").locator(".monaco-diff-editor")).toBeVisible();
   await expect(page.getByTestId("git-hunk-1")).toBeVisible();

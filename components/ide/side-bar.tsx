@@ -9,10 +9,12 @@ import { useCommands } from "@/components/ui/commands";
 
 export type SideView = "explorer" | "search" | "scm";
 
-const VIEWS: { id: SideView; label: string; keys: string }[] = [
-  { id: "explorer", label: "Explorer", keys: "Ctrl+Shift+E" },
-  { id: "search", label: "Search", keys: "Ctrl+Shift+F" },
-  { id: "scm", label: "Git", keys: "Ctrl+Shift+G" },
+// Short labels, so the three tabs and the Git badge fit the default 200 px column; the tooltips
+// give VS Code's names.
+const VIEWS: { id: SideView; label: string; name: string; keys: string }[] = [
+  { id: "explorer", label: "Files", name: "Explorer", keys: "Ctrl+Shift+E" },
+  { id: "search", label: "Search", name: "Search", keys: "Ctrl+Shift+F" },
+  { id: "scm", label: "Git", name: "Source Control", keys: "Ctrl+Shift+G" },
 ];
 
 /**
@@ -63,11 +65,11 @@ export function SideBar({ projectId, projectName, canWrite, view, onView }: { pr
             role="tab"
             className="side-tab"
             aria-selected={view === v.id}
-            title={`${v.id === "scm" ? "Source Control" : v.label} (${v.keys})`}
+            title={`${v.name} (${v.keys})`}
             onClick={() => show(v.id)}
             data-testid={`side-tab-${v.id}`}
           >
-            {v.label}
+            <span className="side-tab-label">{v.label}</span>
             {v.id === "scm" && count > 0 && <span className="scm-count">{count}</span>}
           </button>
         ))}

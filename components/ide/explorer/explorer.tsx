@@ -121,8 +121,9 @@ function ExplorerPane({ projectName }: { projectName: string }) {
   return (
     <div className="pane explorer" data-testid="explorer">
       <div className="pane-header">
-        <span title={projectName} style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }}>
-          Explorer
+        {/* The tab above already says Explorer; here, as in VS Code, the folder it shows. */}
+        <span title={projectName} style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }} data-testid="explorer-title">
+          {projectName}
         </span>
         <span className="spacer" />
         <button className="icon-btn" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
