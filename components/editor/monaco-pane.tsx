@@ -16,6 +16,8 @@ import { useLanguageSession, type LanguageSession } from "@/components/editor/la
 
 installMonacoEnvironment();
 loader.config({ monaco });
+// When the editor's code has loaded and run: bench:ui reports it beside the explorer and the file's text.
+performance.mark("tandem:editor-code");
 
 const uriOf = (path: string) => monaco.Uri.file(`/${path}`);
 const pathOf = (model: monaco.editor.ITextModel) => model.uri.path.slice(1);
