@@ -121,7 +121,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
   return (
     <div className="pane explorer" data-testid="explorer">
       <div className="pane-header">
-        {/* The tab above already says Explorer; here, as in VS Code, the folder it shows. */}
+        {/* The tab above names the view; here, as in VS Code, the folder it shows. */}
         <span title={projectName} style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }} data-testid="explorer-title">
           {projectName}
         </span>
