@@ -1,4 +1,4 @@
-import type { AssistantModelMessage, ImagePart, JSONValue, ModelMessage, TextPart, ToolModelMessage } from "ai";
+import type { AssistantModelMessage, FilePart, JSONValue, ModelMessage, TextPart, ToolModelMessage } from "ai";
 import { IMAGE_PLACEHOLDER_PREFIX, imageNote, type ImageRef } from "@/lib/images";
 import type { SessionEvent } from "@/lib/session-events";
 import { isRewound, rewoundRanges } from "@/lib/review-log";
@@ -28,9 +28,10 @@ export const SUMMARY_PREFIX = "Summary of the conversation so far (older message
 
 export type ModelFoldOptions = { pruneBeforeSeq?: number; acceptsImages?: boolean };
 
-function imageParts(refs: readonly ImageRef[], accepts: boolean, what: string): Array<TextPart | ImagePart> {
+// Images go as file parts with an image media type (AI SDK 7 deprecates its "image" part).
+function imageParts(refs: readonly ImageRef[], accepts: boolean, what: string): Array<TextPart | FilePart> {
   return refs.map((ref) =>
-    accepts ? { type: "image", image: `${IMAGE_PLACEHOLDER_PREFIX}${ref.hash}`, mediaType: ref.mediaType } : { type: "text", text: imageNote(ref, what) },
+    accepts ? { type: "file", data: `${IMAGE_PLACEHOLDER_PREFIX}${ref.hash}`, mediaType: ref.mediaType } : { type: "text", text: imageNote(ref, what) },
   );
 }
 
@@ -41,7 +42,7 @@ type Step = {
   assistant: AssistantModelMessage & { content: Exclude<AssistantModelMessage["content"], string> };
   tool: ToolModelMessage;
   /** The images its tools returned, shown to the model right after the results. */
-  images: Array<TextPart | ImagePart>;
+  images: Array<TextPart | FilePart>;
 };
 type Entry = { at: number; message: ModelMessage } | Step;
 

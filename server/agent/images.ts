@@ -1,7 +1,7 @@
 import type { ModelMessage } from "ai";
 import { IMAGE_PLACEHOLDER_PREFIX } from "@/lib/images";
 
-// The last step before a model request: image parts folded from the log hold a placeholder
+// The last step before a model request: image (file) parts folded from the log hold a placeholder
 // (lib/model-transcript.ts); here they get their bytes, loaded once per request. An image whose
 // bytes are gone (its session row was removed) becomes a note rather than a failed request.
 
@@ -11,7 +11,7 @@ export async function withImageBytes(messages: ModelMessage[], load: ImageLoader
   const hashes = new Set<string>();
   for (const m of messages) {
     if (m.role !== "user" || typeof m.content === "string") continue;
-    for (const part of m.content) if (part.type === "image" && typeof part.image === "string" && part.image.startsWith(IMAGE_PLACEHOLDER_PREFIX)) hashes.add(part.image.slice(IMAGE_PLACEHOLDER_PREFIX.length));
+    for (const part of m.content) if (part.type === "file" && typeof part.data === "string" && part.data.startsWith(IMAGE_PLACEHOLDER_PREFIX)) hashes.add(part.data.slice(IMAGE_PLACEHOLDER_PREFIX.length));
   }
   if (hashes.size === 0) return messages;
   const images = await load([...hashes]);
@@ -20,9 +20,9 @@ export async function withImageBytes(messages: ModelMessage[], load: ImageLoader
     return {
       ...m,
       content: m.content.map((part) => {
-        if (part.type !== "image" || typeof part.image !== "string" || !part.image.startsWith(IMAGE_PLACEHOLDER_PREFIX)) return part;
-        const found = images.get(part.image.slice(IMAGE_PLACEHOLDER_PREFIX.length));
-        return found ? { type: "image" as const, image: found.data, mediaType: found.mediaType } : { type: "text" as const, text: "[An image that is no longer stored.]" };
+        if (part.type !== "file" || typeof part.data !== "string" || !part.data.startsWith(IMAGE_PLACEHOLDER_PREFIX)) return part;
+        const found = images.get(part.data.slice(IMAGE_PLACEHOLDER_PREFIX.length));
+        return found ? { type: "file" as const, data: found.data, mediaType: found.mediaType } : { type: "text" as const, text: "[An image that is no longer stored.]" };
       }),
     };
   });
