@@ -88,7 +88,7 @@ export class LanguageServerHub {
     const proc = new ServerProcess(launch, (message) => this.fromServer(message), (text) => this.options.log?.(text.trimEnd()));
     this.process = proc;
     this.startedAt = Date.now();
-    void proc.done.then(() => this.exited(proc));
+    void proc.done.then((how) => this.exited(proc, how));
     const result = (await this.internal(proc, "initialize", {
       processId: null,
       rootUri: uriOfPath(this.options.root, ""),
@@ -130,7 +130,7 @@ export class LanguageServerHub {
     return (await this.internal(this.process!, method, params, timeoutMs)) as T;
   }
 
-  private exited(proc: ServerProcess): void {
+  private exited(proc: ServerProcess, how: { code: number | null; signal: NodeJS.Signals | null }): void {
     if (proc !== this.process) return;
     this.process = undefined;
     this.initializeResult = undefined;
@@ -148,11 +148,16 @@ export class LanguageServerHub {
     if (Date.now() - this.startedAt > STABLE_MS) this.failures = 0;
     const delay = Math.min(MAX_BACKOFF_MS, (this.options.baseBackoffMs ?? 500) * 2 ** this.failures);
     this.failures++;
-    this.restarts++;
     this.state = "restarting";
-    this.options.log?.(`${this.spec.id} language server exited; restarting in ${delay} ms`);
     clearTimeout(this.restartTimer);
-    this.restartTimer = setTimeout(() => void this.start().catch((error) => this.options.log?.(String(error))), delay);
+    // Said when the restart happens, not at the exit: a Ctrl+C reaches the server and the host at
+    // once, and the host may see the exit before its own signal; retire() then cancels this, and
+    // no restart is announced that never comes.
+    this.restartTimer = setTimeout(() => {
+      this.restarts++;
+      this.options.log?.(`${this.spec.id} language server exited (${how.signal ?? `code ${how.code}`}); restarting after ${delay} ms`);
+      void this.start().catch((error) => this.options.log?.(String(error)));
+    }, delay);
     this.restartTimer.unref();
   }
 
@@ -180,6 +185,7 @@ export class LanguageServerHub {
   retire(): void {
     this.retired = true;
     clearTimeout(this.restartTimer);
+    if (!this.process && this.state === "restarting") this.state = "stopped";
   }
 
   /** Kills the process as a crash would (tests, and a server past its memory limit). */

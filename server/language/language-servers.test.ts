@@ -169,6 +169,25 @@ describe("shutting down", () => {
       await own.dispose();
     }
   }, 60_000);
+
+  it("neither announces nor makes a restart when the exit reaches the host just before its own signal", async () => {
+    const lines: string[] = [];
+    const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: 1_000, log: (line) => lines.push(line) });
+    try {
+      const hub = own.hub("p3", root, "typescript");
+      await hub.start();
+      process.kill(hub.pid!, "SIGTERM");
+      await expect.poll(() => hub.state, { timeout: 10_000 }).toBe("restarting");
+      own.shuttingDown();
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the restart's 1 s
+      expect(hub.state).toBe("stopped");
+      expect(hub.restarts).toBe(0);
+      expect(hub.pid).toBeUndefined();
+      expect(lines.filter((line) => line.includes("restarting"))).toEqual([]);
+    } finally {
+      await own.dispose();
+    }
+  }, 60_000);
 });
 
 describe("Python through pyright", () => {
