@@ -28,7 +28,17 @@ export function PullRequestDialog({ projectId, onClose, onOpened }: { projectId:
       >
         <label className="field">
           <span>Title</span>
-          <input className="input" value={shownTitle} onChange={(e) => setTitle(e.target.value)} data-testid="pull-request-title" required />
+          {/* Filled with the last commit's subject: until it arrives the field waits, so what someone types is
+              not joined to a default that lands under the caret ("Initial commitShip the widgets"). */}
+          <input
+            className="input"
+            value={shownTitle}
+            onChange={(e) => setTitle(e.target.value)}
+            disabled={last.isPending}
+            placeholder={last.isPending ? "Reading the last commit…" : undefined}
+            data-testid="pull-request-title"
+            required
+          />
         </label>
         <label className="field">
           <span>Into branch</span>
