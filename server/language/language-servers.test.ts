@@ -142,25 +142,16 @@ describe("TypeScript through typescript-language-server", () => {
 describe("shutting down", () => {
   // A Ctrl+C on `npm start`, or a service manager's SIGTERM, reaches the language servers with the
   // host, and they may exit before the host stops them: that is not a crash to restart from.
-  it("does not restart a server that exits once the host is shutting down", async () => {
+
+  /** A TypeScript server of its own (restart backoff `backoffMs`), and what its hub logs. */
+  async function withOwnServer(project: string, backoffMs: number, run: (own: LanguageServers, hub: ReturnType<LanguageServers["hub"]>) => Promise<void>) {
     const lines: string[] = [];
-    const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: 50, log: (line) => lines.push(line) });
+    const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: backoffMs, log: (line) => lines.push(line) });
     try {
-      const hub = own.hub("p2", root, "typescript");
+      const hub = own.hub(project, root, "typescript");
       await hub.start();
-      const pid = hub.pid!;
-      own.shuttingDown();
-      const exited = new Promise<void>((resolve) => {
-        const check = setInterval(() => {
-          if (hub.pid === undefined) {
-            clearInterval(check);
-            resolve();
-          }
-        }, 20);
-      });
-      process.kill(pid, "SIGTERM"); // as the signal to the process group does
-      await exited;
-      await new Promise((resolve) => setTimeout(resolve, 300)); // well past the 50 ms backoff
+      await run(own, hub);
+      await new Promise((resolve) => setTimeout(resolve, backoffMs + 500)); // past the restart's backoff
       expect(hub.state).toBe("stopped");
       expect(hub.restarts).toBe(0);
       expect(hub.pid).toBeUndefined();
@@ -168,25 +159,23 @@ describe("shutting down", () => {
     } finally {
       await own.dispose();
     }
+  }
+
+  it("does not restart a server that exits once the host is shutting down", async () => {
+    await withOwnServer("p2", 50, async (own, hub) => {
+      const pid = hub.pid!;
+      own.shuttingDown();
+      process.kill(pid, "SIGTERM"); // as the signal to the process group does
+      await expect.poll(() => hub.pid, { timeout: 10_000 }).toBeUndefined();
+    });
   }, 60_000);
 
   it("neither announces nor makes a restart when the exit reaches the host just before its own signal", async () => {
-    const lines: string[] = [];
-    const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: 1_000, log: (line) => lines.push(line) });
-    try {
-      const hub = own.hub("p3", root, "typescript");
-      await hub.start();
+    await withOwnServer("p3", 1_000, async (own, hub) => {
       process.kill(hub.pid!, "SIGTERM");
       await expect.poll(() => hub.state, { timeout: 10_000 }).toBe("restarting");
       own.shuttingDown();
-      await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the restart's 1 s
-      expect(hub.state).toBe("stopped");
-      expect(hub.restarts).toBe(0);
-      expect(hub.pid).toBeUndefined();
-      expect(lines.filter((line) => line.includes("restarting"))).toEqual([]);
-    } finally {
-      await own.dispose();
-    }
+    });
   }, 60_000);
 });
 
