@@ -86,7 +86,7 @@ async function newContext(browser: Browser, base: string, cookie: string, sessio
 /**
  * Resolves within a frame of the page showing an element that matches `selector` and has `text`.
  * Playwright's own waits poll with growing pauses, up to 500 ms apart, so they timed the harness as
- * much as the page: the explorer's row was on screen 80 to 360 ms before `waitFor` returned. Monaco
+ * much as the page: the explorer's row was on screen 47 to 426 ms before `waitFor` returned. Monaco
  * writes its spaces as no-break spaces.
  */
 function shows(page: Page, selector: string, text = "", timeout = 60_000): Promise<unknown> {
