@@ -140,7 +140,11 @@ async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Pro
   const text = Date.now() - start;
   await clickAt(page, lines);
   await page.keyboard.type("Z");
-  await shows(page, EDITOR_LINES, "Z");
+  await shows(page, EDITOR_LINES, "Z", 10_000).catch(async (error) => {
+    // Says where the key went: a click that landed before the editor took it leaves focus elsewhere.
+    const focus = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120));
+    throw new Error(`the typed "Z" never showed after a click at ${JSON.stringify(lines)}; focus: ${focus}`, { cause: error });
+  });
   const total = Date.now() - start;
   // The page's clock starts at navigation, a little before `start`: close enough for the order of milestones.
   const editorCode = await page.evaluate(() => performance.getEntriesByName("tandem:editor-code")[0]?.startTime ?? Number.NaN);
