@@ -91,8 +91,10 @@ type Point = { x: number; y: number };
  * with the point to click it. Playwright's own waits poll with growing pauses, up to 500 ms apart,
  * so they timed the harness as much as the page: the explorer's row was on screen 47 to 426 ms
  * before `waitFor` returned. The wait runs in the page, on each animation frame, and answers in the
- * same round trip. Monaco writes its spaces as no-break spaces. The page's code is a string: tsx
- * would wrap a named function in a helper that exists only in Node.
+ * same round trip. Shown means on top at that point: Monaco fills its lines before its first
+ * layout, when they are still clipped to nothing, and a click there reached the page behind them
+ * (twice in 50 reloads). Monaco writes its spaces as no-break spaces. The page's code is a string:
+ * tsx would wrap a named function in a helper that exists only in Node.
  */
 async function shows(page: Page, selector: string, text = "", timeout = 60_000): Promise<Point> {
   const deadline = Date.now() + timeout;
@@ -101,8 +103,8 @@ async function shows(page: Page, selector: string, text = "", timeout = 60_000):
     (function frame() {
       for (const element of document.querySelectorAll(selector)) {
         const box = element.getBoundingClientRect();
-        if (box.width > 0 && box.height > 0 && (element.textContent ?? "").replaceAll("\\u00a0", " ").includes(text))
-          return resolve({ x: box.x + box.width / 2, y: box.y + Math.min(box.height / 2, 10) });
+        const x = box.x + box.width / 2, y = box.y + Math.min(box.height / 2, 10);
+        if (element.contains(document.elementFromPoint(x, y)) && (element.textContent ?? "").replaceAll("\\u00a0", " ").includes(text)) return resolve({ x, y });
       }
       if (performance.now() > end) return reject(new Error("not shown: " + selector + " " + text));
       requestAnimationFrame(frame);
