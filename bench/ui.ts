@@ -91,10 +91,11 @@ type Point = { x: number; y: number };
  * with the point to click it. Playwright's own waits poll with growing pauses, up to 500 ms apart,
  * so they timed the harness as much as the page: the explorer's row was on screen 47 to 426 ms
  * before `waitFor` returned. The wait runs in the page, on each animation frame, and answers in the
- * same round trip. Shown means on top at that point: Monaco fills its lines before its first
- * layout, when they are still clipped to nothing, and a click there reached the page behind them
- * (twice in 50 reloads). Monaco writes its spaces as no-break spaces. The page's code is a string:
- * tsx would wrap a named function in a helper that exists only in Node.
+ * same round trip. Shown means on top at that point: an element can have its box and text and still
+ * be clipped or covered. Monaco's lines were, for 10-90 ms, while the editor was laid out at 5x5 px
+ * (until app/globals.css had it made at its real size), and a click there reached the page behind
+ * them (twice in 50 reloads). Monaco writes its spaces as no-break spaces. The page's code is a
+ * string: tsx would wrap a named function in a helper that exists only in Node.
  */
 async function shows(page: Page, selector: string, text = "", timeout = 60_000): Promise<Point> {
   const deadline = Date.now() + timeout;
