@@ -21,3 +21,6 @@ export function installMonacoEnvironment() {
     getWorker: (_workerId: string, label: string) => workers[workerFor[label] ?? "editor"](),
   };
 }
+
+/** Props for @monaco-editor/react's wrapper: app/globals.css has the editor made at its real size. */
+export const MONACO_WRAPPER = { className: "monaco-wrapper" };

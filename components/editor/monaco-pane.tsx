@@ -6,7 +6,7 @@ import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
-import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import { installMonacoEnvironment, MONACO_WRAPPER } from "@/components/editor/monaco-environment";
 import { useOpenFiles } from "@/components/editor/open-files-context";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
@@ -230,6 +230,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
           <span>Yours (unsaved; editable)</span>
         </div>
         <DiffEditor
+          wrapperProps={MONACO_WRAPPER}
           theme={monacoTheme}
           original={file.conflict.disk.content}
           originalLanguage={model.getLanguageId()}
@@ -248,6 +249,7 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   return (
     <div className="editor-host" data-testid="editor" data-agent-lines={agentLines}>
       <Editor
+        wrapperProps={MONACO_WRAPPER}
         theme={monacoTheme}
         path={model.uri.toString()}
         keepCurrentModel

@@ -4,7 +4,7 @@
 import { DiffEditor, loader, type DiffOnMount } from "@monaco-editor/react";
 import * as monaco from "@/components/editor/monaco";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
-import { installMonacoEnvironment } from "@/components/editor/monaco-environment";
+import { installMonacoEnvironment, MONACO_WRAPPER } from "@/components/editor/monaco-environment";
 import { useTheme } from "@/components/ui/theme";
 
 installMonacoEnvironment();
@@ -29,6 +29,7 @@ export function ReadOnlyDiff({ scheme, modelKey, original, modified, onMount, op
   useDisposeDiffModels([uri("original"), uri("modified")]);
   return (
     <DiffEditor
+      wrapperProps={MONACO_WRAPPER}
       theme={monacoTheme}
       original={original}
       modified={modified}
