@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "@playwright/test";
-import { chromiumLaunchOptions } from "../e2e/chromium";
+import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { CODE_SERVER_NODE, CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
@@ -128,7 +128,7 @@ try {
   console.log("|---|---|---|---|");
   console.log(`| code-server ${CODE_SERVER_VERSION} (reference) | ${median(rates.codeServer).toFixed(1)} | 1.00 | |`);
   console.log(`| Tandem | ${median(rates.tandem).toFixed(1)} | ${ratio.toFixed(2)}x | >= ${TARGET_RATIO}x |`);
-  console.log(`${ROUNDS} alternating rounds; load average ${load()}`);
+  console.log(`${ROUNDS} alternating rounds; load average ${load()}; ${await describeChromium(browser)}`);
 } finally {
   await browser?.close();
   codeServer?.kill("SIGTERM");

@@ -21,7 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium, type Page } from "playwright-core";
-import { chromiumLaunchOptions } from "../e2e/chromium";
+import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
 import { WebSocketServer } from "ws";
 import { TerminalService } from "@/server/terminal";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
@@ -304,6 +304,7 @@ async function main() {
   const { id } = await service.create(projectId, dir, { cols: 120, rows: 30 });
   const { server, port, nextResult } = await startServer(service, projectId);
   const browser = await chromium.launch(await chromiumLaunchOptions());
+  const browserName = await describeChromium(browser);
   const results: Array<[string, string, string, string, string]> = [];
   let profiled = false;
   /** One page per run: `cat` of the file until the page's xterm shows the line printed after it. */
@@ -404,7 +405,7 @@ async function main() {
     server.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`${ROUNDS} interleaved rounds, medians; load average ${loadAverage()}`);
+  console.log(`${ROUNDS} interleaved rounds, medians; load average ${loadAverage()}; ${browserName}`);
   console.log("CPU ms/MB: this process, the shell and cat in the sandbox, and Chromium; ratio: against the raw PTY read");
   console.log(
     "Rates run from Enter until the line printed after the cat shows. The IDE's row is a Chromium that no DevTools client drives, as a person's is " +

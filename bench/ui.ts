@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { chromiumLaunchOptions } from "../e2e/chromium";
+import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
 import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
@@ -345,7 +345,7 @@ try {
   console.log(
     `IDE first cold load until editable: ${firstLoad.requests} requests, ${firstLoad.scripts} scripts, ${Math.round(firstLoad.scriptKb).toLocaleString("en-US")} kB of script on the wire`,
   );
-  console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}`);
+  console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}; ${await describeChromium(browser)}`);
 } finally {
   await browser?.close();
   await stopTandem(tandem);

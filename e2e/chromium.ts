@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress } from "node:zlib";
-import { chromium, type LaunchOptions } from "@playwright/test";
+import { chromium, type Browser, type LaunchOptions } from "@playwright/test";
 
 /**
  * Features Playwright 1.65 turns off (its chromiumSwitches.ts). Chromium reads only the last
@@ -99,6 +99,16 @@ export async function chromiumLaunchOptions(): Promise<LaunchOptions> {
     args: CHROMIUM_ARGS,
     ...(found.env ? { env: { ...process.env, ...found.env } as Record<string, string> } : {}),
   };
+}
+
+/**
+ * Which Chromium a benchmark ran, for its output: the npm package's build and Debian's differ by
+ * about a quarter in bench:ui (the sign-in page's cold load took 190 ms in one, 250 ms in the
+ * other, on the same machine the same morning), so figures mean little without it.
+ */
+export async function describeChromium(browser: Browser): Promise<string> {
+  const found = await findChromium();
+  return `Chromium ${browser.version()} (${found.source}: ${found.executablePath})`;
 }
 
 // @sparticuz/chromium unpacks its brotli-packed binary to <tmp>/chromium on first use. It is built
