@@ -51,11 +51,22 @@ test("find in files across three files, then replace with a preview, one match e
   await match("src/a.ts", 3, 18).click();
   await expect(ide.tab("src/a.ts")).toHaveAttribute("aria-selected", "true");
   await ide.expectEditorText('oldName("a")');
-  // The match is selected: typing replaces it.
+  // The match is selected and the editor has the keys, as a person sees before typing: typing replaces it.
+  await expect(ide.editor()).toHaveClass(/\bfocused\b/);
+  await expect(ide.editor().locator(".selected-text")).not.toHaveCount(0);
   await page.keyboard.type("renamed");
   await ide.expectEditorText('export const a = renamed("a")');
   await page.keyboard.press("Control+Z");
   await ide.expectEditorText('export const a = oldName("a")');
+  // The jump to the match happens once: back on the tab later, the cursor is where it was left. The
+  // editor draws the file's text and its selection in the same frame, so the count is not early.
+  await page.keyboard.press("End");
+  await expect(ide.editor().locator(".selected-text")).toHaveCount(0);
+  await ide.tab("src/b.ts").click();
+  await ide.expectEditorText('oldName("b")');
+  await ide.tab("src/a.ts").click();
+  await ide.expectEditorText('oldName("a")');
+  await expect(ide.editor().locator(".selected-text")).toHaveCount(0);
 
   // Replace: the comment's match in lib/c.ts is excluded; a file's preview shows its diff.
   await panel.getByTestId("search-toggle-replace").click();

@@ -69,6 +69,17 @@ function revealPending(editor: monaco.editor.ICodeEditor) {
   editor.focus();
 }
 
+/** Selects the place a search result asked for in the editor's file, centred, and types from there. */
+function selectReveal(store: OpenFilesStore, editor: monaco.editor.ICodeEditor) {
+  const model = editor.getModel();
+  const at = model && store.takeReveal(pathOf(model));
+  if (!at) return;
+  const range = new monaco.Range(at.line, at.column, at.line, at.column + at.length);
+  editor.setSelection(range);
+  editor.revealRangeInCenterIfOutsideViewport(range);
+  editor.focus();
+}
+
 /** Opens a workspace file in a tab (dependencies read-only) and puts the cursor at a position. */
 function openAt(store: OpenFilesStore, path: string, line: number, column: number) {
   pendingReveal = { path, line, column };
@@ -148,14 +159,10 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
   const { monacoTheme } = useTheme();
   const { reveal } = useOpenFiles();
 
-  // A search result asked for a place in this file: select it, centred, and type from there.
+  // A search result asked for a place in this file (shown already, or shown now in this editor).
   useEffect(() => {
-    if (!editor || !reveal || reveal.path !== file.path) return;
-    const range = new monaco.Range(reveal.line, reveal.column, reveal.line, reveal.column + reveal.length);
-    editor.setSelection(range);
-    editor.revealRangeInCenterIfOutsideViewport(range);
-    editor.focus();
-  }, [editor, reveal, file.path]);
+    if (editor && reveal?.path === file.path) selectReveal(store, editor);
+  }, [editor, reveal, file.path, store]);
 
   const diskUri = monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString();
   const comparing = file.comparing && file.conflict?.kind === "changed";
@@ -198,6 +205,9 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
     currentEditor = editor;
     editor.onDidChangeModel(() => revealPending(editor));
     revealPending(editor);
+    // A file opened from a search result: selected as the editor is made, not a render later, when
+    // its text may be on screen already and keys typed at it would find no focus.
+    selectReveal(store, editor);
     // VS Code's key on every platform (Monaco binds Ctrl+Shift+I on Linux).
     editor.addAction({
       id: "tandem.formatDocument",

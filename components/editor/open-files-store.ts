@@ -202,6 +202,17 @@ export class OpenFilesStore {
     return this.open(path);
   }
 
+  /**
+   * The place `openAt` asked for in `path`, for the editor that shows it, once: back on the tab
+   * later, the cursor stays where the person left it.
+   */
+  takeReveal(path: string): Reveal | null {
+    const reveal = this.state.reveal;
+    if (reveal?.path !== path) return null;
+    this.setState({ reveal: null });
+    return reveal;
+  }
+
   async open(path: string) {
     if (this.get(path)) return this.activate(path);
     const file: OpenFile = {
