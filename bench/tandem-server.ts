@@ -1,15 +1,9 @@
 // A production Tandem on loopback for the browser benchmarks, as `npm start` serves it (after
 // `npm run build`), and a first account on it.
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
+import { freePort } from "@/server/test/free-port";
 
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+export { freePort };
 
 /** Starts scripts/start.mjs on a free port against `databaseUrl`, and waits until it is ready. `env` adds to or overrides the defaults. */
 export async function startTandem(dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {

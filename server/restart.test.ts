@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from "@trpc/client";
@@ -11,6 +10,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
 import { createTestDatabase } from "@/server/test/database";
+import { freePort } from "@/server/test/free-port";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
 import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
@@ -25,15 +25,6 @@ let dataDir: string;
 let port: number;
 let server: ChildProcess | null = null;
 let cookie = "";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function boot() {
   const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {

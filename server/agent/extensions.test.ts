@@ -1,11 +1,11 @@
 import fs from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { createAgentHarness, only } from "./test-harness";
 import { EVERYTHING } from "@/server/test/everything-mcp-server";
+import { freePort } from "@/server/test/free-port";
 
 // The agent with a project's extensions, each against its real counterpart started here: the MCP
 // "everything" server over stdio, named agents and a workflow in the workspace, the pg-boss
@@ -16,13 +16,6 @@ const mails: Mail[] = [];
 let smtp: SMTPServer;
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

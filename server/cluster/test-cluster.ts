@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
+import { freePort } from "@/server/test/free-port";
 
 // Several real Tandem instances on loopback, one Postgres, one data directory (the shared disk a
 // cluster mounts), and a load balancer in front: what the multi-instance tests and `bench:cluster`
@@ -43,16 +43,6 @@ export type ClusterOptions = {
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const START_TIMEOUT_MS = 120_000;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once("error", reject);
-  });
-}
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const ownDataDir = !options.dataDir;

@@ -1,6 +1,7 @@
 import { applyStreamItem, emptyLiveLog, type LiveLog } from "@/lib/session-events";
 import { connect as clusterConnect, signUp as clusterSignUp, until as clusterUntil } from "./cluster-client";
-import { createInstance, freePort, instanceEnv } from "./test-cluster";
+import { freePort } from "@/server/test/free-port";
+import { createInstance, instanceEnv } from "./test-cluster";
 
 // Single Tandem processes for the kill -9 tests, without a balancer: each on a free loopback port,
 // all on one database and one data directory (the shared disk), started and killed one by one.

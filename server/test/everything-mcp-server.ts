@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
+import { freePort } from "./free-port";
 
 // The real MCP "everything" server from the npm registry, started by tests on a free loopback port
 // over one of its network transports.
@@ -29,10 +29,3 @@ export async function startEverythingServer(transport: keyof typeof TRANSPORTS):
   return { url: `http://127.0.0.1:${port}${urlPath}`, stop: () => child.kill() };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
