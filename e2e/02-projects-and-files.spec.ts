@@ -69,9 +69,18 @@ test("ignored entries are dimmed and can be hidden", async ({ page, ide }) => {
   await expect(ide.treeItem("build")).toHaveAttribute("data-ignored", "true");
   await expect(ide.treeItem(".gitignore")).not.toHaveAttribute("data-ignored", "true");
 
-  await page.getByTestId("explorer-toggle-ignored").click();
+  // The header's actions show while the pointer is over the explorer or the focus is in it (as in
+  // VS Code), so the project's name has the room otherwise; a toggle that is on stays in sight.
+  await ide.editor().locator(".view-lines").click();
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId("explorer-new-file")).toBeHidden();
+  await expect(page.getByTestId("explorer-toggle-ignored")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("explorer-toggle-ignored")).toBeVisible();
+  await page.getByTestId("explorer").hover();
+  await expect(page.getByTestId("explorer-new-file")).toBeVisible();
+  await ide.clickExplorerAction("explorer-toggle-ignored");
   await expect(ide.treeItem("build")).toHaveCount(0);
-  await page.getByTestId("explorer-toggle-ignored").click();
+  await ide.clickExplorerAction("explorer-toggle-ignored");
   await expect(ide.treeItem("build")).toBeVisible();
 });
 
@@ -104,7 +113,7 @@ test("keyboard navigation in the explorer opens files", async ({ page, ide }) =>
   await ide.openProject("Demo");
   await ide.newFolder("src");
   await ide.treeItem("src").click();
-  await page.getByTestId("explorer-new-file").click();
+  await ide.clickExplorerAction("explorer-new-file");
   await page.getByTestId("new-entry-input").fill("main.ts");
   await page.getByTestId("new-entry-input").press("Enter");
   await expect(ide.treeItem("src/main.ts")).toBeVisible();

@@ -85,8 +85,14 @@ export class IdePage {
     return this.page.getByTestId(`tree-item-${path}`);
   }
 
+  /** The explorer's header buttons show while the pointer is over the explorer, as in VS Code. */
+  async clickExplorerAction(testId: string) {
+    await this.page.getByTestId("explorer").hover();
+    await this.page.getByTestId(testId).click();
+  }
+
   async newFile(name: string) {
-    await this.page.getByTestId("explorer-new-file").click();
+    await this.clickExplorerAction("explorer-new-file");
     await this.page.getByTestId("new-entry-input").fill(name);
     await this.page.getByTestId("new-entry-input").press("Enter");
     await expect(this.treeItem(name)).toBeVisible();
@@ -94,7 +100,7 @@ export class IdePage {
   }
 
   async newFolder(name: string) {
-    await this.page.getByTestId("explorer-new-folder").click();
+    await this.clickExplorerAction("explorer-new-folder");
     await this.page.getByTestId("new-entry-input").fill(name);
     await this.page.getByTestId("new-entry-input").press("Enter");
     await expect(this.treeItem(name)).toBeVisible();

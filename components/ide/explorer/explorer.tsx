@@ -126,20 +126,20 @@ function ExplorerPane({ projectName }: { projectName: string }) {
           {projectName}
         </span>
         <span className="spacer" />
-        <button className="icon-btn" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
+        <button className="icon-btn explorer-action" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
           <NewFileIcon />
         </button>
-        <button className="icon-btn" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
+        <button className="icon-btn explorer-action" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
           <NewFolderIcon />
         </button>
-        <button className="icon-btn" title="Refresh" aria-label="Refresh" onClick={() => void explorer.refreshAll()} data-testid="explorer-refresh">
+        <button className="icon-btn explorer-action" title="Refresh" aria-label="Refresh" onClick={() => void explorer.refreshAll()} data-testid="explorer-refresh">
           <RefreshIcon />
         </button>
-        <button className="icon-btn" title="Collapse Folders" aria-label="Collapse Folders" onClick={explorer.collapseAll}>
+        <button className="icon-btn explorer-action" title="Collapse Folders" aria-label="Collapse Folders" onClick={explorer.collapseAll}>
           <CollapseIcon />
         </button>
         <button
-          className="icon-btn"
+          className="icon-btn explorer-action"
           title={explorer.showIgnored ? "Hide ignored files" : "Show ignored files"}
           aria-label="Show ignored files"
           aria-pressed={explorer.showIgnored}
