@@ -70,16 +70,21 @@ test("ignored entries are dimmed and can be hidden", async ({ page, ide }) => {
   await expect(ide.treeItem(".gitignore")).not.toHaveAttribute("data-ignored", "true");
 
   // The header's actions show while the pointer is over the explorer or the focus is in it (as in
-  // VS Code), so the project's name has the room otherwise; a toggle that is on stays in sight.
+  // VS Code), so the project's name has the room otherwise.
   await ide.editor().locator(".view-lines").click();
   await page.mouse.move(0, 0);
   await expect(page.getByTestId("explorer-new-file")).toBeHidden();
-  await expect(page.getByTestId("explorer-toggle-ignored")).toHaveAttribute("aria-pressed", "true");
-  await expect(page.getByTestId("explorer-toggle-ignored")).toBeVisible();
+  await expect(page.getByTestId("explorer-toggle-ignored")).toBeHidden();
   await page.getByTestId("explorer").hover();
   await expect(page.getByTestId("explorer-new-file")).toBeVisible();
   await ide.clickExplorerAction("explorer-toggle-ignored");
   await expect(ide.treeItem("build")).toHaveCount(0);
+  // Hiding ignored files is not the default: the toggle stays in sight while it does.
+  await ide.editor().locator(".view-lines").click();
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId("explorer-new-file")).toBeHidden();
+  await expect(page.getByTestId("explorer-toggle-ignored")).toHaveAttribute("aria-pressed", "false");
+  await expect(page.getByTestId("explorer-toggle-ignored")).toBeVisible();
   await ide.clickExplorerAction("explorer-toggle-ignored");
   await expect(ide.treeItem("build")).toBeVisible();
 });
