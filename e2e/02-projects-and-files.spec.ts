@@ -22,6 +22,10 @@ test("projects can be created, renamed and deleted", async ({ page, ide }) => {
 test("a file is created in the explorer, edited, saved, renamed, moved and deleted", async ({ page, ide }) => {
   await ide.signIn(admin);
   await ide.createProject("Demo");
+  // An empty project's explorer points to its New File button, so the button shows without hover.
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId("explorer-empty")).toContainText("Create a file with the buttons above");
+  await expect(page.getByTestId("explorer-new-file")).toBeVisible();
 
   await ide.newFile("notes.md");
   await ide.typeInEditor("# Tandem notes");

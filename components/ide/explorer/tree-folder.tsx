@@ -45,7 +45,7 @@ export function TreeFolder({ path, depth, onContextMenu }: TreeFolderProps) {
         </div>
       )}
       {entries.data && sorted.length === 0 && depth === 0 && !creating && (
-        <div className="tree-message" style={{ ...indent(0), height: "auto", padding: "8px 8px 8px 20px" }}>
+        <div className="tree-message explorer-empty" style={{ ...indent(0), height: "auto", padding: "8px 8px 8px 20px" }} data-testid="explorer-empty">
           This project is empty. Create a file with the buttons above.
         </div>
       )}
