@@ -51,7 +51,7 @@ export type EditorBridge = {
 export type ChangesTab = { sessionId: string };
 
 /** A place to show once the file's editor is on screen (a search result): the cursor goes there, selecting `length` characters. */
-export type Reveal = { path: string; line: number; column: number; length: number; seq: number };
+export type Reveal = { path: string; line: number; column: number; length: number };
 
 /** The Source Control diff tab: one file's change in the working tree or the index (components/git). */
 export type GitDiffTab = { path: string; side: "worktree" | "index" };
@@ -70,7 +70,6 @@ const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`
 
 export class OpenFilesStore {
   private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false, gitDiff: null, gitDiffActive: false, reveal: null };
-  private revealSeq = 0;
   private listeners = new Set<() => void>();
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
@@ -198,14 +197,11 @@ export class OpenFilesStore {
 
   /** Opens `path` (or shows its tab) with the cursor at `at`, once its editor is on screen. */
   openAt(path: string, at: { line: number; column: number; length?: number }) {
-    this.setState({ reveal: { path, line: at.line, column: at.column, length: at.length ?? 0, seq: ++this.revealSeq } });
+    this.setState({ reveal: { path, line: at.line, column: at.column, length: at.length ?? 0 } });
     return this.open(path);
   }
 
-  /**
-   * The place `openAt` asked for in `path`, for the editor that shows it, once: back on the tab
-   * later, the cursor stays where the person left it.
-   */
+  /** The place `openAt` asked for in `path`, once: back on the tab later, the cursor stays where it was left. */
   takeReveal(path: string): Reveal | null {
     const reveal = this.state.reveal;
     if (reveal?.path !== path) return null;

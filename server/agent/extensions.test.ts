@@ -16,7 +16,6 @@ const mails: Mail[] = [];
 let smtp: SMTPServer;
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 
-
 beforeAll(async () => {
   const port = await freePort();
   smtp = new SMTPServer({

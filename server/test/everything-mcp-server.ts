@@ -28,4 +28,3 @@ export async function startEverythingServer(transport: keyof typeof TRANSPORTS):
   });
   return { url: `http://127.0.0.1:${port}${urlPath}`, stop: () => child.kill() };
 }
-
