@@ -1,7 +1,7 @@
 // A production Tandem on loopback for the browser benchmarks, as `npm start` serves it (after
 // `npm run build`), and a first account on it.
 import { spawn, type ChildProcess } from "node:child_process";
-import { freePort } from "@/server/test/free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 
 export { freePort };
 

@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
 import { createTestDatabase } from "@/server/test/database";
-import { freePort } from "@/server/test/free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
 import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { createAgentHarness, only } from "./test-harness";
 import { EVERYTHING } from "@/server/test/everything-mcp-server";
-import { freePort } from "@/server/test/free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 
 // The agent with a project's extensions, each against its real counterpart started here: the MCP
 // "everything" server over stdio, named agents and a workflow in the workspace, the pg-boss

@@ -15,7 +15,7 @@ import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluste
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { languageSocketUrl } from "@/lib/language-protocol";
 import { createInstance, instanceEnv, startCluster, type Cluster, type ClusterInstance } from "@/server/cluster/test-cluster";
-import { freePort } from "@/server/test/free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
 import type { SessionStreamItem } from "@/lib/session-events";
 import { jsonRpcCall } from "@/server/test/json-rpc-socket";

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
-import { freePort } from "@/server/test/free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 
 // Several real Tandem instances on loopback, one Postgres, one data directory (the shared disk a
 // cluster mounts), and a load balancer in front: what the multi-instance tests and `bench:cluster`

@@ -1,6 +1,6 @@
 import { applyStreamItem, emptyLiveLog, type LiveLog } from "@/lib/session-events";
 import { connect as clusterConnect, signUp as clusterSignUp, until as clusterUntil } from "./cluster-client";
-import { freePort } from "@/server/test/free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 import { createInstance, instanceEnv } from "./test-cluster";
 
 // Single Tandem processes for the kill -9 tests, without a balancer: each on a free loopback port,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { freePort } from "./free-port";
+import { freePort } from "@/scripts/free-port.mjs";
 
 // The real MCP "everything" server from the npm registry, started by tests on a free loopback port
 // over one of its network transports.

@@ -1,3 +1,5 @@
+// Plain JavaScript (types in free-port.d.mts), so that scripts/e2e.mjs uses it as the tests and
+// benchmarks do.
 import { readFileSync } from "node:fs";
 import net from "node:net";
 
@@ -9,11 +11,12 @@ const LOWEST = 20_000;
  * once it has started. It comes from below the kernel's ephemeral range (Linux's
  * ip_local_port_range, 32768-60999 unless set otherwise): a port the kernel hands out for
  * listen(0) is handed out again, to any outgoing connection or listen(0) of the tests running
- * beside, in the seconds a child process takes to start and bind it. CI lost a cluster instance
- * that way (EADDRINUSE). Below the range only another caller of this function can take it, and
- * it picks at random among some 12,000.
+ * beside, before whoever it was picked for binds it. CI lost a cluster instance that way
+ * (EADDRINUSE), and a browser test the forge API port that scripts/e2e.mjs had picked minutes
+ * before. Below the range only another caller of this function can take it, and it picks at
+ * random among some 12,000.
  */
-export async function freePort(): Promise<number> {
+export async function freePort() {
   const below = ephemeralFloor();
   for (let attempt = 0; attempt < 20; attempt++) {
     const port = LOWEST + Math.floor(Math.random() * (below - LOWEST));
@@ -22,7 +25,7 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port found between ${LOWEST} and ${below}`);
 }
 
-function ephemeralFloor(): number {
+function ephemeralFloor() {
   try {
     const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
     if (Number.isInteger(low) && low > LOWEST + 1000) return low;
@@ -33,7 +36,7 @@ function ephemeralFloor(): number {
 }
 
 /** Whether something could listen on `port` now (it is closed again before this returns). */
-function listens(port: number): Promise<boolean> {
+function listens(port) {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once("error", () => resolve(false));

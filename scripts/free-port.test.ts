@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { expect, it } from "vitest";
-import { freePort } from "./free-port";
+import { freePort } from "./free-port.mjs";
 
 const RANGE = "/proc/sys/net/ipv4/ip_local_port_range";
 

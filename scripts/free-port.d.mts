@@ -1,0 +1,2 @@
+// Types for scripts/free-port.mjs, which scripts/e2e.mjs runs with plain Node.
+export function freePort(): Promise<number>;
