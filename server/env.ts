@@ -33,6 +33,14 @@ const schema = z.object({
       .regex(/^([a-z0-9.-]+=[0-9a-f.:]+)(,[a-z0-9.-]+=[0-9a-f.:]+)*$/i, "must be name=address pairs separated by commas, e.g. registry.test=127.0.0.1")
       .optional(),
   ),
+  // Remote MCP servers the admin allows on a local or private address on purpose (host or
+  // host:port, comma-separated); every other remote MCP URL must reach a public address.
+  TANDEM_MCP_ALLOW_HOSTS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?(,\s*(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?)*$/i, "must be hosts or host:port pairs separated by commas, e.g. localhost:8931,10.0.0.7")
+      .optional(),
+  ),
   TANDEM_PUBLIC_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://tandem.example.com" }).optional()),
   BETTER_AUTH_SECRET: optionalString.pipe(
     z.string().min(32, "must be at least 32 characters (generate one with `openssl rand -hex 32`)").optional(),
@@ -124,6 +132,8 @@ export type Config = {
   sandboxLimits: SandboxLimits;
   /** Test setting: names the egress proxy maps to fixed addresses, loopback allowed for them alone. */
   egressTestHosts: Map<string, string>;
+  /** Remote MCP hosts (name or name:port) exempt from the address check (TANDEM_MCP_ALLOW_HOSTS). */
+  mcpAllowHosts: string[];
   publicUrl: string | undefined;
   authSecret: string | undefined;
   importRoots: string[];
@@ -219,6 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .filter(Boolean)
         .map((pair) => pair.split("=").map((part) => part.trim().toLowerCase()) as [string, string]),
     ),
+    mcpAllowHosts: (e.TANDEM_MCP_ALLOW_HOSTS ?? "").split(",").map((host) => host.trim().toLowerCase()).filter(Boolean),
     publicUrl: e.TANDEM_PUBLIC_URL,
     authSecret: e.BETTER_AUTH_SECRET,
     importRoots: (e.TANDEM_IMPORT_ROOTS ?? "")

@@ -119,6 +119,8 @@ export async function createServices(config: Config, log: (line: string) => void
     checkpoints,
     shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
     sandbox,
+    // The server's own fetches for a project (web_fetch, @ mentions, web_search) obey its policy in force.
+    fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
     webSearch: config.webSearch,
     language,
     turnJobs: createTurnJobs({ db, mode: config.cluster ? "cluster" : "single", log }),

@@ -62,11 +62,11 @@ export function testTools(log: ToolLogEntry[]) {
 }
 
 /** `coreTools`: the real built-in tools (read_file, edit, …) beside the test tools. */
-export async function createAgentHarness(options: { extensions?: TestExtensionOptions; coreTools?: boolean } = {}) {
+export async function createAgentHarness(options: { extensions?: TestExtensionOptions; coreTools?: boolean; fetchAllowHosts?: string[] } = {}) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
   const tools = options.coreTools ? [...CORE_TOOLS, ...testTools(toolLog)] : testTools(toolLog);
-  const env = await createTestServices({ modelBaseUrl: model.url, tools, extensions: options.extensions });
+  const env = await createTestServices({ modelBaseUrl: model.url, tools, extensions: options.extensions, fetchAllowHosts: options.fetchAllowHosts });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));
   const project = await caller.project.create({ name: "Agent test" });

@@ -22,7 +22,7 @@ import { createScheduler } from "@/server/services/scheduler";
 export type Extensions = ReturnType<typeof createExtensions>;
 
 export function createExtensions(options: {
-  config: Pick<Config, "smtp" | "embedding" | "models"> & { cluster?: boolean };
+  config: Pick<Config, "smtp" | "embedding" | "models" | "mcpAllowHosts"> & { cluster?: boolean };
   db: Db;
   databaseUrl: string;
   sandbox: Sandbox;
@@ -33,7 +33,7 @@ export function createExtensions(options: {
 }) {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
-  const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace });
+  const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace, mcpAllowHosts: options.config.mcpAllowHosts });
   const embedding = options.config.embedding;
   const knowledge = createKnowledgeIndex({
     db,

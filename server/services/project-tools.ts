@@ -18,9 +18,10 @@ export type ProjectToolsStatus = { servers: McpServerStatus[]; discovery: Discov
 
 export type ProjectTools = ReturnType<typeof createProjectTools>;
 
-export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWorkspace(projectId: string): Promise<Workspace>; connectWaitMs?: number }) {
+/** `mcpAllowHosts`: remote MCP hosts the server's admin allows on local or private addresses (TANDEM_MCP_ALLOW_HOSTS). */
+export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWorkspace(projectId: string): Promise<Workspace>; mcpAllowHosts: readonly string[]; connectWaitMs?: number }) {
   const { db } = options;
-  const mcp = createMcpServers();
+  const mcp = createMcpServers({ addressPolicy: { allowHosts: options.mcpAllowHosts } });
   const discovered = new Map<string, { key: string; at: number; tools: Tool[]; error?: string }>();
 
   async function settingsOf(projectId: string) {

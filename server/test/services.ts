@@ -35,13 +35,14 @@ import { createProjectGit } from "@/server/services/project-git";
 // (e2e/fixtures/model-server) and makes `openai-compatible:scripted` the default model;
 // `tools` replaces the registry's core tools for the agent. `extensions` adds MCP, discovery,
 // knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
-export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number; embedding?: EmbeddingConfig };
+// `mcpAllowHosts` is TANDEM_MCP_ALLOW_HOSTS: remote MCP hosts allowed on loopback or private addresses.
+export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number; embedding?: EmbeddingConfig; mcpAllowHosts?: string[] };
 // `sandbox: "bwrap"` runs project processes in bubblewrap with the projects' network policies, the
 // egress proxy resolving `egressTestHosts` names to their (loopback) addresses; with `installDir`
 // the sandbox host is the production one (masks of install dir, data dir and home; a per-project
 // uid when root), for a server "installed" in `installDir` with its data in `dataDir`.
 export async function createTestServices(
-  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean } = {},
+  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean; /** Hosts (host:port) web_fetch may reach on loopback. */ fetchAllowHosts?: string[] } = {},
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
@@ -70,7 +71,7 @@ export async function createTestServices(
   const bus = createInProcessBus();
   const extensions = options.extensions
     ? createExtensions({
-        config: { smtp: options.extensions.smtp, embedding: options.extensions.embedding, models: config.models },
+        config: { smtp: options.extensions.smtp, embedding: options.extensions.embedding, models: config.models, mcpAllowHosts: options.extensions.mcpAllowHosts ?? [] },
         db: database.db,
         databaseUrl: database.url,
         sandbox,
@@ -91,6 +92,9 @@ export async function createTestServices(
     checkpoints,
     baseTools: options.tools,
     sandbox,
+    // As in production: the server's own fetches obey the project's policy; `fetchAllowHosts`
+    // lets web_fetch reach test servers on loopback, as only tests may.
+    fetchPolicy: { allowHosts: options.fetchAllowHosts ?? [], projectNetwork: (projectId) => network.policies.get(projectId) },
     maxRetries: 2,
     ...(options.language ? { language } : {}),
     // As in production: every turn holds its job's lease while it runs.

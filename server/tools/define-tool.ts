@@ -35,6 +35,7 @@ export type ToolErrorCode =
   | "TIMEOUT"
   | "TOO_LARGE"
   | "BLOCKED_ADDRESS"
+  | "NETWORK_POLICY"
   | "IS_DIRECTORY"
   | "NOT_A_DIRECTORY"
   | "EXISTS"
@@ -106,6 +107,11 @@ export interface FetchPolicy {
   maxBytes?: number;
   maxRedirects?: number;
   resolve?(hostname: string): Promise<{ address: string; family: number }[]>;
+  /**
+   * The project's network policy in force, which the server's own fetches for it obey
+   * (project-network.ts); without it, the turn's `sandbox.network`.
+   */
+  projectNetwork?(projectId: string): Promise<NetworkPolicy>;
 }
 
 export type WebSearchBackend =

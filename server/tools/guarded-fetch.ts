@@ -1,9 +1,11 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
-import { Agent, request } from "undici";
+import { Agent, buildConnector, request, type Dispatcher } from "undici";
+import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import type { FetchPolicy } from "./define-tool";
 import { blockedReason } from "./ip-policy";
+import { refusedByProject } from "./project-network";
 import { ToolFailure } from "./result";
 
 export const FETCH_TIMEOUT_MS = 30_000;
@@ -42,18 +44,37 @@ function blocked(host: string, address: string, why: string): ToolFailure {
 }
 
 /**
- * The address check lives in the connection's own DNS lookup, so the address that is checked is
- * the address that is connected to: a name that changes its answer between a check and the
- * connection (DNS rebinding) gains nothing.
+ * Whether the server's own allow-list (configuration, never a project or the model) exempts
+ * this host from the address check: an entry is a host name or "host:port".
  */
-function guardedAgent(resolve: Resolver): Agent {
+export function onServerAllowList(allowHosts: readonly string[], hostname: string, port: string): boolean {
+  const host = hostname.toLowerCase();
+  return allowHosts.some((entry) => {
+    const e = entry.toLowerCase();
+    return e === host || e === `${host}:${port}`;
+  });
+}
+
+/**
+ * An undici agent for the server's own connections on behalf of a project: loopback, private,
+ * link-local and metadata addresses are refused, except hosts on the server's allow-list. The
+ * check is in the connection's own connector: a name through its DNS lookup (the address that is
+ * checked is the address that is connected to, so DNS rebinding gains nothing), an address literal
+ * before connecting; so every connection passes it, redirects that fetch follows included.
+ * `onRefused` hears each refusal (a WebSocket's error event does not carry its cause).
+ */
+export function guardedAgent(allowHosts: readonly string[], resolve: Resolver = defaultResolve, onRefused?: (refusal: AddressRefusal) => void): Agent {
+  const refuse = (host: string, address: string, why: string) => {
+    onRefused?.({ host, address, why });
+    return new BlockedAddress(`${host}|${address}|${why}`);
+  };
   const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     resolve(hostname).then(
       (addresses) => {
         if (addresses.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }));
         for (const a of addresses) {
           const why = blockedReason(a.address);
-          if (why) return callback(new BlockedAddress(`${hostname}|${a.address}|${why}`));
+          if (why) return callback(refuse(hostname, a.address, why));
         }
         if (options.all) callback(null, addresses);
         else callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -61,19 +82,29 @@ function guardedAgent(resolve: Resolver): Agent {
       (error: unknown) => callback(error),
     );
   };
-  return new Agent({ connect: { lookup: lookup as never }, connections: 4 });
+  const checked = buildConnector({ lookup: lookup as never });
+  const exempt = buildConnector({});
+  const connect: buildConnector.connector = (options, callback) => {
+    const port = options.port || (options.protocol === "https:" ? "443" : "80");
+    if (onServerAllowList(allowHosts, options.hostname, port)) return exempt(options, callback);
+    const literal = options.hostname.replace(/^\[|\]$/g, "");
+    const why = isIP(literal) ? blockedReason(literal) : null;
+    if (why) return callback(refuse(options.hostname, literal, why), null);
+    return checked(options, callback);
+  };
+  return new Agent({ connect, connections: 4 });
 }
 
-const agents = new WeakMap<Resolver, Agent>();
-let openAgent: Agent | undefined;
+const agents = new WeakMap<Resolver, Map<string, Agent>>();
 
-function isAllowed(url: URL, policy: FetchPolicy): boolean {
-  const host = url.hostname.toLowerCase();
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  return policy.allowHosts.some((entry) => {
-    const e = entry.toLowerCase();
-    return e === host || e === `${host}:${port}`;
-  });
+/** One guarded agent per resolver and allow-list, shared by every web_fetch. */
+export function guardedDispatcher(allowHosts: readonly string[], resolve: Resolver = defaultResolve): Dispatcher {
+  const byList = agents.get(resolve) ?? new Map<string, Agent>();
+  agents.set(resolve, byList);
+  const key = allowHosts.join(" ");
+  let agent = byList.get(key);
+  if (!agent) byList.set(key, (agent = guardedAgent(allowHosts, resolve)));
+  return agent;
 }
 
 function findBlocked(error: unknown): BlockedAddress | undefined {
@@ -87,29 +118,34 @@ function findBlocked(error: unknown): BlockedAddress | undefined {
   return undefined;
 }
 
-/** GET with redirects followed by hand (each hop re-checked), a time limit and a size cap. */
-export async function guardedFetch(input: string, policy: FetchPolicy, limits: FetchLimits, signal: AbortSignal): Promise<Fetched> {
+/** A connection refused by the address check: the host asked for, the address it is, and why. */
+export type AddressRefusal = { host: string; address: string; why: string };
+
+/** The refused address behind a failed connection, or null. */
+export function blockedAddressOf(error: unknown): AddressRefusal | null {
+  const b = findBlocked(error);
+  if (!b) return null;
+  const [host, address, why] = b.message.split("|");
+  return { host: host!, address: address!, why: why! };
+}
+
+/**
+ * GET with redirects followed by hand, a time limit and a size cap. Each hop must pass the
+ * project's network policy (`project`) by its host, then the address check when it connects.
+ */
+export async function guardedFetch(input: string, policy: FetchPolicy, limits: FetchLimits, signal: AbortSignal, project: NetworkPolicy): Promise<Fetched> {
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const combined = AbortSignal.any([signal, timeout]);
   const redirects: string[] = [];
+  const dispatcher = guardedDispatcher(policy.allowHosts, limits.resolve);
   let url = parseUrl(input);
   try {
     for (;;) {
-      const allowed = isAllowed(url, policy);
-      const host = url.hostname.replace(/^\[|\]$/g, "");
-      if (!allowed && isIP(host)) {
-        const why = blockedReason(host);
-        if (why) throw blocked(url.hostname, host, why);
-      }
-      let agent: Agent;
-      if (allowed) agent = openAgent ??= new Agent({ connections: 4 });
-      else {
-        agent = agents.get(limits.resolve) ?? guardedAgent(limits.resolve);
-        agents.set(limits.resolve, agent);
-      }
+      const refused = refusedByProject(project, url.hostname, "web_fetch");
+      if (refused) throw refused;
       const response = await request(url, {
         method: "GET",
-        dispatcher: agent,
+        dispatcher,
         signal: combined,
         headers: { "user-agent": "Tandem/1.0 (web_fetch)", accept: "text/html,application/xhtml+xml,application/json,text/plain;q=0.9,*/*;q=0.8" },
       });
@@ -143,11 +179,8 @@ export async function guardedFetch(input: string, policy: FetchPolicy, limits: F
     }
   } catch (error) {
     if (error instanceof ToolFailure) throw error;
-    const b = findBlocked(error);
-    if (b) {
-      const [host, address, why] = b.message.split("|");
-      throw blocked(host!, address!, why!);
-    }
+    const b = blockedAddressOf(error);
+    if (b) throw blocked(b.host, b.address, b.why);
     if (timeout.aborted && !signal.aborted) {
       throw new ToolFailure("TIMEOUT", `${url} did not answer within ${limits.timeoutMs / 1000} s. Try again later or another source.`);
     }

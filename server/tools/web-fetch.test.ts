@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import type { FetchPolicy } from "./define-tool";
 import { useToolSessions } from "./test-helpers";
 import { webFetchTool } from "./web-fetch";
@@ -72,10 +73,14 @@ afterAll(() => {
   forbidden.close();
 });
 
-/** Server configuration for tests: one allowed local host, and a resolver for names tests invent. */
-function policy(): FetchPolicy {
+/**
+ * Server configuration for tests: one allowed local host, a resolver for names tests invent, and
+ * the project's network policy (open, unless a test says otherwise).
+ */
+function policy(project: NetworkPolicy = { policy: "open", allowHosts: [] }): FetchPolicy {
   return {
     allowHosts: [`127.0.0.1:${allowedPort}`],
+    projectNetwork: async () => project,
     timeoutMs: 1000,
     resolve: async (hostname) => {
       const nip = /^(.+)\.nip\.io$/.exec(hostname);

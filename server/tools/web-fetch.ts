@@ -9,6 +9,7 @@ import { fetchLimits, guardedFetch, parseUrl, type Fetched } from "./guarded-fet
 /** The longest a model may ask web_fetch to wait for one page. */
 const MAX_TIMEOUT_MS = 90_000;
 import { htmlToMarkdown } from "./html-to-markdown";
+import { projectNetwork } from "./project-network";
 import { ToolFailure, ok } from "./result";
 import { formatSize } from "./text-window";
 
@@ -17,7 +18,8 @@ const DESCRIPTION = `Fetches a URL (http or https) from the public internet.
 - raw: return the body as text without conversion (HTML source, for example).
 - prompt: a question or instruction about the page; when a model is available it answers from the page instead of returning all of it.
 - download: save the body to output_path in the workspace (default downloads/<file name>) instead of returning it.
-- Limits: 30 s, 5 MB, 5 redirects. Local, private and internal addresses are refused.`;
+- Limits: 30 s, 5 MB, 5 redirects. Local, private and internal addresses are refused.
+- It runs on Tandem's server under the project's network policy: with "off" nothing is fetched; with an allow-list only its hosts (a refused host is named, and a person can allow it).`;
 
 const DISPLAY_CHARS = 100_000;
 /** What the small model gets of a page for `prompt`. */
@@ -45,7 +47,7 @@ export const webFetchTool = defineTool({
     const target = input.download ? await downloadTarget(ctx, input.url, input.output_path) : null;
     ctx.emit({ type: "status", text: `Fetching ${input.url}` });
     const limits = fetchLimits(ctx.fetchPolicy);
-    const page = await guardedFetch(input.url, ctx.fetchPolicy, input.timeout_ms ? { ...limits, timeoutMs: input.timeout_ms } : limits, ctx.signal);
+    const page = await guardedFetch(input.url, ctx.fetchPolicy, input.timeout_ms ? { ...limits, timeoutMs: input.timeout_ms } : limits, ctx.signal, await projectNetwork(ctx));
     const where = page.redirects.length ? ` (redirected to ${page.url})` : "";
     if (target) return saveDownload(ctx, page, target, where);
     if (page.status >= 400) {

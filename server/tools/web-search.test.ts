@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolContext } from "./define-tool";
 import { useToolSessions } from "./test-helpers";
 import { webSearchTool } from "./web-search";
 
-const session = useToolSessions();
+const tools = useToolSessions();
+/** A tool context whose project's network policy is open, unless a test says otherwise. */
+const session = (overrides: Partial<ToolContext> = {}) => tools({ sandbox: { mode: "none", network: { policy: "open", allowHosts: [] }, limits: null }, ...overrides });
 let server: Server;
 let base = "";
 const seen: { url: string; headers: IncomingMessage["headers"]; body: string }[] = [];

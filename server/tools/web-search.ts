@@ -1,6 +1,7 @@
 import { request } from "undici";
 import { z } from "zod";
 import { defineTool, type WebSearchBackend } from "./define-tool";
+import { networkOff, projectNetwork } from "./project-network";
 import { ToolFailure, ok } from "./result";
 
 const TIMEOUT_MS = 15_000;
@@ -12,7 +13,8 @@ export interface SearchHit {
 }
 
 const DESCRIPTION = `Searches the web and returns the top results, each with title, URL and snippet.
-Use it for current information, documentation and error messages; then read a promising result with web_fetch.`;
+Use it for current information, documentation and error messages; then read a promising result with web_fetch.
+The query goes to the search service the server's admin configured; with the project's network policy "off" nothing is searched.`;
 
 async function getJson(url: string, init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string }, signal: AbortSignal): Promise<unknown> {
   const response = await request(url, {
@@ -74,6 +76,9 @@ export const webSearchTool = defineTool({
   describe: (input) => `Search the web for ${JSON.stringify(input.query)}`,
   async execute(input, ctx) {
     if (!ctx.webSearch) throw new ToolFailure("UNAVAILABLE", "No web search service is configured for this server.");
+    // The query carries the project's words out, so "off" stops it; any other policy lets it go to
+    // the admin's service (its results are only links, which web_fetch checks against the policy).
+    if ((await projectNetwork(ctx)).policy === "off") throw networkOff("web_search");
     const hits = await searchWeb(ctx.webSearch, input.query, input.limit ?? 5, ctx.signal).catch((error: unknown) => {
       if (error instanceof ToolFailure || ctx.signal.aborted) throw error;
       throw new ToolFailure("UNAVAILABLE", `The search service could not be reached: ${(error as Error).message}`);

@@ -3,13 +3,19 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpWebSocketTransport } from "./websocket-transport";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fetch as undiciFetch, type Agent } from "undici";
 import { DEFAULT_TIMEOUT_MS, isStdio, isWebSocketUrl, type McpServerConfig, type StdioServerConfig } from "@/lib/mcp-config";
+import type { FetchPolicy } from "../define-tool";
+import { guardedAgent, type AddressRefusal } from "../guarded-fetch";
 
 // One MCP server of a project: connects (stdio in the sandbox, or streamable HTTP falling back to
 // SSE), lists its tools, calls them, and reconnects with backoff when it fails or exits. A
-// failure only changes this connection's state; nothing is thrown at whoever holds it.
+// failure only changes this connection's state; nothing is thrown at whoever holds it. A remote
+// server is reached by the server itself, so every connection to it goes through web_fetch's
+// address check (guarded-fetch.ts): no loopback, private, link-local or metadata address unless
+// the server's admin listed the host (TANDEM_MCP_ALLOW_HOSTS).
 
 export type McpToolInfo = {
   name: string;
@@ -35,6 +41,8 @@ export type McpConnectionOptions = {
   name: string;
   config: McpServerConfig;
   launch: StdioLauncher;
+  /** Remote servers: the hosts the server's admin exempts from the address check (and, in tests, the resolver). */
+  addressPolicy: Pick<FetchPolicy, "allowHosts" | "resolve">;
   onChange?(state: McpConnectionState): void;
   /** Backoff between reconnects: 1 s doubling to this cap. */
   maxBackoffMs?: number;
@@ -59,6 +67,9 @@ export function createMcpConnection(options: McpConnectionOptions) {
   let closed = false;
   let connecting: Promise<void> | null = null;
   let stderrTail = "";
+  let refused: AddressRefusal | null = null;
+  const dispatcher: Agent | null = isStdio(config) ? null : guardedAgent(options.addressPolicy.allowHosts, options.addressPolicy.resolve, (r) => (refused = r));
+  const guardedFetch = ((url, init) => undiciFetch(url, { ...(init as object), dispatcher: dispatcher! })) as FetchLike;
 
   const set = (next: McpConnectionState) => {
     state = next;
@@ -78,16 +89,16 @@ export function createMcpConnection(options: McpConnectionOptions) {
       return { client: await handshake(transport), transport: "stdio" };
     }
     const url = new URL(config.url);
-    const requestInit = { headers: config.headers ?? {} };
-    if (isWebSocketUrl(config.url)) return { client: await handshake(new McpWebSocketTransport(url, config.headers)), transport: "websocket" };
-    if (config.type === "sse") return { client: await handshake(new SSEClientTransport(url, { requestInit })), transport: "sse" };
+    const init = { requestInit: { headers: config.headers ?? {} }, fetch: guardedFetch };
+    if (isWebSocketUrl(config.url)) return { client: await handshake(new McpWebSocketTransport(url, config.headers ?? {}, dispatcher!)), transport: "websocket" };
+    if (config.type === "sse") return { client: await handshake(new SSEClientTransport(url, init)), transport: "sse" };
     try {
-      return { client: await handshake(new StreamableHTTPClientTransport(url, { requestInit })), transport: "streamable-http" };
+      return { client: await handshake(new StreamableHTTPClientTransport(url, init)), transport: "streamable-http" };
     } catch (error) {
-      if (config.type === "http" || config.type === "streamable-http" || error instanceof TimeoutError) throw error;
+      if (config.type === "http" || config.type === "streamable-http" || error instanceof TimeoutError || refused) throw error;
       // Older servers speak only the HTTP+SSE transport.
       try {
-        return { client: await handshake(new SSEClientTransport(url, { requestInit })), transport: "sse" };
+        return { client: await handshake(new SSEClientTransport(url, init)), transport: "sse" };
       } catch {
         throw error;
       }
@@ -128,6 +139,7 @@ export function createMcpConnection(options: McpConnectionOptions) {
 
   async function connectOnce() {
     attempt += 1;
+    refused = null;
     set({ status: "connecting", attempt });
     try {
       const opened = await open();
@@ -153,7 +165,7 @@ export function createMcpConnection(options: McpConnectionOptions) {
     if (closed) return;
     const retry = attempt < maxAttempts;
     const delay = Math.min(1000 * 2 ** Math.max(0, attempt - 1), maxBackoff);
-    set({ status: "failed", error: describeFailure(error, config, stderrTail), attempt, retryAt: retry ? Date.now() + delay : null });
+    set({ status: "failed", error: describeFailure(error, config, stderrTail, refused), attempt, retryAt: retry ? Date.now() + delay : null });
     if (retry) {
       retryTimer = setTimeout(() => {
         retryTimer = null;
@@ -206,6 +218,7 @@ export function createMcpConnection(options: McpConnectionOptions) {
       const old = client;
       client = null;
       await old?.close().catch(() => {});
+      await dispatcher?.destroy().catch(() => {});
       set({ status: "closed" });
     },
   };
@@ -223,10 +236,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 }
 
 /** A reason a person can act on: the missing command, the refused URL, what the server printed. */
-function describeFailure(error: unknown, config: McpServerConfig, stderr: string): string {
+function describeFailure(error: unknown, config: McpServerConfig, stderr: string, refused: AddressRefusal | null): string {
   const err = error as NodeJS.ErrnoException;
   let message = err?.message ?? String(error);
-  if (isStdio(config)) {
+  if (refused && !isStdio(config)) {
+    const what = refused.host.replace(/^\[|\]$/g, "") === refused.address ? `${refused.address} is` : `${refused.host} resolves to ${refused.address},`;
+    message =
+      `refused: ${what} a ${refused.why} address, and Tandem's server connects to remote MCP servers only on public addresses. ` +
+      `Run a local server as a stdio server (it runs in the project's sandbox), or ask the server's admin to allow this one with TANDEM_MCP_ALLOW_HOSTS=${new URL(config.url).host}.`;
+  } else if (isStdio(config)) {
     if (err?.code === "ENOENT" || /ENOENT|No such file or directory|execvp/.test(`${message} ${stderr}`)) {
       message = `command not found: ${config.command} (is it installed, and on PATH inside the sandbox?)`;
     } else if (/MCP error -32000: Connection closed|closed the connection/.test(message) && stderr.trim()) {

@@ -14,7 +14,8 @@ import { testSandbox } from "@/server/test/sandbox";
 // fallback from streamable HTTP) and over stdio with includeTools, and a WebSocket server.
 
 const session = useToolSessions();
-const servers = createMcpServers({ maxBackoffMs: 500 });
+// The test servers listen on loopback, which an admin allows with TANDEM_MCP_ALLOW_HOSTS.
+const servers = createMcpServers({ addressPolicy: { allowHosts: ["127.0.0.1"] }, maxBackoffMs: 500 });
 let root: string;
 let sse: Awaited<ReturnType<typeof startEverythingServer>>;
 let sseUrl: string;

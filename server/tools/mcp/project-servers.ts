@@ -2,7 +2,7 @@ import path from "node:path";
 import { isInside } from "@/server/workspace";
 import { withIdentityInCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
-import type { Tool } from "../define-tool";
+import type { FetchPolicy, Tool } from "../define-tool";
 import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpConnection, type McpConnection, type StdioLauncher } from "./connection";
 import { mcpTool } from "./mcp-tool";
@@ -26,7 +26,8 @@ type Entry = { key: string; connection: McpConnection };
 
 export type McpServers = ReturnType<typeof createMcpServers>;
 
-export function createMcpServers(options: { maxBackoffMs?: number; onChange?(projectId: string): void } = {}) {
+/** `addressPolicy`: the remote hosts the server's admin exempts from the address check (connection.ts). */
+export function createMcpServers(options: { addressPolicy: Pick<FetchPolicy, "allowHosts" | "resolve">; maxBackoffMs?: number; onChange?(projectId: string): void }) {
   const projects = new Map<string, Map<string, Entry>>();
 
   /** The project's connections, once none is mid-attempt or after `timeoutMs`, whichever comes first. */
@@ -51,7 +52,7 @@ export function createMcpServers(options: { maxBackoffMs?: number; onChange?(pro
       await Promise.all(closing);
       for (const [name, config] of Object.entries(servers)) {
         if (current.has(name)) continue;
-        const connection = createMcpConnection({ name, config, launch, maxBackoffMs: options.maxBackoffMs, onChange: () => options.onChange?.(projectId) });
+        const connection = createMcpConnection({ name, config, launch, addressPolicy: options.addressPolicy, maxBackoffMs: options.maxBackoffMs, onChange: () => options.onChange?.(projectId) });
         current.set(name, { key: JSON.stringify(config), connection });
         void connection.connect();
       }

@@ -1,10 +1,11 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { WebSocket } from "undici";
+import { WebSocket, type Dispatcher } from "undici";
 
 // The MCP WebSocket transport (subprotocol "mcp", one JSON-RPC message per text frame). The SDK's
 // own WebSocketClientTransport uses the global WebSocket, which Node 20 does not have, and cannot
-// send headers; this one is the same protocol over undici's WebSocket, with the config's headers.
+// send headers; this one is the same protocol over undici's WebSocket, with the config's headers,
+// connecting through the dispatcher it is given (the address check of connection.ts).
 
 export class McpWebSocketTransport implements Transport {
   onclose?: () => void;
@@ -14,13 +15,14 @@ export class McpWebSocketTransport implements Transport {
 
   constructor(
     private readonly url: URL,
-    private readonly headers: Record<string, string> = {},
+    private readonly headers: Record<string, string>,
+    private readonly dispatcher: Dispatcher,
   ) {}
 
   start(): Promise<void> {
     if (this.socket) throw new Error("the WebSocket transport is already started");
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url, { protocols: ["mcp"], headers: this.headers });
+      const socket = new WebSocket(this.url, { protocols: ["mcp"], headers: this.headers, dispatcher: this.dispatcher });
       this.socket = socket;
       socket.onerror = () => {
         const error = new Error(`WebSocket connection to ${this.url.host} failed`);
