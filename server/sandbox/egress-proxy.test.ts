@@ -162,6 +162,42 @@ describe("egress proxy", () => {
     }
   });
 
+  it("plain HTTP: a Host header naming another virtual host than the allowed URL's is refused with 400, and no server sees it", async () => {
+    const { egress, log, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
+    open.push(egress);
+    const seen: string[] = [];
+    const origin = http.createServer((req, res) => {
+      seen.push(String(req.headers.host));
+      res.end(`virtual host ${req.headers.host}`);
+    });
+    const port = await listen(origin);
+    try {
+      const url = `http://registry.test:${port}/admin`;
+      const forged = [
+        `Host: internal-admin.test\r\n`,
+        `Host: blocked.test:${port}\r\n`,
+        `Host: registry.test:${port + 1}\r\n`,
+        `Host: registry.test:${port}\r\nHost: internal-admin.test\r\n`,
+        `Host: registry.test:${port}/x\r\n`,
+        `Host: \r\n`,
+      ];
+      for (const headers of forged) {
+        const response = await raw(proxy, `GET ${url} HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
+        expect({ headers, response }).toMatchObject({ headers, response: expect.stringMatching(/^HTTP\/1\.1 400[^]*does not match its URL's host/) });
+      }
+      expect(seen).toEqual([]);
+      expect(log.every((c) => !c.allowed)).toBe(true);
+      expect(egress.denials()).toEqual([]);
+      // The URL's own host, however it is spelled, and no Host at all, reach the origin as that host.
+      expect(await raw(proxy, `GET ${url} HTTP/1.1\r\nHost: REGISTRY.test:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[^]*virtual host registry\.test:/);
+      expect(await raw(proxy, `GET http://registry.test/ HTTP/1.1\r\nHost: registry.test:80\r\nConnection: close\r\n\r\n`)).not.toMatch(/^HTTP\/1\.1 400/);
+      expect(await raw(proxy, `GET ${url} HTTP/1.0\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[^]*virtual host registry\.test:/);
+      expect(seen).toEqual([`registry.test:${port}`, `registry.test:${port}`]);
+    } finally {
+      origin.close();
+    }
+  });
+
   it("sends the origin the request it expects: origin-form target, no Proxy-* or hop-by-hop headers, a chunked body intact", async () => {
     const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
@@ -199,7 +235,7 @@ describe("egress proxy", () => {
       expect(names).not.toContain("proxy-connection");
       expect(names).not.toContain("x-drop");
       expect(seen.headers).toContain("X-Kept");
-      expect(seen.headers.join("\n")).toContain(`host\nregistry.test:${port}`);
+      expect(seen.headers.join("\n").toLowerCase()).toContain(`host\nregistry.test:${port}`);
       expect(seen.body).toBe(createHash("sha256").update(body).digest("hex"));
     } finally {
       origin.close();

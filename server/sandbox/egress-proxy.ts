@@ -112,6 +112,26 @@ const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: tr
 
 class Refused extends Error {}
 
+/** A Host header of `req` that names another host than `target`, or another port (as the client wrote it), or null. */
+function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | null {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() !== "host") continue;
+    const value = raw[i + 1]!;
+    let host: string;
+    try {
+      const parsed = new URL(`http://${value}`);
+      if (parsed.username || parsed.password || parsed.pathname !== "/" || parsed.search || parsed.hash) throw new Error();
+      host = parsed.host;
+    } catch {
+      return value;
+    }
+    // A Host without its port is how many clients write it; the name is what picks a virtual host.
+    if (host !== target.host && host !== target.hostname) return value;
+  }
+  return null;
+}
+
 export function openEgressListener(options: EgressListenerOptions): EgressListener {
   const denied: string[] = [];
   const tunnels = new Set<net.Socket>();
@@ -191,6 +211,16 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       return;
     }
     const port = Number(target.port || 80);
+    // The policy admits the host of the absolute URL, and that host is what the origin gets: a
+    // different Host header would reach another virtual host behind the admitted address.
+    const mismatch = hostHeaderMismatch(req, target);
+    if (mismatch !== null) {
+      options.record({ host: target.hostname, port, allowed: false, reason: `its Host header (${mismatch}) names another host than its URL`, bytesIn: 0, bytesOut: 0 });
+      res
+        .writeHead(400, { "content-type": "text/plain", connection: "close" })
+        .end(`Tandem's egress proxy refused this request: its Host header (${mismatch}) does not match its URL's host (${target.host}). Send the request for the host in the URL.\n`);
+      return;
+    }
     let address: string;
     try {
       address = await admit(target.hostname);

@@ -3,7 +3,7 @@ import { Transform } from "node:stream";
 
 // The request a plain-HTTP proxy sends on to the origin server, from one request that node's
 // HTTP parser (llhttp, the parser node:http is built on) has read and checked: origin-form
-// target, the client's own headers in their order and spelling, no hop-by-hop or Proxy-* ones,
+// target, the target's Host, the client's other headers in their order and spelling, no hop-by-hop or Proxy-* ones,
 // and `Connection: close`. Every request gets its own connection to its origin, so its host is
 // checked; the origin's answer goes back to the client as raw bytes, and the origin closing its
 // connection is the end of it (egress-proxy.ts).
@@ -28,14 +28,13 @@ export function originRequest(req: http.IncomingMessage, target: URL): OriginReq
   const version = req.httpVersion === "1.0" ? "1.0" : "1.1";
   const lines = [`${req.method} ${target.pathname}${target.search} HTTP/${version}`];
   const raw = req.rawHeaders;
-  let host = false;
+  // The Host is the target's, the host the policy admitted, whatever the client wrote.
+  lines.push(`Host: ${target.host}`);
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(name) || named.has(name) || (chunked && name === "content-length")) continue;
-    if (name === "host") host = true;
+    if (name === "host" || HOP_BY_HOP.has(name) || named.has(name) || (chunked && name === "content-length")) continue;
     lines.push(`${raw[i]}: ${raw[i + 1]}`);
   }
-  if (!host) lines.push(`Host: ${target.host}`);
   if (chunked) lines.push("Transfer-Encoding: chunked");
   lines.push("Connection: close", "", "");
   return { head: lines.join("\r\n"), chunked };
