@@ -240,9 +240,9 @@ function describeFailure(error: unknown, config: McpServerConfig, stderr: string
   const err = error as NodeJS.ErrnoException;
   let message = err?.message ?? String(error);
   if (refused && !isStdio(config)) {
-    const what = refused.host.replace(/^\[|\]$/g, "") === refused.address ? `${refused.address} is` : `${refused.host} resolves to ${refused.address},`;
+    const what = refused.host.replace(/^\[|\]$/g, "") === refused.address ? refused.address : `${refused.host} (${refused.address})`;
     message =
-      `refused: ${what} a ${refused.why} address, and Tandem's server connects to remote MCP servers only on public addresses. ` +
+      `refused: ${what} is not a public address (${refused.why}), and Tandem's server connects to remote MCP servers only on public addresses. ` +
       `Run a local server as a stdio server (it runs in the project's sandbox), or ask the server's admin to allow this one with TANDEM_MCP_ALLOW_HOSTS=${new URL(config.url).host}.`;
   } else if (isStdio(config)) {
     if (err?.code === "ENOENT" || /ENOENT|No such file or directory|execvp/.test(`${message} ${stderr}`)) {
