@@ -185,6 +185,18 @@ describe("web_fetch", () => {
     expect(forbiddenHits).toBe(before);
   });
 
+  it("checks every hop against the project's allow-list: a redirect to a host not on it is refused before it connects", async () => {
+    const s = await session({ fetchPolicy: policy({ policy: "allow-list", allowHosts: ["127.0.0.1"] }) });
+    expect((await s.run(webFetchTool, { url: `${base()}/json` })).error).toBeUndefined();
+    const before = forbiddenHits;
+    const run = await s.run(webFetchTool, { url: `${base()}/to-localhost` });
+    expect(run.error?.code).toBe("NETWORK_POLICY");
+    expect(run.meta?.deniedHosts).toEqual(["localhost"]);
+    const off = await session({ fetchPolicy: policy({ policy: "off", allowHosts: [] }) });
+    expect((await off.run(webFetchTool, { url: `${base()}/json`, download: true })).error?.code).toBe("NETWORK_POLICY");
+    expect(forbiddenHits).toBe(before);
+  });
+
   it("downloads into the workspace, and never outside it or over an existing file", async () => {
     const s = await fetchSession();
     const binary = await s.run(webFetchTool, { url: `${base()}/logo.bin` });
