@@ -108,7 +108,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
   const checkpoints = createCheckpointStores(config.dataDir, files);
-  const extensions = createExtensions({ config, db, databaseUrl, sandbox, openWorkspace: (projectId) => files.open(projectId) });
+  const extensions = createExtensions({ config, db, databaseUrl, sandbox, projectNetwork: (projectId) => network.policies.get(projectId), openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     db,

@@ -84,7 +84,7 @@ process.stdin.on("data", (chunk) => {
   }
 });`,
     );
-    const servers = createMcpServers({ addressPolicy: { allowHosts: [] } });
+    const servers = createMcpServers({ fetchPolicy: { allowHosts: [] } });
     try {
       await servers.sync(projectId, { spy: { command: "node", args: ["spy.cjs"] } }, sandboxedLauncher(workspaceRoot, harness.services.sandbox, projectId));
       const [tool] = await servers.tools(projectId, 20_000);

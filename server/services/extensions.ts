@@ -6,6 +6,7 @@ import { findUser } from "@/server/db/repositories/users";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { AgentRuntime } from "@/server/agent/runtime";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import type { Workspace } from "@/server/workspace";
 import { createKnowledgeIndex } from "@/server/services/knowledge-index";
 import { createKnowledgeEmbeddings, type EmbeddingSource } from "@/server/services/knowledge-embeddings";
@@ -26,6 +27,8 @@ export function createExtensions(options: {
   db: Db;
   databaseUrl: string;
   sandbox: Sandbox;
+  /** The project's network policy in force: remote MCP servers are refused when it is off. */
+  projectNetwork(projectId: string): Promise<NetworkPolicy>;
   openWorkspace(projectId: string): Promise<Workspace>;
   schedulerPollingSeconds?: number;
   now?: () => Date;
@@ -33,7 +36,7 @@ export function createExtensions(options: {
 }) {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
-  const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace, mcpAllowHosts: options.config.mcpAllowHosts });
+  const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace, mcpAllowHosts: options.config.mcpAllowHosts, projectNetwork: options.projectNetwork });
   const embedding = options.config.embedding;
   const knowledge = createKnowledgeIndex({
     db,

@@ -2,6 +2,7 @@ import type { Db } from "@/server/db/client";
 import { getToolSettings, updateToolSettings } from "@/server/db/repositories/tool-settings";
 import type { Tool } from "@/server/tools/define-tool";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import { discoverTools, DiscoveryError } from "@/server/tools/discovery/discovered-tools";
 import { formatMcpServers, parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";
@@ -18,10 +19,21 @@ export type ProjectToolsStatus = { servers: McpServerStatus[]; discovery: Discov
 
 export type ProjectTools = ReturnType<typeof createProjectTools>;
 
-/** `mcpAllowHosts`: remote MCP hosts the server's admin allows on local or private addresses (TANDEM_MCP_ALLOW_HOSTS). */
-export function createProjectTools(options: { db: Db; sandbox: Sandbox; openWorkspace(projectId: string): Promise<Workspace>; mcpAllowHosts: readonly string[]; connectWaitMs?: number }) {
+/**
+ * `mcpAllowHosts`: remote MCP hosts the server's admin allows on local or private addresses
+ * (TANDEM_MCP_ALLOW_HOSTS); `projectNetwork`: the project's network policy in force ("off"
+ * refuses remote MCP servers).
+ */
+export function createProjectTools(options: {
+  db: Db;
+  sandbox: Sandbox;
+  openWorkspace(projectId: string): Promise<Workspace>;
+  mcpAllowHosts: readonly string[];
+  projectNetwork(projectId: string): Promise<NetworkPolicy>;
+  connectWaitMs?: number;
+}) {
   const { db } = options;
-  const mcp = createMcpServers({ addressPolicy: { allowHosts: options.mcpAllowHosts } });
+  const mcp = createMcpServers({ fetchPolicy: { allowHosts: options.mcpAllowHosts, projectNetwork: options.projectNetwork } });
   const discovered = new Map<string, { key: string; at: number; tools: Tool[]; error?: string }>();
 
   async function settingsOf(projectId: string) {

@@ -75,6 +75,7 @@ export async function createTestServices(
         db: database.db,
         databaseUrl: database.url,
         sandbox,
+        projectNetwork: (projectId) => network.policies.get(projectId),
         openWorkspace: (projectId) => files.open(projectId),
         schedulerPollingSeconds: options.extensions.schedulerPollingSeconds,
         deferToolsOver: options.extensions.deferToolsOver,

@@ -41,8 +41,12 @@ export type McpConnectionOptions = {
   name: string;
   config: McpServerConfig;
   launch: StdioLauncher;
-  /** Remote servers: the hosts the server's admin exempts from the address check (and, in tests, the resolver). */
-  addressPolicy: Pick<FetchPolicy, "allowHosts" | "resolve">;
+  /**
+   * Remote servers: the hosts the server's admin exempts from the address check (and, in tests,
+   * the resolver), and the project's network policy, which refuses them all when it is off.
+   */
+  fetchPolicy: McpFetchPolicy;
+  projectId: string;
   onChange?(state: McpConnectionState): void;
   /** Backoff between reconnects: 1 s doubling to this cap. */
   maxBackoffMs?: number;
@@ -51,6 +55,8 @@ export type McpConnectionOptions = {
 };
 
 export type McpConnection = ReturnType<typeof createMcpConnection>;
+
+export type McpFetchPolicy = Pick<FetchPolicy, "allowHosts" | "resolve" | "projectNetwork">;
 
 const CONNECT_TIMEOUT_MS = 15_000;
 const STDERR_TAIL = 2_000;
@@ -68,7 +74,7 @@ export function createMcpConnection(options: McpConnectionOptions) {
   let connecting: Promise<void> | null = null;
   let stderrTail = "";
   let refused: AddressRefusal | null = null;
-  const dispatcher: Agent | null = isStdio(config) ? null : guardedAgent(options.addressPolicy.allowHosts, options.addressPolicy.resolve, (r) => (refused = r));
+  const dispatcher: Agent | null = isStdio(config) ? null : guardedAgent(options.fetchPolicy.allowHosts, options.fetchPolicy.resolve, (r) => (refused = r));
   const guardedFetch = ((url, init) => undiciFetch(url, { ...(init as object), dispatcher: dispatcher! })) as FetchLike;
 
   const set = (next: McpConnectionState) => {
@@ -88,6 +94,7 @@ export function createMcpConnection(options: McpConnectionOptions) {
       });
       return { client: await handshake(transport), transport: "stdio" };
     }
+    await refuseWhenNetworkOff();
     const url = new URL(config.url);
     const init = { requestInit: { headers: config.headers ?? {} }, fetch: guardedFetch };
     if (isWebSocketUrl(config.url)) return { client: await handshake(new McpWebSocketTransport(url, config.headers ?? {}, dispatcher!)), transport: "websocket" };
@@ -102,6 +109,16 @@ export function createMcpConnection(options: McpConnectionOptions) {
       } catch {
         throw error;
       }
+    }
+  }
+
+  /** A remote server is reached by the server for the project, so the project's policy "off" refuses it. */
+  async function refuseWhenNetworkOff() {
+    if (isStdio(config) || !options.fetchPolicy.projectNetwork) return;
+    if ((await options.fetchPolicy.projectNetwork(options.projectId)).policy === "off") {
+      throw new McpUnavailableError(
+        `refused: this project's network policy is off, so Tandem's server connects to no remote MCP server for it. A project owner or admin can change the policy in the project settings (Network), or run the server over stdio in the project's sandbox.`,
+      );
     }
   }
 
@@ -210,6 +227,9 @@ export function createMcpConnection(options: McpConnectionOptions) {
         const reason = state.status === "failed" ? state.error : "it is not connected";
         throw new McpUnavailableError(`MCP server "${options.name}" is unavailable: ${reason}`);
       }
+      await refuseWhenNetworkOff().catch((error: Error) => {
+        throw new McpUnavailableError(`MCP server "${options.name}" is unavailable: ${error.message}`);
+      });
       return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout, signal })) as CallToolResult;
     },
     async close() {

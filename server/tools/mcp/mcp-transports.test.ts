@@ -15,7 +15,7 @@ import { testSandbox } from "@/server/test/sandbox";
 
 const session = useToolSessions();
 // The test servers listen on loopback, which an admin allows with TANDEM_MCP_ALLOW_HOSTS.
-const servers = createMcpServers({ addressPolicy: { allowHosts: ["127.0.0.1"] }, maxBackoffMs: 500 });
+const servers = createMcpServers({ fetchPolicy: { allowHosts: ["127.0.0.1"] }, maxBackoffMs: 500 });
 let root: string;
 let sse: Awaited<ReturnType<typeof startEverythingServer>>;
 let sseUrl: string;

@@ -16,7 +16,7 @@ import { createMcpServers, sandboxedLauncher } from "./project-servers";
 const session = useToolSessions();
 let root: string;
 // The test servers listen on loopback, which an admin allows with TANDEM_MCP_ALLOW_HOSTS.
-const servers = createMcpServers({ addressPolicy: { allowHosts: ["127.0.0.1"] }, maxBackoffMs: 500 });
+const servers = createMcpServers({ fetchPolicy: { allowHosts: ["127.0.0.1"] }, maxBackoffMs: 500 });
 const launch = () => sandboxedLauncher(root, testSandbox("none"));
 let http: Awaited<ReturnType<typeof startEverythingServer>>;
 let httpUrl: string;
@@ -138,7 +138,7 @@ describeSandboxed("MCP stdio servers in the sandbox", () => {
   it("run under bubblewrap: sandbox home, nothing of the server's files, only the env they were given", async () => {
     const sandboxRoot = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-mcp-bwrap-")));
     await fs.writeFile(path.join(sandboxRoot, "tiny.cjs"), TINY_SERVER);
-    const sandboxed = createMcpServers({ addressPolicy: { allowHosts: [] } });
+    const sandboxed = createMcpServers({ fetchPolicy: { allowHosts: [] } });
     try {
       await sandboxed.sync("p5", { tiny: { command: "node", args: ["tiny.cjs"], env: { SECRET_TOKEN: "given-on-purpose" } } }, sandboxedLauncher(sandboxRoot, testSandbox("bwrap")));
       const [tool] = await sandboxed.tools("p5");

@@ -2,9 +2,9 @@ import path from "node:path";
 import { isInside } from "@/server/workspace";
 import { withIdentityInCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
-import type { FetchPolicy, Tool } from "../define-tool";
+import type { Tool } from "../define-tool";
 import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
-import { createMcpConnection, type McpConnection, type StdioLauncher } from "./connection";
+import { createMcpConnection, type McpConnection, type McpFetchPolicy, type StdioLauncher } from "./connection";
 import { mcpTool } from "./mcp-tool";
 
 // The MCP servers of every open project: one connection per configured server, kept across
@@ -26,8 +26,8 @@ type Entry = { key: string; connection: McpConnection };
 
 export type McpServers = ReturnType<typeof createMcpServers>;
 
-/** `addressPolicy`: the remote hosts the server's admin exempts from the address check (connection.ts). */
-export function createMcpServers(options: { addressPolicy: Pick<FetchPolicy, "allowHosts" | "resolve">; maxBackoffMs?: number; onChange?(projectId: string): void }) {
+/** `fetchPolicy`: what remote servers are held to (connection.ts): the address check, the project's policy. */
+export function createMcpServers(options: { fetchPolicy: McpFetchPolicy; maxBackoffMs?: number; onChange?(projectId: string): void }) {
   const projects = new Map<string, Map<string, Entry>>();
 
   /** The project's connections, once none is mid-attempt or after `timeoutMs`, whichever comes first. */
@@ -52,7 +52,7 @@ export function createMcpServers(options: { addressPolicy: Pick<FetchPolicy, "al
       await Promise.all(closing);
       for (const [name, config] of Object.entries(servers)) {
         if (current.has(name)) continue;
-        const connection = createMcpConnection({ name, config, launch, addressPolicy: options.addressPolicy, maxBackoffMs: options.maxBackoffMs, onChange: () => options.onChange?.(projectId) });
+        const connection = createMcpConnection({ name, config, launch, fetchPolicy: options.fetchPolicy, projectId, maxBackoffMs: options.maxBackoffMs, onChange: () => options.onChange?.(projectId) });
         current.set(name, { key: JSON.stringify(config), connection });
         void connection.connect();
       }

@@ -6,6 +6,7 @@ import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { createTestServices } from "@/server/test/services";
 import { startEverythingServer } from "@/server/test/everything-mcp-server";
+import { useToolSessions } from "../test-helpers";
 
 // A project's admin points a remote MCP server at the server's own neighbourhood, as an attacker
 // would: a real HTTP and WebSocket server on loopback stands for the internal service. The
@@ -19,6 +20,7 @@ let wsPort = 0;
 const reached: string[] = [];
 let allowed: Awaited<ReturnType<typeof startEverythingServer>>;
 let env: Awaited<ReturnType<typeof createTestServices>>;
+const session = useToolSessions();
 
 beforeAll(async () => {
   internal = createServer((req, res) => {
@@ -43,7 +45,7 @@ afterAll(async () => {
 });
 
 async function projectAdmin() {
-  const caller = createCallerFactory(appRouter)(env.context(await env.createUser("owner")));
+  const caller = createCallerFactory(appRouter)(env.context(await env.createUser()));
   return { caller, project: await caller.project.create({ name: "Remote MCP" }) };
 }
 
@@ -79,5 +81,21 @@ describe("remote MCP servers and the address check", () => {
     const [server] = (await caller.extensions.status({ projectId: project.id })).servers;
     expect(server).toMatchObject({ name: "everything", status: "connected", transport: "streamable-http" });
     expect(server!.tools).toContain("echo");
+  }, 30_000);
+
+  it("with the project's network policy off, connects to no remote server, even an allowed one, and calls none already connected", async () => {
+    const { caller, project } = await projectAdmin();
+    await caller.extensions.updateSettings({ projectId: project.id, mcpServersText: JSON.stringify({ mcpServers: { everything: { url: allowed.url, type: "http" } } }) });
+    expect((await caller.extensions.status({ projectId: project.id })).servers[0]).toMatchObject({ status: "connected" });
+    const tools = await env.services.extensions!.projectTools.tools(project.id, await env.services.files.open(project.id));
+    const echo = tools.find((t) => t.name === "everything__echo")!;
+    await caller.network.update({ projectId: project.id, policy: "off", allowHosts: [] });
+    const run = await (await session()).run(echo, { message: "the project's data" });
+    expect(run.error?.code).toBe("UNAVAILABLE");
+    expect(run.llm).toMatch(/network policy is off/);
+    await caller.extensions.reconnect({ projectId: project.id, server: "everything" });
+    const [server] = (await caller.extensions.status({ projectId: project.id })).servers;
+    expect(server).toMatchObject({ status: "failed" });
+    expect(server!.error).toMatch(/^refused: this project's network policy is off.*project owner or admin can change/);
   }, 30_000);
 });
