@@ -8,7 +8,8 @@ import { errorMessage } from "@/components/ui/error-message";
 type NetworkItem = Extract<TranscriptItem, { kind: "network" }>;
 
 /**
- * "Allow <host> for this project?": the sandbox's egress proxy refused a host during a tool call.
+ * "Allow <host> for this project?": the project's network policy refused a host during a tool call
+ * (the sandbox's egress proxy for a command, Tandem's server for web_fetch).
  * The project's admins allow it here (the session records who did); everyone else sees who may.
  */
 export function NetworkDeniedCard({ item, projectId, sessionId, canAllow }: { item: NetworkItem; projectId: string; sessionId: string; canAllow: boolean }) {
@@ -31,14 +32,14 @@ export function NetworkDeniedCard({ item, projectId, sessionId, canAllow }: { it
       ) : (
         <>
           <p className="question-text">
-            The sandbox refused a connection to <code>{item.host}</code>. Allow <code>{item.host}</code> for this project?
+            The project&apos;s network policy refused a connection to <code>{item.host}</code>. Allow <code>{item.host}</code> for this project?
           </p>
           {canAllow ? (
             <div className="row approval-actions">
               <button type="button" className="btn btn-primary btn-sm" data-testid="network-allow" disabled={allow.isPending} onClick={() => allow.mutate({ projectId, host: item.host, sessionId })}>
                 Allow {item.host}
               </button>
-              <span className="hint">Every terminal and agent command of this project may then reach it.</span>
+              <span className="hint">Every terminal, agent command and web_fetch of this project may then reach it.</span>
             </div>
           ) : (
             <p className="hint" data-testid="network-ask-admin">

@@ -37,7 +37,10 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
     <section className="card settings-card" data-testid="network-card">
       <div className="section-title">
         <h2>Network</h2>
-        <span className="hint">Terminals, the agent&apos;s shell, MCP servers and discovery reach the network only through the egress proxy.</span>
+        <span className="hint">
+          Terminals, the agent&apos;s shell, stdio MCP servers, discovery and git reach the network only through the egress proxy. Tandem&apos;s server follows the same
+          policy for its own requests: web_fetch and @ mentions of URLs reach only the allowed hosts; with Off, web_search and remote MCP servers are refused too.
+        </span>
       </div>
       <label className="field">
         <span>Policy</span>

@@ -92,12 +92,15 @@ function environment(input: PromptInput, tools: Set<string>): string {
   return lines.join("\n");
 }
 
+// web_fetch, web_search and remote MCP servers run on Tandem's server, under the same policy
+// (server/tools/project-network.ts); the line says so, so the model does not try them to get round it.
 function networkLine(network: NetworkPolicy, webFetch: boolean): string {
-  const fetch = webFetch ? " web_fetch runs outside the sandbox and can still read public pages." : "";
   if (network.policy === "open") return "Network: open. Shell commands can reach the internet (package installs work).";
   if (network.policy === "allow-list") {
+    const fetch = webFetch ? " web_fetch reaches the same hosts only." : "";
     return `Network: only these hosts are reachable from the shell: ${network.allowHosts.join(", ") || "(none)"}. Installs work only from them; a refused host is named in the result, and a person can allow it for the project.${fetch}`;
   }
+  const fetch = webFetch ? " web_fetch, web_search and remote MCP servers are refused too." : "";
   return `Network: off. Shell commands cannot reach any host, so installs (npm install, pip install), downloads and git fetch/push fail: work with what is in the workspace and ask if something is missing.${fetch}`;
 }
 
