@@ -6,9 +6,10 @@ import type { TurnRun } from "@/server/agent/run";
 import type { MentionAttachment } from "@/lib/session-events";
 
 // `@path` and `@url` in a message: the files and folders are read the way read_many_files reads
-// them, and a URL is fetched by web_fetch (its address rules, size limits and conversion), as the
-// person who wrote the message; their mention is the approval, but the project's deny rules and
-// switched-off tools still hold. The content goes with the message, for the model and as chips.
+// them, and a URL is fetched by web_fetch (the project's network policy, its address rules, size
+// limits and conversion), as the person who wrote the message; their mention is the approval, but
+// the project's deny rules and switched-off tools still hold. The content goes with the message,
+// for the model and as chips.
 
 export const MAX_MENTIONS = 10;
 const isUrl = (ref: string) => /^https?:\/\//i.test(ref);
