@@ -1,3 +1,4 @@
+import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { checkShareToken } from "@/server/api/access";
@@ -84,14 +85,24 @@ export const shareRouter = router({
 
   files: sessionViewProcedure.query(({ ctx }) => touchedFiles(ctx.services.db, ctx.session.id)),
 
-  /** A file the session touched, read-only, as it is now. */
+  /**
+   * A file the session touched, read-only, as it is now. What the name leads to now counts: a
+   * touched name since turned into a link (or reached through a linked folder) opens only when
+   * the file it leads to was touched too, and that file is what is read.
+   */
   read: sessionViewProcedure.input(z.object({ path: z.string().min(1).max(4096) })).query(async ({ ctx, input }) => {
-    if (!(await touchedFiles(ctx.services.db, ctx.session.id)).includes(input.path)) {
+    const touched = await touchedFiles(ctx.services.db, ctx.session.id);
+    if (!touched.includes(input.path)) {
       throw new TRPCError({ code: "NOT_FOUND", message: "This link opens only the files its session touched." });
     }
     const workspace = await ctx.services.files.open(ctx.project.id);
     try {
-      return await workspace.read(input.path);
+      const now = await workspace.resolve(input.path);
+      const asTouched = (name: string) => (path.isAbsolute(name) ? path.relative(workspace.root, name) : path.normalize(name));
+      if (!touched.some((name) => asTouched(name) === now.path)) {
+        throw new TRPCError({ code: "NOT_FOUND", message: `'${input.path}' is now a link to a file this session did not touch; this link opens only the files its session touched.` });
+      }
+      return { ...(await workspace.read(now.path)), path: input.path };
     } catch (error) {
       if (isWorkspaceError(error)) throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
       throw error;
