@@ -15,6 +15,7 @@ import { RepoMap } from "@/server/language/repo-map/repo-map";
 import { processTreePids } from "@/server/terminal/process-tree";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { testSandbox } from "@/server/test/sandbox";
+import { Workspace } from "@/server/workspace";
 
 const require = createRequire(import.meta.url);
 /** The server may take this much longer than a one-shot `tsc` (it also starts and loads a project). */
@@ -97,7 +98,8 @@ async function main(): Promise<void> {
         // The project has one deliberate error: tsc exits 2.
       }
     });
-    const language = servers.forProject("bench-ts", project);
+    const tsWorkspace = await Workspace.open(project);
+    const language = servers.forProject("bench-ts", tsWorkspace);
     const first = await timeAsync(() => language.problems("src/module999.ts"));
     if (!first.value.some((p) => p.severity === "error")) failures.push("the server did not report the deliberate error");
     const ratio = first.ms / tsc.ms;
@@ -105,14 +107,15 @@ async function main(): Promise<void> {
     if (ratio > FIRST_DIAGNOSTICS_TARGET) failures.push(`first diagnostics ${ratio.toFixed(2)}x tsc`);
     const again = await timeAsync(() => language.problems("src/module500.ts"));
     console.log(`diagnostics of another file, warm server: ${again.ms.toFixed(0)} ms`);
-    console.log(`memory, typescript server (language server + tsserver + sandbox): ${rssMb(servers.hub("bench-ts", project, "typescript").pid).toFixed(0)} MB`);
+    console.log(`memory, typescript server (language server + tsserver + sandbox): ${rssMb(servers.hub("bench-ts", tsWorkspace, "typescript").pid).toFixed(0)} MB`);
 
     const py = path.join(base, "py");
     mkdirSync(py);
     for (let i = 0; i < 200; i++) writeFileSync(path.join(py, `mod${i}.py`), `${i > 0 ? `from mod${i - 1} import make${i - 1}\n` : ""}\ndef make${i}(n: int) -> int:\n    return ${i > 0 ? `make${i - 1}(n) + 1` : "n"}\n`);
-    const pyLanguage = servers.forProject("bench-py", py);
+    const pyWorkspace = await Workspace.open(py);
+    const pyLanguage = servers.forProject("bench-py", pyWorkspace);
     const pyFirst = await timeAsync(() => pyLanguage.problems("mod199.py"));
-    console.log(`first diagnostics, 200 Python files (pyright): ${pyFirst.ms.toFixed(0)} ms; memory ${rssMb(servers.hub("bench-py", py, "python").pid).toFixed(0)} MB`);
+    console.log(`first diagnostics, 200 Python files (pyright): ${pyFirst.ms.toFixed(0)} ms; memory ${rssMb(servers.hub("bench-py", pyWorkspace, "python").pid).toFixed(0)} MB`);
 
     const big = path.join(base, "map");
     mkdirSync(path.join(big, "src"), { recursive: true });

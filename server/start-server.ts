@@ -289,7 +289,7 @@ async function upgradeLanguage(
   const spec = specForServer(url.searchParams.get("server") ?? "");
   if (!spec) return refuseUpgrade(socket, 404, "Not Found");
   const workspace = await services.files.open(found.project.id);
-  const hub = services.language.hub(found.project.id, workspace.root, spec.id);
+  const hub = services.language.hub(found.project.id, workspace, spec.id);
   let role = found.role;
   const canWrite = () => WRITE_ROLES.includes(role);
   wss.handleUpgrade(req, socket, head, (ws) => {

@@ -100,7 +100,7 @@ export async function prepareTurn(
   const shared = res;
   const sandbox = { mode: o.sandbox.mode, network, limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
   const facts = await loadModelFacts(db, session.model);
-  const language = o.language?.forProject(session.projectId, workspace.root);
+  const language = o.language?.forProject(session.projectId, workspace);
   const toolContext = (toolCallId: string): ToolContext => ({
     workspace,
     projectId: session.projectId,

@@ -2,6 +2,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver-protocol";
+import { isInside, type Workspace } from "@/server/workspace";
 
 /** The one spelling of a file URI the hub keys things by (servers and Monaco escape differently). */
 export function normalizeUri(uri: string): string {
@@ -17,13 +18,42 @@ export function uriOfPath(root: string, relative: string): string {
   return pathToFileURL(path.join(root, relative)).href;
 }
 
-/** The workspace-relative POSIX path of a file URI, or null when it is outside the root (a dependency's .d.ts is inside node_modules, which is inside). */
+/**
+ * The workspace-relative POSIX path a URI names, or null when it names anything else: the one
+ * place where a URI from an editor or from a language server becomes a path. Only a `file:` URI
+ * with no host, query or fragment; each segment is decoded on its own, and a segment that is
+ * empty, '.' or '..', or hides a '/' or a NUL once decoded (%2e%2e, %2f, %00), refuses the whole
+ * URI rather than being normalized away. What is left must lie under `root` (a dependency's .d.ts
+ * in node_modules is inside; the bundled TypeScript's lib.d.ts is not).
+ */
 export function pathOfUri(root: string, uri: string): string | null {
-  if (!uri.startsWith("file:")) return null;
-  const absolute = fileURLToPath(uri);
-  const relative = path.relative(root, absolute);
-  if (relative.startsWith("..") || path.isAbsolute(relative)) return null;
-  return relative.split(path.sep).join("/");
+  const match = /^file:\/\/(\/[^?#]*)$/.exec(uri);
+  if (!match) return null;
+  const segments = match[1]!.slice(1).split("/");
+  if (segments.at(-1) === "") segments.pop(); // a folder's trailing slash
+  const names: string[] = [];
+  for (const segment of segments) {
+    let name: string;
+    try {
+      name = decodeURIComponent(segment);
+    } catch {
+      return null;
+    }
+    if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) return null;
+    names.push(name);
+  }
+  const absolute = `/${names.join("/")}`;
+  if (!isInside(root, absolute)) return null;
+  return path.relative(root, absolute).split(path.sep).join("/");
+}
+
+/**
+ * A workspace file's text for the server, read through the workspace (contained, links never
+ * leading out), or null when it is missing, binary or not a file.
+ */
+export async function readDocumentText(workspace: Workspace, relative: string): Promise<string | null> {
+  const read = await workspace.read(relative).catch(() => null);
+  return read?.kind === "text" ? read.content : null;
 }
 
 /** A document the server has open: its text as the hub last sent it, and who holds it open. */

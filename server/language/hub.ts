@@ -1,11 +1,10 @@
-import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc/node";
 import type { Diagnostic, InitializeResult, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { CLIENT_CAPABILITIES, forClients, settingAt } from "./client-capabilities";
 import { DiagnosticsStore } from "./diagnostics-store";
 import type { FileChange } from "@/lib/fs-schemas";
-import { AGENT_OPENER, applyChanges, normalizeUri, uriOfPath, type OpenDocument } from "./documents";
+import type { Workspace } from "@/server/workspace";
+import { AGENT_OPENER, applyChanges, normalizeUri, pathOfUri, readDocumentText, uriOfPath, type OpenDocument } from "./documents";
 import type { Launch } from "./launch";
 import type { LanguageServerSpec } from "./registry";
 import { ServerProcess } from "./server-process";
@@ -17,15 +16,31 @@ import { ServerProcess } from "./server-process";
 // is restarted with backoff and given the open documents again; meanwhile requests fail fast and
 // the editor keeps working without it.
 
-/** `mayEdit` false: the client's document texts are not trusted; the hub reads the file from disk instead. */
+/** `mayEdit` false: the client's document texts are not trusted; the hub reads the file from the workspace instead. */
 export type HubClient = { id: string; send(message: Message): void; mayEdit?(): boolean };
 export type HubState = "stopped" | "starting" | "running" | "restarting";
 
+const INVALID_PARAMS = -32602;
 const REQUEST_FAILED = -32803;
 const SERVER_CANCELLED = -32802;
 const MAX_BACKOFF_MS = 30_000;
 /** A run this long counts as healthy: the next crash starts the backoff over. */
 const STABLE_MS = 60_000;
+/**
+ * The notifications a client may send. The workspace-wide ones (folders, configuration, watched
+ * files) are the hub's own to send: from a client they would change the shared server for
+ * everyone, or point it outside the workspace.
+ */
+const CLIENT_NOTIFICATIONS = new Set([
+  "initialized",
+  "exit",
+  "$/cancelRequest",
+  "textDocument/didOpen",
+  "textDocument/didChange",
+  "textDocument/didClose",
+  "textDocument/didSave",
+  "textDocument/willSave",
+]);
 
 type Pending =
   | { kind: "client"; clientId: string; originalId: number | string; method: string }
@@ -33,7 +48,8 @@ type Pending =
 
 export type HubOptions = {
   spec: LanguageServerSpec;
-  root: string;
+  /** The project's files: the only way the hub reads one, and the only documents a client may name. */
+  workspace: Workspace;
   launch(): Launch;
   log?(line: string): void;
   /** Tests shorten the first restart delay. */
@@ -61,6 +77,10 @@ export class LanguageServerHub {
   lastActivity = Date.now();
 
   constructor(private readonly options: HubOptions) {}
+
+  private get root(): string {
+    return this.options.workspace.root;
+  }
 
   get spec(): LanguageServerSpec {
     return this.options.spec;
@@ -91,8 +111,8 @@ export class LanguageServerHub {
     void proc.done.then((how) => this.exited(proc, how));
     const result = (await this.internal(proc, "initialize", {
       processId: null,
-      rootUri: uriOfPath(this.options.root, ""),
-      workspaceFolders: [{ uri: uriOfPath(this.options.root, ""), name: "workspace" }],
+      rootUri: uriOfPath(this.root, ""),
+      workspaceFolders: [{ uri: uriOfPath(this.root, ""), name: "workspace" }],
       capabilities: CLIENT_CAPABILITIES,
       initializationOptions: launch.initializationOptions,
     })) as InitializeResult;
@@ -224,7 +244,7 @@ export class LanguageServerHub {
       const items = (message.params as { items?: { section?: string }[] } | undefined)?.items ?? [];
       return items.map((item) => settingAt(this.spec.settings ?? {}, item.section));
     }
-    if (message.method === "workspace/workspaceFolders") return [{ uri: uriOfPath(this.options.root, ""), name: "workspace" }];
+    if (message.method === "workspace/workspaceFolders") return [{ uri: uriOfPath(this.root, ""), name: "workspace" }];
     // Edits reach files through Tandem's write path (the rename tool and the editor), never from the server.
     if (message.method === "workspace/applyEdit") return { applied: false, failureReason: "Apply edits through the editor." };
     return null;
@@ -238,8 +258,13 @@ export class LanguageServerHub {
   attach(client: HubClient): { receive(message: Message): void; detach(): void } {
     this.clients.set(client.id, client);
     this.lastActivity = Date.now();
+    // One client's messages are handled in the order sent: a didOpen that reads the workspace
+    // must reach the server before the request that follows it.
+    let handled = Promise.resolve();
     return {
-      receive: (message) => void this.fromClient(client, message).catch((error) => this.options.log?.(String(error))),
+      receive: (message) => {
+        handled = handled.then(() => this.fromClient(client, message)).catch((error) => this.options.log?.(String(error)));
+      },
       detach: () => {
         this.clients.delete(client.id);
         for (const [id, pending] of this.pending) if (pending.kind === "client" && pending.clientId === client.id) this.pending.delete(id);
@@ -248,8 +273,13 @@ export class LanguageServerHub {
     };
   }
 
-  private async fromClient(client: HubClient, message: Message): Promise<void> {
+  private async fromClient(client: HubClient, sent: Message): Promise<void> {
     this.lastActivity = Date.now();
+    const message = Message.isRequest(sent) || Message.isNotification(sent) ? this.contained(sent) : sent;
+    if (!message) {
+      if (Message.isRequest(sent)) client.send(errorResponse(sent.id!, INVALID_PARAMS, "Only files inside the project's workspace can be opened here."));
+      return;
+    }
     if (Message.isRequest(message)) {
       if (message.method === "initialize") {
         try {
@@ -270,6 +300,7 @@ export class LanguageServerHub {
       return;
     }
     if (!Message.isNotification(message)) return; // clients answer nothing: the hub answers the server
+    if (!CLIENT_NOTIFICATIONS.has(message.method)) return;
     const params = message.params as Record<string, any>;
     switch (message.method) {
       case "initialized":
@@ -282,11 +313,12 @@ export class LanguageServerHub {
         return;
       }
       case "textDocument/didOpen": {
-        // Someone who may not edit must not change what the server (and the agent) believe a file says.
-        const uri = normalizeUri(params.textDocument.uri);
+        // Someone who may not edit must not change what the server (and the agent) believe a file
+        // says: theirs is what the workspace holds (`contained` made the URI a workspace file's).
+        const uri: string = params.textDocument.uri;
         const trusted = client.mayEdit?.() ?? true;
-        const text = trusted ? params.textDocument.text : (this.documents.get(uri)?.text ?? (await readFile(fileURLToPath(uri), "utf8").catch(() => null)));
-        if (text === null) return;
+        const text = trusted ? params.textDocument.text : (this.documents.get(uri)?.text ?? (await readDocumentText(this.options.workspace, pathOfUri(this.root, uri)!)));
+        if (typeof text !== "string") return;
         return this.hold(uri, client.id, params.textDocument.languageId, text);
       }
       case "textDocument/didChange": {
@@ -300,6 +332,20 @@ export class LanguageServerHub {
       default:
         if (this.state === "running") this.process?.send(message);
     }
+  }
+
+  /**
+   * A client names only documents of the workspace: a message whose `textDocument.uri` is anything
+   * else (another scheme, '..', an encoded climb, a path outside) is refused, and an accepted one is
+   * given the canonical spelling, so the server and the hub's documents agree on what it names.
+   */
+  private contained<M extends RequestMessage | NotificationMessage>(message: M): M | null {
+    const params = message.params as { textDocument?: { uri?: unknown } } | undefined;
+    const document = params?.textDocument;
+    if (!document || typeof document !== "object" || !("uri" in document)) return message;
+    const relative = typeof document.uri === "string" ? pathOfUri(this.root, document.uri) : null;
+    if (relative === null || relative === "") return null;
+    return { ...message, params: { ...params, textDocument: { ...document, uri: uriOfPath(this.root, relative) } } };
   }
 
   /** Opens a document for `opener` (or adds it as a holder); its text wins if it differs. */
@@ -352,7 +398,7 @@ export class LanguageServerHub {
     if (this.state !== "running") return;
     const events = changes
       .filter((change) => change.type === "add" || change.type === "change" || change.type === "unlink")
-      .map((change) => ({ uri: uriOfPath(this.options.root, change.path), type: change.type === "add" ? 1 : change.type === "change" ? 2 : 3 }));
+      .map((change) => ({ uri: uriOfPath(this.root, change.path), type: change.type === "add" ? 1 : change.type === "change" ? 2 : 3 }));
     if (events.length) this.process?.send(notification("workspace/didChangeWatchedFiles", { changes: events }));
     for (const event of events) await this.followDisk(event.uri);
   }
@@ -361,7 +407,8 @@ export class LanguageServerHub {
   async followDisk(uri: string): Promise<void> {
     const document = this.documents.get(normalizeUri(uri));
     if (!document || [...document.openers].some((opener) => opener !== AGENT_OPENER)) return;
-    const text = await readFile(fileURLToPath(document.uri), "utf8").catch(() => null);
+    const relative = pathOfUri(this.root, document.uri);
+    const text = relative === null ? null : await readDocumentText(this.options.workspace, relative);
     if (text !== null) this.update(document, text);
   }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os, { getPriority } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { BACKGROUND_NICE } from "@/server/sandbox/limits";
 import { processTreePids } from "@/server/terminal/process-tree";
 import { testSandbox } from "@/server/test/sandbox";
+import { Workspace } from "@/server/workspace";
 import { createLanguageServers, type LanguageServers } from "./language-servers";
 import { uriOfPath } from "./documents";
 import type { ProjectLanguage } from "./project-language";
@@ -16,6 +17,7 @@ import type { ProjectLanguage } from "./project-language";
 
 let servers: LanguageServers;
 let root: string;
+let workspace: Workspace;
 let outside: string;
 let ts: ProjectLanguage;
 let sandboxed: boolean;
@@ -42,7 +44,8 @@ beforeAll(async () => {
   await writeFile(path.join(outside, "secret.ts"), 'export const secret = "hunter2";\n');
   sandboxed = await bwrapAvailable();
   servers = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: 100 });
-  ts = servers.forProject("p1", root);
+  workspace = await Workspace.open(root);
+  ts = servers.forProject("p1", workspace);
 }, 60_000);
 
 afterAll(async () => {
@@ -91,8 +94,19 @@ describe("TypeScript through typescript-language-server", () => {
     expect(problems).toContainEqual(expect.objectContaining({ line: 1, code: 2307 }));
   }, 30_000);
 
+  it("reads the files the agent and a rename ask about through the workspace, never through a link leading out", async () => {
+    await symlink(path.join(outside, "secret.ts"), path.join(root, "src/linked.ts"));
+    try {
+      await expect(ts.documentSymbols("src/linked.ts")).rejects.toThrow(/outside the workspace/);
+      await expect(ts.renameEdits("src/linked.ts", 1, 14, "exposed")).rejects.toThrow(/outside the workspace/);
+      expect(servers.hub("p1", workspace, "typescript").documentOf(uriOfPath(root, "src/linked.ts"))).toBeUndefined();
+    } finally {
+      await rm(path.join(root, "src/linked.ts"));
+    }
+  }, 30_000);
+
   it("trusts only editors with edit rights with a document's text", async () => {
-    const hub = servers.hub("p1", root, "typescript");
+    const hub = servers.hub("p1", workspace, "typescript");
     const uri = uriOfPath(root, "src/broken.ts");
     const viewer = hub.attach({ id: "viewer", send: () => undefined, mayEdit: () => false });
     const seq = hub.diagnosticsSeq;
@@ -106,7 +120,7 @@ describe("TypeScript through typescript-language-server", () => {
 
   it("analyses in the background: the server and its tsserver yield the CPU", async () => {
     await ts.problems("src/broken.ts");
-    const hub = servers.hub("p1", root, "typescript");
+    const hub = servers.hub("p1", workspace, "typescript");
     // Field 19 of /proc/<pid>/stat is the niceness; with bubblewrap the hub's own pid is bwrap's.
     const processes = processTreePids(hub.pid!).map((pid) => ({
       command: readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "),
@@ -118,7 +132,7 @@ describe("TypeScript through typescript-language-server", () => {
   });
 
   it("restarts a crashed server, and the documents come back", async () => {
-    const hub = servers.hub("p1", root, "typescript");
+    const hub = servers.hub("p1", workspace, "typescript");
     const uri = uriOfPath(root, "src/broken.ts");
     expect(hub.state).toBe("running");
     const seq = hub.diagnosticsSeq;
@@ -148,7 +162,7 @@ describe("shutting down", () => {
     const lines: string[] = [];
     const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: backoffMs, log: (line) => lines.push(line) });
     try {
-      const hub = own.hub(project, root, "typescript");
+      const hub = own.hub(project, workspace, "typescript");
       await hub.start();
       await run(own, hub);
       await new Promise((resolve) => setTimeout(resolve, backoffMs + 500)); // past the restart's backoff
@@ -181,7 +195,7 @@ describe("shutting down", () => {
 
 describe("Python through pyright", () => {
   it("checks a Python file", async () => {
-    const problems = await servers.forProject("p1", root).problems("app.py");
+    const problems = await servers.forProject("p1", workspace).problems("app.py");
     expect(problems).toContainEqual(expect.objectContaining({ path: "app.py", line: 4, severity: "error" }));
     expect(problems.find((p) => p.line === 4)!.message).toMatch(/"Literal\[42\]" is not assignable to "str"|int/);
   }, 60_000);

@@ -1,4 +1,5 @@
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { Workspace } from "@/server/workspace";
 import { watchWorkspace } from "@/server/workspace/watch";
 import { LanguageServerHub, type HubState } from "./hub";
 import { launchCommand } from "./launch";
@@ -12,9 +13,9 @@ import { LANGUAGE_SERVERS, specForServer } from "./registry";
  */
 export interface LanguageServers {
   /** The hub of a project's server; the process starts when something first needs it. */
-  hub(projectId: string, root: string, serverId: string): LanguageServerHub;
+  hub(projectId: string, workspace: Workspace, serverId: string): LanguageServerHub;
   /** The queries the agent's tools make, over every language of the project. */
-  forProject(projectId: string, root: string): ProjectLanguage;
+  forProject(projectId: string, workspace: Workspace): ProjectLanguage;
   status(projectId: string): { server: string; state: HubState; restarts: number; clients: number }[];
   /** The host is going down: servers that exit from now on stay down (see LanguageServerHub.retire). */
   shuttingDown(): void;
@@ -32,20 +33,20 @@ export type LanguageServersOptions = {
   baseBackoffMs?: number;
 };
 
-type ProjectEntry = { root: string; hubs: Map<string, LanguageServerHub>; watching: AbortController; queries: ProjectLanguage };
+type ProjectEntry = { workspace: Workspace; hubs: Map<string, LanguageServerHub>; watching: AbortController; queries: ProjectLanguage };
 
 export function createLanguageServers(options: LanguageServersOptions): LanguageServers {
   const idleMs = options.idleMs ?? 10 * 60_000;
   const projects = new Map<string, ProjectEntry>();
   let retiring = false;
 
-  function project(projectId: string, root: string): ProjectEntry {
+  function project(projectId: string, workspace: Workspace): ProjectEntry {
     let entry = projects.get(projectId);
-    if (entry && entry.root === root) return entry;
+    if (entry && entry.workspace.root === workspace.root) return entry;
     const watching = new AbortController();
     const hubs = new Map<string, LanguageServerHub>();
-    const created: ProjectEntry = { root, hubs, watching, queries: undefined as unknown as ProjectLanguage };
-    created.queries = new ProjectLanguage(root, (serverId) => hubOf(created, serverId));
+    const created: ProjectEntry = { workspace, hubs, watching, queries: undefined as unknown as ProjectLanguage };
+    created.queries = new ProjectLanguage(workspace, (serverId) => hubOf(created, serverId));
     entry = created;
     projects.set(projectId, entry);
     void follow(entry);
@@ -64,12 +65,12 @@ export function createLanguageServers(options: LanguageServersOptions): Language
       void entry.queries.filesChanged(changes);
     };
     try {
-      for await (const change of watchWorkspace(entry.root, { signal: entry.watching.signal })) {
+      for await (const change of watchWorkspace(entry.workspace.root, { signal: entry.watching.signal })) {
         batch.push(change);
         timer ??= setTimeout(flush, 20);
       }
     } catch (error) {
-      options.log?.(`language: watching ${entry.root} stopped: ${String(error)}`);
+      options.log?.(`language: watching ${entry.workspace.root} stopped: ${String(error)}`);
     }
   }
 
@@ -80,8 +81,8 @@ export function createLanguageServers(options: LanguageServersOptions): Language
     if (!spec) throw new Error(`No language server is registered as '${serverId}'. Known: ${LANGUAGE_SERVERS.map((s) => s.id).join(", ")}.`);
     hub = new LanguageServerHub({
       spec,
-      root: entry.root,
-      launch: () => launchCommand({ spec, workspaceRoot: entry.root, sandbox: options.sandbox, memoryMb: options.memoryMb ?? 1024 }),
+      workspace: entry.workspace,
+      launch: () => launchCommand({ spec, workspaceRoot: entry.workspace.root, sandbox: options.sandbox, memoryMb: options.memoryMb ?? 1024 }),
       log: options.log,
       baseBackoffMs: options.baseBackoffMs,
     });
@@ -103,8 +104,8 @@ export function createLanguageServers(options: LanguageServersOptions): Language
   sweep.unref();
 
   return {
-    hub: (projectId, root, serverId) => hubOf(project(projectId, root), serverId),
-    forProject: (projectId, root) => project(projectId, root).queries,
+    hub: (projectId, workspace, serverId) => hubOf(project(projectId, workspace), serverId),
+    forProject: (projectId, workspace) => project(projectId, workspace).queries,
     status(projectId) {
       const entry = projects.get(projectId);
       return [...(entry?.hubs.values() ?? [])].map((hub) => ({ server: hub.spec.id, state: hub.state, restarts: hub.restarts, clients: hub.clientCount }));

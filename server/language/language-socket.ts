@@ -8,7 +8,9 @@ import { uriOfPath } from "./documents";
 /**
  * Editors name files `file:///<workspace path>`; the server knows them under the workspace's real
  * root. URIs are rewritten both ways at the socket, which also keeps the server's data directory
- * out of the browser. Files outside the workspace (the bundled TypeScript's lib.d.ts) keep their URI.
+ * out of the browser. Files outside the workspace that the server reports (the bundled
+ * TypeScript's lib.d.ts) reach the editor under a scheme of their own, which it never opens or
+ * sends back; one from the editor stays as it is, and the hub refuses it (never a host path).
  */
 export const EXTERNAL_SCHEME = "tandem-external";
 
@@ -30,7 +32,7 @@ export function uriRewriter(root: string) {
   return {
     // Other files (the bundled TypeScript's lib.d.ts) get a scheme of their own, so no editor takes them for workspace files.
     toClient: (message: unknown) => rewrite(rewrite(message, "file:///", `${EXTERNAL_SCHEME}:///`, ["", ""]), `${EXTERNAL_SCHEME}://${serverPrefix.slice("file://".length)}`, "file:///", [`${EXTERNAL_SCHEME}://${bare.slice("file://".length)}`, "file:///"]),
-    toServer: (message: unknown) => rewrite(rewrite(message, "file:///", serverPrefix, ["file:///", bare]), `${EXTERNAL_SCHEME}:///`, "file:///", ["", ""]),
+    toServer: (message: unknown) => rewrite(message, "file:///", serverPrefix, ["file:///", bare]),
   };
 }
 

@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { glob } from "tinyglobby";
 import type {
   Diagnostic,
@@ -12,14 +10,15 @@ import type {
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
 import type { FileChange } from "@/lib/fs-schemas";
-import { AGENT_OPENER, pathOfUri, uriOfPath } from "./documents";
+import type { Workspace } from "@/server/workspace";
+import { AGENT_OPENER, pathOfUri, readDocumentText, uriOfPath } from "./documents";
 import { RepoMap, type RenderedMap, type RepoMapOptions } from "./repo-map/repo-map";
 import type { LanguageServerHub } from "./hub";
 import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "./registry";
 
 // What the agent's tools ask a project's language servers, in workspace paths and 1-based
 // lines and columns. Files the agent asks about are held open by the hub (as AGENT_OPENER) and
-// follow the disk, so the answers match what is saved.
+// follow the disk, so the answers match what is saved. Every file is read through the workspace.
 
 export type Severity = "error" | "warning" | "info" | "hint";
 export type Problem = { path: string; line: number; column: number; severity: Severity; message: string; code?: string | number; source?: string };
@@ -44,10 +43,14 @@ export class ProjectLanguage {
   private readonly map: RepoMap;
 
   constructor(
-    readonly root: string,
+    private readonly workspace: Workspace,
     private readonly hubFor: (serverId: string) => LanguageServerHub,
   ) {
-    this.map = new RepoMap(root);
+    this.map = new RepoMap(workspace.root);
+  }
+
+  private get root(): string {
+    return this.workspace.root;
   }
 
   /** The repository map (built on first use, then kept current by `filesChanged`). */
@@ -70,8 +73,12 @@ export class ProjectLanguage {
     if (!language) throw new LanguageUnavailable(`No language server covers '${file}'. Covered: ${LANGUAGE_SERVERS.flatMap((s) => Object.keys(s.extensions)).join(" ")}.`);
     const hub = this.hubFor(language.spec.id);
     const uri = uriOfPath(this.root, file);
-    if (!hub.isOpen(uri)) hub.hold(uri, AGENT_OPENER, language.languageId, await readFile(path.join(this.root, file), "utf8"));
-    else await hub.followDisk(uri);
+    if (hub.isOpen(uri)) await hub.followDisk(uri);
+    else {
+      const read = await this.workspace.read(file);
+      if (read.kind !== "text") throw new LanguageUnavailable(`'${file}' is not a text file; language servers read only source files.`);
+      hub.hold(uri, AGENT_OPENER, language.languageId, read.content);
+    }
     await hub.start();
     return { hub, uri };
   }
@@ -111,7 +118,7 @@ export class ProjectLanguage {
   async errorsBefore(files: readonly string[]): Promise<Map<string, Problem[]>> {
     const before = new Map<string, Problem[]>();
     for (const file of files.filter((f) => this.covers(f))) {
-      const exists = await readFile(path.join(this.root, file)).then(() => true, () => false);
+      const exists = await this.workspace.stat(file).then((info) => info.type === "file", () => false);
       before.set(file, exists ? (await this.problems(file)).filter((p) => p.severity === "error") : []);
     }
     return before;
@@ -173,7 +180,7 @@ export class ProjectLanguage {
   private async namePlace(name: string, location: Location): Promise<Place | null> {
     const place = this.place(location);
     if (!place) return null;
-    const text = await readFile(path.join(this.root, place.path), "utf8").catch(() => null);
+    const text = await readDocumentText(this.workspace, place.path);
     const lines = text?.split("\n").slice(place.line - 1, place.endLine) ?? [];
     for (const [i, line] of lines.entries()) {
       const column = line.indexOf(name, i === 0 ? place.column - 1 : 0);
@@ -183,7 +190,7 @@ export class ProjectLanguage {
   }
 
   private async sampleFile(extensions: string[]): Promise<string | undefined> {
-    const [first] = await glob(extensions.map((e) => `**/*${e}`), { cwd: this.root, ignore: ["**/node_modules/**", "**/.git/**", "**/.tandem/**", "**/*.d.ts"] });
+    const [first] = await glob(extensions.map((e) => `**/*${e}`), { cwd: this.root, followSymbolicLinks: false, ignore: ["**/node_modules/**", "**/.git/**", "**/.tandem/**", "**/*.d.ts"] });
     return first;
   }
 

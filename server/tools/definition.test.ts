@@ -10,7 +10,7 @@ describe("definition", () => {
   it("goes from a use to the definition in another file, by position or by name", async () => {
     const s = await session();
     await writeProject(s.root);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const byPosition = await s.run(definitionTool, { path: "src/a.ts", line: 2, column: 22 }, { language });
     expect(byPosition.llm).toBe("Defined at:\nsrc/shapes.ts:1:17");
     const byName = await s.run(definitionTool, { symbol: "area" }, { language });

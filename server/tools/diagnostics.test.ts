@@ -10,7 +10,7 @@ describe("diagnostics", () => {
   it("lists a file's type error, then what is known for the workspace", async () => {
     const s = await session();
     await writeProject(s.root);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const file = await s.run(diagnosticsTool, { path: "src/broken.ts" }, { language });
     expect(file.error).toBeUndefined();
     expect(file.llm).toMatch(/src\/broken\.ts:1:14 error \[typescript 2322\]: Type 'string' is not assignable to type 'number'/);
@@ -22,7 +22,7 @@ describe("diagnostics", () => {
 
   it("refuses paths outside the workspace and says when no server is there", async () => {
     const s = await session();
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     expect((await s.run(diagnosticsTool, { path: "../x.ts" }, { language })).error?.code).toBe("OUTSIDE_WORKSPACE");
     expect((await s.run(diagnosticsTool, { path: "notes.txt" }, { language })).error?.code).toBe("UNAVAILABLE");
     expect((await s.run(diagnosticsTool, { path: "a.ts" })).error?.code).toBe("UNAVAILABLE");

@@ -4,6 +4,7 @@ import { afterAll } from "vitest";
 import { createLanguageServers } from "@/server/language/language-servers";
 import type { ToolContext } from "./define-tool";
 import { testSandbox } from "@/server/test/sandbox";
+import type { Workspace } from "@/server/workspace";
 
 /** A small TypeScript project: `area` is defined in shapes.ts and used in a.ts and b.ts; broken.ts has a type error. */
 export const TS_PROJECT: Record<string, string> = {
@@ -22,11 +23,11 @@ export async function writeProject(root: string, files: Record<string, string> =
 }
 
 /**
- * Real language servers for a test file, shut down after it; `languageFor(root)` gives a tool
+ * Real language servers for a test file, shut down after it; `languageFor(workspace)` gives a tool
  * context's `language`. Each test's workspace gets its own project id (and so its own server).
  */
-export function useLanguageServers(): (root: string) => NonNullable<ToolContext["language"]> {
+export function useLanguageServers(): (workspace: Workspace) => NonNullable<ToolContext["language"]> {
   const servers = createLanguageServers({ sandbox: testSandbox("none") });
   afterAll(() => servers.dispose());
-  return (root) => servers.forProject(root, root);
+  return (workspace) => servers.forProject(workspace.root, workspace);
 }

@@ -58,7 +58,7 @@ describe("new errors after multi_edit and write_file", () => {
   it("reports only errors that were not there before, in every touched file", async () => {
     const s = await session();
     await writeProject(s.root);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     for (const file of ["src/b.ts", "src/broken.ts"]) await s.run(readFileTool, { path: file });
     // broken.ts already has an error: it must not be reported again.
     const run = await s.run(

@@ -12,7 +12,7 @@ describe("rename_symbol", () => {
   it("renames a function across three files in one change", async () => {
     const s = await session();
     await writeProject(s.root);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const run = await s.run(renameSymbolTool, { symbol: "area", new_name: "surface" }, { language });
     expect(run.error).toBeUndefined();
     expect(run.llm).toMatch(/^Renamed to 'surface' in 3 files:/);
@@ -24,7 +24,7 @@ describe("rename_symbol", () => {
   it("changes nothing when the position names no symbol", async () => {
     const s = await session();
     await writeProject(s.root);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const run = await s.run(renameSymbolTool, { path: "src/a.ts", line: 2, column: 27, new_name: "x" }, { language });
     expect(run.error?.code).toBe("UNAVAILABLE");
     expect(await readFile(path.join(s.root, "src/a.ts"), "utf8")).toBe(TS_PROJECT["src/a.ts"]);

@@ -20,7 +20,7 @@ describe("repo_map", () => {
   it("puts the most referenced definitions first, within the budget, and follows changes", async () => {
     const s = await session();
     await writeProject(s.root, PROJECT);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const run = await s.run(repoMapTool, {}, { language });
     expect(run.error).toBeUndefined();
     const text = run.llm as string;
@@ -47,7 +47,7 @@ describe("repo_map", () => {
   it("centres on the files in focus", async () => {
     const s = await session();
     await writeProject(s.root, PROJECT);
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const run = await s.run(repoMapTool, { focus: ["src/api.ts"] }, { language });
     const text = run.llm as string;
     expect(text.indexOf("listOrders")).toBeLessThan(text.indexOf("findUser"));

@@ -10,7 +10,7 @@ describe("symbols", () => {
   it("lists a file's outline and finds workspace symbols by name", async () => {
     const s = await session();
     await writeProject(s.root, { "src/geo.ts": "export class Circle {\n  radius = 1;\n  area(): number {\n    return 3 * this.radius ** 2;\n  }\n}\nexport const unit = new Circle();\n" });
-    const language = languageFor(s.root);
+    const language = languageFor(s.ctx.workspace);
     const outline = await s.run(symbolsTool, { path: "src/geo.ts" }, { language });
     expect(outline.llm).toContain("class Circle — src/geo.ts:1:14");
     expect(outline.llm).toContain("method Circle.area — src/geo.ts:3:3");

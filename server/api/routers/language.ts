@@ -22,7 +22,7 @@ export const languageRouter = router({
 
   /** Renames the symbol at a position in every file, as one transaction; open editors reload from the change stream. */
   rename: workspaceMutationProcedure.input(renameInput).mutation(async ({ ctx, input }) => {
-    const language = ctx.services.language.forProject(ctx.project.id, ctx.workspace.root);
+    const language = ctx.services.language.forProject(ctx.project.id, ctx.workspace);
     try {
       const files = await renameSymbol(ctx.workspace, language, { path: input.path, line: input.line, column: input.column }, input.newName);
       return { files: files.map((f) => ({ path: f.path, version: f.version })) };
