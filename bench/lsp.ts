@@ -126,7 +126,7 @@ async function main(): Promise<void> {
       writeFileSync(path.join(dir, `file${i}.ts`), `${uses}export function service${i}(input: number): number {\n  return ${i > 0 ? `service${i - 1}(input) + ` : ""}${i};\n}\nexport interface Options${i} { depth: number }\n`);
     }
     const rg = await rgFiles(big);
-    const map = new RepoMap(big);
+    const map = new RepoMap(await Workspace.open(big));
     const build = await timeAsync(() => map.render({ maxTokens: 1024 }));
     console.log(`repo map, 10,000 files: build ${build.ms.toFixed(0)} ms, rg --files ${rg.toFixed(0)} ms, ratio ${(build.ms / rg).toFixed(1)} (target <= ${MAP_BUILD_TARGET}); ${build.value.shownDefinitions} of ${build.value.definitions} definitions shown`);
     if (build.ms / rg > MAP_BUILD_TARGET) failures.push(`repo map build ${(build.ms / rg).toFixed(1)}x rg --files`);

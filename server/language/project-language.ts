@@ -46,7 +46,7 @@ export class ProjectLanguage {
     private readonly workspace: Workspace,
     private readonly hubFor: (serverId: string) => LanguageServerHub,
   ) {
-    this.map = new RepoMap(workspace.root);
+    this.map = new RepoMap(workspace);
   }
 
   private get root(): string {

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoMapTool } from "./repo-map";
@@ -52,5 +52,25 @@ describe("repo_map", () => {
     const text = run.llm as string;
     expect(text.indexOf("listOrders")).toBeLessThan(text.indexOf("findUser"));
     expect((await s.run(repoMapTool, { focus: ["../x.ts"] }, { language })).error?.code).toBe("OUTSIDE_WORKSPACE");
+  }, 30_000);
+});
+
+// Issue 38 (8): a link in the workspace to a host file showed that file's definitions.
+describe("repo_map and links", () => {
+  it("never maps a file outside the workspace through a link, at the first build or after a change", async () => {
+    const s = await session();
+    await writeProject(s.root, PROJECT);
+    const secret = path.join(s.outside, "host-only.ts");
+    await writeFile(secret, "export function hostOnlySecretFunction() {}\nexport class HostOnlySecretClass {}\n", { mode: 0o600 });
+    await symlink(secret, path.join(s.root, "src/linked.ts"));
+    await symlink(s.outside, path.join(s.root, "src/linked-folder"));
+    const language = languageFor(s.ctx.workspace);
+    const first = await s.run(repoMapTool, { max_tokens: 8192 }, { language });
+    expect(first.llm).toContain("src/db.ts:");
+    expect(first.llm).not.toMatch(/HostOnlySecret|hostOnlySecret/);
+
+    await symlink(secret, path.join(s.root, "src/later.ts"));
+    await language.filesChanged([{ type: "add", path: "src/later.ts" }, { type: "add", path: "src/linked-folder/host-only.ts" }, { type: "change", path: "src/linked.ts" }]);
+    expect((await s.run(repoMapTool, { max_tokens: 8192 }, { language })).llm).not.toMatch(/HostOnlySecret|hostOnlySecret/);
   }, 30_000);
 });

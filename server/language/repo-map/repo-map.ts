@@ -1,14 +1,15 @@
 import { listWorkspaceFiles } from "@/server/services/file-list";
-import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { FileChange } from "@/lib/fs-schemas";
+import type { Workspace } from "@/server/workspace";
 import { rankDefinitions } from "./rank";
 import { TAGGED_EXTENSIONS, tagFile, type FileTags } from "./tags";
 
 // A repository map in the style of Aider's: every source file's definitions (tree-sitter), the
 // files ranked by how much the rest of the code refers to them (PageRank over the file graph),
 // and as many of the best-ranked definitions as fit a token budget. Built once per project on
-// first use, then kept up to date file by file from the workspace's change stream.
+// first use, then kept up to date file by file from the workspace's change stream. Files are read
+// through the workspace: a link leading out of it is never followed.
 
 /** Generated and vendored code says little about the project and costs a lot to parse. */
 const MAX_FILE_BYTES = 256 * 1024;
@@ -25,7 +26,7 @@ export class RepoMap {
   private ranking?: { generation: number; focus: string; ranked: ReturnType<typeof rankDefinitions> };
   private generation = 0;
 
-  constructor(readonly root: string) {}
+  constructor(private readonly workspace: Workspace) {}
 
   get size(): number {
     return this.tags.size;
@@ -38,7 +39,7 @@ export class RepoMap {
   }
 
   private async build(): Promise<void> {
-    const files = await listSourceFiles(this.root);
+    const files = await listSourceFiles(this.workspace.root);
     let next = 0;
     const worker = async () => {
       while (next < files.length) await this.retag(files[next++]!);
@@ -47,14 +48,8 @@ export class RepoMap {
   }
 
   private async retag(file: string): Promise<void> {
-    const absolute = path.join(this.root, file);
-    const info = await stat(absolute).catch(() => null);
-    if (!info?.isFile() || info.size > MAX_FILE_BYTES) {
-      this.tags.delete(file);
-      return;
-    }
-    const text = await readFile(absolute, "utf8").catch(() => null);
-    const tags = text === null ? null : await tagFile(file, text).catch(() => null);
+    const bytes = await this.workspace.readBytes(file, MAX_FILE_BYTES).catch(() => null);
+    const tags = bytes === null ? null : await tagFile(file, bytes.toString("utf8")).catch(() => null);
     if (tags) this.tags.set(file, tags);
     else this.tags.delete(file);
     this.generation++;
