@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { testSandbox } from "@/server/test/sandbox";
 import { gitRepository } from "./repository";
+import { gitSummary } from "./summary";
 
 // A repository built to attack the server: a hook, a clean/smudge filter, core.fsmonitor and
 // core.pager, each trying to write outside the workspace and to copy a server file into it.
@@ -70,5 +71,13 @@ describe.runIf(await bwrapAvailable())("an attacking repository", () => {
       expect(leaked).not.toContain(SECRET);
       expect(leaked).not.toMatch(/root:/);
     }
+  });
+
+  it("the turn-start git summary never runs the repository's core.fsmonitor", async () => {
+    // An index to refresh, as a repository has once anything is staged (fsmonitor is asked then).
+    execFileSync("git", ["-c", "core.fsmonitor=false", "-c", "filter.evil.clean=cat", "add", "a.txt"], { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    const summary = await gitSummary({ root, sandbox: testSandbox("bwrap") });
+    expect(summary).toMatchObject({ repository: true, branch: "main" });
+    expect(existsSync(path.join(root, "fsmonitor-ran"))).toBe(false);
   });
 });

@@ -1,11 +1,13 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import { GitError } from "./errors";
+import { runGit, text } from "./run";
 
 // The workspace's git state in a few facts (repository or not, branch, changed files), for the
-// agent's system prompt. Read with `git status --porcelain=v2 --branch -z`, run in the sandbox
-// with no network, so a hostile repository config can do no more than any sandboxed command.
+// agent's system prompt. Read with `git status --porcelain=v2 --branch -z` through runGit: in the
+// sandbox with no network, and with the config that keeps a repository's code from running
+// (core.fsmonitor, pager, hooks) overridden on git's command line, as for every git command.
 
 export type GitChange = { path: string; status: string };
 export type GitSummary =
@@ -24,26 +26,15 @@ export async function gitSummary(input: { root: string; sandbox: Sandbox; signal
   // Only a repository at the workspace root counts: git would otherwise walk up and describe
   // whatever repository the server's data directory happens to sit in.
   if (!(await fs.lstat(path.join(input.root, ".git")).catch(() => null))) return { repository: false };
-  // safe.directory: inside the sandbox the workspace belongs to another uid, which git would refuse.
-  const launch = await input.sandbox.launch({
-    workspaceRoot: input.root,
-    command: ["git", "-c", "safe.directory=*", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"],
-    source: { kind: "git", id: "summary" },
-    network: "none",
-    newSession: true,
-    env: { GIT_PAGER: "cat" },
-  });
-  const { command } = launch;
-  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, uid: command.uid, gid: command.gid, encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, signal: input.signal }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  }).finally(() => launch.close());
-  if (run.code === 0) return parsePorcelainV2(run.stdout);
-  if (/not a git repository/i.test(run.stderr)) return { repository: false };
-  // git missing, timed out or broken: the prompt leaves the git line out rather than guess.
-  return null;
+  const timeout = AbortSignal.timeout(TIMEOUT_MS);
+  const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
+  try {
+    return parsePorcelainV2(text(await runGit(input.sandbox, ["--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"], { root: input.root, signal })));
+  } catch (error) {
+    if (error instanceof GitError && error.code === "NOT_A_REPOSITORY") return { repository: false };
+    // git missing, timed out or broken: the prompt leaves the git line out rather than guess.
+    return null;
+  }
 }
 
 /** Parses `git status --porcelain=v2 --branch -z` (see git-status(1), "Porcelain Format Version 2"). */
