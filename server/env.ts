@@ -53,6 +53,8 @@ const schema = z.object({
   TANDEM_PREVIOUS_SECRETS: optionalString,
   // Self-hosted git forges for pull-request links and API calls: host=kind[@api-url], comma-separated.
   TANDEM_GIT_FORGES: optionalString,
+  // Sends people's git tokens to plain http:// remotes (in clear text); off: such remotes get no credential.
+  TANDEM_GIT_ALLOW_HTTP: optionalString.pipe(z.enum(["true", "false", "1", "0"]).optional()),
   TANDEM_DEV: optionalString,
   // How live events reach open connections: in this process, or through Postgres LISTEN/NOTIFY so
   // that several instances on one database see each other's (server/cluster/buses.ts).
@@ -141,6 +143,8 @@ export type Config = {
   upload: { maxBytes: number; maxFiles: number };
   previousSecrets: string[];
   gitForges: Forges;
+  /** Whether stored git tokens may go to plain http:// remotes (TANDEM_GIT_ALLOW_HTTP); an admin's choice, off by default. */
+  gitAllowHttp: boolean;
   models: ModelsConfig;
   /** The embedding model of semantic knowledge search; absent: full-text ranking alone. */
   embedding: EmbeddingConfig | undefined;
@@ -239,6 +243,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     upload: { maxBytes: e.TANDEM_UPLOAD_MAX_MB * 1024 * 1024, maxFiles: 20_000 },
     previousSecrets: (e.TANDEM_PREVIOUS_SECRETS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     gitForges,
+    gitAllowHttp: e.TANDEM_GIT_ALLOW_HTTP === "true" || e.TANDEM_GIT_ALLOW_HTTP === "1",
     models: {
       defaultModel: e.TANDEM_MODEL,
       openai: e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL } : undefined,

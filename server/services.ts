@@ -133,7 +133,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const gitCipher = credentialCipher(secret, config.previousSecrets);
   const resealed = await resealGitCredentials(db, gitCipher);
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
-  const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host) });
+  const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host), allowHttp: () => config.gitAllowHttp });
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const runner = options.runner ?? false;

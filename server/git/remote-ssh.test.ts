@@ -6,7 +6,8 @@ import { generateSshKey, startGitSshServer, type GitSshServer } from "@/server/t
 import { testSandbox } from "@/server/test/sandbox";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { createSandbox } from "@/server/sandbox/sandbox";
-import { cloneRepository, pushBranch, resolveRemoteUrl, type HostKeys } from "./remote";
+import { cloneRepository, pushBranch, type HostKeys } from "./remote";
+import { requireRemoteUrl } from "./remote-url";
 import { gitRepository } from "./repository";
 import type { GitSandbox } from "./run";
 import type { KnownHostKey } from "./ssh-session";
@@ -98,9 +99,7 @@ describe("git over ssh against a real ssh git server", () => {
     await writeFile(path.join(root, "README.md"), "# app\nmore\n");
     await repo.stage(["README.md"]);
     await repo.commit({ message: "Say more", author: { name: "Alice Example", email: "alice@example.com" } });
-    const url = await resolveRemoteUrl(sandbox, root);
-    expect(url.host).toBe(`127.0.0.1:${server.port}`);
-    await pushBranch(sandbox, { projectId: "p1", root, remote: url, secret, hostKeys, branch: "feature" });
+    await pushBranch(sandbox, { projectId: "p1", root, remote: remote(), secret, hostKeys, branch: "feature" });
     expect(server.git("app", ["log", "-1", "--format=%an <%ae> %s", "feature"]).trim()).toBe("Alice Example <alice@example.com> Say more");
     expect(await readdir(root)).not.toContain("pwned");
   });
@@ -110,7 +109,7 @@ describe("git over ssh against a real ssh git server", () => {
     const { execFileSync } = await import("node:child_process");
     execFileSync("git", ["init", "-q"], { cwd: root });
     execFileSync("git", ["remote", "add", "origin", "git@github.com:owner/repo.git"], { cwd: root });
-    const url = await resolveRemoteUrl(sandbox, root);
+    const url = requireRemoteUrl((await gitRepository(sandbox, root).originUrl())!, "origin");
     expect([url.protocol, url.username, url.host, url.pathname]).toEqual(["ssh:", "git", "github.com", "/owner/repo.git"]);
   });
 });

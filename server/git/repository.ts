@@ -167,9 +167,18 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
       else await git([...identity, "rebase", action === "continue" ? "--continue" : "--abort"], { hooks: true });
     },
 
-    remoteUrl: async (remote = "origin"): Promise<string | null> => {
-      const result = await git(["remote", "get-url", remote], { okCodes: [2, 128] });
-      return result.code === 0 ? text(result).trim() : null;
+    requireRepository,
+
+    /** origin's URL as written in the repository's config (no insteadOf rule applied), or null. */
+    async originUrl(): Promise<string | null> {
+      const result = await git(["config", "--get", "remote.origin.url"], { okCodes: [1] });
+      return text(result).trim() || null;
+    },
+
+    /** Points origin at `url` (adding it, with git's default fetch refspec, when there is none). */
+    async setOrigin(url: string): Promise<void> {
+      const has = (await git(["config", "--get", "remote.origin.url"], { okCodes: [1] })).code === 0;
+      await git(has ? ["remote", "set-url", "origin", url] : ["remote", "add", "origin", url]);
     },
   };
 }

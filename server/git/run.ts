@@ -17,9 +17,10 @@ export interface GitRunOptions {
   onStderr?: (text: string) => void;
   /**
    * Network (through the egress proxy, to `host` only, under project `projectId`'s policy), extra
-   * config and binds: only through the one launch in remote.ts.
+   * config and binds, and the program git runs under (`wrap`, given git's command line as its
+   * last arguments): only through the one launch in remote.ts.
    */
-  network?: { projectId: string; host: string; config: string[]; binds: Array<{ source: string; target: string }> };
+  network?: { projectId: string; host: string; config: string[]; binds: Array<{ source: string; target: string }>; wrap: string[] };
   /** Repository hooks run (in the sandbox) for local commands that people start: commit, merge. */
   hooks?: boolean;
 }
@@ -41,6 +42,9 @@ const BASE_CONFIG = [
   "core.editor=true",
   "core.askPass=",
   "credential.helper=",
+  // A fetch asks each alternate object store's repository for its refs by running git there, with
+  // that repository's config: `true` answers nothing instead.
+  "core.alternateRefsCommand=true",
   "protocol.allow=never",
   "protocol.http.allow=always",
   "protocol.https.allow=always",
@@ -61,7 +65,7 @@ const ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERM
 export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptions): Promise<GitResult> {
   const config = [...BASE_CONFIG, ...(options.hooks ? [] : NO_HOOKS), ...(options.network?.config ?? [])];
   // Paths from people are file names, never pathspec magic such as ":(glob)".
-  const command = ["git", "--no-pager", "--literal-pathspecs", ...config.flatMap((c) => ["-c", c]), ...args];
+  const command = [...(options.network?.wrap ?? []), "git", "--no-pager", "--literal-pathspecs", ...config.flatMap((c) => ["-c", c]), ...args];
   const launching = sandbox.launch({
     workspaceRoot: options.root,
     command,

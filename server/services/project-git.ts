@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db/client";
 import { listSessions } from "@/server/db/repositories/sessions";
-import { addKnownHostKeys, getPullMode, listKnownHostKeys, usableGitCredentials } from "@/server/db/repositories/git-credentials";
+import { addKnownHostKeys, getGitRemote, getPullMode, listKnownHostKeys, setGitRemote, usableGitCredentials } from "@/server/db/repositories/git-credentials";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import { agentChangedPaths } from "@/server/services/session-review";
 import type { ProjectFiles } from "@/server/services/project-files";
@@ -8,7 +8,8 @@ import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { GitSecret } from "@/server/git/credential-socket";
 import { GitError } from "@/server/git/errors";
 import { createGitOperations } from "@/server/git/operations";
-import { cloneRepository, fetchRemote, pullRemote, pushBranch, resolveRemoteUrl, type HostKeys, type SshCredential } from "@/server/git/remote";
+import { cloneRepository, fetchRemote, pullRemote, pushBranch, type HostKeys, type SshCredential } from "@/server/git/remote";
+import { requireRemoteUrl } from "@/server/git/remote-url";
 import { isSshRemote, parseRemoteUrl, webAddress } from "@/lib/git-remote-url";
 import { decodeSshKeySecret } from "@/server/git/ssh-key";
 import { gitRepository, type Author } from "@/server/git/repository";
@@ -25,9 +26,13 @@ export type GitDeps = {
   publicUrl: string | undefined;
   /** Adds a host to a project's network allow-list (the person creating a project from a URL chose that host). */
   allowHost?(projectId: string, host: string): Promise<unknown>;
+  /** Whether tokens may go to plain http:// remotes (the server admin's TANDEM_GIT_ALLOW_HTTP), read at each use. */
+  allowHttp(): boolean;
 };
 export type GitProject = { id: string; teamId: string };
 export type GitPerson = { id: string; name: string; email: string };
+/** Whether the person may choose where the project's remote is (its team's owners and admins). */
+export type RemoteChoice = { mayChooseRemote: boolean };
 
 /** Sessions this many back, at most, are asked whether they changed what is being committed. */
 const CO_AUTHOR_SESSIONS = 20;
@@ -58,6 +63,9 @@ export function createProjectGit(deps: GitDeps) {
     const chosen = credentialId ? usable.find((c) => c.id === credentialId) : usable.find((c) => c.host === host && c.kind === want);
     if (credentialId && !chosen) throw new GitError("NOT_FOUND", "No such credential, or you may not use it.");
     if (!chosen) return null;
+    if (url.protocol === "http:" && !deps.allowHttp()) {
+      throw new GitError("BAD_INPUT", `${url.origin} is a plain http:// remote: your token would travel in clear text, so Tandem does not send it. Use the repository's https:// URL, or ask the server's admin to allow http remotes (TANDEM_GIT_ALLOW_HTTP=true).`);
+    }
     if (chosen.host !== host) throw new GitError("BAD_INPUT", `The credential '${chosen.name}' is for ${chosen.host}, not ${host}.`);
     if (chosen.kind !== want) throw new GitError("BAD_INPUT", want === "ssh-key" ? `${url.href} is an ssh URL: choose an ssh key, not the token '${chosen.name}'.` : `The credential '${chosen.name}' is an ssh key: an https URL needs a token.`);
     const secret = deps.cipher.open(chosen);
@@ -70,6 +78,26 @@ export function createProjectGit(deps: GitDeps) {
     known: (host) => listKnownHostKeys(deps.db, projectId, host),
     accept: (keys) => addKnownHostKeys(deps.db, projectId, keys),
   });
+
+  /**
+   * Where fetch, pull, push and pull requests go: the remote Tandem stored for the project (the
+   * clone URL, or one a project admin set), never what the repository's config says now, which any
+   * writer can change (origin, pushurl, insteadOf). A project without one (a repository made or
+   * imported outside Tandem) records origin's URL, as written in its config, the first time a
+   * project admin uses it; until then other people are told to ask an admin.
+   */
+  async function projectRemote(projectId: string, choice: RemoteChoice): Promise<{ raw: string; url: URL }> {
+    const stored = await getGitRemote(deps.db, projectId);
+    if (stored) return { raw: stored, url: requireRemoteUrl(stored, "origin") };
+    const origin = await repo(projectId).originUrl();
+    if (!origin) throw new GitError("NOT_FOUND", "This project has no remote: a project admin sets one in Source Control (or with git remote add origin <url> in the terminal, then Fetch).");
+    if (!choice.mayChooseRemote) {
+      throw new GitError("NOT_FOUND", `Tandem has not recorded this project's remote yet: a project admin confirms it by setting the remote or by fetching once (the repository's origin is ${origin}).`);
+    }
+    const url = requireRemoteUrl(origin, "origin");
+    await setGitRemote(deps.db, projectId, origin);
+    return { raw: origin, url };
+  }
 
   /** `Co-authored-by` trailers for the agent sessions whose turns changed a staged file since HEAD. */
   async function coAuthors(project: GitProject, staged: string[]): Promise<string[]> {
@@ -109,14 +137,32 @@ export function createProjectGit(deps: GitDeps) {
       const root = (await deps.files.open(project.id)).root;
       await deps.allowHost?.(project.id, remote.hostname);
       await cloneRepository(deps.sandbox, { projectId: project.id, root, remote, url: input.url.trim(), secret, hostKeys: hostKeys(project.id), branch: input.branch, depth: input.depth, signal: op.signal, onProgress: op.onProgress });
+      await setGitRemote(deps.db, project.id, input.url.trim());
     },
 
-    remote(project: GitProject, person: GitPerson, action: "fetch" | "pull" | "push", op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
+    /** The remote Tandem stored (null: none yet) and what the repository's origin says now, for people to compare. */
+    async remoteInfo(projectId: string): Promise<{ url: string | null; origin: string | null }> {
+      const r = repo(projectId);
+      return { url: await getGitRemote(deps.db, projectId), origin: (await r.isRepository()) ? await r.originUrl() : null };
+    },
+
+    /** A project admin sets where fetch, pull and push go; the repository's origin is pointed there too, for the terminal. */
+    setRemote(projectId: string, raw: string) {
+      return serial(projectId, async () => {
+        const url = raw.trim();
+        requireRemoteUrl(url, "origin");
+        if (await repo(projectId).isRepository()) await repo(projectId).setOrigin(url);
+        await setGitRemote(deps.db, projectId, url);
+      });
+    },
+
+    remote(project: GitProject, person: GitPerson & RemoteChoice, action: "fetch" | "pull" | "push", op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
       return serial(project.id, async () => {
         const root = deps.files.pathOf(project.id);
-        const remote = await resolveRemoteUrl(deps.sandbox, root);
+        await repo(project.id).requireRepository();
+        const { raw, url: remote } = await projectRemote(project.id, person);
         const secret = await secretFor(person, project.teamId, remote);
-        const base = { projectId: project.id, root, remote, secret, hostKeys: hostKeys(project.id), signal: op.signal, onProgress: op.onProgress };
+        const base = { projectId: project.id, root, remote, url: raw, secret, hostKeys: hostKeys(project.id), signal: op.signal, onProgress: op.onProgress };
         if (action === "fetch") await fetchRemote(deps.sandbox, base);
         else if (action === "pull") await pullRemote(deps.sandbox, { ...base, mode: await getPullMode(deps.db, project.id), author: author(person) });
         else {
@@ -129,10 +175,9 @@ export function createProjectGit(deps: GitDeps) {
     },
 
     /** Opens a pull request for the current branch through the forge's API, with the caller's token for the remote's host. */
-    openPullRequest(project: GitProject, person: GitPerson, input: { title: string; body: string; base: string; forges: Forges }) {
+    openPullRequest(project: GitProject, person: GitPerson & RemoteChoice, input: { title: string; body: string; base: string; forges: Forges }) {
       return serial(project.id, async () => {
-        const root = deps.files.pathOf(project.id);
-        const remote = await resolveRemoteUrl(deps.sandbox, root);
+        const { url: remote } = await projectRemote(project.id, person);
         const secret = await secretFor(person, project.teamId, remote, undefined, "token");
         if (!secret || !("password" in secret)) throw new GitError("AUTH_FAILED", `Store a token for ${remote.hostname} to open pull requests from here, or use the link.`);
         const { branch } = await repo(project.id).status();

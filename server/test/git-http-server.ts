@@ -18,6 +18,8 @@ export type GitHttpServer = {
   git(repo: string, args: string[], cwd?: string): string;
   /** Commits `files` on `main` as "Elsewhere Person", as a teammate pushing from their machine would. */
   commitElsewhere(repo: string, files: Record<string, string>, message: string): void;
+  /** Lets anyone read (clone, fetch) repository `<name>.git` without logging in, as a public repository; pushing still needs a token. */
+  makePublic(repo: string): void;
   /** Requests seen: method, path and the user that authenticated (null when anonymous). */
   requests: Array<{ method: string; path: string; user: string | null }>;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NO
 export async function startGitHttpServer(options: { tokens: Record<string, string> }): Promise<GitHttpServer> {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-git-server-"));
   const requests: GitHttpServer["requests"] = [];
+  const publicRepos = new Set<string>();
   const git = (repo: string, args: string[], cwd?: string) => execFileSync("git", args, { cwd: cwd ?? path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
 
   const server = http.createServer((req, res) => {
@@ -37,7 +40,9 @@ export async function startGitHttpServer(options: { tokens: Record<string, strin
     const password = auth ? Buffer.from(auth[1]!, "base64").toString("utf8").split(/:(.*)/s)[1] : undefined;
     const authenticated = password !== undefined ? (options.tokens[password] ?? null) : null;
     requests.push({ method: req.method ?? "GET", path: url.pathname, user: authenticated });
-    if (!authenticated) {
+    const reading = url.searchParams.get("service") === "git-upload-pack" || url.pathname.endsWith("/git-upload-pack");
+    const publicRead = reading && [...publicRepos].some((repo) => url.pathname.startsWith(`/${repo}.git/`));
+    if (!authenticated && !publicRead) {
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("Authentication required\n");
       return;
     }
@@ -46,7 +51,7 @@ export async function startGitHttpServer(options: { tokens: Record<string, strin
         ...GIT_ENV,
         GIT_PROJECT_ROOT: root,
         GIT_HTTP_EXPORT_ALL: "1",
-        REMOTE_USER: authenticated,
+        ...(authenticated ? { REMOTE_USER: authenticated } : {}),
         REQUEST_METHOD: req.method ?? "GET",
         PATH_INFO: decodeURIComponent(url.pathname),
         QUERY_STRING: url.search.slice(1),
@@ -109,6 +114,9 @@ export async function startGitHttpServer(options: { tokens: Record<string, strin
         rmSync(work, { recursive: true, force: true });
       }
       return `${url}/${name}.git`;
+    },
+    makePublic(repo) {
+      publicRepos.add(repo);
     },
     commitElsewhere(repo, files, message) {
       const work = mkdtempSync(path.join(tmpdir(), "tandem-git-elsewhere-"));

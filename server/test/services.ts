@@ -46,7 +46,8 @@ export async function createTestServices(
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
-  const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir }), importRoots: options.importRoots ?? [] };
+  // The test git servers speak plain http on loopback (server/test/git-http-server.ts).
+  const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir, TANDEM_GIT_ALLOW_HTTP: "true" }), importRoots: options.importRoots ?? [] };
   const accessChanges = createAccessChanges();
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false, onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }) });
   const network = createProjectNetwork(database.db);
@@ -102,7 +103,7 @@ export async function createTestServices(
     turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
   });
   const gitCipher = credentialCipher("x".repeat(32));
-  const git = createProjectGit({ db: database.db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: "http://tandem.test", allowHost: (projectId, host) => network.allowHost(projectId, host) });
+  const git = createProjectGit({ db: database.db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: "http://tandem.test", allowHost: (projectId, host) => network.allowHost(projectId, host), allowHttp: () => config.gitAllowHttp });
   const services: Services = {
     git,
     gitCipher,

@@ -1,6 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { branchName, gitPath, operationId, pullMode } from "@/lib/git-schemas";
+import { branchName, gitPath, gitUrl, operationId, pullMode } from "@/lib/git-schemas";
+import { ADMIN_ROLES } from "@/server/api/access";
+import type { ProjectRole } from "@/server/db/repositories/projects";
 import { projectAdminProcedure, protectedProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 import { deleteKnownHostKeys, getPullMode, listProjectKnownHostKeys, setPullMode } from "@/server/db/repositories/git-credentials";
 import { GitError, type GitErrorCode } from "@/server/git/errors";
@@ -45,6 +47,8 @@ const paths = z.object({ paths: z.array(gitPath).min(1).max(1000) });
 const side = z.enum(["worktree", "index"]);
 const remoteInput = z.object({ operationId });
 const person = (user: { id: string; name: string; email: string }) => ({ id: user.id, name: user.name, email: user.email });
+/** The caller, and whether they may choose the project's remote (a project admin), which their first fetch, pull or push may record. */
+const remotePerson = (ctx: { user: { id: string; name: string; email: string }; role: ProjectRole }) => ({ ...person(ctx.user), mayChooseRemote: ADMIN_ROLES.includes(ctx.role) });
 
 export const gitRouter = router({
   /** Branch, ahead/behind and the changed files; `repository: false` when the project has no repository. */
@@ -136,13 +140,22 @@ export const gitRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const { sessionId, ...request } = input;
-      const opened = await gitCall(() => ctx.services.git.openPullRequest(ctx.project, person(ctx.user), { ...request, forges: ctx.services.config.gitForges }));
+      const opened = await gitCall(() => ctx.services.git.openPullRequest(ctx.project, remotePerson(ctx), { ...request, forges: ctx.services.config.gitForges }));
       const session = sessionId ? await findSession(ctx.services.db, sessionId) : null;
       if (session?.projectId === ctx.project.id) {
         await ctx.services.agent.log.append(session.id, "pull_request_opened", { ...opened, title: request.title, by: { id: ctx.user.id, name: ctx.user.name } }, ctx.user.id);
       }
       return opened;
     }),
+
+  /**
+   * Where fetch, pull and push go: the remote Tandem stored (`url`, null until one is recorded) and
+   * what the repository's origin says now (`origin`), which any writer can change in the terminal.
+   */
+  remote: workspaceProcedure.query(({ ctx }) => gitCall(() => ctx.services.git.remoteInfo(ctx.project.id))),
+
+  /** A project admin chooses the remote everyone's fetch, pull and push go to (an https or ssh URL). */
+  setRemote: projectAdminProcedure.input(z.object({ url: gitUrl })).mutation(({ ctx, input }) => gitCall(() => ctx.services.git.setRemote(ctx.project.id, input.url))),
 
   setPullMode: projectAdminProcedure.input(z.object({ mode: pullMode })).mutation(({ ctx, input }) => setPullMode(ctx.services.db, ctx.project.id, input.mode)),
 
@@ -162,9 +175,9 @@ export const gitRouter = router({
   cancel: protectedProcedure.input(z.object({ operationId })).mutation(({ ctx, input }) => ({ cancelled: ctx.services.git.operations.cancel(input.operationId, ctx.user.id) })),
 });
 
-type RemoteCtx = { services: { git: import("@/server/services/project-git").ProjectGit }; project: { id: string; teamId: string }; user: { id: string; name: string; email: string } };
+type RemoteCtx = { services: { git: import("@/server/services/project-git").ProjectGit }; project: { id: string; teamId: string }; user: { id: string; name: string; email: string }; role: ProjectRole };
 function remote(ctx: RemoteCtx, id: string, action: "fetch" | "pull" | "push") {
   return gitCall(() =>
-    ctx.services.git.operations.run(id, ctx.user.id, (signal, progress) => ctx.services.git.remote(ctx.project, person(ctx.user), action, { signal, onProgress: (p) => progress({ kind: "progress", ...p }) })),
+    ctx.services.git.operations.run(id, ctx.user.id, (signal, progress) => ctx.services.git.remote(ctx.project, remotePerson(ctx), action, { signal, onProgress: (p) => progress({ kind: "progress", ...p }) })),
   );
 }

@@ -58,6 +58,15 @@ export async function setPullMode(db: Db, projectId: string, mode: "merge" | "re
   await db.project.update({ where: { id: projectId }, data: { gitPullMode: mode } });
 }
 
+/** The remote Tandem stored for a project (null: none recorded yet). */
+export async function getGitRemote(db: Db, projectId: string): Promise<string | null> {
+  return (await db.project.findUnique({ where: { id: projectId }, select: { gitRemoteUrl: true } }))?.gitRemoteUrl ?? null;
+}
+
+export async function setGitRemote(db: Db, projectId: string, url: string) {
+  await db.project.update({ where: { id: projectId }, data: { gitRemoteUrl: url } });
+}
+
 /** The ssh host keys a project accepted on first use for `host` (`name` or `[name]:port`). */
 export async function listKnownHostKeys(db: Db, projectId: string, host: string) {
   return db.gitKnownHost.findMany({ where: { projectId, host }, select: { host: true, keyType: true, key: true }, orderBy: { createdAt: "asc" } });
