@@ -37,6 +37,14 @@ export type RemoteChoice = { mayChooseRemote: boolean };
 /** Sessions this many back, at most, are asked whether they changed what is being committed. */
 const CO_AUTHOR_SESSIONS = 20;
 
+/** A remote URL as people may see it: a password written into origin's URL (by anyone) is never shown. */
+function readable(raw: string): string {
+  const url = parseRemoteUrl(raw);
+  if (!url?.password) return raw;
+  url.password = "***";
+  return url.href;
+}
+
 // Git for projects: local operations one at a time per workspace, remote ones with the caller's
 // credential for the remote's host, long ones reported through `operations`.
 export function createProjectGit(deps: GitDeps) {
@@ -92,9 +100,10 @@ export function createProjectGit(deps: GitDeps) {
     const origin = await repo(projectId).originUrl();
     if (!origin) throw new GitError("NOT_FOUND", "This project has no remote: a project admin sets one in Source Control (or with git remote add origin <url> in the terminal, then Fetch).");
     if (!choice.mayChooseRemote) {
-      throw new GitError("NOT_FOUND", `Tandem has not recorded this project's remote yet: a project admin confirms it by setting the remote or by fetching once (the repository's origin is ${origin}).`);
+      throw new GitError("NOT_FOUND", `Tandem has not recorded this project's remote yet: a project admin confirms it by setting the remote or by fetching once (the repository's origin is ${readable(origin)}).`);
     }
     const url = requireRemoteUrl(origin, "origin");
+    if (url.password) throw new GitError("BAD_INPUT", `origin's URL (${readable(origin)}) carries a password: remove it from the URL and store the token in your git credentials instead.`);
     await setGitRemote(deps.db, projectId, origin);
     return { raw: origin, url };
   }
@@ -143,7 +152,8 @@ export function createProjectGit(deps: GitDeps) {
     /** The remote Tandem stored (null: none yet) and what the repository's origin says now, for people to compare. */
     async remoteInfo(projectId: string): Promise<{ url: string | null; origin: string | null }> {
       const r = repo(projectId);
-      return { url: await getGitRemote(deps.db, projectId), origin: (await r.isRepository()) ? await r.originUrl() : null };
+      const origin = (await r.isRepository()) ? await r.originUrl() : null;
+      return { url: await getGitRemote(deps.db, projectId), origin: origin && readable(origin) };
     },
 
     /** A project admin sets where fetch, pull and push go; the repository's origin is pointed there too, for the terminal. */

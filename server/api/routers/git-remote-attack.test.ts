@@ -175,6 +175,9 @@ function attacks(mode: SandboxMode) {
 
       await owner.git.setRemote({ projectId: project.id, url: second });
       expect(await member.git.remote({ projectId: project.id })).toEqual({ url: second, origin: second });
+      // A password someone wrote into origin's URL is not shown to the team.
+      attacker.git("remote", "set-url", "origin", second.replace("://", "://someone:hunter2@"));
+      expect((await member.git.remote({ projectId: project.id })).origin).toBe(second.replace("://", "://someone:***@"));
     });
   });
 }
