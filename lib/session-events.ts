@@ -102,6 +102,8 @@ export const eventPayloadSchemas = {
     title: z.string(),
     input: z.unknown(),
     reason: z.string().optional(),
+    /** Every command the call will run, when they are not in its input (a workflow's `run` steps). */
+    commands: z.array(z.string()).optional(),
     question: z.string().optional(),
     options: z.array(z.string()).optional(),
     multiSelect: z.boolean().optional(),

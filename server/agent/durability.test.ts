@@ -5,7 +5,8 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { setSessionStatus } from "@/server/db/repositories/sessions";
-import { createApproval, findApprovalForCall, resolveApproval } from "@/server/db/repositories/approvals";
+import { bindRequest, createApproval, findApprovalForCall, resolveApproval } from "@/server/db/repositories/approvals";
+import { callHash } from "@/server/agent/call-binding";
 import { createAgentHarness, only, testTools } from "./test-harness";
 import { testSandbox } from "@/server/test/sandbox";
 
@@ -96,8 +97,9 @@ describe("durable sessions", () => {
     await log.append(session.id, "user_message", { text: "Append a line to log.txt" }, h.user.id);
     await log.append(session.id, "turn_started", { turnId, model: "openai-compatible:scripted" });
     await log.append(session.id, "tool_call", { turnId, stepId: `${turnId}:1`, toolCallId, toolName: "run", input, title: "Run echo line >> log.txt", kind: "execute" });
-    const { approval } = await createApproval(db, { sessionId: session.id, toolCallId, toolName: "run", kind: "tool", input });
-    await log.append(session.id, "approval_requested", { approvalId: approval.id, toolCallId, toolName: "run", kind: "tool", title: "Run", input });
+    const approval = await createApproval(db, { sessionId: session.id, toolCallId, toolName: "run", kind: "tool", input, turnId, callHash: callHash("run", input, { commands: [input.command] }), plan: null });
+    const requested = await log.append(session.id, "approval_requested", { approvalId: approval.id, toolCallId, toolName: "run", kind: "tool", title: "Run", input });
+    await bindRequest(db, approval.id, requested.seq);
     await resolveApproval(db, approval.id, { status: "approved", decision: "approve", resolvedById: h.user.id });
     await log.append(session.id, "approval_resolved", { approvalId: approval.id, toolCallId, decision: "approve", by: { id: h.user.id, name: h.user.name } }, h.user.id);
     await log.append(session.id, "tool_started", { turnId, toolCallId, toolName: "run" });
@@ -119,10 +121,11 @@ describe("durable sessions", () => {
     expect((await findApprovalForCall(h.env.services.db, session.id, "call_cut"))?.status).toBe("pending");
     let events = await h.events(session.id);
     const asked = only(events, "approval_requested").at(-1)!.payload;
-    expect(asked.approvalId).toBe(approvalId);
+    // A new request of its own: the earlier approval stays answered and is not reused.
+    expect(asked.approvalId).not.toBe(approvalId);
     expect(asked.reason).toMatch(/interrupted mid-run/);
 
-    await h.caller.approval.respond({ approvalId, decision: "reject" });
+    await h.caller.approval.respond({ approvalId: asked.approvalId, decision: "reject" });
     await next.idle(session.id);
     events = await h.events(session.id);
     expect(only(events, "tool_result").at(-1)!.payload).toMatchObject({ toolCallId: "call_cut", ok: false, errorCode: "INTERRUPTED" });
@@ -139,7 +142,9 @@ describe("durable sessions", () => {
     await h.caller.session.resume({ sessionId: session.id });
     await next.idle(session.id);
     expect(h.toolLog.filter((e) => e.tool === "run")).toHaveLength(0);
-    await h.caller.approval.respond({ approvalId, decision: "approve" });
+    const asked = only(await h.events(session.id), "approval_requested").at(-1)!.payload;
+    expect(asked.approvalId).not.toBe(approvalId);
+    await h.caller.approval.respond({ approvalId: asked.approvalId, decision: "approve" });
     await next.idle(session.id);
     expect(h.toolLog.filter((e) => e.tool === "run")).toHaveLength(1);
     const events = await h.events(session.id);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolKind } from "@/server/tools/define-tool";
+import type { CallPlan, ToolKind } from "@/server/tools/define-tool";
 import type { CommandGuardConfig } from "@/lib/command-guard-config";
 
 // The approval policy: which tool calls run at once, which wait for a person, which never run.
@@ -8,7 +8,11 @@ import type { CommandGuardConfig } from "@/lib/command-guard-config";
 // writes run; shell and fetch ask), `yolo` (nothing asks). Rules name a tool, and for shell
 // commands optionally a command prefix. Deny wins over allow, and over the mode, even in yolo.
 // A compound command (`a && b | c; d`) is allowed by rules only when every part is; a part that
-// cannot be judged (command substitution) is never allowed by a rule.
+// cannot be judged (command substitution) is never allowed by a rule. A call that runs several
+// commands (a workflow) is judged on every one of them; a rule with a `digest` allows only the
+// definition it was given for (an edited workflow asks again).
+
+const SHELL_TOOL = "shell";
 
 export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -17,6 +21,8 @@ export const ruleSchema = z.object({
   tool: z.string().min(1),
   /** For shell tools: the rule applies to commands starting with this (whole words). */
   commandPrefix: z.string().min(1).optional(),
+  /** For a call that runs a definition from the workspace (a workflow): only the definition with this digest. */
+  digest: z.string().min(1).optional(),
 });
 export type PolicyRule = z.infer<typeof ruleSchema>;
 export const rulesSchema = z.array(ruleSchema);
@@ -87,8 +93,9 @@ function startsWithWords(command: string, prefix: string): boolean {
   return want.every((w, i) => words[i] === w);
 }
 
-function ruleMatches(rule: PolicyRule, toolName: string, part: string | null): boolean {
+function ruleMatches(rule: PolicyRule, toolName: string, part: string | null, digest?: string): boolean {
   if (rule.tool !== toolName && rule.tool !== "*") return false;
+  if (rule.digest !== undefined && rule.digest !== digest) return false;
   if (!rule.commandPrefix) return true;
   return part !== null && startsWithWords(part, rule.commandPrefix);
 }
@@ -104,18 +111,18 @@ export function decide(
   input: unknown,
   toolInsists: boolean | "always" = false,
   guardReasons: readonly string[] = [],
+  plan?: CallPlan | null,
 ): PolicyDecision {
-  const command = commandOf(input);
-  const parts = command === null ? null : splitCommand(command);
+  const single = commandOf(input);
+  const commands = plan !== undefined ? (plan?.commands ?? null) : single === null ? null : [single];
+  const digest = plan?.digest;
 
   for (const rule of policy.deny) {
-    if (!rule.commandPrefix && ruleMatches(rule, tool.name, null)) return { action: "deny", reason: `The project's policy does not allow ${tool.name}.` };
-    if (rule.commandPrefix && command !== null) {
-      // Unsplittable commands are checked as a whole: a denied prefix anywhere still denies.
-      const denied = (parts ?? [command]).find((part) => ruleMatches(rule, tool.name, part)) ??
-        (parts === null && command.includes(rule.commandPrefix) ? command : undefined);
-      if (denied !== undefined) return { action: "deny", reason: `The project's policy does not allow \`${rule.commandPrefix}\` commands.` };
-    }
+    if (!rule.commandPrefix && ruleMatches(rule, tool.name, null, digest)) return { action: "deny", reason: `The project's policy does not allow ${tool.name}.` };
+  }
+  for (const command of commands ?? []) {
+    const denied = deniedCommand(policy, command);
+    if (denied) return { action: "deny", reason: denied };
   }
 
   if (guardReasons.length > 0) return { action: "ask", reason: guardReasons.join(" ") };
@@ -123,11 +130,14 @@ export function decide(
   if (policy.mode === "yolo") return { action: "run" };
 
   const allowedByRules =
-    command === null
-      ? policy.allow.some((rule) => !rule.commandPrefix && ruleMatches(rule, tool.name, null))
-      : parts !== null &&
-        parts.length > 0 &&
-        parts.every((part) => policy.allow.some((rule) => ruleMatches(rule, tool.name, part)));
+    commands === null
+      ? policy.allow.some((rule) => !rule.commandPrefix && ruleMatches(rule, tool.name, null, digest))
+      : policy.allow.some((rule) => rule.digest !== undefined && ruleMatches(rule, tool.name, null, digest)) ||
+        (commands.length > 0 &&
+          commands.every((command) => {
+            const parts = splitCommand(command);
+            return parts !== null && parts.length > 0 && parts.every((part) => policy.allow.some((rule) => ruleMatches(rule, tool.name, part, digest)));
+          }));
   if (allowedByRules) return { action: "run" };
   if (toolInsists) return { action: "ask", reason: `${tool.name} asks for approval for this input.` };
   if (ASKS[policy.mode].has(tool.kind)) {
@@ -136,12 +146,37 @@ export function decide(
   return { action: "run" };
 }
 
-/** The rules an "approve always" answer adds to the session: the tool, or each command's prefix. */
-export function rulesForAlways(toolName: string, input: unknown): PolicyRule[] {
-  const command = commandOf(input);
-  if (command === null) return [{ tool: toolName }];
-  const parts = splitCommand(command) ?? [];
-  return parts.map((part) => ({ tool: toolName, commandPrefix: commandPrefixOf(part) }));
+/** Whether a deny rule's command prefix forbids this command; unsplittable commands are checked as a whole. */
+function deniedBy(prefix: string, command: string): boolean {
+  const parts = splitCommand(command);
+  if ((parts ?? [command]).some((part) => startsWithWords(part, prefix))) return true;
+  return parts === null && command.includes(prefix);
+}
+
+/**
+ * Why the project's deny rules forbid this command, or null. They hold for every command whatever
+ * runs it (the shell tool, a workflow's steps, a discovered tool): a rule's command prefix is
+ * matched whichever tool it names, and a rule denying the shell tool denies every command.
+ */
+export function deniedCommand(policy: Pick<Policy, "deny">, command: string): string | null {
+  for (const rule of policy.deny) {
+    if (rule.commandPrefix ? deniedBy(rule.commandPrefix, command) : rule.tool === SHELL_TOOL && rule.digest === undefined) {
+      return rule.commandPrefix ? `The project's policy does not allow \`${rule.commandPrefix}\` commands.` : "The project's policy does not allow shell commands.";
+    }
+  }
+  return null;
+}
+
+/**
+ * The rules an "approve always" answer adds to the session: for a call that runs a definition (a
+ * workflow), that definition by its digest; for commands, each command's prefix; else the tool.
+ */
+export function rulesForAlways(toolName: string, input: unknown, plan?: CallPlan | null): PolicyRule[] {
+  if (plan?.digest) return [{ tool: toolName, digest: plan.digest }];
+  const single = commandOf(input);
+  const commands = plan ? plan.commands : single === null ? null : [single];
+  if (commands === null) return [{ tool: toolName }];
+  return commands.flatMap((command) => splitCommand(command) ?? []).map((part) => ({ tool: toolName, commandPrefix: commandPrefixOf(part) }));
 }
 
 /** `npm test -- --watch` → `npm test`; `ls -la` → `ls`; `./build.sh x` → `./build.sh`. */

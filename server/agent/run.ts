@@ -4,7 +4,7 @@ import type { SessionEvent, SessionStatus } from "@/lib/session-events";
 import type { Db } from "@/server/db/client";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { addSessionUsage } from "@/server/db/repositories/sessions";
-import type { ToolContext } from "@/server/tools/define-tool";
+import type { CallGrant, ToolContext } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { prepareContext } from "@/server/agent/compaction";
 import { withImageBytes } from "@/server/agent/images";
@@ -53,7 +53,7 @@ export type TurnRun = {
   facts: ModelFacts;
   resumed: boolean;
   signal: AbortSignal;
-  toolContext(toolCallId: string): ToolContext;
+  toolContext(toolCallId: string, grant?: CallGrant): ToolContext;
   /** Snapshots the workspace (the turn's checkpoint); absent when the server keeps no checkpoints. */
   snapshot?(label: string): Promise<{ id: string; filesChanged: number }>;
   setStatus(status: SessionStatus, reason?: string): Promise<void>;
@@ -126,7 +126,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the loop guard stopped the turn.");
         return finish("loop_guard", loopGuardMessage(hit));
       }
-      if ((await runPendingCalls(runner, state.pendingCalls, r.signal, state.startedCalls)) === "waiting") {
+      if ((await runPendingCalls(runner, state.pendingCalls, r.signal, state)) === "waiting") {
         await r.setStatus("waiting_approval");
         return { reason: "waiting", text: lastText };
       }
@@ -169,6 +169,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         tools: shown,
         signal: r.signal,
         maxRetries: r.maxRetries,
+        usedCallIds: new Set(events.flatMap((e) => (e.type === "tool_call" ? [e.payload.toolCallId] : []))),
       });
     } catch (error) {
       if (r.signal.aborted) continue;

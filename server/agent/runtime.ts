@@ -7,6 +7,7 @@ import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
 import { parseModelId } from "@/server/agent/providers";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
+import { callPlanOf } from "@/server/agent/call-binding";
 import { runTurn, TurnHandedOver, type TurnEnd } from "@/server/agent/run";
 import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
 import { createTurnLeases } from "@/server/agent/turn-leases";
@@ -303,7 +304,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       if (input.decision === "approve_always" && !question) {
         const session = await mustFind(approval.sessionId);
         const current = rulesSchema.safeParse(session.allowRules).data ?? [];
-        await sessions.setSessionAllowRules(db, session.id, [...current, ...rulesForAlways(approval.toolName, approval.input)]);
+        await sessions.setSessionAllowRules(db, session.id, [...current, ...rulesForAlways(approval.toolName, approval.input, callPlanOf(approval.plan))]);
       }
       await log.append(approval.sessionId, "approval_resolved", {
         approvalId: approval.id,

@@ -5,6 +5,7 @@ import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
 import type { EventLog } from "@/server/agent/events";
 import { toTokenUsage } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
+import { ownCallId } from "@/server/agent/call-binding";
 
 // One model step: a single call of the model (no tools executed by the SDK), its stream turned into
 // session events. Tool calls are recorded here and run by tool-calls.ts, from the log, so that a
@@ -76,6 +77,8 @@ type StepInput = {
   tools: ToolSet;
   signal: AbortSignal;
   maxRetries?: number;
+  /** The call ids the session's log already holds; the step adds the ones it gives (call-binding.ts). */
+  usedCallIds: Set<string>;
 };
 
 /**
@@ -138,7 +141,7 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
           const invalidJson = !!part.invalid && typeof part.input === "string" && !isJson(part.input);
           // A tool the model was not shown this step (a deferred one it named anyway) arrives as a JSON string.
           const args: unknown = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
-          const call: StepCall = { toolCallId: part.toolCallId, toolName: part.toolName, input: args, invalidJson };
+          const call: StepCall = { toolCallId: ownCallId(part.toolCallId, input.usedCallIds), toolName: part.toolName, input: args, invalidJson };
           outcome.calls.push(call);
           const known = tools[call.toolName];
           await log.append(sessionId, "tool_call", {

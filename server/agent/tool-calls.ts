@@ -1,13 +1,14 @@
-import type { LlmContent, Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
+import type { CallGrant, CallPlan, LlmContent, Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
 import { MAX_IMAGE_BYTES, type ImageRef } from "@/lib/images";
 import { storeSessionImage } from "@/server/db/repositories/session-images";
 import { isReadOnly } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
-import { callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
-import { createApproval, findApprovalForCall, reopenApproval, type ApprovalRow } from "@/server/db/repositories/approvals";
+import { callPlan, callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
+import { bindRequest, createApproval, findApproval, type ApprovalRow } from "@/server/db/repositories/approvals";
 import type { Db } from "@/server/db/client";
 import type { EventLog } from "@/server/agent/events";
-import { commandOf, decide, type Policy } from "@/server/agent/policy";
+import { decide, type Policy } from "@/server/agent/policy";
+import { callHash } from "@/server/agent/call-binding";
 import { guardReasons } from "@/server/agent/command-guard";
 import { gitWorkProbe } from "@/server/agent/git-work-probe";
 import type { ToolCallEvent, TurnState } from "@/server/agent/turn-state";
@@ -18,7 +19,9 @@ import type { FolderInstructions } from "@/server/agent/folder-instructions";
 // allows: consecutive read-only calls together, anything that changes state one at a time. Each
 // call first passes the approval policy. A call that needs a person (approval, or ask_user)
 // records a durable request and the turn stops here with "waiting"; answering it re-enters the
-// loop, which finds the answer in the approvals table and carries on from the same call.
+// loop, which finds the call's request in the log (turn-state.ts) and its answer in the approvals
+// table, and carries on from the same call. An answer counts only for the call it was asked for
+// (call-binding.ts): the same turn, the same request and the same tool, input and plan.
 
 export type CallsOutcome = "done" | "waiting";
 
@@ -29,17 +32,23 @@ export type CallRunner = {
   turnId: string;
   tools: ToolSet;
   policy: Policy;
-  context(toolCallId: string): ToolContext;
+  /** `grant`: what was vetted for the call and who approved it (the shell's command gate reads it). */
+  context(toolCallId: string, grant?: CallGrant): ToolContext;
   /** Called before a tool that may change files runs (takes the turn's checkpoint once). */
   beforeChange?(): Promise<void>;
   /** Instructions of a sub-folder the call works in, the first time (see folder-instructions.ts). */
   folderInstructions?: FolderInstructions;
 };
 
-type Ready = { call: ToolCallEvent; tool: Tool };
+type Ready = { call: ToolCallEvent; tool: Tool; grant: CallGrant };
 
-/** `started`: the calls cut off mid-run by a crash (TurnState.startedCalls). */
-export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[], signal: AbortSignal, started: TurnState["startedCalls"] = new Map()): Promise<CallsOutcome> {
+/** `state`: the calls cut off mid-run by a crash, and the requests made for pending calls (TurnState). */
+export async function runPendingCalls(
+  runner: CallRunner,
+  calls: ToolCallEvent[],
+  signal: AbortSignal,
+  state: Pick<TurnState, "startedCalls" | "requests"> = { startedCalls: new Map(), requests: new Map() },
+): Promise<CallsOutcome> {
   let batch: Ready[] = [];
   const flushBatch = async () => {
     const current = batch;
@@ -50,7 +59,7 @@ export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[]
 
   for (const call of calls) {
     if (signal.aborted) break;
-    const next = await prepare(runner, call, started.get(call.payload.toolCallId));
+    const next = await prepare(runner, call, state.startedCalls.get(call.payload.toolCallId), state.requests.get(call.payload.toolCallId));
     if (next.kind === "result") {
       await flushBatch();
       await recordResult(runner, call, next.ok, next.llm, next.errorCode, 0);
@@ -61,22 +70,25 @@ export async function runPendingCalls(runner: CallRunner, calls: ToolCallEvent[]
       return "waiting";
     }
     if (isReadOnly(next.tool)) {
-      batch.push({ call, tool: next.tool });
+      batch.push({ call, tool: next.tool, grant: next.grant });
       continue;
     }
     await flushBatch();
-    await (await execute(runner, { call, tool: next.tool }, next.note))();
+    await (await execute(runner, { call, tool: next.tool, grant: next.grant }, next.note))();
   }
   await flushBatch();
   return "done";
 }
 
 type Prepared =
-  | { kind: "run"; tool: Tool; note?: string }
+  | { kind: "run"; tool: Tool; grant: CallGrant; note?: string }
   | { kind: "waiting" }
   | { kind: "result"; ok: boolean; llm: string; errorCode?: string };
 
-async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: boolean }): Promise<Prepared> {
+/** What the call is, for its request and its approval: the tool, its input and what it will run. */
+type Bound = { plan: CallPlan | null; hash: string };
+
+async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: boolean }, asked?: { seq: number; approvalId: string }): Promise<Prepared> {
   const { toolName, input, toolCallId } = call.payload;
   const tool = runner.tools[toolName];
   if (!tool) {
@@ -89,25 +101,51 @@ async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: b
     return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "INVALID_INPUT" };
   }
 
-  if (cut) return afterCrash(runner, call, tool, cut);
-  const approval = await findApprovalForCall(runner.db, runner.sessionId, toolCallId);
-  if (approval) return fromApproval(approval, tool);
+  const plan = await callPlan(tool, input, runner.context(toolCallId));
+  const bound: Bound = { plan, hash: callHash(tool.name, input, plan) };
+  const approval = asked ? await boundApproval(runner, call, asked, bound) : null;
+  if (cut) return afterCrash(runner, call, tool, cut, bound, approval);
+  if (approval) return fromApproval(approval, tool, plan);
 
   const question = callQuestion(tool, input);
   if (question) {
-    await request(runner, call, tool, "question", undefined, question);
+    await request(runner, call, tool, bound, "question", undefined, question);
     return { kind: "waiting" };
   }
   const insists = tool.approval === "always" || (await toolForcesApproval(tool, input, runner.context(toolCallId)));
-  const command = tool.kind === "execute" ? commandOf(input) : null;
-  const guard = command !== null && runner.policy.guard ? await guardReasons(command, runner.policy.guard, gitWorkProbe(runner.context(toolCallId))) : [];
-  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists, guard);
-  if (decision.action === "run") return { kind: "run", tool };
+  const guarded = plan !== null && (tool.kind === "execute" || tool.plan !== undefined) && runner.policy.guard;
+  const guard = guarded ? await guardAll(plan.commands, runner.policy, runner.context(toolCallId)) : [];
+  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists, guard, plan);
+  if (decision.action === "run") return { kind: "run", tool, grant: { plan, approvedById: null } };
   if (decision.action === "deny") {
     return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };
   }
-  await request(runner, call, tool, "tool", decision.reason);
+  await request(runner, call, tool, bound, "tool", decision.reason);
   return { kind: "waiting" };
+}
+
+/** The guard's reasons over every command the call runs. */
+async function guardAll(commands: readonly string[], policy: Policy, ctx: ToolContext): Promise<string[]> {
+  const reasons = new Set<string>();
+  for (const command of commands) for (const reason of await guardReasons(command, policy.guard!, gitWorkProbe(ctx))) reasons.add(reason);
+  return [...reasons];
+}
+
+/**
+ * The approval that answers the call's last request, when it was made for exactly this call: this
+ * session, this turn, that request's place in the log and the same tool, input and plan. A request
+ * whose approval row was not yet bound to its event (the server stopped between the two) is bound
+ * now; anything else (an approval made for another call) is no approval, and the call asks anew.
+ */
+async function boundApproval(runner: CallRunner, call: ToolCallEvent, asked: { seq: number; approvalId: string }, bound: Bound): Promise<ApprovalRow | null> {
+  const approval = await findApproval(runner.db, asked.approvalId);
+  if (!approval || approval.sessionId !== runner.sessionId || approval.toolCallId !== call.payload.toolCallId) return null;
+  if (approval.turnId !== call.payload.turnId || approval.callHash !== bound.hash) return null;
+  if (approval.requestSeq === null) {
+    await bindRequest(runner.db, approval.id, asked.seq);
+    return { ...approval, requestSeq: asked.seq };
+  }
+  return approval.requestSeq === asked.seq ? approval : null;
 }
 
 /**
@@ -115,24 +153,23 @@ async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: b
  * whatever was approved before it started): a command asks a person again, with what it printed so
  * far; any other change is reported to the model as interrupted, for it to check and decide.
  */
-async function afterCrash(runner: CallRunner, call: ToolCallEvent, tool: Tool, cut: { asked: boolean }): Promise<Prepared> {
+async function afterCrash(runner: CallRunner, call: ToolCallEvent, tool: Tool, cut: { asked: boolean }, bound: Bound, approval: ApprovalRow | null): Promise<Prepared> {
   const { toolCallId } = call.payload;
   const captured = await runner.context(toolCallId).shell.capturedOutput(toolCallId).catch(() => null);
   const interrupted = interruptedNote(tool.name, captured);
   if (tool.kind !== "execute") {
     return { kind: "result", ok: false, llm: `${interrupted} It was not run again: check its effect before calling it again.`, errorCode: "INTERRUPTED" };
   }
-  if (!cut.asked) {
-    await requestAgain(runner, call, tool, `${interrupted} Run it again?`);
+  if (!cut.asked || !approval) {
+    await request(runner, call, tool, bound, "tool", `${interrupted} Run it again?`);
     return { kind: "waiting" };
   }
-  const approval = await findApprovalForCall(runner.db, runner.sessionId, toolCallId);
-  if (!approval || approval.status === "pending") return { kind: "waiting" };
+  if (approval.status === "pending") return { kind: "waiting" };
   if (approval.status === "rejected") {
     const feedback = approval.feedback?.trim();
     return { kind: "result", ok: false, llm: `${interrupted} The user chose not to run it again.${feedback ? ` Their feedback: ${feedback}` : ""}`, errorCode: "INTERRUPTED" };
   }
-  return { kind: "run", tool, note: `${interrupted} The user approved running it again; this is the second run's result.` };
+  return { kind: "run", tool, grant: { plan: bound.plan, approvedById: approval.resolvedById }, note: `${interrupted} The user approved running it again; this is the second run's result.` };
 }
 
 function interruptedNote(toolName: string, captured: { path: string; text: string } | null): string {
@@ -140,28 +177,7 @@ function interruptedNote(toolName: string, captured: { path: string; text: strin
   return `This ${toolName} call was interrupted mid-run: the server stopped while it ran, so it may have partly run.${output}`;
 }
 
-/** Asks again for a call cut off mid-run: its earlier approval, if any, is reopened, never reused. */
-async function requestAgain(runner: CallRunner, call: ToolCallEvent, tool: Tool, reason: string) {
-  const { approval, created } = await createApproval(runner.db, {
-    sessionId: runner.sessionId,
-    toolCallId: call.payload.toolCallId,
-    toolName: tool.name,
-    kind: "tool",
-    input: call.payload.input,
-  });
-  if (!created) await reopenApproval(runner.db, approval.id);
-  await runner.log.append(runner.sessionId, "approval_requested", {
-    approvalId: approval.id,
-    toolCallId: call.payload.toolCallId,
-    toolName: tool.name,
-    kind: "tool",
-    title: call.payload.title,
-    input: call.payload.input,
-    reason,
-  });
-}
-
-function fromApproval(approval: ApprovalRow, tool: Tool): Prepared {
+function fromApproval(approval: ApprovalRow, tool: Tool, plan: CallPlan | null): Prepared {
   if (approval.status === "pending") return { kind: "waiting" };
   if (approval.status === "rejected") {
     const feedback = approval.feedback?.trim();
@@ -170,26 +186,34 @@ function fromApproval(approval: ApprovalRow, tool: Tool): Prepared {
       : `The user rejected this ${tool.name} call, so it did not run.${feedback ? ` Their feedback: ${feedback}` : " Ask them how to proceed if it is not clear."}`;
     return { kind: "result", ok: false, llm, errorCode: "REJECTED" };
   }
-  return { kind: "run", tool };
+  return { kind: "run", tool, grant: { plan, approvedById: approval.resolvedById } };
 }
 
+/**
+ * Records a request: the approval row first (bound to the turn and the call's hash), then its
+ * event, then the event's seq on the row. The log decides: the fold finds the request by its event,
+ * and a row whose event was never written is never shown nor counted as waiting.
+ */
 async function request(
   runner: CallRunner,
   call: ToolCallEvent,
   tool: Tool,
+  bound: Bound,
   kind: "tool" | "question",
   reason?: string,
   question?: ToolQuestion,
 ) {
-  const { approval, created } = await createApproval(runner.db, {
+  const approval = await createApproval(runner.db, {
     sessionId: runner.sessionId,
     toolCallId: call.payload.toolCallId,
     toolName: tool.name,
     kind,
     input: call.payload.input,
+    turnId: call.payload.turnId,
+    callHash: bound.hash,
+    plan: bound.plan,
   });
-  if (!created) return;
-  await runner.log.append(runner.sessionId, "approval_requested", {
+  const event = await runner.log.append(runner.sessionId, "approval_requested", {
     approvalId: approval.id,
     toolCallId: call.payload.toolCallId,
     toolName: tool.name,
@@ -197,18 +221,20 @@ async function request(
     title: call.payload.title,
     input: call.payload.input,
     reason,
+    ...(bound.plan && tool.plan ? { commands: bound.plan.commands } : {}),
     ...question,
   });
+  await bindRequest(runner.db, approval.id, event.seq);
 }
 
 /** Runs a call; returns the function that records its result, so batches record in call order. */
-async function execute(runner: CallRunner, { call, tool }: Ready, note?: string): Promise<() => Promise<void>> {
+async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: string): Promise<() => Promise<void>> {
   if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
   // Durable before anything changes: a crash from here on leaves a call known to have started.
   if (!isReadOnly(tool)) {
     await runner.log.append(runner.sessionId, "tool_started", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, toolName: tool.name });
   }
-  const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId));
+  const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId, grant));
   let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
   const instructions = run.error ? null : await runner.folderInstructions?.(tool, call.payload.input).catch(() => null);
   if (instructions) llm += `\n\n${instructions}`;

@@ -3,10 +3,11 @@ import type { Db } from "@/server/db/client";
 import { findProjectForTurn } from "@/server/db/repositories/agent-settings";
 import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import { getSettings } from "@/server/db/repositories/settings";
-import type { Tool, ToolContext } from "@/server/tools/define-tool";
+import type { CallGrant, Tool, ToolContext } from "@/server/tools/define-tool";
 import type { SessionEvent, SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
 import { parsePolicy } from "@/server/agent/policy";
+import { gatedShell } from "@/server/agent/command-gate";
 import { buildSystemPrompt } from "@/server/agent/prompts/system";
 import { contextUsed, type MemoryEntry } from "@/server/agent/prompts/context";
 import { gatherContext, type MemorySource } from "@/server/agent/prompts/gather-context";
@@ -101,7 +102,8 @@ export async function prepareTurn(
   const sandbox = { mode: o.sandbox.mode, network, limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
   const facts = await loadModelFacts(db, session.model);
   const language = o.language?.forProject(session.projectId, workspace);
-  const toolContext = (toolCallId: string): ToolContext => ({
+  const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
+  const toolContext = (toolCallId: string, grant?: CallGrant): ToolContext => ({
     workspace,
     projectId: session.projectId,
     sessionId,
@@ -110,7 +112,8 @@ export async function prepareTurn(
     signal,
     emit: (progress) => o.bus.publish(sessionId, { kind: "progress", toolCallId, progress }),
     reads: shared.reads,
-    shell: shared.shell,
+    shell: gatedShell(shared.shell, policy, grant, { signal }),
+    ...(grant ? { grant } : {}),
     outputs: shared.outputs,
     sandbox,
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
@@ -131,7 +134,7 @@ export async function prepareTurn(
     instructions,
     tools,
     modelTools: deferred.modelTools,
-    policy: { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard },
+    policy,
     stepLimit,
     contextUsed: contextUsed(context),
     onContextCut: () => {

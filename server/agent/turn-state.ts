@@ -17,6 +17,12 @@ export type TurnState = {
    * asked again since it started (an `approval_requested` after it), so their answer is for a re-run.
    */
   startedCalls: Map<string, { asked: boolean }>;
+  /**
+   * The last request made for each pending call (an `approval_requested` after its `tool_call`):
+   * its seq and approval. An approval counts only for the request it answers (call-binding.ts), so
+   * a call that reuses an earlier call's id finds no request of its own and is asked anew.
+   */
+  requests: Map<string, { seq: number; approvalId: string }>;
   /** Tool calls of the open turn (for the loop guard). */
   turnCalls: ToolCallEvent[];
   lastSeq: number;
@@ -34,6 +40,7 @@ export function turnState(events: SessionEvent[]): TurnState {
   let turnCalls: ToolCallEvent[] = [];
   const pending = new Map<string, ToolCallEvent>();
   const started = new Map<string, { asked: boolean }>();
+  const requests = new Map<string, { seq: number; approvalId: string }>();
   let lastUserSeq = 0;
   let lastEnd = 0;
   let firstMessageAfterEnd = 0;
@@ -62,11 +69,13 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
       case "tool_call":
         pending.set(event.payload.toolCallId, event);
+        requests.delete(event.payload.toolCallId);
         if (openTurn?.turnId === event.payload.turnId) turnCalls.push(event);
         break;
       case "tool_result":
         pending.delete(event.payload.toolCallId);
         started.delete(event.payload.toolCallId);
+        requests.delete(event.payload.toolCallId);
         break;
       case "tool_started":
         started.set(event.payload.toolCallId, { asked: false });
@@ -74,6 +83,7 @@ export function turnState(events: SessionEvent[]): TurnState {
       case "approval_requested": {
         const cut = started.get(event.payload.toolCallId);
         if (cut) cut.asked = true;
+        if (pending.has(event.payload.toolCallId)) requests.set(event.payload.toolCallId, { seq: event.seq, approvalId: event.payload.approvalId });
         break;
       }
       case "checkpoint":
@@ -87,7 +97,7 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
     }
   }
-  return { openTurn, steps, pendingCalls: [...pending.values()], startedCalls: started, turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq, checkpointed };
+  return { openTurn, steps, pendingCalls: [...pending.values()], startedCalls: started, requests, turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq, checkpointed };
 }
 
 /** Adds an event the caller just appended, only when it follows on (a later refresh reads the rest). */

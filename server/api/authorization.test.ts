@@ -263,7 +263,7 @@ async function makeWorld(): Promise<World> {
   const ctx = (user: Context["user"], shareToken?: string): Context => ({ ...env.context(user), shareToken, clientIp: "matrix" });
   const project = await createCaller(ctx(users.owner)).project.create({ name: "Secret project", teamId: team.id });
   const session = await createSession(db, { projectId: project.id, title: "Secret session", authorId: users.owner.id, model: "openai-compatible:none" });
-  const { approval } = await createApproval(db, { sessionId: session.id, toolCallId: "call-1", toolName: "edit", kind: "tool", input: {} });
+  const approval = await createApproval(db, { sessionId: session.id, toolCallId: "call-1", toolName: "edit", kind: "tool", input: {}, turnId: "t-1", callHash: "", plan: null });
   const expiresAt = new Date(Date.now() + 86_400_000);
   const view = await createShareLink(db, { sessionId: session.id, scope: "view", label: "view", createdById: users.owner.id, expiresAt });
   const collaborate = await createShareLink(db, { sessionId: session.id, scope: "collaborate", label: "collab", createdById: users.owner.id, expiresAt });

@@ -46,6 +46,7 @@ export type ToolErrorCode =
   | "UNAVAILABLE"
   | "DISK_FULL"
   | "TOOL_NOT_FOUND"
+  | "DENIED"
   | "INTERNAL";
 
 /** What the model reads: text, or parts when a tool returns images. */
@@ -148,7 +149,23 @@ export interface ToolContext {
   timeZone?: string;
   /** Whether the model takes images in tool results; read_file describes images otherwise. */
   modelAcceptsImages?: boolean;
+  /**
+   * What was vetted before the call ran (its plan) and who approved it. `shell` refuses a command
+   * the deny rules forbid, or one the destructive-command guard stops that is not among the
+   * commands a person approved for this call (server/agent/command-gate.ts).
+   */
+  grant?: CallGrant;
 }
+
+/**
+ * What a call will run, read before it runs: every shell command (the deny rules, the
+ * destructive-command guard and the approval card see each one) and, when they come from a
+ * definition in the workspace (a workflow), a digest of it, to which "approve always" binds.
+ */
+export type CallPlan = { commands: string[]; digest?: string };
+
+/** Who let this call run and what was vetted: the plan the policy judged, and the person who approved it, if one did. */
+export type CallGrant = { plan: CallPlan | null; approvedById: string | null };
 
 export type ToolQuestion = { question: string; options?: string[]; multiSelect?: boolean };
 
@@ -186,6 +203,8 @@ export interface Tool<I = any> {
    * runtime records it as a durable request, waits, and runs the tool once someone answered.
    */
   question?(input: I): ToolQuestion;
+  /** What the call will run (see CallPlan); absent: the input's `command`, if it has one. */
+  plan?(input: I, ctx: ToolContext): Promise<CallPlan | null>;
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
   /** For a read-only kind that changes the workspace for some inputs (web_fetch with download). */
   mutates?(input: I): boolean;

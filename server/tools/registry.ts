@@ -1,5 +1,5 @@
 import type { Workspace } from "@/server/workspace";
-import { isReadOnly, type Tool, type ToolContext, type ToolQuestion, type ToolResult, type WebSearchBackend } from "./define-tool";
+import { isReadOnly, type CallPlan, type Tool, type ToolContext, type ToolQuestion, type ToolResult, type WebSearchBackend } from "./define-tool";
 import { CORE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
 import { failure, llmSize, resultFromError, textOf } from "./result";
 import { DEFAULT_LIMITS, cutNote, cutText } from "./truncate";
@@ -86,6 +86,15 @@ export async function toolForcesApproval(tool: Tool, raw: unknown, ctx: ToolCont
   const parsed = tool.input.safeParse(raw ?? {});
   if (!parsed.success) return false;
   return tool.needsApproval(parsed.data, ctx);
+}
+
+/** What a call will run (see `Tool.plan`): the tool's own plan, else the input's `command`; null for input that does not parse. */
+export async function callPlan(tool: Tool, raw: unknown, ctx: ToolContext): Promise<CallPlan | null> {
+  const parsed = tool.input.safeParse(raw ?? {});
+  if (!parsed.success) return null;
+  if (tool.plan) return tool.plan(parsed.data, ctx);
+  const command = (parsed.data as { command?: unknown } | null)?.command;
+  return typeof command === "string" ? { commands: [command] } : null;
 }
 
 /** The question a call puts to people (see `Tool.question`); null for other tools or input that does not parse. */

@@ -16,6 +16,10 @@ export type ApprovalRow = {
   resolvedById: string | null;
   createdAt: Date;
   resolvedAt: Date | null;
+  turnId: string | null;
+  requestSeq: number | null;
+  callHash: string | null;
+  plan: unknown;
 };
 
 const toRow = (raw: Prisma.ApprovalGetPayload<object>): ApprovalRow => ({
@@ -24,15 +28,23 @@ const toRow = (raw: Prisma.ApprovalGetPayload<object>): ApprovalRow => ({
   status: raw.status as ApprovalStatus,
 });
 
-/** Idempotent per tool call: a turn re-entered after a restart finds the request it already made. */
+/**
+ * A request for one call, bound to its turn and the hash of what it runs; `bindRequest` adds the
+ * seq of its `approval_requested` event once that is written (server/agent/call-binding.ts).
+ */
 export async function createApproval(
   db: Db,
-  input: { sessionId: string; toolCallId: string; toolName: string; kind: "tool" | "question"; input: unknown },
-): Promise<{ approval: ApprovalRow; created: boolean }> {
-  const existing = await findApprovalForCall(db, input.sessionId, input.toolCallId);
-  if (existing) return { approval: existing, created: false };
-  const raw = await db.approval.create({ data: { ...input, input: (input.input ?? {}) as Prisma.InputJsonValue } });
-  return { approval: toRow(raw), created: true };
+  input: { sessionId: string; toolCallId: string; toolName: string; kind: "tool" | "question"; input: unknown; turnId: string; callHash: string; plan: unknown },
+): Promise<ApprovalRow> {
+  const raw = await db.approval.create({
+    data: { ...input, input: (input.input ?? {}) as Prisma.InputJsonValue, plan: input.plan === null || input.plan === undefined ? Prisma.DbNull : (input.plan as Prisma.InputJsonValue) },
+  });
+  return toRow(raw);
+}
+
+/** Records where the request is in the log; only a request with no seq yet is bound. */
+export async function bindRequest(db: Db, id: string, requestSeq: number) {
+  await db.approval.updateMany({ where: { id, requestSeq: null }, data: { requestSeq } });
 }
 
 export async function findApproval(db: Db, id: string) {
@@ -40,13 +52,14 @@ export async function findApproval(db: Db, id: string) {
   return raw && { ...toRow(raw), projectId: raw.session.projectId };
 }
 
+/** The answer to the last request for a call of this session (ask_user reads its answer here). */
 export async function findApprovalForCall(db: Db, sessionId: string, toolCallId: string) {
-  const raw = await db.approval.findUnique({ where: { sessionId_toolCallId: { sessionId, toolCallId } } });
+  const raw = await db.approval.findFirst({ where: { sessionId, toolCallId, requestSeq: { not: null } }, orderBy: { requestSeq: "desc" } });
   return raw && toRow(raw);
 }
 
 export async function listPendingApprovals(db: Db, sessionId: string) {
-  return (await db.approval.findMany({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" } })).map(toRow);
+  return (await db.approval.findMany({ where: { sessionId, status: "pending", requestSeq: { not: null } }, orderBy: { createdAt: "asc" } })).map(toRow);
 }
 
 /** Resolves a pending approval; false when someone else answered first. */
@@ -67,9 +80,4 @@ export async function resolveApproval(
     },
   });
   return count === 1;
-}
-
-/** Makes an answered request pending again (a call cut off mid-run by a crash asks anew; the old answer does not count). */
-export async function reopenApproval(db: Db, id: string) {
-  await db.approval.update({ where: { id }, data: { status: "pending", decision: null, feedback: null, answer: Prisma.DbNull, resolvedById: null, resolvedAt: null } });
 }
