@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { describeCall, runTool } from "@/server/tools/registry";
+import { callPlan, describeCall, runTool } from "@/server/tools/registry";
 import { textOf } from "@/server/tools/result";
 import type { TurnEnd } from "@/server/agent/run";
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
@@ -33,7 +33,9 @@ export async function runToolDirectly(
     title: describeCall(tool, input.input),
     kind: tool.kind,
   });
-  const run = await runTool(tool, input.input, turn.toolContext(toolCallId));
+  // What the person started is what was vetted: its plan, approved by them.
+  const grant = { plan: await callPlan(tool, input.input, turn.toolContext(toolCallId)), approvedById: input.userId };
+  const run = await runTool(tool, input.input, turn.toolContext(toolCallId, grant));
   await log.append(sessionId, "tool_result", {
     turnId,
     toolCallId,

@@ -49,6 +49,36 @@ describe("approval policy", () => {
     expect(action(p, fetch)).toBe("deny");
   });
 
+  it("deny rules see through sudo, env, sh -c and paths, as the guard's parser does", () => {
+    const p = policy({ mode: "yolo", allow: [{ tool: "shell" }], deny: [{ tool: "shell", commandPrefix: "rm" }] });
+    for (const command of ["sudo rm -rf x", "env X=1 rm x", "sh -c 'rm x'", "bash -lc \"ls; rm x\"", "/bin/rm x", "xargs rm < list", "timeout 5 rm x"]) {
+      expect([command, action(p, shell, { command })]).toEqual([command, "deny"]);
+    }
+    expect(action(p, shell, { command: "echo rm" })).toBe("run");
+  });
+
+  it("a command prefix deny rule holds for every command, whichever tool runs it", () => {
+    const p = policy({ mode: "yolo", deny: [{ tool: "shell", commandPrefix: "rm" }] });
+    expect(decide(p, { name: "workflow", kind: "agent" }, { workflow: "x" }, false, [], { commands: ["echo a", "sudo rm -rf b"] }).action).toBe("deny");
+    expect(decide(p, { name: "workflow", kind: "agent" }, { workflow: "x" }, false, [], { commands: ["echo a"] }).action).toBe("run");
+  });
+
+  it("allow rules vouch only for what the parser finds runs", () => {
+    const p = policy({ allow: [{ tool: "shell", commandPrefix: "sudo" }, { tool: "shell", commandPrefix: "sh" }, { tool: "shell", commandPrefix: "ls" }] });
+    expect(action(p, shell, { command: "sudo rm -rf x" })).toBe("ask");
+    expect(action(p, shell, { command: "sh -c 'rm x'" })).toBe("ask");
+    expect(action(p, shell, { command: "FOO=1 ls" })).toBe("run");
+  });
+
+  it("approve always on a workflow binds to its digest, so an edited workflow asks again", () => {
+    const workflow = { name: "workflow", kind: "agent" as const };
+    const rules = rulesForAlways("workflow", { workflow: "ship" }, { commands: ["npm test"], digest: "d1" });
+    expect(rules).toEqual([{ tool: "workflow", digest: "d1" }]);
+    const p = policy({ allow: rules });
+    expect(decide(p, workflow, { workflow: "ship" }, true, [], { commands: ["npm test"], digest: "d1" }).action).toBe("run");
+    expect(decide(p, workflow, { workflow: "ship" }, true, [], { commands: ["npm test"], digest: "d2" }).action).toBe("ask");
+  });
+
   it("splits commands outside quotes", () => {
     expect(splitCommand(`echo "a && b" && ls -la | wc -l; git status`)).toEqual([`echo "a && b"`, "ls -la", "wc -l", "git status"]);
     expect(splitCommand("echo $(date)")).toBeNull();

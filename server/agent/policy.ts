@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { CallPlan, ToolKind } from "@/server/tools/define-tool";
 import type { CommandGuardConfig } from "@/lib/command-guard-config";
+import { parseCommandLine, programName, type SimpleCommand } from "@/server/agent/shell-commands";
 
 // The approval policy: which tool calls run at once, which wait for a person, which never run.
 //
@@ -8,7 +9,9 @@ import type { CommandGuardConfig } from "@/lib/command-guard-config";
 // writes run; shell and fetch ask), `yolo` (nothing asks). Rules name a tool, and for shell
 // commands optionally a command prefix. Deny wins over allow, and over the mode, even in yolo.
 // A compound command (`a && b | c; d`) is allowed by rules only when every part is; a part that
-// cannot be judged (command substitution) is never allowed by a rule. A call that runs several
+// cannot be judged (command substitution) is never allowed by a rule. Commands are also read with
+// the guard's shell parser (./shell-commands), which looks through `sudo`, `env X=1`, `sh -c '...'`
+// and `$(...)`: a deny rule matches what any of those runs, and an allow rule must vouch for it. A call that runs several
 // commands (a workflow) is judged on every one of them; a rule with a `digest` allows only the
 // definition it was given for (an edited workflow asks again).
 
@@ -136,7 +139,12 @@ export function decide(
         (commands.length > 0 &&
           commands.every((command) => {
             const parts = splitCommand(command);
-            return parts !== null && parts.length > 0 && parts.every((part) => policy.allow.some((rule) => ruleMatches(rule, tool.name, part, digest)));
+            return (
+              parts !== null &&
+              parts.length > 0 &&
+              parts.every((part) => policy.allow.some((rule) => ruleMatches(rule, tool.name, part, digest))) &&
+              parsedAllowed(policy, tool.name, command, digest)
+            );
           }));
   if (allowedByRules) return { action: "run" };
   if (toolInsists) return { action: "ask", reason: `${tool.name} asks for approval for this input.` };
@@ -150,7 +158,24 @@ export function decide(
 function deniedBy(prefix: string, command: string): boolean {
   const parts = splitCommand(command);
   if ((parts ?? [command]).some((part) => startsWithWords(part, prefix))) return true;
-  return parts === null && command.includes(prefix);
+  const parsed = parseCommandLine(command);
+  if (parsed.ok && parsed.commands.some((c) => argvStartsWith(c, prefix))) return true;
+  return (parts === null || !parsed.ok) && command.includes(prefix);
+}
+
+/** What the parser found runs (`sudo rm x` → `rm x`) starts with the prefix, on whole words. */
+function argvStartsWith(cmd: SimpleCommand, prefix: string): boolean {
+  const want = prefix.trim().split(/\s+/);
+  return want.every((w, i) => (i === 0 ? cmd.argv[0] === programName(w) : cmd.argv[i] === w));
+}
+
+/** Every command the parser finds in it is allowed by some rule (the split parts are checked too). */
+function parsedAllowed(policy: Policy, toolName: string, command: string, digest?: string): boolean {
+  const parsed = parseCommandLine(command);
+  if (!parsed.ok || parsed.commands.length === 0) return false;
+  return parsed.commands.every((c) =>
+    policy.allow.some((rule) => (rule.tool === toolName || rule.tool === "*") && (rule.digest === undefined || rule.digest === digest) && (!rule.commandPrefix || argvStartsWith(c, rule.commandPrefix))),
+  );
 }
 
 /**
@@ -176,7 +201,14 @@ export function rulesForAlways(toolName: string, input: unknown, plan?: CallPlan
   const single = commandOf(input);
   const commands = plan ? plan.commands : single === null ? null : [single];
   if (commands === null) return [{ tool: toolName }];
-  return commands.flatMap((command) => splitCommand(command) ?? []).map((part) => ({ tool: toolName, commandPrefix: commandPrefixOf(part) }));
+  // The split parts' prefixes, and those of what the parser finds they run (`sudo ls` → `ls`), which the allow check also asks for.
+  const prefixes = commands.flatMap((command) => {
+    const parts = splitCommand(command);
+    if (parts === null) return [];
+    const parsed = parseCommandLine(command);
+    return [...parts, ...(parsed.ok ? parsed.commands.map((c) => c.argv.join(" ")) : [])].map(commandPrefixOf);
+  });
+  return [...new Set(prefixes)].map((commandPrefix) => ({ tool: toolName, commandPrefix }));
 }
 
 /** `npm test -- --watch` → `npm test`; `ls -la` → `ls`; `./build.sh x` → `./build.sh`. */

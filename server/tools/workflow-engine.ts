@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { Workspace } from "@/server/workspace";
@@ -43,7 +44,8 @@ export type RunStep = z.infer<typeof runStep>;
 export type LeafStep = PromptStep | RunStep;
 export type WorkflowStep = LeafStep | z.infer<typeof parallelStep>;
 export type WorkflowInput = { name: string; description?: string; default?: string; required: boolean };
-export type WorkflowDefinition = { name: string; path: string; description: string; inputs: WorkflowInput[]; steps: WorkflowStep[] };
+/** `digest`: sha256 of the file's text; an "approve always" binds to it, so an edited workflow asks again. */
+export type WorkflowDefinition = { name: string; path: string; description: string; inputs: WorkflowInput[]; steps: WorkflowStep[]; digest: string };
 export type WorkflowProblem = { path: string; message: string };
 
 const isRun = (step: LeafStep): step is RunStep => "run" in step;
@@ -93,13 +95,25 @@ export function parseWorkflow(name: string, path: string, text: string): Workflo
       seen.add(leaf.id);
     }
   }
-  return { name, path, description: parsed.data.description ?? "", inputs, steps: parsed.data.steps };
+  const digest = createHash("sha256").update(text).digest("hex");
+  return { name, path, description: parsed.data.description ?? "", inputs, steps: parsed.data.steps, digest };
 }
 
 const TEMPLATE = /\{\{\s*(inputs|steps)\.([A-Za-z][A-Za-z0-9_-]*)(?:\.(output|exit_code))?\s*\}\}/g;
 
 function references(text: string) {
   return [...text.matchAll(TEMPLATE)].map((m) => ({ kind: m[1] as "inputs" | "steps", name: m[2]! }));
+}
+
+/**
+ * Every command the workflow's `run` steps will run, with the inputs filled in as they will be; a
+ * reference to an earlier step's output stays as written (it is known only when the step ran).
+ */
+export function plannedCommands(workflow: WorkflowDefinition, inputs: Record<string, string>): string[] {
+  return workflow.steps
+    .flatMap((step) => ("parallel" in step ? step.parallel : [step]))
+    .filter(isRun)
+    .map((step) => step.run.replace(TEMPLATE, (whole, kind: string, name: string) => (kind === "inputs" ? shellQuote(inputs[name] ?? "") : whole)));
 }
 
 export type StepOutcome = { id: string; kind: "prompt" | "run"; ok: boolean; output: string; exitCode?: number | null; sessionId?: string };

@@ -2,13 +2,15 @@ import { z } from "zod";
 import type { Delegator } from "./delegate";
 import { defineTool } from "./define-tool";
 import { failure, ok } from "./result";
-import { resolveInputs, runWorkflow, WorkflowInputError, type WorkflowDefinition, type WorkflowProblem } from "./workflow-engine";
+import { plannedCommands, resolveInputs, runWorkflow, WorkflowInputError, type WorkflowDefinition, type WorkflowProblem } from "./workflow-engine";
 
 // workflow: runs a team-defined workflow (.tandem/workflows/<name>.yaml): agent prompts as
 // sub-agent sessions of this one, shell commands in this session's sandboxed shell, parallel
 // groups together. Each step's start and end streams into the session as progress; prompt
 // steps also appear as sub-agent sessions. A workflow with shell steps asks before it runs,
-// as a shell command would.
+// as a shell command would: its plan lists every command (the approval card shows them, the deny
+// rules and the destructive-command guard judge each) and the digest of its file, so "approve
+// always" holds for this content only, and a workflow edited after it was approved does not run.
 
 const STEP_TIMEOUT_S = 600;
 
@@ -21,10 +23,8 @@ const WORKFLOW_INPUT = z.object({
 });
 
 export function workflowTool(source: WorkflowSource, delegator: Delegator) {
-  let cached: WorkflowDefinition[] = [];
   const find = async (name: string) => {
     const loaded = await source();
-    cached = loaded.workflows;
     return { workflow: loaded.workflows.find((w) => w.name === name), loaded };
   };
   return defineTool({
@@ -37,8 +37,20 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
       "`inputs` gives the workflow's named inputs. You get every step's output.",
     input: WORKFLOW_INPUT,
     describe: (i) => `Run workflow ${i.workflow}`,
-    needsApproval: (i) => {
-      const workflow = cached.find((w) => w.name === i.workflow);
+    async plan(i) {
+      const { workflow } = await find(i.workflow);
+      if (!workflow) return null;
+      let inputs: Record<string, string>;
+      try {
+        inputs = resolveInputs(workflow, i.inputs ?? {});
+      } catch (error) {
+        if (error instanceof WorkflowInputError) return null;
+        throw error;
+      }
+      return { commands: plannedCommands(workflow, inputs), digest: workflow.digest };
+    },
+    needsApproval: async (i) => {
+      const { workflow } = await find(i.workflow);
       return !workflow || workflow.steps.some((s) => ("parallel" in s ? s.parallel.some((p) => "run" in p) : "run" in s));
     },
     async execute(i, ctx) {
@@ -54,6 +66,9 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
       } catch (error) {
         if (error instanceof WorkflowInputError) return failure("INVALID_INPUT", error.message);
         throw error;
+      }
+      if (ctx.grant && ctx.grant.plan?.digest !== workflow.digest) {
+        return failure("INVALID_INPUT", `Workflow "${workflow.name}" changed after it was vetted (${workflow.path}), so it did not run. Call it again to have the new version approved.`);
       }
       const toolCallId = ctx.toolCallId ?? "workflow";
       const run = await runWorkflow(workflow, inputs, {
