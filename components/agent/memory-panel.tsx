@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
 type Scope = "project" | "user";
-type Memory = { key: string; value: string; pinned: boolean; updatedAt: Date };
+type Memory = { key: string; value: string; pinned: boolean; updatedAt: Date; agentWritten: boolean; approvedBy: { id: string; name: string } | null };
 
 /** What the agent remembers: the project's (shared with the team) or the viewer's own. */
 export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
@@ -77,6 +77,11 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
                 {m.pinned && (
                   <span className="badge" title="Pinned: the agent reads it in every session" data-testid="memory-pinned">
                     Pinned
+                  </span>
+                )}
+                {m.agentWritten && (
+                  <span className="badge" title="The agent stored this; people did not type it" data-testid="memory-agent-written">
+                    {m.approvedBy ? `Agent · approved by ${m.approvedBy.name}` : "Agent"}
                   </span>
                 )}
                 <span className="spacer" />

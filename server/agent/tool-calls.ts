@@ -112,10 +112,10 @@ async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: b
     await request(runner, call, tool, bound, "question", undefined, question);
     return { kind: "waiting" };
   }
-  const insists = tool.approval === "always" || (await toolForcesApproval(tool, input, runner.context(toolCallId)));
+  const insists = tool.approval === "always" ? "always" : await toolForcesApproval(tool, input, runner.context(toolCallId));
   const guarded = plan !== null && (tool.kind === "execute" || tool.plan !== undefined) && runner.policy.guard;
   const guard = guarded ? await guardAll(plan.commands, runner.policy, runner.context(toolCallId)) : [];
-  const decision = decide(runner.policy, tool, input, tool.approval === "always" ? "always" : insists, guard, plan);
+  const decision = decide(runner.policy, tool, input, insists, guard, plan);
   if (decision.action === "run") return { kind: "run", tool, grant: { plan, approvedById: null } };
   if (decision.action === "deny") {
     return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };

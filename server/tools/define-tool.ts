@@ -194,10 +194,11 @@ export interface Tool<I = any> {
   /** One human line for the UI: "Edit src/app.ts", "Run npm test". */
   describe(input: I): string;
   /**
-   * Lets a tool force approval for some inputs (the project's policy decides the rest by kind).
+   * Lets a tool force approval for some inputs (the project's policy decides the rest by kind);
+   * "always": these inputs ask whatever the mode and allow rules, as `approval: "always"` does.
    * Absent means the tool has no opinion.
    */
-  needsApproval?(input: I, ctx: ToolContext): boolean | Promise<boolean>;
+  needsApproval?(input: I, ctx: ToolContext): boolean | "always" | Promise<boolean | "always">;
   /**
    * For a tool that asks people something (ask_user): the question this call puts to them. The
    * runtime records it as a durable request, waits, and runs the tool once someone answered.

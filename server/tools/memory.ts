@@ -1,14 +1,20 @@
 import { z } from "zod";
-import type { MemoryHit, MemoryOwner, MemoryRow } from "@/server/db/repositories/memories";
+import type { MemoryAuthor, MemoryHit, MemoryOwner, MemoryRow } from "@/server/db/repositories/memories";
 import { defineTool, type ToolContext } from "./define-tool";
 import { failure, ok } from "./result";
 
 // memory: what the agent keeps across sessions. Project memory is shared by the project's
 // members; user memory follows the user who drives the turn across projects. Stored in Postgres,
 // searched with ranked full-text search (a 0–1 score that `threshold` filters).
+//
+// Project memory goes into every later prompt of every member, so one prompt injection stored
+// there would persist for the whole team: the agent's `store` in project scope asks a person
+// whatever the approval mode, yolo included (yolo is one person's choice for their own session,
+// not consent for what the team's agent reads from then on), and the memory is marked as written
+// by the agent, with who approved it.
 
 export interface MemoryStore {
-  store(owner: MemoryOwner, input: { key: string; value: string; createdById: string | null }): Promise<MemoryRow>;
+  store(owner: MemoryOwner, input: { key: string; value: string } & MemoryAuthor): Promise<MemoryRow>;
   retrieve(owner: MemoryOwner, key: string): Promise<MemoryRow | null>;
   delete(owner: MemoryOwner, key: string): Promise<boolean>;
   search(owners: MemoryOwner[], input: { query: string; limit: number; threshold: number }): Promise<MemoryHit[]>;
@@ -52,12 +58,17 @@ export function memoryTool(store: MemoryStore) {
       "ranks by relevance with a 0–1 score; `delete` (key); `list`. scope `project` (default) is shared with the team; " +
       "`user` is private to the user you work for. Keep entries short and factual; never store secrets.",
     input,
+    needsApproval: (i) => (i.action === "store" && i.scope === "project" ? "always" : false),
     describe: (i) => (i.action === "search" ? `Search memory: ${i.query}` : i.action === "list" ? `List ${i.scope} memory` : `Memory ${i.action}: ${i.key}`),
     async execute(i, ctx) {
       const owner = ownerOf(i.scope, ctx);
       switch (i.action) {
         case "store": {
-          const row = await store.store(owner, { key: i.key!, value: i.value!, createdById: ctx.userId });
+          const approvedById = ctx.grant?.approvedById ?? null;
+          if (i.scope === "project" && !approvedById) {
+            return failure("UNAVAILABLE", "Project memory is shared with the team: storing it needs a person's approval, and none was given for this call. Ask the user, or use scope \"user\".");
+          }
+          const row = await store.store(owner, { key: i.key!, value: i.value!, createdById: ctx.userId, agentWritten: true, approvedById });
           return ok(`Stored ${i.scope} memory "${row.key}".`, { kind: "markdown", text: `**${row.key}** (${i.scope})\n\n${row.value}` });
         }
         case "retrieve": {

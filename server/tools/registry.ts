@@ -81,7 +81,7 @@ export function describeCall(tool: Tool, raw: unknown): string {
  * Whether the tool itself insists on approval for this input. The runtime combines this with the
  * project's approval policy (which decides by `tool.kind`); false when the input does not parse.
  */
-export async function toolForcesApproval(tool: Tool, raw: unknown, ctx: ToolContext): Promise<boolean> {
+export async function toolForcesApproval(tool: Tool, raw: unknown, ctx: ToolContext): Promise<boolean | "always"> {
   if (!tool.needsApproval) return false;
   const parsed = tool.input.safeParse(raw ?? {});
   if (!parsed.success) return false;

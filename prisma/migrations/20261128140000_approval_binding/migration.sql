@@ -12,3 +12,4 @@ CREATE INDEX "approval_sessionId_toolCallId_idx" ON "approval"("sessionId", "too
 
 -- Team memory the agent writes is marked, with who approved it (issue 38, defect 8).
 ALTER TABLE "memory" ADD COLUMN "agentWritten" BOOLEAN NOT NULL DEFAULT false, ADD COLUMN "approvedById" TEXT;
+ALTER TABLE "memory" ADD CONSTRAINT "memory_approvedById_fkey" FOREIGN KEY ("approvedById") REFERENCES "user"("id") ON DELETE SET NULL ON UPDATE CASCADE;

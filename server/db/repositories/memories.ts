@@ -3,13 +3,29 @@ import { anyWordQuery } from "@/server/db/repositories/session-events";
 
 export type MemoryScope = "project" | "user";
 export type MemoryOwner = { scope: "project"; projectId: string } | { scope: "user"; userId: string };
-export type MemoryRow = { id: string; scope: MemoryScope; key: string; value: string; pinned: boolean; createdAt: Date; updatedAt: Date };
+/** `agentWritten`: the agent stored it (not a person); `approvedBy`: who approved it (project memory the agent writes asks). */
+export type MemoryRow = {
+  id: string;
+  scope: MemoryScope;
+  key: string;
+  value: string;
+  pinned: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  agentWritten: boolean;
+  approvedBy: { id: string; name: string } | null;
+};
 
 const ownerKey = (owner: MemoryOwner) => (owner.scope === "project" ? `project:${owner.projectId}` : `user:${owner.userId}`);
-const select = { id: true, scope: true, key: true, value: true, pinned: true, createdAt: true, updatedAt: true } as const;
-const toRow = (raw: { scope: string } & Omit<MemoryRow, "scope">): MemoryRow => ({ ...raw, scope: raw.scope === "user" ? "user" : "project" });
+const select = { id: true, scope: true, key: true, value: true, pinned: true, createdAt: true, updatedAt: true, agentWritten: true, approvedBy: { select: { id: true, name: true } } } as const;
+type RawRow = { scope: string } & Omit<MemoryRow, "scope" | "agentWritten" | "approvedBy"> & { agentWritten?: boolean; approvedBy?: { id: string; name: string } | null };
+const toRow = (raw: RawRow): MemoryRow => ({ ...raw, scope: raw.scope === "user" ? "user" : "project", agentWritten: raw.agentWritten ?? false, approvedBy: raw.approvedBy ?? null });
 
-export async function storeMemory(db: Db, owner: MemoryOwner, input: { key: string; value: string; createdById: string | null }): Promise<MemoryRow> {
+/** Who wrote a memory: a person, or the agent (with the person who approved it, when one did). */
+export type MemoryAuthor = { createdById: string | null; agentWritten?: boolean; approvedById?: string | null };
+
+export async function storeMemory(db: Db, owner: MemoryOwner, input: { key: string; value: string } & MemoryAuthor): Promise<MemoryRow> {
+  const marks = { agentWritten: input.agentWritten ?? false, approvedById: input.approvedById ?? null };
   const where = { ownerKey_key: { ownerKey: ownerKey(owner), key: input.key } };
   const raw = await db.memory.upsert({
     where,
@@ -21,8 +37,9 @@ export async function storeMemory(db: Db, owner: MemoryOwner, input: { key: stri
       key: input.key,
       value: input.value,
       createdById: input.createdById,
+      ...marks,
     },
-    update: { value: input.value },
+    update: { value: input.value, ...marks },
     select,
   });
   return toRow(raw);
@@ -51,9 +68,11 @@ export async function setMemoryPinned(db: Db, owner: MemoryOwner, key: string, p
 /** The memories of these owners, pinned ones first, for the agent's prompt (every turn's start: db.sql). */
 export async function listMemoriesOf(db: Db, owners: MemoryOwner[]): Promise<MemoryRow[]> {
   if (!owners.length) return [];
-  const rows = await db.sql<{ scope: string } & Omit<MemoryRow, "scope">>`
-    SELECT id, scope, key, value, pinned, "createdAt", "updatedAt" FROM memory
-    WHERE "ownerKey" = ANY(${owners.map(ownerKey)}::text[]) ORDER BY pinned DESC, "updatedAt" DESC`;
+  const rows = await db.sql<RawRow>`
+    SELECT m.id, m.scope, m.key, m.value, m.pinned, m."createdAt", m."updatedAt", m."agentWritten",
+           CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'name', u.name) END AS "approvedBy"
+    FROM memory m LEFT JOIN "user" u ON u.id = m."approvedById"
+    WHERE m."ownerKey" = ANY(${owners.map(ownerKey)}::text[]) ORDER BY m.pinned DESC, m."updatedAt" DESC`;
   return rows.map(toRow);
 }
 
@@ -69,14 +88,15 @@ export async function searchMemories(
   const tsquery = anyWordQuery(input.query);
   if (!tsquery || owners.length === 0) return [];
   const keys = owners.map(ownerKey);
-  const rows = await db.$queryRaw<Array<Omit<MemoryHit, "scope"> & { scope: string }>>`
+  const rows = await db.$queryRaw<Array<RawRow & { score: number }>>`
     WITH q AS (SELECT to_tsquery('english', ${tsquery}) AS query)
-    SELECT m.id, m.scope, m.key, m.value, m.pinned, m."createdAt", m."updatedAt",
+    SELECT m.id, m.scope, m.key, m.value, m.pinned, m."createdAt", m."updatedAt", m."agentWritten",
+           CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'name', u.name) END AS "approvedBy",
            ts_rank(
              setweight(to_tsvector('english', replace(replace(m.key, '_', ' '), '-', ' ')), 'A') ||
              setweight(to_tsvector('english', m.value), 'B'),
              q.query, 32)::float8 AS score
-    FROM memory m, q
+    FROM memory m LEFT JOIN "user" u ON u.id = m."approvedById", q
     WHERE m."ownerKey" = ANY(${keys})
       AND (setweight(to_tsvector('english', replace(replace(m.key, '_', ' '), '-', ' ')), 'A') ||
            setweight(to_tsvector('english', m.value), 'B')) @@ q.query
