@@ -22,6 +22,8 @@ export type TranscriptItem =
       approvalId?: string;
       /** Why the call waits for a person (the policy's or the destructive-command guard's words). */
       approvalReason?: string;
+      /** Every command the waiting call will run, when they are not in its input (a workflow's steps). */
+      approvalCommands?: string[];
       result?: { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string; images?: ImageRef[] };
       resolvedBy?: { id: string; name: string };
       feedback?: string;
@@ -187,6 +189,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
             item.status = "awaiting_approval";
             item.approvalId = p.approvalId;
             item.approvalReason = p.reason;
+            item.approvalCommands = p.commands;
           }
         }
         break;

@@ -15,6 +15,8 @@ type ApprovalCardProps = {
   input: unknown;
   /** Why it asks; shown when it is more than the mode's routine (a guard's reason, a tool's own). */
   reason?: string;
+  /** Every command the call will run, when its input does not show them (a workflow's `run` steps). */
+  commands?: string[];
   canWrite: boolean;
 };
 
@@ -23,7 +25,7 @@ type ApprovalCardProps = {
  * (outside a text field): Y approves, A approves always in this session, N opens the rejection
  * feedback; in the feedback, Enter rejects and Escape goes back.
  */
-export function ApprovalCard({ projectId, projectName, approvalId, toolName, input, reason, canWrite }: ApprovalCardProps) {
+export function ApprovalCard({ projectId, projectName, approvalId, toolName, input, reason, commands, canWrite }: ApprovalCardProps) {
   const trpc = useTRPC();
   const respond = useMutation(trpc.approval.respond.mutationOptions());
   const [rejecting, setRejecting] = useState(false);
@@ -59,6 +61,7 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
         </p>
       )}
       <WhatWillHappen projectId={projectId} projectName={projectName} approvalId={approvalId} toolName={toolName} input={input} />
+      {commands && <PlannedCommands commands={commands} />}
       {!canWrite ? (
         <p className="hint">Someone with write access to this project has to answer.</p>
       ) : rejecting ? (
@@ -105,6 +108,25 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
         </div>
       )}
       {respond.error && <p className="error-text">{errorMessage(respond.error)}</p>}
+    </div>
+  );
+}
+
+/** The commands a call will run (a workflow's steps), one per line, as the guard and the deny rules judged them. */
+function PlannedCommands({ commands }: { commands: string[] }) {
+  return (
+    <div className="approval-detail">
+      <div className="term-output" data-testid="approval-commands">
+        {commands.length === 0 ? (
+          <div className="term-command">No shell commands.</div>
+        ) : (
+          commands.map((command, i) => (
+            <div key={i} className="term-command" data-testid="approval-command">
+              <span className="term-prompt">$</span> {command}
+            </div>
+          ))
+        )}
+      </div>
     </div>
   );
 }

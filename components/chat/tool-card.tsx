@@ -67,7 +67,7 @@ export function ToolCard({ item, live, sessionId, projectId, projectName, canWri
       {expanded && (
         <div className="tool-body" id={bodyId}>
           {item.status === "awaiting_approval" && item.approvalId ? (
-            <ApprovalCard projectId={projectId} projectName={projectName} approvalId={item.approvalId} toolName={item.toolName} input={item.input} reason={item.approvalReason} canWrite={canWrite} />
+            <ApprovalCard projectId={projectId} projectName={projectName} approvalId={item.approvalId} toolName={item.toolName} input={item.input} reason={item.approvalReason} commands={item.approvalCommands} canWrite={canWrite} />
           ) : item.status === "running" ? (
             live?.output || live?.status ? (
               <TerminalOutput output={live.output} running />

@@ -12,6 +12,18 @@ import { deniedCommand, type Policy } from "@/server/agent/policy";
 // asks before a call runs (tool-calls.ts); this holds when what runs is not what was asked about
 // (a workflow edited after it was read, a step built from an earlier step's output).
 
+/**
+ * Why a command no person can be asked about (a project's discovery and call commands, run when a
+ * turn is set up) must not run: the deny rules' reason or the guard's, else null.
+ */
+export async function refusedUnattended(policy: Policy, command: string): Promise<string | null> {
+  const denied = deniedCommand(policy, command);
+  if (denied) return denied;
+  if (!policy.guard) return null;
+  const reasons = await guardReasons(command, policy.guard, async () => null);
+  return reasons.length ? `${reasons.join(" ")} No one is asked about this command, so it does not run.` : null;
+}
+
 export function gatedShell(shell: ShellSession, policy: Policy, grant: CallGrant | undefined, ctx: Pick<ToolContext, "signal">): ShellSession {
   const vet = async (command: string) => {
     const denied = deniedCommand(policy, command);

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { foldTranscript } from "@/lib/session-transcript";
 import { createAgentHarness, only } from "./test-harness";
 
 // A workflow is commands the agent can write itself (.tandem/workflows/x.yaml, with the write tool)
@@ -43,6 +44,9 @@ describe("workflows meet the guard and the deny rules", () => {
     expect(asked.toolName).toBe("workflow");
     expect(asked.reason).toMatch(/Recursive delete/);
     expect(asked.commands).toEqual(["echo hello", "rm -rf src && touch pwned"]);
+    // What the approval card shows: every command, beside the guard's reason.
+    const card = foldTranscript(events).items.find((i) => i.kind === "tool" && i.toolName === "workflow");
+    expect(card).toMatchObject({ status: "awaiting_approval", approvalCommands: ["echo hello", "rm -rf src && touch pwned"], approvalReason: expect.stringMatching(/Recursive delete/) });
     expect(await h.status(session.id)).toBe("waiting_approval");
     expect(await pwned()).toBe(false);
     await h.caller.session.cancel({ sessionId: session.id });
@@ -119,5 +123,23 @@ describe("workflows meet the guard and the deny rules", () => {
     expect(result.llm).toMatch(/Refused `rm -rf 'precious' && touch pwned`: Recursive delete/);
     expect(await pwned()).toBe(false);
     await fs.access(path.join(root, "precious"));
+  });
+});
+
+describe("discovery commands meet the guard and the deny rules", () => {
+  it("a discovery command with rm -rf, or one a deny rule forbids, does not run, and the status says why", async () => {
+    const discover = `rm -rf src; touch pwned; echo '[{"name":"hello","description":"hi"}]'`;
+    await h.caller.extensions.updateSettings({ projectId: h.project.id, toolDiscoveryCommand: discover, toolCallCommand: "echo" });
+    await h.caller.extensions.rediscover({ projectId: h.project.id });
+    let status = await h.caller.extensions.status({ projectId: h.project.id });
+    expect(status.discovery).toMatchObject({ tools: [], error: expect.stringMatching(/is refused: Recursive delete/) });
+
+    await h.caller.agent.updateSettings({ projectId: h.project.id, denyRules: [{ tool: "shell", commandPrefix: "touch" }] });
+    await h.caller.extensions.updateSettings({ projectId: h.project.id, toolDiscoveryCommand: `env X=1 touch pwned; echo '[]'` });
+    await h.caller.extensions.rediscover({ projectId: h.project.id });
+    status = await h.caller.extensions.status({ projectId: h.project.id });
+    expect(status.discovery.error).toMatch(/does not allow `touch` commands/);
+    expect(await pwned()).toBe(false);
+    await h.caller.extensions.updateSettings({ projectId: h.project.id, toolDiscoveryCommand: "", toolCallCommand: "" });
   });
 });

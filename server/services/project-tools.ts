@@ -7,10 +7,16 @@ import { discoverTools, DiscoveryError } from "@/server/tools/discovery/discover
 import { formatMcpServers, parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";
 import type { Workspace } from "@/server/workspace";
+import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
+import { getSettings } from "@/server/db/repositories/settings";
+import { parsePolicy } from "@/server/agent/policy";
+import { refusedUnattended } from "@/server/agent/command-gate";
 
 // A project's own tools: its MCP servers and the tools its discovery command finds, from the
 // project's tool settings. Connections are kept across turns; discovery results are cached for
-// a short while. A broken server or command shows up in `status` and never stops a turn.
+// a short while. A broken server or command shows up in `status` and never stops a turn. The
+// discovery and call commands meet the project's deny rules and the destructive-command guard, as
+// every command the agent starts does; no one is there to approve them, so a refused one does not run.
 
 const DISCOVERY_TTL_MS = 30_000;
 
@@ -57,6 +63,12 @@ export function createProjectTools(options: {
     const cached = discovered.get(projectId);
     if (!fresh && cached?.key === key && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached;
     let entry: { key: string; at: number; tools: Tool[]; error?: string };
+    const refused = await refusedSetting(projectId, [row.toolDiscoveryCommand, row.toolCallCommand]);
+    if (refused) {
+      entry = { key, at: Date.now(), tools: [], error: refused };
+      discovered.set(projectId, entry);
+      return entry;
+    }
     try {
       const tools = await discoverTools({ workspaceRoot: workspace.root, sandbox: options.sandbox, projectId, settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand } });
       entry = { key, at: Date.now(), tools };
@@ -65,6 +77,17 @@ export function createProjectTools(options: {
     }
     discovered.set(projectId, entry);
     return entry;
+  }
+
+  /** Why the project's policy refuses one of these commands, or null. */
+  async function refusedSetting(projectId: string, commands: Array<string | null>): Promise<string | null> {
+    const [settings, instance] = await Promise.all([getProjectAgentSettings(db, projectId), getSettings(db, ["commandGuard"])]);
+    const policy = { ...parsePolicy(settings), guard: instance.commandGuard };
+    for (const command of commands) {
+      const why = command ? await refusedUnattended(policy, command) : null;
+      if (why) return `The command \`${command}\` is refused: ${why} Change it in the project's tool settings.`;
+    }
+    return null;
   }
 
   return {

@@ -31,12 +31,23 @@ beforeAll(async () => {
 });
 afterAll(() => env.dispose());
 
+/** Calls as the runtime makes them once a person approved (project stores ask: the runtime's tests cover that). */
 const as = async (userId: string, projectId: string) => {
-  const s = await session({ userId, projectId });
+  const s = await session({ userId, projectId, grant: { plan: null, approvedById: userId } });
   return (input: Record<string, unknown>) => s.run(tool, input);
 };
 
 describe("memory tool", () => {
+  it("refuses a project store no person approved, and marks what it stores as the agent's", async () => {
+    const s = await session({ userId: users.ann, projectId: projects.b });
+    expect((await s.run(tool, { action: "store", key: "unasked", value: "x" })).error?.code).toBe("UNAVAILABLE");
+    expect(await memories.listMemories(env.services.db, { scope: "project", projectId: projects.b })).toEqual([]);
+    const ann = await as(users.ann, projects.b);
+    await ann({ action: "store", key: "asked", value: "y" });
+    expect(await memories.listMemories(env.services.db, { scope: "project", projectId: projects.b })).toMatchObject([{ key: "asked", agentWritten: true, approvedBy: { id: users.ann } }]);
+    await ann({ action: "delete", key: "asked" });
+  });
+
   it("stores, retrieves, replaces and deletes", async () => {
     const ann = await as(users.ann, projects.a);
     expect((await ann({ action: "store", key: "test-command", value: "npm run test:unit" })).llm).toMatch(/Stored project memory/);

@@ -120,6 +120,8 @@ function discoveredTool(
     inputSchema: normalizeSchema(schema),
     deferrable: true,
     describe: () => `Run discovered tool ${decl.name}`,
+    // What runs is the call command with the tool's name; the arguments go on stdin, not to a shell.
+    plan: async () => ({ commands: [`${env.callCommand} ${decl.name}`] }),
     async execute(args, ctx) {
       const result = await runSandboxed({
         workspaceRoot: env.workspaceRoot,
