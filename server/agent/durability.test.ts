@@ -55,6 +55,21 @@ describe("durable sessions", () => {
     expect(after.map((e) => e.seq)).toEqual(after.map((_, i) => i + 1));
   });
 
+  it("binds a request the server stopped before binding when the turn re-enters, and runs its call once answered", async () => {
+    const session = await h.newSession("approval");
+    await h.caller.session.send({ sessionId: session.id, text: "Write hello.txt" });
+    await h.agent.idle(session.id);
+    const requested = only(await h.events(session.id), "approval_requested")[0]!;
+    // The server stopped after writing the request to the log and before recording its seq on the row.
+    await h.env.services.db.approval.update({ where: { id: requested.payload.approvalId }, data: { requestSeq: null } });
+    const { next } = restart();
+    await h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "approve" });
+    await next.idle(session.id);
+    const after = await h.events(session.id);
+    expect(only(after, "tool_result")[0]!.payload.llm).toBe("wrote hello.txt");
+    expect((await findApprovalForCall(h.env.services.db, session.id, requested.payload.toolCallId))?.requestSeq).toBe(requested.seq);
+  });
+
   it("marks a turn cut off by a crash interrupted, and resumes it from the log", async () => {
     const session = await h.newSession({
       replies: [
