@@ -63,7 +63,6 @@ describe("workflows meet the guard and the deny rules", () => {
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "auto-edit" });
     let events = await h.send(session.id, "build it");
     const first = only(events, "approval_requested").at(-1)!.payload;
-    expect(first.commands).toEqual(["echo building"]);
     await h.caller.approval.respond({ approvalId: first.approvalId, decision: "approve_always" });
     await h.agent.idle(session.id);
 
