@@ -55,7 +55,8 @@ export function memoryTool(store: MemoryStore) {
     description:
       "Remember facts across sessions and recall them: build and test commands, conventions, decisions and their reasons, " +
       "people's preferences. `store` (key, value) creates or replaces; `retrieve` (key); `search` (query, limit?, threshold?) " +
-      "ranks by relevance with a 0–1 score; `delete` (key); `list`. scope `project` (default) is shared with the team; " +
+      "ranks by relevance with a 0–1 score; `delete` (key); `list`. scope `project` (default) is shared with the team: " +
+      "every `store` there waits for a person's approval; " +
       "`user` is private to the user you work for. Keep entries short and factual; never store secrets.",
     input,
     needsApproval: (i) => (i.action === "store" && i.scope === "project" ? "always" : false),
