@@ -167,6 +167,8 @@ const rules: Record<string, Rule> = {
   "git.fetch": "project-write",
   "git.pull": "project-write",
   "git.push": "project-write",
+  "git.remote": "project-read",
+  "git.setRemote": "project-admin",
   "git.setPullMode": "project-admin",
   "git.openPullRequest": "project-write",
   "git.knownHosts": "project-read",
