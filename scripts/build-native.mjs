@@ -1,5 +1,5 @@
-// Builds the sandbox's native module (server/sandbox/native: descriptor passing and splice for the
-// egress proxy) with node-gyp, when its build is missing or older than its sources. Run by
+// Builds the server's native modules (server/sandbox/native: descriptor passing for the egress
+// proxy, openat2 for the workspace) with node-gyp, when a build is missing or older than its sources. Run by
 // `npm install` (postinstall), `npm start` and `npm test`; a no-op when the build is current.
 // Linux only: the sandbox (bubblewrap) exists only there.
 import { spawnSync } from "node:child_process";
@@ -8,18 +8,18 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dir = path.join(root, "server/sandbox/native");
-const output = path.join(dir, "build/Release/fd_relay.node");
-const sources = ["fd-relay.c", "binding.gyp"].map((name) => path.join(dir, name));
+const outputs = ["fd_relay.node", "beneath.node"].map((name) => path.join(dir, "build/Release", name));
+const sources = ["fd-relay.c", "beneath.c", "binding.gyp"].map((name) => path.join(dir, name));
 
 if (process.platform !== "linux") process.exit(0);
-const builtAt = existsSync(output) ? statSync(output).mtimeMs : 0;
+const builtAt = Math.min(...outputs.map((output) => (existsSync(output) ? statSync(output).mtimeMs : 0)));
 if (sources.every((source) => statSync(source).mtimeMs <= builtAt)) process.exit(0);
 
 // npm tells its scripts where its node-gyp is; outside npm, the copy npm ships beside node.
 const prefix = path.resolve(path.dirname(process.execPath), "..");
 const gyp = [process.env.npm_config_node_gyp, path.join(prefix, "lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js")].find((file) => file && existsSync(file));
 if (!gyp) {
-  console.error("tandem: cannot build the sandbox's native module: node-gyp (shipped with npm) was not found.");
+  console.error("tandem: cannot build the server's native modules: node-gyp (shipped with npm) was not found.");
   process.exit(1);
 }
 // Node's own headers when they are installed beside it (Debian's nodejs, the official tarballs):
@@ -28,6 +28,6 @@ const args = [gyp, "rebuild", "--loglevel=warn"];
 if (!process.env.npm_config_nodedir && existsSync(path.join(prefix, "include/node/node_api.h"))) args.push(`--nodedir=${prefix}`);
 const result = spawnSync(process.execPath, args, { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
 if (result.status !== 0) {
-  console.error("tandem: building the sandbox's native module failed (it needs make and a C compiler, as node-pty does).");
+  console.error("tandem: building the server's native modules failed (it needs make and a C compiler, as node-pty does).");
   process.exit(result.status ?? 1);
 }

@@ -38,6 +38,7 @@ export type ToolErrorCode =
   | "NETWORK_POLICY"
   | "IS_DIRECTORY"
   | "NOT_A_DIRECTORY"
+  | "NOT_A_FILE"
   | "EXISTS"
   | "BINARY_FILE"
   | "READ_ONLY"

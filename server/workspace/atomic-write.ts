@@ -1,10 +1,14 @@
 import { randomBytes } from "node:crypto";
+import { fchmod } from "node:fs";
 import { link, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
+import { createAt, fsyncDescriptor, linkAt, renameAt, unlinkAt, withFd, writeAll } from "./beneath";
 import { errnoCode } from "./errors";
 
 const TEMP_PREFIX = ".tandem-";
 const TEMP_SUFFIX = ".tmp";
+const fchmodFd = promisify(fchmod);
 
 /** True for the temporary files atomicWrite leaves for an instant beside the file it replaces. */
 export function isTempFileName(name: string): boolean {
@@ -18,6 +22,49 @@ export interface AtomicWriteOptions {
   exclusive?: boolean;
 }
 
+/** A temp file's name beside `name`: hidden from listings and the watcher, never anyone's file. */
+function tempName(name: string): string {
+  return `${TEMP_PREFIX}${name}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+}
+
+/**
+ * atomicWrite inside an open folder (beneath.ts): the temp file is created there with
+ * O_CREAT|O_EXCL|O_NOFOLLOW and renamed (or, `exclusive`, hard-linked) over `name` in the same
+ * folder, so a folder swapped for a link meanwhile cannot send the bytes anywhere else. `name` is
+ * the entry itself: a link there is replaced, not followed (callers resolve links first,
+ * beneath.ts resolveEntry). `dirFd` must be an O_RDONLY folder descriptor (it is fsync-ed).
+ */
+export async function atomicWriteAt(dirFd: number, name: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+  const temp = tempName(name);
+  const fd = createAt(dirFd, temp, options.mode ?? 0o666);
+  try {
+    await withFd(fd, async () => {
+      await writeAll(fd, data);
+      if (options.mode !== undefined) await fchmodFd(fd, options.mode);
+      await fsyncDescriptor(fd);
+    });
+    if (options.exclusive) await linkNoReplaceAt(dirFd, temp, name);
+    else await renameAt(dirFd, temp, dirFd, name);
+  } catch (error) {
+    await unlinkAt(dirFd, temp).catch(() => undefined);
+    throw error;
+  }
+  await fsyncDescriptor(dirFd).catch(() => undefined);
+}
+
+async function linkNoReplaceAt(dirFd: number, temp: string, name: string): Promise<void> {
+  try {
+    await linkAt(dirFd, temp, dirFd, name);
+  } catch (error) {
+    const code = errnoCode(error);
+    // Some filesystems have no hard links; fall back to a rename, which a race could clobber.
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV") throw error;
+    await renameAt(dirFd, temp, dirFd, name);
+    return;
+  }
+  await unlinkAt(dirFd, temp);
+}
+
 /**
  * Writes through a temp file in the same folder (so the rename stays on one filesystem), fsyncs,
  * then renames over the target: a reader sees the old bytes or the new ones, never half a file,
@@ -25,7 +72,7 @@ export interface AtomicWriteOptions {
  */
 export async function atomicWrite(target: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = path.dirname(target);
-  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
+  const temp = path.join(dir, tempName(path.basename(target)));
   const handle = await open(temp, "wx", options.mode ?? 0o666);
   try {
     try {

@@ -6,6 +6,8 @@ export type WorkspaceErrorCode =
   | "CONFLICT"
   | "IS_DIRECTORY"
   | "NOT_A_DIRECTORY"
+  /** A FIFO, socket or device: never opened, since reading one can block the server. */
+  | "NOT_A_FILE"
   | "TOO_LARGE"
   | "IO_ERROR";
 
@@ -49,6 +51,15 @@ export function fromFsError(error: unknown, path: string): WorkspaceError {
       return new WorkspaceError("EXISTS", `${shown} already exists. Choose another name or delete it first.`, { cause: error });
     case "EISDIR":
       return new WorkspaceError("IS_DIRECTORY", `${shown} is a folder, not a file. List it instead.`, { cause: error });
+    case "EXDEV":
+      // openat2 with RESOLVE_BENEATH (beneath.ts): the walk would have left the root.
+      return new WorkspaceError(
+        "OUTSIDE_WORKSPACE",
+        `${shown} leads outside the workspace through a symbolic link (or an absolute one). Only files inside the workspace can be used; give a path relative to the workspace root, e.g. 'src/index.ts'.`,
+        { cause: error },
+      );
+    case "ELOOP":
+      return new WorkspaceError("INVALID_PATH", `${shown} goes through too many symbolic links (a loop?). Use the real path of the file.`, { cause: error });
     case "ENOTDIR":
       return new WorkspaceError("NOT_A_DIRECTORY", `A part of ${shown} is a file, not a folder.`, { cause: error });
     default:

@@ -4,6 +4,11 @@
       "target_name": "fd_relay",
       "sources": ["fd-relay.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    },
+    {
+      "target_name": "beneath",
+      "sources": ["beneath.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
     }
   ]
 }

@@ -1,0 +1,378 @@
+// File access beneath a workspace root that a symbolic link cannot redirect.
+//
+// The server runs as root, and a workspace is written by people, cloned repositories and the agent:
+// a member's terminal can swap any folder for a link to a host folder at any moment (renameat2
+// RENAME_EXCHANGE in a loop), so a path that was checked and is then used again as a string can
+// land anywhere on the host. Here nothing is used twice: every path is opened relative to a
+// descriptor of the root with openat2(2) and RESOLVE_BENEATH (native/beneath.c), so the kernel
+// itself keeps the whole walk inside the root. Links that stay inside still work, as in a real
+// repository (node_modules/.bin, relative links); a link that leads out, an absolute link or `..`
+// above the root fails with EXDEV (OUTSIDE_WORKSPACE). RESOLVE_BENEATH rather than RESOLVE_IN_ROOT:
+// an absolute link in a workspace was written inside the sandbox, where the workspace is mounted at
+// another path (sandbox/launcher.ts), so re-rooting it at the workspace would point somewhere the
+// member never meant; refusing it is the honest answer.
+// Entry operations Node has no *at call for (lstat, readdir, mkdir, rename, unlink, rmdir, link)
+// open the parent folder this way and then name one entry through `/proc/self/fd/<fd>/<name>`: the
+// magic link is bound to the opened folder, and a single name is never followed (those calls act on
+// the last component itself). Data is only ever read from regular files: the file is opened O_PATH
+// first, which never blocks or wakes a device, its descriptor is fstat-ed, and only a regular file
+// is reopened for reading, so a FIFO cannot hold one of libuv's four threads.
+// openat2 needs Linux 5.6 or newer; without it (or when a seccomp policy refuses it) workspace file
+// access fails with an error that says so, rather than falling back to path strings.
+import { constants as fsConstants, close, fstat, fsync, open, read, write, type Stats } from "node:fs";
+import { link, lstat, mkdir, readdir, readlink, rename, rmdir, unlink } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { constants as osConstants } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { WorkspaceError } from "./errors";
+
+type Native = {
+  open(dirFd: number, path: string, flags: number, mode: number, resolve: number): number;
+  RESOLVE_BENEATH: number;
+  RESOLVE_NO_MAGICLINKS: number;
+  RESOLVE_NO_SYMLINKS: number;
+  /** Not in Node's fs.constants. */
+  O_PATH: number;
+};
+
+const NATIVE_MODULE = path.resolve(import.meta.dirname, "../sandbox/native/build/Release/beneath.node");
+const AT_FDCWD = -100;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = fsConstants;
+/** Links followed when resolving, as git and editors follow them in a repository. */
+const MAX_LINK_HOPS = 40;
+
+const fstatFd = promisify(fstat);
+const closeFd = promisify(close);
+const readFd = promisify(read);
+const writeFd = promisify(write);
+const fsyncFd = promisify(fsync);
+const openPath = promisify(open);
+
+const errnoNames = new Map<number, string>(Object.entries(osConstants.errno).map(([name, value]) => [value, name]));
+
+let loaded: Native | Error | undefined;
+
+function native(): Native {
+  if (loaded === undefined) {
+    try {
+      loaded = createRequire(import.meta.url)(NATIVE_MODULE) as Native;
+    } catch (error) {
+      loaded = new WorkspaceError(
+        "IO_ERROR",
+        `Workspace files cannot be opened safely: the server's native module is not built or does not load (${(error as Error).message}). Run \`node scripts/build-native.mjs\` and restart the server.`,
+      );
+    }
+  }
+  if (loaded instanceof Error) throw loaded;
+  return loaded;
+}
+
+/** A Node-style error (code, syscall, path) from the native call's errno, so fromFsError maps it. */
+function systemError(error: unknown, rel: string): Error {
+  const errno = (error as { errno?: unknown }).errno;
+  if (typeof errno !== "number") return error as Error;
+  const code = errnoNames.get(errno) ?? "EIO";
+  if (code === "ENOSYS") {
+    return new WorkspaceError(
+      "IO_ERROR",
+      "Workspace files cannot be opened safely on this system: the server needs Linux 5.6 or newer (the openat2 system call), and a container's seccomp policy must allow openat2. Upgrade the kernel or the container runtime.",
+    );
+  }
+  return Object.assign(new Error(`${code}: ${(error as Error).message}, '${rel}'`), { code, errno: -errno, syscall: "openat2", path: rel });
+}
+
+/** The workspace-relative path as openat2 takes it: "." for the root itself. */
+function relPath(rel: string): string {
+  return rel === "" ? "." : rel;
+}
+
+/**
+ * Opens `rel` (root-relative, no leading slash) beneath the folder `dirFd`. Links inside are
+ * followed unless `follow` is false (then any link on the way fails with ELOOP); the last component
+ * is followed unless `flags` has O_NOFOLLOW. The caller closes the descriptor.
+ */
+export function openAt(dirFd: number, rel: string, flags: number, options: { mode?: number; follow?: boolean } = {}): number {
+  const api = native();
+  const resolve = api.RESOLVE_BENEATH | api.RESOLVE_NO_MAGICLINKS | (options.follow === false ? api.RESOLVE_NO_SYMLINKS : 0);
+  try {
+    return api.open(dirFd, relPath(rel), flags, options.mode ?? 0o666, resolve);
+  } catch (error) {
+    throw systemError(error, rel);
+  }
+}
+
+/** O_PATH: a descriptor for walking and fstat only; opening one never blocks or wakes a device. */
+function oPath(): number {
+  return native().O_PATH;
+}
+
+/** Opens the root itself (a path the server chose, never one a member can change) for one operation. */
+function openRoot(root: string): number {
+  try {
+    return native().open(AT_FDCWD, root, oPath() | O_DIRECTORY, 0, 0);
+  } catch (error) {
+    throw systemError(error, "");
+  }
+}
+
+/** openAt from the root, the root's own descriptor closed again at once. */
+export function openBeneath(root: string, rel: string, flags: number, options: { mode?: number; follow?: boolean } = {}): number {
+  const rootFd = openRoot(root);
+  try {
+    return openAt(rootFd, rel, flags, options);
+  } finally {
+    closeQuietly(rootFd);
+  }
+}
+
+function closeQuietly(fd: number): void {
+  close(fd, () => undefined);
+}
+
+/** Runs `task` with `fd` and closes it afterwards, whatever happens. */
+export async function withFd<T>(fd: number, task: (fd: number) => Promise<T>): Promise<T> {
+  try {
+    return await task(fd);
+  } finally {
+    await closeFd(fd).catch(() => undefined);
+  }
+}
+
+/** The magic link of an open folder, or of one entry in it: bound to the folder, not to any path. */
+export function fdPath(dirFd: number, name?: string): string {
+  if (name === undefined) return `/proc/self/fd/${dirFd}`;
+  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
+    throw new WorkspaceError("INVALID_PATH", `'${name}' is not a single file name.`);
+  }
+  return `/proc/self/fd/${dirFd}/${name}`;
+}
+
+/** Where an open descriptor really is, relative to `root` (POSIX), or null when it is outside (cannot happen for descriptors opened here) or gone. */
+export async function whereIs(root: string, fd: number): Promise<string | null> {
+  const real = await readlink(fdPath(fd)).catch(() => null);
+  if (real === null || real.endsWith(" (deleted)")) return null;
+  const rel = path.relative(root, real);
+  if (rel === "..") return null;
+  if (rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null;
+  return rel.split(path.sep).join("/");
+}
+
+/** An open folder beneath the root and the single name of an entry in it. */
+export interface ParentEntry {
+  /** O_RDONLY|O_DIRECTORY descriptor of the parent (fsync-able); the caller closes it. */
+  dirFd: number;
+  name: string;
+}
+
+/**
+ * Opens the parent folder of `rel` beneath the root (links inside followed) and returns it with the
+ * entry's name: what rename, delete, lstat and creation act on. `rel` must not be the root.
+ */
+export function openParent(root: string, rel: string): ParentEntry {
+  const name = path.posix.basename(rel);
+  if (rel === "" || name === "..") throw new WorkspaceError("INVALID_PATH", "The workspace root itself has no parent here. Name a file or folder inside it.");
+  const dirFd = openBeneath(root, path.posix.dirname(rel), O_RDONLY | O_DIRECTORY);
+  return { dirFd, name };
+}
+
+/** lstat of one entry of an open folder (a link is reported as a link). */
+export function lstatAt(dirFd: number, name: string): Promise<Stats> {
+  return lstat(fdPath(dirFd, name));
+}
+
+/** lstat, or null when nothing is there. */
+export function lstatAtIfExists(dirFd: number, name: string): Promise<Stats | null> {
+  return lstatAt(dirFd, name).catch((error: unknown) => {
+    if ((error as { code?: string }).code === "ENOENT") return null;
+    throw error;
+  });
+}
+
+/** Status of `rel` beneath the root, links inside followed (fstat of an O_PATH descriptor: nothing is opened for reading). */
+export async function statBeneath(root: string, rel: string): Promise<Stats> {
+  return withFd(openBeneath(root, rel, oPath()), (fd) => fstatFd(fd));
+}
+
+/** Names in the folder `rel` beneath the root, with their types. */
+export async function readDirBeneath(root: string, rel: string): Promise<{ dirFd: number; names: string[] }> {
+  const dirFd = openBeneath(root, rel, O_RDONLY | O_DIRECTORY);
+  try {
+    return { dirFd, names: await readdir(fdPath(dirFd)) };
+  } catch (error) {
+    closeQuietly(dirFd);
+    throw error;
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return "a named pipe (FIFO)";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/** The refusal for anything that is not a regular file or a folder. */
+export function notAFile(shown: string, info: Stats): WorkspaceError {
+  return new WorkspaceError("NOT_A_FILE", `${shown} is ${kindOf(info)}, not a file; only regular files can be opened here. Use the terminal to work with it.`);
+}
+
+/**
+ * Opens `rel` for reading if, and only if, it is a regular file: O_PATH first (never blocks, wakes
+ * no device), fstat of that descriptor, then a reopen of the same inode through its magic link.
+ * A folder fails with EISDIR; a FIFO, socket or device with NOT_A_FILE (`shown` names it).
+ */
+export async function openRegular(root: string, rel: string, shown: string, options: { followLast?: boolean } = {}): Promise<{ fd: number; info: Stats }> {
+  const pathFd = openBeneath(root, rel, oPath() | (options.followLast === false ? O_NOFOLLOW : 0));
+  return withFd(pathFd, async () => {
+    const info = await fstatFd(pathFd);
+    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: '${rel}' is a folder`), { code: "EISDIR" });
+    if (info.isSymbolicLink()) throw Object.assign(new Error(`ELOOP: '${rel}' is a link`), { code: "ELOOP" });
+    if (!info.isFile()) throw notAFile(shown, info);
+    const fd = await openPath(fdPath(pathFd), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    return { fd, info };
+  });
+}
+
+/**
+ * Reads all of an open regular file, at most `maxBytes`: a file that grows past the limit while it is
+ * read returns null instead of more (the caller reports it as too large).
+ */
+export async function readFdBounded(fd: number, sizeHint: number, maxBytes: number): Promise<Buffer | null> {
+  let buffer = Buffer.allocUnsafe(Math.min(Math.max(sizeHint, 0), maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > maxBytes) return null;
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const { bytesRead } = await readFd(fd, buffer, length, buffer.length - length, null);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return length > maxBytes ? null : buffer.subarray(0, length);
+}
+
+/** Bytes and status of the regular file `rel`; null bytes when it is larger than `maxBytes`. */
+export async function readRegular(root: string, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
+  const { fd, info } = await openRegular(root, rel, shown);
+  return withFd(fd, async () => ({ info, bytes: info.size > maxBytes ? null : await readFdBounded(fd, info.size, maxBytes) }));
+}
+
+/**
+ * Where writing to `rel` really lands: the parent folder and name of the entry, after following a
+ * link at the last component (with its parent re-opened beneath the root each hop, up to 40).
+ * A dangling link inside the root resolves to where the file would be created. `real` is the
+ * entry's root-relative path.
+ */
+export async function resolveEntry(root: string, rel: string): Promise<ParentEntry & { real: string; info: Stats | null }> {
+  let current = rel;
+  for (let hop = 0; ; hop++) {
+    const parent = openParent(root, current);
+    try {
+      const info = await lstatAtIfExists(parent.dirFd, parent.name);
+      if (!info?.isSymbolicLink()) {
+        const dir = await whereIs(root, parent.dirFd);
+        if (dir === null) throw Object.assign(new Error(`ENOENT: the folder of '${rel}' is gone`), { code: "ENOENT" });
+        return { ...parent, real: dir === "" ? parent.name : `${dir}/${parent.name}`, info };
+      }
+      if (hop >= MAX_LINK_HOPS) throw Object.assign(new Error(`ELOOP: '${rel}'`), { code: "ELOOP" });
+      const target = await readlink(fdPath(parent.dirFd, parent.name));
+      const dir = await whereIs(root, parent.dirFd);
+      if (path.posix.isAbsolute(target) || dir === null) throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
+      const next = path.posix.normalize(path.posix.join(dir, target));
+      if (next === ".." || next.startsWith("../")) throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
+      await closeFd(parent.dirFd);
+      current = next === "." ? "" : next.replace(/\/+$/, "");
+      if (current === "") throw Object.assign(new Error(`EISDIR: '${rel}' is the root`), { code: "EISDIR" });
+    } catch (error) {
+      closeQuietly(parent.dirFd);
+      throw error;
+    }
+  }
+}
+
+/** Creates the folder `rel` and any missing parents beneath the root; a link inside is followed as a folder. */
+export async function mkdirBeneath(root: string, rel: string, mode = 0o777): Promise<void> {
+  if (rel === "") return;
+  try {
+    closeQuietly(openBeneath(root, rel, oPath() | O_DIRECTORY));
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+  }
+  await mkdirBeneath(root, path.posix.dirname(rel) === "." ? "" : path.posix.dirname(rel), mode);
+  const parent = openParent(root, rel);
+  await withFd(parent.dirFd, async () => {
+    await mkdir(fdPath(parent.dirFd, parent.name), mode).catch(async (error: unknown) => {
+      // Made meanwhile (or a link to a folder inside): fine if it is a folder now.
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+      closeQuietly(openAt(parent.dirFd, parent.name, oPath() | O_DIRECTORY));
+    });
+  });
+}
+
+/** Creates `name` in an open folder, exclusively and without following a link there. */
+export function createAt(dirFd: number, name: string, mode = 0o666): number {
+  fdPath(dirFd, name); // a single name
+  return openAt(dirFd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, { mode, follow: false });
+}
+
+/** Writes all of `data` to `fd`. */
+export async function writeAll(fd: number, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) offset += (await writeFd(fd, data, offset, data.length - offset, null)).bytesWritten;
+}
+
+export { fsyncFd as fsyncDescriptor };
+
+/** Renames one entry between two open folders (the last component is the entry itself, never followed). */
+export function renameAt(fromDir: number, fromName: string, toDir: number, toName: string): Promise<void> {
+  return rename(fdPath(fromDir, fromName), fdPath(toDir, toName));
+}
+
+/** A hard link `toName` in `toDir` to the entry `fromName` in `fromDir`; EEXIST when something is there. */
+export function linkAt(fromDir: number, fromName: string, toDir: number, toName: string): Promise<void> {
+  return link(fdPath(fromDir, fromName), fdPath(toDir, toName));
+}
+
+export function unlinkAt(dirFd: number, name: string): Promise<void> {
+  return unlink(fdPath(dirFd, name));
+}
+
+/**
+ * Removes the entry `name` of an open folder and, for a folder, everything in it. Each folder is
+ * opened with O_NOFOLLOW before it is emptied, so a folder swapped for a link meanwhile is never
+ * walked into: the link itself is removed.
+ */
+export async function removeTreeAt(dirFd: number, name: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const info = await lstatAt(dirFd, name);
+    if (!info.isDirectory()) {
+      await unlinkAt(dirFd, name);
+      return;
+    }
+    let childFd: number;
+    try {
+      childFd = openAt(dirFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, { follow: false });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      // Swapped for a link or a file between the lstat and the open: look again.
+      if ((code === "ELOOP" || code === "ENOTDIR") && attempt < MAX_LINK_HOPS) continue;
+      throw error;
+    }
+    await withFd(childFd, async () => {
+      for (const child of await readdir(fdPath(childFd))) await removeTreeAt(childFd, child);
+    });
+    try {
+      await rmdir(fdPath(dirFd, name));
+      return;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if ((code === "ENOTDIR" || code === "ENOTEMPTY") && attempt < MAX_LINK_HOPS) continue;
+      throw error;
+    }
+  }
+}
