@@ -20,7 +20,7 @@
 // openat2 needs Linux 5.6 or newer; without it (or when a seccomp policy refuses it) workspace file
 // access fails with an error that says so, rather than falling back to path strings.
 import { constants as fsConstants, close, fstat, fsync, open, read, write, type Stats } from "node:fs";
-import { link, lstat, mkdir, readdir, readlink, rename, rmdir, unlink } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, readlink, realpath, rename, rmdir, stat, unlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
@@ -116,7 +116,7 @@ function openRoot(root: string): number {
   }
 }
 
-/** openAt from the root, the root's own descriptor closed again at once. */
+/** openAt from the root, the root's own descriptor closed again at once (one per operation: nothing is held open). */
 export function openBeneath(root: string, rel: string, flags: number, options: { mode?: number; follow?: boolean } = {}): number {
   const rootFd = openRoot(root);
   try {
@@ -126,7 +126,8 @@ export function openBeneath(root: string, rel: string, flags: number, options: {
   }
 }
 
-function closeQuietly(fd: number): void {
+/** Closes a descriptor without waiting; a failure to close is nothing the caller could act on. */
+export function closeQuietly(fd: number): void {
   close(fd, () => undefined);
 }
 
@@ -194,15 +195,21 @@ export async function statBeneath(root: string, rel: string): Promise<Stats> {
   return withFd(openBeneath(root, rel, oPath()), (fd) => fstatFd(fd));
 }
 
-/** Names in the folder `rel` beneath the root, with their types. */
+/** The folder `rel` beneath the root (O_PATH) and the names in it; the caller closes `dirFd`. */
 export async function readDirBeneath(root: string, rel: string): Promise<{ dirFd: number; names: string[] }> {
-  const dirFd = openBeneath(root, rel, O_RDONLY | O_DIRECTORY);
+  const dirFd = openBeneath(root, rel, oPath() | O_DIRECTORY);
   try {
     return { dirFd, names: await readdir(fdPath(dirFd)) };
   } catch (error) {
     closeQuietly(dirFd);
     throw error;
   }
+}
+
+/** A workspace root as the server configured it (a path no member controls): its real path, and whether it is a folder. */
+export async function realRoot(root: string): Promise<{ real: string; isDirectory: boolean }> {
+  const [info, real] = await Promise.all([stat(root), realpath(root)]);
+  return { real, isDirectory: info.isDirectory() };
 }
 
 function kindOf(info: Stats): string {
@@ -218,12 +225,13 @@ export function notAFile(shown: string, info: Stats): WorkspaceError {
 }
 
 /**
- * Opens `rel` for reading if, and only if, it is a regular file: O_PATH first (never blocks, wakes
- * no device), fstat of that descriptor, then a reopen of the same inode through its magic link.
- * A folder fails with EISDIR; a FIFO, socket or device with NOT_A_FILE (`shown` names it).
+ * Opens `rel` beneath the folder `dirFd` for reading if, and only if, it is a regular file: O_PATH
+ * first (never blocks, wakes no device), fstat of that descriptor, then a reopen of the same inode
+ * through its magic link. A folder fails with EISDIR; a FIFO, socket or device with NOT_A_FILE
+ * (`shown` names it); with `followLast: false` a link there fails with ELOOP.
  */
-export async function openRegular(root: string, rel: string, shown: string, options: { followLast?: boolean } = {}): Promise<{ fd: number; info: Stats }> {
-  const pathFd = openBeneath(root, rel, oPath() | (options.followLast === false ? O_NOFOLLOW : 0));
+export async function openRegularAt(dirFd: number, rel: string, shown: string, options: { followLast?: boolean } = {}): Promise<{ fd: number; info: Stats }> {
+  const pathFd = openAt(dirFd, rel, oPath() | (options.followLast === false ? O_NOFOLLOW : 0));
   return withFd(pathFd, async () => {
     const info = await fstatFd(pathFd);
     if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: '${rel}' is a folder`), { code: "EISDIR" });
@@ -255,10 +263,20 @@ export async function readFdBounded(fd: number, sizeHint: number, maxBytes: numb
   return length > maxBytes ? null : buffer.subarray(0, length);
 }
 
-/** Bytes and status of the regular file `rel`; null bytes when it is larger than `maxBytes`. */
-export async function readRegular(root: string, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
-  const { fd, info } = await openRegular(root, rel, shown);
+/** Bytes and status of the regular file `rel` beneath `dirFd`; null bytes when it is larger than `maxBytes`. */
+export async function readRegularAt(dirFd: number, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
+  const { fd, info } = await openRegularAt(dirFd, rel, shown);
   return withFd(fd, async () => ({ info, bytes: info.size > maxBytes ? null : await readFdBounded(fd, info.size, maxBytes) }));
+}
+
+/** readRegularAt from the root. */
+export async function readRegular(root: string, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
+  const rootFd = openRoot(root);
+  try {
+    return await readRegularAt(rootFd, rel, shown, maxBytes);
+  } finally {
+    closeQuietly(rootFd);
+  }
 }
 
 /**
@@ -336,6 +354,11 @@ export function renameAt(fromDir: number, fromName: string, toDir: number, toNam
 /** A hard link `toName` in `toDir` to the entry `fromName` in `fromDir`; EEXIST when something is there. */
 export function linkAt(fromDir: number, fromName: string, toDir: number, toName: string): Promise<void> {
   return link(fdPath(fromDir, fromName), fdPath(toDir, toName));
+}
+
+/** Creates the folder `name` in an open folder; EEXIST when anything (a link too) is there. */
+export function mkdirAt(dirFd: number, name: string, mode = 0o777): Promise<void> {
+  return mkdir(fdPath(dirFd, name), mode).then(() => undefined);
 }
 
 export function unlinkAt(dirFd: number, name: string): Promise<void> {

@@ -1,8 +1,8 @@
-import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { watch, type FSWatcher } from "chokidar";
 import type { FileChange } from "@/lib/fs-schemas";
 import { isTempFileName } from "./atomic-write";
+import { readRegular, realRoot } from "./beneath";
 import { ChangeQueue } from "./change-queue";
 import { toPosix } from "./paths";
 import { READ_ONLY_BYTES, versionOf } from "./workspace";
@@ -55,14 +55,18 @@ function coalesce(previous: ChangeType | undefined, next: ChangeType): ChangeTyp
   return next;
 }
 
+/**
+ * The change with the new content's version, when it is a regular file an editor could open:
+ * opened beneath the root (beneath.ts), so a FIFO, socket or device is never opened for reading
+ * (one would hold a thread of libuv's pool) and a link leading out is never read.
+ */
 async function withVersion(root: string, change: FileChange): Promise<FileChange> {
   if (change.type !== "add" && change.type !== "change") return change;
   try {
-    const file = path.join(root, change.path);
-    if ((await stat(file)).size > READ_ONLY_BYTES) return change;
-    return { ...change, version: versionOf(await readFile(file)) };
+    const { bytes } = await readRegular(root, change.path, `'${change.path}'`, READ_ONLY_BYTES);
+    return bytes === null ? change : { ...change, version: versionOf(bytes) };
   } catch {
-    return change; // gone again already; the unlink follows
+    return change; // gone again already (the unlink follows), not a regular file, or outside
   }
 }
 
@@ -140,11 +144,11 @@ export function watchWorkspace(root: string, options: WatchOptions = {}): AsyncI
 }
 
 async function subscribe(root: string, changes: ChangeQueue, options: WatchOptions): Promise<void> {
-  const realRoot = await realpath(root);
+  const { real } = await realRoot(root);
   if (changes.closed) return;
   const subscriber: Subscriber = (batch) => changes.push(batch);
-  const hub = acquire(realRoot, subscriber);
-  changes.onClose(() => release(realRoot, hub, subscriber));
+  const hub = acquire(real, subscriber);
+  changes.onClose(() => release(real, hub, subscriber));
   await hub.ready;
   if (!changes.closed) options.onReady?.();
 }

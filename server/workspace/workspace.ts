@@ -1,12 +1,32 @@
 import { createHash } from "node:crypto";
-import { lstat, mkdir, readFile, readdir, realpath, rename, rm, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import path from "node:path";
 import type { FileEntry, FileType, ReadResult } from "@/lib/fs-schemas";
 import { conflictVersionTag } from "@/lib/fs-schemas";
-import { atomicWrite, isTempFileName } from "./atomic-write";
+import { atomicWriteAt, isTempFileName } from "./atomic-write";
+import {
+  closeQuietly,
+  lstatAt,
+  lstatAtIfExists,
+  mkdirAt,
+  mkdirBeneath,
+  notAFile,
+  openParent,
+  readDirBeneath,
+  readRegular,
+  readRegularAt,
+  realRoot,
+  removeTreeAt,
+  renameAt,
+  resolveEntry,
+  statBeneath,
+  whereIs,
+  withFd,
+  type ParentEntry,
+} from "./beneath";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { IgnoreRules } from "./ignore-rules";
-import { isInside, resolveInside, toPosix, type ResolvedPath } from "./paths";
+import { isInside, resolveInside, type ResolvedPath } from "./paths";
 import { DEFAULT_FORMAT, decode, encode, type TextFormat } from "./text-codec";
 
 /** Above this a text file opens read-only: editors and models handle it badly. */
@@ -49,7 +69,17 @@ function tooLarge(p: string, size: number): WorkspaceError {
   );
 }
 
-/** A project's directory on disk: the only code that reads or changes it. Every path is contained. */
+/** The parent folder of a root-relative path ("" for the root's children). */
+function parentOf(rel: string): string {
+  const parent = path.posix.dirname(rel);
+  return parent === "." ? "" : parent;
+}
+
+/**
+ * A project's directory on disk: the only code that reads or changes it. Every path is checked
+ * (resolveInside: the messages, the path a client sees) and then opened beneath the root
+ * (beneath.ts), never used again as a string, so a link swapped in meanwhile cannot lead out.
+ */
 export class Workspace {
   private readonly ignoreRules: IgnoreRules;
   private mutations: Promise<unknown> = Promise.resolve();
@@ -64,9 +94,8 @@ export class Workspace {
 
   static async open(root: string): Promise<Workspace> {
     if (!path.isAbsolute(root)) throw new WorkspaceError("INVALID_PATH", `Workspace root '${root}' must be an absolute path.`);
-    const info = await stat(root).catch((error: unknown) => Promise.reject(fromFsError(error, root)));
-    if (!info.isDirectory()) throw new WorkspaceError("NOT_A_DIRECTORY", `Workspace root '${root}' is not a folder.`);
-    const real = await realpath(root);
+    const { real, isDirectory } = await realRoot(root).catch((error: unknown) => Promise.reject(fromFsError(error, root)));
+    if (!isDirectory) throw new WorkspaceError("NOT_A_DIRECTORY", `Workspace root '${root}' is not a folder.`);
     const given = path.resolve(root);
     return new Workspace(real, given === real ? [] : [given]);
   }
@@ -77,53 +106,56 @@ export class Workspace {
 
   async stat(input: string): Promise<FileStat> {
     const r = await this.resolve(input);
-    const info = await stat(r.absolute).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+    const info = await statBeneath(this.root, r.requested).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
     return { path: r.requested, type: info.isDirectory() ? "directory" : "file", size: info.size, mtimeMs: info.mtimeMs };
   }
 
   /** One folder's entries (the tree loads lazily): folders first, then by name. */
   async list(dir = ""): Promise<FileEntry[]> {
     const r = await this.resolve(dir);
-    const dirents = await readdir(r.absolute, { withFileTypes: true }).catch((error: unknown) =>
+    const { dirFd, names } = await readDirBeneath(this.root, r.requested).catch((error: unknown) =>
       Promise.reject(errnoCode(error) === "ENOTDIR" ? new WorkspaceError("NOT_A_DIRECTORY", `${shown(r.requested)} is a file, not a folder. Read it instead.`) : fromFsError(error, r.requested)),
     );
-    const isIgnored = await this.ignoreRules.forDirectory(r.requested);
-    const entries = await Promise.all(
-      dirents.map(async (dirent): Promise<FileEntry | null> => {
-        // A write cut off by a crash (kill -9) strands its temp file; it is no one's file. It is
-        // hidden, not deleted: on a disk shared by instances it may be another's write in flight.
-        if (isTempFileName(dirent.name)) return null;
-        const info = await lstat(path.join(r.absolute, dirent.name)).catch(() => null);
-        if (!info) return null; // removed between readdir and lstat
-        const type: FileType = info.isSymbolicLink() ? "symlink" : info.isDirectory() ? "directory" : "file";
-        return {
-          name: dirent.name,
-          path: r.requested === "" ? dirent.name : `${r.requested}/${dirent.name}`,
-          type,
-          size: info.size,
-          mtimeMs: info.mtimeMs,
-          ignored: isIgnored(dirent.name, type === "directory"),
-        };
-      }),
-    );
+    const entries = await withFd(dirFd, async () => {
+      const isIgnored = await this.ignoreRules.forDirectory(r.requested);
+      return Promise.all(
+        names.map(async (name): Promise<FileEntry | null> => {
+          // A write cut off by a crash (kill -9) strands its temp file; it is no one's file. It is
+          // hidden, not deleted: on a disk shared by instances it may be another's write in flight.
+          if (isTempFileName(name)) return null;
+          const info = await lstatAtIfExists(dirFd, name).catch(() => null);
+          if (!info) return null; // removed between readdir and lstat
+          const type: FileType = info.isSymbolicLink() ? "symlink" : info.isDirectory() ? "directory" : "file";
+          return {
+            name,
+            path: r.requested === "" ? name : `${r.requested}/${name}`,
+            type,
+            size: info.size,
+            mtimeMs: info.mtimeMs,
+            ignored: isIgnored(name, type === "directory"),
+          };
+        }),
+      );
+    });
     return entries
       .filter((entry): entry is FileEntry => entry !== null)
       .sort((a, b) => Number(b.type === "directory") - Number(a.type === "directory") || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** The raw bytes of a file, for tools that need them; refuses folders and files over `maxBytes`. */
+  /**
+   * The raw bytes of a file, for tools that need them; refuses folders, anything that is not a
+   * regular file (a FIFO would block the server) and files over `maxBytes`.
+   */
   async readBytes(input: string, maxBytes = MAX_FILE_BYTES): Promise<Buffer> {
     const r = await this.resolve(input);
-    await this.fileSize(r, maxBytes);
-    return readFile(r.absolute).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+    return this.readContained(r, maxBytes);
   }
 
   async read(input: string): Promise<ReadResult> {
     const r = await this.resolve(input);
-    await this.fileSize(r, MAX_FILE_BYTES);
-    const bytes = await readFile(r.absolute).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+    const bytes = await this.readContained(r, MAX_FILE_BYTES);
     const version = versionOf(bytes);
-    const decoded = decode(bytes, path.basename(r.absolute));
+    const decoded = decode(bytes, path.posix.basename(r.path));
     if (decoded.kind === "binary") {
       return { kind: "binary", path: r.requested, size: bytes.length, version, ...(decoded.mime ? { mime: decoded.mime } : {}) };
     }
@@ -154,10 +186,13 @@ export class Workspace {
   mkdir(input: string): Promise<void> {
     return this.mutate(async () => {
       const r = await this.resolve(input);
-      if (r.requested === "" || (await lstat(r.entry).catch(() => null))) {
-        throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Choose another name.`);
-      }
-      await mkdir(r.absolute, { recursive: true }).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+      const exists = () => new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Choose another name.`);
+      if (r.requested === "") throw exists();
+      await mkdirBeneath(this.root, parentOf(r.requested)).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+      await this.atParent(r, async ({ dirFd, name }) => {
+        if (await lstatAtIfExists(dirFd, name)) throw exists();
+        await mkdirAt(dirFd, name).catch((error: unknown) => Promise.reject(errnoCode(error) === "EEXIST" ? exists() : fromFsError(error, r.requested)));
+      });
     });
   }
 
@@ -166,20 +201,31 @@ export class Workspace {
     return this.mutate(async () => {
       const source = await this.resolve(from);
       const target = await this.resolve(to);
-      if (source.entry === this.root || target.entry === this.root) {
+      if (source.requested === "" || target.requested === "") {
         throw new WorkspaceError("INVALID_PATH", "The workspace root itself cannot be renamed or replaced. Name a file or folder inside it.");
       }
-      const sourceInfo = await lstat(source.entry).catch((error: unknown) => Promise.reject(fromFsError(error, source.requested)));
-      const targetInfo = await lstat(target.entry).catch(() => null);
-      const sameEntry = targetInfo !== null && targetInfo.ino === sourceInfo.ino && targetInfo.dev === sourceInfo.dev;
-      if (targetInfo && !sameEntry) {
-        throw new WorkspaceError("EXISTS", `${shown(target.requested)} already exists. Delete it first or choose another name.`);
-      }
-      if (sourceInfo.isDirectory() && target.entry !== source.entry && isInside(source.entry, target.entry)) {
-        throw new WorkspaceError("INVALID_PATH", `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`);
-      }
-      await this.ensureParent(target, options.createParents ?? false);
-      await rename(source.entry, target.entry).catch((error: unknown) => Promise.reject(fromFsError(error, target.requested)));
+      await this.atParent(source, async (src) => {
+        const sourceInfo = await lstatAt(src.dirFd, src.name).catch((error: unknown) => Promise.reject(fromFsError(error, source.requested)));
+        const sourceReal = `${(await whereIs(this.root, src.dirFd)) ?? ""}/${src.name}`.replace(/^\//, "");
+        if (sourceInfo.isDirectory() && target.path !== sourceReal && isInside(sourceReal, target.path)) {
+          throw new WorkspaceError("INVALID_PATH", `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`);
+        }
+        await this.ensureParent(target, options.createParents ?? false);
+        await this.atParent(target, async (dst) => {
+          const targetInfo = await lstatAtIfExists(dst.dirFd, dst.name);
+          const sameEntry = targetInfo !== null && targetInfo.ino === sourceInfo.ino && targetInfo.dev === sourceInfo.dev;
+          if (targetInfo && !sameEntry) {
+            throw new WorkspaceError("EXISTS", `${shown(target.requested)} already exists. Delete it first or choose another name.`);
+          }
+          await renameAt(src.dirFd, src.name, dst.dirFd, dst.name).catch((error: unknown) =>
+            Promise.reject(
+              errnoCode(error) === "EINVAL"
+                ? new WorkspaceError("INVALID_PATH", `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`)
+                : fromFsError(error, target.requested),
+            ),
+          );
+        });
+      });
     });
   }
 
@@ -187,11 +233,13 @@ export class Workspace {
   delete(input: string): Promise<void> {
     return this.mutate(async () => {
       const r = await this.resolve(input);
-      if (r.entry === this.root) {
+      if (r.requested === "") {
         throw new WorkspaceError("INVALID_PATH", "The workspace root itself cannot be deleted. Name a file or folder inside it.");
       }
-      await lstat(r.entry).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
-      await rm(r.entry, { recursive: true }).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+      await this.atParent(r, async ({ dirFd, name }) => {
+        await lstatAt(dirFd, name).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+        await removeTreeAt(dirFd, name).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+      });
     });
   }
 
@@ -210,56 +258,100 @@ export class Workspace {
     return run;
   }
 
-  private async fileSize(r: ResolvedPath, maxBytes: number): Promise<number> {
-    const info = await stat(r.absolute).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
-    if (info.isDirectory()) throw new WorkspaceError("IS_DIRECTORY", `${shown(r.requested)} is a folder, not a file. List it instead.`);
-    if (info.size > maxBytes) throw tooLarge(r.requested, info.size);
-    return info.size;
+  /** Runs `task` with the parent folder of `r` opened beneath the root (links inside followed) and the entry's name. */
+  private async atParent<T>(r: ResolvedPath, task: (entry: ParentEntry) => Promise<T>): Promise<T> {
+    let entry: ParentEntry;
+    try {
+      entry = openParent(this.root, r.requested);
+    } catch (error) {
+      throw fromFsError(error, r.requested);
+    }
+    return withFd(entry.dirFd, () => task(entry));
+  }
+
+  /** The bytes of the regular file at `r`, opened beneath the root: never a folder, FIFO, socket or device. */
+  private async readContained(r: ResolvedPath, maxBytes: number): Promise<Buffer> {
+    const { bytes, info } = await readRegular(this.root, r.requested, shown(r.requested), maxBytes).catch((error: unknown) =>
+      Promise.reject(fromFsError(error, r.requested)),
+    );
+    if (bytes === null) throw tooLarge(r.requested, Math.max(info.size, maxBytes + 1));
+    return bytes;
   }
 
   private async ensureParent(r: ResolvedPath, createParents: boolean): Promise<void> {
-    const parent = path.dirname(r.absolute);
-    const info = await stat(parent).catch(() => null);
+    const parentPath = parentOf(r.requested);
+    const info = await statBeneath(this.root, parentPath).catch(() => null);
     if (info?.isDirectory()) return;
-    const parentPath = toPosix(path.relative(this.root, parent));
     if (info) throw new WorkspaceError("NOT_A_DIRECTORY", `${shown(parentPath)} is a file, so nothing can be put inside it.`);
     if (!createParents) {
       throw new WorkspaceError("NOT_FOUND", `The folder ${shown(parentPath)} does not exist. Create it first, or ask for parent folders to be created.`);
     }
-    await mkdir(parent, { recursive: true }).catch((error: unknown) => Promise.reject(fromFsError(error, parentPath)));
+    await mkdirBeneath(this.root, parentPath).catch((error: unknown) => Promise.reject(fromFsError(error, parentPath)));
+  }
+
+  /**
+   * Where a write to `r` lands: a link at the last component is followed, as an editor saving
+   * through it would, each hop re-opened beneath the root (beneath.ts resolveEntry); null while
+   * its folder does not exist.
+   */
+  private async writeTarget(r: ResolvedPath): Promise<(ParentEntry & { info: Stats | null }) | null> {
+    try {
+      return await resolveEntry(this.root, r.requested);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === "ENOENT") return null;
+      throw fromFsError(error, r.requested);
+    }
   }
 
   private async writeText(input: string, content: string, options: WriteOptions, creating: boolean): Promise<{ version: string }> {
     const r = await this.resolve(input);
-    if (r.entry === this.root) throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file. Name a file inside it.");
-    const info = await stat(r.absolute).catch((error: unknown) =>
-      errnoCode(error) === "ENOENT" ? null : Promise.reject(fromFsError(error, r.requested)),
-    );
-    if (info?.isDirectory()) {
-      throw creating
-        ? new WorkspaceError("EXISTS", `${shown(r.requested)} already exists as a folder. Choose another name.`)
-        : new WorkspaceError("IS_DIRECTORY", `${shown(r.requested)} is a folder, not a file. Name a file inside it.`);
-    }
-    if (info && info.size > MAX_FILE_BYTES) throw tooLarge(r.requested, info.size);
-    const current = info ? await readFile(r.absolute) : null;
-    const currentVersion = current ? versionOf(current) : null;
-    if (options.expectedVersion !== undefined && options.expectedVersion !== currentVersion) {
-      if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
-      throw conflict(r.requested, currentVersion);
-    }
-    const decoded = current ? decode(current, path.basename(r.absolute)) : null;
-    const kept = decoded?.kind === "text" ? { encoding: decoded.encoding, bom: decoded.bom, eol: decoded.eol } : DEFAULT_FORMAT;
-    const bytes = encode(content, { ...kept, ...options.format });
-    if (bytes.length > MAX_FILE_BYTES) throw tooLarge(r.requested, bytes.length);
-    await this.ensureParent(r, options.createParents ?? false);
+    if (r.requested === "") throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file. Name a file inside it.");
+    let target = await this.writeTarget(r);
     try {
-      await atomicWrite(r.absolute, bytes, { mode: info ? info.mode & 0o7777 : undefined, exclusive: current === null });
-    } catch (error) {
-      if (errnoCode(error) !== "EEXIST") throw fromFsError(error, r.requested);
-      if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
-      throw conflict(r.requested, versionOf(await readFile(r.absolute)));
+      const info = target?.info ?? null;
+      if (info?.isDirectory()) {
+        throw creating
+          ? new WorkspaceError("EXISTS", `${shown(r.requested)} already exists as a folder. Choose another name.`)
+          : new WorkspaceError("IS_DIRECTORY", `${shown(r.requested)} is a folder, not a file. Name a file inside it.`);
+      }
+      if (info && !info.isFile()) throw notAFile(shown(r.requested), info);
+      if (info && info.size > MAX_FILE_BYTES) throw tooLarge(r.requested, info.size);
+      const current = target && info ? await this.readEntry(target, r.requested) : null;
+      const currentVersion = current ? versionOf(current) : null;
+      if (options.expectedVersion !== undefined && options.expectedVersion !== currentVersion) {
+        if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
+        throw conflict(r.requested, currentVersion);
+      }
+      const decoded = current ? decode(current, path.posix.basename(r.path)) : null;
+      const kept = decoded?.kind === "text" ? { encoding: decoded.encoding, bom: decoded.bom, eol: decoded.eol } : DEFAULT_FORMAT;
+      const bytes = encode(content, { ...kept, ...options.format });
+      if (bytes.length > MAX_FILE_BYTES) throw tooLarge(r.requested, bytes.length);
+      if (!target) {
+        await this.ensureParent(r, options.createParents ?? false);
+        target = await this.writeTarget(r);
+        if (!target) throw new WorkspaceError("NOT_FOUND", `The folder of ${shown(r.requested)} was removed while saving. Save again.`);
+      }
+      try {
+        await atomicWriteAt(target.dirFd, target.name, bytes, { mode: info ? info.mode & 0o7777 : undefined, exclusive: current === null });
+      } catch (error) {
+        if (errnoCode(error) !== "EEXIST") throw fromFsError(error, r.requested);
+        if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
+        throw conflict(r.requested, versionOf(await this.readEntry(target, r.requested)));
+      }
+      return { version: versionOf(bytes) };
+    } finally {
+      if (target) closeQuietly(target.dirFd);
     }
-    return { version: versionOf(bytes) };
+  }
+
+  /** The current bytes of a write target (a regular file, at most MAX_FILE_BYTES). */
+  private async readEntry(target: ParentEntry, requested: string): Promise<Buffer> {
+    const { bytes, info } = await readRegularAt(target.dirFd, target.name, shown(requested), MAX_FILE_BYTES).catch((error: unknown) =>
+      Promise.reject(fromFsError(error, requested)),
+    );
+    if (bytes === null) throw tooLarge(requested, info.size);
+    return bytes;
   }
 }
 
