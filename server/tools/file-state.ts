@@ -16,7 +16,7 @@ export interface LoadedFile {
 export async function loadFile(ctx: ToolContext, input: string): Promise<LoadedFile> {
   const resolved = await ctx.workspace.resolve(input);
   const bytes = await ctx.workspace.readBytes(input);
-  return { resolved, bytes, version: versionOf(bytes), decoded: decode(bytes, path.basename(resolved.absolute)) };
+  return { resolved, bytes, version: versionOf(bytes), decoded: decode(bytes, path.posix.basename(resolved.path)) };
 }
 
 /** Like `loadFile`, but null when nothing is at `input` yet. */

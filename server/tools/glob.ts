@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define-tool";
@@ -31,20 +30,23 @@ export const globTool = defineTool({
   describe: (input) => `Find ${input.pattern}${input.path ? ` in ${input.path}` : ""}`,
   async execute(input, ctx) {
     const dir = await ctx.workspace.resolve(input.path ?? "");
-    const info = statSync(dir.absolute, { throwIfNoEntry: false });
+    const info = await ctx.workspace.stat(dir.requested).catch(() => null);
     if (!info) throw new ToolFailure("NOT_FOUND", `The folder '${dir.requested}' does not exist. List its parent with ls.`);
-    if (!info.isDirectory()) throw new ToolFailure("NOT_A_DIRECTORY", `'${dir.requested}' is a file; give a folder as path.`);
-    const files: { name: string; mtime: number }[] = [];
-    const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(input.pattern)], {
-      cwd: dir.absolute,
-      signal: ctx.signal,
-      // Stat as names stream in, while rg is still walking.
-      onLine: (name) => files.push({ name, mtime: statSync(path.join(dir.absolute, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }),
-    });
+    if (info.type !== "directory") throw new ToolFailure("NOT_A_DIRECTORY", `'${dir.requested}' is a file; give a folder as path.`);
+    const prefix = dir.requested === "" ? "" : `${dir.requested}/`;
+    const stats: Promise<{ name: string; mtime: number }>[] = [];
+    const rg = await ctx.workspace.inFolder(dir.requested, (cwd) =>
+      runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(input.pattern)], {
+        cwd,
+        signal: ctx.signal,
+        // Stat (beneath the root) as names stream in, while rg is still walking.
+        onLine: (name) => stats.push(ctx.workspace.stat(prefix + name).then((stat) => ({ name, mtime: stat.mtimeMs }), () => ({ name, mtime: 0 }))),
+      }),
+    );
+    const files = await Promise.all(stats);
     if (rg.exitCode === 2 && files.length === 0) {
       throw new ToolFailure("INVALID_INPUT", `pattern '${input.pattern}' is not a valid glob: ${rg.stderr.trim()}`);
     }
-    const prefix = dir.requested === "" ? "" : `${dir.requested}/`;
     const newest = topByMtime(files, GLOB_LIMIT);
     const where = dir.requested === "" ? "the workspace" : `'${dir.requested}'`;
     if (files.length === 0) {

@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { ToolFailure, ok } from "./result";
@@ -33,8 +32,13 @@ export const grepTool = defineTool({
   describe: (input) => `Search for ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ""}${input.glob ? ` (${input.glob})` : ""}`,
   async execute(input, ctx) {
     const target = await ctx.workspace.resolve(input.path ?? "");
-    const info = statSync(target.absolute, { throwIfNoEntry: false });
-    if (!info) throw new ToolFailure("NOT_FOUND", `'${target.requested}' does not exist. Check the path with ls or glob.`);
+    // Through the workspace: a FIFO named here is refused (rg would wait on it forever).
+    await ctx.workspace.stat(target.requested).catch((error: unknown) => {
+      if (error instanceof Error && "code" in error && error.code === "NOT_FOUND") {
+        throw new ToolFailure("NOT_FOUND", `'${target.requested}' does not exist. Check the path with ls or glob.`);
+      }
+      throw error;
+    });
     const mode = input.output_mode ?? "files_with_matches";
     const args = [...RG_BASE_ARGS, "--no-messages"];
     if (mode === "files_with_matches") args.push("--files-with-matches");

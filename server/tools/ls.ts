@@ -1,5 +1,3 @@
-import { lstat } from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { ok } from "./result";
@@ -24,17 +22,14 @@ export const lsTool = defineTool({
   describe: (input) => `List ${input.path && input.path !== "." ? input.path : "the workspace root"}`,
   async execute(input, ctx) {
     const dir = await ctx.workspace.resolve(input.path ?? "");
-    const entries = await ctx.workspace.list(input.path ?? "");
-    const rows = await Promise.all(
-      entries.map(async (entry) => {
-        const info = await lstat(path.join(dir.absolute, entry.name)).catch(() => null);
-        const mode = permissions(info?.mode ?? 0, entry.type);
-        const modified = new Date(entry.mtimeMs).toISOString().slice(0, 16).replace("T", " ");
-        const size = entry.type === "directory" ? "-" : formatSize(entry.size);
-        const name = entry.type === "directory" ? `${entry.name}/` : entry.name;
-        return [mode, size, modified, name + (entry.ignored ? " (ignored)" : "")];
-      }),
-    );
+    const entries = await ctx.workspace.listWithModes(input.path ?? "");
+    const rows = entries.map((entry) => {
+      const mode = permissions(entry.mode, entry.type);
+      const modified = new Date(entry.mtimeMs).toISOString().slice(0, 16).replace("T", " ");
+      const size = entry.type === "directory" ? "-" : formatSize(entry.size);
+      const name = entry.type === "directory" ? `${entry.name}/` : entry.name;
+      return [mode, size, modified, name + (entry.ignored ? " (ignored)" : "")];
+    });
     const where = dir.requested === "" ? "the workspace root" : `'${dir.requested}'`;
     if (rows.length === 0) return ok(`${where} is empty.`, undefined, { entries: 0 });
     const width = Math.max(...rows.map((r) => r[1]!.length));

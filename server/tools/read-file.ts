@@ -34,7 +34,7 @@ export const readFileTool = defineTool({
   describe: (input) => `Read ${input.path}${input.offset ? ` from line ${input.offset}` : ""}`,
   async execute(input, ctx) {
     const file = await loadFile(ctx, input.path);
-    const ext = path.extname(file.resolved.absolute).toLowerCase();
+    const ext = path.posix.extname(file.resolved.path).toLowerCase();
     const label = file.resolved.requested;
     if (IMAGE_TYPES[ext]) return readImage(ctx, file, IMAGE_TYPES[ext]!);
     const offset = input.offset ?? 1;

@@ -195,9 +195,14 @@ export async function statBeneath(root: string, rel: string): Promise<Stats> {
   return withFd(openBeneath(root, rel, oPath()), (fd) => fstatFd(fd));
 }
 
+/** The folder `rel` beneath the root, O_PATH (nothing read): for a child's working directory. The caller closes it. */
+export function openFolder(root: string, rel: string): number {
+  return openBeneath(root, rel, oPath() | O_DIRECTORY);
+}
+
 /** The folder `rel` beneath the root (O_PATH) and the names in it; the caller closes `dirFd`. */
 export async function readDirBeneath(root: string, rel: string): Promise<{ dirFd: number; names: string[] }> {
-  const dirFd = openBeneath(root, rel, oPath() | O_DIRECTORY);
+  const dirFd = openFolder(root, rel);
   try {
     return { dirFd, names: await readdir(fdPath(dirFd)) };
   } catch (error) {

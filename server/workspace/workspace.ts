@@ -11,6 +11,7 @@ import {
   mkdirAt,
   mkdirBeneath,
   notAFile,
+  openFolder,
   openParent,
   readDirBeneath,
   readRegular,
@@ -104,14 +105,21 @@ export class Workspace {
     return resolveInside(this.root, this.aliases, input);
   }
 
+  /** A file's or folder's status (links inside followed); NOT_A_FILE for a FIFO, socket or device. */
   async stat(input: string): Promise<FileStat> {
     const r = await this.resolve(input);
     const info = await statBeneath(this.root, r.requested).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+    if (!info.isDirectory() && !info.isFile()) throw notAFile(shown(r.requested), info);
     return { path: r.requested, type: info.isDirectory() ? "directory" : "file", size: info.size, mtimeMs: info.mtimeMs };
   }
 
   /** One folder's entries (the tree loads lazily): folders first, then by name. */
   async list(dir = ""): Promise<FileEntry[]> {
+    return (await this.listWithModes(dir)).map(({ mode: _mode, ...entry }) => entry);
+  }
+
+  /** `list` with each entry's permission bits (lstat: a link's own), for the agent's ls. */
+  async listWithModes(dir = ""): Promise<(FileEntry & { mode: number })[]> {
     const r = await this.resolve(dir);
     const { dirFd, names } = await readDirBeneath(this.root, r.requested).catch((error: unknown) =>
       Promise.reject(errnoCode(error) === "ENOTDIR" ? new WorkspaceError("NOT_A_DIRECTORY", `${shown(r.requested)} is a file, not a folder. Read it instead.`) : fromFsError(error, r.requested)),
@@ -119,7 +127,7 @@ export class Workspace {
     const entries = await withFd(dirFd, async () => {
       const isIgnored = await this.ignoreRules.forDirectory(r.requested);
       return Promise.all(
-        names.map(async (name): Promise<FileEntry | null> => {
+        names.map(async (name): Promise<(FileEntry & { mode: number }) | null> => {
           // A write cut off by a crash (kill -9) strands its temp file; it is no one's file. It is
           // hidden, not deleted: on a disk shared by instances it may be another's write in flight.
           if (isTempFileName(name)) return null;
@@ -133,13 +141,30 @@ export class Workspace {
             size: info.size,
             mtimeMs: info.mtimeMs,
             ignored: isIgnored(name, type === "directory"),
+            mode: info.mode,
           };
         }),
       );
     });
     return entries
-      .filter((entry): entry is FileEntry => entry !== null)
+      .filter((entry) => entry !== null)
       .sort((a, b) => Number(b.type === "directory") - Number(a.type === "directory") || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Runs `task` with a working directory for a child process (ripgrep) that is the folder `input`
+   * opened beneath the root: `/proc/<server pid>/fd/<n>`, bound to that folder while `task` runs,
+   * so a folder swapped for a link meanwhile cannot move the child elsewhere.
+   */
+  async inFolder<T>(input: string, task: (cwd: string) => Promise<T>): Promise<T> {
+    const r = await this.resolve(input);
+    let fd: number;
+    try {
+      fd = openFolder(this.root, r.requested);
+    } catch (error) {
+      throw fromFsError(error, r.requested);
+    }
+    return withFd(fd, () => task(`/proc/${process.pid}/fd/${fd}`));
   }
 
   /**
