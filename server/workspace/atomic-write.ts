@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { fchmod } from "node:fs";
 import { link, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import { createAt, fsyncDescriptor, linkAt, renameAt, unlinkAt, withFd, writeAll } from "./beneath";
+import { fsyncDescriptor, linkAt, renameAt, unlinkAt, writeNewFileAt } from "./beneath";
 import { errnoCode } from "./errors";
 
 const TEMP_PREFIX = ".tandem-";
 const TEMP_SUFFIX = ".tmp";
-const fchmodFd = promisify(fchmod);
 
 /** True for the temporary files atomicWrite leaves for an instant beside the file it replaces. */
 export function isTempFileName(name: string): boolean {
@@ -36,13 +33,8 @@ function tempName(name: string): string {
  */
 export async function atomicWriteAt(dirFd: number, name: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
   const temp = tempName(name);
-  const fd = createAt(dirFd, temp, options.mode ?? 0o666);
   try {
-    await withFd(fd, async () => {
-      await writeAll(fd, data);
-      if (options.mode !== undefined) await fchmodFd(fd, options.mode);
-      await fsyncDescriptor(fd);
-    });
+    await writeNewFileAt(dirFd, temp, data, options.mode);
     if (options.exclusive) await linkNoReplaceAt(dirFd, temp, name);
     else await renameAt(dirFd, temp, dirFd, name);
   } catch (error) {

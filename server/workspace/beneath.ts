@@ -19,7 +19,7 @@
 // is reopened for reading, so a FIFO cannot hold one of libuv's four threads.
 // openat2 needs Linux 5.6 or newer; without it (or when a seccomp policy refuses it) workspace file
 // access fails with an error that says so, rather than falling back to path strings.
-import { constants as fsConstants, close, fstat, fsync, open, read, write, type Stats } from "node:fs";
+import { constants as fsConstants, close, fchmod, fstat, fsync, open, read, write, type Stats } from "node:fs";
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rmdir, stat, unlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { constants as osConstants } from "node:os";
@@ -47,6 +47,7 @@ const closeFd = promisify(close);
 const readFd = promisify(read);
 const writeFd = promisify(write);
 const fsyncFd = promisify(fsync);
+const fchmodFd = promisify(fchmod);
 const openPath = promisify(open);
 
 const errnoNames = new Map<number, string>(Object.entries(osConstants.errno).map(([name, value]) => [value, name]));
@@ -350,6 +351,19 @@ export async function writeAll(fd: number, data: Buffer): Promise<void> {
 }
 
 export { fsyncFd as fsyncDescriptor };
+
+/**
+ * Creates `name` in an open folder (exclusively, never through a link) with `data`, mode `mode`
+ * whatever the umask, and fsyncs it: the temp files of atomic writes and transactions.
+ */
+export async function writeNewFileAt(dirFd: number, name: string, data: Buffer, mode?: number): Promise<void> {
+  const fd = createAt(dirFd, name, mode ?? 0o666);
+  await withFd(fd, async () => {
+    await writeAll(fd, data);
+    if (mode !== undefined) await fchmodFd(fd, mode);
+    await fsyncFd(fd);
+  });
+}
 
 /** Renames one entry between two open folders (the last component is the entry itself, never followed). */
 export function renameAt(fromDir: number, fromName: string, toDir: number, toName: string): Promise<void> {

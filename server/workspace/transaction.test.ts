@@ -76,3 +76,26 @@ describe("commitFiles", () => {
     expect(await t.contents()).toEqual(t.names.map((n) => `new ${n}\n`));
   });
 });
+
+describe("a journal planted by a member", () => {
+  it("moves nothing across the workspace's edge when recovered", async () => {
+    const root = await tempDir();
+    const host = await tempDir(); // stands for a root-only host folder
+    await writeFile(path.join(host, "secret.txt"), "host secret");
+    await writeFile(path.join(root, "mine.txt"), "workspace file");
+    const hostRel = path.relative(root, host);
+    await import("node:fs/promises").then((fs) => fs.mkdir(path.join(root, ".tandem/transactions"), { recursive: true }));
+    const journal = {
+      state: "commit",
+      files: [
+        { temp: `${hostRel}/secret.txt`, target: "stolen.txt" },
+        { temp: "mine.txt", target: `${hostRel}/planted.txt` },
+      ],
+    };
+    await writeFile(path.join(root, ".tandem/transactions/evil.json"), JSON.stringify(journal));
+    await recoverTransactions(await Workspace.open(root));
+    expect((await readdir(host)).sort()).toEqual(["secret.txt"]);
+    expect(await readdir(root)).not.toContain("stolen.txt");
+    expect(await readdir(path.join(root, ".tandem/transactions"))).toEqual([]);
+  });
+});

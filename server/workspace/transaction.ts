@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { atomicWrite } from "./atomic-write";
+import { atomicWriteAt } from "./atomic-write";
+import { closeQuietly, mkdirBeneath, notAFile, openParent, readDirBeneath, readRegular, readRegularAt, renameAt, resolveEntry, unlinkAt, withFd, writeNewFileAt } from "./beneath";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
-import { toPosix } from "./paths";
 import { MAX_FILE_BYTES, versionOf, type Workspace } from "./workspace";
 
 export interface FileWrite {
@@ -28,42 +27,46 @@ interface Journal {
 }
 
 const JOURNAL_DIR = ".tandem/transactions";
+/** A journal lists paths, never contents: far below this. */
+const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 
 /**
  * Writes several files as one change: every version is checked first (CONFLICT if any file moved
  * on), new contents go to temp files beside their targets, a journal marked "commit" is the commit
  * point, then the temps are renamed over the targets. After a crash, `recoverTransactions` rolls a
  * committed journal forward and removes the temps of an uncommitted one: all old or all new.
+ * Every path is opened beneath the root (beneath.ts), journals included: they name root-relative
+ * paths, and a recovery never follows a link out of the workspace.
  */
 export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], options: CommitOptions = {}): Promise<{ versions: string[] }> {
   return workspace.exclusive(async () => {
     await recoverTransactions(workspace);
     const targets = await Promise.all(writes.map((write) => checkTarget(workspace, write)));
     const id = randomBytes(6).toString("hex");
-    const journalDir = path.join(workspace.root, JOURNAL_DIR);
-    await mkdir(journalDir, { recursive: true });
-    const journalPath = path.join(journalDir, `${id}.json`);
-    const files = targets.map(({ absolute }) => ({
-      target: toPosix(path.relative(workspace.root, absolute)),
-      temp: toPosix(path.relative(workspace.root, path.join(path.dirname(absolute), `.tandem-${path.basename(absolute)}.${id}.tmp`))),
+    await mkdirBeneath(workspace.root, JOURNAL_DIR).catch((error: unknown) => Promise.reject(fromFsError(error, JOURNAL_DIR)));
+    const journalPath = `${JOURNAL_DIR}/${id}.json`;
+    const files = targets.map(({ real }) => ({
+      target: real,
+      temp: path.posix.join(path.posix.dirname(real), `.tandem-${path.posix.basename(real)}.${id}.tmp`),
     }));
     const journal: Journal = { state: "prepare", files };
     let committed = false;
     try {
-      await atomicWrite(journalPath, Buffer.from(JSON.stringify(journal)));
+      await writeJournal(workspace.root, journalPath, journal);
       for (const [i, write] of writes.entries()) {
-        await mkdir(path.dirname(targets[i]!.absolute), { recursive: true });
-        await writeDurably(path.join(workspace.root, files[i]!.temp), write.bytes, targets[i]!.mode);
+        const parent = path.posix.dirname(files[i]!.target);
+        await mkdirBeneath(workspace.root, parent === "." ? "" : parent);
+        await atParent(workspace.root, files[i]!.temp, (dirFd, name) => writeNewFileAt(dirFd, name, write.bytes, targets[i]!.mode));
       }
       await options.onStep?.("prepared");
-      await atomicWrite(journalPath, Buffer.from(JSON.stringify({ ...journal, state: "commit" } satisfies Journal)));
+      await writeJournal(workspace.root, journalPath, { ...journal, state: "commit" });
       committed = true;
       await options.onStep?.("committed");
       for (const [i, file] of files.entries()) {
-        await rename(path.join(workspace.root, file.temp), path.join(workspace.root, file.target));
+        await renameBeneath(workspace.root, file.temp, file.target);
         await options.onStep?.(`renamed:${i}`);
       }
-      await unlink(journalPath);
+      await atParent(workspace.root, journalPath, unlinkAt);
     } catch (error) {
       // Past the commit point the change stands: finish it. Before it, undo the temps.
       const recovered = await recoverJournal(workspace.root, journalPath).then(() => true, () => false);
@@ -73,65 +76,84 @@ export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], 
   });
 }
 
-async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ absolute: string; mode: number | undefined }> {
-  const r = await workspace.resolve(write.path);
-  if (r.entry === workspace.root) throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file.");
-  if (write.bytes.length > MAX_FILE_BYTES) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' would be over the size limit.`);
-  const info = await stat(r.absolute).catch((error: unknown) => (errnoCode(error) === "ENOENT" ? null : Promise.reject(fromFsError(error, r.requested))));
-  if (info?.isDirectory()) throw new WorkspaceError("IS_DIRECTORY", `'${r.requested}' is a folder, not a file.`);
-  const current = info ? versionOf(await readFile(r.absolute)) : null;
-  if (current !== write.expectedVersion) {
-    throw new WorkspaceError(
-      "CONFLICT",
-      current === null
-        ? `'${r.requested}' was deleted since it was read. Read it again before changing it.`
-        : `'${r.requested}' changed on disk since it was read (someone else saved it). Read it again and redo the change.`,
-      { currentVersion: current },
-    );
-  }
-  return { absolute: r.absolute, mode: info ? info.mode & 0o7777 : undefined };
+/** Runs `task` on the entry `rel` through its parent folder opened beneath the root. */
+async function atParent<T>(root: string, rel: string, task: (dirFd: number, name: string) => Promise<T>): Promise<T> {
+  const { dirFd, name } = openParent(root, rel);
+  return withFd(dirFd, () => task(dirFd, name));
 }
 
-async function writeDurably(file: string, bytes: Buffer, mode: number | undefined): Promise<void> {
-  const handle = await open(file, "wx", mode ?? 0o666);
+function writeJournal(root: string, journalPath: string, journal: Journal): Promise<void> {
+  return atParent(root, journalPath, (dirFd, name) => atomicWriteAt(dirFd, name, Buffer.from(JSON.stringify(journal))));
+}
+
+async function renameBeneath(root: string, from: string, to: string): Promise<void> {
+  await atParent(root, from, (fromDir, fromName) => atParent(root, to, (toDir, toName) => renameAt(fromDir, fromName, toDir, toName)));
+}
+
+/** The real root-relative path a write to `write.path` lands on (links inside followed), after checking its version. */
+async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ real: string; mode: number | undefined }> {
+  const r = await workspace.resolve(write.path);
+  if (r.requested === "") throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file.");
+  if (write.bytes.length > MAX_FILE_BYTES) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' would be over the size limit.`);
+  const entry = await resolveEntry(workspace.root, r.requested).catch((error: unknown) =>
+    errnoCode(error) === "ENOENT" ? null : Promise.reject(fromFsError(error, r.requested)),
+  );
+  let current: string | null = null;
   try {
-    await handle.writeFile(bytes);
-    if (mode !== undefined) await handle.chmod(mode);
-    await handle.sync();
+    const info = entry?.info ?? null;
+    if (info?.isDirectory()) throw new WorkspaceError("IS_DIRECTORY", `'${r.requested}' is a folder, not a file.`);
+    if (info && !info.isFile()) throw notAFile(`'${r.requested}'`, info);
+    if (entry && info) {
+      const { bytes } = await readRegularAt(entry.dirFd, entry.name, `'${r.requested}'`, MAX_FILE_BYTES).catch((error: unknown) =>
+        Promise.reject(fromFsError(error, r.requested)),
+      );
+      if (bytes === null) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' is over the size limit.`);
+      current = versionOf(bytes);
+    }
+    if (current !== write.expectedVersion) {
+      throw new WorkspaceError(
+        "CONFLICT",
+        current === null
+          ? `'${r.requested}' was deleted since it was read. Read it again before changing it.`
+          : `'${r.requested}' changed on disk since it was read (someone else saved it). Read it again and redo the change.`,
+        { currentVersion: current },
+      );
+    }
+    return { real: entry?.real ?? r.path, mode: info ? info.mode & 0o7777 : undefined };
   } finally {
-    await handle.close();
+    if (entry) closeQuietly(entry.dirFd);
   }
 }
 
 /** Finishes or undoes transactions a crash interrupted. Safe to call at any time; cheap when idle. */
 export async function recoverTransactions(workspace: Workspace): Promise<void> {
-  const dir = path.join(workspace.root, JOURNAL_DIR);
-  const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names) {
-    if (name.endsWith(".json")) await recoverJournal(workspace.root, path.join(dir, name));
+  const listed = await readDirBeneath(workspace.root, JOURNAL_DIR).catch(() => null);
+  if (!listed) return;
+  closeQuietly(listed.dirFd);
+  for (const name of listed.names) {
+    if (name.endsWith(".json")) await recoverJournal(workspace.root, `${JOURNAL_DIR}/${name}`);
   }
 }
 
 async function recoverJournal(root: string, journalPath: string): Promise<void> {
-  const text = await readFile(journalPath, "utf8").catch(() => null);
-  if (text === null) return;
-  let journal: Journal;
+  const read = await readRegular(root, journalPath, `'${journalPath}'`, MAX_JOURNAL_BYTES).catch(() => null);
+  if (read === null) return;
+  let journal: Journal | null = null;
   try {
-    journal = JSON.parse(text) as Journal;
+    journal = JSON.parse(read.bytes?.toString("utf8") ?? "") as Journal;
   } catch {
     // A journal cut short was never the commit point (those are written atomically): nothing to undo.
-    await unlink(journalPath);
-    return;
   }
-  for (const file of journal.files) {
-    const temp = path.join(root, file.temp);
-    if (journal.state === "commit") {
-      await rename(temp, path.join(root, file.target)).catch((error: unknown) => {
-        if (errnoCode(error) !== "ENOENT") throw error;
+  for (const file of journal?.files ?? []) {
+    if (journal?.state === "commit") {
+      await renameBeneath(root, file.temp, file.target).catch((error: unknown) => {
+        // Gone already (renamed before the crash), or a journal a member planted that names a
+        // place outside the workspace (EXDEV): nothing to finish.
+        if (errnoCode(error) !== "ENOENT" && errnoCode(error) !== "EXDEV") throw error;
       });
     } else {
-      await unlink(temp).catch(() => undefined);
+      await atParent(root, file.temp, unlinkAt).catch(() => undefined);
     }
   }
-  await unlink(journalPath);
+  await atParent(root, journalPath, unlinkAt);
 }
