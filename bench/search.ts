@@ -67,10 +67,6 @@ async function main(): Promise<void> {
         writeFileSync(file, content);
         return file;
       },
-      async file(name) {
-        const absolute = path.join(outputs, `${name}-${++saved}.log`);
-        return { absolute, path: absolute };
-      },
     },
     sandbox: { mode: "none", network: { policy: "off", allowHosts: [] }, limits: null },
     fetchPolicy: { allowHosts: [] },

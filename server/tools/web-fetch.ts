@@ -1,8 +1,8 @@
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { atomicWrite } from "@/server/workspace/atomic-write";
-import { errnoCode } from "@/server/workspace/errors";
+import { atomicWriteBeneath } from "@/server/workspace/atomic-write";
+import { mkdirBeneath } from "@/server/workspace/beneath";
+import { errnoCode, fromFsError } from "@/server/workspace/errors";
 import { defineTool, type ToolContext } from "./define-tool";
 import { fetchLimits, guardedFetch, parseUrl, type Fetched } from "./guarded-fetch";
 
@@ -115,22 +115,24 @@ async function contentOf(page: Fetched, raw: boolean): Promise<{ text: string; t
   return { text: body, title: "" };
 }
 
-async function downloadTarget(ctx: ToolContext, url: string, outputPath: string | undefined): Promise<{ absolute: string; requested: string }> {
+async function downloadTarget(ctx: ToolContext, url: string, outputPath: string | undefined): Promise<{ requested: string }> {
   const fallback = `downloads/${decodeURIComponent(path.posix.basename(new URL(url).pathname)) || "index.html"}`;
   const resolved = await ctx.workspace.resolve(outputPath ?? fallback);
-  if (resolved.entry === ctx.workspace.root) throw new ToolFailure("IS_DIRECTORY", "output_path must name a file, not the workspace root.");
-  return { absolute: resolved.absolute, requested: resolved.requested };
+  if (resolved.requested === "") throw new ToolFailure("IS_DIRECTORY", "output_path must name a file, not the workspace root.");
+  return { requested: resolved.requested };
 }
 
-async function saveDownload(ctx: ToolContext, page: Fetched, target: { absolute: string; requested: string }, where: string) {
+async function saveDownload(ctx: ToolContext, page: Fetched, target: { requested: string }, where: string) {
   if (page.status >= 400) throw new ToolFailure("FETCH_FAILED", `${page.url} answered HTTP ${page.status}${where}; nothing was saved.`);
   await ctx.workspace.exclusive(async () => {
-    await mkdir(path.dirname(target.absolute), { recursive: true });
-    await atomicWrite(target.absolute, page.body, { exclusive: true }).catch((error: unknown) => {
+    // Beneath the root: output_path is the model's, and its folders are the workspace's.
+    const folder = path.posix.dirname(target.requested);
+    await mkdirBeneath(ctx.workspace.root, folder === "." ? "" : folder).catch((error: unknown) => Promise.reject(fromFsError(error, folder)));
+    await atomicWriteBeneath(ctx.workspace.root, target.requested, page.body, { exclusive: true }).catch((error: unknown) => {
       if (errnoCode(error) === "EEXIST") {
         throw new ToolFailure("EXISTS", `'${target.requested}' already exists. Choose another output_path, or delete the file first.`);
       }
-      throw error;
+      throw fromFsError(error, target.requested);
     });
   });
   const type = mediaType(page);

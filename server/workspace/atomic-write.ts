@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import { fsyncDescriptor, linkAt, renameAt, unlinkAt, writeNewFileAt } from "./beneath";
+import { fsyncDescriptor, linkAt, openParent, renameAt, unlinkAt, withFd, writeNewFileAt } from "./beneath";
 import { errnoCode } from "./errors";
 
 const TEMP_PREFIX = ".tandem-";
@@ -42,6 +42,12 @@ export async function atomicWriteAt(dirFd: number, name: string, data: Buffer, o
     throw error;
   }
   await fsyncDescriptor(dirFd).catch(() => undefined);
+}
+
+/** atomicWriteAt of the entry `rel` (root-relative; its folder must exist), its parent opened beneath the root. */
+export async function atomicWriteBeneath(root: string, rel: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+  const { dirFd, name } = openParent(root, rel);
+  await withFd(dirFd, () => atomicWriteAt(dirFd, name, data, options));
 }
 
 async function linkNoReplaceAt(dirFd: number, temp: string, name: string): Promise<void> {

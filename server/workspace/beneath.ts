@@ -38,7 +38,7 @@ type Native = {
 
 const NATIVE_MODULE = path.resolve(import.meta.dirname, "../sandbox/native/build/Release/beneath.node");
 const AT_FDCWD = -100;
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = fsConstants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = fsConstants;
 /** Links followed when resolving, as git and editors follow them in a repository. */
 const MAX_LINK_HOPS = 40;
 
@@ -273,6 +273,45 @@ export async function readFdBounded(fd: number, sizeHint: number, maxBytes: numb
 export async function readRegularAt(dirFd: number, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
   const { fd, info } = await openRegularAt(dirFd, rel, shown);
   return withFd(fd, async () => ({ info, bytes: info.size > maxBytes ? null : await readFdBounded(fd, info.size, maxBytes) }));
+}
+
+/** The last `maxBytes` of the regular file `rel` (a log), and whether anything before them was left out. */
+export async function readTail(root: string, rel: string, maxBytes: number): Promise<{ bytes: Buffer; cut: boolean }> {
+  const rootFd = openRoot(root);
+  try {
+    const { fd, info } = await openRegularAt(rootFd, rel, `'${rel}'`);
+    return await withFd(fd, async () => {
+      const start = Math.max(0, info.size - maxBytes);
+      const buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes));
+      let length = 0;
+      while (length < buffer.length) {
+        const { bytesRead } = await readFd(fd, buffer, length, buffer.length - length, start + length);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+      }
+      return { bytes: buffer.subarray(0, length), cut: start > 0 };
+    });
+  } finally {
+    closeQuietly(rootFd);
+  }
+}
+
+/**
+ * Opens `rel` beneath the root for writing from the start (created or truncated, as a log): never
+ * through a link at the last component, and only a regular file (O_NONBLOCK: a FIFO there fails
+ * instead of waiting for a reader). The caller closes the descriptor (or a stream given it does).
+ */
+export async function openForWrite(root: string, rel: string, shown: string): Promise<number> {
+  const { dirFd, name } = openParent(root, rel);
+  const fd = await withFd(dirFd, async () => openAt(dirFd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, { follow: false }));
+  try {
+    const info = await fstatFd(fd);
+    if (!info.isFile()) throw notAFile(shown, info);
+    return fd;
+  } catch (error) {
+    closeQuietly(fd);
+    throw error;
+  }
 }
 
 /** readRegularAt from the root. */

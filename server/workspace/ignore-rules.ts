@@ -1,12 +1,14 @@
-import { readFile, stat } from "node:fs/promises";
-import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { readRegular, statBeneath } from "./beneath";
 
 interface Level {
   /** Root-relative POSIX folder the rules belong to; "" for the root. */
   base: string;
   rules: Ignore;
 }
+
+/** A .gitignore is a few kilobytes; a bigger one is not read (it is the workspace's, anyone's). */
+const MAX_RULES_BYTES = 1024 * 1024;
 
 interface CachedRules {
   stamp: string;
@@ -44,15 +46,16 @@ export class IgnoreRules {
     if (rules) levels.push({ base, rules });
   }
 
+  /** The rules of `base`/.gitignore, opened beneath the root: only a regular file is read (never a FIFO), never a link out. */
   private async load(base: string): Promise<Ignore | null> {
-    const file = path.join(this.root, base, ".gitignore");
-    const info = await stat(file).catch(() => null);
+    const file = base === "" ? ".gitignore" : `${base}/.gitignore`;
+    const info = await statBeneath(this.root, file).catch(() => null);
     if (!info?.isFile()) return null;
     const stamp = `${info.mtimeMs}:${info.size}`;
     const cached = this.cache.get(file);
     if (cached?.stamp === stamp) return cached.rules;
-    const text = await readFile(file, "utf8").catch(() => null);
-    const rules = text === null ? null : ignore().add(text);
+    const read = await readRegular(this.root, file, `'${file}'`, MAX_RULES_BYTES).catch(() => null);
+    const rules = read?.bytes ? ignore().add(read.bytes.toString("utf8")) : null;
     this.cache.set(file, { stamp, rules });
     return rules;
   }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { atomicWriteBeneath } from "./atomic-write";
+import { mkdirBeneath, openForWrite, readTail } from "./beneath";
 import path from "node:path";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "./workspace";
@@ -212,8 +213,9 @@ class SandboxedShellSession implements ShellSession {
 
   private prepare(): Promise<void> {
     this.ready ??= (async () => {
-      await mkdir(this.dir, { recursive: true });
-      await writeFile(path.join(this.options.workspace.root, ".tandem", ".gitignore"), "*\n", { flag: "wx" }).catch(() => undefined);
+      // Beneath the root: .tandem is in the workspace, and a member may have made it a link.
+      await mkdirBeneath(this.options.workspace.root, this.relativeDir);
+      await atomicWriteBeneath(this.options.workspace.root, ".tandem/.gitignore", Buffer.from("*\n"), { exclusive: true }).catch(() => undefined);
     })();
     this.ready.catch(() => (this.ready = undefined));
     return this.ready;
@@ -221,16 +223,18 @@ class SandboxedShellSession implements ShellSession {
 
   async capturedOutput(logName: string): Promise<{ path: string; text: string } | null> {
     const name = logFileName(logName);
-    const text = await readFile(path.join(this.dir, name), "utf8").catch(() => null);
-    if (text === null) return null;
-    return { path: `${this.relativeDir}/${name}`, text: text.length > CAPTURED_TAIL_CHARS ? `[…]${text.slice(-CAPTURED_TAIL_CHARS)}` : text };
+    // The tail's bytes: up to 4 per character, so the last CAPTURED_TAIL_CHARS characters are in it.
+    const tail = await readTail(this.options.workspace.root, `${this.relativeDir}/${name}`, CAPTURED_TAIL_CHARS * 4).catch(() => null);
+    if (tail === null) return null;
+    const text = tail.bytes.toString("utf8");
+    const cut = tail.cut || text.length > CAPTURED_TAIL_CHARS;
+    return { path: `${this.relativeDir}/${name}`, text: cut ? `[…]${text.slice(-CAPTURED_TAIL_CHARS)}` : text };
   }
 
   private async spawn(command: string, save: boolean, onOutput?: (stream: "stdout" | "stderr", text: string) => void, logName?: string): Promise<Running> {
     await this.prepare();
     const name = logName ? logFileName(logName) : `${Date.now().toString(36)}-${++this.counter}.log`;
-    const logPath = path.join(this.dir, name);
-    const log = createWriteStream(logPath);
+    const log = createWriteStream("", { fd: await openForWrite(this.options.workspace.root, `${this.relativeDir}/${name}`, `'${name}'`) });
     const root = this.options.workspace.root;
     const launch = await this.options.sandbox.launch({
       workspaceRoot: root,
