@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/server/db/client";
 import { listIndexedFiles, removeIndexedFiles, replaceIndexedFile, searchKnowledge, type Chunk } from "@/server/db/repositories/knowledge";
@@ -115,8 +114,8 @@ async function syncOnce(db: Db, projectId: string, workspace: Workspace): Promis
   let indexed = 0;
   let unchanged = 0;
   for (const rel of listed.files) {
-    const info = await stat(path.join(workspace.root, rel)).catch(() => null);
-    if (!info?.isFile() || info.size > MAX_FILE_BYTES) continue;
+    const info = await workspace.stat(rel).catch(() => null);
+    if (info?.type !== "file" || info.size > MAX_FILE_BYTES) continue;
     seen.add(rel);
     const before = known.get(rel);
     if (before && before.size === info.size && before.mtimeMs === info.mtimeMs) {

@@ -1,0 +1,115 @@
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+// The server runs as root and a workspace is hostile: a path into it that is checked and then used
+// again as a string can be swapped for a link to anywhere in between. So the server touches
+// workspace files only through server/workspace/beneath.ts (openat2 beneath the root) and what is
+// built on it (Workspace, atomicWriteAt, transactions). This check fails when code in server/
+// reaches for the file system outside that mechanism:
+// - importing node:fs (any form) from a file not on the list below, each entry with why it may;
+// - using a ResolvedPath's `.absolute` or `.entry` (strings that lead into the workspace), or
+//   calling resolveInside, outside the files that define them.
+// An entry that no longer imports node:fs must leave the list, so the list stays exact.
+
+const SERVER = path.resolve(import.meta.dirname, "..");
+
+/** Files allowed to import node:fs, and why. */
+const RAW_FS_ALLOWED: Record<string, string> = {
+  // The mechanism itself.
+  "workspace/beneath.ts": "the primitive: openat2 beneath the root, /proc/self/fd entry operations",
+  "workspace/paths.ts": "lexical resolution for messages and the path a client sees (realpath, lstat, readlink); opens nothing",
+  "workspace/atomic-write.ts": "atomicWrite on a path string, still used by checkpoint-apply until it moves onto atomicWriteAt",
+  "workspace/workspace.ts": "the Stats type only",
+  "workspace/shell-session.ts": "createWriteStream over a descriptor from beneath.ts openForWrite",
+  // Workspace paths, moving onto beneath.ts in the second half of issue 38 (uploads, downloads, checkpoints).
+  "workspace/receive.ts": "uploads and downloads (issue 38, being moved onto beneath.ts)",
+  "workspace/checkpoint-apply.ts": "checkpoint restore (issue 38, being moved onto beneath.ts)",
+  "workspace/checkpoint-capture.ts": "checkpoint capture (issue 38, being moved onto beneath.ts)",
+  "workspace/checkpoint-review.ts": "review reject (issue 38, being moved onto beneath.ts)",
+  "services/project-upload.ts": "folder uploads (issue 38, being moved onto beneath.ts)",
+  "services/project-files.ts": "project file operations (issue 38, being moved onto beneath.ts)",
+  "sandbox/disk-budget.ts": "disk budget (issue 38, being moved onto beneath.ts)",
+  "sandbox/disk-usage.ts": "walks a workspace for its size: lstat and opendir, reads no contents",
+  // Server-owned places, not a workspace's files.
+  "workspace/checkpoints.ts": "the checkpoint store under the server's data folder",
+  "workspace/checkpoint-git.ts": "the checkpoint store's git folder under the server's data folder",
+  "services/checkpoints.ts": "removes a project's checkpoint store (server data folder)",
+  "auth/secret.ts": "the server's own secret file",
+  "db/embedded.ts": "the embedded database's files",
+  "db/migrate.ts": "migration files shipped with the server",
+  "db/schema-shape/prisma-dmmf.ts": "the Prisma schema shipped with the server",
+  "eval/harness.ts": "evaluation runs in folders it creates",
+  "eval/tasks.ts": "evaluation task files shipped with the server",
+  "cluster/test-cluster.ts": "a test cluster's own temp folders",
+  "sandbox/cgroups.ts": "the cgroup file system",
+  "sandbox/egress-proxy.ts": "the proxy's socket file in the server's runtime folder",
+  "sandbox/fd-relay.ts": "whether the native module is built",
+  "sandbox/identity.ts": "hands a workspace to the project's group at the first launch (lstat before each change)",
+  "sandbox/launcher.ts": "whether host tools exist",
+  "sandbox/mounts.ts": "which host paths exist to be bound or masked",
+  "sandbox/runtime-dir.ts": "the sandbox's runtime folder, made by the server",
+  "terminal/process-tree.ts": "/proc, to find a terminal's processes",
+  "tools/socket-pair.ts": "a temp folder for a socket pair",
+  // Owned by the git and language parts of issue 38.
+  "git/credential-socket.ts": "the credential socket's temp folder",
+  "git/repository.ts": "whether a git binary exists",
+  "git/ssh-session.ts": "an SSH session's temp folder and key file",
+  "git/summary.ts": "whether .git exists (lstat)",
+  "language/hub.ts": "language documents (the language part of issue 38)",
+  "language/launch.ts": "language server packages",
+  "language/project-language.ts": "language documents (the language part of issue 38)",
+  "language/repo-map/repo-map.ts": "the repository map (the language part of issue 38)",
+  // Test support.
+  "test/git-http-server.ts": "a test git server's folders",
+  "test/git-ssh-server.ts": "a test git server's folders",
+  "test/global-setup.ts": "test set-up",
+  "test/services.ts": "test set-up",
+  "tools/test-helpers.ts": "test temp folders",
+  "tools/language-test-project.ts": "a test project's files",
+  "workspace/test-helpers.ts": "test temp folders",
+};
+
+/** Files that define ResolvedPath and resolveInside, and the one that resolves with it. */
+const RESOLVED_STRINGS_ALLOWED = new Set(["workspace/paths.ts", "workspace/workspace.ts"]);
+/** The same, pending the second half of issue 38 (see RAW_FS_ALLOWED). */
+const RESOLVED_STRINGS_PENDING = new Set(["workspace/receive.ts", "workspace/checkpoint-apply.ts", "workspace/checkpoint-review.ts"]);
+
+const FS_IMPORT = /(?:from\s+["'](?:node:)?fs(?:\/promises)?["']|require\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\)|import\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\))/;
+// `.absolute` / `.entry` as a property (not the spread `...entry`), and resolveInside itself.
+const RESOLVED_STRING = /(?<![.\w])\w+\.(?:absolute|entry)\b|\bresolveInside\s*\(/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.endsWith(".d.ts") ? [full] : [];
+  });
+}
+
+const files = sources(SERVER).map((file) => ({ rel: path.relative(SERVER, file).split(path.sep).join("/"), text: readFileSync(file, "utf8") }));
+
+describe("the workspace boundary", () => {
+  it("imports node:fs only where the list above says why", () => {
+    const offenders = files.filter((file) => FS_IMPORT.test(file.text) && !(file.rel in RAW_FS_ALLOWED)).map((file) => file.rel);
+    expect(offenders, "these files use node:fs directly: reach workspace files through server/workspace (beneath.ts, Workspace), or add the file to RAW_FS_ALLOWED with why it never touches a workspace path").toEqual([]);
+  });
+
+  it("keeps the list exact: every listed file still imports node:fs", () => {
+    const stale = Object.keys(RAW_FS_ALLOWED).filter((rel) => !files.some((file) => file.rel === rel && FS_IMPORT.test(file.text)));
+    expect(stale, "remove these from RAW_FS_ALLOWED").toEqual([]);
+  });
+
+  it("uses no resolved path string (.absolute, .entry, resolveInside) outside paths.ts and Workspace", () => {
+    const offenders = files
+      .filter((file) => !RESOLVED_STRINGS_ALLOWED.has(file.rel) && !RESOLVED_STRINGS_PENDING.has(file.rel))
+      .flatMap((file) =>
+        file.text
+          .split("\n")
+          .map((line, i) => ({ line, i }))
+          .filter(({ line }) => RESOLVED_STRING.test(line))
+          .map(({ line, i }) => `${file.rel}:${i + 1}: ${line.trim()}`),
+      );
+    expect(offenders, "open workspace paths beneath the root (beneath.ts) with the resolved `requested` path instead").toEqual([]);
+  });
+});
