@@ -46,9 +46,17 @@ export function prepareWorkspace(workspaceRoot: string, identity: HostIdentity):
   const key = `${workspaceRoot}:${identity.gid}`;
   if (prepared.has(key)) return;
   openAncestors(workspaceRoot);
-  const root = lstatSync(workspaceRoot);
-  if (root.gid !== identity.gid || (root.mode & 0o2000) === 0) share(workspaceRoot, identity.gid);
+  if (!isShared(workspaceRoot, identity)) share(workspaceRoot, identity.gid);
   prepared.add(key);
+}
+
+/**
+ * Whether the workspace was handed to the project's group (its root carries the group and the
+ * setgid bit): true from the first sandbox launch on, so before it no project process ran there.
+ */
+export function isShared(workspaceRoot: string, identity: HostIdentity): boolean {
+  const root = lstatSync(workspaceRoot, { throwIfNoEntry: false });
+  return root !== undefined && root.gid === identity.gid && (root.mode & 0o2000) !== 0;
 }
 
 // A folder's contents before the folder itself: a folder that carries the group was finished.

@@ -14,7 +14,7 @@ export async function listWorkspaceFiles(
 ): Promise<{ files: string[]; truncated: boolean }> {
   const excluded = (options.exclude ?? []).flatMap((name) => ["--glob", `!${name}`]);
   const run = await runRipgrep([...RG_BASE_ARGS, "--files", ...excluded], {
-    cwd: root,
+    root,
     signal: options.signal ?? new AbortController().signal,
     maxLines: options.limit ?? FILE_LIST_LIMIT,
   });

@@ -126,7 +126,7 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
     if (due) wake?.();
     return !due;
   };
-  const rg = scanRipgrep(findArgs(query), { cwd: root, signal: options.signal, onLine });
+  const rg = scanRipgrep(findArgs(query), { root, signal: options.signal, onLine });
   const take = () => {
     const batch = pending;
     pending = [];

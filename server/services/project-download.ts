@@ -22,7 +22,7 @@ export async function streamFolderZip(workspace: Workspace, input: string, out: 
   const failed = new Promise<never>((_, reject) => archive.on("error", reject));
   failed.catch(() => undefined);
   archive.pipe(out);
-  const rg = streamRipgrep([...RG_BASE_ARGS, "--files", "--", folder.path === "" ? "." : folder.path], { cwd: workspace.root, signal });
+  const rg = streamRipgrep([...RG_BASE_ARGS, "--files", "--", folder.path === "" ? "." : folder.path], { root: workspace.root, signal });
   let files = 0;
   for await (const line of rg.lines) {
     const relative = line.toString("utf8").replace(/^\.\//, "");

@@ -37,6 +37,7 @@ export const globTool = defineTool({
     const stats: Promise<{ name: string; mtime: number }>[] = [];
     const rg = await ctx.workspace.inFolder(dir.requested, (cwd) =>
       runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(input.pattern)], {
+        root: ctx.workspace.root,
         cwd,
         signal: ctx.signal,
         // Stat (beneath the root) as names stream in, while rg is still walking.

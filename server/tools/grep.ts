@@ -56,7 +56,7 @@ export const grepTool = defineTool({
     if (input.type) args.push("--type", input.type);
     args.push("--regexp", input.pattern, "--", target.requested === "" ? "." : target.requested);
     const limit = input.head_limit ?? GREP_DEFAULT_LIMIT;
-    const rg = await runRipgrep(args, { cwd: ctx.workspace.root, signal: ctx.signal, maxLines: limit });
+    const rg = await runRipgrep(args, { root: ctx.workspace.root, signal: ctx.signal, maxLines: limit });
     if (rg.exitCode === 2 && !rg.stopped && rg.lines.length === 0) {
       const why = rg.stderr.trim();
       if (/regex parse error|error parsing regex|unclosed|unrecognized escape/i.test(why)) {

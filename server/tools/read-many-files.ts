@@ -27,7 +27,7 @@ async function expand(ctx: ToolContext, entries: string[]): Promise<{ files: str
   };
   for (const entry of entries) {
     if (isPattern(entry)) {
-      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(entry)], { cwd: ctx.workspace.root, signal: ctx.signal });
+      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(entry)], { root: ctx.workspace.root, signal: ctx.signal });
       if (rg.lines.length === 0) notes.push(`No files match '${entry}'.`);
       rg.lines.sort().forEach(add);
       continue;
@@ -36,7 +36,7 @@ async function expand(ctx: ToolContext, entries: string[]): Promise<{ files: str
     const info = await ctx.workspace.stat(entry).catch(() => null);
     if (info?.type === "directory") {
       const under = resolved.requested === "" ? "" : `${resolved.requested}/`;
-      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--", resolved.requested === "" ? "." : resolved.requested], { cwd: ctx.workspace.root, signal: ctx.signal });
+      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--", resolved.requested === "" ? "." : resolved.requested], { root: ctx.workspace.root, signal: ctx.signal });
       rg.lines.map((l) => l.replace(/^\.\//, "")).filter((l) => l.startsWith(under)).sort().forEach(add);
     } else {
       add(resolved.requested);

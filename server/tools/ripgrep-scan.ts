@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type net from "node:net";
 import { rgPath } from "@vscode/ripgrep";
+import { rgSpawnOptions } from "./ripgrep";
 import { prepareSocketPair, takeSocketPair } from "./socket-pair";
 
 /** Room kept free in the buffer for each read of rg's output. */
@@ -8,7 +9,8 @@ const READ_ROOM = 64 * 1024;
 const FIRST_BUFFER = 1024 * 1024;
 
 export interface RgScanOptions {
-  cwd: string;
+  /** The workspace searched, rg's working directory: rg runs as its project (rgSpawnOptions). */
+  root: string;
   signal: AbortSignal;
   /**
    * Each output line as rg prints it (UTF-8 bytes, no newline), valid only during the call.
@@ -104,10 +106,10 @@ export function scanRipgrep(args: string[], options: RgScanOptions): RgScan {
         kill();
         return { exitCode: null, stderr };
       }
-      // rg is the server's own reader, as fs.readFile is, not a project process: the server builds
-      // its arguments (no shell, no project code, symlinks not followed), it gets no environment
-      // but PATH and opens no connection. So it runs beside the server, not in the sandbox.
-      const rg = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", pair.writer, "pipe"] });
+      // rg is the server's own reader, not a project process: the server builds its arguments (no
+      // shell, no project code, symlinks not followed), it opens no connection. So it runs beside
+      // the server, not in the sandbox, but as the project's uid (rgSpawnOptions says why).
+      const rg = spawn(rgPath, args, { ...rgSpawnOptions(options.root), stdio: ["ignore", pair.writer, "pipe"] });
       child = rg;
       pair.writer.destroy(); // rg holds its own copy: the reader ends when rg exits
       rg.stderr!.setEncoding("utf8");

@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { spawn, type SpawnOptions } from "node:child_process";
 import { rgPath } from "@vscode/ripgrep";
+import { canSwitchIdentity, isShared, projectIdentity } from "@/server/sandbox/identity";
 
 /** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
 export const RG_BASE_ARGS = ["--no-config", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--hidden", "--glob", "!.git", "--color", "never"];
@@ -12,8 +13,26 @@ export interface RgRun {
   stderr: string;
 }
 
+/**
+ * How rg is started for a search of the workspace `root` (in `cwd`, the root by default). rg walks
+ * the tree by path strings, as every reader that is not beneath.ts does, so a folder swapped for a
+ * link while it walks leads it out: run as root, it read root-only host files in a race (in 51 of
+ * 200 searches). So once the workspace belongs to its project's group (identity.ts; every sandbox
+ * launch does that first, so until then no project process exists to race) rg runs as the
+ * project's uid and gid, and what it can be led to is what the project's own processes could read.
+ * No environment but PATH, no stdin (rg would search it).
+ */
+export function rgSpawnOptions(root: string, cwd = root): SpawnOptions {
+  const identity = canSwitchIdentity() ? projectIdentity(root) : null;
+  const asProject = identity && isShared(root, identity) ? { uid: identity.uid, gid: identity.gid } : {};
+  return { cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, ...asProject };
+}
+
 export interface RgOptions {
-  cwd: string;
+  /** The workspace searched: rg runs as its project (rgSpawnOptions). */
+  root: string;
+  /** Where rg starts; the root by default. */
+  cwd?: string;
   signal: AbortSignal;
   /** Stop (and kill rg) after this many lines of output. */
   maxLines?: number;
@@ -23,7 +42,7 @@ export interface RgOptions {
 /** Runs the bundled ripgrep and collects its output lines; aborting the signal kills it. */
 export function runRipgrep(args: string[], options: RgOptions): Promise<RgRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(rgPath, args, { ...rgSpawnOptions(options.root, options.cwd), stdio: ["ignore", "pipe", "pipe"] });
     const lines: string[] = [];
     let partial = "";
     let stderr = "";
@@ -82,8 +101,8 @@ export interface RgStream {
  * it, pulled as fast as the reader takes them (the file list of a download). Outputs of a hundred
  * megabytes (find in files) go through scanRipgrep instead. Aborting the signal kills rg.
  */
-export function streamRipgrep(args: string[], options: { cwd: string; signal: AbortSignal }): RgStream {
-  const child = spawn(rgPath, args, { cwd: options.cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+export function streamRipgrep(args: string[], options: { root: string; signal: AbortSignal }): RgStream {
+  const child = spawn(rgPath, args, { ...rgSpawnOptions(options.root), stdio: ["ignore", "pipe", "pipe"] });
   const kill = () => {
     if (child.exitCode === null && !child.killed) child.kill("SIGKILL");
   };
