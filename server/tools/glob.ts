@@ -33,21 +33,20 @@ export const globTool = defineTool({
     const info = await ctx.workspace.stat(dir.requested).catch(() => null);
     if (!info) throw new ToolFailure("NOT_FOUND", `The folder '${dir.requested}' does not exist. List its parent with ls.`);
     if (info.type !== "directory") throw new ToolFailure("NOT_A_DIRECTORY", `'${dir.requested}' is a file; give a folder as path.`);
-    const prefix = dir.requested === "" ? "" : `${dir.requested}/`;
-    const stats: Promise<{ name: string; mtime: number }>[] = [];
-    const rg = await ctx.workspace.inFolder(dir.requested, (cwd) =>
+    const files: { name: string; mtime: number }[] = [];
+    const rg = await ctx.workspace.inFolder(dir.requested, (folder) =>
       runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(input.pattern)], {
         root: ctx.workspace.root,
-        cwd,
+        cwd: folder.cwd,
         signal: ctx.signal,
-        // Stat (beneath the root) as names stream in, while rg is still walking.
-        onLine: (name) => stats.push(ctx.workspace.stat(prefix + name).then((stat) => ({ name, mtime: stat.mtimeMs }), () => ({ name, mtime: 0 }))),
+        // Stat (beneath the folder) as names stream in, while rg is still walking.
+        onLine: (name) => files.push({ name, mtime: folder.mtimeOf(name) ?? 0 }),
       }),
     );
-    const files = await Promise.all(stats);
     if (rg.exitCode === 2 && files.length === 0) {
       throw new ToolFailure("INVALID_INPUT", `pattern '${input.pattern}' is not a valid glob: ${rg.stderr.trim()}`);
     }
+    const prefix = dir.requested === "" ? "" : `${dir.requested}/`;
     const newest = topByMtime(files, GLOB_LIMIT);
     const where = dir.requested === "" ? "the workspace" : `'${dir.requested}'`;
     if (files.length === 0) {

@@ -8,9 +8,9 @@
 // itself keeps the whole walk inside the root. Links that stay inside still work, as in a real
 // repository (node_modules/.bin, relative links); a link that leads out, an absolute link or `..`
 // above the root fails with EXDEV (OUTSIDE_WORKSPACE). RESOLVE_BENEATH rather than RESOLVE_IN_ROOT:
-// an absolute link in a workspace was written inside the sandbox, where the workspace is mounted at
-// another path (sandbox/launcher.ts), so re-rooting it at the workspace would point somewhere the
-// member never meant; refusing it is the honest answer.
+// the sandbox binds the workspace at its host path (sandbox/launcher.ts), so an absolute link made
+// inside names a host path, and re-rooting it at the workspace (IN_ROOT) would point somewhere else
+// than it does for the project's own processes; refusing it is the honest answer (make it relative).
 // Entry operations Node has no *at call for (lstat, readdir, mkdir, rename, unlink, rmdir, link)
 // open the parent folder this way and then name one entry through `/proc/self/fd/<fd>/<name>`: the
 // magic link is bound to the opened folder, and a single name is never followed (those calls act on
@@ -19,7 +19,7 @@
 // is reopened for reading, so a FIFO cannot hold one of libuv's four threads.
 // openat2 needs Linux 5.6 or newer; without it (or when a seccomp policy refuses it) workspace file
 // access fails with an error that says so, rather than falling back to path strings.
-import { constants as fsConstants, close, fchmod, fstat, fsync, open, read, write, type Stats } from "node:fs";
+import { constants as fsConstants, close, closeSync, fchmod, fstat, fstatSync, fsync, open, read, write, type Stats } from "node:fs";
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rmdir, stat, unlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { constants as osConstants } from "node:os";
@@ -199,6 +199,25 @@ export async function statBeneath(root: string, rel: string): Promise<Stats> {
 /** The folder `rel` beneath the root, O_PATH (nothing read): for a child's working directory. The caller closes it. */
 export function openFolder(root: string, rel: string): number {
   return openBeneath(root, rel, oPath() | O_DIRECTORY);
+}
+
+/**
+ * Status of `rel` beneath the open folder `dirFd` (links inside followed), synchronously: O_PATH
+ * and fstat never wait on a file's contents, and a search stats thousands of matches as they stream in.
+ * Null when it cannot be opened beneath the folder.
+ */
+export function statAtSync(dirFd: number, rel: string): Stats | null {
+  let fd: number;
+  try {
+    fd = openAt(dirFd, rel, oPath());
+  } catch {
+    return null;
+  }
+  try {
+    return fstatSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The folder `rel` beneath the root (O_PATH) and the names in it; the caller closes `dirFd`. */

@@ -2,12 +2,18 @@ import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 
+/**
+ * A path checked lexically and by real path: for refusals with a clear message and for the paths
+ * a client and the read tracker see. Its strings are never used to touch the disk (a link swapped
+ * in after the check would redirect them): files are opened beneath the root with `requested`
+ * (beneath.ts). boundary.test.ts keeps `absolute` and `entry` inside server/workspace.
+ */
 export interface ResolvedPath {
-  /** Real absolute path, symlinks followed: where bytes are read and written. */
+  /** Real absolute path, symlinks followed, at the time of the check. */
   absolute: string;
   /** `absolute` relative to the root, POSIX separators; "" is the root. */
   path: string;
-  /** Absolute location of the entry itself, last component not followed: what rename and delete act on. */
+  /** Absolute location of the entry itself, last component not followed, at the time of the check. */
   entry: string;
   /** The path as asked, normalized and root-relative (POSIX): what the client sees in its tree. */
   requested: string;

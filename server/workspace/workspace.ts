@@ -20,6 +20,7 @@ import {
   removeTreeAt,
   renameAt,
   resolveEntry,
+  statAtSync,
   statBeneath,
   whereIs,
   withFd,
@@ -152,11 +153,11 @@ export class Workspace {
   }
 
   /**
-   * Runs `task` with a working directory for a child process (ripgrep) that is the folder `input`
-   * opened beneath the root: `/proc/<server pid>/fd/<n>`, bound to that folder while `task` runs,
-   * so a folder swapped for a link meanwhile cannot move the child elsewhere.
+   * Runs `task` in the folder `input` opened beneath the root: `cwd` is `/proc/<server pid>/fd/<n>`,
+   * bound to that folder while `task` runs, for a child process (ripgrep), so a folder swapped for
+   * a link meanwhile cannot move the child elsewhere; `mtimeOf` stats a path in that folder beneath it.
    */
-  async inFolder<T>(input: string, task: (cwd: string) => Promise<T>): Promise<T> {
+  async inFolder<T>(input: string, task: (folder: { cwd: string; mtimeOf(rel: string): number | null }) => Promise<T>): Promise<T> {
     const r = await this.resolve(input);
     let fd: number;
     try {
@@ -164,7 +165,7 @@ export class Workspace {
     } catch (error) {
       throw fromFsError(error, r.requested);
     }
-    return withFd(fd, () => task(`/proc/${process.pid}/fd/${fd}`));
+    return withFd(fd, () => task({ cwd: `/proc/${process.pid}/fd/${fd}`, mtimeOf: (rel) => statAtSync(fd, rel)?.mtimeMs ?? null }));
   }
 
   /**
