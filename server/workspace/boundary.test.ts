@@ -51,15 +51,12 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/runtime-dir.ts": "the sandbox's runtime folder, made by the server",
   "terminal/process-tree.ts": "/proc, to find a terminal's processes",
   "tools/socket-pair.ts": "a temp folder for a socket pair",
-  // Owned by the git and language parts of issue 38.
+  // Git's own temp files and probes, and the language servers' packages.
   "git/credential-socket.ts": "the credential socket's temp folder",
   "git/repository.ts": "whether a git binary exists",
   "git/ssh-session.ts": "an SSH session's temp folder and key file",
   "git/summary.ts": "whether .git exists (lstat)",
-  "language/hub.ts": "language documents (the language part of issue 38)",
   "language/launch.ts": "language server packages",
-  "language/project-language.ts": "language documents (the language part of issue 38)",
-  "language/repo-map/repo-map.ts": "the repository map (the language part of issue 38)",
   // Test support.
   "test/git-http-server.ts": "a test git server's folders",
   "test/git-ssh-server.ts": "a test git server's folders",
