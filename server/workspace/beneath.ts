@@ -353,26 +353,25 @@ export async function resolveEntry(root: string, rel: string): Promise<ParentEnt
   let current = rel;
   for (let hop = 0; ; hop++) {
     const parent = openParent(root, current);
+    let next: string;
     try {
       const info = await lstatAtIfExists(parent.dirFd, parent.name);
-      if (!info?.isSymbolicLink()) {
-        const dir = await whereIs(root, parent.dirFd);
-        if (dir === null) throw Object.assign(new Error(`ENOENT: the folder of '${rel}' is gone`), { code: "ENOENT" });
-        return { ...parent, real: dir === "" ? parent.name : `${dir}/${parent.name}`, info };
-      }
+      const dir = await whereIs(root, parent.dirFd);
+      if (dir === null) throw Object.assign(new Error(`ENOENT: the folder of '${rel}' is gone`), { code: "ENOENT" });
+      if (!info?.isSymbolicLink()) return { ...parent, real: dir === "" ? parent.name : `${dir}/${parent.name}`, info };
       if (hop >= MAX_LINK_HOPS) throw Object.assign(new Error(`ELOOP: '${rel}'`), { code: "ELOOP" });
       const target = await readlink(fdPath(parent.dirFd, parent.name));
-      const dir = await whereIs(root, parent.dirFd);
-      if (path.posix.isAbsolute(target) || dir === null) throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
-      const next = path.posix.normalize(path.posix.join(dir, target));
-      if (next === ".." || next.startsWith("../")) throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
-      await closeFd(parent.dirFd);
-      current = next === "." ? "" : next.replace(/\/+$/, "");
-      if (current === "") throw Object.assign(new Error(`EISDIR: '${rel}' is the root`), { code: "EISDIR" });
+      if (path.posix.isAbsolute(target)) throw Object.assign(new Error(`EXDEV: '${rel}' is an absolute link`), { code: "EXDEV" });
+      next = path.posix.normalize(path.posix.join(dir, target)).replace(/\/+$/, "");
     } catch (error) {
       closeQuietly(parent.dirFd);
       throw error;
     }
+    // The next hop starts from the root again; this folder is done with (closed exactly once).
+    closeQuietly(parent.dirFd);
+    if (next === ".." || next.startsWith("../")) throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
+    if (next === ".") throw Object.assign(new Error(`EISDIR: '${rel}' is the root`), { code: "EISDIR" });
+    current = next;
   }
 }
 
