@@ -5,11 +5,14 @@ import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
 import { countUsers, promoteIfFirstUser } from "@/server/db/repositories/users";
-import { ensurePersonalTeam } from "@/server/db/repositories/teams";
+import { claimTeamInvite, ensurePersonalTeam, joinByClaimedInvite, type TeamInviteClaim } from "@/server/db/repositories/teams";
 
 // The server sets this header from the socket's address and drops any value a client sent, so
 // rate limits key on the real peer (server/index.ts).
 export const CLIENT_IP_HEADER = "x-tandem-client-ip";
+
+/** What a sign-up may carry beside name, email and password: an admin's sign-up link or a team's invitation link. */
+type SignUpBody = { inviteToken?: unknown; teamInviteToken?: unknown };
 
 export type AuthOptions = {
   db: Db;
@@ -19,6 +22,10 @@ export type AuthOptions = {
   /** A login session ended (sign-out, revoked): its open connections lose its rights (server/bus/access-changes.ts). */
   onSessionEnded?: (userId: string) => void;
 };
+
+// A team invitation a sign-up claimed, until its account exists: the sign-up's before and after
+// hooks get the same endpoint context.
+const claims = new WeakMap<object, TeamInviteClaim>();
 
 export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnded }: AuthOptions) {
   return betterAuth({
@@ -57,22 +64,33 @@ export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnde
       },
       user: {
         create: {
-          before: async (_user, ctx) => {
+          before: async (user, ctx) => {
             if ((await countUsers(db)) === 0) return;
+            const body = (ctx?.body ?? {}) as SignUpBody;
+            // A team's invitation admits its one holder whatever the sign-up mode, and is used up
+            // here, before the account exists: of two sign-ups with one link only one gets in.
+            if (ctx && typeof body.teamInviteToken === "string" && body.teamInviteToken) {
+              const claim = await claimTeamInvite(db, body.teamInviteToken, user.email);
+              if (!claim.ok) throw new APIError("FORBIDDEN", { message: claim.reason });
+              claims.set(ctx, claim);
+              return;
+            }
             if ((await getSetting(db, "signupMode")) === "open") return;
-            const token = (ctx?.body as { inviteToken?: unknown } | undefined)?.inviteToken;
+            const token = body.inviteToken;
             if (typeof token !== "string" || !token) {
               throw new APIError("FORBIDDEN", { message: "Sign-up on this Tandem is by invitation. Ask an admin for an invitation link." });
             }
-            const check = await checkInvite(db, token, String((ctx?.body as { email?: unknown }).email ?? ""));
+            const check = await checkInvite(db, token, user.email);
             if (!check.ok) throw new APIError("FORBIDDEN", { message: check.reason });
             if (!(await consumeInvite(db, check.id))) {
               throw new APIError("FORBIDDEN", { message: "This invitation link has already been used." });
             }
           },
-          after: async (user) => {
+          after: async (user, ctx) => {
             await promoteIfFirstUser(db, user.id);
             await ensurePersonalTeam(db, user);
+            const claim = ctx && claims.get(ctx);
+            if (claim) await joinByClaimedInvite(db, claim, user.id);
           },
         },
       },

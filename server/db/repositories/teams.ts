@@ -134,3 +134,29 @@ export async function acceptTeamInvite(db: Db, inviteId: string, teamId: string,
     return true;
   });
 }
+
+export type TeamInviteClaim = { id: string; teamId: string; role: TeamRole };
+
+/**
+ * Takes an invitation for a sign-up (server/auth/auth.ts), before the account exists: checks it and
+ * marks it used in one statement, so of two sign-ups with one link only one gets in.
+ */
+export async function claimTeamInvite(db: Db, token: string, email: string): Promise<({ ok: true } & TeamInviteClaim) | { ok: false; reason: string }> {
+  const check = await checkTeamInvite(db, token);
+  if (!check.ok) return check;
+  if (check.email && check.email !== email.toLowerCase()) return { ok: false, reason: "This invitation was made for another email address." };
+  const { count } = await db.teamInvite.updateMany({
+    where: { id: check.id, usedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+    data: { usedAt: new Date() },
+  });
+  if (count !== 1) return { ok: false, reason: "This invitation link has just been used by someone else." };
+  return { ok: true, id: check.id, teamId: check.team.id, role: check.role };
+}
+
+/** The account made with a claimed invitation joins its team, with the invitation's role. */
+export async function joinByClaimedInvite(db: Db, claim: TeamInviteClaim, userId: string) {
+  await db.$transaction([
+    db.teamInvite.update({ where: { id: claim.id }, data: { usedById: userId } }),
+    db.teamMember.create({ data: { teamId: claim.teamId, userId, role: claim.role } }),
+  ]);
+}
