@@ -39,11 +39,12 @@ export function systemBinds(): string[] {
  * The root and the system folders themselves are never masked: that would hide the tools, and
  * a path that does not exist has nothing to hide. A mask inside the workspace goes on after the
  * workspace's bind (`inside`), one outside before it; `remount` makes them all read-only and goes
- * last, since binds may need a mountpoint in a mask.
+ * last, since binds may need a mountpoint in a mask. `exists` answers for another machine's
+ * layout (deploy/image-sandbox.test.ts checks the Docker image's).
  */
-export function masks(paths: readonly string[], workspaceRoot: string): { outside: string[]; inside: string[]; remount: string[] } {
+export function masks(paths: readonly string[], workspaceRoot: string, exists: (path: string) => boolean = existsSync): { outside: string[]; inside: string[]; remount: string[] } {
   const unique = [...new Set(paths.map((m) => path.resolve(m)))]
-    .filter((m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m) && existsSync(m))
+    .filter((m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m) && exists(m))
     .sort((a, b) => a.length - b.length);
   const within = (m: string) => {
     const rel = path.relative(workspaceRoot, m);
