@@ -141,10 +141,10 @@ function lookup(mounts: Mount[], p: string, hops = 0): Seen {
 }
 
 /** The program `name` as a project's shell finds it on its PATH, with its script's interpreter. */
-function which(mounts: Mount[], name: string): Seen | undefined {
+function which(mounts: Mount[], name: string): { path: string; image: string } | undefined {
   for (const dir of SYSTEM_PATH.split(":")) {
     const seen = lookup(mounts, path.join(dir, name));
-    if (seen.kind === "file") return seen;
+    if (seen.kind === "file" && seen.image) return { path: seen.path, image: seen.image };
   }
   return undefined;
 }
@@ -163,7 +163,7 @@ describe("a project's sandbox in the Docker image", () => {
   it.each(["node", "npm", "npx", "python3"])("runs %s: found on the PATH, with its interpreter", (name) => {
     const program = which(mounts, name);
     expect(program, `${name} on the sandbox's PATH (${SYSTEM_PATH})`).toBeDefined();
-    const shebang = /^#!(\S+)(?: (\S+))?/.exec(readFileSync(onImage(program!.image!), "utf8"));
+    const shebang = /^#!(\S+)(?: (\S+))?/.exec(readFileSync(onImage(program!.image), "utf8"));
     if (shebang) {
       expect(lookup(mounts, shebang[1]!).kind, `${name}'s interpreter ${shebang[1]}`).toBe("file");
       if (shebang[1]!.endsWith("/env")) expect(which(mounts, shebang[2]!), `${name}'s interpreter ${shebang[2]}`).toBeDefined();
