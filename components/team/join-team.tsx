@@ -3,11 +3,16 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { authClient, authErrorMessage } from "@/components/auth/auth-client";
+import { AuthForm } from "@/components/auth/auth-form";
 import { useAccountStatus } from "@/components/auth/use-account";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
-/** /join/<token>: shows the team and role of an invitation, and joins once signed in. */
+/**
+ * /join/<token>: shows the team and role of an invitation; a signed-in person joins with a click,
+ * someone new signs up on the spot and is in the team (the server uses the link up at sign-up).
+ */
 export function JoinTeam({ token }: { token: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -34,9 +39,10 @@ export function JoinTeam({ token }: { token: string }) {
     );
   }
   const user = status.data?.user;
+  const team = info.data.team;
   return (
     <section className="card stack" data-testid="join-team">
-      <h1>Join {info.data.team.name}</h1>
+      <h1>Join {team.name}</h1>
       <p>
         You are invited as <strong>{info.data.role}</strong>.
       </p>
@@ -45,9 +51,29 @@ export function JoinTeam({ token }: { token: string }) {
           Join as {user.name}
         </button>
       ) : (
-        <Link className="btn btn-primary" href={`/sign-in?next=${encodeURIComponent(`/join/${token}`)}`} data-testid="join-sign-in">
-          Sign in to join
-        </Link>
+        <>
+          <p className="muted">New to Tandem? Create your account to join.</p>
+          <AuthForm
+            mode="sign-up"
+            submitLabel="Create account and join"
+            initialEmail={info.data.email ?? ""}
+            onSubmit={async (fields) => {
+              // teamInviteToken is read by the server's sign-up hook (server/auth/auth.ts).
+              const { error } = await authClient.signUp.email({ ...fields, teamInviteToken: token } as typeof fields);
+              if (error) return authErrorMessage(error, "sign-up");
+              window.localStorage.setItem("tandem.team", team.id);
+              // A full page load, so every cached query and socket starts as the new account.
+              window.location.assign("/");
+              return null;
+            }}
+          />
+          <p className="muted">
+            Already have an account?{" "}
+            <Link href={`/sign-in?next=${encodeURIComponent(`/join/${token}`)}`} data-testid="join-sign-in">
+              Sign in to join
+            </Link>
+          </p>
+        </>
       )}
       {accept.error && <div className="error-text">{errorMessage(accept.error)}</div>}
     </section>

@@ -102,7 +102,8 @@ export const teamRouter = router({
   inviteInfo: publicProcedure.input(z.object({ token: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
     await limited(ctx);
     const check = await teams.checkTeamInvite(ctx.services.db, input.token);
-    return check.ok ? { ok: true as const, team: check.team, role: check.role } : { ok: false as const, reason: check.reason };
+    // The address a link was made for fills the sign-up form of the person who holds it.
+    return check.ok ? { ok: true as const, team: check.team, role: check.role, email: check.email } : { ok: false as const, reason: check.reason };
   }),
 
   acceptInvite: protectedProcedure.input(z.object({ token: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
