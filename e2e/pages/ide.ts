@@ -20,7 +20,7 @@ export class IdePage {
       await this.page.goto("/");
       const outcome = await Promise.race([
         this.page.getByTestId("create-project-form").waitFor().then(() => "in" as const),
-        this.page.getByTestId("sign-in-form").waitFor().then(() => "out" as const),
+        this.page.getByTestId("sign-in-form").or(this.firstRunHeading()).waitFor().then(() => "out" as const),
       ]);
       if (outcome === "in") return;
     }
@@ -34,8 +34,8 @@ export class IdePage {
   async signInWithForm(user: TestUser) {
     await this.page.goto("/sign-in");
     const form = this.page.getByTestId("sign-in-form");
-    const firstRun = this.page.getByRole("heading", { name: "Create the first account (you will be the admin)" });
-    if ((await Promise.race([form.waitFor().then(() => "sign-in"), firstRun.waitFor().then(() => "first-run")])) === "first-run") {
+    await form.or(this.firstRunHeading()).waitFor();
+    if (await this.firstRunHeading().isVisible()) {
       await this.fillSignUp(user);
       await expect(this.page.getByTestId("create-project-form")).toBeVisible();
       await this.saveLogin(user);
@@ -48,7 +48,11 @@ export class IdePage {
     await this.saveLogin(user);
   }
 
-  /** Fills the sign-up form on the current page (first-run sign-in page or /sign-up). */
+  firstRunHeading(): Locator {
+    return this.page.getByRole("heading", { name: "Create the first account (you will be the admin)" });
+  }
+
+  /** Fills the sign-up form on the current page (first-run sign-in page, /sign-up or an invitation's /join). */
   async fillSignUp(user: TestUser) {
     const form = this.page.getByTestId("sign-up-form");
     await form.getByLabel("Name").fill(user.name);
