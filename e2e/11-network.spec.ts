@@ -47,7 +47,7 @@ test("network policy, allow-list and the live connection log", async ({ page, id
 
 test("the admin rules out a policy, and a project on it falls back to the most restrictive permitted one", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Networked");
+  await ide.createProject("Network fallback");
   const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
 
   await page.goto("/admin");
