@@ -129,7 +129,8 @@ describe("access taken away on one instance reaches connections on another", () 
   let sessionId: string;
   let terminalId: string;
   let workspace: string;
-  let dana: { cookie: string; id: string };
+  /** The team's people, signed up once; each test gives its person the membership it needs. */
+  let people: Record<"rita" | "dana" | "sam", { cookie: string; id: string }>;
 
   beforeAll(async () => {
     const [a, b] = cluster.instances;
@@ -143,6 +144,8 @@ describe("access taken away on one instance reaches connections on another", () 
     terminalId = (await ownerOnB.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
     await ownerOnB.trpc.terminal.shareInput.mutate({ projectId, terminalId, shared: true });
     workspace = path.join(cluster.dataDir, "workspaces", projectId);
+    const onB = cluster.instances[1]!.url;
+    people = { rita: await person(onB, "rita@example.com"), dana: await person(onB, "dana@example.com"), sam: await person(onB, "sam@example.com") };
   });
 
   afterAll(() => {
@@ -150,10 +153,9 @@ describe("access taken away on one instance reaches connections on another", () 
     ownerOnB?.close();
   });
 
-  const member = async (email: string, role: "member" | "viewer" = "member") => {
-    const someone = await person(cluster.instances[1]!.url, email);
-    await addMember(database.db, teamId, someone.id, role);
-    return someone;
+  const member = async (name: keyof typeof people, role: "member" | "viewer" = "member") => {
+    await addMember(database.db, teamId, people[name].id, role);
+    return people[name];
   };
   const exists = (name: string) => fs.access(path.join(workspace, name)).then(() => true, () => false);
 
@@ -177,7 +179,7 @@ describe("access taken away on one instance reaches connections on another", () 
 
   it("removing a member on A cuts their event stream, file-change stream and terminal on B within 2 s; what they type after does not run", async () => {
     const b = cluster.instances[1]!;
-    const rita = await member("rita@example.com");
+    const rita = await member("rita");
     const client = connect(b.url, { cookie: rita.cookie });
     const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
     const changes = watch((handlers) => client.trpc.fs.changes.subscribe({ projectId }, handlers));
@@ -204,7 +206,7 @@ describe("access taken away on one instance reaches connections on another", () 
 
   it("a member lowered to viewer on A cannot type into the terminal they hold on B, and keeps watching", async () => {
     const b = cluster.instances[1]!;
-    dana = await member("dana@example.com");
+    const dana = await member("dana");
     const client = connect(b.url, { cookie: dana.cookie });
     const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
     const terminal = await openTerminal(b.url, dana.cookie, projectId, terminalId);
@@ -224,7 +226,8 @@ describe("access taken away on one instance reaches connections on another", () 
 
   it("a download under way on B is cut when the reader is removed on A, and the next one is refused", async () => {
     const b = cluster.instances[1]!;
-    // Dana, lowered to viewer above, may still read: downloading is reading.
+    // A viewer may still read: downloading is reading.
+    const dana = await member("dana", "viewer");
     await fs.writeFile(path.join(workspace, "big.bin"), Buffer.alloc(64 * 1024 * 1024, 7));
     const url = `${b.url}/api/projects/${projectId}/download?path=big.bin`;
     const state = { status: 0, received: 0, complete: false, closed: false };
@@ -260,7 +263,7 @@ describe("access taken away on one instance reaches connections on another", () 
 
   it("signing out on A ends the rights of the tRPC WebSocket held on B", async () => {
     const [a, b] = cluster.instances;
-    const sam = await member("sam@example.com");
+    const sam = await member("sam");
     const client = connect(b!.url, { cookie: sam.cookie });
     expect((await client.overSocket.account.me.query())?.id).toBe(sam.id);
     // Over HTTP too: B now keeps Sam's login for a second (server/auth/login-cache.ts).
@@ -281,9 +284,9 @@ describe("access taken away on one instance reaches connections on another", () 
 
   it("an upload under way on B is cut when the writer is removed on A, and leaves no file", async () => {
     const b = cluster.instances[1]!;
-    // Sam (signed out above) signs in again: still a member, so he may write.
+    // A login of his own (the sign-out test may have ended the first): a member, so he may write.
+    const samId = (await member("sam")).id;
     const sam = await signIn(b.url, "sam@example.com");
-    const samId = (await owner.trpc.team.members.query({ teamId })).find((m) => m.email === "sam@example.com")!.id;
     const boundary = "----tandem-cluster-test";
     const request = http.request(`${b.url}/api/projects/${projectId}/upload?dir=&onExists=replace`, {
       method: "POST",
@@ -369,37 +372,37 @@ describe("the harness", () => {
 });
 
 describe("a project's terminals belong to one instance; requests that land elsewhere are forwarded to it", () => {
-  let projectId: string;
-  let terminalId: string;
-  const ownerOf = async () => {
+  const ownerOf = async (projectId: string) => {
     const lease = await workspaceLeaseOf(database.db, projectId);
     return cluster.instances.find((instance) => instance.url === lease?.instanceUrl);
   };
   const client = (url: string) => connect(url, { cookie: ann.cookie });
-  const typeAndRead = async (baseUrl: string, id: string, text: string) => {
+  const typeAndRead = async (baseUrl: string, projectId: string, id: string, text: string) => {
     const terminal = await openTerminal(baseUrl, ann.cookie, projectId, id);
     terminal.type(`echo ${text}-$((40+2))\r`);
     await until(() => terminal.seen.output.includes(`${text}-42`), `the echo of ${text} through ${baseUrl}`, 10_000);
     terminal.ws.close();
   };
-
-  beforeAll(async () => {
+  /** A project of each test's own, with a terminal made through the balancer (a test below kills owners). */
+  const ownedProject = async (name: string) => {
     const viaBalancer = client(cluster.url);
-    projectId = (await viaBalancer.trpc.project.create.mutate({ name: "Owned" })).id;
-    terminalId = (await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
+    const projectId = (await viaBalancer.trpc.project.create.mutate({ name })).id;
+    const terminalId = (await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
     viaBalancer.close();
-  });
+    return { projectId, terminalId };
+  };
 
   it("serves a terminal made through the balancer on every instance: sockets, lists, batches and mutations reach its owner", async () => {
-    const owner = await ownerOf();
+    const { projectId, terminalId } = await ownedProject("Owned");
+    const owner = await ownerOf(projectId);
     expect(owner?.running).toBe(true);
     for (const instance of cluster.instances) {
-      await typeAndRead(instance.url, terminalId, `on-${instance.index}`);
+      await typeAndRead(instance.url, projectId, terminalId, `on-${instance.index}`);
       const onIt = client(instance.url);
       expect((await onIt.trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
       onIt.close();
     }
-    for (let i = 0; i < 3; i++) await typeAndRead(cluster.url, terminalId, `balanced-${i}`);
+    for (let i = 0; i < 3; i++) await typeAndRead(cluster.url, projectId, terminalId, `balanced-${i}`);
 
     // The browser batches: a batch naming the live procedure of one project goes to its owner whole.
     const other = cluster.instances.find((instance) => instance !== owner)!;
@@ -412,15 +415,16 @@ describe("a project's terminals belong to one instance; requests that land elsew
     // A mutation on a non-owner makes the terminal on the owner; closing it through another works too.
     const second = await client(other.url).trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 });
     const third = cluster.instances.find((instance) => instance !== owner && instance !== other)!;
-    await typeAndRead(third.url, second.id, "second");
+    await typeAndRead(third.url, projectId, second.id, "second");
     await client(third.url).trpc.terminal.close.mutate({ projectId, terminalId: second.id });
     expect((await client(owner!.url).trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([terminalId]);
-    expect((await ownerOf())?.index).toBe(owner!.index);
+    expect((await ownerOf(projectId))?.index).toBe(owner!.index);
   });
 
   it("shows a file the project's shell writes on its holder to viewers on every instance, once, through the file-change bus", async () => {
     // Only the holder watches the disk (another instance's watcher would be blind on a network volume).
-    const owner = (await ownerOf())!;
+    const { projectId, terminalId } = await ownedProject("Watched");
+    const owner = (await ownerOf(projectId))!;
     const others = cluster.instances.filter((instance) => instance !== owner);
     const viewers = [owner, ...others].map((instance) => {
       const viewer = client(instance.url);
@@ -450,6 +454,7 @@ describe("a project's terminals belong to one instance; requests that land elsew
   });
 
   it("serves the project's language server from its owner to a socket opened on any instance", async () => {
+    const { projectId } = await ownedProject("Languages");
     const sockets: WebSocket[] = [];
     for (const instance of cluster.instances) {
       const ws = await openLanguage(instance.url, ann.cookie, projectId, "json");
@@ -484,7 +489,8 @@ describe("a project's terminals belong to one instance; requests that land elsew
   });
 
   it("refuses a forwarding header a client made up, on HTTP and on the terminal socket", async () => {
-    const owner = await ownerOf();
+    const { projectId, terminalId } = await ownedProject("Forwarded");
+    const owner = await ownerOf(projectId);
     const other = cluster.instances.find((instance) => instance !== owner)!;
     const at = String(Date.now());
     const ip = Buffer.from("203.0.113.7").toString("base64url");
@@ -515,7 +521,8 @@ describe("a project's terminals belong to one instance; requests that land elsew
   });
 
   it("moves the lease to a live instance when the owner is killed with -9, and a new terminal works there", async () => {
-    const owner = (await ownerOf())!;
+    const { projectId } = await ownedProject("Survivor");
+    const owner = (await ownerOf(projectId))!;
     await owner.kill9();
     const killedAt = Date.now();
     const viaBalancer = client(cluster.url);
@@ -523,11 +530,11 @@ describe("a project's terminals belong to one instance; requests that land elsew
     // Until the dead owner's lease lapses, its projects' requests are answered 503 (try again).
     await until(async () => !!(created.id = (await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 }).catch(() => null))?.id), "a terminal after the owner died", 15_000);
     const movedAfter = Date.now() - killedAt;
-    const next = (await ownerOf())!;
+    const next = (await ownerOf(projectId))!;
     expect(next.index).not.toBe(owner.index);
     expect(next.running).toBe(true);
     expect(movedAfter).toBeLessThan(10_000);
-    await typeAndRead(cluster.url, created.id!, "after-kill");
+    await typeAndRead(cluster.url, projectId, created.id!, "after-kill");
     expect((await viaBalancer.trpc.terminal.list.query({ projectId })).map((t) => t.id)).toEqual([created.id!]);
     viaBalancer.close();
 
