@@ -12,8 +12,10 @@ import { RG_BASE_ARGS, streamRipgrep } from "@/server/tools/ripgrep";
 // What a folder's zip holds: what the explorer shows by default and quick open lists. Files that
 // .gitignore leaves out (node_modules, build output) and `.git` stay out, except when the folder
 // asked for is itself ignored (download `node_modules` and you get it). Symbolic links are not
-// followed and not stored, so nothing outside the workspace can end up in a zip; empty folders
-// are not stored either.
+// followed and not stored, and each listed file is opened beneath the root as a regular file
+// (openFileStream), so nothing outside the workspace, and no FIFO, socket or device, can end up
+// in a zip, even when a folder is swapped for a link after the listing; empty folders are not
+// stored either.
 
 /** The folder `input` as a zip written to `out`; resolves with the number of files once it is all written. */
 export async function streamFolderZip(workspace: Workspace, input: string, out: Writable, signal: AbortSignal): Promise<{ files: number }> {
@@ -26,13 +28,19 @@ export async function streamFolderZip(workspace: Workspace, input: string, out: 
   let files = 0;
   for await (const line of rg.lines) {
     const relative = line.toString("utf8").replace(/^\.\//, "");
-    // Resolved again one by one: a folder swapped for a link after the listing leads nowhere outside.
+    // Opened beneath the root one by one: a folder swapped for a link after the listing leads nowhere outside.
     const file = await openFileStream(workspace, relative).catch((error: unknown) => (error instanceof WorkspaceError ? null : Promise.reject(error)));
     if (!file) continue;
     const name = folder.path === "" ? relative : path.posix.relative(folder.path, relative);
     const added = once(archive, "entry");
     archive.append(file.stream, { name, date: file.mtime, mode: file.mode & 0o777 });
-    await Promise.race([added, failed]);
+    // The stream holds the file's descriptor: a zip that failed must not keep it open.
+    try {
+      await Promise.race([added, failed]);
+    } catch (error) {
+      file.stream.destroy();
+      throw error;
+    }
     files++;
   }
   if (signal.aborted) {

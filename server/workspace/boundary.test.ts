@@ -22,14 +22,13 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "workspace/atomic-write.ts": "atomicWrite on a path string, still used by checkpoint-apply until it moves onto atomicWriteAt",
   "workspace/workspace.ts": "the Stats type only",
   "workspace/shell-session.ts": "createWriteStream over a descriptor from beneath.ts openForWrite",
-  // Workspace paths, moving onto beneath.ts in the second half of issue 38 (uploads, downloads, checkpoints).
-  "workspace/receive.ts": "uploads and downloads (issue 38, being moved onto beneath.ts)",
-  "workspace/checkpoint-apply.ts": "checkpoint restore (issue 38, being moved onto beneath.ts)",
-  "workspace/checkpoint-capture.ts": "checkpoint capture (issue 38, being moved onto beneath.ts)",
-  "workspace/checkpoint-review.ts": "review reject (issue 38, being moved onto beneath.ts)",
-  "services/project-upload.ts": "folder uploads (issue 38, being moved onto beneath.ts)",
-  "services/project-files.ts": "project file operations (issue 38, being moved onto beneath.ts)",
-  "sandbox/disk-budget.ts": "disk budget (issue 38, being moved onto beneath.ts)",
+  "workspace/receive.ts": "createReadStream over a descriptor from beneath.ts openRegularAt (downloads)",
+  "workspace/checkpoint-apply.ts": "rmdir and symlink on /proc/self/fd entries of folders opened by beneath.ts",
+  "workspace/checkpoint-review.ts": "readlink on a /proc/self/fd entry of a folder opened by beneath.ts",
+  "workspace/checkpoint-capture.ts": "whether the checkpoint store's index exists (server data folder)",
+  "services/project-upload.ts": "an uploaded zip's copy in the server's temp folder",
+  "services/project-files.ts": "creates workspace folders under the data folder; copies an admin-allowed folder into a new, empty workspace",
+  "sandbox/disk-budget.ts": "/proc, to find a project's processes",
   "sandbox/disk-usage.ts": "walks a workspace for its size: lstat and opendir, reads no contents",
   // Server-owned places, not a workspace's files.
   "workspace/checkpoints.ts": "the checkpoint store under the server's data folder",
@@ -62,6 +61,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "test/git-ssh-server.ts": "a test git server's folders",
   "test/global-setup.ts": "test set-up",
   "test/services.ts": "test set-up",
+  "test/swap-with-link.ts": "the link a test's attacker swaps in",
   "tools/test-helpers.ts": "test temp folders",
   "tools/language-test-project.ts": "a test project's files",
   "workspace/test-helpers.ts": "test temp folders",
@@ -69,8 +69,6 @@ const RAW_FS_ALLOWED: Record<string, string> = {
 
 /** Files that define ResolvedPath and resolveInside, and the one that resolves with it. */
 const RESOLVED_STRINGS_ALLOWED = new Set(["workspace/paths.ts", "workspace/workspace.ts"]);
-/** The same, pending the second half of issue 38 (see RAW_FS_ALLOWED). */
-const RESOLVED_STRINGS_PENDING = new Set(["workspace/receive.ts", "workspace/checkpoint-apply.ts", "workspace/checkpoint-review.ts"]);
 
 const FS_IMPORT = /(?:from\s+["'](?:node:)?fs(?:\/promises)?["']|require\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\)|import\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\))/;
 // `.absolute` / `.entry` as a property (not the spread `...entry`), and resolveInside itself.
@@ -99,7 +97,7 @@ describe("the workspace boundary", () => {
 
   it("uses no resolved path string (.absolute, .entry, resolveInside) outside paths.ts and Workspace", () => {
     const offenders = files
-      .filter((file) => !RESOLVED_STRINGS_ALLOWED.has(file.rel) && !RESOLVED_STRINGS_PENDING.has(file.rel))
+      .filter((file) => !RESOLVED_STRINGS_ALLOWED.has(file.rel))
       .flatMap((file) =>
         file.text
           .split("\n")

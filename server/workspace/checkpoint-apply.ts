@@ -1,33 +1,43 @@
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, rename, rmdir, symlink, unlink } from "node:fs/promises";
+import { rmdir, symlink } from "node:fs/promises";
 import path from "node:path";
-import { atomicWrite } from "./atomic-write";
+import { atomicWriteAt } from "./atomic-write";
+import { fdPath, lstatAtIfExists, mkdirBeneath, openParent, renameAt, unlinkAt, withFd } from "./beneath";
 import { errnoCode } from "./errors";
-import { resolveInside } from "./paths";
 import { EXECUTABLE_MODE, SYMLINK_MODE } from "./checkpoint-tree";
+import type { Workspace } from "./workspace";
+
+// What a restore or a rejected change does to the workspace's files, beneath the root
+// (beneath.ts): each file's folder is opened once, beneath the root, and the file is written,
+// replaced or removed as an entry of that open folder, so a folder swapped for a link meanwhile
+// cannot send a write or a delete outside.
+
+const parentOf = (rel: string) => (path.posix.dirname(rel) === "." ? "" : path.posix.dirname(rel));
 
 /**
  * Writes a file as a checkpoint holds it (regular, executable or symlink), atomically, never outside
- * `root`. A null `gitMode` keeps the mode of the file already there.
+ * the workspace. A null `gitMode` keeps the mode of the file already there.
  */
-export async function writeCheckpointFile(root: string, relPath: string, bytes: Buffer, gitMode: string | null): Promise<void> {
-  const { entry } = await resolveInside(root, [], relPath);
-  if (entry === root) throw new Error("the workspace root is not a file");
-  const existing = await lstat(entry).catch(() => null);
-  // An empty folder where a file belongs can go; one with content (ignored files, say) stays and the write fails.
-  if (existing?.isDirectory()) await rmdir(entry);
-  await mkdir(path.dirname(entry), { recursive: true });
-  if (gitMode === SYMLINK_MODE) {
-    const temp = path.join(path.dirname(entry), `.tandem-${path.basename(entry)}.${randomBytes(6).toString("hex")}.tmp`);
-    await symlink(bytes.toString("utf8"), temp);
-    await rename(temp, entry).catch(async (error: unknown) => {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    });
-    return;
-  }
-  const current = existing?.isFile() ? existing.mode & 0o7777 : undefined;
-  await atomicWrite(entry, bytes, { mode: gitMode === null ? current : fileMode(current, gitMode === EXECUTABLE_MODE) });
+export async function writeCheckpointFile(workspace: Workspace, relPath: string, bytes: Buffer, gitMode: string | null): Promise<void> {
+  if (relPath === "") throw new Error("the workspace root is not a file");
+  await mkdirBeneath(workspace.root, parentOf(relPath));
+  const { dirFd, name } = openParent(workspace.root, relPath);
+  await withFd(dirFd, async () => {
+    const existing = await lstatAtIfExists(dirFd, name);
+    // An empty folder where a file belongs can go; one with content (ignored files, say) stays and the write fails.
+    if (existing?.isDirectory()) await rmdir(fdPath(dirFd, name));
+    if (gitMode === SYMLINK_MODE) {
+      const temp = `.tandem-${name}.${randomBytes(6).toString("hex")}.tmp`;
+      await symlink(bytes.toString("utf8"), fdPath(dirFd, temp));
+      await renameAt(dirFd, temp, dirFd, name).catch(async (error: unknown) => {
+        await unlinkAt(dirFd, temp).catch(() => undefined);
+        throw error;
+      });
+    } else {
+      const current = existing?.isFile() ? existing.mode & 0o7777 : undefined;
+      await atomicWriteAt(dirFd, name, bytes, { mode: gitMode === null ? current : fileMode(current, gitMode === EXECUTABLE_MODE) });
+    }
+  });
 }
 
 function currentUmask(): number {
@@ -45,17 +55,29 @@ function fileMode(current: number | undefined, executable: boolean): number | un
 }
 
 /**
- * Removes a file or symlink (never a folder), then the folders the removal left empty. Returns
- * false when there was nothing to remove.
+ * Removes a file or symlink (never a folder), then the folders the removal left empty, each
+ * opened beneath the root again. Returns false when there was nothing to remove.
  */
-export async function deleteCheckpointFile(root: string, relPath: string): Promise<boolean> {
-  const { entry } = await resolveInside(root, [], relPath);
-  const existing = await lstat(entry).catch(() => null);
-  if (!existing || existing.isDirectory() || entry === root) return false;
-  await unlink(entry);
-  for (let dir = path.dirname(entry); dir !== root && dir.startsWith(root); dir = path.dirname(dir)) {
+export async function deleteCheckpointFile(workspace: Workspace, relPath: string): Promise<boolean> {
+  if (relPath === "") return false;
+  let parent;
+  try {
+    parent = openParent(workspace.root, relPath);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return false;
+    throw error;
+  }
+  const removed = await withFd(parent.dirFd, async () => {
+    const existing = await lstatAtIfExists(parent.dirFd, parent.name);
+    if (!existing || existing.isDirectory()) return false;
+    await unlinkAt(parent.dirFd, parent.name);
+    return true;
+  });
+  if (!removed) return false;
+  for (let dir = parentOf(relPath); dir !== ""; dir = parentOf(dir)) {
     try {
-      await rmdir(dir);
+      const { dirFd, name } = openParent(workspace.root, dir);
+      await withFd(dirFd, () => rmdir(fdPath(dirFd, name)));
     } catch (error) {
       if (errnoCode(error) === "ENOENT") continue;
       break; // not empty: something else (an ignored file, say) still lives there

@@ -1,13 +1,14 @@
-import { lstat, readFile, readlink } from "node:fs/promises";
+import { readlink } from "node:fs/promises";
 import path from "node:path";
+import { fdPath, lstatAtIfExists, openParent, openRegularAt, readFdBounded, withFd } from "./beneath";
 import { deleteCheckpointFile, writeCheckpointFile } from "./checkpoint-apply";
 import { CheckpointError } from "./checkpoint-errors";
 import type { CheckpointGit } from "./checkpoint-git";
 import { applyHunk, computeHunks, isText, revertHunk, type Hunk } from "./checkpoint-hunks";
 import { EXECUTABLE_MODE, SYMLINK_MODE } from "./checkpoint-tree";
-import { resolveInside } from "./paths";
+import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { decode } from "./text-codec";
-import { versionOf } from "./workspace";
+import { versionOf, type Workspace } from "./workspace";
 
 /** A hunk of a file's diff between checkpoint `baseId` and the workspace. */
 export interface HunkTarget {
@@ -61,7 +62,7 @@ export class ChangeReview {
 
   constructor(
     private readonly git: CheckpointGit,
-    private readonly root: string,
+    private readonly workspace: Workspace,
   ) {}
 
   async fileAt(commit: string, filePath: string): Promise<Buffer | null> {
@@ -88,10 +89,10 @@ export class ChangeReview {
   async restoreFile(commit: string, filePath: string): Promise<{ version: string | null }> {
     const stored = (await this.entriesAt(commit, [filePath])).get(filePath);
     if (!stored) {
-      await deleteCheckpointFile(this.root, filePath);
+      await deleteCheckpointFile(this.workspace, filePath);
       return { version: null };
     }
-    await writeCheckpointFile(this.root, filePath, stored.bytes, stored.mode);
+    await writeCheckpointFile(this.workspace, filePath, stored.bytes, stored.mode);
     return { version: versionOf(stored.bytes) };
   }
 
@@ -107,10 +108,10 @@ export class ChangeReview {
     const next = revertHunk(base.bytes ?? Buffer.alloc(0), current.bytes ?? Buffer.alloc(0), target.hunkIndex);
     if (base.bytes === null && next.length === 0) {
       // Rejecting the whole of a file the agent created removes it.
-      await deleteCheckpointFile(this.root, target.path);
+      await deleteCheckpointFile(this.workspace, target.path);
       return { version: null, content: null, hunks: [] };
     }
-    await writeCheckpointFile(this.root, target.path, next, current.mode === null ? base.mode : null);
+    await writeCheckpointFile(this.workspace, target.path, next, current.mode === null ? base.mode : null);
     const decoded = decode(next, path.posix.basename(target.path));
     return {
       version: versionOf(next),
@@ -177,13 +178,37 @@ export class ChangeReview {
     return { base: stored ?? NO_FILE, current: await this.currentSide(target.path) };
   }
 
-  /** The workspace file as git would record it. */
-  private async currentSide(filePath: string): Promise<FileSide> {
-    const { entry } = await resolveInside(this.root, [], filePath);
-    const info = await lstat(entry).catch(() => null);
-    if (info?.isSymbolicLink()) return { bytes: Buffer.from(await readlink(entry)), mode: SYMLINK_MODE };
-    if (!info?.isFile()) return NO_FILE;
-    return { bytes: await readFile(entry), mode: info.mode & 0o111 ? EXECUTABLE_MODE : "100644" };
+  /**
+   * The workspace file as git would record it, opened beneath the root: a link is read as a link,
+   * a regular file through the descriptor that was checked, anything else is no file.
+   */
+  private async currentSide(filePath: string, attempt = 0): Promise<FileSide> {
+    const rel = (await this.workspace.resolve(filePath)).requested;
+    let parent;
+    try {
+      parent = openParent(this.workspace.root, rel);
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return NO_FILE;
+      throw fromFsError(error, rel);
+    }
+    return withFd(parent.dirFd, async () => {
+      const info = await lstatAtIfExists(parent.dirFd, parent.name);
+      if (info?.isSymbolicLink()) return { bytes: Buffer.from(await readlink(fdPath(parent.dirFd, parent.name))), mode: SYMLINK_MODE };
+      if (!info?.isFile()) return NO_FILE;
+      // Not followed if it became a link meanwhile (ELOOP): then it is read again as one.
+      const { fd, info: opened } = await openRegularAt(parent.dirFd, parent.name, `'${rel}'`, { followLast: false }).catch((error: unknown) =>
+        errnoCode(error) === "ELOOP" || errnoCode(error) === "ENOENT" ? { fd: null, info: null } : Promise.reject(fromFsError(error, rel)),
+      );
+      const changing = () => new WorkspaceError("CONFLICT", `'${rel}' kept changing while it was read. Try again once it is left alone.`);
+      if (fd === null) {
+        if (attempt >= 2) throw changing();
+        return this.currentSide(filePath, attempt + 1);
+      }
+      // At most the size it had when opened: a file that grows meanwhile is not read without end.
+      const bytes = await withFd(fd, () => readFdBounded(fd, opened.size, opened.size));
+      if (!bytes) throw changing();
+      return { bytes, mode: opened.mode & 0o111 ? EXECUTABLE_MODE : "100644" };
+    });
   }
 }
 

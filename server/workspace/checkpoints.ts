@@ -194,7 +194,7 @@ export class CheckpointStore {
     this.git = new CheckpointGit(store, root);
     await this.git.init();
     this.workspace = await openWorkspace(root);
-    this.review = new ChangeReview(this.git, root);
+    this.review = new ChangeReview(this.git, this.workspace);
     const latest = await this.git.run(["rev-parse", "--verify", "-q", `${LATEST_REF}^{commit}`], { okCodes: [1] });
     if (latest.code === 0) {
       this.latestId = latest.stdout.toString("utf8").trim();
@@ -257,14 +257,14 @@ export class CheckpointStore {
     const failed: RestoreResult["failed"] = [];
     const attempt = (filePath: string, task: () => Promise<unknown>) =>
       task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
-    // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
-    await mapLimit(plan.filter((change) => change.status === "deleted"), WRITE_CONCURRENCY, (change) =>
-      attempt(change.path, () => deleteCheckpointFile(this.git.workTree, change.path)),
-    );
     const writes = plan.filter((change) => change.status !== "deleted");
     const contents = await this.git.readObjects(writes.map((change) => change.newSha));
+    // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
+    await mapLimit(plan.filter((change) => change.status === "deleted"), WRITE_CONCURRENCY, (change) =>
+      attempt(change.path, () => deleteCheckpointFile(this.workspace, change.path)),
+    );
     await mapLimit(writes, WRITE_CONCURRENCY, (change, i) =>
-      attempt(change.path, () => writeCheckpointFile(this.git.workTree, change.path, contents[i]!, change.newMode)),
+      attempt(change.path, () => writeCheckpointFile(this.workspace, change.path, contents[i]!, change.newMode)),
     );
     return failed;
   }
