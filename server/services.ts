@@ -94,14 +94,16 @@ export async function createServices(config: Config, log: (line: string) => void
     secureCookies: config.publicUrl?.startsWith("https:") ?? false,
     onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
   });
-  const files = createProjectFiles(config.dataDir, config.importRoots);
+  // Measures projects' workspaces while they run commands and before the server writes into them.
+  const diskBudget = sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined;
+  const files = createProjectFiles(config.dataDir, config.importRoots, diskBudget);
   const network = createProjectNetwork(db);
   const sandbox = createSandbox({
     host: sandboxHost,
     policies: network.policies,
     testHosts: config.egressTestHosts,
     log: (connection) => void network.log(connection).catch((error: unknown) => log(`could not record a network connection: ${(error as Error).message}`)),
-    diskBudget: sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined,
+    diskBudget,
   });
   const terminals = createTerminalService({ sandbox });
   const modelThread = config.models.thread ? createModelThread() : undefined;

@@ -33,7 +33,7 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
 };
 
 const STATUS: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, BAD_REQUEST: 400 };
-const WORKSPACE_STATUS: Record<string, number> = { NOT_FOUND: 404, EXISTS: 409, CONFLICT: 409, TOO_LARGE: 413, IO_ERROR: 500 };
+const WORKSPACE_STATUS: Record<string, number> = { NOT_FOUND: 404, EXISTS: 409, CONFLICT: 409, TOO_LARGE: 413, DISK_FULL: 507, IO_ERROR: 500 };
 
 /** "Content-Disposition: attachment" with a plain fallback and the UTF-8 name (RFC 6266). */
 function attachment(name: string): string {

@@ -17,7 +17,9 @@ import type { HostIdentity } from "./identity";
 // which a container's root often lacks; prlimit runs as the project's uid, which may lower and
 // raise its own soft limits). A process that raises its soft limit back itself and keeps
 // writing is found at the next check (the workspace grew while over budget) and killed with
-// everything else of the project's uid. Tool writes are refused meanwhile (Sandbox.diskFull).
+// everything else of the project's uid. Tool writes are refused meanwhile (Sandbox.diskFull), and
+// so is every write of the server's own (editor saves, uploads, restores): `room` measures a
+// project on demand, and server/workspace/write-budget.ts refuses what would not fit.
 // Without a uid of the project's own (a server not running as root) the running processes
 // cannot be told apart from the server's, so only commands started past the budget are held.
 
@@ -43,6 +45,10 @@ type Watched = {
   holds: number;
   full: boolean;
   usedBytes: number;
+  /** When usedBytes was measured (0: never). */
+  measuredAt: number;
+  /** What the server itself wrote into the workspace since (uploads, saves, restores). */
+  addedBytes: number;
   timer: NodeJS.Timeout | undefined;
   /** The check under way: a second one waits for it rather than walking the tree twice. */
   checking: Promise<void> | undefined;
@@ -70,8 +76,11 @@ export function createDiskBudget(options: DiskBudgetOptions) {
 
   async function measureAndApply(projectId: string, watched: Watched): Promise<void> {
     const previous = watched.usedBytes;
-    const used = await measure(watched.root).catch(() => watched.usedBytes);
+    const startedAt = Date.now();
+    const used = await measure(watched.root).catch(() => watched.usedBytes + watched.addedBytes);
     watched.usedBytes = used;
+    watched.measuredAt = startedAt;
+    watched.addedBytes = 0;
     const over = used > options.budgetMiB * MiB;
     if (over) {
       const newlyFull = !watched.full;
@@ -93,16 +102,21 @@ export function createDiskBudget(options: DiskBudgetOptions) {
     }
   }
 
+  function watchedOf(projectId: string, root: string, identity: HostIdentity | undefined): Watched {
+    let watched = projects.get(projectId);
+    if (!watched) {
+      watched = { root, identity, holds: 0, full: false, usedBytes: 0, measuredAt: 0, addedBytes: 0, timer: undefined, checking: undefined, listeners: new Set() };
+      projects.set(projectId, watched);
+    }
+    watched.identity ??= identity;
+    return watched;
+  }
+
   return {
     budgetMiB: options.budgetMiB,
     /** Starts measuring the project's workspace while the returned hold is open. */
     hold(projectId: string, root: string, identity: HostIdentity | undefined) {
-      let watched = projects.get(projectId);
-      if (!watched) {
-        watched = { root, identity, holds: 0, full: false, usedBytes: 0, timer: undefined, checking: undefined, listeners: new Set() };
-        projects.set(projectId, watched);
-      }
-      const w = watched;
+      const w = watchedOf(projectId, root, identity);
       w.holds++;
       if (!w.timer && !w.checking) void check(projectId, w);
       let released = false;
@@ -122,6 +136,22 @@ export function createDiskBudget(options: DiskBudgetOptions) {
           }
         },
       };
+    },
+    /**
+     * Bytes the server may still write into the project's workspace (0 or less: none). Measured
+     * when the last measurement is older than a check interval; in between, what the server wrote
+     * itself (`added`) is counted, and what sandboxed processes write is the checks' business.
+     */
+    async room(projectId: string, root: string): Promise<number> {
+      const watched = watchedOf(projectId, root, undefined);
+      if (watched.checking) await watched.checking;
+      if (Date.now() - watched.measuredAt > intervalMs) await check(projectId, watched);
+      return options.budgetMiB * MiB - watched.usedBytes - watched.addedBytes;
+    },
+    /** Counts what the server just wrote into the project's workspace, until the next measurement. */
+    added(projectId: string, bytes: number) {
+      const watched = projects.get(projectId);
+      if (watched) watched.addedBytes += bytes;
     },
     /**
      * The message to give when the project is over its budget, else null. A project found over

@@ -1,11 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { DiskBudget } from "@/server/sandbox/disk-budget";
 import { isInside, openWorkspace, type Workspace } from "@/server/workspace";
+import { limitWrites } from "@/server/workspace/write-budget";
 
 export class ImportNotAllowedError extends Error {}
 
-// Where each project's workspace lives on disk: <data dir>/workspaces/<project id>.
-export function createProjectFiles(dataDir: string, importRoots: string[]) {
+// Where each project's workspace lives on disk: <data dir>/workspaces/<project id>. With a disk
+// budget, every write of the server into a workspace keeps within it (workspace/write-budget.ts).
+export function createProjectFiles(dataDir: string, importRoots: string[], diskBudget?: DiskBudget) {
   const root = path.join(dataDir, "workspaces");
   const pathOf = (projectId: string) => path.join(root, projectId);
 
@@ -14,7 +17,15 @@ export function createProjectFiles(dataDir: string, importRoots: string[]) {
 
     async open(projectId: string): Promise<Workspace> {
       await fs.mkdir(pathOf(projectId), { recursive: true });
-      return openWorkspace(pathOf(projectId));
+      const workspace = await openWorkspace(pathOf(projectId));
+      if (diskBudget) {
+        limitWrites(workspace, {
+          budgetMiB: diskBudget.budgetMiB,
+          room: () => diskBudget.room(projectId, workspace.root),
+          added: (bytes) => diskBudget.added(projectId, bytes),
+        });
+      }
+      return workspace;
     },
 
     async createEmpty(projectId: string) {

@@ -22,7 +22,7 @@ export type UploadResult = { files: { path: string; size: number }[]; errors: { 
 export class UploadRefusedError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 413,
+    readonly status: 400 | 413 | 507,
   ) {
     super(message);
   }
@@ -73,6 +73,8 @@ export async function receiveUpload(workspace: Workspace, req: IncomingMessage, 
       if (error instanceof TooLargeError) throw new UploadRefusedError(tooLarge(options.limits.maxBytes), 413);
       if (error instanceof ZipRefusedError) throw new UploadRefusedError(error.message, 400);
       if (!(error instanceof WorkspaceError)) throw error;
+      // Past the disk budget no later file fits either: the whole upload ends here.
+      if (error.code === "DISK_FULL") throw new UploadRefusedError(error.message, 507);
       stream.resume();
       result.errors.push({ path: relative, message: error.message });
     }

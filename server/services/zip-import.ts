@@ -1,5 +1,6 @@
 import yauzl, { type Entry } from "yauzl";
 import { receiveFile, type OnExists, type Workspace } from "@/server/workspace";
+import { ensureRoom } from "@/server/workspace/write-budget";
 
 // Unpacks an uploaded zip into a workspace folder, safely: every entry is read and checked before
 // anything is written (names that climb out or are absolute, which yauzl refuses, symbolic links,
@@ -47,6 +48,8 @@ export async function importZip(
       if (error instanceof ZipRefusedError) throw error;
       throw new ZipRefusedError(`The zip was refused: ${(error as Error).message}.`);
     }
+    // A zip that does not fit in the disk budget left writes nothing (each file is counted again as it lands).
+    await ensureRoom(workspace, total, `The zip (${entries.length} files, ${(total / 1024 / 1024).toFixed(1)} MB)`);
     const root = options.stripRoot ? commonRoot(entries.map((e) => e.fileName)) : "";
     const files: { path: string; size: number }[] = [];
     let left = options.limits.maxBytes;

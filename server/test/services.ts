@@ -25,6 +25,7 @@ import { createAccessChanges } from "@/server/bus/access-changes";
 import { createRateLimits } from "@/server/http/rate-limit";
 import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
+import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
@@ -41,8 +42,9 @@ export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: Sm
 // egress proxy resolving `egressTestHosts` names to their (loopback) addresses; with `installDir`
 // the sandbox host is the production one (masks of install dir, data dir and home; a per-project
 // uid when root), for a server "installed" in `installDir` with its data in `dataDir`.
+// `diskBudgetMiB` gives every project that disk budget, measured as in production but every 200 ms.
 export async function createTestServices(
-  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean; /** Hosts (host:port) web_fetch may reach on loopback. */ fetchAllowHosts?: string[] } = {},
+  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean; /** Hosts (host:port) web_fetch may reach on loopback. */ fetchAllowHosts?: string[]; diskBudgetMiB?: number } = {},
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
@@ -51,6 +53,7 @@ export async function createTestServices(
   const accessChanges = createAccessChanges();
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false, onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }) });
   const network = createProjectNetwork(database.db);
+  const diskBudget = options.diskBudgetMiB ? createDiskBudget({ budgetMiB: options.diskBudgetMiB, fileSizeMiB: config.sandboxLimits.fileSizeMiB, intervalMs: 200 }) : undefined;
   const sandbox = createSandbox({
     host: options.installDir
       ? defaultSandboxHost(options.sandbox ?? "bwrap", { dataDir, installDir: options.installDir, limits: config.sandboxLimits })
@@ -58,10 +61,11 @@ export async function createTestServices(
     policies: network.policies,
     testHosts: options.egressTestHosts,
     log: (connection) => void network.log(connection),
+    diskBudget,
   });
   const terminals = createTerminalService({ sandbox });
   const language = createLanguageServers({ sandbox });
-  const files = createProjectFiles(dataDir, config.importRoots);
+  const files = createProjectFiles(dataDir, config.importRoots, diskBudget);
   if (options.modelBaseUrl) {
     config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
   }

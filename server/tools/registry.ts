@@ -1,4 +1,5 @@
-import type { Workspace } from "@/server/workspace";
+import { isWorkspaceError, type Workspace } from "@/server/workspace";
+import { roomFor } from "@/server/workspace/write-budget";
 import { isReadOnly, type CallPlan, type Tool, type ToolContext, type ToolQuestion, type ToolResult, type WebSearchBackend } from "./define-tool";
 import { CORE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
 import { failure, llmSize, resultFromError, textOf } from "./result";
@@ -129,6 +130,20 @@ function serialized<T>(workspace: Workspace, task: () => Promise<T>): Promise<T>
 }
 
 /**
+ * Why a tool may not write into the workspace now (the project is past its disk budget), else
+ * null: as commands see it (the sandbox's checks), and as every write of the server does
+ * (workspace/write-budget.ts), which also covers a project that runs no command now.
+ */
+async function writeRefusal(ctx: ToolContext): Promise<string | null> {
+  const full = await ctx.sandbox.diskFull?.();
+  if (full) return `${full} Delete files (with the shell's rm, or in the file tree), then write again.`;
+  return roomFor(ctx.workspace).then(
+    () => null,
+    (error: unknown) => (isWorkspaceError(error) && error.code === "DISK_FULL" ? error.message : Promise.reject(error)),
+  );
+}
+
+/**
  * Runs one call: validate → execute (serialized per workspace unless read-only) → cut the model's
  * text once, saving the whole of it → metrics. Never throws: every failure is a result with a code.
  * Approval is decided by the caller before this is called.
@@ -137,12 +152,13 @@ export async function runTool(tool: Tool, raw: unknown, ctx: ToolContext): Promi
   const started = performance.now();
   const parsed = parseToolInput(tool, raw);
   let result: ToolResult;
+  let refusal: string | null;
   if (!parsed.ok) {
     result = parsed.result;
   } else if (ctx.signal.aborted) {
     result = failure("ABORTED", "The call was cancelled before it started.");
-  } else if (tool.kind === "edit" && (await ctx.sandbox.diskFull?.())) {
-    result = failure("DISK_FULL", `${await ctx.sandbox.diskFull!()} Delete files (with the shell's rm, or in the file tree), then write again.`);
+  } else if ((tool.kind === "edit" || tool.mutates?.(parsed.input)) && (refusal = await writeRefusal(ctx))) {
+    result = failure("DISK_FULL", refusal);
   } else {
     const execute = () => tool.execute(parsed.input, ctx).catch((error: unknown) => resultFromError(error, ctx.signal));
     const parallel = isReadOnly(tool) && !tool.mutates?.(parsed.input);

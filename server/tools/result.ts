@@ -41,6 +41,7 @@ const FROM_WORKSPACE: Record<WorkspaceErrorCode, ToolErrorCode> = {
   NOT_A_DIRECTORY: "NOT_A_DIRECTORY",
   NOT_A_FILE: "NOT_A_FILE",
   TOO_LARGE: "TOO_LARGE",
+  DISK_FULL: "DISK_FULL",
   IO_ERROR: "INTERNAL",
 };
 

@@ -6,6 +6,7 @@ import { fdPath, lstatAtIfExists, mkdirBeneath, openParent, renameAt, unlinkAt, 
 import { errnoCode } from "./errors";
 import { EXECUTABLE_MODE, SYMLINK_MODE } from "./checkpoint-tree";
 import type { Workspace } from "./workspace";
+import { ensureRoom, spent } from "./write-budget";
 
 // What a restore or a rejected change does to the workspace's files, beneath the root
 // (beneath.ts): each file's folder is opened once, beneath the root, and the file is written,
@@ -16,7 +17,7 @@ const parentOf = (rel: string) => (path.posix.dirname(rel) === "." ? "" : path.p
 
 /**
  * Writes a file as a checkpoint holds it (regular, executable or symlink), atomically, never outside
- * the workspace. A null `gitMode` keeps the mode of the file already there.
+ * the workspace, and within its disk budget. A null `gitMode` keeps the mode of the file already there.
  */
 export async function writeCheckpointFile(workspace: Workspace, relPath: string, bytes: Buffer, gitMode: string | null): Promise<void> {
   if (relPath === "") throw new Error("the workspace root is not a file");
@@ -24,6 +25,8 @@ export async function writeCheckpointFile(workspace: Workspace, relPath: string,
   const { dirFd, name } = openParent(workspace.root, relPath);
   await withFd(dirFd, async () => {
     const existing = await lstatAtIfExists(dirFd, name);
+    const growth = bytes.length - (existing?.isFile() ? existing.size : 0);
+    await ensureRoom(workspace, growth, `'${relPath}'`);
     // An empty folder where a file belongs can go; one with content (ignored files, say) stays and the write fails.
     if (existing?.isDirectory()) await rmdir(fdPath(dirFd, name));
     if (gitMode === SYMLINK_MODE) {
@@ -37,6 +40,7 @@ export async function writeCheckpointFile(workspace: Workspace, relPath: string,
       const current = existing?.isFile() ? existing.mode & 0o7777 : undefined;
       await atomicWriteAt(dirFd, name, bytes, { mode: gitMode === null ? current : fileMode(current, gitMode === EXECUTABLE_MODE) });
     }
+    spent(workspace, growth);
   });
 }
 

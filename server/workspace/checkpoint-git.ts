@@ -150,6 +150,13 @@ export class CheckpointGit {
     return stdout.toString("utf8").replace(/\n$/, "");
   }
 
+  /** Sizes of objects named like `<sha>`; null for those that do not exist. */
+  async sizes(names: readonly string[]): Promise<(number | null)[]> {
+    if (names.length === 0) return [];
+    const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], { input: names.map((name) => `${name}\n`).join("") });
+    return stdout.toString("utf8").split("\n").slice(0, names.length).map((line) => (/^\d+$/.test(line) ? Number(line) : null));
+  }
+
   /** Contents of objects named like `<sha>` or `<commit>:<path>`; null for those that do not exist. */
   async readObjects(names: readonly string[]): Promise<(Buffer | null)[]> {
     if (names.length === 0) return [];

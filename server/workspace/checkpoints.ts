@@ -9,6 +9,7 @@ import { describeCommit, diffTreesWithStats, toFileChange, type FileChange, type
 import { isInside } from "./paths";
 import { openWorkspace } from "./index";
 import type { Workspace } from "./workspace";
+import { ensureRoom } from "./write-budget";
 
 export interface CheckpointStoreOptions {
   /** The project's folder. */
@@ -259,6 +260,10 @@ export class CheckpointStore {
       task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
     const writes = plan.filter((change) => change.status !== "deleted");
     const contents = await this.git.readObjects(writes.map((change) => change.newSha));
+    // A restore that does not fit in the disk budget changes nothing; one that frees space always runs.
+    const replaced = await this.git.sizes(plan.filter((change) => change.status !== "added").map((change) => change.oldSha));
+    const growth = contents.reduce((sum, bytes) => sum + (bytes?.length ?? 0), 0) - replaced.reduce<number>((sum, size) => sum + (size ?? 0), 0);
+    await ensureRoom(this.workspace, growth, `Restoring this checkpoint (${plan.length} files)`);
     // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
     await mapLimit(plan.filter((change) => change.status === "deleted"), WRITE_CONCURRENCY, (change) =>
       attempt(change.path, () => deleteCheckpointFile(this.workspace, change.path)),

@@ -9,6 +9,7 @@ export type WorkspaceErrorCode =
   /** A FIFO, socket or device: never opened, since reading one can block the server. */
   | "NOT_A_FILE"
   | "TOO_LARGE"
+  | "DISK_FULL"
   | "IO_ERROR";
 
 /** A refusal or failure with a message that tells a person or a model what to do next. */

@@ -20,6 +20,7 @@ import {
 } from "./beneath";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import type { Workspace } from "./workspace";
+import { outgrew, roomFor, spent } from "./write-budget";
 
 // Uploads and downloads, opened beneath the workspace root (beneath.ts) like every other file
 // access: the folder a file lands in is opened once and everything after (the temp file, the
@@ -71,13 +72,15 @@ export async function freeName(workspace: Workspace, folder: string, name: strin
 /**
  * Streams `source` into the workspace at `input` (parents created): into a temp file beside the
  * target, which is renamed into place only once complete, inside the workspace's mutation queue.
- * Refuses past `maxBytes` (TOO_LARGE), leaving nothing behind. Returns the path written, which
- * differs from `input` when keeping both.
+ * Refuses past `maxBytes` (TOO_LARGE) or past what is left of the project's disk budget
+ * (DISK_FULL), leaving nothing behind. Returns the path written, which differs from `input` when
+ * keeping both.
  */
 export async function receiveFile(workspace: Workspace, input: string, source: Readable, options: { onExists: OnExists; maxBytes: number }): Promise<{ path: string; size: number }> {
   const target = await workspace.resolve(input);
   const rel = target.requested;
   if (rel === "") throw new WorkspaceError("INVALID_PATH", "Name a file to upload, not the workspace root.");
+  const room = await roomFor(workspace);
   await mkdirBeneath(workspace.root, parentOf(rel)).catch((error: unknown) => Promise.reject(fromFsError(error, parentOf(rel))));
   // A link at the name itself is followed as a save through it would be, each hop beneath the root.
   const entry = await resolveEntry(workspace.root, rel).catch((error: unknown) =>
@@ -93,11 +96,13 @@ export async function receiveFile(workspace: Workspace, input: string, source: R
         for await (const chunk of source.iterator({ destroyOnReturn: false })) {
           size += (chunk as Buffer).length;
           if (size > options.maxBytes) throw new TooLargeError(`'${rel}' is over the upload limit of ${Math.round(options.maxBytes / 1024 / 1024)} MB.`);
+          if (size > room) throw outgrew(workspace, `'${rel}'`, room);
           await writeAll(fd, chunk as Buffer);
         }
         await fsyncDescriptor(fd);
       });
       const name = await workspace.exclusive(() => place(entry.dirFd, temp, entry.name, parentOf(entry.real), options.onExists));
+      spent(workspace, size);
       return { path: join(parentOf(entry.real), name), size };
     } catch (error) {
       await unlinkAt(entry.dirFd, temp).catch(() => undefined);

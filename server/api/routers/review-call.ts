@@ -28,6 +28,7 @@ const WORKSPACE_CODES: Partial<Record<WorkspaceErrorCode, TRPCError["code"]>> = 
   NOT_FOUND: "NOT_FOUND",
   CONFLICT: "CONFLICT",
   TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  DISK_FULL: "PAYLOAD_TOO_LARGE",
 };
 
 export async function reviewCall<T>(work: () => Promise<T>): Promise<T> {
