@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { DiskBudget } from "@/server/sandbox/disk-budget";
 import { isInside, openWorkspace, type Workspace } from "@/server/workspace";
+import { openParent, removeTreeAt, withFd, type ParentEntry } from "@/server/workspace/beneath";
+import { errnoCode } from "@/server/workspace/errors";
 import { limitWrites } from "@/server/workspace/write-budget";
 
 export class ImportNotAllowedError extends Error {}
@@ -50,8 +52,19 @@ export function createProjectFiles(dataDir: string, importRoots: string[], diskB
       await fs.cp(real, pathOf(projectId), { recursive: true, verbatimSymlinks: true, errorOnExist: false });
     },
 
+    // A process the project left running may swap a folder for a link to a host folder while this
+    // runs as root: removeTreeAt opens each folder without following links before emptying it.
     async remove(projectId: string) {
-      await fs.rm(pathOf(projectId), { recursive: true, force: true });
+      let parent: ParentEntry;
+      try {
+        parent = openParent(root, projectId);
+      } catch (error) {
+        if (errnoCode(error) === "ENOENT") return;
+        throw error;
+      }
+      await withFd(parent.dirFd, () =>
+        removeTreeAt(parent.dirFd, parent.name).catch((error: unknown) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error))),
+      );
     },
   };
 }
