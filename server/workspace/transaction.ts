@@ -4,6 +4,7 @@ import { atomicWriteAt } from "./atomic-write";
 import { closeQuietly, mkdirBeneath, notAFile, openParent, readDirBeneath, readRegular, readRegularAt, renameAt, resolveEntry, unlinkAt, withFd, writeNewFileAt } from "./beneath";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { MAX_FILE_BYTES, versionOf, type Workspace } from "./workspace";
+import { ensureRoom, spent } from "./write-budget";
 
 export interface FileWrite {
   /** Workspace path, as for `Workspace.write`. */
@@ -42,6 +43,8 @@ export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], 
   return workspace.exclusive(async () => {
     await recoverTransactions(workspace);
     const targets = await Promise.all(writes.map((write) => checkTarget(workspace, write)));
+    const growth = writes.reduce((sum, write, i) => sum + write.bytes.length - targets[i]!.size, 0);
+    await ensureRoom(workspace, growth, writes.length === 1 ? `'${writes[0]!.path}'` : `These changes to ${writes.length} files`);
     const id = randomBytes(6).toString("hex");
     await mkdirBeneath(workspace.root, JOURNAL_DIR).catch((error: unknown) => Promise.reject(fromFsError(error, JOURNAL_DIR)));
     const journalPath = `${JOURNAL_DIR}/${id}.json`;
@@ -72,6 +75,7 @@ export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], 
       const recovered = await recoverJournal(workspace.root, journalPath).then(() => true, () => false);
       if (!(committed && recovered)) throw fromFsError(error, writes[0]?.path ?? "");
     }
+    spent(workspace, growth);
     return { versions: writes.map((write) => versionOf(write.bytes)) };
   });
 }
@@ -91,7 +95,7 @@ async function renameBeneath(root: string, from: string, to: string): Promise<vo
 }
 
 /** The real root-relative path a write to `write.path` lands on (links inside followed), after checking its version. */
-async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ real: string; mode: number | undefined }> {
+async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ real: string; mode: number | undefined; size: number }> {
   const r = await workspace.resolve(write.path);
   if (r.requested === "") throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file.");
   if (write.bytes.length > MAX_FILE_BYTES) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' would be over the size limit.`);
@@ -99,6 +103,7 @@ async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ re
     errnoCode(error) === "ENOENT" ? null : Promise.reject(fromFsError(error, r.requested)),
   );
   let current: string | null = null;
+  let size = 0;
   try {
     const info = entry?.info ?? null;
     if (info?.isDirectory()) throw new WorkspaceError("IS_DIRECTORY", `'${r.requested}' is a folder, not a file.`);
@@ -109,6 +114,7 @@ async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ re
       );
       if (bytes === null) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' is over the size limit.`);
       current = versionOf(bytes);
+      size = bytes.length;
     }
     if (current !== write.expectedVersion) {
       throw new WorkspaceError(
@@ -119,7 +125,7 @@ async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ re
         { currentVersion: current },
       );
     }
-    return { real: entry?.real ?? r.path, mode: info ? info.mode & 0o7777 : undefined };
+    return { real: entry?.real ?? r.path, mode: info ? info.mode & 0o7777 : undefined, size };
   } finally {
     if (entry) closeQuietly(entry.dirFd);
   }

@@ -30,6 +30,7 @@ import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { IgnoreRules } from "./ignore-rules";
 import { isInside, resolveInside, type ResolvedPath } from "./paths";
 import { DEFAULT_FORMAT, decode, encode, type TextFormat } from "./text-codec";
+import { ensureRoom, spent } from "./write-budget";
 
 /** Above this a text file opens read-only: editors and models handle it badly. */
 export const READ_ONLY_BYTES = 5 * 1024 * 1024;
@@ -214,6 +215,7 @@ export class Workspace {
       const r = await this.resolve(input);
       const exists = () => new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Choose another name.`);
       if (r.requested === "") throw exists();
+      await ensureRoom(this, 1, shown(r.requested));
       await mkdirBeneath(this.root, parentOf(r.requested)).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
       await this.atParent(r, async ({ dirFd, name }) => {
         if (await lstatAtIfExists(dirFd, name)) throw exists();
@@ -353,6 +355,9 @@ export class Workspace {
       const kept = decoded?.kind === "text" ? { encoding: decoded.encoding, bom: decoded.bom, eol: decoded.eol } : DEFAULT_FORMAT;
       const bytes = encode(content, { ...kept, ...options.format });
       if (bytes.length > MAX_FILE_BYTES) throw tooLarge(r.requested, bytes.length);
+      // A new file counts even when empty: a project past its disk budget makes none.
+      const growth = bytes.length - (current?.length ?? 0);
+      await ensureRoom(this, current === null ? Math.max(growth, 1) : growth, shown(r.requested));
       if (!target) {
         await this.ensureParent(r, options.createParents ?? false);
         target = await this.writeTarget(r);
@@ -365,6 +370,7 @@ export class Workspace {
         if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
         throw conflict(r.requested, versionOf(await this.readEntry(target, r.requested)));
       }
+      spent(this, growth);
       return { version: versionOf(bytes) };
     } finally {
       if (target) closeQuietly(target.dirFd);
