@@ -6,11 +6,11 @@ import { createAgentHarness, only } from "@/server/agent/test-harness";
 import { swapWithLink } from "@/server/test/swap-with-link";
 import { canSwapLinks } from "@/server/workspace/test-helpers";
 
-// Issue 38, defect 2, through the Changes view: an agent turn changed
+// Issue 38, defect 2, through the Changes view and checkpoint restore: an agent turn changed
 // d/f.txt and created d/new.txt; while a process of the project swaps the folder `d` with a link
 // to a root-only folder outside the workspace (renameat2 RENAME_EXCHANGE, in a loop), rejecting
-// and reviewing must never write, delete or read anything there. Bounded:
-// ROUNDS rounds each, or SECONDS, whichever ends first.
+// and reviewing must never write, delete or read anything there, nor restoring and undoing write
+// or delete anything there. Bounded: ROUNDS rounds each, or SECONDS, whichever ends first.
 
 const SECRET = "host secret 91c4";
 const ROUNDS = 40;
@@ -62,7 +62,7 @@ afterEach(async () => {
 
 afterAll(() => h?.dispose());
 
-describe.runIf(canSwapLinks)("a folder swapped for a link to a root-only folder, in a loop, during review", () => {
+describe.runIf(canSwapLinks)("a folder swapped for a link to a root-only folder, in a loop, during review and restore", () => {
   it("rejecting files and hunks, and reading a file's changes, never touch or show what is outside", async () => {
     const before = await tree(outside);
     const shown: string[] = [];
@@ -77,5 +77,15 @@ describe.runIf(canSwapLinks)("a folder swapped for a link to a root-only folder,
     expect(await tree(outside)).toEqual(before);
     expect(shown.filter((text) => text.includes(SECRET))).toEqual([]);
     expect((await tree(root)).filter(([, text]) => text.includes(SECRET))).toEqual([]);
+  }, 60_000);
+
+  it("restoring a checkpoint and undoing it never write or delete what is outside", async () => {
+    const before = await tree(outside);
+    for (let i = 0, until = Date.now() + SECONDS * 1000; i < ROUNDS && Date.now() < until; i++) {
+      const restored = await settle(h.caller.checkpoint.restore({ sessionId, checkpointId }));
+      if (restored) await settle(h.caller.checkpoint.undoRestore({ sessionId, undoId: restored.undoId }));
+    }
+    await swapper!.stop();
+    expect(await tree(outside)).toEqual(before);
   }, 60_000);
 });
