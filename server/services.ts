@@ -109,7 +109,7 @@ export async function createServices(config: Config, log: (line: string) => void
   const modelThread = config.models.thread ? createModelThread() : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
-  const checkpoints = createCheckpointStores(config.dataDir, files);
+  const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
   const extensions = createExtensions({ config, db, databaseUrl, sandbox, projectNetwork: (projectId) => network.policies.get(projectId), openWorkspace: (projectId) => files.open(projectId) });
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],

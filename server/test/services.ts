@@ -72,7 +72,7 @@ export async function createTestServices(
   // As in production: models stream on the model thread.
   const modelThread = config.models.thread ? createModelThread() : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
-  const checkpoints = createCheckpointStores(dataDir, files);
+  const checkpoints = createCheckpointStores(dataDir, files, sandbox);
   const bus = createInProcessBus();
   const extensions = options.extensions
     ? createExtensions({

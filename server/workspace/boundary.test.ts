@@ -33,7 +33,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   // Server-owned places, not a workspace's files.
   "workspace/checkpoints.ts": "the checkpoint store under the server's data folder",
   "workspace/checkpoint-git.ts": "the checkpoint store's git folder under the server's data folder",
-  "services/checkpoints.ts": "removes a project's checkpoint store (server data folder)",
+  "services/checkpoints.ts": "removes a project's checkpoint store, and hands it to the project's user (server data folder)",
   "auth/secret.ts": "the server's own secret file",
   "db/embedded.ts": "the embedded database's files",
   "db/migrate.ts": "migration files shipped with the server",

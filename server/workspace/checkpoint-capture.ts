@@ -67,7 +67,7 @@ async function addAll(git: CheckpointGit): Promise<string[]> {
   // for `add`: elsewhere the threshold would make diffs call every file binary.
   const first = !(await stat(git.indexFile).catch(() => null));
   // --ignore-errors: one unreadable file must not cost the whole snapshot (it keeps its last version).
-  const { stderr } = await git.run([...(first ? ["-c", "core.bigFileThreshold=1"] : []), "add", "--all", "--ignore-errors"], { okCodes: [1] });
+  const { stderr } = await git.run([...(first ? ["-c", "core.bigFileThreshold=1"] : []), "add", "--all", "--ignore-errors"], { okCodes: [1], readsWorkTree: true });
   return [...stderr.matchAll(UNBORN_NESTED)].map((match) => match[1]!);
 }
 
@@ -82,7 +82,7 @@ async function unfold(git: CheckpointGit, gitlinks: readonly string[], repos: re
 }
 
 async function dropIgnored(git: CheckpointGit): Promise<boolean> {
-  const { stdout } = await git.run(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"]);
+  const { stdout } = await git.run(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], { readsWorkTree: true });
   if (stdout.length === 0) return false;
   await git.run(["update-index", "-z", "--force-remove", "--stdin"], { input: stdout });
   return true;

@@ -3,6 +3,7 @@ import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
 import { SYSTEM_PATH } from "@/server/sandbox/environment";
+import type { SandboxedCommand } from "@/server/sandbox/launcher";
 
 /** The tree with nothing in it; git knows it without it being stored. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -51,6 +52,24 @@ export interface GitRunOptions {
   /** A scratch index instead of the store's own. */
   indexFile?: string;
   env?: Record<string, string>;
+  /** The command reads the work tree (add, commit, check-ignore, ls-files): it runs in the project's sandbox. */
+  readsWorkTree?: boolean;
+}
+
+/**
+ * Where the store's git runs. The workspace is hostile: git reads work-tree files by path, and a
+ * folder swapped for a link between its lstat and its open would have git read a host file into a
+ * checkpoint. So the commands that read the work tree run in the project's sandbox, where such a
+ * link leads nowhere, and when the server is root every command runs as the project's user, which
+ * then owns the store (it lives in the server's data folder, which the sandbox never shows).
+ */
+export interface CheckpointRunner {
+  /** The user every git call of the store runs as; absent: the server's own. */
+  identity?: { uid: number; gid: number };
+  /** Makes everything in the store the identity's, its marker file last (after the server wrote files into it). */
+  own(storeDir: string): Promise<void>;
+  /** `command` in the project's sandbox with the store bound read-write at its own path; `close` once it exited. */
+  sandboxed(command: string[], storeDir: string): Promise<{ command: SandboxedCommand; close(): Promise<void> }>;
 }
 
 export interface GitResult {
@@ -63,7 +82,7 @@ let versionCheck: Promise<string> | undefined;
 
 /** Resolves to the version of the `git` on PATH; rejects with GIT_UNAVAILABLE when missing or too old. */
 export function checkGitVersion(): Promise<string> {
-  versionCheck ??= runGit(["--version"], { PATH: SYSTEM_PATH, LANG: "C" }, "/", {}).then(
+  versionCheck ??= runGit({ file: "git", args: ["--version"], env: { PATH: SYSTEM_PATH, LANG: "C" }, cwd: "/" }, ["--version"], {}).then(
     ({ stdout }) => {
       const text = stdout.toString("utf8").trim();
       const match = /(\d+)\.(\d+)/.exec(text);
@@ -95,6 +114,7 @@ export class CheckpointGit {
   constructor(
     readonly storeDir: string,
     readonly workTree: string,
+    private readonly runner?: CheckpointRunner,
   ) {
     this.indexFile = path.join(storeDir, "index");
     this.env = {
@@ -122,12 +142,16 @@ export class CheckpointGit {
   async init(): Promise<void> {
     await checkGitVersion();
     const marker = path.join(this.storeDir, MARKER);
-    if (await stat(marker).catch(() => null)) {
+    const existing = await stat(marker).catch(() => null);
+    if (existing) {
       // One process owns a store (see openCheckpointStore); a lock now is a leftover.
       await Promise.all(LOCK_FILES.map((lock) => rm(path.join(this.storeDir, lock), { force: true })));
+      // A store the server made before its git ran as the project's user is handed over once.
+      if (this.runner?.identity && existing.uid !== this.runner.identity.uid) await this.runner.own(this.storeDir);
       return;
     }
     await mkdir(this.storeDir, { recursive: true });
+    if (this.runner?.identity) await this.runner.own(this.storeDir);
     await this.run(["init", "--quiet"]);
     // Checkpoints are commits on HEAD, so `git commit` records one in a single call.
     await this.run(["symbolic-ref", "HEAD", LATEST_REF]);
@@ -137,11 +161,25 @@ export class CheckpointGit {
     await writeFile(path.join(this.storeDir, "info", "attributes"), ATTRIBUTES);
     await writeFile(path.join(this.storeDir, "info", "exclude"), EXCLUDE);
     await writeFile(marker, "Checkpoint store of a Tandem workspace. Its work tree is passed in GIT_WORK_TREE on every call.\n");
+    if (this.runner?.identity) await this.runner.own(this.storeDir);
   }
 
-  run(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
+  async run(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
     const env = { ...this.env, ...(options.indexFile ? { GIT_INDEX_FILE: options.indexFile } : {}), ...options.env };
-    return runGit(args, env, this.workTree, options);
+    if (!this.runner) return runGit({ file: "git", args, env, cwd: this.workTree }, args, options);
+    // The store and work tree belong to other users than the one git runs as (inside the sandbox,
+    // the server's files show as nobody's): git must not refuse them as "dubious".
+    const command = ["-c", "safe.directory=*", ...args];
+    if (!options.readsWorkTree) {
+      return runGit({ file: "git", args: command, env, cwd: this.workTree, ...this.runner.identity }, args, options);
+    }
+    // The sandbox builds its environment from an allow-list: git's own variables go in through env(1).
+    const launch = await this.runner.sandboxed(["env", ...Object.entries(env).map(([name, value]) => `${name}=${value}`), "git", ...command], this.storeDir);
+    try {
+      return await runGit(launch.command, args, options);
+    } finally {
+      await launch.close();
+    }
   }
 
   /** stdout as text, without the final newline. */
@@ -183,9 +221,12 @@ export class CheckpointGit {
   }
 }
 
-function runGit(args: readonly string[], env: Record<string, string>, cwd: string, options: GitRunOptions): Promise<GitResult> {
+type Spawned = { file: string; args: readonly string[]; env: Record<string, string>; cwd: string; uid?: number; gid?: number };
+
+function runGit(spawned: Spawned, args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [...args], { cwd, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const { file, env, cwd, uid, gid } = spawned;
+    const child = spawn(file, [...spawned.args], { cwd, env: env as NodeJS.ProcessEnv, uid, gid, stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

@@ -3,7 +3,7 @@ import path from "node:path";
 import { deleteCheckpointFile, mapLimit, writeCheckpointFile } from "./checkpoint-apply";
 import { captureWorkspace, treeRecorder, type Capture } from "./checkpoint-capture";
 import { CheckpointError } from "./checkpoint-errors";
-import { CheckpointGit, EMPTY_TREE, LATEST_REF } from "./checkpoint-git";
+import { CheckpointGit, EMPTY_TREE, LATEST_REF, type CheckpointRunner } from "./checkpoint-git";
 import { ChangeReview, type FileHunks, type HunkEdit, type HunkTarget } from "./checkpoint-review";
 import { describeCommit, diffTreesWithStats, toFileChange, type FileChange, type StatChange } from "./checkpoint-tree";
 import { isInside } from "./paths";
@@ -16,6 +16,8 @@ export interface CheckpointStoreOptions {
   workspaceRoot: string;
   /** Where snapshots are kept, e.g. `<dataDir>/checkpoints/<projectId>`; never inside the workspace. */
   storeDir: string;
+  /** Where git runs (the project's sandbox and user); absent: as the server, on the host (tests of the store alone). */
+  runner?: CheckpointRunner;
 }
 
 export interface Checkpoint {
@@ -52,6 +54,7 @@ const WRITE_CONCURRENCY = 16;
 export class CheckpointStore {
   readonly workspaceRoot: string;
   readonly storeDir: string;
+  private readonly runner: CheckpointRunner | undefined;
   private git!: CheckpointGit;
   private workspace!: Workspace;
   private review!: ChangeReview;
@@ -70,6 +73,7 @@ export class CheckpointStore {
     }
     this.workspaceRoot = path.resolve(options.workspaceRoot);
     this.storeDir = path.resolve(options.storeDir);
+    this.runner = options.runner;
   }
 
   /** Checks git, creates the store on first use. Every operation waits for it; call it to fail early. */
@@ -192,7 +196,7 @@ export class CheckpointStore {
     if (isInside(root, store) || isInside(store, root)) {
       throw new CheckpointError("INVALID_STORE", `The checkpoint store '${store}' must be outside the workspace '${root}' (put it under the data directory).`);
     }
-    this.git = new CheckpointGit(store, root);
+    this.git = new CheckpointGit(store, root, this.runner);
     await this.git.init();
     this.workspace = await openWorkspace(root);
     this.review = new ChangeReview(this.git, this.workspace);
@@ -219,6 +223,8 @@ export class CheckpointStore {
       await this.git.run(["commit", "--quiet", "--allow-empty", "--no-verify", "--cleanup=verbatim", "--file=-", ...(attempt > 0 ? ["--amend"] : [])], {
         input: message,
         env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+        // It refreshes the index, reading files whose stat data cannot tell.
+        readsWorkTree: true,
       });
       return describeCommit(this.git, "HEAD");
     });
@@ -249,6 +255,7 @@ export class CheckpointStore {
       input: deleted.map((p) => `./${p}\0`).join(""),
       okCodes: [1],
       env: { GIT_LITERAL_PATHSPECS: "0" },
+      readsWorkTree: true,
     });
     const ignored = new Set(stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(2)));
     return changes.filter((change) => change.status !== "deleted" || !ignored.has(change.path));
