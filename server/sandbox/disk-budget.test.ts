@@ -1,11 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { readdirSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellTool } from "@/server/tools/shell";
 import { writeFileTool } from "@/server/tools/write-file";
 import { useToolSessions } from "@/server/tools/test-helpers";
+import { swapWithLink } from "@/server/test/swap-with-link";
+import { canSwapLinks } from "@/server/workspace/test-helpers";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { createTerminalService } from "@/server/terminal";
 import { createDiskBudget } from "./disk-budget";
@@ -36,6 +39,27 @@ describe("disk usage", () => {
     expect(grown).toBeGreaterThanOrEqual(2 * MiB + 4096);
     expect(grown).toBeLessThan(3 * MiB);
   });
+});
+
+describe.runIf(canSwapLinks)("disk usage while a folder is swapped for a link in a loop", () => {
+  it("never counts the host folder the link leads to", async () => {
+    const s = await session();
+    const root = s.ctx.workspace.root;
+    mkdirSync(path.join(root, "d"));
+    writeFileSync(path.join(root, "d/small.txt"), "inside");
+    // A host folder of 8 MB (the test's own temp folder, outside the workspace).
+    const host = mkdtempSync(path.join(os.tmpdir(), "tandem-host-"));
+    writeFileSync(path.join(host, "big.bin"), Buffer.alloc(8 * MiB, 1));
+    const swapper = await swapWithLink(root, "d", host);
+    const measured: number[] = [];
+    try {
+      for (let i = 0; i < 200; i++) measured.push(await diskUsageBytes(root));
+    } finally {
+      await swapper.stop();
+      rmSync(host, { recursive: true, force: true });
+    }
+    expect(Math.max(...measured)).toBeLessThan(MiB);
+  }, 60_000);
 });
 
 describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", () => {

@@ -29,7 +29,6 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "services/project-upload.ts": "an uploaded zip's copy in the server's temp folder",
   "services/project-files.ts": "creates workspace folders under the data folder; copies an admin-allowed folder into a new, empty workspace",
   "sandbox/disk-budget.ts": "/proc, to find a project's processes",
-  "sandbox/disk-usage.ts": "walks a workspace for its size: lstat and opendir, reads no contents",
   // Server-owned places, not a workspace's files.
   "workspace/checkpoints.ts": "the checkpoint store under the server's data folder",
   "workspace/checkpoint-git.ts": "the checkpoint store's git folder under the server's data folder",
