@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { link, open, rename, unlink } from "node:fs/promises";
-import path from "node:path";
 import { fsyncDescriptor, linkAt, openParent, renameAt, unlinkAt, withFd, writeNewFileAt } from "./beneath";
 import { errnoCode } from "./errors";
 
 const TEMP_PREFIX = ".tandem-";
 const TEMP_SUFFIX = ".tmp";
 
-/** True for the temporary files atomicWrite leaves for an instant beside the file it replaces. */
+/** True for the temporary files atomicWriteAt leaves for an instant beside the file it replaces. */
 export function isTempFileName(name: string): boolean {
   return name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX);
 }
@@ -25,8 +23,9 @@ function tempName(name: string): string {
 }
 
 /**
- * atomicWrite inside an open folder (beneath.ts): the temp file is created there with
- * O_CREAT|O_EXCL|O_NOFOLLOW and renamed (or, `exclusive`, hard-linked) over `name` in the same
+ * Writes through a temp file in an open folder (beneath.ts), so a reader sees the old bytes or the
+ * new ones, never half a file, and a crash before the rename leaves the old file untouched. The
+ * temp file is created there with O_CREAT|O_EXCL|O_NOFOLLOW and renamed (or, `exclusive`, hard-linked) over `name` in the same
  * folder, so a folder swapped for a link meanwhile cannot send the bytes anywhere else. `name` is
  * the entry itself: a link there is replaced, not followed (callers resolve links first,
  * beneath.ts resolveEntry). `dirFd` must be an O_RDONLY folder descriptor (it is fsync-ed).
@@ -61,50 +60,4 @@ async function linkNoReplaceAt(dirFd: number, temp: string, name: string): Promi
     return;
   }
   await unlinkAt(dirFd, temp);
-}
-
-/**
- * Writes through a temp file in the same folder (so the rename stays on one filesystem), fsyncs,
- * then renames over the target: a reader sees the old bytes or the new ones, never half a file,
- * and a crash before the rename leaves the old file untouched.
- */
-export async function atomicWrite(target: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
-  const dir = path.dirname(target);
-  const temp = path.join(dir, tempName(path.basename(target)));
-  const handle = await open(temp, "wx", options.mode ?? 0o666);
-  try {
-    try {
-      await handle.writeFile(data);
-      if (options.mode !== undefined) await handle.chmod(options.mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    if (options.exclusive) await linkNoReplace(temp, target);
-    else await rename(temp, target);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await syncDir(dir);
-}
-
-async function linkNoReplace(temp: string, target: string): Promise<void> {
-  try {
-    await link(temp, target);
-  } catch (error) {
-    const code = errnoCode(error);
-    // Some filesystems have no hard links; fall back to a rename, which a race could clobber.
-    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV") throw error;
-    await rename(temp, target);
-    return;
-  }
-  await unlink(temp);
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r").catch(() => null);
-  if (!handle) return;
-  await handle.sync().catch(() => undefined);
-  await handle.close();
 }

@@ -19,7 +19,6 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   // The mechanism itself.
   "workspace/beneath.ts": "the primitive: openat2 beneath the root, /proc/self/fd entry operations",
   "workspace/paths.ts": "lexical resolution for messages and the path a client sees (realpath, lstat, readlink); opens nothing",
-  "workspace/atomic-write.ts": "atomicWrite on a path string, still used by checkpoint-apply until it moves onto atomicWriteAt",
   "workspace/workspace.ts": "the Stats type only",
   "workspace/shell-session.ts": "createWriteStream over a descriptor from beneath.ts openForWrite",
   "workspace/receive.ts": "createReadStream over a descriptor from beneath.ts openRegularAt (downloads)",
