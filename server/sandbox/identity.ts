@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmodSync, lchownSync, lstatSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, constants, fstatSync, lchownSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { SANDBOX_HOME, SANDBOX_USER } from "./environment";
 
@@ -46,7 +46,15 @@ export function prepareWorkspace(workspaceRoot: string, identity: HostIdentity):
   const key = `${workspaceRoot}:${identity.gid}`;
   if (prepared.has(key)) return;
   openAncestors(workspaceRoot);
-  if (!isShared(workspaceRoot, identity)) share(workspaceRoot, identity.gid);
+  if (!isShared(workspaceRoot, identity)) {
+    // The root is the server's own folder at a path it chose; what is inside is the project's.
+    const rootFd = openSync(workspaceRoot, O_PATH | constants.O_DIRECTORY);
+    try {
+      shareInode(rootFd, fstatSync(rootFd).mode, identity.gid, true);
+    } finally {
+      closeSync(rootFd);
+    }
+  }
   prepared.add(key);
 }
 
@@ -59,22 +67,44 @@ export function isShared(workspaceRoot: string, identity: HostIdentity): boolean
   return root !== undefined && root.gid === identity.gid && (root.mode & 0o2000) !== 0;
 }
 
-// A folder's contents before the folder itself: a folder that carries the group was finished.
-function share(target: string, gid: number): void {
-  const stat = lstatSync(target);
-  if (stat.isSymbolicLink()) {
-    lchownSync(target, -1, gid);
-    return;
+// O_PATH (not in Node's fs.constants): a descriptor that names an inode without opening it for
+// reading, so a FIFO or device met on the walk is never woken.
+const O_PATH = 0o10000000;
+
+/** The magic link of an open descriptor, or of one entry of an open folder. */
+const fdPath = (fd: number, name?: string) => (name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`);
+
+/**
+ * Hands the tree under the open folder `dirFd` to `gid`, contents before the folder itself, so a
+ * folder that carries the group was finished. The walk holds a descriptor of each entry (opened
+ * O_NOFOLLOW through its parent's descriptor) and changes that inode, never a path: a folder
+ * swapped for a link to a host folder meanwhile is either the folder it opened or a link, whose
+ * own group changes and nothing behind it. The server is root; this is the workspace's content.
+ */
+function share(dirFd: number, gid: number): void {
+  for (const name of readdirSync(fdPath(dirFd))) {
+    let fd: number;
+    try {
+      fd = openSync(fdPath(dirFd, name), O_PATH | constants.O_NOFOLLOW);
+    } catch {
+      continue; // gone meanwhile
+    }
+    try {
+      const stat = fstatSync(fd);
+      if (stat.isSymbolicLink()) lchownSync(fdPath(dirFd, name), -1, gid);
+      else if (stat.isDirectory()) shareInode(fd, stat.mode, gid, true);
+      else if (stat.isFile()) shareInode(fd, stat.mode, gid, false);
+    } finally {
+      closeSync(fd);
+    }
   }
-  const mode = stat.mode & 0o7777;
-  if (stat.isDirectory()) {
-    for (const entry of readdirSync(target)) share(path.join(target, entry), gid);
-    lchownSync(target, -1, gid);
-    chmodSync(target, mode | 0o2070);
-  } else if (stat.isFile()) {
-    lchownSync(target, -1, gid);
-    chmodSync(target, mode | 0o060 | ((mode & 0o100) >> 3));
-  }
+}
+
+function shareInode(fd: number, rawMode: number, gid: number, folder: boolean): void {
+  const mode = rawMode & 0o7777;
+  if (folder) share(fd, gid);
+  chownSync(fdPath(fd), -1, gid);
+  chmodSync(fdPath(fd), folder ? mode | 0o2070 : mode | 0o060 | ((mode & 0o100) >> 3));
 }
 
 // bwrap runs as the unprivileged uid, so it needs search (x) permission on every folder above the
