@@ -333,11 +333,27 @@ export async function openForWrite(root: string, rel: string, shown: string): Pr
   }
 }
 
-/** readRegularAt from the root. */
-export async function readRegular(root: string, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
+/**
+ * readRegularAt from the root. `admit`, when given, judges the file by where the opened descriptor
+ * really is (root-relative, links resolved), before a byte is read: a caller that may read only
+ * some files decides by what was opened, not by a path resolved earlier that a link could have
+ * replaced since. It throws to refuse.
+ */
+export async function readRegular(
+  root: string,
+  rel: string,
+  shown: string,
+  maxBytes: number,
+  admit?: (real: string | null) => void,
+): Promise<{ bytes: Buffer | null; info: Stats }> {
   const rootFd = openRoot(root);
   try {
-    return await readRegularAt(rootFd, rel, shown, maxBytes);
+    if (!admit) return await readRegularAt(rootFd, rel, shown, maxBytes);
+    const { fd, info } = await openRegularAt(rootFd, rel, shown);
+    return await withFd(fd, async () => {
+      admit(await whereIs(root, fd));
+      return { info, bytes: info.size > maxBytes ? null : await readFdBounded(fd, info.size, maxBytes) };
+    });
   } finally {
     closeQuietly(rootFd);
   }

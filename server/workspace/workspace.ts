@@ -178,9 +178,19 @@ export class Workspace {
     return this.readContained(r, maxBytes);
   }
 
-  async read(input: string): Promise<ReadResult> {
+  /**
+   * A file's text (or that it is binary). `only`, when given, admits the file by where it really is
+   * once opened (root-relative, links resolved): a reader allowed some files only (a view link)
+   * is judged by the file it would read, never by a path a link can replace in between.
+   */
+  async read(input: string, only?: { admits: (realPath: string) => boolean; refusal: string }): Promise<ReadResult> {
     const r = await this.resolve(input);
-    const bytes = await this.readContained(r, MAX_FILE_BYTES);
+    const admit = only
+      ? (real: string | null) => {
+          if (real === null || !only.admits(real)) throw new WorkspaceError("NOT_FOUND", only.refusal);
+        }
+      : undefined;
+    const bytes = await this.readContained(r, MAX_FILE_BYTES, admit);
     const version = versionOf(bytes);
     const decoded = decode(bytes, path.posix.basename(r.path));
     if (decoded.kind === "binary") {
@@ -298,8 +308,8 @@ export class Workspace {
   }
 
   /** The bytes of the regular file at `r`, opened beneath the root: never a folder, FIFO, socket or device. */
-  private async readContained(r: ResolvedPath, maxBytes: number): Promise<Buffer> {
-    const { bytes, info } = await readRegular(this.root, r.requested, shown(r.requested), maxBytes).catch((error: unknown) =>
+  private async readContained(r: ResolvedPath, maxBytes: number, admit?: (real: string | null) => void): Promise<Buffer> {
+    const { bytes, info } = await readRegular(this.root, r.requested, shown(r.requested), maxBytes, admit).catch((error: unknown) =>
       Promise.reject(fromFsError(error, r.requested)),
     );
     if (bytes === null) throw tooLarge(r.requested, Math.max(info.size, maxBytes + 1));

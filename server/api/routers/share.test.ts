@@ -7,6 +7,7 @@ import { createSession } from "@/server/db/repositories/sessions";
 import { createShareLink } from "@/server/db/repositories/share-links";
 import { createTeam } from "@/server/db/repositories/teams";
 import { createTestServices } from "@/server/test/services";
+import { canSwapLinks, startLinkSwapper } from "@/server/workspace/test-helpers";
 
 // A view link opens the files its session touched, as they are now. Issue 38 (9): a member turned
 // a touched name into a link to a file the session never touched, and the link's holder read it.
@@ -77,4 +78,27 @@ describe("a view link's files", () => {
     await symlink("docs/guide.md", path.join(root, "notes.txt"));
     expect(await guest.share.read({ sessionId, path: "notes.txt" })).toMatchObject({ kind: "text", content: "touched guide\n" });
   });
+
+  // The same attack as a race: the name is a plain touched file when it is resolved and a link to
+  // the untouched one when it is read. Decided by the file opened, nothing untouched comes back.
+  it.skipIf(!canSwapLinks)("never reads an untouched file while a member swaps a touched name for a link to it", async () => {
+    await rm(path.join(root, "notes.txt"), { force: true });
+    await writeFile(path.join(root, "notes.txt"), "touched notes\n");
+    await rm(path.join(root, "swap"), { force: true });
+    await symlink("untouched.env", path.join(root, "swap"));
+    const swapper = await startLinkSwapper(path.join(root, "notes.txt"), path.join(root, "swap"));
+    let leaked = 0;
+    let read = 0;
+    try {
+      for (let i = 0; i < 300; i++) {
+        const answer = await guest.share.read({ sessionId, path: "notes.txt" }).catch((error: unknown) => error);
+        if (JSON.stringify(answer).includes("never-shared")) leaked++;
+        if ((answer as { content?: string }).content === "touched notes\n") read++;
+      }
+    } finally {
+      await swapper.stop();
+    }
+    expect(leaked).toBe(0);
+    expect(read).toBeGreaterThan(0);
+  }, 60_000);
 });

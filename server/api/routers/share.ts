@@ -97,12 +97,13 @@ export const shareRouter = router({
     }
     const workspace = await ctx.services.files.open(ctx.project.id);
     try {
-      const now = await workspace.resolve(input.path);
       const asTouched = (name: string) => (path.isAbsolute(name) ? path.relative(workspace.root, name) : path.normalize(name));
-      if (!touched.some((name) => asTouched(name) === now.path)) {
-        throw new TRPCError({ code: "NOT_FOUND", message: `'${input.path}' is now a link to a file this session did not touch; this link opens only the files its session touched.` });
-      }
-      return { ...(await workspace.read(now.path)), path: input.path };
+      // Judged by the file that was opened, so a member swapping the name for a link meanwhile gains nothing.
+      const only = {
+        admits: (real: string) => touched.some((name) => asTouched(name) === real),
+        refusal: `'${input.path}' is now a link to a file this session did not touch; this link opens only the files its session touched.`,
+      };
+      return { ...(await workspace.read(input.path, only)), path: input.path };
     } catch (error) {
       if (isWorkspaceError(error)) throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
       throw error;
