@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { proxyEnv, sandboxEnv } from "./environment";
+import { SANDBOX_GIT_CONFIG, sandboxGitConfigFile } from "./git-config";
 import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
 import { limitPrefix, nicePrefix, type SandboxLimits } from "./limits";
@@ -88,7 +89,11 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (!existsSync(bwrap)) throw new SandboxUnavailableError(`bubblewrap is not installed at ${bwrap}; sandboxed commands cannot run.`);
   const identity = host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
   if (identity) prepareWorkspace(workspaceRoot, identity);
-  const env = { ...sandboxEnv(true, options.env), ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}) };
+  const env = {
+    ...sandboxEnv(true, options.env),
+    GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,
+    ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}),
+  };
   const niced = [...nicePrefix(host.limits, options.background), ...command];
   // With network, the bridge runs first and the shell then becomes the command (exec): the
   // command is bubblewrap's child either way, with nothing of Tandem's left running beside it.
@@ -137,6 +142,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     ...systemBinds(),
     "--ro-bind", runtime.passwd, "/etc/passwd",
     "--ro-bind", runtime.group, "/etc/group",
+    "--ro-bind", sandboxGitConfigFile(options.workspaceRoot), SANDBOX_GIT_CONFIG,
     "--proc", "/proc",
     "--dev", "/dev",
     ...scratch, "--tmpfs", "/tmp",

@@ -50,6 +50,7 @@ describe("the system prompt", () => {
     expect(environment).toMatch(/Network: off\. Shell commands cannot reach any host/);
     expect(environment).toMatch(/Git: a repository on branch main, with 3 changed files \(git status codes\): /);
     for (const change of [".M src/app.ts", "?? TANDEM.md", "?? .tandem/"]) expect(environment).toContain(change);
+    expect(environment).toContain("git works in the shell (git --no-pager status, diff, log, commit)");
     expect(environment).toContain(`Today is ${new Date().toISOString().slice(0, 10)}.`);
     expect(environment).toContain("People may be editing files at the same time as you");
 

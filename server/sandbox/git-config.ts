@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { runtimeDir } from "./runtime-dir";
+
+// git refuses a repository whose folder another user owns ("detected dubious ownership"), and the
+// workspace's root folder belongs to the server (identity.ts) while a root server runs each
+// project's sandbox as the project's own uid. So each sandbox gets a system-level git config,
+// bound read-only at /etc/gitconfig, that trusts exactly its workspace's root, the one folder
+// git finds there that the project's uid does not own. It is seen only inside that sandbox:
+// a git the server or an admin runs on the host still refuses the workspace, so no repository
+// config or hook runs outside the sandbox; inside, the repository can only reach what the
+// project's uid already may. Not `safe.directory=*` (every folder, including ones of other
+// owners bound in later), nor a chown of the root (it must stay the server's: identity.ts).
+
+/** Where the sandbox sees it; GIT_CONFIG_SYSTEM names it too, for a git built with another sysconfdir. */
+export const SANDBOX_GIT_CONFIG = "/etc/gitconfig";
+
+const written = new Map<string, string>();
+
+/** The host file (in the runtime folder) to bind at SANDBOX_GIT_CONFIG for `workspaceRoot`'s sandbox. */
+export function sandboxGitConfigFile(workspaceRoot: string): string {
+  const known = written.get(workspaceRoot);
+  if (known) return known;
+  const name = `gitconfig-${createHash("sha256").update(workspaceRoot).digest("hex").slice(0, 32)}`;
+  const file = path.join(runtimeDir().root, name);
+  writeFileSync(file, sandboxGitConfig(workspaceRoot), { mode: 0o644 });
+  written.set(workspaceRoot, file);
+  return file;
+}
+
+export function sandboxGitConfig(workspaceRoot: string): string {
+  return `[safe]\n\tdirectory = ${quote(workspaceRoot)}\n`;
+}
+
+// A value in double quotes, with git's escapes: a folder name may hold any of these.
+function quote(value: string): string {
+  const escaped = value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\t/g, "\\t");
+  return `"${escaped}"`;
+}
