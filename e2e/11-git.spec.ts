@@ -126,6 +126,8 @@ test("the agent's change is committed with a Co-authored-by trailer linking its 
 
   // The trailer's link opens that session, even in a browser that had another one (or none) open.
   const link = new URL(message.match(/^Tandem-Session: (\S+)$/m)![1]!);
+  // On the address the browser uses (no public URL is configured here), not a default one.
+  expect(link.origin).toBe(new URL(page.url()).origin);
   await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("tandem-agent-session:")).forEach((k) => localStorage.removeItem(k)));
   await page.goto(link.pathname + link.search);
   await expect(agent.userMessages().first()).toContainText("Improve the README");

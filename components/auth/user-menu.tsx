@@ -42,6 +42,9 @@ export function UserMenu({ user }: UserMenuProps) {
           <Link className="menu-item" href="/" role="menuitem">
             Projects
           </Link>
+          <Link className="menu-item" href="/account" role="menuitem" data-testid="menu-account">
+            Account and git credentials
+          </Link>
           {user.role === "admin" && (
             <Link className="menu-item" href="/admin" role="menuitem" data-testid="menu-admin">
               Admin settings

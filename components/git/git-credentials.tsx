@@ -15,19 +15,20 @@ const EMPTY = { name: "", host: "", username: "", token: "", privateKey: "", pas
  * a team's shared ones (its owners and admins manage them). A token or key goes in once and is
  * never shown again; an ssh key is known afterwards by its public key's fingerprint.
  */
-export function GitCredentials({ scope }: { scope: Scope }) {
+export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { host: string; kind: Kind } }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const team = scope.kind === "team" ? { teamId: scope.teamId } : null;
   const list = useQuery(team ? trpc.gitCredential.teamList.queryOptions(team) : trpc.gitCredential.list.queryOptions());
   const refresh = () => void queryClient.invalidateQueries(team ? trpc.gitCredential.teamList.queryFilter(team) : trpc.gitCredential.list.queryFilter());
-  const [kind, setKind] = useState<Kind>("token");
-  const [form, setForm] = useState(EMPTY);
-  const [saved, setSaved] = useState<{ name: string; fingerprint: string } | null>(null);
+  // Arriving from a refused push: the host is filled in, and the secret is what is left to give.
+  const [kind, setKind] = useState<Kind>(prefill?.kind ?? "token");
+  const [form, setForm] = useState(prefill ? { ...EMPTY, name: prefill.host, host: prefill.host } : EMPTY);
+  const [saved, setSaved] = useState<{ name: string; fingerprint: string | null } | null>(null);
   const options = {
     onSuccess: (stored: { name: string; fingerprint: string | null }) => {
       setForm(EMPTY);
-      setSaved(stored.fingerprint ? { name: stored.name, fingerprint: stored.fingerprint } : null);
+      setSaved(stored.fingerprint || prefill ? { name: stored.name, fingerprint: stored.fingerprint } : null);
     },
     onSettled: refresh,
   };
@@ -41,7 +42,7 @@ export function GitCredentials({ scope }: { scope: Scope }) {
   const input = kind === "ssh-key" ? { ...common, kind, privateKey: form.privateKey, passphrase: form.passphrase || undefined } : { ...common, kind, token: form.token };
 
   return (
-    <section className="card stack" data-testid={`git-credentials-${scope.kind}`}>
+    <section className="card stack" id="git-credentials" data-testid={`git-credentials-${scope.kind}`}>
       <h2>{scope.kind === "team" ? "Shared git credentials" : "Your git credentials"}</h2>
       <p className="hint">
         {scope.kind === "team"
@@ -94,7 +95,7 @@ export function GitCredentials({ scope }: { scope: Scope }) {
           <input className="input" style={{ flex: 1, minWidth: 120 }} placeholder="Host (github.com)" value={form.host} onChange={(e) => setForm({ ...form, host: e.target.value })} required aria-label="Host" />
           <input className="input" style={{ flex: 1, minWidth: 100 }} placeholder={kind === "ssh-key" ? "Login (git)" : "Username (optional)"} value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} aria-label="Username" />
           {kind === "token" ? (
-            <input className="input" style={{ flex: 2, minWidth: 160 }} type="password" autoComplete="off" placeholder="Personal access token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} required aria-label="Token" />
+            <input className="input" style={{ flex: 2, minWidth: 160 }} type="password" autoComplete="off" placeholder="Personal access token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} required aria-label="Token" autoFocus={!!prefill} data-testid="git-credential-token" />
           ) : (
             <>
               <textarea
@@ -107,6 +108,7 @@ export function GitCredentials({ scope }: { scope: Scope }) {
                 onChange={(e) => setForm({ ...form, privateKey: e.target.value })}
                 required
                 aria-label="Private key"
+                autoFocus={!!prefill}
               />
               <input className="input" style={{ flex: 1, minWidth: 160 }} type="password" autoComplete="off" placeholder="Passphrase (if the key has one)" value={form.passphrase} onChange={(e) => setForm({ ...form, passphrase: e.target.value })} aria-label="Passphrase" />
             </>
@@ -118,7 +120,13 @@ export function GitCredentials({ scope }: { scope: Scope }) {
       )}
       {saved && (
         <div className="hint" role="status" data-testid="git-credential-saved">
-          Saved {saved.name}. Its public key&apos;s fingerprint is <code>{saved.fingerprint}</code>: the host lists the same one for the key you added there.
+          Saved {saved.name}.
+          {saved.fingerprint && (
+            <>
+              {" "}Its public key&apos;s fingerprint is <code>{saved.fingerprint}</code>: the host lists the same one for the key you added there.
+            </>
+          )}
+          {prefill && " Go back to the project's Source Control and push again."}
         </div>
       )}
       {error && <div className="error-text">{errorMessage(error)}</div>}

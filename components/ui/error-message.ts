@@ -1,6 +1,6 @@
 type TrpcLikeError = {
   message?: string;
-  data?: { code?: string; zodError?: { formErrors?: string[]; fieldErrors?: Record<string, string[] | undefined> } | null };
+  data?: { code?: string; gitError?: string | null; zodError?: { formErrors?: string[]; fieldErrors?: Record<string, string[] | undefined> } | null };
 };
 
 /** The message of a tRPC (or any) error, for showing to a person; input errors give their first reason. */
@@ -17,4 +17,9 @@ export function errorMessage(error: unknown): string {
 /** The tRPC error code (NOT_FOUND, CONFLICT, ...) of an error, if it is one. */
 export function errorCode(error: unknown): string | undefined {
   return (error as TrpcLikeError | null)?.data?.code;
+}
+
+/** Which git failure an error was (AUTH_FAILED, HOST_NOT_ALLOWED, ...), when git's. */
+export function gitErrorCode(error: unknown): string | undefined {
+  return (error as TrpcLikeError | null)?.data?.gitError ?? undefined;
 }

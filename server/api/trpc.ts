@@ -9,6 +9,7 @@ import { authorizeProject, authorizeSession, callerLink, mayAnswerApprovals, WRI
 import { findApproval } from "@/server/db/repositories/approvals";
 import { findTeamRole } from "@/server/db/repositories/teams";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import { GitError } from "@/server/git/errors";
 import type { Presence, Watcher } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { AccessChanges, AccessHolder } from "@/server/bus/access-changes";
@@ -94,6 +95,12 @@ export type Context = {
    * A WebSocket connection's context is made once for many calls and never says so.
    */
   userReadForCall?: boolean;
+  /**
+   * The page's origin as the browser sent it (`Origin`), for links the server writes for people to
+   * open later (a commit's session trailer) when no public URL is configured. The server refused
+   * the request already if the origin names another site (server/http/origin.ts).
+   */
+  requestOrigin?: string;
 };
 
 export const SHARE_TOKEN_HEADER = "x-tandem-share";
@@ -104,7 +111,17 @@ export async function createContext(services: Services, headers: Headers, connec
   const user = await services.logins.user(headers);
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
   const currentUser = () => services.logins.fresh(headers);
-  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser, userReadForCall: true };
+  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser, userReadForCall: true, requestOrigin: webOrigin(headers.get("origin")) };
+}
+
+function webOrigin(value: string | null): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** How long a WebSocket connection trusts the login session it last read, unless an access change concerns its user. */
@@ -165,7 +182,9 @@ const t = initTRPC
     transformer: wireTransformer,
     errorFormatter({ shape, error }) {
       const zodError = error.cause instanceof ZodError ? z.flattenError(error.cause) : null;
-      return { ...shape, data: { ...shape.data, zodError, stack: undefined } };
+      // Which git failure it was (AUTH_FAILED, ...): the page offers what fixes it (a credential for the host).
+      const gitError = error.cause instanceof GitError ? error.cause.code : null;
+      return { ...shape, data: { ...shape.data, zodError, gitError, stack: undefined } };
     },
   });
 

@@ -24,6 +24,20 @@ export function parseForges(value: string | undefined): Forges {
   return forges;
 }
 
+export const FORGE_KINDS = ["github", "gitlab", "gitea", "bitbucket"] as const satisfies readonly ForgeKind[];
+
+/**
+ * The server's forges, and the one a project admin chose for the project's remote (a self-hosted
+ * GitLab, Gitea or Forgejo): the server's configuration and the well-known hosts come first. A
+ * chosen GitHub kind gets its API on the remote's own origin (GitHub Enterprise's /api/v3), so a
+ * person's token for that host never goes anywhere else.
+ */
+export function withProjectForge(configured: Forges, remote: URL, chosen: string | null): Forges {
+  const kind = FORGE_KINDS.find((k) => k === chosen);
+  if (!kind || configured[remote.host] || configured[remote.hostname] || KNOWN[remote.host]) return configured;
+  return { ...configured, [remote.host]: kind === "github" ? { kind, api: `${remote.origin}/api/v3` } : { kind } };
+}
+
 export function forgeOf(url: URL, configured: Forges): Forge | null {
   // A host configured without a port stands for that host on any port.
   const found = configured[url.host] ?? configured[url.hostname] ?? KNOWN[url.host];

@@ -108,16 +108,21 @@ export function createProjectGit(deps: GitDeps) {
     return { raw: origin, url };
   }
 
-  /** `Co-authored-by` trailers for the agent sessions whose turns changed a staged file since HEAD. */
-  async function coAuthors(project: GitProject, staged: string[]): Promise<string[]> {
+  /**
+   * `Co-authored-by` trailers for the agent sessions whose turns changed a staged file since HEAD,
+   * each with its session's link on the server's public address: the configured one, else the
+   * page's origin as the committer's browser saw it (no link when neither is known).
+   */
+  async function coAuthors(project: GitProject, staged: string[], origin: string | undefined): Promise<string[]> {
+    const base = deps.publicUrl?.replace(/\/+$/, "") ?? origin;
     const since = await repo(project.id).headDate();
     const sessions = (await listSessions(deps.db, project.id, { limit: CO_AUTHOR_SESSIONS })).filter((s) => !since || s.updatedAt > since);
     const trailers: string[] = [];
     for (const session of sessions) {
       const paths = await agentChangedPaths(deps, session);
       if (!staged.some((p) => paths.has(p))) continue;
-      const link = `${deps.publicUrl ?? "http://localhost:3000"}/p/${project.id}?session=${session.id}`;
-      trailers.push(`Co-authored-by: Tandem agent (${session.model}) <agent+${session.id}@tandem.invalid>`, `Tandem-Session: ${link}`);
+      trailers.push(`Co-authored-by: Tandem agent (${session.model}) <agent+${session.id}@tandem.invalid>`);
+      if (base) trailers.push(`Tandem-Session: ${base}/p/${project.id}?session=${session.id}`);
     }
     return trailers;
   }
@@ -128,11 +133,12 @@ export function createProjectGit(deps: GitDeps) {
 
     status: (projectId: string) => serial(projectId, () => repo(projectId).status()),
 
-    commit(project: GitProject, person: GitPerson, input: { message: string; amend: boolean }) {
+    /** `origin`: the committer's page origin, for the session trailers' links (see coAuthors). */
+    commit(project: GitProject, person: GitPerson, input: { message: string; amend: boolean }, origin?: string) {
       return serial(project.id, async () => {
         const status = await repo(project.id).status();
         if (!input.amend && status.staged.length === 0) throw new GitError("BAD_INPUT", "Nothing is staged: stage the changes to commit first.");
-        const trailers = await coAuthors(project, status.staged.map((f) => f.path));
+        const trailers = await coAuthors(project, status.staged.map((f) => f.path), origin);
         const message = trailers.length ? `${input.message.trimEnd()}\n\n${trailers.join("\n")}\n` : input.message;
         return repo(project.id).commit({ message, author: author(person), amend: input.amend });
       });
@@ -185,7 +191,7 @@ export function createProjectGit(deps: GitDeps) {
     },
 
     /** Opens a pull request for the current branch through the forge's API, with the caller's token for the remote's host. */
-    openPullRequest(project: GitProject, person: GitPerson & RemoteChoice, input: { title: string; body: string; base: string; forges: Forges }) {
+    openPullRequest(project: GitProject, person: GitPerson & RemoteChoice, input: { title: string; body: string; base: string; forges: (remote: URL) => Forges }) {
       return serial(project.id, async () => {
         const { url: remote } = await projectRemote(project.id, person);
         const secret = await secretFor(person, project.teamId, remote, undefined, "token");
@@ -193,7 +199,8 @@ export function createProjectGit(deps: GitDeps) {
         const { branch } = await repo(project.id).status();
         if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
         if (branch === input.base) throw new GitError("BAD_INPUT", `You are on ${input.base}: push a branch of your own to open a pull request into it.`);
-        const opened = await openGitHubPullRequest({ remote: webAddress(remote), forges: input.forges, token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
+        const web = webAddress(remote);
+        const opened = await openGitHubPullRequest({ remote: web, forges: input.forges(new URL(web)), token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
         return { ...opened, head: branch, base: input.base };
       });
     },

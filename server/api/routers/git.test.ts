@@ -172,6 +172,26 @@ describe("projects from git, with stored credentials", () => {
 });
 
 describe("pull requests from Source Control", () => {
+  it("links a self-hosted forge's pull request page once a project admin says which forge serves the remote", async () => {
+    // A GitLab, Gitea or Forgejo on an office host: nothing in its name says which it is.
+    server.createRepository("acme/forge", { "README.md": "# forge\n" });
+    const caller = createCaller(env.context(await env.createUser()));
+    await caller.gitCredential.add({ name: "Office forge", host: host(), username: "alice", token: "ghp_secret_token_123" });
+    const project = await caller.project.create({ name: "Self-hosted", gitUrl: `${server.url}/acme/forge.git` });
+    await caller.git.createBranch({ projectId: project.id, name: "feature/x" });
+    const push = () => caller.git.push({ projectId: project.id, operationId: randomUUID() });
+    expect(await push()).toMatchObject({ pullRequestUrl: null, canOpenPullRequest: false });
+    expect(await caller.git.remote({ projectId: project.id })).toMatchObject({ url: `${server.url}/acme/forge.git`, forge: null });
+
+    await caller.git.setForge({ projectId: project.id, forge: "gitea" });
+    expect(await caller.git.remote({ projectId: project.id })).toMatchObject({ forge: "gitea" });
+    expect(await push()).toMatchObject({ pullRequestUrl: `${server.url}/acme/forge/compare/feature%2Fx`, canOpenPullRequest: false });
+    await caller.git.setForge({ projectId: project.id, forge: "gitlab" });
+    expect(await push()).toMatchObject({ pullRequestUrl: `${server.url}/acme/forge/-/merge_requests/new?merge_request%5Bsource_branch%5D=feature%2Fx` });
+    await caller.git.setForge({ projectId: project.id, forge: null });
+    expect(await push()).toMatchObject({ pullRequestUrl: null });
+  }, 120_000);
+
   it("opens one through the host's API and posts its link in the session open beside it, never in another project's", async () => {
     // GitHub's REST pulls endpoint, served locally: the one fake allowed, since a real forge cannot run here.
     const api = http.createServer((req, res) => {

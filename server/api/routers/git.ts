@@ -4,12 +4,12 @@ import { branchName, gitPath, gitUrl, operationId, pullMode } from "@/lib/git-sc
 import { ADMIN_ROLES } from "@/server/api/access";
 import type { ProjectRole } from "@/server/db/repositories/projects";
 import { projectAdminProcedure, protectedProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
-import { deleteKnownHostKeys, getPullMode, listProjectKnownHostKeys, setPullMode } from "@/server/db/repositories/git-credentials";
+import { deleteKnownHostKeys, getGitForge, getPullMode, listProjectKnownHostKeys, setGitForge, setPullMode } from "@/server/db/repositories/git-credentials";
 import { GitError, type GitErrorCode } from "@/server/git/errors";
 import { hunkCount } from "@/server/git/hunks";
 import { findSession } from "@/server/db/repositories/sessions";
 import { hostKeyFingerprint } from "@/server/git/ssh-key";
-import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
+import { FORGE_KINDS, forgeOf, pullRequestLink, withProjectForge } from "@/server/git/pull-request";
 import { isWorkspaceError } from "@/server/workspace";
 
 const TRPC_CODES: Record<GitErrorCode, TRPCError["code"]> = {
@@ -87,7 +87,7 @@ export const gitRouter = router({
 
   commit: workspaceMutationProcedure
     .input(z.object({ message: z.string().trim().min(1, "Write a commit message").max(100_000), amend: z.boolean().default(false) }))
-    .mutation(({ ctx, input }) => gitCall(async () => ({ oid: await ctx.services.git.commit(ctx.project, person(ctx.user), input) }))),
+    .mutation(({ ctx, input }) => gitCall(async () => ({ oid: await ctx.services.git.commit(ctx.project, person(ctx.user), input, ctx.requestOrigin) }))),
 
   lastCommitMessage: workspaceProcedure.query(({ ctx }) => gitCall(() => ctx.services.git.repo(ctx.project.id).lastCommitMessage())),
 
@@ -115,9 +115,10 @@ export const gitRouter = router({
   push: workspaceMutationProcedure.input(remoteInput).mutation(async ({ ctx, input }) => {
     const { remote: url } = await remote(ctx, input.operationId, "push");
     const status = await ctx.services.git.status(ctx.project.id);
-    const forge = forgeOf(new URL(url), ctx.services.config.gitForges);
+    const forges = withProjectForge(ctx.services.config.gitForges, new URL(url), await getGitForge(ctx.services.db, ctx.project.id));
+    const forge = forgeOf(new URL(url), forges);
     return {
-      pullRequestUrl: status.branch ? pullRequestLink(url, status.branch, ctx.services.config.gitForges) : null,
+      pullRequestUrl: status.branch ? pullRequestLink(url, status.branch, forges) : null,
       // Through the API only where Tandem speaks it (GitHub's REST pulls endpoint).
       canOpenPullRequest: forge?.kind === "github" && status.branch !== null,
       branch: status.branch,
@@ -140,7 +141,8 @@ export const gitRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const { sessionId, ...request } = input;
-      const opened = await gitCall(() => ctx.services.git.openPullRequest(ctx.project, remotePerson(ctx), { ...request, forges: ctx.services.config.gitForges }));
+      const chosen = await getGitForge(ctx.services.db, ctx.project.id);
+      const opened = await gitCall(() => ctx.services.git.openPullRequest(ctx.project, remotePerson(ctx), { ...request, forges: (remote) => withProjectForge(ctx.services.config.gitForges, remote, chosen) }));
       const session = sessionId ? await findSession(ctx.services.db, sessionId) : null;
       if (session?.projectId === ctx.project.id) {
         await ctx.services.agent.log.append(session.id, "pull_request_opened", { ...opened, title: request.title, by: { id: ctx.user.id, name: ctx.user.name } }, ctx.user.id);
@@ -152,10 +154,17 @@ export const gitRouter = router({
    * Where fetch, pull and push go: the remote Tandem stored (`url`, null until one is recorded) and
    * what the repository's origin says now (`origin`), which any writer can change in the terminal.
    */
-  remote: workspaceProcedure.query(({ ctx }) => gitCall(() => ctx.services.git.remoteInfo(ctx.project.id))),
+  remote: workspaceProcedure.query(({ ctx }) =>
+    gitCall(async () => ({ ...(await ctx.services.git.remoteInfo(ctx.project.id)), forge: await getGitForge(ctx.services.db, ctx.project.id) })),
+  ),
 
   /** A project admin chooses the remote everyone's fetch, pull and push go to (an https or ssh URL). */
   setRemote: projectAdminProcedure.input(z.object({ url: gitUrl })).mutation(({ ctx, input }) => gitCall(() => ctx.services.git.setRemote(ctx.project.id, input.url))),
+
+  /** A project admin says which forge serves a self-hosted remote (its pull-request link); null: well-known hosts only. */
+  setForge: projectAdminProcedure
+    .input(z.object({ forge: z.enum(FORGE_KINDS).nullable() }))
+    .mutation(({ ctx, input }) => setGitForge(ctx.services.db, ctx.project.id, input.forge)),
 
   setPullMode: projectAdminProcedure.input(z.object({ mode: pullMode })).mutation(({ ctx, input }) => setPullMode(ctx.services.db, ctx.project.id, input.mode)),
 

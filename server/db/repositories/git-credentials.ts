@@ -67,6 +67,15 @@ export async function setGitRemote(db: Db, projectId: string, url: string) {
   await db.project.update({ where: { id: projectId }, data: { gitRemoteUrl: url } });
 }
 
+/** The forge a project admin said serves the project's remote (null: Tandem knows only well-known hosts). */
+export async function getGitForge(db: Db, projectId: string): Promise<string | null> {
+  return (await db.project.findUnique({ where: { id: projectId }, select: { gitForge: true } }))?.gitForge ?? null;
+}
+
+export async function setGitForge(db: Db, projectId: string, forge: string | null) {
+  await db.project.update({ where: { id: projectId }, data: { gitForge: forge } });
+}
+
 /** The ssh host keys a project accepted on first use for `host` (`name` or `[name]:port`). */
 export async function listKnownHostKeys(db: Db, projectId: string, host: string) {
   return db.gitKnownHost.findMany({ where: { projectId, host }, select: { host: true, keyType: true, key: true }, orderBy: { createdAt: "asc" } });
