@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc-provider";
 /** What the explorer shows beside a file: VS Code's letters and colours. */
 export type GitDecoration = { letter: string; kind: "modified" | "added" | "untracked" | "deleted" | "conflict" | "renamed" | "ignored" };
 
-function useGitModel(projectId: string, canWrite: boolean, readable: boolean) {
+function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, readable: boolean) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   // File changes refresh it (components/ide/use-file-changes.ts); the interval catches commits made in the terminal.
@@ -19,6 +19,7 @@ function useGitModel(projectId: string, canWrite: boolean, readable: boolean) {
     void queryClient.invalidateQueries(trpc.git.log.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.branches.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.diff.queryFilter({ projectId }));
+    void queryClient.invalidateQueries(trpc.git.remote.queryFilter({ projectId }));
   }, [queryClient, trpc, projectId]);
 
   const decorations = useMemo(() => {
@@ -46,14 +47,15 @@ function useGitModel(projectId: string, canWrite: boolean, readable: boolean) {
     [decorations],
   );
 
-  return { projectId, canWrite, status, refresh, decorationOf };
+  return { projectId, canWrite, canAdmin, status, refresh, decorationOf };
 }
 
 type GitModel = ReturnType<typeof useGitModel>;
 const GitContext = createContext<GitModel | null>(null);
 
-export function GitProvider({ projectId, canWrite, readable, children }: { projectId: string; canWrite: boolean; readable: boolean; children: ReactNode }) {
-  const model = useGitModel(projectId, canWrite, readable);
+/** `canAdmin`: the caller is one of the project's admins, who choose its remote. */
+export function GitProvider({ projectId, canWrite, canAdmin, readable, children }: { projectId: string; canWrite: boolean; canAdmin: boolean; readable: boolean; children: ReactNode }) {
+  const model = useGitModel(projectId, canWrite, canAdmin, readable);
   return <GitContext.Provider value={model}>{children}</GitContext.Provider>;
 }
 

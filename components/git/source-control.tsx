@@ -12,6 +12,8 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { errorMessage } from "@/components/ui/error-message";
 import { RefreshIcon } from "@/components/ui/icons";
 import { PullRequestDialog } from "@/components/git/pull-request-dialog";
+import { RemoteBar } from "@/components/git/remote-bar";
+import { parseRemoteUrl } from "@/lib/git-remote-url";
 import "./source-control.css";
 
 const ACTION_LABEL: Record<RemoteAction, string> = { fetch: "Fetching", pull: "Pulling", push: "Pushing" };
@@ -20,12 +22,12 @@ const ACTION_LABEL: Record<RemoteAction, string> = { fetch: "Fetching", pull: "P
 export function SourceControl() {
   const trpc = useTRPC();
   const git = useGit();
-  const { projectId, canWrite } = git;
+  const { projectId, canWrite, canAdmin } = git;
   const status = git.status.data;
   const [message, setMessage] = useState("");
   const [amend, setAmend] = useState(false);
   const [discarding, setDiscarding] = useState<string[] | null>(null);
-  const [notice, setNotice] = useState<{ text: string; link?: string; opened?: boolean; canOpen?: boolean; error?: boolean } | null>(null);
+  const [notice, setNotice] = useState<{ text: string; link?: string; opened?: boolean; canOpen?: boolean; error?: boolean; credentialFor?: URL } | null>(null);
   const [openingPr, setOpeningPr] = useState(false);
   const after = { onSettled: () => git.refresh(), onError: (error: unknown) => setNotice({ text: errorMessage(error), error: true }) };
   const stage = useMutation(trpc.git.stage.mutationOptions(after));
@@ -44,9 +46,12 @@ export function SourceControl() {
     }),
   );
   const lastMessage = useQuery(trpc.git.lastCommitMessage.queryOptions({ projectId }, { enabled: amend }));
+  const remote = useQuery(trpc.git.remote.queryOptions({ projectId }, { enabled: status?.repository === true }));
   const operation = useGitOperation(projectId, (result) => {
     git.refresh();
-    if (result.error) setNotice({ text: result.error, error: true });
+    // The host refused (or was given no) credentials: offer to store one for exactly that host.
+    const refused = result.gitError === "AUTH_FAILED" && remote.data?.url ? parseRemoteUrl(remote.data.url) : null;
+    if (result.error) setNotice({ text: result.error, error: true, credentialFor: refused ?? undefined });
     else if (result.action === "push") setNotice({ text: "Pushed.", link: result.pullRequestUrl ?? undefined, canOpen: result.canOpenPullRequest });
     else setNotice({ text: result.action === "pull" ? "Pulled." : "Fetched." });
   });
@@ -97,6 +102,7 @@ export function SourceControl() {
           <RefreshIcon />
         </button>
       </div>
+      <RemoteBar projectId={projectId} canAdmin={canAdmin} />
       {operation.running && (
         <div className="scm-progress" role="status" data-testid="scm-progress">
           <span>
@@ -112,6 +118,17 @@ export function SourceControl() {
       )}
       {notice && (
         <div className={notice.error ? "banner banner-warning" : "banner banner-info"} role={notice.error ? "alert" : "status"} data-testid="scm-notice">
+          {notice.credentialFor && (
+            <a
+              className="btn btn-sm btn-primary scm-notice-action"
+              href={`/account?${new URLSearchParams({ host: notice.credentialFor.host, kind: notice.credentialFor.protocol === "ssh:" ? "ssh-key" : "token" })}#git-credentials`}
+              target="_blank"
+              rel="noreferrer"
+              data-testid="scm-add-credential"
+            >
+              {notice.credentialFor.protocol === "ssh:" ? "Add an ssh key" : "Add a token"} for {notice.credentialFor.host}
+            </a>
+          )}
           <span className="banner-text">{notice.text}</span>
           {notice.link && (
             <a className="btn btn-sm" href={notice.link} title={notice.link} target="_blank" rel="noreferrer" data-testid="scm-pull-request-link">

@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
-import { errorMessage } from "@/components/ui/error-message";
+import { errorMessage, gitErrorCode } from "@/components/ui/error-message";
 import type { GitProgress } from "@/lib/git-schemas";
 
 export type RemoteAction = "fetch" | "pull" | "push";
@@ -13,7 +13,7 @@ export type RemoteAction = "fetch" | "pull" | "push";
  * Runs a fetch, pull or push with its progress: the page picks the operation's id, listens to it,
  * then starts it; Cancel stops git in its sandbox.
  */
-export type OperationResult = { action: RemoteAction; pullRequestUrl?: string | null; canOpenPullRequest?: boolean; error?: string };
+export type OperationResult = { action: RemoteAction; pullRequestUrl?: string | null; canOpenPullRequest?: boolean; error?: string; gitError?: string };
 
 export function useGitOperation(projectId: string, onSettled: (result: OperationResult) => void) {
   const trpc = useTRPC();
@@ -36,7 +36,7 @@ export function useGitOperation(projectId: string, onSettled: (result: Operation
     const id = crypto.randomUUID();
     setRunning({ id, action });
     const done = (result: { pullRequestUrl?: string | null; canOpenPullRequest?: boolean }) => onSettled({ action, ...result });
-    const failed = (error: unknown) => onSettled({ action, error: errorMessage(error) });
+    const failed = (error: unknown) => onSettled({ action, error: errorMessage(error), gitError: gitErrorCode(error) });
     const input = { projectId, operationId: id };
     if (action === "push") push.mutateAsync(input).then(done, failed);
     else (action === "fetch" ? fetch : pull).mutateAsync(input).then(() => done({}), failed);

@@ -53,7 +53,12 @@ export function IdeView({ projectId }: { projectId: string }) {
     <CommandsProvider>
       <OpenFilesProvider projectId={projectId} key={projectId}>
         <ExplorerProvider projectId={projectId}>
-          <GitProvider projectId={projectId} canWrite={project.data?.role !== undefined && project.data.role !== "viewer"} readable={project.isSuccess}>
+          <GitProvider
+            projectId={projectId}
+            canWrite={project.data?.role !== undefined && project.data.role !== "viewer"}
+            canAdmin={project.data?.role === "owner" || project.data?.role === "admin"}
+            readable={project.isSuccess}
+          >
             <OpenSessionProvider>{body}</OpenSessionProvider>
           </GitProvider>
         </ExplorerProvider>

@@ -162,7 +162,7 @@ function attacks(mode: SandboxMode) {
       await expect(member.git.fetch({ projectId: project.id, operationId: randomUUID() })).rejects.toMatchObject({ message: expect.stringMatching(/has not recorded this project's remote yet.*project admin/) });
       await expect(member.git.setRemote({ projectId: project.id, url: repository("members-pick") })).rejects.toMatchObject({ code: "FORBIDDEN" });
       await owner.git.fetch({ projectId: project.id, operationId: randomUUID() });
-      expect(await member.git.remote({ projectId: project.id })).toEqual({ url: first, origin: first });
+      expect(await member.git.remote({ projectId: project.id })).toEqual({ url: first, origin: first, forge: null });
 
       // The member's own Fetch (with no token: the server refuses it) goes to the recorded remote too.
       attacker.git("remote", "set-url", "origin", repository("member-choice"));
@@ -174,7 +174,7 @@ function attacks(mode: SandboxMode) {
       expect((await member.git.remote({ projectId: project.id })).url).toBe(first);
 
       await owner.git.setRemote({ projectId: project.id, url: second });
-      expect(await member.git.remote({ projectId: project.id })).toEqual({ url: second, origin: second });
+      expect(await member.git.remote({ projectId: project.id })).toEqual({ url: second, origin: second, forge: null });
       // A password someone wrote into origin's URL is not shown to the team.
       attacker.git("remote", "set-url", "origin", second.replace("://", "://someone:hunter2@"));
       expect((await member.git.remote({ projectId: project.id })).origin).toBe(second.replace("://", "://someone:***@"));
