@@ -124,6 +124,7 @@ export function SourceControl() {
               href={`/account?${new URLSearchParams({ host: notice.credentialFor.host, kind: notice.credentialFor.protocol === "ssh:" ? "ssh-key" : "token" })}#git-credentials`}
               target="_blank"
               rel="noreferrer"
+              title={`Store a ${notice.credentialFor.protocol === "ssh:" ? "ssh key" : "token"} for ${notice.credentialFor.host} in your account, then push again`}
               data-testid="scm-add-credential"
             >
               {notice.credentialFor.protocol === "ssh:" ? "Add an ssh key" : "Add a token"} for {notice.credentialFor.host}
