@@ -21,6 +21,13 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => server.close());
 
+/** The team the projects page lists and creates in (remembered in the browser). */
+async function chooseTeam(page: import("@playwright/test").Page, name: string) {
+  await page.goto("/");
+  await page.getByTestId("team-switcher").selectOption({ label: name });
+  await expect(page.getByTestId("team-switcher").locator("option:checked")).toHaveText(name);
+}
+
 async function cloneApp(page: import("@playwright/test").Page, name: string) {
   await page.goto("/");
   await page.getByTestId("new-project-way-git").click();
@@ -123,6 +130,7 @@ test("a member of a project without a stored remote is told to ask an admin; the
   await expect(mo.page.getByTestId("team-switcher").locator("option:checked")).toHaveText("Remote crew");
 
   // A repository made in Tandem, its origin added in a terminal: Tandem has stored no remote.
+  await chooseTeam(page, "Remote crew");
   await ide.createProject("No remote yet");
   await page.getByTestId("side-tab-scm").click();
   await page.getByTestId("scm-init").click();
@@ -132,6 +140,7 @@ test("a member of a project without a stored remote is told to ask an admin; the
   await ide.runInTerminal(`git remote add origin ${url} && echo ORIGIN-ADDED`);
   await expect(ide.terminalText()).toContainText("ORIGIN-ADDED");
 
+  await chooseTeam(mo.page, "Remote crew");
   await mo.openProject("No remote yet");
   await mo.page.getByTestId("side-tab-scm").click();
   const missing = mo.page.getByTestId("scm-remote-missing");
