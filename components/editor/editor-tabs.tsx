@@ -1,6 +1,7 @@
 "use client";
 
 import type { OpenFile } from "@/components/editor/open-files-store";
+import { tabFolders } from "@/components/editor/tab-labels";
 import { CloseIcon } from "@/components/ui/icons";
 import { closeOnMiddleClick } from "@/components/ui/middle-click";
 
@@ -21,6 +22,7 @@ const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
 export function EditorTabs({ files, active, onActivate, onClose, changes, gitDiff }: EditorTabsProps) {
   const fileActive = (path: string) => path === active && !changes?.active && !gitDiff?.active;
+  const folders = tabFolders(files.map((f) => f.path));
   return (
     <div className="tabs" role="tablist" data-testid="editor-tabs">
       {files.map((file) => (
@@ -36,6 +38,11 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
           {...closeOnMiddleClick(() => onClose(file.path))}
         >
           <span style={file.conflict ? { color: "var(--fg-modified)" } : undefined}>{baseName(file.path)}</span>
+          {folders.has(file.path) && (
+            <span className="tab-folder" data-testid="tab-folder">
+              {folders.get(file.path)}
+            </span>
+          )}
           {file.dirty && (
             <span className="tab-dirty" data-testid="tab-dirty" aria-label="unsaved changes">
               ●
