@@ -69,12 +69,16 @@ function FileRow({ row, style, collapsed, replace, canWrite, onToggle, onDismiss
   const { file } = row;
   const open = !collapsed.has(file.path);
   return (
-    <div className="tree-row search-file" style={style} role="treeitem" aria-expanded={open} data-testid="search-file" data-path={file.path} onClick={() => onToggle(file.path)}>
+    <div className="tree-row search-file" style={style} role="treeitem" aria-expanded={open} title={file.path} data-testid="search-file" data-path={file.path} onClick={() => onToggle(file.path)}>
       <span className="twisty">{open ? "▾" : "▸"}</span>
       <FileIcon name={baseName(file.path)} />
-      <span className="label">{baseName(file.path)}</span>
-      <span className="search-dir">{parentOf(file.path)}</span>
-      <span className="spacer" />
+      <span className="label" data-testid="search-file-name">
+        {baseName(file.path)}
+      </span>
+      {/* Cut from the left, so the folder nearest the file stays in view. */}
+      <span className="search-dir" dir="rtl" data-testid="search-file-dir">
+        <bdi dir="ltr">{parentOf(file.path)}</bdi>
+      </span>
       <span className="search-actions">
         {replace && canWrite && (
           <>
