@@ -1,8 +1,10 @@
 "use client";
 
+import { useMemo } from "react";
 import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from "react-resizable-panels";
 import { AgentPanel } from "@/components/chat/agent-panel";
 import { EditorArea } from "@/components/editor/editor-area";
+import { pixelColumnStorage } from "@/components/ide/column-widths";
 import { SideBar, type SideView } from "@/components/ide/side-bar";
 import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
 import { TerminalPanel } from "@/components/ide/terminal-panel";
@@ -21,12 +23,14 @@ type IdeLayoutProps = {
 
 /**
  * Side bar (explorer, search, Source Control) | (editor over terminal) | agent. Panel sizes are
- * remembered in localStorage. The side bar and the bottom panel collapse and come back with
- * Ctrl/Cmd+B and Ctrl/Cmd+J (Ctrl+` for the terminal); side panels open at fixed widths, so a
- * narrow window leaves the editor room.
+ * remembered in localStorage, the side columns' in pixels. The side bar and the bottom panel
+ * collapse and come back with Ctrl/Cmd+B and Ctrl/Cmd+J (Ctrl+` for the terminal). The middle
+ * column keeps at least 460 px, and the minimums add up to fit a 900 px window, so there the
+ * editor keeps half the width and the side columns shrink to their minimums.
  */
 export function IdeLayout({ projectId, projectName, canWrite, user, sideView, onSideView }: IdeLayoutProps) {
-  const columns = useDefaultLayout({ id: "tandem-ide-columns" });
+  const storage = useMemo(() => pixelColumnStorage(localStorage, ["panel-explorer", "panel-agent"], () => document.getElementById("ide-columns")?.getBoundingClientRect().width ?? window.innerWidth), []);
+  const columns = useDefaultLayout({ id: "tandem-ide-columns-px", storage });
   const rows = useDefaultLayout({ id: "tandem-ide-rows" });
   const explorer = usePanelRef();
   const bottom = usePanelRef();
@@ -41,11 +45,11 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
       onLayoutChanged={columns.onLayoutChanged}
       resizeTargetMinimumSize={GRAB}
     >
-      <Panel id="panel-explorer" panelRef={explorer} defaultSize="200px" minSize="160px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-explorer" panelRef={explorer} defaultSize="240px" minSize="150px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
         <SideBar projectId={projectId} projectName={projectName} canWrite={canWrite} view={sideView} onView={onSideView} />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
-      <Panel id="panel-main" minSize="30%">
+      <Panel id="panel-main" minSize="460px">
         <Group id="ide-rows" orientation="vertical" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged} resizeTargetMinimumSize={GRAB}>
           <Panel id="panel-editor" minSize="15%">
             <EditorArea />
@@ -57,7 +61,7 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
         </Group>
       </Panel>
       <Separator className="ide-separator" data-testid="separator-agent" />
-      <Panel id="panel-agent" defaultSize="30%" minSize="300px" maxSize="60%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-agent" defaultSize="30%" minSize="280px" maxSize="60%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
         <AgentPanel projectId={projectId} projectName={projectName} canWrite={canWrite} me={{ id: user.id, name: user.name }} />
       </Panel>
     </Group>
