@@ -112,8 +112,8 @@ export function installLanguageClient(session: LanguageSession): void {
     model.onWillDispose(() => {
       changes.dispose();
       void conn.current()?.sendNotification("textDocument/didClose", { textDocument: { uri: model.uri.toString() } });
+      // The Problems list keeps what the server reports for a closed file (most clear it on didClose).
       monaco.editor.setModelMarkers(model, MARKER_OWNER, []);
-      session.setProblems(pathOfUri(model.uri), []);
     });
   };
 

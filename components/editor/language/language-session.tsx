@@ -5,7 +5,7 @@ import type { EditorProblem } from "@/lib/language-protocol";
 import { useTRPCClient } from "@/components/trpc-provider";
 
 // What the IDE knows of its project's language servers without Monaco loaded: the problems they
-// report (for the Problems panel and the status bar) and the write path for renames. The client
+// report (the one source of the Problems panel and the status bar) and the write path for renames. The client
 // that talks to the servers (language-client.ts) loads with Monaco and fills this in.
 
 export type WorkspaceSymbol = { name: string; kind: string; container?: string; path: string; line: number; column: number };
@@ -35,7 +35,13 @@ export class LanguageSession {
   };
   getSnapshot = () => this.snapshot;
 
-  setProblems(path: string, problems: EditorProblem[]) {
+  /**
+   * What a language server last reported for `path`, open or not. Problems are its errors and
+   * warnings; infos and hints stay squiggles in the editor (VS Code's Problems count), so the
+   * status bar, the panel's count and its list are the same set.
+   */
+  setProblems(path: string, reported: EditorProblem[]) {
+    const problems = reported.filter((p) => p.severity === "error" || p.severity === "warning");
     if (problems.length === 0 && !this.problems.has(path)) return;
     if (problems.length === 0) this.problems.delete(path);
     else this.problems.set(path, problems);

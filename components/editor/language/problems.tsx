@@ -6,8 +6,9 @@ import { useLanguageSession, useProblems } from "@/components/editor/language/la
 const ICON = { error: "⊗", warning: "⚠", info: "ⓘ", hint: "ⓘ" } as const;
 
 /**
- * The status bar's problem counts; a click opens the Problems panel: every diagnostic the
- * project's language servers reported, and a click on one opens its file at the spot.
+ * The status bar's problem counts; a click opens the Problems panel: every error and warning the
+ * project's language servers reported (the same set the counts add up), and a click on one opens
+ * its file at the spot.
  */
 export function ProblemsStatus() {
   const session = useLanguageSession();
@@ -24,7 +25,7 @@ export function ProblemsStatus() {
       {open && (
         <section className="problems-panel" aria-label="Problems" data-testid="problems-panel">
           <header className="pane-header">
-            Problems <span className="problems-count">{problems.length}</span>
+            Problems <span className="problems-count" data-testid="problems-count">{problems.length}</span>
             <span className="spacer" />
             <button type="button" className="icon-btn" onClick={() => setOpen(false)} aria-label="Close problems">
               ×
@@ -43,7 +44,7 @@ export function ProblemsStatus() {
                 </button>
               </li>
             ))}
-            {problems.length === 0 && <li className="problems-empty">No problems have been detected in the open files.</li>}
+            {problems.length === 0 && <li className="problems-empty">The language servers report no errors or warnings.</li>}
           </ul>
         </section>
       )}
