@@ -32,6 +32,8 @@ export function IdeView({ projectId }: { projectId: string }) {
   const { user } = useRequireUser();
   // Asked at once, beside the account: someone signed out gets an error here and is sent to sign in.
   const project = useQuery(trpc.project.get.queryOptions({ projectId }));
+  // Viewers are offered no action that changes the project (the server refuses them anyway).
+  const canWrite = project.data?.role !== undefined && project.data.role !== "viewer";
 
   // What the IDE shows first is fetched while the project loads, not after it (the explorer asks
   // for its root folder itself), and the editor's code starts loading now.
@@ -45,20 +47,15 @@ export function IdeView({ projectId }: { projectId: string }) {
   else if (project.error) body = <ProjectError error={project.error} />;
   else
     body = (
-      <LanguageProvider projectId={projectId} canWrite={project.data.role !== "viewer"}>
-        <IdeShell projectId={projectId} name={project.data.name} canWrite={project.data.role !== "viewer"} user={user} />
+      <LanguageProvider projectId={projectId} canWrite={canWrite}>
+        <IdeShell projectId={projectId} name={project.data.name} canWrite={canWrite} user={user} />
       </LanguageProvider>
     );
   return (
     <CommandsProvider>
       <OpenFilesProvider projectId={projectId} key={projectId}>
-        <ExplorerProvider projectId={projectId}>
-          <GitProvider
-            projectId={projectId}
-            canWrite={project.data?.role !== undefined && project.data.role !== "viewer"}
-            canAdmin={project.data?.role === "owner" || project.data?.role === "admin"}
-            readable={project.isSuccess}
-          >
+        <ExplorerProvider projectId={projectId} canWrite={canWrite}>
+          <GitProvider projectId={projectId} canWrite={canWrite} canAdmin={project.data?.role === "owner" || project.data?.role === "admin"} readable={project.isSuccess}>
             <OpenSessionProvider>{body}</OpenSessionProvider>
           </GitProvider>
         </ExplorerProvider>

@@ -17,6 +17,8 @@ export function ProjectList() {
   const { list: teams, current, choose } = useCurrentTeam();
   const projects = useQuery(trpc.project.list.queryOptions({ teamId: current?.id }, { enabled: !!current }));
   const [deleting, setDeleting] = useState<Project | null>(null);
+  // Renaming and deleting a project are for the team's owners and admins (projectAdminProcedure).
+  const manage = current?.role === "owner" || current?.role === "admin";
 
   return (
     <>
@@ -36,7 +38,7 @@ export function ProjectList() {
       ) : (
         <ul className="project-list" data-testid="project-list">
           {projects.data.map((project) => (
-            <ProjectRow key={project.id} project={project} onDelete={() => setDeleting(project)} />
+            <ProjectRow key={project.id} project={project} onDelete={manage ? () => setDeleting(project) : null} />
           ))}
         </ul>
       )}
@@ -45,7 +47,8 @@ export function ProjectList() {
   );
 }
 
-function ProjectRow({ project, onDelete }: { project: Project; onDelete: () => void }) {
+/** `onDelete` is null for someone who may not rename or delete the project: they see neither. */
+function ProjectRow({ project, onDelete }: { project: Project; onDelete: (() => void) | null }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState(false);
@@ -99,19 +102,23 @@ function ProjectRow({ project, onDelete }: { project: Project; onDelete: () => v
             <Link className="btn btn-sm" href={`/p/${project.id}`}>
               Open
             </Link>
-            <button
-              className="btn btn-ghost btn-sm"
-              onClick={() => {
-                setName(project.name);
-                setRenaming(true);
-              }}
-              data-testid="project-rename"
-            >
-              Rename
-            </button>
-            <button className="btn btn-ghost btn-sm" onClick={onDelete} data-testid="project-delete">
-              Delete
-            </button>
+            {onDelete && (
+              <>
+                <button
+                  className="btn btn-ghost btn-sm"
+                  onClick={() => {
+                    setName(project.name);
+                    setRenaming(true);
+                  }}
+                  data-testid="project-rename"
+                >
+                  Rename
+                </button>
+                <button className="btn btn-ghost btn-sm" onClick={onDelete} data-testid="project-delete">
+                  Delete
+                </button>
+              </>
+            )}
           </div>
         </>
       )}

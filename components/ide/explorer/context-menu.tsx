@@ -58,19 +58,23 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
 
   return (
     <div ref={ref} className="menu context-menu" role="menu" style={style} data-testid="context-menu">
-      {item("New File…", () => explorer.startCreate("file", folder), undefined, "menu-new-file")}
-      {item("New Folder…", () => explorer.startCreate("directory", folder), undefined, "menu-new-folder")}
-      {item("Upload Files…", () => uploads.pick(folder, "files"), undefined, "menu-upload-files")}
-      {item("Upload Folder…", () => uploads.pick(folder, "folder"), undefined, "menu-upload-folder")}
+      {explorer.canWrite && (
+        <>
+          {item("New File…", () => explorer.startCreate("file", folder), undefined, "menu-new-file")}
+          {item("New Folder…", () => explorer.startCreate("directory", folder), undefined, "menu-new-folder")}
+          {item("Upload Files…", () => uploads.pick(folder, "files"), undefined, "menu-upload-files")}
+          {item("Upload Folder…", () => uploads.pick(folder, "folder"), undefined, "menu-upload-folder")}
+        </>
+      )}
       {!entry && item("Download Project as Zip", () => downloadFromProject(explorer.projectId, ""), undefined, "menu-download")}
       {entry && (
         <>
-          <div className="menu-separator" />
+          {explorer.canWrite && <div className="menu-separator" />}
           {entry.type === "file" && item("Open", () => explorer.openFile(entry.path))}
           {item("Copy Path", () => void navigator.clipboard?.writeText(entry.path))}
           {entry.type !== "symlink" && item(entry.type === "directory" ? "Download as Zip" : "Download", () => downloadFromProject(explorer.projectId, entry.path), undefined, "menu-download")}
-          {item("Rename…", () => explorer.setRenaming(entry.path), "F2", "menu-rename")}
-          {item("Delete", () => explorer.requestDelete(entry.path, entry.type), "Del", "menu-delete")}
+          {explorer.canWrite && item("Rename…", () => explorer.setRenaming(entry.path), "F2", "menu-rename")}
+          {explorer.canWrite && item("Delete", () => explorer.requestDelete(entry.path, entry.type), "Del", "menu-delete")}
         </>
       )}
     </div>

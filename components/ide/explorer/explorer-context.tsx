@@ -30,8 +30,11 @@ function useStoredState<T>(key: string, initial: T) {
 export const folderQuery = (trpc: ReturnType<typeof useTRPC>, projectId: string, path: string, showIgnored: boolean) =>
   trpc.fs.tree.queryOptions({ projectId, path, showIgnored }, { staleTime: 30_000 });
 
-/** Explorer state (expanded folders, selection, inline editing) and the file operations. */
-function useExplorerModel(projectId: string) {
+/**
+ * Explorer state (expanded folders, selection, inline editing) and the file operations. A viewer
+ * (`canWrite` false) gets none of the operations that change files: the UI does not offer them.
+ */
+function useExplorerModel(projectId: string, canWrite: boolean) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const files = useOpenFilesStore();
@@ -141,6 +144,7 @@ function useExplorerModel(projectId: string) {
 
   return {
     projectId,
+    canWrite,
     showIgnored,
     setShowIgnored,
     expanded,
@@ -150,9 +154,10 @@ function useExplorerModel(projectId: string) {
     setSelected,
     unsaved,
     renaming,
-    setRenaming,
+    setRenaming: (path: string | null) => setRenaming(canWrite ? path : null),
     creating,
     startCreate: (type: "file" | "directory", folder: string) => {
+      if (!canWrite) return;
       if (folder) setExpanded(folder, true);
       setRenaming(null);
       setCreating({ parent: folder, type });
@@ -161,9 +166,9 @@ function useExplorerModel(projectId: string) {
     targetFolder,
     commitCreate: (name: string) => swallow(commitCreate(name)),
     commitRename: (from: string, name: string) => swallow(commitRename(from, name)),
-    moveInto: (from: string, folder: string) => swallow(moveInto(from, folder)),
+    moveInto: (from: string, folder: string) => canWrite && swallow(moveInto(from, folder)),
     deleting,
-    requestDelete: (path: string, type: EntryType) => setDeleting({ path, type }),
+    requestDelete: (path: string, type: EntryType) => canWrite && setDeleting({ path, type }),
     cancelDelete: () => setDeleting(null),
     confirmDelete: () => swallow(confirmDelete()),
     deletePending: remove.isPending,
@@ -178,8 +183,8 @@ export type ExplorerModel = ReturnType<typeof useExplorerModel>;
 
 const ExplorerContext = createContext<ExplorerModel | null>(null);
 
-export function ExplorerProvider({ projectId, children }: { projectId: string; children: React.ReactNode }) {
-  const model = useExplorerModel(projectId);
+export function ExplorerProvider({ projectId, canWrite, children }: { projectId: string; canWrite: boolean; children: React.ReactNode }) {
+  const model = useExplorerModel(projectId, canWrite);
   return <ExplorerContext.Provider value={model}>{children}</ExplorerContext.Provider>;
 }
 

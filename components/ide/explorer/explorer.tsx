@@ -42,15 +42,18 @@ function ExplorerPane({ projectName }: { projectName: string }) {
   const newEntry = (type: "file" | "directory") => explorer.startCreate(type, explorer.targetFolder(selectedType(), explorer.selected));
 
   const focusTree = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
-  useCommands([
+  const writes = [
     { id: "explorer-new-file", label: "New file", run: () => newEntry("file"), takesFocus: true },
     { id: "explorer-new-folder", label: "New folder", run: () => newEntry("directory"), takesFocus: true },
+    { id: "explorer-upload-files", label: "Upload files…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "files") },
+    { id: "explorer-upload-folder", label: "Upload a folder…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "folder") },
+  ];
+  useCommands([
+    ...(explorer.canWrite ? writes : []),
     { id: "explorer-focus", label: "Focus the explorer", run: focusTree, takesFocus: true },
     { id: "explorer-refresh", label: "Refresh the explorer", run: () => void explorer.refreshAll() },
     { id: "explorer-collapse", label: "Collapse all folders", run: explorer.collapseAll },
     { id: "explorer-ignored", label: explorer.showIgnored ? "Hide ignored files" : "Show ignored files", run: () => explorer.setShowIgnored(!explorer.showIgnored) },
-    { id: "explorer-upload-files", label: "Upload files…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "files") },
-    { id: "explorer-upload-folder", label: "Upload a folder…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "folder") },
     { id: "explorer-download-project", label: "Download the project as a zip", run: () => downloadFromProject(explorer.projectId, "") },
   ]);
 
@@ -126,12 +129,16 @@ function ExplorerPane({ projectName }: { projectName: string }) {
           {projectName}
         </span>
         <span className="spacer" />
-        <button className="icon-btn explorer-action" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
-          <NewFileIcon />
-        </button>
-        <button className="icon-btn explorer-action" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
-          <NewFolderIcon />
-        </button>
+        {explorer.canWrite && (
+          <>
+            <button className="icon-btn explorer-action" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
+              <NewFileIcon />
+            </button>
+            <button className="icon-btn explorer-action" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
+              <NewFolderIcon />
+            </button>
+          </>
+        )}
         <button className="icon-btn explorer-action" title="Refresh" aria-label="Refresh" onClick={() => void explorer.refreshAll()} data-testid="explorer-refresh">
           <RefreshIcon />
         </button>
@@ -163,6 +170,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
         onKeyDown={onKeyDown}
         onContextMenu={(event) => openMenu(event, null)}
         onDragOver={(event) => {
+          if (!explorer.canWrite) return;
           if (!event.dataTransfer.types.includes(DRAG_TYPE) && !isFileDrag(event.dataTransfer)) return;
           event.preventDefault();
           setRootDrop(true);
@@ -170,6 +178,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
         onDragLeave={() => setRootDrop(false)}
         onDrop={(event) => {
           setRootDrop(false);
+          if (!explorer.canWrite) return;
           if (isFileDrag(event.dataTransfer)) {
             event.preventDefault();
             void readDrop(event.dataTransfer).then((items) => uploads.upload(items, ""));

@@ -46,7 +46,7 @@ export function TreeFolder({ path, depth, onContextMenu }: TreeFolderProps) {
       )}
       {entries.data && sorted.length === 0 && depth === 0 && !creating && (
         <div className="tree-message explorer-empty" style={{ ...indent(0), height: "auto", padding: "8px 8px 8px 20px" }} data-testid="explorer-empty">
-          This project is empty. Create a file with the buttons above.
+          {explorer.canWrite ? "This project is empty. Create a file with the buttons above." : "This project is empty."}
         </div>
       )}
       {sorted.map((entry) => (

@@ -44,7 +44,7 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
       data-ignored={entry.ignored || undefined}
       data-unsaved={unsaved || undefined}
       title={entry.path}
-      draggable={!renaming}
+      draggable={explorer.canWrite && !renaming}
       onClick={() => {
         explorer.setSelected(entry.path);
         if (isDir) explorer.setExpanded(entry.path, !open);
@@ -56,6 +56,7 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
         event.dataTransfer.effectAllowed = "move";
       }}
       onDragOver={(event) => {
+        if (!explorer.canWrite) return;
         const files = isFileDrag(event.dataTransfer);
         if (!event.dataTransfer.types.includes(DRAG_TYPE) && !files) return;
         event.preventDefault();
@@ -65,6 +66,7 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
       }}
       onDragLeave={() => setDropHere(false)}
       onDrop={(event) => {
+        if (!explorer.canWrite) return;
         if (isFileDrag(event.dataTransfer)) {
           // Files from the desktop: uploaded into this folder (or the one holding this file).
           setDropHere(false);
