@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { reconcile, rememberedTerminals, type SeenTerminal } from "@/components/terminal/remembered-terminals";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
@@ -37,7 +38,22 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
   const queryClient = useQueryClient();
   // Polled: who may type changes when a terminal's owner grants input.
   const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }, { refetchInterval: 3_000 }));
+  // Asked as often as the list, so a restart while the page is open is told from a close too.
+  const server = useQuery(trpc.terminal.server.queryOptions({ projectId }, { refetchInterval: 3_000 }));
   const [chosen, setChosen] = useChosenTerminal(projectId);
+  const memory = useMemo(() => rememberedTerminals(projectId), [projectId]);
+  // Terminals this browser saw that the server lost when it restarted: shown with a notice until closed.
+  const [ended, setEnded] = useState<SeenTerminal[]>([]);
+  useEffect(() => {
+    if (!terminals.data || !server.data) return;
+    const next = reconcile(memory.load(), terminals.data, server.data.startedAt);
+    memory.save(next.remember);
+    setEnded(next.ended);
+  }, [memory, terminals.data, server.data]);
+  const forget = (id: string) => {
+    memory.save(memory.load().filter((t) => t.id !== id));
+    setEnded((list) => list.filter((t) => t.id !== id));
+  };
   // The terminal this person just opened takes the keyboard, so they can type at once, unless
   // they moved on (a key, a click) before it appeared: a late terminal must not steal the focus.
   const [openedHere, setOpenedHere] = useState<string | null>(null);
@@ -67,13 +83,16 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
   const shareInput = useMutation(trpc.terminal.shareInput.mutationOptions({ onSettled: () => void refresh() }));
 
   const list = terminals.data ?? [];
-  const active = list.find((t) => t.id === chosen) ?? list[0] ?? null;
+  const endedChosen = ended.find((t) => t.id === chosen) ?? null;
+  const active = endedChosen ? null : (list.find((t) => t.id === chosen) ?? list[0] ?? null);
   const error = create.error ?? close.error ?? terminals.error;
 
   const closeTerminal = (id: string) => {
-    const index = list.findIndex((t) => t.id === id);
-    if (id === active?.id) setChosen((list[index + 1] ?? list[index - 1])?.id ?? null);
-    close.mutate({ projectId, terminalId: id });
+    const tabs = [...list, ...ended];
+    const index = tabs.findIndex((t) => t.id === id);
+    if (id === active?.id || id === endedChosen?.id) setChosen((tabs[index + 1] ?? tabs[index - 1])?.id ?? null);
+    if (ended.some((t) => t.id === id)) forget(id);
+    else close.mutate({ projectId, terminalId: id });
   };
 
   useCommands([
@@ -120,6 +139,31 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
             </button>
           </div>
         ))}
+        {ended.map((terminal) => (
+          <div
+            key={terminal.id}
+            role="tab"
+            aria-selected={terminal.id === endedChosen?.id}
+            className={terminal.id === endedChosen?.id ? "terminal-tab active" : "terminal-tab"}
+            onClick={() => setChosen(terminal.id)}
+            {...closeOnMiddleClick(() => closeTerminal(terminal.id))}
+            data-testid="terminal-tab-ended"
+            title={`${terminal.title}: ended when the server restarted`}
+          >
+            <span className="muted">{terminal.title} (ended)</span>
+            <button
+              className="icon-btn"
+              aria-label={`Close ${terminal.title}`}
+              data-testid="terminal-close"
+              onClick={(event) => {
+                event.stopPropagation();
+                closeTerminal(terminal.id);
+              }}
+            >
+              <CloseIcon size={14} />
+            </button>
+          </div>
+        ))}
         {canWrite && (
           <button
             className="icon-btn"
@@ -151,7 +195,16 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
           </span>
         ) : null}
       </div>
-      {active ? (
+      {endedChosen ? (
+        <div className="center-message terminal-ended" data-testid="terminal-ended">
+          <p>This terminal ended when the server restarted. Its processes and output are gone.</p>
+          {canWrite && (
+            <button className="btn btn-primary" onClick={() => create.mutate({ projectId })} disabled={create.isPending} data-testid="terminal-ended-new">
+              Open a new terminal
+            </button>
+          )}
+        </div>
+      ) : active ? (
         <div className="terminal-host" data-testid="terminal-host">
           <TerminalView key={active.id} projectId={projectId} terminalId={active.id} autoFocus={active.id === openedHere} />
         </div>

@@ -90,6 +90,7 @@ const rules: Record<string, Rule> = {
   "language.status": "project-read",
   "language.rename": "project-write",
   "terminal.list": "project-read",
+  "terminal.server": "project-read",
   "terminal.create": "project-write",
   "terminal.shareInput": "project-write",
   "terminal.close": "project-write",

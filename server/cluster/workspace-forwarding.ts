@@ -32,6 +32,7 @@ export const FORWARDED_HEADER = "x-tandem-forwarded";
 export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
   "project.delete",
   "terminal.list",
+  "terminal.server",
   "terminal.create",
   "terminal.shareInput",
   "terminal.close",

@@ -23,6 +23,11 @@ export class TerminalLimitError extends Error {
 export class TerminalService {
   private readonly projects = new Map<string, Map<string, TerminalSession>>();
   private readonly counters = new Map<string, number>();
+  /**
+   * Terminals live in this process only: one a browser saw that was made before this moment and is
+   * not listed now ended when the server restarted, not because someone closed it.
+   */
+  readonly startedAt = new Date();
 
   constructor(private readonly config: TerminalServiceConfig) {}
 

@@ -14,6 +14,9 @@ export const terminalRouter = router({
       .map((info) => ({ ...info, canType: mayTypeInTerminal(ctx.role, ctx.user.id, info), mine: info.owner?.id === ctx.user.id })),
   ),
 
+  /** Since when this server holds the project's terminals: the browser tells a restart from a close by it. */
+  server: projectProcedure.query(({ ctx }) => ({ startedAt: ctx.services.terminals.startedAt.toISOString() })),
+
   create: workspaceMutationProcedure
     .input(
       z.object({
