@@ -147,7 +147,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
             className={terminal.id === endedChosen?.id ? "terminal-tab active" : "terminal-tab"}
             onClick={() => setChosen(terminal.id)}
             {...closeOnMiddleClick(() => closeTerminal(terminal.id))}
-            data-testid="terminal-tab-ended"
+            data-testid="terminal-ended-tab"
             title={`${terminal.title}: ended when the server restarted`}
           >
             <span className="muted">{terminal.title} (ended)</span>
