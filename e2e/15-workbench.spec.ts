@@ -15,16 +15,16 @@ test("the side bar widens, keeps its width in pixels after a reload, and search 
   await ide.createProject("Wide side bar");
   const review = new ReviewPage(page);
   const deep = "packages/storefront/src/features/checkout/components/summary";
-  await review.writeFile(`${deep}/order-summary.tsx`, "export const needle = 1;\n");
+  await review.writeFile(`${deep}/summary.tsx`, "export const needle = 1;\n");
   await review.writeFile("needle.md", "needle\n");
 
   // At the default width a file name of a usual length is whole; its folder is dimmed, cut from the left, and the
   // full path shows on hover.
   await page.getByTestId("side-tab-search").click();
   await page.getByTestId("search-input").fill("needle");
-  const row = page.locator(`[data-testid=search-file][data-path="${deep}/order-summary.tsx"]`);
+  const row = page.locator(`[data-testid=search-file][data-path="${deep}/summary.tsx"]`);
   await expect(row).toBeVisible();
-  await expect(row).toHaveAttribute("title", `${deep}/order-summary.tsx`);
+  await expect(row).toHaveAttribute("title", `${deep}/summary.tsx`);
   const name = row.getByTestId("search-file-name");
   expect(await name.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
   const folder = row.getByTestId("search-file-dir");

@@ -45,7 +45,7 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
       onLayoutChanged={columns.onLayoutChanged}
       resizeTargetMinimumSize={GRAB}
     >
-      <Panel id="panel-explorer" panelRef={explorer} defaultSize="240px" minSize="150px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
+      <Panel id="panel-explorer" panelRef={explorer} defaultSize="200px" minSize="150px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
         <SideBar projectId={projectId} projectName={projectName} canWrite={canWrite} view={sideView} onView={onSideView} />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
