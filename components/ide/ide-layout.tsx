@@ -42,7 +42,9 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
       orientation="horizontal"
       className="ide-body"
       defaultLayout={columns.defaultLayout}
-      onLayoutChanged={columns.onLayoutChanged}
+      // The layout on screen, not the one last asked for: after a window resize the asked-for shares
+      // are the old window's, and would be stored as the wrong pixels.
+      onLayoutChanged={(layout, meta) => columns.onLayoutChanged(layout, { ...meta, requestedLayout: undefined })}
       resizeTargetMinimumSize={GRAB}
     >
       <Panel id="panel-explorer" panelRef={explorer} defaultSize="200px" minSize="150px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
