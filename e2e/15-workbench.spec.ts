@@ -240,7 +240,8 @@ test("the Source Control diff opens at the first change", async ({ page, ide }) 
   lines[199] = "the one changed line";
   await review.replaceFile("long.txt", `${lines.join("\n")}\n`);
   await scm.row("changes", "long.txt").click();
-  const modified = page.getByTestId("git-diff-view").locator(".editor.modified .view-lines");
+  // The modified side's own lines, not the view zone that shows a removed line (inline diffs).
+  const modified = page.getByTestId("git-diff-view").locator(".editor.modified .view-lines:not(.line-delete)");
   await expect(modified).toContainText("the one changed line");
   await page.screenshot({ path: screenshotPath("workbench-git-diff") });
 });
