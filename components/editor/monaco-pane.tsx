@@ -11,7 +11,8 @@ import { useOpenFiles } from "@/components/editor/open-files-context";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 import { useTheme } from "@/components/ui/theme";
-import { adoptPreviewModel, installLanguageClient, isPreviewModel } from "@/components/editor/language/language-client";
+import { installLanguageClient } from "@/components/editor/language/language-client";
+import { adoptPreviewModel, isPreviewModel } from "@/components/editor/language/peek-models";
 import { useLanguageSession, type LanguageSession } from "@/components/editor/language/language-session";
 
 installMonacoEnvironment();

@@ -3,7 +3,8 @@ import type { MessageConnection } from "vscode-jsonrpc/browser";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { lspLanguageId, SERVER_FOR_EDITOR_LANGUAGE, type EditorProblem, type ProblemSeverity } from "@/lib/language-protocol";
 import type { LanguageSession } from "@/components/editor/language/language-session";
-import { registerProviders } from "@/components/editor/language/providers";
+import { pathOfUri } from "@/components/editor/language/peek-models";
+import { registerProviders, type LanguageClient } from "@/components/editor/language/providers";
 import { ServerConnection } from "@/components/editor/language/server-connection";
 
 // A thin LSP client for the plain monaco-editor the IDE loads locally. monaco-languageclient 10
@@ -22,42 +23,6 @@ const MARKER_SEVERITY: Record<ProblemSeverity, monaco.MarkerSeverity> = {
   info: monaco.MarkerSeverity.Info,
   hint: monaco.MarkerSeverity.Hint,
 };
-
-export type LanguageClient = {
-  /** The connection serving a model's language, or null when no server covers it. */
-  connectionFor(model: monaco.editor.ITextModel): ServerConnection | null;
-  /** A connection by server id (workspace symbols ask the TypeScript and Python servers). */
-  connection(server: string): ServerConnection;
-  /** Whether a model is a workspace file the servers know (not a diff's disk side or a preview). */
-  synced(model: monaco.editor.ITextModel): boolean;
-  session: LanguageSession;
-};
-
-export const pathOfUri = (uri: monaco.Uri | string) => (typeof uri === "string" ? monaco.Uri.parse(uri) : uri).path.slice(1);
-
-/** Models made only to show other files in peek views; a tab that opens the file adopts them. */
-const previews = new WeakSet<monaco.editor.ITextModel>();
-
-export function isPreviewModel(model: monaco.editor.ITextModel): boolean {
-  return previews.has(model);
-}
-
-export function adoptPreviewModel(model: monaco.editor.ITextModel): void {
-  previews.delete(model);
-}
-
-/** Makes sure each location's file has a model, so peek views can show it; dependencies come read-only. */
-export async function ensureModels(session: LanguageSession, locations: monaco.languages.Location[]): Promise<monaco.languages.Location[]> {
-  const missing = [...new Set(locations.map((l) => l.uri.toString()))].filter((uri) => !monaco.editor.getModel(monaco.Uri.parse(uri)));
-  await Promise.all(
-    missing.map(async (uri) => {
-      const text = await session.readText(pathOfUri(uri)).catch(() => null);
-      if (text === null || monaco.editor.getModel(monaco.Uri.parse(uri))) return;
-      previews.add(monaco.editor.createModel(text, undefined, monaco.Uri.parse(uri)));
-    }),
-  );
-  return locations.filter((l) => monaco.editor.getModel(l.uri));
-}
 
 let installed: { session: LanguageSession; dispose(): void } | null = null;
 

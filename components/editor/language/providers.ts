@@ -14,7 +14,9 @@ import type {
   TextEdit,
 } from "vscode-languageserver-protocol";
 import { SERVER_FOR_EDITOR_LANGUAGE } from "@/lib/language-protocol";
-import { ensureModels, pathOfUri, type LanguageClient } from "@/components/editor/language/language-client";
+import { ensureModels, pathOfUri } from "@/components/editor/language/peek-models";
+import type { LanguageSession } from "@/components/editor/language/language-session";
+import type { ServerConnection } from "@/components/editor/language/server-connection";
 
 // Monaco's language features, answered by the project's language servers. Each provider asks the
 // server of the model's language; a server that is starting or restarting answers nothing and the
@@ -28,6 +30,17 @@ const toPosition = (p: monaco.Position): Position => ({ line: p.lineNumber - 1, 
 const docPosition = (model: monaco.editor.ITextModel, position: monaco.Position) => ({ textDocument: { uri: model.uri.toString() }, position: toPosition(position) });
 const markdown = (value: string | MarkupContent | { language: string; value: string }): monaco.IMarkdownString =>
   typeof value === "string" ? { value } : "kind" in value ? { value: value.value } : { value: `\`\`\`${value.language}\n${value.value}\n\`\`\`` };
+
+/** What the providers ask of the language client (language-client.ts makes it). */
+export type LanguageClient = {
+  /** The connection serving a model's language, or null when no server covers it. */
+  connectionFor(model: monaco.editor.ITextModel): ServerConnection | null;
+  /** A connection by server id (workspace symbols ask the TypeScript and Python servers). */
+  connection(server: string): ServerConnection;
+  /** Whether a model is a workspace file the servers know (not a diff's disk side or a preview). */
+  synced(model: monaco.editor.ITextModel): boolean;
+  session: LanguageSession;
+};
 
 async function ask<T>(client: LanguageClient, model: monaco.editor.ITextModel, method: string, params: unknown, token?: monaco.CancellationToken): Promise<T | null> {
   const connection = client.connectionFor(model)?.current();
