@@ -7,7 +7,7 @@ import { CheckpointGit, EMPTY_TREE, LATEST_REF, type CheckpointRunner } from "./
 import { ChangeReview, type FileHunks, type HunkEdit, type HunkTarget } from "./checkpoint-review";
 import { describeCommit, diffTreesWithStats, toFileChange, type FileChange, type StatChange } from "./checkpoint-tree";
 import { isInside } from "./paths";
-import { openWorkspace } from "./index";
+import { openWorkspace } from "./open-workspace";
 import type { Workspace } from "./workspace";
 import { ensureRoom } from "./write-budget";
 
