@@ -1,5 +1,4 @@
 import os from "node:os";
-import type { WorkspaceOwner } from "@/server/cluster/workspace-leases";
 
 // Where a project's live resources (terminals, language servers, MCP connections) are served, as
 // the request forwarding (workspace-forwarding.ts) asks it. Two implementations:
@@ -10,6 +9,9 @@ import type { WorkspaceOwner } from "@/server/cluster/workspace-leases";
 //   balances over them; the runner it reaches holds projects by the same lease, or passes the
 //   request once more to the runner that does.
 // Both speak the same protocol: the client's own request, signed with the server secret.
+
+/** Who serves a project: this process, or the instance at `url`. */
+export type WorkspaceOwner = { local: true } | { local: false; url: string };
 
 export interface WorkspaceHost {
   /** Who serves the project's live resources now: this process, or the URL to forward to. */

@@ -2,7 +2,7 @@ import os from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db/client";
 import * as leases from "@/server/db/repositories/workspace-leases";
-import type { WorkspaceHost } from "@/server/cluster/workspace-host";
+import type { WorkspaceHost, WorkspaceOwner } from "@/server/cluster/workspace-host";
 
 // In a cluster, a project's live resources (terminals, language servers, MCP connections) live in
 // one instance's memory, so one instance at a time owns them: the holder of the project's
@@ -10,8 +10,6 @@ import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 // holder renews all its leases every `heartbeatMs`; a lease not renewed for `leaseMs` (its
 // instance was killed) goes to the next instance that needs the project, and an instance that
 // shuts down gives its leases back at once. The same lease shape as turn jobs (turn-jobs.ts).
-
-export type WorkspaceOwner = { local: true } | { local: false; url: string };
 
 export type WorkspaceLeases = WorkspaceHost & { readonly instanceId: string };
 
