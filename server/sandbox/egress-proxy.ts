@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises";
 import { chmodSync, closeSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { blockedReason } from "@/server/tools/ip-policy";
+import { blockedReason } from "@/server/sandbox/ip-policy";
 import { hostAllowed, type NetworkPolicy } from "./egress-policy";
 import { fdRelay, fdRelayProblem, socketFd, type FdRelay } from "./fd-relay";
 import { chunkEncoder, originRequest } from "./origin-request";

@@ -4,7 +4,7 @@ import { isIP } from "node:net";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
 import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
 import type { FetchPolicy } from "./define-tool";
-import { blockedReason } from "./ip-policy";
+import { blockedReason } from "@/server/sandbox/ip-policy";
 import { refusedByProject } from "./project-network";
 import { ToolFailure } from "./result";
 
