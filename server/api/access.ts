@@ -4,7 +4,7 @@ import { findProjectForUser, type Project, type ProjectRole } from "@/server/db/
 import { findShareLinkByToken, type ShareLinkRow } from "@/server/db/repositories/share-links";
 import { findSessionForUser, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import type { AppUser } from "@/server/db/repositories/users";
-import { TOKEN_PATTERN } from "@/server/auth/tokens";
+import { TOKEN_PATTERN } from "@/server/db/tokens";
 
 // Who may do what: the one place a caller's access to a project or a session is decided. The
 // procedure tiers in trpc.ts and the terminal socket (start-server.ts) call these; nothing else

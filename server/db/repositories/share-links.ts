@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db/client";
-import { hashToken, newToken } from "@/server/auth/tokens";
+import { hashToken, newToken } from "@/server/db/tokens";
 
 export type ShareScope = "view" | "collaborate";
 export type ShareLinkRow = {

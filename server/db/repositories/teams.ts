@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db/client";
-import { hashToken, newToken } from "@/server/auth/tokens";
+import { hashToken, newToken } from "@/server/db/tokens";
 
 // Teams, their members and invitation links. A project's access is its team's membership
 // (findProjectForUser in projects.ts): this file is where roles are stored, not where they are checked.
