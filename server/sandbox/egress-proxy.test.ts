@@ -7,7 +7,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NetworkPolicy } from "./egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay, socketFd } from "./fd-relay";
 import { openEgressListener, type EgressConnection, type EgressListener } from "./egress-proxy";
 import { bwrapAvailable, type SandboxHost } from "./launcher";

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { blockedReason } from "@/server/sandbox/ip-policy";
-import { hostAllowed, type NetworkPolicy } from "./egress-policy";
+import { hostAllowed, type NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay, fdRelayProblem, socketFd, type FdRelay } from "./fd-relay";
 import { chunkEncoder, originRequest } from "./origin-request";
 

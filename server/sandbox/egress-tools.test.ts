@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NetworkPolicy } from "./egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import { bwrapAvailable } from "./launcher";
 import { createSandbox, type LoggedConnection, type Sandbox } from "./sandbox";
 

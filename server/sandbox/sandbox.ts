@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import type { NetworkPolicy } from "./egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay } from "./fd-relay";
 import { openEgressListener, type EgressConnection, type EgressListener, type Resolver } from "./egress-proxy";
 import type { DiskBudget } from "./disk-budget";

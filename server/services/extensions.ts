@@ -6,7 +6,7 @@ import { findUser } from "@/server/db/repositories/users";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { AgentRuntime } from "@/server/agent/runtime";
 import type { Sandbox } from "@/server/sandbox/sandbox";
-import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { Workspace } from "@/server/workspace";
 import { createKnowledgeIndex } from "@/server/services/knowledge-index";
 import { createKnowledgeEmbeddings, type EmbeddingSource } from "@/server/services/knowledge-embeddings";

@@ -3,7 +3,7 @@ import type { Db } from "@/server/db/client";
 import { listEgressConnections, pruneEgressConnections, recordEgressConnection, type EgressConnectionRow } from "@/server/db/repositories/egress-connections";
 import { addAllowedHost, getNetworkSettings, saveNetworkSettings } from "@/server/db/repositories/network-settings";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
-import { policyInForce, type NetworkPolicy, type NetworkPolicyKind } from "@/server/sandbox/egress-policy";
+import { policyInForce, type NetworkPolicy, type NetworkPolicyKind } from "@/lib/egress-policy";
 import type { LoggedConnection, NetworkPolicies } from "@/server/sandbox/sandbox";
 
 // Projects' network policies and their connection log: what the sandbox asks for each

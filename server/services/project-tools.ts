@@ -2,7 +2,7 @@ import type { Db } from "@/server/db/client";
 import { getToolSettings, updateToolSettings } from "@/server/db/repositories/tool-settings";
 import type { Tool } from "@/server/tools/define-tool";
 import type { Sandbox } from "@/server/sandbox/sandbox";
-import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import { discoverTools, DiscoveryError } from "@/server/tools/discovery/discovered-tools";
 import { formatMcpServers, parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";

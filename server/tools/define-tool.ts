@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Workspace } from "@/server/workspace";
 import type { SandboxMode } from "@/server/sandbox/launcher";
-import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { SandboxLimits } from "@/server/sandbox/limits";
 
 export type SandboxSummary = {

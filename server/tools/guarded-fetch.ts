@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
-import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { FetchPolicy } from "./define-tool";
 import { blockedReason } from "@/server/sandbox/ip-policy";
 import { refusedByProject } from "./project-network";

@@ -1,4 +1,4 @@
-import { hostAllowed, type NetworkPolicy } from "@/server/sandbox/egress-policy";
+import { hostAllowed, type NetworkPolicy } from "@/lib/egress-policy";
 import type { ToolContext } from "./define-tool";
 import { ToolFailure } from "./result";
 

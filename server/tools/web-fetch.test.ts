@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { FetchPolicy } from "./define-tool";
 import { useToolSessions } from "./test-helpers";
 import { webFetchTool } from "./web-fetch";

@@ -1,6 +1,6 @@
 import type { GitSummary } from "@/server/git/summary";
 import type { SandboxMode } from "@/server/sandbox/launcher";
-import type { NetworkPolicy } from "@/server/sandbox/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
 import { renderContext, type PromptContext } from "@/server/agent/prompts/context";
 
 // The system prompt of a turn. The fixed part says how a careful engineer works in Tandem (the

@@ -5,7 +5,7 @@ import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { countUsers } from "@/server/db/repositories/users";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
-import { networkPolicyKind } from "@/server/sandbox/egress-policy";
+import { networkPolicyKind } from "@/lib/egress-policy";
 import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 
 export const accountRouter = router({

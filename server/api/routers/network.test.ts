@@ -7,7 +7,7 @@ import { createCallerFactory } from "@/server/api/trpc";
 import { createSession } from "@/server/db/repositories/sessions";
 import { addMember } from "@/server/db/repositories/teams";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { DEFAULT_ALLOW_HOSTS } from "@/server/sandbox/egress-policy";
+import { DEFAULT_ALLOW_HOSTS } from "@/lib/egress-policy";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { createTestServices } from "@/server/test/services";
 

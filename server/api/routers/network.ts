@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { projectAdminProcedure, projectProcedure, router } from "@/server/api/trpc";
 import { findSession } from "@/server/db/repositories/sessions";
-import { hostPattern, networkPolicyKind } from "@/server/sandbox/egress-policy";
+import { hostPattern, networkPolicyKind } from "@/lib/egress-policy";
 import type { EgressConnectionRow } from "@/server/db/repositories/egress-connections";
 import { NetworkPolicyError, type ProjectNetwork } from "@/server/services/network";
 

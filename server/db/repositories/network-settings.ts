@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db/client";
-import { DEFAULT_ALLOW_HOSTS, networkPolicyKind, type NetworkPolicy } from "@/server/sandbox/egress-policy";
+import { DEFAULT_ALLOW_HOSTS, networkPolicyKind, type NetworkPolicy } from "@/lib/egress-policy";
 
 // A project's network policy as stored; projects without a row have the default.
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
-import { NETWORK_POLICIES, networkPolicyKind } from "@/server/sandbox/egress-policy";
+import { NETWORK_POLICIES, networkPolicyKind } from "@/lib/egress-policy";
 import { commandGuardConfigSchema, DEFAULT_COMMAND_GUARD } from "@/lib/command-guard-config";
 import { webSearchBackendSchema } from "@/lib/web-search-config";
 
