@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
 import { findQuerySchema, type FindQueryInput } from "@/lib/search-schemas";
 import { findInFiles } from "@/server/services/find-in-files";
-import { RG_BASE_ARGS } from "@/server/tools/ripgrep";
+import { RG_BASE_ARGS } from "@/server/workspace/ripgrep";
 
 const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "node_modules");
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);

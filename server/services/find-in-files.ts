@@ -1,5 +1,5 @@
 import type { FileMatches, FindEvent, FindQuery, LineMatch, MatchRef } from "@/lib/search-schemas";
-import { RG_BASE_ARGS } from "@/server/tools/ripgrep";
+import { RG_BASE_ARGS } from "@/server/workspace/ripgrep";
 import { scanRipgrep } from "@/server/tools/ripgrep-scan";
 import { longLineMatch } from "./rg-long-line";
 

@@ -3,7 +3,7 @@ import type { Db } from "@/server/db/client";
 import { listIndexedFiles, removeIndexedFiles, replaceIndexedFile, searchKnowledge, type Chunk } from "@/server/db/repositories/knowledge";
 import type { KnowledgeHit, KnowledgeResult } from "@/server/tools/search-knowledge-base";
 import type { KnowledgeEmbeddings } from "@/server/services/knowledge-embeddings";
-import { listWorkspaceFiles } from "@/server/services/file-list";
+import { listWorkspaceFiles } from "@/server/workspace/file-list";
 import { watchWorkspace, type Workspace } from "@/server/workspace";
 
 // The knowledge index of each project's workspace, in Postgres: text files cut into overlapping

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Writable } from "node:stream";
 import { ZipArchive } from "archiver";
 import { openFileStream, WorkspaceError, type Workspace } from "@/server/workspace";
-import { RG_BASE_ARGS, streamRipgrep } from "@/server/tools/ripgrep";
+import { RG_BASE_ARGS, streamRipgrep } from "@/server/workspace/ripgrep";
 
 // Downloads: one file as it is, or a folder (the whole project too) as a zip streamed to the
 // response while it is built: files are listed by ripgrep and added one at a time, so memory stays

@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { ToolFailure, ok } from "./result";
-import { RG_BASE_ARGS, runRipgrep } from "./ripgrep";
+import { RG_BASE_ARGS, runRipgrep } from "@/server/workspace/ripgrep";
 
 export const GLOB_LIMIT = 100;
 

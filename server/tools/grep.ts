@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { ToolFailure, ok } from "./result";
-import { RG_BASE_ARGS, runRipgrep } from "./ripgrep";
+import { RG_BASE_ARGS, runRipgrep } from "@/server/workspace/ripgrep";
 
 export const GREP_DEFAULT_LIMIT = 250;
 

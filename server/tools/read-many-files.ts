@@ -3,7 +3,7 @@ import { defineTool, type ToolContext } from "./define-tool";
 import { loadFile } from "./file-state";
 import { anchoredGlob } from "./glob";
 import { resultFromError, ok } from "./result";
-import { RG_BASE_ARGS, runRipgrep } from "./ripgrep";
+import { RG_BASE_ARGS, runRipgrep } from "@/server/workspace/ripgrep";
 import { numberLines } from "./text-window";
 import { DEFAULT_READ_LINES } from "./read-file";
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type net from "node:net";
 import { rgPath } from "@vscode/ripgrep";
-import { rgSpawnOptions } from "./ripgrep";
+import { rgSpawnOptions } from "@/server/workspace/ripgrep";
 import { prepareSocketPair, takeSocketPair } from "./socket-pair";
 
 /** Room kept free in the buffer for each read of rg's output. */

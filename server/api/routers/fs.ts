@@ -12,7 +12,7 @@ import {
 } from "@/lib/fs-schemas";
 import { router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 import { isWorkspaceError, watchWorkspace, type WorkspaceErrorCode } from "@/server/workspace";
-import { listWorkspaceFiles } from "@/server/services/file-list";
+import { listWorkspaceFiles } from "@/server/workspace/file-list";
 
 const TRPC_CODES: Record<WorkspaceErrorCode, TRPCError["code"]> = {
   OUTSIDE_WORKSPACE: "BAD_REQUEST",

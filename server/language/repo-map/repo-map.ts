@@ -1,4 +1,4 @@
-import { listWorkspaceFiles } from "@/server/services/file-list";
+import { listWorkspaceFiles } from "@/server/workspace/file-list";
 import path from "node:path";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { Workspace } from "@/server/workspace";

@@ -1,4 +1,4 @@
-import { runRipgrep, RG_BASE_ARGS } from "@/server/tools/ripgrep";
+import { runRipgrep, RG_BASE_ARGS } from "./ripgrep";
 
 /** More than a person scrolls through; enough that a name typed in quick open is found in big repos. */
 export const FILE_LIST_LIMIT = 50_000;
