@@ -21,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { bwrapAvailable, defaultSandboxHost } from "@/server/sandbox/launcher";
-import { DEFAULT_LIMITS } from "@/server/sandbox/limits";
+import { DEFAULT_LIMITS } from "@/lib/sandbox-limits";
 import { createSandbox } from "@/server/sandbox/sandbox";
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_LIMITS, type SandboxLimits } from "@/server/sandbox/limits";
+import { DEFAULT_LIMITS, type SandboxLimits } from "@/lib/sandbox-limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { parseForges, type Forges } from "@/server/git/pull-request";
 

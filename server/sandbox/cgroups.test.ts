@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxCgroup, describeCgroups, SANDBOX_CPU_WEIGHT, setUpCgroups } from "./cgroups";
 import { describeSandbox } from "./describe-sandbox";
 import { sandboxCommand, type SandboxHost } from "./launcher";
-import { DEFAULT_LIMITS } from "./limits";
+import { DEFAULT_LIMITS } from "@/lib/sandbox-limits";
 
 // cgroups v2 against a temporary directory standing in for /sys/fs/cgroup (this host is cgroup
 // v1, and setting up a real tree would move the test process): what counts as delegated, the files the

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SandboxLimits } from "./limits";
+import type { SandboxLimits } from "@/lib/sandbox-limits";
 
 // cgroups v2 for sandboxes, where the host hands the server a cgroup tree of its own (a
 // "delegated" hierarchy: systemd's Delegate=yes, or a container with its own cgroup namespace

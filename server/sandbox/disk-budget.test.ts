@@ -15,7 +15,7 @@ import { createDiskBudget } from "./disk-budget";
 import { diskUsageBytes } from "./disk-usage";
 import { canSwitchIdentity } from "./identity";
 import { bwrapAvailable } from "./launcher";
-import type { SandboxLimits } from "./limits";
+import type { SandboxLimits } from "@/lib/sandbox-limits";
 import { createSandbox } from "./sandbox";
 
 // A project's workspace past its disk budget: an endless `yes > file` (under the per-file limit)

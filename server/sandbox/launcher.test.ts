@@ -5,7 +5,8 @@ import { getPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canSwitchIdentity, projectIdentity } from "./identity";
-import { BACKGROUND_NICE, DEFAULT_LIMITS } from "./limits";
+import { DEFAULT_LIMITS } from "@/lib/sandbox-limits";
+import { BACKGROUND_NICE } from "./limits";
 import { bwrapAvailable, defaultSandboxHost, SandboxUnavailableError, sandboxCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
 
 function run(host: SandboxHost, options: Omit<SandboxOptions, "command">, script: string) {

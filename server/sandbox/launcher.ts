@@ -7,7 +7,8 @@ import { proxyEnv, sandboxEnv } from "./environment";
 import { SANDBOX_GIT_CONFIG, sandboxGitConfigFile } from "./git-config";
 import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
-import { limitPrefix, nicePrefix, type SandboxLimits } from "./limits";
+import type { SandboxLimits } from "@/lib/sandbox-limits";
+import { limitPrefix, nicePrefix } from "./limits";
 import { masks, systemBinds } from "./mounts";
 import { runtimeDir } from "./runtime-dir";
 

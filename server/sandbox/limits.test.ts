@@ -8,7 +8,7 @@ import { useToolSessions } from "@/server/tools/test-helpers";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { canSwitchIdentity } from "./identity";
 import { bwrapAvailable } from "./launcher";
-import type { SandboxLimits } from "./limits";
+import type { SandboxLimits } from "@/lib/sandbox-limits";
 import { createSandbox } from "./sandbox";
 
 // A fork bomb, a memory hog and an endless `yes > file` in the agent's shell: each ends with a

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Workspace } from "@/server/workspace";
 import type { SandboxMode } from "@/server/sandbox/launcher";
 import type { NetworkPolicy } from "@/lib/egress-policy";
-import type { SandboxLimits } from "@/server/sandbox/limits";
+import type { SandboxLimits } from "@/lib/sandbox-limits";
 
 export type SandboxSummary = {
   mode: SandboxMode;
