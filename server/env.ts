@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_LIMITS, type SandboxLimits } from "@/lib/sandbox-limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
-import { parseForges, type Forges } from "@/server/git/pull-request";
+import { parseForges, type Forges } from "@/lib/git-forges";
 
 // The only reader of process.env. Everything else receives a typed Config.
 

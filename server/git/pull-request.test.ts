@@ -1,7 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openGitHubPullRequest, parseForges, pullRequestLink } from "./pull-request";
+import { parseForges } from "@/lib/git-forges";
+import { openGitHubPullRequest, pullRequestLink } from "./pull-request";
 
 // GitHub's REST pulls endpoint, served locally: the one fake allowed, since a real forge cannot run here.
 let api: http.Server;

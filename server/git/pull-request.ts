@@ -1,10 +1,6 @@
 import { z } from "zod";
+import type { Forge, ForgeKind, Forges } from "@/lib/git-forges";
 import { GitError } from "./errors";
-
-export type ForgeKind = "github" | "gitlab" | "bitbucket" | "gitea";
-/** A git host Tandem knows how to open pull requests on; `api` is the REST base (GitHub kind only). */
-export type Forge = { kind: ForgeKind; api?: string };
-export type Forges = Record<string, Forge>;
 
 const KNOWN: Forges = {
   "github.com": { kind: "github", api: "https://api.github.com" },
@@ -12,17 +8,6 @@ const KNOWN: Forges = {
   "bitbucket.org": { kind: "bitbucket" },
   "codeberg.org": { kind: "gitea" },
 };
-
-/** `host=kind[@api]` pairs, comma-separated (TANDEM_GIT_FORGES), e.g. `git.acme.dev=gitea,ghe.acme.dev=github@https://ghe.acme.dev/api/v3`. */
-export function parseForges(value: string | undefined): Forges {
-  const forges: Forges = {};
-  for (const entry of (value ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
-    const match = /^([^=\s]+)=(github|gitlab|bitbucket|gitea|forgejo)(?:@(\S+))?$/.exec(entry);
-    if (!match) throw new Error(`'${entry}' is not host=kind or host=kind@api-url (kinds: github, gitlab, bitbucket, gitea, forgejo)`);
-    forges[match[1]!] = { kind: match[2] === "forgejo" ? "gitea" : (match[2] as ForgeKind), ...(match[3] ? { api: match[3] } : {}) };
-  }
-  return forges;
-}
 
 export const FORGE_KINDS = ["github", "gitlab", "gitea", "bitbucket"] as const satisfies readonly ForgeKind[];
 

@@ -15,7 +15,8 @@ import { decodeSshKeySecret } from "@/server/git/ssh-key";
 import { gitRepository, type Author } from "@/server/git/repository";
 import type { GitSandbox } from "@/server/git/run";
 import type { GitProgress } from "@/lib/git-schemas";
-import { openGitHubPullRequest, type Forges } from "@/server/git/pull-request";
+import type { Forges } from "@/lib/git-forges";
+import { openGitHubPullRequest } from "@/server/git/pull-request";
 
 export type GitDeps = {
   db: Db;

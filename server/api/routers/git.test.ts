@@ -10,7 +10,7 @@ import { createCallerFactory } from "@/server/api/trpc";
 import { findProject } from "@/server/db/repositories/projects";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { createSession } from "@/server/db/repositories/sessions";
-import { parseForges } from "@/server/git/pull-request";
+import { parseForges } from "@/lib/git-forges";
 import { startGitHttpServer, type GitHttpServer } from "@/server/test/git-http-server";
 import { createTestServices } from "@/server/test/services";
 import type { GitOperationEvent } from "@/lib/git-schemas";
