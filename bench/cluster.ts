@@ -8,15 +8,15 @@
 //    instance, the p99 of each step against a single turn measured in the same run. Stepping
 //    stops after the first step over 100 ms.
 //
-// Two real instances (server/cluster/test-cluster.ts) on an embedded Postgres; the scripted model
+// Two real instances (server/test/cluster.ts) on an embedded Postgres; the scripted model
 // server stamps each token when it writes it; both viewers subscribe to `session.events` over the
 // tRPC WebSocket, as a browser does, and see the same turns at the same time.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
-import { connect, signUp } from "@/server/cluster/cluster-client";
-import { startCluster } from "@/server/cluster/test-cluster";
+import { connect, signUp } from "@/server/test/cluster-client";
+import { startCluster } from "@/server/test/cluster";
 import { committedEvents } from "@/lib/session-events";
 import { startModelServer, type ScriptedReply } from "@/e2e/fixtures/model-server/server";
 

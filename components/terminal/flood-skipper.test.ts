@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flood, screenOf as screenIn } from "@/lib/testing/terminal-screen";
+import { flood, screenOf as screenIn } from "@/server/test/terminal-screen";
 import { FloodSkipper } from "./flood-skipper";
 
 const COLS = 80;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // A model's tool-call ids are untrusted: an approval is bound to the one call it was asked for (the
 // session, the turn, its request's place in the log and a hash of the tool and its input), so a

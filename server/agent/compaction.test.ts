@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareContext } from "@/server/agent/compaction";
 import { setModelSetting } from "@/server/db/repositories/agent-settings";
 import { SUMMARY_PREFIX } from "@/lib/model-transcript";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import path from "node:path";
 import { setSessionStatus } from "@/server/db/repositories/sessions";
 import { bindRequest, createApproval, findApprovalForCall, resolveApproval } from "@/server/db/repositories/approvals";
 import { callHash } from "@/server/agent/call-binding";
-import { createAgentHarness, only, testTools } from "./test-harness";
+import { createAgentHarness, only, testTools } from "@/server/test/agent-harness";
 import { testSandbox } from "@/server/test/sandbox";
 
 // A restart, in one process: a second runtime on the same database takes over, as a new server

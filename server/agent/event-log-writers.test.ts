@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog } from "@/server/agent/events";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { createAgentHarness } from "./test-harness";
+import { createAgentHarness } from "@/server/test/agent-harness";
 
 // Two instances append to one session (a message sent through one while the other runs the turn):
 // each has its own seq counter, loaded once; the log stays gap-free and nothing is lost.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
 import { insertEvents, lastSeq } from "@/server/db/repositories/session-events";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { EVERYTHING } from "@/server/test/everything-mcp-server";
 import { freePort } from "@/scripts/free-port.mjs";
 

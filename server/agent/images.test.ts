@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { EVERYTHING } from "@/server/test/everything-mcp-server";
 
 // Images reach the model: a read_file of an image, an MCP tool's image content and an image pasted

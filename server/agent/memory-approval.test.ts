@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // Project memory is shared with the team and goes into every later prompt: a prompt injection the
 // agent stores there would persist for everyone. So the agent's project-scope `store` waits for a

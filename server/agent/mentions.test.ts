@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // `@` mentions in a message: a file and a folder are attached as read_many_files reads them (the
 // model gets the content with the message), and a URL goes through web_fetch's rules, so a

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setModelSetting } from "@/server/db/repositories/agent-settings";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // What the model is shown, against the scripted model with the real file tools (issue 17,
 // defects 1, 3 and 5).

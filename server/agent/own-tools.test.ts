@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // note, todo_write and session_search as the agent uses them, through the scripted model.
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness } from "./test-harness";
+import { createAgentHarness } from "@/server/test/agent-harness";
 
 // A project's agent settings as the model meets them: a built-in tool a project admin turned off
 // is not in the model's tool list at all, and the step limit set there ends a turn.

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // recall_user_context finds what a person asked to be remembered (their user-scope memories), and
 // skill loads a project skill's instructions, each called by the scripted model in a turn, with the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { foldTranscript } from "@/lib/session-transcript";
-import { createAgentHarness, only, typesOf } from "./test-harness";
+import { createAgentHarness, only, typesOf } from "@/server/test/agent-harness";
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 beforeAll(async () => {

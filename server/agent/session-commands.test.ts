@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PREFIX } from "@/lib/model-transcript";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // What /model and /compact do behind the composer: the session's next turn goes to the model it
 // was switched to, and a compaction asked for between turns replaces the conversation with the

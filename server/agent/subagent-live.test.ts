@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LiveItem } from "@/lib/session-events";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // A running sub-agent's activity reaches the parent session live, on the delegate call's progress:
 // its step count, the tool it runs and its last lines; and a child cancelled on its own stops

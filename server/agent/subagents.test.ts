@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { createAgentRuntime } from "@/server/agent/runtime";
 import { createAdmission, TURN_STARTS_AT_ONCE, type LoadGate } from "@/server/agent/turn-admission";
 import { createLoopLoad } from "@/server/agent/loop-load";
 import { testSandbox } from "@/server/test/sandbox";
-import { createAgentHarness, testTools, typesOf } from "./test-harness";
+import { createAgentHarness, testTools, typesOf } from "@/server/test/agent-harness";
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;

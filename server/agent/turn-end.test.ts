@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { testSandbox } from "@/server/test/sandbox";
-import { createAgentHarness, testTools, typesOf } from "./test-harness";
+import { createAgentHarness, testTools, typesOf } from "@/server/test/agent-harness";
 
 // What a turn does after its end (gives its lease back, looks for a message sent meanwhile) runs
 // unawaited. Here the database holds it up, or fails under it, as a shutdown or a restarting

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "@/server/tools/define-tool";
 import { ok } from "@/server/tools/result";
 import { toSdkTools } from "./step";
-import { createAgentHarness } from "./test-harness";
+import { createAgentHarness } from "@/server/test/agent-harness";
 
 // What a turn's start reuses from earlier turns (tool schemas converted for the model) and what it
 // must read fresh: instruction files, skills and workflows added on disk between two turns of a

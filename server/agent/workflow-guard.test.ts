@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { foldTranscript } from "@/lib/session-transcript";
-import { createAgentHarness, only } from "./test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // A workflow is commands the agent can write itself (.tandem/workflows/x.yaml, with the write tool)
 // and then run: its `run` steps meet the deny rules and the destructive-command guard as a shell

@@ -11,12 +11,12 @@ import { addMember } from "@/server/db/repositories/teams";
 import { workspaceLeaseOf } from "@/server/db/repositories/workspace-leases";
 import { FORWARDED_HEADER, forwardingHeader, forwardingKey } from "@/server/cluster/workspace-forwarding";
 import { createHmac } from "node:crypto";
-import { connect, signIn, signOut, signUp, until } from "@/server/cluster/cluster-client";
+import { connect, signIn, signOut, signUp, until } from "@/server/test/cluster-client";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { languageSocketUrl } from "@/lib/language-protocol";
-import { createInstance, instanceEnv, startCluster, type Cluster, type ClusterInstance } from "@/server/cluster/test-cluster";
+import { createInstance, instanceEnv, startCluster, type Cluster, type ClusterInstance } from "@/server/test/cluster";
 import { freePort } from "@/scripts/free-port.mjs";
-import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
+import { startLoadBalancer, type LoadBalancer } from "@/server/test/load-balancer";
 import type { SessionStreamItem } from "@/lib/session-events";
 import { jsonRpcCall } from "@/server/test/json-rpc-socket";
 

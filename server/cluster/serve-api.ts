@@ -9,7 +9,7 @@ import { startServer } from "@/server/start-server";
 // the page build to wait for, stopped in order on SIGTERM so held turns and leases are given back.
 
 export type ApiProcess = {
-  /** Said after "Tandem instance ready on <url>", which test-cluster.ts waits for. */
+  /** Said after "Tandem instance ready on <url>", which server/test/cluster.ts waits for. */
   label?: string;
   /** The configuration this kind of process runs with, or a ConfigError when it cannot run. */
   configure?(config: Config): Config;

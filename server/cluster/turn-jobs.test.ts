@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTurnJobs, type TurnJobHandlers } from "@/server/cluster/turn-jobs";
 import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
-import { createAgentHarness } from "@/server/agent/test-harness";
+import { createAgentHarness } from "@/server/test/agent-harness";
 
 // The lease protocol on a real Postgres, with short leases: two instances never both hold a turn,
 // a lapsed lease goes to exactly one of the instances looking for it, and a lost lease is noticed.

@@ -7,7 +7,7 @@ import { applyStreamItem, emptyLiveLog, type LiveLog, type SessionEvent } from "
 import { foldTranscript } from "@/lib/session-transcript";
 import { createTestDatabase } from "@/server/test/database";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
-import { connect, readLog, signUp, startInstance, until, type Instance } from "./test-instances";
+import { connect, readLog, signUp, startInstance, until, type Instance } from "@/server/test/cluster-instances";
 
 // Several real Tandem processes on one Postgres and one data directory, killed with SIGKILL:
 // the turn of a killed instance goes on at another within 10 s, each tool call runs once, a

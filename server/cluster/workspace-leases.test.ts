@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
 import { workspaceLeaseOf } from "@/server/db/repositories/workspace-leases";
-import { createAgentHarness } from "@/server/agent/test-harness";
+import { createAgentHarness } from "@/server/test/agent-harness";
 
 // The workspace lease on a real Postgres, with short leases: one holder at a time, renewed while it
 // lives, taken by the next instance that needs the project once it lapses, given back on shutdown,

@@ -8,7 +8,7 @@ import { createCallerFactory } from "@/server/api/trpc";
 import { findUser } from "@/server/db/repositories/users";
 import { startServer, type RunningServer } from "@/server/start-server";
 import { swapWithLink } from "@/server/test/swap-with-link";
-import { canSwapLinks } from "@/server/workspace/test-helpers";
+import { canSwapLinks } from "@/server/test/temp-dirs";
 import { createTestServices } from "@/server/test/services";
 
 // Issue 38, defect 2, through the HTTP routes: while a process of the project swaps the folder `d`

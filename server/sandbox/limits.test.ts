@@ -4,7 +4,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellTool } from "@/server/tools/shell";
-import { useToolSessions } from "@/server/tools/test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { canSwitchIdentity } from "./identity";
 import { bwrapAvailable } from "./launcher";

@@ -10,7 +10,7 @@ import { createProjectFiles } from "@/server/services/project-files";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { swapWithLink } from "@/server/test/swap-with-link";
 import type { CheckpointStore } from "@/server/workspace";
-import { canSwapLinks } from "@/server/workspace/test-helpers";
+import { canSwapLinks } from "@/server/test/temp-dirs";
 
 // Issue 38, defect 2, in the checkpoint store: a snapshot is `git add --all` over the workspace,
 // and git reads each file by path. A process of the project swapping a folder with a link to a

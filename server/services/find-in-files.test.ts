@@ -2,7 +2,7 @@ import { mkdir, readdir, readlink, realpath, writeFile } from "node:fs/promises"
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findQuerySchema, type FileMatches, type FindEvent, type FindQueryInput } from "@/lib/search-schemas";
-import { useTempDirs } from "@/server/workspace/test-helpers";
+import { useTempDirs } from "@/server/test/temp-dirs";
 import { findInFiles } from "./find-in-files";
 
 const tempDir = useTempDirs();

@@ -6,7 +6,7 @@ import { appRouter } from "@/server/api/root";
 import { createTestServices } from "@/server/test/services";
 import { searchKnowledgeBaseTool } from "@/server/tools/search-knowledge-base";
 import { runTool } from "@/server/tools/registry";
-import { useToolSessions } from "@/server/tools/test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import type { Workspace } from "@/server/workspace";
 import { chunk, createKnowledgeIndex } from "./knowledge-index";
 

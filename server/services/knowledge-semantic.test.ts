@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "@/server/agent/test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { embedText, startEmbeddingsServer } from "@/server/test/embeddings-server";
 import type { Workspace } from "@/server/workspace";
 import { createKnowledgeIndex, type KnowledgeIndex } from "./knowledge-index";

@@ -6,7 +6,7 @@ import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { swapWithLink } from "@/server/test/swap-with-link";
 import { createTestServices } from "@/server/test/services";
-import { canSwapLinks } from "@/server/workspace/test-helpers";
+import { canSwapLinks } from "@/server/test/temp-dirs";
 
 // Issue 38, defect 2, at project deletion: the server removes the workspace as root, and a process
 // the project left running (detached from its terminal) swaps a folder of it with a link to a

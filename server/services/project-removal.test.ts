@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness } from "@/server/agent/test-harness";
+import { createAgentHarness } from "@/server/test/agent-harness";
 import { listSessionIdsOfProject } from "@/server/db/repositories/sessions";
 
 // Deleting a project through the API while its agent works: the turn stops, and neither its rows

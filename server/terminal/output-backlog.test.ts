@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SequenceState } from "@/lib/terminal-plain-skip";
-import { flood, screenOf as screenIn } from "@/lib/testing/terminal-screen";
+import { flood, screenOf as screenIn } from "@/server/test/terminal-screen";
 import { OutputBacklog } from "./output-backlog";
 
 const SHAPE = { cols: 80, rows: 24, scrollback: 500 };

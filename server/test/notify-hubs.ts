@@ -1,7 +1,7 @@
 import pg from "pg";
 import { expect, inject } from "vitest";
 import { connectNotifyHub, type NotifyHub } from "@/server/cluster/pg-notify";
-import { createTestDatabase } from "@/server/test/database";
+import { createTestDatabase } from "./database";
 
 /**
  * Two instances' notify hubs, A and B, on one real test database, for tests of what crosses the

@@ -1,6 +1,6 @@
 import { lstat, mkdir, rename, rm, symlink } from "node:fs/promises";
 import path from "node:path";
-import { startLinkSwapper } from "@/server/workspace/test-helpers";
+import { startLinkSwapper } from "./temp-dirs";
 
 /**
  * Issue 38's attack on a server entry point: a process of the project trades the folder

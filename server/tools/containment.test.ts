@@ -9,7 +9,7 @@ import { lsTool } from "./ls";
 import { multiEditTool } from "./multi-edit";
 import { readFileTool } from "./read-file";
 import { readManyFilesTool } from "./read-many-files";
-import { useToolSessions, type TestSession } from "./test-helpers";
+import { useToolSessions, type TestSession } from "@/server/test/tool-session";
 import { writeFileTool } from "./write-file";
 
 const session = useToolSessions();

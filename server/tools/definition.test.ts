@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { definitionTool } from "./definition";
-import { useLanguageServers, writeProject } from "./language-test-project";
-import { useToolSessions } from "./test-helpers";
+import { useLanguageServers, writeProject } from "@/server/test/language-project";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 const languageFor = useLanguageServers();

@@ -3,7 +3,7 @@ import * as memories from "@/server/db/repositories/memories";
 import { ensurePersonalTeam } from "@/server/db/repositories/teams";
 import { createTestServices } from "@/server/test/services";
 import { memoriesToMarkdown, memoryTool, type MemoryStore } from "./memory";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 let env: Awaited<ReturnType<typeof createTestServices>>;
 let tool: ReturnType<typeof memoryTool>;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { multiEditTool } from "./multi-edit";
 import { readFileTool } from "./read-file";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 

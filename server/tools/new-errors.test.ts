@@ -9,8 +9,8 @@ import { startModelServer } from "@/e2e/fixtures/model-server/server";
 import { multiEditTool } from "./multi-edit";
 import { readFileTool } from "./read-file";
 import { writeFileTool } from "./write-file";
-import { TS_PROJECT, useLanguageServers, writeProject } from "./language-test-project";
-import { useToolSessions } from "./test-helpers";
+import { TS_PROJECT, useLanguageServers, writeProject } from "@/server/test/language-project";
+import { useToolSessions } from "@/server/test/tool-session";
 
 // After edit, multi_edit and write_file the result names the errors the change introduced, and
 // only those: against the real TypeScript language server, through the real agent loop for `edit`.

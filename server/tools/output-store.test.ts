@@ -2,7 +2,7 @@ import { mkdir, readdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { Workspace } from "@/server/workspace";
-import { useTempDirs } from "@/server/workspace/test-helpers";
+import { useTempDirs } from "@/server/test/temp-dirs";
 import { workspaceOutputStore } from "./output-store";
 
 const tempDir = useTempDirs();

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "@/server/agent/test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // The server's own fetches for a project obey the project's network policy, as its sandboxed
 // processes do: through the real entry points (the agent's web_fetch and web_search calls, a

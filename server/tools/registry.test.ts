@@ -7,7 +7,7 @@ import { defineTool, type Tool } from "./define-tool";
 import { toModelOutput } from "./model-output";
 import { buildToolSet, describeCall, runTool, toolForcesApproval } from "./registry";
 import { ToolFailure, ok } from "./result";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { thinkTool } from "./think";
 
 const session = useToolSessions();

@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { renameSymbolTool } from "./rename-symbol";
-import { TS_PROJECT, useLanguageServers, writeProject } from "./language-test-project";
-import { useToolSessions } from "./test-helpers";
+import { TS_PROJECT, useLanguageServers, writeProject } from "@/server/test/language-project";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 const languageFor = useLanguageServers();

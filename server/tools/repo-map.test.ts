@@ -2,8 +2,8 @@ import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoMapTool } from "./repo-map";
-import { useLanguageServers, writeProject } from "./language-test-project";
-import { useToolSessions } from "./test-helpers";
+import { useLanguageServers, writeProject } from "@/server/test/language-project";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 const languageFor = useLanguageServers();

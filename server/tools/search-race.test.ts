@@ -2,10 +2,10 @@ import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { canSwitchIdentity, prepareWorkspace, projectIdentity } from "@/server/sandbox/identity";
-import { canSwapLinks, startLinkSwapper } from "@/server/workspace/test-helpers";
+import { canSwapLinks, startLinkSwapper } from "@/server/test/temp-dirs";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
 import { lsTool } from "./ls";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 

@@ -9,7 +9,7 @@ import type { SandboxMode } from "@/server/sandbox/launcher";
 import { testSandbox } from "@/server/test/sandbox";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
 const shells: ShellSession[] = [];

@@ -4,7 +4,7 @@ import { deferTools } from "@/server/agent/deferred-tools";
 import type { SessionEvent } from "@/lib/session-events";
 import { defineTool } from "./define-tool";
 import { ok } from "./result";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { PAGE_SIZE, toolSearchTool } from "./tool-search";
 
 // tool_search pages its matches instead of stopping at a fixed number, and a page the model asked

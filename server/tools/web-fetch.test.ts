@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { FetchPolicy } from "./define-tool";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { webFetchTool } from "./web-fetch";
 
 const session = useToolSessions();

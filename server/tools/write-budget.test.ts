@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { limitWrites } from "@/server/workspace/write-budget";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { webFetchTool } from "./web-fetch";
 import { writeFileTool } from "./write-file";
 

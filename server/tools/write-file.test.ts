@@ -3,7 +3,7 @@ import * as fsp from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { readFileTool } from "./read-file";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { writeFileTool } from "./write-file";
 
 vi.mock("node:fs/promises", async (importOriginal) => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FILE, generation } from "@/server/test/workspace-writer";
 import { openWorkspace } from "./index";
-import { useTempDirs } from "./test-helpers";
+import { useTempDirs } from "@/server/test/temp-dirs";
 
 // kill -9 a process in the middle of writing big files through the workspace, at random moments,
 // again and again: the file is always one whole generation, never a mix or a truncation, and never

@@ -2,7 +2,7 @@ import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { isTempFileName } from "./atomic-write";
-import { expectCode, useTempDirs } from "./test-helpers";
+import { expectCode, useTempDirs } from "@/server/test/temp-dirs";
 import { Workspace } from "./workspace";
 
 // A crash between writing the temp file and renaming it over the target, simulated by a failing rename.

@@ -14,7 +14,7 @@ import {
   statBeneath,
   withFd,
 } from "./beneath";
-import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "./test-helpers";
+import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "@/server/test/temp-dirs";
 import { fromFsError } from "./errors";
 
 const tempDir = useTempDirs();

@@ -38,7 +38,6 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "db/schema-shape/prisma-dmmf.ts": "the Prisma schema shipped with the server",
   "eval/harness.ts": "evaluation runs in folders it creates",
   "eval/tasks.ts": "evaluation task files shipped with the server",
-  "cluster/test-cluster.ts": "a test cluster's own temp folders",
   "sandbox/cgroups.ts": "the cgroup file system",
   "sandbox/egress-proxy.ts": "the proxy's socket file in the server's runtime folder",
   "sandbox/fd-relay.ts": "whether the native module is built",
@@ -60,9 +59,10 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "test/global-setup.ts": "test set-up",
   "test/services.ts": "test set-up",
   "test/swap-with-link.ts": "the link a test's attacker swaps in",
-  "tools/test-helpers.ts": "test temp folders",
-  "tools/language-test-project.ts": "a test project's files",
-  "workspace/test-helpers.ts": "test temp folders",
+  "test/cluster.ts": "a test cluster's own temp folders",
+  "test/tool-session.ts": "test temp folders",
+  "test/language-project.ts": "a test project's files",
+  "test/temp-dirs.ts": "test temp folders",
 };
 
 /** Files that define ResolvedPath and resolveInside, and the one that resolves with it. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CheckpointError } from "./checkpoint-errors";
 import { CheckpointStore } from "./checkpoints";
-import { useTempDirs } from "./test-helpers";
+import { useTempDirs } from "@/server/test/temp-dirs";
 
 const tempDir = useTempDirs();
 

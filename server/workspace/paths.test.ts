@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectCode, useTempDirs } from "./test-helpers";
+import { expectCode, useTempDirs } from "@/server/test/temp-dirs";
 import { Workspace } from "./workspace";
 
 const tempDir = useTempDirs();

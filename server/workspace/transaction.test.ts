@@ -3,7 +3,7 @@ import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { expectCode, useTempDirs } from "./test-helpers";
+import { expectCode, useTempDirs } from "@/server/test/temp-dirs";
 import { commitFiles, recoverTransactions, type CommitStep } from "./transaction";
 import { Workspace, versionOf } from "./workspace";
 

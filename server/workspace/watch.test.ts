@@ -2,7 +2,7 @@ import { mkdir, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
-import { useTempDirs } from "./test-helpers";
+import { useTempDirs } from "@/server/test/temp-dirs";
 import { watchWorkspace } from "./watch";
 import { Workspace, versionOf } from "./workspace";
 

@@ -4,7 +4,7 @@ import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
-import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "./test-helpers";
+import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "@/server/test/temp-dirs";
 import { watchWorkspace } from "./watch";
 import { Workspace } from "./workspace";
 

@@ -2,7 +2,7 @@ import { chmod, mkdir, readFile, readdir, stat, utimes, writeFile } from "node:f
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { currentVersionFromConflict } from "@/lib/fs-schemas";
-import { expectCode, useTempDirs } from "./test-helpers";
+import { expectCode, useTempDirs } from "@/server/test/temp-dirs";
 import { MAX_FILE_BYTES, READ_ONLY_BYTES, Workspace, versionOf } from "./workspace";
 
 const tempDir = useTempDirs();

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeMemory, setMemoryPinned } from "@/server/db/repositories/memories";
-import { createAgentHarness, only } from "@/server/agent/test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { foldTranscript } from "@/lib/session-transcript";
 import { buildSystemPrompt } from "./system";
 import { EMPTY_CONTEXT, MAX_INSTRUCTION_CHARS } from "./context";

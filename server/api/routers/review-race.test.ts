@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAgentHarness, only } from "@/server/agent/test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { swapWithLink } from "@/server/test/swap-with-link";
-import { canSwapLinks } from "@/server/workspace/test-helpers";
+import { canSwapLinks } from "@/server/test/temp-dirs";
 
 // Issue 38, defect 2, through the Changes view and checkpoint restore: an agent turn changed
 // d/f.txt and created d/new.txt; while a process of the project swaps the folder `d` with a link

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { foldModelMessages } from "@/lib/model-transcript";
 import { foldTranscript } from "@/lib/session-transcript";
-import { createAgentHarness, only } from "@/server/agent/test-harness";
+import { createAgentHarness, only } from "@/server/test/agent-harness";
 
 // The Changes view and checkpoint restore through the API: a real agent turn (scripted model, the
 // harness's `write` and `run` tools) changes files, a real git checkpoint store records the turn,

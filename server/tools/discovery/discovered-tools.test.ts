@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useToolSessions } from "../test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { testSandbox } from "@/server/test/sandbox";
 import { DiscoveryError, discoverTools } from "./discovered-tools";
 

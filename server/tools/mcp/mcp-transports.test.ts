@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { parseMcpServersText } from "@/lib/mcp-config";
-import { useToolSessions } from "../test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { EVERYTHING, startEverythingServer } from "@/server/test/everything-mcp-server";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 import { testSandbox } from "@/server/test/sandbox";

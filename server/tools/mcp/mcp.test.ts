@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolSet } from "../registry";
-import { useToolSessions } from "../test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 import { parseMcpServersText, type McpServersConfig } from "@/lib/mcp-config";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { testSandbox } from "@/server/test/sandbox";

@@ -6,7 +6,7 @@ import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { createTestServices } from "@/server/test/services";
 import { startEverythingServer } from "@/server/test/everything-mcp-server";
-import { useToolSessions } from "../test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 // A project's admin points a remote MCP server at the server's own neighbourhood, as an attacker
 // would: a real HTTP and WebSocket server on loopback stands for the internal service. The

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { createTestServices, type TestExtensionOptions } from "@/server/test/services";
+import { createTestServices, type TestExtensionOptions } from "./services";
 import { defineTool } from "@/server/tools/define-tool";
 import { ok } from "@/server/tools/result";
 import { CORE_TOOLS } from "@/server/tools/core-tools";

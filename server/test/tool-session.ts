@@ -4,10 +4,10 @@ import path from "node:path";
 import { afterEach } from "vitest";
 import { Workspace } from "@/server/workspace";
 import type { ShellSession } from "@/server/workspace/shell-session";
-import type { Tool, ToolContext, ToolProgress } from "./define-tool";
-import { workspaceOutputStore } from "./output-store";
-import { createReadTracker } from "./read-tracker";
-import { runTool, type ToolRun } from "./registry";
+import type { Tool, ToolContext, ToolProgress } from "@/server/tools/define-tool";
+import { workspaceOutputStore } from "@/server/tools/output-store";
+import { createReadTracker } from "@/server/tools/read-tracker";
+import { runTool, type ToolRun } from "@/server/tools/registry";
 
 export interface TestSession {
   ctx: ToolContext;

@@ -1,11 +1,11 @@
 import { applyStreamItem, emptyLiveLog, type LiveLog } from "@/lib/session-events";
 import { connect as clusterConnect, signUp as clusterSignUp, until as clusterUntil } from "./cluster-client";
 import { freePort } from "@/scripts/free-port.mjs";
-import { createInstance, instanceEnv } from "./test-cluster";
+import { createInstance, instanceEnv } from "./cluster";
 
 // Single Tandem processes for the kill -9 tests, without a balancer: each on a free loopback port,
 // all on one database and one data directory (the shared disk), started and killed one by one.
-// They are test-cluster.ts's instances (instance-main.ts), with the scripted model configured.
+// They are server/test/cluster.ts's instances (server/cluster/instance-main.ts), with the scripted model configured.
 
 export type Instance = {
   name: string;

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
-import { WorkspaceError, type WorkspaceErrorCode } from "./errors";
+import { WorkspaceError, type WorkspaceErrorCode } from "@/server/workspace/errors";
 
 /** A fresh folder under the OS temp dir, removed after the current test. */
 export function useTempDirs(): () => Promise<string> {

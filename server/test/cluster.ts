@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startLoadBalancer, type LoadBalancer } from "@/server/cluster/load-balancer";
+import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
 import { freePort } from "@/scripts/free-port.mjs";
 
 // Several real Tandem instances on loopback, one Postgres, one data directory (the shared disk a

@@ -2,9 +2,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll } from "vitest";
 import { createLanguageServers } from "@/server/language/language-servers";
-import type { ToolContext } from "./define-tool";
-import { testSandbox } from "@/server/test/sandbox";
+import type { ToolContext } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
+import { testSandbox } from "./sandbox";
 
 /** A small TypeScript project: `area` is defined in shapes.ts and used in a.ts and b.ts; broken.ts has a type error. */
 export const TS_PROJECT: Record<string, string> = {
