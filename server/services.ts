@@ -27,7 +27,7 @@ import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createModelThread } from "@/server/agent/model-thread/model-thread";
 import { createBuses } from "@/server/cluster/buses";
-import { createRateLimits } from "@/server/http/rate-limit";
+import { createRateLimits } from "@/server/api/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";

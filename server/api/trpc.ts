@@ -15,7 +15,7 @@ import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { AccessChanges, AccessHolder } from "@/server/bus/access-changes";
 import { untilAccessEnds } from "@/server/api/live";
 import { wireTransformer } from "@/server/api/wire-transformer";
-import type { RateLimits } from "@/server/http/rate-limit";
+import type { RateLimits } from "./rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
 import type { TerminalService } from "@/server/terminal";

@@ -22,7 +22,7 @@ import { createInProcessBus } from "@/server/bus/session-bus";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createAccessChanges } from "@/server/bus/access-changes";
-import { createRateLimits } from "@/server/http/rate-limit";
+import { createRateLimits } from "@/server/api/rate-limit";
 import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
