@@ -1,0 +1,46 @@
+import { createRequire } from "node:module";
+import { cruise, type ICruiseOptions, type ICruiseResult, type IForbiddenRuleType, type IViolation } from "dependency-cruiser";
+import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
+import { describe, expect, it } from "vitest";
+import { KNOWN_VIOLATIONS } from "./layer-exceptions";
+
+// The layer table (.dependency-cruiser.cjs, written out in docs/architecture.md) checked over
+// server/, lib/, components/ and app/: an import circle or an import against the table fails here,
+// naming the import and the rule. The exceptions that exist today are listed in
+// layer-exceptions.ts; the list only shrinks (an entry that no longer happens fails too).
+
+const require = createRequire(import.meta.url);
+const config = require("../.dependency-cruiser.cjs") as { forbidden: IForbiddenRuleType[]; options: ICruiseOptions };
+
+const key = (rule: string, from: string, to: string) => `${rule}: ${from} -> ${to}`;
+
+function describeViolation(v: IViolation, comments: Map<string, string>): string {
+  const rule = comments.get(v.rule.name) ?? v.rule.name;
+  if (v.cycle?.length) return `${v.from} starts an import circle ${[v.from, ...v.cycle.map((c) => c.name)].join(" -> ")}\n    (${v.rule.name}) ${rule}`;
+  return `${v.from} imports ${v.to}\n    (${v.rule.name}) ${rule}`;
+}
+
+describe("layers", () => {
+  // A few seconds alone; the bound is for a machine busy with other test runs.
+  it("has no import circle and no import against the layer table", { timeout: 300_000 }, async () => {
+    const { output } = await cruise(
+      ["server", "lib", "components", "app"],
+      { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } },
+      {},
+      { tsConfig: extractTSConfig("tsconfig.json") },
+    );
+    const result = output as ICruiseResult;
+    const comments = new Map(config.forbidden.map((rule) => [rule.name ?? "", rule.comment ?? ""]));
+    const known = new Set(KNOWN_VIOLATIONS.flatMap(({ rule, from, to }) => to.map((target) => key(rule, from, target))));
+    const seen = new Set<string>();
+    const fresh: string[] = [];
+    for (const violation of result.summary.violations) {
+      const id = key(violation.rule.name, violation.from, violation.to);
+      if (known.has(id)) seen.add(id);
+      else fresh.push(describeViolation(violation, comments));
+    }
+    const gone = [...known].filter((id) => !seen.has(id));
+    expect(fresh.length, `Imports against the layer table (docs/architecture.md, "Layers"):\n  ${fresh.join("\n  ")}\n`).toBe(0);
+    expect(gone.length, `Exceptions that no longer happen: delete them from scripts/layer-exceptions.ts\n  ${gone.join("\n  ")}\n`).toBe(0);
+  });
+});
