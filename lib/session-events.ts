@@ -201,7 +201,6 @@ export const eventPayloadSchemas = {
 } as const;
 
 export type SessionEventType = keyof typeof eventPayloadSchemas;
-export const SESSION_EVENT_TYPES = Object.keys(eventPayloadSchemas) as SessionEventType[];
 export type EventPayload<T extends SessionEventType> = z.output<(typeof eventPayloadSchemas)[T]>;
 export type EventInput<T extends SessionEventType> = z.input<(typeof eventPayloadSchemas)[T]>;
 
@@ -236,10 +235,6 @@ export function parseSessionEvent(raw: {
     authorId: raw.authorId,
     createdAt: new Date(raw.createdAt),
   } as SessionEvent;
-}
-
-export function isEvent<T extends SessionEventType>(event: SessionEvent, type: T): event is Extract<SessionEvent, { type: T }> {
-  return event.type === type;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,8 +3,6 @@ import type { ToolCallEvent } from "@/server/agent/turn-state";
 // Stops a turn that keeps making the same tool call with the same arguments: a model stuck in a
 // loop burns tokens and time without getting anywhere.
 
-export const DEFAULT_LOOP_GUARD_REPEATS = 3;
-
 /** A stable key: key order in the input does not matter. */
 export function callKey(toolName: string, input: unknown): string {
   return `${toolName}:${stableStringify(input)}`;

@@ -85,10 +85,6 @@ export function specForServer(id: string): LanguageServerSpec | undefined {
   return LANGUAGE_SERVERS.find((spec) => spec.id === id);
 }
 
-export function specForLanguage(languageId: string): LanguageServerSpec | undefined {
-  return LANGUAGE_SERVERS.find((spec) => spec.languages.includes(languageId));
-}
-
 /** The server and language id of a workspace file, by extension; undefined when none covers it. */
 export function languageOfPath(file: string): { spec: LanguageServerSpec; languageId: string } | undefined {
   const extension = path.extname(file).toLowerCase();

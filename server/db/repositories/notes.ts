@@ -25,7 +25,3 @@ export async function findNote(db: Db, id: string): Promise<NoteRow | null> {
 export async function updateNote(db: Db, id: string, input: { title?: string; content?: string; updatedById: string }): Promise<NoteRow> {
   return db.sessionNote.update({ where: { id }, data: input, select });
 }
-
-export async function deleteNote(db: Db, id: string) {
-  await db.sessionNote.delete({ where: { id } });
-}
