@@ -15,8 +15,8 @@ import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 
 // The IDE's right-hand agent panel: sessions, the open session's conversation, its notes, and the
-// agent's memory. The review of a turn's changes ("Changes", hunk by hunk, with checkpoint
-// restore) becomes a fourth tab here: add it to TABS and render it beside the others.
+// agent's memory, as tabs (TABS). The review of a session's changes is not a tab: it opens from
+// the session's header (components/review/changes-button.tsx), beside what it reviews.
 
 const TABS = [
   { id: "chat", label: "Chat" },

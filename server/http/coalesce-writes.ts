@@ -8,11 +8,10 @@ import type { Duplex } from "node:stream";
 // everything that one arriving chunk of model output or one database answer produced leaves as
 // one write, before the event loop moves on.
 //
-// It used to stay corked until the loop's check phase (setImmediate), after every other I/O
-// callback of that loop iteration had run: with 50 sessions streaming, a frame waited there for
-// half an iteration, several milliseconds, though nothing was sending. Now nothing waits behind
-// other work. When the peer or the network falls behind, the socket's own buffering takes over:
-// while a write is pending, later frames queue and leave together in one writev when it completes.
+// It uncorks on the next tick, not at the loop's check phase (setImmediate), so no frame waits
+// behind other I/O callbacks of the same iteration. When the peer or the network falls behind, the
+// socket's own buffering takes over: while a write is pending, later frames queue and leave
+// together in one writev when it completes.
 export function coalesceWritesPerTask(socket: Duplex): void {
   let corked = false;
   const uncork = () => {
