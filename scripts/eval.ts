@@ -12,7 +12,7 @@ import { buildReport, compareReports, markdownReport, parseReport } from "@/serv
 // npm run eval -- --model <provider:model> [--tasks <dir>] [--runs N] [--out <dir>]
 // npm run eval -- --compare a.json b.json
 // Measures a model on real tasks through Tandem's own runtime, headless: the model is configured
-// by the same environment variables as the server (README, "Model providers"); the database is a
+// by the same environment variables as the server (docs/configuration.md, "Model providers"); the database is a
 // temporary embedded PostgreSQL unless DATABASE_URL is set; everything else lives in a temp dir.
 
 const USAGE = "Usage: npm run eval -- --model <provider:model> [--tasks <dir>] [--runs N] [--out <dir>]\n       npm run eval -- --compare a.json b.json";

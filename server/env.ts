@@ -177,24 +177,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nSee README.md, "Configuration".`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nSee docs/configuration.md.`);
   }
   const e = parsed.data;
   if (e.SMTP_HOST && !e.SMTP_FROM) {
-    throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee README.md, \"Configuration\".");
+    throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee docs/configuration.md.");
   }
   let gitForges: Forges;
   try {
     gitForges = parseForges(e.TANDEM_GIT_FORGES);
   } catch (error) {
-    throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee README.md, "Configuration".`);
+    throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee docs/configuration.md.`);
   }
   const cluster = e.TANDEM_CLUSTER === "true" || e.TANDEM_CLUSTER === "1";
   if (cluster && !e.DATABASE_URL) {
-    throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee README.md, \"Configuration\".");
+    throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee docs/configuration.md.");
   }
   if (e.TANDEM_WORKSPACE_RUNNERS_URL && !cluster) {
-    throw new ConfigError("Invalid configuration:\n  TANDEM_WORKSPACE_RUNNERS_URL: workspace runners serve a cluster; set TANDEM_CLUSTER=1\nSee README.md, \"Configuration\".");
+    throw new ConfigError("Invalid configuration:\n  TANDEM_WORKSPACE_RUNNERS_URL: workspace runners serve a cluster; set TANDEM_CLUSTER=1\nSee docs/configuration.md.");
   }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   const searchBackends: WebSearchBackendConfig[] = [
@@ -204,7 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   ];
   const webSearch = e.TANDEM_WEB_SEARCH ? searchBackends.find((b) => b.kind === e.TANDEM_WEB_SEARCH) : searchBackends[0];
   if (e.TANDEM_WEB_SEARCH && !webSearch) {
-    throw new ConfigError(`Invalid configuration:\n  TANDEM_WEB_SEARCH: ${e.TANDEM_WEB_SEARCH} is chosen but not configured (set ${e.TANDEM_WEB_SEARCH === "searxng" ? "TANDEM_SEARXNG_URL" : e.TANDEM_WEB_SEARCH === "brave" ? "BRAVE_SEARCH_API_KEY" : "TAVILY_API_KEY"})\nSee README.md, "Configuration".`);
+    throw new ConfigError(`Invalid configuration:\n  TANDEM_WEB_SEARCH: ${e.TANDEM_WEB_SEARCH} is chosen but not configured (set ${e.TANDEM_WEB_SEARCH === "searxng" ? "TANDEM_SEARXNG_URL" : e.TANDEM_WEB_SEARCH === "brave" ? "BRAVE_SEARCH_API_KEY" : "TAVILY_API_KEY"})\nSee docs/configuration.md.`);
   }
   return {
     dev: e.TANDEM_DEV === "1",

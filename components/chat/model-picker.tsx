@@ -89,7 +89,7 @@ export function NoModelHelp({ list }: { list: ModelList }) {
           Optionally make one the default: <code>TANDEM_MODEL=ollama:qwen3:8b</code>, and restart Tandem.
         </li>
       </ol>
-      <p className="hint">See README.md, “Model providers”.</p>
+      <p className="hint">See docs/configuration.md, “Model providers”.</p>
     </div>
   );
 }

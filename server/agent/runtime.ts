@@ -210,7 +210,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     async createSession(input: { projectId: string; title?: string; model?: string; authorId: string }) {
       const model = input.model ?? o.models.defaultModel;
       if (!model) {
-        throw new AgentRuntimeError("PRECONDITION_FAILED", "No model is configured. Set TANDEM_MODEL or a provider's API key (see README, \"Model providers\").");
+        throw new AgentRuntimeError("PRECONDITION_FAILED", "No model is configured. Set TANDEM_MODEL or a provider's API key (see docs/configuration.md, \"Model providers\").");
       }
       try {
         parseModelId(model);
