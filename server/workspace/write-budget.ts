@@ -1,5 +1,4 @@
 import { WorkspaceError } from "./errors";
-import type { Workspace } from "./workspace";
 
 // The disk budget as the server's own writes meet it (issue 38, 8): an editor save, an upload, a
 // checkpoint restore, a rejected change or a tool's write into a project past its budget is
@@ -15,10 +14,11 @@ export interface WriteBudget {
   added(bytes: number): void;
 }
 
-const budgets = new WeakMap<Workspace, WriteBudget>();
+// Keyed by each Workspace object; typed `object` so this file need not import workspace.ts, which imports it.
+const budgets = new WeakMap<object, WriteBudget>();
 
 /** Every write of the server into `workspace` keeps within `budget` from now on. */
-export function limitWrites(workspace: Workspace, budget: WriteBudget): void {
+export function limitWrites(workspace: object, budget: WriteBudget): void {
   if (!budgets.has(workspace)) budgets.set(workspace, budget);
 }
 
@@ -42,7 +42,7 @@ function tooBig(budget: WriteBudget, what: string, room: number): WorkspaceError
  * How many bytes may be written into `workspace` now (Infinity without a budget); refuses with
  * DISK_FULL when the budget is reached. For a stream whose size is known only at its end.
  */
-export async function roomFor(workspace: Workspace): Promise<number> {
+export async function roomFor(workspace: object): Promise<number> {
   const budget = budgets.get(workspace);
   if (!budget) return Infinity;
   const room = await budget.room();
@@ -51,7 +51,7 @@ export async function roomFor(workspace: Workspace): Promise<number> {
 }
 
 /** The refusal for `what`, which outgrew `room` while it was written. */
-export function outgrew(workspace: Workspace, what: string, room: number): WorkspaceError {
+export function outgrew(workspace: object, what: string, room: number): WorkspaceError {
   return tooBig(budgets.get(workspace)!, what, room);
 }
 
@@ -60,7 +60,7 @@ export function outgrew(workspace: Workspace, what: string, room: number): Works
  * fit. A write that does not grow it (a file saved shorter, a delete) is never refused: it is how
  * a full project gets back under its budget.
  */
-export async function ensureRoom(workspace: Workspace, growth: number, what: string): Promise<void> {
+export async function ensureRoom(workspace: object, growth: number, what: string): Promise<void> {
   const budget = budgets.get(workspace);
   if (!budget || growth <= 0) return;
   const room = await budget.room();
@@ -69,6 +69,6 @@ export async function ensureRoom(workspace: Workspace, growth: number, what: str
 }
 
 /** Counts `bytes` the server just wrote into `workspace` against its budget. */
-export function spent(workspace: Workspace, bytes: number): void {
+export function spent(workspace: object, bytes: number): void {
   if (bytes > 0) budgets.get(workspace)?.added(bytes);
 }
