@@ -1,7 +1,7 @@
 import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { canSwapLinks, startLinkSwapper, useTempDirs } from "@/server/workspace/test-helpers";
+import { canSwapLinks, startLinkSwapper, useTempDirs } from "@/server/test/temp-dirs";
 import { canSwitchIdentity, prepareWorkspace } from "./identity";
 
 const tempDir = useTempDirs();

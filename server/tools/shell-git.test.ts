@@ -7,7 +7,7 @@ import { createSandbox } from "@/server/sandbox/sandbox";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { shellTool } from "./shell";
-import { useToolSessions } from "./test-helpers";
+import { useToolSessions } from "@/server/test/tool-session";
 
 // The agent's shell runs git as the project's uid in a workspace whose root folder is the
 // server's: git status, diff, log and commit must work there as they do for any coding agent.

@@ -7,7 +7,7 @@ import { createSession } from "@/server/db/repositories/sessions";
 import { createShareLink } from "@/server/db/repositories/share-links";
 import { createTeam } from "@/server/db/repositories/teams";
 import { createTestServices } from "@/server/test/services";
-import { canSwapLinks, startLinkSwapper } from "@/server/workspace/test-helpers";
+import { canSwapLinks, startLinkSwapper } from "@/server/test/temp-dirs";
 
 // A view link opens the files its session touched, as they are now. Issue 38 (9): a member turned
 // a touched name into a link to a file the session never touched, and the link's holder read it.
