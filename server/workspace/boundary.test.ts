@@ -41,6 +41,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/cgroups.ts": "the cgroup file system",
   "sandbox/egress-proxy.ts": "the proxy's socket file in the server's runtime folder",
   "sandbox/fd-relay.ts": "whether the native module is built",
+  "sandbox/git-config.ts": "the sandbox's own system git config, written in the server's runtime folder",
   "sandbox/identity.ts": "hands a workspace to the project's group at the first launch, through a descriptor of each entry (O_PATH, O_NOFOLLOW)",
   "sandbox/launcher.ts": "whether host tools exist",
   "sandbox/mounts.ts": "which host paths exist to be bound or masked",
