@@ -97,7 +97,7 @@ export async function createServices(config: Config, log: (line: string) => void
   // Measures projects' workspaces while they run commands and before the server writes into them.
   const diskBudget = sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined;
   const files = createProjectFiles(config.dataDir, config.importRoots, diskBudget);
-  const network = createProjectNetwork(db);
+  const network = createProjectNetwork(db, { internalHosts: config.internalHosts });
   const sandbox = createSandbox({
     host: sandboxHost,
     policies: network.policies,

@@ -45,10 +45,15 @@ export type EgressListenerOptions = {
   record(connection: EgressConnection): void;
 };
 
+/** A refused connection: by the project's allow-list, or by its address (`address` set) when the host is internal. */
+export type EgressRefusal = { host: string; reason: string; address?: string };
+
 export type EgressListener = {
   socketPath: string;
   /** The hosts refused so far, each once, in order. */
   denials(): string[];
+  /** The same refusals with their reasons, each host once, in order. */
+  refusals(): EgressRefusal[];
   close(): Promise<void>;
 };
 
@@ -110,7 +115,17 @@ function unavailable(): never {
 
 const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
-class Refused extends Error {}
+class Refused extends Error {
+  constructor(
+    message: string,
+    readonly address?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Where the refusal of an internal address can be lifted: said to the sandbox's client and in git's errors. */
+export const INTERNAL_HOSTS_HINT = "The server's admin can allow internal hosts and ranges for every project (TANDEM_INTERNAL_HOSTS), a team owner or admin for the team's projects (team settings, Internal hosts)";
 
 /** A Host header of `req` that names another host than `target`, or another port (as the client wrote it), or null. */
 function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | null {
@@ -133,7 +148,7 @@ function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | nu
 }
 
 export function openEgressListener(options: EgressListenerOptions): EgressListener {
-  const denied: string[] = [];
+  const denied: EgressRefusal[] = [];
   const tunnels = new Set<net.Socket>();
   const resolve = options.resolve ?? systemResolve;
   const relayModule: FdRelay = fdRelay() ?? unavailable();
@@ -141,25 +156,27 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
   /** The address to connect to, or Refused with the reason. */
   async function admit(host: string): Promise<string> {
     const name = host.replace(/^\[|\]$/g, "").toLowerCase();
-    if (!hostAllowed(await options.policy(), name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
+    const policy = await options.policy();
+    if (!hostAllowed(policy, name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
     const fixed = options.testHosts?.get(name);
     if (fixed) return fixed;
     const addresses = net.isIP(name) ? [{ address: name, family: net.isIP(name) }] : await resolve(name).catch(() => []);
     if (addresses.length === 0) throw new Refused("no address for this name");
+    const allowance = { host: name, entries: policy.internalHosts ?? [] };
     for (const a of addresses) {
-      const why = blockedReason(a.address);
-      if (why) throw new Refused(`resolves to ${a.address}, a ${why} address`);
+      const why = blockedReason(a.address, allowance);
+      if (why) throw new Refused(`${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`, a.address);
     }
     return addresses[0]!.address;
   }
 
-  function refuse(host: string, port: number, reason: string) {
-    if (!denied.includes(host)) denied.push(host);
-    options.record({ host, port, allowed: false, reason, bytesIn: 0, bytesOut: 0 });
+  function refuse(host: string, port: number, refused: Refused) {
+    if (!denied.some((d) => d.host === host)) denied.push({ host, reason: refused.message, ...(refused.address ? { address: refused.address } : {}) });
+    options.record({ host, port, allowed: false, reason: refused.message, bytesIn: 0, bytesOut: 0 });
   }
 
-  const message = (host: string, reason: string) =>
-    `Tandem's egress proxy refused ${host}: ${reason}. A project admin can allow it in the project settings (Network).\n`;
+  const message = (host: string, refused: Refused) =>
+    `Tandem's egress proxy refused ${host}: ${refused.message}. ${refused.address ? INTERNAL_HOSTS_HINT : "A project admin can allow it in the project settings (Network)"}.\n`;
 
   /**
    * Carries the origin's bytes to the client as they come, until either side closes, then logs
@@ -226,8 +243,8 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       address = await admit(target.hostname);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
-      refuse(target.hostname, port, error.message);
-      res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error.message));
+      refuse(target.hostname, port, error);
+      res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error));
       return;
     }
     const { head, chunked } = originRequest(req, target);
@@ -256,8 +273,8 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       address = await admit(host);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
-      refuse(host, port, error.message);
-      const body = message(host, error.message);
+      refuse(host, port, error);
+      const body = message(host, error);
       client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
@@ -300,7 +317,8 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
 
   return {
     socketPath: options.socketPath,
-    denials: () => [...denied],
+    denials: () => denied.map((d) => d.host),
+    refusals: () => [...denied],
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;
