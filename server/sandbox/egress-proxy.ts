@@ -6,6 +6,7 @@ import { blockedReason } from "@/server/tools/ip-policy";
 import { hostAllowed, type NetworkPolicy } from "./egress-policy";
 import { fdRelay, fdRelayProblem, socketFd, type FdRelay } from "./fd-relay";
 import { chunkEncoder, originRequest } from "./origin-request";
+import { watchTls, type TlsWatch } from "./tls-watch";
 
 // The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, one per
 // sandboxed process. The sandbox keeps its own network namespace with only loopback: its bridge
@@ -28,7 +29,10 @@ export type EgressConnection = {
   host: string;
   port: number;
   allowed: boolean;
-  /** Why a connection was refused: not on the list, or a private address. */
+  /**
+   * Why a connection was refused (not on the list, or a private address), or, for one allowed,
+   * why it failed (its TLS handshake, tls-watch.ts); null when it went through.
+   */
   reason: string | null;
   bytesIn: number;
   bytesOut: number;
@@ -76,7 +80,7 @@ const READ_BUFFERS = 2;
  * done, so it goes back to the pool then; with none free, reading pauses, which is also the
  * back-pressure: at most READ_BUFFERS reads in flight.
  */
-function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
+function readInto(to: net.Socket, from: () => net.Socket, watch?: TlsWatch): net.OnReadOpts {
   const free: Uint8Array[] = [];
   let made = 0;
   let waiting = false;
@@ -89,6 +93,7 @@ function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
   return {
     buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(PIPE_BUFFER_BYTES)),
     callback: (bytes, buffer) => {
+      if (watch && !watch.done) watch.server(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
       let done = false;
       to.write(buffer.subarray(0, bytes), () => {
         if (!done) release(buffer);
@@ -183,7 +188,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
    * the connection with its byte counts: the CONNECT tunnel and plain HTTP alike. `unreachable`
    * answers the client when the origin cannot be reached at all.
    */
-  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void) {
+  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void, tls?: TlsWatch) {
     tunnels.add(client).add(upstream);
     let connected = false;
     upstream.once("connect", () => (connected = true));
@@ -197,7 +202,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       tunnels.delete(upstream);
       if (recorded) return;
       recorded = true;
-      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
+      options.record({ host, port, allowed: true, reason: tls?.failure() ?? null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
     };
     upstream.on("error", (error) => {
       if (!connected) unreachable(error);
@@ -278,12 +283,19 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    // Reading starts once connected, after the "200" line is written.
-    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
-    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`));
+    // Reading starts once connected, after the "200" line is written. The handshake's records
+    // are watched, so a TLS failure inside the tunnel is logged with its reason (tls-watch.ts).
+    const tls = watchTls();
+    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream, tls) });
+    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`), tls);
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length) upstream.write(head);
+      if (head.length) {
+        tls.client(head);
+        upstream.write(head);
+      }
+      const watchClient = (chunk: Buffer) => (tls.done ? client.off("data", watchClient) : tls.client(chunk));
+      client.on("data", watchClient);
       client.pipe(upstream);
     });
   });
