@@ -24,8 +24,8 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
       <h2>Internal hosts</h2>
       <p className="hint">
         Hosts on your own network that this team&apos;s projects may reach, for clone, fetch and push and from terminals and the agent&apos;s shell (each
-        project&apos;s network policy still applies): a host name (git.office.lan), *.domain, an address (10.20.0.7) or a range (10.20.0.0/16). Loopback and
-        cloud-metadata addresses are reached only when named exactly, never through a range.
+        project&apos;s network policy still applies): a host name (git.office.lan), *.domain, an address (10.20.0.7) or a range (10.20.0.0/16). These reach private
+        addresses only: the server&apos;s own loopback and cloud-metadata addresses are for the server&apos;s admin to open.
       </p>
       {manage ? (
         <form

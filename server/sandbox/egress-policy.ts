@@ -13,8 +13,10 @@ export const networkPolicyKind = z.enum(NETWORK_POLICIES);
 export type NetworkPolicy = {
   policy: NetworkPolicyKind;
   allowHosts: string[];
-  /** Internal hosts and ranges the admins allow this project to reach (ip-policy.ts blockedReason); none when absent. */
+  /** Internal hosts and ranges the server's admin allows every project to reach (ip-policy.ts blockedReason); none when absent. */
   internalHosts?: readonly string[];
+  /** Those the project's team allows: office addresses only, never loopback or metadata. */
+  teamInternalHosts?: readonly string[];
 };
 
 /** A host name, or `*.` and a domain for its subdomains (not the domain itself). */

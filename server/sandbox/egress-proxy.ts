@@ -130,7 +130,8 @@ class Refused extends Error {
 }
 
 /** Where the refusal of an internal address can be lifted: said to the sandbox's client and in git's errors. */
-export const INTERNAL_HOSTS_HINT = "The server's admin can allow internal hosts and ranges for every project (TANDEM_INTERNAL_HOSTS), a team owner or admin for the team's projects (team settings, Internal hosts)";
+export const INTERNAL_HOSTS_HINT =
+  "The server's admin can allow internal hosts and ranges for every project (TANDEM_INTERNAL_HOSTS), a team owner or admin private addresses for the team's projects (team settings, Internal hosts); loopback and metadata addresses only the server's admin, by exact address or host name";
 
 /** A Host header of `req` that names another host than `target`, or another port (as the client wrote it), or null. */
 function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | null {
@@ -167,7 +168,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     if (fixed) return fixed;
     const addresses = net.isIP(name) ? [{ address: name, family: net.isIP(name) }] : await resolve(name).catch(() => []);
     if (addresses.length === 0) throw new Refused("no address for this name");
-    const allowance = { host: name, entries: policy.internalHosts ?? [] };
+    const allowance = { host: name, entries: policy.internalHosts ?? [], teamEntries: policy.teamInternalHosts };
     for (const a of addresses) {
       const why = blockedReason(a.address, allowance);
       if (why) throw new Refused(`${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`, a.address);

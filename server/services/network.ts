@@ -26,15 +26,14 @@ export function createProjectNetwork(db: Db, options: { internalHosts?: readonly
   /** The project's settings with the policy in force: a policy the admin has since ruled out falls back (policyInForce). */
   async function effective(projectId: string): Promise<NetworkPolicy & { permitted: NetworkPolicyKind[] }> {
     const [stored, permitted, team] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies"), getProjectTeamInternalHosts(db, projectId)]);
-    const internalHosts = [...new Set([...(options.internalHosts ?? []), ...team])];
-    return { ...stored, policy: policyInForce(stored.policy, permitted), permitted, internalHosts };
+    return { ...stored, policy: policyInForce(stored.policy, permitted), permitted, internalHosts: options.internalHosts ?? [], teamInternalHosts: team };
   }
 
   const policies: NetworkPolicies = {
     get(projectId) {
       const hit = cache.get(projectId);
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.policy;
-      const policy = effective(projectId).then(({ policy, allowHosts, internalHosts }) => ({ policy, allowHosts, internalHosts }));
+      const policy = effective(projectId).then(({ policy, allowHosts, internalHosts, teamInternalHosts }) => ({ policy, allowHosts, internalHosts, teamInternalHosts }));
       cache.set(projectId, { at: Date.now(), policy });
       policy.catch(() => cache.delete(projectId));
       return policy;
@@ -44,7 +43,7 @@ export function createProjectNetwork(db: Db, options: { internalHosts?: readonly
   return {
     policies,
     /** The policy in force, the allow-list, and which policies the admin permits (for the settings page). */
-    settings: effective,
+    settings: (projectId: string) => effective(projectId).then(({ policy, allowHosts, permitted }) => ({ policy, allowHosts, permitted })),
     async save(projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
       const permitted = await getSetting(db, "networkPolicies");
       if (!permitted.includes(settings.policy)) {

@@ -39,4 +39,13 @@ describe("blockedReason with an admin's internal hosts", () => {
     expect(allows("127.0.0.2", "127.0.0.2", ["127.0.0.3"])).toBe(false);
     expect(allows("127.0.0.1", "localhost", ["localhost"])).toBe(true);
   });
+
+  it("lets a team's entries reach office addresses only, exact or not", () => {
+    const team = (address: string, host: string, teamEntries: string[]) => blockedReason(address, { host, entries: [], teamEntries }) === null;
+    expect(team("10.20.3.4", "git.office.lan", ["10.20.0.0/16"])).toBe(true);
+    expect(team("10.20.3.4", "git.office.lan", ["git.office.lan"])).toBe(true);
+    expect(team("127.0.0.2", "127.0.0.2", ["127.0.0.2"])).toBe(false);
+    expect(team("127.0.0.1", "localhost", ["localhost"])).toBe(false);
+    expect(team("169.254.169.254", "169.254.169.254", ["169.254.169.254"])).toBe(false);
+  });
 });

@@ -1,11 +1,13 @@
 import { isIP } from "node:net";
 
 /**
- * What an admin let through the address check (TANDEM_INTERNAL_HOSTS, a team's internal hosts):
- * `host` is the name that was asked for (or the address itself), `entries` host names, `*.`
- * domains, addresses and CIDR ranges (egress-policy.ts internalHostEntry).
+ * What admins let through the address check: `host` is the name that was asked for (or the
+ * address itself); `entries` the server admin's (TANDEM_INTERNAL_HOSTS), `teamEntries` the
+ * project's team's: host names, `*.` domains, addresses and CIDR ranges (egress-policy.ts
+ * internalHostEntry). A team's entries reach office addresses only, never the server's own
+ * loopback or the cloud's metadata: those are the server admin's to open.
  */
-export type InternalAllowance = { host: string; entries: readonly string[] };
+export type InternalAllowance = { host: string; entries: readonly string[]; teamEntries?: readonly string[] };
 
 /**
  * Why an address must not be reached from the server, or null when it is a public address or one
@@ -19,16 +21,15 @@ export function blockedReason(address: string, allowance?: InternalAllowance): s
   if (!found || !allowance) return found?.why ?? null;
   const host = allowance.host.toLowerCase().replace(/\.$/, "");
   const bytes = addressBytes(ip);
-  for (const entry of allowance.entries) {
+  const allows = (entry: string) => {
     const cidr = /^(.+)\/(\d{1,3})$/.exec(entry);
-    if (cidr) {
-      if (found.internal && bytes && inRange(bytes, addressBytes(cidr[1]!), Number(cidr[2]))) return null;
-    } else if (isIP(bare(entry))) {
-      if (bytes && sameBytes(bytes, addressBytes(bare(entry)))) return null;
-    } else if (entry.startsWith("*.")) {
-      if (found.internal && host.endsWith(entry.slice(1))) return null;
-    } else if (entry === host) return null;
-  }
+    if (cidr) return found.internal && !!bytes && inRange(bytes, addressBytes(cidr[1]!), Number(cidr[2]));
+    if (isIP(bare(entry))) return !!bytes && sameBytes(bytes, addressBytes(bare(entry)));
+    if (entry.startsWith("*.")) return found.internal && host.endsWith(entry.slice(1));
+    return entry === host;
+  };
+  if (allowance.entries.some(allows)) return null;
+  if (found.internal && allowance.teamEntries?.some(allows)) return null;
   return found.why;
 }
 

@@ -59,26 +59,32 @@ describeSandboxed("internal git hosts", () => {
     expect(log.some((c) => c.host === "127.0.0.2" && c.allowed)).toBe(true);
   });
 
-  it("lets a team admin allow an internal host for the team's projects only, and a range never allows loopback", async () => {
+  it("lets a team admin allow internal hosts for the team's projects only, never the server's loopback", async () => {
     const owner = await plain.createUser();
     const caller = createCaller(plain.context(owner));
     const office = await caller.team.create({ name: "Office" });
     const other = await caller.team.create({ name: "Elsewhere" });
 
-    // A range that merely contains the address does not let loopback through.
-    await caller.team.setInternalHosts({ teamId: office.id, entries: ["127.0.0.0/8"] });
-    await expect(caller.project.create({ name: "Ranged", teamId: office.id, gitUrl: remote() })).rejects.toMatchObject({ message: expect.stringMatching(/127\.0\.0\.2: it is a loopback address/) });
+    // Neither a range that merely contains it nor an exact entry of a team opens loopback: that is the server admin's.
+    for (const entries of [["127.0.0.0/8"], ["127.0.0.2"]]) {
+      await caller.team.setInternalHosts({ teamId: office.id, entries });
+      await expect(caller.project.create({ name: "Office app", teamId: office.id, gitUrl: remote() })).rejects.toMatchObject({
+        message: expect.stringMatching(/127\.0\.0\.2: it is a loopback address, not an allowed internal host\. .*loopback and metadata addresses only the server's admin/),
+      });
+    }
 
-    await caller.team.setInternalHosts({ teamId: office.id, entries: ["127.0.0.2"] });
-    expect(await caller.team.internalHosts({ teamId: office.id })).toEqual({ team: ["127.0.0.2"], server: [] });
-    const project = await caller.project.create({ name: "Office app", teamId: office.id, gitUrl: remote() });
-    expect(await readFile(path.join(plain.services.files.pathOf(project.id), "README.md"), "utf8")).toBe("# app\n");
-    await expect(caller.project.create({ name: "Elsewhere app", teamId: other.id, gitUrl: remote() })).rejects.toMatchObject({ message: expect.stringMatching(/127\.0\.0\.2: it is a loopback address/) });
+    // An office range reaches the team's projects' egress proxy, and no other team's.
+    await caller.team.setInternalHosts({ teamId: office.id, entries: ["git.office.lan", "10.20.0.0/16"] });
+    expect(await caller.team.internalHosts({ teamId: office.id })).toEqual({ team: ["git.office.lan", "10.20.0.0/16"], server: [] });
+    const inOffice = await caller.project.create({ name: "Office app", teamId: office.id });
+    const elsewhere = await caller.project.create({ name: "Elsewhere app", teamId: other.id });
+    expect(await plain.services.sandbox.network(inOffice.id)).toMatchObject({ teamInternalHosts: ["git.office.lan", "10.20.0.0/16"] });
+    expect(await plain.services.sandbox.network(elsewhere.id)).toMatchObject({ teamInternalHosts: [] });
 
-    // A member who is not an admin of the team cannot widen it.
+    // A member who is not an admin of the team cannot widen it; a bad entry is named.
     const member = await plain.createUser();
     await plain.services.db.teamMember.create({ data: { teamId: other.id, userId: member.id, role: "member" } });
-    await expect(createCaller(plain.context(member)).team.setInternalHosts({ teamId: other.id, entries: ["127.0.0.2"] })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(createCaller(plain.context(member)).team.setInternalHosts({ teamId: other.id, entries: ["10.0.0.0/8"] })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(caller.team.setInternalHosts({ teamId: office.id, entries: ["not a host!"] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
