@@ -35,7 +35,7 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
             save.mutate({ teamId, entries });
           }}
         >
-          <textarea className="input" rows={4} value={text} onChange={(e) => setText(e.target.value)} placeholder={"git.office.lan\n10.20.0.0/16"} aria-label="Internal hosts, one per line" data-testid="team-internal-hosts-input" />
+          <textarea className="input" rows={4} style={{ height: "auto", minHeight: 88, resize: "vertical" }} value={text} onChange={(e) => setText(e.target.value)} placeholder={"git.office.lan\n10.20.0.0/16"} aria-label="Internal hosts, one per line" data-testid="team-internal-hosts-input" />
           <div className="row">
             <button className="btn btn-primary" type="submit" disabled={save.isPending} data-testid="team-internal-hosts-save">
               Save
