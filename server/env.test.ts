@@ -24,6 +24,11 @@ describe("loadConfig", () => {
     expect(loadConfig({ TANDEM_CLUSTER: "true", DATABASE_URL: "postgres://db/tandem" }).cluster).toBe(true);
   });
 
+  it("reads the internal hosts an admin allows, and names a bad one", () => {
+    expect(loadConfig({ TANDEM_INTERNAL_HOSTS: "git.office.lan, *.corp.example,10.20.0.0/16, [fd00::7]" }).internalHosts).toEqual(["git.office.lan", "*.corp.example", "10.20.0.0/16", "fd00::7"]);
+    expect(() => loadConfig({ TANDEM_INTERNAL_HOSTS: "git.office.lan,10.20.0.0/99" })).toThrow(/TANDEM_INTERNAL_HOSTS: '10\.20\.0\.0\/99' must be a host name/);
+  });
+
   it("treats an empty DATABASE_URL as unset", () => {
     expect(loadConfig({ DATABASE_URL: "" }).databaseUrl).toBeUndefined();
   });

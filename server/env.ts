@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_LIMITS, type SandboxLimits } from "@/lib/sandbox-limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
+import { internalHostEntry } from "@/lib/egress-policy";
 import { parseForges, type Forges } from "@/lib/git-forges";
 
 // The only reader of process.env. Everything else receives a typed Config.
@@ -41,6 +42,12 @@ const schema = z.object({
       .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?(,\s*(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?)*$/i, "must be hosts or host:port pairs separated by commas, e.g. localhost:8931,10.0.0.7")
       .optional(),
   ),
+  // Internal hosts and ranges every project may reach through the egress proxy, and clone, fetch
+  // and push from (comma-separated: git.office.lan, *.corp.example, 10.20.0.0/16, 10.20.0.7).
+  TANDEM_INTERNAL_HOSTS: optionalString,
+  // A PEM file of certificates (a TLS-inspecting proxy's CA, an internal CA) trusted besides the
+  // system's store, by sandboxed tools and by the server's own connections.
+  TANDEM_EXTRA_CA_CERTS: optionalString,
   TANDEM_PUBLIC_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://tandem.example.com" }).optional()),
   BETTER_AUTH_SECRET: optionalString.pipe(
     z.string().min(32, "must be at least 32 characters (generate one with `openssl rand -hex 32`)").optional(),
@@ -136,6 +143,10 @@ export type Config = {
   egressTestHosts: Map<string, string>;
   /** Remote MCP hosts (name or name:port) exempt from the address check (TANDEM_MCP_ALLOW_HOSTS). */
   mcpAllowHosts: string[];
+  /** Internal hosts, domains, addresses and ranges every project may reach (TANDEM_INTERNAL_HOSTS). */
+  internalHosts: string[];
+  /** The admin's PEM file of extra trusted certificates (TANDEM_EXTRA_CA_CERTS), an absolute path. */
+  extraCaCerts: string | undefined;
   publicUrl: string | undefined;
   authSecret: string | undefined;
   importRoots: string[];
@@ -189,6 +200,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } catch (error) {
     throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee docs/configuration.md.`);
   }
+  const internalHosts: string[] = [];
+  for (const raw of (e.TANDEM_INTERNAL_HOSTS ?? "").split(",").map((entry) => entry.trim()).filter(Boolean)) {
+    const entry = internalHostEntry.safeParse(raw);
+    if (!entry.success) throw new ConfigError(`Invalid configuration:\n  TANDEM_INTERNAL_HOSTS: '${raw}' ${entry.error.issues[0]!.message}\nSee README.md, "Configuration".`);
+    internalHosts.push(entry.data);
+  }
   const cluster = e.TANDEM_CLUSTER === "true" || e.TANDEM_CLUSTER === "1";
   if (cluster && !e.DATABASE_URL) {
     throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee docs/configuration.md.");
@@ -234,6 +251,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .map((pair) => pair.split("=").map((part) => part.trim().toLowerCase()) as [string, string]),
     ),
     mcpAllowHosts: (e.TANDEM_MCP_ALLOW_HOSTS ?? "").split(",").map((host) => host.trim().toLowerCase()).filter(Boolean),
+    internalHosts,
+    extraCaCerts: e.TANDEM_EXTRA_CA_CERTS && path.resolve(e.TANDEM_EXTRA_CA_CERTS),
     publicUrl: e.TANDEM_PUBLIC_URL,
     authSecret: e.BETTER_AUTH_SECRET,
     importRoots: (e.TANDEM_IMPORT_ROOTS ?? "")

@@ -14,6 +14,7 @@ import { createSandbox } from "@/server/sandbox/sandbox";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { setUpCgroups } from "@/server/sandbox/cgroups";
 import { describeSandbox } from "@/server/sandbox/describe-sandbox";
+import { loadTrustStore, trustExtraCertificates, TrustStoreError, writeSandboxBundle, type TrustStore } from "@/server/sandbox/trust-store";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { thisThread } from "@/server/agent/loop-load";
@@ -68,7 +69,20 @@ export async function resolveSandboxMode(config: Config, bwrapPath?: string): Pr
 /** `runner`: a workspace runner (workspace-runner-main.ts), which holds projects for the web instances. */
 export async function createServices(config: Config, log: (line: string) => void = console.log, options: { runner?: boolean } = {}) {
   const choice = await resolveSandboxMode(config);
-  const sandboxHost: SandboxHost = { ...defaultSandboxHost(choice.mode, { dataDir: config.dataDir, limits: config.sandboxLimits }), unavailable: choice.unavailable };
+  let trust: TrustStore;
+  try {
+    trust = loadTrustStore(config.extraCaCerts);
+  } catch (error) {
+    if (error instanceof TrustStoreError) throw new StartupError(error.message);
+    throw error;
+  }
+  trustExtraCertificates(trust.extra);
+  if (trust.extra.length) log(`trusting ${trust.extra.length} extra certificate(s) from TANDEM_EXTRA_CA_CERTS, in sandboxes and for the server's own connections`);
+  const sandboxHost: SandboxHost = {
+    ...defaultSandboxHost(choice.mode, { dataDir: config.dataDir, limits: config.sandboxLimits }),
+    unavailable: choice.unavailable,
+    caBundle: choice.mode === "bwrap" && !choice.unavailable ? writeSandboxBundle(trust) : undefined,
+  };
   // A cgroup per sandbox where the host delegates a cgroup v2 tree; the rlimits apply either way.
   if (sandboxHost.mode === "bwrap" && !sandboxHost.unavailable && sandboxHost.limits) sandboxHost.cgroups = setUpCgroups();
   // Files the server writes into workspaces stay writable for the project's group (server/sandbox/identity.ts).
@@ -97,7 +111,7 @@ export async function createServices(config: Config, log: (line: string) => void
   // Measures projects' workspaces while they run commands and before the server writes into them.
   const diskBudget = sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined;
   const files = createProjectFiles(config.dataDir, config.importRoots, diskBudget);
-  const network = createProjectNetwork(db);
+  const network = createProjectNetwork(db, { internalHosts: config.internalHosts });
   const sandbox = createSandbox({
     host: sandboxHost,
     policies: network.policies,
@@ -106,7 +120,7 @@ export async function createServices(config: Config, log: (line: string) => void
     diskBudget,
   });
   const terminals = createTerminalService({ sandbox });
-  const modelThread = config.models.thread ? createModelThread() : undefined;
+  const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);

@@ -85,13 +85,14 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
           </thead>
           <tbody>
             {log.data.map((c) => (
-              <tr key={c.id} data-allowed={c.allowed}>
+              <tr key={c.id} data-allowed={c.allowed} data-failed={c.allowed && c.reason !== null}>
                 <td>{new Date(c.createdAt).toLocaleTimeString()}</td>
                 <td>
                   {c.host}:{c.port}
                 </td>
-                <td className={c.allowed ? "" : "error-text"} title={c.reason ?? undefined}>
-                  {c.allowed ? "allowed" : "refused"}
+                {/* An allowed connection with a reason failed inside its tunnel (its TLS handshake). */}
+                <td className={c.allowed && !c.reason ? "" : "error-text"} title={c.reason ?? undefined}>
+                  {c.allowed ? (c.reason ? "failed" : "allowed") : "refused"}
                 </td>
                 <td>
                   {formatBytes(c.bytesIn)} / {formatBytes(c.bytesOut)}

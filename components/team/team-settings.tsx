@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { GitCredentials } from "@/components/git/git-credentials";
+import { InternalHostsCard } from "@/components/team/internal-hosts-card";
 import { ShownOnceLink } from "@/components/ui/shown-once-link";
 import "@/components/share/share.css";
 
@@ -46,6 +47,7 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
       </section>
       {manage && <TeamInvites teamId={teamId} emails={team.data?.emailsInvites ?? false} />}
       {team.data && <GitCredentials scope={{ kind: "team", teamId, manage }} />}
+      {team.data && <InternalHostsCard teamId={teamId} manage={manage} />}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { SandboxedCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import { INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress-proxy";
 import { GitError, describeGitFailure } from "./errors";
 
 /** Git runs through the server's sandbox room: the project's identity, and network only through its egress proxy. */
@@ -79,9 +80,14 @@ export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptio
   return launching.then((launch) => run(launch.command, args, options).then(
     (result) => result,
     (error: unknown) => {
-      const denied = launch.denials();
-      if (denied.length && error instanceof GitError && error.code !== "CANCELLED") {
-        throw new GitError("HOST_NOT_ALLOWED", `${denied.join(", ")} is not allowed by the project's network policy: a project admin can add it in Project settings → Network.`, error.detail);
+      const refused = launch.refusals();
+      if (refused.length && error instanceof GitError && error.code !== "CANCELLED") {
+        const internal = refused.find((r) => r.address);
+        if (internal) {
+          const what = internal.host === internal.address ? internal.host : `${internal.host} (${internal.address})`;
+          throw new GitError("HOST_NOT_ALLOWED", `Tandem does not connect to ${what}: ${internal.reason}. ${INTERNAL_HOSTS_HINT}.`, error.detail);
+        }
+        throw new GitError("HOST_NOT_ALLOWED", `${refused.map((r) => r.host).join(", ")} is not allowed by the project's network policy: a project admin can add it in Project settings → Network.`, error.detail);
       }
       throw error;
     },

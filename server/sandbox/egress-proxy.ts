@@ -6,6 +6,7 @@ import { blockedReason } from "@/server/sandbox/ip-policy";
 import { hostAllowed, type NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay, fdRelayProblem, socketFd, type FdRelay } from "./fd-relay";
 import { chunkEncoder, originRequest } from "./origin-request";
+import { watchTls, type TlsWatch } from "./tls-watch";
 
 // The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, one per
 // sandboxed process. The sandbox keeps its own network namespace with only loopback: its bridge
@@ -28,7 +29,10 @@ export type EgressConnection = {
   host: string;
   port: number;
   allowed: boolean;
-  /** Why a connection was refused: not on the list, or a private address. */
+  /**
+   * Why a connection was refused (not on the list, or a private address), or, for one allowed,
+   * why it failed (its TLS handshake, tls-watch.ts); null when it went through.
+   */
   reason: string | null;
   bytesIn: number;
   bytesOut: number;
@@ -45,10 +49,15 @@ export type EgressListenerOptions = {
   record(connection: EgressConnection): void;
 };
 
+/** A refused connection: by the project's allow-list, or by its address (`address` set) when the host is internal. */
+export type EgressRefusal = { host: string; reason: string; address?: string };
+
 export type EgressListener = {
   socketPath: string;
   /** The hosts refused so far, each once, in order. */
   denials(): string[];
+  /** The same refusals with their reasons, each host once, in order. */
+  refusals(): EgressRefusal[];
   close(): Promise<void>;
 };
 
@@ -71,7 +80,7 @@ const READ_BUFFERS = 2;
  * done, so it goes back to the pool then; with none free, reading pauses, which is also the
  * back-pressure: at most READ_BUFFERS reads in flight.
  */
-function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
+function readInto(to: net.Socket, from: () => net.Socket, watch?: TlsWatch): net.OnReadOpts {
   const free: Uint8Array[] = [];
   let made = 0;
   let waiting = false;
@@ -84,6 +93,7 @@ function readInto(to: net.Socket, from: () => net.Socket): net.OnReadOpts {
   return {
     buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(PIPE_BUFFER_BYTES)),
     callback: (bytes, buffer) => {
+      if (watch && !watch.done) watch.server(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
       let done = false;
       to.write(buffer.subarray(0, bytes), () => {
         if (!done) release(buffer);
@@ -110,7 +120,18 @@ function unavailable(): never {
 
 const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
-class Refused extends Error {}
+class Refused extends Error {
+  constructor(
+    message: string,
+    readonly address?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Where the refusal of an internal address can be lifted: said to the sandbox's client and in git's errors. */
+export const INTERNAL_HOSTS_HINT =
+  "The server's admin can allow internal hosts and ranges for every project (TANDEM_INTERNAL_HOSTS), a team owner or admin private addresses for the team's projects (team settings, Internal hosts); loopback and metadata addresses only the server's admin, by exact address or host name";
 
 /** A Host header of `req` that names another host than `target`, or another port (as the client wrote it), or null. */
 function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | null {
@@ -133,7 +154,7 @@ function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | nu
 }
 
 export function openEgressListener(options: EgressListenerOptions): EgressListener {
-  const denied: string[] = [];
+  const denied: EgressRefusal[] = [];
   const tunnels = new Set<net.Socket>();
   const resolve = options.resolve ?? systemResolve;
   const relayModule: FdRelay = fdRelay() ?? unavailable();
@@ -141,32 +162,34 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
   /** The address to connect to, or Refused with the reason. */
   async function admit(host: string): Promise<string> {
     const name = host.replace(/^\[|\]$/g, "").toLowerCase();
-    if (!hostAllowed(await options.policy(), name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
+    const policy = await options.policy();
+    if (!hostAllowed(policy, name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
     const fixed = options.testHosts?.get(name);
     if (fixed) return fixed;
     const addresses = net.isIP(name) ? [{ address: name, family: net.isIP(name) }] : await resolve(name).catch(() => []);
     if (addresses.length === 0) throw new Refused("no address for this name");
+    const allowance = { host: name, entries: policy.internalHosts ?? [], teamEntries: policy.teamInternalHosts };
     for (const a of addresses) {
-      const why = blockedReason(a.address);
-      if (why) throw new Refused(`resolves to ${a.address}, a ${why} address`);
+      const why = blockedReason(a.address, allowance);
+      if (why) throw new Refused(`${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`, a.address);
     }
     return addresses[0]!.address;
   }
 
-  function refuse(host: string, port: number, reason: string) {
-    if (!denied.includes(host)) denied.push(host);
-    options.record({ host, port, allowed: false, reason, bytesIn: 0, bytesOut: 0 });
+  function refuse(host: string, port: number, refused: Refused) {
+    if (!denied.some((d) => d.host === host)) denied.push({ host, reason: refused.message, ...(refused.address ? { address: refused.address } : {}) });
+    options.record({ host, port, allowed: false, reason: refused.message, bytesIn: 0, bytesOut: 0 });
   }
 
-  const message = (host: string, reason: string) =>
-    `Tandem's egress proxy refused ${host}: ${reason}. A project admin can allow it in the project settings (Network).\n`;
+  const message = (host: string, refused: Refused) =>
+    `Tandem's egress proxy refused ${host}: ${refused.message}. ${refused.address ? INTERNAL_HOSTS_HINT : "A project admin can allow it in the project settings (Network)"}.\n`;
 
   /**
    * Carries the origin's bytes to the client as they come, until either side closes, then logs
    * the connection with its byte counts: the CONNECT tunnel and plain HTTP alike. `unreachable`
    * answers the client when the origin cannot be reached at all.
    */
-  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void) {
+  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void, tls?: TlsWatch) {
     tunnels.add(client).add(upstream);
     let connected = false;
     upstream.once("connect", () => (connected = true));
@@ -180,7 +203,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       tunnels.delete(upstream);
       if (recorded) return;
       recorded = true;
-      options.record({ host, port, allowed: true, reason: null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
+      options.record({ host, port, allowed: true, reason: tls?.failure() ?? null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
     };
     upstream.on("error", (error) => {
       if (!connected) unreachable(error);
@@ -226,8 +249,8 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       address = await admit(target.hostname);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
-      refuse(target.hostname, port, error.message);
-      res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error.message));
+      refuse(target.hostname, port, error);
+      res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error));
       return;
     }
     const { head, chunked } = originRequest(req, target);
@@ -256,17 +279,24 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       address = await admit(host);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
-      refuse(host, port, error.message);
-      const body = message(host, error.message);
+      refuse(host, port, error);
+      const body = message(host, error);
       client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    // Reading starts once connected, after the "200" line is written.
-    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
-    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`));
+    // Reading starts once connected, after the "200" line is written. The handshake's records
+    // are watched, so a TLS failure inside the tunnel is logged with its reason (tls-watch.ts).
+    const tls = watchTls();
+    const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream, tls) });
+    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`), tls);
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length) upstream.write(head);
+      if (head.length) {
+        tls.client(head);
+        upstream.write(head);
+      }
+      const watchClient = (chunk: Buffer) => (tls.done ? client.off("data", watchClient) : tls.client(chunk));
+      client.on("data", watchClient);
       client.pipe(upstream);
     });
   });
@@ -300,7 +330,8 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
 
   return {
     socketPath: options.socketPath,
-    denials: () => [...denied],
+    denials: () => denied.map((d) => d.host),
+    refusals: () => [...denied],
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;

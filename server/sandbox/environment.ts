@@ -40,13 +40,35 @@ export function sandboxEnv(sandboxed: boolean, extra: Record<string, string> = {
 }
 
 /**
+ * What makes every common tool trust the bundle at `bundle` (the host's store and the admin's
+ * certificates, trust-store.ts): Node (added to its own store), OpenSSL's default (Python, curl,
+ * wget, Ruby), Python's requests and pip, git (Debian's is built on GnuTLS, which reads no
+ * variable but its own), npm (its cafile replaces Node's store, so the bundle holds the system's).
+ */
+export function caEnv(bundle: string): Record<string, string> {
+  return {
+    NODE_EXTRA_CA_CERTS: bundle,
+    SSL_CERT_FILE: bundle,
+    REQUESTS_CA_BUNDLE: bundle,
+    PIP_CERT: bundle,
+    CURL_CA_BUNDLE: bundle,
+    GIT_SSL_CAINFO: bundle,
+    npm_config_cafile: bundle,
+  };
+}
+
+/**
  * What points every common tool at the bridge's port inside the sandbox: curl, wget, pip,
- * Python and Node HTTP clients read the variables; npm and git have their own settings (git
+ * Python and Node HTTP clients read the variables (Node's when told to); npm and git have their own settings (git
  * through GIT_CONFIG_COUNT, so no file in the workspace or home needs writing).
  */
-export function proxyEnv(port: number): Record<string, string> {
+export function proxyEnv(port: number, nodePreload?: string): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
+    // Node's own fetch and http clients ignore the variables unless asked (Node 22.21+, 24.5+);
+    // older Nodes get the same from the preload (node-env-proxy.ts).
+    NODE_USE_ENV_PROXY: "1",
+    ...(nodePreload ? { NODE_OPTIONS: `--require=${nodePreload}` } : {}),
     NO_PROXY: "localhost,127.0.0.1,::1",
     no_proxy: "localhost,127.0.0.1,::1",
     npm_config_proxy: url,

@@ -18,3 +18,34 @@ describe("blockedReason", () => {
     },
   );
 });
+
+describe("blockedReason with an admin's internal hosts", () => {
+  const allows = (address: string, host: string, entries: string[]) => blockedReason(address, { host, entries }) === null;
+
+  it("lets a range or a domain through for office addresses only", () => {
+    expect(allows("10.20.3.4", "git.office.lan", ["10.20.0.0/16"])).toBe(true);
+    expect(allows("10.21.3.4", "git.office.lan", ["10.20.0.0/16"])).toBe(false);
+    expect(allows("fd00:1::5", "git.office.lan", ["fd00:1::/32"])).toBe(true);
+    expect(allows("192.168.1.9", "git.office.lan", ["*.office.lan"])).toBe(true);
+    expect(allows("192.168.1.9", "git.elsewhere.lan", ["*.office.lan"])).toBe(false);
+    expect(allows("192.168.1.9", "git.office.lan", ["git.office.lan"])).toBe(true);
+  });
+
+  it("never lets loopback or metadata through a range or a domain, only an exact address or host", () => {
+    expect(allows("127.0.0.2", "127.0.0.2", ["127.0.0.0/8"])).toBe(false);
+    expect(allows("169.254.169.254", "metadata.office.lan", ["*.office.lan", "169.254.0.0/16", "0.0.0.0/0"])).toBe(false);
+    expect(allows("::1", "::1", ["::/0"])).toBe(false);
+    expect(allows("127.0.0.2", "127.0.0.2", ["127.0.0.2"])).toBe(true);
+    expect(allows("127.0.0.2", "127.0.0.2", ["127.0.0.3"])).toBe(false);
+    expect(allows("127.0.0.1", "localhost", ["localhost"])).toBe(true);
+  });
+
+  it("lets a team's entries reach office addresses only, exact or not", () => {
+    const team = (address: string, host: string, teamEntries: string[]) => blockedReason(address, { host, entries: [], teamEntries }) === null;
+    expect(team("10.20.3.4", "git.office.lan", ["10.20.0.0/16"])).toBe(true);
+    expect(team("10.20.3.4", "git.office.lan", ["git.office.lan"])).toBe(true);
+    expect(team("127.0.0.2", "127.0.0.2", ["127.0.0.2"])).toBe(false);
+    expect(team("127.0.0.1", "localhost", ["localhost"])).toBe(false);
+    expect(team("169.254.169.254", "169.254.169.254", ["169.254.169.254"])).toBe(false);
+  });
+});

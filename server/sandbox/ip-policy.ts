@@ -1,12 +1,68 @@
 import { isIP } from "node:net";
 
-/** Why an address must not be fetched from the server, or null when it is a public address. */
-export function blockedReason(address: string): string | null {
-  const ip = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+/**
+ * What admins let through the address check: `host` is the name that was asked for (or the
+ * address itself); `entries` the server admin's (TANDEM_INTERNAL_HOSTS), `teamEntries` the
+ * project's team's: host names, `*.` domains, addresses and CIDR ranges (egress-policy.ts
+ * internalHostEntry). A team's entries reach office addresses only, never the server's own
+ * loopback or the cloud's metadata: those are the server admin's to open.
+ */
+export type InternalAllowance = { host: string; entries: readonly string[]; teamEntries?: readonly string[] };
+
+/**
+ * Why an address must not be reached from the server, or null when it is a public address or one
+ * the admin allowed. A range or a `*.` domain lets through only the office kinds of address
+ * (private, carrier-grade NAT, unique-local); loopback, link-local (cloud metadata) and the rest
+ * pass only when an entry names them exactly: the address itself, or the exact host name.
+ */
+export function blockedReason(address: string, allowance?: InternalAllowance): string | null {
+  const ip = bare(address);
+  const found = classify(ip);
+  if (!found || !allowance) return found?.why ?? null;
+  const host = allowance.host.toLowerCase().replace(/\.$/, "");
+  const bytes = addressBytes(ip);
+  const allows = (entry: string) => {
+    const cidr = /^(.+)\/(\d{1,3})$/.exec(entry);
+    if (cidr) return found.internal && !!bytes && inRange(bytes, addressBytes(cidr[1]!), Number(cidr[2]));
+    if (isIP(bare(entry))) return !!bytes && sameBytes(bytes, addressBytes(bare(entry)));
+    if (entry.startsWith("*.")) return found.internal && host.endsWith(entry.slice(1));
+    return entry === host;
+  };
+  if (allowance.entries.some(allows)) return null;
+  if (found.internal && allowance.teamEntries?.some(allows)) return null;
+  return found.why;
+}
+
+const bare = (address: string) => address.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+
+function classify(ip: string): { why: string; internal: boolean } | null {
   const version = isIP(ip);
-  if (version === 4) return blockedV4(ip.split(".").map(Number));
-  if (version === 6) return blockedV6(ip);
-  return "not an IP address";
+  const why = version === 4 ? blockedV4(ip.split(".").map(Number)) : version === 6 ? blockedV6(ip) : "not an IP address";
+  return why === null ? null : { why, internal: INTERNAL_KINDS.has(why) };
+}
+
+/** The kinds of address an office network uses, which a range or a domain may allow. */
+const INTERNAL_KINDS = new Set(["private (RFC 1918)", "shared carrier-grade NAT (RFC 6598)", "unique-local IPv6"]);
+
+function addressBytes(ip: string): number[] | null {
+  const version = isIP(ip);
+  if (version === 4) return ip.split(".").map(Number);
+  if (version === 6) return hextets(ip).flatMap((h) => [h >> 8, h & 0xff]);
+  return null;
+}
+
+function sameBytes(a: number[], b: number[] | null): boolean {
+  return !!b && a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function inRange(address: number[], base: number[] | null, bits: number): boolean {
+  if (!base || base.length !== address.length || bits > address.length * 8) return false;
+  for (let i = 0; i < address.length; i++) {
+    const take = Math.max(0, Math.min(8, bits - i * 8));
+    const mask = take === 0 ? 0 : (0xff << (8 - take)) & 0xff;
+    if ((address[i]! & mask) !== (base[i]! & mask)) return false;
+  }
+  return true;
 }
 
 function inV4(octets: number[], base: number[], bits: number): boolean {

@@ -3,8 +3,9 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
-import { proxyEnv, sandboxEnv } from "./environment";
+import { caEnv, proxyEnv, sandboxEnv } from "./environment";
 import { SANDBOX_GIT_CONFIG, sandboxGitConfigFile } from "./git-config";
+import { NODE_PRELOAD, UNDICI_DIR, UNDICI_MOUNT } from "./node-env-proxy";
 import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
 import type { SandboxLimits } from "@/lib/sandbox-limits";
@@ -28,6 +29,8 @@ export interface SandboxHost {
   bwrapPath?: string;
   /** Set when bubblewrap was wanted but does not work here: every launch fails with this. */
   unavailable?: string;
+  /** The CA bundle sandboxed tools trust (trust-store.ts), bound read-only at CA_BUNDLE; without it they see the host's /etc/ssl alone. */
+  caBundle?: string;
 }
 
 export interface SandboxOptions {
@@ -73,6 +76,7 @@ const EGRESS_SOCKET = "/run/tandem/egress.sock";
 const BRIDGE = "/run/tandem/bridge.cjs";
 const NODE = "/run/tandem/node";
 const RELAY_MODULE = "/run/tandem/fd_relay.node";
+const CA_BUNDLE = "/run/tandem/ca-certificates.crt";
 
 export class SandboxUnavailableError extends Error {}
 
@@ -93,7 +97,8 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const env = {
     ...sandboxEnv(true, options.env),
     GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,
-    ...(options.egressSocket ? proxyEnv(BRIDGE_PORT) : {}),
+    ...(host.caBundle ? caEnv(CA_BUNDLE) : {}),
+    ...(options.egressSocket ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD) : {}),
   };
   const niced = [...nicePrefix(host.limits, options.background), ...command];
   // With network, the bridge runs first and the shell then becomes the command (exec): the
@@ -157,7 +162,9 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     // listener to the server (a copy in the runtime folder: the install folder is masked).
     if (!runtime.relayModule) throw new SandboxUnavailableError("The egress proxy's native module is not built; sandboxed commands cannot have network.");
     args.push("--ro-bind", runtime.bridge, BRIDGE, "--ro-bind", process.execPath, NODE, "--ro-bind", runtime.relayModule, RELAY_MODULE, "--bind", options.egressSocket, EGRESS_SOCKET);
+    args.push("--ro-bind", runtime.nodePreload, NODE_PRELOAD, "--ro-bind", UNDICI_DIR, UNDICI_MOUNT);
   }
+  if (host.caBundle) args.push("--ro-bind", host.caBundle, CA_BUNDLE);
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
   // Last, so a workspace under /tmp or under a masked data directory is bound on top.

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay } from "./fd-relay";
-import { openEgressListener, type EgressConnection, type EgressListener, type Resolver } from "./egress-proxy";
+import { openEgressListener, type EgressConnection, type EgressListener, type EgressRefusal, type Resolver } from "./egress-proxy";
 import type { DiskBudget } from "./disk-budget";
 import { projectIdentity } from "./identity";
 import { sandboxCommand, type SandboxedCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
@@ -37,6 +37,8 @@ export interface SandboxLaunch {
   command: SandboxedCommand;
   /** Hosts the proxy refused for this process so far. */
   denials(): string[];
+  /** The same, with why each was refused. */
+  refusals(): EgressRefusal[];
   /** Closes the process's egress listener; call when the process has exited. */
   close(): Promise<void>;
   /** The disk-budget message when the project went over its budget, else null. */
@@ -106,6 +108,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
         return {
           command,
           denials: () => listener?.denials() ?? [],
+          refusals: () => listener?.refusals() ?? [],
           close: async () => {
             hold?.release();
             command.release?.();

@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
 import type { Db } from "@/server/db/client";
 import { listEgressConnections, pruneEgressConnections, recordEgressConnection, type EgressConnectionRow } from "@/server/db/repositories/egress-connections";
-import { addAllowedHost, getNetworkSettings, saveNetworkSettings } from "@/server/db/repositories/network-settings";
+import { addAllowedHost, getNetworkSettings, getProjectTeamInternalHosts, saveNetworkSettings } from "@/server/db/repositories/network-settings";
+import { setTeamInternalHosts } from "@/server/db/repositories/teams";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { policyInForce, type NetworkPolicy, type NetworkPolicyKind } from "@/lib/egress-policy";
 import type { LoggedConnection, NetworkPolicies } from "@/server/sandbox/sandbox";
@@ -16,22 +17,23 @@ export class NetworkPolicyError extends Error {}
 
 export type ProjectNetwork = ReturnType<typeof createProjectNetwork>;
 
-export function createProjectNetwork(db: Db) {
+/** `internalHosts`: the server admin's internal hosts and ranges (TANDEM_INTERNAL_HOSTS), for every project. */
+export function createProjectNetwork(db: Db, options: { internalHosts?: readonly string[] } = {}) {
   const cache = new Map<string, { at: number; policy: Promise<NetworkPolicy> }>();
   const live = new EventEmitter().setMaxListeners(0);
   const recorded = new Map<string, number>();
 
   /** The project's settings with the policy in force: a policy the admin has since ruled out falls back (policyInForce). */
   async function effective(projectId: string): Promise<NetworkPolicy & { permitted: NetworkPolicyKind[] }> {
-    const [stored, permitted] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies")]);
-    return { ...stored, policy: policyInForce(stored.policy, permitted), permitted };
+    const [stored, permitted, team] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies"), getProjectTeamInternalHosts(db, projectId)]);
+    return { ...stored, policy: policyInForce(stored.policy, permitted), permitted, internalHosts: options.internalHosts ?? [], teamInternalHosts: team };
   }
 
   const policies: NetworkPolicies = {
     get(projectId) {
       const hit = cache.get(projectId);
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.policy;
-      const policy = effective(projectId).then(({ policy, allowHosts }) => ({ policy, allowHosts }));
+      const policy = effective(projectId).then(({ policy, allowHosts, internalHosts, teamInternalHosts }) => ({ policy, allowHosts, internalHosts, teamInternalHosts }));
       cache.set(projectId, { at: Date.now(), policy });
       policy.catch(() => cache.delete(projectId));
       return policy;
@@ -41,7 +43,7 @@ export function createProjectNetwork(db: Db) {
   return {
     policies,
     /** The policy in force, the allow-list, and which policies the admin permits (for the settings page). */
-    settings: effective,
+    settings: (projectId: string) => effective(projectId).then(({ policy, allowHosts, permitted }) => ({ policy, allowHosts, permitted })),
     async save(projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
       const permitted = await getSetting(db, "networkPolicies");
       if (!permitted.includes(settings.policy)) {
@@ -56,6 +58,12 @@ export function createProjectNetwork(db: Db) {
       await setSetting(db, "networkPolicies", unique);
       cache.clear();
       return unique;
+    },
+    /** A team admin's internal hosts for the team's projects; applies to running sandboxes' next connection. */
+    async setTeamInternalHosts(teamId: string, entries: string[]): Promise<string[]> {
+      const saved = await setTeamInternalHosts(db, teamId, entries);
+      cache.clear();
+      return saved;
     },
     async allowHost(projectId: string, host: string): Promise<NetworkPolicy> {
       cache.delete(projectId);

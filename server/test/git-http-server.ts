@@ -28,7 +28,8 @@ export type GitHttpServer = {
 // A fixed environment: the upstream server is its own program, not a child of the server's configuration.
 const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" } as Record<string, string> as NodeJS.ProcessEnv;
 
-export async function startGitHttpServer(options: { tokens: Record<string, string> }): Promise<GitHttpServer> {
+/** `host`: the loopback address to listen on (127.0.0.1 unless a test needs another, as an internal host's). */
+export async function startGitHttpServer(options: { tokens: Record<string, string>; host?: string }): Promise<GitHttpServer> {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-git-server-"));
   const requests: GitHttpServer["requests"] = [];
   const publicRepos = new Set<string>();
@@ -87,8 +88,8 @@ export async function startGitHttpServer(options: { tokens: Record<string, strin
     });
     cgi.on("close", () => res.end());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, options.host ?? "127.0.0.1", resolve));
+  const url = `http://${options.host ?? "127.0.0.1"}:${(server.address() as AddressInfo).port}`;
 
   return {
     url,

@@ -44,15 +44,15 @@ export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: Sm
 // uid when root), for a server "installed" in `installDir` with its data in `dataDir`.
 // `diskBudgetMiB` gives every project that disk budget, measured as in production but every 200 ms.
 export async function createTestServices(
-  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean; /** Hosts (host:port) web_fetch may reach on loopback. */ fetchAllowHosts?: string[]; diskBudgetMiB?: number } = {},
+  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean; /** Hosts (host:port) web_fetch may reach on loopback. */ fetchAllowHosts?: string[]; diskBudgetMiB?: number; /** TANDEM_INTERNAL_HOSTS. */ internalHosts?: string[] } = {},
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
   // The test git servers speak plain http on loopback (server/test/git-http-server.ts).
-  const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir, TANDEM_GIT_ALLOW_HTTP: "true" }), importRoots: options.importRoots ?? [] };
+  const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir, TANDEM_GIT_ALLOW_HTTP: "true" }), importRoots: options.importRoots ?? [], internalHosts: options.internalHosts ?? [] };
   const accessChanges = createAccessChanges();
   const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false, onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }) });
-  const network = createProjectNetwork(database.db);
+  const network = createProjectNetwork(database.db, { internalHosts: config.internalHosts });
   const diskBudget = options.diskBudgetMiB ? createDiskBudget({ budgetMiB: options.diskBudgetMiB, fileSizeMiB: config.sandboxLimits.fileSizeMiB, intervalMs: 200 }) : undefined;
   const sandbox = createSandbox({
     host: options.installDir
@@ -60,7 +60,9 @@ export async function createTestServices(
       : { mode: options.sandbox ?? "none", masks: [dataDir], perProjectUid: false, limits: null },
     policies: network.policies,
     testHosts: options.egressTestHosts,
-    log: (connection) => void network.log(connection),
+    // As in production, a connection that cannot be recorded is not a failure: a project whose
+    // clone failed is deleted before its last connection's row is written.
+    log: (connection) => void network.log(connection).catch(() => undefined),
     diskBudget,
   });
   const terminals = createTerminalService({ sandbox });

@@ -3,6 +3,7 @@ import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
 import type { NetworkPolicy } from "@/lib/egress-policy";
+import { trustedCa } from "@/server/sandbox/trust-store";
 import type { FetchPolicy } from "./define-tool";
 import { blockedReason } from "@/server/sandbox/ip-policy";
 import { refusedByProject } from "./project-network";
@@ -82,8 +83,10 @@ export function guardedAgent(allowHosts: readonly string[], resolve: Resolver = 
       (error: unknown) => callback(error),
     );
   };
-  const checked = buildConnector({ lookup: lookup as never });
-  const exempt = buildConnector({});
+  // The admin's extra certificates (TANDEM_EXTRA_CA_CERTS) are trusted here as everywhere.
+  const ca = trustedCa();
+  const checked = buildConnector({ lookup: lookup as never, ...(ca ? { ca } : {}) });
+  const exempt = buildConnector(ca ? { ca } : {});
   const connect: buildConnector.connector = (options, callback) => {
     const port = options.port || (options.protocol === "https:" ? "443" : "80");
     if (onServerAllowList(allowHosts, options.hostname, port)) return exempt(options, callback);

@@ -41,7 +41,8 @@ type Call = {
 
 const IDLE_MS = 5 * 60_000;
 
-export function createModelThread(options: { idleMs?: number } = {}): ModelThread {
+/** `extraCa`: the admin's certificates (TANDEM_EXTRA_CA_CERTS), which the thread's connections trust too. */
+export function createModelThread(options: { idleMs?: number; extraCa?: readonly string[] } = {}): ModelThread {
   const idleMs = options.idleMs ?? IDLE_MS;
   const calls = new Map<number, Call>();
   let worker: Worker | null = null;
@@ -52,7 +53,7 @@ export function createModelThread(options: { idleMs?: number } = {}): ModelThrea
     if (idle) clearTimeout(idle);
     idle = null;
     if (worker) return worker;
-    const started = new Worker(new URL("./worker.mjs", import.meta.url), { name: "tandem-models" });
+    const started = new Worker(new URL("./worker.mjs", import.meta.url), { name: "tandem-models", workerData: { extraCa: options.extraCa ?? [] } });
     started.unref(); // what keeps the server running is its listener, not a thread waiting for calls
     started.on("message", receive);
     started.on("error", (error) => lost(started, error));

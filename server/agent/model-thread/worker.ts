@@ -1,4 +1,5 @@
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
+import { trustExtraCertificates } from "@/server/sandbox/trust-store";
 import { providerFactories, type ProviderModel } from "@/server/agent/provider-factories";
 import { END, FAIL, PART, type BatchEntry, type FromThread, type ModelRoute, type StreamPart, type ToThread } from "@/server/agent/model-thread/protocol";
 import { toWire, urlsFromWire } from "@/server/agent/model-thread/wire";
@@ -16,6 +17,9 @@ import { toWire, urlsFromWire } from "@/server/agent/model-thread/wire";
 // batch): at 50 sessions (bench:stream, six interleaved runs each) two at a time gave an added
 // p50 of 25-50 ms against 30-58 ms, p99 69-161 ms against 162-293 ms, at the same CPU per token;
 // three at a time did no better.
+
+// A thread has its own global fetch: it trusts the admin's certificates as the server's thread does.
+trustExtraCertificates((workerData as { extraCa?: string[] } | null)?.extraCa ?? []);
 
 const port = parentPort!;
 const models = new Map<string, ProviderModel>();

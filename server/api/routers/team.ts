@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { protectedProcedure, publicProcedure, router, teamAdminProcedure, teamProcedure } from "@/server/api/trpc";
 import * as teams from "@/server/db/repositories/teams";
+import { internalHostEntry } from "@/lib/egress-policy";
 import type { MailSender } from "@/server/tools/send-email";
 
 // Teams: who is in them and with which role. Owners and admins manage members and invitations;
@@ -35,6 +36,16 @@ export const teamRouter = router({
   members: teamProcedure.query(({ ctx }) => teams.listMembers(ctx.services.db, ctx.team.id)),
 
   rename: teamAdminProcedure.input(z.object({ name: teamName })).mutation(({ ctx, input }) => teams.renameTeam(ctx.services.db, ctx.team.id, input.name)),
+
+  /** Internal hosts and ranges the team's projects may reach, and the server's own (set by its admin, shown for context). */
+  internalHosts: teamProcedure.query(async ({ ctx }) => ({
+    team: await teams.getTeamInternalHosts(ctx.services.db, ctx.team.id),
+    server: ctx.services.config.internalHosts,
+  })),
+
+  setInternalHosts: teamAdminProcedure
+    .input(z.object({ entries: z.array(internalHostEntry).max(200) }))
+    .mutation(({ ctx, input }) => ctx.services.network.setTeamInternalHosts(ctx.team.id, input.entries)),
 
   setRole: teamAdminProcedure.input(z.object({ userId: z.string().min(1), role })).mutation(async ({ ctx, input }) => {
     const db = ctx.services.db;

@@ -26,3 +26,9 @@ export async function addAllowedHost(db: Db, projectId: string, host: string): P
     return saveNetworkSettings(tx as Db, projectId, { ...current, allowHosts: [...current.allowHosts, host] });
   });
 }
+
+/** The internal hosts and ranges the project's team allows (the server's own list is added by the caller). */
+export async function getProjectTeamInternalHosts(db: Db, projectId: string): Promise<string[]> {
+  const row = await db.project.findUnique({ where: { id: projectId }, select: { team: { select: { internalHosts: true } } } });
+  return row?.team.internalHosts ?? [];
+}

@@ -160,3 +160,14 @@ export async function joinByClaimedInvite(db: Db, claim: TeamInviteClaim, userId
     db.teamMember.create({ data: { teamId: claim.teamId, userId, role: claim.role } }),
   ]);
 }
+
+/** The internal hosts and ranges the team's projects may reach (egress-policy.ts internalHostEntry). */
+export async function getTeamInternalHosts(db: Db, teamId: string): Promise<string[]> {
+  const row = await db.team.findUnique({ where: { id: teamId }, select: { internalHosts: true } });
+  return row?.internalHosts ?? [];
+}
+
+export async function setTeamInternalHosts(db: Db, teamId: string, entries: string[]): Promise<string[]> {
+  const row = await db.team.update({ where: { id: teamId }, data: { internalHosts: [...new Set(entries)] }, select: { internalHosts: true } });
+  return row.internalHosts;
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "team" ADD COLUMN     "internalHosts" TEXT[] DEFAULT ARRAY[]::TEXT[];
