@@ -42,6 +42,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/egress-proxy.ts": "the proxy's socket file in the server's runtime folder",
   "sandbox/fd-relay.ts": "whether the native module is built",
   "sandbox/git-config.ts": "the sandbox's own system git config, written in the server's runtime folder",
+  "sandbox/trust-store.ts": "the host's CA bundle and the admin's extra certificates, merged into the server's runtime folder",
   "sandbox/identity.ts": "hands a workspace to the project's group at the first launch, through a descriptor of each entry (O_PATH, O_NOFOLLOW)",
   "sandbox/launcher.ts": "whether host tools exist",
   "sandbox/mounts.ts": "which host paths exist to be bound or masked",
