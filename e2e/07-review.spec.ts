@@ -215,3 +215,43 @@ test("the agent edits a file someone has open with unsaved changes: a conflict, 
   await expect(page.getByTestId("editor")).toHaveAttribute("data-agent-lines", "1");
   await expect(review.changesButton()).toHaveText("Changes (1)");
 });
+
+test("reject or accept a change in a long file: the next change stays in view", async ({ page, ide }) => {
+  const agent = new AgentPanel(page);
+  const review = new ReviewPage(page);
+  const lines = Array.from({ length: 150 }, (_, i) => `export const value${i + 1} = ${i + 1};`);
+  // Three changes of 20 lines each, far apart: each taller than the diff's view.
+  const block = (from: number) => lines.slice(from, from + 20).join("\n");
+  const edits = [5, 65, 125].map((from) => ({ path: "src/values.ts", old_string: block(from), new_string: block(from).replaceAll(" = ", ": number = ") }));
+  await agent.script([
+    { text: "Typing the values.", toolCalls: [{ id: "call_types", name: "multi_edit", arguments: { edits } }] },
+    { match: "Applied 3 edits", text: "Three blocks of values are typed." },
+  ]);
+  await ide.signIn(admin);
+  await ide.createProject("Review long file");
+  await review.writeFile("src/values.ts", `${lines.join("\n")}\n`);
+  await agent.ask("Type the values");
+  const edit = agent.toolCard(/^Edit src\/values.ts/);
+  await expect(edit).toHaveAttribute("data-status", "awaiting_approval");
+  await edit.getByTestId("approve").click();
+  await expect(agent.assistantMessages().last()).toContainText("are typed", { timeout: 30_000 });
+
+  await review.openChanges();
+  await review.select("src/values.ts");
+  await expect(review.hunks()).toHaveCount(3);
+  const bar = (label: string) => review.hunks().filter({ hasText: label });
+
+  // Reject the middle change: the last one, now second of two, is what shows.
+  await bar("Change 2 of 3").getByTestId("hunk-reject").click();
+  await expect(review.hunks()).toHaveCount(2);
+  await expect(bar("Change 2 of 2")).toBeInViewport();
+  await page.waitForTimeout(500);
+  await expect(bar("Change 2 of 2"), "still in view once the new diff has settled").toBeInViewport();
+  await page.screenshot({ path: screenshotPath("review-next-hunk-after-reject") });
+
+  // Accept the last change: the one before it shows.
+  await bar("Change 2 of 2").getByTestId("hunk-accept").click();
+  await expect(review.hunks()).toHaveCount(1);
+  await page.waitForTimeout(500);
+  await expect(bar("Change 1 of 1")).toBeInViewport();
+});

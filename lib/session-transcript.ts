@@ -10,7 +10,7 @@ export type ToolItemStatus = "running" | "awaiting_approval" | "done" | "failed"
 export type TranscriptItem =
   | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date; images?: ImageRef[]; mentions?: Array<{ ref: string; ok: boolean }> }
   | { kind: "assistant"; stepId: string; text: string; streaming: boolean }
-  | { kind: "reasoning"; stepId: string; text: string }
+  | { kind: "reasoning"; seq: number; stepId: string; text: string }
   | {
       kind: "tool";
       toolCallId: string;
@@ -40,11 +40,11 @@ export type TranscriptItem =
       by?: { id: string; name: string };
     }
   | { kind: "subagent"; toolCallId: string; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
-  | { kind: "compaction"; summary: string }
+  | { kind: "compaction"; seq: number; summary: string }
   /** What the turn's prompt carried from the project: "3 memories, AGENTS.md". */
-  | { kind: "context"; turnId: string; label: string }
-  | { kind: "error"; code: string; message: string }
-  | { kind: "notice"; text: string }
+  | { kind: "context"; seq: number; turnId: string; label: string }
+  | { kind: "error"; seq: number; code: string; message: string }
+  | { kind: "notice"; seq: number; text: string }
   /** The egress proxy refused `host` during a tool call; `allowedBy` once someone allowed it from the session. */
   | { kind: "network"; seq: number; toolCallId: string; host: string; allowedBy?: { id: string; name: string } }
   /** The workspace was snapshotted before this turn's first change: "Restore to before this turn". */
@@ -144,7 +144,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         break;
       }
       case "reasoning":
-        out.push({ kind: "reasoning", stepId: event.payload.stepId, text: event.payload.text });
+        out.push({ kind: "reasoning", seq: event.seq, stepId: event.payload.stepId, text: event.payload.text });
         break;
       case "tool_call": {
         if (event.payload.toolName === "ask_user") break; // shown as a question when it is asked
@@ -218,20 +218,20 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "model_retry": {
         const { attempt, attempts, delayMs, message } = event.payload;
         const wait = delayMs >= 1000 ? `${Math.round(delayMs / 1000)} s` : `${delayMs} ms`;
-        out.push({ kind: "notice", text: `The model did not answer (${message}). Trying again in ${wait}: attempt ${attempt} of ${attempts}.` });
+        out.push({ kind: "notice", seq: event.seq, text: `The model did not answer (${message}). Trying again in ${wait}: attempt ${attempt} of ${attempts}.` });
         break;
       }
       case "error":
-        out.push({ kind: "error", code: event.payload.code, message: event.payload.message });
+        out.push({ kind: "error", seq: event.seq, code: event.payload.code, message: event.payload.message });
         break;
       case "turn_finished": {
         for (const item of assistant.values()) item.streaming = false;
         const notice = event.payload.message ?? NOTICES[event.payload.reason];
-        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error") out.push({ kind: "notice", text: notice });
+        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error") out.push({ kind: "notice", seq: event.seq, text: notice });
         break;
       }
       case "compaction":
-        out.push({ kind: "compaction", summary: event.payload.summary });
+        out.push({ kind: "compaction", seq: event.seq, summary: event.payload.summary });
         break;
       case "subagent_started": {
         const item = { kind: "subagent" as const, toolCallId: event.payload.toolCallId, childSessionId: event.payload.childSessionId, index: event.payload.index, prompt: event.payload.prompt, status: "running" as const };
@@ -287,7 +287,7 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         break;
       case "turn_started": {
         const label = event.payload.context ? contextLabel(event.payload.context) : "";
-        if (label) out.push({ kind: "context", turnId: event.payload.turnId, label });
+        if (label) out.push({ kind: "context", seq: event.seq, turnId: event.payload.turnId, label });
         turnTop = { turnId: event.payload.turnId, list: out, index: out.length };
         break;
       }

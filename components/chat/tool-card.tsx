@@ -6,7 +6,7 @@ import { ApprovalCard } from "@/components/chat/approval-card";
 import { TerminalOutput } from "@/components/chat/terminal-output";
 import { ToolOutput } from "@/components/chat/tool-output";
 import { SessionImages } from "@/components/chat/session-images";
-import { parseDisplay } from "@/components/chat/tool-display";
+import { parseDisplay, toolTitle } from "@/components/chat/tool-display";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -53,7 +53,7 @@ export function ToolCard({ item, live, sessionId, projectId, projectName, canWri
       <button type="button" className="tool-head" aria-expanded={expanded} aria-controls={bodyId} onClick={() => setOpen(!expanded)}>
         <span className={`tool-dot ${item.status}`} aria-hidden />
         <span className="tool-title" data-testid="tool-title">
-          {item.title}
+          {toolTitle(item)}
         </span>
         <span className="spacer" />
         <span className="tool-status">

@@ -38,6 +38,18 @@ export const editInputSchema = z.object({ path: z.string(), old_string: z.string
 export const writeInputSchema = z.object({ path: z.string(), content: z.string() });
 export const multiEditInputSchema = z.object({ edits: z.array(editInputSchema).min(1) });
 export const shellInputSchema = z.object({ command: z.string(), description: z.string().optional(), run_in_background: z.boolean().optional(), timeout: z.number().optional() });
+const grepInputSchema = z.object({ pattern: z.string(), path: z.string().optional(), glob: z.string().optional() });
+
+/**
+ * What a call's card is titled. A search's title is made here from its input, so its pattern reads
+ * exactly as the model sent it (the logged title quotes it JSON-escaped: `add\\(` for `add\(`).
+ */
+export function toolTitle(item: { toolName: string; title: string; input: unknown }): string {
+  const grep = item.toolName === "grep" ? grepInputSchema.safeParse(item.input).data : undefined;
+  if (!grep) return item.title;
+  return `Search for “${grep.pattern}”${grep.path ? ` in ${grep.path}` : ""}${grep.glob ? ` (${grep.glob})` : ""}`;
+}
+
 export const fetchInputSchema = z.object({ url: z.string(), prompt: z.string().optional() });
 export type EditInput = z.infer<typeof editInputSchema>;
 

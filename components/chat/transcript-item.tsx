@@ -41,6 +41,7 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       const name = mine ? "You" : (item.authorName ?? "Someone");
       return (
         <div className={mine ? "msg msg-user mine" : "msg msg-user"} data-testid="user-message">
+          {ctx.canWrite && <RememberButton projectId={ctx.projectId} text={item.text} />}
           <div className="msg-author">
             <span className="avatar" aria-hidden>
               {(item.authorName ?? name).slice(0, 1).toUpperCase()}
@@ -51,7 +52,6 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
             </time>
           </div>
           <div className="msg-text">{item.text}</div>
-          {ctx.canWrite && <RememberButton projectId={ctx.projectId} text={item.text} />}
           {item.mentions?.length ? <MentionChips refs={item.mentions.map((m) => m.ref)} failed={item.mentions.filter((m) => !m.ok).map((m) => m.ref)} /> : null}
           {item.images?.length ? <SessionImages sessionId={ctx.sessionId} images={item.images} /> : null}
         </div>
@@ -61,8 +61,8 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       if (!item.text && !item.streaming) return null;
       return (
         <div className="msg msg-assistant" data-testid="assistant-message" data-streaming={item.streaming || undefined}>
-          {item.text ? <Markdown text={item.text} /> : <span className="hint">…</span>}
           {ctx.canWrite && !item.streaming && item.text && <RememberButton projectId={ctx.projectId} text={item.text} />}
+          {item.text ? <Markdown text={item.text} /> : <span className="hint">…</span>}
         </div>
       );
     case "reasoning":
@@ -150,15 +150,15 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
   }
 }
 
-/** A stable key per item: what it is about, or its place for items that only ever append. */
-export function transcriptKey(item: TranscriptItem, index: number): string {
+/** A stable key per item, from what it is about or the event that made it, never its place in the list. */
+export function transcriptKey(item: TranscriptItem): string {
   switch (item.kind) {
     case "user":
       return `u${item.seq}`;
     case "assistant":
       return `a${item.stepId}`;
     case "reasoning":
-      return `r${item.stepId}-${index}`;
+      return `r${item.seq}`;
     case "tool":
       return `t${item.toolCallId}`;
     case "question":
@@ -175,7 +175,13 @@ export function transcriptKey(item: TranscriptItem, index: number): string {
       return `p${item.seq}`;
     case "rewound":
       return `w${item.fromSeq}`;
-    default:
-      return `${item.kind}${index}`;
+    case "context":
+      return `k${item.seq}`;
+    case "compaction":
+      return `m${item.seq}`;
+    case "error":
+      return `e${item.seq}`;
+    case "notice":
+      return `o${item.seq}`;
   }
 }

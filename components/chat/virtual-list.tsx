@@ -4,9 +4,13 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { createContext, useCallback, useImperativeHandle, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
 
 // Windowed rendering for long transcripts: only the items near the viewport are in the DOM, so a
-// session with 10,000 events opens as fast as one with ten. Items have variable heights, measured
-// as they render; the list sticks to the bottom while it is scrolled there, as a chat should.
-// Scrolled up, new content below shows a "Jump to latest" control instead of moving the view.
+// session with 10,000 events opens as fast as one with ten. Items have variable heights: each
+// rendered item is measured, and re-measured whenever it changes size (a card opening, output
+// streaming in, an image loading), through the virtualizer's ResizeObserver; the estimate only
+// places items never rendered yet. The list is anchored to its end, as a chat is: scrolled to
+// the bottom, it stays there as items arrive or grow (the virtualizer moves the view, so its idea
+// of the scroll position and the element's never disagree). Scrolled up, new content shows a
+// "Jump to latest" bar below the list instead of moving the view.
 
 export type VirtualListHandle = {
   /** Scrolls to the last item and follows new content again (after sending, after a restore). */
@@ -18,7 +22,8 @@ export const JumpToLatest = createContext<() => void>(() => {});
 
 type VirtualListProps<T> = {
   items: readonly T[];
-  keyOf: (item: T, index: number) => string;
+  /** A key per item that stays the same as items arrive before or after it: its measured height is kept under it. */
+  keyOf: (item: T) => string;
   render: (item: T, index: number) => ReactNode;
   estimate?: number;
   className?: string;
@@ -29,44 +34,57 @@ type VirtualListProps<T> = {
   ref?: Ref<VirtualListHandle>;
 };
 
-const BOTTOM_SLACK = 48;
+/** How near the end (px) still counts as at the end: following resumes from there. */
+const END_SLACK = 48;
 
 export function VirtualList<T>({ items, keyOf, render, estimate = 44, className, testId, label, contentKey, ref }: VirtualListProps<T>) {
   const scroller = useRef<HTMLDivElement>(null);
-  const atBottom = useRef(true);
   const [unseen, setUnseen] = useState(false);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => estimate,
-    getItemKey: (index) => keyOf(items[index]!, index),
+    getItemKey: (index) => keyOf(items[index]!),
     overscan: 6,
+    // The space above the first item and below the last is the virtualizer's, not the element's
+    // padding: its idea of where the end is then matches the element's.
+    paddingStart: 4,
+    paddingEnd: 12,
+    anchorTo: "end",
+    followOnAppend: true,
+    scrollEndThreshold: END_SLACK,
   });
+  const atEnd = virtualizer.isAtEnd();
   const total = virtualizer.getTotalSize();
-  const seen = useRef({ count: items.length, contentKey });
 
-  // Follow new content (and items that grow, like streaming text) while scrolled to the bottom.
-  // Scrolled up, content arriving shows the jump control; heights changing as items are measured
-  // while scrolling do not.
+  // Near the end when an item settles its height, go all the way: the last line is never left
+  // a few pixels under the fold (the virtualizer keeps the distance it was at, however small).
   useLayoutEffect(() => {
-    const el = scroller.current;
-    const arrived = items.length > seen.current.count || contentKey !== seen.current.contentKey;
-    seen.current = { count: items.length, contentKey };
-    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-    else if (arrived) setUnseen(true);
-  }, [total, items.length, contentKey]);
+    if (virtualizer.isAtEnd() && virtualizer.getDistanceFromEnd() > 1) virtualizer.scrollToEnd();
+  }, [total, virtualizer]);
+
+  // Open at the latest item.
+  useLayoutEffect(() => {
+    virtualizer.scrollToEnd();
+  }, [virtualizer]);
+
+  // Content that arrives while the view is away from the end is announced, not scrolled to. It is
+  // judged a frame later, once the virtualizer has followed what arrived at the end.
+  const seen = useRef(contentKey);
+  useLayoutEffect(() => {
+    if (seen.current === contentKey) return;
+    seen.current = contentKey;
+    const frame = requestAnimationFrame(() => {
+      if (!virtualizer.isAtEnd()) setUnseen(true);
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [contentKey, virtualizer]);
+  if (unseen && atEnd) setUnseen(false);
 
   const jumpToLatest = useCallback(() => {
-    atBottom.current = true;
     setUnseen(false);
-    const el = scroller.current;
-    if (!el || items.length === 0) return;
-    virtualizer.scrollToIndex(items.length - 1, { align: "end" });
-    // The last items' heights may be estimates until they render: settle on the real bottom.
-    requestAnimationFrame(() => {
-      if (atBottom.current) el.scrollTop = el.scrollHeight;
-    });
-  }, [virtualizer, items.length]);
+    virtualizer.scrollToEnd();
+  }, [virtualizer]);
   useImperativeHandle(ref, () => ({ jumpToLatest }), [jumpToLatest]);
 
   return (
@@ -74,17 +92,11 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 44, className,
       <div
         ref={scroller}
         className={className}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK;
-          if (atBottom.current) setUnseen(false);
-        }}
         onKeyDown={(e) => {
           // Home and End go to the first and last item, whose heights may not be measured yet.
           if (e.target !== e.currentTarget || (e.key !== "Home" && e.key !== "End")) return;
           e.preventDefault();
           if (e.key === "End") return jumpToLatest();
-          atBottom.current = false;
           virtualizer.scrollToIndex(0, { align: "start" });
         }}
         data-testid={testId}
@@ -106,10 +118,13 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 44, className,
           ))}
         </div>
       </div>
-      {unseen && (
-        <button type="button" className="btn btn-sm jump-to-latest" onClick={jumpToLatest} data-testid="jump-to-latest">
-          ↓ Jump to latest
-        </button>
+      {unseen && !atEnd && (
+        // Below the list, in its own space: it never covers the output it announces.
+        <div className="jump-to-latest-bar">
+          <button type="button" className="btn btn-sm jump-to-latest" onClick={jumpToLatest} data-testid="jump-to-latest">
+            ↓ Jump to latest
+          </button>
+        </div>
       )}
     </div>
   );

@@ -2,7 +2,7 @@
 
 // Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
 import type * as monaco from "@/components/editor/monaco";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ReadOnlyDiff } from "@/components/editor/read-only-diff";
 import { changeStart, hunkCounts, type HunkWork, type ReviewHunk } from "@/components/review/review-hunks";
 
@@ -30,7 +30,11 @@ type ReviewDiffProps = {
  * plain page content: it never scrolls sideways with long lines and clicks reach it directly.
  */
 export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, working, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
-  const [modified, setModified] = useState<monaco.editor.ICodeEditor | null>(null);
+  const [diff, setDiff] = useState<monaco.editor.IStandaloneDiffEditor | null>(null);
+  const modified = diff?.getModifiedEditor() ?? null;
+  // Where in the list the change to keep in view is: after a Reject or an Accept, the change that
+  // followed it (now in its place), or the one before it when it was the last.
+  const focus = useRef(0);
   // Each hunk's bar: its top in the editor's scrolled content, and the editor's scroll and gutter.
   const [tops, setTops] = useState<Record<number, number>>({});
   const [view, setView] = useState({ scrollTop: 0, contentLeft: 0 });
@@ -66,9 +70,23 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
   }, [modified, hunks]);
 
   useEffect(() => {
-    const first = hunks[0];
-    if (modified && first) modified.revealLineNearTop(Math.max(1, changeStart(first)));
-  }, [modified, hunks]);
+    const target = hunks[Math.min(focus.current, hunks.length - 1)];
+    if (!diff || !target) return;
+    const reveal = () => diff.getModifiedEditor().revealLineNearTop(Math.max(1, changeStart(target)));
+    reveal();
+    // The new text is diffed (and its unchanged regions folded) a moment later, which moves the
+    // lines: bring the change into view again once that is done.
+    const updated = diff.onDidUpdateDiff(() => {
+      updated.dispose();
+      reveal();
+    });
+    return () => updated.dispose();
+  }, [diff, hunks]);
+
+  const keepNextInView = (act: (hunk: ReviewHunk) => void) => (hunk: ReviewHunk) => {
+    focus.current = Math.max(0, hunks.indexOf(hunk));
+    act(hunk);
+  };
 
   return (
     <div className="review-diff" data-testid="review-diff">
@@ -77,7 +95,7 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
         modelKey={`${sessionId}/${path}`}
         original={original}
         modified={current}
-        onMount={(diff) => setModified(diff.getModifiedEditor())}
+        onMount={setDiff}
         options={{ renderOverviewRuler: true, hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 } }}
       />
       <div className="hunk-bars" style={{ left: view.contentLeft }}>
@@ -92,8 +110,8 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
               busy={busy}
               working={working?.index === hunk.index ? working.action : null}
               acceptBlocked={acceptBlocked}
-              onAccept={onAccept}
-              onReject={onReject}
+              onAccept={keepNextInView(onAccept)}
+              onReject={keepNextInView(onReject)}
             />
           ),
         )}
