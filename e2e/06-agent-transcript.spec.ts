@@ -169,18 +169,24 @@ test("cards read as sent: a search's pattern unescaped, long diff lines scroll s
   const review = new ReviewPage(page);
   const long = `export const message = "${"a line far longer than the card is wide, ".repeat(4)}";`;
   await agent.script([
-    { text: "Looking for the callers first.", toolCalls: [{ id: "call_grep", name: "grep", arguments: { pattern: "add\\(", path: "src" } }] },
-    { text: "Now the message.", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/message.ts", old_string: long, new_string: long.replace("far longer", "much, much longer") } }] },
+    {
+      text: "Looking for the callers first.",
+      toolCalls: [
+        { id: "call_grep", name: "grep", arguments: { pattern: "add\\(", path: "src" } },
+        { id: "call_read", name: "read_file", arguments: { path: "src/message.md" } },
+      ],
+    },
+    { match: "message", text: "Now the message.", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/message.md", old_string: long, new_string: long.replace("far longer", "much, much longer") } }] },
     { match: "Edited", text: "The message is longer now." },
   ]);
   await ide.signIn(admin);
   await ide.createProject("Transcript cards");
-  await review.writeFile("src/message.ts", `${long}\nexport const add = (a: number, b: number) => a + b;\nadd(1, 2);\n`);
-  const first = "Please make the message in src/message.ts longer, and check who calls add( before you touch anything else in the project";
+  await review.writeFile("src/message.md", `${long}\nexport const add = (a: number, b: number) => a + b;\nadd(1, 2);\n`);
+  const first = "Please make the message in src/message.md longer, and check who calls add( before you touch anything else in the project";
   await agent.ask(first);
 
   await expect(agent.toolCard(/^Search for/).getByTestId("tool-title")).toHaveText("Search for “add\\(” in src");
-  const edit = agent.toolCard("Edit src/message.ts");
+  const edit = agent.toolCard("Edit src/message.md");
   await expect(edit).toHaveAttribute("data-status", "awaiting_approval");
   await edit.getByTestId("approve").click();
   await expect(agent.assistantMessages().last()).toContainText("longer now", { timeout: 30_000 });
