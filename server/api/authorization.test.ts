@@ -64,6 +64,8 @@ const rules: Record<string, Rule> = {
   "team.revokeInvite": "team-admin",
   "team.inviteInfo": "public",
   "team.acceptInvite": "user",
+  "team.internalHosts": "team-read",
+  "team.setInternalHosts": "team-admin",
   "share.create": "session-write",
   "share.list": "session-write",
   "share.revoke": "session-write",
