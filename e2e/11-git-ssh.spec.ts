@@ -48,7 +48,7 @@ test("store an ssh key, see its fingerprint, and clone a project over ssh", asyn
   await expect(page.getByTestId("project-title")).toHaveText("Garden");
   await ide.waitForLive();
   await expect(page.getByTestId("statusbar-branch")).toContainText("main");
-  expect(server.logins.at(-1)).toEqual({ user: "git", accepted: true });
+  expect(server.logins.at(-1)).toMatchObject({ user: "git", accepted: true, key: key.publicKey });
 });
 
 test("a team's shared ssh key is offered when cloning in the team, and the project's trusted host key can be forgotten", async ({ page, ide }) => {
@@ -85,7 +85,10 @@ test("a team's shared ssh key is offered when cloning in the team, and the proje
   await page.getByTestId("clone-submit").click();
   await expect(page).toHaveURL(/\/p\/[0-9a-f-]{36}$/, { timeout: 30_000 });
   await expect(page.getByTestId("project-title")).toHaveText("Crew garden");
-  expect(server.logins.slice(logins).filter((l) => l.accepted)).toHaveLength(1);
+  // The clone asks the remote for its branches, then fetches (two connections): each with the team's key.
+  const cloneLogins = server.logins.slice(logins);
+  expect(cloneLogins.length).toBeGreaterThan(0);
+  expect(cloneLogins).toEqual(cloneLogins.map(() => ({ user: "git", accepted: true, key: teamKey.publicKey })));
 
   // The project's settings list the host key the clone trusted; forgetting it asks first.
   await page.goto(`${page.url()}/settings`);

@@ -19,7 +19,8 @@ export type GitSshServer = {
   /** Runs git on the server's side (outside any sandbox: this is the remote) in a repository. */
   git(repo: string, args: string[]): string;
   /** Every public-key login attempt with a signature: the login name and whether it was accepted. */
-  logins: Array<{ user: string; accepted: boolean }>;
+  /** Each signed login: who, whether it was accepted, and which authorized public key it used (null: none). */
+  logins: Array<{ user: string; accepted: boolean; key: string | null }>;
   close(): Promise<void>;
 };
 
@@ -59,7 +60,7 @@ export async function startGitSshServer(options: { authorizedKeys: string[]; use
       // Without a signature the client only asks whether this key would do.
       if (!ctx.signature) return match ? ctx.accept() : ctx.reject(["publickey"]);
       const accepted = match !== undefined && match.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true;
-      logins.push({ user: ctx.username, accepted });
+      logins.push({ user: ctx.username, accepted, key: match ? options.authorizedKeys[authorized.indexOf(match)]! : null });
       return accepted ? ctx.accept() : ctx.reject(["publickey"]);
     });
     client.on("ready", () => {
