@@ -8,15 +8,31 @@ const TEST = "(\\.test\\.tsx?$|^server/test/|^e2e/)";
 
 /** Rooms of server/, lowest first. `may` lists what a room imports besides itself and lib/. */
 const SERVER_ROOMS = [
-  { room: "server/db", may: ["generated"], why: "the floor: the Prisma client (generated/) and the repositories import nothing of the server above them" },
+  {
+    room: "server/db",
+    may: ["generated"],
+    why: "the floor: the Prisma client (generated/) and the repositories import nothing of the server above them",
+  },
   { room: "server/bus", may: [], why: "event fan-out interfaces, below everything that publishes or subscribes" },
   { room: "server/sandbox", may: [], why: "the launcher, egress proxy and limits every project process goes through" },
   { room: "server/auth", may: ["server/db", "server/bus"], why: "accounts and login sessions sit on the repositories" },
-  { room: "server/workspace", may: ["server/sandbox"], why: "a project's folder; it runs commands only through the sandbox" },
+  {
+    room: "server/workspace",
+    may: ["server/sandbox"],
+    why: "a project's folder; it runs commands only through the sandbox",
+  },
   { room: "server/git", may: ["server/sandbox"], why: "git always runs through the sandbox" },
   { room: "server/terminal", may: ["server/sandbox"], why: "terminals run through the sandbox" },
-  { room: "server/language", may: ["server/workspace", "server/sandbox", "server/terminal"], why: "language servers read the workspace and run in the sandbox" },
-  { room: "server/cluster", may: ["server/db", "server/bus", "server/auth", "server/workspace"], why: "leases, forwarding and the Postgres bus; the process entries in it are composition roots" },
+  {
+    room: "server/language",
+    may: ["server/workspace", "server/sandbox", "server/terminal"],
+    why: "language servers read the workspace and run in the sandbox",
+  },
+  {
+    room: "server/cluster",
+    may: ["server/db", "server/bus", "server/auth", "server/workspace"],
+    why: "leases, forwarding and the Postgres bus; the process entries in it are composition roots",
+  },
   {
     room: "server/tools",
     may: ["server/language", "server/workspace", "server/git", "server/sandbox"],
@@ -24,28 +40,79 @@ const SERVER_ROOMS = [
   },
   {
     room: "server/agent",
-    may: ["server/tools", "server/language", "server/workspace", "server/git", "server/sandbox", "server/bus", "server/cluster"],
+    may: [
+      "server/tools",
+      "server/language",
+      "server/workspace",
+      "server/git",
+      "server/sandbox",
+      "server/bus",
+      "server/cluster",
+    ],
     why: "the agent runs from a tRPC call, a job, a sub-agent or a test alike: no db, env, api or http",
   },
   {
     room: "server/services",
-    may: ["server/agent", "server/tools", "server/language", "server/git", "server/terminal", "server/workspace", "server/sandbox", "server/cluster", "server/auth", "server/db", "server/bus", "server/env.ts"],
+    may: [
+      "server/agent",
+      "server/tools",
+      "server/language",
+      "server/git",
+      "server/terminal",
+      "server/workspace",
+      "server/sandbox",
+      "server/cluster",
+      "server/auth",
+      "server/db",
+      "server/bus",
+      "server/env.ts",
+    ],
     why: "use cases that span rooms, called by routers and jobs; never the API or HTTP above them",
   },
   {
     room: "server/api",
-    may: ["server/services", "server/agent", "server/tools", "server/language", "server/git", "server/terminal", "server/workspace", "server/sandbox", "server/cluster", "server/auth", "server/db", "server/bus", "server/env.ts"],
+    may: [
+      "server/services",
+      "server/agent",
+      "server/tools",
+      "server/language",
+      "server/git",
+      "server/terminal",
+      "server/workspace",
+      "server/sandbox",
+      "server/cluster",
+      "server/auth",
+      "server/db",
+      "server/bus",
+      "server/env.ts",
+    ],
     why: "tRPC routers: validate, authorize, call services; HTTP endpoints and the process entries sit above",
   },
   {
     room: "server/http",
-    may: ["server/api", "server/services", "server/agent", "server/tools", "server/language", "server/git", "server/terminal", "server/workspace", "server/sandbox", "server/cluster", "server/auth", "server/db", "server/bus", "server/env.ts"],
+    may: [
+      "server/api",
+      "server/services",
+      "server/agent",
+      "server/tools",
+      "server/language",
+      "server/git",
+      "server/terminal",
+      "server/workspace",
+      "server/sandbox",
+      "server/cluster",
+      "server/auth",
+      "server/db",
+      "server/bus",
+      "server/env.ts",
+    ],
     why: "plain HTTP endpoints beside tRPC; only the process entries sit above",
   },
 ];
 
 /** Composition roots: they build everything and may import any production code. */
-const ENTRIES = "^server/(index\\.ts|start-server\\.ts|services\\.ts|eval/|cluster/(instance-main|workspace-runner-main|serve-api)\\.ts)";
+const ENTRIES =
+  "^server/(index\\.ts|start-server\\.ts|services\\.ts|eval/|cluster/(instance-main|workspace-runner-main|serve-api)\\.ts)";
 
 const escape = (s) => s.replace(/[.]/g, "\\.");
 const roomPath = (room) => (room.endsWith(".ts") ? `^${escape(room)}$` : `^${escape(room)}/`);
@@ -64,7 +131,8 @@ module.exports = {
     {
       name: "no-circular",
       severity: "error",
-      comment: "import circles make load order matter and rooms impossible to move: move the shared piece into a file both import",
+      comment:
+        "import circles make load order matter and rooms impossible to move: move the shared piece into a file both import",
       from: {},
       to: { circular: true },
     },
@@ -78,7 +146,8 @@ module.exports = {
     {
       name: "lib-is-isomorphic",
       severity: "error",
-      comment: "lib/ is shared by browser and server: it imports only lib/ and npm packages, never server/, components/, app/ or node: modules",
+      comment:
+        "lib/ is shared by browser and server: it imports only lib/ and npm packages, never server/, components/, app/ or node: modules",
       from: { path: "^lib/", pathNot: [TEST] },
       to: { path: "^(server|components|app|scripts|bench|e2e|generated)/" },
     },
@@ -92,7 +161,8 @@ module.exports = {
     {
       name: "components-use-lib-not-server",
       severity: "error",
-      comment: "components/ imports components/ and lib/ only; the one thing it takes from the server is the AppRouter type (import type from server/api/root.ts) that types the tRPC client",
+      comment:
+        "components/ imports components/ and lib/ only; the one thing it takes from the server is the AppRouter type (import type from server/api/root.ts) that types the tRPC client",
       from: { path: "^components/", pathNot: [TEST] },
       to: { path: "^(server|app|scripts|bench|generated)/", pathNot: ["^server/api/root\\.ts$"] },
     },
@@ -131,6 +201,9 @@ module.exports = {
     exclude: { path: "^\\.next/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+    },
   },
 };

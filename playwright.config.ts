@@ -48,7 +48,13 @@ export default defineConfig({
       TANDEM_EGRESS_TEST_HOSTS: "git.test=127.0.0.1,registry.e2e.test=127.0.0.1",
       // The test git server's host (by name through the proxy, or loopback unsandboxed) is a GitHub
       // whose pulls endpoint e2e/11-git.spec.ts serves on this port.
-      ...(process.env.E2E_FORGE_PORT ? { TANDEM_GIT_FORGES: ["git.test", "127.0.0.1"].map((host) => `${host}=github@http://127.0.0.1:${process.env.E2E_FORGE_PORT}/api/v3`).join(",") } : {}),
+      ...(process.env.E2E_FORGE_PORT
+        ? {
+            TANDEM_GIT_FORGES: ["git.test", "127.0.0.1"]
+              .map((host) => `${host}=github@http://127.0.0.1:${process.env.E2E_FORGE_PORT}/api/v3`)
+              .join(","),
+          }
+        : {}),
       // The test git server speaks plain http on loopback; tokens may go to it.
       TANDEM_GIT_ALLOW_HTTP: "true",
       // scripts/e2e.mjs sets it where bubblewrap does not work.

@@ -10,7 +10,10 @@ export const metadata: Metadata = {
   description: "A browser IDE where a team and a coding agent work on code together.",
   // Files of public/, served with their caching by server/http/static-assets.ts.
   icons: {
-    icon: [{ url: "/favicon.ico", sizes: "48x48" }, { url: "/icon.svg", type: "image/svg+xml" }],
+    icon: [
+      { url: "/favicon.ico", sizes: "48x48" },
+      { url: "/icon.svg", type: "image/svg+xml" },
+    ],
     apple: "/apple-touch-icon.png",
   },
   manifest: "/manifest.webmanifest",

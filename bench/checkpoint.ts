@@ -30,7 +30,8 @@ const plainEnv = {
   GIT_CONFIG_VALUE_0: "0",
 } as unknown as NodeJS.ProcessEnv;
 
-const plain = (cwd: string, script: string) => run("sh", ["-c", script], { cwd, env: plainEnv, maxBuffer: 64 * 1024 * 1024 });
+const plain = (cwd: string, script: string) =>
+  run("sh", ["-c", script], { cwd, env: plainEnv, maxBuffer: 64 * 1024 * 1024 });
 
 /** Text files of mixed sizes in nested folders, with some binaries and an ignored dependency folder. */
 async function generate(root: string): Promise<string[]> {
@@ -121,7 +122,10 @@ async function main() {
       const plainCommit = () => timed(() => plain(root, `git add -A && git commit -q -m turn${turn}`));
       const ourSnapshot = () => timed(() => store.snapshot({ label: `turn ${turn}` }));
       // Alternate who goes first, for the same reason.
-      const [snap, commit] = turn % 2 ? [await ourSnapshot(), await plainCommit()] : await plainCommit().then(async (c) => [await ourSnapshot(), c] as const);
+      const [snap, commit] =
+        turn % 2
+          ? [await ourSnapshot(), await plainCommit()]
+          : await plainCommit().then(async (c) => [await ourSnapshot(), c] as const);
       times.ours.push(snap.ms);
       times.plain.push(commit.ms);
       ids.push(snap.value.id);
@@ -137,21 +141,53 @@ async function main() {
 
     const growth = (list: number[]) => median(list.slice(1).map((size, i) => size - list[i]!));
     const rows: [string, string, string, string][] = [
-      ["first snapshot (mean of 2, both orders)", ms(mean(firsts.ours)), ms(mean(firsts.plain)), (mean(firsts.ours) / mean(firsts.plain)).toFixed(2)],
-      [`incremental (${CHANGED_PER_TURN} files, median of ${TURNS})`, ms(median(times.ours)), ms(median(times.plain)), (median(times.ours) / median(times.plain)).toFixed(2)],
+      [
+        "first snapshot (mean of 2, both orders)",
+        ms(mean(firsts.ours)),
+        ms(mean(firsts.plain)),
+        (mean(firsts.ours) / mean(firsts.plain)).toFixed(2),
+      ],
+      [
+        `incremental (${CHANGED_PER_TURN} files, median of ${TURNS})`,
+        ms(median(times.ours)),
+        ms(median(times.plain)),
+        (median(times.ours) / median(times.plain)).toFixed(2),
+      ],
       ["snapshot, nothing changed", ms(unchanged.ms), "", ""],
-      [`restore (${restore.value.changed.length} files; plain: reset --hard)`, ms(restore.ms), ms(plainRestore.ms), (restore.ms / plainRestore.ms).toFixed(2)],
+      [
+        `restore (${restore.value.changed.length} files; plain: reset --hard)`,
+        ms(restore.ms),
+        ms(plainRestore.ms),
+        (restore.ms / plainRestore.ms).toFixed(2),
+      ],
       ["preview restore", ms(preview.ms), "", ""],
-      ["store after first snapshot", kb(sizes.ours[0]!), kb(sizes.plain[0]!), (sizes.ours[0]! / sizes.plain[0]!).toFixed(2)],
-      ["store growth per incremental snapshot (median)", kb(growth(sizes.ours)), kb(growth(sizes.plain)), (growth(sizes.ours) / growth(sizes.plain)).toFixed(2)],
+      [
+        "store after first snapshot",
+        kb(sizes.ours[0]!),
+        kb(sizes.plain[0]!),
+        (sizes.ours[0]! / sizes.plain[0]!).toFixed(2),
+      ],
+      [
+        "store growth per incremental snapshot (median)",
+        kb(growth(sizes.ours)),
+        kb(growth(sizes.plain)),
+        (growth(sizes.ours) / growth(sizes.plain)).toFixed(2),
+      ],
     ];
-    console.log(`\nCheckpoints: ${FILES} files, ${kb(workspaceBytes)} in the workspace, ${process.platform}, ${(await plain(root, "git --version")).stdout.trim()}\n`);
+    console.log(
+      `\nCheckpoints: ${FILES} files, ${kb(workspaceBytes)} in the workspace, ${process.platform}, ${(await plain(root, "git --version")).stdout.trim()}\n`,
+    );
     const header: [string, string, string, string] = ["", "checkpoint", "plain git", "ratio"];
     const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => row[c]!.length)));
-    for (const row of [header, ...rows]) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("   "));
-    console.log(`\nIncremental, per turn (ms): checkpoint ${times.ours.map((t) => t.toFixed(0)).join(" ")}; plain git ${times.plain.map((t) => t.toFixed(0)).join(" ")}`);
+    for (const row of [header, ...rows])
+      console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("   "));
+    console.log(
+      `\nIncremental, per turn (ms): checkpoint ${times.ours.map((t) => t.toFixed(0)).join(" ")}; plain git ${times.plain.map((t) => t.toFixed(0)).join(" ")}`,
+    );
     const ratio = median(times.ours) / median(times.plain);
-    console.log(`\nTarget: incremental checkpoint within ${TARGET_RATIO}x of the plain git commit: ${ratio <= TARGET_RATIO ? "met" : "NOT met"} (${ratio.toFixed(2)}x); under 1 s: ${median(times.ours) < 1000 ? "met" : "NOT met"}.`);
+    console.log(
+      `\nTarget: incremental checkpoint within ${TARGET_RATIO}x of the plain git commit: ${ratio <= TARGET_RATIO ? "met" : "NOT met"} (${ratio.toFixed(2)}x); under 1 s: ${median(times.ours) < 1000 ? "met" : "NOT met"}.`,
+    );
   } finally {
     await rm(base, { recursive: true, force: true });
   }

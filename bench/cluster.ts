@@ -40,13 +40,22 @@ model.onToken(({ text, sentAt: at }) => {
   const id = /⟦([^⟧]+)⟧/.exec(text)?.[1];
   if (id) sentAt.set(id, at);
 });
-const reply = (label: string): ScriptedReply => ({ match: label, tokens: Array.from({ length: TOKENS }, (_, i) => `⟦${label}:${i}⟧ `), delayMs: TOKEN_INTERVAL_MS });
+const reply = (label: string): ScriptedReply => ({
+  match: label,
+  tokens: Array.from({ length: TOKENS }, (_, i) => `⟦${label}:${i}⟧ `),
+  delayMs: TOKEN_INTERVAL_MS,
+});
 
 const cluster = await startCluster({
   databaseUrl: postgres.url,
   instances: 2,
   dataDir: path.join(dir, "data"),
-  env: { TANDEM_BUS: "postgres", TANDEM_MODEL: "openai-compatible:scripted", TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, TANDEM_OPENAI_COMPATIBLE_API_KEY: "bench" },
+  env: {
+    TANDEM_BUS: "postgres",
+    TANDEM_MODEL: "openai-compatible:scripted",
+    TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url,
+    TANDEM_OPENAI_COMPATIBLE_API_KEY: "bench",
+  },
 });
 const [a, b] = cluster.instances;
 const cookie = await signUp(a!.url, "bench@example.com", "Bench");
@@ -94,7 +103,12 @@ function viewer(client: ReturnType<typeof connect>, sessionId: string, into: num
  * Labels are padded: the model server picks a reply whose label the message contains, so "step20-1"
  * must not be found inside "step20-10".
  */
-async function turn(label: string, on: ReturnType<typeof connect>, into: number[], also: { client: ReturnType<typeof connect>; into: number[] }[] = []) {
+async function turn(
+  label: string,
+  on: ReturnType<typeof connect>,
+  into: number[],
+  also: { client: ReturnType<typeof connect>; into: number[] }[] = [],
+) {
   model.add(reply(label));
   const session = await on.trpc.session.create.mutate({ projectId: project.id });
   const viewers = [viewer(on, session.id, into), ...also.map((v) => viewer(v.client, session.id, v.into))];
@@ -104,29 +118,44 @@ async function turn(label: string, on: ReturnType<typeof connect>, into: number[
 }
 
 const ms = (value: number) => `${value.toFixed(1).padStart(7)} ms`;
-const row = (name: string, values: number[]) => `${name.padEnd(34)} p50 ${ms(percentile(values, 50))}   p99 ${ms(percentile(values, 99))}   (${values.length} tokens)`;
+const row = (name: string, values: number[]) =>
+  `${name.padEnd(34)} p50 ${ms(percentile(values, 50))}   p99 ${ms(percentile(values, 99))}   (${values.length} tokens)`;
 
 const same: number[] = [];
 const cross: number[] = [];
 try {
-  for (let i = 0; i < TURNS; i++) await turn(`turn${String(i).padStart(3, "0")}`, onA, same, [{ client: onB, into: cross }]);
-  console.log(`\nfan-out from a model token to a viewer, ${TURNS} turns x ${TOKENS} tokens, one every ${TOKEN_INTERVAL_MS} ms`);
+  for (let i = 0; i < TURNS; i++)
+    await turn(`turn${String(i).padStart(3, "0")}`, onA, same, [{ client: onB, into: cross }]);
+  console.log(
+    `\nfan-out from a model token to a viewer, ${TURNS} turns x ${TOKENS} tokens, one every ${TOKEN_INTERVAL_MS} ms`,
+  );
   console.log(row("viewer on the turn's instance", same));
   console.log(row("viewer on another instance", cross));
-  console.log(`ratio other/same: p50 ${(percentile(cross, 50) / percentile(same, 50)).toFixed(2)}x, p99 ${(percentile(cross, 99) / percentile(same, 99)).toFixed(2)}x (target: p99 at most 2x)`);
+  console.log(
+    `ratio other/same: p50 ${(percentile(cross, 50) / percentile(same, 50)).toFixed(2)}x, p99 ${(percentile(cross, 99) / percentile(same, 99)).toFixed(2)}x (target: p99 at most 2x)`,
+  );
 
   // Concurrent turns on instance A, each viewed on A; the reference is one turn alone, just before.
   const single: number[] = [];
   await turn("single", onA, single);
-  console.log(`\nturns running concurrently on one instance, ${TOKENS} tokens each, one every ${TOKEN_INTERVAL_MS} ms; p99 limit ${P99_LIMIT_MS} ms`);
-  console.log(`load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}`);
+  console.log(
+    `\nturns running concurrently on one instance, ${TOKENS} tokens each, one every ${TOKEN_INTERVAL_MS} ms; p99 limit ${P99_LIMIT_MS} ms`,
+  );
+  console.log(
+    `load average before: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; cores: ${os.cpus().length}`,
+  );
   console.log(row("1 turn (reference)", single));
   let highest = 0;
   for (const count of STEPS) {
     const values: number[] = [];
     const cpu = process.cpuUsage();
     const started = performance.now();
-    await Promise.all(Array.from({ length: count }, (_, i) => turn(`step${count}-${String(i).padStart(3, "0")}`, onA, values)));
+    await Promise.all(
+      Array.from({ length: count }, (_, i) => turn(`step${count}-${String(i).padStart(3, "0")}`, onA, values)),
+    );
     const seconds = (performance.now() - started) / 1000;
     const benchCpu = process.cpuUsage(cpu);
     const p99 = percentile(values, 99);
@@ -134,11 +163,20 @@ try {
     if (within) highest = count;
     // This process (the scripted model and the viewers) near one full core would be the limit, not the instance.
     const benchShare = ((benchCpu.user + benchCpu.system) / 1e6 / seconds) * 100;
-    console.log(`${row(`${count} turns`, values)}   p99 ${(p99 / percentile(single, 99)).toFixed(1)}x the single turn's   ${within ? "within" : "OVER"} ${P99_LIMIT_MS} ms   (bench process CPU ${benchShare.toFixed(0)}%)`);
+    console.log(
+      `${row(`${count} turns`, values)}   p99 ${(p99 / percentile(single, 99)).toFixed(1)}x the single turn's   ${within ? "within" : "OVER"} ${P99_LIMIT_MS} ms   (bench process CPU ${benchShare.toFixed(0)}%)`,
+    );
     if (!within) break;
   }
-  console.log(`highest step with p99 under ${P99_LIMIT_MS} ms: ${highest ? `${highest} concurrent turns` : `none (the first step, ${STEPS[0]}, was over)`}`);
-  console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `highest step with p99 under ${P99_LIMIT_MS} ms: ${highest ? `${highest} concurrent turns` : `none (the first step, ${STEPS[0]}, was over)`}`,
+  );
+  console.log(
+    `load average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 } finally {
   onA.close();
   onB.close();

@@ -20,15 +20,28 @@ const require = createRequire(import.meta.url);
 export const CODE_SERVER_NODE = process.env.npm_node_execpath ?? process.execPath;
 /** node-gyp as npm carries it: what `npm rebuild` would call, without the scripts that need GitHub. */
 function nodeGyp(): string {
-  const besideNode = path.join(path.dirname(path.dirname(CODE_SERVER_NODE)), "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js");
+  const besideNode = path.join(
+    path.dirname(path.dirname(CODE_SERVER_NODE)),
+    "lib",
+    "node_modules",
+    "npm",
+    "node_modules",
+    "node-gyp",
+    "bin",
+    "node-gyp.js",
+  );
   const found = [process.env.npm_config_node_gyp, besideNode].find((file) => file && existsSync(file));
-  if (!found) throw new Error("node-gyp (shipped with npm) was not found: run this through `npm run bench:code-server`");
+  if (!found)
+    throw new Error("node-gyp (shipped with npm) was not found: run this through `npm run bench:code-server`");
   return found;
 }
 
 /** Where the package is unpacked (with its `out/node/entry.js`); CODE_SERVER_DIR names one by hand. */
 export function codeServerDir(): string {
-  return process.env.CODE_SERVER_DIR ?? path.join(os.homedir(), ".cache", "tandem-bench", `code-server-${CODE_SERVER_VERSION}`, "package");
+  return (
+    process.env.CODE_SERVER_DIR ??
+    path.join(os.homedir(), ".cache", "tandem-bench", `code-server-${CODE_SERVER_VERSION}`, "package")
+  );
 }
 
 export function ensureCodeServer(log: (line: string) => void): string {
@@ -40,11 +53,13 @@ export function ensureCodeServer(log: (line: string) => void): string {
   log(`installing code-server ${CODE_SERVER_VERSION} into ${parent} (once; a few minutes)`);
   rmSync(parent, { recursive: true, force: true });
   mkdirSync(parent, { recursive: true });
-  const run = (cwd: string, command: string, args: string[]) => execFileSync(command, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
+  const run = (cwd: string, command: string, args: string[]) =>
+    execFileSync(command, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
   run(parent, "npm", ["pack", `code-server@${CODE_SERVER_VERSION}`, "--silent"]);
   run(parent, "tar", ["xzf", `code-server-${CODE_SERVER_VERSION}.tgz`]);
   const vscode = path.join(dir, "lib", "vscode");
-  for (const cwd of [dir, vscode, path.join(vscode, "extensions")]) run(cwd, "npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]);
+  for (const cwd of [dir, vscode, path.join(vscode, "extensions")])
+    run(cwd, "npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]);
   // argon2 (code-server's password check, loaded at start) builds from source once its prebuilt download fails.
   run(dir, "npm", ["rebuild", "argon2", "--silent"]);
   // Node's own headers when they are installed beside it (Debian's nodejs, the official tarballs):

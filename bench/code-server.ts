@@ -27,24 +27,55 @@ const ROUNDS = Number(process.argv[3] ?? 3);
 const TARGET_RATIO = 5;
 const TIMEOUT_MS = 300_000;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const load = () => os.loadavg().map((n) => n.toFixed(1)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");
 
-async function startCodeServer(dir: string, folder: string, home: string): Promise<{ url: string; child: ChildProcess }> {
+async function startCodeServer(
+  dir: string,
+  folder: string,
+  home: string,
+): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const userData = path.join(home, "user-data");
   mkdirSync(path.join(userData, "User"), { recursive: true });
   writeFileSync(
     path.join(userData, "User", "settings.json"),
-    JSON.stringify({ "terminal.integrated.gpuAcceleration": "off", "workbench.startupEditor": "none", "security.workspace.trust.enabled": false, "telemetry.telemetryLevel": "off" }),
+    JSON.stringify({
+      "terminal.integrated.gpuAcceleration": "off",
+      "workbench.startupEditor": "none",
+      "security.workspace.trust.enabled": false,
+      "telemetry.telemetryLevel": "off",
+    }),
   );
   const child = spawn(
     CODE_SERVER_NODE,
-    [path.join(dir, "out/node/entry.js"), "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", userData, "--extensions-dir", path.join(home, "extensions"), "--disable-telemetry", "--disable-update-check", folder],
+    [
+      path.join(dir, "out/node/entry.js"),
+      "--auth",
+      "none",
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      "--user-data-dir",
+      userData,
+      "--extensions-dir",
+      path.join(home, "extensions"),
+      "--disable-telemetry",
+      "--disable-update-check",
+      folder,
+    ],
     { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, HOME: home, SHELL: "/bin/bash" } },
   );
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
   const until = Date.now() + 60_000;
-  while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}) before it was ready`);
     if (Date.now() > until) throw new Error("code-server did not become ready in a minute");
     await new Promise((r) => setTimeout(r, 250));
@@ -56,7 +87,15 @@ async function startCodeServer(dir: string, folder: string, home: string): Promi
 async function openTerminal(page: Page, ready: string, rows: string): Promise<void> {
   await page.locator(ready).first().waitFor({ timeout: 120_000 });
   const deadline = Date.now() + 60_000;
-  while (!(await page.locator(rows).first().textContent().catch(() => ""))?.match(/[$#]\s*$/m)) {
+  while (
+    !(
+      await page
+        .locator(rows)
+        .first()
+        .textContent()
+        .catch(() => "")
+    )?.match(/[$#]\s*$/m)
+  ) {
     if (Date.now() > deadline) throw new Error(`no terminal prompt in ${rows}`);
     if (!(await page.locator(rows).count())) await page.keyboard.press("Control+Backquote");
     await page.waitForTimeout(500);
@@ -70,7 +109,8 @@ async function catThrough(page: Page, rows: string, bytes: number, round: number
   const start = performance.now();
   await page.keyboard.press("Enter");
   await page.waitForFunction(
-    ([selector, marker]) => [...document.querySelectorAll(selector!)].some((element) => element.textContent?.includes(marker!)),
+    ([selector, marker]) =>
+      [...document.querySelectorAll(selector!)].some((element) => element.textContent?.includes(marker!)),
     [rows, `DONE-${value}`],
     { polling: 50, timeout: TIMEOUT_MS },
   );
@@ -101,7 +141,11 @@ try {
 
   browser = await chromium.launch(await chromiumLaunchOptions());
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addCookies(cookie.split("; ").map((pair) => ({ name: pair.split("=")[0]!, value: pair.split("=").slice(1).join("="), url: started.base })));
+  await context.addCookies(
+    cookie
+      .split("; ")
+      .map((pair) => ({ name: pair.split("=")[0]!, value: pair.split("=").slice(1).join("="), url: started.base })),
+  );
 
   const tandemPage = await context.newPage();
   await tandemPage.goto(`${started.base}/p/${project.id}`);
@@ -114,13 +158,17 @@ try {
   await openTerminal(codePage, ".monaco-workbench", codeRows);
 
   const rates = { tandem: [] as number[], codeServer: [] as number[] };
-  console.log(`file: ${(bytes / 1e6).toFixed(0)} MB; Tandem sandbox: ${sandbox}; code-server ${CODE_SERVER_VERSION} on Node ${execFileSync(CODE_SERVER_NODE, ["--version"]).toString().trim()}, Tandem on ${process.version}; cores: ${os.cpus().length}`);
+  console.log(
+    `file: ${(bytes / 1e6).toFixed(0)} MB; Tandem sandbox: ${sandbox}; code-server ${CODE_SERVER_VERSION} on Node ${execFileSync(CODE_SERVER_NODE, ["--version"]).toString().trim()}, Tandem on ${process.version}; cores: ${os.cpus().length}`,
+  );
   for (let round = 1; round <= ROUNDS; round++) {
     await codePage.bringToFront();
     rates.codeServer.push(await catThrough(codePage, codeRows, bytes, round));
     await tandemPage.bringToFront();
     rates.tandem.push(await catThrough(tandemPage, tandemRows, bytes, round));
-    console.log(`round ${round}: code-server ${rates.codeServer.at(-1)!.toFixed(1)} MB/s, Tandem ${rates.tandem.at(-1)!.toFixed(1)} MB/s; load ${load()}`);
+    console.log(
+      `round ${round}: code-server ${rates.codeServer.at(-1)!.toFixed(1)} MB/s, Tandem ${rates.tandem.at(-1)!.toFixed(1)} MB/s; load ${load()}`,
+    );
   }
   const ratio = median(rates.tandem) / median(rates.codeServer);
   console.log("");

@@ -19,7 +19,14 @@ type Timing = { first: number; all: number; matches: number };
 
 /** Raw rg: time to its first byte of output and to its exit, output drained as a reader would. */
 function rawRg(query: FindQueryInput): Promise<Timing> {
-  const args = [...RG_BASE_ARGS, query.matchCase ? "--case-sensitive" : "--ignore-case", ...(query.isRegex ? [] : ["--fixed-strings"]), "--line-number", "--regexp", query.pattern];
+  const args = [
+    ...RG_BASE_ARGS,
+    query.matchCase ? "--case-sensitive" : "--ignore-case",
+    ...(query.isRegex ? [] : ["--fixed-strings"]),
+    "--line-number",
+    "--regexp",
+    query.pattern,
+  ];
   return new Promise((resolve, reject) => {
     const start = performance.now();
     let first = Number.NaN;
@@ -38,7 +45,9 @@ async function tandem(query: FindQueryInput): Promise<Timing> {
   const start = performance.now();
   let first = Number.NaN;
   let matches = 0;
-  for await (const event of findInFiles(CORPUS, findQuerySchema.parse(query), { signal: new AbortController().signal })) {
+  for await (const event of findInFiles(CORPUS, findQuerySchema.parse(query), {
+    signal: new AbortController().signal,
+  })) {
     if (event.type === "files" && Number.isNaN(first)) first = performance.now() - start;
     if (event.type === "done") matches = event.matches;
     if (event.type === "error") throw new Error(event.message);
@@ -52,7 +61,11 @@ const ms = (x: number) => (Number.isNaN(x) ? "  —  " : `${x.toFixed(0).padStar
 async function main() {
   const scenarios: { name: string; query: FindQueryInput; first: boolean }[] = [
     { name: "literal, some hundred matches", query: { pattern: "readFileSync" }, first: true },
-    { name: "regex, case-sensitive", query: { pattern: "create[A-Z]\\w+Server", isRegex: true, matchCase: true }, first: true },
+    {
+      name: "regex, case-sensitive",
+      query: { pattern: "create[A-Z]\\w+Server", isRegex: true, matchCase: true },
+      first: true,
+    },
     { name: "no match (whole scan)", query: { pattern: "tandem-bench-no-such-text" }, first: false },
   ];
   console.log(`find in files on ${CORPUS} (${RUNS} runs each, medians; target ≤ ${TARGET}x raw rg)\n`);
@@ -71,14 +84,21 @@ async function main() {
         raw.push(await rawRg(scenario.query));
       }
     }
-    const rows: [string, number, number][] = [["all results", median(ours.map((t) => t.all)), median(raw.map((t) => t.all))]];
-    if (scenario.first) rows.unshift(["first result", median(ours.map((t) => t.first)), median(raw.map((t) => t.first))]);
-    console.log(`${scenario.name}: ${JSON.stringify(scenario.query.pattern)}, ${ours[0]!.matches} matches (rg printed ${raw[0]!.matches} lines)`);
+    const rows: [string, number, number][] = [
+      ["all results", median(ours.map((t) => t.all)), median(raw.map((t) => t.all))],
+    ];
+    if (scenario.first)
+      rows.unshift(["first result", median(ours.map((t) => t.first)), median(raw.map((t) => t.first))]);
+    console.log(
+      `${scenario.name}: ${JSON.stringify(scenario.query.pattern)}, ${ours[0]!.matches} matches (rg printed ${raw[0]!.matches} lines)`,
+    );
     for (const [what, tandemMs, rgMs] of rows) {
       const ratio = tandemMs / rgMs;
       const over = ratio > TARGET;
       missed ||= over;
-      console.log(`  ${what.padEnd(13)} tandem ${ms(tandemMs)}   rg ${ms(rgMs)}   ratio ${ratio.toFixed(2)}x${over ? `  OVER ${TARGET}x` : ""}`);
+      console.log(
+        `  ${what.padEnd(13)} tandem ${ms(tandemMs)}   rg ${ms(rgMs)}   ratio ${ratio.toFixed(2)}x${over ? `  OVER ${TARGET}x` : ""}`,
+      );
     }
   }
   if (missed) process.exitCode = 1;

@@ -54,7 +54,13 @@ try {
   const authed = new URL(url);
   authed.username = "bench";
   authed.password = TOKEN;
-  const plainEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0" } as unknown as NodeJS.ProcessEnv;
+  const plainEnv = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+  } as unknown as NodeJS.ProcessEnv;
   const tandem: number[] = [];
   const plain: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -62,8 +68,23 @@ try {
     const b = await mkdtemp(path.join(tmpdir(), "tandem-bench-git-"));
     // Alternate which goes first, so neither always meets a warm cache.
     const tasks = [
-      async () => plain.push(await time(() => run("git", ["clone", "--quiet", authed.href, b], { env: plainEnv, maxBuffer: 64 * 1024 * 1024 }))),
-      async () => tandem.push(await time(() => cloneRepository(sandbox, { projectId: "bench", root: a, remote, secret: { username: "bench", password: TOKEN } }))),
+      async () =>
+        plain.push(
+          await time(() =>
+            run("git", ["clone", "--quiet", authed.href, b], { env: plainEnv, maxBuffer: 64 * 1024 * 1024 }),
+          ),
+        ),
+      async () =>
+        tandem.push(
+          await time(() =>
+            cloneRepository(sandbox, {
+              projectId: "bench",
+              root: a,
+              remote,
+              secret: { username: "bench", password: TOKEN },
+            }),
+          ),
+        ),
     ];
     for (const task of round % 2 ? tasks.reverse() : tasks) await task();
     await Promise.all([rm(a, { recursive: true, force: true }), rm(b, { recursive: true, force: true })]);
@@ -72,7 +93,9 @@ try {
   console.log(`files: ${FILES}, rounds: ${ROUNDS}, sandbox: ${mode}`);
   console.log(`plain git clone:   ${median(plain).toFixed(0)} ms (median)`);
   console.log(`Tandem clone:      ${median(tandem).toFixed(0)} ms (median)`);
-  console.log(`ratio: ${ratio.toFixed(2)}x (target ≤ ${TARGET_RATIO}x) ${ratio <= TARGET_RATIO ? "OK" : "OVER TARGET"}`);
+  console.log(
+    `ratio: ${ratio.toFixed(2)}x (target ≤ ${TARGET_RATIO}x) ${ratio <= TARGET_RATIO ? "OK" : "OVER TARGET"}`,
+  );
 } finally {
   await server.close();
 }

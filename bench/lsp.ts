@@ -27,9 +27,26 @@ const MAP_UPDATE_TARGET = 0.1;
 
 function tsProject(root: string, files: number): void {
   mkdirSync(path.join(root, "src"), { recursive: true });
-  writeFileSync(path.join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true, skipLibCheck: true }, include: ["src"] }));
+  writeFileSync(
+    path.join(root, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        target: "es2022",
+        module: "esnext",
+        moduleResolution: "bundler",
+        noEmit: true,
+        skipLibCheck: true,
+      },
+      include: ["src"],
+    }),
+  );
   for (let i = 0; i < files; i++) {
-    const imports = i === 0 ? "" : `import { make${i - 1}, type Shape${i - 1} } from "./module${i - 1}";\n` + (i > 1 ? `import { make${Math.floor(i / 2)} } from "./module${Math.floor(i / 2)}";\n` : "");
+    const imports =
+      i === 0
+        ? ""
+        : `import { make${i - 1}, type Shape${i - 1} } from "./module${i - 1}";\n` +
+          (i > 1 ? `import { make${Math.floor(i / 2)} } from "./module${Math.floor(i / 2)}";\n` : "");
     const body = `
 export interface Shape${i} { id: number; name: string; size: number; parent?: ${i === 0 ? "number" : `Shape${i - 1}`} }
 export function make${i}(id: number): Shape${i} {
@@ -93,7 +110,9 @@ async function main(): Promise<void> {
     tsProject(project, 1_000);
     const tsc = time(() => {
       try {
-        execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "--noEmit", "-p", project], { stdio: "ignore" });
+        execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "--noEmit", "-p", project], {
+          stdio: "ignore",
+        });
       } catch {
         // The project has one deliberate error: tsc exits 2.
       }
@@ -101,21 +120,32 @@ async function main(): Promise<void> {
     const tsWorkspace = await Workspace.open(project);
     const language = servers.forProject("bench-ts", tsWorkspace);
     const first = await timeAsync(() => language.problems("src/module999.ts"));
-    if (!first.value.some((p) => p.severity === "error")) failures.push("the server did not report the deliberate error");
+    if (!first.value.some((p) => p.severity === "error"))
+      failures.push("the server did not report the deliberate error");
     const ratio = first.ms / tsc.ms;
-    console.log(`first diagnostics, 1,000 files: server ${first.ms.toFixed(0)} ms, tsc --noEmit ${tsc.ms.toFixed(0)} ms, ratio ${ratio.toFixed(2)} (target <= ${FIRST_DIAGNOSTICS_TARGET})`);
+    console.log(
+      `first diagnostics, 1,000 files: server ${first.ms.toFixed(0)} ms, tsc --noEmit ${tsc.ms.toFixed(0)} ms, ratio ${ratio.toFixed(2)} (target <= ${FIRST_DIAGNOSTICS_TARGET})`,
+    );
     if (ratio > FIRST_DIAGNOSTICS_TARGET) failures.push(`first diagnostics ${ratio.toFixed(2)}x tsc`);
     const again = await timeAsync(() => language.problems("src/module500.ts"));
     console.log(`diagnostics of another file, warm server: ${again.ms.toFixed(0)} ms`);
-    console.log(`memory, typescript server (language server + tsserver + sandbox): ${rssMb(servers.hub("bench-ts", tsWorkspace, "typescript").pid).toFixed(0)} MB`);
+    console.log(
+      `memory, typescript server (language server + tsserver + sandbox): ${rssMb(servers.hub("bench-ts", tsWorkspace, "typescript").pid).toFixed(0)} MB`,
+    );
 
     const py = path.join(base, "py");
     mkdirSync(py);
-    for (let i = 0; i < 200; i++) writeFileSync(path.join(py, `mod${i}.py`), `${i > 0 ? `from mod${i - 1} import make${i - 1}\n` : ""}\ndef make${i}(n: int) -> int:\n    return ${i > 0 ? `make${i - 1}(n) + 1` : "n"}\n`);
+    for (let i = 0; i < 200; i++)
+      writeFileSync(
+        path.join(py, `mod${i}.py`),
+        `${i > 0 ? `from mod${i - 1} import make${i - 1}\n` : ""}\ndef make${i}(n: int) -> int:\n    return ${i > 0 ? `make${i - 1}(n) + 1` : "n"}\n`,
+      );
     const pyWorkspace = await Workspace.open(py);
     const pyLanguage = servers.forProject("bench-py", pyWorkspace);
     const pyFirst = await timeAsync(() => pyLanguage.problems("mod199.py"));
-    console.log(`first diagnostics, 200 Python files (pyright): ${pyFirst.ms.toFixed(0)} ms; memory ${rssMb(servers.hub("bench-py", pyWorkspace, "python").pid).toFixed(0)} MB`);
+    console.log(
+      `first diagnostics, 200 Python files (pyright): ${pyFirst.ms.toFixed(0)} ms; memory ${rssMb(servers.hub("bench-py", pyWorkspace, "python").pid).toFixed(0)} MB`,
+    );
 
     const big = path.join(base, "map");
     mkdirSync(path.join(big, "src"), { recursive: true });
@@ -123,21 +153,32 @@ async function main(): Promise<void> {
       const dir = path.join(big, "src", `pkg${i % 100}`);
       if (i < 100) mkdirSync(dir, { recursive: true });
       const uses = i > 0 ? `import { service${i - 1} } from "../pkg${(i - 1) % 100}/file${i - 1}";\n` : "";
-      writeFileSync(path.join(dir, `file${i}.ts`), `${uses}export function service${i}(input: number): number {\n  return ${i > 0 ? `service${i - 1}(input) + ` : ""}${i};\n}\nexport interface Options${i} { depth: number }\n`);
+      writeFileSync(
+        path.join(dir, `file${i}.ts`),
+        `${uses}export function service${i}(input: number): number {\n  return ${i > 0 ? `service${i - 1}(input) + ` : ""}${i};\n}\nexport interface Options${i} { depth: number }\n`,
+      );
     }
     const rg = await rgFiles(big);
     const map = new RepoMap(await Workspace.open(big));
     const build = await timeAsync(() => map.render({ maxTokens: 1024 }));
-    console.log(`repo map, 10,000 files: build ${build.ms.toFixed(0)} ms, rg --files ${rg.toFixed(0)} ms, ratio ${(build.ms / rg).toFixed(1)} (target <= ${MAP_BUILD_TARGET}); ${build.value.shownDefinitions} of ${build.value.definitions} definitions shown`);
+    console.log(
+      `repo map, 10,000 files: build ${build.ms.toFixed(0)} ms, rg --files ${rg.toFixed(0)} ms, ratio ${(build.ms / rg).toFixed(1)} (target <= ${MAP_BUILD_TARGET}); ${build.value.shownDefinitions} of ${build.value.definitions} definitions shown`,
+    );
     if (build.ms / rg > MAP_BUILD_TARGET) failures.push(`repo map build ${(build.ms / rg).toFixed(1)}x rg --files`);
-    writeFileSync(path.join(big, "src/pkg7/file7.ts"), "export function service7(input: number): number {\n  return input;\n}\nexport function brandNew() {}\n");
+    writeFileSync(
+      path.join(big, "src/pkg7/file7.ts"),
+      "export function service7(input: number): number {\n  return input;\n}\nexport function brandNew() {}\n",
+    );
     const update = await timeAsync(async () => {
       await map.filesChanged([{ type: "change", path: "src/pkg7/file7.ts" }]);
       return map.render({ maxTokens: 1024 });
     });
     const share = update.ms / build.ms;
-    console.log(`repo map, update after one change (re-tag + re-rank + render): ${update.ms.toFixed(0)} ms, ${(share * 100).toFixed(1)}% of the build (target <= ${MAP_UPDATE_TARGET * 100}%)`);
-    if (!update.value.text.includes("brandNew") && update.value.shownDefinitions === update.value.definitions) failures.push("the update lost the new definition");
+    console.log(
+      `repo map, update after one change (re-tag + re-rank + render): ${update.ms.toFixed(0)} ms, ${(share * 100).toFixed(1)}% of the build (target <= ${MAP_UPDATE_TARGET * 100}%)`,
+    );
+    if (!update.value.text.includes("brandNew") && update.value.shownDefinitions === update.value.definitions)
+      failures.push("the update lost the new definition");
     if (share > MAP_UPDATE_TARGET) failures.push(`repo map update ${(share * 100).toFixed(1)}% of the build`);
   } finally {
     await servers.dispose();

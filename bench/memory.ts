@@ -40,7 +40,9 @@ function describe(cmdline: string[]): string {
   const [exe = "?", ...args] = cmdline;
   if (/postgres/.test(exe) || /^postgres:/.test(exe)) return cmdline.join(" ").replace(/\s+/g, " ").slice(0, 60);
   const script = args.find((a) => !a.startsWith("-") && a !== "tsx");
-  return `${path.basename(exe)} ${script ? path.relative(ROOT, path.resolve(ROOT, script)) || script : ""}`.trim().slice(0, 60);
+  return `${path.basename(exe)} ${script ? path.relative(ROOT, path.resolve(ROOT, script)) || script : ""}`
+    .trim()
+    .slice(0, 60);
 }
 
 /** The process and everything below it, from /proc's parent links. */
@@ -81,35 +83,59 @@ async function round(): Promise<Usage[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-memory-"));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", TANDEM_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    TANDEM_DATA_DIR: dataDir,
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
   delete env.DATABASE_URL;
   const npm = spawn("npm", ["start"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env, detached: true });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const until = Date.now() + 600_000;
-    while (!(await fetch(`${base}/api/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${base}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (npm.exitCode !== null) throw new Error(`npm start exited (${npm.exitCode}) before it was ready`);
       if (Date.now() > until) throw new Error("Tandem did not become ready in 10 minutes");
       await sleep(250);
     }
     const cookie = await signUp(base);
     const call = async (procedure: string, input: unknown) => {
-      const response = await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json", origin: base }, body: JSON.stringify({ json: input }) });
+      const response = await fetch(`${base}/api/trpc/${procedure}`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json", origin: base },
+        body: JSON.stringify({ json: input }),
+      });
       if (!response.ok) throw new Error(`${procedure}: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { result: { data: { json: { id: string } } } }).result.data.json;
     };
     const project = await call("project.create", { name: "Bench" });
-    await call("fs.create", { projectId: project.id, path: "index.ts", content: "export function main() {}\n", createParents: true });
+    await call("fs.create", {
+      projectId: project.id,
+      path: "index.ts",
+      content: "export function main() {}\n",
+      createParents: true,
+    });
 
-    await context.addCookies(cookie.split("; ").map((pair) => {
-      const [name, ...value] = pair.split("=");
-      return { name: name!, value: value.join("="), url: base };
-    }));
+    await context.addCookies(
+      cookie.split("; ").map((pair) => {
+        const [name, ...value] = pair.split("=");
+        return { name: name!, value: value.join("="), url: base };
+      }),
+    );
     const page = await context.newPage();
     await page.goto(`${base}/p/${project.id}`);
     await page.getByTestId("tree-item-index.ts").waitFor({ timeout: 120_000 });
     await sleep(IDLE_MS);
-    return tree(npm.pid!).map(usageOf).filter((u): u is Usage => u !== null);
+    return tree(npm.pid!)
+      .map(usageOf)
+      .filter((u): u is Usage => u !== null);
   } finally {
     await context.close();
     // The whole group: npm, and whatever it started.
@@ -142,7 +168,12 @@ try {
 const bare = await reference();
 const { processes } = median;
 const total = processes.reduce((sum, p) => ({ rss: sum.rss + p.rssKb, pss: sum.pss + p.pssKb }), { rss: 0, pss: 0 });
-console.log(`\nbench:memory — idle ${IDLE_MS / 1000} s after one project opened; ${ROUNDS} rounds, the median round below; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+console.log(
+  `\nbench:memory — idle ${IDLE_MS / 1000} s after one project opened; ${ROUNDS} rounds, the median round below; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}\n`,
+);
 console.log("| pid | process | RSS | PSS |");
 console.log("|---|---|---|---|");
 for (const p of processes) console.log(`| ${p.pid} | ${p.name} | ${mb(p.rssKb)} | ${mb(p.pssKb)} |`);
@@ -150,4 +181,6 @@ console.log(`| | **all ${processes.length} processes** | ${mb(total.rss)} | **${
 console.log(`| | reference: bare idle node | ${mb(bare.rssKb)} | ${mb(bare.pssKb)} |`);
 console.log(`\nPSS in all, each round: ${totals.map(mb).join(", ")}`);
 const verdict = total.pss / 1024 <= TARGET_MB ? "met" : "MISSED";
-console.log(`median total PSS vs target ${TARGET_MB} MB: ×${(total.pss / 1024 / TARGET_MB).toFixed(2)} (${verdict}); vs a bare Node process: ×${(total.pss / bare.pssKb).toFixed(1)}`);
+console.log(
+  `median total PSS vs target ${TARGET_MB} MB: ×${(total.pss / 1024 / TARGET_MB).toFixed(2)} (${verdict}); vs a bare Node process: ×${(total.pss / bare.pssKb).toFixed(1)}`,
+);

@@ -60,7 +60,9 @@ async function main() {
   // The download server runs in a process of its own, as a registry would: in this one it would
   // compete with the proxy for the same thread.
   const server = spawn(process.execPath, ["-e", SERVER, String(DOWNLOAD_MB)], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise<number>((resolve) => server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+  const port = await new Promise<number>((resolve) =>
+    server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+  );
   const sandbox = createSandbox({
     host: defaultSandboxHost("bwrap", { dataDir: path.join(workspace, ".data"), limits: DEFAULT_LIMITS }),
     policies: { get: async () => ({ policy: "allow-list", allowHosts: ["bench.test"] }) },
@@ -69,9 +71,21 @@ async function main() {
 
   async function timed(network: boolean, command: string[]): Promise<{ ms: number; stdout: string }> {
     const started = performance.now();
-    const launch = await sandbox.launch({ workspaceRoot: workspace, command, newSession: true, projectId: network ? "bench" : undefined, source: { kind: "session", id: "bench" } });
+    const launch = await sandbox.launch({
+      workspaceRoot: workspace,
+      command,
+      newSession: true,
+      projectId: network ? "bench" : undefined,
+      source: { kind: "session", id: "bench" },
+    });
     const c = launch.command;
-    const { stdout } = await run(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, uid: c.uid, gid: c.gid, maxBuffer: 1 << 20 });
+    const { stdout } = await run(c.file, c.args, {
+      env: c.env as NodeJS.ProcessEnv,
+      cwd: c.cwd,
+      uid: c.uid,
+      gid: c.gid,
+      maxBuffer: 1 << 20,
+    });
     await launch.close();
     return { ms: performance.now() - started, stdout };
   }
@@ -90,8 +104,12 @@ async function main() {
   const d = median(direct);
   console.log(`start-up, median of ${STARTS}:`);
   console.log(`  direct true              ${d.toFixed(1)} ms`);
-  console.log(`  sandboxed true           ${median(sandboxed).toFixed(1)} ms  (${(median(sandboxed) / d).toFixed(1)}x)`);
-  console.log(`  sandboxed true + network ${median(bridged).toFixed(1)} ms  (${(median(bridged) / d).toFixed(1)}x; the bridge starts node)`);
+  console.log(
+    `  sandboxed true           ${median(sandboxed).toFixed(1)} ms  (${(median(sandboxed) / d).toFixed(1)}x)`,
+  );
+  console.log(
+    `  sandboxed true + network ${median(bridged).toFixed(1)} ms  (${(median(bridged) / d).toFixed(1)}x; the bridge starts node)`,
+  );
 
   const curl = ["-s", "-o", "/dev/null", "-w", "%{time_total}"];
   // The reference relay: socat in a process of its own, when installed.
@@ -103,12 +121,17 @@ async function main() {
     await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
     socatPort = (free.address() as net.AddressInfo).port;
     await new Promise((resolve) => free.close(resolve));
-    socat = spawn("socat", ["-b", String(1 << 20), `TCP-LISTEN:${socatPort},bind=127.0.0.1,fork,reuseaddr`, `TCP:127.0.0.1:${port}`], { stdio: "ignore" });
+    socat = spawn(
+      "socat",
+      ["-b", String(1 << 20), `TCP-LISTEN:${socatPort},bind=127.0.0.1,fork,reuseaddr`, `TCP:127.0.0.1:${port}`],
+      { stdio: "ignore" },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
   } catch {
     socat = undefined;
   }
-  const niced = (url: string) => run("/usr/bin/nice", ["-n", String(DEFAULT_LIMITS.nice), "curl", ...curl, "--noproxy", "*", url]);
+  const niced = (url: string) =>
+    run("/usr/bin/nice", ["-n", String(DEFAULT_LIMITS.nice), "curl", ...curl, "--noproxy", "*", url]);
   const socatTimes: number[] = [];
 
   const directTimes: number[] = [];
@@ -120,7 +143,9 @@ async function main() {
   const directCurl = [...curl, "--noproxy", "*", `http://127.0.0.1:${port}/`];
   for (let i = 0; i < DOWNLOADS; i++) {
     directTimes.push(Number((await run("curl", directCurl)).stdout));
-    nicedTimes.push(Number((await run("/usr/bin/nice", ["-n", String(DEFAULT_LIMITS.nice), "curl", ...directCurl])).stdout));
+    nicedTimes.push(
+      Number((await run("/usr/bin/nice", ["-n", String(DEFAULT_LIMITS.nice), "curl", ...directCurl])).stdout),
+    );
     const cpu = process.cpuUsage();
     proxyTimes.push(Number((await timed(true, ["curl", ...curl, `http://bench.test:${port}/`])).stdout));
     const used = process.cpuUsage(cpu);
@@ -132,14 +157,22 @@ async function main() {
   const pt = median(proxyTimes);
   const ratio = pt / nt;
   const [load] = loadavg();
-  console.log(`download of ${DOWNLOAD_MB} MiB, median of ${DOWNLOADS} (load average ${load!.toFixed(2)} on ${availableParallelism()} cores):`);
-  console.log(`  direct                    ${(DOWNLOAD_MB / dt).toFixed(0)} MiB/s  (time ratio of the proxy to it ${(pt / dt).toFixed(2)}x)`);
+  console.log(
+    `download of ${DOWNLOAD_MB} MiB, median of ${DOWNLOADS} (load average ${load!.toFixed(2)} on ${availableParallelism()} cores):`,
+  );
+  console.log(
+    `  direct                    ${(DOWNLOAD_MB / dt).toFixed(0)} MiB/s  (time ratio of the proxy to it ${(pt / dt).toFixed(2)}x)`,
+  );
   console.log(`  direct at nice ${DEFAULT_LIMITS.nice}          ${(DOWNLOAD_MB / nt).toFixed(0)} MiB/s`);
-  console.log(`  through proxy, at nice ${DEFAULT_LIMITS.nice}  ${(DOWNLOAD_MB / pt).toFixed(0)} MiB/s  (time ratio ${ratio.toFixed(2)}x, target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"})`);
+  console.log(
+    `  through proxy, at nice ${DEFAULT_LIMITS.nice}  ${(DOWNLOAD_MB / pt).toFixed(0)} MiB/s  (time ratio ${ratio.toFixed(2)}x, target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"})`,
+  );
   console.log(`  proxy CPU per GiB         ${median(proxyCpu).toFixed(2)} s (user and system, median)`);
   if (socat) {
     const st = median(socatTimes);
-    console.log(`  socat, at nice ${DEFAULT_LIMITS.nice}         ${(DOWNLOAD_MB / st).toFixed(0)} MiB/s  (time ratio ${(st / nt).toFixed(2)}x: what one relay in C costs here)`);
+    console.log(
+      `  socat, at nice ${DEFAULT_LIMITS.nice}         ${(DOWNLOAD_MB / st).toFixed(0)} MiB/s  (time ratio ${(st / nt).toFixed(2)}x: what one relay in C costs here)`,
+    );
   } else console.log("  socat                     not installed (apt-get install socat to compare with a relay in C)");
   socat?.kill();
   server.kill();

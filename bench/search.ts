@@ -81,7 +81,12 @@ async function main(): Promise<void> {
     {
       name: 'grep content "createTwoFilesPatch"',
       target: GREP_TARGET,
-      tool: tool(grepTool, { pattern: "createTwoFilesPatch", path: CORPUS, output_mode: "content", head_limit: 10_000 }),
+      tool: tool(grepTool, {
+        pattern: "createTwoFilesPatch",
+        path: CORPUS,
+        output_mode: "content",
+        head_limit: 10_000,
+      }),
       rg: ["--no-heading", "-n", "createTwoFilesPatch", CORPUS],
       grep: ["-rn", "createTwoFilesPatch", CORPUS],
     },
@@ -95,7 +100,14 @@ async function main(): Promise<void> {
     {
       name: 'grep count -i "readability" (type js)',
       target: GREP_TARGET,
-      tool: tool(grepTool, { pattern: "readability", path: CORPUS, "-i": true, type: "js", output_mode: "count", head_limit: 10_000 }),
+      tool: tool(grepTool, {
+        pattern: "readability",
+        path: CORPUS,
+        "-i": true,
+        type: "js",
+        output_mode: "count",
+        head_limit: 10_000,
+      }),
       rg: ["-c", "-i", "-t", "js", "readability", CORPUS],
       grep: ["-rci", "--include=*.js", "readability", CORPUS],
     },
@@ -145,7 +157,8 @@ async function main(): Promise<void> {
     ]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   console.log(line(header));
   for (const row of rows) console.log(line(row));
   rmSync(outputs, { recursive: true, force: true });

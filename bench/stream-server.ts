@@ -35,7 +35,11 @@ const headersOf = (req: http.IncomingMessage) => {
   for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value);
   return headers;
 };
-const trpcHttp = createHTTPHandler({ router: appRouter, basePath: "/api/trpc/", createContext: ({ req }) => createContext(services, headersOf(req)) });
+const trpcHttp = createHTTPHandler({
+  router: appRouter,
+  basePath: "/api/trpc/",
+  createContext: ({ req }) => createContext(services, headersOf(req)),
+});
 const authHandler = toNodeHandler(services.auth);
 const server = http.createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
@@ -46,7 +50,8 @@ const wss = new WebSocketServer({ noServer: true });
 applyWSSHandler({
   wss,
   router: appRouter,
-  createContext: ({ req, res, info }) => createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
+  createContext: ({ req, res, info }) =>
+    createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
 });
 server.on("upgrade", (req, socket, head) =>
   wss.handleUpgrade(req, socket, head, (ws) => {

@@ -163,26 +163,48 @@ const latencyOf = (text: string, at: number, into: Sample) => {
 // 450-511 MB; 16 MB (V8's default) 3-12 / 65-180 ms over two. bench:memory: 4 MB 264-308 MB
 // (median of five 282), 8 MB 291-300, 16 MB 348-354 MB. So npm start passes
 // --max-semi-space-size=4.
-const startScript = (JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+const startScript = (
+  JSON.parse(await readFile(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as {
+    scripts: { start: string };
+  }
+).scripts.start;
 const startWords = startScript.split(" ");
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS ?? startWords.filter((word) => word.startsWith("--")).join(" ");
 const START_ENV = Object.fromEntries(
-  startWords.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]),
+  startWords
+    .filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+    .map((word) => [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]),
 );
 const tandem = fork(path.join(import.meta.dirname, "stream-server.ts"), [model.url], {
-  execArgv: [...NODE_FLAGS.split(" ").filter(Boolean), "--import", "tsx", ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
+  execArgv: [
+    ...NODE_FLAGS.split(" ").filter(Boolean),
+    "--import",
+    "tsx",
+    ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []),
+  ],
   env: { ...START_ENV, ...process.env },
   stdio: "inherit",
 });
-type Stats = { rowsWritten: number; inserts: number; deltasPublished: number; rss: number; peakRss: number; loopDelayP50: number; loopDelayP99: number; loopDelayMax: number; cpuMs: number };
-const fromTandem = <T>(type: string) => new Promise<T>((resolve) => {
-  const onMessage = (message: { type: string } & T) => {
-    if (message.type !== type) return;
-    tandem.off("message", onMessage);
-    resolve(message);
-  };
-  tandem.on("message", onMessage);
-});
+type Stats = {
+  rowsWritten: number;
+  inserts: number;
+  deltasPublished: number;
+  rss: number;
+  peakRss: number;
+  loopDelayP50: number;
+  loopDelayP99: number;
+  loopDelayMax: number;
+  cpuMs: number;
+};
+const fromTandem = <T>(type: string) =>
+  new Promise<T>((resolve) => {
+    const onMessage = (message: { type: string } & T) => {
+      if (message.type !== type) return;
+      tandem.off("message", onMessage);
+      resolve(message);
+    };
+    tandem.on("message", onMessage);
+  });
 const stats = () => {
   const reply = fromTandem<Stats>("stats");
   tandem.send({ type: "stats" });
@@ -196,7 +218,10 @@ class CookieWebSocket extends WebSocket {
     super(url, protocols, { headers: { cookie } });
   }
 }
-const wsClient = createWSClient({ url: `${base.replace("http", "ws")}/api/trpc/ws`, WebSocket: CookieWebSocket as unknown as typeof globalThis.WebSocket });
+const wsClient = createWSClient({
+  url: `${base.replace("http", "ws")}/api/trpc/ws`,
+  WebSocket: CookieWebSocket as unknown as typeof globalThis.WebSocket,
+});
 const trpc = createTRPCClient<AppRouter>({
   links: [
     splitLink({
@@ -209,7 +234,12 @@ const trpc = createTRPCClient<AppRouter>({
 const project = await trpc.project.create.mutate({ name: "Bench" });
 
 // (a) the provider stream, consumed directly.
-const provider = createOpenAICompatible({ name: "openai-compatible", baseURL: model.url, apiKey: "bench", includeUsage: true });
+const provider = createOpenAICompatible({
+  name: "openai-compatible",
+  baseURL: model.url,
+  apiKey: "bench",
+  includeUsage: true,
+});
 async function direct(label: string, into: Sample, firsts: Sample) {
   model.add(reply(label));
   const asked = now();
@@ -265,11 +295,15 @@ async function measure(name: string, count: number) {
   const a: Sample = [];
   const b: Sample = [];
   const [aFirst, bFirst]: [Sample, Sample] = [[], []];
-  await Promise.all(Array.from({ length: count }, (_, i) => direct(`${name}-direct-${String(i).padStart(3, "0")}`, a, aFirst)));
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => direct(`${name}-direct-${String(i).padStart(3, "0")}`, a, aFirst)),
+  );
   const before = await stats();
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(Array.from({ length: count }, (_, i) => throughTandem(`${name}-tandem-${String(i).padStart(3, "0")}`, b, bFirst)));
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => throughTandem(`${name}-tandem-${String(i).padStart(3, "0")}`, b, bFirst)),
+  );
   const seconds = (performance.now() - started) / 1000;
   const benchCpu = process.cpuUsage(benchCpuBefore);
   const after = await stats();
@@ -282,11 +316,30 @@ async function measure(name: string, count: number) {
   // How busy the clients and the scripted model were: near 100% they, not Tandem, would be late.
   const benchCpuShare = (benchCpu.user + benchCpu.system) / 1e6 / seconds;
   const tandemCpuShare = (after.cpuMs - before.cpuMs) / 1e3 / seconds;
-  return { name, count, a, b, aFirst, bFirst, rowsPerSecond, piecesPerToken, insertsPerSecond, peakRssMb: after.peakRss / 1e6, perSessionKb, cpuPerTokenUs, tandemCpuShare, benchCpuShare, seconds, loop: after };
+  return {
+    name,
+    count,
+    a,
+    b,
+    aFirst,
+    bFirst,
+    rowsPerSecond,
+    piecesPerToken,
+    insertsPerSecond,
+    peakRssMb: after.peakRss / 1e6,
+    perSessionKb,
+    cpuPerTokenUs,
+    tandemCpuShare,
+    benchCpuShare,
+    seconds,
+    loop: after,
+  };
 }
 
 await measure("warmup", 2);
-const results: Array<Awaited<ReturnType<typeof measure>> & { firstBurst?: boolean; round?: number }> = [await measure("one", 1)];
+const results: Array<Awaited<ReturnType<typeof measure>> & { firstBurst?: boolean; round?: number }> = [
+  await measure("one", 1),
+];
 // The first burst after the server started, shown apart and not held to the targets: many code
 // paths run hot for the first time (V8 compiles them as they go) and the database pool opens its
 // connections (each a Postgres backend and a SCRAM handshake). At 50 sessions, with no limit on
@@ -300,9 +353,24 @@ for (let round = 1; round <= ROUNDS; round++) {
 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
-console.log(`\nStreaming latency, ${TOKENS} tokens per session at one every ${TOKEN_INTERVAL_MS} ms (model write → client receive)\n`);
-console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}; Tandem's Node flags: ${NODE_FLAGS || "(none)"}${Object.keys(START_ENV).length ? `, environment: ${Object.entries(START_ENV).map(([k]) => `${k}=${process.env[k] ?? START_ENV[k]}`).join(" ")}` : ""}\n`);
-console.log("| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | first text p50 / p99, direct → Tandem | event-loop delay p50 / p99 / max | Tandem CPU per token | CPU Tandem / bench | text pieces per token | DB rows/s (INSERTs/s) | peak RSS | per session |");
+console.log(
+  `\nStreaming latency, ${TOKENS} tokens per session at one every ${TOKEN_INTERVAL_MS} ms (model write → client receive)\n`,
+);
+console.log(
+  `load average: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}; cores: ${os.cpus().length}; Tandem's Node flags: ${NODE_FLAGS || "(none)"}${
+    Object.keys(START_ENV).length
+      ? `, environment: ${Object.entries(START_ENV)
+          .map(([k]) => `${k}=${process.env[k] ?? START_ENV[k]}`)
+          .join(" ")}`
+      : ""
+  }\n`,
+);
+console.log(
+  "| sessions | provider direct p50 / p99 | Tandem over WebSocket p50 / p99 | added p50 / p99 | target | first text p50 / p99, direct → Tandem | event-loop delay p50 / p99 / max | Tandem CPU per token | CPU Tandem / bench | text pieces per token | DB rows/s (INSERTs/s) | peak RSS | per session |",
+);
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 // The issue's targets: up to 50 sessions p50 < 5 ms and p99 < 50 ms added; 200 sessions p99 < 200 ms.
 const targetOf = (count: number) => (count <= 50 ? { p50: 5, p99: 50 } : { p50: Infinity, p99: 200 });
@@ -311,7 +379,9 @@ for (const r of results) {
   const t = targetOf(r.count);
   const target = `${t.p50 < Infinity ? `p50 < ${t.p50} ms, ` : ""}p99 < ${t.p99} ms`;
   const met = b50 - a50 < t.p50 && b99 - a99 < t.p99;
-  const verdict = r.firstBurst ? "the first burst after start: not judged" : `${target}: ${met ? "met" : "MISSED"} (p99 ×${((b99 - a99) / t.p99).toFixed(2)} of target)`;
+  const verdict = r.firstBurst
+    ? "the first burst after start: not judged"
+    : `${target}: ${met ? "met" : "MISSED"} (p99 ×${((b99 - a99) / t.p99).toFixed(2)} of target)`;
   const loop = `${fmt(r.loop.loopDelayP50)} / ${fmt(r.loop.loopDelayP99)} / ${fmt(r.loop.loopDelayMax)}`;
   const first = `${fmt(percentile(r.aFirst, 50))} / ${fmt(percentile(r.aFirst, 99))} → ${fmt(percentile(r.bFirst, 50))} / ${fmt(percentile(r.bFirst, 99))}`;
   const perSession = r.count === 1 ? "-" : `${r.perSessionKb.toFixed(0)} kB`;
@@ -322,7 +392,10 @@ for (const r of results) {
     console.log(`  (samples: direct ${r.a.length}, Tandem ${r.b.length}, expected ${r.count * TOKENS} each)`);
   }
 }
-const added = (r: (typeof results)[number]) => ({ p50: percentile(r.b, 50) - percentile(r.a, 50), p99: percentile(r.b, 99) - percentile(r.a, 99) });
+const added = (r: (typeof results)[number]) => ({
+  p50: percentile(r.b, 50) - percentile(r.a, 50),
+  p99: percentile(r.b, 99) - percentile(r.a, 99),
+});
 const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 console.log(`\nJudged on the median of ${ROUNDS} rounds (each round's added latency, then the middle one):`);
 for (const count of SESSIONS) {
@@ -335,14 +408,28 @@ for (const count of SESSIONS) {
       `${t.p50 < Infinity ? `p50 < ${t.p50} ms, ` : ""}p99 < ${t.p99} ms ${met ? "met" : "MISSED"} (p99 ×${(p99 / t.p99).toFixed(2)} of target)`,
   );
 }
-console.log("\nText pieces per token: the streamed text's pieces Tandem published to viewers, over the tokens the model wrote. Under 1 when tokens that came while the server was busy were joined (server/agent/model-thread/).");
-console.log("First text: from asking (streamText's call; Tandem: the send's HTTP call, which a person's wait starts with) to the session's first text at the client.");
-console.log("\nDB rows/s: session events written while the Tandem sessions streamed (tokens are coalesced into one row per ~50 ms per session); INSERTs/s: the statements that wrote them (the rows of all sessions share one INSERT at a time).");
-console.log("Event-loop delay: how late the Tandem process ran timers while the sessions streamed (perf_hooks, 10 ms resolution; the lateness beyond it, 0 when idle).");
-console.log("CPU per token: user + system CPU time of the Tandem process while the sessions streamed (setup of each turn included), over the tokens streamed.");
-console.log("CPU Tandem / bench: CPU time of the Tandem process and of this process (the scripted model and the viewers) over the streaming time, in cores (100% = one core).");
+console.log(
+  "\nText pieces per token: the streamed text's pieces Tandem published to viewers, over the tokens the model wrote. Under 1 when tokens that came while the server was busy were joined (server/agent/model-thread/).",
+);
+console.log(
+  "First text: from asking (streamText's call; Tandem: the send's HTTP call, which a person's wait starts with) to the session's first text at the client.",
+);
+console.log(
+  "\nDB rows/s: session events written while the Tandem sessions streamed (tokens are coalesced into one row per ~50 ms per session); INSERTs/s: the statements that wrote them (the rows of all sessions share one INSERT at a time).",
+);
+console.log(
+  "Event-loop delay: how late the Tandem process ran timers while the sessions streamed (perf_hooks, 10 ms resolution; the lateness beyond it, 0 when idle).",
+);
+console.log(
+  "CPU per token: user + system CPU time of the Tandem process while the sessions streamed (setup of each turn included), over the tokens streamed.",
+);
+console.log(
+  "CPU Tandem / bench: CPU time of the Tandem process and of this process (the scripted model and the viewers) over the streaming time, in cores (100% = one core).",
+);
 console.log("Per session: the Tandem process's peak RSS while N sessions streamed, minus its RSS before, over N.");
-console.log("Peak RSS: the Tandem server process (Node + embedded Postgres client side; Postgres itself runs in its own processes).");
+console.log(
+  "Peak RSS: the Tandem server process (Node + embedded Postgres client side; Postgres itself runs in its own processes).",
+);
 
 wsClient.close();
 tandem.send({ type: "stop" });

@@ -6,7 +6,11 @@ import { freePort } from "@/scripts/free-port.mjs";
 export { freePort };
 
 /** Starts scripts/start.mjs on a free port against `databaseUrl`, and waits until it is ready. `env` adds to or overrides the defaults. */
-export async function startTandem(dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
+export async function startTandem(
+  dataDir: string,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ["scripts/start.mjs"], {
@@ -28,7 +32,10 @@ export async function startTandem(dataDir: string, databaseUrl: string, env: Rec
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Tandem exited (${child.exitCode}) before it was ready`);
     if (Date.now() > until) throw new Error("Tandem did not become ready in 5 minutes");
-    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { base, child };
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -49,7 +56,10 @@ export async function signUp(base: string): Promise<string> {
     body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
   });
   if (!response.ok) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
-  return response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 /** A tRPC call as a script makes it: the login cookie, no Origin. */
@@ -59,7 +69,11 @@ export function api(base: string, cookie: string) {
     const response =
       kind === "query"
         ? await fetch(`${base}/api/trpc/${procedure}?input=${encodeURIComponent(body)}`, { headers: { cookie } })
-        : await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body });
+        : await fetch(`${base}/api/trpc/${procedure}`, {
+            method: "POST",
+            headers: { cookie, "content-type": "application/json" },
+            body,
+          });
     const json = (await response.json()) as { result?: { data?: { json?: T } }; error?: unknown };
     if (!response.ok) throw new Error(`${procedure}: ${JSON.stringify(json.error)}`);
     return json.result!.data!.json!;

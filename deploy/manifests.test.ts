@@ -29,11 +29,15 @@ const named = (kind: string, name: string): Loose => {
 };
 const compose: Loose = readYamlDocuments(path.join(deployDir, "compose.yaml"))[0];
 // The Tandem instances: the services built from the shared `x-tandem` block's image.
-const tandemServices = Object.entries(compose.services as Record<string, Loose>).filter(([, service]) => service.image === compose["x-tandem"].image);
+const tandemServices = Object.entries(compose.services as Record<string, Loose>).filter(
+  ([, service]) => service.image === compose["x-tandem"].image,
+);
 
 /** A .env file's assignments (the format Compose's env_file reads: KEY=value, # comments). */
 function readEnvFile(file: string): Record<string, string> {
-  const lines = readFileSync(file, "utf8").split("\n").filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line));
+  const lines = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line));
   return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
 }
 
@@ -41,8 +45,17 @@ const exampleSecret = "0123456789abcdef".repeat(4);
 
 describe("deploy/k8s", () => {
   it("holds only valid Kubernetes objects of the kinds a web tier needs", () => {
-    expect(k8sObjects.map((object) => object.kind).sort()).toEqual(["Deployment", "Deployment", "Ingress", "PersistentVolumeClaim", "Secret", "Service", "Service"]);
-    for (const object of k8sObjects) expect(kubernetesErrors(object), `${object.kind} ${object.metadata?.name}`).toEqual([]);
+    expect(k8sObjects.map((object) => object.kind).sort()).toEqual([
+      "Deployment",
+      "Deployment",
+      "Ingress",
+      "PersistentVolumeClaim",
+      "Secret",
+      "Service",
+      "Service",
+    ]);
+    for (const object of k8sObjects)
+      expect(kubernetesErrors(object), `${object.kind} ${object.metadata?.name}`).toEqual([]);
   });
 
   it("refuses objects the Kubernetes schemas refuse", () => {
@@ -51,12 +64,16 @@ describe("deploy/k8s", () => {
     delete deployment.spec.template.spec.containers[0].name;
     const errors = kubernetesErrors(deployment);
     expect(errors.join("\n")).toMatch(/replicas must be integer|must have required property 'name'/);
-    expect(kubernetesErrors({ apiVersion: "v1", kind: "ConfigMapp", metadata: { name: "x" } })).toEqual(["no Kubernetes schema loaded for v1 ConfigMapp"]);
+    expect(kubernetesErrors({ apiVersion: "v1", kind: "ConfigMapp", metadata: { name: "x" } })).toEqual([
+      "no Kubernetes schema loaded for v1 ConfigMapp",
+    ]);
   });
 
   it("applies every manifest but the example Secret through kustomization.yaml", () => {
     const kustomization = parse(readFileSync(path.join(k8sDir, "kustomization.yaml"), "utf8"));
-    expect([...kustomization.resources].sort()).toEqual(k8sFiles.filter((name) => name !== "secret.example.yaml").sort());
+    expect([...kustomization.resources].sort()).toEqual(
+      k8sFiles.filter((name) => name !== "secret.example.yaml").sort(),
+    );
   });
 
   it("runs three clustered replicas on one database and one secret, sharing the data volume", () => {
@@ -82,7 +99,12 @@ describe("deploy/k8s", () => {
     const secret = byKind("Secret");
     const names = container.env.map((entry: Loose) => entry.name);
     expect(names.filter((name: string) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
-    const env = Object.fromEntries(container.env.map((entry: Loose) => [entry.name, entry.value ?? secret.stringData[entry.valueFrom.secretKeyRef.key]]));
+    const env = Object.fromEntries(
+      container.env.map((entry: Loose) => [
+        entry.name,
+        entry.value ?? secret.stringData[entry.valueFrom.secretKeyRef.key],
+      ]),
+    );
     const config = loadConfig({ ...env, BETTER_AUTH_SECRET: exampleSecret });
     expect(config).toMatchObject({ cluster: true, bus: "postgres", host: "0.0.0.0", dataDir: "/data" });
     expect(config.databaseUrl).toBe(secret.stringData.DATABASE_URL);
@@ -114,19 +136,31 @@ describe("deploy/k8s", () => {
     expect(container.image).toBe(web.image);
     const env = Object.fromEntries(container.env.map((entry: Loose) => [entry.name, entry]));
     const webEnv = Object.fromEntries(web.env.map((entry: Loose) => [entry.name, entry]));
-    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "TANDEM_CLUSTER", "TANDEM_DATA_DIR", "TANDEM_PUBLIC_URL"]) expect(env[name], name).toEqual(webEnv[name]);
-    expect(container.env.map((entry: Loose) => entry.name).filter((name: string) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
-    const volume = pod.volumes.find((v: Loose) => v.persistentVolumeClaim?.claimName === byKind("PersistentVolumeClaim").metadata.name);
+    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "TANDEM_CLUSTER", "TANDEM_DATA_DIR", "TANDEM_PUBLIC_URL"])
+      expect(env[name], name).toEqual(webEnv[name]);
+    expect(
+      container.env.map((entry: Loose) => entry.name).filter((name: string) => !CONFIG_VARIABLES.includes(name)),
+    ).toEqual([]);
+    const volume = pod.volumes.find(
+      (v: Loose) => v.persistentVolumeClaim?.claimName === byKind("PersistentVolumeClaim").metadata.name,
+    );
     expect(container.volumeMounts.find((m: Loose) => m.name === volume.name).mountPath).toBe(env.TANDEM_DATA_DIR.value);
-    for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) expect(container[probe].httpGet, probe).toEqual({ path: "/api/health", port: "http" });
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(container.lifecycle.preStop.exec.command[1]) + 10);
+    for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
+      expect(container[probe].httpGet, probe).toEqual({ path: "/api/health", port: "http" });
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
+      Number(container.lifecycle.preStop.exec.command[1]) + 10,
+    );
 
     expect(runners.spec.template.metadata.labels).toMatchObject(runnerService.spec.selector);
     expect(runnerService.spec.selector).not.toMatchObject(named("Service", "tandem").spec.selector);
     const runnersUrl = new URL(webEnv.TANDEM_WORKSPACE_RUNNERS_URL.value);
     expect(runnersUrl.hostname).toBe(runnerService.metadata.name);
     expect(Number(runnersUrl.port)).toBe(runnerService.spec.ports[0].port);
-    const config = loadConfig({ ...Object.fromEntries(web.env.filter((e: Loose) => e.value).map((e: Loose) => [e.name, e.value])), DATABASE_URL: "postgres://x@db/x", BETTER_AUTH_SECRET: exampleSecret });
+    const config = loadConfig({
+      ...Object.fromEntries(web.env.filter((e: Loose) => e.value).map((e: Loose) => [e.name, e.value])),
+      DATABASE_URL: "postgres://x@db/x",
+      BETTER_AUTH_SECRET: exampleSecret,
+    });
     expect(config.workspaceRunnersUrl).toBe(runnersUrl.href.replace(/\/$/, ""));
   });
 
@@ -135,11 +169,16 @@ describe("deploy/k8s", () => {
     const service = named("Service", "tandem");
     const ingress = byKind("Ingress");
     expect(deployment.spec.template.metadata.labels).toMatchObject(service.spec.selector);
-    expect(deployment.spec.template.spec.containers[0].ports.map((p: Loose) => p.name)).toContain(service.spec.ports[0].targetPort);
+    expect(deployment.spec.template.spec.containers[0].ports.map((p: Loose) => p.name)).toContain(
+      service.spec.ports[0].targetPort,
+    );
     const backend = ingress.spec.rules[0].http.paths[0].backend.service;
     expect(backend).toEqual({ name: service.metadata.name, port: { name: service.spec.ports[0].name } });
     for (const timeout of ["proxy-read-timeout", "proxy-send-timeout"]) {
-      expect(Number(ingress.metadata.annotations[`nginx.ingress.kubernetes.io/${timeout}`]), timeout).toBeGreaterThanOrEqual(3600);
+      expect(
+        Number(ingress.metadata.annotations[`nginx.ingress.kubernetes.io/${timeout}`]),
+        timeout,
+      ).toBeGreaterThanOrEqual(3600);
     }
   });
 });
@@ -180,7 +219,10 @@ describe("deploy/compose.yaml", () => {
     expect(Object.keys(example)).toContain("BETTER_AUTH_SECRET");
     for (const [name, service] of tandemServices) {
       const names = [...Object.keys(service.environment), ...Object.keys(example)];
-      expect(names.filter((n) => !CONFIG_VARIABLES.includes(n)), name).toEqual([]);
+      expect(
+        names.filter((n) => !CONFIG_VARIABLES.includes(n)),
+        name,
+      ).toEqual([]);
       const config = loadConfig({ ...example, ...service.environment, BETTER_AUTH_SECRET: exampleSecret });
       expect(config).toMatchObject({ cluster: true, bus: "postgres", host: "0.0.0.0", dataDir: "/data" });
     }
@@ -214,9 +256,13 @@ describe("deploy/Dockerfile", () => {
   it("starts the server as npm start does: the same environment and Node flags", () => {
     const dockerfile = readFileSync(path.join(deployDir, "Dockerfile"), "utf8");
     const command = JSON.parse(dockerfile.match(/^CMD (\[.*\])$/m)?.[1] ?? "[]") as string[];
-    const start = (JSON.parse(readFileSync(path.join(deployDir, "..", "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    const start = (
+      JSON.parse(readFileSync(path.join(deployDir, "..", "package.json"), "utf8")) as { scripts: { start: string } }
+    ).scripts.start;
     expect(command.filter((word) => word !== "env").join(" ")).toBe(start);
     // npm start finds `node` in node_modules/.bin, the Node npm installed with Tandem; in the image, `node` is a copy of that one.
-    expect(dockerfile).toMatch(/^RUN cp "\$\(readlink -f \/app\/node_modules\/\.bin\/node\)" \/usr\/local\/bin\/node\b/m);
+    expect(dockerfile).toMatch(
+      /^RUN cp "\$\(readlink -f \/app\/node_modules\/\.bin\/node\)" \/usr\/local\/bin\/node\b/m,
+    );
   });
 });

@@ -93,7 +93,10 @@ test("ignored entries are dimmed and can be hidden", async ({ page, ide }) => {
   await expect(ide.treeItem("build")).toBeVisible();
 });
 
-test("the IDE does not wait for git: with git status as slow as on a large repository, the explorer shows and a file opens", async ({ page, ide }) => {
+test("the IDE does not wait for git: with git status as slow as on a large repository, the explorer shows and a file opens", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.openProject("Demo");
   await ide.newFile("while-git-works.txt");
@@ -168,7 +171,14 @@ test("a middle click closes a tab without pasting into the file that gets focus"
   await ide.save();
   // Selecting text makes it Linux's primary selection, which a middle click pastes on release.
   await page.keyboard.press("ControlOrMeta+A");
-  await page.evaluate(() => window.addEventListener("mouseup", (event) => event.button === 1 && ((window as { middleReleaseCancelled?: boolean }).middleReleaseCancelled = event.defaultPrevented)));
+  await page.evaluate(() =>
+    window.addEventListener(
+      "mouseup",
+      (event) =>
+        event.button === 1 &&
+        ((window as { middleReleaseCancelled?: boolean }).middleReleaseCancelled = event.defaultPrevented),
+    ),
+  );
 
   await ide.tab("second.txt").click({ button: "middle" });
   await expect(ide.tab("second.txt")).toHaveCount(0);
@@ -178,7 +188,10 @@ test("a middle click closes a tab without pasting into the file that gets focus"
   await expect(ide.tab("first.txt").getByTestId("tab-dirty")).toHaveCount(0);
 });
 
-test("Ctrl+B, Ctrl+J and Ctrl+` toggle the explorer, the bottom panel and the terminal; at 1024 px the editor keeps room", async ({ page, ide }) => {
+test("Ctrl+B, Ctrl+J and Ctrl+` toggle the explorer, the bottom panel and the terminal; at 1024 px the editor keeps room", async ({
+  page,
+  ide,
+}) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await ide.signIn(admin);
   await ide.openProject("Demo");
@@ -229,7 +242,10 @@ test("Ctrl+B, Ctrl+J and Ctrl+` toggle the explorer, the bottom panel and the te
   expect((await explorer.boundingBox())!.width).toBeGreaterThan(width + 60);
 });
 
-test("open tabs come back, scrolled where they were, after a reload and a visit to settings; the explorer follows the active tab and marks unsaved files", async ({ page, ide }) => {
+test("open tabs come back, scrolled where they were, after a reload and a visit to settings; the explorer follows the active tab and marks unsaved files", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.openProject("Demo");
   await ide.newFile("long.txt");

@@ -36,7 +36,10 @@ test("a terminal runs a command and keeps its scrollback across a reload", async
   await expect(ide.terminalText()).toContainText("third-9");
 });
 
-test("a flood of output ends with its last lines and the prompt on screen, and Ctrl-C stops an endless one", async ({ page, ide }) => {
+test("a flood of output ends with its last lines and the prompt on screen, and Ctrl-C stops an endless one", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.createProject("Terminal flood");
   await ide.openTerminal();

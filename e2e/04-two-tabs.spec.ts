@@ -2,7 +2,11 @@ import { admin, expect, screenshotPath, test } from "./fixtures";
 import { IdePage } from "./pages/ide";
 import { ReviewPage } from "./pages/review";
 
-test("a second tab follows saves from the first, and flags a conflict when it has unsaved changes", async ({ page, ide, context }) => {
+test("a second tab follows saves from the first, and flags a conflict when it has unsaved changes", async ({
+  page,
+  ide,
+  context,
+}) => {
   await ide.signIn(admin);
   await ide.openProject("Demo");
   await ide.newFile("shared.txt");
@@ -40,7 +44,10 @@ test("a second tab follows saves from the first, and flags a conflict when it ha
   await ide.expectEditorText("(their edit)");
 });
 
-test("a change on disk under unsaved edits shows the conflict banner; Reload takes the disk's version", async ({ page, ide }) => {
+test("a change on disk under unsaved edits shows the conflict banner; Reload takes the disk's version", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.openProject("Demo");
   await ide.openFile("shared.txt");
@@ -56,7 +63,11 @@ test("a change on disk under unsaved edits shows the conflict banner; Reload tak
   await expect(ide.tab("shared.txt").getByTestId("tab-dirty")).toHaveCount(0);
 });
 
-test("a save that meets a newer version on disk shows the conflict banner; Keep mine overwrites", async ({ page, ide, pageErrors }) => {
+test("a save that meets a newer version on disk shows the conflict banner; Keep mine overwrites", async ({
+  page,
+  ide,
+  pageErrors,
+}) => {
   // The save that meets the newer version is refused on purpose.
   pageErrors.allow(/status of 409 .*\/api\/trpc\/fs\.write/);
   await ide.signIn(admin);

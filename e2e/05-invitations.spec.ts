@@ -1,7 +1,12 @@
 import { admin, expect, invitee, newContext, screenshotPath, test, type TestUser } from "./fixtures";
 import { IdePage } from "./pages/ide";
 
-test("an invited person signs up and cannot open someone else's project", async ({ page, ide, browser, pageErrors }) => {
+test("an invited person signs up and cannot open someone else's project", async ({
+  page,
+  ide,
+  browser,
+  pageErrors,
+}) => {
   // Sign-up without an invitation is refused on purpose.
   pageErrors.allow(/status of 403 .*\/api\/auth\/sign-up/);
   await ide.signIn(admin);
@@ -41,7 +46,11 @@ test("an invited person signs up and cannot open someone else's project", async 
 /** Someone with no account yet, who gets a team's invitation link. */
 const newcomer: TestUser = { name: "Nora Newcomer", email: "nora@example.com", password: "quiet-river-stone-7" };
 
-test("a team's invitation link signs a new person up and into the team's projects, once", async ({ page, ide, browser }) => {
+test("a team's invitation link signs a new person up and into the team's projects, once", async ({
+  page,
+  ide,
+  browser,
+}) => {
   const team = "Launch crew";
   await ide.signIn(admin);
   await page.getByTestId("team-new").click();

@@ -7,7 +7,11 @@ import { AgentPanel } from "./pages/agent";
 
 const CALLS_PER_STEP = 2500;
 const thinkStep = (step: number) =>
-  Array.from({ length: CALLS_PER_STEP }, (_, i) => ({ id: `call_${step}_${i}`, name: "think", arguments: { thought: `Step ${step}, thought ${i}: check module ${i}.` } }));
+  Array.from({ length: CALLS_PER_STEP }, (_, i) => ({
+    id: `call_${step}_${i}`,
+    name: "think",
+    arguments: { thought: `Step ${step}, thought ${i}: check module ${i}.` },
+  }));
 
 test("a session with 10,000 events opens quickly and renders only what is in view", async ({ page, ide }) => {
   test.setTimeout(240_000);

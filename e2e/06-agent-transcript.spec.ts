@@ -12,26 +12,37 @@ const STEPS = 12;
 
 /** One step of the session: a few words, a code block now and then, and a command with many lines of output. */
 function step(n: number): ScriptedReply {
-  const code = n % 3 === 0 ? `\n\n\`\`\`ts\nexport const step${n} = ${n};\nexport const next = step${n} + 1;\n\`\`\`\n` : "";
+  const code =
+    n % 3 === 0 ? `\n\n\`\`\`ts\nexport const step${n} = ${n};\nexport const next = step${n} + 1;\n\`\`\`\n` : "";
   return {
     text: `Step ${n}: listing what module ${n} holds.${code}`,
     delayMs: 8,
     reasoning: n % 2 ? `Module ${n} first; its listing decides the next step.` : undefined,
-    toolCalls: [{ id: `call_step_${n}`, name: "shell", arguments: { command: `seq -f "module ${n}, line %g: ok" 1 ${8 + (n % 4) * 6}` } }],
+    toolCalls: [
+      {
+        id: `call_step_${n}`,
+        name: "shell",
+        arguments: { command: `seq -f "module ${n}, line %g: ok" 1 ${8 + (n % 4) * 6}` },
+      },
+    ],
   };
 }
 
 /** The transcript items in the DOM whose boxes intersect (more than a pixel, rounding aside). */
 function overlaps(page: Page) {
   return page.getByTestId("transcript").evaluate((list) => {
-    const boxes = [...list.querySelectorAll(":scope > div > .vlist-item")].map((el) => ({ index: el.getAttribute("data-index"), box: el.getBoundingClientRect() }));
+    const boxes = [...list.querySelectorAll(":scope > div > .vlist-item")].map((el) => ({
+      index: el.getAttribute("data-index"),
+      box: el.getBoundingClientRect(),
+    }));
     const found: string[] = [];
     for (let i = 0; i < boxes.length; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i]!.box;
         const b = boxes[j]!.box;
         const shared = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-        if (shared > 1) found.push(`items ${boxes[i]!.index} and ${boxes[j]!.index} overlap by ${Math.round(shared)} px`);
+        if (shared > 1)
+          found.push(`items ${boxes[i]!.index} and ${boxes[j]!.index} overlap by ${Math.round(shared)} px`);
       }
     }
     return found;
@@ -48,8 +59,12 @@ async function watchOverlaps(page: Page) {
     (window as unknown as { overlapWatch: typeof watch }).overlapWatch = watch;
     const tick = () => {
       const list = document.querySelector("[data-testid=transcript]");
-      const boxes = list ? [...list.querySelectorAll(":scope > div > .vlist-item")].map((el) => el.getBoundingClientRect()) : [];
-      const overlapping = boxes.some((a, i) => boxes.slice(i + 1).some((b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1));
+      const boxes = list
+        ? [...list.querySelectorAll(":scope > div > .vlist-item")].map((el) => el.getBoundingClientRect())
+        : [];
+      const overlapping = boxes.some((a, i) =>
+        boxes.slice(i + 1).some((b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1),
+      );
       watch.run = overlapping ? watch.run + 1 : 0;
       watch.longest = Math.max(watch.longest, watch.run);
       requestAnimationFrame(tick);
@@ -83,16 +98,25 @@ function atBottom(page: Page) {
   return page.getByTestId("transcript").evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2);
 }
 
-test("a long session with many shell results: cards never overlap, after a reload and while scrolling", async ({ page, ide }) => {
+test("a long session with many shell results: cards never overlap, after a reload and while scrolling", async ({
+  page,
+  ide,
+}) => {
   test.setTimeout(180_000);
   const agent = new AgentPanel(page);
-  await agent.script([...Array.from({ length: STEPS }, (_, i) => step(i + 1)), { text: "All twelve modules are listed; every line says ok." }]);
+  await agent.script([
+    ...Array.from({ length: STEPS }, (_, i) => step(i + 1)),
+    { text: "All twelve modules are listed; every line says ok." },
+  ]);
   await page.setViewportSize({ width: 900, height: 700 });
   await ide.signIn(admin);
   await ide.createProject("Long transcript");
   await watchOverlaps(page);
   await agent.ask("List every module");
-  await agent.toolCard(/module 1/).getByTestId("approve-always").click();
+  await agent
+    .toolCard(/module 1/)
+    .getByTestId("approve-always")
+    .click();
   await expect(agent.assistantMessages().last()).toContainText("every line says ok", { timeout: 90_000 });
   await agent.expectStatus("idle");
 
@@ -121,14 +145,23 @@ test("a long session with many shell results: cards never overlap, after a reloa
   await scrollThrough(page);
 });
 
-test("approving at the bottom follows the output and the summary; scrolled up, a bar below the list announces them", async ({ page, ide }) => {
+test("approving at the bottom follows the output and the summary; scrolled up, a bar below the list announces them", async ({
+  page,
+  ide,
+}) => {
   test.setTimeout(180_000);
   const agent = new AgentPanel(page);
-  const build = (n: number, pause: number) => `for i in $(seq 1 ${n}); do echo "build step $i of ${n}: compiled a long file name that wraps around the card $i"; sleep ${pause}; done`;
+  const build = (n: number, pause: number) =>
+    `for i in $(seq 1 ${n}); do echo "build step $i of ${n}: compiled a long file name that wraps around the card $i"; sleep ${pause}; done`;
   const checks = [12, 15, 40, 18, 21];
   await agent.script([
-    ...checks.map((n, i) => ({ text: `Check ${i + 1}.`, toolCalls: [{ id: `call_check_${i}`, name: "shell", arguments: { command: build(n, n === 40 ? 0.15 : 0.02) } }] })),
-    { text: "Everything compiled.\n\n```sh\nnpm run build\n```\n\nThe build output is above; **no errors**, and this summary is at the end, readable without scrolling." },
+    ...checks.map((n, i) => ({
+      text: `Check ${i + 1}.`,
+      toolCalls: [{ id: `call_check_${i}`, name: "shell", arguments: { command: build(n, n === 40 ? 0.15 : 0.02) } }],
+    })),
+    {
+      text: "Everything compiled.\n\n```sh\nnpm run build\n```\n\nThe build output is above; **no errors**, and this summary is at the end, readable without scrolling.",
+    },
   ]);
   await ide.signIn(admin);
   await ide.createProject("Approve at the bottom");
@@ -164,7 +197,10 @@ test("approving at the bottom follows the output and the summary; scrolled up, a
   await page.screenshot({ path: screenshotPath("transcript-approved-at-bottom") });
 });
 
-test("cards read as sent: a search's pattern unescaped, long diff lines scroll sideways, Remember this beside the text", async ({ page, ide }) => {
+test("cards read as sent: a search's pattern unescaped, long diff lines scroll sideways, Remember this beside the text", async ({
+  page,
+  ide,
+}) => {
   const agent = new AgentPanel(page);
   const review = new ReviewPage(page);
   const long = `export const message = "${"a line far longer than the card is wide, ".repeat(4)}";`;
@@ -176,13 +212,31 @@ test("cards read as sent: a search's pattern unescaped, long diff lines scroll s
         { id: "call_read", name: "read_file", arguments: { path: "src/message.md" } },
       ],
     },
-    { match: "message", text: "Now the message.", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/message.md", old_string: long, new_string: long.replace("far longer", "much, much longer") } }] },
+    {
+      match: "message",
+      text: "Now the message.",
+      toolCalls: [
+        {
+          id: "call_edit",
+          name: "edit",
+          arguments: {
+            path: "src/message.md",
+            old_string: long,
+            new_string: long.replace("far longer", "much, much longer"),
+          },
+        },
+      ],
+    },
     { match: "Edited", text: "The message is longer now." },
   ]);
   await ide.signIn(admin);
   await ide.createProject("Transcript cards");
-  await review.writeFile("src/message.md", `${long}\nexport const add = (a: number, b: number) => a + b;\nadd(1, 2);\n`);
-  const first = "Please make the message in src/message.md longer, and check who calls add( before you touch anything else in the project";
+  await review.writeFile(
+    "src/message.md",
+    `${long}\nexport const add = (a: number, b: number) => a + b;\nadd(1, 2);\n`,
+  );
+  const first =
+    "Please make the message in src/message.md longer, and check who calls add( before you touch anything else in the project";
   await agent.ask(first);
 
   await expect(agent.toolCard(/^Search for/).getByTestId("tool-title")).toHaveText("Search for “add\\(” in src");
@@ -193,7 +247,12 @@ test("cards read as sent: a search's pattern unescaped, long diff lines scroll s
 
   // The diff's long lines scroll sideways, and the added line's colour spans the scrolled width.
   const lines = edit.getByTestId("diff-file").locator(".diff-lines");
-  const sizes = await lines.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, added: (el.querySelector(".diff-add") as HTMLElement).offsetWidth, overflow: getComputedStyle(el).overflowX }));
+  const sizes = await lines.evaluate((el) => ({
+    scroll: el.scrollWidth,
+    client: el.clientWidth,
+    added: (el.querySelector(".diff-add") as HTMLElement).offsetWidth,
+    overflow: getComputedStyle(el).overflowX,
+  }));
   expect(sizes.overflow).toBe("auto");
   expect(sizes.scroll).toBeGreaterThan(sizes.client);
   expect(sizes.added).toBe(sizes.scroll);
@@ -207,7 +266,10 @@ test("cards read as sent: a search's pattern unescaped, long diff lines scroll s
     const button = el.querySelector("[data-testid=remember-this]")!.getBoundingClientRect();
     const range = document.createRange();
     range.selectNodeContents(el.querySelector(".msg-text")!);
-    return [...range.getClientRects()].some((line) => line.left < button.right && line.right > button.left && line.top < button.bottom && line.bottom > button.top);
+    return [...range.getClientRects()].some(
+      (line) =>
+        line.left < button.right && line.right > button.left && line.top < button.bottom && line.bottom > button.top,
+    );
   });
   expect(covered, "Remember this covers the message's text").toBe(false);
   await page.screenshot({ path: screenshotPath("transcript-cards") });

@@ -5,16 +5,33 @@ import { AgentPanel } from "./pages/agent";
 // as an OpenAI-compatible provider with the replies each test scripts. The tools are real: the
 // agent reads and edits the project's files and asks before it edits or runs anything.
 
-test("a change asked in a new session: markdown, a read, an approved edit, a rejected command", async ({ page, ide }) => {
+test("a change asked in a new session: markdown, a read, an approved edit, a rejected command", async ({
+  page,
+  ide,
+}) => {
   const agent = new AgentPanel(page);
   await agent.script([
-    { match: "greeting", text: "I'll look at **app.ts** first, then change `greeting`.", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "app.ts" } }] },
+    {
+      match: "greeting",
+      text: "I'll look at **app.ts** first, then change `greeting`.",
+      toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "app.ts" } }],
+    },
     {
       match: "export const greeting",
-      text: "Found it. Here is the change:\n\n```ts\nexport const greeting = \"hello, world\";\n```\n",
-      toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "app.ts", old_string: '"hello"', new_string: '"hello, world"' } }],
+      text: 'Found it. Here is the change:\n\n```ts\nexport const greeting = "hello, world";\n```\n',
+      toolCalls: [
+        {
+          id: "call_edit",
+          name: "edit",
+          arguments: { path: "app.ts", old_string: '"hello"', new_string: '"hello, world"' },
+        },
+      ],
     },
-    { match: "Edited", text: "Now the tests.", toolCalls: [{ id: "call_test", name: "shell", arguments: { command: "npm test" } }] },
+    {
+      match: "Edited",
+      text: "Now the tests.",
+      toolCalls: [{ id: "call_test", name: "shell", arguments: { command: "npm test" } }],
+    },
     { match: "skip the tests", text: "Understood: I did not run the tests. `app.ts` now greets the whole world." },
   ]);
   await ide.signIn(admin);
@@ -80,7 +97,11 @@ test("a change asked in a new session: markdown, a read, an approved edit, a rej
 test("approvals answer from the keyboard; Alt+A jumps to what waits", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
   await agent.script([
-    { toolCalls: [{ id: "call_ls", name: "shell", arguments: { command: "ls -la", description: "List the project folder" } }] },
+    {
+      toolCalls: [
+        { id: "call_ls", name: "shell", arguments: { command: "ls -la", description: "List the project folder" } },
+      ],
+    },
     { match: "declined", text: "Fine, I will not list it." },
   ]);
   await ide.signIn(admin);
@@ -117,7 +138,15 @@ test("the stop button cancels a hanging stream", async ({ page, ide }) => {
 test("a question from ask_user is answered by clicking an option", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
   await agent.script([
-    { toolCalls: [{ id: "call_ask", name: "ask_user", arguments: { question: "Which database?", options: ["Postgres", "SQLite"] } }] },
+    {
+      toolCalls: [
+        {
+          id: "call_ask",
+          name: "ask_user",
+          arguments: { question: "Which database?", options: ["Postgres", "SQLite"] },
+        },
+      ],
+    },
     { match: "answered: Postgres", text: "Postgres it is." },
   ]);
   await ide.signIn(admin);
@@ -139,7 +168,7 @@ test("model output cannot run script or reach another host", async ({ page, ide 
     "",
     "<script>window.__xss = 'script'</script>",
     '<img src="x" onerror="window.__xss = \'onerror\'">',
-    '<a href="javascript:window.__xss = \'html-link\'">html link</a>',
+    "<a href=\"javascript:window.__xss = 'html-link'\">html link</a>",
     "[markdown link](javascript:window.__xss='md-link')",
     "![tracking pixel](http://tracker.example.com/pixel.png)",
     "![other local port](http://127.0.0.1:9/evil.png)",
@@ -182,7 +211,17 @@ test("with no model configured the panel says how to add one", async ({ page, id
     const at = procedures.indexOf("model.list");
     if (at === -1) return route.continue();
     const response = await route.fetch();
-    const body = (await response.json()) as Array<{ result?: { data?: { json?: { defaultModel: string | null; providers: Array<{ provider: string; configured: boolean; models: string[] }>; settings: unknown[] } } } }>;
+    const body = (await response.json()) as Array<{
+      result?: {
+        data?: {
+          json?: {
+            defaultModel: string | null;
+            providers: Array<{ provider: string; configured: boolean; models: string[] }>;
+            settings: unknown[];
+          };
+        };
+      };
+    }>;
     const list = body[at]?.result?.data?.json;
     if (list) {
       list.defaultModel = null;
@@ -257,7 +296,10 @@ test("session notes and the agent's memory are edited by people", async ({ page,
   await expect(row).toHaveCount(0);
 });
 
-test("sending while scrolled up shows the new message; new content below offers a jump to it", async ({ page, ide }) => {
+test("sending while scrolled up shows the new message; new content below offers a jump to it", async ({
+  page,
+  ide,
+}) => {
   const agent = new AgentPanel(page);
   const long = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of a long answer.`).join("\n\n");
   await agent.script([
@@ -290,13 +332,28 @@ test("sending while scrolled up shows the new message; new content below offers 
 
 test("an approval's diff fits its change, wraps long lines and opens in a full diff editor", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
-  const longLine = (word: string) => `export const banner = "${word} ${"the quick brown fox jumps over the lazy dog ".repeat(2)}tail-${word}";`;
+  const longLine = (word: string) =>
+    `export const banner = "${word} ${"the quick brown fox jumps over the lazy dog ".repeat(2)}tail-${word}";`;
   const lines = Array.from({ length: 80 }, (_, i) => `export const line${i} = ${i};`);
   lines[40] = longLine("before");
   await agent.script([
     // The edit tool wants the file read first.
-    { match: "banner", text: "Reading it first.", toolCalls: [{ id: "call_read_wide", name: "read_file", arguments: { path: "wide.ts" } }] },
-    { match: "line0", text: "Changing the banner.", toolCalls: [{ id: "call_wide", name: "edit", arguments: { path: "wide.ts", old_string: longLine("before"), new_string: longLine("after") } }] },
+    {
+      match: "banner",
+      text: "Reading it first.",
+      toolCalls: [{ id: "call_read_wide", name: "read_file", arguments: { path: "wide.ts" } }],
+    },
+    {
+      match: "line0",
+      text: "Changing the banner.",
+      toolCalls: [
+        {
+          id: "call_wide",
+          name: "edit",
+          arguments: { path: "wide.ts", old_string: longLine("before"), new_string: longLine("after") },
+        },
+      ],
+    },
     { match: "Edited", text: "The banner is changed." },
   ]);
   await ide.signIn(admin);
@@ -335,14 +392,21 @@ test("an approval's diff fits its change, wraps long lines and opens in a full d
   await expect(agent.assistantMessages().last()).toContainText("The banner is changed.");
 });
 
-test("the pinned task list belongs to its turn: a later message leaves it in the log, not over the conversation", async ({ page, ide }) => {
+test("the pinned task list belongs to its turn: a later message leaves it in the log, not over the conversation", async ({
+  page,
+  ide,
+}) => {
   const agent = new AgentPanel(page);
   const todos = [
     { id: "1", content: "Read the greeting", status: "completed" },
     { id: "2", content: "Change the greeting", status: "in_progress" },
   ];
   await agent.script([
-    { match: "plan it", text: "Here is the plan.", toolCalls: [{ id: "call_todos", name: "todo_write", arguments: { todos } }] },
+    {
+      match: "plan it",
+      text: "Here is the plan.",
+      toolCalls: [{ id: "call_todos", name: "todo_write", arguments: { todos } }],
+    },
     { match: "Task list updated", text: "Planned." },
     { match: "something else", text: "A different question, answered." },
   ]);

@@ -24,13 +24,22 @@ const MATH = [
   "}",
   "",
 ].join("\n");
-const FORMAT = ['import { add } from "./math";', "", "export const total = (a: number, b: number) => `total: ${add(a, b)}`;", ""].join("\n");
+const FORMAT = [
+  'import { add } from "./math";',
+  "",
+  "export const total = (a: number, b: number) => `total: ${add(a, b)}`;",
+  "",
+].join("\n");
 
 const ADD_CHECKED = "export function add(a: number, b: number): number {";
 const DIVIDE_CHECKED = '  if (b === 0) throw new RangeError("division by zero");\n  return a / b;';
 const FORMAT_FIXED = "export const total = (a: number, b: number) => `Total: ${add(a, b)}`;";
 
-test("review: reject one hunk, accept the rest, restore the turn's checkpoint and undo it", async ({ page, ide, pageErrors }) => {
+test("review: reject one hunk, accept the rest, restore the turn's checkpoint and undo it", async ({
+  page,
+  ide,
+  pageErrors,
+}) => {
   // The restore removes scratch.txt while the editor shows it: its reload hears it is gone.
   pageErrors.allow(/status of 404 .*\/api\/trpc\/fs\.read/);
   const agent = new AgentPanel(page);
@@ -53,7 +62,11 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
           name: "multi_edit",
           arguments: {
             edits: [
-              { path: "src/math.ts", old_string: "export function add(a: number, b: number) {", new_string: ADD_CHECKED },
+              {
+                path: "src/math.ts",
+                old_string: "export function add(a: number, b: number) {",
+                new_string: ADD_CHECKED,
+              },
               { path: "src/math.ts", old_string: "  return a / b;", new_string: DIVIDE_CHECKED },
               { path: "src/format.ts", old_string: "`total: ${add(a, b)}`", new_string: "`Total: ${add(a, b)}`" },
             ],
@@ -61,7 +74,10 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
         },
       ],
     },
-    { match: "Applied 3 edits", text: "Done: `add` has a return type, `divide` refuses zero, and the label is capitalised." },
+    {
+      match: "Applied 3 edits",
+      text: "Done: `add` has a return type, `divide` refuses zero, and the label is capitalised.",
+    },
   ]);
   await ide.signIn(admin);
   await ide.createProject("Review demo");
@@ -149,7 +165,9 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
   await review.expectFile("scratch.txt", null);
   await ide.expectEditorText("export function add(a: number, b: number) {");
   await expect(page.getByTestId("rewound")).toBeVisible();
-  await expect(page.getByTestId("restore-banner")).toContainText("restored 3 files to before a turn and rewound the conversation");
+  await expect(page.getByTestId("restore-banner")).toContainText(
+    "restored 3 files to before a turn and rewound the conversation",
+  );
   // The confirmation and its Undo are brought into view, not left below it.
   await expect(page.getByTestId("undo-restore")).toBeInViewport();
   // The review went back with the files: nothing of the agent's is left to review.
@@ -171,14 +189,26 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
   await page.screenshot({ path: screenshotPath("review-restore-undone") });
 });
 
-test("the agent edits a file someone has open with unsaved changes: a conflict, not an overwrite", async ({ page, ide }) => {
+test("the agent edits a file someone has open with unsaved changes: a conflict, not an overwrite", async ({
+  page,
+  ide,
+}) => {
   const agent = new AgentPanel(page);
   const review = new ReviewPage(page);
   await agent.script([
-    { text: "Reading it first.", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "src/format.ts" } }] },
+    {
+      text: "Reading it first.",
+      toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "src/format.ts" } }],
+    },
     {
       match: "export const total",
-      toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/format.ts", old_string: "`Total: ", new_string: "`Sum: " } }],
+      toolCalls: [
+        {
+          id: "call_edit",
+          name: "edit",
+          arguments: { path: "src/format.ts", old_string: "`Total: ", new_string: "`Sum: " },
+        },
+      ],
     },
     { match: "Edited", text: "The label now says Sum." },
   ]);

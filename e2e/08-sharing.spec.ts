@@ -24,7 +24,12 @@ async function openSession(page: Page, title: string) {
   await expect(page.getByTestId("session-view")).toBeVisible();
 }
 
-test("a team works live in one session; a view link watches until it is revoked", async ({ page, ide, browser, pageErrors }) => {
+test("a team works live in one session; a view link watches until it is revoked", async ({
+  page,
+  ide,
+  browser,
+  pageErrors,
+}) => {
   // The preview of a new file's approval reads it first, and hears that it does not exist yet.
   pageErrors.allow(/status of 404 .*\/api\/trpc\/fs\.read/);
   // After the revocation the view link's page may still ask for the file list (its own request): refused.
@@ -74,7 +79,13 @@ test("a team works live in one session; a view link watches until it is revoked"
   // One session, two people: both see each other's messages, with their names.
   await agent.script([
     { match: "plan the greeting", text: "Happy to. Tell me what the greeting file should say." },
-    { match: "Write the greeting", text: "I will write greeting.txt.", toolCalls: [{ id: "call_write", name: "write_file", arguments: { path: "greeting.txt", content: "hello team\n" } }] },
+    {
+      match: "Write the greeting",
+      text: "I will write greeting.txt.",
+      toolCalls: [
+        { id: "call_write", name: "write_file", arguments: { path: "greeting.txt", content: "hello team\n" } },
+      ],
+    },
     { match: "Wrote", text: "Done: greeting.txt is written." },
   ]);
   await agent.newSession();
@@ -98,7 +109,12 @@ test("a team works live in one session; a view link watches until it is revoked"
   // Ada sees Ian's message under his name; the agent asks; Ian approves; both see who did.
   const fromIan = page.getByTestId("user-message").filter({ hasText: "Write the greeting file please" });
   await expect(fromIan.getByTestId("message-author")).toHaveText(invitee.name);
-  await expect(ian.page.getByTestId("user-message").filter({ hasText: "Write the greeting file please" }).getByTestId("message-author")).toHaveText("You");
+  await expect(
+    ian.page
+      .getByTestId("user-message")
+      .filter({ hasText: "Write the greeting file please" })
+      .getByTestId("message-author"),
+  ).toHaveText("You");
   const ianCard = ian.page.getByTestId("tool-card").filter({ hasText: "greeting.txt" });
   await expect(ianCard).toHaveAttribute("data-status", "awaiting_approval");
   await ianCard.getByTestId("approve").click();
@@ -139,7 +155,12 @@ test("a team works live in one session; a view link watches until it is revoked"
   expect(csp).toContain("img-src 'self' data: blob:");
   expect(response!.headers()["referrer-policy"]).toBe("no-referrer");
   await expect(guest.getByTestId("share-page")).toHaveAttribute("data-scope", "view");
-  await expect(guest.getByTestId("user-message").filter({ hasText: "Write the greeting file please" }).getByTestId("message-author")).toHaveText(invitee.name);
+  await expect(
+    guest
+      .getByTestId("user-message")
+      .filter({ hasText: "Write the greeting file please" })
+      .getByTestId("message-author"),
+  ).toHaveText(invitee.name);
   await expect(guest.getByTestId("composer-readonly")).toContainText("view-only");
   await expect(guest.getByTestId("composer-input")).toHaveCount(0);
   await expect(guest.getByTestId("send")).toHaveCount(0);
@@ -156,7 +177,10 @@ test("a team works live in one session; a view link watches until it is revoked"
   // Revoking the link throws the viewer out within 2 seconds.
   await page.getByTestId("session-share").click();
   await page.getByTestId("share-link-row").filter({ hasText: "Demo viewers" }).getByTestId("share-revoke").click();
-  await expect(page.getByTestId("share-link-row").filter({ hasText: "Demo viewers" })).toHaveAttribute("data-state", "revoked");
+  await expect(page.getByTestId("share-link-row").filter({ hasText: "Demo viewers" })).toHaveAttribute(
+    "data-state",
+    "revoked",
+  );
   await expect(guest.getByTestId("share-ended")).toHaveAttribute("data-state", "revoked", { timeout: 2_000 });
   await guest.screenshot({ path: screenshotPath("team-share-revoked") });
   await guest.goto(shareUrl);

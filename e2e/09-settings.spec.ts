@@ -35,7 +35,10 @@ steps:
         run: echo b
 `;
 
-test("MCP servers: inline validation, connected stdio server with its tool count, failed command", async ({ page, ide }) => {
+test("MCP servers: inline validation, connected stdio server with its tool count, failed command", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.createProject("Extensible");
   const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
@@ -61,7 +64,11 @@ test("MCP servers: inline validation, connected stdio server with its tool count
   await expect(page.getByTestId("mcp-problems")).toContainText("mcpServers.web.url");
 
   await editor.fill(
-    JSON.stringify({ mcpServers: { tiny: { command: "node", args: ["tiny-mcp.cjs"] }, broken: { command: "no-such-mcp-command" } } }, null, 2),
+    JSON.stringify(
+      { mcpServers: { tiny: { command: "node", args: ["tiny-mcp.cjs"] }, broken: { command: "no-such-mcp-command" } } },
+      null,
+      2,
+    ),
   );
   await expect(page.getByTestId("mcp-problems")).toHaveCount(0);
   await page.getByTestId("mcp-save").click();
@@ -71,7 +78,9 @@ test("MCP servers: inline validation, connected stdio server with its tool count
   await expect(tiny.getByTestId("mcp-server-detail")).toHaveText("Connected · 2 tools");
   const broken = page.getByTestId("mcp-server-broken");
   await expect(broken).toHaveAttribute("data-status", /failed|connecting/);
-  await expect(broken.getByTestId("mcp-server-detail")).toContainText("command not found: no-such-mcp-command", { timeout: 20_000 });
+  await expect(broken.getByTestId("mcp-server-detail")).toContainText("command not found: no-such-mcp-command", {
+    timeout: 20_000,
+  });
 
   await expect(page.getByTestId("workflow-check")).toContainText("Lint and summarize");
   await expect(page.getByTestId("workflow-check").getByRole("button", { name: "Run" })).toBeEnabled();

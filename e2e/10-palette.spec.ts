@@ -36,7 +36,10 @@ test("the command palette toggles the theme, and the choice survives a reload", 
   await expect(html).toHaveAttribute("data-theme", first);
 });
 
-test("Ctrl+P opens a file from a few letters of its path; the palette runs what the panels offer", async ({ page, ide }) => {
+test("Ctrl+P opens a file from a few letters of its path; the palette runs what the panels offer", async ({
+  page,
+  ide,
+}) => {
   const review = new ReviewPage(page);
   await ide.signIn(admin);
   await ide.openProject("Palette");

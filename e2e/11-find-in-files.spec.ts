@@ -1,9 +1,13 @@
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { ReviewPage } from "./pages/review";
 
-const source = (name: string) => `import { oldName } from "./names";\n\nexport const ${name} = oldName("${name}"); // oldName\n`;
+const source = (name: string) =>
+  `import { oldName } from "./names";\n\nexport const ${name} = oldName("${name}"); // oldName\n`;
 
-test("find in files across three files, then replace with a preview, one match excluded; open editors follow", async ({ page, ide }) => {
+test("find in files across three files, then replace with a preview, one match excluded; open editors follow", async ({
+  page,
+  ide,
+}) => {
   const files = new ReviewPage(page);
   await ide.signIn(admin);
   await ide.createProject("Find and replace");
@@ -21,7 +25,8 @@ test("find in files across three files, then replace with a preview, one match e
 
   const results = panel.getByTestId("search-results");
   const status = panel.getByTestId("search-status");
-  const match = (path: string, line: number, column: number) => results.locator(`[data-testid=search-match][data-path="${path}"][data-line="${line}"][data-column="${column}"]`);
+  const match = (path: string, line: number, column: number) =>
+    results.locator(`[data-testid=search-match][data-path="${path}"][data-line="${line}"][data-column="${column}"]`);
   const fileRow = (path: string) => results.locator(`[data-testid=search-file][data-path="${path}"]`);
   await expect(results.getByTestId("search-file")).toHaveCount(3);
   await expect(status).toHaveText("9 results in 3 files");
@@ -91,7 +96,10 @@ test("find in files across three files, then replace with a preview, one match e
   await expect(panel.getByTestId("replace-outcome")).toContainText("Replaced 8 occurrences in 3 files.");
   await files.expectFile("src/a.ts", source("a").replaceAll("oldName", "newName"));
   await files.expectFile("src/b.ts", source("b").replaceAll("oldName", "newName"));
-  await files.expectFile("lib/c.ts", `import { newName } from "./names";\n\nexport const c = newName("c"); // oldName\n`);
+  await files.expectFile(
+    "lib/c.ts",
+    `import { newName } from "./names";\n\nexport const c = newName("c"); // oldName\n`,
+  );
   await files.expectFile("node_modules/dep/index.js", "oldName();\n");
   // The search runs again: only the excluded match is left.
   await expect(status).toHaveText("1 result in 1 file");
@@ -122,11 +130,17 @@ test("the palette opens the Search view; a bad regular expression is explained",
   await expect(panel.getByTestId("search-status")).toHaveText("No results.");
 });
 
-test("the Search view fits the side bar at its narrowest: nothing scrolls sideways, and a result is still clicked", async ({ page, ide }) => {
+test("the Search view fits the side bar at its narrowest: nothing scrolls sideways, and a result is still clicked", async ({
+  page,
+  ide,
+}) => {
   const files = new ReviewPage(page);
   await ide.signIn(admin);
   await ide.openProject("Find and replace");
-  await files.writeFile("src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts", `export const wide = "${"w".repeat(300)} needle ${"w".repeat(300)}";\n`);
+  await files.writeFile(
+    "src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts",
+    `export const wide = "${"w".repeat(300)} needle ${"w".repeat(300)}";\n`,
+  );
   await page.keyboard.press("Control+Shift+F");
   const panel = page.getByTestId("search-panel");
   expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(200);
@@ -151,5 +165,8 @@ test("the Search view fits the side bar at its narrowest: nothing scrolls sidewa
   await page.screenshot({ path: screenshotPath("search-narrow") });
 
   await results.getByTestId("search-match").first().click();
-  await expect(ide.tab("src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts")).toHaveAttribute("aria-selected", "true");
+  await expect(ide.tab("src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts")).toHaveAttribute(
+    "aria-selected",
+    "true",
+  );
 });

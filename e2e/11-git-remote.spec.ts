@@ -38,7 +38,12 @@ async function cloneApp(page: import("@playwright/test").Page, name: string) {
   await expect(page.getByTestId("project-title")).toHaveText(name);
 }
 
-test("a push the host refuses links to adding a token for that host; with it stored the push goes through", async ({ page, ide, context, pageErrors }) => {
+test("a push the host refuses links to adding a token for that host; with it stored the push goes through", async ({
+  page,
+  ide,
+  context,
+  pageErrors,
+}) => {
   // The first push is refused (no token), on purpose.
   pageErrors.allow(/status of 422 .*\/api\/trpc\/git\.push/);
   await ide.signIn(admin);
@@ -46,7 +51,10 @@ test("a push the host refuses links to adding a token for that host; with it sto
   await ide.waitForLive();
   const scm = new SourceControlPage(page);
   await scm.show();
-  await expect(page.getByTestId("scm-remote-url")).toHaveAttribute("title", `Fetch, pull and push go to ${remote()}/team/app.git`);
+  await expect(page.getByTestId("scm-remote-url")).toHaveAttribute(
+    "title",
+    `Fetch, pull and push go to ${remote()}/team/app.git`,
+  );
 
   await page.getByTestId("scm-push").click();
   await expect(page.getByTestId("scm-notice")).toContainText("Authentication failed", { timeout: 30_000 });
@@ -73,7 +81,10 @@ test("a push the host refuses links to adding a token for that host; with it sto
   await expect(page.getByTestId("menu-account")).toHaveAttribute("href", "/account");
 });
 
-test("Source Control says where fetch, pull and push go; when origin is changed in a terminal it says so, and an admin keeps the remote in one click", async ({ page, ide }) => {
+test("Source Control says where fetch, pull and push go; when origin is changed in a terminal it says so, and an admin keeps the remote in one click", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await cloneApp(page, "Remote shown");
   await ide.waitForLive();
@@ -85,7 +96,9 @@ test("Source Control says where fetch, pull and push go; when origin is changed 
 
   // git works in the terminal (as the project's uid): someone points origin elsewhere.
   await ide.openTerminal();
-  await ide.runInTerminal("git remote set-url origin https://elsewhere.example/fork.git && git remote -v | head -1 && echo ORIGIN-SET");
+  await ide.runInTerminal(
+    "git remote set-url origin https://elsewhere.example/fork.git && git remote -v | head -1 && echo ORIGIN-SET",
+  );
   await expect(ide.terminalText()).toContainText("ORIGIN-SET");
   await expect(ide.terminalText()).not.toContainText("dubious ownership");
   await page.getByRole("button", { name: "Refresh Source Control" }).click();
@@ -103,7 +116,12 @@ test("Source Control says where fetch, pull and push go; when origin is changed 
   await expect(ide.terminalText()).toContainText(url);
 });
 
-test("a member of a project without a stored remote is told to ask an admin; the admin confirms origin in one click", async ({ page, ide, browser, pageErrors }) => {
+test("a member of a project without a stored remote is told to ask an admin; the admin confirms origin in one click", async ({
+  page,
+  ide,
+  browser,
+  pageErrors,
+}) => {
   test.setTimeout(120_000);
   // Sign-up without an invitation is refused on purpose (the member signs up with one).
   pageErrors.allow(/status of 403 .*\/api\/auth\/sign-up/);

@@ -51,7 +51,10 @@ test("store an ssh key, see its fingerprint, and clone a project over ssh", asyn
   expect(server.logins.at(-1)).toMatchObject({ user: "git", accepted: true, key: key.publicKey });
 });
 
-test("a team's shared ssh key is offered when cloning in the team, and the project's trusted host key can be forgotten", async ({ page, ide }) => {
+test("a team's shared ssh key is offered when cloning in the team, and the project's trusted host key can be forgotten", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await page.goto("/");
   await page.getByTestId("team-new").click();
@@ -74,7 +77,9 @@ test("a team's shared ssh key is offered when cloning in the team, and the proje
   await page.getByTestId("clone-url").fill(`ssh://git@${host()}:${server.port}/garden.git`);
   const choice = page.getByTestId("clone-credential");
   await expect(choice.locator('optgroup[label="Yours"] option')).toHaveText(["Garden key (git)"]);
-  await expect(choice.locator(`optgroup[label="The team's shared credentials"] option`)).toHaveText(["Crew deploy key (git) · team"]);
+  await expect(choice.locator(`optgroup[label="The team's shared credentials"] option`)).toHaveText([
+    "Crew deploy key (git) · team",
+  ]);
   await choice.selectOption({ label: "Crew deploy key (git) · team" });
   for (const theme of ["light", "dark"]) {
     await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);

@@ -38,7 +38,11 @@ async function cloneShop(page: import("@playwright/test").Page, name: string, to
   await expect(page.getByTestId("project-title")).toHaveText(name);
 }
 
-test("clone with a token, stage one hunk, commit as yourself, push, and see the pull request link", async ({ page, ide, pageErrors }) => {
+test("clone with a token, stage one hunk, commit as yourself, push, and see the pull request link", async ({
+  page,
+  ide,
+  pageErrors,
+}) => {
   // The clone of a missing repository is refused (404), on purpose.
   pageErrors.allow(/status of 404 .*\/api\/trpc\/project\.create/);
   await ide.signIn(admin);
@@ -78,7 +82,9 @@ test("clone with a token, stage one hunk, commit as yourself, push, and see the 
   await expect(page.getByTestId("side-tab-scm").locator(".scm-count")).toHaveText("1");
   const tabs = await page.locator(".side-tabs").evaluate((strip) => ({
     overflow: strip.scrollWidth - strip.clientWidth,
-    cut: [...strip.querySelectorAll<HTMLElement>(".side-tab-label")].filter((label) => label.scrollWidth > label.clientWidth).map((label) => label.textContent),
+    cut: [...strip.querySelectorAll<HTMLElement>(".side-tab-label")]
+      .filter((label) => label.scrollWidth > label.clientWidth)
+      .map((label) => label.textContent),
   }));
   expect(tabs).toEqual({ overflow: 0, cut: [] });
   await scm.row("changes", "src/app.ts").click();
@@ -104,8 +110,22 @@ test("clone with a token, stage one hunk, commit as yourself, push, and see the 
 test("the agent's change is committed with a Co-authored-by trailer linking its session", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
   await agent.script([
-    { match: "Improve the README", text: "Reading it first.", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "README.md" } }] },
-    { match: "Sells things.", text: "Updating the README.", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "README.md", old_string: "Sells things.", new_string: "Sells useful things." } }] },
+    {
+      match: "Improve the README",
+      text: "Reading it first.",
+      toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "README.md" } }],
+    },
+    {
+      match: "Sells things.",
+      text: "Updating the README.",
+      toolCalls: [
+        {
+          id: "call_edit",
+          name: "edit",
+          arguments: { path: "README.md", old_string: "Sells things.", new_string: "Sells useful things." },
+        },
+      ],
+    },
     { match: "Edited", text: "Done." },
   ]);
   await ide.signIn(admin);
@@ -121,14 +141,20 @@ test("the agent's change is committed with a Co-authored-by trailer linking its 
   await scm.commit("Improve the README");
   await scm.sync("push");
   const message = server.git("shop", ["log", "-1", "--format=%B"]);
-  expect(message).toMatch(/^Improve the README\n\nCo-authored-by: Tandem agent \(.+\) <agent\+[0-9a-f-]{36}@tandem\.invalid>\nTandem-Session: http.+\/p\/[0-9a-f-]{36}\?session=[0-9a-f-]{36}/);
+  expect(message).toMatch(
+    /^Improve the README\n\nCo-authored-by: Tandem agent \(.+\) <agent\+[0-9a-f-]{36}@tandem\.invalid>\nTandem-Session: http.+\/p\/[0-9a-f-]{36}\?session=[0-9a-f-]{36}/,
+  );
   expect(server.git("shop", ["log", "-1", "--format=%an"]).trim()).toBe(admin.name);
 
   // The trailer's link opens that session, even in a browser that had another one (or none) open.
   const link = new URL(message.match(/^Tandem-Session: (\S+)$/m)![1]!);
   // On the address the browser uses (no public URL is configured here), not a default one.
   expect(link.origin).toBe(new URL(page.url()).origin);
-  await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("tandem-agent-session:")).forEach((k) => localStorage.removeItem(k)));
+  await page.evaluate(() =>
+    Object.keys(localStorage)
+      .filter((k) => k.startsWith("tandem-agent-session:"))
+      .forEach((k) => localStorage.removeItem(k)),
+  );
   await page.goto(link.pathname + link.search);
   await expect(agent.userMessages().first()).toContainText("Improve the README");
   await expect(page).toHaveURL(new RegExp(`${link.pathname}$`));
@@ -205,7 +231,10 @@ test("credentials are listed by name and host only; the pull mode is a project s
   await page.getByTestId("git-settings").screenshot({ path: screenshotPath("git-settings") });
 });
 
-test("a pull request opened from Source Control is posted in the open agent session, for everyone in it", async ({ page, ide }) => {
+test("a pull request opened from Source Control is posted in the open agent session, for everyone in it", async ({
+  page,
+  ide,
+}) => {
   test.skip(!process.env.E2E_FORGE_PORT, "scripts/e2e.mjs serves the forge's API port");
   // GitHub's REST pulls endpoint on the port TANDEM_GIT_FORGES names: the one fake allowed, since a real forge cannot run here.
   const asked: Array<{ head: string; base: string; title: string; body: string; auth?: string }> = [];
@@ -213,9 +242,15 @@ test("a pull request opened from Source Control is posted in the open agent sess
     let raw = "";
     req.on("data", (chunk) => (raw += chunk));
     req.on("end", () => {
-      if (req.method !== "POST" || req.url !== "/api/v3/repos/acme/widgets/pulls") return res.writeHead(404).end('{"message":"Not Found"}');
-      asked.push({ ...(JSON.parse(raw) as { head: string; base: string; title: string; body: string }), auth: req.headers.authorization });
-      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ number: 3, html_url: "https://github.example/acme/widgets/pull/3" }));
+      if (req.method !== "POST" || req.url !== "/api/v3/repos/acme/widgets/pulls")
+        return res.writeHead(404).end('{"message":"Not Found"}');
+      asked.push({
+        ...(JSON.parse(raw) as { head: string; base: string; title: string; body: string }),
+        auth: req.headers.authorization,
+      });
+      res
+        .writeHead(201, { "content-type": "application/json" })
+        .end(JSON.stringify({ number: 3, html_url: "https://github.example/acme/widgets/pull/3" }));
     });
   });
   await new Promise<void>((resolve) => api.listen(Number(process.env.E2E_FORGE_PORT), "127.0.0.1", resolve));
@@ -244,12 +279,20 @@ test("a pull request opened from Source Control is posted in the open agent sess
     await page.getByTestId("pull-request-title").fill("Ship the widgets");
     await page.getByTestId("pull-request-submit").click();
     await expect(page.getByTestId("scm-notice")).toContainText("Pull request opened.");
-    await expect(page.getByTestId("scm-pull-request-link")).toHaveAttribute("href", "https://github.example/acme/widgets/pull/3");
-    expect(asked).toEqual([{ head: "ship-it", base: "main", title: "Ship the widgets", body: "", auth: `Bearer ${TOKEN}` }]);
+    await expect(page.getByTestId("scm-pull-request-link")).toHaveAttribute(
+      "href",
+      "https://github.example/acme/widgets/pull/3",
+    );
+    expect(asked).toEqual([
+      { head: "ship-it", base: "main", title: "Ship the widgets", body: "", auth: `Bearer ${TOKEN}` },
+    ]);
 
     const card = agent.panel().getByTestId("pull-request-card");
     await expect(card.getByTestId("pull-request-link")).toHaveText("Pull request #3: Ship the widgets");
-    await expect(card.getByTestId("pull-request-link")).toHaveAttribute("href", "https://github.example/acme/widgets/pull/3");
+    await expect(card.getByTestId("pull-request-link")).toHaveAttribute(
+      "href",
+      "https://github.example/acme/widgets/pull/3",
+    );
     await expect(card).toContainText("You opened it from ship-it into main.");
     await page.screenshot({ path: screenshotPath("git-pull-request-in-session") });
   } finally {

@@ -17,7 +17,9 @@ test("a team admin saves the team's internal hosts, and a bad entry is named", a
 
   await card.getByTestId("team-internal-hosts-input").fill("git.office.lan\nnot a host!");
   await card.getByTestId("team-internal-hosts-save").click();
-  await expect(card.locator(".error-text")).toContainText("must be a host name (git.office.lan), *.domain, an address (10.20.0.7) or a range (10.20.0.0/16)");
+  await expect(card.locator(".error-text")).toContainText(
+    "must be a host name (git.office.lan), *.domain, an address (10.20.0.7) or a range (10.20.0.0/16)",
+  );
 
   await card.getByTestId("team-internal-hosts-input").fill("git.office.lan\n10.20.0.0/16");
   await card.getByTestId("team-internal-hosts-save").click();

@@ -7,7 +7,10 @@ import { ReviewPage } from "./pages/review";
 
 const SHAPES = "export function area(width: number, height: number): number {\n  return width * height;\n}\n";
 
-test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+T, Ctrl+., Shift+Alt+F", async ({ page, ide }) => {
+test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+T, Ctrl+., Shift+Alt+F", async ({
+  page,
+  ide,
+}) => {
   test.setTimeout(180_000);
   const review = new ReviewPage(page);
   // The cursor goes to a symbol by Ctrl+G "line:column" (token spans differ between themes).
@@ -19,7 +22,12 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   };
   await ide.signIn(admin);
   await ide.createProject("Language");
-  await review.writeFile("tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true } }));
+  await review.writeFile(
+    "tsconfig.json",
+    JSON.stringify({
+      compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true },
+    }),
+  );
   await review.writeFile("src/shapes.ts", SHAPES);
   await review.writeFile("src/a.ts", 'import { area } from "./shapes";\nexport const small = area(1, 2);\n');
   await review.writeFile("src/b.ts", 'import { area } from "./shapes";\nexport const large = area(10, 20);\n');
@@ -45,7 +53,10 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   await goTo(2, 22);
   await page.keyboard.press("Control+K");
   await page.keyboard.press("Control+I");
-  await expect(page.locator(".monaco-hover:not(.hidden)").first()).toContainText("area(width: number, height: number): number", { timeout: 20_000 });
+  await expect(page.locator(".monaco-hover:not(.hidden)").first()).toContainText(
+    "area(width: number, height: number): number",
+    { timeout: 20_000 },
+  );
   await page.screenshot({ path: screenshotPath("language-hover") });
 
   // F12: to the definition in another file.
@@ -119,7 +130,16 @@ test("an agent edit that breaks the types lists the new error on its tool card",
   const agent = new AgentPanel(page);
   await agent.script([
     { text: "Reading first.", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "src/a.ts" } }] },
-    { match: "export const small", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/a.ts", old_string: "surface(1, 2)", new_string: 'surface(1, "2")' } }] },
+    {
+      match: "export const small",
+      toolCalls: [
+        {
+          id: "call_edit",
+          name: "edit",
+          arguments: { path: "src/a.ts", old_string: "surface(1, 2)", new_string: 'surface(1, "2")' },
+        },
+      ],
+    },
     { match: "new error", text: "That broke the types; I will fix it." },
   ]);
   await ide.signIn(admin);

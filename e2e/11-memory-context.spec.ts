@@ -22,7 +22,10 @@ test("a pinned memory reaches the agent, and the session says what context it us
   await page.screenshot({ path: screenshotPath("memory-pinned") });
 
   // A message unrelated to the memory: only the pin brings it into the prompt.
-  await agent.script([{ match: "Say hello", text: "Hello!" }, { match: "Greet again", text: "Hello again!" }]);
+  await agent.script([
+    { match: "Say hello", text: "Hello!" },
+    { match: "Greet again", text: "Hello again!" },
+  ]);
   await agent.ask("Say hello");
   await expect(agent.assistantMessages().last()).toContainText("Hello!");
   await expect(page.getByTestId("context-used")).toHaveText("Context: 1 memory");

@@ -16,10 +16,27 @@ test("a refused host is allowed from the session's card and the retried command 
   const agent = new AgentPanel(page);
   try {
     await agent.script([
-      { toolCalls: [{ id: "call_fetch", name: "shell", arguments: { command, description: "Fetch the registry page" } }] },
+      {
+        toolCalls: [
+          { id: "call_fetch", name: "shell", arguments: { command, description: "Fetch the registry page" } },
+        ],
+      },
       // The tool result the model reads names the host and says how to allow it.
-      { match: 'refused registry.e2e.test (this project\'s network policy is allow-list). A project admin can allow this host in the project settings (Network), or with the "Allow registry.e2e.test for this project?" card', text: "The sandbox refused registry.e2e.test." },
-      { match: "Try again", toolCalls: [{ id: "call_fetch_again", name: "shell", arguments: { command, description: "Fetch the registry page again" } }] },
+      {
+        match:
+          'refused registry.e2e.test (this project\'s network policy is allow-list). A project admin can allow this host in the project settings (Network), or with the "Allow registry.e2e.test for this project?" card',
+        text: "The sandbox refused registry.e2e.test.",
+      },
+      {
+        match: "Try again",
+        toolCalls: [
+          {
+            id: "call_fetch_again",
+            name: "shell",
+            arguments: { command, description: "Fetch the registry page again" },
+          },
+        ],
+      },
       { match: "hello from the registry", text: "Fetched it: hello from the registry." },
     ]);
     await ide.signIn(admin);
@@ -27,7 +44,9 @@ test("a refused host is allowed from the session's card and the retried command 
     await agent.ask("Fetch the registry page");
     const first = agent.toolCard("Fetch the registry page");
     await first.getByTestId("approve").click();
-    await expect(agent.assistantMessages().last().locator(".markdown")).toHaveText("The sandbox refused registry.e2e.test.");
+    await expect(agent.assistantMessages().last().locator(".markdown")).toHaveText(
+      "The sandbox refused registry.e2e.test.",
+    );
     await expect(first).toContainText("code 403");
 
     const card = page.getByTestId("network-denied-card");
@@ -36,13 +55,17 @@ test("a refused host is allowed from the session's card and the retried command 
     await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath("agent-network-denied") });
     await card.getByTestId("network-allow").click();
-    await expect(card.getByTestId("network-allowed")).toHaveText("registry.e2e.test allowed for this project by Ada Admin.");
+    await expect(card.getByTestId("network-allowed")).toHaveText(
+      "registry.e2e.test allowed for this project by Ada Admin.",
+    );
     await page.screenshot({ path: screenshotPath("agent-network-allowed") });
 
     await agent.send("Try again");
     const second = agent.toolCard("Fetch the registry page again");
     await second.getByTestId("approve").click();
-    await expect(agent.assistantMessages().last().locator(".markdown")).toHaveText("Fetched it: hello from the registry.");
+    await expect(agent.assistantMessages().last().locator(".markdown")).toHaveText(
+      "Fetched it: hello from the registry.",
+    );
     await expect(second).toContainText("hello from the registry code 200");
     // Allowed hosts raise no card.
     await expect(card).toHaveCount(1);

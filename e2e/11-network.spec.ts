@@ -31,7 +31,9 @@ test("network policy, allow-list and the live connection log", async ({ page, id
     await ideTab.goto(`/p/${projectId}`);
     const terminalIde = new IdePage(ideTab);
     await terminalIde.openTerminal();
-    await terminalIde.runInTerminal(`curl -s http://registry.e2e.test:${port}/ ; curl -s -o /dev/null -w 'code %{http_code}\\n' http://elsewhere.e2e.test:${port}/`);
+    await terminalIde.runInTerminal(
+      `curl -s http://registry.e2e.test:${port}/ ; curl -s -o /dev/null -w 'code %{http_code}\\n' http://elsewhere.e2e.test:${port}/`,
+    );
     await expect(terminalIde.terminalText()).toContainText("hello from the registry");
     await expect(terminalIde.terminalText()).toContainText("code 403");
 
@@ -45,7 +47,10 @@ test("network policy, allow-list and the live connection log", async ({ page, id
   }
 });
 
-test("the admin rules out a policy, and a project on it falls back to the most restrictive permitted one", async ({ page, ide }) => {
+test("the admin rules out a policy, and a project on it falls back to the most restrictive permitted one", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.createProject("Network fallback");
   const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
@@ -69,7 +74,9 @@ test("the admin rules out a policy, and a project on it falls back to the most r
   await page.goto(`/p/${projectId}/settings`);
   await expect(page.getByTestId("network-policy")).toHaveValue("off");
   await expect(page.getByTestId("network-policy").locator('option[value="allow-list"]')).toBeDisabled();
-  await expect(page.getByTestId("network-policy").locator('option[value="allow-list"]')).toHaveText(/not permitted by the admin/);
+  await expect(page.getByTestId("network-policy").locator('option[value="allow-list"]')).toHaveText(
+    /not permitted by the admin/,
+  );
 
   await page.goto("/admin");
   await page.getByTestId("network-policy-allow-list").click();

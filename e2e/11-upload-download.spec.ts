@@ -21,18 +21,31 @@ async function dropFolder(page: Page, selector: string, name: string, tree: Tree
       type T = { [n: string]: string | T };
       const entry = (entryName: string, node: string | T): unknown =>
         typeof node === "string"
-          ? { name: entryName, isFile: true, isDirectory: false, file: (ok: (f: File) => void) => ok(new File([node], entryName)) }
+          ? {
+              name: entryName,
+              isFile: true,
+              isDirectory: false,
+              file: (ok: (f: File) => void) => ok(new File([node], entryName)),
+            }
           : {
               name: entryName,
               isFile: false,
               isDirectory: true,
               createReader() {
                 let given = false;
-                return { readEntries: (ok: (e: unknown[]) => void) => ok(given ? [] : ((given = true), Object.entries(node).map(([n, child]) => entry(n, child)))) };
+                return {
+                  readEntries: (ok: (e: unknown[]) => void) =>
+                    ok(given ? [] : ((given = true), Object.entries(node).map(([n, child]) => entry(n, child)))),
+                };
               },
             };
       const root = entry(name, tree);
-      const dataTransfer = { types: ["Files"], files: [], items: [{ kind: "file", webkitGetAsEntry: () => root }], dropEffect: "copy" };
+      const dataTransfer = {
+        types: ["Files"],
+        files: [],
+        items: [{ kind: "file", webkitGetAsEntry: () => root }],
+        dropEffect: "copy",
+      };
       const target = document.querySelector(selector)!;
       for (const type of ["dragover", "drop"]) {
         const event = new DragEvent(type, { bubbles: true, cancelable: true });
@@ -55,9 +68,16 @@ async function unzip(file: string): Promise<Record<string, string>> {
   return out;
 }
 
-const site: Tree = { "index.html": "<h1>Hello</h1>\n", css: { "app.css": "body { margin: 0; }\n" }, js: { "app.js": "console.log(1);\n" } };
+const site: Tree = {
+  "index.html": "<h1>Hello</h1>\n",
+  css: { "app.css": "body { margin: 0; }\n" },
+  js: { "app.js": "console.log(1);\n" },
+};
 
-test("a folder dropped on the explorer is uploaded with its structure; dropping it again asks, and keeps both", async ({ page, ide }) => {
+test("a folder dropped on the explorer is uploaded with its structure; dropping it again asks, and keeps both", async ({
+  page,
+  ide,
+}) => {
   const files = new ReviewPage(page);
   await ide.signIn(admin);
   await ide.createProject("Uploads");
@@ -121,7 +141,14 @@ test("a folder and the whole project download as zips holding what the explorer 
   expect(projectZip.suggestedFilename()).toBe("Uploads.zip");
   await projectZip.saveAs(path.join(saveTo, "project.zip"));
   const entries = await unzip(path.join(saveTo, "project.zip"));
-  expect(Object.keys(entries).sort()).toEqual([".gitignore", "site (1)/index.html", "site/css/app.css", "site/index.html", "site/js/app.js", "site/notes.md"]);
+  expect(Object.keys(entries).sort()).toEqual([
+    ".gitignore",
+    "site (1)/index.html",
+    "site/css/app.css",
+    "site/index.html",
+    "site/js/app.js",
+    "site/notes.md",
+  ]);
 
   if (!(await ide.treeItem("site/notes.md").isVisible())) await ide.treeItem("site").click();
   await ide.treeItem("site/notes.md").click({ button: "right" });
@@ -133,7 +160,11 @@ test("a folder and the whole project download as zips holding what the explorer 
   expect(readFileSync(path.join(saveTo, "notes.md"), "utf8")).toBe("# notes\n");
 });
 
-test("a new project from an uploaded zip opens with its files; a hostile zip leaves no project behind", async ({ page, ide, pageErrors }) => {
+test("a new project from an uploaded zip opens with its files; a hostile zip leaves no project behind", async ({
+  page,
+  ide,
+  pageErrors,
+}) => {
   // The hostile zip is refused (400), on purpose.
   pageErrors.allow(/status of 400 .*\/api\/projects\/.*\/upload/);
   const files = new ReviewPage(page);
@@ -144,7 +175,10 @@ test("a new project from an uploaded zip opens with its files; a hostile zip lea
   await page.getByTestId("new-project-zip-input").setInputFiles({
     name: "starter.zip",
     mimeType: "application/zip",
-    buffer: rawZip([{ name: "starter-main/README.md", data: "# Starter\n" }, { name: "starter-main/src/main.ts", data: "console.log('hi');\n" }]),
+    buffer: rawZip([
+      { name: "starter-main/README.md", data: "# Starter\n" },
+      { name: "starter-main/src/main.ts", data: "console.log('hi');\n" },
+    ]),
   });
   await expect(page.getByTestId("new-project-upload-name")).toHaveValue("starter");
   await page.getByTestId("create-project-upload").click();
@@ -154,7 +188,14 @@ test("a new project from an uploaded zip opens with its files; a hostile zip lea
 
   await page.goto("/");
   await page.getByTestId("new-project-way-upload").click();
-  await page.getByTestId("new-project-zip-input").setInputFiles({ name: "evil.zip", mimeType: "application/zip", buffer: rawZip([{ name: "ok.txt", data: "fine" }, { name: "../../evil.txt", data: "pwned" }]) });
+  await page.getByTestId("new-project-zip-input").setInputFiles({
+    name: "evil.zip",
+    mimeType: "application/zip",
+    buffer: rawZip([
+      { name: "ok.txt", data: "fine" },
+      { name: "../../evil.txt", data: "pwned" },
+    ]),
+  });
   await page.getByTestId("create-project-upload").click();
   await expect(page.getByTestId("new-project-error")).toContainText("refused");
   await expect(page.getByTestId("project-evil")).toHaveCount(0);

@@ -47,9 +47,18 @@ test("agent settings: mode, validated rules, tools on and off, limits", async ({
   await page.screenshot({ path: screenshotPath("agent-settings"), fullPage: true });
 });
 
-test("destructive-command guard: admins edit its checks; in yolo mode a force push still asks, with the reason on the card", async ({ page, ide }) => {
+test("destructive-command guard: admins edit its checks; in yolo mode a force push still asks, with the reason on the card", async ({
+  page,
+  ide,
+}) => {
   const agent = new AgentPanel(page);
-  await agent.script([{ match: "publish", text: "Publishing.", toolCalls: [{ id: "call_push", name: "shell", arguments: { command: "git push --force origin main" } }] }]);
+  await agent.script([
+    {
+      match: "publish",
+      text: "Publishing.",
+      toolCalls: [{ id: "call_push", name: "shell", arguments: { command: "git push --force origin main" } }],
+    },
+  ]);
   await ide.signIn(admin);
 
   await page.goto("/admin");
@@ -59,7 +68,9 @@ test("destructive-command guard: admins edit its checks; in yolo mode a force pu
   await editor.fill('{ "diskTools": { "enabled": "yes" } }');
   await expect(card.getByTestId("command-guard-problems")).toContainText("diskTools.enabled");
   await expect(card.getByTestId("command-guard-save")).toBeDisabled();
-  await editor.fill(JSON.stringify({ alwaysAsk: [{ prefix: "terraform destroy", reason: "Destroys the team's infrastructure." }] }));
+  await editor.fill(
+    JSON.stringify({ alwaysAsk: [{ prefix: "terraform destroy", reason: "Destroys the team's infrastructure." }] }),
+  );
   await card.getByTestId("command-guard-save").click();
   await expect(card.getByTestId("command-guard-saved")).toBeVisible();
   await expect(editor).toHaveValue(/terraform destroy/);
@@ -75,6 +86,8 @@ test("destructive-command guard: admins edit its checks; in yolo mode a force pu
 
   await agent.ask("publish the branch");
   await agent.expectStatus("waiting_approval");
-  await expect(page.getByTestId("approval-reason")).toHaveText("`git push` with force or delete rewrites the remote's history; a person always approves it.");
+  await expect(page.getByTestId("approval-reason")).toHaveText(
+    "`git push` with force or delete rewrites the remote's history; a person always approves it.",
+  );
   await page.getByTestId("approval-card").screenshot({ path: screenshotPath("command-guard-card") });
 });

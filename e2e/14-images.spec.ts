@@ -16,7 +16,15 @@ test("a pasted screenshot reaches the model and shows in the transcript", async 
     const response = await fetch("/api/trpc/model.setSettings", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ json: { model: "openai-compatible:scripted", inputPerMTok: null, outputPerMTok: null, contextWindow: null, acceptsImages: true } }),
+      body: JSON.stringify({
+        json: {
+          model: "openai-compatible:scripted",
+          inputPerMTok: null,
+          outputPerMTok: null,
+          contextWindow: null,
+          acceptsImages: true,
+        },
+      }),
     });
     return response.status;
   });
@@ -29,7 +37,9 @@ test("a pasted screenshot reaches the model and shows in the transcript", async 
     page.getByTestId("composer-input").evaluate(
       (el, file) => {
         const data = new DataTransfer();
-        data.items.add(new File([Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0))], file.name, { type: file.type }));
+        data.items.add(
+          new File([Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0))], file.name, { type: file.type }),
+        );
         el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
       },
       { name, type, base64 },
@@ -51,7 +61,9 @@ test("a pasted screenshot reaches the model and shows in the transcript", async 
   await expect(page.getByTestId("composer-image")).toHaveCount(0);
   await page.screenshot({ path: screenshotPath("transcript-image") });
 
-  const requests = (await (await fetch(`${controlUrl}/requests`)).json()) as Array<{ messages: Array<{ role: string; content: unknown }> }>;
+  const requests = (await (await fetch(`${controlUrl}/requests`)).json()) as Array<{
+    messages: Array<{ role: string; content: unknown }>;
+  }>;
   const asked = requests.findLast((r) => JSON.stringify(r.messages).includes("what does this screenshot show"))!;
   const user = asked.messages.findLast((m) => m.role === "user")!;
   expect(user.content).toEqual([

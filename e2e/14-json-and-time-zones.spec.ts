@@ -10,7 +10,10 @@ test("a sub-agent's JSON report shows as JSON in the delegate card", async ({ pa
   const agent = new AgentPanel(page);
   const report = { files: ["src/a.ts", "src/b.ts"], note: 'uses "strict" mode' };
   await agent.script([
-    { match: "survey the files", toolCalls: [{ id: "call_survey", name: "delegate", arguments: { task: "Task survey: list the files as JSON" } }] },
+    {
+      match: "survey the files",
+      toolCalls: [{ id: "call_survey", name: "delegate", arguments: { task: "Task survey: list the files as JSON" } }],
+    },
     { match: "Task survey", text: "```json\n" + JSON.stringify(report, null, 2) + "\n```" },
     { match: "src/b.ts", text: "Two files." },
   ]);
@@ -32,7 +35,20 @@ test("a sub-agent's JSON report shows as JSON in the delegate card", async ({ pa
 test("a schedule is read in the browser's time zone and shown on its clock", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
   await agent.script([
-    { match: "standup notes", toolCalls: [{ id: "call_schedule", name: "schedule_task", arguments: { taskPayload: "Write the standup notes", timeExpression: "every weekday at 9", humanReadableDescription: "Standup notes" } }] },
+    {
+      match: "standup notes",
+      toolCalls: [
+        {
+          id: "call_schedule",
+          name: "schedule_task",
+          arguments: {
+            taskPayload: "Write the standup notes",
+            timeExpression: "every weekday at 9",
+            humanReadableDescription: "Standup notes",
+          },
+        },
+      ],
+    },
     { match: "Scheduled task", text: "Scheduled it." },
   ]);
   await ide.signIn(admin);

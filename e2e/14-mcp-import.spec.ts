@@ -25,7 +25,10 @@ test("Import from…: a pasted settings.json is understood, added and connected"
   await ide.signIn(admin);
   await ide.createProject("Imported");
   const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
-  await fs.writeFile(path.join(process.env.E2E_DATA_DIR ?? ".tandem-e2e", "workspaces", projectId, "tiny-mcp.cjs"), TINY_SERVER);
+  await fs.writeFile(
+    path.join(process.env.E2E_DATA_DIR ?? ".tandem-e2e", "workspaces", projectId, "tiny-mcp.cjs"),
+    TINY_SERVER,
+  );
   await page.getByTestId("project-settings").click();
 
   await page.getByTestId("mcp-import-open").click();
@@ -51,7 +54,11 @@ test("Import from…: a pasted settings.json is understood, added and connected"
 
   // Keep only the local server for the connection check.
   const text = JSON.parse(await page.getByTestId("mcp-json").inputValue()) as { mcpServers: Record<string, unknown> };
-  expect(text.mcpServers.docs).toEqual({ type: "http", url: "https://docs.example.com/mcp", headers: { Authorization: "Bearer x" } });
+  expect(text.mcpServers.docs).toEqual({
+    type: "http",
+    url: "https://docs.example.com/mcp",
+    headers: { Authorization: "Bearer x" },
+  });
   delete text.mcpServers.docs;
   await page.getByTestId("mcp-json").fill(JSON.stringify(text, null, 2));
   await page.getByTestId("mcp-save").click();

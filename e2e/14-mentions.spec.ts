@@ -38,7 +38,9 @@ test("@-mentions: completion over files and folders, chips, content attached", a
   await expect(agent.assistantMessages().last()).toContainText("It is a changelog.");
   await expect(agent.userMessages().last().getByTestId("mention-chip")).toHaveText(["@docs/CHANGELOG.md"]);
   await page.screenshot({ path: screenshotPath("mention-sent") });
-  const requests = (await (await fetch(`${controlUrl}/requests`)).json()) as Array<{ messages: Array<{ role: string; content: unknown }> }>;
+  const requests = (await (await fetch(`${controlUrl}/requests`)).json()) as Array<{
+    messages: Array<{ role: string; content: unknown }>;
+  }>;
   const asked = requests.findLast((r) => JSON.stringify(r.messages).includes("explain @docs/CHANGELOG.md"))!;
   expect(String(asked.messages.findLast((m) => m.role === "user")!.content)).toContain("the purple widget");
 });

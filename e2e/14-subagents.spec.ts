@@ -9,15 +9,27 @@ import { AgentPanel } from "./pages/agent";
 test("live sub-agent: step, current tool, last lines, cancel from its card", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
   await agent.script([
-    { match: "look into the notes", toolCalls: [{ id: "call_delegate", name: "delegate", arguments: { tasks: [{ prompt: "Task notes: summarise notes.md" }] } }] },
-    { match: "Task notes", text: "Opening the notes. ", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "notes.md" } }] },
+    {
+      match: "look into the notes",
+      toolCalls: [
+        { id: "call_delegate", name: "delegate", arguments: { tasks: [{ prompt: "Task notes: summarise notes.md" }] } },
+      ],
+    },
+    {
+      match: "Task notes",
+      text: "Opening the notes. ",
+      toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "notes.md" } }],
+    },
     { match: "purple elephants", text: "Thinking about purple elephants for a long while", hang: true },
     { match: "cancelled", text: "The sub-agent was cancelled, so I stopped there." },
   ]);
   await ide.signIn(admin);
   await ide.createProject("Delegation");
   const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
-  await fs.writeFile(path.join(process.env.E2E_DATA_DIR ?? ".tandem-e2e", "workspaces", projectId, "notes.md"), "The notes are about purple elephants.\n");
+  await fs.writeFile(
+    path.join(process.env.E2E_DATA_DIR ?? ".tandem-e2e", "workspaces", projectId, "notes.md"),
+    "The notes are about purple elephants.\n",
+  );
 
   await agent.ask("look into the notes");
   const card = page.getByTestId("subagent-card");

@@ -8,9 +8,13 @@ import { SourceControlPage } from "./pages/source-control";
 // results and tabs that name their files, one problem count, a 900 px window, actions by role,
 // terminals lost in a restart, and a diff that opens at its change.
 
-const width = (page: Page, testId: string) => page.getByTestId(testId).evaluate((element) => element.getBoundingClientRect().width);
+const width = (page: Page, testId: string) =>
+  page.getByTestId(testId).evaluate((element) => element.getBoundingClientRect().width);
 
-test("the side bar widens, keeps its width in pixels after a reload, and search results show file names first", async ({ page, ide }) => {
+test("the side bar widens, keeps its width in pixels after a reload, and search results show file names first", async ({
+  page,
+  ide,
+}) => {
   await ide.signIn(admin);
   await ide.createProject("Wide side bar");
   const review = new ReviewPage(page);
@@ -74,9 +78,17 @@ test("the Problems panel counts what the status bar counts", async ({ page, ide 
   await ide.signIn(admin);
   await ide.createProject("Problem counts");
   const review = new ReviewPage(page);
-  await review.writeFile("tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true } }));
+  await review.writeFile(
+    "tsconfig.json",
+    JSON.stringify({
+      compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true },
+    }),
+  );
   // One error, and an unused local: a hint (faded code), which is not a problem.
-  await review.writeFile("src/count.ts", 'export const count: number = "three";\nexport function f() {\n  const unused = 1;\n}\n');
+  await review.writeFile(
+    "src/count.ts",
+    'export const count: number = "three";\nexport function f() {\n  const unused = 1;\n}\n',
+  );
   await ide.waitForTreeSettled();
   await ide.treeItem("src").click();
   await ide.openFile("src/count.ts");
@@ -116,7 +128,11 @@ test("at 900x700 the editor keeps at least half the width, after a wide side bar
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
-test("viewers see no action that changes files, and members none that only admins may take", async ({ page, ide, browser }) => {
+test("viewers see no action that changes files, and members none that only admins may take", async ({
+  page,
+  ide,
+  browser,
+}) => {
   test.setTimeout(120_000);
   const team = "Workbench roles";
   const person: TestUser = { name: "Vera Viewer", email: "vera@example.com", password: "quiet-harbor-lantern-7" };
@@ -200,7 +216,11 @@ test("a terminal the server lost in a restart says so, and offers a new one", as
   // server keeps its terminals in memory, so a restart is one it no longer lists).
   await page.evaluate((key) => {
     const seen = JSON.parse(localStorage.getItem(key) ?? "[]") as unknown[];
-    const lost = { id: "00000000-0000-4000-8000-000000000001", title: "Terminal 0", createdAt: "2020-01-01T00:00:00.000Z" };
+    const lost = {
+      id: "00000000-0000-4000-8000-000000000001",
+      title: "Terminal 0",
+      createdAt: "2020-01-01T00:00:00.000Z",
+    };
     localStorage.setItem(key, JSON.stringify([...seen, lost]));
     localStorage.setItem(`tandem-terminal:${key.split(":")[1]}`, lost.id);
   }, `tandem-terminals:${projectId}`);

@@ -121,10 +121,14 @@ async function npmChromium(): Promise<FoundChromium> {
   // The package exports only its entry (build/cjs/index.cjs), three levels below its folder.
   const packageDir = path.resolve(createRequire(import.meta.url).resolve("@sparticuz/chromium"), "../../..");
   const libDir = path.join(tmpdir(), "al2023", "lib");
-  if (!existsSync(path.join(libDir, "libnss3.so"))) await untarBrotli(path.join(packageDir, "bin", "al2023.tar.br"), path.dirname(libDir));
-  const env: Record<string, string> = { LD_LIBRARY_PATH: [libDir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":") };
+  if (!existsSync(path.join(libDir, "libnss3.so")))
+    await untarBrotli(path.join(packageDir, "bin", "al2023.tar.br"), path.dirname(libDir));
+  const env: Record<string, string> = {
+    LD_LIBRARY_PATH: [libDir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":"),
+  };
   // A machine without fontconfig's setup gets the fonts the package unpacked beside the binary.
-  if (!process.env.FONTCONFIG_PATH && !existsSync("/etc/fonts/fonts.conf")) env.FONTCONFIG_PATH = path.join(tmpdir(), "fonts");
+  if (!process.env.FONTCONFIG_PATH && !existsSync("/etc/fonts/fonts.conf"))
+    env.FONTCONFIG_PATH = path.join(tmpdir(), "fonts");
   return { executablePath, source: "npm", env };
 }
 

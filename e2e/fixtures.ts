@@ -48,7 +48,10 @@ export const test = base.extend<{ ide: IdePage; pageErrors: PageErrors }>({
       await use(errors);
       watching = undefined;
       const unexpected = errors.unexpected();
-      expect(unexpected, "uncaught page errors and console errors (declare expected ones with pageErrors.allow)").toEqual([]);
+      expect(
+        unexpected,
+        "uncaught page errors and console errors (declare expected ones with pageErrors.allow)",
+      ).toEqual([]);
     },
     { auto: true },
   ],

@@ -10,7 +10,9 @@ export class PageErrors {
   private readonly allowed: RegExp[] = [];
 
   watch(context: BrowserContext): BrowserContext {
-    context.on("weberror", (error) => this.seen.push(`uncaught page error: ${error.error().stack ?? error.error().message}`));
+    context.on("weberror", (error) =>
+      this.seen.push(`uncaught page error: ${error.error().stack ?? error.error().message}`),
+    );
     context.on("console", (message: ConsoleMessage) => {
       if (message.type() !== "error") return;
       const { url, lineNumber } = message.location();

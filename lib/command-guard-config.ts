@@ -12,21 +12,61 @@ export const commandGuardConfigSchema = z.object({
     .object({
       enabled: z.boolean().default(true),
       /** Where recursive deletes do not ask: workspace-relative folders, or absolute paths such as /tmp. */
-      scratchPaths: names.default(["tmp", ".tandem/tmp", "node_modules", "dist", "build", ".next", "coverage", ".cache", "target", "/tmp"]),
+      scratchPaths: names.default([
+        "tmp",
+        ".tandem/tmp",
+        "node_modules",
+        "dist",
+        "build",
+        ".next",
+        "coverage",
+        ".cache",
+        "target",
+        "/tmp",
+      ]),
     })
-    .default({ enabled: true, scratchPaths: ["tmp", ".tandem/tmp", "node_modules", "dist", "build", ".next", "coverage", ".cache", "target", "/tmp"] }),
+    .default({
+      enabled: true,
+      scratchPaths: [
+        "tmp",
+        ".tandem/tmp",
+        "node_modules",
+        "dist",
+        "build",
+        ".next",
+        "coverage",
+        ".cache",
+        "target",
+        "/tmp",
+      ],
+    }),
   gitRewrite: z.object({ enabled: z.boolean().default(true) }).default({ enabled: true }),
   recursivePermissions: z
     .object({ enabled: z.boolean().default(true), commands: names.default(["chmod", "chown", "chgrp"]) })
     .default({ enabled: true, commands: ["chmod", "chown", "chgrp"] }),
   diskTools: z
-    .object({ enabled: z.boolean().default(true), commands: names.default(["dd", "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "shred"]) })
+    .object({
+      enabled: z.boolean().default(true),
+      commands: names.default(["dd", "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "shred"]),
+    })
     .default({ enabled: true, commands: ["dd", "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "shred"] }),
   downloadToShell: z
     .object({
       enabled: z.boolean().default(true),
       downloaders: names.default(["curl", "wget", "fetch", "http"]),
-      interpreters: names.default(["sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node"]),
+      interpreters: names.default([
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "python",
+        "python3",
+        "perl",
+        "ruby",
+        "node",
+      ]),
     })
     .default({
       enabled: true,
@@ -37,14 +77,42 @@ export const commandGuardConfigSchema = z.object({
     .object({
       enabled: z.boolean().default(true),
       /** Command prefixes that drop or wipe a database. */
-      commands: names.default(["dropdb", "mysqladmin drop", "prisma migrate reset", "redis-cli flushall", "redis-cli flushdb"]),
+      commands: names.default([
+        "dropdb",
+        "mysqladmin drop",
+        "prisma migrate reset",
+        "redis-cli flushall",
+        "redis-cli flushdb",
+      ]),
       /** Database clients: a `DROP DATABASE`/`DROP SCHEMA` given to one of these (as an argument or piped in) asks. */
-      clients: names.default(["psql", "mysql", "mariadb", "sqlite3", "mongosh", "mongo", "sqlcmd", "clickhouse-client", "cockroach", "duckdb"]),
+      clients: names.default([
+        "psql",
+        "mysql",
+        "mariadb",
+        "sqlite3",
+        "mongosh",
+        "mongo",
+        "sqlcmd",
+        "clickhouse-client",
+        "cockroach",
+        "duckdb",
+      ]),
     })
     .default({
       enabled: true,
       commands: ["dropdb", "mysqladmin drop", "prisma migrate reset", "redis-cli flushall", "redis-cli flushdb"],
-      clients: ["psql", "mysql", "mariadb", "sqlite3", "mongosh", "mongo", "sqlcmd", "clickhouse-client", "cockroach", "duckdb"],
+      clients: [
+        "psql",
+        "mysql",
+        "mariadb",
+        "sqlite3",
+        "mongosh",
+        "mongo",
+        "sqlcmd",
+        "clickhouse-client",
+        "cockroach",
+        "duckdb",
+      ],
     }),
   alwaysAsk: z
     .array(z.object({ prefix: z.string().trim().min(1).max(200), reason: z.string().trim().min(1).max(300) }))

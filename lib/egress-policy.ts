@@ -23,7 +23,10 @@ export const hostPattern = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "must be a host name such as registry.npmjs.org, or *.example.com for its subdomains");
+  .regex(
+    /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
+    "must be a host name such as registry.npmjs.org, or *.example.com for its subdomains",
+  );
 
 /** 4 or 6 for an IP address, 0 for anything else (node:net's isIP, which lib/ may not import). */
 function ipVersion(text: string): 0 | 4 | 6 {
@@ -49,14 +52,26 @@ export const internalHostEntry = z
 
 /** The package registries and git hosts most projects need: what a new project may reach. */
 export const DEFAULT_ALLOW_HOSTS = [
-  "registry.npmjs.org", "registry.yarnpkg.com", "repo.yarnpkg.com",
-  "pypi.org", "files.pythonhosted.org",
-  "crates.io", "index.crates.io", "static.crates.io",
-  "proxy.golang.org", "sum.golang.org",
-  "rubygems.org", "index.rubygems.org",
-  "repo.maven.apache.org", "repo1.maven.org",
-  "github.com", "codeload.github.com", "objects.githubusercontent.com", "raw.githubusercontent.com",
-  "gitlab.com", "bitbucket.org",
+  "registry.npmjs.org",
+  "registry.yarnpkg.com",
+  "repo.yarnpkg.com",
+  "pypi.org",
+  "files.pythonhosted.org",
+  "crates.io",
+  "index.crates.io",
+  "static.crates.io",
+  "proxy.golang.org",
+  "sum.golang.org",
+  "rubygems.org",
+  "index.rubygems.org",
+  "repo.maven.apache.org",
+  "repo1.maven.org",
+  "github.com",
+  "codeload.github.com",
+  "objects.githubusercontent.com",
+  "raw.githubusercontent.com",
+  "gitlab.com",
+  "bitbucket.org",
 ];
 
 /**

@@ -1,7 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { countConflicts, resolveConflicts } from "./git-conflicts";
 
-const text = ["# Shop", "<<<<<<< HEAD", "Mine.", "=======", "Theirs.", ">>>>>>> abc123", "tail", "<<<<<<< HEAD", "a", "||||||| base", "o", "=======", "b", ">>>>>>> abc123", ""].join("\n");
+const text = [
+  "# Shop",
+  "<<<<<<< HEAD",
+  "Mine.",
+  "=======",
+  "Theirs.",
+  ">>>>>>> abc123",
+  "tail",
+  "<<<<<<< HEAD",
+  "a",
+  "||||||| base",
+  "o",
+  "=======",
+  "b",
+  ">>>>>>> abc123",
+  "",
+].join("\n");
 
 describe("git conflict markers", () => {
   it("counts the blocks", () => {
@@ -16,7 +32,9 @@ describe("git conflict markers", () => {
   });
 
   it("keeps CRLF line endings and leaves an unfinished block alone", () => {
-    expect(resolveConflicts("x\r\n<<<<<<< HEAD\r\nm\r\n=======\r\nt\r\n>>>>>>> o\r\ny\r\n", "incoming")).toBe("x\r\nt\r\ny\r\n");
+    expect(resolveConflicts("x\r\n<<<<<<< HEAD\r\nm\r\n=======\r\nt\r\n>>>>>>> o\r\ny\r\n", "incoming")).toBe(
+      "x\r\nt\r\ny\r\n",
+    );
     const open = "x\n<<<<<<< HEAD\nm\n=======\nt\n";
     expect(resolveConflicts(open, "both")).toBe(open);
   });

@@ -9,10 +9,19 @@ export type Forges = Record<string, Forge>;
 /** `host=kind[@api]` pairs, comma-separated (TANDEM_GIT_FORGES), e.g. `git.acme.dev=gitea,ghe.acme.dev=github@https://ghe.acme.dev/api/v3`. */
 export function parseForges(value: string | undefined): Forges {
   const forges: Forges = {};
-  for (const entry of (value ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (value ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const match = /^([^=\s]+)=(github|gitlab|bitbucket|gitea|forgejo)(?:@(\S+))?$/.exec(entry);
-    if (!match) throw new Error(`'${entry}' is not host=kind or host=kind@api-url (kinds: github, gitlab, bitbucket, gitea, forgejo)`);
-    forges[match[1]!] = { kind: match[2] === "forgejo" ? "gitea" : (match[2] as ForgeKind), ...(match[3] ? { api: match[3] } : {}) };
+    if (!match)
+      throw new Error(
+        `'${entry}' is not host=kind or host=kind@api-url (kinds: github, gitlab, bitbucket, gitea, forgejo)`,
+      );
+    forges[match[1]!] = {
+      kind: match[2] === "forgejo" ? "gitea" : (match[2] as ForgeKind),
+      ...(match[3] ? { api: match[3] } : {}),
+    };
   }
   return forges;
 }

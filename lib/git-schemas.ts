@@ -22,7 +22,15 @@ export type GitStatus = {
   operation: "merge" | "rebase" | null;
 };
 
-export type GitCommitSummary = { oid: string; parents: string[]; author: string; email: string; date: string; subject: string; body: string };
+export type GitCommitSummary = {
+  oid: string;
+  parents: string[];
+  author: string;
+  email: string;
+  date: string;
+  subject: string;
+  body: string;
+};
 
 export type GitProgress = { phase: string; percent: number | null; done: number | null; total: number | null };
 
@@ -42,7 +50,10 @@ export const branchName = z
   .trim()
   .min(1, "Give the branch a name")
   .max(200)
-  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+(?<![./]|\.lock)$/, "That is not a valid branch name");
+  .regex(
+    /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+(?<![./]|\.lock)$/,
+    "That is not a valid branch name",
+  );
 
 /** https (without a login in it: tokens are stored as credentials) or ssh, naming a repository path. */
 function validRemote(raw: string): boolean {
@@ -55,7 +66,10 @@ export const gitUrl = z
   .string()
   .trim()
   .max(2000)
-  .refine(validRemote, "Give an https:// or ssh URL of the repository (e.g. https://github.com/owner/repo.git or git@github.com:owner/repo.git)");
+  .refine(
+    validRemote,
+    "Give an https:// or ssh URL of the repository (e.g. https://github.com/owner/repo.git or git@github.com:owner/repo.git)",
+  );
 
 export const operationId = z.string().uuid("operationId must be a uuid");
 

@@ -9,7 +9,11 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export const MAX_IMAGES_PER_MESSAGE = 8;
 
 export const imageHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "an image hash is 64 lowercase hex digits");
-export const imageRefSchema = z.object({ hash: imageHashSchema, mediaType: z.string().min(1).max(100), size: z.number().int().nonnegative() });
+export const imageRefSchema = z.object({
+  hash: imageHashSchema,
+  mediaType: z.string().min(1).max(100),
+  size: z.number().int().nonnegative(),
+});
 export type ImageRef = z.infer<typeof imageRefSchema>;
 
 /** What a model that cannot view images reads in place of one. */
@@ -26,7 +30,15 @@ const SIGNATURES: Record<(typeof IMAGE_MEDIA_TYPES)[number], (b: Uint8Array) => 
   "image/png": (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
   "image/jpeg": (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
   "image/gif": (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38,
-  "image/webp": (b) => b[0] === 0x52 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x46 && b[8] === 0x57 && b[9] === 0x45 && b[10] === 0x42 && b[11] === 0x50,
+  "image/webp": (b) =>
+    b[0] === 0x52 &&
+    b[1] === 0x49 &&
+    b[2] === 0x46 &&
+    b[3] === 0x46 &&
+    b[8] === 0x57 &&
+    b[9] === 0x45 &&
+    b[10] === 0x42 &&
+    b[11] === 0x50,
 };
 
 /** Whether the bytes start the way an image of that type does. */

@@ -14,10 +14,19 @@ const id = z.union([z.number().int(), z.string().max(100)]);
 export const jsonRpcMessageSchema = z.union([
   z.object({ jsonrpc: z.literal("2.0"), id, method: z.string().min(1).max(200), params: z.unknown().optional() }),
   z.object({ jsonrpc: z.literal("2.0"), method: z.string().min(1).max(200), params: z.unknown().optional() }),
-  z.object({ jsonrpc: z.literal("2.0"), id: id.nullable(), result: z.unknown().optional(), error: z.unknown().optional() }),
+  z.object({
+    jsonrpc: z.literal("2.0"),
+    id: id.nullable(),
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+  }),
 ]);
 
-export function languageSocketUrl(location: { protocol: string; host: string }, projectId: string, server: string): string {
+export function languageSocketUrl(
+  location: { protocol: string; host: string },
+  projectId: string,
+  server: string,
+): string {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}${LANGUAGE_WS_PATH}?projectId=${encodeURIComponent(projectId)}&server=${encodeURIComponent(server)}`;
 }
@@ -49,4 +58,12 @@ export function lspLanguageId(path: string, editorLanguage: string): string {
 
 export type ProblemSeverity = "error" | "warning" | "info" | "hint";
 /** One diagnostic as the Problems panel shows it; `path` is the workspace path. */
-export type EditorProblem = { path: string; line: number; column: number; severity: ProblemSeverity; message: string; source?: string; code?: string };
+export type EditorProblem = {
+  path: string;
+  line: number;
+  column: number;
+  severity: ProblemSeverity;
+  message: string;
+  source?: string;
+  code?: string;
+};

@@ -35,13 +35,22 @@ const remoteServer = z
   .strictObject({
     ...common,
     type: z.enum(["http", "streamable-http", "sse", "ws", "websocket"]).optional(),
-    url: z.url({ protocol: /^(https?|wss?)$/, message: "url must be an http(s):// URL, or ws(s):// for a WebSocket server" }),
+    url: z.url({
+      protocol: /^(https?|wss?)$/,
+      message: "url must be an http(s):// URL, or ws(s):// for a WebSocket server",
+    }),
     headers: z.record(z.string(), z.string()).optional(),
   })
-  .refine((c) => isWebSocketUrl(c.url) === (c.type === undefined ? isWebSocketUrl(c.url) : c.type === "ws" || c.type === "websocket"), {
-    path: ["type"],
-    message: "a WebSocket server has a ws:// or wss:// url; http, streamable-http and sse servers have an http(s):// url",
-  });
+  .refine(
+    (c) =>
+      isWebSocketUrl(c.url) ===
+      (c.type === undefined ? isWebSocketUrl(c.url) : c.type === "ws" || c.type === "websocket"),
+    {
+      path: ["type"],
+      message:
+        "a WebSocket server has a ws:// or wss:// url; http, streamable-http and sse servers have an http(s):// url",
+    },
+  );
 
 export const isWebSocketUrl = (url: string) => /^wss?:/i.test(url);
 
@@ -62,7 +71,21 @@ export type McpServersConfig = Record<string, McpServerConfig>;
 export type ConfigProblem = { path: string; message: string; line?: number };
 export type ParsedConfig = { ok: true; servers: McpServersConfig } | { ok: false; problems: ConfigProblem[] };
 
-const KEY_ORDER = ["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "trust", "eager", "includeTools", "excludeTools", "description"];
+const KEY_ORDER = [
+  "type",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "timeout",
+  "trust",
+  "eager",
+  "includeTools",
+  "excludeTools",
+  "description",
+];
 
 /** The saved servers as text, each server's keys in the documented order (Postgres JSONB does not keep the typed order). */
 export function formatMcpServers(servers: Record<string, unknown>): string {
@@ -90,21 +113,31 @@ export function parseMcpServersText(text: string): ParsedConfig {
     const position = /position (\d+)/.exec(message)?.[1];
     const line = position === undefined ? undefined : text.slice(0, Number(position)).split("\n").length;
     const reason = message.replace(/\s*(in JSON )?at position \d+.*$/s, "");
-    return { ok: false, problems: [{ path: "(json)", message: `Malformed JSON: ${reason}`, ...(line ? { line } : {}) }] };
+    return {
+      ok: false,
+      problems: [{ path: "(json)", message: `Malformed JSON: ${reason}`, ...(line ? { line } : {}) }],
+    };
   }
   return parseMcpServers(value);
 }
 
 export function parseMcpServers(value: unknown): ParsedConfig {
   if (!value || typeof value !== "object" || Array.isArray(value)) {
-    return { ok: false, problems: [{ path: "(root)", message: 'Expected an object: { "mcpServers": { "<name>": { ... } } }' }] };
+    return {
+      ok: false,
+      problems: [{ path: "(root)", message: 'Expected an object: { "mcpServers": { "<name>": { ... } } }' }],
+    };
   }
   const root = value as Record<string, unknown>;
-  const key = "mcpServers" in root ? "mcpServers" : "servers" in root && typeof root.servers === "object" ? "servers" : null;
+  const key =
+    "mcpServers" in root ? "mcpServers" : "servers" in root && typeof root.servers === "object" ? "servers" : null;
   const map = key ? root[key] : root;
   const prefix = key ?? "";
   if (!map || typeof map !== "object" || Array.isArray(map)) {
-    return { ok: false, problems: [{ path: prefix || "(root)", message: "mcpServers must be an object keyed by server name" }] };
+    return {
+      ok: false,
+      problems: [{ path: prefix || "(root)", message: "mcpServers must be an object keyed by server name" }],
+    };
   }
   const problems: ConfigProblem[] = [];
   const servers: McpServersConfig = {};
@@ -112,16 +145,30 @@ export function parseMcpServers(value: unknown): ParsedConfig {
     const raw = normalize(given);
     const at = prefix ? `${prefix}.${name}` : name;
     if (!SERVER_NAME.test(name)) {
-      problems.push({ path: at, message: "server names use letters, digits, _ and - only (at most 40); tools are named <server>__<tool>" });
+      problems.push({
+        path: at,
+        message: "server names use letters, digits, _ and - only (at most 40); tools are named <server>__<tool>",
+      });
       continue;
     }
     if (name.includes("__")) {
-      problems.push({ path: at, message: "server names must not contain __ (it separates server and tool in tool names)" });
+      problems.push({
+        path: at,
+        message: "server names must not contain __ (it separates server and tool in tool names)",
+      });
       continue;
     }
-    const shape = raw && typeof raw === "object" && "url" in raw ? remoteServer : raw && typeof raw === "object" && "command" in raw ? stdioServer : null;
+    const shape =
+      raw && typeof raw === "object" && "url" in raw
+        ? remoteServer
+        : raw && typeof raw === "object" && "command" in raw
+          ? stdioServer
+          : null;
     if (!shape) {
-      problems.push({ path: at, message: "give either `command` (a local server over stdio) or `url` (a remote server)" });
+      problems.push({
+        path: at,
+        message: "give either `command` (a local server over stdio) or `url` (a remote server)",
+      });
       continue;
     }
     const parsed = shape.safeParse(raw);

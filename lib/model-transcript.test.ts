@@ -14,15 +14,35 @@ describe("foldModelMessages", () => {
       ev("user_message", { text: "hi" }),
       ev("turn_started", { ...t, model: "m", resumed: false }),
       ev("assistant_delta", { ...t, stepId: "1", text: "Look" }),
-      ev("tool_call", { ...t, stepId: "1", toolCallId: "a", toolName: "read", input: { p: 1 }, title: "", kind: "read", basedOnSeq: 2 }),
+      ev("tool_call", {
+        ...t,
+        stepId: "1",
+        toolCallId: "a",
+        toolName: "read",
+        input: { p: 1 },
+        title: "",
+        kind: "read",
+        basedOnSeq: 2,
+      }),
       ev("assistant_message", { ...t, stepId: "1", text: "Looking", basedOnSeq: 2 }),
       ev("tool_result", { ...t, toolCallId: "a", toolName: "read", ok: false, llm: "nope", durationMs: 1 }),
       ev("assistant_message", { ...t, stepId: "2", text: "Done", basedOnSeq: 6 }),
     ];
     expect(foldModelMessages(events)).toEqual([
       { role: "user", content: "hi" },
-      { role: "assistant", content: [{ type: "text", text: "Looking" }, { type: "tool-call", toolCallId: "a", toolName: "read", input: { p: 1 } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "a", toolName: "read", output: { type: "error-text", value: "nope" } }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Looking" },
+          { type: "tool-call", toolCallId: "a", toolName: "read", input: { p: 1 } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "a", toolName: "read", output: { type: "error-text", value: "nope" } },
+        ],
+      },
       { role: "assistant", content: [{ type: "text", text: "Done" }] },
     ]);
   });
@@ -33,8 +53,26 @@ describe("foldModelMessages", () => {
       ev("user_message", { text: "go" }),
       ev("assistant_delta", { ...t, stepId: "1", text: "Sure" }),
       ev("user_message", { text: "and also" }),
-      ev("tool_call", { ...t, stepId: "1", toolCallId: "a", toolName: "x", input: {}, title: "", kind: "read", basedOnSeq: 1 }),
-      ev("tool_call", { ...t, stepId: "1", toolCallId: "b", toolName: "x", input: {}, title: "", kind: "read", basedOnSeq: 1 }),
+      ev("tool_call", {
+        ...t,
+        stepId: "1",
+        toolCallId: "a",
+        toolName: "x",
+        input: {},
+        title: "",
+        kind: "read",
+        basedOnSeq: 1,
+      }),
+      ev("tool_call", {
+        ...t,
+        stepId: "1",
+        toolCallId: "b",
+        toolName: "x",
+        input: {},
+        title: "",
+        kind: "read",
+        basedOnSeq: 1,
+      }),
       ev("user_message", { text: "one more" }),
       ev("assistant_message", { ...t, stepId: "1", text: "Sure", basedOnSeq: 1 }),
       ev("tool_result", { ...t, toolCallId: "a", toolName: "x", ok: true, llm: "A", durationMs: 1 }),
@@ -50,12 +88,22 @@ describe("foldModelMessages", () => {
     const events = [
       ev("user_message", { text: "ship it" }),
       ev("assistant_message", { ...t, stepId: "1", text: "Committed.", basedOnSeq: 1 }),
-      ev("pull_request_opened", { url: "https://github.com/acme/shop/pull/7", number: 7, title: "Ship", head: "ship", base: "main", by: { id: "u", name: "Ada" } }),
+      ev("pull_request_opened", {
+        url: "https://github.com/acme/shop/pull/7",
+        number: 7,
+        title: "Ship",
+        head: "ship",
+        base: "main",
+        by: { id: "u", name: "Ada" },
+      }),
     ];
     expect(foldModelMessages(events)).toEqual([
       { role: "user", content: "ship it" },
       { role: "assistant", content: [{ type: "text", text: "Committed." }] },
-      { role: "user", content: "[Ada opened pull request #7 from ship into main: https://github.com/acme/shop/pull/7]" },
+      {
+        role: "user",
+        content: "[Ada opened pull request #7 from ship into main: https://github.com/acme/shop/pull/7]",
+      },
     ]);
   });
 

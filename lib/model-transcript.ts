@@ -31,7 +31,9 @@ export type ModelFoldOptions = { pruneBeforeSeq?: number; acceptsImages?: boolea
 // Images go as file parts with an image media type (AI SDK 7 deprecates its "image" part).
 function imageParts(refs: readonly ImageRef[], accepts: boolean, what: string): Array<TextPart | FilePart> {
   return refs.map((ref) =>
-    accepts ? { type: "file", data: `${IMAGE_PLACEHOLDER_PREFIX}${ref.hash}`, mediaType: ref.mediaType } : { type: "text", text: imageNote(ref, what) },
+    accepts
+      ? { type: "file", data: `${IMAGE_PLACEHOLDER_PREFIX}${ref.hash}`, mediaType: ref.mediaType }
+      : { type: "text", text: imageNote(ref, what) },
   );
 }
 
@@ -50,7 +52,8 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   const compaction = events.findLast((e) => e.type === "compaction");
   const from = compaction?.type === "compaction" ? compaction.payload.upToSeq : 0;
   const entries: Entry[] = [];
-  if (compaction?.type === "compaction") entries.push({ at: 0, message: { role: "user", content: SUMMARY_PREFIX + compaction.payload.summary } });
+  if (compaction?.type === "compaction")
+    entries.push({ at: 0, message: { role: "user", content: SUMMARY_PREFIX + compaction.payload.summary } });
 
   const hidden = rewoundRanges(events);
   const steps = new Map<string, Step>();
@@ -58,7 +61,13 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
   const step = (stepId: string, seq: number, basedOnSeq: number | undefined) => {
     let s = steps.get(stepId);
     if (!s) {
-      s = { at: seq - 0.5, placed: false, assistant: { role: "assistant", content: [] }, tool: { role: "tool", content: [] }, images: [] };
+      s = {
+        at: seq - 0.5,
+        placed: false,
+        assistant: { role: "assistant", content: [] },
+        tool: { role: "tool", content: [] },
+        images: [],
+      };
       steps.set(stepId, s);
       entries.push(s);
     }
@@ -74,9 +83,13 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
     switch (event.type) {
       case "user_message": {
         const images = event.payload.images ?? [];
-        const attached = (event.payload.mentions ?? []).filter((m) => m.text).map((m) => `\n\n--- Attached with @${m.ref}${m.ok ? "" : " (failed)"} ---\n${m.text}`);
+        const attached = (event.payload.mentions ?? [])
+          .filter((m) => m.text)
+          .map((m) => `\n\n--- Attached with @${m.ref}${m.ok ? "" : " (failed)"} ---\n${m.text}`);
         const text = authored(event.payload.text + attached.join(""), event.payload.authorName);
-        const content = images.length ? [{ type: "text" as const, text }, ...imageParts(images, options.acceptsImages ?? false, "A pasted image")] : text;
+        const content = images.length
+          ? [{ type: "text" as const, text }, ...imageParts(images, options.acceptsImages ?? false, "A pasted image")]
+          : text;
         entries.push({ at: event.seq, message: { role: "user", content } });
         break;
       }
@@ -108,23 +121,46 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
           type: "tool-result",
           toolCallId: event.payload.toolCallId,
           toolName: event.payload.toolName,
-          output: !event.payload.ok ? { type: "error-text", value } : !pruned && event.payload.json ? jsonOutput(value) : { type: "text", value },
+          output: !event.payload.ok
+            ? { type: "error-text", value }
+            : !pruned && event.payload.json
+              ? jsonOutput(value)
+              : { type: "text", value },
         });
         if (!pruned && event.payload.images?.length) {
-          s.images.push({ type: "text", text: `The image${event.payload.images.length > 1 ? "s" : ""} from ${event.payload.toolName} (call ${event.payload.toolCallId}):` });
+          s.images.push({
+            type: "text",
+            text: `The image${event.payload.images.length > 1 ? "s" : ""} from ${event.payload.toolName} (call ${event.payload.toolCallId}):`,
+          });
           s.images.push(...imageParts(event.payload.images, options.acceptsImages ?? false, "The image"));
         }
         break;
       }
       case "restore":
-        if (!event.payload.rewound) entries.push({ at: event.seq, message: { role: "user", content: restoreNote(event.payload.by.name, event.payload.files) } });
+        if (!event.payload.rewound)
+          entries.push({
+            at: event.seq,
+            message: { role: "user", content: restoreNote(event.payload.by.name, event.payload.files) },
+          });
         break;
       case "restore_undone":
-        entries.push({ at: event.seq, message: { role: "user", content: `[${event.payload.by.name} undid that restore: the files are back as they were just before it. Read files again before you change them.]` } });
+        entries.push({
+          at: event.seq,
+          message: {
+            role: "user",
+            content: `[${event.payload.by.name} undid that restore: the files are back as they were just before it. Read files again before you change them.]`,
+          },
+        });
         break;
       case "pull_request_opened": {
         const { by, number, head, base, url } = event.payload;
-        entries.push({ at: event.seq, message: { role: "user", content: `[${by.name} opened pull request #${number} from ${head} into ${base}: ${url}]` } });
+        entries.push({
+          at: event.seq,
+          message: {
+            role: "user",
+            content: `[${by.name} opened pull request #${number} from ${head} into ${base}: ${url}]`,
+          },
+        });
         break;
       }
       default:
@@ -139,7 +175,9 @@ export function foldModelMessages(events: SessionEvent[], options: ModelFoldOpti
       continue;
     }
     const answered = new Set(entry.tool.content.map((part) => (part.type === "tool-result" ? part.toolCallId : "")));
-    const content = entry.assistant.content.filter((part) => part.type !== "tool-call" || answered.has(part.toolCallId));
+    const content = entry.assistant.content.filter(
+      (part) => part.type !== "tool-call" || answered.has(part.toolCallId),
+    );
     if (content.length) messages.push({ role: "assistant", content });
     if (entry.tool.content.length) messages.push(entry.tool);
     if (entry.tool.content.length && entry.images.length) messages.push({ role: "user", content: entry.images });
@@ -153,7 +191,9 @@ export function authored(text: string, authorName: string | undefined): string {
 }
 
 function restoreNote(who: string, files: string[]): string {
-  const list = files.length ? ` Files affected: ${files.slice(0, 20).join(", ")}${files.length > 20 ? ", …" : ""}.` : "";
+  const list = files.length
+    ? ` Files affected: ${files.slice(0, 20).join(", ")}${files.length > 20 ? ", …" : ""}.`
+    : "";
   return `[${who} restored the project's files to how they were before one of your earlier turns.${list} Read files again before you change them.]`;
 }
 

@@ -4,7 +4,10 @@ import { formatRules, parseRulesText } from "./policy-rules-text";
 describe("policy rules as text", () => {
   it("reads tools and tool: prefix lines, skipping blanks and comments, and writes them back", () => {
     const parsed = parseRulesText("# safe\nshell: npm   test\n\nweb_fetch\n*");
-    expect(parsed).toEqual({ ok: true, rules: [{ tool: "shell", commandPrefix: "npm test" }, { tool: "web_fetch" }, { tool: "*" }] });
+    expect(parsed).toEqual({
+      ok: true,
+      rules: [{ tool: "shell", commandPrefix: "npm test" }, { tool: "web_fetch" }, { tool: "*" }],
+    });
     expect(formatRules(parsed.ok ? parsed.rules : [])).toBe("shell: npm test\nweb_fetch\n*");
   });
 

@@ -19,9 +19,18 @@ export function parseRulesText(text: string): ParsedRules {
     if (!line || line.startsWith("#")) return;
     const colon = line.indexOf(":");
     const tool = (colon === -1 ? line : line.slice(0, colon)).trim();
-    const prefix = colon === -1 ? undefined : line.slice(colon + 1).trim().replace(/\s+/g, " ");
+    const prefix =
+      colon === -1
+        ? undefined
+        : line
+            .slice(colon + 1)
+            .trim()
+            .replace(/\s+/g, " ");
     if (!TOOL_NAME.test(tool)) {
-      problems.push({ line: index + 1, message: `"${tool || line}" is not a tool name (letters, digits, _ . -, or * for every tool)` });
+      problems.push({
+        line: index + 1,
+        message: `"${tool || line}" is not a tool name (letters, digits, _ . -, or * for every tool)`,
+      });
       return;
     }
     if (prefix === "") {

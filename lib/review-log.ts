@@ -5,7 +5,16 @@ import type { SessionEvent, SessionEventType } from "@/lib/session-events";
 // by the server (review and checkpoint routers) and by both transcript folds (rewinds).
 
 /** The event types this fold reads; the server loads only these for a review. */
-export const REVIEW_EVENT_TYPES = ["user_message", "turn_started", "turn_finished", "checkpoint", "review_base", "restore", "rewind", "restore_undone"] as const satisfies readonly SessionEventType[];
+export const REVIEW_EVENT_TYPES = [
+  "user_message",
+  "turn_started",
+  "turn_finished",
+  "checkpoint",
+  "review_base",
+  "restore",
+  "rewind",
+  "restore_undone",
+] as const satisfies readonly SessionEventType[];
 
 export type TurnCheckpoint = {
   checkpointId: string;

@@ -18,4 +18,12 @@ export type SandboxLimits = {
   nice: number;
 };
 
-export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, openFiles: 4096, memoryMiB: 4096, fileSizeMiB: 1024, diskMiB: 10240, scratchMiB: 1024, nice: 5 };
+export const DEFAULT_LIMITS: SandboxLimits = {
+  processes: 1024,
+  openFiles: 4096,
+  memoryMiB: 4096,
+  fileSizeMiB: 1024,
+  diskMiB: 10240,
+  scratchMiB: 1024,
+  nice: 5,
+};

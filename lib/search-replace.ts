@@ -29,7 +29,14 @@ export function matcherFor(query: Pick<FindQuery, "pattern" | "isRegex" | "match
  * `$<name>` and `$&` expand as in JavaScript's own String.replace: a sticky copy of the regex
  * replaces exactly that one match with the whole line as context (lookarounds included).
  */
-export function replacementAt(regex: RegExp, isRegex: boolean, line: string, index: number, length: number, replacement: string): string {
+export function replacementAt(
+  regex: RegExp,
+  isRegex: boolean,
+  line: string,
+  index: number,
+  length: number,
+  replacement: string,
+): string {
   if (!isRegex) return replacement;
   const single = new RegExp(regex.source, regex.flags.replace("g", "") + "y");
   single.lastIndex = index;

@@ -7,7 +7,12 @@ import { workspacePathSchema } from "@/lib/fs-schemas";
 const globListSchema = z
   .string()
   .max(2000)
-  .transform((text) => text.split(",").map((glob) => glob.trim()).filter(Boolean));
+  .transform((text) =>
+    text
+      .split(",")
+      .map((glob) => glob.trim())
+      .filter(Boolean),
+  );
 
 export const findQuerySchema = z.object({
   pattern: z.string().min(1, "Type something to search for").max(2000),

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { imageRefSchema } from "@/lib/images";
 
-const mentionAttachmentSchema = z.object({ ref: z.string(), kind: z.enum(["path", "url"]), ok: z.boolean(), text: z.string() });
+const mentionAttachmentSchema = z.object({
+  ref: z.string(),
+  kind: z.enum(["path", "url"]),
+  ok: z.boolean(),
+  text: z.string(),
+});
 export type MentionAttachment = z.infer<typeof mentionAttachmentSchema>;
 
 // The session event log, shared by the server (which appends) and the browser (which folds).
@@ -47,7 +52,13 @@ export const eventPayloadSchemas = {
    * on the first path of the message (they are read together, as read_many_files does).
    */
   /** `timeZone`: the sender's (from their browser); the turn's scheduled tasks are read in it. */
-  user_message: z.object({ text: z.string(), authorName: z.string().optional(), images: z.array(imageRefSchema).optional(), mentions: z.array(mentionAttachmentSchema).optional(), timeZone: z.string().optional() }),
+  user_message: z.object({
+    text: z.string(),
+    authorName: z.string().optional(),
+    images: z.array(imageRefSchema).optional(),
+    mentions: z.array(mentionAttachmentSchema).optional(),
+    timeZone: z.string().optional(),
+  }),
   /** `context`: what the system prompt carried from the project this turn (memories shown whole, instruction files). */
   turn_started: z.object({
     turnId,
@@ -175,9 +186,20 @@ export const eventPayloadSchemas = {
    * The workspace was snapshotted before the turn's first change (server/agent/turn-checkpoint.ts).
    * The session's first checkpoint is its review base (lib/review-log.ts).
    */
-  checkpoint: z.object({ checkpointId: z.string(), turnId, label: z.string(), filesChanged: z.number().int().nonnegative() }),
+  checkpoint: z.object({
+    checkpointId: z.string(),
+    turnId,
+    label: z.string(),
+    filesChanged: z.number().int().nonnegative(),
+  }),
   /** Someone accepted changes in the Changes view: diffs are now taken against `baseId`. */
-  review_base: z.object({ baseId: z.string(), previousBaseId: z.string(), path: z.string(), action: z.enum(["accept_hunk", "accept_file"]), by: person }),
+  review_base: z.object({
+    baseId: z.string(),
+    previousBaseId: z.string(),
+    path: z.string(),
+    action: z.enum(["accept_hunk", "accept_file"]),
+    by: person,
+  }),
   /** Files were restored to checkpoint `checkpointId` (before turn `turnId`); `undoId` undoes it. */
   restore: z.object({
     checkpointId: z.string(),
@@ -197,7 +219,14 @@ export const eventPayloadSchemas = {
   /** A project admin added `host` to the project's network allow-list from this session. */
   network_host_allowed: z.object({ host: z.string(), by: person }),
   /** Someone opened a pull request through the git host's API (Source Control) while this session was open: everyone in it sees the link. */
-  pull_request_opened: z.object({ url: z.url({ protocol: /^https?$/ }), number: z.number().int(), title: z.string(), head: z.string(), base: z.string(), by: person }),
+  pull_request_opened: z.object({
+    url: z.url({ protocol: /^https?$/ }),
+    number: z.number().int(),
+    title: z.string(),
+    head: z.string(),
+    base: z.string(),
+    by: person,
+  }),
 } as const;
 
 export type SessionEventType = keyof typeof eventPayloadSchemas;
@@ -265,7 +294,10 @@ export type ToolProgressItem = {
     | { type: "subagent"; childSessionId: string; step: number; tool: string | null; lines: string };
 };
 /** What is published live, as it happens. */
-export type LiveItem = { kind: "event"; event: SessionEvent } | ({ kind: "delta" } & ProvisionalDelta) | ToolProgressItem;
+export type LiveItem =
+  | { kind: "event"; event: SessionEvent }
+  | ({ kind: "delta" } & ProvisionalDelta)
+  | ToolProgressItem;
 /** `more`: further batches of the history follow at once (a viewer may wait for the last to render). */
 export type SessionStreamItem = LiveItem | { kind: "events"; events: SessionEvent[]; more: boolean };
 
@@ -292,7 +324,8 @@ export function applyStreamItem(log: LiveLog, item: SessionStreamItem): LiveLog 
       log.events.push(event);
       log.lastSeq = event.seq;
     }
-    if (log.lastSeq > before) for (const seq of log.provisional.keys()) if (seq <= log.lastSeq) log.provisional.delete(seq);
+    if (log.lastSeq > before)
+      for (const seq of log.provisional.keys()) if (seq <= log.lastSeq) log.provisional.delete(seq);
     return log;
   }
   if (item.kind === "progress" || item.seq <= log.lastSeq) return log;

@@ -8,7 +8,16 @@ import { rewoundRanges } from "@/lib/review-log";
 export type ToolItemStatus = "running" | "awaiting_approval" | "done" | "failed" | "rejected";
 
 export type TranscriptItem =
-  | { kind: "user"; seq: number; text: string; authorId: string | null; authorName?: string; at: Date; images?: ImageRef[]; mentions?: Array<{ ref: string; ok: boolean }> }
+  | {
+      kind: "user";
+      seq: number;
+      text: string;
+      authorId: string | null;
+      authorName?: string;
+      at: Date;
+      images?: ImageRef[];
+      mentions?: Array<{ ref: string; ok: boolean }>;
+    }
   | { kind: "assistant"; stepId: string; text: string; streaming: boolean }
   | { kind: "reasoning"; seq: number; stepId: string; text: string }
   | {
@@ -24,7 +33,14 @@ export type TranscriptItem =
       approvalReason?: string;
       /** Every command the waiting call will run, when they are not in its input (a workflow's steps). */
       approvalCommands?: string[];
-      result?: { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string; images?: ImageRef[] };
+      result?: {
+        ok: boolean;
+        llm: string;
+        display?: unknown;
+        durationMs: number;
+        errorCode?: string;
+        images?: ImageRef[];
+      };
       resolvedBy?: { id: string; name: string };
       feedback?: string;
     }
@@ -39,7 +55,15 @@ export type TranscriptItem =
       declined?: string;
       by?: { id: string; name: string };
     }
-  | { kind: "subagent"; toolCallId: string; childSessionId: string; index: number; prompt: string; status: "running" | "done" | "failed"; result?: string }
+  | {
+      kind: "subagent";
+      toolCallId: string;
+      childSessionId: string;
+      index: number;
+      prompt: string;
+      status: "running" | "done" | "failed";
+      result?: string;
+    }
   | { kind: "compaction"; seq: number; summary: string }
   /** What the turn's prompt carried from the project: "3 memories, AGENTS.md". */
   | { kind: "context"; seq: number; turnId: string; label: string }
@@ -61,7 +85,16 @@ export type TranscriptItem =
       by: { id: string; name: string };
     }
   /** A pull request someone opened from the project while this session was open. */
-  | { kind: "pull_request"; seq: number; url: string; number: number; title: string; head: string; base: string; by: { id: string; name: string } }
+  | {
+      kind: "pull_request";
+      seq: number;
+      url: string;
+      number: number;
+      title: string;
+      head: string;
+      base: string;
+      by: { id: string; name: string };
+    }
   /** Events a restore rewound: hidden from the model, collapsed here, never deleted. */
   | { kind: "rewound"; fromSeq: number; toSeq: number; items: TranscriptItem[] };
 
@@ -132,7 +165,16 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
     }
     switch (event.type) {
       case "user_message":
-        out.push({ kind: "user", seq: event.seq, text: event.payload.text, authorId: event.authorId, authorName: event.payload.authorName, at: event.createdAt, images: event.payload.images, mentions: event.payload.mentions?.map((m) => ({ ref: m.ref, ok: m.ok })) });
+        out.push({
+          kind: "user",
+          seq: event.seq,
+          text: event.payload.text,
+          authorId: event.authorId,
+          authorName: event.payload.authorName,
+          at: event.createdAt,
+          images: event.payload.images,
+          mentions: event.payload.mentions?.map((m) => ({ ref: m.ref, ok: m.ok })),
+        });
         break;
       case "assistant_delta":
         assistantItem(event.payload.stepId).text += event.payload.text;
@@ -218,7 +260,11 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "model_retry": {
         const { attempt, attempts, delayMs, message } = event.payload;
         const wait = delayMs >= 1000 ? `${Math.round(delayMs / 1000)} s` : `${delayMs} ms`;
-        out.push({ kind: "notice", seq: event.seq, text: `The model did not answer (${message}). Trying again in ${wait}: attempt ${attempt} of ${attempts}.` });
+        out.push({
+          kind: "notice",
+          seq: event.seq,
+          text: `The model did not answer (${message}). Trying again in ${wait}: attempt ${attempt} of ${attempts}.`,
+        });
         break;
       }
       case "error":
@@ -227,14 +273,22 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
       case "turn_finished": {
         for (const item of assistant.values()) item.streaming = false;
         const notice = event.payload.message ?? NOTICES[event.payload.reason];
-        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error") out.push({ kind: "notice", seq: event.seq, text: notice });
+        if (notice && event.payload.reason !== "completed" && event.payload.reason !== "error")
+          out.push({ kind: "notice", seq: event.seq, text: notice });
         break;
       }
       case "compaction":
         out.push({ kind: "compaction", seq: event.seq, summary: event.payload.summary });
         break;
       case "subagent_started": {
-        const item = { kind: "subagent" as const, toolCallId: event.payload.toolCallId, childSessionId: event.payload.childSessionId, index: event.payload.index, prompt: event.payload.prompt, status: "running" as const };
+        const item = {
+          kind: "subagent" as const,
+          toolCallId: event.payload.toolCallId,
+          childSessionId: event.payload.childSessionId,
+          index: event.payload.index,
+          prompt: event.payload.prompt,
+          status: "running" as const,
+        };
         subagents.set(item.childSessionId, item);
         out.push(item);
         break;
@@ -249,7 +303,13 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         break;
       case "checkpoint": {
         t.reviewSeq = event.seq;
-        const item = { kind: "checkpoint" as const, seq: event.seq, checkpointId: event.payload.checkpointId, turnId: event.payload.turnId, filesChanged: event.payload.filesChanged };
+        const item = {
+          kind: "checkpoint" as const,
+          seq: event.seq,
+          checkpointId: event.payload.checkpointId,
+          turnId: event.payload.turnId,
+          filesChanged: event.payload.filesChanged,
+        };
         if (turnTop?.turnId === item.turnId && turnTop.list === out) out.splice(turnTop.index, 0, item);
         else out.push(item);
         break;
@@ -279,7 +339,8 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
         break;
       case "network_host_allowed":
         // Every card still asking about this host is answered: the host is on the list now.
-        for (const item of denials) if (item.host.toLowerCase() === event.payload.host && !item.allowedBy) item.allowedBy = event.payload.by;
+        for (const item of denials)
+          if (item.host.toLowerCase() === event.payload.host && !item.allowedBy) item.allowedBy = event.payload.by;
         break;
       case "review_base":
       case "rewind":
@@ -303,6 +364,9 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
 
 /** "3 memories, AGENTS.md", or "" when the prompt carried nothing from the project. */
 export function contextLabel(context: { memories: number; files: string[] }): string {
-  const parts = [...(context.memories ? [`${context.memories} ${context.memories === 1 ? "memory" : "memories"}`] : []), ...context.files];
+  const parts = [
+    ...(context.memories ? [`${context.memories} ${context.memories === 1 ? "memory" : "memories"}`] : []),
+    ...context.files,
+  ];
   return parts.join(", ");
 }

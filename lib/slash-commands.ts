@@ -2,10 +2,20 @@
 // instead of sending it. Built-in ones act on the session (components/chat/session-commands.ts);
 // the project's skills and workflows are offered as `/name` too.
 
-export type SlashCommand = { name: string; args?: string; description: string; source: "builtin" | "skill" | "workflow" };
+export type SlashCommand = {
+  name: string;
+  args?: string;
+  description: string;
+  source: "builtin" | "skill" | "workflow";
+};
 
 export const BUILTIN_COMMANDS: SlashCommand[] = [
-  { name: "model", args: "provider:model", description: "Switch this session's model (its next turn uses it)", source: "builtin" },
+  {
+    name: "model",
+    args: "provider:model",
+    description: "Switch this session's model (its next turn uses it)",
+    source: "builtin",
+  },
   { name: "compact", description: "Summarise the conversation now, to free context", source: "builtin" },
   { name: "clear", description: "Start a new session with the same model", source: "builtin" },
   { name: "cost", description: "Show this session's tokens and cost", source: "builtin" },

@@ -30,11 +30,19 @@ export function plainSkip(text: string, keepLines: number, rows: number): { from
  * a sequence begun before `text` (an escape cut in two by a read): then the skip starts on the
  * line after the one where that sequence ends, or there is none.
  */
-export function plainSkipAfter(text: string, keepLines: number, rows: number, before: SequenceState, ascii = false): { from: number; to: number } | null {
+export function plainSkipAfter(
+  text: string,
+  keepLines: number,
+  rows: number,
+  before: SequenceState,
+  ascii = false,
+): { from: number; to: number } | null {
   const skip = plainSkip(text, keepLines, rows);
   if (!skip || sequenceStateAt(text, skip.from, before, ascii) === "ground") return skip;
   const from = text.indexOf("\n", skip.from) + 1;
-  return from > 0 && from < skip.to && sequenceStateAt(text, from, before, ascii) === "ground" ? { from, to: skip.to } : null;
+  return from > 0 && from < skip.to && sequenceStateAt(text, from, before, ascii) === "ground"
+    ? { from, to: skip.to }
+    : null;
 }
 
 /** The last index of `char` before `end`, or -1. */

@@ -18,7 +18,14 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
     cols: z.number().int().min(2).max(1000),
     rows: z.number().int().min(1).max(MAX_TERMINAL_ROWS),
   }),
-  z.object({ type: z.literal("ack"), bytes: z.number().int().nonnegative().max(1 << 30) }),
+  z.object({
+    type: z.literal("ack"),
+    bytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(1 << 30),
+  }),
 ]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 

@@ -12,4 +12,8 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-export const timeZoneSchema = z.string().min(1).max(64).refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Berlin" });
+export const timeZoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Berlin" });

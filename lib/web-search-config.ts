@@ -11,9 +11,21 @@ const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" 
 
 export const webSearchBackendSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("searxng"), url: httpUrl }),
-  z.object({ kind: z.literal("brave"), apiKey: z.string().trim().min(1, "an API key is needed"), url: httpUrl.optional() }),
-  z.object({ kind: z.literal("tavily"), apiKey: z.string().trim().min(1, "an API key is needed"), url: httpUrl.optional() }),
+  z.object({
+    kind: z.literal("brave"),
+    apiKey: z.string().trim().min(1, "an API key is needed"),
+    url: httpUrl.optional(),
+  }),
+  z.object({
+    kind: z.literal("tavily"),
+    apiKey: z.string().trim().min(1, "an API key is needed"),
+    url: httpUrl.optional(),
+  }),
 ]);
 export type WebSearchBackendConfig = z.infer<typeof webSearchBackendSchema>;
 
-export const WEB_SEARCH_LABELS: Record<WebSearchKind, string> = { searxng: "SearXNG", brave: "Brave Search", tavily: "Tavily" };
+export const WEB_SEARCH_LABELS: Record<WebSearchKind, string> = {
+  searxng: "SearXNG",
+  brave: "Brave Search",
+  tavily: "Tavily",
+};

@@ -17,7 +17,10 @@ if (sources.every((source) => statSync(source).mtimeMs <= builtAt)) process.exit
 
 // npm tells its scripts where its node-gyp is; outside npm, the copy npm ships beside node.
 const prefix = path.resolve(path.dirname(process.execPath), "..");
-const gyp = [process.env.npm_config_node_gyp, path.join(prefix, "lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js")].find((file) => file && existsSync(file));
+const gyp = [
+  process.env.npm_config_node_gyp,
+  path.join(prefix, "lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js"),
+].find((file) => file && existsSync(file));
 if (!gyp) {
   console.error("tandem: cannot build the server's native modules: node-gyp (shipped with npm) was not found.");
   process.exit(1);
@@ -25,9 +28,12 @@ if (!gyp) {
 // Node's own headers when they are installed beside it (Debian's nodejs, the official tarballs):
 // node-gyp would otherwise download them, and this machine may have no network.
 const args = [gyp, "rebuild", "--loglevel=warn"];
-if (!process.env.npm_config_nodedir && existsSync(path.join(prefix, "include/node/node_api.h"))) args.push(`--nodedir=${prefix}`);
+if (!process.env.npm_config_nodedir && existsSync(path.join(prefix, "include/node/node_api.h")))
+  args.push(`--nodedir=${prefix}`);
 const result = spawnSync(process.execPath, args, { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
 if (result.status !== 0) {
-  console.error("tandem: building the server's native modules failed (it needs make and a C compiler, as node-pty does).");
+  console.error(
+    "tandem: building the server's native modules failed (it needs make and a C compiler, as node-pty does).",
+  );
   process.exit(result.status ?? 1);
 }

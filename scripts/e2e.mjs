@@ -9,7 +9,6 @@ import path from "node:path";
 import readline from "node:readline";
 import { freePort } from "./free-port.mjs";
 
-
 // Build before Playwright starts the server: its start-up wait then covers start-up only.
 const build = spawnSync(process.execPath, ["scripts/start.mjs", "--build-only"], { stdio: "inherit" });
 if (build.status !== 0) process.exit(build.status ?? 1);
@@ -24,7 +23,15 @@ const importRoot = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-import-"));
 
 const modelServer = spawn(
   process.execPath,
-  ["--import", "tsx", "e2e/fixtures/model-server/cli.ts", "--port", String(modelPort), "--control-port", String(controlPort)],
+  [
+    "--import",
+    "tsx",
+    "e2e/fixtures/model-server/cli.ts",
+    "--port",
+    String(modelPort),
+    "--control-port",
+    String(controlPort),
+  ],
   { stdio: ["ignore", "pipe", "inherit"] },
 );
 await new Promise((resolve, reject) => {
@@ -35,29 +42,28 @@ await new Promise((resolve, reject) => {
 
 // Without a working bubblewrap the server would refuse to start terminals (it fails closed): the
 // browser tests then run it unsandboxed, loudly, and skip the specs that prove the sandbox.
-const bwrapWorks = spawnSync("bwrap", ["--unshare-all", "--ro-bind", "/", "/", "true"], { stdio: "ignore" }).status === 0;
+const bwrapWorks =
+  spawnSync("bwrap", ["--unshare-all", "--ro-bind", "/", "/", "true"], { stdio: "ignore" }).status === 0;
 if (!bwrapWorks) {
-  console.warn("\n!!! bubblewrap does not work here: the browser tests run Tandem with TANDEM_SANDBOX=none and SKIP the sandbox's own specs. Install it: apt-get install bubblewrap\n");
+  console.warn(
+    "\n!!! bubblewrap does not work here: the browser tests run Tandem with TANDEM_SANDBOX=none and SKIP the sandbox's own specs. Install it: apt-get install bubblewrap\n",
+  );
 }
 
-const result = spawnSync(
-  process.execPath,
-  ["node_modules/@playwright/test/cli.js", "test", ...process.argv.slice(2)],
-  {
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      E2E_PORT: String(port),
-      E2E_DATA_DIR: dataDir,
-      E2E_IMPORT_ROOT: importRoot,
-      E2E_MODEL_PORT: String(modelPort),
-      E2E_MODEL_CONTROL_PORT: String(controlPort),
-      E2E_FORGE_PORT: String(forgePort),
-      ...(bwrapWorks ? {} : { E2E_SANDBOX: "none" }),
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
+const result = spawnSync(process.execPath, ["node_modules/@playwright/test/cli.js", "test", ...process.argv.slice(2)], {
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    E2E_PORT: String(port),
+    E2E_DATA_DIR: dataDir,
+    E2E_IMPORT_ROOT: importRoot,
+    E2E_MODEL_PORT: String(modelPort),
+    E2E_MODEL_CONTROL_PORT: String(controlPort),
+    E2E_FORGE_PORT: String(forgePort),
+    ...(bwrapWorks ? {} : { E2E_SANDBOX: "none" }),
+    NEXT_TELEMETRY_DISABLED: "1",
   },
-);
+});
 modelServer.kill("SIGTERM");
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(importRoot, { recursive: true, force: true });

@@ -1,5 +1,11 @@
 import { createRequire } from "node:module";
-import { cruise, type ICruiseOptions, type ICruiseResult, type IForbiddenRuleType, type IViolation } from "dependency-cruiser";
+import {
+  cruise,
+  type ICruiseOptions,
+  type ICruiseResult,
+  type IForbiddenRuleType,
+  type IViolation,
+} from "dependency-cruiser";
 import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 import { describe, expect, it } from "vitest";
 import { KNOWN_VIOLATIONS } from "./layer-exceptions";
@@ -16,7 +22,8 @@ const key = (rule: string, from: string, to: string) => `${rule}: ${from} -> ${t
 
 function describeViolation(v: IViolation, comments: Map<string, string>): string {
   const rule = comments.get(v.rule.name) ?? v.rule.name;
-  if (v.cycle?.length) return `${v.from} starts an import circle ${[v.from, ...v.cycle.map((c) => c.name)].join(" -> ")}\n    (${v.rule.name}) ${rule}`;
+  if (v.cycle?.length)
+    return `${v.from} starts an import circle ${[v.from, ...v.cycle.map((c) => c.name)].join(" -> ")}\n    (${v.rule.name}) ${rule}`;
   return `${v.from} imports ${v.to}\n    (${v.rule.name}) ${rule}`;
 }
 
@@ -31,7 +38,9 @@ describe("layers", () => {
     );
     const result = output as ICruiseResult;
     const comments = new Map(config.forbidden.map((rule) => [rule.name ?? "", rule.comment ?? ""]));
-    const known = new Set(KNOWN_VIOLATIONS.flatMap(({ rule, from, to }) => to.map((target) => key(rule, from, target))));
+    const known = new Set(
+      KNOWN_VIOLATIONS.flatMap(({ rule, from, to }) => to.map((target) => key(rule, from, target))),
+    );
     const seen = new Set<string>();
     const fresh: string[] = [];
     for (const violation of result.summary.violations) {
@@ -40,7 +49,13 @@ describe("layers", () => {
       else fresh.push(describeViolation(violation, comments));
     }
     const gone = [...known].filter((id) => !seen.has(id));
-    expect(fresh.length, `Imports against the layer table (docs/architecture.md, "Layers"):\n  ${fresh.join("\n  ")}\n`).toBe(0);
-    expect(gone.length, `Exceptions that no longer happen: delete them from scripts/layer-exceptions.ts\n  ${gone.join("\n  ")}\n`).toBe(0);
+    expect(
+      fresh.length,
+      `Imports against the layer table (docs/architecture.md, "Layers"):\n  ${fresh.join("\n  ")}\n`,
+    ).toBe(0);
+    expect(
+      gone.length,
+      `Exceptions that no longer happen: delete them from scripts/layer-exceptions.ts\n  ${gone.join("\n  ")}\n`,
+    ).toBe(0);
   });
 });

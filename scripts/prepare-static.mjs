@@ -42,7 +42,12 @@ export async function prepareStatic(staticDir) {
     }
     if (content.length < 1024) continue;
     const [br, gz] = await Promise.all([
-      brotli(content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: content.length } }),
+      brotli(content, {
+        params: {
+          [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+          [zlib.constants.BROTLI_PARAM_SIZE_HINT]: content.length,
+        },
+      }),
       gzip(content, { level: 9 }),
     ]);
     await Promise.all([writeFile(`${file}.br`, br), writeFile(`${file}.gz`, gz)]);
@@ -56,5 +61,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   const { before, after } = await prepareStatic(path.resolve(import.meta.dirname, "..", ".next", "static"));
   const mb = (bytes) => (bytes / 1e6).toFixed(1);
-  console.log(`Prepared static assets: compile hints, ${mb(before)} MB → ${mb(after)} MB (brotli) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `Prepared static assets: compile hints, ${mb(before)} MB → ${mb(after)} MB (brotli) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 }

@@ -23,7 +23,17 @@ run(process.execPath, ["scripts/prisma-generate.mjs"]);
 spawnSync(process.execPath, ["scripts/build-native.mjs"], { stdio: "inherit" });
 
 // The build depends on these; a change in any of them means the build is stale.
-const buildInputs = ["app", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "tsconfig.json", "scripts/prepare-static.mjs"];
+const buildInputs = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "proxy.ts",
+  "next.config.mjs",
+  "package-lock.json",
+  "tsconfig.json",
+  "scripts/prepare-static.mjs",
+];
 function* files(entry) {
   if (!existsSync(entry)) return;
   if (statSync(entry).isFile()) return yield entry;
@@ -51,7 +61,16 @@ if (buildOnly) process.exit(0);
 
 if (dev) {
   // tsx watch restarts the server on every change, so the server is a process of its own.
-  const args = ["node_modules/tsx/dist/cli.mjs", "watch", "--clear-screen=false", "--exclude", "app/**", "--exclude", "components/**", "server/index.ts"];
+  const args = [
+    "node_modules/tsx/dist/cli.mjs",
+    "watch",
+    "--clear-screen=false",
+    "--exclude",
+    "app/**",
+    "--exclude",
+    "components/**",
+    "server/index.ts",
+  ];
   const child = spawn(process.execPath, args, {
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "development", TANDEM_DEV: "1" },
@@ -67,7 +86,10 @@ if (dev) {
   // tsx turns on source maps, and Node then reads and keeps the map of every module it loads,
   // Next's large bundles included: ~45 MB of heap for stack traces that point into .ts files
   // rather than the transpiled code. `NODE_OPTIONS=--enable-source-maps npm start` keeps them.
-  if (!process.execArgv.includes("--enable-source-maps") && !process.env.NODE_OPTIONS?.includes("--enable-source-maps")) {
+  if (
+    !process.execArgv.includes("--enable-source-maps") &&
+    !process.env.NODE_OPTIONS?.includes("--enable-source-maps")
+  ) {
     process.setSourceMapsEnabled(false);
   }
   await import("../server/index.ts");

@@ -30,7 +30,8 @@ export function summarize({ vitest, e2e, typesFailed, ci, source }) {
       if (skips.length === 0) continue;
       const sandboxFile = SANDBOX_SOURCE.test(source(file.name));
       for (const test of skips) {
-        if (sandboxFile || test.fullName.includes(SANDBOX_SUITE)) sandboxSkipped.push({ file: file.name, name: test.fullName });
+        if (sandboxFile || test.fullName.includes(SANDBOX_SUITE))
+          sandboxSkipped.push({ file: file.name, name: test.fullName });
         else skipped += 1;
       }
     }

@@ -20,7 +20,11 @@ const vitest = {
       status: "passed",
       assertionResults: [{ status: "skipped", fullName: "hooks run in the sandbox" }],
     },
-    { name: "/repo/server/other.test.ts", status: "failed", assertionResults: [{ status: "skipped", fullName: "later" }] },
+    {
+      name: "/repo/server/other.test.ts",
+      status: "failed",
+      assertionResults: [{ status: "skipped", fullName: "later" }],
+    },
     { name: "/repo/server/broken.test.ts", status: "failed", assertionResults: [] },
   ],
 };
@@ -36,7 +40,10 @@ describe("npm test's closing totals", () => {
   it("counts skipped sandbox tests as skipped on a developer's machine, and lists them", () => {
     const summary = summarize({ vitest, e2e, typesFailed: false, ci: false, source });
     expect(summary).toMatchObject({ passed: 9, failed: 2, skipped: 5 });
-    expect(summary.sandboxSkipped.map((t) => t.name)).toEqual(["[sandbox] shell (sandbox: bwrap) runs a command", "hooks run in the sandbox"]);
+    expect(summary.sandboxSkipped.map((t) => t.name)).toEqual([
+      "[sandbox] shell (sandbox: bwrap) runs a command",
+      "hooks run in the sandbox",
+    ]);
     const report = sandboxReport(summary.sandboxSkipped, { ci: false }).join("\n");
     expect(report).toContain("SKIPPED: 2 tests that prove the sandbox's isolation");
     expect(report).toContain("apt-get install bubblewrap");
@@ -45,7 +52,9 @@ describe("npm test's closing totals", () => {
   it("fails skipped sandbox tests in CI, so CI always proves the sandbox", () => {
     const summary = summarize({ vitest, e2e, typesFailed: true, ci: true, source });
     expect(summary).toMatchObject({ passed: 9, failed: 5, skipped: 3 });
-    expect(sandboxReport(summary.sandboxSkipped, { ci: true }).join("\n")).toMatch(/FAILED: 2 tests[\s\S]*CI must prove the sandbox/);
+    expect(sandboxReport(summary.sandboxSkipped, { ci: true }).join("\n")).toMatch(
+      /FAILED: 2 tests[\s\S]*CI must prove the sandbox/,
+    );
   });
 
   it("counts a runner that wrote no report as a failure, and says nothing of the sandbox when nothing was skipped", () => {

@@ -16,7 +16,13 @@ const run = (args) => spawnSync(process.execPath, args, { stdio: "inherit" }).st
 run(["scripts/build-native.mjs"]);
 const types = run(["node_modules/typescript/bin/tsc", "--noEmit"]);
 if (types !== 0) console.error("Type check failed (see above).");
-const unit = run(["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]);
+const unit = run([
+  "node_modules/vitest/vitest.mjs",
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  "--outputFile.json=test-results/vitest.json",
+]);
 const e2e = run(["scripts/e2e.mjs"]);
 
 const readReport = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined);

@@ -25,8 +25,12 @@ describe("loadConfig", () => {
   });
 
   it("reads the internal hosts an admin allows, and names a bad one", () => {
-    expect(loadConfig({ TANDEM_INTERNAL_HOSTS: "git.office.lan, *.corp.example,10.20.0.0/16, [fd00::7]" }).internalHosts).toEqual(["git.office.lan", "*.corp.example", "10.20.0.0/16", "fd00::7"]);
-    expect(() => loadConfig({ TANDEM_INTERNAL_HOSTS: "git.office.lan,10.20.0.0/99" })).toThrow(/TANDEM_INTERNAL_HOSTS: '10\.20\.0\.0\/99' must be a host name/);
+    expect(
+      loadConfig({ TANDEM_INTERNAL_HOSTS: "git.office.lan, *.corp.example,10.20.0.0/16, [fd00::7]" }).internalHosts,
+    ).toEqual(["git.office.lan", "*.corp.example", "10.20.0.0/16", "fd00::7"]);
+    expect(() => loadConfig({ TANDEM_INTERNAL_HOSTS: "git.office.lan,10.20.0.0/99" })).toThrow(
+      /TANDEM_INTERNAL_HOSTS: '10\.20\.0\.0\/99' must be a host name/,
+    );
   });
 
   it("treats an empty DATABASE_URL as unset", () => {
@@ -35,8 +39,13 @@ describe("loadConfig", () => {
 
   it("configures web search from SearXNG, Brave or Tavily variables, TANDEM_WEB_SEARCH choosing among several", () => {
     expect(loadConfig({}).webSearch).toBeUndefined();
-    expect(loadConfig({ TANDEM_SEARXNG_URL: "http://searx.internal:8080" }).webSearch).toEqual({ kind: "searxng", url: "http://searx.internal:8080" });
-    expect(loadConfig({ BRAVE_SEARCH_API_KEY: "b", TAVILY_API_KEY: "t", TANDEM_WEB_SEARCH: "tavily" }).webSearch).toEqual({ kind: "tavily", apiKey: "t" });
+    expect(loadConfig({ TANDEM_SEARXNG_URL: "http://searx.internal:8080" }).webSearch).toEqual({
+      kind: "searxng",
+      url: "http://searx.internal:8080",
+    });
+    expect(
+      loadConfig({ BRAVE_SEARCH_API_KEY: "b", TAVILY_API_KEY: "t", TANDEM_WEB_SEARCH: "tavily" }).webSearch,
+    ).toEqual({ kind: "tavily", apiKey: "t" });
     expect(() => loadConfig({ TANDEM_WEB_SEARCH: "brave" })).toThrow("BRAVE_SEARCH_API_KEY");
     expect(() => loadConfig({ TANDEM_SEARXNG_URL: "ftp://x" })).toThrow("TANDEM_SEARXNG_URL");
   });
@@ -50,14 +59,28 @@ describe("loadConfig", () => {
 
   it("configures the embedding model of knowledge search, and refuses a provider without embeddings", () => {
     expect(loadConfig({}).embedding).toBeUndefined();
-    expect(loadConfig({ TANDEM_EMBEDDING_MODEL: "openai:text-embedding-3-small" }).embedding).toEqual({ model: "openai:text-embedding-3-small", baseURL: undefined, apiKey: undefined });
-    expect(loadConfig({ TANDEM_EMBEDDING_MODEL: "openai-compatible:bge-m3", TANDEM_EMBEDDING_BASE_URL: "http://localhost:8080/v1", TANDEM_EMBEDDING_API_KEY: "k" }).embedding).toEqual({
+    expect(loadConfig({ TANDEM_EMBEDDING_MODEL: "openai:text-embedding-3-small" }).embedding).toEqual({
+      model: "openai:text-embedding-3-small",
+      baseURL: undefined,
+      apiKey: undefined,
+    });
+    expect(
+      loadConfig({
+        TANDEM_EMBEDDING_MODEL: "openai-compatible:bge-m3",
+        TANDEM_EMBEDDING_BASE_URL: "http://localhost:8080/v1",
+        TANDEM_EMBEDDING_API_KEY: "k",
+      }).embedding,
+    ).toEqual({
       model: "openai-compatible:bge-m3",
       baseURL: "http://localhost:8080/v1",
       apiKey: "k",
     });
-    expect(() => loadConfig({ TANDEM_EMBEDDING_MODEL: "anthropic:claude-sonnet-4-5" })).toThrow(/TANDEM_EMBEDDING_MODEL: must be provider:model with provider one of openai, google/);
-    expect(() => loadConfig({ TANDEM_EMBEDDING_MODEL: "openai:x", TANDEM_EMBEDDING_BASE_URL: "not a url" })).toThrow(/TANDEM_EMBEDDING_BASE_URL/);
+    expect(() => loadConfig({ TANDEM_EMBEDDING_MODEL: "anthropic:claude-sonnet-4-5" })).toThrow(
+      /TANDEM_EMBEDDING_MODEL: must be provider:model with provider one of openai, google/,
+    );
+    expect(() => loadConfig({ TANDEM_EMBEDDING_MODEL: "openai:x", TANDEM_EMBEDDING_BASE_URL: "not a url" })).toThrow(
+      /TANDEM_EMBEDDING_BASE_URL/,
+    );
   });
 
   it("knows loopback hosts", () => {

@@ -31,7 +31,10 @@ const schema = z.object({
   TANDEM_EGRESS_TEST_HOSTS: optionalString.pipe(
     z
       .string()
-      .regex(/^([a-z0-9.-]+=[0-9a-f.:]+)(,[a-z0-9.-]+=[0-9a-f.:]+)*$/i, "must be name=address pairs separated by commas, e.g. registry.test=127.0.0.1")
+      .regex(
+        /^([a-z0-9.-]+=[0-9a-f.:]+)(,[a-z0-9.-]+=[0-9a-f.:]+)*$/i,
+        "must be name=address pairs separated by commas, e.g. registry.test=127.0.0.1",
+      )
       .optional(),
   ),
   // Remote MCP servers the admin allows on a local or private address on purpose (host or
@@ -39,7 +42,10 @@ const schema = z.object({
   TANDEM_MCP_ALLOW_HOSTS: optionalString.pipe(
     z
       .string()
-      .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?(,\s*(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?)*$/i, "must be hosts or host:port pairs separated by commas, e.g. localhost:8931,10.0.0.7")
+      .regex(
+        /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?(,\s*(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?)*$/i,
+        "must be hosts or host:port pairs separated by commas, e.g. localhost:8931,10.0.0.7",
+      )
       .optional(),
   ),
   // Internal hosts and ranges every project may reach through the egress proxy, and clone, fetch
@@ -48,7 +54,9 @@ const schema = z.object({
   // A PEM file of certificates (a TLS-inspecting proxy's CA, an internal CA) trusted besides the
   // system's store, by sandboxed tools and by the server's own connections.
   TANDEM_EXTRA_CA_CERTS: optionalString,
-  TANDEM_PUBLIC_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://tandem.example.com" }).optional()),
+  TANDEM_PUBLIC_URL: optionalString.pipe(
+    z.url({ message: "must be a URL such as https://tandem.example.com" }).optional(),
+  ),
   BETTER_AUTH_SECRET: optionalString.pipe(
     z.string().min(32, "must be at least 32 characters (generate one with `openssl rand -hex 32`)").optional(),
   ),
@@ -73,13 +81,16 @@ const schema = z.object({
   TANDEM_INSTANCE_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://10.0.0.5:3000" }).optional()),
   // The workspace runners (server/cluster/workspace-runner-main.ts) behind one URL: the projects'
   // terminals, language servers and MCP connections run there instead of on the web instances.
-  TANDEM_WORKSPACE_RUNNERS_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://tandem-workspace-runner:3000" }).optional()),
+  TANDEM_WORKSPACE_RUNNERS_URL: optionalString.pipe(
+    z.url({ message: "must be a URL such as http://tandem-workspace-runner:3000" }).optional(),
+  ),
   // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
   TANDEM_MODEL: optionalString.pipe(
     z
       .string()
       .regex(/^(openai|anthropic|google|openai-compatible|ollama):.+$/, {
-        message: "must be provider:model with provider one of openai, anthropic, google, openai-compatible, ollama (e.g. anthropic:claude-sonnet-4-5)",
+        message:
+          "must be provider:model with provider one of openai, anthropic, google, openai-compatible, ollama (e.g. anthropic:claude-sonnet-4-5)",
       })
       .optional(),
   ),
@@ -91,21 +102,30 @@ const schema = z.object({
     z
       .string()
       .regex(/^(openai|google|openai-compatible|ollama):.+$/, {
-        message: "must be provider:model with provider one of openai, google, openai-compatible, ollama (e.g. openai:text-embedding-3-small)",
+        message:
+          "must be provider:model with provider one of openai, google, openai-compatible, ollama (e.g. openai:text-embedding-3-small)",
       })
       .optional(),
   ),
-  TANDEM_EMBEDDING_BASE_URL: optionalString.pipe(z.url({ message: "must be the embeddings server's OpenAI-compatible URL, e.g. http://localhost:8080/v1" }).optional()),
+  TANDEM_EMBEDDING_BASE_URL: optionalString.pipe(
+    z
+      .url({ message: "must be the embeddings server's OpenAI-compatible URL, e.g. http://localhost:8080/v1" })
+      .optional(),
+  ),
   TANDEM_EMBEDDING_API_KEY: optionalString,
   OPENAI_API_KEY: optionalString,
-  OPENAI_BASE_URL: optionalString.pipe(z.url({ message: "must be a URL such as https://api.openai.com/v1" }).optional()),
+  OPENAI_BASE_URL: optionalString.pipe(
+    z.url({ message: "must be a URL such as https://api.openai.com/v1" }).optional(),
+  ),
   ANTHROPIC_API_KEY: optionalString,
   GOOGLE_GENERATIVE_AI_API_KEY: optionalString,
   TANDEM_OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(
     z.url({ message: "must be the server's OpenAI-compatible URL, e.g. http://localhost:8000/v1" }).optional(),
   ),
   TANDEM_OPENAI_COMPATIBLE_API_KEY: optionalString,
-  OLLAMA_BASE_URL: optionalString.pipe(z.url({ message: "must be a URL such as http://localhost:11434/v1" }).optional()),
+  OLLAMA_BASE_URL: optionalString.pipe(
+    z.url({ message: "must be a URL such as http://localhost:11434/v1" }).optional(),
+  ),
   // Outgoing mail for the agent's send_email tool: registered only when SMTP_HOST and SMTP_FROM are set.
   SMTP_HOST: optionalString,
   SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -114,7 +134,11 @@ const schema = z.object({
   SMTP_PASSWORD: optionalString,
   SMTP_FROM: optionalString,
   // The agent's web_search tool: registered only when one of these is set (or an admin sets one).
-  TANDEM_SEARXNG_URL: optionalString.pipe(z.url({ protocol: /^https?$/, message: "must be the SearXNG server's URL, e.g. http://searx.internal:8080" }).optional()),
+  TANDEM_SEARXNG_URL: optionalString.pipe(
+    z
+      .url({ protocol: /^https?$/, message: "must be the SearXNG server's URL, e.g. http://searx.internal:8080" })
+      .optional(),
+  ),
   BRAVE_SEARCH_API_KEY: optionalString,
   TAVILY_API_KEY: optionalString,
   TANDEM_WEB_SEARCH: z.enum(WEB_SEARCH_KINDS).optional(),
@@ -167,7 +191,14 @@ export type Config = {
 /** `baseURL`: an OpenAI-compatible endpoint serving this model, instead of its provider's. */
 export type EmbeddingConfig = { model: string; baseURL: string | undefined; apiKey: string | undefined };
 
-export type SmtpConfig = { host: string; port: number; secure: boolean; user: string | undefined; password: string | undefined; from: string };
+export type SmtpConfig = {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+  from: string;
+};
 
 export type ModelsConfig = {
   /** `provider:model`; when unset, the first configured provider's suggested model. */
@@ -192,26 +223,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (e.SMTP_HOST && !e.SMTP_FROM) {
-    throw new ConfigError("Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee docs/configuration.md.");
+    throw new ConfigError(
+      "Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee docs/configuration.md.",
+    );
   }
   let gitForges: Forges;
   try {
     gitForges = parseForges(e.TANDEM_GIT_FORGES);
   } catch (error) {
-    throw new ConfigError(`Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee docs/configuration.md.`);
+    throw new ConfigError(
+      `Invalid configuration:\n  TANDEM_GIT_FORGES: ${(error as Error).message}\nSee docs/configuration.md.`,
+    );
   }
   const internalHosts: string[] = [];
-  for (const raw of (e.TANDEM_INTERNAL_HOSTS ?? "").split(",").map((entry) => entry.trim()).filter(Boolean)) {
+  for (const raw of (e.TANDEM_INTERNAL_HOSTS ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)) {
     const entry = internalHostEntry.safeParse(raw);
-    if (!entry.success) throw new ConfigError(`Invalid configuration:\n  TANDEM_INTERNAL_HOSTS: '${raw}' ${entry.error.issues[0]!.message}\nSee README.md, "Configuration".`);
+    if (!entry.success)
+      throw new ConfigError(
+        `Invalid configuration:\n  TANDEM_INTERNAL_HOSTS: '${raw}' ${entry.error.issues[0]!.message}\nSee README.md, "Configuration".`,
+      );
     internalHosts.push(entry.data);
   }
   const cluster = e.TANDEM_CLUSTER === "true" || e.TANDEM_CLUSTER === "1";
   if (cluster && !e.DATABASE_URL) {
-    throw new ConfigError("Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee docs/configuration.md.");
+    throw new ConfigError(
+      "Invalid configuration:\n  TANDEM_CLUSTER: the instances of a cluster share one database; set DATABASE_URL to it\nSee docs/configuration.md.",
+    );
   }
   if (e.TANDEM_WORKSPACE_RUNNERS_URL && !cluster) {
-    throw new ConfigError("Invalid configuration:\n  TANDEM_WORKSPACE_RUNNERS_URL: workspace runners serve a cluster; set TANDEM_CLUSTER=1\nSee docs/configuration.md.");
+    throw new ConfigError(
+      "Invalid configuration:\n  TANDEM_WORKSPACE_RUNNERS_URL: workspace runners serve a cluster; set TANDEM_CLUSTER=1\nSee docs/configuration.md.",
+    );
   }
   const secure = e.SMTP_SECURE === "true" || e.SMTP_SECURE === "1";
   const searchBackends: WebSearchBackendConfig[] = [
@@ -219,9 +264,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.BRAVE_SEARCH_API_KEY ? [{ kind: "brave" as const, apiKey: e.BRAVE_SEARCH_API_KEY }] : []),
     ...(e.TAVILY_API_KEY ? [{ kind: "tavily" as const, apiKey: e.TAVILY_API_KEY }] : []),
   ];
-  const webSearch = e.TANDEM_WEB_SEARCH ? searchBackends.find((b) => b.kind === e.TANDEM_WEB_SEARCH) : searchBackends[0];
+  const webSearch = e.TANDEM_WEB_SEARCH
+    ? searchBackends.find((b) => b.kind === e.TANDEM_WEB_SEARCH)
+    : searchBackends[0];
   if (e.TANDEM_WEB_SEARCH && !webSearch) {
-    throw new ConfigError(`Invalid configuration:\n  TANDEM_WEB_SEARCH: ${e.TANDEM_WEB_SEARCH} is chosen but not configured (set ${e.TANDEM_WEB_SEARCH === "searxng" ? "TANDEM_SEARXNG_URL" : e.TANDEM_WEB_SEARCH === "brave" ? "BRAVE_SEARCH_API_KEY" : "TAVILY_API_KEY"})\nSee docs/configuration.md.`);
+    throw new ConfigError(
+      `Invalid configuration:\n  TANDEM_WEB_SEARCH: ${e.TANDEM_WEB_SEARCH} is chosen but not configured (set ${e.TANDEM_WEB_SEARCH === "searxng" ? "TANDEM_SEARXNG_URL" : e.TANDEM_WEB_SEARCH === "brave" ? "BRAVE_SEARCH_API_KEY" : "TAVILY_API_KEY"})\nSee docs/configuration.md.`,
+    );
   }
   return {
     dev: e.TANDEM_DEV === "1",
@@ -250,7 +299,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .filter(Boolean)
         .map((pair) => pair.split("=").map((part) => part.trim().toLowerCase()) as [string, string]),
     ),
-    mcpAllowHosts: (e.TANDEM_MCP_ALLOW_HOSTS ?? "").split(",").map((host) => host.trim().toLowerCase()).filter(Boolean),
+    mcpAllowHosts: (e.TANDEM_MCP_ALLOW_HOSTS ?? "")
+      .split(",")
+      .map((host) => host.trim().toLowerCase())
+      .filter(Boolean),
     internalHosts,
     extraCaCerts: e.TANDEM_EXTRA_CA_CERTS && path.resolve(e.TANDEM_EXTRA_CA_CERTS),
     publicUrl: e.TANDEM_PUBLIC_URL,
@@ -260,7 +312,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean)
       .map((root) => path.resolve(root)),
     upload: { maxBytes: e.TANDEM_UPLOAD_MAX_MB * 1024 * 1024, maxFiles: 20_000 },
-    previousSecrets: (e.TANDEM_PREVIOUS_SECRETS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    previousSecrets: (e.TANDEM_PREVIOUS_SECRETS ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
     gitForges,
     gitAllowHttp: e.TANDEM_GIT_ALLOW_HTTP === "true" || e.TANDEM_GIT_ALLOW_HTTP === "1",
     models: {
@@ -274,10 +329,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1", explicit: !!e.OLLAMA_BASE_URL },
       thread: e.TANDEM_MODEL_THREAD !== "false" && e.TANDEM_MODEL_THREAD !== "0",
     },
-    embedding: e.TANDEM_EMBEDDING_MODEL ? { model: e.TANDEM_EMBEDDING_MODEL, baseURL: e.TANDEM_EMBEDDING_BASE_URL, apiKey: e.TANDEM_EMBEDDING_API_KEY } : undefined,
+    embedding: e.TANDEM_EMBEDDING_MODEL
+      ? { model: e.TANDEM_EMBEDDING_MODEL, baseURL: e.TANDEM_EMBEDDING_BASE_URL, apiKey: e.TANDEM_EMBEDDING_API_KEY }
+      : undefined,
     smtp:
       e.SMTP_HOST && e.SMTP_FROM
-        ? { host: e.SMTP_HOST, port: e.SMTP_PORT ?? (secure ? 465 : 587), secure, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
+        ? {
+            host: e.SMTP_HOST,
+            port: e.SMTP_PORT ?? (secure ? 465 : 587),
+            secure,
+            user: e.SMTP_USER,
+            password: e.SMTP_PASSWORD,
+            from: e.SMTP_FROM,
+          }
         : undefined,
     webSearch,
   };

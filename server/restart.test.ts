@@ -12,7 +12,13 @@ import type { AppRouter } from "@/server/api/root";
 import { createTestDatabase } from "@/server/test/database";
 import { freePort } from "@/scripts/free-port.mjs";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
-import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
+import {
+  applyStreamItem,
+  committedEvents,
+  emptyLiveLog,
+  type LiveLog,
+  type SessionStreamItem,
+} from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
 
 // The real thing: a Tandem server process (`node --import tsx server/index.ts`) killed with
@@ -78,7 +84,10 @@ function clients() {
       super(url, protocols, { headers: { cookie } });
     }
   }
-  const ws = createWSClient({ url: `ws://127.0.0.1:${port}/api/trpc/ws`, WebSocket: CookieWebSocket as unknown as typeof globalThis.WebSocket });
+  const ws = createWSClient({
+    url: `ws://127.0.0.1:${port}/api/trpc/ws`,
+    WebSocket: CookieWebSocket as unknown as typeof globalThis.WebSocket,
+  });
   const trpc = createTRPCClient<AppRouter>({
     links: [
       splitLink({
@@ -120,9 +129,17 @@ beforeAll(async () => {
   model = await startModelServer({
     scenario: {
       replies: [
-        { match: "Write a long story", text: "Once upon a time there was a server that never stopped talking about itself ", delayMs: 15, hang: true },
+        {
+          match: "Write a long story",
+          text: "Once upon a time there was a server that never stopped talking about itself ",
+          delayMs: 15,
+          hang: true,
+        },
         { match: "Write a long story", text: "Resumed and finished." },
-        { match: "Ask me", toolCalls: [{ name: "ask_user", arguments: { question: "Proceed?", options: ["yes", "no"] } }] },
+        {
+          match: "Ask me",
+          toolCalls: [{ name: "ask_user", arguments: { question: "Proceed?", options: ["yes", "no"] } }],
+        },
         { match: "answered: yes", text: "Proceeding." },
         { match: "Left unanswered", text: "Answered after the restart." },
       ],
@@ -137,7 +154,10 @@ beforeAll(async () => {
     body: JSON.stringify({ email: "kill9@example.com", password: "correct horse battery", name: "Kim" }),
   });
   expect(response.ok).toBe(true);
-  cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }, 200_000);
 
 afterAll(async () => {
@@ -167,10 +187,16 @@ describe("kill -9 and restart", () => {
     const interrupted = await c.trpc.session.get.query({ sessionId: session.id });
     expect(interrupted.status).toBe("interrupted");
     sub = follow(c.trpc, session.id, log, seen);
-    await until(() => log.events.some((e) => e.type === "turn_finished" && e.payload.reason === "interrupted"), "the interrupted event");
+    await until(
+      () => log.events.some((e) => e.type === "turn_finished" && e.payload.reason === "interrupted"),
+      "the interrupted event",
+    );
 
     await c.trpc.session.resume.mutate({ sessionId: session.id });
-    await until(() => log.events.some((e) => e.type === "turn_finished" && e.payload.reason === "completed"), "the resumed turn");
+    await until(
+      () => log.events.some((e) => e.type === "turn_finished" && e.payload.reason === "completed"),
+      "the resumed turn",
+    );
     await until(() => log.events.at(-1)?.type === "status", "the final status");
     sub.unsubscribe();
 
@@ -181,7 +207,11 @@ describe("kill -9 and restart", () => {
     expect(transcript.items.filter((i) => i.kind === "notice").map((i) => (i as { text: string }).text)).toEqual([
       "Interrupted: the server stopped during this turn. Resume to continue.",
     ]);
-    expect(transcript.items.at(-1)).toMatchObject({ kind: "assistant", text: "Resumed and finished.", streaming: false });
+    expect(transcript.items.at(-1)).toMatchObject({
+      kind: "assistant",
+      text: "Resumed and finished.",
+      streaming: false,
+    });
     expect((await c.trpc.session.get.query({ sessionId: session.id })).status).toBe("idle");
     c.close();
   }, 300_000);
@@ -191,7 +221,10 @@ describe("kill -9 and restart", () => {
     const [project] = await c.trpc.project.list.query();
     const session = await c.trpc.session.create.mutate({ projectId: project!.id });
     await c.trpc.session.send.mutate({ sessionId: session.id, text: "Ask me first" });
-    await until(async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval", "the question");
+    await until(
+      async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval",
+      "the question",
+    );
 
     await kill9();
     c.close();
@@ -200,8 +233,15 @@ describe("kill -9 and restart", () => {
 
     const waiting = await c.trpc.session.get.query({ sessionId: session.id });
     expect(waiting.status).toBe("waiting_approval");
-    await c.trpc.approval.respond.mutate({ approvalId: waiting.pendingApprovals[0]!.id, decision: "approve", answer: "yes" });
-    await until(async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "idle", "the turn to finish");
+    await c.trpc.approval.respond.mutate({
+      approvalId: waiting.pendingApprovals[0]!.id,
+      decision: "approve",
+      answer: "yes",
+    });
+    await until(
+      async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "idle",
+      "the turn to finish",
+    );
     const log = emptyLiveLog();
     const seen: SessionStreamItem[] = [];
     const sub = follow(c.trpc, session.id, log, seen);
@@ -231,7 +271,15 @@ describe("kill -9 and restart", () => {
         [session.id, JSON.stringify({ text: "Left unanswered", authorName: "Kim" }), "kill9@example.com"],
       );
       await boot();
-      await until(async () => (await db.query(`SELECT 1 FROM session_event WHERE "sessionId" = $1 AND type = 'turn_finished'`, [session.id])).rowCount === 1, "the answer");
+      await until(
+        async () =>
+          (
+            await db.query(`SELECT 1 FROM session_event WHERE "sessionId" = $1 AND type = 'turn_finished'`, [
+              session.id,
+            ])
+          ).rowCount === 1,
+        "the answer",
+      );
       const { rows } = await db.query<{ text: string }>(
         `SELECT payload->>'text' AS text FROM session_event WHERE "sessionId" = $1 AND type = 'assistant_delta' ORDER BY seq`,
         [session.id],

@@ -14,7 +14,13 @@ import { createSandbox } from "@/server/sandbox/sandbox";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { setUpCgroups } from "@/server/sandbox/cgroups";
 import { describeSandbox } from "@/server/sandbox/describe-sandbox";
-import { loadTrustStore, trustExtraCertificates, TrustStoreError, writeSandboxBundle, type TrustStore } from "@/server/sandbox/trust-store";
+import {
+  loadTrustStore,
+  trustExtraCertificates,
+  TrustStoreError,
+  writeSandboxBundle,
+  type TrustStore,
+} from "@/server/sandbox/trust-store";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { thisThread } from "@/server/agent/loop-load";
@@ -55,7 +61,9 @@ export async function resolveSandboxMode(config: Config, bwrapPath?: string): Pr
   }
   if (await bwrapAvailable(bwrapPath)) return { mode: "bwrap" };
   if (config.sandbox === "bwrap") {
-    throw new StartupError("TANDEM_SANDBOX=bwrap but bubblewrap does not work here. Install it (Debian/Ubuntu: `apt-get install bubblewrap`).");
+    throw new StartupError(
+      "TANDEM_SANDBOX=bwrap but bubblewrap does not work here. Install it (Debian/Ubuntu: `apt-get install bubblewrap`).",
+    );
   }
   return {
     mode: "bwrap",
@@ -67,7 +75,11 @@ export async function resolveSandboxMode(config: Config, bwrapPath?: string): Pr
 
 // Builds everything the API needs, starting the embedded database when DATABASE_URL is unset.
 /** `runner`: a workspace runner (workspace-runner-main.ts), which holds projects for the web instances. */
-export async function createServices(config: Config, log: (line: string) => void = console.log, options: { runner?: boolean } = {}) {
+export async function createServices(
+  config: Config,
+  log: (line: string) => void = console.log,
+  options: { runner?: boolean } = {},
+) {
   const choice = await resolveSandboxMode(config);
   let trust: TrustStore;
   try {
@@ -77,14 +89,18 @@ export async function createServices(config: Config, log: (line: string) => void
     throw error;
   }
   trustExtraCertificates(trust.extra);
-  if (trust.extra.length) log(`trusting ${trust.extra.length} extra certificate(s) from TANDEM_EXTRA_CA_CERTS, in sandboxes and for the server's own connections`);
+  if (trust.extra.length)
+    log(
+      `trusting ${trust.extra.length} extra certificate(s) from TANDEM_EXTRA_CA_CERTS, in sandboxes and for the server's own connections`,
+    );
   const sandboxHost: SandboxHost = {
     ...defaultSandboxHost(choice.mode, { dataDir: config.dataDir, limits: config.sandboxLimits }),
     unavailable: choice.unavailable,
     caBundle: choice.mode === "bwrap" && !choice.unavailable ? writeSandboxBundle(trust) : undefined,
   };
   // A cgroup per sandbox where the host delegates a cgroup v2 tree; the rlimits apply either way.
-  if (sandboxHost.mode === "bwrap" && !sandboxHost.unavailable && sandboxHost.limits) sandboxHost.cgroups = setUpCgroups();
+  if (sandboxHost.mode === "bwrap" && !sandboxHost.unavailable && sandboxHost.limits)
+    sandboxHost.cgroups = setUpCgroups();
   // Files the server writes into workspaces stay writable for the project's group (server/sandbox/identity.ts).
   if (sandboxHost.perProjectUid) process.umask(0o002);
   log(describeSandbox(sandboxHost));
@@ -109,14 +125,23 @@ export async function createServices(config: Config, log: (line: string) => void
     onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
   });
   // Measures projects' workspaces while they run commands and before the server writes into them.
-  const diskBudget = sandboxHost.limits ? createDiskBudget({ budgetMiB: sandboxHost.limits.diskMiB, fileSizeMiB: sandboxHost.limits.fileSizeMiB, log: (line) => log(`sandbox: ${line}`) }) : undefined;
+  const diskBudget = sandboxHost.limits
+    ? createDiskBudget({
+        budgetMiB: sandboxHost.limits.diskMiB,
+        fileSizeMiB: sandboxHost.limits.fileSizeMiB,
+        log: (line) => log(`sandbox: ${line}`),
+      })
+    : undefined;
   const files = createProjectFiles(config.dataDir, config.importRoots, diskBudget);
   const network = createProjectNetwork(db, { internalHosts: config.internalHosts });
   const sandbox = createSandbox({
     host: sandboxHost,
     policies: network.policies,
     testHosts: config.egressTestHosts,
-    log: (connection) => void network.log(connection).catch((error: unknown) => log(`could not record a network connection: ${(error as Error).message}`)),
+    log: (connection) =>
+      void network
+        .log(connection)
+        .catch((error: unknown) => log(`could not record a network connection: ${(error as Error).message}`)),
     diskBudget,
   });
   const terminals = createTerminalService({ sandbox });
@@ -124,7 +149,14 @@ export async function createServices(config: Config, log: (line: string) => void
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
-  const extensions = createExtensions({ config, db, databaseUrl, sandbox, projectNetwork: (projectId) => network.policies.get(projectId), openWorkspace: (projectId) => files.open(projectId) });
+  const extensions = createExtensions({
+    config,
+    db,
+    databaseUrl,
+    sandbox,
+    projectNetwork: (projectId) => network.policies.get(projectId),
+    openWorkspace: (projectId) => files.open(projectId),
+  });
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     db,
@@ -149,18 +181,33 @@ export async function createServices(config: Config, log: (line: string) => void
   const gitCipher = credentialCipher(secret, config.previousSecrets);
   const resealed = await resealGitCredentials(db, gitCipher);
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
-  const git = createProjectGit({ db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: config.publicUrl, allowHost: (projectId, host) => network.allowHost(projectId, host), allowHttp: () => config.gitAllowHttp });
+  const git = createProjectGit({
+    db,
+    files,
+    sandbox,
+    cipher: gitCipher,
+    checkpoints,
+    publicUrl: config.publicUrl,
+    allowHost: (projectId, host) => network.allowHost(projectId, host),
+    allowHttp: () => config.gitAllowHttp,
+  });
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const runner = options.runner ?? false;
   // A project this instance no longer holds (another took it, or it was deleted): its terminals and MCP connections stop here.
   const dropLiveResources = (projectId: string) => {
     terminals.closeProject(projectId);
-    void extensions.projectTools.close(projectId).catch((error: unknown) => log(`could not close the MCP connections of project ${projectId}: ${(error as Error).message}`));
+    void extensions.projectTools
+      .close(projectId)
+      .catch((error: unknown) =>
+        log(`could not close the MCP connections of project ${projectId}: ${(error as Error).message}`),
+      );
   };
   // The holder of a project watches its files and publishes what it sees on the file-change bus.
   const { fileChanges } = buses;
-  const heldWatch = fileChanges ? createHeldWorkspaceWatch({ fileChanges, root: async (projectId) => (await files.open(projectId)).root, log }) : null;
+  const heldWatch = fileChanges
+    ? createHeldWorkspaceWatch({ fileChanges, root: async (projectId) => (await files.open(projectId)).root, log })
+    : null;
   const host = config.cluster
     ? config.workspaceRunnersUrl && !runner
       ? createRemoteWorkspaceHost(config.workspaceRunnersUrl, secret)
@@ -183,7 +230,25 @@ export async function createServices(config: Config, log: (line: string) => void
       }
     : undefined;
   const logins = createLoginCache(auth, accessChanges);
-  const services: Services = { ...live, config, db, auth, logins, files, terminals, agent, models, checkpoints, extensions, sandbox, network, language, git, gitCipher, workspaces };
+  const services: Services = {
+    ...live,
+    config,
+    db,
+    auth,
+    logins,
+    files,
+    terminals,
+    agent,
+    models,
+    checkpoints,
+    extensions,
+    sandbox,
+    network,
+    language,
+    git,
+    gitCipher,
+    workspaces,
+  };
   return {
     services,
     sandboxMode: choice.unavailable ? "unavailable" : choice.mode,
@@ -192,7 +257,9 @@ export async function createServices(config: Config, log: (line: string) => void
       language.shuttingDown();
     },
     async dispose() {
-      await workspaces?.host.release().catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
+      await workspaces?.host
+        .release()
+        .catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
       heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();

@@ -19,7 +19,11 @@ import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
 import { specForServer } from "@/server/language/registry";
-import { createWorkspaceForwarding, type Arrival, type WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
+import {
+  createWorkspaceForwarding,
+  type Arrival,
+  type WorkspaceForwarding,
+} from "@/server/cluster/workspace-forwarding";
 import { peerUrl, type WorkspaceHost } from "@/server/cluster/workspace-host";
 import { HOLD_PATH } from "@/server/cluster/remote-workspace-host";
 
@@ -38,11 +42,19 @@ const headersOf = (req: http.IncomingMessage) => {
 };
 
 /** `pages: false` serves only the API (tests of the HTTP and WebSocket endpoints). */
-export async function startServer(services: Services, options: { dir: string; pages?: boolean }): Promise<RunningServer> {
+export async function startServer(
+  services: Services,
+  options: { dir: string; pages?: boolean },
+): Promise<RunningServer> {
   const { config } = services;
-  const nextApp = options.pages === false ? null : next({ dev: config.dev, dir: options.dir, hostname: config.host, port: config.port });
+  const nextApp =
+    options.pages === false
+      ? null
+      : next({ dev: config.dev, dir: options.dir, hostname: config.host, port: config.port });
   await nextApp?.prepare();
-  const handleNext = nextApp?.getRequestHandler() ?? ((_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(404).end());
+  const handleNext =
+    nextApp?.getRequestHandler() ??
+    ((_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(404).end());
   const nextUpgrade = config.dev ? nextApp?.getUpgradeHandler() : undefined;
   const staticAssets = nextApp && !config.dev ? createStaticAssets(options.dir) : null;
   const publicFiles = nextApp ? createPublicFiles(options.dir, { dev: config.dev }) : null;
@@ -64,14 +76,18 @@ export async function startServer(services: Services, options: { dir: string; pa
     ? createWorkspaceForwarding({
         secret: services.workspaces.forwardingSecret,
         host: services.workspaces.host,
-        mayRead: async (req, projectId) => !!(await authorizeProject(await createContext(services, headersOf(req)), projectId, "read").catch(() => null)),
+        mayRead: async (req, projectId) =>
+          !!(await authorizeProject(await createContext(services, headersOf(req)), projectId, "read").catch(
+            () => null,
+          )),
       })
     : null;
   const runner = services.workspaces?.runner ?? false;
   /** Who sent the request, and the client's address, set here so a client cannot pick its own rate-limit key. */
   const arrive = (req: http.IncomingMessage): Arrival => {
     const arrival = forwarding?.arrival(req) ?? { kind: "direct" };
-    req.headers[CLIENT_IP_HEADER] = arrival.kind === "forwarded" ? arrival.clientIp : (req.socket.remoteAddress ?? "unknown");
+    req.headers[CLIENT_IP_HEADER] =
+      arrival.kind === "forwarded" ? arrival.clientIp : (req.socket.remoteAddress ?? "unknown");
     return arrival;
   };
   /** A forged forwarding header is refused; a workspace runner serves only requests its peers signed. */
@@ -80,7 +96,10 @@ export async function startServer(services: Services, options: { dir: string; pa
    * Whether a request may still go to the project's holder: one from a client, or on a runner, one
    * a web instance forwarded (the runner it reached may not hold the project). Otherwise it is served here.
    */
-  const routed = (arrival: Arrival) => (forwarding && (arrival.kind === "direct" || (runner && arrival.kind === "forwarded" && arrival.hops === 1)) ? forwarding : null);
+  const routed = (arrival: Arrival) =>
+    forwarding && (arrival.kind === "direct" || (runner && arrival.kind === "forwarded" && arrival.hops === 1))
+      ? forwarding
+      : null;
 
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
@@ -88,16 +107,22 @@ export async function startServer(services: Services, options: { dir: string; pa
     if (url.startsWith("/api/")) {
       arrival = arrive(req);
       if (refused(arrival) && url !== "/api/health") {
-        res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Forwarded request refused." }));
+        res
+          .writeHead(403, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "Forwarded request refused." }));
         return;
       }
       if (req.method !== "GET" && req.method !== "HEAD" && !originAllowed(req, config.publicUrl)) {
-        res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Cross-origin request refused." }));
+        res
+          .writeHead(403, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "Cross-origin request refused." }));
         return;
       }
     }
-    if (url.startsWith(`${HOLD_PATH}?`) && services.workspaces) return void holdForPeer(services.workspaces.host, req, res, arrival);
-    if (url === "/api/health") return void res.writeHead(ready ? 200 : 503, { "content-type": "text/plain" }).end(ready ? "ok" : "starting");
+    if (url.startsWith(`${HOLD_PATH}?`) && services.workspaces)
+      return void holdForPeer(services.workspaces.host, req, res, arrival);
+    if (url === "/api/health")
+      return void res.writeHead(ready ? 200 : 503, { "content-type": "text/plain" }).end(ready ? "ok" : "starting");
     if (url.startsWith("/api/auth/")) return void handleAuth(req, res);
     const forwardTo = url.startsWith("/api/trpc/") ? routed(arrival) : null;
     if (forwardTo) {
@@ -112,7 +137,8 @@ export async function startServer(services: Services, options: { dir: string; pa
       return;
     }
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
-    if (url.startsWith(FILE_TRANSFER_PREFIX)) return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
+    if (url.startsWith(FILE_TRANSFER_PREFIX))
+      return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
     if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
     if (publicFiles) return publicFiles(req, res, () => void handleNext(req, res));
     void handleNext(req, res);
@@ -122,7 +148,8 @@ export async function startServer(services: Services, options: { dir: string; pa
   const wsHandler = applyWSSHandler({
     wss: trpcWss,
     router: appRouter,
-    createContext: ({ req, res, info }) => createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
+    createContext: ({ req, res, info }) =>
+      createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
   });
   const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
@@ -198,13 +225,22 @@ export async function startServer(services: Services, options: { dir: string; pa
   };
 }
 
-type ProjectSocketCaller = { caller: Context; user: NonNullable<Context["user"]>; found: Awaited<ReturnType<typeof authorizeProject>> };
+type ProjectSocketCaller = {
+  caller: Context;
+  user: NonNullable<Context["user"]>;
+  found: Awaited<ReturnType<typeof authorizeProject>>;
+};
 
 /**
  * A project's socket opens only for a signed-in member with read rights: otherwise the upgrade is
  * answered with 401 or 404 (a project the caller may not see is not found) and null comes back.
  */
-async function projectSocketCaller(services: Services, req: http.IncomingMessage, socket: Duplex, url: URL): Promise<ProjectSocketCaller | null> {
+async function projectSocketCaller(
+  services: Services,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  url: URL,
+): Promise<ProjectSocketCaller | null> {
   const caller = await createContext(services, headersOf(req));
   const user = caller.user;
   if (!user) {
@@ -212,7 +248,9 @@ async function projectSocketCaller(services: Services, req: http.IncomingMessage
     return null;
   }
   const projectId = url.searchParams.get("projectId") ?? "";
-  const found = /^[0-9a-f-]{36}$/i.test(projectId) ? await authorizeProject(caller, projectId, "read").catch(() => null) : null;
+  const found = /^[0-9a-f-]{36}$/i.test(projectId)
+    ? await authorizeProject(caller, projectId, "read").catch(() => null)
+    : null;
   if (!found) {
     refuseUpgrade(socket, 404, "Not Found");
     return null;
@@ -255,7 +293,13 @@ async function upgradeTerminal(
  * Keeps an open project socket's role true: when an access change concerns its person or project,
  * the role is read again (nothing is written meanwhile), and the socket is closed when access ended.
  */
-function followAccess(services: Services, caller: Context, projectId: string, ws: WebSocket, setRole: (role: ProjectRole) => void) {
+function followAccess(
+  services: Services,
+  caller: Context,
+  projectId: string,
+  ws: WebSocket,
+  setRole: (role: ProjectRole) => void,
+) {
   const ended = () => ws.close(TerminalCloseCode.accessEnded, "Your access to this project ended.");
   const recheck = async () => {
     const user = await caller.currentUser!();
@@ -306,7 +350,9 @@ async function upgradeLanguage(
 function holdForPeer(host: WorkspaceHost, req: http.IncomingMessage, res: http.ServerResponse, arrival: Arrival) {
   const projectId = new URL(req.url ?? "/", "http://local").searchParams.get("projectId");
   if (arrival.kind !== "forwarded" || req.method !== "POST" || !projectId) {
-    res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "Only a signed request from a peer instance may ask this." }));
+    res
+      .writeHead(403, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: "Only a signed request from a peer instance may ask this." }));
     return;
   }
   host

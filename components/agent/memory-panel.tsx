@@ -7,7 +7,14 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
 type Scope = "project" | "user";
-type Memory = { key: string; value: string; pinned: boolean; updatedAt: Date; agentWritten: boolean; approvedBy: { id: string; name: string } | null };
+type Memory = {
+  key: string;
+  value: string;
+  pinned: boolean;
+  updatedAt: Date;
+  agentWritten: boolean;
+  approvedBy: { id: string; name: string } | null;
+};
 
 /** What the agent remembers: the project's (shared with the team) or the viewer's own. */
 export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
@@ -43,15 +50,30 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
     <div className="side-panel" data-testid="memory-panel">
       <div className="session-list-head">
         <div className="segmented" role="group" aria-label="Whose memory">
-          <button type="button" aria-pressed={scope === "project"} onClick={() => setScope("project")} data-testid="memory-scope-project">
+          <button
+            type="button"
+            aria-pressed={scope === "project"}
+            onClick={() => setScope("project")}
+            data-testid="memory-scope-project"
+          >
             Project
           </button>
-          <button type="button" aria-pressed={scope === "user"} onClick={() => setScope("user")} data-testid="memory-scope-user">
+          <button
+            type="button"
+            aria-pressed={scope === "user"}
+            onClick={() => setScope("user")}
+            data-testid="memory-scope-user"
+          >
             Personal
           </button>
         </div>
         <span className="spacer" />
-        <button type="button" className="btn btn-ghost btn-sm" onClick={() => void exportMarkdown()} data-testid="memory-export">
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={() => void exportMarkdown()}
+          data-testid="memory-export"
+        >
           Export .md
         </button>
         {writable && (
@@ -60,14 +82,35 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
           </button>
         )}
       </div>
-      <input className="input" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Search memory" aria-label="Search memory" data-testid="memory-search" />
-      {editing !== null && <MemoryEditor projectId={projectId} scope={scope} memory={editing === "new" ? null : editing} onDone={() => setEditing(null)} />}
+      <input
+        className="input"
+        type="search"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+        placeholder="Search memory"
+        aria-label="Search memory"
+        data-testid="memory-search"
+      />
+      {editing !== null && (
+        <MemoryEditor
+          projectId={projectId}
+          scope={scope}
+          memory={editing === "new" ? null : editing}
+          onDone={() => setEditing(null)}
+        />
+      )}
       {error && <p className="error-text">{errorMessage(error)}</p>}
       {pinError && <p className="error-text">{errorMessage(pinError)}</p>}
       {pending ? (
         <div className="hint">Loading…</div>
       ) : rows.length === 0 ? (
-        <div className="empty">{search ? "Nothing matches." : scope === "project" ? "The agent has not remembered anything for this project yet." : "Nothing remembered for you yet."}</div>
+        <div className="empty">
+          {search
+            ? "Nothing matches."
+            : scope === "project"
+              ? "The agent has not remembered anything for this project yet."
+              : "Nothing remembered for you yet."}
+        </div>
       ) : (
         <ul className="memories" role="list">
           {rows.map((m) => (
@@ -75,12 +118,20 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
               <div className="row">
                 <code className="memory-key">{m.key}</code>
                 {m.pinned && (
-                  <span className="badge" title="Pinned: the agent reads it in every session" data-testid="memory-pinned">
+                  <span
+                    className="badge"
+                    title="Pinned: the agent reads it in every session"
+                    data-testid="memory-pinned"
+                  >
                     Pinned
                   </span>
                 )}
                 {m.agentWritten && (
-                  <span className="badge" title="The agent stored this; people did not type it" data-testid="memory-agent-written">
+                  <span
+                    className="badge"
+                    title="The agent stored this; people did not type it"
+                    data-testid="memory-agent-written"
+                  >
                     {m.approvedBy ? `Agent · approved by ${m.approvedBy.name}` : "Agent"}
                   </span>
                 )}
@@ -91,17 +142,31 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
                       type="button"
                       className="btn btn-ghost btn-sm"
                       aria-pressed={m.pinned}
-                      title={m.pinned ? "Stop giving this to the agent in every session" : "Give this to the agent in every session"}
+                      title={
+                        m.pinned
+                          ? "Stop giving this to the agent in every session"
+                          : "Give this to the agent in every session"
+                      }
                       disabled={pin.isPending || unpin.isPending}
                       onClick={() => (m.pinned ? unpin : pin).mutate({ projectId, scope, key: m.key })}
                       data-testid="memory-pin"
                     >
                       {m.pinned ? "Unpin" : "Pin"}
                     </button>
-                    <button type="button" className="btn btn-ghost btn-sm" onClick={() => setEditing(m)} data-testid="memory-edit">
+                    <button
+                      type="button"
+                      className="btn btn-ghost btn-sm"
+                      onClick={() => setEditing(m)}
+                      data-testid="memory-edit"
+                    >
                       Edit
                     </button>
-                    <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDeleting(m.key)} data-testid="memory-delete">
+                    <button
+                      type="button"
+                      className="btn btn-ghost btn-sm"
+                      onClick={() => setDeleting(m.key)}
+                      data-testid="memory-delete"
+                    >
                       Delete
                     </button>
                   </>
@@ -129,7 +194,17 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
   );
 }
 
-function MemoryEditor({ projectId, scope, memory, onDone }: { projectId: string; scope: Scope; memory: Memory | null; onDone: () => void }) {
+function MemoryEditor({
+  projectId,
+  scope,
+  memory,
+  onDone,
+}: {
+  projectId: string;
+  scope: Scope;
+  memory: Memory | null;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [key, setKey] = useState(memory?.key ?? "");
@@ -152,11 +227,32 @@ function MemoryEditor({ projectId, scope, memory, onDone }: { projectId: string;
       }}
       onKeyDown={(e) => e.key === "Escape" && onDone()}
     >
-      <input className="input" value={key} onChange={(e) => setKey(e.target.value)} placeholder="Key, e.g. test-command" aria-label="Memory key" autoFocus data-testid="memory-key" />
-      <textarea className="input textarea" rows={4} value={value} onChange={(e) => setValue(e.target.value)} placeholder="What to remember" aria-label="Memory value" data-testid="memory-value" />
+      <input
+        className="input"
+        value={key}
+        onChange={(e) => setKey(e.target.value)}
+        placeholder="Key, e.g. test-command"
+        aria-label="Memory key"
+        autoFocus
+        data-testid="memory-key"
+      />
+      <textarea
+        className="input textarea"
+        rows={4}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        placeholder="What to remember"
+        aria-label="Memory value"
+        data-testid="memory-value"
+      />
       {(save.error ?? remove.error) && <span className="error-text">{errorMessage(save.error ?? remove.error)}</span>}
       <div className="row">
-        <button type="submit" className="btn btn-primary btn-sm" disabled={!key.trim() || !value.trim() || save.isPending} data-testid="memory-save">
+        <button
+          type="submit"
+          className="btn btn-primary btn-sm"
+          disabled={!key.trim() || !value.trim() || save.isPending}
+          data-testid="memory-save"
+        >
           Save
         </button>
         <button type="button" className="btn btn-ghost btn-sm" onClick={onDone}>

@@ -22,7 +22,12 @@ export function NotesPanel({ sessionId }: { sessionId: string }) {
   return (
     <div className="side-panel" data-testid="notes-panel">
       <div className="session-list-head">
-        <span className="pane-header session-list-title" style={{ padding: 0 }} title={`Notes · ${session.data.title}`} data-testid="notes-title">
+        <span
+          className="pane-header session-list-title"
+          style={{ padding: 0 }}
+          title={`Notes · ${session.data.title}`}
+          data-testid="notes-title"
+        >
           <span>Notes · {session.data.title}</span>
         </span>
         <span className="spacer" />
@@ -32,7 +37,9 @@ export function NotesPanel({ sessionId }: { sessionId: string }) {
           </button>
         )}
       </div>
-      {editing !== null && <NoteEditor sessionId={sessionId} note={editing === "new" ? null : editing} onDone={() => setEditing(null)} />}
+      {editing !== null && (
+        <NoteEditor sessionId={sessionId} note={editing === "new" ? null : editing} onDone={() => setEditing(null)} />
+      )}
       {notes.length === 0 && editing === null ? (
         <div className="empty">No notes yet. The agent keeps plans and findings here; you can add your own.</div>
       ) : (
@@ -44,7 +51,12 @@ export function NotesPanel({ sessionId }: { sessionId: string }) {
                 <span className="spacer" />
                 <span className="hint">{note.updatedAt.toLocaleString()}</span>
                 {canWrite && (
-                  <button type="button" className="btn btn-ghost btn-sm" onClick={() => setEditing(note)} data-testid="note-edit">
+                  <button
+                    type="button"
+                    className="btn btn-ghost btn-sm"
+                    onClick={() => setEditing(note)}
+                    data-testid="note-edit"
+                  >
                     Edit
                   </button>
                 )}
@@ -80,11 +92,32 @@ function NoteEditor({ sessionId, note, onDone }: { sessionId: string; note: Note
       }}
       onKeyDown={(e) => e.key === "Escape" && onDone()}
     >
-      <input className="input" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Note title" autoFocus data-testid="note-title" />
-      <textarea className="input textarea" rows={10} value={content} onChange={(e) => setContent(e.target.value)} placeholder="Markdown" aria-label="Note content" data-testid="note-content" />
+      <input
+        className="input"
+        value={title}
+        onChange={(e) => setTitle(e.target.value)}
+        placeholder="Title"
+        aria-label="Note title"
+        autoFocus
+        data-testid="note-title"
+      />
+      <textarea
+        className="input textarea"
+        rows={10}
+        value={content}
+        onChange={(e) => setContent(e.target.value)}
+        placeholder="Markdown"
+        aria-label="Note content"
+        data-testid="note-content"
+      />
       {save.error && <span className="error-text">{errorMessage(save.error)}</span>}
       <div className="row">
-        <button type="submit" className="btn btn-primary btn-sm" disabled={!title.trim() || save.isPending} data-testid="note-save">
+        <button
+          type="submit"
+          className="btn btn-primary btn-sm"
+          disabled={!title.trim() || save.isPending}
+          data-testid="note-save"
+        >
           Save
         </button>
         <button type="button" className="btn btn-ghost btn-sm" onClick={onDone}>

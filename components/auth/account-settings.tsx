@@ -7,8 +7,18 @@ import { GitCredentials } from "@/components/git/git-credentials";
  * A person's own settings: who they are, and the git credentials Tandem uses for them. A refused
  * push links here with the remote's host (`host`, and `kind`: token or ssh-key) filled in.
  */
-export function AccountSettings({ user, host, kind }: { user: { name: string; email: string }; host?: string; kind?: string }) {
-  const prefill = host ? { host: host.trim().slice(0, 300), kind: kind === "ssh-key" ? ("ssh-key" as const) : ("token" as const) } : undefined;
+export function AccountSettings({
+  user,
+  host,
+  kind,
+}: {
+  user: { name: string; email: string };
+  host?: string;
+  kind?: string;
+}) {
+  const prefill = host
+    ? { host: host.trim().slice(0, 300), kind: kind === "ssh-key" ? ("ssh-key" as const) : ("token" as const) }
+    : undefined;
   return (
     <>
       <div className="row">
@@ -23,8 +33,8 @@ export function AccountSettings({ user, host, kind }: { user: { name: string; em
       </section>
       {prefill && (
         <div className="notice" role="status" data-testid="account-credential-for">
-          Add a {prefill.kind === "ssh-key" ? "ssh key" : "token"} for <strong>{prefill.host}</strong>: the host refused the push without one (or with the one stored). A team&apos;s shared
-          credentials are in its team settings.
+          Add a {prefill.kind === "ssh-key" ? "ssh key" : "token"} for <strong>{prefill.host}</strong>: the host refused
+          the push without one (or with the one stored). A team&apos;s shared credentials are in its team settings.
         </div>
       )}
       <GitCredentials scope={{ kind: "user" }} prefill={prefill} />

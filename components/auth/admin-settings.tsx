@@ -34,7 +34,9 @@ function SandboxCard() {
     <section className="card" data-testid="sandbox-card">
       <div className="section-title">
         <h2>Sandbox</h2>
-        <span className="hint">Set in the server&apos;s environment (TANDEM_SANDBOX and TANDEM_SANDBOX_* limits; see docs/configuration.md).</span>
+        <span className="hint">
+          Set in the server&apos;s environment (TANDEM_SANDBOX and TANDEM_SANDBOX_* limits; see docs/configuration.md).
+        </span>
       </div>
       <p data-testid="sandbox-in-force">{settings.data?.sandbox ?? "…"}</p>
     </section>

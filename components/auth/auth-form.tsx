@@ -23,7 +23,9 @@ export function AuthForm({ mode, submitLabel, initialEmail = "", onSubmit }: Aut
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const message = await onSubmit(fields).catch(() => "Could not reach the server. Check your connection and try again.");
+    const message = await onSubmit(fields).catch(
+      () => "Could not reach the server. Check your connection and try again.",
+    );
     setBusy(false);
     if (message) setError(message);
   }
@@ -33,7 +35,15 @@ export function AuthForm({ mode, submitLabel, initialEmail = "", onSubmit }: Aut
       {mode === "sign-up" && (
         <label className="field">
           <span>Name</span>
-          <input className="input" name="name" value={fields.name} onChange={set("name")} required autoComplete="name" autoFocus />
+          <input
+            className="input"
+            name="name"
+            value={fields.name}
+            onChange={set("name")}
+            required
+            autoComplete="name"
+            autoFocus
+          />
         </label>
       )}
       <label className="field">

@@ -46,12 +46,15 @@ export function CommandGuardCard() {
     <section className="card settings-card" data-testid="command-guard-card">
       <div className="section-title">
         <h2>Destructive-command guard</h2>
-        <span className="hint">These commands always ask a person, in every approval mode. The agent&apos;s git push always asks.</span>
+        <span className="hint">
+          These commands always ask a person, in every approval mode. The agent&apos;s git push always asks.
+        </span>
       </div>
       <p className="hint">
-        Checks: recursive deletes outside the scratch paths, force pushes and <code>git reset --hard</code> with unpushed work, recursive chmod/chown on the
-        workspace root, disk tools, downloads piped into an interpreter, dropping a database; <code>alwaysAsk</code> adds prefixes of your own. A command name
-        also matches its dotted variants (mkfs matches mkfs.ext4).
+        Checks: recursive deletes outside the scratch paths, force pushes and <code>git reset --hard</code> with
+        unpushed work, recursive chmod/chown on the workspace root, disk tools, downloads piped into an interpreter,
+        dropping a database; <code>alwaysAsk</code> adds prefixes of your own. A command name also matches its dotted
+        variants (mkfs matches mkfs.ext4).
       </p>
       <textarea
         className="json-editor"
@@ -83,7 +86,11 @@ export function CommandGuardCard() {
         <button type="button" className="btn btn-ghost" onClick={() => setText(pretty(DEFAULT_COMMAND_GUARD))}>
           Restore defaults
         </button>
-        {saved && <span className="hint" data-testid="command-guard-saved">Saved. Applies to the next tool call.</span>}
+        {saved && (
+          <span className="hint" data-testid="command-guard-saved">
+            Saved. Applies to the next tool call.
+          </span>
+        )}
       </div>
     </section>
   );

@@ -44,7 +44,13 @@ export function InviteLinks() {
           onChange={(event) => setEmail(event.target.value)}
           data-testid="invite-email"
         />
-        <select className="input" style={{ width: 130 }} value={ttlDays} onChange={(event) => setTtlDays(Number(event.target.value))} aria-label="Expires after">
+        <select
+          className="input"
+          style={{ width: 130 }}
+          value={ttlDays}
+          onChange={(event) => setTtlDays(Number(event.target.value))}
+          aria-label="Expires after"
+        >
           {[1, 7, 30, 90].map((days) => (
             <option key={days} value={days}>
               {days === 1 ? "1 day" : `${days} days`}
@@ -56,7 +62,13 @@ export function InviteLinks() {
         </button>
       </form>
       {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
-      {link && <ShownOnceLink message="Send this link to the person you invite. It is shown only now." url={link} testId="invite-link" />}
+      {link && (
+        <ShownOnceLink
+          message="Send this link to the person you invite. It is shown only now."
+          url={link}
+          testId="invite-link"
+        />
+      )}
       {invites.data && invites.data.length > 0 ? (
         <table className="table" data-testid="invite-table">
           <thead>
@@ -74,7 +86,11 @@ export function InviteLinks() {
                 <td>{new Date(invite.createdAt).toLocaleString()}</td>
                 <td>{new Date(invite.expiresAt).toLocaleDateString()}</td>
                 <td style={{ textAlign: "right" }}>
-                  <button className="btn btn-ghost btn-sm" onClick={() => revoke.mutate({ id: invite.id })} disabled={revoke.isPending}>
+                  <button
+                    className="btn btn-ghost btn-sm"
+                    onClick={() => revoke.mutate({ id: invite.id })}
+                    disabled={revoke.isPending}
+                  >
                     Revoke
                   </button>
                 </td>

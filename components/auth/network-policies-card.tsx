@@ -47,7 +47,9 @@ export function NetworkPoliciesCard() {
                 aria-pressed={on}
                 // One change at a time, and at least one policy stays permitted.
                 disabled={!settings.data || save.isPending || (on && permitted.length === 1)}
-                onClick={() => save.mutate({ networkPolicies: on ? permitted.filter((p) => p !== value) : [...permitted, value] })}
+                onClick={() =>
+                  save.mutate({ networkPolicies: on ? permitted.filter((p) => p !== value) : [...permitted, value] })
+                }
                 data-testid={`network-policy-${value}`}
               >
                 {label}
@@ -57,7 +59,8 @@ export function NetworkPoliciesCard() {
         </div>
       </div>
       <p className="hint">
-        A project whose policy is ruled out uses the most restrictive permitted one (off, then allow-list, then open) until it is permitted again.
+        A project whose policy is ruled out uses the most restrictive permitted one (off, then allow-list, then open)
+        until it is permitted again.
       </p>
       {error && <div className="error-text">{error}</div>}
     </section>

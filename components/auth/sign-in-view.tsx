@@ -31,7 +31,9 @@ export function SignInView() {
         ) : status.data.firstRun ? (
           <>
             <h1>Create the first account (you will be the admin)</h1>
-            <p className="muted">Nobody has signed up on this Tandem yet. The first account manages who else can join.</p>
+            <p className="muted">
+              Nobody has signed up on this Tandem yet. The first account manages who else can join.
+            </p>
             <AuthForm
               mode="sign-up"
               submitLabel="Create admin account"

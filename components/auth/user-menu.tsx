@@ -13,7 +13,8 @@ export function UserMenu({ user }: UserMenuProps) {
   useEffect(() => {
     if (!open) return;
     const close = (event: MouseEvent | KeyboardEvent) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node)) setOpen(false);
+      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node))
+        setOpen(false);
     };
     window.addEventListener("mousedown", close);
     window.addEventListener("keydown", close);
@@ -30,7 +31,13 @@ export function UserMenu({ user }: UserMenuProps) {
 
   return (
     <div className="user-menu" ref={ref}>
-      <button className="btn btn-ghost btn-sm" onClick={() => setOpen(!open)} aria-haspopup="menu" aria-expanded={open} data-testid="user-menu">
+      <button
+        className="btn btn-ghost btn-sm"
+        onClick={() => setOpen(!open)}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        data-testid="user-menu"
+      >
         {user.name || user.email} ▾
       </button>
       {open && (

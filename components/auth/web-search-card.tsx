@@ -2,7 +2,12 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { WEB_SEARCH_KINDS, WEB_SEARCH_LABELS, webSearchBackendSchema, type WebSearchKind } from "@/lib/web-search-config";
+import {
+  WEB_SEARCH_KINDS,
+  WEB_SEARCH_LABELS,
+  webSearchBackendSchema,
+  type WebSearchKind,
+} from "@/lib/web-search-config";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
@@ -32,9 +37,14 @@ export function WebSearchCard() {
     value.kind === "env"
       ? null
       : webSearchBackendSchema.safeParse(
-          value.kind === "searxng" ? { kind: "searxng", url: value.url } : { kind: value.kind, apiKey: value.apiKey, ...(value.url ? { url: value.url } : {}) },
+          value.kind === "searxng"
+            ? { kind: "searxng", url: value.url }
+            : { kind: value.kind, apiKey: value.apiKey, ...(value.url ? { url: value.url } : {}) },
         );
-  const problem = candidate && !candidate.success ? candidate.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : null;
+  const problem =
+    candidate && !candidate.success
+      ? candidate.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")
+      : null;
   const inForce = admin ?? env;
 
   return (
@@ -42,14 +52,23 @@ export function WebSearchCard() {
       <div className="section-title">
         <h2>Web search</h2>
         <span className="hint" data-testid="web-search-in-force">
-          {inForce ? `The agent searches with ${WEB_SEARCH_LABELS[inForce.kind]}${admin ? "" : " (from the environment)"}.` : "Not configured: the agent has no web_search tool."}
+          {inForce
+            ? `The agent searches with ${WEB_SEARCH_LABELS[inForce.kind]}${admin ? "" : " (from the environment)"}.`
+            : "Not configured: the agent has no web_search tool."}
         </span>
       </div>
       <div className="command-fields">
         <label className="field">
           <span>Service</span>
-          <select className="input" data-testid="web-search-kind" value={value.kind} onChange={(e) => edit({ kind: e.target.value as Draft["kind"] })}>
-            <option value="env">{env ? `The environment's (${WEB_SEARCH_LABELS[env.kind]})` : "The environment's (none)"}</option>
+          <select
+            className="input"
+            data-testid="web-search-kind"
+            value={value.kind}
+            onChange={(e) => edit({ kind: e.target.value as Draft["kind"] })}
+          >
+            <option value="env">
+              {env ? `The environment's (${WEB_SEARCH_LABELS[env.kind]})` : "The environment's (none)"}
+            </option>
             {WEB_SEARCH_KINDS.map((kind) => (
               <option key={kind} value={kind}>
                 {WEB_SEARCH_LABELS[kind]}
@@ -60,13 +79,28 @@ export function WebSearchCard() {
         {value.kind === "searxng" && (
           <label className="field">
             <span>SearXNG URL (its JSON format must be enabled)</span>
-            <input className="input" data-testid="web-search-url" value={value.url} placeholder="http://searx.internal:8080" onChange={(e) => edit({ url: e.target.value })} />
+            <input
+              className="input"
+              data-testid="web-search-url"
+              value={value.url}
+              placeholder="http://searx.internal:8080"
+              onChange={(e) => edit({ url: e.target.value })}
+            />
           </label>
         )}
         {(value.kind === "brave" || value.kind === "tavily") && (
           <label className="field">
-            <span>API key{admin?.kind === value.kind && admin.hasKey ? " (saved; type a new one to change it)" : ""}</span>
-            <input className="input" type="password" autoComplete="off" data-testid="web-search-key" value={value.apiKey} onChange={(e) => edit({ apiKey: e.target.value })} />
+            <span>
+              API key{admin?.kind === value.kind && admin.hasKey ? " (saved; type a new one to change it)" : ""}
+            </span>
+            <input
+              className="input"
+              type="password"
+              autoComplete="off"
+              data-testid="web-search-key"
+              value={value.apiKey}
+              onChange={(e) => edit({ apiKey: e.target.value })}
+            />
           </label>
         )}
       </div>

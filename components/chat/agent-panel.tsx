@@ -41,7 +41,12 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
 
   // A link to a session (`/p/<project>?session=<id>`, as in an agent commit's Tandem-Session trailer).
   const linkedId = useSearchParams().get("session");
-  const linked = useQuery(trpc.session.get.queryOptions({ sessionId: linkedId ?? "" }, { enabled: !!linkedId && UUID.test(linkedId), retry: false }));
+  const linked = useQuery(
+    trpc.session.get.queryOptions(
+      { sessionId: linkedId ?? "" },
+      { enabled: !!linkedId && UUID.test(linkedId), retry: false },
+    ),
+  );
   const linkedSession = linked.data?.projectId === projectId ? linked.data : null;
   const linkSettled = !linkedId || !UUID.test(linkedId) || !linked.isPending;
 
@@ -74,14 +79,21 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
     },
     [projectId],
   );
-  const openChild = useCallback((id: string) => setView((v) => ({ kind: "session", id, trail: v?.kind === "session" ? [...v.trail, v.id] : [] })), []);
-  const onTranscript = useCallback((sessionId: string, t: Transcript) => setPending({ sessionId, count: t.pending.length }), []);
+  const openChild = useCallback(
+    (id: string) => setView((v) => ({ kind: "session", id, trail: v?.kind === "session" ? [...v.trail, v.id] : [] })),
+    [],
+  );
+  const onTranscript = useCallback(
+    (sessionId: string, t: Transcript) => setPending({ sessionId, count: t.pending.length }),
+    [],
+  );
 
   const openId = view?.kind === "session" ? view.id : null;
   const { setSessionId } = useOpenSession();
   useEffect(() => setSessionId(openId), [openId, setSessionId]);
   const current = pending && pending.sessionId === openId ? pending.count : 0;
-  const waiting = current + (sessions.data ?? []).filter((s) => s.id !== openId && s.status === "waiting_approval").length;
+  const waiting =
+    current + (sessions.data ?? []).filter((s) => s.id !== openId && s.status === "waiting_approval").length;
 
   // The browser tab says when something waits for someone, without a sound.
   useEffect(() => {
@@ -100,7 +112,10 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
     }
     setTab("chat");
     card.scrollIntoView({ block: "nearest" });
-    (card.matches("[data-testid=approval-card]") ? card : (card.querySelector<HTMLElement>("button, input") ?? card)).focus();
+    (card.matches("[data-testid=approval-card]")
+      ? card
+      : (card.querySelector<HTMLElement>("button, input") ?? card)
+    ).focus();
     return true;
   }, [waitingElsewhere, open]);
   const focusComposer = useCallback(() => {
@@ -121,11 +136,34 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
   }, [jumpToWaiting, focusComposer]);
 
   useCommands([
-    ...(canWrite ? [{ id: "session-new", label: "New agent session", run: () => (setTab("chat"), setView({ kind: "new" })), takesFocus: true }] : []),
+    ...(canWrite
+      ? [
+          {
+            id: "session-new",
+            label: "New agent session",
+            run: () => (setTab("chat"), setView({ kind: "new" })),
+            takesFocus: true,
+          },
+        ]
+      : []),
     { id: "session-list", label: "Agent sessions", run: () => (setTab("chat"), setView({ kind: "list" })) },
     { id: "composer", label: "Focus agent message box", keys: "Alt+I", run: focusComposer, takesFocus: true },
-    ...(waiting > 0 ? [{ id: "waiting", label: `Go to what waits for you (${waiting})`, keys: "Alt+A", run: () => requestAnimationFrame(() => jumpToWaiting()), takesFocus: true }] : []),
-    ...TABS.filter((t) => t.id !== tab).map((t) => ({ id: `tab-${t.id}`, label: `Show agent ${t.label.toLowerCase()}`, run: () => setTab(t.id) })),
+    ...(waiting > 0
+      ? [
+          {
+            id: "waiting",
+            label: `Go to what waits for you (${waiting})`,
+            keys: "Alt+A",
+            run: () => requestAnimationFrame(() => jumpToWaiting()),
+            takesFocus: true,
+          },
+        ]
+      : []),
+    ...TABS.filter((t) => t.id !== tab).map((t) => ({
+      id: `tab-${t.id}`,
+      label: `Show agent ${t.label.toLowerCase()}`,
+      run: () => setTab(t.id),
+    })),
   ]);
 
   return (
@@ -155,9 +193,20 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
           (!view ? (
             <div className="center-message">Loading…</div>
           ) : view.kind === "list" ? (
-            <SessionList projectId={projectId} sessions={sessions.data ?? []} canWrite={canWrite} onOpen={open} onNew={() => setView({ kind: "new" })} />
+            <SessionList
+              projectId={projectId}
+              sessions={sessions.data ?? []}
+              canWrite={canWrite}
+              onOpen={open}
+              onNew={() => setView({ kind: "new" })}
+            />
           ) : view.kind === "new" ? (
-            <NewSession projectId={projectId} canWrite={canWrite} onCreated={open} onCancel={sessions.data?.length ? () => setView({ kind: "list" }) : null} />
+            <NewSession
+              projectId={projectId}
+              canWrite={canWrite}
+              onCreated={open}
+              onCancel={sessions.data?.length ? () => setView({ kind: "list" }) : null}
+            />
           ) : (
             <SessionView
               key={view.id}
@@ -166,14 +215,23 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
               sessionId={view.id}
               me={me}
               backLabel={view.trail.length ? "Parent session" : "Sessions"}
-              onBack={() => (view.trail.length ? setView({ kind: "session", id: view.trail.at(-1)!, trail: view.trail.slice(0, -1) }) : setView({ kind: "list" }))}
+              onBack={() =>
+                view.trail.length
+                  ? setView({ kind: "session", id: view.trail.at(-1)!, trail: view.trail.slice(0, -1) })
+                  : setView({ kind: "list" })
+              }
               onOpenSession={openChild}
               onSwitchSession={(id) => setView({ kind: "session", id, trail: [] })}
               onShowMemory={() => setTab("memory")}
               onTranscript={onTranscript}
             />
           ))}
-        {tab === "notes" && (openId ? <NotesPanel sessionId={openId} /> : <div className="center-message">Open a session to see its notes.</div>)}
+        {tab === "notes" &&
+          (openId ? (
+            <NotesPanel sessionId={openId} />
+          ) : (
+            <div className="center-message">Open a session to see its notes.</div>
+          ))}
         {tab === "memory" && <MemoryPanel projectId={projectId} canWrite={canWrite} />}
       </div>
     </div>

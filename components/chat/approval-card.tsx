@@ -25,7 +25,16 @@ type ApprovalCardProps = {
  * (outside a text field): Y approves, A approves always in this session, N opens the rejection
  * feedback; in the feedback, Enter rejects and Escape goes back.
  */
-export function ApprovalCard({ projectId, projectName, approvalId, toolName, input, reason, commands, canWrite }: ApprovalCardProps) {
+export function ApprovalCard({
+  projectId,
+  projectName,
+  approvalId,
+  toolName,
+  input,
+  reason,
+  commands,
+  canWrite,
+}: ApprovalCardProps) {
   const trpc = useTRPC();
   const respond = useMutation(trpc.approval.respond.mutationOptions());
   const [rejecting, setRejecting] = useState(false);
@@ -33,7 +42,11 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
   const feedbackRef = useRef<HTMLTextAreaElement>(null);
 
   const answer = (decision: "approve" | "approve_always" | "reject") =>
-    respond.mutate({ approvalId, decision, ...(decision === "reject" && feedback.trim() ? { feedback: feedback.trim() } : {}) });
+    respond.mutate({
+      approvalId,
+      decision,
+      ...(decision === "reject" && feedback.trim() ? { feedback: feedback.trim() } : {}),
+    });
 
   const startRejecting = () => {
     setRejecting(true);
@@ -53,14 +66,28 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
   };
 
   return (
-    <div className="approval" data-testid="approval-card" data-approval-id={approvalId} tabIndex={-1} onKeyDown={onKeyDown} role="group" aria-label="Waiting for approval">
+    <div
+      className="approval"
+      data-testid="approval-card"
+      data-approval-id={approvalId}
+      tabIndex={-1}
+      onKeyDown={onKeyDown}
+      role="group"
+      aria-label="Waiting for approval"
+    >
       <div className="approval-title">Waiting for approval</div>
       {reason && (
         <p className="approval-reason" data-testid="approval-reason">
           {reason}
         </p>
       )}
-      <WhatWillHappen projectId={projectId} projectName={projectName} approvalId={approvalId} toolName={toolName} input={input} />
+      <WhatWillHappen
+        projectId={projectId}
+        projectName={projectName}
+        approvalId={approvalId}
+        toolName={toolName}
+        input={input}
+      />
       {commands && <PlannedCommands commands={commands} />}
       {!canWrite ? (
         <p className="hint">Someone with write access to this project has to answer.</p>
@@ -86,7 +113,13 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
             aria-label="Feedback for the agent"
           />
           <div className="row">
-            <button type="button" className="btn btn-danger btn-sm" onClick={() => answer("reject")} disabled={respond.isPending} data-testid="reject-confirm">
+            <button
+              type="button"
+              className="btn btn-danger btn-sm"
+              onClick={() => answer("reject")}
+              disabled={respond.isPending}
+              data-testid="reject-confirm"
+            >
               Reject
             </button>
             <button type="button" className="btn btn-ghost btn-sm" onClick={() => setRejecting(false)}>
@@ -96,13 +129,35 @@ export function ApprovalCard({ projectId, projectName, approvalId, toolName, inp
         </div>
       ) : (
         <div className="row approval-actions">
-          <button type="button" className="btn btn-primary btn-sm" onClick={() => answer("approve")} disabled={respond.isPending} data-testid="approve" aria-keyshortcuts="Y">
+          <button
+            type="button"
+            className="btn btn-primary btn-sm"
+            onClick={() => answer("approve")}
+            disabled={respond.isPending}
+            data-testid="approve"
+            aria-keyshortcuts="Y"
+          >
             Approve <kbd>Y</kbd>
           </button>
-          <button type="button" className="btn btn-sm" onClick={() => answer("approve_always")} disabled={respond.isPending} data-testid="approve-always" aria-keyshortcuts="A" title="Approve, and let calls like this one run without asking for the rest of this session">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => answer("approve_always")}
+            disabled={respond.isPending}
+            data-testid="approve-always"
+            aria-keyshortcuts="A"
+            title="Approve, and let calls like this one run without asking for the rest of this session"
+          >
             Always in this session <kbd>A</kbd>
           </button>
-          <button type="button" className="btn btn-sm" onClick={startRejecting} disabled={respond.isPending} data-testid="reject" aria-keyshortcuts="N">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={startRejecting}
+            disabled={respond.isPending}
+            data-testid="reject"
+            aria-keyshortcuts="N"
+          >
             Reject… <kbd>N</kbd>
           </button>
         </div>
@@ -131,7 +186,19 @@ function PlannedCommands({ commands }: { commands: string[] }) {
   );
 }
 
-function WhatWillHappen({ projectId, projectName, approvalId, toolName, input }: { projectId: string; projectName: string; approvalId: string; toolName: string; input: unknown }) {
+function WhatWillHappen({
+  projectId,
+  projectName,
+  approvalId,
+  toolName,
+  input,
+}: {
+  projectId: string;
+  projectName: string;
+  approvalId: string;
+  toolName: string;
+  input: unknown;
+}) {
   const changes = plannedChanges(toolName, input);
   if (changes) {
     return (
@@ -153,7 +220,9 @@ function WhatWillHappen({ projectId, projectName, approvalId, toolName, input }:
         </div>
         <dl className="facts">
           <dt>Folder</dt>
-          <dd data-testid="approval-folder">The session&apos;s shell in {projectName} (it starts at the project root; a cd carries over)</dd>
+          <dd data-testid="approval-folder">
+            The session&apos;s shell in {projectName} (it starts at the project root; a cd carries over)
+          </dd>
           {shell.run_in_background && (
             <>
               <dt>Runs</dt>

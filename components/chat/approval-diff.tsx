@@ -50,12 +50,21 @@ export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffPr
         />
       </div>
       <div className="approval-diff-actions">
-        <button type="button" className="btn btn-ghost btn-sm" onClick={() => setExpanded(true)} data-testid="approval-diff-open">
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={() => setExpanded(true)}
+          data-testid="approval-diff-open"
+        >
           Open in diff editor
         </button>
       </div>
       {/* On the page's body: inside the transcript's moved (transformed) rows a fixed dialog would not cover the page. */}
-      {expanded && createPortal(<FullDiff id={id} path={path} before={before} after={after} onClose={() => setExpanded(false)} />, document.body)}
+      {expanded &&
+        createPortal(
+          <FullDiff id={id} path={path} before={before} after={after} onClose={() => setExpanded(false)} />,
+          document.body,
+        )}
     </>
   );
 }

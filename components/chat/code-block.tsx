@@ -18,9 +18,15 @@ export function CodeBlock({ code, language }: { code: string; language: string |
   useEffect(() => {
     if (!language) return;
     let live = true;
-    const timer = setTimeout(() => {
-      tokenizeCode(code, language).then((lines) => live && lines && setHighlighted({ code, language, lines }), () => {});
-    }, highlighted ? SETTLE_MS : 0);
+    const timer = setTimeout(
+      () => {
+        tokenizeCode(code, language).then(
+          (lines) => live && lines && setHighlighted({ code, language, lines }),
+          () => {},
+        );
+      },
+      highlighted ? SETTLE_MS : 0,
+    );
     return () => {
       live = false;
       clearTimeout(timer);
@@ -29,7 +35,8 @@ export function CodeBlock({ code, language }: { code: string; language: string |
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [code, language]);
 
-  const usable = highlighted && highlighted.language === language && code.startsWith(highlighted.code) ? highlighted : null;
+  const usable =
+    highlighted && highlighted.language === language && code.startsWith(highlighted.code) ? highlighted : null;
   const tail = usable ? code.slice(usable.code.length) : code;
   const copy = async () => {
     await navigator.clipboard.writeText(code).catch(() => {});
@@ -41,7 +48,13 @@ export function CodeBlock({ code, language }: { code: string; language: string |
     <div className="code-block" data-testid="code-block">
       <div className="code-block-bar">
         <span>{language ?? "text"}</span>
-        <button type="button" className="btn btn-ghost btn-sm" onClick={copy} data-testid="copy-code" aria-label="Copy code">
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={copy}
+          data-testid="copy-code"
+          aria-label="Copy code"
+        >
           {copied ? "Copied" : "Copy"}
         </button>
       </div>

@@ -12,7 +12,10 @@ function languageFor(monaco: Monaco, name: string): string | null {
   const wanted = name.toLowerCase();
   const found = monaco.languages
     .getLanguages()
-    .find((l) => l.id === wanted || l.aliases?.some((a) => a.toLowerCase() === wanted) || l.extensions?.includes(`.${wanted}`));
+    .find(
+      (l) =>
+        l.id === wanted || l.aliases?.some((a) => a.toLowerCase() === wanted) || l.extensions?.includes(`.${wanted}`),
+    );
   return found?.id ?? null;
 }
 
@@ -25,14 +28,29 @@ export async function tokenizeCode(code: string, language: string): Promise<Code
   const lines = code.split("\n");
   return monaco.editor.tokenize(code, id).map((tokens, i) => {
     const line = lines[i] ?? "";
-    return tokens.map((token, t) => ({ type: token.type, text: line.slice(token.offset, tokens[t + 1]?.offset ?? line.length) }));
+    return tokens.map((token, t) => ({
+      type: token.type,
+      text: line.slice(token.offset, tokens[t + 1]?.offset ?? line.length),
+    }));
   });
 }
 
 /** A CSS class for a Monaco token type such as "keyword.ts" or "string.quoted.json". */
 export function tokenClass(type: string): string {
   const kind = type.split(".")[0] ?? "";
-  return ["keyword", "string", "comment", "number", "type", "regexp", "tag", "attribute", "variable", "constant", "delimiter"].includes(kind)
+  return [
+    "keyword",
+    "string",
+    "comment",
+    "number",
+    "type",
+    "regexp",
+    "tag",
+    "attribute",
+    "variable",
+    "constant",
+    "delimiter",
+  ].includes(kind)
     ? `tok-${kind}`
     : "";
 }

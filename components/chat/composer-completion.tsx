@@ -16,7 +16,15 @@ export function triggerAt(text: string, caret: number): CompletionTrigger | null
   return null;
 }
 
-export function CompletionList({ items, active, onPick }: { items: CompletionItem[]; active: number; onPick(item: CompletionItem): void }) {
+export function CompletionList({
+  items,
+  active,
+  onPick,
+}: {
+  items: CompletionItem[];
+  active: number;
+  onPick(item: CompletionItem): void;
+}) {
   return (
     <ul className="completion" role="listbox" aria-label="Suggestions" data-testid="completion">
       {items.map((item, i) => (

@@ -6,7 +6,14 @@ import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from "@/li
 // Images pasted or dropped into the composer, held in the page until the message is sent (they
 // are uploaded to the session then, with session.attachImage), shown as removable thumbnails.
 
-export type PendingImage = { id: string; mediaType: (typeof IMAGE_MEDIA_TYPES)[number]; data: string; size: number; url: string; name: string };
+export type PendingImage = {
+  id: string;
+  mediaType: (typeof IMAGE_MEDIA_TYPES)[number];
+  data: string;
+  size: number;
+  url: string;
+  name: string;
+};
 
 function base64Of(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -31,9 +38,19 @@ export function usePendingImages() {
     const problems: string[] = [];
     const added: PendingImage[] = [];
     for (const file of pictures) {
-      if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(file.type)) problems.push(`${file.name || "The image"}: ${file.type} is not supported (PNG, JPEG, GIF or WebP).`);
-      else if (file.size > MAX_IMAGE_BYTES) problems.push(`${file.name || "The image"} is over ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`);
-      else added.push({ id: crypto.randomUUID(), mediaType: file.type as PendingImage["mediaType"], data: await base64Of(file), size: file.size, url: URL.createObjectURL(file), name: file.name || "pasted image" });
+      if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(file.type))
+        problems.push(`${file.name || "The image"}: ${file.type} is not supported (PNG, JPEG, GIF or WebP).`);
+      else if (file.size > MAX_IMAGE_BYTES)
+        problems.push(`${file.name || "The image"} is over ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`);
+      else
+        added.push({
+          id: crypto.randomUUID(),
+          mediaType: file.type as PendingImage["mediaType"],
+          data: await base64Of(file),
+          size: file.size,
+          url: URL.createObjectURL(file),
+          name: file.name || "pasted image",
+        });
     }
     setImages((list) => {
       const room = MAX_IMAGES_PER_MESSAGE - list.length;
@@ -66,7 +83,12 @@ export function PendingImageChips({ images, onRemove }: { images: PendingImage[]
         <li key={image.id} className="composer-image" data-testid="composer-image">
           {/* eslint-disable-next-line @next/next/no-img-element -- a blob: URL of the pasted file */}
           <img src={image.url} alt={image.name} />
-          <button type="button" className="composer-image-remove" aria-label={`Remove ${image.name}`} onClick={() => onRemove(image.id)}>
+          <button
+            type="button"
+            className="composer-image-remove"
+            aria-label={`Remove ${image.name}`}
+            onClick={() => onRemove(image.id)}
+          >
             ×
           </button>
         </li>

@@ -2,7 +2,12 @@
 
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { PendingImageChips, usePendingImages, type PendingImage } from "@/components/chat/composer-images";
-import { CompletionList, triggerAt, type CompletionItem, type CompletionTrigger } from "@/components/chat/composer-completion";
+import {
+  CompletionList,
+  triggerAt,
+  type CompletionItem,
+  type CompletionTrigger,
+} from "@/components/chat/composer-completion";
 import { MentionChips } from "@/components/chat/mention-chips";
 
 type ComposerProps = {
@@ -25,7 +30,19 @@ type ComposerProps = {
 };
 
 /** The message box: Enter sends, Shift+Enter starts a new line, Escape stops a running turn; images paste or drop in. */
-export function Composer({ running, disabled, placeholder, onSend, onStop, onType, footer, autoFocus, complete, notice, mentionsOf }: ComposerProps) {
+export function Composer({
+  running,
+  disabled,
+  placeholder,
+  onSend,
+  onStop,
+  onType,
+  footer,
+  autoFocus,
+  complete,
+  notice,
+  mentionsOf,
+}: ComposerProps) {
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
   const [active, setActive] = useState(0);
@@ -126,7 +143,10 @@ export function Composer({ running, disabled, placeholder, onSend, onStop, onTyp
           } else if (
             open &&
             (e.key === "Tab" ||
-              (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && items[Math.min(active, items.length - 1)]!.insert.trim() !== text.slice(trigger!.start, trigger!.end)))
+              (e.key === "Enter" &&
+                !e.shiftKey &&
+                !e.nativeEvent.isComposing &&
+                items[Math.min(active, items.length - 1)]!.insert.trim() !== text.slice(trigger!.start, trigger!.end)))
           ) {
             e.preventDefault();
             pick(items[Math.min(active, items.length - 1)]!);
@@ -141,7 +161,9 @@ export function Composer({ running, disabled, placeholder, onSend, onStop, onTyp
             onStop();
           }
         }}
-        placeholder={disabled ?? placeholder ?? "Ask the agent… (Enter sends, Shift+Enter for a new line; paste or drop images)"}
+        placeholder={
+          disabled ?? placeholder ?? "Ask the agent… (Enter sends, Shift+Enter for a new line; paste or drop images)"
+        }
         disabled={!!disabled}
         aria-label="Message to the agent"
         data-testid="composer-input"
@@ -151,11 +173,22 @@ export function Composer({ running, disabled, placeholder, onSend, onStop, onTyp
         {footer}
         <span className="spacer" />
         {running && onStop && (
-          <button type="button" className="btn btn-sm" onClick={onStop} data-testid="stop" title="Stop the agent (Escape in the message box)">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={onStop}
+            data-testid="stop"
+            title="Stop the agent (Escape in the message box)"
+          >
             ■ Stop
           </button>
         )}
-        <button type="submit" className="btn btn-primary btn-sm" disabled={!text.trim() || sending || !!disabled} data-testid="send">
+        <button
+          type="submit"
+          className="btn btn-primary btn-sm"
+          disabled={!text.trim() || sending || !!disabled}
+          data-testid="send"
+        >
           Send
         </button>
       </div>

@@ -21,7 +21,8 @@ describe("diffLinesForDisplay", () => {
   });
 
   it("notes when the change removes or adds the final newline", () => {
-    const note = (before: string, after: string) => diffLinesForDisplay(patch(before, after)).filter((l) => l.kind === "note");
+    const note = (before: string, after: string) =>
+      diffLinesForDisplay(patch(before, after)).filter((l) => l.kind === "note");
     expect(note("one\n", "one")).toEqual([{ kind: "note", text: "No newline at end of file" }]);
     expect(note("one", "one\n")).toEqual([{ kind: "note", text: "Newline at end of file added" }]);
   });

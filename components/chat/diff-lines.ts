@@ -21,10 +21,20 @@ export function diffLinesForDisplay(diff: string): DiffLine[] {
   const lines: DiffLine[] = [];
   for (const line of raw) {
     if (line === NO_NEWLINE) {
-      if (meaningful) lines.push({ kind: "note", text: noNewline.add ? "No newline at end of file" : "Newline at end of file added" });
+      if (meaningful)
+        lines.push({
+          kind: "note",
+          text: noNewline.add ? "No newline at end of file" : "Newline at end of file added",
+        });
       continue;
     }
-    const kind = line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "context";
+    const kind = line.startsWith("@@")
+      ? "hunk"
+      : line.startsWith("+")
+        ? "add"
+        : line.startsWith("-")
+          ? "del"
+          : "context";
     lines.push({ kind, text: line });
   }
   return lines.at(-1)?.text === "" ? lines.slice(0, -1) : lines;

@@ -4,7 +4,13 @@ import { useOpenFilesStore } from "@/components/editor/open-files-context";
 import { relativePath, type DiffFile } from "@/components/chat/tool-display";
 import { diffLinesForDisplay, type DiffLine } from "@/components/chat/diff-lines";
 
-const LINE_CLASS: Record<DiffLine["kind"], string | undefined> = { hunk: "diff-hunk", add: "diff-add", del: "diff-del", context: undefined, note: "diff-note" };
+const LINE_CLASS: Record<DiffLine["kind"], string | undefined> = {
+  hunk: "diff-hunk",
+  add: "diff-add",
+  del: "diff-del",
+  context: undefined,
+  note: "diff-note",
+};
 
 /** A unified diff as the edit tools report it, one file after another, each openable in the editor. */
 export function DiffView({ files }: { files: DiffFile[] }) {
@@ -18,7 +24,12 @@ export function DiffView({ files }: { files: DiffFile[] }) {
             <span className="diff-added">+{file.added}</span>
             <span className="diff-removed">−{file.removed}</span>
             <span className="spacer" />
-            <button type="button" className="btn btn-ghost btn-sm" data-testid="open-in-editor" onClick={() => void store.open(relativePath(file.path))}>
+            <button
+              type="button"
+              className="btn btn-ghost btn-sm"
+              data-testid="open-in-editor"
+              onClick={() => void store.open(relativePath(file.path))}
+            >
               Open in editor
             </button>
           </div>

@@ -16,7 +16,15 @@ const ApprovalDiff = dynamic(() => import("@/components/chat/approval-diff"), {
  * the tool applies an exact match. When the text to replace is not in the file as-is, the tool
  * will refuse the call; the card then shows the change alone and says so.
  */
-export function EditPreview({ projectId, approvalId, change }: { projectId: string; approvalId: string; change: PlannedChange }) {
+export function EditPreview({
+  projectId,
+  approvalId,
+  change,
+}: {
+  projectId: string;
+  approvalId: string;
+  change: PlannedChange;
+}) {
   const trpc = useTRPC();
   const path = relativePath(change.path);
   const file = useQuery(trpc.fs.read.queryOptions({ projectId, path }, { retry: false, staleTime: Infinity }));
@@ -33,7 +41,8 @@ export function EditPreview({ projectId, approvalId, change }: { projectId: stri
   if (after === null && "edits" in change) {
     before = change.edits.map((e) => e.old_string).join("\n…\n");
     after = change.edits.map((e) => e.new_string).join("\n…\n");
-    note = "The text to replace is not in the file as it is now, so this call will fail; here is the change it asks for.";
+    note =
+      "The text to replace is not in the file as it is now, so this call will fail; here is the change it asks for.";
   }
   return (
     <div className="edit-preview">

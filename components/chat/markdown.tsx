@@ -49,7 +49,9 @@ function textOf(node: ReactNode): string {
 
 const components: Components = {
   pre({ children }) {
-    const code = (Array.isArray(children) ? children[0] : children) as ReactElement<{ className?: string; children?: ReactNode }> | undefined;
+    const code = (Array.isArray(children) ? children[0] : children) as
+      | ReactElement<{ className?: string; children?: ReactNode }>
+      | undefined;
     const language = /language-([\w+#.-]+)/.exec(code?.props?.className ?? "")?.[1] ?? null;
     return <CodeBlock code={textOf(code?.props?.children).replace(/\n$/, "")} language={language} />;
   },
@@ -79,7 +81,12 @@ const components: Components = {
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[rawHtmlAsText, rehypeSanitize]} components={components} urlTransform={urlTransform}>
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm]}
+        rehypePlugins={[rawHtmlAsText, rehypeSanitize]}
+        components={components}
+        urlTransform={urlTransform}
+      >
         {text}
       </ReactMarkdown>
     </div>

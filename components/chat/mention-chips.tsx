@@ -6,7 +6,12 @@ export function MentionChips({ refs, failed = [] }: { refs: string[]; failed?: s
   return (
     <ul className="mention-chips" data-testid="mention-chips">
       {refs.map((ref) => (
-        <li key={ref} className={failed.includes(ref) ? "mention-chip failed" : "mention-chip"} data-testid="mention-chip" title={failed.includes(ref) ? "Could not be attached" : "Attached with the message"}>
+        <li
+          key={ref}
+          className={failed.includes(ref) ? "mention-chip failed" : "mention-chip"}
+          data-testid="mention-chip"
+          title={failed.includes(ref) ? "Could not be attached" : "Attached with the message"}
+        >
           @{ref}
         </li>
       ))}

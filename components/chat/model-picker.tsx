@@ -23,14 +23,30 @@ export function configuredModels(list: ModelList | undefined): string[] {
 }
 
 /** `imageModels`: the models that read images, marked in the list (others get a note in place of an image). */
-export function ModelPicker({ models, value, onChange, imageModels = [] }: { models: string[]; value: string; onChange: (model: string) => void; imageModels?: string[] }) {
+export function ModelPicker({
+  models,
+  value,
+  onChange,
+  imageModels = [],
+}: {
+  models: string[];
+  value: string;
+  onChange: (model: string) => void;
+  imageModels?: string[];
+}) {
   const byProvider = new Map<string, string[]>();
   for (const id of models) {
     const provider = id.slice(0, id.indexOf(":"));
     byProvider.set(provider, [...(byProvider.get(provider) ?? []), id]);
   }
   return (
-    <select className="input model-select" value={value} onChange={(e) => onChange(e.target.value)} aria-label="Model" data-testid="model-picker">
+    <select
+      className="input model-select"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      aria-label="Model"
+      data-testid="model-picker"
+    >
       {[...byProvider].map(([provider, ids]) => (
         <optgroup key={provider} label={provider}>
           {ids.map((id) => (
@@ -54,12 +70,22 @@ export function NoModelHelp({ list }: { list: ModelList }) {
         .map((p) => (
           <p key={p.provider} className="notice" data-testid="provider-trouble">
             <strong>{p.provider}</strong> is set up but{" "}
-            {p.unreachable ? <>did not answer ({p.unreachable}).</> : p.provider === "ollama" ? <>has no models yet: <code>ollama pull qwen3:8b</code>.</> : <>lists no models: name one with <code>TANDEM_MODEL={p.provider}:&lt;model&gt;</code>.</>}
+            {p.unreachable ? (
+              <>did not answer ({p.unreachable}).</>
+            ) : p.provider === "ollama" ? (
+              <>
+                has no models yet: <code>ollama pull qwen3:8b</code>.
+              </>
+            ) : (
+              <>
+                lists no models: name one with <code>TANDEM_MODEL={p.provider}:&lt;model&gt;</code>.
+              </>
+            )}
           </p>
         ))}
       <p>
-        The agent needs a model provider. Set one in the environment of the Tandem server and restart it. <code>TANDEM_MODEL</code> picks the
-        default model as <code>provider:model</code>.
+        The agent needs a model provider. Set one in the environment of the Tandem server and restart it.{" "}
+        <code>TANDEM_MODEL</code> picks the default model as <code>provider:model</code>.
       </p>
       <ul>
         {list.providers
@@ -70,7 +96,10 @@ export function NoModelHelp({ list }: { list: ModelList }) {
               {p.suggestions[0] && (
                 <>
                   {" "}
-                  e.g. <code>TANDEM_MODEL={p.provider}:{p.suggestions[0]}</code>
+                  e.g.{" "}
+                  <code>
+                    TANDEM_MODEL={p.provider}:{p.suggestions[0]}
+                  </code>
                 </>
               )}
             </li>
@@ -82,8 +111,8 @@ export function NoModelHelp({ list }: { list: ModelList }) {
           Install Ollama and pull a model: <code>ollama pull qwen3:8b</code>
         </li>
         <li>
-          Start it (<code>ollama serve</code>). Tandem looks for it at <code>http://localhost:11434/v1</code> (or <code>OLLAMA_BASE_URL</code>) and
-          lists its models here as soon as it answers.
+          Start it (<code>ollama serve</code>). Tandem looks for it at <code>http://localhost:11434/v1</code> (or{" "}
+          <code>OLLAMA_BASE_URL</code>) and lists its models here as soon as it answers.
         </li>
         <li>
           Optionally make one the default: <code>TANDEM_MODEL=ollama:qwen3:8b</code>, and restart Tandem.

@@ -12,7 +12,17 @@ type NetworkItem = Extract<TranscriptItem, { kind: "network" }>;
  * (the sandbox's egress proxy for a command, Tandem's server for web_fetch).
  * The project's admins allow it here (the session records who did); everyone else sees who may.
  */
-export function NetworkDeniedCard({ item, projectId, sessionId, canAllow }: { item: NetworkItem; projectId: string; sessionId: string; canAllow: boolean }) {
+export function NetworkDeniedCard({
+  item,
+  projectId,
+  sessionId,
+  canAllow,
+}: {
+  item: NetworkItem;
+  projectId: string;
+  sessionId: string;
+  canAllow: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const allow = useMutation(
@@ -23,7 +33,14 @@ export function NetworkDeniedCard({ item, projectId, sessionId, canAllow }: { it
   const allowed = item.allowedBy !== undefined;
 
   return (
-    <div className={allowed ? "question answered network-denied" : "question network-denied"} data-testid="network-denied-card" data-host={item.host} data-allowed={allowed || undefined} role="group" aria-label="Network access refused">
+    <div
+      className={allowed ? "question answered network-denied" : "question network-denied"}
+      data-testid="network-denied-card"
+      data-host={item.host}
+      data-allowed={allowed || undefined}
+      role="group"
+      aria-label="Network access refused"
+    >
       <div className="approval-title">Network</div>
       {allowed ? (
         <p className="question-text" data-testid="network-allowed">
@@ -32,14 +49,23 @@ export function NetworkDeniedCard({ item, projectId, sessionId, canAllow }: { it
       ) : (
         <>
           <p className="question-text">
-            The project&apos;s network policy refused a connection to <code>{item.host}</code>. Allow <code>{item.host}</code> for this project?
+            The project&apos;s network policy refused a connection to <code>{item.host}</code>. Allow{" "}
+            <code>{item.host}</code> for this project?
           </p>
           {canAllow ? (
             <div className="row approval-actions">
-              <button type="button" className="btn btn-primary btn-sm" data-testid="network-allow" disabled={allow.isPending} onClick={() => allow.mutate({ projectId, host: item.host, sessionId })}>
+              <button
+                type="button"
+                className="btn btn-primary btn-sm"
+                data-testid="network-allow"
+                disabled={allow.isPending}
+                onClick={() => allow.mutate({ projectId, host: item.host, sessionId })}
+              >
                 Allow {item.host}
               </button>
-              <span className="hint">Every terminal, agent command and web_fetch of this project may then reach it.</span>
+              <span className="hint">
+                Every terminal, agent command and web_fetch of this project may then reach it.
+              </span>
             </div>
           ) : (
             <p className="hint" data-testid="network-ask-admin">

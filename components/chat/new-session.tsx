@@ -13,7 +13,17 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
 /** A session starts with its first message, which also names it. */
-export function NewSession({ projectId, canWrite, onCreated, onCancel }: { projectId: string; canWrite: boolean; onCreated: (id: string) => void; onCancel: (() => void) | null }) {
+export function NewSession({
+  projectId,
+  canWrite,
+  onCreated,
+  onCancel,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  onCreated: (id: string) => void;
+  onCancel: (() => void) | null;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.model.list.queryOptions({ projectId }));
@@ -55,11 +65,14 @@ export function NewSession({ projectId, canWrite, onCreated, onCancel }: { proje
             <div>
               <p>Ask for a change, a review or an explanation.</p>
               <p className="hint">
-                The agent reads freely; edits, commands and web requests wait for your approval. <kbd>Alt</kbd>+<kbd>A</kbd> jumps to what waits.
+                The agent reads freely; edits, commands and web requests wait for your approval. <kbd>Alt</kbd>+
+                <kbd>A</kbd> jumps to what waits.
               </p>
             </div>
           </div>
-          {(create.error ?? send.error) && <div className="error-text composer-error">{errorMessage(create.error ?? send.error)}</div>}
+          {(create.error ?? send.error) && (
+            <div className="error-text composer-error">{errorMessage(create.error ?? send.error)}</div>
+          )}
           <Composer
             running={false}
             autoFocus

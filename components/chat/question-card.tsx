@@ -16,10 +16,16 @@ export function QuestionCard({ item, canWrite }: { item: QuestionItem; canWrite:
   const [picked, setPicked] = useState<string[]>([]);
   const answered = item.answer !== undefined || item.declined !== undefined;
 
-  const send = (answer: string | string[]) => respond.mutate({ approvalId: item.approvalId, decision: "approve", answer });
+  const send = (answer: string | string[]) =>
+    respond.mutate({ approvalId: item.approvalId, decision: "approve", answer });
 
   return (
-    <div className={answered ? "question answered" : "question approval"} data-testid="question-card" role="group" aria-label="Question from the agent">
+    <div
+      className={answered ? "question answered" : "question approval"}
+      data-testid="question-card"
+      role="group"
+      aria-label="Question from the agent"
+    >
       <div className="approval-title">{answered ? "Question" : "The agent asks"}</div>
       <p className="question-text">{item.question}</p>
       {answered ? (
@@ -40,18 +46,32 @@ export function QuestionCard({ item, canWrite }: { item: QuestionItem; canWrite:
                     <input
                       type="checkbox"
                       checked={picked.includes(option)}
-                      onChange={(e) => setPicked(e.target.checked ? [...picked, option] : picked.filter((p) => p !== option))}
+                      onChange={(e) =>
+                        setPicked(e.target.checked ? [...picked, option] : picked.filter((p) => p !== option))
+                      }
                     />
                     {option}
                   </label>
                 ) : (
-                  <button key={option} type="button" className="btn btn-sm" onClick={() => send(option)} disabled={respond.isPending} data-testid="question-option">
+                  <button
+                    key={option}
+                    type="button"
+                    className="btn btn-sm"
+                    onClick={() => send(option)}
+                    disabled={respond.isPending}
+                    data-testid="question-option"
+                  >
                     {option}
                   </button>
                 ),
               )}
               {item.multiSelect && (
-                <button type="button" className="btn btn-primary btn-sm" disabled={!picked.length || respond.isPending} onClick={() => send(picked)}>
+                <button
+                  type="button"
+                  className="btn btn-primary btn-sm"
+                  disabled={!picked.length || respond.isPending}
+                  onClick={() => send(picked)}
+                >
                   Answer
                 </button>
               )}
@@ -64,11 +84,23 @@ export function QuestionCard({ item, canWrite }: { item: QuestionItem; canWrite:
               if (text.trim()) send(text.trim());
             }}
           >
-            <input className="input" value={text} onChange={(e) => setText(e.target.value)} placeholder="Answer in your own words" aria-label="Your answer" data-testid="question-text" />
+            <input
+              className="input"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              placeholder="Answer in your own words"
+              aria-label="Your answer"
+              data-testid="question-text"
+            />
             <button type="submit" className="btn btn-primary btn-sm" disabled={!text.trim() || respond.isPending}>
               Send
             </button>
-            <button type="button" className="btn btn-ghost btn-sm" onClick={() => respond.mutate({ approvalId: item.approvalId, decision: "reject" })} disabled={respond.isPending}>
+            <button
+              type="button"
+              className="btn btn-ghost btn-sm"
+              onClick={() => respond.mutate({ approvalId: item.approvalId, decision: "reject" })}
+              disabled={respond.isPending}
+            >
               Decline
             </button>
           </form>

@@ -41,14 +41,29 @@ export function useSessionCommands(a: SessionCommandActions) {
 
   const commands: SlashCommand[] = [
     ...BUILTIN_COMMANDS,
-    ...(skills.data?.skills ?? []).map((s) => ({ name: s.name, description: `Skill: ${s.description}`, source: "skill" as const })),
-    ...(workflows.data?.workflows ?? []).map((w) => ({ name: w.name, description: `Workflow: ${w.description ?? w.path}`, source: "workflow" as const })),
+    ...(skills.data?.skills ?? []).map((s) => ({
+      name: s.name,
+      description: `Skill: ${s.description}`,
+      source: "skill" as const,
+    })),
+    ...(workflows.data?.workflows ?? []).map((w) => ({
+      name: w.name,
+      description: `Workflow: ${w.description ?? w.path}`,
+      source: "workflow" as const,
+    })),
   ].filter((c, i, all) => all.findIndex((d) => d.name === c.name) === i);
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
     if (trigger.char !== "/") return [];
-    const found = trigger.query ? new Fzf(commands, { selector: (c) => c.name }).find(trigger.query).map((r) => r.item) : commands;
-    return found.map((c) => ({ key: `${c.source}:${c.name}`, label: `/${c.name}${c.args ? ` <${c.args}>` : ""}`, detail: c.description, insert: `/${c.name}${c.args ? " " : ""}` }));
+    const found = trigger.query
+      ? new Fzf(commands, { selector: (c) => c.name }).find(trigger.query).map((r) => r.item)
+      : commands;
+    return found.map((c) => ({
+      key: `${c.source}:${c.name}`,
+      label: `/${c.name}${c.args ? ` <${c.args}>` : ""}`,
+      detail: c.description,
+      insert: `/${c.name}${c.args ? " " : ""}`,
+    }));
   };
 
   /** Runs `text` when it is a command; false when it should be sent as a message. */
@@ -76,8 +91,14 @@ export function useSessionCommands(a: SessionCommandActions) {
     switch (name) {
       case "model": {
         const available = configuredModels(models.data);
-        if (!args) return setNotice(`This session uses ${a.model ?? "the default model"}. Available: ${available.join(", ") || "none"}. Type /model provider:model.`);
-        if (available.length && !available.includes(args)) return setNotice(<span className="error-text">{`${args} is not one of this server's models: ${available.join(", ")}.`}</span>);
+        if (!args)
+          return setNotice(
+            `This session uses ${a.model ?? "the default model"}. Available: ${available.join(", ") || "none"}. Type /model provider:model.`,
+          );
+        if (available.length && !available.includes(args))
+          return setNotice(
+            <span className="error-text">{`${args} is not one of this server's models: ${available.join(", ")}.`}</span>,
+          );
         await setModel.mutateAsync({ sessionId: a.sessionId, model: args });
         return setNotice(`Model switched to ${args}; the next turn uses it.`);
       }
@@ -102,7 +123,8 @@ export function useSessionCommands(a: SessionCommandActions) {
         return;
       case "undo": {
         const last = a.transcript.items.findLast((i) => i.kind === "checkpoint");
-        if (!last || last.kind !== "checkpoint") return setNotice("No turn has changed files yet: there is nothing to undo.");
+        if (!last || last.kind !== "checkpoint")
+          return setNotice("No turn has changed files yet: there is nothing to undo.");
         return a.undo(last.checkpointId);
       }
       case "share":

@@ -7,7 +7,12 @@ import { PlusIcon } from "@/components/ui/icons";
 
 type SessionRow = inferRouterOutputs<AppRouter>["session"]["list"][number];
 
-const STATUS: Record<string, string> = { running: "Working", waiting_approval: "Waiting for you", interrupted: "Interrupted", failed: "Failed" };
+const STATUS: Record<string, string> = {
+  running: "Working",
+  waiting_approval: "Waiting for you",
+  interrupted: "Interrupted",
+  failed: "Failed",
+};
 
 function ago(date: Date): string {
   const s = Math.round((Date.now() - date.getTime()) / 1000);
@@ -18,7 +23,19 @@ function ago(date: Date): string {
 }
 
 /** The project's sessions, most recent first. */
-export function SessionList({ projectId, sessions, canWrite, onOpen, onNew }: { projectId: string; sessions: SessionRow[]; canWrite: boolean; onOpen: (id: string) => void; onNew: () => void }) {
+export function SessionList({
+  projectId,
+  sessions,
+  canWrite,
+  onOpen,
+  onNew,
+}: {
+  projectId: string;
+  sessions: SessionRow[];
+  canWrite: boolean;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+}) {
   return (
     <div className="session-list" data-testid="session-list">
       <div className="session-list-head">
@@ -38,7 +55,13 @@ export function SessionList({ projectId, sessions, canWrite, onOpen, onNew }: { 
         <ul className="sessions" role="list">
           {sessions.map((s) => (
             <li key={s.id} className="session-row" data-testid={`session-row`} data-session-id={s.id}>
-              <SessionTitle projectId={projectId} sessionId={s.id} title={s.title} canWrite={canWrite} onOpen={() => onOpen(s.id)}>
+              <SessionTitle
+                projectId={projectId}
+                sessionId={s.id}
+                title={s.title}
+                canWrite={canWrite}
+                onOpen={() => onOpen(s.id)}
+              >
                 <span className="session-row-meta">
                   {STATUS[s.status] && <span className={`status-pill ${s.status}`}>{STATUS[s.status]}</span>}
                   <span>{ago(s.updatedAt)}</span>

@@ -6,7 +6,14 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
 /** A session's title, renamed in place (F2 or the pencil, Enter saves, Escape cancels). */
-type SessionTitleProps = { projectId: string; sessionId: string; title: string; canWrite: boolean; onOpen?: () => void; children?: React.ReactNode };
+type SessionTitleProps = {
+  projectId: string;
+  sessionId: string;
+  title: string;
+  canWrite: boolean;
+  onOpen?: () => void;
+  children?: React.ReactNode;
+};
 
 /** In the session list the title opens the session (`onOpen`); `children` adds details under it. */
 export function SessionTitle({ projectId, sessionId, title, canWrite, onOpen, children }: SessionTitleProps) {
@@ -54,7 +61,11 @@ export function SessionTitle({ projectId, sessionId, title, canWrite, onOpen, ch
     );
   }
   return (
-    <span className="session-title" data-testid="session-title" onKeyDown={(e) => e.key === "F2" && canWrite && (setValue(title), setEditing(true))}>
+    <span
+      className="session-title"
+      data-testid="session-title"
+      onKeyDown={(e) => e.key === "F2" && canWrite && (setValue(title), setEditing(true))}
+    >
       {onOpen ? (
         <button type="button" className="session-open" onClick={onOpen} data-testid="session-open">
           <span className="session-title-text">{title}</span>

@@ -24,7 +24,11 @@ import { PresenceAvatars, TypingIndicator } from "@/components/share/presence";
 import { ShareDialog } from "@/components/share/share-dialog";
 import { usePresence, useTypingSignal } from "@/components/share/use-presence";
 
-const todosInput = z.object({ todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })) });
+const todosInput = z.object({
+  todos: z.array(
+    z.object({ id: z.string(), content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) }),
+  ),
+});
 
 /**
  * The task list pinned above the conversation: the last todo_write that ran, while its turn is the
@@ -36,7 +40,8 @@ function liveTodos(transcript: Transcript, stored: Todo[] | undefined): Todo[] {
   for (let i = transcript.items.length - 1; i >= 0; i--) {
     const item = transcript.items[i]!;
     if (item.kind === "user") return [];
-    if (item.kind === "tool" && item.toolName === "todo_write" && item.status === "done") return todosInput.safeParse(item.input).data?.todos ?? [];
+    if (item.kind === "tool" && item.toolName === "todo_write" && item.status === "done")
+      return todosInput.safeParse(item.input).data?.todos ?? [];
   }
   return [];
 }
@@ -70,7 +75,19 @@ type SessionViewProps = {
   onShowMemory?: () => void;
 };
 
-export function SessionView({ projectId, projectName, sessionId, me, onBack, backLabel, onOpenSession, onTranscript, onAccessLost, onSwitchSession, onShowMemory }: SessionViewProps) {
+export function SessionView({
+  projectId,
+  projectName,
+  sessionId,
+  me,
+  onBack,
+  backLabel,
+  onOpenSession,
+  onTranscript,
+  onAccessLost,
+  onSwitchSession,
+  onShowMemory,
+}: SessionViewProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { transcript, progress, connection, version } = useSessionLog(sessionId);
@@ -107,7 +124,10 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
 
   // Notes and the stored task list change through tools: refetch when one of those finishes.
   const storedChanges = useMemo(
-    () => transcript.items.filter((i) => i.kind === "tool" && (i.toolName === "note" || i.toolName === "todo_write") && i.result).length,
+    () =>
+      transcript.items.filter(
+        (i) => i.kind === "tool" && (i.toolName === "note" || i.toolName === "todo_write") && i.result,
+      ).length,
     [transcript],
   );
   useEffect(() => {
@@ -124,19 +144,48 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
   const doResume = useCallback(() => resume.mutate({ sessionId }), [resume, sessionId]);
 
   useCommands([
-    ...(busy && canWrite ? [{ id: "session-stop", label: "Stop the agent", run: () => cancel.mutate({ sessionId }) }] : []),
+    ...(busy && canWrite
+      ? [{ id: "session-stop", label: "Stop the agent", run: () => cancel.mutate({ sessionId }) }]
+      : []),
     ...(canResume ? [{ id: "session-resume", label: "Resume the session", run: doResume }] : []),
     ...(canWrite ? [{ id: "session-share", label: "Share this session…", run: () => setSharing(true) }] : []),
   ]);
 
   const ctx: TranscriptContext = useMemo(
-    () => ({ projectId, sessionId, projectName, canWrite: canAnswer, canAllowHosts, me, progress, onResume: canResume ? doResume : null, onOpenSession }),
+    () => ({
+      projectId,
+      sessionId,
+      projectName,
+      canWrite: canAnswer,
+      canAllowHosts,
+      me,
+      progress,
+      onResume: canResume ? doResume : null,
+      onOpenSession,
+    }),
     // `version` marks a change in the (mutable) progress map.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [projectId, sessionId, projectName, canAnswer, canAllowHosts, me, progress, canResume, doResume, onOpenSession, version],
+    [
+      projectId,
+      sessionId,
+      projectName,
+      canAnswer,
+      canAllowHosts,
+      me,
+      progress,
+      canResume,
+      doResume,
+      onOpenSession,
+      version,
+    ],
   );
   const items = transcript.items;
-  const render = useCallback((item: (typeof items)[number], index: number) => <TranscriptItemView item={item} isLast={index === items.length - 1} ctx={ctx} />, [ctx, items.length]);
+  const render = useCallback(
+    (item: (typeof items)[number], index: number) => (
+      <TranscriptItemView item={item} isLast={index === items.length - 1} ctx={ctx} />
+    ),
+    [ctx, items.length],
+  );
 
   const todos = liveTodos(transcript, session.data?.todos);
   const error = send.error ?? cancel.error ?? resume.error;
@@ -145,22 +194,45 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
     <div className="session-view" data-testid="session-view" data-status={status} data-connection={connection}>
       <div className="session-header">
         {onBack && (
-          <button type="button" className="btn btn-ghost btn-sm" onClick={onBack} data-testid="session-back" title={backLabel}>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={onBack}
+            data-testid="session-back"
+            title={backLabel}
+          >
             ‹ {backLabel}
           </button>
         )}
-        {session.data && <SessionTitle projectId={projectId} sessionId={sessionId} title={session.data.title} canWrite={canWrite} />}
+        {session.data && (
+          <SessionTitle projectId={projectId} sessionId={sessionId} title={session.data.title} canWrite={canWrite} />
+        )}
         <span className="spacer" />
         <PresenceAvatars entries={presence} meId={me.id} />
         {canWrite && (
-          <button type="button" className="btn btn-ghost btn-sm" onClick={() => setSharing(true)} data-testid="session-share" title="Share links to this session">
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={() => setSharing(true)}
+            data-testid="session-share"
+            title="Share links to this session"
+          >
             Share
           </button>
         )}
       </div>
-      {undoing && createPortal(<RestoreDialog sessionId={sessionId} checkpointId={undoing} onClose={() => setUndoing(null)} />, document.body)}
+      {undoing &&
+        createPortal(
+          <RestoreDialog sessionId={sessionId} checkpointId={undoing} onClose={() => setUndoing(null)} />,
+          document.body,
+        )}
       {sharing && session.data && (
-        <ShareDialog sessionId={sessionId} approvalsBy={session.data.approvalsBy} canManage={session.data.canManage} onClose={() => setSharing(false)} />
+        <ShareDialog
+          sessionId={sessionId}
+          approvalsBy={session.data.approvalsBy}
+          canManage={session.data.canManage}
+          onClose={() => setSharing(false)}
+        />
       )}
       <div className="session-meta">
         <span className="session-model" title="Model of this session">
@@ -171,17 +243,30 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
             {STATUS_TEXT[status]}
           </span>
         )}
-        {connection !== "live" && <span className="status-pill offline">{connection === "offline" ? "Reconnecting…" : "Connecting…"}</span>}
+        {connection !== "live" && (
+          <span className="status-pill offline">{connection === "offline" ? "Reconnecting…" : "Connecting…"}</span>
+        )}
         <span className="spacer" />
         <ChangesButton projectId={projectId} sessionId={sessionId} transcript={transcript} />
         <UsageCounter usage={transcript.usage} costUsd={transcript.costUsd} />
       </div>
       <TodoList todos={todos} />
       {items.length === 0 ? (
-        <div className="center-message">{transcript.lastSeq === 0 && connection !== "live" ? "Loading…" : "No messages yet."}</div>
+        <div className="center-message">
+          {transcript.lastSeq === 0 && connection !== "live" ? "Loading…" : "No messages yet."}
+        </div>
       ) : (
         <JumpToLatest value={jumpToLatest}>
-          <VirtualList ref={list} contentKey={version} items={items} keyOf={transcriptKey} render={render} className="transcript" testId="transcript" label="Conversation" />
+          <VirtualList
+            ref={list}
+            contentKey={version}
+            items={items}
+            keyOf={transcriptKey}
+            render={render}
+            className="transcript"
+            testId="transcript"
+            label="Conversation"
+          />
         </JumpToLatest>
       )}
       {error && <div className="error-text composer-error">{errorMessage(error)}</div>}
@@ -189,7 +274,9 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
       {session.data && !canSend ? (
         // Those who may only watch get a line saying so, not a message box they cannot use.
         <div className="composer-readonly" data-testid="composer-readonly">
-          {!session.data.canWrite && me.id === GUEST_ID ? "This link is view-only: you can watch the session, not write to it." : "Your role in this project is read-only."}
+          {!session.data.canWrite && me.id === GUEST_ID
+            ? "This link is view-only: you can watch the session, not write to it."
+            : "Your role in this project is read-only."}
         </div>
       ) : (
         <Composer
@@ -207,7 +294,11 @@ export function SessionView({ projectId, projectName, sessionId, me, onBack, bac
           mentionsOf={mentions.mentionsOf}
           notice={commands.notice}
           onStop={canWrite ? () => cancel.mutate({ sessionId }) : undefined}
-          footer={<span className="hint">{busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line · / for commands"}</span>}
+          footer={
+            <span className="hint">
+              {busy ? "Messages now wait for the agent's turn" : "Enter sends · Shift+Enter new line · / for commands"}
+            </span>
+          }
         />
       )}
     </div>

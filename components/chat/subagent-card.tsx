@@ -10,7 +10,17 @@ import { errorMessage } from "@/components/ui/error-message";
 type SubagentItem = Extract<TranscriptItem, { kind: "subagent" }>;
 
 /** A delegated child in its parent's transcript: live while it runs (step, tool, last lines), cancellable on its own. */
-export function SubagentCard({ item, live, canWrite, onOpen }: { item: SubagentItem; live: SubagentLive | undefined; canWrite: boolean; onOpen(): void }) {
+export function SubagentCard({
+  item,
+  live,
+  canWrite,
+  onOpen,
+}: {
+  item: SubagentItem;
+  live: SubagentLive | undefined;
+  canWrite: boolean;
+  onOpen(): void;
+}) {
   const trpc = useTRPC();
   const cancel = useMutation(trpc.session.cancel.mutationOptions());
   const running = item.status === "running";
@@ -18,16 +28,31 @@ export function SubagentCard({ item, live, canWrite, onOpen }: { item: SubagentI
   return (
     <div className={`tool-card subagent status-${item.status}`} data-testid="subagent-card" data-status={item.status}>
       <div className="tool-head static">
-        <span className={`tool-dot ${item.status === "done" ? "done" : item.status === "failed" ? "failed" : "running"}`} aria-hidden />
+        <span
+          className={`tool-dot ${item.status === "done" ? "done" : item.status === "failed" ? "failed" : "running"}`}
+          aria-hidden
+        />
         <span className="tool-title">
           Sub-agent {item.index + 1}: {item.prompt}
         </span>
         <span className="spacer" />
         <span className="tool-status" data-testid="subagent-status">
-          {running ? (live ? `Step ${Math.max(live.step, 1)}${live.tool ? ` · ${live.tool}` : ""}` : "Running") : item.status === "done" ? "Done" : "Failed"}
+          {running
+            ? live
+              ? `Step ${Math.max(live.step, 1)}${live.tool ? ` · ${live.tool}` : ""}`
+              : "Running"
+            : item.status === "done"
+              ? "Done"
+              : "Failed"}
         </span>
         {running && canWrite && (
-          <button type="button" className="btn btn-ghost btn-sm" disabled={cancel.isPending} onClick={() => cancel.mutate({ sessionId: item.childSessionId })} data-testid="cancel-subagent">
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            disabled={cancel.isPending}
+            onClick={() => cancel.mutate({ sessionId: item.childSessionId })}
+            data-testid="cancel-subagent"
+          >
             Cancel
           </button>
         )}

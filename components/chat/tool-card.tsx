@@ -49,8 +49,19 @@ export function ToolCard({ item, live, sessionId, projectId, projectName, canWri
   const bodyId = `tool-body-${item.toolCallId}`;
 
   return (
-    <div className={`tool-card status-${item.status}`} data-testid="tool-card" data-tool={item.toolName} data-status={item.status}>
-      <button type="button" className="tool-head" aria-expanded={expanded} aria-controls={bodyId} onClick={() => setOpen(!expanded)}>
+    <div
+      className={`tool-card status-${item.status}`}
+      data-testid="tool-card"
+      data-tool={item.toolName}
+      data-status={item.status}
+    >
+      <button
+        type="button"
+        className="tool-head"
+        aria-expanded={expanded}
+        aria-controls={bodyId}
+        onClick={() => setOpen(!expanded)}
+      >
         <span className={`tool-dot ${item.status}`} aria-hidden />
         <span className="tool-title" data-testid="tool-title">
           {toolTitle(item)}
@@ -67,7 +78,16 @@ export function ToolCard({ item, live, sessionId, projectId, projectName, canWri
       {expanded && (
         <div className="tool-body" id={bodyId}>
           {item.status === "awaiting_approval" && item.approvalId ? (
-            <ApprovalCard projectId={projectId} projectName={projectName} approvalId={item.approvalId} toolName={item.toolName} input={item.input} reason={item.approvalReason} commands={item.approvalCommands} canWrite={canWrite} />
+            <ApprovalCard
+              projectId={projectId}
+              projectName={projectName}
+              approvalId={item.approvalId}
+              toolName={item.toolName}
+              input={item.input}
+              reason={item.approvalReason}
+              commands={item.approvalCommands}
+              canWrite={canWrite}
+            />
           ) : item.status === "running" ? (
             live?.output || live?.status ? (
               <TerminalOutput output={live.output} running />

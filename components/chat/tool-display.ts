@@ -4,17 +4,35 @@ import { z } from "zod";
 // Parsed here, at the edge of the UI, against the shapes the tools produce
 // (server/tools/define-tool.ts, ToolDisplay); anything else is shown as the tool's text.
 
-const diffFile = z.object({ path: z.string(), diff: z.string(), added: z.number(), removed: z.number(), created: z.boolean() });
+const diffFile = z.object({
+  path: z.string(),
+  diff: z.string(),
+  added: z.number(),
+  removed: z.number(),
+  created: z.boolean(),
+});
 export type DiffFile = z.infer<typeof diffFile>;
 /** An error the change introduced, as the language servers reported it (server/language/project-language.ts, Problem). */
-const problem = z.object({ path: z.string(), line: z.number(), column: z.number(), severity: z.string(), message: z.string(), code: z.union([z.string(), z.number()]).optional() });
+const problem = z.object({
+  path: z.string(),
+  line: z.number(),
+  column: z.number(),
+  severity: z.string(),
+  message: z.string(),
+  code: z.union([z.string(), z.number()]).optional(),
+});
 export type NewProblem = z.infer<typeof problem>;
 
 export const toolDisplaySchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("text"), text: z.string() }),
   z.object({ kind: z.literal("markdown"), text: z.string() }),
   z.object({ kind: z.literal("diff"), files: z.array(diffFile), problems: z.array(problem).optional() }),
-  z.object({ kind: z.literal("table"), columns: z.array(z.string()), rows: z.array(z.array(z.string())), footer: z.string().optional() }),
+  z.object({
+    kind: z.literal("table"),
+    columns: z.array(z.string()),
+    rows: z.array(z.array(z.string())),
+    footer: z.string().optional(),
+  }),
   z.object({
     kind: z.literal("terminal"),
     command: z.string(),
@@ -34,10 +52,20 @@ export function parseDisplay(display: unknown): ToolDisplay | null {
 }
 
 // Inputs of the tools whose approval cards show what will happen.
-export const editInputSchema = z.object({ path: z.string(), old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() });
+export const editInputSchema = z.object({
+  path: z.string(),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
+});
 export const writeInputSchema = z.object({ path: z.string(), content: z.string() });
 export const multiEditInputSchema = z.object({ edits: z.array(editInputSchema).min(1) });
-export const shellInputSchema = z.object({ command: z.string(), description: z.string().optional(), run_in_background: z.boolean().optional(), timeout: z.number().optional() });
+export const shellInputSchema = z.object({
+  command: z.string(),
+  description: z.string().optional(),
+  run_in_background: z.boolean().optional(),
+  timeout: z.number().optional(),
+});
 const grepInputSchema = z.object({ pattern: z.string(), path: z.string().optional(), glob: z.string().optional() });
 
 /**
@@ -86,7 +114,9 @@ export function applyEdits(before: string, edits: EditInput[]): string | null {
     }
     const at = text.indexOf(edit.old_string);
     if (at === -1) return null;
-    text = edit.replace_all ? text.split(edit.old_string).join(edit.new_string) : text.slice(0, at) + edit.new_string + text.slice(at + edit.old_string.length);
+    text = edit.replace_all
+      ? text.split(edit.old_string).join(edit.new_string)
+      : text.slice(0, at) + edit.new_string + text.slice(at + edit.old_string.length);
   }
   return text;
 }

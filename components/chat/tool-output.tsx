@@ -25,7 +25,10 @@ export function ToolOutput({ result }: { result: Result }) {
             <ul className="tool-problems" data-testid="tool-new-problems" aria-label="New errors">
               {display.problems.map((p) => (
                 <li key={`${p.path}:${p.line}:${p.column}:${p.message}`}>
-                  <span className="tool-problem-where">{p.path}:{p.line}:{p.column}</span> {p.message.split("\n")[0]}
+                  <span className="tool-problem-where">
+                    {p.path}:{p.line}:{p.column}
+                  </span>{" "}
+                  {p.message.split("\n")[0]}
                   {p.code !== undefined ? <span className="tool-problem-code"> ({p.code})</span> : null}
                 </li>
               ))}
@@ -34,7 +37,13 @@ export function ToolOutput({ result }: { result: Result }) {
         </>
       );
     case "terminal":
-      return <TerminalOutput command={display.command} output={display.output} exitCode={display.background ? undefined : display.exitCode} />;
+      return (
+        <TerminalOutput
+          command={display.command}
+          output={display.output}
+          exitCode={display.background ? undefined : display.exitCode}
+        />
+      );
     case "table":
       return (
         <div className="tool-table">

@@ -34,7 +34,15 @@ const ERROR_HELP: Record<string, string> = {
   context_too_long: "Start a new session, or ask for a smaller piece of work.",
 };
 
-export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem; isLast: boolean; ctx: TranscriptContext }) {
+export function TranscriptItemView({
+  item,
+  isLast,
+  ctx,
+}: {
+  item: TranscriptItem;
+  isLast: boolean;
+  ctx: TranscriptContext;
+}) {
   switch (item.kind) {
     case "user": {
       const mine = item.authorId === ctx.me.id;
@@ -52,7 +60,12 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
             </time>
           </div>
           <div className="msg-text">{item.text}</div>
-          {item.mentions?.length ? <MentionChips refs={item.mentions.map((m) => m.ref)} failed={item.mentions.filter((m) => !m.ok).map((m) => m.ref)} /> : null}
+          {item.mentions?.length ? (
+            <MentionChips
+              refs={item.mentions.map((m) => m.ref)}
+              failed={item.mentions.filter((m) => !m.ok).map((m) => m.ref)}
+            />
+          ) : null}
           {item.images?.length ? <SessionImages sessionId={ctx.sessionId} images={item.images} /> : null}
         </div>
       );
@@ -61,7 +74,9 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       if (!item.text && !item.streaming) return null;
       return (
         <div className="msg msg-assistant" data-testid="assistant-message" data-streaming={item.streaming || undefined}>
-          {ctx.canWrite && !item.streaming && item.text && <RememberButton projectId={ctx.projectId} text={item.text} />}
+          {ctx.canWrite && !item.streaming && item.text && (
+            <RememberButton projectId={ctx.projectId} text={item.text} />
+          )}
           {item.text ? <Markdown text={item.text} /> : <span className="hint">…</span>}
         </div>
       );
@@ -73,11 +88,27 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
         </details>
       );
     case "tool":
-      return <ToolCard item={item} live={ctx.progress.get(item.toolCallId)} sessionId={ctx.sessionId} projectId={ctx.projectId} projectName={ctx.projectName} canWrite={ctx.canWrite} />;
+      return (
+        <ToolCard
+          item={item}
+          live={ctx.progress.get(item.toolCallId)}
+          sessionId={ctx.sessionId}
+          projectId={ctx.projectId}
+          projectName={ctx.projectName}
+          canWrite={ctx.canWrite}
+        />
+      );
     case "question":
       return <QuestionCard item={item} canWrite={ctx.canWrite} />;
     case "network":
-      return <NetworkDeniedCard item={item} projectId={ctx.projectId} sessionId={ctx.sessionId} canAllow={ctx.canAllowHosts} />;
+      return (
+        <NetworkDeniedCard
+          item={item}
+          projectId={ctx.projectId}
+          sessionId={ctx.sessionId}
+          canAllow={ctx.canAllowHosts}
+        />
+      );
     case "subagent":
       return (
         <SubagentCard
@@ -89,7 +120,11 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
       );
     case "context":
       return (
-        <div className="notice-line" data-testid="context-used" title="What the agent was given from this project for this turn">
+        <div
+          className="notice-line"
+          data-testid="context-used"
+          title="What the agent was given from this project for this turn"
+        >
           <span>Context: {item.label}</span>
         </div>
       );
@@ -132,7 +167,8 @@ export function TranscriptItemView({ item, isLast, ctx }: { item: TranscriptItem
             Pull request #{item.number}: {item.title}
           </a>
           <div className="hint">
-            {item.by.id === ctx.me.id ? "You" : item.by.name} opened it from <code>{item.head}</code> into <code>{item.base}</code>.
+            {item.by.id === ctx.me.id ? "You" : item.by.name} opened it from <code>{item.head}</code> into{" "}
+            <code>{item.base}</code>.
           </div>
         </div>
       );

@@ -29,11 +29,24 @@ export function useMentions(projectId: string) {
     if (trigger.char !== "@") return [];
     // Typing `@` asks again for a list older than a few seconds (files come and go); after this render.
     if (files.isStale && !files.isFetching) setTimeout(() => void files.refetch(), 0);
-    if (URL_MENTION.test(trigger.query)) return [{ key: `url:${trigger.query}`, label: `@${trigger.query}`, detail: "Fetch this page with the message", insert: `@${trigger.query} ` }];
+    if (URL_MENTION.test(trigger.query))
+      return [
+        {
+          key: `url:${trigger.query}`,
+          label: `@${trigger.query}`,
+          detail: "Fetch this page with the message",
+          insert: `@${trigger.query} `,
+        },
+      ];
     return rankFiles(entries, trigger.query, { limit: 20 }).map((m) => {
       const folder = m.path.endsWith("/");
       const ref = folder ? m.path.slice(0, -1) : m.path;
-      return { key: m.path, label: `@${ref}`, detail: folder ? "Folder: its files are attached" : "File: attached with the message", insert: `@${ref} ` };
+      return {
+        key: m.path,
+        label: `@${ref}`,
+        detail: folder ? "Folder: its files are attached" : "File: attached with the message",
+        insert: `@${ref} `,
+      };
     });
   };
 

@@ -11,10 +11,17 @@ export function useSendMessage() {
   const send = useMutation(trpc.session.send.mutationOptions());
   const mutateAsync = async (sessionId: string, text: string, images: PendingImage[] = [], mentions: string[] = []) => {
     const hashes: string[] = [];
-    for (const image of images) hashes.push((await attach.mutateAsync({ sessionId, mediaType: image.mediaType, data: image.data })).hash);
+    for (const image of images)
+      hashes.push((await attach.mutateAsync({ sessionId, mediaType: image.mediaType, data: image.data })).hash);
     // The browser's time zone: schedules the agent creates from this message are read in it.
     const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    return send.mutateAsync({ sessionId, text, ...(timeZone ? { timeZone } : {}), ...(hashes.length ? { images: hashes } : {}), ...(mentions.length ? { mentions } : {}) });
+    return send.mutateAsync({
+      sessionId,
+      text,
+      ...(timeZone ? { timeZone } : {}),
+      ...(hashes.length ? { images: hashes } : {}),
+      ...(mentions.length ? { mentions } : {}),
+    });
   };
   return { mutateAsync, error: attach.error ?? send.error };
 }

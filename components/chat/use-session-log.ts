@@ -2,7 +2,13 @@
 
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
+import {
+  applyStreamItem,
+  committedEvents,
+  emptyLiveLog,
+  type LiveLog,
+  type SessionStreamItem,
+} from "@/lib/session-events";
 import { foldTranscript, type Transcript } from "@/lib/session-transcript";
 import { useTRPC } from "@/components/trpc-provider";
 
@@ -53,7 +59,8 @@ export function useSessionLog(sessionId: string) {
   const onItem = (item: SessionStreamItem) => {
     if (item.kind === "progress") {
       const current = progress.current.get(item.toolCallId) ?? { output: "" };
-      if (item.progress.type === "output") current.output = (current.output + item.progress.text).slice(-MAX_PROGRESS_CHARS);
+      if (item.progress.type === "output")
+        current.output = (current.output + item.progress.text).slice(-MAX_PROGRESS_CHARS);
       else if (item.progress.type === "subagent") {
         const { childSessionId, step, tool, lines } = item.progress;
         current.children = new Map(current.children).set(childSessionId, { step, tool, lines });
@@ -61,7 +68,8 @@ export function useSessionLog(sessionId: string) {
       progress.current.set(item.toolCallId, current);
     } else {
       applyStreamItem(log, item);
-      for (const event of committedEvents(item)) if (event.type === "tool_result") progress.current.delete(event.payload.toolCallId);
+      for (const event of committedEvents(item))
+        if (event.type === "tool_result") progress.current.delete(event.payload.toolCallId);
       // A long history comes in several batches: fold and render it once, when the last arrives.
       if (item.kind === "events" && item.more) return;
     }
@@ -83,7 +91,10 @@ export function useSessionLog(sessionId: string) {
   const failed = subscription.status === "error";
   useEffect(() => {
     if (!failed) return;
-    const timer = setTimeout(() => setFrom((f) => ({ sessionId: f.sessionId, afterSeq: log.lastSeq, attempt: f.attempt + 1 })), 1500);
+    const timer = setTimeout(
+      () => setFrom((f) => ({ sessionId: f.sessionId, afterSeq: log.lastSeq, attempt: f.attempt + 1 })),
+      1500,
+    );
     return () => clearTimeout(timer);
   }, [failed, log]);
 
@@ -95,5 +106,11 @@ export function useSessionLog(sessionId: string) {
   );
 
   const connection: SessionConnection = subscription.status === "pending" ? "live" : failed ? "offline" : "connecting";
-  return { transcript, progress: progress.current, connection, loaded: log.lastSeq > 0 || subscription.status === "pending", version };
+  return {
+    transcript,
+    progress: progress.current,
+    connection,
+    loaded: log.lastSeq > 0 || subscription.status === "pending",
+    version,
+  };
 }

@@ -1,7 +1,16 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { createContext, useCallback, useImperativeHandle, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
+import {
+  createContext,
+  useCallback,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ReactNode,
+  type Ref,
+} from "react";
 
 // Windowed rendering for long transcripts: only the items near the viewport are in the DOM, so a
 // session with 10,000 events opens as fast as one with ten. Items have variable heights: each
@@ -37,7 +46,17 @@ type VirtualListProps<T> = {
 /** How near the end (px) still counts as at the end: following resumes from there. */
 const END_SLACK = 48;
 
-export function VirtualList<T>({ items, keyOf, render, estimate = 44, className, testId, label, contentKey, ref }: VirtualListProps<T>) {
+export function VirtualList<T>({
+  items,
+  keyOf,
+  render,
+  estimate = 44,
+  className,
+  testId,
+  label,
+  contentKey,
+  ref,
+}: VirtualListProps<T>) {
   const scroller = useRef<HTMLDivElement>(null);
   const [unseen, setUnseen] = useState(false);
   const virtualizer = useVirtualizer({
@@ -121,7 +140,12 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 44, className,
       {unseen && !atEnd && (
         // Below the list, in its own space: it never covers the output it announces.
         <div className="jump-to-latest-bar">
-          <button type="button" className="btn btn-sm jump-to-latest" onClick={jumpToLatest} data-testid="jump-to-latest">
+          <button
+            type="button"
+            className="btn btn-sm jump-to-latest"
+            onClick={jumpToLatest}
+            data-testid="jump-to-latest"
+          >
             ↓ Jump to latest
           </button>
         </div>

@@ -52,7 +52,9 @@ export function EditorArea() {
   useCommands(
     file
       ? [
-          ...(file.kind === "text" && !file.readOnly ? [{ id: "file-save", label: `Save ${file.path}`, keys: "Ctrl+S", run: () => void store.save(file.path) }] : []),
+          ...(file.kind === "text" && !file.readOnly
+            ? [{ id: "file-save", label: `Save ${file.path}`, keys: "Ctrl+S", run: () => void store.save(file.path) }]
+            : []),
           { id: "file-close", label: `Close ${file.path}`, run: () => requestClose(file.path) },
         ]
       : null,
@@ -65,7 +67,14 @@ export function EditorArea() {
         active={active}
         onActivate={(p) => store.activate(p)}
         onClose={requestClose}
-        changes={changes && { active: changesActive, label: "Changes", onActivate: () => store.activateChanges(), onClose: () => store.closeChanges() }}
+        changes={
+          changes && {
+            active: changesActive,
+            label: "Changes",
+            onActivate: () => store.activateChanges(),
+            onClose: () => store.closeChanges(),
+          }
+        }
         gitDiff={
           gitDiff && {
             active: gitDiffActive,
@@ -126,7 +135,15 @@ function FileBody({ file }: { file: OpenFile }) {
 
 function SaveState({ file }: { file: OpenFile }) {
   if (file.kind !== "text" || file.status !== "ready") return null;
-  const label = file.saving ? "Saving…" : file.conflict ? "Conflict" : file.dirty ? "Unsaved changes" : file.readOnly ? "Read-only" : "Saved";
+  const label = file.saving
+    ? "Saving…"
+    : file.conflict
+      ? "Conflict"
+      : file.dirty
+        ? "Unsaved changes"
+        : file.readOnly
+          ? "Read-only"
+          : "Saved";
   return (
     <span data-testid="save-state" data-state={label.toLowerCase()}>
       {label}

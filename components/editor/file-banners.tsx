@@ -12,15 +12,29 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
       {gitConflict && (
         <div className="banner banner-warning" role="status" data-testid="git-conflict-banner">
           <span className="banner-text">
-            <strong>Merge conflict.</strong> Keep one side or both in every block between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code> (or edit them by hand), save, then stage the file in Source Control.
+            <strong>Merge conflict.</strong> Keep one side or both in every block between{" "}
+            <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code> (or edit them by
+            hand), save, then stage the file in Source Control.
           </span>
-          <button className="btn btn-sm" onClick={() => store.resolveGitConflicts(path, "current")} data-testid="git-accept-current">
+          <button
+            className="btn btn-sm"
+            onClick={() => store.resolveGitConflicts(path, "current")}
+            data-testid="git-accept-current"
+          >
             Accept Current
           </button>
-          <button className="btn btn-sm" onClick={() => store.resolveGitConflicts(path, "incoming")} data-testid="git-accept-incoming">
+          <button
+            className="btn btn-sm"
+            onClick={() => store.resolveGitConflicts(path, "incoming")}
+            data-testid="git-accept-incoming"
+          >
             Accept Incoming
           </button>
-          <button className="btn btn-sm" onClick={() => store.resolveGitConflicts(path, "both")} data-testid="git-accept-both">
+          <button
+            className="btn btn-sm"
+            onClick={() => store.resolveGitConflicts(path, "both")}
+            data-testid="git-accept-both"
+          >
             Accept Both
           </button>
         </div>
@@ -36,10 +50,19 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
           <button className="btn btn-sm" onClick={() => void store.keepMine(path)} data-testid="conflict-keep">
             Keep mine (overwrite)
           </button>
-          <button className="btn btn-sm" onClick={() => store.merge(path)} data-testid="conflict-merge" title="Combine the changes on disk with yours; where both changed the same lines, both stay between markers">
+          <button
+            className="btn btn-sm"
+            onClick={() => store.merge(path)}
+            data-testid="conflict-merge"
+            title="Combine the changes on disk with yours; where both changed the same lines, both stay between markers"
+          >
             Merge both
           </button>
-          <button className="btn btn-sm" onClick={() => store.setComparing(path, !file.comparing)} data-testid="conflict-compare">
+          <button
+            className="btn btn-sm"
+            onClick={() => store.setComparing(path, !file.comparing)}
+            data-testid="conflict-compare"
+          >
             {file.comparing ? "Close compare" : "Compare"}
           </button>
         </div>
@@ -47,10 +70,10 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
       {file.mergeConflicts && (
         <div className="banner banner-warning" role="status" data-testid="merge-conflicts-banner">
           <span className="banner-text">
-            <strong>
-              {file.mergeConflicts === 1 ? "1 change" : `${file.mergeConflicts} changes`} overlapped.
-            </strong>{" "}
-            Both versions are in the file between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code>: keep what you want, remove the markers, then save. Ctrl+Z undoes the merge.
+            <strong>{file.mergeConflicts === 1 ? "1 change" : `${file.mergeConflicts} changes`} overlapped.</strong>{" "}
+            Both versions are in the file between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and{" "}
+            <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code>: keep what you want, remove the markers, then save. Ctrl+Z undoes
+            the merge.
           </span>
         </div>
       )}

@@ -1,21 +1,45 @@
 import { describe, expect, it } from "vitest";
 import { mergeText } from "./merge";
 
-const BASE = ["import a from 'a';", "", "function one() {", "  return 1;", "}", "", "function two() {", "  return 2;", "}", ""].join("\n");
+const BASE = [
+  "import a from 'a';",
+  "",
+  "function one() {",
+  "  return 1;",
+  "}",
+  "",
+  "function two() {",
+  "  return 2;",
+  "}",
+  "",
+].join("\n");
 
 describe("mergeText", () => {
   it("combines edits to different lines from both sides", () => {
     const mine = BASE.replace("return 1;", "return 11;");
-    const theirs = BASE.replace("return 2;", "return 22;").replace("import a from 'a';", "import a from 'a';\nimport b from 'b';");
+    const theirs = BASE.replace("return 2;", "return 22;").replace(
+      "import a from 'a';",
+      "import a from 'a';\nimport b from 'b';",
+    );
     const merged = mergeText(BASE, mine, theirs);
     expect(merged.conflicts).toBe(0);
-    expect(merged.text).toBe(BASE.replace("return 1;", "return 11;").replace("return 2;", "return 22;").replace("import a from 'a';", "import a from 'a';\nimport b from 'b';"));
+    expect(merged.text).toBe(
+      BASE.replace("return 1;", "return 11;")
+        .replace("return 2;", "return 22;")
+        .replace("import a from 'a';", "import a from 'a';\nimport b from 'b';"),
+    );
   });
 
   it("keeps both versions of the same lines between markers, mine first", () => {
-    const merged = mergeText(BASE, BASE.replace("return 1;", "return 'mine';"), BASE.replace("return 1;", "return 'disk';"));
+    const merged = mergeText(
+      BASE,
+      BASE.replace("return 1;", "return 'mine';"),
+      BASE.replace("return 1;", "return 'disk';"),
+    );
     expect(merged.conflicts).toBe(1);
-    expect(merged.text).toContain(["<<<<<<< your unsaved changes", "  return 'mine';", "=======", "  return 'disk';", ">>>>>>> on disk"].join("\n"));
+    expect(merged.text).toContain(
+      ["<<<<<<< your unsaved changes", "  return 'mine';", "=======", "  return 'disk';", ">>>>>>> on disk"].join("\n"),
+    );
     expect(merged.text.startsWith("import a from 'a';\n")).toBe(true);
     expect(merged.text.endsWith("function two() {\n  return 2;\n}\n")).toBe(true);
   });
@@ -24,6 +48,9 @@ describe("mergeText", () => {
     const crlf = "one\r\ntwo\r\nthree\r\n";
     const both = crlf.replace("two", "TWO");
     expect(mergeText(crlf, both, both)).toEqual({ text: both, conflicts: 0 });
-    expect(mergeText(crlf, crlf.replace("one", "ONE"), crlf.replace("three", "THREE"))).toEqual({ text: "ONE\r\ntwo\r\nTHREE\r\n", conflicts: 0 });
+    expect(mergeText(crlf, crlf.replace("one", "ONE"), crlf.replace("three", "THREE"))).toEqual({
+      text: "ONE\r\ntwo\r\nTHREE\r\n",
+      conflicts: 0,
+    });
   });
 });

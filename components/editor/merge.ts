@@ -17,7 +17,13 @@ export function mergeText(base: string, mine: string, theirs: string): { text: s
     if (region.ok) out.push(...region.ok);
     else if (region.conflict) {
       conflicts++;
-      out.push(`<<<<<<< ${MINE_LABEL}`, ...region.conflict.a, "=======", ...region.conflict.b, `>>>>>>> ${THEIRS_LABEL}`);
+      out.push(
+        `<<<<<<< ${MINE_LABEL}`,
+        ...region.conflict.a,
+        "=======",
+        ...region.conflict.b,
+        `>>>>>>> ${THEIRS_LABEL}`,
+      );
     }
   }
   return { text: out.join("\n"), conflicts };

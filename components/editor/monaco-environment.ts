@@ -12,8 +12,12 @@ const workers: Record<string, WorkerFactory> = {
 
 const workerFor: Record<string, keyof typeof workers> = {
   json: "json",
-  css: "css", scss: "css", less: "css",
-  html: "html", handlebars: "html", razor: "html",
+  css: "css",
+  scss: "css",
+  less: "css",
+  html: "html",
+  handlebars: "html",
+  razor: "html",
 };
 
 export function installMonacoEnvironment() {

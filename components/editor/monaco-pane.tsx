@@ -102,7 +102,12 @@ function attachLanguage(store: OpenFilesStore, session: LanguageSession | null) 
   opener = monaco.editor.registerEditorOpener({
     openCodeEditor(_source, resource, selection) {
       if (resource.scheme !== "file") return false;
-      const at = selection && "startLineNumber" in selection ? { line: selection.startLineNumber, column: selection.startColumn } : selection ? { line: selection.lineNumber, column: selection.column } : { line: 1, column: 1 };
+      const at =
+        selection && "startLineNumber" in selection
+          ? { line: selection.startLineNumber, column: selection.startColumn }
+          : selection
+            ? { line: selection.lineNumber, column: selection.column }
+            : { line: 1, column: 1 };
       openAt(store, resource.path.slice(1), at.line, at.column);
       return true;
     },
@@ -180,7 +185,8 @@ export default function MonacoPane({ store, file }: MonacoPaneProps) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const save = () => {
       timer = undefined;
-      if (editor.getModel()?.uri.toString() === uriOf(path).toString()) store.rememberView(path, editor.saveViewState());
+      if (editor.getModel()?.uri.toString() === uriOf(path).toString())
+        store.rememberView(path, editor.saveViewState());
     };
     const remember = () => {
       clearTimeout(timer);

@@ -11,14 +11,23 @@ const OpenFilesContext = createContext<OpenFilesStore | null>(null);
  * The project's files, or (share-link pages) whatever `api` reads. A project's tabs are
  * remembered in this browser and reopened when the IDE comes back (a reload, a visit to settings).
  */
-export function OpenFilesProvider({ projectId, api, children }: { projectId: string; api?: FileApi; children: ReactNode }) {
+export function OpenFilesProvider({
+  projectId,
+  api,
+  children,
+}: {
+  projectId: string;
+  api?: FileApi;
+  children: ReactNode;
+}) {
   const client = useTRPCClient();
   const [store] = useState(
     () =>
       new OpenFilesStore(
         api ?? {
           read: (path) => client.fs.read.query({ projectId, path }),
-          write: (path, content, expectedVersion) => client.fs.write.mutate({ projectId, path, content, expectedVersion }),
+          write: (path, content, expectedVersion) =>
+            client.fs.write.mutate({ projectId, path, content, expectedVersion }),
         },
         api ? null : localTabMemory(projectId),
       ),

@@ -69,7 +69,15 @@ export type OpenFilesState = {
 const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
 export class OpenFilesStore {
-  private state: OpenFilesState = { files: [], active: null, changes: null, changesActive: false, gitDiff: null, gitDiffActive: false, reveal: null };
+  private state: OpenFilesState = {
+    files: [],
+    active: null,
+    changes: null,
+    changesActive: false,
+    gitDiff: null,
+    gitDiffActive: false,
+    reveal: null,
+  };
   private listeners = new Set<() => void>();
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
@@ -132,7 +140,12 @@ export class OpenFilesStore {
   private setState(next: Partial<OpenFilesState>) {
     const before = this.state;
     this.state = { ...this.state, ...next };
-    if (before.active !== this.state.active || before.files.length !== this.state.files.length || before.files.some((f, i) => f.path !== this.state.files[i]?.path)) this.persist();
+    if (
+      before.active !== this.state.active ||
+      before.files.length !== this.state.files.length ||
+      before.files.some((f, i) => f.path !== this.state.files[i]?.path)
+    )
+      this.persist();
     for (const listener of this.listeners) listener();
   }
 
@@ -212,8 +225,17 @@ export class OpenFilesStore {
   async open(path: string) {
     if (this.get(path)) return this.activate(path);
     const file: OpenFile = {
-      path, status: "loading", kind: "text", diskContent: "", version: null, size: 0,
-      readOnly: false, dirty: false, saving: false, conflict: null, comparing: false,
+      path,
+      status: "loading",
+      kind: "text",
+      diskContent: "",
+      version: null,
+      size: 0,
+      readOnly: false,
+      dirty: false,
+      saving: false,
+      conflict: null,
+      comparing: false,
     };
     this.setState({ files: [...this.state.files, file], active: path, changesActive: false, gitDiffActive: false });
     try {
@@ -225,12 +247,25 @@ export class OpenFilesStore {
 
   private applyRead(path: string, result: ReadResult) {
     if (result.kind === "binary") {
-      this.update(path, { status: "ready", kind: "binary", size: result.size, version: result.version, conflict: null });
+      this.update(path, {
+        status: "ready",
+        kind: "binary",
+        size: result.size,
+        version: result.version,
+        conflict: null,
+      });
       return;
     }
     this.update(path, {
-      status: "ready", kind: "text", diskContent: result.content, version: result.version, size: result.size,
-      readOnly: result.readOnly, notice: result.notice, conflict: null, dirty: false,
+      status: "ready",
+      kind: "text",
+      diskContent: result.content,
+      version: result.version,
+      size: result.size,
+      readOnly: result.readOnly,
+      notice: result.notice,
+      conflict: null,
+      dirty: false,
     });
   }
 
@@ -238,7 +273,7 @@ export class OpenFilesStore {
     const index = this.state.files.findIndex((f) => f.path === path);
     if (index < 0) return;
     const files = this.state.files.filter((f) => f.path !== path);
-    const active = this.state.active === path ? (files[index] ?? files[index - 1])?.path ?? null : this.state.active;
+    const active = this.state.active === path ? ((files[index] ?? files[index - 1])?.path ?? null) : this.state.active;
     this.bridge?.dispose(path);
     this.savedAlt.delete(path);
     this.views.delete(path);
@@ -288,7 +323,12 @@ export class OpenFilesStore {
       if (snap) this.savedAlt.set(path, snap.altVersion);
       const now = this.bridge?.snapshot(path);
       this.update(path, {
-        saving: false, version, diskContent: content, conflict: null, comparing: false, mergeConflicts: undefined,
+        saving: false,
+        version,
+        diskContent: content,
+        conflict: null,
+        comparing: false,
+        mergeConflicts: undefined,
         dirty: now ? now.altVersion !== snap?.altVersion : false,
       });
     } catch (error) {
@@ -302,7 +342,9 @@ export class OpenFilesStore {
     try {
       const disk = await this.api.read(path);
       const conflict: Conflict =
-        disk.kind === "text" ? { kind: "changed", disk: { content: disk.content, version: disk.version } } : { kind: "deleted" };
+        disk.kind === "text"
+          ? { kind: "changed", disk: { content: disk.content, version: disk.version } }
+          : { kind: "deleted" };
       this.update(path, { conflict });
     } catch (error) {
       if (errorCode(error) === "NOT_FOUND") this.update(path, { conflict: { kind: "deleted" } });
@@ -344,7 +386,10 @@ export class OpenFilesStore {
     // Not marked as saved: the merged buffer differs from the disk until it is saved.
     this.bridge?.replace(path, text);
     this.update(path, {
-      diskContent: f.conflict.disk.content, version: f.conflict.disk.version, conflict: null, comparing: false,
+      diskContent: f.conflict.disk.content,
+      version: f.conflict.disk.version,
+      conflict: null,
+      comparing: false,
       mergeConflicts: conflicts || undefined,
     });
   }
@@ -394,7 +439,9 @@ export class OpenFilesStore {
       if (result.kind === "text") this.replaceBuffer(change.path, result.content);
       this.applyRead(change.path, result);
     } else {
-      this.update(change.path, { conflict: { kind: "changed", disk: { content: result.content, version: result.version } } });
+      this.update(change.path, {
+        conflict: { kind: "changed", disk: { content: result.content, version: result.version } },
+      });
     }
   }
 }

@@ -25,7 +25,8 @@ export type ReadOnlyDiffProps = {
 /** Monaco's diff editor, read-only, in the current theme, with models disposed safely after it (diff-models.ts). */
 export function ReadOnlyDiff({ scheme, modelKey, original, modified, onMount, options }: ReadOnlyDiffProps) {
   const { monacoTheme } = useTheme();
-  const uri = (side: "original" | "modified") => monaco.Uri.from({ scheme: `${scheme}-${side}`, path: `/${modelKey}` }).toString();
+  const uri = (side: "original" | "modified") =>
+    monaco.Uri.from({ scheme: `${scheme}-${side}`, path: `/${modelKey}` }).toString();
   useDisposeDiffModels([uri("original"), uri("modified")]);
   return (
     <DiffEditor

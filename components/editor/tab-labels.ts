@@ -21,7 +21,11 @@ export function tabFolders(paths: readonly string[]): Map<string, string> {
       if (folders.length === 0) continue;
       const tail = (of: string[], length: number) => of.slice(Math.max(0, of.length - length)).join("/");
       let length = 1;
-      while (length < folders.length && group.some((other) => other !== folders && tail(other, length) === tail(folders, length))) length += 1;
+      while (
+        length < folders.length &&
+        group.some((other) => other !== folders && tail(other, length) === tail(folders, length))
+      )
+        length += 1;
       out.set(`${folders.join("/")}/${name}`, tail(folders, length));
     }
   }

@@ -15,7 +15,12 @@ export function BranchPicker() {
   const branch = status?.repository ? (status.branch ?? "(detached)") : "";
   return (
     <>
-      <button className="btn btn-sm btn-ghost scm-branch" onClick={() => setOpen(true)} title="Switch or create a branch" data-testid="scm-branch">
+      <button
+        className="btn btn-sm btn-ghost scm-branch"
+        onClick={() => setOpen(true)}
+        title="Switch or create a branch"
+        data-testid="scm-branch"
+      >
         ⎇ {branch}
       </button>
       {open && <BranchDialog onClose={() => setOpen(false)} />}
@@ -44,8 +49,20 @@ function BranchDialog({ onClose }: { onClose: () => void }) {
             if (name.trim()) create.mutate({ projectId: git.projectId, name: name.trim(), switchTo: true });
           }}
         >
-          <input className="input" placeholder="New branch name" value={name} onChange={(e) => setName(e.target.value)} data-testid="branch-new-name" autoFocus />
-          <button className="btn btn-primary" type="submit" disabled={!name.trim() || create.isPending} data-testid="branch-create">
+          <input
+            className="input"
+            placeholder="New branch name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            data-testid="branch-new-name"
+            autoFocus
+          />
+          <button
+            className="btn btn-primary"
+            type="submit"
+            disabled={!name.trim() || create.isPending}
+            data-testid="branch-create"
+          >
             Create and switch
           </button>
         </form>
@@ -61,7 +78,9 @@ function BranchDialog({ onClose }: { onClose: () => void }) {
             <button
               className="btn btn-ghost branch-item"
               disabled={b.current || !git.canWrite || switchTo.isPending}
-              onClick={() => switchTo.mutate({ projectId: git.projectId, name: b.remote ? b.name.replace(/^origin\//, "") : b.name })}
+              onClick={() =>
+                switchTo.mutate({ projectId: git.projectId, name: b.remote ? b.name.replace(/^origin\//, "") : b.name })
+              }
               data-testid={`branch-${b.name}`}
             >
               {b.current ? "● " : ""}

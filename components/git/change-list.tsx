@@ -9,7 +9,16 @@ import type { GitFileChange } from "@/lib/git-schemas";
 export type ChangeSection = "merge" | "staged" | "changes";
 type Row = GitFileChange & { untracked?: boolean };
 
-const LETTER_TITLE: Record<string, string> = { M: "Modified", A: "Added", D: "Deleted", R: "Renamed", C: "Copied", T: "Type changed", U: "Untracked", "!": "Conflict" };
+const LETTER_TITLE: Record<string, string> = {
+  M: "Modified",
+  A: "Added",
+  D: "Deleted",
+  R: "Renamed",
+  C: "Copied",
+  T: "Type changed",
+  U: "Untracked",
+  "!": "Conflict",
+};
 
 /** One section of the panel (Merge Changes, Staged Changes, Changes): file, folder, status letter, actions. */
 export function ChangeList(props: {
@@ -34,17 +43,36 @@ export function ChangeList(props: {
         <span>{title}</span>
         <span className="spacer" />
         {canWrite && onDiscard && (
-          <button className="icon-btn" title="Discard All Changes" aria-label="Discard All Changes" disabled={busy} onClick={() => onDiscard(all)}>
+          <button
+            className="icon-btn"
+            title="Discard All Changes"
+            aria-label="Discard All Changes"
+            disabled={busy}
+            onClick={() => onDiscard(all)}
+          >
             <DiscardIcon />
           </button>
         )}
         {canWrite && onStage && (
-          <button className="icon-btn" title="Stage All Changes" aria-label="Stage All Changes" disabled={busy} onClick={() => onStage(all)} data-testid={`scm-stage-all-${section}`}>
+          <button
+            className="icon-btn"
+            title="Stage All Changes"
+            aria-label="Stage All Changes"
+            disabled={busy}
+            onClick={() => onStage(all)}
+            data-testid={`scm-stage-all-${section}`}
+          >
             <PlusIcon />
           </button>
         )}
         {canWrite && onUnstage && (
-          <button className="icon-btn" title="Unstage All Changes" aria-label="Unstage All Changes" disabled={busy} onClick={() => onUnstage(all)}>
+          <button
+            className="icon-btn"
+            title="Unstage All Changes"
+            aria-label="Unstage All Changes"
+            disabled={busy}
+            onClick={() => onUnstage(all)}
+          >
             <MinusIcon />
           </button>
         )}
@@ -61,27 +89,59 @@ export function ChangeList(props: {
             else store.openGitDiff({ path: row.path, side: section === "staged" ? "index" : "worktree" });
           };
           return (
-            <li key={row.path} className={`scm-row scm-${letter === "!" ? "conflict" : letter}`} data-testid={`scm-${section}-${row.path}`} title={`${row.path} · ${LETTER_TITLE[letter] ?? letter}`} onClick={open}>
+            <li
+              key={row.path}
+              className={`scm-row scm-${letter === "!" ? "conflict" : letter}`}
+              data-testid={`scm-${section}-${row.path}`}
+              title={`${row.path} · ${LETTER_TITLE[letter] ?? letter}`}
+              onClick={open}
+            >
               <FileIcon name={name} />
               <span className="scm-name">{name}</span>
               <span className="scm-dir">{dir}</span>
               <span className="spacer" />
               <span className="scm-actions" onClick={(event) => event.stopPropagation()}>
-                <button className="icon-btn" title="Open File" aria-label={`Open ${row.path}`} onClick={() => void explorer.openFile(row.path)}>
+                <button
+                  className="icon-btn"
+                  title="Open File"
+                  aria-label={`Open ${row.path}`}
+                  onClick={() => void explorer.openFile(row.path)}
+                >
                   <OpenFileIcon size={14} />
                 </button>
                 {canWrite && onDiscard && (
-                  <button className="icon-btn" title="Discard Changes" aria-label={`Discard changes in ${row.path}`} disabled={busy} onClick={() => onDiscard([row.path])} data-testid={`scm-discard-${row.path}`}>
+                  <button
+                    className="icon-btn"
+                    title="Discard Changes"
+                    aria-label={`Discard changes in ${row.path}`}
+                    disabled={busy}
+                    onClick={() => onDiscard([row.path])}
+                    data-testid={`scm-discard-${row.path}`}
+                  >
                     <DiscardIcon size={14} />
                   </button>
                 )}
                 {canWrite && onStage && (
-                  <button className="icon-btn" title={section === "merge" ? "Mark as Resolved (Stage)" : "Stage Changes"} aria-label={`Stage ${row.path}`} disabled={busy} onClick={() => onStage([row.path])} data-testid={`scm-stage-${row.path}`}>
+                  <button
+                    className="icon-btn"
+                    title={section === "merge" ? "Mark as Resolved (Stage)" : "Stage Changes"}
+                    aria-label={`Stage ${row.path}`}
+                    disabled={busy}
+                    onClick={() => onStage([row.path])}
+                    data-testid={`scm-stage-${row.path}`}
+                  >
                     <PlusIcon size={14} />
                   </button>
                 )}
                 {canWrite && onUnstage && (
-                  <button className="icon-btn" title="Unstage Changes" aria-label={`Unstage ${row.path}`} disabled={busy} onClick={() => onUnstage([row.path])} data-testid={`scm-unstage-${row.path}`}>
+                  <button
+                    className="icon-btn"
+                    title="Unstage Changes"
+                    aria-label={`Unstage ${row.path}`}
+                    disabled={busy}
+                    onClick={() => onUnstage([row.path])}
+                    data-testid={`scm-unstage-${row.path}`}
+                  >
                     <MinusIcon size={14} />
                   </button>
                 )}

@@ -5,7 +5,10 @@ import { createContext, useCallback, useContext, useMemo, type ReactNode } from 
 import { useTRPC } from "@/components/trpc-provider";
 
 /** What the explorer shows beside a file: VS Code's letters and colours. */
-export type GitDecoration = { letter: string; kind: "modified" | "added" | "untracked" | "deleted" | "conflict" | "renamed" | "ignored" };
+export type GitDecoration = {
+  letter: string;
+  kind: "modified" | "added" | "untracked" | "deleted" | "conflict" | "renamed" | "ignored";
+};
 
 function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, readable: boolean) {
   const trpc = useTRPC();
@@ -13,7 +16,12 @@ function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, re
   // File changes refresh it (components/ide/use-file-changes.ts); the interval catches commits made in the terminal.
   // Asked once the project is known to be readable: nothing on the first screen waits for it, and a
   // project that is not found (or no longer shared) is not polled.
-  const status = useQuery(trpc.git.status.queryOptions({ projectId }, { enabled: readable, refetchInterval: 15_000, refetchOnWindowFocus: true }));
+  const status = useQuery(
+    trpc.git.status.queryOptions(
+      { projectId },
+      { enabled: readable, refetchInterval: 15_000, refetchOnWindowFocus: true },
+    ),
+  );
   const refresh = useCallback(() => {
     void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.log.queryFilter({ projectId }));
@@ -27,7 +35,11 @@ function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, re
     const data = status.data;
     if (!data?.repository) return { files: map, ignored: [] as string[] };
     const put = (path: string, decoration: GitDecoration) => map.set(path, decoration);
-    for (const f of data.staged) put(f.path, { letter: f.letter, kind: f.letter === "A" ? "added" : f.letter === "D" ? "deleted" : f.letter === "R" ? "renamed" : "modified" });
+    for (const f of data.staged)
+      put(f.path, {
+        letter: f.letter,
+        kind: f.letter === "A" ? "added" : f.letter === "D" ? "deleted" : f.letter === "R" ? "renamed" : "modified",
+      });
     for (const f of data.changed) put(f.path, { letter: f.letter, kind: f.letter === "D" ? "deleted" : "modified" });
     for (const p of data.untracked) put(p, { letter: "U", kind: "untracked" });
     for (const f of data.conflicted) put(f.path, { letter: "!", kind: "conflict" });
@@ -39,9 +51,11 @@ function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, re
     (path: string, isFolder: boolean): GitDecoration | null => {
       const own = decorations.files.get(path);
       if (own) return own;
-      if (decorations.ignored.some((i) => path === i || path.startsWith(`${i}/`))) return { letter: "", kind: "ignored" };
+      if (decorations.ignored.some((i) => path === i || path.startsWith(`${i}/`)))
+        return { letter: "", kind: "ignored" };
       if (!isFolder) return null;
-      for (const [p, d] of decorations.files) if (p.startsWith(`${path}/`)) return { letter: "", kind: d.kind === "deleted" ? "modified" : d.kind };
+      for (const [p, d] of decorations.files)
+        if (p.startsWith(`${path}/`)) return { letter: "", kind: d.kind === "deleted" ? "modified" : d.kind };
       return null;
     },
     [decorations],
@@ -54,7 +68,19 @@ type GitModel = ReturnType<typeof useGitModel>;
 const GitContext = createContext<GitModel | null>(null);
 
 /** `canAdmin`: the caller is one of the project's admins, who choose its remote. */
-export function GitProvider({ projectId, canWrite, canAdmin, readable, children }: { projectId: string; canWrite: boolean; canAdmin: boolean; readable: boolean; children: ReactNode }) {
+export function GitProvider({
+  projectId,
+  canWrite,
+  canAdmin,
+  readable,
+  children,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  canAdmin: boolean;
+  readable: boolean;
+  children: ReactNode;
+}) {
   const model = useGitModel(projectId, canWrite, canAdmin, readable);
   return <GitContext.Provider value={model}>{children}</GitContext.Provider>;
 }

@@ -20,7 +20,10 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
   const queryClient = useQueryClient();
   const team = scope.kind === "team" ? { teamId: scope.teamId } : null;
   const list = useQuery(team ? trpc.gitCredential.teamList.queryOptions(team) : trpc.gitCredential.list.queryOptions());
-  const refresh = () => void queryClient.invalidateQueries(team ? trpc.gitCredential.teamList.queryFilter(team) : trpc.gitCredential.list.queryFilter());
+  const refresh = () =>
+    void queryClient.invalidateQueries(
+      team ? trpc.gitCredential.teamList.queryFilter(team) : trpc.gitCredential.list.queryFilter(),
+    );
   // Arriving from a refused push: the host is filled in, and the secret is what is left to give.
   const [kind, setKind] = useState<Kind>(prefill?.kind ?? "token");
   const [form, setForm] = useState(prefill ? { ...EMPTY, name: prefill.host, host: prefill.host } : EMPTY);
@@ -39,7 +42,10 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
   const canManage = scope.kind === "user" || scope.manage;
   const error = add.error ?? teamAdd.error ?? remove.error ?? teamRemove.error;
   const common = { name: form.name, host: form.host, username: form.username || undefined };
-  const input = kind === "ssh-key" ? { ...common, kind, privateKey: form.privateKey, passphrase: form.passphrase || undefined } : { ...common, kind, token: form.token };
+  const input =
+    kind === "ssh-key"
+      ? { ...common, kind, privateKey: form.privateKey, passphrase: form.passphrase || undefined }
+      : { ...common, kind, token: form.token };
 
   return (
     <section className="card stack" id="git-credentials" data-testid={`git-credentials-${scope.kind}`}>
@@ -48,7 +54,8 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
         {scope.kind === "team"
           ? "Tokens and ssh keys the team's members use to clone, fetch and push. Owners and admins manage them."
           : "Tokens and ssh keys Tandem uses for you to clone, fetch, push and open pull requests."}{" "}
-        Stored encrypted; used only for their host, by git in the project&apos;s sandbox (an ssh key never enters it: the server signs for it); never shown again.
+        Stored encrypted; used only for their host, by git in the project&apos;s sandbox (an ssh key never enters it:
+        the server signs for it); never shown again.
       </p>
       {(list.data ?? []).length > 0 && (
         <table className="table">
@@ -59,13 +66,23 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
                 <td className="muted">{c.host}</td>
                 <td className="muted">{c.username}</td>
                 <td className="muted" data-testid="git-credential-kind">
-                  {c.kind === "ssh-key" ? <span title="Public key fingerprint">ssh key · <code>{c.fingerprint}</code></span> : "token"}
+                  {c.kind === "ssh-key" ? (
+                    <span title="Public key fingerprint">
+                      ssh key · <code>{c.fingerprint}</code>
+                    </span>
+                  ) : (
+                    "token"
+                  )}
                 </td>
                 <td style={{ textAlign: "right" }}>
                   {canManage && (
                     <button
                       className="btn btn-sm"
-                      onClick={() => (team ? teamRemove.mutate({ ...team, credentialId: c.id }) : remove.mutate({ credentialId: c.id }))}
+                      onClick={() =>
+                        team
+                          ? teamRemove.mutate({ ...team, credentialId: c.id })
+                          : remove.mutate({ credentialId: c.id })
+                      }
                       data-testid="git-credential-remove"
                     >
                       Remove
@@ -87,15 +104,57 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
             else add.mutate(input);
           }}
         >
-          <select className="input" style={{ flex: "0 0 auto", width: "auto" }} value={kind} onChange={(e) => setKind(e.target.value as Kind)} aria-label="Kind" data-testid="git-credential-kind-select">
+          <select
+            className="input"
+            style={{ flex: "0 0 auto", width: "auto" }}
+            value={kind}
+            onChange={(e) => setKind(e.target.value as Kind)}
+            aria-label="Kind"
+            data-testid="git-credential-kind-select"
+          >
             <option value="token">Token</option>
             <option value="ssh-key">SSH key</option>
           </select>
-          <input className="input" style={{ flex: 1, minWidth: 120 }} placeholder="Name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required aria-label="Credential name" />
-          <input className="input" style={{ flex: 1, minWidth: 120 }} placeholder="Host (github.com)" value={form.host} onChange={(e) => setForm({ ...form, host: e.target.value })} required aria-label="Host" />
-          <input className="input" style={{ flex: 1, minWidth: 100 }} placeholder={kind === "ssh-key" ? "Login (git)" : "Username (optional)"} value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} aria-label="Username" />
+          <input
+            className="input"
+            style={{ flex: 1, minWidth: 120 }}
+            placeholder="Name"
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            required
+            aria-label="Credential name"
+          />
+          <input
+            className="input"
+            style={{ flex: 1, minWidth: 120 }}
+            placeholder="Host (github.com)"
+            value={form.host}
+            onChange={(e) => setForm({ ...form, host: e.target.value })}
+            required
+            aria-label="Host"
+          />
+          <input
+            className="input"
+            style={{ flex: 1, minWidth: 100 }}
+            placeholder={kind === "ssh-key" ? "Login (git)" : "Username (optional)"}
+            value={form.username}
+            onChange={(e) => setForm({ ...form, username: e.target.value })}
+            aria-label="Username"
+          />
           {kind === "token" ? (
-            <input className="input" style={{ flex: 2, minWidth: 160 }} type="password" autoComplete="off" placeholder="Personal access token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} required aria-label="Token" autoFocus={!!prefill} data-testid="git-credential-token" />
+            <input
+              className="input"
+              style={{ flex: 2, minWidth: 160 }}
+              type="password"
+              autoComplete="off"
+              placeholder="Personal access token"
+              value={form.token}
+              onChange={(e) => setForm({ ...form, token: e.target.value })}
+              required
+              aria-label="Token"
+              autoFocus={!!prefill}
+              data-testid="git-credential-token"
+            />
           ) : (
             <>
               <textarea
@@ -110,7 +169,16 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
                 aria-label="Private key"
                 autoFocus={!!prefill}
               />
-              <input className="input" style={{ flex: 1, minWidth: 160 }} type="password" autoComplete="off" placeholder="Passphrase (if the key has one)" value={form.passphrase} onChange={(e) => setForm({ ...form, passphrase: e.target.value })} aria-label="Passphrase" />
+              <input
+                className="input"
+                style={{ flex: 1, minWidth: 160 }}
+                type="password"
+                autoComplete="off"
+                placeholder="Passphrase (if the key has one)"
+                value={form.passphrase}
+                onChange={(e) => setForm({ ...form, passphrase: e.target.value })}
+                aria-label="Passphrase"
+              />
             </>
           )}
           <button className="btn btn-primary" type="submit" disabled={add.isPending || teamAdd.isPending}>
@@ -123,7 +191,9 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
           Saved {saved.name}.
           {saved.fingerprint && (
             <>
-              {" "}Its public key&apos;s fingerprint is <code>{saved.fingerprint}</code>: the host lists the same one for the key you added there.
+              {" "}
+              Its public key&apos;s fingerprint is <code>{saved.fingerprint}</code>: the host lists the same one for the
+              key you added there.
             </>
           )}
           {prefill && " Go back to the project's Source Control and push again."}

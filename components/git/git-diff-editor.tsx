@@ -19,6 +19,25 @@ const revealFirstChange: DiffOnMount = (editor) => {
 };
 
 /** Monaco's side-by-side diff editor, read-only: the file before (index or HEAD) and after. */
-export default function GitDiffEditor({ path, side, original, modified }: { path: string; side: string; original: string; modified: string }) {
-  return <ReadOnlyDiff scheme={`git-${side}`} modelKey={path} original={original} modified={modified} onMount={revealFirstChange} options={{ renderSideBySide: true, wordWrap: "off" }} />;
+export default function GitDiffEditor({
+  path,
+  side,
+  original,
+  modified,
+}: {
+  path: string;
+  side: string;
+  original: string;
+  modified: string;
+}) {
+  return (
+    <ReadOnlyDiff
+      scheme={`git-${side}`}
+      modelKey={path}
+      original={original}
+      modified={modified}
+      onMount={revealFirstChange}
+      options={{ renderSideBySide: true, wordWrap: "off" }}
+    />
+  );
 }

@@ -9,7 +9,10 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { errorMessage } from "@/components/ui/error-message";
 import "./source-control.css";
 
-const GitDiffEditor = dynamic(() => import("@/components/git/git-diff-editor"), { ssr: false, loading: () => <div className="center-message">Loading diff…</div> });
+const GitDiffEditor = dynamic(() => import("@/components/git/git-diff-editor"), {
+  ssr: false,
+  loading: () => <div className="center-message">Loading diff…</div>,
+});
 
 /** The hunks of a unified diff: each one's header and the lines it adds and removes. */
 function hunksOf(patch: string) {
@@ -51,15 +54,30 @@ export function GitDiffView({ path, side }: { path: string; side: "worktree" | "
               <span className="spacer" />
               {side === "worktree" ? (
                 <>
-                  <button className="btn btn-sm" disabled={apply.isPending} onClick={() => setDiscarding(index)} data-testid={`git-hunk-discard-${index}`}>
+                  <button
+                    className="btn btn-sm"
+                    disabled={apply.isPending}
+                    onClick={() => setDiscarding(index)}
+                    data-testid={`git-hunk-discard-${index}`}
+                  >
                     Discard
                   </button>
-                  <button className="btn btn-sm btn-primary" disabled={apply.isPending} onClick={() => run(index, "stage")} data-testid={`git-hunk-stage-${index}`}>
+                  <button
+                    className="btn btn-sm btn-primary"
+                    disabled={apply.isPending}
+                    onClick={() => run(index, "stage")}
+                    data-testid={`git-hunk-stage-${index}`}
+                  >
                     Stage
                   </button>
                 </>
               ) : (
-                <button className="btn btn-sm" disabled={apply.isPending} onClick={() => run(index, "unstage")} data-testid={`git-hunk-unstage-${index}`}>
+                <button
+                  className="btn btn-sm"
+                  disabled={apply.isPending}
+                  onClick={() => run(index, "unstage")}
+                  data-testid={`git-hunk-unstage-${index}`}
+                >
                   Unstage
                 </button>
               )}

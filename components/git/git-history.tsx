@@ -16,14 +16,25 @@ export function GitHistory() {
   const log = useQuery(trpc.git.log.queryOptions({ projectId: git.projectId, limit: 100 }, { enabled: open }));
   return (
     <div className="scm-section" data-testid="scm-history">
-      <button className="scm-section-header scm-toggle" onClick={() => setOpen(!open)} aria-expanded={open} data-testid="scm-history-toggle">
+      <button
+        className="scm-section-header scm-toggle"
+        onClick={() => setOpen(!open)}
+        aria-expanded={open}
+        data-testid="scm-history-toggle"
+      >
         {open ? "▾" : "▸"} History
       </button>
       {open && (
         <ul role="list">
           {log.data?.length === 0 && <li className="hint scm-row">No commits yet.</li>}
           {log.data?.map((c) => (
-            <li key={c.oid} className="scm-row scm-commit-row" onClick={() => setShown(c.oid)} title={`${c.oid}\n${c.author} <${c.email}>\n${c.date}`} data-testid={`scm-commit-${c.oid.slice(0, 7)}`}>
+            <li
+              key={c.oid}
+              className="scm-row scm-commit-row"
+              onClick={() => setShown(c.oid)}
+              title={`${c.oid}\n${c.author} <${c.email}>\n${c.date}`}
+              data-testid={`scm-commit-${c.oid.slice(0, 7)}`}
+            >
               <span className="scm-name">{c.subject}</span>
               <span className="spacer" />
               <span className="scm-dir">
@@ -49,12 +60,24 @@ function CommitDialog({ oid, onClose }: { oid: string; onClose: () => void }) {
       {commit && (
         <div className="stack">
           <div className="hint">
-            {commit.author} &lt;{commit.email}&gt; · {new Date(commit.date).toLocaleString()} · <code>{commit.oid.slice(0, 12)}</code>
+            {commit.author} &lt;{commit.email}&gt; · {new Date(commit.date).toLocaleString()} ·{" "}
+            <code>{commit.oid.slice(0, 12)}</code>
           </div>
           {commit.body && <pre className="commit-body">{commit.body}</pre>}
           <pre className="commit-patch" data-testid="commit-patch">
             {details.data!.patch.split("\n").map((line, i) => (
-              <div key={i} className={line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : undefined}>
+              <div
+                key={i}
+                className={
+                  line.startsWith("+") && !line.startsWith("+++")
+                    ? "add"
+                    : line.startsWith("-") && !line.startsWith("---")
+                      ? "del"
+                      : line.startsWith("@@")
+                        ? "hunk"
+                        : undefined
+                }
+              >
                 {line || " "}
               </div>
             ))}

@@ -8,7 +8,12 @@ export function GitStatusBar({ onOpen }: { onOpen: () => void }) {
   const data = status.data;
   if (!data?.repository) return null;
   return (
-    <button className="statusbar-item" onClick={onOpen} title="Source Control (Ctrl+Shift+G)" data-testid="statusbar-branch">
+    <button
+      className="statusbar-item"
+      onClick={onOpen}
+      title="Source Control (Ctrl+Shift+G)"
+      data-testid="statusbar-branch"
+    >
       ⎇ {data.branch ?? `(${data.oid?.slice(0, 7) ?? "detached"})`}
       {data.upstream && (
         <span data-testid="statusbar-sync">

@@ -8,7 +8,15 @@ import { Dialog } from "@/components/ui/dialog";
 import { errorMessage } from "@/components/ui/error-message";
 
 /** Opens a pull request for the pushed branch through the host's API, with the person's stored token. */
-export function PullRequestDialog({ projectId, onClose, onOpened }: { projectId: string; onClose: () => void; onOpened: (url: string) => void }) {
+export function PullRequestDialog({
+  projectId,
+  onClose,
+  onOpened,
+}: {
+  projectId: string;
+  onClose: () => void;
+  onOpened: (url: string) => void;
+}) {
   const trpc = useTRPC();
   const last = useQuery(trpc.git.lastCommitMessage.queryOptions({ projectId }));
   const [title, setTitle] = useState<string | null>(null);
@@ -42,19 +50,38 @@ export function PullRequestDialog({ projectId, onClose, onOpened }: { projectId:
         </label>
         <label className="field">
           <span>Into branch</span>
-          <input className="input" value={base} onChange={(e) => setBase(e.target.value)} data-testid="pull-request-base" required />
+          <input
+            className="input"
+            value={base}
+            onChange={(e) => setBase(e.target.value)}
+            data-testid="pull-request-base"
+            required
+          />
         </label>
         <label className="field">
           <span>Description</span>
-          <textarea className="input" rows={4} value={body} onChange={(e) => setBody(e.target.value)} style={{ height: "auto" }} />
+          <textarea
+            className="input"
+            rows={4}
+            value={body}
+            onChange={(e) => setBody(e.target.value)}
+            style={{ height: "auto" }}
+          />
         </label>
-        {sessionId && <p className="hint">Its link is also posted in the agent session that is open, for everyone in it.</p>}
+        {sessionId && (
+          <p className="hint">Its link is also posted in the agent session that is open, for everyone in it.</p>
+        )}
         {open.error && <div className="error-text">{errorMessage(open.error)}</div>}
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary" disabled={open.isPending || !shownTitle.trim()} data-testid="pull-request-submit">
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={open.isPending || !shownTitle.trim()}
+            data-testid="pull-request-submit"
+          >
             {open.isPending ? "Opening…" : "Open pull request"}
           </button>
         </div>

@@ -39,13 +39,26 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
         }}
         data-testid="scm-remote-form"
       >
-        <input className="input" value={editing} onChange={(e) => setEditing(e.target.value)} placeholder="https://host/owner/repo.git or git@host:owner/repo.git" aria-label="Remote URL" autoFocus data-testid="scm-remote-input" />
+        <input
+          className="input"
+          value={editing}
+          onChange={(e) => setEditing(e.target.value)}
+          placeholder="https://host/owner/repo.git or git@host:owner/repo.git"
+          aria-label="Remote URL"
+          autoFocus
+          data-testid="scm-remote-input"
+        />
         <div className="row">
           <span className="spacer" />
           <button type="button" className="btn btn-sm" onClick={() => setEditing(null)}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-sm btn-primary" disabled={set.isPending || !editing.trim()} data-testid="scm-remote-save">
+          <button
+            type="submit"
+            className="btn btn-sm btn-primary"
+            disabled={set.isPending || !editing.trim()}
+            data-testid="scm-remote-save"
+          >
             Save remote
           </button>
         </div>
@@ -60,7 +73,8 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
         <span className="banner-text">
           {origin ? (
             <>
-              Fetch, pull and push wait for a project admin to confirm the remote. The repository&apos;s origin is <code>{origin}</code>.
+              Fetch, pull and push wait for a project admin to confirm the remote. The repository&apos;s origin is{" "}
+              <code>{origin}</code>.
             </>
           ) : (
             <>This project has no remote yet.</>
@@ -70,11 +84,20 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
         {canAdmin && (
           <div className="scm-remote-actions">
             {originUsable && (
-              <button className="btn btn-sm btn-primary" disabled={set.isPending} onClick={() => choose(origin)} data-testid="scm-remote-use-origin">
+              <button
+                className="btn btn-sm btn-primary"
+                disabled={set.isPending}
+                onClick={() => choose(origin)}
+                data-testid="scm-remote-use-origin"
+              >
                 Use origin
               </button>
             )}
-            <button className="btn btn-sm" onClick={() => setEditing(originUsable ? origin : "")} data-testid="scm-remote-set">
+            <button
+              className="btn btn-sm"
+              onClick={() => setEditing(originUsable ? origin : "")}
+              data-testid="scm-remote-set"
+            >
               Set remote…
             </button>
           </div>
@@ -93,7 +116,12 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
           {url.replace(/^(https?|ssh):\/\//, "")}
         </code>
         {canAdmin && (
-          <button className="btn btn-sm btn-ghost" onClick={() => setEditing(url)} title="Change where fetch, pull and push go" data-testid="scm-remote-change">
+          <button
+            className="btn btn-sm btn-ghost"
+            onClick={() => setEditing(url)}
+            title="Change where fetch, pull and push go"
+            data-testid="scm-remote-change"
+          >
             Change
           </button>
         )}
@@ -101,16 +129,29 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
       {differs && (
         <div className="banner banner-warning scm-remote-banner" role="status" data-testid="scm-remote-differs">
           <span className="banner-text">
-            Someone changed the repository&apos;s origin to <code>{origin}</code>. Fetch, pull and push still go to the project&apos;s remote, <code>{url}</code>.
+            Someone changed the repository&apos;s origin to <code>{origin}</code>. Fetch, pull and push still go to the
+            project&apos;s remote, <code>{url}</code>.
             {!canAdmin && " A project admin decides which one the project uses."}
           </span>
           {canAdmin && (
             <div className="scm-remote-actions">
-              <button className="btn btn-sm btn-primary" disabled={set.isPending} onClick={() => choose(url)} title="Point origin back at the project's remote" data-testid="scm-remote-keep">
+              <button
+                className="btn btn-sm btn-primary"
+                disabled={set.isPending}
+                onClick={() => choose(url)}
+                title="Point origin back at the project's remote"
+                data-testid="scm-remote-keep"
+              >
                 Keep the remote
               </button>
               {originUsable && (
-                <button className="btn btn-sm" disabled={set.isPending} onClick={() => choose(origin)} title="Make origin the project's remote" data-testid="scm-remote-use-origin">
+                <button
+                  className="btn btn-sm"
+                  disabled={set.isPending}
+                  onClick={() => choose(origin)}
+                  title="Make origin the project's remote"
+                  data-testid="scm-remote-use-origin"
+                >
                   Use origin
                 </button>
               )}

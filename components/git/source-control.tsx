@@ -27,9 +27,19 @@ export function SourceControl() {
   const [message, setMessage] = useState("");
   const [amend, setAmend] = useState(false);
   const [discarding, setDiscarding] = useState<string[] | null>(null);
-  const [notice, setNotice] = useState<{ text: string; link?: string; opened?: boolean; canOpen?: boolean; error?: boolean; credentialFor?: URL } | null>(null);
+  const [notice, setNotice] = useState<{
+    text: string;
+    link?: string;
+    opened?: boolean;
+    canOpen?: boolean;
+    error?: boolean;
+    credentialFor?: URL;
+  } | null>(null);
   const [openingPr, setOpeningPr] = useState(false);
-  const after = { onSettled: () => git.refresh(), onError: (error: unknown) => setNotice({ text: errorMessage(error), error: true }) };
+  const after = {
+    onSettled: () => git.refresh(),
+    onError: (error: unknown) => setNotice({ text: errorMessage(error), error: true }),
+  };
   const stage = useMutation(trpc.git.stage.mutationOptions(after));
   const unstage = useMutation(trpc.git.unstage.mutationOptions(after));
   const discard = useMutation(trpc.git.discard.mutationOptions(after));
@@ -52,7 +62,8 @@ export function SourceControl() {
     // The host refused (or was given no) credentials: offer to store one for exactly that host.
     const refused = result.gitError === "AUTH_FAILED" && remote.data?.url ? parseRemoteUrl(remote.data.url) : null;
     if (result.error) setNotice({ text: result.error, error: true, credentialFor: refused ?? undefined });
-    else if (result.action === "push") setNotice({ text: "Pushed.", link: result.pullRequestUrl ?? undefined, canOpen: result.canOpenPullRequest });
+    else if (result.action === "push")
+      setNotice({ text: "Pushed.", link: result.pullRequestUrl ?? undefined, canOpen: result.canOpenPullRequest });
     else setNotice({ text: result.action === "pull" ? "Pulled." : "Fetched." });
   });
   const busy = stage.isPending || unstage.isPending || discard.isPending || commit.isPending || finish.isPending;
@@ -64,7 +75,12 @@ export function SourceControl() {
       <div className="scm-empty" data-testid="scm-no-repository">
         <p>This project is not a git repository.</p>
         {canWrite && (
-          <button className="btn btn-primary" disabled={init.isPending} onClick={() => init.mutate({ projectId })} data-testid="scm-init">
+          <button
+            className="btn btn-primary"
+            disabled={init.isPending}
+            onClick={() => init.mutate({ projectId })}
+            data-testid="scm-init"
+          >
             Initialize Repository
           </button>
         )}
@@ -76,7 +92,10 @@ export function SourceControl() {
     if (!message.trim() || commit.isPending) return;
     commit.mutate({ projectId, message, amend });
   };
-  const changes = [...status.changed, ...status.untracked.map((path) => ({ path, letter: "A" as const, untracked: true }))];
+  const changes = [
+    ...status.changed,
+    ...status.untracked.map((path) => ({ path, letter: "A" as const, untracked: true })),
+  ];
 
   return (
     <div className="scm" data-testid="source-control">
@@ -92,10 +111,20 @@ export function SourceControl() {
               setNotice(null);
               operation.start(action);
             }}
-            title={action === "push" ? "Push the branch (and set its upstream)" : action === "pull" ? `Pull (${status.pullMode})` : "Fetch from origin"}
+            title={
+              action === "push"
+                ? "Push the branch (and set its upstream)"
+                : action === "pull"
+                  ? `Pull (${status.pullMode})`
+                  : "Fetch from origin"
+            }
             data-testid={`scm-${action}`}
           >
-            {action === "fetch" ? "Fetch" : action === "pull" ? `Pull${status.behind ? ` ↓${status.behind}` : ""}` : `Push${status.ahead ? ` ↑${status.ahead}` : ""}`}
+            {action === "fetch"
+              ? "Fetch"
+              : action === "pull"
+                ? `Pull${status.behind ? ` ↓${status.behind}` : ""}`
+                : `Push${status.ahead ? ` ↑${status.ahead}` : ""}`}
           </button>
         ))}
         <button className="icon-btn" title="Refresh" aria-label="Refresh Source Control" onClick={git.refresh}>
@@ -106,7 +135,10 @@ export function SourceControl() {
       {operation.running && (
         <div className="scm-progress" role="status" data-testid="scm-progress">
           <span>
-            {ACTION_LABEL[operation.running]}…{operation.progress ? ` ${operation.progress.phase}${operation.progress.percent !== null ? ` ${operation.progress.percent}%` : ""}` : ""}
+            {ACTION_LABEL[operation.running]}…
+            {operation.progress
+              ? ` ${operation.progress.phase}${operation.progress.percent !== null ? ` ${operation.progress.percent}%` : ""}`
+              : ""}
           </span>
           <div className="scm-progress-bar">
             <div style={{ width: `${operation.progress?.percent ?? 5}%` }} />
@@ -117,7 +149,11 @@ export function SourceControl() {
         </div>
       )}
       {notice && (
-        <div className={notice.error ? "banner banner-warning" : "banner banner-info"} role={notice.error ? "alert" : "status"} data-testid="scm-notice">
+        <div
+          className={notice.error ? "banner banner-warning" : "banner banner-info"}
+          role={notice.error ? "alert" : "status"}
+          data-testid="scm-notice"
+        >
           {notice.credentialFor && (
             <a
               className="btn btn-sm btn-primary scm-notice-action"
@@ -127,17 +163,29 @@ export function SourceControl() {
               title={`Store a ${notice.credentialFor.protocol === "ssh:" ? "ssh key" : "token"} for ${notice.credentialFor.host} in your account, then push again`}
               data-testid="scm-add-credential"
             >
-              {notice.credentialFor.protocol === "ssh:" ? "Add an ssh key" : "Add a token"} for {notice.credentialFor.host}
+              {notice.credentialFor.protocol === "ssh:" ? "Add an ssh key" : "Add a token"} for{" "}
+              {notice.credentialFor.host}
             </a>
           )}
           <span className="banner-text">{notice.text}</span>
           {notice.link && (
-            <a className="btn btn-sm" href={notice.link} title={notice.link} target="_blank" rel="noreferrer" data-testid="scm-pull-request-link">
+            <a
+              className="btn btn-sm"
+              href={notice.link}
+              title={notice.link}
+              target="_blank"
+              rel="noreferrer"
+              data-testid="scm-pull-request-link"
+            >
               {notice.opened ? "View pull request" : "Create pull request"}
             </a>
           )}
           {notice.canOpen && canWrite && (
-            <button className="btn btn-sm btn-primary" onClick={() => setOpeningPr(true)} data-testid="scm-open-pull-request">
+            <button
+              className="btn btn-sm btn-primary"
+              onClick={() => setOpeningPr(true)}
+              data-testid="scm-open-pull-request"
+            >
               Open pull request
             </button>
           )}
@@ -146,15 +194,25 @@ export function SourceControl() {
       {status.operation && (
         <div className="banner banner-warning" data-testid="scm-merge-banner">
           <span className="banner-text">
-            {status.operation === "merge" ? "Merging" : "Rebasing"}: resolve the conflicts in the editor, stage each file, then {status.operation === "merge" ? "commit" : "continue"}.
+            {status.operation === "merge" ? "Merging" : "Rebasing"}: resolve the conflicts in the editor, stage each
+            file, then {status.operation === "merge" ? "commit" : "continue"}.
           </span>
           {canWrite && (
             <>
-              <button className="btn btn-sm" disabled={busy} onClick={() => finish.mutate({ projectId, action: "abort" })} data-testid="scm-merge-abort">
+              <button
+                className="btn btn-sm"
+                disabled={busy}
+                onClick={() => finish.mutate({ projectId, action: "abort" })}
+                data-testid="scm-merge-abort"
+              >
                 Abort
               </button>
               {status.operation === "rebase" && (
-                <button className="btn btn-sm btn-primary" disabled={busy || status.conflicted.length > 0} onClick={() => finish.mutate({ projectId, action: "continue" })}>
+                <button
+                  className="btn btn-sm btn-primary"
+                  disabled={busy || status.conflicted.length > 0}
+                  onClick={() => finish.mutate({ projectId, action: "continue" })}
+                >
                   Continue
                 </button>
               )}
@@ -193,15 +251,34 @@ export function SourceControl() {
               Amend
             </label>
             <span className="spacer" />
-            <button className="btn btn-primary btn-sm" disabled={!message.trim() || commit.isPending} onClick={doCommit} data-testid="scm-commit">
+            <button
+              className="btn btn-primary btn-sm"
+              disabled={!message.trim() || commit.isPending}
+              onClick={doCommit}
+              data-testid="scm-commit"
+            >
               {commit.isPending ? "Committing…" : amend ? "Commit (Amend)" : "Commit"}
             </button>
           </div>
         </div>
       )}
       <div className="scm-lists">
-        <ChangeList section="merge" title="Merge Changes" rows={status.conflicted} canWrite={canWrite} busy={busy} onStage={(paths) => stage.mutate({ projectId, paths })} />
-        <ChangeList section="staged" title="Staged Changes" rows={status.staged} canWrite={canWrite} busy={busy} onUnstage={(paths) => unstage.mutate({ projectId, paths })} />
+        <ChangeList
+          section="merge"
+          title="Merge Changes"
+          rows={status.conflicted}
+          canWrite={canWrite}
+          busy={busy}
+          onStage={(paths) => stage.mutate({ projectId, paths })}
+        />
+        <ChangeList
+          section="staged"
+          title="Staged Changes"
+          rows={status.staged}
+          canWrite={canWrite}
+          busy={busy}
+          onUnstage={(paths) => unstage.mutate({ projectId, paths })}
+        />
         <ChangeList
           section="changes"
           title="Changes"
@@ -230,7 +307,11 @@ export function SourceControl() {
       )}
       {discarding && (
         <ConfirmDialog
-          title={discarding.length === 1 ? `Discard changes in ${discarding[0]}?` : `Discard changes in ${discarding.length} files?`}
+          title={
+            discarding.length === 1
+              ? `Discard changes in ${discarding[0]}?`
+              : `Discard changes in ${discarding.length} files?`
+          }
           confirmLabel="Discard"
           danger
           busy={discard.isPending}

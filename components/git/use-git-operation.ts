@@ -13,7 +13,13 @@ export type RemoteAction = "fetch" | "pull" | "push";
  * Runs a fetch, pull or push with its progress: the page picks the operation's id, listens to it,
  * then starts it; Cancel stops git in its sandbox.
  */
-export type OperationResult = { action: RemoteAction; pullRequestUrl?: string | null; canOpenPullRequest?: boolean; error?: string; gitError?: string };
+export type OperationResult = {
+  action: RemoteAction;
+  pullRequestUrl?: string | null;
+  canOpenPullRequest?: boolean;
+  error?: string;
+  gitError?: string;
+};
 
 export function useGitOperation(projectId: string, onSettled: (result: OperationResult) => void) {
   const trpc = useTRPC();
@@ -35,7 +41,8 @@ export function useGitOperation(projectId: string, onSettled: (result: Operation
     if (running) return;
     const id = crypto.randomUUID();
     setRunning({ id, action });
-    const done = (result: { pullRequestUrl?: string | null; canOpenPullRequest?: boolean }) => onSettled({ action, ...result });
+    const done = (result: { pullRequestUrl?: string | null; canOpenPullRequest?: boolean }) =>
+      onSettled({ action, ...result });
     const failed = (error: unknown) => onSettled({ action, error: errorMessage(error), gitError: gitErrorCode(error) });
     const input = { projectId, operationId: id };
     if (action === "push") push.mutateAsync(input).then(done, failed);

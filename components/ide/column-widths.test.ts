@@ -3,7 +3,11 @@ import { pixelColumnStorage } from "@/components/ide/column-widths";
 
 const memory = () => {
   const items = new Map<string, string>();
-  return { getItem: (key: string) => items.get(key) ?? null, setItem: (key: string, value: string) => void items.set(key, value), items };
+  return {
+    getItem: (key: string) => items.get(key) ?? null,
+    setItem: (key: string, value: string) => void items.set(key, value),
+    items,
+  };
 };
 
 describe("pixelColumnStorage", () => {

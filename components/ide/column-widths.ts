@@ -7,7 +7,11 @@ import type { LayoutStorage } from "react-resizable-panels";
  * this storage turns `fixed` panels' shares into pixels on the way in and back on the way out, and
  * gives the rest of the width to the others in their remembered proportion.
  */
-export function pixelColumnStorage(backing: LayoutStorage, fixed: readonly string[], groupWidth: () => number): LayoutStorage {
+export function pixelColumnStorage(
+  backing: LayoutStorage,
+  fixed: readonly string[],
+  groupWidth: () => number,
+): LayoutStorage {
   return {
     getItem(key) {
       const saved = read(backing.getItem(key));
@@ -29,7 +33,9 @@ export function pixelColumnStorage(backing: LayoutStorage, fixed: readonly strin
       const layout = read(value);
       const width = groupWidth();
       if (!layout || width <= 0) return;
-      const pixels = Object.fromEntries(Object.entries(layout).map(([id, share]) => [id, Math.round((share / 100) * width)]));
+      const pixels = Object.fromEntries(
+        Object.entries(layout).map(([id, share]) => [id, Math.round((share / 100) * width)]),
+      );
       try {
         backing.setItem(key, JSON.stringify(pixels));
       } catch {
@@ -43,7 +49,9 @@ function read(json: string | null): Record<string, number> | null {
   try {
     const value: unknown = JSON.parse(json ?? "null");
     if (!value || typeof value !== "object") return null;
-    const entries = Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === "number" && Number.isFinite(entry[1]) && entry[1] >= 0);
+    const entries = Object.entries(value).filter(
+      (entry): entry is [string, number] => typeof entry[1] === "number" && Number.isFinite(entry[1]) && entry[1] >= 0,
+    );
     return entries.length ? Object.fromEntries(entries) : null;
   } catch {
     return null;

@@ -25,7 +25,15 @@ export function CreateProjectForm({ teamId }: { teamId?: string }) {
       <div className="way-tabs" role="tablist" aria-label="How to start the project">
         <span className="way-title">New project</span>
         {WAYS.map((w) => (
-          <button key={w.id} type="button" role="tab" className="way-tab" aria-selected={way === w.id} onClick={() => setWay(w.id)} data-testid={`new-project-way-${w.id}`}>
+          <button
+            key={w.id}
+            type="button"
+            role="tab"
+            className="way-tab"
+            aria-selected={way === w.id}
+            onClick={() => setWay(w.id)}
+            data-testid={`new-project-way-${w.id}`}
+          >
             {w.label}
           </button>
         ))}
@@ -79,12 +87,23 @@ function EmptyProjectForm({ teamId }: { teamId?: string }) {
           data-testid="new-project-name"
           required
         />
-        <button className="btn btn-primary" type="submit" disabled={create.isPending || !name.trim()} data-testid="create-project" title={name.trim() ? undefined : "Give the project a name first"}>
+        <button
+          className="btn btn-primary"
+          type="submit"
+          disabled={create.isPending || !name.trim()}
+          data-testid="create-project"
+          title={name.trim() ? undefined : "Give the project a name first"}
+        >
           {create.isPending ? "Creating…" : "Create project"}
         </button>
       </div>
       <div>
-        <button type="button" className="btn btn-ghost btn-sm" onClick={() => setAdvanced(!advanced)} aria-expanded={advanced}>
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={() => setAdvanced(!advanced)}
+          aria-expanded={advanced}
+        >
           {advanced ? "▾" : "▸"} Advanced
         </button>
       </div>
@@ -98,7 +117,9 @@ function EmptyProjectForm({ teamId }: { teamId?: string }) {
             onChange={(event) => setImportPath(event.target.value)}
             data-testid="new-project-import"
           />
-          <small className="hint">The folder is copied into the new project. An admin chooses which folders may be imported.</small>
+          <small className="hint">
+            The folder is copied into the new project. An admin chooses which folders may be imported.
+          </small>
         </label>
       )}
       {create.error && <div className="error-text">{errorMessage(create.error)}</div>}

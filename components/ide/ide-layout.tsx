@@ -29,7 +29,15 @@ type IdeLayoutProps = {
  * editor keeps half the width and the side columns shrink to their minimums.
  */
 export function IdeLayout({ projectId, projectName, canWrite, user, sideView, onSideView }: IdeLayoutProps) {
-  const storage = useMemo(() => pixelColumnStorage(localStorage, ["panel-explorer", "panel-agent"], () => document.getElementById("ide-columns")?.getBoundingClientRect().width ?? window.innerWidth), []);
+  const storage = useMemo(
+    () =>
+      pixelColumnStorage(
+        localStorage,
+        ["panel-explorer", "panel-agent"],
+        () => document.getElementById("ide-columns")?.getBoundingClientRect().width ?? window.innerWidth,
+      ),
+    [],
+  );
   const columns = useDefaultLayout({ id: "tandem-ide-columns-px", storage });
   const rows = useDefaultLayout({ id: "tandem-ide-rows" });
   const explorer = usePanelRef();
@@ -47,12 +55,33 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
       onLayoutChanged={(layout, meta) => columns.onLayoutChanged(layout, { ...meta, requestedLayout: undefined })}
       resizeTargetMinimumSize={GRAB}
     >
-      <Panel id="panel-explorer" panelRef={explorer} defaultSize="200px" minSize="150px" maxSize="50%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
-        <SideBar projectId={projectId} projectName={projectName} canWrite={canWrite} view={sideView} onView={onSideView} />
+      <Panel
+        id="panel-explorer"
+        panelRef={explorer}
+        defaultSize="200px"
+        minSize="150px"
+        maxSize="50%"
+        collapsible
+        collapsedSize="0px"
+        groupResizeBehavior="preserve-pixel-size"
+      >
+        <SideBar
+          projectId={projectId}
+          projectName={projectName}
+          canWrite={canWrite}
+          view={sideView}
+          onView={onSideView}
+        />
       </Panel>
       <Separator className="ide-separator" data-testid="separator-explorer" />
       <Panel id="panel-main" minSize="460px">
-        <Group id="ide-rows" orientation="vertical" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged} resizeTargetMinimumSize={GRAB}>
+        <Group
+          id="ide-rows"
+          orientation="vertical"
+          defaultLayout={rows.defaultLayout}
+          onLayoutChanged={rows.onLayoutChanged}
+          resizeTargetMinimumSize={GRAB}
+        >
           <Panel id="panel-editor" minSize="15%">
             <EditorArea />
           </Panel>
@@ -63,8 +92,21 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
         </Group>
       </Panel>
       <Separator className="ide-separator" data-testid="separator-agent" />
-      <Panel id="panel-agent" defaultSize="30%" minSize="280px" maxSize="60%" collapsible collapsedSize="0px" groupResizeBehavior="preserve-pixel-size">
-        <AgentPanel projectId={projectId} projectName={projectName} canWrite={canWrite} me={{ id: user.id, name: user.name }} />
+      <Panel
+        id="panel-agent"
+        defaultSize="30%"
+        minSize="280px"
+        maxSize="60%"
+        collapsible
+        collapsedSize="0px"
+        groupResizeBehavior="preserve-pixel-size"
+      >
+        <AgentPanel
+          projectId={projectId}
+          projectName={projectName}
+          canWrite={canWrite}
+          me={{ id: user.id, name: user.name }}
+        />
       </Panel>
     </Group>
   );

@@ -43,7 +43,12 @@ export function IdeView({ projectId }: { projectId: string }) {
   }, [queryClient, trpc, projectId]);
 
   let body;
-  if (!user || project.isPending) body = <div className="center-message" style={{ height: "100vh" }}>Loading…</div>;
+  if (!user || project.isPending)
+    body = (
+      <div className="center-message" style={{ height: "100vh" }}>
+        Loading…
+      </div>
+    );
   else if (project.error) body = <ProjectError error={project.error} />;
   else
     body = (
@@ -55,7 +60,12 @@ export function IdeView({ projectId }: { projectId: string }) {
     <CommandsProvider>
       <OpenFilesProvider projectId={projectId} key={projectId}>
         <ExplorerProvider projectId={projectId} canWrite={canWrite}>
-          <GitProvider projectId={projectId} canWrite={canWrite} canAdmin={project.data?.role === "owner" || project.data?.role === "admin"} readable={project.isSuccess}>
+          <GitProvider
+            projectId={projectId}
+            canWrite={canWrite}
+            canAdmin={project.data?.role === "owner" || project.data?.role === "admin"}
+            readable={project.isSuccess}
+          >
             <OpenSessionProvider>{body}</OpenSessionProvider>
           </GitProvider>
         </ExplorerProvider>
@@ -86,7 +96,9 @@ function ProjectError({ error }: { error: unknown }) {
     <div className="auth-page">
       <div className="auth-card" data-testid="project-not-found">
         <h1>{missing ? "Project not found" : "Could not open the project"}</h1>
-        <p className="muted">{missing ? "This project does not exist, or you do not have access to it." : errorMessage(error)}</p>
+        <p className="muted">
+          {missing ? "This project does not exist, or you do not have access to it." : errorMessage(error)}
+        </p>
         <Link className="btn btn-primary" href="/">
           Back to projects
         </Link>
@@ -95,7 +107,17 @@ function ProjectError({ error }: { error: unknown }) {
   );
 }
 
-function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name: string; canWrite: boolean; user: User }) {
+function IdeShell({
+  projectId,
+  name,
+  canWrite,
+  user,
+}: {
+  projectId: string;
+  name: string;
+  canWrite: boolean;
+  user: User;
+}) {
   const store = useOpenFilesStore();
   const connection = useFileChanges(projectId);
   const { files, active } = useOpenFiles();
@@ -121,7 +143,11 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
   useCommands([
     { id: "theme", label: `Toggle light/dark theme (now ${theme})`, run: toggle },
     { id: "projects", label: "Go to projects", run: () => router.push("/") },
-    { id: "settings", label: "Project settings: MCP servers, tools, workflows, schedules", run: () => router.push(`/p/${projectId}/settings`) },
+    {
+      id: "settings",
+      label: "Project settings: MCP servers, tools, workflows, schedules",
+      run: () => router.push(`/p/${projectId}/settings`),
+    },
   ]);
 
   return (
@@ -141,17 +167,35 @@ function IdeShell({ projectId, name, canWrite, user }: { projectId: string; name
           {name}
         </span>
         <span className="spacer" />
-        <Link href={`/p/${projectId}/settings`} prefetch={false} className="icon-btn" title="Project settings: MCP servers, tools, workflows, schedules" aria-label="Project settings" data-testid="project-settings">
+        <Link
+          href={`/p/${projectId}/settings`}
+          prefetch={false}
+          className="icon-btn"
+          title="Project settings: MCP servers, tools, workflows, schedules"
+          aria-label="Project settings"
+          data-testid="project-settings"
+        >
           <GearIcon />
         </Link>
         <UserMenu user={user} />
       </header>
       <SandboxBanner />
-      <IdeLayout projectId={projectId} projectName={name} canWrite={canWrite} user={user} sideView={sideView} onSideView={setSideView} />
+      <IdeLayout
+        projectId={projectId}
+        projectName={name}
+        canWrite={canWrite}
+        user={user}
+        sideView={sideView}
+        onSideView={setSideView}
+      />
       <footer className={connection === "offline" ? "statusbar offline" : "statusbar"} data-testid="statusbar">
         <GitStatusBar onOpen={() => setSideView("scm")} />
         <span data-testid="connection-state" data-state={connection}>
-          {connection === "live" ? "● Live" : connection === "connecting" ? "○ Connecting…" : "⚠ Offline: changes on disk are not shown"}
+          {connection === "live"
+            ? "● Live"
+            : connection === "connecting"
+              ? "○ Connecting…"
+              : "⚠ Offline: changes on disk are not shown"}
         </span>
         <ProblemsStatus />
         <span className="spacer" />

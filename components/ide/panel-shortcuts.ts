@@ -56,8 +56,19 @@ export function usePanelShortcuts({ explorer, bottom }: { explorer: PanelRef; bo
     useMemo(
       () => [
         { id: "toggle-explorer", label: "Show or hide the explorer", keys: "Ctrl+B", run: () => void toggle(explorer) },
-        { id: "toggle-panel", label: "Show or hide the terminal panel", keys: "Ctrl+J", run: () => void toggle(bottom) },
-        { id: "toggle-terminal", label: "Go to the terminal, or hide it when it has the keyboard", keys: "Ctrl+`", run: () => toggleTerminal(bottom, runCommand), takesFocus: true },
+        {
+          id: "toggle-panel",
+          label: "Show or hide the terminal panel",
+          keys: "Ctrl+J",
+          run: () => void toggle(bottom),
+        },
+        {
+          id: "toggle-terminal",
+          label: "Go to the terminal, or hide it when it has the keyboard",
+          keys: "Ctrl+`",
+          run: () => toggleTerminal(bottom, runCommand),
+          takesFocus: true,
+        },
       ],
       [explorer, bottom, runCommand],
     ),

@@ -22,15 +22,33 @@ const VIEWS: { id: SideView; label: string; name: string; keys: string }[] = [
  * by VS Code's keys (Ctrl/Cmd+Shift+E, +F, +H for replace, +G). Explorer and Search stay mounted,
  * so a search survives a look at the tree.
  */
-export function SideBar({ projectId, projectName, canWrite, view, onView }: { projectId: string; projectName: string; canWrite: boolean; view: SideView; onView: (view: SideView) => void }) {
+export function SideBar({
+  projectId,
+  projectName,
+  canWrite,
+  view,
+  onView,
+}: {
+  projectId: string;
+  projectName: string;
+  canWrite: boolean;
+  view: SideView;
+  onView: (view: SideView) => void;
+}) {
   const search = useRef<SearchPanelHandle>(null);
   const { status } = useGit();
-  const count = status.data?.repository ? status.data.staged.length + status.data.changed.length + status.data.untracked.length + status.data.conflicted.length : 0;
+  const count = status.data?.repository
+    ? status.data.staged.length +
+      status.data.changed.length +
+      status.data.untracked.length +
+      status.data.conflicted.length
+    : 0;
 
   const show = (next: SideView, replace = false) => {
     onView(next);
     if (next === "search") search.current?.focus(replace);
-    else if (next === "explorer") requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
+    else if (next === "explorer")
+      requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
   };
 
   useEffect(() => {
@@ -51,8 +69,24 @@ export function SideBar({ projectId, projectName, canWrite, view, onView }: { pr
 
   useCommands([
     { id: "view-search", label: "Find in files", keys: "Ctrl+Shift+F", run: () => show("search"), takesFocus: true },
-    ...(canWrite ? [{ id: "view-replace", label: "Replace in files", keys: "Ctrl+Shift+H", run: () => show("search", true), takesFocus: true }] : []),
-    { id: "view-explorer", label: "Show the explorer", keys: "Ctrl+Shift+E", run: () => show("explorer"), takesFocus: true },
+    ...(canWrite
+      ? [
+          {
+            id: "view-replace",
+            label: "Replace in files",
+            keys: "Ctrl+Shift+H",
+            run: () => show("search", true),
+            takesFocus: true,
+          },
+        ]
+      : []),
+    {
+      id: "view-explorer",
+      label: "Show the explorer",
+      keys: "Ctrl+Shift+E",
+      run: () => show("explorer"),
+      takesFocus: true,
+    },
     { id: "view-scm", label: "Show Source Control", keys: "Ctrl+Shift+G", run: () => show("scm") },
   ]);
 

@@ -15,7 +15,8 @@ const TerminalView = dynamic(() => import("@/components/terminal/terminal-view")
   loading: () => <div className="center-message">Starting terminal…</div>,
 });
 
-const focusTerminal = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=terminal-host] textarea")?.focus());
+const focusTerminal = () =>
+  requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=terminal-host] textarea")?.focus());
 
 /** The terminal this browser last looked at in the project, so a reload comes back to it. */
 function useChosenTerminal(projectId: string): [string | null, (id: string | null) => void] {
@@ -191,7 +192,9 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
           </label>
         ) : active ? (
           <span className="terminal-access" data-testid="terminal-access" data-can-type={active.canType}>
-            {active.canType ? `${active.owner?.name ?? "Someone"}'s terminal · you can type` : `Watching ${active.owner?.name ?? "someone"}'s terminal · read-only`}
+            {active.canType
+              ? `${active.owner?.name ?? "Someone"}'s terminal · you can type`
+              : `Watching ${active.owner?.name ?? "someone"}'s terminal · read-only`}
           </span>
         ) : null}
       </div>
@@ -199,21 +202,36 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
         <div className="center-message terminal-ended" data-testid="terminal-ended">
           <p>This terminal ended when the server restarted. Its processes and output are gone.</p>
           {canWrite && (
-            <button className="btn btn-primary" onClick={() => create.mutate({ projectId })} disabled={create.isPending} data-testid="terminal-ended-new">
+            <button
+              className="btn btn-primary"
+              onClick={() => create.mutate({ projectId })}
+              disabled={create.isPending}
+              data-testid="terminal-ended-new"
+            >
               Open a new terminal
             </button>
           )}
         </div>
       ) : active ? (
         <div className="terminal-host" data-testid="terminal-host">
-          <TerminalView key={active.id} projectId={projectId} terminalId={active.id} autoFocus={active.id === openedHere} />
+          <TerminalView
+            key={active.id}
+            projectId={projectId}
+            terminalId={active.id}
+            autoFocus={active.id === openedHere}
+          />
         </div>
       ) : (
         <div className="center-message">
           {terminals.isPending ? (
             "Loading terminals…"
           ) : canWrite ? (
-            <button className="btn" onClick={() => create.mutate({ projectId })} disabled={create.isPending} data-testid="terminal-open">
+            <button
+              className="btn"
+              onClick={() => create.mutate({ projectId })}
+              disabled={create.isPending}
+              data-testid="terminal-open"
+            >
               Open a terminal
             </button>
           ) : (

@@ -40,12 +40,16 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
           refreshReview(); // the Changes view and the editor's agent line marks follow the disk
           // Source Control's lists and the explorer's decorations follow too, once per burst.
           clearTimeout(gitTimer.current);
-          gitTimer.current = setTimeout(() => void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId })), 300);
+          gitTimer.current = setTimeout(
+            () => void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId })),
+            300,
+          );
           if (change.type === "change") return;
           folders.current.add(parentOf(change.path));
           clearTimeout(timer.current);
           timer.current = setTimeout(() => {
-            for (const path of folders.current) void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId, path }));
+            for (const path of folders.current)
+              void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId, path }));
             folders.current.clear();
           }, 120);
         },

@@ -14,7 +14,13 @@ const remoteOf = (url: string) => {
   const remote = parseRemoteUrl(url);
   return { host: remote?.host ?? "", ssh: remote !== null && isSshRemote(remote) };
 };
-const nameFromUrl = (url: string) => url.trim().replace(/\/+$/, "").replace(/\.git$/, "").split("/").pop() ?? "";
+const nameFromUrl = (url: string) =>
+  url
+    .trim()
+    .replace(/\/+$/, "")
+    .replace(/\.git$/, "")
+    .split("/")
+    .pop() ?? "";
 
 /**
  * A new project cloned from a git repository (https, or ssh with a stored key). Progress streams
@@ -38,7 +44,8 @@ export function CloneForm({ teamId }: { teamId?: string }) {
   const fits = (c: { host: string; kind: string }) => c.host === host && (c.kind === "ssh-key") === ssh;
   const own = useQuery(trpc.gitCredential.list.queryOptions()).data?.filter(fits) ?? [];
   // A project made in a team may also use the team's shared credentials (the server checks which).
-  const shared = useQuery(trpc.gitCredential.teamList.queryOptions(teamId ? { teamId } : skipToken)).data?.filter(fits) ?? [];
+  const shared =
+    useQuery(trpc.gitCredential.teamList.queryOptions(teamId ? { teamId } : skipToken)).data?.filter(fits) ?? [];
   const forHost = [...own, ...shared];
 
   useSubscription(
@@ -73,7 +80,15 @@ export function CloneForm({ teamId }: { teamId?: string }) {
     }
     const id = crypto.randomUUID();
     setOperationId(id);
-    create.mutate({ name: name.trim() || nameFromUrl(url), gitUrl: url.trim(), branch: branch.trim() || undefined, depth: shallow ? 1 : undefined, credentialId: chosen, teamId, operationId: id });
+    create.mutate({
+      name: name.trim() || nameFromUrl(url),
+      gitUrl: url.trim(),
+      branch: branch.trim() || undefined,
+      depth: shallow ? 1 : undefined,
+      credentialId: chosen,
+      teamId,
+      operationId: id,
+    });
   }
 
   return (
@@ -87,20 +102,44 @@ export function CloneForm({ teamId }: { teamId?: string }) {
     >
       <label className="field">
         <span>Repository URL</span>
-        <input className="input" placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git" value={url} onChange={(e) => setUrl(e.target.value)} required data-testid="clone-url" />
+        <input
+          className="input"
+          placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          required
+          data-testid="clone-url"
+        />
       </label>
       <div className="row">
         <label className="field" style={{ flex: 2 }}>
           <span>Project name</span>
-          <input className="input" placeholder={nameFromUrl(url) || "my-app"} value={name} onChange={(e) => setName(e.target.value)} data-testid="clone-name" />
+          <input
+            className="input"
+            placeholder={nameFromUrl(url) || "my-app"}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            data-testid="clone-name"
+          />
         </label>
         <label className="field" style={{ flex: 1 }}>
           <span>Branch (optional)</span>
-          <input className="input" placeholder="default" value={branch} onChange={(e) => setBranch(e.target.value)} data-testid="clone-branch" />
+          <input
+            className="input"
+            placeholder="default"
+            value={branch}
+            onChange={(e) => setBranch(e.target.value)}
+            data-testid="clone-branch"
+          />
         </label>
       </div>
       <label className="scm-amend">
-        <input type="checkbox" checked={shallow} onChange={(e) => setShallow(e.target.checked)} data-testid="clone-shallow" />
+        <input
+          type="checkbox"
+          checked={shallow}
+          onChange={(e) => setShallow(e.target.checked)}
+          data-testid="clone-shallow"
+        />
         Shallow clone (latest commit only)
       </label>
       {host && (
@@ -108,7 +147,12 @@ export function CloneForm({ teamId }: { teamId?: string }) {
           {forHost.length > 0 && (
             <label className="field" style={{ flex: 1 }}>
               <span>Credential for {host}</span>
-              <select className="input" value={credentialId} onChange={(e) => setCredentialId(e.target.value)} data-testid="clone-credential">
+              <select
+                className="input"
+                value={credentialId}
+                onChange={(e) => setCredentialId(e.target.value)}
+                data-testid="clone-credential"
+              >
                 <option value="">The first that fits (or none)</option>
                 {[
                   { label: "Yours", list: own },
@@ -131,13 +175,22 @@ export function CloneForm({ teamId }: { teamId?: string }) {
           {ssh ? (
             forHost.length === 0 && (
               <span className="hint" style={{ flex: 1 }} data-testid="clone-ssh-hint">
-                An ssh URL needs an ssh key for {host}: add one under Your git credentials (or ask a team admin for a shared one).
+                An ssh URL needs an ssh key for {host}: add one under Your git credentials (or ask a team admin for a
+                shared one).
               </span>
             )
           ) : (
             <label className="field" style={{ flex: 1 }}>
               <span>{forHost.length ? "Or store a new token" : `Token for ${host} (private repositories)`}</span>
-              <input className="input" type="password" autoComplete="off" placeholder="Personal access token" value={token} onChange={(e) => setToken(e.target.value)} data-testid="clone-token" />
+              <input
+                className="input"
+                type="password"
+                autoComplete="off"
+                placeholder="Personal access token"
+                value={token}
+                onChange={(e) => setToken(e.target.value)}
+                data-testid="clone-token"
+              />
             </label>
           )}
         </div>
@@ -145,12 +198,19 @@ export function CloneForm({ teamId }: { teamId?: string }) {
       {create.isPending && (
         <div className="scm-progress" role="status" data-testid="clone-progress" style={{ padding: 0 }}>
           <span>
-            {progress ? `${progress.phase}${progress.percent !== null ? ` ${progress.percent}%` : ""}${progress.total ? ` (${progress.done}/${progress.total} objects)` : ""}` : "Connecting…"}
+            {progress
+              ? `${progress.phase}${progress.percent !== null ? ` ${progress.percent}%` : ""}${progress.total ? ` (${progress.done}/${progress.total} objects)` : ""}`
+              : "Connecting…"}
           </span>
           <div className="scm-progress-bar">
             <div style={{ width: `${progress?.percent ?? 3}%` }} />
           </div>
-          <button type="button" className="btn btn-sm" onClick={() => operationId && cancel.mutate({ operationId })} data-testid="clone-cancel">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => operationId && cancel.mutate({ operationId })}
+            data-testid="clone-cancel"
+          >
             Cancel
           </button>
         </div>

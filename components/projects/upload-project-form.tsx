@@ -19,7 +19,12 @@ function chosenFrom(items: UploadItem[]): Chosen | null {
   if (items.length === 0) return null;
   if (items.length === 1 && /\.zip$/i.test(items[0]!.path)) {
     const file = items[0]!;
-    return { label: `${file.path} (${size(file.file.size)})`, items: [{ path: file.file.name, file: file.file }], zip: true, name: file.file.name.replace(/\.zip$/i, "") };
+    return {
+      label: `${file.path} (${size(file.file.size)})`,
+      items: [{ path: file.file.name, file: file.file }],
+      zip: true,
+      name: file.file.name.replace(/\.zip$/i, ""),
+    };
   }
   const tops = new Set(items.map((i) => i.path.split("/")[0]));
   const folder = tops.size === 1 && items.every((i) => i.path.includes("/")) ? [...tops][0]! : null;
@@ -64,14 +69,26 @@ export function UploadProjectForm({ teamId }: { teamId?: string }) {
     try {
       projectId = (await create.mutateAsync({ name, teamId })).id;
       setProgress(0);
-      const result = await sendUpload(projectId, { dir: "", onExists: "refuse", unzip: chosen.zip }, chosen.items, (loaded, total) => setProgress(total ? loaded / total : 0));
+      const result = await sendUpload(
+        projectId,
+        { dir: "", onExists: "refuse", unzip: chosen.zip },
+        chosen.items,
+        (loaded, total) => setProgress(total ? loaded / total : 0),
+      );
       if (!result.ok) throw new Error(result.message);
       void queryClient.invalidateQueries(trpc.project.list.queryFilter());
       router.push(`/p/${projectId}`);
     } catch (failure) {
       setProgress(null);
-      const removed = projectId ? await remove.mutateAsync({ projectId }).then(() => true, () => false) : true;
-      setError(`${errorMessage(failure)}${removed ? "" : " The project was created but is empty; an admin of the team can delete it."}`);
+      const removed = projectId
+        ? await remove.mutateAsync({ projectId }).then(
+            () => true,
+            () => false,
+          )
+        : true;
+      setError(
+        `${errorMessage(failure)}${removed ? "" : " The project was created but is empty; an admin of the team can delete it."}`,
+      );
       void queryClient.invalidateQueries(trpc.project.list.queryFilter());
     }
   }
@@ -103,25 +120,76 @@ export function UploadProjectForm({ teamId }: { teamId?: string }) {
       >
         <span>{chosen ? chosen.label : "Drop a folder or a .zip here, or"}</span>
         <div className="row">
-          <button type="button" className="btn btn-sm" onClick={() => folderInput.current?.click()} data-testid="new-project-pick-folder">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => folderInput.current?.click()}
+            data-testid="new-project-pick-folder"
+          >
             Choose a folder…
           </button>
-          <button type="button" className="btn btn-sm" onClick={() => zipInput.current?.click()} data-testid="new-project-pick-zip">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => zipInput.current?.click()}
+            data-testid="new-project-pick-zip"
+          >
             Choose a zip…
           </button>
         </div>
-        <input ref={folderInput} type="file" multiple hidden {...{ webkitdirectory: "" }} onChange={(e) => (e.currentTarget.files && choose(fromInput(e.currentTarget.files)), (e.currentTarget.value = ""))} />
-        <input ref={zipInput} type="file" accept=".zip,application/zip" hidden onChange={(e) => (e.currentTarget.files && choose(fromInput(e.currentTarget.files)), (e.currentTarget.value = ""))} data-testid="new-project-zip-input" />
+        <input
+          ref={folderInput}
+          type="file"
+          multiple
+          hidden
+          {...{ webkitdirectory: "" }}
+          onChange={(e) => (
+            e.currentTarget.files && choose(fromInput(e.currentTarget.files)), (e.currentTarget.value = "")
+          )}
+        />
+        <input
+          ref={zipInput}
+          type="file"
+          accept=".zip,application/zip"
+          hidden
+          onChange={(e) => (
+            e.currentTarget.files && choose(fromInput(e.currentTarget.files)), (e.currentTarget.value = "")
+          )}
+          data-testid="new-project-zip-input"
+        />
       </div>
       <div className="row">
-        <input className="input" placeholder="New project name" value={name} onChange={(event) => setName(event.target.value)} aria-label="Project name" data-testid="new-project-upload-name" required />
-        <button className="btn btn-primary" type="submit" disabled={busy || !chosen || !name.trim()} data-testid="create-project-upload">
-          {progress !== null ? `Uploading… ${Math.floor(progress * 100)}%` : create.isPending ? "Creating…" : "Create and upload"}
+        <input
+          className="input"
+          placeholder="New project name"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          aria-label="Project name"
+          data-testid="new-project-upload-name"
+          required
+        />
+        <button
+          className="btn btn-primary"
+          type="submit"
+          disabled={busy || !chosen || !name.trim()}
+          data-testid="create-project-upload"
+        >
+          {progress !== null
+            ? `Uploading… ${Math.floor(progress * 100)}%`
+            : create.isPending
+              ? "Creating…"
+              : "Create and upload"}
         </button>
       </div>
       {progress !== null && <progress className="upload-bar" max={1} value={progress} aria-label="Upload progress" />}
-      <small className="hint">A zip is unpacked into the project (its single top folder, if any, is left out). Links inside zips are refused.</small>
-      {error && <div className="error-text" data-testid="new-project-error">{error}</div>}
+      <small className="hint">
+        A zip is unpacked into the project (its single top folder, if any, is left out). Links inside zips are refused.
+      </small>
+      {error && (
+        <div className="error-text" data-testid="new-project-error">
+          {error}
+        </div>
+      )}
     </form>
   );
 }

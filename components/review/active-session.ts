@@ -52,5 +52,9 @@ export function useRegisterChangesHost() {
 }
 
 export function useHasChangesHost(): boolean {
-  return useSyncExternalStore(subscribe, () => hosts > 0, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => hosts > 0,
+    () => false,
+  );
 }

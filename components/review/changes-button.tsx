@@ -16,7 +16,15 @@ const CHANGE_KINDS = new Set(["edit", "execute"]);
  * also marks the session as the one the editor shows change marks for, and refetches the review
  * when the agent finishes an edit or a command, or the log moves the review base.
  */
-export function ChangesButton({ projectId, sessionId, transcript }: { projectId: string; sessionId: string; transcript: Transcript }) {
+export function ChangesButton({
+  projectId,
+  sessionId,
+  transcript,
+}: {
+  projectId: string;
+  sessionId: string;
+  transcript: Transcript;
+}) {
   useRegisterActiveSession(projectId, sessionId);
   const trpc = useTRPC();
   const store = useOpenFilesStore();
@@ -25,14 +33,25 @@ export function ChangesButton({ projectId, sessionId, transcript }: { projectId:
   const changes = useQuery(trpc.review.changes.queryOptions({ sessionId }, { enabled: hasHost }));
 
   const finishedChanges = useMemo(
-    () => transcript.items.reduce((n, i) => n + (i.kind === "tool" && CHANGE_KINDS.has(i.toolKind) && i.result ? 1 : 0), 0),
+    () =>
+      transcript.items.reduce((n, i) => n + (i.kind === "tool" && CHANGE_KINDS.has(i.toolKind) && i.result ? 1 : 0), 0),
     [transcript],
   );
   useEffect(() => refresh(), [finishedChanges, transcript.reviewSeq, refresh]);
 
   const count = changes.data?.files.length ?? 0;
   const shown = hasHost && !!changes.data?.baseId;
-  useCommands(shown ? [{ id: "changes", label: `Review the session's changes (${count} files)`, run: () => store.openChanges(sessionId) }] : null);
+  useCommands(
+    shown
+      ? [
+          {
+            id: "changes",
+            label: `Review the session's changes (${count} files)`,
+            run: () => store.openChanges(sessionId),
+          },
+        ]
+      : null,
+  );
 
   if (!shown) return null;
   return (

@@ -40,7 +40,10 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
   return (
     <div className="changes-view" data-testid="changes-view">
       <div className="changes-header">
-        <strong className="changes-title" title={session.data ? `Changes made in the session “${session.data.title}”` : undefined}>
+        <strong
+          className="changes-title"
+          title={session.data ? `Changes made in the session “${session.data.title}”` : undefined}
+        >
           Changes
         </strong>
         <span className="muted" data-testid="changes-count">
@@ -49,7 +52,11 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
         <span className="spacer" />
         <label className="changes-since">
           <span className="muted">Since</span>
-          <select value={since ?? ""} onChange={(event) => setSince(event.target.value || undefined)} data-testid="changes-since">
+          <select
+            value={since ?? ""}
+            onChange={(event) => setSince(event.target.value || undefined)}
+            data-testid="changes-since"
+          >
             <option value="">session start</option>
             {(checkpoints.data?.checkpoints ?? []).map((c, i) => (
               <option key={c.checkpointId} value={c.checkpointId}>
@@ -65,7 +72,9 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
         <div className="center-message">Loading changes…</div>
       ) : files.length === 0 ? (
         <div className="center-message" data-testid="changes-empty">
-          {changes.data?.baseId ? "Nothing left to review: every change was accepted or rejected." : "The agent has not changed any file in this session yet."}
+          {changes.data?.baseId
+            ? "Nothing left to review: every change was accepted or rejected."
+            : "The agent has not changed any file in this session yet."}
         </div>
       ) : (
         <div className="changes-body">
@@ -91,14 +100,32 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
               </li>
             ))}
           </ul>
-          {current && <ChangedFile key={`${current.path}:${since ?? ""}`} sessionId={sessionId} path={current.path} since={since} canWrite={canWrite} />}
+          {current && (
+            <ChangedFile
+              key={`${current.path}:${since ?? ""}`}
+              sessionId={sessionId}
+              path={current.path}
+              since={since}
+              canWrite={canWrite}
+            />
+          )}
         </div>
       )}
     </div>
   );
 }
 
-function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; path: string; since: string | undefined; canWrite: boolean }) {
+function ChangedFile({
+  sessionId,
+  path,
+  since,
+  canWrite,
+}: {
+  sessionId: string;
+  path: string;
+  since: string | undefined;
+  canWrite: boolean;
+}) {
   const trpc = useTRPC();
   const refresh = useReviewRefresh();
   const store = useOpenFilesStore();
@@ -118,7 +145,9 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
   const error = rejectHunk.error ?? acceptHunk.error ?? rejectFile.error ?? acceptFile.error;
   const data = file.data;
   const version = data?.version ?? null;
-  const acceptBlocked = since ? "Accepting moves the session's review base: choose “since session start” to accept." : null;
+  const acceptBlocked = since
+    ? "Accepting moves the session's review base: choose “since session start” to accept."
+    : null;
 
   if (file.error) return <div className="center-message">{errorMessage(file.error)}</div>;
   if (!data) return <div className="center-message">Loading {path}…</div>;
@@ -130,10 +159,17 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
         <span className="diff-path" title={path}>
           {ltr(data.oldPath ? `${data.oldPath} → ${path}` : path)}
         </span>
-        <span className="muted">{data.binary ? "binary" : `${hunks.length} ${hunks.length === 1 ? "change" : "changes"}`}</span>
+        <span className="muted">
+          {data.binary ? "binary" : `${hunks.length} ${hunks.length === 1 ? "change" : "changes"}`}
+        </span>
         <span className="spacer" />
         {data.status !== "deleted" && (
-          <button type="button" className="btn btn-ghost btn-sm" onClick={() => void store.open(path)} title={`Open ${path} in the editor`}>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={() => void store.open(path)}
+            title={`Open ${path} in the editor`}
+          >
             Open
           </button>
         )}
@@ -164,7 +200,11 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
           </>
         )}
       </div>
-      {error && <div className="banner banner-warning" role="alert" data-testid="review-error"><span className="banner-text">{errorMessage(error)}</span></div>}
+      {error && (
+        <div className="banner banner-warning" role="alert" data-testid="review-error">
+          <span className="banner-text">{errorMessage(error)}</span>
+        </div>
+      )}
       {data.binary ? (
         <div className="center-message">Binary file or symbolic link: accept or reject it whole.</div>
       ) : (
@@ -179,7 +219,15 @@ function ChangedFile({ sessionId, path, since, canWrite }: { sessionId: string; 
           working={working}
           acceptBlocked={acceptBlocked}
           onAccept={(hunk) => acceptHunk.mutate({ sessionId, path, hunkIndex: hunk.index, expectedVersion: version })}
-          onReject={(hunk) => rejectHunk.mutate({ sessionId, path, hunkIndex: hunk.index, expectedVersion: version, sinceCheckpointId: since })}
+          onReject={(hunk) =>
+            rejectHunk.mutate({
+              sessionId,
+              path,
+              hunkIndex: hunk.index,
+              expectedVersion: version,
+              sinceCheckpointId: since,
+            })
+          }
         />
       )}
     </div>

@@ -8,10 +8,23 @@ import { useTRPC } from "@/components/trpc-provider";
 import { Dialog } from "@/components/ui/dialog";
 import { errorMessage } from "@/components/ui/error-message";
 
-const STATUS_TEXT: Record<string, string> = { added: "comes back", modified: "changes back", deleted: "is removed", renamed: "moves back" };
+const STATUS_TEXT: Record<string, string> = {
+  added: "comes back",
+  modified: "changes back",
+  deleted: "is removed",
+  renamed: "moves back",
+};
 
 /** "Restore to before this turn": what will change, the option to rewind the conversation too, then the restore. */
-export function RestoreDialog({ sessionId, checkpointId, onClose }: { sessionId: string; checkpointId: string; onClose: () => void }) {
+export function RestoreDialog({
+  sessionId,
+  checkpointId,
+  onClose,
+}: {
+  sessionId: string;
+  checkpointId: string;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const refresh = useReviewRefresh();
   const jumpToLatest = useContext(JumpToLatest);
@@ -40,8 +53,8 @@ export function RestoreDialog({ sessionId, checkpointId, onClose }: { sessionId:
       ) : (
         <>
           <p>
-            {files.length === 1 ? "This file goes back" : `These ${files.length} files go back`} to how they were before the turn. You can undo the restore
-            afterwards.
+            {files.length === 1 ? "This file goes back" : `These ${files.length} files go back`} to how they were before
+            the turn. You can undo the restore afterwards.
           </p>
           <ul className="restore-files" data-testid="restore-files">
             {files.map((f) => (
@@ -53,10 +66,20 @@ export function RestoreDialog({ sessionId, checkpointId, onClose }: { sessionId:
         </>
       )}
       <label className="restore-rewind">
-        <input type="checkbox" checked={rewind} onChange={(event) => setRewind(event.target.checked)} data-testid="restore-rewind" />
-        Also rewind the conversation: the agent forgets this turn and the ones after it (they stay in the log, collapsed)
+        <input
+          type="checkbox"
+          checked={rewind}
+          onChange={(event) => setRewind(event.target.checked)}
+          data-testid="restore-rewind"
+        />
+        Also rewind the conversation: the agent forgets this turn and the ones after it (they stay in the log,
+        collapsed)
       </label>
-      {restore.error && <p className="error-text" role="alert">{errorMessage(restore.error)}</p>}
+      {restore.error && (
+        <p className="error-text" role="alert">
+          {errorMessage(restore.error)}
+        </p>
+      )}
       <div className="dialog-actions">
         <button className="btn" onClick={onClose}>
           Cancel

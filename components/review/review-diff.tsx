@@ -29,7 +29,19 @@ type ReviewDiffProps = {
  * drawn in a layer of its own over the editor (placed from the zone's reported position), so it is
  * plain page content: it never scrolls sideways with long lines and clicks reach it directly.
  */
-export default function ReviewDiff({ sessionId, path, original, current, hunks, canWrite, busy, working, acceptBlocked, onAccept, onReject }: ReviewDiffProps) {
+export default function ReviewDiff({
+  sessionId,
+  path,
+  original,
+  current,
+  hunks,
+  canWrite,
+  busy,
+  working,
+  acceptBlocked,
+  onAccept,
+  onReject,
+}: ReviewDiffProps) {
   const [diff, setDiff] = useState<monaco.editor.IStandaloneDiffEditor | null>(null);
   const modified = diff?.getModifiedEditor() ?? null;
   // Where in the list the change to keep in view is: after a Reject or an Accept, the change that
@@ -53,16 +65,23 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
             domNode: document.createElement("div"),
             onDomNodeTop: (top) => {
               const absolute = top + modified.getScrollTop();
-              setTops((current) => (current[hunk.index] === absolute ? current : { ...current, [hunk.index]: absolute }));
+              setTops((current) =>
+                current[hunk.index] === absolute ? current : { ...current, [hunk.index]: absolute },
+              );
             },
           }),
         );
       });
     setTops({});
     place();
-    const update = () => setView({ scrollTop: modified.getScrollTop(), contentLeft: modified.getLayoutInfo().contentLeft });
+    const update = () =>
+      setView({ scrollTop: modified.getScrollTop(), contentLeft: modified.getLayoutInfo().contentLeft });
     update();
-    const listeners = [modified.onDidScrollChange(update), modified.onDidLayoutChange(update), modified.onDidChangeModelContent(place)];
+    const listeners = [
+      modified.onDidScrollChange(update),
+      modified.onDidLayoutChange(update),
+      modified.onDidChangeModelContent(place),
+    ];
     return () => {
       listeners.forEach((l) => l.dispose());
       modified.changeViewZones((accessor) => ids.forEach((id) => accessor.removeZone(id)));
@@ -96,7 +115,10 @@ export default function ReviewDiff({ sessionId, path, original, current, hunks, 
         original={original}
         modified={current}
         onMount={setDiff}
-        options={{ renderOverviewRuler: true, hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 } }}
+        options={{
+          renderOverviewRuler: true,
+          hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 },
+        }}
       />
       <div className="hunk-bars" style={{ left: view.contentLeft }}>
         {hunks.map((hunk) =>
@@ -139,7 +161,15 @@ function HunkBar({ hunk, total, top, canWrite, busy, working, acceptBlocked, onA
     <div className="hunk-bar" style={{ top, height: ZONE_HEIGHT - 2 }} data-testid="hunk" data-index={hunk.index}>
       {canWrite && (
         <>
-          <button type="button" className="btn btn-sm" disabled={busy} onClick={() => onReject(hunk)} data-testid="hunk-reject" title="Put these lines back as they were" aria-busy={working === "reject" || undefined}>
+          <button
+            type="button"
+            className="btn btn-sm"
+            disabled={busy}
+            onClick={() => onReject(hunk)}
+            data-testid="hunk-reject"
+            title="Put these lines back as they were"
+            aria-busy={working === "reject" || undefined}
+          >
             {working === "reject" ? "Rejecting…" : "Reject"}
           </button>
           <button

@@ -12,8 +12,20 @@ const hunk = (newStart: number, lines: string[]): ReviewHunk => ({
 
 describe("changedLines", () => {
   it("marks a replaced line as modified, an inserted one as added, and nothing else", () => {
-    const edited = hunk(1, ["-export function add(a, b) {", "+export function add(a, b): number {", "   return a + b;", " }"]);
-    const inserted = hunk(11, [" }", " ", " export function divide(a, b) {", "+  if (b === 0) throw new RangeError();", "   return a / b;", " }"]);
+    const edited = hunk(1, [
+      "-export function add(a, b) {",
+      "+export function add(a, b): number {",
+      "   return a + b;",
+      " }",
+    ]);
+    const inserted = hunk(11, [
+      " }",
+      " ",
+      " export function divide(a, b) {",
+      "+  if (b === 0) throw new RangeError();",
+      "   return a / b;",
+      " }",
+    ]);
     expect(changedLines([edited, inserted])).toEqual([
       { line: 1, kind: "modified" },
       { line: 14, kind: "added" },

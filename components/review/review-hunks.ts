@@ -4,7 +4,14 @@
 /** A change being rejected or accepted right now (its request is on its way). */
 export type HunkWork = { action: "reject" | "accept"; index: number };
 
-export type ReviewHunk = { index: number; oldStart: number; oldLines: number; newStart: number; newLines: number; lines: string[] };
+export type ReviewHunk = {
+  index: number;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+};
 
 export type LineMark = { line: number; kind: "added" | "modified" | "deleted" };
 
@@ -45,5 +52,8 @@ export function changeStart(hunk: ReviewHunk): number {
 }
 
 export function hunkCounts(hunk: ReviewHunk): { added: number; removed: number } {
-  return { added: hunk.lines.filter((l) => l.startsWith("+")).length, removed: hunk.lines.filter((l) => l.startsWith("-")).length };
+  return {
+    added: hunk.lines.filter((l) => l.startsWith("+")).length,
+    removed: hunk.lines.filter((l) => l.startsWith("-")).length,
+  };
 }

@@ -20,7 +20,12 @@ type Props = {
 /** One file's replacement as a diff, computed by the server from the file as it is now. */
 export function ReplacePreviewDialog({ projectId, query, replacement, path, matches, onReplace, onClose }: Props) {
   const trpc = useTRPC();
-  const preview = useQuery(trpc.search.previewReplace.queryOptions({ projectId, query, replacement, path, matches }, { gcTime: 0, staleTime: 0 }));
+  const preview = useQuery(
+    trpc.search.previewReplace.queryOptions(
+      { projectId, query, replacement, path, matches },
+      { gcTime: 0, staleTime: 0 },
+    ),
+  );
   return (
     <Dialog title={`Replace in ${path}`} onClose={onClose} testId="replace-preview">
       <div className="replace-preview-body">
@@ -32,7 +37,10 @@ export function ReplacePreviewDialog({ projectId, query, replacement, path, matc
           <>
             {preview.data.missing > 0 && (
               <div className="banner banner-warning">
-                <span className="banner-text">The file changed since the search: {preview.data.missing} of the matches are gone. Search again before replacing.</span>
+                <span className="banner-text">
+                  The file changed since the search: {preview.data.missing} of the matches are gone. Search again before
+                  replacing.
+                </span>
               </div>
             )}
             <DiffView files={[preview.data]} />
@@ -43,7 +51,12 @@ export function ReplacePreviewDialog({ projectId, query, replacement, path, matc
         <button className="btn" onClick={onClose}>
           Close
         </button>
-        <button className="btn btn-primary" disabled={!preview.data || preview.data.missing > 0} onClick={onReplace} data-testid="replace-preview-confirm">
+        <button
+          className="btn btn-primary"
+          disabled={!preview.data || preview.data.missing > 0}
+          onClick={onReplace}
+          data-testid="replace-preview-confirm"
+        >
           Replace in this file
         </button>
       </div>

@@ -20,7 +20,10 @@ type Options = { isRegex: boolean; matchCase: boolean; wholeWord: boolean; inclu
 const DEBOUNCE_MS = 300;
 
 /** Find in files (Ctrl/Cmd+Shift+F) and replace across them, as VS Code's Search view. */
-export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; canWrite: boolean }>(function SearchPanel({ projectId, canWrite }, ref) {
+export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; canWrite: boolean }>(function SearchPanel(
+  { projectId, canWrite },
+  ref,
+) {
   const trpc = useTRPC();
   const store = useOpenFilesStore();
   const { state, run, cancel, clear } = useFind(projectId);
@@ -30,15 +33,25 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   const [detailsOpen, setDetailsOpen] = useState(false);
   const [include, setInclude] = useState("");
   const [exclude, setExclude] = useState("");
-  const [options, setOptions] = useState<Options>({ isRegex: false, matchCase: false, wholeWord: false, includeIgnored: false });
+  const [options, setOptions] = useState<Options>({
+    isRegex: false,
+    matchCase: false,
+    wholeWord: false,
+    includeIgnored: false,
+  });
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [previewing, setPreviewing] = useState<FileMatches | null>(null);
-  const [outcome, setOutcome] = useState<{ replaced: number; files: number; failures: ReplaceFileResult[] } | null>(null);
+  const [outcome, setOutcome] = useState<{ replaced: number; files: number; failures: ReplaceFileResult[] } | null>(
+    null,
+  );
   const patternInput = useRef<HTMLInputElement>(null);
   const replaceInput = useRef<HTMLInputElement>(null);
 
-  const query: FindQueryInput = useMemo(() => ({ pattern, ...options, include, exclude }), [pattern, options, include, exclude]);
+  const query: FindQueryInput = useMemo(
+    () => ({ pattern, ...options, include, exclude }),
+    [pattern, options, include, exclude],
+  );
   const searched = useRef<FindQueryInput | null>(null);
   const search = (q: FindQueryInput) => {
     searched.current = q;
@@ -76,13 +89,21 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   const replacing = replaceOpen && canWrite && regex ? { text: replacement, regex, isRegex: options.isRegex } : null;
 
   const keptMatches = (file: FileMatches): MatchRef[] =>
-    dismissed.has(fileKey(file.path)) ? [] : file.lines.flatMap((l) => l.matches.map((m) => m.ref)).filter((ref) => !dismissed.has(matchKey(file.path, ref)));
+    dismissed.has(fileKey(file.path))
+      ? []
+      : file.lines
+          .flatMap((l) => l.matches.map((m) => m.ref))
+          .filter((ref) => !dismissed.has(matchKey(file.path, ref)));
 
   const replace = useMutation(
     trpc.search.replace.mutationOptions({
       onSuccess: (results) => {
         const done = results.filter((r) => r.ok);
-        setOutcome({ replaced: done.reduce((n, r) => n + (r.ok ? r.replaced : 0), 0), files: done.length, failures: results.filter((r) => !r.ok) });
+        setOutcome({
+          replaced: done.reduce((n, r) => n + (r.ok ? r.replaced : 0), 0),
+          files: done.length,
+          failures: results.filter((r) => !r.ok),
+        });
         setPreviewing(null);
         if (searched.current) search(searched.current);
       },
@@ -101,11 +122,33 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
 
   useCommands([
     ...(state.status === "searching" ? [{ id: "search-cancel", label: "Cancel the search", run: cancel }] : []),
-    ...(state.files.length ? [{ id: "search-clear", label: "Clear search results", run: () => (setPattern(""), clear()) }] : []),
-    ...(replacing && visibleMatches ? [{ id: "search-replace-all", label: `Replace all (${visibleMatches} in ${visibleFiles} files)`, run: () => replaceIn(state.files) }] : []),
-    { id: "search-regex", label: `${options.isRegex ? "Turn off" : "Use"} regular expressions in search`, run: () => toggle("isRegex") },
-    { id: "search-case", label: `${options.matchCase ? "Ignore" : "Match"} case in search`, run: () => toggle("matchCase") },
-    { id: "search-word", label: `${options.wholeWord ? "Stop matching" : "Match"} whole words in search`, run: () => toggle("wholeWord") },
+    ...(state.files.length
+      ? [{ id: "search-clear", label: "Clear search results", run: () => (setPattern(""), clear()) }]
+      : []),
+    ...(replacing && visibleMatches
+      ? [
+          {
+            id: "search-replace-all",
+            label: `Replace all (${visibleMatches} in ${visibleFiles} files)`,
+            run: () => replaceIn(state.files),
+          },
+        ]
+      : []),
+    {
+      id: "search-regex",
+      label: `${options.isRegex ? "Turn off" : "Use"} regular expressions in search`,
+      run: () => toggle("isRegex"),
+    },
+    {
+      id: "search-case",
+      label: `${options.matchCase ? "Ignore" : "Match"} case in search`,
+      run: () => toggle("matchCase"),
+    },
+    {
+      id: "search-word",
+      label: `${options.wholeWord ? "Stop matching" : "Match"} whole words in search`,
+      run: () => toggle("wholeWord"),
+    },
   ]);
 
   const status =
@@ -124,10 +167,21 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
       <div className="pane-header">
         <span>Search</span>
         <span className="spacer" />
-        <button className="icon-btn" title="Collapse all" aria-label="Collapse all results" onClick={() => setCollapsed(new Set(state.files.map((f) => f.path)))}>
+        <button
+          className="icon-btn"
+          title="Collapse all"
+          aria-label="Collapse all results"
+          onClick={() => setCollapsed(new Set(state.files.map((f) => f.path)))}
+        >
           <CollapseIcon />
         </button>
-        <button className="icon-btn" title="Clear search results" aria-label="Clear search results" data-testid="search-clear" onClick={() => (setPattern(""), setReplacement(""), clear())}>
+        <button
+          className="icon-btn"
+          title="Clear search results"
+          aria-label="Clear search results"
+          data-testid="search-clear"
+          onClick={() => (setPattern(""), setReplacement(""), clear())}
+        >
           ⌫
         </button>
       </div>
@@ -140,19 +194,59 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
       >
         <div className="search-row">
           {canWrite && (
-            <button type="button" className="icon-btn search-expand" title="Toggle replace" aria-label="Toggle replace" aria-expanded={replaceOpen} data-testid="search-toggle-replace" onClick={() => setReplaceOpen(!replaceOpen)}>
+            <button
+              type="button"
+              className="icon-btn search-expand"
+              title="Toggle replace"
+              aria-label="Toggle replace"
+              aria-expanded={replaceOpen}
+              data-testid="search-toggle-replace"
+              onClick={() => setReplaceOpen(!replaceOpen)}
+            >
               {replaceOpen ? "▾" : "▸"}
             </button>
           )}
           <div className="search-box">
-            <input ref={patternInput} className="input" placeholder="Search" aria-label="Search" value={pattern} onChange={(e) => setPattern(e.target.value)} data-testid="search-input" />
-            <button type="button" className="icon-btn" title="Match Case" aria-label="Match Case" aria-pressed={options.matchCase} onClick={() => toggle("matchCase")} data-testid="search-match-case">
+            <input
+              ref={patternInput}
+              className="input"
+              placeholder="Search"
+              aria-label="Search"
+              value={pattern}
+              onChange={(e) => setPattern(e.target.value)}
+              data-testid="search-input"
+            />
+            <button
+              type="button"
+              className="icon-btn"
+              title="Match Case"
+              aria-label="Match Case"
+              aria-pressed={options.matchCase}
+              onClick={() => toggle("matchCase")}
+              data-testid="search-match-case"
+            >
               Aa
             </button>
-            <button type="button" className="icon-btn" title="Match Whole Word" aria-label="Match Whole Word" aria-pressed={options.wholeWord} onClick={() => toggle("wholeWord")} data-testid="search-whole-word">
+            <button
+              type="button"
+              className="icon-btn"
+              title="Match Whole Word"
+              aria-label="Match Whole Word"
+              aria-pressed={options.wholeWord}
+              onClick={() => toggle("wholeWord")}
+              data-testid="search-whole-word"
+            >
               <u>ab</u>
             </button>
-            <button type="button" className="icon-btn" title="Use Regular Expression" aria-label="Use Regular Expression" aria-pressed={options.isRegex} onClick={() => toggle("isRegex")} data-testid="search-regex">
+            <button
+              type="button"
+              className="icon-btn"
+              title="Use Regular Expression"
+              aria-label="Use Regular Expression"
+              aria-pressed={options.isRegex}
+              onClick={() => toggle("isRegex")}
+              data-testid="search-regex"
+            >
               .*
             </button>
           </div>
@@ -160,7 +254,15 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
         {replaceOpen && canWrite && (
           <div className="search-row search-replace-row">
             <div className="search-box">
-              <input ref={replaceInput} className="input" placeholder="Replace" aria-label="Replace" value={replacement} onChange={(e) => setReplacement(e.target.value)} data-testid="replace-input" />
+              <input
+                ref={replaceInput}
+                className="input"
+                placeholder="Replace"
+                aria-label="Replace"
+                value={replacement}
+                onChange={(e) => setReplacement(e.target.value)}
+                data-testid="replace-input"
+              />
             </div>
             <button
               type="button"
@@ -175,14 +277,25 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
           </div>
         )}
         <div className="search-row search-details-toggle">
-          <button type="button" className="btn btn-ghost btn-sm" title="Files to include and exclude" aria-expanded={detailsOpen} onClick={() => setDetailsOpen(!detailsOpen)} data-testid="search-details">
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            title="Files to include and exclude"
+            aria-expanded={detailsOpen}
+            onClick={() => setDetailsOpen(!detailsOpen)}
+            data-testid="search-details"
+          >
             {detailsOpen ? "▾" : "▸"} Files to include and exclude
           </button>
           <span className="spacer" />
           <button
             type="button"
             className="icon-btn"
-            title={options.includeIgnored ? "Ignored files are searched" : "Search ignored files too (node_modules, build output)"}
+            title={
+              options.includeIgnored
+                ? "Ignored files are searched"
+                : "Search ignored files too (node_modules, build output)"
+            }
             aria-label="Search ignored files"
             aria-pressed={options.includeIgnored}
             onClick={() => toggle("includeIgnored")}
@@ -195,11 +308,23 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
           <div className="search-details">
             <label className="field">
               <span>files to include</span>
-              <input className="input" placeholder="e.g. src/**, *.ts" value={include} onChange={(e) => setInclude(e.target.value)} data-testid="search-include" />
+              <input
+                className="input"
+                placeholder="e.g. src/**, *.ts"
+                value={include}
+                onChange={(e) => setInclude(e.target.value)}
+                data-testid="search-include"
+              />
             </label>
             <label className="field">
               <span>files to exclude</span>
-              <input className="input" placeholder="e.g. **/*.test.ts, dist" value={exclude} onChange={(e) => setExclude(e.target.value)} data-testid="search-exclude" />
+              <input
+                className="input"
+                placeholder="e.g. **/*.test.ts, dist"
+                value={exclude}
+                onChange={(e) => setExclude(e.target.value)}
+                data-testid="search-exclude"
+              />
             </label>
           </div>
         )}
@@ -215,12 +340,14 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
       </div>
       {state.limitHit && (
         <div className="search-note" data-testid="search-more">
-          The search stopped at {state.matches.toLocaleString()} results; there are more. Narrow it with a more specific search or files to include.
+          The search stopped at {state.matches.toLocaleString()} results; there are more. Narrow it with a more specific
+          search or files to include.
         </div>
       )}
       {outcome && (
         <div className="search-note" data-testid="replace-outcome" role="status">
-          Replaced {outcome.replaced} occurrence{outcome.replaced === 1 ? "" : "s"} in {outcome.files} file{outcome.files === 1 ? "" : "s"}.
+          Replaced {outcome.replaced} occurrence{outcome.replaced === 1 ? "" : "s"} in {outcome.files} file
+          {outcome.files === 1 ? "" : "s"}.
           {outcome.failures.map((f) => (
             <div key={f.path} className="error-text">
               {!f.ok && f.message}

@@ -38,26 +38,46 @@ export function SearchResults(props: ResultsProps) {
     const out: Row[] = [];
     for (const file of files) {
       if (dismissed.has(fileKey(file.path))) continue;
-      const kept = file.lines.flatMap((line) => line.matches.map((m, index) => ({ line, index, key: matchKey(file.path, m.ref) }))).filter((m) => !dismissed.has(m.key));
+      const kept = file.lines
+        .flatMap((line) => line.matches.map((m, index) => ({ line, index, key: matchKey(file.path, m.ref) })))
+        .filter((m) => !dismissed.has(m.key));
       if (kept.length === 0) continue;
       out.push({ kind: "file", file, count: kept.length });
-      if (!collapsed.has(file.path)) for (const m of kept) out.push({ kind: "match", file, line: m.line, index: m.index });
+      if (!collapsed.has(file.path))
+        for (const m of kept) out.push({ kind: "match", file, line: m.line, index: m.index });
     }
     return out;
   }, [files, dismissed, collapsed]);
 
-  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
+  const virtual = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20,
+  });
 
   return (
     <div className="search-results" ref={scroller} role="tree" aria-label="Search results" data-testid="search-results">
       <div style={{ height: virtual.getTotalSize(), position: "relative" }}>
         {virtual.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
-          const style = { position: "absolute" as const, top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` };
+          const style = {
+            position: "absolute" as const,
+            top: 0,
+            left: 0,
+            right: 0,
+            height: ROW_HEIGHT,
+            transform: `translateY(${item.start}px)`,
+          };
           return row.kind === "file" ? (
             <FileRow key={`f:${row.file.path}`} style={style} row={row} {...props} />
           ) : (
-            <MatchRow key={matchKey(row.file.path, row.line.matches[row.index]!.ref)} style={style} row={row} {...props} />
+            <MatchRow
+              key={matchKey(row.file.path, row.line.matches[row.index]!.ref)}
+              style={style}
+              row={row}
+              {...props}
+            />
           );
         })}
       </div>
@@ -65,11 +85,30 @@ export function SearchResults(props: ResultsProps) {
   );
 }
 
-function FileRow({ row, style, collapsed, replace, canWrite, onToggle, onDismiss, onPreviewFile, onReplaceFile }: ResultsProps & { row: Extract<Row, { kind: "file" }>; style: React.CSSProperties }) {
+function FileRow({
+  row,
+  style,
+  collapsed,
+  replace,
+  canWrite,
+  onToggle,
+  onDismiss,
+  onPreviewFile,
+  onReplaceFile,
+}: ResultsProps & { row: Extract<Row, { kind: "file" }>; style: React.CSSProperties }) {
   const { file } = row;
   const open = !collapsed.has(file.path);
   return (
-    <div className="tree-row search-file" style={style} role="treeitem" aria-expanded={open} title={file.path} data-testid="search-file" data-path={file.path} onClick={() => onToggle(file.path)}>
+    <div
+      className="tree-row search-file"
+      style={style}
+      role="treeitem"
+      aria-expanded={open}
+      title={file.path}
+      data-testid="search-file"
+      data-path={file.path}
+      onClick={() => onToggle(file.path)}
+    >
       <span className="twisty">{open ? "▾" : "▸"}</span>
       <FileIcon name={baseName(file.path)} />
       <span className="label" data-testid="search-file-name">
@@ -82,15 +121,33 @@ function FileRow({ row, style, collapsed, replace, canWrite, onToggle, onDismiss
       <span className="search-actions">
         {replace && canWrite && (
           <>
-            <button className="icon-btn" title="Preview the replacement" aria-label={`Preview replacing in ${file.path}`} data-testid="search-preview-file" onClick={(e) => (e.stopPropagation(), onPreviewFile(file))}>
+            <button
+              className="icon-btn"
+              title="Preview the replacement"
+              aria-label={`Preview replacing in ${file.path}`}
+              data-testid="search-preview-file"
+              onClick={(e) => (e.stopPropagation(), onPreviewFile(file))}
+            >
               ⇄
             </button>
-            <button className="icon-btn" title="Replace in this file" aria-label={`Replace in ${file.path}`} data-testid="search-replace-file" onClick={(e) => (e.stopPropagation(), onReplaceFile(file))}>
+            <button
+              className="icon-btn"
+              title="Replace in this file"
+              aria-label={`Replace in ${file.path}`}
+              data-testid="search-replace-file"
+              onClick={(e) => (e.stopPropagation(), onReplaceFile(file))}
+            >
               ↻
             </button>
           </>
         )}
-        <button className="icon-btn" title="Dismiss" aria-label={`Dismiss ${file.path}`} data-testid="search-dismiss-file" onClick={(e) => (e.stopPropagation(), onDismiss(fileKey(file.path)))}>
+        <button
+          className="icon-btn"
+          title="Dismiss"
+          aria-label={`Dismiss ${file.path}`}
+          data-testid="search-dismiss-file"
+          onClick={(e) => (e.stopPropagation(), onDismiss(fileKey(file.path)))}
+        >
           ×
         </button>
       </span>
@@ -101,7 +158,13 @@ function FileRow({ row, style, collapsed, replace, canWrite, onToggle, onDismiss
   );
 }
 
-function MatchRow({ row, style, replace, onOpen, onDismiss }: ResultsProps & { row: Extract<Row, { kind: "match" }>; style: React.CSSProperties }) {
+function MatchRow({
+  row,
+  style,
+  replace,
+  onOpen,
+  onDismiss,
+}: ResultsProps & { row: Extract<Row, { kind: "match" }>; style: React.CSSProperties }) {
   const { file, line, index } = row;
   const match = line.matches[index]!;
   const before = line.preview.slice(0, match.start);
@@ -111,7 +174,14 @@ function MatchRow({ row, style, replace, onOpen, onDismiss }: ResultsProps & { r
   let replaced: string | null = null;
   if (replace) {
     try {
-      replaced = replacementAt(replace.regex, replace.isRegex, line.preview, match.start, match.end - match.start, replace.text);
+      replaced = replacementAt(
+        replace.regex,
+        replace.isRegex,
+        line.preview,
+        match.start,
+        match.end - match.start,
+        replace.text,
+      );
     } catch {
       replaced = replace.text;
     }
@@ -142,7 +212,13 @@ function MatchRow({ row, style, replace, onOpen, onDismiss }: ResultsProps & { r
         {after}
       </span>
       <span className="search-actions">
-        <button className="icon-btn" title="Dismiss" aria-label="Dismiss this match" data-testid="search-dismiss-match" onClick={(e) => (e.stopPropagation(), onDismiss(matchKey(file.path, match.ref)))}>
+        <button
+          className="icon-btn"
+          title="Dismiss"
+          aria-label="Dismiss this match"
+          data-testid="search-dismiss-match"
+          onClick={(e) => (e.stopPropagation(), onDismiss(matchKey(file.path, match.ref)))}
+        >
           ×
         </button>
       </span>

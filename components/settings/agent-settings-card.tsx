@@ -13,7 +13,15 @@ const MODES = [
 ] as const;
 type Mode = (typeof MODES)[number]["value"];
 
-type Draft = { mode: Mode; allow: string; deny: string; excluded: string[]; stepLimit: string; loopGuard: string; deferOver: string };
+type Draft = {
+  mode: Mode;
+  allow: string;
+  deny: string;
+  excluded: string[];
+  stepLimit: string;
+  loopGuard: string;
+  deferOver: string;
+};
 
 const STEP_LIMIT = { min: 1, max: 500 };
 const LOOP_GUARD = { min: 2, max: 50 };
@@ -90,14 +98,23 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
     <section className="card settings-card" data-testid="agent-settings-card">
       <div className="section-title">
         <h2>Agent</h2>
-        <span className="hint">{canEdit ? "Applies to the next turn of every session in this project." : "Only project admins change these."}</span>
+        <span className="hint">
+          {canEdit ? "Applies to the next turn of every session in this project." : "Only project admins change these."}
+        </span>
       </div>
 
       <fieldset className="mode-choice" disabled={!canEdit}>
         <legend>Approval mode</legend>
         {MODES.map((m) => (
           <label key={m.value} className="mode-option" data-checked={current.mode === m.value}>
-            <input type="radio" name="approval-mode" value={m.value} checked={current.mode === m.value} onChange={() => edit({ mode: m.value })} data-testid={`mode-${m.value}`} />
+            <input
+              type="radio"
+              name="approval-mode"
+              value={m.value}
+              checked={current.mode === m.value}
+              onChange={() => edit({ mode: m.value })}
+              data-testid={`mode-${m.value}`}
+            />
             <span className="mode-label">{m.label}</span>
             <span className="hint">{m.hint}</span>
           </label>
@@ -105,10 +122,27 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
       </fieldset>
 
       <div className="command-fields">
-        <RulesField label="Allow rules (run without asking)" testId="allow-rules" value={current.allow} parsed={allow} readOnly={!canEdit} onChange={(allow) => edit({ allow })} />
-        <RulesField label="Deny rules (never run, in every mode)" testId="deny-rules" value={current.deny} parsed={deny} readOnly={!canEdit} onChange={(deny) => edit({ deny })} />
+        <RulesField
+          label="Allow rules (run without asking)"
+          testId="allow-rules"
+          value={current.allow}
+          parsed={allow}
+          readOnly={!canEdit}
+          onChange={(allow) => edit({ allow })}
+        />
+        <RulesField
+          label="Deny rules (never run, in every mode)"
+          testId="deny-rules"
+          value={current.deny}
+          parsed={deny}
+          readOnly={!canEdit}
+          onChange={(deny) => edit({ deny })}
+        />
       </div>
-      <p className="hint">One rule per line: a tool name (<code>web_fetch</code>, <code>*</code>) or a tool and a command prefix (<code>shell: npm test</code>).</p>
+      <p className="hint">
+        One rule per line: a tool name (<code>web_fetch</code>, <code>*</code>) or a tool and a command prefix (
+        <code>shell: npm test</code>).
+      </p>
 
       <fieldset className="tool-switches" disabled={!canEdit} data-testid="tool-switches">
         <legend>Built-in tools</legend>
@@ -123,7 +157,13 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
                     type="checkbox"
                     checked={on}
                     data-testid={`tool-${tool.name}`}
-                    onChange={() => edit({ excluded: on ? [...current.excluded, tool.name] : current.excluded.filter((n) => n !== tool.name) })}
+                    onChange={() =>
+                      edit({
+                        excluded: on
+                          ? [...current.excluded, tool.name]
+                          : current.excluded.filter((n) => n !== tool.name),
+                      })
+                    }
                   />
                   <span className="server-name">{tool.name}</span>
                   <span className="chip">{tool.kind}</span>
@@ -137,26 +177,64 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
 
       <div className="command-fields">
         <label className="field">
-          <span>Step limit per turn ({STEP_LIMIT.min}–{STEP_LIMIT.max})</span>
-          <input className="input" inputMode="numeric" data-testid="step-limit" aria-invalid={!!stepProblem} value={current.stepLimit} readOnly={!canEdit} onChange={(e) => edit({ stepLimit: e.target.value })} />
+          <span>
+            Step limit per turn ({STEP_LIMIT.min}–{STEP_LIMIT.max})
+          </span>
+          <input
+            className="input"
+            inputMode="numeric"
+            data-testid="step-limit"
+            aria-invalid={!!stepProblem}
+            value={current.stepLimit}
+            readOnly={!canEdit}
+            onChange={(e) => edit({ stepLimit: e.target.value })}
+          />
           {stepProblem && <span className="error-text">Step limit: {stepProblem}.</span>}
         </label>
         <label className="field">
-          <span>Loop guard: stop after the same call repeats ({LOOP_GUARD.min}–{LOOP_GUARD.max} times)</span>
-          <input className="input" inputMode="numeric" data-testid="loop-guard" aria-invalid={!!loopProblem} value={current.loopGuard} readOnly={!canEdit} onChange={(e) => edit({ loopGuard: e.target.value })} />
+          <span>
+            Loop guard: stop after the same call repeats ({LOOP_GUARD.min}–{LOOP_GUARD.max} times)
+          </span>
+          <input
+            className="input"
+            inputMode="numeric"
+            data-testid="loop-guard"
+            aria-invalid={!!loopProblem}
+            value={current.loopGuard}
+            readOnly={!canEdit}
+            onChange={(e) => edit({ loopGuard: e.target.value })}
+          />
           {loopProblem && <span className="error-text">Loop guard: {loopProblem}.</span>}
         </label>
         <label className="field">
           <span>Defer MCP and project tools behind tool_search past this many</span>
-          <input className="input" inputMode="numeric" data-testid="defer-over" aria-invalid={!!deferProblem} value={current.deferOver} readOnly={!canEdit} onChange={(e) => edit({ deferOver: e.target.value })} />
+          <input
+            className="input"
+            inputMode="numeric"
+            data-testid="defer-over"
+            aria-invalid={!!deferProblem}
+            value={current.deferOver}
+            readOnly={!canEdit}
+            onChange={(e) => edit({ deferOver: e.target.value })}
+          />
           {deferProblem && <span className="error-text">Deferral threshold: {deferProblem}.</span>}
         </label>
       </div>
 
-      {save.error && <div className="error-text" role="alert">{errorMessage(save.error)}</div>}
+      {save.error && (
+        <div className="error-text" role="alert">
+          {errorMessage(save.error)}
+        </div>
+      )}
       {canEdit && (
         <div className="row">
-          <button type="button" className="btn btn-primary" data-testid="agent-settings-save" disabled={!valid || draft === null || save.isPending} onClick={submit}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            data-testid="agent-settings-save"
+            disabled={!valid || draft === null || save.isPending}
+            onClick={submit}
+          >
             {save.isPending ? "Saving…" : "Save"}
           </button>
           {draft !== null && (
@@ -164,14 +242,25 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
               Discard changes
             </button>
           )}
-          {saved && <span className="hint" data-testid="agent-settings-saved">Saved.</span>}
+          {saved && (
+            <span className="hint" data-testid="agent-settings-saved">
+              Saved.
+            </span>
+          )}
         </div>
       )}
     </section>
   );
 }
 
-function RulesField(props: { label: string; testId: string; value: string; parsed: ParsedRules; readOnly: boolean; onChange(value: string): void }) {
+function RulesField(props: {
+  label: string;
+  testId: string;
+  value: string;
+  parsed: ParsedRules;
+  readOnly: boolean;
+  onChange(value: string): void;
+}) {
   const { parsed } = props;
   return (
     <label className="field">

@@ -13,7 +13,10 @@ export function DiscoveryCard({ projectId, canEdit }: { projectId: string; canEd
   const status = useQuery(trpc.extensions.status.queryOptions({ projectId }, { refetchInterval: 3_000 }));
   const [draft, setDraft] = useState<{ discovery: string; call: string } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const current = draft ?? { discovery: settings.data?.toolDiscoveryCommand ?? "", call: settings.data?.toolCallCommand ?? "" };
+  const current = draft ?? {
+    discovery: settings.data?.toolDiscoveryCommand ?? "",
+    call: settings.data?.toolCallCommand ?? "",
+  };
   const refresh = () => {
     void queryClient.invalidateQueries(trpc.extensions.settings.queryFilter());
     void queryClient.invalidateQueries(trpc.extensions.status.queryFilter());
@@ -41,31 +44,63 @@ export function DiscoveryCard({ projectId, canEdit }: { projectId: string; canEd
       <div className="command-fields">
         <label className="field">
           <span>Discovery command (prints a JSON array of function declarations)</span>
-          <input className="input" data-testid="discovery-command" value={current.discovery} readOnly={!canEdit} placeholder="./tools/discover.sh" onChange={(e) => setDraft({ ...current, discovery: e.target.value })} />
+          <input
+            className="input"
+            data-testid="discovery-command"
+            value={current.discovery}
+            readOnly={!canEdit}
+            placeholder="./tools/discover.sh"
+            onChange={(e) => setDraft({ ...current, discovery: e.target.value })}
+          />
         </label>
         <label className="field">
           <span>Call command (gets the tool name; arguments as JSON on stdin)</span>
-          <input className="input" data-testid="call-command" value={current.call} readOnly={!canEdit} placeholder="./tools/call.sh" onChange={(e) => setDraft({ ...current, call: e.target.value })} />
+          <input
+            className="input"
+            data-testid="call-command"
+            value={current.call}
+            readOnly={!canEdit}
+            placeholder="./tools/call.sh"
+            onChange={(e) => setDraft({ ...current, call: e.target.value })}
+          />
         </label>
       </div>
-      {problem && <div className="error-text" role="alert">{problem}</div>}
+      {problem && (
+        <div className="error-text" role="alert">
+          {problem}
+        </div>
+      )}
       <div className="row">
         {canEdit && (
-          <button type="button" className="btn btn-primary" disabled={draft === null || save.isPending} onClick={() => save.mutate({ projectId, toolDiscoveryCommand: current.discovery, toolCallCommand: current.call })}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={draft === null || save.isPending}
+            onClick={() =>
+              save.mutate({ projectId, toolDiscoveryCommand: current.discovery, toolCallCommand: current.call })
+            }
+          >
             Save
           </button>
         )}
         {discovery?.configured && (
-          <button type="button" className="btn" disabled={rediscover.isPending} onClick={() => rediscover.mutate({ projectId })}>
+          <button
+            type="button"
+            className="btn"
+            disabled={rediscover.isPending}
+            onClick={() => rediscover.mutate({ projectId })}
+          >
             {rediscover.isPending ? "Discovering…" : "Discover again"}
           </button>
         )}
         <span className="server-detail" data-testid="discovery-status">
-          {!discovery?.configured
-            ? "Not configured."
-            : discovery.error
-              ? <span className="error-text">{discovery.error}</span>
-              : `${discovery.tools.length} tool${discovery.tools.length === 1 ? "" : "s"} discovered${discovery.tools.length ? `: ${discovery.tools.join(", ")}` : ""}`}
+          {!discovery?.configured ? (
+            "Not configured."
+          ) : discovery.error ? (
+            <span className="error-text">{discovery.error}</span>
+          ) : (
+            `${discovery.tools.length} tool${discovery.tools.length === 1 ? "" : "s"} discovered${discovery.tools.length ? `: ${discovery.tools.join(", ")}` : ""}`
+          )}
         </span>
       </div>
     </section>

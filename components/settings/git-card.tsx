@@ -18,13 +18,21 @@ export function GitCard({ projectId, canEdit }: { projectId: string; canEdit: bo
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const status = useQuery(trpc.git.status.queryOptions({ projectId }));
-  const set = useMutation(trpc.git.setPullMode.mutationOptions({ onSettled: () => void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId })) }));
+  const set = useMutation(
+    trpc.git.setPullMode.mutationOptions({
+      onSettled: () => void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId })),
+    }),
+  );
   const data = status.data;
   return (
     <section className="card stack" data-testid="git-settings">
       <h2>Git</h2>
       {status.error && <div className="error-text">{errorMessage(status.error)}</div>}
-      {data && !data.repository && <p className="muted">This project is not a git repository. Initialize one, or clone a repository, from Source Control.</p>}
+      {data && !data.repository && (
+        <p className="muted">
+          This project is not a git repository. Initialize one, or clone a repository, from Source Control.
+        </p>
+      )}
       {data?.repository && (
         <label className="field">
           <span>Pull</span>
@@ -56,7 +64,11 @@ function ForgeField({ projectId, canEdit }: { projectId: string; canEdit: boolea
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const remote = useQuery(trpc.git.remote.queryOptions({ projectId }));
-  const set = useMutation(trpc.git.setForge.mutationOptions({ onSettled: () => void queryClient.invalidateQueries(trpc.git.remote.queryFilter({ projectId })) }));
+  const set = useMutation(
+    trpc.git.setForge.mutationOptions({
+      onSettled: () => void queryClient.invalidateQueries(trpc.git.remote.queryFilter({ projectId })),
+    }),
+  );
   const host = remote.data?.url ? parseRemoteUrl(remote.data.url)?.hostname : null;
   if (!remote.data) return null;
   return (
@@ -66,7 +78,9 @@ function ForgeField({ projectId, canEdit }: { projectId: string; canEdit: boolea
         className="input"
         value={remote.data.forge ?? ""}
         disabled={!canEdit || set.isPending}
-        onChange={(event) => set.mutate({ projectId, forge: FORGES.find((f) => f.value === event.target.value)?.value ?? null })}
+        onChange={(event) =>
+          set.mutate({ projectId, forge: FORGES.find((f) => f.value === event.target.value)?.value ?? null })
+        }
         data-testid="git-forge"
       >
         <option value="">Known hosts only (github.com, gitlab.com, bitbucket.org, codeberg.org)</option>
@@ -77,7 +91,9 @@ function ForgeField({ projectId, canEdit }: { projectId: string; canEdit: boolea
         ))}
       </select>
       <small className="hint">
-        {canEdit ? "For a forge on your own host: after a push, Source Control links to its page for a new pull request." : "The team's owners and admins choose this."}
+        {canEdit
+          ? "For a forge on your own host: after a push, Source Control links to its page for a new pull request."
+          : "The team's owners and admins choose this."}
       </small>
       {set.error && <div className="error-text">{errorMessage(set.error)}</div>}
     </label>

@@ -20,8 +20,9 @@ export function KnowledgeCard({ projectId }: { projectId: string }) {
       ) : (
         <>
           <p data-testid="knowledge-semantic">
-            Full-text and semantic ranking with <code>{status.model}</code> ({status.backend === "pgvector" ? "pgvector" : "in-process index"}):{" "}
-            {status.embedded} passage{status.embedded === 1 ? "" : "s"} embedded{status.pending ? `, ${status.pending} waiting` : ""}.
+            Full-text and semantic ranking with <code>{status.model}</code> (
+            {status.backend === "pgvector" ? "pgvector" : "in-process index"}): {status.embedded} passage
+            {status.embedded === 1 ? "" : "s"} embedded{status.pending ? `, ${status.pending} waiting` : ""}.
           </p>
           {status.error && (
             <p className="error-text" data-testid="knowledge-error">

@@ -29,7 +29,9 @@ export function KnownHosts({ projectId, canEdit }: { projectId: string; canEdit:
     <div className="stack" data-testid="known-hosts">
       <h3>Trusted ssh host keys</h3>
       {keys.error && <div className="error-text">{errorMessage(keys.error)}</div>}
-      {keys.data?.length === 0 && <p className="muted">None yet: the first clone or fetch over ssh from a host trusts the key it presents.</p>}
+      {keys.data?.length === 0 && (
+        <p className="muted">None yet: the first clone or fetch over ssh from a host trusts the key it presents.</p>
+      )}
       {keys.data && keys.data.length > 0 && (
         <table className="network-log known-hosts-table" data-testid="known-hosts-table">
           <thead>
@@ -47,10 +49,17 @@ export function KnownHosts({ projectId, canEdit }: { projectId: string; canEdit:
                 <td>{key.host}</td>
                 <td>{key.keyType}</td>
                 <td className="known-host-fingerprint">{key.fingerprint}</td>
-                <td>{new Date(key.acceptedAt).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })}</td>
+                <td>
+                  {new Date(key.acceptedAt).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })}
+                </td>
                 {canEdit && (
                   <td>
-                    <button type="button" className="btn btn-sm" onClick={() => setForgetting(key.host)} data-testid="known-host-forget">
+                    <button
+                      type="button"
+                      className="btn btn-sm"
+                      onClick={() => setForgetting(key.host)}
+                      data-testid="known-host-forget"
+                    >
                       Forget
                     </button>
                   </td>
@@ -73,8 +82,8 @@ export function KnownHosts({ projectId, canEdit }: { projectId: string; canEdit:
           }}
           onConfirm={() => forget.mutate({ projectId, host: forgetting })}
         >
-          Do this only when you know the host changed its key. The next fetch, pull or push trusts whatever key {forgetting} presents then, so a machine in the middle would be
-          trusted too.
+          Do this only when you know the host changed its key. The next fetch, pull or push trusts whatever key{" "}
+          {forgetting} presents then, so a machine in the middle would be trusted too.
         </ConfirmDialog>
       )}
     </div>

@@ -1,7 +1,14 @@
 "use client";
 
 import { useMemo, useState } from "react";
-import { formatMcpServers, isStdio, isWebSocketUrl, parseMcpServersText, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
+import {
+  formatMcpServers,
+  isStdio,
+  isWebSocketUrl,
+  parseMcpServersText,
+  type McpServerConfig,
+  type McpServersConfig,
+} from "@/lib/mcp-config";
 
 // "Import from…": paste another tool's MCP file (gemini-cli's settings.json, Claude Code's
 // .mcp.json, Cursor's or VS Code's mcp.json), see what was understood, and add it to the editor.
@@ -14,7 +21,15 @@ function transportOf(config: McpServerConfig): string {
   return "streamable HTTP, else SSE";
 }
 
-export function McpImport({ current, onAdd, onClose }: { current: McpServersConfig | null; onAdd(text: string): void; onClose(): void }) {
+export function McpImport({
+  current,
+  onAdd,
+  onClose,
+}: {
+  current: McpServersConfig | null;
+  onAdd(text: string): void;
+  onClose(): void;
+}) {
   const [text, setText] = useState("");
   const parsed = useMemo(() => (text.trim() ? parseMcpServersText(text) : null), [text]);
   const servers = parsed?.ok ? Object.entries(parsed.servers) : [];
@@ -23,7 +38,14 @@ export function McpImport({ current, onAdd, onClose }: { current: McpServersConf
     <div className="mcp-import" data-testid="mcp-import">
       <label className="field">
         <span>Paste a settings.json (gemini-cli), .mcp.json (Claude Code) or mcp.json (Cursor, VS Code)</span>
-        <textarea className="json-editor mcp-import-text" spellCheck={false} data-testid="mcp-import-text" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+        <textarea
+          className="json-editor mcp-import-text"
+          spellCheck={false}
+          data-testid="mcp-import-text"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          autoFocus
+        />
       </label>
       {parsed && !parsed.ok && (
         <ul className="problems" role="alert" data-testid="mcp-import-problems">

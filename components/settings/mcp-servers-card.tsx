@@ -45,7 +45,9 @@ export function McpServersCard({ projectId, canEdit }: { projectId: string; canE
     <section className="card settings-card" data-testid="mcp-card">
       <div className="section-title">
         <h2>MCP servers</h2>
-        <span className="hint">Tools appear to the agent as server__tool. Untrusted servers ask before every call.</span>
+        <span className="hint">
+          Tools appear to the agent as server__tool. Untrusted servers ask before every call.
+        </span>
       </div>
       <textarea
         className="json-editor"
@@ -92,11 +94,18 @@ export function McpServersCard({ projectId, canEdit }: { projectId: string; canE
           )}
           {saved && <span className="hint">Saved. Connecting…</span>}
           <span className="spacer" />
-          <span className="hint">command/args/env/cwd (stdio, sandboxed) or url/headers (http, sse, ws); timeout, trust, includeTools, excludeTools, eager</span>
+          <span className="hint">
+            command/args/env/cwd (stdio, sandboxed) or url/headers (http, sse, ws); timeout, trust, includeTools,
+            excludeTools, eager
+          </span>
         </div>
       )}
       {canEdit && importing && (
-        <McpImport current={live.ok ? live.servers : null} onAdd={(next) => (setText(next), setImporting(false))} onClose={() => setImporting(false)} />
+        <McpImport
+          current={live.ok ? live.servers : null}
+          onAdd={(next) => (setText(next), setImporting(false))}
+          onClose={() => setImporting(false)}
+        />
       )}
       <ServerStatus projectId={projectId} canReconnect={canEdit} />
     </section>
@@ -108,7 +117,9 @@ function ServerStatus({ projectId, canReconnect }: { projectId: string; canRecon
   const queryClient = useQueryClient();
   const status = useQuery(trpc.extensions.status.queryOptions({ projectId }, { refetchInterval: 3_000 }));
   const reconnect = useMutation(
-    trpc.extensions.reconnect.mutationOptions({ onSettled: () => void queryClient.invalidateQueries(trpc.extensions.status.queryFilter()) }),
+    trpc.extensions.reconnect.mutationOptions({
+      onSettled: () => void queryClient.invalidateQueries(trpc.extensions.status.queryFilter()),
+    }),
   );
   if (status.error) return <div className="error-text">{errorMessage(status.error)}</div>;
   const servers = status.data?.servers ?? [];
@@ -123,7 +134,11 @@ function ServerStatus({ projectId, canReconnect }: { projectId: string; canRecon
           <span className="chip">{s.transport}</span>
           {s.trusted && <span className="chip">trusted</span>}
           {s.eager && <span className="chip">eager</span>}
-          <span className={s.status === "failed" ? "server-detail failed" : "server-detail"} data-testid="mcp-server-detail" title={s.tools.join(", ")}>
+          <span
+            className={s.status === "failed" ? "server-detail failed" : "server-detail"}
+            data-testid="mcp-server-detail"
+            title={s.tools.join(", ")}
+          >
             {s.status === "connected"
               ? `Connected · ${s.tools.length} tool${s.tools.length === 1 ? "" : "s"}`
               : s.status === "failed"
@@ -134,7 +149,12 @@ function ServerStatus({ projectId, canReconnect }: { projectId: string; canRecon
           </span>
           <span className="spacer" />
           {canReconnect && s.status !== "connecting" && (
-            <button type="button" className="btn btn-sm" onClick={() => reconnect.mutate({ projectId, server: s.name })} disabled={reconnect.isPending}>
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => reconnect.mutate({ projectId, server: s.name })}
+              disabled={reconnect.isPending}
+            >
               Reconnect
             </button>
           )}

@@ -6,7 +6,11 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
-const POLICY_LABELS = { off: "Off: no network", "allow-list": "Allow-list: only the hosts below", open: "Open: any public host" } as const;
+const POLICY_LABELS = {
+  off: "Off: no network",
+  "allow-list": "Allow-list: only the hosts below",
+  open: "Open: any public host",
+} as const;
 type Policy = keyof typeof POLICY_LABELS;
 
 /** The project's network policy (project admins edit it) and the egress proxy's connection log, live. */
@@ -18,9 +22,15 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
   const [draft, setDraft] = useState<{ policy: Policy; hosts: string } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useSubscription(
-    trpc.network.onConnection.subscriptionOptions({ projectId }, { onData: () => void queryClient.invalidateQueries(trpc.network.connections.queryFilter({ projectId })) }),
+    trpc.network.onConnection.subscriptionOptions(
+      { projectId },
+      { onData: () => void queryClient.invalidateQueries(trpc.network.connections.queryFilter({ projectId })) },
+    ),
   );
-  const current = draft ?? { policy: settings.data?.policy ?? "allow-list", hosts: (settings.data?.allowHosts ?? []).join("\n") };
+  const current = draft ?? {
+    policy: settings.data?.policy ?? "allow-list",
+    hosts: (settings.data?.allowHosts ?? []).join("\n"),
+  };
   const save = useMutation(
     trpc.network.update.mutationOptions({
       onSuccess: () => {
@@ -38,13 +48,20 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
       <div className="section-title">
         <h2>Network</h2>
         <span className="hint">
-          Terminals, the agent&apos;s shell, stdio MCP servers, discovery and git reach the network only through the egress proxy. Tandem&apos;s server follows the same
-          policy for its own requests: web_fetch and @ mentions of URLs reach only the allowed hosts; with Off, web_search and remote MCP servers are refused too.
+          Terminals, the agent&apos;s shell, stdio MCP servers, discovery and git reach the network only through the
+          egress proxy. Tandem&apos;s server follows the same policy for its own requests: web_fetch and @ mentions of
+          URLs reach only the allowed hosts; with Off, web_search and remote MCP servers are refused too.
         </span>
       </div>
       <label className="field">
         <span>Policy</span>
-        <select className="input" data-testid="network-policy" value={current.policy} disabled={!canEdit} onChange={(e) => setDraft({ ...current, policy: e.target.value as Policy })}>
+        <select
+          className="input"
+          data-testid="network-policy"
+          value={current.policy}
+          disabled={!canEdit}
+          onChange={(e) => setDraft({ ...current, policy: e.target.value as Policy })}
+        >
           {(Object.keys(POLICY_LABELS) as Policy[]).map((p) => (
             <option key={p} value={p} disabled={!permitted.includes(p)}>
               {POLICY_LABELS[p]}
@@ -55,9 +72,20 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
       </label>
       <label className="field">
         <span>Allowed hosts, one per line (*.example.com allows its subdomains)</span>
-        <textarea className="input network-hosts" rows={6} data-testid="network-hosts" value={current.hosts} readOnly={!canEdit} onChange={(e) => setDraft({ ...current, hosts: e.target.value })} />
+        <textarea
+          className="input network-hosts"
+          rows={6}
+          data-testid="network-hosts"
+          value={current.hosts}
+          readOnly={!canEdit}
+          onChange={(e) => setDraft({ ...current, hosts: e.target.value })}
+        />
       </label>
-      {problem && <div className="error-text" role="alert">{problem}</div>}
+      {problem && (
+        <div className="error-text" role="alert">
+          {problem}
+        </div>
+      )}
       {canEdit && (
         <div className="row">
           <button
@@ -65,7 +93,9 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
             className="btn btn-primary"
             data-testid="network-save"
             disabled={draft === null || save.isPending}
-            onClick={() => save.mutate({ projectId, policy: current.policy, allowHosts: current.hosts.split(/\s+/).filter(Boolean) })}
+            onClick={() =>
+              save.mutate({ projectId, policy: current.policy, allowHosts: current.hosts.split(/\s+/).filter(Boolean) })
+            }
           >
             Save
           </button>

@@ -8,7 +8,17 @@ import { openSessionHref } from "@/components/settings/open-session";
 
 /** A time on the clock of the zone the task was scheduled in (its creator's), with the zone's name. */
 const when = (d: Date | string | null, timeZone: string) =>
-  d ? new Date(d).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZone, timeZoneName: "short" }) : "—";
+  d
+    ? new Date(d).toLocaleString(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "numeric",
+        minute: "2-digit",
+        timeZone,
+        timeZoneName: "short",
+      })
+    : "—";
 
 /** Tasks the agent scheduled (schedule_task): when they run next, their runs' sessions, pause / resume / cancel. */
 export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
@@ -25,13 +35,17 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
     <section className="card settings-card" data-testid="schedules-card">
       <div className="section-title">
         <h2>Scheduled tasks</h2>
-        <span className="hint">Created by the agent with schedule_task, after someone approved. Each run is a new session.</span>
+        <span className="hint">
+          Created by the agent with schedule_task, after someone approved. Each run is a new session.
+        </span>
       </div>
       {error && <div className="error-text">{errorMessage(error)}</div>}
       {!schedules.data ? (
         <p className="hint">Loading…</p>
       ) : schedules.data.length === 0 ? (
-        <p className="hint">No scheduled tasks. Ask the agent, e.g. “every weekday at 9, summarize yesterday’s commits”.</p>
+        <p className="hint">
+          No scheduled tasks. Ask the agent, e.g. “every weekday at 9, summarize yesterday’s commits”.
+        </p>
       ) : (
         <ul className="item-list">
           {schedules.data.map((task) => (
@@ -39,7 +53,8 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
               <div className="item-main">
                 <span className="item-title">{task.description}</span>
                 <span className="item-sub">
-                  {task.cron ? `${task.timeExpression} (cron ${task.cron}, ${task.timezone})` : task.timeExpression} · next: {task.status === "active" ? when(task.nextRunAt, task.timezone) : "—"}
+                  {task.cron ? `${task.timeExpression} (cron ${task.cron}, ${task.timezone})` : task.timeExpression} ·
+                  next: {task.status === "active" ? when(task.nextRunAt, task.timezone) : "—"}
                 </span>
                 {task.runs.length > 0 && (
                   <span className="item-sub">
@@ -47,7 +62,13 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
                     {task.runs.slice(0, 5).map((run, i) => (
                       <span key={run.id}>
                         {i > 0 && ", "}
-                        {run.sessionId ? <Link {...openSessionHref(projectId, run.sessionId)}>{when(run.firedAt, task.timezone)}</Link> : <span className="error-text" title={run.error ?? ""}>{when(run.firedAt, task.timezone)} failed</span>}
+                        {run.sessionId ? (
+                          <Link {...openSessionHref(projectId, run.sessionId)}>{when(run.firedAt, task.timezone)}</Link>
+                        ) : (
+                          <span className="error-text" title={run.error ?? ""}>
+                            {when(run.firedAt, task.timezone)} failed
+                          </span>
+                        )}
                       </span>
                     ))}
                   </span>
@@ -55,17 +76,29 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
               </div>
               <span className="chip">{task.status}</span>
               {canEdit && task.status === "active" && (
-                <button type="button" className="btn btn-sm" onClick={() => pause.mutate({ projectId, taskId: task.id })}>
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  onClick={() => pause.mutate({ projectId, taskId: task.id })}
+                >
                   Pause
                 </button>
               )}
               {canEdit && task.status === "paused" && (
-                <button type="button" className="btn btn-sm" onClick={() => resume.mutate({ projectId, taskId: task.id })}>
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  onClick={() => resume.mutate({ projectId, taskId: task.id })}
+                >
                   Resume
                 </button>
               )}
               {canEdit && (task.status === "active" || task.status === "paused") && (
-                <button type="button" className="btn btn-sm btn-danger" onClick={() => cancel.mutate({ projectId, taskId: task.id })}>
+                <button
+                  type="button"
+                  className="btn btn-sm btn-danger"
+                  onClick={() => cancel.mutate({ projectId, taskId: task.id })}
+                >
                   Cancel
                 </button>
               )}

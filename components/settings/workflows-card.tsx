@@ -7,7 +7,12 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { openSessionHref } from "@/components/settings/open-session";
 
-type Workflow = { name: string; path: string; description: string; inputs: { name: string; description?: string; default?: string; required: boolean }[] };
+type Workflow = {
+  name: string;
+  path: string;
+  description: string;
+  inputs: { name: string; description?: string; default?: string; required: boolean }[];
+};
 
 /** The workspace's workflows (.tandem/workflows/*.yaml), each with a Run button that streams into a new session. */
 export function WorkflowsCard({ projectId, canRun }: { projectId: string; canRun: boolean }) {
@@ -17,7 +22,9 @@ export function WorkflowsCard({ projectId, canRun }: { projectId: string; canRun
     <section className="card settings-card" data-testid="workflows-card">
       <div className="section-title">
         <h2>Workflows</h2>
-        <span className="hint">From .tandem/workflows/&lt;name&gt;.yaml: agent prompts, shell commands, parallel groups.</span>
+        <span className="hint">
+          From .tandem/workflows/&lt;name&gt;.yaml: agent prompts, shell commands, parallel groups.
+        </span>
       </div>
       {workflows.error && <div className="error-text">{errorMessage(workflows.error)}</div>}
       {workflows.data?.problems.map((p) => (
@@ -77,7 +84,13 @@ function WorkflowRow({ projectId, workflow, canRun }: { projectId: string; workf
           type="button"
           className="btn btn-primary btn-sm"
           disabled={missing || run.isPending}
-          onClick={() => run.mutate({ projectId, workflow: workflow.name, inputs: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v.trim())) })}
+          onClick={() =>
+            run.mutate({
+              projectId,
+              workflow: workflow.name,
+              inputs: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v.trim())),
+            })
+          }
         >
           Run
         </button>

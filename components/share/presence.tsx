@@ -24,7 +24,11 @@ export function PresenceAvatars({ entries, meId }: { entries: PresenceEntry[]; m
         </span>
       ))}
       {guests > 0 && (
-        <span className="presence-avatar guest" title={`${guests} guest${guests === 1 ? "" : "s"} watching through a view link`} data-testid="presence-guests">
+        <span
+          className="presence-avatar guest"
+          title={`${guests} guest${guests === 1 ? "" : "s"} watching through a view link`}
+          data-testid="presence-guests"
+        >
           +{guests}
         </span>
       )}

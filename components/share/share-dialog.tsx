@@ -36,7 +36,9 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
   );
   const revoke = useMutation(trpc.share.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const setApprovals = useMutation(
-    trpc.session.setApprovalsBy.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.session.get.queryFilter({ sessionId })) }),
+    trpc.session.setApprovalsBy.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries(trpc.session.get.queryFilter({ sessionId })),
+    }),
   );
 
   return (
@@ -51,19 +53,49 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
       >
         <div className="share-scopes" role="radiogroup" aria-label="What the link allows">
           <label className={`share-scope${scope === "view" ? " chosen" : ""}`}>
-            <input type="radio" name="scope" checked={scope === "view"} onChange={() => setScope("view")} data-testid="share-scope-view" />
+            <input
+              type="radio"
+              name="scope"
+              checked={scope === "view"}
+              onChange={() => setScope("view")}
+              data-testid="share-scope-view"
+            />
             <strong>View</strong>
-            <span className="hint">Anyone with the link watches live and reads the files the session touched. No account needed; read-only.</span>
+            <span className="hint">
+              Anyone with the link watches live and reads the files the session touched. No account needed; read-only.
+            </span>
           </label>
           <label className={`share-scope${scope === "collaborate" ? " chosen" : ""}`}>
-            <input type="radio" name="scope" checked={scope === "collaborate"} onChange={() => setScope("collaborate")} data-testid="share-scope-collaborate" />
+            <input
+              type="radio"
+              name="scope"
+              checked={scope === "collaborate"}
+              onChange={() => setScope("collaborate")}
+              data-testid="share-scope-collaborate"
+            />
             <strong>Collaborate</strong>
             <span className="hint">Signed-in members of this team send messages and answer approvals here.</span>
           </label>
         </div>
         <div className="row">
-          <input className="input" placeholder="Label, e.g. who it is for" value={label} onChange={(e) => setLabel(e.target.value)} aria-label="Label" data-testid="share-label" required maxLength={100} />
-          <select className="input" style={{ width: 120 }} value={days} onChange={(e) => setDays(Number(e.target.value))} aria-label="Expires after" data-testid="share-expiry">
+          <input
+            className="input"
+            placeholder="Label, e.g. who it is for"
+            value={label}
+            onChange={(e) => setLabel(e.target.value)}
+            aria-label="Label"
+            data-testid="share-label"
+            required
+            maxLength={100}
+          />
+          <select
+            className="input"
+            style={{ width: 120 }}
+            value={days}
+            onChange={(e) => setDays(Number(e.target.value))}
+            aria-label="Expires after"
+            data-testid="share-expiry"
+          >
             {EXPIRIES.map((d) => (
               <option key={d} value={d}>
                 {d === 1 ? "1 day" : `${d} days`}
@@ -88,7 +120,9 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
         )}
         {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
       </form>
-      {created && <ShownOnceLink message="Copy the link now: it is shown only once." url={created} testId="share-url" />}
+      {created && (
+        <ShownOnceLink message="Copy the link now: it is shown only once." url={created} testId="share-url" />
+      )}
       <h3 className="share-subtitle">Links</h3>
       {links.data && links.data.length > 0 ? (
         <table className="table" data-testid="share-links">
@@ -100,11 +134,20 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
                   <span className={`status-pill ${link.scope}`}>{link.scope === "view" ? "View" : "Collaborate"}</span>
                 </td>
                 <td className="muted">
-                  {link.state === "active" ? `until ${new Date(link.expiresAt).toLocaleDateString()}` : link.state === "revoked" ? "revoked" : "expired"}
+                  {link.state === "active"
+                    ? `until ${new Date(link.expiresAt).toLocaleDateString()}`
+                    : link.state === "revoked"
+                      ? "revoked"
+                      : "expired"}
                 </td>
                 <td style={{ textAlign: "right" }}>
                   {link.state === "active" && (
-                    <button className="btn btn-ghost btn-sm" onClick={() => revoke.mutate({ sessionId, linkId: link.id })} disabled={revoke.isPending} data-testid="share-revoke">
+                    <button
+                      className="btn btn-ghost btn-sm"
+                      onClick={() => revoke.mutate({ sessionId, linkId: link.id })}
+                      disabled={revoke.isPending}
+                      data-testid="share-revoke"
+                    >
                       Revoke
                     </button>
                   )}

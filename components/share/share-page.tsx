@@ -28,7 +28,10 @@ function ShareLink({ token }: { token: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const resolved = useQuery(trpc.share.resolve.queryOptions({ token }, { retry: false, staleTime: Infinity }));
-  const onAccessLost = useCallback(() => void queryClient.invalidateQueries(trpc.share.resolve.queryFilter({ token })), [queryClient, trpc, token]);
+  const onAccessLost = useCallback(
+    () => void queryClient.invalidateQueries(trpc.share.resolve.queryFilter({ token })),
+    [queryClient, trpc, token],
+  );
 
   if (resolved.isPending) return <ShareFrame>Opening the link…</ShareFrame>;
   if (resolved.error) return <LinkEnded state="error" message={errorMessage(resolved.error)} />;
@@ -46,18 +49,37 @@ function ShareLink({ token }: { token: string }) {
         </span>
         <div className="spacer" />
         {link.scope === "collaborate" && !link.signedIn && (
-          <Link className="btn btn-sm" href={`/sign-in?next=${encodeURIComponent(`/s/${token}`)}`} data-testid="share-sign-in">
+          <Link
+            className="btn btn-sm"
+            href={`/sign-in?next=${encodeURIComponent(`/s/${token}`)}`}
+            data-testid="share-sign-in"
+          >
             Sign in to take part
           </Link>
         )}
         <span className="hint">Expires {new Date(link.expiresAt).toLocaleDateString()}</span>
       </header>
-      <SharedSession projectId={link.project.id} projectName={link.project.name} sessionId={link.session.id} onAccessLost={onAccessLost} />
+      <SharedSession
+        projectId={link.project.id}
+        projectName={link.project.name}
+        sessionId={link.session.id}
+        onAccessLost={onAccessLost}
+      />
     </div>
   );
 }
 
-function SharedSession({ projectId, projectName, sessionId, onAccessLost }: { projectId: string; projectName: string; sessionId: string; onAccessLost: () => void }) {
+function SharedSession({
+  projectId,
+  projectName,
+  sessionId,
+  onAccessLost,
+}: {
+  projectId: string;
+  projectName: string;
+  sessionId: string;
+  onAccessLost: () => void;
+}) {
   const client = useTRPCClient();
   const trpc = useTRPC();
   const me = useQuery(trpc.account.status.queryOptions());
@@ -78,7 +100,15 @@ function SharedSession({ projectId, projectName, sessionId, onAccessLost }: { pr
           <TouchedFiles sessionId={sessionId} />
         </aside>
         <section className="share-session agent-panel">
-          <SessionView projectId={projectId} projectName={projectName} sessionId={sessionId} me={person} onOpenSession={noop} onTranscript={noop} onAccessLost={onAccessLost} />
+          <SessionView
+            projectId={projectId}
+            projectName={projectName}
+            sessionId={sessionId}
+            me={person}
+            onOpenSession={noop}
+            onTranscript={noop}
+            onAccessLost={onAccessLost}
+          />
         </section>
       </div>
     </OpenFilesProvider>
@@ -149,7 +179,10 @@ function ShareFrame({ children }: { children: React.ReactNode }) {
 }
 
 const ENDED: Record<string, { title: string; body?: string }> = {
-  revoked: { title: "This link was revoked", body: "Whoever shared this session ended the link, so it no longer shows anything." },
+  revoked: {
+    title: "This link was revoked",
+    body: "Whoever shared this session ended the link, so it no longer shows anything.",
+  },
   expired: { title: "This link has expired", body: "Share links last at most 90 days; this one's time is up." },
   invalid: { title: "This link does not work" },
   error: { title: "This link could not be opened" },

@@ -17,15 +17,23 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
   useEffect(() => {
     if (hosts.data) setText(hosts.data.team.join("\n"));
   }, [hosts.data]);
-  const save = useMutation(trpc.team.setInternalHosts.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.team.internalHosts.queryFilter({ teamId })) }));
-  const entries = text.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean);
+  const save = useMutation(
+    trpc.team.setInternalHosts.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries(trpc.team.internalHosts.queryFilter({ teamId })),
+    }),
+  );
+  const entries = text
+    .split(/[\s,]+/)
+    .map((e) => e.trim())
+    .filter(Boolean);
   return (
     <section className="card stack" data-testid="team-internal-hosts">
       <h2>Internal hosts</h2>
       <p className="hint">
-        Hosts on your own network that this team&apos;s projects may reach, for clone, fetch and push and from terminals and the agent&apos;s shell (each
-        project&apos;s network policy still applies): a host name (git.office.lan), *.domain, an address (10.20.0.7) or a range (10.20.0.0/16). These reach private
-        addresses only: the server&apos;s own loopback and cloud-metadata addresses are for the server&apos;s admin to open.
+        Hosts on your own network that this team&apos;s projects may reach, for clone, fetch and push and from terminals
+        and the agent&apos;s shell (each project&apos;s network policy still applies): a host name (git.office.lan),
+        *.domain, an address (10.20.0.7) or a range (10.20.0.0/16). These reach private addresses only: the
+        server&apos;s own loopback and cloud-metadata addresses are for the server&apos;s admin to open.
       </p>
       {manage ? (
         <form
@@ -35,9 +43,23 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
             save.mutate({ teamId, entries });
           }}
         >
-          <textarea className="input" rows={4} style={{ height: "auto", minHeight: 88, resize: "vertical" }} value={text} onChange={(e) => setText(e.target.value)} placeholder={"git.office.lan\n10.20.0.0/16"} aria-label="Internal hosts, one per line" data-testid="team-internal-hosts-input" />
+          <textarea
+            className="input"
+            rows={4}
+            style={{ height: "auto", minHeight: 88, resize: "vertical" }}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder={"git.office.lan\n10.20.0.0/16"}
+            aria-label="Internal hosts, one per line"
+            data-testid="team-internal-hosts-input"
+          />
           <div className="row">
-            <button className="btn btn-primary" type="submit" disabled={save.isPending} data-testid="team-internal-hosts-save">
+            <button
+              className="btn btn-primary"
+              type="submit"
+              disabled={save.isPending}
+              data-testid="team-internal-hosts-save"
+            >
               Save
             </button>
             {save.isSuccess && !save.isPending && <span className="muted">Saved: applies to the next connection.</span>}
@@ -47,7 +69,9 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
       ) : (
         <p>{hosts.data?.team.length ? hosts.data.team.join(", ") : <span className="muted">None.</span>}</p>
       )}
-      {hosts.data && hosts.data.server.length > 0 && <p className="hint">Allowed for every project by the server&apos;s admin: {hosts.data.server.join(", ")}.</p>}
+      {hosts.data && hosts.data.server.length > 0 && (
+        <p className="hint">Allowed for every project by the server&apos;s admin: {hosts.data.server.join(", ")}.</p>
+      )}
     </section>
   );
 }

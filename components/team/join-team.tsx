@@ -47,7 +47,12 @@ export function JoinTeam({ token }: { token: string }) {
         You are invited as <strong>{info.data.role}</strong>.
       </p>
       {user ? (
-        <button className="btn btn-primary" onClick={() => accept.mutate({ token })} disabled={accept.isPending} data-testid="join-accept">
+        <button
+          className="btn btn-primary"
+          onClick={() => accept.mutate({ token })}
+          disabled={accept.isPending}
+          data-testid="join-accept"
+        >
           Join as {user.name}
         </button>
       ) : (

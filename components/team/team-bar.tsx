@@ -11,11 +11,26 @@ import "@/components/share/share.css";
 type Team = { id: string; name: string; personal: boolean; role: string; members: number };
 
 /** Which team's projects are shown (and where new ones go); its settings; a new team. */
-export function TeamBar({ teams, current, onChoose }: { teams: Team[]; current: Team | null; onChoose: (teamId: string) => void }) {
+export function TeamBar({
+  teams,
+  current,
+  onChoose,
+}: {
+  teams: Team[];
+  current: Team | null;
+  onChoose: (teamId: string) => void;
+}) {
   const [creating, setCreating] = useState(false);
   return (
     <div className="team-switcher">
-      <select className="input" style={{ width: 240 }} value={current?.id ?? ""} onChange={(e) => onChoose(e.target.value)} aria-label="Team" data-testid="team-switcher">
+      <select
+        className="input"
+        style={{ width: 240 }}
+        value={current?.id ?? ""}
+        onChange={(e) => onChoose(e.target.value)}
+        aria-label="Team"
+        data-testid="team-switcher"
+      >
         {teams.map((team) => (
           <option key={team.id} value={team.id}>
             {team.name}
@@ -63,14 +78,28 @@ function NewTeamDialog({ onDone }: { onDone: (teamId: string | null) => void }) 
           create.mutate({ name });
         }}
       >
-        <input className="input" placeholder="Team name" value={name} onChange={(e) => setName(e.target.value)} aria-label="Team name" data-testid="team-name" required />
+        <input
+          className="input"
+          placeholder="Team name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          aria-label="Team name"
+          data-testid="team-name"
+          required
+        />
         <p className="hint">You will be its owner. Invite people from the team&apos;s page.</p>
         {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
         <div className="dialog-actions">
           <button className="btn" type="button" onClick={() => onDone(null)}>
             Cancel
           </button>
-          <button className="btn btn-primary" type="submit" disabled={create.isPending || !name.trim()} data-testid="team-create" title={name.trim() ? undefined : "Give the team a name first"}>
+          <button
+            className="btn btn-primary"
+            type="submit"
+            disabled={create.isPending || !name.trim()}
+            data-testid="team-create"
+            title={name.trim() ? undefined : "Give the team a name first"}
+          >
             Create team
           </button>
         </div>

@@ -39,7 +39,14 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
         <table className="table" data-testid="team-members">
           <tbody>
             {(members.data ?? []).map((m) => (
-              <MemberRow key={m.id} teamId={teamId} member={m} manage={manage} mine={team.data?.role ?? "viewer"} isMe={m.id === me} />
+              <MemberRow
+                key={m.id}
+                teamId={teamId}
+                member={m}
+                manage={manage}
+                mine={team.data?.role ?? "viewer"}
+                isMe={m.id === me}
+              />
             ))}
           </tbody>
         </table>
@@ -54,7 +61,19 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
 
 type Member = { id: string; name: string; email: string; role: (typeof ROLES)[number] };
 
-function MemberRow({ teamId, member, manage, mine, isMe }: { teamId: string; member: Member; manage: boolean; mine: string; isMe: boolean }) {
+function MemberRow({
+  teamId,
+  member,
+  manage,
+  mine,
+  isMe,
+}: {
+  teamId: string;
+  member: Member;
+  manage: boolean;
+  mine: string;
+  isMe: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries(trpc.team.members.queryFilter({ teamId }));
@@ -93,7 +112,11 @@ function MemberRow({ teamId, member, manage, mine, isMe }: { teamId: string; mem
       </td>
       <td style={{ textAlign: "right" }}>
         {(editable || isMe) && (
-          <button className="btn btn-ghost btn-sm" onClick={() => remove.mutate({ teamId, userId: member.id })} disabled={remove.isPending}>
+          <button
+            className="btn btn-ghost btn-sm"
+            onClick={() => remove.mutate({ teamId, userId: member.id })}
+            disabled={remove.isPending}
+          >
             {isMe ? "Leave" : "Remove"}
           </button>
         )}
@@ -133,8 +156,22 @@ function TeamInvites({ teamId, emails }: { teamId: string; emails: boolean }) {
           create.mutate({ teamId, role, email: email.trim() || undefined });
         }}
       >
-        <input className="input" type="email" placeholder="Email (optional: then only that account can use it)" value={email} onChange={(e) => setEmail(e.target.value)} data-testid="team-invite-email" />
-        <select className="input" style={{ width: 120 }} value={role} onChange={(e) => setRole(e.target.value as typeof role)} aria-label="Role" data-testid="team-invite-role">
+        <input
+          className="input"
+          type="email"
+          placeholder="Email (optional: then only that account can use it)"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          data-testid="team-invite-email"
+        />
+        <select
+          className="input"
+          style={{ width: 120 }}
+          value={role}
+          onChange={(e) => setRole(e.target.value as typeof role)}
+          aria-label="Role"
+          data-testid="team-invite-role"
+        >
           <option value="admin">admin</option>
           <option value="member">member</option>
           <option value="viewer">viewer</option>
@@ -150,7 +187,13 @@ function TeamInvites({ teamId, emails }: { teamId: string; emails: boolean }) {
         It works once, for 7 days; the person signs in (or is given a sign-up invitation by an admin) and joins.
       </p>
       {create.error && <div className="error-text">{errorMessage(create.error)}</div>}
-      {link && <ShownOnceLink message={`${emailed ? `Sent to ${emailed}. ` : ""}Copy the link now: it is shown only once.`} url={link} testId="team-invite-link" />}
+      {link && (
+        <ShownOnceLink
+          message={`${emailed ? `Sent to ${emailed}. ` : ""}Copy the link now: it is shown only once.`}
+          url={link}
+          testId="team-invite-link"
+        />
+      )}
       {invites.data && invites.data.length > 0 ? (
         <table className="table" data-testid="team-invites">
           <tbody>
@@ -162,7 +205,10 @@ function TeamInvites({ teamId, emails }: { teamId: string; emails: boolean }) {
                 </td>
                 <td className="muted">until {new Date(invite.expiresAt).toLocaleDateString()}</td>
                 <td style={{ textAlign: "right" }}>
-                  <button className="btn btn-ghost btn-sm" onClick={() => revoke.mutate({ teamId, inviteId: invite.id })}>
+                  <button
+                    className="btn btn-ghost btn-sm"
+                    onClick={() => revoke.mutate({ teamId, inviteId: invite.id })}
+                  >
                     Revoke
                   </button>
                 </td>

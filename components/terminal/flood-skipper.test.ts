@@ -5,7 +5,8 @@ import { FloodSkipper } from "./flood-skipper";
 const COLS = 80;
 const ROWS = 24;
 const SCROLLBACK = 500;
-const screenOf = (writes: Array<string | Uint8Array>) => screenIn({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK }, writes);
+const screenOf = (writes: Array<string | Uint8Array>) =>
+  screenIn({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK }, writes);
 
 /** The output cut into batches of `size` bytes, as the pacer hands them over (cuts fall anywhere, even inside a character). */
 function batches(output: string, size: number): Uint8Array[] {
@@ -23,7 +24,10 @@ function throughSkipper(chunks: Uint8Array[]): { texts: string[]; skipped: numbe
 
 describe("FloodSkipper", () => {
   it.each([
-    ["a plain flood after a coloured prompt", `\x1b[1;32muser@host\x1b[0m:~$ cat log\r\n${flood(40_000)}\x1b[1;32muser@host\x1b[0m:~$ `],
+    [
+      "a plain flood after a coloured prompt",
+      `\x1b[1;32muser@host\x1b[0m:~$ cat log\r\n${flood(40_000)}\x1b[1;32muser@host\x1b[0m:~$ `,
+    ],
     ["a colour change in the middle of a flood", `${flood(20_000)}\x1b[31m${flood(20_000, 20_000)}\x1b[0mdone`],
     ["a flood into a scroll region", `\x1b[5;20r\x1b[10;1H${flood(40_000)}\x1b[r`],
     ["a flood that ends mid-line", `\x1b[2J\x1b[H${flood(40_000)}partial line without newline`],

@@ -12,7 +12,11 @@ export type SeenTerminal = z.infer<typeof terminalSchema>;
  * not listed and were made before the server (re)started (`ended`). A remembered terminal made
  * since then and not listed was closed: it is forgotten.
  */
-export function reconcile(remembered: readonly SeenTerminal[], listed: readonly SeenTerminal[], serverStartedAt: string) {
+export function reconcile(
+  remembered: readonly SeenTerminal[],
+  listed: readonly SeenTerminal[],
+  serverStartedAt: string,
+) {
   const listedIds = new Set(listed.map((t) => t.id));
   const started = Date.parse(serverStartedAt);
   const ended = remembered.filter((t) => !listedIds.has(t.id) && Date.parse(t.createdAt) < started);

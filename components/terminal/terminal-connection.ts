@@ -1,10 +1,5 @@
 import type { Terminal } from "@xterm/xterm";
-import {
-  ACK_EVERY_BYTES,
-  parseServerMessage,
-  TerminalCloseCode,
-  type ClientMessage,
-} from "@/lib/terminal-protocol";
+import { ACK_EVERY_BYTES, parseServerMessage, TerminalCloseCode, type ClientMessage } from "@/lib/terminal-protocol";
 import { FloodSkipper } from "./flood-skipper";
 import { OutputPacer } from "./output-pacer";
 

@@ -11,12 +11,22 @@ import { highlightRuns, rankFiles } from "@/components/ui/quick-open";
 // Ctrl/Cmd+Shift+P (or typing ">") lists the commands the panels on screen offer. Arrows and
 // Enter run, Escape closes and gives focus back.
 
-type Item = { id: string; testId: string; label: ReactNode; detail?: ReactNode; keys?: string; run: () => void; takesFocus?: boolean };
+type Item = {
+  id: string;
+  testId: string;
+  label: ReactNode;
+  detail?: ReactNode;
+  keys?: string;
+  run: () => void;
+  takesFocus?: boolean;
+};
 
 // The editor's text area once Monaco shows the opened file (it may still be loading: best effort).
-const focusEditor = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=editor] textarea")?.focus());
+const focusEditor = () =>
+  requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=editor] textarea")?.focus());
 
-const isOpenKey = (event: KeyboardEvent) => (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "p";
+const isOpenKey = (event: KeyboardEvent) =>
+  (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "p";
 
 export function CommandPalette({ projectId }: { projectId: string }) {
   const [query, setQuery] = useState<string | null>(null);
@@ -46,13 +56,31 @@ export function CommandPalette({ projectId }: { projectId: string }) {
     return () => window.removeEventListener("keydown", onKey, true);
   }, [open]);
 
-  useCommands(useMemo(() => [{ id: "go-to-file", label: "Go to file…", keys: "Ctrl+P", run: () => requestAnimationFrame(() => open("")), takesFocus: true }], [open]));
+  useCommands(
+    useMemo(
+      () => [
+        {
+          id: "go-to-file",
+          label: "Go to file…",
+          keys: "Ctrl+P",
+          run: () => requestAnimationFrame(() => open("")),
+          takesFocus: true,
+        },
+      ],
+      [open],
+    ),
+  );
 
   if (query === null) return null;
   return <PaletteDialog projectId={projectId} query={query} setQuery={setQuery} close={close} />;
 }
 
-type DialogProps = { projectId: string; query: string; setQuery: (query: string) => void; close: (restore: boolean) => void };
+type DialogProps = {
+  projectId: string;
+  query: string;
+  setQuery: (query: string) => void;
+  close: (restore: boolean) => void;
+};
 
 function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
   const commandMode = query.startsWith(">");
@@ -78,7 +106,14 @@ function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
   const empty = commandMode ? "No matching commands" : fileItems.status;
   return (
     <div className="palette-backdrop" onMouseDown={(event) => event.target === event.currentTarget && close(true)}>
-      <div className="palette" role="dialog" aria-modal="true" aria-label={commandMode ? "Command palette" : "Go to file"} data-testid="command-palette" data-mode={commandMode ? "commands" : "files"}>
+      <div
+        className="palette"
+        role="dialog"
+        aria-modal="true"
+        aria-label={commandMode ? "Command palette" : "Go to file"}
+        data-testid="command-palette"
+        data-mode={commandMode ? "commands" : "files"}
+      >
         <input
           ref={inputRef}
           className="input"
@@ -126,7 +161,9 @@ function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
           ))}
           {items.length === 0 && <li className="palette-empty">{empty}</li>}
         </ul>
-        {!commandMode && fileItems.truncated && <div className="palette-empty">Only the first files of this large project are searched.</div>}
+        {!commandMode && fileItems.truncated && (
+          <div className="palette-empty">Only the first files of this large project are searched.</div>
+        )}
       </div>
     </div>
   );
@@ -153,7 +190,10 @@ function useFileItems(projectId: string, query: string | null): { items: Item[];
   // list earlier, and files made since then must be found.
   const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 0 }));
   // The open tabs come first when nothing is typed, the one in view before the others.
-  const recent = useMemo(() => [...(active ? [active] : []), ...openFiles.map((f) => f.path).filter((p) => p !== active)], [openFiles, active]);
+  const recent = useMemo(
+    () => [...(active ? [active] : []), ...openFiles.map((f) => f.path).filter((p) => p !== active)],
+    [openFiles, active],
+  );
   const items = useMemo(() => {
     if (query === null || !list.data) return [];
     return rankFiles(list.data.files, query, { recent }).map(({ path, positions }): Item => {
@@ -163,13 +203,22 @@ function useFileItems(projectId: string, query: string | null): { items: Item[];
       return {
         id: `file-${path}`,
         testId: "palette-file",
-        label: highlightRuns(name, positions, slash + 1).map((run, i) => (run.hit ? <mark key={i}>{run.text}</mark> : run.text)),
+        label: highlightRuns(name, positions, slash + 1).map((run, i) =>
+          run.hit ? <mark key={i}>{run.text}</mark> : run.text,
+        ),
         detail: folder || undefined,
         run: () => void store.open(path).then(focusEditor),
         takesFocus: true,
       };
     });
   }, [query, list.data, recent, store]);
-  const status = list.isPending || (list.isFetching && !list.data?.files.length) ? "Listing files…" : list.error ? "Could not list the files." : list.data?.files.length ? "No file matches" : "This project has no files yet.";
+  const status =
+    list.isPending || (list.isFetching && !list.data?.files.length)
+      ? "Listing files…"
+      : list.error
+        ? "Could not list the files."
+        : list.data?.files.length
+          ? "No file matches"
+          : "This project has no files yet.";
   return { items, status, truncated: !!list.data?.truncated };
 }

@@ -1,6 +1,15 @@
 "use client";
 
-import { createContext, useCallback, useContext, useEffect, useId, useState, useSyncExternalStore, type ReactNode } from "react";
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useId,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from "react";
 
 // The actions the command palette offers. Each panel registers its own while it is on screen
 // (useCommands), with handlers that call into its own state, so the palette knows no panel and
@@ -58,7 +67,11 @@ const NONE: Command[] = [];
 /** Everything registered now, in registration order. */
 export function useRegisteredCommands(): Command[] {
   const registry = useContext(CommandsContext);
-  return useSyncExternalStore(registry?.subscribe ?? (() => () => {}), registry?.getSnapshot ?? (() => NONE), () => NONE);
+  return useSyncExternalStore(
+    registry?.subscribe ?? (() => () => {}),
+    registry?.getSnapshot ?? (() => NONE),
+    () => NONE,
+  );
 }
 
 /**
@@ -80,5 +93,8 @@ export function useRunCommand(): (id: string) => boolean {
 /** "Ctrl+S" on Linux and Windows, "⌘S" on a Mac. */
 export function shortcutLabel(keys: string): string {
   if (typeof navigator === "undefined" || !/Mac|iPhone|iPad/.test(navigator.platform)) return keys;
-  return keys.replace(/Ctrl\+/g, "⌘").replace(/Shift\+/g, "⇧").replace(/Alt\+/g, "⌥");
+  return keys
+    .replace(/Ctrl\+/g, "⌘")
+    .replace(/Shift\+/g, "⇧")
+    .replace(/Alt\+/g, "⌥");
 }

@@ -50,7 +50,12 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
           <button type="button" className="btn" onClick={onCancel}>
             Cancel
           </button>
-          <button type="submit" className={danger ? "btn btn-danger" : "btn btn-primary"} disabled={!ready} data-testid="confirm-button">
+          <button
+            type="submit"
+            className={danger ? "btn btn-danger" : "btn btn-primary"}
+            disabled={!ready}
+            data-testid="confirm-button"
+          >
             {confirmLabel}
           </button>
         </div>

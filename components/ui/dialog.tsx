@@ -16,7 +16,9 @@ export function Dialog({ title, children, onClose, testId, wide }: DialogProps) 
   const ref = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    const first = ref.current?.querySelector<HTMLElement>("input, textarea, select, button.btn-primary, button.btn-danger, button");
+    const first = ref.current?.querySelector<HTMLElement>(
+      "input, textarea, select, button.btn-primary, button.btn-danger, button",
+    );
     first?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === "Escape") onClose();
@@ -27,7 +29,14 @@ export function Dialog({ title, children, onClose, testId, wide }: DialogProps) 
 
   return (
     <div className="dialog-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div ref={ref} className={wide ? "dialog dialog-wide" : "dialog"} role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
+      <div
+        ref={ref}
+        className={wide ? "dialog dialog-wide" : "dialog"}
+        role="dialog"
+        aria-modal="true"
+        aria-label={title}
+        data-testid={testId}
+      >
         <h2>{title}</h2>
         {children}
       </div>

@@ -1,6 +1,10 @@
 type TrpcLikeError = {
   message?: string;
-  data?: { code?: string; gitError?: string | null; zodError?: { formErrors?: string[]; fieldErrors?: Record<string, string[] | undefined> } | null };
+  data?: {
+    code?: string;
+    gitError?: string | null;
+    zodError?: { formErrors?: string[]; fieldErrors?: Record<string, string[] | undefined> } | null;
+  };
 };
 
 /** The message of a tRPC (or any) error, for showing to a person; input errors give their first reason. */

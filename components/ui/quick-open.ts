@@ -7,7 +7,11 @@ export type FileMatch = { path: string; positions: number[] };
  * do: letters in order, bonus at word and path boundaries), shorter paths first on a tie.
  * An empty query lists `recent` first, then the rest in order.
  */
-export function rankFiles(files: readonly string[], query: string, options: { limit?: number; recent?: readonly string[] } = {}): FileMatch[] {
+export function rankFiles(
+  files: readonly string[],
+  query: string,
+  options: { limit?: number; recent?: readonly string[] } = {},
+): FileMatch[] {
   const limit = options.limit ?? 50;
   const q = query.trim().replace(/\s+/g, "");
   if (!q) {
@@ -20,7 +24,11 @@ export function rankFiles(files: readonly string[], query: string, options: { li
 }
 
 /** Splits `text` into runs that are matched or not, for highlighting the letters a query hit. */
-export function highlightRuns(text: string, positions: readonly number[], offset = 0): { text: string; hit: boolean }[] {
+export function highlightRuns(
+  text: string,
+  positions: readonly number[],
+  offset = 0,
+): { text: string; hit: boolean }[] {
   const hits = new Set(positions.map((p) => p - offset));
   const runs: { text: string; hit: boolean }[] = [];
   for (let i = 0; i < text.length; i++) {

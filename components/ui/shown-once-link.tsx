@@ -10,7 +10,11 @@ export function ShownOnceLink({ message, url, testId }: { message: ReactNode; ur
       <span>{message}</span>
       <div className="invite-link">
         <input className="input" readOnly value={url} onFocus={(event) => event.target.select()} data-testid={testId} />
-        <button className="btn" type="button" onClick={() => void navigator.clipboard?.writeText(url).then(() => setCopied(true))}>
+        <button
+          className="btn"
+          type="button"
+          onClick={() => void navigator.clipboard?.writeText(url).then(() => setCopied(true))}
+        >
           {copied ? "Copied" : "Copy"}
         </button>
       </div>

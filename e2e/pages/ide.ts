@@ -19,8 +19,15 @@ export class IdePage {
       await this.page.context().addCookies(JSON.parse(readFileSync(file, "utf8")).cookies);
       await this.page.goto("/");
       const outcome = await Promise.race([
-        this.page.getByTestId("create-project-form").waitFor().then(() => "in" as const),
-        this.page.getByTestId("sign-in-form").or(this.firstRunHeading()).waitFor().then(() => "out" as const),
+        this.page
+          .getByTestId("create-project-form")
+          .waitFor()
+          .then(() => "in" as const),
+        this.page
+          .getByTestId("sign-in-form")
+          .or(this.firstRunHeading())
+          .waitFor()
+          .then(() => "out" as const),
       ]);
       if (outcome === "in") return;
     }
@@ -155,7 +162,9 @@ export class IdePage {
   }
 
   async expectEditorText(expected: string | RegExp) {
-    await expect.poll(() => this.editorText()).toMatch(expected instanceof RegExp ? expected : new RegExp(escapeRegExp(expected)));
+    await expect
+      .poll(() => this.editorText())
+      .toMatch(expected instanceof RegExp ? expected : new RegExp(escapeRegExp(expected)));
   }
 
   async save() {

@@ -21,8 +21,14 @@ export class ReviewPage {
     const response =
       kind === "query"
         ? await this.page.request.get(`${origin}/api/trpc/${path}?input=${encodeURIComponent(body)}`)
-        : await this.page.request.post(`${origin}/api/trpc/${path}`, { headers: { "content-type": "application/json" }, data: body });
-    const result = (await response.json()) as { result?: { data?: { json?: unknown } }; error?: { json?: { message?: string } } };
+        : await this.page.request.post(`${origin}/api/trpc/${path}`, {
+            headers: { "content-type": "application/json" },
+            data: body,
+          });
+    const result = (await response.json()) as {
+      result?: { data?: { json?: unknown } };
+      error?: { json?: { message?: string } };
+    };
     if (!response.ok()) throw new Error(`${path}: ${result.error?.json?.message ?? "failed"}`);
     return result.result?.data?.json;
   }

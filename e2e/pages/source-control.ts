@@ -33,6 +33,9 @@ export class SourceControlPage {
 
   async sync(action: "fetch" | "pull" | "push") {
     await this.page.getByTestId(`scm-${action}`).click();
-    await expect(this.page.getByTestId("scm-notice")).toContainText(action === "push" ? "Pushed." : action === "pull" ? "Pulled." : "Fetched.", { timeout: 30_000 });
+    await expect(this.page.getByTestId("scm-notice")).toContainText(
+      action === "push" ? "Pushed." : action === "pull" ? "Pulled." : "Fetched.",
+      { timeout: 30_000 },
+    );
   }
 }

@@ -50,12 +50,18 @@ describe("an approval is bound to its call, not to the model's call id", () => {
       ],
     });
     let events = await h.send(session.id, "first");
-    await h.caller.approval.respond({ approvalId: only(events, "approval_requested")[0]!.payload.approvalId, decision: "approve" });
+    await h.caller.approval.respond({
+      approvalId: only(events, "approval_requested")[0]!.payload.approvalId,
+      decision: "approve",
+    });
     await h.agent.idle(session.id);
     events = await h.send(session.id, "second");
 
     expect(ran()).toEqual(["ls"]);
-    expect(only(events, "approval_requested").map((e) => e.payload.input)).toEqual([{ command: "ls" }, { command: "rm -rf /workspace" }]);
+    expect(only(events, "approval_requested").map((e) => e.payload.input)).toEqual([
+      { command: "ls" },
+      { command: "rm -rf /workspace" },
+    ]);
     expect(await h.status(session.id)).toBe("waiting_approval");
     await h.caller.session.cancel({ sessionId: session.id });
   });
@@ -95,7 +101,10 @@ describe("an approval is bound to its call, not to the model's call id", () => {
   it("a hostile id (long, with path characters) is replaced before anything is keyed by it", async () => {
     const hostile = `../../${"x".repeat(5000)}/etc/passwd`;
     const session = await h.newSession({
-      replies: [{ toolCalls: [{ id: hostile, name: "echo", arguments: { text: "hi" } }] }, { match: "echo: hi", text: "done" }],
+      replies: [
+        { toolCalls: [{ id: hostile, name: "echo", arguments: { text: "hi" } }] },
+        { match: "echo: hi", text: "done" },
+      ],
     });
     const events = await h.send(session.id, "echo");
     const [call] = only(events, "tool_call");

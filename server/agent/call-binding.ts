@@ -21,14 +21,18 @@ export function ownCallId(modelId: string, used: Set<string>): string {
 
 /** sha256 of the tool's name, its input and its plan, with object keys sorted (the log's JSON does not keep their order). */
 export function callHash(toolName: string, input: unknown, plan: CallPlan | null): string {
-  return createHash("sha256").update(canonicalJson([toolName, input ?? null, plan])).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson([toolName, input ?? null, plan]))
+    .digest("hex");
 }
 
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 

@@ -24,16 +24,28 @@ export async function refusedUnattended(policy: Policy, command: string): Promis
   return reasons.length ? `${reasons.join(" ")} No one is asked about this command, so it does not run.` : null;
 }
 
-export function gatedShell(shell: ShellSession, policy: Policy, grant: CallGrant | undefined, ctx: Pick<ToolContext, "signal">): ShellSession {
+export function gatedShell(
+  shell: ShellSession,
+  policy: Policy,
+  grant: CallGrant | undefined,
+  ctx: Pick<ToolContext, "signal">,
+): ShellSession {
   const vet = async (command: string) => {
     const denied = deniedCommand(policy, command);
-    if (denied) throw new ToolFailure("DENIED", `Refused \`${command}\`: ${denied} Do not retry it; find another way or ask the user.`);
+    if (denied)
+      throw new ToolFailure(
+        "DENIED",
+        `Refused \`${command}\`: ${denied} Do not retry it; find another way or ask the user.`,
+      );
     if (!policy.guard) return;
     const approved = grant?.approvedById != null && (grant.plan?.commands.includes(command) ?? false);
     if (approved) return;
     const reasons = await guardReasons(command, policy.guard, gitWorkProbe({ shell, signal: ctx.signal }));
     if (reasons.length) {
-      throw new ToolFailure("DENIED", `Refused \`${command}\`: ${reasons.join(" ")} It needs a person's approval: run it on its own with the shell tool, which asks them.`);
+      throw new ToolFailure(
+        "DENIED",
+        `Refused \`${command}\`: ${reasons.join(" ")} It needs a person's approval: run it on its own with the shell tool, which asks them.`,
+      );
     }
   };
   return {

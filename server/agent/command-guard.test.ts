@@ -7,7 +7,8 @@ import { guardReasons, type GitWorkProbe } from "./command-guard";
 
 const clean = async () => ({ uncommitted: 0, unpushed: 0 });
 const dirty = async () => ({ uncommitted: 2, unpushed: 1 });
-const reasons = (command: string, probe: GitWorkProbe = clean, config = DEFAULT_COMMAND_GUARD) => guardReasons(command, config, probe);
+const reasons = (command: string, probe: GitWorkProbe = clean, config = DEFAULT_COMMAND_GUARD) =>
+  guardReasons(command, config, probe);
 
 describe("destructive-command guard", () => {
   it.each([
@@ -56,7 +57,9 @@ describe("destructive-command guard", () => {
 
   it("asks before git reset --hard only when the branch has work that is not pushed", async () => {
     expect(await reasons("git reset --hard origin/main", clean)).toEqual([]);
-    expect((await reasons("git reset --hard HEAD~1", dirty)).join(" ")).toMatch("would discard work on this branch: 2 uncommitted changes and 1 unpushed commit");
+    expect((await reasons("git reset --hard HEAD~1", dirty)).join(" ")).toMatch(
+      "would discard work on this branch: 2 uncommitted changes and 1 unpushed commit",
+    );
     expect((await reasons("git reset --hard", async () => null)).join(" ")).toMatch("could not be checked");
     expect(await reasons("git reset --soft HEAD~1", dirty)).toEqual([]);
   });
@@ -70,7 +73,9 @@ describe("destructive-command guard", () => {
     expect(await reasons("dd if=a of=b", clean, config)).toEqual([]);
     expect(await reasons("rm -rf out/site", clean, config)).toEqual([]);
     expect((await reasons("rm -rf node_modules", clean, config)).join(" ")).toMatch(/Recursive delete/);
-    expect(await reasons("terraform destroy -auto-approve", clean, config)).toEqual(["Destroys the team's infrastructure."]);
+    expect(await reasons("terraform destroy -auto-approve", clean, config)).toEqual([
+      "Destroys the team's infrastructure.",
+    ]);
     expect((await reasons("git push", clean, config)).join(" ")).toMatch(/git push/); // not configurable
   });
 });

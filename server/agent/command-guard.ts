@@ -13,9 +13,14 @@ export type GitWorkProbe = () => Promise<{ uncommitted: number; unpushed: number
 const RECURSIVE_FLAG = /^-[a-zA-Z]*[rR][a-zA-Z]*$/;
 
 /** The reasons this command must ask; empty when the guard has nothing to say. */
-export async function guardReasons(command: string, config: CommandGuardConfig, probeGit: GitWorkProbe): Promise<string[]> {
+export async function guardReasons(
+  command: string,
+  config: CommandGuardConfig,
+  probeGit: GitWorkProbe,
+): Promise<string[]> {
   const parsed = parseCommandLine(command);
-  if (!parsed.ok) return [`The command could not be parsed (${parsed.error}), so the destructive-command guard cannot vouch for it.`];
+  if (!parsed.ok)
+    return [`The command could not be parsed (${parsed.error}), so the destructive-command guard cannot vouch for it.`];
   const reasons = new Set<string>();
   const add = (reason: string | null) => reason && reasons.add(reason);
   for (const cmd of parsed.commands) {
@@ -39,7 +44,9 @@ function matchesName(program: string, names: readonly string[]): boolean {
 
 function startsWithWords(argv: readonly string[], prefix: string): boolean {
   const want = prefix.trim().split(/\s+/);
-  return want.every((w, i) => (i === 0 ? programName(argv[0] ?? "") === w : argv[i]?.toLowerCase() === w.toLowerCase()));
+  return want.every((w, i) =>
+    i === 0 ? programName(argv[0] ?? "") === w : argv[i]?.toLowerCase() === w.toLowerCase(),
+  );
 }
 
 /** Git's subcommand after its global options (`git -C dir push` → push). */
@@ -47,7 +54,8 @@ function gitArgs(cmd: SimpleCommand): string[] | null {
   if (cmd.argv[0] !== "git") return null;
   const args = cmd.argv.slice(1);
   let i = 0;
-  while (i < args.length && args[i]!.startsWith("-")) i += ["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(args[i]!) ? 2 : 1;
+  while (i < args.length && args[i]!.startsWith("-"))
+    i += ["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(args[i]!) ? 2 : 1;
   return args.slice(i);
 }
 
@@ -130,7 +138,13 @@ function recursivePermissions(cmd: SimpleCommand, programs: readonly string[]): 
   const files = operands(cmd).slice(1);
   const wide = files.filter((f) => {
     const target = resolveTarget(f.arg, f.dynamic);
-    return target === null || target === "/workspace" || !target.startsWith("/workspace/") || f.arg === "*" || f.arg === "./*";
+    return (
+      target === null ||
+      target === "/workspace" ||
+      !target.startsWith("/workspace/") ||
+      f.arg === "*" ||
+      f.arg === "./*"
+    );
   });
   if (wide.length === 0) return null;
   return `\`${cmd.argv[0]} -R\` on the workspace root or beyond (${wide.map((f) => f.arg).join(", ")}) changes every file under it.`;
@@ -138,11 +152,18 @@ function recursivePermissions(cmd: SimpleCommand, programs: readonly string[]): 
 
 const DROP_STATEMENT = /\bdrop\s+(database|schema)\b/i;
 
-function dropDatabase(cmd: SimpleCommand, all: SimpleCommand[], config: CommandGuardConfig["dropDatabase"]): string | null {
-  if (config.commands.some((p) => startsWithWords(cmd.argv, p))) return `\`${cmd.argv.slice(0, 3).join(" ")}\` drops or wipes a database.`;
+function dropDatabase(
+  cmd: SimpleCommand,
+  all: SimpleCommand[],
+  config: CommandGuardConfig["dropDatabase"],
+): string | null {
+  if (config.commands.some((p) => startsWithWords(cmd.argv, p)))
+    return `\`${cmd.argv.slice(0, 3).join(" ")}\` drops or wipes a database.`;
   if (!cmd.argv.some((a) => DROP_STATEMENT.test(a))) return null;
   // The statement reaches a database when a client gets it as an argument or through the pipe.
-  const reaches = all.filter((c) => c === cmd || (cmd.pipeline && c.pipeline?.id === cmd.pipeline.id && c.pipeline.index > cmd.pipeline.index));
+  const reaches = all.filter(
+    (c) => c === cmd || (cmd.pipeline && c.pipeline?.id === cmd.pipeline.id && c.pipeline.index > cmd.pipeline.index),
+  );
   if (!reaches.some((c) => matchesName(c.argv[0]!, config.clients))) return null;
   return "The command drops a database (DROP DATABASE/SCHEMA).";
 }
@@ -152,7 +173,8 @@ function downloadToShell(commands: SimpleCommand[], config: CommandGuardConfig["
   const isInterpreter = (c: SimpleCommand) => matchesName(c.argv[0]!, config.interpreters);
   for (const c of commands) {
     if (!isInterpreter(c)) continue;
-    if (c.substituted.some((p) => matchesName(p, config.downloaders))) return `A download is run by \`${c.argv[0]}\` without being looked at first.`;
+    if (c.substituted.some((p) => matchesName(p, config.downloaders)))
+      return `A download is run by \`${c.argv[0]}\` without being looked at first.`;
     if (!c.pipeline || c.pipeline.index === 0) continue;
     const upstream = commands.filter((d) => d.pipeline?.id === c.pipeline!.id && d.pipeline.index < c.pipeline!.index);
     if (upstream.some(isDownloader)) return `A download is piped into \`${c.argv[0]}\` without being looked at first.`;

@@ -63,7 +63,9 @@ function renderMessage(message: ModelMessage): string {
       case "tool-result": {
         const output = part.output;
         const text = output.type === "text" || output.type === "error-text" ? output.value : JSON.stringify(output);
-        parts.push(`← ${part.toolName} ${output.type === "error-text" ? "failed" : "returned"}:\n${cut(text, MAX_OUTPUT_CHARS)}`);
+        parts.push(
+          `← ${part.toolName} ${output.type === "error-text" ? "failed" : "returned"}:\n${cut(text, MAX_OUTPUT_CHARS)}`,
+        );
         break;
       }
       default:

@@ -16,12 +16,21 @@ afterAll(() => h.dispose());
 describe("compaction", () => {
   it("summarises older turns when the context nears a small window; the log keeps everything", async () => {
     const long = (word: string) => `${word} `.repeat(4000); // ~6,000 tokens by the 4-characters estimate
-    await setModelSetting(h.env.services.db, { model: "openai-compatible:scripted", inputPerMTok: 1, outputPerMTok: 2, cachedInputPerMTok: null, contextWindow: 16000 });
+    await setModelSetting(h.env.services.db, {
+      model: "openai-compatible:scripted",
+      inputPerMTok: 1,
+      outputPerMTok: 2,
+      cachedInputPerMTok: null,
+      contextWindow: 16000,
+    });
     const session = await h.newSession({
       replies: [
         { match: "first question", tokens: [long("alpha")] },
         { match: "second question", tokens: [long("beta")] },
-        { match: "Summarise the conversation", text: "The user asked two questions; the answers were long lists of alpha and beta." },
+        {
+          match: "Summarise the conversation",
+          text: "The user asked two questions; the answers were long lists of alpha and beta.",
+        },
         { match: "third question", text: "Third answer, with a compact context." },
       ],
     });
@@ -41,7 +50,11 @@ describe("compaction", () => {
     );
     expect(JSON.stringify(third.messages)).not.toContain("alpha alpha");
     // Nothing is lost from the log.
-    expect(only(events, "assistant_message").map((e) => e.payload.text.slice(0, 5))).toEqual(["alpha", "beta ", "Third"]);
+    expect(only(events, "assistant_message").map((e) => e.payload.text.slice(0, 5))).toEqual([
+      "alpha",
+      "beta ",
+      "Third",
+    ]);
     // Usage and cost from the admin's price table.
     const usage = only(events, "usage").at(-1)!.payload;
     expect(usage.sessionCostUsd).toBeGreaterThan(0);
@@ -55,17 +68,33 @@ describe("the summary request", () => {
         {
           match: "plan the release",
           toolCalls: [
-            { id: "todo_1", name: "todo_write", arguments: { todos: [{ id: "1", content: "bump the version", status: "in_progress" }, { id: "2", content: "tag it", status: "pending" }] } },
+            {
+              id: "todo_1",
+              name: "todo_write",
+              arguments: {
+                todos: [
+                  { id: "1", content: "bump the version", status: "in_progress" },
+                  { id: "2", content: "tag it", status: "pending" },
+                ],
+              },
+            },
             { id: "echo_1", name: "echo", arguments: { text: "version 1.2.3" } },
           ],
         },
-        { match: "echo: version", toolCalls: [{ id: "write_1", name: "write", arguments: { path: "secrets.txt", content: "x" } }] },
+        {
+          match: "echo: version",
+          toolCalls: [{ id: "write_1", name: "write", arguments: { path: "secrets.txt", content: "x" } }],
+        },
         { match: "use config.yaml instead", text: "Understood, I will not write secrets.txt." },
       ],
     });
     await h.send(session.id, "plan the release");
     const requested = only(await h.events(session.id), "approval_requested")[0]!;
-    await h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "reject", feedback: "use config.yaml instead" });
+    await h.caller.approval.respond({
+      approvalId: requested.payload.approvalId,
+      decision: "reject",
+      feedback: "use config.yaml instead",
+    });
     await h.agent.idle(session.id);
     const history = await h.events(session.id);
     expect(only(history, "tool_result")).toHaveLength(3);
@@ -78,14 +107,21 @@ describe("the summary request", () => {
       bodies.push(JSON.parse(raw) as AnthropicBody);
       const problem = anthropicProblem(bodies.at(-1)!);
       if (problem) {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: problem } }));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: problem } }));
         return;
       }
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
-          id: "msg_1", type: "message", role: "assistant", model: "claude-test",
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "claude-test",
           content: [{ type: "text", text: "## Goal\nRelease 1.2.3." }],
-          stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 50, output_tokens: 8 },
+          stop_reason: "end_turn",
+          stop_sequence: null,
+          usage: { input_tokens: 50, output_tokens: 8 },
         }),
       );
     });
@@ -132,7 +168,10 @@ describe("the summary request", () => {
   });
 });
 
-type AnthropicBody = { messages: Array<{ role: string; content: string | Array<{ type: string }> }>; tools?: unknown[] };
+type AnthropicBody = {
+  messages: Array<{ role: string; content: string | Array<{ type: string }> }>;
+  tools?: unknown[];
+};
 
 /**
  * Anthropic answers 400 ("Requests which include `tool_use` or `tool_result` blocks must define
@@ -142,5 +181,7 @@ type AnthropicBody = { messages: Array<{ role: string; content: string | Array<{
 function anthropicProblem(body: AnthropicBody): string | null {
   const blocks = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
   const usesTools = blocks.some((b) => b.type === "tool_use" || b.type === "tool_result");
-  return usesTools && !body.tools?.length ? "Requests which include `tool_use` or `tool_result` blocks must define tools." : null;
+  return usesTools && !body.tools?.length
+    ? "Requests which include `tool_use` or `tool_result` blocks must define tools."
+    : null;
 }

@@ -72,13 +72,22 @@ export async function compactUpTo(input: {
  * starts from the summary. `busy`: a turn runs or waits for an approval. The session's model is
  * resolved only once there is something to compact.
  */
-export async function compactBetweenTurns(input: { db: Db; log: EventLog; models: Pick<ModelRegistry, "resolve" | "endpoint">; sessionId: string; modelId: string; busy: boolean }) {
+export async function compactBetweenTurns(input: {
+  db: Db;
+  log: EventLog;
+  models: Pick<ModelRegistry, "resolve" | "endpoint">;
+  sessionId: string;
+  modelId: string;
+  busy: boolean;
+}) {
   if (input.busy) throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
   const events = await listEvents(input.db, input.sessionId);
   const last = events.at(-1)?.seq ?? 0;
   const previous = events.findLast((e) => e.type === "compaction");
-  if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1) throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
-  if (!events.some((e) => e.type === "user_message")) throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
+  if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1)
+    throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
+  if (!events.some((e) => e.type === "user_message"))
+    throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
   const facts = await loadModelFacts(input.db, input.modelId);
   try {
     const event = await compactUpTo({
@@ -97,7 +106,10 @@ export async function compactBetweenTurns(input: { db: Db; log: EventLog; models
     // provider's status and what to do, not the SDK's error text. Anything else stays as it is.
     const described = describeModelError(error, input.modelId, safeEndpoint(input.models, input.modelId));
     if (described.code === "internal") throw error;
-    throw new AgentRuntimeError(described.code === "not_configured" ? "PRECONDITION_FAILED" : "BAD_GATEWAY", `Could not compact: ${described.message}`);
+    throw new AgentRuntimeError(
+      described.code === "not_configured" ? "PRECONDITION_FAILED" : "BAD_GATEWAY",
+      `Could not compact: ${described.message}`,
+    );
   }
 }
 

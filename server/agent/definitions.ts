@@ -13,16 +13,42 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 
 const agentFront = z.object({
   description: z.string().min(1, "description is required"),
-  tools: z.union([z.array(z.string().min(1)), z.string().transform((s) => s.split(",").map((t) => t.trim()).filter(Boolean))]).optional(),
+  tools: z
+    .union([
+      z.array(z.string().min(1)),
+      z.string().transform((s) =>
+        s
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .optional(),
   model: z.string().min(1).optional(),
   max_turns: z.number().int().min(1).max(200).optional(),
 });
 
-export type AgentDefinition = { name: string; path: string; description: string; tools?: string[]; model?: string; maxTurns?: number; instructions: string };
-export type SkillDefinition = { name: string; path: string; description: string; instructions: string; files: string[] };
+export type AgentDefinition = {
+  name: string;
+  path: string;
+  description: string;
+  tools?: string[];
+  model?: string;
+  maxTurns?: number;
+  instructions: string;
+};
+export type SkillDefinition = {
+  name: string;
+  path: string;
+  description: string;
+  instructions: string;
+  files: string[];
+};
 export type DefinitionProblem = { path: string; message: string };
 
-export async function loadAgents(workspace: Workspace): Promise<{ agents: AgentDefinition[]; problems: DefinitionProblem[] }> {
+export async function loadAgents(
+  workspace: Workspace,
+): Promise<{ agents: AgentDefinition[]; problems: DefinitionProblem[] }> {
   const agents: AgentDefinition[] = [];
   const problems: DefinitionProblem[] = [];
   for (const entry of await workspace.list(AGENTS_DIR).catch(() => [])) {
@@ -33,30 +59,50 @@ export async function loadAgents(workspace: Workspace): Promise<{ agents: AgentD
     else if ("problem" in parsed) problems.push({ path: entry.path, message: parsed.problem });
     else {
       const { data, body } = parsed;
-      agents.push({ name, path: entry.path, description: data.description, tools: data.tools, model: data.model, maxTurns: data.max_turns, instructions: body });
+      agents.push({
+        name,
+        path: entry.path,
+        description: data.description,
+        tools: data.tools,
+        model: data.model,
+        maxTurns: data.max_turns,
+        instructions: body,
+      });
     }
   }
   return { agents, problems };
 }
 
-export async function loadSkills(workspace: Workspace): Promise<{ skills: SkillDefinition[]; problems: DefinitionProblem[] }> {
+export async function loadSkills(
+  workspace: Workspace,
+): Promise<{ skills: SkillDefinition[]; problems: DefinitionProblem[] }> {
   const skills: SkillDefinition[] = [];
   const problems: DefinitionProblem[] = [];
   for (const dir of await workspace.list(SKILLS_DIR).catch(() => [])) {
     if (dir.type !== "directory") continue;
     const file = `${dir.path}/SKILL.md`;
-    const parsed = await readFront(workspace, file, z.object({ name: z.string().optional(), description: z.string().min(1, "description is required") }));
+    const parsed = await readFront(
+      workspace,
+      file,
+      z.object({ name: z.string().optional(), description: z.string().min(1, "description is required") }),
+    );
     if ("problem" in parsed) {
       if (parsed.problem !== "missing") problems.push({ path: file, message: parsed.problem });
       continue;
     }
-    const files = (await workspace.list(dir.path).catch(() => [])).filter((e) => e.type === "file" && e.name !== "SKILL.md").map((e) => e.path);
+    const files = (await workspace.list(dir.path).catch(() => []))
+      .filter((e) => e.type === "file" && e.name !== "SKILL.md")
+      .map((e) => e.path);
     skills.push({ name: dir.name, path: file, description: parsed.data.description, instructions: parsed.body, files });
   }
   return { skills, problems };
 }
 
-async function readFront<T>(workspace: Workspace, file: string, schema: z.ZodType<T>): Promise<{ data: T; body: string } | { problem: string }> {
+async function readFront<T>(
+  workspace: Workspace,
+  file: string,
+  schema: z.ZodType<T>,
+): Promise<{ data: T; body: string } | { problem: string }> {
   const read = await workspace.read(file).catch(() => null);
   if (!read) return { problem: "missing" };
   if (read.kind !== "text") return { problem: "not a text file" };
@@ -67,6 +113,9 @@ async function readFront<T>(workspace: Workspace, file: string, schema: z.ZodTyp
     return { problem: `front matter is not valid YAML: ${(error as Error).message.split("\n")[0]}` };
   }
   const parsed = schema.safeParse(front.data);
-  if (!parsed.success) return { problem: parsed.error.issues.map((i) => `${i.path.join(".") || "front matter"}: ${i.message}`).join("; ") };
+  if (!parsed.success)
+    return {
+      problem: parsed.error.issues.map((i) => `${i.path.join(".") || "front matter"}: ${i.message}`).join("; "),
+    };
   return { data: parsed.data, body: front.content.trim() };
 }

@@ -14,7 +14,12 @@ export async function runToolDirectly(
   setup: TurnSetup,
   input: { sessionId: string; userId: string; toolName: string; input: unknown; signal: AbortSignal },
 ): Promise<TurnEnd> {
-  const turn = await prepareTurn(setup, { sessionId: input.sessionId, userId: input.userId, resumed: false, signal: input.signal });
+  const turn = await prepareTurn(setup, {
+    sessionId: input.sessionId,
+    userId: input.userId,
+    resumed: false,
+    signal: input.signal,
+  });
   const tool = turn.tools[input.toolName];
   if (!tool) throw new Error(`no tool named ${input.toolName} in this session`);
   const { log, sessionId } = turn;

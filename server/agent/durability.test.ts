@@ -44,7 +44,9 @@ describe("durable sessions", () => {
     const { next } = restart();
     expect(await next.recover()).toEqual([]);
     expect(await h.status(session.id)).toBe("waiting_approval");
-    expect((await h.caller.session.get({ sessionId: session.id })).pendingApprovals.map((a) => a.id)).toEqual([approvalId]);
+    expect((await h.caller.session.get({ sessionId: session.id })).pendingApprovals.map((a) => a.id)).toEqual([
+      approvalId,
+    ]);
 
     await h.caller.approval.respond({ approvalId, decision: "approve" });
     await next.idle(session.id);
@@ -61,13 +63,18 @@ describe("durable sessions", () => {
     await h.agent.idle(session.id);
     const requested = only(await h.events(session.id), "approval_requested")[0]!;
     // The server stopped after writing the request to the log and before recording its seq on the row.
-    await h.env.services.db.approval.update({ where: { id: requested.payload.approvalId }, data: { requestSeq: null } });
+    await h.env.services.db.approval.update({
+      where: { id: requested.payload.approvalId },
+      data: { requestSeq: null },
+    });
     const { next } = restart();
     await h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "approve" });
     await next.idle(session.id);
     const after = await h.events(session.id);
     expect(only(after, "tool_result")[0]!.payload.llm).toBe("wrote hello.txt");
-    expect((await findApprovalForCall(h.env.services.db, session.id, requested.payload.toolCallId))?.requestSeq).toBe(requested.seq);
+    expect((await findApprovalForCall(h.env.services.db, session.id, requested.payload.toolCallId))?.requestSeq).toBe(
+      requested.seq,
+    );
   });
 
   it("marks a turn cut off by a crash interrupted, and resumes it from the log", async () => {
@@ -82,7 +89,15 @@ describe("durable sessions", () => {
     const log = h.agent.log;
     await log.append(session.id, "user_message", { text: "Echo something" }, h.user.id);
     await log.append(session.id, "turn_started", { turnId: "t-crashed", model: "openai-compatible:scripted" });
-    await log.append(session.id, "tool_call", { turnId: "t-crashed", stepId: "t-crashed:1", toolCallId: "call_1", toolName: "echo", input: { text: "before the crash" }, title: "Echo", kind: "read" });
+    await log.append(session.id, "tool_call", {
+      turnId: "t-crashed",
+      stepId: "t-crashed:1",
+      toolCallId: "call_1",
+      toolName: "echo",
+      input: { text: "before the crash" },
+      title: "Echo",
+      kind: "read",
+    });
     await setSessionStatus(h.env.services.db, session.id, "running");
     h.model.load({ replies: [{ match: "echo: before the crash", text: "Finished after the restart." }] });
 
@@ -95,7 +110,11 @@ describe("durable sessions", () => {
     await h.caller.session.resume({ sessionId: session.id });
     await next.idle(session.id);
     events = await h.events(session.id);
-    expect(only(events, "tool_result")[0]!.payload).toMatchObject({ toolCallId: "call_1", ok: true, llm: "echo: before the crash" });
+    expect(only(events, "tool_result")[0]!.payload).toMatchObject({
+      toolCallId: "call_1",
+      ok: true,
+      llm: "echo: before the crash",
+    });
     expect(only(events, "turn_started").at(-1)!.payload.resumed).toBe(true);
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("Finished after the restart.");
     expect(await h.status(session.id)).toBe("idle");
@@ -103,7 +122,9 @@ describe("durable sessions", () => {
 
   /** What a server killed while a command ran leaves: the call approved, started, its line appended, no result. */
   async function cutOffCommand(turnId: string, toolCallId: string) {
-    const session = await h.newSession({ replies: [{ match: "interrupted mid-run", text: "The append was cut off; I checked log.txt." }] });
+    const session = await h.newSession({
+      replies: [{ match: "interrupted mid-run", text: "The append was cut off; I checked log.txt." }],
+    });
     // The most permissive mode: even here a cut-off command is not run again without a person.
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
     const db = h.env.services.db;
@@ -111,12 +132,41 @@ describe("durable sessions", () => {
     const input = { command: "echo line >> log.txt" };
     await log.append(session.id, "user_message", { text: "Append a line to log.txt" }, h.user.id);
     await log.append(session.id, "turn_started", { turnId, model: "openai-compatible:scripted" });
-    await log.append(session.id, "tool_call", { turnId, stepId: `${turnId}:1`, toolCallId, toolName: "run", input, title: "Run echo line >> log.txt", kind: "execute" });
-    const approval = await createApproval(db, { sessionId: session.id, toolCallId, toolName: "run", kind: "tool", input, turnId, callHash: callHash("run", input, { commands: [input.command] }), plan: null });
-    const requested = await log.append(session.id, "approval_requested", { approvalId: approval.id, toolCallId, toolName: "run", kind: "tool", title: "Run", input });
+    await log.append(session.id, "tool_call", {
+      turnId,
+      stepId: `${turnId}:1`,
+      toolCallId,
+      toolName: "run",
+      input,
+      title: "Run echo line >> log.txt",
+      kind: "execute",
+    });
+    const approval = await createApproval(db, {
+      sessionId: session.id,
+      toolCallId,
+      toolName: "run",
+      kind: "tool",
+      input,
+      turnId,
+      callHash: callHash("run", input, { commands: [input.command] }),
+      plan: null,
+    });
+    const requested = await log.append(session.id, "approval_requested", {
+      approvalId: approval.id,
+      toolCallId,
+      toolName: "run",
+      kind: "tool",
+      title: "Run",
+      input,
+    });
     await bindRequest(db, approval.id, requested.seq);
     await resolveApproval(db, approval.id, { status: "approved", decision: "approve", resolvedById: h.user.id });
-    await log.append(session.id, "approval_resolved", { approvalId: approval.id, toolCallId, decision: "approve", by: { id: h.user.id, name: h.user.name } }, h.user.id);
+    await log.append(
+      session.id,
+      "approval_resolved",
+      { approvalId: approval.id, toolCallId, decision: "approve", by: { id: h.user.id, name: h.user.name } },
+      h.user.id,
+    );
     await log.append(session.id, "tool_started", { turnId, toolCallId, toolName: "run" });
     const file = path.join((await h.env.services.files.open(h.project.id)).root, "log.txt");
     await fs.writeFile(file, "line\n");
@@ -143,7 +193,11 @@ describe("durable sessions", () => {
     await h.caller.approval.respond({ approvalId: asked.approvalId, decision: "reject" });
     await next.idle(session.id);
     events = await h.events(session.id);
-    expect(only(events, "tool_result").at(-1)!.payload).toMatchObject({ toolCallId: "call_cut", ok: false, errorCode: "INTERRUPTED" });
+    expect(only(events, "tool_result").at(-1)!.payload).toMatchObject({
+      toolCallId: "call_cut",
+      ok: false,
+      errorCode: "INTERRUPTED",
+    });
     expect(only(events, "tool_result").at(-1)!.payload.llm).toMatch(/interrupted mid-run/);
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("The append was cut off; I checked log.txt.");
     expect(h.toolLog.filter((e) => e.tool === "run")).toHaveLength(0);
@@ -184,7 +238,9 @@ describe("durable sessions", () => {
     expect(result.llm).toMatch(/interrupted mid-run/);
     expect(result.llm).not.toMatch(/^Not run/);
     // What the model read for that call in the next turn.
-    const toolMessage = h.model.requests.at(-1)!.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_cut_3");
+    const toolMessage = h.model.requests
+      .at(-1)!
+      .messages.find((m) => m.role === "tool" && m.tool_call_id === "call_cut_3");
     expect(JSON.stringify(toolMessage?.content)).toMatch(/interrupted mid-run/);
     expect(h.toolLog.filter((e) => e.tool === "run")).toHaveLength(0);
   });

@@ -19,18 +19,32 @@ export function createEmbedder(embedding: EmbeddingConfig, models: ModelsConfig)
   }
   switch (ref.provider) {
     case "openai": {
-      if (!models.openai) throw new ModelConfigError(`${ref.id} needs OPENAI_API_KEY (or TANDEM_EMBEDDING_BASE_URL for another server).`);
+      if (!models.openai)
+        throw new ModelConfigError(`${ref.id} needs OPENAI_API_KEY (or TANDEM_EMBEDDING_BASE_URL for another server).`);
       const openai = createOpenAI({ apiKey: models.openai.apiKey, baseURL: models.openai.baseURL });
-      return { id: ref.id, model: openai.embeddingModel(ref.name), endpoint: models.openai.baseURL ?? "https://api.openai.com/v1" };
+      return {
+        id: ref.id,
+        model: openai.embeddingModel(ref.name),
+        endpoint: models.openai.baseURL ?? "https://api.openai.com/v1",
+      };
     }
     case "google": {
       if (!models.google) throw new ModelConfigError(`${ref.id} needs GOOGLE_GENERATIVE_AI_API_KEY.`);
       const google = createGoogleGenerativeAI({ apiKey: models.google.apiKey });
-      return { id: ref.id, model: google.embeddingModel(ref.name), endpoint: "https://generativelanguage.googleapis.com" };
+      return {
+        id: ref.id,
+        model: google.embeddingModel(ref.name),
+        endpoint: "https://generativelanguage.googleapis.com",
+      };
     }
     case "openai-compatible": {
-      if (!models.openaiCompatible) throw new ModelConfigError(`${ref.id} needs TANDEM_OPENAI_COMPATIBLE_BASE_URL or TANDEM_EMBEDDING_BASE_URL.`);
-      const compatible = createOpenAICompatible({ name: "openai-compatible", baseURL: models.openaiCompatible.baseURL, apiKey: models.openaiCompatible.apiKey });
+      if (!models.openaiCompatible)
+        throw new ModelConfigError(`${ref.id} needs TANDEM_OPENAI_COMPATIBLE_BASE_URL or TANDEM_EMBEDDING_BASE_URL.`);
+      const compatible = createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL: models.openaiCompatible.baseURL,
+        apiKey: models.openaiCompatible.apiKey,
+      });
       return { id: ref.id, model: compatible.embeddingModel(ref.name), endpoint: models.openaiCompatible.baseURL };
     }
     case "ollama": {
@@ -38,6 +52,8 @@ export function createEmbedder(embedding: EmbeddingConfig, models: ModelsConfig)
       return { id: ref.id, model: ollama.embeddingModel(ref.name), endpoint: models.ollama.baseURL };
     }
     default:
-      throw new ModelConfigError(`The ${ref.provider} provider has no embedding models; use openai, google, openai-compatible or ollama.`);
+      throw new ModelConfigError(
+        `The ${ref.provider} provider has no embedding models; use openai, google, openai-compatible or ollama.`,
+      );
   }
 }

@@ -26,6 +26,10 @@ describe("event log with two writers", () => {
     expect(late.seq).toBe(3);
     const events = await listEvents(db, session.id);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3]);
-    expect(events.map((e) => (e.type === "user_message" ? e.payload.text : ""))).toEqual(["from instance A", "from instance B", "A again"]);
+    expect(events.map((e) => (e.type === "user_message" ? e.payload.text : ""))).toEqual([
+      "from instance A",
+      "from instance B",
+      "A again",
+    ]);
   });
 });

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyStreamItem, committedEvents, emptyLiveLog, type LiveLog, type SessionStreamItem } from "@/lib/session-events";
+import {
+  applyStreamItem,
+  committedEvents,
+  emptyLiveLog,
+  type LiveLog,
+  type SessionStreamItem,
+} from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
 import { insertEvents, lastSeq } from "@/server/db/repositories/session-events";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
@@ -49,7 +55,10 @@ describe("session event stream", () => {
     for (const log of [a, b]) {
       expect(log.events.map((e) => e.seq)).toEqual(stored.filter((e) => e.seq <= log.lastSeq).map((e) => e.seq));
       expect(only(log.events, "assistant_message")[0]!.payload.text).toBe(FULL);
-      expect(foldTranscript(log.events).items.find((i) => i.kind === "assistant")).toMatchObject({ text: FULL, streaming: false });
+      expect(foldTranscript(log.events).items.find((i) => i.kind === "assistant")).toMatchObject({
+        text: FULL,
+        streaming: false,
+      });
     }
     for (const items of [aItems, bItems]) {
       const seqs = items.flatMap((i) => committedEvents(i).map((e) => e.seq));
@@ -60,7 +69,12 @@ describe("session event stream", () => {
     const provisional = aItems.filter((i): i is Extract<SessionStreamItem, { kind: "delta" }> => i.kind === "delta");
     expect(provisional.map((p) => p.text).join("")).toBe(FULL);
     for (const row of only(stored, "assistant_delta")) {
-      expect(provisional.filter((p) => p.seq === row.seq).map((p) => p.text).join("")).toBe(row.payload.text);
+      expect(
+        provisional
+          .filter((p) => p.seq === row.seq)
+          .map((p) => p.text)
+          .join(""),
+      ).toBe(row.payload.text);
     }
     // Deltas are coalesced: far fewer rows than tokens.
     expect(only(stored, "assistant_delta").length).toBeLessThan(TOKENS.length / 4);
@@ -140,7 +154,10 @@ describe("session event stream", () => {
     expect(whole.items.every((i) => i.kind === "events")).toBe(true);
     expect(whole.items.length).toBeLessThanOrEqual(3);
     // Every batch but the last says more follow, so a viewer can render once, at the end.
-    expect(whole.items.map((i) => i.kind === "events" && i.more)).toEqual([...whole.items.map(() => true).slice(1), false]);
+    expect(whole.items.map((i) => i.kind === "events" && i.more)).toEqual([
+      ...whole.items.map(() => true).slice(1),
+      false,
+    ]);
     expect(whole.log.events.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     expect(whole.log.events.at(-1)!.payload).toMatchObject({ text: `message ${total}` });
 

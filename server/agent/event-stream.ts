@@ -126,7 +126,12 @@ export function endableStream<T, U>(
   const iterator: AsyncIterableIterator<U> = {
     // Once per event per viewer: a `then` on the source's promise, not an async function around it.
     next() {
-      return source.next().then((step): IteratorResult<U> => (step.done ? { done: true, value: undefined } : { done: false, value: map(step.value) }));
+      return source
+        .next()
+        .then(
+          (step): IteratorResult<U> =>
+            step.done ? { done: true, value: undefined } : { done: false, value: map(step.value) },
+        );
     },
     async return() {
       controller.abort();

@@ -83,7 +83,13 @@ export function createEventLog(db: Db, bus: SessionBus) {
     if (!b) return Promise.resolve();
     clearTimeout(b.timer);
     s.buffer = null;
-    const event = makeEvent(sessionId, b.seq, "assistant_delta", { turnId: b.turnId, stepId: b.stepId, text: b.text }, null);
+    const event = makeEvent(
+      sessionId,
+      b.seq,
+      "assistant_delta",
+      { turnId: b.turnId, stepId: b.stepId, text: b.text },
+      null,
+    );
     return write(sessionId, s, [event]);
   }
 
@@ -125,13 +131,23 @@ export function createEventLog(db: Db, bus: SessionBus) {
       if (!s || s.nextSeq === 0) throw new Error(`event log for session ${sessionId} is not open`);
       if (s.buffer && s.buffer.stepId !== piece.stepId) void closeBuffer(sessionId, s).catch(() => {});
       if (!s.buffer) {
-        const timer = setTimeout(() => void closeBuffer(sessionId, s).catch((e) => console.error("delta flush failed:", e)), FLUSH_MS);
+        const timer = setTimeout(
+          () => void closeBuffer(sessionId, s).catch((e) => console.error("delta flush failed:", e)),
+          FLUSH_MS,
+        );
         s.buffer = { seq: s.nextSeq++, turnId: piece.turnId, stepId: piece.stepId, text: "", timer };
       }
       const offset = s.buffer.text.length;
       s.buffer.text += piece.text;
       stats.deltasPublished += 1;
-      bus.publish(sessionId, { kind: "delta", seq: s.buffer.seq, offset, text: piece.text, turnId: piece.turnId, stepId: piece.stepId });
+      bus.publish(sessionId, {
+        kind: "delta",
+        seq: s.buffer.seq,
+        offset,
+        text: piece.text,
+        turnId: piece.turnId,
+        stepId: piece.stepId,
+      });
     },
 
     /** Writes any buffered text and waits until everything appended so far is stored. */
@@ -162,6 +178,12 @@ function seqTaken(error: unknown): boolean {
   return error instanceof SeqTakenError;
 }
 
-function makeEvent(sessionId: string, seq: number, type: SessionEventType, payload: unknown, authorId: string | null): SessionEvent {
+function makeEvent(
+  sessionId: string,
+  seq: number,
+  type: SessionEventType,
+  payload: unknown,
+  authorId: string | null,
+): SessionEvent {
   return { sessionId, seq, type, payload, authorId, createdAt: new Date() } as SessionEvent;
 }

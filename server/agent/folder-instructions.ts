@@ -15,9 +15,14 @@ export function folderInstructions(workspace: Workspace, announced: Set<string>)
     if (tool.kind !== "read" && tool.kind !== "edit") return null;
     const requested = (input as { path?: unknown } | null)?.path;
     if (typeof requested !== "string") return null;
-    const relative = path.isAbsolute(requested) ? path.relative(workspace.root, requested) : path.posix.normalize(requested);
+    const relative = path.isAbsolute(requested)
+      ? path.relative(workspace.root, requested)
+      : path.posix.normalize(requested);
     if (!relative || relative.startsWith("..") || path.isAbsolute(relative)) return null;
-    const parts = path.posix.dirname(relative.split(path.sep).join("/")).split("/").filter((p) => p && p !== ".");
+    const parts = path.posix
+      .dirname(relative.split(path.sep).join("/"))
+      .split("/")
+      .filter((p) => p && p !== ".");
     const found: string[] = [];
     for (let depth = 1; depth <= parts.length; depth++) {
       const dir = parts.slice(0, depth).join("/");
@@ -26,7 +31,12 @@ export function folderInstructions(workspace: Workspace, announced: Set<string>)
         const file = await workspace.read(`${dir}/${name}`).catch(() => null);
         if (file?.kind !== "text" || !file.content.trim()) continue;
         announced.add(dir);
-        found.push(renderInstruction(instructionFile(`${dir}/${name}`, file.content), `[Instructions from ${dir}/${name}; they apply to files under ${dir}/ and take precedence there:]`));
+        found.push(
+          renderInstruction(
+            instructionFile(`${dir}/${name}`, file.content),
+            `[Instructions from ${dir}/${name}; they apply to files under ${dir}/ and take precedence there:]`,
+          ),
+        );
       }
     }
     return found.length ? found.join("\n\n") : null;

@@ -5,7 +5,8 @@ import type { GitWorkProbe } from "@/server/agent/command-guard";
 // the sandbox, in the folder the command would run in): tracked files with changes, and commits
 // on no remote. Untracked files are left alone by a reset, so they do not count.
 
-const PROBE = "git status --porcelain=v2 2>/dev/null || exit 3; echo '--'; git rev-list --count HEAD --not --remotes 2>/dev/null || echo 0";
+const PROBE =
+  "git status --porcelain=v2 2>/dev/null || exit 3; echo '--'; git rev-list --count HEAD --not --remotes 2>/dev/null || echo 0";
 
 export function gitWorkProbe(ctx: Pick<ToolContext, "shell" | "signal">): GitWorkProbe {
   return async () => {

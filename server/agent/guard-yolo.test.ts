@@ -14,13 +14,19 @@ let h: Awaited<ReturnType<typeof createAgentHarness>>;
 let workspace: string;
 beforeAll(async () => {
   h = await createAgentHarness({ coreTools: true, extensions: {} });
-  await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo", allowRules: [{ tool: "shell" }] });
+  await h.caller.agent.updateSettings({
+    projectId: h.project.id,
+    approvalMode: "yolo",
+    allowRules: [{ tool: "shell" }],
+  });
   workspace = path.join(h.env.dataDir, "workspaces", h.project.id);
 });
 afterAll(() => h.dispose());
 
 async function callShell(command: string) {
-  const session = await h.newSession({ replies: [{ toolCalls: [{ id: "call_1", name: "shell", arguments: { command } }] }, { match: "", text: "done" }] });
+  const session = await h.newSession({
+    replies: [{ toolCalls: [{ id: "call_1", name: "shell", arguments: { command } }] }, { match: "", text: "done" }],
+  });
   const events = await h.send(session.id, `run ${command}`);
   return { session, events, asked: only(events, "approval_requested")[0]?.payload };
 }
@@ -51,7 +57,8 @@ describe("destructive-command guard in yolo mode", () => {
 
   it("git reset --hard asks when there is unpushed work, and not once it is pushed", async () => {
     const remote = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-guard-remote-"));
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=T", ...args], { cwd: workspace });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=T", ...args], { cwd: workspace });
     execFileSync("git", ["init", "--bare", "-q", remote]);
     git("init", "-q", "-b", "main");
     await fs.writeFile(path.join(workspace, "a.txt"), "one\n");

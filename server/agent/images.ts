@@ -11,7 +11,9 @@ export async function withImageBytes(messages: ModelMessage[], load: ImageLoader
   const hashes = new Set<string>();
   for (const m of messages) {
     if (m.role !== "user" || typeof m.content === "string") continue;
-    for (const part of m.content) if (part.type === "file" && typeof part.data === "string" && part.data.startsWith(IMAGE_PLACEHOLDER_PREFIX)) hashes.add(part.data.slice(IMAGE_PLACEHOLDER_PREFIX.length));
+    for (const part of m.content)
+      if (part.type === "file" && typeof part.data === "string" && part.data.startsWith(IMAGE_PLACEHOLDER_PREFIX))
+        hashes.add(part.data.slice(IMAGE_PLACEHOLDER_PREFIX.length));
   }
   if (hashes.size === 0) return messages;
   const images = await load([...hashes]);
@@ -20,9 +22,12 @@ export async function withImageBytes(messages: ModelMessage[], load: ImageLoader
     return {
       ...m,
       content: m.content.map((part) => {
-        if (part.type !== "file" || typeof part.data !== "string" || !part.data.startsWith(IMAGE_PLACEHOLDER_PREFIX)) return part;
+        if (part.type !== "file" || typeof part.data !== "string" || !part.data.startsWith(IMAGE_PLACEHOLDER_PREFIX))
+          return part;
         const found = images.get(part.data.slice(IMAGE_PLACEHOLDER_PREFIX.length));
-        return found ? { type: "file" as const, data: found.data, mediaType: found.mediaType } : { type: "text" as const, text: "[An image that is no longer stored.]" };
+        return found
+          ? { type: "file" as const, data: found.data, mediaType: found.mediaType }
+          : { type: "text" as const, text: "[An image that is no longer stored.]" };
       }),
     };
   });

@@ -20,7 +20,11 @@ afterAll(() => h.dispose());
 describe("@ mentions", () => {
   it("attaches mentioned files and folders with the message, for the model", async () => {
     const session = await h.newSession({ replies: [{ text: "Read them." }] });
-    await h.caller.session.send({ sessionId: session.id, text: "look at @README.md and @src/lib", mentions: ["README.md", "src/lib"] });
+    await h.caller.session.send({
+      sessionId: session.id,
+      text: "look at @README.md and @src/lib",
+      mentions: ["README.md", "src/lib"],
+    });
     await h.agent.idle(session.id);
     const message = only(await h.events(session.id), "user_message")[0]!.payload;
     expect(message.mentions?.map((m) => [m.ref, m.kind, m.ok])).toEqual([
@@ -37,7 +41,11 @@ describe("@ mentions", () => {
     // Open: the project's policy lets any host through, so the address check is what refuses.
     await h.caller.network.update({ projectId: h.project.id, policy: "open", allowHosts: [] });
     const session = await h.newSession({ replies: [{ text: "ok" }] });
-    await h.caller.session.send({ sessionId: session.id, text: "see @http://127.0.0.1:9/secret", mentions: ["http://127.0.0.1:9/secret"] });
+    await h.caller.session.send({
+      sessionId: session.id,
+      text: "see @http://127.0.0.1:9/secret",
+      mentions: ["http://127.0.0.1:9/secret"],
+    });
     await h.agent.idle(session.id);
     const mention = only(await h.events(session.id), "user_message")[0]!.payload.mentions![0]!;
     expect(mention).toMatchObject({ ref: "http://127.0.0.1:9/secret", kind: "url", ok: false });

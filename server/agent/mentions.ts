@@ -20,7 +20,8 @@ export async function resolveMentions(turn: TurnRun, refs: readonly string[]): P
   const out: MentionAttachment[] = [];
   if (paths.length) {
     const read = await run(turn, "read_many_files", { paths });
-    for (const path of paths) out.push({ ref: path, kind: "path", ok: read.ok, text: paths[0] === path ? read.text : "" });
+    for (const path of paths)
+      out.push({ ref: path, kind: "path", ok: read.ok, text: paths[0] === path ? read.text : "" });
   }
   for (const url of urls) {
     const fetched = await run(turn, "web_fetch", { url });

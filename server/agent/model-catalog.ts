@@ -11,7 +11,9 @@ export type EndpointModels = { reachable: true; models: string[] } | { reachable
 
 export type ModelCatalog = { list(baseURL: string, apiKey?: string): Promise<EndpointModels> };
 
-export function createModelCatalog(options: { timeoutMs?: number; ttlMs?: number; fetch?: typeof fetch } = {}): ModelCatalog {
+export function createModelCatalog(
+  options: { timeoutMs?: number; ttlMs?: number; fetch?: typeof fetch } = {},
+): ModelCatalog {
   const { timeoutMs = 1_500, ttlMs = 30_000, fetch: get = fetch } = options;
   const cache = new Map<string, { at: number; answer: Promise<EndpointModels> }>();
 

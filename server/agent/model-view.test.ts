@@ -11,21 +11,34 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-const systemOf = (request: (typeof h.model.requests)[number]) => String(request.messages.find((m) => m.role === "system")?.content ?? "");
+const systemOf = (request: (typeof h.model.requests)[number]) =>
+  String(request.messages.find((m) => m.role === "system")?.content ?? "");
 
 describe("what the model sees", () => {
   it("re-reading a file after the context was compacted returns its content again, not 'not repeated here'", async () => {
     const files = await h.env.services.files.open(h.project.id);
     await files.create("notes.txt", "the secret ingredient is cardamom\n");
     const long = (word: string) => `${word} `.repeat(20_000); // ~30k tokens by the 4-characters estimate
-    await setModelSetting(h.env.services.db, { model: "openai-compatible:scripted", inputPerMTok: null, outputPerMTok: null, cachedInputPerMTok: null, contextWindow: 70_000 });
+    await setModelSetting(h.env.services.db, {
+      model: "openai-compatible:scripted",
+      inputPerMTok: null,
+      outputPerMTok: null,
+      cachedInputPerMTok: null,
+      contextWindow: 70_000,
+    });
     const session = await h.newSession({
       replies: [
         { match: "read the notes", toolCalls: [{ id: "read_1", name: "read_file", arguments: { path: "notes.txt" } }] },
         { match: "cardamom", tokens: [long("alpha")] },
         { match: "second question", tokens: [long("beta")] },
-        { match: "Summarise the conversation", text: "## Goal\nThe user wants the secret ingredient.\n## Next step\nRead notes.txt again." },
-        { match: "read them again", toolCalls: [{ id: "read_2", name: "read_file", arguments: { path: "notes.txt" } }] },
+        {
+          match: "Summarise the conversation",
+          text: "## Goal\nThe user wants the secret ingredient.\n## Next step\nRead notes.txt again.",
+        },
+        {
+          match: "read them again",
+          toolCalls: [{ id: "read_2", name: "read_file", arguments: { path: "notes.txt" } }],
+        },
         { match: "cardamom", text: "It is cardamom." },
       ],
     });
@@ -37,7 +50,13 @@ describe("what the model sees", () => {
     expect(second.payload.llm).toContain("the secret ingredient is cardamom");
     expect(second.payload.llm).not.toMatch(/not repeated here/);
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("It is cardamom.");
-    await setModelSetting(h.env.services.db, { model: "openai-compatible:scripted", inputPerMTok: null, outputPerMTok: null, cachedInputPerMTok: null, contextWindow: 1_000_000 });
+    await setModelSetting(h.env.services.db, {
+      model: "openai-compatible:scripted",
+      inputPerMTok: null,
+      outputPerMTok: null,
+      cachedInputPerMTok: null,
+      contextWindow: 1_000_000,
+    });
   });
 
   it("tells the model who wrote each message in a shared session", async () => {
@@ -49,11 +68,18 @@ describe("what the model sees", () => {
       ],
     });
     await h.send(session.id, "Please rename the module");
-    await h.agent.send({ sessionId: session.id, text: "No, keep the old name", user: { id: grace.id, name: "Grace Hopper" } });
+    await h.agent.send({
+      sessionId: session.id,
+      text: "No, keep the old name",
+      user: { id: grace.id, name: "Grace Hopper" },
+    });
     await h.agent.idle(session.id);
-    const users = h.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    const users = h.model.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .map((m) => String(m.content));
     expect(users).toEqual([`[${h.user.name}] Please rename the module`, "[Grace Hopper] No, keep the old name"]);
-    expect(systemOf(h.model.requests.at(-1)!)).toContain('starts with their name in brackets');
+    expect(systemOf(h.model.requests.at(-1)!)).toContain("starts with their name in brackets");
   });
 
   it("says '(first N entries)' only when the listing was cut, and read_file promises images only to models that can view them", async () => {
@@ -79,15 +105,23 @@ describe("what the model sees", () => {
     await files.create("pkg/b.ts", "export const b = 2;\n");
     const session = await h.newSession({
       replies: [
-        { match: "look at pkg", toolCalls: [{ id: "nested_1", name: "read_file", arguments: { path: "pkg/lib/a.ts" } }] },
-        { match: "export const a", toolCalls: [{ id: "nested_2", name: "read_file", arguments: { path: "./pkg/b.ts" } }] },
+        {
+          match: "look at pkg",
+          toolCalls: [{ id: "nested_1", name: "read_file", arguments: { path: "pkg/lib/a.ts" } }],
+        },
+        {
+          match: "export const a",
+          toolCalls: [{ id: "nested_2", name: "read_file", arguments: { path: "./pkg/b.ts" } }],
+        },
         { match: "export const b", text: "Read both." },
       ],
     });
     const events = await h.send(session.id, "look at pkg");
     const [first, second] = only(events, "tool_result").map((e) => e.payload.llm);
     expect(first).toContain("export const a = 1;");
-    expect(first).toContain("[Instructions from pkg/AGENTS.md; they apply to files under pkg/ and take precedence there:]\n\nIn pkg/, indent with tabs.");
+    expect(first).toContain(
+      "[Instructions from pkg/AGENTS.md; they apply to files under pkg/ and take precedence there:]\n\nIn pkg/, indent with tabs.",
+    );
     expect(second).toContain("export const b = 2;");
     expect(second).not.toContain("indent with tabs");
   });

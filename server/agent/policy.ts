@@ -41,15 +41,21 @@ const ASKS: Record<ApprovalMode, ReadonlySet<ToolKind>> = {
   yolo: new Set<ToolKind>(),
 };
 
-export function parsePolicy(input: { approvalMode: string; allowRules: unknown; denyRules: unknown }, sessionAllow: unknown = []): Policy {
-  const mode = (APPROVAL_MODES as readonly string[]).includes(input.approvalMode) ? (input.approvalMode as ApprovalMode) : "ask";
+export function parsePolicy(
+  input: { approvalMode: string; allowRules: unknown; denyRules: unknown },
+  sessionAllow: unknown = [],
+): Policy {
+  const mode = (APPROVAL_MODES as readonly string[]).includes(input.approvalMode)
+    ? (input.approvalMode as ApprovalMode)
+    : "ask";
   const rules = (value: unknown) => rulesSchema.safeParse(value).data ?? [];
   return { mode, allow: [...rules(input.allowRules), ...rules(sessionAllow)], deny: rules(input.denyRules) };
 }
 
 /** The shell command of a call, when the tool runs one. */
 export function commandOf(input: unknown): string | null {
-  if (input && typeof input === "object" && "command" in input && typeof input.command === "string") return input.command;
+  if (input && typeof input === "object" && "command" in input && typeof input.command === "string")
+    return input.command;
   return null;
 }
 
@@ -121,7 +127,8 @@ export function decide(
   const digest = plan?.digest;
 
   for (const rule of policy.deny) {
-    if (!rule.commandPrefix && ruleMatches(rule, tool.name, null, digest)) return { action: "deny", reason: `The project's policy does not allow ${tool.name}.` };
+    if (!rule.commandPrefix && ruleMatches(rule, tool.name, null, digest))
+      return { action: "deny", reason: `The project's policy does not allow ${tool.name}.` };
   }
   for (const command of commands ?? []) {
     const denied = deniedCommand(policy, command);
@@ -174,7 +181,12 @@ function parsedAllowed(policy: Policy, toolName: string, command: string, digest
   const parsed = parseCommandLine(command);
   if (!parsed.ok || parsed.commands.length === 0) return false;
   return parsed.commands.every((c) =>
-    policy.allow.some((rule) => (rule.tool === toolName || rule.tool === "*") && (rule.digest === undefined || rule.digest === digest) && (!rule.commandPrefix || argvStartsWith(c, rule.commandPrefix))),
+    policy.allow.some(
+      (rule) =>
+        (rule.tool === toolName || rule.tool === "*") &&
+        (rule.digest === undefined || rule.digest === digest) &&
+        (!rule.commandPrefix || argvStartsWith(c, rule.commandPrefix)),
+    ),
   );
 }
 
@@ -185,8 +197,12 @@ function parsedAllowed(policy: Policy, toolName: string, command: string, digest
  */
 export function deniedCommand(policy: Pick<Policy, "deny">, command: string): string | null {
   for (const rule of policy.deny) {
-    if (rule.commandPrefix ? deniedBy(rule.commandPrefix, command) : rule.tool === SHELL_TOOL && rule.digest === undefined) {
-      return rule.commandPrefix ? `The project's policy does not allow \`${rule.commandPrefix}\` commands.` : "The project's policy does not allow shell commands.";
+    if (
+      rule.commandPrefix ? deniedBy(rule.commandPrefix, command) : rule.tool === SHELL_TOOL && rule.digest === undefined
+    ) {
+      return rule.commandPrefix
+        ? `The project's policy does not allow \`${rule.commandPrefix}\` commands.`
+        : "The project's policy does not allow shell commands.";
     }
   }
   return null;

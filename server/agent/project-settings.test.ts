@@ -26,11 +26,18 @@ describe("per-project agent settings", () => {
   });
 
   it("refuses names that are not switchable built-in tools", async () => {
-    await expect(h.caller.agent.updateSettings({ projectId: h.project.id, excludeTools: ["delegate"] as never })).rejects.toThrow(/Invalid option|expected one of/i);
+    await expect(
+      h.caller.agent.updateSettings({ projectId: h.project.id, excludeTools: ["delegate"] as never }),
+    ).rejects.toThrow(/Invalid option|expected one of/i);
   });
 
   it("ends a turn at the project's step limit", async () => {
-    await h.caller.agent.updateSettings({ projectId: h.project.id, excludeTools: [], stepLimit: 1, approvalMode: "yolo" });
+    await h.caller.agent.updateSettings({
+      projectId: h.project.id,
+      excludeTools: [],
+      stepLimit: 1,
+      approvalMode: "yolo",
+    });
     const session = await h.newSession({
       replies: [
         { text: "Looking.", toolCalls: [{ id: "c1", name: "ls", arguments: {} }] },

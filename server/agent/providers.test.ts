@@ -33,12 +33,16 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-const byProvider = async (registry: ReturnType<typeof createModelRegistry>) => new Map((await registry.providers()).map((p) => [p.provider, p]));
+const byProvider = async (registry: ReturnType<typeof createModelRegistry>) =>
+  new Map((await registry.providers()).map((p) => [p.provider, p]));
 
 describe("model registry", () => {
   it("lists what an OpenAI-compatible server has; Ollama that is neither set up nor running is not offered", async () => {
     const config = loadConfig({ TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, OLLAMA_BASE_URL: undefined });
-    const registry = createModelRegistry({ ...config.models, ollama: { baseURL: await closedPortUrl(), explicit: false } });
+    const registry = createModelRegistry({
+      ...config.models,
+      ollama: { baseURL: await closedPortUrl(), explicit: false },
+    });
     const providers = await byProvider(registry);
     expect(providers.get("openai-compatible")).toMatchObject({ configured: true, models: ["scripted"] });
     expect(providers.get("ollama")).toMatchObject({ configured: false, models: [] });
@@ -49,10 +53,15 @@ describe("model registry", () => {
   it("offers Ollama as soon as it answers, with its installed models, and says why when a chosen one does not", async () => {
     const ollama = await serve((req, res) => {
       expect(req.url).toBe("/v1/models");
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "qwen3:8b" }, { id: "llama3.2:3b" }] }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "list", data: [{ id: "qwen3:8b" }, { id: "llama3.2:3b" }] }));
     });
     const running = createModelRegistry({ ...loadConfig({}).models, ollama: { baseURL: ollama, explicit: false } });
-    expect((await byProvider(running)).get("ollama")).toMatchObject({ configured: true, models: ["llama3.2:3b", "qwen3:8b"] });
+    expect((await byProvider(running)).get("ollama")).toMatchObject({
+      configured: true,
+      models: ["llama3.2:3b", "qwen3:8b"],
+    });
 
     const down = await closedPortUrl();
     const chosen = createModelRegistry(loadConfig({ OLLAMA_BASE_URL: down }).models);
@@ -67,13 +76,20 @@ describe("model registry", () => {
       seen.push(req.headers.authorization);
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":"bad key"}');
     });
-    const html = await serve((_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>a login page</html>"));
-    const wrongShape = await serve((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end('{"models":["a"]}'));
+    const html = await serve(
+      (_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<html>a login page</html>"),
+    );
+    const wrongShape = await serve(
+      (_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end('{"models":["a"]}'),
+    );
     const catalog = createModelCatalog();
     expect(await catalog.list(refusing, "sk-test")).toEqual({ reachable: false, reason: "GET /models answered 401" });
     expect(seen).toEqual(["Bearer sk-test"]);
     expect(await catalog.list(html)).toEqual({ reachable: false, reason: "GET /models did not answer a model list" });
-    expect(await catalog.list(wrongShape)).toEqual({ reachable: false, reason: "GET /models did not answer a model list" });
+    expect(await catalog.list(wrongShape)).toEqual({
+      reachable: false,
+      reason: "GET /models did not answer a model list",
+    });
   });
 
   it("gives up on a server that does not answer, and asks again only after a while", async () => {

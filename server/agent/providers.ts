@@ -15,7 +15,8 @@ const SETUP: Record<ProviderId, string> = {
   openai: "Set OPENAI_API_KEY (and OPENAI_BASE_URL for a proxy).",
   anthropic: "Set ANTHROPIC_API_KEY.",
   google: "Set GOOGLE_GENERATIVE_AI_API_KEY.",
-  "openai-compatible": "Set TANDEM_OPENAI_COMPATIBLE_BASE_URL (and TANDEM_OPENAI_COMPATIBLE_API_KEY if the server needs one).",
+  "openai-compatible":
+    "Set TANDEM_OPENAI_COMPATIBLE_BASE_URL (and TANDEM_OPENAI_COMPATIBLE_API_KEY if the server needs one).",
   ollama: "Start Ollama, or set OLLAMA_BASE_URL to where it listens.",
 };
 
@@ -37,7 +38,9 @@ export function parseModelId(id: string): ModelRef {
   const provider = id.slice(0, colon) as ProviderId;
   const name = id.slice(colon + 1);
   if (colon < 1 || !PROVIDERS.includes(provider) || !name) {
-    throw new ModelConfigError(`"${id}" is not a model id. Use provider:model, with provider one of ${PROVIDERS.join(", ")}.`);
+    throw new ModelConfigError(
+      `"${id}" is not a model id. Use provider:model, with provider one of ${PROVIDERS.join(", ")}.`,
+    );
   }
   return { id, provider, name };
 }
@@ -47,7 +50,14 @@ export type ModelInfo = { id: string; provider: ProviderId; configured: boolean;
  * `suggestions`: well-known models of a hosted provider. `models`: what an OpenAI-compatible
  * server (Ollama, vLLM, LM Studio...) lists as installed; `unreachable` says why it listed nothing.
  */
-export type ProviderInfo = { provider: ProviderId; configured: boolean; setup: string; suggestions: string[]; models: string[]; unreachable?: string };
+export type ProviderInfo = {
+  provider: ProviderId;
+  configured: boolean;
+  setup: string;
+  suggestions: string[];
+  models: string[];
+  unreachable?: string;
+};
 
 export type ModelRegistry = {
   defaultModel: string | null;
@@ -63,7 +73,11 @@ export type ModelRegistry = {
  * `thread`: where models stream (model-thread/); without one, they stream in this thread. What
  * `resolve` returns is an AI SDK model either way.
  */
-export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog = createModelCatalog(), thread?: ModelThread): ModelRegistry {
+export function createModelRegistry(
+  config: ModelsConfig,
+  catalog: ModelCatalog = createModelCatalog(),
+  thread?: ModelThread,
+): ModelRegistry {
   // Ollama needs no key: it counts as configured when it is set up on purpose or when it answers.
   const ollamaChosen = config.ollama.explicit || !!config.defaultModel?.startsWith("ollama:");
   const configured: Record<ProviderId, boolean> = {
@@ -76,7 +90,8 @@ export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog 
   const factories = providerFactories(config);
 
   const firstConfigured = (["anthropic", "openai", "google"] as const).find((p) => configured[p]);
-  const defaultModel = config.defaultModel ?? (firstConfigured ? `${firstConfigured}:${SUGGESTED[firstConfigured][0]}` : null);
+  const defaultModel =
+    config.defaultModel ?? (firstConfigured ? `${firstConfigured}:${SUGGESTED[firstConfigured][0]}` : null);
   const cache = new Map<string, LanguageModel>();
   const baseUrlOf = (provider: ProviderId) => {
     if (provider === "openai-compatible") return config.openaiCompatible?.baseURL ?? "(not configured)";
@@ -93,7 +108,10 @@ export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog 
         config.openaiCompatible ? catalog.list(config.openaiCompatible.baseURL, config.openaiCompatible.apiKey) : null,
         catalog.list(config.ollama.baseURL),
       ]);
-      const listed: Partial<Record<ProviderId, typeof ollama>> = { "openai-compatible": compatible ?? undefined, ollama };
+      const listed: Partial<Record<ProviderId, typeof ollama>> = {
+        "openai-compatible": compatible ?? undefined,
+        ollama,
+      };
       return PROVIDERS.map((provider) => {
         const answer = listed[provider];
         const models = answer?.reachable ? answer.models : [];
@@ -103,18 +121,24 @@ export function createModelRegistry(config: ModelsConfig, catalog: ModelCatalog 
           setup: SETUP[provider],
           suggestions: SUGGESTED[provider],
           models,
-          ...(answer && !answer.reachable && configured[provider] ? { unreachable: `${baseUrlOf(provider)}: ${answer.reason}` } : {}),
+          ...(answer && !answer.reachable && configured[provider]
+            ? { unreachable: `${baseUrlOf(provider)}: ${answer.reason}` }
+            : {}),
         };
       });
     },
     resolve(id) {
       const ref = parseModelId(id);
       const factory = factories[ref.provider];
-      if (!factory) throw new ModelConfigError(`The ${ref.provider} provider is not configured. ${SETUP[ref.provider]}`);
+      if (!factory)
+        throw new ModelConfigError(`The ${ref.provider} provider is not configured. ${SETUP[ref.provider]}`);
       let model = cache.get(id);
       if (!model) {
         const local = factory(ref.name);
-        cache.set(id, (model = thread ? thread.wrap(local, { config, provider: ref.provider, name: ref.name }) : local));
+        cache.set(
+          id,
+          (model = thread ? thread.wrap(local, { config, provider: ref.provider, name: ref.name }) : local),
+        );
       }
       return model;
     },
@@ -135,7 +159,14 @@ const CONTEXT_WINDOWS: [RegExp, number][] = [
  * Whether a model reads images, by name: the hosted vision families do; an OpenAI-compatible or
  * Ollama model is not known by name, so it does not until an admin says so (model.setSettings).
  */
-const READS_IMAGES: RegExp[] = [/^claude-(3|sonnet|opus|haiku-4)/, /^gpt-4o/, /^gpt-4\.1/, /^gpt-5/, /^o[34]/, /^gemini-/];
+const READS_IMAGES: RegExp[] = [
+  /^claude-(3|sonnet|opus|haiku-4)/,
+  /^gpt-4o/,
+  /^gpt-4\.1/,
+  /^gpt-5/,
+  /^o[34]/,
+  /^gemini-/,
+];
 
 export function defaultAcceptsImages(id: string): boolean {
   const ref = parseModelId(id);

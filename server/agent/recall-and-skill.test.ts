@@ -12,15 +12,26 @@ beforeAll(async () => {
   h = await createAgentHarness();
   const skills = path.join(h.env.dataDir, "workspaces", h.project.id, ".tandem/skills/release-notes");
   await fs.mkdir(skills, { recursive: true });
-  await fs.writeFile(path.join(skills, "SKILL.md"), "---\nname: release-notes\ndescription: Write release notes\n---\nGroup the changes under Added, Fixed and Removed.\n");
+  await fs.writeFile(
+    path.join(skills, "SKILL.md"),
+    "---\nname: release-notes\ndescription: Write release notes\n---\nGroup the changes under Added, Fixed and Removed.\n",
+  );
 });
 afterAll(() => h.dispose());
 
 describe("recall_user_context and skill", () => {
   it("recall_user_context returns the person's own memories on the topic", async () => {
-    await h.caller.memory.save({ projectId: h.project.id, scope: "user", key: "commit style", value: "Commit messages in the imperative, under 60 characters." });
+    await h.caller.memory.save({
+      projectId: h.project.id,
+      scope: "user",
+      key: "commit style",
+      value: "Commit messages in the imperative, under 60 characters.",
+    });
     const session = await h.newSession({
-      replies: [{ toolCalls: [{ id: "r1", name: "recall_user_context", arguments: { topic: "commit messages" } }] }, { match: "", text: "Noted." }],
+      replies: [
+        { toolCalls: [{ id: "r1", name: "recall_user_context", arguments: { topic: "commit messages" } }] },
+        { match: "", text: "Noted." },
+      ],
     });
     const events = await h.send(session.id, "write a commit message");
     const result = only(events, "tool_result")[0]!.payload;
@@ -29,12 +40,19 @@ describe("recall_user_context and skill", () => {
   });
 
   it("skill loads the project's skill instructions", async () => {
-    const session = await h.newSession({ replies: [{ toolCalls: [{ id: "s1", name: "skill", arguments: { name: "release-notes" } }] }, { match: "", text: "Writing them." }] });
+    const session = await h.newSession({
+      replies: [
+        { toolCalls: [{ id: "s1", name: "skill", arguments: { name: "release-notes" } }] },
+        { match: "", text: "Writing them." },
+      ],
+    });
     const events = await h.send(session.id, "release notes please");
     const result = only(events, "tool_result")[0]!.payload;
     expect(result).toMatchObject({ toolName: "skill", ok: true });
     expect(result.llm).toContain("Group the changes under Added, Fixed and Removed.");
-    const missing = await h.newSession({ replies: [{ toolCalls: [{ id: "s2", name: "skill", arguments: { name: "nope" } }] }, { match: "", text: "ok" }] });
+    const missing = await h.newSession({
+      replies: [{ toolCalls: [{ id: "s2", name: "skill", arguments: { name: "nope" } }] }, { match: "", text: "ok" }],
+    });
     const failed = only(await h.send(missing.id, "use nope"), "tool_result")[0]!.payload;
     expect(failed.ok).toBe(false);
     expect(failed.llm).toContain("release-notes");

@@ -15,9 +15,22 @@ describe("agent turn against the scripted model server", () => {
   it("streams plain text into the log and finishes idle", async () => {
     const session = await h.newSession("plain-text");
     const events = await h.send(session.id, "Say hello");
-    expect(typesOf(events)).toEqual(expect.arrayContaining(["user_message", "turn_started", "assistant_delta", "assistant_message", "usage", "turn_finished"]));
+    expect(typesOf(events)).toEqual(
+      expect.arrayContaining([
+        "user_message",
+        "turn_started",
+        "assistant_delta",
+        "assistant_message",
+        "usage",
+        "turn_finished",
+      ]),
+    );
     expect(only(events, "assistant_message")[0]!.payload.text).toBe("Hello from the scripted model. All good here.");
-    expect(only(events, "assistant_delta").map((e) => e.payload.text).join("")).toBe("Hello from the scripted model. All good here.");
+    expect(
+      only(events, "assistant_delta")
+        .map((e) => e.payload.text)
+        .join(""),
+    ).toBe("Hello from the scripted model. All good here.");
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(only(events, "usage")[0]!.payload.step).toMatchObject({ inputTokens: 120, outputTokens: 9 });
     expect(only(events, "turn_finished")[0]!.payload.reason).toBe("completed");
@@ -30,18 +43,31 @@ describe("agent turn against the scripted model server", () => {
     const events = await h.send(session.id, "Use the echo tool");
     const call = only(events, "tool_call")[0]!;
     expect(call.payload).toMatchObject({ toolName: "echo", input: { text: "hi" }, title: "Echo hi", kind: "read" });
-    expect(only(events, "tool_result")[0]!.payload).toMatchObject({ toolCallId: call.payload.toolCallId, ok: true, llm: "echo: hi" });
+    expect(only(events, "tool_result")[0]!.payload).toMatchObject({
+      toolCallId: call.payload.toolCallId,
+      ok: true,
+      llm: "echo: hi",
+    });
     expect(toolMessages()[0]).toMatchObject({ role: "tool", tool_call_id: "call_echo", content: "echo: hi" });
-    expect(only(events, "assistant_message").map((e) => e.payload.text)).toEqual(["Let me look. ", "The tool said hi."]);
+    expect(only(events, "assistant_message").map((e) => e.payload.text)).toEqual([
+      "Let me look. ",
+      "The tool said hi.",
+    ]);
     expect(only(events, "usage")).toHaveLength(2);
     const transcript = foldTranscript(events);
-    expect(transcript.items.find((i) => i.kind === "tool")).toMatchObject({ status: "done", result: { llm: "echo: hi" } });
+    expect(transcript.items.find((i) => i.kind === "tool")).toMatchObject({
+      status: "done",
+      result: { llm: "echo: hi" },
+    });
   });
 
   it("records a call with the seq its request was built from, whatever fields the model puts in the tool's input", async () => {
     const session = await h.newSession({
       replies: [
-        { text: "Echoing. ", toolCalls: [{ id: "call_odd", name: "echo", arguments: { text: "hi", basedOnSeq: "not a number" } }] },
+        {
+          text: "Echoing. ",
+          toolCalls: [{ id: "call_odd", name: "echo", arguments: { text: "hi", basedOnSeq: "not a number" } }],
+        },
         { text: "Done." },
       ],
     });
@@ -65,7 +91,13 @@ describe("agent turn against the scripted model server", () => {
     const writes = h.toolLog.filter((t) => t.tool === "write");
     expect(writes.map((w) => (w.input as { path: string }).path)).toEqual(["one.txt", "two.txt"]);
     expect(writes[1]!.start).toBeGreaterThanOrEqual(writes[0]!.end);
-    expect(only(events, "tool_result").map((e) => e.payload.toolCallId)).toEqual(["call_a", "call_b", "call_c", "call_w1", "call_w2"]);
+    expect(only(events, "tool_result").map((e) => e.payload.toolCallId)).toEqual([
+      "call_a",
+      "call_b",
+      "call_c",
+      "call_w1",
+      "call_w2",
+    ]);
     expect(toolMessages()).toHaveLength(5);
     expect(only(events, "turn_finished")[0]!.payload.reason).toBe("completed");
   });
@@ -87,14 +119,19 @@ describe("agent turn against the scripted model server", () => {
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("Done: hello.txt is written.");
     expect(only(events, "turn_started")).toHaveLength(1);
     expect(await h.status(session.id)).toBe("idle");
-    await expect(h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "approve" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "approve" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
   });
 
   it("approve always adds a session rule, so the same tool no longer asks", async () => {
     const session = await h.newSession({
       replies: [
         { toolCalls: [{ name: "run", arguments: { command: "npm test" } }] },
-        { match: "ran npm test", toolCalls: [{ name: "run", arguments: { command: "npm test -- --watch=false && npm test" } }] },
+        {
+          match: "ran npm test",
+          toolCalls: [{ name: "run", arguments: { command: "npm test -- --watch=false && npm test" } }],
+        },
         { match: "ran npm test", toolCalls: [{ name: "run", arguments: { command: "npm test; rm -rf build" } }] },
       ],
     });
@@ -104,7 +141,10 @@ describe("agent turn against the scripted model server", () => {
     await h.agent.idle(session.id);
     events = await h.events(session.id);
     // The compound command made only of `npm test` parts ran without asking; `rm` asks.
-    expect(only(events, "tool_result").map((e) => e.payload.llm)).toEqual(["ran npm test", "ran npm test -- --watch=false && npm test"]);
+    expect(only(events, "tool_result").map((e) => e.payload.llm)).toEqual([
+      "ran npm test",
+      "ran npm test -- --watch=false && npm test",
+    ]);
     expect(only(events, "approval_requested")).toHaveLength(2);
     expect(only(events, "approval_requested")[1]!.payload.input).toEqual({ command: "npm test; rm -rf build" });
     await h.caller.session.cancel({ sessionId: session.id });
@@ -115,14 +155,21 @@ describe("agent turn against the scripted model server", () => {
     const session = await h.newSession("reject-with-feedback");
     let events = await h.send(session.id, "Write a config");
     const requested = only(events, "approval_requested")[0]!;
-    await h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "reject", feedback: "use config.yaml instead" });
+    await h.caller.approval.respond({
+      approvalId: requested.payload.approvalId,
+      decision: "reject",
+      feedback: "use config.yaml instead",
+    });
     await h.agent.idle(session.id);
     events = await h.events(session.id);
     expect(h.toolLog).toHaveLength(0);
     expect(only(events, "tool_result")[0]!.payload).toMatchObject({ ok: false, errorCode: "REJECTED" });
     expect(String(toolMessages()[0]!.content)).toContain("use config.yaml instead");
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("Understood, I will use config.yaml.");
-    expect(foldTranscript(events).items.find((i) => i.kind === "tool")).toMatchObject({ status: "rejected", feedback: "use config.yaml instead" });
+    expect(foldTranscript(events).items.find((i) => i.kind === "tool")).toMatchObject({
+      status: "rejected",
+      feedback: "use config.yaml instead",
+    });
   });
 
   it("returns invalid arguments to the model, which corrects the call", async () => {
@@ -154,7 +201,11 @@ describe("agent turn against the scripted model server", () => {
   });
 
   it("tells the session about each retry of an unavailable model: the attempt and the wait", async () => {
-    const unavailable = { status: 503, headers: { "retry-after": "0" }, body: '{"error":{"message":"Service warming up"}}' };
+    const unavailable = {
+      status: 503,
+      headers: { "retry-after": "0" },
+      body: '{"error":{"message":"Service warming up"}}',
+    };
     const session = await h.newSession({ replies: [unavailable, unavailable, { text: "Up at last." }] });
     const events = await h.send(session.id, "Hello?");
     expect(h.model.requests).toHaveLength(3);
@@ -173,7 +224,11 @@ describe("agent turn against the scripted model server", () => {
   });
 
   it("reports a rate limit that outlasts the retries with an actionable message", async () => {
-    const limited = { status: 429, headers: { "retry-after": "0" }, body: '{"error":{"message":"Rate limit reached"}}' };
+    const limited = {
+      status: 429,
+      headers: { "retry-after": "0" },
+      body: '{"error":{"message":"Rate limit reached"}}',
+    };
     const session = await h.newSession({ replies: [limited, limited, limited, limited, limited] });
     const events = await h.send(session.id, "Hello?");
     expect(h.model.requests).toHaveLength(3); // the first try and 2 retries (maxRetries in tests)
@@ -187,10 +242,14 @@ describe("agent turn against the scripted model server", () => {
     let events = await h.send(session.id, "Hi");
     expect(only(events, "error")[0]!.payload).toMatchObject({ code: "auth" });
     expect(only(events, "error")[0]!.payload.message).toMatch(/TANDEM_OPENAI_COMPATIBLE_API_KEY/);
-    session = await h.newSession({ replies: [{ status: 404, body: '{"error":{"message":"The model `scripted` does not exist"}}' }] });
+    session = await h.newSession({
+      replies: [{ status: 404, body: '{"error":{"message":"The model `scripted` does not exist"}}' }],
+    });
     events = await h.send(session.id, "Hi");
     expect(only(events, "error")[0]!.payload).toMatchObject({ code: "unknown_model" });
-    session = await h.newSession({ replies: [{ status: 400, body: '{"error":{"message":"This model\'s maximum context length is 8192 tokens"}}' }] });
+    session = await h.newSession({
+      replies: [{ status: 400, body: '{"error":{"message":"This model\'s maximum context length is 8192 tokens"}}' }],
+    });
     events = await h.send(session.id, "Hi");
     expect(only(events, "error")[0]!.payload).toMatchObject({ code: "context_too_long" });
   });
@@ -210,7 +269,11 @@ describe("agent turn against the scripted model server", () => {
   it("cancels mid-stream: the provider request is aborted and the session is idle", async () => {
     const session = await h.newSession("cancel");
     await h.caller.session.send({ sessionId: session.id, text: "Think" });
-    await h.waitFor(async () => (await h.events(session.id)).some((e) => e.type === "assistant_delta") || h.agent.log.pending(session.id) !== null);
+    await h.waitFor(
+      async () =>
+        (await h.events(session.id)).some((e) => e.type === "assistant_delta") ||
+        h.agent.log.pending(session.id) !== null,
+    );
     await h.caller.session.cancel({ sessionId: session.id });
     const events = await h.events(session.id);
     expect(only(events, "turn_finished")[0]!.payload.reason).toBe("cancelled");
@@ -234,13 +297,18 @@ describe("agent turn against the scripted model server", () => {
     const asked = only(events, "approval_requested")[0]!.payload;
     expect(asked).toMatchObject({ kind: "question", question: "Which database?", options: ["Postgres", "SQLite"] });
     expect(await h.status(session.id)).toBe("waiting_approval");
-    await expect(h.caller.approval.respond({ approvalId: asked.approvalId, decision: "approve" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      h.caller.approval.respond({ approvalId: asked.approvalId, decision: "approve" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await h.caller.approval.respond({ approvalId: asked.approvalId, decision: "approve", answer: "Postgres" });
     await h.agent.idle(session.id);
     events = await h.events(session.id);
     expect(String(toolMessages()[0]!.content)).toBe(`${h.user.name} answered: Postgres`);
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("Postgres it is.");
-    expect(foldTranscript(events).items.find((i) => i.kind === "question")).toMatchObject({ answer: "Postgres", by: { id: h.user.id } });
+    expect(foldTranscript(events).items.find((i) => i.kind === "question")).toMatchObject({
+      answer: "Postgres",
+      by: { id: h.user.id },
+    });
   });
 
   it("picks up a message sent while the model is answering", async () => {
@@ -256,6 +324,9 @@ describe("agent turn against the scripted model server", () => {
     await h.agent.idle(session.id);
     await h.waitFor(async () => (await h.status(session.id)) === "idle" && !h.agent.isRunning(session.id));
     const events = await h.events(session.id);
-    expect(only(events, "assistant_message").map((e) => e.payload.text)).toEqual(["one two three four five six", "Handled the follow-up."]);
+    expect(only(events, "assistant_message").map((e) => e.payload.text)).toEqual([
+      "one two three four five six",
+      "Handled the follow-up.",
+    ]);
   });
 });

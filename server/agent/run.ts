@@ -64,7 +64,11 @@ export type TurnRun = {
  * "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing).
  * `finishedSeq`: the seq of the turn's `turn_finished`, when it wrote one.
  */
-export type TurnEnd = { reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over"; text: string; finishedSeq?: number };
+export type TurnEnd = {
+  reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over";
+  text: string;
+  finishedSeq?: number;
+};
 
 /** The abort reason when this instance lost the turn's lease: the instance that took it over writes from here on. */
 export class TurnHandedOver extends Error {
@@ -81,7 +85,12 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
   let turn = state.openTurn;
   if (!turn) {
     const turnId = randomUUID();
-    const started = await r.log.append(r.sessionId, "turn_started", { turnId, model: r.modelId, resumed: r.resumed, ...(r.contextUsed ? { context: r.contextUsed } : {}) });
+    const started = await r.log.append(r.sessionId, "turn_started", {
+      turnId,
+      model: r.modelId,
+      resumed: r.resumed,
+      ...(r.contextUsed ? { context: r.contextUsed } : {}),
+    });
     pushContiguous(events, started);
     turn = { turnId, seq: started.seq };
   }
@@ -94,10 +103,20 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     return turnState(events);
   };
   /** `fresh`: the state just refreshed, when the caller has it (no second read of the log's tail). */
-  const finish = async (reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">, message?: string, fresh?: TurnState): Promise<TurnEnd> => {
+  const finish = async (
+    reason: Exclude<TurnEnd["reason"], "waiting" | "handed_over">,
+    message?: string,
+    fresh?: TurnState,
+  ): Promise<TurnEnd> => {
     const ended = fresh ?? (await refresh());
     const endCheckpointId = ended.checkpointed ? await snapshotAfter(r, turnId) : undefined;
-    const finished = await r.log.append(r.sessionId, "turn_finished", { turnId, reason, message, steps: ended.steps, ...(endCheckpointId ? { endCheckpointId } : {}) });
+    const finished = await r.log.append(r.sessionId, "turn_finished", {
+      turnId,
+      reason,
+      message,
+      steps: ended.steps,
+      ...(endCheckpointId ? { endCheckpointId } : {}),
+    });
     await r.setStatus(reason === "error" ? "failed" : "idle", message);
     return { reason, text: lastText, finishedSeq: finished.seq };
   };
@@ -110,7 +129,13 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     policy: r.policy,
     context: r.toolContext,
     folderInstructions: r.folderInstructions,
-    beforeChange: turnCheckpointer({ log: r.log, sessionId: r.sessionId, turnId, taken: state.checkpointed, snapshot: r.snapshot }),
+    beforeChange: turnCheckpointer({
+      log: r.log,
+      sessionId: r.sessionId,
+      turnId,
+      taken: state.checkpointed,
+      snapshot: r.snapshot,
+    }),
   };
 
   for (;;) {
@@ -133,7 +158,10 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
       continue;
     }
     if (state.steps >= r.stepLimit) {
-      return finish("step_limit", `Stopped: this turn reached its limit of ${r.stepLimit} steps. Send a message to let the agent continue.`);
+      return finish(
+        "step_limit",
+        `Stopped: this turn reached its limit of ${r.stepLimit} steps. Send a message to let the agent continue.`,
+      );
     }
 
     const seenSeq = state.lastSeq;
@@ -173,12 +201,24 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
       });
     } catch (error) {
       if (r.signal.aborted) continue;
-      step = { text: "", calls: [], usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, error, aborted: false };
+      step = {
+        text: "",
+        calls: [],
+        usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 },
+        error,
+        aborted: false,
+      };
     }
     if (step.aborted) continue; // the top of the loop closes the step's calls and finishes
     if (step.error) {
       await refresh();
-      await closeCalls(r.log, r.sessionId, turnId, callsOf(events, step.calls), "the model's answer was cut off before the call was complete.");
+      await closeCalls(
+        r.log,
+        r.sessionId,
+        turnId,
+        callsOf(events, step.calls),
+        "the model's answer was cut off before the call was complete.",
+      );
       const described = describeModelError(step.error, r.modelId, r.endpoint);
       await r.log.append(r.sessionId, "error", { ...described, turnId });
       return finish("error", described.message);
@@ -212,7 +252,9 @@ async function snapshotAfter(r: TurnRun, turnId: string): Promise<string | undef
  * it (on the instance that took the turn over) gets an id of its own, so the two are not merged.
  */
 function freshStepId(events: SessionEvent[], base: string): string {
-  const used = new Set(events.map((e) => (e.payload as { stepId?: unknown }).stepId).filter((id) => typeof id === "string"));
+  const used = new Set(
+    events.map((e) => (e.payload as { stepId?: unknown }).stepId).filter((id) => typeof id === "string"),
+  );
   if (!used.has(base)) return base;
   for (let n = 2; ; n++) if (!used.has(`${base}.${n}`)) return `${base}.${n}`;
 }
@@ -229,10 +271,24 @@ function toolsSize(tools: ToolSet): number {
 async function recordUsage(r: TurnRun, events: SessionEvent[], turnId: string, stepId: string, step: TokenUsage) {
   const previous = events.findLast((e) => e.type === "usage");
   const before = previous?.type === "usage" ? previous.payload : null;
-  const session = addUsage(before?.session ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, step);
+  const session = addUsage(
+    before?.session ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 },
+    step,
+  );
   const stepCostUsd = costOf(step, r.facts.prices);
   const sessionCostUsd = (before?.sessionCostUsd ?? 0) + (stepCostUsd ?? 0);
-  const event = await r.log.append(r.sessionId, "usage", { turnId, stepId, step, session, stepCostUsd, sessionCostUsd });
+  const event = await r.log.append(r.sessionId, "usage", {
+    turnId,
+    stepId,
+    step,
+    session,
+    stepCostUsd,
+    sessionCostUsd,
+  });
   pushContiguous(events, event);
-  await addSessionUsage(r.db, r.sessionId, { inputTokens: step.inputTokens, outputTokens: step.outputTokens, costUsd: stepCostUsd ?? 0 });
+  await addSessionUsage(r.db, r.sessionId, {
+    inputTokens: step.inputTokens,
+    outputTokens: step.outputTokens,
+    costUsd: stepCostUsd ?? 0,
+  });
 }

@@ -17,7 +17,12 @@ import { AgentRuntimeError } from "@/server/agent/runtime-error";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
 import type { SessionResources } from "@/server/agent/session-tools";
 import { prepareTurn, type KnownSession, type TurnSetup } from "@/server/agent/turn-setup";
-import { createAdmission, TURN_START_GATE, TURN_START_HOLD_MS, TURN_STARTS_AT_ONCE } from "@/server/agent/turn-admission";
+import {
+  createAdmission,
+  TURN_START_GATE,
+  TURN_START_HOLD_MS,
+  TURN_STARTS_AT_ONCE,
+} from "@/server/agent/turn-admission";
 import { createLoopLoad } from "@/server/agent/loop-load";
 import { answerLeftMessages, interruptCutTurns, type StartUpHost } from "@/server/agent/start-up";
 import { createOwnTools } from "@/server/agent/own-tools";
@@ -73,13 +78,16 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   }
 
   async function setStatus(sessionId: string, status: SessionStatus, reason?: string) {
-    if (await sessions.setSessionStatus(db, sessionId, status)) await log.append(sessionId, "status", { status, reason });
+    if (await sessions.setSessionStatus(db, sessionId, status))
+      await log.append(sessionId, "status", { status, reason });
   }
 
   /** An error nobody can act on ended a run: logged for the operator, shown in the session, which is left failed. */
   async function failInternally(sessionId: string, error: unknown, what: string, message: string): Promise<TurnEnd> {
     console.error(`${what} failed:`, error);
-    await log.append(sessionId, "error", { code: "internal", message, detail: String(error).slice(0, 500) }).catch(() => {});
+    await log
+      .append(sessionId, "error", { code: "internal", message, detail: String(error).slice(0, 500) })
+      .catch(() => {});
     await setStatus(sessionId, "failed").catch(() => {});
     return { reason: "error", text: "" };
   }
@@ -94,7 +102,11 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
    * Starts (or continues) the session's turn unless one is already running, here or on another instance.
    * `known`: the session and its log as the caller just read them, so the turn does not read them again.
    */
-  function start(sessionId: string, userId: string, options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean; known?: KnownSession } = {}) {
+  function start(
+    sessionId: string,
+    userId: string,
+    options: { resumed?: boolean; parentSignal?: AbortSignal; claimed?: boolean; known?: KnownSession } = {},
+  ) {
     const running = active.get(sessionId);
     if (running) return running.done;
     if (closing) return Promise.resolve(null); // shutting down: the message waits in the log for the next start-up (start-up.ts)
@@ -105,13 +117,24 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       try {
         const prepared = await admit(async () =>
           (await leases.claim(sessionId, userId, options.claimed))
-            ? prepareTurn(setup, { sessionId, userId, resumed: options.resumed ?? false, signal: controller.signal, known: options.known })
+            ? prepareTurn(setup, {
+                sessionId,
+                userId,
+                resumed: options.resumed ?? false,
+                signal: controller.signal,
+                known: options.known,
+              })
             : null,
         );
         if (!prepared) return null;
         end = await runTurn(prepared);
       } catch (error) {
-        end = await failInternally(sessionId, error, `agent turn of session ${sessionId}`, "The agent stopped on an internal error. Resume to try again.");
+        end = await failInternally(
+          sessionId,
+          error,
+          `agent turn of session ${sessionId}`,
+          "The agent stopped on an internal error. Resume to try again.",
+        );
       } finally {
         active.delete(sessionId);
       }
@@ -125,10 +148,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         // Every caller leaves this promise unawaited (`void start`): a database error here must
         // not become an unhandled rejection, which would stop the server. The message, if any,
         // is answered at the next send or resume.
-        const late = end.reason !== "error" && (await hasUnansweredMessage(sessionId, end.finishedSeq).catch((error: unknown) => {
-          console.error(`looking for a message sent as the turn of session ${sessionId} ended failed:`, error);
-          return false;
-        }));
+        const late =
+          end.reason !== "error" &&
+          (await hasUnansweredMessage(sessionId, end.finishedSeq).catch((error: unknown) => {
+            console.error(`looking for a message sent as the turn of session ${sessionId} ended failed:`, error);
+            return false;
+          }));
         if (late) void start(sessionId, userId);
       }
       return end;
@@ -172,7 +197,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
   const leases = createTurnLeases(o.turnJobs, log, {
     running: (sessionId) => active.has(sessionId),
-    abort: (sessionId, handedOver) => active.get(sessionId)?.controller.abort(handedOver ? new TurnHandedOver() : undefined),
+    abort: (sessionId, handedOver) =>
+      active.get(sessionId)?.controller.abort(handedOver ? new TurnHandedOver() : undefined),
     continueTurn,
   });
 
@@ -210,14 +236,22 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     async createSession(input: { projectId: string; title?: string; model?: string; authorId: string }) {
       const model = input.model ?? o.models.defaultModel;
       if (!model) {
-        throw new AgentRuntimeError("PRECONDITION_FAILED", "No model is configured. Set TANDEM_MODEL or a provider's API key (see docs/configuration.md, \"Model providers\").");
+        throw new AgentRuntimeError(
+          "PRECONDITION_FAILED",
+          'No model is configured. Set TANDEM_MODEL or a provider\'s API key (see docs/configuration.md, "Model providers").',
+        );
       }
       try {
         parseModelId(model);
       } catch (error) {
         throw new AgentRuntimeError("BAD_REQUEST", (error as Error).message);
       }
-      return sessions.createSession(db, { projectId: input.projectId, title: input.title?.trim() || "New session", authorId: input.authorId, model });
+      return sessions.createSession(db, {
+        projectId: input.projectId,
+        title: input.title?.trim() || "New session",
+        authorId: input.authorId,
+        model,
+      });
     },
 
     /** Appends a person's message and starts a turn, or lets the running/waiting one pick it up. */
@@ -225,27 +259,61 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
      * `images`: hashes of images attached to this session (attachImage); unknown ones are refused.
      * `session`: its row as the caller's access check read it moments ago, so it is not read again.
      */
-    async send(input: { sessionId: string; text: string; user: Person; images?: string[]; mentions?: string[]; timeZone?: string; session?: sessions.AgentSessionRow }) {
+    async send(input: {
+      sessionId: string;
+      text: string;
+      user: Person;
+      images?: string[];
+      mentions?: string[];
+      timeZone?: string;
+      session?: sessions.AgentSessionRow;
+    }) {
       const session = input.session?.id === input.sessionId ? input.session : await mustFind(input.sessionId);
       const refs = [...new Set(input.mentions ?? [])].slice(0, MAX_MENTIONS);
       const mentions = refs.length
-        ? await resolveMentions(await prepareTurn(setup, { sessionId: session.id, userId: input.user.id, resumed: false, signal: AbortSignal.timeout(120_000) }), refs)
+        ? await resolveMentions(
+            await prepareTurn(setup, {
+              sessionId: session.id,
+              userId: input.user.id,
+              resumed: false,
+              signal: AbortSignal.timeout(120_000),
+            }),
+            refs,
+          )
         : [];
       const wanted = [...new Set(input.images ?? [])];
       const images = await findSessionImageRefs(db, session.id, wanted);
-      if (images.length !== wanted.length) throw new AgentRuntimeError("BAD_REQUEST", "An attached image is not stored with this session; attach it again.");
+      if (images.length !== wanted.length)
+        throw new AgentRuntimeError(
+          "BAD_REQUEST",
+          "An attached image is not stored with this session; attach it again.",
+        );
       const ordered = wanted.map((hash) => images.find((i) => i.hash === hash)!);
       const event = await log.append(
         session.id,
         "user_message",
-        { text: input.text, authorName: input.user.name, ...(ordered.length ? { images: ordered } : {}), ...(mentions.length ? { mentions } : {}), ...(input.timeZone ? { timeZone: input.timeZone } : {}) },
+        {
+          text: input.text,
+          authorName: input.user.name,
+          ...(ordered.length ? { images: ordered } : {}),
+          ...(mentions.length ? { mentions } : {}),
+          ...(input.timeZone ? { timeZone: input.timeZone } : {}),
+        },
         input.user.id,
       );
-      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) return event;
+      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id)))
+        return event;
       const events = await listEvents(db, session.id);
       const state = turnState(events);
       if (state.pendingCalls.length) {
-        await closeCalls(log, session.id, state.pendingCalls[0]!.payload.turnId, state.pendingCalls, "the turn was interrupted before this call ran.", state.startedCalls);
+        await closeCalls(
+          log,
+          session.id,
+          state.pendingCalls[0]!.payload.turnId,
+          state.pendingCalls,
+          "the turn was interrupted before this call ran.",
+          state.startedCalls,
+        );
       }
       void start(session.id, input.user.id, { known: { session, events } });
       return event;
@@ -272,25 +340,52 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       if (await leases.requestCancel(session.id)) return; // the instance running it stops at its next heartbeat
       if (session.status !== "waiting_approval") return;
       for (const approval of await listPendingApprovals(db, session.id)) {
-        if (!(await resolveApproval(db, approval.id, { status: "rejected", decision: "reject", feedback: "The turn was cancelled.", resolvedById: input.user.id }))) continue;
-        await log.append(session.id, "approval_resolved", { approvalId: approval.id, toolCallId: approval.toolCallId, decision: "reject", feedback: "The turn was cancelled.", by: input.user }, input.user.id);
+        if (
+          !(await resolveApproval(db, approval.id, {
+            status: "rejected",
+            decision: "reject",
+            feedback: "The turn was cancelled.",
+            resolvedById: input.user.id,
+          }))
+        )
+          continue;
+        await log.append(
+          session.id,
+          "approval_resolved",
+          {
+            approvalId: approval.id,
+            toolCallId: approval.toolCallId,
+            decision: "reject",
+            feedback: "The turn was cancelled.",
+            by: input.user,
+          },
+          input.user.id,
+        );
       }
       const state = turnState(await listEvents(db, session.id));
       const turnId = state.openTurn?.turnId ?? "none";
       await closeCalls(log, session.id, turnId, state.pendingCalls, "the turn was cancelled.", state.startedCalls);
-      if (state.openTurn) await log.append(session.id, "turn_finished", { turnId, reason: "cancelled", steps: state.steps });
+      if (state.openTurn)
+        await log.append(session.id, "turn_finished", { turnId, reason: "cancelled", steps: state.steps });
       await setStatus(session.id, "idle");
     },
 
     /** Continues an interrupted or failed session from its log. */
     async resume(input: { sessionId: string; user: Person }) {
       const session = await mustFind(input.sessionId);
-      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) return { status: session.status };
+      if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id)))
+        return { status: session.status };
       void start(session.id, await turnUser(session.id, input.user.id), { resumed: true });
       return { status: "running" as const };
     },
 
-    async respond(input: { approvalId: string; decision: "approve" | "approve_always" | "reject"; feedback?: string; answer?: string | string[]; user: Person }) {
+    async respond(input: {
+      approvalId: string;
+      decision: "approve" | "approve_always" | "reject";
+      feedback?: string;
+      answer?: string | string[];
+      user: Person;
+    }) {
       const approval = await findApproval(db, input.approvalId);
       if (!approval) throw new AgentRuntimeError("NOT_FOUND", "No such approval request.");
       if (approval.status !== "pending") throw new AgentRuntimeError("CONFLICT", "This request was already answered.");
@@ -299,21 +394,35 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         throw new AgentRuntimeError("BAD_REQUEST", "This is a question: give an answer (or reject it to decline).");
       }
       const status = input.decision === "reject" ? "rejected" : question ? "answered" : "approved";
-      const resolved = await resolveApproval(db, approval.id, { status, decision: input.decision, feedback: input.feedback, answer: input.answer, resolvedById: input.user.id });
+      const resolved = await resolveApproval(db, approval.id, {
+        status,
+        decision: input.decision,
+        feedback: input.feedback,
+        answer: input.answer,
+        resolvedById: input.user.id,
+      });
       if (!resolved) throw new AgentRuntimeError("CONFLICT", "Someone else answered this request first.");
       if (input.decision === "approve_always" && !question) {
         const session = await mustFind(approval.sessionId);
         const current = rulesSchema.safeParse(session.allowRules).data ?? [];
-        await sessions.setSessionAllowRules(db, session.id, [...current, ...rulesForAlways(approval.toolName, approval.input, callPlanOf(approval.plan))]);
+        await sessions.setSessionAllowRules(db, session.id, [
+          ...current,
+          ...rulesForAlways(approval.toolName, approval.input, callPlanOf(approval.plan)),
+        ]);
       }
-      await log.append(approval.sessionId, "approval_resolved", {
-        approvalId: approval.id,
-        toolCallId: approval.toolCallId,
-        decision: input.decision,
-        feedback: input.feedback,
-        answer: input.answer,
-        by: input.user,
-      }, input.user.id);
+      await log.append(
+        approval.sessionId,
+        "approval_resolved",
+        {
+          approvalId: approval.id,
+          toolCallId: approval.toolCallId,
+          decision: input.decision,
+          feedback: input.feedback,
+          answer: input.answer,
+          by: input.user,
+        },
+        input.user.id,
+      );
       if ((await listPendingApprovals(db, approval.sessionId)).length === 0) {
         void start(approval.sessionId, await turnUser(approval.sessionId, input.user.id));
       }
@@ -334,11 +443,27 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {
       const session = await mustFind(input.sessionId);
       if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id))) {
-        throw new AgentRuntimeError("CONFLICT", "The agent is busy in this session; wait for it to finish, or use a new session.");
+        throw new AgentRuntimeError(
+          "CONFLICT",
+          "The agent is busy in this session; wait for it to finish, or use a new session.",
+        );
       }
       const controller = new AbortController();
-      const done = runToolDirectly(setup, { sessionId: session.id, userId: input.user.id, toolName: input.toolName, input: input.input, signal: controller.signal })
-        .catch((error: unknown) => failInternally(session.id, error, `direct ${input.toolName} run in session ${session.id}`, `${input.toolName} stopped on an internal error.`))
+      const done = runToolDirectly(setup, {
+        sessionId: session.id,
+        userId: input.user.id,
+        toolName: input.toolName,
+        input: input.input,
+        signal: controller.signal,
+      })
+        .catch((error: unknown) =>
+          failInternally(
+            session.id,
+            error,
+            `direct ${input.toolName} run in session ${session.id}`,
+            `${input.toolName} stopped on an internal error.`,
+          ),
+        )
         .finally(() => active.delete(session.id));
       active.set(session.id, { controller, done });
       return done;

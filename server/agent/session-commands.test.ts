@@ -20,12 +20,18 @@ describe("session commands", () => {
     await h.caller.session.setModel({ sessionId: session.id, model: "openai-compatible:other-model" });
     await h.send(session.id, "second");
     expect(h.model.requests.at(-1)!.model).toBe("other-model");
-    await expect(h.caller.session.setModel({ sessionId: session.id, model: "not a model" })).rejects.toThrow("provider:model");
+    await expect(h.caller.session.setModel({ sessionId: session.id, model: "not a model" })).rejects.toThrow(
+      "provider:model",
+    );
   });
 
   it("/compact: summarises now; the next request starts from the summary", async () => {
     const session = await h.newSession({
-      replies: [{ match: "remember the number", text: "Noted: 42." }, { match: "Summarise the conversation", text: "The user asked to remember 42." }, { match: "what was it", text: "42." }],
+      replies: [
+        { match: "remember the number", text: "Noted: 42." },
+        { match: "Summarise the conversation", text: "The user asked to remember 42." },
+        { match: "what was it", text: "42." },
+      ],
     });
     await h.send(session.id, "remember the number 42");
     await h.caller.session.compact({ sessionId: session.id });
@@ -40,10 +46,20 @@ describe("session commands", () => {
   });
 
   it("/compact with a model that refuses: a message that says what to do, and the log unchanged", async () => {
-    const session = await h.newSession({ replies: [{ match: "hello", text: "Hi." }, { match: "Summarise the conversation", status: 401 }] });
+    const session = await h.newSession({
+      replies: [
+        { match: "hello", text: "Hi." },
+        { match: "Summarise the conversation", status: 401 },
+      ],
+    });
     const before = await h.send(session.id, "hello");
     const refused = await h.caller.session.compact({ sessionId: session.id }).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: "BAD_GATEWAY", message: expect.stringMatching(/^Could not compact: openai-compatible refused the API key \(HTTP 401\)\. Check TANDEM_OPENAI_COMPATIBLE_API_KEY/) });
+    expect(refused).toMatchObject({
+      code: "BAD_GATEWAY",
+      message: expect.stringMatching(
+        /^Could not compact: openai-compatible refused the API key \(HTTP 401\)\. Check TANDEM_OPENAI_COMPATIBLE_API_KEY/,
+      ),
+    });
     expect(await h.events(session.id)).toEqual(before);
   });
 });

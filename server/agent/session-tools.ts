@@ -10,20 +10,51 @@ import { ToolFailure } from "@/server/tools/result";
 // its background jobs, the output store), and the session's tool set.
 
 /** `announced`: sub-folders whose AGENTS.md/TANDEM.md the model was shown (folder-instructions.ts). */
-export type SessionResources = { reads: ReadTracker; shell: ShellSession; outputs: OutputStore; announced: Set<string> };
-export type ShellFactory = (input: { workspace: Workspace; projectId: string; sessionId: string; outputs: OutputStore }) => ShellSession;
+export type SessionResources = {
+  reads: ReadTracker;
+  shell: ShellSession;
+  outputs: OutputStore;
+  announced: Set<string>;
+};
+export type ShellFactory = (input: {
+  workspace: Workspace;
+  projectId: string;
+  sessionId: string;
+  outputs: OutputStore;
+}) => ShellSession;
 
-export function createSessionResources(workspace: Workspace, projectId: string, sessionId: string, shellFactory?: ShellFactory): SessionResources {
+export function createSessionResources(
+  workspace: Workspace,
+  projectId: string,
+  sessionId: string,
+  shellFactory?: ShellFactory,
+): SessionResources {
   const outputs = workspaceOutputStore(workspace, sessionId);
-  return { reads: createReadTracker(), outputs, announced: new Set(), shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell() };
+  return {
+    reads: createReadTracker(),
+    outputs,
+    announced: new Set(),
+    shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell(),
+  };
 }
 
 /** For a server built without a shell: every use fails with a message the model can act on. */
 function noShell(): ShellSession {
   const refuse = (): never => {
-    throw new ToolFailure("UNAVAILABLE", "This server has no shell for the agent. Use the file and search tools instead.");
+    throw new ToolFailure(
+      "UNAVAILABLE",
+      "This server has no shell for the agent. Use the file and search tools instead.",
+    );
   };
-  return { run: async () => refuse(), start: async () => refuse(), readNew: () => undefined, kill: async () => false, jobs: () => [], dispose: async () => {}, capturedOutput: async () => null };
+  return {
+    run: async () => refuse(),
+    start: async () => refuse(),
+    readNew: () => undefined,
+    kill: async () => false,
+    jobs: () => [],
+    dispose: async () => {},
+    capturedOutput: async () => null,
+  };
 }
 
 /**
@@ -40,7 +71,12 @@ export function sessionToolSet(input: {
   /** web_search is in the set only when a search service is configured. */
   webSearch?: WebSearchBackend;
 }): ToolSet {
-  const all = buildToolSet({ ...(input.base ? { tools: input.base } : {}), extraTools: input.own, excludeTools: input.excludeTools, webSearch: input.webSearch });
+  const all = buildToolSet({
+    ...(input.base ? { tools: input.base } : {}),
+    extraTools: input.own,
+    excludeTools: input.excludeTools,
+    webSearch: input.webSearch,
+  });
   if (input.allowedTools === null) return all;
   const child: ToolSet = {};
   for (const [name, tool] of Object.entries(all)) {

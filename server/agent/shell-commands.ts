@@ -66,7 +66,8 @@ function skipOptions(args: string[], withValue: ReadonlySet<string>): number {
 // checked, not with the server: an idle server never needs it. It is CommonJS, so require keeps
 // the check synchronous.
 let loadedParser: typeof parseBash | undefined;
-const bashParser = () => (loadedParser ??= createRequire(import.meta.url)("@ericcornelissen/bash-parser") as typeof parseBash);
+const bashParser = () =>
+  (loadedParser ??= createRequire(import.meta.url)("@ericcornelissen/bash-parser") as typeof parseBash);
 
 export function parseCommandLine(source: string): ParsedCommandLine {
   const commands: SimpleCommand[] = [];
@@ -98,7 +99,9 @@ export function parseCommandLine(source: string): ParsedCommandLine {
   }
 
   function command(n: BashNode, depth: number, pipeline: SimpleCommand["pipeline"]) {
-    const words = [n.name, ...((n.suffix as unknown[]) ?? [])].filter((w): w is BashWord => !!w && (w as BashWord).type === "Word");
+    const words = [n.name, ...((n.suffix as unknown[]) ?? [])].filter(
+      (w): w is BashWord => !!w && (w as BashWord).type === "Word",
+    );
     // Substitutions anywhere in the command (prefix assignments, words, redirects) run too.
     const substituted: string[] = [];
     for (const part of [n.prefix, n.name, n.suffix]) {
@@ -131,13 +134,19 @@ export function parseCommandLine(source: string): ParsedCommandLine {
       }
       break;
     }
-    if (argv.length > 0) commands.push({ argv: [programName(argv[0]!), ...argv.slice(1)], dynamic, pipeline, substituted });
+    if (argv.length > 0)
+      commands.push({ argv: [programName(argv[0]!), ...argv.slice(1)], dynamic, pipeline, substituted });
   }
 }
 
 /** `/usr/bin/rm` → `rm`; `"rm"` stays `rm`. */
 export function programName(word: string): string {
-  return word.replace(/^["']|["']$/g, "").split("/").pop() ?? word;
+  return (
+    word
+      .replace(/^["']|["']$/g, "")
+      .split("/")
+      .pop() ?? word
+  );
 }
 
 /** The script of `bash -c 'script'` (also `-lc`, `-ec`); null when the shell reads a file or stdin. */

@@ -1,4 +1,12 @@
-import { APICallError, experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, tool as sdkTool, type LanguageModel, type ModelMessage, type ToolSet as SdkToolSet } from "ai";
+import {
+  APICallError,
+  experimental_streamLanguageModelCall as streamLanguageModelCall,
+  jsonSchema,
+  tool as sdkTool,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolSet as SdkToolSet,
+} from "ai";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
 import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
@@ -95,13 +103,26 @@ export async function runModelStep(input: StepInput): Promise<StepOutcome> {
     if (!outcome.error || outcome.aborted || !silent || !isRetryable(outcome.error)) break;
     const delayMs = retryDelay(outcome.error, attempt);
     const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    await log.append(sessionId, "model_retry", { turnId, stepId, attempt: attempt + 1, attempts: retries + 1, delayMs, message: message.slice(0, 300) });
+    await log.append(sessionId, "model_retry", {
+      turnId,
+      stepId,
+      attempt: attempt + 1,
+      attempts: retries + 1,
+      delayMs,
+      message: message.slice(0, 300),
+    });
     await pause(delayMs, signal);
     if (signal.aborted) return { ...outcome, aborted: true };
     ({ outcome, reasoning } = await streamOnce(input));
   }
   if (reasoning) await log.append(sessionId, "reasoning", { turnId, stepId, text: reasoning });
-  if (!outcome.error && !outcome.aborted) await log.append(sessionId, "assistant_message", { turnId, stepId, text: outcome.text, basedOnSeq: input.basedOnSeq });
+  if (!outcome.error && !outcome.aborted)
+    await log.append(sessionId, "assistant_message", {
+      turnId,
+      stepId,
+      text: outcome.text,
+      basedOnSeq: input.basedOnSeq,
+    });
   else await log.flush(sessionId);
   return outcome;
 }
@@ -140,8 +161,17 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
         case "tool-call": {
           const invalidJson = !!part.invalid && typeof part.input === "string" && !isJson(part.input);
           // A tool the model was not shown this step (a deferred one it named anyway) arrives as a JSON string.
-          const args: unknown = invalidJson ? part.input : typeof part.input === "string" ? JSON.parse(part.input) : (part.input ?? {});
-          const call: StepCall = { toolCallId: ownCallId(part.toolCallId, input.usedCallIds), toolName: part.toolName, input: args, invalidJson };
+          const args: unknown = invalidJson
+            ? part.input
+            : typeof part.input === "string"
+              ? JSON.parse(part.input)
+              : (part.input ?? {});
+          const call: StepCall = {
+            toolCallId: ownCallId(part.toolCallId, input.usedCallIds),
+            toolName: part.toolName,
+            input: args,
+            invalidJson,
+          };
           outcome.calls.push(call);
           const known = tools[call.toolName];
           await log.append(sessionId, "tool_call", {
@@ -187,7 +217,12 @@ function retryDelay(error: unknown, attempt: number): number {
   const headers = APICallError.isInstance(error) ? (error.responseHeaders ?? {}) : {};
   const ms = Number(headers["retry-after-ms"]);
   const seconds = Number(headers["retry-after"]);
-  const asked = Number.isFinite(ms) && headers["retry-after-ms"] !== undefined ? ms : Number.isFinite(seconds) && headers["retry-after"] !== undefined ? seconds * 1000 : NaN;
+  const asked =
+    Number.isFinite(ms) && headers["retry-after-ms"] !== undefined
+      ? ms
+      : Number.isFinite(seconds) && headers["retry-after"] !== undefined
+        ? seconds * 1000
+        : NaN;
   if (asked >= 0 && asked <= MAX_SERVER_WAIT_MS) return asked;
   return FIRST_RETRY_MS * 2 ** (attempt - 1);
 }

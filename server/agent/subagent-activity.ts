@@ -36,8 +36,7 @@ export function watchSubagent(
     if (item.kind === "delta") {
       onStep(item.stepId);
       append(item.text);
-    }
-    else if (item.kind === "progress" && item.progress.type === "output") append(item.progress.text);
+    } else if (item.kind === "progress" && item.progress.type === "output") append(item.progress.text);
     else if (item.kind === "event") {
       const event = item.event;
       if (event.type === "tool_call") {

@@ -42,7 +42,10 @@ export function createSubagentHost(deps: {
         try {
           parseModelId(input.model);
         } catch (error) {
-          throw new ToolFailure("INVALID_INPUT", `The agent's model "${input.model}" is not usable: ${(error as Error).message}`);
+          throw new ToolFailure(
+            "INVALID_INPUT",
+            `The agent's model "${input.model}" is not usable: ${(error as Error).message}`,
+          );
         }
       }
       const all = sessionToolSet({ base: deps.baseTools, own: deps.ownTools, allowedTools: null });

@@ -16,7 +16,15 @@ describe("live sub-agents", () => {
   it("streams the child's step, current tool and last lines to the parent", async () => {
     const parent = await h.newSession({
       replies: [
-        { toolCalls: [{ id: "call_d", name: "delegate", arguments: { tasks: [{ prompt: "Task live: read the notes", tools: ["slow_read"] }] } }] },
+        {
+          toolCalls: [
+            {
+              id: "call_d",
+              name: "delegate",
+              arguments: { tasks: [{ prompt: "Task live: read the notes", tools: ["slow_read"] }] },
+            },
+          ],
+        },
         { match: "Task live", text: "Reading. ", toolCalls: [{ name: "slow_read", arguments: { name: "notes" } }] },
         { match: "read notes", text: "The notes say hello." },
         { match: "The notes say hello", text: "Done." },
@@ -26,7 +34,11 @@ describe("live sub-agents", () => {
     const stop = h.env.bus.subscribe(parent.id, (item) => seen.push(item));
     await h.send(parent.id, "delegate it");
     stop();
-    const activity = seen.flatMap((item) => (item.kind === "progress" && item.toolCallId === "call_d" && item.progress.type === "subagent" ? [item.progress] : []));
+    const activity = seen.flatMap((item) =>
+      item.kind === "progress" && item.toolCallId === "call_d" && item.progress.type === "subagent"
+        ? [item.progress]
+        : [],
+    );
     expect(activity.length).toBeGreaterThan(0);
     expect(activity.some((a) => a.tool === "Read notes")).toBe(true);
     expect(activity.at(-1)).toMatchObject({ step: 2, lines: expect.stringContaining("The notes say hello.") });
@@ -35,7 +47,11 @@ describe("live sub-agents", () => {
   it("cancels one child from its card without cancelling the parent", async () => {
     const parent = await h.newSession({
       replies: [
-        { toolCalls: [{ id: "call_c", name: "delegate", arguments: { tasks: [{ prompt: "Task hang: think forever" }] } }] },
+        {
+          toolCalls: [
+            { id: "call_c", name: "delegate", arguments: { tasks: [{ prompt: "Task hang: think forever" }] } },
+          ],
+        },
         { match: "Task hang", text: "Thinking", hang: true },
         { match: "cancelled", text: "The child was cancelled; I will do it myself." },
       ],
@@ -50,6 +66,8 @@ describe("live sub-agents", () => {
     await h.agent.idle(parent.id);
     const events = await h.events(parent.id);
     expect(only(events, "subagent_finished")[0]!.payload).toMatchObject({ ok: false });
-    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("The child was cancelled; I will do it myself.");
+    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe(
+      "The child was cancelled; I will do it myself.",
+    );
   });
 });

@@ -27,7 +27,9 @@ describe("delegate", () => {
       expect(only(log, "turn_finished")[0]!.payload.reason).toBe("completed");
     }
     // The three children's model requests were all made before any of them finished.
-    const childRequests = h.model.requests.filter((r) => r.messages.some((m) => String(m.content).startsWith("[delegating agent] Task ")));
+    const childRequests = h.model.requests.filter((r) =>
+      r.messages.some((m) => String(m.content).startsWith("[delegating agent] Task ")),
+    );
     expect(childRequests).toHaveLength(3);
     const firstFinish = Math.min(...finished.map((e) => e.createdAt.getTime()));
     expect(Math.max(...childRequests.map((r) => r.at))).toBeLessThan(firstFinish);
@@ -36,14 +38,23 @@ describe("delegate", () => {
 
     // The reports come back as readable text, in task order.
     const llm = only(events, "tool_result")[0]!.payload.llm;
-    expect(llm).toMatch(/^## Task 1: done, session \S+\n\nAlpha result: 3 apples\.\n\n## Task 2: done, session \S+\n\nBeta result: 5 pears\.\n\n## Task 3: done/);
+    expect(llm).toMatch(
+      /^## Task 1: done, session \S+\n\nAlpha result: 3 apples\.\n\n## Task 2: done, session \S+\n\nBeta result: 5 pears\.\n\n## Task 3: done/,
+    );
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("In total: 3 apples, 5 pears and 7 plums.");
   });
 
   it("honours a task's tool list and turn cap", async () => {
     const parent = await h.newSession({
       replies: [
-        { toolCalls: [{ name: "delegate", arguments: { tasks: [{ prompt: "Task capped: loop on echo", tools: ["echo"], max_turns: 2 }] } }] },
+        {
+          toolCalls: [
+            {
+              name: "delegate",
+              arguments: { tasks: [{ prompt: "Task capped: loop on echo", tools: ["echo"], max_turns: 2 }] },
+            },
+          ],
+        },
         { match: "Task capped", toolCalls: [{ name: "echo", arguments: { text: "1" } }] },
         { match: "echo: 1", toolCalls: [{ name: "echo", arguments: { text: "2" } }] },
         { match: "step_limit", text: "The child hit its cap." },
@@ -58,7 +69,14 @@ describe("delegate", () => {
   it("a sub-agent is told its step limit and no tool it lacks; the single-task form keeps `tools`; its report is plain text", async () => {
     const parent = await h.newSession({
       replies: [
-        { toolCalls: [{ name: "delegate", arguments: { task: "Task edit: write the changelog", tools: ["echo", "write"], max_turns: 4 } }] },
+        {
+          toolCalls: [
+            {
+              name: "delegate",
+              arguments: { task: "Task edit: write the changelog", tools: ["echo", "write"], max_turns: 4 },
+            },
+          ],
+        },
         { match: "Task edit", text: 'Wrote "CHANGELOG.md":\n- one line' },
         { match: "Wrote", text: "The sub-agent wrote the changelog." },
       ],
@@ -103,7 +121,11 @@ describe("delegate", () => {
   it("cancelling the parent cancels its children", async () => {
     const parent = await h.newSession({
       replies: [
-        { toolCalls: [{ name: "delegate", arguments: { tasks: [{ prompt: "Task slow one" }, { prompt: "Task slow two" }] } }] },
+        {
+          toolCalls: [
+            { name: "delegate", arguments: { tasks: [{ prompt: "Task slow one" }, { prompt: "Task slow two" }] } },
+          ],
+        },
         { match: "Task slow one", text: "working ", hang: true },
         { match: "Task slow two", text: "working ", hang: true },
       ],

@@ -36,7 +36,14 @@ export type SubagentHost = {
 
 export async function runSubagents(
   host: SubagentHost,
-  input: { parentSessionId: string; toolCallId: string; userId: string; tasks: DelegateTask[]; background?: boolean; signal: AbortSignal },
+  input: {
+    parentSessionId: string;
+    toolCallId: string;
+    userId: string;
+    tasks: DelegateTask[];
+    background?: boolean;
+    signal: AbortSignal;
+  },
 ): Promise<DelegateResult[]> {
   const named = input.tasks.some((t) => t.agent) ? await host.agents(input.parentSessionId) : [];
   for (const task of input.tasks) {
@@ -66,7 +73,12 @@ export async function runSubagents(
         prompt: task.prompt,
         tools: child.allowedTools ?? [],
       });
-      await host.log.append(child.id, "user_message", { text: prompt, authorName: agent ? `delegating agent → ${agent.name}` : "delegating agent" }, null);
+      await host.log.append(
+        child.id,
+        "user_message",
+        { text: prompt, authorName: agent ? `delegating agent → ${agent.name}` : "delegating agent" },
+        null,
+      );
       return { child, index, agent };
     }),
   );
@@ -76,7 +88,12 @@ export async function runSubagents(
     const stopWatching = watchSubagent(
       child.id,
       (listener) => host.subscribe(child.id, listener),
-      (activity) => host.publish(input.parentSessionId, { kind: "progress", toolCallId: input.toolCallId, progress: { type: "subagent", ...activity } }),
+      (activity) =>
+        host.publish(input.parentSessionId, {
+          kind: "progress",
+          toolCallId: input.toolCallId,
+          progress: { type: "subagent", ...activity },
+        }),
     );
     try {
       end = await host.run(child.id, input.userId, input.signal);
@@ -87,7 +104,13 @@ export async function runSubagents(
     }
     const ok = end.reason === "completed";
     const result = end.text || (ok ? "" : `The sub-agent stopped (${end.reason}) without an answer.`);
-    await host.log.append(input.parentSessionId, "subagent_finished", { toolCallId: input.toolCallId, childSessionId: child.id, index, ok, result });
+    await host.log.append(input.parentSessionId, "subagent_finished", {
+      toolCallId: input.toolCallId,
+      childSessionId: child.id,
+      index,
+      ok,
+      result,
+    });
     return { task: index, sessionId: child.id, status: end.reason, ok, result };
   };
 
@@ -98,7 +121,13 @@ export async function runSubagents(
       (error: unknown) => console.error(`background sub-agent ${entry.child.id} failed:`, error),
     );
   }
-  return started.map(({ child, index }) => ({ task: index, sessionId: child.id, status: "running", ok: true, result: "" }));
+  return started.map(({ child, index }) => ({
+    task: index,
+    sessionId: child.id,
+    status: "running",
+    ok: true,
+    result: "",
+  }));
 }
 
 function backgroundReport(r: DelegateResult, agent: string | undefined): string {

@@ -59,7 +59,12 @@ export async function runPendingCalls(
 
   for (const call of calls) {
     if (signal.aborted) break;
-    const next = await prepare(runner, call, state.startedCalls.get(call.payload.toolCallId), state.requests.get(call.payload.toolCallId));
+    const next = await prepare(
+      runner,
+      call,
+      state.startedCalls.get(call.payload.toolCallId),
+      state.requests.get(call.payload.toolCallId),
+    );
     if (next.kind === "result") {
       await flushBatch();
       await recordResult(runner, call, next.ok, next.llm, next.errorCode, 0);
@@ -88,16 +93,27 @@ type Prepared =
 /** What the call is, for its request and its approval: the tool, its input and what it will run. */
 type Bound = { plan: CallPlan | null; hash: string };
 
-async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: boolean }, asked?: { seq: number; approvalId: string }): Promise<Prepared> {
+async function prepare(
+  runner: CallRunner,
+  call: ToolCallEvent,
+  cut?: { asked: boolean },
+  asked?: { seq: number; approvalId: string },
+): Promise<Prepared> {
   const { toolName, input, toolCallId } = call.payload;
   const tool = runner.tools[toolName];
   if (!tool) {
     const names = Object.keys(runner.tools).join(", ");
-    const f = failure("TOOL_NOT_FOUND", `There is no tool named "${toolName}". Available tools: ${names}. Call one of those instead.`);
+    const f = failure(
+      "TOOL_NOT_FOUND",
+      `There is no tool named "${toolName}". Available tools: ${names}. Call one of those instead.`,
+    );
     return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "TOOL_NOT_FOUND" };
   }
   if (typeof input === "string") {
-    const f = failure("INVALID_INPUT", `The arguments for ${toolName} were not valid JSON. Send them as one JSON object matching the tool's schema.`);
+    const f = failure(
+      "INVALID_INPUT",
+      `The arguments for ${toolName} were not valid JSON. Send them as one JSON object matching the tool's schema.`,
+    );
     return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "INVALID_INPUT" };
   }
 
@@ -112,13 +128,19 @@ async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: b
     await request(runner, call, tool, bound, "question", undefined, question);
     return { kind: "waiting" };
   }
-  const insists = tool.approval === "always" ? "always" : await toolForcesApproval(tool, input, runner.context(toolCallId));
+  const insists =
+    tool.approval === "always" ? "always" : await toolForcesApproval(tool, input, runner.context(toolCallId));
   const guarded = plan !== null && (tool.kind === "execute" || tool.plan !== undefined) && runner.policy.guard;
   const guard = guarded ? await guardAll(plan.commands, runner.policy, runner.context(toolCallId)) : [];
   const decision = decide(runner.policy, tool, input, insists, guard, plan);
   if (decision.action === "run") return { kind: "run", tool, grant: { plan, approvedById: null } };
   if (decision.action === "deny") {
-    return { kind: "result", ok: false, llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`, errorCode: "DENIED" };
+    return {
+      kind: "result",
+      ok: false,
+      llm: `Error [DENIED]: ${decision.reason} Do not retry this call; find another way or ask the user.`,
+      errorCode: "DENIED",
+    };
   }
   await request(runner, call, tool, bound, "tool", decision.reason);
   return { kind: "waiting" };
@@ -127,7 +149,8 @@ async function prepare(runner: CallRunner, call: ToolCallEvent, cut?: { asked: b
 /** The guard's reasons over every command the call runs. */
 async function guardAll(commands: readonly string[], policy: Policy, ctx: ToolContext): Promise<string[]> {
   const reasons = new Set<string>();
-  for (const command of commands) for (const reason of await guardReasons(command, policy.guard!, gitWorkProbe(ctx))) reasons.add(reason);
+  for (const command of commands)
+    for (const reason of await guardReasons(command, policy.guard!, gitWorkProbe(ctx))) reasons.add(reason);
   return [...reasons];
 }
 
@@ -137,9 +160,15 @@ async function guardAll(commands: readonly string[], policy: Policy, ctx: ToolCo
  * whose approval row was not yet bound to its event (the server stopped between the two) is bound
  * now; anything else (an approval made for another call) is no approval, and the call asks anew.
  */
-async function boundApproval(runner: CallRunner, call: ToolCallEvent, asked: { seq: number; approvalId: string }, bound: Bound): Promise<ApprovalRow | null> {
+async function boundApproval(
+  runner: CallRunner,
+  call: ToolCallEvent,
+  asked: { seq: number; approvalId: string },
+  bound: Bound,
+): Promise<ApprovalRow | null> {
   const approval = await findApproval(runner.db, asked.approvalId);
-  if (!approval || approval.sessionId !== runner.sessionId || approval.toolCallId !== call.payload.toolCallId) return null;
+  if (!approval || approval.sessionId !== runner.sessionId || approval.toolCallId !== call.payload.toolCallId)
+    return null;
   if (approval.turnId !== call.payload.turnId || approval.callHash !== bound.hash) return null;
   if (approval.requestSeq === null) {
     await bindRequest(runner.db, approval.id, asked.seq);
@@ -153,12 +182,27 @@ async function boundApproval(runner: CallRunner, call: ToolCallEvent, asked: { s
  * whatever was approved before it started): a command asks a person again, with what it printed so
  * far; any other change is reported to the model as interrupted, for it to check and decide.
  */
-async function afterCrash(runner: CallRunner, call: ToolCallEvent, tool: Tool, cut: { asked: boolean }, bound: Bound, approval: ApprovalRow | null): Promise<Prepared> {
+async function afterCrash(
+  runner: CallRunner,
+  call: ToolCallEvent,
+  tool: Tool,
+  cut: { asked: boolean },
+  bound: Bound,
+  approval: ApprovalRow | null,
+): Promise<Prepared> {
   const { toolCallId } = call.payload;
-  const captured = await runner.context(toolCallId).shell.capturedOutput(toolCallId).catch(() => null);
+  const captured = await runner
+    .context(toolCallId)
+    .shell.capturedOutput(toolCallId)
+    .catch(() => null);
   const interrupted = interruptedNote(tool.name, captured);
   if (tool.kind !== "execute") {
-    return { kind: "result", ok: false, llm: `${interrupted} It was not run again: check its effect before calling it again.`, errorCode: "INTERRUPTED" };
+    return {
+      kind: "result",
+      ok: false,
+      llm: `${interrupted} It was not run again: check its effect before calling it again.`,
+      errorCode: "INTERRUPTED",
+    };
   }
   if (!cut.asked || !approval) {
     await request(runner, call, tool, bound, "tool", `${interrupted} Run it again?`);
@@ -167,13 +211,25 @@ async function afterCrash(runner: CallRunner, call: ToolCallEvent, tool: Tool, c
   if (approval.status === "pending") return { kind: "waiting" };
   if (approval.status === "rejected") {
     const feedback = approval.feedback?.trim();
-    return { kind: "result", ok: false, llm: `${interrupted} The user chose not to run it again.${feedback ? ` Their feedback: ${feedback}` : ""}`, errorCode: "INTERRUPTED" };
+    return {
+      kind: "result",
+      ok: false,
+      llm: `${interrupted} The user chose not to run it again.${feedback ? ` Their feedback: ${feedback}` : ""}`,
+      errorCode: "INTERRUPTED",
+    };
   }
-  return { kind: "run", tool, grant: { plan: bound.plan, approvedById: approval.resolvedById }, note: `${interrupted} The user approved running it again; this is the second run's result.` };
+  return {
+    kind: "run",
+    tool,
+    grant: { plan: bound.plan, approvedById: approval.resolvedById },
+    note: `${interrupted} The user approved running it again; this is the second run's result.`,
+  };
 }
 
 function interruptedNote(toolName: string, captured: { path: string; text: string } | null): string {
-  const output = captured ? ` Output captured before it stopped (full log: ${captured.path}):\n${captured.text || "(none)"}\n` : "";
+  const output = captured
+    ? ` Output captured before it stopped (full log: ${captured.path}):\n${captured.text || "(none)"}\n`
+    : "";
   return `This ${toolName} call was interrupted mid-run: the server stopped while it ran, so it may have partly run.${output}`;
 }
 
@@ -181,9 +237,10 @@ function fromApproval(approval: ApprovalRow, tool: Tool, plan: CallPlan | null):
   if (approval.status === "pending") return { kind: "waiting" };
   if (approval.status === "rejected") {
     const feedback = approval.feedback?.trim();
-    const llm = approval.kind === "question"
-      ? `The user declined to answer.${feedback ? ` They said: ${feedback}` : ""}`
-      : `The user rejected this ${tool.name} call, so it did not run.${feedback ? ` Their feedback: ${feedback}` : " Ask them how to proceed if it is not clear."}`;
+    const llm =
+      approval.kind === "question"
+        ? `The user declined to answer.${feedback ? ` They said: ${feedback}` : ""}`
+        : `The user rejected this ${tool.name} call, so it did not run.${feedback ? ` Their feedback: ${feedback}` : " Ask them how to proceed if it is not clear."}`;
     return { kind: "result", ok: false, llm, errorCode: "REJECTED" };
   }
   return { kind: "run", tool, grant: { plan, approvedById: approval.resolvedById } };
@@ -232,7 +289,11 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
   if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
   // Durable before anything changes: a crash from here on leaves a call known to have started.
   if (!isReadOnly(tool)) {
-    await runner.log.append(runner.sessionId, "tool_started", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, toolName: tool.name });
+    await runner.log.append(runner.sessionId, "tool_started", {
+      turnId: runner.turnId,
+      toolCallId: call.payload.toolCallId,
+      toolName: tool.name,
+    });
   }
   const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId, grant));
   let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
@@ -240,10 +301,24 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
   if (instructions) llm += `\n\n${instructions}`;
   const images = await storeResultImages(runner, run.llm);
   return async () => {
-    await recordResult(runner, call, !run.error, llm, run.error?.code, run.metrics.durationMs, run.display, images, run.json && llm === textOf(run.llm));
+    await recordResult(
+      runner,
+      call,
+      !run.error,
+      llm,
+      run.error?.code,
+      run.metrics.durationMs,
+      run.display,
+      images,
+      run.json && llm === textOf(run.llm),
+    );
     const denied = run.meta?.deniedHosts;
     if (Array.isArray(denied) && denied.length > 0) {
-      await runner.log.append(runner.sessionId, "network_denied", { turnId: runner.turnId, toolCallId: call.payload.toolCallId, hosts: denied.map(String) });
+      await runner.log.append(runner.sessionId, "network_denied", {
+        turnId: runner.turnId,
+        toolCallId: call.payload.toolCallId,
+        hosts: denied.map(String),
+      });
     }
   };
 }
@@ -256,7 +331,10 @@ async function storeResultImages(runner: CallRunner, llm: LlmContent): Promise<{
   for (const part of llm) {
     if (part.type !== "image") continue;
     const bytes = Buffer.from(part.data, "base64");
-    if (bytes.length > MAX_IMAGE_BYTES) notes.push(`[An image of ${Math.round(bytes.length / 1024)} KB was left out: images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not sent to the model.]`);
+    if (bytes.length > MAX_IMAGE_BYTES)
+      notes.push(
+        `[An image of ${Math.round(bytes.length / 1024)} KB was left out: images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not sent to the model.]`,
+      );
     else refs.push(await storeSessionImage(runner.db, runner.sessionId, bytes, part.mediaType));
   }
   return { refs, notes };
@@ -291,7 +369,14 @@ async function recordResult(
  * Closes calls that will never run (a failed step, a new message after an interruption). A call in
  * `started` did begin before a crash: the model is told it may have partly run, not "Not run".
  */
-export async function closeCalls(log: EventLog, sessionId: string, turnId: string, calls: ToolCallEvent[], why: string, started?: TurnState["startedCalls"]) {
+export async function closeCalls(
+  log: EventLog,
+  sessionId: string,
+  turnId: string,
+  calls: ToolCallEvent[],
+  why: string,
+  started?: TurnState["startedCalls"],
+) {
   for (const call of calls) {
     const cut = started?.has(call.payload.toolCallId);
     await log.append(sessionId, "tool_result", {

@@ -176,7 +176,9 @@ describe("the runtime's turn starts", () => {
     try {
       const count = TURN_STARTS_AT_ONCE + 2;
       h.model.load({ replies: Array.from({ length: count }, () => ({ text: "Done." })) });
-      const sessions = await Promise.all(Array.from({ length: count }, () => h.caller.session.create({ projectId: h.project.id })));
+      const sessions = await Promise.all(
+        Array.from({ length: count }, () => h.caller.session.create({ projectId: h.project.id })),
+      );
       await Promise.all(sessions.map((s) => h.caller.session.send({ sessionId: s.id, text: "Go" })));
       await h.waitFor(() => preparing >= TURN_STARTS_AT_ONCE);
       await new Promise((r) => setTimeout(r, 200));

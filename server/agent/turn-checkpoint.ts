@@ -39,7 +39,12 @@ export function turnCheckpointer(input: {
       const label = `Before turn ${input.turnId}`;
       try {
         const snap = await input.snapshot!(label);
-        await input.log.append(input.sessionId, "checkpoint", { checkpointId: snap.id, turnId: input.turnId, label, filesChanged: snap.filesChanged });
+        await input.log.append(input.sessionId, "checkpoint", {
+          checkpointId: snap.id,
+          turnId: input.turnId,
+          label,
+          filesChanged: snap.filesChanged,
+        });
       } catch (error) {
         console.error(`checkpoint before turn ${input.turnId} of session ${input.sessionId} failed:`, error);
       }

@@ -64,7 +64,9 @@ async function waitingStatement(by: pg.Client, like: string): Promise<number> {
 /** Sends a message whose answer streams for a while, and locks the turn's job row while it runs. */
 async function lockTurnJobDuringTurn(sessionId: string, locker: pg.Client) {
   await h.caller.session.send({ sessionId, text: "Count to four" });
-  await h.waitFor(async () => (await locker.query(`SELECT 1 FROM turn_job WHERE "sessionId" = $1`, [sessionId])).rowCount === 1);
+  await h.waitFor(
+    async () => (await locker.query(`SELECT 1 FROM turn_job WHERE "sessionId" = $1`, [sessionId])).rowCount === 1,
+  );
   await locker.query("BEGIN");
   await locker.query(`SELECT 1 FROM turn_job WHERE "sessionId" = $1 FOR UPDATE`, [sessionId]);
 }
@@ -83,7 +85,9 @@ describe("after a turn's end", () => {
     expect(typesOf(await h.events(session.id))).toContain("turn_finished");
 
     const disposed = runtime.dispose().then(() => "disposed");
-    expect(await Promise.race([disposed, new Promise((r) => setTimeout(() => r("still waiting"), 300))])).toBe("still waiting");
+    expect(await Promise.race([disposed, new Promise((r) => setTimeout(() => r("still waiting"), 300))])).toBe(
+      "still waiting",
+    );
     await locker.query("COMMIT");
     expect(await disposed).toBe("disposed");
     expect((await watcher.query(`SELECT 1 FROM turn_job WHERE "sessionId" = $1`, [session.id])).rowCount).toBe(0);
@@ -114,7 +118,10 @@ describe("after a turn's end", () => {
       await runtime.dispose();
       await new Promise((r) => setTimeout(r, 50)); // an unhandled rejection is reported after the microtasks
       expect(rejections).toEqual([]);
-      expect(errors).toHaveBeenCalledWith(expect.stringContaining(`looking for a message sent as the turn of session ${session.id} ended failed`), expect.anything());
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringContaining(`looking for a message sent as the turn of session ${session.id} ended failed`),
+        expect.anything(),
+      );
       // The turn itself was whole: the log says it finished, and its lease is back.
       expect(typesOf(await h.events(session.id))).toContain("turn_finished");
       expect((await watcher.query(`SELECT 1 FROM turn_job WHERE "sessionId" = $1`, [session.id])).rowCount).toBe(0);
@@ -139,7 +146,12 @@ describe("a message sent while the server stops", () => {
       await started.idle(session.id);
       const events = await h.events(session.id);
       expect(typesOf(events)).toContain("turn_finished");
-      expect(events.filter((e) => e.type === "assistant_delta").map((e) => (e.payload as { text: string }).text).join("")).toBe("Yes, after the restart.");
+      expect(
+        events
+          .filter((e) => e.type === "assistant_delta")
+          .map((e) => (e.payload as { text: string }).text)
+          .join(""),
+      ).toBe("Yes, after the restart.");
       // Answered once: a second look finds nothing left.
       expect(await started.answerLeftMessages()).not.toContain(session.id);
     } finally {

@@ -34,7 +34,9 @@ export function createTurnLeases(jobs: TurnJobs | undefined, log: EventLog, host
         leased.add(job.sessionId); // this instance's own lease lapsed while it kept running the turn
         return;
       }
-      void host.continueTurn(job).catch((error: unknown) => console.error(`taking over the turn of session ${job.sessionId} failed:`, error));
+      void host
+        .continueTurn(job)
+        .catch((error: unknown) => console.error(`taking over the turn of session ${job.sessionId} failed:`, error));
     },
   });
 
@@ -55,7 +57,9 @@ export function createTurnLeases(jobs: TurnJobs | undefined, log: EventLog, host
 
     async release(sessionId: string) {
       if (!jobs || !leased.delete(sessionId)) return;
-      await jobs.release(sessionId).catch((error: unknown) => console.error(`releasing the turn job of session ${sessionId} failed:`, error));
+      await jobs
+        .release(sessionId)
+        .catch((error: unknown) => console.error(`releasing the turn job of session ${sessionId} failed:`, error));
     },
 
     /** A lapsed job whose turn has nothing left to do: gone without a run. */

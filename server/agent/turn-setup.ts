@@ -62,15 +62,30 @@ export async function prepareTurn(
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
   // The project (name, agent settings) and the instance settings a turn uses, one query each.
-  const [project, instance] = await Promise.all([findProjectForTurn(db, session.projectId), getSettings(db, ["webSearch", "commandGuard"])]);
+  const [project, instance] = await Promise.all([
+    findProjectForTurn(db, session.projectId),
+    getSettings(db, ["webSearch", "commandGuard"]),
+  ]);
   if (!project) throw new Error(`project ${session.projectId} no longer exists`);
   const { settings } = project;
   let tools: ToolSet = {};
-  const extra = await turnTools({ extensions: o.extensions, projectId: session.projectId, workspace, delegator: setup.delegator, toolSet: () => tools });
+  const extra = await turnTools({
+    extensions: o.extensions,
+    projectId: session.projectId,
+    workspace,
+    delegator: setup.delegator,
+    toolSet: () => tools,
+  });
   const excludeTools = switchedOffTools(settings.excludeTools);
   const webSearch = chooseWebSearch(instance.webSearch, o.webSearch);
   const deferred = deferTools(
-    sessionToolSet({ base: o.baseTools, own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra], allowedTools: session.allowedTools, excludeTools, webSearch }),
+    sessionToolSet({
+      base: o.baseTools,
+      own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra],
+      allowedTools: session.allowedTools,
+      excludeTools,
+      webSearch,
+    }),
     o.extensions?.deferToolsOver ?? settings.deferToolsOver,
   );
   tools = deferred.tools;
@@ -79,7 +94,10 @@ export async function prepareTurn(
   const [context, git, network] = await Promise.all([
     gatherContext({
       workspace,
-      memories: memorySource(db, [{ scope: "project", projectId: session.projectId }, { scope: "user", userId }]),
+      memories: memorySource(db, [
+        { scope: "project", projectId: session.projectId },
+        { scope: "user", userId },
+      ]),
       query: lastMessage?.type === "user_message" ? lastMessage.payload.text : "",
       toolNames,
     }),
@@ -99,7 +117,12 @@ export async function prepareTurn(
     context,
   });
   const shared = res;
-  const sandbox = { mode: o.sandbox.mode, network, limits: o.sandbox.host.limits, diskFull: () => o.sandbox.diskFull(session.projectId) };
+  const sandbox = {
+    mode: o.sandbox.mode,
+    network,
+    limits: o.sandbox.host.limits,
+    diskFull: () => o.sandbox.diskFull(session.projectId),
+  };
   const facts = await loadModelFacts(db, session.model);
   const language = o.language?.forProject(session.projectId, workspace);
   const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
@@ -117,9 +140,12 @@ export async function prepareTurn(
     outputs: shared.outputs,
     sandbox,
     fetchPolicy: o.fetchPolicy ?? { allowHosts: [] },
-    summarize: (prompt, content, summarizeSignal) => summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
+    summarize: (prompt, content, summarizeSignal) =>
+      summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: facts.acceptsImages,
-    ...(lastMessage?.type === "user_message" && lastMessage.payload.timeZone ? { timeZone: lastMessage.payload.timeZone } : {}),
+    ...(lastMessage?.type === "user_message" && lastMessage.payload.timeZone
+      ? { timeZone: lastMessage.payload.timeZone }
+      : {}),
     webSearch,
     ...(language ? { language } : {}),
   });
@@ -142,13 +168,19 @@ export async function prepareTurn(
       shared.announced.clear();
     },
     folderInstructions: folderInstructions(workspace, shared.announced),
-    backgroundJobs: () => shared.shell.jobs().filter((j) => j.running).map((j) => `${j.id}: ${j.command}`),
+    backgroundJobs: () =>
+      shared.shell
+        .jobs()
+        .filter((j) => j.running)
+        .map((j) => `${j.id}: ${j.command}`),
     loopGuardRepeats: settings.loopGuardRepeats,
     facts,
     resumed,
     signal,
     toolContext,
-    snapshot: o.checkpoints ? async (label: string) => (await o.checkpoints!.open(session.projectId)).snapshot({ label }) : undefined,
+    snapshot: o.checkpoints
+      ? async (label: string) => (await o.checkpoints!.open(session.projectId)).snapshot({ label })
+      : undefined,
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,
   };
@@ -167,7 +199,8 @@ function memorySource(db: Db, owners: MemoryOwner[]): MemorySource {
 async function summarizeWith(model: LanguageModel, prompt: string, content: string, signal: AbortSignal) {
   const { text } = await generateText({
     model,
-    instructions: "Answer the request using only the content given. Be concise; quote exact values such as versions and commands.",
+    instructions:
+      "Answer the request using only the content given. Be concise; quote exact values such as versions and commands.",
     prompt: `${prompt}\n\n---\n\n${content}`,
     abortSignal: signal,
     maxRetries: 2,

@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-const systemOf = (request: (typeof h.model.requests)[number]) => String(request.messages.find((m) => m.role === "system")?.content ?? "");
+const systemOf = (request: (typeof h.model.requests)[number]) =>
+  String(request.messages.find((m) => m.role === "system")?.content ?? "");
 const put = async (file: string, text: string) => {
   const absolute = path.join(h.env.dataDir, "workspaces", h.project.id, file);
   await fs.mkdir(path.dirname(absolute), { recursive: true });
@@ -26,7 +27,12 @@ const put = async (file: string, text: string) => {
 
 describe("turn start", () => {
   it("a root AGENTS.md, a skill and a workflow written between two turns reach the next turn's prompt", async () => {
-    const session = await h.newSession({ replies: [{ match: "first", text: "One." }, { match: "second", text: "Two." }] });
+    const session = await h.newSession({
+      replies: [
+        { match: "first", text: "One." },
+        { match: "second", text: "Two." },
+      ],
+    });
     h.model.requests.length = 0;
     await h.send(session.id, "first");
     const before = systemOf(h.model.requests[0]!);
@@ -34,8 +40,14 @@ describe("turn start", () => {
     expect(before).not.toContain("changelog-entry");
 
     await put("AGENTS.md", "Run the linter before every commit.\n");
-    await put(".tandem/skills/changelog-entry/SKILL.md", "---\ndescription: Write a changelog entry\n---\nOne line per change.\n");
-    await put(".tandem/workflows/nightly-check.yaml", "description: Check the build every night\nsteps:\n  - id: build\n    run: echo built\n");
+    await put(
+      ".tandem/skills/changelog-entry/SKILL.md",
+      "---\ndescription: Write a changelog entry\n---\nOne line per change.\n",
+    );
+    await put(
+      ".tandem/workflows/nightly-check.yaml",
+      "description: Check the build every night\nsteps:\n  - id: build\n    run: echo built\n",
+    );
     await h.send(session.id, "second");
     const after = systemOf(h.model.requests[1]!);
     expect(after).toContain("Run the linter before every commit.");
@@ -46,7 +58,15 @@ describe("turn start", () => {
 
   it("converts a schema for the model once, and keeps each tool's own description", () => {
     const input = z.object({ query: z.string() });
-    const tool = (description: string) => defineTool({ name: "lookup", kind: "read", description, input, describe: () => "Lookup", execute: async () => ok("") });
+    const tool = (description: string) =>
+      defineTool({
+        name: "lookup",
+        kind: "read",
+        description,
+        input,
+        describe: () => "Lookup",
+        execute: async () => ok(""),
+      });
     const first = toSdkTools({ lookup: tool("Look up A.") }, "openai");
     const again = toSdkTools({ lookup: tool("Look up A.") }, "openai");
     const other = toSdkTools({ lookup: tool("Look up B.") }, "openai");

@@ -83,7 +83,8 @@ export function turnState(events: SessionEvent[]): TurnState {
       case "approval_requested": {
         const cut = started.get(event.payload.toolCallId);
         if (cut) cut.asked = true;
-        if (pending.has(event.payload.toolCallId)) requests.set(event.payload.toolCallId, { seq: event.seq, approvalId: event.payload.approvalId });
+        if (pending.has(event.payload.toolCallId))
+          requests.set(event.payload.toolCallId, { seq: event.seq, approvalId: event.payload.approvalId });
         break;
       }
       case "checkpoint":
@@ -97,7 +98,18 @@ export function turnState(events: SessionEvent[]): TurnState {
         break;
     }
   }
-  return { openTurn, steps, pendingCalls: [...pending.values()], startedCalls: started, requests, turnCalls, lastSeq: events.at(-1)?.seq ?? 0, lastUserSeq, turnContextSeq, checkpointed };
+  return {
+    openTurn,
+    steps,
+    pendingCalls: [...pending.values()],
+    startedCalls: started,
+    requests,
+    turnCalls,
+    lastSeq: events.at(-1)?.seq ?? 0,
+    lastUserSeq,
+    turnContextSeq,
+    checkpointed,
+  };
 }
 
 /** Adds an event the caller just appended, only when it follows on (a later refresh reads the rest). */

@@ -31,7 +31,11 @@ export async function turnTools(input: {
   if (ext?.mail) tools.push(sendEmailTool(ext.mail));
   tools.push(
     catalogTool(async () => {
-      const [agents, skills, workflows] = await Promise.all([loadAgents(workspace), loadSkills(workspace), loadWorkflows(workspace)]);
+      const [agents, skills, workflows] = await Promise.all([
+        loadAgents(workspace),
+        loadSkills(workspace),
+        loadWorkflows(workspace),
+      ]);
       return {
         agents: agents.agents.map((a) => ({ name: a.name, description: a.description })),
         skills: skills.skills.map((s) => ({ name: s.name, description: s.description })),

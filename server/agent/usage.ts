@@ -20,7 +20,11 @@ export async function loadModelFacts(db: Db, modelId: string): Promise<ModelFact
     row?.inputPerMTok != null && row.outputPerMTok != null
       ? { input: row.inputPerMTok, output: row.outputPerMTok, cachedInput: row.cachedInputPerMTok ?? row.inputPerMTok }
       : null;
-  return { contextWindow: row?.contextWindow ?? defaultContextWindow(modelId), acceptsImages: row?.acceptsImages ?? defaultAcceptsImages(modelId), prices };
+  return {
+    contextWindow: row?.contextWindow ?? defaultContextWindow(modelId),
+    acceptsImages: row?.acceptsImages ?? defaultAcceptsImages(modelId),
+    prices,
+  };
 }
 
 export function toTokenUsage(usage: LanguageModelUsage | undefined): TokenUsage {
@@ -44,5 +48,8 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 export function costOf(usage: TokenUsage, prices: ModelFacts["prices"]): number | null {
   if (!prices) return null;
   const uncached = Math.max(0, usage.inputTokens - usage.cachedInputTokens);
-  return (uncached * prices.input + usage.cachedInputTokens * prices.cachedInput + usage.outputTokens * prices.output) / 1_000_000;
+  return (
+    (uncached * prices.input + usage.cachedInputTokens * prices.cachedInput + usage.outputTokens * prices.output) /
+    1_000_000
+  );
 }

@@ -23,13 +23,20 @@ beforeEach(async () => {
   await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask", allowRules: [], denyRules: [] });
 });
 
-const pwned = () => fs.access(path.join(root, "pwned")).then(() => true, () => false);
+const pwned = () =>
+  fs.access(path.join(root, "pwned")).then(
+    () => true,
+    () => false,
+  );
 
 /** The agent writes a workflow with the write tool, then runs it. */
 function writeThenRun(name: string, steps: string[], marker: string) {
   const yaml = ["steps:", ...steps.flatMap((run, i) => [`  - id: s${i}`, `    run: ${run}`])].join("\n");
   return [
-    { match: marker, toolCalls: [{ name: "write", arguments: { path: `.tandem/workflows/${name}.yaml`, content: yaml } }] },
+    {
+      match: marker,
+      toolCalls: [{ name: "write", arguments: { path: `.tandem/workflows/${name}.yaml`, content: yaml } }],
+    },
     { match: `wrote .tandem/workflows/${name}.yaml`, toolCalls: [{ name: "workflow", arguments: { workflow: name } }] },
   ];
 }
@@ -37,7 +44,9 @@ function writeThenRun(name: string, steps: string[], marker: string) {
 describe("workflows meet the guard and the deny rules", () => {
   it("in yolo mode, a workflow the agent wrote with rm -rf steps asks, listing its commands, and does not run", async () => {
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
-    const session = await h.newSession({ replies: writeThenRun("wipe", ["echo hello", "rm -rf src && touch pwned"], "clean up") });
+    const session = await h.newSession({
+      replies: writeThenRun("wipe", ["echo hello", "rm -rf src && touch pwned"], "clean up"),
+    });
     const events = await h.send(session.id, "clean up");
 
     const asked = only(events, "approval_requested").at(-1)!.payload;
@@ -46,7 +55,11 @@ describe("workflows meet the guard and the deny rules", () => {
     expect(asked.commands).toEqual(["echo hello", "rm -rf src && touch pwned"]);
     // What the approval card shows: every command, beside the guard's reason.
     const card = foldTranscript(events).items.find((i) => i.kind === "tool" && i.toolName === "workflow");
-    expect(card).toMatchObject({ status: "awaiting_approval", approvalCommands: ["echo hello", "rm -rf src && touch pwned"], approvalReason: expect.stringMatching(/Recursive delete/) });
+    expect(card).toMatchObject({
+      status: "awaiting_approval",
+      approvalCommands: ["echo hello", "rm -rf src && touch pwned"],
+      approvalReason: expect.stringMatching(/Recursive delete/),
+    });
     expect(await h.status(session.id)).toBe("waiting_approval");
     expect(await pwned()).toBe(false);
     await h.caller.session.cancel({ sessionId: session.id });
@@ -84,9 +97,15 @@ describe("workflows meet the guard and the deny rules", () => {
     });
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "auto-edit" });
     let events = await h.send(session.id, "tidy once");
-    await h.caller.approval.respond({ approvalId: only(events, "approval_requested").at(-1)!.payload.approvalId, decision: "approve_always" });
+    await h.caller.approval.respond({
+      approvalId: only(events, "approval_requested").at(-1)!.payload.approvalId,
+      decision: "approve_always",
+    });
     await h.agent.idle(session.id);
-    expect(only(await h.events(session.id), "tool_result").at(-1)!.payload).toMatchObject({ toolName: "workflow", ok: true });
+    expect(only(await h.events(session.id), "tool_result").at(-1)!.payload).toMatchObject({
+      toolName: "workflow",
+      ok: true,
+    });
 
     events = await h.send(session.id, "tidy twice");
     const requests = only(events, "approval_requested");
@@ -97,11 +116,21 @@ describe("workflows meet the guard and the deny rules", () => {
   });
 
   it("a deny rule on rm refuses a workflow whose step runs rm, even in yolo mode", async () => {
-    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo", denyRules: [{ tool: "shell", commandPrefix: "rm" }] });
-    const session = await h.newSession({ replies: [...writeThenRun("wipe3", ["sudo rm -f x; touch pwned"], "go"), { match: "DENIED", text: "refused" }] });
+    await h.caller.agent.updateSettings({
+      projectId: h.project.id,
+      approvalMode: "yolo",
+      denyRules: [{ tool: "shell", commandPrefix: "rm" }],
+    });
+    const session = await h.newSession({
+      replies: [...writeThenRun("wipe3", ["sudo rm -f x; touch pwned"], "go"), { match: "DENIED", text: "refused" }],
+    });
     const events = await h.send(session.id, "go");
     expect(only(events, "approval_requested")).toHaveLength(0);
-    expect(only(events, "tool_result").at(-1)!.payload).toMatchObject({ toolName: "workflow", ok: false, errorCode: "DENIED" });
+    expect(only(events, "tool_result").at(-1)!.payload).toMatchObject({
+      toolName: "workflow",
+      ok: false,
+      errorCode: "DENIED",
+    });
     expect(await pwned()).toBe(false);
   });
 
@@ -109,7 +138,10 @@ describe("workflows meet the guard and the deny rules", () => {
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
     await fs.mkdir(path.join(root, "precious"), { recursive: true });
     const session = await h.newSession({
-      replies: [...writeThenRun("sneak", ["echo precious", "rm -rf {{ steps.s0.output }} && touch pwned"], "go"), { match: "Refused", text: "stopped" }],
+      replies: [
+        ...writeThenRun("sneak", ["echo precious", "rm -rf {{ steps.s0.output }} && touch pwned"], "go"),
+        { match: "Refused", text: "stopped" },
+      ],
     });
     let events = await h.send(session.id, "go");
     const asked = only(events, "approval_requested").at(-1)!.payload;
@@ -128,17 +160,31 @@ describe("workflows meet the guard and the deny rules", () => {
 describe("discovery commands meet the guard and the deny rules", () => {
   it("a discovery command with rm -rf, or one a deny rule forbids, does not run, and the status says why", async () => {
     const discover = `rm -rf src; touch pwned; echo '[{"name":"hello","description":"hi"}]'`;
-    await h.caller.extensions.updateSettings({ projectId: h.project.id, toolDiscoveryCommand: discover, toolCallCommand: "echo" });
+    await h.caller.extensions.updateSettings({
+      projectId: h.project.id,
+      toolDiscoveryCommand: discover,
+      toolCallCommand: "echo",
+    });
     await h.caller.extensions.rediscover({ projectId: h.project.id });
     let status = await h.caller.extensions.status({ projectId: h.project.id });
     expect(status.discovery).toMatchObject({ tools: [], error: expect.stringMatching(/is refused: Recursive delete/) });
 
-    await h.caller.agent.updateSettings({ projectId: h.project.id, denyRules: [{ tool: "shell", commandPrefix: "touch" }] });
-    await h.caller.extensions.updateSettings({ projectId: h.project.id, toolDiscoveryCommand: `env X=1 touch pwned; echo '[]'` });
+    await h.caller.agent.updateSettings({
+      projectId: h.project.id,
+      denyRules: [{ tool: "shell", commandPrefix: "touch" }],
+    });
+    await h.caller.extensions.updateSettings({
+      projectId: h.project.id,
+      toolDiscoveryCommand: `env X=1 touch pwned; echo '[]'`,
+    });
     await h.caller.extensions.rediscover({ projectId: h.project.id });
     status = await h.caller.extensions.status({ projectId: h.project.id });
     expect(status.discovery.error).toMatch(/does not allow `touch` commands/);
     expect(await pwned()).toBe(false);
-    await h.caller.extensions.updateSettings({ projectId: h.project.id, toolDiscoveryCommand: "", toolCallCommand: "" });
+    await h.caller.extensions.updateSettings({
+      projectId: h.project.id,
+      toolDiscoveryCommand: "",
+      toolCallCommand: "",
+    });
   });
 });

@@ -42,11 +42,14 @@ export type SessionAccess = {
   link: ShareLinkRow | null;
 };
 
-const notFound = (what: string) => new TRPCError({ code: "NOT_FOUND", message: `No such ${what}, or you do not have access to it.` });
+const notFound = (what: string) =>
+  new TRPCError({ code: "NOT_FOUND", message: `No such ${what}, or you do not have access to it.` });
 const signIn = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
 const readOnly = () => new TRPCError({ code: "FORBIDDEN", message: "Your role in this project is read-only." });
 
-export type LinkState = { ok: true; link: ShareLinkRow } | { ok: false; reason: "invalid" | "revoked" | "expired"; message: string };
+export type LinkState =
+  | { ok: true; link: ShareLinkRow }
+  | { ok: false; reason: "invalid" | "revoked" | "expired"; message: string };
 
 export async function checkShareToken(db: Db, token: string): Promise<LinkState> {
   const link = TOKEN_PATTERN.test(token) ? await findShareLinkByToken(db, token) : null;
@@ -75,7 +78,10 @@ export async function authorizeProject(caller: Caller, projectId: string, need: 
 
 export async function authorizeSession(caller: Caller, sessionId: string, need: SessionNeed): Promise<SessionAccess> {
   const db = caller.services.db;
-  const [found, linkState] = await Promise.all([findSessionForUser(db, sessionId, caller.user?.id ?? null), callerLink(caller)]);
+  const [found, linkState] = await Promise.all([
+    findSessionForUser(db, sessionId, caller.user?.id ?? null),
+    callerLink(caller),
+  ]);
   const session = found?.session ?? null;
   const member = found?.role ? { project: found.project, role: found.role } : null;
   const linked = session && linkState?.ok && linkState.link.sessionId === session.id ? linkState.link : null;
@@ -83,7 +89,8 @@ export async function authorizeSession(caller: Caller, sessionId: string, need: 
   const link = need === "view" || need === "collaborate" ? linked : null;
   const project = member || link ? found!.project : null;
   if (!session || !project) {
-    if (need === "view" && linkState && !linkState.ok && !member) throw new TRPCError({ code: "FORBIDDEN", message: linkState.message });
+    if (need === "view" && linkState && !linkState.ok && !member)
+      throw new TRPCError({ code: "FORBIDDEN", message: linkState.message });
     if (!caller.user) throw signIn();
     throw notFound("session");
   }
@@ -94,9 +101,13 @@ export async function authorizeSession(caller: Caller, sessionId: string, need: 
   if (!caller.user) throw signIn();
   if (need === "collaborate" && link?.scope === "collaborate") {
     if (member) return access;
-    throw new TRPCError({ code: "FORBIDDEN", message: "Collaborate links are for members of the project's team. Ask its owner to add you." });
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "Collaborate links are for members of the project's team. Ask its owner to add you.",
+    });
   }
-  if (!member) throw link ? new TRPCError({ code: "FORBIDDEN", message: "This share link is read-only." }) : notFound("session");
+  if (!member)
+    throw link ? new TRPCError({ code: "FORBIDDEN", message: "This share link is read-only." }) : notFound("session");
   throw readOnly();
 }
 
@@ -106,6 +117,12 @@ export function mayAnswerApprovals(access: SessionAccess, userId: string): boole
 }
 
 /** Typing in a shared terminal: writers, and only its owner unless the owner shared input. */
-export function mayTypeInTerminal(role: ProjectRole, userId: string, terminal: { owner: { id: string } | null; inputShared: boolean }): boolean {
-  return WRITE_ROLES.includes(role) && (terminal.owner === null || terminal.owner.id === userId || terminal.inputShared);
+export function mayTypeInTerminal(
+  role: ProjectRole,
+  userId: string,
+  terminal: { owner: { id: string } | null; inputShared: boolean },
+): boolean {
+  return (
+    WRITE_ROLES.includes(role) && (terminal.owner === null || terminal.owner.id === userId || terminal.inputShared)
+  );
 }

@@ -187,7 +187,17 @@ const rules: Record<string, Rule> = {
   "gitCredential.teamRemove": "team-admin",
 };
 
-const ACTORS = ["anonymous", "otherTeam", "viewer", "member", "admin", "owner", "viewLink", "collaborateLink", "outsiderCollaborateLink"] as const;
+const ACTORS = [
+  "anonymous",
+  "otherTeam",
+  "viewer",
+  "member",
+  "admin",
+  "owner",
+  "viewLink",
+  "collaborateLink",
+  "outsiderCollaborateLink",
+] as const;
 type Actor = (typeof ACTORS)[number];
 type Outcome = "allow" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND";
 
@@ -215,7 +225,10 @@ const table: Record<Rule, [Outcome, Outcome, Outcome, Outcome, Outcome, Outcome,
   "approval-collaborate": /**/ [U, N, F, A, A, A, U, A, F],
 };
 
-const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>;
+const procedures = appRouter._def.procedures as unknown as Record<
+  string,
+  { _def: { type: string; meta?: { access?: string } } }
+>;
 
 /** What `actor` must get from `path`. A view link reaches no mutation, whatever the rule. */
 function expected(path: string, actor: Actor): Outcome {
@@ -255,7 +268,13 @@ async function outcome(promise: Promise<unknown>): Promise<string> {
 }
 
 let env: Awaited<ReturnType<typeof createTestServices>>;
-type World = { projectId: string; sessionId: string; approvalId: string; teamId: string; actors: Record<Actor, Context> };
+type World = {
+  projectId: string;
+  sessionId: string;
+  approvalId: string;
+  teamId: string;
+  actors: Record<Actor, Context>;
+};
 let world: World;
 let users: Record<"owner" | "admin" | "member" | "viewer" | "otherTeam", NonNullable<Context["user"]>>;
 
@@ -266,13 +285,43 @@ async function makeWorld(): Promise<World> {
   await addMember(db, team.id, users.admin.id, "admin");
   await addMember(db, team.id, users.member.id, "member");
   await addMember(db, team.id, users.viewer.id, "viewer");
-  const ctx = (user: Context["user"], shareToken?: string): Context => ({ ...env.context(user), shareToken, clientIp: "matrix" });
+  const ctx = (user: Context["user"], shareToken?: string): Context => ({
+    ...env.context(user),
+    shareToken,
+    clientIp: "matrix",
+  });
   const project = await createCaller(ctx(users.owner)).project.create({ name: "Secret project", teamId: team.id });
-  const session = await createSession(db, { projectId: project.id, title: "Secret session", authorId: users.owner.id, model: "openai-compatible:none" });
-  const approval = await createApproval(db, { sessionId: session.id, toolCallId: "call-1", toolName: "edit", kind: "tool", input: {}, turnId: "t-1", callHash: "", plan: null });
+  const session = await createSession(db, {
+    projectId: project.id,
+    title: "Secret session",
+    authorId: users.owner.id,
+    model: "openai-compatible:none",
+  });
+  const approval = await createApproval(db, {
+    sessionId: session.id,
+    toolCallId: "call-1",
+    toolName: "edit",
+    kind: "tool",
+    input: {},
+    turnId: "t-1",
+    callHash: "",
+    plan: null,
+  });
   const expiresAt = new Date(Date.now() + 86_400_000);
-  const view = await createShareLink(db, { sessionId: session.id, scope: "view", label: "view", createdById: users.owner.id, expiresAt });
-  const collaborate = await createShareLink(db, { sessionId: session.id, scope: "collaborate", label: "collab", createdById: users.owner.id, expiresAt });
+  const view = await createShareLink(db, {
+    sessionId: session.id,
+    scope: "view",
+    label: "view",
+    createdById: users.owner.id,
+    expiresAt,
+  });
+  const collaborate = await createShareLink(db, {
+    sessionId: session.id,
+    scope: "collaborate",
+    label: "collab",
+    createdById: users.owner.id,
+    expiresAt,
+  });
   return {
     projectId: project.id,
     sessionId: session.id,
@@ -382,41 +431,70 @@ describe("authorization matrix", () => {
 
   it("refuses a revoked or expired link with a message that says so", async () => {
     const w = await makeWorld();
-    const link = await createCaller(w.actors.owner).share.create({ sessionId: w.sessionId, scope: "view", label: "soon revoked" });
+    const link = await createCaller(w.actors.owner).share.create({
+      sessionId: w.sessionId,
+      scope: "view",
+      label: "soon revoked",
+    });
     const guest = { ...env.context(null), shareToken: link.token };
     expect((await createCaller(guest).session.get({ sessionId: w.sessionId })).id).toBe(w.sessionId);
     await createCaller(w.actors.owner).share.revoke({ sessionId: w.sessionId, linkId: link.id });
-    await expect(createCaller(guest).session.get({ sessionId: w.sessionId })).rejects.toMatchObject({ code: "FORBIDDEN", message: "This share link was revoked." });
+    await expect(createCaller(guest).session.get({ sessionId: w.sessionId })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: "This share link was revoked.",
+    });
     expect(await createCaller(guest).share.resolve({ token: link.token })).toMatchObject({ state: "revoked" });
   });
 
   it("reaches only the session its link names", async () => {
-    const other = await createSession(env.services.db, { projectId: world.projectId, title: "Other", authorId: users.owner.id, model: "openai-compatible:none" });
-    await expect(createCaller(world.actors.viewLink).session.get({ sessionId: other.id })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    await expect(createCaller(world.actors.outsiderCollaborateLink).session.get({ sessionId: other.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const other = await createSession(env.services.db, {
+      projectId: world.projectId,
+      title: "Other",
+      authorId: users.owner.id,
+      model: "openai-compatible:none",
+    });
+    await expect(createCaller(world.actors.viewLink).session.get({ sessionId: other.id })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
+    await expect(
+      createCaller(world.actors.outsiderCollaborateLink).session.get({ sessionId: other.id }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("lets only the session's author answer approvals when the session says so", async () => {
     const w = await makeWorld();
     await createCaller(w.actors.owner).session.setApprovalsBy({ sessionId: w.sessionId, approvalsBy: "author" });
     expect((await findSession(env.services.db, w.sessionId))?.approvalsBy).toBe("author");
-    await expect(createCaller(w.actors.member).approval.respond({ approvalId: w.approvalId, decision: "approve" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      createCaller(w.actors.member).approval.respond({ approvalId: w.approvalId, decision: "approve" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect((await createCaller(w.actors.member).session.get({ sessionId: w.sessionId })).canAnswer).toBe(false);
-    await expect(outcome(createCaller(w.actors.owner).approval.respond({ approvalId: w.approvalId, decision: "reject" }))).resolves.toBe("allow");
+    await expect(
+      outcome(createCaller(w.actors.owner).approval.respond({ approvalId: w.approvalId, decision: "reject" })),
+    ).resolves.toBe("allow");
   });
 
   it("refuses another team's real approval exactly like an approval id that names nothing", async () => {
     const attacker = createCaller(world.actors.otherTeam);
-    const real = await attacker.approval.respond({ approvalId: world.approvalId, decision: "approve" }).catch((e: unknown) => e);
-    const random = await attacker.approval.respond({ approvalId: crypto.randomUUID(), decision: "approve" }).catch((e: unknown) => e);
+    const real = await attacker.approval
+      .respond({ approvalId: world.approvalId, decision: "approve" })
+      .catch((e: unknown) => e);
+    const random = await attacker.approval
+      .respond({ approvalId: crypto.randomUUID(), decision: "approve" })
+      .catch((e: unknown) => e);
     expect(real).toBeInstanceOf(TRPCError);
     expect(random).toBeInstanceOf(TRPCError);
-    expect({ code: (real as TRPCError).code, message: (real as TRPCError).message }).toEqual({ code: (random as TRPCError).code, message: (random as TRPCError).message });
+    expect({ code: (real as TRPCError).code, message: (real as TRPCError).message }).toEqual({
+      code: (random as TRPCError).code,
+      message: (random as TRPCError).message,
+    });
     expect((real as TRPCError).code).toBe("NOT_FOUND");
   });
 
   it("rejects malformed input with a clear message", async () => {
-    const error = await createCaller(world.actors.owner).project.get({ projectId: "../../etc" }).catch((e: unknown) => e);
+    const error = await createCaller(world.actors.owner)
+      .project.get({ projectId: "../../etc" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCError);
     expect((error as TRPCError).code).toBe("BAD_REQUEST");
     expect((error as TRPCError).message).toMatch(/projectId/);
@@ -424,7 +502,9 @@ describe("authorization matrix", () => {
 
   it("does not let a member delete the team's project", async () => {
     const w = await makeWorld();
-    await expect(createCaller(w.actors.member).project.delete({ projectId: w.projectId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(createCaller(w.actors.member).project.delete({ projectId: w.projectId })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     expect(await findProject(env.services.db, w.projectId)).not.toBeNull();
   });
 });

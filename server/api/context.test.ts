@@ -21,7 +21,10 @@ async function signUp(email: string) {
     }),
   );
   expect(response.status).toBe(200);
-  const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   return new Headers({ cookie, host: "localhost:3000" });
 }
 
@@ -49,7 +52,10 @@ describe("createContext", () => {
     const headers = await signUp("erin@example.com");
     expect((await createContext(env.services, headers)).user?.email).toBe("erin@example.com");
     const out = await env.services.auth.handler(
-      new Request("http://localhost:3000/api/auth/sign-out", { method: "POST", headers: { cookie: headers.get("cookie")!, origin: "http://localhost:3000", [CLIENT_IP_HEADER]: "10.2.2.2" } }),
+      new Request("http://localhost:3000/api/auth/sign-out", {
+        method: "POST",
+        headers: { cookie: headers.get("cookie")!, origin: "http://localhost:3000", [CLIENT_IP_HEADER]: "10.2.2.2" },
+      }),
     );
     expect(out.status).toBe(200);
     expect((await createContext(env.services, headers)).user).toBeNull();
@@ -67,6 +73,8 @@ describe("createContext", () => {
   });
 
   it("has no user without a valid cookie", async () => {
-    expect((await createContext(env.services, new Headers({ cookie: "better-auth.session_token=forged" }))).user).toBeNull();
+    expect(
+      (await createContext(env.services, new Headers({ cookie: "better-auth.session_token=forged" }))).user,
+    ).toBeNull();
   });
 });

@@ -36,7 +36,10 @@ async function signUp(name: string): Promise<{ cookie: string; id: string }> {
     body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" },
     asResponse: true,
   });
-  const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const { user } = (await response.json()) as { user: { id: string } };
   return { cookie, id: user.id };
 }
@@ -53,16 +56,28 @@ function trpcOver(cookie: string) {
       super(url, protocols, { headers: { cookie, origin: base } });
     }
   }
-  const ws = createWSClient({ url: `${base.replace("http", "ws")}/api/trpc/ws`, WebSocket: Socket as unknown as typeof globalThis.WebSocket, retryDelayMs: () => 60_000 });
-  return { trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] }), close: () => ws.close() };
+  const ws = createWSClient({
+    url: `${base.replace("http", "ws")}/api/trpc/ws`,
+    WebSocket: Socket as unknown as typeof globalThis.WebSocket,
+    retryDelayMs: () => 60_000,
+  });
+  return {
+    trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] }),
+    close: () => ws.close(),
+  };
 }
 
 /** A live subscription as seen from outside: whether data came, and the error it ended with, and when. */
-function watch(start: (handlers: { onData: () => void; onError: (error: { data?: unknown; message: string }) => void }) => { unsubscribe(): void }) {
+function watch(
+  start: (handlers: { onData: () => void; onError: (error: { data?: unknown; message: string }) => void }) => {
+    unsubscribe(): void;
+  },
+) {
   const state = { data: 0, end: null as { code: string; at: number } | null };
   const subscription = start({
     onData: () => void state.data++,
-    onError: (error) => (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
+    onError: (error) =>
+      (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
   });
   return { state, unsubscribe: () => subscription.unsubscribe() };
 }
@@ -85,7 +100,11 @@ async function openTerminal(cookie: string) {
     if (binary) seen.output += data.toString();
   });
   ws.on("close", (code) => (seen.closed = { code, at: Date.now() }));
-  return { ws, seen, type: (text: string) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ type: "input", data: text })) };
+  return {
+    ws,
+    seen,
+    type: (text: string) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ type: "input", data: text })),
+  };
 }
 
 const exists = (name: string) =>
@@ -96,7 +115,10 @@ const exists = (name: string) =>
 
 beforeAll(async () => {
   env = await createTestServices();
-  server = await startServer({ ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } }, { dir: process.cwd(), pages: false });
+  server = await startServer(
+    { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } },
+    { dir: process.cwd(), pages: false },
+  );
   base = server.url;
   const olive = await signUp("Olive");
   await setSetting(env.services.db, "signupMode", "open");
@@ -105,7 +127,9 @@ beforeAll(async () => {
   owner = callerFor(env.context((await findUser(db, olive.id))!));
   projectId = (await owner.project.create({ name: "Live", teamId })).id;
   workspaceRoot = (await env.services.files.open(projectId)).root;
-  sessionId = (await createSession(db, { projectId, title: "Live", authorId: olive.id, model: "openai-compatible:none" })).id;
+  sessionId = (
+    await createSession(db, { projectId, title: "Live", authorId: olive.id, model: "openai-compatible:none" })
+  ).id;
   await env.services.agent.log.append(sessionId, "user_message", { text: "hello", authorName: "Olive" }, olive.id);
   terminalId = (await owner.terminal.create({ projectId, cols: 80, rows: 24 })).id;
   await owner.terminal.shareInput({ projectId, terminalId, shared: true });
@@ -139,7 +163,8 @@ describe("access taken away reaches open connections", () => {
     expect(events.state.end!.code).toBe("NOT_FOUND");
     expect(changes.state.end!.code).toBe("NOT_FOUND");
     expect(terminal.seen.closed!.code).toBe(4403);
-    for (const end of [events.state.end!.at, changes.state.end!.at, terminal.seen.closed!.at]) expect(end - removedAt).toBeLessThan(2_000);
+    for (const end of [events.state.end!.at, changes.state.end!.at, terminal.seen.closed!.at])
+      expect(end - removedAt).toBeLessThan(2_000);
     await until(() => false, 500);
     expect(await exists("leaked.txt")).toBe(false);
     client.close();
@@ -171,11 +196,17 @@ describe("access taken away reaches open connections", () => {
     expect(await until(() => events.state.data > 0)).toBe(true);
 
     const signedOutAt = Date.now();
-    const response = await fetch(`${base}/api/auth/sign-out`, { method: "POST", headers: { cookie: sam.cookie, origin: base, "content-type": "application/json" }, body: "{}" });
+    const response = await fetch(`${base}/api/auth/sign-out`, {
+      method: "POST",
+      headers: { cookie: sam.cookie, origin: base, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(response.status).toBe(200);
 
     await expect(client.trpc.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
-    await expect(client.trpc.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    await expect(client.trpc.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({
+      data: { code: "UNAUTHORIZED" },
+    });
     expect(await until(() => !!events.state.end, 2_000)).toBe(true);
     expect(events.state.end!.code).toBe("UNAUTHORIZED");
     expect(events.state.end!.at - signedOutAt).toBeLessThan(2_000);
@@ -183,11 +214,20 @@ describe("access taken away reaches open connections", () => {
   });
 
   it("ends a session's watchers when the session is deleted", async () => {
-    const extra = (await createSession(env.services.db, { projectId, title: "Doomed", authorId: null, model: "openai-compatible:none" })).id;
+    const extra = (
+      await createSession(env.services.db, {
+        projectId,
+        title: "Doomed",
+        authorId: null,
+        model: "openai-compatible:none",
+      })
+    ).id;
     await env.services.agent.log.append(extra, "user_message", { text: "hi", authorName: "Olive" }, null);
     const mia = await member("Mia");
     const client = trpcOver(mia.cookie);
-    const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId: extra, afterSeq: 0 }, handlers));
+    const events = watch((handlers) =>
+      client.trpc.session.events.subscribe({ sessionId: extra, afterSeq: 0 }, handlers),
+    );
     expect(await until(() => events.state.data > 0)).toBe(true);
     await owner.session.delete({ sessionId: extra });
     expect(await until(() => !!events.state.end, 2_000)).toBe(true);

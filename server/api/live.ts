@@ -21,7 +21,9 @@ export function untilLinkEnds<T>(caller: LinkCaller, source: AsyncIterableIterat
   const link = caller.role === null ? caller.link : null;
   if (!link) return source;
   return endWhen(source, (end) => {
-    const stop = caller.services.linkRevocations.subscribe(link.id, () => end(new TRPCError({ code: "FORBIDDEN", message: "This share link was revoked." })));
+    const stop = caller.services.linkRevocations.subscribe(link.id, () =>
+      end(new TRPCError({ code: "FORBIDDEN", message: "This share link was revoked." })),
+    );
     const timer = setTimeout(
       () => end(new TRPCError({ code: "FORBIDDEN", message: "This share link has expired." })),
       Math.min(Math.max(0, link.expiresAt.getTime() - Date.now()), MAX_TIMER_MS),
@@ -38,11 +40,20 @@ export function untilLinkEnds<T>(caller: LinkCaller, source: AsyncIterableIterat
  * membership, role or login session; the project or session deleted) takes their access away.
  * A stream whose access merely shrank but still allows it goes on.
  */
-export function untilAccessEnds<T>(changes: AccessChanges, holder: AccessHolder, recheck: () => Promise<unknown>, source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+export function untilAccessEnds<T>(
+  changes: AccessChanges,
+  holder: AccessHolder,
+  recheck: () => Promise<unknown>,
+  source: AsyncIterableIterator<T>,
+): AsyncIterableIterator<T> {
   return endWhen(source, (end) =>
     changes.subscribe(holder, () => {
       recheck().catch((error: unknown) =>
-        end(error instanceof TRPCError ? error : new TRPCError({ code: "FORBIDDEN", message: "Your access to this changed.", cause: error })),
+        end(
+          error instanceof TRPCError
+            ? error
+            : new TRPCError({ code: "FORBIDDEN", message: "Your access to this changed.", cause: error }),
+        ),
       );
     }),
   );
@@ -57,7 +68,10 @@ export function untilAccessEnds<T>(changes: AccessChanges, holder: AccessHolder,
  * would leave a reaction on it, one per event a viewer ever receives (a streaming session sends
  * one per token), held until the viewer leaves.
  */
-function endWhen<T>(source: AsyncIterableIterator<T>, watch: (end: (error: TRPCError) => void) => () => void): AsyncIterableIterator<T> {
+function endWhen<T>(
+  source: AsyncIterableIterator<T>,
+  watch: (end: (error: TRPCError) => void) => () => void,
+): AsyncIterableIterator<T> {
   let ended: TRPCError | null = null;
   let interrupt: ((error: TRPCError) => void) | null = null;
   const cleanup = watch((error) => {
@@ -127,7 +141,13 @@ export function presenceStream(presence: Presence, sessionId: string, viewer: Wa
           // Only the newest snapshot matters.
           const entries = queue.splice(0).at(-1)!;
           // A guest's key names its link: never sent.
-          yield entries.map(({ key, userId, name, guest, typing }, i) => ({ key: userId ? key : `guest-${i}`, userId, name, guest, typing }));
+          yield entries.map(({ key, userId, name, guest, typing }, i) => ({
+            key: userId ? key : `guest-${i}`,
+            userId,
+            name,
+            guest,
+            typing,
+          }));
         }
       } finally {
         stop.removeEventListener("abort", onStop);

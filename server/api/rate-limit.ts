@@ -17,7 +17,10 @@ export const LIMITS = {
 
 type Bucket = keyof typeof LIMITS;
 
-export function createRateLimits(databaseUrl: string, limits: Record<Bucket, { max: number; windowMs: number }> = LIMITS) {
+export function createRateLimits(
+  databaseUrl: string,
+  limits: Record<Bucket, { max: number; windowMs: number }> = LIMITS,
+) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   // An idle connection that breaks is replaced at the next attempt; the error alone must not end the process.
   pool.on("error", () => {});
@@ -25,7 +28,15 @@ export function createRateLimits(databaseUrl: string, limits: Record<Bucket, { m
     Object.entries(limits).map(([bucket, { max, windowMs }]) => [
       bucket,
       // The table comes from a migration (prisma/migrations/20261124020000_cluster_rate_limits).
-      new RateLimiterPostgres({ storeClient: pool, storeType: "pool", tableName: "app_rate_limit", tableCreated: true, keyPrefix: bucket, points: max, duration: windowMs / 1000 }),
+      new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: "pool",
+        tableName: "app_rate_limit",
+        tableCreated: true,
+        keyPrefix: bucket,
+        points: max,
+        duration: windowMs / 1000,
+      }),
     ]),
   ) as Record<Bucket, RateLimiterPostgres>;
   return {

@@ -5,7 +5,14 @@ import type { LoginCache } from "@/server/auth/login-cache";
 import type { LanguageServers } from "@/server/language/language-servers";
 import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
-import { authorizeProject, authorizeSession, callerLink, mayAnswerApprovals, WRITE_ROLES, type SessionNeed } from "@/server/api/access";
+import {
+  authorizeProject,
+  authorizeSession,
+  callerLink,
+  mayAnswerApprovals,
+  WRITE_ROLES,
+  type SessionNeed,
+} from "@/server/api/access";
 import { findApproval } from "@/server/db/repositories/approvals";
 import { findTeamRole } from "@/server/db/repositories/teams";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
@@ -106,12 +113,24 @@ export type Context = {
 export const SHARE_TOKEN_HEADER = "x-tandem-share";
 
 // Used for HTTP calls and WebSocket connections.
-export async function createContext(services: Services, headers: Headers, connectionParams?: Record<string, string | undefined> | null): Promise<Context> {
+export async function createContext(
+  services: Services,
+  headers: Headers,
+  connectionParams?: Record<string, string | undefined> | null,
+): Promise<Context> {
   // The login session's user row already carries the role (an additional field of better-auth).
   const user = await services.logins.user(headers);
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
   const currentUser = () => services.logins.fresh(headers);
-  return { user, services, shareToken, clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown", currentUser, userReadForCall: true, requestOrigin: webOrigin(headers.get("origin")) };
+  return {
+    user,
+    services,
+    shareToken,
+    clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown",
+    currentUser,
+    userReadForCall: true,
+    requestOrigin: webOrigin(headers.get("origin")),
+  };
 }
 
 function webOrigin(value: string | null): string | undefined {
@@ -161,14 +180,25 @@ async function freshCaller<C extends Context>(ctx: C): Promise<C> {
  * A subscription's result, ended when a change concerning `holder` makes `recheck` refuse. The
  * project and session tiers wrap every subscription in it, so none keeps rights that were taken away.
  */
-function endsWithAccess<R>(type: string, result: R, services: Services, holder: AccessHolder, recheck: () => Promise<unknown>): R {
+function endsWithAccess<R>(
+  type: string,
+  result: R,
+  services: Services,
+  holder: AccessHolder,
+  recheck: () => Promise<unknown>,
+): R {
   const live = result as { ok: boolean; data?: unknown };
   if (type !== "subscription" || !live.ok || !isAsyncIterator(live.data)) return result;
   return { ...live, data: untilAccessEnds(services.accessChanges, holder, recheck, live.data) } as R;
 }
 
 function isAsyncIterator(value: unknown): value is AsyncIterableIterator<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { next?: unknown }).next === "function" && Symbol.asyncIterator in value;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { next?: unknown }).next === "function" &&
+    Symbol.asyncIterator in value
+  );
 }
 
 // `access: "public"` marks the few procedures anyone may call; the authorization test checks
@@ -199,7 +229,10 @@ const baseProcedure = t.procedure.use(async ({ ctx: given, type, next }) => {
   if (type === "mutation" && ctx.shareToken) {
     const state = await callerLink(ctx);
     if (!state?.ok || state.link.scope !== "collaborate") {
-      throw new TRPCError({ code: "FORBIDDEN", message: state && !state.ok ? state.message : "A view link is read-only." });
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: state && !state.ok ? state.message : "A view link is read-only.",
+      });
     }
     // The session tiers look at the same link; they take this check instead of a second lookup.
     return next({ ctx: { ...ctx, checkedLink: state } });
@@ -239,7 +272,9 @@ export const projectAdminProcedure = projectTier("admin");
 // Procedures that work in the project's folder also get its Workspace; the rest of the project
 // procedures (settings, schedules, terminals list, ...) do not touch the disk.
 const workspaceTier = (need: "read" | "write") =>
-  projectTier(need).use(async ({ ctx, next }) => next({ ctx: { ...ctx, workspace: await ctx.services.files.open(ctx.project.id) } }));
+  projectTier(need).use(async ({ ctx, next }) =>
+    next({ ctx: { ...ctx, workspace: await ctx.services.files.open(ctx.project.id) } }),
+  );
 
 export const workspaceProcedure = workspaceTier("read");
 export const workspaceMutationProcedure = workspaceTier("write");
@@ -248,9 +283,23 @@ const sessionIdInput = z.object({ sessionId: z.string().uuid("sessionId must be 
 const sessionTier = (need: SessionNeed) =>
   protectedProcedure.input(sessionIdInput).use(async ({ ctx, input, type, next }) => {
     const access = await authorizeSession(ctx, input.sessionId, need);
-    const result = await next({ ctx: { ...ctx, session: access.session, project: access.project, role: access.role ?? "viewer", link: access.link } });
+    const result = await next({
+      ctx: {
+        ...ctx,
+        session: access.session,
+        project: access.project,
+        role: access.role ?? "viewer",
+        link: access.link,
+      },
+    });
     const recheck = async () => authorizeSession(await freshCaller(ctx), input.sessionId, need);
-    return endsWithAccess(type, result, ctx.services, { userId: ctx.user.id, projectId: access.project.id, sessionId: access.session.id }, recheck);
+    return endsWithAccess(
+      type,
+      result,
+      ctx.services,
+      { userId: ctx.user.id, projectId: access.project.id, sessionId: access.session.id },
+      recheck,
+    );
   });
 
 // Procedures named by a session: the caller's access to the session's project decides.
@@ -271,7 +320,13 @@ export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(asyn
   const result = await next({ ctx: { ...ctx, ...access, viewer } });
   // A signed-in watcher who signs out keeps watching only if a share link still lets them.
   const recheck = async () => authorizeSession(await freshCaller(ctx), input.sessionId, "view");
-  return endsWithAccess(type, result, ctx.services, { userId: ctx.user?.id, projectId: access.project.id, sessionId: access.session.id }, recheck);
+  return endsWithAccess(
+    type,
+    result,
+    ctx.services,
+    { userId: ctx.user?.id, projectId: access.project.id, sessionId: access.session.id },
+    recheck,
+  );
 });
 
 /** Answering an approval request or question: take part in its session, and the session's setting allows it. */
@@ -280,7 +335,8 @@ export const approvalProcedure = protectedProcedure
   .use(async ({ ctx, input, next }) => {
     // A real approval in a session the caller may not see is refused exactly like an id that names
     // nothing, so that answering does not tell which approval ids exist.
-    const unknown = () => new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
+    const unknown = () =>
+      new TRPCError({ code: "NOT_FOUND", message: "No such approval request, or you do not have access to it." });
     const approval = await findApproval(ctx.services.db, input.approvalId);
     if (!approval) throw unknown();
     const access = await authorizeSession(ctx, approval.sessionId, "collaborate").catch((error: unknown) => {
@@ -302,8 +358,10 @@ export const teamProcedure = protectedProcedure.input(z.object({ teamId })).use(
 
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
   if (ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
-    throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins manage its members and settings." });
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "Only the team's owners and admins manage its members and settings.",
+    });
   }
   return next();
 });
-

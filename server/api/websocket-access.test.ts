@@ -34,7 +34,10 @@ async function signUp(name: string): Promise<{ cookie: string; id: string }> {
     body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" },
     asResponse: true,
   });
-  const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const { user } = (await response.json()) as { user: { id: string } };
   return { cookie, id: user.id };
 }
@@ -42,7 +45,9 @@ async function signUp(name: string): Promise<{ cookie: string; id: string }> {
 function trpcOver(options: { cookie?: string; shareToken?: string; origin?: string }) {
   class Socket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { headers: { ...(options.cookie ? { cookie: options.cookie } : {}), origin: options.origin ?? base } });
+      super(url, protocols, {
+        headers: { ...(options.cookie ? { cookie: options.cookie } : {}), origin: options.origin ?? base },
+      });
     }
   }
   const ws = createWSClient({
@@ -51,7 +56,10 @@ function trpcOver(options: { cookie?: string; shareToken?: string; origin?: stri
     connectionParams: options.shareToken ? { shareToken: options.shareToken } : undefined,
     retryDelayMs: () => 60_000,
   });
-  return { trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] }), close: () => ws.close() };
+  return {
+    trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] }),
+    close: () => ws.close(),
+  };
 }
 
 /** How a session.events subscription goes: its first item, or its error code. */
@@ -70,7 +78,8 @@ function firstEvent(options: Parameters<typeof trpcOver>[0]) {
   return {
     outcome: outcome.finally(() => clearTimeout(timer)),
     /** Resolves with the error code the live subscription ends with, and when. */
-    ended: () => new Promise<{ code: string; at: number }>((resolve) => (ended = (code) => resolve({ code, at: Date.now() }))),
+    ended: () =>
+      new Promise<{ code: string; at: number }>((resolve) => (ended = (code) => resolve({ code, at: Date.now() }))),
     close() {
       subscription.unsubscribe();
       client.close();
@@ -97,7 +106,12 @@ beforeAll(async () => {
   const member = await signUp("Milo");
   const viewer = await signUp("Vera");
   const stranger = await signUp("Sam");
-  Object.assign(cookies, { owner: owner.cookie, member: member.cookie, viewer: viewer.cookie, stranger: stranger.cookie });
+  Object.assign(cookies, {
+    owner: owner.cookie,
+    member: member.cookie,
+    viewer: viewer.cookie,
+    stranger: stranger.cookie,
+  });
   const db = env.services.db;
   const team = await createTeam(db, { name: "Acme", ownerId: owner.id });
   await addMember(db, team.id, member.id, "member");
@@ -106,7 +120,9 @@ beforeAll(async () => {
   const caller = callerFor(env.context(ownerUser));
   ownerCaller = caller;
   projectId = (await caller.project.create({ name: "Sockets", teamId: team.id })).id;
-  sessionId = (await createSession(db, { projectId, title: "Live", authorId: owner.id, model: "openai-compatible:none" })).id;
+  sessionId = (
+    await createSession(db, { projectId, title: "Live", authorId: owner.id, model: "openai-compatible:none" })
+  ).id;
   await env.services.agent.log.append(sessionId, "user_message", { text: "hello", authorName: "Olive" }, owner.id);
   terminalId = (await caller.terminal.create({ projectId, cols: 80, rows: 24 })).id;
 }, 60_000);
@@ -147,7 +163,10 @@ describe("tRPC WebSocket (/api/trpc/ws)", () => {
   });
 
   it("refuses an upgrade from another origin", async () => {
-    const { status } = await upgrade(`${base.replace("http", "ws")}/api/trpc/ws`, { origin: "https://evil.example.com", cookie: cookies.owner });
+    const { status } = await upgrade(`${base.replace("http", "ws")}/api/trpc/ws`, {
+      origin: "https://evil.example.com",
+      cookie: cookies.owner,
+    });
     expect(status).toBe(403);
   });
 });
@@ -195,7 +214,8 @@ describe("terminal WebSocket", () => {
 });
 
 describe("language server WebSocket", () => {
-  const url = (server = "typescript", project = projectId) => languageSocketUrl({ protocol: "http:", host: new URL(base).host }, project, server);
+  const url = (server = "typescript", project = projectId) =>
+    languageSocketUrl({ protocol: "http:", host: new URL(base).host }, project, server);
   const call = jsonRpcCall;
 
   it("checks the caller, the project, the server and the origin before upgrading", async () => {
@@ -203,7 +223,9 @@ describe("language server WebSocket", () => {
     expect((await upgrade(url(), { origin: base, cookie: cookies.stranger })).status).toBe(404);
     expect((await upgrade(url(), { origin: "https://evil.example.com", cookie: cookies.owner })).status).toBe(403);
     expect((await upgrade(url("cobol"), { origin: base, cookie: cookies.owner })).status).toBe(404);
-    expect((await upgrade(url("typescript", crypto.randomUUID()), { origin: base, cookie: cookies.owner })).status).toBe(404);
+    expect(
+      (await upgrade(url("typescript", crypto.randomUUID()), { origin: base, cookie: cookies.owner })).status,
+    ).toBe(404);
   });
 
   it("serves viewers read-only: they may ask the server, not run its commands", async () => {
@@ -211,7 +233,10 @@ describe("language server WebSocket", () => {
     expect(status).toBe(101);
     const init = await call(ws!, 1, "initialize", { processId: null, rootUri: null, capabilities: {} });
     expect(init.result.capabilities.hoverProvider).toBeTruthy();
-    const command = await call(ws!, 2, "workspace/executeCommand", { command: "_typescript.organizeImports", arguments: [] });
+    const command = await call(ws!, 2, "workspace/executeCommand", {
+      command: "_typescript.organizeImports",
+      arguments: [],
+    });
     expect(command.error?.message).toMatch(/read-only/);
     ws!.send("not json");
     const closed = await new Promise<number>((resolve) => ws!.on("close", (code) => resolve(code)));

@@ -27,8 +27,31 @@ describe("wireTransformer", () => {
     null,
     Object.assign(Object.create(null), { text: "no prototype" }),
     // Committed events as a viewer gets them: one, and a page of the log.
-    { id: "7", data: { kind: "event", event: { sessionId: "s", seq: 7, type: "assistant_delta", payload: { turnId: "t", stepId: "s", text: "a.b" }, authorId: null, createdAt: new Date(1_700_000_000_123) } } },
-    { id: "9", data: { kind: "events", events: [{ seq: 8, createdAt: new Date(1) }, { seq: 9, createdAt: new Date(2), payload: { list: [1, "x", { at: new Date(3) }] } }], more: false } },
+    {
+      id: "7",
+      data: {
+        kind: "event",
+        event: {
+          sessionId: "s",
+          seq: 7,
+          type: "assistant_delta",
+          payload: { turnId: "t", stepId: "s", text: "a.b" },
+          authorId: null,
+          createdAt: new Date(1_700_000_000_123),
+        },
+      },
+    },
+    {
+      id: "9",
+      data: {
+        kind: "events",
+        events: [
+          { seq: 8, createdAt: new Date(1) },
+          { seq: 9, createdAt: new Date(2), payload: { list: [1, "x", { at: new Date(3) }] } },
+        ],
+        more: false,
+      },
+    },
     { one: [new Date(5), { deeper: [[new Date(6)]] }] },
     { "dotted.key": new Date(0) },
     { "back\\slash": new Date(0) },
@@ -40,13 +63,18 @@ describe("wireTransformer", () => {
   // Values superjson itself does not read back as they were; the wire must still be superjson's.
   const lossy: unknown[] = [{ at: new Date(Number.NaN) }, { holes: [1, , 3] }, { fn: () => 1 }];
   it.each(lossy.map((value) => [value]))("writes %o as superjson does", (value) => {
-    expect(JSON.parse(JSON.stringify(wireTransformer.serialize(value)))).toEqual(JSON.parse(JSON.stringify(superjson.serialize(value))));
+    expect(JSON.parse(JSON.stringify(wireTransformer.serialize(value)))).toEqual(
+      JSON.parse(JSON.stringify(superjson.serialize(value))),
+    );
   });
 
   it("leaves an object reached twice, and a Date reached twice, to superjson's referential notes", () => {
     const shared = { text: "twice" };
     const at = new Date(0);
-    for (const value of [{ a: shared, b: shared }, { a: at, b: at }]) {
+    for (const value of [
+      { a: shared, b: shared },
+      { a: at, b: at },
+    ]) {
       const wire = JSON.parse(JSON.stringify(wireTransformer.serialize(value)));
       expect(wire).toEqual(JSON.parse(JSON.stringify(superjson.serialize(value))));
       expect(wire.meta.referentialEqualities).toBeDefined();

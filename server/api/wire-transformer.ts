@@ -50,7 +50,8 @@ function walkNode(walk: Walk, node: object, depth: number): boolean {
   }
   if (!isPlainObject(node)) return false;
   for (const key in node) {
-    if (key.includes(".") || key.includes("\\") || !walkField(walk, (node as Record<string, unknown>)[key], key, depth)) return false;
+    if (key.includes(".") || key.includes("\\") || !walkField(walk, (node as Record<string, unknown>)[key], key, depth))
+      return false;
   }
   return true;
 }

@@ -69,12 +69,15 @@ describe("accounts", () => {
   });
 
   it("rate-limits sign-in attempts per client address", async () => {
-    const attempt = () => post("/sign-in/email", { email: "first@example.com", password: "wrong-password" }, "10.9.9.9");
+    const attempt = () =>
+      post("/sign-in/email", { email: "first@example.com", password: "wrong-password" }, "10.9.9.9");
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push((await attempt()).status);
     expect(statuses.slice(0, 5).every((s) => s === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     // Another address is not affected.
-    expect((await post("/sign-in/email", { email: "first@example.com", password: "wrong-password" }, "10.9.9.10")).status).toBe(401);
+    expect(
+      (await post("/sign-in/email", { email: "first@example.com", password: "wrong-password" }, "10.9.9.10")).status,
+    ).toBe(401);
   });
 });

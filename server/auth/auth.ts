@@ -5,7 +5,12 @@ import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
 import { countUsers, promoteIfFirstUser } from "@/server/db/repositories/users";
-import { claimTeamInvite, ensurePersonalTeam, joinByClaimedInvite, type TeamInviteClaim } from "@/server/db/repositories/teams";
+import {
+  claimTeamInvite,
+  ensurePersonalTeam,
+  joinByClaimedInvite,
+  type TeamInviteClaim,
+} from "@/server/db/repositories/teams";
 
 // The server sets this header from the socket's address and drops any value a client sent, so
 // rate limits key on the real peer (server/index.ts).
@@ -78,7 +83,9 @@ export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnde
             if ((await getSetting(db, "signupMode")) === "open") return;
             const token = body.inviteToken;
             if (typeof token !== "string" || !token) {
-              throw new APIError("FORBIDDEN", { message: "Sign-up on this Tandem is by invitation. Ask an admin for an invitation link." });
+              throw new APIError("FORBIDDEN", {
+                message: "Sign-up on this Tandem is by invitation. Ask an admin for an invitation link.",
+              });
             }
             const check = await checkInvite(db, token, user.email);
             if (!check.ok) throw new APIError("FORBIDDEN", { message: check.reason });

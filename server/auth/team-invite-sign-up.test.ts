@@ -29,7 +29,11 @@ function signUp(email: string, extra: object = {}) {
   return auth.handler(
     new Request("http://localhost:3000/api/auth/sign-up/email", {
       method: "POST",
-      headers: { "content-type": "application/json", origin: "http://localhost:3000", [CLIENT_IP_HEADER]: `10.1.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}` },
+      headers: {
+        "content-type": "application/json",
+        origin: "http://localhost:3000",
+        [CLIENT_IP_HEADER]: `10.1.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`,
+      },
       body: JSON.stringify({ name: email.split("@")[0], email, password: "correct-horse-battery", ...extra }),
     }),
   );
@@ -38,7 +42,8 @@ function signUp(email: string, extra: object = {}) {
 const invite = (options: { email?: string; role?: "member" | "viewer" } = {}) =>
   createTeamInvite(database.db, { teamId, role: options.role ?? "member", email: options.email, createdById: ownerId });
 const accountOf = (email: string) => database.db.user.findUnique({ where: { email } });
-const memberRole = async (email: string) => (await listMembers(database.db, teamId)).find((m) => m.email === email)?.role;
+const memberRole = async (email: string) =>
+  (await listMembers(database.db, teamId)).find((m) => m.email === email)?.role;
 
 describe("signing up with a team's invitation link", () => {
   it("makes the account and puts it in the team with the link's role, while sign-up is by invitation", async () => {
@@ -49,7 +54,9 @@ describe("signing up with a team's invitation link", () => {
     const user = await accountOf("newcomer@example.com");
     expect(user?.role).toBe("user");
     expect(await memberRole("newcomer@example.com")).toBe("viewer");
-    expect(await database.db.teamInvite.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({ usedById: user!.id });
+    expect(await database.db.teamInvite.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({
+      usedById: user!.id,
+    });
   });
 
   it("holds to a link made for one email address", async () => {
@@ -66,7 +73,10 @@ describe("signing up with a team's invitation link", () => {
     const used = await invite();
     expect((await signUp("first-holder@example.com", { teamInviteToken: used.token })).status).toBe(200);
     const expired = await invite();
-    await database.db.teamInvite.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await database.db.teamInvite.update({
+      where: { id: expired.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const revoked = await invite();
     await revokeTeamInvite(database.db, teamId, revoked.id);
     // An open invitation of the team opens nothing to someone who does not hold it.
@@ -91,8 +101,13 @@ describe("signing up with a team's invitation link", () => {
     for (let round = 0; round < 8; round++) {
       const link = await invite();
       const emails = [0, 1, 2].map((i) => `racer-${round}-${i}@example.com`);
-      const statuses = await Promise.all(emails.map((email) => signUp(email, { teamInviteToken: link.token }).then((r) => r.status)));
-      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(", ")}`).toHaveLength(1);
+      const statuses = await Promise.all(
+        emails.map((email) => signUp(email, { teamInviteToken: link.token }).then((r) => r.status)),
+      );
+      expect(
+        statuses.filter((status) => status === 200),
+        `round ${round}: ${statuses.join(", ")}`,
+      ).toHaveLength(1);
       expect(statuses.filter((status) => status === 403)).toHaveLength(2);
       const accounts = (await Promise.all(emails.map(accountOf))).filter((user) => user !== null);
       expect(accounts).toHaveLength(1);

@@ -6,16 +6,19 @@
 
 export type AccessChange =
   /** A membership or role of this person changed, or one of their login sessions ended. */
-  | { kind: "user"; userId: string }
-  | { kind: "project"; projectId: string }
-  | { kind: "session"; sessionId: string };
+  { kind: "user"; userId: string } | { kind: "project"; projectId: string } | { kind: "session"; sessionId: string };
 
 /**
  * What an open connection holds: its person, and the project and session it is about.
  * `everyone`: every change about any person (what server/auth/login-cache.ts keeps); told once
  * with an empty userId when changes may have been missed (a cluster's lost connection).
  */
-export type AccessHolder = { userId?: string | null; projectId?: string | null; sessionId?: string | null; everyone?: boolean };
+export type AccessHolder = {
+  userId?: string | null;
+  projectId?: string | null;
+  sessionId?: string | null;
+  everyone?: boolean;
+};
 
 export function concerns(change: AccessChange, holder: AccessHolder): boolean {
   switch (change.kind) {

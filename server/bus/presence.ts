@@ -17,7 +17,10 @@ export function createPresence(options: { typingMs?: number } = {}) {
 
   function snapshot(sessionId: string): PresenceEntry[] {
     const typers = typing.get(sessionId);
-    return [...(sessions.get(sessionId)?.values() ?? [])].map(({ watcher }) => ({ ...watcher, typing: typers?.has(watcher.key) ?? false }));
+    return [...(sessions.get(sessionId)?.values() ?? [])].map(({ watcher }) => ({
+      ...watcher,
+      typing: typers?.has(watcher.key) ?? false,
+    }));
   }
 
   function changed(sessionId: string) {

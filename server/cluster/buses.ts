@@ -24,9 +24,21 @@ export type Buses = {
   close(): Promise<void>;
 };
 
-export async function createBuses(options: { kind: "memory" | "postgres"; databaseUrl: string; db: Db; log: (line: string) => void }): Promise<Buses> {
+export async function createBuses(options: {
+  kind: "memory" | "postgres";
+  databaseUrl: string;
+  db: Db;
+  log: (line: string) => void;
+}): Promise<Buses> {
   if (options.kind === "memory") {
-    return { sessionBus: createInProcessBus(), accessChanges: createAccessChanges(), linkRevocations: createLinkRevocations(), presence: createPresence(), fileChanges: null, close: async () => {} };
+    return {
+      sessionBus: createInProcessBus(),
+      accessChanges: createAccessChanges(),
+      linkRevocations: createLinkRevocations(),
+      presence: createPresence(),
+      fileChanges: null,
+      close: async () => {},
+    };
   }
   const hub = await connectNotifyHub(options.databaseUrl, options.log);
   return {

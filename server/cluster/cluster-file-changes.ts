@@ -15,11 +15,19 @@ const HOLD_EVERY_MS = 3_000;
  * fs.changes for one instance of a cluster: `(projectId, signal)` gives a viewer the project's
  * changes. However many viewers a project has here, the instance asks to hold it once per period.
  */
-export function createClusterFileFollower(options: { fileChanges: FileChanges; host: WorkspaceHost; log: (line: string) => void }) {
+export function createClusterFileFollower(options: {
+  fileChanges: FileChanges;
+  host: WorkspaceHost;
+  log: (line: string) => void;
+}) {
   const viewed = new Map<string, { viewers: number; timer: NodeJS.Timeout }>();
 
   const hold = (projectId: string) =>
-    options.host.hold(projectId).catch((error: unknown) => options.log(`file changes: could not make sure project ${projectId} is watched: ${(error as Error).message}`));
+    options.host
+      .hold(projectId)
+      .catch((error: unknown) =>
+        options.log(`file changes: could not make sure project ${projectId} is watched: ${(error as Error).message}`),
+      );
 
   function keepHeld(projectId: string): () => void {
     let entry = viewed.get(projectId);
@@ -41,7 +49,9 @@ export function createClusterFileFollower(options: { fileChanges: FileChanges; h
   return (projectId: string, signal?: AbortSignal): AsyncIterableIterator<FileChange> => {
     const changes = new ChangeQueue(signal);
     if (changes.closed) return changes;
-    const unsubscribe = options.fileChanges.subscribe(projectId, (news) => changes.push(news.kind === "changes" ? news.changes : [REREAD_ALL]));
+    const unsubscribe = options.fileChanges.subscribe(projectId, (news) =>
+      changes.push(news.kind === "changes" ? news.changes : [REREAD_ALL]),
+    );
     const unhold = keepHeld(projectId);
     changes.onClose(() => {
       unhold();

@@ -32,11 +32,18 @@ let ann: { cookie: string; id: string };
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrate: false });
-  model = await startModelServer({ scenario: { replies: [{ match: "Tell a story", text: "Once upon a time on another instance", delayMs: 5 }] } });
+  model = await startModelServer({
+    scenario: { replies: [{ match: "Tell a story", text: "Once upon a time on another instance", delayMs: 5 }] },
+  });
   cluster = await startCluster({
     databaseUrl: database.url,
     instances: 3,
-    env: { TANDEM_CLUSTER: "1", TANDEM_MODEL: "openai-compatible:scripted", TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, TANDEM_OPENAI_COMPATIBLE_API_KEY: "test" },
+    env: {
+      TANDEM_CLUSTER: "1",
+      TANDEM_MODEL: "openai-compatible:scripted",
+      TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url,
+      TANDEM_OPENAI_COMPATIBLE_API_KEY: "test",
+    },
   });
   ann = await person(cluster.instances[0]!.url, "ann@example.com");
   await setSetting(database.db, "signupMode", "open");
@@ -64,11 +71,20 @@ describe("a cluster of instances", () => {
     const project = await onA.trpc.project.create.mutate({ name: "Fan-out" });
     const session = await onA.trpc.session.create.mutate({ projectId: project.id });
     const seen: SessionStreamItem[] = [];
-    const sub = onB.trpc.session.events.subscribe({ sessionId: session.id, afterSeq: 0 }, { onData: (tracked) => void seen.push(tracked.data) });
+    const sub = onB.trpc.session.events.subscribe(
+      { sessionId: session.id, afterSeq: 0 },
+      { onData: (tracked) => void seen.push(tracked.data) },
+    );
     await onA.trpc.session.send.mutate({ sessionId: session.id, text: "Tell a story" });
-    await until(() => seen.some((item) => item.kind === "event" && item.event.type === "turn_finished"), "the turn's end on B", 20_000);
+    await until(
+      () => seen.some((item) => item.kind === "event" && item.event.type === "turn_finished"),
+      "the turn's end on B",
+      20_000,
+    );
     expect(seen.some((item) => item.kind === "delta")).toBe(true);
-    const seqs = seen.flatMap((item) => (item.kind === "events" ? item.events.map((e) => e.seq) : item.kind === "event" ? [item.event.seq] : []));
+    const seqs = seen.flatMap((item) =>
+      item.kind === "events" ? item.events.map((e) => e.seq) : item.kind === "event" ? [item.event.seq] : [],
+    );
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     sub.unsubscribe();
     onA.close();
@@ -86,11 +102,16 @@ async function person(url: string, email: string) {
 }
 
 /** A live subscription as seen from outside: how much data came, and the error it ended with, and when. */
-function watch(start: (handlers: { onData: () => void; onError: (error: { data?: unknown; message: string }) => void }) => { unsubscribe(): void }) {
+function watch(
+  start: (handlers: { onData: () => void; onError: (error: { data?: unknown; message: string }) => void }) => {
+    unsubscribe(): void;
+  },
+) {
   const state = { data: 0, end: null as { code: string; at: number } | null };
   const subscription = start({
     onData: () => void state.data++,
-    onError: (error) => (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
+    onError: (error) =>
+      (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
   });
   return { state, unsubscribe: () => subscription.unsubscribe() };
 }
@@ -107,17 +128,23 @@ async function openTerminal(baseUrl: string, cookie: string, projectId: string, 
     if (binary) seen.output += data.toString();
   });
   ws.on("close", (code) => (seen.closed = { code, at: Date.now() }));
-  return { ws, seen, type: (text: string) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ type: "input", data: text })) };
+  return {
+    ws,
+    seen,
+    type: (text: string) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ type: "input", data: text })),
+  };
 }
 
 async function openLanguage(baseUrl: string, cookie: string, projectId: string, server: string) {
   return new Promise<WebSocket>((resolve, reject) => {
-    const socket = new WebSocket(languageSocketUrl({ protocol: "http:", host: new URL(baseUrl).host }, projectId, server), { headers: { cookie, origin: baseUrl } });
+    const socket = new WebSocket(
+      languageSocketUrl({ protocol: "http:", host: new URL(baseUrl).host }, projectId, server),
+      { headers: { cookie, origin: baseUrl } },
+    );
     socket.on("open", () => resolve(socket));
     socket.on("unexpected-response", (_req, res) => reject(new Error(`language upgrade refused: ${res.statusCode}`)));
   });
 }
-
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -139,13 +166,26 @@ describe("access taken away on one instance reaches connections on another", () 
     teamId = (await owner.trpc.team.create.mutate({ name: "Acme" })).id;
     projectId = (await owner.trpc.project.create.mutate({ name: "Live", teamId })).id;
     sessionId = (await owner.trpc.session.create.mutate({ projectId })).id;
-    await insertEvents(database.db, [{ sessionId, seq: 1, type: "user_message", payload: { text: "hello", authorName: "Ann" }, authorId: ann.id, createdAt: new Date() }]);
+    await insertEvents(database.db, [
+      {
+        sessionId,
+        seq: 1,
+        type: "user_message",
+        payload: { text: "hello", authorName: "Ann" },
+        authorId: ann.id,
+        createdAt: new Date(),
+      },
+    ]);
     // The terminal runs on B, where the people below hold their connections.
     terminalId = (await ownerOnB.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 })).id;
     await ownerOnB.trpc.terminal.shareInput.mutate({ projectId, terminalId, shared: true });
     workspace = path.join(cluster.dataDir, "workspaces", projectId);
     const onB = cluster.instances[1]!.url;
-    people = { rita: await person(onB, "rita@example.com"), dana: await person(onB, "dana@example.com"), sam: await person(onB, "sam@example.com") };
+    people = {
+      rita: await person(onB, "rita@example.com"),
+      dana: await person(onB, "dana@example.com"),
+      sam: await person(onB, "sam@example.com"),
+    };
   });
 
   afterAll(() => {
@@ -157,19 +197,30 @@ describe("access taken away on one instance reaches connections on another", () 
     await addMember(database.db, teamId, people[name].id, role);
     return people[name];
   };
-  const exists = (name: string) => fs.access(path.join(workspace, name)).then(() => true, () => false);
+  const exists = (name: string) =>
+    fs.access(path.join(workspace, name)).then(
+      () => true,
+      () => false,
+    );
 
   it("shows on A who watches on B, and who types through B", async () => {
     const b = cluster.instances[1]!;
     const link = await owner.trpc.share.create.mutate({ sessionId, scope: "view", label: "For Pia" });
     let latest: Array<{ name: string; guest: boolean; typing: boolean }> = [];
-    const watching = owner.trpc.session.presence.subscribe({ sessionId }, { onData: (entries) => void (latest = entries) });
+    const watching = owner.trpc.session.presence.subscribe(
+      { sessionId },
+      { onData: (entries) => void (latest = entries) },
+    );
     await until(() => latest.some((entry) => entry.name === "ann"), "Ann watching on A");
     const guest = connect(b.url, { shareToken: link.token });
     const guestWatching = guest.trpc.session.presence.subscribe({ sessionId }, { onData: () => {} });
     await until(() => latest.some((entry) => entry.guest), "the guest on B, seen on A", 5_000);
     await ownerOnB.trpc.session.typing.mutate({ sessionId, typing: true });
-    await until(() => latest.some((entry) => entry.name === "ann" && entry.typing), "Ann typing through B, seen on A", 5_000);
+    await until(
+      () => latest.some((entry) => entry.name === "ann" && entry.typing),
+      "Ann typing through B, seen on A",
+      5_000,
+    );
     guestWatching.unsubscribe();
     await until(() => !latest.some((entry) => entry.guest), "the guest gone", 5_000);
     watching.unsubscribe();
@@ -193,12 +244,17 @@ describe("access taken away on one instance reaches connections on another", () 
 
     const removedAt = Date.now();
     await owner.trpc.team.removeMember.mutate({ teamId, userId: rita.id });
-    await until(() => !!events.state.end && !!changes.state.end && !!terminal.seen.closed, "every connection on B cut", 2_000);
+    await until(
+      () => !!events.state.end && !!changes.state.end && !!terminal.seen.closed,
+      "every connection on B cut",
+      2_000,
+    );
     terminal.type("echo leaked > leaked.txt\r");
     expect(events.state.end!.code).toBe("NOT_FOUND");
     expect(changes.state.end!.code).toBe("NOT_FOUND");
     expect(terminal.seen.closed!.code).toBe(4403);
-    for (const end of [events.state.end!.at, changes.state.end!.at, terminal.seen.closed!.at]) expect(end - removedAt).toBeLessThan(2_000);
+    for (const end of [events.state.end!.at, changes.state.end!.at, terminal.seen.closed!.at])
+      expect(end - removedAt).toBeLessThan(2_000);
     await pause(500);
     expect(await exists("leaked.txt")).toBe(false);
     client.close();
@@ -277,8 +333,12 @@ describe("access taken away on one instance reaches connections on another", () 
     expect(events.state.end!.code).toBe("UNAUTHORIZED");
     expect(events.state.end!.at - signedOutAt).toBeLessThan(2_000);
     await expect(client.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
-    await expect(client.overSocket.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
-    await expect(client.trpc.team.create.mutate({ name: "After sign-out, over HTTP" })).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    await expect(client.overSocket.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({
+      data: { code: "UNAUTHORIZED" },
+    });
+    await expect(client.trpc.team.create.mutate({ name: "After sign-out, over HTTP" })).rejects.toMatchObject({
+      data: { code: "UNAUTHORIZED" },
+    });
     client.close();
   });
 
@@ -300,7 +360,9 @@ describe("access taken away on one instance reaches connections on another", () 
     });
     request.on("error", () => (state.endedAt ||= Date.now()));
     request.on("close", () => (state.endedAt ||= Date.now()));
-    request.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+    request.write(
+      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`,
+    );
     // A slow sender: 64 kB every 50 ms, for as long as the server takes it.
     const chunk = Buffer.alloc(64 * 1024, 1);
     const sending = setInterval(() => !request.destroyed && request.write(chunk), 50);
@@ -341,10 +403,12 @@ describe("rate limits across instances", () => {
     const answers: string[] = [];
     for (let i = 0; i < 31; i++) {
       const guest = connect(urls[i % urls.length]!);
-      answers.push(await guest.trpc.share.resolve.query({ token: `guess-${i}` }).then(
-        (result) => result.state,
-        (error: { data?: { code?: string } }) => error.data?.code ?? "error",
-      ));
+      answers.push(
+        await guest.trpc.share.resolve.query({ token: `guess-${i}` }).then(
+          (result) => result.state,
+          (error: { data?: { code?: string } }) => error.data?.code ?? "error",
+        ),
+      );
       guest.close();
     }
     expect(answers.slice(0, 30).every((answer) => answer !== "TOO_MANY_REQUESTS")).toBe(true);
@@ -407,7 +471,9 @@ describe("a project's terminals belong to one instance; requests that land elsew
     // The browser batches: a batch naming the live procedure of one project goes to its owner whole.
     const other = cluster.instances.find((instance) => instance !== owner)!;
     const input = encodeURIComponent(JSON.stringify({ "0": { json: { projectId } } }));
-    const batch = await fetch(`${other.url}/api/trpc/terminal.list,account.me?batch=1&input=${input}`, { headers: { cookie: ann.cookie } });
+    const batch = await fetch(`${other.url}/api/trpc/terminal.list,account.me?batch=1&input=${input}`, {
+      headers: { cookie: ann.cookie },
+    });
     const [list, me] = (await batch.json()) as Array<{ result: { data: { json: unknown } } }>;
     expect((list!.result.data.json as Array<{ id: string }>).map((t) => t.id)).toEqual([terminalId]);
     expect((me!.result.data.json as { id: string }).id).toBe(ann.id);
@@ -429,20 +495,37 @@ describe("a project's terminals belong to one instance; requests that land elsew
     const viewers = [owner, ...others].map((instance) => {
       const viewer = client(instance.url);
       const seen: Array<{ type: string; path: string }> = [];
-      const subscription = viewer.trpc.fs.changes.subscribe({ projectId }, { onData: (change) => void seen.push(change) });
+      const subscription = viewer.trpc.fs.changes.subscribe(
+        { projectId },
+        { onData: (change) => void seen.push(change) },
+      );
       return { viewer, seen, subscription };
     });
     // Each subscription is up once it hears of a file written through another instance.
-    await until(async () => {
-      await client(others[0]!.url).trpc.fs.write.mutate({ projectId, path: "probe.txt", content: String(Date.now()), createParents: false });
-      await pause(200);
-      return viewers.every(({ seen }) => seen.some((change) => change.path === "probe.txt"));
-    }, "every viewer hearing of the probe", 15_000);
+    await until(
+      async () => {
+        await client(others[0]!.url).trpc.fs.write.mutate({
+          projectId,
+          path: "probe.txt",
+          content: String(Date.now()),
+          createParents: false,
+        });
+        await pause(200);
+        return viewers.every(({ seen }) => seen.some((change) => change.path === "probe.txt"));
+      },
+      "every viewer hearing of the probe",
+      15_000,
+    );
 
     const terminal = await openTerminal(owner.url, ann.cookie, projectId, terminalId);
     terminal.type("echo from-the-shell > shell-wrote.txt\r");
-    const heard = (seen: Array<{ type: string; path: string }>) => seen.filter((change) => change.path === "shell-wrote.txt");
-    await until(() => viewers.every(({ seen }) => heard(seen).length > 0), "every viewer hearing of the shell's file", 10_000);
+    const heard = (seen: Array<{ type: string; path: string }>) =>
+      seen.filter((change) => change.path === "shell-wrote.txt");
+    await until(
+      () => viewers.every(({ seen }) => heard(seen).length > 0),
+      "every viewer hearing of the shell's file",
+      10_000,
+    );
     await pause(300);
     // Once each, also on the holder (its own watcher feeds its viewers through the bus only).
     for (const { seen } of viewers) expect(heard(seen).filter((change) => change.type === "add")).toHaveLength(1);
@@ -473,13 +556,21 @@ describe("a project's terminals belong to one instance; requests that land elsew
   it("stops a project's shell on its owner when the project is deleted through another instance", async () => {
     const viaBalancer = client(cluster.url);
     const doomed = (await viaBalancer.trpc.project.create.mutate({ name: "Doomed" })).id;
-    const doomedTerminal = (await viaBalancer.trpc.terminal.create.mutate({ projectId: doomed, cols: 80, rows: 24 })).id;
+    const doomedTerminal = (await viaBalancer.trpc.terminal.create.mutate({ projectId: doomed, cols: 80, rows: 24 }))
+      .id;
     const holder = (await workspaceLeaseOf(database.db, doomed))!.instanceUrl;
     const terminal = await openTerminal(holder, ann.cookie, doomed, doomedTerminal);
     terminal.type("echo shell-pid-$$\r");
     await until(() => /shell-pid-\d+/.test(terminal.seen.output), "the shell's pid");
     const pid = Number(/shell-pid-(\d+)/.exec(terminal.seen.output)![1]);
-    const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     expect(alive()).toBe(true);
     const elsewhere = cluster.instances.find((instance) => instance.url !== holder)!;
     await client(elsewhere.url).trpc.project.delete.mutate({ projectId: doomed });
@@ -502,15 +593,25 @@ describe("a project's terminals belong to one instance; requests that land elsew
     for (const instance of [other, owner!]) {
       const honest = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie } });
       expect(honest.status).toBe(200);
-      const fromPeer = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: forwardingHeader(peerKey, { method: "GET", url: path }, "203.0.113.7", 1) } });
+      const fromPeer = await fetch(`${instance.url}${path}`, {
+        headers: {
+          cookie: ann.cookie,
+          [FORWARDED_HEADER]: forwardingHeader(peerKey, { method: "GET", url: path }, "203.0.113.7", 1),
+        },
+      });
       expect(fromPeer.status).toBe(200);
       for (const header of [forged, `${at}.${ip}.`, "anything"]) {
-        const refused = await fetch(`${instance.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: header } });
+        const refused = await fetch(`${instance.url}${path}`, {
+          headers: { cookie: ann.cookie, [FORWARDED_HEADER]: header },
+        });
         expect(refused.status).toBe(403);
       }
-      const socket = new WebSocket(terminalSocketUrl({ protocol: "http:", host: new URL(instance.url).host }, projectId, terminalId), {
-        headers: { cookie: ann.cookie, origin: instance.url, [FORWARDED_HEADER]: forged },
-      });
+      const socket = new WebSocket(
+        terminalSocketUrl({ protocol: "http:", host: new URL(instance.url).host }, projectId, terminalId),
+        {
+          headers: { cookie: ann.cookie, origin: instance.url, [FORWARDED_HEADER]: forged },
+        },
+      );
       const status = await new Promise<number>((resolve) => {
         socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
         socket.on("open", () => resolve(101));
@@ -528,7 +629,14 @@ describe("a project's terminals belong to one instance; requests that land elsew
     const viaBalancer = client(cluster.url);
     const created: { id?: string } = {};
     // Until the dead owner's lease lapses, its projects' requests are answered 503 (try again).
-    await until(async () => !!(created.id = (await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 }).catch(() => null))?.id), "a terminal after the owner died", 15_000);
+    await until(
+      async () =>
+        !!(created.id = (
+          await viaBalancer.trpc.terminal.create.mutate({ projectId, cols: 80, rows: 24 }).catch(() => null)
+        )?.id),
+      "a terminal after the owner died",
+      15_000,
+    );
     const movedAfter = Date.now() - killedAt;
     const next = (await ownerOf(projectId))!;
     expect(next.index).not.toBe(owner.index);
@@ -552,11 +660,18 @@ describe("workspace runners hold the projects of the web instances that send the
 
   beforeAll(async () => {
     const env = instanceEnv(cluster.dataDir, database.url, { TANDEM_CLUSTER: "1" });
-    runners = [createInstance(10, await freePort(), env, "server/cluster/workspace-runner-main.ts"), createInstance(11, await freePort(), env, "server/cluster/workspace-runner-main.ts")];
+    runners = [
+      createInstance(10, await freePort(), env, "server/cluster/workspace-runner-main.ts"),
+      createInstance(11, await freePort(), env, "server/cluster/workspace-runner-main.ts"),
+    ];
     await Promise.all(runners.map((runner) => runner.start()));
     // What a Kubernetes Service in front of the runner pods does: any runner, round-robin.
     runnersUrl = await startLoadBalancer(() => runners.map((runner) => runner.url));
-    web = createInstance(12, await freePort(), instanceEnv(cluster.dataDir, database.url, { TANDEM_CLUSTER: "1", TANDEM_WORKSPACE_RUNNERS_URL: runnersUrl.url }));
+    web = createInstance(
+      12,
+      await freePort(),
+      instanceEnv(cluster.dataDir, database.url, { TANDEM_CLUSTER: "1", TANDEM_WORKSPACE_RUNNERS_URL: runnersUrl.url }),
+    );
     await web.start();
   }, 120_000);
 
@@ -588,8 +703,15 @@ describe("workspace runners hold the projects of the web instances that send the
     const other = runners.find((runner) => runner.url !== holder)!;
     const path = `/api/trpc/terminal.list?input=${encodeURIComponent(JSON.stringify({ json: { projectId } }))}`;
     const listed = async (hops: number) => {
-      const response = await fetch(`${other.url}${path}`, { headers: { cookie: ann.cookie, [FORWARDED_HEADER]: forwardingHeader(key, { method: "GET", url: path }, "127.0.0.1", hops) } });
-      return ((await response.json()) as { result: { data: { json: Array<{ id: string }> } } }).result.data.json.map((t) => t.id);
+      const response = await fetch(`${other.url}${path}`, {
+        headers: {
+          cookie: ann.cookie,
+          [FORWARDED_HEADER]: forwardingHeader(key, { method: "GET", url: path }, "127.0.0.1", hops),
+        },
+      });
+      return ((await response.json()) as { result: { data: { json: Array<{ id: string }> } } }).result.data.json.map(
+        (t) => t.id,
+      );
     };
     expect(await listed(1)).toEqual([terminalId]);
     expect(await listed(2)).toEqual([]);
@@ -601,20 +723,41 @@ describe("workspace runners hold the projects of the web instances that send the
     const projectId = (await onWeb.trpc.project.create.mutate({ name: "Viewed on a runner" })).id;
     // Asking to hold it is for the instances alone: a client's own request is refused, and takes nothing.
     for (const target of [web!, ...runners]) {
-      const asked = await fetch(`${target.url}/api/cluster/hold?projectId=${projectId}`, { method: "POST", headers: { cookie: ann.cookie } });
+      const asked = await fetch(`${target.url}/api/cluster/hold?projectId=${projectId}`, {
+        method: "POST",
+        headers: { cookie: ann.cookie },
+      });
       expect(asked.status).toBe(403);
     }
     expect(await workspaceLeaseOf(database.db, projectId)).toBeNull();
 
     const seen: string[] = [];
-    const subscription = onWeb.trpc.fs.changes.subscribe({ projectId }, { onData: (change) => void seen.push(change.path) });
-    await until(async () => !!(await workspaceLeaseOf(database.db, projectId)), "a runner holding the viewed project", 10_000);
-    expect(runners.map((runner) => runner.url)).toContain((await workspaceLeaseOf(database.db, projectId))?.instanceUrl);
-    await until(async () => {
-      await onWeb.trpc.fs.write.mutate({ projectId, path: "seen-from-the-web.txt", content: String(Date.now()), createParents: false });
-      await pause(200);
-      return seen.includes("seen-from-the-web.txt");
-    }, "the web viewer hearing of the file", 15_000);
+    const subscription = onWeb.trpc.fs.changes.subscribe(
+      { projectId },
+      { onData: (change) => void seen.push(change.path) },
+    );
+    await until(
+      async () => !!(await workspaceLeaseOf(database.db, projectId)),
+      "a runner holding the viewed project",
+      10_000,
+    );
+    expect(runners.map((runner) => runner.url)).toContain(
+      (await workspaceLeaseOf(database.db, projectId))?.instanceUrl,
+    );
+    await until(
+      async () => {
+        await onWeb.trpc.fs.write.mutate({
+          projectId,
+          path: "seen-from-the-web.txt",
+          content: String(Date.now()),
+          createParents: false,
+        });
+        await pause(200);
+        return seen.includes("seen-from-the-web.txt");
+      },
+      "the web viewer hearing of the file",
+      15_000,
+    );
     subscription.unsubscribe();
     onWeb.close();
   });

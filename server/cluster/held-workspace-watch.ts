@@ -14,7 +14,11 @@ export type HeldWorkspaceWatch = {
   close(): void;
 };
 
-export function createHeldWorkspaceWatch(options: { fileChanges: FileChanges; root: (projectId: string) => Promise<string>; log: (line: string) => void }): HeldWorkspaceWatch {
+export function createHeldWorkspaceWatch(options: {
+  fileChanges: FileChanges;
+  root: (projectId: string) => Promise<string>;
+  log: (line: string) => void;
+}): HeldWorkspaceWatch {
   const watching = new Map<string, AbortController>();
 
   async function follow(projectId: string, stop: AbortController) {
@@ -40,7 +44,9 @@ export function createHeldWorkspaceWatch(options: { fileChanges: FileChanges; ro
       const stop = new AbortController();
       watching.set(projectId, stop);
       follow(projectId, stop)
-        .catch((error: unknown) => options.log(`file changes: could not watch project ${projectId}: ${(error as Error).message}`))
+        .catch((error: unknown) =>
+          options.log(`file changes: could not watch project ${projectId}: ${(error as Error).message}`),
+        )
         // The watch ended by itself (the folder went away): the next viewer's claim starts it again.
         .finally(() => watching.get(projectId) === stop && watching.delete(projectId));
     },

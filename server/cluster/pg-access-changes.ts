@@ -28,13 +28,14 @@ export function createPgAccessChanges(hub: NotifyHub): AccessChanges {
   });
   hub.onReconnect(() => {
     for (const { holder, listener } of [...listeners]) {
-      const change: AccessChange | null = holder.userId || holder.everyone
-        ? { kind: "user", userId: holder.userId ?? "" }
-        : holder.projectId
-          ? { kind: "project", projectId: holder.projectId }
-          : holder.sessionId
-            ? { kind: "session", sessionId: holder.sessionId }
-            : null;
+      const change: AccessChange | null =
+        holder.userId || holder.everyone
+          ? { kind: "user", userId: holder.userId ?? "" }
+          : holder.projectId
+            ? { kind: "project", projectId: holder.projectId }
+            : holder.sessionId
+              ? { kind: "session", sessionId: holder.sessionId }
+              : null;
       if (change) listener(change);
     }
   });

@@ -26,10 +26,17 @@ describe("file changes across instances", () => {
   it("a batch of 1,000 long paths arrives whole and in order; after a lost connection the viewer is told to re-read", async () => {
     const busA = createPgFileChanges(a, () => {});
     const busB = createPgFileChanges(b, () => {});
-    const batch: FileChange[] = Array.from({ length: 1_000 }, (_, n) => ({ type: "add", path: `${"deep/".repeat(40)}file-${n}.ts`, version: `v${n}` }));
+    const batch: FileChange[] = Array.from({ length: 1_000 }, (_, n) => ({
+      type: "add",
+      path: `${"deep/".repeat(40)}file-${n}.ts`,
+      version: `v${n}`,
+    }));
     const chunks = chunkChanges("p1", batch);
     expect(chunks.length).toBeGreaterThan(10);
-    for (const chunk of chunks) expect(Buffer.byteLength(JSON.stringify({ i: a.instanceId, m: { p: "p1", c: chunk } }))).toBeLessThan(MAX_PAYLOAD_BYTES);
+    for (const chunk of chunks)
+      expect(Buffer.byteLength(JSON.stringify({ i: a.instanceId, m: { p: "p1", c: chunk } }))).toBeLessThan(
+        MAX_PAYLOAD_BYTES,
+      );
 
     const seen: FileChange[] = [];
     const news: FileChangeNews["kind"][] = [];

@@ -14,7 +14,11 @@ const messageSchema = z.object({ p: z.string(), c: z.array(fileChangeSchema).min
 const ENVELOPE_BYTES = 200;
 
 /** `changes` in consecutive chunks whose payloads for `projectId` each stay under the NOTIFY limit. */
-export function chunkChanges(projectId: string, changes: readonly FileChange[], limit = MAX_PAYLOAD_BYTES): FileChange[][] {
+export function chunkChanges(
+  projectId: string,
+  changes: readonly FileChange[],
+  limit = MAX_PAYLOAD_BYTES,
+): FileChange[][] {
   const room = limit - ENVELOPE_BYTES - Buffer.byteLength(projectId);
   const chunks: FileChange[][] = [];
   let chunk: FileChange[] = [];
@@ -45,7 +49,8 @@ export function createPgFileChanges(hub: NotifyHub, log: (line: string) => void)
       local.publish(projectId, changes);
       for (const chunk of chunkChanges(projectId, changes)) {
         // A single change is a path of at most PATH_MAX bytes: it always fits.
-        if (!hub.publish("tandem_files", { p: projectId, c: chunk })) log(`file changes: a change in project ${projectId} was too large to send`);
+        if (!hub.publish("tandem_files", { p: projectId, c: chunk }))
+          log(`file changes: a change in project ${projectId} was too large to send`);
       }
     },
     subscribe: (projectId, listener) => local.subscribe(projectId, listener),

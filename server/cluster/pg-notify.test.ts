@@ -32,11 +32,25 @@ afterAll(async () => {
 describe("the Postgres bus across a lost connection", () => {
   it("delivers between instances, and after B's connection comes back B catches up on what it missed", async () => {
     const db = hubs.database.db;
-    const user = await db.user.create({ data: { id: "u1", name: "Ann", email: "ann@example.com" }, select: { id: true } });
+    const user = await db.user.create({
+      data: { id: "u1", name: "Ann", email: "ann@example.com" },
+      select: { id: true },
+    });
     const team = await createTeam(db, { name: "Acme", ownerId: user.id });
     const project = await createProject(db, { name: "P", ownerId: user.id, teamId: team.id });
-    const session = await createSession(db, { projectId: project.id, title: "S", authorId: user.id, model: "openai-compatible:none" });
-    const { link } = await createShareLink(db, { sessionId: session.id, scope: "view", label: "x", createdById: user.id, expiresAt: new Date(Date.now() + 86_400_000) });
+    const session = await createSession(db, {
+      projectId: project.id,
+      title: "S",
+      authorId: user.id,
+      model: "openai-compatible:none",
+    });
+    const { link } = await createShareLink(db, {
+      sessionId: session.id,
+      scope: "view",
+      label: "x",
+      createdById: user.id,
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
 
     const busA = createPgSessionBus(a, db);
     const busB = createPgSessionBus(b, db);
@@ -52,7 +66,14 @@ describe("the Postgres bus across a lost connection", () => {
     linksB.subscribe(link.id, () => (revoked = true));
 
     const append = async (seq: number) => {
-      const event = { sessionId: session.id, seq, type: "user_message" as const, payload: { text: `m${seq}`, authorName: "Ann" }, authorId: user.id, createdAt: new Date() };
+      const event = {
+        sessionId: session.id,
+        seq,
+        type: "user_message" as const,
+        payload: { text: `m${seq}`, authorName: "Ann" },
+        authorId: user.id,
+        createdAt: new Date(),
+      };
       await insertEvents(db, [event]);
       busA.publish(session.id, { kind: "event", event: parseSessionEvent(event) });
     };

@@ -29,7 +29,10 @@ export type NotifyHub = {
   close(): Promise<void>;
 };
 
-export async function connectNotifyHub(databaseUrl: string, log: (line: string) => void = console.error): Promise<NotifyHub> {
+export async function connectNotifyHub(
+  databaseUrl: string,
+  log: (line: string) => void = console.error,
+): Promise<NotifyHub> {
   const instanceId = randomUUID();
   const handlers = new Map<Channel, Set<(payload: unknown) => void>>(CHANNELS.map((channel) => [channel, new Set()]));
   const reconnectHandlers = new Set<() => void>();
@@ -57,7 +60,11 @@ export async function connectNotifyHub(databaseUrl: string, log: (line: string) 
   };
 
   async function open(): Promise<pg.Client> {
-    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, application_name: `tandem-bus-${instanceId.slice(0, 8)}` });
+    const next = new pg.Client({
+      connectionString: databaseUrl,
+      keepAlive: true,
+      application_name: `tandem-bus-${instanceId.slice(0, 8)}`,
+    });
     next.on("notification", onNotification);
     next.on("error", () => lost(next));
     next.on("end", () => lost(next));
@@ -99,7 +106,10 @@ export async function connectNotifyHub(databaseUrl: string, log: (line: string) 
         const batch = queue.slice(0, BATCH);
         const calls = batch.map((_, n) => `pg_notify($${2 * n + 1}, $${2 * n + 2})`).join(", ");
         try {
-          await client.query(`SELECT ${calls}`, batch.flatMap((entry) => [entry.channel, entry.text]));
+          await client.query(
+            `SELECT ${calls}`,
+            batch.flatMap((entry) => [entry.channel, entry.text]),
+          );
           queue.splice(0, batch.length);
         } catch {
           // The connection broke: `lost` reconnects and flushes again (a batch may then arrive twice; receivers tolerate it).

@@ -18,7 +18,15 @@ const messageSchema = z.union([
   z.object({
     n: z.string(),
     s: z.string(),
-    e: z.array(z.object({ key: z.string(), userId: z.string().nullable(), name: z.string(), guest: z.boolean(), typing: z.boolean() })),
+    e: z.array(
+      z.object({
+        key: z.string(),
+        userId: z.string().nullable(),
+        name: z.string(),
+        guest: z.boolean(),
+        typing: z.boolean(),
+      }),
+    ),
     t: z.array(z.string()),
   }),
   z.object({ n: z.string(), hello: z.literal(true) }),
@@ -34,13 +42,19 @@ export function createPgPresence(hub: NotifyHub, options: { typingMs?: number } 
 
   const snapshot = (sessionId: string): PresenceEntry[] => {
     const merged = new Map<string, PresenceEntry>();
-    const parts = [{ entries: local.snapshot(sessionId), typing: local.typingKeys(sessionId) }, ...(remote.get(sessionId)?.values() ?? [])];
+    const parts = [
+      { entries: local.snapshot(sessionId), typing: local.typingKeys(sessionId) },
+      ...(remote.get(sessionId)?.values() ?? []),
+    ];
     // Someone may watch on one instance and type through another (each request may land anywhere).
     const typing = new Set(parts.flatMap((part) => part.typing));
     for (const { entries } of parts) {
       for (const entry of entries) {
         const seen = merged.get(entry.key);
-        merged.set(entry.key, { ...(seen ?? entry), typing: (seen?.typing ?? false) || entry.typing || typing.has(entry.key) });
+        merged.set(entry.key, {
+          ...(seen ?? entry),
+          typing: (seen?.typing ?? false) || entry.typing || typing.has(entry.key),
+        });
       }
     }
     return [...merged.values()];
@@ -53,7 +67,15 @@ export function createPgPresence(hub: NotifyHub, options: { typingMs?: number } 
     const entries = local.snapshot(sessionId);
     const typing = local.typingKeys(sessionId);
     for (const most of [MAX_ENTRIES, MAX_ENTRIES / 4]) {
-      if (hub.publish("tandem_presence", { n: hub.instanceId, s: sessionId, e: entries.slice(0, most), t: typing.slice(0, most) })) return;
+      if (
+        hub.publish("tandem_presence", {
+          n: hub.instanceId,
+          s: sessionId,
+          e: entries.slice(0, most),
+          t: typing.slice(0, most),
+        })
+      )
+        return;
     }
   };
   const follow = (sessionId: string) => {
@@ -91,7 +113,8 @@ export function createPgPresence(hub: NotifyHub, options: { typingMs?: number } 
     hub.publish("tandem_presence", { n: hub.instanceId, hello: true });
   });
   setInterval(() => {
-    for (const sessionId of followed.keys()) if (local.snapshot(sessionId).length || local.typingKeys(sessionId).length) announce(sessionId);
+    for (const sessionId of followed.keys())
+      if (local.snapshot(sessionId).length || local.typingKeys(sessionId).length) announce(sessionId);
     const old = Date.now() - FORGET_MS;
     for (const [sessionId, instances] of remote) {
       let dropped = false;
@@ -105,7 +128,14 @@ export function createPgPresence(hub: NotifyHub, options: { typingMs?: number } 
 
   return {
     snapshot,
-    typingKeys: (sessionId) => [...new Set([local.typingKeys(sessionId), ...[...(remote.get(sessionId)?.values() ?? [])].map((part) => part.typing)].flat())],
+    typingKeys: (sessionId) => [
+      ...new Set(
+        [
+          local.typingKeys(sessionId),
+          ...[...(remote.get(sessionId)?.values() ?? [])].map((part) => part.typing),
+        ].flat(),
+      ),
+    ],
     join(sessionId, watcher) {
       follow(sessionId);
       return local.join(sessionId, watcher);

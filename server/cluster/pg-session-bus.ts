@@ -10,7 +10,10 @@ import type { LiveItem } from "@/lib/session-events";
 // travels in the payload (a piece too large to fit is skipped: the committed event carries it).
 // After the connection was lost, every followed session is read again from the last seq seen.
 
-type Message = { s: string; q: number } | { s: string; d: Omit<Extract<LiveItem, { kind: "delta" }>, "kind"> } | { s: string; p: Omit<Extract<LiveItem, { kind: "progress" }>, "kind"> };
+type Message =
+  | { s: string; q: number }
+  | { s: string; d: Omit<Extract<LiveItem, { kind: "delta" }>, "kind"> }
+  | { s: string; p: Omit<Extract<LiveItem, { kind: "progress" }>, "kind"> };
 
 export function createPgSessionBus(hub: NotifyHub, db: Db): SessionBus {
   const local = createInProcessBus();
@@ -20,7 +23,8 @@ export function createPgSessionBus(hub: NotifyHub, db: Db): SessionBus {
   const chains = new Map<string, Promise<void>>();
 
   const deliver = (sessionId: string, item: LiveItem) => {
-    if (item.kind === "event" && lastSeq.has(sessionId)) lastSeq.set(sessionId, Math.max(lastSeq.get(sessionId) ?? 0, item.event.seq));
+    if (item.kind === "event" && lastSeq.has(sessionId))
+      lastSeq.set(sessionId, Math.max(lastSeq.get(sessionId) ?? 0, item.event.seq));
     local.publish(sessionId, item);
   };
 

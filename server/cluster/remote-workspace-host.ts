@@ -20,7 +20,8 @@ export function createRemoteWorkspaceHost(runnersUrl: string, secret: string): W
         headers: { [FORWARDED_HEADER]: forwardingHeader(key, { method: "POST", url }, "workspace-host", 1) },
         signal: AbortSignal.timeout(10_000),
       });
-      if (!response.ok) throw new Error(`the workspace runners answered ${response.status} when asked to hold project ${projectId}`);
+      if (!response.ok)
+        throw new Error(`the workspace runners answered ${response.status} when asked to hold project ${projectId}`);
     },
     start: () => {},
     release: async () => {},

@@ -34,7 +34,15 @@ export type TurnJobHandlers = {
 
 export type TurnJobs = ReturnType<typeof createTurnJobs>;
 
-export function createTurnJobs(options: { db: Db; mode: TurnJobsMode; instanceId?: string; leaseMs?: number; heartbeatMs?: number; pollMs?: number; log?: (line: string) => void }) {
+export function createTurnJobs(options: {
+  db: Db;
+  mode: TurnJobsMode;
+  instanceId?: string;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  log?: (line: string) => void;
+}) {
   const { db, mode } = options;
   const instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = options.leaseMs ?? 6_000;
@@ -61,7 +69,8 @@ export function createTurnJobs(options: { db: Db; mode: TurnJobsMode; instanceId
     instanceId,
     mode,
 
-    claim: (sessionId: string, userId: string) => jobs.claimTurnJob(db, { sessionId, userId, ownerId: instanceId, leaseMs }),
+    claim: (sessionId: string, userId: string) =>
+      jobs.claimTurnJob(db, { sessionId, userId, ownerId: instanceId, leaseMs }),
     release: (sessionId: string) => jobs.releaseTurnJob(db, sessionId, instanceId),
     held: (sessionId: string) => jobs.turnJobHeld(db, sessionId),
     requestCancel: (sessionId: string) => jobs.requestTurnCancel(db, sessionId),

@@ -46,12 +46,18 @@ async function ensureProject(instance: Instance) {
 
 const workspaceFile = (name: string, project = projectId) => path.join(dataDir, "workspaces", project, name);
 const readIfThere = async (file: string) => (existsSync(file) ? fs.readFile(file, "utf8") : "");
-const of = <T extends SessionEvent["type"]>(log: LiveLog, type: T) => log.events.filter((e): e is Extract<SessionEvent, { type: T }> => e.type === type);
+const of = <T extends SessionEvent["type"]>(log: LiveLog, type: T) =>
+  log.events.filter((e): e is Extract<SessionEvent, { type: T }> => e.type === type);
 const contiguous = (log: LiveLog) => log.events.map((e) => e.seq).every((seq, i) => seq === i + 1);
-const finishedWith = (reason: string) => (log: LiveLog) => of(log, "turn_finished").some((e) => e.payload.reason === reason) && log.events.at(-1)?.type === "status";
+const finishedWith = (reason: string) => (log: LiveLog) =>
+  of(log, "turn_finished").some((e) => e.payload.reason === reason) && log.events.at(-1)?.type === "status";
 
 /** A command that appends its line, then is still running when its instance is killed. */
-const appendCall = (id: string, file: string) => ({ id, name: "shell", arguments: { command: `echo line >> ${file}; sleep 90`, timeout: 120 } });
+const appendCall = (id: string, file: string) => ({
+  id,
+  name: "shell",
+  arguments: { command: `echo line >> ${file}; sleep 90`, timeout: 120 },
+});
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -62,7 +68,9 @@ beforeAll(async () => {
 beforeEach(() => {
   onTestFailed(() => {
     for (const instance of started) console.error(`--- ${instance.name} ---\n${instance.output().slice(-4000)}`);
-    console.error(`--- model requests ---\n${model.requests.map((r) => `reply ${r.reply}: ${JSON.stringify(r.messages.at(-1)).slice(0, 200)}`).join("\n")}`);
+    console.error(
+      `--- model requests ---\n${model.requests.map((r) => `reply ${r.reply}: ${JSON.stringify(r.messages.at(-1)).slice(0, 200)}`).join("\n")}`,
+    );
   });
 });
 
@@ -84,7 +92,20 @@ describe("several instances, one killed with -9", () => {
     const onA = connect(a, cookie);
     model.load({
       replies: [
-        { match: "Plan a ping", toolCalls: [{ id: "call_schedule", name: "schedule_task", arguments: { taskPayload: "Scheduled ping", timeExpression: "in 3 seconds", humanReadableDescription: "ping" } }] },
+        {
+          match: "Plan a ping",
+          toolCalls: [
+            {
+              id: "call_schedule",
+              name: "schedule_task",
+              arguments: {
+                taskPayload: "Scheduled ping",
+                timeExpression: "in 3 seconds",
+                humanReadableDescription: "ping",
+              },
+            },
+          ],
+        },
         { match: "Scheduled task", text: "Scheduled." },
         { match: "Scheduled ping", text: "pong" },
         { match: "Scheduled ping", text: "pong again" },
@@ -92,7 +113,10 @@ describe("several instances, one killed with -9", () => {
     });
     const session = await onA.trpc.session.create.mutate({ projectId });
     await onA.trpc.session.send.mutate({ sessionId: session.id, text: "Plan a ping" });
-    await until(async () => (await onA.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval", "the request to schedule");
+    await until(
+      async () => (await onA.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval",
+      "the request to schedule",
+    );
     const { pendingApprovals } = await onA.trpc.session.get.query({ sessionId: session.id });
     await onA.trpc.approval.respond.mutate({ approvalId: pendingApprovals[0]!.id, decision: "approve" });
     const runs = async () => (await onA.trpc.extensions.schedules.query({ projectId }))[0]?.runs ?? [];
@@ -102,7 +126,9 @@ describe("several instances, one killed with -9", () => {
     // Both instances poll the queue every 2 s: a few rounds more, and still one run.
     await new Promise((r) => setTimeout(r, 8_000));
     expect(await runs()).toHaveLength(1);
-    expect((await onA.trpc.session.list.query({ projectId })).filter((s) => s.title === "Scheduled: ping")).toHaveLength(1);
+    expect(
+      (await onA.trpc.session.list.query({ projectId })).filter((s) => s.title === "Scheduled: ping"),
+    ).toHaveLength(1);
     expect(model.requests.filter((r) => r.reply === 3)).toHaveLength(0); // "pong again": no second run
     onA.close();
   }, 400_000);
@@ -113,7 +139,10 @@ describe("several instances, one killed with -9", () => {
     await ensureProject(a);
     model.load({
       replies: [
-        { match: "Build the notes", toolCalls: [{ id: "call_notes", name: "shell", arguments: { command: "echo started >> steps.txt" } }] },
+        {
+          match: "Build the notes",
+          toolCalls: [{ id: "call_notes", name: "shell", arguments: { command: "echo started >> steps.txt" } }],
+        },
         { match: "Exit code: 0", text: "Writing the notes now, slowly and at length ", delayMs: 15, hang: true },
         { match: "Also list the steps", text: "Continued and finished." },
       ],
@@ -122,17 +151,29 @@ describe("several instances, one killed with -9", () => {
     const onB = connect(b, cookie);
     const session = await onA.trpc.session.create.mutate({ projectId });
     const onBLive = emptyLiveLog();
-    const viewer = onB.trpc.session.events.subscribe({ sessionId: session.id, afterSeq: 0 }, { onData: (tracked) => applyStreamItem(onBLive, tracked.data) });
+    const viewer = onB.trpc.session.events.subscribe(
+      { sessionId: session.id, afterSeq: 0 },
+      { onData: (tracked) => applyStreamItem(onBLive, tracked.data) },
+    );
     await onA.trpc.session.send.mutate({ sessionId: session.id, text: "Build the notes" });
     await until(() => model.requests.length >= 2, "the model's second step on A");
-    await until(async () => (await onA.trpc.session.get.query({ sessionId: session.id })).status === "running" && (await readIfThere(workspaceFile("steps.txt"))) === "started\n", "the tool's effect");
+    await until(
+      async () =>
+        (await onA.trpc.session.get.query({ sessionId: session.id })).status === "running" &&
+        (await readIfThere(workspaceFile("steps.txt"))) === "started\n",
+      "the tool's effect",
+    );
     await new Promise((r) => setTimeout(r, 300)); // some text streamed and stored
     // A message through the instance that does not run the turn: left for the running turn to read.
     await onB.trpc.session.send.mutate({ sessionId: session.id, text: "Also list the steps" });
 
     await kill9(a);
     onA.close();
-    await until(() => b.output().includes(`took over the turn of session ${session.id}`), "B to take the turn over", 10_000);
+    await until(
+      () => b.output().includes(`took over the turn of session ${session.id}`),
+      "B to take the turn over",
+      10_000,
+    );
 
     const log = await readLog(onB, session.id, finishedWith("completed"));
     await until(() => of(onBLive, "turn_finished").length > 0, "the viewer on B to see the turn end");
@@ -144,7 +185,10 @@ describe("several instances, one killed with -9", () => {
     expect(of(log, "tool_result")).toHaveLength(1);
     expect(of(log, "turn_finished").map((e) => e.payload.reason)).toEqual(["completed"]);
     expect(await readIfThere(workspaceFile("steps.txt"))).toBe("started\n");
-    expect(foldTranscript(log.events).items.at(-1)).toMatchObject({ kind: "assistant", text: "Continued and finished." });
+    expect(foldTranscript(log.events).items.at(-1)).toMatchObject({
+      kind: "assistant",
+      text: "Continued and finished.",
+    });
     expect(onBLive.events.map((e) => e.seq)).toEqual(log.events.map((e) => e.seq));
     expect((await onB.trpc.session.get.query({ sessionId: session.id })).status).toBe("idle");
     onB.close();
@@ -183,8 +227,15 @@ describe("several instances, one killed with -9", () => {
     await kill9(b);
     onB.close();
     const onC = connect(c, cookie);
-    await until(() => c.output().includes(`took over the turn of session ${session.id}`), "C to take the turn over", 10_000);
-    await until(async () => (await onC.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval", "the question to a person");
+    await until(
+      () => c.output().includes(`took over the turn of session ${session.id}`),
+      "C to take the turn over",
+      10_000,
+    );
+    await until(
+      async () => (await onC.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval",
+      "the question to a person",
+    );
     let log = await readLog(onC, session.id, (l) => of(l, "approval_requested").length > 0);
     expect(of(log, "approval_requested")[0]!.payload.reason).toMatch(/interrupted mid-run/);
     expect(await readIfThere(workspaceFile("log-t.txt"))).toBe("line\n");
@@ -194,7 +245,11 @@ describe("several instances, one killed with -9", () => {
     await onC.trpc.approval.respond.mutate({ approvalId: pendingApprovals[0]!.id, decision: "reject" });
     log = await readLog(onC, session.id, finishedWith("completed"));
     expect(contiguous(log)).toBe(true);
-    expect(of(log, "tool_result")[0]!.payload).toMatchObject({ toolCallId: "call_t", ok: false, errorCode: "INTERRUPTED" });
+    expect(of(log, "tool_result")[0]!.payload).toMatchObject({
+      toolCallId: "call_t",
+      ok: false,
+      errorCode: "INTERRUPTED",
+    });
     expect(await readIfThere(workspaceFile("log-t.txt"))).toBe("line\n");
     onC.close();
   }, 400_000);
@@ -215,13 +270,20 @@ describe("several instances, one killed with -9", () => {
     onC.close();
     await c.terminate();
     running.splice(running.indexOf(c), 1);
-    await until(() => d.output().includes(`took over the turn of session ${session.id}`), "D to take the turn over", 10_000);
+    await until(
+      () => d.output().includes(`took over the turn of session ${session.id}`),
+      "D to take the turn over",
+      10_000,
+    );
     const onD = connect(d, cookie);
     const log = await readLog(onD, session.id, finishedWith("completed"));
     expect(contiguous(log)).toBe(true);
     expect(of(log, "turn_started")).toHaveLength(1);
     expect(of(log, "turn_finished").map((e) => e.payload.reason)).toEqual(["completed"]);
-    expect(foldTranscript(log.events).items.at(-1)).toMatchObject({ kind: "assistant", text: "Still going, elsewhere." });
+    expect(foldTranscript(log.events).items.at(-1)).toMatchObject({
+      kind: "assistant",
+      text: "Still going, elsewhere.",
+    });
     onD.close();
     await kill9(d);
   }, 400_000);
@@ -245,7 +307,12 @@ describe("several instances, one killed with -9", () => {
     const sent = await client.trpc.session.create.mutate({ projectId: other.id });
     await client.trpc.session.send.mutate({ sessionId: resumed.id, text: "Append a line (resume)" });
     await client.trpc.session.send.mutate({ sessionId: sent.id, text: "Append a line (send)" });
-    await until(async () => (await readIfThere(workspaceFile("log-r.txt"))) === "line\n" && (await readIfThere(workspaceFile("log-s.txt", other.id))) === "line\n", "both commands' lines");
+    await until(
+      async () =>
+        (await readIfThere(workspaceFile("log-r.txt"))) === "line\n" &&
+        (await readIfThere(workspaceFile("log-s.txt", other.id))) === "line\n",
+      "both commands' lines",
+    );
 
     await kill9(first);
     client.close();
@@ -254,7 +321,10 @@ describe("several instances, one killed with -9", () => {
     expect((await client.trpc.session.get.query({ sessionId: resumed.id })).status).toBe("interrupted");
 
     await client.trpc.session.resume.mutate({ sessionId: resumed.id });
-    await until(async () => (await client.trpc.session.get.query({ sessionId: resumed.id })).status === "waiting_approval", "the question before a re-run");
+    await until(
+      async () => (await client.trpc.session.get.query({ sessionId: resumed.id })).status === "waiting_approval",
+      "the question before a re-run",
+    );
     const asked = await readLog(client, resumed.id, (l) => of(l, "approval_requested").length > 0);
     expect(of(asked, "approval_requested").at(-1)!.payload.reason).toMatch(/interrupted mid-run/);
     expect(await readIfThere(workspaceFile("log-r.txt"))).toBe("line\n");
@@ -265,7 +335,9 @@ describe("several instances, one killed with -9", () => {
     const cut = of(log, "tool_result").find((e) => e.payload.toolCallId === "call_s")!.payload;
     expect(cut.llm).toMatch(/interrupted mid-run/);
     const request = model.requests.find((r) => JSON.stringify(r.messages.at(-1)).includes("What happened?"))!;
-    expect(JSON.stringify(request.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_s")?.content)).toMatch(/interrupted mid-run/);
+    expect(
+      JSON.stringify(request.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_s")?.content),
+    ).toMatch(/interrupted mid-run/);
     expect(await readIfThere(workspaceFile("log-s.txt", other.id))).toBe("line\n");
     client.close();
   }, 400_000);

@@ -63,13 +63,20 @@ export function createWorkspaceForwarding(options: {
 
   /** The header of the request forwarded one hop further than it came. */
   const sign = (req: http.IncomingMessage, arrival: Arrival) =>
-    forwardingHeader(key, { method: req.method ?? "GET", url: req.url ?? "/" }, req.headers[CLIENT_IP_HEADER] as string, arrival.kind === "forwarded" ? arrival.hops + 1 : 1);
+    forwardingHeader(
+      key,
+      { method: req.method ?? "GET", url: req.url ?? "/" },
+      req.headers[CLIENT_IP_HEADER] as string,
+      arrival.kind === "forwarded" ? arrival.hops + 1 : 1,
+    );
 
   /** Who sent the request: a client, a peer instance (signed), or someone forging the header. */
   function arrival(req: http.IncomingMessage): Arrival {
     const header = req.headers[FORWARDED_HEADER];
     if (header === undefined) return { kind: "direct" };
-    const [at = "", ip = "", hops = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(".");
+    const [at = "", ip = "", hops = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(
+      ".",
+    );
     const expected = Buffer.from(mac(key, at, ip, hops, { method: req.method ?? "GET", url: req.url ?? "/" }));
     const given = Buffer.from(signature);
     const fresh = Math.abs(Date.now() - Number(at)) <= MAX_AGE_MS;
@@ -86,7 +93,11 @@ export function createWorkspaceForwarding(options: {
 
   const unavailable = (res: http.ServerResponse) => {
     if (!res.headersSent) res.writeHead(503, { "content-type": "application/json", "retry-after": "2" });
-    res.end(JSON.stringify({ error: "The instance holding this project's terminals is not answering; try again in a few seconds." }));
+    res.end(
+      JSON.stringify({
+        error: "The instance holding this project's terminals is not answering; try again in a few seconds.",
+      }),
+    );
   };
 
   return {
@@ -97,7 +108,11 @@ export function createWorkspaceForwarding(options: {
      * another instance (true: answered). Otherwise it is served here; a body read to find the
      * project is left on `req.body`, where tRPC's adapter takes it.
      */
-    async forwardTrpc(req: http.IncomingMessage & { body?: string }, res: http.ServerResponse, arrival: Arrival): Promise<boolean> {
+    async forwardTrpc(
+      req: http.IncomingMessage & { body?: string },
+      res: http.ServerResponse,
+      arrival: Arrival,
+    ): Promise<boolean> {
       const url = new URL(req.url ?? "/", "http://local");
       const procedures = decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(",");
       if (!procedures.some((name) => LIVE_PROCEDURES.has(name))) return false;
@@ -111,16 +126,26 @@ export function createWorkspaceForwarding(options: {
       const target = projectId ? await remoteOwner(req, projectId) : null;
       if (!target) return false;
       const buffer = req.method === "POST" ? Readable.from([Buffer.from(req.body ?? "")]) : undefined;
-      proxy.web(req, res, { target, buffer, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => unavailable(res));
+      proxy.web(req, res, { target, buffer, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () =>
+        unavailable(res),
+      );
       return true;
     },
 
     /** A terminal or language socket upgrade for `projectId`: proxied to the holder when it is another instance (true). */
-    async forwardUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, projectId: string, arrival: Arrival): Promise<boolean> {
+    async forwardUpgrade(
+      req: http.IncomingMessage,
+      socket: Duplex,
+      head: Buffer,
+      projectId: string,
+      arrival: Arrival,
+    ): Promise<boolean> {
       const target = await remoteOwner(req, projectId);
       if (!target) return false;
       proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
-        socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n");
+        socket.end(
+          "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n",
+        );
       });
       return true;
     },
@@ -129,13 +154,19 @@ export function createWorkspaceForwarding(options: {
   };
 }
 
-export const forwardingKey = (secret: string) => createHmac("sha256", secret).update("tandem workspace forwarding").digest();
+export const forwardingKey = (secret: string) =>
+  createHmac("sha256", secret).update("tandem workspace forwarding").digest();
 
 const mac = (key: Buffer, at: string, ip: string, hops: string, request: { method: string; url: string }) =>
   createHmac("sha256", key).update(`${at}\n${ip}\n${hops}\n${request.method}\n${request.url}`).digest("base64url");
 
 /** The FORWARDED_HEADER of `request` (its method and URL), from `clientIp`, on its `hops`th forwarding. */
-export function forwardingHeader(key: Buffer, request: { method: string; url: string }, clientIp: string, hops: number): string {
+export function forwardingHeader(
+  key: Buffer,
+  request: { method: string; url: string },
+  clientIp: string,
+  hops: number,
+): string {
   const at = String(Date.now());
   const ip = Buffer.from(clientIp).toString("base64url");
   return `${at}.${ip}.${hops}.${mac(key, at, ip, String(hops), request)}`;

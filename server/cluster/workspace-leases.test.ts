@@ -45,7 +45,8 @@ describe("workspace leases", () => {
     expect(await a.host.owner(projectId)).toEqual({ local: true });
     // A stops renewing (killed): its row stays, lapsed.
     await a.host.release();
-    await h.env.services.db.$executeRaw`INSERT INTO workspace_lease ("projectId", "instanceId", "instanceUrl", "leaseUntil") VALUES (${projectId}, ${a.host.instanceId}, ${a.url}, now() AT TIME ZONE 'UTC' - interval '1 second')`;
+    await h.env.services.db
+      .$executeRaw`INSERT INTO workspace_lease ("projectId", "instanceId", "instanceUrl", "leaseUntil") VALUES (${projectId}, ${a.host.instanceId}, ${a.url}, now() AT TIME ZONE 'UTC' - interval '1 second')`;
     expect(await b.host.owner(projectId)).toEqual({ local: true });
     expect((await workspaceLeaseOf(h.env.services.db, projectId))?.instanceUrl).toBe(b.url);
     const c = instance("http://c.test:3");
@@ -58,7 +59,8 @@ describe("workspace leases", () => {
     const projectId = (await h.caller.project.create({ name: "Taken" })).id;
     const a = instance("http://a.test:1");
     expect(await a.host.owner(projectId)).toEqual({ local: true });
-    await h.env.services.db.$executeRaw`UPDATE workspace_lease SET "instanceId" = 'another', "instanceUrl" = 'http://other.test:4' WHERE "projectId" = ${projectId}`;
+    await h.env.services.db
+      .$executeRaw`UPDATE workspace_lease SET "instanceId" = 'another', "instanceUrl" = 'http://other.test:4' WHERE "projectId" = ${projectId}`;
     await sleep(timing.heartbeatMs * 4);
     expect(a.lost).toEqual([projectId]);
     await a.host.release();

@@ -13,7 +13,8 @@ serveApi({
   label: "workspace runner",
   runner: true,
   configure(config) {
-    if (!config.cluster) throw new ConfigError("A workspace runner serves a cluster: set TANDEM_CLUSTER=1 and DATABASE_URL.");
+    if (!config.cluster)
+      throw new ConfigError("A workspace runner serves a cluster: set TANDEM_CLUSTER=1 and DATABASE_URL.");
     return { ...config, workspaceRunnersUrl: undefined };
   },
 });

@@ -27,7 +27,10 @@ export type Migration = { name: string; sql: string; checksum: string };
 
 export async function readMigrations(dir: string): Promise<Migration[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await fs.readFile(path.join(dir, name, "migration.sql"), "utf8");

@@ -30,25 +30,55 @@ describe("db.sql beside Prisma", () => {
     const db = database.db;
     const session = await createSession(db, { projectId, title: "Times", authorId: "ann", model: "m" });
     const at = new Date("2026-11-27T23:30:00.125Z");
-    await insertEvents(db, [{ sessionId: session.id, seq: 1, type: "user_message", payload: { text: "hi", authorName: "Ann" }, authorId: "ann", createdAt: at }]);
+    await insertEvents(db, [
+      {
+        sessionId: session.id,
+        seq: 1,
+        type: "user_message",
+        payload: { text: "hi", authorName: "Ann" },
+        authorId: "ann",
+        createdAt: at,
+      },
+    ]);
     const throughPrisma = await db.sessionEvent.findFirstOrThrow({ where: { sessionId: session.id, seq: 1 } });
     expect(throughPrisma.createdAt.toISOString()).toBe(at.toISOString());
 
     const written = new Date("2026-06-01T00:15:00.500Z");
-    await db.sessionEvent.create({ data: { sessionId: session.id, seq: 2, type: "status", payload: { status: "idle" }, createdAt: written } });
+    await db.sessionEvent.create({
+      data: { sessionId: session.id, seq: 2, type: "status", payload: { status: "idle" }, createdAt: written },
+    });
     const [, second] = await listEvents(db, session.id);
     expect(second!.createdAt.toISOString()).toBe(written.toISOString());
     // Arrays of times too.
-    const [row] = await db.sql<{ times: Date[] }>`SELECT array_agg("createdAt" ORDER BY seq) AS times FROM session_event WHERE "sessionId" = ${session.id}`;
+    const [row] = await db.sql<{
+      times: Date[];
+    }>`SELECT array_agg("createdAt" ORDER BY seq) AS times FROM session_event WHERE "sessionId" = ${session.id}`;
     expect(row!.times.map((t) => t.toISOString())).toEqual([at.toISOString(), written.toISOString()]);
   });
 
   it("creates a session exactly as Prisma reads it, with the schema's defaults", async () => {
     const db = database.db;
     const before = Date.now();
-    const created = await createSession(db, { projectId, title: "Defaults", authorId: "ann", model: "openai:gpt-5", allowedTools: ["read_file"], maxSteps: 7 });
+    const created = await createSession(db, {
+      projectId,
+      title: "Defaults",
+      authorId: "ann",
+      model: "openai:gpt-5",
+      allowedTools: ["read_file"],
+      maxSteps: 7,
+    });
     expect(await findSession(db, created.id)).toEqual(created);
-    expect(created).toMatchObject({ status: "idle", allowRules: [], inputTokens: 0, outputTokens: 0, costUsd: 0, approvalsBy: "team", allowedTools: ["read_file"], maxSteps: 7, parentId: null });
+    expect(created).toMatchObject({
+      status: "idle",
+      allowRules: [],
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+      approvalsBy: "team",
+      allowedTools: ["read_file"],
+      maxSteps: 7,
+      parentId: null,
+    });
     expect(created.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1);
     expect(created.createdAt.getTime()).toBeLessThanOrEqual(Date.now() + 1);
   });

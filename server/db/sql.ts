@@ -32,7 +32,8 @@ const textArray = typeParser(TEXT_ARRAY) as (text: string) => Array<string | nul
 export const poolTypes = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (oid === TIMESTAMP) return utc;
-    if (oid === TIMESTAMP_ARRAY) return (text: string) => textArray(text).map((value) => (value === null ? null : utc(value)));
+    if (oid === TIMESTAMP_ARRAY)
+      return (text: string) => textArray(text).map((value) => (value === null ? null : utc(value)));
     return typeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
@@ -50,8 +51,10 @@ function statement(strings: TemplateStringsArray, values: unknown[]): pg.QueryCo
 }
 
 export function createSql(pool: pg.Pool): Sql {
-  const sql = async <T>(strings: TemplateStringsArray, ...values: unknown[]) => (await pool.query(statement(strings, values))).rows as T[];
-  sql.run = async (strings: TemplateStringsArray, ...values: unknown[]) => (await pool.query(statement(strings, values))).rowCount ?? 0;
+  const sql = async <T>(strings: TemplateStringsArray, ...values: unknown[]) =>
+    (await pool.query(statement(strings, values))).rows as T[];
+  sql.run = async (strings: TemplateStringsArray, ...values: unknown[]) =>
+    (await pool.query(statement(strings, values))).rowCount ?? 0;
   return sql;
 }
 

@@ -24,21 +24,42 @@ afterAll(async () => {
   await model.close();
 });
 
-const read = (id: string, file: string): ScriptedReply => ({ toolCalls: [{ id, name: "read_file", arguments: { path: file } }] });
-const edit = (id: string, file: string, from: string, to: string, all = false) => ({ id, name: "edit", arguments: { path: file, old_string: from, new_string: to, ...(all ? { replace_all: true } : {}) } });
+const read = (id: string, file: string): ScriptedReply => ({
+  toolCalls: [{ id, name: "read_file", arguments: { path: file } }],
+});
+const edit = (id: string, file: string, from: string, to: string, all = false) => ({
+  id,
+  name: "edit",
+  arguments: { path: file, old_string: from, new_string: to, ...(all ? { replace_all: true } : {}) },
+});
 
 const good: ScriptedReply[] = [
   { match: "`npm test` fails", ...read("g1", "src/math.js") },
   { match: "return a - b", toolCalls: [edit("g2", "src/math.js", "return a - b;", "return a + b;")] },
-  { match: "Rename the function getUsr", toolCalls: ["store", "profile", "admin"].map((f) => ({ id: `r-${f}`, name: "read_file", arguments: { path: `src/${f}.js` } })) },
-  { match: "isKnown", toolCalls: ["store", "profile", "admin"].map((f) => edit(`e-${f}`, `src/${f}.js`, "getUsr", "getUser", true)) },
+  {
+    match: "Rename the function getUsr",
+    toolCalls: ["store", "profile", "admin"].map((f) => ({
+      id: `r-${f}`,
+      name: "read_file",
+      arguments: { path: `src/${f}.js` },
+    })),
+  },
+  {
+    match: "isKnown",
+    toolCalls: ["store", "profile", "admin"].map((f) => edit(`e-${f}`, `src/${f}.js`, "getUsr", "getUser", true)),
+  },
   { text: "Done, and verified." },
   { text: "Done, and verified." },
 ];
 const bad: ScriptedReply[] = [
   // Makes the test pass by changing the test, not the code.
   { match: "`npm test` fails", ...read("b1", "test/math.test.js") },
-  { match: "assert.strictEqual(add(2, 3), 5)", toolCalls: [edit("b2", "test/math.test.js", "assert.strictEqual(add(2, 3), 5)", "assert.strictEqual(add(2, 3), -1)")] },
+  {
+    match: "assert.strictEqual(add(2, 3), 5)",
+    toolCalls: [
+      edit("b2", "test/math.test.js", "assert.strictEqual(add(2, 3), 5)", "assert.strictEqual(add(2, 3), -1)"),
+    ],
+  },
   // Renames the definition only.
   { match: "Rename the function getUsr", ...read("b3", "src/store.js") },
   { match: "users.get(id)", toolCalls: [edit("b4", "src/store.js", "getUsr", "getUser", true)] },

@@ -46,7 +46,10 @@ const CHECK_DIR = ".eval-check";
 export async function runTask(host: EvalHost, task: EvalTask, run: number, model: string): Promise<RunResult> {
   const caller = createCallerFactory(appRouter)({ user: host.user, services: host.services });
   const started = Date.now();
-  const project = await caller.project.create({ name: `eval ${task.name} #${run}`.slice(0, 100), importPath: task.repoDir });
+  const project = await caller.project.create({
+    name: `eval ${task.name} #${run}`.slice(0, 100),
+    importPath: task.repoDir,
+  });
   try {
     // People are not watching an eval: tools run without asking, as in yolo mode; whatever still
     // asks (a question, a guarded command) is answered below.
@@ -57,7 +60,10 @@ export async function runTask(host: EvalHost, task: EvalTask, run: number, model
     let asked = false;
     let finish = "timeout";
     for (;;) {
-      const done = await Promise.race([host.services.agent.idle(session.id).then(() => true), sleep(Math.max(0, deadline - Date.now())).then(() => false)]);
+      const done = await Promise.race([
+        host.services.agent.idle(session.id).then(() => true),
+        sleep(Math.max(0, deadline - Date.now())).then(() => false),
+      ]);
       if (!done) {
         await caller.session.cancel({ sessionId: session.id });
         break;
@@ -70,8 +76,14 @@ export async function runTask(host: EvalHost, task: EvalTask, run: number, model
       for (const approval of pending) {
         if (approval.kind === "question") {
           asked = true;
-          if (task.answer) await caller.approval.respond({ approvalId: approval.id, decision: "approve", answer: task.answer });
-          else await caller.approval.respond({ approvalId: approval.id, decision: "reject", feedback: "I leave that to you." });
+          if (task.answer)
+            await caller.approval.respond({ approvalId: approval.id, decision: "approve", answer: task.answer });
+          else
+            await caller.approval.respond({
+              approvalId: approval.id,
+              decision: "reject",
+              feedback: "I leave that to you.",
+            });
         } else {
           await caller.approval.respond({ approvalId: approval.id, decision: "approve" });
         }
@@ -82,8 +94,22 @@ export async function runTask(host: EvalHost, task: EvalTask, run: number, model
     const workspace = await host.services.files.open(project.id);
     const check = await runCheck(host.sandbox, workspace.root, task);
     const success = check.passed && (!task.mustAsk || asked);
-    const reason = !check.passed ? `check failed: ${check.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}` : task.mustAsk && !asked ? "did not ask" : "passed";
-    return { task: task.name, kind: task.kind, run, success, reason, finish, ...metrics, wallMs: Date.now() - started, asked };
+    const reason = !check.passed
+      ? `check failed: ${check.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`
+      : task.mustAsk && !asked
+        ? "did not ask"
+        : "passed";
+    return {
+      task: task.name,
+      kind: task.kind,
+      run,
+      success,
+      reason,
+      finish,
+      ...metrics,
+      wallMs: Date.now() - started,
+      asked,
+    };
   } finally {
     await host.services.agent.stopProject(project.id).catch(() => {});
   }
@@ -119,19 +145,42 @@ async function runCheck(sandbox: Sandbox, root: string, task: EvalTask): Promise
     await fs.rm(path.join(root, CHECK_DIR), { recursive: true, force: true });
     await fs.cp(task.checkDir, path.join(root, CHECK_DIR), { recursive: true });
   }
-  const launch = await sandbox.launch({ workspaceRoot: root, command: ["bash", "-c", task.check], source: { kind: "discovery", id: "eval-check" }, network: "none", newSession: true, env: { CI: "1" } });
+  const launch = await sandbox.launch({
+    workspaceRoot: root,
+    command: ["bash", "-c", task.check],
+    source: { kind: "discovery", id: "eval-check" },
+    network: "none",
+    newSession: true,
+    env: { CI: "1" },
+  });
   const { command } = launch;
   return new Promise<{ passed: boolean; output: string }>((resolve) => {
-    execFile(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, uid: command.uid, gid: command.gid, encoding: "utf8", timeout: CHECK_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ passed: !error, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      command.file,
+      command.args,
+      {
+        cwd: command.cwd,
+        env: command.env as NodeJS.ProcessEnv,
+        uid: command.uid,
+        gid: command.gid,
+        encoding: "utf8",
+        timeout: CHECK_TIMEOUT_MS,
+        maxBuffer: 4 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        resolve({ passed: !error, output: `${stdout}${stderr}` });
+      },
+    );
   }).finally(() => launch.close());
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every task, `runs` times each, one after another (a workspace and a turn at a time keeps the measures clean). */
-export async function runEval(host: EvalHost, input: { tasks: EvalTask[]; runs: number; model: string; onResult?(result: RunResult): void }): Promise<RunResult[]> {
+export async function runEval(
+  host: EvalHost,
+  input: { tasks: EvalTask[]; runs: number; model: string; onResult?(result: RunResult): void },
+): Promise<RunResult[]> {
   const results: RunResult[] = [];
   for (const task of input.tasks) {
     for (let run = 1; run <= input.runs; run++) {

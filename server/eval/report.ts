@@ -18,12 +18,31 @@ export type Summary = {
   loopGuardStops: number;
 };
 
-export type EvalReport = { model: string; startedAt: string; runsPerTask: number; results: RunResult[]; tasks: Summary[]; overall: Summary };
+export type EvalReport = {
+  model: string;
+  startedAt: string;
+  runsPerTask: number;
+  results: RunResult[];
+  tasks: Summary[];
+  overall: Summary;
+};
 
 export function buildReport(model: string, startedAt: Date, runsPerTask: number, results: RunResult[]): EvalReport {
   const names = [...new Set(results.map((r) => r.task))];
-  const tasks = names.map((name) => summarise(name, results.filter((r) => r.task === name)));
-  return { model, startedAt: startedAt.toISOString(), runsPerTask, results, tasks, overall: summarise("overall", results) };
+  const tasks = names.map((name) =>
+    summarise(
+      name,
+      results.filter((r) => r.task === name),
+    ),
+  );
+  return {
+    model,
+    startedAt: startedAt.toISOString(),
+    runsPerTask,
+    results,
+    tasks,
+    overall: summarise("overall", results),
+  };
 }
 
 /** Means per run, except the error and loop-guard counts, which are totals. */
@@ -48,10 +67,13 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 const num = (x: number, digits = 1) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
 
 export function markdownReport(report: EvalReport): string {
-  const head = "| task | success | steps | input tokens | output tokens | cost (USD) | wall (s) | tool errors | loop-guard stops |\n|---|---|---|---|---|---|---|---|---|";
+  const head =
+    "| task | success | steps | input tokens | output tokens | cost (USD) | wall (s) | tool errors | loop-guard stops |\n|---|---|---|---|---|---|---|---|---|";
   const row = (s: Summary) =>
     `| ${s.task} | ${pct(s.successRate)} | ${num(s.steps)} | ${Math.round(s.inputTokens)} | ${Math.round(s.outputTokens)} | ${s.costUsd.toFixed(4)} | ${num(s.wallSeconds)} | ${s.toolErrors} | ${s.loopGuardStops} |`;
-  const failures = report.results.filter((r) => !r.success).map((r) => `- ${r.task} #${r.run}: ${r.reason} (turn ended: ${r.finish})`);
+  const failures = report.results
+    .filter((r) => !r.success)
+    .map((r) => `- ${r.task} #${r.run}: ${r.reason} (turn ended: ${r.finish})`);
   return [
     `# Eval: ${report.model}`,
     `${report.startedAt}, ${report.runsPerTask} run(s) per task. Means per run; errors and loop-guard stops are totals.`,
@@ -76,9 +98,17 @@ const summarySchema = z.object({
   toolErrors: z.number(),
   loopGuardStops: z.number(),
 });
-const reportSchema = z.object({ model: z.string(), startedAt: z.string(), tasks: z.array(summarySchema), overall: summarySchema });
+const reportSchema = z.object({
+  model: z.string(),
+  startedAt: z.string(),
+  tasks: z.array(summarySchema),
+  overall: summarySchema,
+});
 
-export function parseReport(text: string, label: string): Pick<EvalReport, "model" | "startedAt" | "tasks" | "overall"> {
+export function parseReport(
+  text: string,
+  label: string,
+): Pick<EvalReport, "model" | "startedAt" | "tasks" | "overall"> {
   const parsed = reportSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new Error(`${label} is not an eval report: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
@@ -86,7 +116,8 @@ export function parseReport(text: string, label: string): Pick<EvalReport, "mode
 
 /** Two reports side by side: A, B and the change, per task and overall. */
 export function compareReports(a: Pick<EvalReport, "model" | "startedAt" | "tasks" | "overall">, b: typeof a): string {
-  const delta = (x: number, y: number, fmt: (v: number) => string) => `${fmt(x)} → ${fmt(y)} (${y - x >= 0 ? "+" : ""}${fmt(y - x)})`;
+  const delta = (x: number, y: number, fmt: (v: number) => string) =>
+    `${fmt(x)} → ${fmt(y)} (${y - x >= 0 ? "+" : ""}${fmt(y - x)})`;
   const names = [...new Set([...a.tasks.map((t) => t.task), ...b.tasks.map((t) => t.task)])];
   const row = (name: string, x: Summary | undefined, y: Summary | undefined) =>
     !x || !y
@@ -98,7 +129,13 @@ export function compareReports(a: Pick<EvalReport, "model" | "startedAt" | "task
     "",
     "| task | success A → B | steps | tokens | cost (USD) |",
     "|---|---|---|---|---|",
-    ...names.map((n) => row(n, a.tasks.find((t) => t.task === n), b.tasks.find((t) => t.task === n))),
+    ...names.map((n) =>
+      row(
+        n,
+        a.tasks.find((t) => t.task === n),
+        b.tasks.find((t) => t.task === n),
+      ),
+    ),
     row("**overall**", a.overall, b.overall),
     "",
   ].join("\n");

@@ -20,7 +20,12 @@ export const taskFileSchema = z.object({
   timeoutSeconds: z.number().int().min(10).max(3600).default(600),
 });
 
-export type EvalTask = z.infer<typeof taskFileSchema> & { name: string; dir: string; repoDir: string; checkDir: string | null };
+export type EvalTask = z.infer<typeof taskFileSchema> & {
+  name: string;
+  dir: string;
+  repoDir: string;
+  checkDir: string | null;
+};
 
 export async function loadTasks(dir: string): Promise<EvalTask[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => {
@@ -37,11 +42,21 @@ export async function loadTasks(dir: string): Promise<EvalTask[]> {
       throw new Error(`${file}: ${(error as Error).message}`);
     }
     const parsed = taskFileSchema.safeParse(raw);
-    if (!parsed.success) throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "task"}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new Error(
+        `${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "task"}: ${i.message}`).join("; ")}`,
+      );
     const repoDir = path.join(taskDir, "repo");
-    if (!(await isDir(repoDir))) throw new Error(`${taskDir}: a task needs a repo/ folder (the repository the agent starts from).`);
+    if (!(await isDir(repoDir)))
+      throw new Error(`${taskDir}: a task needs a repo/ folder (the repository the agent starts from).`);
     const checkDir = path.join(taskDir, "check");
-    tasks.push({ ...parsed.data, name: entry.name, dir: taskDir, repoDir, checkDir: (await isDir(checkDir)) ? checkDir : null });
+    tasks.push({
+      ...parsed.data,
+      name: entry.name,
+      dir: taskDir,
+      repoDir,
+      checkDir: (await isDir(checkDir)) ? checkDir : null,
+    });
   }
   if (!tasks.length) throw new Error(`No tasks in ${dir}: each task is a folder with task.json and repo/.`);
   return tasks;

@@ -45,7 +45,13 @@ export async function openCredentialSocket(remote: URL, secret: GitSecret) {
     });
     socket.on("error", () => undefined);
     socket.on("end", () => {
-      const fields = Object.fromEntries(request.split("\n").flatMap((line) => (line.includes("=") ? [[line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]] : [])));
+      const fields = Object.fromEntries(
+        request
+          .split("\n")
+          .flatMap((line) =>
+            line.includes("=") ? [[line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]] : [],
+          ),
+      );
       const matches = fields.protocol === remote.protocol.replace(/:$/, "") && fields.host === remote.host;
       if (!answered && matches) {
         answered = true;

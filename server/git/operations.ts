@@ -2,7 +2,13 @@ import { EventEmitter } from "node:events";
 import type { GitOperationEvent } from "@/lib/git-schemas";
 import { GitError } from "./errors";
 
-type Operation = { userId: string; controller: AbortController; events: EventEmitter; last: GitOperationEvent | null; finished: boolean };
+type Operation = {
+  userId: string;
+  controller: AbortController;
+  events: EventEmitter;
+  last: GitOperationEvent | null;
+  finished: boolean;
+};
 
 const KEEP_FINISHED_MS = 60_000;
 
@@ -36,7 +42,14 @@ export function createGitOperations() {
 
   return {
     /** Runs `task` as operation `id`, reporting its progress and how it ended. */
-    async run<T>(id: string, userId: string, task: (signal: AbortSignal, progress: (event: Extract<GitOperationEvent, { kind: "progress" }>) => void) => Promise<T>): Promise<T> {
+    async run<T>(
+      id: string,
+      userId: string,
+      task: (
+        signal: AbortSignal,
+        progress: (event: Extract<GitOperationEvent, { kind: "progress" }>) => void,
+      ) => Promise<T>,
+    ): Promise<T> {
       const op = claim(id, userId);
       if (op.finished || op.last) throw new GitError("BAD_INPUT", "This operation id was already used.");
       try {

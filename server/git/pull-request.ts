@@ -27,9 +27,13 @@ export function forgeOf(url: URL, configured: Forges): Forge | null {
   // A host configured without a port stands for that host on any port.
   const found = configured[url.host] ?? configured[url.hostname] ?? KNOWN[url.host];
   if (found) return found;
-  const guess = (["github", "gitlab", "bitbucket", "gitea", "forgejo"] as const).find((name) => url.hostname.includes(name));
+  const guess = (["github", "gitlab", "bitbucket", "gitea", "forgejo"] as const).find((name) =>
+    url.hostname.includes(name),
+  );
   if (!guess) return null;
-  return guess === "github" ? { kind: "github", api: `${url.origin}/api/v3` } : { kind: guess === "forgejo" ? "gitea" : guess };
+  return guess === "github"
+    ? { kind: "github", api: `${url.origin}/api/v3` }
+    : { kind: guess === "forgejo" ? "gitea" : guess };
 }
 
 /** owner/repo of a remote URL such as https://host/owner/repo.git. */
@@ -62,23 +66,47 @@ export function pullRequestLink(remote: string, branch: string, forges: Forges):
 const created = z.object({ html_url: z.url({ protocol: /^https?$/ }), number: z.number().int() });
 
 /** Opens a pull request through GitHub's REST API (POST /repos/{owner}/{repo}/pulls) with the person's token. */
-export async function openGitHubPullRequest(input: { remote: string; forges: Forges; token: string; head: string; base: string; title: string; body: string }): Promise<{ url: string; number: number }> {
+export async function openGitHubPullRequest(input: {
+  remote: string;
+  forges: Forges;
+  token: string;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+}): Promise<{ url: string; number: number }> {
   const url = new URL(input.remote);
   const forge = forgeOf(url, input.forges);
   const repo = repoPath(url);
-  if (forge?.kind !== "github" || !forge.api || !repo) throw new GitError("BAD_INPUT", `Tandem opens pull requests through the API only on GitHub hosts; use the link for ${url.host}.`);
+  if (forge?.kind !== "github" || !forge.api || !repo)
+    throw new GitError(
+      "BAD_INPUT",
+      `Tandem opens pull requests through the API only on GitHub hosts; use the link for ${url.host}.`,
+    );
   const response = await fetch(`${forge.api.replace(/\/$/, "")}/repos/${repo}/pulls`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${input.token}`, Accept: "application/vnd.github+json", "Content-Type": "application/json", "User-Agent": "Tandem" },
+    headers: {
+      Authorization: `Bearer ${input.token}`,
+      Accept: "application/vnd.github+json",
+      "Content-Type": "application/json",
+      "User-Agent": "Tandem",
+    },
     body: JSON.stringify({ title: input.title, head: input.head, base: input.base, body: input.body }),
     signal: AbortSignal.timeout(20_000),
   }).catch((error: unknown) => {
     throw new GitError("HOST_NOT_ALLOWED", `Could not reach ${forge.api}: ${(error as Error).message}`);
   });
   const json: unknown = await response.json().catch(() => null);
-  if (response.status === 401 || response.status === 403) throw new GitError("AUTH_FAILED", "GitHub refused the token: it needs the right to open pull requests on this repository.");
+  if (response.status === 401 || response.status === 403)
+    throw new GitError(
+      "AUTH_FAILED",
+      "GitHub refused the token: it needs the right to open pull requests on this repository.",
+    );
   if (!response.ok) {
-    const message = typeof json === "object" && json && "message" in json ? String((json as { message: unknown }).message) : `HTTP ${response.status}`;
+    const message =
+      typeof json === "object" && json && "message" in json
+        ? String((json as { message: unknown }).message)
+        : `HTTP ${response.status}`;
     throw new GitError("FAILED", `GitHub did not open the pull request: ${message}`);
   }
   const parsed = created.safeParse(json);

@@ -49,7 +49,13 @@ describe("git over ssh against a real ssh git server", () => {
   it("clones with an ed25519 key served by the operation's agent, and records the host key on first use", async () => {
     const root = await workspace();
     const hostKeys = hostKeyStore();
-    await cloneRepository(sandbox, { projectId: "p1", root, remote: remote(), secret: { sshKey: { privateKey: alice.privateKey }, username: "git" }, hostKeys });
+    await cloneRepository(sandbox, {
+      projectId: "p1",
+      root,
+      remote: remote(),
+      secret: { sshKey: { privateKey: alice.privateKey }, username: "git" },
+      hostKeys,
+    });
     expect(await readFile(path.join(root, "src/index.ts"), "utf8")).toBe("export const x = 1;\n");
     expect(server.logins.at(-1)).toMatchObject({ user: "git", accepted: true });
     expect(hostKeys.keys).toEqual([{ host: `[127.0.0.1]:${server.port}`, ...server.hostKey }]);
@@ -61,27 +67,60 @@ describe("git over ssh against a real ssh git server", () => {
 
   it("clones with a passphrase-protected rsa key", async () => {
     const root = await workspace();
-    await cloneRepository(sandbox, { projectId: "p1", root, remote: remote(), secret: { sshKey: { privateKey: bob.privateKey, passphrase: "bob's passphrase" }, username: "git" }, hostKeys: hostKeyStore() });
+    await cloneRepository(sandbox, {
+      projectId: "p1",
+      root,
+      remote: remote(),
+      secret: { sshKey: { privateKey: bob.privateKey, passphrase: "bob's passphrase" }, username: "git" },
+      hostKeys: hostKeyStore(),
+    });
     expect(await readFile(path.join(root, "README.md"), "utf8")).toBe("# app\n");
   });
 
   it("says authentication failed for a key the server does not know", async () => {
-    const clone = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: remote(), secret: { sshKey: { privateKey: stranger.privateKey }, username: "git" }, hostKeys: hostKeyStore() });
-    await expect(clone).rejects.toMatchObject({ code: "AUTH_FAILED", message: expect.stringMatching(/^Authentication failed/) });
+    const clone = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: remote(),
+      secret: { sshKey: { privateKey: stranger.privateKey }, username: "git" },
+      hostKeys: hostKeyStore(),
+    });
+    await expect(clone).rejects.toMatchObject({
+      code: "AUTH_FAILED",
+      message: expect.stringMatching(/^Authentication failed/),
+    });
   });
 
   it("says the repository was not found", async () => {
     const missing = new URL(`ssh://git@127.0.0.1:${server.port}/missing.git`);
-    const clone = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: missing, secret: { sshKey: { privateKey: alice.privateKey }, username: "git" }, hostKeys: hostKeyStore() });
-    await expect(clone).rejects.toMatchObject({ code: "NOT_FOUND", message: expect.stringMatching(/^Repository not found/) });
+    const clone = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: missing,
+      secret: { sshKey: { privateKey: alice.privateKey }, username: "git" },
+      hostKeys: hostKeyStore(),
+    });
+    await expect(clone).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: expect.stringMatching(/^Repository not found/),
+    });
   });
 
   it("refuses a host whose key changed since the project first connected, before offering the key", async () => {
     const host = `[127.0.0.1]:${server.port}`;
     const impostor = generateSshKey("ed25519").publicKey.trim().split(/\s+/);
     const before = server.logins.length;
-    const clone = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: remote(), secret: { sshKey: { privateKey: alice.privateKey }, username: "git" }, hostKeys: hostKeyStore([{ host, keyType: impostor[0]!, key: impostor[1]! }]) });
-    await expect(clone).rejects.toMatchObject({ code: "HOST_KEY_CHANGED", message: expect.stringMatching(/ssh host key is not the one this project accepted/) });
+    const clone = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: remote(),
+      secret: { sshKey: { privateKey: alice.privateKey }, username: "git" },
+      hostKeys: hostKeyStore([{ host, keyType: impostor[0]!, key: impostor[1]! }]),
+    });
+    await expect(clone).rejects.toMatchObject({
+      code: "HOST_KEY_CHANGED",
+      message: expect.stringMatching(/ssh host key is not the one this project accepted/),
+    });
     expect(server.logins.length).toBe(before);
   });
 
@@ -100,7 +139,9 @@ describe("git over ssh against a real ssh git server", () => {
     await repo.stage(["README.md"]);
     await repo.commit({ message: "Say more", author: { name: "Alice Example", email: "alice@example.com" } });
     await pushBranch(sandbox, { projectId: "p1", root, remote: remote(), secret, hostKeys, branch: "feature" });
-    expect(server.git("app", ["log", "-1", "--format=%an <%ae> %s", "feature"]).trim()).toBe("Alice Example <alice@example.com> Say more");
+    expect(server.git("app", ["log", "-1", "--format=%an <%ae> %s", "feature"]).trim()).toBe(
+      "Alice Example <alice@example.com> Say more",
+    );
     expect(await readdir(root)).not.toContain("pwned");
   });
 
@@ -110,7 +151,12 @@ describe("git over ssh against a real ssh git server", () => {
     execFileSync("git", ["init", "-q"], { cwd: root });
     execFileSync("git", ["remote", "add", "origin", "git@github.com:owner/repo.git"], { cwd: root });
     const url = requireRemoteUrl((await gitRepository(sandbox, root).originUrl())!, "origin");
-    expect([url.protocol, url.username, url.host, url.pathname]).toEqual(["ssh:", "git", "github.com", "/owner/repo.git"]);
+    expect([url.protocol, url.username, url.host, url.pathname]).toEqual([
+      "ssh:",
+      "git",
+      "github.com",
+      "/owner/repo.git",
+    ]);
   });
 });
 
@@ -141,7 +187,16 @@ describeSandboxed("git over ssh through the egress proxy", () => {
   });
 
   it("says a host the policy does not allow is not allowed", async () => {
-    const clone = cloneRepository(through(["example.org"]), { projectId: "p1", root: await workspace(), remote: remote(), secret: { sshKey: { privateKey: alice.privateKey }, username: "git" }, hostKeys: hostKeyStore() });
-    await expect(clone).rejects.toMatchObject({ code: "HOST_NOT_ALLOWED", message: expect.stringMatching(/git\.test is not allowed by the project's network policy/) });
+    const clone = cloneRepository(through(["example.org"]), {
+      projectId: "p1",
+      root: await workspace(),
+      remote: remote(),
+      secret: { sshKey: { privateKey: alice.privateKey }, username: "git" },
+      hostKeys: hostKeyStore(),
+    });
+    await expect(clone).rejects.toMatchObject({
+      code: "HOST_NOT_ALLOWED",
+      message: expect.stringMatching(/git\.test is not allowed by the project's network policy/),
+    });
   });
 });

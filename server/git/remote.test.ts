@@ -34,7 +34,13 @@ describe("git against a real smart-HTTP server, in the sandbox", () => {
   it("clones with a token handed over the one-shot credential socket, with progress", async () => {
     const root = await workspace();
     const phases: string[] = [];
-    await cloneRepository(sandbox, { projectId: "p1", root, remote: new URL(`${server.url}/app.git`), secret: { username: "alice", password: "token-alice" }, onProgress: (p) => phases.push(p.phase) });
+    await cloneRepository(sandbox, {
+      projectId: "p1",
+      root,
+      remote: new URL(`${server.url}/app.git`),
+      secret: { username: "alice", password: "token-alice" },
+      onProgress: (p) => phases.push(p.phase),
+    });
     expect(await readFile(path.join(root, "src/index.ts"), "utf8")).toBe("export const x = 1;\n");
     expect(phases.length).toBeGreaterThan(0);
     expect(server.requests.some((r) => r.user === "alice")).toBe(true);
@@ -45,15 +51,36 @@ describe("git against a real smart-HTTP server, in the sandbox", () => {
   });
 
   it("says authentication failed for a wrong token, and when no token is given", async () => {
-    const wrong = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: new URL(`${server.url}/app.git`), secret: { username: "alice", password: "nope" } });
-    await expect(wrong).rejects.toMatchObject({ code: "AUTH_FAILED", message: expect.stringMatching(/Authentication failed/) });
-    const none = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: new URL(`${server.url}/app.git`), secret: null });
+    const wrong = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: new URL(`${server.url}/app.git`),
+      secret: { username: "alice", password: "nope" },
+    });
+    await expect(wrong).rejects.toMatchObject({
+      code: "AUTH_FAILED",
+      message: expect.stringMatching(/Authentication failed/),
+    });
+    const none = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: new URL(`${server.url}/app.git`),
+      secret: null,
+    });
     await expect(none).rejects.toMatchObject({ code: "AUTH_FAILED" });
   });
 
   it("says the repository was not found", async () => {
-    const missing = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: new URL(`${server.url}/missing.git`), secret: { username: "alice", password: "token-alice" } });
-    await expect(missing).rejects.toMatchObject({ code: "NOT_FOUND", message: expect.stringMatching(/Repository not found/) });
+    const missing = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: new URL(`${server.url}/missing.git`),
+      secret: { username: "alice", password: "token-alice" },
+    });
+    await expect(missing).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: expect.stringMatching(/Repository not found/),
+    });
   });
 
   it("gives the secret only to a request for the remote's own host", async () => {
@@ -61,7 +88,13 @@ describe("git against a real smart-HTTP server, in the sandbox", () => {
     // repository's config would make it): the socket answers nothing, and the server sees no login.
     const before = server.requests.filter((r) => r.user === "alice").length;
     const elsewhere = `${server.url}/app.git`.replace("127.0.0.1", "localhost");
-    const clone = cloneRepository(sandbox, { projectId: "p1", root: await workspace(), remote: new URL(`${server.url}/app.git`), url: elsewhere, secret: { username: "alice", password: "token-alice" } });
+    const clone = cloneRepository(sandbox, {
+      projectId: "p1",
+      root: await workspace(),
+      remote: new URL(`${server.url}/app.git`),
+      url: elsewhere,
+      secret: { username: "alice", password: "token-alice" },
+    });
     await expect(clone).rejects.toMatchObject({ code: "AUTH_FAILED" });
     expect(server.requests.filter((r) => r.user === "alice").length).toBe(before);
   });
@@ -75,8 +108,16 @@ describe("git against a real smart-HTTP server, in the sandbox", () => {
     await import("node:fs/promises").then((fs) => fs.writeFile(path.join(root, "README.md"), "# app\nmore\n"));
     await repo.stage(["README.md"]);
     await repo.commit({ message: "Say more", author: { name: "Alice Example", email: "alice@example.com" } });
-    await pushBranch(sandbox, { projectId: "p1", root, remote: new URL(`${server.url}/app.git`), secret, branch: "feature" });
-    expect(server.git("app", ["log", "-1", "--format=%an <%ae> %s", "feature"]).trim()).toBe("Alice Example <alice@example.com> Say more");
+    await pushBranch(sandbox, {
+      projectId: "p1",
+      root,
+      remote: new URL(`${server.url}/app.git`),
+      secret,
+      branch: "feature",
+    });
+    expect(server.git("app", ["log", "-1", "--format=%an <%ae> %s", "feature"]).trim()).toBe(
+      "Alice Example <alice@example.com> Say more",
+    );
     expect((await repo.status()).upstream).toBe("origin/feature");
   });
 });
@@ -93,19 +134,43 @@ describe("clone and fetch detached from the repository's config", () => {
       const root = await workspace();
       await cloneRepository(sandbox, { projectId: "p1", root, remote, secret, ...extra });
       const repo = gitRepository(sandbox, root);
-      return { repo, status: await repo.status(), text: await readFile(path.join(root, "a.txt"), "utf8").catch(() => null), branches: (await repo.branches()).map((b) => b.name).sort() };
+      return {
+        repo,
+        status: await repo.status(),
+        text: await readFile(path.join(root, "a.txt"), "utf8").catch(() => null),
+        branches: (await repo.branches()).map((b) => b.name).sort(),
+      };
     };
-    expect(await cloned({})).toMatchObject({ status: { branch: "main", upstream: "origin/main" }, text: "2\n", branches: ["main", "origin/main", "origin/topic"] });
-    expect(await cloned({ branch: "topic" })).toMatchObject({ status: { branch: "topic", upstream: "origin/topic" }, text: "1\n" });
+    expect(await cloned({})).toMatchObject({
+      status: { branch: "main", upstream: "origin/main" },
+      text: "2\n",
+      branches: ["main", "origin/main", "origin/topic"],
+    });
+    expect(await cloned({ branch: "topic" })).toMatchObject({
+      status: { branch: "topic", upstream: "origin/topic" },
+      text: "1\n",
+    });
     expect(await cloned({ branch: "v1" })).toMatchObject({ status: { branch: null }, text: "1\n" });
     const shallow = await cloned({ depth: 1 });
-    expect(shallow).toMatchObject({ status: { branch: "main", upstream: "origin/main" }, text: "2\n", branches: ["main", "origin/main"] });
+    expect(shallow).toMatchObject({
+      status: { branch: "main", upstream: "origin/main" },
+      text: "2\n",
+      branches: ["main", "origin/main"],
+    });
     expect((await shallow.repo.log(10)).map((c) => c.subject)).toEqual(["Second"]);
-    await expect(cloned({ branch: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND", message: "The remote has no branch or tag 'nope'." });
+    await expect(cloned({ branch: "nope" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "The remote has no branch or tag 'nope'.",
+    });
     const { execFileSync } = await import("node:child_process");
     execFileSync("git", ["init", "-q", "--bare", path.join(server.root, "empty.git")]);
     const empty = await workspace();
-    await cloneRepository(sandbox, { projectId: "p1", root: empty, remote: new URL(`${server.url}/empty.git`), secret });
+    await cloneRepository(sandbox, {
+      projectId: "p1",
+      root: empty,
+      remote: new URL(`${server.url}/empty.git`),
+      secret,
+    });
     expect(await gitRepository(sandbox, empty).isRepository()).toBe(true);
   });
 
@@ -115,7 +180,11 @@ describe("clone and fetch detached from the repository's config", () => {
     server.makePublic("open");
     const root = await workspace();
     const { execFileSync } = await import("node:child_process");
-    const plainGit = (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    const plainGit = (...args: string[]) =>
+      execFileSync("git", args, {
+        cwd: root,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+      });
     plainGit("init", "-q");
     const steal = `printf 'protocol=http\\nhost=${new URL(server.url).host}\\n\\n' | git credential fill >> "${root}/stolen" 2>&1; cat`;
     plainGit("config", "filter.evil.smudge", steal);
@@ -123,7 +192,12 @@ describe("clone and fetch detached from the repository's config", () => {
     plainGit("config", "protocol.ext.allow", "always");
     plainGit("config", `url.ext::sh -c touch% ${root}/ext-ran.insteadOf`, `${server.url}/open.git`);
     await writeFile(path.join(root, ".git/info/attributes"), "* filter=evil\n");
-    await cloneRepository(sandbox, { projectId: "p1", root, remote: new URL(`${server.url}/open.git`), secret: { username: "alice", password: "token-alice" } });
+    await cloneRepository(sandbox, {
+      projectId: "p1",
+      root,
+      remote: new URL(`${server.url}/open.git`),
+      secret: { username: "alice", password: "token-alice" },
+    });
     expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("public\n");
     expect(await readFile(path.join(root, "stolen"), "utf8")).not.toContain("token-alice");
     expect(await readdir(root)).not.toContain("ext-ran");
@@ -142,7 +216,12 @@ describe("clone and fetch detached from the repository's config", () => {
     const repo = gitRepository(sandbox, root);
     const git = async (args: string[]) => text(await runGit(sandbox, args, { root })).trim();
     expect(await git(["rev-parse", "origin/main"])).toBe(server.git("moving", ["rev-parse", "main"]).trim());
-    expect((await repo.branches()).filter((b) => b.remote).map((b) => b.name).sort()).toEqual(["origin/main", "origin/topic"]);
+    expect(
+      (await repo.branches())
+        .filter((b) => b.remote)
+        .map((b) => b.name)
+        .sort(),
+    ).toEqual(["origin/main", "origin/topic"]);
     expect(await git(["rev-parse", "v1^{commit}"])).toBe(server.git("moving", ["rev-parse", "main"]).trim());
     server.git("moving", ["branch", "-D", "topic"]);
     await fetchRemote(sandbox, { projectId: "p1", root, remote, secret });
@@ -163,9 +242,22 @@ describeSandboxed("git through the egress proxy", () => {
 
   it("clones from an allowed host, and says a denied host is not allowed by the policy", async () => {
     const root = await workspace();
-    await cloneRepository(through(["git.test"]), { projectId: "p1", root, remote: remote(), secret: { username: "alice", password: "token-alice" } });
+    await cloneRepository(through(["git.test"]), {
+      projectId: "p1",
+      root,
+      remote: remote(),
+      secret: { username: "alice", password: "token-alice" },
+    });
     expect(await readFile(path.join(root, "src/index.ts"), "utf8")).toBe("export const x = 1;\n");
-    const denied = cloneRepository(through(["example.org"]), { projectId: "p1", root: await workspace(), remote: remote(), secret: null });
-    await expect(denied).rejects.toMatchObject({ code: "HOST_NOT_ALLOWED", message: expect.stringMatching(/git\.test is not allowed by the project's network policy/) });
+    const denied = cloneRepository(through(["example.org"]), {
+      projectId: "p1",
+      root: await workspace(),
+      remote: remote(),
+      secret: null,
+    });
+    await expect(denied).rejects.toMatchObject({
+      code: "HOST_NOT_ALLOWED",
+      message: expect.stringMatching(/git\.test is not allowed by the project's network policy/),
+    });
   });
 });

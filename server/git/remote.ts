@@ -60,7 +60,8 @@ if [ -f "$d/shallow" ]; then cp "$d/shallow" "$shallow"; fi
 git for-each-ref --format='%(objectname) %(refname)' refs/remotes/origin/ refs/tags/
 `;
 
-const allowedProtocols = (remote: URL) => (isSshRemote(remote) ? "ssh" : remote.protocol === "http:" ? "http:https" : "https");
+const allowedProtocols = (remote: URL) =>
+  isSshRemote(remote) ? "ssh" : remote.protocol === "http:" ? "http:https" : "https";
 
 /**
  * The one place a git command reaches the network. The secret, if any, travels only through a
@@ -68,9 +69,23 @@ const allowedProtocols = (remote: URL) => (isSshRemote(remote) ? "ssh" : remote.
  * runs detached from the workspace's repository (DETACHED), so nothing a repository's writers
  * configured applies while git holds the secret.
  */
-async function runRemoteGit(sandbox: GitSandbox, args: string[], op: RemoteOperation, store: RepositoryStore): Promise<GitResult> {
+async function runRemoteGit(
+  sandbox: GitSandbox,
+  args: string[],
+  op: RemoteOperation,
+  store: RepositoryStore,
+): Promise<GitResult> {
   const run = {
-    wrap: ["/bin/sh", "-c", DETACHED, "tandem-detached", allowedProtocols(op.remote), store.format, store.objects, store.shallow],
+    wrap: [
+      "/bin/sh",
+      "-c",
+      DETACHED,
+      "tandem-detached",
+      allowedProtocols(op.remote),
+      store.format,
+      store.objects,
+      store.shallow,
+    ],
     input: store.refs.map((r, i) => `${r.oid} refs/have/${i}\n`).join(""),
   };
   if (isSshRemote(op.remote)) return runSshGit(sandbox, args, op, run);
@@ -78,13 +93,21 @@ async function runRemoteGit(sandbox: GitSandbox, args: string[], op: RemoteOpera
   const socket = secret ? await openCredentialSocket(op.remote, secret) : null;
   try {
     const mountedAt = sandbox.mode === "bwrap" ? HELPER_MOUNT : socket?.dir;
-    const config = socket ? [`credential.helper=${socket.helperCommand(mountedAt!)}`, "credential.useHttpPath=false"] : [];
+    const config = socket
+      ? [`credential.helper=${socket.helperCommand(mountedAt!)}`, "credential.useHttpPath=false"]
+      : [];
     return await runGit(sandbox, args, {
       root: op.root,
       signal: op.signal,
       input: run.input,
       onStderr: op.onProgress ? progressReader(op.onProgress) : undefined,
-      network: { projectId: op.projectId, host: op.remote.hostname, config, wrap: run.wrap, binds: socket && sandbox.mode === "bwrap" ? [{ source: socket.dir, target: HELPER_MOUNT }] : [] },
+      network: {
+        projectId: op.projectId,
+        host: op.remote.hostname,
+        config,
+        wrap: run.wrap,
+        binds: socket && sandbox.mode === "bwrap" ? [{ source: socket.dir, target: HELPER_MOUNT }] : [],
+      },
     });
   } finally {
     await socket?.close();
@@ -97,16 +120,31 @@ async function runRemoteGit(sandbox: GitSandbox, args: string[], op: RemoteOpera
  * ssh talks to the key's agent and reaches the host only through the egress proxy; a host seen
  * for the first time has its key recorded for the project, and a changed key is refused.
  */
-async function runSshGit(sandbox: GitSandbox, args: string[], op: RemoteOperation, run: { wrap: string[]; input: string }): Promise<GitResult> {
+async function runSshGit(
+  sandbox: GitSandbox,
+  args: string[],
+  op: RemoteOperation,
+  run: { wrap: string[]; input: string },
+): Promise<GitResult> {
   const host = knownHostName(op.remote.hostname, Number(op.remote.port || 22));
-  if (!op.secret || !("sshKey" in op.secret)) throw new GitError("AUTH_FAILED", `Authentication failed: ${op.remote.hostname} is an ssh remote; store an ssh key for it in your git credentials.`);
+  if (!op.secret || !("sshKey" in op.secret))
+    throw new GitError(
+      "AUTH_FAILED",
+      `Authentication failed: ${op.remote.hostname} is an ssh remote; store an ssh key for it in your git credentials.`,
+    );
   if (sandbox.mode === "bwrap" && (await sandbox.network(op.projectId)).policy === "off") {
-    throw new GitError("HOST_NOT_ALLOWED", `${op.remote.hostname} is not allowed by the project's network policy (network is off): a project admin can change it in Project settings → Network.`);
+    throw new GitError(
+      "HOST_NOT_ALLOWED",
+      `${op.remote.hostname} is not allowed by the project's network policy (network is off): a project admin can change it in Project settings → Network.`,
+    );
   }
   const session = await openSshSession(op.secret.sshKey, (await op.hostKeys?.known(host)) ?? []);
   try {
     const inSandbox = sandbox.mode === "bwrap";
-    const sshCommand = session.command(inSandbox ? SSH_MOUNT : session.dir, { throughProxy: inSandbox, user: op.remote.username ? undefined : op.secret.username });
+    const sshCommand = session.command(inSandbox ? SSH_MOUNT : session.dir, {
+      throughProxy: inSandbox,
+      user: op.remote.username ? undefined : op.secret.username,
+    });
     return await runGit(sandbox, args, {
       root: op.root,
       signal: op.signal,
@@ -129,8 +167,15 @@ async function runSshGit(sandbox: GitSandbox, args: string[], op: RemoteOperatio
 
 /** What a detached network step needs of the workspace's repository, read by a local git (no secret, no network). */
 async function repositoryStore(sandbox: GitSandbox, root: string, withRefs: boolean): Promise<RepositoryStore> {
-  const [format, objects, shallow] = text(await runGit(sandbox, ["rev-parse", "--show-object-format", "--path-format=absolute", "--git-path", "objects", "--git-path", "shallow"], { root })).split("\n");
-  if (!/^sha(1|256)$/.test(format ?? "") || !objects?.startsWith("/") || !shallow?.startsWith("/")) throw new GitError("NOT_A_REPOSITORY", "This project is not a git repository.");
+  const [format, objects, shallow] = text(
+    await runGit(
+      sandbox,
+      ["rev-parse", "--show-object-format", "--path-format=absolute", "--git-path", "objects", "--git-path", "shallow"],
+      { root },
+    ),
+  ).split("\n");
+  if (!/^sha(1|256)$/.test(format ?? "") || !objects?.startsWith("/") || !shallow?.startsWith("/"))
+    throw new GitError("NOT_A_REPOSITORY", "This project is not a git repository.");
   return { format: format!, objects, shallow, refs: withRefs ? await localRefs(sandbox, root) : [] };
 }
 
@@ -151,19 +196,47 @@ function parseRefs(out: string): Array<{ oid: string; ref: string }> {
  * from the repository's config, then the refs written by a local git with no secret. `only`
  * fetches just those refspecs (a shallow clone's one branch), with `depth`.
  */
-export async function fetchRemote(sandbox: GitSandbox, op: RemoteOperation & { depth?: number; only?: string[] }): Promise<void> {
+export async function fetchRemote(
+  sandbox: GitSandbox,
+  op: RemoteOperation & { depth?: number; only?: string[] },
+): Promise<void> {
   const store = await repositoryStore(sandbox, op.root, true);
   const url = op.url ?? op.remote.href;
   const refspecs = op.only ?? ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
-  const fetched = parseRefs(text(await runRemoteGit(sandbox, ["fetch", "--progress", "--no-tags", ...(op.depth ? ["--depth", String(op.depth)] : []), "--", url, ...refspecs], op, store)));
+  const fetched = parseRefs(
+    text(
+      await runRemoteGit(
+        sandbox,
+        [
+          "fetch",
+          "--progress",
+          "--no-tags",
+          ...(op.depth ? ["--depth", String(op.depth)] : []),
+          "--",
+          url,
+          ...refspecs,
+        ],
+        op,
+        store,
+      ),
+    ),
+  );
   const had = new Set(store.refs.map((r) => r.ref));
   const theirs = new Set(fetched.map((r) => r.ref));
   const updates = [
     ...fetched.filter((r) => r.ref.startsWith("refs/remotes/origin/")).map((r) => `update ${r.ref} ${r.oid}`),
     ...fetched.filter((r) => r.ref.startsWith("refs/tags/") && !had.has(r.ref)).map((r) => `create ${r.ref} ${r.oid}`),
-    ...(op.only ? [] : store.refs.filter((r) => r.ref.startsWith("refs/remotes/origin/") && r.ref !== "refs/remotes/origin/HEAD" && !theirs.has(r.ref)).map((r) => `delete ${r.ref}`)),
+    ...(op.only
+      ? []
+      : store.refs
+          .filter(
+            (r) =>
+              r.ref.startsWith("refs/remotes/origin/") && r.ref !== "refs/remotes/origin/HEAD" && !theirs.has(r.ref),
+          )
+          .map((r) => `delete ${r.ref}`)),
   ];
-  if (updates.length) await runGit(sandbox, ["update-ref", "--no-deref", "--stdin"], { root: op.root, input: updates.join("\n") + "\n" });
+  if (updates.length)
+    await runGit(sandbox, ["update-ref", "--no-deref", "--stdin"], { root: op.root, input: updates.join("\n") + "\n" });
 }
 
 /**
@@ -173,19 +246,34 @@ export async function fetchRemote(sandbox: GitSandbox, op: RemoteOperation & { d
  * the checkout by a git with no secret. A writer who slips config into the new .git meanwhile
  * changes nothing that runs while the secret is reachable.
  */
-export async function cloneRepository(sandbox: GitSandbox, op: RemoteOperation & { branch?: string; depth?: number }): Promise<void> {
+export async function cloneRepository(
+  sandbox: GitSandbox,
+  op: RemoteOperation & { branch?: string; depth?: number },
+): Promise<void> {
   const url = op.url ?? op.remote.href;
   const local = (args: string[]) => runGit(sandbox, args, { root: op.root, signal: op.signal });
   await local(["init", "-q"]);
   await local(["remote", "add", "origin", url]);
   const wanted = op.branch ? [`refs/heads/${op.branch}`, `refs/tags/${op.branch}`] : [];
-  const listed = text(await runRemoteGit(sandbox, ["ls-remote", "--symref", "--", url, "HEAD", ...wanted], op, await repositoryStore(sandbox, op.root, false)));
+  const listed = text(
+    await runRemoteGit(
+      sandbox,
+      ["ls-remote", "--symref", "--", url, "HEAD", ...wanted],
+      op,
+      await repositoryStore(sandbox, op.root, false),
+    ),
+  );
   const head = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(listed)?.[1];
-  const tag = !!op.branch && !listed.includes(`\trefs/heads/${op.branch}\n`) && listed.includes(`\trefs/tags/${op.branch}\n`);
-  if (op.branch && !tag && !listed.includes(`\trefs/heads/${op.branch}\n`)) throw new GitError("NOT_FOUND", `The remote has no branch or tag '${op.branch}'.`);
+  const tag =
+    !!op.branch && !listed.includes(`\trefs/heads/${op.branch}\n`) && listed.includes(`\trefs/tags/${op.branch}\n`);
+  if (op.branch && !tag && !listed.includes(`\trefs/heads/${op.branch}\n`))
+    throw new GitError("NOT_FOUND", `The remote has no branch or tag '${op.branch}'.`);
   const branch = op.branch ?? head;
   // As git clone: --depth fetches the one branch (or tag) it checks out.
-  const only = op.depth && branch ? [tag ? `+refs/tags/${branch}:refs/tags/${branch}` : `+refs/heads/${branch}:refs/remotes/origin/${branch}`] : undefined;
+  const only =
+    op.depth && branch
+      ? [tag ? `+refs/tags/${branch}:refs/tags/${branch}` : `+refs/heads/${branch}:refs/remotes/origin/${branch}`]
+      : undefined;
   await fetchRemote(sandbox, { ...op, depth: op.depth, only });
   if (!branch) return; // an empty repository: nothing to check out
   if (head) await local(["symbolic-ref", "refs/remotes/origin/HEAD", `refs/remotes/origin/${head}`]);
@@ -199,16 +287,35 @@ export async function cloneRepository(sandbox: GitSandbox, op: RemoteOperation &
  * Conflicts leave the tree for people to resolve.
  */
 export async function pullRemote(sandbox: GitSandbox, op: RemoteOperation & { mode: PullMode; author: Author }) {
-  const branch = text(await runGit(sandbox, ["symbolic-ref", "--short", "-q", "HEAD"], { root: op.root, okCodes: [1] })).trim();
+  const branch = text(
+    await runGit(sandbox, ["symbolic-ref", "--short", "-q", "HEAD"], { root: op.root, okCodes: [1] }),
+  ).trim();
   if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch to pull.");
-  const merge = text(await runGit(sandbox, ["config", "--get", `branch.${branch}.merge`], { root: op.root, okCodes: [1] })).trim();
-  if (!merge.startsWith("refs/heads/")) throw new GitError("BAD_INPUT", `The branch '${branch}' has no upstream branch to pull from: push it first (Push sets its upstream).`);
+  const merge = text(
+    await runGit(sandbox, ["config", "--get", `branch.${branch}.merge`], { root: op.root, okCodes: [1] }),
+  ).trim();
+  if (!merge.startsWith("refs/heads/"))
+    throw new GitError(
+      "BAD_INPUT",
+      `The branch '${branch}' has no upstream branch to pull from: push it first (Push sets its upstream).`,
+    );
   await fetchRemote(sandbox, op);
   const upstream = `refs/remotes/origin/${merge.slice("refs/heads/".length)}`;
-  const exists = await runGit(sandbox, ["rev-parse", "--verify", "-q", `${upstream}^{commit}`], { root: op.root, okCodes: [1] });
-  if (exists.code !== 0) throw new GitError("NOT_FOUND", `That branch does not exist on the remote: '${merge.slice("refs/heads/".length)}', the upstream of '${branch}'.`);
+  const exists = await runGit(sandbox, ["rev-parse", "--verify", "-q", `${upstream}^{commit}`], {
+    root: op.root,
+    okCodes: [1],
+  });
+  if (exists.code !== 0)
+    throw new GitError(
+      "NOT_FOUND",
+      `That branch does not exist on the remote: '${merge.slice("refs/heads/".length)}', the upstream of '${branch}'.`,
+    );
   const identity = [`user.name=${op.author.name}`, `user.email=${op.author.email}`].flatMap((c) => ["-c", c]);
-  await runGit(sandbox, [...identity, ...(op.mode === "rebase" ? ["rebase", upstream] : ["merge", "--no-edit", upstream])], { root: op.root, signal: op.signal });
+  await runGit(
+    sandbox,
+    [...identity, ...(op.mode === "rebase" ? ["rebase", upstream] : ["merge", "--no-edit", upstream])],
+    { root: op.root, signal: op.signal },
+  );
 }
 
 /**
@@ -216,9 +323,16 @@ export async function pullRemote(sandbox: GitSandbox, op: RemoteOperation & { mo
  * then records what `--set-upstream` would: origin/<branch> and the branch's upstream.
  */
 export async function pushBranch(sandbox: GitSandbox, op: RemoteOperation & { branch: string }) {
-  const oid = text(await runGit(sandbox, ["rev-parse", "--verify", `refs/heads/${op.branch}^{commit}`], { root: op.root })).trim();
+  const oid = text(
+    await runGit(sandbox, ["rev-parse", "--verify", `refs/heads/${op.branch}^{commit}`], { root: op.root }),
+  ).trim();
   const store = await repositoryStore(sandbox, op.root, false);
-  await runRemoteGit(sandbox, ["push", "--progress", "--", op.url ?? op.remote.href, `${oid}:refs/heads/${op.branch}`], op, store);
+  await runRemoteGit(
+    sandbox,
+    ["push", "--progress", "--", op.url ?? op.remote.href, `${oid}:refs/heads/${op.branch}`],
+    op,
+    store,
+  );
   await runGit(sandbox, ["update-ref", "--no-deref", `refs/remotes/origin/${op.branch}`, oid], { root: op.root });
   await runGit(sandbox, ["config", `branch.${op.branch}.remote`, "origin"], { root: op.root });
   await runGit(sandbox, ["config", `branch.${op.branch}.merge`, `refs/heads/${op.branch}`], { root: op.root });

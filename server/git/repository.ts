@@ -13,15 +13,21 @@ const LOG_FORMAT = "%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%b%x1e";
 
 /** The local git operations on one workspace; every command runs in the project's sandbox. */
 export function gitRepository(sandbox: GitSandbox, root: string) {
-  const git = (args: string[], options: { input?: string; okCodes?: number[]; hooks?: boolean } = {}) => runGit(sandbox, args, { root, ...options });
-  const exists = (p: string) => access(path.join(root, ".git", p)).then(() => true, () => false);
+  const git = (args: string[], options: { input?: string; okCodes?: number[]; hooks?: boolean } = {}) =>
+    runGit(sandbox, args, { root, ...options });
+  const exists = (p: string) =>
+    access(path.join(root, ".git", p)).then(
+      () => true,
+      () => false,
+    );
 
   async function isRepository(): Promise<boolean> {
     return exists("HEAD");
   }
 
   async function requireRepository() {
-    if (!(await isRepository())) throw new GitError("NOT_A_REPOSITORY", "This project is not a git repository. Initialize one first.");
+    if (!(await isRepository()))
+      throw new GitError("NOT_A_REPOSITORY", "This project is not a git repository. Initialize one first.");
   }
 
   return {
@@ -35,7 +41,11 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     async status(): Promise<GitStatus> {
       await requireRepository();
       const out = text(await git(["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]));
-      const operation = (await exists("MERGE_HEAD")) ? "merge" : (await exists("rebase-merge")) || (await exists("rebase-apply")) ? "rebase" : null;
+      const operation = (await exists("MERGE_HEAD"))
+        ? "merge"
+        : (await exists("rebase-merge")) || (await exists("rebase-apply"))
+          ? "rebase"
+          : null;
       return { ...parsePorcelainV2(out), operation };
     },
 
@@ -43,7 +53,10 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     async ignored(): Promise<string[]> {
       await requireRepository();
       const out = text(await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]));
-      return out.split("\0").filter(Boolean).map((p) => p.replace(/\/$/, ""));
+      return out
+        .split("\0")
+        .filter(Boolean)
+        .map((p) => p.replace(/\/$/, ""));
     },
 
     /** A file's text at HEAD ("HEAD"), in the index ("index"), or null when it is not there. */
@@ -57,7 +70,10 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     /** The unified diff of one file: worktree against index, or index against HEAD. */
     async diff(filePath: string, side: Side): Promise<string> {
       await requireRepository();
-      const args = side === "index" ? ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--", filePath] : ["diff", "--no-ext-diff", "--no-textconv", "--", filePath];
+      const args =
+        side === "index"
+          ? ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--", filePath]
+          : ["diff", "--no-ext-diff", "--no-textconv", "--", filePath];
       return text(await git(args));
     },
 
@@ -76,7 +92,9 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     /** Drops a file's unstaged changes; an untracked file is deleted. */
     async discard(paths: string[]): Promise<void> {
       await requireRepository();
-      const untracked = text(await git(["ls-files", "-z", "--others", "--exclude-standard", "--", ...paths])).split("\0").filter(Boolean);
+      const untracked = text(await git(["ls-files", "-z", "--others", "--exclude-standard", "--", ...paths]))
+        .split("\0")
+        .filter(Boolean);
       const tracked = paths.filter((p) => !untracked.includes(p));
       if (tracked.length) await git(["checkout", "-q", "--", ...tracked]);
       if (untracked.length) await git(["clean", "-q", "-f", "--", ...untracked]);
@@ -87,14 +105,25 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
      * from the index's diff) or dropped from the worktree (`discard`). `expectedDiff` is the diff
      * the person looked at: if the file changed since, nothing is applied.
      */
-    async applyHunk(input: { path: string; hunkIndex: number; action: "stage" | "unstage" | "discard"; expectedDiff: string }): Promise<void> {
+    async applyHunk(input: {
+      path: string;
+      hunkIndex: number;
+      action: "stage" | "unstage" | "discard";
+      expectedDiff: string;
+    }): Promise<void> {
       await requireRepository();
       const side: Side = input.action === "unstage" ? "index" : "worktree";
       const current = await this.diff(input.path, side);
-      if (current !== input.expectedDiff) throw new GitError("CONFLICT", `'${input.path}' changed since you looked at it. Look at its changes again.`);
+      if (current !== input.expectedDiff)
+        throw new GitError("CONFLICT", `'${input.path}' changed since you looked at it. Look at its changes again.`);
       const patch = hunkPatch(current, input.hunkIndex);
       if (!patch) throw new GitError("BAD_INPUT", `'${input.path}' has no hunk ${input.hunkIndex + 1}.`);
-      const args = input.action === "stage" ? ["apply", "--cached"] : input.action === "unstage" ? ["apply", "--cached", "--reverse"] : ["apply", "--reverse"];
+      const args =
+        input.action === "stage"
+          ? ["apply", "--cached"]
+          : input.action === "unstage"
+            ? ["apply", "--cached", "--reverse"]
+            : ["apply", "--reverse"];
       await git([...args, "--whitespace=nowarn", "-"], { input: patch });
     },
 
@@ -102,7 +131,16 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     async commit(input: { message: string; author: Author; amend?: boolean }): Promise<string> {
       await requireRepository();
       const identity = [`user.name=${input.author.name}`, `user.email=${input.author.email}`].flatMap((c) => ["-c", c]);
-      const args = [...identity, "commit", "--quiet", "--no-edit", "--cleanup=strip", "-F", "-", ...(input.amend ? ["--amend"] : [])];
+      const args = [
+        ...identity,
+        "commit",
+        "--quiet",
+        "--no-edit",
+        "--cleanup=strip",
+        "-F",
+        "-",
+        ...(input.amend ? ["--amend"] : []),
+      ];
       await git(args, { input: input.message, hooks: true });
       return text(await git(["rev-parse", "HEAD"])).trim();
     },
@@ -120,14 +158,21 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
 
     async branches(): Promise<Array<{ name: string; remote: boolean; current: boolean; upstream: string | null }>> {
       await requireRepository();
-      const out = text(await git(["for-each-ref", "--format=%(refname)%00%(HEAD)%00%(upstream:short)", "refs/heads", "refs/remotes"]));
+      const out = text(
+        await git(["for-each-ref", "--format=%(refname)%00%(HEAD)%00%(upstream:short)", "refs/heads", "refs/remotes"]),
+      );
       return out
         .split("\n")
         .filter(Boolean)
         .map((line) => {
           const [ref, head, upstream] = line.split("\0") as [string, string, string];
           const remote = ref.startsWith("refs/remotes/");
-          return { name: ref.replace(/^refs\/(heads|remotes)\//, ""), remote, current: head === "*", upstream: upstream || null };
+          return {
+            name: ref.replace(/^refs\/(heads|remotes)\//, ""),
+            remote,
+            current: head === "*",
+            upstream: upstream || null,
+          };
         })
         .filter((b) => !b.name.endsWith("/HEAD"));
     },
@@ -155,7 +200,9 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     async commitDetails(oid: string): Promise<{ commit: GitCommitSummary; patch: string }> {
       await requireRepository();
       if (!/^[0-9a-f]{4,64}$/i.test(oid)) throw new GitError("BAD_INPUT", "That is not a commit id.");
-      const out = text(await git(["show", "--no-ext-diff", "--no-textconv", "--first-parent", `--format=${LOG_FORMAT}`, oid]));
+      const out = text(
+        await git(["show", "--no-ext-diff", "--no-textconv", "--first-parent", `--format=${LOG_FORMAT}`, oid]),
+      );
       const split = out.indexOf("\x1e");
       return { commit: parseLog(out.slice(0, split + 1))[0]!, patch: out.slice(split + 1).replace(/^\n+/, "") };
     },
@@ -163,7 +210,8 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
     /** Ends a merge whose conflicts are resolved and staged, or gives it up. */
     async finishMerge(action: "continue" | "abort", author: Author): Promise<void> {
       const identity = [`user.name=${author.name}`, `user.email=${author.email}`].flatMap((c) => ["-c", c]);
-      if (await exists("MERGE_HEAD")) await git([...identity, "merge", action === "continue" ? "--continue" : "--abort"], { hooks: true });
+      if (await exists("MERGE_HEAD"))
+        await git([...identity, "merge", action === "continue" ? "--continue" : "--abort"], { hooks: true });
       else await git([...identity, "rebase", action === "continue" ? "--continue" : "--abort"], { hooks: true });
     },
 
@@ -190,7 +238,15 @@ function parseLog(out: string): GitCommitSummary[] {
     .filter(Boolean)
     .map((record) => {
       const [oid, parents, author, email, date, subject, body] = record.split("\x1f") as string[];
-      return { oid: oid!, parents: parents ? parents.split(" ") : [], author: author!, email: email!, date: date!, subject: subject!, body: (body ?? "").trim() };
+      return {
+        oid: oid!,
+        parents: parents ? parents.split(" ") : [],
+        author: author!,
+        email: email!,
+        date: date!,
+        subject: subject!,
+        body: (body ?? "").trim(),
+      };
     });
 }
 

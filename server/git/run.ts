@@ -21,7 +21,13 @@ export interface GitRunOptions {
    * config and binds, and the program git runs under (`wrap`, given git's command line as its
    * last arguments): only through the one launch in remote.ts.
    */
-  network?: { projectId: string; host: string; config: string[]; binds: Array<{ source: string; target: string }>; wrap: string[] };
+  network?: {
+    projectId: string;
+    host: string;
+    config: string[];
+    binds: Array<{ source: string; target: string }>;
+    wrap: string[];
+  };
   /** Repository hooks run (in the sandbox) for local commands that people start: commit, merge. */
   hooks?: boolean;
 }
@@ -60,13 +66,28 @@ const BASE_CONFIG = [
 ];
 const NO_HOOKS = ["core.hooksPath=/dev/null"];
 
-const ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", LANG: "C", LC_ALL: "C", GIT_PAGER: "cat", PAGER: "cat" };
+const ENV = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_TERMINAL_PROMPT: "0",
+  LANG: "C",
+  LC_ALL: "C",
+  GIT_PAGER: "cat",
+  PAGER: "cat",
+};
 
 /** Runs one git command in the project's sandbox and collects its output. */
 export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptions): Promise<GitResult> {
   const config = [...BASE_CONFIG, ...(options.hooks ? [] : NO_HOOKS), ...(options.network?.config ?? [])];
   // Paths from people are file names, never pathspec magic such as ":(glob)".
-  const command = [...(options.network?.wrap ?? []), "git", "--no-pager", "--literal-pathspecs", ...config.flatMap((c) => ["-c", c]), ...args];
+  const command = [
+    ...(options.network?.wrap ?? []),
+    "git",
+    "--no-pager",
+    "--literal-pathspecs",
+    ...config.flatMap((c) => ["-c", c]),
+    ...args,
+  ];
   const launching = sandbox.launch({
     workspaceRoot: options.root,
     command,
@@ -74,29 +95,54 @@ export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptio
     newSession: true,
     source: { kind: "git", id: options.network?.projectId ?? "local" },
     ...(options.network
-      ? { projectId: options.network.projectId, network: "project" as const, onlyHosts: [options.network.host], binds: options.network.binds.map((b) => ({ from: b.source, to: b.target })) }
+      ? {
+          projectId: options.network.projectId,
+          network: "project" as const,
+          onlyHosts: [options.network.host],
+          binds: options.network.binds.map((b) => ({ from: b.source, to: b.target })),
+        }
       : { network: "none" as const }),
   });
-  return launching.then((launch) => run(launch.command, args, options).then(
-    (result) => result,
-    (error: unknown) => {
-      const refused = launch.refusals();
-      if (refused.length && error instanceof GitError && error.code !== "CANCELLED") {
-        const internal = refused.find((r) => r.address);
-        if (internal) {
-          const what = internal.host === internal.address ? internal.host : `${internal.host} (${internal.address})`;
-          throw new GitError("HOST_NOT_ALLOWED", `Tandem does not connect to ${what}: ${internal.reason}. ${INTERNAL_HOSTS_HINT}.`, error.detail);
-        }
-        throw new GitError("HOST_NOT_ALLOWED", `${refused.map((r) => r.host).join(", ")} is not allowed by the project's network policy: a project admin can add it in Project settings → Network.`, error.detail);
-      }
-      throw error;
-    },
-  ).finally(() => launch.close()));
+  return launching.then((launch) =>
+    run(launch.command, args, options)
+      .then(
+        (result) => result,
+        (error: unknown) => {
+          const refused = launch.refusals();
+          if (refused.length && error instanceof GitError && error.code !== "CANCELLED") {
+            const internal = refused.find((r) => r.address);
+            if (internal) {
+              const what =
+                internal.host === internal.address ? internal.host : `${internal.host} (${internal.address})`;
+              throw new GitError(
+                "HOST_NOT_ALLOWED",
+                `Tandem does not connect to ${what}: ${internal.reason}. ${INTERNAL_HOSTS_HINT}.`,
+                error.detail,
+              );
+            }
+            throw new GitError(
+              "HOST_NOT_ALLOWED",
+              `${refused.map((r) => r.host).join(", ")} is not allowed by the project's network policy: a project admin can add it in Project settings → Network.`,
+              error.detail,
+            );
+          }
+          throw error;
+        },
+      )
+      .finally(() => launch.close()),
+  );
 }
 
 function run(sandboxed: SandboxedCommand, args: string[], options: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(sandboxed.file, sandboxed.args, { cwd: sandboxed.cwd, env: sandboxed.env as NodeJS.ProcessEnv, uid: sandboxed.uid, gid: sandboxed.gid, signal: options.signal, stdio: "pipe" });
+    const child = spawn(sandboxed.file, sandboxed.args, {
+      cwd: sandboxed.cwd,
+      env: sandboxed.env as NodeJS.ProcessEnv,
+      uid: sandboxed.uid,
+      gid: sandboxed.gid,
+      signal: options.signal,
+      stdio: "pipe",
+    });
     const out: Buffer[] = [];
     let err = "";
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -116,7 +162,10 @@ function run(sandboxed: SandboxedCommand, args: string[], options: GitRunOptions
       if (options.signal?.aborted) reject(new GitError("CANCELLED", "The git operation was cancelled."));
       else if (result.code === 0 || options.okCodes?.includes(result.code)) resolve(result);
       // Merges report their conflicts on stdout.
-      else reject(describeGitFailure(args[0] ?? "git", `${result.stderr}\n${result.stdout.toString("utf8").slice(-4000)}`));
+      else
+        reject(
+          describeGitFailure(args[0] ?? "git", `${result.stderr}\n${result.stdout.toString("utf8").slice(-4000)}`),
+        );
     });
   });
 }

@@ -26,7 +26,11 @@ beforeAll(async () => {
   await mkdir(root, { recursive: true });
   await mkdir(outside);
   await writeFile(secretFile, SECRET);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: root,
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    });
   git("init", "--quiet", "--initial-branch=main");
   const evil = (name: string) =>
     `#!/bin/sh\necho ${name} > "${outside}/${name}-escaped"\necho ${name} > /root/${name}-escaped 2>/dev/null\ncat "${secretFile}" /etc/shadow > "${root}/${name}-leaked" 2>/dev/null\necho ran > "${root}/${name}-ran"\n`;
@@ -65,7 +69,8 @@ describe.runIf(await bwrapAvailable())("an attacking repository", () => {
     expect(existsSync(path.join(root, "pager-ran"))).toBe(false);
     // ...and nothing got out, nor any server file in.
     expect(await readdir(outside)).toEqual([]);
-    for (const name of ["hook", "filter", "fsmonitor", "pager"]) expect(existsSync(`/root/${name}-escaped`)).toBe(false);
+    for (const name of ["hook", "filter", "fsmonitor", "pager"])
+      expect(existsSync(`/root/${name}-escaped`)).toBe(false);
     for (const name of ["hook", "filter"]) {
       const leaked = await readFile(path.join(root, `${name}-leaked`), "utf8").catch(() => "");
       expect(leaked).not.toContain(SECRET);
@@ -75,7 +80,10 @@ describe.runIf(await bwrapAvailable())("an attacking repository", () => {
 
   it("the turn-start git summary never runs the repository's core.fsmonitor", async () => {
     // An index to refresh, as a repository has once anything is staged (fsmonitor is asked then).
-    execFileSync("git", ["-c", "core.fsmonitor=false", "-c", "filter.evil.clean=cat", "add", "a.txt"], { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    execFileSync("git", ["-c", "core.fsmonitor=false", "-c", "filter.evil.clean=cat", "add", "a.txt"], {
+      cwd: root,
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    });
     const summary = await gitSummary({ root, sandbox: testSandbox("bwrap") });
     expect(summary).toMatchObject({ repository: true, branch: "main" });
     expect(existsSync(path.join(root, "fsmonitor-ran"))).toBe(false);

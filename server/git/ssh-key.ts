@@ -17,13 +17,20 @@ export function parseSshPrivateKey(secret: SshKeySecret): ParsedKey {
   const parsed = ssh2().utils.parseKey(secret.privateKey, secret.passphrase || undefined);
   if (parsed instanceof Error) {
     const message = parsed.message;
-    if (/no passphrase given/i.test(message)) throw new GitError("BAD_INPUT", "This key is encrypted: give its passphrase.");
-    if (/bad passphrase|integrity check failed|bad decrypt/i.test(message)) throw new GitError("BAD_INPUT", "The passphrase does not open this key.");
-    throw new GitError("BAD_INPUT", "That is not an ssh private key Tandem can read (paste the whole file, from -----BEGIN to -----END).");
+    if (/no passphrase given/i.test(message))
+      throw new GitError("BAD_INPUT", "This key is encrypted: give its passphrase.");
+    if (/bad passphrase|integrity check failed|bad decrypt/i.test(message))
+      throw new GitError("BAD_INPUT", "The passphrase does not open this key.");
+    throw new GitError(
+      "BAD_INPUT",
+      "That is not an ssh private key Tandem can read (paste the whole file, from -----BEGIN to -----END).",
+    );
   }
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || !key.isPrivateKey()) throw new GitError("BAD_INPUT", "That is a public key: paste the private key (the file without .pub).");
-  if (!KEY_TYPES.has(key.type)) throw new GitError("BAD_INPUT", `Tandem takes ed25519 and rsa keys; this one is ${key.type}.`);
+  if (!key || !key.isPrivateKey())
+    throw new GitError("BAD_INPUT", "That is a public key: paste the private key (the file without .pub).");
+  if (!KEY_TYPES.has(key.type))
+    throw new GitError("BAD_INPUT", `Tandem takes ed25519 and rsa keys; this one is ${key.type}.`);
   return key;
 }
 
@@ -35,10 +42,14 @@ export function sshFingerprint(key: ParsedKey): string {
 /** The fingerprint of a key as known_hosts holds it (base64 of the public key blob). */
 export const hostKeyFingerprint = (base64: string) => blobFingerprint(Buffer.from(base64, "base64"));
 
-const blobFingerprint = (blob: Buffer) => `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
+const blobFingerprint = (blob: Buffer) =>
+  `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 
 export function encodeSshKeySecret(secret: SshKeySecret): string {
-  return JSON.stringify({ privateKey: secret.privateKey, ...(secret.passphrase ? { passphrase: secret.passphrase } : {}) });
+  return JSON.stringify({
+    privateKey: secret.privateKey,
+    ...(secret.passphrase ? { passphrase: secret.passphrase } : {}),
+  });
 }
 
 export function decodeSshKeySecret(sealed: string): SshKeySecret {

@@ -15,14 +15,21 @@ const other = generateSshKey("ed25519");
 const publicKey = (pair: { publicKey: string }) => utils.parseKey(pair.publicKey) as ParsedKey;
 
 const sign = (agent: Agent, pub: ParsedKey, data: Buffer) =>
-  new Promise<Buffer>((resolve, reject) => agent.sign(pub, data, {}, (error, signature) => (error ? reject(error) : resolve(signature!))));
+  new Promise<Buffer>((resolve, reject) =>
+    agent.sign(pub, data, {}, (error, signature) => (error ? reject(error) : resolve(signature!))),
+  );
 
 // What a process in the sandbox can do with the folder bound into its git run, tried as it would.
 describe("the ssh agent of one git operation", () => {
   it("lists only its key, and OpenSSH's own ssh-add sees the same one", async () => {
     const session = await openSshSession({ privateKey: key.privateKey }, []);
     try {
-      const { stdout } = await promisify(execFile)("ssh-add", ["-L"], { env: { PATH: "/usr/bin:/bin", SSH_AUTH_SOCK: path.join(session.dir, "agent.sock") } as Record<string, string> as NodeJS.ProcessEnv });
+      const { stdout } = await promisify(execFile)("ssh-add", ["-L"], {
+        env: { PATH: "/usr/bin:/bin", SSH_AUTH_SOCK: path.join(session.dir, "agent.sock") } as Record<
+          string,
+          string
+        > as NodeJS.ProcessEnv,
+      });
       expect(stdout.trim().split("\n")).toHaveLength(1);
       expect(stdout.split(" ").slice(0, 2).join(" ")).toBe(key.publicKey.trim().split(" ").slice(0, 2).join(" "));
     } finally {
@@ -53,7 +60,9 @@ describe("the ssh agent of one git operation", () => {
     await session.close();
     expect(existsSync(socket)).toBe(false);
     const agent = new OpenSSHAgent(socket);
-    await expect(new Promise((resolve, reject) => agent.getIdentities((error, keys) => (error ? reject(error) : resolve(keys))))).rejects.toThrow();
+    await expect(
+      new Promise((resolve, reject) => agent.getIdentities((error, keys) => (error ? reject(error) : resolve(keys)))),
+    ).rejects.toThrow();
   });
 
   it("refuses a key it could not use, in words", async () => {

@@ -113,7 +113,14 @@ export async function openSshSession(secret: SshKeySecret, known: KnownHostKey[]
     agent.on("error", () => socket.destroy());
     socket.on("error", () => agent.destroy());
     agent.pipe(socket);
-    socket.on("data", agentFrames((frame) => agent.write(frame), () => socket.write(AGENT_FAILURE), () => socket.destroy()));
+    socket.on(
+      "data",
+      agentFrames(
+        (frame) => agent.write(frame),
+        () => socket.write(AGENT_FAILURE),
+        () => socket.destroy(),
+      ),
+    );
   });
   const agentSocket = path.join(dir, "agent.sock");
   await new Promise<void>((resolve, reject) => server.listen(agentSocket, resolve).once("error", reject));

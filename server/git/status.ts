@@ -3,7 +3,17 @@ import type { GitFileChange, GitStatus } from "@/lib/git-schemas";
 // `git status --porcelain=v2 --branch -z`: a format git keeps stable for programs. Hand-parsed
 // because it is a dozen lines of splitting, and no maintained npm package reads v2 with -z.
 export function parsePorcelainV2(output: string): Omit<GitStatus, "operation"> {
-  const status: Omit<GitStatus, "operation"> = { branch: null, oid: null, upstream: null, ahead: 0, behind: 0, staged: [], changed: [], untracked: [], conflicted: [] };
+  const status: Omit<GitStatus, "operation"> = {
+    branch: null,
+    oid: null,
+    upstream: null,
+    ahead: 0,
+    behind: 0,
+    staged: [],
+    changed: [],
+    untracked: [],
+    conflicted: [],
+  };
   const entries = output.split("\0");
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;

@@ -8,7 +8,8 @@ import { testSandbox } from "@/server/test/sandbox";
 import { gitSummary } from "./summary";
 
 let root: string;
-const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: root });
+const git = (...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: root });
 
 beforeAll(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-git-summary-")));

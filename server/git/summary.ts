@@ -22,14 +22,25 @@ export type GitSummary =
 
 const TIMEOUT_MS = 5_000;
 
-export async function gitSummary(input: { root: string; sandbox: Sandbox; signal?: AbortSignal }): Promise<GitSummary | null> {
+export async function gitSummary(input: {
+  root: string;
+  sandbox: Sandbox;
+  signal?: AbortSignal;
+}): Promise<GitSummary | null> {
   // Only a repository at the workspace root counts: git would otherwise walk up and describe
   // whatever repository the server's data directory happens to sit in.
   if (!(await fs.lstat(path.join(input.root, ".git")).catch(() => null))) return { repository: false };
   const timeout = AbortSignal.timeout(TIMEOUT_MS);
   const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
   try {
-    return parsePorcelainV2(text(await runGit(input.sandbox, ["--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"], { root: input.root, signal })));
+    return parsePorcelainV2(
+      text(
+        await runGit(input.sandbox, ["--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"], {
+          root: input.root,
+          signal,
+        }),
+      ),
+    );
   } catch (error) {
     if (error instanceof GitError && error.code === "NOT_A_REPOSITORY") return { repository: false };
     // git missing, timed out or broken: the prompt leaves the git line out rather than guess.

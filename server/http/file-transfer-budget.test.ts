@@ -25,9 +25,17 @@ async function upload(parts: { path: string; data: string | Buffer }[], query = 
   const body = new FormData();
   for (const part of parts) {
     body.append("path", part.path);
-    body.append("file", new Blob([typeof part.data === "string" ? part.data : new Uint8Array(part.data)]), part.path.split("/").pop());
+    body.append(
+      "file",
+      new Blob([typeof part.data === "string" ? part.data : new Uint8Array(part.data)]),
+      part.path.split("/").pop(),
+    );
   }
-  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, { method: "POST", body, headers: { origin: base, cookie } });
+  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, {
+    method: "POST",
+    body,
+    headers: { origin: base, cookie },
+  });
   return { status: response.status, body: (await response.json()) as { files?: { path: string }[]; error?: string } };
 }
 
@@ -35,12 +43,21 @@ const names = async () => (await readdir(root, { recursive: true })).map(String)
 
 beforeAll(async () => {
   env = await createTestServices({ diskBudgetMiB: 1 });
-  const services = { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0, upload: { maxBytes: 8 * MiB, maxFiles: 50 } } };
+  const services = {
+    ...env.services,
+    config: { ...env.services.config, host: "127.0.0.1", port: 0, upload: { maxBytes: 8 * MiB, maxFiles: 50 } },
+  };
   server = await startServer(services, { dir: process.cwd(), pages: false });
   base = server.url;
-  const response = await env.services.auth.api.signUpEmail({ body: { name: "Olive", email: `olive-${Date.now()}@example.com`, password: "correct-horse-battery" }, asResponse: true });
+  const response = await env.services.auth.api.signUpEmail({
+    body: { name: "Olive", email: `olive-${Date.now()}@example.com`, password: "correct-horse-battery" },
+    asResponse: true,
+  });
   const { user } = (await response.json()) as { user: { id: string } };
-  cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const caller = createCallerFactory(appRouter)(env.context((await findUser(env.services.db, user.id))!));
   projectId = (await caller.project.create({ name: "Budget" })).id;
   root = env.services.files.pathOf(projectId);
@@ -67,9 +84,14 @@ describe("uploads and the disk budget", () => {
   it("refuses a file larger than what is left while it streams, and leaves nothing behind", async () => {
     await writeFile(path.join(root, "kept.bin"), Buffer.alloc(600 * 1024, 1));
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const result = await upload([{ path: "big.bin", data: Buffer.alloc(600 * 1024, 2) }, { path: "after.txt", data: "never read" }]);
+    const result = await upload([
+      { path: "big.bin", data: Buffer.alloc(600 * 1024, 2) },
+      { path: "after.txt", data: "never read" },
+    ]);
     expect(result.status).toBe(507);
-    expect(result.body.error).toMatch(/'big\.bin' does not fit in what is left of this project's disk budget of 1 MB \(0\.\d MB left\)\. Delete files or write less/);
+    expect(result.body.error).toMatch(
+      /'big\.bin' does not fit in what is left of this project's disk budget of 1 MB \(0\.\d MB left\)\. Delete files or write less/,
+    );
     expect(await names()).toEqual(["kept.bin"]);
   });
 
@@ -79,21 +101,34 @@ describe("uploads and the disk budget", () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     for (const [parts, query] of [
       [[{ path: "one.txt", data: "x" }], ""],
-      [[{ path: "src/a.txt", data: "a" }, { path: "src/b.txt", data: "b" }], "?onExists=keep-both"],
+      [
+        [
+          { path: "src/a.txt", data: "a" },
+          { path: "src/b.txt", data: "b" },
+        ],
+        "?onExists=keep-both",
+      ],
       [[{ path: "repo.zip", data: rawZip([{ name: "repo/x.txt", data: "x" }]) }], "?unzip=1"],
     ] as const) {
       const result = await upload([...parts], query);
       expect(result.status).toBe(507);
-      expect(result.body.error).toMatch(/This project's disk budget of 1 MB is reached, so nothing more can be saved or uploaded here\. Delete files \(in the file tree, or with rm in a terminal\), then try again\./);
+      expect(result.body.error).toMatch(
+        /This project's disk budget of 1 MB is reached, so nothing more can be saved or uploaded here\. Delete files \(in the file tree, or with rm in a terminal\), then try again\./,
+      );
     }
     expect(await names()).toEqual(["filled.bin"]);
   });
 
   it("refuses a zip that would unpack past the budget before writing any of it", async () => {
-    const zip = rawZip([{ name: "a.bin", data: "a".repeat(600 * 1024) }, { name: "b.bin", data: "b".repeat(600 * 1024) }]);
+    const zip = rawZip([
+      { name: "a.bin", data: "a".repeat(600 * 1024) },
+      { name: "b.bin", data: "b".repeat(600 * 1024) },
+    ]);
     const result = await upload([{ path: "two.zip", data: zip }], "?unzip=1");
     expect(result.status).toBe(507);
-    expect(result.body.error).toMatch(/The zip \(2 files, 1\.2 MB\) does not fit in what is left of this project's disk budget of 1 MB/);
+    expect(result.body.error).toMatch(
+      /The zip \(2 files, 1\.2 MB\) does not fit in what is left of this project's disk budget of 1 MB/,
+    );
     expect(await names()).toEqual([]);
   });
 });

@@ -31,7 +31,9 @@ let swapper: { stop(): Promise<number> } | undefined;
 
 const outsideState = async () => {
   const names = (await readdir(outside, { recursive: true })).map(String).sort();
-  return Promise.all(names.map(async (name) => [name, await readFile(path.join(outside, name), "utf8").catch(() => "(folder)")]));
+  return Promise.all(
+    names.map(async (name) => [name, await readFile(path.join(outside, name), "utf8").catch(() => "(folder)")]),
+  );
 };
 
 async function upload(parts: { path: string; data: string }[], query: string) {
@@ -40,7 +42,11 @@ async function upload(parts: { path: string; data: string }[], query: string) {
     body.append("path", part.path);
     body.append("file", new Blob([part.data]), part.path.split("/").pop());
   }
-  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, { method: "POST", body, headers: { origin: base, cookie } });
+  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, {
+    method: "POST",
+    body,
+    headers: { origin: base, cookie },
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -49,7 +55,9 @@ async function upload(parts: { path: string; data: string }[], query: string) {
 async function download(filePath: string): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   try {
-    const response = await fetch(`${base}/api/projects/${projectId}/download?path=${encodeURIComponent(filePath)}`, { headers: { cookie } });
+    const response = await fetch(`${base}/api/projects/${projectId}/download?path=${encodeURIComponent(filePath)}`, {
+      headers: { cookie },
+    });
     const reader = response.body!.getReader();
     for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
   } catch {
@@ -72,12 +80,21 @@ async function zipTexts(bytes: Buffer): Promise<string[]> {
 
 beforeAll(async () => {
   env = await createTestServices();
-  const services = { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0, upload: { maxBytes: 1024 * 1024, maxFiles: 50 } } };
+  const services = {
+    ...env.services,
+    config: { ...env.services.config, host: "127.0.0.1", port: 0, upload: { maxBytes: 1024 * 1024, maxFiles: 50 } },
+  };
   server = await startServer(services, { dir: process.cwd(), pages: false });
   base = server.url;
-  const response = await env.services.auth.api.signUpEmail({ body: { name: "Olive", email: `olive-${Date.now()}@example.com`, password: "correct-horse-battery" }, asResponse: true });
+  const response = await env.services.auth.api.signUpEmail({
+    body: { name: "Olive", email: `olive-${Date.now()}@example.com`, password: "correct-horse-battery" },
+    asResponse: true,
+  });
   const { user } = (await response.json()) as { user: { id: string } };
-  cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const caller = createCallerFactory(appRouter)(env.context((await findUser(env.services.db, user.id))!));
   projectId = (await caller.project.create({ name: "Race" })).id;
   root = env.services.files.pathOf(projectId);
@@ -142,7 +159,10 @@ describe.runIf(canSwapLinks)("a folder swapped for a link to a root-only folder,
   it("a folder upload never puts its files outside", async () => {
     const before = await outsideState();
     for (let i = 0, until = Date.now() + SECONDS * 1000; i < ROUNDS / 5 && Date.now() < until; i++) {
-      const parts = Array.from({ length: 20 }, (_, n) => ({ path: `d/up-${i}/sub-${n % 4}/file-${n}.txt`, data: "pwned" }));
+      const parts = Array.from({ length: 20 }, (_, n) => ({
+        path: `d/up-${i}/sub-${n % 4}/file-${n}.txt`,
+        data: "pwned",
+      }));
       await upload([...parts, { path: "d/sub/g.txt", data: "pwned" }], "?onExists=replace");
     }
     await swapper!.stop();

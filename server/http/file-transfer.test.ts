@@ -26,9 +26,18 @@ const cookies: Record<string, string> = {};
 const LIMIT = 64 * 1024;
 
 async function signUp(name: string) {
-  const response = await env.services.auth.api.signUpEmail({ body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" }, asResponse: true });
+  const response = await env.services.auth.api.signUpEmail({
+    body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" },
+    asResponse: true,
+  });
   const { user } = (await response.json()) as { user: { id: string } };
-  return { cookie: response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; "), id: user.id };
+  return {
+    cookie: response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; "),
+    id: user.id,
+  };
 }
 
 type Part = { path: string; data: string | Buffer };
@@ -36,19 +45,41 @@ function form(parts: Part[]): FormData {
   const body = new FormData();
   for (const part of parts) {
     body.append("path", part.path);
-    body.append("file", new Blob([typeof part.data === "string" ? part.data : new Uint8Array(part.data)]), part.path.split("/").pop());
+    body.append(
+      "file",
+      new Blob([typeof part.data === "string" ? part.data : new Uint8Array(part.data)]),
+      part.path.split("/").pop(),
+    );
   }
   return body;
 }
 
 async function upload(who: string | null, parts: Part[], query = "") {
-  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, { method: "POST", body: form(parts), headers: { origin: base, ...(who ? { cookie: cookies[who]! } : {}) } });
-  return { status: response.status, body: (await response.json()) as { files?: { path: string }[]; errors?: { path: string; message: string }[]; error?: string } };
+  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, {
+    method: "POST",
+    body: form(parts),
+    headers: { origin: base, ...(who ? { cookie: cookies[who]! } : {}) },
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      files?: { path: string }[];
+      errors?: { path: string; message: string }[];
+      error?: string;
+    },
+  };
 }
 
 async function download(who: string | null, filePath = "") {
-  const response = await fetch(`${base}/api/projects/${projectId}/download?path=${encodeURIComponent(filePath)}`, { headers: who ? { cookie: cookies[who]! } : {} });
-  return { status: response.status, type: response.headers.get("content-type"), disposition: response.headers.get("content-disposition"), bytes: Buffer.from(await response.arrayBuffer()) };
+  const response = await fetch(`${base}/api/projects/${projectId}/download?path=${encodeURIComponent(filePath)}`, {
+    headers: who ? { cookie: cookies[who]! } : {},
+  });
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    disposition: response.headers.get("content-disposition"),
+    bytes: Buffer.from(await response.arrayBuffer()),
+  };
 }
 
 async function zipEntries(bytes: Buffer): Promise<Record<string, string>> {
@@ -66,7 +97,10 @@ const list = async (dir: string): Promise<string[]> => (await readdir(dir, { rec
 
 beforeAll(async () => {
   env = await createTestServices();
-  const services = { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0, upload: { maxBytes: LIMIT, maxFiles: 50 } } };
+  const services = {
+    ...env.services,
+    config: { ...env.services.config, host: "127.0.0.1", port: 0, upload: { maxBytes: LIMIT, maxFiles: 50 } },
+  };
   server = await startServer(services, { dir: process.cwd(), pages: false });
   base = server.url;
   const owner = await signUp("Olive");
@@ -74,7 +108,12 @@ beforeAll(async () => {
   const member = await signUp("Milo");
   const viewer = await signUp("Vera");
   const stranger = await signUp("Sam");
-  Object.assign(cookies, { owner: owner.cookie, member: member.cookie, viewer: viewer.cookie, stranger: stranger.cookie });
+  Object.assign(cookies, {
+    owner: owner.cookie,
+    member: member.cookie,
+    viewer: viewer.cookie,
+    stranger: stranger.cookie,
+  });
   const team = await createTeam(env.services.db, { name: "Acme", ownerId: owner.id });
   await addMember(env.services.db, team.id, member.id, "member");
   await addMember(env.services.db, team.id, viewer.id, "viewer");
@@ -100,9 +139,15 @@ describe("authorization (the HTTP routes' row of the matrix)", () => {
     expect((await download(null, "readme.md")).status).toBe(401);
     expect((await download("stranger", "readme.md")).status).toBe(404);
     expect((await download("viewer", "readme.md")).bytes.toString()).toBe("# hi\n");
-    const shareOnly = await fetch(`${base}/api/projects/${projectId}/download?path=readme.md`, { headers: { "x-tandem-share": "x".repeat(43) } });
+    const shareOnly = await fetch(`${base}/api/projects/${projectId}/download?path=readme.md`, {
+      headers: { "x-tandem-share": "x".repeat(43) },
+    });
     expect(shareOnly.status).toBe(401);
-    const crossSite = await fetch(`${base}/api/projects/${projectId}/upload`, { method: "POST", body: form([{ path: "y.txt", data: "y" }]), headers: { cookie: cookies.member!, origin: "https://evil.example" } });
+    const crossSite = await fetch(`${base}/api/projects/${projectId}/upload`, {
+      method: "POST",
+      body: form([{ path: "y.txt", data: "y" }]),
+      headers: { cookie: cookies.member!, origin: "https://evil.example" },
+    });
     expect(crossSite.status).toBe(403);
     await expect(readFile(path.join(root, "y.txt"))).rejects.toThrow();
   });
@@ -110,8 +155,15 @@ describe("authorization (the HTTP routes' row of the matrix)", () => {
 
 describe("upload", () => {
   it("keeps a dropped folder's structure, and on a taken name refuses, replaces or keeps both", async () => {
-    const first = await upload("member", [{ path: "site/index.html", data: "<h1>1</h1>" }, { path: "site/css/app.css", data: "body{}" }, { path: "notes.txt", data: "one" }]);
-    expect(first).toMatchObject({ status: 200, body: { files: [{ path: "site/index.html" }, { path: "site/css/app.css" }, { path: "notes.txt" }] } });
+    const first = await upload("member", [
+      { path: "site/index.html", data: "<h1>1</h1>" },
+      { path: "site/css/app.css", data: "body{}" },
+      { path: "notes.txt", data: "one" },
+    ]);
+    expect(first).toMatchObject({
+      status: 200,
+      body: { files: [{ path: "site/index.html" }, { path: "site/css/app.css" }, { path: "notes.txt" }] },
+    });
     expect(await readFile(path.join(root, "site/css/app.css"), "utf8")).toBe("body{}");
 
     const refused = await upload("member", [{ path: "notes.txt", data: "two" }]);
@@ -122,12 +174,21 @@ describe("upload", () => {
     expect((await upload("member", [{ path: "notes.txt", data: "two" }], "?onExists=replace")).status).toBe(200);
     expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("two");
 
-    const both = await upload("member", [{ path: "notes.txt", data: "three" }, { path: "site/index.html", data: "<h1>2</h1>" }], "?onExists=keep-both");
+    const both = await upload(
+      "member",
+      [
+        { path: "notes.txt", data: "three" },
+        { path: "site/index.html", data: "<h1>2</h1>" },
+      ],
+      "?onExists=keep-both",
+    );
     expect(both.body.files?.map((f) => f.path)).toEqual(["notes (1).txt", "site (1)/index.html"]);
     expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("two");
     expect(await readFile(path.join(root, "site (1)/index.html"), "utf8")).toBe("<h1>2</h1>");
 
-    expect((await upload("member", [{ path: "deep.txt", data: "d" }], "?dir=site/css")).body.files?.[0]?.path).toBe("site/css/deep.txt");
+    expect((await upload("member", [{ path: "deep.txt", data: "d" }], "?dir=site/css")).body.files?.[0]?.path).toBe(
+      "site/css/deep.txt",
+    );
   });
 
   it("refuses paths that climb out, absolute paths and symbolic links leading outside; nothing is written there", async () => {
@@ -150,12 +211,26 @@ describe("upload", () => {
     expect((await upload("member", [{ path: "big.bin", data: big }])).status).toBe(413);
     const chunked = await new Promise<number>((resolve, reject) => {
       const boundary = "----tandem";
-      const request = http.request(`${base}/api/projects/${projectId}/upload`, { method: "POST", headers: { cookie: cookies.member, origin: base, "content-type": `multipart/form-data; boundary=${boundary}`, "transfer-encoding": "chunked" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = http.request(
+        `${base}/api/projects/${projectId}/upload`,
+        {
+          method: "POST",
+          headers: {
+            cookie: cookies.member,
+            origin: base,
+            "content-type": `multipart/form-data; boundary=${boundary}`,
+            "transfer-encoding": "chunked",
+          },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on("error", reject);
-      request.write(`--${boundary}\r\ncontent-disposition: form-data; name="path"\r\n\r\nstream.bin\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="stream.bin"\r\n\r\n`);
+      request.write(
+        `--${boundary}\r\ncontent-disposition: form-data; name="path"\r\n\r\nstream.bin\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="stream.bin"\r\n\r\n`,
+      );
       for (let i = 0; i < 20; i++) request.write(Buffer.alloc(8 * 1024, 98));
       request.end(`\r\n--${boundary}--\r\n`);
     });
@@ -165,18 +240,45 @@ describe("upload", () => {
   });
 
   it("unpacks a zip (its one top folder dropped), and refuses zip-slip, links and too many entries before writing anything", async () => {
-    const good = rawZip([{ name: "repo-main/src/app.ts", data: "export {};\n" }, { name: "repo-main/README.md", data: "# repo\n" }]);
+    const good = rawZip([
+      { name: "repo-main/src/app.ts", data: "export {};\n" },
+      { name: "repo-main/README.md", data: "# repo\n" },
+    ]);
     const unpacked = await upload("member", [{ path: "repo.zip", data: good }], "?onExists=replace&unzip=1");
     expect(unpacked.status).toBe(200);
     expect(await readFile(path.join(root, "src/app.ts"), "utf8")).toBe("export {};\n");
 
     const before = await list(root);
     const attacks: Array<[string, Buffer]> = [
-      ["zip-slip", rawZip([{ name: "ok.txt", data: "fine" }, { name: "../../evil.txt", data: "pwned" }])],
-      ["absolute", rawZip([{ name: "ok.txt", data: "fine" }, { name: "/tmp/evil.txt", data: "pwned" }])],
-      ["symlink", rawZip([{ name: "ok.txt", data: "fine" }, { name: "link", data: outside, mode: 0o120777 }])],
+      [
+        "zip-slip",
+        rawZip([
+          { name: "ok.txt", data: "fine" },
+          { name: "../../evil.txt", data: "pwned" },
+        ]),
+      ],
+      [
+        "absolute",
+        rawZip([
+          { name: "ok.txt", data: "fine" },
+          { name: "/tmp/evil.txt", data: "pwned" },
+        ]),
+      ],
+      [
+        "symlink",
+        rawZip([
+          { name: "ok.txt", data: "fine" },
+          { name: "link", data: outside, mode: 0o120777 },
+        ]),
+      ],
       ["too many", rawZip(Array.from({ length: 51 }, (_, i) => ({ name: `f${i}.txt`, data: "x" })))],
-      ["too big", rawZip([{ name: "ok.txt", data: "fine" }, { name: "huge.txt", data: "y".repeat(LIMIT) }])],
+      [
+        "too big",
+        rawZip([
+          { name: "ok.txt", data: "fine" },
+          { name: "huge.txt", data: "y".repeat(LIMIT) },
+        ]),
+      ],
     ];
     for (const [what, bytes] of attacks) {
       const result = await upload("member", [{ path: "attack.zip", data: bytes }], "?unzip=1");
@@ -207,8 +309,14 @@ describe("download", () => {
     expect(Object.keys(entries).filter((name) => /node_modules|\.git\/|secret|escape/.test(name))).toEqual([]);
     expect(Object.values(entries)).not.toContain("server secret");
 
-    expect(await zipEntries((await download("member", "site")).bytes)).toEqual({ "index.html": "<h1>1</h1>", "css/app.css": "body{}", "css/deep.txt": "d" });
-    expect(await zipEntries((await download("member", "node_modules")).bytes)).toEqual({ "dep/index.js": "module.exports = 1;\n" });
+    expect(await zipEntries((await download("member", "site")).bytes)).toEqual({
+      "index.html": "<h1>1</h1>",
+      "css/app.css": "body{}",
+      "css/deep.txt": "d",
+    });
+    expect(await zipEntries((await download("member", "node_modules")).bytes)).toEqual({
+      "dep/index.js": "module.exports = 1;\n",
+    });
     expect((await download("member", "secret-link.txt")).status).toBe(400);
     expect((await download("member", "../../etc/passwd")).status).toBe(400);
     expect((await download("member", "missing.txt")).status).toBe(404);

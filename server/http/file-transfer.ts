@@ -33,7 +33,14 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
 };
 
 const STATUS: Record<string, number> = { UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, BAD_REQUEST: 400 };
-const WORKSPACE_STATUS: Record<string, number> = { NOT_FOUND: 404, EXISTS: 409, CONFLICT: 409, TOO_LARGE: 413, DISK_FULL: 507, IO_ERROR: 500 };
+const WORKSPACE_STATUS: Record<string, number> = {
+  NOT_FOUND: 404,
+  EXISTS: 409,
+  CONFLICT: 409,
+  TOO_LARGE: 413,
+  DISK_FULL: 507,
+  IO_ERROR: 500,
+};
 
 /** "Content-Disposition: attachment" with a plain fallback and the UTF-8 name (RFC 6266). */
 function attachment(name: string): string {
@@ -41,13 +48,19 @@ function attachment(name: string): string {
   return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-export async function handleFileTransfer(services: Services, req: http.IncomingMessage, res: http.ServerResponse, caller: () => Promise<Context>) {
+export async function handleFileTransfer(
+  services: Services,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  caller: () => Promise<Context>,
+) {
   const url = new URL(req.url ?? "/", "http://local");
   const route = ROUTE.exec(url.pathname);
   if (!route) return json(res, 404, { error: "Not found." });
   const [, projectId, action] = route;
   const method = action === "download" ? "GET" : "POST";
-  if (req.method !== method && !(method === "GET" && req.method === "HEAD")) return json(res, 405, { error: `Use ${method}.` });
+  if (req.method !== method && !(method === "GET" && req.method === "HEAD"))
+    return json(res, 405, { error: `Use ${method}.` });
   const query = Object.fromEntries(url.searchParams);
   let stopFollowing = () => {};
   try {
@@ -65,12 +78,21 @@ export async function handleFileTransfer(services: Services, req: http.IncomingM
       res.on("close", () => abort.abort());
       if ((await downloadKind(workspace, path)) === "file") {
         const file = await openFileStream(workspace, path);
-        res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.size, "content-disposition": attachment(file.path.split("/").pop()!), "cache-control": "no-store" });
+        res.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "content-length": file.size,
+          "content-disposition": attachment(file.path.split("/").pop()!),
+          "cache-control": "no-store",
+        });
         await pipeline(file.stream, res).catch(() => undefined);
         return;
       }
       const name = path === "" ? found.project.name : path.split("/").pop()!;
-      res.writeHead(200, { "content-type": "application/zip", "content-disposition": attachment(`${name}.zip`), "cache-control": "no-store" });
+      res.writeHead(200, {
+        "content-type": "application/zip",
+        "content-disposition": attachment(`${name}.zip`),
+        "cache-control": "no-store",
+      });
       await streamFolderZip(workspace, path, res, abort.signal).catch((error: unknown) => {
         console.error("download:", error);
         res.destroy();
@@ -82,7 +104,12 @@ export async function handleFileTransfer(services: Services, req: http.IncomingM
       const target = await workspace.stat(options.dir);
       if (target.type !== "directory") return json(res, 400, { error: `'${options.dir}' is not a folder.` });
     }
-    const result = await receiveUpload(workspace, req, { dir: options.dir, onExists: options.onExists, unzip: options.unzip === "1", limits: services.config.upload });
+    const result = await receiveUpload(workspace, req, {
+      dir: options.dir,
+      onExists: options.onExists,
+      unzip: options.unzip === "1",
+      limits: services.config.upload,
+    });
     json(res, result.errors.length ? 409 : 200, result);
   } catch (error) {
     if (error instanceof TRPCError) return json(res, STATUS[error.code] ?? 500, { error: error.message });
@@ -105,9 +132,20 @@ export async function handleFileTransfer(services: Services, req: http.IncomingM
  * (removed from the team, role lowered, signed out, project deleted), on any instance, takes away
  * the right it needs: a long download or upload does not outlive the access it started with.
  */
-function cutWhenAccessEnds(services: Services, context: Context, projectId: string, need: "read" | "write", cut: () => void): () => void {
+function cutWhenAccessEnds(
+  services: Services,
+  context: Context,
+  projectId: string,
+  need: "read" | "write",
+  cut: () => void,
+): () => void {
   return services.accessChanges.subscribe({ userId: context.user?.id, projectId }, () => {
-    const recheck = async () => authorizeProject({ ...context, user: context.currentUser ? await context.currentUser() : context.user }, projectId, need);
+    const recheck = async () =>
+      authorizeProject(
+        { ...context, user: context.currentUser ? await context.currentUser() : context.user },
+        projectId,
+        need,
+      );
     recheck().catch(cut);
   });
 }

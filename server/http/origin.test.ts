@@ -12,7 +12,9 @@ describe("originAllowed", () => {
 
   it("refuses other sites, look-alike hosts and garbage", () => {
     expect(originAllowed(req({ host: "127.0.0.1:3000", origin: "http://evil.example" }))).toBe(false);
-    expect(originAllowed(req({ host: "tandem.example.com", origin: "https://tandem.example.com.evil.io" }))).toBe(false);
+    expect(originAllowed(req({ host: "tandem.example.com", origin: "https://tandem.example.com.evil.io" }))).toBe(
+      false,
+    );
     expect(originAllowed(req({ host: "127.0.0.1:3000", origin: "http://127.0.0.1:3001" }))).toBe(false);
     expect(originAllowed(req({ host: "127.0.0.1:3000", origin: "null" }))).toBe(false);
   });

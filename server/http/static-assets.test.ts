@@ -21,7 +21,9 @@ beforeAll(async () => {
   writeFileSync(path.join(chunks, "app.js.gz"), gzipSync(SCRIPT));
   writeFileSync(path.join(appDir, ".next", "secret.json"), "{}");
   const assets = createStaticAssets(appDir);
-  server = http.createServer((req, res) => assets(req, res, () => res.writeHead(404, { "x-fallback": req.url ?? "" }).end()));
+  server = http.createServer((req, res) =>
+    assets(req, res, () => res.writeHead(404, { "x-fallback": req.url ?? "" }).end()),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -65,7 +67,11 @@ describe("static assets", () => {
     const missing = await get("/_next/static/chunks/missing.js", "br");
     expect(missing.status).toBe(404);
     expect(missing.headers["x-fallback"]).toBe("/_next/static/chunks/missing.js");
-    for (const escape of ["/_next/static/../secret.json", "/_next/static/%2e%2e/secret.json", "/_next/static/..%2fsecret.json"]) {
+    for (const escape of [
+      "/_next/static/../secret.json",
+      "/_next/static/%2e%2e/secret.json",
+      "/_next/static/..%2fsecret.json",
+    ]) {
       const response = await get(escape, "identity");
       expect(response.status).toBe(404);
       expect(response.body.toString()).not.toBe("{}");
@@ -81,7 +87,9 @@ describe("public files", () => {
 
   beforeAll(async () => {
     const files = createPublicFiles(process.cwd());
-    publicServer = http.createServer((req, res) => files(req, res, () => res.writeHead(404, { "x-fallback": req.url ?? "" }).end()));
+    publicServer = http.createServer((req, res) =>
+      files(req, res, () => res.writeHead(404, { "x-fallback": req.url ?? "" }).end()),
+    );
     await new Promise<void>((resolve) => publicServer.listen(0, "127.0.0.1", resolve));
     publicBase = `http://127.0.0.1:${(publicServer.address() as AddressInfo).port}`;
   });
@@ -99,7 +107,10 @@ describe("public files", () => {
 
     const manifest = await fetchPublic("/manifest.webmanifest");
     expect(manifest.headers.get("content-type")).toMatch(/^application\/manifest\+json/);
-    const { icons, start_url } = (await manifest.json()) as { icons: Array<{ src: string; type: string }>; start_url: string };
+    const { icons, start_url } = (await manifest.json()) as {
+      icons: Array<{ src: string; type: string }>;
+      start_url: string;
+    };
     expect(start_url).toBe("/");
     expect(icons.some((icon) => icon.src === "/icon-512.png")).toBe(true);
     for (const icon of icons) {

@@ -10,7 +10,14 @@ export const STATIC_PREFIX = "/_next/static/";
  * there goes to `fallback` (Next), with the request's URL as it came.
  */
 export function createStaticAssets(appDir: string) {
-  const serve = sirv(path.join(appDir, ".next", "static"), { maxAge: 31_536_000, immutable: true, brotli: true, gzip: true, etag: true, extensions: [] });
+  const serve = sirv(path.join(appDir, ".next", "static"), {
+    maxAge: 31_536_000,
+    immutable: true,
+    brotli: true,
+    gzip: true,
+    etag: true,
+    extensions: [],
+  });
   return (req: http.IncomingMessage, res: http.ServerResponse, fallback: () => void) => {
     const original = req.url ?? "/";
     req.url = original.slice(STATIC_PREFIX.length - 1);

@@ -33,7 +33,11 @@ export class DiagnosticsStore {
    * quiet for `quietMs` (servers publish in steps: syntax first, then types); what is known at the
    * timeout otherwise.
    */
-  waitFor(rawUri: string, afterSeq: number, { quietMs = 400, timeoutMs = 5_000 } = {}): Promise<Diagnostic[] | undefined> {
+  waitFor(
+    rawUri: string,
+    afterSeq: number,
+    { quietMs = 400, timeoutMs = 5_000 } = {},
+  ): Promise<Diagnostic[] | undefined> {
     const uri = normalizeUri(rawUri);
     return new Promise((resolve) => {
       let quiet: NodeJS.Timeout | undefined;

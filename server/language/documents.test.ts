@@ -7,7 +7,9 @@ describe("pathOfUri: the one way a URI becomes a workspace path", () => {
   it("maps the workspace's own files, in any escaping a server or an editor uses", () => {
     expect(pathOfUri(root, uriOfPath(root, "src/a b.ts"))).toBe("src/a b.ts");
     expect(pathOfUri(root, "file:///data/workspaces/p%201/src/%61.ts")).toBe("src/a.ts");
-    expect(pathOfUri(root, "file:///data/workspaces/p%201/node_modules/x/index.d.ts")).toBe("node_modules/x/index.d.ts");
+    expect(pathOfUri(root, "file:///data/workspaces/p%201/node_modules/x/index.d.ts")).toBe(
+      "node_modules/x/index.d.ts",
+    );
     expect(pathOfUri(root, "file:///data/workspaces/p%201/")).toBe("");
   });
 

@@ -69,7 +69,11 @@ export type OpenDocument = {
 export const AGENT_OPENER = "agent";
 
 /** Applies LSP content changes (ranged or whole-text), in order, to a text. */
-export function applyChanges(text: string, languageId: string, changes: readonly TextDocumentContentChangeEvent[]): string {
+export function applyChanges(
+  text: string,
+  languageId: string,
+  changes: readonly TextDocumentContentChangeEvent[],
+): string {
   return changes.reduce((current, change) => {
     if (!("range" in change)) return change.text;
     const document = TextDocument.create("file:///document", languageId, 0, current);

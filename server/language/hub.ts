@@ -4,7 +4,15 @@ import { CLIENT_CAPABILITIES, forClients, settingAt } from "./client-capabilitie
 import { DiagnosticsStore } from "./diagnostics-store";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { Workspace } from "@/server/workspace";
-import { AGENT_OPENER, applyChanges, normalizeUri, pathOfUri, readDocumentText, uriOfPath, type OpenDocument } from "./documents";
+import {
+  AGENT_OPENER,
+  applyChanges,
+  normalizeUri,
+  pathOfUri,
+  readDocumentText,
+  uriOfPath,
+  type OpenDocument,
+} from "./documents";
 import type { Launch } from "./launch";
 import type { LanguageServerSpec } from "./registry";
 import { ServerProcess } from "./server-process";
@@ -105,7 +113,11 @@ export class LanguageServerHub {
   private async launchProcess(): Promise<InitializeResult> {
     this.state = this.restarts > 0 ? "restarting" : "starting";
     const launch = this.options.launch();
-    const proc = new ServerProcess(launch, (message) => this.fromServer(message), (text) => this.options.log?.(text.trimEnd()));
+    const proc = new ServerProcess(
+      launch,
+      (message) => this.fromServer(message),
+      (text) => this.options.log?.(text.trimEnd()),
+    );
     this.process = proc;
     this.startedAt = Date.now();
     void proc.done.then((how) => this.exited(proc, how));
@@ -118,9 +130,19 @@ export class LanguageServerHub {
     })) as InitializeResult;
     this.initializeResult = result;
     proc.send(notification("initialized", {}));
-    if (this.options.spec.settings) proc.send(notification("workspace/didChangeConfiguration", { settings: this.options.spec.settings }));
+    if (this.options.spec.settings)
+      proc.send(notification("workspace/didChangeConfiguration", { settings: this.options.spec.settings }));
     for (const document of this.documents.values()) {
-      proc.send(notification("textDocument/didOpen", { textDocument: { uri: document.uri, languageId: document.languageId, version: document.version, text: document.text } }));
+      proc.send(
+        notification("textDocument/didOpen", {
+          textDocument: {
+            uri: document.uri,
+            languageId: document.languageId,
+            version: document.version,
+            text: document.text,
+          },
+        }),
+      );
     }
     this.state = "running";
     return result;
@@ -131,13 +153,19 @@ export class LanguageServerHub {
       const id = this.nextId++;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`The ${this.spec.id} language server did not answer ${method} within ${Math.round(timeoutMs / 1000)} s.`));
+        reject(
+          new Error(
+            `The ${this.spec.id} language server did not answer ${method} within ${Math.round(timeoutMs / 1000)} s.`,
+          ),
+        );
       }, timeoutMs);
       timer.unref();
-      const done = <T>(f: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        f(value);
-      };
+      const done =
+        <T>(f: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          f(value);
+        };
       this.pending.set(id, { kind: "internal", method, resolve: done(resolve), reject: done(reject) });
       proc.send({ jsonrpc: "2.0", id, method, params } as RequestMessage);
     });
@@ -175,7 +203,9 @@ export class LanguageServerHub {
     // no restart is announced that never comes.
     this.restartTimer = setTimeout(() => {
       this.restarts++;
-      this.options.log?.(`${this.spec.id} language server exited (${how.signal ?? `code ${how.code}`}); restarting after ${delay} ms`);
+      this.options.log?.(
+        `${this.spec.id} language server exited (${how.signal ?? `code ${how.code}`}); restarting after ${delay} ms`,
+      );
       void this.start().catch((error) => this.options.log?.(String(error)));
     }, delay);
     this.restartTimer.unref();
@@ -246,7 +276,8 @@ export class LanguageServerHub {
     }
     if (message.method === "workspace/workspaceFolders") return [{ uri: uriOfPath(this.root, ""), name: "workspace" }];
     // Edits reach files through Tandem's write path (the rename tool and the editor), never from the server.
-    if (message.method === "workspace/applyEdit") return { applied: false, failureReason: "Apply edits through the editor." };
+    if (message.method === "workspace/applyEdit")
+      return { applied: false, failureReason: "Apply edits through the editor." };
     return null;
   }
 
@@ -263,11 +294,14 @@ export class LanguageServerHub {
     let handled = Promise.resolve();
     return {
       receive: (message) => {
-        handled = handled.then(() => this.fromClient(client, message)).catch((error) => this.options.log?.(String(error)));
+        handled = handled
+          .then(() => this.fromClient(client, message))
+          .catch((error) => this.options.log?.(String(error)));
       },
       detach: () => {
         this.clients.delete(client.id);
-        for (const [id, pending] of this.pending) if (pending.kind === "client" && pending.clientId === client.id) this.pending.delete(id);
+        for (const [id, pending] of this.pending)
+          if (pending.kind === "client" && pending.clientId === client.id) this.pending.delete(id);
         for (const document of [...this.documents.values()]) this.release(document.uri, client.id);
       },
     };
@@ -277,7 +311,10 @@ export class LanguageServerHub {
     this.lastActivity = Date.now();
     const message = Message.isRequest(sent) || Message.isNotification(sent) ? this.contained(sent) : sent;
     if (!message) {
-      if (Message.isRequest(sent)) client.send(errorResponse(sent.id!, INVALID_PARAMS, "Only files inside the project's workspace can be opened here."));
+      if (Message.isRequest(sent))
+        client.send(
+          errorResponse(sent.id!, INVALID_PARAMS, "Only files inside the project's workspace can be opened here."),
+        );
       return;
     }
     if (Message.isRequest(message)) {
@@ -286,13 +323,22 @@ export class LanguageServerHub {
           const result = await this.start();
           client.send({ jsonrpc: "2.0", id: message.id, result: forClients(result) } as ResponseMessage);
         } catch (error) {
-          client.send(errorResponse(message.id!, REQUEST_FAILED, String(error instanceof Error ? error.message : error)));
+          client.send(
+            errorResponse(message.id!, REQUEST_FAILED, String(error instanceof Error ? error.message : error)),
+          );
         }
         return;
       }
-      if (message.method === "shutdown") return client.send({ jsonrpc: "2.0", id: message.id, result: null } as ResponseMessage);
+      if (message.method === "shutdown")
+        return client.send({ jsonrpc: "2.0", id: message.id, result: null } as ResponseMessage);
       if (this.state !== "running" || !this.process) {
-        return client.send(errorResponse(message.id!, SERVER_CANCELLED, `The ${this.spec.id} language server is ${this.state === "restarting" ? "restarting" : "starting"}.`));
+        return client.send(
+          errorResponse(
+            message.id!,
+            SERVER_CANCELLED,
+            `The ${this.spec.id} language server is ${this.state === "restarting" ? "restarting" : "starting"}.`,
+          ),
+        );
       }
       const id = this.nextId++;
       this.pending.set(id, { kind: "client", clientId: client.id, originalId: message.id!, method: message.method });
@@ -308,7 +354,8 @@ export class LanguageServerHub {
         return;
       case "$/cancelRequest": {
         for (const [id, pending] of this.pending) {
-          if (pending.kind === "client" && pending.clientId === client.id && pending.originalId === params.id) this.process?.send(notification("$/cancelRequest", { id }));
+          if (pending.kind === "client" && pending.clientId === client.id && pending.originalId === params.id)
+            this.process?.send(notification("$/cancelRequest", { id }));
         }
         return;
       }
@@ -317,7 +364,10 @@ export class LanguageServerHub {
         // says: theirs is what the workspace holds (`contained` made the URI a workspace file's).
         const uri: string = params.textDocument.uri;
         const trusted = client.mayEdit?.() ?? true;
-        const text = trusted ? params.textDocument.text : (this.documents.get(uri)?.text ?? (await readDocumentText(this.options.workspace, pathOfUri(this.root, uri)!)));
+        const text = trusted
+          ? params.textDocument.text
+          : (this.documents.get(uri)?.text ??
+            (await readDocumentText(this.options.workspace, pathOfUri(this.root, uri)!)));
         if (typeof text !== "string") return;
         return this.hold(uri, client.id, params.textDocument.languageId, text);
       }
@@ -359,7 +409,8 @@ export class LanguageServerHub {
     }
     const document: OpenDocument = { uri, languageId, version: 1, text, openers: new Set([opener]) };
     this.documents.set(uri, document);
-    if (this.state === "running") this.process?.send(notification("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } }));
+    if (this.state === "running")
+      this.process?.send(notification("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } }));
   }
 
   release(rawUri: string, opener: string): void {
@@ -375,14 +426,21 @@ export class LanguageServerHub {
     document.text = text;
     document.version++;
     if (this.state === "running") {
-      this.process?.send(notification("textDocument/didChange", { textDocument: { uri: document.uri, version: document.version }, contentChanges: [{ text }] }));
+      this.process?.send(
+        notification("textDocument/didChange", {
+          textDocument: { uri: document.uri, version: document.version },
+          contentChanges: [{ text }],
+        }),
+      );
     }
   }
 
   /** The text the server has for a document, and whether an editor (not only the agent) holds it. */
   documentOf(uri: string): { text: string; inEditor: boolean } | undefined {
     const document = this.documents.get(normalizeUri(uri));
-    return document && { text: document.text, inEditor: [...document.openers].some((opener) => opener !== AGENT_OPENER) };
+    return (
+      document && { text: document.text, inEditor: [...document.openers].some((opener) => opener !== AGENT_OPENER) }
+    );
   }
 
   isOpen(uri: string): boolean {
@@ -398,7 +456,10 @@ export class LanguageServerHub {
     if (this.state !== "running") return;
     const events = changes
       .filter((change) => change.type === "add" || change.type === "change" || change.type === "unlink")
-      .map((change) => ({ uri: uriOfPath(this.root, change.path), type: change.type === "add" ? 1 : change.type === "change" ? 2 : 3 }));
+      .map((change) => ({
+        uri: uriOfPath(this.root, change.path),
+        type: change.type === "add" ? 1 : change.type === "change" ? 2 : 3,
+      }));
     if (events.length) this.process?.send(notification("workspace/didChangeWatchedFiles", { changes: events }));
     for (const event of events) await this.followDisk(event.uri);
   }
@@ -424,7 +485,11 @@ export class LanguageServerHub {
     return this.diagnostics.seq;
   }
 
-  waitForDiagnostics(uri: string, afterSeq: number, options?: { quietMs?: number; timeoutMs?: number }): Promise<Diagnostic[] | undefined> {
+  waitForDiagnostics(
+    uri: string,
+    afterSeq: number,
+    options?: { quietMs?: number; timeoutMs?: number },
+  ): Promise<Diagnostic[] | undefined> {
     return this.diagnostics.waitFor(uri, afterSeq, options);
   }
 }

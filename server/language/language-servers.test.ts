@@ -23,7 +23,9 @@ let ts: ProjectLanguage;
 let sandboxed: boolean;
 
 const files: Record<string, string> = {
-  "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true } }),
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true },
+  }),
   "src/shapes.ts": "export function area(width: number, height: number): number {\n  return width * height;\n}\n",
   "src/a.ts": 'import { area } from "./shapes";\nexport const small = area(1, 2);\n',
   "src/b.ts": 'import { area } from "./shapes";\nexport const large = area(10, 20);\n',
@@ -56,7 +58,9 @@ afterAll(async () => {
 describe("TypeScript through typescript-language-server", () => {
   it("reports a type error in a file", async () => {
     const problems = await ts.problems("src/broken.ts");
-    expect(problems).toEqual([expect.objectContaining({ path: "src/broken.ts", line: 1, severity: "error", code: 2322 })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ path: "src/broken.ts", line: 1, severity: "error", code: 2322 }),
+    ]);
     expect(problems[0]!.message).toContain("'string' is not assignable to type 'number'");
   }, 60_000);
 
@@ -74,14 +78,19 @@ describe("TypeScript through typescript-language-server", () => {
   }, 30_000);
 
   it("lists the symbols of a file and of the workspace", async () => {
-    expect(await ts.documentSymbols("src/shapes.ts")).toEqual([expect.objectContaining({ name: "area", kind: "function", line: 1 })]);
+    expect(await ts.documentSymbols("src/shapes.ts")).toEqual([
+      expect.objectContaining({ name: "area", kind: "function", line: 1 }),
+    ]);
     const found = await ts.workspaceSymbols("area");
     expect(found).toContainEqual(expect.objectContaining({ name: "area", path: "src/shapes.ts" }));
   }, 30_000);
 
   it("reports only the errors a change introduced", async () => {
     const before = await ts.errorsBefore(["src/a.ts"]);
-    await writeFile(path.join(root, "src/a.ts"), 'import { area } from "./shapes";\nexport const small = area(1, "2");\nexport const n: string = 3;\n');
+    await writeFile(
+      path.join(root, "src/a.ts"),
+      'import { area } from "./shapes";\nexport const small = area(1, "2");\nexport const n: string = 3;\n',
+    );
     const introduced = await ts.newErrors(before);
     expect(introduced.map((p) => p.line).sort()).toEqual([2, 3]);
     await writeFile(path.join(root, "src/a.ts"), files["src/a.ts"]!);
@@ -110,8 +119,18 @@ describe("TypeScript through typescript-language-server", () => {
     const uri = uriOfPath(root, "src/broken.ts");
     const viewer = hub.attach({ id: "viewer", send: () => undefined, mayEdit: () => false });
     const seq = hub.diagnosticsSeq;
-    viewer.receive({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "typescript", version: 1, text: "export const count: number = 3;\n" } } } as never);
-    viewer.receive({ jsonrpc: "2.0", method: "textDocument/didChange", params: { textDocument: { uri, version: 2 }, contentChanges: [{ text: "export const count = 3;\n" }] } } as never);
+    viewer.receive({
+      jsonrpc: "2.0",
+      method: "textDocument/didOpen",
+      params: {
+        textDocument: { uri, languageId: "typescript", version: 1, text: "export const count: number = 3;\n" },
+      },
+    } as never);
+    viewer.receive({
+      jsonrpc: "2.0",
+      method: "textDocument/didChange",
+      params: { textDocument: { uri, version: 2 }, contentChanges: [{ text: "export const count = 3;\n" }] },
+    } as never);
     await hub.waitForDiagnostics(uri, seq, { timeoutMs: 3_000 });
     expect(hub.documentOf(uri)?.text).toBe(files["src/broken.ts"]);
     expect((await ts.problems("src/broken.ts")).map((p) => p.code)).toEqual([2322]);
@@ -126,7 +145,9 @@ describe("TypeScript through typescript-language-server", () => {
       command: readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "),
       nice: Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]),
     }));
-    const analysing = processes.filter((p) => /typescript-language-server|tsserver/.test(p.command) && !p.command.includes("bwrap"));
+    const analysing = processes.filter(
+      (p) => /typescript-language-server|tsserver/.test(p.command) && !p.command.includes("bwrap"),
+    );
     expect(analysing.length).toBeGreaterThanOrEqual(2);
     for (const p of analysing) expect(p.nice, p.command).toBe(Math.min(19, getPriority() + BACKGROUND_NICE));
   });
@@ -142,7 +163,12 @@ describe("TypeScript through typescript-language-server", () => {
     const answers: unknown[] = [];
     const editor = hub.attach({ id: "editor", send: (message) => answers.push(message) });
     if (hub.state !== "running") {
-      editor.receive({ jsonrpc: "2.0", id: 7, method: "textDocument/hover", params: { textDocument: { uri }, position: { line: 0, character: 14 } } } as never);
+      editor.receive({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "textDocument/hover",
+        params: { textDocument: { uri }, position: { line: 0, character: 14 } },
+      } as never);
       await expect.poll(() => answers.length, { timeout: 1_000 }).toBe(1);
       expect(answers[0]).toMatchObject({ id: 7, error: { message: expect.stringMatching(/restarting/) } });
     }
@@ -158,9 +184,17 @@ describe("shutting down", () => {
   // host, and they may exit before the host stops them: that is not a crash to restart from.
 
   /** A TypeScript server of its own (restart backoff `backoffMs`), and what its hub logs. */
-  async function withOwnServer(project: string, backoffMs: number, run: (own: LanguageServers, hub: ReturnType<LanguageServers["hub"]>) => Promise<void>) {
+  async function withOwnServer(
+    project: string,
+    backoffMs: number,
+    run: (own: LanguageServers, hub: ReturnType<LanguageServers["hub"]>) => Promise<void>,
+  ) {
     const lines: string[] = [];
-    const own = createLanguageServers({ sandbox: testSandbox(sandboxed ? "bwrap" : "none"), baseBackoffMs: backoffMs, log: (line) => lines.push(line) });
+    const own = createLanguageServers({
+      sandbox: testSandbox(sandboxed ? "bwrap" : "none"),
+      baseBackoffMs: backoffMs,
+      log: (line) => lines.push(line),
+    });
     try {
       const hub = own.hub(project, workspace, "typescript");
       await hub.start();

@@ -33,7 +33,12 @@ export type LanguageServersOptions = {
   baseBackoffMs?: number;
 };
 
-type ProjectEntry = { workspace: Workspace; hubs: Map<string, LanguageServerHub>; watching: AbortController; queries: ProjectLanguage };
+type ProjectEntry = {
+  workspace: Workspace;
+  hubs: Map<string, LanguageServerHub>;
+  watching: AbortController;
+  queries: ProjectLanguage;
+};
 
 export function createLanguageServers(options: LanguageServersOptions): LanguageServers {
   const idleMs = options.idleMs ?? 10 * 60_000;
@@ -78,11 +83,20 @@ export function createLanguageServers(options: LanguageServersOptions): Language
     let hub = entry.hubs.get(serverId);
     if (hub) return hub;
     const spec = specForServer(serverId);
-    if (!spec) throw new Error(`No language server is registered as '${serverId}'. Known: ${LANGUAGE_SERVERS.map((s) => s.id).join(", ")}.`);
+    if (!spec)
+      throw new Error(
+        `No language server is registered as '${serverId}'. Known: ${LANGUAGE_SERVERS.map((s) => s.id).join(", ")}.`,
+      );
     hub = new LanguageServerHub({
       spec,
       workspace: entry.workspace,
-      launch: () => launchCommand({ spec, workspaceRoot: entry.workspace.root, sandbox: options.sandbox, memoryMb: options.memoryMb ?? 1024 }),
+      launch: () =>
+        launchCommand({
+          spec,
+          workspaceRoot: entry.workspace.root,
+          sandbox: options.sandbox,
+          memoryMb: options.memoryMb ?? 1024,
+        }),
       log: options.log,
       baseBackoffMs: options.baseBackoffMs,
     });
@@ -91,16 +105,19 @@ export function createLanguageServers(options: LanguageServersOptions): Language
     return hub;
   }
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const entry of projects.values()) {
-      for (const [id, hub] of entry.hubs) {
-        if (hub.clientCount > 0 || now - hub.lastActivity < idleMs) continue;
-        entry.hubs.delete(id);
-        void hub.stop();
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const entry of projects.values()) {
+        for (const [id, hub] of entry.hubs) {
+          if (hub.clientCount > 0 || now - hub.lastActivity < idleMs) continue;
+          entry.hubs.delete(id);
+          void hub.stop();
+        }
       }
-    }
-  }, Math.min(60_000, Math.max(1_000, idleMs / 4)));
+    },
+    Math.min(60_000, Math.max(1_000, idleMs / 4)),
+  );
   sweep.unref();
 
   return {
@@ -108,7 +125,12 @@ export function createLanguageServers(options: LanguageServersOptions): Language
     forProject: (projectId, workspace) => project(projectId, workspace).queries,
     status(projectId) {
       const entry = projects.get(projectId);
-      return [...(entry?.hubs.values() ?? [])].map((hub) => ({ server: hub.spec.id, state: hub.state, restarts: hub.restarts, clients: hub.clientCount }));
+      return [...(entry?.hubs.values() ?? [])].map((hub) => ({
+        server: hub.spec.id,
+        state: hub.state,
+        restarts: hub.restarts,
+        clients: hub.clientCount,
+      }));
     },
     shuttingDown() {
       retiring = true;

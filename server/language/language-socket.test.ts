@@ -19,12 +19,25 @@ describe("language socket URIs", () => {
   const { toClient, toServer } = uriRewriter("/data/workspaces/p 1");
 
   it("shows workspace files as file:///<path> and hides the server's folders", () => {
-    const message = { uri: "file:///data/workspaces/p%201/src/a.ts", root: "file:///data/workspaces/p%201", lib: "file:///opt/tandem/language/node_modules/typescript/lib/lib.es5.d.ts", text: "file: a" };
-    expect(toClient(message)).toEqual({ uri: "file:///src/a.ts", root: "file:///", lib: "tandem-external:///opt/tandem/language/node_modules/typescript/lib/lib.es5.d.ts", text: "file: a" });
+    const message = {
+      uri: "file:///data/workspaces/p%201/src/a.ts",
+      root: "file:///data/workspaces/p%201",
+      lib: "file:///opt/tandem/language/node_modules/typescript/lib/lib.es5.d.ts",
+      text: "file: a",
+    };
+    expect(toClient(message)).toEqual({
+      uri: "file:///src/a.ts",
+      root: "file:///",
+      lib: "tandem-external:///opt/tandem/language/node_modules/typescript/lib/lib.es5.d.ts",
+      text: "file: a",
+    });
   });
 
   it("maps the editor's URIs back, keeps keys (a rename's changes by URI) in step, and never turns an external URI into a host path", () => {
-    expect(toServer({ changes: { "file:///src/a.ts": [] }, uri: "tandem-external:///opt/x.d.ts" })).toEqual({ changes: { "file:///data/workspaces/p%201/src/a.ts": [] }, uri: "tandem-external:///opt/x.d.ts" });
+    expect(toServer({ changes: { "file:///src/a.ts": [] }, uri: "tandem-external:///opt/x.d.ts" })).toEqual({
+      changes: { "file:///data/workspaces/p%201/src/a.ts": [] },
+      uri: "tandem-external:///opt/x.d.ts",
+    });
     expect(toClient(toServer({ uri: "file:///src/b.ts" }))).toEqual({ uri: "file:///src/b.ts" });
   });
 });
@@ -51,13 +64,19 @@ describe("a language socket reaches only its project's workspace", () => {
       body: { name, email: `${name.toLowerCase()}-${randomUUID()}@example.com`, password: "correct-horse-battery" },
       asResponse: true,
     });
-    const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     return { cookie, id: ((await response.json()) as { user: { id: string } }).user.id };
   }
 
   beforeAll(async () => {
     env = await createTestServices();
-    server = await startServer({ ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } }, { dir: process.cwd(), pages: false });
+    server = await startServer(
+      { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } },
+      { dir: process.cwd(), pages: false },
+    );
     base = server.url;
     const owner = await signUp("Olive");
     await setSetting(env.services.db, "signupMode", "open");
@@ -131,15 +150,44 @@ describe("a language socket reaches only its project's workspace", () => {
     ws.send(JSON.stringify({ jsonrpc: "2.0", method: "initialized", params: {} }));
     for (const uri of attacks()) {
       // A member's editor sends its own text; a viewer's is not trusted. Neither may make the hub read the file.
-      ws.send(JSON.stringify({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "html", version: 1, text: "<p>mine</p>" } } }));
+      ws.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "textDocument/didOpen",
+          params: { textDocument: { uri, languageId: "html", version: 1, text: "<p>mine</p>" } },
+        }),
+      );
       // Asked twice, as an attacker would: on main the hub read the file while the first went ahead.
-      for (let again = 0; again < 2; again++) await jsonRpcCall(ws, id++, "textDocument/formatting", { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+      for (let again = 0; again < 2; again++)
+        await jsonRpcCall(ws, id++, "textDocument/formatting", {
+          textDocument: { uri },
+          options: { tabSize: 2, insertSpaces: true },
+        });
       await jsonRpcCall(ws, id++, "textDocument/documentSymbol", { textDocument: { uri } });
-      await jsonRpcCall(ws, id++, "textDocument/hover", { textDocument: { uri }, position: { line: 0, character: 10 } });
+      await jsonRpcCall(ws, id++, "textDocument/hover", {
+        textDocument: { uri },
+        position: { line: 0, character: 10 },
+      });
     }
     // The same way into a workspace file works: the probe would have seen host text had it been read.
-    ws.send(JSON.stringify({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri: "file:///page.html", languageId: "html", version: 1, text: "<div>\n<p>workspace page</p>\n</div>\n" } } }));
-    const formatted = await jsonRpcCall(ws, id++, "textDocument/formatting", { textDocument: { uri: "file:///page.html" }, options: { tabSize: 2, insertSpaces: true } });
+    ws.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "textDocument/didOpen",
+        params: {
+          textDocument: {
+            uri: "file:///page.html",
+            languageId: "html",
+            version: 1,
+            text: "<div>\n<p>workspace page</p>\n</div>\n",
+          },
+        },
+      }),
+    );
+    const formatted = await jsonRpcCall(ws, id++, "textDocument/formatting", {
+      textDocument: { uri: "file:///page.html" },
+      options: { tabSize: 2, insertSpaces: true },
+    });
     ws.close();
     return { frames, page: JSON.stringify(formatted.result) };
   }

@@ -24,27 +24,47 @@ export function uriRewriter(root: string) {
     }
     if (Array.isArray(value)) return value.map((item) => rewrite(item, from, to, exact));
     if (value && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [rewrite(key, from, to, exact) as string, rewrite(item, from, to, exact)]));
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => [
+          rewrite(key, from, to, exact) as string,
+          rewrite(item, from, to, exact),
+        ]),
+      );
     }
     return value;
   };
   const bare = serverPrefix.slice(0, -1);
   return {
     // Other files (the bundled TypeScript's lib.d.ts) get a scheme of their own, so no editor takes them for workspace files.
-    toClient: (message: unknown) => rewrite(rewrite(message, "file:///", `${EXTERNAL_SCHEME}:///`, ["", ""]), `${EXTERNAL_SCHEME}://${serverPrefix.slice("file://".length)}`, "file:///", [`${EXTERNAL_SCHEME}://${bare.slice("file://".length)}`, "file:///"]),
+    toClient: (message: unknown) =>
+      rewrite(
+        rewrite(message, "file:///", `${EXTERNAL_SCHEME}:///`, ["", ""]),
+        `${EXTERNAL_SCHEME}://${serverPrefix.slice("file://".length)}`,
+        "file:///",
+        [`${EXTERNAL_SCHEME}://${bare.slice("file://".length)}`, "file:///"],
+      ),
     toServer: (message: unknown) => rewrite(message, "file:///", serverPrefix, ["file:///", bare]),
   };
 }
 
 /** Methods that change what the shared server believes a document says: only people who may edit send them. */
-const WRITING_METHODS = new Set(["textDocument/didChange", "textDocument/didSave", "textDocument/willSave", "workspace/executeCommand"]);
+const WRITING_METHODS = new Set([
+  "textDocument/didChange",
+  "textDocument/didSave",
+  "textDocument/willSave",
+  "workspace/executeCommand",
+]);
 
 /**
  * Serves one editor on an already authenticated and authorized WebSocket: its JSON-RPC messages
  * go to the project's hub, the hub's (responses, diagnostics) come back. Edits never travel this
  * way: rename and formatting results are applied through the API's write path.
  */
-export function handleLanguageSocket(ws: WebSocket, hub: LanguageServerHub, options: { root: string; canWrite(): boolean }): void {
+export function handleLanguageSocket(
+  ws: WebSocket,
+  hub: LanguageServerHub,
+  options: { root: string; canWrite(): boolean },
+): void {
   const uris = uriRewriter(options.root);
   const connection = hub.attach({
     id: randomUUID(),
@@ -67,7 +87,14 @@ export function handleLanguageSocket(ws: WebSocket, hub: LanguageServerHub, opti
     }
     const method = "method" in message.data ? message.data.method : undefined;
     if (method && WRITING_METHODS.has(method) && !options.canWrite()) {
-      if ("id" in message.data) ws.send(JSON.stringify({ jsonrpc: "2.0", id: message.data.id, error: { code: -32600, message: "Your role in this project is read-only." } }));
+      if ("id" in message.data)
+        ws.send(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: message.data.id,
+            error: { code: -32600, message: "Your role in this project is read-only." },
+          }),
+        );
       return;
     }
     connection.receive(uris.toServer(message.data) as Message);

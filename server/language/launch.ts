@@ -41,7 +41,9 @@ export function packageClosure(names: readonly string[], from = process.cwd()): 
     const dir = packageDir(name, parent);
     if (!dir) return; // an optional dependency that is not installed
     found.set(name, { name, dir });
-    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
     for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency, dir);
   };
   for (const name of names) visit(name, from);
@@ -78,7 +80,8 @@ export function launchCommand({ spec, workspaceRoot, sandbox, memoryMb }: Launch
   const fillAll = (value: unknown): unknown => {
     if (typeof value === "string") return /^\{memoryMb\}$/.test(value) ? memoryMb : fill(value);
     if (Array.isArray(value)) return value.map(fillAll);
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillAll(v)]));
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillAll(v)]));
     return value;
   };
   const argv = spec.command.map(fill);
@@ -86,9 +89,16 @@ export function launchCommand({ spec, workspaceRoot, sandbox, memoryMb }: Launch
   if (argv[0] === "node") argv[0] = node;
   const readOnlyBinds = closure.map((p) => ({ from: p.dir, to: `${SERVER_PACKAGES_DIR}/${p.name}` }));
   // A Node installed outside /usr (nvm, a tarball) must be visible too; /usr is always bound.
-  if (!node.startsWith("/usr/")) readOnlyBinds.push({ from: path.dirname(path.dirname(node)), to: path.dirname(path.dirname(node)) });
+  if (!node.startsWith("/usr/"))
+    readOnlyBinds.push({ from: path.dirname(path.dirname(node)), to: path.dirname(path.dirname(node)) });
   // No egress socket: a language server never gets network, whatever the project's policy. Its
   // analysis runs in the background: the page and the server's requests go first.
-  const command = sandboxCommand(sandbox.host, { workspaceRoot, command: argv, newSession: true, readOnlyBinds, background: true });
+  const command = sandboxCommand(sandbox.host, {
+    workspaceRoot,
+    command: argv,
+    newSession: true,
+    readOnlyBinds,
+    background: true,
+  });
   return { command, initializationOptions: fillAll(spec.initializationOptions ?? {}) };
 }

@@ -21,7 +21,15 @@ import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "
 // follow the disk, so the answers match what is saved. Every file is read through the workspace.
 
 export type Severity = "error" | "warning" | "info" | "hint";
-export type Problem = { path: string; line: number; column: number; severity: Severity; message: string; code?: string | number; source?: string };
+export type Problem = {
+  path: string;
+  line: number;
+  column: number;
+  severity: Severity;
+  message: string;
+  code?: string | number;
+  source?: string;
+};
 export type Place = { path: string; line: number; column: number; endLine: number; endColumn: number };
 export type SymbolEntry = Place & { name: string; kind: string; container?: string };
 
@@ -70,13 +78,17 @@ export class ProjectLanguage {
 
   private async open(file: string): Promise<{ hub: LanguageServerHub; uri: string }> {
     const language = languageOfPath(file);
-    if (!language) throw new LanguageUnavailable(`No language server covers '${file}'. Covered: ${LANGUAGE_SERVERS.flatMap((s) => Object.keys(s.extensions)).join(" ")}.`);
+    if (!language)
+      throw new LanguageUnavailable(
+        `No language server covers '${file}'. Covered: ${LANGUAGE_SERVERS.flatMap((s) => Object.keys(s.extensions)).join(" ")}.`,
+      );
     const hub = this.hubFor(language.spec.id);
     const uri = uriOfPath(this.root, file);
     if (hub.isOpen(uri)) await hub.followDisk(uri);
     else {
       const read = await this.workspace.read(file);
-      if (read.kind !== "text") throw new LanguageUnavailable(`'${file}' is not a text file; language servers read only source files.`);
+      if (read.kind !== "text")
+        throw new LanguageUnavailable(`'${file}' is not a text file; language servers read only source files.`);
       hub.hold(uri, AGENT_OPENER, language.languageId, read.content);
     }
     await hub.start();
@@ -88,7 +100,10 @@ export class ProjectLanguage {
     if (file) {
       const { hub, uri } = await this.open(file);
       const known = hub.diagnosticsOf(uri);
-      const items = known?.items ?? (await hub.waitForDiagnostics(uri, 0, { quietMs: FIRST_QUIET_MS, timeoutMs: FIRST_DIAGNOSTICS_MS })) ?? [];
+      const items =
+        known?.items ??
+        (await hub.waitForDiagnostics(uri, 0, { quietMs: FIRST_QUIET_MS, timeoutMs: FIRST_DIAGNOSTICS_MS })) ??
+        [];
       return items.map((d) => this.problem(file, d));
     }
     const problems: Problem[] = [];
@@ -99,7 +114,12 @@ export class ProjectLanguage {
         if (relative) problems.push(...items.map((d) => this.problem(relative, d)));
       }
     }
-    return problems.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.path.localeCompare(b.path) || a.line - b.line);
+    return problems.sort(
+      (a, b) =>
+        SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+        a.path.localeCompare(b.path) ||
+        a.line - b.line,
+    );
   }
 
   private problem(file: string, d: Diagnostic): Problem {
@@ -118,7 +138,10 @@ export class ProjectLanguage {
   async errorsBefore(files: readonly string[]): Promise<Map<string, Problem[]>> {
     const before = new Map<string, Problem[]>();
     for (const file of files.filter((f) => this.covers(f))) {
-      const exists = await this.workspace.stat(file).then((info) => info.type === "file", () => false);
+      const exists = await this.workspace.stat(file).then(
+        (info) => info.type === "file",
+        () => false,
+      );
       before.set(file, exists ? (await this.problems(file)).filter((p) => p.severity === "error") : []);
     }
     return before;
@@ -131,7 +154,8 @@ export class ProjectLanguage {
       const { hub, uri } = await this.open(file);
       const seq = hub.diagnosticsSeq;
       await hub.followDisk(uri);
-      const items = (await hub.waitForDiagnostics(uri, seq, { quietMs: CHANGE_QUIET_MS, timeoutMs: AFTER_CHANGE_MS })) ?? [];
+      const items =
+        (await hub.waitForDiagnostics(uri, seq, { quietMs: CHANGE_QUIET_MS, timeoutMs: AFTER_CHANGE_MS })) ?? [];
       const seen = new Map<string, number>();
       for (const p of previous) seen.set(key(p), (seen.get(key(p)) ?? 0) + 1);
       for (const problem of items.map((d) => this.problem(file, d)).filter((p) => p.severity === "error")) {
@@ -145,14 +169,26 @@ export class ProjectLanguage {
 
   async documentSymbols(file: string): Promise<SymbolEntry[]> {
     const { hub, uri } = await this.open(file);
-    const result = await hub.request<(DocumentSymbol | SymbolInformation)[] | null>("textDocument/documentSymbol", { textDocument: { uri } });
+    const result = await hub.request<(DocumentSymbol | SymbolInformation)[] | null>("textDocument/documentSymbol", {
+      textDocument: { uri },
+    });
     const out: SymbolEntry[] = [];
     const walk = (symbol: DocumentSymbol | SymbolInformation, container?: string) => {
       if ("location" in symbol) {
-        out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...this.place(symbol.location)!, ...(symbol.containerName ? { container: symbol.containerName } : {}) });
+        out.push({
+          name: symbol.name,
+          kind: symbolKind(symbol.kind),
+          ...this.place(symbol.location)!,
+          ...(symbol.containerName ? { container: symbol.containerName } : {}),
+        });
         return;
       }
-      out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...this.place({ uri, range: symbol.selectionRange })!, ...(container ? { container } : {}) });
+      out.push({
+        name: symbol.name,
+        kind: symbolKind(symbol.kind),
+        ...this.place({ uri, range: symbol.selectionRange })!,
+        ...(container ? { container } : {}),
+      });
       for (const child of symbol.children ?? []) walk(child, symbol.name);
     };
     for (const symbol of result ?? []) walk(symbol);
@@ -170,7 +206,13 @@ export class ProjectLanguage {
       for (const symbol of result ?? []) {
         if (!("range" in symbol.location)) continue;
         const place = await this.namePlace(symbol.name, symbol.location as Location);
-        if (place && !place.path.includes("node_modules/")) out.push({ name: symbol.name, kind: symbolKind(symbol.kind), ...place, ...(symbol.containerName ? { container: symbol.containerName } : {}) });
+        if (place && !place.path.includes("node_modules/"))
+          out.push({
+            name: symbol.name,
+            kind: symbolKind(symbol.kind),
+            ...place,
+            ...(symbol.containerName ? { container: symbol.containerName } : {}),
+          });
       }
     }
     return out;
@@ -184,13 +226,27 @@ export class ProjectLanguage {
     const lines = text?.split("\n").slice(place.line - 1, place.endLine) ?? [];
     for (const [i, line] of lines.entries()) {
       const column = line.indexOf(name, i === 0 ? place.column - 1 : 0);
-      if (column >= 0) return { ...place, line: place.line + i, column: column + 1, endLine: place.line + i, endColumn: column + 1 + name.length };
+      if (column >= 0)
+        return {
+          ...place,
+          line: place.line + i,
+          column: column + 1,
+          endLine: place.line + i,
+          endColumn: column + 1 + name.length,
+        };
     }
     return place;
   }
 
   private async sampleFile(extensions: string[]): Promise<string | undefined> {
-    const [first] = await glob(extensions.map((e) => `**/*${e}`), { cwd: this.root, followSymbolicLinks: false, ignore: ["**/node_modules/**", "**/.git/**", "**/.tandem/**", "**/*.d.ts"] });
+    const [first] = await glob(
+      extensions.map((e) => `**/*${e}`),
+      {
+        cwd: this.root,
+        followSymbolicLinks: false,
+        ignore: ["**/node_modules/**", "**/.git/**", "**/.tandem/**", "**/*.d.ts"],
+      },
+    );
     return first;
   }
 
@@ -202,9 +258,19 @@ export class ProjectLanguage {
     return this.locations("textDocument/references", file, line, column, { context: { includeDeclaration: true } });
   }
 
-  private async locations(method: string, file: string, line: number, column: number, extra: object = {}): Promise<Place[]> {
+  private async locations(
+    method: string,
+    file: string,
+    line: number,
+    column: number,
+    extra: object = {},
+  ): Promise<Place[]> {
     const { hub, uri } = await this.open(file);
-    const result = await hub.request<Location | Location[] | LocationLink[] | null>(method, { textDocument: { uri }, position: { line: line - 1, character: column - 1 }, ...extra });
+    const result = await hub.request<Location | Location[] | LocationLink[] | null>(method, {
+      textDocument: { uri },
+      position: { line: line - 1, character: column - 1 },
+      ...extra,
+    });
     const list = result ? (Array.isArray(result) ? result : [result]) : [];
     return list
       .map((l) => ("targetUri" in l ? this.place({ uri: l.targetUri, range: l.targetSelectionRange }) : this.place(l)))
@@ -214,16 +280,24 @@ export class ProjectLanguage {
   /** The server's rename as whole-file texts: workspace path → new content. */
   async renameEdits(file: string, line: number, column: number, newName: string): Promise<Map<string, TextEdit[]>> {
     const { hub, uri } = await this.open(file);
-    const edit = await hub.request<WorkspaceEdit | null>("textDocument/rename", { textDocument: { uri }, position: { line: line - 1, character: column - 1 }, newName });
+    const edit = await hub.request<WorkspaceEdit | null>("textDocument/rename", {
+      textDocument: { uri },
+      position: { line: line - 1, character: column - 1 },
+      newName,
+    });
     const byPath = new Map<string, TextEdit[]>();
     const add = (target: string, edits: TextEdit[]) => {
       const relative = pathOfUri(this.root, target);
-      if (!relative || relative.startsWith("node_modules/")) throw new LanguageUnavailable(`The rename would change '${target}', outside the project's own files; it was not applied.`);
+      if (!relative || relative.startsWith("node_modules/"))
+        throw new LanguageUnavailable(
+          `The rename would change '${target}', outside the project's own files; it was not applied.`,
+        );
       byPath.set(relative, [...(byPath.get(relative) ?? []), ...edits]);
     };
     for (const [target, edits] of Object.entries(edit?.changes ?? {})) add(target, edits);
     for (const change of edit?.documentChanges ?? []) {
-      if (!("textDocument" in change)) throw new LanguageUnavailable("The rename would create, move or delete files; Tandem applies only text edits.");
+      if (!("textDocument" in change))
+        throw new LanguageUnavailable("The rename would create, move or delete files; Tandem applies only text edits.");
       add(change.textDocument.uri, change.edits as TextEdit[]);
     }
     return byPath;
@@ -241,7 +315,13 @@ export class ProjectLanguage {
     const relative = pathOfUri(this.root, location.uri);
     if (relative === null) return null;
     const { start, end } = location.range;
-    return { path: relative, line: start.line + 1, column: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1 };
+    return {
+      path: relative,
+      line: start.line + 1,
+      column: start.character + 1,
+      endLine: end.line + 1,
+      endColumn: end.character + 1,
+    };
   }
 }
 
@@ -249,7 +329,34 @@ function key(problem: Problem): string {
   return `${problem.code ?? ""}|${problem.message}`;
 }
 
-const SYMBOL_KINDS = ["file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"];
+const SYMBOL_KINDS = [
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
+];
 
 function symbolKind(kind: number): string {
   return SYMBOL_KINDS[kind - 1] ?? "symbol";

@@ -33,7 +33,16 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
   {
     id: "typescript",
     languages: ["typescript", "javascript", "typescriptreact", "javascriptreact"],
-    extensions: { ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact" },
+    extensions: {
+      ".ts": "typescript",
+      ".mts": "typescript",
+      ".cts": "typescript",
+      ".tsx": "typescriptreact",
+      ".js": "javascript",
+      ".mjs": "javascript",
+      ".cjs": "javascript",
+      ".jsx": "javascriptreact",
+    },
     packages: ["typescript-language-server", "typescript"],
     command: [...NODE, "{package:typescript-language-server}/lib/cli.mjs", "--stdio"],
     initializationOptions: {
@@ -52,14 +61,20 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: { ".py": "python", ".pyi": "python" },
     packages: ["pyright"],
     command: [...NODE, "{package:pyright}/langserver.index.js", "--stdio"],
-    settings: { python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } } },
+    settings: {
+      python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } },
+    },
   },
   {
     id: "json",
     languages: ["json", "jsonc"],
     extensions: { ".json": "json", ".jsonc": "jsonc" },
     packages: ["vscode-langservers-extracted"],
-    command: [...NODE, "{package:vscode-langservers-extracted}/lib/json-language-server/node/jsonServerMain.js", "--stdio"],
+    command: [
+      ...NODE,
+      "{package:vscode-langservers-extracted}/lib/json-language-server/node/jsonServerMain.js",
+      "--stdio",
+    ],
     initializationOptions: { provideFormatter: true },
   },
   {
@@ -67,7 +82,11 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     languages: ["css", "scss", "less"],
     extensions: { ".css": "css", ".scss": "scss", ".less": "less" },
     packages: ["vscode-langservers-extracted"],
-    command: [...NODE, "{package:vscode-langservers-extracted}/lib/css-language-server/node/cssServerMain.js", "--stdio"],
+    command: [
+      ...NODE,
+      "{package:vscode-langservers-extracted}/lib/css-language-server/node/cssServerMain.js",
+      "--stdio",
+    ],
     initializationOptions: { provideFormatter: true },
     settings: { css: { validate: true }, scss: { validate: true }, less: { validate: true } },
   },
@@ -76,7 +95,11 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     languages: ["html"],
     extensions: { ".html": "html", ".htm": "html" },
     packages: ["vscode-langservers-extracted"],
-    command: [...NODE, "{package:vscode-langservers-extracted}/lib/html-language-server/node/htmlServerMain.js", "--stdio"],
+    command: [
+      ...NODE,
+      "{package:vscode-langservers-extracted}/lib/html-language-server/node/htmlServerMain.js",
+      "--stdio",
+    ],
     initializationOptions: { provideFormatter: true, embeddedLanguages: { css: true, javascript: true } },
   },
 ];

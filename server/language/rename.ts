@@ -21,22 +21,32 @@ export async function renameSymbol(
   newName: string,
 ): Promise<RenamedFile[]> {
   const edits = await language.renameEdits(at.path, at.line, at.column, newName);
-  if (edits.size === 0) throw new LanguageUnavailable(`Nothing to rename at ${at.path}:${at.line}:${at.column}; point at a symbol.`);
+  if (edits.size === 0)
+    throw new LanguageUnavailable(`Nothing to rename at ${at.path}:${at.line}:${at.column}; point at a symbol.`);
   const planned = [];
   for (const [file, fileEdits] of edits) {
     const read = await workspace.read(file);
-    if (read.kind !== "text" || read.readOnly) throw new LanguageUnavailable(`'${file}' cannot be edited here (binary, too large or not UTF-8).`);
+    if (read.kind !== "text" || read.readOnly)
+      throw new LanguageUnavailable(`'${file}' cannot be edited here (binary, too large or not UTF-8).`);
     if (language.unsavedText(file, read.content) !== undefined) {
       throw new RenameConflict(`'${file}' has unsaved changes in an editor. Save or revert it, then rename again.`);
     }
-    const after = TextDocument.applyEdits(TextDocument.create("file:///document", "plaintext", 0, read.content), fileEdits);
+    const after = TextDocument.applyEdits(
+      TextDocument.create("file:///document", "plaintext", 0, read.content),
+      fileEdits,
+    );
     planned.push({ path: file, before: read.content, after, read });
   }
   const { versions } = await commitFiles(
     workspace,
-    planned.map((p) => ({ path: p.path, bytes: encode(p.after, { encoding: p.read.encoding, bom: p.read.bom, eol: p.read.eol }), expectedVersion: p.read.version })),
+    planned.map((p) => ({
+      path: p.path,
+      bytes: encode(p.after, { encoding: p.read.encoding, bom: p.read.bom, eol: p.read.eol }),
+      expectedVersion: p.read.version,
+    })),
   ).catch((error: unknown) => {
-    if (error instanceof Error && "code" in error && error.code === "CONFLICT") throw new RenameConflict(`${error.message} Rename again.`);
+    if (error instanceof Error && "code" in error && error.code === "CONFLICT")
+      throw new RenameConflict(`${error.message} Rename again.`);
     throw error;
   });
   return planned.map((p, i) => ({ path: p.path, before: p.before, after: p.after, version: versions[i]! }));

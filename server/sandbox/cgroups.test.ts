@@ -22,7 +22,8 @@ function fakeTree(controllers: string, options: { unified?: boolean } = {}) {
   dirs.push(root);
   const own = path.join(root, "app.slice", "tandem.service");
   mkdirSync(own, { recursive: true });
-  if (options.unified !== false) writeFileSync(path.join(root, "cgroup.controllers"), "cpuset cpu io memory hugetlb pids rdma misc\n");
+  if (options.unified !== false)
+    writeFileSync(path.join(root, "cgroup.controllers"), "cpuset cpu io memory hugetlb pids rdma misc\n");
   writeFileSync(path.join(own, "cgroup.controllers"), `${controllers}\n`);
   writeFileSync(path.join(own, "cgroup.procs"), "4242\n4243\n");
   writeFileSync(path.join(own, "cgroup.subtree_control"), "");
@@ -39,7 +40,9 @@ describe("cgroups v2", () => {
     // Written one pid at a time, as the kernel takes them; the last one written is what the fake file holds.
     expect(readFileSync(path.join(own, "tandem-server", "cgroup.procs"), "utf8")).toBe("4243");
     expect(readFileSync(path.join(own, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids +cpu");
-    expect(readFileSync(path.join(own, "tandem-sandboxes", "cgroup.subtree_control"), "utf8")).toBe("+memory +pids +cpu");
+    expect(readFileSync(path.join(own, "tandem-sandboxes", "cgroup.subtree_control"), "utf8")).toBe(
+      "+memory +pids +cpu",
+    );
   });
 
   it("writes each sandbox's memory.max, pids.max and cpu.weight, and removes its cgroup afterwards", () => {
@@ -60,7 +63,14 @@ describe("cgroups v2", () => {
   it("starts a sandboxed command by joining its cgroup first, then dropping to the project's identity", () => {
     const { paths } = fakeTree("cpu memory pids");
     const cgroups = setUpCgroups(paths);
-    const host: SandboxHost = { mode: "bwrap", masks: [], perProjectUid: false, limits: DEFAULT_LIMITS, cgroups, bwrapPath: "/bin/true" };
+    const host: SandboxHost = {
+      mode: "bwrap",
+      masks: [],
+      perProjectUid: false,
+      limits: DEFAULT_LIMITS,
+      cgroups,
+      bwrapPath: "/bin/true",
+    };
     const command = sandboxCommand(host, { workspaceRoot: tmpdir(), command: ["/bin/echo", "hi"] });
     expect(command.file).toBe("/bin/sh");
     expect(command.args.slice(0, 2)).toEqual(["-c", 'echo $$ > "$0" && exec "$@"']);
@@ -71,19 +81,39 @@ describe("cgroups v2", () => {
   });
 
   it("says why no cgroup is used: v1 or hybrid, controllers not delegated, a tree it may not write", () => {
-    expect(setUpCgroups(fakeTree("cpu memory pids", { unified: false }).paths)).toMatchObject({ kind: "none", reason: expect.stringMatching(/no cgroup v2 hierarchy/) });
-    expect(setUpCgroups(fakeTree("cpu io").paths)).toMatchObject({ kind: "none", reason: expect.stringMatching(/memory, pids are not delegated/) });
+    expect(setUpCgroups(fakeTree("cpu memory pids", { unified: false }).paths)).toMatchObject({
+      kind: "none",
+      reason: expect.stringMatching(/no cgroup v2 hierarchy/),
+    });
+    expect(setUpCgroups(fakeTree("cpu io").paths)).toMatchObject({
+      kind: "none",
+      reason: expect.stringMatching(/memory, pids are not delegated/),
+    });
     const { own, paths } = fakeTree("cpu memory pids");
     // A file where the server's leaf would go: mkdir fails as it would in a tree the server may not write.
     writeFileSync(path.join(own, "tandem-server"), "");
-    expect(setUpCgroups(paths)).toMatchObject({ kind: "none", reason: expect.stringMatching(/not writable by the server/) });
+    expect(setUpCgroups(paths)).toMatchObject({
+      kind: "none",
+      reason: expect.stringMatching(/not writable by the server/),
+    });
   });
 
   it("names what is in force in the start-up line", () => {
-    const host: SandboxHost = { mode: "bwrap", masks: [], perProjectUid: true, limits: DEFAULT_LIMITS, cgroups: { kind: "v2", sandboxes: "/sys/fs/cgroup/x/tandem-sandboxes" } };
-    expect(describeSandbox(host)).toMatch(/limits: rlimits \(.*\); cgroups v2 per sandbox \(memory\.max 4096 MiB, pids\.max 1024, cpu\.weight 50\)/);
-    expect(describeCgroups({ kind: "none", reason: "no cgroup v2 hierarchy at /sys/fs/cgroup (cgroup v1 or hybrid)" }, DEFAULT_LIMITS)).toBe(
-      "cgroups: not used (no cgroup v2 hierarchy at /sys/fs/cgroup (cgroup v1 or hybrid))",
+    const host: SandboxHost = {
+      mode: "bwrap",
+      masks: [],
+      perProjectUid: true,
+      limits: DEFAULT_LIMITS,
+      cgroups: { kind: "v2", sandboxes: "/sys/fs/cgroup/x/tandem-sandboxes" },
+    };
+    expect(describeSandbox(host)).toMatch(
+      /limits: rlimits \(.*\); cgroups v2 per sandbox \(memory\.max 4096 MiB, pids\.max 1024, cpu\.weight 50\)/,
     );
+    expect(
+      describeCgroups(
+        { kind: "none", reason: "no cgroup v2 hierarchy at /sys/fs/cgroup (cgroup v1 or hybrid)" },
+        DEFAULT_LIMITS,
+      ),
+    ).toBe("cgroups: not used (no cgroup v2 hierarchy at /sys/fs/cgroup (cgroup v1 or hybrid))");
   });
 });

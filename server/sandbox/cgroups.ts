@@ -39,7 +39,8 @@ export function setUpCgroups(paths: CgroupPaths = HOST): CgroupSupport {
   const base = path.join(paths.root, own);
   const available = (readText(path.join(base, "cgroup.controllers")) ?? "").split(/\s+/);
   const missing = CONTROLLERS.filter((c) => !available.includes(c));
-  if (missing.length) return { kind: "none", reason: `the controllers ${missing.join(", ")} are not delegated to ${base}` };
+  if (missing.length)
+    return { kind: "none", reason: `the controllers ${missing.join(", ")} are not delegated to ${base}` };
   try {
     // The server's own processes move into a leaf, so its group may hand controllers down.
     const server = path.join(base, "tandem-server");
@@ -59,7 +60,11 @@ export function setUpCgroups(paths: CgroupPaths = HOST): CgroupSupport {
 }
 
 /** A sandbox's own cgroup, with its limits written; `procs` is where its first process joins. */
-export function createSandboxCgroup(sandboxes: string, name: string, limits: SandboxLimits): { dir: string; procs: string; remove(): void } {
+export function createSandboxCgroup(
+  sandboxes: string,
+  name: string,
+  limits: SandboxLimits,
+): { dir: string; procs: string; remove(): void } {
   const dir = path.join(sandboxes, name);
   mkdirSync(dir);
   writeFileSync(path.join(dir, "memory.max"), String(limits.memoryMiB * MiB));
@@ -85,7 +90,9 @@ export function createSandboxCgroup(sandboxes: string, name: string, limits: San
  * the pid after spawn would race with the command's first fork).
  */
 export function joinCgroupPrefix(procs: string, identity: { uid: number; gid: number } | undefined): string[] {
-  const drop = identity ? ["/usr/bin/setpriv", `--reuid=${identity.uid}`, `--regid=${identity.gid}`, "--clear-groups", "--"] : [];
+  const drop = identity
+    ? ["/usr/bin/setpriv", `--reuid=${identity.uid}`, `--regid=${identity.gid}`, "--clear-groups", "--"]
+    : [];
   return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, ...drop];
 }
 

@@ -24,7 +24,15 @@ import { createSandbox } from "./sandbox";
 // running commands needs the per-project uid (a root server).
 
 const MiB = 1024 * 1024;
-const limits: SandboxLimits = { processes: 256, openFiles: 256, memoryMiB: 1024, fileSizeMiB: 2048, diskMiB: 4, scratchMiB: 64, nice: 5 };
+const limits: SandboxLimits = {
+  processes: 256,
+  openFiles: 256,
+  memoryMiB: 1024,
+  fileSizeMiB: 2048,
+  diskMiB: 4,
+  scratchMiB: 64,
+  nice: 5,
+};
 const session = useToolSessions();
 
 describe("disk usage", () => {
@@ -79,9 +87,19 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", (
 
   async function project() {
     const budget = createDiskBudget({ budgetMiB: limits.diskMiB, fileSizeMiB: limits.fileSizeMiB, intervalMs: 200 });
-    const sandbox = createSandbox({ host: { mode: "bwrap", masks: [], perProjectUid: true, limits }, diskBudget: budget });
+    const sandbox = createSandbox({
+      host: { mode: "bwrap", masks: [], perProjectUid: true, limits },
+      diskBudget: budget,
+    });
     const projectId = `disk-${shells.length}`;
-    const s = await session({ sandbox: { mode: "bwrap", network: { policy: "off", allowHosts: [] }, limits, diskFull: () => sandbox.diskFull(projectId) } });
+    const s = await session({
+      sandbox: {
+        mode: "bwrap",
+        network: { policy: "off", allowHosts: [] },
+        limits,
+        diskFull: () => sandbox.diskFull(projectId),
+      },
+    });
     const shell = createShellSession({ workspace: s.ctx.workspace, projectId, sessionId: projectId, sandbox });
     shells.push(shell);
     const run = async (command: string) => String((await s.run(shellTool, { command, timeout: 60 }, { shell })).llm);
@@ -91,7 +109,10 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", (
   it("stops an endless yes > file at the budget, refuses tool writes, and lifts it once files are deleted", async () => {
     const { s, run, root } = await project();
     const answered: boolean[] = [];
-    const probe = setInterval(() => void fetch(url).then(async (r) => answered.push((await r.text()) === "alive")), 100);
+    const probe = setInterval(
+      () => void fetch(url).then(async (r) => answered.push((await r.text()) === "alive")),
+      100,
+    );
     let text: string;
     try {
       text = await run("yes > big.txt");
@@ -116,7 +137,9 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", (
 
   it("stops a loop writing many small files at the budget", async () => {
     const { run, root } = await project();
-    const text = await run("i=0; while :; do i=$((i+1)); head -c 65536 /dev/zero > f$i || break; done; echo stopped at $i");
+    const text = await run(
+      "i=0; while :; do i=$((i+1)); head -c 65536 /dev/zero > f$i || break; done; echo stopped at $i",
+    );
     expect(text).toMatch(/stopped at \d+/);
     expect(text).toMatch(/disk budget of 4 MB is reached/);
     // Far fewer than an unlimited loop would have written in that time.
@@ -140,7 +163,7 @@ describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("disk budget", (
       await until(/tandem: This project's disk budget of 4 MB is reached/);
       // bash reports the signal; the shell itself is still there and answers.
       await until(/exit=153/);
-      terminal.write("rm big.txt && echo fr\"\"eed\r");
+      terminal.write('rm big.txt && echo fr""eed\r');
       await until(/freed/);
     } finally {
       terminals.disposeAll();

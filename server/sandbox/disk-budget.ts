@@ -69,7 +69,8 @@ export function createDiskBudget(options: DiskBudgetOptions) {
     watched.timer = undefined;
     watched.checking ??= measureAndApply(projectId, watched).finally(() => {
       watched.checking = undefined;
-      if (watched.holds > 0 && !watched.timer) watched.timer = setTimeout(() => void check(projectId, watched), intervalMs).unref();
+      if (watched.holds > 0 && !watched.timer)
+        watched.timer = setTimeout(() => void check(projectId, watched), intervalMs).unref();
     });
     return watched.checking;
   }
@@ -93,7 +94,9 @@ export function createDiskBudget(options: DiskBudgetOptions) {
       if (newlyFull) {
         // What writers wrote until the limit reached them is not growth past it.
         watched.usedBytes = await measure(watched.root).catch(() => used);
-        options.log?.(`project ${projectId}: disk budget of ${options.budgetMiB} MB reached (${Math.round(used / MiB)} MB used); file growth stopped`);
+        options.log?.(
+          `project ${projectId}: disk budget of ${options.budgetMiB} MB reached (${Math.round(used / MiB)} MB used); file growth stopped`,
+        );
         for (const listener of watched.listeners) listener(message());
       }
     } else if (watched.full) {
@@ -105,7 +108,18 @@ export function createDiskBudget(options: DiskBudgetOptions) {
   function watchedOf(projectId: string, root: string, identity: HostIdentity | undefined): Watched {
     let watched = projects.get(projectId);
     if (!watched) {
-      watched = { root, identity, holds: 0, full: false, usedBytes: 0, measuredAt: 0, addedBytes: 0, timer: undefined, checking: undefined, listeners: new Set() };
+      watched = {
+        root,
+        identity,
+        holds: 0,
+        full: false,
+        usedBytes: 0,
+        measuredAt: 0,
+        addedBytes: 0,
+        timer: undefined,
+        checking: undefined,
+        listeners: new Set(),
+      };
       projects.set(projectId, watched);
     }
     watched.identity ??= identity;
@@ -171,8 +185,16 @@ export function createDiskBudget(options: DiskBudgetOptions) {
 async function setFileSizeLimit(identity: HostIdentity | undefined, bytes: number): Promise<void> {
   if (!identity) return;
   const pids = await processesOf(identity.uid);
-  const as = ["/usr/bin/setpriv", `--reuid=${identity.uid}`, `--regid=${identity.gid}`, "--clear-groups", "/usr/bin/prlimit"];
-  await Promise.all(pids.map((pid) => run(as[0]!, [...as.slice(1), "--pid", String(pid), `--fsize=${bytes}:`]).catch(() => undefined)));
+  const as = [
+    "/usr/bin/setpriv",
+    `--reuid=${identity.uid}`,
+    `--regid=${identity.gid}`,
+    "--clear-groups",
+    "/usr/bin/prlimit",
+  ];
+  await Promise.all(
+    pids.map((pid) => run(as[0]!, [...as.slice(1), "--pid", String(pid), `--fsize=${bytes}:`]).catch(() => undefined)),
+  );
 }
 
 async function killAll(identity: HostIdentity | undefined): Promise<void> {

@@ -23,7 +23,10 @@ let deniedPort: number;
 let denialsSeenByServer = 0;
 let dir: string;
 
-const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)));
+const listen = (server: http.Server) =>
+  new Promise<number>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)),
+  );
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tandem-egress-"));
@@ -71,7 +74,11 @@ type Proxy = { host: string; port: number };
  * socket to the egress listener over its Unix socket, and closes its own copy. Here the listener
  * is in the test's own network namespace; the sandbox tests below go through the real bridge.
  */
-async function handOver(socketPath: string, send: (channel: net.Socket, server: net.Server) => void = (channel, server) => fdRelay()!.sendFd(socketFd(channel), socketFd(server))): Promise<Proxy> {
+async function handOver(
+  socketPath: string,
+  send: (channel: net.Socket, server: net.Server) => void = (channel, server) =>
+    fdRelay()!.sendFd(socketFd(channel), socketFd(server)),
+): Promise<Proxy> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -83,7 +90,10 @@ async function handOver(socketPath: string, send: (channel: net.Socket, server: 
   return { host: "127.0.0.1", port };
 }
 
-async function listener(policy: NetworkPolicy, extra: { onlyHosts?: string[]; resolve?: (host: string) => Promise<{ address: string; family: number }[]> } = {}) {
+async function listener(
+  policy: NetworkPolicy,
+  extra: { onlyHosts?: string[]; resolve?: (host: string) => Promise<{ address: string; family: number }[]> } = {},
+) {
   const log: EgressConnection[] = [];
   const egress = openEgressListener({
     socketPath: path.join(dir, `${Math.random().toString(36).slice(2)}.sock`),
@@ -105,10 +115,16 @@ describe("egress proxy", () => {
   it("forwards plain HTTP and CONNECT to hosts on the list, and records each connection with its bytes", async () => {
     const { egress, log, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test"] });
     open.push(egress);
-    const response = await raw(proxy, `GET http://registry.test:${allowedPort}/pkg HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\nConnection: close\r\n\r\n`);
+    const response = await raw(
+      proxy,
+      `GET http://registry.test:${allowedPort}/pkg HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\nConnection: close\r\n\r\n`,
+    );
     expect(response).toMatch(/^HTTP\/1\.1 200/);
     expect(response).toContain("allowed server: GET /pkg");
-    const tunnel = await raw(proxy, `CONNECT registry.test:${allowedPort} HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\n\r\n`);
+    const tunnel = await raw(
+      proxy,
+      `CONNECT registry.test:${allowedPort} HTTP/1.1\r\nHost: registry.test:${allowedPort}\r\n\r\n`,
+    );
     expect(tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established/);
     await new Promise((r) => setTimeout(r, 100));
     expect(log).toHaveLength(2);
@@ -183,15 +199,24 @@ describe("egress proxy", () => {
       ];
       for (const headers of forged) {
         const response = await raw(proxy, `GET ${url} HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
-        expect({ headers, response }).toMatchObject({ headers, response: expect.stringMatching(/^HTTP\/1\.1 400[^]*does not match its URL's host/) });
+        expect({ headers, response }).toMatchObject({
+          headers,
+          response: expect.stringMatching(/^HTTP\/1\.1 400[^]*does not match its URL's host/),
+        });
       }
       expect(seen).toEqual([]);
       expect(log.every((c) => !c.allowed)).toBe(true);
       expect(egress.denials()).toEqual([]);
       // The URL's own host, however it is spelled, and no Host at all, reach the origin as that host.
-      expect(await raw(proxy, `GET ${url} HTTP/1.1\r\nHost: REGISTRY.test:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[^]*virtual host registry\.test:/);
-      expect(await raw(proxy, `GET http://registry.test/ HTTP/1.1\r\nHost: registry.test:80\r\nConnection: close\r\n\r\n`)).not.toMatch(/^HTTP\/1\.1 400/);
-      expect(await raw(proxy, `GET ${url} HTTP/1.0\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[^]*virtual host registry\.test:/);
+      expect(
+        await raw(proxy, `GET ${url} HTTP/1.1\r\nHost: REGISTRY.test:${port}\r\nConnection: close\r\n\r\n`),
+      ).toMatch(/^HTTP\/1\.1 200[^]*virtual host registry\.test:/);
+      expect(
+        await raw(proxy, `GET http://registry.test/ HTTP/1.1\r\nHost: registry.test:80\r\nConnection: close\r\n\r\n`),
+      ).not.toMatch(/^HTTP\/1\.1 400/);
+      expect(await raw(proxy, `GET ${url} HTTP/1.0\r\n\r\n`)).toMatch(
+        /^HTTP\/1\.1 200[^]*virtual host registry\.test:/,
+      );
       expect(seen).toEqual([`registry.test:${port}`, `registry.test:${port}`]);
     } finally {
       origin.close();
@@ -204,7 +229,13 @@ describe("egress proxy", () => {
     const origin = http.createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      res.end(JSON.stringify({ line: `${req.method} ${req.url} HTTP/${req.httpVersion}`, headers: req.rawHeaders, body: createHash("sha256").update(Buffer.concat(chunks)).digest("hex") }));
+      res.end(
+        JSON.stringify({
+          line: `${req.method} ${req.url} HTTP/${req.httpVersion}`,
+          headers: req.rawHeaders,
+          body: createHash("sha256").update(Buffer.concat(chunks)).digest("hex"),
+        }),
+      );
     });
     const port = await listen(origin);
     try {
@@ -215,7 +246,14 @@ describe("egress proxy", () => {
             ...proxy,
             method: "POST",
             path: `http://registry.test:${port}/upload?x=1`,
-            headers: { host: `registry.test:${port}`, "proxy-authorization": "Basic c2VjcmV0", "proxy-connection": "keep-alive", "x-drop": "1", connection: "x-drop", "X-Kept": "yes" },
+            headers: {
+              host: `registry.test:${port}`,
+              "proxy-authorization": "Basic c2VjcmV0",
+              "proxy-connection": "keep-alive",
+              "x-drop": "1",
+              connection: "x-drop",
+              "X-Kept": "yes",
+            },
           },
           (response) => {
             let text = "";
@@ -252,7 +290,10 @@ describe("egress proxy", () => {
     });
     const port = await listen(origin);
     try {
-      const response = await raw(proxy, `GET http://registry.test:${port}/ HTTP/1.0\r\nHost: registry.test:${port}\r\n\r\n`);
+      const response = await raw(
+        proxy,
+        `GET http://registry.test:${port}/ HTTP/1.0\r\nHost: registry.test:${port}\r\n\r\n`,
+      );
       expect(response).toMatch(/^HTTP\/1\.1 200/);
       expect(response).not.toMatch(/transfer-encoding/i);
       expect(response.split("\r\n\r\n")[1]).toBe("version 1.0, second part");
@@ -277,7 +318,10 @@ describe("egress proxy", () => {
   });
 
   it("refuses hosts not on the list, says how to allow them, and never connects", async () => {
-    const { egress, log, proxy } = await listener({ policy: "allow-list", allowHosts: ["registry.test", "*.npmjs.org"] });
+    const { egress, log, proxy } = await listener({
+      policy: "allow-list",
+      allowHosts: ["registry.test", "*.npmjs.org"],
+    });
     open.push(egress);
     const before = denialsSeenByServer;
     const plain = await raw(proxy, `GET http://blocked.test:${deniedPort}/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n`);
@@ -293,7 +337,10 @@ describe("egress proxy", () => {
   });
 
   it("matches wildcards to subdomains only", async () => {
-    const { egress, proxy } = await listener({ policy: "allow-list", allowHosts: ["*.npmjs.org"] }, { resolve: async () => [{ address: "93.184.216.34", family: 4 }] });
+    const { egress, proxy } = await listener(
+      { policy: "allow-list", allowHosts: ["*.npmjs.org"] },
+      { resolve: async () => [{ address: "93.184.216.34", family: 4 }] },
+    );
     open.push(egress);
     const apex = await raw(proxy, "CONNECT npmjs.org.evil.test:443 HTTP/1.1\r\n\r\n");
     expect(apex).toMatch(/^HTTP\/1\.1 403/);
@@ -313,18 +360,41 @@ describe("egress proxy", () => {
     const p = deniedPort;
     // Names that a hostile DNS answers with loopback; everything else resolves as usual.
     const resolve = async (host: string) =>
-      ["rebind.example", "127.0.0.1.nip.io", "internal.example"].includes(host) ? [{ address: host === "internal.example" ? "10.0.0.1" : "127.0.0.1", family: 4 }] : lookup(host, { all: true, verbatim: true });
+      ["rebind.example", "127.0.0.1.nip.io", "internal.example"].includes(host)
+        ? [{ address: host === "internal.example" ? "10.0.0.1" : "127.0.0.1", family: 4 }]
+        : lookup(host, { all: true, verbatim: true });
     const { egress, proxy } = await listener({ policy: "open", allowHosts: [] }, { resolve });
     open.push(egress);
     const before = denialsSeenByServer;
     const hosts = [
-      `127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`, `2130706433:${p}`, `0177.0.0.1:${p}`, `0x7f.0.0.1:${p}`, `127.1:${p}`, `0.0.0.0:${p}`,
-      `[::]:${p}`, `[::ffff:127.0.0.1]:${p}`, `[::ffff:7f00:1]:${p}`, `127.0.0.1.nip.io:${p}`, `rebind.example:${p}`,
-      "10.0.0.1:80", "172.16.5.4:80", "192.168.0.1:80", "100.64.1.1:80", "169.254.169.254:80", "[fd00::1]:80", "[fe80::1]:80", "224.0.0.251:80",
+      `127.0.0.1:${p}`,
+      `localhost:${p}`,
+      `[::1]:${p}`,
+      `2130706433:${p}`,
+      `0177.0.0.1:${p}`,
+      `0x7f.0.0.1:${p}`,
+      `127.1:${p}`,
+      `0.0.0.0:${p}`,
+      `[::]:${p}`,
+      `[::ffff:127.0.0.1]:${p}`,
+      `[::ffff:7f00:1]:${p}`,
+      `127.0.0.1.nip.io:${p}`,
+      `rebind.example:${p}`,
+      "10.0.0.1:80",
+      "172.16.5.4:80",
+      "192.168.0.1:80",
+      "100.64.1.1:80",
+      "169.254.169.254:80",
+      "[fd00::1]:80",
+      "[fe80::1]:80",
+      "224.0.0.251:80",
       "internal.example:443",
     ];
     for (const host of hosts) {
-      const plain = await raw(proxy, `GET http://${host}/latest/meta-data/ HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const plain = await raw(
+        proxy,
+        `GET http://${host}/latest/meta-data/ HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
       const tunnel = await raw(proxy, `CONNECT ${host} HTTP/1.1\r\n\r\n`);
       expect(plain, `GET ${host}`).toMatch(/^HTTP\/1\.1 403/);
       expect(tunnel, `CONNECT ${host}`).toMatch(/^HTTP\/1\.1 403/);
@@ -344,7 +414,12 @@ describe("egress proxy", () => {
     await new Promise((resolve) => connected.once("connect", resolve));
     const file = openSync(path.join(dir, "not-a-socket"), "w");
     for (const passed of [file, socketFd(connected)]) {
-      const egress = openEgressListener({ socketPath: path.join(dir, `${Math.random().toString(36).slice(2)}.sock`), policy: async () => ({ policy: "open", allowHosts: [] }), testHosts, record: () => {} });
+      const egress = openEgressListener({
+        socketPath: path.join(dir, `${Math.random().toString(36).slice(2)}.sock`),
+        policy: async () => ({ policy: "open", allowHosts: [] }),
+        testHosts,
+        record: () => {},
+      });
       open.push(egress);
       const before = descriptors();
       await handOver(egress.socketPath, (channel) => fdRelay()!.sendFd(socketFd(channel), passed));
@@ -360,9 +435,13 @@ describe("egress proxy", () => {
         fdRelay()!.sendFd(socketFd(channel), socketFd(server));
       } catch {}
     });
-    expect(await raw(proxy, `GET http://registry.test:${allowedPort}/one HTTP/1.1\r\nHost: registry.test\r\n\r\n`)).toContain("allowed server: GET /one");
+    expect(
+      await raw(proxy, `GET http://registry.test:${allowedPort}/one HTTP/1.1\r\nHost: registry.test\r\n\r\n`),
+    ).toContain("allowed server: GET /one");
     const unserved = await new Promise<string>((resolve) => {
-      const socket = net.connect(second, () => socket.write(`GET http://registry.test:${allowedPort}/two HTTP/1.1\r\nHost: registry.test\r\n\r\n`));
+      const socket = net.connect(second, () =>
+        socket.write(`GET http://registry.test:${allowedPort}/two HTTP/1.1\r\nHost: registry.test\r\n\r\n`),
+      );
       let data = "";
       socket.on("data", (c) => (data += c));
       socket.on("error", () => resolve(`error: ${data}`));
@@ -385,15 +464,28 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
 
   beforeAll(() => {
     workspace = mkdtempSync(path.join(tmpdir(), "tandem-egress-ws-"));
-    sandbox = createSandbox({ host, policies: { get: async (id) => policies.get(id) ?? { policy: "off", allowHosts: [] } }, testHosts, log: (c) => logged.push(c) });
+    sandbox = createSandbox({
+      host,
+      policies: { get: async (id) => policies.get(id) ?? { policy: "off", allowHosts: [] } },
+      testHosts,
+      log: (c) => logged.push(c),
+    });
   });
   afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
   async function sh(projectId: string, script: string) {
-    const launch = await sandbox.launch({ workspaceRoot: workspace, command: ["/bin/bash", "-c", script], newSession: true, projectId, source: { kind: "terminal", id: "t1" } });
+    const launch = await sandbox.launch({
+      workspaceRoot: workspace,
+      command: ["/bin/bash", "-c", script],
+      newSession: true,
+      projectId,
+      source: { kind: "terminal", id: "t1" },
+    });
     const c = launch.command;
     const result = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, timeout: 30_000 }, (_e, stdout, stderr) => resolve({ stdout, stderr })),
+      execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, timeout: 30_000 }, (_e, stdout, stderr) =>
+        resolve({ stdout, stderr }),
+      ),
     );
     const denials = launch.denials();
     await launch.close();
@@ -430,9 +522,17 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
     const port = await listen(big);
     try {
       policies.set("p4", { policy: "allow-list", allowHosts: ["registry.test"] });
-      const { stdout } = await sh("p4", `curl -sS http://registry.test:${port}/ | (sleep 1; sha256sum); curl -sS -p http://registry.test:${port}/ | (sleep 1; sha256sum)`);
+      const { stdout } = await sh(
+        "p4",
+        `curl -sS http://registry.test:${port}/ | (sleep 1; sha256sum); curl -sS -p http://registry.test:${port}/ | (sleep 1; sha256sum)`,
+      );
       const expected = createHash("sha256").update(body).digest("hex");
-      expect(stdout.split("\n").filter(Boolean).map((line) => line.split(" ")[0])).toEqual([expected, expected]);
+      expect(
+        stdout
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => line.split(" ")[0]),
+      ).toEqual([expected, expected]);
       const bytes = logged.filter((c) => c.projectId === "p4").map((c) => c.bytesIn);
       expect(bytes.every((n) => n >= body.length)).toBe(true);
     } finally {
@@ -442,7 +542,10 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
 
   it("cannot reach the host's loopback directly, only through the proxy", async () => {
     policies.set("p2", { policy: "open", allowHosts: [] });
-    const { stdout } = await sh("p2", `curl -s --noproxy '*' -m 3 http://127.0.0.1:${deniedPort}/ || echo NO_ROUTE; curl -s --noproxy '' -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:${deniedPort}/`);
+    const { stdout } = await sh(
+      "p2",
+      `curl -s --noproxy '*' -m 3 http://127.0.0.1:${deniedPort}/ || echo NO_ROUTE; curl -s --noproxy '' -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:${deniedPort}/`,
+    );
     expect(stdout).toContain("NO_ROUTE");
     expect(stdout).toMatch(/^403$/m);
     expect(stdout).not.toContain("denied server reached");
@@ -450,7 +553,10 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
 
   it("leaves nothing of Tandem's running beside the command once the network is set up", async () => {
     policies.set("p6", { policy: "allow-list", allowHosts: ["registry.test"] });
-    const { stdout } = await sh("p6", `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; curl -s http://registry.test:${allowedPort}/up`);
+    const { stdout } = await sh(
+      "p6",
+      `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; curl -s http://registry.test:${allowedPort}/up`,
+    );
     expect(stdout).toContain("allowed server: GET /up");
     // The listing has the command itself; bubblewrap's own line names the bridge, but no process runs it.
     expect(stdout).not.toMatch(/^\/run\/tandem\/node /m);
@@ -464,7 +570,10 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
       const fs = require("fs"); const passed = fs.openSync("/etc/passwd", "r");
       const c = net.connect("/run/tandem/egress.sock", () => { try { relay.sendFd(c._handle.fd, passed); console.log("SENT"); } catch (e) { console.log("REFUSED " + e.message); } });
       c.on("close", () => console.log("CLOSED")); c.on("error", (e) => console.log("ERROR " + e.code));`;
-    const { stdout } = await sh("p5", `/run/tandem/node -e '${attack}'; curl -s http://registry.test:${allowedPort}/after`);
+    const { stdout } = await sh(
+      "p5",
+      `/run/tandem/node -e '${attack}'; curl -s http://registry.test:${allowedPort}/after`,
+    );
     expect(stdout).toMatch(/CLOSED|ERROR/);
     // The network the bridge set up still works, and the server is unharmed.
     expect(stdout).toContain("allowed server: GET /after");
@@ -472,7 +581,10 @@ describe.runIf(await bwrapAvailable())("network from inside the sandbox", () => 
 
   it("has no bridge, no proxy and no proxy variables when the policy is off", async () => {
     policies.set("p3", { policy: "off", allowHosts: [] });
-    const { stdout } = await sh("p3", `env | grep -i _proxy= || echo NO_PROXY_VARS; curl -s -m 3 http://registry.test:${allowedPort}/ || echo NO_NETWORK`);
+    const { stdout } = await sh(
+      "p3",
+      `env | grep -i _proxy= || echo NO_PROXY_VARS; curl -s -m 3 http://registry.test:${allowedPort}/ || echo NO_NETWORK`,
+    );
     expect(stdout).toContain("NO_PROXY_VARS");
     expect(stdout).toContain("NO_NETWORK");
   });

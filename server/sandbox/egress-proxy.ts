@@ -142,7 +142,8 @@ function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | nu
     let host: string;
     try {
       const parsed = new URL(`http://${value}`);
-      if (parsed.username || parsed.password || parsed.pathname !== "/" || parsed.search || parsed.hash) throw new Error();
+      if (parsed.username || parsed.password || parsed.pathname !== "/" || parsed.search || parsed.hash)
+        throw new Error();
       host = parsed.host;
     } catch {
       return value;
@@ -166,18 +167,25 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     if (!hostAllowed(policy, name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
     const fixed = options.testHosts?.get(name);
     if (fixed) return fixed;
-    const addresses = net.isIP(name) ? [{ address: name, family: net.isIP(name) }] : await resolve(name).catch(() => []);
+    const addresses = net.isIP(name)
+      ? [{ address: name, family: net.isIP(name) }]
+      : await resolve(name).catch(() => []);
     if (addresses.length === 0) throw new Refused("no address for this name");
     const allowance = { host: name, entries: policy.internalHosts ?? [], teamEntries: policy.teamInternalHosts };
     for (const a of addresses) {
       const why = blockedReason(a.address, allowance);
-      if (why) throw new Refused(`${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`, a.address);
+      if (why)
+        throw new Refused(
+          `${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`,
+          a.address,
+        );
     }
     return addresses[0]!.address;
   }
 
   function refuse(host: string, port: number, refused: Refused) {
-    if (!denied.some((d) => d.host === host)) denied.push({ host, reason: refused.message, ...(refused.address ? { address: refused.address } : {}) });
+    if (!denied.some((d) => d.host === host))
+      denied.push({ host, reason: refused.message, ...(refused.address ? { address: refused.address } : {}) });
     options.record({ host, port, allowed: false, reason: refused.message, bytesIn: 0, bytesOut: 0 });
   }
 
@@ -189,7 +197,14 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
    * the connection with its byte counts: the CONNECT tunnel and plain HTTP alike. `unreachable`
    * answers the client when the origin cannot be reached at all.
    */
-  function relay(client: net.Socket, upstream: net.Socket, host: string, port: number, unreachable: (error: Error) => void, tls?: TlsWatch) {
+  function relay(
+    client: net.Socket,
+    upstream: net.Socket,
+    host: string,
+    port: number,
+    unreachable: (error: Error) => void,
+    tls?: TlsWatch,
+  ) {
     tunnels.add(client).add(upstream);
     let connected = false;
     upstream.once("connect", () => (connected = true));
@@ -203,7 +218,14 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       tunnels.delete(upstream);
       if (recorded) return;
       recorded = true;
-      options.record({ host, port, allowed: true, reason: tls?.failure() ?? null, bytesIn: upstream.bytesRead, bytesOut: upstream.bytesWritten });
+      options.record({
+        host,
+        port,
+        allowed: true,
+        reason: tls?.failure() ?? null,
+        bytesIn: upstream.bytesRead,
+        bytesOut: upstream.bytesWritten,
+      });
     };
     upstream.on("error", (error) => {
       if (!connected) unreachable(error);
@@ -211,7 +233,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     });
     // What is still queued for the sandbox goes out before the client's connection closes: a
     // server that sends its last bytes and hangs up must not lose them.
-    upstream.on("close", () => (!connected || client.writableFinished || client.destroyed ? end() : client.end().once("finish", end)));
+    upstream.on("close", () =>
+      !connected || client.writableFinished || client.destroyed ? end() : client.end().once("finish", end),
+    );
     client.on("close", end);
   }
 
@@ -230,7 +254,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       target = new URL(req.url ?? "");
       if (target.protocol !== "http:") throw new Error();
     } catch {
-      res.writeHead(400, { "content-type": "text/plain", connection: "close" }).end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
+      res
+        .writeHead(400, { "content-type": "text/plain", connection: "close" })
+        .end("This is a proxy: send absolute http:// URLs, or CONNECT for https.\n");
       return;
     }
     const port = Number(target.port || 80);
@@ -238,10 +264,19 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     // different Host header would reach another virtual host behind the admitted address.
     const mismatch = hostHeaderMismatch(req, target);
     if (mismatch !== null) {
-      options.record({ host: target.hostname, port, allowed: false, reason: `its Host header (${mismatch}) names another host than its URL`, bytesIn: 0, bytesOut: 0 });
+      options.record({
+        host: target.hostname,
+        port,
+        allowed: false,
+        reason: `its Host header (${mismatch}) names another host than its URL`,
+        bytesIn: 0,
+        bytesOut: 0,
+      });
       res
         .writeHead(400, { "content-type": "text/plain", connection: "close" })
-        .end(`Tandem's egress proxy refused this request: its Host header (${mismatch}) does not match its URL's host (${target.host}). Send the request for the host in the URL.\n`);
+        .end(
+          `Tandem's egress proxy refused this request: its Host header (${mismatch}) does not match its URL's host (${target.host}). Send the request for the host in the URL.\n`,
+        );
       return;
     }
     let address: string;
@@ -259,7 +294,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     // the origin closes the connection, which `Connection: close` asked it to do.
     const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
     relay(client, upstream, target.hostname, port, (error) =>
-      res.writeHead(502, { "content-type": "text/plain", connection: "close" }).end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`),
+      res
+        .writeHead(502, { "content-type": "text/plain", connection: "close" })
+        .end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`),
     );
     upstream.write(head);
     (chunked ? req.pipe(chunkEncoder()) : req).pipe(upstream, { end: false });
@@ -281,14 +318,24 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       if (!(error instanceof Refused)) throw error;
       refuse(host, port, error);
       const body = message(host, error);
-      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      client.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     // Reading starts once connected, after the "200" line is written. The handshake's records
     // are watched, so a TLS failure inside the tunnel is logged with its reason (tls-watch.ts).
     const tls = watchTls();
     const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream, tls) });
-    relay(client, upstream, host, port, (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`), tls);
+    relay(
+      client,
+      upstream,
+      host,
+      port,
+      (error) =>
+        client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`),
+      tls,
+    );
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) {
@@ -315,7 +362,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       channel.destroy();
       if (error) return;
       if (closed) return void closeSync(fd);
-      const accepting = net.createServer({ highWaterMark: PIPE_BUFFER_BYTES }, (client) => server.emit("connection", client));
+      const accepting = net.createServer({ highWaterMark: PIPE_BUFFER_BYTES }, (client) =>
+        server.emit("connection", client),
+      );
       accepting.on("error", () => accepting.close());
       accepting.listen({ fd });
       listeners.add(accepting);

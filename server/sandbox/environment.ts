@@ -9,10 +9,30 @@ export const SANDBOX_HOME = "/home/tandem";
 export const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 const ALLOWED_ENV = new Set([
-  "PATH", "HOME", "TERM", "COLORTERM", "TERM_PROGRAM", "LANG", "LANGUAGE", "USER", "LOGNAME",
-  "SHELL", "TZ", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER", "CI", "NO_COLOR", "FORCE_COLOR",
-  "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_TERMINAL_PROMPT",
-  "NODE_ENV", "COLUMNS", "LINES",
+  "PATH",
+  "HOME",
+  "TERM",
+  "COLORTERM",
+  "TERM_PROGRAM",
+  "LANG",
+  "LANGUAGE",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TZ",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "GIT_PAGER",
+  "CI",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_TERMINAL_PROMPT",
+  "NODE_ENV",
+  "COLUMNS",
+  "LINES",
 ]);
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|DATABASE_URL|COOKIE)/i;
 

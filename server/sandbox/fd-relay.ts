@@ -24,7 +24,8 @@ let loaded: { relay: FdRelay } | { problem: string } | undefined;
 function load(): { relay: FdRelay } | { problem: string } {
   if (loaded) return loaded;
   if (process.platform !== "linux") loaded = { problem: "the egress proxy needs Linux" };
-  else if (!existsSync(FD_RELAY_MODULE)) loaded = { problem: "its native module is not built (run `node scripts/build-native.mjs`)" };
+  else if (!existsSync(FD_RELAY_MODULE))
+    loaded = { problem: "its native module is not built (run `node scripts/build-native.mjs`)" };
   else {
     try {
       loaded = { relay: createRequire(import.meta.url)(FD_RELAY_MODULE) as FdRelay };

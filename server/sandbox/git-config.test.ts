@@ -11,7 +11,8 @@ it("trusts exactly the workspace's root, whatever its name holds", () => {
     const root = '/data/work spaces/a"b\\c\td\n[core]\n\tpager = touch /tmp/x';
     const file = path.join(dir, "gitconfig");
     writeFileSync(file, sandboxGitConfig(root));
-    const read = (key: string) => execFileSync("git", ["config", "--file", file, "--get-all", key], { encoding: "utf8" });
+    const read = (key: string) =>
+      execFileSync("git", ["config", "--file", file, "--get-all", key], { encoding: "utf8" });
     expect(read("safe.directory")).toBe(`${root}\n`);
     expect(() => read("core.pager")).toThrow();
   } finally {

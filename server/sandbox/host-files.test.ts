@@ -22,7 +22,8 @@ describe.runIf(await bwrapAvailable())("nothing of the host is readable from a s
   let harness: Awaited<ReturnType<typeof createTestServices>>;
   let workspaceRoot: string;
   const projectId = "attacked-project";
-  const attack = () => `cat ${env} ${secret} 2>&1; ls -la ${path.dirname(env)} 2>&1; cat /proc/1/environ /proc/$PPID/environ 2>&1 | tr '\\0' '\\n' | head -40`;
+  const attack = () =>
+    `cat ${env} ${secret} 2>&1; ls -la ${path.dirname(env)} 2>&1; cat /proc/1/environ /proc/$PPID/environ 2>&1 | tr '\\0' '\\n' | head -40`;
 
   beforeAll(async () => {
     install = mkdtempSync("/usr/local/lib/tandem-attack-");
@@ -32,7 +33,12 @@ describe.runIf(await bwrapAvailable())("nothing of the host is readable from a s
     mkdirSync(path.join(install, ".tandem"));
     secret = path.join(install, ".tandem", "auth-secret");
     writeFileSync(secret, `${PLANTED_SECRET}\n`, { mode: 0o600 });
-    harness = await createTestServices({ sandbox: "bwrap", installDir: install, dataDir: path.join(install, ".tandem"), extensions: {} });
+    harness = await createTestServices({
+      sandbox: "bwrap",
+      installDir: install,
+      dataDir: path.join(install, ".tandem"),
+      extensions: {},
+    });
     workspaceRoot = (await harness.services.files.open(projectId)).root;
   }, 60_000);
 
@@ -47,7 +53,12 @@ describe.runIf(await bwrapAvailable())("nothing of the host is readable from a s
   };
 
   it("the agent's shell", async () => {
-    const shell = createShellSession({ workspace: { root: workspaceRoot }, projectId, sessionId: "attacker", sandbox: harness.services.sandbox });
+    const shell = createShellSession({
+      workspace: { root: workspaceRoot },
+      projectId,
+      sessionId: "attacker",
+      sandbox: harness.services.sandbox,
+    });
     const result = await shell.run(attack(), { timeoutMs: 30_000, signal: new AbortController().signal });
     expect(result.stdout + result.stderr).toMatch(/No such file|Permission denied/);
     expectNothing(result.stdout + result.stderr);
@@ -61,7 +72,8 @@ describe.runIf(await bwrapAvailable())("nothing of the host is readable from a s
     terminal.attach({ output: (frame) => (output += frame.toString()), message: () => {}, close: () => {} });
     terminal.write(`${attack()}; echo ATTACK_DONE\r`);
     const deadline = Date.now() + 20_000;
-    while (!/ATTACK_DONE\r?\n/.test(output.replace(/echo ATTACK_DONE/g, "")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!/ATTACK_DONE\r?\n/.test(output.replace(/echo ATTACK_DONE/g, "")) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(output).toMatch(/No such file|Permission denied/);
     expectNothing(output);
     harness.services.terminals.close(projectId, info.id);
@@ -86,7 +98,11 @@ process.stdin.on("data", (chunk) => {
     );
     const servers = createMcpServers({ fetchPolicy: { allowHosts: [] } });
     try {
-      await servers.sync(projectId, { spy: { command: "node", args: ["spy.cjs"] } }, sandboxedLauncher(workspaceRoot, harness.services.sandbox, projectId));
+      await servers.sync(
+        projectId,
+        { spy: { command: "node", args: ["spy.cjs"] } },
+        sandboxedLauncher(workspaceRoot, harness.services.sandbox, projectId),
+      );
       const [tool] = await servers.tools(projectId, 20_000);
       expect(servers.status(projectId)[0]).toMatchObject({ status: "connected" });
       const result = await tool!.execute({}, { signal: new AbortController().signal } as never);

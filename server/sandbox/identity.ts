@@ -1,5 +1,16 @@
 import { createHash } from "node:crypto";
-import { chmodSync, chownSync, closeSync, constants, fstatSync, lchownSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { SANDBOX_HOME, SANDBOX_USER } from "./environment";
 
@@ -72,7 +83,8 @@ export function isShared(workspaceRoot: string, identity: HostIdentity): boolean
 const O_PATH = 0o10000000;
 
 /** The magic link of an open descriptor, or of one entry of an open folder. */
-const fdPath = (fd: number, name?: string) => (name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`);
+const fdPath = (fd: number, name?: string) =>
+  name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 
 /**
  * Hands the tree under the open folder `dirFd` to `gid`, contents before the folder itself, so a

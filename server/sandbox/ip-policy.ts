@@ -33,11 +33,16 @@ export function blockedReason(address: string, allowance?: InternalAllowance): s
   return found.why;
 }
 
-const bare = (address: string) => address.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+const bare = (address: string) =>
+  address
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
+    .toLowerCase();
 
 function classify(ip: string): { why: string; internal: boolean } | null {
   const version = isIP(ip);
-  const why = version === 4 ? blockedV4(ip.split(".").map(Number)) : version === 6 ? blockedV6(ip) : "not an IP address";
+  const why =
+    version === 4 ? blockedV4(ip.split(".").map(Number)) : version === 6 ? blockedV6(ip) : "not an IP address";
   return why === null ? null : { why, internal: INTERNAL_KINDS.has(why) };
 }
 
@@ -97,7 +102,9 @@ function hextets(ip: string): number[] {
   const dotted = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
   if (dotted) {
     const o = dotted[1]!.split(".").map(Number);
-    text = text.slice(0, -dotted[1]!.length) + `${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1]!.length) +
+      `${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
   }
   const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
   const left = head ? head.split(":").filter(Boolean) : [];

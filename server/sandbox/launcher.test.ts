@@ -7,15 +7,28 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canSwitchIdentity, projectIdentity } from "./identity";
 import { DEFAULT_LIMITS } from "@/lib/sandbox-limits";
 import { BACKGROUND_NICE } from "./limits";
-import { bwrapAvailable, defaultSandboxHost, SandboxUnavailableError, sandboxCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
+import {
+  bwrapAvailable,
+  defaultSandboxHost,
+  SandboxUnavailableError,
+  sandboxCommand,
+  type SandboxHost,
+  type SandboxMode,
+  type SandboxOptions,
+} from "./launcher";
 
 function run(host: SandboxHost, options: Omit<SandboxOptions, "command">, script: string) {
   const cmd = sandboxCommand(host, { ...options, command: ["/bin/bash", "-c", script], newSession: true });
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(cmd.file, cmd.args, { env: cmd.env as NodeJS.ProcessEnv, cwd: cmd.cwd, uid: cmd.uid, gid: cmd.gid, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      cmd.file,
+      cmd.args,
+      { env: cmd.env as NodeJS.ProcessEnv, cwd: cmd.cwd, uid: cmd.uid, gid: cmd.gid, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -39,7 +52,11 @@ afterAll(() => {
 
 describe.each<SandboxMode>(["none", "bwrap"])("sandbox mode %s", (mode) => {
   it.runIf(mode === "none" || hasBwrap)("builds the environment from an allow-list", async () => {
-    const { stdout, code } = await run(plain(mode), { workspaceRoot: workspace, env: { LC_ALL: "C.UTF-8", GITHUB_TOKEN: "ghp_x", NODE_ENV: "test" } }, "env");
+    const { stdout, code } = await run(
+      plain(mode),
+      { workspaceRoot: workspace, env: { LC_ALL: "C.UTF-8", GITHUB_TOKEN: "ghp_x", NODE_ENV: "test" } },
+      "env",
+    );
     expect(code).toBe(0);
     expect(stdout).not.toMatch(/hunter2|sk-should-not-leak|auth-secret|ghp_x/);
     expect(stdout).not.toMatch(/DATABASE_URL|API_KEY|TOKEN|SECRET/);
@@ -55,26 +72,33 @@ describe.each<SandboxMode>(["none", "bwrap"])("sandbox mode %s", (mode) => {
     expect(readFileSync(path.join(workspace, "note.txt"), "utf8")).toBe("hi\n");
   });
 
-  it.runIf(mode === "none" || hasBwrap)("runs background work at the background niceness, below the sandbox's own", async () => {
-    const host: SandboxHost = { ...plain(mode), limits: mode === "bwrap" ? DEFAULT_LIMITS : null };
-    const server = getPriority();
-    const background = await run(host, { workspaceRoot: workspace, background: true }, "nice");
-    expect(background.stdout).toBe(`${Math.min(19, server + BACKGROUND_NICE)}\n`);
-    const foreground = await run(host, { workspaceRoot: workspace }, "nice");
-    expect(foreground.stdout).toBe(`${Math.min(19, server + (mode === "bwrap" ? DEFAULT_LIMITS.nice : 0))}\n`);
-  });
+  it.runIf(mode === "none" || hasBwrap)(
+    "runs background work at the background niceness, below the sandbox's own",
+    async () => {
+      const host: SandboxHost = { ...plain(mode), limits: mode === "bwrap" ? DEFAULT_LIMITS : null };
+      const server = getPriority();
+      const background = await run(host, { workspaceRoot: workspace, background: true }, "nice");
+      expect(background.stdout).toBe(`${Math.min(19, server + BACKGROUND_NICE)}\n`);
+      const foreground = await run(host, { workspaceRoot: workspace }, "nice");
+      expect(foreground.stdout).toBe(`${Math.min(19, server + (mode === "bwrap" ? DEFAULT_LIMITS.nice : 0))}\n`);
+    },
+  );
 });
 
 describe("fail closed", () => {
   it("refuses to build a command when bubblewrap is absent, instead of running it unsandboxed", async () => {
     const host = { ...plain("bwrap"), bwrapPath: "/nonexistent/bwrap" };
-    expect(() => sandboxCommand(host, { workspaceRoot: workspace, command: ["/bin/true"] })).toThrow(SandboxUnavailableError);
+    expect(() => sandboxCommand(host, { workspaceRoot: workspace, command: ["/bin/true"] })).toThrow(
+      SandboxUnavailableError,
+    );
     expect(await bwrapAvailable("/nonexistent/bwrap")).toBe(false);
   });
 
   it("refuses every launch when the server found bubblewrap not working", () => {
     const host = { ...plain("bwrap"), unavailable: "bubblewrap does not work here" };
-    expect(() => sandboxCommand(host, { workspaceRoot: workspace, command: ["/bin/true"] })).toThrow("bubblewrap does not work here");
+    expect(() => sandboxCommand(host, { workspaceRoot: workspace, command: ["/bin/true"] })).toThrow(
+      "bubblewrap does not work here",
+    );
   });
 });
 
@@ -108,7 +132,11 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
   });
 
   it("runs node and npm, which tools need", async () => {
-    const { stdout, code } = await run(plain("bwrap"), { workspaceRoot: workspace }, "node -e 'console.log(1 + 1)' && npm --version");
+    const { stdout, code } = await run(
+      plain("bwrap"),
+      { workspaceRoot: workspace },
+      "node -e 'console.log(1 + 1)' && npm --version",
+    );
     expect(code).toBe(0);
     expect(stdout).toMatch(/^2\n\d+\.\d+\.\d+/);
   });
@@ -121,7 +149,11 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
       mkdirSync(path.join(install, ".tandem"));
       writeFileSync(path.join(install, ".tandem", "auth-secret"), "planted-secret\n", { mode: 0o644 });
       const host = defaultSandboxHost("bwrap", { dataDir: path.join(install, ".tandem"), installDir: install });
-      const { stdout } = await run(host, { workspaceRoot: workspace }, `cat ${install}/.env ${install}/.tandem/auth-secret; ls -A ${install}; echo done`);
+      const { stdout } = await run(
+        host,
+        { workspaceRoot: workspace },
+        `cat ${install}/.env ${install}/.tandem/auth-secret; ls -A ${install}; echo done`,
+      );
       expect(stdout).not.toMatch(/sk-planted|planted-secret|\.env/);
       expect(stdout).toMatch(/done/);
     } finally {
@@ -132,7 +164,11 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
   it("takes read-only binds at fixed paths", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "tandem-bind-"));
     writeFileSync(path.join(dir, "pkg.txt"), "package\n");
-    const { stdout } = await run(plain("bwrap"), { workspaceRoot: workspace, readOnlyBinds: [{ from: dir, to: "/opt/tandem-pkg" }] }, "cat /opt/tandem-pkg/pkg.txt; echo x > /opt/tandem-pkg/w 2>/dev/null && echo WROTE");
+    const { stdout } = await run(
+      plain("bwrap"),
+      { workspaceRoot: workspace, readOnlyBinds: [{ from: dir, to: "/opt/tandem-pkg" }] },
+      "cat /opt/tandem-pkg/pkg.txt; echo x > /opt/tandem-pkg/w 2>/dev/null && echo WROTE",
+    );
     expect(stdout).toBe("package\n");
     rmSync(dir, { recursive: true, force: true });
   });
@@ -146,10 +182,17 @@ describe.runIf(hasBwrap)("bwrap sandbox", () => {
     try {
       const host: SandboxHost = { ...plain("bwrap"), limits: DEFAULT_LIMITS };
       // Field 19 of /proc/<pid>/stat is the niceness; the bash's parent is bubblewrap's.
-      const { stdout, code } = await run(host, { workspaceRoot: workspace, egressSocket }, "nice; cut -d' ' -f19 /proc/$PPID/stat");
+      const { stdout, code } = await run(
+        host,
+        { workspaceRoot: workspace, egressSocket },
+        "nice; cut -d' ' -f19 /proc/$PPID/stat",
+      );
       expect(code).toBe(0);
       const server = getPriority();
-      expect(stdout.split("\n").slice(0, 2)).toEqual([String(Math.min(19, server + DEFAULT_LIMITS.nice)), String(server)]);
+      expect(stdout.split("\n").slice(0, 2)).toEqual([
+        String(Math.min(19, server + DEFAULT_LIMITS.nice)),
+        String(server),
+      ]);
     } finally {
       proxy.close();
       rmSync(dir, { recursive: true, force: true });
@@ -193,7 +236,11 @@ describe.runIf(canSwitchIdentity() && hasBwrap)("bwrap sandbox as the project's 
     chmodSync(secret, 0o600);
     chmodSync(dir, 0o755);
     try {
-      const { stdout } = await run(host(), { workspaceRoot: shared }, `test -e ${secret} && echo VISIBLE; cat ${secret} 2>/dev/null || echo CANNOT_READ`);
+      const { stdout } = await run(
+        host(),
+        { workspaceRoot: shared },
+        `test -e ${secret} && echo VISIBLE; cat ${secret} 2>/dev/null || echo CANNOT_READ`,
+      );
       expect(stdout).toMatch(/VISIBLE/);
       expect(stdout).toMatch(/CANNOT_READ/);
       expect(stdout).not.toMatch(/server secret/);
@@ -221,7 +268,11 @@ describe.runIf(canSwitchIdentity() && hasBwrap)("bwrap sandbox as the project's 
     // And back: the server (root) edits what the sandbox made; the sandbox then edits it again.
     writeFileSync(path.join(shared, "made", "inside", "file.txt"), "server edit\n");
     writeFileSync(path.join(shared, "made", "inside", "server-new.txt"), "new from server\n");
-    const again = await run(host(), { workspaceRoot: shared }, "echo more >> made/inside/file.txt && echo more >> made/inside/server-new.txt && echo AGAIN");
+    const again = await run(
+      host(),
+      { workspaceRoot: shared },
+      "echo more >> made/inside/file.txt && echo more >> made/inside/server-new.txt && echo AGAIN",
+    );
     expect(again.stdout).toMatch(/AGAIN/);
     expect(readFileSync(path.join(shared, "made", "inside", "server-new.txt"), "utf8")).toBe("new from server\nmore\n");
     expect(statSync(path.join(shared, "made")).mode & 0o2000).toBe(0o2000);

@@ -91,7 +91,8 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   }
   if (host.unavailable) throw new SandboxUnavailableError(host.unavailable);
   const bwrap = host.bwrapPath ?? defaultBwrapPath();
-  if (!existsSync(bwrap)) throw new SandboxUnavailableError(`bubblewrap is not installed at ${bwrap}; sandboxed commands cannot run.`);
+  if (!existsSync(bwrap))
+    throw new SandboxUnavailableError(`bubblewrap is not installed at ${bwrap}; sandboxed commands cannot run.`);
   const identity = host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
   if (identity) prepareWorkspace(workspaceRoot, identity);
   const env = {
@@ -139,29 +140,62 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   const args = [
     "--unshare-all",
     "--unshare-user",
-    "--uid", String(INNER_ID),
-    "--gid", String(INNER_ID),
+    "--uid",
+    String(INNER_ID),
+    "--gid",
+    String(INNER_ID),
     "--disable-userns",
     "--die-with-parent",
     ...(options.newSession ? ["--new-session"] : []),
-    "--hostname", "tandem",
+    "--hostname",
+    "tandem",
     ...systemBinds(),
-    "--ro-bind", runtime.passwd, "/etc/passwd",
-    "--ro-bind", runtime.group, "/etc/group",
-    "--ro-bind", sandboxGitConfigFile(options.workspaceRoot), SANDBOX_GIT_CONFIG,
-    "--proc", "/proc",
-    "--dev", "/dev",
-    ...scratch, "--tmpfs", "/tmp",
-    ...scratch, "--tmpfs", "/home/tandem",
-    ...(host.limits ? ["--size", String(16 * 1024 * 1024)] : []), "--tmpfs", "/run",
+    "--ro-bind",
+    runtime.passwd,
+    "/etc/passwd",
+    "--ro-bind",
+    runtime.group,
+    "/etc/group",
+    "--ro-bind",
+    sandboxGitConfigFile(options.workspaceRoot),
+    SANDBOX_GIT_CONFIG,
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    ...scratch,
+    "--tmpfs",
+    "/tmp",
+    ...scratch,
+    "--tmpfs",
+    "/home/tandem",
+    ...(host.limits ? ["--size", String(16 * 1024 * 1024)] : []),
+    "--tmpfs",
+    "/run",
     ...masked.outside,
   ];
   if (options.egressSocket) {
     // The bridge runs on the server's own node, bound at a fixed path so a node under a masked
     // folder (nvm in the server's home) still works, with the native module that hands its
     // listener to the server (a copy in the runtime folder: the install folder is masked).
-    if (!runtime.relayModule) throw new SandboxUnavailableError("The egress proxy's native module is not built; sandboxed commands cannot have network.");
-    args.push("--ro-bind", runtime.bridge, BRIDGE, "--ro-bind", process.execPath, NODE, "--ro-bind", runtime.relayModule, RELAY_MODULE, "--bind", options.egressSocket, EGRESS_SOCKET);
+    if (!runtime.relayModule)
+      throw new SandboxUnavailableError(
+        "The egress proxy's native module is not built; sandboxed commands cannot have network.",
+      );
+    args.push(
+      "--ro-bind",
+      runtime.bridge,
+      BRIDGE,
+      "--ro-bind",
+      process.execPath,
+      NODE,
+      "--ro-bind",
+      runtime.relayModule,
+      RELAY_MODULE,
+      "--bind",
+      options.egressSocket,
+      EGRESS_SOCKET,
+    );
     args.push("--ro-bind", runtime.nodePreload, NODE_PRELOAD, "--ro-bind", UNDICI_DIR, UNDICI_MOUNT);
   }
   if (host.caBundle) args.push("--ro-bind", host.caBundle, CA_BUNDLE);
@@ -183,7 +217,10 @@ function defaultBwrapPath(): string {
 }
 
 /** The host as this server runs it: masks from its own paths, a per-project uid when it is root. */
-export function defaultSandboxHost(mode: SandboxMode, options: { dataDir: string; installDir?: string; home?: string; limits?: SandboxLimits | null; bwrapPath?: string }): SandboxHost {
+export function defaultSandboxHost(
+  mode: SandboxMode,
+  options: { dataDir: string; installDir?: string; home?: string; limits?: SandboxLimits | null; bwrapPath?: string },
+): SandboxHost {
   const home = options.home ?? homedir();
   return {
     mode,
@@ -210,7 +247,9 @@ export function bwrapAvailable(bwrapPath?: string): Promise<boolean> {
         resolve(false);
         return;
       }
-      execFile(sandboxed.file, sandboxed.args, { env: sandboxed.env as NodeJS.ProcessEnv, timeout: 10_000 }, (error) => resolve(!error));
+      execFile(sandboxed.file, sandboxed.args, { env: sandboxed.env as NodeJS.ProcessEnv, timeout: 10_000 }, (error) =>
+        resolve(!error),
+      );
     });
     availability.set(key, known);
   }

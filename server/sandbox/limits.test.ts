@@ -15,7 +15,15 @@ import { createSandbox } from "./sandbox";
 // message that names the limit, and the server keeps answering meanwhile. Process limits need
 // the per-project uid (RLIMIT_NPROC is counted per uid and not enforced for root).
 
-const limits: SandboxLimits = { processes: 64, openFiles: 256, memoryMiB: 256, fileSizeMiB: 5, diskMiB: 1024, scratchMiB: 2, nice: 5 };
+const limits: SandboxLimits = {
+  processes: 64,
+  openFiles: 256,
+  memoryMiB: 256,
+  fileSizeMiB: 5,
+  diskMiB: 1024,
+  scratchMiB: 2,
+  nice: 5,
+};
 const session = useToolSessions();
 
 describe.runIf(canSwitchIdentity() && (await bwrapAvailable()))("sandbox limits", () => {

@@ -53,7 +53,9 @@ export function describeLimits(limits: SandboxLimits | null, perProjectUid: bool
     `${limits.memoryMiB} MiB memory per process`,
     `${limits.openFiles} open files`,
     `${limits.fileSizeMiB} MiB per file`,
-    perProjectUid ? `${limits.diskMiB} MiB disk per workspace` : `${limits.diskMiB} MiB disk per workspace (for commands started past it only: needs root)`,
+    perProjectUid
+      ? `${limits.diskMiB} MiB disk per workspace`
+      : `${limits.diskMiB} MiB disk per workspace (for commands started past it only: needs root)`,
     `${limits.scratchMiB} MiB in /tmp and in the home`,
     `nice ${limits.nice}`,
   ];

@@ -6,18 +6,48 @@ import path from "node:path";
 // installed, Tandem's own container layout among them), not /etc as a whole (it may hold secrets).
 
 const USR_DIRS = [
-  "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec",
-  "/usr/share", "/usr/include",
-  "/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/lib64", "/usr/local/include", "/usr/local/share",
+  "/usr/bin",
+  "/usr/sbin",
+  "/usr/lib",
+  "/usr/lib32",
+  "/usr/lib64",
+  "/usr/libx32",
+  "/usr/libexec",
+  "/usr/share",
+  "/usr/include",
+  "/usr/local/bin",
+  "/usr/local/sbin",
+  "/usr/local/lib",
+  "/usr/local/lib64",
+  "/usr/local/include",
+  "/usr/local/share",
 ];
 
 // What bash, locales, TLS and the dynamic linker need.
 const ETC_ENTRIES = [
-  "/etc/alternatives", "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc",
-  "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/locale.alias",
-  "/etc/localtime", "/etc/timezone", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf",
-  "/etc/ssl", "/etc/ca-certificates", "/etc/terminfo", "/etc/mime.types", "/etc/os-release",
-  "/etc/debian_version", "/etc/environment", "/etc/login.defs", "/etc/shells",
+  "/etc/alternatives",
+  "/etc/bash.bashrc",
+  "/etc/profile",
+  "/etc/profile.d",
+  "/etc/inputrc",
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/locale.alias",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/nsswitch.conf",
+  "/etc/hosts",
+  "/etc/host.conf",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/terminfo",
+  "/etc/mime.types",
+  "/etc/os-release",
+  "/etc/debian_version",
+  "/etc/environment",
+  "/etc/login.defs",
+  "/etc/shells",
 ];
 
 export function systemBinds(): string[] {
@@ -42,9 +72,15 @@ export function systemBinds(): string[] {
  * last, since binds may need a mountpoint in a mask. `exists` answers for another machine's
  * layout (deploy/image-sandbox.test.ts checks the Docker image's).
  */
-export function masks(paths: readonly string[], workspaceRoot: string, exists: (path: string) => boolean = existsSync): { outside: string[]; inside: string[]; remount: string[] } {
+export function masks(
+  paths: readonly string[],
+  workspaceRoot: string,
+  exists: (path: string) => boolean = existsSync,
+): { outside: string[]; inside: string[]; remount: string[] } {
   const unique = [...new Set(paths.map((m) => path.resolve(m)))]
-    .filter((m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m) && exists(m))
+    .filter(
+      (m) => m !== "/" && !["/usr", "/etc", "/tmp", "/usr/local", "/usr/lib", "/usr/bin"].includes(m) && exists(m),
+    )
     .sort((a, b) => a.length - b.length);
   const within = (m: string) => {
     const rel = path.relative(workspaceRoot, m);

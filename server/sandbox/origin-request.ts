@@ -12,7 +12,18 @@ import { Transform } from "node:stream";
 // the response is what a download is made of (bench/sandbox.ts). Only this head is written.
 
 /** Headers for this hop only (RFC 9110, 7.6.1), and those the proxy answers itself. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "expect"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
+]);
 
 export type OriginRequest = {
   /** The request line and headers, ending with the empty line. */

@@ -2,10 +2,22 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay } from "./fd-relay";
-import { openEgressListener, type EgressConnection, type EgressListener, type EgressRefusal, type Resolver } from "./egress-proxy";
+import {
+  openEgressListener,
+  type EgressConnection,
+  type EgressListener,
+  type EgressRefusal,
+  type Resolver,
+} from "./egress-proxy";
 import type { DiskBudget } from "./disk-budget";
 import { projectIdentity } from "./identity";
-import { sandboxCommand, type SandboxedCommand, type SandboxHost, type SandboxMode, type SandboxOptions } from "./launcher";
+import {
+  sandboxCommand,
+  type SandboxedCommand,
+  type SandboxHost,
+  type SandboxMode,
+  type SandboxOptions,
+} from "./launcher";
 import { runtimeDir } from "./runtime-dir";
 
 // The sandbox as the rest of the server uses it: one object per server, handed to terminals,
@@ -102,9 +114,16 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
         });
       }
       try {
-        const command = sandboxCommand(host, { ...options, egressSocket: listener?.socketPath, growthStopped: full !== null });
+        const command = sandboxCommand(host, {
+          ...options,
+          egressSocket: listener?.socketPath,
+          growthStopped: full !== null,
+        });
         const identity = host.perProjectUid ? projectIdentity(options.workspaceRoot) : undefined;
-        const hold = projectId && budget && host.mode === "bwrap" ? budget.hold(projectId, options.workspaceRoot, identity) : undefined;
+        const hold =
+          projectId && budget && host.mode === "bwrap"
+            ? budget.hold(projectId, options.workspaceRoot, identity)
+            : undefined;
         return {
           command,
           denials: () => listener?.denials() ?? [],

@@ -16,11 +16,28 @@ const LONGEST_ENCRYPTED_ALERT = 24;
 const MOST_CLIENT_RECORDS = 32;
 
 const ALERTS: Record<number, string> = {
-  0: "close_notify", 10: "unexpected_message", 20: "bad_record_mac", 40: "handshake_failure", 42: "bad_certificate",
-  43: "unsupported_certificate", 44: "certificate_revoked", 45: "certificate_expired", 46: "certificate_unknown",
-  47: "illegal_parameter", 48: "unknown_ca", 49: "access_denied", 50: "decode_error", 51: "decrypt_error",
-  70: "protocol_version", 71: "insufficient_security", 80: "internal_error", 86: "inappropriate_fallback",
-  109: "missing_extension", 112: "unrecognized_name", 116: "certificate_required", 120: "no_application_protocol",
+  0: "close_notify",
+  10: "unexpected_message",
+  20: "bad_record_mac",
+  40: "handshake_failure",
+  42: "bad_certificate",
+  43: "unsupported_certificate",
+  44: "certificate_revoked",
+  45: "certificate_expired",
+  46: "certificate_unknown",
+  47: "illegal_parameter",
+  48: "unknown_ca",
+  49: "access_denied",
+  50: "decode_error",
+  51: "decrypt_error",
+  70: "protocol_version",
+  71: "insufficient_security",
+  80: "internal_error",
+  86: "inappropriate_fallback",
+  109: "missing_extension",
+  112: "unrecognized_name",
+  116: "certificate_required",
+  120: "no_application_protocol",
 };
 
 const CERTIFICATE_HINT =
@@ -93,7 +110,8 @@ export function watchTls(): TlsWatch {
       lastEncryptedLength = length;
     }
     // After its Finished, a record longer than an alert is the client's request.
-    if ((encrypted >= 2 && lastEncryptedLength > LONGEST_ENCRYPTED_ALERT) || clientRecords >= MOST_CLIENT_RECORDS) completed = true;
+    if ((encrypted >= 2 && lastEncryptedLength > LONGEST_ENCRYPTED_ALERT) || clientRecords >= MOST_CLIENT_RECORDS)
+      completed = true;
   });
   const fromServer = records((type, _length, start) => {
     if (type === ALERT) alert ??= describe("server", start);
@@ -115,8 +133,10 @@ export function watchTls(): TlsWatch {
       if (!tls || completed) return null;
       if (alert) return alert;
       if (serverBytes === 0) return "TLS handshake failed: the server sent nothing back";
-      if (encrypted === 0) return `TLS handshake failed: the client closed the connection after the server's certificate; most often ${CERTIFICATE_HINT}`;
-      if (encrypted === 1 && lastEncryptedLength <= LONGEST_ENCRYPTED_ALERT) return `TLS handshake failed: the client ended it with an (encrypted) alert after the server's certificate; most often ${CERTIFICATE_HINT}`;
+      if (encrypted === 0)
+        return `TLS handshake failed: the client closed the connection after the server's certificate; most often ${CERTIFICATE_HINT}`;
+      if (encrypted === 1 && lastEncryptedLength <= LONGEST_ENCRYPTED_ALERT)
+        return `TLS handshake failed: the client ended it with an (encrypted) alert after the server's certificate; most often ${CERTIFICATE_HINT}`;
       return `TLS failed: the client closed the connection right after the handshake, before sending a request; most often ${CERTIFICATE_HINT}`;
     },
   };

@@ -32,11 +32,20 @@ beforeAll(async () => {
   inspecting = getLocal({ https: { key: ca.key, cert: ca.cert, defaultDomain: "registry.test" } });
   await inspecting.start();
   await inspecting.forGet("/hello").always().thenReply(200, "hello through inspection");
-  await inspecting.forGet("/tandem-fixture").always().thenJson(200, {
-    name: "tandem-fixture",
-    "dist-tags": { latest: "1.2.3" },
-    versions: { "1.2.3": { name: "tandem-fixture", version: "1.2.3", dist: { tarball: "https://registry.test/tandem-fixture/-/tandem-fixture-1.2.3.tgz", shasum: "0".repeat(40) } } },
-  });
+  await inspecting
+    .forGet("/tandem-fixture")
+    .always()
+    .thenJson(200, {
+      name: "tandem-fixture",
+      "dist-tags": { latest: "1.2.3" },
+      versions: {
+        "1.2.3": {
+          name: "tandem-fixture",
+          version: "1.2.3",
+          dist: { tarball: "https://registry.test/tandem-fixture/-/tandem-fixture-1.2.3.tgz", shasum: "0".repeat(40) },
+        },
+      },
+    });
   await inspecting.forAnyRequest().always().thenForwardTo(git.url);
 }, 60_000);
 
@@ -78,9 +87,19 @@ describeSandboxed("sandboxed tools behind a TLS-inspecting network", () => {
 
   async function sh(sandbox: ReturnType<typeof createSandbox>, script: string) {
     const workspace = mkdtempSync(path.join(dir, "ws-"));
-    const launch = await sandbox.launch({ workspaceRoot: workspace, command: ["/bin/bash", "-c", script], newSession: true, projectId: "p", source: { kind: "terminal", id: "t1" } });
+    const launch = await sandbox.launch({
+      workspaceRoot: workspace,
+      command: ["/bin/bash", "-c", script],
+      newSession: true,
+      projectId: "p",
+      source: { kind: "terminal", id: "t1" },
+    });
     const c = launch.command;
-    const out = await new Promise<string>((resolve) => execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, timeout: 90_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)));
+    const out = await new Promise<string>((resolve) =>
+      execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd, timeout: 90_000 }, (_e, stdout, stderr) =>
+        resolve(stdout + stderr),
+      ),
+    );
     await launch.close();
     return out;
   }
@@ -105,7 +124,9 @@ describeSandboxed("sandboxed tools behind a TLS-inspecting network", () => {
     expect(out).toMatch(/^1\.2\.3$/m);
     expect(out).toMatch(/^npm=0$/m);
     if (out.includes("python=")) expect(out).toMatch(/^python=0$/m);
-    expect(logged.filter((c) => c.host === "registry.test").map((c) => c.reason)).toEqual(expect.arrayContaining([null]));
+    expect(logged.filter((c) => c.host === "registry.test").map((c) => c.reason)).toEqual(
+      expect.arrayContaining([null]),
+    );
     expect(logged.filter((c) => c.host === "registry.test" && c.reason)).toEqual([]);
   }, 120_000);
 
@@ -117,7 +138,10 @@ describeSandboxed("sandboxed tools behind a TLS-inspecting network", () => {
     // One row per connection: node, curl, git, npm (twice: it retries once) and Python each failed.
     expect(failures.length).toBe(logged.filter((c) => c.host === "registry.test").length);
     expect(failures.length).toBeGreaterThanOrEqual(4);
-    for (const failure of failures) expect(failure.reason).toMatch(/^TLS (handshake )?failed: .*(unknown_ca|bad_certificate|certificate_unknown|does not trust the server's certificate)/);
+    for (const failure of failures)
+      expect(failure.reason).toMatch(
+        /^TLS (handshake )?failed: .*(unknown_ca|bad_certificate|certificate_unknown|does not trust the server's certificate)/,
+      );
   }, 120_000);
 });
 
@@ -125,7 +149,9 @@ describe("the server's own connections", () => {
   it("trust the admin's CA: web_fetch and MCP's guarded agent, and Node's fetch (model providers)", async () => {
     const url = `https://localhost:${inspecting.port}/hello`;
     const allow = [`localhost:${inspecting.port}`];
-    await expect(request(url, { dispatcher: guardedAgent(allow) })).rejects.toThrow(/self-signed|unable to verify|issuer/i);
+    await expect(request(url, { dispatcher: guardedAgent(allow) })).rejects.toThrow(
+      /self-signed|unable to verify|issuer/i,
+    );
     trustExtraCertificates(loadTrustStore(caFile).extra);
     const fetched = await request(url, { dispatcher: guardedAgent(allow) });
     expect(await fetched.body.text()).toBe("hello through inspection");

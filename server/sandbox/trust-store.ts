@@ -32,7 +32,10 @@ export class TrustStoreError extends Error {}
 const pemBlocks = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
 
 /** The host's store with the admin's certificates added; a file that is not PEM certificates is refused with what to do. */
-export function loadTrustStore(extraFile: string | undefined, systemBundles: readonly string[] = SYSTEM_BUNDLES): TrustStore {
+export function loadTrustStore(
+  extraFile: string | undefined,
+  systemBundles: readonly string[] = SYSTEM_BUNDLES,
+): TrustStore {
   const system = systemBundles.find((file) => existsSync(file));
   const base = system ? pemBlocks(readFileSync(system, "utf8")) : [...tls.rootCertificates];
   let extra: string[] = [];
@@ -41,15 +44,22 @@ export function loadTrustStore(extraFile: string | undefined, systemBundles: rea
     try {
       text = readFileSync(extraFile, "utf8");
     } catch (error) {
-      throw new TrustStoreError(`TANDEM_EXTRA_CA_CERTS: cannot read ${extraFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a PEM file the server can read.`);
+      throw new TrustStoreError(
+        `TANDEM_EXTRA_CA_CERTS: cannot read ${extraFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a PEM file the server can read.`,
+      );
     }
     extra = pemBlocks(text);
-    if (extra.length === 0) throw new TrustStoreError(`TANDEM_EXTRA_CA_CERTS: ${extraFile} holds no PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).`);
+    if (extra.length === 0)
+      throw new TrustStoreError(
+        `TANDEM_EXTRA_CA_CERTS: ${extraFile} holds no PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).`,
+      );
     extra.forEach((block, i) => {
       try {
         new X509Certificate(block);
       } catch (error) {
-        throw new TrustStoreError(`TANDEM_EXTRA_CA_CERTS: certificate ${i + 1} of ${extraFile} cannot be read (${(error as Error).message}).`);
+        throw new TrustStoreError(
+          `TANDEM_EXTRA_CA_CERTS: certificate ${i + 1} of ${extraFile} cannot be read (${(error as Error).message}).`,
+        );
       }
     });
   }

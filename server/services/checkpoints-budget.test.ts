@@ -17,7 +17,11 @@ let root: string;
 let store: CheckpointStore;
 const projectId = "budget-project";
 
-const exists = (name: string) => stat(path.join(root, name)).then(() => true, () => false);
+const exists = (name: string) =>
+  stat(path.join(root, name)).then(
+    () => true,
+    () => false,
+  );
 const settle = () => new Promise((resolve) => setTimeout(resolve, 120));
 
 beforeAll(async () => {
@@ -46,7 +50,9 @@ describe("checkpoint restore and review reject within the disk budget", () => {
 
     await expect(store.restore(withBig.id)).rejects.toMatchObject({
       code: "DISK_FULL",
-      message: expect.stringMatching(/^Restoring this checkpoint \(2 files\) does not fit in what is left of this project's disk budget of 1 MB \(0\.\d MB left\)\. Delete files or write less, then try again\.$/),
+      message: expect.stringMatching(
+        /^Restoring this checkpoint \(2 files\) does not fit in what is left of this project's disk budget of 1 MB \(0\.\d MB left\)\. Delete files or write less, then try again\.$/,
+      ),
     });
     expect(await exists("big.bin")).toBe(false);
     expect(await exists("small.txt")).toBe(false);

@@ -50,34 +50,41 @@ describeSandboxed("checkpoints of a workspace whose folder is swapped for a link
     const first = await store.snapshot({ label: "one" });
     await writeFile(path.join(root, "a.txt"), "two\n");
     await writeFile(path.join(root, "b.txt"), "new\n");
-    expect((await store.diff(first.id, "workspace")).map((c) => [c.path, c.status])).toEqual([["a.txt", "modified"], ["b.txt", "added"]]);
+    expect((await store.diff(first.id, "workspace")).map((c) => [c.path, c.status])).toEqual([
+      ["a.txt", "modified"],
+      ["b.txt", "added"],
+    ]);
     await store.restore(first.id);
     expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("one\n");
     expect(await stat(path.join(root, "b.txt")).catch(() => null)).toBeNull();
   });
 
-  it.runIf(canSwapLinks)("never records a file outside the workspace", async () => {
-    await mkdir(path.join(root, "d"));
-    // The test changes the real folder through a descriptor, wherever the swapper has put it.
-    const folder = openSync(path.join(root, "d"), "r");
-    const swapper = await swapWithLink(root, "d", outside);
-    const leaked: number[] = [];
-    let taken = 0;
-    try {
-      for (let i = 0; i < ROUNDS; i++) {
-        await writeFile(`/proc/self/fd/${folder}/f.txt`, `inside ${i}`);
-        // git may find the file gone between listing and reading it (the link leads nowhere in the
-        // sandbox): that snapshot fails, which costs the attacker their own checkpoint only.
-        const snapshot = await store.snapshot({ label: `round ${i}` }).catch(() => null);
-        if (!snapshot) continue;
-        taken++;
-        if ((await store.fileAt(snapshot.id, "d/f.txt"))?.toString().includes(SECRET)) leaked.push(i);
+  it.runIf(canSwapLinks)(
+    "never records a file outside the workspace",
+    async () => {
+      await mkdir(path.join(root, "d"));
+      // The test changes the real folder through a descriptor, wherever the swapper has put it.
+      const folder = openSync(path.join(root, "d"), "r");
+      const swapper = await swapWithLink(root, "d", outside);
+      const leaked: number[] = [];
+      let taken = 0;
+      try {
+        for (let i = 0; i < ROUNDS; i++) {
+          await writeFile(`/proc/self/fd/${folder}/f.txt`, `inside ${i}`);
+          // git may find the file gone between listing and reading it (the link leads nowhere in the
+          // sandbox): that snapshot fails, which costs the attacker their own checkpoint only.
+          const snapshot = await store.snapshot({ label: `round ${i}` }).catch(() => null);
+          if (!snapshot) continue;
+          taken++;
+          if ((await store.fileAt(snapshot.id, "d/f.txt"))?.toString().includes(SECRET)) leaked.push(i);
+        }
+      } finally {
+        await swapper.stop();
+        closeSync(folder);
       }
-    } finally {
-      await swapper.stop();
-      closeSync(folder);
-    }
-    expect(leaked, `recorded the host file at snapshot ${leaked[0]}`).toEqual([]);
-    expect(taken).toBeGreaterThan(ROUNDS / 4);
-  }, 120_000);
+      expect(leaked, `recorded the host file at snapshot ${leaked[0]}`).toEqual([]);
+      expect(taken).toBeGreaterThan(ROUNDS / 4);
+    },
+    120_000,
+  );
 });

@@ -20,7 +20,11 @@ export function createCheckpointStores(dataDir: string, files: ProjectFiles, san
     async open(projectId) {
       await files.open(projectId); // creates the workspace folder if it is missing
       const workspaceRoot = files.pathOf(projectId);
-      return openCheckpointStore({ workspaceRoot, storeDir: storeDir(projectId), runner: sandbox ? checkpointRunner(sandbox, workspaceRoot) : undefined });
+      return openCheckpointStore({
+        workspaceRoot,
+        storeDir: storeDir(projectId),
+        runner: sandbox ? checkpointRunner(sandbox, workspaceRoot) : undefined,
+      });
     },
     async remove(projectId) {
       await fs.rm(storeDir(projectId), { recursive: true, force: true });
@@ -40,7 +44,14 @@ function checkpointRunner(sandbox: Sandbox, workspaceRoot: string): CheckpointRu
       await ownTree(store, identity);
     },
     async sandboxed(command, store) {
-      const launch = await sandbox.launch({ workspaceRoot, command, newSession: true, network: "none", source: { kind: "git", id: "checkpoints" }, binds: [{ from: store, to: store }] });
+      const launch = await sandbox.launch({
+        workspaceRoot,
+        command,
+        newSession: true,
+        network: "none",
+        source: { kind: "git", id: "checkpoints" },
+        binds: [{ from: store, to: store }],
+      });
       return { command: launch.command, close: () => launch.close() };
     },
   };

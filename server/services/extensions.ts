@@ -36,11 +36,25 @@ export function createExtensions(options: {
 }) {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
-  const projectTools = createProjectTools({ db, sandbox: options.sandbox, openWorkspace: options.openWorkspace, mcpAllowHosts: options.config.mcpAllowHosts, projectNetwork: options.projectNetwork });
+  const projectTools = createProjectTools({
+    db,
+    sandbox: options.sandbox,
+    openWorkspace: options.openWorkspace,
+    mcpAllowHosts: options.config.mcpAllowHosts,
+    projectNetwork: options.projectNetwork,
+  });
   const embedding = options.config.embedding;
   const knowledge = createKnowledgeIndex({
     db,
-    ...(embedding ? { embeddings: createKnowledgeEmbeddings({ db, source: embeddingSource(options.config), vectors: createVectorSearch(db) }) } : {}),
+    ...(embedding
+      ? {
+          embeddings: createKnowledgeEmbeddings({
+            db,
+            source: embeddingSource(options.config),
+            vectors: createVectorSearch(db),
+          }),
+        }
+      : {}),
   });
   const mail = options.config.smtp ? createMailSender(options.config.smtp) : undefined;
   const scheduler = createScheduler({
@@ -52,8 +66,17 @@ export function createExtensions(options: {
       if (!runtime) throw new Error("the agent runtime is not running");
       const user = await findUser(db, task.createdById);
       if (!user) throw new Error("the person who scheduled this task no longer exists");
-      const session = await runtime.createSession({ projectId: task.projectId, title: `Scheduled: ${task.description}`.slice(0, 80), authorId: user.id });
-      await runtime.send({ sessionId: session.id, text: task.taskPayload, user: { id: user.id, name: user.name }, timeZone: task.timezone });
+      const session = await runtime.createSession({
+        projectId: task.projectId,
+        title: `Scheduled: ${task.description}`.slice(0, 80),
+        authorId: user.id,
+      });
+      await runtime.send({
+        sessionId: session.id,
+        text: task.taskPayload,
+        user: { id: user.id, name: user.name },
+        timeZone: task.timezone,
+      });
       return { sessionId: session.id };
     },
   });

@@ -18,7 +18,11 @@ async function tree(files: Record<string, string>): Promise<string> {
 
 async function collect(root: string, query: FindQueryInput, maxMatches?: number) {
   const events: FindEvent[] = [];
-  for await (const event of findInFiles(root, findQuerySchema.parse(query), { signal: new AbortController().signal, maxMatches })) events.push(event);
+  for await (const event of findInFiles(root, findQuerySchema.parse(query), {
+    signal: new AbortController().signal,
+    maxMatches,
+  }))
+    events.push(event);
   const files = events.flatMap((e) => (e.type === "files" ? e.files : [])).sort((a, b) => a.path.localeCompare(b.path));
   return { events, files, last: events.at(-1)! };
 }
@@ -35,7 +39,11 @@ const paths = (files: FileMatches[]) => files.map((f) => f.path);
 
 describe("findInFiles", () => {
   it("finds literal text case-insensitively by default, grouped by file with line, column and highlight", async () => {
-    const root = await tree({ "a.txt": "Foo bar\nnothing\nfoo.foo\n", "src/b.ts": "const x = 'FOO';\n", "c.md": "no match\n" });
+    const root = await tree({
+      "a.txt": "Foo bar\nnothing\nfoo.foo\n",
+      "src/b.ts": "const x = 'FOO';\n",
+      "c.md": "no match\n",
+    });
     const { files, last } = await collect(root, { pattern: "foo" });
     expect(paths(files)).toEqual(["a.txt", "src/b.ts"]);
     const a = files[0]!;
@@ -50,7 +58,8 @@ describe("findInFiles", () => {
 
   it("honours match case, whole word, regex and literal dots", async () => {
     const root = await tree({ "a.txt": "Foo food foo\nf.o fxo\n" });
-    const refs = async (query: FindQueryInput) => (await collect(root, query)).files.flatMap((f) => f.lines.flatMap((l) => l.matches.map((m) => m.ref.text)));
+    const refs = async (query: FindQueryInput) =>
+      (await collect(root, query)).files.flatMap((f) => f.lines.flatMap((l) => l.matches.map((m) => m.ref.text)));
     expect(await refs({ pattern: "Foo", matchCase: true })).toEqual(["Foo"]);
     expect(await refs({ pattern: "foo", wholeWord: true })).toEqual(["Foo", "foo"]);
     expect(await refs({ pattern: "f.o" })).toEqual(["f.o"]);
@@ -66,13 +75,27 @@ describe("findInFiles", () => {
       "node_modules/pkg/index.js": "needle\n",
       ".git/config": "needle\n",
     });
-    expect(paths((await collect(root, { pattern: "needle" })).files)).toEqual(["docs/n.md", "src/a.test.ts", "src/a.ts"]);
-    expect(paths((await collect(root, { pattern: "needle", include: "src/**, *.md", exclude: "*.test.ts" })).files)).toEqual(["docs/n.md", "src/a.ts"]);
-    expect(paths((await collect(root, { pattern: "needle", includeIgnored: true })).files)).toEqual(["docs/n.md", "node_modules/pkg/index.js", "src/a.test.ts", "src/a.ts"]);
+    expect(paths((await collect(root, { pattern: "needle" })).files)).toEqual([
+      "docs/n.md",
+      "src/a.test.ts",
+      "src/a.ts",
+    ]);
+    expect(
+      paths((await collect(root, { pattern: "needle", include: "src/**, *.md", exclude: "*.test.ts" })).files),
+    ).toEqual(["docs/n.md", "src/a.ts"]);
+    expect(paths((await collect(root, { pattern: "needle", includeIgnored: true })).files)).toEqual([
+      "docs/n.md",
+      "node_modules/pkg/index.js",
+      "src/a.test.ts",
+      "src/a.ts",
+    ]);
   });
 
   it("counts columns in UTF-16 and cuts long lines to a window around the match", async () => {
-    const root = await tree({ "u.txt": "naïve 😀 needle\n", "long.js": `${"x".repeat(5000)}needle${"y".repeat(5000)}\n` });
+    const root = await tree({
+      "u.txt": "naïve 😀 needle\n",
+      "long.js": `${"x".repeat(5000)}needle${"y".repeat(5000)}\n`,
+    });
     const { files } = await collect(root, { pattern: "needle" });
     const long = files.find((f) => f.path === "long.js")!.lines[0]!;
     expect(long.preview.length).toBeLessThanOrEqual(250);
@@ -102,7 +125,9 @@ describe("findInFiles", () => {
     const root = await tree({ "min.js": `${line}\n` });
     const { files } = await collect(root, { pattern: "needle" });
     const [long] = files[0]!.lines;
-    expect(long!.matches.map((m) => m.ref)).toEqual([...line.matchAll(/needle/gi)].map((m) => ({ line: 1, column: m.index + 1, text: m[0] })));
+    expect(long!.matches.map((m) => m.ref)).toEqual(
+      [...line.matchAll(/needle/gi)].map((m) => ({ line: 1, column: m.index + 1, text: m[0] })),
+    );
     expect(line.slice(long!.previewStart, long!.previewStart + long!.preview.length)).toBe(long!.preview);
     expect(long!.preview.slice(long!.matches[0]!.start, long!.matches[0]!.end)).toBe("needle");
   });
@@ -123,7 +148,9 @@ describe("findInFiles", () => {
     expect(found.map((l) => l.line)).toEqual(lines.map((_, i) => i + 1));
     for (const [i, line] of lines.entries()) {
       const match = found[i]!;
-      expect(match.matches.map((m) => m.ref)).toEqual([...line.matchAll(/needle/gi)].map((m) => ({ line: i + 1, column: m.index + 1, text: m[0] })));
+      expect(match.matches.map((m) => m.ref)).toEqual(
+        [...line.matchAll(/needle/gi)].map((m) => ({ line: i + 1, column: m.index + 1, text: m[0] })),
+      );
       expect(line.slice(match.previewStart, match.previewStart + match.preview.length)).toBe(match.preview);
       expect(match.preview.slice(match.matches[0]!.start, match.matches[0]!.end).toLowerCase()).toBe("needle");
     }
@@ -135,13 +162,16 @@ describe("findInFiles", () => {
     const { files } = await collect(root, { pattern: "needle" });
     const lines = files[0]!.lines;
     expect(lines.map((l) => l.line)).toEqual([1, 2, 3]);
-    expect(lines[1]!.matches.map((m) => m.ref)).toEqual([...huge.matchAll(/needle/gi)].map((m) => ({ line: 2, column: m.index + 1, text: m[0] })));
+    expect(lines[1]!.matches.map((m) => m.ref)).toEqual(
+      [...huge.matchAll(/needle/gi)].map((m) => ({ line: 2, column: m.index + 1, text: m[0] })),
+    );
     expect(lines[2]!.matches[0]!.ref).toEqual({ line: 3, column: 6, text: "needle" });
   });
 
   it("reads megabytes of results exactly, in batches", async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 20; i++) files[`f${i}.txt`] = Array.from({ length: 1500 }, (_, n) => `line ${n} needle ${"x".repeat(n % 90)}`).join("\n");
+    for (let i = 0; i < 20; i++)
+      files[`f${i}.txt`] = Array.from({ length: 1500 }, (_, n) => `line ${n} needle ${"x".repeat(n % 90)}`).join("\n");
     const root = await tree(files);
     const { events, files: found, last } = await collect(root, { pattern: "needle" }, 1_000_000);
     expect(events.filter((e) => e.type === "files").length).toBeGreaterThan(1);
@@ -178,7 +208,10 @@ describe("findInFiles", () => {
     for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = "hit\n".repeat(20);
     const root = await tree(files);
     const controller = new AbortController();
-    const search = findInFiles(root, findQuerySchema.parse({ pattern: "hit" }), { signal: controller.signal, maxMatches: 1_000_000 });
+    const search = findInFiles(root, findQuerySchema.parse({ pattern: "hit" }), {
+      signal: controller.signal,
+      maxMatches: 1_000_000,
+    });
     const first = await search.next();
     expect(first.value).toMatchObject({ type: "files" });
     expect(await processesIn(root)).toBeGreaterThan(0);

@@ -32,7 +32,15 @@ export function findArgs(query: FindQuery): string[] {
 type RgText = { text?: string; bytes?: string };
 type RgMessage =
   | { type: "begin"; data: { path: RgText } }
-  | { type: "match"; data: { path: RgText; lines: RgText; line_number: number; submatches: { match: RgText; start: number; end: number }[] } }
+  | {
+      type: "match";
+      data: {
+        path: RgText;
+        lines: RgText;
+        line_number: number;
+        submatches: { match: RgText; start: number; end: number }[];
+      };
+    }
   | { type: "end"; data: { path: RgText } }
   | { type: "summary" | "context"; data: unknown };
 
@@ -59,10 +67,18 @@ function lineMatch(data: Extract<RgMessage, { type: "match" }>["data"]): LineMat
   const text = data.lines.text;
   if (text === undefined) return null; // not UTF-8: nothing a text editor could open at that spot
   const line = text.replace(/\r?\n$/, "");
-  const offsets = utf16Offsets(line, data.submatches.flatMap((m) => [m.start, m.end]));
-  const spans = data.submatches.map((m, i) => ({ text: m.match.text ?? "", start: Math.min(offsets[2 * i]!, line.length), end: Math.min(offsets[2 * i + 1]!, line.length) }));
+  const offsets = utf16Offsets(
+    line,
+    data.submatches.flatMap((m) => [m.start, m.end]),
+  );
+  const spans = data.submatches.map((m, i) => ({
+    text: m.match.text ?? "",
+    start: Math.min(offsets[2 * i]!, line.length),
+    end: Math.min(offsets[2 * i + 1]!, line.length),
+  }));
   const first = spans[0]?.start ?? 0;
-  const previewStart = line.length <= PREVIEW_CHARS ? 0 : Math.max(0, Math.min(first - PREVIEW_LEAD, line.length - PREVIEW_CHARS));
+  const previewStart =
+    line.length <= PREVIEW_CHARS ? 0 : Math.max(0, Math.min(first - PREVIEW_LEAD, line.length - PREVIEW_CHARS));
   const preview = line.slice(previewStart, previewStart + PREVIEW_CHARS);
   const clip = (n: number) => Math.max(0, Math.min(preview.length, n - previewStart));
   return {
@@ -97,7 +113,8 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
   let finished = false;
   let wake: (() => void) | null = null;
   const onLine = (raw: Buffer): boolean => {
-    const long: { line: LineMatch } | null = raw.length > LONG_LINE && current ? longLineMatch(raw, PREVIEW_CHARS, PREVIEW_LEAD) : null;
+    const long: { line: LineMatch } | null =
+      raw.length > LONG_LINE && current ? longLineMatch(raw, PREVIEW_CHARS, PREVIEW_LEAD) : null;
     const message: RgMessage | null = long ? null : (JSON.parse(raw.toString("utf8")) as RgMessage);
     if (message?.type === "begin") {
       const path: string | undefined = message.data.path.text;
@@ -121,7 +138,8 @@ export async function* findInFiles(root: string, query: FindQuery, options: Find
       }
       current = null;
       // The first file goes out at once, the rest in batches.
-      if (files === 1 || pendingMatches >= BATCH_MATCHES || performance.now() - lastFlush >= BATCH_MS) due = pending.length > 0;
+      if (files === 1 || pendingMatches >= BATCH_MATCHES || performance.now() - lastFlush >= BATCH_MS)
+        due = pending.length > 0;
     }
     if (due) wake?.();
     return !due;

@@ -23,7 +23,13 @@ const CONCURRENT_REQUESTS = 2;
 /** `problem`: why the configured embedding model cannot be used at all (a missing key...). */
 export type EmbeddingSource = Embedder | { id: string; problem: string };
 
-export type SemanticStatus = { model: string; backend: VectorBackend; embedded: number; pending: number; error?: string };
+export type SemanticStatus = {
+  model: string;
+  backend: VectorBackend;
+  embedded: number;
+  pending: number;
+  error?: string;
+};
 
 export type KnowledgeEmbeddings = ReturnType<typeof createKnowledgeEmbeddings>;
 
@@ -41,10 +47,17 @@ export function createKnowledgeEmbeddings(options: { db: Db; source: EmbeddingSo
       for (;;) {
         const missing = await passagesWithoutEmbedding(db, projectId, embedder.id, BATCH * CONCURRENT_REQUESTS);
         if (!missing.length) break;
-        const batches = Array.from({ length: Math.ceil(missing.length / BATCH) }, (_, i) => missing.slice(i * BATCH, (i + 1) * BATCH));
+        const batches = Array.from({ length: Math.ceil(missing.length / BATCH) }, (_, i) =>
+          missing.slice(i * BATCH, (i + 1) * BATCH),
+        );
         const embedded = await Promise.all(
           batches.map(async (batch) => {
-            const { embeddings } = await embedMany({ model: embedder.model, values: batch.map((p) => p.text), maxRetries: 1, abortSignal: controller.signal });
+            const { embeddings } = await embedMany({
+              model: embedder.model,
+              values: batch.map((p) => p.text),
+              maxRetries: 1,
+              abortSignal: controller.signal,
+            });
             return batch.map((p, i) => ({ hash: p.hash, vector: embeddings[i]! }));
           }),
         );
@@ -92,7 +105,11 @@ export function createKnowledgeEmbeddings(options: { db: Db; source: EmbeddingSo
       const { embedding } = await embed({ model: source.model, value: query, maxRetries: 1, abortSignal: signal });
       const neighbours = await vectors.nearest(projectId, source.id, embedding, limit);
       const similarity = new Map(neighbours.map((n) => [n.hash, 1 - n.distance]));
-      const rows = await passagesByHash(db, projectId, neighbours.map((n) => n.hash));
+      const rows = await passagesByHash(
+        db,
+        projectId,
+        neighbours.map((n) => n.hash),
+      );
       return rows.map(({ hash, ...row }) => ({ ...row, score: similarity.get(hash) ?? 0 }));
     },
     async status(projectId: string): Promise<SemanticStatus> {

@@ -37,7 +37,11 @@ const write = async (rel: string, content: string) => {
 describe("knowledge index", () => {
   it("cuts files into overlapping line windows", () => {
     const lines = Array.from({ length: 75 }, (_, i) => `line ${i + 1}`).join("\n");
-    expect(chunk(lines).map((c) => [c.startLine, c.endLine])).toEqual([[1, 40], [31, 70], [61, 75]]);
+    expect(chunk(lines).map((c) => [c.startLine, c.endLine])).toEqual([
+      [1, 40],
+      [31, 70],
+      [61, 75],
+    ]);
   });
 
   it("finds ranked passages with path and lines, honours .gitignore, and follows changes", async () => {
@@ -45,7 +49,9 @@ describe("knowledge index", () => {
     await write("src/app.ts", "export const app = 1;\n");
     await write(".gitignore", "private/\n");
     await write("private/notes.md", "blue-green rollout secrets\n");
-    const tool = searchKnowledgeBaseTool((ctx, input) => index.search(ctx.projectId, ctx.workspace, input.query, input.limit));
+    const tool = searchKnowledgeBaseTool((ctx, input) =>
+      index.search(ctx.projectId, ctx.workspace, input.query, input.limit),
+    );
     const ctx = { ...(await session()).ctx, projectId, workspace };
 
     const first = await runTool(tool, { query: "how do we roll out deployments" }, ctx);

@@ -1,6 +1,12 @@
 import path from "node:path";
 import type { Db } from "@/server/db/client";
-import { listIndexedFiles, removeIndexedFiles, replaceIndexedFile, searchKnowledge, type Chunk } from "@/server/db/repositories/knowledge";
+import {
+  listIndexedFiles,
+  removeIndexedFiles,
+  replaceIndexedFile,
+  searchKnowledge,
+  type Chunk,
+} from "@/server/db/repositories/knowledge";
 import type { KnowledgeHit, KnowledgeResult } from "@/server/tools/search-knowledge-base";
 import type { KnowledgeEmbeddings } from "@/server/services/knowledge-embeddings";
 import { listWorkspaceFiles } from "@/server/workspace/file-list";
@@ -43,7 +49,9 @@ export function createKnowledgeIndex(options: { db: Db; embeddings?: KnowledgeEm
     if (current) return current.then(() => sync(projectId, workspace));
     const pass = syncOnce(db, projectId, workspace).finally(() => running.delete(projectId));
     void pass
-      .then((report) => (report.indexed || report.removed || embeddings?.due(projectId) ? embeddings?.refresh(projectId) : undefined))
+      .then((report) =>
+        report.indexed || report.removed || embeddings?.due(projectId) ? embeddings?.refresh(projectId) : undefined,
+      )
       .catch(() => {});
     running.set(projectId, pass);
     return pass;
@@ -66,7 +74,13 @@ export function createKnowledgeIndex(options: { db: Db; embeddings?: KnowledgeEm
 
   return {
     sync,
-    async search(projectId: string, workspace: Workspace, query: string, limit: number, signal?: AbortSignal): Promise<KnowledgeResult> {
+    async search(
+      projectId: string,
+      workspace: Workspace,
+      query: string,
+      limit: number,
+      signal?: AbortSignal,
+    ): Promise<KnowledgeResult> {
       watch(projectId, workspace);
       await sync(projectId, workspace);
       if (!embeddings) return { hits: await searchKnowledge(db, projectId, query, limit), ranking: "full-text" };
@@ -78,7 +92,11 @@ export function createKnowledgeIndex(options: { db: Db; embeddings?: KnowledgeEm
         ),
       ]);
       if ("error" in semantic) {
-        return { hits: lexical.slice(0, limit), ranking: "full-text", note: `Semantic ranking (${embeddings.model}) is unavailable: ${semantic.error}. Passages are ranked by full-text search alone.` };
+        return {
+          hits: lexical.slice(0, limit),
+          ranking: "full-text",
+          note: `Semantic ranking (${embeddings.model}) is unavailable: ${semantic.error}. Passages are ranked by full-text search alone.`,
+        };
       }
       const status = await embeddings.status(projectId);
       const note = status.error
@@ -160,5 +178,7 @@ export function fuse(rankings: KnowledgeHit[][], limit: number): KnowledgeHit[] 
       fused.set(key, seen ? { ...seen, score: seen.score + score } : { ...hit, score });
     });
   }
-  return [...fused.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine).slice(0, limit);
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine)
+    .slice(0, limit);
 }

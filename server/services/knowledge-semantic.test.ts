@@ -32,7 +32,9 @@ let fullText: KnowledgeIndex;
 
 beforeAll(async () => {
   embeddings = await startEmbeddingsServer();
-  h = await createAgentHarness({ extensions: { embedding: { model: MODEL, baseURL: embeddings.url, apiKey: undefined } } });
+  h = await createAgentHarness({
+    extensions: { embedding: { model: MODEL, baseURL: embeddings.url, apiKey: undefined } },
+  });
   workspace = await h.env.services.files.open(h.project.id);
   for (const [rel, content] of Object.entries(CORPUS)) await write(rel, content);
   knowledge = h.env.services.extensions!.knowledge;
@@ -52,7 +54,12 @@ async function write(rel: string, content: string) {
 
 /** The scripted model calls search_knowledge_base once; returns the tool result the model read. */
 async function searchAsModel(args: Record<string, unknown>) {
-  const session = await h.newSession({ replies: [{ toolCalls: [{ id: "k1", name: "search_knowledge_base", arguments: args }] }, { match: "", text: "Done." }] });
+  const session = await h.newSession({
+    replies: [
+      { toolCalls: [{ id: "k1", name: "search_knowledge_base", arguments: args }] },
+      { match: "", text: "Done." },
+    ],
+  });
   const result = only(await h.send(session.id, "look it up"), "tool_result")[0]!.payload;
   expect(result).toMatchObject({ toolName: "search_knowledge_base", ok: true });
   return result.llm as string;
@@ -91,8 +98,15 @@ describe("semantic knowledge search", () => {
     const before = embeddings.embedded.length;
     await write("docs/storage.md", "# Storage\n\nBlobs are kept in the object store under their sha256 digest.\n");
     await knowledge.settled(h.project.id, workspace);
-    expect(embeddings.embedded.slice(before)).toEqual(["# Storage\n\nBlobs are kept in the object store under their sha256 digest."]);
-    expect(await knowledge.semanticStatus(h.project.id)).toMatchObject({ model: MODEL, backend: "in-process", embedded: 5, pending: 0 });
+    expect(embeddings.embedded.slice(before)).toEqual([
+      "# Storage\n\nBlobs are kept in the object store under their sha256 digest.",
+    ]);
+    expect(await knowledge.semanticStatus(h.project.id)).toMatchObject({
+      model: MODEL,
+      backend: "in-process",
+      embedded: 5,
+      pending: 0,
+    });
   });
 
   it("falls back to full-text ranking when the embeddings endpoint fails, and says why", async () => {
@@ -104,11 +118,17 @@ describe("semantic knowledge search", () => {
       expect(status).toMatchObject({ pending: 1 });
       expect(status?.error).toContain("embeddings backend is down");
       // The project's settings page shows the same reason.
-      expect((await h.caller.extensions.settings({ projectId: h.project.id })).knowledge).toMatchObject({ model: MODEL, pending: 1, error: status!.error });
+      expect((await h.caller.extensions.settings({ projectId: h.project.id })).knowledge).toMatchObject({
+        model: MODEL,
+        pending: 1,
+        error: status!.error,
+      });
 
       const llm = await searchAsModel({ query: "exchange rate" });
       expect(pathsIn(llm)[0]).toBe("docs/finance.md");
-      expect(llm).toMatch(/Note: Semantic ranking \(openai-compatible:trigrams\) is unavailable: .*embeddings backend is down.*full-text search alone/);
+      expect(llm).toMatch(
+        /Note: Semantic ranking \(openai-compatible:trigrams\) is unavailable: .*embeddings backend is down.*full-text search alone/,
+      );
     } finally {
       embeddings.fail(null);
     }
@@ -120,8 +140,19 @@ describe("semantic knowledge search", () => {
   it("answers from the top passages with citations of path and lines", async () => {
     const session = await h.newSession({
       replies: [
-        { toolCalls: [{ id: "a1", name: "search_knowledge_base", arguments: { query: "How is each client rate limited?", answer: true } }] },
-        { match: "Answer this question about the project", text: "Each client may make a hundred calls per minute [docs/throttling.md:1-3]; see also [docs/made-up.md:1-9]." },
+        {
+          toolCalls: [
+            {
+              id: "a1",
+              name: "search_knowledge_base",
+              arguments: { query: "How is each client rate limited?", answer: true },
+            },
+          ],
+        },
+        {
+          match: "Answer this question about the project",
+          text: "Each client may make a hundred calls per minute [docs/throttling.md:1-3]; see also [docs/made-up.md:1-9].",
+        },
         { match: "", text: "Done." },
       ],
     });
@@ -131,7 +162,11 @@ describe("semantic knowledge search", () => {
     expect(result.llm).toMatch(/Sources:\n- docs\/throttling\.md:1-3$/m);
     expect(result.llm).not.toMatch(/- docs\/made-up\.md/);
     // The model wrote it from the passages it was given, labelled by path and lines.
-    const asked = h.model.requests.find((r) => JSON.stringify(r.messages).includes("Answer this question about the project"))!;
-    expect(JSON.stringify(asked.messages)).toContain("[docs/throttling.md:1-3]\\n# Throttling\\n\\nThe ratelimiter throttles each client");
+    const asked = h.model.requests.find((r) =>
+      JSON.stringify(r.messages).includes("Answer this question about the project"),
+    )!;
+    expect(JSON.stringify(asked.messages)).toContain(
+      "[docs/throttling.md:1-3]\\n# Throttling\\n\\nThe ratelimiter throttles each client",
+    );
   });
 });

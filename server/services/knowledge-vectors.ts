@@ -40,7 +40,15 @@ export function createVectorSearch(db: Db): VectorSearch {
     const dimensions = rows[0]?.vector.length ?? 0;
     const usable = rows.filter((r) => r.vector.length === dimensions);
     if (!usable.length) return null;
-    const index = new Index({ dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F32, multi: false, connectivity: 16, expansion_add: 128, expansion_search: 128 });
+    const index = new Index({
+      dimensions,
+      metric: MetricKind.Cos,
+      quantization: ScalarKind.F32,
+      multi: false,
+      connectivity: 16,
+      expansion_add: 128,
+      expansion_search: 128,
+    });
     index.add(
       BigUint64Array.from(usable, (_, i) => BigInt(i)),
       usable.map((r) => Float32Array.from(r.vector)),

@@ -14,7 +14,12 @@ export function createMailSender(smtp: SmtpConfig): MailSender & { close(): void
   return {
     from: smtp.from,
     async send(message) {
-      const info = await transport.sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.body });
+      const info = await transport.sendMail({
+        from: smtp.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.body,
+      });
       return { messageId: info.messageId };
     },
     close: () => transport.close(),

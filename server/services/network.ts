@@ -1,7 +1,17 @@
 import { EventEmitter } from "node:events";
 import type { Db } from "@/server/db/client";
-import { listEgressConnections, pruneEgressConnections, recordEgressConnection, type EgressConnectionRow } from "@/server/db/repositories/egress-connections";
-import { addAllowedHost, getNetworkSettings, getProjectTeamInternalHosts, saveNetworkSettings } from "@/server/db/repositories/network-settings";
+import {
+  listEgressConnections,
+  pruneEgressConnections,
+  recordEgressConnection,
+  type EgressConnectionRow,
+} from "@/server/db/repositories/egress-connections";
+import {
+  addAllowedHost,
+  getNetworkSettings,
+  getProjectTeamInternalHosts,
+  saveNetworkSettings,
+} from "@/server/db/repositories/network-settings";
 import { setTeamInternalHosts } from "@/server/db/repositories/teams";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { policyInForce, type NetworkPolicy, type NetworkPolicyKind } from "@/lib/egress-policy";
@@ -25,15 +35,30 @@ export function createProjectNetwork(db: Db, options: { internalHosts?: readonly
 
   /** The project's settings with the policy in force: a policy the admin has since ruled out falls back (policyInForce). */
   async function effective(projectId: string): Promise<NetworkPolicy & { permitted: NetworkPolicyKind[] }> {
-    const [stored, permitted, team] = await Promise.all([getNetworkSettings(db, projectId), getSetting(db, "networkPolicies"), getProjectTeamInternalHosts(db, projectId)]);
-    return { ...stored, policy: policyInForce(stored.policy, permitted), permitted, internalHosts: options.internalHosts ?? [], teamInternalHosts: team };
+    const [stored, permitted, team] = await Promise.all([
+      getNetworkSettings(db, projectId),
+      getSetting(db, "networkPolicies"),
+      getProjectTeamInternalHosts(db, projectId),
+    ]);
+    return {
+      ...stored,
+      policy: policyInForce(stored.policy, permitted),
+      permitted,
+      internalHosts: options.internalHosts ?? [],
+      teamInternalHosts: team,
+    };
   }
 
   const policies: NetworkPolicies = {
     get(projectId) {
       const hit = cache.get(projectId);
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.policy;
-      const policy = effective(projectId).then(({ policy, allowHosts, internalHosts, teamInternalHosts }) => ({ policy, allowHosts, internalHosts, teamInternalHosts }));
+      const policy = effective(projectId).then(({ policy, allowHosts, internalHosts, teamInternalHosts }) => ({
+        policy,
+        allowHosts,
+        internalHosts,
+        teamInternalHosts,
+      }));
       cache.set(projectId, { at: Date.now(), policy });
       policy.catch(() => cache.delete(projectId));
       return policy;
@@ -43,11 +68,14 @@ export function createProjectNetwork(db: Db, options: { internalHosts?: readonly
   return {
     policies,
     /** The policy in force, the allow-list, and which policies the admin permits (for the settings page). */
-    settings: (projectId: string) => effective(projectId).then(({ policy, allowHosts, permitted }) => ({ policy, allowHosts, permitted })),
+    settings: (projectId: string) =>
+      effective(projectId).then(({ policy, allowHosts, permitted }) => ({ policy, allowHosts, permitted })),
     async save(projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
       const permitted = await getSetting(db, "networkPolicies");
       if (!permitted.includes(settings.policy)) {
-        throw new NetworkPolicyError(`The ${settings.policy} network policy is not permitted on this server; an admin permits ${permitted.join(", ")}.`);
+        throw new NetworkPolicyError(
+          `The ${settings.policy} network policy is not permitted on this server; an admin permits ${permitted.join(", ")}.`,
+        );
       }
       cache.delete(projectId);
       return saveNetworkSettings(db, projectId, settings);

@@ -18,18 +18,28 @@ import { RG_BASE_ARGS, streamRipgrep } from "@/server/workspace/ripgrep";
 // stored either.
 
 /** The folder `input` as a zip written to `out`; resolves with the number of files once it is all written. */
-export async function streamFolderZip(workspace: Workspace, input: string, out: Writable, signal: AbortSignal): Promise<{ files: number }> {
+export async function streamFolderZip(
+  workspace: Workspace,
+  input: string,
+  out: Writable,
+  signal: AbortSignal,
+): Promise<{ files: number }> {
   const folder = await workspace.resolve(input);
   const archive = new ZipArchive({ zlib: { level: 6 } });
   const failed = new Promise<never>((_, reject) => archive.on("error", reject));
   failed.catch(() => undefined);
   archive.pipe(out);
-  const rg = streamRipgrep([...RG_BASE_ARGS, "--files", "--", folder.path === "" ? "." : folder.path], { root: workspace.root, signal });
+  const rg = streamRipgrep([...RG_BASE_ARGS, "--files", "--", folder.path === "" ? "." : folder.path], {
+    root: workspace.root,
+    signal,
+  });
   let files = 0;
   for await (const line of rg.lines) {
     const relative = line.toString("utf8").replace(/^\.\//, "");
     // Opened beneath the root one by one: a folder swapped for a link after the listing leads nowhere outside.
-    const file = await openFileStream(workspace, relative).catch((error: unknown) => (error instanceof WorkspaceError ? null : Promise.reject(error)));
+    const file = await openFileStream(workspace, relative).catch((error: unknown) =>
+      error instanceof WorkspaceError ? null : Promise.reject(error),
+    );
     if (!file) continue;
     const name = folder.path === "" ? relative : path.posix.relative(folder.path, relative);
     const added = once(archive, "entry");

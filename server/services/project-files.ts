@@ -63,7 +63,9 @@ export function createProjectFiles(dataDir: string, importRoots: string[], diskB
         throw error;
       }
       await withFd(parent.dirFd, () =>
-        removeTreeAt(parent.dirFd, parent.name).catch((error: unknown) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error))),
+        removeTreeAt(parent.dirFd, parent.name).catch((error: unknown) =>
+          errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error),
+        ),
       );
     },
   };

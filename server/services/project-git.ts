@@ -1,6 +1,13 @@
 import type { Db } from "@/server/db/client";
 import { listSessions } from "@/server/db/repositories/sessions";
-import { addKnownHostKeys, getGitRemote, getPullMode, listKnownHostKeys, setGitRemote, usableGitCredentials } from "@/server/db/repositories/git-credentials";
+import {
+  addKnownHostKeys,
+  getGitRemote,
+  getPullMode,
+  listKnownHostKeys,
+  setGitRemote,
+  usableGitCredentials,
+} from "@/server/db/repositories/git-credentials";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import { agentChangedPaths } from "@/server/services/session-review";
 import type { ProjectFiles } from "@/server/services/project-files";
@@ -8,7 +15,14 @@ import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { GitSecret } from "@/server/git/credential-socket";
 import { GitError } from "@/server/git/errors";
 import { createGitOperations } from "@/server/git/operations";
-import { cloneRepository, fetchRemote, pullRemote, pushBranch, type HostKeys, type SshCredential } from "@/server/git/remote";
+import {
+  cloneRepository,
+  fetchRemote,
+  pullRemote,
+  pushBranch,
+  type HostKeys,
+  type SshCredential,
+} from "@/server/git/remote";
 import { requireRemoteUrl } from "@/server/git/remote-url";
 import { isSshRemote, parseRemoteUrl, webAddress } from "@/lib/git-remote-url";
 import { decodeSshKeySecret } from "@/server/git/ssh-key";
@@ -66,20 +80,44 @@ export function createProjectGit(deps: GitDeps) {
    * fits. An ssh remote takes an ssh key, an https one a token (`want` overrides: pull requests
    * go through the forge's API with a token whatever the remote).
    */
-  async function secretFor(person: GitPerson, teamId: string, url: URL, credentialId?: string, want: "token" | "ssh-key" = isSshRemote(url) ? "ssh-key" : "token"): Promise<GitSecret | SshCredential | null> {
+  async function secretFor(
+    person: GitPerson,
+    teamId: string,
+    url: URL,
+    credentialId?: string,
+    want: "token" | "ssh-key" = isSshRemote(url) ? "ssh-key" : "token",
+  ): Promise<GitSecret | SshCredential | null> {
     const host = want === "token" && isSshRemote(url) ? url.hostname : url.host;
     const usable = await usableGitCredentials(deps.db, person.id, teamId);
-    const chosen = credentialId ? usable.find((c) => c.id === credentialId) : usable.find((c) => c.host === host && c.kind === want);
+    const chosen = credentialId
+      ? usable.find((c) => c.id === credentialId)
+      : usable.find((c) => c.host === host && c.kind === want);
     if (credentialId && !chosen) throw new GitError("NOT_FOUND", "No such credential, or you may not use it.");
     if (!chosen) return null;
     if (url.protocol === "http:" && !deps.allowHttp()) {
-      throw new GitError("BAD_INPUT", `${url.origin} is a plain http:// remote: your token would travel in clear text, so Tandem does not send it. Use the repository's https:// URL, or ask the server's admin to allow http remotes (TANDEM_GIT_ALLOW_HTTP=true).`);
+      throw new GitError(
+        "BAD_INPUT",
+        `${url.origin} is a plain http:// remote: your token would travel in clear text, so Tandem does not send it. Use the repository's https:// URL, or ask the server's admin to allow http remotes (TANDEM_GIT_ALLOW_HTTP=true).`,
+      );
     }
-    if (chosen.host !== host) throw new GitError("BAD_INPUT", `The credential '${chosen.name}' is for ${chosen.host}, not ${host}.`);
-    if (chosen.kind !== want) throw new GitError("BAD_INPUT", want === "ssh-key" ? `${url.href} is an ssh URL: choose an ssh key, not the token '${chosen.name}'.` : `The credential '${chosen.name}' is an ssh key: an https URL needs a token.`);
+    if (chosen.host !== host)
+      throw new GitError("BAD_INPUT", `The credential '${chosen.name}' is for ${chosen.host}, not ${host}.`);
+    if (chosen.kind !== want)
+      throw new GitError(
+        "BAD_INPUT",
+        want === "ssh-key"
+          ? `${url.href} is an ssh URL: choose an ssh key, not the token '${chosen.name}'.`
+          : `The credential '${chosen.name}' is an ssh key: an https URL needs a token.`,
+      );
     const secret = deps.cipher.open(chosen);
-    if (secret === null) throw new GitError("AUTH_FAILED", `The credential '${chosen.name}' cannot be opened with the server's current secret. Store it again.`);
-    return chosen.kind === "ssh-key" ? { sshKey: decodeSshKeySecret(secret), username: chosen.username } : { username: chosen.username, password: secret };
+    if (secret === null)
+      throw new GitError(
+        "AUTH_FAILED",
+        `The credential '${chosen.name}' cannot be opened with the server's current secret. Store it again.`,
+      );
+    return chosen.kind === "ssh-key"
+      ? { sshKey: decodeSshKeySecret(secret), username: chosen.username }
+      : { username: chosen.username, password: secret };
   }
 
   /** The ssh host keys the project accepted on first use (trust on first use; a changed key is refused). */
@@ -99,12 +137,23 @@ export function createProjectGit(deps: GitDeps) {
     const stored = await getGitRemote(deps.db, projectId);
     if (stored) return { raw: stored, url: requireRemoteUrl(stored, "origin") };
     const origin = await repo(projectId).originUrl();
-    if (!origin) throw new GitError("NOT_FOUND", "This project has no remote: a project admin sets one in Source Control (or with git remote add origin <url> in the terminal, then Fetch).");
+    if (!origin)
+      throw new GitError(
+        "NOT_FOUND",
+        "This project has no remote: a project admin sets one in Source Control (or with git remote add origin <url> in the terminal, then Fetch).",
+      );
     if (!choice.mayChooseRemote) {
-      throw new GitError("NOT_FOUND", `Tandem has not recorded this project's remote yet: a project admin confirms it by setting the remote or by fetching once (the repository's origin is ${readable(origin)}).`);
+      throw new GitError(
+        "NOT_FOUND",
+        `Tandem has not recorded this project's remote yet: a project admin confirms it by setting the remote or by fetching once (the repository's origin is ${readable(origin)}).`,
+      );
     }
     const url = requireRemoteUrl(origin, "origin");
-    if (url.password) throw new GitError("BAD_INPUT", `origin's URL (${readable(origin)}) carries a password: remove it from the URL and store the token in your git credentials instead.`);
+    if (url.password)
+      throw new GitError(
+        "BAD_INPUT",
+        `origin's URL (${readable(origin)}) carries a password: remove it from the URL and store the token in your git credentials instead.`,
+      );
     await setGitRemote(deps.db, projectId, origin);
     return { raw: origin, url };
   }
@@ -117,7 +166,9 @@ export function createProjectGit(deps: GitDeps) {
   async function coAuthors(project: GitProject, staged: string[], origin: string | undefined): Promise<string[]> {
     const base = deps.publicUrl?.replace(/\/+$/, "") ?? origin;
     const since = await repo(project.id).headDate();
-    const sessions = (await listSessions(deps.db, project.id, { limit: CO_AUTHOR_SESSIONS })).filter((s) => !since || s.updatedAt > since);
+    const sessions = (await listSessions(deps.db, project.id, { limit: CO_AUTHOR_SESSIONS })).filter(
+      (s) => !since || s.updatedAt > since,
+    );
     const trailers: string[] = [];
     for (const session of sessions) {
       const paths = await agentChangedPaths(deps, session);
@@ -138,21 +189,42 @@ export function createProjectGit(deps: GitDeps) {
     commit(project: GitProject, person: GitPerson, input: { message: string; amend: boolean }, origin?: string) {
       return serial(project.id, async () => {
         const status = await repo(project.id).status();
-        if (!input.amend && status.staged.length === 0) throw new GitError("BAD_INPUT", "Nothing is staged: stage the changes to commit first.");
-        const trailers = await coAuthors(project, status.staged.map((f) => f.path), origin);
+        if (!input.amend && status.staged.length === 0)
+          throw new GitError("BAD_INPUT", "Nothing is staged: stage the changes to commit first.");
+        const trailers = await coAuthors(
+          project,
+          status.staged.map((f) => f.path),
+          origin,
+        );
         const message = trailers.length ? `${input.message.trimEnd()}\n\n${trailers.join("\n")}\n` : input.message;
         return repo(project.id).commit({ message, author: author(person), amend: input.amend });
       });
     },
 
     /** Clones into the (empty) workspace of a project being created. */
-    async clone(project: GitProject, person: GitPerson, input: { url: string; branch?: string; depth?: number; credentialId?: string }, op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
+    async clone(
+      project: GitProject,
+      person: GitPerson,
+      input: { url: string; branch?: string; depth?: number; credentialId?: string },
+      op: { signal: AbortSignal; onProgress: (p: GitProgress) => void },
+    ) {
       const remote = parseRemoteUrl(input.url);
       if (!remote) throw new GitError("BAD_INPUT", "Give an https:// or ssh URL of the repository.");
       const secret = await secretFor(person, project.teamId, remote, input.credentialId);
       const root = (await deps.files.open(project.id)).root;
       await deps.allowHost?.(project.id, remote.hostname);
-      await cloneRepository(deps.sandbox, { projectId: project.id, root, remote, url: input.url.trim(), secret, hostKeys: hostKeys(project.id), branch: input.branch, depth: input.depth, signal: op.signal, onProgress: op.onProgress });
+      await cloneRepository(deps.sandbox, {
+        projectId: project.id,
+        root,
+        remote,
+        url: input.url.trim(),
+        secret,
+        hostKeys: hostKeys(project.id),
+        branch: input.branch,
+        depth: input.depth,
+        signal: op.signal,
+        onProgress: op.onProgress,
+      });
       await setGitRemote(deps.db, project.id, input.url.trim());
     },
 
@@ -173,15 +245,34 @@ export function createProjectGit(deps: GitDeps) {
       });
     },
 
-    remote(project: GitProject, person: GitPerson & RemoteChoice, action: "fetch" | "pull" | "push", op: { signal: AbortSignal; onProgress: (p: GitProgress) => void }) {
+    remote(
+      project: GitProject,
+      person: GitPerson & RemoteChoice,
+      action: "fetch" | "pull" | "push",
+      op: { signal: AbortSignal; onProgress: (p: GitProgress) => void },
+    ) {
       return serial(project.id, async () => {
         const root = deps.files.pathOf(project.id);
         await repo(project.id).requireRepository();
         const { raw, url: remote } = await projectRemote(project.id, person);
         const secret = await secretFor(person, project.teamId, remote);
-        const base = { projectId: project.id, root, remote, url: raw, secret, hostKeys: hostKeys(project.id), signal: op.signal, onProgress: op.onProgress };
+        const base = {
+          projectId: project.id,
+          root,
+          remote,
+          url: raw,
+          secret,
+          hostKeys: hostKeys(project.id),
+          signal: op.signal,
+          onProgress: op.onProgress,
+        };
         if (action === "fetch") await fetchRemote(deps.sandbox, base);
-        else if (action === "pull") await pullRemote(deps.sandbox, { ...base, mode: await getPullMode(deps.db, project.id), author: author(person) });
+        else if (action === "pull")
+          await pullRemote(deps.sandbox, {
+            ...base,
+            mode: await getPullMode(deps.db, project.id),
+            author: author(person),
+          });
         else {
           const { branch } = await repo(project.id).status();
           if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch to push.");
@@ -192,16 +283,36 @@ export function createProjectGit(deps: GitDeps) {
     },
 
     /** Opens a pull request for the current branch through the forge's API, with the caller's token for the remote's host. */
-    openPullRequest(project: GitProject, person: GitPerson & RemoteChoice, input: { title: string; body: string; base: string; forges: (remote: URL) => Forges }) {
+    openPullRequest(
+      project: GitProject,
+      person: GitPerson & RemoteChoice,
+      input: { title: string; body: string; base: string; forges: (remote: URL) => Forges },
+    ) {
       return serial(project.id, async () => {
         const { url: remote } = await projectRemote(project.id, person);
         const secret = await secretFor(person, project.teamId, remote, undefined, "token");
-        if (!secret || !("password" in secret)) throw new GitError("AUTH_FAILED", `Store a token for ${remote.hostname} to open pull requests from here, or use the link.`);
+        if (!secret || !("password" in secret))
+          throw new GitError(
+            "AUTH_FAILED",
+            `Store a token for ${remote.hostname} to open pull requests from here, or use the link.`,
+          );
         const { branch } = await repo(project.id).status();
         if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
-        if (branch === input.base) throw new GitError("BAD_INPUT", `You are on ${input.base}: push a branch of your own to open a pull request into it.`);
+        if (branch === input.base)
+          throw new GitError(
+            "BAD_INPUT",
+            `You are on ${input.base}: push a branch of your own to open a pull request into it.`,
+          );
         const web = webAddress(remote);
-        const opened = await openGitHubPullRequest({ remote: web, forges: input.forges(new URL(web)), token: secret.password, head: branch, base: input.base, title: input.title, body: input.body });
+        const opened = await openGitHubPullRequest({
+          remote: web,
+          forges: input.forges(new URL(web)),
+          token: secret.password,
+          head: branch,
+          base: input.base,
+          title: input.title,
+          body: input.body,
+        });
         return { ...opened, head: branch, base: input.base };
       });
     },

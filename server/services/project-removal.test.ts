@@ -18,7 +18,9 @@ describe("project deletion", () => {
   it("stops the project's running turn and removes its sessions, workspace and checkpoint store", async () => {
     const edited = await h.newSession({
       replies: [
-        { toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "kept in a checkpoint\n" } }] },
+        {
+          toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "kept in a checkpoint\n" } }],
+        },
         { match: "wrote notes.txt", text: "Written." },
         { match: "Keep talking", text: "and on ", delayMs: 20, hang: true },
       ],

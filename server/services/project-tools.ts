@@ -4,7 +4,13 @@ import type { Tool } from "@/server/tools/define-tool";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import { discoverTools, DiscoveryError } from "@/server/tools/discovery/discovered-tools";
-import { formatMcpServers, parseMcpServers, parseMcpServersText, type ConfigProblem, type McpServersConfig } from "@/lib/mcp-config";
+import {
+  formatMcpServers,
+  parseMcpServers,
+  parseMcpServersText,
+  type ConfigProblem,
+  type McpServersConfig,
+} from "@/lib/mcp-config";
 import { createMcpServers, sandboxedLauncher, type McpServerStatus } from "@/server/tools/mcp/project-servers";
 import type { Workspace } from "@/server/workspace";
 import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings";
@@ -39,7 +45,9 @@ export function createProjectTools(options: {
   connectWaitMs?: number;
 }) {
   const { db } = options;
-  const mcp = createMcpServers({ fetchPolicy: { allowHosts: options.mcpAllowHosts, projectNetwork: options.projectNetwork } });
+  const mcp = createMcpServers({
+    fetchPolicy: { allowHosts: options.mcpAllowHosts, projectNetwork: options.projectNetwork },
+  });
   const discovered = new Map<string, { key: string; at: number; tools: Tool[]; error?: string }>();
 
   async function settingsOf(projectId: string) {
@@ -54,7 +62,12 @@ export function createProjectTools(options: {
     return row;
   }
 
-  async function discover(projectId: string, workspace: Workspace, row: Awaited<ReturnType<typeof getToolSettings>>, fresh = false) {
+  async function discover(
+    projectId: string,
+    workspace: Workspace,
+    row: Awaited<ReturnType<typeof getToolSettings>>,
+    fresh = false,
+  ) {
     if (!row.toolDiscoveryCommand) {
       discovered.delete(projectId);
       return { tools: [] as Tool[] };
@@ -70,10 +83,21 @@ export function createProjectTools(options: {
       return entry;
     }
     try {
-      const tools = await discoverTools({ workspaceRoot: workspace.root, sandbox: options.sandbox, projectId, settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand } });
+      const tools = await discoverTools({
+        workspaceRoot: workspace.root,
+        sandbox: options.sandbox,
+        projectId,
+        settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand },
+      });
       entry = { key, at: Date.now(), tools };
     } catch (error) {
-      entry = { key, at: Date.now(), tools: [], error: error instanceof DiscoveryError ? error.message : `The discovery command failed: ${(error as Error).message}` };
+      entry = {
+        key,
+        at: Date.now(),
+        tools: [],
+        error:
+          error instanceof DiscoveryError ? error.message : `The discovery command failed: ${(error as Error).message}`,
+      };
     }
     discovered.set(projectId, entry);
     return entry;
@@ -81,7 +105,10 @@ export function createProjectTools(options: {
 
   /** Why the project's policy refuses one of these commands, or null. */
   async function refusedSetting(projectId: string, commands: Array<string | null>): Promise<string | null> {
-    const [settings, instance] = await Promise.all([getProjectAgentSettings(db, projectId), getSettings(db, ["commandGuard"])]);
+    const [settings, instance] = await Promise.all([
+      getProjectAgentSettings(db, projectId),
+      getSettings(db, ["commandGuard"]),
+    ]);
     const policy = { ...parsePolicy(settings), guard: instance.commandGuard };
     for (const command of commands) {
       const why = command ? await refusedUnattended(policy, command) : null;
@@ -94,7 +121,10 @@ export function createProjectTools(options: {
     /** For a turn: the connected servers' tools and the discovered tools. */
     async tools(projectId: string, workspace: Workspace): Promise<Tool[]> {
       const row = await syncServers(projectId, workspace);
-      const [fromMcp, fromDiscovery] = await Promise.all([mcp.tools(projectId, options.connectWaitMs), discover(projectId, workspace, row)]);
+      const [fromMcp, fromDiscovery] = await Promise.all([
+        mcp.tools(projectId, options.connectWaitMs),
+        discover(projectId, workspace, row),
+      ]);
       return [...fromMcp, ...fromDiscovery.tools];
     },
 
@@ -108,18 +138,25 @@ export function createProjectTools(options: {
     },
 
     /** Saves what parses; returns every problem, by where it is, when something does not (nothing is saved then). */
-    async update(projectId: string, input: { mcpServersText?: string; toolDiscoveryCommand?: string; toolCallCommand?: string }): Promise<{ ok: true } | { ok: false; problems: ConfigProblem[] }> {
+    async update(
+      projectId: string,
+      input: { mcpServersText?: string; toolDiscoveryCommand?: string; toolCallCommand?: string },
+    ): Promise<{ ok: true } | { ok: false; problems: ConfigProblem[] }> {
       const patch: Parameters<typeof updateToolSettings>[2] = {};
       if (input.mcpServersText !== undefined) {
         const parsed = parseMcpServersText(input.mcpServersText);
         if (!parsed.ok) return parsed;
         patch.mcpServers = parsed.servers;
       }
-      if (input.toolDiscoveryCommand !== undefined) patch.toolDiscoveryCommand = input.toolDiscoveryCommand.trim() || null;
+      if (input.toolDiscoveryCommand !== undefined)
+        patch.toolDiscoveryCommand = input.toolDiscoveryCommand.trim() || null;
       if (input.toolCallCommand !== undefined) patch.toolCallCommand = input.toolCallCommand.trim() || null;
       const next = { ...(await getToolSettings(db, projectId)), ...patch };
       if (next.toolDiscoveryCommand && !next.toolCallCommand) {
-        return { ok: false, problems: [{ path: "toolCallCommand", message: "set the call command too: discovered tools run through it" }] };
+        return {
+          ok: false,
+          problems: [{ path: "toolCallCommand", message: "set the call command too: discovered tools run through it" }],
+        };
       }
       await updateToolSettings(db, projectId, patch);
       discovered.delete(projectId);

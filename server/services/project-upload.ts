@@ -6,7 +6,14 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Transform, type Readable } from "node:stream";
 import busboy from "busboy";
-import { freeName, receiveFile, TooLargeError, WorkspaceError, type OnExists, type Workspace } from "@/server/workspace";
+import {
+  freeName,
+  receiveFile,
+  TooLargeError,
+  WorkspaceError,
+  type OnExists,
+  type Workspace,
+} from "@/server/workspace";
 import { importZip, ZipRefusedError } from "./zip-import";
 
 // Uploads into a workspace folder: a multipart stream (busboy) of files, each preceded by a
@@ -33,15 +40,28 @@ export function checkUploadPath(relative: string): string {
   if (!relative || relative.length > 4096 || relative.includes("\0") || relative.includes("\\")) {
     throw new UploadRefusedError(`'${relative}' is not a file path that can be uploaded.`, 400);
   }
-  if (relative.startsWith("/") || /^[A-Za-z]:/.test(relative)) throw new UploadRefusedError(`'${relative}' is an absolute path; uploads name files relative to the folder they go to.`, 400);
+  if (relative.startsWith("/") || /^[A-Za-z]:/.test(relative))
+    throw new UploadRefusedError(
+      `'${relative}' is an absolute path; uploads name files relative to the folder they go to.`,
+      400,
+    );
   const segments = relative.split("/");
-  if (segments.some((s) => s === ".." || s === "." || s === "")) throw new UploadRefusedError(`'${relative}' climbs out of the folder or has an empty part; uploads stay inside the folder they go to.`, 400);
+  if (segments.some((s) => s === ".." || s === "." || s === ""))
+    throw new UploadRefusedError(
+      `'${relative}' climbs out of the folder or has an empty part; uploads stay inside the folder they go to.`,
+      400,
+    );
   return relative;
 }
 
-export async function receiveUpload(workspace: Workspace, req: IncomingMessage, options: UploadOptions): Promise<UploadResult> {
+export async function receiveUpload(
+  workspace: Workspace,
+  req: IncomingMessage,
+  options: UploadOptions,
+): Promise<UploadResult> {
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > options.limits.maxBytes + 1024 * 1024) throw new UploadRefusedError(tooLarge(options.limits.maxBytes), 413);
+  if (declared > options.limits.maxBytes + 1024 * 1024)
+    throw new UploadRefusedError(tooLarge(options.limits.maxBytes), 413);
   const result: UploadResult = { files: [], errors: [] };
   // With keep-both, an uploaded folder whose name is taken gets a free one ("src (1)"), the same for all its files.
   const renamedTops = new Map<string, string>();
@@ -55,7 +75,8 @@ export async function receiveUpload(workspace: Workspace, req: IncomingMessage, 
     let relative = relativeInput;
     try {
       relative = checkUploadPath(relativeInput);
-      if (options.unzip && /\.zip$/i.test(relative)) return await unpack(workspace, stream, options, result, options.limits.maxBytes - used, (n) => (used += n));
+      if (options.unzip && /\.zip$/i.test(relative))
+        return await unpack(workspace, stream, options, result, options.limits.maxBytes - used, (n) => (used += n));
       const segments = relative.split("/");
       if (options.onExists === "keep-both" && segments.length > 1) {
         let top = renamedTops.get(segments[0]!);
@@ -66,7 +87,10 @@ export async function receiveUpload(workspace: Workspace, req: IncomingMessage, 
         }
         segments[0] = top;
       }
-      const written = await receiveFile(workspace, join(options.dir, segments.join("/")), stream, { onExists: options.onExists, maxBytes: options.limits.maxBytes - used });
+      const written = await receiveFile(workspace, join(options.dir, segments.join("/")), stream, {
+        onExists: options.onExists,
+        maxBytes: options.limits.maxBytes - used,
+      });
       used += written.size;
       result.files.push(written);
     } catch (error) {
@@ -83,7 +107,10 @@ export async function receiveUpload(workspace: Workspace, req: IncomingMessage, 
   await new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: options.limits.maxFiles, fields: options.limits.maxFiles + 10, fieldSize: 8192 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: options.limits.maxFiles, fields: options.limits.maxFiles + 10, fieldSize: 8192 },
+      });
     } catch (error) {
       return reject(new UploadRefusedError(`Send the files as multipart/form-data: ${(error as Error).message}`, 400));
     }
@@ -100,8 +127,12 @@ export async function receiveUpload(workspace: Workspace, req: IncomingMessage, 
       chain = chain.then(() => take(relative, stream));
       chain.catch(fail);
     });
-    parser.on("filesLimit", () => fail(new UploadRefusedError(`Upload at most ${options.limits.maxFiles} files at a time.`, 413)));
-    parser.on("error", (error) => fail(new UploadRefusedError(`The upload was cut off or malformed: ${(error as Error).message}`, 400)));
+    parser.on("filesLimit", () =>
+      fail(new UploadRefusedError(`Upload at most ${options.limits.maxFiles} files at a time.`, 413)),
+    );
+    parser.on("error", (error) =>
+      fail(new UploadRefusedError(`The upload was cut off or malformed: ${(error as Error).message}`, 400)),
+    );
     parser.on("close", () => void chain.then(resolve, fail));
     req.on("aborted", () => fail(new UploadRefusedError("The upload was cancelled.", 400)));
     req.pipe(parser);
@@ -110,7 +141,14 @@ export async function receiveUpload(workspace: Workspace, req: IncomingMessage, 
 }
 
 /** A zip is kept in the server's temp folder (yauzl reads its directory at the end first), then unpacked. */
-async function unpack(workspace: Workspace, stream: Readable, options: UploadOptions, result: UploadResult, left: number, count: (n: number) => void) {
+async function unpack(
+  workspace: Workspace,
+  stream: Readable,
+  options: UploadOptions,
+  result: UploadResult,
+  left: number,
+  count: (n: number) => void,
+) {
   const dir = await mkdtemp(path.join(os.tmpdir(), "tandem-zip-"));
   try {
     const zipPath = path.join(dir, "upload.zip");
@@ -123,7 +161,12 @@ async function unpack(workspace: Workspace, stream: Readable, options: UploadOpt
     });
     await pipeline(stream, limit, createWriteStream(zipPath));
     count(size);
-    const { files } = await importZip(workspace, zipPath, { dir: options.dir, onExists: options.onExists, stripRoot: true, limits: { maxBytes: options.limits.maxBytes, maxEntries: options.limits.maxFiles } });
+    const { files } = await importZip(workspace, zipPath, {
+      dir: options.dir,
+      onExists: options.onExists,
+      stripRoot: true,
+      limits: { maxBytes: options.limits.maxBytes, maxEntries: options.limits.maxFiles },
+    });
     result.files.push(...files);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -131,4 +174,5 @@ async function unpack(workspace: Workspace, stream: Readable, options: UploadOpt
 }
 
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
-const tooLarge = (max: number) => `The upload is over the limit of ${Math.round(max / 1024 / 1024)} MB. Upload fewer or smaller files (an admin sets the limit with TANDEM_UPLOAD_MAX_MB).`;
+const tooLarge = (max: number) =>
+  `The upload is over the limit of ${Math.round(max / 1024 / 1024)} MB. Upload fewer or smaller files (an admin sets the limit with TANDEM_UPLOAD_MAX_MB).`;

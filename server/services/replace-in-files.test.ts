@@ -27,14 +27,21 @@ describe("replacement text", () => {
     const content = "x x\nx\n";
     const refs = matchesIn(content, q({ pattern: "x" }), "y").map((f) => f.ref);
     expect(refs.map((r) => `${r.line}:${r.column}`)).toEqual(["1:1", "1:3", "2:1"]);
-    expect(applyReplacements(content, q({ pattern: "x" }), "y", [refs[1]!])).toMatchObject({ content: "x y\nx\n", replaced: 1, missing: [] });
+    expect(applyReplacements(content, q({ pattern: "x" }), "y", [refs[1]!])).toMatchObject({
+      content: "x y\nx\n",
+      replaced: 1,
+      missing: [],
+    });
     expect(applyReplacements("x\nx x\n", q({ pattern: "x" }), "y", [refs[1]!]).missing).toEqual([refs[1]]);
   });
 
   it("keeps CRLF line endings and counts columns per line", () => {
     const content = "ab\r\nab\r\n";
     const refs = matchesIn(content, q({ pattern: "b", matchCase: true }), "c").map((f) => f.ref);
-    expect(refs).toEqual([{ line: 1, column: 2, text: "b" }, { line: 2, column: 2, text: "b" }]);
+    expect(refs).toEqual([
+      { line: 1, column: 2, text: "b" },
+      { line: 2, column: 2, text: "b" },
+    ]);
     expect(applyReplacements(content, q({ pattern: "b" }), "c", refs).content).toBe("ac\r\nac\r\n");
   });
 });
@@ -56,17 +63,32 @@ describe("search.replace", () => {
 
   const collect = async (query: FindQueryInput) => {
     const files = [];
-    for await (const event of await caller.search.find({ projectId, ...query })) if (event.type === "files") files.push(...event.files);
-    return files.map((f) => ({ path: f.path, matches: f.lines.flatMap((l) => l.matches.map((m) => m.ref)) })).sort((a, b) => a.path.localeCompare(b.path));
+    for await (const event of await caller.search.find({ projectId, ...query }))
+      if (event.type === "files") files.push(...event.files);
+    return files
+      .map((f) => ({ path: f.path, matches: f.lines.flatMap((l) => l.matches.map((m) => m.ref)) }))
+      .sort((a, b) => a.path.localeCompare(b.path));
   };
 
   it("writes through the workspace: the watcher reports each file with its new version, a changed file is left alone", async () => {
-    for (const name of ["a.ts", "b.ts", "c.ts"]) await caller.fs.create({ projectId, path: `src/${name}`, content: `import { oldName } from "./lib";\noldName(); // oldName\n`, createParents: true });
+    for (const name of ["a.ts", "b.ts", "c.ts"])
+      await caller.fs.create({
+        projectId,
+        path: `src/${name}`,
+        content: `import { oldName } from "./lib";\noldName(); // oldName\n`,
+        createParents: true,
+      });
     const query = { pattern: "oldName", matchCase: true, wholeWord: true };
     const found = await collect(query);
     expect(found.map((f) => f.path)).toEqual(["src/a.ts", "src/b.ts", "src/c.ts"]);
 
-    const preview = await caller.search.previewReplace({ projectId, query, replacement: "newName", path: "src/a.ts", matches: found[0]!.matches });
+    const preview = await caller.search.previewReplace({
+      projectId,
+      query,
+      replacement: "newName",
+      path: "src/a.ts",
+      matches: found[0]!.matches,
+    });
     expect(preview.diff).toContain("-oldName(); // oldName");
     expect(preview.diff).toContain("+newName(); // newName");
     expect(await readFile(path.join(root, "src/a.ts"), "utf8")).toContain("oldName"); // a preview writes nothing
@@ -76,7 +98,8 @@ describe("search.replace", () => {
     let ready!: () => void;
     const watching = new Promise<void>((resolve) => (ready = resolve));
     const watcher = (async () => {
-      for await (const change of watchWorkspace(root, { signal: controller.signal, onReady: ready })) changes.push(change);
+      for await (const change of watchWorkspace(root, { signal: controller.signal, onReady: ready }))
+        changes.push(change);
     })();
     await watching;
 
@@ -96,17 +119,39 @@ describe("search.replace", () => {
     ]);
     const a = await readFile(path.join(root, "src/a.ts"), "utf8");
     expect(a).toBe(`import { newName } from "./lib";\nnewName(); // newName\n`);
-    expect(await readFile(path.join(root, "src/b.ts"), "utf8")).toBe(`import { oldName } from "./lib";\nnewName(); // newName\n`);
+    expect(await readFile(path.join(root, "src/b.ts"), "utf8")).toBe(
+      `import { oldName } from "./lib";\nnewName(); // newName\n`,
+    );
     expect(await readFile(path.join(root, "src/c.ts"), "utf8")).toBe(`// moved\nimport { oldName } from "./lib";\n`);
 
-    await expect.poll(() => changes.find((c) => c.path === "src/a.ts" && c.version === versionOf(Buffer.from(a)))).toBeTruthy();
+    await expect
+      .poll(() => changes.find((c) => c.path === "src/a.ts" && c.version === versionOf(Buffer.from(a))))
+      .toBeTruthy();
     controller.abort();
     await watcher;
   });
 
   it("refuses a bad regex and a path outside the workspace", async () => {
-    await expect(caller.search.replace({ projectId, query: { pattern: "(", isRegex: true }, replacement: "x", files: [{ path: "src/a.ts", matches: [{ line: 1, column: 1, text: "(" }] }] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    const outside = await caller.search.replace({ projectId, query: { pattern: "root" }, replacement: "x", files: [{ path: "../../etc/passwd", matches: [{ line: 1, column: 1, text: "root" }] }] });
-    expect(outside).toEqual([expect.objectContaining({ ok: false, code: "FAILED", message: expect.stringMatching(/climbs out of the workspace/) })]);
+    await expect(
+      caller.search.replace({
+        projectId,
+        query: { pattern: "(", isRegex: true },
+        replacement: "x",
+        files: [{ path: "src/a.ts", matches: [{ line: 1, column: 1, text: "(" }] }],
+      }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    const outside = await caller.search.replace({
+      projectId,
+      query: { pattern: "root" },
+      replacement: "x",
+      files: [{ path: "../../etc/passwd", matches: [{ line: 1, column: 1, text: "root" }] }],
+    });
+    expect(outside).toEqual([
+      expect.objectContaining({
+        ok: false,
+        code: "FAILED",
+        message: expect.stringMatching(/climbs out of the workspace/),
+      }),
+    ]);
   });
 });

@@ -31,7 +31,12 @@ export function matchesIn(content: string, query: FindQuery, replacement: string
         continue;
       }
       const replaced = replacementAt(regex, query.isRegex, line, m.index, m[0].length, replacement);
-      found.push({ ref: { line: lineNumber, column: m.index + 1, text: m[0] }, replacement: replaced, start: lineStart + m.index, end: lineStart + m.index + m[0].length });
+      found.push({
+        ref: { line: lineNumber, column: m.index + 1, text: m[0] },
+        replacement: replaced,
+        start: lineStart + m.index,
+        end: lineStart + m.index + m[0].length,
+      });
     }
     if (newline === -1) break;
     lineStart = newline + 1;
@@ -66,12 +71,16 @@ const changedSinceSearch = (path: string, missing: number) =>
 async function textOf(workspace: Workspace, path: string) {
   const file = await workspace.read(path);
   if (file.kind !== "text") return { error: { code: "NOT_TEXT" as const, message: `${path} is not a text file.` } };
-  if (file.readOnly) return { error: { code: "READ_ONLY" as const, message: file.notice ?? `${path} is read-only here.` } };
+  if (file.readOnly)
+    return { error: { code: "READ_ONLY" as const, message: file.notice ?? `${path} is read-only here.` } };
   return { file };
 }
 
 /** The per-file diff the Search panel shows before replacing. */
-export async function previewReplace(workspace: Workspace, input: { query: FindQuery; replacement: string; path: string; matches: MatchRef[] }): Promise<DiffFile & { missing: number }> {
+export async function previewReplace(
+  workspace: Workspace,
+  input: { query: FindQuery; replacement: string; path: string; matches: MatchRef[] },
+): Promise<DiffFile & { missing: number }> {
   const { file, error } = await textOf(workspace, input.path);
   if (error) throw new InvalidPatternError(error.message);
   const result = applyReplacements(file.content, input.query, input.replacement, input.matches);
@@ -94,7 +103,12 @@ export async function replaceInFiles(
       }
       const result = applyReplacements(file.content, input.query, input.replacement, target.matches);
       if (result.missing.length > 0) {
-        results.push({ path: target.path, ok: false, code: "CONFLICT", message: changedSinceSearch(target.path, result.missing.length) });
+        results.push({
+          path: target.path,
+          ok: false,
+          code: "CONFLICT",
+          message: changedSinceSearch(target.path, result.missing.length),
+        });
         continue;
       }
       await workspace.write(target.path, result.content, { expectedVersion: file.version });
@@ -102,7 +116,10 @@ export async function replaceInFiles(
     } catch (error) {
       if (!isWorkspaceError(error)) throw error;
       const code = error.code === "CONFLICT" ? "CONFLICT" : "FAILED";
-      const message = error.code === "CONFLICT" ? `${target.path} changed while it was being replaced; nothing was replaced in it. Search again.` : error.message;
+      const message =
+        error.code === "CONFLICT"
+          ? `${target.path} changed while it was being replaced; nothing was replaced in it. Search again.`
+          : error.message;
       results.push({ path: target.path, ok: false, code, message });
     }
   }

@@ -158,7 +158,11 @@ function walk(text: Buffer, targets: number[], ascii: boolean): Map<number, Posi
  * A long `match` message of rg --json as the results list shows it, or null when it is not in the
  * expected shape (the caller then parses it whole).
  */
-export function longLineMatch(raw: Buffer, previewChars: number, previewLead: number): { path: string; line: LineMatch } | null {
+export function longLineMatch(
+  raw: Buffer,
+  previewChars: number,
+  previewLead: number,
+): { path: string; line: LineMatch } | null {
   const i = raw.indexOf(TEXT_KEY);
   const j = raw.lastIndexOf(TAIL_KEY);
   if (i < 0 || j < i) return null;
@@ -173,7 +177,11 @@ export function longLineMatch(raw: Buffer, previewChars: number, previewLead: nu
   // an ASCII line. (A \\uXXXX in the text is the source's own escape, printed as \\\\uXXXX.)
   const ascii = isAscii(text);
   const firstStart = tail.submatches[0]!.start;
-  const at = walk(text, ascii ? [firstStart] : [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b), ascii);
+  const at = walk(
+    text,
+    ascii ? [firstStart] : [...new Set(tail.submatches.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b),
+    ascii,
+  );
   const unitOf = (offset: number) => (ascii ? offset : at.get(offset)!.unit);
 
   const first = at.get(firstStart)!;
@@ -193,7 +201,11 @@ export function longLineMatch(raw: Buffer, previewChars: number, previewLead: nu
       previewStart,
       matches: tail.submatches.map((m) => {
         const start = unitOf(m.start);
-        return { ref: { line: tail.line_number, column: start + 1, text: m.match.text ?? "" } satisfies MatchRef, start: clip(start), end: clip(unitOf(m.end)) };
+        return {
+          ref: { line: tail.line_number, column: start + 1, text: m.match.text ?? "" } satisfies MatchRef,
+          start: clip(start),
+          end: clip(unitOf(m.end)),
+        };
       }),
     },
   };

@@ -13,7 +13,9 @@ let admin: pg.Client;
 
 /** The scheduler's own connections to this database, by the name pg-boss gives them. */
 async function schedulerConnections(): Promise<number> {
-  const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tandem-scheduler'");
+  const { rows } = await admin.query<{ n: string }>(
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tandem-scheduler'",
+  );
   return Number(rows[0]!.n);
 }
 
@@ -48,7 +50,10 @@ describe("the scheduler's worker", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await schedulerConnections()).toBe(0);
 
-    await first.tool.schedule({ projectId, sessionId: "s", userId: "ann" }, { taskPayload: "after the restart", timeExpression: "in 3 seconds", description: "ping" });
+    await first.tool.schedule(
+      { projectId, sessionId: "s", userId: "ann" },
+      { taskPayload: "after the restart", timeExpression: "in 3 seconds", description: "ping" },
+    );
     expect(await schedulerConnections()).toBeGreaterThan(0);
     await first.stop();
     await expect.poll(schedulerConnections, { timeout: 10_000 }).toBe(0);

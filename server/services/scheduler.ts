@@ -18,10 +18,22 @@ export type Scheduler = ReturnType<typeof createScheduler>;
 
 export class SchedulerError extends Error {}
 
-export function createScheduler(options: { db: Db; databaseUrl: string; run: TaskRun; now?: () => Date; pollingIntervalSeconds?: number; log?: (line: string) => void }) {
+export function createScheduler(options: {
+  db: Db;
+  databaseUrl: string;
+  run: TaskRun;
+  now?: () => Date;
+  pollingIntervalSeconds?: number;
+  log?: (line: string) => void;
+}) {
   const { db } = options;
   const now = options.now ?? (() => new Date());
-  const boss = new PgBoss({ connectionString: options.databaseUrl, schema: "pgboss", max: 4, application_name: "tandem-scheduler" });
+  const boss = new PgBoss({
+    connectionString: options.databaseUrl,
+    schema: "pgboss",
+    max: 4,
+    application_name: "tandem-scheduler",
+  });
   boss.on("error", (error) => (options.log ?? console.error)(`scheduler: ${error.message}`));
   let started: Promise<void> | null = null;
 
@@ -58,9 +70,13 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
       started ??= (async () => {
         await boss.start();
         await boss.createQueue(QUEUE);
-        await boss.work<JobData>(QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1 }, async (jobs) => {
-          for (const job of jobs) await fire(job.data.taskId);
-        });
+        await boss.work<JobData>(
+          QUEUE,
+          { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1 },
+          async (jobs) => {
+            for (const job of jobs) await fire(job.data.taskId);
+          },
+        );
       })();
       return started;
     },
@@ -96,7 +112,13 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
           timezone,
         });
         const queued = await enqueue(task, when.kind === "once" ? when.at : when.next);
-        return { id: queued.id, description: queued.description, nextRunAt: queued.nextRunAt, cron: queued.cron, timezone: queued.timezone };
+        return {
+          id: queued.id,
+          description: queued.description,
+          nextRunAt: queued.nextRunAt,
+          cron: queued.cron,
+          timezone: queued.timezone,
+        };
       },
     } satisfies TaskScheduler,
 
@@ -104,7 +126,8 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
 
     async pause(projectId: string, taskId: string) {
       const task = await mustFind(projectId, taskId);
-      if (task.status !== "active") throw new SchedulerError(`This task is ${task.status}; only an active task can be paused.`);
+      if (task.status !== "active")
+        throw new SchedulerError(`This task is ${task.status}; only an active task can be paused.`);
       await dropJob(task);
       return tasks.updateScheduledTask(db, task.id, { status: "paused", jobId: null, nextRunAt: null });
     },
@@ -112,8 +135,13 @@ export function createScheduler(options: { db: Db; databaseUrl: string; run: Tas
     async resume(projectId: string, taskId: string) {
       await scheduler.start();
       const task = await mustFind(projectId, taskId);
-      if (task.status !== "paused") throw new SchedulerError(`This task is ${task.status}; only a paused task can be resumed.`);
-      const at = task.cron ? nextCronTime(task.cron, now(), task.timezone) : task.runAt && task.runAt > now() ? task.runAt : new Date(now().getTime() + 1000);
+      if (task.status !== "paused")
+        throw new SchedulerError(`This task is ${task.status}; only a paused task can be resumed.`);
+      const at = task.cron
+        ? nextCronTime(task.cron, now(), task.timezone)
+        : task.runAt && task.runAt > now()
+          ? task.runAt
+          : new Date(now().getTime() + 1000);
       return enqueue(task, at);
     },
 

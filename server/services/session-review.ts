@@ -71,7 +71,10 @@ async function agentPaths(s: CheckpointStore, projectId: string, log: ReviewLog)
 }
 
 /** The paths an agent session's turns changed (what its Changes view reviews), e.g. to credit it in a commit. */
-export async function agentChangedPaths(deps: Pick<ReviewDeps, "db" | "checkpoints">, session: ReviewSession): Promise<Set<string>> {
+export async function agentChangedPaths(
+  deps: Pick<ReviewDeps, "db" | "checkpoints">,
+  session: ReviewSession,
+): Promise<Set<string>> {
   const log = foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
   if (log.checkpoints.length === 0) return new Set();
   return agentPaths(await deps.checkpoints.open(session.projectId), session.projectId, log);
@@ -79,20 +82,28 @@ export async function agentChangedPaths(deps: Pick<ReviewDeps, "db" | "checkpoin
 
 export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
   const store = () => deps.checkpoints.open(session.projectId);
-  const load = async (): Promise<ReviewLog> => foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
+  const load = async (): Promise<ReviewLog> =>
+    foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
 
   /** The checkpoint to diff against: a chosen turn's, else the session's review base. */
   function baseOf(log: ReviewLog, sinceCheckpointId?: string): string | null {
     if (!sinceCheckpointId) return log.baseId;
     if (!log.checkpoints.some((c) => c.checkpointId === sinceCheckpointId)) {
-      throw new ReviewError("NOT_FOUND", "This session has no such checkpoint. List the session's checkpoints to pick one.");
+      throw new ReviewError(
+        "NOT_FOUND",
+        "This session has no such checkpoint. List the session's checkpoints to pick one.",
+      );
     }
     return sinceCheckpointId;
   }
 
   function mustHaveBase(log: ReviewLog, sinceCheckpointId?: string): string {
     const base = baseOf(log, sinceCheckpointId);
-    if (!base) throw new ReviewError("BAD_REQUEST", "The agent has not changed any file in this session yet, so there is nothing to review.");
+    if (!base)
+      throw new ReviewError(
+        "BAD_REQUEST",
+        "The agent has not changed any file in this session yet, so there is nothing to review.",
+      );
     return base;
   }
 
@@ -118,19 +129,36 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
     if (expectedVersion === undefined) return;
     const bytes = await currentBytes(filePath);
     if ((bytes ? versionOf(bytes) : null) !== expectedVersion) {
-      throw new ReviewError("CONFLICT", `'${filePath}' changed since you looked at it. Look at its changes again, then decide.`);
+      throw new ReviewError(
+        "CONFLICT",
+        `'${filePath}' changed since you looked at it. Look at its changes again, then decide.`,
+      );
     }
   }
 
   async function refuseWhileRunning() {
     const row = await findSession(deps.db, session.id);
     if (deps.agent.isRunning(session.id) || row?.status === "running" || row?.status === "waiting_approval") {
-      throw new ReviewError("CONFLICT", "The agent is working in this session. Stop its turn (or answer what it asks), then restore.");
+      throw new ReviewError(
+        "CONFLICT",
+        "The agent is working in this session. Stop its turn (or answer what it asks), then restore.",
+      );
     }
   }
 
-  async function moveBase(log: ReviewLog, next: string, filePath: string, action: "accept_hunk" | "accept_file", by: Person) {
-    await deps.agent.log.append(session.id, "review_base", { baseId: next, previousBaseId: log.baseId!, path: filePath, action, by }, by.id);
+  async function moveBase(
+    log: ReviewLog,
+    next: string,
+    filePath: string,
+    action: "accept_hunk" | "accept_file",
+    by: Person,
+  ) {
+    await deps.agent.log.append(
+      session.id,
+      "review_base",
+      { baseId: next, previousBaseId: log.baseId!, path: filePath, action, by },
+      by.id,
+    );
   }
 
   return {
@@ -141,7 +169,9 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
       if (!base) return { baseId: null, files: [] };
       const s = await store();
       const agents = await agentPaths(s, session.projectId, log);
-      const changes = (await s.diff(base, "workspace")).filter((c) => agents.has(c.path) || (c.oldPath !== undefined && agents.has(c.oldPath)));
+      const changes = (await s.diff(base, "workspace")).filter(
+        (c) => agents.has(c.path) || (c.oldPath !== undefined && agents.has(c.oldPath)),
+      );
       const files: ChangedFile[] = [];
       for (const [i, change] of changes.entries()) {
         if (change.binary || i >= MAX_COUNTED_FILES) {
@@ -184,13 +214,24 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
     },
 
     /** Puts one hunk back as it was at the base, in the workspace file. */
-    async rejectHunk(input: { path: string; hunkIndex: number; expectedVersion?: string | null; sinceCheckpointId?: string }) {
+    async rejectHunk(input: {
+      path: string;
+      hunkIndex: number;
+      expectedVersion?: string | null;
+      sinceCheckpointId?: string;
+    }) {
       input = { ...input, path: await inside(input.path) };
       const log = await load();
       const base = mustHaveBase(log, input.sinceCheckpointId);
       const s = await store();
       const oldPath = (await changeOf(s, base, input.path))?.oldPath;
-      return s.rejectHunk({ baseId: base, path: input.path, hunkIndex: input.hunkIndex, expectedVersion: input.expectedVersion, ...(oldPath ? { oldPath } : {}) });
+      return s.rejectHunk({
+        baseId: base,
+        path: input.path,
+        hunkIndex: input.hunkIndex,
+        expectedVersion: input.expectedVersion,
+        ...(oldPath ? { oldPath } : {}),
+      });
     },
 
     /** Puts a whole file back as it was at the base (a renamed file returns to its old path). */
@@ -214,7 +255,13 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
         const base = mustHaveBase(log);
         const s = await store();
         const oldPath = (await changeOf(s, base, input.path))?.oldPath;
-        const { baseId } = await s.acceptHunk({ baseId: base, path: input.path, hunkIndex: input.hunkIndex, expectedVersion: input.expectedVersion, ...(oldPath ? { oldPath } : {}) });
+        const { baseId } = await s.acceptHunk({
+          baseId: base,
+          path: input.path,
+          hunkIndex: input.hunkIndex,
+          expectedVersion: input.expectedVersion,
+          ...(oldPath ? { oldPath } : {}),
+        });
         await moveBase(log, baseId, input.path, "accept_hunk", input.by);
         return { baseId };
       });
@@ -245,7 +292,11 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
     async preview(input: { checkpointId: string }) {
       const log = await load();
       const checkpoint = log.checkpoints.find((c) => c.checkpointId === input.checkpointId);
-      if (!checkpoint) throw new ReviewError("NOT_FOUND", "This session has no such checkpoint. List the session's checkpoints to pick one.");
+      if (!checkpoint)
+        throw new ReviewError(
+          "NOT_FOUND",
+          "This session has no such checkpoint. List the session's checkpoints to pick one.",
+        );
       const files = await (await store()).previewRestore(checkpoint.checkpointId);
       return { checkpoint, files, rewind: { fromSeq: checkpoint.turnStartSeq, toSeq: log.lastSeq } };
     },
@@ -256,19 +307,33 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
         await refuseWhileRunning();
         const log = await load();
         const checkpoint = log.checkpoints.find((c) => c.checkpointId === input.checkpointId);
-        if (!checkpoint) throw new ReviewError("NOT_FOUND", "This session has no such checkpoint. List the session's checkpoints to pick one.");
+        if (!checkpoint)
+          throw new ReviewError(
+            "NOT_FOUND",
+            "This session has no such checkpoint. List the session's checkpoints to pick one.",
+          );
         const result = await (await store()).restore(checkpoint.checkpointId);
-        const event = await deps.agent.log.append(session.id, "restore", {
-          checkpointId: checkpoint.checkpointId,
-          turnId: checkpoint.turnId,
-          undoId: result.undoId,
-          files: result.changed.map((c) => c.path),
-          failed: result.failed,
-          rewound: input.rewindConversation,
-          by: input.by,
-        }, input.by.id);
+        const event = await deps.agent.log.append(
+          session.id,
+          "restore",
+          {
+            checkpointId: checkpoint.checkpointId,
+            turnId: checkpoint.turnId,
+            undoId: result.undoId,
+            files: result.changed.map((c) => c.path),
+            failed: result.failed,
+            rewound: input.rewindConversation,
+            by: input.by,
+          },
+          input.by.id,
+        );
         if (input.rewindConversation) {
-          await deps.agent.log.append(session.id, "rewind", { fromSeq: checkpoint.turnStartSeq, toSeq: event.seq - 1, undoId: result.undoId }, input.by.id);
+          await deps.agent.log.append(
+            session.id,
+            "rewind",
+            { fromSeq: checkpoint.turnStartSeq, toSeq: event.seq - 1, undoId: result.undoId },
+            input.by.id,
+          );
         }
         return { undoId: result.undoId, files: result.changed, failed: result.failed };
       });
@@ -282,9 +347,14 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
         const restore = log.restores.find((r) => r.undoId === input.undoId);
         if (!restore) throw new ReviewError("NOT_FOUND", "This session has no restore with that id.");
         if (restore.undone) throw new ReviewError("CONFLICT", "This restore was already undone.");
-        const later = log.checkpoints.some((c) => c.seq > restore.seq) || log.restores.some((r) => r.seq > restore.seq && !r.undone);
+        const later =
+          log.checkpoints.some((c) => c.seq > restore.seq) ||
+          log.restores.some((r) => r.seq > restore.seq && !r.undone);
         if (later) {
-          throw new ReviewError("CONFLICT", "Files changed through the agent or another restore since then, so undoing would lose that work. Restore a checkpoint instead.");
+          throw new ReviewError(
+            "CONFLICT",
+            "Files changed through the agent or another restore since then, so undoing would lose that work. Restore a checkpoint instead.",
+          );
         }
         const result = await (await store()).restore(input.undoId);
         await deps.agent.log.append(session.id, "restore_undone", { undoId: input.undoId, by: input.by }, input.by.id);

@@ -27,22 +27,30 @@ export async function importZip(
   zipPath: string,
   options: { dir: string; onExists: OnExists; limits: ZipLimits; stripRoot?: boolean },
 ): Promise<{ files: { path: string; size: number }[] }> {
-  const zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true }).catch((error: Error) => {
-    throw new ZipRefusedError(`This is not a zip file that can be read: ${error.message}`);
-  });
+  const zip = await yauzl
+    .openPromise(zipPath, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true })
+    .catch((error: Error) => {
+      throw new ZipRefusedError(`This is not a zip file that can be read: ${error.message}`);
+    });
   try {
     const entries: Entry[] = [];
     let total = 0;
     try {
       for await (const entry of zip.eachEntry()) {
         if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
-          throw new ZipRefusedError(`The zip holds a symbolic link (${entry.fileName}); links are not unpacked here. Remove it and try again.`);
+          throw new ZipRefusedError(
+            `The zip holds a symbolic link (${entry.fileName}); links are not unpacked here. Remove it and try again.`,
+          );
         }
         if (entry.fileName.endsWith("/")) continue;
         entries.push(entry);
         total += entry.uncompressedSize;
-        if (entries.length > options.limits.maxEntries) throw new ZipRefusedError(`The zip holds more than ${options.limits.maxEntries} files, the limit here.`);
-        if (total > options.limits.maxBytes) throw new ZipRefusedError(`The zip unpacks to more than ${Math.round(options.limits.maxBytes / 1024 / 1024)} MB, the limit here.`);
+        if (entries.length > options.limits.maxEntries)
+          throw new ZipRefusedError(`The zip holds more than ${options.limits.maxEntries} files, the limit here.`);
+        if (total > options.limits.maxBytes)
+          throw new ZipRefusedError(
+            `The zip unpacks to more than ${Math.round(options.limits.maxBytes / 1024 / 1024)} MB, the limit here.`,
+          );
       }
     } catch (error) {
       if (error instanceof ZipRefusedError) throw error;
@@ -56,7 +64,10 @@ export async function importZip(
     for (const entry of entries) {
       const name = entry.fileName.slice(root.length);
       const stream = await zip.openReadStreamPromise(entry);
-      const written = await receiveFile(workspace, options.dir ? `${options.dir}/${name}` : name, stream, { onExists: options.onExists, maxBytes: left });
+      const written = await receiveFile(workspace, options.dir ? `${options.dir}/${name}` : name, stream, {
+        onExists: options.onExists,
+        maxBytes: left,
+      });
       left -= written.size;
       files.push(written);
     }

@@ -9,14 +9,18 @@ const screenOf = (writes: string[]) => screenIn(SHAPE, writes);
 /** What a client parses: what it had before, then the backlog of `output` pushed in PTY-sized pieces. */
 function throughBacklog(output: string, stateBefore: SequenceState = "ground") {
   const backlog = new OutputBacklog({ scrollback: SHAPE.scrollback, rows: SHAPE.rows });
-  for (let i = 0; i < output.length; i += 4096) backlog.push(output.slice(i, i + 4096), i === 0 ? stateBefore : "unknown");
+  for (let i = 0; i < output.length; i += 4096)
+    backlog.push(output.slice(i, i + 4096), i === 0 ? stateBefore : "unknown");
   const chars = backlog.chars;
   return { text: backlog.take(), chars, skipped: backlog.skippedChars, empty: backlog.empty };
 }
 
 describe("OutputBacklog", () => {
   it.each([
-    ["a plain flood after a coloured prompt", `\x1b[1;32muser@host\x1b[0m:~$ cat log\r\n${flood(40_000)}\x1b[1;32muser@host\x1b[0m:~$ `],
+    [
+      "a plain flood after a coloured prompt",
+      `\x1b[1;32muser@host\x1b[0m:~$ cat log\r\n${flood(40_000)}\x1b[1;32muser@host\x1b[0m:~$ `,
+    ],
     ["a colour change in the middle of a flood", `${flood(20_000)}\x1b[31m${flood(20_000, 20_000)}\x1b[0mdone`],
     ["a flood into a scroll region", `\x1b[5;20r\x1b[10;1H${flood(40_000)}\x1b[r`],
   ])("leaves out most of %s, and the screen and scrollback end as parsing everything would", async (_name, output) => {

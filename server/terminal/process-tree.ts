@@ -68,7 +68,10 @@ function signal(pids: Iterable<number>, sig: NodeJS.Signals): void {
 /** SIGHUP (what a closed terminal sends, so shells pass it on to their jobs), then SIGKILL. */
 export function terminateProcessTree(leader: number, graceMs = 500): void {
   const first = processTree(leader);
-  signal(first.map((s) => s.pid), "SIGHUP");
+  signal(
+    first.map((s) => s.pid),
+    "SIGHUP",
+  );
   setTimeout(() => {
     // Re-read so that a pid recycled by an unrelated process in the meantime is left alone.
     const now = new Map(readProcStats().map((s) => [s.pid, s]));

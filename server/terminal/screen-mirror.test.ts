@@ -25,8 +25,7 @@ function writer(screen: ScreenMirror) {
   };
 }
 
-const snapshotOf = (screen: ScreenMirror) =>
-  new Promise<ScreenSnapshot>((resolve) => screen.snapshot(resolve));
+const snapshotOf = (screen: ScreenMirror) => new Promise<ScreenSnapshot>((resolve) => screen.snapshot(resolve));
 
 // Feeds in small pieces and waits for each to be parsed, so the mirror never skips anything.
 async function parsedExactly(chunks: string[]): Promise<ScreenSnapshot> {
@@ -56,7 +55,10 @@ async function parsedAtOnce(chunks: string[]): Promise<{ snapshot: ScreenSnapsho
 
 describe("ScreenMirror", () => {
   it.each([
-    ["a plain flood after a colored prompt", ["\x1b[1;32muser@host\x1b[0m:~$ cat log\r\n", flood(30_000), "\x1b[1;32muser@host\x1b[0m:~$ "]],
+    [
+      "a plain flood after a colored prompt",
+      ["\x1b[1;32muser@host\x1b[0m:~$ cat log\r\n", flood(30_000), "\x1b[1;32muser@host\x1b[0m:~$ "],
+    ],
     ["a color change in the middle of a flood", [flood(15_000), "\x1b[31m", flood(15_000), "\x1b[0mdone"]],
     ["a flood into a scroll region", ["\x1b[5;20r\x1b[10;1H", flood(30_000), "\x1b[r"]],
     ["a flood that ends mid-line", ["\x1b[2J\x1b[H", flood(30_000), "partial line without newline"]],

@@ -36,7 +36,8 @@ export function testTools(log: ToolLogEntry[]) {
       description: "Read something slowly.",
       input: z.object({ name: z.string() }),
       describe: (i) => `Read ${i.name}`,
-      execute: (i) => timed("slow_read", i, async () => (await new Promise((r) => setTimeout(r, 150)), ok(`read ${i.name}`))),
+      execute: (i) =>
+        timed("slow_read", i, async () => (await new Promise((r) => setTimeout(r, 150)), ok(`read ${i.name}`))),
     }),
     defineTool({
       name: "write",
@@ -62,11 +63,18 @@ export function testTools(log: ToolLogEntry[]) {
 }
 
 /** `coreTools`: the real built-in tools (read_file, edit, …) beside the test tools. */
-export async function createAgentHarness(options: { extensions?: TestExtensionOptions; coreTools?: boolean; fetchAllowHosts?: string[] } = {}) {
+export async function createAgentHarness(
+  options: { extensions?: TestExtensionOptions; coreTools?: boolean; fetchAllowHosts?: string[] } = {},
+) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
   const tools = options.coreTools ? [...CORE_TOOLS, ...testTools(toolLog)] : testTools(toolLog);
-  const env = await createTestServices({ modelBaseUrl: model.url, tools, extensions: options.extensions, fetchAllowHosts: options.fetchAllowHosts });
+  const env = await createTestServices({
+    modelBaseUrl: model.url,
+    tools,
+    extensions: options.extensions,
+    fetchAllowHosts: options.fetchAllowHosts,
+  });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));
   const project = await caller.project.create({ name: "Agent test" });

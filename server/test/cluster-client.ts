@@ -28,7 +28,11 @@ export async function signIn(baseUrl: string, email: string): Promise<string> {
 }
 
 export async function signOut(baseUrl: string, cookie: string): Promise<void> {
-  const response = await fetch(`${baseUrl}/api/auth/sign-out`, { method: "POST", headers: { cookie, origin: baseUrl, "content-type": "application/json" }, body: "{}" });
+  const response = await fetch(`${baseUrl}/api/auth/sign-out`, {
+    method: "POST",
+    headers: { cookie, origin: baseUrl, "content-type": "application/json" },
+    body: "{}",
+  });
   if (!response.ok) throw new Error(`sign-out failed: ${response.status} ${await response.text()}`);
 }
 

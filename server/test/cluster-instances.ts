@@ -17,7 +17,13 @@ export type Instance = {
   terminate(): Promise<void>;
 };
 
-export async function startInstance(o: { name: string; dataDir: string; databaseUrl: string; modelUrl: string; cluster: boolean }): Promise<Instance> {
+export async function startInstance(o: {
+  name: string;
+  dataDir: string;
+  databaseUrl: string;
+  modelUrl: string;
+  cluster: boolean;
+}): Promise<Instance> {
   const port = await freePort();
   const instance = createInstance(
     0,
@@ -32,12 +38,19 @@ export async function startInstance(o: { name: string; dataDir: string; database
   await instance.start().catch((error: Error) => {
     throw new Error(`${o.name}: ${error.message}`);
   });
-  return { name: o.name, port, output: () => instance.output(), kill9: () => instance.kill9(), terminate: () => instance.stop() };
+  return {
+    name: o.name,
+    port,
+    output: () => instance.output(),
+    kill9: () => instance.kill9(),
+    terminate: () => instance.stop(),
+  };
 }
 
 const urlOf = (instance: Instance) => `http://127.0.0.1:${instance.port}`;
 
-export const signUp = (instance: Instance, email: string, name: string): Promise<string> => clusterSignUp(urlOf(instance), email, name);
+export const signUp = (instance: Instance, email: string, name: string): Promise<string> =>
+  clusterSignUp(urlOf(instance), email, name);
 
 /** A browser's view of one instance: tRPC over HTTP, subscriptions over WebSocket, with a login cookie. */
 export const connect = (instance: Instance, cookie: string) => clusterConnect(urlOf(instance), { cookie });
@@ -47,7 +60,12 @@ export const connect = (instance: Instance, cookie: string) => clusterConnect(ur
  * instance appends reach this one's subscribers only through a shared bus, so the log is read
  * again from the start every couple of seconds until it is complete.
  */
-export async function readLog(client: ReturnType<typeof connect>, sessionId: string, done: (log: LiveLog) => boolean, ms = 60_000): Promise<LiveLog> {
+export async function readLog(
+  client: ReturnType<typeof connect>,
+  sessionId: string,
+  done: (log: LiveLog) => boolean,
+  ms = 60_000,
+): Promise<LiveLog> {
   const deadline = Date.now() + ms;
   let last: LiveLog = emptyLiveLog();
   while (Date.now() < deadline) {
@@ -75,8 +93,11 @@ export async function readLog(client: ReturnType<typeof connect>, sessionId: str
     });
     if (complete) return log;
   }
-  throw new Error(`the log of ${sessionId} did not reach the expected state; last: ${JSON.stringify(last.events.at(-1))}`);
+  throw new Error(
+    `the log of ${sessionId} did not reach the expected state; last: ${JSON.stringify(last.events.at(-1))}`,
+  );
 }
 
 /** cluster-client's `until`, with the longer wait a restarting instance needs. */
-export const until = (check: () => boolean | Promise<boolean>, what: string, ms = 60_000) => clusterUntil(check, what, ms);
+export const until = (check: () => boolean | Promise<boolean>, what: string, ms = 60_000) =>
+  clusterUntil(check, what, ms);

@@ -56,7 +56,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // The first instance applies the migrations alone; the others then start side by side.
     await instances[0]!.start();
     await Promise.all(instances.slice(1).map((instance) => instance.start()));
-    balancer = await startLoadBalancer(() => instances.filter((instance) => instance.running).map((instance) => instance.url));
+    balancer = await startLoadBalancer(() =>
+      instances.filter((instance) => instance.running).map((instance) => instance.url),
+    );
   } catch (error) {
     await Promise.all(instances.map((instance) => instance.kill9()));
     throw error;
@@ -77,7 +79,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
  * A fixed environment, not the test process's: an instance reads only what is given here. Every
  * instance signs and checks the same login cookies and share tokens.
  */
-export function instanceEnv(dataDir: string, databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function instanceEnv(
+  dataDir: string,
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   return {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: dataDir,
@@ -92,7 +98,12 @@ export function instanceEnv(dataDir: string, databaseUrl: string, extra: Record<
 }
 
 /** One instance process (instance-main.ts, or `entry`: workspace-runner-main.ts) on `port`, not started yet. */
-export function createInstance(index: number, port: number, env: NodeJS.ProcessEnv, entry = "server/cluster/instance-main.ts"): ClusterInstance {
+export function createInstance(
+  index: number,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  entry = "server/cluster/instance-main.ts",
+): ClusterInstance {
   let child: ChildProcess | null = null;
   let output = "";
   const exited = (process: ChildProcess) =>
@@ -116,7 +127,10 @@ export function createInstance(index: number, port: number, env: NodeJS.ProcessE
       });
       child = process_;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`instance ${index} did not start:\n${output}`)), START_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => reject(new Error(`instance ${index} did not start:\n${output}`)),
+          START_TIMEOUT_MS,
+        );
         const onData = (chunk: Buffer) => {
           output += chunk;
           if (output.includes("Tandem instance ready")) {

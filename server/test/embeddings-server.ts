@@ -35,11 +35,15 @@ export async function startEmbeddingsServer() {
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
     req.on("end", () => {
       if (req.method !== "POST" || !req.url?.endsWith("/embeddings")) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
       if (failWith) {
-        res.writeHead(failWith, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "embeddings backend is down", type: "server_error" } }));
+        res
+          .writeHead(failWith, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "embeddings backend is down", type: "server_error" } }));
         return;
       }
       const request = JSON.parse(body) as { model: string; input: string | string[] };

@@ -12,7 +12,9 @@ const TRANSPORTS = {
   streamableHttp: { ready: "listening", urlPath: "/mcp" },
 } as const;
 
-export async function startEverythingServer(transport: keyof typeof TRANSPORTS): Promise<{ url: string; stop(): void }> {
+export async function startEverythingServer(
+  transport: keyof typeof TRANSPORTS,
+): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
   const { ready, urlPath } = TRANSPORTS[transport];
   const child = spawn(process.execPath, [EVERYTHING, transport], {
@@ -23,7 +25,7 @@ export async function startEverythingServer(transport: keyof typeof TRANSPORTS):
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the ${transport} MCP server did not start`)), 15_000);
     child.stderr!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes(ready)) (clearTimeout(timer), resolve());
+      if (chunk.toString().includes(ready)) clearTimeout(timer), resolve();
     });
   });
   return { url: `http://127.0.0.1:${port}${urlPath}`, stop: () => child.kill() };

@@ -26,14 +26,27 @@ export type GitHttpServer = {
 };
 
 // A fixed environment: the upstream server is its own program, not a child of the server's configuration.
-const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" } as Record<string, string> as NodeJS.ProcessEnv;
+const GIT_ENV = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  LANG: "C",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "Upstream Author",
+  GIT_AUTHOR_EMAIL: "upstream@example.com",
+  GIT_COMMITTER_NAME: "Upstream Author",
+  GIT_COMMITTER_EMAIL: "upstream@example.com",
+} as Record<string, string> as NodeJS.ProcessEnv;
 
 /** `host`: the loopback address to listen on (127.0.0.1 unless a test needs another, as an internal host's). */
-export async function startGitHttpServer(options: { tokens: Record<string, string>; host?: string }): Promise<GitHttpServer> {
+export async function startGitHttpServer(options: {
+  tokens: Record<string, string>;
+  host?: string;
+}): Promise<GitHttpServer> {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-git-server-"));
   const requests: GitHttpServer["requests"] = [];
   const publicRepos = new Set<string>();
-  const git = (repo: string, args: string[], cwd?: string) => execFileSync("git", args, { cwd: cwd ?? path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
+  const git = (repo: string, args: string[], cwd?: string) =>
+    execFileSync("git", args, { cwd: cwd ?? path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");

@@ -24,7 +24,16 @@ export type GitSshServer = {
   close(): Promise<void>;
 };
 
-const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Upstream Author", GIT_AUTHOR_EMAIL: "upstream@example.com", GIT_COMMITTER_NAME: "Upstream Author", GIT_COMMITTER_EMAIL: "upstream@example.com" } as Record<string, string> as NodeJS.ProcessEnv;
+const GIT_ENV = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  LANG: "C",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "Upstream Author",
+  GIT_AUTHOR_EMAIL: "upstream@example.com",
+  GIT_COMMITTER_NAME: "Upstream Author",
+  GIT_COMMITTER_EMAIL: "upstream@example.com",
+} as Record<string, string> as NodeJS.ProcessEnv;
 
 /**
  * A new key pair in OpenSSH format (the private key optionally encrypted with `passphrase`).
@@ -32,7 +41,10 @@ const GIT_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C", GIT_CONFIG_NO
  * ssh-keygen reads it; keys made by ssh-keygen always parse), so a key is made again until it
  * reads back: a test needs a valid key, and a bad one failed CI once.
  */
-export function generateSshKey(type: "ed25519" | "rsa", passphrase?: string): { privateKey: string; publicKey: string } {
+export function generateSshKey(
+  type: "ed25519" | "rsa",
+  passphrase?: string,
+): { privateKey: string; publicKey: string } {
   const encryption = { cipher: "aes256-ctr", rounds: 16 };
   for (;;) {
     const pair =
@@ -41,7 +53,8 @@ export function generateSshKey(type: "ed25519" | "rsa", passphrase?: string): { 
         : passphrase
           ? utils.generateKeyPairSync("ed25519", { passphrase, ...encryption })
           : utils.generateKeyPairSync("ed25519");
-    if (!(utils.parseKey(pair.private, passphrase) instanceof Error)) return { privateKey: pair.private, publicKey: pair.public };
+    if (!(utils.parseKey(pair.private, passphrase) instanceof Error))
+      return { privateKey: pair.private, publicKey: pair.public };
   }
 }
 
@@ -51,7 +64,8 @@ export async function startGitSshServer(options: { authorizedKeys: string[]; use
   const hostPair = generateSshKey("ed25519");
   const authorized = options.authorizedKeys.map((k) => utils.parseKey(k) as ParsedKey);
   const logins: GitSshServer["logins"] = [];
-  const git = (repo: string, args: string[]) => execFileSync("git", args, { cwd: path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
+  const git = (repo: string, args: string[]) =>
+    execFileSync("git", args, { cwd: path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
 
   const server = new Server({ hostKeys: [hostPair.privateKey] }, (client) => {
     client.on("authentication", (ctx) => {
@@ -60,7 +74,11 @@ export async function startGitSshServer(options: { authorizedKeys: string[]; use
       // Without a signature the client only asks whether this key would do.
       if (!ctx.signature) return match ? ctx.accept() : ctx.reject(["publickey"]);
       const accepted = match !== undefined && match.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true;
-      logins.push({ user: ctx.username, accepted, key: match ? options.authorizedKeys[authorized.indexOf(match)]! : null });
+      logins.push({
+        user: ctx.username,
+        accepted,
+        key: match ? options.authorizedKeys[authorized.indexOf(match)]! : null,
+      });
       return accepted ? ctx.accept() : ctx.reject(["publickey"]);
     });
     client.on("ready", () => {

@@ -9,7 +9,9 @@ import { bwrapAvailable } from "@/server/sandbox/launcher";
 // (server/test/database.ts), so files run in parallel without seeing each other's rows.
 export default async function setup(project: TestProject) {
   if (!(await bwrapAvailable())) {
-    console.warn("\n!!! bubblewrap does not work here: the sandbox's isolation tests ([sandbox] suites) are SKIPPED and terminals run unsandboxed. Install it: apt-get install bubblewrap\n");
+    console.warn(
+      "\n!!! bubblewrap does not work here: the sandbox's isolation tests ([sandbox] suites) are SKIPPED and terminals run unsandboxed. Install it: apt-get install bubblewrap\n",
+    );
   }
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-db-"));
   const db = await startEmbeddedPostgres(dataDir);

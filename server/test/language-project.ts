@@ -8,7 +8,9 @@ import { testSandbox } from "./sandbox";
 
 /** A small TypeScript project: `area` is defined in shapes.ts and used in a.ts and b.ts; broken.ts has a type error. */
 export const TS_PROJECT: Record<string, string> = {
-  "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true } }),
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true },
+  }),
   "src/shapes.ts": "export function area(width: number, height: number): number {\n  return width * height;\n}\n",
   "src/a.ts": 'import { area } from "./shapes";\nexport const small = area(1, 2);\n',
   "src/b.ts": 'import { area } from "./shapes";\nexport const large = area(10, 20);\n',

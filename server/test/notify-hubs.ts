@@ -14,7 +14,8 @@ export async function connectTwoNotifyHubs() {
   const a: NotifyHub = await connectNotifyHub(database.url, () => {});
   const b: NotifyHub = await connectNotifyHub(database.url, () => {});
   const name = new URL(database.url).pathname.slice(1);
-  const allowConnections = async (allowed: boolean) => void (await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${allowed}`));
+  const allowConnections = async (allowed: boolean) =>
+    void (await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${allowed}`));
 
   return {
     database,
@@ -23,7 +24,10 @@ export async function connectTwoNotifyHubs() {
     /** Cuts B's connection and keeps it from reconnecting until the returned function is called. */
     async cutB(): Promise<() => Promise<void>> {
       await allowConnections(false);
-      const { rowCount } = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [`tandem-bus-${b.instanceId.slice(0, 8)}`]);
+      const { rowCount } = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
+        [`tandem-bus-${b.instanceId.slice(0, 8)}`],
+      );
       expect(rowCount).toBe(1);
       return () => allowConnections(true);
     },

@@ -37,26 +37,64 @@ import { createProjectGit } from "@/server/services/project-git";
 // `tools` replaces the registry's core tools for the agent. `extensions` adds MCP, discovery,
 // knowledge, the scheduler (polling every `schedulerPollingSeconds`) and mail (with `smtp`).
 // `mcpAllowHosts` is TANDEM_MCP_ALLOW_HOSTS: remote MCP hosts allowed on loopback or private addresses.
-export type TestExtensionOptions = { schedulerPollingSeconds?: number; smtp?: SmtpConfig; deferToolsOver?: number; embedding?: EmbeddingConfig; mcpAllowHosts?: string[] };
+export type TestExtensionOptions = {
+  schedulerPollingSeconds?: number;
+  smtp?: SmtpConfig;
+  deferToolsOver?: number;
+  embedding?: EmbeddingConfig;
+  mcpAllowHosts?: string[];
+};
 // `sandbox: "bwrap"` runs project processes in bubblewrap with the projects' network policies, the
 // egress proxy resolving `egressTestHosts` names to their (loopback) addresses; with `installDir`
 // the sandbox host is the production one (masks of install dir, data dir and home; a per-project
 // uid when root), for a server "installed" in `installDir` with its data in `dataDir`.
 // `diskBudgetMiB` gives every project that disk budget, measured as in production but every 200 ms.
 export async function createTestServices(
-  options: { importRoots?: string[]; modelBaseUrl?: string; tools?: readonly Tool[]; extensions?: TestExtensionOptions; sandbox?: SandboxMode; egressTestHosts?: Map<string, string>; installDir?: string; dataDir?: string; /** Gives the agent the language servers' tools. */ language?: boolean; /** Hosts (host:port) web_fetch may reach on loopback. */ fetchAllowHosts?: string[]; diskBudgetMiB?: number; /** TANDEM_INTERNAL_HOSTS. */ internalHosts?: string[] } = {},
+  options: {
+    importRoots?: string[];
+    modelBaseUrl?: string;
+    tools?: readonly Tool[];
+    extensions?: TestExtensionOptions;
+    sandbox?: SandboxMode;
+    egressTestHosts?: Map<string, string>;
+    installDir?: string;
+    dataDir?: string /** Gives the agent the language servers' tools. */;
+    language?: boolean /** Hosts (host:port) web_fetch may reach on loopback. */;
+    fetchAllowHosts?: string[];
+    diskBudgetMiB?: number /** TANDEM_INTERNAL_HOSTS. */;
+    internalHosts?: string[];
+  } = {},
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
   // The test git servers speak plain http on loopback (server/test/git-http-server.ts).
-  const config = { ...loadConfig({ TANDEM_DATA_DIR: dataDir, TANDEM_GIT_ALLOW_HTTP: "true" }), importRoots: options.importRoots ?? [], internalHosts: options.internalHosts ?? [] };
+  const config = {
+    ...loadConfig({ TANDEM_DATA_DIR: dataDir, TANDEM_GIT_ALLOW_HTTP: "true" }),
+    importRoots: options.importRoots ?? [],
+    internalHosts: options.internalHosts ?? [],
+  };
   const accessChanges = createAccessChanges();
-  const auth = createAuth({ db: database.db, secret: "x".repeat(32), secureCookies: false, onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }) });
+  const auth = createAuth({
+    db: database.db,
+    secret: "x".repeat(32),
+    secureCookies: false,
+    onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
+  });
   const network = createProjectNetwork(database.db, { internalHosts: config.internalHosts });
-  const diskBudget = options.diskBudgetMiB ? createDiskBudget({ budgetMiB: options.diskBudgetMiB, fileSizeMiB: config.sandboxLimits.fileSizeMiB, intervalMs: 200 }) : undefined;
+  const diskBudget = options.diskBudgetMiB
+    ? createDiskBudget({
+        budgetMiB: options.diskBudgetMiB,
+        fileSizeMiB: config.sandboxLimits.fileSizeMiB,
+        intervalMs: 200,
+      })
+    : undefined;
   const sandbox = createSandbox({
     host: options.installDir
-      ? defaultSandboxHost(options.sandbox ?? "bwrap", { dataDir, installDir: options.installDir, limits: config.sandboxLimits })
+      ? defaultSandboxHost(options.sandbox ?? "bwrap", {
+          dataDir,
+          installDir: options.installDir,
+          limits: config.sandboxLimits,
+        })
       : { mode: options.sandbox ?? "none", masks: [dataDir], perProjectUid: false, limits: null },
     policies: network.policies,
     testHosts: options.egressTestHosts,
@@ -69,7 +107,11 @@ export async function createTestServices(
   const language = createLanguageServers({ sandbox });
   const files = createProjectFiles(dataDir, config.importRoots, diskBudget);
   if (options.modelBaseUrl) {
-    config.models = { ...config.models, defaultModel: "openai-compatible:scripted", openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" } };
+    config.models = {
+      ...config.models,
+      defaultModel: "openai-compatible:scripted",
+      openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" },
+    };
   }
   // As in production: models stream on the model thread.
   const modelThread = config.models.thread ? createModelThread() : undefined;
@@ -78,7 +120,12 @@ export async function createTestServices(
   const bus = createInProcessBus();
   const extensions = options.extensions
     ? createExtensions({
-        config: { smtp: options.extensions.smtp, embedding: options.extensions.embedding, models: config.models, mcpAllowHosts: options.extensions.mcpAllowHosts ?? [] },
+        config: {
+          smtp: options.extensions.smtp,
+          embedding: options.extensions.embedding,
+          models: config.models,
+          mcpAllowHosts: options.extensions.mcpAllowHosts ?? [],
+        },
         db: database.db,
         databaseUrl: database.url,
         sandbox,
@@ -93,7 +140,12 @@ export async function createTestServices(
     db: database.db,
     extensions: extensions?.agent,
     // Workflows run shell steps in the session's shell.
-    ...(extensions ? { shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }) } : {}),
+    ...(extensions
+      ? {
+          shell: ({ workspace, projectId, sessionId }) =>
+            createShellSession({ workspace, projectId, sessionId, sandbox }),
+        }
+      : {}),
     bus,
     models,
     openWorkspace: (projectId) => files.open(projectId),
@@ -102,14 +154,26 @@ export async function createTestServices(
     sandbox,
     // As in production: the server's own fetches obey the project's policy; `fetchAllowHosts`
     // lets web_fetch reach test servers on loopback, as only tests may.
-    fetchPolicy: { allowHosts: options.fetchAllowHosts ?? [], projectNetwork: (projectId) => network.policies.get(projectId) },
+    fetchPolicy: {
+      allowHosts: options.fetchAllowHosts ?? [],
+      projectNetwork: (projectId) => network.policies.get(projectId),
+    },
     maxRetries: 2,
     ...(options.language ? { language } : {}),
     // As in production: every turn holds its job's lease while it runs.
     turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
   });
   const gitCipher = credentialCipher("x".repeat(32));
-  const git = createProjectGit({ db: database.db, files, sandbox, cipher: gitCipher, checkpoints, publicUrl: "http://tandem.test", allowHost: (projectId, host) => network.allowHost(projectId, host), allowHttp: () => config.gitAllowHttp });
+  const git = createProjectGit({
+    db: database.db,
+    files,
+    sandbox,
+    cipher: gitCipher,
+    checkpoints,
+    publicUrl: "http://tandem.test",
+    allowHost: (projectId, host) => network.allowHost(projectId, host),
+    allowHttp: () => config.gitAllowHttp,
+  });
   const services: Services = {
     git,
     gitCipher,
@@ -142,7 +206,12 @@ export async function createTestServices(
     async createUser(role: "admin" | "user" = "user") {
       userCount += 1;
       const user = await database.db.user.create({
-        data: { id: `user-${userCount}-${Date.now()}`, name: `User ${userCount}`, email: `u${userCount}-${Date.now()}@example.com`, role },
+        data: {
+          id: `user-${userCount}-${Date.now()}`,
+          name: `User ${userCount}`,
+          email: `u${userCount}-${Date.now()}@example.com`,
+          role,
+        },
         select: { id: true, email: true, name: true, role: true },
       });
       return { ...user, role } as NonNullable<Context["user"]>;

@@ -9,7 +9,12 @@ import { startLinkSwapper } from "./temp-dirs";
  * loop, puts the folder back in its place if the link is there, and resolves with the number of
  * swaps; called again, the same.
  */
-export async function swapWithLink(root: string, folder: string, target: string, seconds?: number): Promise<{ stop(): Promise<number> }> {
+export async function swapWithLink(
+  root: string,
+  folder: string,
+  target: string,
+  seconds?: number,
+): Promise<{ stop(): Promise<number> }> {
   const entry = path.join(root, folder);
   await mkdir(path.join(root, ".git"), { recursive: true });
   const link = path.join(root, ".git", "swap");

@@ -18,7 +18,10 @@ export function useTempDirs(): () => Promise<string> {
   };
 }
 
-export async function expectCode(promise: Promise<unknown>, code: WorkspaceErrorCode | WorkspaceErrorCode[]): Promise<WorkspaceError> {
+export async function expectCode(
+  promise: Promise<unknown>,
+  code: WorkspaceErrorCode | WorkspaceErrorCode[],
+): Promise<WorkspaceError> {
   const error = await promise.then(
     () => {
       throw new Error(`expected a WorkspaceError ${String(code)}, but the call succeeded`);
@@ -52,7 +55,10 @@ print(swaps, flush=True)
 `;
 
 /** Whether the race tests can run here: Linux on x86-64 or arm64 with python3. */
-export const canSwapLinks = process.platform === "linux" && ["x64", "arm64"].includes(process.arch) && spawnSync("python3", ["-c", "import ctypes"]).status === 0;
+export const canSwapLinks =
+  process.platform === "linux" &&
+  ["x64", "arm64"].includes(process.arch) &&
+  spawnSync("python3", ["-c", "import ctypes"]).status === 0;
 
 /**
  * Starts a separate process that exchanges the entries `a` and `b` (e.g. a folder and a link to a

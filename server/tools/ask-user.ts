@@ -10,7 +10,12 @@ const ASK_USER = "ask_user";
 
 const input = z.object({
   question: z.string().min(1).describe("The question, self-contained: people may read it hours later."),
-  options: z.array(z.string().min(1)).min(2).max(10).optional().describe("Choices to offer; people may still answer in their own words."),
+  options: z
+    .array(z.string().min(1))
+    .min(2)
+    .max(10)
+    .optional()
+    .describe("Choices to offer; people may still answer in their own words."),
   multi_select: z.boolean().optional().describe("Whether several options may be picked."),
 });
 
@@ -33,7 +38,8 @@ export function askUserTool(answers: AnswerLookup) {
     question: (i) => ({ question: i.question, options: i.options, multiSelect: i.multi_select }),
     async execute(_i, ctx) {
       const found = ctx.toolCallId ? await answers(ctx.sessionId, ctx.toolCallId) : null;
-      if (!found) return failure("UNAVAILABLE", "No answer was recorded for this question. Ask again if you still need it.");
+      if (!found)
+        return failure("UNAVAILABLE", "No answer was recorded for this question. Ask again if you still need it.");
       const who = found.by ? `${found.by.name}` : "Someone";
       if (found.declined) return ok(`${who} declined to answer.`);
       const text = Array.isArray(found.answer) ? found.answer.join(", ") : (found.answer ?? "");

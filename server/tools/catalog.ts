@@ -6,7 +6,13 @@ import { ok } from "./result";
 // delegate), skills (for skill), workflows (for workflow) and its tools.
 
 export type CatalogEntry = { name: string; description: string };
-export type Catalog = { agents: CatalogEntry[]; skills: CatalogEntry[]; workflows: CatalogEntry[]; tools: CatalogEntry[]; problems: string[] };
+export type Catalog = {
+  agents: CatalogEntry[];
+  skills: CatalogEntry[];
+  workflows: CatalogEntry[];
+  tools: CatalogEntry[];
+  problems: string[];
+};
 
 const CATEGORIES = ["agents", "skills", "workflows", "tools"] as const;
 const USE: Record<(typeof CATEGORIES)[number], string> = {
@@ -33,7 +39,9 @@ export function catalogTool(load: () => Promise<Catalog>) {
       const catalog = await load();
       const sections = (i.category ? [i.category] : CATEGORIES).map((category) => {
         const entries = catalog[category];
-        const lines = entries.length ? entries.map((e) => `- ${e.name}: ${firstLine(e.description)}`).join("\n") : "(none)";
+        const lines = entries.length
+          ? entries.map((e) => `- ${e.name}: ${firstLine(e.description)}`).join("\n")
+          : "(none)";
         return `## ${category} (${USE[category]})\n${lines}`;
       });
       if (catalog.problems.length) sections.push(`## problems\n${catalog.problems.map((p) => `- ${p}`).join("\n")}`);

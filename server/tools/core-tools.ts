@@ -36,7 +36,14 @@ export const CORE_TOOLS: readonly Tool[] = [
 ];
 
 /** Registered when the project has language servers (server/language). */
-export const LANGUAGE_TOOLS: readonly Tool[] = [diagnosticsTool, symbolsTool, definitionTool, referencesTool, renameSymbolTool, repoMapTool];
+export const LANGUAGE_TOOLS: readonly Tool[] = [
+  diagnosticsTool,
+  symbolsTool,
+  definitionTool,
+  referencesTool,
+  renameSymbolTool,
+  repoMapTool,
+];
 
 /** Registered only when a search backend is configured. */
 export const WEB_SEARCH_TOOL: Tool = webSearchTool;

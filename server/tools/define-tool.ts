@@ -67,9 +67,20 @@ export interface DiffFile {
 export type ToolDisplay =
   | { kind: "text"; text: string }
   | { kind: "markdown"; text: string }
-  | { kind: "diff"; files: DiffFile[]; /** Errors the change introduced, from the language servers. */ problems?: Problem[] }
+  | {
+      kind: "diff";
+      files: DiffFile[] /** Errors the change introduced, from the language servers. */;
+      problems?: Problem[];
+    }
   | { kind: "table"; columns: string[]; rows: string[][]; footer?: string }
-  | { kind: "terminal"; command: string; output: string; exitCode: number | null; outputPath?: string; background?: string }
+  | {
+      kind: "terminal";
+      command: string;
+      output: string;
+      exitCode: number | null;
+      outputPath?: string;
+      background?: string;
+    }
   | { kind: "image"; path: string; mediaType: string; size: number }
   /** A structured result (an MCP tool's structured content, sub-agents' JSON reports), shown as JSON. */
   | { kind: "json"; value: unknown }

@@ -33,18 +33,42 @@ const batchTask = z.object({
 
 const input = z
   .object({
-    agent: z.string().min(1).max(64).optional().describe("A project agent's name (see catalog {category: agents}); default: a general sub-agent."),
-    task: z.string().min(1).max(20_000).optional().describe("What the sub-agent should do: self-contained, it sees nothing of this conversation."),
+    agent: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("A project agent's name (see catalog {category: agents}); default: a general sub-agent."),
+    task: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .optional()
+      .describe("What the sub-agent should do: self-contained, it sees nothing of this conversation."),
     context: z.string().max(50_000).optional().describe("Facts the sub-agent needs: paths, findings, constraints."),
-    tools: z.array(z.string().min(1)).optional().describe("Tool names the sub-agent may use; default: the read and search tools."),
-    background: z.boolean().optional().describe("Return at once; the result arrives in this session as a message when the sub-agent is done."),
+    tools: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Tool names the sub-agent may use; default: the read and search tools."),
+    background: z
+      .boolean()
+      .optional()
+      .describe("Return at once; the result arrives in this session as a message when the sub-agent is done."),
     max_turns: z.number().int().min(1).max(100).optional(),
-    tasks: z.array(batchTask).min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per call; split the work into several calls`).optional()
+    tasks: z
+      .array(batchTask)
+      .min(1)
+      .max(MAX_TASKS, `at most ${MAX_TASKS} tasks per call; split the work into several calls`)
+      .optional()
       .describe("Batch form: several independent tasks run in parallel, one result each."),
   })
   .superRefine((v, ctx) => {
     if ((v.task === undefined) === (v.tasks === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["task"], message: "give either `task` (one sub-agent) or `tasks` (a batch), not both or neither" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["task"],
+        message: "give either `task` (one sub-agent) or `tasks` (a batch), not both or neither",
+      });
     }
   });
 
@@ -63,7 +87,9 @@ export function delegateTool(delegator: Delegator) {
       "Each result is the sub-agent's final report.",
     input,
     describe: (i) =>
-      i.tasks ? `Delegate ${i.tasks.length} task${i.tasks.length === 1 ? "" : "s"}` : `Delegate${i.agent ? ` to ${i.agent}` : ""}${i.background ? " (background)" : ""}: ${i.task!.slice(0, 60)}`,
+      i.tasks
+        ? `Delegate ${i.tasks.length} task${i.tasks.length === 1 ? "" : "s"}`
+        : `Delegate${i.agent ? ` to ${i.agent}` : ""}${i.background ? " (background)" : ""}: ${i.task!.slice(0, 60)}`,
     async execute(i, ctx) {
       if (!ctx.toolCallId) return failure("UNAVAILABLE", "delegate needs a tool call id.");
       const tasks: DelegateTask[] = i.tasks ?? [
@@ -74,29 +100,63 @@ export function delegateTool(delegator: Delegator) {
           ...(i.max_turns ? { max_turns: i.max_turns } : {}),
         },
       ];
-      const results = await delegator({ parentSessionId: ctx.sessionId, toolCallId: ctx.toolCallId, userId: ctx.userId, tasks, background: i.background, signal: ctx.signal });
+      const results = await delegator({
+        parentSessionId: ctx.sessionId,
+        toolCallId: ctx.toolCallId,
+        userId: ctx.userId,
+        tasks,
+        background: i.background,
+        signal: ctx.signal,
+      });
       if (i.background) {
-        const text = results.map((r) => `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`).join("\n");
+        const text = results
+          .map(
+            (r) =>
+              `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`,
+          )
+          .join("\n");
         return ok(text, { kind: "text", text }, { sessions: results.map((r) => r.sessionId) });
       }
       // Reports that are JSON (a sub-agent asked for structured output) stay JSON, for the model and
       // the card; other reports are read as text, as people read them: JSON would escape every quote.
       const structured = results.map((r) => parseJsonReport(r.result));
       if (structured.every((value) => value !== undefined)) {
-        const reports = results.map((r, n) => ({ task: r.task + 1, status: r.status, ok: r.ok, session: r.sessionId, result: structured[n] }));
-        return okJson(i.tasks ? reports : reports[0], { sessions: results.map((r) => r.sessionId), results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })) });
+        const reports = results.map((r, n) => ({
+          task: r.task + 1,
+          status: r.status,
+          ok: r.ok,
+          session: r.sessionId,
+          result: structured[n],
+        }));
+        return okJson(i.tasks ? reports : reports[0], {
+          sessions: results.map((r) => r.sessionId),
+          results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })),
+        });
       }
       const text = results
-        .map((r) => `## Task ${r.task + 1}: ${r.ok ? "done" : `stopped (${r.status})`}, session ${r.sessionId}\n\n${r.result || "(no answer)"}`)
+        .map(
+          (r) =>
+            `## Task ${r.task + 1}: ${r.ok ? "done" : `stopped (${r.status})`}, session ${r.sessionId}\n\n${r.result || "(no answer)"}`,
+        )
         .join("\n\n");
-      return ok(text, { kind: "markdown", text }, { sessions: results.map((r) => r.sessionId), results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })) });
+      return ok(
+        text,
+        { kind: "markdown", text },
+        {
+          sessions: results.map((r) => r.sessionId),
+          results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })),
+        },
+      );
     },
   });
 }
 
 /** A report that is a JSON object or array (bare or in one fenced block); undefined otherwise. */
 function parseJsonReport(report: string): unknown {
-  const body = report.trim().replace(/^```(?:json)?\n([\s\S]*)\n```$/, "$1").trim();
+  const body = report
+    .trim()
+    .replace(/^```(?:json)?\n([\s\S]*)\n```$/, "$1")
+    .trim();
   if (!/^[[{]/.test(body)) return undefined;
   try {
     return JSON.parse(body) as unknown;

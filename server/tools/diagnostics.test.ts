@@ -13,7 +13,9 @@ describe("diagnostics", () => {
     const language = languageFor(s.ctx.workspace);
     const file = await s.run(diagnosticsTool, { path: "src/broken.ts" }, { language });
     expect(file.error).toBeUndefined();
-    expect(file.llm).toMatch(/src\/broken\.ts:1:14 error \[typescript 2322\]: Type 'string' is not assignable to type 'number'/);
+    expect(file.llm).toMatch(
+      /src\/broken\.ts:1:14 error \[typescript 2322\]: Type 'string' is not assignable to type 'number'/,
+    );
     const all = await s.run(diagnosticsTool, {}, { language });
     expect(all.llm).toContain("src/broken.ts:1:14");
     const clean = await s.run(diagnosticsTool, { path: "src/shapes.ts" }, { language });

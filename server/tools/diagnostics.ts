@@ -15,7 +15,13 @@ export const diagnosticsTool = defineTool({
   name: "diagnostics",
   kind: "read",
   description: DESCRIPTION,
-  input: z.object({ path: z.string().min(1).optional().describe("A file, relative to the workspace root; omit for the whole workspace.") }),
+  input: z.object({
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A file, relative to the workspace root; omit for the whole workspace."),
+  }),
   describe: (input) => (input.path ? `Diagnostics of ${input.path}` : "Workspace diagnostics"),
   async execute(input, ctx) {
     const language = languageOf(ctx);
@@ -24,11 +30,18 @@ export const diagnosticsTool = defineTool({
     const where = file ?? "the workspace";
     if (problems.length === 0) return ok(`No problems reported for ${where}.`);
     const shown = problems.slice(0, MAX_PROBLEMS);
-    const counts = (["error", "warning"] as const).map((s) => `${problems.filter((p) => p.severity === s).length} ${s}s`).join(", ");
+    const counts = (["error", "warning"] as const)
+      .map((s) => `${problems.filter((p) => p.severity === s).length} ${s}s`)
+      .join(", ");
     const more = problems.length > shown.length ? `\n(${problems.length - shown.length} more not shown)` : "";
     return ok(
       `${problems.length} problems in ${where} (${counts}):\n${shown.map(formatProblem).join("\n")}${more}`,
-      { kind: "table", columns: ["Where", "Severity", "Message"], rows: shown.map((p) => [`${p.path}:${p.line}:${p.column}`, p.severity, p.message.split("\n")[0]!]), ...(more ? { footer: more.trim() } : {}) },
+      {
+        kind: "table",
+        columns: ["Where", "Severity", "Message"],
+        rows: shown.map((p) => [`${p.path}:${p.line}:${p.column}`, p.severity, p.message.split("\n")[0]!]),
+        ...(more ? { footer: more.trim() } : {}),
+      },
       { count: problems.length },
     );
   },

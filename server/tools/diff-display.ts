@@ -3,7 +3,15 @@ import type { DiffFile } from "./define-tool";
 
 /** A unified diff for the review UI, with counts of added and removed lines. */
 export function diffFile(filePath: string, before: string, after: string, created: boolean): DiffFile {
-  const patch = structuredPatch(created ? "/dev/null" : `a/${filePath}`, `b/${filePath}`, before, after, undefined, undefined, { context: 3 });
+  const patch = structuredPatch(
+    created ? "/dev/null" : `a/${filePath}`,
+    `b/${filePath}`,
+    before,
+    after,
+    undefined,
+    undefined,
+    { context: 3 },
+  );
   let added = 0;
   let removed = 0;
   const lines = [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`];

@@ -46,10 +46,18 @@ export function applyEdit(text: string, spec: EditSpec, label: string): MatchOut
   const oldString = lf(spec.old_string);
   const newString = lf(spec.new_string);
   if (oldString === "") {
-    return { ok: false, code: "INVALID_INPUT", message: `old_string is empty but '${label}' already has content. Give the exact text to replace, or use write_file to replace the whole file.` };
+    return {
+      ok: false,
+      code: "INVALID_INPUT",
+      message: `old_string is empty but '${label}' already has content. Give the exact text to replace, or use write_file to replace the whole file.`,
+    };
   }
   if (oldString === newString) {
-    return { ok: false, code: "INVALID_INPUT", message: "old_string and new_string are identical, so there is nothing to change." };
+    return {
+      ok: false,
+      code: "INVALID_INPUT",
+      message: "old_string and new_string are identical, so there is nothing to change.",
+    };
   }
   const found = occurrences(text, oldString);
   if (found.length === 0) return { ok: false, code: "NO_MATCH", message: noMatchMessage(text, oldString, label) };
@@ -125,7 +133,8 @@ const MAX_COMPARISONS = 2_000_000;
 export function closestCandidates(text: string, oldString: string, limit: number): Candidate[] {
   const fileLines = text.split("\n");
   let wanted = oldString.split("\n");
-  if (fileLines.length * wanted.length > MAX_COMPARISONS) wanted = wanted.slice(0, Math.max(1, Math.floor(MAX_COMPARISONS / fileLines.length)));
+  if (fileLines.length * wanted.length > MAX_COMPARISONS)
+    wanted = wanted.slice(0, Math.max(1, Math.floor(MAX_COMPARISONS / fileLines.length)));
   const want = wanted.map((line) => {
     const grams = bigrams(line);
     return { grams, size: [...grams.values()].reduce((a, b) => a + b, 0), blank: line.trim() === "" };

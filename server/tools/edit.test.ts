@@ -85,7 +85,9 @@ describe("edit", () => {
     const s = await setup("u16.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("abc\n", "utf16le")]));
     const run = await s.run(editTool, { path: "u16.txt", old_string: "b", new_string: "B" });
     expect(run.error).toBeUndefined();
-    expect((await readFile(s.file)).equals(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("aBc\n", "utf16le")]))).toBe(true);
+    expect(
+      (await readFile(s.file)).equals(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("aBc\n", "utf16le")])),
+    ).toBe(true);
   });
 
   it("creates a missing file from an empty old_string, with parent folders", async () => {
@@ -94,7 +96,11 @@ describe("edit", () => {
     expect(run.error).toBeUndefined();
     expect(await readFile(path.join(s.root, "src/new/file.ts"), "utf8")).toBe("export {};\n");
     // The session wrote it, so it may edit it again without reading.
-    const again = await s.run(editTool, { path: "src/new/file.ts", old_string: "export {};", new_string: "export const x = 1;" });
+    const again = await s.run(editTool, {
+      path: "src/new/file.ts",
+      old_string: "export {};",
+      new_string: "export const x = 1;",
+    });
     expect(again.error).toBeUndefined();
   });
 

@@ -26,34 +26,49 @@ export const editTool = defineTool({
   description: DESCRIPTION,
   input: editInput,
   describe: (input) => `Edit ${input.path}`,
-  execute: withNewErrors((input) => [input.path], async (input, ctx) => {
-    const file = await loadFileIfExists(ctx, input.path);
-    if (!file) {
-      if (input.old_string !== "") {
-        throw new ToolFailure("NOT_FOUND", `'${input.path}' does not exist. Check the path (glob or ls can find it), or give an empty old_string to create the file.`);
+  execute: withNewErrors(
+    (input) => [input.path],
+    async (input, ctx) => {
+      const file = await loadFileIfExists(ctx, input.path);
+      if (!file) {
+        if (input.old_string !== "") {
+          throw new ToolFailure(
+            "NOT_FOUND",
+            `'${input.path}' does not exist. Check the path (glob or ls can find it), or give an empty old_string to create the file.`,
+          );
+        }
+        const { version } = await ctx.workspace.create(input.path, input.new_string.replace(/\r\n/g, "\n"), {
+          createParents: true,
+        });
+        const resolved = await ctx.workspace.resolve(input.path);
+        ctx.reads.recordWrite(resolved.path, version);
+        const diff = diffFile(resolved.requested, "", input.new_string, true);
+        return ok(
+          `Created '${resolved.requested}' ${changeSummary(diff)}.`,
+          { kind: "diff", files: [diff] },
+          { path: resolved.requested, created: true },
+        );
       }
-      const { version } = await ctx.workspace.create(input.path, input.new_string.replace(/\r\n/g, "\n"), { createParents: true });
-      const resolved = await ctx.workspace.resolve(input.path);
-      ctx.reads.recordWrite(resolved.path, version);
-      const diff = diffFile(resolved.requested, "", input.new_string, true);
-      return ok(`Created '${resolved.requested}' ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: resolved.requested, created: true });
-    }
-    assertFresh(ctx, file, "edit");
-    const { text } = editableText(file, "edit");
-    const label = file.resolved.requested;
-    let after: string;
-    let where = "";
-    if (input.old_string === "" && text === "") {
-      after = input.new_string.replace(/\r\n/g, "\n");
-    } else {
-      const outcome = applyEdit(text, input, label);
-      if (!outcome.ok) throw new ToolFailure(outcome.code, outcome.message);
-      after = outcome.text;
-      where = outcome.count === 1 ? ` at line ${outcome.lines[0]}` : ` (${outcome.count} occurrences, lines ${outcome.lines.slice(0, 10).join(", ")}${outcome.count > 10 ? ", …" : ""})`;
-    }
-    const { version } = await ctx.workspace.write(input.path, after, { expectedVersion: file.version });
-    ctx.reads.recordWrite(file.resolved.path, version);
-    const diff = diffFile(label, text, after, false);
-    return ok(`Edited '${label}'${where}: ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: label });
-  }),
+      assertFresh(ctx, file, "edit");
+      const { text } = editableText(file, "edit");
+      const label = file.resolved.requested;
+      let after: string;
+      let where = "";
+      if (input.old_string === "" && text === "") {
+        after = input.new_string.replace(/\r\n/g, "\n");
+      } else {
+        const outcome = applyEdit(text, input, label);
+        if (!outcome.ok) throw new ToolFailure(outcome.code, outcome.message);
+        after = outcome.text;
+        where =
+          outcome.count === 1
+            ? ` at line ${outcome.lines[0]}`
+            : ` (${outcome.count} occurrences, lines ${outcome.lines.slice(0, 10).join(", ")}${outcome.count > 10 ? ", …" : ""})`;
+      }
+      const { version } = await ctx.workspace.write(input.path, after, { expectedVersion: file.version });
+      ctx.reads.recordWrite(file.resolved.path, version);
+      const diff = diffFile(label, text, after, false);
+      return ok(`Edited '${label}'${where}: ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: label });
+    },
+  ),
 });

@@ -53,7 +53,10 @@ export function assertFresh(ctx: ToolContext, file: LoadedFile, toolName: string
 /** Text content of a loaded file with CRLF folded to LF (the form the model sees and edits). */
 export function editableText(file: LoadedFile, toolName: string): { text: string; eol: "\n" | "\r\n" } {
   if (file.decoded.kind === "binary") {
-    throw new ToolFailure("BINARY_FILE", `'${file.resolved.requested}' is a binary file; ${toolName} only changes text files.`);
+    throw new ToolFailure(
+      "BINARY_FILE",
+      `'${file.resolved.requested}' is a binary file; ${toolName} only changes text files.`,
+    );
   }
   if (file.decoded.lossy) {
     throw new ToolFailure(

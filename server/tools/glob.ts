@@ -31,8 +31,10 @@ export const globTool = defineTool({
   async execute(input, ctx) {
     const dir = await ctx.workspace.resolve(input.path ?? "");
     const info = await ctx.workspace.stat(dir.requested).catch(() => null);
-    if (!info) throw new ToolFailure("NOT_FOUND", `The folder '${dir.requested}' does not exist. List its parent with ls.`);
-    if (info.type !== "directory") throw new ToolFailure("NOT_A_DIRECTORY", `'${dir.requested}' is a file; give a folder as path.`);
+    if (!info)
+      throw new ToolFailure("NOT_FOUND", `The folder '${dir.requested}' does not exist. List its parent with ls.`);
+    if (info.type !== "directory")
+      throw new ToolFailure("NOT_A_DIRECTORY", `'${dir.requested}' is a file; give a folder as path.`);
     const files: { name: string; mtime: number }[] = [];
     const rg = await ctx.workspace.inFolder(dir.requested, (folder) =>
       runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(input.pattern)], {
@@ -50,14 +52,24 @@ export const globTool = defineTool({
     const newest = topByMtime(files, GLOB_LIMIT);
     const where = dir.requested === "" ? "the workspace" : `'${dir.requested}'`;
     if (files.length === 0) {
-      return ok(`No files match '${input.pattern}' in ${where} (files ignored by .gitignore are not searched).`, undefined, { count: 0 });
+      return ok(
+        `No files match '${input.pattern}' in ${where} (files ignored by .gitignore are not searched).`,
+        undefined,
+        { count: 0 },
+      );
     }
     const listed = newest.map((f) => prefix + f.name);
     const rest = files.length - listed.length;
-    const note = rest > 0 ? `\n[${rest} more files match, not listed. Use a narrower pattern or path to see them.]` : "";
+    const note =
+      rest > 0 ? `\n[${rest} more files match, not listed. Use a narrower pattern or path to see them.]` : "";
     return ok(
       `${listed.join("\n")}${note}`,
-      { kind: "table", columns: ["Path"], rows: listed.map((p) => [p]), ...(rest > 0 ? { footer: `${rest} more` } : {}) },
+      {
+        kind: "table",
+        columns: ["Path"],
+        rows: listed.map((p) => [p]),
+        ...(rest > 0 ? { footer: `${rest} more` } : {}),
+      },
       { count: files.length },
     );
   },
@@ -65,7 +77,8 @@ export const globTool = defineTool({
 
 /** The `limit` newest entries, newest first (a partial selection, not a full sort). */
 function topByMtime(files: { name: string; mtime: number }[], limit: number): { name: string; mtime: number }[] {
-  if (files.length <= limit * 4) return [...files].sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? -1 : 1)).slice(0, limit);
+  if (files.length <= limit * 4)
+    return [...files].sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? -1 : 1)).slice(0, limit);
   const top: { name: string; mtime: number }[] = [];
   let floor = Number.NEGATIVE_INFINITY;
   for (const f of files) {

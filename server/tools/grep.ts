@@ -17,19 +17,36 @@ export const grepTool = defineTool({
   description: DESCRIPTION,
   input: z.object({
     pattern: z.string().min(1).describe("Regular expression to search for."),
-    path: z.string().optional().describe("File or folder to search, relative to the workspace root (default: the root)."),
+    path: z
+      .string()
+      .optional()
+      .describe("File or folder to search, relative to the workspace root (default: the root)."),
     glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.tsx".'),
-    type: z.string().regex(/^[A-Za-z0-9_+-]+$/, "must be a ripgrep file type such as js, py or rust").optional().describe("Only files of this ripgrep type."),
-    output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe('Default "files_with_matches".'),
+    type: z
+      .string()
+      .regex(/^[A-Za-z0-9_+-]+$/, "must be a ripgrep file type such as js, py or rust")
+      .optional()
+      .describe("Only files of this ripgrep type."),
+    output_mode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe('Default "files_with_matches".'),
     "-i": z.boolean().optional().describe("Case-insensitive."),
     "-n": z.boolean().optional().describe("Line numbers in content mode (default true)."),
     "-A": z.number().int().min(0).max(100).optional().describe("Lines of context after each match (content mode)."),
     "-B": z.number().int().min(0).max(100).optional().describe("Lines of context before each match (content mode)."),
     "-C": z.number().int().min(0).max(100).optional().describe("Lines of context around each match (content mode)."),
-    head_limit: z.number().int().min(1).max(10_000).optional().describe(`Stop after this many output lines (default ${GREP_DEFAULT_LIMIT}).`),
+    head_limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe(`Stop after this many output lines (default ${GREP_DEFAULT_LIMIT}).`),
     multiline: z.boolean().optional().describe("Patterns may span lines."),
   }),
-  describe: (input) => `Search for ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ""}${input.glob ? ` (${input.glob})` : ""}`,
+  describe: (input) =>
+    `Search for ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ""}${input.glob ? ` (${input.glob})` : ""}`,
   async execute(input, ctx) {
     const target = await ctx.workspace.resolve(input.path ?? "");
     // Through the workspace: a FIFO named here is refused (rg would wait on it forever).
@@ -60,17 +77,30 @@ export const grepTool = defineTool({
     if (rg.exitCode === 2 && !rg.stopped && rg.lines.length === 0) {
       const why = rg.stderr.trim();
       if (/regex parse error|error parsing regex|unclosed|unrecognized escape/i.test(why)) {
-        throw new ToolFailure("INVALID_REGEX", `The pattern is not a valid regular expression:\n${why}\nFix it (escape special characters such as ( [ { . with a backslash) and retry.`);
+        throw new ToolFailure(
+          "INVALID_REGEX",
+          `The pattern is not a valid regular expression:\n${why}\nFix it (escape special characters such as ( [ { . with a backslash) and retry.`,
+        );
       }
-      if (/unrecognized file type/i.test(why)) throw new ToolFailure("INVALID_INPUT", `type: ${why}. Use a ripgrep type such as js, ts, py, rust, go, or use glob instead.`);
+      if (/unrecognized file type/i.test(why))
+        throw new ToolFailure(
+          "INVALID_INPUT",
+          `type: ${why}. Use a ripgrep type such as js, ts, py, rust, go, or use glob instead.`,
+        );
       throw new ToolFailure("INVALID_INPUT", `ripgrep refused the search: ${why}`);
     }
     const lines = rg.lines.map((line) => line.replace(/^\.\//, ""));
     if (mode !== "content") lines.sort();
     if (lines.length === 0) {
-      return ok(`No matches for ${JSON.stringify(input.pattern)}${target.requested ? ` in '${target.requested}'` : ""}.`, undefined, { matches: 0 });
+      return ok(
+        `No matches for ${JSON.stringify(input.pattern)}${target.requested ? ` in '${target.requested}'` : ""}.`,
+        undefined,
+        { matches: 0 },
+      );
     }
-    const note = rg.stopped ? `\n[Stopped after ${limit} lines; there are more. Narrow the search (path, glob, type, a more specific pattern) or raise head_limit.]` : "";
+    const note = rg.stopped
+      ? `\n[Stopped after ${limit} lines; there are more. Narrow the search (path, glob, type, a more specific pattern) or raise head_limit.]`
+      : "";
     const text = lines.join("\n");
     return ok(`${text}${note}`, { kind: "text", text: `${text}${note}` }, { lines: lines.length, more: rg.stopped });
   },

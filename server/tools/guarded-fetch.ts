@@ -64,7 +64,11 @@ export function onServerAllowList(allowHosts: readonly string[], hostname: strin
  * before connecting; so every connection passes it, redirects that fetch follows included.
  * `onRefused` hears each refusal (a WebSocket's error event does not carry its cause).
  */
-export function guardedAgent(allowHosts: readonly string[], resolve: Resolver = defaultResolve, onRefused?: (refusal: AddressRefusal) => void): Agent {
+export function guardedAgent(
+  allowHosts: readonly string[],
+  resolve: Resolver = defaultResolve,
+  onRefused?: (refusal: AddressRefusal) => void,
+): Agent {
   const refuse = (host: string, address: string, why: string) => {
     onRefused?.({ host, address, why });
     return new BlockedAddress(`${host}|${address}|${why}`);
@@ -72,7 +76,8 @@ export function guardedAgent(allowHosts: readonly string[], resolve: Resolver = 
   const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }));
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }));
         for (const a of addresses) {
           const why = blockedReason(a.address);
           if (why) return callback(refuse(hostname, a.address, why));
@@ -136,7 +141,13 @@ export function blockedAddressOf(error: unknown): AddressRefusal | null {
  * GET with redirects followed by hand, a time limit and a size cap. Each hop must pass the
  * project's network policy (`project`) by its host, then the address check when it connects.
  */
-export async function guardedFetch(input: string, policy: FetchPolicy, limits: FetchLimits, signal: AbortSignal, project: NetworkPolicy): Promise<Fetched> {
+export async function guardedFetch(
+  input: string,
+  policy: FetchPolicy,
+  limits: FetchLimits,
+  signal: AbortSignal,
+  project: NetworkPolicy,
+): Promise<Fetched> {
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const combined = AbortSignal.any([signal, timeout]);
   const redirects: string[] = [];
@@ -150,12 +161,18 @@ export async function guardedFetch(input: string, policy: FetchPolicy, limits: F
         method: "GET",
         dispatcher,
         signal: combined,
-        headers: { "user-agent": "Tandem/1.0 (web_fetch)", accept: "text/html,application/xhtml+xml,application/json,text/plain;q=0.9,*/*;q=0.8" },
+        headers: {
+          "user-agent": "Tandem/1.0 (web_fetch)",
+          accept: "text/html,application/xhtml+xml,application/json,text/plain;q=0.9,*/*;q=0.8",
+        },
       });
       if (response.statusCode >= 300 && response.statusCode < 400 && response.headers.location) {
         await response.body.dump();
         if (redirects.length >= limits.maxRedirects) {
-          throw new ToolFailure("FETCH_FAILED", `Too many redirects (more than ${limits.maxRedirects}); the last one pointed to ${String(response.headers.location)}.`);
+          throw new ToolFailure(
+            "FETCH_FAILED",
+            `Too many redirects (more than ${limits.maxRedirects}); the last one pointed to ${String(response.headers.location)}.`,
+          );
         }
         const next = parseUrl(new URL(String(response.headers.location), url).toString());
         redirects.push(next.toString());
@@ -185,7 +202,10 @@ export async function guardedFetch(input: string, policy: FetchPolicy, limits: F
     const b = blockedAddressOf(error);
     if (b) throw blocked(b.host, b.address, b.why);
     if (timeout.aborted && !signal.aborted) {
-      throw new ToolFailure("TIMEOUT", `${url} did not answer within ${limits.timeoutMs / 1000} s. Try again later or another source.`);
+      throw new ToolFailure(
+        "TIMEOUT",
+        `${url} did not answer within ${limits.timeoutMs / 1000} s. Try again later or another source.`,
+      );
     }
     if (signal.aborted) throw error;
     const message = (error as Error).message ?? String(error);
@@ -195,7 +215,10 @@ export async function guardedFetch(input: string, policy: FetchPolicy, limits: F
 }
 
 function tooLarge(url: URL, max: number): ToolFailure {
-  return new ToolFailure("TOO_LARGE", `${url} is larger than ${max / 1024 / 1024} MB, the web_fetch limit. Look for a smaller page or a specific section, or use an API that pages its results.`);
+  return new ToolFailure(
+    "TOO_LARGE",
+    `${url} is larger than ${max / 1024 / 1024} MB, the web_fetch limit. Look for a smaller page or a specific section, or use an API that pages its results.`,
+  );
 }
 
 export function parseUrl(input: string): URL {
@@ -208,7 +231,8 @@ export function parseUrl(input: string): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ToolFailure("INVALID_INPUT", `url: only http and https URLs can be fetched, not ${url.protocol}`);
   }
-  if (url.username || url.password) throw new ToolFailure("INVALID_INPUT", "url: URLs with credentials are not fetched.");
+  if (url.username || url.password)
+    throw new ToolFailure("INVALID_INPUT", "url: URLs with credentials are not fetched.");
   return url;
 }
 

@@ -34,7 +34,10 @@ export function htmlToMarkdown(html: string, url: string): Page {
 /** Links and images made absolute, so the model can follow them. */
 function absolutize(html: string, base: string): string {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
-  for (const [selector, attr] of [["a[href]", "href"], ["img[src]", "src"]] as const) {
+  for (const [selector, attr] of [
+    ["a[href]", "href"],
+    ["img[src]", "src"],
+  ] as const) {
     for (const element of document.querySelectorAll(selector)) {
       try {
         element.setAttribute(attr, new URL(element.getAttribute(attr) ?? "", base).toString());

@@ -1,10 +1,16 @@
-import { LanguageUnavailable, type Place, type ProjectLanguage, type SymbolEntry } from "@/server/language/project-language";
+import {
+  LanguageUnavailable,
+  type Place,
+  type ProjectLanguage,
+  type SymbolEntry,
+} from "@/server/language/project-language";
 import type { ToolContext } from "./define-tool";
 import { ToolFailure } from "./result";
 
 /** The project's language servers, or a failure that tells the model to use grep instead. */
 export function languageOf(ctx: ToolContext): ProjectLanguage {
-  if (!ctx.language) throw new ToolFailure("UNAVAILABLE", "Language servers are not available here. Use grep and read_file instead.");
+  if (!ctx.language)
+    throw new ToolFailure("UNAVAILABLE", "Language servers are not available here. Use grep and read_file instead.");
   return ctx.language;
 }
 
@@ -15,7 +21,10 @@ export async function asking<T>(query: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof ToolFailure) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new ToolFailure("UNAVAILABLE", `${error instanceof LanguageUnavailable ? "" : "The language server could not answer: "}${message}`);
+    throw new ToolFailure(
+      "UNAVAILABLE",
+      `${error instanceof LanguageUnavailable ? "" : "The language server could not answer: "}${message}`,
+    );
   }
 }
 
@@ -38,15 +47,23 @@ export async function findSymbol(language: ProjectLanguage, name: string): Promi
   const exact = found.filter((s) => s.name === name || `${s.container}.${s.name}` === name);
   if (exact.length === 0) {
     const near = found.slice(0, 5).map((s) => s.name);
-    throw new ToolFailure("NOT_FOUND", `No symbol named '${name}' was found.${near.length ? ` Close matches: ${near.join(", ")}.` : ""} Try symbols with a query, or give path, line and column.`);
+    throw new ToolFailure(
+      "NOT_FOUND",
+      `No symbol named '${name}' was found.${near.length ? ` Close matches: ${near.join(", ")}.` : ""} Try symbols with a query, or give path, line and column.`,
+    );
   }
   return exact;
 }
 
 /** A position given either as path+line+column or as a symbol name (its definition). */
-export async function positionOf(ctx: ToolContext, input: { path?: string; line?: number; column?: number; symbol?: string }): Promise<Array<{ path: string; line: number; column: number }>> {
+export async function positionOf(
+  ctx: ToolContext,
+  input: { path?: string; line?: number; column?: number; symbol?: string },
+): Promise<Array<{ path: string; line: number; column: number }>> {
   const language = languageOf(ctx);
-  if (input.path && input.line && input.column) return [{ path: await workspacePath(ctx, input.path), line: input.line, column: input.column }];
-  if (input.symbol) return (await findSymbol(language, input.symbol)).map((s) => ({ path: s.path, line: s.line, column: s.column }));
+  if (input.path && input.line && input.column)
+    return [{ path: await workspacePath(ctx, input.path), line: input.line, column: input.column }];
+  if (input.symbol)
+    return (await findSymbol(language, input.symbol)).map((s) => ({ path: s.path, line: s.line, column: s.column }));
   throw new ToolFailure("INVALID_INPUT", "Give either path, line and column, or symbol.");
 }

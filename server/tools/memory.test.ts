@@ -26,7 +26,8 @@ beforeAll(async () => {
   const bob = await env.createUser();
   users = { ann: ann.id, bob: bob.id };
   const teamId = (await ensurePersonalTeam(db, ann)).id;
-  const make = async (name: string) => (await db.project.create({ data: { name, ownerId: ann.id, teamId }, select: { id: true } })).id;
+  const make = async (name: string) =>
+    (await db.project.create({ data: { name, ownerId: ann.id, teamId }, select: { id: true } })).id;
   projects = { a: await make("A"), b: await make("B") };
 });
 afterAll(() => env.dispose());
@@ -44,13 +45,17 @@ describe("memory tool", () => {
     expect(await memories.listMemories(env.services.db, { scope: "project", projectId: projects.b })).toEqual([]);
     const ann = await as(users.ann, projects.b);
     await ann({ action: "store", key: "asked", value: "y" });
-    expect(await memories.listMemories(env.services.db, { scope: "project", projectId: projects.b })).toMatchObject([{ key: "asked", agentWritten: true, approvedBy: { id: users.ann } }]);
+    expect(await memories.listMemories(env.services.db, { scope: "project", projectId: projects.b })).toMatchObject([
+      { key: "asked", agentWritten: true, approvedBy: { id: users.ann } },
+    ]);
     await ann({ action: "delete", key: "asked" });
   });
 
   it("stores, retrieves, replaces and deletes", async () => {
     const ann = await as(users.ann, projects.a);
-    expect((await ann({ action: "store", key: "test-command", value: "npm run test:unit" })).llm).toMatch(/Stored project memory/);
+    expect((await ann({ action: "store", key: "test-command", value: "npm run test:unit" })).llm).toMatch(
+      /Stored project memory/,
+    );
     expect((await ann({ action: "retrieve", key: "test-command" })).llm).toBe("npm run test:unit");
     await ann({ action: "store", key: "test-command", value: "npx vitest run" });
     expect((await ann({ action: "retrieve", key: "test-command" })).llm).toBe("npx vitest run");
@@ -61,8 +66,16 @@ describe("memory tool", () => {
 
   it("ranks full-text matches with a 0–1 score that threshold filters", async () => {
     const ann = await as(users.ann, projects.a);
-    await ann({ action: "store", key: "database", value: "The project uses PostgreSQL 18 through Prisma with hand-written migrations." });
-    await ann({ action: "store", key: "postgres-tuning", value: "PostgreSQL needs shared_buffers raised; PostgreSQL connections are pooled." });
+    await ann({
+      action: "store",
+      key: "database",
+      value: "The project uses PostgreSQL 18 through Prisma with hand-written migrations.",
+    });
+    await ann({
+      action: "store",
+      key: "postgres-tuning",
+      value: "PostgreSQL needs shared_buffers raised; PostgreSQL connections are pooled.",
+    });
     await ann({ action: "store", key: "styling", value: "Components use CSS modules, never inline styles." });
     const all = await ann({ action: "search", query: "postgresql migrations" });
     const table = all.display as { rows: string[][] };
@@ -70,7 +83,11 @@ describe("memory tool", () => {
     expect(rows.map((r) => r.key)).toEqual(["database", "postgres-tuning"]);
     expect(rows.every((r) => r.score > 0 && r.score < 1)).toBe(true);
     expect(rows[0]!.score).toBeGreaterThan(rows[1]!.score);
-    const strict = await ann({ action: "search", query: "postgresql migrations", threshold: (rows[0]!.score + rows[1]!.score) / 2 });
+    const strict = await ann({
+      action: "search",
+      query: "postgresql migrations",
+      threshold: (rows[0]!.score + rows[1]!.score) / 2,
+    });
     expect((strict.display as { rows: string[][] }).rows.map((r) => r[1])).toEqual(["database"]);
     expect((await ann({ action: "search", query: "kubernetes" })).llm).toMatch(/No project memories match/);
   });
@@ -94,6 +111,8 @@ describe("memory tool", () => {
     const listed = await annA({ action: "list" });
     expect(listed.llm).toMatch(/- database: The project uses PostgreSQL/);
     const rows = await memories.listMemories(env.services.db, { scope: "project", projectId: projects.a });
-    expect(memoriesToMarkdown("Memory of A", rows)).toMatch(/^# Memory of A\n\n## database\n\nThe project uses PostgreSQL/);
+    expect(memoriesToMarkdown("Memory of A", rows)).toMatch(
+      /^# Memory of A\n\n## database\n\nThe project uses PostgreSQL/,
+    );
   });
 });

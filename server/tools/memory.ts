@@ -29,13 +29,17 @@ const input = z
     query: z.string().min(1).max(500).optional().describe("Words to search for (search)."),
     limit: z.number().int().min(1).max(50).optional().describe("Most results to return (search, default 10)."),
     threshold: z.number().min(0).max(1).optional().describe("Lowest score to return, 0–1 (search, default 0)."),
-    scope: z.enum(["project", "user"]).default("project").describe("`project`: shared with the project's members. `user`: your user's own, across projects."),
+    scope: z
+      .enum(["project", "user"])
+      .default("project")
+      .describe("`project`: shared with the project's members. `user`: your user's own, across projects."),
   })
   .superRefine((v, ctx) => {
     const need = (field: "key" | "value" | "query") => {
-      if (v[field] === undefined) ctx.addIssue({ code: "custom", path: [field], message: `${field} is required for action "${v.action}"` });
+      if (v[field] === undefined)
+        ctx.addIssue({ code: "custom", path: [field], message: `${field} is required for action "${v.action}"` });
     };
-    if (v.action === "store") (need("key"), need("value"));
+    if (v.action === "store") need("key"), need("value");
     if (v.action === "retrieve" || v.action === "delete") need("key");
     if (v.action === "search") need("query");
   });
@@ -60,21 +64,42 @@ export function memoryTool(store: MemoryStore) {
       "`user` is private to the user you work for. Keep entries short and factual; never store secrets.",
     input,
     needsApproval: (i) => (i.action === "store" && i.scope === "project" ? "always" : false),
-    describe: (i) => (i.action === "search" ? `Search memory: ${i.query}` : i.action === "list" ? `List ${i.scope} memory` : `Memory ${i.action}: ${i.key}`),
+    describe: (i) =>
+      i.action === "search"
+        ? `Search memory: ${i.query}`
+        : i.action === "list"
+          ? `List ${i.scope} memory`
+          : `Memory ${i.action}: ${i.key}`,
     async execute(i, ctx) {
       const owner = ownerOf(i.scope, ctx);
       switch (i.action) {
         case "store": {
           const approvedById = ctx.grant?.approvedById ?? null;
           if (i.scope === "project" && !approvedById) {
-            return failure("UNAVAILABLE", "Project memory is shared with the team: storing it needs a person's approval, and none was given for this call. Ask the user, or use scope \"user\".");
+            return failure(
+              "UNAVAILABLE",
+              'Project memory is shared with the team: storing it needs a person\'s approval, and none was given for this call. Ask the user, or use scope "user".',
+            );
           }
-          const row = await store.store(owner, { key: i.key!, value: i.value!, createdById: ctx.userId, agentWritten: true, approvedById });
-          return ok(`Stored ${i.scope} memory "${row.key}".`, { kind: "markdown", text: `**${row.key}** (${i.scope})\n\n${row.value}` });
+          const row = await store.store(owner, {
+            key: i.key!,
+            value: i.value!,
+            createdById: ctx.userId,
+            agentWritten: true,
+            approvedById,
+          });
+          return ok(`Stored ${i.scope} memory "${row.key}".`, {
+            kind: "markdown",
+            text: `**${row.key}** (${i.scope})\n\n${row.value}`,
+          });
         }
         case "retrieve": {
           const row = await store.retrieve(owner, i.key!);
-          if (!row) return failure("NOT_FOUND", `No ${i.scope} memory named "${i.key}". Use action "search" or "list" to find what exists.`);
+          if (!row)
+            return failure(
+              "NOT_FOUND",
+              `No ${i.scope} memory named "${i.key}". Use action "search" or "list" to find what exists.`,
+            );
           return ok(row.value, { kind: "markdown", text: `**${row.key}**\n\n${row.value}` });
         }
         case "delete": {
@@ -84,12 +109,22 @@ export function memoryTool(store: MemoryStore) {
         }
         case "list": {
           const rows = await store.list(owner);
-          const text = rows.length ? rows.map((m) => `- ${m.key}: ${m.value.split("\n")[0]!.slice(0, 120)}`).join("\n") : `No ${i.scope} memories yet.`;
-          return ok(text, { kind: "markdown", text: memoriesToMarkdown(`${i.scope === "project" ? "Project" : "Your"} memory`, rows) });
+          const text = rows.length
+            ? rows.map((m) => `- ${m.key}: ${m.value.split("\n")[0]!.slice(0, 120)}`).join("\n")
+            : `No ${i.scope} memories yet.`;
+          return ok(text, {
+            kind: "markdown",
+            text: memoriesToMarkdown(`${i.scope === "project" ? "Project" : "Your"} memory`, rows),
+          });
         }
         case "search": {
-          const hits = await store.search([owner], { query: i.query!, limit: i.limit ?? 10, threshold: i.threshold ?? 0 });
-          if (!hits.length) return ok(`No ${i.scope} memories match "${i.query}"${i.threshold ? ` with score ≥ ${i.threshold}` : ""}.`);
+          const hits = await store.search([owner], {
+            query: i.query!,
+            limit: i.limit ?? 10,
+            threshold: i.threshold ?? 0,
+          });
+          if (!hits.length)
+            return ok(`No ${i.scope} memories match "${i.query}"${i.threshold ? ` with score ≥ ${i.threshold}` : ""}.`);
           const lines = hits.map((h) => `- [${h.score.toFixed(2)}] ${h.key}: ${h.value}`);
           return ok(lines.join("\n"), {
             kind: "table",

@@ -10,7 +10,11 @@ const session = useToolSessions();
 async function threeFiles() {
   const s = await session();
   await mkdir(path.join(s.root, "src"));
-  const files = { "src/a.ts": "export const a = 1;\n", "src/b.ts": "export const b = 2;\nexport const bb = 2;\n", "c.md": "# Title\r\n\r\nText\r\n" };
+  const files = {
+    "src/a.ts": "export const a = 1;\n",
+    "src/b.ts": "export const b = 2;\nexport const bb = 2;\n",
+    "c.md": "# Title\r\n\r\nText\r\n",
+  };
   for (const [name, content] of Object.entries(files)) {
     await writeFile(path.join(s.root, name), content);
     await s.run(readFileTool, { path: name });

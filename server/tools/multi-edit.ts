@@ -29,65 +29,78 @@ export const multiEditTool = defineTool({
   input: z.object({ edits: z.array(editInput).min(1).max(200).describe("The edits, applied in order.") }),
   describe: (input) => {
     const files = [...new Set(input.edits.map((e) => e.path))];
-    return files.length === 1 ? `Edit ${files[0]} (${input.edits.length} changes)` : `Edit ${files.length} files (${input.edits.length} changes)`;
+    return files.length === 1
+      ? `Edit ${files[0]} (${input.edits.length} changes)`
+      : `Edit ${files.length} files (${input.edits.length} changes)`;
   },
-  execute: withNewErrors((input) => input.edits.map((e) => e.path), async (input, ctx) => {
-    const plans = new Map<string, PlannedFile>();
-    const failures: { index: number; code: ToolErrorCode; message: string }[] = [];
-    for (const [index, edit] of input.edits.entries()) {
-      try {
-        const resolved = await ctx.workspace.resolve(edit.path);
-        let plan = plans.get(resolved.path);
-        if (!plan) {
-          const file = await loadFileIfExists(ctx, edit.path);
-          if (file) {
-            assertFresh(ctx, file, "multi_edit");
-            const { text } = editableText(file, "multi_edit");
-            const format = file.decoded.kind === "text" ? { encoding: file.decoded.encoding, bom: file.decoded.bom, eol: file.decoded.eol } : DEFAULT_FORMAT;
-            plan = { label: resolved.requested, file, before: text, text, format };
-          } else if (edit.old_string === "") {
-            plan = { label: resolved.requested, file: null, before: "", text: "", format: DEFAULT_FORMAT };
-          } else {
-            throw new ToolFailure("NOT_FOUND", `'${edit.path}' does not exist. Check the path, or give an empty old_string to create it.`);
+  execute: withNewErrors(
+    (input) => input.edits.map((e) => e.path),
+    async (input, ctx) => {
+      const plans = new Map<string, PlannedFile>();
+      const failures: { index: number; code: ToolErrorCode; message: string }[] = [];
+      for (const [index, edit] of input.edits.entries()) {
+        try {
+          const resolved = await ctx.workspace.resolve(edit.path);
+          let plan = plans.get(resolved.path);
+          if (!plan) {
+            const file = await loadFileIfExists(ctx, edit.path);
+            if (file) {
+              assertFresh(ctx, file, "multi_edit");
+              const { text } = editableText(file, "multi_edit");
+              const format =
+                file.decoded.kind === "text"
+                  ? { encoding: file.decoded.encoding, bom: file.decoded.bom, eol: file.decoded.eol }
+                  : DEFAULT_FORMAT;
+              plan = { label: resolved.requested, file, before: text, text, format };
+            } else if (edit.old_string === "") {
+              plan = { label: resolved.requested, file: null, before: "", text: "", format: DEFAULT_FORMAT };
+            } else {
+              throw new ToolFailure(
+                "NOT_FOUND",
+                `'${edit.path}' does not exist. Check the path, or give an empty old_string to create it.`,
+              );
+            }
+            plans.set(resolved.path, plan);
           }
-          plans.set(resolved.path, plan);
+          if (edit.old_string === "" && plan.text === "") {
+            plan.text = edit.new_string.replace(/\r\n/g, "\n");
+            continue;
+          }
+          const outcome = applyEdit(plan.text, edit, plan.label);
+          if (!outcome.ok) throw new ToolFailure(outcome.code, outcome.message);
+          plan.text = outcome.text;
+        } catch (error) {
+          const result = resultFromError(error, ctx.signal);
+          failures.push({ index, code: result.error!.code, message: result.error!.message });
         }
-        if (edit.old_string === "" && plan.text === "") {
-          plan.text = edit.new_string.replace(/\r\n/g, "\n");
-          continue;
-        }
-        const outcome = applyEdit(plan.text, edit, plan.label);
-        if (!outcome.ok) throw new ToolFailure(outcome.code, outcome.message);
-        plan.text = outcome.text;
-      } catch (error) {
-        const result = resultFromError(error, ctx.signal);
-        failures.push({ index, code: result.error!.code, message: result.error!.message });
       }
-    }
-    if (failures.length > 0) {
-      const lines = failures.map((f) => `- edit ${f.index} (${input.edits[f.index]!.path}): [${f.code}] ${f.message}`);
-      return failure(
-        failures[0]!.code,
-        `${failures.length} of ${input.edits.length} edits failed, so no file was changed:\n${lines.join("\n")}\nFix these edits and send the whole set again.`,
-        { failedIndexes: failures.map((f) => f.index) },
+      if (failures.length > 0) {
+        const lines = failures.map(
+          (f) => `- edit ${f.index} (${input.edits[f.index]!.path}): [${f.code}] ${f.message}`,
+        );
+        return failure(
+          failures[0]!.code,
+          `${failures.length} of ${input.edits.length} edits failed, so no file was changed:\n${lines.join("\n")}\nFix these edits and send the whole set again.`,
+          { failedIndexes: failures.map((f) => f.index) },
+        );
+      }
+      const changed = [...plans.entries()].filter(([, plan]) => plan.file === null || plan.text !== plan.before);
+      const writes: FileWrite[] = changed.map(([, plan]) => ({
+        path: plan.label,
+        bytes: encode(plan.text, plan.format),
+        expectedVersion: plan.file ? plan.file.version : null,
+      }));
+      const { versions } = await commitFiles(ctx.workspace, writes);
+      const diffs: DiffFile[] = changed.map(([key, plan], i) => {
+        ctx.reads.recordWrite(key, versions[i]!);
+        return diffFile(plan.label, plan.before, plan.text, plan.file === null);
+      });
+      const summary = diffs.map((d) => `- ${d.path}: ${changeSummary(d)}`).join("\n");
+      return ok(
+        `Applied ${input.edits.length} edits to ${diffs.length} file${diffs.length === 1 ? "" : "s"}:\n${summary}`,
+        { kind: "diff", files: diffs },
+        { paths: diffs.map((d) => d.path) },
       );
-    }
-    const changed = [...plans.entries()].filter(([, plan]) => plan.file === null || plan.text !== plan.before);
-    const writes: FileWrite[] = changed.map(([, plan]) => ({
-      path: plan.label,
-      bytes: encode(plan.text, plan.format),
-      expectedVersion: plan.file ? plan.file.version : null,
-    }));
-    const { versions } = await commitFiles(ctx.workspace, writes);
-    const diffs: DiffFile[] = changed.map(([key, plan], i) => {
-      ctx.reads.recordWrite(key, versions[i]!);
-      return diffFile(plan.label, plan.before, plan.text, plan.file === null);
-    });
-    const summary = diffs.map((d) => `- ${d.path}: ${changeSummary(d)}`).join("\n");
-    return ok(
-      `Applied ${input.edits.length} edits to ${diffs.length} file${diffs.length === 1 ? "" : "s"}:\n${summary}`,
-      { kind: "diff", files: diffs },
-      { paths: diffs.map((d) => d.path) },
-    );
-  }),
+    },
+  ),
 });

@@ -39,7 +39,17 @@ describe("new errors after an agent's edit (scripted model, real agent loop)", (
     model.load({
       replies: [
         { text: "Reading. ", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "src/a.ts" } }] },
-        { match: "export const small", text: "Editing. ", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "src/a.ts", old_string: "area(1, 2)", new_string: 'area(1, "2")' } }] },
+        {
+          match: "export const small",
+          text: "Editing. ",
+          toolCalls: [
+            {
+              id: "call_edit",
+              name: "edit",
+              arguments: { path: "src/a.ts", old_string: "area(1, 2)", new_string: 'area(1, "2")' },
+            },
+          ],
+        },
         { match: "new error", text: "I broke it; fixing next." },
       ],
     });
@@ -47,9 +57,14 @@ describe("new errors after an agent's edit (scripted model, real agent loop)", (
     await caller.session.send({ sessionId, text: "Make small use a string" });
     await env.services.agent.idle(sessionId);
     const results = (await listEvents(env.services.db, sessionId)).filter((e) => e.type === "tool_result");
-    const edit = results.find((e) => e.payload.toolName === "edit")!.payload as { llm: string; display: { problems?: { line: number; code: number }[] } };
+    const edit = results.find((e) => e.payload.toolName === "edit")!.payload as {
+      llm: string;
+      display: { problems?: { line: number; code: number }[] };
+    };
     expect(edit.llm).toContain("The change introduced 1 new error:");
-    expect(edit.llm).toMatch(/src\/a\.ts:2:30 error \[typescript 2345\]: Argument of type 'string' is not assignable to parameter of type 'number'/);
+    expect(edit.llm).toMatch(
+      /src\/a\.ts:2:30 error \[typescript 2345\]: Argument of type 'string' is not assignable to parameter of type 'number'/,
+    );
     expect(edit.display.problems).toEqual([expect.objectContaining({ line: 2, code: 2345 })]);
   }, 90_000);
 });
@@ -75,7 +90,11 @@ describe("new errors after multi_edit and write_file", () => {
     expect(run.llm).toMatch(/src\/b\.ts:2:\d+ error \[typescript 2554\]: Expected 2 arguments, but got 1/);
     expect(run.llm).not.toContain("src/broken.ts:1");
 
-    const write = await s.run(writeFileTool, { path: "src/c.ts", content: "export const ok: number = 1;\n" }, { language });
+    const write = await s.run(
+      writeFileTool,
+      { path: "src/c.ts", content: "export const ok: number = 1;\n" },
+      { language },
+    );
     expect(write.llm).not.toContain("new error");
     const fixed = await s.run(writeFileTool, { path: "src/b.ts", content: TS_PROJECT["src/b.ts"]! }, { language });
     expect(fixed.llm).not.toContain("new error");

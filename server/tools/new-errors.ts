@@ -14,7 +14,10 @@ export function formatProblem(p: Problem): string {
  * (in the model's text and in the diff card). Without language servers, or when they fail, the
  * tool's result is returned as it is: a missing report must never fail an edit.
  */
-export function withNewErrors<I>(pathsOf: (input: I) => string[], execute: (input: I, ctx: ToolContext) => Promise<ToolResult>) {
+export function withNewErrors<I>(
+  pathsOf: (input: I) => string[],
+  execute: (input: I, ctx: ToolContext) => Promise<ToolResult>,
+) {
   return async (input: I, ctx: ToolContext): Promise<ToolResult> => {
     const language = ctx.language;
     if (!language) return execute(input, ctx);
@@ -31,7 +34,10 @@ export function withNewErrors<I>(pathsOf: (input: I) => string[], execute: (inpu
     const shown = introduced.slice(0, MAX_NEW_ERRORS);
     const more = introduced.length > shown.length ? `\n(and ${introduced.length - shown.length} more)` : "";
     const note = `\n\nThe change introduced ${introduced.length} new error${introduced.length === 1 ? "" : "s"}:\n${shown.map(formatProblem).join("\n")}${more}`;
-    const llm = typeof result.llm === "string" ? result.llm + note : [...result.llm, { type: "text" as const, text: note.trimStart() }];
+    const llm =
+      typeof result.llm === "string"
+        ? result.llm + note
+        : [...result.llm, { type: "text" as const, text: note.trimStart() }];
     const display = result.display.kind === "diff" ? { ...result.display, problems: shown } : result.display;
     return { ...result, llm, display, meta: { ...result.meta, newErrors: introduced.length } };
   };

@@ -23,8 +23,17 @@ export function noteTool(store: NoteStore) {
     }),
     describe: (i) => `Note: ${i.title}`,
     async execute(i, ctx) {
-      const note = await store.save({ sessionId: ctx.sessionId, title: i.title, content: i.content, updatedById: null });
-      return ok(`Saved note "${note.title}".`, { kind: "markdown", text: `### ${note.title}\n\n${note.content}` }, { noteId: note.id });
+      const note = await store.save({
+        sessionId: ctx.sessionId,
+        title: i.title,
+        content: i.content,
+        updatedById: null,
+      });
+      return ok(
+        `Saved note "${note.title}".`,
+        { kind: "markdown", text: `### ${note.title}\n\n${note.content}` },
+        { noteId: note.id },
+      );
     },
   });
 }

@@ -26,7 +26,9 @@ export function workspaceOutputStore(workspace: Workspace, sessionId: string): O
     ready ??= (async () => {
       await workspace.resolve(relativeDir);
       await mkdirBeneath(workspace.root, relativeDir);
-      await atomicWriteBeneath(workspace.root, ".tandem/.gitignore", Buffer.from("*\n"), { exclusive: true }).catch(() => undefined);
+      await atomicWriteBeneath(workspace.root, ".tandem/.gitignore", Buffer.from("*\n"), { exclusive: true }).catch(
+        () => undefined,
+      );
     })();
     ready.catch(() => (ready = undefined));
     return ready;

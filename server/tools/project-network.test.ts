@@ -17,7 +17,11 @@ beforeAll(async () => {
   site = createServer((req, res) => {
     reached.push(req.url ?? "");
     res.setHeader("content-type", req.url?.startsWith("/searx") ? "application/json" : "text/plain");
-    res.end(req.url?.startsWith("/searx") ? JSON.stringify({ results: [{ title: "hit", url: "https://a.example", content: "x" }] }) : "the project's secret page");
+    res.end(
+      req.url?.startsWith("/searx")
+        ? JSON.stringify({ results: [{ title: "hit", url: "https://a.example", content: "x" }] })
+        : "the project's secret page",
+    );
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   const port = (site.address() as AddressInfo).port;
@@ -31,10 +35,13 @@ afterAll(async () => {
   site.close();
 });
 
-const setPolicy = (policy: "off" | "allow-list" | "open", allowHosts: string[] = []) => h.caller.network.update({ projectId: h.project.id, policy, allowHosts });
+const setPolicy = (policy: "off" | "allow-list" | "open", allowHosts: string[] = []) =>
+  h.caller.network.update({ projectId: h.project.id, policy, allowHosts });
 
 async function agentCalls(name: "web_fetch" | "web_search", args: Record<string, unknown>) {
-  const session = await h.newSession({ replies: [{ toolCalls: [{ id: "c1", name, arguments: args }] }, { match: "", text: "done" }] });
+  const session = await h.newSession({
+    replies: [{ toolCalls: [{ id: "c1", name, arguments: args }] }, { match: "", text: "done" }],
+  });
   const events = await h.send(session.id, `use ${name}`);
   return { result: only(events, "tool_result")[0]!.payload, events };
 }

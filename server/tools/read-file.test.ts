@@ -82,7 +82,9 @@ describe("read_file", () => {
       expect(run.llm).not.toContain("\u0000");
     }
     // A hex summary of the first bytes, as xxd shows them.
-    expect((await s.run(readFileTool, { path: "noext" })).llm).toMatch(/00000000: 7f 45 4c 46 00 00 00 01 +\.ELF\.\.\.\./);
+    expect((await s.run(readFileTool, { path: "noext" })).llm).toMatch(
+      /00000000: 7f 45 4c 46 00 00 00 01 +\.ELF\.\.\.\./,
+    );
   });
 
   it("returns an image as an image part, or a description for models without vision", async () => {

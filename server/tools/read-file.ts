@@ -9,8 +9,13 @@ export const DEFAULT_READ_LINES = 2000;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 const IMAGE_TYPES: Record<string, string> = {
-  ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-  ".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".bmp": "image/bmp",
+  ".svg": "image/svg+xml",
 };
 
 const DESCRIPTION = `Reads a file from the workspace.
@@ -48,18 +53,31 @@ export const readFileTool = defineTool({
       ctx.reads.recordRead(file.resolved.path, file.version, "binary");
       const what = file.decoded.mime ? `${file.decoded.mime}, ` : "";
       const message = `'${label}' is a binary file (${what}${formatSize(file.bytes.length)}). Its first ${Math.min(HEX_BYTES, file.bytes.length)} bytes:\n${hexSummary(file.bytes.subarray(0, HEX_BYTES))}\nUse the shell to inspect more (file, xxd | head, unzip -l, …).`;
-      return ok(message, { kind: "text", text: `Binary file ${label} (${formatSize(file.bytes.length)})` }, { path: label, binary: true });
+      return ok(
+        message,
+        { kind: "text", text: `Binary file ${label} (${formatSize(file.bytes.length)})` },
+        { path: label, binary: true },
+      );
     }
     const content = file.decoded.eol === "\r\n" ? file.decoded.content.replace(/\r\n/g, "\n") : file.decoded.content;
     const result = textResult(ctx, file, content, offset, limit, view, "");
     if (file.decoded.lossy && typeof result.llm === "string" && !result.error) {
-      result.llm += "\n[This file has bytes that are not valid UTF-8, shown as �. edit and write_file refuse it; use the shell to change it.]";
+      result.llm +=
+        "\n[This file has bytes that are not valid UTF-8, shown as �. edit and write_file refuse it; use the shell to change it.]";
     }
     return result;
   },
 });
 
-function textResult(ctx: ToolContext, file: LoadedFile, content: string, offset: number, limit: number, view: string, kind: string): ToolResult {
+function textResult(
+  ctx: ToolContext,
+  file: LoadedFile,
+  content: string,
+  offset: number,
+  limit: number,
+  view: string,
+  kind: string,
+): ToolResult {
   const label = file.resolved.requested;
   const window = numberLines(content, offset, limit);
   if (window.total === 0) {
@@ -67,7 +85,10 @@ function textResult(ctx: ToolContext, file: LoadedFile, content: string, offset:
     return ok(`'${label}' is empty.`, { kind: "text", text: `Read ${label} (empty)` }, { path: label, lines: 0 });
   }
   if (offset > window.total) {
-    throw new ToolFailure("INVALID_INPUT", `offset ${offset} is past the end of '${label}', which has ${window.total} lines. Use an offset from 1 to ${window.total}.`);
+    throw new ToolFailure(
+      "INVALID_INPUT",
+      `offset ${offset} is past the end of '${label}', which has ${window.total} lines. Use an offset from 1 to ${window.total}.`,
+    );
   }
   const repeated = ctx.reads.recordRead(file.resolved.path, file.version, view);
   const range = `lines ${offset}-${window.end} of ${window.total}`;
@@ -79,22 +100,37 @@ function textResult(ctx: ToolContext, file: LoadedFile, content: string, offset:
     );
   }
   const notes: string[] = [];
-  if (window.end < window.total) notes.push(`[Showing ${range}. To read more, call read_file with offset=${window.end + 1}.]`);
-  if (window.cutLines > 0) notes.push(`[${window.cutLines} line(s) longer than 2000 characters were cut; use grep or the shell to see them whole.]`);
+  if (window.end < window.total)
+    notes.push(`[Showing ${range}. To read more, call read_file with offset=${window.end + 1}.]`);
+  if (window.cutLines > 0)
+    notes.push(
+      `[${window.cutLines} line(s) longer than 2000 characters were cut; use grep or the shell to see them whole.]`,
+    );
   const header = kind ? `[${kind} of '${label}']\n` : "";
   const llm = `${header}${window.text}${notes.length ? `\n${notes.join("\n")}` : ""}`;
-  return ok(llm, { kind: "text", text: `Read ${label} (${range})` }, { path: label, lines: window.end - offset + 1, totalLines: window.total });
+  return ok(
+    llm,
+    { kind: "text", text: `Read ${label} (${range})` },
+    { path: label, lines: window.end - offset + 1, totalLines: window.total },
+  );
 }
 
 function readImage(ctx: ToolContext, file: LoadedFile, mediaType: string): ToolResult {
   const label = file.resolved.requested;
   if (file.bytes.length > MAX_IMAGE_BYTES) {
-    throw new ToolFailure("TOO_LARGE", `'${label}' is ${formatSize(file.bytes.length)}; images over ${formatSize(MAX_IMAGE_BYTES)} are not sent to the model. Resize it in the shell first if you need to see it.`);
+    throw new ToolFailure(
+      "TOO_LARGE",
+      `'${label}' is ${formatSize(file.bytes.length)}; images over ${formatSize(MAX_IMAGE_BYTES)} are not sent to the model. Resize it in the shell first if you need to see it.`,
+    );
   }
   ctx.reads.recordRead(file.resolved.path, file.version, "image");
   const display = { kind: "image" as const, path: label, mediaType, size: file.bytes.length };
   if (ctx.modelAcceptsImages === false) {
-    return ok(`'${label}' is an image (${mediaType}, ${formatSize(file.bytes.length)}). The current model cannot view images.`, display, { path: label });
+    return ok(
+      `'${label}' is an image (${mediaType}, ${formatSize(file.bytes.length)}). The current model cannot view images.`,
+      display,
+      { path: label },
+    );
   }
   return ok(
     [
@@ -113,7 +149,10 @@ function hexSummary(bytes: Uint8Array): string {
   const lines: string[] = [];
   for (let at = 0; at < bytes.length; at += 16) {
     const row = [...bytes.subarray(at, at + 16)];
-    const hex = row.map((b) => b.toString(16).padStart(2, "0")).join(" ").padEnd(47);
+    const hex = row
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join(" ")
+      .padEnd(47);
     const ascii = row.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
     lines.push(`${at.toString(16).padStart(8, "0")}: ${hex}  ${ascii}`);
   }
@@ -127,6 +166,9 @@ async function pdfText(bytes: Buffer, label: string): Promise<string> {
     const { text } = await extractText(pdf, { mergePages: false });
     return text.map((page, i) => `--- Page ${i + 1} ---\n${page}`).join("\n");
   } catch (error) {
-    throw new ToolFailure("BINARY_FILE", `'${label}' could not be read as a PDF (${(error as Error).message}). It may be damaged or encrypted.`);
+    throw new ToolFailure(
+      "BINARY_FILE",
+      `'${label}' could not be read as a PDF (${(error as Error).message}). It may be damaged or encrypted.`,
+    );
   }
 }

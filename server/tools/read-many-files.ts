@@ -27,7 +27,10 @@ async function expand(ctx: ToolContext, entries: string[]): Promise<{ files: str
   };
   for (const entry of entries) {
     if (isPattern(entry)) {
-      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(entry)], { root: ctx.workspace.root, signal: ctx.signal });
+      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--glob", anchoredGlob(entry)], {
+        root: ctx.workspace.root,
+        signal: ctx.signal,
+      });
       if (rg.lines.length === 0) notes.push(`No files match '${entry}'.`);
       rg.lines.sort().forEach(add);
       continue;
@@ -36,8 +39,15 @@ async function expand(ctx: ToolContext, entries: string[]): Promise<{ files: str
     const info = await ctx.workspace.stat(entry).catch(() => null);
     if (info?.type === "directory") {
       const under = resolved.requested === "" ? "" : `${resolved.requested}/`;
-      const rg = await runRipgrep([...RG_BASE_ARGS, "--files", "--", resolved.requested === "" ? "." : resolved.requested], { root: ctx.workspace.root, signal: ctx.signal });
-      rg.lines.map((l) => l.replace(/^\.\//, "")).filter((l) => l.startsWith(under)).sort().forEach(add);
+      const rg = await runRipgrep(
+        [...RG_BASE_ARGS, "--files", "--", resolved.requested === "" ? "." : resolved.requested],
+        { root: ctx.workspace.root, signal: ctx.signal },
+      );
+      rg.lines
+        .map((l) => l.replace(/^\.\//, ""))
+        .filter((l) => l.startsWith(under))
+        .sort()
+        .forEach(add);
     } else {
       add(resolved.requested);
     }
@@ -50,13 +60,21 @@ export const readManyFilesTool = defineTool({
   kind: "read",
   description: DESCRIPTION,
   input: z.object({
-    paths: z.array(z.string().min(1)).min(1).max(200).describe("Files, folders or glob patterns, relative to the workspace root."),
+    paths: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(200)
+      .describe("Files, folders or glob patterns, relative to the workspace root."),
   }),
-  describe: (input) => (input.paths.length === 1 ? `Read ${input.paths[0]}` : `Read ${input.paths.length} paths (${input.paths.slice(0, 3).join(", ")}${input.paths.length > 3 ? ", …" : ""})`),
+  describe: (input) =>
+    input.paths.length === 1
+      ? `Read ${input.paths[0]}`
+      : `Read ${input.paths.length} paths (${input.paths.slice(0, 3).join(", ")}${input.paths.length > 3 ? ", …" : ""})`,
   async execute(input, ctx) {
     const { files, notes } = await expand(ctx, input.paths);
     const chosen = files.slice(0, MAX_FILES);
-    if (files.length > MAX_FILES) notes.push(`${files.length - MAX_FILES} more files matched and were not read; ask for them in another call.`);
+    if (files.length > MAX_FILES)
+      notes.push(`${files.length - MAX_FILES} more files matched and were not read; ask for them in another call.`);
     const sections: string[] = [];
     const skipped: string[] = [];
     let read = 0;
@@ -64,13 +82,19 @@ export const readManyFilesTool = defineTool({
       try {
         const loaded = await loadFile(ctx, file);
         if (loaded.decoded.kind === "binary" || /\.(pdf|png|jpe?g|gif|webp|bmp|svg)$/i.test(file)) {
-          skipped.push(`${file} (binary${loaded.decoded.kind === "binary" && loaded.decoded.mime ? `, ${loaded.decoded.mime}` : ""}; use read_file for images and PDFs)`);
+          skipped.push(
+            `${file} (binary${loaded.decoded.kind === "binary" && loaded.decoded.mime ? `, ${loaded.decoded.mime}` : ""}; use read_file for images and PDFs)`,
+          );
           continue;
         }
-        const content = loaded.decoded.eol === "\r\n" ? loaded.decoded.content.replace(/\r\n/g, "\n") : loaded.decoded.content;
+        const content =
+          loaded.decoded.eol === "\r\n" ? loaded.decoded.content.replace(/\r\n/g, "\n") : loaded.decoded.content;
         const window = numberLines(content, 1, DEFAULT_READ_LINES);
         ctx.reads.recordRead(loaded.resolved.path, loaded.version, `1:${DEFAULT_READ_LINES}`);
-        const cut = window.end < window.total ? `\n[Showing lines 1-${window.end} of ${window.total}; use read_file with offset=${window.end + 1} for more.]` : "";
+        const cut =
+          window.end < window.total
+            ? `\n[Showing lines 1-${window.end} of ${window.total}; use read_file with offset=${window.end + 1} for more.]`
+            : "";
         sections.push(`--- ${loaded.resolved.requested} ---\n${window.total === 0 ? "(empty)" : window.text}${cut}`);
         read++;
       } catch (error) {
@@ -82,6 +106,13 @@ export const readManyFilesTool = defineTool({
     if (read === 0 && skipped.length === 0 && notes.length > 0) return ok(notes.join("\n"), undefined, { files: 0 });
     const tail = [...(skipped.length ? [`Skipped:\n${skipped.map((s) => `- ${s}`).join("\n")}`] : []), ...notes];
     const llm = [...sections, ...tail].join("\n\n");
-    return ok(llm, { kind: "text", text: `Read ${read} file${read === 1 ? "" : "s"}${skipped.length ? `, skipped ${skipped.length}` : ""}` }, { files: read, skipped: skipped.length });
+    return ok(
+      llm,
+      {
+        kind: "text",
+        text: `Read ${read} file${read === 1 ? "" : "s"}${skipped.length ? `, skipped ${skipped.length}` : ""}`,
+      },
+      { files: read, skipped: skipped.length },
+    );
   },
 });

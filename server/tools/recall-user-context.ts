@@ -6,7 +6,10 @@ import { ok } from "./result";
 // recall_user_context: the memories of the user the agent works for (the user scope of the
 // memory store) that bear on a topic: their preferences, habits and context across projects.
 
-export type UserMemorySearch = (owners: MemoryOwner[], input: { query: string; limit: number; threshold: number }) => Promise<MemoryHit[]>;
+export type UserMemorySearch = (
+  owners: MemoryOwner[],
+  input: { query: string; limit: number; threshold: number },
+) => Promise<MemoryHit[]>;
 
 export function recallUserContextTool(search: UserMemorySearch) {
   return defineTool({
@@ -15,7 +18,9 @@ export function recallUserContextTool(search: UserMemorySearch) {
     description:
       "Recall what you know about the user you are working for that bears on a topic: their preferences, conventions and " +
       "context, remembered across projects (their own memories, not the project's). Call it before decisions that depend on taste.",
-    input: z.object({ topic: z.string().min(1).max(300).describe("The topic, e.g. `commit messages` or `testing style`.") }),
+    input: z.object({
+      topic: z.string().min(1).max(300).describe("The topic, e.g. `commit messages` or `testing style`."),
+    }),
     describe: (i) => `Recall user context: ${i.topic}`,
     async execute(i, ctx) {
       const hits = await search([{ scope: "user", userId: ctx.userId }], { query: i.topic, limit: 10, threshold: 0 });

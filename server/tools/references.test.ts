@@ -13,6 +13,7 @@ describe("references", () => {
     const language = languageFor(s.ctx.workspace);
     const run = await s.run(referencesTool, { symbol: "area" }, { language });
     expect(run.llm).toMatch(/^5 references in 3 files:/);
-    for (const place of ["src/shapes.ts:1:17", "src/a.ts:1:10", "src/a.ts:2:22", "src/b.ts:1:10", "src/b.ts:2:22"]) expect(run.llm).toContain(place);
+    for (const place of ["src/shapes.ts:1:17", "src/a.ts:1:10", "src/a.ts:2:22", "src/b.ts:1:10", "src/b.ts:2:22"])
+      expect(run.llm).toContain(place);
   }, 60_000);
 });

@@ -12,7 +12,8 @@ export const referencesTool = defineTool({
   kind: "search",
   description: DESCRIPTION,
   input: positionInput,
-  describe: (input) => (input.symbol ? `References to ${input.symbol}` : `References at ${input.path}:${input.line}:${input.column}`),
+  describe: (input) =>
+    input.symbol ? `References to ${input.symbol}` : `References at ${input.path}:${input.line}:${input.column}`,
   async execute(input, ctx) {
     const language = languageOf(ctx);
     const positions = (await positionOf(ctx, input)).slice(0, 3);
@@ -25,10 +26,18 @@ export const referencesTool = defineTool({
         places.push(place);
       }
     }
-    if (places.length === 0) throw new ToolFailure("NOT_FOUND", "No references found. Check the position points at a symbol (read_file shows line numbers).");
+    if (places.length === 0)
+      throw new ToolFailure(
+        "NOT_FOUND",
+        "No references found. Check the position points at a symbol (read_file shows line numbers).",
+      );
     const shown = places.slice(0, MAX_REFERENCES);
     const files = new Set(places.map((p) => p.path)).size;
     const more = places.length > shown.length ? `\n(${places.length - shown.length} more)` : "";
-    return ok(`${places.length} references in ${files} file${files === 1 ? "" : "s"}:\n${shown.map(formatPlace).join("\n")}${more}`, undefined, { count: places.length });
+    return ok(
+      `${places.length} references in ${files} file${files === 1 ? "" : "s"}:\n${shown.map(formatPlace).join("\n")}${more}`,
+      undefined,
+      { count: places.length },
+    );
   },
 });

@@ -36,7 +36,21 @@ describe("buildToolSet", () => {
   it("has every core tool, web_search only with a backend", () => {
     const set = buildToolSet();
     expect(names(set)).toEqual(CORE_TOOLS.map((t) => t.name));
-    expect(names(set)).toEqual(expect.arrayContaining(["read_file", "edit", "multi_edit", "write_file", "glob", "grep", "ls", "shell", "web_fetch", "read_many_files", "think"]));
+    expect(names(set)).toEqual(
+      expect.arrayContaining([
+        "read_file",
+        "edit",
+        "multi_edit",
+        "write_file",
+        "glob",
+        "grep",
+        "ls",
+        "shell",
+        "web_fetch",
+        "read_many_files",
+        "think",
+      ]),
+    );
     expect(names(set)).not.toContain("web_search");
     expect(names(buildToolSet({ webSearch: { kind: "searxng", url: "http://search.local" } }))).toContain("web_search");
   });
@@ -49,13 +63,18 @@ describe("buildToolSet", () => {
     const set = buildToolSet({ coreTools: ["read_file"], extraTools: [extra, clash], excludeTools: [] });
     expect(names(set)).toEqual(["read_file", "mcp__docs__search", "think"]);
     expect(buildToolSet({ extraTools: [clash] }).think!.description).not.toBe("impostor");
-    expect(names(buildToolSet({ extraTools: [extra], excludeTools: ["mcp__docs__search"] }))).not.toContain("mcp__docs__search");
+    expect(names(buildToolSet({ extraTools: [extra], excludeTools: ["mcp__docs__search"] }))).not.toContain(
+      "mcp__docs__search",
+    );
   });
 
   it("gives every core tool a one-line description of a call", () => {
     const samples: Record<string, unknown> = {
-      read_file: { path: "src/app.ts" }, edit: { path: "src/app.ts", old_string: "a", new_string: "b" },
-      shell: { command: "npm test" }, web_fetch: { url: "https://example.com/page" }, glob: { pattern: "**/*.ts" },
+      read_file: { path: "src/app.ts" },
+      edit: { path: "src/app.ts", old_string: "a", new_string: "b" },
+      shell: { command: "npm test" },
+      web_fetch: { url: "https://example.com/page" },
+      glob: { pattern: "**/*.ts" },
     };
     const set = buildToolSet();
     expect(describeCall(set.read_file!, samples.read_file)).toBe("Read src/app.ts");
@@ -71,7 +90,10 @@ describe("runTool", () => {
     const s = await session();
     let ran = false;
     const tool = defineTool({
-      name: "probe", kind: "read", description: "", describe: () => "probe",
+      name: "probe",
+      kind: "read",
+      description: "",
+      describe: () => "probe",
       input: z.object({ path: z.string(), limit: z.number().int().optional() }),
       async execute() {
         ran = true;
@@ -88,7 +110,14 @@ describe("runTool", () => {
   it("turns thrown failures into results with codes, and unexpected errors into INTERNAL", async () => {
     const s = await session();
     const failing = (error: unknown) =>
-      defineTool({ name: "f", kind: "read", description: "", describe: () => "f", input: z.object({}), execute: async () => Promise.reject(error) });
+      defineTool({
+        name: "f",
+        kind: "read",
+        description: "",
+        describe: () => "f",
+        input: z.object({}),
+        execute: async () => Promise.reject(error),
+      });
     expect((await runTool(failing(new ToolFailure("NO_MATCH", "nope")), {}, s.ctx)).llm).toBe("Error [NO_MATCH]: nope");
     expect((await runTool(failing(new TypeError("boom")), {}, s.ctx)).error?.code).toBe("INTERNAL");
   });
@@ -96,7 +125,14 @@ describe("runTool", () => {
   it("cuts long output once, saving the whole of it, and records metrics", async () => {
     const s = await session();
     const big = Array.from({ length: 5000 }, (_, i) => `row ${i + 1}`).join("\n");
-    const tool = defineTool({ name: "big", kind: "read", description: "", describe: () => "big", input: z.object({}), execute: async () => ok(big) });
+    const tool = defineTool({
+      name: "big",
+      kind: "read",
+      description: "",
+      describe: () => "big",
+      input: z.object({}),
+      execute: async () => ok(big),
+    });
     const run = await runTool(tool, {}, s.ctx);
     const text = run.llm as string;
     expect(text).toContain("row 2500\n[Output cut: showing the first 2500 of 5000 lines.");
@@ -132,8 +168,13 @@ describe("runTool", () => {
   it("lets a tool force approval for some inputs", async () => {
     const s = await session();
     const tool = defineTool({
-      name: "t", kind: "execute", description: "", describe: () => "t", input: z.object({ danger: z.boolean() }),
-      needsApproval: (input) => input.danger, execute: async () => ok(""),
+      name: "t",
+      kind: "execute",
+      description: "",
+      describe: () => "t",
+      input: z.object({ danger: z.boolean() }),
+      needsApproval: (input) => input.danger,
+      execute: async () => ok(""),
     });
     expect(await toolForcesApproval(tool, { danger: true }, s.ctx)).toBe(true);
     expect(await toolForcesApproval(tool, { danger: false }, s.ctx)).toBe(false);
@@ -151,10 +192,23 @@ describe("runTool", () => {
 describe("toModelOutput", () => {
   it("sends text, errors and images in the AI SDK's shapes", () => {
     expect(toModelOutput({ llm: "hi" })).toEqual({ type: "text", value: "hi" });
-    expect(toModelOutput({ llm: "Error [NO_MATCH]: x", error: { code: "NO_MATCH", message: "x" } })).toEqual({ type: "error-text", value: "Error [NO_MATCH]: x" });
-    expect(toModelOutput({ llm: [{ type: "text", text: "img" }, { type: "image", data: "AAAA", mediaType: "image/png" }] })).toEqual({
+    expect(toModelOutput({ llm: "Error [NO_MATCH]: x", error: { code: "NO_MATCH", message: "x" } })).toEqual({
+      type: "error-text",
+      value: "Error [NO_MATCH]: x",
+    });
+    expect(
+      toModelOutput({
+        llm: [
+          { type: "text", text: "img" },
+          { type: "image", data: "AAAA", mediaType: "image/png" },
+        ],
+      }),
+    ).toEqual({
       type: "content",
-      value: [{ type: "text", text: "img" }, { type: "file", mediaType: "image/png", data: { type: "data", data: "AAAA" } }],
+      value: [
+        { type: "text", text: "img" },
+        { type: "file", mediaType: "image/png", data: { type: "data", data: "AAAA" } },
+      ],
     });
   });
 });

@@ -1,6 +1,14 @@
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
 import { roomFor } from "@/server/workspace/write-budget";
-import { isReadOnly, type CallPlan, type Tool, type ToolContext, type ToolQuestion, type ToolResult, type WebSearchBackend } from "./define-tool";
+import {
+  isReadOnly,
+  type CallPlan,
+  type Tool,
+  type ToolContext,
+  type ToolQuestion,
+  type ToolResult,
+  type WebSearchBackend,
+} from "./define-tool";
 import { CORE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
 import { failure, llmSize, resultFromError, textOf } from "./result";
 import { DEFAULT_LIMITS, cutNote, cutText } from "./truncate";
@@ -33,7 +41,10 @@ export interface ToolSetOptions {
 
 /** Core tools, minus `excludeTools`, or only `coreTools` when set; then the extra tools. */
 export function buildToolSet(options: ToolSetOptions = {}): ToolSet {
-  const base = [...(options.tools ?? CORE_TOOLS), ...(options.webSearch && !options.tools?.includes(WEB_SEARCH_TOOL) ? [WEB_SEARCH_TOOL] : [])];
+  const base = [
+    ...(options.tools ?? CORE_TOOLS),
+    ...(options.webSearch && !options.tools?.includes(WEB_SEARCH_TOOL) ? [WEB_SEARCH_TOOL] : []),
+  ];
   const only = options.coreTools && options.coreTools.length > 0 ? new Set(options.coreTools) : null;
   const excluded = new Set(options.excludeTools ?? []);
   const set: ToolSet = {};
@@ -61,9 +72,13 @@ export function parseToolInput<I>(tool: Tool<I>, raw: unknown): ParsedInput<I> {
   });
   return {
     ok: false,
-    result: failure("INVALID_INPUT", `Invalid input for ${tool.name}. ${problems.join("; ")}. Fix these fields and call it again.`, {
-      fields: parsed.error.issues.map((issue) => issue.path.join(".")),
-    }),
+    result: failure(
+      "INVALID_INPUT",
+      `Invalid input for ${tool.name}. ${problems.join("; ")}. Fix these fields and call it again.`,
+      {
+        fields: parsed.error.issues.map((issue) => issue.path.join(".")),
+      },
+    ),
   };
 }
 
@@ -125,7 +140,10 @@ const stateLocks = new WeakMap<Workspace, Promise<unknown>>();
 function serialized<T>(workspace: Workspace, task: () => Promise<T>): Promise<T> {
   const previous = stateLocks.get(workspace) ?? Promise.resolve();
   const run = previous.then(task, task);
-  stateLocks.set(workspace, run.catch(() => undefined));
+  stateLocks.set(
+    workspace,
+    run.catch(() => undefined),
+  );
   return run;
 }
 
@@ -178,7 +196,11 @@ export async function runTool(tool: Tool, raw: unknown, ctx: ToolContext): Promi
   };
 }
 
-async function truncateResult(tool: Tool, result: ToolResult, ctx: ToolContext): Promise<{ result: ToolResult; truncated: boolean }> {
+async function truncateResult(
+  tool: Tool,
+  result: ToolResult,
+  ctx: ToolContext,
+): Promise<{ result: ToolResult; truncated: boolean }> {
   const limits = { ...DEFAULT_LIMITS, ...tool.output };
   const parts = typeof result.llm === "string" ? [{ type: "text" as const, text: result.llm }] : result.llm;
   let truncated = false;

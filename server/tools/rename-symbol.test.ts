@@ -16,8 +16,14 @@ describe("rename_symbol", () => {
     const run = await s.run(renameSymbolTool, { symbol: "area", new_name: "surface" }, { language });
     expect(run.error).toBeUndefined();
     expect(run.llm).toMatch(/^Renamed to 'surface' in 3 files:/);
-    expect(run.display.kind === "diff" && run.display.files.map((f) => f.path).sort()).toEqual(["src/a.ts", "src/b.ts", "src/shapes.ts"]);
-    expect(await readFile(path.join(s.root, "src/a.ts"), "utf8")).toBe('import { surface } from "./shapes";\nexport const small = surface(1, 2);\n');
+    expect(run.display.kind === "diff" && run.display.files.map((f) => f.path).sort()).toEqual([
+      "src/a.ts",
+      "src/b.ts",
+      "src/shapes.ts",
+    ]);
+    expect(await readFile(path.join(s.root, "src/a.ts"), "utf8")).toBe(
+      'import { surface } from "./shapes";\nexport const small = surface(1, 2);\n',
+    );
     expect(await readFile(path.join(s.root, "src/shapes.ts"), "utf8")).toContain("export function surface(");
   }, 60_000);
 
@@ -28,6 +34,8 @@ describe("rename_symbol", () => {
     const run = await s.run(renameSymbolTool, { path: "src/a.ts", line: 2, column: 27, new_name: "x" }, { language });
     expect(run.error?.code).toBe("UNAVAILABLE");
     expect(await readFile(path.join(s.root, "src/a.ts"), "utf8")).toBe(TS_PROJECT["src/a.ts"]);
-    expect((await s.run(renameSymbolTool, { symbol: "area", new_name: "two words" }, { language })).error?.code).toBe("INVALID_INPUT");
+    expect((await s.run(renameSymbolTool, { symbol: "area", new_name: "two words" }, { language })).error?.code).toBe(
+      "INVALID_INPUT",
+    );
   }, 60_000);
 });

@@ -15,14 +15,22 @@ export const renameSymbolTool = defineTool({
   kind: "edit",
   description: DESCRIPTION,
   input: positionInput.extend({
-    new_name: z.string().min(1).max(200).regex(/^[^\s]+$/, "A name has no spaces.").describe("The new name."),
+    new_name: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\s]+$/, "A name has no spaces.")
+      .describe("The new name."),
   }),
   describe: (input) => `Rename ${input.symbol ?? `${input.path}:${input.line}:${input.column}`} to ${input.new_name}`,
   async execute(input, ctx) {
     const language = languageOf(ctx);
     const positions = await positionOf(ctx, input);
     if (positions.length > 1) {
-      throw new ToolFailure("AMBIGUOUS_MATCH", `'${input.symbol}' names ${positions.length} symbols (${positions.map((p) => `${p.path}:${p.line}:${p.column}`).join(", ")}). Give path, line and column instead.`);
+      throw new ToolFailure(
+        "AMBIGUOUS_MATCH",
+        `'${input.symbol}' names ${positions.length} symbols (${positions.map((p) => `${p.path}:${p.line}:${p.column}`).join(", ")}). Give path, line and column instead.`,
+      );
     }
     const files = await asking(async () => {
       try {
@@ -35,6 +43,10 @@ export const renameSymbolTool = defineTool({
     for (const file of files) ctx.reads.recordWrite((await ctx.workspace.resolve(file.path)).path, file.version);
     const diffs = files.map((file) => diffFile(file.path, file.before, file.after, false));
     const summary = diffs.map((d) => `- ${d.path}: ${changeSummary(d)}`).join("\n");
-    return ok(`Renamed to '${input.new_name}' in ${diffs.length} file${diffs.length === 1 ? "" : "s"}:\n${summary}`, { kind: "diff", files: diffs }, { paths: diffs.map((d) => d.path) });
+    return ok(
+      `Renamed to '${input.new_name}' in ${diffs.length} file${diffs.length === 1 ? "" : "s"}:\n${summary}`,
+      { kind: "diff", files: diffs },
+      { paths: diffs.map((d) => d.path) },
+    );
   },
 });

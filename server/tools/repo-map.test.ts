@@ -9,10 +9,14 @@ const session = useToolSessions();
 const languageFor = useLanguageServers();
 
 const PROJECT = {
-  "src/db.ts": "export class Database {\n  query(sql: string) { return sql; }\n}\nexport function connect(): Database { return new Database(); }\n",
-  "src/users.ts": 'import { connect, Database } from "./db";\nexport function findUser(id: string) { return connect().query(id); }\nexport function helperNobodyUses() {}\n',
-  "src/orders.ts": 'import { connect } from "./db";\nimport { findUser } from "./users";\nexport const listOrders = () => connect().query(String(findUser("1")));\n',
-  "src/api.ts": 'import { connect } from "./db";\nimport { listOrders } from "./orders";\nexport const routes = [connect, listOrders];\n',
+  "src/db.ts":
+    "export class Database {\n  query(sql: string) { return sql; }\n}\nexport function connect(): Database { return new Database(); }\n",
+  "src/users.ts":
+    'import { connect, Database } from "./db";\nexport function findUser(id: string) { return connect().query(id); }\nexport function helperNobodyUses() {}\n',
+  "src/orders.ts":
+    'import { connect } from "./db";\nimport { findUser } from "./users";\nexport const listOrders = () => connect().query(String(findUser("1")));\n',
+  "src/api.ts":
+    'import { connect } from "./db";\nimport { listOrders } from "./orders";\nexport const routes = [connect, listOrders];\n',
   "tools/report.py": "from db import connect\n\ndef report():\n    return connect()\n",
 };
 
@@ -29,7 +33,12 @@ describe("repo_map", () => {
     expect(text).toContain("tools/report.py:\n  3: function report");
     expect(text.indexOf("connect")).toBeLessThan(text.indexOf("helperNobodyUses"));
 
-    const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`gen/module${i}.ts`, `export function generatedFunction${i}() {}\nexport class GeneratedClass${i} {}\n`]));
+    const many = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [
+        `gen/module${i}.ts`,
+        `export function generatedFunction${i}() {}\nexport class GeneratedClass${i} {}\n`,
+      ]),
+    );
     await writeProject(s.root, many);
     await language.filesChanged(Object.keys(many).map((file) => ({ type: "add" as const, path: file })));
     const small = await s.run(repoMapTool, { max_tokens: 256 }, { language });
@@ -39,7 +48,9 @@ describe("repo_map", () => {
 
     await writeFile(path.join(s.root, "src/cache.ts"), "export function cacheEverything() {}\n");
     await language.filesChanged([{ type: "add", path: "src/cache.ts" }]);
-    expect((await s.run(repoMapTool, { max_tokens: 8192 }, { language })).llm).toContain("src/cache.ts:\n  1: function cacheEverything");
+    expect((await s.run(repoMapTool, { max_tokens: 8192 }, { language })).llm).toContain(
+      "src/cache.ts:\n  1: function cacheEverything",
+    );
     await language.filesChanged([{ type: "unlink", path: "src/cache.ts" }]);
     expect((await s.run(repoMapTool, { max_tokens: 8192 }, { language })).llm).not.toContain("cacheEverything");
   }, 30_000);
@@ -61,7 +72,9 @@ describe("repo_map and links", () => {
     const s = await session();
     await writeProject(s.root, PROJECT);
     const secret = path.join(s.outside, "host-only.ts");
-    await writeFile(secret, "export function hostOnlySecretFunction() {}\nexport class HostOnlySecretClass {}\n", { mode: 0o600 });
+    await writeFile(secret, "export function hostOnlySecretFunction() {}\nexport class HostOnlySecretClass {}\n", {
+      mode: 0o600,
+    });
     await symlink(secret, path.join(s.root, "src/linked.ts"));
     await symlink(s.outside, path.join(s.root, "src/linked-folder"));
     const language = languageFor(s.ctx.workspace);
@@ -70,7 +83,13 @@ describe("repo_map and links", () => {
     expect(first.llm).not.toMatch(/HostOnlySecret|hostOnlySecret/);
 
     await symlink(secret, path.join(s.root, "src/later.ts"));
-    await language.filesChanged([{ type: "add", path: "src/later.ts" }, { type: "add", path: "src/linked-folder/host-only.ts" }, { type: "change", path: "src/linked.ts" }]);
-    expect((await s.run(repoMapTool, { max_tokens: 8192 }, { language })).llm).not.toMatch(/HostOnlySecret|hostOnlySecret/);
+    await language.filesChanged([
+      { type: "add", path: "src/later.ts" },
+      { type: "add", path: "src/linked-folder/host-only.ts" },
+      { type: "change", path: "src/linked.ts" },
+    ]);
+    expect((await s.run(repoMapTool, { max_tokens: 8192 }, { language })).llm).not.toMatch(
+      /HostOnlySecret|hostOnlySecret/,
+    );
   }, 30_000);
 });

@@ -14,12 +14,21 @@ export class ToolFailure extends Error {
 }
 
 export function ok(llm: LlmContent, display?: ToolDisplay, meta?: Record<string, unknown>): ToolResult {
-  return { llm, display: display ?? { kind: "text", text: typeof llm === "string" ? llm : textOf(llm) }, ...(meta ? { meta } : {}) };
+  return {
+    llm,
+    display: display ?? { kind: "text", text: typeof llm === "string" ? llm : textOf(llm) },
+    ...(meta ? { meta } : {}),
+  };
 }
 
 /** A result that is a JSON value: the model receives it as JSON and people see it as JSON. */
 export function okJson(value: unknown, meta?: Record<string, unknown>): ToolResult {
-  return { llm: JSON.stringify(value, null, 2), display: { kind: "json", value }, json: true, ...(meta ? { meta } : {}) };
+  return {
+    llm: JSON.stringify(value, null, 2),
+    display: { kind: "json", value },
+    json: true,
+    ...(meta ? { meta } : {}),
+  };
 }
 
 export function failure(code: ToolErrorCode, message: string, meta?: Record<string, unknown>): ToolResult {

@@ -7,7 +7,13 @@ import { parseScheduleTime, ScheduleTimeError } from "./schedule-time";
 // Every call asks a person first. The scheduler keeps the task as a durable job (pg-boss), so it
 // survives restarts and runs once even when several servers share the database.
 
-export type ScheduledTaskInfo = { id: string; description: string; nextRunAt: Date | null; cron: string | null; timezone: string };
+export type ScheduledTaskInfo = {
+  id: string;
+  description: string;
+  nextRunAt: Date | null;
+  cron: string | null;
+  timezone: string;
+};
 export type TaskScheduler = {
   now(): Date;
   schedule(
@@ -43,9 +49,15 @@ export function scheduleTaskTool(scheduler: TaskScheduler) {
         if (error instanceof ScheduleTimeError) return failure("INVALID_INPUT", error.message);
         throw error;
       }
-      const task = await scheduler.schedule(ctx, { taskPayload: i.taskPayload, timeExpression: i.timeExpression, description: i.humanReadableDescription });
+      const task = await scheduler.schedule(ctx, {
+        taskPayload: i.taskPayload,
+        timeExpression: i.timeExpression,
+        description: i.humanReadableDescription,
+      });
       const next = task.nextRunAt ? localTime(task.nextRunAt, task.timezone) : "(not queued)";
-      const when = task.cron ? `recurring (cron \`${task.cron}\` in ${task.timezone}), next run ${next}` : `once at ${next}`;
+      const when = task.cron
+        ? `recurring (cron \`${task.cron}\` in ${task.timezone}), next run ${next}`
+        : `once at ${next}`;
       return ok(`Scheduled task ${task.id}: "${task.description}", ${when}.`, undefined, { taskId: task.id });
     },
   });
@@ -54,6 +66,13 @@ export function scheduleTaskTool(scheduler: TaskScheduler) {
 /** "2026-11-25 09:00 (America/New_York, 14:00 UTC)": the person's clock first, UTC beside it. */
 function localTime(at: Date, timeZone: string): string {
   const format = (zone: string, withDate: boolean) =>
-    new Intl.DateTimeFormat("sv-SE", { timeZone: zone, ...(withDate ? { dateStyle: "short" } : {}), timeStyle: "short", hourCycle: "h23" }).format(at);
-  return timeZone === "UTC" ? `${format("UTC", true)} UTC` : `${format(timeZone, true)} (${timeZone}, ${format("UTC", false)} UTC)`;
+    new Intl.DateTimeFormat("sv-SE", {
+      timeZone: zone,
+      ...(withDate ? { dateStyle: "short" } : {}),
+      timeStyle: "short",
+      hourCycle: "h23",
+    }).format(at);
+  return timeZone === "UTC"
+    ? `${format("UTC", true)} UTC`
+    : `${format(timeZone, true)} (${timeZone}, ${format("UTC", false)} UTC)`;
 }

@@ -10,8 +10,15 @@ describe("parseScheduleTime", () => {
   });
 
   it("turns recurrences into cron", () => {
-    expect(parseScheduleTime("every weekday at 9", now)).toMatchObject({ kind: "recurring", cron: "0 9 * * 1-5", next: new Date("2026-11-24T09:00:00Z") });
-    expect(parseScheduleTime("every monday at 10:30", now)).toMatchObject({ cron: "30 10 * * 1", next: new Date("2026-11-23T10:30:00Z") });
+    expect(parseScheduleTime("every weekday at 9", now)).toMatchObject({
+      kind: "recurring",
+      cron: "0 9 * * 1-5",
+      next: new Date("2026-11-24T09:00:00Z"),
+    });
+    expect(parseScheduleTime("every monday at 10:30", now)).toMatchObject({
+      cron: "30 10 * * 1",
+      next: new Date("2026-11-23T10:30:00Z"),
+    });
     expect(parseScheduleTime("every 15 minutes", now)).toMatchObject({ cron: "*/15 * * * *" });
     expect(parseScheduleTime("every day at 5pm", now)).toMatchObject({ cron: "0 17 * * *" });
   });

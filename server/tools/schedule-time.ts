@@ -5,28 +5,39 @@ import { CronExpressionParser } from "cron-parser";
 // read by chrono-node), a recurrence ("every weekday at 9", "every 15 minutes", turned into cron),
 // or a cron expression ("0 9 * * 1-5", read by cron-parser). All times are in `timezone`.
 
-export type ScheduleTime =
-  | { kind: "once"; at: Date }
-  | { kind: "recurring"; cron: string; next: Date };
+export type ScheduleTime = { kind: "once"; at: Date } | { kind: "recurring"; cron: string; next: Date };
 
 export class ScheduleTimeError extends Error {}
 
 const CRON = /^(\S+\s+){4,5}\S+$/;
 const DAYS: Record<string, string> = {
-  day: "*", weekday: "1-5", weekend: "0,6", sunday: "0", monday: "1", tuesday: "2", wednesday: "3", thursday: "4", friday: "5", saturday: "6",
+  day: "*",
+  weekday: "1-5",
+  weekend: "0,6",
+  sunday: "0",
+  monday: "1",
+  tuesday: "2",
+  wednesday: "3",
+  thursday: "4",
+  friday: "5",
+  saturday: "6",
 };
 
 export function parseScheduleTime(expression: string, now: Date, timezone = "UTC"): ScheduleTime {
   const text = expression.trim().toLowerCase().replace(/\s+/g, " ");
-  if (CRON.test(text) && /^[\d*/,\-?a-z ]+$/.test(text) && !/[a-z]{4,}/.test(text)) return recurring(text, now, timezone);
+  if (CRON.test(text) && /^[\d*/,\-?a-z ]+$/.test(text) && !/[a-z]{4,}/.test(text))
+    return recurring(text, now, timezone);
   const every = /^every (.+)$/.exec(text);
   if (every) return recurring(recurrenceToCron(every[1]!, now, timezone), now, timezone);
   const parsed = chrono.parse(expression, { instant: now, timezone }, { forwardDate: true })[0];
   if (!parsed) {
-    throw new ScheduleTimeError(`Could not read a time from "${expression}". Use e.g. "tomorrow at noon", "in 2 hours", "every weekday at 9" or cron "0 9 * * 1-5".`);
+    throw new ScheduleTimeError(
+      `Could not read a time from "${expression}". Use e.g. "tomorrow at noon", "in 2 hours", "every weekday at 9" or cron "0 9 * * 1-5".`,
+    );
   }
   const at = parsed.start.date();
-  if (at.getTime() <= now.getTime()) throw new ScheduleTimeError(`"${expression}" is in the past (${at.toISOString()}); give a future time.`);
+  if (at.getTime() <= now.getTime())
+    throw new ScheduleTimeError(`"${expression}" is in the past (${at.toISOString()}); give a future time.`);
   return { kind: "once", at };
 }
 
@@ -50,9 +61,14 @@ function recurrenceToCron(rest: string, now: Date, timezone: string): string {
     if (interval[2] === "minute") return n === 1 ? "* * * * *" : `*/${n} * * * *`;
     return n === 1 ? "0 * * * *" : `0 */${n} * * *`;
   }
-  const daily = /^(day|weekday|weekend|sunday|monday|tuesday|wednesday|thursday|friday|saturday|morning|evening)s?(?: (?:at )?(.+))?$/.exec(rest);
+  const daily =
+    /^(day|weekday|weekend|sunday|monday|tuesday|wednesday|thursday|friday|saturday|morning|evening)s?(?: (?:at )?(.+))?$/.exec(
+      rest,
+    );
   if (!daily) {
-    throw new ScheduleTimeError(`Could not read a recurrence from "every ${rest}". Use e.g. "every weekday at 9", "every monday at 10:30", "every 2 hours", or a cron expression.`);
+    throw new ScheduleTimeError(
+      `Could not read a recurrence from "every ${rest}". Use e.g. "every weekday at 9", "every monday at 10:30", "every 2 hours", or a cron expression.`,
+    );
   }
   const [, unit, time] = daily;
   const days = unit === "morning" || unit === "evening" ? "*" : DAYS[unit!]!;

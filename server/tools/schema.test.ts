@@ -20,7 +20,8 @@ describe("tool schemas per provider", () => {
       const schema = inputJsonSchema(tool, "google");
       expect(schema.type).toBe("object");
       const keys = keysDeep(schema);
-      for (const bad of ["$schema", "additionalProperties", "$ref", "const", "exclusiveMinimum"]) expect(keys.has(bad), `${tool.name}: ${bad}`).toBe(false);
+      for (const bad of ["$schema", "additionalProperties", "$ref", "const", "exclusiveMinimum"])
+        expect(keys.has(bad), `${tool.name}: ${bad}`).toBe(false);
     }
     const anthropic = inputJsonSchema(buildToolSet().edit!, "anthropic");
     expect(anthropic.$schema).toBeUndefined();

@@ -8,9 +8,27 @@ export type SchemaDialect = "google" | "anthropic" | "openai" | "openai-compatib
 
 // What Gemini's function declarations accept (an OpenAPI 3.0 subset); anything else is rejected.
 const GOOGLE_KEYS = new Set([
-  "type", "format", "description", "nullable", "enum", "items", "properties", "required", "anyOf",
-  "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern", "title",
-  "default", "minProperties", "maxProperties", "propertyOrdering",
+  "type",
+  "format",
+  "description",
+  "nullable",
+  "enum",
+  "items",
+  "properties",
+  "required",
+  "anyOf",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "title",
+  "default",
+  "minProperties",
+  "maxProperties",
+  "propertyOrdering",
 ]);
 const GOOGLE_FORMATS: Record<string, Set<string>> = {
   string: new Set(["enum", "date-time"]),
@@ -41,7 +59,10 @@ function objectSchema(schema: JsonSchema): JsonSchema {
 export function sanitizeSchema(schema: JsonSchema, dialect: SchemaDialect): JsonSchema {
   const { $schema: _drop, ...rest } = schema;
   if (dialect !== "google") return rest;
-  const defs = { ...(schema.definitions as Record<string, JsonSchema> | undefined), ...(schema.$defs as Record<string, JsonSchema> | undefined) };
+  const defs = {
+    ...(schema.definitions as Record<string, JsonSchema> | undefined),
+    ...(schema.$defs as Record<string, JsonSchema> | undefined),
+  };
   return forGoogle(rest, defs, []);
 }
 
@@ -50,16 +71,25 @@ function forGoogle(node: JsonSchema, defs: Record<string, JsonSchema>, seen: rea
     const name = node.$ref.replace(/^#\/(definitions|\$defs)\//, "");
     const target = defs[name];
     if (!target || seen.includes(name)) {
-      return { type: "object", description: [node.description, "(recursive: same shape as its parent)"].filter(Boolean).join(" ") };
+      return {
+        type: "object",
+        description: [node.description, "(recursive: same shape as its parent)"].filter(Boolean).join(" "),
+      };
     }
-    return forGoogle({ ...target, ...(node.description ? { description: node.description } : {}) }, defs, [...seen, name]);
+    return forGoogle({ ...target, ...(node.description ? { description: node.description } : {}) }, defs, [
+      ...seen,
+      name,
+    ]);
   }
   let source: JsonSchema = { ...node };
   if ("const" in source) source = { ...source, enum: [source.const] };
   if (Array.isArray(source.type)) {
     const types = (source.type as string[]).filter((t) => t !== "null");
     const nullable = types.length < (source.type as string[]).length;
-    source = types.length === 1 ? { ...source, type: types[0] } : { ...source, type: undefined, anyOf: types.map((t) => ({ type: t })) };
+    source =
+      types.length === 1
+        ? { ...source, type: types[0] }
+        : { ...source, type: undefined, anyOf: types.map((t) => ({ type: t })) };
     if (nullable) source.nullable = true;
   }
   if (Array.isArray(source.oneOf)) source = { ...source, anyOf: source.oneOf };
@@ -76,9 +106,13 @@ function forGoogle(node: JsonSchema, defs: Record<string, JsonSchema>, seen: rea
   for (const [key, value] of Object.entries(source)) {
     if (!GOOGLE_KEYS.has(key) || value === undefined) continue;
     if (key === "properties") {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, forGoogle(v, defs, seen)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [k, forGoogle(v, defs, seen)]),
+      );
     } else if (key === "items") {
-      out.items = Array.isArray(value) ? forGoogle((value[0] as JsonSchema) ?? {}, defs, seen) : forGoogle(value as JsonSchema, defs, seen);
+      out.items = Array.isArray(value)
+        ? forGoogle((value[0] as JsonSchema) ?? {}, defs, seen)
+        : forGoogle(value as JsonSchema, defs, seen);
     } else if (key === "anyOf") {
       out.anyOf = (value as JsonSchema[]).map((b) => forGoogle(b, defs, seen));
     } else if (key === "format") {

@@ -10,7 +10,10 @@ import { failure, ok } from "./result";
 export type KnowledgeHit = { path: string; startLine: number; endLine: number; text: string; score: number };
 /** `ranking`: which rankings ordered the hits; `note`: why semantic ranking is missing or partial. */
 export type KnowledgeResult = { hits: KnowledgeHit[]; ranking: "full-text" | "hybrid"; note?: string };
-export type KnowledgeSearch = (ctx: Pick<ToolContext, "projectId" | "workspace" | "signal">, input: { query: string; limit: number }) => Promise<KnowledgeResult>;
+export type KnowledgeSearch = (
+  ctx: Pick<ToolContext, "projectId" | "workspace" | "signal">,
+  input: { query: string; limit: number },
+) => Promise<KnowledgeResult>;
 
 const ANSWER_PASSAGES = 8;
 
@@ -18,7 +21,10 @@ const ANSWER_PASSAGES = 8;
 const SEARCH_INPUT = z.object({
   query: z.string().min(1).max(500).describe("What you are looking for, in words (a question when answer is true)."),
   limit: z.number().int().min(1).max(30).optional().describe("Most passages to return (default 8)."),
-  answer: z.boolean().optional().describe("Answer the query from the top passages, with citations, instead of listing them."),
+  answer: z
+    .boolean()
+    .optional()
+    .describe("Answer the query from the top passages, with citations, instead of listing them."),
 });
 
 export function searchKnowledgeBaseTool(search: KnowledgeSearch) {
@@ -33,13 +39,25 @@ export function searchKnowledgeBaseTool(search: KnowledgeSearch) {
     input: SEARCH_INPUT,
     describe: (i) => `${i.answer ? "Ask knowledge" : "Search knowledge"}: ${i.query}`,
     async execute(i, ctx) {
-      const result = await search(ctx, { query: i.query, limit: i.answer ? Math.min(i.limit ?? ANSWER_PASSAGES, ANSWER_PASSAGES) : (i.limit ?? 8) });
+      const result = await search(ctx, {
+        query: i.query,
+        limit: i.answer ? Math.min(i.limit ?? ANSWER_PASSAGES, ANSWER_PASSAGES) : (i.limit ?? 8),
+      });
       const { hits } = result;
       const note = result.note ? `\n\nNote: ${result.note}` : "";
       const meta = { hits: hits.length, ranking: result.ranking, ...(result.note ? { note: result.note } : {}) };
-      if (!hits.length) return ok(`No passage matches "${i.query}". Try other words, or grep for an exact string.${note}`, undefined, meta);
+      if (!hits.length)
+        return ok(
+          `No passage matches "${i.query}". Try other words, or grep for an exact string.${note}`,
+          undefined,
+          meta,
+        );
       if (i.answer) {
-        if (!ctx.summarize) return failure("UNAVAILABLE", "No model is configured to write an answer; call search_knowledge_base without answer to get the passages.");
+        if (!ctx.summarize)
+          return failure(
+            "UNAVAILABLE",
+            "No model is configured to write an answer; call search_knowledge_base without answer to get the passages.",
+          );
         return answer(i.query, hits, ctx.summarize, ctx.signal, note, meta);
       }
       const text = hits.map((h) => `## ${label(h)} (score ${h.score.toFixed(3)})\n${h.text}`).join("\n\n");
@@ -75,7 +93,11 @@ async function answer(
   const text = (await summarize(prompt, passages, signal)).trim();
   // Only labels of passages the model was given count as citations: a made-up one is not a source.
   const known = new Map(hits.map((h) => [label(h), h]));
-  const cited = [...new Set([...text.matchAll(/\[([^\]\s]+:\d+-\d+)\]/g)].map((m) => m[1]!))].filter((l) => known.has(l));
-  const sources = cited.length ? `\n\nSources:\n${cited.map((l) => `- ${l}`).join("\n")}` : "\n\nSources: none of the passages was cited.";
+  const cited = [...new Set([...text.matchAll(/\[([^\]\s]+:\d+-\d+)\]/g)].map((m) => m[1]!))].filter((l) =>
+    known.has(l),
+  );
+  const sources = cited.length
+    ? `\n\nSources:\n${cited.map((l) => `- ${l}`).join("\n")}`
+    : "\n\nSources: none of the passages was cited.";
   return ok(`${text}${sources}${note}`, { kind: "markdown", text: `${text}${sources}${note}` }, { ...meta, cited });
 }

@@ -11,35 +11,38 @@ const session = useToolSessions();
 
 // ripgrep walks the tree by path strings: a member's terminal that exchanges a folder and a link
 // to a host folder while the agent searches leads it out. As root it read root-only host files.
-describe.skipIf(!canSwapLinks || !canSwitchIdentity())("searching while a terminal swaps a folder for a link to a root-only host folder", () => {
-  it("never returns a line or a name from the host folder", async () => {
-    const s = await session();
-    await mkdir(path.join(s.root, "d"));
-    for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
-    await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
-    await writeFile(path.join(s.outside, "host-secret.txt"), "needle from the host\n");
-    await chmod(path.join(s.outside, "host-secret.txt"), 0o600);
-    await chmod(s.outside, 0o700);
-    await symlink(s.outside, path.join(s.root, "swap"));
-    // What the first sandbox launch does: a project process exists only after it.
-    prepareWorkspace(s.root, projectIdentity(s.root));
-    const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
-    const leaks: string[] = [];
-    let found = 0;
-    const deadline = Date.now() + 10_000;
-    try {
-      for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
-        const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
-        const text = String(grep.llm);
-        if (text.includes("needle in the workspace")) found++;
-        if (text.includes("from the host")) leaks.push(`grep at ${i}: ${text}`);
-        const glob = await s.run(globTool, { pattern: "**/*secret*" });
-        if (String(glob.llm).includes("host-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
+describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
+  "searching while a terminal swaps a folder for a link to a root-only host folder",
+  () => {
+    it("never returns a line or a name from the host folder", async () => {
+      const s = await session();
+      await mkdir(path.join(s.root, "d"));
+      for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
+      await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
+      await writeFile(path.join(s.outside, "host-secret.txt"), "needle from the host\n");
+      await chmod(path.join(s.outside, "host-secret.txt"), 0o600);
+      await chmod(s.outside, 0o700);
+      await symlink(s.outside, path.join(s.root, "swap"));
+      // What the first sandbox launch does: a project process exists only after it.
+      prepareWorkspace(s.root, projectIdentity(s.root));
+      const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
+      const leaks: string[] = [];
+      let found = 0;
+      const deadline = Date.now() + 10_000;
+      try {
+        for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
+          const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
+          const text = String(grep.llm);
+          if (text.includes("needle in the workspace")) found++;
+          if (text.includes("from the host")) leaks.push(`grep at ${i}: ${text}`);
+          const glob = await s.run(globTool, { pattern: "**/*secret*" });
+          if (String(glob.llm).includes("host-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
+        }
+      } finally {
+        expect(await swapper.stop()).toBeGreaterThan(0);
       }
-    } finally {
-      expect(await swapper.stop()).toBeGreaterThan(0);
-    }
-    expect(leaks).toEqual([]);
-    expect(found).toBeGreaterThan(0);
-  });
-});
+      expect(leaks).toEqual([]);
+      expect(found).toBeGreaterThan(0);
+    });
+  },
+);

@@ -67,8 +67,16 @@ describe("grep", () => {
 
   it("shows content with line numbers and context, and counts", async () => {
     const s = await tree();
-    const content = await s.run(grepTool, { pattern: "return", output_mode: "content", path: "src", glob: "**/util/*.ts", "-B": 1 });
-    expect(content.llm).toBe("src/util/helper.ts-1-export function helper(n: number) {\nsrc/util/helper.ts:2:  return n + 1;");
+    const content = await s.run(grepTool, {
+      pattern: "return",
+      output_mode: "content",
+      path: "src",
+      glob: "**/util/*.ts",
+      "-B": 1,
+    });
+    expect(content.llm).toBe(
+      "src/util/helper.ts-1-export function helper(n: number) {\nsrc/util/helper.ts:2:  return n + 1;",
+    );
     const counts = await s.run(grepTool, { pattern: "MAIN", "-i": true, output_mode: "count", type: "ts" });
     expect(counts.llm).toBe("src/app.test.ts:2\nsrc/app.ts:1");
   });

@@ -5,7 +5,10 @@ import { ok } from "./result";
 // send_email: registered only when the server has SMTP configured; every call asks a person,
 // who sees the whole message (recipients, subject, body) in the approval card.
 
-export type MailSender = { from: string; send(message: { to: string[]; subject: string; body: string }): Promise<{ messageId: string }> };
+export type MailSender = {
+  from: string;
+  send(message: { to: string[]; subject: string; body: string }): Promise<{ messageId: string }>;
+};
 
 // Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
 const EMAIL_INPUT = z.object({

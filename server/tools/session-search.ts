@@ -6,7 +6,12 @@ import { ok } from "./result";
 // session_search: ranked full-text search over the project's past sessions (people's messages,
 // the agent's answers, tool results), so the agent can recall earlier work.
 
-export type SessionSearch = (input: { projectId: string; query: string; limit: number; excludeSessionId: string }) => Promise<SessionSearchHit[]>;
+export type SessionSearch = (input: {
+  projectId: string;
+  query: string;
+  limit: number;
+  excludeSessionId: string;
+}) => Promise<SessionSearchHit[]>;
 
 export function sessionSearchTool(search: SessionSearch) {
   return defineTool({
@@ -21,11 +26,21 @@ export function sessionSearchTool(search: SessionSearch) {
     }),
     describe: (i) => `Search past sessions: ${i.query}`,
     async execute(i, ctx) {
-      const hits = await search({ projectId: ctx.projectId, query: i.query, limit: i.limit ?? 10, excludeSessionId: ctx.sessionId });
+      const hits = await search({
+        projectId: ctx.projectId,
+        query: i.query,
+        limit: i.limit ?? 10,
+        excludeSessionId: ctx.sessionId,
+      });
       if (!hits.length) return ok(`No earlier session mentions "${i.query}".`);
-      const clean = (s: string) => s.replace(/<\/?b>/g, "**").replace(/\s+/g, " ").trim();
+      const clean = (s: string) =>
+        s
+          .replace(/<\/?b>/g, "**")
+          .replace(/\s+/g, " ")
+          .trim();
       const lines = hits.map(
-        (h) => `- [${h.score.toFixed(2)}] session "${h.title}" (${h.sessionId}, #${h.seq}, ${h.type}, ${h.createdAt.toISOString().slice(0, 10)}): ${clean(h.snippet)}`,
+        (h) =>
+          `- [${h.score.toFixed(2)}] session "${h.title}" (${h.sessionId}, #${h.seq}, ${h.type}, ${h.createdAt.toISOString().slice(0, 10)}): ${clean(h.snippet)}`,
       );
       return ok(lines.join("\n"), {
         kind: "table",

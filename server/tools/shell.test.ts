@@ -40,7 +40,11 @@ const shellSuite = (mode: SandboxMode) => () => {
     const s = await shellSession(mode);
     const shell = s.ctx.shell;
     const aborted = new AbortController();
-    const running = shell.run("echo first-line; sleep 30; echo never", { timeoutMs: 60_000, signal: aborted.signal, logName: "call_crash" });
+    const running = shell.run("echo first-line; sleep 30; echo never", {
+      timeoutMs: 60_000,
+      signal: aborted.signal,
+      logName: "call_crash",
+    });
     let captured: Awaited<ReturnType<ShellSession["capturedOutput"]>> = null;
     for (let i = 0; i < 100 && !captured?.text.includes("first-line"); i++) {
       await sleep(50);
@@ -96,7 +100,10 @@ const shellSuite = (mode: SandboxMode) => () => {
 
   it("runs background jobs: output, status, kill", async () => {
     const s = await shellSession(mode);
-    const start = await s.run(shellTool, { command: "for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 100", run_in_background: true });
+    const start = await s.run(shellTool, {
+      command: "for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 100",
+      run_in_background: true,
+    });
     expect(start.meta?.jobId).toBe("bg1");
     await sleep(1000);
     const first = await s.run(shellOutputTool, { id: "bg1" });
@@ -148,7 +155,11 @@ describeSandboxed("shell network", () => {
       expect(run.llm).not.toContain("reached");
       expect(run.llm).toMatch(/Connection refused|Network is unreachable|Exit code: 1/);
       // The same probe from outside the sandbox does connect, so the test proves the sandbox.
-      const outside = await s.run(shellTool, { command: probe, timeout: 10 }, { shell: createShellSession({ workspace: s.ctx.workspace, sessionId: "s2", sandbox: testSandbox("none") }) });
+      const outside = await s.run(
+        shellTool,
+        { command: probe, timeout: 10 },
+        { shell: createShellSession({ workspace: s.ctx.workspace, sessionId: "s2", sandbox: testSandbox("none") }) },
+      );
       expect(outside.llm).toContain("reached");
     } finally {
       server.close();

@@ -20,7 +20,12 @@ export const shellTool = defineTool({
   description: DESCRIPTION,
   input: z.object({
     command: z.string().min(1).describe("The bash command to run."),
-    timeout: z.number().positive().max(MAX_TIMEOUT_S).optional().describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}).`),
+    timeout: z
+      .number()
+      .positive()
+      .max(MAX_TIMEOUT_S)
+      .optional()
+      .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}).`),
     run_in_background: z.boolean().optional().describe("Start it as a background job and return at once."),
     description: z.string().max(200).optional().describe("A few words on what the command does, shown to people."),
   }),
@@ -31,7 +36,14 @@ export const shellTool = defineTool({
       const job = await ctx.shell.start(input.command);
       return ok(
         `Started background job ${job.id}. Read its output with shell_output {"id":"${job.id}"}; stop it with shell_kill. Its full output goes to '${job.outputPath}'.`,
-        { kind: "terminal", command: input.command, output: "", exitCode: null, outputPath: job.outputPath, background: job.id },
+        {
+          kind: "terminal",
+          command: input.command,
+          output: "",
+          exitCode: null,
+          outputPath: job.outputPath,
+          background: job.id,
+        },
         { jobId: job.id },
       );
     }
@@ -58,9 +70,18 @@ export const shellTool = defineTool({
       exitCode: result.exitCode,
       outputPath: result.outputPath,
     };
-    const meta = { exitCode: result.exitCode, durationMs: result.durationMs, outputPath: result.outputPath, deniedHosts: result.deniedHosts };
+    const meta = {
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      outputPath: result.outputPath,
+      deniedHosts: result.deniedHosts,
+    };
     if (result.timedOut) {
-      const f = failure("TIMEOUT", `The command did not finish within ${timeoutS} s and was killed with everything it started. Output so far:\n${text}\nRaise timeout (at most ${MAX_TIMEOUT_S}), or use run_in_background for long-running commands.`, meta);
+      const f = failure(
+        "TIMEOUT",
+        `The command did not finish within ${timeoutS} s and was killed with everything it started. Output so far:\n${text}\nRaise timeout (at most ${MAX_TIMEOUT_S}), or use run_in_background for long-running commands.`,
+        meta,
+      );
       return { ...f, display, fullOutputPath: result.outputPath };
     }
     if (result.aborted) {
@@ -82,18 +103,37 @@ function deniedNote(hosts: string[], policy: string): string {
 export const shellOutputTool = defineTool({
   name: "shell_output",
   kind: "read",
-  description: "Returns what a background job (started with shell run_in_background) printed since the last call, and whether it is still running.",
+  description:
+    "Returns what a background job (started with shell run_in_background) printed since the last call, and whether it is still running.",
   input: z.object({ id: z.string().min(1).describe('The job id, e.g. "bg1".') }),
   output: { keep: "tail" },
   describe: (input) => `Read output of ${input.id}`,
   async execute(input, ctx) {
     const found = ctx.shell.readNew(input.id);
-    if (!found) throw new ToolFailure("NOT_FOUND", unknownJob(input.id, ctx.shell.jobs().map((j) => j.id)));
+    if (!found)
+      throw new ToolFailure(
+        "NOT_FOUND",
+        unknownJob(
+          input.id,
+          ctx.shell.jobs().map((j) => j.id),
+        ),
+      );
     const { job, output } = found;
     const status = job.running ? "running" : `exited with ${job.exitCode ?? `signal ${job.signal}`}`;
     const text = `Job ${job.id} (${status}).\n${output === "" ? "(no new output)" : output}`;
     return {
-      ...ok(text, { kind: "terminal", command: job.command, output, exitCode: job.exitCode, outputPath: job.outputPath, background: job.id }, { running: job.running }),
+      ...ok(
+        text,
+        {
+          kind: "terminal",
+          command: job.command,
+          output,
+          exitCode: job.exitCode,
+          outputPath: job.outputPath,
+          background: job.id,
+        },
+        { running: job.running },
+      ),
       fullOutputPath: job.outputPath,
     };
   },
@@ -108,7 +148,14 @@ export const shellKillTool = defineTool({
   async execute(input, ctx) {
     const jobs = ctx.shell.jobs();
     const job = jobs.find((j) => j.id === input.id);
-    if (!job) throw new ToolFailure("NOT_FOUND", unknownJob(input.id, jobs.map((j) => j.id)));
+    if (!job)
+      throw new ToolFailure(
+        "NOT_FOUND",
+        unknownJob(
+          input.id,
+          jobs.map((j) => j.id),
+        ),
+      );
     if (!job.running) return ok(`Job ${input.id} had already exited (${job.exitCode ?? job.signal}).`);
     await ctx.shell.kill(input.id);
     return ok(`Stopped job ${input.id}.`);

@@ -23,9 +23,14 @@ export function skillTool(load: () => Promise<SkillBundle[]>) {
       const skills = await load();
       const skill = skills.find((s) => s.name === i.name);
       if (!skill) {
-        return failure("NOT_FOUND", `No skill named "${i.name}". Available: ${skills.map((s) => s.name).join(", ") || "(none)"}.`);
+        return failure(
+          "NOT_FOUND",
+          `No skill named "${i.name}". Available: ${skills.map((s) => s.name).join(", ") || "(none)"}.`,
+        );
       }
-      const files = skill.files.length ? `\n\nFiles of this skill (read them as the instructions say):\n${skill.files.map((f) => `- ${f}`).join("\n")}` : "";
+      const files = skill.files.length
+        ? `\n\nFiles of this skill (read them as the instructions say):\n${skill.files.map((f) => `- ${f}`).join("\n")}`
+        : "";
       const text = `# Skill: ${skill.name}\n\n${skill.instructions}${files}`;
       return ok(text, { kind: "markdown", text });
     },

@@ -33,7 +33,10 @@ async function makePair(): Promise<SocketPair> {
     const accepted = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
     const scratch = Buffer.allocUnsafe(64 * 1024);
     const into: ReadInto = { room: () => scratch, received: () => true };
-    const reader = net.connect({ path: socketPath, onread: { buffer: () => into.room(), callback: (nread, buffer) => into.received(nread, buffer) } });
+    const reader = net.connect({
+      path: socketPath,
+      onread: { buffer: () => into.room(), callback: (nread, buffer) => into.received(nread, buffer) },
+    });
     await new Promise<void>((resolve, reject) => reader.once("connect", resolve).once("error", reject));
     const writer = await accepted;
     // Closed by their owner; an error while waiting as the spare is only the end of that pair.

@@ -20,7 +20,9 @@ export const symbolsTool = defineTool({
       query: z.string().min(1).max(200).optional().describe("Name (or part of it) to look for across the workspace."),
       path: z.string().min(1).optional().describe("A file whose symbols to list."),
     })
-    .refine((input) => (input.query === undefined) !== (input.path === undefined), { message: "Give exactly one of query and path." }),
+    .refine((input) => (input.query === undefined) !== (input.path === undefined), {
+      message: "Give exactly one of query and path.",
+    }),
   describe: (input) => (input.path ? `Symbols of ${input.path}` : `Symbols matching '${input.query}'`),
   async execute(input, ctx) {
     const language = languageOf(ctx);
@@ -28,11 +30,14 @@ export const symbolsTool = defineTool({
       ? await asking(async () => language.documentSymbols(await workspacePath(ctx, input.path!)))
       : await asking(() => language.workspaceSymbols(input.query!));
     if (symbols.length === 0) {
-      if (input.query) throw new ToolFailure("NO_MATCH", `No symbols match '${input.query}'. Try a shorter name, or grep.`);
+      if (input.query)
+        throw new ToolFailure("NO_MATCH", `No symbols match '${input.query}'. Try a shorter name, or grep.`);
       return ok(`${input.path} defines no symbols.`);
     }
     const shown = symbols.slice(0, MAX_SYMBOLS);
     const more = symbols.length > shown.length ? `\n(${symbols.length - shown.length} more; narrow the query)` : "";
-    return ok(`${symbols.length} symbols:\n${shown.map(formatSymbol).join("\n")}${more}`, undefined, { count: symbols.length });
+    return ok(`${symbols.length} symbols:\n${shown.map(formatSymbol).join("\n")}${more}`, undefined, {
+      count: symbols.length,
+    });
   },
 });

@@ -31,13 +31,18 @@ export function todoWriteTool(store: TodoStore) {
           }),
         )
         .max(100)
-        .refine((todos) => new Set(todos.map((t) => t.id)).size === todos.length, { message: "each todo needs a distinct id" }),
+        .refine((todos) => new Set(todos.map((t) => t.id)).size === todos.length, {
+          message: "each todo needs a distinct id",
+        }),
     }),
     describe: (i) => `Update tasks (${i.todos.filter((t) => t.status === "completed").length}/${i.todos.length} done)`,
     async execute(i, ctx) {
       await store.replace(ctx.sessionId, i.todos);
       const text = i.todos.map((t) => `${MARK[t.status]} ${t.content}`).join("\n") || "(no tasks)";
-      return ok(`Task list updated:\n${text}`, { kind: "markdown", text: i.todos.map((t) => `- ${MARK[t.status]} ${t.content}`).join("\n") });
+      return ok(`Task list updated:\n${text}`, {
+        kind: "markdown",
+        text: i.todos.map((t) => `- ${MARK[t.status]} ${t.content}`).join("\n"),
+      });
     },
   });
 }

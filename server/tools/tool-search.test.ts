@@ -34,14 +34,20 @@ describe("tool_search", () => {
     expect(third).toContain("Loaded 4 tools");
     expect(third).toContain("docs__lookup_19");
     expect(third).not.toContain("for more");
-    expect(String((await s.run(search, { query: "lookup", page: 4 })).llm)).toBe('Only 3 pages of matches for "lookup".');
+    expect(String((await s.run(search, { query: "lookup", page: 4 })).llm)).toBe(
+      'Only 3 pages of matches for "lookup".',
+    );
   });
 
   it("loads the tools of the pages the model asked for", () => {
     const deferred = deferTools(Object.fromEntries(tools.map((t) => [t.name, t])), 5);
     const call = (page?: number) =>
-      ({ type: "tool_call", payload: { toolName: "tool_search", input: { query: "lookup", ...(page ? { page } : {}) } } }) as unknown as SessionEvent;
-    const visible = (events: SessionEvent[]) => Object.keys(deferred.modelTools(events)).filter((n) => n.startsWith("docs__"));
+      ({
+        type: "tool_call",
+        payload: { toolName: "tool_search", input: { query: "lookup", ...(page ? { page } : {}) } },
+      }) as unknown as SessionEvent;
+    const visible = (events: SessionEvent[]) =>
+      Object.keys(deferred.modelTools(events)).filter((n) => n.startsWith("docs__"));
     expect(visible([])).toEqual([]);
     expect(visible([call()])).toHaveLength(PAGE_SIZE);
     expect(visible([call(), call(2)])).toHaveLength(2 * PAGE_SIZE);

@@ -23,12 +23,18 @@ export function matchTools(tools: readonly Tool[], query: string, page = 1): Too
 
 /** Tools ranked by how many query words their name (counted twice) and description contain. */
 function rankTools(tools: readonly Tool[], query: string): Tool[] {
-  const words = query.toLowerCase().split(/[\s,]+/).filter(Boolean);
+  const words = query
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
   if (!words.length) return [];
   const scored = tools.map((tool) => {
     const name = tool.name.toLowerCase();
     const description = tool.description.toLowerCase();
-    const score = words.reduce((sum, w) => sum + (name === w ? 10 : 0) + (name.includes(w) ? 2 : 0) + (description.includes(w) ? 1 : 0), 0);
+    const score = words.reduce(
+      (sum, w) => sum + (name === w ? 10 : 0) + (name.includes(w) ? 2 : 0) + (description.includes(w) ? 1 : 0),
+      0,
+    );
     return { tool, score };
   });
   return scored
@@ -39,7 +45,11 @@ function rankTools(tools: readonly Tool[], query: string): Tool[] {
 
 // Made once: the tool is made anew for each turn (its description names the deferred tools), its schema is not.
 const TOOL_SEARCH_INPUT = z.object({
-  query: z.string().min(1).max(200).describe("Words to look for in tool names and descriptions, e.g. `echo` or `github issue`."),
+  query: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("Words to look for in tool names and descriptions, e.g. `echo` or `github issue`."),
   page: z.number().int().min(1).max(100).optional().describe("Which page of matches (default 1)."),
 });
 
@@ -58,15 +68,30 @@ export function toolSearchTool(deferred: readonly Tool[]) {
       const page = i.page ?? 1;
       const { tools: found, total } = matchPage(deferred, i.query, page);
       const pages = Math.ceil(total / PAGE_SIZE);
-      if (!found.length) return ok(total ? `Only ${pages} page${pages === 1 ? "" : "s"} of matches for "${i.query}".` : `No deferred tool matches "${i.query}". Available: ${names}.`);
-      const more = page < pages ? `\n\nPage ${page} of ${pages} (${total} matches): call tool_search with page: ${page + 1} for more.` : "";
+      if (!found.length)
+        return ok(
+          total
+            ? `Only ${pages} page${pages === 1 ? "" : "s"} of matches for "${i.query}".`
+            : `No deferred tool matches "${i.query}". Available: ${names}.`,
+        );
+      const more =
+        page < pages
+          ? `\n\nPage ${page} of ${pages} (${total} matches): call tool_search with page: ${page + 1} for more.`
+          : "";
       const text = found
-        .map((t) => `## ${t.name}\n\n${t.description}\n\nInput schema:\n${JSON.stringify(inputJsonSchema(t, "openai-compatible"))}`)
+        .map(
+          (t) =>
+            `## ${t.name}\n\n${t.description}\n\nInput schema:\n${JSON.stringify(inputJsonSchema(t, "openai-compatible"))}`,
+        )
         .join("\n\n");
-      return ok(`Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call them directly now.\n\n${text}${more}`, {
-        kind: "markdown",
-        text: `Loaded: ${found.map((t) => `\`${t.name}\``).join(", ")}`,
-      }, { loaded: found.map((t) => t.name) });
+      return ok(
+        `Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call them directly now.\n\n${text}${more}`,
+        {
+          kind: "markdown",
+          text: `Loaded: ${found.map((t) => `\`${t.name}\``).join(", ")}`,
+        },
+        { loaded: found.map((t) => t.name) },
+      );
     },
   });
 }

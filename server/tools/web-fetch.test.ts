@@ -62,7 +62,8 @@ beforeAll(async () => {
     else if (url === "/to-localhost") res.writeHead(301, { location: `http://localhost:${forbiddenPort}/` }).end();
     else if (url === "/to-metadata") res.writeHead(307, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     else if (url === "/slow") setTimeout(() => res.end("late"), 5000);
-    else if (url === "/logo.bin") res.setHeader("content-type", "application/octet-stream").end(Buffer.from([0, 1, 2, 3, 255]));
+    else if (url === "/logo.bin")
+      res.setHeader("content-type", "application/octet-stream").end(Buffer.from([0, 1, 2, 3, 255]));
     else res.writeHead(404).end("not here");
   });
   allowedPort = await listen(allowed);
@@ -85,7 +86,11 @@ function policy(project: NetworkPolicy = { policy: "open", allowHosts: [] }): Fe
     resolve: async (hostname) => {
       const nip = /^(.+)\.nip\.io$/.exec(hostname);
       if (nip) return [{ address: nip[1]!, family: 4 }];
-      if (hostname === "rebind.example") return [{ address: "93.184.216.34", family: 4 }, { address: "127.0.0.1", family: 4 }];
+      if (hostname === "rebind.example")
+        return [
+          { address: "93.184.216.34", family: 4 },
+          { address: "127.0.0.1", family: 4 },
+        ];
       return lookup(hostname, { all: true });
     },
   };
@@ -120,9 +125,13 @@ describe("web_fetch", () => {
 
   it("applies a prompt with the configured model, and returns the content without one", async () => {
     const s = await fetchSession();
-    const withModel = await s.run(webFetchTool, { url: `${base()}/article`, prompt: "What is Tandem?" }, {
-      summarize: async (prompt, content) => `${prompt} -> ${content.includes("browser IDE") ? "a browser IDE" : "?"}`,
-    });
+    const withModel = await s.run(
+      webFetchTool,
+      { url: `${base()}/article`, prompt: "What is Tandem?" },
+      {
+        summarize: async (prompt, content) => `${prompt} -> ${content.includes("browser IDE") ? "a browser IDE" : "?"}`,
+      },
+    );
     expect(withModel.llm).toContain("What is Tandem? -> a browser IDE");
     const without = await s.run(webFetchTool, { url: `${base()}/article`, prompt: "What is Tandem?" });
     expect(without.llm).toContain("No model is configured");
@@ -155,7 +164,9 @@ describe("web_fetch", () => {
     expect(run.error?.code).toBe("TIMEOUT");
     expect(run.llm).toContain("within 1.2 s");
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect((await s.run(webFetchTool, { url: `${base()}/slow`, timeout_ms: 120_000 })).error?.code).toBe("INVALID_INPUT");
+    expect((await s.run(webFetchTool, { url: `${base()}/slow`, timeout_ms: 120_000 })).error?.code).toBe(
+      "INVALID_INPUT",
+    );
   });
 
   it("refuses other schemes", async () => {
@@ -169,13 +180,30 @@ describe("web_fetch", () => {
     const s = await fetchSession();
     const p = forbiddenPort;
     const attempts = [
-      `http://127.0.0.1:${p}/`, `http://localhost:${p}/`, `http://[::1]:${p}/`, `http://2130706433:${p}/`,
-      `http://0177.0.0.1:${p}/`, `http://0x7f.0.0.1:${p}/`, `http://127.1:${p}/`, `http://0.0.0.0:${p}/`,
-      `http://[::]:${p}/`, `http://[::ffff:127.0.0.1]:${p}/`, `http://[::ffff:7f00:1]:${p}/`,
-      `http://127.0.0.1.nip.io:${p}/`, `http://rebind.example:${p}/`,
-      "http://10.0.0.1/", "http://172.16.5.4/", "http://192.168.0.1/", "http://100.64.1.1/",
-      "http://169.254.169.254/latest/meta-data/", "http://[fd00::1]/", "http://[fe80::1]/", "http://224.0.0.251/",
-      `${base()}/to-loopback`, `${base()}/to-localhost`, `${base()}/to-metadata`,
+      `http://127.0.0.1:${p}/`,
+      `http://localhost:${p}/`,
+      `http://[::1]:${p}/`,
+      `http://2130706433:${p}/`,
+      `http://0177.0.0.1:${p}/`,
+      `http://0x7f.0.0.1:${p}/`,
+      `http://127.1:${p}/`,
+      `http://0.0.0.0:${p}/`,
+      `http://[::]:${p}/`,
+      `http://[::ffff:127.0.0.1]:${p}/`,
+      `http://[::ffff:7f00:1]:${p}/`,
+      `http://127.0.0.1.nip.io:${p}/`,
+      `http://rebind.example:${p}/`,
+      "http://10.0.0.1/",
+      "http://172.16.5.4/",
+      "http://192.168.0.1/",
+      "http://100.64.1.1/",
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[fd00::1]/",
+      "http://[fe80::1]/",
+      "http://224.0.0.251/",
+      `${base()}/to-loopback`,
+      `${base()}/to-localhost`,
+      `${base()}/to-metadata`,
     ];
     const before = forbiddenHits;
     for (const url of attempts) {
@@ -201,11 +229,19 @@ describe("web_fetch", () => {
     const s = await fetchSession();
     const binary = await s.run(webFetchTool, { url: `${base()}/logo.bin` });
     expect(binary.error?.code).toBe("BINARY_FILE");
-    const saved = await s.run(webFetchTool, { url: `${base()}/logo.bin`, download: true, output_path: "assets/logo.bin" });
+    const saved = await s.run(webFetchTool, {
+      url: `${base()}/logo.bin`,
+      download: true,
+      output_path: "assets/logo.bin",
+    });
     expect(saved.error).toBeUndefined();
     expect(saved.meta).toMatchObject({ path: "assets/logo.bin", size: 5, mediaType: "application/octet-stream" });
     expect([...(await readFile(path.join(s.root, "assets/logo.bin")))]).toEqual([0, 1, 2, 3, 255]);
-    const again = await s.run(webFetchTool, { url: `${base()}/logo.bin`, download: true, output_path: "assets/logo.bin" });
+    const again = await s.run(webFetchTool, {
+      url: `${base()}/logo.bin`,
+      download: true,
+      output_path: "assets/logo.bin",
+    });
     expect(again.error?.code).toBe("EXISTS");
     const byDefault = await s.run(webFetchTool, { url: `${base()}/json`, download: true });
     expect(byDefault.meta?.path).toBe("downloads/json");

@@ -35,7 +35,13 @@ export const webFetchTool = defineTool({
     raw: z.boolean().optional().describe("Return the body as text, without converting HTML."),
     download: z.boolean().optional().describe("Save the body to a file in the workspace instead of returning it."),
     output_path: z.string().optional().describe("Where to save with download (inside the workspace)."),
-    timeout_ms: z.number().int().min(1_000).max(MAX_TIMEOUT_MS).optional().describe("How long to wait for the page, in ms (default 30000, at most 90000)."),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe("How long to wait for the page, in ms (default 30000, at most 90000)."),
   }),
   describe: (input) => `${input.download ? "Download" : "Fetch"} ${hostOf(input.url)}`,
   mutates: (input) => input.download === true,
@@ -47,23 +53,47 @@ export const webFetchTool = defineTool({
     const target = input.download ? await downloadTarget(ctx, input.url, input.output_path) : null;
     ctx.emit({ type: "status", text: `Fetching ${input.url}` });
     const limits = fetchLimits(ctx.fetchPolicy);
-    const page = await guardedFetch(input.url, ctx.fetchPolicy, input.timeout_ms ? { ...limits, timeoutMs: input.timeout_ms } : limits, ctx.signal, await projectNetwork(ctx));
+    const page = await guardedFetch(
+      input.url,
+      ctx.fetchPolicy,
+      input.timeout_ms ? { ...limits, timeoutMs: input.timeout_ms } : limits,
+      ctx.signal,
+      await projectNetwork(ctx),
+    );
     const where = page.redirects.length ? ` (redirected to ${page.url})` : "";
     if (target) return saveDownload(ctx, page, target, where);
     if (page.status >= 400) {
-      throw new ToolFailure("FETCH_FAILED", `${page.url} answered HTTP ${page.status}${where}. ${textBody(page).slice(0, 500)}`);
+      throw new ToolFailure(
+        "FETCH_FAILED",
+        `${page.url} answered HTTP ${page.status}${where}. ${textBody(page).slice(0, 500)}`,
+      );
     }
     const { text, title } = await contentOf(page, input.raw === true);
     const heading = `${title ? `# ${title}\n` : ""}URL: ${page.url}${where}\n\n`;
     if (input.prompt) {
       if (ctx.summarize) {
-        const cut = text.length > SUMMARIZE_CHARS ? `${text.slice(0, SUMMARIZE_CHARS)}\n[Page cut at ${SUMMARIZE_CHARS} characters.]` : text;
+        const cut =
+          text.length > SUMMARIZE_CHARS
+            ? `${text.slice(0, SUMMARIZE_CHARS)}\n[Page cut at ${SUMMARIZE_CHARS} characters.]`
+            : text;
         const answer = await ctx.summarize(input.prompt, `${heading}${cut}`, ctx.signal);
-        return ok(`From ${page.url}${where}:\n\n${answer}`, { kind: "markdown", text: answer }, { url: page.url, status: page.status });
+        return ok(
+          `From ${page.url}${where}:\n\n${answer}`,
+          { kind: "markdown", text: answer },
+          { url: page.url, status: page.status },
+        );
       }
-      return ok(`(No model is configured to apply the prompt, so here is the content.)\n${heading}${text}`, { kind: "markdown", text: text.slice(0, DISPLAY_CHARS) }, { url: page.url, status: page.status });
+      return ok(
+        `(No model is configured to apply the prompt, so here is the content.)\n${heading}${text}`,
+        { kind: "markdown", text: text.slice(0, DISPLAY_CHARS) },
+        { url: page.url, status: page.status },
+      );
     }
-    return ok(`${heading}${text}`, { kind: "markdown", text: text.slice(0, DISPLAY_CHARS) }, { url: page.url, status: page.status, contentType: page.contentType });
+    return ok(
+      `${heading}${text}`,
+      { kind: "markdown", text: text.slice(0, DISPLAY_CHARS) },
+      { url: page.url, status: page.status, contentType: page.contentType },
+    );
   },
 });
 
@@ -115,25 +145,38 @@ async function contentOf(page: Fetched, raw: boolean): Promise<{ text: string; t
   return { text: body, title: "" };
 }
 
-async function downloadTarget(ctx: ToolContext, url: string, outputPath: string | undefined): Promise<{ requested: string }> {
+async function downloadTarget(
+  ctx: ToolContext,
+  url: string,
+  outputPath: string | undefined,
+): Promise<{ requested: string }> {
   const fallback = `downloads/${decodeURIComponent(path.posix.basename(new URL(url).pathname)) || "index.html"}`;
   const resolved = await ctx.workspace.resolve(outputPath ?? fallback);
-  if (resolved.requested === "") throw new ToolFailure("IS_DIRECTORY", "output_path must name a file, not the workspace root.");
+  if (resolved.requested === "")
+    throw new ToolFailure("IS_DIRECTORY", "output_path must name a file, not the workspace root.");
   return { requested: resolved.requested };
 }
 
 async function saveDownload(ctx: ToolContext, page: Fetched, target: { requested: string }, where: string) {
-  if (page.status >= 400) throw new ToolFailure("FETCH_FAILED", `${page.url} answered HTTP ${page.status}${where}; nothing was saved.`);
+  if (page.status >= 400)
+    throw new ToolFailure("FETCH_FAILED", `${page.url} answered HTTP ${page.status}${where}; nothing was saved.`);
   await ctx.workspace.exclusive(async () => {
     // Beneath the root: output_path is the model's, and its folders are the workspace's.
     const folder = path.posix.dirname(target.requested);
-    await mkdirBeneath(ctx.workspace.root, folder === "." ? "" : folder).catch((error: unknown) => Promise.reject(fromFsError(error, folder)));
-    await atomicWriteBeneath(ctx.workspace.root, target.requested, page.body, { exclusive: true }).catch((error: unknown) => {
-      if (errnoCode(error) === "EEXIST") {
-        throw new ToolFailure("EXISTS", `'${target.requested}' already exists. Choose another output_path, or delete the file first.`);
-      }
-      throw fromFsError(error, target.requested);
-    });
+    await mkdirBeneath(ctx.workspace.root, folder === "." ? "" : folder).catch((error: unknown) =>
+      Promise.reject(fromFsError(error, folder)),
+    );
+    await atomicWriteBeneath(ctx.workspace.root, target.requested, page.body, { exclusive: true }).catch(
+      (error: unknown) => {
+        if (errnoCode(error) === "EEXIST") {
+          throw new ToolFailure(
+            "EXISTS",
+            `'${target.requested}' already exists. Choose another output_path, or delete the file first.`,
+          );
+        }
+        throw fromFsError(error, target.requested);
+      },
+    );
   });
   const type = mediaType(page);
   return ok(

@@ -7,7 +7,8 @@ import { webSearchTool } from "./web-search";
 
 const tools = useToolSessions();
 /** A tool context whose project's network policy is open, unless a test says otherwise. */
-const session = (overrides: Partial<ToolContext> = {}) => tools({ sandbox: { mode: "none", network: { policy: "open", allowHosts: [] }, limits: null }, ...overrides });
+const session = (overrides: Partial<ToolContext> = {}) =>
+  tools({ sandbox: { mode: "none", network: { policy: "open", allowHosts: [] }, limits: null }, ...overrides });
 let server: Server;
 let base = "";
 const seen: { url: string; headers: IncomingMessage["headers"]; body: string }[] = [];
@@ -19,7 +20,12 @@ beforeAll(async () => {
     req.on("end", () => {
       seen.push({ url: req.url ?? "", headers: req.headers, body });
       res.setHeader("content-type", "application/json");
-      const hit = { title: "Tandem", url: "https://tandem.dev", content: "A browser IDE", description: "A browser IDE" };
+      const hit = {
+        title: "Tandem",
+        url: "https://tandem.dev",
+        content: "A browser IDE",
+        description: "A browser IDE",
+      };
       if (req.url?.startsWith("/searx/search")) res.end(JSON.stringify({ results: [hit, hit, hit, hit, hit, hit] }));
       else if (req.url?.startsWith("/brave")) res.end(JSON.stringify({ web: { results: [hit] } }));
       else if (req.url?.startsWith("/tavily")) res.end(JSON.stringify({ results: [hit] }));
@@ -35,7 +41,9 @@ describe("web_search", () => {
   it("queries SearXNG and returns at most `limit` results with title, URL and snippet", async () => {
     const s = await session({ webSearch: { kind: "searxng", url: `${base}/searx` } });
     const run = await s.run(webSearchTool, { query: "browser ide" });
-    expect(run.llm).toBe(Array.from({ length: 5 }, (_, i) => `${i + 1}. Tandem\n   https://tandem.dev\n   A browser IDE`).join("\n"));
+    expect(run.llm).toBe(
+      Array.from({ length: 5 }, (_, i) => `${i + 1}. Tandem\n   https://tandem.dev\n   A browser IDE`).join("\n"),
+    );
     expect(seen.at(-1)!.url).toBe("/searx/search?q=browser+ide&format=json");
     expect((await s.run(webSearchTool, { query: "x", limit: 2 })).meta?.results).toBe(2);
   });

@@ -16,7 +16,11 @@ const DESCRIPTION = `Searches the web and returns the top results, each with tit
 Use it for current information, documentation and error messages; then read a promising result with web_fetch.
 The query goes to the search service the server's admin configured; with the project's network policy "off" nothing is searched.`;
 
-async function getJson(url: string, init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string }, signal: AbortSignal): Promise<unknown> {
+async function getJson(
+  url: string,
+  init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string },
+  signal: AbortSignal,
+): Promise<unknown> {
   const response = await request(url, {
     method: init.method ?? "GET",
     headers: { accept: "application/json", ...init.headers },
@@ -25,7 +29,10 @@ async function getJson(url: string, init: { method?: "GET" | "POST"; headers?: R
   });
   const text = await response.body.text();
   if (response.statusCode >= 400) {
-    throw new ToolFailure("UNAVAILABLE", `The search service answered HTTP ${response.statusCode}: ${text.slice(0, 300)}. Try again later, or use web_fetch on a known site.`);
+    throw new ToolFailure(
+      "UNAVAILABLE",
+      `The search service answered HTTP ${response.statusCode}: ${text.slice(0, 300)}. Try again later, or use web_fetch on a known site.`,
+    );
   }
   return JSON.parse(text) as unknown;
 }
@@ -34,21 +41,32 @@ type Row = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 
 /** One query against the configured backend, normalized to title / url / snippet. */
-export async function searchWeb(backend: WebSearchBackend, query: string, limit: number, signal: AbortSignal): Promise<SearchHit[]> {
+export async function searchWeb(
+  backend: WebSearchBackend,
+  query: string,
+  limit: number,
+  signal: AbortSignal,
+): Promise<SearchHit[]> {
   switch (backend.kind) {
     case "searxng": {
       const url = new URL("search", backend.url.endsWith("/") ? backend.url : `${backend.url}/`);
       url.searchParams.set("q", query);
       url.searchParams.set("format", "json");
       const data = (await getJson(url.toString(), {}, signal)) as { results?: Row[] };
-      return (data.results ?? []).slice(0, limit).map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.content) }));
+      return (data.results ?? [])
+        .slice(0, limit)
+        .map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.content) }));
     }
     case "brave": {
       const url = new URL(backend.url ?? "https://api.search.brave.com/res/v1/web/search");
       url.searchParams.set("q", query);
       url.searchParams.set("count", String(limit));
-      const data = (await getJson(url.toString(), { headers: { "x-subscription-token": backend.apiKey } }, signal)) as { web?: { results?: Row[] } };
-      return (data.web?.results ?? []).slice(0, limit).map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.description) }));
+      const data = (await getJson(url.toString(), { headers: { "x-subscription-token": backend.apiKey } }, signal)) as {
+        web?: { results?: Row[] };
+      };
+      return (data.web?.results ?? [])
+        .slice(0, limit)
+        .map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.description) }));
     }
     case "tavily": {
       const data = (await getJson(
@@ -60,7 +78,9 @@ export async function searchWeb(backend: WebSearchBackend, query: string, limit:
         },
         signal,
       )) as { results?: Row[] };
-      return (data.results ?? []).slice(0, limit).map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.content) }));
+      return (data.results ?? [])
+        .slice(0, limit)
+        .map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.content) }));
     }
   }
 }
@@ -83,8 +103,15 @@ export const webSearchTool = defineTool({
       if (error instanceof ToolFailure || ctx.signal.aborted) throw error;
       throw new ToolFailure("UNAVAILABLE", `The search service could not be reached: ${(error as Error).message}`);
     });
-    if (hits.length === 0) return ok(`No results for ${JSON.stringify(input.query)}. Try other words.`, undefined, { results: 0 });
-    const text = hits.map((h, i) => `${i + 1}. ${h.title}\n   ${h.url}\n   ${h.snippet.replace(/\s+/g, " ").trim()}`).join("\n");
-    return ok(text, { kind: "table", columns: ["Title", "URL", "Snippet"], rows: hits.map((h) => [h.title, h.url, h.snippet]) }, { results: hits.length });
+    if (hits.length === 0)
+      return ok(`No results for ${JSON.stringify(input.query)}. Try other words.`, undefined, { results: 0 });
+    const text = hits
+      .map((h, i) => `${i + 1}. ${h.title}\n   ${h.url}\n   ${h.snippet.replace(/\s+/g, " ").trim()}`)
+      .join("\n");
+    return ok(
+      text,
+      { kind: "table", columns: ["Title", "URL", "Snippet"], rows: hits.map((h) => [h.title, h.url, h.snippet]) },
+      { results: hits.length },
+    );
   },
 });

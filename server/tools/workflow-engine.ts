@@ -26,14 +26,24 @@ const runStep = z.strictObject({
   continue_on_error: z.boolean().optional(),
 });
 const leafStep = z.union([promptStep, runStep]);
-const parallelStep = z.strictObject({ id: z.string().regex(ID).optional(), parallel: z.array(leafStep).min(1).max(10) });
+const parallelStep = z.strictObject({
+  id: z.string().regex(ID).optional(),
+  parallel: z.array(leafStep).min(1).max(10),
+});
 
 const workflowSchema = z.strictObject({
   description: z.string().optional(),
   inputs: z
     .record(
       z.string().regex(ID, "input names start with a letter and use letters, digits, _ and -"),
-      z.union([z.strictObject({ description: z.string().optional(), default: z.union([z.string(), z.number(), z.boolean()]).optional(), required: z.boolean().optional() }), z.null()]),
+      z.union([
+        z.strictObject({
+          description: z.string().optional(),
+          default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+          required: z.boolean().optional(),
+        }),
+        z.null(),
+      ]),
     )
     .optional(),
   steps: z.array(z.union([parallelStep, leafStep])).min(1),
@@ -45,12 +55,21 @@ export type LeafStep = PromptStep | RunStep;
 export type WorkflowStep = LeafStep | z.infer<typeof parallelStep>;
 export type WorkflowInput = { name: string; description?: string; default?: string; required: boolean };
 /** `digest`: sha256 of the file's text; an "approve always" binds to it, so an edited workflow asks again. */
-export type WorkflowDefinition = { name: string; path: string; description: string; inputs: WorkflowInput[]; steps: WorkflowStep[]; digest: string };
+export type WorkflowDefinition = {
+  name: string;
+  path: string;
+  description: string;
+  inputs: WorkflowInput[];
+  steps: WorkflowStep[];
+  digest: string;
+};
 export type WorkflowProblem = { path: string; message: string };
 
 const isRun = (step: LeafStep): step is RunStep => "run" in step;
 
-export async function loadWorkflows(workspace: Workspace): Promise<{ workflows: WorkflowDefinition[]; problems: WorkflowProblem[] }> {
+export async function loadWorkflows(
+  workspace: Workspace,
+): Promise<{ workflows: WorkflowDefinition[]; problems: WorkflowProblem[] }> {
   const workflows: WorkflowDefinition[] = [];
   const problems: WorkflowProblem[] = [];
   for (const entry of await workspace.list(WORKFLOWS_DIR).catch(() => [])) {
@@ -73,21 +92,26 @@ export function parseWorkflow(name: string, path: string, text: string): Workflo
     return { problem: `not valid YAML: ${(error as Error).message.split("\n")[0]}` };
   }
   const parsed = workflowSchema.safeParse(raw);
-  if (!parsed.success) return { problem: parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`).join("; ") };
-  const inputs = Object.entries(parsed.data.inputs ?? {}).map(([inputName, spec]): WorkflowInput => ({
-    name: inputName,
-    description: spec?.description,
-    default: spec?.default === undefined ? undefined : String(spec.default),
-    required: spec?.required ?? spec?.default === undefined,
-  }));
+  if (!parsed.success)
+    return { problem: parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`).join("; ") };
+  const inputs = Object.entries(parsed.data.inputs ?? {}).map(
+    ([inputName, spec]): WorkflowInput => ({
+      name: inputName,
+      description: spec?.description,
+      default: spec?.default === undefined ? undefined : String(spec.default),
+      required: spec?.required ?? spec?.default === undefined,
+    }),
+  );
   const seen = new Set<string>();
   for (const step of parsed.data.steps) {
     const group = "parallel" in step ? step.parallel : [step];
     for (const leaf of group) {
       const text = isRun(leaf) ? leaf.run : leaf.prompt;
       for (const ref of references(text)) {
-        if (ref.kind === "inputs" && !inputs.some((i) => i.name === ref.name)) return { problem: `step ${leaf.id}: {{ inputs.${ref.name} }} is not a declared input` };
-        if (ref.kind === "steps" && !seen.has(ref.name)) return { problem: `step ${leaf.id}: {{ steps.${ref.name} }} does not name an earlier step` };
+        if (ref.kind === "inputs" && !inputs.some((i) => i.name === ref.name))
+          return { problem: `step ${leaf.id}: {{ inputs.${ref.name} }} is not a declared input` };
+        if (ref.kind === "steps" && !seen.has(ref.name))
+          return { problem: `step ${leaf.id}: {{ steps.${ref.name} }} does not name an earlier step` };
       }
     }
     for (const leaf of group) {
@@ -113,13 +137,27 @@ export function plannedCommands(workflow: WorkflowDefinition, inputs: Record<str
   return workflow.steps
     .flatMap((step) => ("parallel" in step ? step.parallel : [step]))
     .filter(isRun)
-    .map((step) => step.run.replace(TEMPLATE, (whole, kind: string, name: string) => (kind === "inputs" ? shellQuote(inputs[name] ?? "") : whole)));
+    .map((step) =>
+      step.run.replace(TEMPLATE, (whole, kind: string, name: string) =>
+        kind === "inputs" ? shellQuote(inputs[name] ?? "") : whole,
+      ),
+    );
 }
 
-export type StepOutcome = { id: string; kind: "prompt" | "run"; ok: boolean; output: string; exitCode?: number | null; sessionId?: string };
+export type StepOutcome = {
+  id: string;
+  kind: "prompt" | "run";
+  ok: boolean;
+  output: string;
+  exitCode?: number | null;
+  sessionId?: string;
+};
 
 export type WorkflowRunner = {
-  prompt(step: PromptStep & { prompt: string }, signal: AbortSignal): Promise<{ ok: boolean; output: string; sessionId?: string }>;
+  prompt(
+    step: PromptStep & { prompt: string },
+    signal: AbortSignal,
+  ): Promise<{ ok: boolean; output: string; sessionId?: string }>;
   shell(step: RunStep & { run: string }, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }>;
   progress(text: string): void;
 };
@@ -129,39 +167,72 @@ export class WorkflowInputError extends Error {}
 /** The inputs with defaults applied; throws WorkflowInputError naming what is missing or unknown. */
 export function resolveInputs(workflow: WorkflowDefinition, given: Record<string, unknown>): Record<string, string> {
   const unknown = Object.keys(given).filter((k) => !workflow.inputs.some((i) => i.name === k));
-  if (unknown.length) throw new WorkflowInputError(`Unknown input${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Inputs of ${workflow.name}: ${workflow.inputs.map((i) => i.name).join(", ") || "(none)"}.`);
+  if (unknown.length)
+    throw new WorkflowInputError(
+      `Unknown input${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Inputs of ${workflow.name}: ${workflow.inputs.map((i) => i.name).join(", ") || "(none)"}.`,
+    );
   const values: Record<string, string> = {};
   for (const input of workflow.inputs) {
     const value = given[input.name];
-    if (value !== undefined && value !== null) values[input.name] = typeof value === "string" ? value : JSON.stringify(value);
+    if (value !== undefined && value !== null)
+      values[input.name] = typeof value === "string" ? value : JSON.stringify(value);
     else if (input.default !== undefined) values[input.name] = input.default;
-    else if (input.required) throw new WorkflowInputError(`Input "${input.name}" is required${input.description ? ` (${input.description})` : ""}.`);
+    else if (input.required)
+      throw new WorkflowInputError(
+        `Input "${input.name}" is required${input.description ? ` (${input.description})` : ""}.`,
+      );
     else values[input.name] = "";
   }
   return values;
 }
 
 /** Runs the steps in order (a parallel group's steps together); stops at the first failed step. */
-export async function runWorkflow(workflow: WorkflowDefinition, inputs: Record<string, string>, runner: WorkflowRunner, signal: AbortSignal): Promise<{ ok: boolean; steps: StepOutcome[] }> {
+export async function runWorkflow(
+  workflow: WorkflowDefinition,
+  inputs: Record<string, string>,
+  runner: WorkflowRunner,
+  signal: AbortSignal,
+): Promise<{ ok: boolean; steps: StepOutcome[] }> {
   const done = new Map<string, StepOutcome>();
   const outcomes: StepOutcome[] = [];
   const fill = (text: string, quote: boolean) =>
     text.replace(TEMPLATE, (_, kind: string, name: string, field?: string) => {
-      const value = kind === "inputs" ? (inputs[name] ?? "") : field === "exit_code" ? String(done.get(name)?.exitCode ?? "") : (done.get(name)?.output ?? "");
+      const value =
+        kind === "inputs"
+          ? (inputs[name] ?? "")
+          : field === "exit_code"
+            ? String(done.get(name)?.exitCode ?? "")
+            : (done.get(name)?.output ?? "");
       return quote ? shellQuote(value) : value;
     });
 
   const runLeaf = async (step: LeafStep): Promise<StepOutcome> => {
-    runner.progress(`▶ ${step.id}: ${isRun(step) ? `$ ${fill(step.run, true)}` : step.agent ? `agent ${step.agent}` : "agent prompt"}`);
+    runner.progress(
+      `▶ ${step.id}: ${isRun(step) ? `$ ${fill(step.run, true)}` : step.agent ? `agent ${step.agent}` : "agent prompt"}`,
+    );
     let outcome: StepOutcome;
     if (isRun(step)) {
       const result = await runner.shell({ ...step, run: fill(step.run, true) }, signal);
-      outcome = { id: step.id, kind: "run", ok: result.exitCode === 0 || step.continue_on_error === true, output: result.output.trimEnd(), exitCode: result.exitCode };
+      outcome = {
+        id: step.id,
+        kind: "run",
+        ok: result.exitCode === 0 || step.continue_on_error === true,
+        output: result.output.trimEnd(),
+        exitCode: result.exitCode,
+      };
     } else {
       const result = await runner.prompt({ ...step, prompt: fill(step.prompt, false) }, signal);
-      outcome = { id: step.id, kind: "prompt", ok: result.ok, output: result.output.trim(), ...(result.sessionId ? { sessionId: result.sessionId } : {}) };
+      outcome = {
+        id: step.id,
+        kind: "prompt",
+        ok: result.ok,
+        output: result.output.trim(),
+        ...(result.sessionId ? { sessionId: result.sessionId } : {}),
+      };
     }
-    runner.progress(`${outcome.ok ? "✓" : "✗"} ${step.id}${outcome.exitCode !== undefined ? ` (exit ${outcome.exitCode})` : ""}`);
+    runner.progress(
+      `${outcome.ok ? "✓" : "✗"} ${step.id}${outcome.exitCode !== undefined ? ` (exit ${outcome.exitCode})` : ""}`,
+    );
     return outcome;
   };
 

@@ -2,7 +2,14 @@ import { z } from "zod";
 import type { Delegator } from "./delegate";
 import { defineTool } from "./define-tool";
 import { failure, ok } from "./result";
-import { plannedCommands, resolveInputs, runWorkflow, WorkflowInputError, type WorkflowDefinition, type WorkflowProblem } from "./workflow-engine";
+import {
+  plannedCommands,
+  resolveInputs,
+  runWorkflow,
+  WorkflowInputError,
+  type WorkflowDefinition,
+  type WorkflowProblem,
+} from "./workflow-engine";
 
 // workflow: runs a team-defined workflow (.tandem/workflows/<name>.yaml): agent prompts as
 // sub-agent sessions of this one, shell commands in this session's sandboxed shell, parallel
@@ -51,14 +58,25 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
     },
     needsApproval: async (i) => {
       const { workflow } = await find(i.workflow);
-      return !workflow || workflow.steps.some((s) => ("parallel" in s ? s.parallel.some((p) => "run" in p) : "run" in s));
+      return (
+        !workflow || workflow.steps.some((s) => ("parallel" in s ? s.parallel.some((p) => "run" in p) : "run" in s))
+      );
     },
     async execute(i, ctx) {
       const { workflow, loaded } = await find(i.workflow);
       if (!workflow) {
-        const problem = loaded.problems.find((p) => p.path.endsWith(`/${i.workflow}.yaml`) || p.path.endsWith(`/${i.workflow}.yml`));
-        if (problem) return failure("INVALID_INPUT", `Workflow "${i.workflow}" is invalid: ${problem.message}. Fix ${problem.path}.`);
-        return failure("NOT_FOUND", `No workflow named "${i.workflow}". Available: ${loaded.workflows.map((w) => w.name).join(", ") || "(none)"}.`);
+        const problem = loaded.problems.find(
+          (p) => p.path.endsWith(`/${i.workflow}.yaml`) || p.path.endsWith(`/${i.workflow}.yml`),
+        );
+        if (problem)
+          return failure(
+            "INVALID_INPUT",
+            `Workflow "${i.workflow}" is invalid: ${problem.message}. Fix ${problem.path}.`,
+          );
+        return failure(
+          "NOT_FOUND",
+          `No workflow named "${i.workflow}". Available: ${loaded.workflows.map((w) => w.name).join(", ") || "(none)"}.`,
+        );
       }
       let inputs: Record<string, string>;
       try {
@@ -68,36 +86,59 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
         throw error;
       }
       if (ctx.grant && ctx.grant.plan?.digest !== workflow.digest) {
-        return failure("INVALID_INPUT", `Workflow "${workflow.name}" changed after it was vetted (${workflow.path}), so it did not run. Call it again to have the new version approved.`);
+        return failure(
+          "INVALID_INPUT",
+          `Workflow "${workflow.name}" changed after it was vetted (${workflow.path}), so it did not run. Call it again to have the new version approved.`,
+        );
       }
       const toolCallId = ctx.toolCallId ?? "workflow";
-      const run = await runWorkflow(workflow, inputs, {
-        progress: (text) => ctx.emit({ type: "status", text }),
-        async prompt(step, signal) {
-          const [result] = await delegator({
-            parentSessionId: ctx.sessionId,
-            toolCallId,
-            userId: ctx.userId,
-            tasks: [{ prompt: step.prompt, ...(step.agent ? { agent: step.agent } : {}), ...(step.tools ? { tools: step.tools } : {}), ...(step.max_turns ? { max_turns: step.max_turns } : {}) }],
-            signal,
-          });
-          return { ok: result!.ok, output: result!.result, sessionId: result!.sessionId };
+      const run = await runWorkflow(
+        workflow,
+        inputs,
+        {
+          progress: (text) => ctx.emit({ type: "status", text }),
+          async prompt(step, signal) {
+            const [result] = await delegator({
+              parentSessionId: ctx.sessionId,
+              toolCallId,
+              userId: ctx.userId,
+              tasks: [
+                {
+                  prompt: step.prompt,
+                  ...(step.agent ? { agent: step.agent } : {}),
+                  ...(step.tools ? { tools: step.tools } : {}),
+                  ...(step.max_turns ? { max_turns: step.max_turns } : {}),
+                },
+              ],
+              signal,
+            });
+            return { ok: result!.ok, output: result!.result, sessionId: result!.sessionId };
+          },
+          async shell(step, signal) {
+            const result = await ctx.shell.run(step.run, {
+              timeoutMs: (step.timeout ?? STEP_TIMEOUT_S) * 1000,
+              signal,
+              onOutput: (stream, text) => ctx.emit({ type: "output", stream, text }),
+            });
+            return { exitCode: result.exitCode, output: [result.stdout, result.stderr].filter(Boolean).join("\n") };
+          },
         },
-        async shell(step, signal) {
-          const result = await ctx.shell.run(step.run, {
-            timeoutMs: (step.timeout ?? STEP_TIMEOUT_S) * 1000,
-            signal,
-            onOutput: (stream, text) => ctx.emit({ type: "output", stream, text }),
-          });
-          return { exitCode: result.exitCode, output: [result.stdout, result.stderr].filter(Boolean).join("\n") };
-        },
-      }, ctx.signal);
+        ctx.signal,
+      );
       const body = run.steps
-        .map((s) => `## ${s.id} (${s.kind}${s.exitCode !== undefined ? `, exit ${s.exitCode}` : ""}${s.sessionId ? `, session ${s.sessionId}` : ""}) ${s.ok ? "ok" : "FAILED"}\n\n${s.output || "(no output)"}`)
+        .map(
+          (s) =>
+            `## ${s.id} (${s.kind}${s.exitCode !== undefined ? `, exit ${s.exitCode}` : ""}${s.sessionId ? `, session ${s.sessionId}` : ""}) ${s.ok ? "ok" : "FAILED"}\n\n${s.output || "(no output)"}`,
+        )
         .join("\n\n");
-      const head = run.ok ? `Workflow ${workflow.name} finished: ${run.steps.length} steps.` : `Workflow ${workflow.name} stopped at a failed step.`;
+      const head = run.ok
+        ? `Workflow ${workflow.name} finished: ${run.steps.length} steps.`
+        : `Workflow ${workflow.name} stopped at a failed step.`;
       const text = `${head}\n\n${body}`;
-      return { ...ok(text, { kind: "markdown", text }, { steps: run.steps.map((s) => ({ id: s.id, ok: s.ok })) }), ...(run.ok ? {} : { error: { code: "INTERNAL" as const, message: head } }) };
+      return {
+        ...ok(text, { kind: "markdown", text }, { steps: run.steps.map((s) => ({ id: s.id, ok: s.ok })) }),
+        ...(run.ok ? {} : { error: { code: "INTERNAL" as const, message: head } }),
+      };
     },
   });
 }

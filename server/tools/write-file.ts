@@ -19,20 +19,27 @@ export const writeFileTool = defineTool({
     content: z.string().describe("The complete new content of the file."),
   }),
   describe: (input) => `Write ${input.path}`,
-  execute: withNewErrors((input) => [input.path], async (input, ctx) => {
-    const existing = await loadFileIfExists(ctx, input.path);
-    let before = "";
-    if (existing) {
-      assertFresh(ctx, existing, "write_file");
-      if (existing.decoded.kind === "text") before = existing.decoded.content.replace(/\r\n/g, "\n");
-    }
-    const { version } = await ctx.workspace.write(input.path, input.content, {
-      expectedVersion: existing ? existing.version : null,
-      createParents: true,
-    });
-    const resolved = existing?.resolved ?? (await ctx.workspace.resolve(input.path));
-    ctx.reads.recordWrite(resolved.path, version);
-    const diff = diffFile(resolved.requested, before, input.content.replace(/\r\n/g, "\n"), !existing);
-    return ok(`Wrote '${resolved.requested}': ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: resolved.requested, created: !existing });
-  }),
+  execute: withNewErrors(
+    (input) => [input.path],
+    async (input, ctx) => {
+      const existing = await loadFileIfExists(ctx, input.path);
+      let before = "";
+      if (existing) {
+        assertFresh(ctx, existing, "write_file");
+        if (existing.decoded.kind === "text") before = existing.decoded.content.replace(/\r\n/g, "\n");
+      }
+      const { version } = await ctx.workspace.write(input.path, input.content, {
+        expectedVersion: existing ? existing.version : null,
+        createParents: true,
+      });
+      const resolved = existing?.resolved ?? (await ctx.workspace.resolve(input.path));
+      ctx.reads.recordWrite(resolved.path, version);
+      const diff = diffFile(resolved.requested, before, input.content.replace(/\r\n/g, "\n"), !existing);
+      return ok(
+        `Wrote '${resolved.requested}': ${changeSummary(diff)}.`,
+        { kind: "diff", files: [diff] },
+        { path: resolved.requested, created: !existing },
+      );
+    },
+  ),
 });

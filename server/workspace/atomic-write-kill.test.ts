@@ -15,7 +15,10 @@ const repoRoot = path.resolve(import.meta.dirname, "../..");
 
 /** Starts the writer, lets it write `writes` generations and part of the next, then kills it with SIGKILL. */
 async function writeAndKill(root: string, first: number, writes: number, extraMs: number): Promise<number> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/test/workspace-writer.ts", root, String(first)], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "server/test/workspace-writer.ts", root, String(first)], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let reported = first - 1;
   let errors = "";
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk));

@@ -30,7 +30,12 @@ function tempName(name: string): string {
  * the entry itself: a link there is replaced, not followed (callers resolve links first,
  * beneath.ts resolveEntry). `dirFd` must be an O_RDONLY folder descriptor (it is fsync-ed).
  */
-export async function atomicWriteAt(dirFd: number, name: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+export async function atomicWriteAt(
+  dirFd: number,
+  name: string,
+  data: Buffer,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const temp = tempName(name);
   try {
     await writeNewFileAt(dirFd, temp, data, options.mode);
@@ -44,7 +49,12 @@ export async function atomicWriteAt(dirFd: number, name: string, data: Buffer, o
 }
 
 /** atomicWriteAt of the entry `rel` (root-relative; its folder must exist), its parent opened beneath the root. */
-export async function atomicWriteBeneath(root: string, rel: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+export async function atomicWriteBeneath(
+  root: string,
+  rel: string,
+  data: Buffer,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const { dirFd, name } = openParent(root, rel);
   await withFd(dirFd, () => atomicWriteAt(dirFd, name, data, options));
 }

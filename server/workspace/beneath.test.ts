@@ -57,7 +57,9 @@ describe("openat2 beneath the root", () => {
     execFileSync("mkfifo", [path.join(root, "pipe")]);
     const started = Date.now();
     const error = await expectCode(readRegular(root, "pipe", "'pipe'", 1024), "NOT_A_FILE");
-    expect(error.message).toBe("'pipe' is a named pipe (FIFO), not a file; only regular files can be opened here. Use the terminal to work with it.");
+    expect(error.message).toBe(
+      "'pipe' is a named pipe (FIFO), not a file; only regular files can be opened here. Use the terminal to work with it.",
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     await expectCode(shown(readRegular(root, "src", "x", 1024)), "IS_DIRECTORY");
   });
@@ -73,7 +75,9 @@ describe("openat2 beneath the root", () => {
     const parent = openParent(root, "src/new/deep/file.txt");
     await withFd(parent.dirFd, async () => {
       await atomicWriteAt(parent.dirFd, parent.name, Buffer.from("hi"), { exclusive: true });
-      await expect(atomicWriteAt(parent.dirFd, parent.name, Buffer.from("again"), { exclusive: true })).rejects.toMatchObject({ code: "EEXIST" });
+      await expect(
+        atomicWriteAt(parent.dirFd, parent.name, Buffer.from("again"), { exclusive: true }),
+      ).rejects.toMatchObject({ code: "EEXIST" });
       expect((await lstatAt(parent.dirFd, parent.name)).isFile()).toBe(true);
     });
     expect(await readFile(path.join(root, "src/new/deep/file.txt"), "utf8")).toBe("hi");

@@ -19,7 +19,19 @@
 // is reopened for reading, so a FIFO cannot hold one of libuv's four threads.
 // openat2 needs Linux 5.6 or newer; without it (or when a seccomp policy refuses it) workspace file
 // access fails with an error that says so, rather than falling back to path strings.
-import { constants as fsConstants, close, closeSync, fchmod, fstat, fstatSync, fsync, open, read, write, type Stats } from "node:fs";
+import {
+  constants as fsConstants,
+  close,
+  closeSync,
+  fchmod,
+  fstat,
+  fstatSync,
+  fsync,
+  open,
+  read,
+  write,
+  type Stats,
+} from "node:fs";
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rmdir, stat, unlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { constants as osConstants } from "node:os";
@@ -80,7 +92,12 @@ function systemError(error: unknown, rel: string): Error {
       "Workspace files cannot be opened safely on this system: the server needs Linux 5.6 or newer (the openat2 system call), and a container's seccomp policy must allow openat2. Upgrade the kernel or the container runtime.",
     );
   }
-  return Object.assign(new Error(`${code}: ${(error as Error).message}, '${rel}'`), { code, errno: -errno, syscall: "openat2", path: rel });
+  return Object.assign(new Error(`${code}: ${(error as Error).message}, '${rel}'`), {
+    code,
+    errno: -errno,
+    syscall: "openat2",
+    path: rel,
+  });
 }
 
 /** The workspace-relative path as openat2 takes it: "." for the root itself. */
@@ -93,9 +110,15 @@ function relPath(rel: string): string {
  * followed unless `follow` is false (then any link on the way fails with ELOOP); the last component
  * is followed unless `flags` has O_NOFOLLOW. The caller closes the descriptor.
  */
-export function openAt(dirFd: number, rel: string, flags: number, options: { mode?: number; follow?: boolean } = {}): number {
+export function openAt(
+  dirFd: number,
+  rel: string,
+  flags: number,
+  options: { mode?: number; follow?: boolean } = {},
+): number {
   const api = native();
-  const resolve = api.RESOLVE_BENEATH | api.RESOLVE_NO_MAGICLINKS | (options.follow === false ? api.RESOLVE_NO_SYMLINKS : 0);
+  const resolve =
+    api.RESOLVE_BENEATH | api.RESOLVE_NO_MAGICLINKS | (options.follow === false ? api.RESOLVE_NO_SYMLINKS : 0);
   try {
     return api.open(dirFd, relPath(rel), flags, options.mode ?? 0o666, resolve);
   } catch (error) {
@@ -118,7 +141,12 @@ function openRoot(root: string): number {
 }
 
 /** openAt from the root, the root's own descriptor closed again at once (one per operation: nothing is held open). */
-export function openBeneath(root: string, rel: string, flags: number, options: { mode?: number; follow?: boolean } = {}): number {
+export function openBeneath(
+  root: string,
+  rel: string,
+  flags: number,
+  options: { mode?: number; follow?: boolean } = {},
+): number {
   const rootFd = openRoot(root);
   try {
     return openAt(rootFd, rel, flags, options);
@@ -173,7 +201,11 @@ export interface ParentEntry {
  */
 export function openParent(root: string, rel: string): ParentEntry {
   const name = path.posix.basename(rel);
-  if (rel === "" || name === "..") throw new WorkspaceError("INVALID_PATH", "The workspace root itself has no parent here. Name a file or folder inside it.");
+  if (rel === "" || name === "..")
+    throw new WorkspaceError(
+      "INVALID_PATH",
+      "The workspace root itself has no parent here. Name a file or folder inside it.",
+    );
   const dirFd = openBeneath(root, path.posix.dirname(rel), O_RDONLY | O_DIRECTORY);
   return { dirFd, name };
 }
@@ -246,7 +278,10 @@ function kindOf(info: Stats): string {
 
 /** The refusal for anything that is not a regular file or a folder. */
 export function notAFile(shown: string, info: Stats): WorkspaceError {
-  return new WorkspaceError("NOT_A_FILE", `${shown} is ${kindOf(info)}, not a file; only regular files can be opened here. Use the terminal to work with it.`);
+  return new WorkspaceError(
+    "NOT_A_FILE",
+    `${shown} is ${kindOf(info)}, not a file; only regular files can be opened here. Use the terminal to work with it.`,
+  );
 }
 
 /**
@@ -255,7 +290,12 @@ export function notAFile(shown: string, info: Stats): WorkspaceError {
  * through its magic link. A folder fails with EISDIR; a FIFO, socket or device with NOT_A_FILE
  * (`shown` names it); with `followLast: false` a link there fails with ELOOP.
  */
-export async function openRegularAt(dirFd: number, rel: string, shown: string, options: { followLast?: boolean } = {}): Promise<{ fd: number; info: Stats }> {
+export async function openRegularAt(
+  dirFd: number,
+  rel: string,
+  shown: string,
+  options: { followLast?: boolean } = {},
+): Promise<{ fd: number; info: Stats }> {
   const pathFd = openAt(dirFd, rel, oPath() | (options.followLast === false ? O_NOFOLLOW : 0));
   return withFd(pathFd, async () => {
     const info = await fstatFd(pathFd);
@@ -289,9 +329,17 @@ export async function readFdBounded(fd: number, sizeHint: number, maxBytes: numb
 }
 
 /** Bytes and status of the regular file `rel` beneath `dirFd`; null bytes when it is larger than `maxBytes`. */
-export async function readRegularAt(dirFd: number, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer | null; info: Stats }> {
+export async function readRegularAt(
+  dirFd: number,
+  rel: string,
+  shown: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer | null; info: Stats }> {
   const { fd, info } = await openRegularAt(dirFd, rel, shown);
-  return withFd(fd, async () => ({ info, bytes: info.size > maxBytes ? null : await readFdBounded(fd, info.size, maxBytes) }));
+  return withFd(fd, async () => ({
+    info,
+    bytes: info.size > maxBytes ? null : await readFdBounded(fd, info.size, maxBytes),
+  }));
 }
 
 /** The last `maxBytes` of the regular file `rel` (a log), and whether anything before them was left out. */
@@ -322,7 +370,9 @@ export async function readTail(root: string, rel: string, maxBytes: number): Pro
  */
 export async function openForWrite(root: string, rel: string, shown: string): Promise<number> {
   const { dirFd, name } = openParent(root, rel);
-  const fd = await withFd(dirFd, async () => openAt(dirFd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, { follow: false }));
+  const fd = await withFd(dirFd, async () =>
+    openAt(dirFd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, { follow: false }),
+  );
   try {
     const info = await fstatFd(fd);
     if (!info.isFile()) throw notAFile(shown, info);
@@ -365,7 +415,10 @@ export async function readRegular(
  * A dangling link inside the root resolves to where the file would be created. `real` is the
  * entry's root-relative path.
  */
-export async function resolveEntry(root: string, rel: string): Promise<ParentEntry & { real: string; info: Stats | null }> {
+export async function resolveEntry(
+  root: string,
+  rel: string,
+): Promise<ParentEntry & { real: string; info: Stats | null }> {
   let current = rel;
   for (let hop = 0; ; hop++) {
     const parent = openParent(root, current);
@@ -377,7 +430,8 @@ export async function resolveEntry(root: string, rel: string): Promise<ParentEnt
       if (!info?.isSymbolicLink()) return { ...parent, real: dir === "" ? parent.name : `${dir}/${parent.name}`, info };
       if (hop >= MAX_LINK_HOPS) throw Object.assign(new Error(`ELOOP: '${rel}'`), { code: "ELOOP" });
       const target = await readlink(fdPath(parent.dirFd, parent.name));
-      if (path.posix.isAbsolute(target)) throw Object.assign(new Error(`EXDEV: '${rel}' is an absolute link`), { code: "EXDEV" });
+      if (path.posix.isAbsolute(target))
+        throw Object.assign(new Error(`EXDEV: '${rel}' is an absolute link`), { code: "EXDEV" });
       next = path.posix.normalize(path.posix.join(dir, target)).replace(/\/+$/, "");
     } catch (error) {
       closeQuietly(parent.dirFd);
@@ -385,7 +439,8 @@ export async function resolveEntry(root: string, rel: string): Promise<ParentEnt
     }
     // The next hop starts from the root again; this folder is done with (closed exactly once).
     closeQuietly(parent.dirFd);
-    if (next === ".." || next.startsWith("../")) throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
+    if (next === ".." || next.startsWith("../"))
+      throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
     if (next === ".") throw Object.assign(new Error(`EISDIR: '${rel}' is the root`), { code: "EISDIR" });
     current = next;
   }

@@ -18,7 +18,8 @@ const SERVER = path.resolve(import.meta.dirname, "..");
 const RAW_FS_ALLOWED: Record<string, string> = {
   // The mechanism itself.
   "workspace/beneath.ts": "the primitive: openat2 beneath the root, /proc/self/fd entry operations",
-  "workspace/paths.ts": "lexical resolution for messages and the path a client sees (realpath, lstat, readlink); opens nothing",
+  "workspace/paths.ts":
+    "lexical resolution for messages and the path a client sees (realpath, lstat, readlink); opens nothing",
   "workspace/workspace.ts": "the Stats type only",
   "workspace/shell-session.ts": "createWriteStream over a descriptor from beneath.ts openForWrite",
   "workspace/receive.ts": "createReadStream over a descriptor from beneath.ts openRegularAt (downloads)",
@@ -26,12 +27,14 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "workspace/checkpoint-review.ts": "readlink on a /proc/self/fd entry of a folder opened by beneath.ts",
   "workspace/checkpoint-capture.ts": "whether the checkpoint store's index exists (server data folder)",
   "services/project-upload.ts": "an uploaded zip's copy in the server's temp folder",
-  "services/project-files.ts": "creates workspace folders under the data folder; copies an admin-allowed folder into a new, empty workspace",
+  "services/project-files.ts":
+    "creates workspace folders under the data folder; copies an admin-allowed folder into a new, empty workspace",
   "sandbox/disk-budget.ts": "/proc, to find a project's processes",
   // Server-owned places, not a workspace's files.
   "workspace/checkpoints.ts": "the checkpoint store under the server's data folder",
   "workspace/checkpoint-git.ts": "the checkpoint store's git folder under the server's data folder",
-  "services/checkpoints.ts": "removes a project's checkpoint store, and hands it to the project's user (server data folder)",
+  "services/checkpoints.ts":
+    "removes a project's checkpoint store, and hands it to the project's user (server data folder)",
   "auth/secret.ts": "the server's own secret file",
   "db/embedded.ts": "the embedded database's files",
   "db/migrate.ts": "migration files shipped with the server",
@@ -42,8 +45,10 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/egress-proxy.ts": "the proxy's socket file in the server's runtime folder",
   "sandbox/fd-relay.ts": "whether the native module is built",
   "sandbox/git-config.ts": "the sandbox's own system git config, written in the server's runtime folder",
-  "sandbox/trust-store.ts": "the host's CA bundle and the admin's extra certificates, merged into the server's runtime folder",
-  "sandbox/identity.ts": "hands a workspace to the project's group at the first launch, through a descriptor of each entry (O_PATH, O_NOFOLLOW)",
+  "sandbox/trust-store.ts":
+    "the host's CA bundle and the admin's extra certificates, merged into the server's runtime folder",
+  "sandbox/identity.ts":
+    "hands a workspace to the project's group at the first launch, through a descriptor of each entry (O_PATH, O_NOFOLLOW)",
   "sandbox/launcher.ts": "whether host tools exist",
   "sandbox/mounts.ts": "which host paths exist to be bound or masked",
   "sandbox/runtime-dir.ts": "the sandbox's runtime folder, made by the server",
@@ -70,7 +75,8 @@ const RAW_FS_ALLOWED: Record<string, string> = {
 /** Files that define ResolvedPath and resolveInside, and the one that resolves with it. */
 const RESOLVED_STRINGS_ALLOWED = new Set(["workspace/paths.ts", "workspace/workspace.ts"]);
 
-const FS_IMPORT = /(?:from\s+["'](?:node:)?fs(?:\/promises)?["']|require\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\)|import\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\))/;
+const FS_IMPORT =
+  /(?:from\s+["'](?:node:)?fs(?:\/promises)?["']|require\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\)|import\(\s*["'](?:node:)?fs(?:\/promises)?["']\s*\))/;
 // `.absolute` / `.entry` as a property (not the spread `...entry`), and resolveInside itself.
 const RESOLVED_STRING = /(?<![.\w])\w+\.(?:absolute|entry)\b|\bresolveInside\s*\(/;
 
@@ -78,20 +84,32 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return sources(full);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.endsWith(".d.ts") ? [full] : [];
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.endsWith(".d.ts")
+      ? [full]
+      : [];
   });
 }
 
-const files = sources(SERVER).map((file) => ({ rel: path.relative(SERVER, file).split(path.sep).join("/"), text: readFileSync(file, "utf8") }));
+const files = sources(SERVER).map((file) => ({
+  rel: path.relative(SERVER, file).split(path.sep).join("/"),
+  text: readFileSync(file, "utf8"),
+}));
 
 describe("the workspace boundary", () => {
   it("imports node:fs only where the list above says why", () => {
-    const offenders = files.filter((file) => FS_IMPORT.test(file.text) && !(file.rel in RAW_FS_ALLOWED)).map((file) => file.rel);
-    expect(offenders, "these files use node:fs directly: reach workspace files through server/workspace (beneath.ts, Workspace), or add the file to RAW_FS_ALLOWED with why it never touches a workspace path").toEqual([]);
+    const offenders = files
+      .filter((file) => FS_IMPORT.test(file.text) && !(file.rel in RAW_FS_ALLOWED))
+      .map((file) => file.rel);
+    expect(
+      offenders,
+      "these files use node:fs directly: reach workspace files through server/workspace (beneath.ts, Workspace), or add the file to RAW_FS_ALLOWED with why it never touches a workspace path",
+    ).toEqual([]);
   });
 
   it("keeps the list exact: every listed file still imports node:fs", () => {
-    const stale = Object.keys(RAW_FS_ALLOWED).filter((rel) => !files.some((file) => file.rel === rel && FS_IMPORT.test(file.text)));
+    const stale = Object.keys(RAW_FS_ALLOWED).filter(
+      (rel) => !files.some((file) => file.rel === rel && FS_IMPORT.test(file.text)),
+    );
     expect(stale, "remove these from RAW_FS_ALLOWED").toEqual([]);
   });
 
@@ -105,6 +123,9 @@ describe("the workspace boundary", () => {
           .filter(({ line }) => RESOLVED_STRING.test(line))
           .map(({ line, i }) => `${file.rel}:${i + 1}: ${line.trim()}`),
       );
-    expect(offenders, "open workspace paths beneath the root (beneath.ts) with the resolved `requested` path instead").toEqual([]);
+    expect(
+      offenders,
+      "open workspace paths beneath the root (beneath.ts) with the resolved `requested` path instead",
+    ).toEqual([]);
   });
 });

@@ -19,7 +19,12 @@ const parentOf = (rel: string) => (path.posix.dirname(rel) === "." ? "" : path.p
  * Writes a file as a checkpoint holds it (regular, executable or symlink), atomically, never outside
  * the workspace, and within its disk budget. A null `gitMode` keeps the mode of the file already there.
  */
-export async function writeCheckpointFile(workspace: Workspace, relPath: string, bytes: Buffer, gitMode: string | null): Promise<void> {
+export async function writeCheckpointFile(
+  workspace: Workspace,
+  relPath: string,
+  bytes: Buffer,
+  gitMode: string | null,
+): Promise<void> {
   if (relPath === "") throw new Error("the workspace root is not a file");
   await mkdirBeneath(workspace.root, parentOf(relPath));
   const { dirFd, name } = openParent(workspace.root, relPath);
@@ -38,7 +43,9 @@ export async function writeCheckpointFile(workspace: Workspace, relPath: string,
       });
     } else {
       const current = existing?.isFile() ? existing.mode & 0o7777 : undefined;
-      await atomicWriteAt(dirFd, name, bytes, { mode: gitMode === null ? current : fileMode(current, gitMode === EXECUTABLE_MODE) });
+      await atomicWriteAt(dirFd, name, bytes, {
+        mode: gitMode === null ? current : fileMode(current, gitMode === EXECUTABLE_MODE),
+      });
     }
     spent(workspace, growth);
   });
@@ -91,7 +98,11 @@ export async function deleteCheckpointFile(workspace: Workspace, relPath: string
 }
 
 /** Runs `task` over `items` with at most `limit` running at once; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -39,13 +39,19 @@ export async function captureWorkspace<T extends Capture>(git: CheckpointGit, re
     const repos = [...new Set([...gitlinks, ...nested])];
     if (repos.length === 0) break;
     if (attempt > MAX_NESTING) {
-      throw new CheckpointError("GIT_FAILED", `Repositories are nested too deeply under '${repos[0]}' to snapshot. Move or ignore (.gitignore) the inner ones.`);
+      throw new CheckpointError(
+        "GIT_FAILED",
+        `Repositories are nested too deeply under '${repos[0]}' to snapshot. Move or ignore (.gitignore) the inner ones.`,
+      );
     }
     await unfold(git, gitlinks, repos);
     nested = await addAll(git);
     captured = await record(attempt++);
   }
-  if (captured.changes.some((change) => path.posix.basename(change.path) === ".gitignore") && (await dropIgnored(git))) {
+  if (
+    captured.changes.some((change) => path.posix.basename(change.path) === ".gitignore") &&
+    (await dropIgnored(git))
+  ) {
     captured = await record(attempt++);
   }
   return captured;
@@ -67,7 +73,10 @@ async function addAll(git: CheckpointGit): Promise<string[]> {
   // for `add`: elsewhere the threshold would make diffs call every file binary.
   const first = !(await stat(git.indexFile).catch(() => null));
   // --ignore-errors: one unreadable file must not cost the whole snapshot (it keeps its last version).
-  const { stderr } = await git.run([...(first ? ["-c", "core.bigFileThreshold=1"] : []), "add", "--all", "--ignore-errors"], { okCodes: [1], readsWorkTree: true });
+  const { stderr } = await git.run(
+    [...(first ? ["-c", "core.bigFileThreshold=1"] : []), "add", "--all", "--ignore-errors"],
+    { okCodes: [1], readsWorkTree: true },
+  );
   return [...stderr.matchAll(UNBORN_NESTED)].map((match) => match[1]!);
 }
 
@@ -82,7 +91,9 @@ async function unfold(git: CheckpointGit, gitlinks: readonly string[], repos: re
 }
 
 async function dropIgnored(git: CheckpointGit): Promise<boolean> {
-  const { stdout } = await git.run(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], { readsWorkTree: true });
+  const { stdout } = await git.run(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], {
+    readsWorkTree: true,
+  });
   if (stdout.length === 0) return false;
   await git.run(["update-index", "-z", "--force-remove", "--stdin"], { input: stdout });
   return true;

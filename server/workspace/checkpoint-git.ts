@@ -82,20 +82,31 @@ let versionCheck: Promise<string> | undefined;
 
 /** Resolves to the version of the `git` on PATH; rejects with GIT_UNAVAILABLE when missing or too old. */
 export function checkGitVersion(): Promise<string> {
-  versionCheck ??= runGit({ file: "git", args: ["--version"], env: { PATH: SYSTEM_PATH, LANG: "C" }, cwd: "/" }, ["--version"], {}).then(
+  versionCheck ??= runGit(
+    { file: "git", args: ["--version"], env: { PATH: SYSTEM_PATH, LANG: "C" }, cwd: "/" },
+    ["--version"],
+    {},
+  ).then(
     ({ stdout }) => {
       const text = stdout.toString("utf8").trim();
       const match = /(\d+)\.(\d+)/.exec(text);
       const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
       if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
-        throw new CheckpointError("GIT_UNAVAILABLE", `Checkpoints need git ${MIN_VERSION.join(".")} or newer, but the server has '${text}'. Upgrade git on the server.`);
+        throw new CheckpointError(
+          "GIT_UNAVAILABLE",
+          `Checkpoints need git ${MIN_VERSION.join(".")} or newer, but the server has '${text}'. Upgrade git on the server.`,
+        );
       }
       return text;
     },
     (error: unknown) => {
       versionCheck = undefined;
       throw error instanceof CheckpointError && error.code === "GIT_FAILED"
-        ? new CheckpointError("GIT_UNAVAILABLE", `Checkpoints need git, but 'git --version' failed: ${error.message}. Install git 2.20 or newer on the server.`, { cause: error })
+        ? new CheckpointError(
+            "GIT_UNAVAILABLE",
+            `Checkpoints need git, but 'git --version' failed: ${error.message}. Install git 2.20 or newer on the server.`,
+            { cause: error },
+          )
         : error;
     },
   );
@@ -160,7 +171,10 @@ export class CheckpointGit {
     await mkdir(path.join(this.storeDir, "info"), { recursive: true });
     await writeFile(path.join(this.storeDir, "info", "attributes"), ATTRIBUTES);
     await writeFile(path.join(this.storeDir, "info", "exclude"), EXCLUDE);
-    await writeFile(marker, "Checkpoint store of a Tandem workspace. Its work tree is passed in GIT_WORK_TREE on every call.\n");
+    await writeFile(
+      marker,
+      "Checkpoint store of a Tandem workspace. Its work tree is passed in GIT_WORK_TREE on every call.\n",
+    );
     if (this.runner?.identity) await this.runner.own(this.storeDir);
   }
 
@@ -174,7 +188,10 @@ export class CheckpointGit {
       return runGit({ file: "git", args: command, env, cwd: this.workTree, ...this.runner.identity }, args, options);
     }
     // The sandbox builds its environment from an allow-list: git's own variables go in through env(1).
-    const launch = await this.runner.sandboxed(["env", ...Object.entries(env).map(([name, value]) => `${name}=${value}`), "git", ...command], this.storeDir);
+    const launch = await this.runner.sandboxed(
+      ["env", ...Object.entries(env).map(([name, value]) => `${name}=${value}`), "git", ...command],
+      this.storeDir,
+    );
     try {
       return await runGit(launch.command, args, options);
     } finally {
@@ -191,8 +208,14 @@ export class CheckpointGit {
   /** Sizes of objects named like `<sha>`; null for those that do not exist. */
   async sizes(names: readonly string[]): Promise<(number | null)[]> {
     if (names.length === 0) return [];
-    const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], { input: names.map((name) => `${name}\n`).join("") });
-    return stdout.toString("utf8").split("\n").slice(0, names.length).map((line) => (/^\d+$/.test(line) ? Number(line) : null));
+    const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], {
+      input: names.map((name) => `${name}\n`).join(""),
+    });
+    return stdout
+      .toString("utf8")
+      .split("\n")
+      .slice(0, names.length)
+      .map((line) => (/^\d+$/.test(line) ? Number(line) : null));
   }
 
   /** Contents of objects named like `<sha>` or `<commit>:<path>`; null for those that do not exist. */
@@ -221,12 +244,25 @@ export class CheckpointGit {
   }
 }
 
-type Spawned = { file: string; args: readonly string[]; env: Record<string, string>; cwd: string; uid?: number; gid?: number };
+type Spawned = {
+  file: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  cwd: string;
+  uid?: number;
+  gid?: number;
+};
 
 function runGit(spawned: Spawned, args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const { file, env, cwd, uid, gid } = spawned;
-    const child = spawn(file, [...spawned.args], { cwd, env: env as NodeJS.ProcessEnv, uid, gid, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(file, [...spawned.args], {
+      cwd,
+      env: env as NodeJS.ProcessEnv,
+      uid,
+      gid,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -235,7 +271,11 @@ function runGit(spawned: Spawned, args: readonly string[], options: GitRunOption
     child.on("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "ENOENT"
-          ? new CheckpointError("GIT_UNAVAILABLE", "Checkpoints need git, but no 'git' was found on the server's PATH. Install git 2.20 or newer.", { cause: error })
+          ? new CheckpointError(
+              "GIT_UNAVAILABLE",
+              "Checkpoints need git, but no 'git' was found on the server's PATH. Install git 2.20 or newer.",
+              { cause: error },
+            )
           : new CheckpointError("GIT_FAILED", `Could not run git: ${error.message}`, { cause: error }),
       );
     });
@@ -244,7 +284,10 @@ function runGit(spawned: Spawned, args: readonly string[], options: GitRunOption
       const stderr = Buffer.concat(err).toString("utf8");
       const exit = code ?? -1;
       if (exit === 0 || options.okCodes?.includes(exit)) resolve({ stdout, stderr, code: exit });
-      else reject(new CheckpointError("GIT_FAILED", `git ${args[0]} failed (exit ${exit}): ${stderr.trim() || "no message"}`));
+      else
+        reject(
+          new CheckpointError("GIT_FAILED", `git ${args[0]} failed (exit ${exit}): ${stderr.trim() || "no message"}`),
+        );
     });
     child.stdin.end(options.input ?? "");
   });

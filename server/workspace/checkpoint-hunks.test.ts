@@ -45,11 +45,16 @@ describe("hunks", () => {
 
   it("keeps CRLF line endings and bytes that are not UTF-8 exactly", () => {
     const before = Buffer.concat([Buffer.from(lines(20, {}, "\r\n")), Buffer.from([0xff, 0xfe, 0x0a])]);
-    const after = Buffer.concat([Buffer.from(lines(20, { 2: "two", 18: "eighteen" }, "\r\n")), Buffer.from([0xfe, 0x0a])]);
+    const after = Buffer.concat([
+      Buffer.from(lines(20, { 2: "two", 18: "eighteen" }, "\r\n")),
+      Buffer.from([0xfe, 0x0a]),
+    ]);
     const hunks = computeHunks(before, after);
     expect(hunks).toHaveLength(2);
     const reverted = revertHunk(before, after, 1);
-    expect(reverted.equals(Buffer.concat([Buffer.from(lines(20, { 2: "two" }, "\r\n")), Buffer.from([0xff, 0xfe, 0x0a])]))).toBe(true);
+    expect(
+      reverted.equals(Buffer.concat([Buffer.from(lines(20, { 2: "two" }, "\r\n")), Buffer.from([0xff, 0xfe, 0x0a])])),
+    ).toBe(true);
   });
 
   it("calls a buffer with a NUL byte binary", () => {

@@ -28,7 +28,9 @@ export function computeHunks(base: Buffer, current: Buffer): Hunk[] {
   // Latin-1 maps bytes 1:1, so files that are not valid UTF-8 still diff by their exact bytes.
   const utf8 = isUtf8(base) && isUtf8(current);
   const decode = (bytes: Buffer) => (utf8 ? utf8Decoder.decode(bytes) : bytes.toString("latin1"));
-  const patch = structuredPatch("a", "b", decode(base), decode(current), undefined, undefined, { context: CONTEXT_LINES });
+  const patch = structuredPatch("a", "b", decode(base), decode(current), undefined, undefined, {
+    context: CONTEXT_LINES,
+  });
   return patch.hunks.map((hunk, index) => ({
     index,
     oldStart: hunk.oldStart,
@@ -81,4 +83,3 @@ function splitLines(bytes: Buffer): Buffer[] {
   if (start < bytes.length) lines.push(bytes.subarray(start));
   return lines;
 }
-

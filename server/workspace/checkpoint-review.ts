@@ -100,7 +100,12 @@ export class ChangeReview {
     const { base, current } = await this.sides(target);
     const version = current.bytes ? versionOf(current.bytes) : null;
     if (!reviewable(base) || !reviewable(current)) return { path: target.path, binary: true, version, hunks: [] };
-    return { path: target.path, binary: false, version, hunks: computeHunks(base.bytes ?? Buffer.alloc(0), current.bytes ?? Buffer.alloc(0)) };
+    return {
+      path: target.path,
+      binary: false,
+      version,
+      hunks: computeHunks(base.bytes ?? Buffer.alloc(0), current.bytes ?? Buffer.alloc(0)),
+    };
   }
 
   async rejectHunk(target: HunkTarget): Promise<HunkEdit> {
@@ -127,7 +132,10 @@ export class ChangeReview {
     return this.reviseBase(target, baseTree, { mode, bytes: accepted }, `Accepted a change in ${target.path}`);
   }
 
-  async acceptFile(target: { baseId: string; path: string; oldPath?: string }, baseTree: string): Promise<{ baseId: string; tree: string }> {
+  async acceptFile(
+    target: { baseId: string; path: string; oldPath?: string },
+    baseTree: string,
+  ): Promise<{ baseId: string; tree: string }> {
     const current = await this.currentSide(target.path);
     const file = current.bytes === null ? null : { mode: current.mode!, bytes: current.bytes };
     return this.reviseBase(target, baseTree, file, `Accepted ${target.path}`);
@@ -149,7 +157,10 @@ export class ChangeReview {
         ? `${file.mode} ${await this.git.text(["hash-object", "-w", "--no-filters", "--stdin"], { input: file.bytes })}\t${target.path}`
         : `0 ${zero}\t${target.path}`,
     ];
-    await this.git.run(["update-index", "-z", "--index-info"], { indexFile, input: lines.map((line) => `${line}\0`).join("") });
+    await this.git.run(["update-index", "-z", "--index-info"], {
+      indexFile,
+      input: lines.map((line) => `${line}\0`).join(""),
+    });
     const tree = await this.git.text(["write-tree"], { indexFile });
     const baseId = await this.git.text(["commit-tree", tree, "-p", target.baseId], { input: `${message}\n` });
     await this.git.run(["update-ref", `${ChangeReview.REFS}/${baseId}`, baseId]);
@@ -160,19 +171,32 @@ export class ChangeReview {
     const sides = await this.sides(target);
     const version = sides.current.bytes ? versionOf(sides.current.bytes) : null;
     if (target.expectedVersion !== undefined && target.expectedVersion !== version) {
-      throw new CheckpointError("STALE", `'${target.path}' changed since its hunks were listed. List them again and pick the hunk anew.`);
+      throw new CheckpointError(
+        "STALE",
+        `'${target.path}' changed since its hunks were listed. List them again and pick the hunk anew.`,
+      );
     }
     if (!reviewable(sides.base) || !reviewable(sides.current)) {
-      throw new CheckpointError("NOT_TEXT", `'${target.path}' is binary or a symbolic link, so it has no hunks. Accept or reject the whole file.`);
+      throw new CheckpointError(
+        "NOT_TEXT",
+        `'${target.path}' is binary or a symbolic link, so it has no hunks. Accept or reject the whole file.`,
+      );
     }
     const count = computeHunks(sides.base.bytes ?? Buffer.alloc(0), sides.current.bytes ?? Buffer.alloc(0)).length;
     if (!Number.isInteger(target.hunkIndex) || target.hunkIndex < 0 || target.hunkIndex >= count) {
-      throw new CheckpointError("UNKNOWN_HUNK", `'${target.path}' has ${count} hunk(s); there is no hunk ${target.hunkIndex}. List them again.`);
+      throw new CheckpointError(
+        "UNKNOWN_HUNK",
+        `'${target.path}' has ${count} hunk(s); there is no hunk ${target.hunkIndex}. List them again.`,
+      );
     }
     return sides;
   }
 
-  private async sides(target: { baseId: string; path: string; oldPath?: string }): Promise<{ base: FileSide; current: FileSide }> {
+  private async sides(target: {
+    baseId: string;
+    path: string;
+    oldPath?: string;
+  }): Promise<{ base: FileSide; current: FileSide }> {
     const basePath = target.oldPath ?? target.path;
     const stored = (await this.entriesAt(target.baseId, [basePath])).get(basePath);
     return { base: stored ?? NO_FILE, current: await this.currentSide(target.path) };
@@ -193,13 +217,19 @@ export class ChangeReview {
     }
     return withFd(parent.dirFd, async () => {
       const info = await lstatAtIfExists(parent.dirFd, parent.name);
-      if (info?.isSymbolicLink()) return { bytes: Buffer.from(await readlink(fdPath(parent.dirFd, parent.name))), mode: SYMLINK_MODE };
+      if (info?.isSymbolicLink())
+        return { bytes: Buffer.from(await readlink(fdPath(parent.dirFd, parent.name))), mode: SYMLINK_MODE };
       if (!info?.isFile()) return NO_FILE;
       // Not followed if it became a link meanwhile (ELOOP): then it is read again as one.
-      const { fd, info: opened } = await openRegularAt(parent.dirFd, parent.name, `'${rel}'`, { followLast: false }).catch((error: unknown) =>
-        errnoCode(error) === "ELOOP" || errnoCode(error) === "ENOENT" ? { fd: null, info: null } : Promise.reject(fromFsError(error, rel)),
+      const { fd, info: opened } = await openRegularAt(parent.dirFd, parent.name, `'${rel}'`, {
+        followLast: false,
+      }).catch((error: unknown) =>
+        errnoCode(error) === "ELOOP" || errnoCode(error) === "ENOENT"
+          ? { fd: null, info: null }
+          : Promise.reject(fromFsError(error, rel)),
       );
-      const changing = () => new WorkspaceError("CONFLICT", `'${rel}' kept changing while it was read. Try again once it is left alone.`);
+      const changing = () =>
+        new WorkspaceError("CONFLICT", `'${rel}' kept changing while it was read. Try again once it is left alone.`);
       if (fd === null) {
         if (attempt >= 2) throw changing();
         return this.currentSide(filePath, attempt + 1);

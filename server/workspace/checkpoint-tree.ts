@@ -29,18 +29,45 @@ export const SYMLINK_MODE = "120000";
 export const EXECUTABLE_MODE = "100755";
 
 /** What differs between two trees, as git sees it. Rename detection only when asked (it reads contents). */
-export async function diffTrees(git: CheckpointGit, from: string, to: string, options: { renames: boolean }): Promise<TreeEntryChange[]> {
+export async function diffTrees(
+  git: CheckpointGit,
+  from: string,
+  to: string,
+  options: { renames: boolean },
+): Promise<TreeEntryChange[]> {
   if (from === to) return [];
-  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", options.renames ? "-M" : "--no-renames", from, to]);
+  const { stdout } = await git.run([
+    "diff-tree",
+    "-r",
+    "-z",
+    "--raw",
+    options.renames ? "-M" : "--no-renames",
+    from,
+    to,
+  ]);
   return parseRaw(stdout.toString("utf8").split("\0"));
 }
 
 export type StatChange = TreeEntryChange & { binary: boolean };
 
 /** Like diffTrees, plus whether each file is binary (from --numstat, which reads contents). */
-export async function diffTreesWithStats(git: CheckpointGit, from: string, to: string, options: { renames: boolean }): Promise<StatChange[]> {
+export async function diffTreesWithStats(
+  git: CheckpointGit,
+  from: string,
+  to: string,
+  options: { renames: boolean },
+): Promise<StatChange[]> {
   if (from === to) return [];
-  const { stdout } = await git.run(["diff-tree", "-r", "-z", options.renames ? "-M" : "--no-renames", "--raw", "--numstat", from, to]);
+  const { stdout } = await git.run([
+    "diff-tree",
+    "-r",
+    "-z",
+    options.renames ? "-M" : "--no-renames",
+    "--raw",
+    "--numstat",
+    from,
+    to,
+  ]);
   const tokens = stdout.toString("utf8").split("\0");
   const entries = parseRaw(tokens);
   // git prints every --raw record first, then one --numstat record per file in the same order.
@@ -57,8 +84,21 @@ export function toFileChange({ path, status, binary, oldPath }: StatChange): Fil
 }
 
 /** A commit's ids and what it changed from its first parent (everything, for a root commit). */
-export async function describeCommit(git: CheckpointGit, rev: string): Promise<{ id: string; tree: string; parentId: string | null; changes: TreeEntryChange[] }> {
-  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--root", "--always", "--format=%H %T %P", rev]);
+export async function describeCommit(
+  git: CheckpointGit,
+  rev: string,
+): Promise<{ id: string; tree: string; parentId: string | null; changes: TreeEntryChange[] }> {
+  const { stdout } = await git.run([
+    "diff-tree",
+    "-r",
+    "-z",
+    "--raw",
+    "--no-renames",
+    "--root",
+    "--always",
+    "--format=%H %T %P",
+    rev,
+  ]);
   const [header = "", ...rest] = stdout.toString("utf8").split("\0");
   const [id = "", tree = "", parentId] = header.trim().split(" ");
   if (rest[0]) rest[0] = rest[0].replace(/^\n/, "");
@@ -69,9 +109,23 @@ function parseRaw(tokens: string[]): TreeEntryChange[] & { consumed: number } {
   const entries: TreeEntryChange[] = [];
   let at = 0;
   while (at < tokens.length && tokens[at]!.startsWith(":")) {
-    const [oldMode, newMode, oldSha, newSha, letter] = tokens[at]!.slice(1).split(" ") as [string, string, string, string, string];
+    const [oldMode, newMode, oldSha, newSha, letter] = tokens[at]!.slice(1).split(" ") as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     if (letter.startsWith("R") || letter.startsWith("C")) {
-      entries.push({ status: "renamed", oldPath: tokens[at + 1]!, path: tokens[at + 2]!, oldMode, newMode, oldSha, newSha });
+      entries.push({
+        status: "renamed",
+        oldPath: tokens[at + 1]!,
+        path: tokens[at + 2]!,
+        oldMode,
+        newMode,
+        oldSha,
+        newSha,
+      });
       at += 3;
     } else {
       const status = letter === "A" ? "added" : letter === "D" ? "deleted" : "modified";

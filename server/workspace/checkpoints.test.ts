@@ -24,7 +24,11 @@ async function put(root: string, files: Record<string, string | Buffer>) {
 }
 
 const read = (root: string, name: string) => readFile(path.join(root, name));
-const exists = (root: string, name: string) => stat(path.join(root, name)).then(() => true, () => false);
+const exists = (root: string, name: string) =>
+  stat(path.join(root, name)).then(
+    () => true,
+    () => false,
+  );
 
 /** Every file under `dir` with a hash of its bytes and its mode. */
 async function fingerprint(dir: string): Promise<Record<string, string>> {
@@ -33,7 +37,9 @@ async function fingerprint(dir: string): Promise<Record<string, string>> {
     if (!entry.isFile()) continue;
     const full = path.join(entry.parentPath, entry.name);
     const info = await stat(full);
-    out[path.relative(dir, full)] = `${createHash("sha1").update(await readFile(full)).digest("hex")} ${info.mode.toString(8)}`;
+    out[path.relative(dir, full)] = `${createHash("sha1")
+      .update(await readFile(full))
+      .digest("hex")} ${info.mode.toString(8)}`;
   }
   return out;
 }
@@ -49,7 +55,14 @@ async function dirBytes(dir: string): Promise<number> {
 function plainGit(cwd: string, ...args: string[]) {
   return execFileSync("git", ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", ...args], {
     cwd,
-    env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    env: {
+      ...process.env,
+      GIT_DIR: undefined,
+      GIT_WORK_TREE: undefined,
+      GIT_INDEX_FILE: undefined,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+    },
   }).toString();
 }
 
@@ -75,7 +88,12 @@ describe("CheckpointStore", () => {
     const before = await fingerprint(root);
     const { id } = await store.snapshot({ label: "turn 1" });
 
-    await put(root, { "src/app.ts": "export const a = 2;\n", "assets/all-bytes.bin": Buffer.from([0, 1]), "empty.txt": "now full", "windows.txt": "one\ntwo\n" });
+    await put(root, {
+      "src/app.ts": "export const a = 2;\n",
+      "assets/all-bytes.bin": Buffer.from([0, 1]),
+      "empty.txt": "now full",
+      "windows.txt": "one\ntwo\n",
+    });
     await rm(path.join(root, "a"), { recursive: true });
     await chmod(path.join(root, "run.sh"), 0o644);
     await rm(path.join(root, "link-to-app"));
@@ -115,7 +133,11 @@ describe("CheckpointStore", () => {
     expect(await store.fileAt(id, "dist/out.js")).toBeNull();
     expect((await store.fileAt(id, "src/main.ts"))!.toString()).toBe("main\n");
 
-    await put(root, { "node_modules/new/index.js": "new dep\n", "dist/out.js": "rebuilt\n", "src/main.ts": "changed\n" });
+    await put(root, {
+      "node_modules/new/index.js": "new dep\n",
+      "dist/out.js": "rebuilt\n",
+      "src/main.ts": "changed\n",
+    });
     expect((await store.diff(id, "workspace")).map((c) => c.path)).toEqual(["src/main.ts"]);
     await store.restore(id);
     expect((await read(root, "node_modules/new/index.js")).toString()).toBe("new dep\n");
@@ -136,7 +158,11 @@ describe("CheckpointStore", () => {
   });
 
   it("snapshots a project with its own git repository as plain files and never touches its .git", async () => {
-    const { root, store, storeDir } = await setup({ "README.md": "# project\n", "vendor/lib/lib.js": "lib v1\n", "fresh/new.txt": "unborn\n" });
+    const { root, store, storeDir } = await setup({
+      "README.md": "# project\n",
+      "vendor/lib/lib.js": "lib v1\n",
+      "fresh/new.txt": "unborn\n",
+    });
     plainGit(root, "init", "-q");
     plainGit(root, "add", "README.md");
     plainGit(root, "commit", "-qm", "first");
@@ -148,7 +174,9 @@ describe("CheckpointStore", () => {
     const nestedGit = await fingerprint(path.join(root, "vendor/lib/.git"));
 
     const { id } = await store.snapshot({ label: "turn" });
-    const tree = execFileSync("git", ["--git-dir", storeDir, "ls-tree", "-r", id], { env: { ...process.env, GIT_INDEX_FILE: undefined } }).toString();
+    const tree = execFileSync("git", ["--git-dir", storeDir, "ls-tree", "-r", id], {
+      env: { ...process.env, GIT_INDEX_FILE: undefined },
+    }).toString();
     expect(tree).not.toContain("160000");
     expect(tree).not.toMatch(/(^|\/)\.git\//m);
     expect((await store.fileAt(id, "vendor/lib/lib.js"))!.toString()).toBe("lib v1\n");
@@ -179,7 +207,12 @@ describe("CheckpointStore", () => {
   });
 
   it("previews exactly the files a restore would change", async () => {
-    const { root, store } = await setup({ ".gitignore": "*.log\n", "modified.txt": "1\n", "deleted.txt": "2\n", "same.txt": "3\n" });
+    const { root, store } = await setup({
+      ".gitignore": "*.log\n",
+      "modified.txt": "1\n",
+      "deleted.txt": "2\n",
+      "same.txt": "3\n",
+    });
     const { id } = await store.snapshot({ label: "before" });
     await put(root, { "modified.txt": "changed\n", "created.txt": "new\n", "debug.log": "ignored\n" });
     await rm(path.join(root, "deleted.txt"));
@@ -203,14 +236,23 @@ describe("CheckpointStore", () => {
 
     const listed = await store.hunks(id, "notes.txt");
     expect(listed.hunks).toHaveLength(3);
-    const edit = await store.rejectHunk({ baseId: id, path: "notes.txt", hunkIndex: 1, expectedVersion: listed.version });
+    const edit = await store.rejectHunk({
+      baseId: id,
+      path: "notes.txt",
+      hunkIndex: 1,
+      expectedVersion: listed.version,
+    });
     const expected = numbered(40, { 5: "five!", 35: "thirty-five!" });
     expect((await read(root, "notes.txt")).toString()).toBe(expected);
     expect(edit.content).toBe(expected);
     expect(edit.hunks).toHaveLength(2);
 
-    await expect(store.rejectHunk({ baseId: id, path: "notes.txt", hunkIndex: 0, expectedVersion: listed.version })).rejects.toMatchObject({ code: "STALE" });
-    await expect(store.rejectHunk({ baseId: id, path: "notes.txt", hunkIndex: 7 })).rejects.toMatchObject({ code: "UNKNOWN_HUNK" });
+    await expect(
+      store.rejectHunk({ baseId: id, path: "notes.txt", hunkIndex: 0, expectedVersion: listed.version }),
+    ).rejects.toMatchObject({ code: "STALE" });
+    await expect(store.rejectHunk({ baseId: id, path: "notes.txt", hunkIndex: 7 })).rejects.toMatchObject({
+      code: "UNKNOWN_HUNK",
+    });
   });
 
   it("accepting a hunk moves the review base without touching the workspace", async () => {
@@ -220,7 +262,9 @@ describe("CheckpointStore", () => {
     await put(root, { "notes.txt": changed, "extra.txt": "x\n" });
 
     const { baseId } = await store.acceptHunk({ baseId: id, path: "notes.txt", hunkIndex: 0 });
-    expect((await store.hunks(baseId, "notes.txt")).hunks.map((h) => h.lines.filter((l) => l.startsWith("+")))).toEqual([["+thirty-five!"]]);
+    expect((await store.hunks(baseId, "notes.txt")).hunks.map((h) => h.lines.filter((l) => l.startsWith("+")))).toEqual(
+      [["+thirty-five!"]],
+    );
     const accepted = await store.acceptFile({ baseId, path: "extra.txt" });
     expect((await store.diff(accepted.baseId, "workspace")).map((c) => c.path)).toEqual(["notes.txt"]);
     expect((await read(root, "notes.txt")).toString()).toBe(changed);
@@ -262,7 +306,8 @@ describe("CheckpointStore", () => {
 
   it("grows the store with what changed, not with the size of the workspace", async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 2000; i++) files[`src/m${i % 40}/file${i}.ts`] = `export const value${i} = "${"x".repeat(2000)}${i}";\n`;
+    for (let i = 0; i < 2000; i++)
+      files[`src/m${i % 40}/file${i}.ts`] = `export const value${i} = "${"x".repeat(2000)}${i}";\n`;
     const { root, store, storeDir } = await setup(files);
     const workspaceBytes = await dirBytes(root);
     await store.snapshot({ label: "1" });

@@ -95,10 +95,18 @@ export class CheckpointStore {
     return this.serial(async () => {
       if (!this.latestId) return [];
       const text = await this.git.text(["log", "-z", "--format=%H%x1f%P%x1f%ct%x1f%s", this.latestId]);
-      return text.split("\0").filter(Boolean).map((record) => {
-        const [id, parents, time, label] = record.replace(/^\n/, "").split("\x1f") as [string, string, string, string];
-        return { id, label, createdAt: new Date(Number(time) * 1000), parentId: parents.split(" ")[0] || null };
-      });
+      return text
+        .split("\0")
+        .filter(Boolean)
+        .map((record) => {
+          const [id, parents, time, label] = record.replace(/^\n/, "").split("\x1f") as [
+            string,
+            string,
+            string,
+            string,
+          ];
+          return { id, label, createdAt: new Date(Number(time) * 1000), parentId: parents.split(" ")[0] || null };
+        });
     });
   }
 
@@ -194,7 +202,10 @@ export class CheckpointStore {
     await mkdir(this.storeDir, { recursive: true });
     const store = await realpath(this.storeDir);
     if (isInside(root, store) || isInside(store, root)) {
-      throw new CheckpointError("INVALID_STORE", `The checkpoint store '${store}' must be outside the workspace '${root}' (put it under the data directory).`);
+      throw new CheckpointError(
+        "INVALID_STORE",
+        `The checkpoint store '${store}' must be outside the workspace '${root}' (put it under the data directory).`,
+      );
     }
     this.git = new CheckpointGit(store, root, this.runner);
     await this.git.init();
@@ -220,12 +231,23 @@ export class CheckpointStore {
     const message = `${label.split("\n")[0] || "Checkpoint"}\n`;
     // `git commit` on the store's HEAD (refs/tandem/latest): write-tree, commit and ref update in one call.
     const commit = await captureWorkspace(this.git, async (attempt) => {
-      await this.git.run(["commit", "--quiet", "--allow-empty", "--no-verify", "--cleanup=verbatim", "--file=-", ...(attempt > 0 ? ["--amend"] : [])], {
-        input: message,
-        env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
-        // It refreshes the index, reading files whose stat data cannot tell.
-        readsWorkTree: true,
-      });
+      await this.git.run(
+        [
+          "commit",
+          "--quiet",
+          "--allow-empty",
+          "--no-verify",
+          "--cleanup=verbatim",
+          "--file=-",
+          ...(attempt > 0 ? ["--amend"] : []),
+        ],
+        {
+          input: message,
+          env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+          // It refreshes the index, reading files whose stat data cannot tell.
+          readsWorkTree: true,
+        },
+      );
       return describeCommit(this.git, "HEAD");
     });
     this.indexTree = commit.tree;
@@ -257,7 +279,13 @@ export class CheckpointStore {
       env: { GIT_LITERAL_PATHSPECS: "0" },
       readsWorkTree: true,
     });
-    const ignored = new Set(stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(2)));
+    const ignored = new Set(
+      stdout
+        .toString("utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((p) => p.slice(2)),
+    );
     return changes.filter((change) => change.status !== "deleted" || !ignored.has(change.path));
   }
 
@@ -268,12 +296,18 @@ export class CheckpointStore {
     const writes = plan.filter((change) => change.status !== "deleted");
     const contents = await this.git.readObjects(writes.map((change) => change.newSha));
     // A restore that does not fit in the disk budget changes nothing; one that frees space always runs.
-    const replaced = await this.git.sizes(plan.filter((change) => change.status !== "added").map((change) => change.oldSha));
-    const growth = contents.reduce((sum, bytes) => sum + (bytes?.length ?? 0), 0) - replaced.reduce<number>((sum, size) => sum + (size ?? 0), 0);
+    const replaced = await this.git.sizes(
+      plan.filter((change) => change.status !== "added").map((change) => change.oldSha),
+    );
+    const growth =
+      contents.reduce((sum, bytes) => sum + (bytes?.length ?? 0), 0) -
+      replaced.reduce<number>((sum, size) => sum + (size ?? 0), 0);
     await ensureRoom(this.workspace, growth, `Restoring this checkpoint (${plan.length} files)`);
     // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
-    await mapLimit(plan.filter((change) => change.status === "deleted"), WRITE_CONCURRENCY, (change) =>
-      attempt(change.path, () => deleteCheckpointFile(this.workspace, change.path)),
+    await mapLimit(
+      plan.filter((change) => change.status === "deleted"),
+      WRITE_CONCURRENCY,
+      (change) => attempt(change.path, () => deleteCheckpointFile(this.workspace, change.path)),
     );
     await mapLimit(writes, WRITE_CONCURRENCY, (change, i) =>
       attempt(change.path, () => writeCheckpointFile(this.workspace, change.path, contents[i]!, change.newMode)),
@@ -286,15 +320,22 @@ export class CheckpointStore {
     if (known) return known;
     if (/^[0-9a-f]{40}$/.test(id)) {
       // A checkpoint is an ancestor of the newest one; a review base has a ref of its own.
-      const reviewed = await this.git.run(["rev-parse", "--verify", "-q", `${ChangeReview.REFS}/${id}`], { okCodes: [1] });
-      const checkpoint = reviewed.code === 0 || (await this.git.run(["merge-base", "--is-ancestor", id, LATEST_REF], { okCodes: [1, 128] })).code === 0;
+      const reviewed = await this.git.run(["rev-parse", "--verify", "-q", `${ChangeReview.REFS}/${id}`], {
+        okCodes: [1],
+      });
+      const checkpoint =
+        reviewed.code === 0 ||
+        (await this.git.run(["merge-base", "--is-ancestor", id, LATEST_REF], { okCodes: [1, 128] })).code === 0;
       if (checkpoint) {
         const tree = await this.git.text(["rev-parse", `${id}^{tree}`]);
         this.trees.set(id, tree);
         return tree;
       }
     }
-    throw new CheckpointError("UNKNOWN_CHECKPOINT", `There is no checkpoint '${id}' in this project. List the checkpoints to pick one.`);
+    throw new CheckpointError(
+      "UNKNOWN_CHECKPOINT",
+      `There is no checkpoint '${id}' in this project. List the checkpoints to pick one.`,
+    );
   }
 
   private remember(result: { baseId: string; tree: string }): { baseId: string } {
@@ -310,7 +351,10 @@ export async function openCheckpointStore(options: CheckpointStoreOptions): Prom
   const key = path.resolve(options.storeDir);
   let store = open.get(key);
   if (store && store.workspaceRoot !== path.resolve(options.workspaceRoot)) {
-    throw new CheckpointError("INVALID_STORE", `The checkpoint store '${key}' belongs to the workspace '${store.workspaceRoot}'. Give each project its own store folder.`);
+    throw new CheckpointError(
+      "INVALID_STORE",
+      `The checkpoint store '${key}' belongs to the workspace '${store.workspaceRoot}'. Give each project its own store folder.`,
+    );
   }
   if (!store) {
     store = new CheckpointStore(options);

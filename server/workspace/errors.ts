@@ -46,10 +46,14 @@ export function fromFsError(error: unknown, path: string): WorkspaceError {
   const shown = path === "" ? "the workspace root" : `'${path}'`;
   switch (errnoCode(error)) {
     case "ENOENT":
-      return new WorkspaceError("NOT_FOUND", `${shown} does not exist. List its folder to see what is there.`, { cause: error });
+      return new WorkspaceError("NOT_FOUND", `${shown} does not exist. List its folder to see what is there.`, {
+        cause: error,
+      });
     case "EEXIST":
     case "ENOTEMPTY":
-      return new WorkspaceError("EXISTS", `${shown} already exists. Choose another name or delete it first.`, { cause: error });
+      return new WorkspaceError("EXISTS", `${shown} already exists. Choose another name or delete it first.`, {
+        cause: error,
+      });
     case "EISDIR":
       return new WorkspaceError("IS_DIRECTORY", `${shown} is a folder, not a file. List it instead.`, { cause: error });
     case "EXDEV":
@@ -60,10 +64,18 @@ export function fromFsError(error: unknown, path: string): WorkspaceError {
         { cause: error },
       );
     case "ELOOP":
-      return new WorkspaceError("INVALID_PATH", `${shown} goes through too many symbolic links (a loop?). Use the real path of the file.`, { cause: error });
+      return new WorkspaceError(
+        "INVALID_PATH",
+        `${shown} goes through too many symbolic links (a loop?). Use the real path of the file.`,
+        { cause: error },
+      );
     case "ENOTDIR":
       return new WorkspaceError("NOT_A_DIRECTORY", `A part of ${shown} is a file, not a folder.`, { cause: error });
     default:
-      return new WorkspaceError("IO_ERROR", `Could not access ${shown}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      return new WorkspaceError(
+        "IO_ERROR",
+        `Could not access ${shown}: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
   }
 }

@@ -28,15 +28,34 @@ describe("list", () => {
     await symlink("a.ts", path.join(ws.root, "link"));
     const entries = await ws.list("");
     expect(entries.map((e) => [e.name, e.type])).toEqual([
-      ["docs", "directory"], ["src", "directory"], ["a.ts", "file"], ["b.ts", "file"], ["link", "symlink"],
+      ["docs", "directory"],
+      ["src", "directory"],
+      ["a.ts", "file"],
+      ["b.ts", "file"],
+      ["link", "symlink"],
     ]);
     expect(entries.find((e) => e.name === "b.ts")).toMatchObject({ path: "b.ts", size: 2, ignored: false });
     expect((await ws.list("src"))[0]).toMatchObject({ name: "index.ts", path: "src/index.ts" });
   });
 
   it("marks .git and entries matched by the root .gitignore", async () => {
-    await files({ ".gitignore": "dist/\n*.log\n!keep.log\n", ".git/HEAD": "", "dist/x.js": "", "a.log": "", "keep.log": "", "src/b.log": "", "src/c.ts": "" });
-    expect(await ignoredIn("")).toEqual({ ".git": true, dist: true, src: false, ".gitignore": false, "a.log": true, "keep.log": false });
+    await files({
+      ".gitignore": "dist/\n*.log\n!keep.log\n",
+      ".git/HEAD": "",
+      "dist/x.js": "",
+      "a.log": "",
+      "keep.log": "",
+      "src/b.log": "",
+      "src/c.ts": "",
+    });
+    expect(await ignoredIn("")).toEqual({
+      ".git": true,
+      dist: true,
+      src: false,
+      ".gitignore": false,
+      "a.log": true,
+      "keep.log": false,
+    });
     expect(await ignoredIn("src")).toEqual({ "b.log": true, "c.ts": false });
     expect(await ignoredIn("dist")).toEqual({ "x.js": true });
   });
@@ -52,7 +71,14 @@ describe("list", () => {
       "pkg/sub/local.txt": "",
       "other/out/a.js": "",
     });
-    expect(await ignoredIn("pkg")).toEqual({ ".gitignore": false, out: true, sub: false, "keep.gen.ts": false, "drop.gen.ts": true, "local.txt": true });
+    expect(await ignoredIn("pkg")).toEqual({
+      ".gitignore": false,
+      out: true,
+      sub: false,
+      "keep.gen.ts": false,
+      "drop.gen.ts": true,
+      "local.txt": true,
+    });
     expect(await ignoredIn("pkg/sub")).toEqual({ "local.txt": false });
     expect(await ignoredIn("other")).toEqual({ out: false });
   });

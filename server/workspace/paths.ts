@@ -64,14 +64,20 @@ function lexicalRelative(root: string, aliases: readonly string[], input: string
 /** fs.realpath for paths that may not exist yet: the deepest existing ancestor is resolved, the rest appended. */
 async function realpathDeep(target: string, hops: number, input: string): Promise<string> {
   if (hops > MAX_LINK_HOPS) {
-    throw new WorkspaceError("INVALID_PATH", `'${input}' goes through too many symbolic links (a loop?). Use the real path of the file.`);
+    throw new WorkspaceError(
+      "INVALID_PATH",
+      `'${input}' goes through too many symbolic links (a loop?). Use the real path of the file.`,
+    );
   }
   try {
     return await realpath(target);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ELOOP") {
-      throw new WorkspaceError("INVALID_PATH", `'${input}' goes through a symbolic link loop. Use the real path of the file.`);
+      throw new WorkspaceError(
+        "INVALID_PATH",
+        `'${input}' goes through a symbolic link loop. Use the real path of the file.`,
+      );
     }
     if (code !== "ENOENT" && code !== "ENOTDIR") throw fromFsError(error, input);
   }

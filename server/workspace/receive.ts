@@ -65,7 +65,10 @@ export async function freeName(workspace: Workspace, folder: string, name: strin
       const candidate = n === 0 ? name : numberedName(name, n);
       if (!(await lstatAtIfExists(parent.dirFd, candidate))) return candidate;
     }
-    throw new WorkspaceError("EXISTS", `Too many copies of '${name}' in ${folder || "the workspace root"}; rename some first.`);
+    throw new WorkspaceError(
+      "EXISTS",
+      `Too many copies of '${name}' in ${folder || "the workspace root"}; rename some first.`,
+    );
   });
 }
 
@@ -76,15 +79,26 @@ export async function freeName(workspace: Workspace, folder: string, name: strin
  * (DISK_FULL), leaving nothing behind. Returns the path written, which differs from `input` when
  * keeping both.
  */
-export async function receiveFile(workspace: Workspace, input: string, source: Readable, options: { onExists: OnExists; maxBytes: number }): Promise<{ path: string; size: number }> {
+export async function receiveFile(
+  workspace: Workspace,
+  input: string,
+  source: Readable,
+  options: { onExists: OnExists; maxBytes: number },
+): Promise<{ path: string; size: number }> {
   const target = await workspace.resolve(input);
   const rel = target.requested;
   if (rel === "") throw new WorkspaceError("INVALID_PATH", "Name a file to upload, not the workspace root.");
   const room = await roomFor(workspace);
-  await mkdirBeneath(workspace.root, parentOf(rel)).catch((error: unknown) => Promise.reject(fromFsError(error, parentOf(rel))));
+  await mkdirBeneath(workspace.root, parentOf(rel)).catch((error: unknown) =>
+    Promise.reject(fromFsError(error, parentOf(rel))),
+  );
   // A link at the name itself is followed as a save through it would be, each hop beneath the root.
   const entry = await resolveEntry(workspace.root, rel).catch((error: unknown) =>
-    Promise.reject(errnoCode(error) === "ENOTDIR" ? new WorkspaceError("NOT_A_DIRECTORY", `'${parentOf(rel)}' is a file, so nothing can be put inside it.`) : fromFsError(error, rel)),
+    Promise.reject(
+      errnoCode(error) === "ENOTDIR"
+        ? new WorkspaceError("NOT_A_DIRECTORY", `'${parentOf(rel)}' is a file, so nothing can be put inside it.`)
+        : fromFsError(error, rel),
+    ),
   );
   return withFd(entry.dirFd, async () => {
     const temp = `.tandem-${entry.name}.${randomBytes(6).toString("hex")}.tmp`;
@@ -95,13 +109,18 @@ export async function receiveFile(workspace: Workspace, input: string, source: R
         // Not destroyed on an early exit: an upload's parser must be able to move past this file.
         for await (const chunk of source.iterator({ destroyOnReturn: false })) {
           size += (chunk as Buffer).length;
-          if (size > options.maxBytes) throw new TooLargeError(`'${rel}' is over the upload limit of ${Math.round(options.maxBytes / 1024 / 1024)} MB.`);
+          if (size > options.maxBytes)
+            throw new TooLargeError(
+              `'${rel}' is over the upload limit of ${Math.round(options.maxBytes / 1024 / 1024)} MB.`,
+            );
           if (size > room) throw outgrew(workspace, `'${rel}'`, room);
           await writeAll(fd, chunk as Buffer);
         }
         await fsyncDescriptor(fd);
       });
-      const name = await workspace.exclusive(() => place(entry.dirFd, temp, entry.name, parentOf(entry.real), options.onExists));
+      const name = await workspace.exclusive(() =>
+        place(entry.dirFd, temp, entry.name, parentOf(entry.real), options.onExists),
+      );
       spent(workspace, size);
       return { path: join(parentOf(entry.real), name), size };
     } catch (error) {
@@ -116,7 +135,11 @@ async function place(dirFd: number, temp: string, name: string, folder: string, 
   const shown = (n: string) => join(folder, n);
   const existing = await lstatAtIfExists(dirFd, name);
   if (existing?.isDirectory()) {
-    if (onExists !== "keep-both") throw new WorkspaceError("EXISTS", `'${shown(name)}' is a folder; a file cannot replace it. Keep both, or rename it first.`);
+    if (onExists !== "keep-both")
+      throw new WorkspaceError(
+        "EXISTS",
+        `'${shown(name)}' is a folder; a file cannot replace it. Keep both, or rename it first.`,
+      );
   } else if (onExists === "replace") {
     // The entry itself is replaced (a link there too), never followed.
     await renameAt(dirFd, temp, dirFd, name).catch((error: unknown) => Promise.reject(fromFsError(error, shown(name))));
@@ -129,7 +152,8 @@ async function place(dirFd: number, temp: string, name: string, folder: string, 
       return candidate;
     } catch (error) {
       if (errnoCode(error) !== "EEXIST") throw fromFsError(error, shown(candidate));
-      if (onExists === "refuse") throw new WorkspaceError("EXISTS", `'${shown(candidate)}' already exists. Choose to replace it or keep both.`);
+      if (onExists === "refuse")
+        throw new WorkspaceError("EXISTS", `'${shown(candidate)}' already exists. Choose to replace it or keep both.`);
     }
   }
   throw new WorkspaceError("EXISTS", `Too many copies of '${name}'; rename some first.`);
@@ -154,11 +178,20 @@ async function linkNoReplace(dirFd: number, temp: string, name: string): Promise
  * A regular file of the workspace as a stream (downloads), opened beneath the root: a folder is
  * IS_DIRECTORY, a FIFO, socket or device NOT_A_FILE, and the stream reads the descriptor checked.
  */
-export async function openFileStream(workspace: Workspace, input: string): Promise<{ path: string; stream: ReadStream; size: number; mtime: Date; mode: number }> {
+export async function openFileStream(
+  workspace: Workspace,
+  input: string,
+): Promise<{ path: string; stream: ReadStream; size: number; mtime: Date; mode: number }> {
   const r = await workspace.resolve(input);
-  const { fd, info } = await withFd(openFolder(workspace.root, ""), (rootFd) => openRegularAt(rootFd, r.requested, `'${r.requested}'`)).catch((error: unknown) =>
-    Promise.reject(fromFsError(error, r.requested)),
-  );
+  const { fd, info } = await withFd(openFolder(workspace.root, ""), (rootFd) =>
+    openRegularAt(rootFd, r.requested, `'${r.requested}'`),
+  ).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
   // The path is not used: the stream reads `fd`, and closes it.
-  return { path: r.requested, stream: createReadStream("", { fd, autoClose: true }), size: info.size, mtime: info.mtime, mode: info.mode };
+  return {
+    path: r.requested,
+    stream: createReadStream("", { fd, autoClose: true }),
+    size: info.size,
+    mtime: info.mtime,
+    mode: info.mode,
+  };
 }

@@ -3,7 +3,17 @@ import { rgPath } from "@vscode/ripgrep";
 import { canSwitchIdentity, isShared, projectIdentity } from "@/server/sandbox/identity";
 
 /** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
-export const RG_BASE_ARGS = ["--no-config", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--hidden", "--glob", "!.git", "--color", "never"];
+export const RG_BASE_ARGS = [
+  "--no-config",
+  "--no-require-git",
+  "--no-ignore-parent",
+  "--no-ignore-global",
+  "--hidden",
+  "--glob",
+  "!.git",
+  "--color",
+  "never",
+];
 
 export interface RgRun {
   lines: string[];
@@ -42,7 +52,10 @@ export interface RgOptions {
 /** Runs the bundled ripgrep and collects its output lines; aborting the signal kills it. */
 export function runRipgrep(args: string[], options: RgOptions): Promise<RgRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { ...rgSpawnOptions(options.root, options.cwd), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(rgPath, args, {
+      ...rgSpawnOptions(options.root, options.cwd),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const lines: string[] = [];
     let partial = "";
     let stderr = "";

@@ -125,7 +125,10 @@ class SandboxedShellSession implements ShellSession {
   private readonly dir: string;
   private readonly relativeDir: string;
   private readonly statePath: string;
-  private readonly background = new Map<string, { job: BackgroundJob; running: Running; readUpTo: number; combined: Stream }>();
+  private readonly background = new Map<
+    string,
+    { job: BackgroundJob; running: Running; readUpTo: number; combined: Stream }
+  >();
   private counter = 0;
   private ready: Promise<void> | undefined;
 
@@ -173,7 +176,15 @@ class SandboxedShellSession implements ShellSession {
     const id = `bg${++this.counter}`;
     const combined: Stream = { kept: "", dropped: 0, partial: "" };
     const running = await this.spawn(command, false, (_stream, text) => keep(combined, text));
-    const job: BackgroundJob = { id, command, startedAt: Date.now(), running: true, exitCode: null, signal: null, outputPath: running.outputPath };
+    const job: BackgroundJob = {
+      id,
+      command,
+      startedAt: Date.now(),
+      running: true,
+      exitCode: null,
+      signal: null,
+      outputPath: running.outputPath,
+    };
     void running.done.then(({ code, signal }) => {
       job.running = false;
       job.exitCode = code;
@@ -190,7 +201,9 @@ class SandboxedShellSession implements ShellSession {
     const total = combined.dropped + combined.kept.length;
     const from = Math.max(entry.readUpTo, combined.dropped);
     const skipped = from - entry.readUpTo;
-    const output = (skipped > 0 ? `[${skipped} characters not kept in memory; see ${entry.job.outputPath}]\n` : "") + combined.kept.slice(from - combined.dropped);
+    const output =
+      (skipped > 0 ? `[${skipped} characters not kept in memory; see ${entry.job.outputPath}]\n` : "") +
+      combined.kept.slice(from - combined.dropped);
     entry.readUpTo = total;
     return { job: { ...entry.job }, output };
   }
@@ -215,7 +228,9 @@ class SandboxedShellSession implements ShellSession {
     this.ready ??= (async () => {
       // Beneath the root: .tandem is in the workspace, and a member may have made it a link.
       await mkdirBeneath(this.options.workspace.root, this.relativeDir);
-      await atomicWriteBeneath(this.options.workspace.root, ".tandem/.gitignore", Buffer.from("*\n"), { exclusive: true }).catch(() => undefined);
+      await atomicWriteBeneath(this.options.workspace.root, ".tandem/.gitignore", Buffer.from("*\n"), {
+        exclusive: true,
+      }).catch(() => undefined);
     })();
     this.ready.catch(() => (this.ready = undefined));
     return this.ready;
@@ -224,29 +239,42 @@ class SandboxedShellSession implements ShellSession {
   async capturedOutput(logName: string): Promise<{ path: string; text: string } | null> {
     const name = logFileName(logName);
     // The tail's bytes: up to 4 per character, so the last CAPTURED_TAIL_CHARS characters are in it.
-    const tail = await readTail(this.options.workspace.root, `${this.relativeDir}/${name}`, CAPTURED_TAIL_CHARS * 4).catch(() => null);
+    const tail = await readTail(
+      this.options.workspace.root,
+      `${this.relativeDir}/${name}`,
+      CAPTURED_TAIL_CHARS * 4,
+    ).catch(() => null);
     if (tail === null) return null;
     const text = tail.bytes.toString("utf8");
     const cut = tail.cut || text.length > CAPTURED_TAIL_CHARS;
     return { path: `${this.relativeDir}/${name}`, text: cut ? `[…]${text.slice(-CAPTURED_TAIL_CHARS)}` : text };
   }
 
-  private async spawn(command: string, save: boolean, onOutput?: (stream: "stdout" | "stderr", text: string) => void, logName?: string): Promise<Running> {
+  private async spawn(
+    command: string,
+    save: boolean,
+    onOutput?: (stream: "stdout" | "stderr", text: string) => void,
+    logName?: string,
+  ): Promise<Running> {
     await this.prepare();
     const name = logName ? logFileName(logName) : `${Date.now().toString(36)}-${++this.counter}.log`;
-    const log = createWriteStream("", { fd: await openForWrite(this.options.workspace.root, `${this.relativeDir}/${name}`, `'${name}'`) });
-    const root = this.options.workspace.root;
-    const launch = await this.options.sandbox.launch({
-      workspaceRoot: root,
-      command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, root, save ? "1" : "0", command],
-      env: this.options.env,
-      newSession: true,
-      projectId: this.options.projectId,
-      source: { kind: "session", id: this.options.sessionId },
-    }).catch(async (error: unknown) => {
-      log.end();
-      throw error;
+    const log = createWriteStream("", {
+      fd: await openForWrite(this.options.workspace.root, `${this.relativeDir}/${name}`, `'${name}'`),
     });
+    const root = this.options.workspace.root;
+    const launch = await this.options.sandbox
+      .launch({
+        workspaceRoot: root,
+        command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, root, save ? "1" : "0", command],
+        env: this.options.env,
+        newSession: true,
+        projectId: this.options.projectId,
+        source: { kind: "session", id: this.options.sessionId },
+      })
+      .catch(async (error: unknown) => {
+        log.end();
+        throw error;
+      });
     const sandboxed = launch.command;
     const child = spawn(sandboxed.file, sandboxed.args, {
       cwd: sandboxed.cwd,
@@ -323,7 +351,16 @@ class SandboxedShellSession implements ShellSession {
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     };
-    return { child, done, ...streams, log, outputPath: `${this.relativeDir}/${name}`, kill, denials: launch.denials, diskFull: launch.diskFull };
+    return {
+      child,
+      done,
+      ...streams,
+      log,
+      outputPath: `${this.relativeDir}/${name}`,
+      kill,
+      denials: launch.denials,
+      diskFull: launch.diskFull,
+    };
   }
 }
 

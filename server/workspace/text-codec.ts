@@ -14,16 +14,42 @@ export type Decoded =
 const SNIFF_BYTES = 8192;
 
 const BINARY_MIME: Record<string, string | undefined> = {
-  ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-  ".webp": "image/webp", ".ico": "image/x-icon", ".bmp": "image/bmp", ".avif": "image/avif",
-  ".pdf": "application/pdf", ".zip": "application/zip", ".gz": "application/gzip",
-  ".tgz": "application/gzip", ".tar": "application/x-tar", ".7z": "application/x-7z-compressed",
-  ".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf",
-  ".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".mp4": "video/mp4",
-  ".webm": "video/webm", ".wasm": "application/wasm", ".sqlite": "application/vnd.sqlite3",
-  ".exe": undefined, ".dll": undefined, ".so": undefined, ".dylib": undefined, ".o": undefined,
-  ".a": undefined, ".class": undefined, ".jar": "application/java-archive", ".pyc": undefined,
-  ".db": undefined, ".bin": undefined,
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".ico": "image/x-icon",
+  ".bmp": "image/bmp",
+  ".avif": "image/avif",
+  ".pdf": "application/pdf",
+  ".zip": "application/zip",
+  ".gz": "application/gzip",
+  ".tgz": "application/gzip",
+  ".tar": "application/x-tar",
+  ".7z": "application/x-7z-compressed",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".ttf": "font/ttf",
+  ".otf": "font/otf",
+  ".mp3": "audio/mpeg",
+  ".wav": "audio/wav",
+  ".ogg": "audio/ogg",
+  ".mp4": "video/mp4",
+  ".webm": "video/webm",
+  ".wasm": "application/wasm",
+  ".sqlite": "application/vnd.sqlite3",
+  ".exe": undefined,
+  ".dll": undefined,
+  ".so": undefined,
+  ".dylib": undefined,
+  ".o": undefined,
+  ".a": undefined,
+  ".class": undefined,
+  ".jar": "application/java-archive",
+  ".pyc": undefined,
+  ".db": undefined,
+  ".bin": undefined,
 };
 
 /** Mime type by extension for files we never treat as text, or null when the extension says nothing. */
@@ -111,7 +137,10 @@ export function encode(content: string, format: TextFormat): Buffer {
     case "utf16le":
       return Buffer.concat([format.bom ? Buffer.from([0xff, 0xfe]) : Buffer.alloc(0), Buffer.from(body, "utf16le")]);
     case "utf16be":
-      return Buffer.concat([format.bom ? Buffer.from([0xfe, 0xff]) : Buffer.alloc(0), Buffer.from(body, "utf16le").swap16()]);
+      return Buffer.concat([
+        format.bom ? Buffer.from([0xfe, 0xff]) : Buffer.alloc(0),
+        Buffer.from(body, "utf16le").swap16(),
+      ]);
     case "utf8":
       return Buffer.concat([format.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(body, "utf8")]);
   }

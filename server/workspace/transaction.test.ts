@@ -37,9 +37,9 @@ async function crashAt(root: string, names: string[], step: CommitStep) {
     await commitFiles(ws, names.map((n) => ({ path: n, bytes: Buffer.from("new " + n + "\\n"), expectedVersion: versionOf(Buffer.from("old " + n + "\\n")) })),
       { onStep: (s) => { if (s === ${JSON.stringify(step)}) process.kill(process.pid, "SIGKILL"); } });
   `;
-  await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: path.resolve(import.meta.dirname, "../..") }).catch(
-    (error: { signal?: string }) => expect(error.signal).toBe("SIGKILL"),
-  );
+  await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+    cwd: path.resolve(import.meta.dirname, "../.."),
+  }).catch((error: { signal?: string }) => expect(error.signal).toBe("SIGKILL"));
 }
 
 describe("commitFiles", () => {
@@ -84,7 +84,9 @@ describe("a journal planted by a member", () => {
     await writeFile(path.join(host, "secret.txt"), "host secret");
     await writeFile(path.join(root, "mine.txt"), "workspace file");
     const hostRel = path.relative(root, host);
-    await import("node:fs/promises").then((fs) => fs.mkdir(path.join(root, ".tandem/transactions"), { recursive: true }));
+    await import("node:fs/promises").then((fs) =>
+      fs.mkdir(path.join(root, ".tandem/transactions"), { recursive: true }),
+    );
     const journal = {
       state: "commit",
       files: [

@@ -1,7 +1,20 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { atomicWriteAt } from "./atomic-write";
-import { closeQuietly, mkdirBeneath, notAFile, openParent, readDirBeneath, readRegular, readRegularAt, renameAt, resolveEntry, unlinkAt, withFd, writeNewFileAt } from "./beneath";
+import {
+  closeQuietly,
+  mkdirBeneath,
+  notAFile,
+  openParent,
+  readDirBeneath,
+  readRegular,
+  readRegularAt,
+  renameAt,
+  resolveEntry,
+  unlinkAt,
+  withFd,
+  writeNewFileAt,
+} from "./beneath";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { MAX_FILE_BYTES, versionOf, type Workspace } from "./workspace";
 import { ensureRoom, spent } from "./write-budget";
@@ -39,14 +52,24 @@ const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
  * Every path is opened beneath the root (beneath.ts), journals included: they name root-relative
  * paths, and a recovery never follows a link out of the workspace.
  */
-export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], options: CommitOptions = {}): Promise<{ versions: string[] }> {
+export function commitFiles(
+  workspace: Workspace,
+  writes: readonly FileWrite[],
+  options: CommitOptions = {},
+): Promise<{ versions: string[] }> {
   return workspace.exclusive(async () => {
     await recoverTransactions(workspace);
     const targets = await Promise.all(writes.map((write) => checkTarget(workspace, write)));
     const growth = writes.reduce((sum, write, i) => sum + write.bytes.length - targets[i]!.size, 0);
-    await ensureRoom(workspace, growth, writes.length === 1 ? `'${writes[0]!.path}'` : `These changes to ${writes.length} files`);
+    await ensureRoom(
+      workspace,
+      growth,
+      writes.length === 1 ? `'${writes[0]!.path}'` : `These changes to ${writes.length} files`,
+    );
     const id = randomBytes(6).toString("hex");
-    await mkdirBeneath(workspace.root, JOURNAL_DIR).catch((error: unknown) => Promise.reject(fromFsError(error, JOURNAL_DIR)));
+    await mkdirBeneath(workspace.root, JOURNAL_DIR).catch((error: unknown) =>
+      Promise.reject(fromFsError(error, JOURNAL_DIR)),
+    );
     const journalPath = `${JOURNAL_DIR}/${id}.json`;
     const files = targets.map(({ real }) => ({
       target: real,
@@ -59,7 +82,9 @@ export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], 
       for (const [i, write] of writes.entries()) {
         const parent = path.posix.dirname(files[i]!.target);
         await mkdirBeneath(workspace.root, parent === "." ? "" : parent);
-        await atParent(workspace.root, files[i]!.temp, (dirFd, name) => writeNewFileAt(dirFd, name, write.bytes, targets[i]!.mode));
+        await atParent(workspace.root, files[i]!.temp, (dirFd, name) =>
+          writeNewFileAt(dirFd, name, write.bytes, targets[i]!.mode),
+        );
       }
       await options.onStep?.("prepared");
       await writeJournal(workspace.root, journalPath, { ...journal, state: "commit" });
@@ -72,7 +97,10 @@ export function commitFiles(workspace: Workspace, writes: readonly FileWrite[], 
       await atParent(workspace.root, journalPath, unlinkAt);
     } catch (error) {
       // Past the commit point the change stands: finish it. Before it, undo the temps.
-      const recovered = await recoverJournal(workspace.root, journalPath).then(() => true, () => false);
+      const recovered = await recoverJournal(workspace.root, journalPath).then(
+        () => true,
+        () => false,
+      );
       if (!(committed && recovered)) throw fromFsError(error, writes[0]?.path ?? "");
     }
     spent(workspace, growth);
@@ -91,14 +119,20 @@ function writeJournal(root: string, journalPath: string, journal: Journal): Prom
 }
 
 async function renameBeneath(root: string, from: string, to: string): Promise<void> {
-  await atParent(root, from, (fromDir, fromName) => atParent(root, to, (toDir, toName) => renameAt(fromDir, fromName, toDir, toName)));
+  await atParent(root, from, (fromDir, fromName) =>
+    atParent(root, to, (toDir, toName) => renameAt(fromDir, fromName, toDir, toName)),
+  );
 }
 
 /** The real root-relative path a write to `write.path` lands on (links inside followed), after checking its version. */
-async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ real: string; mode: number | undefined; size: number }> {
+async function checkTarget(
+  workspace: Workspace,
+  write: FileWrite,
+): Promise<{ real: string; mode: number | undefined; size: number }> {
   const r = await workspace.resolve(write.path);
   if (r.requested === "") throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file.");
-  if (write.bytes.length > MAX_FILE_BYTES) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' would be over the size limit.`);
+  if (write.bytes.length > MAX_FILE_BYTES)
+    throw new WorkspaceError("TOO_LARGE", `'${r.requested}' would be over the size limit.`);
   const entry = await resolveEntry(workspace.root, r.requested).catch((error: unknown) =>
     errnoCode(error) === "ENOENT" ? null : Promise.reject(fromFsError(error, r.requested)),
   );
@@ -109,8 +143,8 @@ async function checkTarget(workspace: Workspace, write: FileWrite): Promise<{ re
     if (info?.isDirectory()) throw new WorkspaceError("IS_DIRECTORY", `'${r.requested}' is a folder, not a file.`);
     if (info && !info.isFile()) throw notAFile(`'${r.requested}'`, info);
     if (entry && info) {
-      const { bytes } = await readRegularAt(entry.dirFd, entry.name, `'${r.requested}'`, MAX_FILE_BYTES).catch((error: unknown) =>
-        Promise.reject(fromFsError(error, r.requested)),
+      const { bytes } = await readRegularAt(entry.dirFd, entry.name, `'${r.requested}'`, MAX_FILE_BYTES).catch(
+        (error: unknown) => Promise.reject(fromFsError(error, r.requested)),
       );
       if (bytes === null) throw new WorkspaceError("TOO_LARGE", `'${r.requested}' is over the size limit.`);
       current = versionOf(bytes);

@@ -23,7 +23,11 @@ beforeEach(async () => {
 /** The host folder as it must stay: names and contents. */
 async function hostState(): Promise<Record<string, string>> {
   const names = (await readdir(host)).sort();
-  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(path.join(host, name), "utf8").catch(() => "<folder>")] as const)));
+  return Object.fromEntries(
+    await Promise.all(
+      names.map(async (name) => [name, await readFile(path.join(host, name), "utf8").catch(() => "<folder>")] as const),
+    ),
+  );
 }
 
 describe.skipIf(!canSwapLinks)("a terminal exchanging a folder and a link to a host folder", () => {
@@ -82,7 +86,8 @@ describe("FIFOs planted while a person browses", () => {
     let ready!: () => void;
     const watching = new Promise<void>((resolve) => (ready = resolve));
     void (async () => {
-      for await (const change of watchWorkspace(ws.root, { signal: controller.signal, onReady: ready })) seen.push(change);
+      for await (const change of watchWorkspace(ws.root, { signal: controller.signal, onReady: ready }))
+        seen.push(change);
     })();
     await watching;
     try {
@@ -91,17 +96,28 @@ describe("FIFOs planted while a person browses", () => {
         fifos.push(fifo);
         execFileSync("mkfifo", [fifo]);
       }
-      await expect.poll(() => seen.filter((change) => change.path.startsWith("pipe-")).length, { timeout: 5000 }).toBe(6);
+      await expect
+        .poll(() => seen.filter((change) => change.path.startsWith("pipe-")).length, { timeout: 5000 })
+        .toBe(6);
       const quick = <T>(work: Promise<T>): Promise<T> =>
-        Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error("the server did not answer within 2 s")), 2000))]);
+        Promise.race([
+          work,
+          new Promise<T>((_, reject) =>
+            setTimeout(() => reject(new Error("the server did not answer within 2 s")), 2000),
+          ),
+        ]);
       for (let i = 0; i < 6; i++) {
         const error = await expectCode(quick(ws.read(`pipe-${i}`)), "NOT_A_FILE");
-        expect(error.message).toBe(`'pipe-${i}' is a named pipe (FIFO), not a file; only regular files can be opened here. Use the terminal to work with it.`);
+        expect(error.message).toBe(
+          `'pipe-${i}' is a named pipe (FIFO), not a file; only regular files can be opened here. Use the terminal to work with it.`,
+        );
         await expectCode(quick(ws.readBytes(`pipe-${i}`)), "NOT_A_FILE");
       }
       expect((await quick(ws.list())).map((entry) => entry.name)).toContain("pipe-5");
       expect(await quick(ws.read("normal.txt"))).toMatchObject({ kind: "text", content: "hello\n" });
-      expect(seen.filter((change) => change.path.startsWith("pipe-")).every((change) => change.version === undefined)).toBe(true);
+      expect(
+        seen.filter((change) => change.path.startsWith("pipe-")).every((change) => change.version === undefined),
+      ).toBe(true);
     } finally {
       controller.abort();
     }

@@ -18,7 +18,16 @@ describe("read", () => {
   it("reads UTF-8 text with its version, size and line endings", async () => {
     await put("a.ts", "const a = 1;\nconst b = 2;\n");
     const file = await ws.read("a.ts");
-    expect(file).toMatchObject({ kind: "text", path: "a.ts", content: "const a = 1;\nconst b = 2;\n", encoding: "utf8", bom: false, eol: "\n", readOnly: false, size: 26 });
+    expect(file).toMatchObject({
+      kind: "text",
+      path: "a.ts",
+      content: "const a = 1;\nconst b = 2;\n",
+      encoding: "utf8",
+      bom: false,
+      eol: "\n",
+      readOnly: false,
+      size: 26,
+    });
     expect(file.version).toBe(versionOf(await onDisk("a.ts")));
   });
 
@@ -29,7 +38,12 @@ describe("read", () => {
     await put("be.txt", Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("big end", "utf16le").swap16()]));
     expect(await ws.read("crlf.txt")).toMatchObject({ content: "one\r\ntwo\r\n", eol: "\r\n" });
     expect(await ws.read("bom.txt")).toMatchObject({ content: "héllo\n", bom: true, encoding: "utf8" });
-    expect(await ws.read("le.txt")).toMatchObject({ content: "wide\r\ntext", encoding: "utf16le", bom: true, eol: "\r\n" });
+    expect(await ws.read("le.txt")).toMatchObject({
+      content: "wide\r\ntext",
+      encoding: "utf16le",
+      bom: true,
+      eol: "\r\n",
+    });
     expect(await ws.read("be.txt")).toMatchObject({ content: "big end", encoding: "utf16be", bom: true });
   });
 
@@ -38,7 +52,12 @@ describe("read", () => {
     await put("latin1.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x21]));
     await put("logo.png", "not really a png, but the extension says binary");
     const nul = await ws.read("nul.dat");
-    expect(nul).toEqual({ kind: "binary", path: "nul.dat", size: 3, version: versionOf(Buffer.from([0x41, 0x00, 0x42])) });
+    expect(nul).toEqual({
+      kind: "binary",
+      path: "nul.dat",
+      size: 3,
+      version: versionOf(Buffer.from([0x41, 0x00, 0x42])),
+    });
     expect(await ws.read("latin1.txt")).toMatchObject({ kind: "binary" });
     expect(await ws.read("logo.png")).toMatchObject({ kind: "binary", mime: "image/png" });
     expect(nul).not.toHaveProperty("content");
@@ -132,7 +151,9 @@ describe("write", () => {
     expect(await onDisk("le.txt")).toEqual(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("é\r\n", "utf16le")]));
     await put("be.txt", Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("a", "utf16le").swap16()]));
     await ws.write("be.txt", "zé");
-    expect(await onDisk("be.txt")).toEqual(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("zé", "utf16le").swap16()]));
+    expect(await onDisk("be.txt")).toEqual(
+      Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("zé", "utf16le").swap16()]),
+    );
     const roundTrip = await ws.read("be.txt");
     expect(roundTrip).toMatchObject({ content: "zé", encoding: "utf16be" });
   });
@@ -156,7 +177,9 @@ describe("write", () => {
   it("serializes concurrent writes so only one stale writer wins", async () => {
     await put("race.txt", "0");
     const { version } = await ws.read("race.txt");
-    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => ws.write("race.txt", String(n), { expectedVersion: version })));
+    const results = await Promise.allSettled(
+      [1, 2, 3, 4].map((n) => ws.write("race.txt", String(n), { expectedVersion: version })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
   });
 });

@@ -96,8 +96,11 @@ export class Workspace {
   }
 
   static async open(root: string): Promise<Workspace> {
-    if (!path.isAbsolute(root)) throw new WorkspaceError("INVALID_PATH", `Workspace root '${root}' must be an absolute path.`);
-    const { real, isDirectory } = await realRoot(root).catch((error: unknown) => Promise.reject(fromFsError(error, root)));
+    if (!path.isAbsolute(root))
+      throw new WorkspaceError("INVALID_PATH", `Workspace root '${root}' must be an absolute path.`);
+    const { real, isDirectory } = await realRoot(root).catch((error: unknown) =>
+      Promise.reject(fromFsError(error, root)),
+    );
     if (!isDirectory) throw new WorkspaceError("NOT_A_DIRECTORY", `Workspace root '${root}' is not a folder.`);
     const given = path.resolve(root);
     return new Workspace(real, given === real ? [] : [given]);
@@ -110,9 +113,16 @@ export class Workspace {
   /** A file's or folder's status (links inside followed); NOT_A_FILE for a FIFO, socket or device. */
   async stat(input: string): Promise<FileStat> {
     const r = await this.resolve(input);
-    const info = await statBeneath(this.root, r.requested).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+    const info = await statBeneath(this.root, r.requested).catch((error: unknown) =>
+      Promise.reject(fromFsError(error, r.requested)),
+    );
     if (!info.isDirectory() && !info.isFile()) throw notAFile(shown(r.requested), info);
-    return { path: r.requested, type: info.isDirectory() ? "directory" : "file", size: info.size, mtimeMs: info.mtimeMs };
+    return {
+      path: r.requested,
+      type: info.isDirectory() ? "directory" : "file",
+      size: info.size,
+      mtimeMs: info.mtimeMs,
+    };
   }
 
   /** One folder's entries (the tree loads lazily): folders first, then by name. */
@@ -124,7 +134,11 @@ export class Workspace {
   async listWithModes(dir = ""): Promise<(FileEntry & { mode: number })[]> {
     const r = await this.resolve(dir);
     const { dirFd, names } = await readDirBeneath(this.root, r.requested).catch((error: unknown) =>
-      Promise.reject(errnoCode(error) === "ENOTDIR" ? new WorkspaceError("NOT_A_DIRECTORY", `${shown(r.requested)} is a file, not a folder. Read it instead.`) : fromFsError(error, r.requested)),
+      Promise.reject(
+        errnoCode(error) === "ENOTDIR"
+          ? new WorkspaceError("NOT_A_DIRECTORY", `${shown(r.requested)} is a file, not a folder. Read it instead.`)
+          : fromFsError(error, r.requested),
+      ),
     );
     const entries = await withFd(dirFd, async () => {
       const isIgnored = await this.ignoreRules.forDirectory(r.requested);
@@ -150,7 +164,11 @@ export class Workspace {
     });
     return entries
       .filter((entry) => entry !== null)
-      .sort((a, b) => Number(b.type === "directory") - Number(a.type === "directory") || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort(
+        (a, b) =>
+          Number(b.type === "directory") - Number(a.type === "directory") ||
+          (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      );
   }
 
   /**
@@ -158,7 +176,10 @@ export class Workspace {
    * bound to that folder while `task` runs, for a child process (ripgrep), so a folder swapped for
    * a link meanwhile cannot move the child elsewhere; `mtimeOf` stats a path in that folder beneath it.
    */
-  async inFolder<T>(input: string, task: (folder: { cwd: string; mtimeOf(rel: string): number | null }) => Promise<T>): Promise<T> {
+  async inFolder<T>(
+    input: string,
+    task: (folder: { cwd: string; mtimeOf(rel: string): number | null }) => Promise<T>,
+  ): Promise<T> {
     const r = await this.resolve(input);
     let fd: number;
     try {
@@ -166,7 +187,9 @@ export class Workspace {
     } catch (error) {
       throw fromFsError(error, r.requested);
     }
-    return withFd(fd, () => task({ cwd: `/proc/${process.pid}/fd/${fd}`, mtimeOf: (rel) => statAtSync(fd, rel)?.mtimeMs ?? null }));
+    return withFd(fd, () =>
+      task({ cwd: `/proc/${process.pid}/fd/${fd}`, mtimeOf: (rel) => statAtSync(fd, rel)?.mtimeMs ?? null }),
+    );
   }
 
   /**
@@ -194,7 +217,13 @@ export class Workspace {
     const version = versionOf(bytes);
     const decoded = decode(bytes, path.posix.basename(r.path));
     if (decoded.kind === "binary") {
-      return { kind: "binary", path: r.requested, size: bytes.length, version, ...(decoded.mime ? { mime: decoded.mime } : {}) };
+      return {
+        kind: "binary",
+        path: r.requested,
+        size: bytes.length,
+        version,
+        ...(decoded.mime ? { mime: decoded.mime } : {}),
+      };
     }
     const { content, encoding, bom, eol, lossy } = decoded;
     const notice =
@@ -203,7 +232,18 @@ export class Workspace {
         : lossy
           ? "This file contains bytes that are not valid UTF-8, so it is read-only here: saving would replace them. Edit it from the terminal."
           : undefined;
-    return { kind: "text", path: r.requested, content, encoding, bom, eol, version, size: bytes.length, readOnly: notice !== undefined, ...(notice ? { notice } : {}) };
+    return {
+      kind: "text",
+      path: r.requested,
+      content,
+      encoding,
+      bom,
+      eol,
+      version,
+      size: bytes.length,
+      readOnly: notice !== undefined,
+      ...(notice ? { notice } : {}),
+    };
   }
 
   /**
@@ -226,10 +266,14 @@ export class Workspace {
       const exists = () => new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Choose another name.`);
       if (r.requested === "") throw exists();
       await ensureRoom(this, 1, shown(r.requested));
-      await mkdirBeneath(this.root, parentOf(r.requested)).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
+      await mkdirBeneath(this.root, parentOf(r.requested)).catch((error: unknown) =>
+        Promise.reject(fromFsError(error, r.requested)),
+      );
       await this.atParent(r, async ({ dirFd, name }) => {
         if (await lstatAtIfExists(dirFd, name)) throw exists();
-        await mkdirAt(dirFd, name).catch((error: unknown) => Promise.reject(errnoCode(error) === "EEXIST" ? exists() : fromFsError(error, r.requested)));
+        await mkdirAt(dirFd, name).catch((error: unknown) =>
+          Promise.reject(errnoCode(error) === "EEXIST" ? exists() : fromFsError(error, r.requested)),
+        );
       });
     });
   }
@@ -240,25 +284,40 @@ export class Workspace {
       const source = await this.resolve(from);
       const target = await this.resolve(to);
       if (source.requested === "" || target.requested === "") {
-        throw new WorkspaceError("INVALID_PATH", "The workspace root itself cannot be renamed or replaced. Name a file or folder inside it.");
+        throw new WorkspaceError(
+          "INVALID_PATH",
+          "The workspace root itself cannot be renamed or replaced. Name a file or folder inside it.",
+        );
       }
       await this.atParent(source, async (src) => {
-        const sourceInfo = await lstatAt(src.dirFd, src.name).catch((error: unknown) => Promise.reject(fromFsError(error, source.requested)));
+        const sourceInfo = await lstatAt(src.dirFd, src.name).catch((error: unknown) =>
+          Promise.reject(fromFsError(error, source.requested)),
+        );
         const sourceReal = `${(await whereIs(this.root, src.dirFd)) ?? ""}/${src.name}`.replace(/^\//, "");
         if (sourceInfo.isDirectory() && target.path !== sourceReal && isInside(sourceReal, target.path)) {
-          throw new WorkspaceError("INVALID_PATH", `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`);
+          throw new WorkspaceError(
+            "INVALID_PATH",
+            `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`,
+          );
         }
         await this.ensureParent(target, options.createParents ?? false);
         await this.atParent(target, async (dst) => {
           const targetInfo = await lstatAtIfExists(dst.dirFd, dst.name);
-          const sameEntry = targetInfo !== null && targetInfo.ino === sourceInfo.ino && targetInfo.dev === sourceInfo.dev;
+          const sameEntry =
+            targetInfo !== null && targetInfo.ino === sourceInfo.ino && targetInfo.dev === sourceInfo.dev;
           if (targetInfo && !sameEntry) {
-            throw new WorkspaceError("EXISTS", `${shown(target.requested)} already exists. Delete it first or choose another name.`);
+            throw new WorkspaceError(
+              "EXISTS",
+              `${shown(target.requested)} already exists. Delete it first or choose another name.`,
+            );
           }
           await renameAt(src.dirFd, src.name, dst.dirFd, dst.name).catch((error: unknown) =>
             Promise.reject(
               errnoCode(error) === "EINVAL"
-                ? new WorkspaceError("INVALID_PATH", `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`)
+                ? new WorkspaceError(
+                    "INVALID_PATH",
+                    `Cannot move the folder ${shown(source.requested)} into itself ('${target.requested}').`,
+                  )
                 : fromFsError(error, target.requested),
             ),
           );
@@ -272,7 +331,10 @@ export class Workspace {
     return this.mutate(async () => {
       const r = await this.resolve(input);
       if (r.requested === "") {
-        throw new WorkspaceError("INVALID_PATH", "The workspace root itself cannot be deleted. Name a file or folder inside it.");
+        throw new WorkspaceError(
+          "INVALID_PATH",
+          "The workspace root itself cannot be deleted. Name a file or folder inside it.",
+        );
       }
       await this.atParent(r, async ({ dirFd, name }) => {
         await lstatAt(dirFd, name).catch((error: unknown) => Promise.reject(fromFsError(error, r.requested)));
@@ -308,9 +370,13 @@ export class Workspace {
   }
 
   /** The bytes of the regular file at `r`, opened beneath the root: never a folder, FIFO, socket or device. */
-  private async readContained(r: ResolvedPath, maxBytes: number, admit?: (real: string | null) => void): Promise<Buffer> {
-    const { bytes, info } = await readRegular(this.root, r.requested, shown(r.requested), maxBytes, admit).catch((error: unknown) =>
-      Promise.reject(fromFsError(error, r.requested)),
+  private async readContained(
+    r: ResolvedPath,
+    maxBytes: number,
+    admit?: (real: string | null) => void,
+  ): Promise<Buffer> {
+    const { bytes, info } = await readRegular(this.root, r.requested, shown(r.requested), maxBytes, admit).catch(
+      (error: unknown) => Promise.reject(fromFsError(error, r.requested)),
     );
     if (bytes === null) throw tooLarge(r.requested, Math.max(info.size, maxBytes + 1));
     return bytes;
@@ -320,9 +386,13 @@ export class Workspace {
     const parentPath = parentOf(r.requested);
     const info = await statBeneath(this.root, parentPath).catch(() => null);
     if (info?.isDirectory()) return;
-    if (info) throw new WorkspaceError("NOT_A_DIRECTORY", `${shown(parentPath)} is a file, so nothing can be put inside it.`);
+    if (info)
+      throw new WorkspaceError("NOT_A_DIRECTORY", `${shown(parentPath)} is a file, so nothing can be put inside it.`);
     if (!createParents) {
-      throw new WorkspaceError("NOT_FOUND", `The folder ${shown(parentPath)} does not exist. Create it first, or ask for parent folders to be created.`);
+      throw new WorkspaceError(
+        "NOT_FOUND",
+        `The folder ${shown(parentPath)} does not exist. Create it first, or ask for parent folders to be created.`,
+      );
     }
     await mkdirBeneath(this.root, parentPath).catch((error: unknown) => Promise.reject(fromFsError(error, parentPath)));
   }
@@ -342,9 +412,15 @@ export class Workspace {
     }
   }
 
-  private async writeText(input: string, content: string, options: WriteOptions, creating: boolean): Promise<{ version: string }> {
+  private async writeText(
+    input: string,
+    content: string,
+    options: WriteOptions,
+    creating: boolean,
+  ): Promise<{ version: string }> {
     const r = await this.resolve(input);
-    if (r.requested === "") throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file. Name a file inside it.");
+    if (r.requested === "")
+      throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file. Name a file inside it.");
     let target = await this.writeTarget(r);
     try {
       const info = target?.info ?? null;
@@ -358,11 +434,13 @@ export class Workspace {
       const current = target && info ? await this.readEntry(target, r.requested) : null;
       const currentVersion = current ? versionOf(current) : null;
       if (options.expectedVersion !== undefined && options.expectedVersion !== currentVersion) {
-        if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
+        if (creating)
+          throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
         throw conflict(r.requested, currentVersion);
       }
       const decoded = current ? decode(current, path.posix.basename(r.path)) : null;
-      const kept = decoded?.kind === "text" ? { encoding: decoded.encoding, bom: decoded.bom, eol: decoded.eol } : DEFAULT_FORMAT;
+      const kept =
+        decoded?.kind === "text" ? { encoding: decoded.encoding, bom: decoded.bom, eol: decoded.eol } : DEFAULT_FORMAT;
       const bytes = encode(content, { ...kept, ...options.format });
       if (bytes.length > MAX_FILE_BYTES) throw tooLarge(r.requested, bytes.length);
       // A new file counts even when empty: a project past its disk budget makes none.
@@ -371,13 +449,21 @@ export class Workspace {
       if (!target) {
         await this.ensureParent(r, options.createParents ?? false);
         target = await this.writeTarget(r);
-        if (!target) throw new WorkspaceError("NOT_FOUND", `The folder of ${shown(r.requested)} was removed while saving. Save again.`);
+        if (!target)
+          throw new WorkspaceError(
+            "NOT_FOUND",
+            `The folder of ${shown(r.requested)} was removed while saving. Save again.`,
+          );
       }
       try {
-        await atomicWriteAt(target.dirFd, target.name, bytes, { mode: info ? info.mode & 0o7777 : undefined, exclusive: current === null });
+        await atomicWriteAt(target.dirFd, target.name, bytes, {
+          mode: info ? info.mode & 0o7777 : undefined,
+          exclusive: current === null,
+        });
       } catch (error) {
         if (errnoCode(error) !== "EEXIST") throw fromFsError(error, r.requested);
-        if (creating) throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
+        if (creating)
+          throw new WorkspaceError("EXISTS", `${shown(r.requested)} already exists. Open it, or choose another name.`);
         throw conflict(r.requested, versionOf(await this.readEntry(target, r.requested)));
       }
       spent(this, growth);
@@ -389,8 +475,8 @@ export class Workspace {
 
   /** The current bytes of a write target (a regular file, at most MAX_FILE_BYTES). */
   private async readEntry(target: ParentEntry, requested: string): Promise<Buffer> {
-    const { bytes, info } = await readRegularAt(target.dirFd, target.name, shown(requested), MAX_FILE_BYTES).catch((error: unknown) =>
-      Promise.reject(fromFsError(error, requested)),
+    const { bytes, info } = await readRegularAt(target.dirFd, target.name, shown(requested), MAX_FILE_BYTES).catch(
+      (error: unknown) => Promise.reject(fromFsError(error, requested)),
     );
     if (bytes === null) throw tooLarge(requested, info.size);
     return bytes;

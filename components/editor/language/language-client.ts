@@ -1,7 +1,12 @@
 import * as monaco from "@/components/editor/monaco";
 import type { MessageConnection } from "vscode-jsonrpc/browser";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
-import { lspLanguageId, SERVER_FOR_EDITOR_LANGUAGE, type EditorProblem, type ProblemSeverity } from "@/lib/language-protocol";
+import {
+  lspLanguageId,
+  SERVER_FOR_EDITOR_LANGUAGE,
+  type EditorProblem,
+  type ProblemSeverity,
+} from "@/lib/language-protocol";
 import type { LanguageSession } from "@/components/editor/language/language-session";
 import { pathOfUri } from "@/components/editor/language/peek-models";
 import { registerProviders, type LanguageClient } from "@/components/editor/language/providers";
@@ -34,13 +39,19 @@ export function installLanguageClient(session: LanguageSession): void {
   const versions = new WeakMap<monaco.editor.ITextModel, number>();
   const disposables: monaco.IDisposable[] = [];
 
-  const synced = (model: monaco.editor.ITextModel) => model.uri.scheme === "file" && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] !== undefined;
+  const synced = (model: monaco.editor.ITextModel) =>
+    model.uri.scheme === "file" && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] !== undefined;
 
   const open = (connection: MessageConnection, model: monaco.editor.ITextModel) => {
     const version = (versions.get(model) ?? 0) + 1;
     versions.set(model, version);
     void connection.sendNotification("textDocument/didOpen", {
-      textDocument: { uri: model.uri.toString(), languageId: lspLanguageId(model.uri.path, model.getLanguageId()), version, text: model.getValue() },
+      textDocument: {
+        uri: model.uri.toString(),
+        languageId: lspLanguageId(model.uri.path, model.getLanguageId()),
+        version,
+        text: model.getValue(),
+      },
     });
   };
 
@@ -50,7 +61,8 @@ export function installLanguageClient(session: LanguageSession): void {
     existing = new ServerConnection(session.projectId, server, {
       // (Re)opened: hand over every document of this server's languages.
       onOpen: (conn) => {
-        for (const model of monaco.editor.getModels()) if (synced(model) && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] === server) open(conn, model);
+        for (const model of monaco.editor.getModels())
+          if (synced(model) && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] === server) open(conn, model);
       },
       onDiagnostics: (params) => showDiagnostics(session, params),
     });
@@ -72,7 +84,12 @@ export function installLanguageClient(session: LanguageSession): void {
     const changes = model.onDidChangeContent(() => {
       const version = (versions.get(model) ?? 0) + 1;
       versions.set(model, version);
-      void conn.current()?.sendNotification("textDocument/didChange", { textDocument: { uri: model.uri.toString(), version }, contentChanges: [{ text: model.getValue() }] });
+      void conn
+        .current()
+        ?.sendNotification("textDocument/didChange", {
+          textDocument: { uri: model.uri.toString(), version },
+          contentChanges: [{ text: model.getValue() }],
+        });
     });
     model.onWillDispose(() => {
       changes.dispose();
@@ -86,7 +103,12 @@ export function installLanguageClient(session: LanguageSession): void {
   // CSS and HTML services would report the same errors a second time, and wrongly (they know
   // neither tsconfig.json nor node_modules). They keep only colouring and folding. (Monaco's
   // TypeScript service is not loaded at all: components/editor/monaco.ts.)
-  monaco.json.jsonDefaults.setModeConfiguration({ tokens: true, colors: true, foldingRanges: true, selectionRanges: true });
+  monaco.json.jsonDefaults.setModeConfiguration({
+    tokens: true,
+    colors: true,
+    foldingRanges: true,
+    selectionRanges: true,
+  });
   monaco.css.cssDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
   monaco.html.htmlDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
 
@@ -140,28 +162,73 @@ function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsPar
   );
 }
 
-const SYMBOL_KINDS = ["file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"];
+const SYMBOL_KINDS = [
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
+];
 
 async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
-  const servers = new Set(monaco.editor.getModels().filter(client.synced).map((m) => SERVER_FOR_EDITOR_LANGUAGE[m.getLanguageId()]!));
+  const servers = new Set(
+    monaco.editor
+      .getModels()
+      .filter(client.synced)
+      .map((m) => SERVER_FOR_EDITOR_LANGUAGE[m.getLanguageId()]!),
+  );
   servers.add("typescript");
   const results = await Promise.all(
-    [...servers].filter((s) => s === "typescript" || s === "python").map(async (server) => {
-      const connection = await client.connection(server).get().catch(() => null);
-      const found = (await connection?.sendRequest("workspace/symbol", { query }).catch(() => null)) as
-        | { name: string; kind: number; containerName?: string; location: { uri: string; range?: { start: { line: number; character: number } } } }[]
-        | null;
-      return (found ?? [])
-        .filter((s) => s.location.range && s.location.uri.startsWith("file:///") && !s.location.uri.includes("/node_modules/"))
-        .map((s) => ({
-          name: s.name,
-          kind: SYMBOL_KINDS[s.kind - 1] ?? "symbol",
-          ...(s.containerName ? { container: s.containerName } : {}),
-          path: pathOfUri(s.location.uri),
-          line: s.location.range!.start.line + 1,
-          column: s.location.range!.start.character + 1,
-        }));
-    }),
+    [...servers]
+      .filter((s) => s === "typescript" || s === "python")
+      .map(async (server) => {
+        const connection = await client
+          .connection(server)
+          .get()
+          .catch(() => null);
+        const found = (await connection?.sendRequest("workspace/symbol", { query }).catch(() => null)) as
+          | {
+              name: string;
+              kind: number;
+              containerName?: string;
+              location: { uri: string; range?: { start: { line: number; character: number } } };
+            }[]
+          | null;
+        return (found ?? [])
+          .filter(
+            (s) =>
+              s.location.range && s.location.uri.startsWith("file:///") && !s.location.uri.includes("/node_modules/"),
+          )
+          .map((s) => ({
+            name: s.name,
+            kind: SYMBOL_KINDS[s.kind - 1] ?? "symbol",
+            ...(s.containerName ? { container: s.containerName } : {}),
+            path: pathOfUri(s.location.uri),
+            line: s.location.range!.start.line + 1,
+            column: s.location.range!.start.character + 1,
+          }));
+      }),
   );
   return results.flat().slice(0, 200);
 }

@@ -8,7 +8,14 @@ import { useTRPCClient } from "@/components/trpc-provider";
 // report (the one source of the Problems panel and the status bar) and the write path for renames. The client
 // that talks to the servers (language-client.ts) loads with Monaco and fills this in.
 
-export type WorkspaceSymbol = { name: string; kind: string; container?: string; path: string; line: number; column: number };
+export type WorkspaceSymbol = {
+  name: string;
+  kind: string;
+  container?: string;
+  path: string;
+  line: number;
+  column: number;
+};
 
 export class LanguageSession {
   private problems = new Map<string, EditorProblem[]>();
@@ -46,14 +53,24 @@ export class LanguageSession {
     if (problems.length === 0) this.problems.delete(path);
     else this.problems.set(path, problems);
     const order = { error: 0, warning: 1, info: 2, hint: 3 };
-    this.snapshot = [...this.problems.values()].flat().sort((a, b) => order[a.severity] - order[b.severity] || a.path.localeCompare(b.path) || a.line - b.line);
+    this.snapshot = [...this.problems.values()]
+      .flat()
+      .sort((a, b) => order[a.severity] - order[b.severity] || a.path.localeCompare(b.path) || a.line - b.line);
     for (const listener of this.listeners) listener();
   }
 }
 
 const LanguageContext = createContext<LanguageSession | null>(null);
 
-export function LanguageProvider({ projectId, canWrite, children }: { projectId: string; canWrite: boolean; children: ReactNode }) {
+export function LanguageProvider({
+  projectId,
+  canWrite,
+  children,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  children: ReactNode;
+}) {
   const client = useTRPCClient();
   const [session] = useState(
     () =>
@@ -80,5 +97,9 @@ const noSubscribe = () => () => {};
 
 export function useProblems(): EditorProblem[] {
   const session = useLanguageSession();
-  return useSyncExternalStore(session?.subscribe ?? noSubscribe, session?.getSnapshot ?? (() => NO_PROBLEMS), () => NO_PROBLEMS);
+  return useSyncExternalStore(
+    session?.subscribe ?? noSubscribe,
+    session?.getSnapshot ?? (() => NO_PROBLEMS),
+    () => NO_PROBLEMS,
+  );
 }

@@ -4,7 +4,8 @@ import type { LanguageSession } from "@/components/editor/language/language-sess
 // Models the language client makes to show other files in peek views (definitions, references),
 // and the workspace path a model's `file:///` URI names.
 
-export const pathOfUri = (uri: monaco.Uri | string) => (typeof uri === "string" ? monaco.Uri.parse(uri) : uri).path.slice(1);
+export const pathOfUri = (uri: monaco.Uri | string) =>
+  (typeof uri === "string" ? monaco.Uri.parse(uri) : uri).path.slice(1);
 
 /** Models made only to show other files in peek views; a tab that opens the file adopts them. */
 const previews = new WeakSet<monaco.editor.ITextModel>();
@@ -18,8 +19,13 @@ export function adoptPreviewModel(model: monaco.editor.ITextModel): void {
 }
 
 /** Makes sure each location's file has a model, so peek views can show it; dependencies come read-only. */
-export async function ensureModels(session: LanguageSession, locations: monaco.languages.Location[]): Promise<monaco.languages.Location[]> {
-  const missing = [...new Set(locations.map((l) => l.uri.toString()))].filter((uri) => !monaco.editor.getModel(monaco.Uri.parse(uri)));
+export async function ensureModels(
+  session: LanguageSession,
+  locations: monaco.languages.Location[],
+): Promise<monaco.languages.Location[]> {
+  const missing = [...new Set(locations.map((l) => l.uri.toString()))].filter(
+    (uri) => !monaco.editor.getModel(monaco.Uri.parse(uri)),
+  );
   await Promise.all(
     missing.map(async (uri) => {
       const text = await session.readText(pathOfUri(uri)).catch(() => null);
@@ -29,4 +35,3 @@ export async function ensureModels(session: LanguageSession, locations: monaco.l
   );
   return locations.filter((l) => monaco.editor.getModel(l.uri));
 }
-

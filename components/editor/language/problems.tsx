@@ -19,13 +19,28 @@ export function ProblemsStatus() {
   const warnings = problems.filter((p) => p.severity === "warning").length;
   return (
     <>
-      <button type="button" className="statusbar-button" onClick={() => setOpen(!open)} title="Problems" aria-expanded={open} data-testid="problems-status">
-        <span data-testid="problems-errors">{ICON.error} {errors}</span> <span data-testid="problems-warnings">{ICON.warning} {warnings}</span>
+      <button
+        type="button"
+        className="statusbar-button"
+        onClick={() => setOpen(!open)}
+        title="Problems"
+        aria-expanded={open}
+        data-testid="problems-status"
+      >
+        <span data-testid="problems-errors">
+          {ICON.error} {errors}
+        </span>{" "}
+        <span data-testid="problems-warnings">
+          {ICON.warning} {warnings}
+        </span>
       </button>
       {open && (
         <section className="problems-panel" aria-label="Problems" data-testid="problems-panel">
           <header className="pane-header">
-            Problems <span className="problems-count" data-testid="problems-count">{problems.length}</span>
+            Problems{" "}
+            <span className="problems-count" data-testid="problems-count">
+              {problems.length}
+            </span>
             <span className="spacer" />
             <button type="button" className="icon-btn" onClick={() => setOpen(false)} aria-label="Close problems">
               ×
@@ -34,7 +49,12 @@ export function ProblemsStatus() {
           <ul className="problems-list">
             {problems.map((p) => (
               <li key={`${p.path}:${p.line}:${p.column}:${p.message}`}>
-                <button type="button" className={`problem problem-${p.severity}`} onClick={() => session.reveal?.(p.path, p.line, p.column)} data-testid="problem">
+                <button
+                  type="button"
+                  className={`problem problem-${p.severity}`}
+                  onClick={() => session.reveal?.(p.path, p.line, p.column)}
+                  data-testid="problem"
+                >
                   <span className="problem-icon">{ICON[p.severity]}</span>
                   <span className="problem-message">{p.message.split("\n")[0]}</span>
                   <span className="problem-where">
@@ -44,7 +64,9 @@ export function ProblemsStatus() {
                 </button>
               </li>
             ))}
-            {problems.length === 0 && <li className="problems-empty">The language servers report no errors or warnings.</li>}
+            {problems.length === 0 && (
+              <li className="problems-empty">The language servers report no errors or warnings.</li>
+            )}
           </ul>
         </section>
       )}

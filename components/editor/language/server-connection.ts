@@ -18,7 +18,10 @@ export class ServerConnection {
   constructor(
     private readonly projectId: string,
     readonly server: string,
-    private readonly handlers: { onOpen(connection: MessageConnection): void; onDiagnostics(params: PublishDiagnosticsParams): void },
+    private readonly handlers: {
+      onOpen(connection: MessageConnection): void;
+      onDiagnostics(params: PublishDiagnosticsParams): void;
+    },
   ) {}
 
   /** The open, initialized connection (opening it if needed). */
@@ -38,12 +41,21 @@ export class ServerConnection {
       const webSocket = new WebSocket(languageSocketUrl(window.location, this.projectId, this.server));
       webSocket.onopen = async () => {
         const socket = toSocket(webSocket);
-        const connection = createMessageConnection(new WebSocketMessageReader(socket), new WebSocketMessageWriter(socket));
-        connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => this.handlers.onDiagnostics(params));
+        const connection = createMessageConnection(
+          new WebSocketMessageReader(socket),
+          new WebSocketMessageWriter(socket),
+        );
+        connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) =>
+          this.handlers.onDiagnostics(params),
+        );
         connection.onClose(() => this.dropped(connection));
         connection.listen();
         try {
-          const result = (await connection.sendRequest("initialize", { processId: null, rootUri: "file:///", capabilities: {} })) as InitializeResult;
+          const result = (await connection.sendRequest("initialize", {
+            processId: null,
+            rootUri: "file:///",
+            capabilities: {},
+          })) as InitializeResult;
           this.capabilities = result.capabilities;
           connection.sendNotification("initialized", {});
           this.connection = connection;

@@ -17,7 +17,12 @@ export function SymbolSearch() {
     session.showSymbolSearch = () => setOpen(true);
     // Outside the editor too; browsers that keep Ctrl+T for a new tab leave the editor's own action.
     const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === "t" && !event.defaultPrevented) {
+      if (
+        (event.ctrlKey || event.metaKey) &&
+        !event.shiftKey &&
+        event.key.toLowerCase() === "t" &&
+        !event.defaultPrevented
+      ) {
         event.preventDefault();
         setOpen(true);
       }
@@ -60,7 +65,13 @@ export function SymbolSearch() {
 
   return (
     <div className="palette-backdrop" onMouseDown={(event) => event.target === event.currentTarget && close()}>
-      <div className="palette" role="dialog" aria-modal="true" aria-label="Go to symbol in workspace" data-testid="symbol-search">
+      <div
+        className="palette"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Go to symbol in workspace"
+        data-testid="symbol-search"
+      >
         <input
           className="input"
           autoFocus
@@ -94,7 +105,11 @@ export function SymbolSearch() {
               </span>
             </li>
           ))}
-          {found.length === 0 && <li className="palette-empty">{query.trim() === "" ? "Type a symbol name." : searching ? "Searching…" : "No symbols found."}</li>}
+          {found.length === 0 && (
+            <li className="palette-empty">
+              {query.trim() === "" ? "Type a symbol name." : searching ? "Searching…" : "No symbols found."}
+            </li>
+          )}
         </ul>
       </div>
     </div>

@@ -25,7 +25,8 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
   useEffect(() => {
     ref.current?.querySelector("button")?.focus();
     const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node)) onClose();
+      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node))
+        onClose();
     };
     window.addEventListener("mousedown", close);
     window.addEventListener("keydown", close);
@@ -66,15 +67,23 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
           {item("Upload Folder…", () => uploads.pick(folder, "folder"), undefined, "menu-upload-folder")}
         </>
       )}
-      {!entry && item("Download Project as Zip", () => downloadFromProject(explorer.projectId, ""), undefined, "menu-download")}
+      {!entry &&
+        item("Download Project as Zip", () => downloadFromProject(explorer.projectId, ""), undefined, "menu-download")}
       {entry && (
         <>
           {explorer.canWrite && <div className="menu-separator" />}
           {entry.type === "file" && item("Open", () => explorer.openFile(entry.path))}
           {item("Copy Path", () => void navigator.clipboard?.writeText(entry.path))}
-          {entry.type !== "symlink" && item(entry.type === "directory" ? "Download as Zip" : "Download", () => downloadFromProject(explorer.projectId, entry.path), undefined, "menu-download")}
+          {entry.type !== "symlink" &&
+            item(
+              entry.type === "directory" ? "Download as Zip" : "Download",
+              () => downloadFromProject(explorer.projectId, entry.path),
+              undefined,
+              "menu-download",
+            )}
           {explorer.canWrite && item("Rename…", () => explorer.setRenaming(entry.path), "F2", "menu-rename")}
-          {explorer.canWrite && item("Delete", () => explorer.requestDelete(entry.path, entry.type), "Del", "menu-delete")}
+          {explorer.canWrite &&
+            item("Delete", () => explorer.requestDelete(entry.path, entry.type), "Del", "menu-delete")}
         </>
       )}
     </div>

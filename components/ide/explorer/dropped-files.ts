@@ -21,12 +21,15 @@ async function childrenOf(entry: FileSystemDirectoryEntry): Promise<FileSystemEn
 async function walk(entry: FileSystemEntry, prefix: string, out: UploadItem[]): Promise<void> {
   const path = prefix ? `${prefix}/${entry.name}` : entry.name;
   if (entry.isFile) out.push({ path, file: await fileOf(entry as FileSystemFileEntry) });
-  else if (entry.isDirectory) for (const child of await childrenOf(entry as FileSystemDirectoryEntry)) await walk(child, path, out);
+  else if (entry.isDirectory)
+    for (const child of await childrenOf(entry as FileSystemDirectoryEntry)) await walk(child, path, out);
 }
 
 /** Starts reading a drop's files and folders; call it synchronously in the drop handler. */
 export function readDrop(data: DataTransfer): Promise<UploadItem[]> {
-  const entries = [...data.items].filter((item) => item.kind === "file").map((item) => item.webkitGetAsEntry?.() ?? null);
+  const entries = [...data.items]
+    .filter((item) => item.kind === "file")
+    .map((item) => item.webkitGetAsEntry?.() ?? null);
   if (entries.length === 0 || entries.some((entry) => entry === null)) {
     return Promise.resolve([...data.files].map((file) => ({ path: file.name, file })));
   }

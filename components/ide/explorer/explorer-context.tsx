@@ -49,7 +49,9 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
 
   const setExpanded = useCallback(
     (path: string, open: boolean) =>
-      setExpandedList((list) => (open ? (list.includes(path) ? list : [...list, path]) : list.filter((p) => !isWithin(p, path)))),
+      setExpandedList((list) =>
+        open ? (list.includes(path) ? list : [...list, path]) : list.filter((p) => !isWithin(p, path)),
+      ),
     [setExpandedList],
   );
 
@@ -183,7 +185,15 @@ export type ExplorerModel = ReturnType<typeof useExplorerModel>;
 
 const ExplorerContext = createContext<ExplorerModel | null>(null);
 
-export function ExplorerProvider({ projectId, canWrite, children }: { projectId: string; canWrite: boolean; children: React.ReactNode }) {
+export function ExplorerProvider({
+  projectId,
+  canWrite,
+  children,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  children: React.ReactNode;
+}) {
   const model = useExplorerModel(projectId, canWrite);
   return <ExplorerContext.Provider value={model}>{children}</ExplorerContext.Provider>;
 }

@@ -38,23 +38,42 @@ function ExplorerPane({ projectName }: { projectName: string }) {
   const selectedType = (): EntryType | undefined =>
     explorer.selected === null
       ? undefined
-      : (document.querySelector<HTMLElement>(`[data-tree-path="${CSS.escape(explorer.selected)}"]`)?.dataset.treeType as EntryType);
-  const newEntry = (type: "file" | "directory") => explorer.startCreate(type, explorer.targetFolder(selectedType(), explorer.selected));
+      : (document.querySelector<HTMLElement>(`[data-tree-path="${CSS.escape(explorer.selected)}"]`)?.dataset
+          .treeType as EntryType);
+  const newEntry = (type: "file" | "directory") =>
+    explorer.startCreate(type, explorer.targetFolder(selectedType(), explorer.selected));
 
-  const focusTree = () => requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
+  const focusTree = () =>
+    requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
   const writes = [
     { id: "explorer-new-file", label: "New file", run: () => newEntry("file"), takesFocus: true },
     { id: "explorer-new-folder", label: "New folder", run: () => newEntry("directory"), takesFocus: true },
-    { id: "explorer-upload-files", label: "Upload files…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "files") },
-    { id: "explorer-upload-folder", label: "Upload a folder…", run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "folder") },
+    {
+      id: "explorer-upload-files",
+      label: "Upload files…",
+      run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "files"),
+    },
+    {
+      id: "explorer-upload-folder",
+      label: "Upload a folder…",
+      run: () => uploads.pick(explorer.targetFolder(selectedType(), explorer.selected), "folder"),
+    },
   ];
   useCommands([
     ...(explorer.canWrite ? writes : []),
     { id: "explorer-focus", label: "Focus the explorer", run: focusTree, takesFocus: true },
     { id: "explorer-refresh", label: "Refresh the explorer", run: () => void explorer.refreshAll() },
     { id: "explorer-collapse", label: "Collapse all folders", run: explorer.collapseAll },
-    { id: "explorer-ignored", label: explorer.showIgnored ? "Hide ignored files" : "Show ignored files", run: () => explorer.setShowIgnored(!explorer.showIgnored) },
-    { id: "explorer-download-project", label: "Download the project as a zip", run: () => downloadFromProject(explorer.projectId, "") },
+    {
+      id: "explorer-ignored",
+      label: explorer.showIgnored ? "Hide ignored files" : "Show ignored files",
+      run: () => explorer.setShowIgnored(!explorer.showIgnored),
+    },
+    {
+      id: "explorer-download-project",
+      label: "Download the project as a zip",
+      run: () => downloadFromProject(explorer.projectId, ""),
+    },
   ]);
 
   const openMenu: ContextMenuRequest = (event, entry) => {
@@ -125,24 +144,51 @@ function ExplorerPane({ projectName }: { projectName: string }) {
     <div className="pane explorer" data-testid="explorer">
       <div className="pane-header">
         {/* The tab above names the view; here, as in VS Code, the folder it shows. */}
-        <span title={projectName} style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }} data-testid="explorer-title">
+        <span
+          title={projectName}
+          style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }}
+          data-testid="explorer-title"
+        >
           {projectName}
         </span>
         <span className="spacer" />
         {explorer.canWrite && (
           <>
-            <button className="icon-btn explorer-action" title="New File" aria-label="New File" onClick={() => newEntry("file")} data-testid="explorer-new-file">
+            <button
+              className="icon-btn explorer-action"
+              title="New File"
+              aria-label="New File"
+              onClick={() => newEntry("file")}
+              data-testid="explorer-new-file"
+            >
               <NewFileIcon />
             </button>
-            <button className="icon-btn explorer-action" title="New Folder" aria-label="New Folder" onClick={() => newEntry("directory")} data-testid="explorer-new-folder">
+            <button
+              className="icon-btn explorer-action"
+              title="New Folder"
+              aria-label="New Folder"
+              onClick={() => newEntry("directory")}
+              data-testid="explorer-new-folder"
+            >
               <NewFolderIcon />
             </button>
           </>
         )}
-        <button className="icon-btn explorer-action" title="Refresh" aria-label="Refresh" onClick={() => void explorer.refreshAll()} data-testid="explorer-refresh">
+        <button
+          className="icon-btn explorer-action"
+          title="Refresh"
+          aria-label="Refresh"
+          onClick={() => void explorer.refreshAll()}
+          data-testid="explorer-refresh"
+        >
           <RefreshIcon />
         </button>
-        <button className="icon-btn explorer-action" title="Collapse Folders" aria-label="Collapse Folders" onClick={explorer.collapseAll}>
+        <button
+          className="icon-btn explorer-action"
+          title="Collapse Folders"
+          aria-label="Collapse Folders"
+          onClick={explorer.collapseAll}
+        >
           <CollapseIcon />
         </button>
         <button

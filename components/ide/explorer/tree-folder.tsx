@@ -38,21 +38,33 @@ export function TreeFolder({ path, depth, onContextMenu }: TreeFolderProps) {
           />
         </div>
       )}
-      {entries.isPending && <div className="tree-message" style={indent(depth + 1)}>Loading…</div>}
+      {entries.isPending && (
+        <div className="tree-message" style={indent(depth + 1)}>
+          Loading…
+        </div>
+      )}
       {entries.error && (
         <div className="tree-message error" style={indent(depth + 1)}>
           {errorMessage(entries.error)}
         </div>
       )}
       {entries.data && sorted.length === 0 && depth === 0 && !creating && (
-        <div className="tree-message explorer-empty" style={{ ...indent(0), height: "auto", padding: "8px 8px 8px 20px" }} data-testid="explorer-empty">
-          {explorer.canWrite ? "This project is empty. Create a file with the buttons above." : "This project is empty."}
+        <div
+          className="tree-message explorer-empty"
+          style={{ ...indent(0), height: "auto", padding: "8px 8px 8px 20px" }}
+          data-testid="explorer-empty"
+        >
+          {explorer.canWrite
+            ? "This project is empty. Create a file with the buttons above."
+            : "This project is empty."}
         </div>
       )}
       {sorted.map((entry) => (
         <div key={entry.path}>
           <TreeRow entry={entry} depth={depth} onContextMenu={onContextMenu} />
-          {entry.type === "directory" && expanded.has(entry.path) && <TreeFolder path={entry.path} depth={depth + 1} onContextMenu={onContextMenu} />}
+          {entry.type === "directory" && expanded.has(entry.path) && (
+            <TreeFolder path={entry.path} depth={depth + 1} onContextMenu={onContextMenu} />
+          )}
         </div>
       ))}
     </div>

@@ -15,7 +15,15 @@ export const DRAG_TYPE = "application/x-tandem-path";
 /** Opens the explorer's context menu; set by <Explorer>. */
 export type ContextMenuRequest = (event: React.MouseEvent, entry: FileEntry | null) => void;
 
-export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; depth: number; onContextMenu: ContextMenuRequest }) {
+export function TreeRow({
+  entry,
+  depth,
+  onContextMenu,
+}: {
+  entry: FileEntry;
+  depth: number;
+  onContextMenu: ContextMenuRequest;
+}) {
   const explorer = useExplorer();
   const uploads = useUploads();
   const [dropHere, setDropHere] = useState(false);
@@ -27,7 +35,14 @@ export function TreeRow({ entry, depth, onContextMenu }: { entry: FileEntry; dep
 
   const decoration = useGitDecorations()?.(entry.path, isDir) ?? null;
   const unsaved = explorer.unsaved.has(entry.path);
-  const className = ["tree-row", explorer.selected === entry.path && "selected", entry.ignored && "ignored", dropHere && "drop-target", decoration && `git-${decoration.kind}`, unsaved && "unsaved"]
+  const className = [
+    "tree-row",
+    explorer.selected === entry.path && "selected",
+    entry.ignored && "ignored",
+    dropHere && "drop-target",
+    decoration && `git-${decoration.kind}`,
+    unsaved && "unsaved",
+  ]
     .filter(Boolean)
     .join(" ");
 

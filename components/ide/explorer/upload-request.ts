@@ -3,7 +3,12 @@ import type { UploadItem } from "@/components/ide/explorer/dropped-files";
 export type OnExists = "refuse" | "replace" | "keep-both";
 
 /** One multipart request to the server's upload route (XHR, for its upload progress); resolves with its answer in words. */
-export function sendUpload(projectId: string, target: { dir: string; onExists: OnExists; unzip?: boolean }, items: UploadItem[], onProgress: (loaded: number, total: number) => void) {
+export function sendUpload(
+  projectId: string,
+  target: { dir: string; onExists: OnExists; unzip?: boolean },
+  items: UploadItem[],
+  onProgress: (loaded: number, total: number) => void,
+) {
   return new Promise<{ ok: boolean; message?: string }>((resolve) => {
     const body = new FormData();
     for (const item of items) {
@@ -11,7 +16,11 @@ export function sendUpload(projectId: string, target: { dir: string; onExists: O
       body.append("file", item.file, item.file.name);
     }
     const request = new XMLHttpRequest();
-    const query = new URLSearchParams({ dir: target.dir, onExists: target.onExists, ...(target.unzip ? { unzip: "1" } : {}) });
+    const query = new URLSearchParams({
+      dir: target.dir,
+      onExists: target.onExists,
+      ...(target.unzip ? { unzip: "1" } : {}),
+    });
     request.open("POST", `/api/projects/${projectId}/upload?${query}`);
     request.upload.onprogress = (event) => onProgress(event.loaded, event.total);
     request.onload = () => {
@@ -24,8 +33,8 @@ export function sendUpload(projectId: string, target: { dir: string; onExists: O
       const problems = reply.error ? [reply.error] : (reply.errors ?? []).map((e) => e.message);
       resolve(problems.length ? { ok: false, message: problems.join(" ") } : { ok: true });
     };
-    request.onerror = () => resolve({ ok: false, message: "The upload was cut off: the connection to the server dropped." });
+    request.onerror = () =>
+      resolve({ ok: false, message: "The upload was cut off: the connection to the server dropped." });
     request.send(body);
   });
 }
-

@@ -11,7 +11,15 @@ import { useTRPC } from "@/components/trpc-provider";
 // Each upload is one multipart request to the server's upload route, with its progress shown
 // under the tree; a name that is taken asks first (replace, or keep both as "name (1)").
 
-type Upload = { id: number; label: string; folder: string; loaded: number; total: number; state: "uploading" | "done" | "error"; message?: string };
+type Upload = {
+  id: number;
+  label: string;
+  folder: string;
+  loaded: number;
+  total: number;
+  state: "uploading" | "done" | "error";
+  message?: string;
+};
 type Asking = { folder: string; items: UploadItem[]; taken: string[] };
 
 type UploadsApi = {
@@ -29,7 +37,15 @@ export function useUploads(): UploadsApi {
   return api;
 }
 
-export function UploadsProvider({ projectId, onUploaded, children }: { projectId: string; onUploaded(folder: string): void; children: ReactNode }) {
+export function UploadsProvider({
+  projectId,
+  onUploaded,
+  children,
+}: {
+  projectId: string;
+  onUploaded(folder: string): void;
+  children: ReactNode;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [uploads, setUploads] = useState<Upload[]>([]);
@@ -45,9 +61,12 @@ export function UploadsProvider({ projectId, onUploaded, children }: { projectId
       const total = items.reduce((n, i) => n + i.file.size, 0);
       const tops = [...new Set(items.map((i) => i.path.split("/")[0]!))];
       const label = tops.length === 1 ? tops[0]! : `${items.length} files`;
-      const update = (patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.id === id ? { ...u, ...patch } : u)));
+      const update = (patch: Partial<Upload>) =>
+        setUploads((list) => list.map((u) => (u.id === id ? { ...u, ...patch } : u)));
       setUploads((list) => [...list, { id, label, folder, loaded: 0, total, state: "uploading" }]);
-      const result = await sendUpload(projectId, { dir: folder, onExists }, items, (loaded, all) => update({ loaded, total: all }));
+      const result = await sendUpload(projectId, { dir: folder, onExists }, items, (loaded, all) =>
+        update({ loaded, total: all }),
+      );
       update(result.ok ? { state: "done" } : { state: "error", message: result.message });
       onUploaded(folder);
       if (result.ok) setTimeout(() => setUploads((list) => list.filter((u) => u.id !== id)), 4000);
@@ -85,24 +104,60 @@ export function UploadsProvider({ projectId, onUploaded, children }: { projectId
   return (
     <UploadsContext.Provider value={api}>
       {children}
-      <input ref={filesInput} type="file" multiple hidden onChange={(e) => picked(e.currentTarget)} data-testid="upload-files-input" />
-      <input ref={folderInput} type="file" multiple hidden {...{ webkitdirectory: "" }} onChange={(e) => picked(e.currentTarget)} data-testid="upload-folder-input" />
+      <input
+        ref={filesInput}
+        type="file"
+        multiple
+        hidden
+        onChange={(e) => picked(e.currentTarget)}
+        data-testid="upload-files-input"
+      />
+      <input
+        ref={folderInput}
+        type="file"
+        multiple
+        hidden
+        {...{ webkitdirectory: "" }}
+        onChange={(e) => picked(e.currentTarget)}
+        data-testid="upload-folder-input"
+      />
       {asking && (
         <div className="dialog-backdrop">
-          <div className="dialog" role="dialog" aria-modal="true" aria-label="Name already taken" data-testid="upload-conflict">
-            <h2>{asking.taken.length === 1 ? `'${asking.taken[0]}' already exists` : `${asking.taken.length} names already exist`}</h2>
+          <div
+            className="dialog"
+            role="dialog"
+            aria-modal="true"
+            aria-label="Name already taken"
+            data-testid="upload-conflict"
+          >
+            <h2>
+              {asking.taken.length === 1
+                ? `'${asking.taken[0]}' already exists`
+                : `${asking.taken.length} names already exist`}
+            </h2>
             <p className="muted">
-              {asking.taken.length === 1 ? `There is already an entry named '${asking.taken[0]}'` : `These names are taken: ${asking.taken.join(", ")}`} in {asking.folder || "the project root"}. Replace overwrites files
-              with the same path (folders are merged); Keep both uploads under a new name such as &lsquo;{numbered(asking.taken[0]!)}&rsquo;.
+              {asking.taken.length === 1
+                ? `There is already an entry named '${asking.taken[0]}'`
+                : `These names are taken: ${asking.taken.join(", ")}`}{" "}
+              in {asking.folder || "the project root"}. Replace overwrites files with the same path (folders are
+              merged); Keep both uploads under a new name such as &lsquo;{numbered(asking.taken[0]!)}&rsquo;.
             </p>
             <div className="dialog-actions">
               <button className="btn" onClick={() => setAsking(null)}>
                 Cancel
               </button>
-              <button className="btn" onClick={() => (setAsking(null), void start(asking.items, asking.folder, "keep-both"))} data-testid="upload-keep-both">
+              <button
+                className="btn"
+                onClick={() => (setAsking(null), void start(asking.items, asking.folder, "keep-both"))}
+                data-testid="upload-keep-both"
+              >
                 Keep both
               </button>
-              <button className="btn btn-danger" onClick={() => (setAsking(null), void start(asking.items, asking.folder, "replace"))} data-testid="upload-replace">
+              <button
+                className="btn btn-danger"
+                onClick={() => (setAsking(null), void start(asking.items, asking.folder, "replace"))}
+                data-testid="upload-replace"
+              >
                 Replace
               </button>
             </div>
@@ -125,14 +180,24 @@ export function UploadProgress() {
               <div className="upload-line">
                 <span className="upload-name">{u.label}</span>
                 <span className="spacer" />
-                <span className="upload-figure">{u.state === "uploading" ? `${u.total ? Math.floor((u.loaded / u.total) * 100) : 0}%` : u.state === "done" ? "Uploaded" : "Failed"}</span>
+                <span className="upload-figure">
+                  {u.state === "uploading"
+                    ? `${u.total ? Math.floor((u.loaded / u.total) * 100) : 0}%`
+                    : u.state === "done"
+                      ? "Uploaded"
+                      : "Failed"}
+                </span>
                 {u.state !== "uploading" && (
                   <button className="icon-btn" aria-label="Dismiss" onClick={() => dismiss(u.id)}>
                     ×
                   </button>
                 )}
               </div>
-              <progress max={u.total || 1} value={u.state === "done" ? u.total || 1 : u.loaded} aria-label={`Uploading ${u.label}`} />
+              <progress
+                max={u.total || 1}
+                value={u.state === "done" ? u.total || 1 : u.loaded}
+                aria-label={`Uploading ${u.label}`}
+              />
               {u.message && <div className="error-text upload-error">{u.message}</div>}
             </li>
           ))}

@@ -32,7 +32,12 @@ async function readAll(model: ProviderModel, signal?: AbortSignal) {
   const result = await streamLanguageModelCall({
     model,
     messages: [{ role: "user", content: "hello" }],
-    tools: { write_file: tool({ description: "Writes a file", inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string" } } }) }) },
+    tools: {
+      write_file: tool({
+        description: "Writes a file",
+        inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string" } } }),
+      }),
+    },
     abortSignal: signal,
   });
   const parts = [];
@@ -42,7 +47,10 @@ async function readAll(model: ProviderModel, signal?: AbortSignal) {
 
 beforeAll(async () => {
   server = await startModelServer();
-  config = { ...loadConfig({ TANDEM_DATA_DIR: "/tmp/unused" }).models, openaiCompatible: { baseURL: server.url, apiKey: "test" } };
+  config = {
+    ...loadConfig({ TANDEM_DATA_DIR: "/tmp/unused" }).models,
+    openaiCompatible: { baseURL: server.url, apiKey: "test" },
+  };
   thread = createModelThread();
 });
 
@@ -53,7 +61,15 @@ afterAll(async () => {
 
 describe("the model thread", () => {
   it("streams text, a tool call and usage as the provider gives them", async () => {
-    server.load({ replies: [{ tokens: ["Wri", "ting ", "it."], toolCalls: [{ name: "write_file", arguments: { path: "a.txt" } }], usage: { prompt_tokens: 12, completion_tokens: 3 } }] });
+    server.load({
+      replies: [
+        {
+          tokens: ["Wri", "ting ", "it."],
+          toolCalls: [{ name: "write_file", arguments: { path: "a.txt" } }],
+          usage: { prompt_tokens: 12, completion_tokens: 3 },
+        },
+      ],
+    });
     const parts = await readAll(modelOnThread(thread));
     const text = parts.flatMap((p) => (p.type === "text-delta" ? [p.text] : []));
     expect(text.join("")).toBe("Writing it."); // tokens that reach the thread together come as one piece
@@ -81,7 +97,12 @@ describe("the model thread", () => {
   });
 
   it("gives a provider's refusal back as the SDK's APICallError, with its status, headers and retryability", async () => {
-    server.load({ replies: [{ status: 429, headers: { "retry-after": "3" } }, { status: 400, body: JSON.stringify({ error: { message: "bad tool schema" } }) }] });
+    server.load({
+      replies: [
+        { status: 429, headers: { "retry-after": "3" } },
+        { status: 400, body: JSON.stringify({ error: { message: "bad tool schema" } }) },
+      ],
+    });
     const model = modelOnThread(thread);
     const options = { prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }] };
     const limited = await Promise.resolve(model.doStream(options)).catch((error: unknown) => error);
@@ -98,7 +119,9 @@ describe("the model thread", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const nowhere = { ...config, openaiCompatible: { baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "test" } };
-    const error = await Promise.resolve(modelOnThread(thread, nowhere).doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] })).catch((e: unknown) => e);
+    const error = await Promise.resolve(
+      modelOnThread(thread, nowhere).doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }),
+    ).catch((e: unknown) => e);
     expect(APICallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ isRetryable: true });
     expect(String((error as APICallError).cause)).toMatch(/fetch failed|ECONNREFUSED/);
@@ -110,14 +133,26 @@ describe("the model thread", () => {
     const requestGone = new Promise<void>((resolve) => (gone = resolve));
     const provider = http.createServer((req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(`data: ${JSON.stringify({ id: "1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "first" }, finish_reason: null }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: "1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "first" }, finish_reason: null }] })}\n\n`,
+      );
       res.on("close", () => gone());
     });
     await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
     try {
-      const hanging = { ...config, openaiCompatible: { baseURL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`, apiKey: "test" } };
+      const hanging = {
+        ...config,
+        openaiCompatible: {
+          baseURL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
+          apiKey: "test",
+        },
+      };
       const controller = new AbortController();
-      const result = await streamLanguageModelCall({ model: modelOnThread(thread, hanging), messages: [{ role: "user", content: "hi" }], abortSignal: controller.signal });
+      const result = await streamLanguageModelCall({
+        model: modelOnThread(thread, hanging),
+        messages: [{ role: "user", content: "hi" }],
+        abortSignal: controller.signal,
+      });
       const seen: string[] = [];
       const reading = (async () => {
         for await (const part of result.stream) {
@@ -155,7 +190,10 @@ describe("the model thread", () => {
 
   it("fails the calls in flight, with a reason, when the thread is stopped", async () => {
     server.load({ replies: [{ text: "never finished", hang: true }] });
-    const result = await streamLanguageModelCall({ model: modelOnThread(thread), messages: [{ role: "user", content: "hi" }] });
+    const result = await streamLanguageModelCall({
+      model: modelOnThread(thread),
+      messages: [{ role: "user", content: "hi" }],
+    });
     const reading = (async () => {
       for await (const part of result.stream) if (part.type === "text-delta") void thread.close();
     })();

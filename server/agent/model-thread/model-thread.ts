@@ -1,7 +1,16 @@
 import type { EventLoopUtilization } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { ProviderModel } from "@/server/agent/provider-factories";
-import { END, PART, type CallOptions, type FromThread, type ModelRoute, type StreamPart, type StreamResult, type ToThread } from "@/server/agent/model-thread/protocol";
+import {
+  END,
+  PART,
+  type CallOptions,
+  type FromThread,
+  type ModelRoute,
+  type StreamPart,
+  type StreamResult,
+  type ToThread,
+} from "@/server/agent/model-thread/protocol";
 import { fromWire, urlsToWire } from "@/server/agent/model-thread/wire";
 
 // Models stream on a thread of their own (worker.ts), so that a second core reads them.
@@ -53,7 +62,10 @@ export function createModelThread(options: { idleMs?: number; extraCa?: readonly
     if (idle) clearTimeout(idle);
     idle = null;
     if (worker) return worker;
-    const started = new Worker(new URL("./worker.mjs", import.meta.url), { name: "tandem-models", workerData: { extraCa: options.extraCa ?? [] } });
+    const started = new Worker(new URL("./worker.mjs", import.meta.url), {
+      name: "tandem-models",
+      workerData: { extraCa: options.extraCa ?? [] },
+    });
     started.unref(); // what keeps the server running is its listener, not a thread waiting for calls
     started.on("message", receive);
     started.on("error", (error) => lost(started, error));

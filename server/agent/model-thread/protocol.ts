@@ -21,7 +21,10 @@ export type ToThread =
 export const PART = 0;
 export const END = 1;
 export const FAIL = 2;
-export type BatchEntry = [id: number, kind: typeof PART, part: StreamPart] | [id: number, kind: typeof END, nothing: null] | [id: number, kind: typeof FAIL, error: WireError];
+export type BatchEntry =
+  | [id: number, kind: typeof PART, part: StreamPart]
+  | [id: number, kind: typeof END, nothing: null]
+  | [id: number, kind: typeof FAIL, error: WireError];
 
 export type FromThread =
   | { type: "started"; id: number; headers: Record<string, string> | undefined }

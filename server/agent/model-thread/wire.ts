@@ -11,11 +11,19 @@ export type WireError = {
   stack?: string;
   cause?: WireError;
   /** An APICallError's fields; the request body is left out (it is the whole prompt). */
-  api?: { url: string; statusCode?: number; responseHeaders?: Record<string, string>; responseBody?: string; isRetryable: boolean; data?: unknown };
+  api?: {
+    url: string;
+    statusCode?: number;
+    responseHeaders?: Record<string, string>;
+    responseBody?: string;
+    isRetryable: boolean;
+    data?: unknown;
+  };
 };
 
 export function toWire(error: unknown, depth = 0): WireError {
-  if (!(error instanceof Error)) return { name: "Error", message: typeof error === "string" ? error : safeString(error) };
+  if (!(error instanceof Error))
+    return { name: "Error", message: typeof error === "string" ? error : safeString(error) };
   const wire: WireError = { name: error.name, message: error.message, stack: error.stack };
   if (error.cause !== undefined && depth < 3) wire.cause = toWire(error.cause, depth + 1);
   if (APICallError.isInstance(error)) {
@@ -46,7 +54,11 @@ export function urlsFromWire<T>(value: T): T {
   return mapUrls(value, undefined, (marker) => new URL(marker[URL_KEY] as string)) as T;
 }
 
-function mapUrls(value: unknown, out?: (url: URL) => unknown, back?: (marker: Record<string, unknown>) => unknown): unknown {
+function mapUrls(
+  value: unknown,
+  out?: (url: URL) => unknown,
+  back?: (marker: Record<string, unknown>) => unknown,
+): unknown {
   if (value === null || typeof value !== "object" || ArrayBuffer.isView(value) || value instanceof Date) return value;
   if (value instanceof URL) return out ? out(value) : value;
   if (Array.isArray(value)) return value.map((item) => mapUrls(item, out, back));

@@ -1,7 +1,16 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { trustExtraCertificates } from "@/server/sandbox/trust-store";
 import { providerFactories, type ProviderModel } from "@/server/agent/provider-factories";
-import { END, FAIL, PART, type BatchEntry, type FromThread, type ModelRoute, type StreamPart, type ToThread } from "@/server/agent/model-thread/protocol";
+import {
+  END,
+  FAIL,
+  PART,
+  type BatchEntry,
+  type FromThread,
+  type ModelRoute,
+  type StreamPart,
+  type ToThread,
+} from "@/server/agent/model-thread/protocol";
 import { toWire, urlsFromWire } from "@/server/agent/model-thread/wire";
 
 // The model thread: calls the provider and reads its stream (HTTP, server-sent events, the
@@ -37,10 +46,19 @@ function post(message: FromThread) {
 }
 
 /** A piece of text that follows another of the same text in the batch joins it. */
-function merges(last: BatchEntry | undefined, entry: BatchEntry): last is [number, typeof PART, StreamPart & { delta: string }] {
+function merges(
+  last: BatchEntry | undefined,
+  entry: BatchEntry,
+): last is [number, typeof PART, StreamPart & { delta: string }] {
   if (!last || last[1] !== PART || entry[1] !== PART) return false;
   const [a, b] = [last[2], entry[2]];
-  return (b.type === "text-delta" || b.type === "reasoning-delta") && a.type === b.type && a.id === b.id && !a.providerMetadata && !b.providerMetadata;
+  return (
+    (b.type === "text-delta" || b.type === "reasoning-delta") &&
+    a.type === b.type &&
+    a.id === b.id &&
+    !a.providerMetadata &&
+    !b.providerMetadata
+  );
 }
 
 function queue(entry: BatchEntry) {
@@ -103,7 +121,10 @@ async function stream(message: Extract<ToThread, { type: "stream" }>) {
   running.set(id, controller);
   let started = false;
   try {
-    const result = await modelFor(message.route).doStream({ ...urlsFromWire(message.options), abortSignal: controller.signal });
+    const result = await modelFor(message.route).doStream({
+      ...urlsFromWire(message.options),
+      abortSignal: controller.signal,
+    });
     started = true;
     post({ type: "started", id, headers: result.response?.headers });
     const reader = result.stream.getReader();

@@ -17,6 +17,6 @@ describe("memories in the prompt", () => {
     expect(selected.moreKeys).toBe(7);
     const text = renderContext({ ...EMPTY_CONTEXT, memories: selected }, "");
     expect(text).toContain("### style (project, pinned)\nTabs.");
-    expect(text).toContain("- …and 7 more (memory {action: \"list\"}).");
+    expect(text).toContain('- …and 7 more (memory {action: "list"}).');
   });
 });

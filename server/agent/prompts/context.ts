@@ -17,7 +17,11 @@ export type NamedEntry = { name: string; description: string };
 export type PromptContext = {
   listing: { entries: string[]; total: number };
   instructions: InstructionFile[];
-  memories: { shown: MemoryEntry[]; keys: Array<{ scope: "project" | "user"; key: string; firstLine: string }>; moreKeys: number };
+  memories: {
+    shown: MemoryEntry[];
+    keys: Array<{ scope: "project" | "user"; key: string; firstLine: string }>;
+    moreKeys: number;
+  };
   catalog: { skills: NamedEntry[]; agents: NamedEntry[]; workflows: NamedEntry[] };
 };
 
@@ -36,13 +40,18 @@ export function contextUsed(context: PromptContext): { memories: number; files: 
 /** Cuts an instruction file to its budget. */
 export function instructionFile(path: string, content: string): InstructionFile {
   const text = content.trim();
-  return { path, content: text.length > MAX_INSTRUCTION_CHARS ? text.slice(0, MAX_INSTRUCTION_CHARS) : text, totalChars: text.length };
+  return {
+    path,
+    content: text.length > MAX_INSTRUCTION_CHARS ? text.slice(0, MAX_INSTRUCTION_CHARS) : text,
+    totalChars: text.length,
+  };
 }
 
 export function renderInstruction(file: InstructionFile, heading: string): string {
-  const cut = file.totalChars > file.content.length
-    ? `\n\n[${file.path} was cut here: ${file.content.length} of ${file.totalChars} characters are shown. Read the file for the rest.]`
-    : "";
+  const cut =
+    file.totalChars > file.content.length
+      ? `\n\n[${file.path} was cut here: ${file.content.length} of ${file.totalChars} characters are shown. Read the file for the rest.]`
+      : "";
   return `${heading}\n\n${file.content}${cut}`;
 }
 
@@ -87,11 +96,16 @@ export function renderContext(context: PromptContext, knowledge: string): string
       "# Context",
       "- The project's instruction files (AGENTS.md, TANDEM.md) below take precedence over the defaults above. Instruction files in sub-folders apply to the files there: they are shown to you the first time you read or edit a file in that folder.",
       knowledge,
-    ].filter(Boolean).join("\n"),
+    ]
+      .filter(Boolean)
+      .join("\n"),
   ];
   const { entries, total } = context.listing;
-  parts.push(`## Top level of the workspace${total > entries.length ? ` (first ${entries.length} of ${total} entries)` : ""}\n${entries.join("\n") || "(empty)"}`);
-  for (const file of context.instructions) parts.push(renderInstruction(file, `## Project instructions (${file.path})`));
+  parts.push(
+    `## Top level of the workspace${total > entries.length ? ` (first ${entries.length} of ${total} entries)` : ""}\n${entries.join("\n") || "(empty)"}`,
+  );
+  for (const file of context.instructions)
+    parts.push(renderInstruction(file, `## Project instructions (${file.path})`));
   const memory = renderMemories(context.memories);
   if (memory) parts.push(memory);
   const { skills, agents, workflows } = context.catalog;
@@ -106,7 +120,8 @@ function renderMemories(memories: PromptContext["memories"]): string {
   const lines = ["## Memory"];
   if (memories.shown.length) {
     lines.push("Pinned memories and those most relevant to the latest message:");
-    for (const m of memories.shown) lines.push(`### ${m.key} (${m.scope}${m.pinned ? ", pinned" : ""})\n${m.value.trim()}`);
+    for (const m of memories.shown)
+      lines.push(`### ${m.key} (${m.scope}${m.pinned ? ", pinned" : ""})\n${m.value.trim()}`);
   }
   if (memories.keys.length) {
     lines.push('Other memories, by key and first line (memory {action: "retrieve", key, scope} for the rest):');
@@ -118,7 +133,8 @@ function renderMemories(memories: PromptContext["memories"]): string {
 
 function renderNamed(heading: string, entries: NamedEntry[]): string {
   const shown = entries.slice(0, MAX_CATALOG_ENTRIES).map((e) => `- ${e.name}: ${firstLine(e.description)}`);
-  const more = entries.length > MAX_CATALOG_ENTRIES ? `\n- …and ${entries.length - MAX_CATALOG_ENTRIES} more (see catalog).` : "";
+  const more =
+    entries.length > MAX_CATALOG_ENTRIES ? `\n- …and ${entries.length - MAX_CATALOG_ENTRIES} more (see catalog).` : "";
   return `${heading}\n${shown.join("\n")}${more}`;
 }
 

@@ -33,10 +33,19 @@ export async function gatherContext(input: {
   /** The session's tools: skills, agents and workflows are listed only when the tool to use them is there. */
   toolNames: string[];
 }): Promise<PromptContext> {
-  const [files, memories] = await Promise.all([workspaceContext(input.workspace, new Set(input.toolNames)), gatherMemories(input.memories, input.query)]);
-  const named = (list: Array<{ name: string; description: string }>) => list.map((e) => ({ name: e.name, description: e.description || "(no description)" }));
+  const [files, memories] = await Promise.all([
+    workspaceContext(input.workspace, new Set(input.toolNames)),
+    gatherMemories(input.memories, input.query),
+  ]);
+  const named = (list: Array<{ name: string; description: string }>) =>
+    list.map((e) => ({ name: e.name, description: e.description || "(no description)" }));
   const { listing, instructions, skills, agents, workflows } = files;
-  return { listing, instructions, memories, catalog: { skills: named(skills), agents: named(agents), workflows: named(workflows) } };
+  return {
+    listing,
+    instructions,
+    memories,
+    catalog: { skills: named(skills), agents: named(agents), workflows: named(workflows) },
+  };
 }
 
 /**
@@ -49,7 +58,9 @@ export async function gatherContext(input: {
 async function workspaceContext(workspace: Workspace, tools: ReadonlySet<string>) {
   const entries = await workspace.list("").catch(() => []);
   const atRoot = new Set(entries.map((e) => e.name));
-  const inTandem = atRoot.has(".tandem") ? new Set((await workspace.list(".tandem").catch(() => [])).map((e) => e.name)) : new Set<string>();
+  const inTandem = atRoot.has(".tandem")
+    ? new Set((await workspace.list(".tandem").catch(() => [])).map((e) => e.name))
+    : new Set<string>();
   const defined = (dir: string, tool: string) => tools.has(tool) && inTandem.has(dir.slice(".tandem/".length));
   const [instructions, skills, agents, workflows] = await Promise.all([
     rootInstructions(workspace, atRoot),
@@ -58,7 +69,10 @@ async function workspaceContext(workspace: Workspace, tools: ReadonlySet<string>
     defined(WORKFLOWS_DIR, "workflow") ? loadWorkflows(workspace).then((r) => r.workflows) : [],
   ]);
   const visible = entries.filter((e) => !e.ignored && e.name !== ".tandem");
-  const listing = { entries: visible.slice(0, MAX_LISTED).map((e) => (e.type === "directory" ? `${e.name}/` : e.name)), total: visible.length };
+  const listing = {
+    entries: visible.slice(0, MAX_LISTED).map((e) => (e.type === "directory" ? `${e.name}/` : e.name)),
+    total: visible.length,
+  };
   return { listing, instructions, skills, agents, workflows };
 }
 

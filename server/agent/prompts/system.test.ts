@@ -19,23 +19,46 @@ describe("the system prompt", () => {
   it("states true facts about the workspace and carries what the project adds", async () => {
     const files = await h.env.services.files.open(h.project.id);
     const root = files.root;
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: root });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: root });
     await files.create("AGENTS.md", "# Rules\nRun tests with `npm test -- --run`.\n");
     await files.create("TANDEM.md", `${"Long guidance. ".repeat(2000)}END-OF-TANDEM`);
     await files.create("src/app.ts", "export const x = 1;\n", { createParents: true });
-    await files.create(".tandem/skills/release/SKILL.md", "---\ndescription: Cut a release with the changelog\n---\nSteps…\n", { createParents: true });
-    await files.create(".tandem/agents/reviewer.md", "---\ndescription: Reviews a diff for bugs\n---\nBe strict.\n", { createParents: true });
+    await files.create(
+      ".tandem/skills/release/SKILL.md",
+      "---\ndescription: Cut a release with the changelog\n---\nSteps…\n",
+      { createParents: true },
+    );
+    await files.create(".tandem/agents/reviewer.md", "---\ndescription: Reviews a diff for bugs\n---\nBe strict.\n", {
+      createParents: true,
+    });
     git("init", "-q", "-b", "main");
     git("add", "AGENTS.md", "src/app.ts");
     git("commit", "-qm", "first");
     await files.write("src/app.ts", "export const x = 2;\n");
     const db = h.env.services.db;
     const project = { scope: "project" as const, projectId: h.project.id };
-    await storeMemory(db, project, { key: "test-command", value: "npm test -- --run\nsecond line stays out", createdById: null });
-    await storeMemory(db, project, { key: "deploy", value: "Deploys go through the staging cluster first.", createdById: null });
-    await storeMemory(db, project, { key: "style", value: "Two-space indentation.\nNo semicolons in scripts.", createdById: null });
+    await storeMemory(db, project, {
+      key: "test-command",
+      value: "npm test -- --run\nsecond line stays out",
+      createdById: null,
+    });
+    await storeMemory(db, project, {
+      key: "deploy",
+      value: "Deploys go through the staging cluster first.",
+      createdById: null,
+    });
+    await storeMemory(db, project, {
+      key: "style",
+      value: "Two-space indentation.\nNo semicolons in scripts.",
+      createdById: null,
+    });
     await setMemoryPinned(db, project, "style", true);
-    await storeMemory(db, { scope: "user", userId: h.user.id }, { key: "tone", value: "Short answers please.", createdById: null });
+    await storeMemory(
+      db,
+      { scope: "user", userId: h.user.id },
+      { key: "tone", value: "Short answers please.", createdById: null },
+    );
     await setMemoryPinned(db, { scope: "user", userId: h.user.id }, "tone", true);
 
     const session = await h.newSession({ replies: [{ text: "ok" }] });
@@ -62,21 +85,30 @@ describe("the system prompt", () => {
 
     const context = system.slice(system.indexOf("# Context\n")); // the last section; AGENTS.md has headings of its own
     expect(context).toContain("## Project instructions (AGENTS.md)\n\n# Rules\nRun tests with `npm test -- --run`.");
-    expect(context).toContain(`[TANDEM.md was cut here: ${MAX_INSTRUCTION_CHARS} of ${"Long guidance. ".repeat(2000).length + "END-OF-TANDEM".length} characters are shown.`);
+    expect(context).toContain(
+      `[TANDEM.md was cut here: ${MAX_INSTRUCTION_CHARS} of ${"Long guidance. ".repeat(2000).length + "END-OF-TANDEM".length} characters are shown.`,
+    );
     expect(context).not.toContain("END-OF-TANDEM");
     expect(context).toContain("### style (project, pinned)\nTwo-space indentation.\nNo semicolons in scripts.");
     expect(context).toContain("### tone (user, pinned)\nShort answers please.");
     expect(context).toContain("### deploy (project)\nDeploys go through the staging cluster first."); // relevant to the message
     expect(context).toContain("- test-command (project): npm test -- --run");
     expect(context).not.toContain("second line stays out");
-    expect(context).toContain("## Skills (load one with skill {name} when a task matches it)\n- release: Cut a release with the changelog");
+    expect(context).toContain(
+      "## Skills (load one with skill {name} when a task matches it)\n- release: Cut a release with the changelog",
+    );
     expect(context).toContain("## Agents (delegate {agent, task} to one)\n- reviewer: Reviews a diff for bugs");
     expect(context).toContain("memory holds lasting facts");
     expect(context).toMatch(/## Top level of the workspace\n(.|\n)*src\//);
 
     // People see what the prompt carried.
-    expect(only(events, "turn_started").at(-1)!.payload.context).toEqual({ memories: 3, files: ["AGENTS.md", "TANDEM.md"] });
-    expect(foldTranscript(events).items).toContainEqual(expect.objectContaining({ kind: "context", label: "3 memories, AGENTS.md, TANDEM.md" }));
+    expect(only(events, "turn_started").at(-1)!.payload.context).toEqual({
+      memories: 3,
+      files: ["AGENTS.md", "TANDEM.md"],
+    });
+    expect(foldTranscript(events).items).toContainEqual(
+      expect.objectContaining({ kind: "context", label: "3 memories, AGENTS.md, TANDEM.md" }),
+    );
   });
 
   it("keeps the fixed part under 8k characters", () => {

@@ -9,7 +9,6 @@ import { renderContext, type PromptContext } from "@/server/agent/prompts/contex
 // what the project adds (instruction files, memories, skills, agents, workflows). Sections about
 // tools the session does not have are left out, so a sub-agent is never told to use them.
 
-
 export type PromptInput = {
   projectName: string;
   /** Absolute path of the workspace root. */
@@ -106,13 +105,16 @@ function networkLine(network: NetworkPolicy, webFetch: boolean): string {
 
 // The shell carries nobody's git credentials (a person's secret never meets repository code), so
 // the line says where pushes go instead of letting the model find out by failing.
-const GIT_IN_SHELL = " git works in the shell (git --no-pager status, diff, log, commit); it has no one's credentials, so pushing to or fetching from a private remote is for people, in Source Control.";
+const GIT_IN_SHELL =
+  " git works in the shell (git --no-pager status, diff, log, commit); it has no one's credentials, so pushing to or fetching from a private remote is for people, in Source Control.";
 
 function gitLine(git: GitSummary | null): string {
   if (!git) return "Git: unknown (git could not be asked).";
   if (!git.repository) return `Git: the workspace is not a git repository.${GIT_IN_SHELL}`;
   const branch = git.branch ? `on branch ${git.branch}` : "with a detached HEAD";
-  const upstream = git.upstream ? ` (tracking ${git.upstream.name}, ${git.upstream.ahead} ahead, ${git.upstream.behind} behind)` : "";
+  const upstream = git.upstream
+    ? ` (tracking ${git.upstream.name}, ${git.upstream.ahead} ahead, ${git.upstream.behind} behind)`
+    : "";
   if (!git.changes.length) return `Git: a repository ${branch}${upstream}; the working tree is clean.${GIT_IN_SHELL}`;
   const listed = git.changes.slice(0, MAX_CHANGES_LISTED).map((c) => `${c.status} ${c.path}`);
   const more = git.changes.length > MAX_CHANGES_LISTED ? `, and ${git.changes.length - MAX_CHANGES_LISTED} more` : "";

@@ -29,8 +29,16 @@ export const accountRouter = router({
   })),
   /** Which network policies projects may choose; a project whose policy is ruled out falls back (policyInForce in server/sandbox). */
   setNetworkPolicies: adminProcedure
-    .input(z.object({ networkPolicies: z.array(networkPolicyKind).min(1, "permit at least one policy (off gives projects no network)") }))
-    .mutation(async ({ ctx, input }) => ({ networkPolicies: await ctx.services.network.setPermitted(input.networkPolicies) })),
+    .input(
+      z.object({
+        networkPolicies: z
+          .array(networkPolicyKind)
+          .min(1, "permit at least one policy (off gives projects no network)"),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => ({
+      networkPolicies: await ctx.services.network.setPermitted(input.networkPolicies),
+    })),
 
   setSignupMode: adminProcedure
     .input(z.object({ signupMode: z.enum(["open", "invite"]) }))
@@ -42,24 +50,29 @@ export const accountRouter = router({
   // The destructive-command guard's checks and word lists, for every project on this server.
   commandGuard: adminProcedure.query(({ ctx }) => getSetting(ctx.services.db, "commandGuard")),
 
-  setCommandGuard: adminProcedure.input(z.object({ config: commandGuardConfigSchema })).mutation(async ({ ctx, input }) => {
-    await setSetting(ctx.services.db, "commandGuard", input.config);
-    return input.config;
-  }),
+  setCommandGuard: adminProcedure
+    .input(z.object({ config: commandGuardConfigSchema }))
+    .mutation(async ({ ctx, input }) => {
+      await setSetting(ctx.services.db, "commandGuard", input.config);
+      return input.config;
+    }),
 
   // The web search service: the admin's choice, else the environment's. API keys are never sent back.
   webSearch: adminProcedure.query(async ({ ctx }) => {
     const admin = await getSetting(ctx.services.db, "webSearch");
     const env = ctx.services.config.webSearch;
-    const shown = (b: WebSearchBackendConfig | null | undefined) => (b ? { kind: b.kind, url: b.url ?? null, hasKey: "apiKey" in b } : null);
+    const shown = (b: WebSearchBackendConfig | null | undefined) =>
+      b ? { kind: b.kind, url: b.url ?? null, hasKey: "apiKey" in b } : null;
     return { admin: shown(admin), env: shown(env) };
   }),
 
   /** `backend: null` goes back to the environment's service. */
-  setWebSearch: adminProcedure.input(z.object({ backend: webSearchBackendSchema.nullable() })).mutation(async ({ ctx, input }) => {
-    await setSetting(ctx.services.db, "webSearch", input.backend);
-    return { kind: input.backend?.kind ?? null };
-  }),
+  setWebSearch: adminProcedure
+    .input(z.object({ backend: webSearchBackendSchema.nullable() }))
+    .mutation(async ({ ctx, input }) => {
+      await setSetting(ctx.services.db, "webSearch", input.backend);
+      return { kind: input.backend?.kind ?? null };
+    }),
 
   invites: adminProcedure.query(({ ctx }) => invites.listInvites(ctx.services.db)),
 
@@ -67,10 +80,8 @@ export const accountRouter = router({
     .input(z.object({ email: z.email().optional(), ttlDays: z.number().int().min(1).max(90).optional() }))
     .mutation(({ ctx, input }) => invites.createInvite(ctx.services.db, { createdById: ctx.user.id, ...input })),
 
-  revokeInvite: adminProcedure
-    .input(z.object({ id: z.string().uuid() }))
-    .mutation(async ({ ctx, input }) => {
-      await invites.revokeInvite(ctx.services.db, input.id);
-      return { id: input.id };
-    }),
+  revokeInvite: adminProcedure.input(z.object({ id: z.string().uuid() })).mutation(async ({ ctx, input }) => {
+    await invites.revokeInvite(ctx.services.db, input.id);
+    return { id: input.id };
+  }),
 });

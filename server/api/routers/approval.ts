@@ -13,7 +13,9 @@ export const approvalRouter = router({
         /** With reject: goes back to the model as the tool's result. */
         feedback: z.string().trim().max(10_000).optional(),
         /** For questions (ask_user): free text, or the chosen option(s). */
-        answer: z.union([z.string().trim().min(1).max(10_000), z.array(z.string().min(1).max(1000)).min(1).max(20)]).optional(),
+        answer: z
+          .union([z.string().trim().min(1).max(10_000), z.array(z.string().min(1).max(1000)).min(1).max(20)])
+          .optional(),
       }),
     )
     .mutation(({ ctx, input }) =>

@@ -7,11 +7,12 @@ import { person, reviewCall, reviewOf } from "@/server/api/routers/review-call";
 
 const checkpointId = z.string().regex(/^[0-9a-f]{40}$/, "checkpointId must be a checkpoint id");
 
-
 export const checkpointRouter = router({
   list: sessionProcedure.query(({ ctx }) => reviewCall(() => reviewOf(ctx).checkpoints())),
 
-  preview: sessionProcedure.input(z.object({ checkpointId })).query(({ ctx, input }) => reviewCall(() => reviewOf(ctx).preview(input))),
+  preview: sessionProcedure
+    .input(z.object({ checkpointId }))
+    .query(({ ctx, input }) => reviewCall(() => reviewOf(ctx).preview(input))),
 
   restore: sessionMutationProcedure
     .input(z.object({ checkpointId, rewindConversation: z.boolean().default(false) }))

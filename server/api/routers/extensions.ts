@@ -1,6 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { projectAdminProcedure, projectMutationProcedure, projectProcedure, router, workspaceProcedure, type Context } from "@/server/api/trpc";
+import {
+  projectAdminProcedure,
+  projectMutationProcedure,
+  projectProcedure,
+  router,
+  workspaceProcedure,
+  type Context,
+} from "@/server/api/trpc";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 import { SchedulerError } from "@/server/services/scheduler";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
@@ -12,7 +19,8 @@ import { loadSkills } from "@/server/agent/definitions";
 
 function extensionsOf(ctx: Context) {
   const extensions = ctx.services.extensions;
-  if (!extensions) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "This server runs without extensions." });
+  if (!extensions)
+    throw new TRPCError({ code: "PRECONDITION_FAILED", message: "This server runs without extensions." });
   return extensions;
 }
 
@@ -55,12 +63,14 @@ export const extensionsRouter = router({
   /** Each MCP server's connection (connecting configured ones first) and the discovery result. */
   status: projectProcedure.query(({ ctx }) => extensionsOf(ctx).projectTools.status(ctx.project.id)),
 
-  reconnect: projectMutationProcedure.input(z.object({ server: z.string().min(1).max(40) })).mutation(async ({ ctx, input }) => {
-    if (!(await extensionsOf(ctx).projectTools.reconnect(ctx.project.id, input.server))) {
-      throw new TRPCError({ code: "NOT_FOUND", message: `No MCP server named "${input.server}" in this project.` });
-    }
-    return { ok: true };
-  }),
+  reconnect: projectMutationProcedure
+    .input(z.object({ server: z.string().min(1).max(40) }))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await extensionsOf(ctx).projectTools.reconnect(ctx.project.id, input.server))) {
+        throw new TRPCError({ code: "NOT_FOUND", message: `No MCP server named "${input.server}" in this project.` });
+      }
+      return { ok: true };
+    }),
 
   rediscover: projectMutationProcedure.mutation(async ({ ctx }) => {
     await extensionsOf(ctx).projectTools.rediscover(ctx.project.id);
@@ -68,9 +78,21 @@ export const extensionsRouter = router({
   }),
 
   schedules: projectProcedure.query(({ ctx }) => extensionsOf(ctx).scheduler.list(ctx.project.id)),
-  pauseSchedule: projectMutationProcedure.input(taskInput).mutation(({ ctx, input }) => scheduleAction(() => extensionsOf(ctx).scheduler.pause(ctx.project.id, input.taskId))),
-  resumeSchedule: projectMutationProcedure.input(taskInput).mutation(({ ctx, input }) => scheduleAction(() => extensionsOf(ctx).scheduler.resume(ctx.project.id, input.taskId))),
-  cancelSchedule: projectMutationProcedure.input(taskInput).mutation(({ ctx, input }) => scheduleAction(() => extensionsOf(ctx).scheduler.cancel(ctx.project.id, input.taskId))),
+  pauseSchedule: projectMutationProcedure
+    .input(taskInput)
+    .mutation(({ ctx, input }) =>
+      scheduleAction(() => extensionsOf(ctx).scheduler.pause(ctx.project.id, input.taskId)),
+    ),
+  resumeSchedule: projectMutationProcedure
+    .input(taskInput)
+    .mutation(({ ctx, input }) =>
+      scheduleAction(() => extensionsOf(ctx).scheduler.resume(ctx.project.id, input.taskId)),
+    ),
+  cancelSchedule: projectMutationProcedure
+    .input(taskInput)
+    .mutation(({ ctx, input }) =>
+      scheduleAction(() => extensionsOf(ctx).scheduler.cancel(ctx.project.id, input.taskId)),
+    ),
 
   workflows: workspaceProcedure.query(async ({ ctx }) => {
     const { workflows, problems } = await loadWorkflows(ctx.workspace);
@@ -80,7 +102,11 @@ export const extensionsRouter = router({
         path: w.path,
         description: w.description,
         inputs: w.inputs,
-        steps: w.steps.map((s) => ("parallel" in s ? { parallel: s.parallel.map((p) => p.id) } : { id: s.id, kind: "run" in s ? ("run" as const) : ("prompt" as const) })),
+        steps: w.steps.map((s) =>
+          "parallel" in s
+            ? { parallel: s.parallel.map((p) => p.id) }
+            : { id: s.id, kind: "run" in s ? ("run" as const) : ("prompt" as const) },
+        ),
       })),
       problems,
     };
@@ -98,8 +124,17 @@ export const extensionsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const user = ctx.user!;
       try {
-        const session = await ctx.services.agent.createSession({ projectId: ctx.project.id, title: `Workflow: ${input.workflow}`, authorId: user.id });
-        void ctx.services.agent.runToolFor({ sessionId: session.id, toolName: "workflow", input: { workflow: input.workflow, inputs: input.inputs ?? {} }, user: { id: user.id, name: user.name } });
+        const session = await ctx.services.agent.createSession({
+          projectId: ctx.project.id,
+          title: `Workflow: ${input.workflow}`,
+          authorId: user.id,
+        });
+        void ctx.services.agent.runToolFor({
+          sessionId: session.id,
+          toolName: "workflow",
+          input: { workflow: input.workflow, inputs: input.inputs ?? {} },
+          user: { id: user.id, name: user.name },
+        });
         return { sessionId: session.id };
       } catch (error) {
         if (error instanceof AgentRuntimeError) throw new TRPCError({ code: error.code, message: error.message });

@@ -18,7 +18,8 @@ let projectId: string;
 let root: string;
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
-const REACHED = /^This project's disk budget of 1 MB is reached, so nothing more can be saved or uploaded here\. Delete files \(in the file tree, or with rm in a terminal\), then try again\.$/;
+const REACHED =
+  /^This project's disk budget of 1 MB is reached, so nothing more can be saved or uploaded here\. Delete files \(in the file tree, or with rm in a terminal\), then try again\.$/;
 
 beforeAll(async () => {
   env = await createTestServices({ diskBudgetMiB: 1 });
@@ -35,17 +36,38 @@ describe("editor writes and the disk budget", () => {
     await writeFile(path.join(root, "kept.bin"), Buffer.alloc(700 * KiB, 1));
     await settle();
 
-    const tooBig = caller.fs.write({ projectId, path: "notes.txt", content: "x".repeat(400 * KiB), expectedVersion: notes.version });
-    await expect(tooBig).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/^'notes\.txt' does not fit in what is left of this project's disk budget of 1 MB \(0\.\d MB left\)\./) });
+    const tooBig = caller.fs.write({
+      projectId,
+      path: "notes.txt",
+      content: "x".repeat(400 * KiB),
+      expectedVersion: notes.version,
+    });
+    await expect(tooBig).rejects.toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message: expect.stringMatching(
+        /^'notes\.txt' does not fit in what is left of this project's disk budget of 1 MB \(0\.\d MB left\)\./,
+      ),
+    });
     expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("short\n");
 
     // A command fills the project past its budget.
     await writeFile(path.join(root, "filled.bin"), Buffer.alloc(400 * KiB, 2));
     await settle();
-    await expect(caller.fs.write({ projectId, path: "notes.txt", content: "short\nand more\n", expectedVersion: notes.version })).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(REACHED) });
-    await expect(caller.fs.create({ projectId, path: "empty.txt" })).rejects.toMatchObject({ message: expect.stringMatching(REACHED) });
-    await expect(caller.fs.mkdir({ projectId, path: "src" })).rejects.toMatchObject({ message: expect.stringMatching(REACHED) });
-    const shorter = await caller.fs.write({ projectId, path: "notes.txt", content: "s\n", expectedVersion: notes.version });
+    await expect(
+      caller.fs.write({ projectId, path: "notes.txt", content: "short\nand more\n", expectedVersion: notes.version }),
+    ).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(REACHED) });
+    await expect(caller.fs.create({ projectId, path: "empty.txt" })).rejects.toMatchObject({
+      message: expect.stringMatching(REACHED),
+    });
+    await expect(caller.fs.mkdir({ projectId, path: "src" })).rejects.toMatchObject({
+      message: expect.stringMatching(REACHED),
+    });
+    const shorter = await caller.fs.write({
+      projectId,
+      path: "notes.txt",
+      content: "s\n",
+      expectedVersion: notes.version,
+    });
     expect(await readdir(root)).toEqual(expect.arrayContaining(["filled.bin", "kept.bin", "notes.txt"]));
     expect((await readdir(root)).length).toBe(3);
 

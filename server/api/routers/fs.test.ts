@@ -24,18 +24,33 @@ beforeAll(async () => {
 afterAll(() => env.dispose());
 
 async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(TRPCError);
   return error as TRPCError;
 }
 
 describe("fs router", () => {
   it("creates, reads, writes and reports a stale write as CONFLICT with the current version", async () => {
-    const { version: v1 } = await caller.fs.create({ projectId, path: "src/a.ts", content: "one\r\n", createParents: true });
+    const { version: v1 } = await caller.fs.create({
+      projectId,
+      path: "src/a.ts",
+      content: "one\r\n",
+      createParents: true,
+    });
     const file = await caller.fs.read({ projectId, path: "src/a.ts" });
     expect(file).toMatchObject({ kind: "text", content: "one\r\n", eol: "\r\n", version: v1 });
-    const { version: v2 } = await caller.fs.write({ projectId, path: "src/a.ts", content: "two\n", expectedVersion: v1 });
-    const conflict = await trpcError(caller.fs.write({ projectId, path: "src/a.ts", content: "stale", expectedVersion: v1 }));
+    const { version: v2 } = await caller.fs.write({
+      projectId,
+      path: "src/a.ts",
+      content: "two\n",
+      expectedVersion: v1,
+    });
+    const conflict = await trpcError(
+      caller.fs.write({ projectId, path: "src/a.ts", content: "stale", expectedVersion: v1 }),
+    );
     expect(conflict.code).toBe("CONFLICT");
     expect(currentVersionFromConflict(conflict.message)).toBe(v2);
     expect(await fs.readFile(path.join(root, "src/a.ts"), "utf8")).toBe("two\r\n");
@@ -74,7 +89,10 @@ describe("fs router", () => {
     await fs.mkdir(path.join(dir, ".git"));
     await fs.writeFile(path.join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
     await fs.symlink("/etc", path.join(dir, "etc-link"));
-    expect(await caller.fs.files({ projectId: project })).toEqual({ files: [".gitignore", ".tandem/agents/reviewer.md", "src/app/main.ts"], truncated: false });
+    expect(await caller.fs.files({ projectId: project })).toEqual({
+      files: [".gitignore", ".tandem/agents/reviewer.md", "src/app/main.ts"],
+      truncated: false,
+    });
   });
 
   it("streams changes until the subscription's signal is aborted", async () => {

@@ -51,9 +51,13 @@ export const fsRouter = router({
   ),
 
   /** Every file that is not ignored, for quick open (Ctrl/Cmd+P). */
-  files: workspaceProcedure.input(filesInputSchema).query(({ ctx }) => listWorkspaceFiles(ctx.workspace.root, { signal: AbortSignal.timeout(10_000) })),
+  files: workspaceProcedure
+    .input(filesInputSchema)
+    .query(({ ctx }) => listWorkspaceFiles(ctx.workspace.root, { signal: AbortSignal.timeout(10_000) })),
 
-  read: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
+  read: workspaceProcedure
+    .input(readInputSchema)
+    .query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
 
   write: workspaceMutationProcedure.input(writeInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(() =>
@@ -64,9 +68,11 @@ export const fsRouter = router({
     ),
   ),
 
-  create: workspaceMutationProcedure.input(createInputSchema).mutation(({ ctx, input }) =>
-    workspaceCall(() => ctx.workspace.create(input.path, input.content, { createParents: input.createParents })),
-  ),
+  create: workspaceMutationProcedure
+    .input(createInputSchema)
+    .mutation(({ ctx, input }) =>
+      workspaceCall(() => ctx.workspace.create(input.path, input.content, { createParents: input.createParents })),
+    ),
 
   mkdir: workspaceMutationProcedure.input(mkdirInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(async () => {

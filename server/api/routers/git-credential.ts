@@ -13,14 +13,26 @@ const gone = () => new TRPCError({ code: "NOT_FOUND", message: "No such credenti
 
 export const gitCredentialRouter = router({
   list: protectedProcedure.query(({ ctx }) => credentials.listUserGitCredentials(ctx.services.db, ctx.user.id)),
-  add: protectedProcedure.input(credentialInput).mutation(({ ctx, input }) => gitCall(() => storeGitCredential(ctx.services.db, ctx.services.gitCipher, input, { userId: ctx.user.id }, ctx.user.id))),
+  add: protectedProcedure
+    .input(credentialInput)
+    .mutation(({ ctx, input }) =>
+      gitCall(() =>
+        storeGitCredential(ctx.services.db, ctx.services.gitCipher, input, { userId: ctx.user.id }, ctx.user.id),
+      ),
+    ),
   remove: protectedProcedure.input(credentialId).mutation(async ({ ctx, input }) => {
     if (!(await credentials.deleteUserGitCredential(ctx.services.db, ctx.user.id, input.credentialId))) throw gone();
     return { id: input.credentialId };
   }),
 
   teamList: teamProcedure.query(({ ctx }) => credentials.listTeamGitCredentials(ctx.services.db, ctx.team.id)),
-  teamAdd: teamAdminProcedure.input(credentialInput).mutation(({ ctx, input }) => gitCall(() => storeGitCredential(ctx.services.db, ctx.services.gitCipher, input, { teamId: ctx.team.id }, ctx.user.id))),
+  teamAdd: teamAdminProcedure
+    .input(credentialInput)
+    .mutation(({ ctx, input }) =>
+      gitCall(() =>
+        storeGitCredential(ctx.services.db, ctx.services.gitCipher, input, { teamId: ctx.team.id }, ctx.user.id),
+      ),
+    ),
   teamRemove: teamAdminProcedure.input(credentialId).mutation(async ({ ctx, input }) => {
     if (!(await credentials.deleteTeamGitCredential(ctx.services.db, ctx.team.id, input.credentialId))) throw gone();
     return { id: input.credentialId };

@@ -22,7 +22,11 @@ async function leaked(root: string): Promise<string> {
   return (await Promise.all(names.map((n) => readFile(path.join(root, ".git", n), "utf8")))).join("\n");
 }
 
-const ran = (root: string, name: string) => readFile(path.join(root, `.git/${name}-ran`), "utf8").then(() => true, () => false);
+const ran = (root: string, name: string) =>
+  readFile(path.join(root, `.git/${name}-ran`), "utf8").then(
+    () => true,
+    () => false,
+  );
 
 // Unsandboxed, and in bubblewrap as in production: git's network reaches the test server by a
 // test name through the egress proxy there.
@@ -34,7 +38,8 @@ function attacks(mode: SandboxMode) {
   let teamId: string;
   /** The test server's URL as the project sees it. */
   const base = () => (mode === "bwrap" ? server.url.replace("127.0.0.1", "git.test") : server.url);
-  const repository = (name: string, files?: Record<string, string>) => server.createRepository(name, files).replace(server.url, base());
+  const repository = (name: string, files?: Record<string, string>) =>
+    server.createRepository(name, files).replace(server.url, base());
 
   beforeAll(async () => {
     env = await createTestServices({ sandbox: mode, egressTestHosts: new Map([["git.test", "127.0.0.1"]]) });
@@ -53,13 +58,21 @@ function attacks(mode: SandboxMode) {
 
   /** The member's terminal: git and files in the shared workspace. */
   const terminal = (root: string) => ({
-    git: (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }, encoding: "utf8" }),
+    git: (...args: string[]) =>
+      execFileSync("git", args, {
+        cwd: root,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+        encoding: "utf8",
+      }),
     // A script that records that it ran and asks git's credential helper (the owner's, if one is
     // reachable) for the forge's credential, as the attacks on main did.
     async plant(name: string, passThrough = false) {
       const script = path.join(root, `.git/${name}.sh`);
       const ask = `printf 'protocol=http\\nhost=${new URL(base()).host}\\n\\n' | git credential fill >> "${root}/.git/${name}-stolen" 2>&1`;
-      await writeFile(script, `#!/bin/sh\necho ran >> "${root}/.git/${name}-ran"\n${ask}\n${passThrough ? "cat\n" : ""}`);
+      await writeFile(
+        script,
+        `#!/bin/sh\necho ran >> "${root}/.git/${name}-ran"\n${ask}\n${passThrough ? "cat\n" : ""}`,
+      );
       await chmod(script, 0o755);
       return script;
     },
@@ -129,7 +142,9 @@ function attacks(mode: SandboxMode) {
 
       expect(server.git("shop", ["branch", "--list", "feature"])).toContain("feature");
       expect(server.git("owner-private", ["branch", "--list", "feature"]).trim()).toBe("");
-      const remoteBranches = (await owner.git.branches({ projectId: project.id })).filter((b) => b.remote).map((b) => b.name);
+      const remoteBranches = (await owner.git.branches({ projectId: project.id }))
+        .filter((b) => b.remote)
+        .map((b) => b.name);
       expect(remoteBranches.sort()).toEqual(["origin/feature", "origin/main"]);
       const privateOid = server.git("owner-private", ["rev-parse", "main"]).trim();
       expect(() => attacker.git("cat-file", "-e", privateOid)).toThrow();
@@ -141,7 +156,9 @@ function attacks(mode: SandboxMode) {
       const before = server.requests.length;
       env.services.config.gitAllowHttp = false;
       try {
-        await expect(owner.git.fetch({ projectId: project.id, operationId: randomUUID() })).rejects.toMatchObject({ message: expect.stringMatching(/plain http:\/\/ remote.*https.*TANDEM_GIT_ALLOW_HTTP/s) });
+        await expect(owner.git.fetch({ projectId: project.id, operationId: randomUUID() })).rejects.toMatchObject({
+          message: expect.stringMatching(/plain http:\/\/ remote.*https.*TANDEM_GIT_ALLOW_HTTP/s),
+        });
       } finally {
         env.services.config.gitAllowHttp = true;
       }
@@ -152,15 +169,23 @@ function attacks(mode: SandboxMode) {
       const first = repository("made-elsewhere");
       const second = repository("moved-by-admin");
       const project = await owner.project.create({ name: "Local", teamId });
-      await owner.network.update({ projectId: project.id, policy: "allow-list", allowHosts: [new URL(base()).hostname] });
+      await owner.network.update({
+        projectId: project.id,
+        policy: "allow-list",
+        allowHosts: [new URL(base()).hostname],
+      });
       const root = env.services.files.pathOf(project.id);
       const attacker = terminal(root);
       attacker.git("init", "-q", "-b", "main");
       attacker.git("remote", "add", "origin", first);
 
       // A member cannot be the one who decides where the team's remote is.
-      await expect(member.git.fetch({ projectId: project.id, operationId: randomUUID() })).rejects.toMatchObject({ message: expect.stringMatching(/has not recorded this project's remote yet.*project admin/) });
-      await expect(member.git.setRemote({ projectId: project.id, url: repository("members-pick") })).rejects.toMatchObject({ code: "FORBIDDEN" });
+      await expect(member.git.fetch({ projectId: project.id, operationId: randomUUID() })).rejects.toMatchObject({
+        message: expect.stringMatching(/has not recorded this project's remote yet.*project admin/),
+      });
+      await expect(
+        member.git.setRemote({ projectId: project.id, url: repository("members-pick") }),
+      ).rejects.toMatchObject({ code: "FORBIDDEN" });
       await owner.git.fetch({ projectId: project.id, operationId: randomUUID() });
       expect(await member.git.remote({ projectId: project.id })).toEqual({ url: first, origin: first, forge: null });
 
@@ -169,7 +194,9 @@ function attacks(mode: SandboxMode) {
       const sent = server.requests.length;
       await member.git.fetch({ projectId: project.id, operationId: randomUUID() }).catch(() => undefined);
       await owner.git.fetch({ projectId: project.id, operationId: randomUUID() });
-      expect(server.requests.slice(sent).map((r) => r.path.split("/")[1])).toEqual(expect.arrayContaining(["made-elsewhere.git"]));
+      expect(server.requests.slice(sent).map((r) => r.path.split("/")[1])).toEqual(
+        expect.arrayContaining(["made-elsewhere.git"]),
+      );
       expect(server.requests.some((r) => r.path.startsWith("/member-choice.git/"))).toBe(false);
       expect((await member.git.remote({ projectId: project.id })).url).toBe(first);
 
@@ -177,7 +204,9 @@ function attacks(mode: SandboxMode) {
       expect(await member.git.remote({ projectId: project.id })).toEqual({ url: second, origin: second, forge: null });
       // A password someone wrote into origin's URL is not shown to the team.
       attacker.git("remote", "set-url", "origin", second.replace("://", "://someone:hunter2@"));
-      expect((await member.git.remote({ projectId: project.id })).origin).toBe(second.replace("://", "://someone:***@"));
+      expect((await member.git.remote({ projectId: project.id })).origin).toBe(
+        second.replace("://", "://someone:***@"),
+      );
     });
   });
 }

@@ -44,19 +44,39 @@ const url = (repo: string) => `ssh://git@127.0.0.1:${server.port}/${repo}.git`;
 
 describe("ssh key credentials", () => {
   it("stores a key sealed, shows its fingerprint and never the key, and refuses what ssh could not use", async () => {
-    const stored = await caller.gitCredential.add({ kind: "ssh-key", name: "Laptop key", host: `127.0.0.1:${server.port}`, privateKey: alice.privateKey });
-    expect(stored).toMatchObject({ kind: "ssh-key", username: "git", fingerprint: await keygenFingerprint(alice.publicKey) });
+    const stored = await caller.gitCredential.add({
+      kind: "ssh-key",
+      name: "Laptop key",
+      host: `127.0.0.1:${server.port}`,
+      privateKey: alice.privateKey,
+    });
+    expect(stored).toMatchObject({
+      kind: "ssh-key",
+      username: "git",
+      fingerprint: await keygenFingerprint(alice.publicKey),
+    });
     const listed = JSON.stringify(await caller.gitCredential.list());
     expect(listed).toContain(stored.fingerprint!);
     expect(listed).not.toContain("PRIVATE KEY");
     const row = await env.services.db.gitCredential.findFirstOrThrow({ where: { id: stored.id } });
     expect(Buffer.from(row.secret).toString("latin1")).not.toContain(alice.privateKey.split("\n")[1]!);
 
-    const add = (input: { privateKey: string; passphrase?: string }) => caller.gitCredential.add({ kind: "ssh-key", name: "Bad", host: "example.org", ...input });
-    await expect(add({ privateKey: "not a key" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/not an ssh private key/) });
-    await expect(add({ privateKey: alice.publicKey })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/public key/) });
-    await expect(add({ privateKey: team.privateKey })).rejects.toMatchObject({ message: expect.stringMatching(/give its passphrase/) });
-    await expect(add({ privateKey: team.privateKey, passphrase: "wrong" })).rejects.toMatchObject({ message: expect.stringMatching(/passphrase does not open/) });
+    const add = (input: { privateKey: string; passphrase?: string }) =>
+      caller.gitCredential.add({ kind: "ssh-key", name: "Bad", host: "example.org", ...input });
+    await expect(add({ privateKey: "not a key" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/not an ssh private key/),
+    });
+    await expect(add({ privateKey: alice.publicKey })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/public key/),
+    });
+    await expect(add({ privateKey: team.privateKey })).rejects.toMatchObject({
+      message: expect.stringMatching(/give its passphrase/),
+    });
+    await expect(add({ privateKey: team.privateKey, passphrase: "wrong" })).rejects.toMatchObject({
+      message: expect.stringMatching(/passphrase does not open/),
+    });
   });
 
   it("creates a project from an ssh URL with the key, records the host key, then fetches and pushes", async () => {
@@ -64,7 +84,13 @@ describe("ssh key credentials", () => {
     const root = env.services.files.pathOf(project.id);
     expect(await readFile(path.join(root, "README.md"), "utf8")).toBe("# app\n");
     const known = await env.services.db.gitKnownHost.findMany({ where: { projectId: project.id } });
-    expect(known).toEqual([expect.objectContaining({ host: `[127.0.0.1]:${server.port}`, keyType: server.hostKey.keyType, key: server.hostKey.key })]);
+    expect(known).toEqual([
+      expect.objectContaining({
+        host: `[127.0.0.1]:${server.port}`,
+        keyType: server.hostKey.keyType,
+        key: server.hostKey.key,
+      }),
+    ]);
 
     await writeFile(path.join(root, "notes.txt"), "from tandem\n");
     await caller.git.stage({ projectId: project.id, paths: ["notes.txt"] });
@@ -77,7 +103,11 @@ describe("ssh key credentials", () => {
     // The accepted key is listed by its fingerprint; forgetting it lets the next connection record the key again.
     const hostName = `[127.0.0.1]:${server.port}`;
     expect(await caller.git.knownHosts({ projectId: project.id })).toEqual([
-      expect.objectContaining({ host: hostName, keyType: server.hostKey.keyType, fingerprint: await keygenFingerprint(`${server.hostKey.keyType} ${server.hostKey.key}\n`) }),
+      expect.objectContaining({
+        host: hostName,
+        keyType: server.hostKey.keyType,
+        fingerprint: await keygenFingerprint(`${server.hostKey.keyType} ${server.hostKey.key}\n`),
+      }),
     ]);
     expect(await caller.git.forgetHostKey({ projectId: project.id, host: hostName })).toEqual({ forgotten: 1 });
     expect(await caller.git.knownHosts({ projectId: project.id })).toEqual([]);
@@ -89,14 +119,30 @@ describe("ssh key credentials", () => {
     const other = await env.createUser();
     const otherCaller = createCaller(env.context(other));
     const { id: teamId } = await otherCaller.team.create({ name: "Ssh team" });
-    await otherCaller.gitCredential.teamAdd({ teamId, kind: "ssh-key", name: "Deploy key", host: `127.0.0.1:${server.port}`, privateKey: team.privateKey, passphrase: "team passphrase" });
+    await otherCaller.gitCredential.teamAdd({
+      teamId,
+      kind: "ssh-key",
+      name: "Deploy key",
+      host: `127.0.0.1:${server.port}`,
+      privateKey: team.privateKey,
+      passphrase: "team passphrase",
+    });
     const project = await otherCaller.project.create({ name: "Team clone", teamId, gitUrl: url("app") });
     expect(await readFile(path.join(env.services.files.pathOf(project.id), "README.md"), "utf8")).toBe("# app\n");
 
     const stranger = createCaller(env.context(await env.createUser()));
-    await stranger.gitCredential.add({ kind: "ssh-key", name: "Unknown", host: `127.0.0.1:${server.port}`, privateKey: generateSshKey("ed25519").privateKey });
-    await expect(stranger.project.create({ name: "Refused", gitUrl: url("app") })).rejects.toMatchObject({ message: expect.stringMatching(/^Authentication failed/) });
-    await expect(caller.project.create({ name: "Missing", gitUrl: url("missing") })).rejects.toMatchObject({ message: expect.stringMatching(/^Repository not found/) });
+    await stranger.gitCredential.add({
+      kind: "ssh-key",
+      name: "Unknown",
+      host: `127.0.0.1:${server.port}`,
+      privateKey: generateSshKey("ed25519").privateKey,
+    });
+    await expect(stranger.project.create({ name: "Refused", gitUrl: url("app") })).rejects.toMatchObject({
+      message: expect.stringMatching(/^Authentication failed/),
+    });
+    await expect(caller.project.create({ name: "Missing", gitUrl: url("missing") })).rejects.toMatchObject({
+      message: expect.stringMatching(/^Repository not found/),
+    });
     expect(await stranger.project.list()).toEqual([]);
   });
 });

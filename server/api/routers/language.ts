@@ -24,13 +24,22 @@ export const languageRouter = router({
   rename: workspaceMutationProcedure.input(renameInput).mutation(async ({ ctx, input }) => {
     const language = ctx.services.language.forProject(ctx.project.id, ctx.workspace);
     try {
-      const files = await renameSymbol(ctx.workspace, language, { path: input.path, line: input.line, column: input.column }, input.newName);
+      const files = await renameSymbol(
+        ctx.workspace,
+        language,
+        { path: input.path, line: input.line, column: input.column },
+        input.newName,
+      );
       return { files: files.map((f) => ({ path: f.path, version: f.version })) };
     } catch (error) {
       if (error instanceof RenameConflict) throw new TRPCError({ code: "CONFLICT", message: error.message });
       if (error instanceof LanguageUnavailable) throw new TRPCError({ code: "BAD_REQUEST", message: error.message });
-      if (isWorkspaceError(error)) throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
-      throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The language server could not rename: ${error instanceof Error ? error.message : String(error)}` });
+      if (isWorkspaceError(error))
+        throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
+      throw new TRPCError({
+        code: "PRECONDITION_FAILED",
+        message: `The language server could not rename: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   }),
 });

@@ -7,14 +7,18 @@ import { webSearchBackend } from "@/server/agent/web-search-backend";
 // Which models this server can use, and the per-model facts an admin sets (prices, context window,
 // whether it reads images).
 
-const modelId = z.string().min(3).max(200).refine((id) => {
-  try {
-    parseModelId(id);
-    return true;
-  } catch {
-    return false;
-  }
-}, "model must be provider:model, e.g. anthropic:claude-sonnet-4-5");
+const modelId = z
+  .string()
+  .min(3)
+  .max(200)
+  .refine((id) => {
+    try {
+      parseModelId(id);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "model must be provider:model, e.g. anthropic:claude-sonnet-4-5");
 
 const price = z.number().min(0).max(10_000).nullable();
 
@@ -25,13 +29,19 @@ export const modelRouter = router({
     const set = new Map(settings.map((s) => [s.model, s.acceptsImages]));
     const ids = [
       ...(ctx.services.models.defaultModel ? [ctx.services.models.defaultModel] : []),
-      ...providers.filter((p) => p.configured).flatMap((p) => [...p.suggestions, ...p.models].map((name) => `${p.provider}:${name}`)),
+      ...providers
+        .filter((p) => p.configured)
+        .flatMap((p) => [...p.suggestions, ...p.models].map((name) => `${p.provider}:${name}`)),
       ...settings.map((s) => s.model),
     ];
     return {
       defaultModel: ctx.services.models.defaultModel,
       providers,
-      settings: settings.map((s) => ({ ...s, contextWindow: s.contextWindow ?? defaultContextWindow(s.model), acceptsImages: s.acceptsImages ?? defaultAcceptsImages(s.model) })),
+      settings: settings.map((s) => ({
+        ...s,
+        contextWindow: s.contextWindow ?? defaultContextWindow(s.model),
+        acceptsImages: s.acceptsImages ?? defaultAcceptsImages(s.model),
+      })),
       /** The models (of those listed) that read images; others get a text note in place of an image. */
       imageModels: [...new Set(ids)].filter((id) => set.get(id) ?? defaultAcceptsImages(id)),
       /** The web search service the agent's web_search uses; null when none is configured (no web_search). */

@@ -24,7 +24,10 @@ beforeAll(async () => {
   server = http.createServer((_req, res) => res.end("from the registry"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
-  env = await createTestServices({ sandbox: hasBwrap ? "bwrap" : "none", egressTestHosts: new Map([["registry.test", "127.0.0.1"]]) });
+  env = await createTestServices({
+    sandbox: hasBwrap ? "bwrap" : "none",
+    egressTestHosts: new Map([["registry.test", "127.0.0.1"]]),
+  });
 });
 afterAll(async () => {
   server.close();
@@ -39,13 +42,21 @@ describe("network router", () => {
     const initial = await caller.network.settings({ projectId: project.id });
     expect(initial.policy).toBe("allow-list");
     expect(initial.allowHosts).toEqual(DEFAULT_ALLOW_HOSTS);
-    const saved = await caller.network.update({ projectId: project.id, policy: "open", allowHosts: ["*.example.com", "Registry.Test"] });
+    const saved = await caller.network.update({
+      projectId: project.id,
+      policy: "open",
+      allowHosts: ["*.example.com", "Registry.Test"],
+    });
     expect(saved).toEqual({ policy: "open", allowHosts: ["*.example.com", "registry.test"] });
-    await expect(caller.network.update({ projectId: project.id, policy: "allow-list", allowHosts: ["not a host!"] })).rejects.toThrow(/host name/);
+    await expect(
+      caller.network.update({ projectId: project.id, policy: "allow-list", allowHosts: ["not a host!"] }),
+    ).rejects.toThrow(/host name/);
     await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list"] });
     // A policy the admin ruled out falls back to off, the most restrictive permitted, and cannot be chosen again.
     expect((await env.services.network.policies.get(project.id)).policy).toBe("off");
-    await expect(caller.network.update({ projectId: project.id, policy: "open", allowHosts: [] })).rejects.toThrow(/not permitted/);
+    await expect(caller.network.update({ projectId: project.id, policy: "open", allowHosts: [] })).rejects.toThrow(
+      /not permitted/,
+    );
     await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list", "open"] });
   });
 
@@ -57,14 +68,23 @@ describe("network router", () => {
     const listed = await caller.project.create({ name: "Listed" });
     await caller.network.update({ projectId: open.id, policy: "open", allowHosts: ["registry.test"] });
     await caller.network.update({ projectId: off.id, policy: "off", allowHosts: [] });
-    const inForce = async () => Promise.all([open, off, listed].map(async (p) => (await env.services.network.policies.get(p.id)).policy));
+    const inForce = async () =>
+      Promise.all([open, off, listed].map(async (p) => (await env.services.network.policies.get(p.id)).policy));
     expect(await inForce()).toEqual(["open", "off", "allow-list"]);
     try {
       // Without off, every project reaches (only) its own allow-list, at once.
-      expect(await caller.account.setNetworkPolicies({ networkPolicies: ["allow-list", "allow-list"] })).toEqual({ networkPolicies: ["allow-list"] });
+      expect(await caller.account.setNetworkPolicies({ networkPolicies: ["allow-list", "allow-list"] })).toEqual({
+        networkPolicies: ["allow-list"],
+      });
       expect(await inForce()).toEqual(["allow-list", "allow-list", "allow-list"]);
-      expect(await caller.network.settings({ projectId: open.id })).toEqual({ policy: "allow-list", allowHosts: ["registry.test"], permitted: ["allow-list"] });
-      await expect(caller.network.update({ projectId: off.id, policy: "off", allowHosts: [] })).rejects.toThrow(/not permitted/);
+      expect(await caller.network.settings({ projectId: open.id })).toEqual({
+        policy: "allow-list",
+        allowHosts: ["registry.test"],
+        permitted: ["allow-list"],
+      });
+      await expect(caller.network.update({ projectId: off.id, policy: "off", allowHosts: [] })).rejects.toThrow(
+        /not permitted/,
+      );
 
       await caller.account.setNetworkPolicies({ networkPolicies: ["off", "allow-list"] });
       expect(await inForce()).toEqual(["off", "off", "allow-list"]);
@@ -80,11 +100,23 @@ describe("network router", () => {
     const owner = await env.createUser();
     const caller = createCaller(env.context(owner));
     const project = await caller.project.create({ name: "Card" });
-    const session = await createSession(env.services.db, { projectId: project.id, title: "s", authorId: owner.id, model: "openai-compatible:none" });
-    const after = await caller.network.allowHost({ projectId: project.id, host: "registry.test", sessionId: session.id });
+    const session = await createSession(env.services.db, {
+      projectId: project.id,
+      title: "s",
+      authorId: owner.id,
+      model: "openai-compatible:none",
+    });
+    const after = await caller.network.allowHost({
+      projectId: project.id,
+      host: "registry.test",
+      sessionId: session.id,
+    });
     expect(after.allowHosts).toContain("registry.test");
     const events = await listEvents(env.services.db, session.id, -1);
-    expect(events.find((e) => e.type === "network_host_allowed")?.payload).toEqual({ host: "registry.test", by: { id: owner.id, name: owner.name } });
+    expect(events.find((e) => e.type === "network_host_allowed")?.payload).toEqual({
+      host: "registry.test",
+      by: { id: owner.id, name: owner.name },
+    });
     expect((await caller.session.get({ sessionId: session.id })).canAllowHosts).toBe(true);
   });
 
@@ -93,11 +125,20 @@ describe("network router", () => {
     const member = await env.createUser();
     const project = await createCaller(env.context(owner)).project.create({ name: "Card for members" });
     await addMember(env.services.db, project.teamId, member.id, "member");
-    const session = await createSession(env.services.db, { projectId: project.id, title: "s", authorId: owner.id, model: "openai-compatible:none" });
+    const session = await createSession(env.services.db, {
+      projectId: project.id,
+      title: "s",
+      authorId: owner.id,
+      model: "openai-compatible:none",
+    });
     const asMember = createCaller(env.context(member));
     expect((await asMember.session.get({ sessionId: session.id })).canAllowHosts).toBe(false);
-    await expect(asMember.network.allowHost({ projectId: project.id, host: "registry.test", sessionId: session.id })).rejects.toThrow();
-    expect((await listEvents(env.services.db, session.id, -1)).some((e) => e.type === "network_host_allowed")).toBe(false);
+    await expect(
+      asMember.network.allowHost({ projectId: project.id, host: "registry.test", sessionId: session.id }),
+    ).rejects.toThrow();
+    expect((await listEvents(env.services.db, session.id, -1)).some((e) => e.type === "network_host_allowed")).toBe(
+      false,
+    );
   });
 
   it("tells signed-in people whether commands run sandboxed (the IDE's banner), and nobody else", async () => {
@@ -111,7 +152,11 @@ describe("network router", () => {
     const caller = createCaller(env.context(owner));
     const project = await caller.project.create({ name: "Live" });
     await caller.network.update({ projectId: project.id, policy: "allow-list", allowHosts: ["registry.test"] });
-    const live = (await caller.network.onConnection({ projectId: project.id })) as AsyncIterableIterator<{ host: string; allowed: boolean; sourceKind: string }>;
+    const live = (await caller.network.onConnection({ projectId: project.id })) as AsyncIterableIterator<{
+      host: string;
+      allowed: boolean;
+      sourceKind: string;
+    }>;
     const first = live.next();
     const workspace = await env.services.files.open(project.id);
     const launch = await env.services.sandbox.launch({
@@ -122,7 +167,9 @@ describe("network router", () => {
       source: { kind: "terminal", id: "t-1" },
     });
     const c = launch.command;
-    const out = await new Promise<string>((resolve) => execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd }, (_e, stdout) => resolve(stdout)));
+    const out = await new Promise<string>((resolve) =>
+      execFile(c.file, c.args, { env: c.env as NodeJS.ProcessEnv, cwd: c.cwd }, (_e, stdout) => resolve(stdout)),
+    );
     await launch.close();
     expect(out).toContain("from the registry");
     expect((await first).value).toMatchObject({ host: "registry.test", allowed: true, sourceKind: "terminal" });

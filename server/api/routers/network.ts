@@ -31,7 +31,12 @@ export const networkRouter = router({
       if (input.sessionId) {
         const session = await findSession(ctx.services.db, input.sessionId);
         if (session?.projectId === ctx.project.id) {
-          await ctx.services.agent.log.append(session.id, "network_host_allowed", { host: input.host, by: { id: ctx.user.id, name: ctx.user.name } }, ctx.user.id);
+          await ctx.services.agent.log.append(
+            session.id,
+            "network_host_allowed",
+            { host: input.host, by: { id: ctx.user.id, name: ctx.user.name } },
+            ctx.user.id,
+          );
         }
       }
       return settings;
@@ -42,11 +47,17 @@ export const networkRouter = router({
     .query(({ ctx, input }) => ctx.services.network.recent(ctx.project.id, input.limit)),
 
   /** New connections of the project as the proxy records them. */
-  onConnection: projectProcedure.subscription(({ ctx, signal }) => connectionStream(ctx.services.network, ctx.project.id, signal)),
+  onConnection: projectProcedure.subscription(({ ctx, signal }) =>
+    connectionStream(ctx.services.network, ctx.project.id, signal),
+  ),
 });
 
 /** The project's connections as they are recorded, until the subscriber leaves. */
-function connectionStream(network: ProjectNetwork, projectId: string, signal: AbortSignal | undefined): AsyncIterableIterator<EgressConnectionRow> {
+function connectionStream(
+  network: ProjectNetwork,
+  projectId: string,
+  signal: AbortSignal | undefined,
+): AsyncIterableIterator<EgressConnectionRow> {
   const queue: EgressConnectionRow[] = [];
   let waiting: ((result: IteratorResult<EgressConnectionRow>) => void) | undefined;
   let ended = false;

@@ -56,7 +56,9 @@ describe("project router", () => {
     await expect(caller.project.create({ name: "Sneaky", importPath: `${importRoot}-evil` })).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
-    await expect(caller.project.create({ name: "Dots", importPath: path.join(importRoot, "..") })).rejects.toMatchObject({
+    await expect(
+      caller.project.create({ name: "Dots", importPath: path.join(importRoot, "..") }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
     expect((await caller.project.list()).length).toBe(before);

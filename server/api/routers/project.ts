@@ -38,7 +38,8 @@ export const projectRouter = router({
       const teamId = input.teamId ?? (await ensurePersonalTeam(db, ctx.user)).id;
       const membership = input.teamId ? await findTeamRole(db, input.teamId, ctx.user.id) : { role: "owner" as const };
       if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "No such team, or you are not in it." });
-      if (membership.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "Viewers cannot create projects in this team." });
+      if (membership.role === "viewer")
+        throw new TRPCError({ code: "FORBIDDEN", message: "Viewers cannot create projects in this team." });
       const project = await projects.createProject(db, { name: input.name, ownerId: ctx.user.id, teamId });
       try {
         if (input.gitUrl) {
@@ -46,7 +47,12 @@ export const projectRouter = router({
           const person = { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email };
           await gitCall(() =>
             ctx.services.git.operations.run(input.operationId ?? crypto.randomUUID(), ctx.user.id, (signal, progress) =>
-              ctx.services.git.clone(project, person, { url, branch, depth, credentialId }, { signal, onProgress: (p) => progress({ kind: "progress", ...p }) }),
+              ctx.services.git.clone(
+                project,
+                person,
+                { url, branch, depth, credentialId },
+                { signal, onProgress: (p) => progress({ kind: "progress", ...p }) },
+              ),
             ),
           );
         } else if (input.importPath) await files.importFrom(project.id, input.importPath);
@@ -55,7 +61,8 @@ export const projectRouter = router({
         // Nothing half-made stays: no row, no folder.
         await projects.deleteProject(db, project.id);
         await files.remove(project.id);
-        if (error instanceof ImportNotAllowedError) throw new TRPCError({ code: "BAD_REQUEST", message: error.message });
+        if (error instanceof ImportNotAllowedError)
+          throw new TRPCError({ code: "BAD_REQUEST", message: error.message });
         throw error;
       }
       return project;

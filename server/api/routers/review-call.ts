@@ -6,7 +6,10 @@ import { ReviewError, sessionReview } from "@/server/services/session-review";
 // What the review and checkpoint routers share: the session's review, the person acting, and how
 // refusals are reported (each with the message that says what to do).
 
-export const reviewOf = (ctx: { services: Parameters<typeof sessionReview>[0]; session: { id: string; projectId: string } }) => sessionReview(ctx.services, ctx.session);
+export const reviewOf = (ctx: {
+  services: Parameters<typeof sessionReview>[0];
+  session: { id: string; projectId: string };
+}) => sessionReview(ctx.services, ctx.session);
 export const person = (user: { id: string; name: string }) => ({ id: user.id, name: user.name });
 
 const CHECKPOINT_CODES: Record<CheckpointErrorCode, TRPCError["code"]> = {
@@ -36,8 +39,10 @@ export async function reviewCall<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof ReviewError) throw new TRPCError({ code: error.code, message: error.message });
-    if (isCheckpointError(error)) throw new TRPCError({ code: CHECKPOINT_CODES[error.code], message: error.message, cause: error });
-    if (isWorkspaceError(error) && WORKSPACE_CODES[error.code]) throw new TRPCError({ code: WORKSPACE_CODES[error.code]!, message: error.message, cause: error });
+    if (isCheckpointError(error))
+      throw new TRPCError({ code: CHECKPOINT_CODES[error.code], message: error.message, cause: error });
+    if (isWorkspaceError(error) && WORKSPACE_CODES[error.code])
+      throw new TRPCError({ code: WORKSPACE_CODES[error.code]!, message: error.message, cause: error });
     throw error;
   }
 }

@@ -23,11 +23,22 @@ let sessionId: string;
 let checkpointId: string;
 let swapper: { stop(): Promise<number> } | undefined;
 
-const settle = <T>(call: Promise<T>) => call.then((value) => value, () => null);
+const settle = <T>(call: Promise<T>) =>
+  call.then(
+    (value) => value,
+    () => null,
+  );
 
 async function tree(dir: string): Promise<[string, string][]> {
   const names = (await readdir(dir, { recursive: true })).map(String).sort();
-  return Promise.all(names.map(async (name): Promise<[string, string]> => [name, await readFile(path.join(dir, name), "utf8").catch(() => "(not a file)")]));
+  return Promise.all(
+    names.map(
+      async (name): Promise<[string, string]> => [
+        name,
+        await readFile(path.join(dir, name), "utf8").catch(() => "(not a file)"),
+      ],
+    ),
+  );
 }
 
 beforeAll(async () => {
@@ -38,7 +49,12 @@ beforeAll(async () => {
   await workspace.create("d/f.txt", "line 1\nline 2\nline 3\n", { createParents: true });
   const session = await h.newSession({
     replies: [
-      { toolCalls: [{ id: "w1", name: "write", arguments: { path: "d/f.txt", content: "line 1\nchanged\nline 3\n" } }, { id: "w2", name: "write", arguments: { path: "d/new.txt", content: "agent's\n" } }] },
+      {
+        toolCalls: [
+          { id: "w1", name: "write", arguments: { path: "d/f.txt", content: "line 1\nchanged\nline 3\n" } },
+          { id: "w2", name: "write", arguments: { path: "d/new.txt", content: "agent's\n" } },
+        ],
+      },
       { match: "wrote d/new.txt", text: "Done." },
     ],
   });
@@ -62,30 +78,33 @@ afterEach(async () => {
 
 afterAll(() => h?.dispose());
 
-describe.runIf(canSwapLinks)("a folder swapped for a link to a root-only folder, in a loop, during review and restore", () => {
-  it("rejecting files and hunks, and reading a file's changes, never touch or show what is outside", async () => {
-    const before = await tree(outside);
-    const shown: string[] = [];
-    for (let i = 0, until = Date.now() + SECONDS * 1000; i < ROUNDS && Date.now() < until; i++) {
-      shown.push(JSON.stringify(await settle(h.caller.review.file({ sessionId, path: "d/f.txt" }))));
-      shown.push(JSON.stringify(await settle(h.caller.review.changes({ sessionId }))));
-      await settle(h.caller.review.rejectHunk({ sessionId, path: "d/f.txt", hunkIndex: 0 }));
-      await settle(h.caller.review.rejectFile({ sessionId, path: "d/f.txt" }));
-      await settle(h.caller.review.rejectFile({ sessionId, path: "d/new.txt" }));
-    }
-    await swapper!.stop();
-    expect(await tree(outside)).toEqual(before);
-    expect(shown.filter((text) => text.includes(SECRET))).toEqual([]);
-    expect((await tree(root)).filter(([, text]) => text.includes(SECRET))).toEqual([]);
-  }, 60_000);
+describe.runIf(canSwapLinks)(
+  "a folder swapped for a link to a root-only folder, in a loop, during review and restore",
+  () => {
+    it("rejecting files and hunks, and reading a file's changes, never touch or show what is outside", async () => {
+      const before = await tree(outside);
+      const shown: string[] = [];
+      for (let i = 0, until = Date.now() + SECONDS * 1000; i < ROUNDS && Date.now() < until; i++) {
+        shown.push(JSON.stringify(await settle(h.caller.review.file({ sessionId, path: "d/f.txt" }))));
+        shown.push(JSON.stringify(await settle(h.caller.review.changes({ sessionId }))));
+        await settle(h.caller.review.rejectHunk({ sessionId, path: "d/f.txt", hunkIndex: 0 }));
+        await settle(h.caller.review.rejectFile({ sessionId, path: "d/f.txt" }));
+        await settle(h.caller.review.rejectFile({ sessionId, path: "d/new.txt" }));
+      }
+      await swapper!.stop();
+      expect(await tree(outside)).toEqual(before);
+      expect(shown.filter((text) => text.includes(SECRET))).toEqual([]);
+      expect((await tree(root)).filter(([, text]) => text.includes(SECRET))).toEqual([]);
+    }, 60_000);
 
-  it("restoring a checkpoint and undoing it never write or delete what is outside", async () => {
-    const before = await tree(outside);
-    for (let i = 0, until = Date.now() + SECONDS * 1000; i < ROUNDS && Date.now() < until; i++) {
-      const restored = await settle(h.caller.checkpoint.restore({ sessionId, checkpointId }));
-      if (restored) await settle(h.caller.checkpoint.undoRestore({ sessionId, undoId: restored.undoId }));
-    }
-    await swapper!.stop();
-    expect(await tree(outside)).toEqual(before);
-  }, 60_000);
-});
+    it("restoring a checkpoint and undoing it never write or delete what is outside", async () => {
+      const before = await tree(outside);
+      for (let i = 0, until = Date.now() + SECONDS * 1000; i < ROUNDS && Date.now() < until; i++) {
+        const restored = await settle(h.caller.checkpoint.restore({ sessionId, checkpointId }));
+        if (restored) await settle(h.caller.checkpoint.undoRestore({ sessionId, undoId: restored.undoId }));
+      }
+      await swapper!.stop();
+      expect(await tree(outside)).toEqual(before);
+    }, 60_000);
+  },
+);

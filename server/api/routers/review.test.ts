@@ -18,10 +18,19 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-const numbered = (edits: Record<number, string> = {}) => Array.from({ length: 20 }, (_, i) => edits[i + 1] ?? `line ${i + 1}`).join("\n") + "\n";
+const numbered = (edits: Record<number, string> = {}) =>
+  Array.from({ length: 20 }, (_, i) => edits[i + 1] ?? `line ${i + 1}`).join("\n") + "\n";
 const disk = (name: string) => readFile(path.join(root, name), "utf8");
-const exists = (name: string) => stat(path.join(root, name)).then(() => true, () => false);
-const write = (id: string, file: string, content: string) => ({ id, name: "write", arguments: { path: file, content } });
+const exists = (name: string) =>
+  stat(path.join(root, name)).then(
+    () => true,
+    () => false,
+  );
+const write = (id: string, file: string, content: string) => ({
+  id,
+  name: "write",
+  arguments: { path: file, content },
+});
 
 async function seed(files: Record<string, string>) {
   const workspace = await h.env.services.files.open(h.project.id);
@@ -38,9 +47,19 @@ describe("review and checkpoints", () => {
     const session = await h.newSession({
       replies: [
         { toolCalls: [{ id: "r1", name: "echo", arguments: { text: "looking" } }] },
-        { match: "echo: looking", toolCalls: [write("w1", "a.txt", numbered({ 2: "line 2 changed", 15: "line 15 changed" })), write("w2", "b.txt", "alpha\nBETA\n")] },
+        {
+          match: "echo: looking",
+          toolCalls: [
+            write("w1", "a.txt", numbered({ 2: "line 2 changed", 15: "line 15 changed" })),
+            write("w2", "b.txt", "alpha\nBETA\n"),
+          ],
+        },
         { match: "wrote b.txt", text: "Changed a.txt twice and b.txt once." },
-        { match: "Only read", text: "Read only.", toolCalls: [{ id: "r2", name: "echo", arguments: { text: "again" } }] },
+        {
+          match: "Only read",
+          text: "Read only.",
+          toolCalls: [{ id: "r2", name: "echo", arguments: { text: "again" } }],
+        },
         { match: "echo: again", text: "Nothing changed." },
       ],
     });
@@ -50,7 +69,9 @@ describe("review and checkpoints", () => {
     expect(checkpoints).toHaveLength(1);
     const firstWrite = events.find((e) => e.type === "tool_call" && e.payload.toolCallId === "w1")!;
     expect(checkpoints[0]!.seq).toBeGreaterThan(firstWrite.seq);
-    expect(checkpoints[0]!.seq).toBeLessThan(events.find((e) => e.type === "tool_result" && e.payload.toolCallId === "w1")!.seq);
+    expect(checkpoints[0]!.seq).toBeLessThan(
+      events.find((e) => e.type === "tool_result" && e.payload.toolCallId === "w1")!.seq,
+    );
     expect(checkpoints[0]!.payload.turnId).toBe(only(events, "turn_started")[0]!.payload.turnId);
 
     events = await h.send(sessionId, "Only read this time");
@@ -77,8 +98,12 @@ describe("review and checkpoints", () => {
     await h.caller.review.rejectHunk({ sessionId, path: "a.txt", hunkIndex: 0, expectedVersion: before.version });
     expect(await disk("a.txt")).toBe(numbered({ 15: "line 15 changed" }));
 
-    await expect(h.caller.review.acceptHunk({ sessionId, path: "a.txt", hunkIndex: 0, expectedVersion: before.version })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(h.caller.review.rejectHunk({ sessionId, path: "a.txt", hunkIndex: 5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      h.caller.review.acceptHunk({ sessionId, path: "a.txt", hunkIndex: 0, expectedVersion: before.version }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(h.caller.review.rejectHunk({ sessionId, path: "a.txt", hunkIndex: 5 })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
 
     const after = await h.caller.review.file({ sessionId, path: "a.txt" });
     expect(after.hunks).toHaveLength(1);
@@ -89,10 +114,15 @@ describe("review and checkpoints", () => {
     expect(await disk("a.txt")).toBe(numbered({ 15: "line 15 changed" }));
     expect(await disk("b.txt")).toBe("alpha\nBETA\n");
     const bases = only(await h.events(sessionId), "review_base");
-    expect(bases.map((e) => [e.payload.path, e.payload.action])).toEqual([["a.txt", "accept_hunk"], ["b.txt", "accept_file"]]);
+    expect(bases.map((e) => [e.payload.path, e.payload.action])).toEqual([
+      ["a.txt", "accept_hunk"],
+      ["b.txt", "accept_file"],
+    ]);
     // The first checkpoint still shows the whole turn.
     const [first] = (await h.caller.checkpoint.list({ sessionId })).checkpoints;
-    expect((await h.caller.review.changes({ sessionId, sinceCheckpointId: first!.checkpointId })).files.map((f) => f.path)).toEqual(["a.txt", "b.txt"]);
+    expect(
+      (await h.caller.review.changes({ sessionId, sinceCheckpointId: first!.checkpointId })).files.map((f) => f.path),
+    ).toEqual(["a.txt", "b.txt"]);
   });
 
   it("rejects a whole file, and a file the agent created goes away", async () => {
@@ -102,10 +132,15 @@ describe("review and checkpoints", () => {
     );
     await h.send(sessionId, "Add c.txt");
     const { files } = await h.caller.review.changes({ sessionId });
-    expect(files.map((f) => [f.path, f.status])).toEqual([["b.txt", "modified"], ["c.txt", "added"]]);
+    expect(files.map((f) => [f.path, f.status])).toEqual([
+      ["b.txt", "modified"],
+      ["c.txt", "added"],
+    ]);
     await h.caller.review.rejectFile({ sessionId, path: "c.txt" });
     expect(await exists("c.txt")).toBe(false);
-    await expect(h.caller.review.rejectFile({ sessionId, path: "b.txt", expectedVersion: "stale" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      h.caller.review.rejectFile({ sessionId, path: "b.txt", expectedVersion: "stale" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
   });
 
   it("previews and restores a turn's checkpoint, rewinds the conversation, and undoes it", async () => {
@@ -113,19 +148,31 @@ describe("review and checkpoints", () => {
     expect(checkpoints.map((c) => c.request)).toEqual(["Change the files", "Add c.txt"]);
     const first = checkpoints[0]!;
     const preview = await h.caller.checkpoint.preview({ sessionId, checkpointId: first.checkpointId });
-    expect(preview.files.map((f) => [f.path, f.status])).toEqual([["a.txt", "modified"], ["b.txt", "modified"]]);
+    expect(preview.files.map((f) => [f.path, f.status])).toEqual([
+      ["a.txt", "modified"],
+      ["b.txt", "modified"],
+    ]);
 
     const beforeRestore = { a: await disk("a.txt"), b: await disk("b.txt") };
     const changesBefore = await h.caller.review.changes({ sessionId });
     expect(changesBefore.files.map((f) => f.path)).toEqual(["b.txt"]);
-    const { undoId } = await h.caller.checkpoint.restore({ sessionId, checkpointId: first.checkpointId, rewindConversation: true });
+    const { undoId } = await h.caller.checkpoint.restore({
+      sessionId,
+      checkpointId: first.checkpointId,
+      rewindConversation: true,
+    });
     expect(await disk("a.txt")).toBe(numbered());
     expect(await disk("b.txt")).toBe("alpha\nbeta\n");
     // The review goes back with the files: nothing the agent did is left to review.
     expect(await h.caller.review.changes({ sessionId })).toEqual({ baseId: first.checkpointId, files: [] });
 
     let events = await h.events(sessionId);
-    expect(only(events, "restore")[0]!.payload).toMatchObject({ checkpointId: first.checkpointId, undoId, rewound: true, files: ["a.txt", "b.txt"] });
+    expect(only(events, "restore")[0]!.payload).toMatchObject({
+      checkpointId: first.checkpointId,
+      undoId,
+      rewound: true,
+      files: ["a.txt", "b.txt"],
+    });
     // Hidden from the model, collapsed for people, still in the log.
     expect(foldModelMessages(events)).toEqual([]);
     const transcript = foldTranscript(events);
@@ -158,9 +205,15 @@ describe("review and checkpoints", () => {
     await h.send(sessionId, "Write more");
     expect(await h.status(sessionId)).toBe("waiting_approval");
     const { checkpoints } = await h.caller.checkpoint.list({ sessionId });
-    await expect(h.caller.checkpoint.restore({ sessionId, checkpointId: checkpoints[0]!.checkpointId })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(h.caller.checkpoint.preview({ sessionId, checkpointId: "0".repeat(40) })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(h.caller.review.file({ sessionId, path: "../outside.txt" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      h.caller.checkpoint.restore({ sessionId, checkpointId: checkpoints[0]!.checkpointId }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(h.caller.checkpoint.preview({ sessionId, checkpointId: "0".repeat(40) })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(h.caller.review.file({ sessionId, path: "../outside.txt" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     await h.caller.session.cancel({ sessionId });
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
   });
@@ -199,6 +252,8 @@ describe("review and checkpoints", () => {
     await h.send(session.id, "Hello");
     expect(await h.caller.review.changes({ sessionId: session.id })).toEqual({ baseId: null, files: [] });
     expect((await h.caller.checkpoint.list({ sessionId: session.id })).checkpoints).toEqual([]);
-    await expect(h.caller.review.file({ sessionId: session.id, path: "a.txt" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(h.caller.review.file({ sessionId: session.id, path: "a.txt" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
   });
 });

@@ -7,10 +7,12 @@ import { workspacePathSchema } from "@/lib/fs-schemas";
 // checkpoint, moved forward by accepts) or since a chosen turn's checkpoint, hunk by hunk.
 
 const filePath = workspacePathSchema.pipe(z.string().min(1, "path must name a file"));
-const since = z.string().regex(/^[0-9a-f]{40}$/, "sinceCheckpointId must be a checkpoint id").optional();
+const since = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/, "sinceCheckpointId must be a checkpoint id")
+  .optional();
 const expectedVersion = z.string().nullable().optional();
 const hunkIndex = z.number().int().min(0);
-
 
 export const reviewRouter = router({
   changes: sessionProcedure

@@ -14,7 +14,14 @@ import { ADMIN_ROLES, mayAnswerApprovals, WRITE_ROLES } from "@/server/api/acces
 import { untilLinkEnds, presenceStream } from "@/server/api/live";
 import { listPendingApprovals } from "@/server/db/repositories/approvals";
 import { findNote, listNotes, saveNote, updateNote } from "@/server/db/repositories/notes";
-import { listChildSessions, listSessions, renameSession, setApprovalsBy, setSessionModel, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import {
+  listChildSessions,
+  listSessions,
+  renameSession,
+  setApprovalsBy,
+  setSessionModel,
+  type AgentSessionRow,
+} from "@/server/db/repositories/sessions";
 import { listTodos } from "@/server/db/repositories/todos";
 import { endableStream } from "@/server/agent/event-stream";
 import { committedEvents } from "@/lib/session-events";
@@ -42,12 +49,23 @@ const person = (user: { id: string; name: string }) => ({ id: user.id, name: use
 export const sessionRouter = router({
   list: projectProcedure
     .input(z.object({ parentId: z.string().uuid().nullable().optional() }))
-    .query(async ({ ctx, input }) => (await listSessions(ctx.services.db, ctx.project.id, { parentId: input.parentId })).map(publicSession)),
+    .query(async ({ ctx, input }) =>
+      (await listSessions(ctx.services.db, ctx.project.id, { parentId: input.parentId })).map(publicSession),
+    ),
 
   create: projectMutationProcedure
     .input(z.object({ title: z.string().trim().max(200).optional(), model: z.string().min(3).max(200).optional() }))
     .mutation(({ ctx, input }) =>
-      runtimeCall(async () => publicSession(await ctx.services.agent.createSession({ projectId: ctx.project.id, title: input.title, model: input.model, authorId: ctx.user.id }))),
+      runtimeCall(async () =>
+        publicSession(
+          await ctx.services.agent.createSession({
+            projectId: ctx.project.id,
+            title: input.title,
+            model: input.model,
+            authorId: ctx.user.id,
+          }),
+        ),
+      ),
     ),
 
   get: sessionViewProcedure.query(async ({ ctx }) => {
@@ -79,18 +97,33 @@ export const sessionRouter = router({
 
   rename: sessionMutationProcedure
     .input(z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) }))
-    .mutation(async ({ ctx, input }) => publicSession(await renameSession(ctx.services.db, ctx.session.id, input.title))),
+    .mutation(async ({ ctx, input }) =>
+      publicSession(await renameSession(ctx.services.db, ctx.session.id, input.title)),
+    ),
 
   /** `/model`: the model the session's next turns use. */
   setModel: sessionMutationProcedure
-    .input(z.object({ model: z.string().trim().regex(/^(openai|anthropic|google|openai-compatible|ollama):.+$/, "model must be provider:model, e.g. anthropic:claude-sonnet-4-5").max(200) }))
+    .input(
+      z.object({
+        model: z
+          .string()
+          .trim()
+          .regex(
+            /^(openai|anthropic|google|openai-compatible|ollama):.+$/,
+            "model must be provider:model, e.g. anthropic:claude-sonnet-4-5",
+          )
+          .max(200),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       await setSessionModel(ctx.services.db, ctx.session.id, input.model);
       return { model: input.model };
     }),
 
   /** `/compact`: summarise the conversation now (between turns). */
-  compact: sessionMutationProcedure.mutation(({ ctx }) => runtimeCall(() => ctx.services.agent.compact({ sessionId: ctx.session.id }))),
+  compact: sessionMutationProcedure.mutation(({ ctx }) =>
+    runtimeCall(() => ctx.services.agent.compact({ sessionId: ctx.session.id })),
+  ),
 
   delete: sessionMutationProcedure.mutation(async ({ ctx }) => {
     await ctx.services.agent.deleteSession(ctx.session.id);
@@ -111,7 +144,15 @@ export const sessionRouter = router({
     )
     .mutation(({ ctx, input }) =>
       runtimeCall(async () => {
-        const event = await ctx.services.agent.send({ sessionId: ctx.session.id, session: ctx.session, text: input.text, user: person(ctx.user), images: input.images, mentions: input.mentions, timeZone: input.timeZone });
+        const event = await ctx.services.agent.send({
+          sessionId: ctx.session.id,
+          session: ctx.session,
+          text: input.text,
+          user: person(ctx.user),
+          images: input.images,
+          mentions: input.mentions,
+          timeZone: input.timeZone,
+        });
         ctx.services.presence.setTyping(ctx.session.id, `user:${ctx.user.id}`, false);
         return { seq: event.seq };
       }),
@@ -119,10 +160,18 @@ export const sessionRouter = router({
 
   /** An image pasted or dropped into the composer, stored with the session until a message refers to it. */
   attachImage: sessionCollaborateProcedure
-    .input(z.object({ mediaType: z.enum(IMAGE_MEDIA_TYPES), data: z.base64().max(Math.ceil(MAX_IMAGE_BYTES / 3) * 4, `images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not accepted`) }))
+    .input(
+      z.object({
+        mediaType: z.enum(IMAGE_MEDIA_TYPES),
+        data: z
+          .base64()
+          .max(Math.ceil(MAX_IMAGE_BYTES / 3) * 4, `images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not accepted`),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const bytes = Buffer.from(input.data, "base64");
-      if (!looksLike(input.mediaType, bytes)) throw new TRPCError({ code: "BAD_REQUEST", message: `The data is not a ${input.mediaType} image.` });
+      if (!looksLike(input.mediaType, bytes))
+        throw new TRPCError({ code: "BAD_REQUEST", message: `The data is not a ${input.mediaType} image.` });
       return storeSessionImage(ctx.services.db, ctx.session.id, bytes, input.mediaType);
     }),
 
@@ -140,7 +189,9 @@ export const sessionRouter = router({
     }),
   ),
 
-  resume: sessionMutationProcedure.mutation(({ ctx }) => runtimeCall(() => ctx.services.agent.resume({ sessionId: ctx.session.id, user: person(ctx.user) }))),
+  resume: sessionMutationProcedure.mutation(({ ctx }) =>
+    runtimeCall(() => ctx.services.agent.resume({ sessionId: ctx.session.id, user: person(ctx.user) })),
+  ),
 
   /**
    * The session's log after `afterSeq`, then live: each committed event once, in order, tracked
@@ -163,7 +214,9 @@ export const sessionRouter = router({
     }),
 
   /** Who is watching the session and who is typing; the caller counts as watching while subscribed. */
-  presence: sessionViewProcedure.subscription(({ ctx, signal }) => untilLinkEnds(ctx, presenceStream(ctx.services.presence, ctx.session.id, ctx.viewer, signal))),
+  presence: sessionViewProcedure.subscription(({ ctx, signal }) =>
+    untilLinkEnds(ctx, presenceStream(ctx.services.presence, ctx.session.id, ctx.viewer, signal)),
+  ),
 
   /** The composer calls this while its person types (at most every couple of seconds). */
   typing: sessionCollaborateProcedure.input(z.object({ typing: z.boolean() })).mutation(({ ctx, input }) => {
@@ -175,21 +228,39 @@ export const sessionRouter = router({
   setApprovalsBy: sessionMutationProcedure
     .use(({ ctx, next }) => {
       if (ctx.session.authorId !== ctx.user.id && !ADMIN_ROLES.includes(ctx.role)) {
-        throw new TRPCError({ code: "FORBIDDEN", message: "Only the session's author or a team admin can change who answers approvals." });
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message: "Only the session's author or a team admin can change who answers approvals.",
+        });
       }
       return next();
     })
     .input(z.object({ approvalsBy: z.enum(["team", "author"]) }))
-    .mutation(async ({ ctx, input }) => publicSession(await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy))),
+    .mutation(async ({ ctx, input }) =>
+      publicSession(await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy)),
+    ),
 
   /** Notes are written by the agent's `note` tool and by people. */
   saveNote: sessionMutationProcedure
-    .input(z.object({ noteId: z.string().uuid().optional(), title: z.string().trim().min(1).max(200), content: z.string().max(100_000) }))
+    .input(
+      z.object({
+        noteId: z.string().uuid().optional(),
+        title: z.string().trim().min(1).max(200),
+        content: z.string().max(100_000),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const db = ctx.services.db;
-      if (!input.noteId) return saveNote(db, { sessionId: ctx.session.id, title: input.title, content: input.content, updatedById: ctx.user.id });
+      if (!input.noteId)
+        return saveNote(db, {
+          sessionId: ctx.session.id,
+          title: input.title,
+          content: input.content,
+          updatedById: ctx.user.id,
+        });
       const note = await findNote(db, input.noteId);
-      if (!note || note.sessionId !== ctx.session.id) throw new TRPCError({ code: "NOT_FOUND", message: "No such note in this session." });
+      if (!note || note.sessionId !== ctx.session.id)
+        throw new TRPCError({ code: "NOT_FOUND", message: "No such note in this session." });
       return updateNote(db, note.id, { title: input.title, content: input.content, updatedById: ctx.user.id });
     }),
 });

@@ -29,14 +29,33 @@ beforeAll(async () => {
   await writeFile(path.join(root, "notes.txt"), "touched notes\n");
   await writeFile(path.join(root, "docs/guide.md"), "touched guide\n");
   await writeFile(path.join(root, "untouched.env"), "API_KEY=never-shared\n");
-  const session = await createSession(db, { projectId: project.id, title: "Shared session", authorId: owner.id, model: "openai-compatible:none" });
+  const session = await createSession(db, {
+    projectId: project.id,
+    title: "Shared session",
+    authorId: owner.id,
+    model: "openai-compatible:none",
+  });
   sessionId = session.id;
   let n = 0;
   for (const file of ["notes.txt", "docs/guide.md"]) {
     n++;
-    await env.services.agent.log.append(sessionId, "tool_call", { turnId: "t1", stepId: "t1:1", toolCallId: `call_${n}`, toolName: "read_file", input: { path: file }, title: `Read ${file}`, kind: "read" });
+    await env.services.agent.log.append(sessionId, "tool_call", {
+      turnId: "t1",
+      stepId: "t1:1",
+      toolCallId: `call_${n}`,
+      toolName: "read_file",
+      input: { path: file },
+      title: `Read ${file}`,
+      kind: "read",
+    });
   }
-  const link = await createShareLink(db, { sessionId, scope: "view", label: "view", createdById: owner.id, expiresAt: new Date(Date.now() + 86_400_000) });
+  const link = await createShareLink(db, {
+    sessionId,
+    scope: "view",
+    label: "view",
+    createdById: owner.id,
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
   guest = createCaller({ ...env.context(null), shareToken: link.token } satisfies Context);
 }, 60_000);
 
@@ -47,7 +66,10 @@ afterAll(async () => {
 describe("a view link's files", () => {
   it("reads a touched file as it is now", async () => {
     expect(await guest.share.files({ sessionId })).toEqual(["docs/guide.md", "notes.txt"]);
-    expect(await guest.share.read({ sessionId, path: "notes.txt" })).toMatchObject({ kind: "text", content: "touched notes\n" });
+    expect(await guest.share.read({ sessionId, path: "notes.txt" })).toMatchObject({
+      kind: "text",
+      content: "touched notes\n",
+    });
   });
 
   it("refuses an untouched file", async () => {
@@ -76,29 +98,36 @@ describe("a view link's files", () => {
     await writeFile(path.join(root, "docs/guide.md"), "touched guide\n");
     await rm(path.join(root, "notes.txt"));
     await symlink("docs/guide.md", path.join(root, "notes.txt"));
-    expect(await guest.share.read({ sessionId, path: "notes.txt" })).toMatchObject({ kind: "text", content: "touched guide\n" });
+    expect(await guest.share.read({ sessionId, path: "notes.txt" })).toMatchObject({
+      kind: "text",
+      content: "touched guide\n",
+    });
   });
 
   // The same attack as a race: the name is a plain touched file when it is resolved and a link to
   // the untouched one when it is read. Decided by the file opened, nothing untouched comes back.
-  it.skipIf(!canSwapLinks)("never reads an untouched file while a member swaps a touched name for a link to it", async () => {
-    await rm(path.join(root, "notes.txt"), { force: true });
-    await writeFile(path.join(root, "notes.txt"), "touched notes\n");
-    await rm(path.join(root, "swap"), { force: true });
-    await symlink("untouched.env", path.join(root, "swap"));
-    const swapper = await startLinkSwapper(path.join(root, "notes.txt"), path.join(root, "swap"));
-    let leaked = 0;
-    let read = 0;
-    try {
-      for (let i = 0; i < 300; i++) {
-        const answer = await guest.share.read({ sessionId, path: "notes.txt" }).catch((error: unknown) => error);
-        if (JSON.stringify(answer).includes("never-shared")) leaked++;
-        if ((answer as { content?: string }).content === "touched notes\n") read++;
+  it.skipIf(!canSwapLinks)(
+    "never reads an untouched file while a member swaps a touched name for a link to it",
+    async () => {
+      await rm(path.join(root, "notes.txt"), { force: true });
+      await writeFile(path.join(root, "notes.txt"), "touched notes\n");
+      await rm(path.join(root, "swap"), { force: true });
+      await symlink("untouched.env", path.join(root, "swap"));
+      const swapper = await startLinkSwapper(path.join(root, "notes.txt"), path.join(root, "swap"));
+      let leaked = 0;
+      let read = 0;
+      try {
+        for (let i = 0; i < 300; i++) {
+          const answer = await guest.share.read({ sessionId, path: "notes.txt" }).catch((error: unknown) => error);
+          if (JSON.stringify(answer).includes("never-shared")) leaked++;
+          if ((answer as { content?: string }).content === "touched notes\n") read++;
+        }
+      } finally {
+        await swapper.stop();
       }
-    } finally {
-      await swapper.stop();
-    }
-    expect(leaked).toBe(0);
-    expect(read).toBeGreaterThan(0);
-  }, 60_000);
+      expect(leaked).toBe(0);
+      expect(read).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });

@@ -40,12 +40,23 @@ export const shareRouter = router({
       z.object({
         scope: z.enum(["view", "collaborate"]),
         label: z.string().trim().min(1, "Give the link a label, e.g. who it is for").max(100),
-        expiresInDays: z.number().int().min(1).max(MAX_SHARE_DAYS, `A link lasts at most ${MAX_SHARE_DAYS} days`).default(7),
+        expiresInDays: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SHARE_DAYS, `A link lasts at most ${MAX_SHARE_DAYS} days`)
+          .default(7),
       }),
     )
     .mutation(async ({ ctx, input }) => {
       const expiresAt = new Date(Date.now() + input.expiresInDays * 86_400_000);
-      const { link, token } = await createShareLink(ctx.services.db, { sessionId: ctx.session.id, scope: input.scope, label: input.label, createdById: ctx.user.id, expiresAt });
+      const { link, token } = await createShareLink(ctx.services.db, {
+        sessionId: ctx.session.id,
+        scope: input.scope,
+        label: input.label,
+        createdById: ctx.user.id,
+        expiresAt,
+      });
       return { ...link, state: linkState(link), token, path: `/s/${token}` };
     }),
 
@@ -56,7 +67,10 @@ export const shareRouter = router({
   /** Ends the link now: its live viewers are disconnected (their streams end) at once. */
   revoke: sessionMutationProcedure.input(z.object({ linkId: z.string().uuid() })).mutation(async ({ ctx, input }) => {
     if (!(await revokeShareLink(ctx.services.db, ctx.session.id, input.linkId))) {
-      throw new TRPCError({ code: "NOT_FOUND", message: "No such live link on this session; it may already be revoked." });
+      throw new TRPCError({
+        code: "NOT_FOUND",
+        message: "No such live link on this session; it may already be revoked.",
+      });
     }
     ctx.services.linkRevocations.publish(input.linkId);
     return { id: input.linkId };
@@ -65,7 +79,10 @@ export const shareRouter = router({
   /** What the /s/<token> page shows first. Rate limited per address: tokens are not for guessing. */
   resolve: publicProcedure.input(z.object({ token: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
     if (!(await ctx.services.limits.take("shareLink", ctx.clientIp ?? "unknown"))) {
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many link look-ups from your address. Wait a minute and try again." });
+      throw new TRPCError({
+        code: "TOO_MANY_REQUESTS",
+        message: "Too many link look-ups from your address. Wait a minute and try again.",
+      });
     }
     const state = await checkShareToken(ctx.services.db, input.token);
     if (!state.ok) return { state: state.reason, message: state.message } as const;
@@ -97,7 +114,8 @@ export const shareRouter = router({
     }
     const workspace = await ctx.services.files.open(ctx.project.id);
     try {
-      const asTouched = (name: string) => (path.isAbsolute(name) ? path.relative(workspace.root, name) : path.normalize(name));
+      const asTouched = (name: string) =>
+        path.isAbsolute(name) ? path.relative(workspace.root, name) : path.normalize(name);
       // Judged by the file that was opened, so a member swapping the name for a link meanwhile gains nothing.
       const only = {
         admits: (real: string) => touched.some((name) => asTouched(name) === real),
@@ -105,7 +123,8 @@ export const shareRouter = router({
       };
       return { ...(await workspace.read(input.path, only)), path: input.path };
     } catch (error) {
-      if (isWorkspaceError(error)) throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
+      if (isWorkspaceError(error))
+        throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
       throw error;
     }
   }),

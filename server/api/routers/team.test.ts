@@ -7,7 +7,8 @@ const createCaller = createCallerFactory(appRouter);
 let env: Awaited<ReturnType<typeof createTestServices>>;
 const sent: Array<{ to: string[]; subject: string; body: string }> = [];
 let users: Record<"owner" | "admin" | "joiner", NonNullable<Context["user"]>>;
-const as = (user: Context["user"], services?: Services) => createCaller({ ...env.context(user), ...(services ? { services } : {}), clientIp: `test-${Math.random()}` });
+const as = (user: Context["user"], services?: Services) =>
+  createCaller({ ...env.context(user), ...(services ? { services } : {}), clientIp: `test-${Math.random()}` });
 
 beforeAll(async () => {
   env = await createTestServices();
@@ -24,15 +25,28 @@ describe("team router", () => {
     const mailing = {
       ...env.services,
       config: { ...env.services.config, publicUrl: "https://tandem.example.com" },
-      extensions: { agent: { mail: { from: "tandem@example.com", send: async (m: (typeof sent)[number]) => (sent.push(m), { messageId: "1" }) } } },
+      extensions: {
+        agent: {
+          mail: {
+            from: "tandem@example.com",
+            send: async (m: (typeof sent)[number]) => (sent.push(m), { messageId: "1" }),
+          },
+        },
+      },
     } as unknown as Services;
     expect((await as(users.owner, mailing).team.get({ teamId: team.id })).emailsInvites).toBe(true);
-    const mailed = await as(users.owner, mailing).team.createInvite({ teamId: team.id, role: "member", email: users.joiner.email });
+    const mailed = await as(users.owner, mailing).team.createInvite({
+      teamId: team.id,
+      role: "member",
+      email: users.joiner.email,
+    });
     expect(mailed.emailed).toBe(true);
     expect(sent[0]!.to).toEqual([users.joiner.email]);
     expect(sent[0]!.body).toContain(`https://tandem.example.com${mailed.path}`);
 
-    await expect(as(users.admin).team.acceptInvite({ token: mailed.path.slice(6) })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(users.admin).team.acceptInvite({ token: mailed.path.slice(6) })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     await as(users.admin).team.acceptInvite({ token: plain.path.slice(6) });
     await as(users.joiner).team.acceptInvite({ token: mailed.path.slice(6) });
     expect((await as(users.joiner).team.list()).find((t) => t.id === team.id)?.role).toBe("member");
@@ -42,9 +56,15 @@ describe("team router", () => {
     const team = await as(users.owner).team.create({ name: "Owners" });
     const invite = await as(users.owner).team.createInvite({ teamId: team.id, role: "admin" });
     await as(users.admin).team.acceptInvite({ token: invite.path.slice(6) });
-    await expect(as(users.admin).team.setRole({ teamId: team.id, userId: users.admin.id, role: "owner" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(as(users.admin).team.removeMember({ teamId: team.id, userId: users.owner.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(as(users.owner).team.setRole({ teamId: team.id, userId: users.owner.id, role: "admin" })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+    await expect(
+      as(users.admin).team.setRole({ teamId: team.id, userId: users.admin.id, role: "owner" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(users.admin).team.removeMember({ teamId: team.id, userId: users.owner.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(
+      as(users.owner).team.setRole({ teamId: team.id, userId: users.owner.id, role: "admin" }),
+    ).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
     await as(users.owner).team.setRole({ teamId: team.id, userId: users.admin.id, role: "owner" });
     await as(users.owner).team.removeMember({ teamId: team.id, userId: users.owner.id });
     expect((await as(users.admin).team.members({ teamId: team.id })).map((m) => m.role)).toEqual(["owner"]);
@@ -54,8 +74,12 @@ describe("team router", () => {
     const team = await as(users.owner).team.create({ name: "Projects" });
     const invite = await as(users.owner).team.createInvite({ teamId: team.id, role: "viewer" });
     await as(users.joiner).team.acceptInvite({ token: invite.path.slice(6) });
-    await expect(as(users.joiner).project.create({ name: "Nope", teamId: team.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(as(users.admin).project.create({ name: "Nope", teamId: team.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(users.joiner).project.create({ name: "Nope", teamId: team.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(as(users.admin).project.create({ name: "Nope", teamId: team.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     const project = await as(users.owner).project.create({ name: "Yes", teamId: team.id });
     expect((await as(users.joiner).project.get({ projectId: project.id })).role).toBe("viewer");
   });

@@ -17,9 +17,15 @@ function inviteMail(services: { config: { publicUrl?: string }; extensions?: { a
   return sender && services.config.publicUrl ? { sender, publicUrl: services.config.publicUrl } : null;
 }
 
-async function limited(ctx: { services: { limits: { take(bucket: "invitation", key: string): Promise<boolean> } }; clientIp?: string }) {
+async function limited(ctx: {
+  services: { limits: { take(bucket: "invitation", key: string): Promise<boolean> } };
+  clientIp?: string;
+}) {
   if (!(await ctx.services.limits.take("invitation", ctx.clientIp ?? "unknown"))) {
-    throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many invitation attempts from your address. Wait a minute and try again." });
+    throw new TRPCError({
+      code: "TOO_MANY_REQUESTS",
+      message: "Too many invitation attempts from your address. Wait a minute and try again.",
+    });
   }
 }
 
@@ -29,13 +35,21 @@ export const teamRouter = router({
     return teams.listTeamsForUser(ctx.services.db, ctx.user.id);
   }),
 
-  create: protectedProcedure.input(z.object({ name: teamName })).mutation(({ ctx, input }) => teams.createTeam(ctx.services.db, { name: input.name, ownerId: ctx.user.id })),
+  create: protectedProcedure
+    .input(z.object({ name: teamName }))
+    .mutation(({ ctx, input }) => teams.createTeam(ctx.services.db, { name: input.name, ownerId: ctx.user.id })),
 
-  get: teamProcedure.query(({ ctx }) => ({ ...ctx.team, role: ctx.teamRole, emailsInvites: inviteMail(ctx.services) !== null })),
+  get: teamProcedure.query(({ ctx }) => ({
+    ...ctx.team,
+    role: ctx.teamRole,
+    emailsInvites: inviteMail(ctx.services) !== null,
+  })),
 
   members: teamProcedure.query(({ ctx }) => teams.listMembers(ctx.services.db, ctx.team.id)),
 
-  rename: teamAdminProcedure.input(z.object({ name: teamName })).mutation(({ ctx, input }) => teams.renameTeam(ctx.services.db, ctx.team.id, input.name)),
+  rename: teamAdminProcedure
+    .input(z.object({ name: teamName }))
+    .mutation(({ ctx, input }) => teams.renameTeam(ctx.services.db, ctx.team.id, input.name)),
 
   /** Internal hosts and ranges the team's projects may reach, and the server's own (set by its admin, shown for context). */
   internalHosts: teamProcedure.query(async ({ ctx }) => ({
@@ -55,7 +69,10 @@ export const teamRouter = router({
       throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make or unmake an owner." });
     }
     if (target.role === "owner" && input.role !== "owner" && (await teams.countOwners(db, ctx.team.id)) === 1) {
-      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
+      throw new TRPCError({
+        code: "PRECONDITION_FAILED",
+        message: "A team needs an owner: make someone else an owner first.",
+      });
     }
     await teams.setMemberRole(db, ctx.team.id, input.userId, input.role);
     ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
@@ -67,13 +84,20 @@ export const teamRouter = router({
     const db = ctx.services.db;
     const self = input.userId === ctx.user.id;
     if (!self && ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
-      throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins manage its members and settings." });
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: "Only the team's owners and admins manage its members and settings.",
+      });
     }
     const target = await teams.findTeamRole(db, ctx.team.id, input.userId);
     if (!target) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not in this team." });
-    if (target.role === "owner" && !self && ctx.teamRole !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
+    if (target.role === "owner" && !self && ctx.teamRole !== "owner")
+      throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
     if (target.role === "owner" && (await teams.countOwners(db, ctx.team.id)) === 1) {
-      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "A team needs an owner: make someone else an owner first." });
+      throw new TRPCError({
+        code: "PRECONDITION_FAILED",
+        message: "A team needs an owner: make someone else an owner first.",
+      });
     }
     await teams.removeMember(db, ctx.team.id, input.userId);
     ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
@@ -87,9 +111,21 @@ export const teamRouter = router({
    * TANDEM_PUBLIC_URL configured, the link is also mailed; otherwise it is shown to copy and send.
    */
   createInvite: teamAdminProcedure
-    .input(z.object({ role: role.exclude(["owner"]).default("member"), email: z.email().optional(), ttlDays: z.number().int().min(1).max(30).default(7) }))
+    .input(
+      z.object({
+        role: role.exclude(["owner"]).default("member"),
+        email: z.email().optional(),
+        ttlDays: z.number().int().min(1).max(30).default(7),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
-      const invite = await teams.createTeamInvite(ctx.services.db, { teamId: ctx.team.id, role: input.role, email: input.email, createdById: ctx.user.id, ttlDays: input.ttlDays });
+      const invite = await teams.createTeamInvite(ctx.services.db, {
+        teamId: ctx.team.id,
+        role: input.role,
+        email: input.email,
+        createdById: ctx.user.id,
+        ttlDays: input.ttlDays,
+      });
       const path = `/join/${invite.token}`;
       const mail = inviteMail(ctx.services);
       let emailed = false;
@@ -114,20 +150,24 @@ export const teamRouter = router({
     await limited(ctx);
     const check = await teams.checkTeamInvite(ctx.services.db, input.token);
     // The address a link was made for fills the sign-up form of the person who holds it.
-    return check.ok ? { ok: true as const, team: check.team, role: check.role, email: check.email } : { ok: false as const, reason: check.reason };
+    return check.ok
+      ? { ok: true as const, team: check.team, role: check.role, email: check.email }
+      : { ok: false as const, reason: check.reason };
   }),
 
-  acceptInvite: protectedProcedure.input(z.object({ token: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
-    await limited(ctx);
-    const db = ctx.services.db;
-    const check = await teams.checkTeamInvite(db, input.token);
-    if (!check.ok) throw new TRPCError({ code: "BAD_REQUEST", message: check.reason });
-    if (check.email && check.email !== ctx.user.email.toLowerCase()) {
-      throw new TRPCError({ code: "FORBIDDEN", message: "This invitation was made for another email address." });
-    }
-    if (!(await teams.acceptTeamInvite(db, check.id, check.team.id, ctx.user.id, check.role))) {
-      throw new TRPCError({ code: "CONFLICT", message: "This invitation link has just been used by someone else." });
-    }
-    return { team: check.team };
-  }),
+  acceptInvite: protectedProcedure
+    .input(z.object({ token: z.string().min(1).max(200) }))
+    .mutation(async ({ ctx, input }) => {
+      await limited(ctx);
+      const db = ctx.services.db;
+      const check = await teams.checkTeamInvite(db, input.token);
+      if (!check.ok) throw new TRPCError({ code: "BAD_REQUEST", message: check.reason });
+      if (check.email && check.email !== ctx.user.email.toLowerCase()) {
+        throw new TRPCError({ code: "FORBIDDEN", message: "This invitation was made for another email address." });
+      }
+      if (!(await teams.acceptTeamInvite(db, check.id, check.team.id, ctx.user.id, check.role))) {
+        throw new TRPCError({ code: "CONFLICT", message: "This invitation link has just been used by someone else." });
+      }
+      return { team: check.team };
+    }),
 });

@@ -11,7 +11,11 @@ export const terminalRouter = router({
   list: projectProcedure.query(({ ctx }) =>
     ctx.services.terminals
       .list(ctx.project.id)
-      .map((info) => ({ ...info, canType: mayTypeInTerminal(ctx.role, ctx.user.id, info), mine: info.owner?.id === ctx.user.id })),
+      .map((info) => ({
+        ...info,
+        canType: mayTypeInTerminal(ctx.role, ctx.user.id, info),
+        mine: info.owner?.id === ctx.user.id,
+      })),
   ),
 
   /** Since when this server holds the project's terminals: the browser tells a restart from a close by it. */
@@ -26,25 +30,35 @@ export const terminalRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       try {
-        const info = await ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, { ...input, owner: { id: ctx.user.id, name: ctx.user.name } });
+        const info = await ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, {
+          ...input,
+          owner: { id: ctx.user.id, name: ctx.user.name },
+        });
         return { ...info, canType: true, mine: true };
       } catch (error) {
-        if (error instanceof TerminalLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message });
-        if (error instanceof SandboxUnavailableError) throw new TRPCError({ code: "PRECONDITION_FAILED", message: error.message });
+        if (error instanceof TerminalLimitError)
+          throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message });
+        if (error instanceof SandboxUnavailableError)
+          throw new TRPCError({ code: "PRECONDITION_FAILED", message: error.message });
         throw error;
       }
     }),
 
   /** The terminal's owner lets the team's writers type in it too, or takes that back. */
-  shareInput: projectMutationProcedure.input(z.object({ terminalId, shared: z.boolean() })).mutation(({ ctx, input }) => {
-    const terminal = ctx.services.terminals.get(ctx.project.id, input.terminalId);
-    if (!terminal) throw new TRPCError({ code: "NOT_FOUND", message: "No such terminal; it may already be closed." });
-    if (terminal.owner && terminal.owner.id !== ctx.user.id) {
-      throw new TRPCError({ code: "FORBIDDEN", message: `Only ${terminal.owner.name}, who opened this terminal, can grant input.` });
-    }
-    terminal.inputShared = input.shared;
-    return terminal.info();
-  }),
+  shareInput: projectMutationProcedure
+    .input(z.object({ terminalId, shared: z.boolean() }))
+    .mutation(({ ctx, input }) => {
+      const terminal = ctx.services.terminals.get(ctx.project.id, input.terminalId);
+      if (!terminal) throw new TRPCError({ code: "NOT_FOUND", message: "No such terminal; it may already be closed." });
+      if (terminal.owner && terminal.owner.id !== ctx.user.id) {
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message: `Only ${terminal.owner.name}, who opened this terminal, can grant input.`,
+        });
+      }
+      terminal.inputShared = input.shared;
+      return terminal.info();
+    }),
 
   close: projectMutationProcedure.input(z.object({ terminalId })).mutation(({ ctx, input }) => {
     if (!ctx.services.terminals.close(ctx.project.id, input.terminalId)) {

@@ -23,7 +23,15 @@ export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
   deferToolsOver: 20,
 };
 
-const select = { approvalMode: true, allowRules: true, denyRules: true, stepLimit: true, loopGuardRepeats: true, excludeTools: true, deferToolsOver: true } as const;
+const select = {
+  approvalMode: true,
+  allowRules: true,
+  denyRules: true,
+  stepLimit: true,
+  loopGuardRepeats: true,
+  excludeTools: true,
+  deferToolsOver: true,
+} as const;
 
 export async function getProjectAgentSettings(db: Db, projectId: string): Promise<ProjectAgentSettingsRow> {
   return (await db.projectAgentSettings.findUnique({ where: { projectId }, select })) ?? DEFAULT_AGENT_SETTINGS;
@@ -34,7 +42,10 @@ export async function getProjectAgentSettings(db: Db, projectId: string): Promis
  * null when the project is gone. SQL because Prisma reads a relation with a second query, and
  * every turn starts with this (straight to the pool: db.sql).
  */
-export async function findProjectForTurn(db: Db, projectId: string): Promise<{ name: string; settings: ProjectAgentSettingsRow } | null> {
+export async function findProjectForTurn(
+  db: Db,
+  projectId: string,
+): Promise<{ name: string; settings: ProjectAgentSettingsRow } | null> {
   const [row] = await db.sql<{ name: string; hasSettings: boolean } & ProjectAgentSettingsRow>`
     SELECT p.name, s."projectId" IS NOT NULL AS "hasSettings", s."approvalMode", s."allowRules", s."denyRules", s."stepLimit",
            s."loopGuardRepeats", s."excludeTools", s."deferToolsOver"
@@ -66,7 +77,14 @@ export type ModelSettingRow = {
 
 export async function listModelSettings(db: Db): Promise<ModelSettingRow[]> {
   return db.modelSetting.findMany({
-    select: { model: true, inputPerMTok: true, outputPerMTok: true, cachedInputPerMTok: true, contextWindow: true, acceptsImages: true },
+    select: {
+      model: true,
+      inputPerMTok: true,
+      outputPerMTok: true,
+      cachedInputPerMTok: true,
+      contextWindow: true,
+      acceptsImages: true,
+    },
     orderBy: { model: "asc" },
   });
 }
@@ -78,7 +96,10 @@ export async function findModelSetting(db: Db, model: string): Promise<ModelSett
   return row ?? null;
 }
 
-export async function setModelSetting(db: Db, row: Omit<ModelSettingRow, "acceptsImages"> & { acceptsImages?: boolean | null }) {
+export async function setModelSetting(
+  db: Db,
+  row: Omit<ModelSettingRow, "acceptsImages"> & { acceptsImages?: boolean | null },
+) {
   const { model, ...data } = row;
   await db.modelSetting.upsert({ where: { model }, create: row, update: data });
 }

@@ -34,10 +34,23 @@ const toRow = (raw: Prisma.ApprovalGetPayload<object>): ApprovalRow => ({
  */
 export async function createApproval(
   db: Db,
-  input: { sessionId: string; toolCallId: string; toolName: string; kind: "tool" | "question"; input: unknown; turnId: string; callHash: string; plan: unknown },
+  input: {
+    sessionId: string;
+    toolCallId: string;
+    toolName: string;
+    kind: "tool" | "question";
+    input: unknown;
+    turnId: string;
+    callHash: string;
+    plan: unknown;
+  },
 ): Promise<ApprovalRow> {
   const raw = await db.approval.create({
-    data: { ...input, input: (input.input ?? {}) as Prisma.InputJsonValue, plan: input.plan === null || input.plan === undefined ? Prisma.DbNull : (input.plan as Prisma.InputJsonValue) },
+    data: {
+      ...input,
+      input: (input.input ?? {}) as Prisma.InputJsonValue,
+      plan: input.plan === null || input.plan === undefined ? Prisma.DbNull : (input.plan as Prisma.InputJsonValue),
+    },
   });
   return toRow(raw);
 }
@@ -54,19 +67,33 @@ export async function findApproval(db: Db, id: string) {
 
 /** The answer to the last request for a call of this session (ask_user reads its answer here). */
 export async function findApprovalForCall(db: Db, sessionId: string, toolCallId: string) {
-  const raw = await db.approval.findFirst({ where: { sessionId, toolCallId, requestSeq: { not: null } }, orderBy: { requestSeq: "desc" } });
+  const raw = await db.approval.findFirst({
+    where: { sessionId, toolCallId, requestSeq: { not: null } },
+    orderBy: { requestSeq: "desc" },
+  });
   return raw && toRow(raw);
 }
 
 export async function listPendingApprovals(db: Db, sessionId: string) {
-  return (await db.approval.findMany({ where: { sessionId, status: "pending", requestSeq: { not: null } }, orderBy: { createdAt: "asc" } })).map(toRow);
+  return (
+    await db.approval.findMany({
+      where: { sessionId, status: "pending", requestSeq: { not: null } },
+      orderBy: { createdAt: "asc" },
+    })
+  ).map(toRow);
 }
 
 /** Resolves a pending approval; false when someone else answered first. */
 export async function resolveApproval(
   db: Db,
   id: string,
-  input: { status: Exclude<ApprovalStatus, "pending">; decision: string; feedback?: string; answer?: unknown; resolvedById: string },
+  input: {
+    status: Exclude<ApprovalStatus, "pending">;
+    decision: string;
+    feedback?: string;
+    answer?: unknown;
+    resolvedById: string;
+  },
 ): Promise<boolean> {
   const { count } = await db.approval.updateMany({
     where: { id, status: "pending" },

@@ -20,7 +20,8 @@ export async function checkInvite(db: Db, token: string, email: string): Promise
   });
   if (!invite) return { ok: false, reason: "This invitation link is not valid." };
   if (invite.usedAt) return { ok: false, reason: "This invitation link has already been used." };
-  if (invite.expiresAt < new Date()) return { ok: false, reason: "This invitation link has expired. Ask an admin for a new one." };
+  if (invite.expiresAt < new Date())
+    return { ok: false, reason: "This invitation link has expired. Ask an admin for a new one." };
   if (invite.email && invite.email !== email.toLowerCase()) {
     return { ok: false, reason: "This invitation was made for another email address." };
   }

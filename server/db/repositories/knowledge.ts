@@ -18,7 +18,9 @@ export async function replaceIndexedFile(db: Db, projectId: string, file: Indexe
   await db.$transaction([
     db.knowledgeFile.deleteMany({ where: { projectId, path: file.path } }),
     db.knowledgeFile.create({ data: { projectId, ...file } }),
-    db.knowledgeChunk.createMany({ data: chunks.map((c) => ({ projectId, path: file.path, ...c, hash: passageHash(c.text) })) }),
+    db.knowledgeChunk.createMany({
+      data: chunks.map((c) => ({ projectId, path: file.path, ...c, hash: passageHash(c.text) })),
+    }),
   ]);
 }
 
@@ -26,7 +28,12 @@ export async function removeIndexedFiles(db: Db, projectId: string, paths: strin
   if (paths.length) await db.knowledgeFile.deleteMany({ where: { projectId, path: { in: paths } } });
 }
 
-export async function searchKnowledge(db: Db, projectId: string, query: string, limit: number): Promise<KnowledgeRow[]> {
+export async function searchKnowledge(
+  db: Db,
+  projectId: string,
+  query: string,
+  limit: number,
+): Promise<KnowledgeRow[]> {
   const tsquery = anyWordQuery(query);
   if (!tsquery) return [];
   return db.$queryRaw<KnowledgeRow[]>`
@@ -55,7 +62,12 @@ export function passageHash(text: string): string {
 export type EmbeddingRow = { hash: string; vector: number[] };
 
 /** Distinct passages of the project that have no embedding under `model` yet. */
-export async function passagesWithoutEmbedding(db: Db, projectId: string, model: string, limit: number): Promise<{ hash: string; text: string }[]> {
+export async function passagesWithoutEmbedding(
+  db: Db,
+  projectId: string,
+  model: string,
+  limit: number,
+): Promise<{ hash: string; text: string }[]> {
   return db.$queryRaw<{ hash: string; text: string }[]>`
     SELECT DISTINCT ON (c.hash) c.hash, c.text
     FROM knowledge_chunk c
@@ -65,7 +77,11 @@ export async function passagesWithoutEmbedding(db: Db, projectId: string, model:
     LIMIT ${limit}`;
 }
 
-export async function embeddingCounts(db: Db, projectId: string, model: string): Promise<{ embedded: number; pending: number }> {
+export async function embeddingCounts(
+  db: Db,
+  projectId: string,
+  model: string,
+): Promise<{ embedded: number; pending: number }> {
   const [row] = await db.$queryRaw<{ embedded: number; pending: number }[]>`
     SELECT count(DISTINCT c.hash) FILTER (WHERE e.hash IS NOT NULL)::int AS embedded,
            count(DISTINCT c.hash) FILTER (WHERE e.hash IS NULL)::int AS pending
@@ -76,7 +92,10 @@ export async function embeddingCounts(db: Db, projectId: string, model: string):
 }
 
 export async function saveEmbeddings(db: Db, projectId: string, model: string, rows: EmbeddingRow[]) {
-  await db.knowledgeEmbedding.createMany({ data: rows.map((r) => ({ projectId, model, hash: r.hash, vector: r.vector })), skipDuplicates: true });
+  await db.knowledgeEmbedding.createMany({
+    data: rows.map((r) => ({ projectId, model, hash: r.hash, vector: r.vector })),
+    skipDuplicates: true,
+  });
 }
 
 /** Drops embeddings whose passage left the index (any model); returns how many went. */
@@ -92,7 +111,11 @@ export async function listEmbeddings(db: Db, projectId: string, model: string): 
 }
 
 /** The passages with these texts, in the order of `hashes` (a text indexed twice comes twice). */
-export async function passagesByHash(db: Db, projectId: string, hashes: string[]): Promise<(Omit<KnowledgeRow, "score"> & { hash: string })[]> {
+export async function passagesByHash(
+  db: Db,
+  projectId: string,
+  hashes: string[],
+): Promise<(Omit<KnowledgeRow, "score"> & { hash: string })[]> {
   if (!hashes.length) return [];
   const rows = await db.knowledgeChunk.findMany({
     where: { projectId, hash: { in: hashes } },
@@ -105,16 +128,26 @@ export async function passagesByHash(db: Db, projectId: string, hashes: string[]
 
 /** Whether pgvector is installed, installing it when the server offers it and we may. */
 export async function ensurePgvector(db: Db): Promise<boolean> {
-  const installed = async () => (await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'vector'`)[0]!.n > 0;
+  const installed = async () =>
+    (await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'vector'`)[0]!.n >
+    0;
   if (await installed()) return true;
-  const [available] = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`;
+  const [available] = await db.$queryRaw<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`;
   if (!available?.n) return false;
   await db.$executeRaw`CREATE EXTENSION IF NOT EXISTS vector`.catch(() => 0);
   return installed();
 }
 
 /** Nearest passages by cosine distance, computed by pgvector over the stored float arrays. */
-export async function nearestByPgvector(db: Db, projectId: string, model: string, vector: number[], limit: number): Promise<{ hash: string; distance: number }[]> {
+export async function nearestByPgvector(
+  db: Db,
+  projectId: string,
+  model: string,
+  vector: number[],
+  limit: number,
+): Promise<{ hash: string; distance: number }[]> {
   const literal = `[${vector.join(",")}]`;
   return db.$queryRaw<{ hash: string; distance: number }[]>`
     SELECT e.hash, (e.vector::vector <=> ${literal}::vector)::float8 AS distance

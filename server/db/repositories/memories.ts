@@ -16,15 +16,38 @@ export type MemoryRow = {
   approvedBy: { id: string; name: string } | null;
 };
 
-const ownerKey = (owner: MemoryOwner) => (owner.scope === "project" ? `project:${owner.projectId}` : `user:${owner.userId}`);
-const select = { id: true, scope: true, key: true, value: true, pinned: true, createdAt: true, updatedAt: true, agentWritten: true, approvedBy: { select: { id: true, name: true } } } as const;
-type RawRow = { scope: string } & Omit<MemoryRow, "scope" | "agentWritten" | "approvedBy"> & { agentWritten?: boolean; approvedBy?: { id: string; name: string } | null };
-const toRow = (raw: RawRow): MemoryRow => ({ ...raw, scope: raw.scope === "user" ? "user" : "project", agentWritten: raw.agentWritten ?? false, approvedBy: raw.approvedBy ?? null });
+const ownerKey = (owner: MemoryOwner) =>
+  owner.scope === "project" ? `project:${owner.projectId}` : `user:${owner.userId}`;
+const select = {
+  id: true,
+  scope: true,
+  key: true,
+  value: true,
+  pinned: true,
+  createdAt: true,
+  updatedAt: true,
+  agentWritten: true,
+  approvedBy: { select: { id: true, name: true } },
+} as const;
+type RawRow = { scope: string } & Omit<MemoryRow, "scope" | "agentWritten" | "approvedBy"> & {
+    agentWritten?: boolean;
+    approvedBy?: { id: string; name: string } | null;
+  };
+const toRow = (raw: RawRow): MemoryRow => ({
+  ...raw,
+  scope: raw.scope === "user" ? "user" : "project",
+  agentWritten: raw.agentWritten ?? false,
+  approvedBy: raw.approvedBy ?? null,
+});
 
 /** Who wrote a memory: a person, or the agent (with the person who approved it, when one did). */
 export type MemoryAuthor = { createdById: string | null; agentWritten?: boolean; approvedById?: string | null };
 
-export async function storeMemory(db: Db, owner: MemoryOwner, input: { key: string; value: string } & MemoryAuthor): Promise<MemoryRow> {
+export async function storeMemory(
+  db: Db,
+  owner: MemoryOwner,
+  input: { key: string; value: string } & MemoryAuthor,
+): Promise<MemoryRow> {
   const marks = { agentWritten: input.agentWritten ?? false, approvedById: input.approvedById ?? null };
   const where = { ownerKey_key: { ownerKey: ownerKey(owner), key: input.key } };
   const raw = await db.memory.upsert({
@@ -56,7 +79,9 @@ export async function deleteMemory(db: Db, owner: MemoryOwner, key: string): Pro
 }
 
 export async function listMemories(db: Db, owner: MemoryOwner): Promise<MemoryRow[]> {
-  return (await db.memory.findMany({ where: { ownerKey: ownerKey(owner) }, select, orderBy: { key: "asc" } })).map(toRow);
+  return (await db.memory.findMany({ where: { ownerKey: ownerKey(owner) }, select, orderBy: { key: "asc" } })).map(
+    toRow,
+  );
 }
 
 /** Pins or unpins a memory; false when there is no memory with that key. */

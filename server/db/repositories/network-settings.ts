@@ -6,7 +6,10 @@ import { DEFAULT_ALLOW_HOSTS, networkPolicyKind, type NetworkPolicy } from "@/li
 export const DEFAULT_NETWORK_POLICY: NetworkPolicy = { policy: "allow-list", allowHosts: DEFAULT_ALLOW_HOSTS };
 
 export async function getNetworkSettings(db: Db, projectId: string): Promise<NetworkPolicy> {
-  const row = await db.projectNetworkSettings.findUnique({ where: { projectId }, select: { policy: true, allowHosts: true } });
+  const row = await db.projectNetworkSettings.findUnique({
+    where: { projectId },
+    select: { policy: true, allowHosts: true },
+  });
   if (!row) return { ...DEFAULT_NETWORK_POLICY, allowHosts: [...DEFAULT_ALLOW_HOSTS] };
   const policy = networkPolicyKind.safeParse(row.policy);
   return { policy: policy.success ? policy.data : "off", allowHosts: row.allowHosts };
@@ -14,7 +17,12 @@ export async function getNetworkSettings(db: Db, projectId: string): Promise<Net
 
 export async function saveNetworkSettings(db: Db, projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
   const data = { policy: settings.policy, allowHosts: [...new Set(settings.allowHosts)] };
-  const row = await db.projectNetworkSettings.upsert({ where: { projectId }, create: { projectId, ...data }, update: data, select: { policy: true, allowHosts: true } });
+  const row = await db.projectNetworkSettings.upsert({
+    where: { projectId },
+    create: { projectId, ...data },
+    update: data,
+    select: { policy: true, allowHosts: true },
+  });
   return { policy: networkPolicyKind.parse(row.policy), allowHosts: row.allowHosts };
 }
 
@@ -29,6 +37,9 @@ export async function addAllowedHost(db: Db, projectId: string, host: string): P
 
 /** The internal hosts and ranges the project's team allows (the server's own list is added by the caller). */
 export async function getProjectTeamInternalHosts(db: Db, projectId: string): Promise<string[]> {
-  const row = await db.project.findUnique({ where: { id: projectId }, select: { team: { select: { internalHosts: true } } } });
+  const row = await db.project.findUnique({
+    where: { id: projectId },
+    select: { team: { select: { internalHosts: true } } },
+  });
   return row?.team.internalHosts ?? [];
 }

@@ -1,10 +1,29 @@
 import type { Db } from "@/server/db/client";
 
-export type NoteRow = { id: string; sessionId: string; title: string; content: string; updatedById: string | null; createdAt: Date; updatedAt: Date };
-const select = { id: true, sessionId: true, title: true, content: true, updatedById: true, createdAt: true, updatedAt: true } as const;
+export type NoteRow = {
+  id: string;
+  sessionId: string;
+  title: string;
+  content: string;
+  updatedById: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+const select = {
+  id: true,
+  sessionId: true,
+  title: true,
+  content: true,
+  updatedById: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 /** Creates the session's note with this title, or replaces its content. */
-export async function saveNote(db: Db, input: { sessionId: string; title: string; content: string; updatedById: string | null }): Promise<NoteRow> {
+export async function saveNote(
+  db: Db,
+  input: { sessionId: string; title: string; content: string; updatedById: string | null },
+): Promise<NoteRow> {
   const { sessionId, title, content, updatedById } = input;
   return db.sessionNote.upsert({
     where: { sessionId_title: { sessionId, title } },
@@ -22,6 +41,10 @@ export async function findNote(db: Db, id: string): Promise<NoteRow | null> {
   return db.sessionNote.findUnique({ where: { id }, select });
 }
 
-export async function updateNote(db: Db, id: string, input: { title?: string; content?: string; updatedById: string }): Promise<NoteRow> {
+export async function updateNote(
+  db: Db,
+  id: string,
+  input: { title?: string; content?: string; updatedById: string },
+): Promise<NoteRow> {
   return db.sessionNote.update({ where: { id }, data: input, select });
 }

@@ -12,7 +12,11 @@ const projectSelect = { id: true, name: true, ownerId: true, teamId: true, creat
  * Every project procedure starts with it, so it is one query (SQL: Prisma reads the team and its
  * membership with two more), straight to the pool (db.sql).
  */
-export async function findProjectForUser(db: Db, projectId: string, userId: string): Promise<{ project: Project; role: ProjectRole } | null> {
+export async function findProjectForUser(
+  db: Db,
+  projectId: string,
+  userId: string,
+): Promise<{ project: Project; role: ProjectRole } | null> {
   const [row] = await db.sql<Project & { role: string }>`
     SELECT p.id, p.name, p."ownerId", p."teamId", p."createdAt", p."updatedAt", m.role
     FROM project p JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${userId}
@@ -26,7 +30,11 @@ export async function findProject(db: Db, projectId: string): Promise<Project | 
   return db.project.findUnique({ where: { id: projectId }, select: projectSelect });
 }
 
-export async function listProjectsForUser(db: Db, userId: string, teamId?: string): Promise<Array<Project & { teamName: string }>> {
+export async function listProjectsForUser(
+  db: Db,
+  userId: string,
+  teamId?: string,
+): Promise<Array<Project & { teamName: string }>> {
   const rows = await db.project.findMany({
     where: { team: { members: { some: { userId } } }, ...(teamId ? { teamId } : {}) },
     select: { ...projectSelect, team: { select: { name: true } } },
@@ -35,7 +43,10 @@ export async function listProjectsForUser(db: Db, userId: string, teamId?: strin
   return rows.map(({ team, ...project }) => ({ ...project, teamName: team.name }));
 }
 
-export async function createProject(db: Db, input: { name: string; ownerId: string; teamId: string }): Promise<Project> {
+export async function createProject(
+  db: Db,
+  input: { name: string; ownerId: string; teamId: string },
+): Promise<Project> {
   return db.project.create({ data: input, select: projectSelect });
 }
 

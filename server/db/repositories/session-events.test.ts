@@ -8,16 +8,38 @@ import { insertEvents, lastSeq, listEvents, SeqTakenError, type NewEventRow } fr
 
 let sessionId: string;
 const database = databaseForFile(async (db) => {
-  sessionId = (await createSession(db, { projectId: await seedProject(db), title: "S", authorId: "ann", model: "m" })).id;
+  sessionId = (await createSession(db, { projectId: await seedProject(db), title: "S", authorId: "ann", model: "m" }))
+    .id;
 });
 
 describe("session event rows", () => {
   it("read back exactly as written, several in one statement", async () => {
     const tricky = 'quotes " and \\ backslashes, {braces}, commas, "null", émoji 🚀, a NUL-free \n newline';
     const rows: NewEventRow[] = [
-      { sessionId, seq: 1, type: "user_message", payload: { text: tricky, authorName: "Ann" }, authorId: "ann", createdAt: new Date("2026-11-24T13:14:15.678Z") },
-      { sessionId, seq: 2, type: "turn_started", payload: { turnId: "t1", model: "m", resumed: false }, authorId: null, createdAt: new Date("2026-11-24T13:14:15.999Z") },
-      { sessionId, seq: 3, type: "assistant_delta", payload: { turnId: "t1", stepId: "t1:1", text: "" }, authorId: null, createdAt: new Date("2026-11-24T13:14:16.000Z") },
+      {
+        sessionId,
+        seq: 1,
+        type: "user_message",
+        payload: { text: tricky, authorName: "Ann" },
+        authorId: "ann",
+        createdAt: new Date("2026-11-24T13:14:15.678Z"),
+      },
+      {
+        sessionId,
+        seq: 2,
+        type: "turn_started",
+        payload: { turnId: "t1", model: "m", resumed: false },
+        authorId: null,
+        createdAt: new Date("2026-11-24T13:14:15.999Z"),
+      },
+      {
+        sessionId,
+        seq: 3,
+        type: "assistant_delta",
+        payload: { turnId: "t1", stepId: "t1:1", text: "" },
+        authorId: null,
+        createdAt: new Date("2026-11-24T13:14:16.000Z"),
+      },
     ];
     await insertEvents(database.db, rows);
     expect(await listEvents(database.db, sessionId)).toEqual(rows);
@@ -34,7 +56,16 @@ describe("session event rows", () => {
     expect(await lastSeq(database.db, sessionId)).toBe(3);
 
     // Another failure (no such session) is not mistaken for a taken seq.
-    const orphan = insertEvents(database.db, [{ sessionId: crypto.randomUUID(), seq: 1, type: "status", payload: { status: "idle" }, authorId: null, createdAt: at }]);
+    const orphan = insertEvents(database.db, [
+      {
+        sessionId: crypto.randomUUID(),
+        seq: 1,
+        type: "status",
+        payload: { status: "idle" },
+        authorId: null,
+        createdAt: at,
+      },
+    ]);
     await expect(orphan).rejects.not.toBeInstanceOf(SeqTakenError);
   });
 });

@@ -2,7 +2,14 @@ import type { Db } from "@/server/db/client";
 import { isUniqueViolation } from "@/server/db/sql";
 import { parseSessionEvent, type SessionEvent, type SessionEventType } from "@/lib/session-events";
 
-export type NewEventRow = { sessionId: string; seq: number; type: SessionEventType; payload: unknown; authorId: string | null; createdAt: Date };
+export type NewEventRow = {
+  sessionId: string;
+  seq: number;
+  type: SessionEventType;
+  payload: unknown;
+  authorId: string | null;
+  createdAt: Date;
+};
 
 /** The primary key (sessionId, seq) refused a row: another writer (another instance) took that seq. */
 export class SeqTakenError extends Error {
@@ -43,14 +50,23 @@ export async function listEvents(db: Db, sessionId: string, afterSeq = 0, limit 
 }
 
 /** Only events of these types, in seq order (e.g. what the review needs from a long session). */
-export async function listEventsOfTypes(db: Db, sessionId: string, types: readonly SessionEventType[]): Promise<SessionEvent[]> {
-  const rows = await db.sessionEvent.findMany({ where: { sessionId, type: { in: [...types] } }, orderBy: { seq: "asc" } });
+export async function listEventsOfTypes(
+  db: Db,
+  sessionId: string,
+  types: readonly SessionEventType[],
+): Promise<SessionEvent[]> {
+  const rows = await db.sessionEvent.findMany({
+    where: { sessionId, type: { in: [...types] } },
+    orderBy: { seq: "asc" },
+  });
   return rows.map(parseSessionEvent);
 }
 
 /** The session's highest seq, 0 for an empty log (read at each turn's start). */
 export async function lastSeq(db: Db, sessionId: string): Promise<number> {
-  const [row] = await db.sql<{ seq: number }>`SELECT coalesce(max(seq), 0)::int AS seq FROM session_event WHERE "sessionId" = ${sessionId}`;
+  const [row] = await db.sql<{
+    seq: number;
+  }>`SELECT coalesce(max(seq), 0)::int AS seq FROM session_event WHERE "sessionId" = ${sessionId}`;
   return row?.seq ?? 0;
 }
 
@@ -61,7 +77,15 @@ export function anyWordQuery(text: string): string | null {
   return unique.length ? unique.map((w) => `'${w}'`).join(" | ") : null;
 }
 
-export type SessionSearchHit = { sessionId: string; title: string; seq: number; type: string; snippet: string; score: number; createdAt: Date };
+export type SessionSearchHit = {
+  sessionId: string;
+  title: string;
+  seq: number;
+  type: string;
+  snippet: string;
+  score: number;
+  createdAt: Date;
+};
 
 // Ranked full-text search over the project's sessions: people's messages, the agent's messages
 // and tool results. No index: the vectors are computed per query, which is fine at a team's scale.

@@ -4,7 +4,12 @@ import type { ImageRef } from "@/lib/images";
 
 // The images a session's events refer to, content-addressed per session.
 
-export async function storeSessionImage(db: Db, sessionId: string, bytes: Buffer, mediaType: string): Promise<ImageRef> {
+export async function storeSessionImage(
+  db: Db,
+  sessionId: string,
+  bytes: Buffer,
+  mediaType: string,
+): Promise<ImageRef> {
   const hash = createHash("sha256").update(bytes).digest("hex");
   await db.sessionImage.upsert({
     where: { sessionId_hash: { sessionId, hash } },
@@ -15,17 +20,30 @@ export async function storeSessionImage(db: Db, sessionId: string, bytes: Buffer
 }
 
 export async function findSessionImage(db: Db, sessionId: string, hash: string) {
-  return db.sessionImage.findUnique({ where: { sessionId_hash: { sessionId, hash } }, select: { hash: true, mediaType: true, size: true, data: true } });
+  return db.sessionImage.findUnique({
+    where: { sessionId_hash: { sessionId, hash } },
+    select: { hash: true, mediaType: true, size: true, data: true },
+  });
 }
 
 export async function findSessionImageRefs(db: Db, sessionId: string, hashes: string[]): Promise<ImageRef[]> {
   if (hashes.length === 0) return [];
-  return db.sessionImage.findMany({ where: { sessionId, hash: { in: hashes } }, select: { hash: true, mediaType: true, size: true } });
+  return db.sessionImage.findMany({
+    where: { sessionId, hash: { in: hashes } },
+    select: { hash: true, mediaType: true, size: true },
+  });
 }
 
 /** The bytes of the given images, by hash (for a model request). */
-export async function loadSessionImages(db: Db, sessionId: string, hashes: string[]): Promise<Map<string, { data: Uint8Array; mediaType: string }>> {
+export async function loadSessionImages(
+  db: Db,
+  sessionId: string,
+  hashes: string[],
+): Promise<Map<string, { data: Uint8Array; mediaType: string }>> {
   if (hashes.length === 0) return new Map();
-  const rows = await db.sessionImage.findMany({ where: { sessionId, hash: { in: hashes } }, select: { hash: true, mediaType: true, data: true } });
+  const rows = await db.sessionImage.findMany({
+    where: { sessionId, hash: { in: hashes } },
+    select: { hash: true, mediaType: true, data: true },
+  });
   return new Map(rows.map((r) => [r.hash, { data: new Uint8Array(r.data), mediaType: r.mediaType }]));
 }

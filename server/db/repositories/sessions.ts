@@ -55,7 +55,15 @@ const toRow = (raw: Raw): AgentSessionRow => ({
 /** A new session (every `session.create`, every sub-agent): straight to the pool (db.sql), with Prisma's defaults. */
 export async function createSession(
   db: Db,
-  input: { projectId: string; title: string; authorId: string | null; model: string; parentId?: string; allowedTools?: string[]; maxSteps?: number },
+  input: {
+    projectId: string;
+    title: string;
+    authorId: string | null;
+    model: string;
+    parentId?: string;
+    allowedTools?: string[];
+    maxSteps?: number;
+  },
 ): Promise<AgentSessionRow> {
   const now = new Date();
   const [raw] = await db.sql<Raw>`
@@ -82,7 +90,16 @@ export async function findSessionForUser(
   id: string,
   userId: string | null,
 ): Promise<{ session: AgentSessionRow; project: Project; role: ProjectRole | null } | null> {
-  const [row] = await db.sql<Raw & { p_name: string; p_ownerId: string; p_teamId: string; p_createdAt: Date; p_updatedAt: Date; role: string | null }>`
+  const [row] = await db.sql<
+    Raw & {
+      p_name: string;
+      p_ownerId: string;
+      p_teamId: string;
+      p_createdAt: Date;
+      p_updatedAt: Date;
+      role: string | null;
+    }
+  >`
     SELECT s.id, s."projectId", s."parentId", s.title, s."authorId", s.model, s.status, s."allowedTools", s."maxSteps",
            s."allowRules", s."inputTokens", s."outputTokens", s."costUsd", s."approvalsBy", s."createdAt", s."updatedAt",
            p.name AS p_name, p."ownerId" AS "p_ownerId", p."teamId" AS "p_teamId", p."createdAt" AS "p_createdAt", p."updatedAt" AS "p_updatedAt",
@@ -93,11 +110,22 @@ export async function findSessionForUser(
     WHERE s.id = ${id}`;
   if (!row) return null;
   const { p_name, p_ownerId, p_teamId, p_createdAt, p_updatedAt, role, ...session } = row;
-  const project: Project = { id: session.projectId, name: p_name, ownerId: p_ownerId, teamId: p_teamId, createdAt: p_createdAt, updatedAt: p_updatedAt };
+  const project: Project = {
+    id: session.projectId,
+    name: p_name,
+    ownerId: p_ownerId,
+    teamId: p_teamId,
+    createdAt: p_createdAt,
+    updatedAt: p_updatedAt,
+  };
   return { session: toRow(session), project, role: role === null ? null : asRole(role) };
 }
 
-export async function listSessions(db: Db, projectId: string, options: { parentId?: string | null; limit?: number } = {}) {
+export async function listSessions(
+  db: Db,
+  projectId: string,
+  options: { parentId?: string | null; limit?: number } = {},
+) {
   const rows = await db.agentSession.findMany({
     where: { projectId, ...(options.parentId !== undefined ? { parentId: options.parentId } : {}) },
     select,
@@ -140,7 +168,11 @@ export async function setSessionStatus(db: Db, id: string, status: SessionStatus
 }
 
 /** Adds a step's tokens and cost (every step of every turn); throws when the session is gone, as Prisma's update did. */
-export async function addSessionUsage(db: Db, id: string, usage: { inputTokens: number; outputTokens: number; costUsd: number }) {
+export async function addSessionUsage(
+  db: Db,
+  id: string,
+  usage: { inputTokens: number; outputTokens: number; costUsd: number },
+) {
   const [row] = await db.sql<{ inputTokens: number; outputTokens: number; costUsd: number }>`
     UPDATE agent_session SET "inputTokens" = "inputTokens" + ${usage.inputTokens}::int, "outputTokens" = "outputTokens" + ${usage.outputTokens}::int,
       "costUsd" = "costUsd" + ${usage.costUsd}::float8, "updatedAt" = now() AT TIME ZONE 'UTC'

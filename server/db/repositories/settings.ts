@@ -8,7 +8,10 @@ import { webSearchBackendSchema } from "@/lib/web-search-config";
 export const settingSchemas = {
   signupMode: z.enum(["open", "invite"]).default("invite"),
   /** Which network policies projects may choose (an admin may rule out `open`, say). */
-  networkPolicies: z.array(networkPolicyKind).min(1).default([...NETWORK_POLICIES]),
+  networkPolicies: z
+    .array(networkPolicyKind)
+    .min(1)
+    .default([...NETWORK_POLICIES]),
   commandGuard: commandGuardConfigSchema.default(DEFAULT_COMMAND_GUARD),
   /** The admin's web search service; null: the environment's (server/env.ts). */
   webSearch: webSearchBackendSchema.nullable().default(null),
@@ -24,8 +27,14 @@ export async function getSetting<K extends SettingKey>(db: Db, key: K): Promise<
 }
 
 /** Several settings in one query (every turn's start reads the command guard and web search together: db.sql). */
-export async function getSettings<K extends SettingKey>(db: Db, keys: readonly K[]): Promise<{ [P in K]: SettingValue<P> }> {
-  const rows = await db.sql<{ key: string; value: unknown }>`SELECT key, value FROM setting WHERE key = ANY(${[...keys]}::text[])`;
+export async function getSettings<K extends SettingKey>(
+  db: Db,
+  keys: readonly K[],
+): Promise<{ [P in K]: SettingValue<P> }> {
+  const rows = await db.sql<{
+    key: string;
+    value: unknown;
+  }>`SELECT key, value FROM setting WHERE key = ANY(${[...keys]}::text[])`;
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const out = {} as { [P in K]: SettingValue<P> };
   for (const key of keys) {

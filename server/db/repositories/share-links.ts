@@ -13,11 +13,26 @@ export type ShareLinkRow = {
   createdAt: Date;
 };
 
-const select = { id: true, sessionId: true, scope: true, label: true, createdById: true, expiresAt: true, revokedAt: true, createdAt: true } as const;
-const asRow = (row: Omit<ShareLinkRow, "scope"> & { scope: string }): ShareLinkRow => ({ ...row, scope: row.scope === "collaborate" ? "collaborate" : "view" });
+const select = {
+  id: true,
+  sessionId: true,
+  scope: true,
+  label: true,
+  createdById: true,
+  expiresAt: true,
+  revokedAt: true,
+  createdAt: true,
+} as const;
+const asRow = (row: Omit<ShareLinkRow, "scope"> & { scope: string }): ShareLinkRow => ({
+  ...row,
+  scope: row.scope === "collaborate" ? "collaborate" : "view",
+});
 
 /** Returns the token once; only its hash is stored. */
-export async function createShareLink(db: Db, input: { sessionId: string; scope: ShareScope; label: string; createdById: string; expiresAt: Date }) {
+export async function createShareLink(
+  db: Db,
+  input: { sessionId: string; scope: ShareScope; label: string; createdById: string; expiresAt: Date },
+) {
   const { token, hash } = newToken();
   const row = await db.shareLink.create({ data: { ...input, tokenHash: hash }, select });
   return { link: asRow(row), token };
@@ -29,7 +44,10 @@ export async function listShareLinks(db: Db, sessionId: string): Promise<ShareLi
 
 /** False when the link was not live (already revoked, or not this session's). */
 export async function revokeShareLink(db: Db, sessionId: string, id: string): Promise<boolean> {
-  const { count } = await db.shareLink.updateMany({ where: { id, sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
+  const { count } = await db.shareLink.updateMany({
+    where: { id, sessionId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
   return count === 1;
 }
 

@@ -9,19 +9,24 @@ export type TeamRole = (typeof TEAM_ROLES)[number];
 
 /** Higher is more. */
 export const roleRank = (role: TeamRole) => TEAM_ROLES.length - TEAM_ROLES.indexOf(role);
-export const asRole = (value: string): TeamRole => ((TEAM_ROLES as readonly string[]).includes(value) ? (value as TeamRole) : "viewer");
+export const asRole = (value: string): TeamRole =>
+  (TEAM_ROLES as readonly string[]).includes(value) ? (value as TeamRole) : "viewer";
 
 export type TeamSummary = { id: string; name: string; personal: boolean; role: TeamRole; members: number };
 
 /** Every user has one personal team, owned by them; made on first need (sign-up, first project). */
-export async function ensurePersonalTeam(db: Db, user: { id: string; name?: string }): Promise<{ id: string; name: string }> {
+export async function ensurePersonalTeam(
+  db: Db,
+  user: { id: string; name?: string },
+): Promise<{ id: string; name: string }> {
   const existing = await db.team.findFirst({
     where: { personal: true, members: { some: { userId: user.id, role: "owner" } } },
     select: { id: true, name: true },
     orderBy: { createdAt: "asc" },
   });
   if (existing) return existing;
-  const name = user.name ?? (await db.user.findUnique({ where: { id: user.id }, select: { name: true } }))?.name ?? "My";
+  const name =
+    user.name ?? (await db.user.findUnique({ where: { id: user.id }, select: { name: true } }))?.name ?? "My";
   return db.team.create({
     data: { name: `${name}'s projects`, personal: true, members: { create: { userId: user.id, role: "owner" } } },
     select: { id: true, name: true },
@@ -31,13 +36,26 @@ export async function ensurePersonalTeam(db: Db, user: { id: string; name?: stri
 export async function listTeamsForUser(db: Db, userId: string): Promise<TeamSummary[]> {
   const rows = await db.teamMember.findMany({
     where: { userId },
-    select: { role: true, team: { select: { id: true, name: true, personal: true, _count: { select: { members: true } } } } },
+    select: {
+      role: true,
+      team: { select: { id: true, name: true, personal: true, _count: { select: { members: true } } } },
+    },
     orderBy: [{ team: { personal: "desc" } }, { team: { name: "asc" } }],
   });
-  return rows.map((r) => ({ id: r.team.id, name: r.team.name, personal: r.team.personal, role: asRole(r.role), members: r.team._count.members }));
+  return rows.map((r) => ({
+    id: r.team.id,
+    name: r.team.name,
+    personal: r.team.personal,
+    role: asRole(r.role),
+    members: r.team._count.members,
+  }));
 }
 
-export async function findTeamRole(db: Db, teamId: string, userId: string): Promise<{ team: { id: string; name: string; personal: boolean }; role: TeamRole } | null> {
+export async function findTeamRole(
+  db: Db,
+  teamId: string,
+  userId: string,
+): Promise<{ team: { id: string; name: string; personal: boolean }; role: TeamRole } | null> {
   const row = await db.teamMember.findUnique({
     where: { teamId_userId: { teamId, userId } },
     select: { role: true, team: { select: { id: true, name: true, personal: true } } },
@@ -67,7 +85,11 @@ export async function listMembers(db: Db, teamId: string) {
 
 /** Adds a person with a role (or changes their role if they are already in the team). */
 export async function addMember(db: Db, teamId: string, userId: string, role: TeamRole) {
-  await db.teamMember.upsert({ where: { teamId_userId: { teamId, userId } }, create: { teamId, userId, role }, update: { role } });
+  await db.teamMember.upsert({
+    where: { teamId_userId: { teamId, userId } },
+    create: { teamId, userId, role },
+    update: { role },
+  });
 }
 
 export async function countOwners(db: Db, teamId: string) {
@@ -82,11 +104,21 @@ export async function removeMember(db: Db, teamId: string, userId: string) {
   await db.teamMember.deleteMany({ where: { teamId, userId } });
 }
 
-export async function createTeamInvite(db: Db, input: { teamId: string; role: TeamRole; email?: string; createdById: string; ttlDays?: number }) {
+export async function createTeamInvite(
+  db: Db,
+  input: { teamId: string; role: TeamRole; email?: string; createdById: string; ttlDays?: number },
+) {
   const { token, hash } = newToken();
   const expiresAt = new Date(Date.now() + (input.ttlDays ?? 7) * 86_400_000);
   const invite = await db.teamInvite.create({
-    data: { teamId: input.teamId, tokenHash: hash, role: input.role, email: input.email?.toLowerCase(), createdById: input.createdById, expiresAt },
+    data: {
+      teamId: input.teamId,
+      tokenHash: hash,
+      role: input.role,
+      email: input.email?.toLowerCase(),
+      createdById: input.createdById,
+      expiresAt,
+    },
     select: { id: true, role: true, email: true, expiresAt: true, createdAt: true },
   });
   return { ...invite, role: asRole(invite.role), token };
@@ -102,7 +134,10 @@ export async function listTeamInvites(db: Db, teamId: string) {
 }
 
 export async function revokeTeamInvite(db: Db, teamId: string, id: string) {
-  await db.teamInvite.updateMany({ where: { id, teamId, usedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+  await db.teamInvite.updateMany({
+    where: { id, teamId, usedAt: null, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
 }
 
 export type TeamInviteCheck =
@@ -112,11 +147,22 @@ export type TeamInviteCheck =
 export async function checkTeamInvite(db: Db, token: string): Promise<TeamInviteCheck> {
   const invite = await db.teamInvite.findUnique({
     where: { tokenHash: hashToken(token) },
-    select: { id: true, role: true, email: true, expiresAt: true, usedAt: true, revokedAt: true, team: { select: { id: true, name: true } } },
+    select: {
+      id: true,
+      role: true,
+      email: true,
+      expiresAt: true,
+      usedAt: true,
+      revokedAt: true,
+      team: { select: { id: true, name: true } },
+    },
   });
-  if (!invite || invite.revokedAt) return { ok: false, reason: "This invitation link is not valid (it may have been revoked)." };
-  if (invite.usedAt) return { ok: false, reason: "This invitation link has already been used. Ask a team admin for a new one." };
-  if (invite.expiresAt < new Date()) return { ok: false, reason: "This invitation link has expired. Ask a team admin for a new one." };
+  if (!invite || invite.revokedAt)
+    return { ok: false, reason: "This invitation link is not valid (it may have been revoked)." };
+  if (invite.usedAt)
+    return { ok: false, reason: "This invitation link has already been used. Ask a team admin for a new one." };
+  if (invite.expiresAt < new Date())
+    return { ok: false, reason: "This invitation link has expired. Ask a team admin for a new one." };
   return { ok: true, id: invite.id, team: invite.team, role: asRole(invite.role), email: invite.email };
 }
 
@@ -124,13 +170,26 @@ export async function checkTeamInvite(db: Db, token: string): Promise<TeamInvite
  * Uses an invitation: marks it used and adds the user with its role (keeping a higher role they
  * already have). False when someone else used it first.
  */
-export async function acceptTeamInvite(db: Db, inviteId: string, teamId: string, userId: string, role: TeamRole): Promise<boolean> {
+export async function acceptTeamInvite(
+  db: Db,
+  inviteId: string,
+  teamId: string,
+  userId: string,
+  role: TeamRole,
+): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const { count } = await tx.teamInvite.updateMany({ where: { id: inviteId, usedAt: null, revokedAt: null }, data: { usedAt: new Date(), usedById: userId } });
+    const { count } = await tx.teamInvite.updateMany({
+      where: { id: inviteId, usedAt: null, revokedAt: null },
+      data: { usedAt: new Date(), usedById: userId },
+    });
     if (count !== 1) return false;
-    const current = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { role: true } });
+    const current = await tx.teamMember.findUnique({
+      where: { teamId_userId: { teamId, userId } },
+      select: { role: true },
+    });
     if (!current) await tx.teamMember.create({ data: { teamId, userId, role } });
-    else if (roleRank(asRole(current.role)) < roleRank(role)) await tx.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
+    else if (roleRank(asRole(current.role)) < roleRank(role))
+      await tx.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
     return true;
   });
 }
@@ -141,10 +200,15 @@ export type TeamInviteClaim = { id: string; teamId: string; role: TeamRole };
  * Takes an invitation for a sign-up (server/auth/auth.ts), before the account exists: checks it and
  * marks it used in one statement, so of two sign-ups with one link only one gets in.
  */
-export async function claimTeamInvite(db: Db, token: string, email: string): Promise<({ ok: true } & TeamInviteClaim) | { ok: false; reason: string }> {
+export async function claimTeamInvite(
+  db: Db,
+  token: string,
+  email: string,
+): Promise<({ ok: true } & TeamInviteClaim) | { ok: false; reason: string }> {
   const check = await checkTeamInvite(db, token);
   if (!check.ok) return check;
-  if (check.email && check.email !== email.toLowerCase()) return { ok: false, reason: "This invitation was made for another email address." };
+  if (check.email && check.email !== email.toLowerCase())
+    return { ok: false, reason: "This invitation was made for another email address." };
   const { count } = await db.teamInvite.updateMany({
     where: { id: check.id, usedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
     data: { usedAt: new Date() },
@@ -168,6 +232,10 @@ export async function getTeamInternalHosts(db: Db, teamId: string): Promise<stri
 }
 
 export async function setTeamInternalHosts(db: Db, teamId: string, entries: string[]): Promise<string[]> {
-  const row = await db.team.update({ where: { id: teamId }, data: { internalHosts: [...new Set(entries)] }, select: { internalHosts: true } });
+  const row = await db.team.update({
+    where: { id: teamId },
+    data: { internalHosts: [...new Set(entries)] },
+    select: { internalHosts: true },
+  });
   return row.internalHosts;
 }

@@ -12,6 +12,10 @@ export async function replaceTodos(db: Db, sessionId: string, todos: TodoRow[]) 
 }
 
 export async function listTodos(db: Db, sessionId: string): Promise<TodoRow[]> {
-  const rows = await db.sessionTodo.findMany({ where: { sessionId }, orderBy: { position: "asc" }, select: { id: true, content: true, status: true } });
+  const rows = await db.sessionTodo.findMany({
+    where: { sessionId },
+    orderBy: { position: "asc" },
+    select: { id: true, content: true, status: true },
+  });
   return rows.map((r) => ({ ...r, status: r.status as TodoStatus }));
 }

@@ -8,7 +8,10 @@ import type { Db } from "@/server/db/client";
 export type LapsedJob = { sessionId: string; userId: string };
 
 /** Takes the session's job: a new one, one this instance holds, or one whose lease has lapsed. */
-export async function claimTurnJob(db: Db, input: { sessionId: string; userId: string; ownerId: string; leaseMs: number }): Promise<boolean> {
+export async function claimTurnJob(
+  db: Db,
+  input: { sessionId: string; userId: string; ownerId: string; leaseMs: number },
+): Promise<boolean> {
   const rows = await db.sql<{ sessionId: string }>`
     INSERT INTO turn_job ("sessionId", "userId", "ownerId", "leaseUntil")
     VALUES (${input.sessionId}, ${input.userId}, ${input.ownerId}, (now() AT TIME ZONE 'UTC') + make_interval(secs => ${input.leaseMs / 1000}))
@@ -42,7 +45,12 @@ export async function lapseTurnJob(db: Db, sessionId: string, ownerId: string) {
  * Moves up to `limit` lapsed jobs to this instance. SKIP LOCKED lets several instances look at
  * once: each lapsed job goes to exactly one of them.
  */
-export async function takeOverLapsedTurnJobs(db: Db, ownerId: string, leaseMs: number, limit: number): Promise<LapsedJob[]> {
+export async function takeOverLapsedTurnJobs(
+  db: Db,
+  ownerId: string,
+  leaseMs: number,
+  limit: number,
+): Promise<LapsedJob[]> {
   return db.sql<LapsedJob>`
     WITH lapsed AS (
       SELECT "sessionId" FROM turn_job

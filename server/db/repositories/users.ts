@@ -32,5 +32,7 @@ export async function promoteIfFirstUser(db: Db, userId: string): Promise<boolea
 
 /** An account without a password, for a headless run of the agent (`npm run eval`): nobody signs in as it. */
 export async function createHeadlessUser(db: Db, input: { name: string; email: string }): Promise<AppUser> {
-  return toAppUser(await db.user.create({ data: { id: randomUUID(), name: input.name, email: input.email }, select: userSelect }));
+  return toAppUser(
+    await db.user.create({ data: { id: randomUUID(), name: input.name, email: input.email }, select: userSelect }),
+  );
 }

@@ -10,7 +10,10 @@ export type WorkspaceHolder = { instanceId: string; instanceUrl: string };
  * Takes the project's lease when it is free, lapsed or already this instance's (renewing it), and
  * answers who holds it afterwards: this instance, or the live one that kept it.
  */
-export async function claimWorkspaceLease(db: Db, input: { projectId: string; instanceId: string; instanceUrl: string; leaseMs: number }): Promise<WorkspaceHolder | null> {
+export async function claimWorkspaceLease(
+  db: Db,
+  input: { projectId: string; instanceId: string; instanceUrl: string; leaseMs: number },
+): Promise<WorkspaceHolder | null> {
   const taken = await db.$queryRaw<WorkspaceHolder[]>`
     INSERT INTO workspace_lease ("projectId", "instanceId", "instanceUrl", "leaseUntil")
     VALUES (${input.projectId}, ${input.instanceId}, ${input.instanceUrl}, (now() AT TIME ZONE 'UTC') + make_interval(secs => ${input.leaseMs / 1000}))
@@ -41,5 +44,8 @@ export async function releaseWorkspaceLeases(db: Db, instanceId: string) {
 
 /** The holder of the project's lease, lapsed or not (tests and diagnostics). */
 export async function workspaceLeaseOf(db: Db, projectId: string) {
-  return db.workspaceLease.findUnique({ where: { projectId }, select: { instanceId: true, instanceUrl: true, leaseUntil: true } });
+  return db.workspaceLease.findUnique({
+    where: { projectId },
+    select: { instanceId: true, instanceUrl: true, leaseUntil: true },
+  });
 }

@@ -3,7 +3,13 @@ import { normalizeDefault, type DbShape } from "./shape";
 
 // The actual shape, from the database's catalogs (schema "public")
 
-const ACTIONS: Record<string, string> = { a: "NO ACTION", r: "RESTRICT", c: "CASCADE", n: "SET NULL", d: "SET DEFAULT" };
+const ACTIONS: Record<string, string> = {
+  a: "NO ACTION",
+  r: "RESTRICT",
+  c: "CASCADE",
+  n: "SET NULL",
+  d: "SET DEFAULT",
+};
 const IGNORED_TABLES = new Set(["_prisma_migrations"]);
 
 export async function databaseShape(databaseUrl: string): Promise<DbShape> {
@@ -34,7 +40,15 @@ export async function databaseShape(databaseUrl: string): Promise<DbShape> {
       });
     }
 
-    for (const row of await q<{ table: string; name: string; type: string; nullable: boolean; default: string | null; identity: string; generated: string }>(`
+    for (const row of await q<{
+      table: string;
+      name: string;
+      type: string;
+      nullable: boolean;
+      default: string | null;
+      identity: string;
+      generated: string;
+    }>(`
       SELECT c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
              NOT a.attnotnull AS nullable, pg_get_expr(d.adbin, d.adrelid) AS default,
              a.attidentity AS identity, a.attgenerated AS generated
@@ -97,7 +111,15 @@ export async function databaseShape(databaseUrl: string): Promise<DbShape> {
       });
     }
 
-    for (const row of await q<{ table: string; name: string; ref_table: string; columns: string[]; ref_columns: string[]; on_delete: string; on_update: string }>(`
+    for (const row of await q<{
+      table: string;
+      name: string;
+      ref_table: string;
+      columns: string[];
+      ref_columns: string[];
+      on_delete: string;
+      on_update: string;
+    }>(`
       SELECT t.relname AS table, c.conname AS name, r.relname AS ref_table,
              c.confdeltype AS on_delete, c.confupdtype AS on_update,
              ARRAY(SELECT a.attname::text FROM unnest(c.conkey) WITH ORDINALITY k(num, ord)
@@ -123,4 +145,3 @@ export async function databaseShape(databaseUrl: string): Promise<DbShape> {
     await client.end();
   }
 }
-

@@ -58,7 +58,9 @@ function diffTable(want: Table, have: Table): string[] {
     const defaultsMatch =
       column.default === actual.default || (column.default === ANY_DEFAULT && actual.default !== null);
     if (!defaultsMatch) {
-      out.push(`${label}: schema says ${describeDefault(column.default)}, database has ${describeDefault(actual.default)}`);
+      out.push(
+        `${label}: schema says ${describeDefault(column.default)}, database has ${describeDefault(actual.default)}`,
+      );
     }
   }
   for (const name of have.columns.keys()) {
@@ -84,7 +86,8 @@ function diffTable(want: Table, have: Table): string[] {
     if (indexColumns(index) !== indexColumns(actual)) {
       out.push(`${label}: schema says columns ${indexColumns(index)}, database has ${indexColumns(actual)}`);
     }
-    if (index.method !== actual.method) out.push(`${label}: schema says method ${index.method}, database has ${actual.method}`);
+    if (index.method !== actual.method)
+      out.push(`${label}: schema says method ${index.method}, database has ${actual.method}`);
     if (actual.predicate) out.push(`${label}: database has WHERE ${actual.predicate}, which the schema cannot express`);
   }
   for (const name of sorted(have.indexes)) {
@@ -104,8 +107,10 @@ function diffTable(want: Table, have: Table): string[] {
       continue;
     }
     if (target(fk) !== target(actual)) out.push(`${label}: schema says ${target(fk)}, database has ${target(actual)}`);
-    if (fk.onDelete !== actual.onDelete) out.push(`${label}: schema says ON DELETE ${fk.onDelete}, database has ON DELETE ${actual.onDelete}`);
-    if (fk.onUpdate !== actual.onUpdate) out.push(`${label}: schema says ON UPDATE ${fk.onUpdate}, database has ON UPDATE ${actual.onUpdate}`);
+    if (fk.onDelete !== actual.onDelete)
+      out.push(`${label}: schema says ON DELETE ${fk.onDelete}, database has ON DELETE ${actual.onDelete}`);
+    if (fk.onUpdate !== actual.onUpdate)
+      out.push(`${label}: schema says ON UPDATE ${fk.onUpdate}, database has ON UPDATE ${actual.onUpdate}`);
   }
   for (const name of sorted(have.foreignKeys)) {
     if (!want.foreignKeys.has(name)) out.push(`foreign key ${name} on ${t} exists in database but not in schema`);

@@ -52,7 +52,6 @@ export function prismaConstraintName(table: string, columns: string[], suffix: s
   return base.slice(0, MAX_IDENTIFIER - suffix.length - 1) + "_" + suffix;
 }
 
-
 /** A DMMF default as the SQL Prisma Migrate would write for it; null when the database has none. */
 function defaultSql(field: DmmfField, enumValue: (value: string) => string): string | null {
   if (!field.hasDefaultValue || field.default === undefined) return null;
@@ -88,7 +87,8 @@ export function expectedShape(schemaText: string): DbShape {
     if (f.nativeType) {
       const [name, args] = f.nativeType;
       const render = NATIVE_TYPES[name];
-      if (!render) throw new Error(`schema-shape/expected-shape.ts does not know native type @db.${name}: add it to NATIVE_TYPES`);
+      if (!render)
+        throw new Error(`schema-shape/expected-shape.ts does not know native type @db.${name}: add it to NATIVE_TYPES`);
       base = render(args);
     } else if (f.kind === "enum") {
       const e = enumsByName.get(f.type)!;
@@ -101,10 +101,15 @@ export function expectedShape(schemaText: string): DbShape {
   };
 
   const shape: DbShape = { tables: new Map(), enums: new Map() };
-  for (const e of datamodel.enums) shape.enums.set(e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name));
+  for (const e of datamodel.enums)
+    shape.enums.set(
+      e.dbName ?? e.name,
+      e.values.map((v) => v.dbName ?? v.name),
+    );
 
   for (const model of datamodel.models) {
-    if (model.schema) throw new Error(`model ${model.name}: multiSchema (@@schema) is not supported by schema-shape/expected-shape.ts`);
+    if (model.schema)
+      throw new Error(`model ${model.name}: multiSchema (@@schema) is not supported by schema-shape/expected-shape.ts`);
     const table: Table = {
       name: tableName(model),
       columns: new Map(),
@@ -151,7 +156,8 @@ export function expectedShape(schemaText: string): DbShape {
       table.primaryKey = { name: index.dbName ?? prismaConstraintName(table.name, [], "pkey"), columns };
       continue;
     }
-    if (index.type === "fulltext") throw new Error(`model ${model.name}: fulltext indexes are not supported by schema-shape/expected-shape.ts`);
+    if (index.type === "fulltext")
+      throw new Error(`model ${model.name}: fulltext indexes are not supported by schema-shape/expected-shape.ts`);
     const unique = index.type === "unique";
     const name = index.dbName ?? prismaConstraintName(table.name, columns, unique ? "key" : "idx");
     table.indexes.set(name, {
@@ -193,11 +199,15 @@ function addImplicitManyToManyTables(
       const [a, b] = [model, other].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
       const idOf = (m: DmmfModel) => {
         const id = datamodel.indexes.find((i) => i.model === m.name && i.type === "id");
-        if (id?.fields.length !== 1) throw new Error(`implicit many-to-many ${name} needs a single-field @id on ${m.name}`);
+        if (id?.fields.length !== 1)
+          throw new Error(`implicit many-to-many ${name} needs a single-field @id on ${m.name}`);
         return m.fields.find((x) => x.name === id.fields[0].name)!;
       };
       const table: Table = { name, columns: new Map(), primaryKey: null, indexes: new Map(), foreignKeys: new Map() };
-      for (const [column, m] of [["A", a], ["B", b]] as const) {
+      for (const [column, m] of [
+        ["A", a],
+        ["B", b],
+      ] as const) {
         const id = idOf(m);
         table.columns.set(column, { type: columnType(id), nullable: false, default: null });
         const fk = `${name}_${column}_fkey`;
@@ -232,4 +242,3 @@ function referentialAction(prismaAction: string) {
   };
   return sql[prismaAction] ?? prismaAction;
 }
-

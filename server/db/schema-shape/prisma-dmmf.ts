@@ -65,7 +65,10 @@ function loadSchemaWasm(): SchemaWasm {
   const imports: Record<string, Record<string, (...args: number[]) => unknown>> = {};
   for (const { module: from, name } of WebAssembly.Module.imports(module)) {
     const key = Object.keys(implementations).find((k) => name === k || name.startsWith(`${k}_`));
-    if (!key) throw new Error(`${file} needs import ${name}: update loadSchemaWasm in ${import.meta.url} for this Prisma version`);
+    if (!key)
+      throw new Error(
+        `${file} needs import ${name}: update loadSchemaWasm in ${import.meta.url} for this Prisma version`,
+      );
     (imports[from] ??= {})[name] = implementations[key];
   }
   wasm = new WebAssembly.Instance(module, imports).exports;
@@ -119,4 +122,3 @@ export function relationMapNames(schemaText: string): Map<string, string> {
   }
   return names;
 }
-

@@ -114,10 +114,12 @@ export function normalizeDefault(sql: string, type: string): string {
   if (/^(current_timestamp|now\(\))$/i.test(expr)) return "CURRENT_TIMESTAMP";
   const element = type.replace(/(\[\])+$/, "");
   const array = /^ARRAY\s*\[(.*)\]$/is.exec(expr);
-  if (array) return `ARRAY[${splitTopLevel(array[1]).map((x) => normalizeDefault(x, element)).join(", ")}]`;
+  if (array)
+    return `ARRAY[${splitTopLevel(array[1])
+      .map((x) => normalizeDefault(x, element))
+      .join(", ")}]`;
   const literal = /^'((?:[^']|'')*)'$/s.exec(expr);
   if (literal) return canonicalLiteral(literal[1].replaceAll("''", "'"), element);
   if (/^[-+]?[\d.]/.test(expr) || /^(true|false)$/i.test(expr)) return canonicalLiteral(expr, element);
   return expr.replace(/\s+/g, " ");
 }
-

@@ -16,7 +16,13 @@ const MAX_FILE_BYTES = 256 * 1024;
 const MAX_FILES = 50_000;
 
 export type RepoMapOptions = { maxTokens?: number; focus?: readonly string[] };
-export type RenderedMap = { text: string; files: number; shownFiles: number; definitions: number; shownDefinitions: number };
+export type RenderedMap = {
+  text: string;
+  files: number;
+  shownFiles: number;
+  definitions: number;
+  shownDefinitions: number;
+};
 
 export class RepoMap {
   private readonly tags = new Map<string, FileTags>();
@@ -64,8 +70,7 @@ export class RepoMap {
       if (change.type === "unlink") {
         this.tags.delete(change.path);
         this.generation++;
-      }
-      else if (change.type === "add" || change.type === "change") this.pending.add(change.path);
+      } else if (change.type === "add" || change.type === "change") this.pending.add(change.path);
     }
     const paths = [...this.pending];
     this.pending.clear();
@@ -77,7 +82,11 @@ export class RepoMap {
     const budget = (options.maxTokens ?? 1024) * 4; // ~4 characters a token
     const focus = [...(options.focus ?? [])].sort().join("\n");
     if (this.ranking?.generation !== this.generation || this.ranking.focus !== focus) {
-      this.ranking = { generation: this.generation, focus, ranked: rankDefinitions(this.tags, new Set(options.focus ?? [])) };
+      this.ranking = {
+        generation: this.generation,
+        focus,
+        ranked: rankDefinitions(this.tags, new Set(options.focus ?? [])),
+      };
     }
     const ranked = this.ranking.ranked;
     const byFile = new Map<string, string[]>();
@@ -94,16 +103,28 @@ export class RepoMap {
       else byFile.set(entry.file, [line]);
     }
     const text = [...byFile].map(([file, lines]) => `${file}:\n${lines.join("\n")}`).join("\n");
-    return { text, files: this.tags.size, shownFiles: byFile.size, definitions: ranked.length, shownDefinitions: shown };
+    return {
+      text,
+      files: this.tags.size,
+      shownFiles: byFile.size,
+      definitions: ranked.length,
+      shownDefinitions: shown,
+    };
   }
 }
 
 function isVendored(file: string): boolean {
-  return file.split("/").some((segment) => segment === "node_modules" || segment === "dist" || segment === "build" || segment === ".tandem");
+  return file
+    .split("/")
+    .some(
+      (segment) => segment === "node_modules" || segment === "dist" || segment === "build" || segment === ".tandem",
+    );
 }
 
 /** Source files that git would not ignore: the workspace's one file listing (ripgrep), tagged kinds only. */
 async function listSourceFiles(root: string): Promise<string[]> {
   const { files } = await listWorkspaceFiles(root, { exclude: ["node_modules", ".tandem"] });
-  return files.filter((file) => [...TAGGED_EXTENSIONS].some((extension) => file.endsWith(extension)) && !isVendored(file)).slice(0, MAX_FILES);
+  return files
+    .filter((file) => [...TAGGED_EXTENSIONS].some((extension) => file.endsWith(extension)) && !isVendored(file))
+    .slice(0, MAX_FILES);
 }

@@ -42,7 +42,8 @@ const GRAMMARS: Record<string, Grammar> = {
   ".jsx": { wasm: "tree-sitter-javascript.wasm", definitions: JS_DEFINITIONS, references: JS_REFERENCES },
   ".py": {
     wasm: "tree-sitter-python.wasm",
-    definitions: "(function_definition name: (identifier) @function) (class_definition name: (identifier) @class) (module (expression_statement (assignment left: (identifier) @variable)))",
+    definitions:
+      "(function_definition name: (identifier) @function) (class_definition name: (identifier) @class) (module (expression_statement (assignment left: (identifier) @variable)))",
     references: "(identifier) @ref",
   },
 };
@@ -63,7 +64,11 @@ function tagger(grammar: Grammar) {
       const language = await Language.load(path.join(wasmDir, grammar.wasm));
       const parser = new Parser();
       parser.setLanguage(language);
-      return { parser, definitions: new Query(language, grammar.definitions), references: new Query(language, grammar.references) };
+      return {
+        parser,
+        definitions: new Query(language, grammar.definitions),
+        references: new Query(language, grammar.references),
+      };
     })();
     loaded.set(grammar.wasm + grammar.definitions, found);
   }
@@ -78,9 +83,12 @@ export async function tagFile(file: string, text: string): Promise<FileTags | nu
   const tree = parser.parse(text);
   if (!tree) return null;
   try {
-    const defs = definitions.captures(tree.rootNode).map((c) => ({ name: c.node.text, kind: c.name, line: c.node.startPosition.row + 1 }));
+    const defs = definitions
+      .captures(tree.rootNode)
+      .map((c) => ({ name: c.node.text, kind: c.name, line: c.node.startPosition.row + 1 }));
     const refs = new Map<string, number>();
-    for (const capture of references.captures(tree.rootNode)) refs.set(capture.node.text, (refs.get(capture.node.text) ?? 0) + 1);
+    for (const capture of references.captures(tree.rootNode))
+      refs.set(capture.node.text, (refs.get(capture.node.text) ?? 0) + 1);
     return { definitions: defs, references: refs };
   } finally {
     tree.delete();

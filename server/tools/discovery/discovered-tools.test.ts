@@ -65,10 +65,11 @@ describe("project tool discovery", () => {
   });
 
   it("explains a discovery command that is missing, fails or prints something else", async () => {
-    const attempt = (discoveryCommand: string) => discoverTools({ workspaceRoot: root, sandbox, settings: { ...settings, discoveryCommand } });
+    const attempt = (discoveryCommand: string) =>
+      discoverTools({ workspaceRoot: root, sandbox, settings: { ...settings, discoveryCommand } });
     await expect(attempt("./tools/nope.sh")).rejects.toThrow(/command not found/);
     await expect(attempt("echo not json")).rejects.toThrow(/not JSON/);
     await expect(attempt("echo '{}'")).rejects.toThrow(DiscoveryError);
-    await expect(attempt("echo '[{\"name\": \"9bad\"}]'")).rejects.toThrow(/No usable declaration/);
+    await expect(attempt('echo \'[{"name": "9bad"}]\'')).rejects.toThrow(/No usable declaration/);
   });
 });

@@ -26,10 +26,26 @@ const declaration = z.object({
 
 export class DiscoveryError extends Error {}
 
-export type CommandResult = { stdout: string; stderr: string; exitCode: number | null; signal: string | null; error: string | null; timedOut: boolean };
+export type CommandResult = {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  signal: string | null;
+  error: string | null;
+  timedOut: boolean;
+};
 
 /** Runs `command` with bash in the sandbox, the workspace as working directory. */
-export async function runSandboxed(input: { workspaceRoot: string; sandbox: Sandbox; projectId?: string; script: string; args?: string[]; stdin?: string; timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+export async function runSandboxed(input: {
+  workspaceRoot: string;
+  sandbox: Sandbox;
+  projectId?: string;
+  script: string;
+  args?: string[];
+  stdin?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<CommandResult> {
   const launch = await input.sandbox.launch({
     workspaceRoot: input.workspaceRoot,
     command: ["/bin/bash", "-c", input.script, "tandem-tool", ...(input.args ?? [])],
@@ -43,7 +59,14 @@ export async function runSandboxed(input: { workspaceRoot: string; sandbox: Sand
     let stderr = "";
     let error: string | null = null;
     let timedOut = false;
-    const child = spawn(command.file, command.args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true, uid: command.uid, gid: command.gid });
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+      uid: command.uid,
+      gid: command.gid,
+    });
     const kill = () => {
       try {
         if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -70,22 +93,45 @@ export async function runSandboxed(input: { workspaceRoot: string; sandbox: Sand
 }
 
 /** Runs the discovery command and turns what it prints into tools; DiscoveryError says what went wrong. */
-export async function discoverTools(input: { workspaceRoot: string; sandbox: Sandbox; projectId?: string; settings: DiscoverySettings; signal?: AbortSignal }): Promise<Tool[]> {
+export async function discoverTools(input: {
+  workspaceRoot: string;
+  sandbox: Sandbox;
+  projectId?: string;
+  settings: DiscoverySettings;
+  signal?: AbortSignal;
+}): Promise<Tool[]> {
   const { settings } = input;
-  const result = await runSandboxed({ workspaceRoot: input.workspaceRoot, sandbox: input.sandbox, projectId: input.projectId, script: settings.discoveryCommand, timeoutMs: DISCOVERY_TIMEOUT_MS, signal: input.signal });
+  const result = await runSandboxed({
+    workspaceRoot: input.workspaceRoot,
+    sandbox: input.sandbox,
+    projectId: input.projectId,
+    script: settings.discoveryCommand,
+    timeoutMs: DISCOVERY_TIMEOUT_MS,
+    signal: input.signal,
+  });
   if (result.error || result.exitCode !== 0) {
-    const why = result.error ?? (result.exitCode === 127 ? "command not found" : `exit code ${result.exitCode ?? result.signal}`);
-    throw new DiscoveryError(`The discovery command failed (${why})${result.stderr.trim() ? `: ${result.stderr.trim().split("\n").slice(-3).join(" / ")}` : "."}`);
+    const why =
+      result.error ?? (result.exitCode === 127 ? "command not found" : `exit code ${result.exitCode ?? result.signal}`);
+    throw new DiscoveryError(
+      `The discovery command failed (${why})${result.stderr.trim() ? `: ${result.stderr.trim().split("\n").slice(-3).join(" / ")}` : "."}`,
+    );
   }
   let raw: unknown;
   try {
     raw = JSON.parse(result.stdout);
   } catch (error) {
-    throw new DiscoveryError(`The discovery command must print a JSON array of function declarations; its output is not JSON (${(error as Error).message}).`);
+    throw new DiscoveryError(
+      `The discovery command must print a JSON array of function declarations; its output is not JSON (${(error as Error).message}).`,
+    );
   }
-  if (!Array.isArray(raw)) throw new DiscoveryError("The discovery command must print a JSON array of function declarations.");
+  if (!Array.isArray(raw))
+    throw new DiscoveryError("The discovery command must print a JSON array of function declarations.");
   const flat = raw.flatMap((item: unknown) => {
-    const group = item && typeof item === "object" ? ((item as Record<string, unknown>).functionDeclarations ?? (item as Record<string, unknown>).function_declarations) : undefined;
+    const group =
+      item && typeof item === "object"
+        ? ((item as Record<string, unknown>).functionDeclarations ??
+          (item as Record<string, unknown>).function_declarations)
+        : undefined;
     return Array.isArray(group) ? group : [item];
   });
   const tools: Tool[] = [];
@@ -93,11 +139,20 @@ export async function discoverTools(input: { workspaceRoot: string; sandbox: San
   for (const [index, item] of flat.entries()) {
     const parsed = declaration.safeParse(item);
     if (!parsed.success) {
-      problems.push(`declaration ${index}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(item)"} ${i.message}`).join("; ")}`);
+      problems.push(
+        `declaration ${index}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(item)"} ${i.message}`).join("; ")}`,
+      );
       continue;
     }
-    if (!settings.callCommand) throw new DiscoveryError("Tools were discovered but no toolCallCommand is set: set it so they can be called.");
-    tools.push(discoveredTool(parsed.data, { ...input, callCommand: settings.callCommand, discoveryCommand: settings.discoveryCommand }));
+    if (!settings.callCommand)
+      throw new DiscoveryError("Tools were discovered but no toolCallCommand is set: set it so they can be called.");
+    tools.push(
+      discoveredTool(parsed.data, {
+        ...input,
+        callCommand: settings.callCommand,
+        discoveryCommand: settings.discoveryCommand,
+      }),
+    );
   }
   if (problems.length && !tools.length) throw new DiscoveryError(`No usable declaration: ${problems.join(" | ")}`);
   return tools;
@@ -153,7 +208,12 @@ function normalizeSchema(node: unknown): Record<string, unknown> {
   if (!node || typeof node !== "object") return node as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] = key === "type" && typeof value === "string" ? value.toLowerCase() : typeof value === "object" ? normalizeSchema(value) : value;
+    out[key] =
+      key === "type" && typeof value === "string"
+        ? value.toLowerCase()
+        : typeof value === "object"
+          ? normalizeSchema(value)
+          : value;
   }
   return out;
 }

@@ -6,7 +6,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fetch as undiciFetch, type Agent } from "undici";
-import { DEFAULT_TIMEOUT_MS, isStdio, isWebSocketUrl, type McpServerConfig, type StdioServerConfig } from "@/lib/mcp-config";
+import {
+  DEFAULT_TIMEOUT_MS,
+  isStdio,
+  isWebSocketUrl,
+  type McpServerConfig,
+  type StdioServerConfig,
+} from "@/lib/mcp-config";
 import type { FetchPolicy } from "../define-tool";
 import { guardedAgent, type AddressRefusal } from "../guarded-fetch";
 
@@ -35,7 +41,9 @@ export type McpConnectionState =
 
 /** How a stdio server is started: the sandboxed command line for the configured one. */
 /** Builds the sandboxed command of a stdio server; `release` frees what the launch holds (its egress listener) once the server has exited. */
-export type StdioLauncher = (config: StdioServerConfig) => Promise<{ command: string; args: string[]; env: Record<string, string>; cwd: string; release?(): void }>;
+export type StdioLauncher = (
+  config: StdioServerConfig,
+) => Promise<{ command: string; args: string[]; env: Record<string, string>; cwd: string; release?(): void }>;
 
 export type McpConnectionOptions = {
   name: string;
@@ -74,7 +82,9 @@ export function createMcpConnection(options: McpConnectionOptions) {
   let connecting: Promise<void> | null = null;
   let stderrTail = "";
   let refused: AddressRefusal | null = null;
-  const dispatcher: Agent | null = isStdio(config) ? null : guardedAgent(options.fetchPolicy.allowHosts, options.fetchPolicy.resolve, (r) => (refused = r));
+  const dispatcher: Agent | null = isStdio(config)
+    ? null
+    : guardedAgent(options.fetchPolicy.allowHosts, options.fetchPolicy.resolve, (r) => (refused = r));
   const guardedFetch = ((url, init) => undiciFetch(url, { ...(init as object), dispatcher: dispatcher! })) as FetchLike;
 
   const set = (next: McpConnectionState) => {
@@ -97,12 +107,17 @@ export function createMcpConnection(options: McpConnectionOptions) {
     await refuseWhenNetworkOff();
     const url = new URL(config.url);
     const init = { requestInit: { headers: config.headers ?? {} }, fetch: guardedFetch };
-    if (isWebSocketUrl(config.url)) return { client: await handshake(new McpWebSocketTransport(url, config.headers ?? {}, dispatcher!)), transport: "websocket" };
+    if (isWebSocketUrl(config.url))
+      return {
+        client: await handshake(new McpWebSocketTransport(url, config.headers ?? {}, dispatcher!)),
+        transport: "websocket",
+      };
     if (config.type === "sse") return { client: await handshake(new SSEClientTransport(url, init)), transport: "sse" };
     try {
       return { client: await handshake(new StreamableHTTPClientTransport(url, init)), transport: "streamable-http" };
     } catch (error) {
-      if (config.type === "http" || config.type === "streamable-http" || error instanceof TimeoutError || refused) throw error;
+      if (config.type === "http" || config.type === "streamable-http" || error instanceof TimeoutError || refused)
+        throw error;
       // Older servers speak only the HTTP+SSE transport.
       try {
         return { client: await handshake(new SSEClientTransport(url, init)), transport: "sse" };
@@ -126,7 +141,11 @@ export function createMcpConnection(options: McpConnectionOptions) {
     const next = new Client({ name: "tandem", version: "0.1.0" }, { capabilities: {} });
     const budget = Math.min(timeout, CONNECT_TIMEOUT_MS);
     try {
-      await withTimeout(next.connect(transport, { timeout: budget }), budget, `did not finish the MCP handshake within ${budget / 1000} s`);
+      await withTimeout(
+        next.connect(transport, { timeout: budget }),
+        budget,
+        `did not finish the MCP handshake within ${budget / 1000} s`,
+      );
       return next;
     } catch (error) {
       await next.close().catch(() => {});
@@ -182,7 +201,12 @@ export function createMcpConnection(options: McpConnectionOptions) {
     if (closed) return;
     const retry = attempt < maxAttempts;
     const delay = Math.min(1000 * 2 ** Math.max(0, attempt - 1), maxBackoff);
-    set({ status: "failed", error: describeFailure(error, config, stderrTail, refused), attempt, retryAt: retry ? Date.now() + delay : null });
+    set({
+      status: "failed",
+      error: describeFailure(error, config, stderrTail, refused),
+      attempt,
+      retryAt: retry ? Date.now() + delay : null,
+    });
     if (retry) {
       retryTimer = setTimeout(() => {
         retryTimer = null;
@@ -256,11 +280,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 }
 
 /** A reason a person can act on: the missing command, the refused URL, what the server printed. */
-function describeFailure(error: unknown, config: McpServerConfig, stderr: string, refused: AddressRefusal | null): string {
+function describeFailure(
+  error: unknown,
+  config: McpServerConfig,
+  stderr: string,
+  refused: AddressRefusal | null,
+): string {
   const err = error as NodeJS.ErrnoException;
   let message = err?.message ?? String(error);
   if (refused && !isStdio(config)) {
-    const what = refused.host.replace(/^\[|\]$/g, "") === refused.address ? refused.address : `${refused.host} (${refused.address})`;
+    const what =
+      refused.host.replace(/^\[|\]$/g, "") === refused.address
+        ? refused.address
+        : `${refused.host} (${refused.address})`;
     message =
       `refused: ${what} is not a public address (${refused.why}), and Tandem's server connects to remote MCP servers only on public addresses. ` +
       `Run a local server as a stdio server (it runs in the project's sandbox), or ask the server's admin to allow this one with TANDEM_MCP_ALLOW_HOSTS=${new URL(config.url).host}.`;
@@ -283,6 +315,9 @@ const STDERR_NOISE = /^(at\s|Node\.js v\d|\^+$|\.\.\.\s*\d+ more|[{}]$|File ".*"
 const ERROR_LINE = /\b(\w*Error|\w*Exception|error|fatal|panic)\b/i;
 
 function errorLine(stderr: string): string {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line && !STDERR_NOISE.test(line));
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line && !STDERR_NOISE.test(line));
   return [...lines].reverse().find((line) => ERROR_LINE.test(line)) ?? lines.at(-1) ?? "";
 }

@@ -33,17 +33,23 @@ export function mcpTool(server: string, config: McpServerConfig, info: McpToolIn
       try {
         result = await call(info.name, input, ctx.signal);
       } catch (error) {
-        if (error instanceof McpUnavailableError) throw new ToolFailure("UNAVAILABLE", `${error.message}. Try again later or use another tool.`);
+        if (error instanceof McpUnavailableError)
+          throw new ToolFailure("UNAVAILABLE", `${error.message}. Try again later or use another tool.`);
         if (ctx.signal.aborted) throw error;
         const message = (error as Error).message ?? String(error);
-        if (/timed out|timeout/i.test(message)) throw new ToolFailure("TIMEOUT", `${name} did not answer in time: ${message}`);
+        if (/timed out|timeout/i.test(message))
+          throw new ToolFailure("TIMEOUT", `${name} did not answer in time: ${message}`);
         throw new ToolFailure("INTERNAL", `${name} failed: ${message}`);
       }
       const parts = contentParts(result);
-      const text = parts.filter((p): p is Extract<LlmPart, { type: "text" }> => p.type === "text").map((p) => p.text).join("\n");
+      const text = parts
+        .filter((p): p is Extract<LlmPart, { type: "text" }> => p.type === "text")
+        .map((p) => p.text)
+        .join("\n");
       if (result.isError) return failure("INTERNAL", `${name} reported an error: ${text || "(no message)"}`);
       // Structured content is the result itself (the text beside it is its serialisation, by the spec).
-      if (result.structuredContent && !parts.some((p) => p.type === "image")) return okJson(result.structuredContent, { server, tool: info.name });
+      if (result.structuredContent && !parts.some((p) => p.type === "image"))
+        return okJson(result.structuredContent, { server, tool: info.name });
       const llm = parts.some((p) => p.type === "image") ? parts : text || "(the tool returned no content)";
       return ok(llm, { kind: "text", text: text || "(no text output)" }, { server, tool: info.name });
     },
@@ -60,12 +66,19 @@ function contentParts(result: CallToolResult): LlmPart[] {
   for (const item of result.content ?? []) {
     if (item.type === "text") parts.push({ type: "text", text: item.text });
     else if (item.type === "image") parts.push({ type: "image", data: item.data, mediaType: item.mimeType });
-    else if (item.type === "audio") parts.push({ type: "text", text: `[audio ${item.mimeType}, ${item.data.length} base64 chars]` });
+    else if (item.type === "audio")
+      parts.push({ type: "text", text: `[audio ${item.mimeType}, ${item.data.length} base64 chars]` });
     else if (item.type === "resource") {
       const r = item.resource as { uri: string; text?: string; mimeType?: string };
-      parts.push({ type: "text", text: r.text !== undefined ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri} (${r.mimeType ?? "binary"})]` });
-    } else if (item.type === "resource_link") parts.push({ type: "text", text: `[resource link ${item.uri}${item.name ? ` "${item.name}"` : ""}]` });
+      parts.push({
+        type: "text",
+        text:
+          r.text !== undefined ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri} (${r.mimeType ?? "binary"})]`,
+      });
+    } else if (item.type === "resource_link")
+      parts.push({ type: "text", text: `[resource link ${item.uri}${item.name ? ` "${item.name}"` : ""}]` });
   }
-  if (!parts.length && result.structuredContent) parts.push({ type: "text", text: JSON.stringify(result.structuredContent, null, 2) });
+  if (!parts.length && result.structuredContent)
+    parts.push({ type: "text", text: JSON.stringify(result.structuredContent, null, 2) });
   return parts;
 }

@@ -30,15 +30,38 @@ beforeAll(async () => {
   sseUrl = sse.url;
 
   // A WebSocket MCP server: JSON-RPC over text frames with the "mcp" subprotocol.
-  wss = new WebSocketServer({ port: 0, host: "127.0.0.1", handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false) });
+  wss = new WebSocketServer({
+    port: 0,
+    host: "127.0.0.1",
+    handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false),
+  });
   wss.on("connection", (socket, request) => {
     wsHeaders.push(request.headers.authorization);
     socket.on("message", (data) => {
-      const msg = JSON.parse(String(data)) as { id?: number; method: string; params?: { protocolVersion?: string; arguments?: { word?: string } } };
+      const msg = JSON.parse(String(data)) as {
+        id?: number;
+        method: string;
+        params?: { protocolVersion?: string; arguments?: { word?: string } };
+      };
       const reply = (result: unknown) => socket.send(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
-      if (msg.method === "initialize") reply({ protocolVersion: msg.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "ws-server", version: "1" } });
-      else if (msg.method === "tools/list") reply({ tools: [{ name: "shout", description: "Shout a word", inputSchema: { type: "object", properties: { word: { type: "string" } } } }] });
-      else if (msg.method === "tools/call") reply({ content: [{ type: "text", text: `${msg.params!.arguments!.word!.toUpperCase()}!` }] });
+      if (msg.method === "initialize")
+        reply({
+          protocolVersion: msg.params!.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "ws-server", version: "1" },
+        });
+      else if (msg.method === "tools/list")
+        reply({
+          tools: [
+            {
+              name: "shout",
+              description: "Shout a word",
+              inputSchema: { type: "object", properties: { word: { type: "string" } } },
+            },
+          ],
+        });
+      else if (msg.method === "tools/call")
+        reply({ content: [{ type: "text", text: `${msg.params!.arguments!.word!.toUpperCase()}!` }] });
     });
   });
   await new Promise<void>((r) => wss.once("listening", () => r()));
@@ -54,14 +77,35 @@ afterAll(async () => {
 
 describe("MCP configurations from other tools", () => {
   it("reads gemini-cli's httpUrl, Claude Code's and Cursor's type, VS Code's servers key and a WebSocket url", () => {
-    const gemini = parseMcpServersText(JSON.stringify({ theme: "dark", mcpServers: { api: { httpUrl: "https://api.example.com/mcp", headers: { A: "1" } } } }));
-    expect(gemini).toEqual({ ok: true, servers: { api: { url: "https://api.example.com/mcp", type: "http", headers: { A: "1" } } } });
-    const claude = parseMcpServersText(JSON.stringify({ mcpServers: { local: { type: "stdio", command: "npx", args: ["-y", "x"] }, old: { type: "sse", url: "https://old.example.com/sse" } } }));
+    const gemini = parseMcpServersText(
+      JSON.stringify({
+        theme: "dark",
+        mcpServers: { api: { httpUrl: "https://api.example.com/mcp", headers: { A: "1" } } },
+      }),
+    );
+    expect(gemini).toEqual({
+      ok: true,
+      servers: { api: { url: "https://api.example.com/mcp", type: "http", headers: { A: "1" } } },
+    });
+    const claude = parseMcpServersText(
+      JSON.stringify({
+        mcpServers: {
+          local: { type: "stdio", command: "npx", args: ["-y", "x"] },
+          old: { type: "sse", url: "https://old.example.com/sse" },
+        },
+      }),
+    );
     expect(claude.ok && Object.keys(claude.servers)).toEqual(["local", "old"]);
-    const vscode = parseMcpServersText(JSON.stringify({ servers: { gh: { type: "http", url: "https://gh.example.com/mcp" } } }));
+    const vscode = parseMcpServersText(
+      JSON.stringify({ servers: { gh: { type: "http", url: "https://gh.example.com/mcp" } } }),
+    );
     expect(vscode.ok && vscode.servers.gh).toEqual({ type: "http", url: "https://gh.example.com/mcp" });
-    expect(parseMcpServersText(JSON.stringify({ mcpServers: { live: { url: "wss://live.example.com/mcp" } } })).ok).toBe(true);
-    const mismatch = parseMcpServersText(JSON.stringify({ mcpServers: { live: { type: "sse", url: "ws://x.example.com" } } }));
+    expect(
+      parseMcpServersText(JSON.stringify({ mcpServers: { live: { url: "wss://live.example.com/mcp" } } })).ok,
+    ).toBe(true);
+    const mismatch = parseMcpServersText(
+      JSON.stringify({ mcpServers: { live: { type: "sse", url: "ws://x.example.com" } } }),
+    );
     expect(mismatch).toMatchObject({ ok: false, problems: [{ path: "mcpServers.live.type" }] });
   });
 });
@@ -77,7 +121,18 @@ describe("MCP transports", () => {
   }, 30_000);
 
   it("offers only includeTools (and never excludeTools)", async () => {
-    await servers.sync("inc", { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], includeTools: ["echo", "get-sum"], excludeTools: ["get-sum"] } }, launch());
+    await servers.sync(
+      "inc",
+      {
+        everything: {
+          command: process.execPath,
+          args: [EVERYTHING, "stdio"],
+          includeTools: ["echo", "get-sum"],
+          excludeTools: ["get-sum"],
+        },
+      },
+      launch(),
+    );
     expect((await servers.tools("inc")).map((t) => t.name)).toEqual(["everything__echo"]);
   }, 30_000);
 

@@ -35,18 +35,43 @@ afterAll(async () => {
 
 describe("mcpServers configuration", () => {
   it("accepts the shape other agent CLIs use and names every problem", () => {
-    const good = parseMcpServersText(JSON.stringify({ mcpServers: { docs: { command: "node", args: ["x.js"], env: { A: "1" }, trust: true }, remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer x" } } } }));
+    const good = parseMcpServersText(
+      JSON.stringify({
+        mcpServers: {
+          docs: { command: "node", args: ["x.js"], env: { A: "1" }, trust: true },
+          remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer x" } },
+        },
+      }),
+    );
     expect(good.ok && Object.keys(good.servers)).toEqual(["docs", "remote"]);
     const malformed = parseMcpServersText('{\n  "mcpServers": {\n    "docs": { "command": "node", }\n  }\n}');
     expect(malformed).toMatchObject({ ok: false, problems: [{ path: "(json)", line: 3 }] });
-    const bad = parseMcpServersText(JSON.stringify({ mcpServers: { "a b": { command: "x" }, none: {}, web: { url: "ftp://x" }, t: { command: "x", timeout: "soon" } } }));
-    expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual(["mcpServers.a b", "mcpServers.none", "mcpServers.web.url", "mcpServers.t.timeout"]);
+    const bad = parseMcpServersText(
+      JSON.stringify({
+        mcpServers: {
+          "a b": { command: "x" },
+          none: {},
+          web: { url: "ftp://x" },
+          t: { command: "x", timeout: "soon" },
+        },
+      }),
+    );
+    expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual([
+      "mcpServers.a b",
+      "mcpServers.none",
+      "mcpServers.web.url",
+      "mcpServers.t.timeout",
+    ]);
   });
 });
 
 describe("MCP servers", () => {
   it("connects to a stdio server, lists its tools as server__tool with their schemas, and calls one", async () => {
-    await servers.sync("p1", { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], excludeTools: ["get-env"] } }, launch());
+    await servers.sync(
+      "p1",
+      { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], excludeTools: ["get-env"] } },
+      launch(),
+    );
     const tools = await servers.tools("p1");
     const names = tools.map((t) => t.name);
     expect(names).toContain("everything__echo");
@@ -63,8 +88,15 @@ describe("MCP servers", () => {
     const structured = tools.find((t) => t.name === "everything__get-structured-content")!;
     const weather = await (await session()).run(structured, { location: "Chicago" });
     expect(weather.json).toBe(true);
-    expect(weather.display).toEqual({ kind: "json", value: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 } });
-    expect(JSON.parse(weather.llm as string)).toEqual({ temperature: 36, conditions: "Light rain / drizzle", humidity: 82 });
+    expect(weather.display).toEqual({
+      kind: "json",
+      value: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 },
+    });
+    expect(JSON.parse(weather.llm as string)).toEqual({
+      temperature: 36,
+      conditions: "Light rain / drizzle",
+      humidity: 82,
+    });
   }, 30_000);
 
   it("connects over streamable HTTP; a trusted server's tools follow the policy", async () => {
@@ -90,7 +122,10 @@ describe("MCP servers", () => {
     const missing = () => servers.status("p3").find((s) => s.name === "missing");
     while (missing()?.status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const status = Object.fromEntries(servers.status("p3").map((s) => [s.name, s]));
-    expect(status.missing).toMatchObject({ status: "failed", error: expect.stringContaining("command not found: no-such-mcp-server-xyz") });
+    expect(status.missing).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("command not found: no-such-mcp-server-xyz"),
+    });
     expect(status.hangs!.error ?? status.hangs!.status).toMatch(/handshake|connecting/);
     await servers.closeProject("p3");
   }, 30_000);
@@ -101,21 +136,30 @@ describe("MCP servers", () => {
     const until = Date.now() + 15_000;
     const crashes = () => servers.status("p6")[0];
     while (crashes()?.status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    expect(crashes()).toMatchObject({ status: "failed", error: "the server exited: Error: bad config: MCP_API_URL is not set" });
+    expect(crashes()).toMatchObject({
+      status: "failed",
+      error: "the server exited: Error: bad config: MCP_API_URL is not set",
+    });
     await servers.closeProject("p6");
   }, 30_000);
 
   it("a server that dies is marked failed and comes back by itself", async () => {
     const pidFile = path.join(root, "pid");
-    await servers.sync("p4", { dies: { command: "bash", args: ["-c", `echo $$ > ${pidFile}; exec ${process.execPath} ${EVERYTHING} stdio`] } }, launch());
+    await servers.sync(
+      "p4",
+      { dies: { command: "bash", args: ["-c", `echo $$ > ${pidFile}; exec ${process.execPath} ${EVERYTHING} stdio`] } },
+      launch(),
+    );
     await servers.settled("p4");
     expect(servers.status("p4")[0]!.status).toBe("connected");
     process.kill(Number(await fs.readFile(pidFile, "utf8")), "SIGKILL");
     const until = Date.now() + 5_000;
-    while (servers.status("p4")[0]!.status === "connected" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while (servers.status("p4")[0]!.status === "connected" && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     expect(servers.status("p4")[0]).toMatchObject({ status: expect.stringMatching(/failed|connecting/) });
     const back = Date.now() + 15_000;
-    while (servers.status("p4")[0]!.status !== "connected" && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
+    while (servers.status("p4")[0]!.status !== "connected" && Date.now() < back)
+      await new Promise((r) => setTimeout(r, 50));
     expect(servers.status("p4")[0]!.status).toBe("connected");
     expect((await servers.tools("p4")).length).toBeGreaterThan(5);
   }, 30_000);
@@ -140,11 +184,20 @@ describeSandboxed("MCP stdio servers in the sandbox", () => {
     await fs.writeFile(path.join(sandboxRoot, "tiny.cjs"), TINY_SERVER);
     const sandboxed = createMcpServers({ fetchPolicy: { allowHosts: [] } });
     try {
-      await sandboxed.sync("p5", { tiny: { command: "node", args: ["tiny.cjs"], env: { SECRET_TOKEN: "given-on-purpose" } } }, sandboxedLauncher(sandboxRoot, testSandbox("bwrap")));
+      await sandboxed.sync(
+        "p5",
+        { tiny: { command: "node", args: ["tiny.cjs"], env: { SECRET_TOKEN: "given-on-purpose" } } },
+        sandboxedLauncher(sandboxRoot, testSandbox("bwrap")),
+      );
       const [tool] = await sandboxed.tools("p5");
       expect(sandboxed.status("p5")[0]).toMatchObject({ status: "connected" });
       const run = await (await session()).run(tool!, {});
-      expect(JSON.parse(String(run.llm))).toEqual({ home: "/home/tandem", user: "tandem", secret: "given-on-purpose", canSeeRepo: false });
+      expect(JSON.parse(String(run.llm))).toEqual({
+        home: "/home/tandem",
+        user: "tandem",
+        secret: "given-on-purpose",
+        canSeeRepo: false,
+      });
     } finally {
       await sandboxed.dispose();
       await fs.rm(sandboxRoot, { recursive: true, force: true });

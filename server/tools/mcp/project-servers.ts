@@ -27,13 +27,20 @@ type Entry = { key: string; connection: McpConnection };
 export type McpServers = ReturnType<typeof createMcpServers>;
 
 /** `fetchPolicy`: what remote servers are held to (connection.ts): the address check, the project's policy. */
-export function createMcpServers(options: { fetchPolicy: McpFetchPolicy; maxBackoffMs?: number; onChange?(projectId: string): void }) {
+export function createMcpServers(options: {
+  fetchPolicy: McpFetchPolicy;
+  maxBackoffMs?: number;
+  onChange?(projectId: string): void;
+}) {
   const projects = new Map<string, Map<string, Entry>>();
 
   /** The project's connections, once none is mid-attempt or after `timeoutMs`, whichever comes first. */
   async function settledEntries(projectId: string, timeoutMs: number): Promise<Entry[]> {
     const entries = [...(projects.get(projectId)?.values() ?? [])];
-    await Promise.race([Promise.all(entries.map((e) => e.connection.ready())), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    await Promise.race([
+      Promise.all(entries.map((e) => e.connection.ready())),
+      new Promise((r) => setTimeout(r, timeoutMs).unref()),
+    ]);
     return entries;
   }
 
@@ -52,7 +59,15 @@ export function createMcpServers(options: { fetchPolicy: McpFetchPolicy; maxBack
       await Promise.all(closing);
       for (const [name, config] of Object.entries(servers)) {
         if (current.has(name)) continue;
-        const connection = createMcpConnection({ name, config, launch, fetchPolicy: options.fetchPolicy, projectId, maxBackoffMs: options.maxBackoffMs, onChange: () => options.onChange?.(projectId) });
+        const connection = createMcpConnection({
+          name,
+          config,
+          launch,
+          fetchPolicy: options.fetchPolicy,
+          projectId,
+          maxBackoffMs: options.maxBackoffMs,
+          onChange: () => options.onChange?.(projectId),
+        });
         current.set(name, { key: JSON.stringify(config), connection });
         void connection.connect();
       }
@@ -66,7 +81,11 @@ export function createMcpServers(options: { fetchPolicy: McpFetchPolicy; maxBack
         if (state.status !== "connected") continue;
         for (const info of state.tools) {
           if (!toolAllowed(connection.config, info.name)) continue;
-          tools.push(mcpTool(connection.name, connection.config, info, (tool, args, signal) => connection.call(tool, args, signal)));
+          tools.push(
+            mcpTool(connection.name, connection.config, info, (tool, args, signal) =>
+              connection.call(tool, args, signal),
+            ),
+          );
         }
       }
       return tools;
@@ -81,7 +100,10 @@ export function createMcpServers(options: { fetchPolicy: McpFetchPolicy; maxBack
           transport: state.status === "connected" ? state.transport : isStdio(config) ? "stdio" : "remote",
           status: state.status,
           ...(state.status === "failed" ? { error: state.error, retryAt: state.retryAt } : {}),
-          tools: state.status === "connected" ? state.tools.filter((t) => toolAllowed(config, t.name)).map((t) => t.name) : [],
+          tools:
+            state.status === "connected"
+              ? state.tools.filter((t) => toolAllowed(config, t.name)).map((t) => t.name)
+              : [],
           trusted: config.trust === true,
           eager: config.eager === true,
         };
@@ -130,7 +152,13 @@ export function sandboxedLauncher(workspaceRoot: string, sandbox: Sandbox, proje
     // The SDK's transport spawns without uid/gid, so the identity switch goes into the command.
     const command = withIdentityInCommand(launch.command);
     // The server's own `env` is configured for it on purpose (API keys included), so it passes whole.
-    return { command: command.file, args: command.args, env: { ...command.env, ...config.env }, cwd: command.cwd, release: () => void launch.close() };
+    return {
+      command: command.file,
+      args: command.args,
+      env: { ...command.env, ...config.env },
+      cwd: command.cwd,
+      release: () => void launch.close(),
+    };
   };
 }
 

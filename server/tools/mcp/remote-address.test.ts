@@ -60,24 +60,42 @@ describe("remote MCP servers and the address check", () => {
       socket: { url: `ws://127.0.0.1:${wsPort}/mcp` },
       metadata: { url: "http://169.254.169.254/latest/mcp" },
     };
-    expect(await caller.extensions.updateSettings({ projectId: project.id, mcpServersText: JSON.stringify({ mcpServers: servers }) })).toEqual({ ok: true });
+    expect(
+      await caller.extensions.updateSettings({
+        projectId: project.id,
+        mcpServersText: JSON.stringify({ mcpServers: servers }),
+      }),
+    ).toEqual({ ok: true });
     const { servers: status } = await caller.extensions.status({ projectId: project.id });
     expect(reached).toEqual([]);
     expect(status.map((s) => s.name).sort()).toEqual(Object.keys(servers).sort());
     for (const server of status) {
-      expect({ name: server.name, status: server.status, tools: server.tools }).toEqual({ name: server.name, status: "failed", tools: [] });
-      expect(server.error).toMatch(/^refused: .* is not a public address \((loopback|IPv4-mapped IPv6|link-local \(cloud metadata lives here\))\), .*TANDEM_MCP_ALLOW_HOSTS=/);
+      expect({ name: server.name, status: server.status, tools: server.tools }).toEqual({
+        name: server.name,
+        status: "failed",
+        tools: [],
+      });
+      expect(server.error).toMatch(
+        /^refused: .* is not a public address \((loopback|IPv4-mapped IPv6|link-local \(cloud metadata lives here\))\), .*TANDEM_MCP_ALLOW_HOSTS=/,
+      );
     }
-    expect(status.find((s) => s.name === "named")!.error).toMatch(/localhost \((127\.0\.0\.1|::1)\) is not a public address/);
+    expect(status.find((s) => s.name === "named")!.error).toMatch(
+      /localhost \((127\.0\.0\.1|::1)\) is not a public address/,
+    );
     // A reconnect asks again, and is refused again.
     await caller.extensions.reconnect({ projectId: project.id, server: "loopback" });
-    expect((await caller.extensions.status({ projectId: project.id })).servers.find((s) => s.name === "loopback")!.status).toBe("failed");
+    expect(
+      (await caller.extensions.status({ projectId: project.id })).servers.find((s) => s.name === "loopback")!.status,
+    ).toBe("failed");
     expect(reached).toEqual([]);
   }, 30_000);
 
   it("connects to a local server the server's admin allowed with TANDEM_MCP_ALLOW_HOSTS", async () => {
     const { caller, project } = await projectAdmin();
-    await caller.extensions.updateSettings({ projectId: project.id, mcpServersText: JSON.stringify({ mcpServers: { everything: { url: allowed.url, type: "http" } } }) });
+    await caller.extensions.updateSettings({
+      projectId: project.id,
+      mcpServersText: JSON.stringify({ mcpServers: { everything: { url: allowed.url, type: "http" } } }),
+    });
     const [server] = (await caller.extensions.status({ projectId: project.id })).servers;
     expect(server).toMatchObject({ name: "everything", status: "connected", transport: "streamable-http" });
     expect(server!.tools).toContain("echo");
@@ -85,9 +103,17 @@ describe("remote MCP servers and the address check", () => {
 
   it("with the project's network policy off, connects to no remote server, even an allowed one, and calls none already connected", async () => {
     const { caller, project } = await projectAdmin();
-    await caller.extensions.updateSettings({ projectId: project.id, mcpServersText: JSON.stringify({ mcpServers: { everything: { url: allowed.url, type: "http" } } }) });
-    expect((await caller.extensions.status({ projectId: project.id })).servers[0]).toMatchObject({ status: "connected" });
-    const tools = await env.services.extensions!.projectTools.tools(project.id, await env.services.files.open(project.id));
+    await caller.extensions.updateSettings({
+      projectId: project.id,
+      mcpServersText: JSON.stringify({ mcpServers: { everything: { url: allowed.url, type: "http" } } }),
+    });
+    expect((await caller.extensions.status({ projectId: project.id })).servers[0]).toMatchObject({
+      status: "connected",
+    });
+    const tools = await env.services.extensions!.projectTools.tools(
+      project.id,
+      await env.services.files.open(project.id),
+    );
     const echo = tools.find((t) => t.name === "everything__echo")!;
     await caller.network.update({ projectId: project.id, policy: "off", allowHosts: [] });
     const run = await (await session()).run(echo, { message: "the project's data" });

@@ -22,7 +22,11 @@ export class McpWebSocketTransport implements Transport {
   start(): Promise<void> {
     if (this.socket) throw new Error("the WebSocket transport is already started");
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url, { protocols: ["mcp"], headers: this.headers, dispatcher: this.dispatcher });
+      const socket = new WebSocket(this.url, {
+        protocols: ["mcp"],
+        headers: this.headers,
+        dispatcher: this.dispatcher,
+      });
       this.socket = socket;
       socket.onerror = () => {
         const error = new Error(`WebSocket connection to ${this.url.host} failed`);
