@@ -114,8 +114,8 @@ const SERVER_ROOMS = [
 const ENTRIES =
   "^server/(index\\.ts|start-server\\.ts|services\\.ts|eval/|cluster/(instance-main|workspace-runner-main|serve-api)\\.ts)";
 
-const escape = (s) => s.replace(/[.]/g, "\\.");
-const roomPath = (room) => (room.endsWith(".ts") ? `^${escape(room)}$` : `^${escape(room)}/`);
+const escapeDots = (s) => s.replace(/[.]/g, "\\.");
+const roomPath = (room) => (room.endsWith(".ts") ? `^${escapeDots(room)}$` : `^${escapeDots(room)}/`);
 const anyOf = (rooms) => `(${rooms.map(roomPath).join("|")})`;
 
 const serverRules = SERVER_ROOMS.map(({ room, may, why }) => ({

@@ -277,9 +277,19 @@ async function plainBrowserCat(
   }
 }
 
-const parsedBytes = (page: Page) => page.evaluate(() => (window as any).bench.state.parsed as number);
+/** What the bench page puts on `window` for the driver (see the page script above). */
+interface BenchWindow {
+  bench: {
+    state: { parsed: number; status: string; renderer: string };
+    terminal: { input(data: string, user: boolean): void };
+    shows(text: string): boolean;
+  };
+}
+
+const parsedBytes = (page: Page) =>
+  page.evaluate(() => (window as unknown as BenchWindow).bench.state.parsed as number);
 const typeInto = (page: Page, data: string) =>
-  page.evaluate((d) => (window as any).bench.terminal.input(d, true), data);
+  page.evaluate((d) => (window as unknown as BenchWindow).bench.terminal.input(d, true), data);
 
 interface Run {
   rate: number;
@@ -321,10 +331,10 @@ async function main() {
   async function browserCat(renderer: "webgl" | "dom"): Promise<Run & { page: Page; rendered: string; sent: number }> {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/?terminalId=${id}&renderer=${renderer}`);
-    await page.waitForFunction(() => (window as any).bench.state.status === "connected");
+    await page.waitForFunction(() => (window as unknown as BenchWindow).bench.state.status === "connected");
     await typeInto(page, "stty -echo; unset PROMPT_COMMAND; PS1='$ '\r");
     await sleep(500);
-    const rendered = await page.evaluate(() => (window as any).bench.state.renderer as string);
+    const rendered = await page.evaluate(() => (window as unknown as BenchWindow).bench.state.renderer as string);
     const before = await parsedBytes(page);
     const profiler =
       BROWSER_PROFILE_DIR && renderer === "dom" && !profiled ? await page.context().newCDPSession(page) : null;
@@ -337,7 +347,7 @@ async function main() {
     const start = performance.now();
     const { command, marker } = catCommand(file);
     await typeInto(page, command);
-    await page.waitForFunction((text) => (window as any).bench.shows(text), marker, {
+    await page.waitForFunction((text) => (window as unknown as BenchWindow).bench.shows(text), marker, {
       timeout: TIMEOUT_MS,
       polling: 50,
     });
@@ -388,7 +398,7 @@ async function main() {
     const raw = rate("raw");
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/?terminalId=${id}`);
-    await page.waitForFunction(() => (window as any).bench.state.status === "connected");
+    await page.waitForFunction(() => (window as unknown as BenchWindow).bench.state.status === "connected");
 
     await sleep(500);
     const baseYes = rssMb();

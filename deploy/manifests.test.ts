@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CONFIG_VARIABLES, loadConfig } from "@/server/env";
-import { composeErrors, kubernetesErrors, readYamlDocuments, type Manifest } from "./validate-manifests";
+import { composeErrors, kubernetesErrors, readYamlDocuments } from "./validate-manifests";
 
 // The deployment manifests are what operators copy: they must be valid for their tools, and they
 // must set up what a cluster of Tandem instances relies on (one database and secret for all,
@@ -12,6 +12,7 @@ import { composeErrors, kubernetesErrors, readYamlDocuments, type Manifest } fro
 const deployDir = import.meta.dirname;
 const k8sDir = path.join(deployDir, "k8s");
 // Walking into parsed YAML, whose shape the schema tests below check.
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML is walked freely; the schema tests check its shape
 type Loose = any;
 
 const k8sFiles = readdirSync(k8sDir).filter((name) => name.endsWith(".yaml") && name !== "kustomization.yaml");

@@ -19,7 +19,7 @@ let server: GitHttpServer;
 // 127.0.0.1 would be refused like any loopback address.
 // Unsandboxed (no bubblewrap: scripts/e2e.mjs), git connects directly, so the loopback URL it is.
 const remote = () => (process.env.E2E_SANDBOX === "none" ? server.url : server.url.replace("127.0.0.1", "git.test"));
-const lines = Array.from({ length: 30 }, (_, i) => `export const line${i} = ${i};`).join("\n") + "\n";
+const lines = `${Array.from({ length: 30 }, (_, i) => `export const line${i} = ${i};`).join("\n")}\n`;
 
 test.beforeAll(async () => {
   server = await startGitHttpServer({ tokens: { [TOKEN]: "ada" } });

@@ -14,7 +14,7 @@ test("a sub-agent's JSON report shows as JSON in the delegate card", async ({ pa
       match: "survey the files",
       toolCalls: [{ id: "call_survey", name: "delegate", arguments: { task: "Task survey: list the files as JSON" } }],
     },
-    { match: "Task survey", text: "```json\n" + JSON.stringify(report, null, 2) + "\n```" },
+    { match: "Task survey", text: `\`\`\`json\n${JSON.stringify(report, null, 2)}\n\`\`\`` },
     { match: "src/b.ts", text: "Two files." },
   ]);
   await ide.signIn(admin);

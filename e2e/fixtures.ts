@@ -42,6 +42,7 @@ export const newContext = async (browser: Browser) => {
 export const test = base.extend<{ ide: IdePage; pageErrors: PageErrors }>({
   // Every test fails on an uncaught page error or a console error it did not declare.
   pageErrors: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
     async ({}, use) => {
       const errors = new PageErrors();
       watching = errors;

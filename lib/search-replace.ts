@@ -38,7 +38,7 @@ export function replacementAt(
   replacement: string,
 ): string {
   if (!isRegex) return replacement;
-  const single = new RegExp(regex.source, regex.flags.replace("g", "") + "y");
+  const single = new RegExp(regex.source, `${regex.flags.replace("g", "")}y`);
   single.lastIndex = index;
   const whole = line.replace(single, replacement);
   return whole.slice(index, whole.length - (line.length - index - length));

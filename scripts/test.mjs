@@ -16,6 +16,9 @@ const run = (args) => spawnSync(process.execPath, args, { stdio: "inherit" }).st
 run(["scripts/build-native.mjs"]);
 const types = run(["node_modules/typescript/bin/tsc", "--noEmit"]);
 if (types !== 0) console.error("Type check failed (see above).");
+// Formatting and lint of the whole tree (biome.jsonc); `npm run format` fixes what it can.
+const style = run(["node_modules/@biomejs/biome/bin/biome", "ci", "--colors=off", "."]);
+if (style !== 0) console.error("Formatting or lint failed (see above): `npm run format` fixes formatting.");
 const unit = run([
   "node_modules/vitest/vitest.mjs",
   "run",
@@ -30,7 +33,7 @@ const ci = process.env.CI === "true" || process.env.CI === "1";
 const { passed, failed, skipped, sandboxSkipped } = summarize({
   vitest: readReport("test-results/vitest.json"),
   e2e: readReport("test-results/e2e.json"),
-  typesFailed: types !== 0,
+  typesFailed: types !== 0 || style !== 0,
   ci,
   source: (file) => (existsSync(file) ? readFileSync(file, "utf8") : ""),
 });
@@ -38,4 +41,4 @@ const loud = sandboxReport(sandboxSkipped, { ci, relative: (file) => path.relati
 if (loud.length) console.error(`\n${loud.join("\n")}`);
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(types !== 0 || unit !== 0 || e2e !== 0 || failed > 0 ? 1 : 0);
+process.exit(types !== 0 || style !== 0 || unit !== 0 || e2e !== 0 || failed > 0 ? 1 : 0);

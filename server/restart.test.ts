@@ -254,7 +254,7 @@ describe("kill -9 and restart", () => {
   }, 300_000);
 
   it("answers at start-up a message that was stored but whose turn never started", async () => {
-    let c = clients();
+    const c = clients();
     const project = await c.trpc.project.create.mutate({ name: "Left message" });
     const session = await c.trpc.session.create.mutate({ projectId: project.id });
     c.close();

@@ -112,7 +112,7 @@ export function MemoryPanel({ projectId, canWrite }: { projectId: string; canWri
               : "Nothing remembered for you yet."}
         </div>
       ) : (
-        <ul className="memories" role="list">
+        <ul className="memories">
           {rows.map((m) => (
             <li key={m.key} className="memory" data-testid="memory-row" data-pinned={m.pinned}>
               <div className="row">

@@ -22,7 +22,7 @@ export function TodoList({ todos }: { todos: Todo[] }) {
         <span aria-hidden>{open ? "▾" : "▸"}</span>
       </button>
       {open && (
-        <ul role="list">
+        <ul>
           {todos.map((todo) => (
             <li key={todo.id} className={`todo ${todo.status}`} data-status={todo.status}>
               <span className="todo-mark" role="img" aria-label={todo.status.replace("_", " ")}>

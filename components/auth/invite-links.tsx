@@ -87,6 +87,7 @@ export function InviteLinks() {
                 <td>{new Date(invite.expiresAt).toLocaleDateString()}</td>
                 <td style={{ textAlign: "right" }}>
                   <button
+                    type="button"
                     className="btn btn-ghost btn-sm"
                     onClick={() => revoke.mutate({ id: invite.id })}
                     disabled={revoke.isPending}

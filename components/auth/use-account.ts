@@ -27,5 +27,5 @@ export function useRequireUser() {
 
 /** Where to go after signing in: the `next` parameter when it is a path on this site. */
 export function afterSignInPath(next: string | null): string {
-  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return next?.startsWith("/") && !next.startsWith("//") ? next : "/";
 }

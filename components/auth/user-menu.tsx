@@ -32,6 +32,7 @@ export function UserMenu({ user }: UserMenuProps) {
   return (
     <div className="user-menu" ref={ref}>
       <button
+        type="button"
         className="btn btn-ghost btn-sm"
         onClick={() => setOpen(!open)}
         aria-haspopup="menu"
@@ -58,7 +59,7 @@ export function UserMenu({ user }: UserMenuProps) {
             </Link>
           )}
           <div className="menu-separator" />
-          <button className="menu-item" role="menuitem" onClick={signOut} data-testid="sign-out">
+          <button type="button" className="menu-item" role="menuitem" onClick={signOut} data-testid="sign-out">
             Sign out
           </button>
         </div>

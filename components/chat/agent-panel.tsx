@@ -181,7 +181,12 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
           >
             {t.label}
             {t.id === "chat" && waiting > 0 && (
-              <span className="badge" data-testid="waiting-badge" aria-label={`${waiting} waiting for you`}>
+              <span
+                className="badge"
+                data-testid="waiting-badge"
+                role="status"
+                aria-label={`${waiting} waiting for you`}
+              >
                 {waiting}
               </span>
             )}

@@ -36,6 +36,7 @@ export default function ApprovalDiff({ id, path, before, after }: ApprovalDiffPr
             editor.onDidContentSizeChange(fit);
             // Mounted again (the card scrolled back into view) on models whose diff is already
             // computed: no event comes, so measure now.
+            // biome-ignore lint/suspicious/noFocusedTests: fit() measures the editor; this is not a test
             fit();
             requestAnimationFrame(fit);
           }}

@@ -123,8 +123,7 @@ export function useSessionCommands(a: SessionCommandActions) {
         return;
       case "undo": {
         const last = a.transcript.items.findLast((i) => i.kind === "checkpoint");
-        if (!last || last.kind !== "checkpoint")
-          return setNotice("No turn has changed files yet: there is nothing to undo.");
+        if (last?.kind !== "checkpoint") return setNotice("No turn has changed files yet: there is nothing to undo.");
         return a.undo(last.checkpointId);
       }
       case "share":

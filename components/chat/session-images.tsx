@@ -32,11 +32,11 @@ function SessionImage({ sessionId, image }: { sessionId: string; image: ImageRef
   }, [data.data]);
   const label = `${image.mediaType}, ${Math.max(1, Math.round(image.size / 1024))} KB`;
   if (data.error) return <span className="hint">Image not available ({label})</span>;
-  if (!url) return <span className="message-image" aria-label={`Loading image (${label})`} />;
+  if (!url) return <span className="message-image" role="img" aria-label={`Loading image (${label})`} />;
   return (
     <a href={url} target="_blank" rel="noreferrer" title={label}>
       {/* eslint-disable-next-line @next/next/no-img-element -- a same-origin blob: URL */}
-      <img className="message-image" src={url} alt={`Attached image (${label})`} data-testid="message-image" />
+      <img className="message-image" src={url} alt={`Attached: ${label}`} data-testid="message-image" />
     </a>
   );
 }

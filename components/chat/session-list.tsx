@@ -52,7 +52,7 @@ export function SessionList({
       {sessions.length === 0 ? (
         <div className="empty">No sessions yet.</div>
       ) : (
-        <ul className="sessions" role="list">
+        <ul className="sessions">
           {sessions.map((s) => (
             <li key={s.id} className="session-row" data-testid={`session-row`} data-session-id={s.id}>
               <SessionTitle

@@ -158,10 +158,11 @@ function CloseDirtyDialog({ path, onDone }: { path: string; onDone: () => void }
     <Dialog title={`Save changes to ${name}?`} onClose={onDone} testId="close-dirty-dialog">
       <p>Your changes will be lost if you close this tab without saving.</p>
       <div className="dialog-actions">
-        <button className="btn" onClick={onDone}>
+        <button type="button" className="btn" onClick={onDone}>
           Cancel
         </button>
         <button
+          type="button"
           className="btn"
           data-testid="close-discard"
           onClick={() => {
@@ -172,6 +173,7 @@ function CloseDirtyDialog({ path, onDone }: { path: string; onDone: () => void }
           Don&apos;t save
         </button>
         <button
+          type="button"
           className="btn btn-primary"
           data-testid="close-save"
           onClick={async () => {

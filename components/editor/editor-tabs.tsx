@@ -44,11 +44,12 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
             </span>
           )}
           {file.dirty && (
-            <span className="tab-dirty" data-testid="tab-dirty" aria-label="unsaved changes">
+            <span className="tab-dirty" data-testid="tab-dirty" role="img" aria-label="unsaved changes">
               ●
             </span>
           )}
           <button
+            type="button"
             className="icon-btn tab-close"
             aria-label={`Close ${baseName(file.path)}`}
             data-testid="tab-close"
@@ -72,6 +73,7 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
         >
           <span>{changes.label}</span>
           <button
+            type="button"
             className="icon-btn tab-close"
             aria-label="Close Changes"
             data-testid="tab-changes-close"
@@ -98,6 +100,7 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
         >
           <span>{gitDiff.label}</span>
           <button
+            type="button"
             className="icon-btn tab-close"
             aria-label="Close the diff"
             data-testid="tab-git-diff-close"

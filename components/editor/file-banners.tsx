@@ -17,6 +17,7 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
             hand), save, then stage the file in Source Control.
           </span>
           <button
+            type="button"
             className="btn btn-sm"
             onClick={() => store.resolveGitConflicts(path, "current")}
             data-testid="git-accept-current"
@@ -24,6 +25,7 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
             Accept Current
           </button>
           <button
+            type="button"
             className="btn btn-sm"
             onClick={() => store.resolveGitConflicts(path, "incoming")}
             data-testid="git-accept-incoming"
@@ -31,6 +33,7 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
             Accept Incoming
           </button>
           <button
+            type="button"
             className="btn btn-sm"
             onClick={() => store.resolveGitConflicts(path, "both")}
             data-testid="git-accept-both"
@@ -44,13 +47,24 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
           <span className="banner-text">
             <strong>This file changed on disk</strong> while you had unsaved changes.
           </span>
-          <button className="btn btn-sm" onClick={() => void store.reload(path)} data-testid="conflict-reload">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => void store.reload(path)}
+            data-testid="conflict-reload"
+          >
             Reload (discard mine)
           </button>
-          <button className="btn btn-sm" onClick={() => void store.keepMine(path)} data-testid="conflict-keep">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => void store.keepMine(path)}
+            data-testid="conflict-keep"
+          >
             Keep mine (overwrite)
           </button>
           <button
+            type="button"
             className="btn btn-sm"
             onClick={() => store.merge(path)}
             data-testid="conflict-merge"
@@ -59,6 +73,7 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
             Merge both
           </button>
           <button
+            type="button"
             className="btn btn-sm"
             onClick={() => store.setComparing(path, !file.comparing)}
             data-testid="conflict-compare"
@@ -82,11 +97,16 @@ export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesS
           <span className="banner-text">
             <strong>This file was deleted on disk.</strong>
           </span>
-          <button className="btn btn-sm" onClick={() => store.close(path)}>
+          <button type="button" className="btn btn-sm" onClick={() => store.close(path)}>
             Close tab
           </button>
           {file.kind === "text" && (
-            <button className="btn btn-sm" onClick={() => void store.keepMine(path)} data-testid="conflict-keep">
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => void store.keepMine(path)}
+              data-testid="conflict-keep"
+            >
               Keep mine (save again)
             </button>
           )}

@@ -305,7 +305,7 @@ export class OpenFilesStore {
 
   save(path: string): Promise<void> {
     const f = this.get(path);
-    if (!f || f.status !== "ready" || f.kind !== "text" || f.readOnly) return Promise.resolve();
+    if (f?.status !== "ready" || f.kind !== "text" || f.readOnly) return Promise.resolve();
     const running = this.saves.get(path);
     if (running) return running;
     const expected = f.conflict?.kind === "deleted" ? null : f.version;
@@ -421,7 +421,7 @@ export class OpenFilesStore {
     }
     if (change.type !== "change" && change.type !== "add") return;
     const f = this.get(change.path);
-    if (!f || f.status !== "ready") return;
+    if (f?.status !== "ready") return;
     if (change.version && change.version === f.version && !f.conflict) return;
     await this.saves.get(change.path);
     let result: ReadResult;

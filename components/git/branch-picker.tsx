@@ -16,6 +16,7 @@ export function BranchPicker() {
   return (
     <>
       <button
+        type="button"
         className="btn btn-sm btn-ghost scm-branch"
         onClick={() => setOpen(true)}
         title="Switch or create a branch"
@@ -76,6 +77,7 @@ function BranchDialog({ onClose }: { onClose: () => void }) {
         {[...local, ...remote].map((b) => (
           <li key={`${b.remote}:${b.name}`}>
             <button
+              type="button"
               className="btn btn-ghost branch-item"
               disabled={b.current || !git.canWrite || switchTo.isPending}
               onClick={() =>

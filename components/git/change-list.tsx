@@ -44,6 +44,7 @@ export function ChangeList(props: {
         <span className="spacer" />
         {canWrite && onDiscard && (
           <button
+            type="button"
             className="icon-btn"
             title="Discard All Changes"
             aria-label="Discard All Changes"
@@ -55,6 +56,7 @@ export function ChangeList(props: {
         )}
         {canWrite && onStage && (
           <button
+            type="button"
             className="icon-btn"
             title="Stage All Changes"
             aria-label="Stage All Changes"
@@ -67,6 +69,7 @@ export function ChangeList(props: {
         )}
         {canWrite && onUnstage && (
           <button
+            type="button"
             className="icon-btn"
             title="Unstage All Changes"
             aria-label="Unstage All Changes"
@@ -78,7 +81,7 @@ export function ChangeList(props: {
         )}
         <span className="scm-count">{rows.length}</span>
       </div>
-      <ul role="list">
+      <ul>
         {rows.map((row) => {
           const name = row.path.slice(row.path.lastIndexOf("/") + 1);
           const dir = row.path.includes("/") ? row.path.slice(0, row.path.lastIndexOf("/")) : "";
@@ -102,6 +105,7 @@ export function ChangeList(props: {
               <span className="spacer" />
               <span className="scm-actions" onClick={(event) => event.stopPropagation()}>
                 <button
+                  type="button"
                   className="icon-btn"
                   title="Open File"
                   aria-label={`Open ${row.path}`}
@@ -111,6 +115,7 @@ export function ChangeList(props: {
                 </button>
                 {canWrite && onDiscard && (
                   <button
+                    type="button"
                     className="icon-btn"
                     title="Discard Changes"
                     aria-label={`Discard changes in ${row.path}`}
@@ -123,6 +128,7 @@ export function ChangeList(props: {
                 )}
                 {canWrite && onStage && (
                   <button
+                    type="button"
                     className="icon-btn"
                     title={section === "merge" ? "Mark as Resolved (Stage)" : "Stage Changes"}
                     aria-label={`Stage ${row.path}`}
@@ -135,6 +141,7 @@ export function ChangeList(props: {
                 )}
                 {canWrite && onUnstage && (
                   <button
+                    type="button"
                     className="icon-btn"
                     title="Unstage Changes"
                     aria-label={`Unstage ${row.path}`}

@@ -77,6 +77,7 @@ export function GitCredentials({ scope, prefill }: { scope: Scope; prefill?: { h
                 <td style={{ textAlign: "right" }}>
                   {canManage && (
                     <button
+                      type="button"
                       className="btn btn-sm"
                       onClick={() =>
                         team

@@ -55,6 +55,7 @@ export function GitDiffView({ path, side }: { path: string; side: "worktree" | "
               {side === "worktree" ? (
                 <>
                   <button
+                    type="button"
                     className="btn btn-sm"
                     disabled={apply.isPending}
                     onClick={() => setDiscarding(index)}
@@ -63,6 +64,7 @@ export function GitDiffView({ path, side }: { path: string; side: "worktree" | "
                     Discard
                   </button>
                   <button
+                    type="button"
                     className="btn btn-sm btn-primary"
                     disabled={apply.isPending}
                     onClick={() => run(index, "stage")}
@@ -73,6 +75,7 @@ export function GitDiffView({ path, side }: { path: string; side: "worktree" | "
                 </>
               ) : (
                 <button
+                  type="button"
                   className="btn btn-sm"
                   disabled={apply.isPending}
                   onClick={() => run(index, "unstage")}

@@ -17,6 +17,7 @@ export function GitHistory() {
   return (
     <div className="scm-section" data-testid="scm-history">
       <button
+        type="button"
         className="scm-section-header scm-toggle"
         onClick={() => setOpen(!open)}
         aria-expanded={open}
@@ -25,7 +26,7 @@ export function GitHistory() {
         {open ? "▾" : "▸"} History
       </button>
       {open && (
-        <ul role="list">
+        <ul>
           {log.data?.length === 0 && <li className="hint scm-row">No commits yet.</li>}
           {log.data?.map((c) => (
             <li

@@ -9,6 +9,7 @@ export function GitStatusBar({ onOpen }: { onOpen: () => void }) {
   if (!data?.repository) return null;
   return (
     <button
+      type="button"
       className="statusbar-item"
       onClick={onOpen}
       title="Source Control (Ctrl+Shift+G)"

@@ -85,6 +85,7 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
           <div className="scm-remote-actions">
             {originUsable && (
               <button
+                type="button"
                 className="btn btn-sm btn-primary"
                 disabled={set.isPending}
                 onClick={() => choose(origin)}
@@ -94,6 +95,7 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
               </button>
             )}
             <button
+              type="button"
               className="btn btn-sm"
               onClick={() => setEditing(originUsable ? origin : "")}
               data-testid="scm-remote-set"
@@ -117,6 +119,7 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
         </code>
         {canAdmin && (
           <button
+            type="button"
             className="btn btn-sm btn-ghost"
             onClick={() => setEditing(url)}
             title="Change where fetch, pull and push go"
@@ -136,6 +139,7 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
           {canAdmin && (
             <div className="scm-remote-actions">
               <button
+                type="button"
                 className="btn btn-sm btn-primary"
                 disabled={set.isPending}
                 onClick={() => choose(url)}
@@ -146,6 +150,7 @@ export function RemoteBar({ projectId, canAdmin }: { projectId: string; canAdmin
               </button>
               {originUsable && (
                 <button
+                  type="button"
                   className="btn btn-sm"
                   disabled={set.isPending}
                   onClick={() => choose(origin)}

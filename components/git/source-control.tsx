@@ -76,6 +76,7 @@ export function SourceControl() {
         <p>This project is not a git repository.</p>
         {canWrite && (
           <button
+            type="button"
             className="btn btn-primary"
             disabled={init.isPending}
             onClick={() => init.mutate({ projectId })}
@@ -104,6 +105,7 @@ export function SourceControl() {
         <span className="spacer" />
         {(["fetch", "pull", "push"] as const).map((action) => (
           <button
+            type="button"
             key={action}
             className="btn btn-sm btn-ghost"
             disabled={!canWrite || operation.running !== null}
@@ -127,7 +129,13 @@ export function SourceControl() {
                 : `Push${status.ahead ? ` ↑${status.ahead}` : ""}`}
           </button>
         ))}
-        <button className="icon-btn" title="Refresh" aria-label="Refresh Source Control" onClick={git.refresh}>
+        <button
+          type="button"
+          className="icon-btn"
+          title="Refresh"
+          aria-label="Refresh Source Control"
+          onClick={git.refresh}
+        >
           <RefreshIcon />
         </button>
       </div>
@@ -143,7 +151,7 @@ export function SourceControl() {
           <div className="scm-progress-bar">
             <div style={{ width: `${operation.progress?.percent ?? 5}%` }} />
           </div>
-          <button className="btn btn-sm" onClick={operation.cancel}>
+          <button type="button" className="btn btn-sm" onClick={operation.cancel}>
             Cancel
           </button>
         </div>
@@ -182,6 +190,7 @@ export function SourceControl() {
           )}
           {notice.canOpen && canWrite && (
             <button
+              type="button"
               className="btn btn-sm btn-primary"
               onClick={() => setOpeningPr(true)}
               data-testid="scm-open-pull-request"
@@ -200,6 +209,7 @@ export function SourceControl() {
           {canWrite && (
             <>
               <button
+                type="button"
                 className="btn btn-sm"
                 disabled={busy}
                 onClick={() => finish.mutate({ projectId, action: "abort" })}
@@ -209,6 +219,7 @@ export function SourceControl() {
               </button>
               {status.operation === "rebase" && (
                 <button
+                  type="button"
                   className="btn btn-sm btn-primary"
                   disabled={busy || status.conflicted.length > 0}
                   onClick={() => finish.mutate({ projectId, action: "continue" })}
@@ -252,6 +263,7 @@ export function SourceControl() {
             </label>
             <span className="spacer" />
             <button
+              type="button"
               className="btn btn-primary btn-sm"
               disabled={!message.trim() || commit.isPending}
               onClick={doCommit}

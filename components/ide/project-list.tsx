@@ -105,6 +105,7 @@ function ProjectRow({ project, onDelete }: { project: Project; onDelete: (() => 
             {onDelete && (
               <>
                 <button
+                  type="button"
                   className="btn btn-ghost btn-sm"
                   onClick={() => {
                     setName(project.name);
@@ -114,7 +115,7 @@ function ProjectRow({ project, onDelete }: { project: Project; onDelete: (() => 
                 >
                   Rename
                 </button>
-                <button className="btn btn-ghost btn-sm" onClick={onDelete} data-testid="project-delete">
+                <button type="button" className="btn btn-ghost btn-sm" onClick={onDelete} data-testid="project-delete">
                   Delete
                 </button>
               </>

@@ -95,6 +95,7 @@ export function SideBar({
       <div className="side-tabs" role="tablist" aria-label="Side bar">
         {VIEWS.map((v) => (
           <button
+            type="button"
             key={v.id}
             role="tab"
             className="side-tab"

@@ -128,6 +128,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
               {terminal.exited && " (exited)"}
             </span>
             <button
+              type="button"
               className="icon-btn"
               aria-label={`Close terminal ${index + 1}`}
               data-testid="terminal-close"
@@ -153,6 +154,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
           >
             <span className="muted">{terminal.title} (ended)</span>
             <button
+              type="button"
               className="icon-btn"
               aria-label={`Close ${terminal.title}`}
               data-testid="terminal-close"
@@ -167,6 +169,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
         ))}
         {canWrite && (
           <button
+            type="button"
             className="icon-btn"
             title="New Terminal"
             aria-label="New Terminal"
@@ -203,6 +206,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
           <p>This terminal ended when the server restarted. Its processes and output are gone.</p>
           {canWrite && (
             <button
+              type="button"
               className="btn btn-primary"
               onClick={() => create.mutate({ projectId })}
               disabled={create.isPending}
@@ -227,6 +231,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
             "Loading terminals…"
           ) : canWrite ? (
             <button
+              type="button"
               className="btn"
               onClick={() => create.mutate({ projectId })}
               disabled={create.isPending}

@@ -81,10 +81,11 @@ export function RestoreDialog({
         </p>
       )}
       <div className="dialog-actions">
-        <button className="btn" onClick={onClose}>
+        <button type="button" className="btn" onClick={onClose}>
           Cancel
         </button>
         <button
+          type="button"
           className="btn btn-primary"
           disabled={restore.isPending || preview.isPending || !!preview.error}
           onClick={() => restore.mutate({ sessionId, checkpointId, rewindConversation: rewind })}

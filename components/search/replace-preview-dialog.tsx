@@ -48,10 +48,11 @@ export function ReplacePreviewDialog({ projectId, query, replacement, path, matc
         )}
       </div>
       <div className="dialog-actions">
-        <button className="btn" onClick={onClose}>
+        <button type="button" className="btn" onClick={onClose}>
           Close
         </button>
         <button
+          type="button"
           className="btn btn-primary"
           disabled={!preview.data || preview.data.missing > 0}
           onClick={onReplace}

@@ -168,6 +168,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
         <span>Search</span>
         <span className="spacer" />
         <button
+          type="button"
           className="icon-btn"
           title="Collapse all"
           aria-label="Collapse all results"
@@ -176,6 +177,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
           <CollapseIcon />
         </button>
         <button
+          type="button"
           className="icon-btn"
           title="Clear search results"
           aria-label="Clear search results"
@@ -333,7 +335,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
       <div className="search-status" data-testid="search-status" data-state={state.status}>
         {state.status === "error" ? <span className="error-text">{state.error}</span> : <span>{status}</span>}
         {state.status === "searching" && (
-          <button className="btn btn-ghost btn-sm" onClick={cancel} data-testid="search-cancel">
+          <button type="button" className="btn btn-ghost btn-sm" onClick={cancel} data-testid="search-cancel">
             Cancel
           </button>
         )}

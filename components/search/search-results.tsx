@@ -32,7 +32,7 @@ const ROW_HEIGHT = 22;
 
 /** The results grouped by file, one row per match, virtualized (a search may return thousands). */
 export function SearchResults(props: ResultsProps) {
-  const { files, dismissed, collapsed, replace } = props;
+  const { files, dismissed, collapsed } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const rows = useMemo(() => {
     const out: Row[] = [];
@@ -122,6 +122,7 @@ function FileRow({
         {replace && canWrite && (
           <>
             <button
+              type="button"
               className="icon-btn"
               title="Preview the replacement"
               aria-label={`Preview replacing in ${file.path}`}
@@ -131,6 +132,7 @@ function FileRow({
               ⇄
             </button>
             <button
+              type="button"
               className="icon-btn"
               title="Replace in this file"
               aria-label={`Replace in ${file.path}`}
@@ -142,6 +144,7 @@ function FileRow({
           </>
         )}
         <button
+          type="button"
           className="icon-btn"
           title="Dismiss"
           aria-label={`Dismiss ${file.path}`}
@@ -213,6 +216,7 @@ function MatchRow({
       </span>
       <span className="search-actions">
         <button
+          type="button"
           className="icon-btn"
           title="Dismiss"
           aria-label="Dismiss this match"

@@ -11,7 +11,7 @@ export function PresenceAvatars({ entries, meId }: { entries: PresenceEntry[]; m
   const guests = entries.length - people.length;
   if (entries.length === 0) return null;
   return (
-    <div className="presence" data-testid="presence" aria-label="Watching this session">
+    <div className="presence" data-testid="presence" role="group" aria-label="Watching this session">
       {people.map((p) => (
         <span
           key={p.key}

@@ -143,6 +143,7 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
                 <td style={{ textAlign: "right" }}>
                   {link.state === "active" && (
                     <button
+                      type="button"
                       className="btn btn-ghost btn-sm"
                       onClick={() => revoke.mutate({ sessionId, linkId: link.id })}
                       disabled={revoke.isPending}

@@ -48,6 +48,7 @@ export function JoinTeam({ token }: { token: string }) {
       </p>
       {user ? (
         <button
+          type="button"
           className="btn btn-primary"
           onClick={() => accept.mutate({ token })}
           disabled={accept.isPending}

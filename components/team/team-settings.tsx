@@ -113,6 +113,7 @@ function MemberRow({
       <td style={{ textAlign: "right" }}>
         {(editable || isMe) && (
           <button
+            type="button"
             className="btn btn-ghost btn-sm"
             onClick={() => remove.mutate({ teamId, userId: member.id })}
             disabled={remove.isPending}
@@ -206,6 +207,7 @@ function TeamInvites({ teamId, emails }: { teamId: string; emails: boolean }) {
                 <td className="muted">until {new Date(invite.expiresAt).toLocaleDateString()}</td>
                 <td style={{ textAlign: "right" }}>
                   <button
+                    type="button"
                     className="btn btn-ghost btn-sm"
                     onClick={() => revoke.mutate({ teamId, inviteId: invite.id })}
                   >

@@ -157,6 +157,7 @@ export class IdePage {
 
   /** The text Monaco shows (enough for the short files the tests write). */
   async editorText(): Promise<string> {
+    // biome-ignore lint/performance/useDomNodeTextContent: innerText puts a line break between Monaco's line divs
     const text = await this.editor().locator(".view-lines").innerText();
     return text.replace(/\u00a0/g, " ");
   }

@@ -100,7 +100,7 @@ describe("delegate", () => {
     const parent = await h.newSession({
       replies: [
         { toolCalls: [{ name: "delegate", arguments: { task: "Task survey: list the files as JSON" } }] },
-        { match: "Task survey", text: "```json\n" + JSON.stringify(report, null, 2) + "\n```" },
+        { match: "Task survey", text: `\`\`\`json\n${JSON.stringify(report, null, 2)}\n\`\`\`` },
         { match: "", text: "Two files." },
       ],
     });

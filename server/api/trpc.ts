@@ -10,7 +10,6 @@ import {
   authorizeSession,
   callerLink,
   mayAnswerApprovals,
-  WRITE_ROLES,
   type SessionNeed,
 } from "@/server/api/access";
 import { findApproval } from "@/server/db/repositories/approvals";

@@ -7,7 +7,7 @@ export function hunkPatch(diff: string, hunkIndex: number): string | null {
   if (starts.length === 0 || hunkIndex < 0 || hunkIndex >= starts.length) return null;
   const header = lines.slice(0, starts[0]);
   const end = starts[hunkIndex + 1] ?? (lines.at(-1) === "" ? lines.length - 1 : lines.length);
-  return [...header, ...lines.slice(starts[hunkIndex], end)].join("\n") + "\n";
+  return `${[...header, ...lines.slice(starts[hunkIndex], end)].join("\n")}\n`;
 }
 
 /** How many hunks a diff has. */

@@ -236,7 +236,7 @@ export async function fetchRemote(
           .map((r) => `delete ${r.ref}`)),
   ];
   if (updates.length)
-    await runGit(sandbox, ["update-ref", "--no-deref", "--stdin"], { root: op.root, input: updates.join("\n") + "\n" });
+    await runGit(sandbox, ["update-ref", "--no-deref", "--stdin"], { root: op.root, input: `${updates.join("\n")}\n` });
 }
 
 /**

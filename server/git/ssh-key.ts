@@ -27,7 +27,7 @@ export function parseSshPrivateKey(secret: SshKeySecret): ParsedKey {
     );
   }
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || !key.isPrivateKey())
+  if (!key?.isPrivateKey())
     throw new GitError("BAD_INPUT", "That is a public key: paste the private key (the file without .pub).");
   if (!KEY_TYPES.has(key.type))
     throw new GitError("BAD_INPUT", `Tandem takes ed25519 and rsa keys; this one is ${key.type}.`);

@@ -38,7 +38,7 @@ describe("gitSummary", () => {
         { status: "??", path: "untracked.md" },
       ]),
     });
-    expect(summary && summary.repository && summary.changes).toHaveLength(3);
+    expect(summary?.repository && summary.changes).toHaveLength(3);
   });
 
   it("says when the workspace is not a repository", async () => {

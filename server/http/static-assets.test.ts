@@ -67,12 +67,12 @@ describe("static assets", () => {
     const missing = await get("/_next/static/chunks/missing.js", "br");
     expect(missing.status).toBe(404);
     expect(missing.headers["x-fallback"]).toBe("/_next/static/chunks/missing.js");
-    for (const escape of [
+    for (const climb of [
       "/_next/static/../secret.json",
       "/_next/static/%2e%2e/secret.json",
       "/_next/static/..%2fsecret.json",
     ]) {
-      const response = await get(escape, "identity");
+      const response = await get(climb, "identity");
       expect(response.status).toBe(404);
       expect(response.body.toString()).not.toBe("{}");
     }

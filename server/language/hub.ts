@@ -347,6 +347,7 @@ export class LanguageServerHub {
     }
     if (!Message.isNotification(message)) return; // clients answer nothing: the hub answers the server
     if (!CLIENT_NOTIFICATIONS.has(message.method)) return;
+    // biome-ignore lint/suspicious/noExplicitAny: each case below reads the fields its LSP notification defines
     const params = message.params as Record<string, any>;
     switch (message.method) {
       case "initialized":
@@ -416,7 +417,7 @@ export class LanguageServerHub {
   release(rawUri: string, opener: string): void {
     const uri = normalizeUri(rawUri);
     const document = this.documents.get(uri);
-    if (!document || !document.openers.delete(opener) || document.openers.size > 0) return;
+    if (!document?.openers.delete(opener) || document.openers.size > 0) return;
     this.documents.delete(uri);
     if (this.state === "running") this.process?.send(notification("textDocument/didClose", { textDocument: { uri } }));
   }

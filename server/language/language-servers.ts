@@ -61,6 +61,7 @@ export function createLanguageServers(options: LanguageServersOptions): Language
   // One subscription to the workspace's change stream per project feeds all of its servers, in batches.
   async function follow(entry: ProjectEntry): Promise<void> {
     let batch: Parameters<LanguageServerHub["filesChanged"]>[0][number][] = [];
+    // biome-ignore lint/correctness/noUnusedVariables: read by `timer ??=`, which starts one flush per batch
     let timer: NodeJS.Timeout | undefined;
     const flush = () => {
       const changes = batch;

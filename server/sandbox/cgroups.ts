@@ -32,7 +32,7 @@ const HOST: CgroupPaths = { root: "/sys/fs/cgroup", self: "/proc/self/cgroup", p
 /** Finds a delegated cgroup v2 tree and prepares it for sandboxes, or says why there is none. */
 export function setUpCgroups(paths: CgroupPaths = HOST): CgroupSupport {
   if (!existsSync(path.join(paths.root, "cgroup.controllers"))) {
-    return { kind: "none", reason: "no cgroup v2 hierarchy at " + paths.root + " (cgroup v1 or hybrid)" };
+    return { kind: "none", reason: `no cgroup v2 hierarchy at ${paths.root} (cgroup v1 or hybrid)` };
   }
   const own = /^0::(\/.*)$/m.exec(readText(paths.self) ?? "")?.[1];
   if (!own) return { kind: "none", reason: "this process is in no cgroup v2 group" };

@@ -63,7 +63,7 @@ export function loadTrustStore(
       }
     });
   }
-  return { pem: [...base, ...extra].join("\n") + "\n", extra };
+  return { pem: `${[...base, ...extra].join("\n")}\n`, extra };
 }
 
 /** Writes the bundle into the sandboxes' runtime folder (readable by every project's uid) and returns its path. */

@@ -107,7 +107,7 @@ describe("findInFiles", () => {
   });
 
   it("reads minified lines of any length exactly: UTF-16 columns and previews across escapes and non-ASCII", async () => {
-    const piece = 'a="é\\\"q\t😀\u0001";b=`ü`;';
+    const piece = 'a="é\\"q\t😀\u0001";b=`ü`;';
     const line = `${piece.repeat(600)}needle${piece.repeat(300)}NEEDLE😀needle${"\u0002x".repeat(10)}needle`;
     const root = await tree({ "min.js": `${line}\nshort needle line\n` });
     const { files } = await collect(root, { pattern: "needle" });
@@ -138,8 +138,8 @@ describe("findInFiles", () => {
     const lines: string[] = [];
     for (let shift = 0; shift < 12; shift++) {
       const pad = "q".repeat(shift);
-      const ascii = `${pad}${'w="\\\"\t\u0001";'.repeat(1400)}needle${"z".repeat(16_380 - shift)}"needle\\"needle`;
-      const wide = `${pad}${"k".repeat(16_370)}é😀\"needle${'v="é\\";'.repeat(2100)}\u0002Needle`;
+      const ascii = `${pad}${'w="\\"\t\u0001";'.repeat(1400)}needle${"z".repeat(16_380 - shift)}"needle\\"needle`;
+      const wide = `${pad}${"k".repeat(16_370)}é😀"needle${'v="é\\";'.repeat(2100)}\u0002Needle`;
       lines.push(ascii, wide);
     }
     const root = await tree({ "min.js": `${lines.join("\n")}\n` });

@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { Db } from "@/server/db/client";
 import {
   listIndexedFiles,

@@ -100,8 +100,8 @@ function walk(text: Buffer, targets: number[], ascii: boolean): Map<number, Posi
         const stretch = text.toString("latin1", p, stop);
         let i = 0;
         while (byte < target && i < stretch.length) {
-          const escape = stretch.indexOf("\\", i);
-          const run = (escape === -1 ? stretch.length : escape) - i;
+          const backslash = stretch.indexOf("\\", i);
+          const run = (backslash === -1 ? stretch.length : backslash) - i;
           if (byte + run >= target) {
             i += target - byte;
             unit += target - byte;
@@ -110,14 +110,14 @@ function walk(text: Buffer, targets: number[], ascii: boolean): Map<number, Posi
           }
           byte += run;
           unit += run;
-          if (escape === -1) {
+          if (backslash === -1) {
             i = stretch.length;
             break;
           }
-          const unicode = stretch.charCodeAt(escape + 1) === 0x75;
-          byte += unicode ? escapedBytes(hex4(text, p + escape + 2)) : 1;
+          const unicode = stretch.charCodeAt(backslash + 1) === 0x75;
+          byte += unicode ? escapedBytes(hex4(text, p + backslash + 2)) : 1;
           unit += 1;
-          i = escape + (unicode ? 6 : 2);
+          i = backslash + (unicode ? 6 : 2);
         }
         p += i;
         continue;

@@ -44,7 +44,7 @@ export function createScheduler(options: {
 
   async function fire(taskId: string) {
     const task = await tasks.findScheduledTask(db, taskId);
-    if (!task || task.status !== "active") return; // paused or cancelled after the job was queued
+    if (task?.status !== "active") return; // paused or cancelled after the job was queued
     try {
       const { sessionId } = await options.run(task);
       await tasks.recordScheduledRun(db, task.id, { sessionId, error: null });

@@ -72,7 +72,7 @@ describe("ScreenMirror", () => {
   it("never cuts into an escape sequence begun before the queued output", async () => {
     // A read of the PTY ended inside "\x1b[31m": the mirror has parsed "\x1b[" when a plain flood
     // follows. Skipping from the flood's start would drop "31m", and the lines after would not be red.
-    const chunks = ["\x1b[", "31mred\r\n" + flood(30_000) + "\x1b[0mdone"];
+    const chunks = ["\x1b[", `31mred\r\n${flood(30_000)}\x1b[0mdone`];
     const exact = await parsedExactly(chunks);
     const screen = mirror();
     const write = writer(screen);
@@ -88,8 +88,8 @@ describe("ScreenMirror", () => {
   it("follows the parser's state across a feed that ends inside an escape sequence", async () => {
     // One write whose first feed (64K characters) ends between "\x1b" and "[31m"; the flood that
     // comes while the rest waits must not be skipped from the rest's start.
-    const head = "x".repeat(64 * 1024 - 1) + "\x1b[31mred\r\n";
-    const rest = flood(30_000) + "\x1b[0mdone";
+    const head = `${"x".repeat(64 * 1024 - 1)}\x1b[31mred\r\n`;
+    const rest = `${flood(30_000)}\x1b[0mdone`;
     const exact = await parsedExactly([head, rest]);
     const screen = mirror();
     const write = writer(screen);

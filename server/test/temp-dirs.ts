@@ -36,7 +36,7 @@ export async function expectCode(
 
 // renameat2(RENAME_EXCHANGE) in a loop, as a member's terminal would run it: python3's ctypes, so the
 // attacker is a process of its own, not a promise of the test. Syscall numbers per architecture.
-const SWAPPER = String.raw`
+const SWAPPER = `
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 nr = {"x86_64": 316, "aarch64": 276}[os.uname().machine]

@@ -189,6 +189,7 @@ export interface OutputLimits {
   keep: "head" | "tail";
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a list of tools holds each with its own input type
 export interface Tool<I = any> {
   name: string;
   kind: ToolKind;

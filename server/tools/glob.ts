@@ -1,4 +1,3 @@
-import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { ToolFailure, ok } from "./result";

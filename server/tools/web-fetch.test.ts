@@ -245,7 +245,7 @@ describe("web_fetch", () => {
     expect(again.error?.code).toBe("EXISTS");
     const byDefault = await s.run(webFetchTool, { url: `${base()}/json`, download: true });
     expect(byDefault.meta?.path).toBe("downloads/json");
-    const escape = await s.run(webFetchTool, { url: `${base()}/json`, download: true, output_path: "../evil.json" });
-    expect(escape.error?.code).toBe("OUTSIDE_WORKSPACE");
+    const climb = await s.run(webFetchTool, { url: `${base()}/json`, download: true, output_path: "../evil.json" });
+    expect(climb.error?.code).toBe("OUTSIDE_WORKSPACE");
   });
 });

@@ -68,7 +68,7 @@ function plainGit(cwd: string, ...args: string[]) {
 
 const allBytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 const numbered = (count: number, edit: Record<number, string> = {}) =>
-  Array.from({ length: count }, (_, i) => edit[i + 1] ?? `line ${i + 1}`).join("\n") + "\n";
+  `${Array.from({ length: count }, (_, i) => edit[i + 1] ?? `line ${i + 1}`).join("\n")}\n`;
 
 describe("CheckpointStore", () => {
   it("gives the original bytes and modes back after changes", async () => {

@@ -1,7 +1,7 @@
 export { Workspace, versionOf, READ_ONLY_BYTES, MAX_FILE_BYTES, type WriteOptions, type FileStat } from "./workspace";
 export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from "./errors";
 export { isInside, type ResolvedPath } from "./paths";
-export { type TextFormat } from "./text-codec";
+export type { TextFormat } from "./text-codec";
 export { watchWorkspace, type WatchOptions } from "./watch";
 export { openWorkspace } from "./open-workspace";
 

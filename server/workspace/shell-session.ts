@@ -210,7 +210,7 @@ class SandboxedShellSession implements ShellSession {
 
   async kill(id: string): Promise<boolean> {
     const entry = this.background.get(id);
-    if (!entry || !entry.job.running) return false;
+    if (!entry?.job.running) return false;
     entry.running.kill();
     await entry.running.done;
     return true;

@@ -84,12 +84,10 @@ export function installLanguageClient(session: LanguageSession): void {
     const changes = model.onDidChangeContent(() => {
       const version = (versions.get(model) ?? 0) + 1;
       versions.set(model, version);
-      void conn
-        .current()
-        ?.sendNotification("textDocument/didChange", {
-          textDocument: { uri: model.uri.toString(), version },
-          contentChanges: [{ text: model.getValue() }],
-        });
+      void conn.current()?.sendNotification("textDocument/didChange", {
+        textDocument: { uri: model.uri.toString(), version },
+        contentChanges: [{ text: model.getValue() }],
+      });
     });
     model.onWillDispose(() => {
       changes.dispose();

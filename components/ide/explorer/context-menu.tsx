@@ -40,6 +40,7 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
 
   const item = (label: string, run: () => void, hint?: string, testId?: string) => (
     <button
+      type="button"
       className="menu-item"
       role="menuitem"
       data-testid={testId}

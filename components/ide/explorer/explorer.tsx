@@ -155,6 +155,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
         {explorer.canWrite && (
           <>
             <button
+              type="button"
               className="icon-btn explorer-action"
               title="New File"
               aria-label="New File"
@@ -164,6 +165,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
               <NewFileIcon />
             </button>
             <button
+              type="button"
               className="icon-btn explorer-action"
               title="New Folder"
               aria-label="New Folder"
@@ -175,6 +177,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
           </>
         )}
         <button
+          type="button"
           className="icon-btn explorer-action"
           title="Refresh"
           aria-label="Refresh"
@@ -184,6 +187,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
           <RefreshIcon />
         </button>
         <button
+          type="button"
           className="icon-btn explorer-action"
           title="Collapse Folders"
           aria-label="Collapse Folders"
@@ -192,6 +196,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
           <CollapseIcon />
         </button>
         <button
+          type="button"
           className="icon-btn explorer-action"
           title={explorer.showIgnored ? "Hide ignored files" : "Show ignored files"}
           aria-label="Show ignored files"

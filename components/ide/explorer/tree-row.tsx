@@ -116,7 +116,13 @@ export function TreeRow({
         </span>
       )}
       {unsaved && (
-        <span className="tree-unsaved" title="Unsaved changes" aria-label="unsaved changes" data-testid="tree-unsaved">
+        <span
+          className="tree-unsaved"
+          title="Unsaved changes"
+          role="img"
+          aria-label="unsaved changes"
+          data-testid="tree-unsaved"
+        >
           ●
         </span>
       )}

@@ -143,10 +143,11 @@ export function UploadsProvider({
               merged); Keep both uploads under a new name such as &lsquo;{numbered(asking.taken[0]!)}&rsquo;.
             </p>
             <div className="dialog-actions">
-              <button className="btn" onClick={() => setAsking(null)}>
+              <button type="button" className="btn" onClick={() => setAsking(null)}>
                 Cancel
               </button>
               <button
+                type="button"
                 className="btn"
                 onClick={() => (setAsking(null), void start(asking.items, asking.folder, "keep-both"))}
                 data-testid="upload-keep-both"
@@ -154,6 +155,7 @@ export function UploadsProvider({
                 Keep both
               </button>
               <button
+                type="button"
                 className="btn btn-danger"
                 onClick={() => (setAsking(null), void start(asking.items, asking.folder, "replace"))}
                 data-testid="upload-replace"
@@ -188,7 +190,7 @@ export function UploadProgress() {
                       : "Failed"}
                 </span>
                 {u.state !== "uploading" && (
-                  <button className="icon-btn" aria-label="Dismiss" onClick={() => dismiss(u.id)}>
+                  <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => dismiss(u.id)}>
                     ×
                   </button>
                 )}

@@ -131,7 +131,7 @@ describe("the model thread", () => {
     // A provider that sends one token, then waits; it notes when the request goes away.
     let gone!: () => void;
     const requestGone = new Promise<void>((resolve) => (gone = resolve));
-    const provider = http.createServer((req, res) => {
+    const provider = http.createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(
         `data: ${JSON.stringify({ id: "1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { role: "assistant", content: "first" }, finish_reason: null }] })}\n\n`,

@@ -164,12 +164,12 @@ describe("projects from git, with stored credentials", () => {
     const project = await caller.project.create({ name: "Work", gitUrl: `${server.url}/app.git` });
     const root = env.services.files.pathOf(project.id);
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`);
-    await writeFile(path.join(root, "list.txt"), lines.join("\n") + "\n");
+    await writeFile(path.join(root, "list.txt"), `${lines.join("\n")}\n`);
     await caller.git.stage({ projectId: project.id, paths: ["list.txt"] });
     await caller.git.commit({ projectId: project.id, message: "Add list" });
     lines[1] = "line one changed";
     lines[28] = "line twenty-eight changed";
-    await writeFile(path.join(root, "list.txt"), lines.join("\n") + "\n");
+    await writeFile(path.join(root, "list.txt"), `${lines.join("\n")}\n`);
     const diff = await caller.git.diff({ projectId: project.id, path: "list.txt", side: "worktree" });
     expect(diff.hunks).toBe(2);
     await caller.git.applyHunk({
@@ -277,14 +277,12 @@ describe("pull requests from Source Control", () => {
         )
           return res.writeHead(404).end('{"message":"Not Found"}');
         const body = JSON.parse(raw) as { head: string; base: string };
-        res
-          .writeHead(201, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              number: 12,
-              html_url: `https://forge.test/acme/shop/pull/12?head=${body.head}&base=${body.base}`,
-            }),
-          );
+        res.writeHead(201, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            number: 12,
+            html_url: `https://forge.test/acme/shop/pull/12?head=${body.head}&base=${body.base}`,
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));

@@ -29,15 +29,13 @@ export const memoryRouter = router({
   }),
 
   /** Ranked full-text search over one scope, as the agent's `memory` tool searches. */
-  search: projectProcedure
-    .input(scope.extend({ query: z.string().trim().min(1).max(500) }))
-    .query(({ ctx, input }) =>
-      searchMemories(ctx.services.db, [ownerOf(input.scope, ctx.project.id, ctx.user.id)], {
-        query: input.query,
-        limit: 50,
-        threshold: 0,
-      }),
-    ),
+  search: projectProcedure.input(scope.extend({ query: z.string().trim().min(1).max(500) })).query(({ ctx, input }) =>
+    searchMemories(ctx.services.db, [ownerOf(input.scope, ctx.project.id, ctx.user.id)], {
+      query: input.query,
+      limit: 50,
+      threshold: 0,
+    }),
+  ),
 
   /** Creates or replaces a memory (people correcting what the agent remembered). */
   save: projectMutationProcedure

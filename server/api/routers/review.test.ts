@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => h.dispose());
 
 const numbered = (edits: Record<number, string> = {}) =>
-  Array.from({ length: 20 }, (_, i) => edits[i + 1] ?? `line ${i + 1}`).join("\n") + "\n";
+  `${Array.from({ length: 20 }, (_, i) => edits[i + 1] ?? `line ${i + 1}`).join("\n")}\n`;
 const disk = (name: string) => readFile(path.join(root, name), "utf8");
 const exists = (name: string) =>
   stat(path.join(root, name)).then(

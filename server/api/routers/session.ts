@@ -7,7 +7,6 @@ import {
   router,
   sessionCollaborateProcedure,
   sessionMutationProcedure,
-  sessionProcedure,
   sessionViewProcedure,
 } from "@/server/api/trpc";
 import { ADMIN_ROLES, mayAnswerApprovals, WRITE_ROLES } from "@/server/api/access";

@@ -9,13 +9,11 @@ const terminalId = z.string().uuid("terminalId must be a terminal id");
 
 export const terminalRouter = router({
   list: projectProcedure.query(({ ctx }) =>
-    ctx.services.terminals
-      .list(ctx.project.id)
-      .map((info) => ({
-        ...info,
-        canType: mayTypeInTerminal(ctx.role, ctx.user.id, info),
-        mine: info.owner?.id === ctx.user.id,
-      })),
+    ctx.services.terminals.list(ctx.project.id).map((info) => ({
+      ...info,
+      canType: mayTypeInTerminal(ctx.role, ctx.user.id, info),
+      mine: info.owner?.id === ctx.user.id,
+    })),
   ),
 
   /** Since when this server holds the project's terminals: the browser tells a restart from a close by it. */

@@ -49,7 +49,7 @@ const NATIVE_TYPES: Record<string, (args: string[]) => string> = {
 /** Prisma's default constraint name: `<table>_<columns>_<suffix>`, the front cut to fit 63 bytes. */
 export function prismaConstraintName(table: string, columns: string[], suffix: string) {
   const base = [table, ...columns].join("_");
-  return base.slice(0, MAX_IDENTIFIER - suffix.length - 1) + "_" + suffix;
+  return `${base.slice(0, MAX_IDENTIFIER - suffix.length - 1)}_${suffix}`;
 }
 
 /** A DMMF default as the SQL Prisma Migrate would write for it; null when the database has none. */

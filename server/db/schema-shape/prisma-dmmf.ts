@@ -44,6 +44,7 @@ function loadSchemaWasm(): SchemaWasm {
   const require = createRequire(import.meta.url);
   const file = path.join(path.dirname(require.resolve("prisma/package.json")), "build/prisma_schema_build_bg.wasm");
   const module = new WebAssembly.Module(fs.readFileSync(file));
+  // biome-ignore lint/suspicious/noExplicitAny: wasm-bindgen exports have no declared types
   let wasm: Record<string, any>; // the instance exports: wasm-bindgen functions, memory, tables
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const readString = (ptr: number, len: number) =>

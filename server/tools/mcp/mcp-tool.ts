@@ -18,7 +18,7 @@ export type McpCaller = (tool: string, args: Record<string, unknown>, signal: Ab
 
 export function mcpTool(server: string, config: McpServerConfig, info: McpToolInfo, call: McpCaller): Tool {
   const name = mcpToolName(server, info.name);
-  const description = (info.description?.trim() || info.title || `The ${info.name} tool`) + ` (MCP server "${server}")`;
+  const description = `${info.description?.trim() || info.title || `The ${info.name} tool`} (MCP server "${server}")`;
   return defineTool({
     name,
     kind: info.annotations?.readOnlyHint ? "read" : "execute",
