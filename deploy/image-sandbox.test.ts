@@ -172,7 +172,7 @@ buildImage();
 const host = defaultSandboxHost("bwrap", { dataDir, installDir: workdir, home: "/root" });
 const workspace = path.join(dataDir, "workspaces", "project");
 const masked = masks(host.masks, workspace, exists);
-const mounts = mountsOf([...systemBinds(), ...masked.outside, "--tmpfs", "/tmp"]);
+const mounts = mountsOf([...systemBinds(), ...masked.outside.flatMap((m) => ["--tmpfs", m]), "--tmpfs", "/tmp"]);
 
 describe("a project's sandbox in the Docker image", () => {
   it("masks the install folder, the data folder and the home", () => {

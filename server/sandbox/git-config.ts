@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { workspacePathInside } from "@/lib/workspace-mount";
 import { runtimeDir } from "./runtime-dir";
 
 // git refuses a repository whose folder another user owns ("detected dubious ownership"), and the
@@ -30,7 +31,9 @@ export function sandboxGitConfigFile(workspaceRoot: string): string {
 }
 
 export function sandboxGitConfig(workspaceRoot: string): string {
-  return `[safe]\n\tdirectory = ${quote(workspaceRoot)}\n`;
+  // Both places the sandbox binds it: the host path and WORKSPACE_MOUNT (lib/workspace-mount.ts).
+  const places = [...new Set([workspaceRoot, workspacePathInside(true, workspaceRoot)])];
+  return `[safe]\n${places.map((place) => `\tdirectory = ${quote(place)}\n`).join("")}`;
 }
 
 // A value in double quotes, with git's escapes: a folder name may hold any of these.

@@ -68,9 +68,24 @@ describe.each<SandboxMode>(["none", "bwrap"])("sandbox mode %s", (mode) => {
   it.runIf(mode === "none" || hasBwrap)("runs in the workspace and can write there", async () => {
     const { stdout, code } = await run(plain(mode), { workspaceRoot: workspace }, "pwd; echo hi > note.txt");
     expect(code).toBe(0);
-    expect(stdout.trim()).toBe(workspace);
+    // Sandboxed, the workspace is at /workspace, whatever the server's data directory is.
+    expect(stdout.trim()).toBe(mode === "bwrap" ? "/workspace" : workspace);
     expect(readFileSync(path.join(workspace, "note.txt"), "utf8")).toBe("hi\n");
   });
+
+  it.runIf(hasBwrap && mode === "bwrap")(
+    "shows the workspace at /workspace and at its host path, one folder, starting in the folder asked for",
+    async () => {
+      mkdirSync(path.join(workspace, "sub"), { recursive: true });
+      const { stdout, code } = await run(
+        plain(mode),
+        { workspaceRoot: workspace, cwd: "sub" },
+        `pwd; echo one > /workspace/a.txt; cat ${JSON.stringify(path.join(workspace, "a.txt"))}`,
+      );
+      expect(code).toBe(0);
+      expect(stdout).toBe("/workspace/sub\none\n");
+    },
+  );
 
   it.runIf(mode === "none" || hasBwrap)(
     "runs background work at the background niceness, below the sandbox's own",

@@ -10,6 +10,7 @@ import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
 import type { SandboxLimits } from "@/lib/sandbox-limits";
 import { limitPrefix, nicePrefix } from "./limits";
+import { insidePath, workspacePathInside } from "@/lib/workspace-mount";
 import { masks, systemBinds } from "./mounts";
 import { runtimeDir } from "./runtime-dir";
 
@@ -63,6 +64,8 @@ export interface SandboxedCommand {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** Where the process sees its workspace: /workspace when sandboxed (lib/workspace-mount.ts). */
+  workspace: string;
   /** Pass to spawn (child_process or node-pty): the project's host identity when the server is root. */
   uid?: number;
   gid?: number;
@@ -87,7 +90,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const cwd = path.resolve(workspaceRoot, options.cwd ?? ".");
   if (host.mode === "none") {
     const [file, ...args] = [...nicePrefix(null, options.background), ...command];
-    return { file: file!, args, env: sandboxEnv(false, options.env), cwd };
+    return { file: file!, args, env: sandboxEnv(false, options.env), cwd, workspace: workspaceRoot };
   }
   if (host.unavailable) throw new SandboxUnavailableError(host.unavailable);
   const bwrap = host.bwrapPath ?? defaultBwrapPath();
@@ -101,6 +104,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     ...(host.caBundle ? caEnv(CA_BUNDLE) : {}),
     ...(options.egressSocket ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD) : {}),
   };
+  const inside = workspacePathInside(true, workspaceRoot);
   const niced = [...nicePrefix(host.limits, options.background), ...command];
   // With network, the bridge runs first and the shell then becomes the command (exec): the
   // command is bubblewrap's child either way, with nothing of Tandem's left running beside it.
@@ -112,10 +116,17 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     // Started as the server's user: the first process joins the cgroup, then drops to the identity.
     const cgroup = createSandboxCgroup(host.cgroups.sandboxes, randomUUID(), host.limits);
     const [file, ...rest] = [...joinCgroupPrefix(cgroup.procs, identity), ...limited, bwrap, ...args];
-    return { file: file!, args: rest, env, cwd, release: cgroup.remove };
+    return { file: file!, args: rest, env, cwd, workspace: inside, release: cgroup.remove };
   }
   const [file, ...rest] = [...limited, bwrap, ...args];
-  return { file: file!, args: rest, env, cwd, ...(identity ? { uid: identity.uid, gid: identity.gid } : {}) };
+  return {
+    file: file!,
+    args: rest,
+    env,
+    cwd,
+    workspace: inside,
+    ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
+  };
 }
 
 /**
@@ -129,6 +140,7 @@ export function withIdentityInCommand(command: SandboxedCommand): Omit<Sandboxed
     args: [`--reuid=${command.uid}`, `--regid=${command.gid}`, "--clear-groups", "--", command.file, ...command.args],
     env: command.env,
     cwd: command.cwd,
+    workspace: command.workspace,
   };
 }
 
@@ -172,7 +184,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     ...(host.limits ? ["--size", String(16 * 1024 * 1024)] : []),
     "--tmpfs",
     "/run",
-    ...masked.outside,
+    ...masked.outside.flatMap((m) => ["--tmpfs", m]),
   ];
   if (options.egressSocket) {
     // The bridge runs on the server's own node, bound at a fixed path so a node under a masked
@@ -202,10 +214,16 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
   // Last, so a workspace under /tmp or under a masked data directory is bound on top.
-  args.push("--bind", options.workspaceRoot, options.workspaceRoot, ...masked.inside);
+  const root = options.workspaceRoot;
+  args.push("--bind", root, root, ...masked.inside.flatMap((m) => ["--tmpfs", m]));
+  // And at WORKSPACE_MOUNT, where processes start (lib/workspace-mount.ts), masked the same way.
+  const inside = workspacePathInside(true, root);
+  const alsoInside = inside === root ? [] : masked.inside.map((m) => insidePath(true, root, m));
+  if (inside !== root) args.push("--bind", root, inside, ...alsoInside.flatMap((m) => ["--tmpfs", m]));
   // The sandbox's own root (where /usr, /etc and the masks' mountpoints live) read-only too:
   // what is writable is the workspace, /tmp and the home, nothing that looks like a host path.
-  args.push(...masked.remount, "--remount-ro", "/", "--chdir", options.cwd);
+  args.push(...[...masked.remount, ...alsoInside].flatMap((m) => ["--remount-ro", m]));
+  args.push("--remount-ro", "/", "--chdir", insidePath(true, root, options.cwd));
   return args;
 }
 

@@ -64,7 +64,7 @@ export function systemBinds(): string[] {
 }
 
 /**
- * Empty tmpfs over the server's install directory, data directory and home, parents first, so
+ * The folders to hide under an empty tmpfs: the server's install directory, data directory and home, parents first, so
  * nothing of them shows even where they lie under a bound path (/usr/local/lib/tandem, say).
  * The root and the system folders themselves are never masked: that would hide the tools, and
  * a path that does not exist has nothing to hide. A mask inside the workspace goes on after the
@@ -86,9 +86,5 @@ export function masks(
     const rel = path.relative(workspaceRoot, m);
     return !rel.startsWith("..") && !path.isAbsolute(rel);
   };
-  return {
-    outside: unique.filter((m) => !within(m)).flatMap((m) => ["--tmpfs", m]),
-    inside: unique.filter(within).flatMap((m) => ["--tmpfs", m]),
-    remount: unique.flatMap((m) => ["--remount-ro", m]),
-  };
+  return { outside: unique.filter((m) => !within(m)), inside: unique.filter(within), remount: unique };
 }

@@ -136,7 +136,7 @@ export class TerminalSession {
       cols: options.cols,
       rows: options.rows,
       cwd: command.cwd,
-      env: { ...command.env, TANDEM_WORKSPACE: options.workspaceRoot, PROMPT_COMMAND: WORKSPACE_PROMPT },
+      env: { ...command.env, TANDEM_WORKSPACE: command.workspace, PROMPT_COMMAND: WORKSPACE_PROMPT },
       uid: command.uid,
       gid: command.gid,
     });

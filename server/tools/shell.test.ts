@@ -62,10 +62,12 @@ const shellSuite = (mode: SandboxMode) => () => {
     await mkdir(path.join(s.root, "sub"));
     await s.run(shellTool, { command: "cd sub && export GREETING='hello world' && LOCAL_ONLY=1" });
     const run = await s.run(shellTool, { command: 'pwd; echo "$GREETING|${LOCAL_ONLY:-unset}"' });
-    expect(run.llm).toContain(`${path.join(s.root, "sub")}\nhello world|unset`);
+    // Sandboxed, the shell sees the workspace at /workspace, whatever the server's data directory.
+    const root = mode === "bwrap" ? "/workspace" : s.root;
+    expect(run.llm).toContain(`${root}/sub\nhello world|unset`);
     // Even a command that exits early keeps its state.
     await s.run(shellTool, { command: "export N=2; cd ..; exit 1" });
-    expect((await s.run(shellTool, { command: "echo $N; pwd" })).llm).toMatch(new RegExp(`2\n${s.root}$`));
+    expect((await s.run(shellTool, { command: "echo $N; pwd" })).llm).toMatch(new RegExp(`2\n${root}$`));
   });
 
   it("streams output line by line while the command runs", async () => {

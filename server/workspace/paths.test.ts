@@ -110,6 +110,14 @@ describe("path containment", () => {
     expect((await ws.resolve("./~notes.md")).path).toBe("~notes.md");
   });
 
+  it("accepts /workspace, where sandboxed commands see the root, and nothing it climbs out to", async () => {
+    expect((await ws.resolve("/workspace/src/../a.txt")).path).toBe("a.txt");
+    expect(await ws.read("/workspace/a.txt")).toMatchObject({ content: "inside" });
+    await expectCode(ws.resolve("/workspace/../etc/passwd"), "OUTSIDE_WORKSPACE");
+    await expectCode(ws.read("/workspace/out-file"), [...REFUSED]);
+    await expectCode(ws.resolve("/workspaces/a.txt"), "OUTSIDE_WORKSPACE");
+  });
+
   it("accepts the root as it was spelled before realpath", async () => {
     const alias = path.join(base, "alias");
     await symlink(ws.root, alias);

@@ -5,6 +5,7 @@ import { mkdirBeneath, openForWrite, readTail } from "./beneath";
 import path from "node:path";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "./workspace";
+import { workspacePathInside } from "@/lib/workspace-mount";
 
 /** One command's outcome; `stdout`/`stderr` keep at most the last `MAX_KEPT_CHARS` of each. */
 export interface ShellRunResult {
@@ -262,10 +263,12 @@ class SandboxedShellSession implements ShellSession {
       fd: await openForWrite(this.options.workspace.root, `${this.relativeDir}/${name}`, `'${name}'`),
     });
     const root = this.options.workspace.root;
+    // The working directory is kept as the shell sees it (`/workspace/src` when sandboxed).
+    const inside = workspacePathInside(this.options.sandbox.mode === "bwrap", root);
     const launch = await this.options.sandbox
       .launch({
         workspaceRoot: root,
-        command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, root, save ? "1" : "0", command],
+        command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, inside, save ? "1" : "0", command],
         env: this.options.env,
         newSession: true,
         projectId: this.options.projectId,

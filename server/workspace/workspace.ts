@@ -3,6 +3,7 @@ import type { Stats } from "node:fs";
 import path from "node:path";
 import type { FileEntry, FileType, ReadResult } from "@/lib/fs-schemas";
 import { conflictVersionTag } from "@/lib/fs-schemas";
+import { workspacePathInside } from "@/lib/workspace-mount";
 import { atomicWriteAt, isTempFileName } from "./atomic-write";
 import {
   closeQuietly,
@@ -102,8 +103,9 @@ export class Workspace {
       Promise.reject(fromFsError(error, root)),
     );
     if (!isDirectory) throw new WorkspaceError("NOT_A_DIRECTORY", `Workspace root '${root}' is not a folder.`);
-    const given = path.resolve(root);
-    return new Workspace(real, given === real ? [] : [given]);
+    // Also the path sandboxed processes see it at, which their output and the agent name it by.
+    const aliases = [path.resolve(root), workspacePathInside(true, real)].filter((alias) => alias !== real);
+    return new Workspace(real, [...new Set(aliases)]);
   }
 
   resolve(input: string): Promise<ResolvedPath> {

@@ -1,4 +1,5 @@
 import type { GitSummary } from "@/server/git/summary";
+import { workspacePathInside } from "@/lib/workspace-mount";
 import type { SandboxMode } from "@/server/sandbox/launcher";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import { renderContext, type PromptContext } from "@/server/agent/prompts/context";
@@ -81,7 +82,7 @@ export function buildSystemPrompt(input: PromptInput): string {
 function environment(input: PromptInput, tools: Set<string>): string {
   const lines = [
     "# Environment",
-    `- Project "${input.projectName}". Workspace root: ${input.root}`,
+    `- Project "${input.projectName}". Workspace root: ${workspacePathInside(input.sandbox === "bwrap", input.root)}`,
     `- Linux; commands run in bash${input.sandbox === "bwrap" ? ", in a sandbox (bubblewrap) where the workspace is the only writable place" : ", without a sandbox (the server's admin turned it off)"}. Only the workspace persists between shell calls (the working directory and exported variables carry over; /tmp and the home folder do not).`,
     `- ${networkLine(input.network, tools.has("web_fetch"))}`,
     `- ${gitLine(input.git)}`,
