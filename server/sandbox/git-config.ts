@@ -30,6 +30,30 @@ export function sandboxGitConfigFile(workspaceRoot: string): string {
   return file;
 }
 
+/** Who git commits as in a sandbox (a terminal's owner). */
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+/** Where the sandbox sees the identity's config; GIT_CONFIG_GLOBAL names it. */
+export const SANDBOX_GIT_IDENTITY = "/run/tandem/gitconfig-user";
+
+/**
+ * The host file (in the runtime folder) holding `identity` as a global git config: a repository's
+ * own user.name and user.email still win over it, as they would over ~/.gitconfig.
+ */
+export function gitIdentityFile(identity: GitIdentity): string {
+  const text = `[user]\n\tname = ${quote(identity.name)}\n\temail = ${quote(identity.email)}\n`;
+  const name = `gitidentity-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+  const file = path.join(runtimeDir().root, name);
+  if (!written.has(file)) {
+    writeFileSync(file, text, { mode: 0o644 });
+    written.set(file, file);
+  }
+  return file;
+}
+
 export function sandboxGitConfig(workspaceRoot: string): string {
   // Both places the sandbox binds it: the host path and WORKSPACE_MOUNT (lib/workspace-mount.ts).
   const places = [...new Set([workspaceRoot, workspacePathInside(true, workspaceRoot)])];

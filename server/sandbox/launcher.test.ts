@@ -73,6 +73,26 @@ describe.each<SandboxMode>(["none", "bwrap"])("sandbox mode %s", (mode) => {
     expect(readFileSync(path.join(workspace, "note.txt"), "utf8")).toBe("hi\n");
   });
 
+  it.runIf(mode === "none" || hasBwrap)(
+    "git commits as the person it was given (a terminal's owner), unless the repository names its own",
+    async () => {
+      const folder = `identity-${mode}`;
+      mkdirSync(path.join(workspace, folder), { recursive: true });
+      const gitIdentity = { name: 'Ada "the" Lovelace', email: "ada@example.test" };
+      const commit = (extra: string) =>
+        run(
+          plain(mode),
+          { workspaceRoot: workspace, cwd: folder, gitIdentity },
+          `git init -q 2>/dev/null; ${extra} git commit -q --allow-empty -m x && git log -1 --format='%an <%ae>|%cn'`,
+        );
+      const own = await commit("");
+      expect(own.stderr).toBe("");
+      expect(own.stdout).toBe(`Ada "the" Lovelace <ada@example.test>|Ada "the" Lovelace\n`);
+      const repo = await commit("git config user.name 'Release Bot' && git config user.email bot@example.test &&");
+      expect(repo.stdout).toBe("Release Bot <bot@example.test>|Release Bot\n");
+    },
+  );
+
   it.runIf(hasBwrap && mode === "bwrap")(
     "shows the workspace at /workspace and at its host path, one folder, starting in the folder asked for",
     async () => {

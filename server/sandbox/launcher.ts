@@ -4,7 +4,13 @@ import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { caEnv, proxyEnv, sandboxEnv } from "./environment";
-import { SANDBOX_GIT_CONFIG, sandboxGitConfigFile } from "./git-config";
+import {
+  type GitIdentity,
+  gitIdentityFile,
+  SANDBOX_GIT_CONFIG,
+  SANDBOX_GIT_IDENTITY,
+  sandboxGitConfigFile,
+} from "./git-config";
 import { NODE_PRELOAD, UNDICI_DIR, UNDICI_MOUNT } from "./node-env-proxy";
 import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
@@ -57,6 +63,8 @@ export interface SandboxOptions {
   growthStopped?: boolean;
   /** Work nobody waits on as it runs (language servers): started at BACKGROUND_NICE, sandboxed or not. */
   background?: boolean;
+  /** Who git commits as (a terminal's owner); a repository's own user settings still win. */
+  gitIdentity?: GitIdentity;
 }
 
 export interface SandboxedCommand {
@@ -90,7 +98,15 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const cwd = path.resolve(workspaceRoot, options.cwd ?? ".");
   if (host.mode === "none") {
     const [file, ...args] = [...nicePrefix(null, options.background), ...command];
-    return { file: file!, args, env: sandboxEnv(false, options.env), cwd, workspace: workspaceRoot };
+    const env = sandboxEnv(false, options.env);
+    if (options.gitIdentity) env.GIT_CONFIG_GLOBAL = gitIdentityFile(options.gitIdentity);
+    return {
+      file: file!,
+      args,
+      env,
+      cwd,
+      workspace: workspaceRoot,
+    };
   }
   if (host.unavailable) throw new SandboxUnavailableError(host.unavailable);
   const bwrap = host.bwrapPath ?? defaultBwrapPath();
@@ -101,6 +117,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const env = {
     ...sandboxEnv(true, options.env),
     GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,
+    ...(options.gitIdentity ? { GIT_CONFIG_GLOBAL: SANDBOX_GIT_IDENTITY } : {}),
     ...(host.caBundle ? caEnv(CA_BUNDLE) : {}),
     ...(options.egressSocket ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD) : {}),
   };
@@ -211,6 +228,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     args.push("--ro-bind", runtime.nodePreload, NODE_PRELOAD, "--ro-bind", UNDICI_DIR, UNDICI_MOUNT);
   }
   if (host.caBundle) args.push("--ro-bind", host.caBundle, CA_BUNDLE);
+  if (options.gitIdentity) args.push("--ro-bind", gitIdentityFile(options.gitIdentity), SANDBOX_GIT_IDENTITY);
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
   // Last, so a workspace under /tmp or under a masked data directory is bound on top.

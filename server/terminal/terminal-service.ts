@@ -42,7 +42,7 @@ export class TerminalService {
   async create(
     projectId: string,
     workspaceRoot: string,
-    size: { cols: number; rows: number; title?: string; owner?: { id: string; name: string } },
+    size: { cols: number; rows: number; title?: string; owner?: { id: string; name: string; email: string } },
   ): Promise<TerminalInfo> {
     const terminals = this.projects.get(projectId) ?? new Map<string, TerminalSession>();
     const limit = this.config.maxPerProject ?? 10;
@@ -55,6 +55,8 @@ export class TerminalService {
       command: this.config.shell ?? ["/bin/bash", "-l"],
       projectId,
       source: { kind: "terminal", id },
+      // git in the terminal commits as the person who opened it.
+      gitIdentity: size.owner ? { name: size.owner.name, email: size.owner.email } : undefined,
     });
     const session = new TerminalSession({
       id,
@@ -65,7 +67,7 @@ export class TerminalService {
       cols: size.cols,
       rows: size.rows,
       scrollback: this.config.scrollback,
-      owner: size.owner,
+      owner: size.owner ? { id: size.owner.id, name: size.owner.name } : undefined,
     });
     terminals.set(session.id, session);
     this.projects.set(projectId, terminals);

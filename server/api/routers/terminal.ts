@@ -30,7 +30,7 @@ export const terminalRouter = router({
       try {
         const info = await ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, {
           ...input,
-          owner: { id: ctx.user.id, name: ctx.user.name },
+          owner: { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email },
         });
         return { ...info, canType: true, mine: true };
       } catch (error) {
