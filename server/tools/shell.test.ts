@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import type { SandboxMode } from "@/server/sandbox/launcher";
+import { createSandbox } from "@/server/sandbox/sandbox";
 import { testSandbox } from "@/server/test/sandbox";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
@@ -166,5 +167,24 @@ describeSandboxed("shell network", () => {
     } finally {
       server.close();
     }
+  });
+
+  it("says an internal host is refused whatever the project allows, and where an admin allows it; no Allow card", async () => {
+    const policy = { policy: "open" as const, allowHosts: [] };
+    const s = await session({ sandbox: { mode: "bwrap", network: policy, limits: null } });
+    const sandbox = createSandbox({
+      host: { mode: "bwrap", masks: [], perProjectUid: false, limits: null },
+      policies: { get: async () => policy },
+      resolve: async () => [{ address: "10.20.0.5", family: 4 }],
+    });
+    const shell = createShellSession({ workspace: s.ctx.workspace, sessionId: "s1", sandbox, projectId: "p" });
+    shells.push(shell);
+    s.ctx.shell = shell;
+    const run = await s.run(shellTool, { command: "curl -sS --max-time 5 http://git.office.lan/", timeout: 20 });
+    expect(run.llm).toContain("refused git.office.lan (10.20.0.5)");
+    expect(run.llm).toContain("allowing the host in the project does not help");
+    expect(run.llm).toContain("TANDEM_INTERNAL_HOSTS");
+    expect(run.llm).not.toContain("project settings (Network)");
+    expect(run.meta?.deniedHosts).toEqual([]);
   });
 });

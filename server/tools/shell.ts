@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolResult } from "./define-tool";
+import { type EgressRefusal, INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress-proxy";
 import { limitNote } from "@/server/sandbox/limits";
 import { ToolFailure, failure, ok } from "./result";
 
@@ -62,6 +63,7 @@ export const shellTool = defineTool({
     const limit = result.diskFull ?? limitNote(`${result.stdout}\n${result.stderr}`, result.signal, ctx.sandbox.limits);
     if (limit) sections.push(`Sandbox limit: ${limit}`);
     if (result.deniedHosts.length) sections.push(deniedNote(result.deniedHosts, ctx.sandbox.network.policy));
+    if (result.internalRefusals.length) sections.push(internalNote(result.internalRefusals));
     const text = sections.join("\n");
     const display = {
       kind: "terminal" as const,
@@ -97,6 +99,14 @@ function deniedNote(hosts: string[], policy: string): string {
   return (
     `Network: the sandbox's egress proxy refused ${list} (this project's network policy is ${policy}). ` +
     `A project admin can allow ${hosts.length > 1 ? "these hosts" : "this host"} in the project settings (Network), or with the "Allow ${hosts[0]} for this project?" card in this session; then run the command again.`
+  );
+}
+
+function internalNote(refusals: EgressRefusal[]): string {
+  const what = refusals.map((r) => (r.host === r.address ? r.host : `${r.host} (${r.address})`)).join(", ");
+  return (
+    `Network: the sandbox's egress proxy refused ${what}: ${refusals[0]!.reason}. ` +
+    `This is an internal address, refused whatever the project's network policy says, so allowing the host in the project does not help. ${INTERNAL_HOSTS_HINT}. Tell the person which host you need and why.`
   );
 }
 

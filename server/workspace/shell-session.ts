@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { atomicWriteBeneath } from "./atomic-write";
 import { mkdirBeneath, openForWrite, readTail } from "./beneath";
 import path from "node:path";
+import type { EgressRefusal } from "@/server/sandbox/egress-proxy";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "./workspace";
 import { workspacePathInside } from "@/lib/workspace-mount";
@@ -19,8 +20,10 @@ export interface ShellRunResult {
   /** Everything the command printed, interleaved as a terminal would show it (agent-readable path). */
   outputPath: string;
   durationMs: number;
-  /** Hosts the egress proxy refused while the command ran. */
+  /** Hosts the egress proxy refused while the command ran, by the project's network policy. */
   deniedHosts: string[];
+  /** Connections refused because the host is internal (its address set), whatever the policy. */
+  internalRefusals: EgressRefusal[];
   /** Set when the project's disk budget is reached (commands cannot grow files): says so. */
   diskFull: string | null;
 }
@@ -106,7 +109,7 @@ interface Running {
   log: WriteStream;
   outputPath: string;
   kill(): void;
-  denials(): string[];
+  refusals(): EgressRefusal[];
   diskFull(): Promise<string | null>;
 }
 
@@ -168,7 +171,12 @@ class SandboxedShellSession implements ShellSession {
       aborted,
       outputPath: running.outputPath,
       durationMs: Date.now() - started,
-      deniedHosts: running.denials(),
+      // An internal address is refused whatever the policy: allowing the host in the project does not help.
+      deniedHosts: running
+        .refusals()
+        .filter((r) => !r.address)
+        .map((r) => r.host),
+      internalRefusals: running.refusals().filter((r) => r.address),
       diskFull: await running.diskFull(),
     };
   }
@@ -361,7 +369,7 @@ class SandboxedShellSession implements ShellSession {
       log,
       outputPath: `${this.relativeDir}/${name}`,
       kill,
-      denials: launch.denials,
+      refusals: launch.refusals,
       diskFull: launch.diskFull,
     };
   }
