@@ -3,7 +3,8 @@ import { openCredentialSocket, HELPER_MOUNT, type GitSecret } from "./credential
 import { GitError } from "./errors";
 import { progressReader } from "./progress";
 import { isSshRemote } from "@/lib/git-remote-url";
-import { runGit, text, type GitResult, type GitSandbox } from "./run";
+import type { GitResult } from "@/server/sandbox/git-process";
+import { runGit, text, type GitSandbox } from "./run";
 import type { Author } from "./repository";
 import type { SshKeySecret } from "./ssh-key";
 import { knownHostName, openSshSession, SSH_MOUNT, type KnownHostKey } from "./ssh-session";

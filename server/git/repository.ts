@@ -4,7 +4,7 @@ import type { GitCommitSummary, GitStatus } from "@/lib/git-schemas";
 import { GitError } from "./errors";
 import { hunkPatch } from "./hunks";
 import { runGit, text, type GitSandbox } from "./run";
-import { parsePorcelainV2 } from "./status";
+import { parsePorcelainV2, statusOf } from "./status";
 
 export type Author = { name: string; email: string };
 export type Side = "worktree" | "index";
@@ -46,7 +46,7 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
         : (await exists("rebase-merge")) || (await exists("rebase-apply"))
           ? "rebase"
           : null;
-      return { ...parsePorcelainV2(out), operation };
+      return { ...statusOf(parsePorcelainV2(out)), operation };
     },
 
     /** Ignored files and folders (a folder once, not each file inside), for the explorer's decorations. */

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { GitProcessError, runGitProcess, type GitProcessOptions, type GitResult } from "@/server/sandbox/git-process";
 import type { SandboxedCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress-proxy";
@@ -7,15 +7,9 @@ import { GitError, describeGitFailure } from "./errors";
 /** Git runs through the server's sandbox room: the project's identity, and network only through its egress proxy. */
 export type GitSandbox = Sandbox;
 
-export interface GitRunOptions {
+export interface GitRunOptions extends GitProcessOptions {
   /** Where git runs: the workspace root, bound read-write into the sandbox. */
   root: string;
-  input?: string | Buffer;
-  /** Exit codes that are answers rather than failures (e.g. 1 from `diff --quiet`). */
-  okCodes?: readonly number[];
-  signal?: AbortSignal;
-  /** Each chunk of stderr as it arrives (progress lines end in \r). */
-  onStderr?: (text: string) => void;
   /**
    * Network (through the egress proxy, to `host` only, under project `projectId`'s policy), extra
    * config and binds, and the program git runs under (`wrap`, given git's command line as its
@@ -30,12 +24,6 @@ export interface GitRunOptions {
   };
   /** Repository hooks run (in the sandbox) for local commands that people start: commit, merge. */
   hooks?: boolean;
-}
-
-export interface GitResult {
-  stdout: Buffer;
-  stderr: string;
-  code: number;
 }
 
 // Config that outranks everything a repository (or a file in the workspace) can set: git runs
@@ -134,39 +122,14 @@ export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptio
 }
 
 function run(sandboxed: SandboxedCommand, args: string[], options: GitRunOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(sandboxed.file, sandboxed.args, {
-      cwd: sandboxed.cwd,
-      env: sandboxed.env as NodeJS.ProcessEnv,
-      uid: sandboxed.uid,
-      gid: sandboxed.gid,
-      signal: options.signal,
-      stdio: "pipe",
-    });
-    const out: Buffer[] = [];
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      if (err.length < 1_000_000) err += text;
-      options.onStderr?.(text);
-    });
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(options.input ?? "");
-    child.on("error", (error) => {
-      if (error.name === "AbortError") reject(new GitError("CANCELLED", "The git operation was cancelled."));
-      else reject(new GitError("GIT_UNAVAILABLE", `Could not start git: ${error.message}`));
-    });
-    child.on("close", (code) => {
-      const result = { stdout: Buffer.concat(out), stderr: err, code: code ?? 1 };
-      if (options.signal?.aborted) reject(new GitError("CANCELLED", "The git operation was cancelled."));
-      else if (result.code === 0 || options.okCodes?.includes(result.code)) resolve(result);
-      // Merges report their conflicts on stdout.
-      else
-        reject(
-          describeGitFailure(args[0] ?? "git", `${result.stderr}\n${result.stdout.toString("utf8").slice(-4000)}`),
-        );
-    });
+  return runGitProcess(sandboxed, options).catch((error: unknown) => {
+    if (!(error instanceof GitProcessError)) throw error;
+    if (error.kind === "cancelled") throw new GitError("CANCELLED", "The git operation was cancelled.");
+    if (error.kind !== "exit" || !error.result)
+      throw new GitError("GIT_UNAVAILABLE", `Could not start git: ${error.message}`);
+    // Merges report their conflicts on stdout.
+    const { stderr, stdout } = error.result;
+    throw describeGitFailure(args[0] ?? "git", `${stderr}\n${stdout.toString("utf8").slice(-4000)}`);
   });
 }
 

@@ -1,8 +1,14 @@
-import { spawn } from "node:child_process";
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
 import { SYSTEM_PATH } from "@/server/sandbox/environment";
+import {
+  GitProcessError,
+  runGitProcess,
+  type GitCommand,
+  type GitProcessOptions,
+  type GitResult,
+} from "@/server/sandbox/git-process";
 import type { SandboxedCommand } from "@/server/sandbox/launcher";
 
 /** The tree with nothing in it; git knows it without it being stored. */
@@ -45,10 +51,7 @@ const MARKER = "tandem-checkpoints";
 /** The newest checkpoint; every other one is among its ancestors. */
 export const LATEST_REF = "refs/tandem/latest";
 
-export interface GitRunOptions {
-  input?: string | Buffer;
-  /** Exit codes that are answers rather than failures (e.g. 1 from `rev-parse --verify -q`). */
-  okCodes?: readonly number[];
+export interface GitRunOptions extends Pick<GitProcessOptions, "input" | "okCodes"> {
   /** A scratch index instead of the store's own. */
   indexFile?: string;
   env?: Record<string, string>;
@@ -70,12 +73,6 @@ export interface CheckpointRunner {
   own(storeDir: string): Promise<void>;
   /** `command` in the project's sandbox with the store bound read-write at its own path; `close` once it exited. */
   sandboxed(command: string[], storeDir: string): Promise<{ command: SandboxedCommand; close(): Promise<void> }>;
-}
-
-export interface GitResult {
-  stdout: Buffer;
-  stderr: string;
-  code: number;
 }
 
 let versionCheck: Promise<string> | undefined;
@@ -244,51 +241,18 @@ export class CheckpointGit {
   }
 }
 
-type Spawned = {
-  file: string;
-  args: readonly string[];
-  env: Record<string, string>;
-  cwd: string;
-  uid?: number;
-  gid?: number;
-};
-
-function runGit(spawned: Spawned, args: readonly string[], options: GitRunOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const { file, env, cwd, uid, gid } = spawned;
-    const child = spawn(file, [...spawned.args], {
-      cwd,
-      env: env as NodeJS.ProcessEnv,
-      uid,
-      gid,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.stdin.on("error", () => undefined); // git may exit before reading all input; the exit code tells
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === "ENOENT"
-          ? new CheckpointError(
-              "GIT_UNAVAILABLE",
-              "Checkpoints need git, but no 'git' was found on the server's PATH. Install git 2.20 or newer.",
-              { cause: error },
-            )
-          : new CheckpointError("GIT_FAILED", `Could not run git: ${error.message}`, { cause: error }),
+function runGit(command: GitCommand, args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  return runGitProcess(command, options).catch((error: unknown) => {
+    if (!(error instanceof GitProcessError)) throw error;
+    if (error.kind === "missing")
+      throw new CheckpointError(
+        "GIT_UNAVAILABLE",
+        "Checkpoints need git, but no 'git' was found on the server's PATH. Install git 2.20 or newer.",
+        { cause: error },
       );
-    });
-    child.on("close", (code) => {
-      const stdout = Buffer.concat(out);
-      const stderr = Buffer.concat(err).toString("utf8");
-      const exit = code ?? -1;
-      if (exit === 0 || options.okCodes?.includes(exit)) resolve({ stdout, stderr, code: exit });
-      else
-        reject(
-          new CheckpointError("GIT_FAILED", `git ${args[0]} failed (exit ${exit}): ${stderr.trim() || "no message"}`),
-        );
-    });
-    child.stdin.end(options.input ?? "");
+    if (error.kind !== "exit" || !error.result)
+      throw new CheckpointError("GIT_FAILED", `Could not run git: ${error.message}`, { cause: error });
+    const { code, stderr } = error.result;
+    throw new CheckpointError("GIT_FAILED", `git ${args[0]} failed (exit ${code}): ${stderr.trim() || "no message"}`);
   });
 }
