@@ -20,6 +20,7 @@ describe("destructive-command guard", () => {
     ["sudo rm -rf /var/lib", /Recursive delete outside/],
     ["bash -c 'rm -rf ~/code'", /Recursive delete outside/],
     ["echo $(rm -rf /etc)", /Recursive delete outside/],
+    ["ls > $(rm -rf /etc)", /Recursive delete outside/],
     ["git push --force origin main", /force or delete rewrites/],
     ["git push origin +main", /force or delete rewrites/],
     ["git -C . push -f", /force or delete rewrites/],

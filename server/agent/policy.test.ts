@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decide, rulesForAlways, splitCommand, type Policy } from "./policy";
+import { decide, deniedCommand, rulesForAlways, type Policy } from "./policy";
 
 const edit = { name: "edit", kind: "edit" as const };
 const read = { name: "read_file", kind: "read" as const };
@@ -115,14 +115,38 @@ describe("approval policy", () => {
     );
   });
 
-  it("splits commands outside quotes", () => {
-    expect(splitCommand(`echo "a && b" && ls -la | wc -l; git status`)).toEqual([
-      `echo "a && b"`,
-      "ls -la",
-      "wc -l",
-      "git status",
-    ]);
-    expect(splitCommand("echo $(date)")).toBeNull();
+  it("reads commands with the guard's parser: quotes do not split, what a wrapper runs is found", () => {
+    const deny = policy({ deny: [{ tool: "shell", commandPrefix: "rm" }] });
+    for (const command of [
+      "sudo rm -rf x",
+      "env X=1 rm x",
+      "sh -c 'rm x'",
+      'bash -c "rm x"',
+      "a && rm x",
+      "$(rm x)",
+      "xargs rm",
+      "ls > $(rm x)",
+      "eval 'rm x'",
+    ]) {
+      expect([command, deniedCommand(deny, command)]).toEqual([command, expect.stringContaining("`rm`")]);
+    }
+    expect(deniedCommand(deny, `echo "a && rm x"`)).toBeNull();
+    const allow = policy({
+      allow: [
+        { tool: "shell", commandPrefix: "ls" },
+        { tool: "shell", commandPrefix: "echo" },
+      ],
+    });
+    expect(action(allow, shell, { command: "ls; rm x" })).toBe("ask");
+    expect(action(allow, shell, { command: `echo "a && b; rm x" && ls -la` })).toBe("run");
+    expect(action(allow, shell, { command: "./ls" })).toBe("ask");
+    expect(action(allow, shell, { command: "(ls)" })).toBe("ask");
+  });
+
+  it("a deny rule on a wrapper holds for the wrapper itself", () => {
+    const p = policy({ mode: "yolo", deny: [{ tool: "shell", commandPrefix: "sudo" }] });
+    expect(action(p, shell, { command: "sudo -l" })).toBe("deny");
+    expect(action(p, shell, { command: "ls && sudo rm x" })).toBe("deny");
   });
 
   it("turns approve-always into rules: the tool, or each command's prefix", () => {

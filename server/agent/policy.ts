@@ -1,19 +1,20 @@
 import { z } from "zod";
 import type { CallPlan, ToolKind } from "@/server/tools/define-tool";
 import type { CommandGuardConfig } from "@/lib/command-guard-config";
-import { parseCommandLine, programName, type SimpleCommand } from "@/server/agent/shell-commands";
+import { parseCommandLine, programName } from "@/server/agent/shell-commands";
 
 // The approval policy: which tool calls run at once, which wait for a person, which never run.
 //
 // Modes: `ask` (reads run freely; edits, writes, shell and fetch ask), `auto-edit` (edits and
 // writes run; shell and fetch ask), `yolo` (nothing asks). Rules name a tool, and for shell
 // commands optionally a command prefix. Deny wins over allow, and over the mode, even in yolo.
-// A compound command (`a && b | c; d`) is allowed by rules only when every part is; a part that
-// cannot be judged (command substitution) is never allowed by a rule. Commands are also read with
-// the guard's shell parser (./shell-commands), which looks through `sudo`, `env X=1`, `sh -c '...'`
-// and `$(...)`: a deny rule matches what any of those runs, and an allow rule must vouch for it. A call that runs several
-// commands (a workflow) is judged on every one of them; a rule with a `digest` allows only the
-// definition it was given for (an edited workflow asks again).
+// Commands are read with the destructive-command guard's shell parser (./shell-commands), which
+// splits `a && b | c; d` and looks through `sudo`, `env X=1`, `xargs`, `sh -c '...'` and `$(...)`:
+// a deny rule matches any command that runs, as written or once unwrapped; an allow rule must
+// vouch for every one of them, wrappers included, and a command line with a substitution or a
+// subshell is never allowed by a rule. A call that runs several commands (a workflow) is judged
+// on every one of them; a rule with a `digest` allows only the definition it was given for (an
+// edited workflow asks again).
 
 const SHELL_TOOL = "shell";
 
@@ -60,53 +61,21 @@ export function commandOf(input: unknown): string | null {
 }
 
 /**
- * Splits a shell command into the simple commands it runs: on `&&`, `||`, `;`, `|`, `&` and new
- * lines, outside quotes. Returns null when it contains command substitution or a subshell, which
- * no prefix rule can vouch for.
+ * `prefix` matches `words` on whole words: `git` matches `git status`, not `gitk`. `byName` compares
+ * the program by its name (a deny rule on `rm` holds for `/bin/rm`); an allow rule on `ls` does
+ * not vouch for `./ls`.
  */
-export function splitCommand(command: string): string[] | null {
-  const parts: string[] = [];
-  let current = "";
-  let quote: "'" | '"' | null = null;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (quote === '"' && (c === "`" || (c === "$" && command[i + 1] === "("))) return null;
-      current += c;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      quote = c;
-      current += c;
-    } else if (c === "`" || (c === "$" && command[i + 1] === "(") || c === "(" || c === ")") {
-      return null;
-    } else if (c === "\\" && i + 1 < command.length) {
-      current += c + command[++i];
-    } else if (c === ";" || c === "\n" || c === "|" || c === "&") {
-      if (current.trim()) parts.push(current.trim());
-      current = "";
-      if ((c === "|" || c === "&") && command[i + 1] === c) i++;
-    } else current += c;
-  }
-  if (quote) return null;
-  if (current.trim()) parts.push(current.trim());
-  return parts;
-}
-
-/** `prefix` matches `command` on whole words: `git` matches `git status`, not `gitk`. */
-function startsWithWords(command: string, prefix: string): boolean {
-  const words = command.trim().split(/\s+/);
-  while (words.length > 1 && /^[A-Za-z_]\w*=/.test(words[0]!)) words.shift(); // FOO=1 cmd → cmd
+function startsWithWords(words: readonly string[], prefix: string, byName = false): boolean {
   const want = prefix.trim().split(/\s+/);
-  return want.every((w, i) => words[i] === w);
+  const program = (word: string) => (byName ? programName(word) : word);
+  return want.every((w, i) => (i === 0 ? program(words[0] ?? "") === program(w) : words[i] === w));
 }
 
-function ruleMatches(rule: PolicyRule, toolName: string, part: string | null, digest?: string): boolean {
+function ruleMatches(rule: PolicyRule, toolName: string, words: readonly string[] | null, digest?: string): boolean {
   if (rule.tool !== toolName && rule.tool !== "*") return false;
   if (rule.digest !== undefined && rule.digest !== digest) return false;
   if (!rule.commandPrefix) return true;
-  return part !== null && startsWithWords(part, rule.commandPrefix);
+  return words !== null && startsWithWords(words, rule.commandPrefix);
 }
 
 /**
@@ -143,16 +112,7 @@ export function decide(
     commands === null
       ? policy.allow.some((rule) => !rule.commandPrefix && ruleMatches(rule, tool.name, null, digest))
       : policy.allow.some((rule) => rule.digest !== undefined && ruleMatches(rule, tool.name, null, digest)) ||
-        (commands.length > 0 &&
-          commands.every((command) => {
-            const parts = splitCommand(command);
-            return (
-              parts !== null &&
-              parts.length > 0 &&
-              parts.every((part) => policy.allow.some((rule) => ruleMatches(rule, tool.name, part, digest))) &&
-              parsedAllowed(policy, tool.name, command, digest)
-            );
-          }));
+        (commands.length > 0 && commands.every((command) => allowedCommand(policy, tool.name, command, digest)));
   if (allowedByRules) return { action: "run" };
   if (toolInsists) return { action: "ask", reason: `${tool.name} asks for approval for this input.` };
   if (ASKS[policy.mode].has(tool.kind)) {
@@ -161,32 +121,20 @@ export function decide(
   return { action: "run" };
 }
 
-/** Whether a deny rule's command prefix forbids this command; unsplittable commands are checked as a whole. */
+/** Whether a deny rule's command prefix forbids this command; one the parser cannot see through is checked as text. */
 function deniedBy(prefix: string, command: string): boolean {
-  const parts = splitCommand(command);
-  if ((parts ?? [command]).some((part) => startsWithWords(part, prefix))) return true;
   const parsed = parseCommandLine(command);
-  if (parsed.ok && parsed.commands.some((c) => argvStartsWith(c, prefix))) return true;
-  return (parts === null || !parsed.ok) && command.includes(prefix);
+  if (parsed.ok && parsed.commands.some((c) => c.layers.some((words) => startsWithWords(words, prefix, true))))
+    return true;
+  return (!parsed.ok || parsed.nested) && command.includes(prefix);
 }
 
-/** What the parser found runs (`sudo rm x` → `rm x`) starts with the prefix, on whole words. */
-function argvStartsWith(cmd: SimpleCommand, prefix: string): boolean {
-  const want = prefix.trim().split(/\s+/);
-  return want.every((w, i) => (i === 0 ? cmd.argv[0] === programName(w) : cmd.argv[i] === w));
-}
-
-/** Every command the parser finds in it is allowed by some rule (the split parts are checked too). */
-function parsedAllowed(policy: Policy, toolName: string, command: string, digest?: string): boolean {
+/** Every command that runs, and every wrapper it runs under (`sudo`, `env`), is allowed by some rule. */
+function allowedCommand(policy: Policy, toolName: string, command: string, digest?: string): boolean {
   const parsed = parseCommandLine(command);
-  if (!parsed.ok || parsed.commands.length === 0) return false;
+  if (!parsed.ok || parsed.nested || parsed.commands.length === 0) return false;
   return parsed.commands.every((c) =>
-    policy.allow.some(
-      (rule) =>
-        (rule.tool === toolName || rule.tool === "*") &&
-        (rule.digest === undefined || rule.digest === digest) &&
-        (!rule.commandPrefix || argvStartsWith(c, rule.commandPrefix)),
-    ),
+    c.layers.every((words) => policy.allow.some((rule) => ruleMatches(rule, toolName, words, digest))),
   );
 }
 
@@ -217,12 +165,11 @@ export function rulesForAlways(toolName: string, input: unknown, plan?: CallPlan
   const single = commandOf(input);
   const commands = plan ? plan.commands : single === null ? null : [single];
   if (commands === null) return [{ tool: toolName }];
-  // The split parts' prefixes, and those of what the parser finds they run (`sudo ls` → `ls`), which the allow check also asks for.
+  // Every layer of every command (`sudo ls` → `sudo ls` and `ls`), as the allow check asks for them.
   const prefixes = commands.flatMap((command) => {
-    const parts = splitCommand(command);
-    if (parts === null) return [];
     const parsed = parseCommandLine(command);
-    return [...parts, ...(parsed.ok ? parsed.commands.map((c) => c.argv.join(" ")) : [])].map(commandPrefixOf);
+    if (!parsed.ok || parsed.nested) return [];
+    return parsed.commands.flatMap((c) => c.layers.map((words) => commandPrefixOf(words.join(" "))));
   });
   return [...new Set(prefixes)].map((commandPrefix) => ({ tool: toolName, commandPrefix }));
 }

@@ -7,11 +7,14 @@ import type { BashNode, BashWord } from "@ericcornelissen/bash-parser";
 // pipelines, subshells, compound commands and command substitutions, in plain JS and synchronous;
 // shell-quote only tokenizes and cannot see inside `$(...)`, and mvdan/sh's WASM build does not
 // expose its AST to JavaScript). Wrappers that run another command (`sudo`, `env`, `xargs`,
-// `timeout` ...) are looked through, and `sh -c '...'`/`eval` arguments are parsed again.
+// `timeout` ...) are looked through, and `sh -c '...'`/`eval` arguments are parsed again. The
+// destructive-command guard and the approval rules (policy.ts) both read commands through it.
 
 export type SimpleCommand = {
   /** Words after looking through wrappers; argv[0] is the program. */
   argv: string[];
+  /** The words as written, then after each wrapper looked through (`sudo env X=1 rm x` → sudo…, env…, rm x); the last is argv's. */
+  layers: string[][];
   /** True when a word's value is only known when the shell runs it (`$VAR`, `$(...)`, `~`). */
   dynamic: boolean[];
   /** The pipeline it is part of (commands joined by `|`), and its place there. */
@@ -20,9 +23,18 @@ export type SimpleCommand = {
   substituted: string[];
 };
 
-export type ParsedCommandLine = { ok: true; commands: SimpleCommand[] } | { ok: false; error: string };
+export type ParsedCommandLine =
+  | {
+      ok: true;
+      commands: SimpleCommand[];
+      /** Part of it runs in a command substitution, a subshell or a function, or computes arithmetic. */
+      nested: boolean;
+    }
+  | { ok: false; error: string };
 
 const MAX_DEPTH = 4;
+// What runs code the command line does not spell out as a plain command.
+const NESTING = new Set(["CommandExpansion", "ArithmeticExpansion", "Subshell", "Function"]);
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]);
 
 /** Wrappers and how many leading words of their own they take before the wrapped command. */
@@ -72,12 +84,13 @@ const bashParser = () =>
 export function parseCommandLine(source: string): ParsedCommandLine {
   const commands: SimpleCommand[] = [];
   let pipelines = 0;
+  let nested = false;
   try {
     collect(source, 0);
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
-  return { ok: true, commands };
+  return { ok: true, commands, nested };
 
   function collect(text: string, depth: number, pipeline: SimpleCommand["pipeline"] = null) {
     if (depth > MAX_DEPTH) throw new Error("commands nested too deeply to check");
@@ -94,6 +107,7 @@ export function parseCommandLine(source: string): ParsedCommandLine {
       return;
     }
     if (n.type === "Command") return command(n, depth, pipeline);
+    if (NESTING.has(n.type)) nested = true;
     if (n.type === "CommandExpansion" && n.commandAST) return walk(n.commandAST, depth + 1, null);
     for (const value of Object.values(n)) if (value && typeof value === "object") walk(value, depth, pipeline);
   }
@@ -105,8 +119,10 @@ export function parseCommandLine(source: string): ParsedCommandLine {
     // Substitutions anywhere in the command (prefix assignments, words, redirects) run too.
     const substituted: string[] = [];
     for (const part of [n.prefix, n.name, n.suffix]) {
-      for (const w of ([] as unknown[]).concat(part ?? [])) {
-        for (const e of (w as BashWord).expansion ?? []) {
+      for (const item of ([] as unknown[]).concat(part ?? [])) {
+        const w = (item as BashNode).type === "Redirect" ? ((item as BashNode).file as BashWord) : (item as BashWord);
+        for (const e of w?.expansion ?? []) {
+          if (NESTING.has(e.type)) nested = true;
           if (e.type !== "CommandExpansion" || !e.commandAST) continue;
           const before = commands.length;
           walk(e.commandAST, depth + 1, null);
@@ -116,26 +132,33 @@ export function parseCommandLine(source: string): ParsedCommandLine {
     }
     let argv = words.map((w) => w.text);
     let dynamic = words.map((w) => (w.expansion?.length ?? 0) > 0 || w.text.startsWith("~"));
+    const layers = [argv];
+    const push = () =>
+      commands.push({ argv: [programName(argv[0]!), ...argv.slice(1)], layers, dynamic, pipeline, substituted });
     for (let guard = 0; guard < 8 && argv.length > 0; guard++) {
       const name = programName(argv[0]!);
       const wrapper = WRAPPERS[name];
       if (wrapper) {
         const skip = 1 + wrapper(argv.slice(1));
+        if (skip >= argv.length) break; // the wrapper alone (`sudo -l`) is the command
         argv = argv.slice(skip);
         dynamic = dynamic.slice(skip);
+        layers.push(argv);
         continue;
       }
-      if (name === "eval" && argv.length > 1) return collect(argv.slice(1).join(" "), depth + 1, pipeline);
+      // The shell (or eval) is a command too: `bash -c "$(curl ...)"` runs what the download says.
+      if (name === "eval" && argv.length > 1) {
+        push();
+        return collect(argv.slice(1).join(" "), depth + 1, pipeline);
+      }
       const script = SHELLS.has(name) ? inlineScript(argv) : null;
       if (script !== null) {
-        // The shell itself is a command too: `bash -c "$(curl ...)"` runs what the download says.
-        commands.push({ argv: [name, ...argv.slice(1)], dynamic, pipeline, substituted });
+        push();
         return collect(script, depth + 1, pipeline);
       }
       break;
     }
-    if (argv.length > 0)
-      commands.push({ argv: [programName(argv[0]!), ...argv.slice(1)], dynamic, pipeline, substituted });
+    if (argv.length > 0) push();
   }
 }
 
