@@ -1,7 +1,7 @@
 import type { CallGrant, CallPlan, LlmContent, Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
 import { MAX_IMAGE_BYTES, type ImageRef } from "@/lib/images";
 import { storeSessionImage } from "@/server/db/repositories/session-images";
-import { isReadOnly } from "@/server/tools/define-tool";
+import { effectOf } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
 import { callPlan, callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
 import { bindRequest, createApproval, findApproval, type ApprovalRow } from "@/server/db/repositories/approvals";
@@ -12,7 +12,6 @@ import { callHash } from "@/server/agent/call-binding";
 import { guardReasons } from "@/server/agent/command-guard";
 import { gitWorkProbe } from "@/server/agent/git-work-probe";
 import type { ToolCallEvent, TurnState } from "@/server/agent/turn-state";
-import { changesWorkspace } from "@/server/agent/turn-checkpoint";
 import type { FolderInstructions } from "@/server/agent/folder-instructions";
 
 // Runs the tool calls of a step that have no result yet, in the model's order, as the registry
@@ -74,7 +73,7 @@ export async function runPendingCalls(
       await flushBatch();
       return "waiting";
     }
-    if (isReadOnly(next.tool)) {
+    if (effectOf(next.tool, call.payload.input) === "none") {
       batch.push({ call, tool: next.tool, grant: next.grant });
       continue;
     }
@@ -286,9 +285,10 @@ async function request(
 
 /** Runs a call; returns the function that records its result, so batches record in call order. */
 async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: string): Promise<() => Promise<void>> {
-  if (changesWorkspace(tool, call.payload.input)) await runner.beforeChange?.();
+  const effect = effectOf(tool, call.payload.input);
+  if (effect === "workspace") await runner.beforeChange?.();
   // Durable before anything changes: a crash from here on leaves a call known to have started.
-  if (!isReadOnly(tool)) {
+  if (effect !== "none") {
     await runner.log.append(runner.sessionId, "tool_started", {
       turnId: runner.turnId,
       toolCallId: call.payload.toolCallId,

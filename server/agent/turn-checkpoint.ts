@@ -1,5 +1,3 @@
-import type { Tool } from "@/server/tools/define-tool";
-import { isReadOnly } from "@/server/tools/define-tool";
 import type { CheckpointStore } from "@/server/workspace";
 import type { EventLog } from "@/server/agent/events";
 
@@ -11,14 +9,6 @@ import type { EventLog } from "@/server/agent/events";
 
 /** Opens the checkpoint store of a project; the runtime gets it from the server's services. */
 export type CheckpointStores = { open(projectId: string): Promise<CheckpointStore> };
-
-/** Tools that may change files: edits, commands, and read-only kinds that write for some inputs. */
-export function changesWorkspace(tool: Tool, input: unknown): boolean {
-  if (tool.kind === "edit" || tool.kind === "execute") return true;
-  if (!isReadOnly(tool) || !tool.mutates) return false;
-  const parsed = tool.input.safeParse(input ?? {});
-  return parsed.success && tool.mutates(parsed.data);
-}
 
 /**
  * Returns the hook to call before a change: the first call of the turn snapshots and records the

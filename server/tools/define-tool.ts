@@ -19,8 +19,10 @@ import type { Problem, ProjectLanguage } from "@/server/language/project-languag
 /** What a tool does; the approval policy and the scheduler decide by kind. */
 export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "memory" | "think" | "agent";
 
-/** Kinds that never change the workspace or any stored state: these may run in parallel. */
-export const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["read", "search", "fetch", "think"]);
+/** Kinds that never change the workspace or any stored state. */
+const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["read", "search", "fetch", "think"]);
+/** Kinds that change the workspace's files; the other changing kinds (memory, agent) change stored state. */
+const WORKSPACE_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["edit", "execute"]);
 
 /** Errors the model can act on; each comes with a message that says what to do next. */
 export type ToolErrorCode =
@@ -230,6 +232,19 @@ export function defineTool<I>(tool: Tool<I>): Tool<I> {
   return tool;
 }
 
-export function isReadOnly(tool: Pick<Tool, "kind">): boolean {
-  return READ_ONLY_KINDS.has(tool.kind);
+/** What a call may change: nothing, stored state only (memories, notes, agents), or the workspace. */
+export type CallEffect = "none" | "state" | "workspace";
+
+/**
+ * The one answer to "does this call change anything", by the tool's kind and, for a read-only kind,
+ * its `mutates` for this (raw) input. Calls that change nothing run in parallel with each other and
+ * outside the workspace's queue; the others run one at a time, durably marked `tool_started` first;
+ * those that change the workspace are preceded by the turn's checkpoint.
+ */
+export function effectOf(tool: Tool, input: unknown): CallEffect {
+  if (WORKSPACE_KINDS.has(tool.kind)) return "workspace";
+  if (!READ_ONLY_KINDS.has(tool.kind)) return "state";
+  if (!tool.mutates) return "none";
+  const parsed = tool.input.safeParse(input ?? {});
+  return parsed.success && tool.mutates(parsed.data) ? "workspace" : "none";
 }

@@ -1,7 +1,7 @@
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
 import { roomFor } from "@/server/workspace/write-budget";
 import {
-  isReadOnly,
+  effectOf,
   type CallPlan,
   type Tool,
   type ToolContext,
@@ -179,7 +179,7 @@ export async function runTool(tool: Tool, raw: unknown, ctx: ToolContext): Promi
     result = failure("DISK_FULL", refusal);
   } else {
     const execute = () => tool.execute(parsed.input, ctx).catch((error: unknown) => resultFromError(error, ctx.signal));
-    const parallel = isReadOnly(tool) && !tool.mutates?.(parsed.input);
+    const parallel = effectOf(tool, raw) === "none";
     result = await (parallel ? execute() : serialized(ctx.workspace, execute));
   }
   const { result: shown, truncated } = await truncateResult(tool, result, ctx);
