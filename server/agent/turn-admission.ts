@@ -18,9 +18,9 @@ import type { LoopLoad } from "@/server/agent/loop-load";
 // a start that waits long delays the ones behind it by at most `holdMs`.
 
 /**
- * How many turns may be starting at once: with 200 sessions sent at once, 8 kept bench:stream's
- * added p99 within its target with the least delay to the last sessions' first text (fewer
- * lowered the p99 further but delayed the last first text by seconds).
+ * How many turns may be starting at once: few enough that sessions already streaming keep their
+ * pace through a burst, enough that the burst's last turns do not wait seconds for their first
+ * text (bench:stream measures both).
  */
 export const TURN_STARTS_AT_ONCE = 8;
 /** How long a start that waits on something slow holds its place. */

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CORE_TOOLS } from "./core-tools";
 import { defineTool, type Tool } from "./define-tool";
-import { toModelOutput } from "./model-output";
 import { buildToolSet, describeCall, runTool, toolForcesApproval } from "./registry";
 import { ToolFailure, ok } from "./result";
 import { useToolSessions } from "@/server/test/tool-session";
@@ -186,29 +185,5 @@ describe("runTool", () => {
     const run = await runTool(thinkTool, { thought: "Plan: read, then edit." }, s.ctx);
     expect(run.llm).toBe("Thought recorded.");
     expect(run.display).toEqual({ kind: "markdown", text: "Plan: read, then edit." });
-  });
-});
-
-describe("toModelOutput", () => {
-  it("sends text, errors and images in the AI SDK's shapes", () => {
-    expect(toModelOutput({ llm: "hi" })).toEqual({ type: "text", value: "hi" });
-    expect(toModelOutput({ llm: "Error [NO_MATCH]: x", error: { code: "NO_MATCH", message: "x" } })).toEqual({
-      type: "error-text",
-      value: "Error [NO_MATCH]: x",
-    });
-    expect(
-      toModelOutput({
-        llm: [
-          { type: "text", text: "img" },
-          { type: "image", data: "AAAA", mediaType: "image/png" },
-        ],
-      }),
-    ).toEqual({
-      type: "content",
-      value: [
-        { type: "text", text: "img" },
-        { type: "file", mediaType: "image/png", data: { type: "data", data: "AAAA" } },
-      ],
-    });
   });
 });

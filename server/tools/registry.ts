@@ -20,7 +20,7 @@ import { DEFAULT_LIMITS, cutNote, cutText } from "./truncate";
  *   on a call: describeCall(tool, raw) for the UI; callQuestion(tool, raw) for a tool that asks people;
  *     approval = policy(tool.kind) || toolForcesApproval(...);
  *   const run = await runTool(tool, raw, ctx)  // never throws; run.llm / run.display / run.metrics
- *   the model receives toModelOutput(run) (./model-output).
+ *   run.llm goes into the session's log as a tool_result, which the model reads (lib/model-transcript.ts).
  */
 
 /** The tools of one run, by name (what the model calls). */
