@@ -113,8 +113,4 @@ export const KNOWN_VIOLATIONS: KnownViolation[] = [
   { rule: "tools-room", from: "server/tools/recall-user-context.ts", to: ["server/db/repositories/memories.ts"] },
   { rule: "tools-room", from: "server/tools/session-search.ts", to: ["server/db/repositories/session-events.ts"] },
   { rule: "tools-room", from: "server/tools/todo-write.ts", to: ["server/db/repositories/todos.ts"] },
-  // Landed on main with issue 38's beneath.ts while this check was being written: the disk budget's
-  // walk opens the workspace beneath its root. The budget measures a workspace, so it belongs in a
-  // room above both (or the walk in workspace/, handed to the sandbox); until then, this one.
-  { rule: "sandbox-room", from: "server/sandbox/disk-usage.ts", to: ["server/workspace/beneath.ts"] },
 ];

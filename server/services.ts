@@ -12,6 +12,7 @@ import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
+import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { setUpCgroups } from "@/server/sandbox/cgroups";
 import { describeSandbox } from "@/server/sandbox/describe-sandbox";
 import {
@@ -129,6 +130,7 @@ export async function createServices(
     ? createDiskBudget({
         budgetMiB: sandboxHost.limits.diskMiB,
         fileSizeMiB: sandboxHost.limits.fileSizeMiB,
+        measure: diskUsageBytes,
         log: (line) => log(`sandbox: ${line}`),
       })
     : undefined;

@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { promisify } from "node:util";
-import { diskUsageBytes } from "./disk-usage";
 import type { HostIdentity } from "./identity";
 
 // Each project's workspace has a disk budget. The kernel has no per-folder budget to offer here:
@@ -34,7 +33,8 @@ export type DiskBudgetOptions = {
   /** The usual largest-file limit, restored when the workspace is back under the budget. */
   fileSizeMiB: number;
   intervalMs?: number;
-  measure?: (root: string) => Promise<number>;
+  /** Bytes the workspace at `root` takes (server/workspace/disk-usage.ts, given by the composition root). */
+  measure: (root: string) => Promise<number>;
   log?: (line: string) => void;
 };
 
@@ -60,7 +60,7 @@ export type DiskBudget = ReturnType<typeof createDiskBudget>;
 export function createDiskBudget(options: DiskBudgetOptions) {
   const projects = new Map<string, Watched>();
   const intervalMs = options.intervalMs ?? DISK_CHECK_MS;
-  const measure = options.measure ?? diskUsageBytes;
+  const { measure } = options;
   const message = () =>
     `This project's disk budget of ${options.budgetMiB} MB is reached: commands cannot grow files (the one writing was stopped) and the agent cannot write files until some are deleted.`;
 

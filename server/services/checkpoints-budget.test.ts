@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
+import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
 import type { CheckpointStore } from "@/server/workspace";
@@ -26,7 +27,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 120));
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "tandem-budget-"));
-  const budget = createDiskBudget({ budgetMiB: 1, fileSizeMiB: 2048, intervalMs: 100 });
+  const budget = createDiskBudget({ budgetMiB: 1, fileSizeMiB: 2048, intervalMs: 100, measure: diskUsageBytes });
   const files = createProjectFiles(dataDir, [], budget);
   store = await createCheckpointStores(dataDir, files).open(projectId);
   root = files.pathOf(projectId);

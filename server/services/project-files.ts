@@ -2,7 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { DiskBudget } from "@/server/sandbox/disk-budget";
 import { isInside, openWorkspace, type Workspace } from "@/server/workspace";
-import { openParent, removeTreeAt, withFd, type ParentEntry } from "@/server/workspace/beneath";
+import { openParent, withFd, type ParentEntry } from "@/server/workspace/beneath";
+import { removeTreeAt } from "@/server/workspace/beneath-entries";
 import { errnoCode } from "@/server/workspace/errors";
 import { limitWrites } from "@/server/workspace/write-budget";
 

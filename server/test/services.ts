@@ -26,6 +26,7 @@ import { createRateLimits } from "@/server/api/rate-limit";
 import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
+import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
@@ -86,6 +87,7 @@ export async function createTestServices(
         budgetMiB: options.diskBudgetMiB,
         fileSizeMiB: config.sandboxLimits.fileSizeMiB,
         intervalMs: 200,
+        measure: diskUsageBytes,
       })
     : undefined;
   const sandbox = createSandbox({

@@ -1,6 +1,6 @@
 import type { Workspace } from "@/server/workspace";
 import { atomicWriteBeneath } from "@/server/workspace/atomic-write";
-import { mkdirBeneath } from "@/server/workspace/beneath";
+import { mkdirBeneath } from "@/server/workspace/beneath-entries";
 
 /** Where complete tool outputs go when what the model sees is cut. */
 export interface OutputStore {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { atomicWriteBeneath } from "@/server/workspace/atomic-write";
-import { mkdirBeneath } from "@/server/workspace/beneath";
+import { mkdirBeneath } from "@/server/workspace/beneath-entries";
 import { errnoCode, fromFsError } from "@/server/workspace/errors";
 import { defineTool, type ToolContext } from "./define-tool";
 import { fetchLimits, guardedFetch, parseUrl, type Fetched } from "./guarded-fetch";

@@ -4,6 +4,7 @@ import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
+import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { limitWrites } from "@/server/workspace/write-budget";
 import { useToolSessions } from "@/server/test/tool-session";
 import { webFetchTool } from "./web-fetch";
@@ -28,7 +29,7 @@ afterAll(() => server.close());
 
 async function fullProject() {
   const s = await session({ fetchPolicy: { allowHosts: [`127.0.0.1:${port}`], timeoutMs: 2000 } });
-  const budget = createDiskBudget({ budgetMiB: 1, fileSizeMiB: 2048, intervalMs: 100 });
+  const budget = createDiskBudget({ budgetMiB: 1, fileSizeMiB: 2048, intervalMs: 100, measure: diskUsageBytes });
   limitWrites(s.ctx.workspace, {
     budgetMiB: 1,
     room: () => budget.room("p1", s.root),

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { fsyncDescriptor, linkAt, openParent, renameAt, unlinkAt, withFd, writeNewFileAt } from "./beneath";
+import { openParent, withFd } from "./beneath";
+import { fsyncDescriptor, linkAt, renameAt, unlinkAt, writeNewFileAt } from "./beneath-entries";
 import { errnoCode } from "./errors";
 
 const TEMP_PREFIX = ".tandem-";

@@ -3,17 +3,8 @@ import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { atomicWriteAt } from "./atomic-write";
-import {
-  lstatAt,
-  mkdirBeneath,
-  openParent,
-  readDirBeneath,
-  readRegular,
-  removeTreeAt,
-  resolveEntry,
-  statBeneath,
-  withFd,
-} from "./beneath";
+import { lstatAt, openParent, readDirBeneath, readRegular, resolveEntry, statBeneath, withFd } from "./beneath";
+import { mkdirBeneath, removeTreeAt } from "./beneath-entries";
 import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "@/server/test/temp-dirs";
 import { fromFsError } from "./errors";
 

@@ -11,28 +11,16 @@
 // the sandbox binds the workspace at its host path (sandbox/launcher.ts), so an absolute link made
 // inside names a host path, and re-rooting it at the workspace (IN_ROOT) would point somewhere else
 // than it does for the project's own processes; refusing it is the honest answer (make it relative).
-// Entry operations Node has no *at call for (lstat, readdir, mkdir, rename, unlink, rmdir, link)
-// open the parent folder this way and then name one entry through `/proc/self/fd/<fd>/<name>`: the
-// magic link is bound to the opened folder, and a single name is never followed (those calls act on
-// the last component itself). Data is only ever read from regular files: the file is opened O_PATH
+// Entry operations Node has no *at call for (lstat, readdir here; mkdir, rename, unlink, rmdir, link
+// in beneath-entries.ts) open the parent folder this way and then name one entry through
+// `/proc/self/fd/<fd>/<name>`: the magic link is bound to the opened folder, and a single name is
+// never followed (those calls act on the last component itself). Data is only ever read from regular files: the file is opened O_PATH
 // first, which never blocks or wakes a device, its descriptor is fstat-ed, and only a regular file
 // is reopened for reading, so a FIFO cannot hold one of libuv's four threads.
 // openat2 needs Linux 5.6 or newer; without it (or when a seccomp policy refuses it) workspace file
 // access fails with an error that says so, rather than falling back to path strings.
-import {
-  constants as fsConstants,
-  close,
-  closeSync,
-  fchmod,
-  fstat,
-  fstatSync,
-  fsync,
-  open,
-  read,
-  write,
-  type Stats,
-} from "node:fs";
-import { link, lstat, mkdir, readdir, readlink, realpath, rename, rmdir, stat, unlink } from "node:fs/promises";
+import { constants as fsConstants, close, closeSync, fstat, fstatSync, open, read, type Stats } from "node:fs";
+import { lstat, readdir, readlink, realpath, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
@@ -50,16 +38,13 @@ type Native = {
 
 const NATIVE_MODULE = path.resolve(import.meta.dirname, "../sandbox/native/build/Release/beneath.node");
 const AT_FDCWD = -100;
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = fsConstants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = fsConstants;
 /** Links followed when resolving, as git and editors follow them in a repository. */
-const MAX_LINK_HOPS = 40;
+export const MAX_LINK_HOPS = 40;
 
 const fstatFd = promisify(fstat);
 const closeFd = promisify(close);
 const readFd = promisify(read);
-const writeFd = promisify(write);
-const fsyncFd = promisify(fsync);
-const fchmodFd = promisify(fchmod);
 const openPath = promisify(open);
 
 const errnoNames = new Map<number, string>(Object.entries(osConstants.errno).map(([name, value]) => [value, name]));
@@ -127,7 +112,7 @@ export function openAt(
 }
 
 /** O_PATH: a descriptor for walking and fstat only; opening one never blocks or wakes a device. */
-function oPath(): number {
+export function oPath(): number {
   return native().O_PATH;
 }
 
@@ -443,106 +428,5 @@ export async function resolveEntry(
       throw Object.assign(new Error(`EXDEV: '${rel}' links outside`), { code: "EXDEV" });
     if (next === ".") throw Object.assign(new Error(`EISDIR: '${rel}' is the root`), { code: "EISDIR" });
     current = next;
-  }
-}
-
-/** Creates the folder `rel` and any missing parents beneath the root; a link inside is followed as a folder. */
-export async function mkdirBeneath(root: string, rel: string, mode = 0o777): Promise<void> {
-  if (rel === "") return;
-  try {
-    closeQuietly(openBeneath(root, rel, oPath() | O_DIRECTORY));
-    return;
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOENT") throw error;
-  }
-  await mkdirBeneath(root, path.posix.dirname(rel) === "." ? "" : path.posix.dirname(rel), mode);
-  const parent = openParent(root, rel);
-  await withFd(parent.dirFd, async () => {
-    await mkdir(fdPath(parent.dirFd, parent.name), mode).catch(async (error: unknown) => {
-      // Made meanwhile (or a link to a folder inside): fine if it is a folder now.
-      if ((error as { code?: string }).code !== "EEXIST") throw error;
-      closeQuietly(openAt(parent.dirFd, parent.name, oPath() | O_DIRECTORY));
-    });
-  });
-}
-
-/** Creates `name` in an open folder, exclusively and without following a link there. */
-export function createAt(dirFd: number, name: string, mode = 0o666): number {
-  fdPath(dirFd, name); // a single name
-  return openAt(dirFd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, { mode, follow: false });
-}
-
-/** Writes all of `data` to `fd`. */
-export async function writeAll(fd: number, data: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < data.length) offset += (await writeFd(fd, data, offset, data.length - offset, null)).bytesWritten;
-}
-
-export { fsyncFd as fsyncDescriptor };
-
-/**
- * Creates `name` in an open folder (exclusively, never through a link) with `data`, mode `mode`
- * whatever the umask, and fsyncs it: the temp files of atomic writes and transactions.
- */
-export async function writeNewFileAt(dirFd: number, name: string, data: Buffer, mode?: number): Promise<void> {
-  const fd = createAt(dirFd, name, mode ?? 0o666);
-  await withFd(fd, async () => {
-    await writeAll(fd, data);
-    if (mode !== undefined) await fchmodFd(fd, mode);
-    await fsyncFd(fd);
-  });
-}
-
-/** Renames one entry between two open folders (the last component is the entry itself, never followed). */
-export function renameAt(fromDir: number, fromName: string, toDir: number, toName: string): Promise<void> {
-  return rename(fdPath(fromDir, fromName), fdPath(toDir, toName));
-}
-
-/** A hard link `toName` in `toDir` to the entry `fromName` in `fromDir`; EEXIST when something is there. */
-export function linkAt(fromDir: number, fromName: string, toDir: number, toName: string): Promise<void> {
-  return link(fdPath(fromDir, fromName), fdPath(toDir, toName));
-}
-
-/** Creates the folder `name` in an open folder; EEXIST when anything (a link too) is there. */
-export function mkdirAt(dirFd: number, name: string, mode = 0o777): Promise<void> {
-  return mkdir(fdPath(dirFd, name), mode).then(() => undefined);
-}
-
-export function unlinkAt(dirFd: number, name: string): Promise<void> {
-  return unlink(fdPath(dirFd, name));
-}
-
-/**
- * Removes the entry `name` of an open folder and, for a folder, everything in it. Each folder is
- * opened with O_NOFOLLOW before it is emptied, so a folder swapped for a link meanwhile is never
- * walked into: the link itself is removed.
- */
-export async function removeTreeAt(dirFd: number, name: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const info = await lstatAt(dirFd, name);
-    if (!info.isDirectory()) {
-      await unlinkAt(dirFd, name);
-      return;
-    }
-    let childFd: number;
-    try {
-      childFd = openAt(dirFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, { follow: false });
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      // Swapped for a link or a file between the lstat and the open: look again.
-      if ((code === "ELOOP" || code === "ENOTDIR") && attempt < MAX_LINK_HOPS) continue;
-      throw error;
-    }
-    await withFd(childFd, async () => {
-      for (const child of await readdir(fdPath(childFd))) await removeTreeAt(childFd, child);
-    });
-    try {
-      await rmdir(fdPath(dirFd, name));
-      return;
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if ((code === "ENOTDIR" || code === "ENOTEMPTY") && attempt < MAX_LINK_HOPS) continue;
-      throw error;
-    }
   }
 }

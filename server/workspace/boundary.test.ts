@@ -17,7 +17,8 @@ const SERVER = path.resolve(import.meta.dirname, "..");
 /** Files allowed to import node:fs, and why. */
 const RAW_FS_ALLOWED: Record<string, string> = {
   // The mechanism itself.
-  "workspace/beneath.ts": "the primitive: openat2 beneath the root, /proc/self/fd entry operations",
+  "workspace/beneath.ts": "the primitive: openat2 beneath the root, reading regular files",
+  "workspace/beneath-entries.ts": "/proc/self/fd entry operations on folders opened by beneath.ts",
   "workspace/paths.ts":
     "lexical resolution for messages and the path a client sees (realpath, lstat, readlink); opens nothing",
   "workspace/workspace.ts": "the Stats type only",

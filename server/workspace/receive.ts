@@ -3,21 +3,15 @@ import { createReadStream, type ReadStream } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import {
-  createAt,
-  fsyncDescriptor,
-  linkAt,
   lstatAtIfExists,
-  mkdirBeneath,
   openParent,
   openFolder,
   openRegularAt,
-  renameAt,
   resolveEntry,
-  unlinkAt,
   withFd,
-  writeAll,
   type ParentEntry,
 } from "./beneath";
+import { createAt, fsyncDescriptor, linkAt, mkdirBeneath, renameAt, unlinkAt, writeAll } from "./beneath-entries";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import type { Workspace } from "./workspace";
 import { outgrew, roomFor, spent } from "./write-budget";

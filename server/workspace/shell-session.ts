@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { atomicWriteBeneath } from "./atomic-write";
-import { mkdirBeneath, openForWrite, readTail } from "./beneath";
+import { openForWrite, readTail } from "./beneath";
+import { mkdirBeneath } from "./beneath-entries";
 import path from "node:path";
 import type { EgressRefusal } from "@/server/sandbox/egress-proxy";
 import type { Sandbox } from "@/server/sandbox/sandbox";

@@ -3,18 +3,15 @@ import path from "node:path";
 import { atomicWriteAt } from "./atomic-write";
 import {
   closeQuietly,
-  mkdirBeneath,
   notAFile,
   openParent,
   readDirBeneath,
   readRegular,
   readRegularAt,
-  renameAt,
   resolveEntry,
-  unlinkAt,
   withFd,
-  writeNewFileAt,
 } from "./beneath";
+import { mkdirBeneath, renameAt, unlinkAt, writeNewFileAt } from "./beneath-entries";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { MAX_FILE_BYTES, versionOf, type Workspace } from "./workspace";
 import { ensureRoom, spent } from "./write-budget";

@@ -9,8 +9,6 @@ import {
   closeQuietly,
   lstatAt,
   lstatAtIfExists,
-  mkdirAt,
-  mkdirBeneath,
   notAFile,
   openFolder,
   openParent,
@@ -18,8 +16,6 @@ import {
   readRegular,
   readRegularAt,
   realRoot,
-  removeTreeAt,
-  renameAt,
   resolveEntry,
   statAtSync,
   statBeneath,
@@ -27,6 +23,7 @@ import {
   withFd,
   type ParentEntry,
 } from "./beneath";
+import { mkdirAt, mkdirBeneath, removeTreeAt, renameAt } from "./beneath-entries";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { IgnoreRules } from "./ignore-rules";
 import { isInside, resolveInside, type ResolvedPath } from "./paths";

@@ -1,4 +1,4 @@
-import { lstatAtIfExists, readDirBeneath, withFd } from "@/server/workspace/beneath";
+import { lstatAtIfExists, readDirBeneath, withFd } from "./beneath";
 
 // What a workspace takes on disk: allocated blocks (a sparse file counts what it really uses),
 // symbolic links not followed, each hard-linked file once. Written by hand because the packages
@@ -6,6 +6,7 @@ import { lstatAtIfExists, readDirBeneath, withFd } from "@/server/workspace/bene
 // download a native binary at install; an async walk of lstat calls is all this needs. Each
 // folder is opened beneath the root (beneath.ts): a folder the project swaps for a link to a
 // host folder meanwhile is not walked (the server would count, and spend its threads on, the host).
+// The sandbox's disk budget (server/sandbox/disk-budget.ts) is handed this walk as its `measure`.
 
 export async function diskUsageBytes(root: string): Promise<number> {
   const seen = new Set<string>();
