@@ -72,6 +72,13 @@ describe("destructive-command guard in yolo mode", () => {
     const unpushed = await callShell("git reset --hard HEAD~1");
     expect(unpushed.asked?.reason).toMatch("would discard work on this branch: 1 unpushed commit");
 
+    // A changed tracked file counts; an untracked one (a reset leaves it alone) does not.
+    await fs.writeFile(path.join(workspace, "a.txt"), "three\n");
+    await fs.writeFile(path.join(workspace, "new file.txt"), "untracked\n");
+    const changed = await callShell("git reset --hard HEAD~1");
+    expect(changed.asked?.reason).toMatch("1 uncommitted change and 1 unpushed commit");
+    git("checkout", "--", "a.txt");
+
     git("push", "-q", "origin", "main");
     const pushed = await callShell("git reset --hard HEAD");
     expect(pushed.asked).toBeUndefined();
