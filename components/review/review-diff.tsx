@@ -91,7 +91,14 @@ export default function ReviewDiff({
   useEffect(() => {
     const target = hunks[Math.min(focus.current, hunks.length - 1)];
     if (!diff || !target) return;
-    const reveal = () => diff.getModifiedEditor().revealLineNearTop(Math.max(1, changeStart(target)));
+    // The bar sits in a zone after the line before the change, with the removed lines below it:
+    // revealing the change's first line would scroll the bar (and what was removed) out above.
+    const reveal = () => {
+      const editor = diff.getModifiedEditor();
+      const start = changeStart(target);
+      // One line of what comes before the change shows above its bar.
+      editor.setScrollTop(start > 1 ? editor.getTopForLineNumber(start - 1) : 0);
+    };
     reveal();
     // The new text is diffed (and its unchanged regions folded) a moment later, which moves the
     // lines: bring the change into view again once that is done.
