@@ -20,6 +20,7 @@ import {
   type SessionStreamItem,
 } from "@/lib/session-events";
 import { foldTranscript } from "@/lib/session-transcript";
+import { until } from "@/server/test/until";
 
 // The real thing: a Tandem server process (`node --import tsx server/index.ts`) killed with
 // SIGKILL mid-turn and started again on the same database, driven like a browser would drive it:
@@ -112,14 +113,6 @@ function follow(trpc: ReturnType<typeof clients>["trpc"], sessionId: string, log
       },
     },
   );
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const committedSeqs = (items: SessionStreamItem[]) => items.flatMap((i) => committedEvents(i).map((e) => e.seq));

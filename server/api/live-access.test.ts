@@ -7,13 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
-import { createTestServices } from "@/server/test/services";
+import { createTestServices, signUpPerson } from "@/server/test/services";
 import { startServer, type RunningServer } from "@/server/start-server";
 import { createSession } from "@/server/db/repositories/sessions";
 import { addMember, createTeam } from "@/server/db/repositories/teams";
 import { setSetting } from "@/server/db/repositories/settings";
 import { findUser } from "@/server/db/repositories/users";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
+import { until } from "@/server/test/until";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Access taken away reaches what is already open, as an attacker holding connections would test
 // it: a removed member's event stream, file-change stream and terminal are cut within 2 s and
@@ -31,18 +34,7 @@ let workspaceRoot: string;
 const callerFor = createCallerFactory(appRouter);
 let owner: ReturnType<typeof callerFor>;
 
-async function signUp(name: string): Promise<{ cookie: string; id: string }> {
-  const response = await env.services.auth.api.signUpEmail({
-    body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" },
-    asResponse: true,
-  });
-  const cookie = response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const { user } = (await response.json()) as { user: { id: string } };
-  return { cookie, id: user.id };
-}
+const signUp = (name: string) => signUpPerson(env.services, name);
 
 async function member(name: string, role: "member" | "viewer" = "member") {
   const person = await signUp(name);
@@ -80,12 +72,6 @@ function watch(
       (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
   });
   return { state, unsubscribe: () => subscription.unsubscribe() };
-}
-
-async function until(condition: () => boolean, ms = 5_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end && !condition()) await new Promise((r) => setTimeout(r, 25));
-  return condition();
 }
 
 async function openTerminal(cookie: string) {
@@ -147,25 +133,29 @@ describe("access taken away reaches open connections", () => {
     const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
     const changes = watch((handlers) => client.trpc.fs.changes.subscribe({ projectId }, handlers));
     const terminal = await openTerminal(rita.cookie);
-    expect(await until(() => events.state.data > 0)).toBe(true);
+    await until(() => events.state.data > 0, "the session's events", 5_000);
     // The change stream is live: a file the owner writes shows up in it.
-    await until(() => false, 300);
+    await sleep(300);
     await owner.fs.write({ projectId, path: "before.txt", content: "x", createParents: false });
-    expect(await until(() => changes.state.data > 0)).toBe(true);
+    await until(() => changes.state.data > 0, "the file changes", 5_000);
     terminal.type("echo rita-$((40+2))\r");
-    expect(await until(() => terminal.seen.output.includes("rita-42"))).toBe(true);
+    await until(() => terminal.seen.output.includes("rita-42"), "the terminal's output", 5_000);
 
     const removedAt = Date.now();
     await owner.team.removeMember({ teamId, userId: rita.id });
     terminal.type("echo leaked > leaked.txt\r");
 
-    expect(await until(() => !!events.state.end && !!changes.state.end && !!terminal.seen.closed, 2_000)).toBe(true);
+    await until(
+      () => !!events.state.end && !!changes.state.end && !!terminal.seen.closed,
+      "every stream to end",
+      2_000,
+    );
     expect(events.state.end!.code).toBe("NOT_FOUND");
     expect(changes.state.end!.code).toBe("NOT_FOUND");
     expect(terminal.seen.closed!.code).toBe(4403);
     for (const end of [events.state.end!.at, changes.state.end!.at, terminal.seen.closed!.at])
       expect(end - removedAt).toBeLessThan(2_000);
-    await until(() => false, 500);
+    await sleep(500);
     expect(await exists("leaked.txt")).toBe(false);
     client.close();
   });
@@ -176,11 +166,11 @@ describe("access taken away reaches open connections", () => {
     const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
     const terminal = await openTerminal(dana.cookie);
     terminal.type("echo dana-$((40+3))\r");
-    expect(await until(() => terminal.seen.output.includes("dana-43"))).toBe(true);
+    await until(() => terminal.seen.output.includes("dana-43"), "the terminal's output", 5_000);
 
     await owner.team.setRole({ teamId, userId: dana.id, role: "viewer" });
     terminal.type("echo typed > typed-by-viewer.txt\r");
-    await until(() => false, 1_000);
+    await sleep(1_000);
     expect(await exists("typed-by-viewer.txt")).toBe(false);
     expect(terminal.seen.closed).toBeNull();
     expect(events.state.end).toBeNull();
@@ -193,7 +183,7 @@ describe("access taken away reaches open connections", () => {
     const client = trpcOver(sam.cookie);
     expect((await client.trpc.account.me.query())?.id).toBe(sam.id);
     const events = watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
-    expect(await until(() => events.state.data > 0)).toBe(true);
+    await until(() => events.state.data > 0, "the session's events", 5_000);
 
     const signedOutAt = Date.now();
     const response = await fetch(`${base}/api/auth/sign-out`, {
@@ -207,7 +197,7 @@ describe("access taken away reaches open connections", () => {
     await expect(client.trpc.team.create.mutate({ name: "After sign-out" })).rejects.toMatchObject({
       data: { code: "UNAUTHORIZED" },
     });
-    expect(await until(() => !!events.state.end, 2_000)).toBe(true);
+    await until(() => !!events.state.end, "the event stream to end", 2_000);
     expect(events.state.end!.code).toBe("UNAUTHORIZED");
     expect(events.state.end!.at - signedOutAt).toBeLessThan(2_000);
     client.close();
@@ -228,9 +218,9 @@ describe("access taken away reaches open connections", () => {
     const events = watch((handlers) =>
       client.trpc.session.events.subscribe({ sessionId: extra, afterSeq: 0 }, handlers),
     );
-    expect(await until(() => events.state.data > 0)).toBe(true);
+    await until(() => events.state.data > 0, "the session's events", 5_000);
     await owner.session.delete({ sessionId: extra });
-    expect(await until(() => !!events.state.end, 2_000)).toBe(true);
+    await until(() => !!events.state.end, "the event stream to end", 2_000);
     expect(events.state.end!.code).toBe("NOT_FOUND");
     client.close();
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
-import { createTestServices } from "@/server/test/services";
+import { createTestServices, signUpPerson } from "@/server/test/services";
 import { startServer, type RunningServer } from "@/server/start-server";
 import { createSession } from "@/server/db/repositories/sessions";
 import { addMember, createTeam } from "@/server/db/repositories/teams";
@@ -29,18 +29,7 @@ let terminalId: string;
 const callerFor = createCallerFactory(appRouter);
 let ownerCaller: ReturnType<typeof callerFor>;
 
-async function signUp(name: string): Promise<{ cookie: string; id: string }> {
-  const response = await env.services.auth.api.signUpEmail({
-    body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" },
-    asResponse: true,
-  });
-  const cookie = response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const { user } = (await response.json()) as { user: { id: string } };
-  return { cookie, id: user.id };
-}
+const signUp = (name: string) => signUpPerson(env.services, name);
 
 function trpcOver(options: { cookie?: string; shareToken?: string; origin?: string }) {
   class Socket extends WebSocket {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { FileChangeNews } from "@/server/bus/file-changes";
-import { until } from "@/server/test/cluster-client";
+import { until } from "@/server/test/until";
 import { chunkChanges, createPgFileChanges } from "@/server/cluster/pg-file-changes";
 import { MAX_PAYLOAD_BYTES, type NotifyHub } from "@/server/cluster/pg-notify";
 import { connectTwoNotifyHubs } from "@/server/test/notify-hubs";

@@ -8,7 +8,7 @@ import { createShareLink, revokeShareLink } from "@/server/db/repositories/share
 import type { NotifyHub } from "@/server/cluster/pg-notify";
 import { createPgSessionBus } from "@/server/cluster/pg-session-bus";
 import { createPgAccessChanges, createPgLinkRevocations } from "@/server/cluster/pg-access-changes";
-import { until } from "@/server/test/cluster-client";
+import { until } from "@/server/test/until";
 import { parseSessionEvent, type LiveItem } from "@/lib/session-events";
 
 // Two instances' buses on one real Postgres. Instance B loses its connection and cannot get it

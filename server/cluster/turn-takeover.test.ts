@@ -7,7 +7,8 @@ import { applyStreamItem, emptyLiveLog, type LiveLog, type SessionEvent } from "
 import { foldTranscript } from "@/lib/session-transcript";
 import { createTestDatabase } from "@/server/test/database";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
-import { connect, readLog, signUp, startInstance, until, type Instance } from "@/server/test/cluster-instances";
+import { connect, readLog, signUp, startInstance, type Instance } from "@/server/test/cluster-instances";
+import { until } from "@/server/test/until";
 
 // Several real Tandem processes on one Postgres and one data directory, killed with SIGKILL:
 // the turn of a killed instance goes on at another within 10 s, each tool call runs once, a

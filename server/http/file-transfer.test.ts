@@ -10,7 +10,7 @@ import { setSetting } from "@/server/db/repositories/settings";
 import { addMember, createTeam } from "@/server/db/repositories/teams";
 import { findUser } from "@/server/db/repositories/users";
 import { startServer, type RunningServer } from "@/server/start-server";
-import { createTestServices } from "@/server/test/services";
+import { createTestServices, signUpPerson } from "@/server/test/services";
 import { rawZip } from "@/server/test/zip-bytes";
 
 // Uploads and downloads through a real server: who may (the HTTP side of the authorization
@@ -25,20 +25,7 @@ let outside: string;
 const cookies: Record<string, string> = {};
 const LIMIT = 64 * 1024;
 
-async function signUp(name: string) {
-  const response = await env.services.auth.api.signUpEmail({
-    body: { name, email: `${name.toLowerCase()}-${Date.now()}@example.com`, password: "correct-horse-battery" },
-    asResponse: true,
-  });
-  const { user } = (await response.json()) as { user: { id: string } };
-  return {
-    cookie: response.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; "),
-    id: user.id,
-  };
-}
+const signUp = (name: string) => signUpPerson(env.services, name);
 
 type Part = { path: string; data: string | Buffer };
 function form(parts: Part[]): FormData {

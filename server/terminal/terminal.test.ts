@@ -13,6 +13,7 @@ import { HIGH_WATERMARK, SEND_WINDOW } from "./terminal-session";
 import { TerminalService } from "./terminal-service";
 import { handleTerminalSocket } from "./terminal-socket";
 import { testSandbox } from "@/server/test/sandbox";
+import { until } from "@/server/test/until";
 
 const PROJECT = "project-1";
 let service: TerminalService;
@@ -95,7 +96,7 @@ class Client {
   }
 
   async ready(): Promise<this> {
-    await until(() => this.snapshot !== null);
+    await until(() => this.snapshot !== null, "the snapshot", 5000);
     return this;
   }
 }
@@ -110,14 +111,6 @@ function retainedBytes(): number {
   collectGarbage();
   const { heapUsed, external } = process.memoryUsage();
   return heapUsed + external;
-}
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
-    await sleep(10);
-  }
 }
 
 function processesMatching(marker: string): number[] {
@@ -216,7 +209,7 @@ describe("terminal sessions", () => {
   it("a client that does not acknowledge gets one window; a plain flood goes on for the others, and it catches up with the latest lines, not all it missed", async () => {
     const { slow, fast } = await floodBesideSilentClient("yes tandem-line");
     // The PTY is not paused for the slow client: the others get twice what would pause it.
-    await until(() => fast.received > 2 * HIGH_WATERMARK, 20_000);
+    await until(() => fast.received > 2 * HIGH_WATERMARK, "the fast client's output", 20_000);
     expect(slow.received).toBeLessThanOrEqual(SEND_WINDOW + 128 * 1024);
     fast.type("\x03");
     fast.type("echo caught-$((4+5))\r");
@@ -237,7 +230,7 @@ describe("terminal sessions", () => {
   it("pauses the PTY while a client does not acknowledge output full of escape sequences", async () => {
     const { slow, fast } = await floodBesideSilentClient("yes $'\\e[1mbold\\e[0m'");
     // The slow client's window, then its backlog up to the high watermark.
-    await until(() => fast.received > SEND_WINDOW + HIGH_WATERMARK, 20_000);
+    await until(() => fast.received > SEND_WINDOW + HIGH_WATERMARK, "the fast client's output", 20_000);
     await sleep(500);
     const received = fast.received;
     await sleep(500);
@@ -261,10 +254,10 @@ describe("terminal sessions", () => {
     const client = await new Client(id).ready();
     client.type("sleep 987651 & (trap '' HUP; exec sleep 987652) & echo started-$((6+6))\r");
     await client.waitFor(/started-12/);
-    await until(() => processesMatching("98765").length === 2);
+    await until(() => processesMatching("98765").length === 2, "both processes", 5000);
     expect(service.close(PROJECT, id)).toBe(true);
-    await until(() => processesMatching("98765").length === 0, 3000);
-    await until(() => client.closeCode !== undefined);
+    await until(() => processesMatching("98765").length === 0, "no process left", 3000);
+    await until(() => client.closeCode !== undefined, "the socket to close", 5000);
     expect(client.closeCode).toBe(TerminalCloseCode.terminalClosed);
     expect(service.list(PROJECT).some((t) => t.id === id)).toBe(false);
   });
@@ -273,11 +266,11 @@ describe("terminal sessions", () => {
     const id = await open();
     const client = await new Client(id).ready();
     client.type("exit 3\r");
-    await until(() => client.exitCode !== undefined);
+    await until(() => client.exitCode !== undefined, "the exit code", 5000);
     expect(client.exitCode).toBe(3);
     expect(service.list(PROJECT).find((t) => t.id === id)).toMatchObject({ exited: true, exitCode: 3 });
     const late = await new Client(id).ready();
-    await until(() => late.exitCode === 3);
+    await until(() => late.exitCode === 3, "the exit code for a late client", 5000);
     service.close(PROJECT, id);
   });
 
@@ -286,7 +279,7 @@ describe("terminal sessions", () => {
     const bad = await new Client(id).ready();
     const good = await new Client(id).ready();
     bad.send("{not json");
-    await until(() => bad.closeCode !== undefined);
+    await until(() => bad.closeCode !== undefined, "the bad socket to close", 5000);
     expect(bad.closeCode).toBe(TerminalCloseCode.protocolError);
     good.type("echo still-$((7+7))\r");
     await good.waitFor(/still-14/);

@@ -76,11 +76,3 @@ export function connect(baseUrl: string, options: { cookie?: string; shareToken?
   const overSocket = createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] });
   return { trpc, overSocket, close: () => ws.close() };
 }
-
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

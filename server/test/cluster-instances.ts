@@ -1,5 +1,5 @@
 import { applyStreamItem, emptyLiveLog, type LiveLog } from "@/lib/session-events";
-import { connect as clusterConnect, signUp as clusterSignUp, until as clusterUntil } from "./cluster-client";
+import { connect as clusterConnect, signUp as clusterSignUp } from "./cluster-client";
 import { freePort } from "@/scripts/free-port.mjs";
 import { createInstance, instanceEnv } from "./cluster";
 
@@ -97,7 +97,3 @@ export async function readLog(
     `the log of ${sessionId} did not reach the expected state; last: ${JSON.stringify(last.events.at(-1))}`,
   );
 }
-
-/** cluster-client's `until`, with the longer wait a restarting instance needs. */
-export const until = (check: () => boolean | Promise<boolean>, what: string, ms = 60_000) =>
-  clusterUntil(check, what, ms);

@@ -59,10 +59,13 @@ export async function createTestServices(
     sandbox?: SandboxMode;
     egressTestHosts?: Map<string, string>;
     installDir?: string;
-    dataDir?: string /** Gives the agent the language servers' tools. */;
-    language?: boolean /** Hosts (host:port) web_fetch may reach on loopback. */;
+    dataDir?: string;
+    /** Gives the agent the language servers' tools. */
+    language?: boolean;
+    /** Hosts (host:port) web_fetch may reach on loopback. */
     fetchAllowHosts?: string[];
-    diskBudgetMiB?: number /** TANDEM_INTERNAL_HOSTS. */;
+    diskBudgetMiB?: number;
+    /** TANDEM_INTERNAL_HOSTS. */
     internalHosts?: string[];
   } = {},
 ) {
@@ -233,4 +236,23 @@ export async function createTestServices(
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs a new person up through the server's own auth (a unique email each call): their login cookie and id. */
+export async function signUpPerson(
+  services: { auth: { api: { signUpEmail(input: object): Promise<Response> } } },
+  name: string,
+): Promise<{ cookie: string; id: string }> {
+  const email = `${name.toLowerCase()}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const response = await services.auth.api.signUpEmail({
+    body: { name, email, password: "correct-horse-battery" },
+    asResponse: true,
+  });
+  if (!response.ok) throw new Error(`sign-up of ${name} failed: ${response.status} ${await response.text()}`);
+  const { user } = (await response.json()) as { user: { id: string } };
+  const cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  return { cookie, id: user.id };
 }
