@@ -61,9 +61,12 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
     else clear();
   };
 
-  // Typing searches after a pause; Enter searches at once.
+  // Typing searches after a pause; Enter searches at once, and the pause that follows the last key
+  // then has nothing to do (it used to start the same search again just before the first finished).
   useEffect(() => {
-    const timer = setTimeout(() => search(query), DEBOUNCE_MS);
+    const timer = setTimeout(() => {
+      if (JSON.stringify(searched.current) !== JSON.stringify(query)) search(query);
+    }, DEBOUNCE_MS);
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [query]);
