@@ -24,6 +24,7 @@ import {
 } from "@/server/sandbox/trust-store";
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createAgentStore } from "@/server/services/agent-store";
 import { thisThread } from "@/server/agent/loop-load";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
@@ -161,7 +162,7 @@ export async function createServices(
   });
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
-    db,
+    store: createAgentStore(db),
     extensions: extensions.agent,
     bus: buses.sessionBus,
     models,

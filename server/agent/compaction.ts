@@ -1,8 +1,7 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import { foldModelMessages, type ModelFoldOptions } from "@/lib/model-transcript";
 import type { SessionEvent } from "@/lib/session-events";
-import type { Db } from "@/server/db/client";
-import { listEvents } from "@/server/db/repositories/session-events";
+import type { AgentStore } from "@/server/agent/agent-store";
 import type { EventLog } from "@/server/agent/events";
 import { AgentRuntimeError } from "@/server/agent/runtime-error";
 import { describeModelError, safeEndpoint } from "@/server/agent/errors";
@@ -73,7 +72,7 @@ export async function compactUpTo(input: {
  * resolved only once there is something to compact.
  */
 export async function compactBetweenTurns(input: {
-  db: Db;
+  store: AgentStore;
   log: EventLog;
   models: Pick<ModelRegistry, "resolve" | "endpoint">;
   sessionId: string;
@@ -81,14 +80,14 @@ export async function compactBetweenTurns(input: {
   busy: boolean;
 }) {
   if (input.busy) throw new AgentRuntimeError("CONFLICT", "The agent is working; compact once its turn has ended.");
-  const events = await listEvents(input.db, input.sessionId);
+  const events = await input.store.events.list(input.sessionId);
   const last = events.at(-1)?.seq ?? 0;
   const previous = events.findLast((e) => e.type === "compaction");
   if (previous?.type === "compaction" && previous.payload.upToSeq >= last - 1)
     throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
   if (!events.some((e) => e.type === "user_message"))
     throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
-  const facts = await loadModelFacts(input.db, input.modelId);
+  const facts = await loadModelFacts(input.store, input.modelId);
   try {
     const event = await compactUpTo({
       events,

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { listEvents } from "@/server/db/repositories/session-events";
 import { callPlan, describeCall, runTool } from "@/server/tools/registry";
 import { textOf } from "@/server/tools/result";
 import type { TurnEnd } from "@/server/agent/run";
@@ -27,7 +26,7 @@ export async function runToolDirectly(
   const toolCallId = `direct-${randomUUID()}`;
   await turn.setStatus("running");
   await log.append(sessionId, "turn_started", { turnId, model: turn.modelId, resumed: false });
-  const basedOnSeq = (await listEvents(turn.db, sessionId)).at(-1)?.seq;
+  const basedOnSeq = (await turn.store.events.list(sessionId)).at(-1)?.seq;
   await log.append(sessionId, "tool_call", {
     turnId,
     stepId: `${turnId}:0`,

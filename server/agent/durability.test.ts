@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createAgentStore } from "@/server/services/agent-store";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import fs from "node:fs/promises";
@@ -22,7 +23,7 @@ afterAll(() => h.dispose());
 function restart() {
   const services = h.env.services;
   const next = createAgentRuntime({
-    db: services.db,
+    store: createAgentStore(services.db),
     bus: createInProcessBus(),
     models: createModelRegistry(services.config.models),
     openWorkspace: (projectId) => services.files.open(projectId),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog } from "@/server/agent/events";
+import { createAgentStore } from "@/server/services/agent-store";
 import { createInProcessBus } from "@/server/bus/session-bus";
 import { listEvents } from "@/server/db/repositories/session-events";
 import { createAgentHarness } from "@/server/test/agent-harness";
@@ -17,8 +18,8 @@ describe("event log with two writers", () => {
   it("writes an event whose seq another instance took under the next free seq", async () => {
     const session = await h.newSession({ replies: [] });
     const db = h.env.services.db;
-    const a = createEventLog(db, createInProcessBus());
-    const b = createEventLog(db, createInProcessBus());
+    const a = createEventLog(createAgentStore(db), createInProcessBus());
+    const b = createEventLog(createAgentStore(db), createInProcessBus());
     await a.append(session.id, "user_message", { text: "from instance A" }, h.user.id);
     await b.append(session.id, "user_message", { text: "from instance B" }, h.user.id);
     // A's counter still says 2, which B used.

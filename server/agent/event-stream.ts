@@ -1,5 +1,4 @@
-import type { Db } from "@/server/db/client";
-import { listEvents } from "@/server/db/repositories/session-events";
+import type { AgentStore } from "@/server/agent/agent-store";
 import type { SessionBus } from "@/server/bus/session-bus";
 import type { EventLog } from "@/server/agent/events";
 import type { LiveItem, SessionStreamItem } from "@/lib/session-events";
@@ -15,14 +14,14 @@ import type { LiveItem, SessionStreamItem } from "@/lib/session-events";
 const PAGE = 1000;
 
 export async function* streamSessionEvents(input: {
-  db: Db;
+  store: AgentStore;
   bus: SessionBus;
   log: EventLog;
   sessionId: string;
   afterSeq: number;
   signal?: AbortSignal;
 }): AsyncGenerator<SessionStreamItem> {
-  const { db, bus, log, sessionId, signal } = input;
+  const { store, bus, log, sessionId, signal } = input;
   const queue: LiveItem[] = [];
   let wake: (() => void) | null = null;
   const unsubscribe = bus.subscribe(sessionId, (item) => {
@@ -34,7 +33,7 @@ export async function* streamSessionEvents(input: {
   let last = input.afterSeq;
 
   const readPage = (after: number) => {
-    const page = listEvents(db, sessionId, after, PAGE);
+    const page = store.events.list(sessionId, after, PAGE);
     page.catch(() => {}); // awaited below, unless the subscriber left first
     return page;
   };

@@ -1,5 +1,4 @@
-import type { Db } from "@/server/db/client";
-import { insertEvents, lastSeq, SeqTakenError, type NewEventRow } from "@/server/db/repositories/session-events";
+import type { AgentStore, NewEventRow } from "@/server/agent/agent-store";
 import type { SessionBus } from "@/server/bus/session-bus";
 import { groupCommit } from "@/server/agent/group-commit";
 import {
@@ -36,20 +35,20 @@ type State = { ready: Promise<void>; nextSeq: number; tail: Promise<void>; buffe
 
 export type EventLog = ReturnType<typeof createEventLog>;
 
-export function createEventLog(db: Db, bus: SessionBus) {
+export function createEventLog(store: AgentStore, bus: SessionBus) {
   const states = new Map<string, State>();
   const stats = { rowsWritten: 0, inserts: 0, eventsPublished: 0, deltasPublished: 0 };
   // One INSERT in flight for all sessions; rows asked for meanwhile go together in the next.
   const insert = groupCommit<NewEventRow>((rows) => {
     stats.inserts += 1;
-    return insertEvents(db, rows);
+    return store.events.insert(rows);
   });
 
   function state(sessionId: string): State {
     let s = states.get(sessionId);
     if (!s) {
       const created: State = { ready: Promise.resolve(), nextSeq: 0, tail: Promise.resolve(), buffer: null };
-      created.ready = lastSeq(db, sessionId).then((seq) => {
+      created.ready = store.events.lastSeq(sessionId).then((seq) => {
         created.nextSeq = seq + 1;
       });
       created.ready.catch(() => states.delete(sessionId));
@@ -120,7 +119,7 @@ export function createEventLog(db: Db, bus: SessionBus) {
           await write(sessionId, s, [event]);
           return event as SessionEventOf<T>;
         } catch (error) {
-          if (attempt >= 5 || !seqTaken(error)) throw error;
+          if (attempt >= 5 || !store.events.isSeqTaken(error)) throw error;
         }
       }
     },
@@ -171,11 +170,6 @@ export function createEventLog(db: Db, bus: SessionBus) {
       states.delete(sessionId);
     },
   };
-}
-
-/** The primary key (sessionId, seq) refused the row: someone else wrote that seq. */
-function seqTaken(error: unknown): boolean {
-  return error instanceof SeqTakenError;
 }
 
 function makeEvent(

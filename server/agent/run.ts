@@ -1,14 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModel } from "ai";
 import type { SessionEvent, SessionStatus } from "@/lib/session-events";
-import type { Db } from "@/server/db/client";
-import { listEvents } from "@/server/db/repositories/session-events";
-import { addSessionUsage } from "@/server/db/repositories/sessions";
+import type { AgentStore } from "@/server/agent/agent-store";
 import type { CallGrant, ToolContext } from "@/server/tools/define-tool";
 import type { ToolSet } from "@/server/tools/registry";
 import { prepareContext } from "@/server/agent/compaction";
 import { withImageBytes } from "@/server/agent/images";
-import { loadSessionImages } from "@/server/db/repositories/session-images";
 import { describeModelError } from "@/server/agent/errors";
 import type { EventLog } from "@/server/agent/events";
 import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
@@ -27,7 +24,7 @@ import type { TokenUsage } from "@/lib/session-events";
 // function starts a turn, continues it after an approval, and resumes it after a restart.
 
 export type TurnRun = {
-  db: Db;
+  store: AgentStore;
   log: EventLog;
   sessionId: string;
   /** The session's log from seq 1 as read when the turn was prepared; the run reads only what follows. */
@@ -99,7 +96,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
   let lastText = "";
 
   const refresh = async () => {
-    events.push(...(await listEvents(r.db, r.sessionId, events.at(-1)?.seq ?? 0)));
+    events.push(...(await r.store.events.list(r.sessionId, events.at(-1)?.seq ?? 0)));
     return turnState(events);
   };
   /** `fresh`: the state just refreshed, when the caller has it (no second read of the log's tail). */
@@ -121,7 +118,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     return { reason, text: lastText, finishedSeq: finished.seq };
   };
   const runner = {
-    db: r.db,
+    store: r.store,
     log: r.log,
     sessionId: r.sessionId,
     turnId,
@@ -193,7 +190,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         basedOnSeq: seenSeq,
         model,
         instructions: r.instructions,
-        messages: await withImageBytes(context.messages, (hashes) => loadSessionImages(r.db, r.sessionId, hashes)),
+        messages: await withImageBytes(context.messages, (hashes) => r.store.images.load(r.sessionId, hashes)),
         tools: shown,
         signal: r.signal,
         maxRetries: r.maxRetries,
@@ -286,7 +283,7 @@ async function recordUsage(r: TurnRun, events: SessionEvent[], turnId: string, s
     sessionCostUsd,
   });
   pushContiguous(events, event);
-  await addSessionUsage(r.db, r.sessionId, {
+  await r.store.sessions.addUsage(r.sessionId, {
     inputTokens: step.inputTokens,
     outputTokens: step.outputTokens,
     costUsd: stepCostUsd ?? 0,

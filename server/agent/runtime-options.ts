@@ -1,4 +1,4 @@
-import type { Db } from "@/server/db/client";
+import type { AgentStore } from "@/server/agent/agent-store";
 import type { SessionBus } from "@/server/bus/session-bus";
 import type { FetchPolicy, Tool, WebSearchBackend } from "@/server/tools/define-tool";
 import type { Workspace } from "@/server/workspace";
@@ -14,7 +14,8 @@ import type { LoopClock } from "@/server/agent/loop-load";
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
 export type AgentRuntimeOptions = {
-  db: Db;
+  /** Where sessions, their logs and approvals are kept (agent-store.ts), bound to the database by services.ts. */
+  store: AgentStore;
   bus: SessionBus;
   models: ModelRegistry;
   openWorkspace(projectId: string): Promise<Workspace>;

@@ -1,7 +1,4 @@
-import { findApproval, listPendingApprovals, resolveApproval } from "@/server/db/repositories/approvals";
-import { listEvents } from "@/server/db/repositories/session-events";
-import { findSessionImageRefs } from "@/server/db/repositories/session-images";
-import * as sessions from "@/server/db/repositories/sessions";
+import type { AgentSession } from "@/server/agent/agent-store";
 import type { SessionStatus } from "@/lib/session-events";
 import { createEventLog } from "@/server/agent/events";
 import { streamSessionEvents } from "@/server/agent/event-stream";
@@ -9,7 +6,7 @@ import { parseModelId } from "@/server/agent/providers";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { callPlanOf } from "@/server/agent/call-binding";
 import { runTurn, TurnHandedOver, type TurnEnd } from "@/server/agent/run";
-import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
+import type { LapsedJob } from "@/server/cluster/turn-jobs";
 import { createTurnLeases } from "@/server/agent/turn-leases";
 import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
 import { compactBetweenTurns } from "@/server/agent/compaction";
@@ -44,8 +41,8 @@ export type Person = { id: string; name: string };
 export type AgentRuntime = ReturnType<typeof createAgentRuntime>;
 
 export function createAgentRuntime(o: AgentRuntimeOptions) {
-  const { db } = o;
-  const log = createEventLog(db, o.bus);
+  const { store } = o;
+  const log = createEventLog(store, o.bus);
   const active = new Map<string, { controller: AbortController; done: Promise<TurnEnd | null> }>();
   /** Every turn started here until it settles, past its end too (lease, late message): dispose waits for them. */
   const turns = new Set<Promise<unknown>>();
@@ -60,9 +57,9 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
   const resources = new Map<string, SessionResources>();
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
-  const ownTools = createOwnTools(db, delegator);
+  const ownTools = createOwnTools(store, delegator);
   const setup: TurnSetup = {
-    db,
+    store,
     log,
     options: o,
     ownTools,
@@ -72,14 +69,13 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   };
 
   async function mustFind(sessionId: string) {
-    const session = await sessions.findSession(db, sessionId);
+    const session = await store.sessions.find(sessionId);
     if (!session) throw new AgentRuntimeError("NOT_FOUND", "No such session; it may have been deleted.");
     return session;
   }
 
   async function setStatus(sessionId: string, status: SessionStatus, reason?: string) {
-    if (await sessions.setSessionStatus(db, sessionId, status))
-      await log.append(sessionId, "status", { status, reason });
+    if (await store.sessions.setStatus(sessionId, status)) await log.append(sessionId, "status", { status, reason });
   }
 
   /** An error nobody can act on ended a run: logged for the operator, shown in the session, which is left failed. */
@@ -94,7 +90,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
   /** The person a turn works for: whoever wrote the last message, else the session's author. */
   async function turnUser(sessionId: string, fallback: string): Promise<string> {
-    const events = await listEvents(db, sessionId);
+    const events = await store.events.list(sessionId);
     return events.findLast((e) => e.type === "user_message")?.authorId ?? fallback;
   }
 
@@ -170,7 +166,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
    * turn's own `turn_finished`, when known; only the log after it is read.
    */
   async function hasUnansweredMessage(sessionId: string, afterSeq = 0) {
-    const events = await listEvents(db, sessionId, afterSeq);
+    const events = await store.events.list(sessionId, afterSeq);
     const lastEnd = events.findLast((e) => e.type === "turn_finished")?.seq ?? 0;
     return events.some((e) => e.type === "user_message" && e.seq > lastEnd) && !turnState(events).openTurn;
   }
@@ -186,7 +182,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
   /** A lapsed job is ours now: continue its turn from the log (a job left between a turn's end and its release only goes). */
   async function continueTurn(job: LapsedJob) {
-    const open = turnState(await listEvents(db, job.sessionId)).openTurn;
+    const open = turnState(await store.events.list(job.sessionId)).openTurn;
     if (!open && !(await hasUnansweredMessage(job.sessionId))) {
       await leases.drop(job.sessionId);
       return;
@@ -203,7 +199,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   });
 
   const startUp: StartUpHost = {
-    db,
+    store,
     log,
     leases,
     setStatus,
@@ -217,7 +213,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   }
 
   const subagentHost = createSubagentHost({
-    db,
+    store,
     log,
     bus: o.bus,
     baseTools: o.baseTools,
@@ -246,7 +242,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       } catch (error) {
         throw new AgentRuntimeError("BAD_REQUEST", (error as Error).message);
       }
-      return sessions.createSession(db, {
+      return store.sessions.create({
         projectId: input.projectId,
         title: input.title?.trim() || "New session",
         authorId: input.authorId,
@@ -266,7 +262,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       images?: string[];
       mentions?: string[];
       timeZone?: string;
-      session?: sessions.AgentSessionRow;
+      session?: AgentSession;
     }) {
       const session = input.session?.id === input.sessionId ? input.session : await mustFind(input.sessionId);
       const refs = [...new Set(input.mentions ?? [])].slice(0, MAX_MENTIONS);
@@ -282,7 +278,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
           )
         : [];
       const wanted = [...new Set(input.images ?? [])];
-      const images = await findSessionImageRefs(db, session.id, wanted);
+      const images = await store.images.findRefs(session.id, wanted);
       if (images.length !== wanted.length)
         throw new AgentRuntimeError(
           "BAD_REQUEST",
@@ -303,7 +299,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       );
       if (active.has(session.id) || session.status === "waiting_approval" || (await leases.heldElsewhere(session.id)))
         return event;
-      const events = await listEvents(db, session.id);
+      const events = await store.events.list(session.id);
       const state = turnState(events);
       if (state.pendingCalls.length) {
         await closeCalls(
@@ -323,13 +319,13 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     async compact(input: { sessionId: string }) {
       const session = await mustFind(input.sessionId);
       const busy = active.has(session.id) || session.status === "waiting_approval";
-      return compactBetweenTurns({ db, log, models: o.models, sessionId: session.id, modelId: session.model, busy });
+      return compactBetweenTurns({ store, log, models: o.models, sessionId: session.id, modelId: session.model, busy });
     },
 
     async cancel(input: { sessionId: string; user: Person }) {
       const session = await mustFind(input.sessionId);
       const running = active.get(session.id);
-      for (const child of await sessions.listChildSessions(db, session.id)) {
+      for (const child of await store.sessions.listChildren(session.id)) {
         active.get(child.id)?.controller.abort();
       }
       if (running) {
@@ -339,9 +335,9 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       }
       if (await leases.requestCancel(session.id)) return; // the instance running it stops at its next heartbeat
       if (session.status !== "waiting_approval") return;
-      for (const approval of await listPendingApprovals(db, session.id)) {
+      for (const approval of await store.approvals.listPending(session.id)) {
         if (
-          !(await resolveApproval(db, approval.id, {
+          !(await store.approvals.resolve(approval.id, {
             status: "rejected",
             decision: "reject",
             feedback: "The turn was cancelled.",
@@ -362,7 +358,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
           input.user.id,
         );
       }
-      const state = turnState(await listEvents(db, session.id));
+      const state = turnState(await store.events.list(session.id));
       const turnId = state.openTurn?.turnId ?? "none";
       await closeCalls(log, session.id, turnId, state.pendingCalls, "the turn was cancelled.", state.startedCalls);
       if (state.openTurn)
@@ -386,7 +382,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       answer?: string | string[];
       user: Person;
     }) {
-      const approval = await findApproval(db, input.approvalId);
+      const approval = await store.approvals.find(input.approvalId);
       if (!approval) throw new AgentRuntimeError("NOT_FOUND", "No such approval request.");
       if (approval.status !== "pending") throw new AgentRuntimeError("CONFLICT", "This request was already answered.");
       const question = approval.kind === "question";
@@ -394,7 +390,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         throw new AgentRuntimeError("BAD_REQUEST", "This is a question: give an answer (or reject it to decline).");
       }
       const status = input.decision === "reject" ? "rejected" : question ? "answered" : "approved";
-      const resolved = await resolveApproval(db, approval.id, {
+      const resolved = await store.approvals.resolve(approval.id, {
         status,
         decision: input.decision,
         feedback: input.feedback,
@@ -405,7 +401,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
       if (input.decision === "approve_always" && !question) {
         const session = await mustFind(approval.sessionId);
         const current = rulesSchema.safeParse(session.allowRules).data ?? [];
-        await sessions.setSessionAllowRules(db, session.id, [
+        await store.sessions.setAllowRules(session.id, [
           ...current,
           ...rulesForAlways(approval.toolName, approval.input, callPlanOf(approval.plan)),
         ]);
@@ -423,14 +419,14 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
         },
         input.user.id,
       );
-      if ((await listPendingApprovals(db, approval.sessionId)).length === 0) {
+      if ((await store.approvals.listPending(approval.sessionId)).length === 0) {
         void start(approval.sessionId, await turnUser(approval.sessionId, input.user.id));
       }
       return { sessionId: approval.sessionId, status };
     },
 
     stream(sessionId: string, afterSeq: number, signal?: AbortSignal) {
-      return streamSessionEvents({ db, bus: o.bus, log, sessionId, afterSeq, signal });
+      return streamSessionEvents({ store, bus: o.bus, log, sessionId, afterSeq, signal });
     },
 
     /** At start-up: turns cut off by a crash become `interrupted` (start-up.ts). */
@@ -478,12 +474,12 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
 
     async deleteSession(sessionId: string) {
       await release(sessionId);
-      await sessions.deleteSession(db, sessionId);
+      await store.sessions.delete(sessionId);
     },
 
     /** Stops every turn of a project and frees its sessions' shells, before the project is deleted. */
     async stopProject(projectId: string) {
-      for (const id of await sessions.listSessionIdsOfProject(db, projectId)) await release(id);
+      for (const id of await store.sessions.listIdsOfProject(projectId)) await release(id);
     },
 
     /** At shutdown. In a cluster the running turns are handed to the other instances (a rolling restart loses none); alone, they are cancelled. */

@@ -1,6 +1,4 @@
-import type { Db } from "@/server/db/client";
-import { listEvents } from "@/server/db/repositories/session-events";
-import * as sessions from "@/server/db/repositories/sessions";
+import type { AgentStore } from "@/server/agent/agent-store";
 import type { SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
 import type { TurnLeases } from "@/server/agent/turn-leases";
@@ -10,7 +8,7 @@ import { turnState } from "@/server/agent/turn-state";
 // turns a crash cut off, and messages no turn started for.
 
 export type StartUpHost = {
-  db: Db;
+  store: AgentStore;
   log: EventLog;
   leases: Pick<TurnLeases, "orphaned">;
   setStatus(sessionId: string, status: SessionStatus, reason?: string): Promise<void>;
@@ -21,12 +19,12 @@ export type StartUpHost = {
 
 /** Turns cut off by a crash become `interrupted`, with an event saying so. */
 export async function interruptCutTurns(host: StartUpHost): Promise<string[]> {
-  const { db, log } = host;
-  const running = await sessions.findSessionsByStatus(db, ["running"]);
+  const { store, log } = host;
+  const running = await store.sessions.listByStatus(["running"]);
   const orphaned = new Set(await host.leases.orphaned(running.map((s) => s.id)));
   const cut = running.filter((s) => orphaned.has(s.id));
   for (const session of cut) {
-    const state = turnState(await listEvents(db, session.id));
+    const state = turnState(await store.events.list(session.id));
     if (state.openTurn) {
       await log.append(session.id, "turn_finished", {
         turnId: state.openTurn.turnId,
@@ -48,7 +46,7 @@ export async function interruptCutTurns(host: StartUpHost): Promise<string[]> {
  */
 export async function answerLeftMessages(host: StartUpHost): Promise<string[]> {
   const answering: string[] = [];
-  for (const left of await sessions.findIdleSessionsWithUnansweredMessage(host.db)) {
+  for (const left of await host.store.sessions.listIdleWithUnansweredMessage()) {
     if (host.isRunning(left.id) || !(await host.hasUnansweredMessage(left.id))) continue;
     host.start(left.id, left.userId);
     answering.push(left.id);

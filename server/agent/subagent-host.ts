@@ -1,6 +1,4 @@
-import type { Db } from "@/server/db/client";
-import type { AgentSessionRow } from "@/server/db/repositories/sessions";
-import * as sessions from "@/server/db/repositories/sessions";
+import type { AgentSession, AgentStore } from "@/server/agent/agent-store";
 import type { SessionBus } from "@/server/bus/session-bus";
 import type { Tool } from "@/server/tools/define-tool";
 import { ToolFailure } from "@/server/tools/result";
@@ -17,20 +15,19 @@ import type { SubagentHost } from "@/server/agent/subagents";
 // delivered to the parent as a message.
 
 export function createSubagentHost(deps: {
-  db: Db;
+  store: AgentStore;
   log: EventLog;
   bus: SessionBus;
   baseTools?: readonly Tool[];
   ownTools: Tool[];
   openWorkspace(projectId: string): Promise<Workspace>;
-  mustFind(sessionId: string): Promise<AgentSessionRow>;
+  mustFind(sessionId: string): Promise<AgentSession>;
   isRunning(sessionId: string): boolean;
   start(sessionId: string, userId: string, options?: { parentSignal?: AbortSignal }): Promise<TurnEnd | null>;
   waitForTurnEnd(sessionId: string): Promise<TurnEnd>;
 }): SubagentHost {
-  const { db, mustFind } = deps;
+  const { store, mustFind } = deps;
   return {
-    db,
     log: deps.log,
     async agents(parentSessionId) {
       const parent = await mustFind(parentSessionId);
@@ -49,7 +46,7 @@ export function createSubagentHost(deps: {
         }
       }
       const all = sessionToolSet({ base: deps.baseTools, own: deps.ownTools, allowedTools: null });
-      return sessions.createSession(db, {
+      return store.sessions.create({
         projectId: parent.projectId,
         parentId: parent.id,
         title: input.prompt.replace(/\s+/g, " ").slice(0, 80),
@@ -65,7 +62,7 @@ export function createSubagentHost(deps: {
       return first && first.reason !== "waiting" ? first : ended;
     },
     async reportBack(parentSessionId, userId, text) {
-      const parent = await sessions.findSession(db, parentSessionId);
+      const parent = await store.sessions.find(parentSessionId);
       if (!parent) return;
       await deps.log.append(parent.id, "user_message", { text, authorName: "background agent" }, null);
       if (!deps.isRunning(parent.id) && parent.status !== "waiting_approval") void deps.start(parent.id, userId);

@@ -1,5 +1,4 @@
-import type { Db } from "@/server/db/client";
-import type { AgentSessionRow } from "@/server/db/repositories/sessions";
+import type { AgentSession } from "@/server/agent/agent-store";
 import type { DelegateResult, DelegateTask } from "@/server/tools/delegate";
 import { DEFAULT_CHILD_STEPS } from "@/server/tools/delegate";
 import { ToolFailure } from "@/server/tools/result";
@@ -18,14 +17,13 @@ import { watchSubagent } from "@/server/agent/subagent-activity";
 // child, so cancelling the parent cancels them.
 
 export type SubagentHost = {
-  db: Db;
   log: EventLog;
   /** The project's named agents, for the parent session's project. */
   agents(parentSessionId: string): Promise<AgentDefinition[]>;
   createChild(
     parentSessionId: string,
     input: { prompt: string; userId: string; allowedTools: string[] | "default"; maxSteps: number; model?: string },
-  ): Promise<AgentSessionRow>;
+  ): Promise<AgentSession>;
   run(childId: string, userId: string, signal: AbortSignal): Promise<TurnEnd>;
   /** Delivers a background result to the parent as a message, starting a turn there if none runs. */
   reportBack(parentSessionId: string, userId: string, text: string): Promise<void>;

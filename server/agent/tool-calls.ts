@@ -1,11 +1,9 @@
 import type { CallGrant, CallPlan, LlmContent, Tool, ToolContext, ToolQuestion } from "@/server/tools/define-tool";
 import { MAX_IMAGE_BYTES, type ImageRef } from "@/lib/images";
-import { storeSessionImage } from "@/server/db/repositories/session-images";
 import { effectOf } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
 import { callPlan, callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
-import { bindRequest, createApproval, findApproval, type ApprovalRow } from "@/server/db/repositories/approvals";
-import type { Db } from "@/server/db/client";
+import type { AgentStore, Approval } from "@/server/agent/agent-store";
 import type { EventLog } from "@/server/agent/events";
 import { decide, type Policy } from "@/server/agent/policy";
 import { callHash } from "@/server/agent/call-binding";
@@ -25,7 +23,7 @@ import type { FolderInstructions } from "@/server/agent/folder-instructions";
 export type CallsOutcome = "done" | "waiting";
 
 export type CallRunner = {
-  db: Db;
+  store: AgentStore;
   log: EventLog;
   sessionId: string;
   turnId: string;
@@ -164,13 +162,13 @@ async function boundApproval(
   call: ToolCallEvent,
   asked: { seq: number; approvalId: string },
   bound: Bound,
-): Promise<ApprovalRow | null> {
-  const approval = await findApproval(runner.db, asked.approvalId);
+): Promise<Approval | null> {
+  const approval = await runner.store.approvals.find(asked.approvalId);
   if (!approval || approval.sessionId !== runner.sessionId || approval.toolCallId !== call.payload.toolCallId)
     return null;
   if (approval.turnId !== call.payload.turnId || approval.callHash !== bound.hash) return null;
   if (approval.requestSeq === null) {
-    await bindRequest(runner.db, approval.id, asked.seq);
+    await runner.store.approvals.bindRequest(approval.id, asked.seq);
     return { ...approval, requestSeq: asked.seq };
   }
   return approval.requestSeq === asked.seq ? approval : null;
@@ -187,7 +185,7 @@ async function afterCrash(
   tool: Tool,
   cut: { asked: boolean },
   bound: Bound,
-  approval: ApprovalRow | null,
+  approval: Approval | null,
 ): Promise<Prepared> {
   const { toolCallId } = call.payload;
   const captured = await runner
@@ -232,7 +230,7 @@ function interruptedNote(toolName: string, captured: { path: string; text: strin
   return `This ${toolName} call was interrupted mid-run: the server stopped while it ran, so it may have partly run.${output}`;
 }
 
-function fromApproval(approval: ApprovalRow, tool: Tool, plan: CallPlan | null): Prepared {
+function fromApproval(approval: Approval, tool: Tool, plan: CallPlan | null): Prepared {
   if (approval.status === "pending") return { kind: "waiting" };
   if (approval.status === "rejected") {
     const feedback = approval.feedback?.trim();
@@ -259,7 +257,7 @@ async function request(
   reason?: string,
   question?: ToolQuestion,
 ) {
-  const approval = await createApproval(runner.db, {
+  const approval = await runner.store.approvals.create({
     sessionId: runner.sessionId,
     toolCallId: call.payload.toolCallId,
     toolName: tool.name,
@@ -280,7 +278,7 @@ async function request(
     ...(bound.plan && tool.plan ? { commands: bound.plan.commands } : {}),
     ...question,
   });
-  await bindRequest(runner.db, approval.id, event.seq);
+  await runner.store.approvals.bindRequest(approval.id, event.seq);
 }
 
 /** Runs a call; returns the function that records its result, so batches record in call order. */
@@ -335,7 +333,7 @@ async function storeResultImages(runner: CallRunner, llm: LlmContent): Promise<{
       notes.push(
         `[An image of ${Math.round(bytes.length / 1024)} KB was left out: images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not sent to the model.]`,
       );
-    else refs.push(await storeSessionImage(runner.db, runner.sessionId, bytes, part.mediaType));
+    else refs.push(await runner.store.images.store(runner.sessionId, bytes, part.mediaType));
   }
   return { refs, notes };
 }

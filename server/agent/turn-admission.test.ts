@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createAgentStore } from "@/server/services/agent-store";
 import { createAdmission, TURN_STARTS_AT_ONCE, type LoadGate } from "@/server/agent/turn-admission";
 import { createLoopLoad } from "@/server/agent/loop-load";
 import { testSandbox } from "@/server/test/sandbox";
@@ -157,7 +158,7 @@ describe("the runtime's turn starts", () => {
     let most = 0;
     const held = deferred();
     const runtime = createAgentRuntime({
-      db: services.db,
+      store: createAgentStore(services.db),
       bus: h.env.bus,
       models: services.models,
       openWorkspace: async (projectId) => {

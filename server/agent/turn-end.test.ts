@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createAgentStore } from "@/server/services/agent-store";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { testSandbox } from "@/server/test/sandbox";
 import { createAgentHarness, testTools, typesOf } from "@/server/test/agent-harness";
@@ -24,7 +25,7 @@ afterAll(() => h.dispose());
 function ownRuntime() {
   const services = h.env.services;
   const runtime = createAgentRuntime({
-    db: services.db,
+    store: createAgentStore(services.db),
     bus: h.env.bus,
     models: services.models,
     openWorkspace: (projectId) => services.files.open(projectId),

@@ -1,6 +1,5 @@
 import type { EventLog } from "@/server/agent/events";
-import type { TurnJobs } from "@/server/cluster/turn-jobs";
-import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
+import type { LapsedJob, TurnJobs } from "@/server/cluster/turn-jobs";
 
 // The runtime's side of turns as leased jobs (server/cluster/turn-jobs.ts): which sessions' turn
 // jobs this instance holds, claiming and releasing them around a turn, and what the heartbeat

@@ -1,8 +1,5 @@
 import { generateText, type LanguageModel } from "ai";
-import type { Db } from "@/server/db/client";
-import { findProjectForTurn } from "@/server/db/repositories/agent-settings";
-import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
-import { getSettings } from "@/server/db/repositories/settings";
+import type { AgentSession, AgentStore, StoredMemory } from "@/server/agent/agent-store";
 import type { CallGrant, Tool, ToolContext } from "@/server/tools/define-tool";
 import type { SessionEvent, SessionStatus } from "@/lib/session-events";
 import type { EventLog } from "@/server/agent/events";
@@ -11,8 +8,7 @@ import { gatedShell } from "@/server/agent/command-gate";
 import { buildSystemPrompt } from "@/server/agent/prompts/system";
 import { contextUsed, type MemoryEntry } from "@/server/agent/prompts/context";
 import { gatherContext, type MemorySource } from "@/server/agent/prompts/gather-context";
-import { listMemoriesOf, searchMemories, type MemoryOwner, type MemoryRow } from "@/server/db/repositories/memories";
-import { listEvents } from "@/server/db/repositories/session-events";
+import type { MemoryOwner } from "@/server/tools/memory";
 import { gitSummary } from "@/server/git/summary";
 import { folderInstructions } from "@/server/agent/folder-instructions";
 import { safeEndpoint } from "@/server/agent/errors";
@@ -32,7 +28,7 @@ import { chooseWebSearch } from "@/server/agent/web-search-backend";
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
 
 export type TurnSetup = {
-  db: Db;
+  store: AgentStore;
   log: EventLog;
   options: AgentRuntimeOptions;
   ownTools: Tool[];
@@ -47,24 +43,24 @@ export type TurnSetup = {
  * (session.send). The turn starts from these instead of reading them again: the log is the
  * largest read of a turn's start, and the run reads only what was appended after it.
  */
-export type KnownSession = { session: AgentSessionRow; events: SessionEvent[] };
+export type KnownSession = { session: AgentSession; events: SessionEvent[] };
 
 export async function prepareTurn(
   setup: TurnSetup,
   turn: { sessionId: string; userId: string; resumed: boolean; signal: AbortSignal; known?: KnownSession },
 ): Promise<TurnRun> {
-  const { db, log, options: o, ownTools, resources } = setup;
+  const { store, log, options: o, ownTools, resources } = setup;
   const { sessionId, userId, resumed, signal } = turn;
-  const session = turn.known?.session ?? (await findSession(db, sessionId));
+  const session = turn.known?.session ?? (await store.sessions.find(sessionId));
   if (!session) throw new Error(`session ${sessionId} no longer exists`);
-  const events = turn.known?.events ?? (await listEvents(db, sessionId));
+  const events = turn.known?.events ?? (await store.events.list(sessionId));
   const workspace = await o.openWorkspace(session.projectId);
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
   // The project (name, agent settings) and the instance settings a turn uses, one query each.
   const [project, instance] = await Promise.all([
-    findProjectForTurn(db, session.projectId),
-    getSettings(db, ["webSearch", "commandGuard"]),
+    store.settings.projectForTurn(session.projectId),
+    store.settings.instance(),
   ]);
   if (!project) throw new Error(`project ${session.projectId} no longer exists`);
   const { settings } = project;
@@ -94,7 +90,7 @@ export async function prepareTurn(
   const [context, git, network] = await Promise.all([
     gatherContext({
       workspace,
-      memories: memorySource(db, [
+      memories: memorySource(store, [
         { scope: "project", projectId: session.projectId },
         { scope: "user", userId },
       ]),
@@ -123,7 +119,7 @@ export async function prepareTurn(
     limits: o.sandbox.host.limits,
     diskFull: () => o.sandbox.diskFull(session.projectId),
   };
-  const facts = await loadModelFacts(db, session.model);
+  const facts = await loadModelFacts(store, session.model);
   const language = o.language?.forProject(session.projectId, workspace);
   const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
   const toolContext = (toolCallId: string, grant?: CallGrant): ToolContext => ({
@@ -150,7 +146,7 @@ export async function prepareTurn(
     ...(language ? { language } : {}),
   });
   return {
-    db,
+    store,
     log,
     sessionId,
     events,
@@ -187,11 +183,11 @@ export async function prepareTurn(
 }
 
 /** The memories a turn may show: the project's and the user's. */
-function memorySource(db: Db, owners: MemoryOwner[]): MemorySource {
-  const entry = (m: MemoryRow): MemoryEntry => ({ scope: m.scope, key: m.key, value: m.value, pinned: m.pinned });
+function memorySource(store: AgentStore, owners: MemoryOwner[]): MemorySource {
+  const entry = (m: StoredMemory): MemoryEntry => ({ scope: m.scope, key: m.key, value: m.value, pinned: m.pinned });
   return {
-    all: async () => (await listMemoriesOf(db, owners)).map(entry),
-    relevant: async (query, limit) => (await searchMemories(db, owners, { query, limit, threshold: 0 })).map(entry),
+    all: async () => (await store.memories.listOf(owners)).map(entry),
+    relevant: async (query, limit) => (await store.memories.search(owners, { query, limit, threshold: 0 })).map(entry),
   };
 }
 

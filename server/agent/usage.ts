@@ -1,7 +1,6 @@
 import type { LanguageModelUsage } from "ai";
 import type { TokenUsage } from "@/lib/session-events";
-import type { Db } from "@/server/db/client";
-import { findModelSetting } from "@/server/db/repositories/agent-settings";
+import type { AgentStore } from "@/server/agent/agent-store";
 import { defaultAcceptsImages, defaultContextWindow } from "@/server/agent/providers";
 
 // Token usage and cost. Prices are USD per million tokens, set per model by an admin
@@ -14,8 +13,8 @@ export type ModelFacts = {
   prices: { input: number; output: number; cachedInput: number } | null;
 };
 
-export async function loadModelFacts(db: Db, modelId: string): Promise<ModelFacts> {
-  const row = await findModelSetting(db, modelId);
+export async function loadModelFacts(store: AgentStore, modelId: string): Promise<ModelFacts> {
+  const row = await store.settings.model(modelId);
   const prices =
     row?.inputPerMTok != null && row.outputPerMTok != null
       ? { input: row.inputPerMTok, output: row.outputPerMTok, cachedInput: row.cachedInputPerMTok ?? row.inputPerMTok }

@@ -19,6 +19,8 @@ import type { LapsedJob } from "@/server/db/repositories/turn-jobs";
 // `pollMs` and continues those turns from the session's log. A lease this instance lost (it was
 // presumed dead) stops its turn without writing more.
 
+export type { LapsedJob };
+
 export type TurnJobsMode = "single" | "cluster";
 
 export type TurnJobHandlers = {

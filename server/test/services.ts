@@ -11,6 +11,7 @@ import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
 import type { Tool } from "@/server/tools/define-tool";
 import { createAgentRuntime } from "@/server/agent/runtime";
+import { createAgentStore } from "@/server/services/agent-store";
 import { thisThread } from "@/server/agent/loop-load";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createExtensions } from "@/server/services/extensions";
@@ -142,7 +143,7 @@ export async function createTestServices(
     : undefined;
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
-    db: database.db,
+    store: createAgentStore(database.db),
     extensions: extensions?.agent,
     // Workflows run shell steps in the session's shell.
     ...(extensions

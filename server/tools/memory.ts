@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { MemoryAuthor, MemoryHit, MemoryOwner, MemoryRow } from "@/server/db/repositories/memories";
 import { defineTool, type ToolContext } from "./define-tool";
 import { failure, ok } from "./result";
 
@@ -13,12 +12,20 @@ import { failure, ok } from "./result";
 // not consent for what the team's agent reads from then on), and the memory is marked as written
 // by the agent, with who approved it.
 
+/** Whose memory it is: a project's (its members share it) or a user's (across projects). */
+export type MemoryOwner = { scope: "project"; projectId: string } | { scope: "user"; userId: string };
+/** What the tool reads of a stored memory. */
+export type Memory = { key: string; value: string };
+export type MemoryHit = Memory & { score: number };
+/** Who wrote a memory: a person, or the agent (with the person who approved it, when one did). */
+export type MemoryAuthor = { createdById: string | null; agentWritten?: boolean; approvedById?: string | null };
+
 export interface MemoryStore {
-  store(owner: MemoryOwner, input: { key: string; value: string } & MemoryAuthor): Promise<MemoryRow>;
-  retrieve(owner: MemoryOwner, key: string): Promise<MemoryRow | null>;
+  store(owner: MemoryOwner, input: { key: string; value: string } & MemoryAuthor): Promise<Memory>;
+  retrieve(owner: MemoryOwner, key: string): Promise<Memory | null>;
   delete(owner: MemoryOwner, key: string): Promise<boolean>;
   search(owners: MemoryOwner[], input: { query: string; limit: number; threshold: number }): Promise<MemoryHit[]>;
-  list(owner: MemoryOwner): Promise<MemoryRow[]>;
+  list(owner: MemoryOwner): Promise<Memory[]>;
 }
 
 const input = z
@@ -47,7 +54,7 @@ const input = z
 const ownerOf = (scope: "project" | "user", ctx: ToolContext): MemoryOwner =>
   scope === "project" ? { scope, projectId: ctx.projectId } : { scope, userId: ctx.userId };
 
-export function memoriesToMarkdown(title: string, rows: MemoryRow[]): string {
+export function memoriesToMarkdown(title: string, rows: Memory[]): string {
   const body = rows.map((m) => `## ${m.key}\n\n${m.value.trim()}\n`).join("\n");
   return `# ${title}\n\n${body || "_No memories yet._\n"}`;
 }

@@ -1,13 +1,15 @@
 import { z } from "zod";
-import type { NoteRow } from "@/server/db/repositories/notes";
 import { defineTool } from "./define-tool";
 import { ok } from "./result";
 
 // note: a note kept with the session (a plan, findings, a hand-over), which people can edit too.
 // Writing a note with an existing title replaces its content.
 
+/** What the tool reads of the saved note. */
+export type Note = { id: string; title: string; content: string };
+
 export interface NoteStore {
-  save(input: { sessionId: string; title: string; content: string; updatedById: string | null }): Promise<NoteRow>;
+  save(input: { sessionId: string; title: string; content: string; updatedById: string | null }): Promise<Note>;
 }
 
 export function noteTool(store: NoteStore) {

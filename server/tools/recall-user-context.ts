@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { MemoryHit, MemoryOwner } from "@/server/db/repositories/memories";
 import { defineTool } from "./define-tool";
+import type { MemoryHit, MemoryOwner } from "./memory";
 import { ok } from "./result";
 
 // recall_user_context: the memories of the user the agent works for (the user scope of the

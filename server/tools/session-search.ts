@@ -1,10 +1,19 @@
 import { z } from "zod";
-import type { SessionSearchHit } from "@/server/db/repositories/session-events";
 import { defineTool } from "./define-tool";
 import { ok } from "./result";
 
 // session_search: ranked full-text search over the project's past sessions (people's messages,
 // the agent's answers, tool results), so the agent can recall earlier work.
+
+export type SessionSearchHit = {
+  sessionId: string;
+  title: string;
+  seq: number;
+  type: string;
+  snippet: string;
+  score: number;
+  createdAt: Date;
+};
 
 export type SessionSearch = (input: {
   projectId: string;

@@ -1,16 +1,17 @@
 import { z } from "zod";
-import type { TodoRow } from "@/server/db/repositories/todos";
 import { defineTool } from "./define-tool";
 import { ok } from "./result";
 
 // todo_write: the session's task list, replaced as a whole on every call so the agent (and the
 // people watching) always see the current plan.
 
+export type Todo = { id: string; content: string; status: "pending" | "in_progress" | "completed" };
+
 export interface TodoStore {
-  replace(sessionId: string, todos: TodoRow[]): Promise<void>;
+  replace(sessionId: string, todos: Todo[]): Promise<void>;
 }
 
-const MARK: Record<TodoRow["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
+const MARK: Record<Todo["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
 
 export function todoWriteTool(store: TodoStore) {
   return defineTool({

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { adminProcedure, projectProcedure, router } from "@/server/api/trpc";
 import { listModelSettings, setModelSetting } from "@/server/db/repositories/agent-settings";
+import { getSetting } from "@/server/db/repositories/settings";
 import { defaultAcceptsImages, defaultContextWindow, parseModelId } from "@/server/agent/providers";
-import { webSearchBackend } from "@/server/agent/web-search-backend";
+import { chooseWebSearch } from "@/server/agent/web-search-backend";
 
 // Which models this server can use, and the per-model facts an admin sets (prices, context window,
 // whether it reads images).
@@ -45,7 +46,8 @@ export const modelRouter = router({
       /** The models (of those listed) that read images; others get a text note in place of an image. */
       imageModels: [...new Set(ids)].filter((id) => set.get(id) ?? defaultAcceptsImages(id)),
       /** The web search service the agent's web_search uses; null when none is configured (no web_search). */
-      webSearch: (await webSearchBackend(ctx.services.db, ctx.services.config.webSearch))?.kind ?? null,
+      webSearch:
+        chooseWebSearch(await getSetting(ctx.services.db, "webSearch"), ctx.services.config.webSearch)?.kind ?? null,
     };
   }),
 

@@ -182,8 +182,12 @@ export async function addSessionUsage(
   return row;
 }
 
-export async function setSessionAllowRules(db: Db, id: string, rules: Prisma.InputJsonValue) {
-  await db.agentSession.update({ where: { id }, data: { allowRules: rules }, select: { id: true } });
+export async function setSessionAllowRules(db: Db, id: string, rules: unknown[]) {
+  await db.agentSession.update({
+    where: { id },
+    data: { allowRules: rules as Prisma.InputJsonValue },
+    select: { id: true },
+  });
 }
 
 /**
