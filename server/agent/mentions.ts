@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { runTool } from "@/server/tools/registry";
 import { textOf } from "@/server/tools/result";
 import { decide } from "@/server/agent/policy";
-import type { TurnRun } from "@/server/agent/run";
+import type { TurnContext } from "@/server/agent/turn-context";
 import type { MentionAttachment } from "@/lib/session-events";
 
 // `@path` and `@url` in a message: the files and folders are read the way read_many_files reads
@@ -14,7 +14,7 @@ import type { MentionAttachment } from "@/lib/session-events";
 export const MAX_MENTIONS = 10;
 const isUrl = (ref: string) => /^https?:\/\//i.test(ref);
 
-export async function resolveMentions(turn: TurnRun, refs: readonly string[]): Promise<MentionAttachment[]> {
+export async function resolveMentions(turn: TurnContext, refs: readonly string[]): Promise<MentionAttachment[]> {
   const paths = refs.filter((r) => !isUrl(r));
   const urls = refs.filter(isUrl);
   const out: MentionAttachment[] = [];
@@ -30,7 +30,7 @@ export async function resolveMentions(turn: TurnRun, refs: readonly string[]): P
   return out;
 }
 
-async function run(turn: TurnRun, toolName: string, input: unknown): Promise<{ ok: boolean; text: string }> {
+async function run(turn: TurnContext, toolName: string, input: unknown): Promise<{ ok: boolean; text: string }> {
   const tool = turn.tools[toolName];
   if (!tool) return { ok: false, text: `${toolName} is turned off for this project, so the mention was not attached.` };
   const decision = decide(turn.policy, tool, input);

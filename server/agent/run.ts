@@ -1,61 +1,22 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModel } from "ai";
-import type { SessionEvent, SessionStatus } from "@/lib/session-events";
-import type { AgentStore } from "@/server/agent/agent-store";
-import type { CallGrant, ToolContext } from "@/server/tools/define-tool";
+import type { SessionEvent } from "@/lib/session-events";
 import type { ToolSet } from "@/server/tools/registry";
 import { prepareContext } from "@/server/agent/compaction";
 import { withImageBytes } from "@/server/agent/images";
 import { describeModelError } from "@/server/agent/errors";
-import type { EventLog } from "@/server/agent/events";
 import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
-import type { Policy } from "@/server/agent/policy";
-import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import { runModelStep, type StepCall } from "@/server/agent/step";
-import { closeCalls, runPendingCalls } from "@/server/agent/tool-calls";
+import { closeCalls, runPendingCalls, type CallRunner } from "@/server/agent/tool-calls";
+import type { TurnContext } from "@/server/agent/turn-context";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
 import { pushContiguous, turnState, type ToolCallEvent, type TurnState } from "@/server/agent/turn-state";
-import { addUsage, costOf, type ModelFacts } from "@/server/agent/usage";
+import { addUsage, costOf } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
 
 // One turn of the agent: model step → tool calls → model step ... until the model answers
 // without calling tools, the step limit or the loop guard stops it, it is cancelled, or it must
 // wait for a person. Every decision is taken from the session's log (turn-state.ts), so the same
 // function starts a turn, continues it after an approval, and resumes it after a restart.
-
-export type TurnRun = {
-  store: AgentStore;
-  log: EventLog;
-  sessionId: string;
-  /** The session's log from seq 1 as read when the turn was prepared; the run reads only what follows. */
-  events: SessionEvent[];
-  modelId: string;
-  /** Throws ModelConfigError when the model cannot be used; reported as an error event. */
-  model: () => LanguageModel;
-  endpoint: string;
-  instructions: string;
-  tools: ToolSet;
-  /** What the model is shown this step when some schemas are deferred (see deferred-tools.ts); defaults to `tools`. */
-  modelTools?(events: readonly SessionEvent[]): ToolSet;
-  policy: Policy;
-  stepLimit: number;
-  /** What the prompt carried from the project (memories, instruction files), recorded on turn_started. */
-  contextUsed?: { memories: number; files: string[] };
-  /** The model loses earlier tool output (pruned or compacted): what tracks "already shown" must forget it. */
-  onContextCut?(): void;
-  folderInstructions?: FolderInstructions;
-  /** The session's running background jobs, one line each (kept in a compaction summary). */
-  backgroundJobs?(): string[];
-  loopGuardRepeats: number;
-  facts: ModelFacts;
-  resumed: boolean;
-  signal: AbortSignal;
-  toolContext(toolCallId: string, grant?: CallGrant): ToolContext;
-  /** Snapshots the workspace (the turn's checkpoint); absent when the server keeps no checkpoints. */
-  snapshot?(label: string): Promise<{ id: string; filesChanged: number }>;
-  setStatus(status: SessionStatus, reason?: string): Promise<void>;
-  maxRetries?: number;
-};
 
 /**
  * "waiting": for a person's answer; "handed_over": another instance holds the turn now (this one stopped without writing).
@@ -74,7 +35,7 @@ export class TurnHandedOver extends Error {
   }
 }
 
-export async function runTurn(r: TurnRun): Promise<TurnEnd> {
+export async function runTurn(r: TurnContext): Promise<TurnEnd> {
   // A prefix of the log is enough here: only the holder of the turn's lease starts a turn, and the
   // loop reads what followed before it decides anything else.
   const events = [...r.events];
@@ -117,23 +78,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
     await r.setStatus(reason === "error" ? "failed" : "idle", message);
     return { reason, text: lastText, finishedSeq: finished.seq };
   };
-  const runner = {
-    store: r.store,
-    log: r.log,
-    sessionId: r.sessionId,
-    turnId,
-    tools: r.tools,
-    policy: r.policy,
-    context: r.toolContext,
-    folderInstructions: r.folderInstructions,
-    beforeChange: turnCheckpointer({
-      log: r.log,
-      sessionId: r.sessionId,
-      turnId,
-      taken: state.checkpointed,
-      snapshot: r.snapshot,
-    }),
-  };
+  const runner: CallRunner = { turn: r, turnId, beforeChange: turnCheckpointer(r, turnId, state.checkpointed) };
 
   for (;;) {
     state = await refresh();
@@ -148,7 +93,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
         await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the loop guard stopped the turn.");
         return finish("loop_guard", loopGuardMessage(hit));
       }
-      if ((await runPendingCalls(runner, state.pendingCalls, r.signal, state)) === "waiting") {
+      if ((await runPendingCalls(runner, state.pendingCalls, state)) === "waiting") {
         await r.setStatus("waiting_approval");
         return { reason: "waiting", text: lastText };
       }
@@ -235,7 +180,7 @@ export async function runTurn(r: TurnRun): Promise<TurnEnd> {
  * and this is what the turn changed, so the Changes view can leave out files only people changed
  * between turns. A failed snapshot only loses that precision.
  */
-async function snapshotAfter(r: TurnRun, turnId: string): Promise<string | undefined> {
+async function snapshotAfter(r: TurnContext, turnId: string): Promise<string | undefined> {
   try {
     return (await r.snapshot!(`After turn ${turnId}`)).id;
   } catch (error) {
@@ -265,7 +210,7 @@ function toolsSize(tools: ToolSet): number {
   return Object.values(tools).reduce((n, t) => n + t.description.length + 200, 0);
 }
 
-async function recordUsage(r: TurnRun, events: SessionEvent[], turnId: string, stepId: string, step: TokenUsage) {
+async function recordUsage(r: TurnContext, events: SessionEvent[], turnId: string, stepId: string, step: TokenUsage) {
   const previous = events.findLast((e) => e.type === "usage");
   const before = previous?.type === "usage" ? previous.payload : null;
   const session = addUsage(

@@ -59,7 +59,6 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
   const ownTools = createOwnTools(store, delegator);
   const setup: TurnSetup = {
-    store,
     log,
     options: o,
     ownTools,

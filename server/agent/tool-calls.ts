@@ -2,15 +2,15 @@ import type { CallGrant, CallPlan, LlmContent, Tool, ToolContext, ToolQuestion }
 import { MAX_IMAGE_BYTES, type ImageRef } from "@/lib/images";
 import { effectOf } from "@/server/tools/define-tool";
 import { failure, textOf } from "@/server/tools/result";
-import { callPlan, callQuestion, runTool, toolForcesApproval, type ToolSet } from "@/server/tools/registry";
-import type { AgentStore, Approval } from "@/server/agent/agent-store";
+import { callPlan, callQuestion, runTool, toolForcesApproval } from "@/server/tools/registry";
+import type { Approval } from "@/server/agent/agent-store";
 import type { EventLog } from "@/server/agent/events";
+import type { TurnContext } from "@/server/agent/turn-context";
 import { decide, type Policy } from "@/server/agent/policy";
 import { callHash } from "@/server/agent/call-binding";
 import { guardReasons } from "@/server/agent/command-guard";
 import { gitWorkProbe } from "@/server/agent/git-work-probe";
 import type { ToolCallEvent, TurnState } from "@/server/agent/turn-state";
-import type { FolderInstructions } from "@/server/agent/folder-instructions";
 
 // Runs the tool calls of a step that have no result yet, in the model's order, as the registry
 // allows: consecutive read-only calls together, anything that changes state one at a time. Each
@@ -22,19 +22,12 @@ import type { FolderInstructions } from "@/server/agent/folder-instructions";
 
 export type CallsOutcome = "done" | "waiting";
 
+/** The turn the calls belong to, its id in the log, and what runs before its first change. */
 export type CallRunner = {
-  store: AgentStore;
-  log: EventLog;
-  sessionId: string;
+  turn: TurnContext;
   turnId: string;
-  tools: ToolSet;
-  policy: Policy;
-  /** `grant`: what was vetted for the call and who approved it (the shell's command gate reads it). */
-  context(toolCallId: string, grant?: CallGrant): ToolContext;
   /** Called before a tool that may change files runs (takes the turn's checkpoint once). */
   beforeChange?(): Promise<void>;
-  /** Instructions of a sub-folder the call works in, the first time (see folder-instructions.ts). */
-  folderInstructions?: FolderInstructions;
 };
 
 type Ready = { call: ToolCallEvent; tool: Tool; grant: CallGrant };
@@ -43,7 +36,6 @@ type Ready = { call: ToolCallEvent; tool: Tool; grant: CallGrant };
 export async function runPendingCalls(
   runner: CallRunner,
   calls: ToolCallEvent[],
-  signal: AbortSignal,
   state: Pick<TurnState, "startedCalls" | "requests"> = { startedCalls: new Map(), requests: new Map() },
 ): Promise<CallsOutcome> {
   let batch: Ready[] = [];
@@ -55,7 +47,7 @@ export async function runPendingCalls(
   };
 
   for (const call of calls) {
-    if (signal.aborted) break;
+    if (runner.turn.signal.aborted) break;
     const next = await prepare(
       runner,
       call,
@@ -97,9 +89,9 @@ async function prepare(
   asked?: { seq: number; approvalId: string },
 ): Promise<Prepared> {
   const { toolName, input, toolCallId } = call.payload;
-  const tool = runner.tools[toolName];
+  const tool = runner.turn.tools[toolName];
   if (!tool) {
-    const names = Object.keys(runner.tools).join(", ");
+    const names = Object.keys(runner.turn.tools).join(", ");
     const f = failure(
       "TOOL_NOT_FOUND",
       `There is no tool named "${toolName}". Available tools: ${names}. Call one of those instead.`,
@@ -114,7 +106,7 @@ async function prepare(
     return { kind: "result", ok: false, llm: textOf(f.llm), errorCode: "INVALID_INPUT" };
   }
 
-  const plan = await callPlan(tool, input, runner.context(toolCallId));
+  const plan = await callPlan(tool, input, runner.turn.toolContext(toolCallId));
   const bound: Bound = { plan, hash: callHash(tool.name, input, plan) };
   const approval = asked ? await boundApproval(runner, call, asked, bound) : null;
   if (cut) return afterCrash(runner, call, tool, cut, bound, approval);
@@ -126,10 +118,10 @@ async function prepare(
     return { kind: "waiting" };
   }
   const insists =
-    tool.approval === "always" ? "always" : await toolForcesApproval(tool, input, runner.context(toolCallId));
-  const guarded = plan !== null && (tool.kind === "execute" || tool.plan !== undefined) && runner.policy.guard;
-  const guard = guarded ? await guardAll(plan.commands, runner.policy, runner.context(toolCallId)) : [];
-  const decision = decide(runner.policy, tool, input, insists, guard, plan);
+    tool.approval === "always" ? "always" : await toolForcesApproval(tool, input, runner.turn.toolContext(toolCallId));
+  const guarded = plan !== null && (tool.kind === "execute" || tool.plan !== undefined) && runner.turn.policy.guard;
+  const guard = guarded ? await guardAll(plan.commands, runner.turn.policy, runner.turn.toolContext(toolCallId)) : [];
+  const decision = decide(runner.turn.policy, tool, input, insists, guard, plan);
   if (decision.action === "run") return { kind: "run", tool, grant: { plan, approvedById: null } };
   if (decision.action === "deny") {
     return {
@@ -163,12 +155,12 @@ async function boundApproval(
   asked: { seq: number; approvalId: string },
   bound: Bound,
 ): Promise<Approval | null> {
-  const approval = await runner.store.approvals.find(asked.approvalId);
-  if (!approval || approval.sessionId !== runner.sessionId || approval.toolCallId !== call.payload.toolCallId)
+  const approval = await runner.turn.store.approvals.find(asked.approvalId);
+  if (!approval || approval.sessionId !== runner.turn.sessionId || approval.toolCallId !== call.payload.toolCallId)
     return null;
   if (approval.turnId !== call.payload.turnId || approval.callHash !== bound.hash) return null;
   if (approval.requestSeq === null) {
-    await runner.store.approvals.bindRequest(approval.id, asked.seq);
+    await runner.turn.store.approvals.bindRequest(approval.id, asked.seq);
     return { ...approval, requestSeq: asked.seq };
   }
   return approval.requestSeq === asked.seq ? approval : null;
@@ -188,8 +180,8 @@ async function afterCrash(
   approval: Approval | null,
 ): Promise<Prepared> {
   const { toolCallId } = call.payload;
-  const captured = await runner
-    .context(toolCallId)
+  const captured = await runner.turn
+    .toolContext(toolCallId)
     .shell.capturedOutput(toolCallId)
     .catch(() => null);
   const interrupted = interruptedNote(tool.name, captured);
@@ -257,8 +249,8 @@ async function request(
   reason?: string,
   question?: ToolQuestion,
 ) {
-  const approval = await runner.store.approvals.create({
-    sessionId: runner.sessionId,
+  const approval = await runner.turn.store.approvals.create({
+    sessionId: runner.turn.sessionId,
     toolCallId: call.payload.toolCallId,
     toolName: tool.name,
     kind,
@@ -267,7 +259,7 @@ async function request(
     callHash: bound.hash,
     plan: bound.plan,
   });
-  const event = await runner.log.append(runner.sessionId, "approval_requested", {
+  const event = await runner.turn.log.append(runner.turn.sessionId, "approval_requested", {
     approvalId: approval.id,
     toolCallId: call.payload.toolCallId,
     toolName: tool.name,
@@ -278,7 +270,7 @@ async function request(
     ...(bound.plan && tool.plan ? { commands: bound.plan.commands } : {}),
     ...question,
   });
-  await runner.store.approvals.bindRequest(approval.id, event.seq);
+  await runner.turn.store.approvals.bindRequest(approval.id, event.seq);
 }
 
 /** Runs a call; returns the function that records its result, so batches record in call order. */
@@ -287,15 +279,17 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
   if (effect === "workspace") await runner.beforeChange?.();
   // Durable before anything changes: a crash from here on leaves a call known to have started.
   if (effect !== "none") {
-    await runner.log.append(runner.sessionId, "tool_started", {
+    await runner.turn.log.append(runner.turn.sessionId, "tool_started", {
       turnId: runner.turnId,
       toolCallId: call.payload.toolCallId,
       toolName: tool.name,
     });
   }
-  const run = await runTool(tool, call.payload.input, runner.context(call.payload.toolCallId, grant));
+  const run = await runTool(tool, call.payload.input, runner.turn.toolContext(call.payload.toolCallId, grant));
   let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
-  const instructions = run.error ? null : await runner.folderInstructions?.(tool, call.payload.input).catch(() => null);
+  const instructions = run.error
+    ? null
+    : await runner.turn.folderInstructions?.(tool, call.payload.input).catch(() => null);
   if (instructions) llm += `\n\n${instructions}`;
   const images = await storeResultImages(runner, run.llm);
   return async () => {
@@ -312,7 +306,7 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
     );
     const denied = run.meta?.deniedHosts;
     if (Array.isArray(denied) && denied.length > 0) {
-      await runner.log.append(runner.sessionId, "network_denied", {
+      await runner.turn.log.append(runner.turn.sessionId, "network_denied", {
         turnId: runner.turnId,
         toolCallId: call.payload.toolCallId,
         hosts: denied.map(String),
@@ -333,7 +327,7 @@ async function storeResultImages(runner: CallRunner, llm: LlmContent): Promise<{
       notes.push(
         `[An image of ${Math.round(bytes.length / 1024)} KB was left out: images over ${MAX_IMAGE_BYTES / 1024 / 1024} MB are not sent to the model.]`,
       );
-    else refs.push(await runner.store.images.store(runner.sessionId, bytes, part.mediaType));
+    else refs.push(await runner.turn.store.images.store(runner.turn.sessionId, bytes, part.mediaType));
   }
   return { refs, notes };
 }
@@ -349,7 +343,7 @@ async function recordResult(
   images?: { refs: ImageRef[]; notes: string[] },
   json?: boolean,
 ) {
-  await runner.log.append(runner.sessionId, "tool_result", {
+  await runner.turn.log.append(runner.turn.sessionId, "tool_result", {
     turnId: runner.turnId,
     toolCallId: call.payload.toolCallId,
     toolName: call.payload.toolName,

@@ -1,5 +1,5 @@
 import type { CheckpointStore } from "@/server/workspace";
-import type { EventLog } from "@/server/agent/events";
+import type { TurnContext } from "@/server/agent/turn-context";
 
 // Before the first change of each turn the workspace is snapshotted into the project's checkpoint
 // store (outside the project, under the data directory), and a `checkpoint` event records it in
@@ -15,28 +15,26 @@ export type CheckpointStores = { open(projectId: string): Promise<CheckpointStor
  * checkpoint, later (and concurrent) calls wait for that one. A failed snapshot is logged and the
  * change goes ahead: it is better to lose the undo point than to stop the agent's work.
  */
-export function turnCheckpointer(input: {
-  log: EventLog;
-  sessionId: string;
-  turnId: string;
+export function turnCheckpointer(
+  turn: Pick<TurnContext, "log" | "sessionId" | "snapshot">,
+  turnId: string,
   /** The turn already has a checkpoint (from the log). */
-  taken: boolean;
-  snapshot: ((label: string) => Promise<{ id: string; filesChanged: number }>) | undefined;
-}): () => Promise<void> {
-  let pending: Promise<void> | null = input.taken || !input.snapshot ? Promise.resolve() : null;
+  taken: boolean,
+): () => Promise<void> {
+  let pending: Promise<void> | null = taken || !turn.snapshot ? Promise.resolve() : null;
   return () => {
     pending ??= (async () => {
-      const label = `Before turn ${input.turnId}`;
+      const label = `Before turn ${turnId}`;
       try {
-        const snap = await input.snapshot!(label);
-        await input.log.append(input.sessionId, "checkpoint", {
+        const snap = await turn.snapshot!(label);
+        await turn.log.append(turn.sessionId, "checkpoint", {
           checkpointId: snap.id,
-          turnId: input.turnId,
+          turnId,
           label,
           filesChanged: snap.filesChanged,
         });
       } catch (error) {
-        console.error(`checkpoint before turn ${input.turnId} of session ${input.sessionId} failed:`, error);
+        console.error(`checkpoint before turn ${turnId} of session ${turn.sessionId} failed:`, error);
       }
     })();
     return pending;

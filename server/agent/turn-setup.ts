@@ -12,7 +12,7 @@ import type { MemoryOwner } from "@/server/tools/memory";
 import { gitSummary } from "@/server/git/summary";
 import { folderInstructions } from "@/server/agent/folder-instructions";
 import { safeEndpoint } from "@/server/agent/errors";
-import type { TurnRun } from "@/server/agent/run";
+import type { TurnContext } from "@/server/agent/turn-context";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
 import { createSessionResources, sessionToolSet, type SessionResources } from "@/server/agent/session-tools";
 import { deferTools } from "@/server/agent/deferred-tools";
@@ -28,7 +28,6 @@ import { chooseWebSearch } from "@/server/agent/web-search-backend";
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
 
 export type TurnSetup = {
-  store: AgentStore;
   log: EventLog;
   options: AgentRuntimeOptions;
   ownTools: Tool[];
@@ -48,8 +47,9 @@ export type KnownSession = { session: AgentSession; events: SessionEvent[] };
 export async function prepareTurn(
   setup: TurnSetup,
   turn: { sessionId: string; userId: string; resumed: boolean; signal: AbortSignal; known?: KnownSession },
-): Promise<TurnRun> {
-  const { store, log, options: o, ownTools, resources } = setup;
+): Promise<TurnContext> {
+  const { log, options: o, ownTools, resources } = setup;
+  const { store } = o;
   const { sessionId, userId, resumed, signal } = turn;
   const session = turn.known?.session ?? (await store.sessions.find(sessionId));
   if (!session) throw new Error(`session ${sessionId} no longer exists`);
