@@ -1,7 +1,7 @@
 "use client";
 
-import { ProjectList } from "@/components/ide/project-list";
-import { AppShell } from "@/components/ui/app-shell";
+import { ProjectList } from "@/components/projects/project-list";
+import { AppShell } from "@/components/auth/app-shell";
 
 export default function ProjectsPage() {
   return <AppShell>{() => <ProjectList />}</AppShell>;

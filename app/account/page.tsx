@@ -2,7 +2,7 @@
 
 import { use } from "react";
 import { AccountSettings } from "@/components/auth/account-settings";
-import { AppShell } from "@/components/ui/app-shell";
+import { AppShell } from "@/components/auth/app-shell";
 
 export default function AccountPage({ searchParams }: { searchParams: Promise<{ host?: string; kind?: string }> }) {
   const query = use(searchParams);

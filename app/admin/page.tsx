@@ -1,7 +1,7 @@
 "use client";
 
 import { AdminSettings } from "@/components/auth/admin-settings";
-import { AppShell } from "@/components/ui/app-shell";
+import { AppShell } from "@/components/auth/app-shell";
 
 export default function AdminPage() {
   return <AppShell>{(user) => <AdminSettings role={user.role} />}</AppShell>;

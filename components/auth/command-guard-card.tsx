@@ -1,6 +1,6 @@
 "use client";
 
-import "@/components/settings/settings.css";
+import "@/components/ui/settings.css";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { commandGuardConfigSchema, DEFAULT_COMMAND_GUARD, type CommandGuardConfig } from "@/lib/command-guard-config";

@@ -1,4 +1,4 @@
-import { baseName, parentOf } from "@/components/ide/explorer/paths";
+import { baseName, parentOf } from "@/components/ui/paths";
 
 /**
  * For each open path whose file name another open path shares, the shortest end of its folder

@@ -1,8 +1,8 @@
 "use client";
 
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
-import { useExplorer } from "@/components/ide/explorer/explorer-context";
-import { FileIcon } from "@/components/ide/explorer/file-icon";
+import { useExplorer } from "@/components/explorer/explorer-context";
+import { FileIcon } from "@/components/ui/file-icon";
 import { DiscardIcon, MinusIcon, OpenFileIcon, PlusIcon } from "@/components/ui/icons";
 import type { GitFileChange } from "@/lib/git-schemas";
 

@@ -3,11 +3,11 @@
 import { useMemo } from "react";
 import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from "react-resizable-panels";
 import { AgentPanel } from "@/components/chat/agent-panel";
-import { EditorArea } from "@/components/editor/editor-area";
+import { EditorArea } from "@/components/ide/editor-area";
 import { pixelColumnStorage } from "@/components/ide/column-widths";
 import { SideBar, type SideView } from "@/components/ide/side-bar";
 import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
-import { TerminalPanel } from "@/components/ide/terminal-panel";
+import { TerminalPanel } from "@/components/terminal/terminal-panel";
 
 // Dividers are drawn 1 px wide; this is how far from the line a pointer still grabs one.
 const GRAB = { coarse: 24, fine: 12 };

@@ -3,7 +3,7 @@
 import { useEffect, useRef } from "react";
 import { useGit } from "@/components/git/git-context";
 import { SourceControl } from "@/components/git/source-control";
-import { Explorer } from "@/components/ide/explorer/explorer";
+import { Explorer } from "@/components/explorer/explorer";
 import { SearchPanel, type SearchPanelHandle } from "@/components/search/search-panel";
 import { useCommands } from "@/components/ui/commands";
 

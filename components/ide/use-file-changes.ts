@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
-import { parentOf } from "@/components/ide/explorer/paths";
+import { parentOf } from "@/components/ui/paths";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { REREAD_ALL } from "@/lib/fs-schemas";

@@ -3,8 +3,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { fromInput, isFileDrag, readDrop, type UploadItem } from "@/components/ide/explorer/dropped-files";
-import { sendUpload } from "@/components/ide/explorer/upload-request";
+import { fromInput, isFileDrag, readDrop, type UploadItem } from "@/components/explorer/dropped-files";
+import { sendUpload } from "@/components/explorer/upload-request";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 

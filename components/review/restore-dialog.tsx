@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useContext, useState } from "react";
-import { JumpToLatest } from "@/components/chat/virtual-list";
+import { JumpToLatest } from "@/components/ui/virtual-list";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { Dialog } from "@/components/ui/dialog";

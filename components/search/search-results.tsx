@@ -2,8 +2,8 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef } from "react";
-import { FileIcon } from "@/components/ide/explorer/file-icon";
-import { baseName, parentOf } from "@/components/ide/explorer/paths";
+import { FileIcon } from "@/components/ui/file-icon";
+import { baseName, parentOf } from "@/components/ui/paths";
 import { replacementAt } from "@/lib/search-replace";
 import type { FileMatches, LineMatch } from "@/lib/search-schemas";
 

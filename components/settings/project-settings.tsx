@@ -1,11 +1,11 @@
 "use client";
 
-import "@/components/settings/settings.css";
+import "@/components/ui/settings.css";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { useTRPC } from "@/components/trpc-provider";
-import { AppShell } from "@/components/ui/app-shell";
+import { AppShell } from "@/components/auth/app-shell";
 import { errorMessage } from "@/components/ui/error-message";
 import { AgentSettingsCard } from "@/components/settings/agent-settings-card";
 import { DiscoveryCard } from "@/components/settings/discovery-card";

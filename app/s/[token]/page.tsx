@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { SharePage } from "@/components/share/share-page";
+import { SharePage } from "@/components/ide/share-page";
 
 // The link's token is a secret: a search engine that finds the link anyway must not list the page.
 export const metadata: Metadata = { robots: { index: false, follow: false } };

@@ -2,7 +2,7 @@
 
 import { use } from "react";
 import { TeamSettings } from "@/components/team/team-settings";
-import { AppShell } from "@/components/ui/app-shell";
+import { AppShell } from "@/components/auth/app-shell";
 
 export default function TeamPage({ params }: { params: Promise<{ teamId: string }> }) {
   const { teamId } = use(params);

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
-import { baseName, isWithin, joinPath, parentOf } from "@/components/ide/explorer/paths";
+import { baseName, isWithin, joinPath, parentOf } from "@/components/ui/paths";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 

@@ -1,13 +1,13 @@
 "use client";
 
 import { useCallback, useState, type KeyboardEvent } from "react";
-import { ContextMenu, downloadFromProject, type MenuState } from "@/components/ide/explorer/context-menu";
-import { isFileDrag, readDrop } from "@/components/ide/explorer/dropped-files";
-import { UploadProgress, UploadsProvider, useUploads } from "@/components/ide/explorer/uploads";
-import { useExplorer, type EntryType } from "@/components/ide/explorer/explorer-context";
-import { baseName, parentOf } from "@/components/ide/explorer/paths";
-import { TreeFolder } from "@/components/ide/explorer/tree-folder";
-import { DRAG_TYPE, type ContextMenuRequest } from "@/components/ide/explorer/tree-row";
+import { ContextMenu, downloadFromProject, type MenuState } from "@/components/explorer/context-menu";
+import { isFileDrag, readDrop } from "@/components/explorer/dropped-files";
+import { UploadProgress, UploadsProvider, useUploads } from "@/components/explorer/uploads";
+import { useExplorer, type EntryType } from "@/components/explorer/explorer-context";
+import { baseName, parentOf } from "@/components/ui/paths";
+import { TreeFolder } from "@/components/explorer/tree-folder";
+import { DRAG_TYPE, type ContextMenuRequest } from "@/components/explorer/tree-row";
 import { useCommands } from "@/components/ui/commands";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CollapseIcon, EyeIcon, NewFileIcon, NewFolderIcon, RefreshIcon } from "@/components/ui/icons";

@@ -1,9 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { folderQuery, useExplorer } from "@/components/ide/explorer/explorer-context";
-import { NameInput } from "@/components/ide/explorer/name-input";
-import { TreeRow, type ContextMenuRequest } from "@/components/ide/explorer/tree-row";
+import { folderQuery, useExplorer } from "@/components/explorer/explorer-context";
+import { NameInput } from "@/components/explorer/name-input";
+import { TreeRow, type ContextMenuRequest } from "@/components/explorer/tree-row";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 

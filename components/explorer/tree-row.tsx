@@ -1,13 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import { useExplorer } from "@/components/ide/explorer/explorer-context";
-import { FileIcon } from "@/components/ide/explorer/file-icon";
-import { NameInput } from "@/components/ide/explorer/name-input";
-import { isFileDrag, readDrop } from "@/components/ide/explorer/dropped-files";
+import { useExplorer } from "@/components/explorer/explorer-context";
+import { FileIcon } from "@/components/ui/file-icon";
+import { NameInput } from "@/components/explorer/name-input";
+import { isFileDrag, readDrop } from "@/components/explorer/dropped-files";
 import { useGitDecorations } from "@/components/git/git-context";
-import { parentOf } from "@/components/ide/explorer/paths";
-import { useUploads } from "@/components/ide/explorer/uploads";
+import { parentOf } from "@/components/ui/paths";
+import { useUploads } from "@/components/explorer/uploads";
 import type { FileEntry } from "@/lib/fs-schemas";
 
 export const DRAG_TYPE = "application/x-tandem-path";

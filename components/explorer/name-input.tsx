@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { nameProblem } from "@/components/ide/explorer/paths";
+import { nameProblem } from "@/components/ui/paths";
 
 type NameInputProps = {
   initial: string;

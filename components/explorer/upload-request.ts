@@ -1,4 +1,4 @@
-import type { UploadItem } from "@/components/ide/explorer/dropped-files";
+import type { UploadItem } from "@/components/explorer/dropped-files";
 
 export type OnExists = "refuse" | "replace" | "keep-both";
 

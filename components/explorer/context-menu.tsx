@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import { useExplorer } from "@/components/ide/explorer/explorer-context";
-import { useUploads } from "@/components/ide/explorer/uploads";
+import { useExplorer } from "@/components/explorer/explorer-context";
+import { useUploads } from "@/components/explorer/uploads";
 import type { FileEntry } from "@/lib/fs-schemas";
 
 export type MenuState = { x: number; y: number; entry: FileEntry | null };

@@ -2,9 +2,9 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from "react";
-import { fromInput, type UploadItem } from "@/components/ide/explorer/dropped-files";
-import { sendUpload, type OnExists } from "@/components/ide/explorer/upload-request";
-import { folderQuery } from "@/components/ide/explorer/explorer-context";
+import { fromInput, type UploadItem } from "@/components/explorer/dropped-files";
+import { sendUpload, type OnExists } from "@/components/explorer/upload-request";
+import { folderQuery } from "@/components/explorer/explorer-context";
 import { useTRPC } from "@/components/trpc-provider";
 
 // Uploads into the explorer: files and folders dropped from the desktop or picked with "Upload…".

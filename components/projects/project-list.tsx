@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { CreateProjectForm } from "@/components/ide/create-project-form";
+import { CreateProjectForm } from "@/components/projects/create-project-form";
 import { TeamBar } from "@/components/team/team-bar";
 import { useCurrentTeam } from "@/components/team/use-current-team";
 import { useTRPC } from "@/components/trpc-provider";
