@@ -1,12 +1,22 @@
 "use client";
 
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
-import { useGitConflicted } from "@/components/git/git-context";
 
-/** The notices above the editor: a conflict with the disk, a failed save, a read-only file. */
-export function FileBanners({ file, store }: { file: OpenFile; store: OpenFilesStore }) {
+/**
+ * The notices above the editor: a conflict with the disk, a failed save, a read-only file, and git
+ * conflict markers in the file (`gitConflicted`, as Source Control reports it).
+ */
+export function FileBanners({
+  file,
+  store,
+  gitConflicted,
+}: {
+  file: OpenFile;
+  store: OpenFilesStore;
+  gitConflicted: boolean;
+}) {
   const { conflict, path } = file;
-  const gitConflict = useGitConflicted(path) && file.kind === "text" && !file.readOnly;
+  const gitConflict = gitConflicted && file.kind === "text" && !file.readOnly;
   return (
     <>
       {gitConflict && (

@@ -9,7 +9,7 @@ import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment, MONACO_WRAPPER } from "@/components/editor/monaco-environment";
 import { useOpenFiles } from "@/components/editor/open-files-context";
 import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
-import { useAgentLineMarks } from "@/components/review/agent-line-marks";
+import { useLineMarks, type LineMark } from "@/components/editor/line-marks";
 import { useTheme } from "@/components/ui/theme";
 import { installLanguageClient } from "@/components/editor/language/language-client";
 import { adoptPreviewModel, isPreviewModel } from "@/components/editor/language/peek-models";
@@ -152,16 +152,16 @@ function attachBridge(store: OpenFilesStore) {
   });
 }
 
-type MonacoPaneProps = { store: OpenFilesStore; file: OpenFile };
+/** `lineMarks`: the agent's changes not yet accepted, in the gutter (given by the review, components/review). */
+type MonacoPaneProps = { store: OpenFilesStore; file: OpenFile; lineMarks: readonly LineMark[] };
 
-export default function MonacoPane({ store, file }: MonacoPaneProps) {
+export default function MonacoPane({ store, file, lineMarks }: MonacoPaneProps) {
   attachBridge(store);
   const language = useLanguageSession();
   attachLanguage(store, language);
   const model = ensureModel(store, file);
   const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
-  // Lines the agent session open in the panel changed, not yet accepted (components/review).
-  const agentLines = useAgentLineMarks(monaco, editor, file.path);
+  const agentLines = useLineMarks(monaco, editor, lineMarks);
   const { monacoTheme } = useTheme();
   const { reveal } = useOpenFiles();
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useState, type KeyboardEvent } from "react";
+import { useCallback, useImperativeHandle, useState, type KeyboardEvent, type Ref } from "react";
 import { ContextMenu, downloadFromProject, type MenuState } from "@/components/explorer/context-menu";
 import { isFileDrag, readDrop } from "@/components/explorer/dropped-files";
 import { UploadProgress, UploadsProvider, useUploads } from "@/components/explorer/uploads";
@@ -12,8 +12,10 @@ import { useCommands } from "@/components/ui/commands";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CollapseIcon, EyeIcon, NewFileIcon, NewFolderIcon, RefreshIcon } from "@/components/ui/icons";
 
-export function Explorer({ projectName }: { projectName: string }) {
+/** The file tree; shown from the side bar (`ref`), it takes the keyboard. */
+export function Explorer({ projectName, ref }: { projectName: string; ref?: Ref<{ focus(): void }> }) {
   const explorer = useExplorer();
+  useImperativeHandle(ref, () => ({ focus: focusTree }), []);
   const onUploaded = useCallback(
     (folder: string) => {
       void explorer.refreshFolder(folder);
@@ -29,6 +31,9 @@ export function Explorer({ projectName }: { projectName: string }) {
   );
 }
 
+const focusTree = () =>
+  requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
+
 function ExplorerPane({ projectName }: { projectName: string }) {
   const explorer = useExplorer();
   const uploads = useUploads();
@@ -43,8 +48,6 @@ function ExplorerPane({ projectName }: { projectName: string }) {
   const newEntry = (type: "file" | "directory") =>
     explorer.startCreate(type, explorer.targetFolder(selectedType(), explorer.selected));
 
-  const focusTree = () =>
-    requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=file-tree]")?.focus());
   const writes = [
     { id: "explorer-new-file", label: "New file", run: () => newEntry("file"), takesFocus: true },
     { id: "explorer-new-folder", label: "New folder", run: () => newEntry("directory"), takesFocus: true },

@@ -1,7 +1,6 @@
 "use client";
 
 import { useOpenFilesStore } from "@/components/editor/open-files-context";
-import { useExplorer } from "@/components/explorer/explorer-context";
 import { FileIcon } from "@/components/ui/file-icon";
 import { DiscardIcon, MinusIcon, OpenFileIcon, PlusIcon } from "@/components/ui/icons";
 import type { GitFileChange } from "@/lib/git-schemas";
@@ -33,7 +32,6 @@ export function ChangeList(props: {
 }) {
   const { section, title, rows, canWrite, busy, onStage, onUnstage, onDiscard } = props;
   const store = useOpenFilesStore();
-  const explorer = useExplorer();
   if (rows.length === 0) return null;
   const all = rows.map((r) => r.path);
 
@@ -88,7 +86,7 @@ export function ChangeList(props: {
           const letter = row.untracked ? "U" : section === "merge" ? "!" : row.letter;
           // A click shows the change in the diff editor; a conflict or an untracked file opens as a file.
           const open = () => {
-            if (section === "merge" || row.untracked || row.letter === "D") void explorer.openFile(row.path);
+            if (section === "merge" || row.untracked || row.letter === "D") void store.open(row.path);
             else store.openGitDiff({ path: row.path, side: section === "staged" ? "index" : "worktree" });
           };
           return (
@@ -109,7 +107,7 @@ export function ChangeList(props: {
                   className="icon-btn"
                   title="Open File"
                   aria-label={`Open ${row.path}`}
-                  onClick={() => void explorer.openFile(row.path)}
+                  onClick={() => void store.open(row.path)}
                 >
                   <OpenFileIcon size={14} />
                 </button>

@@ -5,12 +5,14 @@ import { useEffect, useState } from "react";
 import { EditorTabs } from "@/components/editor/editor-tabs";
 import { FileBanners } from "@/components/editor/file-banners";
 import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
-import type { OpenFile } from "@/components/editor/open-files-store";
+import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
 import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
 import { ChangesView } from "@/components/review/changes-view";
+import { useGitConflicted } from "@/components/git/git-context";
 import { GitDiffView } from "@/components/git/git-diff-view";
+import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 
 const loadMonacoPane = () => import("@/components/editor/monaco-pane");
 const MonacoPane = dynamic(loadMonacoPane, {
@@ -25,6 +27,7 @@ export function EditorArea() {
 
   const [closing, setClosing] = useState<string | null>(null);
   const file = files.find((f) => f.path === active) ?? null;
+  const gitConflicted = useGitConflicted(file?.path ?? "");
 
   // Monaco is the IDE's largest chunk: fetch and evaluate it while the explorer loads, so the
   // first file opened waits for neither (bench:ui measured it starting only on that click).
@@ -95,7 +98,7 @@ export function EditorArea() {
             <span className="spacer" />
             <SaveState file={file} />
           </div>
-          <FileBanners file={file} store={store} />
+          <FileBanners file={file} store={store} gitConflicted={gitConflicted} />
           <FileBody file={file} />
         </>
       ) : (
@@ -130,7 +133,13 @@ function FileBody({ file }: { file: OpenFile }) {
       </div>
     );
   }
-  return <MonacoPane store={store} file={file} />;
+  return <FileEditor store={store} file={file} />;
+}
+
+/** The editor of a text file, with the agent's changes not yet accepted in its gutter. */
+function FileEditor({ store, file }: { store: OpenFilesStore; file: OpenFile }) {
+  const lineMarks = useAgentLineMarks(file.path);
+  return <MonacoPane store={store} file={file} lineMarks={lineMarks} />;
 }
 
 function SaveState({ file }: { file: OpenFile }) {

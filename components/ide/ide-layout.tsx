@@ -1,13 +1,14 @@
 "use client";
 
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from "react-resizable-panels";
-import { AgentPanel } from "@/components/chat/agent-panel";
+import { AgentPanel } from "@/components/ide/agent-panel";
 import { EditorArea } from "@/components/ide/editor-area";
 import { pixelColumnStorage } from "@/components/ide/column-widths";
-import { SideBar, type SideView } from "@/components/ide/side-bar";
+import { BottomPanel } from "@/components/ide/bottom-panel";
+import { BOTTOM_PANELS } from "@/components/ide/bottom-panels";
+import { SideBar } from "@/components/ide/side-bar";
 import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
-import { TerminalPanel } from "@/components/terminal/terminal-panel";
 
 // Dividers are drawn 1 px wide; this is how far from the line a pointer still grabs one.
 const GRAB = { coarse: 24, fine: 12 };
@@ -17,12 +18,12 @@ type IdeLayoutProps = {
   projectName: string;
   canWrite: boolean;
   user: { id: string; name: string };
-  sideView: SideView;
-  onSideView: (view: SideView) => void;
+  sideView: string;
+  onSideView: (view: string) => void;
 };
 
 /**
- * Side bar (explorer, search, Source Control) | (editor over terminal) | agent. Panel sizes are
+ * Side bar (SIDE_VIEWS) | (editor over the bottom panel, BOTTOM_PANELS) | agent (AGENT_TABS). Panel sizes are
  * remembered in localStorage, the side columns' in pixels. The side bar and the bottom panel
  * collapse and come back with Ctrl/Cmd+B and Ctrl/Cmd+J (Ctrl+` for the terminal). The middle
  * column keeps at least 460 px, and the minimums add up to fit a 900 px window, so there the
@@ -42,7 +43,8 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
   const rows = useDefaultLayout({ id: "tandem-ide-rows" });
   const explorer = usePanelRef();
   const bottom = usePanelRef();
-  usePanelShortcuts({ explorer, bottom });
+  const [bottomPanel, setBottomPanel] = useState(BOTTOM_PANELS[0].id);
+  usePanelShortcuts({ explorer, bottom, selectBottom: setBottomPanel });
 
   return (
     <Group
@@ -87,7 +89,7 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
           </Panel>
           <Separator className="ide-separator" data-testid="separator-terminal" />
           <Panel id="panel-terminal" panelRef={bottom} defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
-            <TerminalPanel projectId={projectId} canWrite={canWrite} />
+            <BottomPanel projectId={projectId} canWrite={canWrite} active={bottomPanel} onActive={setBottomPanel} />
           </Panel>
         </Group>
       </Panel>

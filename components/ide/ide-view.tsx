@@ -15,7 +15,6 @@ import { IdeLayout } from "@/components/ide/ide-layout";
 import { GitProvider } from "@/components/git/git-context";
 import { OpenSessionProvider } from "@/components/chat/open-session-context";
 import { GitStatusBar } from "@/components/git/git-status-bar";
-import type { SideView } from "@/components/ide/side-bar";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ide/command-palette";
@@ -139,7 +138,7 @@ function IdeShell({
 
   const router = useRouter();
   const { theme, toggle } = useTheme();
-  const [sideView, setSideView] = useState<SideView>("explorer");
+  const [sideView, setSideView] = useState("explorer");
   useCommands([
     { id: "theme", label: `Toggle light/dark theme (now ${theme})`, run: toggle },
     { id: "projects", label: "Go to projects", run: () => router.push("/") },

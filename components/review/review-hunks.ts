@@ -1,6 +1,8 @@
 // Hunks as the review API gives them (server/workspace/checkpoint-hunks.ts), and what the UI
 // derives from them: where each change starts, and which lines of the current file it touched.
 
+import type { LineMark } from "@/components/editor/line-marks";
+
 /** A change being rejected or accepted right now (its request is on its way). */
 export type HunkWork = { action: "reject" | "accept"; index: number };
 
@@ -12,8 +14,6 @@ export type ReviewHunk = {
   newLines: number;
   lines: string[];
 };
-
-export type LineMark = { line: number; kind: "added" | "modified" | "deleted" };
 
 /** Lines of the current file that hunks added or changed, and where lines were only removed. */
 export function changedLines(hunks: readonly ReviewHunk[]): LineMark[] {

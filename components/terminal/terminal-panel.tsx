@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { reconcile, rememberedTerminals, type SeenTerminal } from "@/components/terminal/remembered-terminals";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
@@ -34,7 +34,16 @@ function useChosenTerminal(projectId: string): [string | null, (id: string | nul
   return [chosen, choose];
 }
 
-export function TerminalPanel({ projectId, canWrite }: { projectId: string; canWrite: boolean }) {
+/** The terminals of the project as tabs; `header` (the bottom panel's titles) starts the tab row. */
+export function TerminalPanel({
+  projectId,
+  canWrite,
+  header,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  header: ReactNode;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   // Polled: who may type changes when a terminal's owner grants input.
@@ -109,9 +118,7 @@ export function TerminalPanel({ projectId, canWrite }: { projectId: string; canW
   return (
     <div className="pane terminal-panel" data-testid="terminal-panel">
       <div className="terminal-tabs" role="tablist">
-        <span className="pane-header" style={{ padding: "0 8px 0 4px", height: "auto" }}>
-          Terminal
-        </span>
+        {header}
         {list.map((terminal, index) => (
           <div
             key={terminal.id}

@@ -1,41 +1,38 @@
 "use client";
 
-import "@/components/chat/chat.css";
 import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import type { Transcript } from "@/lib/session-transcript";
-import { MemoryPanel } from "@/components/agent/memory-panel";
-import { NotesPanel } from "@/components/agent/notes-panel";
-import { NewSession } from "@/components/chat/new-session";
 import { useOpenSession } from "@/components/chat/open-session-context";
-import { SessionList } from "@/components/chat/session-list";
-import { SessionView } from "@/components/chat/session-view";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 
-// The IDE's right-hand agent panel: sessions, the open session's conversation, its notes, and the
-// agent's memory, as tabs (TABS). The review of a session's changes is not a tab: it opens from
-// the session's header (components/review/changes-button.tsx), beside what it reviews.
+// Which agent session the IDE's agent panel shows (the list, a new one, or one session and the
+// trail of parents it was reached through), and what waits for people across sessions. Kept by the
+// panel, not by the Chat tab, so it survives a look at another tab. `show` asks the panel for one
+// of its tabs ("chat", or "memory" from a session's memory link).
 
-const TABS = [
-  { id: "chat", label: "Chat" },
-  { id: "notes", label: "Notes" },
-  { id: "memory", label: "Memory" },
-] as const;
-type TabId = (typeof TABS)[number]["id"];
+export type SessionsView = { kind: "list" } | { kind: "new" } | { kind: "session"; id: string; trail: string[] };
 
-type View = { kind: "list" } | { kind: "new" } | { kind: "session"; id: string; trail: string[] };
-
-type AgentPanelProps = { projectId: string; projectName: string; canWrite: boolean; me: { id: string; name: string } };
+export type AgentSessions = ReturnType<typeof useAgentSessions>;
 
 const storageKey = (projectId: string) => `tandem-agent-session:${projectId}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelProps) {
+export function useAgentSessions({
+  projectId,
+  projectName,
+  canWrite,
+  show,
+}: {
+  projectId: string;
+  projectName: string;
+  canWrite: boolean;
+  show: (tab: "chat") => void;
+}) {
   const trpc = useTRPC();
-  const [tab, setTab] = useState<TabId>("chat");
-  const [view, setView] = useState<View | null>(null);
+  const [view, setView] = useState<SessionsView | null>(null);
   const sessions = useQuery(trpc.session.list.queryOptions({ projectId, parentId: null }, { refetchInterval: 5_000 }));
   const [pending, setPending] = useState<{ sessionId: string; count: number } | null>(null);
 
@@ -75,9 +72,9 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
     (id: string, trail: string[] = []) => {
       if (!trail.length) localStorage.setItem(storageKey(projectId), id);
       setView({ kind: "session", id, trail });
-      setTab("chat");
+      show("chat");
     },
-    [projectId],
+    [projectId, show],
   );
   const openChild = useCallback(
     (id: string) => setView((v) => ({ kind: "session", id, trail: v?.kind === "session" ? [...v.trail, v.id] : [] })),
@@ -110,18 +107,18 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
       if (waitingElsewhere) open(waitingElsewhere);
       return !!waitingElsewhere;
     }
-    setTab("chat");
+    show("chat");
     card.scrollIntoView({ block: "nearest" });
     (card.matches("[data-testid=approval-card]")
       ? card
       : (card.querySelector<HTMLElement>("button, input") ?? card)
     ).focus();
     return true;
-  }, [waitingElsewhere, open]);
+  }, [waitingElsewhere, open, show]);
   const focusComposer = useCallback(() => {
-    setTab("chat");
+    show("chat");
     requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=composer-input]")?.focus());
-  }, []);
+  }, [show]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
@@ -141,12 +138,12 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
           {
             id: "session-new",
             label: "New agent session",
-            run: () => (setTab("chat"), setView({ kind: "new" })),
+            run: () => (show("chat"), setView({ kind: "new" })),
             takesFocus: true,
           },
         ]
       : []),
-    { id: "session-list", label: "Agent sessions", run: () => (setTab("chat"), setView({ kind: "list" })) },
+    { id: "session-list", label: "Agent sessions", run: () => (show("chat"), setView({ kind: "list" })) },
     { id: "composer", label: "Focus agent message box", keys: "Alt+I", run: focusComposer, takesFocus: true },
     ...(waiting > 0
       ? [
@@ -159,86 +156,7 @@ export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelP
           },
         ]
       : []),
-    ...TABS.filter((t) => t.id !== tab).map((t) => ({
-      id: `tab-${t.id}`,
-      label: `Show agent ${t.label.toLowerCase()}`,
-      run: () => setTab(t.id),
-    })),
   ]);
 
-  return (
-    <div className="pane agent-panel" data-testid="agent-panel">
-      <div className="agent-tabs" role="tablist" aria-label="Agent">
-        {TABS.map((t) => (
-          <button
-            key={t.id}
-            type="button"
-            role="tab"
-            aria-selected={tab === t.id}
-            className={tab === t.id ? "agent-tab active" : "agent-tab"}
-            onClick={() => setTab(t.id)}
-            data-testid={`agent-tab-${t.id}`}
-          >
-            {t.label}
-            {t.id === "chat" && waiting > 0 && (
-              <span
-                className="badge"
-                data-testid="waiting-badge"
-                role="status"
-                aria-label={`${waiting} waiting for you`}
-              >
-                {waiting}
-              </span>
-            )}
-          </button>
-        ))}
-      </div>
-      <div className="agent-body" role="tabpanel">
-        {tab === "chat" &&
-          (!view ? (
-            <div className="center-message">Loading…</div>
-          ) : view.kind === "list" ? (
-            <SessionList
-              projectId={projectId}
-              sessions={sessions.data ?? []}
-              canWrite={canWrite}
-              onOpen={open}
-              onNew={() => setView({ kind: "new" })}
-            />
-          ) : view.kind === "new" ? (
-            <NewSession
-              projectId={projectId}
-              canWrite={canWrite}
-              onCreated={open}
-              onCancel={sessions.data?.length ? () => setView({ kind: "list" }) : null}
-            />
-          ) : (
-            <SessionView
-              key={view.id}
-              projectId={projectId}
-              projectName={projectName}
-              sessionId={view.id}
-              me={me}
-              backLabel={view.trail.length ? "Parent session" : "Sessions"}
-              onBack={() =>
-                view.trail.length
-                  ? setView({ kind: "session", id: view.trail.at(-1)!, trail: view.trail.slice(0, -1) })
-                  : setView({ kind: "list" })
-              }
-              onOpenSession={openChild}
-              onSwitchSession={(id) => setView({ kind: "session", id, trail: [] })}
-              onShowMemory={() => setTab("memory")}
-              onTranscript={onTranscript}
-            />
-          ))}
-        {tab === "notes" &&
-          (openId ? (
-            <NotesPanel sessionId={openId} />
-          ) : (
-            <div className="center-message">Open a session to see its notes.</div>
-          ))}
-        {tab === "memory" && <MemoryPanel projectId={projectId} canWrite={canWrite} />}
-      </div>
-    </div>
-  );
+  return { sessions: sessions.data, view, setView, open, openChild, onTranscript, openId, waiting };
 }
