@@ -114,6 +114,43 @@ const SERVER_ROOMS = [
 const ENTRIES =
   "^server/(index\\.ts|start-server\\.ts|services\\.ts|eval/|cluster/(instance-main|workspace-runner-main|serve-api)\\.ts)";
 
+/**
+ * components/ in three floors. The ground floor (ui/ and the tRPC client) holds what every feature
+ * uses and imports no feature; features (explorer/, search/, git/, editor/, terminal/, chat/,
+ * review/, agent/, share/, auth/, team/, settings/, projects/) import the ground floor and each other
+ * one way only; the shell (ide/: the IDE, its registries of panels, the share page) composes them.
+ */
+const GROUND_FLOOR = "^components/(ui/|trpc-provider\\.tsx$)";
+const SHELL = "^components/ide/";
+
+const componentRules = [
+  {
+    name: "components-ground-floor",
+    severity: "error",
+    comment:
+      "components/ui/ and components/trpc-provider.tsx are the ground floor every feature stands on: they import no feature folder and not the shell (move the shared piece down instead)",
+    from: { path: GROUND_FLOOR, pathNot: [TEST] },
+    to: { path: "^components/", pathNot: [GROUND_FLOOR] },
+  },
+  {
+    name: "components-features-below-the-shell",
+    severity: "error",
+    comment:
+      "feature folders of components/ never import the shell (components/ide/): the shell composes them, and a panel is an entry in its registries (ide/side-views.tsx, bottom-panels.tsx, agent-tabs.tsx)",
+    from: { path: "^components/", pathNot: [SHELL, TEST] },
+    to: { path: SHELL },
+  },
+  {
+    name: "components-folders-one-way",
+    severity: "error",
+    comment:
+      "two folders of components/ never import each other, directly or round a circle of folders: decide which one sits lower and move what the lower one needs into it (or into ui/)",
+    scope: "folder",
+    from: { path: "^components/" },
+    to: { path: "^components/", circular: true },
+  },
+];
+
 const escapeDots = (s) => s.replace(/[.]/g, "\\.");
 const roomPath = (room) => (room.endsWith(".ts") ? `^${escapeDots(room)}$` : `^${escapeDots(room)}/`);
 const anyOf = (rooms) => `(${rooms.map(roomPath).join("|")})`;
@@ -195,6 +232,7 @@ module.exports = {
       to: { path: "^(server|components|app|scripts|bench|generated)/" },
     },
     ...serverRules,
+    ...componentRules,
   ],
   options: {
     doNotFollow: { path: "^(node_modules|generated)/" },
