@@ -3,12 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { TerminalTab } from "@/components/terminal/terminal-tab";
 import { reconcile, rememberedTerminals, type SeenTerminal } from "@/components/terminal/remembered-terminals";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
-import { CloseIcon, PlusIcon } from "@/components/ui/icons";
-import { closeOnMiddleClick } from "@/components/ui/middle-click";
+import { PlusIcon } from "@/components/ui/icons";
 
 const TerminalView = dynamic(() => import("@/components/terminal/terminal-view").then((m) => m.TerminalView), {
   ssr: false,
@@ -120,59 +120,33 @@ export function TerminalPanel({
       <div className="terminal-tabs" role="tablist">
         {header}
         {list.map((terminal, index) => (
-          <div
+          <TerminalTab
             key={terminal.id}
-            role="tab"
-            aria-selected={terminal.id === active?.id}
-            className={terminal.id === active?.id ? "terminal-tab active" : "terminal-tab"}
-            onClick={() => setChosen(terminal.id)}
-            {...closeOnMiddleClick(() => closeTerminal(terminal.id))}
-            data-testid={`terminal-tab-${index}`}
+            selected={terminal.id === active?.id}
             title={terminal.title}
+            closeLabel={`Close terminal ${index + 1}`}
+            testId={`terminal-tab-${index}`}
+            onSelect={() => setChosen(terminal.id)}
+            onClose={() => closeTerminal(terminal.id)}
           >
             <span>
               {terminal.title}
               {terminal.exited && " (exited)"}
             </span>
-            <button
-              type="button"
-              className="icon-btn"
-              aria-label={`Close terminal ${index + 1}`}
-              data-testid="terminal-close"
-              onClick={(event) => {
-                event.stopPropagation();
-                closeTerminal(terminal.id);
-              }}
-            >
-              <CloseIcon size={14} />
-            </button>
-          </div>
+          </TerminalTab>
         ))}
         {ended.map((terminal) => (
-          <div
+          <TerminalTab
             key={terminal.id}
-            role="tab"
-            aria-selected={terminal.id === endedChosen?.id}
-            className={terminal.id === endedChosen?.id ? "terminal-tab active" : "terminal-tab"}
-            onClick={() => setChosen(terminal.id)}
-            {...closeOnMiddleClick(() => closeTerminal(terminal.id))}
-            data-testid="terminal-ended-tab"
+            selected={terminal.id === endedChosen?.id}
             title={`${terminal.title}: ended when the server restarted`}
+            closeLabel={`Close ${terminal.title}`}
+            testId="terminal-ended-tab"
+            onSelect={() => setChosen(terminal.id)}
+            onClose={() => closeTerminal(terminal.id)}
           >
             <span className="muted">{terminal.title} (ended)</span>
-            <button
-              type="button"
-              className="icon-btn"
-              aria-label={`Close ${terminal.title}`}
-              data-testid="terminal-close"
-              onClick={(event) => {
-                event.stopPropagation();
-                closeTerminal(terminal.id);
-              }}
-            >
-              <CloseIcon size={14} />
-            </button>
-          </div>
+          </TerminalTab>
         ))}
         {canWrite && (
           <button
