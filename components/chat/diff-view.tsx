@@ -1,6 +1,6 @@
 "use client";
 
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenTabs } from "@/components/editor/open-files-context";
 import { relativePath, type DiffFile } from "@/components/chat/tool-display";
 import { diffLinesForDisplay, type DiffLine } from "@/components/chat/diff-lines";
 
@@ -14,7 +14,7 @@ const LINE_CLASS: Record<DiffLine["kind"], string | undefined> = {
 
 /** A unified diff as the edit tools report it, one file after another, each openable in the editor. */
 export function DiffView({ files }: { files: DiffFile[] }) {
-  const store = useOpenFilesStore();
+  const tabs = useOpenTabs();
   return (
     <div className="diff-files">
       {files.map((file) => (
@@ -28,7 +28,7 @@ export function DiffView({ files }: { files: DiffFile[] }) {
               type="button"
               className="btn btn-ghost btn-sm"
               data-testid="open-in-editor"
-              onClick={() => void store.open(relativePath(file.path))}
+              onClick={() => void tabs.open(relativePath(file.path))}
             >
               Open in editor
             </button>

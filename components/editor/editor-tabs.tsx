@@ -1,12 +1,12 @@
 "use client";
 
-import type { OpenFile } from "@/components/editor/open-files-store";
+import type { FileBuffer } from "@/components/editor/file-buffers";
 import { tabFolders } from "@/components/editor/tab-labels";
 import { CloseIcon } from "@/components/ui/icons";
 import { closeOnMiddleClick } from "@/components/ui/middle-click";
 
 type EditorTabsProps = {
-  files: OpenFile[];
+  files: FileBuffer[];
   active: string | null;
   onActivate: (path: string) => void;
   onClose: (path: string) => void;

@@ -1,6 +1,6 @@
 "use client";
 
-import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+import type { FileBuffer, FileBuffers } from "@/components/editor/file-buffers";
 
 /**
  * The notices above the editor: a conflict with the disk, a failed save, a read-only file, and git
@@ -8,11 +8,14 @@ import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-st
  */
 export function FileBanners({
   file,
-  store,
+  buffers,
+  onClose,
   gitConflicted,
 }: {
-  file: OpenFile;
-  store: OpenFilesStore;
+  file: FileBuffer;
+  buffers: FileBuffers;
+  /** Closes the file's tab (offered when the file was deleted on disk). */
+  onClose: () => void;
   gitConflicted: boolean;
 }) {
   const { conflict, path } = file;
@@ -29,7 +32,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => store.resolveGitConflicts(path, "current")}
+            onClick={() => buffers.resolveGitConflicts(path, "current")}
             data-testid="git-accept-current"
           >
             Accept Current
@@ -37,7 +40,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => store.resolveGitConflicts(path, "incoming")}
+            onClick={() => buffers.resolveGitConflicts(path, "incoming")}
             data-testid="git-accept-incoming"
           >
             Accept Incoming
@@ -45,7 +48,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => store.resolveGitConflicts(path, "both")}
+            onClick={() => buffers.resolveGitConflicts(path, "both")}
             data-testid="git-accept-both"
           >
             Accept Both
@@ -60,7 +63,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => void store.reload(path)}
+            onClick={() => void buffers.reload(path)}
             data-testid="conflict-reload"
           >
             Reload (discard mine)
@@ -68,7 +71,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => void store.keepMine(path)}
+            onClick={() => void buffers.keepMine(path)}
             data-testid="conflict-keep"
           >
             Keep mine (overwrite)
@@ -76,7 +79,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => store.merge(path)}
+            onClick={() => buffers.merge(path)}
             data-testid="conflict-merge"
             title="Combine the changes on disk with yours; where both changed the same lines, both stay between markers"
           >
@@ -85,7 +88,7 @@ export function FileBanners({
           <button
             type="button"
             className="btn btn-sm"
-            onClick={() => store.setComparing(path, !file.comparing)}
+            onClick={() => buffers.setComparing(path, !file.comparing)}
             data-testid="conflict-compare"
           >
             {file.comparing ? "Close compare" : "Compare"}
@@ -107,14 +110,14 @@ export function FileBanners({
           <span className="banner-text">
             <strong>This file was deleted on disk.</strong>
           </span>
-          <button type="button" className="btn btn-sm" onClick={() => store.close(path)}>
+          <button type="button" className="btn btn-sm" onClick={onClose}>
             Close tab
           </button>
           {file.kind === "text" && (
             <button
               type="button"
               className="btn btn-sm"
-              onClick={() => void store.keepMine(path)}
+              onClick={() => void buffers.keepMine(path)}
               data-testid="conflict-keep"
             >
               Keep mine (save again)

@@ -7,8 +7,9 @@ import * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment, MONACO_WRAPPER } from "@/components/editor/monaco-environment";
-import { useOpenFiles } from "@/components/editor/open-files-context";
-import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+import type { FileBuffer, FileBuffers } from "@/components/editor/file-buffers";
+import { useTabsState } from "@/components/editor/open-files-context";
+import type { OpenTabs } from "@/components/editor/open-tabs";
 import { useLineMarks, type LineMark } from "@/components/editor/line-marks";
 import { useTheme } from "@/components/ui/theme";
 import { installLanguageClient } from "@/components/editor/language/language-client";
@@ -34,24 +35,24 @@ const EDITOR_OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
   smoothScrolling: true,
 };
 
-function createFileModel(store: OpenFilesStore, path: string, content: string) {
+function createFileModel(buffers: FileBuffers, path: string, content: string) {
   const model = monaco.editor.createModel(content, undefined, uriOf(path));
-  model.onDidChangeContent(() => store.modelChanged(path, model.getAlternativeVersionId()));
+  model.onDidChangeContent(() => buffers.modelChanged(path, model.getAlternativeVersionId()));
   return model;
 }
 
-function ensureModel(store: OpenFilesStore, file: OpenFile) {
+function ensureModel(buffers: FileBuffers, file: FileBuffer) {
   let model = monaco.editor.getModel(uriOf(file.path));
   // A file first shown in a peek view becomes a tab's buffer.
   if (model && isPreviewModel(model)) {
     adoptPreviewModel(model);
     if (model.getValue() !== file.diskContent) model.setValue(file.diskContent);
-    model.onDidChangeContent(() => store.modelChanged(file.path, model!.getAlternativeVersionId()));
-    store.modelCreated(file.path, model.getAlternativeVersionId());
+    model.onDidChangeContent(() => buffers.modelChanged(file.path, model!.getAlternativeVersionId()));
+    buffers.modelCreated(file.path, model.getAlternativeVersionId());
   }
   if (!model) {
-    model = createFileModel(store, file.path, file.diskContent);
-    store.modelCreated(file.path, model.getAlternativeVersionId());
+    model = createFileModel(buffers, file.path, file.diskContent);
+    buffers.modelCreated(file.path, model.getAlternativeVersionId());
   }
   return model;
 }
@@ -71,9 +72,9 @@ function revealPending(editor: monaco.editor.ICodeEditor) {
 }
 
 /** Selects the place a search result asked for in the editor's file, centred, and types from there. */
-function selectReveal(store: OpenFilesStore, editor: monaco.editor.ICodeEditor) {
+function selectReveal(tabs: OpenTabs, editor: monaco.editor.ICodeEditor) {
   const model = editor.getModel();
-  const at = model && store.takeReveal(pathOf(model));
+  const at = model && tabs.takeReveal(pathOf(model));
   if (!at) return;
   const range = new monaco.Range(at.line, at.column, at.line, at.column + at.length);
   editor.setSelection(range);
@@ -82,21 +83,21 @@ function selectReveal(store: OpenFilesStore, editor: monaco.editor.ICodeEditor) 
 }
 
 /** Opens a workspace file in a tab (dependencies read-only) and puts the cursor at a position. */
-function openAt(store: OpenFilesStore, path: string, line: number, column: number) {
+function openAt(tabs: OpenTabs, path: string, line: number, column: number) {
   pendingReveal = { path, line, column };
-  void store.open(path).then(() => {
+  void tabs.open(path).then(() => {
     if (currentEditor) revealPending(currentEditor);
   });
 }
 
 let opener: monaco.IDisposable | null = null;
-let attachedTo: { store: OpenFilesStore; session: LanguageSession } | null = null;
+let attachedTo: { tabs: OpenTabs; session: LanguageSession } | null = null;
 
-function attachLanguage(store: OpenFilesStore, session: LanguageSession | null) {
-  if (!session || (attachedTo?.store === store && attachedTo.session === session)) return;
-  attachedTo = { store, session };
+function attachLanguage(tabs: OpenTabs, session: LanguageSession | null) {
+  if (!session || (attachedTo?.tabs === tabs && attachedTo.session === session)) return;
+  attachedTo = { tabs, session };
   installLanguageClient(session);
-  session.reveal = (path, line, column) => openAt(store, path, line, column);
+  session.reveal = (path, line, column) => openAt(tabs, path, line, column);
   // Go to definition into another file: Monaco alone only knows the file on screen.
   opener?.dispose();
   opener = monaco.editor.registerEditorOpener({
@@ -108,7 +109,7 @@ function attachLanguage(store: OpenFilesStore, session: LanguageSession | null) 
           : selection
             ? { line: selection.lineNumber, column: selection.column }
             : { line: 1, column: 1 };
-      openAt(store, resource.path.slice(1), at.line, at.column);
+      openAt(tabs, resource.path.slice(1), at.line, at.column);
       return true;
     },
   });
@@ -118,9 +119,9 @@ function attachLanguage(store: OpenFilesStore, session: LanguageSession | null) 
 const isDependency = (path: string) => path.startsWith("node_modules/") || path.includes("/node_modules/");
 
 // The bridge outlives any one editor widget: buffers stay in their models while no editor shows them.
-function attachBridge(store: OpenFilesStore) {
-  if (store.hasBridge) return;
-  store.setBridge({
+function attachBridge(buffers: FileBuffers) {
+  if (buffers.hasBridge) return;
+  buffers.setBridge({
     snapshot(path) {
       const model = monaco.editor.getModel(uriOf(path));
       return model && { content: model.getValue(), altVersion: model.getAlternativeVersionId() };
@@ -139,7 +140,7 @@ function attachBridge(store: OpenFilesStore) {
       const model = monaco.editor.getModel(uriOf(from));
       if (!model) return null;
       monaco.editor.getModel(uriOf(to))?.dispose();
-      const moved = createFileModel(store, to, model.getValue());
+      const moved = createFileModel(buffers, to, model.getValue());
       model.dispose();
       return moved.getAlternativeVersionId();
     },
@@ -153,40 +154,39 @@ function attachBridge(store: OpenFilesStore) {
 }
 
 /** `lineMarks`: the agent's changes not yet accepted, in the gutter (given by the review, components/review). */
-type MonacoPaneProps = { store: OpenFilesStore; file: OpenFile; lineMarks: readonly LineMark[] };
+type MonacoPaneProps = { tabs: OpenTabs; buffers: FileBuffers; file: FileBuffer; lineMarks: readonly LineMark[] };
 
-export default function MonacoPane({ store, file, lineMarks }: MonacoPaneProps) {
-  attachBridge(store);
+export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPaneProps) {
+  attachBridge(buffers);
   const language = useLanguageSession();
-  attachLanguage(store, language);
-  const model = ensureModel(store, file);
+  attachLanguage(tabs, language);
+  const model = ensureModel(buffers, file);
   const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
   const agentLines = useLineMarks(monaco, editor, lineMarks);
   const { monacoTheme } = useTheme();
-  const { reveal } = useOpenFiles();
+  const { reveal } = useTabsState();
 
   // A search result asked for a place in this file (shown already, or shown now in this editor).
   useEffect(() => {
-    if (editor && reveal?.path === file.path) selectReveal(store, editor);
-  }, [editor, reveal, file.path, store]);
+    if (editor && reveal?.path === file.path) selectReveal(tabs, editor);
+  }, [editor, reveal, file.path, tabs]);
 
   const diskUri = monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString();
   const comparing = file.comparing && file.conflict?.kind === "changed";
   // The disk side of a conflict's diff is this view's own; the modified side is the file's model.
   useDisposeDiffModels(comparing ? [diskUri] : []);
 
-  // Scroll and cursor are remembered with the tabs (open-files-store), so a tab reopened after a
+  // Scroll and cursor are remembered with the tabs (open-tabs.ts), so a tab reopened after a
   // reload or a visit to settings shows the file where it was left.
   useEffect(() => {
     if (!editor) return;
     const path = file.path;
-    const restored = store.takeRestoredView(path);
+    const restored = tabs.takeRestoredView(path);
     if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const save = () => {
       timer = undefined;
-      if (editor.getModel()?.uri.toString() === uriOf(path).toString())
-        store.rememberView(path, editor.saveViewState());
+      if (editor.getModel()?.uri.toString() === uriOf(path).toString()) tabs.rememberView(path, editor.saveViewState());
     };
     const remember = () => {
       clearTimeout(timer);
@@ -205,7 +205,7 @@ export default function MonacoPane({ store, file, lineMarks }: MonacoPaneProps) 
       window.removeEventListener("pagehide", flush);
       listeners.forEach((listener) => listener.dispose());
     };
-  }, [editor, store, file.path]);
+  }, [editor, tabs, file.path]);
 
   const onMount: OnMount = (editor) => {
     setEditor(editor);
@@ -214,7 +214,7 @@ export default function MonacoPane({ store, file, lineMarks }: MonacoPaneProps) 
     revealPending(editor);
     // A file opened from a search result: selected as the editor is made, not a render later, when
     // its text may be on screen already and keys typed at it would find no focus.
-    selectReveal(store, editor);
+    selectReveal(tabs, editor);
     // VS Code's key on every platform (Monaco binds Ctrl+Shift+I on Linux).
     editor.addAction({
       id: "tandem.formatDocument",
@@ -234,7 +234,7 @@ export default function MonacoPane({ store, file, lineMarks }: MonacoPaneProps) 
       keybindings: [monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS],
       run: (ed) => {
         const current = ed.getModel();
-        if (current) void store.save(pathOf(current));
+        if (current) void buffers.save(pathOf(current));
       },
     });
   };

@@ -1,15 +1,19 @@
 "use client";
 
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
-import { OpenFilesStore, type FileApi } from "@/components/editor/open-files-store";
+import { FileBuffers, type FileApi } from "@/components/editor/file-buffers";
+import { OpenTabs } from "@/components/editor/open-tabs";
 import { localTabMemory } from "@/components/editor/tab-memory";
 import { useTRPCClient } from "@/components/trpc-provider";
 
-const OpenFilesContext = createContext<OpenFilesStore | null>(null);
+type OpenFiles = { tabs: OpenTabs; buffers: FileBuffers };
+
+const OpenFilesContext = createContext<OpenFiles | null>(null);
 
 /**
- * The project's files, or (share-link pages) whatever `api` reads. A project's tabs are
- * remembered in this browser and reopened when the IDE comes back (a reload, a visit to settings).
+ * The project's open files, or (share-link pages) whatever `api` reads: the tabs (open-tabs.ts)
+ * and the files' buffers (file-buffers.ts). A project's tabs are remembered in this browser and
+ * reopened when the IDE comes back (a reload, a visit to settings).
  */
 export function OpenFilesProvider({
   projectId,
@@ -21,29 +25,40 @@ export function OpenFilesProvider({
   children: ReactNode;
 }) {
   const client = useTRPCClient();
-  const [store] = useState(
-    () =>
-      new OpenFilesStore(
-        api ?? {
-          read: (path) => client.fs.read.query({ projectId, path }),
-          write: (path, content, expectedVersion) =>
-            client.fs.write.mutate({ projectId, path, content, expectedVersion }),
-        },
-        api ? null : localTabMemory(projectId),
-      ),
-  );
-  useEffect(() => void store.restore(), [store]);
-  return <OpenFilesContext.Provider value={store}>{children}</OpenFilesContext.Provider>;
+  const [value] = useState(() => {
+    const buffers = new FileBuffers(
+      api ?? {
+        read: (path) => client.fs.read.query({ projectId, path }),
+        write: (path, content, expectedVersion) =>
+          client.fs.write.mutate({ projectId, path, content, expectedVersion }),
+      },
+    );
+    return { buffers, tabs: new OpenTabs(buffers, api ? null : localTabMemory(projectId)) };
+  });
+  useEffect(() => void value.tabs.restore(), [value]);
+  return <OpenFilesContext.Provider value={value}>{children}</OpenFilesContext.Provider>;
 }
 
-export function useOpenFilesStore(): OpenFilesStore {
-  const store = useContext(OpenFilesContext);
-  if (!store) throw new Error("useOpenFilesStore must be used inside <OpenFilesProvider>");
-  return store;
+function useOpenFiles(): OpenFiles {
+  const value = useContext(OpenFilesContext);
+  if (!value) throw new Error("The open files are only known inside <OpenFilesProvider>");
+  return value;
 }
 
-/** The open tabs and the active one; re-renders when either changes. */
-export function useOpenFiles() {
-  const store = useOpenFilesStore();
-  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+/** The editor's tabs: open, show, close, rename files; the Changes and diff tabs. */
+export const useOpenTabs = (): OpenTabs => useOpenFiles().tabs;
+
+/** The open files' contents: save, reload, merge, conflicts with the disk. */
+export const useFileBuffers = (): FileBuffers => useOpenFiles().buffers;
+
+/** The tabs and the active one; re-renders when they change. */
+export function useTabsState() {
+  const tabs = useOpenTabs();
+  return useSyncExternalStore(tabs.subscribe, tabs.getSnapshot, tabs.getSnapshot);
+}
+
+/** Every open file's buffer by path; re-renders when any changes (dirty, saving, a conflict). */
+export function useBuffersState() {
+  const buffers = useFileBuffers();
+  return useSyncExternalStore(buffers.subscribe, buffers.getSnapshot, buffers.getSnapshot);
 }

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
-import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useBuffersState, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { baseName, isWithin, joinPath, parentOf } from "@/components/ui/paths";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -37,7 +37,7 @@ export const folderQuery = (trpc: ReturnType<typeof useTRPC>, projectId: string,
 function useExplorerModel(projectId: string, canWrite: boolean) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const files = useOpenFilesStore();
+  const files = useOpenTabs();
   const [showIgnored, setShowIgnored] = useStoredState("tandem.explorer.showIgnored", true);
   const [expandedList, setExpandedList] = useStoredState<string[]>(`tandem.explorer.expanded.${projectId}`, []);
   const expanded = useMemo(() => new Set(expandedList), [expandedList]);
@@ -57,7 +57,8 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
 
   // The selection follows the active tab, with the folders above it opened, as in VS Code; open
   // files with unsaved changes are marked in the tree.
-  const { files: openFiles, active } = useOpenFiles();
+  const { active } = useTabsState();
+  const buffers = useBuffersState();
   useEffect(() => {
     if (!active) return;
     setSelected(active);
@@ -65,7 +66,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
     for (let folder = parentOf(active); folder; folder = parentOf(folder)) folders.push(folder);
     if (folders.length) setExpandedList((list) => [...list, ...folders.filter((f) => !list.includes(f))]);
   }, [active, setExpandedList]);
-  const unsaved = useMemo(() => new Set(openFiles.filter((f) => f.dirty).map((f) => f.path)), [openFiles]);
+  const unsaved = useMemo(() => new Set([...buffers.values()].filter((f) => f.dirty).map((f) => f.path)), [buffers]);
 
   // The root folder is asked for with the project, before the tree is on screen (see IdeView).
   useEffect(() => {

@@ -1,6 +1,6 @@
 "use client";
 
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenTabs } from "@/components/editor/open-files-context";
 import { FileIcon } from "@/components/ui/file-icon";
 import { DiscardIcon, MinusIcon, OpenFileIcon, PlusIcon } from "@/components/ui/icons";
 import type { GitFileChange } from "@/lib/git-schemas";
@@ -31,7 +31,7 @@ export function ChangeList(props: {
   onDiscard?: (paths: string[]) => void;
 }) {
   const { section, title, rows, canWrite, busy, onStage, onUnstage, onDiscard } = props;
-  const store = useOpenFilesStore();
+  const tabs = useOpenTabs();
   if (rows.length === 0) return null;
   const all = rows.map((r) => r.path);
 
@@ -86,8 +86,8 @@ export function ChangeList(props: {
           const letter = row.untracked ? "U" : section === "merge" ? "!" : row.letter;
           // A click shows the change in the diff editor; a conflict or an untracked file opens as a file.
           const open = () => {
-            if (section === "merge" || row.untracked || row.letter === "D") void store.open(row.path);
-            else store.openGitDiff({ path: row.path, side: section === "staged" ? "index" : "worktree" });
+            if (section === "merge" || row.untracked || row.letter === "D") void tabs.open(row.path);
+            else tabs.openGitDiff({ path: row.path, side: section === "staged" ? "index" : "worktree" });
           };
           return (
             <li
@@ -107,7 +107,7 @@ export function ChangeList(props: {
                   className="icon-btn"
                   title="Open File"
                   aria-label={`Open ${row.path}`}
-                  onClick={() => void store.open(row.path)}
+                  onClick={() => void tabs.open(row.path)}
                 >
                   <OpenFileIcon size={14} />
                 </button>

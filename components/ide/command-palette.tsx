@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useTRPC } from "@/components/trpc-provider";
 import { shortcutLabel, useCommands, useRegisteredCommands, type Command } from "@/components/ui/commands";
 import { highlightRuns, rankFiles } from "@/components/ui/quick-open";
@@ -184,14 +184,14 @@ function useCommandItems(filter: string | null): Item[] {
 
 function useFileItems(projectId: string, query: string | null): { items: Item[]; status: string; truncated: boolean } {
   const trpc = useTRPC();
-  const store = useOpenFilesStore();
-  const { files: openFiles, active } = useOpenFiles();
+  const tabs = useOpenTabs();
+  const { paths: openFiles, active } = useTabsState();
   // Listed afresh each time quick open opens: other panels (the composer's @-mentions) read the same
   // list earlier, and files made since then must be found.
   const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 0 }));
   // The open tabs come first when nothing is typed, the one in view before the others.
   const recent = useMemo(
-    () => [...(active ? [active] : []), ...openFiles.map((f) => f.path).filter((p) => p !== active)],
+    () => [...(active ? [active] : []), ...openFiles.filter((p) => p !== active)],
     [openFiles, active],
   );
   const items = useMemo(() => {
@@ -207,11 +207,11 @@ function useFileItems(projectId: string, query: string | null): { items: Item[];
           run.hit ? <mark key={i}>{run.text}</mark> : run.text,
         ),
         detail: folder || undefined,
-        run: () => void store.open(path).then(focusEditor),
+        run: () => void tabs.open(path).then(focusEditor),
         takesFocus: true,
       };
     });
-  }, [query, list.data, recent, store]);
+  }, [query, list.data, recent, tabs]);
   const status =
     list.isPending || (list.isFetching && !list.data?.files.length)
       ? "Listing files…"

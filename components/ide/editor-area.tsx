@@ -4,8 +4,9 @@ import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
 import { EditorTabs } from "@/components/editor/editor-tabs";
 import { FileBanners } from "@/components/editor/file-banners";
-import { useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
-import type { OpenFile, OpenFilesStore } from "@/components/editor/open-files-store";
+import type { FileBuffer, FileBuffers } from "@/components/editor/file-buffers";
+import type { OpenTabs } from "@/components/editor/open-tabs";
+import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
@@ -21,12 +22,15 @@ const MonacoPane = dynamic(loadMonacoPane, {
 });
 
 export function EditorArea() {
-  const store = useOpenFilesStore();
-  const { files, active, changes, changesActive, gitDiff, gitDiffActive } = useOpenFiles();
+  const tabs = useOpenTabs();
+  const buffers = useFileBuffers();
+  const { paths, active, changes, changesActive, gitDiff, gitDiffActive } = useTabsState();
+  const open = useBuffersState();
   useRegisterChangesHost();
 
   const [closing, setClosing] = useState<string | null>(null);
-  const file = files.find((f) => f.path === active) ?? null;
+  const files = paths.flatMap((path) => open.get(path) ?? []);
+  const file = (active && open.get(active)) || null;
   const gitConflicted = useGitConflicted(file?.path ?? "");
 
   // Monaco is the IDE's largest chunk: fetch and evaluate it while the explorer loads, so the
@@ -40,23 +44,24 @@ export function EditorArea() {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s" && !event.defaultPrevented) {
         event.preventDefault();
-        if (store.getSnapshot().active) void store.save(store.getSnapshot().active!);
+        const shown = tabs.getSnapshot().active;
+        if (shown) void buffers.save(shown);
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [store]);
+  }, [tabs, buffers]);
 
   const requestClose = (path: string) => {
-    if (store.get(path)?.dirty) setClosing(path);
-    else store.close(path);
+    if (buffers.get(path)?.dirty) setClosing(path);
+    else tabs.close(path);
   };
 
   useCommands(
     file
       ? [
           ...(file.kind === "text" && !file.readOnly
-            ? [{ id: "file-save", label: `Save ${file.path}`, keys: "Ctrl+S", run: () => void store.save(file.path) }]
+            ? [{ id: "file-save", label: `Save ${file.path}`, keys: "Ctrl+S", run: () => void buffers.save(file.path) }]
             : []),
           { id: "file-close", label: `Close ${file.path}`, run: () => requestClose(file.path) },
         ]
@@ -68,22 +73,22 @@ export function EditorArea() {
       <EditorTabs
         files={files}
         active={active}
-        onActivate={(p) => store.activate(p)}
+        onActivate={(p) => tabs.activate(p)}
         onClose={requestClose}
         changes={
           changes && {
             active: changesActive,
             label: "Changes",
-            onActivate: () => store.activateChanges(),
-            onClose: () => store.closeChanges(),
+            onActivate: () => tabs.activateChanges(),
+            onClose: () => tabs.closeChanges(),
           }
         }
         gitDiff={
           gitDiff && {
             active: gitDiffActive,
             label: `${gitDiff.path.slice(gitDiff.path.lastIndexOf("/") + 1)} (${gitDiff.side === "index" ? "Index" : "Working Tree"})`,
-            onActivate: () => store.activateGitDiff(),
-            onClose: () => store.closeGitDiff(),
+            onActivate: () => tabs.activateGitDiff(),
+            onClose: () => tabs.closeGitDiff(),
           }
         }
       />
@@ -98,7 +103,12 @@ export function EditorArea() {
             <span className="spacer" />
             <SaveState file={file} />
           </div>
-          <FileBanners file={file} store={store} gitConflicted={gitConflicted} />
+          <FileBanners
+            file={file}
+            buffers={buffers}
+            onClose={() => tabs.close(file.path)}
+            gitConflicted={gitConflicted}
+          />
           <FileBody file={file} />
         </>
       ) : (
@@ -116,8 +126,9 @@ export function EditorArea() {
   );
 }
 
-function FileBody({ file }: { file: OpenFile }) {
-  const store = useOpenFilesStore();
+function FileBody({ file }: { file: FileBuffer }) {
+  const tabs = useOpenTabs();
+  const buffers = useFileBuffers();
   if (file.status === "loading") return <div className="center-message">Loading {file.path}…</div>;
   if (file.status === "error") {
     return (
@@ -133,16 +144,16 @@ function FileBody({ file }: { file: OpenFile }) {
       </div>
     );
   }
-  return <FileEditor store={store} file={file} />;
+  return <FileEditor tabs={tabs} buffers={buffers} file={file} />;
 }
 
 /** The editor of a text file, with the agent's changes not yet accepted in its gutter. */
-function FileEditor({ store, file }: { store: OpenFilesStore; file: OpenFile }) {
+function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuffers; file: FileBuffer }) {
   const lineMarks = useAgentLineMarks(file.path);
-  return <MonacoPane store={store} file={file} lineMarks={lineMarks} />;
+  return <MonacoPane tabs={tabs} buffers={buffers} file={file} lineMarks={lineMarks} />;
 }
 
-function SaveState({ file }: { file: OpenFile }) {
+function SaveState({ file }: { file: FileBuffer }) {
   if (file.kind !== "text" || file.status !== "ready") return null;
   const label = file.saving
     ? "Saving…"
@@ -161,7 +172,8 @@ function SaveState({ file }: { file: OpenFile }) {
 }
 
 function CloseDirtyDialog({ path, onDone }: { path: string; onDone: () => void }) {
-  const store = useOpenFilesStore();
+  const tabs = useOpenTabs();
+  const buffers = useFileBuffers();
   const name = path.slice(path.lastIndexOf("/") + 1);
   return (
     <Dialog title={`Save changes to ${name}?`} onClose={onDone} testId="close-dirty-dialog">
@@ -175,7 +187,7 @@ function CloseDirtyDialog({ path, onDone }: { path: string; onDone: () => void }
           className="btn"
           data-testid="close-discard"
           onClick={() => {
-            store.close(path);
+            tabs.close(path);
             onDone();
           }}
         >
@@ -186,8 +198,8 @@ function CloseDirtyDialog({ path, onDone }: { path: string; onDone: () => void }
           className="btn btn-primary"
           data-testid="close-save"
           onClick={async () => {
-            await store.save(path);
-            if (!store.get(path)?.dirty) store.close(path);
+            await buffers.save(path);
+            if (!buffers.get(path)?.dirty) tabs.close(path);
             onDone();
           }}
         >

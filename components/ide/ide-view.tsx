@@ -4,7 +4,12 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
+import {
+  OpenFilesProvider,
+  useBuffersState,
+  useFileBuffers,
+  useTabsState,
+} from "@/components/editor/open-files-context";
 import { useRequireUser } from "@/components/auth/use-account";
 import { UserMenu } from "@/components/auth/user-menu";
 import { ExplorerProvider } from "@/components/explorer/explorer-context";
@@ -117,10 +122,10 @@ function IdeShell({
   canWrite: boolean;
   user: User;
 }) {
-  const store = useOpenFilesStore();
+  const buffers = useFileBuffers();
   const connection = useFileChanges(projectId);
-  const { files, active } = useOpenFiles();
-  const dirty = files.some((f) => f.dirty);
+  const { active } = useTabsState();
+  const dirty = [...useBuffersState().values()].some((f) => f.dirty);
 
   useEffect(() => {
     document.title = `${name} · Tandem`;
@@ -134,7 +139,7 @@ function IdeShell({
     return () => window.removeEventListener("beforeunload", warn);
   }, [dirty]);
 
-  useEffect(() => () => store.dispose(), [store]);
+  useEffect(() => () => buffers.dispose(), [buffers]);
 
   const router = useRouter();
   const { theme, toggle } = useTheme();

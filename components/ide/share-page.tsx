@@ -5,8 +5,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useMemo, useState } from "react";
 import { GUEST_ID, SessionView } from "@/components/chat/session-view";
-import { OpenFilesProvider, useOpenFiles, useOpenFilesStore } from "@/components/editor/open-files-context";
-import type { FileApi } from "@/components/editor/open-files-store";
+import type { FileApi } from "@/components/editor/file-buffers";
+import { OpenFilesProvider, useBuffersState, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { TrpcProvider, useTRPC, useTRPCClient } from "@/components/trpc-provider";
 import { Brand } from "@/components/ui/brand";
 import { errorMessage } from "@/components/ui/error-message";
@@ -119,10 +119,11 @@ function SharedSession({
 function TouchedFiles({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
   const files = useQuery(trpc.share.files.queryOptions({ sessionId }, { refetchInterval: 5_000 }));
-  const store = useOpenFilesStore();
-  const { files: open, active } = useOpenFiles();
+  const tabs = useOpenTabs();
+  const { active } = useTabsState();
+  const open = useBuffersState();
   const [shown, setShown] = useState<string | null>(null);
-  const current = open.find((f) => f.path === (active ?? shown));
+  const current = open.get(active ?? shown ?? "");
   return (
     <>
       <div className="pane-header">Files this session touched</div>
@@ -135,7 +136,7 @@ function TouchedFiles({ sessionId }: { sessionId: string }) {
                 className={path === current?.path ? "share-file active" : "share-file"}
                 onClick={() => {
                   setShown(path);
-                  void store.open(path);
+                  void tabs.open(path);
                 }}
                 data-testid={`share-file-${path}`}
               >

@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect, useRef } from "react";
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useFileBuffers } from "@/components/editor/open-files-context";
 import { parentOf } from "@/components/ui/paths";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
@@ -17,7 +17,7 @@ import { REREAD_ALL } from "@/lib/fs-schemas";
 export function useFileChanges(projectId: string): "live" | "connecting" | "offline" {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const store = useOpenFilesStore();
+  const buffers = useFileBuffers();
   const refreshReview = useReviewRefresh();
   const folders = useRef(new Set<string>());
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -26,9 +26,9 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
   /** Reads the tree and the open files again: changes may have been missed. */
   const catchUp = useCallback(() => {
     void queryClient.invalidateQueries(trpc.fs.tree.queryFilter({ projectId }));
-    for (const file of store.getSnapshot().files) void store.diskChanged({ type: "change", path: file.path });
+    for (const path of buffers.getSnapshot().keys()) void buffers.diskChanged({ type: "change", path });
     refreshReview();
-  }, [queryClient, trpc, projectId, store, refreshReview]);
+  }, [queryClient, trpc, projectId, buffers, refreshReview]);
 
   const subscription = useSubscription(
     trpc.fs.changes.subscriptionOptions(
@@ -36,7 +36,7 @@ export function useFileChanges(projectId: string): "live" | "connecting" | "offl
       {
         onData: (change) => {
           if (change.path === REREAD_ALL.path) return catchUp(); // the server may have missed changes
-          void store.diskChanged(change);
+          void buffers.diskChanged(change);
           refreshReview(); // the Changes view and the editor's agent line marks follow the disk
           // Source Control's lists and the explorer's decorations follow too, once per burst.
           clearTimeout(gitTimer.current);

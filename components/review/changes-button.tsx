@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
 import type { Transcript } from "@/lib/session-transcript";
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenTabs } from "@/components/editor/open-files-context";
 import { useHasChangesHost, useRegisterActiveSession } from "@/components/review/active-session";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
@@ -27,7 +27,7 @@ export function ChangesButton({
 }) {
   useRegisterActiveSession(projectId, sessionId);
   const trpc = useTRPC();
-  const store = useOpenFilesStore();
+  const tabs = useOpenTabs();
   const refresh = useReviewRefresh();
   const hasHost = useHasChangesHost();
   const changes = useQuery(trpc.review.changes.queryOptions({ sessionId }, { enabled: hasHost }));
@@ -47,7 +47,7 @@ export function ChangesButton({
           {
             id: "changes",
             label: `Review the session's changes (${count} files)`,
-            run: () => store.openChanges(sessionId),
+            run: () => tabs.openChanges(sessionId),
           },
         ]
       : null,
@@ -58,7 +58,7 @@ export function ChangesButton({
     <button
       type="button"
       className="btn btn-ghost btn-sm changes-button"
-      onClick={() => store.openChanges(sessionId)}
+      onClick={() => tabs.openChanges(sessionId)}
       data-testid="changes-button"
       data-count={count}
       title="Review the files this session changed: accept or reject each change"

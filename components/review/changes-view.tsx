@@ -4,7 +4,7 @@ import "@/components/review/review.css";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useState } from "react";
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenTabs } from "@/components/editor/open-files-context";
 import type { HunkWork } from "@/components/review/review-hunks";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
@@ -128,7 +128,7 @@ function ChangedFile({
 }) {
   const trpc = useTRPC();
   const refresh = useReviewRefresh();
-  const store = useOpenFilesStore();
+  const tabs = useOpenTabs();
   const file = useQuery(trpc.review.file.queryOptions({ sessionId, path, sinceCheckpointId: since }));
   const options = { onSettled: refresh };
   const rejectHunk = useMutation(trpc.review.rejectHunk.mutationOptions(options));
@@ -167,7 +167,7 @@ function ChangedFile({
           <button
             type="button"
             className="btn btn-ghost btn-sm"
-            onClick={() => void store.open(path)}
+            onClick={() => void tabs.open(path)}
             title={`Open ${path} in the editor`}
           >
             Open

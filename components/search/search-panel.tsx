@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
-import { useOpenFilesStore } from "@/components/editor/open-files-context";
+import { useOpenTabs } from "@/components/editor/open-files-context";
 import { ReplacePreviewDialog } from "@/components/search/replace-preview-dialog";
 import { SearchResults, fileKey, matchKey } from "@/components/search/search-results";
 import { useFind } from "@/components/search/use-find";
@@ -25,7 +25,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   ref,
 ) {
   const trpc = useTRPC();
-  const store = useOpenFilesStore();
+  const tabs = useOpenTabs();
   const { state, run, cancel, clear } = useFind(projectId);
   const [pattern, setPattern] = useState("");
   const [replacement, setReplacement] = useState("");
@@ -370,7 +370,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
         onToggle={(path) => setCollapsed((s) => toggled(s, path))}
         onOpen={(path, line, index) => {
           const m = line.matches[index]!;
-          void store.openAt(path, { line: m.ref.line, column: m.ref.column, length: m.ref.text.length });
+          void tabs.openAt(path, { line: m.ref.line, column: m.ref.column, length: m.ref.text.length });
         }}
         onDismiss={(key) => setDismissed((s) => toggled(s, key))}
         onPreviewFile={setPreviewing}

@@ -2,15 +2,15 @@ import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { mergeText } from "@/components/editor/merge";
-import type { TabMemoryStore } from "@/components/editor/tab-memory";
 
-// The open editor tabs of one project, and how they follow the disk. Buffers live in Monaco
-// models (reached through an EditorBridge once Monaco has loaded); this store keeps what was last
-// read from or written to disk, so it can tell a clean tab (reload it) from a dirty one (conflict).
+// The open files' contents and how they follow the disk: what was last read from or written to
+// disk, whether the buffer differs from it (dirty), saving, and a conflict with the disk (the
+// "changed on disk" banner). The text itself lives in Monaco models, reached through an
+// EditorBridge once Monaco has loaded. Which files are open as tabs is open-tabs.ts.
 
 export type Conflict = { kind: "changed"; disk: { content: string; version: string } } | { kind: "deleted" };
 
-export type OpenFile = {
+export type FileBuffer = {
   path: string;
   status: "loading" | "ready" | "error";
   kind: "text" | "binary";
@@ -34,7 +34,7 @@ export type FileApi = {
   write(path: string, content: string, expectedVersion: string | null): Promise<{ version: string }>;
 };
 
-/** What the store needs from Monaco; the editor registers it once loaded. */
+/** What the buffers need from Monaco; the editor registers it once loaded. */
 export type EditorBridge = {
   /** The buffer of `path` and its alternative version id, or null when it has no model yet. */
   snapshot(path: string): { content: string; altVersion: number } | null;
@@ -47,110 +47,38 @@ export type EditorBridge = {
   disposeAll(): void;
 };
 
-/** The Changes tab: the review of one agent session's changes (components/review), beside the file tabs. */
-export type ChangesTab = { sessionId: string };
+export const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
-/** A place to show once the file's editor is on screen (a search result): the cursor goes there, selecting `length` characters. */
-export type Reveal = { path: string; line: number; column: number; length: number };
-
-/** The Source Control diff tab: one file's change in the working tree or the index (components/git). */
-export type GitDiffTab = { path: string; side: "worktree" | "index" };
-
-export type OpenFilesState = {
-  files: OpenFile[];
-  active: string | null;
-  changes: ChangesTab | null;
-  changesActive: boolean;
-  gitDiff: GitDiffTab | null;
-  gitDiffActive: boolean;
-  reveal: Reveal | null;
-};
-
-const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
-
-export class OpenFilesStore {
-  private state: OpenFilesState = {
-    files: [],
-    active: null,
-    changes: null,
-    changesActive: false,
-    gitDiff: null,
-    gitDiffActive: false,
-    reveal: null,
-  };
+export class FileBuffers {
+  private buffers: ReadonlyMap<string, FileBuffer> = new Map();
   private listeners = new Set<() => void>();
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
   private saves = new Map<string, Promise<void>>();
-  /** Monaco view states (scroll, cursor) by path, remembered with the tabs. */
-  private views = new Map<string, unknown>();
-  /** Restored view states not yet applied to an editor. */
-  private pendingViews = new Set<string>();
+  /** Told when a file reloaded from disk turned out deleted: its tab closes (open-tabs.ts). */
+  onGone: (path: string) => void = () => {};
 
-  constructor(
-    private api: FileApi,
-    private memory: TabMemoryStore | null = null,
-  ) {}
-
-  /** Reopens the tabs remembered for this project (tab-memory.ts), as they are on disk now. */
-  async restore() {
-    const remembered = this.memory?.load();
-    if (!remembered || this.state.files.length > 0) return;
-    for (const [path, view] of Object.entries(remembered.views)) {
-      this.views.set(path, view);
-      this.pendingViews.add(path);
-    }
-    await Promise.all(remembered.paths.map((path) => this.open(path)));
-    // A file deleted or unreadable since is not brought back as an error tab.
-    for (const file of this.state.files.filter((f) => f.status === "error")) this.close(file.path);
-    if (remembered.active) this.activate(remembered.active);
-  }
-
-  /** The editor's view of `path` changed (scrolled, cursor moved): remember it with the tabs. */
-  rememberView(path: string, view: unknown) {
-    if (!this.get(path)) return;
-    this.views.set(path, view);
-    this.pendingViews.delete(path);
-    this.persist();
-  }
-
-  /** A restored view state for `path`, once: the editor widget keeps it from then on. */
-  takeRestoredView(path: string): unknown {
-    if (!this.pendingViews.delete(path)) return undefined;
-    return this.views.get(path);
-  }
-
-  private persist() {
-    if (!this.memory) return;
-    const paths = this.state.files.filter((f) => f.status !== "error").map((f) => f.path);
-    const views = Object.fromEntries(paths.filter((p) => this.views.has(p)).map((p) => [p, this.views.get(p)]));
-    this.memory.save({ paths, active: this.state.active, views });
-  }
+  constructor(private api: FileApi) {}
 
   subscribe = (listener: () => void) => {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   };
-  getSnapshot = () => this.state;
+  getSnapshot = () => this.buffers;
 
   get(path: string) {
-    return this.state.files.find((f) => f.path === path);
+    return this.buffers.get(path);
   }
 
-  private setState(next: Partial<OpenFilesState>) {
-    const before = this.state;
-    this.state = { ...this.state, ...next };
-    if (
-      before.active !== this.state.active ||
-      before.files.length !== this.state.files.length ||
-      before.files.some((f, i) => f.path !== this.state.files[i]?.path)
-    )
-      this.persist();
+  private set(next: ReadonlyMap<string, FileBuffer>) {
+    this.buffers = next;
     for (const listener of this.listeners) listener();
   }
 
-  private update(path: string, patch: Partial<OpenFile>) {
-    this.setState({ files: this.state.files.map((f) => (f.path === path ? { ...f, ...patch } : f)) });
+  private update(path: string, patch: Partial<FileBuffer>) {
+    const buffer = this.buffers.get(path);
+    if (!buffer) return;
+    this.set(new Map(this.buffers).set(path, { ...buffer, ...patch }));
   }
 
   get hasBridge() {
@@ -178,53 +106,9 @@ export class OpenFilesStore {
     if (this.get(path)?.dirty !== dirty) this.update(path, { dirty });
   }
 
-  activate(path: string) {
-    if (this.get(path)) this.setState({ active: path, changesActive: false, gitDiffActive: false });
-  }
-
-  /** Opens the Changes tab for an agent session (one at a time) and shows it. */
-  openChanges(sessionId: string) {
-    this.setState({ changes: { sessionId }, changesActive: true, gitDiffActive: false });
-  }
-
-  activateChanges() {
-    if (this.state.changes) this.setState({ changesActive: true, gitDiffActive: false });
-  }
-
-  /** Opens (or replaces) the Source Control diff tab and shows it. */
-  openGitDiff(tab: GitDiffTab) {
-    this.setState({ gitDiff: tab, gitDiffActive: true, changesActive: false });
-  }
-
-  activateGitDiff() {
-    if (this.state.gitDiff) this.setState({ gitDiffActive: true, changesActive: false });
-  }
-
-  closeGitDiff() {
-    this.setState({ gitDiff: null, gitDiffActive: false });
-  }
-
-  closeChanges() {
-    this.setState({ changes: null, changesActive: false });
-  }
-
-  /** Opens `path` (or shows its tab) with the cursor at `at`, once its editor is on screen. */
-  openAt(path: string, at: { line: number; column: number; length?: number }) {
-    this.setState({ reveal: { path, line: at.line, column: at.column, length: at.length ?? 0 } });
-    return this.open(path);
-  }
-
-  /** The place `openAt` asked for in `path`, once: back on the tab later, the cursor stays where it was left. */
-  takeReveal(path: string): Reveal | null {
-    const reveal = this.state.reveal;
-    if (reveal?.path !== path) return null;
-    this.setState({ reveal: null });
-    return reveal;
-  }
-
-  async open(path: string) {
-    if (this.get(path)) return this.activate(path);
-    const file: OpenFile = {
+  /** Reads `path` from disk into a new buffer. */
+  async load(path: string) {
+    const buffer: FileBuffer = {
       path,
       status: "loading",
       kind: "text",
@@ -237,12 +121,21 @@ export class OpenFilesStore {
       conflict: null,
       comparing: false,
     };
-    this.setState({ files: [...this.state.files, file], active: path, changesActive: false, gitDiffActive: false });
+    this.set(new Map(this.buffers).set(path, buffer));
     try {
       this.applyRead(path, await this.api.read(path));
     } catch (error) {
       this.update(path, { status: "error", error: errorMessage(error) });
     }
+  }
+
+  /** Drops the buffer of `path` (its tab closed). */
+  unload(path: string) {
+    this.bridge?.dispose(path);
+    this.savedAlt.delete(path);
+    const next = new Map(this.buffers);
+    next.delete(path);
+    this.set(next);
   }
 
   private applyRead(path: string, result: ReadResult) {
@@ -269,38 +162,22 @@ export class OpenFilesStore {
     });
   }
 
-  close(path: string) {
-    const index = this.state.files.findIndex((f) => f.path === path);
-    if (index < 0) return;
-    const files = this.state.files.filter((f) => f.path !== path);
-    const active = this.state.active === path ? ((files[index] ?? files[index - 1])?.path ?? null) : this.state.active;
-    this.bridge?.dispose(path);
-    this.savedAlt.delete(path);
-    this.views.delete(path);
-    this.pendingViews.delete(path);
-    this.setState({ files, active });
-  }
-
-  /** Closes every tab at or under `path` (a deleted file or folder). */
-  closeUnder(path: string) {
-    for (const f of this.state.files.filter((file) => isUnder(file.path, path))) this.close(f.path);
-  }
-
-  /** Follows a rename or move made from this browser: tabs keep their buffers under the new path. */
+  /** Follows a rename or move made from this browser: buffers keep their content under the new path. */
   renamed(from: string, to: string) {
     const moved = (p: string) => (isUnder(p, from) ? to + p.slice(from.length) : p);
-    for (const f of this.state.files.filter((file) => isUnder(file.path, from))) {
-      const alt = this.bridge?.rename(f.path, moved(f.path));
-      this.savedAlt.delete(f.path);
+    const next = new Map<string, FileBuffer>();
+    for (const [path, buffer] of this.buffers) {
+      if (!isUnder(path, from)) {
+        next.set(path, buffer);
+        continue;
+      }
+      const alt = this.bridge?.rename(path, moved(path));
+      this.savedAlt.delete(path);
       // A moved dirty buffer stays dirty until saved (its undo history does not move with it).
-      if (alt !== null && alt !== undefined) this.savedAlt.set(moved(f.path), f.dirty ? -1 : alt);
-      if (this.views.has(f.path)) this.views.set(moved(f.path), this.views.get(f.path));
-      this.views.delete(f.path);
+      if (alt !== null && alt !== undefined) this.savedAlt.set(moved(path), buffer.dirty ? -1 : alt);
+      next.set(moved(path), { ...buffer, path: moved(path), conflict: null });
     }
-    this.setState({
-      files: this.state.files.map((f) => (isUnder(f.path, from) ? { ...f, path: moved(f.path), conflict: null } : f)),
-      active: this.state.active && moved(this.state.active),
-    });
+    this.set(next);
   }
 
   save(path: string): Promise<void> {
@@ -360,7 +237,7 @@ export class OpenFilesStore {
       this.applyRead(path, result);
       this.update(path, { comparing: false });
     } catch (error) {
-      if (errorCode(error) === "NOT_FOUND") this.close(path);
+      if (errorCode(error) === "NOT_FOUND") this.onGone(path);
       else this.update(path, { error: errorMessage(error) });
     }
   }
@@ -414,7 +291,7 @@ export class OpenFilesStore {
   /** A change reported by the server's file watcher (ours or anyone else's). */
   async diskChanged(change: FileChange) {
     if (change.type === "unlink" || change.type === "unlinkDir") {
-      for (const f of this.state.files.filter((file) => isUnder(file.path, change.path))) {
+      for (const f of [...this.buffers.values()].filter((buffer) => isUnder(buffer.path, change.path))) {
         if (f.status === "ready") this.update(f.path, { conflict: { kind: "deleted" } });
       }
       return;
