@@ -1,4 +1,5 @@
-import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdir, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
@@ -67,7 +68,9 @@ describe("watchWorkspace", () => {
     await sub.until((seen) => seen.some((c) => c.path === "b.ts"));
     await settle();
     expect(sub.seen.map((c) => c.path).sort()).toEqual(["a.ts", "b.ts"]);
-    expect(sub.seen.find((c) => c.path === "a.ts")?.type).toBe("change");
+    // An atomic save renames a new file over the old one; a folder watcher that never scanned the
+    // tree may call that an add. Either way clients read the file again (its version is attached).
+    expect(["add", "change"]).toContain(sub.seen.find((c) => c.path === "a.ts")?.type);
     await sub.stop();
   });
 
@@ -108,5 +111,48 @@ describe("watchWorkspace", () => {
     await changes.return?.();
     expect(await pending).toEqual({ value: undefined, done: true });
     expect(await changes.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it("reports what a new folder brings with it, and a deleted folder as a folder", async () => {
+    const root = await realpath(await tempDir());
+    const sub = await subscribe(root);
+    // All at once, before the watcher can watch the new folders: as mkdir -p, an unpacked archive or a checkout.
+    mkdirSync(path.join(root, "deep", "x", "y"), { recursive: true });
+    writeFileSync(path.join(root, "deep", "x", "y", "z.txt"), "new");
+    await sub.until((seen) => seen.some((c) => c.path === "deep/x/y/z.txt"));
+    expect(sub.seen).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "addDir", path: "deep" }),
+        expect.objectContaining({ type: "addDir", path: "deep/x" }),
+        expect.objectContaining({ type: "addDir", path: "deep/x/y" }),
+        expect.objectContaining({ type: "add", path: "deep/x/y/z.txt" }),
+      ]),
+    );
+    await rm(path.join(root, "deep"), { recursive: true });
+    await sub.until((seen) => seen.some((c) => c.path === "deep" && c.type === "unlinkDir"));
+    await sub.stop();
+  });
+
+  it("never lists a folder outside the workspace that a new folder was swapped for", async () => {
+    const base = await realpath(await tempDir());
+    const root = path.join(base, "ws");
+    const outside = path.join(base, "outside");
+    mkdirSync(root);
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, "secret-name.txt"), "x");
+    const sub = await subscribe(root);
+    // The attacker makes a folder, then swaps it for a link to a folder outside, over and over:
+    // the watcher asks whether the new entry is a folder, then lists it.
+    for (let i = 0; i < 50; i++) {
+      const entry = path.join(root, `d${i}`);
+      mkdirSync(entry);
+      writeFileSync(path.join(entry, "inside.txt"), "x");
+      rmSync(entry, { recursive: true });
+      symlinkSync(outside, entry);
+    }
+    await settle();
+    await settle();
+    expect(sub.seen.filter((c) => c.path.includes("secret-name"))).toEqual([]);
+    await sub.stop();
   });
 });

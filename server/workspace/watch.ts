@@ -1,8 +1,8 @@
 import path from "node:path";
-import { watch, type FSWatcher } from "chokidar";
+import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
 import type { FileChange } from "@/lib/fs-schemas";
 import { isTempFileName } from "./atomic-write";
-import { readRegular, realRoot } from "./beneath";
+import { closeQuietly, lstatAtIfExists, openParent, readDirBeneath, readRegular, realRoot } from "./beneath";
 import { ChangeQueue } from "./change-queue";
 import { toPosix } from "./paths";
 import { READ_ONLY_BYTES, versionOf } from "./workspace";
@@ -18,7 +18,7 @@ type ChangeType = FileChange["type"];
 type Subscriber = (batch: readonly FileChange[]) => void;
 
 interface Hub {
-  watcher: FSWatcher;
+  subscription: Promise<AsyncSubscription | null>;
   ready: Promise<void>;
   subscribers: Set<Subscriber>;
   pending: Map<string, ChangeType>;
@@ -26,12 +26,15 @@ interface Hub {
   firstPendingAt: number;
   /** Batches are hashed asynchronously; chaining keeps them in the order they happened. */
   delivered: Promise<void>;
+  /** Folders reported as added, so that their deletion is reported as a folder's. */
+  folders: Set<string>;
+  /** Events are sorted (folder or file, what a new folder holds) in order, one burst after another. */
+  sorted: Promise<void>;
 }
 
 /** Quiet time that ends a burst, and the longest a burst may hold events back. */
 const QUIET_MS = 50;
 const MAX_HOLD_MS = 250;
-const CHANGE_TYPES = new Set<string>(["add", "change", "unlink", "addDir", "unlinkDir"]);
 // .tandem holds the server's own bookkeeping (transaction journals, checkpoints), not project files.
 const UNWATCHED_FOLDERS = new Set([".git", "node_modules", ".tandem"]);
 
@@ -96,27 +99,41 @@ function record(root: string, hub: Hub, type: ChangeType, absolute: string): voi
   hub.quietTimer = setTimeout(() => flush(root, hub), wait);
 }
 
+// @parcel/watcher (what VS Code uses) watches folders, not files: inotify reports what changes in a
+// watched folder, so a workspace costs one watch per folder and no scan of every file (chokidar
+// watched each file and folder, and scanned them all first). It says only "created", "updated"
+// or "deleted"; whether a created path is a folder is asked beneath the root, and a folder that
+// arrives with content (mkdir -p, an unpacked archive, a checkout) is listed, since its content
+// may be written before its own watch exists.
+const IGNORED_GLOBS = [...UNWATCHED_FOLDERS].map((folder) => `**/${folder}/**`);
+/** The most entries one new folder's listing reports; the rest shows when someone opens its folders. */
+const MAX_LISTED = 10_000;
+
 function acquire(root: string, subscriber: Subscriber): Hub {
   let hub = hubs.get(root);
   if (!hub) {
-    const watcher = watch(root, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      ignored: (absolute: string) => isUnwatched(root, absolute),
-    });
     const created: Hub = {
-      watcher,
-      ready: new Promise((resolve) => watcher.once("ready", () => resolve())),
+      subscription: Promise.resolve(null),
+      ready: Promise.resolve(),
       subscribers: new Set(),
       pending: new Map(),
       firstPendingAt: 0,
       delivered: Promise.resolve(),
+      folders: new Set(),
+      sorted: Promise.resolve(),
     };
-    watcher.on("all", (event, absolute) => {
-      if (CHANGE_TYPES.has(event)) record(root, created, event as ChangeType, absolute);
-    });
-    // A folder that vanishes under the watcher is reported through unlinkDir; nothing else to do.
-    watcher.on("error", () => undefined);
+    created.subscription = watcher
+      .subscribe(
+        root,
+        (error, events) => {
+          // A folder that vanishes under the watcher comes as its deletion; nothing else to do.
+          if (error) return;
+          created.sorted = created.sorted.then(() => sort(root, created, events));
+        },
+        { ignore: IGNORED_GLOBS },
+      )
+      .catch(() => null);
+    created.ready = created.subscription.then(() => undefined);
     hubs.set(root, created);
     hub = created;
   }
@@ -124,12 +141,80 @@ function acquire(root: string, subscriber: Subscriber): Hub {
   return hub;
 }
 
+async function sort(root: string, hub: Hub, events: Event[]): Promise<void> {
+  for (const event of events) {
+    const rel = toPosix(path.relative(root, event.path));
+    if (rel === "" || rel.startsWith("..") || isUnwatched(root, event.path)) continue;
+    if (event.type === "update") record(root, hub, "change", event.path);
+    else if (event.type === "delete") {
+      const wasFolder = [...hub.folders].some((folder) => folder === rel || folder.startsWith(`${rel}/`));
+      for (const folder of hub.folders) if (folder === rel || folder.startsWith(`${rel}/`)) hub.folders.delete(folder);
+      record(root, hub, wasFolder ? "unlinkDir" : "unlink", event.path);
+    } else if ((await kindOf(root, rel)) === "folder") {
+      hub.folders.add(rel);
+      record(root, hub, "addDir", event.path);
+      await listNew(root, hub, rel);
+    } else record(root, hub, "add", event.path);
+  }
+}
+
+/** What `rel` is, by lstat of its entry in its parent opened beneath the root (a link is a file here). */
+async function kindOf(root: string, rel: string): Promise<"folder" | "file" | null> {
+  let parent: ReturnType<typeof openParent>;
+  try {
+    parent = openParent(root, rel);
+  } catch {
+    return null; // gone already, or a parent swapped for a link leading out
+  }
+  try {
+    const info = await lstatAtIfExists(parent.dirFd, parent.name);
+    return info === null ? null : info.isDirectory() ? "folder" : "file";
+  } catch {
+    return null;
+  } finally {
+    closeQuietly(parent.dirFd);
+  }
+}
+
+/** Reports what a new folder already holds, breadth first, beneath the root, up to MAX_LISTED entries. */
+async function listNew(root: string, hub: Hub, rel: string): Promise<void> {
+  const queue = [rel];
+  let listed = 0;
+  while (queue.length > 0 && listed < MAX_LISTED) {
+    const folder = queue.shift()!;
+    let opened: { dirFd: number; names: string[] };
+    try {
+      opened = await readDirBeneath(root, folder);
+    } catch {
+      continue; // gone again, or no longer a folder beneath the root
+    }
+    try {
+      for (const name of opened.names) {
+        if (++listed > MAX_LISTED) break;
+        const child = `${folder}/${name}`;
+        const absolute = path.join(root, child);
+        if (isUnwatched(root, absolute)) continue;
+        const info = await lstatAtIfExists(opened.dirFd, name).catch(() => null);
+        if (!info) continue;
+        if (info.isDirectory()) {
+          hub.folders.add(child);
+          record(root, hub, "addDir", absolute);
+          if (!UNWATCHED_FOLDERS.has(name)) queue.push(child);
+        } else record(root, hub, "add", absolute);
+      }
+    } finally {
+      closeQuietly(opened.dirFd);
+    }
+  }
+}
+
 function release(root: string, hub: Hub, subscriber: Subscriber): void {
   hub.subscribers.delete(subscriber);
   if (hub.subscribers.size > 0) return;
   clearTimeout(hub.quietTimer);
   hubs.delete(root);
-  void hub.watcher.close();
+  // Folders deleted meanwhile make unsubscribing fail (EINVAL); the watcher is gone either way.
+  void hub.subscription.then((subscription) => subscription?.unsubscribe()).catch(() => undefined);
 }
 
 /**
