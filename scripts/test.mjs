@@ -17,7 +17,7 @@ run(["scripts/build-native.mjs"]);
 const types = run(["node_modules/typescript/bin/tsc", "--noEmit"]);
 if (types !== 0) console.error("Type check failed (see above).");
 // Formatting and lint of the whole tree (biome.jsonc); `npm run format` fixes what it can.
-const style = run(["node_modules/@biomejs/biome/bin/biome", "ci", "--colors=off", "."]);
+const style = run(["node_modules/@biomejs/biome/bin/biome", "ci", "--colors=off", "--error-on-warnings", "."]);
 if (style !== 0) console.error("Formatting or lint failed (see above): `npm run format` fixes formatting.");
 const unit = run([
   "node_modules/vitest/vitest.mjs",
