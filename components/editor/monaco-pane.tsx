@@ -164,12 +164,18 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPan
   const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
   const agentLines = useLineMarks(monaco, editor, lineMarks);
   const { monacoTheme } = useTheme();
-  const { reveal } = useTabsState();
+  const { reveal, focus } = useTabsState();
 
   // A search result asked for a place in this file (shown already, or shown now in this editor).
   useEffect(() => {
     if (editor && reveal?.path === file.path) selectReveal(tabs, editor);
   }, [editor, reveal, file.path, tabs]);
+
+  // Quick Open asked for the keyboard here: typing goes on in the file that was chosen. Through
+  // Monaco's own focus(): its input is not always a textarea (EditContext in newer Chromium).
+  useEffect(() => {
+    if (editor && focus === file.path && tabs.takeFocus(file.path)) editor.focus();
+  }, [editor, focus, file.path, tabs]);
 
   const diskUri = monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString();
   const comparing = file.comparing && file.conflict?.kind === "changed";

@@ -24,6 +24,8 @@ export type TabsState = {
   gitDiff: GitDiffTab | null;
   gitDiffActive: boolean;
   reveal: Reveal | null;
+  /** The file whose editor should take the keyboard once it shows (opened from Quick Open). */
+  focus: string | null;
 };
 
 export class OpenTabs {
@@ -35,6 +37,7 @@ export class OpenTabs {
     gitDiff: null,
     gitDiffActive: false,
     reveal: null,
+    focus: null,
   };
   private listeners = new Set<() => void>();
   /** Monaco view states (scroll, cursor) by path, remembered with the tabs. */
@@ -140,6 +143,19 @@ export class OpenTabs {
   openAt(path: string, at: { line: number; column: number; length?: number }) {
     this.setState({ reveal: { path, line: at.line, column: at.column, length: at.length ?? 0 } });
     return this.open(path);
+  }
+
+  /** Opens `path` (or shows its tab) and gives its editor the keyboard once it is on screen. */
+  openFocused(path: string) {
+    this.setState({ focus: path });
+    return this.open(path);
+  }
+
+  /** Whether `openFocused` asked for the keyboard in `path`'s editor, once. */
+  takeFocus(path: string): boolean {
+    if (this.state.focus !== path) return false;
+    this.setState({ focus: null });
+    return true;
   }
 
   /** The place `openAt` asked for in `path`, once: back on the tab later, the cursor stays where it was left. */

@@ -21,10 +21,6 @@ type Item = {
   takesFocus?: boolean;
 };
 
-// The editor's text area once Monaco shows the opened file (it may still be loading: best effort).
-const focusEditor = () =>
-  requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=editor] textarea")?.focus());
-
 const isOpenKey = (event: KeyboardEvent) =>
   (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "p";
 
@@ -207,7 +203,7 @@ function useFileItems(projectId: string, query: string | null): { items: Item[];
           run.hit ? <mark key={i}>{run.text}</mark> : run.text,
         ),
         detail: folder || undefined,
-        run: () => void tabs.open(path).then(focusEditor),
+        run: () => void tabs.openFocused(path),
         takesFocus: true,
       };
     });
