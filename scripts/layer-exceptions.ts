@@ -4,10 +4,4 @@
 
 export type KnownViolation = { rule: string; from: string; to: string[] };
 
-export const KNOWN_VIOLATIONS: KnownViolation[] = [
-  // The provider config's type comes from env.ts; issue 40's provider table moves it to lib/.
-  { rule: "agent-room", from: "server/agent/embedding-models.ts", to: ["server/env.ts"] },
-  { rule: "agent-room", from: "server/agent/model-thread/protocol.ts", to: ["server/env.ts"] },
-  { rule: "agent-room", from: "server/agent/provider-factories.ts", to: ["server/env.ts"] },
-  { rule: "agent-room", from: "server/agent/providers.ts", to: ["server/env.ts"] },
-];
+export const KNOWN_VIOLATIONS: KnownViolation[] = [];

@@ -83,6 +83,44 @@ describe("loadConfig", () => {
     );
   });
 
+  it("connects each model provider its variables set up (Ollama always, at its default URL unless set)", () => {
+    expect(loadConfig({}).models.connections).toEqual({
+      ollama: { apiKey: undefined, baseURL: undefined, explicit: false },
+    });
+    const all = loadConfig({
+      OPENAI_API_KEY: "sk-o",
+      OPENAI_BASE_URL: "https://proxy.example/v1",
+      ANTHROPIC_API_KEY: "sk-a",
+      GOOGLE_GENERATIVE_AI_API_KEY: "g",
+      TANDEM_OPENAI_COMPATIBLE_BASE_URL: "http://localhost:8000/v1",
+      TANDEM_OPENAI_COMPATIBLE_API_KEY: "c",
+      OLLAMA_BASE_URL: "http://gpu:11434/v1",
+      TANDEM_MODEL: "ollama:qwen3:8b",
+    }).models;
+    expect(all.defaultModel).toBe("ollama:qwen3:8b");
+    expect(all.connections).toEqual({
+      openai: { apiKey: "sk-o", baseURL: "https://proxy.example/v1", explicit: true },
+      anthropic: { apiKey: "sk-a", baseURL: undefined, explicit: true },
+      google: { apiKey: "g", baseURL: undefined, explicit: true },
+      "openai-compatible": { apiKey: "c", baseURL: "http://localhost:8000/v1", explicit: true },
+      ollama: { apiKey: undefined, baseURL: "http://gpu:11434/v1", explicit: true },
+    });
+    // A key without its provider's URL, or a URL alone where a key is needed, sets nothing up.
+    expect(
+      loadConfig({ TANDEM_OPENAI_COMPATIBLE_API_KEY: "c", OPENAI_BASE_URL: "https://x/v1" }).models.connections,
+    ).toEqual({ ollama: { apiKey: undefined, baseURL: undefined, explicit: false } });
+    expect(() => loadConfig({ OLLAMA_BASE_URL: "gpu" })).toThrow(
+      /OLLAMA_BASE_URL: must be a URL such as http:\/\/localhost:11434\/v1/,
+    );
+    expect(() => loadConfig({ TANDEM_MODEL: "mistral:large" })).toThrow(
+      /TANDEM_MODEL: must be provider:model with provider one of openai, anthropic, google, openai-compatible, ollama/,
+    );
+    // Every bad variable is named at once, the providers' own among the rest.
+    expect(() => loadConfig({ TANDEM_MODEL: "mistral:large", OLLAMA_BASE_URL: "x" })).toThrow(
+      /TANDEM_MODEL: .*\n {2}OLLAMA_BASE_URL: /,
+    );
+  });
+
   it("knows loopback hosts", () => {
     expect(isLoopbackHost("127.0.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);

@@ -4,6 +4,14 @@ import { DEFAULT_LIMITS, type SandboxLimits } from "@/lib/sandbox-limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { internalHostEntry } from "@/lib/egress-policy";
 import { parseForges, type Forges } from "@/lib/git-forges";
+import {
+  EMBEDDING_PROVIDERS,
+  PROVIDERS,
+  isModelId,
+  providerSpec,
+  type EmbeddingConfig,
+  type ModelsConfig,
+} from "@/lib/model-providers";
 
 // The only reader of process.env. Everything else receives a typed Config.
 
@@ -84,13 +92,12 @@ const schema = z.object({
   TANDEM_WORKSPACE_RUNNERS_URL: optionalString.pipe(
     z.url({ message: "must be a URL such as http://tandem-workspace-runner:3000" }).optional(),
   ),
-  // Model providers (server/agent/providers.ts). A provider is configured when its key or URL is set.
+  // Model providers (lib/model-providers.ts; their own variables are in providerSchema below).
   TANDEM_MODEL: optionalString.pipe(
     z
       .string()
-      .regex(/^(openai|anthropic|google|openai-compatible|ollama):.+$/, {
-        message:
-          "must be provider:model with provider one of openai, anthropic, google, openai-compatible, ollama (e.g. anthropic:claude-sonnet-4-5)",
+      .refine((id) => isModelId(id), {
+        message: `must be provider:model with provider one of ${PROVIDERS.join(", ")} (e.g. anthropic:claude-sonnet-4-5)`,
       })
       .optional(),
   ),
@@ -101,9 +108,8 @@ const schema = z.object({
   TANDEM_EMBEDDING_MODEL: optionalString.pipe(
     z
       .string()
-      .regex(/^(openai|google|openai-compatible|ollama):.+$/, {
-        message:
-          "must be provider:model with provider one of openai, google, openai-compatible, ollama (e.g. openai:text-embedding-3-small)",
+      .refine((id) => isModelId(id, EMBEDDING_PROVIDERS), {
+        message: `must be provider:model with provider one of ${EMBEDDING_PROVIDERS.join(", ")} (e.g. openai:text-embedding-3-small)`,
       })
       .optional(),
   ),
@@ -113,19 +119,6 @@ const schema = z.object({
       .optional(),
   ),
   TANDEM_EMBEDDING_API_KEY: optionalString,
-  OPENAI_API_KEY: optionalString,
-  OPENAI_BASE_URL: optionalString.pipe(
-    z.url({ message: "must be a URL such as https://api.openai.com/v1" }).optional(),
-  ),
-  ANTHROPIC_API_KEY: optionalString,
-  GOOGLE_GENERATIVE_AI_API_KEY: optionalString,
-  TANDEM_OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(
-    z.url({ message: "must be the server's OpenAI-compatible URL, e.g. http://localhost:8000/v1" }).optional(),
-  ),
-  TANDEM_OPENAI_COMPATIBLE_API_KEY: optionalString,
-  OLLAMA_BASE_URL: optionalString.pipe(
-    z.url({ message: "must be a URL such as http://localhost:11434/v1" }).optional(),
-  ),
   // Outgoing mail for the agent's send_email tool: registered only when SMTP_HOST and SMTP_FROM are set.
   SMTP_HOST: optionalString,
   SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -144,8 +137,28 @@ const schema = z.object({
   TANDEM_WEB_SEARCH: z.enum(WEB_SEARCH_KINDS).optional(),
 });
 
+// Each provider's key and URL variables, as its entry in MODEL_PROVIDERS names them.
+const providerSchema = z.object(
+  Object.fromEntries(
+    PROVIDERS.flatMap((id): [string, z.ZodType<string | undefined>][] => {
+      const spec = providerSpec(id);
+      return [
+        ...(spec.apiKeyVariable ? [[spec.apiKeyVariable, optionalString] as [string, typeof optionalString]] : []),
+        ...(spec.baseUrlVariable
+          ? [
+              [
+                spec.baseUrlVariable.name,
+                optionalString.pipe(z.url({ message: `must be ${spec.baseUrlVariable.example}` }).optional()),
+              ] as [string, z.ZodType<string | undefined>],
+            ]
+          : []),
+      ];
+    }),
+  ),
+);
+
 /** The environment variables Tandem reads (deploy/manifests.test.ts checks the manifests set only these). */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+export const CONFIG_VARIABLES: readonly string[] = [...Object.keys(schema.shape), ...Object.keys(providerSchema.shape)];
 
 export type Config = {
   dev: boolean;
@@ -188,9 +201,6 @@ export type Config = {
   webSearch: WebSearchBackendConfig | undefined;
 };
 
-/** `baseURL`: an OpenAI-compatible endpoint serving this model, instead of its provider's. */
-export type EmbeddingConfig = { model: string; baseURL: string | undefined; apiKey: string | undefined };
-
 export type SmtpConfig = {
   host: string;
   port: number;
@@ -200,25 +210,27 @@ export type SmtpConfig = {
   from: string;
 };
 
-export type ModelsConfig = {
-  /** `provider:model`; when unset, the first configured provider's suggested model. */
-  defaultModel: string | undefined;
-  openai: { apiKey: string; baseURL: string | undefined } | undefined;
-  anthropic: { apiKey: string } | undefined;
-  google: { apiKey: string } | undefined;
-  openaiCompatible: { baseURL: string; apiKey: string | undefined } | undefined;
-  /** Always present: Ollama needs no key, only a reachable server. `explicit`: OLLAMA_BASE_URL was set. */
-  ollama: { baseURL: string; explicit: boolean };
-  /** Stream on the model thread (server/agent/model-thread/) rather than the server's. */
-  thread: boolean;
-};
-
 export class ConfigError extends Error {}
+
+/** Each provider whose variables are set (or that needs none), as its entry in MODEL_PROVIDERS says. */
+function providerConnections(variables: Record<string, string | undefined>): ModelsConfig["connections"] {
+  const connections: ModelsConfig["connections"] = {};
+  for (const id of PROVIDERS) {
+    const spec = providerSpec(id);
+    const apiKey = spec.apiKeyVariable ? variables[spec.apiKeyVariable] : undefined;
+    const baseURL = spec.baseUrlVariable ? variables[spec.baseUrlVariable.name] : undefined;
+    const explicit = spec.configuredBy === "apiKey" ? !!apiKey : !!baseURL;
+    if (explicit || spec.configuredBy === null) connections[id] = { apiKey, baseURL, explicit };
+  }
+  return connections;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+  const providerVariables = providerSchema.safeParse(env);
+  if (!parsed.success || !providerVariables.success) {
+    const issues = [...(parsed.error?.issues ?? []), ...(providerVariables.error?.issues ?? [])];
+    const lines = issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nSee docs/configuration.md.`);
   }
   const e = parsed.data;
@@ -320,13 +332,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gitAllowHttp: e.TANDEM_GIT_ALLOW_HTTP === "true" || e.TANDEM_GIT_ALLOW_HTTP === "1",
     models: {
       defaultModel: e.TANDEM_MODEL,
-      openai: e.OPENAI_API_KEY ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL } : undefined,
-      anthropic: e.ANTHROPIC_API_KEY ? { apiKey: e.ANTHROPIC_API_KEY } : undefined,
-      google: e.GOOGLE_GENERATIVE_AI_API_KEY ? { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY } : undefined,
-      openaiCompatible: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL
-        ? { baseURL: e.TANDEM_OPENAI_COMPATIBLE_BASE_URL, apiKey: e.TANDEM_OPENAI_COMPATIBLE_API_KEY }
-        : undefined,
-      ollama: { baseURL: e.OLLAMA_BASE_URL ?? "http://localhost:11434/v1", explicit: !!e.OLLAMA_BASE_URL },
+      connections: providerConnections(providerVariables.data),
       thread: e.TANDEM_MODEL_THREAD !== "false" && e.TANDEM_MODEL_THREAD !== "0",
     },
     embedding: e.TANDEM_EMBEDDING_MODEL

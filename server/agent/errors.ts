@@ -1,16 +1,9 @@
 import { APICallError, RetryError } from "ai";
 import type { SessionErrorCode } from "@/lib/session-events";
+import { PROVIDERS, keyVariableOf, type ProviderId } from "@/lib/model-providers";
 import { ModelConfigError, parseModelId, type ModelRegistry } from "@/server/agent/providers";
 
 export type AgentError = { code: SessionErrorCode; message: string; detail?: string };
-
-const KEY_VARIABLE: Record<string, string> = {
-  openai: "OPENAI_API_KEY",
-  anthropic: "ANTHROPIC_API_KEY",
-  google: "GOOGLE_GENERATIVE_AI_API_KEY",
-  "openai-compatible": "TANDEM_OPENAI_COMPATIBLE_API_KEY",
-  ollama: "OLLAMA_BASE_URL",
-};
 
 const CONTEXT_TOO_LONG =
   /context.{0,20}(length|window)|too (long|many tokens)|maximum.{0,30}tokens|prompt is too long|exceeds.{0,30}(context|token)/i;
@@ -40,7 +33,7 @@ export function describeModelError(error: unknown, modelId: string, endpoint: st
     if (status === 401 || status === 403) {
       return {
         code: "auth",
-        message: `${provider} refused the API key (HTTP ${status}). Check ${KEY_VARIABLE[provider] ?? "the provider's key"} on the server.`,
+        message: `${provider} refused the API key (HTTP ${status}). Check ${isProvider(provider) ? keyVariableOf(provider) : "the provider's key"} on the server.`,
         detail,
       };
     }
@@ -101,6 +94,8 @@ export function describeModelError(error: unknown, modelId: string, endpoint: st
   }
   return { code: "internal", message: `The model call failed: ${detail.slice(0, 200)}`, detail };
 }
+
+const isProvider = (name: string): name is ProviderId => (PROVIDERS as string[]).includes(name);
 
 function safeProvider(modelId: string): string {
   try {

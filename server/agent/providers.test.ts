@@ -41,7 +41,10 @@ describe("model registry", () => {
     const config = loadConfig({ TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url, OLLAMA_BASE_URL: undefined });
     const registry = createModelRegistry({
       ...config.models,
-      ollama: { baseURL: await closedPortUrl(), explicit: false },
+      connections: {
+        ...config.models.connections,
+        ollama: { baseURL: await closedPortUrl(), apiKey: undefined, explicit: false },
+      },
     });
     const providers = await byProvider(registry);
     expect(providers.get("openai-compatible")).toMatchObject({ configured: true, models: ["scripted"] });
@@ -57,7 +60,10 @@ describe("model registry", () => {
         .writeHead(200, { "content-type": "application/json" })
         .end(JSON.stringify({ object: "list", data: [{ id: "qwen3:8b" }, { id: "llama3.2:3b" }] }));
     });
-    const running = createModelRegistry({ ...loadConfig({}).models, ollama: { baseURL: ollama, explicit: false } });
+    const running = createModelRegistry({
+      ...loadConfig({}).models,
+      connections: { ollama: { baseURL: ollama, apiKey: undefined, explicit: false } },
+    });
     expect((await byProvider(running)).get("ollama")).toMatchObject({
       configured: true,
       models: ["llama3.2:3b", "qwen3:8b"],

@@ -1,33 +1,23 @@
 import type { LanguageModel } from "ai";
-import type { ModelsConfig } from "@/server/env";
+import {
+  PROVIDERS,
+  baseUrlOf,
+  isModelId,
+  providerSpec,
+  type ModelsConfig,
+  type ProviderId,
+} from "@/lib/model-providers";
 import { createModelCatalog, type ModelCatalog } from "@/server/agent/model-catalog";
-import { PROVIDERS, providerFactories, type ProviderId } from "@/server/agent/provider-factories";
+import { providerFactories } from "@/server/agent/provider-factories";
 import type { ModelThread } from "@/server/agent/model-thread/model-thread";
 
 // The model registry: model ids are `provider:model` (e.g. `anthropic:claude-sonnet-4-5`,
-// `ollama:qwen3:8b`). Providers come from the AI SDK and are configured by environment variables
-// (server/env.ts), which hands them over as ModelsConfig; this file reads no environment.
+// `ollama:qwen3:8b`). Providers are the entries of lib/model-providers.ts, their models come from
+// provider-factories.ts, and their keys and URLs from the environment (server/env.ts), which hands
+// them over as ModelsConfig; this file reads no environment.
 
-export { PROVIDERS, type ProviderId };
-
-/** What each provider needs, in words a person can act on. */
-const SETUP: Record<ProviderId, string> = {
-  openai: "Set OPENAI_API_KEY (and OPENAI_BASE_URL for a proxy).",
-  anthropic: "Set ANTHROPIC_API_KEY.",
-  google: "Set GOOGLE_GENERATIVE_AI_API_KEY.",
-  "openai-compatible":
-    "Set TANDEM_OPENAI_COMPATIBLE_BASE_URL (and TANDEM_OPENAI_COMPATIBLE_API_KEY if the server needs one).",
-  ollama: "Start Ollama, or set OLLAMA_BASE_URL to where it listens.",
-};
-
-/** A model to suggest when a provider is configured and TANDEM_MODEL is unset. */
-const SUGGESTED: Record<ProviderId, string[]> = {
-  anthropic: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"],
-  openai: ["gpt-5", "gpt-5-mini", "gpt-4.1"],
-  google: ["gemini-2.5-pro", "gemini-2.5-flash"],
-  "openai-compatible": [],
-  ollama: [],
-};
+/** When TANDEM_MODEL is unset, the first of these that is configured gives the default model. */
+const DEFAULT_FROM: ProviderId[] = ["anthropic", "openai", "google"];
 
 export class ModelConfigError extends Error {}
 
@@ -37,7 +27,7 @@ export function parseModelId(id: string): ModelRef {
   const colon = id.indexOf(":");
   const provider = id.slice(0, colon) as ProviderId;
   const name = id.slice(colon + 1);
-  if (colon < 1 || !PROVIDERS.includes(provider) || !name) {
+  if (!isModelId(id)) {
     throw new ModelConfigError(
       `"${id}" is not a model id. Use provider:model, with provider one of ${PROVIDERS.join(", ")}.`,
     );
@@ -78,51 +68,43 @@ export function createModelRegistry(
   catalog: ModelCatalog = createModelCatalog(),
   thread?: ModelThread,
 ): ModelRegistry {
-  // Ollama needs no key: it counts as configured when it is set up on purpose or when it answers.
-  const ollamaChosen = config.ollama.explicit || !!config.defaultModel?.startsWith("ollama:");
-  const configured: Record<ProviderId, boolean> = {
-    openai: !!config.openai,
-    anthropic: !!config.anthropic,
-    google: !!config.google,
-    "openai-compatible": !!config.openaiCompatible,
-    ollama: ollamaChosen,
+  // A provider that needs no key (Ollama) counts as configured when it is set up on purpose, is
+  // the default model's, or answers.
+  const configured = (provider: ProviderId): boolean => {
+    const connection = config.connections[provider];
+    if (!connection) return false;
+    return connection.explicit || !!config.defaultModel?.startsWith(`${provider}:`);
   };
   const factories = providerFactories(config);
 
-  const firstConfigured = (["anthropic", "openai", "google"] as const).find((p) => configured[p]);
+  const firstConfigured = DEFAULT_FROM.find(configured);
   const defaultModel =
-    config.defaultModel ?? (firstConfigured ? `${firstConfigured}:${SUGGESTED[firstConfigured][0]}` : null);
+    config.defaultModel ??
+    (firstConfigured ? `${firstConfigured}:${providerSpec(firstConfigured).suggested[0]}` : null);
   const cache = new Map<string, LanguageModel>();
-  const baseUrlOf = (provider: ProviderId) => {
-    if (provider === "openai-compatible") return config.openaiCompatible?.baseURL ?? "(not configured)";
-    if (provider === "ollama") return config.ollama.baseURL;
-    if (provider === "openai") return config.openai?.baseURL ?? "https://api.openai.com/v1";
-    return provider === "anthropic" ? "https://api.anthropic.com" : "https://generativelanguage.googleapis.com";
-  };
-  const endpoint = (id: string) => baseUrlOf(parseModelId(id).provider);
+  const endpoint = (id: string) => baseUrlOf(config, parseModelId(id).provider) ?? "(not configured)";
 
   return {
     defaultModel,
     async providers() {
-      const [compatible, ollama] = await Promise.all([
-        config.openaiCompatible ? catalog.list(config.openaiCompatible.baseURL, config.openaiCompatible.apiKey) : null,
-        catalog.list(config.ollama.baseURL),
-      ]);
-      const listed: Partial<Record<ProviderId, typeof ollama>> = {
-        "openai-compatible": compatible ?? undefined,
-        ollama,
-      };
-      return PROVIDERS.map((provider) => {
-        const answer = listed[provider];
-        const models = answer?.reachable ? answer.models : [];
+      const listed = await Promise.all(
+        PROVIDERS.map((provider) => {
+          const connection = config.connections[provider];
+          const url = baseUrlOf(config, provider);
+          return providerSpec(provider).listsModels && connection && url ? catalog.list(url, connection.apiKey) : null;
+        }),
+      );
+      return PROVIDERS.map((provider, index) => {
+        const answer = listed[index];
+        const spec = providerSpec(provider);
         return {
           provider,
-          configured: configured[provider] || (provider === "ollama" && !!answer?.reachable),
-          setup: SETUP[provider],
-          suggestions: SUGGESTED[provider],
-          models,
-          ...(answer && !answer.reachable && configured[provider]
-            ? { unreachable: `${baseUrlOf(provider)}: ${answer.reason}` }
+          configured: configured(provider) || (spec.configuredBy === null && !!answer?.reachable),
+          setup: spec.setup,
+          suggestions: [...spec.suggested],
+          models: answer?.reachable ? answer.models : [],
+          ...(answer && !answer.reachable && configured(provider)
+            ? { unreachable: `${baseUrlOf(config, provider)}: ${answer.reason}` }
             : {}),
         };
       });
@@ -131,7 +113,9 @@ export function createModelRegistry(
       const ref = parseModelId(id);
       const factory = factories[ref.provider];
       if (!factory)
-        throw new ModelConfigError(`The ${ref.provider} provider is not configured. ${SETUP[ref.provider]}`);
+        throw new ModelConfigError(
+          `The ${ref.provider} provider is not configured. ${providerSpec(ref.provider).setup}`,
+        );
       let model = cache.get(id);
       if (!model) {
         const local = factory(ref.name);
@@ -170,12 +154,12 @@ const READS_IMAGES: RegExp[] = [
 
 export function defaultAcceptsImages(id: string): boolean {
   const ref = parseModelId(id);
-  if (ref.provider === "ollama" || ref.provider === "openai-compatible") return false;
+  if (!providerSpec(ref.provider).hosted) return false;
   return READS_IMAGES.some((pattern) => pattern.test(ref.name));
 }
 
 export function defaultContextWindow(id: string): number {
   const ref = parseModelId(id);
-  if (ref.provider === "ollama" || ref.provider === "openai-compatible") return 32_000;
+  if (!providerSpec(ref.provider).hosted) return 32_000;
   return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(ref.name))?.[1] ?? 128_000;
 }

@@ -9,7 +9,8 @@ import {
 } from "ai";
 import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
-import { inputJsonSchema, type SchemaDialect } from "@/server/tools/schema";
+import { PROVIDERS, providerSpec, type ProviderId, type SchemaDialect } from "@/lib/model-providers";
+import { inputJsonSchema } from "@/server/tools/schema";
 import type { EventLog } from "@/server/agent/events";
 import { toTokenUsage } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
@@ -58,7 +59,9 @@ export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
 
 export function dialectOf(modelId: string): SchemaDialect {
   const provider = modelId.slice(0, modelId.indexOf(":"));
-  return provider === "google" || provider === "anthropic" || provider === "openai" ? provider : "openai-compatible";
+  return (PROVIDERS as string[]).includes(provider)
+    ? providerSpec(provider as ProviderId).dialect
+    : "openai-compatible";
 }
 
 export type StepCall = { toolCallId: string; toolName: string; input: unknown; invalidJson: boolean };

@@ -15,7 +15,8 @@ import { createAgentStore } from "@/server/services/agent-store";
 import { thisThread } from "@/server/agent/loop-load";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createExtensions } from "@/server/services/extensions";
-import type { EmbeddingConfig, SmtpConfig } from "@/server/env";
+import type { EmbeddingConfig } from "@/lib/model-providers";
+import type { SmtpConfig } from "@/server/env";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createModelThread } from "@/server/agent/model-thread/model-thread";
@@ -116,7 +117,10 @@ export async function createTestServices(
     config.models = {
       ...config.models,
       defaultModel: "openai-compatible:scripted",
-      openaiCompatible: { baseURL: options.modelBaseUrl, apiKey: "test" },
+      connections: {
+        ...config.models.connections,
+        "openai-compatible": { baseURL: options.modelBaseUrl, apiKey: "test", explicit: true },
+      },
     };
   }
   // As in production: models stream on the model thread.

@@ -1,10 +1,8 @@
 import { z } from "zod";
+import type { SchemaDialect } from "@/lib/model-providers";
 import type { Tool } from "./define-tool";
 
 export type JsonSchema = { [key: string]: unknown };
-
-/** Provider families whose tool schemas need different treatment. */
-export type SchemaDialect = "google" | "anthropic" | "openai" | "openai-compatible";
 
 // What Gemini's function declarations accept (an OpenAPI 3.0 subset); anything else is rejected.
 const GOOGLE_KEYS = new Set([

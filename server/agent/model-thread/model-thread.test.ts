@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APICallError, experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, tool } from "ai";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
-import { loadConfig, type ModelsConfig } from "@/server/env";
+import type { ModelsConfig } from "@/lib/model-providers";
+import { loadConfig } from "@/server/env";
 import { providerFactories, type ProviderModel } from "@/server/agent/provider-factories";
 import { createModelThread, type ModelThread } from "@/server/agent/model-thread/model-thread";
 
@@ -15,6 +16,14 @@ let config: ModelsConfig;
 let thread: ModelThread;
 
 /** The model as the registry wraps it, with this thread's stream taken away: only the model thread can answer. */
+/** The config with its OpenAI-compatible provider at `baseURL`. */
+function compatibleAt(baseURL: string, models: ModelsConfig = config): ModelsConfig {
+  return {
+    ...models,
+    connections: { ...models.connections, "openai-compatible": { baseURL, apiKey: "test", explicit: true } },
+  };
+}
+
 function modelOnThread(target: ModelThread, models: ModelsConfig = config, name = "scripted"): ProviderModel {
   const local = providerFactories(models)["openai-compatible"]!(name);
   const noLocalStream: ProviderModel = {
@@ -47,10 +56,7 @@ async function readAll(model: ProviderModel, signal?: AbortSignal) {
 
 beforeAll(async () => {
   server = await startModelServer();
-  config = {
-    ...loadConfig({ TANDEM_DATA_DIR: "/tmp/unused" }).models,
-    openaiCompatible: { baseURL: server.url, apiKey: "test" },
-  };
+  config = compatibleAt(server.url, loadConfig({ TANDEM_DATA_DIR: "/tmp/unused" }).models);
   thread = createModelThread();
 });
 
@@ -118,7 +124,7 @@ describe("the model thread", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const nowhere = { ...config, openaiCompatible: { baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "test" } };
+    const nowhere = compatibleAt(`http://127.0.0.1:${port}/v1`);
     const error = await Promise.resolve(
       modelOnThread(thread, nowhere).doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }),
     ).catch((e: unknown) => e);
@@ -140,13 +146,7 @@ describe("the model thread", () => {
     });
     await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
     try {
-      const hanging = {
-        ...config,
-        openaiCompatible: {
-          baseURL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
-          apiKey: "test",
-        },
-      };
+      const hanging = compatibleAt(`http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`);
       const controller = new AbortController();
       const result = await streamLanguageModelCall({
         model: modelOnThread(thread, hanging),

@@ -1,5 +1,5 @@
-import type { ModelsConfig } from "@/server/env";
-import type { ProviderId, ProviderModel } from "@/server/agent/provider-factories";
+import type { ModelsConfig, ProviderId } from "@/lib/model-providers";
+import type { ProviderModel } from "@/server/agent/provider-factories";
 import type { WireError } from "@/server/agent/model-thread/wire";
 
 // The messages between the server's thread (model-thread.ts) and the model thread (worker.ts).

@@ -1,4 +1,5 @@
 import { timeZoneSchema } from "@/lib/time-zone";
+import { isModelId } from "@/lib/model-providers";
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
@@ -107,10 +108,7 @@ export const sessionRouter = router({
         model: z
           .string()
           .trim()
-          .regex(
-            /^(openai|anthropic|google|openai-compatible|ollama):.+$/,
-            "model must be provider:model, e.g. anthropic:claude-sonnet-4-5",
-          )
+          .refine((id) => isModelId(id), "model must be provider:model, e.g. anthropic:claude-sonnet-4-5")
           .max(200),
       }),
     )
