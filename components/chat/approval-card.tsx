@@ -3,7 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { EditPreview } from "@/components/chat/edit-preview";
-import { fetchInputSchema, plannedChanges, shellInputSchema } from "@/components/chat/tool-display";
+import { shellCall, webFetchCall } from "@/lib/tool-call-shapes";
+import { plannedChanges } from "@/components/chat/tool-display";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
@@ -209,7 +210,7 @@ function WhatWillHappen({
       </>
     );
   }
-  const shell = toolName === "shell" ? shellInputSchema.safeParse(input).data : undefined;
+  const shell = toolName === shellCall.name ? shellCall.input.safeParse(input).data : undefined;
   if (shell) {
     return (
       <div className="approval-detail">
@@ -239,7 +240,7 @@ function WhatWillHappen({
       </div>
     );
   }
-  const fetch = toolName === "web_fetch" ? fetchInputSchema.safeParse(input).data : undefined;
+  const fetch = toolName === webFetchCall.name ? webFetchCall.input.safeParse(input).data : undefined;
   if (fetch) {
     return (
       <dl className="facts approval-detail">

@@ -1,7 +1,8 @@
 "use client";
 
 import { useOpenTabs } from "@/components/editor/open-files-context";
-import { relativePath, type DiffFile } from "@/components/chat/tool-display";
+import type { DiffFile } from "@/lib/tool-display";
+import { relativePath } from "@/components/chat/tool-display";
 import { diffLinesForDisplay, type DiffLine } from "@/components/chat/diff-lines";
 
 const LINE_CLASS: Record<DiffLine["kind"], string | undefined> = {

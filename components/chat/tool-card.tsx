@@ -6,7 +6,8 @@ import { ApprovalCard } from "@/components/chat/approval-card";
 import { TerminalOutput } from "@/components/chat/terminal-output";
 import { ToolOutput } from "@/components/chat/tool-output";
 import { SessionImages } from "@/components/chat/session-images";
-import { parseDisplay, toolTitle } from "@/components/chat/tool-display";
+import { parseDisplay, type ToolKind } from "@/lib/tool-display";
+import { toolTitle } from "@/components/chat/tool-display";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -24,11 +25,14 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** Calls that only look (lib/tool-display.ts kinds): their cards start closed. */
+const QUIET_KINDS = new Set<string>(["think", "read", "search"] satisfies ToolKind[]);
+
 /** Open at first when there is something to look at or decide: a diff, a failure, a command running. */
 function openByDefault(item: ToolItem): boolean {
   if (item.status === "awaiting_approval" || item.status === "failed" || item.status === "rejected") return true;
-  if (item.toolKind === "think" || item.toolKind === "read" || item.toolKind === "search") return false;
-  if (item.status === "running") return item.toolKind === "execute";
+  if (QUIET_KINDS.has(item.toolKind)) return false;
+  if (item.status === "running") return item.toolKind === ("execute" satisfies ToolKind);
   const kind = parseDisplay(item.result?.display)?.kind;
   return kind === "diff" || kind === "terminal";
 }

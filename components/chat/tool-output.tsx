@@ -4,7 +4,7 @@ import { DiffView } from "@/components/chat/diff-view";
 import { CodeBlock } from "@/components/chat/code-block";
 import { Markdown } from "@/components/chat/markdown";
 import { TerminalOutput } from "@/components/chat/terminal-output";
-import { parseDisplay } from "@/components/chat/tool-display";
+import { parseDisplay } from "@/lib/tool-display";
 
 type Result = { ok: boolean; llm: string; display?: unknown; durationMs: number; errorCode?: string };
 

@@ -3,13 +3,15 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
 import type { Transcript } from "@/lib/session-transcript";
+import type { ToolKind } from "@/lib/tool-display";
 import { useOpenTabs } from "@/components/editor/open-files-context";
 import { useHasChangesHost, useRegisterActiveSession } from "@/components/review/active-session";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 
-const CHANGE_KINDS = new Set(["edit", "execute"]);
+/** Kinds of call that may change files (lib/tool-display.ts). */
+const CHANGE_KINDS = new Set<string>(["edit", "execute"] satisfies ToolKind[]);
 
 /**
  * "Changes (N)" in the session's header: opens the session's Changes tab in the editor area. It

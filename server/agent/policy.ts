@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { CallPlan, ToolKind } from "@/server/tools/define-tool";
+import type { ToolKind } from "@/lib/tool-display";
+import type { CallPlan } from "@/server/tools/define-tool";
 import type { CommandGuardConfig } from "@/lib/command-guard-config";
 import { parseCommandLine, programName } from "@/server/agent/shell-commands";
 

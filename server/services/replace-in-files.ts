@@ -1,7 +1,7 @@
 import { InvalidPatternError, matcherFor, replacementAt } from "@/lib/search-replace";
 import type { FindQuery, MatchRef, ReplaceFileResult } from "@/lib/search-schemas";
 import { diffFile } from "@/server/tools/diff-display";
-import type { DiffFile } from "@/server/tools/define-tool";
+import type { DiffFile } from "@/lib/tool-display";
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
 
 // Replace across files. ripgrep finds (Rust regex); the replacement is computed with a JavaScript

@@ -14,79 +14,17 @@ export type SandboxSummary = {
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
 import type { OutputStore } from "./output-store";
-import type { Problem, ProjectLanguage } from "@/server/language/project-language";
-
-/** What a tool does; the approval policy and the scheduler decide by kind. */
-export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "memory" | "think" | "agent";
+import type { ProjectLanguage } from "@/server/language/project-language";
+import type { ToolDisplay, ToolErrorCode, ToolKind } from "@/lib/tool-display";
 
 /** Kinds that never change the workspace or any stored state. */
 const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["read", "search", "fetch", "think"]);
 /** Kinds that change the workspace's files; the other changing kinds (memory, agent) change stored state. */
 const WORKSPACE_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["edit", "execute"]);
 
-/** Errors the model can act on; each comes with a message that says what to do next. */
-export type ToolErrorCode =
-  | "INVALID_INPUT"
-  | "NOT_FOUND"
-  | "NO_MATCH"
-  | "AMBIGUOUS_MATCH"
-  | "OUTSIDE_WORKSPACE"
-  | "INVALID_PATH"
-  | "STALE_READ"
-  | "INVALID_REGEX"
-  | "TIMEOUT"
-  | "TOO_LARGE"
-  | "BLOCKED_ADDRESS"
-  | "NETWORK_POLICY"
-  | "IS_DIRECTORY"
-  | "NOT_A_DIRECTORY"
-  | "NOT_A_FILE"
-  | "EXISTS"
-  | "BINARY_FILE"
-  | "READ_ONLY"
-  | "FETCH_FAILED"
-  | "ABORTED"
-  | "UNAVAILABLE"
-  | "DISK_FULL"
-  | "TOOL_NOT_FOUND"
-  | "DENIED"
-  | "INTERNAL";
-
 /** What the model reads: text, or parts when a tool returns images. */
 export type LlmPart = { type: "text"; text: string } | { type: "image"; data: string; mediaType: string };
 export type LlmContent = string | LlmPart[];
-
-export interface DiffFile {
-  path: string;
-  /** Unified diff of the change (what the review UI renders). */
-  diff: string;
-  added: number;
-  removed: number;
-  created: boolean;
-}
-
-/** What people see in the transcript for one call: never sent to the model. */
-export type ToolDisplay =
-  | { kind: "text"; text: string }
-  | { kind: "markdown"; text: string }
-  | {
-      kind: "diff";
-      files: DiffFile[] /** Errors the change introduced, from the language servers. */;
-      problems?: Problem[];
-    }
-  | { kind: "table"; columns: string[]; rows: string[][]; footer?: string }
-  | {
-      kind: "terminal";
-      command: string;
-      output: string;
-      exitCode: number | null;
-      outputPath?: string;
-      background?: string;
-    }
-  | { kind: "image"; path: string; mediaType: string; size: number }
-  /** A structured result (an MCP tool's structured content, sub-agents' JSON reports), shown as JSON. */
-  | { kind: "json"; value: unknown }
-  | { kind: "error"; code: ToolErrorCode; message: string };
 
 export interface ToolError {
   code: ToolErrorCode;

@@ -1,5 +1,5 @@
 import { structuredPatch } from "diff";
-import type { DiffFile } from "./define-tool";
+import type { DiffFile } from "@/lib/tool-display";
 
 /** A unified diff for the review UI, with counts of added and removed lines. */
 export function diffFile(filePath: string, before: string, after: string, created: boolean): DiffFile {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { editCall } from "@/lib/tool-call-shapes";
 import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
@@ -13,19 +13,9 @@ const DESCRIPTION = `Replaces exact text in a file.
 - To create a new file, give an empty old_string and the whole content as new_string.
 - The file's line endings, byte-order mark and encoding are kept. A failed edit changes nothing.`;
 
-export const editInput = z.object({
-  path: z.string().min(1).describe("File to change: relative to the workspace root, or absolute inside it."),
-  old_string: z.string().describe("The exact text to replace; empty to create a new file."),
-  new_string: z.string().describe("The text to put in its place."),
-  replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one."),
-});
-
 export const editTool = defineTool({
-  name: "edit",
-  kind: "edit",
+  ...editCall,
   description: DESCRIPTION,
-  input: editInput,
-  describe: (input) => `Edit ${input.path}`,
   execute: withNewErrors(
     (input) => [input.path],
     async (input, ctx) => {

@@ -1,9 +1,7 @@
-import { z } from "zod";
+import { GREP_DEFAULT_LIMIT, grepCall } from "@/lib/tool-call-shapes";
 import { defineTool } from "./define-tool";
 import { ToolFailure, ok } from "./result";
 import { RG_BASE_ARGS, runRipgrep } from "@/server/workspace/ripgrep";
-
-export const GREP_DEFAULT_LIMIT = 250;
 
 const DESCRIPTION = `Searches file contents with ripgrep (Rust regex syntax; escape literal braces and dots: "interface\\{\\}", "a\\.b").
 - output_mode: "files_with_matches" (default: paths only), "content" (matching lines, with -n line numbers, -A/-B/-C context), "count" (matches per file).
@@ -12,41 +10,8 @@ const DESCRIPTION = `Searches file contents with ripgrep (Rust regex syntax; esc
 - multiline: let patterns span lines ("." matches newlines too).`;
 
 export const grepTool = defineTool({
-  name: "grep",
-  kind: "search",
+  ...grepCall,
   description: DESCRIPTION,
-  input: z.object({
-    pattern: z.string().min(1).describe("Regular expression to search for."),
-    path: z
-      .string()
-      .optional()
-      .describe("File or folder to search, relative to the workspace root (default: the root)."),
-    glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.tsx".'),
-    type: z
-      .string()
-      .regex(/^[A-Za-z0-9_+-]+$/, "must be a ripgrep file type such as js, py or rust")
-      .optional()
-      .describe("Only files of this ripgrep type."),
-    output_mode: z
-      .enum(["content", "files_with_matches", "count"])
-      .optional()
-      .describe('Default "files_with_matches".'),
-    "-i": z.boolean().optional().describe("Case-insensitive."),
-    "-n": z.boolean().optional().describe("Line numbers in content mode (default true)."),
-    "-A": z.number().int().min(0).max(100).optional().describe("Lines of context after each match (content mode)."),
-    "-B": z.number().int().min(0).max(100).optional().describe("Lines of context before each match (content mode)."),
-    "-C": z.number().int().min(0).max(100).optional().describe("Lines of context around each match (content mode)."),
-    head_limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .optional()
-      .describe(`Stop after this many output lines (default ${GREP_DEFAULT_LIMIT}).`),
-    multiline: z.boolean().optional().describe("Patterns may span lines."),
-  }),
-  describe: (input) =>
-    `Search for ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ""}${input.glob ? ` (${input.glob})` : ""}`,
   async execute(input, ctx) {
     const target = await ctx.workspace.resolve(input.path ?? "");
     // Through the workspace: a FIFO named here is refused (rg would wait on it forever).

@@ -1,12 +1,12 @@
-import { z } from "zod";
+import { multiEditCall } from "@/lib/tool-call-shapes";
 import { commitFiles, type FileWrite } from "@/server/workspace/transaction";
 import { DEFAULT_FORMAT, encode } from "@/server/workspace/text-codec";
 import { withNewErrors } from "./new-errors";
-import { defineTool, type DiffFile, type ToolErrorCode } from "./define-tool";
+import type { DiffFile, ToolErrorCode } from "@/lib/tool-display";
+import { defineTool } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
 import { assertFresh, editableText, loadFileIfExists, type LoadedFile } from "./file-state";
-import { editInput } from "./edit";
 import { ToolFailure, failure, ok, resultFromError } from "./result";
 
 const DESCRIPTION = `Applies several exact-text edits, in one or more files, as one transaction.
@@ -23,16 +23,8 @@ interface PlannedFile {
 }
 
 export const multiEditTool = defineTool({
-  name: "multi_edit",
-  kind: "edit",
+  ...multiEditCall,
   description: DESCRIPTION,
-  input: z.object({ edits: z.array(editInput).min(1).max(200).describe("The edits, applied in order.") }),
-  describe: (input) => {
-    const files = [...new Set(input.edits.map((e) => e.path))];
-    return files.length === 1
-      ? `Edit ${files[0]} (${input.edits.length} changes)`
-      : `Edit ${files.length} files (${input.edits.length} changes)`;
-  },
   execute: withNewErrors(
     (input) => input.edits.map((e) => e.path),
     async (input, ctx) => {

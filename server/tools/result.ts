@@ -1,5 +1,6 @@
 import { isWorkspaceError, type WorkspaceErrorCode } from "@/server/workspace";
-import type { LlmContent, ToolDisplay, ToolErrorCode, ToolResult } from "./define-tool";
+import type { ToolDisplay, ToolErrorCode } from "@/lib/tool-display";
+import type { LlmContent, ToolResult } from "./define-tool";
 
 /** Thrown inside a tool for an error the model can fix; the wrapper turns it into a result. */
 export class ToolFailure extends Error {

@@ -1,37 +1,22 @@
 import { z } from "zod";
+import { SHELL_DEFAULT_TIMEOUT_S, SHELL_MAX_TIMEOUT_S, shellCall } from "@/lib/tool-call-shapes";
 import { defineTool, type ToolResult } from "./define-tool";
 import { type EgressRefusal, INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress-proxy";
 import { limitNote } from "@/server/sandbox/limits";
 import { ToolFailure, failure, ok } from "./result";
 
-export const DEFAULT_TIMEOUT_S = 120;
-export const MAX_TIMEOUT_S = 600;
-
 const DESCRIPTION = `Runs a bash command in the project's sandbox (the same one as the terminal).
 - One shell per session: the working directory and exported variables carry over to the next call (aliases and functions do not).
 - The workspace is the only writable place; there is no network unless the project allows it; the environment holds no secrets.
 - Returns the exit code, stdout and stderr. Long output is cut (the end is kept) and the whole of it is saved to a file you can read or grep.
-- timeout in seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}); on timeout the command and everything it started is killed.
+- timeout in seconds (default ${SHELL_DEFAULT_TIMEOUT_S}, at most ${SHELL_MAX_TIMEOUT_S}); on timeout the command and everything it started is killed.
 - run_in_background: for servers and watchers; returns a job id at once. Read its output with shell_output, stop it with shell_kill.
 - Prefer read_file, grep, glob and edit over cat, grep, find and sed: they are faster and safer.`;
 
 export const shellTool = defineTool({
-  name: "shell",
-  kind: "execute",
+  ...shellCall,
   description: DESCRIPTION,
-  input: z.object({
-    command: z.string().min(1).describe("The bash command to run."),
-    timeout: z
-      .number()
-      .positive()
-      .max(MAX_TIMEOUT_S)
-      .optional()
-      .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}).`),
-    run_in_background: z.boolean().optional().describe("Start it as a background job and return at once."),
-    description: z.string().max(200).optional().describe("A few words on what the command does, shown to people."),
-  }),
   output: { keep: "tail" },
-  describe: (input) => input.description ?? `Run ${firstLine(input.command)}`,
   async execute(input, ctx): Promise<ToolResult> {
     if (input.run_in_background) {
       const job = await ctx.shell.start(input.command);
@@ -48,7 +33,7 @@ export const shellTool = defineTool({
         { jobId: job.id },
       );
     }
-    const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
+    const timeoutS = input.timeout ?? SHELL_DEFAULT_TIMEOUT_S;
     const result = await ctx.shell.run(input.command, {
       timeoutMs: timeoutS * 1000,
       signal: ctx.signal,
@@ -81,7 +66,7 @@ export const shellTool = defineTool({
     if (result.timedOut) {
       const f = failure(
         "TIMEOUT",
-        `The command did not finish within ${timeoutS} s and was killed with everything it started. Output so far:\n${text}\nRaise timeout (at most ${MAX_TIMEOUT_S}), or use run_in_background for long-running commands.`,
+        `The command did not finish within ${timeoutS} s and was killed with everything it started. Output so far:\n${text}\nRaise timeout (at most ${SHELL_MAX_TIMEOUT_S}), or use run_in_background for long-running commands.`,
         meta,
       );
       return { ...f, display, fullOutputPath: result.outputPath };
@@ -174,9 +159,4 @@ export const shellKillTool = defineTool({
 
 function unknownJob(id: string, known: string[]): string {
   return `There is no background job '${id}' in this session.${known.length ? ` Jobs: ${known.join(", ")}.` : ""}`;
-}
-
-function firstLine(command: string): string {
-  const line = command.trim().split("\n")[0]!;
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
 }

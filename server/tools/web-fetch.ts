@@ -1,13 +1,10 @@
 import path from "node:path";
-import { z } from "zod";
+import { webFetchCall } from "@/lib/tool-call-shapes";
 import { atomicWriteBeneath } from "@/server/workspace/atomic-write";
 import { mkdirBeneath } from "@/server/workspace/beneath-entries";
 import { errnoCode, fromFsError } from "@/server/workspace/errors";
 import { defineTool, type ToolContext } from "./define-tool";
 import { fetchLimits, guardedFetch, parseUrl, type Fetched } from "./guarded-fetch";
-
-/** The longest a model may ask web_fetch to wait for one page. */
-const MAX_TIMEOUT_MS = 90_000;
 import { htmlToMarkdown } from "./html-to-markdown";
 import { projectNetwork } from "./project-network";
 import { ToolFailure, ok } from "./result";
@@ -26,24 +23,8 @@ const DISPLAY_CHARS = 100_000;
 const SUMMARIZE_CHARS = 200_000;
 
 export const webFetchTool = defineTool({
-  name: "web_fetch",
-  kind: "fetch",
+  ...webFetchCall,
   description: DESCRIPTION,
-  input: z.object({
-    url: z.string().min(1).describe("Full http:// or https:// URL."),
-    prompt: z.string().optional().describe("What to extract or answer from the page."),
-    raw: z.boolean().optional().describe("Return the body as text, without converting HTML."),
-    download: z.boolean().optional().describe("Save the body to a file in the workspace instead of returning it."),
-    output_path: z.string().optional().describe("Where to save with download (inside the workspace)."),
-    timeout_ms: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(MAX_TIMEOUT_MS)
-      .optional()
-      .describe("How long to wait for the page, in ms (default 30000, at most 90000)."),
-  }),
-  describe: (input) => `${input.download ? "Download" : "Fetch"} ${hostOf(input.url)}`,
   mutates: (input) => input.download === true,
   async execute(input, ctx) {
     parseUrl(input.url);
@@ -96,14 +77,6 @@ export const webFetchTool = defineTool({
     );
   },
 });
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 function mediaType(page: Fetched): string {
   return page.contentType.split(";")[0]!.trim().toLowerCase();

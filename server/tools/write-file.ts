@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { writeFileCall } from "@/lib/tool-call-shapes";
 import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
@@ -11,14 +11,8 @@ const DESCRIPTION = `Writes a whole file, creating it and any missing parent fol
 - The write is atomic: readers see the old content or the new, never half a file. An existing file keeps its line endings, byte-order mark and encoding.`;
 
 export const writeFileTool = defineTool({
-  name: "write_file",
-  kind: "edit",
+  ...writeFileCall,
   description: DESCRIPTION,
-  input: z.object({
-    path: z.string().min(1).describe("File to write: relative to the workspace root, or absolute inside it."),
-    content: z.string().describe("The complete new content of the file."),
-  }),
-  describe: (input) => `Write ${input.path}`,
   execute: withNewErrors(
     (input) => [input.path],
     async (input, ctx) => {

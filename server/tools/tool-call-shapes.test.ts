@@ -1,0 +1,64 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { TOOL_CALLS, callTitle } from "@/lib/tool-call-shapes";
+import { TOOL_KINDS, parseDisplay } from "@/lib/tool-display";
+import { useToolSessions } from "@/server/test/tool-session";
+import { CORE_TOOLS, LANGUAGE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
+import { editTool } from "./edit";
+import { lsTool } from "./ls";
+import { readFileTool } from "./read-file";
+import { okJson } from "./result";
+import { thinkTool } from "./think";
+
+// The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
+// tools the browser reads by name are built from its entries, and what the tools display is what
+// the transcript parses, field for field.
+
+const BUILT_IN = [...CORE_TOOLS, ...LANGUAGE_TOOLS, WEB_SEARCH_TOOL];
+const session = useToolSessions();
+
+describe("the tool calls the browser reads", () => {
+  it("are the server's tools of those names: the same kind, input schema and title", () => {
+    for (const call of TOOL_CALLS) {
+      const tool = BUILT_IN.find((t) => t.name === call.name);
+      expect(tool, `no built-in tool is named ${call.name}`).toBeDefined();
+      expect(tool!.kind).toBe(call.kind);
+      expect(tool!.input).toBe(call.input);
+      expect(tool!.describe).toBe(call.describe);
+    }
+  });
+
+  it("are titled from their input as the server titles them, the search's pattern unescaped", () => {
+    const input = { pattern: "add\\(", path: "src" };
+    const grep = BUILT_IN.find((t) => t.name === "grep")!;
+    expect(callTitle("grep", input)).toBe(grep.describe(input));
+    expect(callTitle("grep", input)).toBe("Search for “add\\(” in src");
+    expect(callTitle("shell", { command: "npm test\nnpm run lint" })).toBe("Run npm test");
+    expect(callTitle("shell", { command: "" })).toBeNull();
+    expect(callTitle("think", { thought: "x" })).toBeNull();
+  });
+
+  it("every built-in tool has a kind the transcript knows", () => {
+    for (const tool of BUILT_IN) expect(TOOL_KINDS, tool.name).toContain(tool.kind);
+  });
+});
+
+describe("what the tools display", () => {
+  it("parses in the browser field for field: text, markdown, table, diff, image, json and error", async () => {
+    const s = await session();
+    await writeFile(path.join(s.root, "a.ts"), "const a = 1;\n");
+    await writeFile(path.join(s.root, "dot.png"), Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"));
+    const runs = [
+      await s.run(readFileTool, { path: "a.ts" }),
+      await s.run(thinkTool, { thought: "A plan." }),
+      await s.run(lsTool, {}),
+      await s.run(editTool, { path: "a.ts", old_string: "const a = 1;", new_string: "const a = 2;" }),
+      await s.run(readFileTool, { path: "dot.png" }),
+      await s.run(readFileTool, { path: "missing.ts" }),
+    ];
+    const displays = [...runs.map((run) => run.display), okJson({ report: ["done"] }).display];
+    expect(displays.map((d) => d.kind)).toEqual(["text", "markdown", "table", "diff", "image", "error", "json"]);
+    for (const display of displays) expect(parseDisplay(display)).toEqual(display);
+  });
+});
