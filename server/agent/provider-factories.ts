@@ -4,7 +4,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { EmbeddingModel, LanguageModel } from "ai";
 import {
-  MODEL_PROVIDERS,
+  type MODEL_PROVIDERS,
   PROVIDERS,
   baseUrlOf,
   type ModelsConfig,
