@@ -138,24 +138,17 @@ const schema = z.object({
 });
 
 // Each provider's key and URL variables, as its entry in MODEL_PROVIDERS names them.
-const providerSchema = z.object(
-  Object.fromEntries(
-    PROVIDERS.flatMap((id): [string, z.ZodType<string | undefined>][] => {
-      const spec = providerSpec(id);
-      return [
-        ...(spec.apiKeyVariable ? [[spec.apiKeyVariable, optionalString] as [string, typeof optionalString]] : []),
-        ...(spec.baseUrlVariable
-          ? [
-              [
-                spec.baseUrlVariable.name,
-                optionalString.pipe(z.url({ message: `must be ${spec.baseUrlVariable.example}` }).optional()),
-              ] as [string, z.ZodType<string | undefined>],
-            ]
-          : []),
-      ];
-    }),
-  ),
-);
+const providerVariables: Record<string, z.ZodType<string | undefined>> = {};
+for (const id of PROVIDERS) {
+  const { apiKeyVariable, baseUrlVariable } = providerSpec(id);
+  if (apiKeyVariable) providerVariables[apiKeyVariable] = optionalString;
+  if (baseUrlVariable) {
+    providerVariables[baseUrlVariable.name] = optionalString.pipe(
+      z.url({ message: `must be ${baseUrlVariable.example}` }).optional(),
+    );
+  }
+}
+const providerSchema = z.object(providerVariables);
 
 /** The environment variables Tandem reads (deploy/manifests.test.ts checks the manifests set only these). */
 export const CONFIG_VARIABLES: readonly string[] = [...Object.keys(schema.shape), ...Object.keys(providerSchema.shape)];
