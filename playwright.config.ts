@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
 import { chromiumLaunchOptions } from "./e2e/chromium";
 
@@ -10,10 +11,24 @@ const modelPort = Number(process.env.E2E_MODEL_PORT ?? 3101);
 // A system Chromium when there is one, else the one from npm (e2e/chromium.ts).
 const launchOptions = await chromiumLaunchOptions();
 
+// The first-run spec needs a server nobody has signed up on, so it runs before every other spec,
+// even one run alone. The others each make the users, teams and projects they use (a spec run on
+// a fresh server signs the admin up itself: e2e/pages/ide.ts), so they pass alone and in any
+// order; E2E_ORDER=reverse runs them in reverse file order, each its own project, to show it.
+const FIRST_RUN = "01-first-run.spec.ts";
+const others =
+  process.env.E2E_ORDER === "reverse"
+    ? readdirSync("e2e")
+        .filter((file) => file.endsWith(".spec.ts") && file !== FIRST_RUN)
+        .sort()
+        .reverse()
+        .map((file) => ({ name: file, testMatch: file, dependencies: ["first-run"] }))
+    : [{ name: "specs", testMatch: "*.spec.ts", testIgnore: FIRST_RUN, dependencies: ["first-run"] }];
+
 export default defineConfig({
   testDir: "e2e",
-  testMatch: "*.spec.ts",
-  // Specs share one server and build on each other (the first creates the admin account).
+  projects: [{ name: "first-run", testMatch: FIRST_RUN }, ...others],
+  // Specs share one server (and the scripted model server), one test at a time.
   workers: 1,
   fullyParallel: false,
   timeout: 60_000,

@@ -1,4 +1,5 @@
 import { admin, expect, screenshotPath, test } from "./fixtures";
+import { ReviewPage } from "./pages/review";
 
 test("projects can be created, renamed and deleted", async ({ page, ide }) => {
   await ide.signIn(admin);
@@ -65,7 +66,7 @@ test("a file is created in the explorer, edited, saved, renamed, moved and delet
 
 test("ignored entries are dimmed and can be hidden", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Ignored entries");
   await ide.newFile(".gitignore");
   await ide.typeInEditor("build");
   await ide.save();
@@ -98,7 +99,7 @@ test("the IDE does not wait for git: with git status as slow as on a large repos
   ide,
 }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Slow git");
   await ide.newFile("while-git-works.txt");
   await ide.typeInEditor("opened before git answered");
   await ide.save();
@@ -122,7 +123,7 @@ test("the IDE does not wait for git: with git status as slow as on a large repos
 
 test("keyboard navigation in the explorer opens files", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Explorer keys");
   await ide.newFolder("src");
   await ide.treeItem("src").click();
   await ide.clickExplorerAction("explorer-new-file");
@@ -144,7 +145,7 @@ test("keyboard navigation in the explorer opens files", async ({ page, ide }) =>
 
 test("panel sizes are remembered across a reload", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Panel sizes");
   const explorer = page.getByTestId("explorer");
   const before = (await explorer.boundingBox())!.width;
   const separator = (await page.getByTestId("separator-explorer").boundingBox())!;
@@ -162,7 +163,7 @@ test("panel sizes are remembered across a reload", async ({ page, ide }) => {
 
 test("a middle click closes a tab without pasting into the file that gets focus", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Middle click");
   await ide.newFile("first.txt");
   await ide.typeInEditor("first file");
   await ide.save();
@@ -194,7 +195,8 @@ test("Ctrl+B, Ctrl+J and Ctrl+` toggle the explorer, the bottom panel and the te
 }) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Toggles");
+  await new ReviewPage(page).writeFile("first.txt", "first file");
   await ide.openTerminal();
   await ide.openFile("first.txt");
   const editorWidth = async () => (await page.getByTestId("editor-area").boundingBox())!.width;
@@ -247,7 +249,8 @@ test("open tabs come back, scrolled where they were, after a reload and a visit 
   ide,
 }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Tabs restored");
+  await new ReviewPage(page).writeFile("first.txt", "first file");
   await ide.newFile("long.txt");
   await ide.editor().locator(".view-lines").click();
   await page.keyboard.insertText(Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n"));

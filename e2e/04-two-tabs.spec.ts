@@ -8,13 +8,13 @@ test("a second tab follows saves from the first, and flags a conflict when it ha
   context,
 }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Two tabs");
   await ide.newFile("shared.txt");
   await ide.typeInEditor("first version");
   await ide.save();
 
   const other = new IdePage(await context.newPage());
-  await other.openProject("Demo");
+  await other.openProject("Two tabs");
   await other.openFile("shared.txt");
   await other.expectEditorText("first version");
 
@@ -49,7 +49,8 @@ test("a change on disk under unsaved edits shows the conflict banner; Reload tak
   ide,
 }) => {
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Changed on disk");
+  await new ReviewPage(page).writeFile("shared.txt", "first version");
   await ide.openFile("shared.txt");
 
   // The terminal changes the file behind the editor's back while it has unsaved changes.
@@ -70,17 +71,18 @@ test("a save that meets a newer version on disk shows the conflict banner; Keep 
 }) => {
   // The save that meets the newer version is refused on purpose.
   pageErrors.allow(/status of 409 .*\/api\/trpc\/fs\.write/);
+  const review = new ReviewPage(page);
   await ide.signIn(admin);
+  await ide.createProject("Save meets newer");
+  await review.writeFile("shared.txt", "first version");
+  const projectUrl = page.url();
   // Without the live change feed the editor only learns of the change when it saves.
   await page.routeWebSocket(/\/api\/trpc\/ws/, () => {});
-  await page.goto("/");
-  await page.getByTestId("project-Demo").getByTestId("project-open").click();
+  await page.goto(projectUrl);
   await ide.openFile("shared.txt");
   await ide.typeInEditor("mine-");
 
-  await page.getByTestId("terminal-tab-0").click();
-  await ide.runInTerminal("echo changed-behind > shared.txt; echo done-$((1+1))");
-  await expect(ide.terminalText()).toContainText("done-2");
+  await review.replaceFile("shared.txt", "changed-behind\n");
 
   await ide.editor().locator(".view-lines").click();
   await page.keyboard.press("ControlOrMeta+s");
@@ -88,15 +90,13 @@ test("a save that meets a newer version on disk shows the conflict banner; Keep 
   await page.getByTestId("conflict-keep").click();
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
 
-  await page.getByTestId("terminal-tab-0").click();
-  await ide.runInTerminal("cat shared.txt");
-  await expect(ide.terminalText()).toContainText("mine-");
+  await expect.poll(() => review.readFile("shared.txt")).toContain("mine-");
 });
 
 test("Merge both combines the changes on disk with unsaved edits to other lines", async ({ page, ide }) => {
   const review = new ReviewPage(page);
   await ide.signIn(admin);
-  await ide.openProject("Demo");
+  await ide.createProject("Merge both");
   await review.writeFile("merge.txt", "alpha\nbeta\ngamma\n");
   await ide.openFile("merge.txt");
   await ide.editor().locator(".view-lines").click();

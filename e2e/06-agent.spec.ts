@@ -1,5 +1,6 @@
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { AgentPanel } from "./pages/agent";
+import { ReviewPage } from "./pages/review";
 
 // The agent panel against the scripted model server (e2e/fixtures/model-server), which answers
 // as an OpenAI-compatible provider with the replies each test scripts. The tools are real: the
@@ -105,7 +106,8 @@ test("approvals answer from the keyboard; Alt+A jumps to what waits", async ({ p
     { match: "declined", text: "Fine, I will not list it." },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent keys");
+  await new ReviewPage(page).writeFile("app.ts", 'export const greeting = "hello";\n');
   await agent.ask("What is in this folder?");
   const card = agent.toolCard("List the project folder");
   await expect(card).toHaveAttribute("data-status", "awaiting_approval");
@@ -124,7 +126,7 @@ test("the stop button cancels a hanging stream", async ({ page, ide }) => {
   const agent = new AgentPanel(page);
   await agent.script([{ text: "Thinking out loud for a while and then some more ", delayMs: 20, hang: true }]);
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent stop");
   await agent.ask("Think about it");
   await expect(agent.assistantMessages().last()).toContainText("Thinking out loud");
   await agent.expectStatus("running");
@@ -150,7 +152,7 @@ test("a question from ask_user is answered by clicking an option", async ({ page
     { match: "answered: Postgres", text: "Postgres it is." },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent question");
   await agent.ask("Set up the database");
   const question = page.getByTestId("question-card");
   await expect(question).toContainText("Which database?");
@@ -188,7 +190,7 @@ test("model output cannot run script or reach another host", async ({ page, ide 
     return route.continue();
   });
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent output");
   await agent.ask("Show me some HTML");
   const message = agent.assistantMessages().last();
   await expect(message).toContainText("Attempts, all of which must stay inert");
@@ -242,7 +244,13 @@ test("with no model configured the panel says how to add one", async ({ page, id
 
 test("session notes and the agent's memory are edited by people", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent notes");
+  // A session of its own to take notes in.
+  const agent = new AgentPanel(page);
+  await agent.script([{ match: "greeting change", text: "Noted." }]);
+  await agent.ask("Plan the greeting change");
+  await expect(agent.assistantMessages().last()).toContainText("Noted.");
+  await page.getByTestId("session-back").click();
   await page.getByTestId("session-row").first().getByTestId("session-open").click();
   await expect(page.getByTestId("session-view")).toBeVisible();
 
@@ -307,7 +315,7 @@ test("sending while scrolled up shows the new message; new content below offers 
     { match: "slow one", text: `${"Streaming slowly, word by word, ".repeat(16)}done at last.`, delayMs: 150 },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent scroll");
   await agent.ask("Give me a long answer");
   await expect(agent.assistantMessages().last()).toContainText("Line 60");
   const transcript = page.getByTestId("transcript");
@@ -357,7 +365,7 @@ test("an approval's diff fits its change, wraps long lines and opens in a full d
     { match: "Edited", text: "The banner is changed." },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent diff");
   await ide.newFile("wide.ts");
   await ide.editor().locator(".view-lines").click();
   await page.keyboard.insertText(lines.join("\n"));
@@ -411,7 +419,7 @@ test("the pinned task list belongs to its turn: a later message leaves it in the
     { match: "something else", text: "A different question, answered." },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Agent demo");
+  await ide.createProject("Agent tasks");
   await agent.ask("Please plan it");
   await expect(agent.assistantMessages().last()).toContainText("Planned.");
   await expect(page.getByTestId("todo-list")).toContainText("Change the greeting");

@@ -213,7 +213,8 @@ test("the agent edits a file someone has open with unsaved changes: a conflict, 
     { match: "Edited", text: "The label now says Sum." },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Review demo");
+  await ide.createProject("Agent meets unsaved");
+  await review.writeFile("src/format.ts", FORMAT.replace("`total: ", "`Total: "));
   await ide.treeItem("src").click();
   await ide.openFile("src/format.ts");
   await ide.editor().locator(".view-lines").click();

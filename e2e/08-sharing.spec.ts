@@ -1,20 +1,17 @@
-import type { Browser, Page } from "@playwright/test";
-import { admin, expect, invitee, newContext, screenshotPath, test, type TestUser } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { admin, expect, newContext, screenshotPath, signUpPerson, test, type TestUser } from "./fixtures";
 import { AgentPanel } from "./pages/agent";
-import { IdePage } from "./pages/ide";
 
 // Teams and sharing with three browsers: the owner (Ada) and a teammate (Ian) work live in one
 // agent session; an anonymous viewer watches it through a view link until it is revoked.
 
 const TEAM = "Tandem crew";
+const teammate: TestUser = {
+  name: "Ian Teammate",
+  email: "ian.teammate@example.com",
+  password: "staple-lamp-orbit-42",
+};
 const PROJECT = "Shared demo";
-
-async function personIn(browser: Browser, user: TestUser): Promise<IdePage> {
-  const context = await newContext(browser);
-  const ide = new IdePage(await context.newPage());
-  await ide.signIn(user);
-  return ide;
-}
 
 async function openSession(page: Page, title: string) {
   await page.getByTestId("agent-tab-chat").click();
@@ -37,8 +34,12 @@ test("a team works live in one session; a view link watches until it is revoked"
   test.setTimeout(120_000);
   const agent = new AgentPanel(page);
 
-  // Ada makes a team and invites Ian as a member.
+  // Ian has an account (made here: the spec needs no other spec's).
   await ide.signIn(admin);
+  const ian = await signUpPerson(browser, page, teammate);
+
+  // Ada makes a team and invites Ian as a member.
+  await page.goto("/");
   await page.getByTestId("team-new").click();
   await page.getByTestId("team-name").fill(TEAM);
   await page.getByTestId("team-create").click();
@@ -50,7 +51,6 @@ test("a team works live in one session; a view link watches until it is revoked"
   const inviteLink = await page.getByTestId("team-invite-link").inputValue();
   expect(inviteLink).toMatch(/\/join\/[A-Za-z0-9_-]{43}$/);
 
-  const ian = await personIn(browser, invitee);
   await ian.page.goto(inviteLink);
   await expect(ian.page.getByTestId("join-team")).toContainText(`Join ${TEAM}`);
   await ian.page.getByTestId("join-accept").click();
@@ -58,7 +58,7 @@ test("a team works live in one session; a view link watches until it is revoked"
   await expect(ian.page.getByTestId("team-role")).toHaveText("member");
 
   await page.reload();
-  await expect(page.getByTestId(`member-${invitee.email}`)).toContainText("member");
+  await expect(page.getByTestId(`member-${teammate.email}`)).toContainText("member");
   await page.screenshot({ path: screenshotPath("team-settings") });
 
   // The login cookie is out of reach of scripts and of other sites' requests.
@@ -97,18 +97,18 @@ test("a team works live in one session; a view link watches until it is revoked"
   await expect(ian.page.getByTestId("user-message").first().getByTestId("message-author")).toHaveText(admin.name);
 
   // Presence: each sees the other; typing shows up on the other side.
-  await expect(page.locator(`[data-testid=presence-avatar][data-name="${invitee.name}"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid=presence-avatar][data-name="${teammate.name}"]`)).toBeVisible();
   await expect(ian.page.locator(`[data-testid=presence-avatar][data-name="${admin.name}"]`)).toBeVisible();
   await expect(ian.page.getByTestId("composer-input")).toBeEnabled();
   await ian.page.getByTestId("composer-input").pressSequentially("Write the gr");
-  await expect(page.getByTestId("typing-indicator")).toHaveText(`${invitee.name} is typing…`);
+  await expect(page.getByTestId("typing-indicator")).toHaveText(`${teammate.name} is typing…`);
   await page.screenshot({ path: screenshotPath("team-session-presence") });
   await ian.page.getByTestId("composer-input").pressSequentially("eeting file please");
   await ian.page.getByTestId("composer-input").press("Enter");
 
   // Ada sees Ian's message under his name; the agent asks; Ian approves; both see who did.
   const fromIan = page.getByTestId("user-message").filter({ hasText: "Write the greeting file please" });
-  await expect(fromIan.getByTestId("message-author")).toHaveText(invitee.name);
+  await expect(fromIan.getByTestId("message-author")).toHaveText(teammate.name);
   await expect(
     ian.page
       .getByTestId("user-message")
@@ -120,7 +120,7 @@ test("a team works live in one session; a view link watches until it is revoked"
   await ianCard.getByTestId("approve").click();
   const adaCard = page.getByTestId("tool-card").filter({ hasText: "greeting.txt" });
   await expect(adaCard).toHaveAttribute("data-status", "done");
-  await expect(adaCard).toContainText(`Approved by ${invitee.name}`);
+  await expect(adaCard).toContainText(`Approved by ${teammate.name}`);
   await expect(page.getByTestId("assistant-message").last()).toContainText("greeting.txt is written");
   await page.screenshot({ path: screenshotPath("team-session-two-people") });
   await ian.page.screenshot({ path: screenshotPath("team-session-teammate") });
@@ -160,7 +160,7 @@ test("a team works live in one session; a view link watches until it is revoked"
       .getByTestId("user-message")
       .filter({ hasText: "Write the greeting file please" })
       .getByTestId("message-author"),
-  ).toHaveText(invitee.name);
+  ).toHaveText(teammate.name);
   await expect(guest.getByTestId("composer-readonly")).toContainText("view-only");
   await expect(guest.getByTestId("composer-input")).toHaveCount(0);
   await expect(guest.getByTestId("send")).toHaveCount(0);

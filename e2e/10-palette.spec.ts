@@ -42,7 +42,7 @@ test("Ctrl+P opens a file from a few letters of its path; the palette runs what 
 }) => {
   const review = new ReviewPage(page);
   await ide.signIn(admin);
-  await ide.openProject("Palette");
+  await ide.createProject("Quick open");
   await review.writeFile("src/lib/math.ts", "export const add = (a: number, b: number) => a + b;\n");
   await review.writeFile("src/app/main.ts", 'import { add } from "../lib/math";\n');
   await review.writeFile("test/math.test.ts", "// tests\n");

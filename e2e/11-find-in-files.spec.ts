@@ -112,7 +112,7 @@ test("find in files across three files, then replace with a preview, one match e
 
 test("the palette opens the Search view; a bad regular expression is explained", async ({ page, ide }) => {
   await ide.signIn(admin);
-  await ide.openProject("Find and replace");
+  await ide.createProject("Search errors");
   await page.keyboard.press("Control+Shift+P");
   await page.keyboard.type("find in files");
   await page.keyboard.press("Enter");
@@ -136,7 +136,7 @@ test("the Search view fits the side bar at its narrowest: nothing scrolls sidewa
 }) => {
   const files = new ReviewPage(page);
   await ide.signIn(admin);
-  await ide.openProject("Find and replace");
+  await ide.createProject("Narrow search");
   await files.writeFile(
     "src/a-folder-with-a-rather-long-name/and-a-file-whose-name-goes-on.ts",
     `export const wide = "${"w".repeat(300)} needle ${"w".repeat(300)}";\n`,

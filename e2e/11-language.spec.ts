@@ -6,6 +6,9 @@ import { ReviewPage } from "./pages/review";
 // diagnostics as squiggles and in the Problems panel, and VS Code's keys.
 
 const SHAPES = "export function area(width: number, height: number): number {\n  return width * height;\n}\n";
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true },
+});
 
 test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+T, Ctrl+., Shift+Alt+F", async ({
   page,
@@ -22,12 +25,7 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   };
   await ide.signIn(admin);
   await ide.createProject("Language");
-  await review.writeFile(
-    "tsconfig.json",
-    JSON.stringify({
-      compilerOptions: { strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler", noEmit: true },
-    }),
-  );
+  await review.writeFile("tsconfig.json", TSCONFIG);
   await review.writeFile("src/shapes.ts", SHAPES);
   await review.writeFile("src/a.ts", 'import { area } from "./shapes";\nexport const small = area(1, 2);\n');
   await review.writeFile("src/b.ts", 'import { area } from "./shapes";\nexport const large = area(10, 20);\n');
@@ -143,7 +141,10 @@ test("an agent edit that breaks the types lists the new error on its tool card",
     { match: "new error", text: "That broke the types; I will fix it." },
   ]);
   await ide.signIn(admin);
-  await ide.openProject("Language");
+  await ide.createProject("New errors");
+  await review.writeFile("tsconfig.json", TSCONFIG);
+  await review.writeFile("src/shapes.ts", SHAPES.replace("area", "surface"));
+  await review.writeFile("src/a.ts", 'import { surface } from "./shapes";\nexport const small = surface(1, 2);\n');
   await agent.ask("Pass the height as a string");
   const edit = agent.toolCard("Edit src/a.ts");
   await expect(edit).toHaveAttribute("data-status", "awaiting_approval");

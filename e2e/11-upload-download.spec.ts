@@ -116,7 +116,13 @@ test("a folder dropped on the explorer is uploaded with its structure; dropping 
 test("a folder and the whole project download as zips holding what the explorer shows", async ({ page, ide }) => {
   const files = new ReviewPage(page);
   await ide.signIn(admin);
-  await ide.openProject("Uploads");
+  await ide.createProject("Downloads");
+  // What the upload test leaves behind.
+  await files.writeFile("site/index.html", "<h1>Hello</h1>\n");
+  await files.writeFile("site/css/app.css", "body { margin: 1px; }\n");
+  await files.writeFile("site/js/app.js", "console.log(1);\n");
+  await files.writeFile("site/notes.md", "# notes\n");
+  await files.writeFile("site (1)/index.html", "<h1>Second</h1>\n");
   await files.writeFile(".gitignore", "node_modules/\n");
   await files.writeFile("node_modules/dep/index.js", "module.exports = {};\n");
   const saveTo = mkdtempSync(path.join(os.tmpdir(), "tandem-e2e-download-"));
@@ -138,7 +144,7 @@ test("a folder and the whole project download as zips holding what the explorer 
   const projectDownload = page.waitForEvent("download");
   await page.getByTestId("menu-download").click();
   const projectZip = await projectDownload;
-  expect(projectZip.suggestedFilename()).toBe("Uploads.zip");
+  expect(projectZip.suggestedFilename()).toBe("Downloads.zip");
   await projectZip.saveAs(path.join(saveTo, "project.zip"));
   const entries = await unzip(path.join(saveTo, "project.zip"));
   expect(Object.keys(entries).sort()).toEqual([

@@ -1,4 +1,4 @@
-import { test as base, expect, type Browser, type BrowserContext } from "@playwright/test";
+import { test as base, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { PageErrors } from "./page-errors";
 import { IdePage, type TestUser } from "./pages/ide";
 
@@ -9,6 +9,23 @@ export const admin: TestUser = { name: "Ada Admin", email: "ada@example.com", pa
 
 /** A second person, who joins through an invitation link. */
 export const invitee: TestUser = { name: "Ian Invitee", email: "ian@example.com", password: "staple-lamp-orbit-42" };
+
+/**
+ * Signs a new person up in a browser of their own, through a sign-up link the signed-in admin on
+ * `adminPage` makes (sign-up becomes by invitation, as a spec that needs a second account expects).
+ */
+export async function signUpPerson(browser: Browser, adminPage: Page, user: TestUser): Promise<IdePage> {
+  await adminPage.goto("/admin");
+  await adminPage.getByTestId("signup-mode-invite").click();
+  await expect(adminPage.getByTestId("signup-mode-invite")).toHaveAttribute("aria-pressed", "true");
+  await adminPage.getByTestId("create-invite").click();
+  const link = await adminPage.getByTestId("invite-link").inputValue();
+  const person = new IdePage(await (await newContext(browser)).newPage());
+  await person.page.goto(link);
+  await person.fillSignUp(user);
+  await expect(person.page.getByTestId("create-project-form")).toBeVisible();
+  return person;
+}
 
 /**
  * `E2E_THEME=light node scripts/e2e.mjs` runs the specs with the light theme chosen in every
