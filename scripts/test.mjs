@@ -1,7 +1,7 @@
 // `npm test`: unit and integration tests (vitest), then browser tests (Playwright), then one
 // closing line with the totals of both: "N passed, N failed, N skipped" (scripts/test-summary.mjs;
 // without bubblewrap it first lists the sandbox tests it skipped, and with CI=true fails them).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { sandboxReport, summarize } from "./test-summary.mjs";
@@ -14,18 +14,34 @@ const run = (args) => spawnSync(process.execPath, args, { stdio: "inherit" }).st
 
 // The sandbox's native module, when its sources changed since `npm install` built it.
 run(["scripts/build-native.mjs"]);
-const types = run(["node_modules/typescript/bin/tsc", "--noEmit"]);
-if (types !== 0) console.error("Type check failed (see above).");
 // Formatting and lint of the whole tree (biome.jsonc); `npm run format` fixes what it can.
 const style = run(["node_modules/@biomejs/biome/bin/biome", "ci", "--colors=off", "--error-on-warnings", "."]);
 if (style !== 0) console.error("Formatting or lint failed (see above): `npm run format` fixes formatting.");
-const unit = run([
-  "node_modules/vitest/vitest.mjs",
-  "run",
-  "--reporter=default",
-  "--reporter=json",
-  "--outputFile.json=test-results/vitest.json",
-]);
+// The type check runs beside the unit tests (its minute of one core, while they wait on processes
+// and sockets); what it prints comes after theirs.
+const typeCheck = spawn(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit"], {
+  stdio: ["ignore", "pipe", "pipe"],
+});
+const typeOutput = [];
+typeCheck.stdout.on("data", (chunk) => typeOutput.push(chunk));
+typeCheck.stderr.on("data", (chunk) => typeOutput.push(chunk));
+const typesDone = new Promise((resolve) => typeCheck.on("close", (code) => resolve(code ?? 1)));
+const unit = await new Promise((resolve) =>
+  spawn(
+    process.execPath,
+    [
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      "--outputFile.json=test-results/vitest.json",
+    ],
+    { stdio: "inherit" },
+  ).on("close", (code) => resolve(code ?? 1)),
+);
+const types = await typesDone;
+process.stdout.write(Buffer.concat(typeOutput));
+if (types !== 0) console.error("Type check failed (see above).");
 const e2e = run(["scripts/e2e.mjs"]);
 
 const readReport = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined);

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { createDb, type Db } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
 
 // A fresh, empty database on the test run's embedded PostgreSQL.
 export async function createTestDatabase(options: { migrate?: boolean } = {}) {
@@ -10,10 +9,11 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}) {
   const name = `test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
+  // Migrated: a copy of the database the run migrated once (server/test/global-setup.ts).
+  const template = options.migrate === false ? "" : ` TEMPLATE "${inject("migratedTemplate")}"`;
+  await admin.query(`CREATE DATABASE "${name}"${template}`);
   await admin.end();
   const url = serverUrl.replace(/\/[^/]+$/, `/${name}`);
-  if (options.migrate !== false) await migrate(url);
   let db: Db | undefined;
   return {
     url,
