@@ -1,5 +1,4 @@
-import { admin, expect, newContext, screenshotPath, test, type TestUser } from "./fixtures";
-import { IdePage } from "./pages/ide";
+import { admin, expect, screenshotPath, signUpPerson, test, type TestUser } from "./fixtures";
 import { SourceControlPage } from "./pages/source-control";
 import { startGitHttpServer, type GitHttpServer } from "../server/test/git-http-server";
 
@@ -135,13 +134,7 @@ test("a member of a project without a stored remote is told to ask an admin; the
   await page.getByTestId("team-invite-role").selectOption("member");
   await page.getByTestId("team-invite-create").click();
   const teamLink = await page.getByTestId("team-invite-link").inputValue();
-  await page.goto("/admin");
-  await page.getByTestId("signup-mode-invite").click();
-  await page.getByTestId("create-invite").click();
-  const signUpLink = await page.getByTestId("invite-link").inputValue();
-  const mo = new IdePage(await (await newContext(browser)).newPage());
-  await mo.page.goto(signUpLink);
-  await mo.fillSignUp(member);
+  const mo = await signUpPerson(browser, page, member);
   await expect(mo.page.getByTestId("projects-empty")).toBeVisible();
   await mo.page.goto(teamLink);
   await mo.page.getByTestId("join-accept").click();

@@ -10,7 +10,8 @@ import { startGitHttpServer, type GitHttpServer } from "../server/test/git-http-
 // editor; a merge conflict is resolved in the editor.
 
 const TOKEN = "ghp_e2e_token_for_ada";
-// The tests build on each other (one clone, one remote): a failure skips the rest.
+// The tests are steps of one story (one clone, one remote), so they run in order and a failure
+// skips the rest; the spec needs no other spec.
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 let server: GitHttpServer;

@@ -1,6 +1,5 @@
 import type { Page } from "@playwright/test";
-import { admin, expect, newContext, screenshotPath, test, type TestUser } from "./fixtures";
-import { IdePage } from "./pages/ide";
+import { admin, expect, screenshotPath, signUpPerson, test, type TestUser } from "./fixtures";
 import { ReviewPage } from "./pages/review";
 import { SourceControlPage } from "./pages/source-control";
 
@@ -138,10 +137,7 @@ test("viewers see no action that changes files, and members none that only admin
   const person: TestUser = { name: "Vera Viewer", email: "vera@example.com", password: "quiet-harbor-lantern-7" };
 
   await ide.signIn(admin);
-  await page.goto("/admin");
-  await page.getByTestId("signup-mode-invite").click();
-  await page.getByTestId("create-invite").click();
-  const signUpLink = await page.getByTestId("invite-link").inputValue();
+  const vera = await signUpPerson(browser, page, person);
   await page.goto("/");
   await page.getByTestId("team-new").click();
   await page.getByTestId("team-name").fill(team);
@@ -155,10 +151,6 @@ test("viewers see no action that changes files, and members none that only admin
   await page.getByTestId("team-invite-create").click();
   const joinLink = await page.getByTestId("team-invite-link").inputValue();
 
-  const vera = new IdePage(await (await newContext(browser)).newPage());
-  await vera.page.goto(signUpLink);
-  await vera.fillSignUp(person);
-  await expect(vera.page.getByTestId("create-project-form")).toBeVisible();
   await vera.page.goto(joinLink);
   await vera.page.getByTestId("join-accept").click();
   await expect(vera.page.getByTestId("team-role")).toHaveText("viewer");
