@@ -26,7 +26,8 @@ export function ProjectList() {
         <h1>Projects</h1>
       </div>
       <TeamBar teams={teams} current={current} onChoose={choose} />
-      {current?.role !== "viewer" && <CreateProjectForm teamId={current?.id} />}
+      {/* Only once the team is known: a project created before would land in the personal team. */}
+      {current && current.role !== "viewer" && <CreateProjectForm teamId={current.id} />}
       {projects.isPending ? (
         <p className="muted">Loading projects…</p>
       ) : projects.error ? (
