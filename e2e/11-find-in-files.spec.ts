@@ -170,3 +170,23 @@ test("the Search view fits the side bar at its narrowest: nothing scrolls sidewa
     "true",
   );
 });
+
+test("Enter searches at once, and the typing pause after it does not search again", async ({ page, ide }) => {
+  const files = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.createProject("Search once");
+  await files.writeFile("src/a.ts", source("a"));
+  await page.keyboard.press("Control+Shift+F");
+  const panel = page.getByTestId("search-panel");
+  await expect(panel.getByTestId("search-input")).toBeFocused();
+  await page.keyboard.type("oldName");
+  await page.keyboard.press("Enter");
+  const first = panel.getByTestId("search-match").first();
+  await expect(first).toBeVisible();
+  const shown = await first.elementHandle();
+  // Past the pause that follows the last key: the rows on screen are still the ones Enter found
+  // (a second search would have cleared them and drawn new ones).
+  await page.waitForTimeout(800);
+  expect(await shown!.evaluate((row) => row.isConnected)).toBe(true);
+  await expect(panel.getByTestId("search-status")).toHaveText("3 results in 1 file");
+});
