@@ -35,7 +35,11 @@ describe("new errors after an agent's edit (scripted model, real agent loop)", (
     const caller = createCallerFactory(appRouter)(env.context(user));
     const project = await caller.project.create({ name: "Shapes" });
     await caller.agent.updateSettings({ projectId: project.id, approvalMode: "yolo" });
-    await writeProject((await env.services.files.open(project.id)).root);
+    const workspace = await env.services.files.open(project.id);
+    await writeProject(workspace.root);
+    // The TypeScript server's cold start (its first diagnostics of the project) happens here, not
+    // inside the edit's wait for new errors, which a loaded machine can outlast.
+    await env.services.language.forProject(project.id, workspace).problems("src/a.ts");
     model.load({
       replies: [
         { text: "Reading. ", toolCalls: [{ id: "call_read", name: "read_file", arguments: { path: "src/a.ts" } }] },
