@@ -67,3 +67,37 @@ export type EditorProblem = {
   source?: string;
   code?: string;
 };
+
+/** LSP's SymbolKind names, 1-based as the protocol numbers them: the browser and the agent's tools show the same words. */
+const SYMBOL_KINDS = [
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
+];
+
+export function symbolKindName(kind: number): string {
+  return SYMBOL_KINDS[kind - 1] ?? "symbol";
+}

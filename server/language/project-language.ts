@@ -15,6 +15,7 @@ import { AGENT_OPENER, pathOfUri, readDocumentText, uriOfPath } from "./document
 import { RepoMap, type RenderedMap, type RepoMapOptions } from "./repo-map/repo-map";
 import type { LanguageServerHub } from "./hub";
 import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "./registry";
+import { symbolKindName } from "@/lib/language-protocol";
 
 // What the agent's tools ask a project's language servers, in workspace paths and 1-based
 // lines and columns. Files the agent asks about are held open by the hub (as AGENT_OPENER) and
@@ -177,7 +178,7 @@ export class ProjectLanguage {
       if ("location" in symbol) {
         out.push({
           name: symbol.name,
-          kind: symbolKind(symbol.kind),
+          kind: symbolKindName(symbol.kind),
           ...this.place(symbol.location)!,
           ...(symbol.containerName ? { container: symbol.containerName } : {}),
         });
@@ -185,7 +186,7 @@ export class ProjectLanguage {
       }
       out.push({
         name: symbol.name,
-        kind: symbolKind(symbol.kind),
+        kind: symbolKindName(symbol.kind),
         ...this.place({ uri, range: symbol.selectionRange })!,
         ...(container ? { container } : {}),
       });
@@ -209,7 +210,7 @@ export class ProjectLanguage {
         if (place && !place.path.includes("node_modules/"))
           out.push({
             name: symbol.name,
-            kind: symbolKind(symbol.kind),
+            kind: symbolKindName(symbol.kind),
             ...place,
             ...(symbol.containerName ? { container: symbol.containerName } : {}),
           });
@@ -327,37 +328,4 @@ export class ProjectLanguage {
 
 function key(problem: Problem): string {
   return `${problem.code ?? ""}|${problem.message}`;
-}
-
-const SYMBOL_KINDS = [
-  "file",
-  "module",
-  "namespace",
-  "package",
-  "class",
-  "method",
-  "property",
-  "field",
-  "constructor",
-  "enum",
-  "interface",
-  "function",
-  "variable",
-  "constant",
-  "string",
-  "number",
-  "boolean",
-  "array",
-  "object",
-  "key",
-  "null",
-  "enum member",
-  "struct",
-  "event",
-  "operator",
-  "type parameter",
-];
-
-function symbolKind(kind: number): string {
-  return SYMBOL_KINDS[kind - 1] ?? "symbol";
 }

@@ -6,6 +6,7 @@ import {
   SERVER_FOR_EDITOR_LANGUAGE,
   type EditorProblem,
   type ProblemSeverity,
+  symbolKindName,
 } from "@/lib/language-protocol";
 import type { LanguageSession } from "@/components/editor/language/language-session";
 import { pathOfUri } from "@/components/editor/language/peek-models";
@@ -160,35 +161,6 @@ function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsPar
   );
 }
 
-const SYMBOL_KINDS = [
-  "file",
-  "module",
-  "namespace",
-  "package",
-  "class",
-  "method",
-  "property",
-  "field",
-  "constructor",
-  "enum",
-  "interface",
-  "function",
-  "variable",
-  "constant",
-  "string",
-  "number",
-  "boolean",
-  "array",
-  "object",
-  "key",
-  "null",
-  "enum member",
-  "struct",
-  "event",
-  "operator",
-  "type parameter",
-];
-
 async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
   const servers = new Set(
     monaco.editor
@@ -220,7 +192,7 @@ async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
           )
           .map((s) => ({
             name: s.name,
-            kind: SYMBOL_KINDS[s.kind - 1] ?? "symbol",
+            kind: symbolKindName(s.kind),
             ...(s.containerName ? { container: s.containerName } : {}),
             path: pathOfUri(s.location.uri),
             line: s.location.range!.start.line + 1,
