@@ -18,6 +18,8 @@ import { runtimeDir } from "./runtime-dir";
 export const SANDBOX_GIT_CONFIG = "/etc/gitconfig";
 
 const written = new Map<string, string>();
+/** Identity files written so far (named by their content's hash, so each is written once). */
+const identities = new Set<string>();
 
 /** The host file (in the runtime folder) to bind at SANDBOX_GIT_CONFIG for `workspaceRoot`'s sandbox. */
 export function sandboxGitConfigFile(workspaceRoot: string): string {
@@ -47,9 +49,9 @@ export function gitIdentityFile(identity: GitIdentity): string {
   const text = `[user]\n\tname = ${quote(identity.name)}\n\temail = ${quote(identity.email)}\n`;
   const name = `gitidentity-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
   const file = path.join(runtimeDir().root, name);
-  if (!written.has(file)) {
+  if (!identities.has(file)) {
     writeFileSync(file, text, { mode: 0o644 });
-    written.set(file, file);
+    identities.add(file);
   }
   return file;
 }

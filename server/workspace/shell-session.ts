@@ -163,6 +163,7 @@ class SandboxedShellSession implements ShellSession {
       clearTimeout(timer);
       options.signal.removeEventListener("abort", onAbort);
     });
+    const refusals = running.refusals();
     return {
       exitCode: code,
       signal,
@@ -173,11 +174,8 @@ class SandboxedShellSession implements ShellSession {
       outputPath: running.outputPath,
       durationMs: Date.now() - started,
       // An internal address is refused whatever the policy: allowing the host in the project does not help.
-      deniedHosts: running
-        .refusals()
-        .filter((r) => !r.address)
-        .map((r) => r.host),
-      internalRefusals: running.refusals().filter((r) => r.address),
+      deniedHosts: refusals.filter((r) => !r.address).map((r) => r.host),
+      internalRefusals: refusals.filter((r) => r.address),
       diskFull: await running.diskFull(),
     };
   }

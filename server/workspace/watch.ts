@@ -39,6 +39,12 @@ const MAX_HOLD_MS = 250;
 const UNWATCHED_FOLDERS = new Set([".git", "node_modules", ".tandem"]);
 
 const hubs = new Map<string, Hub>();
+/**
+ * Roots whose last watcher is still being closed. @parcel/watcher shares one native watcher per
+ * folder, so a subscription made while the previous one unsubscribes would be torn down with it
+ * (the last tab of a project closed and a new one opened at once): a new hub waits for that first.
+ */
+const closing = new Map<string, Promise<void>>();
 
 function isUnwatched(root: string, absolute: string): boolean {
   const rel = path.relative(root, absolute);
@@ -122,15 +128,17 @@ function acquire(root: string, subscriber: Subscriber): Hub {
       folders: new Set(),
       sorted: Promise.resolve(),
     };
-    created.subscription = watcher
-      .subscribe(
-        root,
-        (error, events) => {
-          // A folder that vanishes under the watcher comes as its deletion; nothing else to do.
-          if (error) return;
-          created.sorted = created.sorted.then(() => sort(root, created, events));
-        },
-        { ignore: IGNORED_GLOBS },
+    created.subscription = (closing.get(root) ?? Promise.resolve())
+      .then(() =>
+        watcher.subscribe(
+          root,
+          (error, events) => {
+            // A folder that vanishes under the watcher comes as its deletion; nothing else to do.
+            if (error) return;
+            created.sorted = created.sorted.then(() => sort(root, created, events));
+          },
+          { ignore: IGNORED_GLOBS },
+        ),
       )
       .catch(() => null);
     created.ready = created.subscription.then(() => undefined);
@@ -147,8 +155,12 @@ async function sort(root: string, hub: Hub, events: Event[]): Promise<void> {
     if (rel === "" || rel.startsWith("..") || isUnwatched(root, event.path)) continue;
     if (event.type === "update") record(root, hub, "change", event.path);
     else if (event.type === "delete") {
-      const wasFolder = [...hub.folders].some((folder) => folder === rel || folder.startsWith(`${rel}/`));
-      for (const folder of hub.folders) if (folder === rel || folder.startsWith(`${rel}/`)) hub.folders.delete(folder);
+      let wasFolder = false;
+      for (const folder of hub.folders) {
+        if (folder !== rel && !folder.startsWith(`${rel}/`)) continue;
+        wasFolder = true;
+        hub.folders.delete(folder);
+      }
       record(root, hub, wasFolder ? "unlinkDir" : "unlink", event.path);
     } else if ((await kindOf(root, rel)) === "folder") {
       hub.folders.add(rel);
@@ -214,7 +226,13 @@ function release(root: string, hub: Hub, subscriber: Subscriber): void {
   clearTimeout(hub.quietTimer);
   hubs.delete(root);
   // Folders deleted meanwhile make unsubscribing fail (EINVAL); the watcher is gone either way.
-  void hub.subscription.then((subscription) => subscription?.unsubscribe()).catch(() => undefined);
+  const closed = hub.subscription
+    .then((subscription) => subscription?.unsubscribe())
+    .catch(() => undefined)
+    .finally(() => {
+      if (closing.get(root) === closed) closing.delete(root);
+    });
+  closing.set(root, closed);
 }
 
 /**
