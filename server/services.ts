@@ -1,5 +1,6 @@
 import type { Services } from "@/server/api/trpc";
 import { createLoginCache } from "@/server/auth/login-cache";
+import { createApiTokenReader } from "@/server/auth/api-tokens";
 import { createAuth } from "@/server/auth/auth";
 import { loadOrCreateSecret } from "@/server/auth/secret";
 import { createDb } from "@/server/db/client";
@@ -232,7 +233,7 @@ export async function createServices(
         followFiles: fileChanges ? createClusterFileFollower({ fileChanges, host, log }) : null,
       }
     : undefined;
-  const logins = createLoginCache(auth, accessChanges);
+  const logins = createLoginCache(auth, accessChanges, createApiTokenReader(db));
   const services: Services = {
     ...live,
     config,

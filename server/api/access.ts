@@ -5,6 +5,8 @@ import { findShareLinkByToken, type ShareLinkRow } from "@/server/db/repositorie
 import { findSessionForUser, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import type { AppUser } from "@/server/db/repositories/users";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
+import type { TokenGrant } from "@/server/auth/api-tokens";
+import type { ApiTokenScope } from "@/lib/api-tokens";
 
 // Who may do what: the one place a caller's access to a project or a session is decided. The
 // procedure tiers in trpc.ts and the terminal socket (start-server.ts) call these; nothing else
@@ -15,12 +17,20 @@ import { TOKEN_PATTERN } from "@/server/db/tokens";
 // and read the files it touched; `collaborate` lets signed-in members of the project's team
 // (even viewers) send messages and answer approvals in it. Refusals say "not found" when the
 // caller may not know the thing exists.
+//
+// A call made with an API token (server/auth/api-tokens.ts) is its person's, narrowed by the token's
+// scopes: without `write` the person acts as a viewer, without `admin` an owner or admin acts as a
+// member, and without `run` they cannot start or take part in agent sessions. The role every
+// decision here returns is that acting role, so a terminal or language socket opened with a
+// read-only token is read-only too.
 
 export const WRITE_ROLES: readonly ProjectRole[] = ["owner", "admin", "member"];
 export const ADMIN_ROLES: readonly ProjectRole[] = ["owner", "admin"];
 
 export type Caller = {
   user: AppUser | null;
+  /** The API token the call was made with; absent or null for a browser login. */
+  token?: TokenGrant | null;
   shareToken?: string | null;
   services: { db: Db };
   /** The share token as already checked earlier in this same call (the base procedure, for mutations). */
@@ -46,6 +56,20 @@ const notFound = (what: string) =>
   new TRPCError({ code: "NOT_FOUND", message: `No such ${what}, or you do not have access to it.` });
 const signIn = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
 const readOnly = () => new TRPCError({ code: "FORBIDDEN", message: "Your role in this project is read-only." });
+export const tokenLacks = (scope: ApiTokenScope) =>
+  new TRPCError({ code: "FORBIDDEN", message: `This API token does not have the "${scope}" scope.` });
+
+/** Whether the call may do what needs `scope`: a browser login all its person may, a token only its scopes. */
+export function tokenAllows(caller: { token?: TokenGrant | null }, scope: ApiTokenScope): boolean {
+  return !caller.token || caller.token.scopes.includes(scope);
+}
+
+/** The role a call acts with in a project or team: the person's, narrowed by the token's scopes. */
+export function actingRole(role: ProjectRole, caller: { token?: TokenGrant | null }): ProjectRole {
+  if (!tokenAllows(caller, "write")) return "viewer";
+  if (!tokenAllows(caller, "admin") && ADMIN_ROLES.includes(role)) return "member";
+  return role;
+}
 
 export type LinkState =
   | { ok: true; link: ShareLinkRow }
@@ -65,15 +89,23 @@ export async function callerLink(caller: Caller): Promise<LinkState | null> {
   return caller.shareToken ? checkShareToken(caller.services.db, caller.shareToken) : null;
 }
 
-export async function authorizeProject(caller: Caller, projectId: string, need: "read" | "write" | "admin") {
+/** `run`: start an agent session in the project (a writer's right, and a token's `run` scope). */
+export type ProjectNeed = "read" | "write" | "admin" | "run";
+
+export async function authorizeProject(caller: Caller, projectId: string, need: ProjectNeed) {
   if (!caller.user) throw signIn();
   const found = await findProjectForUser(caller.services.db, projectId, caller.user.id);
   if (!found) throw notFound("project");
-  if (need === "write" && !WRITE_ROLES.includes(found.role)) throw readOnly();
-  if (need === "admin" && !ADMIN_ROLES.includes(found.role)) {
+  const role = actingRole(found.role, caller);
+  if ((need === "write" || need === "run") && !WRITE_ROLES.includes(need === "run" ? found.role : role)) {
+    throw WRITE_ROLES.includes(found.role) ? tokenLacks("write") : readOnly();
+  }
+  if (need === "run" && !tokenAllows(caller, "run")) throw tokenLacks("run");
+  if (need === "admin" && !ADMIN_ROLES.includes(role)) {
+    if (ADMIN_ROLES.includes(found.role)) throw tokenLacks(tokenAllows(caller, "write") ? "admin" : "write");
     throw new TRPCError({ code: "FORBIDDEN", message: "Only the team's owners and admins can change this." });
   }
-  return found;
+  return { ...found, role };
 }
 
 export async function authorizeSession(caller: Caller, sessionId: string, need: SessionNeed): Promise<SessionAccess> {
@@ -94,9 +126,11 @@ export async function authorizeSession(caller: Caller, sessionId: string, need: 
     if (!caller.user) throw signIn();
     throw notFound("session");
   }
-  const access: SessionAccess = { session, project, role: member?.role ?? null, link };
-  const writer = member !== null && WRITE_ROLES.includes(member.role);
+  const access: SessionAccess = { session, project, role: member ? actingRole(member.role, caller) : null, link };
   if ((need === "view" || need === "read") && (member || link)) return access;
+  // Taking part in a conversation is the token's `run` scope, not `write`.
+  if (need === "collaborate" && !tokenAllows(caller, "run")) throw tokenLacks("run");
+  const writer = member !== null && WRITE_ROLES.includes(need === "collaborate" ? member.role : access.role!);
   if (writer) return access;
   if (!caller.user) throw signIn();
   if (need === "collaborate" && link?.scope === "collaborate") {
@@ -108,7 +142,7 @@ export async function authorizeSession(caller: Caller, sessionId: string, need: 
   }
   if (!member)
     throw link ? new TRPCError({ code: "FORBIDDEN", message: "This share link is read-only." }) : notFound("session");
-  throw readOnly();
+  throw WRITE_ROLES.includes(member.role) ? tokenLacks("write") : readOnly();
 }
 
 /** Whether this caller may answer the session's approvals (the per-session "who answers" setting). */

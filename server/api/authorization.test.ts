@@ -9,6 +9,7 @@ import { createSession, findSession } from "@/server/db/repositories/sessions";
 import { createShareLink } from "@/server/db/repositories/share-links";
 import { addMember, createTeam } from "@/server/db/repositories/teams";
 import { findProject } from "@/server/db/repositories/projects";
+import type { ApiTokenScope } from "@/lib/api-tokens";
 
 // The authorization matrix: every procedure × every kind of caller, with the outcome each must get.
 // Every procedure has a rule here; a procedure added without one fails the first test, so nobody
@@ -23,10 +24,15 @@ import { findProject } from "@/server/db/repositories/projects";
 //   session-read / -write: a session, as its project (team members only);
 //   session-view: a session, for team members and the holders of a share link to it;
 //   session-collaborate, approval-collaborate: taking part (writers, and team members with a collaborate link);
-//   session-manage: the session's author or a team admin.
+//   session-manage: the session's author or a team admin;
+//   project-run: starting an agent session (writers; an API token's `run` scope);
+//   browser: a signed-in person from their browser, never with an API token (managing the tokens).
+// Calls made with an API token are the owner's, narrowed by the token's scopes (tokenExpected below).
 type Rule =
   | "public"
   | "user"
+  | "browser"
+  | "project-run"
   | "admin"
   | "project-read"
   | "project-write"
@@ -42,6 +48,9 @@ type Rule =
 const rules: Record<string, Rule> = {
   "account.status": "public",
   "account.me": "user",
+  "apiToken.list": "browser",
+  "apiToken.create": "browser",
+  "apiToken.revoke": "browser",
   "account.settings": "admin",
   "account.setSignupMode": "admin",
   "account.commandGuard": "admin",
@@ -97,7 +106,7 @@ const rules: Record<string, Rule> = {
   "terminal.shareInput": "project-write",
   "terminal.close": "project-write",
   "session.list": "project-read",
-  "session.create": "project-write",
+  "session.create": "project-run",
   "session.get": "session-view",
   "session.events": "session-view",
   "session.presence": "session-view",
@@ -211,9 +220,11 @@ const N = "NOT_FOUND" as const;
 const table: Record<Rule, [Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome]> = {
   public: /*                */ [A, A, A, A, A, A, A, A, A],
   user: /*                  */ [U, A, A, A, A, A, U, A, A],
+  browser: /*               */ [U, A, A, A, A, A, U, A, A],
   admin: /*                 */ [U, F, F, F, F, A, U, F, F],
   "project-read": /*        */ [U, N, A, A, A, A, U, A, N],
   "project-write": /*       */ [U, N, F, A, A, A, U, F, N],
+  "project-run": /*         */ [U, N, F, A, A, A, U, F, N],
   "project-admin": /*       */ [U, N, F, F, A, A, U, F, N],
   "team-read": /*           */ [U, N, A, A, A, A, U, A, N],
   "team-admin": /*          */ [U, N, F, F, A, A, U, F, N],
@@ -237,6 +248,45 @@ function expected(path: string, actor: Actor): Outcome {
 }
 
 const createCaller = createCallerFactory(appRouter);
+
+// What each rule needs of an API token beside what the call's type needs (`read` for queries and
+// subscriptions, `write` for mutations, unless the rule is about taking part in sessions).
+const TOKEN_NEEDS: Record<Rule, ApiTokenScope | "never"> = {
+  public: "read",
+  user: "read",
+  browser: "never",
+  admin: "admin",
+  "project-read": "read",
+  "project-write": "write",
+  "project-admin": "admin",
+  "project-run": "run",
+  "team-read": "read",
+  "team-admin": "admin",
+  "session-read": "read",
+  "session-view": "read",
+  "session-write": "write",
+  "session-collaborate": "run",
+  "session-manage": "write",
+  "approval-collaborate": "run",
+};
+const RUN_RULES = new Set<Rule>(["project-run", "session-collaborate", "approval-collaborate"]);
+
+/** What the owner gets from `path` with a token of these scopes: the owner's own outcome, or refused. */
+function tokenExpected(path: string, scopes: readonly ApiTokenScope[]): Outcome {
+  const rule = rules[path]!;
+  const owner = expected(path, "owner");
+  if (owner !== "allow" || rule === "public") return owner;
+  const need = TOKEN_NEEDS[rule];
+  if (need === "never" || !scopes.includes(need)) return F;
+  const byType = procedures[path]!._def.type === "mutation" && !RUN_RULES.has(rule) ? "write" : "read";
+  return scopes.includes(byType) ? A : F;
+}
+const TOKENS: Record<string, ApiTokenScope[]> = {
+  "a read token": ["read"],
+  "a write token": ["read", "write"],
+  "a run token": ["read", "run"],
+  "an admin token": ["read", "write", "admin"],
+};
 
 async function call(ctx: Context, path: string, input: unknown): Promise<unknown> {
   const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
@@ -408,6 +458,20 @@ describe("authorization matrix", () => {
         const want = expected(path, actor);
         const w = want === "allow" && DESTRUCTIVE.has(path) ? await makeWorld() : world;
         const got = await outcome(call(w.actors[actor], path, inputFor(w)));
+        if (got !== want) wrong.push(`${path}: expected ${want}, got ${got}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  for (const [name, scopes] of Object.entries(TOKENS)) {
+    it(`gives the owner with ${name} their own rights narrowed by its scopes, on every procedure`, async () => {
+      const wrong: string[] = [];
+      const withToken = (w: World): Context => ({ ...w.actors.owner, token: { id: randomUUID(), scopes } });
+      for (const path of Object.keys(rules)) {
+        const want = tokenExpected(path, scopes);
+        const w = want === "allow" && DESTRUCTIVE.has(path) ? await makeWorld() : world;
+        const got = await outcome(call(withToken(w), path, inputFor(w)));
         if (got !== want) wrong.push(`${path}: expected ${want}, got ${got}`);
       }
       expect(wrong).toEqual([]);

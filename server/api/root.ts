@@ -1,4 +1,5 @@
 import { accountRouter } from "@/server/api/routers/account";
+import { apiTokenRouter } from "@/server/api/routers/api-token";
 import { fsRouter } from "@/server/api/routers/fs";
 import { projectRouter } from "@/server/api/routers/project";
 import { terminalRouter } from "@/server/api/routers/terminal";
@@ -21,6 +22,7 @@ import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
   account: accountRouter,
+  apiToken: apiTokenRouter,
   team: teamRouter,
   share: shareRouter,
   project: projectRouter,

@@ -7,11 +7,16 @@ import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
 import {
   authorizeProject,
+  actingRole,
   authorizeSession,
   callerLink,
   mayAnswerApprovals,
+  tokenAllows,
+  tokenLacks,
+  type ProjectNeed,
   type SessionNeed,
 } from "@/server/api/access";
+import type { TokenGrant } from "@/server/auth/api-tokens";
 import { findApproval } from "@/server/db/repositories/approvals";
 import { findTeamRole } from "@/server/db/repositories/teams";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
@@ -86,6 +91,8 @@ export type Services = {
  */
 export type Context = {
   user: AppUser | null;
+  /** The API token the call was made with (server/auth/api-tokens.ts); null for a browser login. */
+  token?: TokenGrant | null;
   services: Services;
   shareToken?: string | null;
   clientIp?: string;
@@ -118,11 +125,12 @@ export async function createContext(
   connectionParams?: Record<string, string | undefined> | null,
 ): Promise<Context> {
   // The login session's user row already carries the role (an additional field of better-auth).
-  const user = await services.logins.user(headers);
+  const login = await services.logins.user(headers);
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
-  const currentUser = () => services.logins.fresh(headers);
+  const currentUser = async () => (await services.logins.fresh(headers))?.user ?? null;
   return {
-    user,
+    user: login?.user ?? null,
+    token: login?.token ?? null,
     services,
     shareToken,
     clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown",
@@ -201,8 +209,11 @@ function isAsyncIterator(value: unknown): value is AsyncIterableIterator<unknown
 }
 
 // `access: "public"` marks the few procedures anyone may call; the authorization test checks
-// that every other procedure refuses anonymous callers.
-export type Meta = { access?: "public" };
+// that every other procedure refuses anonymous callers. `tokenScope` is what a call made with an
+// API token needs (server/api/access.ts): by default `read` for queries and subscriptions and `write`
+// for mutations; `run` for taking part in agent sessions; `browser` refuses tokens altogether (the
+// tokens themselves are managed only from a signed-in browser, so a leaked token cannot mint more).
+export type Meta = { access?: "public"; tokenScope?: "run" | "browser" };
 
 const t = initTRPC
   .context<Context>()
@@ -241,20 +252,30 @@ const baseProcedure = t.procedure.use(async ({ ctx: given, type, next }) => {
 
 export const publicProcedure = baseProcedure.meta({ access: "public" });
 
-export const protectedProcedure = baseProcedure.use(({ ctx, next }) => {
+export const protectedProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  if (ctx.token) {
+    if (meta?.tokenScope === "browser")
+      throw new TRPCError({ code: "FORBIDDEN", message: "API tokens are managed from a signed-in browser only." });
+    const scope = meta?.tokenScope ?? (type === "mutation" ? "write" : "read");
+    if (!tokenAllows(ctx, scope)) throw tokenLacks(scope);
+  }
   return next({ ctx: { ...ctx, user: ctx.user } });
 });
 
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
   if (ctx.user.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "Only an admin can do this." });
+  if (!tokenAllows(ctx, "admin")) throw tokenLacks("admin");
   return next();
 });
 
+/** Procedures a signed-in browser alone may call (API tokens themselves). */
+export const browserProcedure = protectedProcedure.meta({ tokenScope: "browser" });
+
 // Resolves the project named by `projectId` and the caller's role in it (their role in the project's
 // team). A project the caller may not see is reported as not found, so its existence does not leak.
-const projectTier = (need: "read" | "write" | "admin") =>
-  protectedProcedure
+const projectTier = (need: ProjectNeed) =>
+  (need === "run" ? protectedProcedure.meta({ tokenScope: "run" }) : protectedProcedure)
     .input(z.object({ projectId: z.string().uuid("projectId must be a project id") }))
     .use(async ({ ctx, input, type, next }) => {
       const found = await authorizeProject(ctx, input.projectId, need);
@@ -267,6 +288,8 @@ export const projectProcedure = projectTier("read");
 export const projectMutationProcedure = projectTier("write");
 /** Project settings, renaming and deleting: the team's owners and admins. */
 export const projectAdminProcedure = projectTier("admin");
+/** Starting an agent session: writers (and an API token's `run` scope). */
+export const projectRunProcedure = projectTier("run");
 
 // Procedures that work in the project's folder also get its Workspace; the rest of the project
 // procedures (settings, schedules, terminals list, ...) do not touch the disk.
@@ -280,7 +303,8 @@ export const workspaceMutationProcedure = workspaceTier("write");
 
 const sessionIdInput = z.object({ sessionId: z.string().uuid("sessionId must be a session id") });
 const sessionTier = (need: SessionNeed) =>
-  protectedProcedure.input(sessionIdInput).use(async ({ ctx, input, type, next }) => {
+  (need === "collaborate" ? protectedProcedure.meta({ tokenScope: "run" }) : protectedProcedure)
+    .input(sessionIdInput).use(async ({ ctx, input, type, next }) => {
     const access = await authorizeSession(ctx, input.sessionId, need);
     const result = await next({
       ctx: {
@@ -330,6 +354,7 @@ export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(asyn
 
 /** Answering an approval request or question: take part in its session, and the session's setting allows it. */
 export const approvalProcedure = protectedProcedure
+  .meta({ tokenScope: "run" })
   .input(z.object({ approvalId: z.string().uuid("approvalId must be an approval id") }))
   .use(async ({ ctx, input, next }) => {
     // A real approval in a session the caller may not see is refused exactly like an id that names
@@ -352,11 +377,15 @@ const teamId = z.string().uuid("teamId must be a team id");
 export const teamProcedure = protectedProcedure.input(z.object({ teamId })).use(async ({ ctx, input, next }) => {
   const found = await findTeamRole(ctx.services.db, input.teamId, ctx.user.id);
   if (!found) throw new TRPCError({ code: "NOT_FOUND", message: "No such team, or you are not in it." });
-  return next({ ctx: { ...ctx, team: found.team, teamRole: found.role } });
+  // Handlers decide on `teamRole` (removing a member, leaving): it is the acting role, so an API
+  // token without `admin` manages nobody, whatever its person's role.
+  return next({ ctx: { ...ctx, team: found.team, teamRole: actingRole(found.role, ctx), personTeamRole: found.role } });
 });
 
 export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
   if (ctx.teamRole !== "owner" && ctx.teamRole !== "admin") {
+    if (ctx.personTeamRole === "owner" || ctx.personTeamRole === "admin")
+      throw tokenLacks(tokenAllows(ctx, "write") ? "admin" : "write");
     throw new TRPCError({
       code: "FORBIDDEN",
       message: "Only the team's owners and admins manage its members and settings.",

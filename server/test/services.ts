@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Context, Services } from "@/server/api/trpc";
 import { createAuth } from "@/server/auth/auth";
 import { createLoginCache } from "@/server/auth/login-cache";
+import { createApiTokenReader } from "@/server/auth/api-tokens";
 import { loadConfig } from "@/server/env";
 import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
@@ -194,7 +195,7 @@ export async function createTestServices(
     config,
     db: database.db,
     auth,
-    logins: createLoginCache(auth, accessChanges),
+    logins: createLoginCache(auth, accessChanges, createApiTokenReader(database.db)),
     files,
     terminals,
     language,

@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   projectMutationProcedure,
   projectProcedure,
+  projectRunProcedure,
   router,
   sessionCollaborateProcedure,
   sessionMutationProcedure,
@@ -53,7 +54,7 @@ export const sessionRouter = router({
       (await listSessions(ctx.services.db, ctx.project.id, { parentId: input.parentId })).map(publicSession),
     ),
 
-  create: projectMutationProcedure
+  create: projectRunProcedure
     .input(z.object({ title: z.string().trim().max(200).optional(), model: z.string().min(3).max(200).optional() }))
     .mutation(({ ctx, input }) =>
       runtimeCall(async () =>

@@ -1,0 +1,74 @@
+import type { Db } from "@/server/db/client";
+import { toAppUser, type AppUser } from "@/server/db/repositories/users";
+import { API_TOKEN_SCOPES, type ApiTokenScope } from "@/lib/api-tokens";
+
+export type ApiTokenRow = {
+  id: string;
+  name: string;
+  scopes: ApiTokenScope[];
+  createdAt: Date;
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+const select = {
+  id: true,
+  name: true,
+  scopes: true,
+  createdAt: true,
+  expiresAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
+
+const knownScopes = (scopes: string[]) =>
+  scopes.filter((scope): scope is ApiTokenScope => (API_TOKEN_SCOPES as readonly string[]).includes(scope));
+const asRow = (row: Omit<ApiTokenRow, "scopes"> & { scopes: string[] }): ApiTokenRow => ({
+  ...row,
+  scopes: knownScopes(row.scopes),
+});
+
+export async function createApiToken(
+  db: Db,
+  input: { userId: string; name: string; scopes: ApiTokenScope[]; expiresAt: Date; tokenHash: string },
+): Promise<ApiTokenRow> {
+  return asRow(await db.apiToken.create({ data: input, select }));
+}
+
+export async function listApiTokens(db: Db, userId: string): Promise<ApiTokenRow[]> {
+  return (await db.apiToken.findMany({ where: { userId }, select, orderBy: { createdAt: "desc" } })).map(asRow);
+}
+
+/** False when the token was not live or is not this person's. */
+export async function revokeApiToken(db: Db, userId: string, id: string): Promise<boolean> {
+  const { count } = await db.apiToken.updateMany({
+    where: { id, userId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  return count === 1;
+}
+
+/** A live token by its hash, with its person as they are now. */
+export async function findLiveApiToken(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<{ id: string; scopes: ApiTokenScope[]; user: AppUser } | null> {
+  const row = await db.apiToken.findUnique({
+    where: { tokenHash },
+    select: {
+      id: true,
+      scopes: true,
+      expiresAt: true,
+      revokedAt: true,
+      user: { select: { id: true, email: true, name: true, role: true } },
+    },
+  });
+  if (!row || row.revokedAt || row.expiresAt <= now) return null;
+  return { id: row.id, scopes: knownScopes(row.scopes), user: toAppUser(row.user) };
+}
+
+export async function touchApiToken(db: Db, id: string, at: Date): Promise<void> {
+  await db.apiToken.updateMany({ where: { id }, data: { lastUsedAt: at } });
+}
