@@ -27,8 +27,8 @@ export const createApiTokenInput = z.object({
     .array(z.enum(API_TOKEN_SCOPES))
     .min(1, "Choose at least one scope")
     // Every token reads; administering implies changing.
-    .transform((scopes) =>
-      [...new Set<ApiTokenScope>(["read", ...scopes, ...(scopes.includes("admin") ? (["write"] as const) : [])])],
-    ),
+    .transform((scopes) => [
+      ...new Set<ApiTokenScope>(["read", ...scopes, ...(scopes.includes("admin") ? (["write"] as const) : [])]),
+    ]),
   expiresInDays: z.number().int().min(1).max(API_TOKEN_MAX_DAYS),
 });

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { GitCredentials } from "@/components/git/git-credentials";
+import { ApiTokens } from "@/components/auth/api-tokens";
 
 /**
- * A person's own settings: who they are, and the git credentials Tandem uses for them. A refused
+ * A person's own settings: who they are, the git credentials Tandem uses for them, their API tokens. A refused
  * push links here with the remote's host (`host`, and `kind`: token or ssh-key) filled in.
  */
 export function AccountSettings({
@@ -38,6 +39,7 @@ export function AccountSettings({
         </div>
       )}
       <GitCredentials scope={{ kind: "user" }} prefill={prefill} />
+      <ApiTokens />
     </>
   );
 }

@@ -107,6 +107,7 @@ const rules: Record<string, Rule> = {
   "terminal.close": "project-write",
   "session.list": "project-read",
   "session.create": "project-run",
+  "session.reply": "session-view",
   "session.get": "session-view",
   "session.events": "session-view",
   "session.presence": "session-view",

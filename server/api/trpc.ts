@@ -304,26 +304,27 @@ export const workspaceMutationProcedure = workspaceTier("write");
 const sessionIdInput = z.object({ sessionId: z.string().uuid("sessionId must be a session id") });
 const sessionTier = (need: SessionNeed) =>
   (need === "collaborate" ? protectedProcedure.meta({ tokenScope: "run" }) : protectedProcedure)
-    .input(sessionIdInput).use(async ({ ctx, input, type, next }) => {
-    const access = await authorizeSession(ctx, input.sessionId, need);
-    const result = await next({
-      ctx: {
-        ...ctx,
-        session: access.session,
-        project: access.project,
-        role: access.role ?? "viewer",
-        link: access.link,
-      },
+    .input(sessionIdInput)
+    .use(async ({ ctx, input, type, next }) => {
+      const access = await authorizeSession(ctx, input.sessionId, need);
+      const result = await next({
+        ctx: {
+          ...ctx,
+          session: access.session,
+          project: access.project,
+          role: access.role ?? "viewer",
+          link: access.link,
+        },
+      });
+      const recheck = async () => authorizeSession(await freshCaller(ctx), input.sessionId, need);
+      return endsWithAccess(
+        type,
+        result,
+        ctx.services,
+        { userId: ctx.user.id, projectId: access.project.id, sessionId: access.session.id },
+        recheck,
+      );
     });
-    const recheck = async () => authorizeSession(await freshCaller(ctx), input.sessionId, need);
-    return endsWithAccess(
-      type,
-      result,
-      ctx.services,
-      { userId: ctx.user.id, projectId: access.project.id, sessionId: access.session.id },
-      recheck,
-    );
-  });
 
 // Procedures named by a session: the caller's access to the session's project decides.
 export const sessionProcedure = sessionTier("read");

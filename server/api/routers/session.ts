@@ -3,7 +3,6 @@ import { isModelId } from "@/lib/model-providers";
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
-  projectMutationProcedure,
   projectProcedure,
   projectRunProcedure,
   router,
@@ -24,6 +23,7 @@ import {
   type AgentSessionRow,
 } from "@/server/db/repositories/sessions";
 import { listTodos } from "@/server/db/repositories/todos";
+import { lastEventOfType } from "@/server/db/repositories/session-events";
 import { endableStream } from "@/server/agent/event-stream";
 import { committedEvents } from "@/lib/session-events";
 import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, imageHashSchema, looksLike } from "@/lib/images";
@@ -93,6 +93,24 @@ export const sessionRouter = router({
       canManage: writer && (ctx.session.authorId === ctx.user?.id || ADMIN_ROLES.includes(ctx.role!)),
       /** May allow a refused host from the session's card (network.allowHost: the project's admins). */
       canAllowHosts: !!ctx.user && ctx.role !== null && ADMIN_ROLES.includes(ctx.role),
+    };
+  }),
+
+  /**
+   * For scripts: the session's status, the agent's latest message, and the seq of the latest
+   * finished turn, which passes the seq `send` returned once the turn that message started is over
+   * (docs/api.md#scripts-and-ci-api-tokens).
+   */
+  reply: sessionViewProcedure.query(async ({ ctx }) => {
+    const db = ctx.services.db;
+    const [message, finished] = await Promise.all([
+      lastEventOfType(db, ctx.session.id, "assistant_message"),
+      lastEventOfType(db, ctx.session.id, "turn_finished"),
+    ]);
+    return {
+      status: ctx.session.status,
+      text: message?.type === "assistant_message" ? message.payload.text : null,
+      finishedSeq: finished?.seq ?? 0,
     };
   }),
 

@@ -62,6 +62,12 @@ export async function listEventsOfTypes(
   return rows.map(parseSessionEvent);
 }
 
+/** The session's latest event of this type, or null. */
+export async function lastEventOfType(db: Db, sessionId: string, type: SessionEventType): Promise<SessionEvent | null> {
+  const row = await db.sessionEvent.findFirst({ where: { sessionId, type }, orderBy: { seq: "desc" } });
+  return row && parseSessionEvent(row);
+}
+
 /** The session's highest seq, 0 for an empty log (read at each turn's start). */
 export async function lastSeq(db: Db, sessionId: string): Promise<number> {
   const [row] = await db.sql<{
