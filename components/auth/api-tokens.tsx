@@ -76,7 +76,7 @@ export function ApiTokens() {
             Create token
           </button>
         </div>
-        <fieldset className="row" style={{ flexWrap: "wrap", border: 0, padding: 0, gap: 14 }}>
+        <fieldset className="stack" style={{ border: 0, padding: 0, gap: 6 }}>
           <legend className="hint">Scopes</legend>
           {API_TOKEN_SCOPES.map((scope) => (
             <label key={scope} className="row" style={{ gap: 6 }} title={API_TOKEN_SCOPE_LABELS[scope]}>
