@@ -85,7 +85,7 @@ describe("API tokens over HTTP", () => {
     expect(row.tokenHash).toBe(hashToken(token));
     expect(JSON.stringify(row)).not.toContain(token.slice("tandem_".length));
     await until(
-      async () => (await browser().apiToken.list.query()).find((t) => t.id === apiToken.id)?.lastUsedAt,
+      async () => !!(await browser().apiToken.list.query()).find((t) => t.id === apiToken.id)?.lastUsedAt,
       "the token's last use recorded",
       5_000,
     );
@@ -187,7 +187,7 @@ describe("API tokens on the sockets", () => {
     await until(() => events.length > 0, "the session's first event", 5_000);
     const revokedAt = Date.now();
     await browser().apiToken.revoke.mutate({ id: apiToken.id });
-    await until(() => ended, "the stream ended", 5_000);
+    await until(() => ended !== null, "the stream ended", 5_000);
     const end = ended as unknown as { code: string; at: number };
     expect(end.code).toBe("UNAUTHORIZED");
     expect(end.at - revokedAt).toBeLessThan(2_000);
