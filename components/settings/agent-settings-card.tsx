@@ -193,7 +193,8 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
         </label>
         <label className="field">
           <span>
-            Loop guard: stop after the same call repeats ({LOOP_GUARD.min}–{LOOP_GUARD.max} times)
+            Loop guard: warn when the same call gets the same result this many times in a row, stop at twice that (
+            {LOOP_GUARD.min}–{LOOP_GUARD.max})
           </span>
           <input
             className="input"

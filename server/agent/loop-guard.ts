@@ -1,7 +1,10 @@
-import type { ToolCallEvent } from "@/server/agent/turn-state";
+import type { SessionEvent } from "@/lib/session-events";
 
-// Stops a turn that keeps making the same tool call with the same arguments: a model stuck in a
-// loop burns tokens and time without getting anywhere.
+// Catches a turn stuck in a loop: the same tool call with the same arguments, answered with the
+// same result, over and over with nothing else in between. Re-running a check after an edit is
+// normal (the edit breaks the streak, as does a different result or a person's message), so only
+// an unbroken streak counts. At `repeats` the model is warned in the call's result; at twice that
+// the turn stops.
 
 /** A stable key: key order in the input does not matter. */
 export function callKey(toolName: string, input: unknown): string {
@@ -17,19 +20,65 @@ function stableStringify(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** The call that has been made `repeats` times in this turn, or null. */
-export function repeatedCall(turnCalls: ToolCallEvent[], repeats: number): { toolName: string; count: number } | null {
-  if (repeats < 2) return null;
-  const counts = new Map<string, number>();
-  for (const call of turnCalls) {
-    const key = callKey(call.payload.toolName, call.payload.input);
-    const count = (counts.get(key) ?? 0) + 1;
-    counts.set(key, count);
-    if (count >= repeats) return { toolName: call.payload.toolName, count };
+const WARNING_MARK = "\n\n[Loop guard]";
+
+export type LoopHit = { toolName: string; count: number };
+
+/**
+ * The streak of the open turn's calls, fed each result as it is recorded. Built from the log at
+ * each round of the loop, so a resumed turn counts what came before the restart.
+ */
+export class LoopGuard {
+  private key = "";
+  private result = "";
+  private count = 0;
+  private stop: LoopHit | null = null;
+
+  constructor(private readonly repeats: number) {}
+
+  /** Replays the open turn's calls and results from the log, from where the turn's context begins. */
+  static fromLog(events: SessionEvent[], turnId: string, repeats: number): LoopGuard {
+    const guard = new LoopGuard(repeats);
+    const calls = new Map<string, { toolName: string; input: unknown }>();
+    for (const event of events) {
+      if (event.type === "user_message") guard.reset();
+      else if (event.type === "tool_call" && event.payload.turnId === turnId)
+        calls.set(event.payload.toolCallId, event.payload);
+      else if (event.type === "tool_result" && event.payload.turnId === turnId) {
+        const call = calls.get(event.payload.toolCallId);
+        if (call) guard.observe(call.toolName, call.input, event.payload.ok, stripWarning(event.payload.llm));
+      }
+    }
+    return guard;
   }
-  return null;
+
+  private reset() {
+    this.key = "";
+    this.count = 0;
+  }
+
+  /** Counts a result; returns the warning to add to it, when the streak reaches the threshold. */
+  observe(toolName: string, input: unknown, ok: boolean, llm: string): string | null {
+    const key = callKey(toolName, input);
+    const result = `${ok}:${llm}`;
+    if (key === this.key && result === this.result) this.count += 1;
+    else [this.key, this.result, this.count] = [key, result, 1];
+    if (this.repeats < 2 || this.count < this.repeats) return null;
+    if (this.count >= this.repeats * 2) this.stop ??= { toolName, count: this.count };
+    return `${WARNING_MARK} ${toolName} has now run ${this.count} times in a row with the same arguments and the same result, with nothing changed in between. Do something different (change the approach, read something else, or report what blocks you); the turn stops at ${this.repeats * 2}.`;
+  }
+
+  /** The streak that reached twice the threshold, once one has. */
+  get hit(): LoopHit | null {
+    return this.stop;
+  }
 }
 
-export function loopGuardMessage(hit: { toolName: string; count: number }): string {
-  return `Stopped: the agent called ${hit.toolName} with the same arguments ${hit.count} times in this turn, which looks like a loop. Send a message with more guidance to continue.`;
+function stripWarning(llm: string): string {
+  const at = llm.indexOf(WARNING_MARK);
+  return at < 0 ? llm : llm.slice(0, at);
+}
+
+export function loopGuardMessage(hit: LoopHit): string {
+  return `Stopped: the agent called ${hit.toolName} ${hit.count} times in a row with the same arguments and the same result, which looks like a loop. Send a message with more guidance to continue.`;
 }

@@ -281,14 +281,60 @@ describe("agent turn against the scripted model server", () => {
     expect(foldTranscript(events).items.at(-1)).toMatchObject({ kind: "notice", text: "Stopped." });
   });
 
-  it("stops a turn that repeats the same call, and says why", async () => {
+  it("warns a turn that repeats the same call with the same result, then stops it at twice the threshold", async () => {
     const session = await h.newSession("loop-guard");
     const events = await h.send(session.id, "Loop");
     const finished = only(events, "turn_finished")[0]!.payload;
     expect(finished.reason).toBe("loop_guard");
-    expect(finished.message).toMatch(/echo with the same arguments 3 times/);
-    expect(h.toolLog).toHaveLength(2);
+    expect(finished.message).toMatch(/echo 6 times in a row with the same arguments and the same result/);
+    const results = only(events, "tool_result").map((e) => e.payload.llm);
+    expect(results.slice(0, 2)).toEqual(["echo: again", "echo: again"]);
+    expect(results[2]).toMatch(/^echo: again\n\n\[Loop guard\] echo has now run 3 times in a row.*stops at 6/s);
+    expect(h.toolLog).toHaveLength(6);
     expect(h.model.unused()).toHaveLength(1);
+  });
+
+  it("lets a verify loop run to the end: the same test command with edits between", async () => {
+    const test = { name: "run", arguments: { command: "npm test" } };
+    const edit = (n: number) => ({ name: "write", arguments: { path: "fix.txt", content: `try ${n}` } });
+    const session = await h.newSession({
+      replies: [
+        { toolCalls: [test] },
+        { toolCalls: [edit(1)] },
+        { toolCalls: [test] },
+        { toolCalls: [edit(2)] },
+        { toolCalls: [test] },
+        { toolCalls: [edit(3)] },
+        { toolCalls: [test] },
+        { text: "Fixed and verified." },
+      ],
+    });
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
+    const events = await h.send(session.id, "Fix the tests");
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask" });
+    expect(only(events, "turn_finished")[0]!.payload.reason).toBe("completed");
+    expect(only(events, "tool_result").every((e) => !e.payload.llm.includes("[Loop guard]"))).toBe(true);
+    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("Fixed and verified.");
+  });
+
+  it("lets a turn read one file again after each edit", async () => {
+    const read = { name: "echo", arguments: { text: "app.ts" } };
+    const edit = (n: number) => ({ name: "write", arguments: { path: "app.ts", content: `v${n}` } });
+    const session = await h.newSession({
+      replies: [
+        { toolCalls: [read] },
+        { toolCalls: [edit(1)] },
+        { toolCalls: [read] },
+        { toolCalls: [edit(2)] },
+        { toolCalls: [read] },
+        { text: "Read it three times." },
+      ],
+    });
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "auto-edit" });
+    const events = await h.send(session.id, "Edit and re-read");
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask" });
+    expect(only(events, "turn_finished")[0]!.payload.reason).toBe("completed");
+    expect(h.toolLog.filter((t) => t.tool === "echo")).toHaveLength(3);
   });
 
   it("asks people a question and hands the answer, with who gave it, to the model", async () => {

@@ -4,7 +4,7 @@ import type { ToolSet } from "@/server/tools/registry";
 import { prepareContext } from "@/server/agent/compaction";
 import { withImageBytes } from "@/server/agent/images";
 import { describeModelError } from "@/server/agent/errors";
-import { loopGuardMessage, repeatedCall } from "@/server/agent/loop-guard";
+import { LoopGuard, loopGuardMessage } from "@/server/agent/loop-guard";
 import { runModelStep, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls, type CallRunner } from "@/server/agent/tool-calls";
 import type { TurnContext } from "@/server/agent/turn-context";
@@ -88,15 +88,12 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
       return finish("cancelled");
     }
     if (state.pendingCalls.length) {
-      const hit = repeatedCall(state.turnCalls, r.loopGuardRepeats);
-      if (hit) {
-        await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the loop guard stopped the turn.");
-        return finish("loop_guard", loopGuardMessage(hit));
-      }
-      if ((await runPendingCalls(runner, state.pendingCalls, state)) === "waiting") {
+      const loop = LoopGuard.fromLog(events, turnId, r.loopGuardRepeats);
+      if ((await runPendingCalls({ ...runner, loop }, state.pendingCalls, state)) === "waiting") {
         await r.setStatus("waiting_approval");
         return { reason: "waiting", text: lastText };
       }
+      if (loop.hit) return finish("loop_guard", loopGuardMessage(loop.hit));
       continue;
     }
     if (state.steps >= r.stepLimit) {

@@ -10,6 +10,7 @@ import { decide, type Policy } from "@/server/agent/policy";
 import { callHash } from "@/server/agent/call-binding";
 import { guardReasons } from "@/server/agent/command-guard";
 import { gitWorkProbe } from "@/server/agent/git-work-probe";
+import type { LoopGuard } from "@/server/agent/loop-guard";
 import type { ToolCallEvent, TurnState } from "@/server/agent/turn-state";
 
 // Runs the tool calls of a step that have no result yet, in the model's order, as the registry
@@ -28,6 +29,8 @@ export type CallRunner = {
   turnId: string;
   /** Called before a tool that may change files runs (takes the turn's checkpoint once). */
   beforeChange?(): Promise<void>;
+  /** Counts each result for the loop guard, which may add a warning to it. */
+  loop?: LoopGuard;
 };
 
 type Ready = { call: ToolCallEvent; tool: Tool; grant: CallGrant };
@@ -343,17 +346,19 @@ async function recordResult(
   images?: { refs: ImageRef[]; notes: string[] },
   json?: boolean,
 ) {
+  const text = images?.notes.length ? [llm, ...images.notes].join("\n") : llm;
+  const warning = runner.loop?.observe(call.payload.toolName, call.payload.input, ok, text);
   await runner.turn.log.append(runner.turn.sessionId, "tool_result", {
     turnId: runner.turnId,
     toolCallId: call.payload.toolCallId,
     toolName: call.payload.toolName,
     ok,
-    llm: images?.notes.length ? [llm, ...images.notes].join("\n") : llm,
+    llm: warning ? text + warning : text,
     display,
     durationMs,
     errorCode,
     ...(images?.refs.length ? { images: images.refs } : {}),
-    ...(json ? { json: true as const } : {}),
+    ...(json && !warning ? { json: true as const } : {}),
   });
 }
 

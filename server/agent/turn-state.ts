@@ -23,8 +23,6 @@ export type TurnState = {
    * a call that reuses an earlier call's id finds no request of its own and is asked anew.
    */
   requests: Map<string, { seq: number; approvalId: string }>;
-  /** Tool calls of the open turn (for the loop guard). */
-  turnCalls: ToolCallEvent[];
   lastSeq: number;
   /** The seq of the last person's message. */
   lastUserSeq: number;
@@ -37,7 +35,6 @@ export type TurnState = {
 export function turnState(events: SessionEvent[]): TurnState {
   let openTurn: TurnState["openTurn"] = null;
   let steps = 0;
-  let turnCalls: ToolCallEvent[] = [];
   const pending = new Map<string, ToolCallEvent>();
   const started = new Map<string, { asked: boolean }>();
   const requests = new Map<string, { seq: number; approvalId: string }>();
@@ -52,7 +49,6 @@ export function turnState(events: SessionEvent[]): TurnState {
         openTurn = { turnId: event.payload.turnId, seq: event.seq };
         turnContextSeq = firstMessageAfterEnd || event.seq;
         steps = 0;
-        turnCalls = [];
         checkpointed = false;
         break;
       case "turn_finished":
@@ -70,7 +66,6 @@ export function turnState(events: SessionEvent[]): TurnState {
       case "tool_call":
         pending.set(event.payload.toolCallId, event);
         requests.delete(event.payload.toolCallId);
-        if (openTurn?.turnId === event.payload.turnId) turnCalls.push(event);
         break;
       case "tool_result":
         pending.delete(event.payload.toolCallId);
@@ -104,7 +99,6 @@ export function turnState(events: SessionEvent[]): TurnState {
     pendingCalls: [...pending.values()],
     startedCalls: started,
     requests,
-    turnCalls,
     lastSeq: events.at(-1)?.seq ?? 0,
     lastUserSeq,
     turnContextSeq,
