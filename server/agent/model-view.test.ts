@@ -125,4 +125,71 @@ describe("what the model sees", () => {
     expect(second).toContain("export const b = 2;");
     expect(second).not.toContain("indent with tabs");
   });
+
+  it("an edit's result shows the changed lines with context, numbered as read_file numbers them", async () => {
+    const files = await h.env.services.files.open(h.project.id);
+    const body = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
+    await files.create("numbers.txt", `${body}\n`);
+    const session = await h.newSession({
+      replies: [
+        { toolCalls: [{ id: "read_n", name: "read_file", arguments: { path: "numbers.txt" } }] },
+        {
+          toolCalls: [
+            {
+              id: "edit_n",
+              name: "edit",
+              arguments: { path: "numbers.txt", old_string: "line 10", new_string: "ten" },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              id: "multi_n",
+              name: "multi_edit",
+              arguments: { edits: [{ path: "numbers.txt", old_string: "line 15", new_string: "fifteen" }] },
+            },
+          ],
+        },
+        { text: "Done." },
+      ],
+    });
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "auto-edit" });
+    const events = await h.send(session.id, "edit line ten");
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask" });
+    const result = (id: string) => only(events, "tool_result").find((e) => e.payload.toolCallId === id)!.payload.llm;
+    const read = result("read_n").split("\n");
+    const lineOf = (n: number) => read.find((l) => l.startsWith(`${String(n).padStart(6)}\t`))!;
+    expect(result("edit_n")).toContain(
+      [lineOf(7), lineOf(8), lineOf(9), "    10\tten", lineOf(11), lineOf(12), lineOf(13)].join("\n"),
+    );
+    expect(result("edit_n")).not.toContain(lineOf(6));
+    expect(result("multi_n")).toContain(["    14\tline 14", "    15\tfifteen", "    16\tline 16"].join("\n"));
+  });
+
+  it("after a restore that rewinds the conversation, reading an unchanged file shows its content again", async () => {
+    const files = await h.env.services.files.open(h.project.id);
+    await files.create("kept.txt", "the password hint is teal\n");
+    const session = await h.newSession({
+      replies: [
+        { match: "first", toolCalls: [{ id: "read_k1", name: "read_file", arguments: { path: "kept.txt" } }] },
+        {
+          match: "teal",
+          toolCalls: [{ id: "write_c", name: "write_file", arguments: { path: "changed.txt", content: "new\n" } }],
+        },
+        { match: "changed.txt", text: "Wrote it." },
+        { match: "again", toolCalls: [{ id: "read_k2", name: "read_file", arguments: { path: "kept.txt" } }] },
+        { match: "teal", text: "The hint is teal." },
+      ],
+    });
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "auto-edit" });
+    let events = await h.send(session.id, "first");
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask" });
+    const checkpoint = only(events, "checkpoint")[0]!.payload.checkpointId;
+    await h.caller.checkpoint.restore({ sessionId: session.id, checkpointId: checkpoint, rewindConversation: true });
+    events = await h.send(session.id, "read it again");
+    const second = only(events, "tool_result").find((e) => e.payload.toolCallId === "read_k2")!;
+    expect(second.payload.llm).toContain("the password hint is teal");
+    expect(second.payload.llm).not.toMatch(/not repeated here/);
+  });
 });

@@ -9,12 +9,16 @@ import { ToolFailure } from "@/server/tools/result";
 // What the tools of one agent session share across its turns (the read tracker, the shell and
 // its background jobs, the output store), and the session's tool set.
 
-/** `announced`: sub-folders whose AGENTS.md/TANDEM.md the model was shown (folder-instructions.ts). */
+/**
+ * `announced`: sub-folders whose AGENTS.md/TANDEM.md the model was shown (folder-instructions.ts).
+ * `rewoundAt`: the seq of the last rewind (or undone rewind) the read tracker has accounted for.
+ */
 export type SessionResources = {
   reads: ReadTracker;
   shell: ShellSession;
   outputs: OutputStore;
   announced: Set<string>;
+  rewoundAt: number;
 };
 export type ShellFactory = (input: {
   workspace: Workspace;
@@ -34,6 +38,7 @@ export function createSessionResources(
     reads: createReadTracker(),
     outputs,
     announced: new Set(),
+    rewoundAt: 0,
     shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell(),
   };
 }

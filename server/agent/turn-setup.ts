@@ -57,6 +57,13 @@ export async function prepareTurn(
   const workspace = await o.openWorkspace(session.projectId);
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
+  // A rewind hides reads from the conversation: what the model saw then is no longer in view.
+  const rewound = events.findLast((e) => e.type === "rewind" || e.type === "restore_undone")?.seq ?? 0;
+  if (rewound > res.rewoundAt) {
+    res.reads.forgetViews();
+    res.announced.clear();
+    res.rewoundAt = rewound;
+  }
   // The project (name, agent settings) and the instance settings a turn uses, one query each.
   const [project, instance] = await Promise.all([
     store.settings.projectForTurn(session.projectId),

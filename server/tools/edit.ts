@@ -1,7 +1,7 @@
 import { editCall } from "@/lib/tool-call-shapes";
 import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
-import { changeSummary, diffFile } from "./diff-display";
+import { changeSummary, changedLines, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
 import { assertFresh, editableText, loadFileIfExists } from "./file-state";
 import { ToolFailure, ok } from "./result";
@@ -58,7 +58,12 @@ export const editTool = defineTool({
       const { version } = await ctx.workspace.write(input.path, after, { expectedVersion: file.version });
       ctx.reads.recordWrite(file.resolved.path, version);
       const diff = diffFile(label, text, after, false);
-      return ok(`Edited '${label}'${where}: ${changeSummary(diff)}.`, { kind: "diff", files: [diff] }, { path: label });
+      const shown = changedLines(text, after);
+      return ok(
+        `Edited '${label}'${where}: ${changeSummary(diff)}.${shown ? `\nThe changed lines now read:\n${shown}` : ""}`,
+        { kind: "diff", files: [diff] },
+        { path: label },
+      );
     },
   ),
 });

@@ -4,7 +4,7 @@ import { DEFAULT_FORMAT, encode } from "@/server/workspace/text-codec";
 import { withNewErrors } from "./new-errors";
 import type { DiffFile, ToolErrorCode } from "@/lib/tool-display";
 import { defineTool } from "./define-tool";
-import { changeSummary, diffFile } from "./diff-display";
+import { changeSummary, changedLines, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
 import { assertFresh, editableText, loadFileIfExists, type LoadedFile } from "./file-state";
 import { ToolFailure, failure, ok, resultFromError } from "./result";
@@ -87,7 +87,13 @@ export const multiEditTool = defineTool({
         ctx.reads.recordWrite(key, versions[i]!);
         return diffFile(plan.label, plan.before, plan.text, plan.file === null);
       });
-      const summary = diffs.map((d) => `- ${d.path}: ${changeSummary(d)}`).join("\n");
+      const summary = diffs
+        .map((d, i) => {
+          const [, plan] = changed[i]!;
+          const shown = plan.file ? changedLines(plan.before, plan.text, Math.ceil(60 / diffs.length)) : "";
+          return `- ${d.path}: ${changeSummary(d)}${shown ? `; the changed lines now read:\n${shown}` : ""}`;
+        })
+        .join("\n");
       return ok(
         `Applied ${input.edits.length} edits to ${diffs.length} file${diffs.length === 1 ? "" : "s"}:\n${summary}`,
         { kind: "diff", files: diffs },
