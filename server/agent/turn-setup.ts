@@ -23,6 +23,7 @@ import { LANGUAGE_TOOLS } from "@/server/tools/core-tools";
 import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
 import { chooseWebSearch } from "@/server/agent/web-search-backend";
+import { probeRuntimes } from "@/server/agent/prompts/workspace-probe";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -94,7 +95,9 @@ export async function prepareTurn(
   tools = deferred.tools;
   const toolNames = Object.keys(tools);
   const lastMessage = events.findLast((e) => e.type === "user_message");
-  const [context, git, network] = await Promise.all([
+  // Not tied to this turn's signal: the answer is kept for the session's later turns.
+  res.runtimes ??= probeRuntimes({ root: workspace.root, sandbox: o.sandbox });
+  const [context, git, network, runtimes] = await Promise.all([
     gatherContext({
       workspace,
       memories: memorySource(store, [
@@ -106,8 +109,10 @@ export async function prepareTurn(
     }),
     gitSummary({ root: workspace.root, sandbox: o.sandbox, signal }),
     o.sandbox.network(session.projectId),
+    res.runtimes,
   ]);
   const stepLimit = session.maxSteps ?? settings.stepLimit;
+  const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
   const instructions = buildSystemPrompt({
     projectName: project.name,
     root: workspace.root,
@@ -116,6 +121,8 @@ export async function prepareTurn(
     network,
     git,
     toolNames,
+    approvalMode: policy.mode,
+    runtimes,
     ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
     context,
   });
@@ -128,7 +135,6 @@ export async function prepareTurn(
   };
   const facts = await loadModelFacts(store, session.model);
   const language = o.language?.forProject(session.projectId, workspace);
-  const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
   const toolContext = (toolCallId: string, grant?: CallGrant): ToolContext => ({
     workspace,
     projectId: session.projectId,

@@ -70,6 +70,8 @@ describe("the system prompt", () => {
     expect(environment).toContain(`Workspace root: ${root}`);
     expect(environment).toMatch(/Linux; commands run in bash, without a sandbox/); // the tests run with TANDEM_SANDBOX=none
     expect(environment).toContain("Only the workspace persists between shell calls");
+    expect(environment).toContain("so install into the workspace");
+    expect(environment).toMatch(/Runtimes on the PATH: node \d+\.\d+\.\d+, npm /); // probed in the (here unsandboxed) shell
     expect(environment).toMatch(/Network: off\. Shell commands cannot reach any host/);
     expect(environment).toMatch(/Git: a repository on branch main, with 3 changed files \(git status codes\): /);
     for (const change of [".M src/app.ts", "?? TANDEM.md", "?? .tandem/"]) expect(environment).toContain(change);
@@ -78,9 +80,16 @@ describe("the system prompt", () => {
     expect(environment).toContain("People may be editing files at the same time as you");
 
     expect(section("How to work")).toMatch(/todo_write list: exactly one item in_progress/);
+    expect(section("How to work")).toContain("Keep going until the task is done and verified");
+    expect(section("How to work")).toContain("If the same approach fails twice, stop and rethink");
+    expect(section("How to work")).toContain("For a bug, reproduce it first");
+    expect(section("How to work")).not.toContain("diagnostics"); // no language servers here
+    expect(section("How to work")).toContain("Failures your change did not cause: leave them alone and name them");
+    expect(section("Safety and approvals")).toContain("Approval mode: ask.");
+    expect(section("Safety and approvals")).toContain("Look things up with your tools before asking");
     expect(section("Tool use")).toContain("relative to the workspace root, even after a cd");
     expect(section("Safety and approvals")).toContain("A rejected call is not retried or worked around");
-    expect(section("Safety and approvals")).toContain("ask with ask_user");
+    expect(section("Safety and approvals")).toContain("Ask with ask_user only when");
     expect(section("Communication")).toContain("path:line");
 
     const context = system.slice(system.indexOf("# Context\n")); // the last section; AGENTS.md has headings of its own
@@ -119,9 +128,31 @@ describe("the system prompt", () => {
       sandbox: "bwrap",
       network: { policy: "off", allowHosts: [] },
       git: { repository: true, branch: "main", upstream: null, changes: [] },
-      toolNames: ["read_file", "delegate", "ask_user", "memory", "note", "web_fetch", "skill", "workflow"],
+      toolNames: [
+        "read_file",
+        "delegate",
+        "ask_user",
+        "memory",
+        "note",
+        "web_fetch",
+        "skill",
+        "workflow",
+        "diagnostics",
+      ],
+      approvalMode: "auto-edit",
+      runtimes: ["node 24.1.0", "npm 11.6.0", "python3 3.12.3"],
       context: EMPTY_CONTEXT,
     });
     expect(fixed.length).toBeLessThan(8000);
+    const environment = fixed.slice(fixed.indexOf("# Environment"), fixed.indexOf("# How to work"));
+    expect(environment).toContain("Runtimes on the PATH: node 24.1.0, npm 11.6.0, python3 3.12.3.");
+    expect(environment).toContain(
+      "a server started in the background keeps running, but later calls cannot connect to it",
+    );
+    expect(environment).toMatch(
+      /A failure the sandbox causes .* is not fixed by retrying variants: say it is the sandbox/,
+    );
+    expect(fixed).toContain("Approval mode: auto-edit. Edits and writes run at once");
+    expect(fixed).toContain("Run the narrowest check first (diagnostics is the fast type check)");
   });
 });

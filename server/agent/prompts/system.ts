@@ -2,6 +2,7 @@ import type { GitSummary } from "@/server/git/summary";
 import { workspacePathInside } from "@/lib/workspace-mount";
 import type { SandboxMode } from "@/server/sandbox/launcher";
 import type { NetworkPolicy } from "@/lib/egress-policy";
+import type { ApprovalMode } from "@/server/agent/policy";
 import { renderContext, type PromptContext } from "@/server/agent/prompts/context";
 
 // The system prompt of a turn. The fixed part says how a careful engineer works in Tandem (the
@@ -20,6 +21,9 @@ export type PromptInput = {
   /** null when git could not be asked. */
   git: GitSummary | null;
   toolNames: string[];
+  approvalMode: ApprovalMode;
+  /** What the sandbox's PATH holds ("node 24.1.0"), probed once per session; null when unknown. */
+  runtimes: string[] | null;
   /** Set for a sub-agent: its step limit. */
   subagent?: { stepLimit: number };
   context: PromptContext;
@@ -29,11 +33,18 @@ const MAX_CHANGES_LISTED = 15;
 
 const IDENTITY = `You are Tandem's coding agent. You work in a project's workspace together with a team of people who watch your work live, review your edits and may answer your questions. Each person's message starts with their name in brackets, e.g. "[Ada] …": several people may write in one session, so answer the one who asked.`;
 
-const HOW_TO_WORK = `# How to work
-1. Understand first. Find the code involved with grep and glob, read it, and look at how nearby code solves the same problem before you change anything.
-2. Plan. For a task of three or more steps keep a todo_write list: exactly one item in_progress at a time, each marked completed as soon as it is done.
-3. Change. Make small, focused edits in the style of the surrounding code. Read a file before you edit it. Use a library only after checking that the project already uses it (its manifest, its imports).
-4. Verify. Run the project's own test, typecheck and lint commands, taken from AGENTS.md, package.json (or the build file) or memory, never assumed, in non-interactive form. Never claim success without a run that shows it; if you could not run something, say so.
+const UNDERSTAND = `Understand first. Find the code involved with grep and glob, read it, and look at how nearby code solves the same problem before you change anything.`;
+
+const PLAN = `Plan. For a task of three or more steps keep a todo_write list: exactly one item in_progress at a time, each marked completed as soon as it is done.`;
+
+const CHANGE = `Change. Make small, focused edits in the style of the surrounding code. Read a file before you edit it. Use a library only after checking that the project already uses it (its manifest, its imports).`;
+
+function verify(diagnostics: boolean): string {
+  const typeCheck = diagnostics ? " (diagnostics is the fast type check)" : "";
+  return `Verify. For a bug, reproduce it first (a failing test or command). Run the narrowest check first${typeCheck}, then the wider suite: the project's own commands from AGENTS.md, package.json (or the build file) or memory, never assumed, in non-interactive form. Failures your change did not cause: leave them alone and name them. Never claim success without a run that shows it; quote failing output as it is.`;
+}
+
+const PERSIST = `- Keep going until the task is done and verified, or only a person can unblock it. If the same approach fails twice, stop and rethink (reread the error, question your assumption) before trying again.
 - A request to explain or review gets a report, not edits.
 - Create no files nobody asked for. Never undo changes you did not make: they are someone's work.`;
 
@@ -47,12 +58,19 @@ const TOOL_USE = `# Tool use
 const DELEGATE_USE = `- Hand broad research (many files, several areas) to delegate; its report is all you get back, so ask for what you need in it.`;
 
 const SAFETY = `# Safety and approvals
-- Some calls wait for a person to approve them. A rejected call is not retried or worked around: follow the feedback that comes with it, or ask.
+- A rejected call is not retried or worked around: follow the feedback that comes with it, or ask.
 - Ask before anything destructive or hard to undo: deleting files or data, rewriting git history, dropping databases, force pushes.
 - Never commit or push unless asked.
 - Never print, store (in memory, notes or files) or commit secrets such as keys, tokens and passwords.`;
 
-const ASK = `- If a request is ambiguous or a decision belongs to people, ask with ask_user instead of guessing.`;
+const ASK = `- Look things up with your tools before asking. Ask with ask_user only when the request is ambiguous in a way the workspace cannot settle, or a decision belongs to people.`;
+
+const APPROVAL_LINES: Record<ApprovalMode, string> = {
+  ask: "Approval mode: ask. Edits, writes, shell commands and web fetches wait for a person's approval (reads do not): put related checks in one command.",
+  "auto-edit":
+    "Approval mode: auto-edit. Edits and writes run at once; shell commands and web fetches wait for a person's approval: put related checks in one command.",
+  yolo: "Approval mode: yolo. Calls run without approval, except what the destructive-command guard stops.",
+};
 
 const COMMUNICATION = `# Communication
 - Write Markdown. Refer to code as path:line (e.g. src/app.ts:42).
@@ -71,9 +89,13 @@ export function buildSystemPrompt(input: PromptInput): string {
   const sections = [IDENTITY];
   if (input.subagent) sections.push(subagentNote(input.subagent.stepLimit));
   sections.push(environment(input, tools));
-  sections.push(HOW_TO_WORK);
+  const steps = [UNDERSTAND, tools.has("todo_write") ? PLAN : "", CHANGE, verify(tools.has("diagnostics"))];
+  const method = steps.filter(Boolean).map((step, i) => `${i + 1}. ${step}`);
+  sections.push(["# How to work", ...method, PERSIST].join("\n"));
   sections.push([TOOL_USE, tools.has("delegate") ? DELEGATE_USE : ""].filter(Boolean).join("\n"));
-  sections.push([SAFETY, tools.has("ask_user") ? ASK : ""].filter(Boolean).join("\n"));
+  sections.push(
+    [SAFETY, `- ${APPROVAL_LINES[input.approvalMode]}`, tools.has("ask_user") ? ASK : ""].filter(Boolean).join("\n"),
+  );
   sections.push(COMMUNICATION);
   sections.push(renderContext(input.context, tools.has("memory") && tools.has("note") ? KNOWLEDGE : ""));
   return sections.join("\n\n");
@@ -83,13 +105,29 @@ function environment(input: PromptInput, tools: Set<string>): string {
   const lines = [
     "# Environment",
     `- Project "${input.projectName}". Workspace root: ${workspacePathInside(input.sandbox === "bwrap", input.root)}`,
-    `- Linux; commands run in bash${input.sandbox === "bwrap" ? ", in a sandbox (bubblewrap) where the workspace is the only writable place" : ", without a sandbox (the server's admin turned it off)"}. Only the workspace persists between shell calls (the working directory and exported variables carry over; /tmp and the home folder do not).`,
+    `- Linux; commands run in bash${input.sandbox === "bwrap" ? ", in a sandbox (bubblewrap) where the workspace is the only writable place" : ", without a sandbox (the server's admin turned it off)"}. Only the workspace persists between shell calls (the working directory and exported variables carry over; /tmp and the home folder do not), so install into the workspace (npm install, a .venv made there), never globally.`,
+    `- ${runtimesLine(input.runtimes)}`,
     `- ${networkLine(input.network, tools.has("web_fetch"))}`,
     `- ${gitLine(input.git)}`,
     `- Today is ${input.now.toISOString().slice(0, 10)}.`,
     "- People may be editing files at the same time as you. Read a file again before changing it if time has passed; an edit refused as stale means someone changed the file.",
+    ...(input.sandbox === "bwrap" ? [SEPARATE_NETWORKS, SANDBOX_FAILURES] : []),
   ];
   return lines.join("\n");
+}
+
+// What the model would otherwise retry in variants: a failure the sandbox causes looks like a bug
+// in the command.
+const SANDBOX_FAILURES =
+  "- A failure the sandbox causes (command not found, a refused or unresolvable host, read-only or permission denied outside the workspace, a file gone from /tmp) is not fixed by retrying variants: say it is the sandbox, and what a person could change.";
+
+const SEPARATE_NETWORKS =
+  "- Each shell call runs in a network of its own: a server started in the background keeps running, but later calls cannot connect to it, so test a server in the call that starts it.";
+
+function runtimesLine(runtimes: string[] | null): string {
+  if (!runtimes) return "Runtimes: unknown (the sandbox could not be asked).";
+  if (!runtimes.length) return "Runtimes: none of the usual (node, python3, go, java, …) is on the PATH.";
+  return `Runtimes on the PATH: ${runtimes.join(", ")}.`;
 }
 
 // web_fetch, web_search and remote MCP servers run on Tandem's server, under the same policy
