@@ -12,6 +12,8 @@ export const SUMMARY_REQUEST =
   "## Goal: the people's goal and constraints.\n" +
   "## Latest request: the last request from a person, word for word, with their name.\n" +
   "## Rejected calls: each tool call a person rejected, with their feedback word for word.\n" +
+  "## Learned: facts found that the work relies on (causes, where things are, how the project runs).\n" +
+  "## Failed: each approach that did not work, and why, so it is not tried again.\n" +
   "## Files changed: each path and what changed in it.\n" +
   "## Commands: each command run, with its exact result (exit code and the lines that matter).\n" +
   "## Todo list: the current list, with each item's status.\n" +

@@ -2,7 +2,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { prepareContext } from "@/server/agent/compaction";
+import { dialectOf, toolsChars } from "@/server/agent/step";
+import { defineTool } from "@/server/tools/define-tool";
+import { ok } from "@/server/tools/result";
+import { inputJsonSchema } from "@/server/tools/schema";
 import { setModelSetting } from "@/server/db/repositories/agent-settings";
 import { SUMMARY_PREFIX } from "@/lib/model-transcript";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
@@ -58,6 +63,79 @@ describe("compaction", () => {
     // Usage and cost from the admin's price table.
     const usage = only(events, "usage").at(-1)!.payload;
     expect(usage.sessionCostUsd).toBeGreaterThan(0);
+  });
+});
+
+describe("compaction inside a long turn", () => {
+  it("summarises the turn's earlier steps, keeping the latest request and the last steps, and the turn goes on", async () => {
+    const long = (word: string) => `${word} `.repeat(1000); // ~1,750 tokens by the 4-characters estimate
+    await setModelSetting(h.env.services.db, {
+      model: "openai-compatible:scripted",
+      inputPerMTok: null,
+      outputPerMTok: null,
+      cachedInputPerMTok: null,
+      contextWindow: 10_000,
+    });
+    const step = (n: number) => ({
+      tokens: [long(`step${n}`)],
+      toolCalls: [{ id: `echo_${n}`, name: "echo", arguments: { text: `finding ${n}` } }],
+    });
+    const session = await h.newSession({
+      replies: [
+        {
+          match: "Summarise the conversation",
+          text: "## Learned\nfinding 1 holds.\n## Failed\nnone\n## Next step\nGo on.",
+        },
+        step(1),
+        step(2),
+        step(3),
+        step(4),
+        { text: "Done after compacting." },
+      ],
+    });
+    try {
+      const events = await h.send(session.id, "a long task");
+      expect(only(events, "turn_started")).toHaveLength(1);
+      expect(only(events, "turn_finished")[0]!.payload.reason).toBe("completed");
+      const compaction = only(events, "compaction")[0]!;
+      expect(compaction.payload.upToSeq).toBeGreaterThan(only(events, "turn_started")[0]!.seq);
+      // The summariser was asked for what was learned and what failed.
+      const summaryRequest = h.model.requests.find((r) =>
+        JSON.stringify(r.messages).includes("Summarise the conversation"),
+      )!;
+      expect(JSON.stringify(summaryRequest.messages)).toMatch(/## Learned: .*## Failed: /);
+      const last = JSON.stringify(h.model.requests.at(-1)!.messages);
+      expect(last).toContain("finding 1 holds.");
+      expect(last).toContain(`## Latest request (word for word)\\n[${h.user.name}] a long task`);
+      expect(last).not.toContain("step1 step1");
+      for (const kept of ["step2 step2", "step3 step3", "step4 step4", "echo: finding 4"]) expect(last).toContain(kept);
+      expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("Done after compacting.");
+    } finally {
+      await setModelSetting(h.env.services.db, {
+        model: "openai-compatible:scripted",
+        inputPerMTok: null,
+        outputPerMTok: null,
+        cachedInputPerMTok: null,
+        contextWindow: 1_000_000,
+      });
+    }
+  });
+});
+
+describe("the size estimate", () => {
+  it("counts the tools' real schemas, not only their descriptions", () => {
+    const values = Array.from({ length: 200 }, (_, i) => `value_number_${i}`);
+    const wide = defineTool({
+      name: "wide",
+      kind: "read",
+      description: "Short.",
+      input: z.object({ choice: z.enum(values as [string, ...string[]]) }),
+      describe: () => "Wide",
+      execute: async () => ok("done"),
+    });
+    const schema = JSON.stringify(inputJsonSchema(wide, dialectOf("openai-compatible:scripted")));
+    expect(toolsChars({ wide }, "openai-compatible:scripted")).toBeGreaterThanOrEqual(schema.length);
+    expect(schema.length).toBeGreaterThan(3_000);
   });
 });
 

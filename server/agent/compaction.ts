@@ -11,15 +11,17 @@ import { MAX_RETRIES } from "@/server/agent/step";
 import { pushContiguous } from "@/server/agent/turn-state";
 import { latestRequest, latestTodos, summaryRequest } from "@/server/agent/compaction-request";
 
-// Keeps what is sent to the model inside its context window. When the estimate passes
-// COMPACT_AT of the window: turns before the current one are summarised by the model into a
-// `compaction` event (the fold then sends the summary instead of them), and tool outputs older
-// than the last KEEP_STEPS steps are pruned from what is sent. The log keeps everything. Either cut
-// is reported (`cut`), so whatever remembers what the model was already shown can forget it.
+// Keeps what is sent to the model inside its context window. When the estimate (the instructions,
+// the messages and the tools' real schemas) passes COMPACT_AT of the window: turns before the
+// current one are summarised by the model into a `compaction` event (the fold then sends the
+// summary instead of them), then tool outputs older than the last KEEP_STEPS steps are pruned from
+// what is sent, and if a long turn alone is still too much, its steps before the last KEEP_STEPS
+// are summarised as well. The log keeps everything. Any cut is reported (`cut`), so whatever
+// remembers what the model was already shown can forget it.
 
 export const COMPACT_AT = 0.8;
 const KEEP_STEPS = 3;
-/** Rough token count of what would be sent: ~4 characters a token, plus the tools' schemas. */
+/** Token count of what would be sent at ~4 characters a token: instructions, messages, the tools' schemas. */
 export function estimateTokens(instructions: string, messages: ModelMessage[], toolsChars = 0): number {
   return Math.ceil((instructions.length + JSON.stringify(messages).length + toolsChars) / 4);
 }
@@ -148,8 +150,19 @@ export async function prepareContext(input: {
     messages = foldModelMessages(input.events, fold);
     estimate = estimateTokens(input.instructions, messages, input.toolsChars);
   }
+  const recentStart = pruneBoundary(input.events.filter((e) => e.seq >= input.turnStartSeq));
   if (estimate > limit) {
-    fold = { ...fold, pruneBeforeSeq: pruneBoundary(input.events.filter((e) => e.seq >= input.turnStartSeq)) };
+    fold = { ...fold, pruneBeforeSeq: recentStart };
+    messages = foldModelMessages(input.events, fold);
+    estimate = estimateTokens(input.instructions, messages, input.toolsChars);
+  }
+  // Still too long: the turn itself is. Its earlier steps are summarised too, up to the last
+  // KEEP_STEPS steps, which are sent as they are (with the latest request kept word for word).
+  const current = input.events.findLast((e) => e.type === "compaction");
+  const summarisedUpTo = current?.type === "compaction" ? current.payload.upToSeq : 0;
+  if (estimate > limit && recentStart !== undefined && recentStart - 1 > summarisedUpTo) {
+    const event = await compactUpTo({ ...input, upToSeq: recentStart - 1, estimatedTokens: estimate });
+    pushContiguous(input.events, event);
     messages = foldModelMessages(input.events, fold);
     estimate = estimateTokens(input.instructions, messages, input.toolsChars);
   }

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { SessionEvent } from "@/lib/session-events";
-import type { ToolSet } from "@/server/tools/registry";
 import { prepareContext } from "@/server/agent/compaction";
 import { withImageBytes } from "@/server/agent/images";
 import { describeModelError } from "@/server/agent/errors";
 import { LoopGuard, loopGuardMessage } from "@/server/agent/loop-guard";
-import { runModelStep, type StepCall } from "@/server/agent/step";
+import { runModelStep, toolsChars, type StepCall } from "@/server/agent/step";
 import { closeCalls, runPendingCalls, type CallRunner } from "@/server/agent/tool-calls";
 import type { TurnContext } from "@/server/agent/turn-context";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
@@ -112,7 +111,7 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
       const context = await prepareContext({
         events,
         instructions: r.instructions,
-        toolsChars: toolsSize(shown),
+        toolsChars: toolsChars(shown, r.modelId),
         contextWindow: r.facts.contextWindow,
         turnStartSeq: state.turnContextSeq || turn.seq,
         model,
@@ -201,10 +200,6 @@ function freshStepId(events: SessionEvent[], base: string): string {
 function callsOf(events: SessionEvent[], calls: StepCall[]): ToolCallEvent[] {
   const ids = new Set(calls.map((c) => c.toolCallId));
   return events.filter((e): e is ToolCallEvent => e.type === "tool_call" && ids.has(e.payload.toolCallId));
-}
-
-function toolsSize(tools: ToolSet): number {
-  return Object.values(tools).reduce((n, t) => n + t.description.length + 200, 0);
 }
 
 async function recordUsage(r: TurnContext, events: SessionEvent[], turnId: string, stepId: string, step: TokenUsage) {

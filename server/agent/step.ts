@@ -36,6 +36,8 @@ export const MAX_RETRIES = 3;
 // long as the process, so the descriptions kept for one are capped: the oldest goes first.
 const sdkTools = new WeakMap<object, Map<string, SdkToolSet[string]>>();
 const DESCRIPTIONS_PER_SCHEMA = 32;
+/** The characters of each converted tool's description and JSON schema, as the request carries them. */
+const schemaChars = new WeakMap<object, number>();
 
 /** The registry's tools as the model sees them: schema (in the provider's dialect) and description, no execute. */
 export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
@@ -51,10 +53,22 @@ export function toSdkTools(tools: ToolSet, dialect: SchemaDialect): SdkToolSet {
       const schema = inputJsonSchema(tool, dialect) as Parameters<typeof jsonSchema>[0];
       if (converted.size >= DESCRIPTIONS_PER_SCHEMA) converted.delete(converted.keys().next().value!);
       converted.set(key, (sdk = sdkTool({ description: tool.description, inputSchema: jsonSchema(schema) })));
+      schemaChars.set(sdk, JSON.stringify({ description: tool.description, parameters: schema }).length);
     }
     out[name] = sdk;
   }
   return out;
+}
+
+/** What a provider wraps each tool in ({"type":"function","function":{"name":…}}). */
+const TOOL_WRAPPER_CHARS = 40;
+
+/** The size of the tools as sent to the model: their real schemas in the provider's dialect. */
+export function toolsChars(tools: ToolSet, modelId: string): number {
+  let chars = 0;
+  for (const [name, sdk] of Object.entries(toSdkTools(tools, dialectOf(modelId))))
+    chars += (schemaChars.get(sdk) ?? 0) + name.length + TOOL_WRAPPER_CHARS;
+  return chars;
 }
 
 export function dialectOf(modelId: string): SchemaDialect {
