@@ -122,6 +122,7 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
         acceptsImages: r.facts.acceptsImages,
       });
       if (context.cut) r.onContextCut?.();
+      const lastStep = r.reportAtLimit === true && state.steps === r.stepLimit - 1;
       step = await runModelStep({
         log: r.log,
         sessionId: r.sessionId,
@@ -131,8 +132,12 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
         basedOnSeq: seenSeq,
         model,
         instructions: r.instructions,
-        messages: await withImageBytes(context.messages, (hashes) => r.store.images.load(r.sessionId, hashes)),
+        messages: [
+          ...(await withImageBytes(context.messages, (hashes) => r.store.images.load(r.sessionId, hashes))),
+          ...(lastStep ? [{ role: "user" as const, content: finalReportRequest(r.stepLimit) }] : []),
+        ],
         tools: shown,
+        ...(lastStep ? { toolChoice: "none" as const } : {}),
         signal: r.signal,
         maxRetries: r.maxRetries,
         usedCallIds: new Set(events.flatMap((e) => (e.type === "tool_call" ? [e.payload.toolCallId] : []))),
@@ -169,6 +174,11 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
       return finish("completed", undefined, state);
     }
   }
+}
+
+/** Asked of a sub-agent at its last step (not logged): its report is all the delegating agent gets. */
+function finalReportRequest(stepLimit: number): string {
+  return `[Tandem] This is your last step (${stepLimit} of ${stepLimit}): no more tool calls. Write your final report now: what you found or changed (with paths), what you verified and how, and what is left undone.`;
 }
 
 /**

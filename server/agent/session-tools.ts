@@ -19,8 +19,6 @@ export type SessionResources = {
   outputs: OutputStore;
   announced: Set<string>;
   rewoundAt: number;
-  /** The sandbox's runtimes, probed with the session's first turn (workspace-probe.ts). */
-  runtimes?: Promise<string[] | null>;
 };
 export type ShellFactory = (input: {
   workspace: Workspace;

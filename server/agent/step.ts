@@ -100,6 +100,8 @@ type StepInput = {
   instructions: string;
   messages: ModelMessage[];
   tools: ToolSet;
+  /** "none": the tools are sent (the history refers to them) but the model may not call one. */
+  toolChoice?: "none";
   signal: AbortSignal;
   maxRetries?: number;
   /** The call ids the session's log already holds; the step adds the ones it gives (call-binding.ts). */
@@ -163,6 +165,7 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
       instructions: input.instructions,
       messages: input.messages,
       tools: toSdkTools(tools, dialectOf(input.modelId)),
+      ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       abortSignal: signal,
     });
     for await (const part of result.stream) {

@@ -44,7 +44,7 @@ describe("delegate", () => {
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("In total: 3 apples, 5 pears and 7 plums.");
   });
 
-  it("honours a task's tool list and turn cap", async () => {
+  it("honours a task's tool list and turn cap, and a child at its step limit is made to report", async () => {
     const parent = await h.newSession({
       replies: [
         {
@@ -56,14 +56,48 @@ describe("delegate", () => {
           ],
         },
         { match: "Task capped", toolCalls: [{ name: "echo", arguments: { text: "1" } }] },
-        { match: "echo: 1", toolCalls: [{ name: "echo", arguments: { text: "2" } }] },
-        { match: "step_limit", text: "The child hit its cap." },
+        { match: "This is your last step (2 of 2)", text: "Report: echo said 1; nothing is left." },
+        { match: "Report: echo said 1", text: "The child reported." },
       ],
     });
     const events = await h.send(parent.id, "Delegate a capped task");
-    expect(only(events, "tool_result")[0]!.payload.llm).toMatch(/^## Task 1: stopped \(step_limit\)/);
+    expect(only(events, "tool_result")[0]!.payload.llm).toMatch(
+      /^## Task 1: done, session \S+\n\nReport: echo said 1; nothing is left\./,
+    );
     const child = (await h.caller.session.get({ sessionId: parent.id })).children[0]!;
     expect(child.allowedTools).toEqual(["echo"]);
+    const last = h.model.requests.find((r) => r.reply === 2)!;
+    expect(last.toolChoice).toBe("none"); // tools still defined (the history refers to them), none callable
+    expect(last.tools).toEqual(["echo"]);
+    // The request to report is not in the child's log: only its answer is.
+    const log = await listEvents(h.env.services.db, child.id);
+    expect(only(log, "user_message")).toHaveLength(1);
+    expect(only(log, "turn_finished")[0]!.payload.reason).toBe("completed");
+    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("The child reported.");
+  });
+
+  it("a read-only sub-agent is not told to plan, change, verify or expect approvals; the parent is told to check a child's claims", async () => {
+    const parent = await h.newSession({
+      replies: [
+        { toolCalls: [{ name: "delegate", arguments: { task: "Task look: find the config" } }] },
+        { match: "Task look", text: "It is in config.yaml." },
+        { match: "config.yaml", text: "Found it." },
+      ],
+    });
+    await h.send(parent.id, "Find the config");
+    const system = (match: string) =>
+      String(h.model.requests.find((r) => JSON.stringify(r.messages).includes(match))!.messages[0]!.content);
+    const child = system("[delegating agent] Task look");
+    expect(child).toContain("you cannot change files or run commands");
+    for (const absent of [
+      "todo_write",
+      "Approval mode",
+      "narrowest check",
+      "A rejected call",
+      "Shell commands must not",
+    ])
+      expect(child).not.toContain(absent);
+    expect(system("Find the config")).toContain("check the changes it claims");
   });
 
   it("a sub-agent is told its step limit and no tool it lacks; the single-task form keeps `tools`; its report is plain text", async () => {

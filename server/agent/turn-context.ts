@@ -29,6 +29,8 @@ export type TurnContext = {
   modelTools?(events: readonly SessionEvent[]): ToolSet;
   policy: Policy;
   stepLimit: number;
+  /** A sub-agent: its last step allowed is made without tools, asking for its final report. */
+  reportAtLimit?: boolean;
   /** What the prompt carried from the project (memories, instruction files), recorded on turn_started. */
   contextUsed?: { memories: number; files: string[] };
   /** The model loses earlier tool output (pruned or compacted): what tracks "already shown" must forget it. */

@@ -23,7 +23,7 @@ import { LANGUAGE_TOOLS } from "@/server/tools/core-tools";
 import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
 import { chooseWebSearch } from "@/server/agent/web-search-backend";
-import { probeRuntimes } from "@/server/agent/prompts/workspace-probe";
+import { sandboxRuntimes } from "@/server/agent/prompts/workspace-probe";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -95,8 +95,6 @@ export async function prepareTurn(
   tools = deferred.tools;
   const toolNames = Object.keys(tools);
   const lastMessage = events.findLast((e) => e.type === "user_message");
-  // Not tied to this turn's signal: the answer is kept for the session's later turns.
-  res.runtimes ??= probeRuntimes({ root: workspace.root, sandbox: o.sandbox });
   const [context, git, network, runtimes] = await Promise.all([
     gatherContext({
       workspace,
@@ -109,7 +107,8 @@ export async function prepareTurn(
     }),
     gitSummary({ root: workspace.root, sandbox: o.sandbox, signal }),
     o.sandbox.network(session.projectId),
-    res.runtimes,
+    // Only a session with a shell has a use for them.
+    toolNames.includes("shell") ? sandboxRuntimes(o.sandbox, workspace.root) : null,
   ]);
   const stepLimit = session.maxSteps ?? settings.stepLimit;
   const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
@@ -121,6 +120,7 @@ export async function prepareTurn(
     network,
     git,
     toolNames,
+    readOnly: Object.values(tools).every((t) => t.kind !== "edit" && t.kind !== "execute"),
     approvalMode: policy.mode,
     runtimes,
     ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
@@ -171,6 +171,7 @@ export async function prepareTurn(
     modelTools: deferred.modelTools,
     policy,
     stepLimit,
+    ...(session.parentId !== null ? { reportAtLimit: true } : {}),
     contextUsed: contextUsed(context),
     onContextCut: () => {
       shared.reads.forgetViews();

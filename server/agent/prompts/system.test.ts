@@ -71,7 +71,7 @@ describe("the system prompt", () => {
     expect(environment).toMatch(/Linux; commands run in bash, without a sandbox/); // the tests run with TANDEM_SANDBOX=none
     expect(environment).toContain("Only the workspace persists between shell calls");
     expect(environment).toContain("so install into the workspace");
-    expect(environment).toMatch(/Runtimes on the PATH: node \d+\.\d+\.\d+, npm /); // probed in the (here unsandboxed) shell
+    expect(environment).toMatch(/Runtimes on the PATH: node \d+\.\d+\.\d+, .*\bnpm\b/); // probed in the (here unsandboxed) shell
     expect(environment).toMatch(/Network: off\. Shell commands cannot reach any host/);
     expect(environment).toMatch(/Git: a repository on branch main, with 3 changed files \(git status codes\): /);
     for (const change of [".M src/app.ts", "?? TANDEM.md", "?? .tandem/"]) expect(environment).toContain(change);
@@ -138,6 +138,7 @@ describe("the system prompt", () => {
         "skill",
         "workflow",
         "diagnostics",
+        "shell",
       ],
       approvalMode: "auto-edit",
       runtimes: ["node 24.1.0", "npm 11.6.0", "python3 3.12.3"],

@@ -21,8 +21,10 @@ export type PromptInput = {
   /** null when git could not be asked. */
   git: GitSummary | null;
   toolNames: string[];
+  /** No tool that edits files or runs commands (a read-only sub-agent): no change, verify or approval lines. */
+  readOnly?: boolean;
   approvalMode: ApprovalMode;
-  /** What the sandbox's PATH holds ("node 24.1.0"), probed once per session; null when unknown. */
+  /** What the sandbox's PATH holds ("node 24.1.0", "npm"), asked in the sandbox (workspace-probe.ts); null when unknown. */
   runtimes: string[] | null;
   /** Set for a sub-agent: its step limit. */
   subagent?: { stepLimit: number };
@@ -44,6 +46,8 @@ function verify(diagnostics: boolean): string {
   return `Verify. For a bug, reproduce it first (a failing test or command). Run the narrowest check first${typeCheck}, then the wider suite: the project's own commands from AGENTS.md, package.json (or the build file) or memory, never assumed, in non-interactive form. Failures your change did not cause: leave them alone and name them. Never claim success without a run that shows it; quote failing output as it is.`;
 }
 
+const REPORT_FINDINGS = `Report what you found, with paths and line numbers: you cannot change files or run commands.`;
+
 const PERSIST = `- Keep going until the task is done and verified, or only a person can unblock it. If the same approach fails twice, stop and rethink (reread the error, question your assumption) before trying again.
 - A request to explain or review gets a report, not edits.
 - Create no files nobody asked for. Never undo changes you did not make: they are someone's work.`;
@@ -52,16 +56,19 @@ const TOOL_USE = `# Tool use
 - Independent reads and searches go in one step as several calls: the runtime runs them concurrently. For several known files, use read_many_files.
 - Search with grep and glob, not find or grep in the shell; read with read_file, not cat.
 - Tool paths are relative to the workspace root, even after a cd in the shell.
-- Shell commands must not wait for input: use non-interactive forms (CI=1, --run, --yes, --no-pager, git --no-pager). Start servers and watchers in the background.
 - A failed call returns an error that says what to fix; never repeat a failing call unchanged.`;
 
-const DELEGATE_USE = `- Hand broad research (many files, several areas) to delegate; its report is all you get back, so ask for what you need in it.`;
+const SHELL_USE = `- Shell commands must not wait for input: use non-interactive forms (CI=1, --run, --yes, --no-pager, git --no-pager). Start servers and watchers in the background.`;
 
-const SAFETY = `# Safety and approvals
-- A rejected call is not retried or worked around: follow the feedback that comes with it, or ask.
+const DELEGATE_USE = `- Hand broad research (many files, several areas) to delegate; its report is all you get back, so ask for what you need in it. A report says what the sub-agent believes: check the changes it claims (read the diff, run the checks) before you build on them.`;
+
+const SAFETY = `# Safety and approvals`;
+
+const CHANGE_SAFETY = `- A rejected call is not retried or worked around: follow the feedback that comes with it, or ask.
 - Ask before anything destructive or hard to undo: deleting files or data, rewriting git history, dropping databases, force pushes.
-- Never commit or push unless asked.
-- Never print, store (in memory, notes or files) or commit secrets such as keys, tokens and passwords.`;
+- Never commit or push unless asked.`;
+
+const SECRETS = `- Never print, store (in memory, notes or files) or commit secrets such as keys, tokens and passwords.`;
 
 const ASK = `- Look things up with your tools before asking. Ask with ask_user only when the request is ambiguous in a way the workspace cannot settle, or a decision belongs to people.`;
 
@@ -81,7 +88,7 @@ const KNOWLEDGE = `- Where knowledge goes: memory holds lasting facts for later 
 
 export function subagentNote(stepLimit: number): string {
   return `# You are a sub-agent
-Another agent delegated one task to you. Do only that task with the tools you have; you cannot ask people questions, so make reasonable assumptions and state them. You have at most ${stepLimit} steps (model calls): leave the last one for your answer. Your final message is all the delegating agent will see: make it a self-contained report of what you found or changed, with paths.`;
+Another agent delegated one task to you. Do only that task with the tools you have; you cannot ask people questions, so make reasonable assumptions and state them. You have at most ${stepLimit} steps (model calls); the last one is for your report, without tools. Your final message is all the delegating agent will see: make it a self-contained report of what you found or changed, with paths.`;
 }
 
 export function buildSystemPrompt(input: PromptInput): string {
@@ -89,12 +96,27 @@ export function buildSystemPrompt(input: PromptInput): string {
   const sections = [IDENTITY];
   if (input.subagent) sections.push(subagentNote(input.subagent.stepLimit));
   sections.push(environment(input, tools));
-  const steps = [UNDERSTAND, tools.has("todo_write") ? PLAN : "", CHANGE, verify(tools.has("diagnostics"))];
+  const changes = !input.readOnly;
+  const steps = changes
+    ? [UNDERSTAND, tools.has("todo_write") ? PLAN : "", CHANGE, verify(tools.has("diagnostics"))]
+    : [UNDERSTAND, REPORT_FINDINGS];
   const method = steps.filter(Boolean).map((step, i) => `${i + 1}. ${step}`);
   sections.push(["# How to work", ...method, PERSIST].join("\n"));
-  sections.push([TOOL_USE, tools.has("delegate") ? DELEGATE_USE : ""].filter(Boolean).join("\n"));
   sections.push(
-    [SAFETY, `- ${APPROVAL_LINES[input.approvalMode]}`, tools.has("ask_user") ? ASK : ""].filter(Boolean).join("\n"),
+    [TOOL_USE, tools.has("shell") ? SHELL_USE : "", tools.has("delegate") ? DELEGATE_USE : ""]
+      .filter(Boolean)
+      .join("\n"),
+  );
+  sections.push(
+    [
+      SAFETY,
+      changes ? CHANGE_SAFETY : "",
+      SECRETS,
+      changes ? `- ${APPROVAL_LINES[input.approvalMode]}` : "",
+      tools.has("ask_user") ? ASK : "",
+    ]
+      .filter(Boolean)
+      .join("\n"),
   );
   sections.push(COMMUNICATION);
   sections.push(renderContext(input.context, tools.has("memory") && tools.has("note") ? KNOWLEDGE : ""));
@@ -106,12 +128,12 @@ function environment(input: PromptInput, tools: Set<string>): string {
     "# Environment",
     `- Project "${input.projectName}". Workspace root: ${workspacePathInside(input.sandbox === "bwrap", input.root)}`,
     `- Linux; commands run in bash${input.sandbox === "bwrap" ? ", in a sandbox (bubblewrap) where the workspace is the only writable place" : ", without a sandbox (the server's admin turned it off)"}. Only the workspace persists between shell calls (the working directory and exported variables carry over; /tmp and the home folder do not), so install into the workspace (npm install, a .venv made there), never globally.`,
-    `- ${runtimesLine(input.runtimes)}`,
+    ...(tools.has("shell") ? [`- ${runtimesLine(input.runtimes)}`] : []),
     `- ${networkLine(input.network, tools.has("web_fetch"))}`,
     `- ${gitLine(input.git)}`,
     `- Today is ${input.now.toISOString().slice(0, 10)}.`,
     "- People may be editing files at the same time as you. Read a file again before changing it if time has passed; an edit refused as stale means someone changed the file.",
-    ...(input.sandbox === "bwrap" ? [SEPARATE_NETWORKS, SANDBOX_FAILURES] : []),
+    ...(input.sandbox === "bwrap" && tools.has("shell") ? [SEPARATE_NETWORKS, SANDBOX_FAILURES] : []),
   ];
   return lines.join("\n");
 }

@@ -1,54 +1,58 @@
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { runSandboxed } from "@/server/tools/discovery/discovered-tools";
 
-// What the agent's commands find in the sandbox: the language runtimes and build tools on its
-// PATH, with their versions. Asked once per session, inside the sandbox (with no network), so the
-// prompt states what a shell call will really find instead of what the server's host has.
+// What the agent's commands find in the sandbox: the language runtimes with their versions and the
+// package managers on its PATH. Asked inside the sandbox (with no network), so the prompt states
+// what a shell call will really find instead of what the server's host has. Every project's
+// sandbox binds the same system folders, so one answer serves all sessions of a sandbox for a
+// while: asking takes seconds on a loaded machine (each runtime starts to print its version).
 
-const TOOLS = [
-  "node",
-  "npm",
-  "pnpm",
-  "yarn",
-  "bun",
-  "deno",
-  "python3",
-  "pip3",
-  "uv",
-  "go",
-  "cargo",
-  "java",
-  "ruby",
-  "make",
-  "gcc",
-];
+const RUNTIMES = ["node", "python3", "go", "java", "rustc", "ruby", "php", "gcc"];
+const PACKAGE_MANAGERS = ["npm", "pnpm", "yarn", "bun", "deno", "pip3", "uv", "cargo", "make"];
 
-// `go` and `java` name their versions their own way; every other tool answers --version. Only the
-// version number is kept.
-const SCRIPT = `for c in ${TOOLS.join(" ")}; do
+// Each runtime is asked at once, in parallel; `go` and `java` name their versions their own way.
+// Only the version number is kept. Package managers are only looked for: starting npm or pip to
+// print a version costs more than the version tells.
+const SCRIPT = `for c in ${RUNTIMES.join(" ")}; do
   command -v "$c" >/dev/null 2>&1 || continue
-  case "$c" in go) v=$(go version 2>&1) ;; java) v=$(java -version 2>&1) ;; *) v=$("$c" --version 2>&1) ;; esac
-  printf '%s %s\\n' "$c" "$(printf '%s' "$v" | grep -oE '[0-9]+(\\.[0-9]+)+' | head -n 1)"
-done`;
+  (case "$c" in go) v=$(go version 2>&1) ;; java) v=$(java -version 2>&1) ;; *) v=$("$c" --version 2>&1) ;; esac
+   printf '%s %s\\n' "$c" "$(printf '%s' "$v" | grep -oE '[0-9]+(\\.[0-9]+)+' | head -n 1)") &
+done
+for c in ${PACKAGE_MANAGERS.join(" ")}; do command -v "$c" >/dev/null 2>&1 && printf '%s\\n' "$c"; done
+wait
+true`;
 
-const TIMEOUT_MS = 8_000;
+const TIMEOUT_MS = 10_000;
+const FRESH_MS = 10 * 60_000;
+const ORDER = [...RUNTIMES, ...PACKAGE_MANAGERS];
 
-/** "node 24.1.0"-style lines, one per tool found; null when the probe could not run. */
-export async function probeRuntimes(input: {
-  root: string;
-  sandbox: Sandbox;
-  signal?: AbortSignal;
-}): Promise<string[] | null> {
+const answers = new WeakMap<Sandbox, { at: number; runtimes: Promise<string[] | null> }>();
+
+/**
+ * "node 24.1.0"-style lines for the runtimes found and the bare names of the package managers, in
+ * a fixed order; null when the sandbox could not be asked. `root`: a workspace to run in.
+ */
+export function sandboxRuntimes(sandbox: Sandbox, root: string): Promise<string[] | null> {
+  const known = answers.get(sandbox);
+  if (known && Date.now() - known.at < FRESH_MS) return known.runtimes;
+  const runtimes = probe(sandbox, root);
+  answers.set(sandbox, { at: Date.now(), runtimes });
+  // A failed probe is not kept: the next turn asks again.
+  void runtimes.then((found) => {
+    if (!found && answers.get(sandbox)?.runtimes === runtimes) answers.delete(sandbox);
+  });
+  return runtimes;
+}
+
+async function probe(sandbox: Sandbox, root: string): Promise<string[] | null> {
   try {
-    const result = await runSandboxed({
-      workspaceRoot: input.root,
-      sandbox: input.sandbox,
-      script: SCRIPT,
-      timeoutMs: TIMEOUT_MS,
-      signal: input.signal,
-    });
+    const result = await runSandboxed({ workspaceRoot: root, sandbox, script: SCRIPT, timeoutMs: TIMEOUT_MS });
     if (result.error || result.exitCode !== 0) return null;
-    return result.stdout.split("\n").filter((line) => line.trim());
+    const rank = (line: string) => ORDER.indexOf(line.split(" ")[0]!);
+    return result.stdout
+      .split("\n")
+      .filter((line) => rank(line) >= 0)
+      .sort((a, b) => rank(a) - rank(b));
   } catch {
     return null;
   }
