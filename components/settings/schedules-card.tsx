@@ -63,7 +63,10 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
                       <span key={run.id}>
                         {i > 0 && ", "}
                         {run.sessionId ? (
-                          <Link {...openSessionHref(projectId, run.sessionId)}>{when(run.firedAt, task.timezone)}</Link>
+                          <Link {...openSessionHref(projectId, run.sessionId)}>
+                            {when(run.firedAt, task.timezone)}
+                            {run.sessionStatus === "waiting_approval" && " (waits for approval)"}
+                          </Link>
                         ) : (
                           <span className="error-text" title={run.error ?? ""}>
                             {when(run.firedAt, task.timezone)} failed

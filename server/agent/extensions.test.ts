@@ -264,6 +264,44 @@ describe("scheduled tasks", () => {
     expect(only(await h.events(runSession), "assistant_message")[0]!.payload.text).toBe("Hello from the schedule.");
   }, 40_000);
 
+  it("a run keeps the model it was scheduled with, and a run waiting for an approval shows so on the schedule", async () => {
+    h.model.load({
+      replies: [
+        {
+          match: "Remind me to write",
+          toolCalls: [
+            {
+              name: "schedule_task",
+              arguments: {
+                taskPayload: "Scheduled write check",
+                timeExpression: "in 1 second",
+                humanReadableDescription: "Write later",
+              },
+            },
+          ],
+        },
+        { match: "Scheduled task", text: "Scheduled." },
+        {
+          match: "Scheduled write check",
+          toolCalls: [{ name: "write", arguments: { path: "later.txt", content: "later" } }],
+        },
+      ],
+    });
+    const session = await h.caller.session.create({ projectId: h.project.id, model: "openai-compatible:second" });
+    const events = await h.send(session.id, "Remind me to write");
+    const requested = only(events, "approval_requested")[0]!;
+    await h.caller.approval.respond({ approvalId: requested.payload.approvalId, decision: "approve" });
+    const waiting = async () =>
+      (await h.caller.extensions.schedules({ projectId: h.project.id })).find((t) => t.description === "Write later")
+        ?.runs[0];
+    await h.waitFor(async () => (await waiting())?.sessionStatus === "waiting_approval", 20_000);
+    const runSession = (await waiting())!.sessionId!;
+    expect((await h.caller.session.get({ sessionId: runSession })).model).toBe("openai-compatible:second");
+    const runRequest = h.model.requests.find((r) => JSON.stringify(r.messages).includes("Scheduled write check"))!;
+    expect(runRequest.model).toBe("second");
+    await h.caller.session.cancel({ sessionId: runSession });
+  }, 40_000);
+
   it("reads a schedule in the sender's browser time zone, stores it with the task and names it to the model", async () => {
     const session = await h.newSession({
       replies: [

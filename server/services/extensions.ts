@@ -70,6 +70,7 @@ export function createExtensions(options: {
         projectId: task.projectId,
         title: `Scheduled: ${task.description}`.slice(0, 80),
         authorId: user.id,
+        ...(task.model ? { model: task.model } : {}),
       });
       await runtime.send({
         sessionId: session.id,

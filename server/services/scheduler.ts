@@ -2,6 +2,7 @@ import PgBoss from "pg-boss";
 import type { Db } from "@/server/db/client";
 import * as tasks from "@/server/db/repositories/scheduled-tasks";
 import type { ScheduledTaskRow } from "@/server/db/repositories/scheduled-tasks";
+import { findSession } from "@/server/db/repositories/sessions";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import { nextCronTime, parseScheduleTime } from "@/server/tools/schedule-time";
 
@@ -99,6 +100,8 @@ export function createScheduler(options: {
         await scheduler.start();
         const timezone = ctx.timeZone ?? "UTC";
         const when = parseScheduleTime(input.timeExpression, now(), timezone);
+        // Runs keep the model of the session that scheduled them, not the server's default.
+        const origin = await findSession(db, ctx.sessionId);
         const task = await tasks.createScheduledTask(db, {
           projectId: ctx.projectId,
           createdById: ctx.userId,
@@ -110,6 +113,7 @@ export function createScheduler(options: {
           runAt: when.kind === "once" ? when.at : null,
           nextRunAt: null,
           timezone,
+          model: origin?.model ?? null,
         });
         const queued = await enqueue(task, when.kind === "once" ? when.at : when.next);
         return {

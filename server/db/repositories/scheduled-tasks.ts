@@ -11,6 +11,7 @@ export type ScheduledTaskRow = {
   description: string;
   cron: string | null;
   timezone: string;
+  model: string | null;
   runAt: Date | null;
   status: string;
   nextRunAt: Date | null;
@@ -18,6 +19,8 @@ export type ScheduledTaskRow = {
   createdAt: Date;
 };
 export type ScheduledRunRow = { id: string; sessionId: string | null; error: string | null; firedAt: Date };
+/** `sessionStatus`: the state of the run's session now (e.g. `waiting_approval`), null without one. */
+export type ScheduledRunState = ScheduledRunRow & { sessionStatus: string | null };
 
 const select = {
   id: true,
@@ -29,6 +32,7 @@ const select = {
   description: true,
   cron: true,
   timezone: true,
+  model: true,
   runAt: true,
   status: true,
   nextRunAt: true,
@@ -38,7 +42,10 @@ const select = {
 
 export async function createScheduledTask(
   db: Db,
-  data: Omit<ScheduledTaskRow, "id" | "status" | "jobId" | "createdAt" | "timezone"> & { timezone?: string },
+  data: Omit<ScheduledTaskRow, "id" | "status" | "jobId" | "createdAt" | "timezone" | "model"> & {
+    timezone?: string;
+    model?: string | null;
+  },
 ): Promise<ScheduledTaskRow> {
   return db.scheduledTask.create({ data, select });
 }
@@ -63,8 +70,8 @@ export async function updateScheduledTask(
 export async function listScheduledTasks(
   db: Db,
   projectId: string,
-): Promise<Array<ScheduledTaskRow & { runs: ScheduledRunRow[] }>> {
-  return db.scheduledTask.findMany({
+): Promise<Array<ScheduledTaskRow & { runs: ScheduledRunState[] }>> {
+  const list = await db.scheduledTask.findMany({
     where: { projectId },
     select: {
       ...select,
@@ -76,6 +83,18 @@ export async function listScheduledTasks(
     },
     orderBy: { createdAt: "desc" },
   });
+  const ids = list.flatMap((task) => task.runs.flatMap((run) => (run.sessionId ? [run.sessionId] : [])));
+  const sessions = ids.length
+    ? await db.agentSession.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } })
+    : [];
+  const status = new Map(sessions.map((s) => [s.id, s.status]));
+  return list.map((task) => ({
+    ...task,
+    runs: task.runs.map((run) => ({
+      ...run,
+      sessionStatus: run.sessionId ? (status.get(run.sessionId) ?? null) : null,
+    })),
+  }));
 }
 
 export async function recordScheduledRun(

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "scheduled_task" ADD COLUMN     "model" TEXT;
