@@ -11,6 +11,7 @@ import type { ToolSet } from "@/server/tools/registry";
 import { describeCall } from "@/server/tools/registry";
 import { PROVIDERS, providerSpec, type ProviderId, type SchemaDialect } from "@/lib/model-providers";
 import { inputJsonSchema } from "@/server/tools/schema";
+import { withCacheMarks } from "@/server/agent/prompt-cache";
 import type { EventLog } from "@/server/agent/events";
 import { toTokenUsage } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
@@ -160,11 +161,14 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
   const outcome: StepOutcome = { text: "", calls: [], usage: toTokenUsage(undefined), error: null, aborted: false };
   let reasoning = "";
   try {
-    const result = await streamLanguageModelCall({
-      model: input.model,
+    const request = withCacheMarks(input.modelId, {
       instructions: input.instructions,
       messages: input.messages,
       tools: toSdkTools(tools, dialectOf(input.modelId)),
+    });
+    const result = await streamLanguageModelCall({
+      model: input.model,
+      ...request,
       ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       abortSignal: signal,
     });
