@@ -192,4 +192,32 @@ describe("what the model sees", () => {
     expect(second.payload.llm).toContain("the password hint is teal");
     expect(second.payload.llm).not.toMatch(/not repeated here/);
   });
+
+  it("cuts a tool's result to what the model's window affords", async () => {
+    await setModelSetting(h.env.services.db, {
+      model: "openai-compatible:scripted",
+      inputPerMTok: null,
+      outputPerMTok: null,
+      cachedInputPerMTok: null,
+      contextWindow: 16_000, // 15% of it: 9,600 characters for one result
+    });
+    const words = Array.from({ length: 3_000 }, (_, i) => `w${i}`).join("\n");
+    const session = await h.newSession({
+      replies: [{ toolCalls: [{ id: "big", name: "echo", arguments: { text: words } }] }, { text: "Read it." }],
+    });
+    try {
+      const events = await h.send(session.id, "echo a lot");
+      const llm = only(events, "tool_result")[0]!.payload.llm;
+      expect(llm.length).toBeLessThan(10_000);
+      expect(llm).toMatch(/\[Output cut: showing the first \d+ of 3000 lines\. The complete output is in '/);
+    } finally {
+      await setModelSetting(h.env.services.db, {
+        model: "openai-compatible:scripted",
+        inputPerMTok: null,
+        outputPerMTok: null,
+        cachedInputPerMTok: null,
+        contextWindow: 1_000_000,
+      });
+    }
+  });
 });

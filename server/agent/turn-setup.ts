@@ -24,6 +24,7 @@ import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
 import { chooseWebSearch } from "@/server/agent/web-search-backend";
 import { sandboxRuntimes } from "@/server/agent/prompts/workspace-probe";
+import { resultCharsFor } from "@/server/tools/truncate";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -152,6 +153,7 @@ export async function prepareTurn(
     summarize: (prompt, content, summarizeSignal) =>
       summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: facts.acceptsImages,
+    maxResultChars: resultCharsFor(facts.contextWindow),
     ...(lastMessage?.type === "user_message" && lastMessage.payload.timeZone
       ? { timeZone: lastMessage.payload.timeZone }
       : {}),

@@ -101,6 +101,8 @@ export interface ToolContext {
   timeZone?: string;
   /** Whether the model takes images in tool results; read_file describes images otherwise. */
   modelAcceptsImages?: boolean;
+  /** The most characters of one result the model's window affords (truncate.ts), below the tool's own limit. */
+  maxResultChars?: number;
   /**
    * What was vetted before the call ran (its plan) and who approved it. `shell` refuses a command
    * the deny rules forbid, or one the destructive-command guard stops that is not among the

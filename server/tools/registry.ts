@@ -201,7 +201,8 @@ async function truncateResult(
   result: ToolResult,
   ctx: ToolContext,
 ): Promise<{ result: ToolResult; truncated: boolean }> {
-  const limits = { ...DEFAULT_LIMITS, ...tool.output };
+  const own = { ...DEFAULT_LIMITS, ...tool.output };
+  const limits = { ...own, maxChars: Math.min(own.maxChars, ctx.maxResultChars ?? own.maxChars) };
   const parts = typeof result.llm === "string" ? [{ type: "text" as const, text: result.llm }] : result.llm;
   let truncated = false;
   const cutParts = await Promise.all(

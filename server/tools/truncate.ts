@@ -2,6 +2,15 @@ import type { OutputLimits } from "./define-tool";
 
 export const DEFAULT_LIMITS: OutputLimits = { maxChars: 100_000, maxLines: 2_500, keep: "head" };
 
+/** The share of the model's window one tool result may take: a 32k-token model is not sent 25k at once. */
+const RESULT_SHARE = 0.15;
+const MIN_RESULT_CHARS = 4_000;
+
+/** The characters one result may have for a model with this window (in tokens, ~4 characters each). */
+export function resultCharsFor(contextWindow: number): number {
+  return Math.max(MIN_RESULT_CHARS, Math.floor(contextWindow * 4 * RESULT_SHARE));
+}
+
 export interface Cut {
   text: string;
   totalLines: number;

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeMemory, setMemoryPinned } from "@/server/db/repositories/memories";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { foldTranscript } from "@/lib/session-transcript";
+import { until } from "@/server/test/until";
 import { buildSystemPrompt } from "./system";
+import { sandboxRuntimes } from "./workspace-probe";
 import { EMPTY_CONTEXT, MAX_INSTRUCTION_CHARS } from "./context";
 
 // The system prompt rendered for a real workspace (git, AGENTS.md, memories, skills, agents), as
@@ -61,6 +63,12 @@ describe("the system prompt", () => {
     );
     await setMemoryPinned(db, { scope: "user", userId: h.user.id }, "tone", true);
 
+    // On a loaded machine the probe can outlast the 2 s a turn waits for it: wait for its answer here.
+    await until(
+      async () => (await sandboxRuntimes(h.env.services.sandbox, root)) !== null,
+      "the sandbox's runtimes",
+      30_000,
+    );
     const session = await h.newSession({ replies: [{ text: "ok" }] });
     const events = await h.send(session.id, "How do we handle deploys to staging?");
     const system = String(h.model.requests.at(-1)!.messages[0]!.content);

@@ -147,7 +147,7 @@ const SEPARATE_NETWORKS =
   "- Each shell call runs in a network of its own: a server started in the background keeps running, but later calls cannot connect to it, so test a server in the call that starts it.";
 
 function runtimesLine(runtimes: string[] | null): string {
-  if (!runtimes) return "Runtimes: unknown (the sandbox could not be asked).";
+  if (!runtimes) return "Runtimes: not known yet (command -v tells what is on the PATH).";
   if (!runtimes.length) return "Runtimes: none of the usual (node, python3, go, java, …) is on the PATH.";
   return `Runtimes on the PATH: ${runtimes.join(", ")}.`;
 }

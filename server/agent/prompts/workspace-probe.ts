@@ -23,6 +23,8 @@ wait
 true`;
 
 const TIMEOUT_MS = 10_000;
+/** How long a turn waits for a probe still running; without the answer it says "unknown" and the next turn has it. */
+const WAIT_MS = 2_000;
 const FRESH_MS = 10 * 60_000;
 const ORDER = [...RUNTIMES, ...PACKAGE_MANAGERS];
 
@@ -30,9 +32,16 @@ const answers = new WeakMap<Sandbox, { at: number; runtimes: Promise<string[] | 
 
 /**
  * "node 24.1.0"-style lines for the runtimes found and the bare names of the package managers, in
- * a fixed order; null when the sandbox could not be asked. `root`: a workspace to run in.
+ * a fixed order; null when the sandbox could not be asked, or has not answered within WAIT_MS (the
+ * answer, when it comes, serves the next turn). `root`: a workspace to run in.
  */
 export function sandboxRuntimes(sandbox: Sandbox, root: string): Promise<string[] | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(resolve, WAIT_MS, null)));
+  return Promise.race([asked(sandbox, root), late]).finally(() => clearTimeout(timer));
+}
+
+function asked(sandbox: Sandbox, root: string): Promise<string[] | null> {
   const known = answers.get(sandbox);
   if (known && Date.now() - known.at < FRESH_MS) return known.runtimes;
   const runtimes = probe(sandbox, root);
