@@ -77,6 +77,12 @@ describe("npm run eval", () => {
 
     model.load({ replies: good });
     const goodRuns = await runEval(host, { tasks, runs: 1, model: "openai-compatible:scripted" });
+    // The model is not told the task's name: the project's name in the prompt is neutral.
+    for (const request of model.requests) {
+      const system = String(request.messages[0]!.content);
+      expect(system).toContain('Project "project"');
+      for (const task of tasks) expect(system).not.toContain(task.name);
+    }
     model.load({ replies: bad });
     const badRuns = await runEval(host, { tasks, runs: 1, model: "openai-compatible:scripted" });
 

@@ -46,8 +46,10 @@ const CHECK_DIR = ".eval-check";
 export async function runTask(host: EvalHost, task: EvalTask, run: number, model: string): Promise<RunResult> {
   const caller = createCallerFactory(appRouter)({ user: host.user, services: host.services });
   const started = Date.now();
+  // A neutral name: the project's name is in the system prompt, and a task's name would tell the
+  // model what is expected of it.
   const project = await caller.project.create({
-    name: `eval ${task.name} #${run}`.slice(0, 100),
+    name: "project",
     importPath: task.repoDir,
   });
   try {
@@ -60,10 +62,13 @@ export async function runTask(host: EvalHost, task: EvalTask, run: number, model
     let asked = false;
     let finish = "timeout";
     for (;;) {
+      // The deadline's timer is cleared once the turn is idle: a pending one kept the process
+      // alive for up to the task's timeout after the report.
+      let timer: NodeJS.Timeout | undefined;
       const done = await Promise.race([
         host.services.agent.idle(session.id).then(() => true),
-        sleep(Math.max(0, deadline - Date.now())).then(() => false),
-      ]);
+        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), false))),
+      ]).finally(() => clearTimeout(timer));
       if (!done) {
         await caller.session.cancel({ sessionId: session.id });
         break;
@@ -173,8 +178,6 @@ async function runCheck(sandbox: Sandbox, root: string, task: EvalTask): Promise
     );
   }).finally(() => launch.close());
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every task, `runs` times each, one after another (a workspace and a turn at a time keeps the measures clean). */
 export async function runEval(
