@@ -10,11 +10,12 @@
 // total: PostgreSQL's processes share its buffers, which RSS would count once per process.
 // The reference of the same run is a bare `node -e` process, idle: what any Node process costs.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
 import { chromiumLaunchOptions } from "../e2e/chromium";
+import { tree, type Usage, usageOf } from "./process-usage";
 import { freePort, signUp } from "./tandem-server";
 
 const TARGET_MB = 300;
@@ -23,50 +24,6 @@ const IDLE_MS = Number(process.argv[2] ?? 15_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Usage = { pid: number; name: string; rssKb: number; pssKb: number };
-
-function usageOf(pid: number): Usage | null {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    return { pid, name: describe(cmdline), rssKb: field("Rss"), pssKb: field("Pss") };
-  } catch {
-    return null; // gone since it was listed
-  }
-}
-
-function describe(cmdline: string[]): string {
-  const [exe = "?", ...args] = cmdline;
-  if (/postgres/.test(exe) || /^postgres:/.test(exe)) return cmdline.join(" ").replace(/\s+/g, " ").slice(0, 60);
-  const script = args.find((a) => !a.startsWith("-") && a !== "tsx");
-  return `${path.basename(exe)} ${script ? path.relative(ROOT, path.resolve(ROOT, script)) || script : ""}`
-    .trim()
-    .slice(0, 60);
-}
-
-/** The process and everything below it, from /proc's parent links. */
-function tree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // exited while listed
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    out.push(pid);
-    for (const child of children.get(pid) ?? []) walk(child);
-  };
-  walk(root);
-  return out;
-}
-
 async function reference(): Promise<Usage> {
   const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   await sleep(1000);
