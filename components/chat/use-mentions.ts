@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type { CompletionItem, CompletionTrigger } from "@/components/chat/composer-completion";
 import { useTRPC } from "@/components/trpc-provider";
-import { rankFiles } from "@/components/ui/quick-open";
+import { PathIndex } from "@/components/ui/quick-open";
 
 // `@` completion over the workspace's files and folders (the list and the ranking quick open
 // uses), and the mentions a message holds: `@path` of a known file or folder, or `@http(s)://...`.
@@ -24,6 +24,8 @@ export function useMentions(projectId: string) {
     return [...folders, ...list];
   }, [files.data]);
   const known = useMemo(() => new Set(entries.map((e) => e.replace(/\/$/, ""))), [entries]);
+  // Kept between keys: each key narrows what the last one matched (quick open's index).
+  const index = useMemo(() => new PathIndex(entries), [entries]);
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
     if (trigger.char !== "@") return [];
@@ -38,7 +40,7 @@ export function useMentions(projectId: string) {
           insert: `@${trigger.query} `,
         },
       ];
-    return rankFiles(entries, trigger.query, { limit: 20 }).map((m) => {
+    return index.rank(trigger.query, { limit: 20 }).map((m) => {
       const folder = m.path.endsWith("/");
       const ref = folder ? m.path.slice(0, -1) : m.path;
       return {

@@ -5,7 +5,8 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useTRPC } from "@/components/trpc-provider";
 import { shortcutLabel, useCommands, useRegisteredCommands, type Command } from "@/components/ui/commands";
-import { highlightRuns, rankFiles } from "@/components/ui/quick-open";
+import { highlightRuns, type FileMatch } from "@/components/ui/quick-open";
+import type { QuickOpenIndex } from "@/components/ui/quick-open-index";
 
 // The IDE's palette, as in VS Code: Ctrl/Cmd+P finds a file by a few letters of its path;
 // Ctrl/Cmd+Shift+P (or typing ">") lists the commands the panels on screen offer. Arrows and
@@ -24,7 +25,8 @@ type Item = {
 const isOpenKey = (event: KeyboardEvent) =>
   (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "p";
 
-export function CommandPalette({ projectId }: { projectId: string }) {
+/** `files`: the workspace's paths, matched off the main thread (kept by the IDE, fed file changes). */
+export function CommandPalette({ projectId, files }: { projectId: string; files: QuickOpenIndex }) {
   const [query, setQuery] = useState<string | null>(null);
   const isOpen = useRef(false);
   const returnFocus = useRef<HTMLElement | null>(null);
@@ -68,20 +70,21 @@ export function CommandPalette({ projectId }: { projectId: string }) {
   );
 
   if (query === null) return null;
-  return <PaletteDialog projectId={projectId} query={query} setQuery={setQuery} close={close} />;
+  return <PaletteDialog projectId={projectId} files={files} query={query} setQuery={setQuery} close={close} />;
 }
 
 type DialogProps = {
   projectId: string;
+  files: QuickOpenIndex;
   query: string;
   setQuery: (query: string) => void;
   close: (restore: boolean) => void;
 };
 
-function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
+function PaletteDialog({ projectId, files, query, setQuery, close }: DialogProps) {
   const commandMode = query.startsWith(">");
   const commandItems = useCommandItems(commandMode ? query.slice(1) : null);
-  const fileItems = useFileItems(projectId, commandMode ? null : query);
+  const fileItems = useFileItems(projectId, files, commandMode ? null : query);
   const items = commandMode ? commandItems : fileItems.items;
   const [index, setIndex] = useState(0);
   const selected = Math.min(index, Math.max(0, items.length - 1));
@@ -98,6 +101,15 @@ function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
     close(!item.takesFocus);
     item.run();
   };
+  // Enter before the list has caught up with the last key opens the best match for what was typed, once it is known.
+  const answered = commandMode || fileItems.query === query;
+  const [enterWaiting, setEnterWaiting] = useState(false);
+  const best = answered ? items[0] : undefined;
+  useEffect(() => {
+    if (!enterWaiting || !best) return;
+    setEnterWaiting(false);
+    run(best);
+  });
 
   const empty = commandMode ? "No matching commands" : fileItems.status;
   return (
@@ -125,17 +137,24 @@ function PaletteDialog({ projectId, query, setQuery, close }: DialogProps) {
           onChange={(event) => {
             setQuery(event.target.value);
             setIndex(0);
+            setEnterWaiting(false);
           }}
           onKeyDown={(event) => {
             if (event.key === "ArrowDown") setIndex(items.length ? (selected + 1) % items.length : 0);
             else if (event.key === "ArrowUp") setIndex(items.length ? (selected - 1 + items.length) % items.length : 0);
-            else if (event.key === "Enter") run(items[selected]);
+            else if (event.key === "Enter") answered ? run(items[selected]) : setEnterWaiting(true);
             else if (event.key === "Escape") close(true);
             else return;
             event.preventDefault();
           }}
         />
-        <ul className="palette-list" id="palette-list" role="listbox" ref={listRef}>
+        <ul
+          className="palette-list"
+          id="palette-list"
+          role="listbox"
+          ref={listRef}
+          data-query={commandMode ? query : (fileItems.query ?? undefined)}
+        >
           {items.map((item, i) => (
             <li
               key={item.id}
@@ -178,43 +197,66 @@ function useCommandItems(filter: string | null): Item[] {
   }, [commands, filter]);
 }
 
-function useFileItems(projectId: string, query: string | null): { items: Item[]; status: string; truncated: boolean } {
+function useFileItems(
+  projectId: string,
+  files: QuickOpenIndex,
+  query: string | null,
+): { items: Item[]; query: string | null; status: string; truncated: boolean } {
   const trpc = useTRPC();
   const tabs = useOpenTabs();
   const { paths: openFiles, active } = useTabsState();
-  // Listed afresh each time quick open opens: other panels (the composer's @-mentions) read the same
-  // list earlier, and files made since then must be found.
-  const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 0 }));
+  // The worker keeps the last listing, and file changes keep it current; a listing older than this
+  // (or one a change made stale) is read again in the background when quick open opens.
+  const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 30_000 }));
+  useEffect(() => {
+    if (list.data) files.setFiles(list.data.files);
+  }, [files, list.data]);
   // The open tabs come first when nothing is typed, the one in view before the others.
   const recent = useMemo(
     () => [...(active ? [active] : []), ...openFiles.filter((p) => p !== active)],
     [openFiles, active],
   );
-  const items = useMemo(() => {
-    if (query === null || !list.data) return [];
-    return rankFiles(list.data.files, query, { recent }).map(({ path, positions }): Item => {
-      const slash = path.lastIndexOf("/");
-      const name = path.slice(slash + 1);
-      const folder = slash >= 0 ? path.slice(0, slash) : "";
-      return {
-        id: `file-${path}`,
-        testId: "palette-file",
-        label: highlightRuns(name, positions, slash + 1).map((run, i) =>
-          run.hit ? <mark key={i}>{run.text}</mark> : run.text,
-        ),
-        detail: folder || undefined,
-        run: () => void tabs.openFocused(path),
-        takesFocus: true,
-      };
-    });
-  }, [query, list.data, recent, tabs]);
-  const status =
-    list.isPending || (list.isFetching && !list.data?.files.length)
+  // The matches shown and the query they answer: the input echoes each key at once, the list follows.
+  const [shown, setShown] = useState<{ query: string; matches: FileMatch[] } | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    if (query === null || !list.data) return;
+    let current = true;
+    files.rank(query, recent).then(
+      (matches) => current && matches && setShown({ query, matches }),
+      (error: Error) => current && setFailed(error.message),
+    );
+    return () => {
+      current = false;
+    };
+  }, [files, query, recent, list.data]);
+  const items = useMemo(
+    () =>
+      (shown?.matches ?? []).map(({ path, positions }): Item => {
+        const slash = path.lastIndexOf("/");
+        const name = path.slice(slash + 1);
+        const folder = slash >= 0 ? path.slice(0, slash) : "";
+        return {
+          id: `file-${path}`,
+          testId: "palette-file",
+          label: highlightRuns(name, positions, slash + 1).map((run, i) =>
+            run.hit ? <mark key={i}>{run.text}</mark> : run.text,
+          ),
+          detail: folder || undefined,
+          run: () => void tabs.openFocused(path),
+          takesFocus: true,
+        };
+      }),
+    [shown, tabs],
+  );
+  const status = failed
+    ? failed
+    : list.isPending || (list.isFetching && !list.data?.files.length) || (list.data && !shown)
       ? "Listing files…"
       : list.error
         ? "Could not list the files."
         : list.data?.files.length
           ? "No file matches"
           : "This project has no files yet.";
-  return { items, status, truncated: !!list.data?.truncated };
+  return { items, query: shown?.query ?? null, status, truncated: !!list.data?.truncated };
 }

@@ -23,6 +23,7 @@ import { GitStatusBar } from "@/components/git/git-status-bar";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ide/command-palette";
+import { QuickOpenIndex } from "@/components/ui/quick-open-index";
 import { CommandsProvider, useCommands } from "@/components/ui/commands";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { GearIcon } from "@/components/ui/icons";
@@ -123,7 +124,10 @@ function IdeShell({
   user: User;
 }) {
   const buffers = useFileBuffers();
-  const connection = useFileChanges(projectId);
+  // Quick open's paths, kept in a worker for as long as the project is open and fed its file changes.
+  const [quickOpen] = useState(() => new QuickOpenIndex());
+  useEffect(() => () => quickOpen.dispose(), [quickOpen]);
+  const connection = useFileChanges(projectId, quickOpen);
   const { active } = useTabsState();
   const dirty = [...useBuffersState().values()].some((f) => f.dirty);
 
@@ -206,7 +210,7 @@ function IdeShell({
         {active && <span>{active}</span>}
         {!canWrite && <span>Read-only access</span>}
       </footer>
-      <CommandPalette projectId={projectId} />
+      <CommandPalette projectId={projectId} files={quickOpen} />
       <SymbolSearch />
     </div>
   );

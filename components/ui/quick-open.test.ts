@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { highlightRuns, rankFiles } from "./quick-open";
+import { highlightRuns, PathIndex } from "./quick-open";
+
+const rankFiles = (files: string[], query: string, options?: Parameters<PathIndex["rank"]>[1]) =>
+  new PathIndex(files).rank(query, options);
 
 const FILES = [
   "README.md",
@@ -38,5 +41,35 @@ describe("quick open", () => {
       { text: "math", hit: true },
       { text: ".ts", hit: false },
     ]);
+  });
+
+  it("ranks as a fresh index would while a query grows key by key, and after files come and go", () => {
+    const index = new PathIndex(FILES);
+    for (const query of ["m", "ma", "mat", "math", "matht"])
+      expect(index.rank(query)).toEqual(new PathIndex(FILES).rank(query));
+    index.apply([
+      { type: "add", path: "src/lib/mathematics.ts" },
+      { type: "unlink", path: "test/math.test.ts" },
+      { type: "unlinkDir", path: "src/app" },
+      { type: "change", path: "README.md" },
+    ]);
+    const now = ["README.md", "package.json", "src/lib/math.ts", "src/lib/format.ts", "docs/guide/managing-teams.md"];
+    expect(index.rank("math").map((m) => m.path)).toEqual(
+      new PathIndex([...now, "src/lib/mathematics.ts"]).rank("math").map((m) => m.path),
+    );
+    expect(index.rank("appmain")).toEqual([]);
+    expect(index.size).toBe(6);
+  });
+
+  it("finds a file by its name among 30,000 paths, whatever a short query matches first", () => {
+    const paths = Array.from({ length: 30_000 }, (_, i) => `packages/pkg-${i % 300}/src/module-${i}.ts`);
+    paths.push("packages/pkg-137/src/needle-in-haystack.ts");
+    const index = new PathIndex(paths);
+    let shown = index.rank("n");
+    for (const query of ["ne", "nee", "needle", "needlehay"]) shown = index.rank(query);
+    expect(shown[0]!.path).toBe("packages/pkg-137/src/needle-in-haystack.ts");
+    // A letter that nearly every path holds still lists the likeliest: names that start with it.
+    expect(index.rank("m")[0]!.path).toMatch(/\/module-\d+\.ts$/);
+    expect(index.rank("needle")[0]!.positions).toEqual([21, 22, 23, 24, 25, 26]);
   });
 });

@@ -1,0 +1,94 @@
+import type { FileChange } from "@/lib/fs-schemas";
+import type { FileMatch, QuickOpenReply, QuickOpenRequest } from "./quick-open";
+
+type Ask = {
+  query: string;
+  recent: string[];
+  limit: number;
+  resolve: (matches: FileMatch[] | null) => void;
+  reject: (error: Error) => void;
+};
+
+/**
+ * The page's handle on quick open's worker (quick-open-worker.ts), started on first use. One
+ * ranking runs at a time; keys typed meanwhile wait as one, the latest, and the ones it replaced
+ * resolve to null: a fast typist never queues work the list would only throw away. File changes
+ * are gathered and sent in one message.
+ */
+export class QuickOpenIndex {
+  private worker: Worker | null = null;
+  private fed = false;
+  private changes: Pick<FileChange, "type" | "path">[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private running: Ask | null = null;
+  private waiting: Ask | null = null;
+  private nextId = 0;
+
+  /** The workspace's paths, afresh (a new listing replaces what changes made of the last). */
+  setFiles(files: string[]): void {
+    this.changes = [];
+    this.post({ type: "files", files });
+    this.fed = true;
+  }
+
+  /** A file made or deleted since the listing. */
+  apply(change: Pick<FileChange, "type" | "path">): void {
+    if (!this.fed || change.type === "change") return;
+    this.changes.push({ type: change.type, path: change.path });
+    this.flushTimer ??= setTimeout(() => this.flush(), 50);
+  }
+
+  rank(query: string, recent: string[], limit = 50): Promise<FileMatch[] | null> {
+    return new Promise((resolve, reject) => {
+      this.waiting?.resolve(null);
+      this.waiting = { query, recent, limit, resolve, reject };
+      if (!this.running) this.next();
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.flushTimer);
+    this.worker?.terminate();
+    this.worker = null;
+    this.running?.resolve(null);
+    this.waiting?.resolve(null);
+    this.running = this.waiting = null;
+    this.fed = false;
+  }
+
+  private next(): void {
+    this.running = this.waiting;
+    this.waiting = null;
+    if (!this.running) return;
+    this.flush();
+    const { query, recent, limit } = this.running;
+    this.post({ type: "rank", id: ++this.nextId, query, recent, limit });
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.changes.length === 0) return;
+    this.post({ type: "changes", changes: this.changes });
+    this.changes = [];
+  }
+
+  private post(request: QuickOpenRequest): void {
+    if (!this.worker) {
+      this.worker = new Worker(new URL("./quick-open-worker.ts", import.meta.url), { type: "module" });
+      this.worker.onmessage = (event: MessageEvent<QuickOpenReply>) => {
+        if (event.data.id !== this.nextId) return;
+        this.running?.resolve(event.data.matches);
+        this.next();
+      };
+      // A worker that cannot start (its script failed to load) answers nothing: say so, once.
+      this.worker.onerror = (event) => {
+        const error = new Error(`Quick open's search could not start: ${event.message || "its script did not load"}`);
+        this.running?.reject(error);
+        this.waiting?.reject(error);
+        this.running = this.waiting = null;
+      };
+    }
+    this.worker.postMessage(request);
+  }
+}
