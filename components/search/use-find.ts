@@ -36,6 +36,19 @@ export function useFind(projectId: string) {
       setState({ ...IDLE, status: "searching" });
       let files: FileMatches[] = [];
       let matches = 0;
+      // Batches that arrive within a frame are drawn once, in that frame: a search with hundreds of
+      // files is not re-rendered per batch, and the last batch shows together with the count.
+      let frame: number | null = null;
+      const draw = () => {
+        frame = null;
+        setState((s) => ({ ...s, files, matches }));
+      };
+      const finish = (next: Partial<FindState>) => {
+        if (frame !== null) cancelAnimationFrame(frame);
+        frame = null;
+        setState((s) => ({ ...s, files, matches, ...next }));
+        stop();
+      };
       const subscription = client.search.find.subscribe(
         { projectId, ...query },
         {
@@ -43,19 +56,20 @@ export function useFind(projectId: string) {
             if (event.type === "files") {
               files = files.concat(event.files);
               matches += event.files.reduce((n, f) => n + f.lines.reduce((m, l) => m + l.matches.length, 0), 0);
-              setState((s) => ({ ...s, files, matches }));
-            } else if (event.type === "done") {
-              setState((s) => ({ ...s, status: "done", limitHit: event.limitHit, ms: event.ms }));
-              stop();
-            } else {
-              setState((s) => ({ ...s, status: "error", error: event.message }));
-              stop();
-            }
+              frame ??= requestAnimationFrame(draw);
+            } else if (event.type === "done") finish({ status: "done", limitHit: event.limitHit, ms: event.ms });
+            else finish({ status: "error", error: event.message });
           },
-          onError: (error) => setState((s) => ({ ...s, status: "error", error: errorMessage(error) })),
+          onError: (error) => finish({ status: "error", error: errorMessage(error) }),
         },
       );
-      running.current = subscription;
+      running.current = {
+        unsubscribe: () => {
+          if (frame !== null) cancelAnimationFrame(frame);
+          frame = null;
+          subscription.unsubscribe();
+        },
+      };
     },
     [client, projectId, stop],
   );
