@@ -25,7 +25,7 @@ afterAll(async () => {
 function runScript(env: Record<string, string>, args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ["docs/examples/run-session.mjs", ...args], {
-      env: { PATH: process.env.PATH ?? "", ...env } as NodeJS.ProcessEnv,
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
