@@ -46,12 +46,39 @@ describe("read_file", () => {
   it("reads a window with offset and limit and says how to read on", async () => {
     const s = await session();
     await writeFile(path.join(s.root, "a.txt"), Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n"));
-    const first = await s.run(readFileTool, { path: "a.txt" });
-    expect(first.llm).toContain("  2000\tline 2000");
-    expect(first.llm).not.toContain("line 2001");
-    expect(first.llm).toContain("offset=2001");
+    const window = await s.run(readFileTool, { path: "a.txt", offset: 10, limit: 5 });
+    expect(window.llm).toBe(
+      "    10\tline 10\n    11\tline 11\n    12\tline 12\n    13\tline 13\n    14\tline 14\n[Showing lines 10-14 of 3000. To read more, call read_file with offset=15.]",
+    );
     const next = await s.run(readFileTool, { path: "a.txt", offset: 2999, limit: 5 });
     expect(next.llm).toBe("  2999\tline 2999\n  3000\tline 3000");
+  });
+
+  it("reads the whole file without offset and limit: no 2,000-line window", async () => {
+    const s = await session();
+    await writeFile(path.join(s.root, "a.txt"), Array.from({ length: 2400 }, (_, i) => `line ${i + 1}`).join("\n"));
+    const run = await s.run(readFileTool, { path: "a.txt" });
+    expect(run.metrics.truncated).toBe(false);
+    expect(run.llm).toContain("  2400\tline 2400");
+    expect(run.llm).not.toContain("[Showing");
+    expect(run.meta).toMatchObject({ lines: 2400, totalLines: 2400 });
+  });
+
+  it("stops at the session's output cap, at a whole line, and says where to read on", async () => {
+    const s = await session();
+    await writeFile(path.join(s.root, "many.txt"), Array.from({ length: 5000 }, (_, i) => `l${i + 1}`).join("\n"));
+    const byLines = await s.run(readFileTool, { path: "many.txt" });
+    expect(byLines.metrics.truncated).toBe(false);
+    expect(byLines.llm).toContain("  2490\tl2490\n[Showing lines 1-2490 of 5000: one result holds at most 2,490 lines");
+    expect(byLines.llm).toContain("offset=2491");
+    const wide = "w".repeat(1_500);
+    await writeFile(path.join(s.root, "wide.txt"), Array.from({ length: 200 }, () => wide).join("\n"));
+    const byChars = await s.run(readFileTool, { path: "wide.txt", limit: 150 });
+    expect(byChars.metrics.truncated).toBe(false);
+    expect(byChars.llm).toContain(
+      "[Showing lines 1-65 of 200: one result holds at most 2,490 lines and 99,000 characters",
+    );
+    expect(byChars.llm).toContain("offset=66");
   });
 
   it("reports an offset past the end", async () => {

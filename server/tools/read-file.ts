@@ -4,8 +4,14 @@ import { defineTool, type ToolContext, type ToolResult } from "./define-tool";
 import { loadFile, type LoadedFile } from "./file-state";
 import { ToolFailure, ok } from "./result";
 import { formatSize, numberLines } from "./text-window";
+import { DEFAULT_LIMITS } from "./truncate";
 
-export const DEFAULT_READ_LINES = 2000;
+/**
+ * The session's output cap, which is the only limit on a read: a result holds at most this many
+ * lines and characters (the wrapper's cut, registry.ts), less room for the notes. read_file stops at
+ * a whole line within it itself, so its note can say exactly where to read on.
+ */
+const READ_CAP = { lines: DEFAULT_LIMITS.maxLines - 10, chars: DEFAULT_LIMITS.maxChars - 1_000 };
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 const IMAGE_TYPES: Record<string, string> = {
@@ -20,15 +26,15 @@ const IMAGE_TYPES: Record<string, string> = {
 
 const DESCRIPTION = `Reads a file from the workspace.
 - Text comes back with line numbers: each line starts with its number right-aligned in 6 columns and a tab ("    42\\t"), then the line. That prefix is not part of the file: leave it out of old_string when you edit.
-- At most ${DEFAULT_READ_LINES} lines from offset, and at most 2000 characters per line; a note says when something was cut and how to read on.
-- offset is the 1-based line to start from; limit the number of lines. Read a whole file unless it is large.
+- Without offset and limit, the whole file, as far as one result holds (${READ_CAP.lines.toLocaleString("en")} lines, ${READ_CAP.chars.toLocaleString("en")} characters); at most 2000 characters per line. A note says when something was cut and how to read on.
+- offset is the 1-based line to start from; limit the number of lines.
 - Images (png, jpg, gif, webp, bmp, svg) come back as images only when the current model can view them; otherwise you get a note with the image's type and size. PDFs come back as their extracted text; other binary files as a short summary.
 - Reading the same unchanged lines twice returns a short note instead of the content again, unless earlier output was dropped from your context.`;
 
 export const readFileInput = z.object({
   path: z.string().min(1).describe("File to read: relative to the workspace root, or absolute inside it."),
   offset: z.number().int().min(1).optional().describe("1-based line number to start from."),
-  limit: z.number().int().min(1).optional().describe(`How many lines to read (default ${DEFAULT_READ_LINES}).`),
+  limit: z.number().int().min(1).optional().describe("How many lines to read (default: to the end of the file)."),
 });
 
 export const readFileTool = defineTool({
@@ -43,8 +49,8 @@ export const readFileTool = defineTool({
     const label = file.resolved.requested;
     if (IMAGE_TYPES[ext]) return readImage(ctx, file, IMAGE_TYPES[ext]!);
     const offset = input.offset ?? 1;
-    const limit = input.limit ?? DEFAULT_READ_LINES;
-    const view = `${offset}:${limit}`;
+    const limit = input.limit ?? Number.POSITIVE_INFINITY;
+    const view = `${offset}:${input.limit ?? "end"}`;
     if (ext === ".pdf") {
       const text = await pdfText(file.bytes, label);
       return textResult(ctx, file, text, offset, limit, view, "PDF text");
@@ -79,7 +85,7 @@ function textResult(
   kind: string,
 ): ToolResult {
   const label = file.resolved.requested;
-  const window = numberLines(content, offset, limit);
+  const window = numberLines(content, offset, Math.min(limit, READ_CAP.lines), READ_CAP.chars);
   if (window.total === 0) {
     ctx.reads.recordRead(file.resolved.path, file.version, view);
     return ok(`'${label}' is empty.`, { kind: "text", text: `Read ${label} (empty)` }, { path: label, lines: 0 });
@@ -100,7 +106,12 @@ function textResult(
     );
   }
   const notes: string[] = [];
-  if (window.end < window.total)
+  const wanted = Math.min(window.total, offset + limit - 1);
+  if (window.end < wanted)
+    notes.push(
+      `[Showing ${range}: one result holds at most ${READ_CAP.lines.toLocaleString("en")} lines and ${READ_CAP.chars.toLocaleString("en")} characters. To read on, call read_file with offset=${window.end + 1}.]`,
+    );
+  else if (window.end < window.total)
     notes.push(`[Showing ${range}. To read more, call read_file with offset=${window.end + 1}.]`);
   if (window.cutLines > 0)
     notes.push(

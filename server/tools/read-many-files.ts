@@ -5,11 +5,12 @@ import { anchoredGlob } from "./glob";
 import { resultFromError, ok } from "./result";
 import { RG_BASE_ARGS, runRipgrep } from "@/server/workspace/ripgrep";
 import { numberLines } from "./text-window";
-import { DEFAULT_READ_LINES } from "./read-file";
 
 export const MAX_FILES = 100;
+/** Lines of each file: several files share one result, so each gets a window of its own. */
+const LINES_PER_FILE = 2000;
 
-const DESCRIPTION = `Reads several files at once: each comes with a header line, then its numbered lines (same limits as read_file: ${DEFAULT_READ_LINES} lines, 2000 characters per line).
+const DESCRIPTION = `Reads several files at once: each comes with a header line, then its numbered lines (at most ${LINES_PER_FILE} lines of each, 2000 characters per line).
 - paths: file paths, folders (every file under them), or glob patterns ("src/**/*.ts"). Files ignored by .gitignore are skipped when expanding folders and patterns.
 - Binary files are skipped with a note; use read_file for images and PDFs. At most ${MAX_FILES} files per call.`;
 
@@ -89,8 +90,8 @@ export const readManyFilesTool = defineTool({
         }
         const content =
           loaded.decoded.eol === "\r\n" ? loaded.decoded.content.replace(/\r\n/g, "\n") : loaded.decoded.content;
-        const window = numberLines(content, 1, DEFAULT_READ_LINES);
-        ctx.reads.recordRead(loaded.resolved.path, loaded.version, `1:${DEFAULT_READ_LINES}`);
+        const window = numberLines(content, 1, LINES_PER_FILE);
+        ctx.reads.recordRead(loaded.resolved.path, loaded.version, `1:${LINES_PER_FILE}`);
         const cut =
           window.end < window.total
             ? `\n[Showing lines 1-${window.end} of ${window.total}; use read_file with offset=${window.end + 1} for more.]`

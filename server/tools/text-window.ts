@@ -9,21 +9,29 @@ export interface NumberedWindow {
   cutLines: number;
 }
 
-/** cat -n style lines `offset..offset+limit-1`, each cut at MAX_LINE_CHARS. */
-export function numberLines(content: string, offset: number, limit: number): NumberedWindow {
+/**
+ * cat -n style lines `offset..offset+limit-1`, each cut at MAX_LINE_CHARS, stopping early (after at
+ * least one line) before the numbered text would pass `maxChars`.
+ */
+export function numberLines(content: string, offset: number, limit: number, maxChars = Infinity): NumberedWindow {
   if (content === "") return { text: "", total: 0, end: 0, cutLines: 0 };
   const lines = content.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
-  const end = Math.min(lines.length, offset + limit - 1);
+  const last = Math.min(lines.length, offset + limit - 1);
   let cutLines = 0;
+  let chars = 0;
+  let end = offset - 1;
   const out: string[] = [];
-  for (let n = offset; n <= end; n++) {
+  for (let n = offset; n <= last; n++) {
     let line = lines[n - 1]!;
-    if (line.length > MAX_LINE_CHARS) {
-      cutLines++;
-      line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]`;
-    }
-    out.push(`${String(n).padStart(6)}\t${line}`);
+    const cut = line.length > MAX_LINE_CHARS;
+    if (cut) line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]`;
+    const numbered = `${String(n).padStart(6)}\t${line}`;
+    if (out.length > 0 && chars + numbered.length + 1 > maxChars) break;
+    if (cut) cutLines++;
+    out.push(numbered);
+    chars += numbered.length + 1;
+    end = n;
   }
   return { text: out.join("\n"), total: lines.length, end, cutLines };
 }
