@@ -8,7 +8,8 @@ import { z } from "zod";
 // The outer `mcpServers` key is optional: a bare map of servers is accepted too, and so is VS Code's
 // `servers`. Other tools' spellings are read as theirs: gemini-cli's `httpUrl` (streamable HTTP),
 // Windsurf's `serverUrl`, `"type": "http" | "sse" | "stdio"` as Claude Code and Cursor write it,
-// and a WebSocket server as a `ws://`/`wss://` url (or `"type": "ws"`).
+// and a WebSocket server as a `ws://`/`wss://` url (or `"type": "ws"`). A server reached over plain
+// TCP (newline-delimited JSON-RPC, as over stdio) is `{ "tcp": { "host", "port" } }`, as Wren has it.
 
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -54,6 +55,19 @@ const remoteServer = z
 
 export const isWebSocketUrl = (url: string) => /^wss?:/i.test(url);
 
+const tcpServer = z.strictObject({
+  ...common,
+  type: z.literal("tcp").optional(),
+  tcp: z.strictObject({
+    host: z
+      .string()
+      .min(1, "host must not be empty")
+      .max(253)
+      .regex(/^[A-Za-z0-9.:_[\]-]+$/, "host is a host name or an IP address"),
+    port: z.number().int().min(1).max(65_535, "port is a TCP port, 1 to 65535"),
+  }),
+});
+
 /** Other tools' spellings of a remote server, as this shape: gemini-cli's httpUrl, Windsurf's serverUrl. */
 function normalize(raw: unknown): unknown {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return raw;
@@ -65,7 +79,8 @@ function normalize(raw: unknown): unknown {
 
 export type StdioServerConfig = z.infer<typeof stdioServer>;
 export type RemoteServerConfig = z.infer<typeof remoteServer>;
-export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+export type TcpServerConfig = z.infer<typeof tcpServer>;
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig | TcpServerConfig;
 export type McpServersConfig = Record<string, McpServerConfig>;
 
 export type ConfigProblem = { path: string; message: string; line?: number };
@@ -79,6 +94,7 @@ const KEY_ORDER = [
   "cwd",
   "url",
   "headers",
+  "tcp",
   "timeout",
   "trust",
   "eager",
@@ -101,6 +117,17 @@ export function formatMcpServers(servers: Record<string, unknown>): string {
 }
 
 export const isStdio = (config: McpServerConfig): config is StdioServerConfig => "command" in config;
+export const isTcp = (config: McpServerConfig): config is TcpServerConfig => "tcp" in config;
+
+/** Where Tandem's server connects for a remote or TCP server: `host:port`, as the allow-list names it. */
+export function remoteHostOf(config: RemoteServerConfig | TcpServerConfig): string {
+  if (isTcp(config)) {
+    const host =
+      config.tcp.host.includes(":") && !config.tcp.host.startsWith("[") ? `[${config.tcp.host}]` : config.tcp.host;
+    return `${host}:${config.tcp.port}`;
+  }
+  return new URL(config.url).host;
+}
 
 /** Parses the settings text; every problem names where it is (`mcpServers.docs.url`) and, for JSON syntax, the line. */
 export function parseMcpServersText(text: string): ParsedConfig {
@@ -158,16 +185,14 @@ export function parseMcpServers(value: unknown): ParsedConfig {
       });
       continue;
     }
+    const keys = raw && typeof raw === "object" ? ["url", "command", "tcp"].filter((k) => k in raw) : [];
     const shape =
-      raw && typeof raw === "object" && "url" in raw
-        ? remoteServer
-        : raw && typeof raw === "object" && "command" in raw
-          ? stdioServer
-          : null;
+      keys.length !== 1 ? null : keys[0] === "url" ? remoteServer : keys[0] === "command" ? stdioServer : tcpServer;
     if (!shape) {
       problems.push({
         path: at,
-        message: "give either `command` (a local server over stdio) or `url` (a remote server)",
+        message:
+          "give one of `command` (a local server over stdio), `url` (a remote server) or `tcp` ({ host, port }: a server over TCP)",
       });
       continue;
     }

@@ -4,7 +4,9 @@ import { useMemo, useState } from "react";
 import {
   formatMcpServers,
   isStdio,
+  isTcp,
   isWebSocketUrl,
+  remoteHostOf,
   parseMcpServersText,
   type McpServerConfig,
   type McpServersConfig,
@@ -15,6 +17,7 @@ import {
 
 function transportOf(config: McpServerConfig): string {
   if (isStdio(config)) return "stdio";
+  if (isTcp(config)) return "TCP";
   if (isWebSocketUrl(config.url)) return "WebSocket";
   if (config.type === "sse") return "SSE";
   if (config.type === "http" || config.type === "streamable-http") return "streamable HTTP";
@@ -66,7 +69,11 @@ export function McpImport({
               <span className="chip">{transportOf(config)}</span>
               {current && name in current && <span className="chip">replaces the one named so</span>}
               <span className="server-detail">
-                {isStdio(config) ? [config.command, ...(config.args ?? [])].join(" ") : config.url}
+                {isStdio(config)
+                  ? [config.command, ...(config.args ?? [])].join(" ")
+                  : isTcp(config)
+                    ? `tcp://${remoteHostOf(config)}`
+                    : config.url}
                 {config.includeTools ? ` · only ${config.includeTools.join(", ")}` : ""}
                 {config.excludeTools ? ` · not ${config.excludeTools.join(", ")}` : ""}
               </span>

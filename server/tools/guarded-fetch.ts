@@ -69,6 +69,19 @@ export function guardedAgent(
   resolve: Resolver = defaultResolve,
   onRefused?: (refusal: AddressRefusal) => void,
 ): Agent {
+  return new Agent({ connect: guardedConnector(allowHosts, resolve, onRefused), connections: 4 });
+}
+
+/**
+ * The connector of `guardedAgent`, for a connection that is not HTTP (an MCP server over TCP): it
+ * opens a socket to `hostname:port` under the same address check (a `protocol` other than
+ * "https:" is a plain TCP socket).
+ */
+export function guardedConnector(
+  allowHosts: readonly string[],
+  resolve: Resolver = defaultResolve,
+  onRefused?: (refusal: AddressRefusal) => void,
+): buildConnector.connector {
   const refuse = (host: string, address: string, why: string) => {
     onRefused?.({ host, address, why });
     return new BlockedAddress(`${host}|${address}|${why}`);
@@ -100,7 +113,7 @@ export function guardedAgent(
     if (why) return callback(refuse(options.hostname, literal, why), null);
     return checked(options, callback);
   };
-  return new Agent({ connect, connections: 4 });
+  return connect;
 }
 
 const agents = new WeakMap<Resolver, Map<string, Agent>>();

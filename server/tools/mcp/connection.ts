@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpWebSocketTransport } from "./websocket-transport";
+import { McpTcpTransport } from "./tcp-transport";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -9,19 +10,22 @@ import { fetch as undiciFetch, type Agent } from "undici";
 import {
   DEFAULT_TIMEOUT_MS,
   isStdio,
+  isTcp,
   isWebSocketUrl,
+  remoteHostOf,
   type McpServerConfig,
   type StdioServerConfig,
 } from "@/lib/mcp-config";
 import type { FetchPolicy } from "../define-tool";
-import { guardedAgent, type AddressRefusal } from "../guarded-fetch";
+import { guardedAgent, guardedConnector, type AddressRefusal } from "../guarded-fetch";
 
 // One MCP server of a project: connects (stdio in the sandbox, or streamable HTTP falling back to
 // SSE), lists its tools, calls them, and reconnects with backoff when it fails or exits. A
 // failure only changes this connection's state; nothing is thrown at whoever holds it. A remote
 // server is reached by the server itself, so every connection to it goes through web_fetch's
 // address check (guarded-fetch.ts): no loopback, private, link-local or metadata address unless
-// the server's admin listed the host (TANDEM_MCP_ALLOW_HOSTS).
+// the server's admin listed the host (TANDEM_MCP_ALLOW_HOSTS); a server over TCP is held to the same
+// check, in the same connector.
 
 export type McpToolInfo = {
   name: string;
@@ -31,7 +35,7 @@ export type McpToolInfo = {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
 };
 
-export type McpTransportKind = "stdio" | "streamable-http" | "sse" | "websocket";
+export type McpTransportKind = "stdio" | "streamable-http" | "sse" | "websocket" | "tcp";
 
 export type McpConnectionState =
   | { status: "connecting"; attempt: number }
@@ -82,9 +86,13 @@ export function createMcpConnection(options: McpConnectionOptions) {
   let connecting: Promise<void> | null = null;
   let stderrTail = "";
   let refused: AddressRefusal | null = null;
-  const dispatcher: Agent | null = isStdio(config)
-    ? null
-    : guardedAgent(options.fetchPolicy.allowHosts, options.fetchPolicy.resolve, (r) => (refused = r));
+  const onRefused = (r: AddressRefusal) => {
+    refused = r;
+  };
+  const dispatcher: Agent | null =
+    isStdio(config) || isTcp(config)
+      ? null
+      : guardedAgent(options.fetchPolicy.allowHosts, options.fetchPolicy.resolve, onRefused);
   const guardedFetch = ((url, init) => undiciFetch(url, { ...(init as object), dispatcher: dispatcher! })) as FetchLike;
 
   const set = (next: McpConnectionState) => {
@@ -105,6 +113,13 @@ export function createMcpConnection(options: McpConnectionOptions) {
       return { client: await handshake(transport), transport: "stdio" };
     }
     await refuseWhenNetworkOff();
+    if (isTcp(config)) {
+      const connector = guardedConnector(options.fetchPolicy.allowHosts, options.fetchPolicy.resolve, onRefused);
+      return {
+        client: await handshake(new McpTcpTransport(config.tcp.host, config.tcp.port, connector)),
+        transport: "tcp",
+      };
+    }
     const url = new URL(config.url);
     const init = { requestInit: { headers: config.headers ?? {} }, fetch: guardedFetch };
     if (isWebSocketUrl(config.url))
@@ -295,7 +310,7 @@ function describeFailure(
         : `${refused.host} (${refused.address})`;
     message =
       `refused: ${what} is not a public address (${refused.why}), and Tandem's server connects to remote MCP servers only on public addresses. ` +
-      `Run a local server as a stdio server (it runs in the project's sandbox), or ask the server's admin to allow this one with TANDEM_MCP_ALLOW_HOSTS=${new URL(config.url).host}.`;
+      `Run a local server as a stdio server (it runs in the project's sandbox), or ask the server's admin to allow this one with TANDEM_MCP_ALLOW_HOSTS=${remoteHostOf(config)}.`;
   } else if (isStdio(config)) {
     if (err?.code === "ENOENT" || /ENOENT|No such file or directory|execvp/.test(`${message} ${stderr}`)) {
       message = `command not found: ${config.command} (is it installed, and on PATH inside the sandbox?)`;

@@ -3,7 +3,7 @@ import { isInside } from "@/server/workspace";
 import { withIdentityInCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Tool } from "../define-tool";
-import { isStdio, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
+import { isStdio, isTcp, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
 import { createMcpConnection, type McpConnection, type McpFetchPolicy, type StdioLauncher } from "./connection";
 import { mcpTool } from "./mcp-tool";
 
@@ -13,7 +13,7 @@ import { mcpTool } from "./mcp-tool";
 
 export type McpServerStatus = {
   name: string;
-  transport: "stdio" | "streamable-http" | "sse" | "websocket" | "remote";
+  transport: "stdio" | "streamable-http" | "sse" | "websocket" | "tcp" | "remote";
   status: "connecting" | "connected" | "failed" | "closed";
   error?: string;
   retryAt?: number | null;
@@ -97,7 +97,14 @@ export function createMcpServers(options: {
         const state = connection.state;
         return {
           name: connection.name,
-          transport: state.status === "connected" ? state.transport : isStdio(config) ? "stdio" : "remote",
+          transport:
+            state.status === "connected"
+              ? state.transport
+              : isStdio(config)
+                ? "stdio"
+                : isTcp(config)
+                  ? "tcp"
+                  : "remote",
           status: state.status,
           ...(state.status === "failed" ? { error: state.error, retryAt: state.retryAt } : {}),
           tools:
