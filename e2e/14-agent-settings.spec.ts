@@ -13,6 +13,8 @@ test("agent settings: mode, validated rules, tools on and off, limits", async ({
   await expect(card).toBeVisible();
   await expect(card.getByTestId("mode-ask")).toBeChecked();
   await expect(card.getByTestId("tool-shell")).toBeChecked();
+  // Tools go by their display names (lib/tool-call-shapes.ts), their ids in the tooltip.
+  await expect(card.getByTestId("tool-switches")).toContainText("Web Fetch");
   const save = card.getByTestId("agent-settings-save");
   await expect(save).toBeDisabled();
 
@@ -89,5 +91,7 @@ test("destructive-command guard: admins edit its checks; in yolo mode a force pu
   await expect(page.getByTestId("approval-reason")).toHaveText(
     "`git push` with force or delete rewrites the remote's history; a person always approves it.",
   );
-  await page.getByTestId("approval-card").screenshot({ path: screenshotPath("command-guard-card") });
+  await expect(page.getByTestId("approval-title")).toHaveText("Waiting for approval · Shell");
+  await expect(agent.toolCard(/git push/).getByTestId("tool-name")).toHaveText("Shell");
+  await page.getByTestId("tool-card").first().screenshot({ path: screenshotPath("command-guard-card") });
 });

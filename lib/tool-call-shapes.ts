@@ -133,6 +133,59 @@ export const webFetchCall = callShape({
   describe: (input) => `${input.download ? "Download" : "Fetch"} ${hostOf(input.url)}`,
 });
 
+/**
+ * What people call each built-in tool (Gemini CLI's `displayName`): the name on its tool card, its
+ * approval card and the settings' tool switches. The tool's `displayName` is read from here
+ * (server/tools/define-tool.ts), so the server and the browser name it alike.
+ */
+export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  read_file: "Read File",
+  read_many_files: "Read Files",
+  ls: "List Folder",
+  glob: "Find Files",
+  grep: "Search Text",
+  edit: "Edit",
+  multi_edit: "Multi-Edit",
+  write_file: "Write File",
+  shell: "Shell",
+  shell_output: "Shell Output",
+  shell_kill: "Stop Job",
+  web_fetch: "Web Fetch",
+  web_search: "Web Search",
+  think: "Think",
+  diagnostics: "Diagnostics",
+  symbols: "Symbols",
+  definition: "Go to Definition",
+  references: "Find References",
+  rename_symbol: "Rename Symbol",
+  repo_map: "Repository Map",
+  memory: "Memory",
+  recall_user_context: "Recall User Context",
+  note: "Note",
+  todo_write: "To-dos",
+  ask_user: "Ask User",
+  session_search: "Search Sessions",
+  delegate: "Delegate",
+  skill: "Skill",
+  workflow: "Workflow",
+  catalog: "Catalog",
+  tool_search: "Tool Search",
+  schedule_task: "Schedule Task",
+  search_knowledge_base: "Knowledge Base",
+  send_email: "Send Email",
+};
+
+/** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */
+const MCP_TOOL_NAME = /^([A-Za-z0-9_-]+?)__(.+)$/;
+
+/** A tool's name for people: a built-in's from the table above, an MCP tool's as "tool (server)", else its name. */
+export function toolDisplayName(toolName: string): string {
+  const builtIn = TOOL_DISPLAY_NAMES[toolName];
+  if (builtIn) return builtIn;
+  const mcp = MCP_TOOL_NAME.exec(toolName);
+  return mcp ? `${mcp[2]} (${mcp[1]})` : toolName;
+}
+
 /** Every entry above, for the transcript's titles and the contract's test. */
 export const TOOL_CALLS: readonly CallShape<z.ZodType>[] = [
   editCall,

@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { EditPreview } from "@/components/chat/edit-preview";
-import { shellCall, webFetchCall } from "@/lib/tool-call-shapes";
+import { shellCall, toolDisplayName, webFetchCall } from "@/lib/tool-call-shapes";
 import { plannedChanges } from "@/components/chat/tool-display";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -76,7 +76,9 @@ export function ApprovalCard({
       role="group"
       aria-label="Waiting for approval"
     >
-      <div className="approval-title">Waiting for approval</div>
+      <div className="approval-title" data-testid="approval-title">
+        Waiting for approval · {toolDisplayName(toolName)}
+      </div>
       {reason && (
         <p className="approval-reason" data-testid="approval-reason">
           {reason}

@@ -8,6 +8,7 @@ import { ToolOutput } from "@/components/chat/tool-output";
 import { SessionImages } from "@/components/chat/session-images";
 import { parseDisplay, type ToolKind } from "@/lib/tool-display";
 import { toolTitle } from "@/components/chat/tool-display";
+import { toolDisplayName } from "@/lib/tool-call-shapes";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -67,6 +68,9 @@ export function ToolCard({ item, live, sessionId, projectId, projectName, canWri
         onClick={() => setOpen(!expanded)}
       >
         <span className={`tool-dot ${item.status}`} aria-hidden />
+        <span className="tool-name" data-testid="tool-name" title={item.toolName}>
+          {toolDisplayName(item.toolName)}
+        </span>
         <span className="tool-title" data-testid="tool-title">
           {toolTitle(item)}
         </span>

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { formatRules, parseRulesText, type ParsedRules } from "@/lib/policy-rules-text";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { toolDisplayName } from "@/lib/tool-call-shapes";
 
 const MODES = [
   { value: "ask", label: "Ask", hint: "Reads run freely; edits, commands and fetches ask first." },
@@ -165,7 +166,9 @@ export function AgentSettingsCard({ projectId, canEdit }: { projectId: string; c
                       })
                     }
                   />
-                  <span className="server-name">{tool.name}</span>
+                  <span className="server-name" title={tool.name}>
+                    {toolDisplayName(tool.name)}
+                  </span>
                   <span className="chip">{tool.kind}</span>
                   <span className="item-sub">{tool.summary}</span>
                 </label>

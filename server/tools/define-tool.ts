@@ -16,6 +16,7 @@ import type { ReadTracker } from "./read-tracker";
 import type { OutputStore } from "./output-store";
 import type { ProjectLanguage } from "@/server/language/project-language";
 import type { ToolDisplay, ToolErrorCode, ToolKind } from "@/lib/tool-display";
+import { toolDisplayName } from "@/lib/tool-call-shapes";
 
 /** Kinds that never change the workspace or any stored state. */
 const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set<ToolKind>(["read", "search", "fetch", "think"]);
@@ -134,6 +135,8 @@ export interface OutputLimits {
 // biome-ignore lint/suspicious/noExplicitAny: a list of tools holds each with its own input type
 export interface Tool<I = any> {
   name: string;
+  /** The tool's name for people ("Read File"), from lib/tool-call-shapes.ts's one table. */
+  displayName: string;
   kind: ToolKind;
   /** What the model reads to decide when and how to call the tool. */
   description: string;
@@ -167,9 +170,12 @@ export interface Tool<I = any> {
   output?: Partial<OutputLimits>;
 }
 
-/** Identity with type inference: `defineTool({ name, kind, input: z.object(...), execute })`. */
-export function defineTool<I>(tool: Tool<I>): Tool<I> {
-  return tool;
+/**
+ * A tool with type inference: `defineTool({ name, kind, input: z.object(...), execute })`. Its
+ * `displayName` comes from the browser's contract (lib/tool-call-shapes.ts), so both name it alike.
+ */
+export function defineTool<I>(tool: Omit<Tool<I>, "displayName">): Tool<I> {
+  return { ...tool, displayName: toolDisplayName(tool.name) };
 }
 
 /** What a call may change: nothing, stored state only (memories, notes, agents), or the workspace. */

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TOOL_CALLS, callTitle } from "@/lib/tool-call-shapes";
+import { TOOL_CALLS, TOOL_DISPLAY_NAMES, callTitle, toolDisplayName } from "@/lib/tool-call-shapes";
 import { TOOL_KINDS, parseDisplay } from "@/lib/tool-display";
 import { useToolSessions } from "@/server/test/tool-session";
 import { CORE_TOOLS, LANGUAGE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
@@ -10,12 +10,46 @@ import { lsTool } from "./ls";
 import { readFileTool } from "./read-file";
 import { okJson } from "./result";
 import { thinkTool } from "./think";
+import { askUserTool } from "./ask-user";
+import { catalogTool } from "./catalog";
+import { delegateTool } from "./delegate";
+import { memoryTool } from "./memory";
+import { noteTool } from "./note";
+import { recallUserContextTool } from "./recall-user-context";
+import { scheduleTaskTool } from "./schedule-task";
+import { searchKnowledgeBaseTool } from "./search-knowledge-base";
+import { sendEmailTool } from "./send-email";
+import { sessionSearchTool } from "./session-search";
+import { skillTool } from "./skill";
+import { todoWriteTool } from "./todo-write";
+import { toolSearchTool } from "./tool-search";
+import { workflowTool } from "./workflow";
+import { mcpTool } from "./mcp/mcp-tool";
 
 // The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
 // tools the browser reads by name are built from its entries, and what the tools display is what
 // the transcript parses, field for field.
 
 const BUILT_IN = [...CORE_TOOLS, ...LANGUAGE_TOOLS, WEB_SEARCH_TOOL];
+// The tools made for a turn from its stores and services; their names and display names do not
+// depend on what they are bound to, so nothing here is ever called.
+const unused = {} as never;
+const TURN_TOOLS = [
+  askUserTool(unused),
+  catalogTool(unused),
+  delegateTool(unused),
+  memoryTool(unused),
+  noteTool(unused),
+  recallUserContextTool(unused),
+  scheduleTaskTool(unused),
+  searchKnowledgeBaseTool(unused),
+  sendEmailTool(unused),
+  sessionSearchTool(unused),
+  skillTool(unused),
+  todoWriteTool(unused),
+  toolSearchTool([]),
+  workflowTool(unused, unused),
+];
 const session = useToolSessions();
 
 describe("the tool calls the browser reads", () => {
@@ -41,6 +75,26 @@ describe("the tool calls the browser reads", () => {
 
   it("every built-in tool has a kind the transcript knows", () => {
     for (const tool of BUILT_IN) expect(TOOL_KINDS, tool.name).toContain(tool.kind);
+  });
+});
+
+describe("the tools' display names", () => {
+  it("every built-in tool has one from the contract's table, and the table names no other tool", () => {
+    const all = [...BUILT_IN, ...TURN_TOOLS];
+    for (const tool of all) {
+      expect(TOOL_DISPLAY_NAMES[tool.name], `${tool.name} has no display name`).toBeTruthy();
+      expect(tool.displayName).toBe(TOOL_DISPLAY_NAMES[tool.name]);
+    }
+    expect(Object.keys(TOOL_DISPLAY_NAMES).sort()).toEqual([...new Set(all.map((t) => t.name))].sort());
+    expect(new Set(Object.values(TOOL_DISPLAY_NAMES)).size).toBe(Object.keys(TOOL_DISPLAY_NAMES).length);
+  });
+
+  it("an MCP tool reads as its tool and server, as the browser names it", () => {
+    const tool = mcpTool("github", {} as never, { name: "list_issues", inputSchema: {} }, unused);
+    expect(tool.name).toBe("github__list_issues");
+    expect(tool.displayName).toBe("list_issues (github)");
+    expect(toolDisplayName(tool.name)).toBe(tool.displayName);
+    expect(toolDisplayName("a_discovered_tool")).toBe("a_discovered_tool");
   });
 });
 

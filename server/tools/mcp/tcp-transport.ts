@@ -27,7 +27,7 @@ export class McpTcpTransport implements Transport {
     const hostname = this.host.replace(/^\[|\]$/g, "");
     return new Promise((resolve, reject) => {
       this.connect(
-        { hostname, host: `${this.host}:${this.port}`, protocol: "tcp:", port: String(this.port), servername: null },
+        { hostname, host: `${this.host}:${this.port}`, protocol: "tcp:", port: String(this.port) },
         (error, socket) => {
           if (error || !socket) {
             reject(error ?? new Error(`TCP connection to ${this.host}:${this.port} failed`));
