@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { Workspace } from "@/server/workspace";
+import { parseUntrustedYaml, YamlRefusal } from "./untrusted-yaml";
 
-// Workflows: `.tandem/workflows/<name>.yaml`, a named list of steps with inputs. A step is an
+// Workflows: `.tandem/workflows/<name>.yaml` (or one the model writes inline in its call, as YAML or
+// JSON), a named list of steps with inputs. A step is an
 // agent prompt (run by a sub-agent, optionally a named agent), a shell command, or a parallel
 // group of those. `{{ inputs.x }}` and `{{ steps.<id>.output }}` (and `.exit_code`) in a step
 // are replaced by the inputs and by earlier steps' outputs; in shell commands the values are
@@ -87,9 +88,10 @@ export async function loadWorkflows(
 export function parseWorkflow(name: string, path: string, text: string): WorkflowDefinition | { problem: string } {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = parseUntrustedYaml(text);
   } catch (error) {
-    return { problem: `not valid YAML: ${(error as Error).message.split("\n")[0]}` };
+    if (error instanceof YamlRefusal) return { problem: error.message };
+    throw error;
   }
   const parsed = workflowSchema.safeParse(raw);
   if (!parsed.success)

@@ -2,8 +2,11 @@ import { z } from "zod";
 import type { Delegator } from "./delegate";
 import { defineTool } from "./define-tool";
 import { failure, ok } from "./result";
+import { YAML_MAX_CHARS } from "./untrusted-yaml";
 import {
+  parseWorkflow,
   plannedCommands,
+  WORKFLOWS_DIR,
   resolveInputs,
   runWorkflow,
   WorkflowInputError,
@@ -11,41 +14,94 @@ import {
   type WorkflowProblem,
 } from "./workflow-engine";
 
-// workflow: runs a team-defined workflow (.tandem/workflows/<name>.yaml): agent prompts as
+// workflow: runs a team-defined workflow (.tandem/workflows/<name>.yaml), or one the model writes
+// inline in the call (YAML or JSON, under the same size and nesting guard): agent prompts as
 // sub-agent sessions of this one, shell commands in this session's sandboxed shell, parallel
 // groups together. Each step's start and end streams into the session as progress; prompt
 // steps also appear as sub-agent sessions. A workflow with shell steps asks before it runs,
 // as a shell command would: its plan lists every command (the approval card shows them, the deny
 // rules and the destructive-command guard judge each) and the digest of its file, so "approve
-// always" holds for this content only, and a workflow edited after it was approved does not run.
+// always" holds for this content only, and a workflow edited after it was approved does not run
+// (an inline one's digest is of its definition, which is the call's own input).
 
 const STEP_TIMEOUT_S = 600;
 
 export type WorkflowSource = () => Promise<{ workflows: WorkflowDefinition[]; problems: WorkflowProblem[] }>;
 
+/** The name an inline workflow runs under (its steps' sessions and its result say so). */
+const INLINE = "inline";
+
 // Made once: the tool is made anew for each turn, its schema (and the model's JSON schema of it) is not.
-const WORKFLOW_INPUT = z.object({
-  workflow: z.string().min(1).max(100),
-  inputs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-});
+const WORKFLOW_INPUT = z
+  .object({
+    workflow: z.string().min(1).max(100).optional().describe("A project workflow's name."),
+    definition: z
+      .string()
+      .min(1)
+      .max(
+        YAML_MAX_CHARS,
+        `an inline workflow is at most ${YAML_MAX_CHARS} characters; save a longer one as ${WORKFLOWS_DIR}/<name>.yaml`,
+      )
+      .optional()
+      .describe(
+        "A workflow written here instead, as YAML or JSON text in the same shape as a workflow file: " +
+          '{"description"?, "inputs"?: {"name": {"default"?, "required"?}}, "steps": [{"id", "prompt"} | {"id", "run"} | {"parallel": [...]}]}.',
+      ),
+    inputs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.workflow === undefined) === (v.definition === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: ["workflow"],
+        message: "give either `workflow` (a project workflow's name) or `definition` (one written inline), not both",
+      });
+  });
+type WorkflowCall = z.infer<typeof WORKFLOW_INPUT>;
 
 export function workflowTool(source: WorkflowSource, delegator: Delegator) {
-  const find = async (name: string) => {
+  const find = async (
+    call: WorkflowCall,
+  ): Promise<
+    { workflow: WorkflowDefinition } | { workflow?: undefined; code: "INVALID_INPUT" | "NOT_FOUND"; problem: string }
+  > => {
+    if (call.definition !== undefined) {
+      const parsed = parseWorkflow(INLINE, "(inline)", call.definition);
+      return "problem" in parsed
+        ? {
+            code: "INVALID_INPUT",
+            problem: `The inline workflow is invalid: ${parsed.problem}. Fix the definition and call again.`,
+          }
+        : { workflow: parsed };
+    }
+    const name = call.workflow!;
     const loaded = await source();
-    return { workflow: loaded.workflows.find((w) => w.name === name), loaded };
+    const workflow = loaded.workflows.find((w) => w.name === name);
+    if (workflow) return { workflow };
+    const invalid = loaded.problems.find((p) => p.path.endsWith(`/${name}.yaml`) || p.path.endsWith(`/${name}.yml`));
+    if (invalid)
+      return {
+        code: "INVALID_INPUT",
+        problem: `Workflow "${name}" is invalid: ${invalid.message}. Fix ${invalid.path}.`,
+      };
+    return {
+      code: "NOT_FOUND",
+      problem: `No workflow named "${name}". Available: ${loaded.workflows.map((w) => w.name).join(", ") || "(none)"}.`,
+    };
   };
   return defineTool({
     name: "workflow",
     kind: "agent",
     mainAgentOnly: true,
     description:
-      "Run one of the project's workflows (.tandem/workflows/<name>.yaml; list them with catalog {category: workflows}): " +
-      "a fixed series of agent prompts and shell commands, some in parallel, each step able to use earlier steps' outputs. " +
-      "`inputs` gives the workflow's named inputs. You get every step's output.",
+      "Run one of the project's workflows (.tandem/workflows/<name>.yaml; list them with catalog {category: workflows}), " +
+      "or one you write inline in `definition` (YAML or JSON): " +
+      "a fixed series of agent prompts and shell commands, some in parallel, each step able to use earlier steps' outputs " +
+      "({{ inputs.x }}, {{ steps.<id>.output }}). `inputs` gives the workflow's named inputs. You get every step's output.",
     input: WORKFLOW_INPUT,
-    describe: (i) => `Run workflow ${i.workflow}`,
+    describe: (i) => (i.workflow ? `Run workflow ${i.workflow}` : "Run an inline workflow"),
     async plan(i) {
-      const { workflow } = await find(i.workflow);
+      const { workflow } = await find(i);
       if (!workflow) return null;
       let inputs: Record<string, string>;
       try {
@@ -57,27 +113,15 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
       return { commands: plannedCommands(workflow, inputs), digest: workflow.digest };
     },
     needsApproval: async (i) => {
-      const { workflow } = await find(i.workflow);
+      const { workflow } = await find(i);
       return (
         !workflow || workflow.steps.some((s) => ("parallel" in s ? s.parallel.some((p) => "run" in p) : "run" in s))
       );
     },
     async execute(i, ctx) {
-      const { workflow, loaded } = await find(i.workflow);
-      if (!workflow) {
-        const problem = loaded.problems.find(
-          (p) => p.path.endsWith(`/${i.workflow}.yaml`) || p.path.endsWith(`/${i.workflow}.yml`),
-        );
-        if (problem)
-          return failure(
-            "INVALID_INPUT",
-            `Workflow "${i.workflow}" is invalid: ${problem.message}. Fix ${problem.path}.`,
-          );
-        return failure(
-          "NOT_FOUND",
-          `No workflow named "${i.workflow}". Available: ${loaded.workflows.map((w) => w.name).join(", ") || "(none)"}.`,
-        );
-      }
+      const found = await find(i);
+      if (!found.workflow) return failure(found.code, found.problem);
+      const { workflow } = found;
       let inputs: Record<string, string>;
       try {
         inputs = resolveInputs(workflow, i.inputs ?? {});
