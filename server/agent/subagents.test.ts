@@ -44,6 +44,36 @@ describe("delegate", () => {
     expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("In total: 3 apples, 5 pears and 7 plums.");
   });
 
+  it("runs a batch larger than the cap 5 at a time, the rest waiting their turn, and reports every task in order", async () => {
+    const names = Array.from({ length: 12 }, (_, n) => `Fleet task ${String(n + 1).padStart(2, "0")}.`);
+    const parent = await h.newSession({
+      replies: [
+        {
+          match: "Run the fleet",
+          toolCalls: [{ name: "delegate", arguments: { tasks: names.map((prompt) => ({ prompt })) } }],
+        },
+        ...names.map((name, n) => ({ match: name, text: `Answer ${n + 1}.`, delayMs: 20 })),
+        { match: "12 tasks, 5 at a time: 12 done", text: "All twelve answered." },
+      ],
+    });
+    const events = await h.send(parent.id, "Run the fleet");
+    // In the parent's log, never more than five children between their start and their finish.
+    let running = 0;
+    let most = 0;
+    for (const event of events) {
+      if (event.type === "subagent_started") most = Math.max(most, ++running);
+      if (event.type === "subagent_finished") running--;
+    }
+    expect(most).toBe(5);
+    expect(only(events, "subagent_finished").map((e) => e.payload.ok)).toEqual(Array(12).fill(true));
+    expect((await h.caller.session.get({ sessionId: parent.id })).children).toHaveLength(12);
+    const llm = only(events, "tool_result")[0]!.payload.llm;
+    expect(llm.startsWith("12 tasks, 5 at a time: 12 done, 0 stopped.")).toBe(true);
+    const order = [...llm.matchAll(/## Task (\d+): done, session \S+\n\nAnswer (\d+)\./g)].map((m) => [m[1], m[2]]);
+    expect(order).toEqual(names.map((_, n) => [String(n + 1), String(n + 1)]));
+    expect(only(events, "assistant_message").at(-1)!.payload.text).toBe("All twelve answered.");
+  }, 60_000);
+
   it("honours a task's tool list and turn cap, and a child at its step limit is made to report", async () => {
     const parent = await h.newSession({
       replies: [

@@ -1,6 +1,6 @@
 import type { AgentSession } from "@/server/agent/agent-store";
 import type { DelegateResult, DelegateTask } from "@/server/tools/delegate";
-import { DEFAULT_CHILD_STEPS } from "@/server/tools/delegate";
+import { DEFAULT_CHILD_STEPS, MAX_PARALLEL_TASKS } from "@/server/tools/delegate";
 import { ToolFailure } from "@/server/tools/result";
 import type { AgentDefinition } from "@/server/agent/definitions";
 import type { EventLog } from "@/server/agent/events";
@@ -9,7 +9,8 @@ import type { LiveItem } from "@/lib/session-events";
 import { watchSubagent } from "@/server/agent/subagent-activity";
 
 // Sub-agents: each delegated task runs as a child session (own log, linked by parentId) with
-// its own tool allow-list and step cap, all tasks in parallel. A task may name a project agent
+// its own tool allow-list and step cap, at most MAX_PARALLEL_TASKS of a call at once: the rest
+// wait in order and each starts when a running one finishes (the seed's FleetDispatcher). A task may name a project agent
 // (.tandem/agents/<name>.md): its instructions lead the child's first message, and its tools,
 // model and turn cap apply. The parent's log records when each starts and finishes; the child's
 // answer is the task's result. In the background, the call returns once the children exist and
@@ -51,37 +52,36 @@ export async function runSubagents(
     }
   }
 
-  const started = await Promise.all(
-    input.tasks.map(async (task, index) => {
-      const agent = task.agent ? named.find((a) => a.name === task.agent) : undefined;
-      const prompt = agent
-        ? `You are the "${agent.name}" agent of this project. Your instructions:\n\n${agent.instructions}\n\n# Task\n\n${task.prompt}`
-        : task.prompt;
-      const child = await host.createChild(input.parentSessionId, {
-        prompt: task.prompt,
-        userId: input.userId,
-        allowedTools: task.tools ?? agent?.tools ?? "default",
-        maxSteps: task.max_turns ?? agent?.maxTurns ?? DEFAULT_CHILD_STEPS,
-        ...(agent?.model ? { model: agent.model } : {}),
-      });
-      await host.log.append(input.parentSessionId, "subagent_started", {
-        toolCallId: input.toolCallId,
-        childSessionId: child.id,
-        index,
-        prompt: task.prompt,
-        tools: child.allowedTools ?? [],
-      });
-      await host.log.append(
-        child.id,
-        "user_message",
-        { text: prompt, authorName: agent ? `delegating agent → ${agent.name}` : "delegating agent" },
-        null,
-      );
-      return { child, index, agent };
-    }),
-  );
+  const start = async (task: DelegateTask, index: number) => {
+    const agent = task.agent ? named.find((a) => a.name === task.agent) : undefined;
+    const prompt = agent
+      ? `You are the "${agent.name}" agent of this project. Your instructions:\n\n${agent.instructions}\n\n# Task\n\n${task.prompt}`
+      : task.prompt;
+    const child = await host.createChild(input.parentSessionId, {
+      prompt: task.prompt,
+      userId: input.userId,
+      allowedTools: task.tools ?? agent?.tools ?? "default",
+      maxSteps: task.max_turns ?? agent?.maxTurns ?? DEFAULT_CHILD_STEPS,
+      ...(agent?.model ? { model: agent.model } : {}),
+    });
+    await host.log.append(input.parentSessionId, "subagent_started", {
+      toolCallId: input.toolCallId,
+      childSessionId: child.id,
+      index,
+      prompt: task.prompt,
+      tools: child.allowedTools ?? [],
+    });
+    await host.log.append(
+      child.id,
+      "user_message",
+      { text: prompt, authorName: agent ? `delegating agent → ${agent.name}` : "delegating agent" },
+      null,
+    );
+    return { child, index, agent };
+  };
+  type Started = Awaited<ReturnType<typeof start>>;
 
-  const finish = async ({ child, index }: (typeof started)[number]): Promise<DelegateResult> => {
+  const finish = async ({ child, index }: Started): Promise<DelegateResult> => {
     let end: TurnEnd;
     const stopWatching = watchSubagent(
       child.id,
@@ -112,20 +112,68 @@ export async function runSubagents(
     return { task: index, sessionId: child.id, status: end.reason, ok, result };
   };
 
-  if (!input.background) return Promise.all(started.map(finish));
-  for (const entry of started) {
-    void finish(entry).then(
-      (r) => host.reportBack(input.parentSessionId, input.userId, backgroundReport(r, entry.agent?.name)),
-      (error: unknown) => console.error(`background sub-agent ${entry.child.id} failed:`, error),
-    );
+  const total = input.tasks.length;
+  const results: DelegateResult[] = [];
+  const first = await Promise.all(input.tasks.slice(0, MAX_PARALLEL_TASKS).map(start));
+  let next = first.length;
+  const tally = () => {
+    if (total <= MAX_PARALLEL_TASKS) return;
+    const done = results.filter(Boolean).length;
+    const text = `Sub-agents: ${done} of ${total} done, ${Math.max(0, total - next)} waiting`;
+    host.publish(input.parentSessionId, {
+      kind: "progress",
+      toolCallId: input.toolCallId,
+      progress: { type: "status", text },
+    });
+  };
+  const complete = async (result: DelegateResult, agent?: string) => {
+    results[result.task] = result;
+    tally();
+    if (input.background && result.sessionId)
+      await host.reportBack(input.parentSessionId, input.userId, backgroundReport(result, agent));
+  };
+  /** One of MAX_PARALLEL_TASKS lanes: finishes its task, then takes the next waiting one, until none waits. */
+  const lane = async (entry: Started) => {
+    for (let current: Started | null = entry; current; ) {
+      await complete(await finish(current), current.agent?.name);
+      current = null;
+      while (!current && next < total) {
+        const index = next++;
+        if (input.signal.aborted) {
+          await complete({
+            task: index,
+            sessionId: "",
+            status: "cancelled",
+            ok: false,
+            result: "Cancelled before it started.",
+          });
+          continue;
+        }
+        current = await start(input.tasks[index]!, index).catch(async (error: Error) => {
+          await complete({
+            task: index,
+            sessionId: "",
+            status: "error",
+            ok: false,
+            result: `The sub-agent could not start: ${error.message}`,
+          });
+          return null;
+        });
+      }
+    }
+  };
+  const lanes = Promise.all(first.map(lane));
+  if (!input.background) {
+    await lanes;
+    return results;
   }
-  return started.map(({ child, index }) => ({
-    task: index,
-    sessionId: child.id,
-    status: "running",
-    ok: true,
-    result: "",
-  }));
+  void lanes.catch((error: unknown) => console.error("background sub-agents failed:", error));
+  return input.tasks.map((_, index) => {
+    const child = first[index]?.child;
+    return child
+      ? { task: index, sessionId: child.id, status: "running", ok: true, result: "" }
+      : { task: index, sessionId: "", status: "queued", ok: true, result: "" };
+  });
 }
 
 function backgroundReport(r: DelegateResult, agent: string | undefined): string {

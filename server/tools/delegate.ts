@@ -6,11 +6,13 @@ import { failure, ok, okJson } from "./result";
 // visible in the UI) with its own tool allow-list and step cap. Two forms: one task
 // {agent?, task, context?, tools?, background?, max_turns?} — `agent` names a project agent from
 // .tandem/agents, whose instructions, tools, model and turn cap apply — or a batch {tasks: [...]}
-// of up to MAX_TASKS run in parallel. A background delegation returns at once and reports into
+// of up to MAX_TASKS, MAX_PARALLEL_TASKS of them running at once and the rest waiting their turn. A background delegation returns at once and reports into
 // this session when it is done. Children cannot delegate further; cancelling this session
 // cancels them.
 
-export const MAX_TASKS = 5;
+/** How many sub-agents of one call run at once; a larger batch waits its turn (server/agent/subagents.ts). */
+export const MAX_PARALLEL_TASKS = 5;
+export const MAX_TASKS = 50;
 export const DEFAULT_CHILD_STEPS = 20;
 
 export type DelegateTask = { prompt: string; agent?: string; tools?: string[]; max_turns?: number };
@@ -60,7 +62,9 @@ const input = z
       .min(1)
       .max(MAX_TASKS, `at most ${MAX_TASKS} tasks per call; split the work into several calls`)
       .optional()
-      .describe("Batch form: several independent tasks run in parallel, one result each."),
+      .describe(
+        `Batch form: several independent tasks, ${MAX_PARALLEL_TASKS} running at once and the rest queued, one result each.`,
+      ),
   })
   .superRefine((v, ctx) => {
     if ((v.task === undefined) === (v.tasks === undefined)) {
@@ -80,7 +84,7 @@ export function delegateTool(delegator: Delegator) {
     description:
       "Hand work to sub-agents, each in its own session. One task: {agent?, task, context?, tools?, background?, max_turns?}; " +
       "`agent` picks a project agent (see catalog) with its own instructions and tools; `background: true` returns at once and " +
-      `the result comes back as a message later. Several independent tasks in parallel: {tasks: [{prompt, agent?, tools?, max_turns?}]} (at most ${MAX_TASKS}). ` +
+      `the result comes back as a message later. Several independent tasks: {tasks: [{prompt, agent?, tools?, max_turns?}]} (at most ${MAX_TASKS}; ${MAX_PARALLEL_TASKS} run at once, the rest wait their turn). ` +
       "Good for research that reads many files. Sub-agents get the read and search tools unless you list `tools` " +
       '(e.g. ["read_file", "grep", "edit", "shell"] for a separate part of a change: its edits ask for approval as yours do). ' +
       `Each task must be self-contained: the sub-agent sees nothing of this conversation and cannot ask people. Default cap ${DEFAULT_CHILD_STEPS} steps. ` +
@@ -110,12 +114,20 @@ export function delegateTool(delegator: Delegator) {
       });
       if (i.background) {
         const text = results
-          .map(
-            (r) =>
-              `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`,
+          .map((r) =>
+            r.sessionId
+              ? `Started in the background as session ${r.sessionId}. Its result will arrive in this session as a message.`
+              : `Task ${r.task + 1} is queued: it starts when a running sub-agent finishes, and its result arrives as a message.`,
           )
           .join("\n");
-        return ok(text, { kind: "text", text }, { sessions: results.map((r) => r.sessionId) });
+        return ok(
+          text,
+          { kind: "text", text },
+          {
+            sessions: results.map((r) => r.sessionId).filter(Boolean),
+            queued: results.filter((r) => !r.sessionId).length,
+          },
+        );
       }
       // Reports that are JSON (a sub-agent asked for structured output) stay JSON, for the model and
       // the card; other reports are read as text, as people read them: JSON would escape every quote.
@@ -133,12 +145,19 @@ export function delegateTool(delegator: Delegator) {
           results: results.map((r) => ({ task: r.task, status: r.status, ok: r.ok })),
         });
       }
-      const text = results
-        .map(
-          (r) =>
-            `## Task ${r.task + 1}: ${r.ok ? "done" : `stopped (${r.status})`}, session ${r.sessionId}\n\n${r.result || "(no answer)"}`,
-        )
-        .join("\n\n");
+      const done = results.filter((r) => r.ok).length;
+      const head =
+        results.length > MAX_PARALLEL_TASKS
+          ? `${results.length} tasks, ${MAX_PARALLEL_TASKS} at a time: ${done} done, ${results.length - done} stopped.\n\n`
+          : "";
+      const text =
+        head +
+        results
+          .map(
+            (r) =>
+              `## Task ${r.task + 1}: ${r.ok ? "done" : `stopped (${r.status})`}, ${r.sessionId ? `session ${r.sessionId}` : "not started"}\n\n${r.result || "(no answer)"}`,
+          )
+          .join("\n\n");
       return ok(
         text,
         { kind: "markdown", text },
