@@ -14,7 +14,7 @@ import {
   type OnExists,
   type Workspace,
 } from "@/server/workspace";
-import { importZip, ZipRefusedError } from "./zip-import";
+import { importZip, ZipRefusedError } from "@/server/workspace/zip-import";
 
 // Uploads into a workspace folder: a multipart stream (busboy) of files, each preceded by a
 // `path` field with its path relative to the target folder (folders dropped from the desktop keep

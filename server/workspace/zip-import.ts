@@ -1,6 +1,7 @@
 import yauzl, { type Entry } from "yauzl";
-import { receiveFile, type OnExists, type Workspace } from "@/server/workspace";
-import { ensureRoom } from "@/server/workspace/write-budget";
+import { receiveFile, type OnExists } from "./receive";
+import type { Workspace } from "./workspace";
+import { ensureRoom } from "./write-budget";
 
 // Unpacks an uploaded zip into a workspace folder, safely: every entry is read and checked before
 // anything is written (names that climb out or are absolute, which yauzl refuses, symbolic links,
