@@ -173,6 +173,8 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   schedule_task: "Schedule Task",
   search_knowledge_base: "Knowledge Base",
   send_email: "Send Email",
+  jsonl: "JSON Lines",
+  markdown_table: "Markdown Table",
 };
 
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */

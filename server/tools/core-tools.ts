@@ -8,6 +8,8 @@ import { repoMapTool } from "./repo-map";
 import { symbolsTool } from "./symbols";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
+import { jsonlTool } from "./jsonl";
+import { markdownTableTool } from "./markdown-table";
 import { lsTool } from "./ls";
 import { multiEditTool } from "./multi-edit";
 import { readFileTool } from "./read-file";
@@ -32,6 +34,8 @@ export const CORE_TOOLS: readonly Tool[] = [
   shellOutputTool,
   shellKillTool,
   webFetchTool,
+  jsonlTool,
+  markdownTableTool,
   thinkTool,
 ];
 
