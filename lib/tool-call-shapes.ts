@@ -175,6 +175,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   send_email: "Send Email",
   jsonl: "JSON Lines",
   markdown_table: "Markdown Table",
+  archive: "Archive",
 };
 
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */

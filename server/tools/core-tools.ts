@@ -8,6 +8,7 @@ import { repoMapTool } from "./repo-map";
 import { symbolsTool } from "./symbols";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
+import { archiveTool } from "./archive";
 import { jsonlTool } from "./jsonl";
 import { markdownTableTool } from "./markdown-table";
 import { lsTool } from "./ls";
@@ -36,6 +37,7 @@ export const CORE_TOOLS: readonly Tool[] = [
   webFetchTool,
   jsonlTool,
   markdownTableTool,
+  archiveTool,
   thinkTool,
 ];
 

@@ -3,7 +3,7 @@ import { receiveFile, type OnExists } from "./receive";
 import type { Workspace } from "./workspace";
 import { ensureRoom } from "./write-budget";
 
-// Unpacks an uploaded zip into a workspace folder, safely: every entry is read and checked before
+// Unpacks a zip (an upload's, or one in the workspace the archive tool names) into a workspace folder, safely: every entry is read and checked before
 // anything is written (names that climb out or are absolute, which yauzl refuses, symbolic links,
 // the entry count, the total size), so a bad archive writes nothing; then each file is streamed in
 // through receiveFile, which contains it like any upload. Declared sizes are enforced while
@@ -12,6 +12,9 @@ import { ensureRoom } from "./write-budget";
 export class ZipRefusedError extends Error {}
 
 export type ZipLimits = { maxBytes: number; maxEntries: number };
+
+/** One entry of an archive as listed: its name as stored, its type and its unpacked size. */
+export type ArchiveEntry = { name: string; type: "file" | "directory" | "symlink" | "other"; size: number };
 
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
@@ -23,16 +26,42 @@ function commonRoot(names: string[]): string {
   return `${first}/`;
 }
 
+const ZIP_OPTIONS = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true };
+
+/** A zip from a file the server holds (an upload's temp file) or from bytes already read from the workspace. */
+function openZip(source: string | Buffer) {
+  const opening =
+    typeof source === "string" ? yauzl.openPromise(source, ZIP_OPTIONS) : yauzl.fromBufferPromise(source, ZIP_OPTIONS);
+  return opening.catch((error: Error) => {
+    throw new ZipRefusedError(`This is not a zip file that can be read: ${error.message}`);
+  });
+}
+
+/** What a zip holds, as stored (yauzl refuses absolute and climbing names while reading the directory). */
+export async function listZip(source: Buffer, maxEntries: number): Promise<ArchiveEntry[]> {
+  const zip = await openZip(source);
+  try {
+    const entries: ArchiveEntry[] = [];
+    for await (const entry of zip.eachEntry()) {
+      const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+      const type = mode === S_IFLNK ? "symlink" : entry.fileName.endsWith("/") ? "directory" : "file";
+      entries.push({ name: entry.fileName, type, size: entry.uncompressedSize });
+      if (entries.length >= maxEntries) break;
+    }
+    return entries;
+  } catch (error) {
+    throw new ZipRefusedError(`The zip was refused: ${(error as Error).message}.`);
+  } finally {
+    zip.close();
+  }
+}
+
 export async function importZip(
   workspace: Workspace,
-  zipPath: string,
+  source: string | Buffer,
   options: { dir: string; onExists: OnExists; limits: ZipLimits; stripRoot?: boolean },
 ): Promise<{ files: { path: string; size: number }[] }> {
-  const zip = await yauzl
-    .openPromise(zipPath, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true })
-    .catch((error: Error) => {
-      throw new ZipRefusedError(`This is not a zip file that can be read: ${error.message}`);
-    });
+  const zip = await openZip(source);
   try {
     const entries: Entry[] = [];
     let total = 0;
