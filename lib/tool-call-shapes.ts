@@ -176,6 +176,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   jsonl: "JSON Lines",
   markdown_table: "Markdown Table",
   archive: "Archive",
+  email_parse: "Read Email",
 };
 
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */

@@ -9,6 +9,7 @@ import { symbolsTool } from "./symbols";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
 import { archiveTool } from "./archive";
+import { emailParseTool } from "./email-parse";
 import { jsonlTool } from "./jsonl";
 import { markdownTableTool } from "./markdown-table";
 import { lsTool } from "./ls";
@@ -38,6 +39,7 @@ export const CORE_TOOLS: readonly Tool[] = [
   jsonlTool,
   markdownTableTool,
   archiveTool,
+  emailParseTool,
   thinkTool,
 ];
 
