@@ -177,6 +177,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   markdown_table: "Markdown Table",
   archive: "Archive",
   email_parse: "Read Email",
+  status: "Status",
 };
 
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */

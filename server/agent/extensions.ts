@@ -3,6 +3,7 @@ import type { Tool } from "@/server/tools/define-tool";
 import type { KnowledgeSearch } from "@/server/tools/search-knowledge-base";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import type { MailSender } from "@/server/tools/send-email";
+import type { McpServerStatus } from "@/server/tools/mcp/project-servers";
 
 // What the server adds to the agent beyond its own tools, each optional: the project's MCP and
 // discovered tools, the knowledge index, the scheduler, mail. The runtime only sees these
@@ -11,6 +12,8 @@ import type { MailSender } from "@/server/tools/send-email";
 export type AgentExtensions = {
   /** The project's MCP and discovered tools for a turn. Never throws: a broken server just brings no tools. */
   projectTools?(projectId: string, workspace: Workspace): Promise<Tool[]>;
+  /** The project's MCP servers and their state now (the status tool). */
+  mcpServers?(projectId: string): Promise<McpServerStatus[]>;
   knowledge?: KnowledgeSearch;
   scheduler?: TaskScheduler;
   /** Present only when SMTP is configured: `send_email` is registered only then. */

@@ -80,6 +80,20 @@ export async function prepareTurn(
     workspace,
     delegator: setup.delegator,
     toolSet: () => tools,
+    report: () => ({
+      model: session.model,
+      approvalMode: policy.mode,
+      allowRules: policy.allow.length,
+      denyRules: policy.deny.length,
+      stepLimit,
+      sandbox: o.sandbox.mode,
+      network,
+      tools: toolNames,
+      deferred: toolNames.filter((name) => !(name in deferred.modelTools(events))),
+      switchedOff: excludeTools,
+      webSearch: webSearch?.kind ?? null,
+      languageServers: !!language,
+    }),
   });
   const excludeTools = switchedOffTools(settings.excludeTools);
   const webSearch = chooseWebSearch(instance.webSearch, o.webSearch);

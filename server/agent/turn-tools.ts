@@ -7,6 +7,7 @@ import { scheduleTaskTool } from "@/server/tools/schedule-task";
 import { searchKnowledgeBaseTool } from "@/server/tools/search-knowledge-base";
 import { sendEmailTool } from "@/server/tools/send-email";
 import { skillTool } from "@/server/tools/skill";
+import { statusTool, type SessionReport } from "@/server/tools/status";
 import { workflowTool } from "@/server/tools/workflow";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
 import { loadAgents, loadSkills } from "@/server/agent/definitions";
@@ -23,6 +24,8 @@ export async function turnTools(input: {
   delegator: Delegator;
   /** The turn's final tool set, for the catalog (known once every tool is gathered). */
   toolSet: () => ToolSet;
+  /** What is in force for the session, for the status tool (known once the turn is prepared). */
+  report: () => Omit<SessionReport, "mcpServers">;
 }): Promise<Tool[]> {
   const { extensions: ext, workspace } = input;
   const tools: Tool[] = [];
@@ -46,6 +49,10 @@ export async function turnTools(input: {
     }),
     skillTool(async () => (await loadSkills(workspace)).skills),
     workflowTool(() => loadWorkflows(workspace), input.delegator),
+    statusTool(async () => ({
+      ...input.report(),
+      mcpServers: ext?.mcpServers ? await ext.mcpServers(input.projectId) : null,
+    })),
   );
   const project = await ext?.projectTools?.(input.projectId, workspace).catch((error: unknown) => {
     console.error(`project tools of ${input.projectId} failed to load:`, error);

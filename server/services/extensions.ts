@@ -84,6 +84,7 @@ export function createExtensions(options: {
 
   const agent: AgentExtensions = {
     projectTools: (projectId, workspace) => projectTools.tools(projectId, workspace),
+    mcpServers: async (projectId) => (await projectTools.status(projectId, 0)).servers,
     knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit, ctx.signal),
     scheduler: scheduler.tool,
     ...(mail ? { mail } : {}),

@@ -24,6 +24,7 @@ import { skillTool } from "./skill";
 import { todoWriteTool } from "./todo-write";
 import { toolSearchTool } from "./tool-search";
 import { workflowTool } from "./workflow";
+import { statusTool } from "./status";
 import { mcpTool } from "./mcp/mcp-tool";
 
 // The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
@@ -49,6 +50,7 @@ const TURN_TOOLS = [
   todoWriteTool(unused),
   toolSearchTool([]),
   workflowTool(unused, unused),
+  statusTool(unused),
 ];
 const session = useToolSessions();
 
