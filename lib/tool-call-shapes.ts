@@ -178,6 +178,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   archive: "Archive",
   email_parse: "Read Email",
   status: "Status",
+  git: "Git",
 };
 
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */

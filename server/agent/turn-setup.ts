@@ -80,6 +80,8 @@ export async function prepareTurn(
     workspace,
     delegator: setup.delegator,
     toolSet: () => tools,
+    sandbox: o.sandbox,
+    personName: async (id) => (await store.users.find(id))?.name ?? "someone",
     report: () => ({
       model: session.model,
       approvalMode: policy.mode,

@@ -8,6 +8,9 @@ import { searchKnowledgeBaseTool } from "@/server/tools/search-knowledge-base";
 import { sendEmailTool } from "@/server/tools/send-email";
 import { skillTool } from "@/server/tools/skill";
 import { statusTool, type SessionReport } from "@/server/tools/status";
+import { gitTool } from "@/server/tools/git";
+import { gitRepository } from "@/server/git/repository";
+import type { Sandbox } from "@/server/sandbox/sandbox";
 import { workflowTool } from "@/server/tools/workflow";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
 import { loadAgents, loadSkills } from "@/server/agent/definitions";
@@ -26,6 +29,10 @@ export async function turnTools(input: {
   toolSet: () => ToolSet;
   /** What is in force for the session, for the status tool (known once the turn is prepared). */
   report: () => Omit<SessionReport, "mcpServers">;
+  /** The git tool's commands run in the project's sandbox, as Source Control's do. */
+  sandbox: Sandbox;
+  /** The name of the person a turn works for: the git tool's commits are theirs, made by the agent. */
+  personName: (userId: string) => Promise<string>;
 }): Promise<Tool[]> {
   const { extensions: ext, workspace } = input;
   const tools: Tool[] = [];
@@ -49,6 +56,13 @@ export async function turnTools(input: {
     }),
     skillTool(async () => (await loadSkills(workspace)).skills),
     workflowTool(() => loadWorkflows(workspace), input.delegator),
+    gitTool(
+      (ctx) => gitRepository(input.sandbox, ctx.workspace.root),
+      async (ctx) => ({
+        name: `${await input.personName(ctx.userId)} (Tandem agent)`,
+        email: `agent+${ctx.sessionId}@tandem.invalid`,
+      }),
+    ),
     statusTool(async () => ({
       ...input.report(),
       mcpServers: ext?.mcpServers ? await ext.mcpServers(input.projectId) : null,

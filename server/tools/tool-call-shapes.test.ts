@@ -25,6 +25,7 @@ import { todoWriteTool } from "./todo-write";
 import { toolSearchTool } from "./tool-search";
 import { workflowTool } from "./workflow";
 import { statusTool } from "./status";
+import { gitTool } from "./git";
 import { mcpTool } from "./mcp/mcp-tool";
 
 // The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
@@ -51,6 +52,7 @@ const TURN_TOOLS = [
   toolSearchTool([]),
   workflowTool(unused, unused),
   statusTool(unused),
+  gitTool(unused, unused),
 ];
 const session = useToolSessions();
 
