@@ -93,5 +93,8 @@ test("destructive-command guard: admins edit its checks; in yolo mode a force pu
   );
   await expect(page.getByTestId("approval-title")).toHaveText("Waiting for approval · Shell");
   await expect(agent.toolCard(/git push/).getByTestId("tool-name")).toHaveText("Shell");
-  await page.getByTestId("tool-card").first().screenshot({ path: screenshotPath("command-guard-card") });
+  await page
+    .getByTestId("tool-card")
+    .first()
+    .screenshot({ path: screenshotPath("command-guard-card") });
 });
