@@ -10,11 +10,12 @@ import { watchSubagent } from "@/server/agent/subagent-activity";
 
 // Sub-agents: each delegated task runs as a child session (own log, linked by parentId) with
 // its own tool allow-list and step cap, at most MAX_PARALLEL_TASKS of a call at once: the rest
-// wait in order and each starts when a running one finishes (the seed's FleetDispatcher). A task may name a project agent
-// (.tandem/agents/<name>.md): its instructions lead the child's first message, and its tools,
-// model and turn cap apply. The parent's log records when each starts and finishes; the child's
-// answer is the task's result. In the background, the call returns once the children exist and
-// each result reaches the parent later as a message. The parent's abort signal reaches every
+// wait in order and each starts when a running one finishes (the seed's FleetDispatcher). A task
+// may name a project agent (.tandem/agents/<name>.md): its instructions lead the child's first
+// message, and its tools, model and turn cap apply. The parent's log records when each starts and
+// finishes; the child's answer is the task's result. In the background, the call returns once the
+// first children exist (the rest are named as queued) and each result reaches the parent later as
+// a message. The parent's abort signal reaches every
 // child, so cancelling the parent cancels them.
 
 export type SubagentHost = {
