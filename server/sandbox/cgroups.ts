@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SandboxLimits } from "@/lib/sandbox-limits";
+import { dropIdentity } from "./identity";
 
 // cgroups v2 for sandboxes, where the host hands the server a cgroup tree of its own (a
 // "delegated" hierarchy: systemd's Delegate=yes, or a container with its own cgroup namespace
@@ -90,10 +91,7 @@ export function createSandboxCgroup(
  * the pid after spawn would race with the command's first fork).
  */
 export function joinCgroupPrefix(procs: string, identity: { uid: number; gid: number } | undefined): string[] {
-  const drop = identity
-    ? ["/usr/bin/setpriv", `--reuid=${identity.uid}`, `--regid=${identity.gid}`, "--clear-groups", "--"]
-    : [];
-  return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, ...drop];
+  return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, ...dropIdentity(identity)];
 }
 
 export function describeCgroups(support: CgroupSupport, limits: SandboxLimits): string {

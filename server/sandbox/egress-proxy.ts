@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { chmodSync, closeSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -58,8 +59,32 @@ export type EgressListener = {
   denials(): string[];
   /** The same refusals with their reasons, each host once, in order. */
   refusals(): EgressRefusal[];
+  /**
+   * One process among several sharing the listener (a workspace's network, workspace-network.ts):
+   * its connections carry `token` as their proxy credentials, so they are logged as its own and
+   * its refusals are its own. Connections without a known token go to the listener's `record`.
+   */
+  client(record: (connection: EgressConnection) => void): EgressClient;
   close(): Promise<void>;
 };
+
+export type EgressClient = {
+  /** Sent as the proxy URL's password (`http://tandem:<token>@127.0.0.1:3128`). */
+  token: string;
+  denials(): string[];
+  refusals(): EgressRefusal[];
+  release(): void;
+};
+
+type ClientRecord = { denied: EgressRefusal[]; record(connection: EgressConnection): void };
+
+/** The client a request's `Proxy-Authorization: Basic tandem:<token>` names, if any. */
+function clientToken(req: http.IncomingMessage): string | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/.exec(req.headers["proxy-authorization"] ?? "");
+  if (!match) return null;
+  const [user, token] = Buffer.from(match[1]!, "base64").toString("utf8").split(":");
+  return user === "tandem" && token ? token : null;
+}
 
 /**
  * Stream buffers of the sandboxes' side of the proxy (bytes). Node's default of 16 KiB is
@@ -156,6 +181,11 @@ function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | nu
 
 export function openEgressListener(options: EgressListenerOptions): EgressListener {
   const denied: EgressRefusal[] = [];
+  const clients = new Map<string, ClientRecord>();
+  const clientOf = (req: http.IncomingMessage) => {
+    const token = clientToken(req);
+    return (token && clients.get(token)) || undefined;
+  };
   const tunnels = new Set<net.Socket>();
   const resolve = options.resolve ?? systemResolve;
   const relayModule: FdRelay = fdRelay() ?? unavailable();
@@ -183,10 +213,11 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     return addresses[0]!.address;
   }
 
-  function refuse(host: string, port: number, refused: Refused) {
-    if (!denied.some((d) => d.host === host))
-      denied.push({ host, reason: refused.message, ...(refused.address ? { address: refused.address } : {}) });
-    options.record({ host, port, allowed: false, reason: refused.message, bytesIn: 0, bytesOut: 0 });
+  function refuse(host: string, port: number, refused: Refused, who: ClientRecord | undefined) {
+    for (const list of who ? [denied, who.denied] : [denied])
+      if (!list.some((d) => d.host === host))
+        list.push({ host, reason: refused.message, ...(refused.address ? { address: refused.address } : {}) });
+    (who?.record ?? options.record)({ host, port, allowed: false, reason: refused.message, bytesIn: 0, bytesOut: 0 });
   }
 
   const message = (host: string, refused: Refused) =>
@@ -203,6 +234,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     host: string,
     port: number,
     unreachable: (error: Error) => void,
+    who: ClientRecord | undefined,
     tls?: TlsWatch,
   ) {
     tunnels.add(client).add(upstream);
@@ -218,7 +250,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       tunnels.delete(upstream);
       if (recorded) return;
       recorded = true;
-      options.record({
+      (who?.record ?? options.record)({
         host,
         port,
         allowed: true,
@@ -260,11 +292,12 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       return;
     }
     const port = Number(target.port || 80);
+    const who = clientOf(req);
     // The policy admits the host of the absolute URL, and that host is what the origin gets: a
     // different Host header would reach another virtual host behind the admitted address.
     const mismatch = hostHeaderMismatch(req, target);
     if (mismatch !== null) {
-      options.record({
+      (who?.record ?? options.record)({
         host: target.hostname,
         port,
         allowed: false,
@@ -284,7 +317,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       address = await admit(target.hostname);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
-      refuse(target.hostname, port, error);
+      refuse(target.hostname, port, error, who);
       res.writeHead(403, { "content-type": "text/plain", connection: "close" }).end(message(target.hostname, error));
       return;
     }
@@ -293,10 +326,16 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     // answer is not parsed: it goes to the client as raw bytes, as in a tunnel, and ends when
     // the origin closes the connection, which `Connection: close` asked it to do.
     const upstream: net.Socket = net.connect({ host: address, port, onread: readInto(client, () => upstream) });
-    relay(client, upstream, target.hostname, port, (error) =>
-      res
-        .writeHead(502, { "content-type": "text/plain", connection: "close" })
-        .end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`),
+    relay(
+      client,
+      upstream,
+      target.hostname,
+      port,
+      (error) =>
+        res
+          .writeHead(502, { "content-type": "text/plain", connection: "close" })
+          .end(`Tandem's egress proxy could not reach ${target.hostname}: ${error.message}\n`),
+      who,
     );
     upstream.write(head);
     (chunked ? req.pipe(chunkEncoder()) : req).pipe(upstream, { end: false });
@@ -311,12 +350,13 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     }
     const host = match[1]!.replace(/^\[|\]$/g, "");
     const port = Number(match[2]);
+    const who = clientOf(req);
     let address: string;
     try {
       address = await admit(host);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
-      refuse(host, port, error);
+      refuse(host, port, error, who);
       const body = message(host, error);
       client.end(
         `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -334,6 +374,7 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
       port,
       (error) =>
         client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\nTandem's egress proxy could not reach ${host}: ${error.message}\n`),
+      who,
       tls,
     );
     upstream.once("connect", () => {
@@ -350,8 +391,9 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
 
   // The sandbox's bridge connects to the Unix socket once and hands over the listening socket it
   // made inside the sandbox's network namespace (bridge-script.ts); the server accepts the
-  // sandbox's connections on it from then on. One listener per sandboxed process: the bridge
-  // connects before the command starts, and any later connection is closed unread.
+  // sandbox's connections on it from then on. One listener per network namespace (a workspace's
+  // shared one, or an isolated process's own): the bridge connects before anything else runs
+  // there, and any later connection is closed unread.
   const listeners = new Set<net.Server>();
   let handedOver = false;
   let closed = false;
@@ -381,6 +423,17 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     socketPath: options.socketPath,
     denials: () => denied.map((d) => d.host),
     refusals: () => [...denied],
+    client(record) {
+      const token = randomBytes(18).toString("base64url");
+      const entry: ClientRecord = { denied: [], record };
+      clients.set(token, entry);
+      return {
+        token,
+        denials: () => entry.denied.map((d) => d.host),
+        refusals: () => [...entry.denied],
+        release: () => clients.delete(token),
+      };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;

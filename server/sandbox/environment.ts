@@ -82,8 +82,9 @@ export function caEnv(bundle: string): Record<string, string> {
  * Python and Node HTTP clients read the variables (Node's when told to); npm and git have their own settings (git
  * through GIT_CONFIG_COUNT, so no file in the workspace or home needs writing).
  */
-export function proxyEnv(port: number, nodePreload?: string): Record<string, string> {
-  const url = `http://127.0.0.1:${port}`;
+export function proxyEnv(port: number, nodePreload?: string, token?: string): Record<string, string> {
+  // On a workspace's shared listener the credentials say which process connected (egress-proxy.ts).
+  const url = token ? `http://tandem:${token}@127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     // Node's own fetch and http clients ignore the variables unless asked (Node 22.21+, 24.5+);
     // older Nodes get the same from the preload (node-env-proxy.ts).

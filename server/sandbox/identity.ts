@@ -140,3 +140,10 @@ export function identityFileContents(): { passwd: string; group: string } {
     group: `${SANDBOX_USER}:x:${INNER_ID}:\nnogroup:x:65534:\n`,
   };
 }
+
+/** setpriv to the identity, supplementary groups cleared; nothing when there is none. */
+export function dropIdentity(identity: { uid: number; gid: number } | undefined): string[] {
+  return identity
+    ? ["/usr/bin/setpriv", `--reuid=${identity.uid}`, `--regid=${identity.gid}`, "--clear-groups", "--"]
+    : [];
+}

@@ -12,7 +12,7 @@ import {
   sandboxGitConfigFile,
 } from "./git-config";
 import { NODE_PRELOAD, UNDICI_DIR, UNDICI_MOUNT } from "./node-env-proxy";
-import { canSwitchIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
+import { canSwitchIdentity, dropIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
 import type { SandboxLimits } from "@/lib/sandbox-limits";
 import { limitPrefix, nicePrefix } from "./limits";
@@ -65,6 +65,15 @@ export interface SandboxOptions {
   background?: boolean;
   /** Who git commits as (a terminal's owner); a repository's own user settings still win. */
   gitIdentity?: GitIdentity;
+  /**
+   * Joins this network namespace (a path nsenter opens: the workspace's network,
+   * workspace-network.ts) instead of making one of its own. Needs the server to be root.
+   */
+  joinNetwork?: string;
+  /** The proxy credentials of this process on its workspace's shared egress listener (egress-proxy.ts). */
+  proxyToken?: string;
+  /** Where bubblewrap writes its child's pid (`--info-fd`): the workspace network's holder reads it. */
+  infoFd?: number;
 }
 
 export interface SandboxedCommand {
@@ -85,7 +94,7 @@ export interface SandboxedCommand {
 export const BRIDGE_PORT = 3128;
 const EGRESS_SOCKET = "/run/tandem/egress.sock";
 const BRIDGE = "/run/tandem/bridge.cjs";
-const NODE = "/run/tandem/node";
+export const NODE = "/run/tandem/node";
 const RELAY_MODULE = "/run/tandem/fd_relay.node";
 const CA_BUNDLE = "/run/tandem/ca-certificates.crt";
 
@@ -119,7 +128,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,
     ...(options.gitIdentity ? { GIT_CONFIG_GLOBAL: SANDBOX_GIT_IDENTITY } : {}),
     ...(host.caBundle ? caEnv(CA_BUNDLE) : {}),
-    ...(options.egressSocket ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD) : {}),
+    ...(options.egressSocket || options.proxyToken ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD, options.proxyToken) : {}),
   };
   const inside = workspacePathInside(true, workspaceRoot);
   const niced = [...nicePrefix(host.limits, options.background), ...command];
@@ -129,11 +138,18 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const inner = options.egressSocket ? ["/bin/sh", "-c", bridge, "tandem-bridge", ...niced] : niced;
   const args = [...bwrapArgs(host, { ...options, cwd }), "--", ...inner];
   const limited = host.limits ? limitPrefix(host.limits, identity !== undefined, options.growthStopped) : [];
+  // Joining the workspace's network takes root (setns): nsenter runs first, as the server's
+  // user, and the identity is dropped after it (as for the cgroup below).
+  const join = options.joinNetwork ? ["/usr/bin/nsenter", `--net=${options.joinNetwork}`, "--"] : [];
   if (host.cgroups?.kind === "v2" && host.limits) {
     // Started as the server's user: the first process joins the cgroup, then drops to the identity.
     const cgroup = createSandboxCgroup(host.cgroups.sandboxes, randomUUID(), host.limits);
-    const [file, ...rest] = [...joinCgroupPrefix(cgroup.procs, identity), ...limited, bwrap, ...args];
+    const [file, ...rest] = [...join, ...joinCgroupPrefix(cgroup.procs, identity), ...limited, bwrap, ...args];
     return { file: file!, args: rest, env, cwd, workspace: inside, release: cgroup.remove };
+  }
+  if (options.joinNetwork) {
+    const [file, ...rest] = [...join, ...dropIdentity(identity), ...limited, bwrap, ...args];
+    return { file: file!, args: rest, env, cwd, workspace: inside };
   }
   const [file, ...rest] = [...limited, bwrap, ...args];
   return {
@@ -152,13 +168,20 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
  */
 export function withIdentityInCommand(command: SandboxedCommand): Omit<SandboxedCommand, "uid" | "gid"> {
   if (command.uid === undefined || command.gid === undefined) return command;
+  const [file, ...args] = [...dropIdentity({ uid: command.uid, gid: command.gid }), command.file, ...command.args];
   return {
-    file: "/usr/bin/setpriv",
-    args: [`--reuid=${command.uid}`, `--regid=${command.gid}`, "--clear-groups", "--", command.file, ...command.args],
+    file: file!,
+    args,
     env: command.env,
     cwd: command.cwd,
     workspace: command.workspace,
   };
+}
+
+/** Every namespace of its own, or all but the network when it joins its workspace's. */
+function unshare(options: SandboxOptions): string[] {
+  if (!options.joinNetwork) return ["--unshare-all"];
+  return ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"];
 }
 
 function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string }): string[] {
@@ -167,7 +190,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   // tmpfs lives in memory: without a size, `yes > /tmp/x` would fill the server's RAM.
   const scratch = host.limits ? ["--size", String(host.limits.scratchMiB * 1024 * 1024)] : [];
   const args = [
-    "--unshare-all",
+    ...unshare(options),
     "--unshare-user",
     "--uid",
     String(INNER_ID),
@@ -175,6 +198,7 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
     String(INNER_ID),
     "--disable-userns",
     "--die-with-parent",
+    ...(options.infoFd !== undefined ? ["--info-fd", String(options.infoFd)] : []),
     ...(options.newSession ? ["--new-session"] : []),
     "--hostname",
     "tandem",
@@ -225,8 +249,10 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
       options.egressSocket,
       EGRESS_SOCKET,
     );
-    args.push("--ro-bind", runtime.nodePreload, NODE_PRELOAD, "--ro-bind", UNDICI_DIR, UNDICI_MOUNT);
   }
+  // The proxy settings name Node's preload: a process on its workspace's shared listener needs it as well.
+  if (options.egressSocket || options.proxyToken)
+    args.push("--ro-bind", runtime.nodePreload, NODE_PRELOAD, "--ro-bind", UNDICI_DIR, UNDICI_MOUNT);
   if (host.caBundle) args.push("--ro-bind", host.caBundle, CA_BUNDLE);
   if (options.gitIdentity) args.push("--ro-bind", gitIdentityFile(options.gitIdentity), SANDBOX_GIT_IDENTITY);
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);

@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { BRIDGE_SCRIPT } from "./bridge-script";
 import { FD_RELAY_MODULE } from "./fd-relay";
+import { HOLDER_SCRIPT } from "./holder-script";
 import { identityFileContents } from "./identity";
 import { NODE_PRELOAD_SCRIPT } from "./node-env-proxy";
 
 // Files the server makes for its sandboxes, in one folder of its own: the passwd and group seen
-// inside, the network bridge and its native module, Node's proxy preload, the CA bundle
+// inside, the network bridge and its native module, the workspace network's holder, Node's proxy preload, the CA bundle
 // (trust-store.ts) and the egress sockets. The unprivileged sandbox uid must be able to
 // open them to bind them (x on the folders, r on the files) but not list the folder, so another
 // project's socket name stays unknown to it.
@@ -17,6 +18,8 @@ export type RuntimeDir = {
   passwd: string;
   group: string;
   bridge: string;
+  /** The script that holds a workspace's network namespace (workspace-network.ts). */
+  holder: string;
   /** The preload that routes old Nodes' fetch through the proxy (node-env-proxy.ts). */
   nodePreload: string;
   /** The bridge's copy of the native module (fd-relay.ts), when it is built. */
@@ -37,6 +40,8 @@ export function runtimeDir(): RuntimeDir {
   writeFileSync(passwd, files.passwd, { mode: 0o644 });
   writeFileSync(group, files.group, { mode: 0o644 });
   writeFileSync(bridge, BRIDGE_SCRIPT, { mode: 0o644 });
+  const holder = path.join(root, "holder.cjs");
+  writeFileSync(holder, HOLDER_SCRIPT, { mode: 0o644 });
   const nodePreload = path.join(root, "node-env-proxy.cjs");
   writeFileSync(nodePreload, NODE_PRELOAD_SCRIPT, { mode: 0o644 });
   let relayModule: string | null = null;
@@ -48,6 +53,6 @@ export function runtimeDir(): RuntimeDir {
   const sockets = path.join(root, "egress");
   mkdirSync(sockets, { mode: 0o711 });
   chmodSync(sockets, 0o711);
-  runtime = { root, passwd, group, bridge, nodePreload, relayModule, sockets };
+  runtime = { root, passwd, group, bridge, holder, nodePreload, relayModule, sockets };
   return runtime;
 }

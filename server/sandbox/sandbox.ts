@@ -4,6 +4,7 @@ import type { NetworkPolicy } from "@/lib/egress-policy";
 import { fdRelay } from "./fd-relay";
 import {
   openEgressListener,
+  type EgressClient,
   type EgressConnection,
   type EgressListener,
   type EgressRefusal,
@@ -19,14 +20,19 @@ import {
   type SandboxOptions,
 } from "./launcher";
 import { runtimeDir } from "./runtime-dir";
+import { createWorkspaceNetworks, type NetworkLease, type WorkspaceNetworks } from "./workspace-network";
 
 // The sandbox as the rest of the server uses it: one object per server, handed to terminals,
 // the agent's shell, MCP stdio servers, discovery commands, git and language servers. It knows
 // the host (bubblewrap, masks, identity, limits) and the projects' network policies, and opens
-// an egress listener for each process that may use the network.
+// an egress listener for each process that may use the network, or, for the processes of a
+// workspace that share its network namespace (workspace-network.ts), one for the namespace.
 
-/** Who made a connection: a terminal, an agent session, or a server-side component. */
-export type EgressSource = { kind: "terminal" | "session" | "mcp" | "discovery" | "git"; id: string };
+/**
+ * Who made a connection: a terminal, an agent session, a server-side component, or a process of
+ * a workspace's shared network that did not send its proxy credentials (`workspace`).
+ */
+export type EgressSource = { kind: "terminal" | "session" | "mcp" | "discovery" | "git" | "workspace"; id: string };
 
 export type LoggedConnection = EgressConnection & { projectId: string; source: EgressSource };
 
@@ -67,7 +73,15 @@ export interface Sandbox {
   launch(request: LaunchRequest): Promise<SandboxLaunch>;
   /** Why the project may not write more (its disk budget is reached), else null. */
   diskFull(projectId: string): Promise<string | null>;
+  /**
+   * The workspaces' shared networks (workspace-network.ts): null when processes cannot share one
+   * here (no bubblewrap, or a server that is not root), and each keeps a network of its own.
+   */
+  readonly networks: WorkspaceNetworks | null;
 }
+
+/** The processes that join their workspace's network; git (narrowed, with credentials) and language servers do not. */
+const SHARING: ReadonlySet<EgressSource["kind"]> = new Set(["terminal", "session", "mcp"]);
 
 export type SandboxDeps = {
   host: SandboxHost;
@@ -91,32 +105,51 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     return deps.policies!.get(projectId);
   }
 
+  const egressListener = (projectId: string, extra: { onlyHosts?: string[]; source: EgressSource }) =>
+    openEgressListener({
+      socketPath: path.join(runtimeDir().sockets, `${randomBytes(12).toString("hex")}.sock`),
+      policy: () => network(projectId),
+      onlyHosts: extra.onlyHosts,
+      testHosts: deps.testHosts,
+      resolve: deps.resolve,
+      record: (connection) => deps.log?.({ ...connection, projectId, source: extra.source }),
+    });
+
+  // Sharing a namespace means joining it (setns), which needs root: the per-project identity.
+  const networks =
+    host.mode === "bwrap" && host.perProjectUid && !host.unavailable
+      ? createWorkspaceNetworks({
+          host,
+          // The listener exists whatever the policy now; each connection is checked against the policy then.
+          openEgress: (projectId) =>
+            enforceable ? egressListener(projectId, { source: { kind: "workspace", id: projectId } }) : undefined,
+        })
+      : null;
+
   return {
     host,
     mode: host.mode,
     network,
+    networks,
     diskFull: async (projectId) => (deps.diskBudget ? deps.diskBudget.full(projectId) : null),
     async launch(request) {
       const { projectId, source, onlyHosts, network: wanted, ...options } = request;
       const budget = deps.diskBudget;
       // A project over its disk budget starts commands that cannot grow any file (disk-budget.ts).
       const full = projectId && budget ? await budget.full(projectId) : null;
+      const online = projectId !== undefined && wanted !== "none" && (await network(projectId)).policy !== "off";
       let listener: EgressListener | undefined;
-      if (projectId && wanted !== "none" && (await network(projectId)).policy !== "off") {
-        const socketPath = path.join(runtimeDir().sockets, `${randomBytes(12).toString("hex")}.sock`);
-        listener = openEgressListener({
-          socketPath,
-          policy: () => network(projectId),
-          onlyHosts,
-          testHosts: deps.testHosts,
-          resolve: deps.resolve,
-          record: (connection) => deps.log?.({ ...connection, projectId, source }),
-        });
-      }
+      let lease: NetworkLease | undefined;
+      let client: EgressClient | undefined;
+      if (networks && projectId && wanted !== "none" && !onlyHosts && SHARING.has(source.kind)) {
+        lease = await networks.acquire(options.workspaceRoot, projectId);
+        client = lease.egress?.client((connection) => deps.log?.({ ...connection, projectId, source }));
+      } else if (online) listener = egressListener(projectId, { onlyHosts, source });
       try {
         const command = sandboxCommand(host, {
           ...options,
           egressSocket: listener?.socketPath,
+          ...(lease ? { joinNetwork: lease.path, proxyToken: online ? client?.token : undefined } : {}),
           growthStopped: full !== null,
         });
         const identity = host.perProjectUid ? projectIdentity(options.workspaceRoot) : undefined;
@@ -124,19 +157,24 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
           projectId && budget && host.mode === "bwrap"
             ? budget.hold(projectId, options.workspaceRoot, identity)
             : undefined;
+        const egress = client ?? listener;
         return {
           command,
-          denials: () => listener?.denials() ?? [],
-          refusals: () => listener?.refusals() ?? [],
+          denials: () => egress?.denials() ?? [],
+          refusals: () => egress?.refusals() ?? [],
           close: async () => {
             hold?.release();
             command.release?.();
+            client?.release();
+            lease?.release();
             await listener?.close();
           },
           diskFull: async () => (projectId && budget ? budget.full(projectId) : null),
           onDiskFull: (listener) => hold?.onFull(listener),
         };
       } catch (error) {
+        client?.release();
+        lease?.release();
         await listener?.close();
         throw error;
       }
