@@ -270,6 +270,7 @@ export async function createServices(
       await modelThread?.close();
       terminals.disposeAll();
       await language.dispose();
+      await sandbox.networks?.close();
       await buses.close();
       await limits.close();
       await db.$disconnect();

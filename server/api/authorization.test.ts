@@ -105,6 +105,8 @@ const rules: Record<string, Rule> = {
   "terminal.create": "project-write",
   "terminal.shareInput": "project-write",
   "terminal.close": "project-write",
+  "ports.list": "project-read",
+  "ports.stop": "project-write",
   "session.list": "project-read",
   "session.create": "project-run",
   "session.reply": "session-view",

@@ -18,6 +18,7 @@ import { languageRouter } from "@/server/api/routers/language";
 import { gitRouter } from "@/server/api/routers/git";
 import { gitCredentialRouter } from "@/server/api/routers/git-credential";
 import { networkRouter } from "@/server/api/routers/network";
+import { portsRouter } from "@/server/api/routers/ports";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -36,6 +37,7 @@ export const appRouter = router({
   memory: memoryRouter,
   extensions: extensionsRouter,
   network: networkRouter,
+  ports: portsRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
   language: languageRouter,

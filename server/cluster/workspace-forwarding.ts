@@ -36,6 +36,8 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
   "terminal.create",
   "terminal.shareInput",
   "terminal.close",
+  "ports.list",
+  "ports.stop",
   "language.status",
   "language.rename",
   "extensions.status",

@@ -16,9 +16,9 @@ describe("listeningPorts", () => {
       "   0: 00000000000000000000000001000000:0BB8 00000000000000000000000000000000:0000 0A 0 0 0 0 0 4 1\n" +
       "   1: 00000000000000000000000000000000:1435 00000000000000000000000000000000:0000 0A 0 0 0 0 0 5 1\n";
     expect(listeningPorts([tcp, tcp6], [3128])).toEqual([
-      { port: 3000, address: "loopback" },
-      { port: 5173, address: "any" },
-      { port: 8080, address: "any" },
+      { port: 3000, address: "loopback", inode: "4" },
+      { port: 5173, address: "any", inode: "5" },
+      { port: 8080, address: "any", inode: "3" },
     ]);
   });
 

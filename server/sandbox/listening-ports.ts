@@ -8,6 +8,8 @@ export type ListeningPort = {
   port: number;
   /** Whether it listens on every address of the namespace or on loopback only (both reach the preview). */
   address: "any" | "loopback" | "other";
+  /** The socket's inode, which names the process holding it (socket-owner.ts). */
+  inode: string;
 };
 
 const LISTEN = "0A";
@@ -34,7 +36,8 @@ export function listeningPorts(tables: string[], hide: readonly number[] = []): 
       if (!Number.isInteger(port) || port <= 0 || hide.includes(port)) continue;
       const kind = addressKind(address ?? "");
       const known = found.get(port);
-      if (!known || (known.address !== "any" && kind === "any")) found.set(port, { port, address: kind });
+      if (!known || (known.address !== "any" && kind === "any"))
+        found.set(port, { port, address: kind, inode: fields[9] ?? "" });
     }
   }
   return [...found.values()].sort((a, b) => a.port - b.port);

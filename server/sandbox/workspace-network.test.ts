@@ -82,7 +82,9 @@ describeSandboxed("one network per workspace", () => {
       expect((await run(other, "curl -s http://127.0.0.1:5173/other")).stdout).toContain("/other");
 
       // The server itself sees it listen, and reaches it inside the namespace (the preview's way in).
-      expect(await sandbox.networks!.ports(first)).toContainEqual({ port: 5173, address: "loopback" });
+      const ports = await sandbox.networks!.ports(first);
+      expect(ports).toContainEqual(expect.objectContaining({ port: 5173, address: "loopback" }));
+      expect(ports.find((p) => p.port === 5173)?.process).toContain("node -e");
       const socket = await sandbox.networks!.connect(first, 5173);
       socket.write("GET /from-the-server HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
       const answer = await new Promise<string>((resolve) => {
@@ -149,6 +151,14 @@ describeSandboxed("one network per workspace", () => {
         15_000,
       );
       expect((await run(agent, "curl -s http://127.0.0.1:8080/again")).stdout).toContain("/again");
+      // Stop ends the process listening there, and only in this workspace.
+      expect(await sandbox.networks!.stop(second, 8080)).toBe(false);
+      expect(await sandbox.networks!.stop(first, 8080)).toBe(true);
+      await until(
+        async () => !(await sandbox.networks!.ports(first)).some((p) => p.port === 8080),
+        "the stopped port is gone",
+        10_000,
+      );
     },
     60_000,
   );

@@ -6,6 +6,7 @@ import type { EgressListener } from "./egress-proxy";
 import { BRIDGE_PORT, NODE, sandboxCommand, type SandboxedCommand, type SandboxHost } from "./launcher";
 import { type ListeningPort, listeningPorts } from "./listening-ports";
 import { runtimeDir } from "./runtime-dir";
+import { type SocketOwner, socketOwner } from "./socket-owner";
 
 // One network namespace per workspace directory: the agent's shell calls, its background jobs,
 // terminals and MCP stdio servers of a workspace all join it, so a server one of them starts is
@@ -47,14 +48,18 @@ export type NetworkLease = {
 export interface WorkspaceNetworks {
   /** The workspace's namespace, made on first use; held until release(). */
   acquire(workspaceRoot: string, projectId: string): Promise<NetworkLease>;
-  /** The TCP ports listening in the workspace's namespace; none when it has no namespace now. */
-  ports(workspaceRoot: string): Promise<ListeningPort[]>;
+  /** The TCP ports listening in the workspace's namespace, with the process holding each; none when it has no namespace now. */
+  ports(workspaceRoot: string): Promise<WorkspacePort[]>;
+  /** Ends (SIGTERM) the process listening on `port` in the workspace; false when none does. */
+  stop(workspaceRoot: string, port: number): Promise<boolean>;
   /** A connection to `port` on the namespace's loopback (127.0.0.1, then ::1). */
   connect(workspaceRoot: string, port: number): Promise<net.Socket>;
   close(): Promise<void>;
 }
 
 export class NoWorkspaceNetworkError extends Error {}
+
+export type WorkspacePort = ListeningPort & { process: string | null };
 
 type Reply = { id?: number; kind?: string; error?: string; netns?: number; tcp?: string; tcp6?: string };
 
@@ -71,6 +76,8 @@ type Network = {
   egress: EgressListener | undefined;
   holder: Promise<Holder> | undefined;
   idle?: NodeJS.Timeout;
+  /** Who holds each listening socket seen, looked up once per socket (socket-owner.ts). */
+  owners: Map<string, SocketOwner | null>;
 };
 
 export function createWorkspaceNetworks(deps: WorkspaceNetworksDeps): WorkspaceNetworks {
@@ -193,6 +200,7 @@ export function createWorkspaceNetworks(deps: WorkspaceNetworksDeps): WorkspaceN
         path: `/proc/${process.pid}/fd/${fd}`,
         egress,
         holder: Promise.resolve(holder),
+        owners: new Map(),
       };
       watchHolder(network, holder);
       return network;
@@ -232,6 +240,12 @@ export function createWorkspaceNetworks(deps: WorkspaceNetworksDeps): WorkspaceN
     await network.egress?.close();
   }
 
+  async function listening(workspaceRoot: string, network: Network): Promise<ListeningPort[]> {
+    const { reply } = await (await holderOf(workspaceRoot, network)).ask({ kind: "tables" });
+    if (reply.error) throw new Error(reply.error);
+    return listeningPorts([reply.tcp ?? "", reply.tcp6 ?? ""], [BRIDGE_PORT]);
+  }
+
   async function existing(workspaceRoot: string): Promise<Network | undefined> {
     return networks.get(workspaceRoot)?.catch(() => undefined);
   }
@@ -264,9 +278,24 @@ export function createWorkspaceNetworks(deps: WorkspaceNetworksDeps): WorkspaceN
     async ports(workspaceRoot) {
       const network = await existing(workspaceRoot);
       if (!network) return [];
-      const { reply } = await (await holderOf(workspaceRoot, network)).ask({ kind: "tables" });
-      if (reply.error) throw new Error(reply.error);
-      return listeningPorts([reply.tcp ?? "", reply.tcp6 ?? ""], [BRIDGE_PORT]);
+      const ports = await listening(workspaceRoot, network);
+      const seen = new Set(ports.map((p) => p.inode));
+      for (const inode of network.owners.keys()) if (!seen.has(inode)) network.owners.delete(inode);
+      return ports.map((p) => {
+        if (!network.owners.has(p.inode)) network.owners.set(p.inode, socketOwner(p.inode, network.netns));
+        return { ...p, process: network.owners.get(p.inode)?.command ?? null };
+      });
+    },
+
+    async stop(workspaceRoot, port) {
+      const network = await existing(workspaceRoot);
+      if (!network) return false;
+      const socket = (await listening(workspaceRoot, network)).find((p) => p.port === port);
+      // Looked up afresh, inside this namespace only: a pid read earlier may be someone else's by now.
+      const owner = socket ? socketOwner(socket.inode, network.netns) : null;
+      if (!owner) return false;
+      process.kill(owner.pid, "SIGTERM");
+      return true;
     },
 
     async connect(workspaceRoot, port) {

@@ -54,6 +54,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/mounts.ts": "which host paths exist to be bound or masked",
   "sandbox/runtime-dir.ts": "the sandbox's runtime folder, made by the server",
   "sandbox/holder-script.ts": "the source of a script run inside the sandbox, which reads /proc/net there",
+  "sandbox/socket-owner.ts": "/proc, to find which process of a workspace's network holds a socket",
   "sandbox/workspace-network.ts": "a network namespace's descriptor under /proc, held open",
   "terminal/process-tree.ts": "/proc, to find a terminal's processes",
   "tools/socket-pair.ts": "a temp folder for a socket pair",
