@@ -1,6 +1,7 @@
 "use client";
 
 import type { ComponentType, ReactNode } from "react";
+import { PortsPanel } from "@/components/ports/ports-panel";
 import { TerminalPanel } from "@/components/terminal/terminal-panel";
 
 // The panels under the editor (ide/bottom-panel.tsx renders whatever this list holds; their titles
@@ -39,4 +40,5 @@ export const BOTTOM_PANELS: BottomPanelEntry[] = [
       focused: "[data-testid=terminal-host] textarea",
     },
   },
+  { id: "ports", title: "Ports", component: PortsPanel },
 ];

@@ -9,6 +9,7 @@ import { BottomPanel } from "@/components/ide/bottom-panel";
 import { BOTTOM_PANELS } from "@/components/ide/bottom-panels";
 import { SideBar } from "@/components/ide/side-bar";
 import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
+import { PortNotice } from "@/components/ports/port-notice";
 
 // Dividers are drawn 1 px wide; this is how far from the line a pointer still grabs one.
 const GRAB = { coarse: 24, fine: 12 };
@@ -90,6 +91,13 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
           <Separator className="ide-separator" data-testid="separator-terminal" />
           <Panel id="panel-terminal" panelRef={bottom} defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
             <BottomPanel projectId={projectId} canWrite={canWrite} active={bottomPanel} onActive={setBottomPanel} />
+            <PortNotice
+              projectId={projectId}
+              onShow={() => {
+                setBottomPanel("ports");
+                if (bottom.current?.isCollapsed()) bottom.current.expand();
+              }}
+            />
           </Panel>
         </Group>
       </Panel>
