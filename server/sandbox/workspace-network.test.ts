@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { until } from "@/server/test/until";
+import { TerminalService } from "@/server/terminal/terminal-service";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { canSwitchIdentity } from "./identity";
 import { createSandbox, type LoggedConnection, type Sandbox } from "./sandbox";
@@ -77,9 +78,28 @@ describeSandboxed("one network per workspace", () => {
         "the background server answers the next call",
         15_000,
       );
-      // Another session of the same workspace (a second agent, or a terminal) shares it too.
+      // Another session of the same workspace shares it too, and so does a terminal.
       const other = shell(first, "project-a", "agent-b");
       expect((await run(other, "curl -s http://127.0.0.1:5173/other")).stdout).toContain("/other");
+      const terminals = new TerminalService({ sandbox });
+      try {
+        const info = await terminals.create("project-a", first, { cols: 120, rows: 30 });
+        const terminal = terminals.get("project-a", info.id)!;
+        let seen = "";
+        terminal.attach({
+          output: (frame) => (seen += frame.toString("utf8")),
+          message: () => {},
+          close: () => {},
+        });
+        terminal.write("curl -s http://127.0.0.1:5173/from-a-terminal\r");
+        await until(
+          () => seen.includes("hello from the workspace /from-a-terminal"),
+          "the terminal reaches it",
+          15_000,
+        );
+      } finally {
+        terminals.disposeAll();
+      }
 
       // The server itself sees it listen, and reaches it inside the namespace (the preview's way in).
       const ports = await sandbox.networks!.ports(first);
