@@ -24,6 +24,15 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
+  /** Where previews of the workspaces' servers are served (preview-server.ts); 0 or unset: a free port. */
+  TANDEM_PREVIEW_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** The domain under which previews get their hosts (`<port>-<project>.<domain>`). */
+  TANDEM_PREVIEW_DOMAIN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, "must be a domain name such as preview.example.com")
+      .optional(),
+  ),
   TANDEM_DATA_DIR: z.string().min(1).default("./.tandem"),
   DATABASE_URL: optionalString.pipe(
     z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
@@ -178,6 +187,11 @@ export type Config = {
   /** The admin's PEM file of extra trusted certificates (TANDEM_EXTRA_CA_CERTS), an absolute path. */
   extraCaCerts: string | undefined;
   publicUrl: string | undefined;
+  /**
+   * Previews: the port they are served on (0: a free one) and the domain of their hosts. With a
+   * domain set they are reached on the standard port of the public URL's scheme (behind a proxy).
+   */
+  preview: { port: number; domain: string | undefined };
   authSecret: string | undefined;
   importRoots: string[];
   /** Uploads: the most bytes one request may write, and the most files (or zip entries) it may hold. */
@@ -311,6 +325,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     internalHosts,
     extraCaCerts: e.TANDEM_EXTRA_CA_CERTS && path.resolve(e.TANDEM_EXTRA_CA_CERTS),
     publicUrl: e.TANDEM_PUBLIC_URL,
+    preview: { port: e.TANDEM_PREVIEW_PORT, domain: e.TANDEM_PREVIEW_DOMAIN?.toLowerCase() },
     authSecret: e.BETTER_AUTH_SECRET,
     importRoots: (e.TANDEM_IMPORT_ROOTS ?? "")
       .split(path.delimiter)

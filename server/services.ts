@@ -1,3 +1,4 @@
+import { createPreviews } from "@/server/preview/previews";
 import type { Services } from "@/server/api/trpc";
 import { createLoginCache } from "@/server/auth/login-cache";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
@@ -248,6 +249,7 @@ export async function createServices(
     extensions,
     sandbox,
     network,
+    previews: createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret),
     language,
     git,
     gitCipher,

@@ -26,6 +26,8 @@ import {
 } from "@/server/cluster/workspace-forwarding";
 import { peerUrl, type WorkspaceHost } from "@/server/cluster/workspace-host";
 import { HOLD_PATH } from "@/server/cluster/remote-workspace-host";
+import { findProjectForUser } from "@/server/db/repositories/projects";
+import { createPreviewHandlers } from "@/server/preview/preview-server";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
 // file uploads and downloads.
@@ -202,6 +204,7 @@ export async function startServer(
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const listenUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
   services.workspaces?.host.start(config.instanceUrl ?? peerUrl(config.host, port, listenUrl));
+  const previewServer = await listenPreviews(services);
 
   if (!ready) {
     await warmUp(listenUrl);
@@ -219,10 +222,48 @@ export async function startServer(
       terminalWss.close();
       languageWss.close();
       server.closeAllConnections();
+      previewServer.closeAllConnections();
+      await new Promise<void>((resolve) => previewServer.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await nextApp?.close?.();
     },
   };
+}
+
+/**
+ * The previews' own server (server/preview): a port of its own, so a preview's origin is never
+ * the IDE's. It connects to a port inside the project's workspace network; a server without
+ * workspace networks (no bubblewrap, or not root) serves no previews, since its commands run in
+ * the host's network, where a port could be anything of the host's.
+ */
+async function listenPreviews(services: Services): Promise<http.Server> {
+  const { previews, config } = services;
+  const handlers = createPreviewHandlers({
+    access: previews.access,
+    domain: previews.domain,
+    secure: previews.secure,
+    member: async (userId, projectId) => (await findProjectForUser(services.db, projectId, userId)) !== null,
+    connect: async ({ projectId, port }) => {
+      const networks = services.sandbox.networks;
+      if (!networks) throw new Error("this server gives workspaces no network of their own");
+      return networks.connect((await services.files.open(projectId)).root, port);
+    },
+  });
+  const server = http.createServer((req, res) =>
+    handlers.request(req, res).catch((error: unknown) => {
+      console.error("preview:", error);
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    }),
+  );
+  server.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head).catch(() => socket.destroy()));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.preview.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  previews.listening(typeof address === "object" && address ? address.port : config.preview.port);
+  return server;
 }
 
 type ProjectSocketCaller = {

@@ -18,8 +18,23 @@ export function PortsPanel({ projectId, canWrite, header }: BottomPanelProps) {
       onSettled: () => void queryClient.invalidateQueries(trpc.ports.list.queryFilter({ projectId })),
     }),
   );
+  const preview = useMutation(trpc.ports.preview.mutationOptions());
+  /** Opens the port's preview in a new tab through a one-time link (the tab is opened at the click, so no blocker stops it). */
+  const openPreview = (port: number) => {
+    const tab = window.open("about:blank", "_blank");
+    if (tab) tab.opener = null;
+    preview.mutate(
+      { projectId, port },
+      {
+        onSuccess: ({ url }) => {
+          if (tab) tab.location.href = url;
+        },
+        onError: () => tab?.close(),
+      },
+    );
+  };
   const list = ports.data?.ports ?? [];
-  const error = stop.error ?? ports.error;
+  const error = stop.error ?? preview.error ?? ports.error;
   return (
     <div className="pane ports-panel" data-testid="ports-panel">
       <div className="terminal-tabs">{header}</div>
@@ -57,6 +72,14 @@ export function PortsPanel({ projectId, canWrite, header }: BottomPanelProps) {
                 </td>
                 <td>{port.address === "loopback" ? "loopback" : "all addresses"}</td>
                 <td className="ports-actions">
+                  <button
+                    type="button"
+                    className="btn btn-ghost btn-sm"
+                    onClick={() => openPreview(port.port)}
+                    aria-label={`Open a preview of port ${port.port}`}
+                  >
+                    Open preview
+                  </button>
                   {canWrite && (
                     <button
                       type="button"

@@ -107,6 +107,7 @@ const rules: Record<string, Rule> = {
   "terminal.close": "project-write",
   "ports.list": "project-read",
   "ports.stop": "project-write",
+  "ports.preview": "project-read",
   "session.list": "project-read",
   "session.create": "project-run",
   "session.reply": "session-view",

@@ -1,3 +1,4 @@
+import type { Previews } from "@/server/preview/previews";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
@@ -70,6 +71,8 @@ export type Services = {
   /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
   sandbox: Sandbox;
   network: ProjectNetwork;
+  /** Previews of the workspaces' servers on an origin of their own (server/preview). */
+  previews: Previews;
   /**
    * In a cluster (TANDEM_CLUSTER): where each project's live resources are served, and the key that
    * signs requests forwarded there. `runner`: this process is a workspace runner, serving only signed requests.

@@ -38,6 +38,7 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
   "terminal.close",
   "ports.list",
   "ports.stop",
+  "ports.preview",
   "language.status",
   "language.rename",
   "extensions.status",

@@ -1,3 +1,4 @@
+import { createPreviews } from "@/server/preview/previews";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -186,6 +187,7 @@ export async function createTestServices(
     allowHttp: () => config.gitAllowHttp,
   });
   const services: Services = {
+    previews: createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret"),
     git,
     gitCipher,
     presence: createPresence(),

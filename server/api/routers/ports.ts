@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
+import { TRPCError } from "@trpc/server";
+import { projectProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 
 // The TCP ports listening in the project's workspace network (server/sandbox/workspace-network.ts),
 // read when asked: the IDE asks every few seconds while it is open, and never otherwise.
@@ -13,6 +14,19 @@ export const portsRouter = router({
       available: networks !== null,
       ports: ports.map(({ port, address, process }) => ({ port, address, process })),
     };
+  }),
+
+  /** A one-time link to the port's preview on its own origin, for the caller (a member who may read). */
+  preview: projectProcedure.input(z.object({ port: z.number().int().min(1).max(65535) })).mutation(({ ctx, input }) => {
+    const url = ctx.services.previews.entryUrl(ctx.project.id, input.port, ctx.user.id);
+    if (!url) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Previews are not served yet; try again." });
+    if (!ctx.services.sandbox.networks)
+      throw new TRPCError({
+        code: "PRECONDITION_FAILED",
+        message:
+          "This server gives workspaces no network of their own (no bubblewrap, or not root), so it serves no previews.",
+      });
+    return { url };
   }),
 
   stop: workspaceMutationProcedure

@@ -1,0 +1,67 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+// Who may see a preview: a member of the project, who reaches the preview's origin through a
+// one-time entry link the IDE made for them (signed, 60 s, used once) and from then on carries a
+// preview session cookie of that origin alone (signed, 8 h). Nothing of the person's Tandem
+// login crosses to the preview's origin; the session names the person, the project and the port,
+// and each request checks again that the person is still a member (preview-server.ts).
+
+export type PreviewGrant = { projectId: string; port: number; userId: string; exp: number; nonce: string };
+
+/** How long an entry link works, and a preview session lasts. */
+const ENTRY_MS = 60_000;
+const SESSION_MS = 8 * 60 * 60_000;
+
+export type PreviewAccess = ReturnType<typeof createPreviewAccess>;
+
+export function createPreviewAccess(secret: string, now: () => number = Date.now) {
+  const key = createHmac("sha256", secret).update("tandem preview access v1").digest();
+  const used = new Map<string, number>();
+
+  const sign = (kind: "entry" | "session", grant: PreviewGrant) => {
+    const payload = Buffer.from(JSON.stringify(grant)).toString("base64url");
+    const mac = createHmac("sha256", key).update(`${kind}.${payload}`).digest("base64url");
+    return `${payload}.${mac}`;
+  };
+
+  const verify = (kind: "entry" | "session", token: string, projectId: string, port: number): PreviewGrant | null => {
+    const [payload, mac, extra] = token.split(".");
+    if (!payload || !mac || extra !== undefined) return null;
+    const expected = createHmac("sha256", key).update(`${kind}.${payload}`).digest();
+    const given = Buffer.from(mac, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    let grant: PreviewGrant;
+    try {
+      grant = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as PreviewGrant;
+    } catch {
+      return null;
+    }
+    // Bound to exactly the project and port it was made for: a link for one port opens no other.
+    if (grant.projectId !== projectId || grant.port !== port || !(grant.exp > now())) return null;
+    return grant;
+  };
+
+  const forget = () => {
+    for (const [nonce, exp] of used) if (exp <= now()) used.delete(nonce);
+  };
+
+  return {
+    /** The token of a one-time entry link for this person to this project's port. */
+    entry(projectId: string, port: number, userId: string): string {
+      return sign("entry", { projectId, port, userId, exp: now() + ENTRY_MS, nonce: randomBytes(16).toString("hex") });
+    },
+    /** The preview session an entry token opens, once; null when it is not valid (any more). */
+    redeem(token: string, projectId: string, port: number): { cookie: string; grant: PreviewGrant } | null {
+      forget();
+      const grant = verify("entry", token, projectId, port);
+      if (!grant || used.has(grant.nonce)) return null;
+      used.set(grant.nonce, grant.exp);
+      const session = { ...grant, exp: now() + SESSION_MS, nonce: randomBytes(16).toString("hex") };
+      return { cookie: sign("session", session), grant: session };
+    },
+    /** The session a preview cookie carries for this project's port, or null. */
+    session(cookie: string, projectId: string, port: number): PreviewGrant | null {
+      return verify("session", cookie, projectId, port);
+    },
+  };
+}

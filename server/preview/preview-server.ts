@@ -1,0 +1,198 @@
+import http from "node:http";
+import type net from "node:net";
+import type { Duplex } from "node:stream";
+import type { PreviewAccess, PreviewGrant } from "./preview-access";
+import { previewTarget, type PreviewTarget } from "./preview-host";
+
+// The preview proxy: requests to `<port>-<projectId>.<domain>` go to that port in the project's
+// workspace network (server/sandbox/workspace-network.ts), over a connection made inside the
+// namespace, HTTP, streamed answers and WebSocket upgrades (hot reload) alike. The previewed
+// app is hostile (it is the workspace's code): it is served on an origin that is not the IDE's,
+// never sees a Tandem cookie (the preview's own session cookie is taken out of every request it
+// gets), and a request from another origin (another project's preview) that carries the
+// session is refused for anything but a plain GET, and for every WebSocket. Dev servers get the
+// Host and Origin they expect (`localhost:<port>`), as if opened on the machine itself.
+
+export const PREVIEW_COOKIE = "tandem_preview";
+export const PREVIEW_ENTER_PATH = "/__tandem/enter";
+
+export type PreviewServerDeps = {
+  access: PreviewAccess;
+  domain: string;
+  /** Whether the session's cookie must be Secure (the preview is served over https). */
+  secure: boolean;
+  /** Whether the person is still a member of the project. */
+  member(userId: string, projectId: string): Promise<boolean>;
+  /** A connection to the port inside the project's workspace network; throws when nothing answers there. */
+  connect(target: PreviewTarget): Promise<net.Socket>;
+};
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+]);
+
+function page(res: http.ServerResponse, status: number, title: string, text: string) {
+  const body = `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:15px system-ui;margin:15vh auto;max-width:36em;color:#ccc;background:#1e1e1e"><h1 style="font-size:20px">${title}</h1><p>${text}</p>`;
+  res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body);
+}
+
+function cookiesWithout(header: string | undefined, name: string): { ours: string | null; rest: string } {
+  let ours: string | null = null;
+  const rest: string[] = [];
+  for (const part of (header ?? "").split(";")) {
+    const trimmed = part.trim();
+    if (!trimmed) continue;
+    const eq = trimmed.indexOf("=");
+    if ((eq < 0 ? trimmed : trimmed.slice(0, eq)) === name) {
+      // Two of ours (one planted by the app for a parent domain) is none: which is which cannot be told.
+      ours = ours === null ? trimmed.slice(eq + 1) : "";
+    } else rest.push(trimmed);
+  }
+  return { ours: ours || null, rest: rest.join("; ") };
+}
+
+/** The request's headers as the dev server gets them: its own Host and Origin, no preview cookie, no hop-by-hop. */
+function forwardedHeaders(req: http.IncomingMessage, origin: string, port: number, upgrade: boolean): string[] {
+  const out: string[] = [];
+  const raw = req.rawHeaders;
+  const local = `localhost:${port}`;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    let value = raw[i + 1]!;
+    const lower = name.toLowerCase();
+    if (lower === "host" || lower === "cookie") continue;
+    if (HOP_BY_HOP.has(lower) && !(upgrade && (lower === "connection" || lower === "upgrade"))) continue;
+    if ((lower === "origin" || lower === "referer") && value.startsWith(origin))
+      value = `http://${local}${value.slice(origin.length)}`;
+    out.push(name, value);
+  }
+  const rest = cookiesWithout(req.headers.cookie, PREVIEW_COOKIE).rest;
+  if (rest) out.push("Cookie", rest);
+  out.unshift("Host", local);
+  return out;
+}
+
+/** The app may not set or clear the preview's own session cookie. */
+function answerHeaders(raw: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(lower) && lower !== "transfer-encoding") continue;
+    if (lower === "transfer-encoding") continue;
+    if (lower === "set-cookie" && raw[i + 1]!.trim().startsWith(`${PREVIEW_COOKIE}=`)) continue;
+    out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+export function createPreviewHandlers(deps: PreviewServerDeps) {
+  const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
+
+  /** The session of this request for its target, or why there is none. */
+  async function admitted(req: http.IncomingMessage, target: PreviewTarget): Promise<PreviewGrant | null> {
+    const cookie = cookiesWithout(req.headers.cookie, PREVIEW_COOKIE).ours;
+    const grant = cookie ? deps.access.session(cookie, target.projectId, target.port) : null;
+    if (!grant) return null;
+    return (await deps.member(grant.userId, target.projectId).catch(() => false)) ? grant : null;
+  }
+
+  const foreignOrigin = (req: http.IncomingMessage) => {
+    const origin = req.headers.origin;
+    return origin !== undefined && origin !== originOf(req);
+  };
+
+  async function request(req: http.IncomingMessage, res: http.ServerResponse) {
+    const target = previewTarget(req.headers.host, deps.domain);
+    if (!target) return page(res, 404, "No such preview", "This address names no project's port.");
+    const url = new URL(req.url ?? "/", "http://preview");
+    if (url.pathname === PREVIEW_ENTER_PATH) {
+      const redeemed = deps.access.redeem(url.searchParams.get("t") ?? "", target.projectId, target.port);
+      if (!redeemed || !(await deps.member(redeemed.grant.userId, target.projectId).catch(() => false)))
+        return page(res, 403, "This link has expired", "Open the preview again from the project's Ports view.");
+      res
+        .writeHead(302, {
+          location: "/",
+          "cache-control": "no-store",
+          "set-cookie": `${PREVIEW_COOKIE}=${redeemed.cookie}; Path=/; HttpOnly; SameSite=Strict${deps.secure ? "; Secure" : ""}`,
+        })
+        .end();
+      return;
+    }
+    if (!(await admitted(req, target)))
+      return page(
+        res,
+        403,
+        "This preview is private",
+        "Only the project's members can open it, from the project's Ports view in Tandem.",
+      );
+    if (foreignOrigin(req) && req.method !== "GET" && req.method !== "HEAD")
+      return page(res, 403, "Refused", "A request from another site carried this preview's session.");
+    let socket: net.Socket;
+    try {
+      socket = await deps.connect(target);
+    } catch {
+      return page(
+        res,
+        502,
+        `Nothing is listening on port ${target.port}`,
+        `The server on port ${target.port} of this workspace stopped, or has not started yet. Start it again (in a terminal, or ask the agent), then reload this page.`,
+      );
+    }
+    socket.setNoDelay(true);
+    const upstream = http.request({
+      method: req.method,
+      path: req.url,
+      headers: forwardedHeaders(req, originOf(req), target.port, false),
+      createConnection: () => socket,
+      agent: false,
+    });
+    upstream.on("response", (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
+      // Streamed as it comes (server-sent events, chunked pages): no buffering here.
+      res.flushHeaders();
+      answer.pipe(res);
+    });
+    upstream.on("error", () => {
+      if (!res.headersSent) page(res, 502, "The server stopped answering", "Reload the page to try again.");
+      else res.destroy();
+    });
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  }
+
+  async function upgrade(req: http.IncomingMessage, client: Duplex, head: Buffer) {
+    client.on("error", () => client.destroy());
+    const refuse = (status: string) =>
+      client.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const target = previewTarget(req.headers.host, deps.domain);
+    if (!target) return refuse("404 Not Found");
+    // A WebSocket is never held to CORS: one from another origin is refused outright.
+    if (foreignOrigin(req)) return refuse("403 Forbidden");
+    if (!(await admitted(req, target))) return refuse("403 Forbidden");
+    let socket: net.Socket;
+    try {
+      socket = await deps.connect(target);
+    } catch {
+      return refuse("502 Bad Gateway");
+    }
+    socket.setNoDelay(true);
+    const headers = forwardedHeaders(req, originOf(req), target.port, true);
+    let text = `${req.method} ${req.url} HTTP/1.1\r\n`;
+    for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
+    socket.write(`${text}\r\n`);
+    if (head.length) socket.write(head);
+    socket.on("error", () => client.destroy());
+    client.on("close", () => socket.destroy());
+    socket.on("close", () => client.destroy());
+    socket.pipe(client);
+    client.pipe(socket);
+  }
+
+  return { request, upgrade };
+}
