@@ -86,11 +86,12 @@ test("a server started in a terminal: Ports view, its preview on an origin of it
   >;
   expect(result.cookie).not.toMatch(/better-auth|tandem/);
   expect(result.read).toBe("blocked");
-  const framed = await preview
-    .frameLocator("#frame")
-    .locator("body")
-    .innerText({ timeout: 5_000 })
-    .catch(() => "");
+  const framed =
+    (await preview
+      .frameLocator("#frame")
+      .locator("body")
+      .textContent({ timeout: 5_000 })
+      .catch(() => "")) ?? "";
   expect(framed).not.toContain("Ports");
   const ideCookies = await page.context().cookies(baseURL!);
   expect(ideCookies.map((c) => c.name)).not.toContain("planted_by_preview");

@@ -145,12 +145,14 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       );
     }
     socket.setNoDelay(true);
+    // An agent of one connection: the one made inside the workspace network for this request.
+    const agent = new http.Agent();
+    agent.createConnection = () => socket;
     const upstream = http.request({
       method: req.method,
       path: req.url,
       headers: forwardedHeaders(req, originOf(req), target.port, false),
-      createConnection: () => socket,
-      agent: false,
+      agent,
     });
     upstream.on("response", (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
