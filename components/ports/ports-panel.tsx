@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { BottomPanelProps } from "@/components/ide/bottom-panels";
+import type { ReactNode } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { usePorts } from "./use-ports";
 
@@ -9,7 +9,15 @@ import { usePorts } from "./use-ports";
  * The Ports view: what listens in the project's workspace network (the agent's background jobs,
  * servers started in a terminal), with the process holding each port, and Stop.
  */
-export function PortsPanel({ projectId, canWrite, header }: BottomPanelProps) {
+export function PortsPanel({
+  projectId,
+  canWrite,
+  header,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  header: ReactNode;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const ports = usePorts(projectId);

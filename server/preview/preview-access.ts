@@ -47,7 +47,7 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
 
   return {
     /** The token of a one-time entry link for this person to this project's port. */
-    entry(projectId: string, port: number, userId: string): string {
+    entryToken(projectId: string, port: number, userId: string): string {
       return sign("entry", { projectId, port, userId, exp: now() + ENTRY_MS, nonce: randomBytes(16).toString("hex") });
     },
     /** The preview session an entry token opens, once; null when it is not valid (any more). */

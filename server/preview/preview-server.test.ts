@@ -79,7 +79,7 @@ describeSandboxed("the preview proxy", () => {
   /** Enters through a one-time link for `userId` and returns the preview session's cookie. */
   const enter = async (userId: string, port = 5173) => {
     const answer = await request(
-      `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entry(projectId, port, userId))}`,
+      `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, port, userId))}`,
       {
         hostName: host(port),
       },
@@ -147,11 +147,11 @@ describeSandboxed("the preview proxy", () => {
       // A stranger: no session, a forged one, a used link again, a link for another port, a non-member's link.
       expect((await request("/")).status).toBe(403);
       expect((await request("/", { headers: { cookie: "tandem_preview=forged.value" } })).status).toBe(403);
-      const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entry(projectId, 5173, "member"))}`;
+      const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member"))}`;
       expect((await request(link)).status).toBe(302);
       expect((await request(link)).status).toBe(403);
       expect((await request(link, { hostName: host(5174) })).status).toBe(403);
-      const outsider = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entry(projectId, 5173, "outsider"))}`;
+      const outsider = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "outsider"))}`;
       expect((await request(outsider)).status).toBe(403);
       // The session of one port opens no other port of the project.
       expect((await request("/", { hostName: host(5174), headers: { cookie } })).status).toBe(403);

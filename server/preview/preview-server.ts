@@ -119,7 +119,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         .writeHead(302, {
           location: "/",
           "cache-control": "no-store",
-          "set-cookie": `${PREVIEW_COOKIE}=${redeemed.cookie}; Path=/; HttpOnly; SameSite=Strict${deps.secure ? "; Secure" : ""}`,
+          "set-cookie": `${PREVIEW_COOKIE}=${redeemed.cookie}; Path=/; HttpOnly; SameSite=Lax${deps.secure ? "; Secure" : ""}`,
         })
         .end();
       return;

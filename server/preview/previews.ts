@@ -36,7 +36,7 @@ export function createPreviews(
       if (listeningOn === null) return null;
       // Behind a configured domain the proxy in front serves the standard port; on localhost, the preview port.
       const base = { protocol: secure ? "https:" : "http:", domain, port: options.domain ? null : listeningOn };
-      const token = access.entry(projectId, port, userId);
+      const token = access.entryToken(projectId, port, userId);
       return `${previewOrigin(base, { projectId, port })}${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`;
     },
   };
