@@ -42,6 +42,7 @@ import { createRateLimits } from "@/server/api/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
+import { createSessionTrees } from "@/server/services/session-trees";
 import { resealGitCredentials } from "@/server/services/git-credentials";
 
 export class StartupError extends Error {}
@@ -168,7 +169,7 @@ export async function createServices(
     extensions: extensions.agent,
     bus: buses.sessionBus,
     models,
-    openWorkspace: (projectId) => files.open(projectId),
+    openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
     shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
     sandbox,
@@ -196,6 +197,7 @@ export async function createServices(
     allowHost: (projectId, host) => network.allowHost(projectId, host),
     allowHttp: () => config.gitAllowHttp,
   });
+  const trees = createSessionTrees({ db, files, sandbox, checkpoints, agent, git });
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const runner = options.runner ?? false;
@@ -253,6 +255,7 @@ export async function createServices(
     language,
     git,
     gitCipher,
+    trees,
     workspaces,
   };
   return {

@@ -28,6 +28,8 @@ export type AgentSession = {
   costUsd: number;
   /** Who answers approvals: "team" (anyone who may write) or "author" only. */
   approvalsBy: "team" | "author";
+  /** The session whose worktree this one works in (its own, or its parent's); null: the project's main tree. */
+  treeId: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -95,6 +97,9 @@ export type AgentStore = {
       parentId?: string;
       allowedTools?: string[];
       maxSteps?: number;
+      /** The tree it works in: a sub-agent's parent's; a session on a branch of its own gets `id` as both. */
+      treeId?: string | null;
+      id?: string;
     }): Promise<AgentSession>;
     /** False when the session already had this status (or is gone). */
     setStatus(id: string, status: SessionStatus): Promise<boolean>;

@@ -18,7 +18,8 @@ export type AgentRuntimeOptions = {
   store: AgentStore;
   bus: SessionBus;
   models: ModelRegistry;
-  openWorkspace(projectId: string): Promise<Workspace>;
+  /** A project's tree (lib/trees.ts): its main tree without `treeId`, else the worktree of that session. */
+  openWorkspace(projectId: string, treeId?: string | null): Promise<Workspace>;
   /** Where turns snapshot the workspace before their first change; without it, no checkpoints. */
   checkpoints?: CheckpointStores;
   /** The registry's base tools; defaults to the core tools. */

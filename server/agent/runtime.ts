@@ -58,6 +58,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     ...createSessionCommands(setup, turns),
     isRunning: turns.isRunning,
     idle: turns.idle,
+    /** Stops the session's turn and its shell's jobs (before its worktree is removed); the session stays. */
+    release: turns.release,
     recover: turns.recover,
     answerLeftMessages: turns.answerLeftMessages,
     dispose: turns.dispose,

@@ -38,7 +38,15 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
   }
 
   return {
-    async createSession(input: { projectId: string; title?: string; model?: string; authorId: string }) {
+    /** `treeId`: the session works in that worktree (lib/trees.ts); one of its own is created with `id` = `treeId`. */
+    async createSession(input: {
+      projectId: string;
+      title?: string;
+      model?: string;
+      authorId: string;
+      id?: string;
+      treeId?: string;
+    }) {
       const model = input.model ?? o.models.defaultModel;
       if (!model) {
         throw new AgentRuntimeError(
@@ -56,6 +64,8 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
         title: input.title?.trim() || "New session",
         authorId: input.authorId,
         model,
+        ...(input.id ? { id: input.id } : {}),
+        ...(input.treeId ? { treeId: input.treeId } : {}),
       });
     },
 

@@ -20,7 +20,7 @@ export function createSubagentHost(deps: {
   bus: SessionBus;
   baseTools?: readonly Tool[];
   ownTools: Tool[];
-  openWorkspace(projectId: string): Promise<Workspace>;
+  openWorkspace(projectId: string, treeId?: string | null): Promise<Workspace>;
   mustFind(sessionId: string): Promise<AgentSession>;
   isRunning(sessionId: string): boolean;
   start(sessionId: string, userId: string, options?: { parentSignal?: AbortSignal }): Promise<TurnEnd | null>;
@@ -31,7 +31,7 @@ export function createSubagentHost(deps: {
     log: deps.log,
     async agents(parentSessionId) {
       const parent = await mustFind(parentSessionId);
-      return (await loadAgents(await deps.openWorkspace(parent.projectId))).agents;
+      return (await loadAgents(await deps.openWorkspace(parent.projectId, parent.treeId))).agents;
     },
     async createChild(parentSessionId, input) {
       const parent = await mustFind(parentSessionId);
@@ -54,6 +54,7 @@ export function createSubagentHost(deps: {
         model: input.model ?? parent.model,
         allowedTools: input.allowedTools === "default" ? defaultChildTools(all) : input.allowedTools,
         maxSteps: input.maxSteps,
+        treeId: parent.treeId,
       });
     },
     async run(childId, userId, signal) {

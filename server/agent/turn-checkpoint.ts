@@ -7,8 +7,8 @@ import type { TurnContext } from "@/server/agent/turn-context";
 // turn" goes back to. Whether the turn already has one is read from the log (turn-state.ts), so a
 // turn resumed after a restart does not take a second.
 
-/** Opens the checkpoint store of a project; the runtime gets it from the server's services. */
-export type CheckpointStores = { open(projectId: string): Promise<CheckpointStore> };
+/** Opens the checkpoint store of a project's tree (its main tree without `treeId`); the runtime gets it from the server's services. */
+export type CheckpointStores = { open(projectId: string, treeId?: string | null): Promise<CheckpointStore> };
 
 /**
  * Returns the hook to call before a change: the first call of the turn snapshots and records the

@@ -56,7 +56,8 @@ export async function prepareTurn(
   const session = turn.known?.session ?? (await store.sessions.find(sessionId));
   if (!session) throw new Error(`session ${sessionId} no longer exists`);
   const events = turn.known?.events ?? (await store.events.list(sessionId));
-  const workspace = await o.openWorkspace(session.projectId);
+  // The session's tree: its own worktree (a sub-agent's parent's), else the project's main tree.
+  const workspace = await o.openWorkspace(session.projectId, session.treeId);
   let res = resources.get(sessionId);
   if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
   // A rewind hides reads from the conversation: what the model saw then is no longer in view.
@@ -151,7 +152,11 @@ export async function prepareTurn(
     diskFull: () => o.sandbox.diskFull(session.projectId),
   };
   const facts = await loadModelFacts(store, session.model);
-  const language = o.language?.forProject(session.projectId, workspace);
+  // Language servers per tree: a worktree's files are not the main tree's.
+  const language = o.language?.forProject(
+    session.treeId ? `${session.projectId}/${session.treeId}` : session.projectId,
+    workspace,
+  );
   const toolContext = (toolCallId: string, grant?: CallGrant): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -207,7 +212,7 @@ export async function prepareTurn(
     signal,
     toolContext,
     snapshot: o.checkpoints
-      ? async (label: string) => (await o.checkpoints!.open(session.projectId)).snapshot({ label })
+      ? async (label: string) => (await o.checkpoints!.open(session.projectId, session.treeId)).snapshot({ label })
       : undefined,
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,

@@ -16,6 +16,7 @@ import { extensionsRouter } from "@/server/api/routers/extensions";
 import { searchRouter } from "@/server/api/routers/search";
 import { languageRouter } from "@/server/api/routers/language";
 import { gitRouter } from "@/server/api/routers/git";
+import { treeRouter } from "@/server/api/routers/tree";
 import { gitCredentialRouter } from "@/server/api/routers/git-credential";
 import { networkRouter } from "@/server/api/routers/network";
 import { portsRouter } from "@/server/api/routers/ports";
@@ -42,6 +43,7 @@ export const appRouter = router({
   checkpoint: checkpointRouter,
   language: languageRouter,
   git: gitRouter,
+  tree: treeRouter,
   gitCredential: gitCredentialRouter,
 });
 

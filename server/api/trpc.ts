@@ -38,6 +38,7 @@ import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
 import type { ProjectGit } from "@/server/services/project-git";
+import type { SessionTrees } from "@/server/services/session-trees";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
@@ -62,6 +63,8 @@ export type Services = {
   /** Git in each project's sandbox (Source Control panel, clones), and the credentials' cipher. */
   git: ProjectGit;
   gitCipher: CredentialCipher;
+  /** Sessions on branches of their own: their worktrees, merge into the base, discard. */
+  trees: SessionTrees;
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;

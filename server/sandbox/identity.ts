@@ -78,6 +78,19 @@ export function isShared(workspaceRoot: string, identity: HostIdentity): boolean
   return root !== undefined && root.gid === identity.gid && (root.mode & 0o2000) !== 0;
 }
 
+/**
+ * The project identity a tree was handed to (its root's group, set with the setgid bit by
+ * prepareWorkspace), or null before its first sandbox launch. Only root may change the group of
+ * the root folder, which is the server's, so a project's processes cannot make it another's. A
+ * session's worktree is handed to its project's identity, so this needs no knowledge of trees.
+ */
+export function sharedIdentity(workspaceRoot: string): HostIdentity | null {
+  const root = lstatSync(workspaceRoot, { throwIfNoEntry: false });
+  if (!root?.isDirectory() || (root.mode & 0o2000) === 0) return null;
+  if (root.gid < FIRST_ID || root.gid >= FIRST_ID + ID_COUNT) return null;
+  return { uid: root.gid, gid: root.gid };
+}
+
 // O_PATH (not in Node's fs.constants): a descriptor that names an inode without opening it for
 // reading, so a FIFO or device met on the walk is never woken.
 const O_PATH = 0o10000000;

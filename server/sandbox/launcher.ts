@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { caEnv, proxyEnv, sandboxEnv } from "./environment";
@@ -19,6 +19,7 @@ import { limitPrefix, nicePrefix } from "./limits";
 import { insidePath, workspacePathInside } from "@/lib/workspace-mount";
 import { masks, systemBinds } from "./mounts";
 import { runtimeDir } from "./runtime-dir";
+import { treeRoots, type TreeRoots } from "./tree-roots";
 
 export type SandboxMode = "bwrap" | "none";
 
@@ -38,6 +39,12 @@ export interface SandboxHost {
   unavailable?: string;
   /** The CA bundle sandboxed tools trust (trust-store.ts), bound read-only at CA_BUNDLE; without it they see the host's /etc/ssl alone. */
   caBundle?: string;
+  /**
+   * Where projects' trees are (tree-roots.ts). A process in a session's worktree runs as its
+   * project's identity and sees, besides the worktree, only the main tree's `.git` at its host path:
+   * git's worktree files name it by absolute path (git 2.39 has no relative worktree paths).
+   */
+  trees?: TreeRoots;
 }
 
 export interface SandboxOptions {
@@ -121,7 +128,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const bwrap = host.bwrapPath ?? defaultBwrapPath();
   if (!existsSync(bwrap))
     throw new SandboxUnavailableError(`bubblewrap is not installed at ${bwrap}; sandboxed commands cannot run.`);
-  const identity = host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
+  const identity = sandboxIdentity(host, workspaceRoot);
   if (identity) prepareWorkspace(workspaceRoot, identity);
   const env = {
     ...sandboxEnv(true, options.env),
@@ -160,6 +167,23 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     workspace: inside,
     ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
   };
+}
+
+/** Who a process in `workspaceRoot` runs as: its project's identity (a worktree's is its main tree's). */
+export function sandboxIdentity(host: SandboxHost, workspaceRoot: string) {
+  if (!host.perProjectUid) return undefined;
+  return projectIdentity(host.trees?.mainOf(workspaceRoot) ?? workspaceRoot);
+}
+
+/**
+ * The main repository's `.git` folder a worktree's git needs, or undefined (not a worktree, or no
+ * such folder). A `.git` that is a link is not followed: bubblewrap would bind what it names.
+ */
+function sharedGitDir(host: SandboxHost, workspaceRoot: string): string | undefined {
+  const main = host.trees?.mainOf(workspaceRoot);
+  if (!main) return undefined;
+  const gitDir = path.join(main, ".git");
+  return lstatSync(gitDir, { throwIfNoEntry: false })?.isDirectory() ? gitDir : undefined;
 }
 
 /**
@@ -257,6 +281,8 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   if (options.gitIdentity) args.push("--ro-bind", gitIdentityFile(options.gitIdentity), SANDBOX_GIT_IDENTITY);
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
+  const gitDir = sharedGitDir(host, options.workspaceRoot);
+  if (gitDir) args.push("--bind", gitDir, gitDir);
   // Last, so a workspace under /tmp or under a masked data directory is bound on top.
   const root = options.workspaceRoot;
   args.push("--bind", root, root, ...masked.inside.flatMap((m) => ["--tmpfs", m]));
@@ -288,6 +314,7 @@ export function defaultSandboxHost(
     mode,
     masks: [options.installDir ?? process.cwd(), options.dataDir, home],
     perProjectUid: mode === "bwrap" && canSwitchIdentity(),
+    trees: treeRoots(options.dataDir),
     limits: options.limits ?? null,
     bwrapPath: options.bwrapPath,
   };

@@ -11,9 +11,9 @@ import {
   type Resolver,
 } from "./egress-proxy";
 import type { DiskBudget } from "./disk-budget";
-import { projectIdentity } from "./identity";
 import {
   sandboxCommand,
+  sandboxIdentity,
   type SandboxedCommand,
   type SandboxHost,
   type SandboxMode,
@@ -152,7 +152,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
           ...(lease ? { joinNetwork: lease.path, proxyToken: online ? client?.token : undefined } : {}),
           growthStopped: full !== null,
         });
-        const identity = host.perProjectUid ? projectIdentity(options.workspaceRoot) : undefined;
+        const identity = sandboxIdentity(host, options.workspaceRoot);
         const hold =
           projectId && budget && host.mode === "bwrap"
             ? budget.hold(projectId, options.workspaceRoot, identity)

@@ -2,39 +2,49 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import type { ProjectFiles } from "@/server/services/project-files";
-import { prepareWorkspace, projectIdentity, type HostIdentity } from "@/server/sandbox/identity";
+import { prepareWorkspace, type HostIdentity } from "@/server/sandbox/identity";
+import { sandboxIdentity } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { openCheckpointStore } from "@/server/workspace";
 import type { CheckpointRunner } from "@/server/workspace/checkpoint-git";
 
-/** The runtime's view (open) plus what the server does when a project goes (remove). */
-export type ProjectCheckpoints = CheckpointStores & { remove(projectId: string): Promise<void> };
+/** The runtime's view (open) plus what the server does when a tree or a project goes (remove). */
+export type ProjectCheckpoints = CheckpointStores & {
+  remove(projectId: string): Promise<void>;
+  removeTree(projectId: string, treeId: string): Promise<void>;
+};
 
-// Each project's checkpoint store: <data dir>/checkpoints/<project id>, beside (never inside) its
-// workspace <data dir>/workspaces/<project id>, so the project's own files and .git never see it.
+// Each tree's checkpoint store: <data dir>/checkpoints/<project id> for the main tree, and
+// <data dir>/checkpoints/<project id>.trees/<session id> for a session's worktree, beside (never
+// inside) the trees (project-files.ts), so the project's own files and .git never see them.
 // With a sandbox, the store's git reads the workspace inside it, as the project's user
 // (checkpoint-git.ts CheckpointRunner); without one no process of the project runs to race it.
 export function createCheckpointStores(dataDir: string, files: ProjectFiles, sandbox?: Sandbox): ProjectCheckpoints {
   const storeDir = (projectId: string) => path.join(dataDir, "checkpoints", projectId);
+  const treesDir = (projectId: string) => path.join(dataDir, "checkpoints", `${projectId}.trees`);
   return {
-    async open(projectId) {
-      await files.open(projectId); // creates the workspace folder if it is missing
-      const workspaceRoot = files.pathOf(projectId);
+    async open(projectId, treeId = null) {
+      // Creates the main tree's folder if it is missing; a worktree exists while its session has it.
+      const workspaceRoot = (await files.openTree({ projectId, treeId })).root;
       return openCheckpointStore({
         workspaceRoot,
-        storeDir: storeDir(projectId),
+        storeDir: treeId ? path.join(treesDir(projectId), treeId) : storeDir(projectId),
         runner: sandbox ? checkpointRunner(sandbox, workspaceRoot) : undefined,
       });
     },
     async remove(projectId) {
       await fs.rm(storeDir(projectId), { recursive: true, force: true });
+      await fs.rm(treesDir(projectId), { recursive: true, force: true });
+    },
+    async removeTree(projectId, treeId) {
+      await fs.rm(path.join(treesDir(projectId), treeId), { recursive: true, force: true });
     },
   };
 }
 
 function checkpointRunner(sandbox: Sandbox, workspaceRoot: string): CheckpointRunner | undefined {
   if (sandbox.mode !== "bwrap" || sandbox.host.unavailable) return undefined;
-  const identity = sandbox.host.perProjectUid ? projectIdentity(workspaceRoot) : undefined;
+  const identity = sandboxIdentity(sandbox.host, workspaceRoot);
   return {
     identity,
     async own(store) {

@@ -1,6 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { TreeRef } from "@/lib/trees";
 import type { DiskBudget } from "@/server/sandbox/disk-budget";
+import { treeRoots } from "@/server/sandbox/tree-roots";
 import { isInside, openWorkspace, type Workspace } from "@/server/workspace";
 import { openParent, withFd, type ParentEntry } from "@/server/workspace/beneath";
 import { removeTreeAt } from "@/server/workspace/beneath-entries";
@@ -9,27 +11,37 @@ import { limitWrites } from "@/server/workspace/write-budget";
 
 export class ImportNotAllowedError extends Error {}
 
-// Where each project's workspace lives on disk: <data dir>/workspaces/<project id>. With a disk
-// budget, every write of the server into a workspace keeps within it (workspace/write-budget.ts).
+// Where each project's trees live on disk (server/sandbox/tree-roots.ts): its main tree at
+// <data dir>/workspaces/<project id>, a session's worktree at <data dir>/worktrees/<project id>/<session id>.
+// With a disk budget, every write of the server into a tree keeps within it (workspace/write-budget.ts).
 export function createProjectFiles(dataDir: string, importRoots: string[], diskBudget?: DiskBudget) {
-  const root = path.join(dataDir, "workspaces");
-  const pathOf = (projectId: string) => path.join(root, projectId);
+  const roots = treeRoots(dataDir);
+  const root = path.dirname(roots.main("_"));
+  const pathOf = (projectId: string) => roots.main(projectId);
+  const treePath = (tree: TreeRef) =>
+    tree.treeId ? roots.worktree(tree.projectId, tree.treeId) : pathOf(tree.projectId);
+
+  async function openTree(tree: TreeRef): Promise<Workspace> {
+    const { projectId } = tree;
+    // A worktree's folder is made by the session that owns it (session-trees.ts), never here.
+    if (!tree.treeId) await fs.mkdir(pathOf(projectId), { recursive: true });
+    const workspace = await openWorkspace(treePath(tree));
+    if (diskBudget) {
+      limitWrites(workspace, {
+        budgetMiB: diskBudget.budgetMiB,
+        room: () => diskBudget.room(projectId, pathOf(projectId)),
+        added: (bytes) => diskBudget.added(projectId, bytes),
+      });
+    }
+    return workspace;
+  }
 
   return {
     pathOf,
+    treePath,
+    openTree,
 
-    async open(projectId: string): Promise<Workspace> {
-      await fs.mkdir(pathOf(projectId), { recursive: true });
-      const workspace = await openWorkspace(pathOf(projectId));
-      if (diskBudget) {
-        limitWrites(workspace, {
-          budgetMiB: diskBudget.budgetMiB,
-          room: () => diskBudget.room(projectId, workspace.root),
-          added: (bytes) => diskBudget.added(projectId, bytes),
-        });
-      }
-      return workspace;
-    },
+    open: (projectId: string): Promise<Workspace> => openTree({ projectId, treeId: null }),
 
     async createEmpty(projectId: string) {
       await fs.mkdir(pathOf(projectId), { recursive: true });
@@ -53,23 +65,34 @@ export function createProjectFiles(dataDir: string, importRoots: string[], diskB
       await fs.cp(real, pathOf(projectId), { recursive: true, verbatimSymlinks: true, errorOnExist: false });
     },
 
-    // A process the project left running may swap a folder for a link to a host folder while this
-    // runs as root: removeTreeAt opens each folder without following links before emptying it.
+    /** Removes the project's main tree and every worktree of its sessions. */
     async remove(projectId: string) {
-      let parent: ParentEntry;
-      try {
-        parent = openParent(root, projectId);
-      } catch (error) {
-        if (errnoCode(error) === "ENOENT") return;
-        throw error;
-      }
-      await withFd(parent.dirFd, () =>
-        removeTreeAt(parent.dirFd, parent.name).catch((error: unknown) =>
-          errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error),
-        ),
-      );
+      await removeEntry(root, projectId);
+      await removeEntry(path.dirname(path.dirname(roots.worktree(projectId, "_"))), projectId);
+    },
+
+    /** Removes a session's worktree folder (session-trees.ts tells git afterwards). */
+    async removeWorktree(projectId: string, treeId: string) {
+      await removeEntry(path.dirname(roots.worktree(projectId, treeId)), treeId);
     },
   };
+}
+
+// A process the project left running may swap a folder for a link to a host folder while this
+// runs as root: removeTreeAt opens each folder without following links before emptying it.
+async function removeEntry(folder: string, name: string): Promise<void> {
+  let parent: ParentEntry;
+  try {
+    parent = openParent(folder, name);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") return;
+    throw error;
+  }
+  await withFd(parent.dirFd, () =>
+    removeTreeAt(parent.dirFd, parent.name).catch((error: unknown) =>
+      errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error),
+    ),
+  );
 }
 
 export type ProjectFiles = ReturnType<typeof createProjectFiles>;

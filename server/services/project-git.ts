@@ -167,7 +167,8 @@ export function createProjectGit(deps: GitDeps) {
     const base = deps.publicUrl?.replace(/\/+$/, "") ?? origin;
     const since = await repo(project.id).headDate();
     const sessions = (await listSessions(deps.db, project.id, { limit: CO_AUTHOR_SESSIONS })).filter(
-      (s) => !since || s.updatedAt > since,
+      // Sessions on branches of their own changed their worktrees, not this tree: their work comes in by merge.
+      (s) => s.treeId === null && (!since || s.updatedAt > since),
     );
     const trailers: string[] = [];
     for (const session of sessions) {

@@ -16,7 +16,8 @@ import { foldReviewLog, REVIEW_EVENT_TYPES, type ReviewLog } from "@/lib/review-
 // decision that changes that base, or the files wholesale, is recorded there as an event.
 
 export type ReviewDeps = { db: Db; agent: AgentRuntime; checkpoints: CheckpointStores; files: ProjectFiles };
-export type ReviewSession = { id: string; projectId: string };
+/** `treeId`: the tree the session works in (lib/trees.ts); its checkpoints and files are that tree's. */
+export type ReviewSession = { id: string; projectId: string; treeId: string | null };
 type Person = { id: string; name: string };
 
 export class ReviewError extends Error {
@@ -43,7 +44,9 @@ function serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
   return run;
 }
 
-// What one finished turn changed never changes again: kept per (project, checkpoint, end).
+// What one finished turn changed never changes again: kept per (tree, checkpoint, end).
+const treeCacheKey = (session: ReviewSession) =>
+  session.treeId ? `${session.projectId}/${session.treeId}` : session.projectId;
 const turnPathsCache = new Map<string, string[]>();
 const TURN_PATHS_CACHED = 5_000;
 
@@ -52,11 +55,11 @@ const TURN_PATHS_CACHED = 5_000;
  * ended (a turn cut off by a restart runs to the next turn's checkpoint, or to now). Files only
  * people changed between turns are not the agent's and stay out of its review.
  */
-async function agentPaths(s: CheckpointStore, projectId: string, log: ReviewLog): Promise<Set<string>> {
+async function agentPaths(s: CheckpointStore, treeKey: string, log: ReviewLog): Promise<Set<string>> {
   const paths = new Set<string>();
   for (const [i, turn] of log.checkpoints.entries()) {
     const until = turn.endId ?? log.checkpoints[i + 1]?.checkpointId ?? "workspace";
-    const key = `${projectId}:${turn.checkpointId}:${until}`;
+    const key = `${treeKey}:${turn.checkpointId}:${until}`;
     let changed = until === "workspace" ? undefined : turnPathsCache.get(key);
     if (!changed) {
       changed = (await s.diff(turn.checkpointId, until)).flatMap((c) => (c.oldPath ? [c.path, c.oldPath] : [c.path]));
@@ -77,11 +80,11 @@ export async function agentChangedPaths(
 ): Promise<Set<string>> {
   const log = foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
   if (log.checkpoints.length === 0) return new Set();
-  return agentPaths(await deps.checkpoints.open(session.projectId), session.projectId, log);
+  return agentPaths(await deps.checkpoints.open(session.projectId, session.treeId), treeCacheKey(session), log);
 }
 
 export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
-  const store = () => deps.checkpoints.open(session.projectId);
+  const store = () => deps.checkpoints.open(session.projectId, session.treeId);
   const load = async (): Promise<ReviewLog> =>
     foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
 
@@ -113,11 +116,11 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
 
   /** The path normalized and checked to be inside the workspace (refused with OUTSIDE_WORKSPACE otherwise). */
   async function inside(filePath: string): Promise<string> {
-    return (await (await deps.files.open(session.projectId)).resolve(filePath)).requested;
+    return (await (await deps.files.openTree(session)).resolve(filePath)).requested;
   }
 
   async function currentBytes(filePath: string): Promise<Buffer | null> {
-    const workspace = await deps.files.open(session.projectId);
+    const workspace = await deps.files.openTree(session);
     return workspace.readBytes(filePath).catch((error: unknown) => {
       if (isWorkspaceError(error) && error.code === "NOT_FOUND") return null;
       throw error;
@@ -168,7 +171,7 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
       const base = baseOf(log, input.sinceCheckpointId);
       if (!base) return { baseId: null, files: [] };
       const s = await store();
-      const agents = await agentPaths(s, session.projectId, log);
+      const agents = await agentPaths(s, treeCacheKey(session), log);
       const changes = (await s.diff(base, "workspace")).filter(
         (c) => agents.has(c.path) || (c.oldPath !== undefined && agents.has(c.oldPath)),
       );

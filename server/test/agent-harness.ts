@@ -8,6 +8,7 @@ import { ok } from "@/server/tools/result";
 import { CORE_TOOLS } from "@/server/tools/core-tools";
 import { loadScenario, startModelServer, type Scenario } from "@/e2e/fixtures/model-server/server";
 import type { SessionEvent } from "@/lib/session-events";
+import type { SandboxMode } from "@/server/sandbox/launcher";
 
 // The agent under test: the real runtime and API on a fresh database, talking to the scripted
 // model server through the `openai-compatible` provider, with small deterministic tools.
@@ -64,7 +65,13 @@ export function testTools(log: ToolLogEntry[]) {
 
 /** `coreTools`: the real built-in tools (read_file, edit, …) beside the test tools. */
 export async function createAgentHarness(
-  options: { extensions?: TestExtensionOptions; coreTools?: boolean; fetchAllowHosts?: string[] } = {},
+  options: {
+    extensions?: TestExtensionOptions;
+    coreTools?: boolean;
+    fetchAllowHosts?: string[];
+    /** Runs the project's processes in bubblewrap (the agent's shell needs `extensions` too). */
+    sandbox?: SandboxMode;
+  } = {},
 ) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
@@ -74,6 +81,7 @@ export async function createAgentHarness(
     tools,
     extensions: options.extensions,
     fetchAllowHosts: options.fetchAllowHosts,
+    sandbox: options.sandbox,
   });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));

@@ -29,12 +29,14 @@ import { createAccessChanges } from "@/server/bus/access-changes";
 import { createRateLimits } from "@/server/api/rate-limit";
 import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
+import { treeRoots } from "@/server/sandbox/tree-roots";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
+import { createSessionTrees } from "@/server/services/session-trees";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -104,7 +106,13 @@ export async function createTestServices(
           installDir: options.installDir,
           limits: config.sandboxLimits,
         })
-      : { mode: options.sandbox ?? "none", masks: [dataDir], perProjectUid: false, limits: null },
+      : {
+          mode: options.sandbox ?? "none",
+          masks: [dataDir],
+          perProjectUid: false,
+          limits: null,
+          trees: treeRoots(dataDir),
+        },
     policies: network.policies,
     testHosts: options.egressTestHosts,
     // As in production, a connection that cannot be recorded is not a failure: a project whose
@@ -160,7 +168,7 @@ export async function createTestServices(
       : {}),
     bus,
     models,
-    openWorkspace: (projectId) => files.open(projectId),
+    openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
     baseTools: options.tools,
     sandbox,
@@ -190,6 +198,7 @@ export async function createTestServices(
     previews: createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret"),
     git,
     gitCipher,
+    trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git }),
     presence: createPresence(),
     linkRevocations: createLinkRevocations(),
     accessChanges,

@@ -1,6 +1,6 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { rgPath } from "@vscode/ripgrep";
-import { canSwitchIdentity, isShared, projectIdentity } from "@/server/sandbox/identity";
+import { canSwitchIdentity, sharedIdentity } from "@/server/sandbox/identity";
 
 /** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
 export const RG_BASE_ARGS = [
@@ -33,8 +33,8 @@ export interface RgRun {
  * No environment but PATH, no stdin (rg would search it).
  */
 export function rgSpawnOptions(root: string, cwd = root): SpawnOptions {
-  const identity = canSwitchIdentity() ? projectIdentity(root) : null;
-  const asProject = identity && isShared(root, identity) ? { uid: identity.uid, gid: identity.gid } : {};
+  const identity = canSwitchIdentity() ? sharedIdentity(root) : null;
+  const asProject = identity ? { uid: identity.uid, gid: identity.gid } : {};
   return { cwd, env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv, ...asProject };
 }
 

@@ -8,7 +8,7 @@ import { ReviewError, sessionReview } from "@/server/services/session-review";
 
 export const reviewOf = (ctx: {
   services: Parameters<typeof sessionReview>[0];
-  session: { id: string; projectId: string };
+  session: { id: string; projectId: string; treeId: string | null };
 }) => sessionReview(ctx.services, ctx.session);
 export const person = (user: { id: string; name: string }) => ({ id: user.id, name: user.name });
 

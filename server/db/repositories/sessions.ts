@@ -21,6 +21,8 @@ export type AgentSessionRow = {
   costUsd: number;
   /** Who answers approvals: "team" (anyone who may write) or "author" only. */
   approvalsBy: "team" | "author";
+  /** The session whose worktree this one works in (its own, or its parent's); null: the main tree. */
+  treeId: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -40,6 +42,7 @@ const select = {
   outputTokens: true,
   costUsd: true,
   approvalsBy: true,
+  treeId: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -63,15 +66,19 @@ export async function createSession(
     parentId?: string;
     allowedTools?: string[];
     maxSteps?: number;
+    /** A sub-agent works in its parent's tree; a session with a branch of its own is given its own id. */
+    treeId?: string | null;
+    id?: string;
   },
 ): Promise<AgentSessionRow> {
   const now = new Date();
   const [raw] = await db.sql<Raw>`
-    INSERT INTO agent_session (id, "projectId", "parentId", title, "authorId", model, "allowedTools", "maxSteps", "createdAt", "updatedAt")
-    VALUES (${randomUUID()}, ${input.projectId}, ${input.parentId ?? null}, ${input.title}, ${input.authorId}, ${input.model},
-            ${input.allowedTools ? JSON.stringify(input.allowedTools) : null}::jsonb, ${input.maxSteps ?? null}::int, ${now}, ${now})
+    INSERT INTO agent_session (id, "projectId", "parentId", title, "authorId", model, "allowedTools", "maxSteps", "treeId", "createdAt", "updatedAt")
+    VALUES (${input.id ?? randomUUID()}, ${input.projectId}, ${input.parentId ?? null}, ${input.title}, ${input.authorId}, ${input.model},
+            ${input.allowedTools ? JSON.stringify(input.allowedTools) : null}::jsonb, ${input.maxSteps ?? null}::int, ${input.treeId ?? null},
+            ${now}, ${now})
     RETURNING id, "projectId", "parentId", title, "authorId", model, status, "allowedTools", "maxSteps", "allowRules",
-              "inputTokens", "outputTokens", "costUsd", "approvalsBy", "createdAt", "updatedAt"`;
+              "inputTokens", "outputTokens", "costUsd", "approvalsBy", "treeId", "createdAt", "updatedAt"`;
   return toRow(raw!);
 }
 
@@ -101,7 +108,7 @@ export async function findSessionForUser(
     }
   >`
     SELECT s.id, s."projectId", s."parentId", s.title, s."authorId", s.model, s.status, s."allowedTools", s."maxSteps",
-           s."allowRules", s."inputTokens", s."outputTokens", s."costUsd", s."approvalsBy", s."createdAt", s."updatedAt",
+           s."allowRules", s."inputTokens", s."outputTokens", s."costUsd", s."approvalsBy", s."treeId", s."createdAt", s."updatedAt",
            p.name AS p_name, p."ownerId" AS "p_ownerId", p."teamId" AS "p_teamId", p."createdAt" AS "p_createdAt", p."updatedAt" AS "p_updatedAt",
            m.role
     FROM agent_session s

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+// A project's trees (docs/architecture.md, "Trees"): its main tree, the project's own folder, and
+// a worktree for each session started on a branch of its own. A tree is named by the id of the
+// session that owns it, or "main"; files, search, Source Control, terminals and the agent's tools
+// all work in one tree at a time.
+
+export const MAIN_TREE = "main";
+
+/** A tree of a project: `treeId` null is the main tree. */
+export type TreeRef = { projectId: string; treeId: string | null };
+
+/** How the URL (`?tree=`) and the API name a tree. */
+export const treeNameSchema = z.union([z.literal(MAIN_TREE), z.string().uuid()]);
+
+export const treeIdOf = (name: string | null | undefined): string | null => (!name || name === MAIN_TREE ? null : name);
+
+/** The default branch of a session on its own branch: `tandem/` and a slug of its title. */
+export function branchForTitle(title: string): string {
+  const slug = title
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
+  return `tandem/${slug || "session"}`;
+}

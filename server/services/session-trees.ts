@@ -1,0 +1,223 @@
+import { mkdir } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { branchForTitle } from "@/lib/trees";
+import type { Db } from "@/server/db/client";
+import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
+import {
+  createSessionTree,
+  findSessionTree,
+  listProjectTrees,
+  setSessionTreeState,
+  type SessionTreeRow,
+} from "@/server/db/repositories/session-trees";
+import type { AgentRuntime } from "@/server/agent/runtime";
+import { GitError } from "@/server/git/errors";
+import { gitRepository } from "@/server/git/repository";
+import {
+  addWorktree,
+  checkNewBranch,
+  commitAll,
+  commitsAhead,
+  currentBranch,
+  forgetWorktree,
+  mergeBranch,
+  resolveBase,
+} from "@/server/git/worktree";
+import { parsePorcelainV2 } from "@/server/git/status";
+import { runGit, text, type GitSandbox } from "@/server/git/run";
+import type { ProjectCheckpoints } from "@/server/services/checkpoints";
+import type { ProjectFiles } from "@/server/services/project-files";
+import type { ProjectGit } from "@/server/services/project-git";
+import { diskUsageBytes } from "@/server/workspace/disk-usage";
+
+// Sessions on their own branch (docs/git.md): a session's worktree is created with the session,
+// merged into its base in the main tree, or discarded with its branch. Rows (session_tree) and
+// folders (<data dir>/worktrees/...) are all there is, so a restart loses nothing. Everything that
+// touches the main tree's repository runs through the project's git queue (project-git.ts).
+
+export type TreeDeps = {
+  db: Db;
+  files: ProjectFiles;
+  sandbox: GitSandbox;
+  checkpoints: ProjectCheckpoints;
+  agent: AgentRuntime;
+  git: ProjectGit;
+};
+type Person = { id: string; name: string; email: string };
+
+export const NOT_A_REPOSITORY =
+  "This project is not a git repository, so sessions work in the main tree. Initialize git in Source Control (and commit once) to start sessions on branches of their own.";
+
+export function createSessionTrees(deps: TreeDeps) {
+  const { db, files, sandbox } = deps;
+  const mainRoot = (projectId: string) => files.pathOf(projectId);
+
+  async function openTree(sessionId: string): Promise<{ tree: SessionTreeRow; session: AgentSessionRow }> {
+    const [tree, session] = await Promise.all([findSessionTree(db, sessionId), findSession(db, sessionId)]);
+    if (!tree || !session) throw new GitError("NOT_FOUND", "This session has no branch of its own.");
+    if (tree.state === "discarded")
+      throw new GitError("BAD_INPUT", `The branch ${tree.branch} was discarded: its session's log stays readable.`);
+    return { tree, session };
+  }
+
+  /** Files the worktree holds that are not committed on its branch. */
+  async function uncommitted(projectId: string, sessionId: string): Promise<string[]> {
+    const root = files.treePath({ projectId, treeId: sessionId });
+    const out = text(await runGit(sandbox, ["status", "--porcelain=v2", "-z", "--untracked-files=all"], { root }));
+    return parsePorcelainV2(out).entries.map((e) => e.path);
+  }
+
+  return {
+    /** What "New session" offers: a branch of its own needs a repository with a commit. */
+    async options(projectId: string) {
+      const repo = gitRepository(sandbox, mainRoot(projectId));
+      if (!(await repo.isRepository())) return { repository: false as const, reason: NOT_A_REPOSITORY };
+      const head = await runGit(sandbox, ["rev-parse", "--verify", "-q", "HEAD"], {
+        root: mainRoot(projectId),
+        okCodes: [1],
+      });
+      if (head.code !== 0)
+        return {
+          repository: false as const,
+          reason:
+            "This repository has no commit yet, so there is nothing to branch from: commit once in Source Control.",
+        };
+      const branches = (await repo.branches()).filter((b) => !b.remote).map((b) => b.name);
+      return { repository: true as const, branches, current: await currentBranch(sandbox, mainRoot(projectId)) };
+    },
+
+    /**
+     * A new session on a new branch `branch` (default: tandem/<its title>) from `base` (default:
+     * the branch checked out in the main tree), in a worktree of its own.
+     */
+    async start(input: {
+      projectId: string;
+      authorId: string;
+      title?: string;
+      model?: string;
+      branch?: string;
+      base?: string;
+    }): Promise<AgentSessionRow> {
+      const { projectId } = input;
+      const root = mainRoot(projectId);
+      if (!(await gitRepository(sandbox, root).isRepository()))
+        throw new GitError("NOT_A_REPOSITORY", NOT_A_REPOSITORY);
+      const branch = input.branch?.trim() || branchForTitle(input.title ?? "");
+      const id = randomUUID();
+      return deps.git.serial(projectId, async () => {
+        const baseRef = input.base?.trim() || (await currentBranch(sandbox, root)) || "HEAD";
+        const base = await resolveBase(sandbox, root, baseRef);
+        await checkNewBranch(sandbox, root, branch);
+        // The session first: a missing model is refused before any folder or branch exists.
+        const session = await deps.agent.createSession({
+          projectId,
+          authorId: input.authorId,
+          title: input.title,
+          model: input.model,
+          id,
+          treeId: id,
+        });
+        const worktree = files.treePath({ projectId, treeId: id });
+        try {
+          await mkdir(worktree, { recursive: true });
+          await addWorktree(sandbox, { mainRoot: root, root: worktree, branch, base: base.commit });
+          await createSessionTree(db, { sessionId: id, projectId, branch, baseRef: base.ref, baseCommit: base.commit });
+        } catch (error) {
+          await files.removeWorktree(projectId, id);
+          await forgetWorktree(sandbox, root, branch).catch(() => undefined);
+          await deps.agent.deleteSession(id);
+          throw error;
+        }
+        return session;
+      });
+    },
+
+    /** The project's trees with their sessions, each open worktree's size on disk. */
+    async list(projectId: string) {
+      const trees = await listProjectTrees(db, projectId);
+      return Promise.all(
+        trees.map(async (tree) => ({
+          ...tree,
+          sizeBytes:
+            tree.state === "discarded"
+              ? null
+              : await diskUsageBytes(files.treePath({ projectId, treeId: tree.sessionId })).catch(() => null),
+        })),
+      );
+    },
+
+    /** What discarding the session's branch loses: its commits not in the base, and uncommitted files. */
+    async discardPreview(sessionId: string) {
+      const { tree } = await openTree(sessionId);
+      const [commits, files] = await Promise.all([
+        commitsAhead(sandbox, mainRoot(tree.projectId), tree.baseCommit, tree.branch),
+        uncommitted(tree.projectId, sessionId),
+      ]);
+      return { branch: tree.branch, commits, uncommittedFiles: files.length, merged: tree.state === "merged" };
+    },
+
+    /** Removes the worktree and its branch; the session and its log stay. */
+    async discard(sessionId: string): Promise<void> {
+      const { tree, session } = await openTree(sessionId);
+      if (session.status === "running")
+        throw new GitError("BAD_INPUT", "The session is running a turn: stop it first, then discard its branch.");
+      await deps.agent.release(sessionId);
+      await deps.git.serial(tree.projectId, async () => {
+        await files.removeWorktree(tree.projectId, sessionId);
+        await forgetWorktree(sandbox, mainRoot(tree.projectId), tree.branch);
+        await deps.checkpoints.removeTree(tree.projectId, sessionId);
+        await setSessionTreeState(db, sessionId, "discarded");
+      });
+    },
+
+    /**
+     * Commits what the session left uncommitted on its branch, then merges the branch into its base
+     * in the main tree (which must have the base checked out): a fast-forward when it can, else a
+     * merge commit. A conflict leaves the main tree mid-merge for Source Control's merge editor.
+     */
+    async merge(sessionId: string, person: Person) {
+      const { tree, session } = await openTree(sessionId);
+      if (session.status === "running")
+        throw new GitError("BAD_INPUT", "The session is running a turn: wait for it to finish, then merge.");
+      const root = mainRoot(tree.projectId);
+      return deps.git.serial(tree.projectId, async () => {
+        const checkedOut = await currentBranch(sandbox, root);
+        if (checkedOut !== tree.baseRef)
+          throw new GitError(
+            "BAD_INPUT",
+            `The main tree has ${checkedOut ?? "a detached HEAD"} checked out, not ${tree.baseRef}: switch it to ${tree.baseRef} in Source Control, then merge.`,
+          );
+        const status = await gitRepository(sandbox, root).status();
+        if (status.operation)
+          throw new GitError(
+            "CONFLICT",
+            `The main tree is in the middle of a ${status.operation}: finish or abort it in Source Control first.`,
+          );
+        const author = { name: person.name, email: person.email };
+        await commitAll(sandbox, files.treePath({ projectId: tree.projectId, treeId: sessionId }), {
+          message: `${session.title}\n\nCo-authored-by: Tandem agent (${session.model}) <agent+${session.id}@tandem.invalid>\n`,
+          author,
+        });
+        try {
+          const merged = await mergeBranch(sandbox, root, {
+            branch: tree.branch,
+            author,
+            message: `Merge branch '${tree.branch}' (${session.title})`,
+          });
+          await setSessionTreeState(db, sessionId, "merged");
+          return { ...merged, branch: tree.branch, base: tree.baseRef };
+        } catch (error) {
+          if (error instanceof GitError && error.code === "CONFLICT")
+            throw new GitError(
+              "CONFLICT",
+              `Merging ${tree.branch} into ${tree.baseRef} conflicts: the main tree is mid-merge. Resolve the files in Source Control's merge editor and commit, or Abort.`,
+              error.detail,
+            );
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+export type SessionTrees = ReturnType<typeof createSessionTrees>;
