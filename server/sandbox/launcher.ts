@@ -129,7 +129,12 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (!existsSync(bwrap))
     throw new SandboxUnavailableError(`bubblewrap is not installed at ${bwrap}; sandboxed commands cannot run.`);
   const identity = sandboxIdentity(host, workspaceRoot);
-  if (identity) prepareWorkspace(workspaceRoot, identity);
+  if (identity) {
+    // A worktree's git writes into the main tree's repository: that tree is handed over too.
+    const main = host.trees?.mainOf(workspaceRoot);
+    if (main && existsSync(main)) prepareWorkspace(main, identity);
+    prepareWorkspace(workspaceRoot, identity);
+  }
   const env = {
     ...sandboxEnv(true, options.env),
     GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,

@@ -71,6 +71,11 @@ export function createProjectFiles(dataDir: string, importRoots: string[], diskB
       await removeEntry(path.dirname(path.dirname(roots.worktree(projectId, "_"))), projectId);
     },
 
+    /** The empty folder `git worktree add` checks a session's branch out into (session-trees.ts). */
+    async makeWorktreeFolder(projectId: string, treeId: string) {
+      await fs.mkdir(roots.worktree(projectId, treeId), { recursive: true });
+    },
+
     /** Removes a session's worktree folder (session-trees.ts tells git afterwards). */
     async removeWorktree(projectId: string, treeId: string) {
       await removeEntry(path.dirname(roots.worktree(projectId, treeId)), treeId);

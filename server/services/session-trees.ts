@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { branchForTitle } from "@/lib/trees";
 import type { Db } from "@/server/db/client";
@@ -119,7 +118,7 @@ export function createSessionTrees(deps: TreeDeps) {
         });
         const worktree = files.treePath({ projectId, treeId: id });
         try {
-          await mkdir(worktree, { recursive: true });
+          await files.makeWorktreeFolder(projectId, id);
           await addWorktree(sandbox, { mainRoot: root, root: worktree, branch, base: base.commit });
           await createSessionTree(db, { sessionId: id, projectId, branch, baseRef: base.ref, baseCommit: base.commit });
         } catch (error) {
