@@ -11,6 +11,7 @@ import { titleFromMessage } from "@/components/chat/session-title";
 import { WEB_SEARCH_LABELS } from "@/lib/web-search-config";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { TreeChoice, useTreeChoice } from "@/components/chat/tree-choice";
 
 /** A session starts with its first message, which also names it. */
 export function NewSession({
@@ -31,11 +32,25 @@ export function NewSession({
   const [chosen, setChosen] = useState<string | null>(null);
   const model = chosen && models.includes(chosen) ? chosen : (list.data?.defaultModel ?? models[0] ?? "");
   const create = useMutation(trpc.session.create.mutationOptions());
+  const startOnBranch = useMutation(trpc.tree.startSession.mutationOptions());
+  const tree = useTreeChoice(projectId);
   const send = useSendMessage();
   const mentions = useMentions(projectId);
 
   const start = async (text: string, images: PendingImage[]) => {
-    const session = await create.mutateAsync({ projectId, title: titleFromMessage(text), model });
+    const title = titleFromMessage(text);
+    const place = tree.value;
+    const session =
+      place.kind === "branch"
+        ? await startOnBranch.mutateAsync({
+            projectId,
+            title,
+            model,
+            ...(place.branch ? { branch: place.branch } : {}),
+            ...(place.base ? { base: place.base } : {}),
+          })
+        : await create.mutateAsync({ projectId, title, model });
+    if (place.kind === "branch") void queryClient.invalidateQueries(trpc.tree.list.queryFilter({ projectId }));
     await send.mutateAsync(session.id, text, images, mentions.mentionsOf(text));
     void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId }));
     onCreated(session.id);
@@ -70,9 +85,12 @@ export function NewSession({
               </p>
             </div>
           </div>
-          {(create.error ?? send.error) && (
-            <div className="error-text composer-error">{errorMessage(create.error ?? send.error)}</div>
+          {(create.error ?? startOnBranch.error ?? send.error) && (
+            <div className="error-text composer-error">
+              {errorMessage(create.error ?? startOnBranch.error ?? send.error)}
+            </div>
           )}
+          <TreeChoice choice={tree} />
           <Composer
             running={false}
             autoFocus

@@ -23,6 +23,7 @@ import { errorMessage } from "@/components/ui/error-message";
 import { PresenceAvatars, TypingIndicator } from "@/components/share/presence";
 import { ShareDialog } from "@/components/share/share-dialog";
 import { usePresence, useTypingSignal } from "@/components/share/use-presence";
+import { SessionBranch } from "@/components/chat/session-branch";
 
 const todosInput = z.object({
   todos: z.array(
@@ -250,6 +251,9 @@ export function SessionView({
         <ChangesButton projectId={projectId} sessionId={sessionId} transcript={transcript} />
         <UsageCounter usage={transcript.usage} costUsd={transcript.costUsd} />
       </div>
+      {session.data?.treeId && (
+        <SessionBranch projectId={projectId} sessionId={sessionId} canWrite={session.data.canWrite} />
+      )}
       <TodoList todos={todos} />
       {items.length === 0 ? (
         <div className="center-message">

@@ -5,6 +5,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { formatBytes } from "@/components/ui/format-bytes";
 
 const POLICY_LABELS = {
   off: "Off: no network",
@@ -139,10 +140,4 @@ export function NetworkCard({ projectId, canEdit }: { projectId: string; canEdit
       )}
     </section>
   );
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }

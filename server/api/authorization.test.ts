@@ -183,6 +183,7 @@ const rules: Record<string, Rule> = {
   "tree.options": "project-read",
   "tree.list": "project-read",
   "tree.startSession": "project-write",
+  "tree.ofSession": "session-view",
   "tree.discardPreview": "session-read",
   "tree.discard": "session-write",
   "tree.merge": "session-write",

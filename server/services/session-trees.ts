@@ -59,6 +59,12 @@ export function createSessionTrees(deps: TreeDeps) {
     return { tree, session };
   }
 
+  /** What a worktree takes on disk (its files; the objects it shares with the main tree are not counted). */
+  const sizeOf = (tree: SessionTreeRow) =>
+    tree.state === "discarded"
+      ? Promise.resolve(null)
+      : diskUsageBytes(files.treePath({ projectId: tree.projectId, treeId: tree.sessionId })).catch(() => null);
+
   /** Files the worktree holds that are not committed on its branch. */
   async function uncommitted(projectId: string, sessionId: string): Promise<string[]> {
     const root = files.treePath({ projectId, treeId: sessionId });
@@ -134,15 +140,15 @@ export function createSessionTrees(deps: TreeDeps) {
     /** The project's trees with their sessions, each open worktree's size on disk. */
     async list(projectId: string) {
       const trees = await listProjectTrees(db, projectId);
-      return Promise.all(
-        trees.map(async (tree) => ({
-          ...tree,
-          sizeBytes:
-            tree.state === "discarded"
-              ? null
-              : await diskUsageBytes(files.treePath({ projectId, treeId: tree.sessionId })).catch(() => null),
-        })),
-      );
+      return Promise.all(trees.map(async (tree) => ({ ...tree, sizeBytes: await sizeOf(tree) })));
+    },
+
+    /** The tree a session works in (its own, or its parent's for a sub-agent), with its size; null: the main tree. */
+    async ofSession(session: { projectId: string; treeId: string | null }) {
+      if (!session.treeId) return null;
+      const tree = await findSessionTree(db, session.treeId);
+      if (!tree) return null;
+      return { ...tree, sizeBytes: await sizeOf(tree) };
     },
 
     /** What discarding the session's branch loses: its commits not in the base, and uncommitted files. */

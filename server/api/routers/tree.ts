@@ -8,6 +8,7 @@ import {
   router,
   sessionMutationProcedure,
   sessionProcedure,
+  sessionViewProcedure,
 } from "@/server/api/trpc";
 
 // Sessions on branches of their own (docs/git.md): what "New session" offers, starting one,
@@ -50,6 +51,9 @@ export const treeRouter = router({
         }),
       ),
     ),
+
+  /** The session's branch and worktree (its parent's for a sub-agent), or null in the main tree; share links see their session's. */
+  ofSession: sessionViewProcedure.query(({ ctx }) => ctx.services.trees.ofSession(ctx.session)),
 
   /** What "Discard" loses: the branch's commits not in its base, and the worktree's uncommitted files. */
   discardPreview: sessionProcedure.query(({ ctx }) => gitCall(() => ctx.services.trees.discardPreview(ctx.session.id))),
