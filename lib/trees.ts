@@ -13,6 +13,9 @@ export type TreeRef = { projectId: string; treeId: string | null };
 /** How the URL (`?tree=`) and the API name a tree. */
 export const treeNameSchema = z.union([z.literal(MAIN_TREE), z.string().uuid()]);
 
+/** One key per tree, for state kept per tree (language servers, caches): the project's id for its main tree. */
+export const treeKey = (tree: TreeRef): string => (tree.treeId ? `${tree.projectId}/${tree.treeId}` : tree.projectId);
+
 export const treeIdOf = (name: string | null | undefined): string | null => (!name || name === MAIN_TREE ? null : name);
 
 /** The default branch of a session on its own branch: `tandem/` and a slug of its title. */

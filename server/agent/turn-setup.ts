@@ -1,3 +1,4 @@
+import { treeKey } from "@/lib/trees";
 import { generateText, type LanguageModel } from "ai";
 import type { AgentSession, AgentStore, StoredMemory } from "@/server/agent/agent-store";
 import type { CallGrant, Tool, ToolContext } from "@/server/tools/define-tool";
@@ -153,10 +154,8 @@ export async function prepareTurn(
   };
   const facts = await loadModelFacts(store, session.model);
   // Language servers per tree: a worktree's files are not the main tree's.
-  const language = o.language?.forProject(
-    session.treeId ? `${session.projectId}/${session.treeId}` : session.projectId,
-    workspace,
-  );
+  // Language servers per tree: a worktree's files are not the main tree's.
+  const language = o.language?.forProject(treeKey({ projectId: session.projectId, treeId: session.treeId }), workspace);
   const toolContext = (toolCallId: string, grant?: CallGrant): ToolContext => ({
     workspace,
     projectId: session.projectId,

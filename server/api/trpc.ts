@@ -42,6 +42,7 @@ import type { SessionTrees } from "@/server/services/session-trees";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
+import { treeIdOf, treeNameSchema } from "@/lib/trees";
 
 export type Services = {
   config: Config;
@@ -297,12 +298,22 @@ export const projectAdminProcedure = projectTier("admin");
 /** Starting an agent session: writers (and an API token's `run` scope). */
 export const projectRunProcedure = projectTier("run");
 
-// Procedures that work in the project's folder also get its Workspace; the rest of the project
-// procedures (settings, schedules, terminals list, ...) do not touch the disk.
+// Procedures that work in the project's folder also get its Workspace: the main tree's, or with
+// `tree` the worktree of one of the project's sessions (lib/trees.ts), for the same right on the
+// project. The rest of the project procedures (settings, schedules, terminals list, ...) do not
+// touch the disk.
 const workspaceTier = (need: "read" | "write") =>
-  projectTier(need).use(async ({ ctx, next }) =>
-    next({ ctx: { ...ctx, workspace: await ctx.services.files.open(ctx.project.id) } }),
-  );
+  projectTier(need)
+    .input(z.object({ tree: treeNameSchema.optional() }))
+    .use(async ({ ctx, input, next }) => {
+      const tree = await ctx.services.trees.resolve(ctx.project.id, treeIdOf(input.tree));
+      if (!tree)
+        throw new TRPCError({
+          code: "NOT_FOUND",
+          message: "This project has no such tree: its session's branch may have been discarded. Switch to main.",
+        });
+      return next({ ctx: { ...ctx, tree, workspace: await ctx.services.files.openTree(tree) } });
+    });
 
 export const workspaceProcedure = workspaceTier("read");
 export const workspaceMutationProcedure = workspaceTier("write");

@@ -11,12 +11,16 @@ export type Side = "worktree" | "index";
 
 const LOG_FORMAT = "%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%b%x1e";
 
-/** The local git operations on one workspace; every command runs in the project's sandbox. */
-export function gitRepository(sandbox: GitSandbox, root: string) {
+/**
+ * The local git operations on one tree; every command runs in the project's sandbox. `gitDir`: a
+ * session's worktree keeps its HEAD and merge state in the main repository's .git/worktrees/<name>
+ * (a path the server chose: the worktree's own .git file is the project's to change).
+ */
+export function gitRepository(sandbox: GitSandbox, root: string, gitDir = path.join(root, ".git")) {
   const git = (args: string[], options: { input?: string; okCodes?: number[]; hooks?: boolean } = {}) =>
     runGit(sandbox, args, { root, ...options });
   const exists = (p: string) =>
-    access(path.join(root, ".git", p)).then(
+    access(path.join(gitDir, p)).then(
       () => true,
       () => false,
     );

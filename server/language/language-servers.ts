@@ -14,8 +14,8 @@ import { LANGUAGE_SERVERS, specForServer } from "./registry";
 export interface LanguageServers {
   /** The hub of a project's server; the process starts when something first needs it. */
   hub(projectId: string, workspace: Workspace, serverId: string): LanguageServerHub;
-  /** The queries the agent's tools make, over every language of the project. */
-  forProject(projectId: string, workspace: Workspace): ProjectLanguage;
+  /** The queries the agent's tools make, over every language of a tree (`key`: lib/trees.ts treeKey; a project's id for its main tree). */
+  forProject(key: string, workspace: Workspace): ProjectLanguage;
   status(projectId: string): { server: string; state: HubState; restarts: number; clients: number }[];
   /** The host is going down: servers that exit from now on stay down (see LanguageServerHub.retire). */
   shuttingDown(): void;

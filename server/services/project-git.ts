@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Db } from "@/server/db/client";
 import { listSessions } from "@/server/db/repositories/sessions";
 import {
@@ -72,7 +73,15 @@ export function createProjectGit(deps: GitDeps) {
     void tail.then(() => queues.get(projectId) === tail && queues.delete(projectId));
     return run;
   };
-  const repo = (projectId: string) => gitRepository(deps.sandbox, deps.files.pathOf(projectId));
+  // A session's worktree is named after its folder, the session's id, in the main repository (worktree.ts).
+  const repo = (projectId: string, treeId: string | null = null) =>
+    treeId
+      ? gitRepository(
+          deps.sandbox,
+          deps.files.treePath({ projectId, treeId }),
+          path.join(deps.files.pathOf(projectId), ".git", "worktrees", treeId),
+        )
+      : gitRepository(deps.sandbox, deps.files.pathOf(projectId));
   const author = (person: GitPerson): Author => ({ name: person.name, email: person.email });
 
   /**
@@ -163,12 +172,17 @@ export function createProjectGit(deps: GitDeps) {
    * each with its session's link on the server's public address: the configured one, else the
    * page's origin as the committer's browser saw it (no link when neither is known).
    */
-  async function coAuthors(project: GitProject, staged: string[], origin: string | undefined): Promise<string[]> {
+  async function coAuthors(
+    project: GitProject,
+    treeId: string | null,
+    staged: string[],
+    origin: string | undefined,
+  ): Promise<string[]> {
     const base = deps.publicUrl?.replace(/\/+$/, "") ?? origin;
-    const since = await repo(project.id).headDate();
+    const since = await repo(project.id, treeId).headDate();
     const sessions = (await listSessions(deps.db, project.id, { limit: CO_AUTHOR_SESSIONS })).filter(
-      // Sessions on branches of their own changed their worktrees, not this tree: their work comes in by merge.
-      (s) => s.treeId === null && (!since || s.updatedAt > since),
+      // Only the sessions that work in this tree changed it: the others' work comes in by merge.
+      (s) => s.treeId === treeId && (!since || s.updatedAt > since),
     );
     const trailers: string[] = [];
     for (const session of sessions) {
@@ -184,21 +198,29 @@ export function createProjectGit(deps: GitDeps) {
     operations,
     repo,
 
-    status: (projectId: string) => serial(projectId, () => repo(projectId).status()),
+    status: (projectId: string, treeId: string | null = null) =>
+      serial(projectId, () => repo(projectId, treeId).status()),
 
     /** `origin`: the committer's page origin, for the session trailers' links (see coAuthors). */
-    commit(project: GitProject, person: GitPerson, input: { message: string; amend: boolean }, origin?: string) {
+    commit(
+      project: GitProject,
+      person: GitPerson,
+      input: { message: string; amend: boolean },
+      origin?: string,
+      treeId: string | null = null,
+    ) {
       return serial(project.id, async () => {
-        const status = await repo(project.id).status();
+        const status = await repo(project.id, treeId).status();
         if (!input.amend && status.staged.length === 0)
           throw new GitError("BAD_INPUT", "Nothing is staged: stage the changes to commit first.");
         const trailers = await coAuthors(
           project,
+          treeId,
           status.staged.map((f) => f.path),
           origin,
         );
         const message = trailers.length ? `${input.message.trimEnd()}\n\n${trailers.join("\n")}\n` : input.message;
-        return repo(project.id).commit({ message, author: author(person), amend: input.amend });
+        return repo(project.id, treeId).commit({ message, author: author(person), amend: input.amend });
       });
     },
 

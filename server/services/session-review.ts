@@ -1,3 +1,4 @@
+import { treeKey } from "@/lib/trees";
 import path from "node:path";
 import type { Db } from "@/server/db/client";
 import { findSession } from "@/server/db/repositories/sessions";
@@ -45,8 +46,7 @@ function serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
 }
 
 // What one finished turn changed never changes again: kept per (tree, checkpoint, end).
-const treeCacheKey = (session: ReviewSession) =>
-  session.treeId ? `${session.projectId}/${session.treeId}` : session.projectId;
+const treeCacheKey = (session: ReviewSession) => treeKey(session);
 const turnPathsCache = new Map<string, string[]>();
 const TURN_PATHS_CACHED = 5_000;
 

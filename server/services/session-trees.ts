@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { branchForTitle } from "@/lib/trees";
+import { branchForTitle, type TreeRef } from "@/lib/trees";
 import type { Db } from "@/server/db/client";
 import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import {
@@ -73,6 +73,17 @@ export function createSessionTrees(deps: TreeDeps) {
   }
 
   return {
+    /**
+     * The tree `treeId` of the project (null: its main tree), or null when it is not an open
+     * worktree of one of this project's sessions: a tree id from a client names nothing else.
+     */
+    async resolve(projectId: string, treeId: string | null): Promise<TreeRef | null> {
+      if (!treeId) return { projectId, treeId: null };
+      const tree = await findSessionTree(db, treeId);
+      if (!tree || tree.projectId !== projectId || tree.state === "discarded") return null;
+      return { projectId, treeId };
+    },
+
     /** What "New session" offers: a branch of its own needs a repository with a commit. */
     async options(projectId: string) {
       const repo = gitRepository(sandbox, mainRoot(projectId));

@@ -99,7 +99,8 @@ export const fsRouter = router({
   // (signal or return()) releases the watcher at once even when no change is pending. In a cluster
   // the project's holder watches and its changes come through the file-change bus.
   changes: workspaceProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => {
-    const followFiles = ctx.services.workspaces?.followFiles;
+    // The cluster's file-change bus carries main trees; a session's worktree is watched where it is asked for.
+    const followFiles = ctx.tree.treeId ? null : ctx.services.workspaces?.followFiles;
     return followFiles ? followFiles(ctx.project.id, signal) : watchWorkspace(ctx.workspace.root, { signal });
   }),
 });

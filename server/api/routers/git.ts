@@ -75,10 +75,10 @@ export const gitRouter = router({
   status: workspaceProcedure.query(({ ctx }) =>
     gitCall(async () => {
       const git = ctx.services.git;
-      if (!(await git.repo(ctx.project.id).isRepository())) return { repository: false as const };
+      if (!(await git.repo(ctx.project.id, ctx.tree.treeId).isRepository())) return { repository: false as const };
       const [status, ignored, mode] = await Promise.all([
-        git.status(ctx.project.id),
-        git.repo(ctx.project.id).ignored(),
+        git.status(ctx.project.id, ctx.tree.treeId),
+        git.repo(ctx.project.id, ctx.tree.treeId).ignored(),
         getPullMode(ctx.services.db, ctx.project.id),
       ]);
       return { repository: true as const, ...status, ignored, pullMode: mode };
@@ -86,13 +86,15 @@ export const gitRouter = router({
   ),
 
   init: workspaceMutationProcedure.mutation(({ ctx }) =>
-    gitCall(() => ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).init())),
+    gitCall(() =>
+      ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).init()),
+    ),
   ),
 
   /** Both sides of one file's change for the diff editor, and the patch its hunk buttons act on. */
   diff: workspaceProcedure.input(z.object({ path: gitPath, side })).query(({ ctx, input }) =>
     gitCall(async () => {
-      const repo = ctx.services.git.repo(ctx.project.id);
+      const repo = ctx.services.git.repo(ctx.project.id, ctx.tree.treeId);
       const patch = await repo.diff(input.path, input.side);
       const original =
         input.side === "index"
@@ -120,21 +122,27 @@ export const gitRouter = router({
     .input(paths)
     .mutation(({ ctx, input }) =>
       gitCall(() =>
-        ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).stage(input.paths)),
+        ctx.services.git.serial(ctx.project.id, () =>
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).stage(input.paths),
+        ),
       ),
     ),
   unstage: workspaceMutationProcedure
     .input(paths)
     .mutation(({ ctx, input }) =>
       gitCall(() =>
-        ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).unstage(input.paths)),
+        ctx.services.git.serial(ctx.project.id, () =>
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).unstage(input.paths),
+        ),
       ),
     ),
   discard: workspaceMutationProcedure
     .input(paths)
     .mutation(({ ctx, input }) =>
       gitCall(() =>
-        ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).discard(input.paths)),
+        ctx.services.git.serial(ctx.project.id, () =>
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).discard(input.paths),
+        ),
       ),
     ),
 
@@ -149,7 +157,9 @@ export const gitRouter = router({
     )
     .mutation(({ ctx, input }) =>
       gitCall(() =>
-        ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).applyHunk(input)),
+        ctx.services.git.serial(ctx.project.id, () =>
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).applyHunk(input),
+        ),
       ),
     ),
 
@@ -162,22 +172,24 @@ export const gitRouter = router({
     )
     .mutation(({ ctx, input }) =>
       gitCall(async () => ({
-        oid: await ctx.services.git.commit(ctx.project, person(ctx.user), input, ctx.requestOrigin),
+        oid: await ctx.services.git.commit(ctx.project, person(ctx.user), input, ctx.requestOrigin, ctx.tree.treeId),
       })),
     ),
 
   lastCommitMessage: workspaceProcedure.query(({ ctx }) =>
-    gitCall(() => ctx.services.git.repo(ctx.project.id).lastCommitMessage()),
+    gitCall(() => ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).lastCommitMessage()),
   ),
 
-  branches: workspaceProcedure.query(({ ctx }) => gitCall(() => ctx.services.git.repo(ctx.project.id).branches())),
+  branches: workspaceProcedure.query(({ ctx }) =>
+    gitCall(() => ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).branches()),
+  ),
 
   createBranch: workspaceMutationProcedure
     .input(z.object({ name: branchName, switchTo: z.boolean().default(true) }))
     .mutation(({ ctx, input }) =>
       gitCall(() =>
         ctx.services.git.serial(ctx.project.id, () =>
-          ctx.services.git.repo(ctx.project.id).createBranch(input.name, input.switchTo),
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).createBranch(input.name, input.switchTo),
         ),
       ),
     ),
@@ -186,24 +198,28 @@ export const gitRouter = router({
     .input(z.object({ name: branchName }))
     .mutation(({ ctx, input }) =>
       gitCall(() =>
-        ctx.services.git.serial(ctx.project.id, () => ctx.services.git.repo(ctx.project.id).switchBranch(input.name)),
+        ctx.services.git.serial(ctx.project.id, () =>
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).switchBranch(input.name),
+        ),
       ),
     ),
 
   log: workspaceProcedure
     .input(z.object({ limit: z.number().int().min(1).max(500).default(100) }))
-    .query(({ ctx, input }) => gitCall(() => ctx.services.git.repo(ctx.project.id).log(input.limit))),
+    .query(({ ctx, input }) => gitCall(() => ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).log(input.limit))),
 
   commitDetails: workspaceProcedure
     .input(z.object({ oid: z.string().regex(/^[0-9a-f]{4,64}$/i, "oid must be a commit id") }))
-    .query(({ ctx, input }) => gitCall(() => ctx.services.git.repo(ctx.project.id).commitDetails(input.oid))),
+    .query(({ ctx, input }) =>
+      gitCall(() => ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).commitDetails(input.oid)),
+    ),
 
   finishMerge: workspaceMutationProcedure
     .input(z.object({ action: z.enum(["continue", "abort"]) }))
     .mutation(({ ctx, input }) =>
       gitCall(() =>
         ctx.services.git.serial(ctx.project.id, () =>
-          ctx.services.git.repo(ctx.project.id).finishMerge(input.action, person(ctx.user)),
+          ctx.services.git.repo(ctx.project.id, ctx.tree.treeId).finishMerge(input.action, person(ctx.user)),
         ),
       ),
     ),
@@ -247,6 +263,7 @@ export const gitRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
+      mainTreeOnly(ctx);
       const { sessionId, ...request } = input;
       const chosen = await getGitForge(ctx.services.db, ctx.project.id);
       const opened = await gitCall(() =>
@@ -334,8 +351,21 @@ type RemoteCtx = {
   project: { id: string; teamId: string };
   user: { id: string; name: string; email: string };
   role: ProjectRole;
+  tree: { treeId: string | null };
 };
+
+/** The remote's operations run in the main tree (its credentials' throwaway repository reads that tree's objects). */
+function mainTreeOnly(ctx: { tree: { treeId: string | null } }) {
+  if (ctx.tree.treeId)
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message:
+        "Fetch, pull, push and pull requests run in the main tree: switch the IDE to main, or merge the session first.",
+    });
+}
+
 function remote(ctx: RemoteCtx, id: string, action: "fetch" | "pull" | "push") {
+  mainTreeOnly(ctx);
   return gitCall(() =>
     ctx.services.git.operations.run(id, ctx.user.id, (signal, progress) =>
       ctx.services.git.remote(ctx.project, remotePerson(ctx), action, {

@@ -1,3 +1,4 @@
+import { treeKey } from "@/lib/trees";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { workspaceMutationProcedure, workspaceProcedure, router } from "@/server/api/trpc";
@@ -22,7 +23,7 @@ export const languageRouter = router({
 
   /** Renames the symbol at a position in every file, as one transaction; open editors reload from the change stream. */
   rename: workspaceMutationProcedure.input(renameInput).mutation(async ({ ctx, input }) => {
-    const language = ctx.services.language.forProject(ctx.project.id, ctx.workspace);
+    const language = ctx.services.language.forProject(treeKey(ctx.tree), ctx.workspace);
     try {
       const files = await renameSymbol(
         ctx.workspace,
