@@ -5,6 +5,7 @@ import { FileBuffers, type FileApi } from "@/components/editor/file-buffers";
 import { OpenTabs } from "@/components/editor/open-tabs";
 import { localTabMemory } from "@/components/editor/tab-memory";
 import { useTRPCClient } from "@/components/trpc-provider";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 type OpenFiles = { tabs: OpenTabs; buffers: FileBuffers };
 
@@ -25,12 +26,13 @@ export function OpenFilesProvider({
   children: ReactNode;
 }) {
   const client = useTRPCClient();
+  const tree = useTreeInput();
   const [value] = useState(() => {
     const buffers = new FileBuffers(
       api ?? {
-        read: (path) => client.fs.read.query({ projectId, path }),
+        read: (path) => client.fs.read.query({ projectId, ...tree, path }),
         write: (path, content, expectedVersion) =>
-          client.fs.write.mutate({ projectId, path, content, expectedVersion }),
+          client.fs.write.mutate({ projectId, ...tree, path, content, expectedVersion }),
       },
     );
     return { buffers, tabs: new OpenTabs(buffers, api ? null : localTabMemory(projectId)) };

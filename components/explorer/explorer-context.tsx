@@ -6,6 +6,7 @@ import { useBuffersState, useOpenTabs, useTabsState } from "@/components/editor/
 import { baseName, isWithin, joinPath, parentOf } from "@/components/ui/paths";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 export type EntryType = "file" | "directory" | "symlink";
 export type Creating = { parent: string; type: "file" | "directory" } | null;
@@ -26,9 +27,14 @@ function useStoredState<T>(key: string, initial: T) {
   return [value, setValue] as const;
 }
 
-/** One folder's entries, as the tree asks for them. */
-export const folderQuery = (trpc: ReturnType<typeof useTRPC>, projectId: string, path: string, showIgnored: boolean) =>
-  trpc.fs.tree.queryOptions({ projectId, path, showIgnored }, { staleTime: 30_000 });
+/** One folder's entries, as the tree asks for them; `tree`: the project's tree shown (useTreeInput). */
+export const folderQuery = (
+  trpc: ReturnType<typeof useTRPC>,
+  projectId: string,
+  path: string,
+  showIgnored: boolean,
+  tree: { tree?: string },
+) => trpc.fs.tree.queryOptions({ projectId, ...tree, path, showIgnored }, { staleTime: 30_000 });
 
 /**
  * Explorer state (expanded folders, selection, inline editing) and the file operations. A viewer
@@ -37,6 +43,7 @@ export const folderQuery = (trpc: ReturnType<typeof useTRPC>, projectId: string,
 function useExplorerModel(projectId: string, canWrite: boolean) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const tree = useTreeInput();
   const files = useOpenTabs();
   const [showIgnored, setShowIgnored] = useStoredState("tandem.explorer.showIgnored", true);
   const [expandedList, setExpandedList] = useStoredState<string[]>(`tandem.explorer.expanded.${projectId}`, []);
@@ -70,7 +77,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
 
   // The root folder is asked for with the project, before the tree is on screen (see IdeView).
   useEffect(() => {
-    void queryClient.prefetchQuery(folderQuery(trpc, projectId, "", showIgnored));
+    void queryClient.prefetchQuery(folderQuery(trpc, projectId, "", showIgnored, tree));
     // Only the first: later changes are the tree's own queries.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [queryClient, trpc, projectId]);
@@ -102,10 +109,10 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
     setCreating(null);
     setError(null);
     if (creating.type === "file") {
-      await create.mutateAsync({ projectId, path, content: "" });
+      await create.mutateAsync({ projectId, ...tree, path, content: "" });
       void files.open(path);
     } else {
-      await mkdir.mutateAsync({ projectId, path });
+      await mkdir.mutateAsync({ projectId, ...tree, path });
       setExpanded(path, true);
     }
     setSelected(path);
@@ -115,7 +122,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
   async function move(from: string, to: string) {
     if (from === to) return;
     setError(null);
-    await rename.mutateAsync({ projectId, from, to });
+    await rename.mutateAsync({ projectId, ...tree, from, to });
     files.renamed(from, to);
     setExpandedList((list) => list.map((p) => (isWithin(p, from) ? to + p.slice(from.length) : p)));
     setSelected(to);
@@ -136,7 +143,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
 
   async function confirmDelete() {
     if (!deleting) return;
-    await remove.mutateAsync({ projectId, path: deleting.path });
+    await remove.mutateAsync({ projectId, ...tree, path: deleting.path });
     files.closeUnder(deleting.path);
     if (selected && isWithin(selected, deleting.path)) setSelected(null);
     setDeleting(null);

@@ -6,6 +6,7 @@ import { NameInput } from "@/components/explorer/name-input";
 import { TreeRow, type ContextMenuRequest } from "@/components/explorer/tree-row";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 const indent = (depth: number) => ({ paddingLeft: 8 + depth * 12 });
 
@@ -16,7 +17,7 @@ export function TreeFolder({ path, depth, onContextMenu }: TreeFolderProps) {
   const trpc = useTRPC();
   const explorer = useExplorer();
   const { projectId, showIgnored, expanded, creating } = explorer;
-  const entries = useQuery(folderQuery(trpc, projectId, path, showIgnored));
+  const entries = useQuery(folderQuery(trpc, projectId, path, showIgnored, useTreeInput()));
 
   const sorted = [...(entries.data ?? [])].sort((a, b) => {
     const dirA = a.type === "directory" ? 0 : 1;

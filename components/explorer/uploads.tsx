@@ -6,6 +6,7 @@ import { fromInput, type UploadItem } from "@/components/explorer/dropped-files"
 import { sendUpload, type OnExists } from "@/components/explorer/upload-request";
 import { folderQuery } from "@/components/explorer/explorer-context";
 import { useTRPC } from "@/components/trpc-provider";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 // Uploads into the explorer: files and folders dropped from the desktop or picked with "Upload…".
 // Each upload is one multipart request to the server's upload route, with its progress shown
@@ -47,6 +48,7 @@ export function UploadsProvider({
   children: ReactNode;
 }) {
   const trpc = useTRPC();
+  const tree = useTreeInput();
   const queryClient = useQueryClient();
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [asking, setAsking] = useState<Asking | null>(null);
@@ -77,7 +79,7 @@ export function UploadsProvider({
   const upload = useCallback(
     async (items: UploadItem[], folder: string) => {
       if (items.length === 0) return;
-      const entries = await queryClient.fetchQuery(folderQuery(trpc, projectId, folder, true)).catch(() => []);
+      const entries = await queryClient.fetchQuery(folderQuery(trpc, projectId, folder, true, tree)).catch(() => []);
       const names = new Set(entries.map((e) => e.name));
       const taken = [...new Set(items.map((i) => i.path.split("/")[0]!))].filter((top) => names.has(top));
       if (taken.length) setAsking({ folder, items, taken });

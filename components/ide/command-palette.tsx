@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { shortcutLabel, useCommands, useRegisteredCommands, type Command } from "@/components/ui/commands";
 import { highlightRuns, type FileMatch } from "@/components/ui/quick-open";
 import type { QuickOpenIndex } from "@/components/ui/quick-open-index";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 // The IDE's palette, as in VS Code: Ctrl/Cmd+P finds a file by a few letters of its path;
 // Ctrl/Cmd+Shift+P (or typing ">") lists the commands the panels on screen offer. Arrows and
@@ -207,7 +208,10 @@ function useFileItems(
   const { paths: openFiles, active } = useTabsState();
   // The worker keeps the last listing, and file changes keep it current; a listing older than this
   // (or one a change made stale) is read again in the background when quick open opens.
-  const list = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled: query !== null, staleTime: 30_000 }));
+  const tree = useTreeInput();
+  const list = useQuery(
+    trpc.fs.files.queryOptions({ projectId, ...tree }, { enabled: query !== null, staleTime: 30_000 }),
+  );
   useEffect(() => {
     if (list.data) files.setFiles(list.data.files);
   }, [files, list.data]);

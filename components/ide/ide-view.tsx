@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
 import {
   OpenFilesProvider,
@@ -28,6 +28,9 @@ import { CommandsProvider, useCommands } from "@/components/ui/commands";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { GearIcon } from "@/components/ui/icons";
 import { useTheme } from "@/components/ui/theme";
+import { TreeProvider } from "@/components/ui/tree-context";
+import { TreeSwitcher } from "@/components/ide/tree-switcher";
+import { MAIN_TREE } from "@/lib/trees";
 
 type User = { id: string; name: string; email: string; role: string };
 
@@ -39,6 +42,8 @@ export function IdeView({ projectId }: { projectId: string }) {
   const project = useQuery(trpc.project.get.queryOptions({ projectId }));
   // Viewers are offered no action that changes the project (the server refuses them anyway).
   const canWrite = project.data?.role !== undefined && project.data.role !== "viewer";
+  // The tree shown (`?tree=`, lib/trees.ts): the file views below start afresh when it changes.
+  const tree = useSearchParams().get("tree") || MAIN_TREE;
 
   // What the IDE shows first is fetched while the project loads, not after it (the explorer asks
   // for its root folder itself), and the editor's code starts loading now.
@@ -63,18 +68,20 @@ export function IdeView({ projectId }: { projectId: string }) {
     );
   return (
     <CommandsProvider>
-      <OpenFilesProvider projectId={projectId} key={projectId}>
-        <ExplorerProvider projectId={projectId} canWrite={canWrite}>
-          <GitProvider
-            projectId={projectId}
-            canWrite={canWrite}
-            canAdmin={project.data?.role === "owner" || project.data?.role === "admin"}
-            readable={project.isSuccess}
-          >
-            <OpenSessionProvider>{body}</OpenSessionProvider>
-          </GitProvider>
-        </ExplorerProvider>
-      </OpenFilesProvider>
+      <TreeProvider tree={tree}>
+        <OpenFilesProvider projectId={projectId} key={`${projectId}:${tree}`}>
+          <ExplorerProvider projectId={projectId} canWrite={canWrite}>
+            <GitProvider
+              projectId={projectId}
+              canWrite={canWrite}
+              canAdmin={project.data?.role === "owner" || project.data?.role === "admin"}
+              readable={project.isSuccess}
+            >
+              <OpenSessionProvider>{body}</OpenSessionProvider>
+            </GitProvider>
+          </ExplorerProvider>
+        </OpenFilesProvider>
+      </TreeProvider>
     </CommandsProvider>
   );
 }
@@ -174,6 +181,7 @@ function IdeShell({
         <span className="project-title" data-testid="project-title">
           {name}
         </span>
+        <TreeSwitcher projectId={projectId} />
         <span className="spacer" />
         <Link
           href={`/p/${projectId}/settings`}

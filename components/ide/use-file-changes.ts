@@ -10,6 +10,7 @@ import type { QuickOpenIndex } from "@/components/ui/quick-open-index";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { REREAD_ALL } from "@/lib/fs-schemas";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 /**
  * Follows the project's files on disk: open tabs reload or flag a conflict, and the explorer
@@ -19,6 +20,7 @@ import { REREAD_ALL } from "@/lib/fs-schemas";
  */
 export function useFileChanges(projectId: string, quickOpen: QuickOpenIndex): "live" | "connecting" | "offline" {
   const trpc = useTRPC();
+  const tree = useTreeInput();
   const queryClient = useQueryClient();
   const buffers = useFileBuffers();
   const refreshReview = useReviewRefresh();
@@ -47,7 +49,7 @@ export function useFileChanges(projectId: string, quickOpen: QuickOpenIndex): "l
 
   const subscription = useSubscription(
     trpc.fs.changes.subscriptionOptions(
-      { projectId },
+      { projectId, ...tree },
       {
         onData: (change) => {
           if (change.path === REREAD_ALL.path) return catchUp(); // the server may have missed changes

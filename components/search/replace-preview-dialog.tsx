@@ -6,6 +6,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { Dialog } from "@/components/ui/dialog";
 import { errorMessage } from "@/components/ui/error-message";
 import type { FindQueryInput, MatchRef } from "@/lib/search-schemas";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 type Props = {
   projectId: string;
@@ -22,7 +23,7 @@ export function ReplacePreviewDialog({ projectId, query, replacement, path, matc
   const trpc = useTRPC();
   const preview = useQuery(
     trpc.search.previewReplace.queryOptions(
-      { projectId, query, replacement, path, matches },
+      { projectId, ...useTreeInput(), query, replacement, path, matches },
       { gcTime: 0, staleTime: 0 },
     ),
   );

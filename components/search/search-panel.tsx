@@ -12,6 +12,7 @@ import { errorMessage } from "@/components/ui/error-message";
 import { CollapseIcon, EyeIcon } from "@/components/ui/icons";
 import { matcherFor } from "@/lib/search-replace";
 import type { FileMatches, FindQueryInput, MatchRef, ReplaceFileResult } from "@/lib/search-schemas";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 export type SearchPanelHandle = { focus(replace: boolean): void };
 
@@ -25,6 +26,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   ref,
 ) {
   const trpc = useTRPC();
+  const tree = useTreeInput();
   const tabs = useOpenTabs();
   const { state, run, cancel, clear } = useFind(projectId);
   const [pattern, setPattern] = useState("");
@@ -116,7 +118,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
     const chosen = files.map((f) => ({ path: f.path, matches: keptMatches(f) })).filter((f) => f.matches.length > 0);
     if (!searched.current || chosen.length === 0) return;
     setOutcome(null);
-    replace.mutate({ projectId, query: searched.current, replacement, files: chosen });
+    replace.mutate({ projectId, ...tree, query: searched.current, replacement, files: chosen });
   };
 
   const visibleMatches = state.files.reduce((n, f) => n + keptMatches(f).length, 0);

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { FileMatches, FindQueryInput } from "@/lib/search-schemas";
 import { useTRPCClient } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 export type FindState = {
   status: "idle" | "searching" | "done" | "cancelled" | "error";
@@ -22,6 +23,7 @@ const IDLE: FindState = { status: "idle", files: [], matches: 0, limitHit: false
  */
 export function useFind(projectId: string) {
   const client = useTRPCClient();
+  const tree = useTreeInput();
   const [state, setState] = useState<FindState>(IDLE);
   const running = useRef<{ unsubscribe(): void } | null>(null);
 
@@ -50,7 +52,7 @@ export function useFind(projectId: string) {
         stop();
       };
       const subscription = client.search.find.subscribe(
-        { projectId, ...query },
+        { projectId, ...tree, ...query },
         {
           onData: (event) => {
             if (event.type === "files") {

@@ -9,6 +9,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
 import { PlusIcon } from "@/components/ui/icons";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 const TerminalView = dynamic(() => import("@/components/terminal/terminal-view").then((m) => m.TerminalView), {
   ssr: false,
@@ -45,6 +46,7 @@ export function TerminalPanel({
   header: ReactNode;
 }) {
   const trpc = useTRPC();
+  const tree = useTreeInput();
   const queryClient = useQueryClient();
   // Polled: who may type changes when a terminal's owner grants input.
   const terminals = useQuery(trpc.terminal.list.queryOptions({ projectId }, { refetchInterval: 3_000 }));
@@ -106,7 +108,9 @@ export function TerminalPanel({
   };
 
   useCommands([
-    ...(canWrite ? [{ id: "terminal-new", label: "New terminal", run: () => create.mutate({ projectId }) }] : []),
+    ...(canWrite
+      ? [{ id: "terminal-new", label: "New terminal", run: () => create.mutate({ projectId, ...tree }) }]
+      : []),
     ...(active
       ? [
           { id: "terminal-focus", label: "Focus terminal", run: focusTerminal, takesFocus: true },
@@ -155,7 +159,7 @@ export function TerminalPanel({
             title="New Terminal"
             aria-label="New Terminal"
             disabled={create.isPending}
-            onClick={() => create.mutate({ projectId })}
+            onClick={() => create.mutate({ projectId, ...tree })}
             data-testid="terminal-new"
           >
             <PlusIcon />
@@ -189,7 +193,7 @@ export function TerminalPanel({
             <button
               type="button"
               className="btn btn-primary"
-              onClick={() => create.mutate({ projectId })}
+              onClick={() => create.mutate({ projectId, ...tree })}
               disabled={create.isPending}
               data-testid="terminal-ended-new"
             >
@@ -214,7 +218,7 @@ export function TerminalPanel({
             <button
               type="button"
               className="btn"
-              onClick={() => create.mutate({ projectId })}
+              onClick={() => create.mutate({ projectId, ...tree })}
               disabled={create.isPending}
               data-testid="terminal-open"
             >
