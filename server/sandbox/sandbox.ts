@@ -155,7 +155,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
         const identity = sandboxIdentity(host, options.workspaceRoot);
         const hold =
           projectId && budget && host.mode === "bwrap"
-            ? budget.hold(projectId, options.workspaceRoot, identity)
+            ? budget.hold(projectId, host.trees?.mainOf(options.workspaceRoot) ?? options.workspaceRoot, identity)
             : undefined;
         const egress = client ?? listener;
         return {
