@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -135,6 +135,13 @@ beforeAll(async () => {
         },
         { match: "answered: yes", text: "Proceeding." },
         { match: "Left unanswered", text: "Answered after the restart." },
+        {
+          match: "Work on the branch",
+          toolCalls: [
+            { id: "call_branch", name: "write_file", arguments: { path: "branch.txt", content: "on the branch\n" } },
+          ],
+        },
+        { match: "branch.txt", text: "Written on the branch." },
       ],
     },
   });
@@ -243,6 +250,48 @@ describe("kill -9 and restart", () => {
     const result = log.events.find((e) => e.type === "tool_result");
     expect(result?.type === "tool_result" && result.payload.llm).toBe("Kim answered: yes");
     expect(foldTranscript(log.events).items.at(-1)).toMatchObject({ kind: "assistant", text: "Proceeding." });
+    c.close();
+  }, 300_000);
+
+  it("keeps a branch session's worktree and its waiting turn across a restart; the turn finishes in the worktree", async () => {
+    let c = clients();
+    const project = await c.trpc.project.create.mutate({ name: "Branches" });
+    const main = path.join(dataDir, "workspaces", project.id);
+    await fs.writeFile(path.join(main, "README.md"), "main\n");
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "safe.directory=*", "-c", "user.name=K", "-c", "user.email=k@example.com", ...args], {
+        cwd: main,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+      });
+    git("init", "-q", "-b", "main");
+    git("add", ".");
+    git("commit", "-qm", "first");
+    const session = await c.trpc.tree.startSession.mutate({ projectId: project.id, title: "Branch work" });
+    await c.trpc.session.send.mutate({ sessionId: session.id, text: "Work on the branch" });
+    await until(
+      async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval",
+      "the approval of the write",
+    );
+
+    await kill9();
+    c.close();
+    await boot();
+    c = clients();
+
+    const [tree] = await c.trpc.tree.list.query({ projectId: project.id });
+    expect(tree).toMatchObject({ sessionId: session.id, branch: "tandem/branch-work", state: "open" });
+    const waiting = await c.trpc.session.get.query({ sessionId: session.id });
+    expect(waiting.status).toBe("waiting_approval");
+    await c.trpc.approval.respond.mutate({ approvalId: waiting.pendingApprovals[0]!.id, decision: "approve" });
+    await until(
+      async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "idle",
+      "the turn to finish",
+    );
+    const worktree = path.join(dataDir, "worktrees", project.id, session.id);
+    expect(await fs.readFile(path.join(worktree, "branch.txt"), "utf8")).toBe("on the branch\n");
+    expect(existsSync(path.join(main, "branch.txt"))).toBe(false);
+    const read = await c.trpc.fs.read.query({ projectId: project.id, tree: session.id, path: "branch.txt" });
+    expect(read.content).toBe("on the branch\n");
     c.close();
   }, 300_000);
 

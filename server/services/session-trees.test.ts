@@ -62,10 +62,14 @@ describe("sessions on branches of their own", () => {
     expect(options).toMatchObject({ repository: true, current: "main", branches: ["main"] });
   });
 
-  it("edit the same file at once, each in its own tree, and merge: a fast-forward, then a conflict", async () => {
+  it("edit the same file at once, each in its own tree, and merge: a fast-forward, then a conflict", {
+    timeout: 120_000,
+  }, async () => {
     const alpha = await h.caller.tree.startSession({ projectId: h.project.id, title: "Alpha" });
     const beta = await h.caller.tree.startSession({ projectId: h.project.id, title: "Beta", branch: "tandem/second" });
-    const trees = await h.caller.tree.list({ projectId: h.project.id });
+    const trees = (await h.caller.tree.list({ projectId: h.project.id })).filter((t) =>
+      [alpha.id, beta.id].includes(t.sessionId),
+    );
     expect(trees.map((t) => t.branch).sort()).toEqual(["tandem/alpha", "tandem/second"]);
     expect(trees.every((t) => t.baseRef === "main" && t.state === "open" && (t.sizeBytes ?? 0) > 0)).toBe(true);
 
@@ -132,11 +136,25 @@ describe("sessions on branches of their own", () => {
     expect(git(main, "worktree", "list")).not.toContain(gamma.id);
     expect((await h.caller.session.get({ sessionId: gamma.id })).id).toBe(gamma.id);
     await expect(h.caller.tree.merge({ sessionId: gamma.id })).rejects.toThrow(/was discarded/);
+    await expect(h.caller.fs.read({ projectId: h.project.id, tree: gamma.id, path: "greeting.txt" })).rejects.toThrow(
+      /no such tree/,
+    );
+
+    // Deleting a branch session takes its worktree and branch with it.
+    const delta = await h.caller.tree.startSession({ projectId: h.project.id, title: "Delta" });
+    const deltaRoot = h.env.services.files.treePath({ projectId: h.project.id, treeId: delta.id });
+    expect((await h.caller.fs.read({ projectId: h.project.id, tree: delta.id, path: "greeting.txt" })).content).toMatch(
+      /^hello/,
+    );
+    await h.caller.session.delete({ sessionId: delta.id });
+    expect(existsSync(deltaRoot)).toBe(false);
+    expect(git(main, "branch", "--list", "tandem/delta")).toBe("");
   });
 
   it("refuses a branch that exists, a base that does not, and a project without a repository", async () => {
+    await h.caller.tree.startSession({ projectId: h.project.id, title: "Twice" });
     await expect(
-      h.caller.tree.startSession({ projectId: h.project.id, title: "x", branch: "tandem/alpha" }),
+      h.caller.tree.startSession({ projectId: h.project.id, title: "x", branch: "tandem/twice" }),
     ).rejects.toThrow(/exists already/);
     await expect(h.caller.tree.startSession({ projectId: h.project.id, base: "nope" })).rejects.toThrow(
       /no branch or commit 'nope'/,

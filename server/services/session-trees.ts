@@ -172,6 +172,15 @@ export function createSessionTrees(deps: TreeDeps) {
       return { branch: tree.branch, commits, uncommittedFiles: files.length, merged: tree.state === "merged" };
     },
 
+    /** Before a session is deleted: its own worktree and branch go with it (a sub-agent's parent keeps its). */
+    async removeWith(session: { id: string; treeId: string | null }): Promise<void> {
+      if (session.treeId !== session.id) return;
+      const tree = await findSessionTree(db, session.id);
+      if (!tree || tree.state === "discarded") return;
+      await deps.agent.release(session.id);
+      await this.discard(session.id);
+    },
+
     /** Removes the worktree and its branch; the session and its log stay. */
     async discard(sessionId: string): Promise<void> {
       const { tree, session } = await openTree(sessionId);

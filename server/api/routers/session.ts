@@ -29,6 +29,7 @@ import { committedEvents } from "@/lib/session-events";
 import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, imageHashSchema, looksLike } from "@/lib/images";
 import { findSessionImage, storeSessionImage } from "@/server/db/repositories/session-images";
 import { AgentRuntimeError } from "@/server/agent/runtime";
+import { gitCall } from "@/server/api/routers/git";
 
 // Agent sessions. The access tiers (server/api/trpc.ts, decided in server/api/access.ts): members
 // read, writers change, collaborators send; watching (get, events, presence) is also open to the
@@ -142,6 +143,7 @@ export const sessionRouter = router({
   ),
 
   delete: sessionMutationProcedure.mutation(async ({ ctx }) => {
+    await gitCall(() => ctx.services.trees.removeWith(ctx.session));
     await ctx.services.agent.deleteSession(ctx.session.id);
     ctx.services.accessChanges.publish({ kind: "session", sessionId: ctx.session.id });
     return { id: ctx.session.id };
