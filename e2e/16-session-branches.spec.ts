@@ -31,8 +31,9 @@ test("a session on its own branch, its tree in the IDE, merged into main", async
   await ide.typeInEditor('export const greeting = "hello";');
   await ide.save();
   const scm = new SourceControlPage(page);
-  await scm.show();
+  await page.getByTestId("side-tab-scm").click();
   await page.getByTestId("scm-init").click();
+  await expect(page.getByTestId("source-control")).toBeVisible();
   await scm.stage("app.ts");
   await scm.commit("first");
   await scm.showExplorer();
@@ -55,7 +56,9 @@ test("a session on its own branch, its tree in the IDE, merged into main", async
   await expect(ide.treeItem("shout.ts")).toHaveCount(0);
   const switcher = page.getByTestId("tree-switcher");
   await expect(switcher.locator("option", { hasText: "tandem/shout" })).toHaveText(/tandem\/shout · /);
-  await switcher.selectOption({ label: (await switcher.locator("option", { hasText: "tandem/shout" }).textContent())! });
+  await switcher.selectOption({
+    label: (await switcher.locator("option", { hasText: "tandem/shout" }).textContent())!,
+  });
   await expect(page).toHaveURL(/[?&]tree=[0-9a-f-]{36}/);
   await expect(ide.treeItem("shout.ts")).toBeVisible();
   await ide.openFile("shout.ts");

@@ -28,6 +28,8 @@ function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, re
     void queryClient.invalidateQueries(trpc.git.branches.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.diff.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.remote.queryFilter({ projectId }));
+    // What New session offers (a branch of its own needs a repository with a commit) follows too.
+    void queryClient.invalidateQueries(trpc.tree.options.queryFilter({ projectId }));
   }, [queryClient, trpc, projectId]);
 
   const decorations = useMemo(() => {
