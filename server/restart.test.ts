@@ -291,7 +291,7 @@ describe("kill -9 and restart", () => {
     expect(await fs.readFile(path.join(worktree, "branch.txt"), "utf8")).toBe("on the branch\n");
     expect(existsSync(path.join(main, "branch.txt"))).toBe(false);
     const read = await c.trpc.fs.read.query({ projectId: project.id, tree: session.id, path: "branch.txt" });
-    expect(read.content).toBe("on the branch\n");
+    expect(read).toMatchObject({ kind: "text", content: "on the branch\n" });
     c.close();
   }, 300_000);
 

@@ -182,7 +182,7 @@ const rules: Record<string, Rule> = {
   "git.finishMerge": "project-write",
   "tree.options": "project-read",
   "tree.list": "project-read",
-  "tree.startSession": "project-write",
+  "tree.startSession": "project-run",
   "tree.ofSession": "session-view",
   "tree.discardPreview": "session-read",
   "tree.discard": "session-write",

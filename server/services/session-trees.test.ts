@@ -143,9 +143,9 @@ describe("sessions on branches of their own", () => {
     // Deleting a branch session takes its worktree and branch with it.
     const delta = await h.caller.tree.startSession({ projectId: h.project.id, title: "Delta" });
     const deltaRoot = h.env.services.files.treePath({ projectId: h.project.id, treeId: delta.id });
-    expect((await h.caller.fs.read({ projectId: h.project.id, tree: delta.id, path: "greeting.txt" })).content).toMatch(
-      /^hello/,
-    );
+    expect(await h.caller.fs.read({ projectId: h.project.id, tree: delta.id, path: "greeting.txt" })).toMatchObject({
+      content: expect.stringMatching(/^hello/),
+    });
     await h.caller.session.delete({ sessionId: delta.id });
     expect(existsSync(deltaRoot)).toBe(false);
     expect(git(main, "branch", "--list", "tandem/delta")).toBe("");

@@ -3,8 +3,8 @@ import { branchName } from "@/lib/git-schemas";
 import { gitCall } from "@/server/api/routers/git";
 import { runtimeCall } from "@/server/api/routers/session";
 import {
-  projectMutationProcedure,
   projectProcedure,
+  projectRunProcedure,
   router,
   sessionMutationProcedure,
   sessionProcedure,
@@ -13,8 +13,8 @@ import {
 
 // Sessions on branches of their own (docs/git.md): what "New session" offers, starting one,
 // the project's trees, and finishing one (merge into its base, or discard). Reading needs the
-// right to read the project; starting, merging and discarding, the right to write in it (as for
-// Source Control's commits and merges).
+// right to read the project; starting one, the right to start sessions (as session.create); merging
+// and discarding, the right to write in it (as for Source Control's commits and merges).
 
 const person = (user: { id: string; name: string; email: string }) => ({
   id: user.id,
@@ -30,7 +30,7 @@ export const treeRouter = router({
   list: projectProcedure.query(({ ctx }) => ctx.services.trees.list(ctx.project.id)),
 
   /** A new session on a new branch (default tandem/<title>) from `base` (default: the main tree's branch). */
-  startSession: projectMutationProcedure
+  startSession: projectRunProcedure
     .input(
       z.object({
         title: z.string().trim().max(200).optional(),
