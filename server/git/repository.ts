@@ -12,11 +12,14 @@ export type Side = "worktree" | "index";
 const LOG_FORMAT = "%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%b%x1e";
 
 /**
- * The local git operations on one tree; every command runs in the project's sandbox. `gitDir`: a
- * session's worktree keeps its HEAD and merge state in the main repository's .git/worktrees/<name>
- * (a path the server chose: the worktree's own .git file is the project's to change).
+ * The local git operations on one tree; every command runs in the project's sandbox. A session's
+ * worktree keeps its HEAD and merge state in the main repository's .git/worktrees/<its folder's
+ * name> (worktree.ts): found by where the server put the trees (server/sandbox/tree-roots.ts),
+ * never by the worktree's own .git file, which is the project's to change.
  */
-export function gitRepository(sandbox: GitSandbox, root: string, gitDir = path.join(root, ".git")) {
+export function gitRepository(sandbox: GitSandbox, root: string) {
+  const main = sandbox.host.trees?.mainOf(root);
+  const gitDir = main ? path.join(main, ".git", "worktrees", path.basename(root)) : path.join(root, ".git");
   const git = (args: string[], options: { input?: string; okCodes?: number[]; hooks?: boolean } = {}) =>
     runGit(sandbox, args, { root, ...options });
   const exists = (p: string) =>

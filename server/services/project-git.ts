@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { Db } from "@/server/db/client";
 import { listSessions } from "@/server/db/repositories/sessions";
 import {
@@ -73,15 +72,8 @@ export function createProjectGit(deps: GitDeps) {
     void tail.then(() => queues.get(projectId) === tail && queues.delete(projectId));
     return run;
   };
-  // A session's worktree is named after its folder, the session's id, in the main repository (worktree.ts).
   const repo = (projectId: string, treeId: string | null = null) =>
-    treeId
-      ? gitRepository(
-          deps.sandbox,
-          deps.files.treePath({ projectId, treeId }),
-          path.join(deps.files.pathOf(projectId), ".git", "worktrees", treeId),
-        )
-      : gitRepository(deps.sandbox, deps.files.pathOf(projectId));
+    gitRepository(deps.sandbox, deps.files.treePath({ projectId, treeId }));
   const author = (person: GitPerson): Author => ({ name: person.name, email: person.email });
 
   /**

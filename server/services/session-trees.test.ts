@@ -100,6 +100,11 @@ describe("sessions on branches of their own", () => {
     expect(existsSync(path.join(main, "alpha.md"))).toBe(false);
     expect(git(main, "status", "--porcelain")).toBe("");
 
+    // Source Control's procedures read the tree they are given.
+    const alphaStatus = await h.caller.git.status({ projectId: h.project.id, tree: alpha.id });
+    expect(alphaStatus).toMatchObject({ repository: true, branch: "tandem/alpha" });
+    expect(alphaStatus.repository && alphaStatus.changed.map((f) => f.path)).toEqual(["greeting.txt"]);
+
     // Each turn's review diffs its own tree's checkpoint.
     const review = await h.caller.review.changes({ sessionId: alpha.id });
     expect(review.files.map((f) => f.path).sort()).toEqual(["alpha.md", "greeting.txt"]);
