@@ -1,7 +1,7 @@
 import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
-import { mergeText } from "@/components/editor/merge";
+import { mergeText } from "@/lib/text-merge";
 
 // The open files' contents and how they follow the disk: what was last read from or written to
 // disk, whether the buffer differs from it (dirty), saving, and a conflict with the disk (the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeText } from "./merge";
+import { mergeText } from "./text-merge";
 
 const BASE = [
   "import a from 'a';",
