@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeText } from "./text-merge";
+import { applyTextEdits, mergeText, textEdits } from "./text-merge";
 
 const BASE = [
   "import a from 'a';",
@@ -52,5 +52,32 @@ describe("mergeText", () => {
       text: "ONE\r\ntwo\r\nTHREE\r\n",
       conflicts: 0,
     });
+  });
+});
+
+describe("textEdits", () => {
+  const cases: Array<[string, string]> = [
+    ["a\nb\nc", "a\nB\nc"],
+    ["a\nb\nc", "a\nb\nc\nd"],
+    ["a\nb\nc\n", "a\nb\nc\nd\n"],
+    ["a\nb\nc", "x\na\nb\nc"],
+    ["a\nb\nc", "a\nc"],
+    ["a\nb\nc", "c"],
+    ["", "hello\nworld"],
+    ["hello\nworld", ""],
+    ["one line", "one longer line"],
+    ["a\nb\nc\nd\ne", "A\nb\nc\nd\nE"],
+    ["a\n", "a"],
+    ["a", "a\n"],
+    ["x\ny", "x\ny\n\n"],
+  ];
+  it.each(cases)("turns %j into %j", (from, to) => {
+    expect(applyTextEdits(from, textEdits(from, to))).toBe(to);
+  });
+
+  it("leaves the text between two changes alone", () => {
+    const edits = textEdits("first\nmiddle\nlast", "FIRST\nmiddle\nLAST");
+    expect(edits.length).toBe(2);
+    expect(edits.every((edit) => !edit.insert.includes("middle"))).toBe(true);
   });
 });

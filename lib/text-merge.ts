@@ -1,7 +1,6 @@
-import { diff3Merge } from "node-diff3";
+import { diff3Merge, diffIndices } from "node-diff3";
 
-const MINE_LABEL = "your unsaved changes";
-const THEIRS_LABEL = "on disk";
+const LABELS = { mine: "your unsaved changes", theirs: "on disk" };
 
 /**
  * A three-way merge by lines (node-diff3) of what the buffer was loaded from (`base`), the buffer
@@ -9,7 +8,12 @@ const THEIRS_LABEL = "on disk";
  * where both sides changed the same lines, both versions stay between git-style markers for the
  * person to resolve. Line endings travel with their lines.
  */
-export function mergeText(base: string, mine: string, theirs: string): { text: string; conflicts: number } {
+export function mergeText(
+  base: string,
+  mine: string,
+  theirs: string,
+  labels: { mine: string; theirs: string } = LABELS,
+): { text: string; conflicts: number } {
   const lines = (text: string) => text.split("\n");
   const out: string[] = [];
   let conflicts = 0;
@@ -18,13 +22,58 @@ export function mergeText(base: string, mine: string, theirs: string): { text: s
     else if (region.conflict) {
       conflicts++;
       out.push(
-        `<<<<<<< ${MINE_LABEL}`,
+        `<<<<<<< ${labels.mine}`,
         ...region.conflict.a,
         "=======",
         ...region.conflict.b,
-        `>>>>>>> ${THEIRS_LABEL}`,
+        `>>>>>>> ${labels.theirs}`,
       );
     }
   }
   return { text: out.join("\n"), conflicts };
+}
+
+/** One replacement in a text: `remove` characters at `at` give way to `insert`. */
+export type TextEdit = { at: number; remove: number; insert: string };
+
+/**
+ * The edits that turn `from` into `to`, as small as a line diff narrowed to the characters that
+ * differ, in ascending order and in `from`'s offsets (apply them last to first). Text between two
+ * edits is never touched, so someone typing there meanwhile keeps what they typed.
+ */
+export function textEdits(from: string, to: string): TextEdit[] {
+  if (from === to) return [];
+  // Lines keep their "\n", so offsets add up exactly and a missing final newline is just a change.
+  const lines = (text: string) => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const a = lines(from);
+  const starts = [0];
+  for (const line of a) starts.push(starts[starts.length - 1] + line.length);
+  const edits: TextEdit[] = [];
+  for (const hunk of diffIndices(a, lines(to))) {
+    const [line, count] = hunk.buffer1;
+    const removed = hunk.buffer1Content.join("");
+    const inserted = hunk.buffer2Content.join("");
+    let prefix = 0;
+    while (prefix < removed.length && prefix < inserted.length && removed[prefix] === inserted[prefix]) prefix++;
+    let suffix = 0;
+    while (
+      suffix < removed.length - prefix &&
+      suffix < inserted.length - prefix &&
+      removed[removed.length - 1 - suffix] === inserted[inserted.length - 1 - suffix]
+    )
+      suffix++;
+    edits.push({
+      at: starts[line] + prefix,
+      remove: starts[line + count] - starts[line] - prefix - suffix,
+      insert: inserted.slice(prefix, inserted.length - suffix),
+    });
+  }
+  return edits;
+}
+
+/** `text` with `edits` (from textEdits) applied. */
+export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
+  let out = text;
+  for (const edit of [...edits].reverse()) out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at + edit.remove);
+  return out;
 }

@@ -40,6 +40,7 @@ import { createModelThread } from "@/server/agent/model-thread/model-thread";
 import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/api/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
+import { createLiveDocs } from "@/server/live-docs/live-docs";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
@@ -154,6 +155,7 @@ export async function createServices(
   const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
+  const liveDocs = createLiveDocs();
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
   const extensions = createExtensions({
     config,
@@ -204,6 +206,7 @@ export async function createServices(
   // A project this instance no longer holds (another took it, or it was deleted): its terminals and MCP connections stop here.
   const dropLiveResources = (projectId: string) => {
     terminals.closeProject(projectId);
+    liveDocs.closeProject(projectId);
     void extensions.projectTools
       .close(projectId)
       .catch((error: unknown) =>
@@ -253,6 +256,7 @@ export async function createServices(
     network,
     previews: createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret),
     language,
+    liveDocs,
     git,
     gitCipher,
     trees,
@@ -274,6 +278,7 @@ export async function createServices(
       await agent.dispose();
       await modelThread?.close();
       terminals.disposeAll();
+      liveDocs.dispose();
       await language.dispose();
       await sandbox.networks?.close();
       await buses.close();

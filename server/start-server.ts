@@ -18,6 +18,10 @@ import { warmUp } from "@/server/http/warm-up";
 import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
+import { LIVE_DOC_WS_PATH, LiveDocCloseCode, MAX_LIVE_FRAME_BYTES, colorOf } from "@/lib/live-doc-protocol";
+import { NotLiveError } from "@/server/live-docs/live-docs";
+import { serveLiveDoc } from "@/server/live-docs/live-doc-socket";
+import { isWorkspaceError } from "@/server/workspace";
 import { specForServer } from "@/server/language/registry";
 import {
   createWorkspaceForwarding,
@@ -156,6 +160,7 @@ export async function startServer(
   });
   const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
   const languageWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LANGUAGE_FRAME_BYTES });
+  const liveWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LIVE_FRAME_BYTES });
 
   server.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", "http://local");
@@ -163,7 +168,12 @@ export async function startServer(
       socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     let arrival: Arrival = { kind: "direct" };
-    if (url.pathname === "/api/trpc/ws" || url.pathname === TERMINAL_WS_PATH || url.pathname === LANGUAGE_WS_PATH) {
+    if (
+      url.pathname === "/api/trpc/ws" ||
+      url.pathname === TERMINAL_WS_PATH ||
+      url.pathname === LANGUAGE_WS_PATH ||
+      url.pathname === LIVE_DOC_WS_PATH
+    ) {
       if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
       arrival = arrive(req);
       if (refused(arrival)) return refuse(403, "Forbidden");
@@ -187,6 +197,13 @@ export async function startServer(
     if (url.pathname === LANGUAGE_WS_PATH) {
       void upgradeLanguage(services, owner, languageWss, req, socket, head, url).catch((error) => {
         console.error("language upgrade:", error);
+        refuse(500, "Internal Server Error");
+      });
+      return;
+    }
+    if (url.pathname === LIVE_DOC_WS_PATH) {
+      void upgradeLiveDoc(services, owner, liveWss, req, socket, head, url).catch((error) => {
+        console.error("live document upgrade:", error);
         refuse(500, "Internal Server Error");
       });
       return;
@@ -217,8 +234,10 @@ export async function startServer(
     async close() {
       forwarding?.close();
       wsHandler.broadcastReconnectNotification();
-      for (const client of [...trpcWss.clients, ...terminalWss.clients, ...languageWss.clients]) client.terminate();
+      for (const client of [...trpcWss.clients, ...terminalWss.clients, ...languageWss.clients, ...liveWss.clients])
+        client.terminate();
       trpcWss.close();
+      liveWss.close();
       terminalWss.close();
       languageWss.close();
       server.closeAllConnections();
@@ -380,6 +399,61 @@ async function upgradeLanguage(
   wss.handleUpgrade(req, socket, head, (ws) => {
     followAccess(services, caller, found.project.id, ws, (now) => (role = now));
     handleLanguageSocket(ws, hub, { root: workspace.root, canWrite });
+  });
+}
+
+/**
+ * A live document socket is checked like a language socket: signed in, a member with read rights
+ * (viewers watch; members and owners write, asked again for every edit), forwarded to the
+ * project's holder in a cluster. The path is resolved by the server's workspace; a file that is
+ * not shared live is told so in the close reason, and the editor opens it the old way.
+ */
+async function upgradeLiveDoc(
+  services: Services,
+  /** Set when the socket may still go to the project's holder. */
+  route: { forwarding: WorkspaceForwarding; arrival: Arrival } | null,
+  wss: WebSocketServer,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  url: URL,
+) {
+  const allowed = await projectSocketCaller(services, req, socket, url);
+  if (!allowed) return;
+  const { caller, user, found } = allowed;
+  if (route && (await route.forwarding.forwardUpgrade(req, socket, head, found.project.id, route.arrival))) return;
+  const projectId = found.project.id;
+  const workspace = await services.files.open(projectId);
+  const opened = await services.liveDocs
+    .open(projectId, workspace, url.searchParams.get("path") ?? "")
+    .catch((error: unknown) => {
+      if (error instanceof NotLiveError || isWorkspaceError(error)) return { refusal: error.message };
+      throw error;
+    });
+  let role = found.role;
+  const writer = WRITE_ROLES.includes(role);
+  const canWrite = () => WRITE_ROLES.includes(role);
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    if ("refusal" in opened) return ws.close(LiveDocCloseCode.notLive, opened.refusal.slice(0, 120));
+    const stopClosed = services.liveDocs.onClosed(projectId, () =>
+      ws.close(LiveDocCloseCode.reconnect, "The document moved; reconnecting."),
+    );
+    followAccess(services, caller, projectId, ws, (now) => {
+      role = now;
+      // A writer downgraded reconnects once its new role is settled, so its editor turns read-only.
+      if (writer && !WRITE_ROLES.includes(now))
+        setTimeout(() => {
+          if (!canWrite()) ws.close(LiveDocCloseCode.reconnect, "Your role changed; reconnecting.");
+        }, 1_000).unref();
+    });
+    serveLiveDoc(ws, opened.doc, {
+      who: { name: user.name, color: colorOf(user.id) },
+      canWrite,
+      onClose: () => {
+        stopClosed();
+        opened.leave();
+      },
+    });
   });
 }
 

@@ -4,6 +4,7 @@ import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
 import type { LoginCache } from "@/server/auth/login-cache";
 import type { LanguageServers } from "@/server/language/language-servers";
+import type { LiveDocs } from "@/server/live-docs/live-docs";
 import type { Config } from "@/server/env";
 import type { Db } from "@/server/db/client";
 import {
@@ -54,6 +55,8 @@ export type Services = {
   terminals: TerminalService;
   /** Each project's language servers, shared by editors (the language socket) and the agent. */
   language: LanguageServers;
+  /** The files open live in this instance's projects: shared Yjs documents (the live document socket). */
+  liveDocs: LiveDocs;
   /** The agent runtime (sessions, turns, approvals, live streams) and the model registry. */
   agent: AgentRuntime;
   models: ModelRegistry;

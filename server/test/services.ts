@@ -34,6 +34,7 @@ import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
+import { createLiveDocs } from "@/server/live-docs/live-docs";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
@@ -122,6 +123,7 @@ export async function createTestServices(
   });
   const terminals = createTerminalService({ sandbox });
   const language = createLanguageServers({ sandbox });
+  const liveDocs = createLiveDocs();
   const files = createProjectFiles(dataDir, config.importRoots, diskBudget);
   if (options.modelBaseUrl) {
     config.models = {
@@ -210,6 +212,7 @@ export async function createTestServices(
     files,
     terminals,
     language,
+    liveDocs,
     agent,
     models,
     checkpoints,
@@ -247,6 +250,7 @@ export async function createTestServices(
       await agent.dispose();
       await modelThread?.close();
       terminals.disposeAll();
+      liveDocs.dispose();
       await language.dispose();
       await services.limits.close();
       await database.drop();

@@ -1,0 +1,270 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs/promises";
+import path from "node:path";
+import WebSocket from "ws";
+import * as Y from "yjs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory } from "@/server/api/trpc";
+import { findUser } from "@/server/db/repositories/users";
+import { addMember, createTeam } from "@/server/db/repositories/teams";
+import { setSetting } from "@/server/db/repositories/settings";
+import { startServer, type RunningServer } from "@/server/start-server";
+import { createTestServices, signUpPerson } from "@/server/test/services";
+import { until } from "@/server/test/until";
+import { LiveDocConnection, type LiveDocEnd, type SocketLike } from "@/lib/live-doc-connection";
+import { LIVE_DOC_MAX_BYTES, liveDocSocketUrl, LiveMessage } from "@/lib/live-doc-protocol";
+import type { Workspace } from "@/server/workspace";
+
+// Live documents through a real server and the real client (lib/live-doc-connection.ts over the
+// `ws` package): people typing at once, saving, changes on disk merged in, and attacks on the socket.
+
+let env: Awaited<ReturnType<typeof createTestServices>>;
+let server: RunningServer;
+let projectId: string;
+let teamId: string;
+let workspace: Workspace;
+const people: Record<string, { cookie: string; id: string }> = {};
+const open: LiveDocConnection[] = [];
+const callerFor = createCallerFactory(appRouter);
+let ownerCaller: ReturnType<typeof callerFor>;
+
+function socketFor(cookie: string) {
+  return (url: string) => new WebSocket(url, { headers: { cookie, origin: server.url } }) as unknown as SocketLike;
+}
+
+function connect(who: string, file: string) {
+  const url = liveDocSocketUrl({ protocol: "http:", host: new URL(server.url).host }, projectId, file);
+  const connection = new LiveDocConnection(url, socketFor(people[who].cookie));
+  const ended = new Promise<LiveDocEnd>((resolve) => connection.onEnd(resolve));
+  open.push(connection);
+  return { connection, ended };
+}
+
+async function connected(who: string, file: string) {
+  const { connection } = connect(who, file);
+  await until(() => connection.connected, `${who} connected to ${file}`, 10_000);
+  return connection;
+}
+
+/** Types `text` at `at` as a person's editor would: one transaction per character. */
+function type(connection: LiveDocConnection, at: number, text: string) {
+  for (let i = 0; i < text.length; i++) connection.text.insert(at + i, text[i]);
+}
+
+const disk = (file: string) => fs.readFile(path.join(workspace.root, file), "utf8");
+
+beforeAll(async () => {
+  env = await createTestServices();
+  const services = { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } };
+  server = await startServer(services, { dir: process.cwd(), pages: false });
+  people.owner = await signUpPerson(env.services, "Olive");
+  await setSetting(env.services.db, "signupMode", "open");
+  people.member = await signUpPerson(env.services, "Milo");
+  people.viewer = await signUpPerson(env.services, "Vera");
+  people.stranger = await signUpPerson(env.services, "Sam");
+  const db = env.services.db;
+  teamId = (await createTeam(db, { name: "Pair", ownerId: people.owner.id })).id;
+  await addMember(db, teamId, people.member.id, "member");
+  await addMember(db, teamId, people.viewer.id, "viewer");
+  ownerCaller = callerFor(env.context((await findUser(db, people.owner.id))!));
+  projectId = (await ownerCaller.project.create({ name: "Live", teamId })).id;
+  workspace = await env.services.files.open(projectId);
+}, 60_000);
+
+afterEach(() => {
+  for (const connection of open.splice(0)) connection.destroy();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await env?.dispose();
+});
+
+describe("live documents", () => {
+  it("merges two people typing into the same line at once; one save writes it and clears the dirty mark for both", async () => {
+    await workspace.write("same-line.txt", "hello world\n");
+    const a = await connected("owner", "same-line.txt");
+    const b = await connected("member", "same-line.txt");
+    expect(a.text.toString()).toBe("hello world\n");
+    type(a, 5, " AAA");
+    type(b, 11, " BBB");
+    await until(
+      () => a.text.toString() === b.text.toString() && a.text.toString().length === "hello world\n".length + 8,
+      "both copies to hold both people's typing",
+      5_000,
+    );
+    expect(a.text.toString()).toBe("hello AAA world BBB\n");
+    await until(() => !!a.state?.dirty && !!b.state?.dirty, "the shared dirty mark", 5_000);
+
+    await b.save();
+    expect(await disk("same-line.txt")).toBe("hello AAA world BBB\n");
+    await until(() => a.state?.dirty === false && b.state?.dirty === false, "both to see it saved", 5_000);
+    expect(a.state?.version).toBe(b.state?.version);
+  });
+
+  it("merges a change on disk into both open copies without losing what either typed", async () => {
+    await workspace.write("merge.txt", "one\ntwo\nthree\nfour\n");
+    const a = await connected("owner", "merge.txt");
+    const b = await connected("member", "merge.txt");
+    type(a, 0, "A-");
+    type(b, a.text.toString().length, "five\n");
+    await until(() => a.text.toString() === b.text.toString() && b.text.toString().includes("five"), "in sync");
+
+    // A terminal's sed -i: a new file in place of the old one, on a line nobody is typing in.
+    execFileSync("sed", ["-i", "s/three/THREE/", path.join(workspace.root, "merge.txt")]);
+    await until(() => a.text.toString().includes("THREE") && b.text.toString().includes("THREE"), "the disk's change");
+    expect(a.text.toString()).toBe("A-one\ntwo\nTHREE\nfour\nfive\n");
+    expect(b.text.toString()).toBe(a.text.toString());
+    expect(a.state?.dirty).toBe(true);
+
+    // Typing goes on through it, and saving writes what everyone sees.
+    type(b, 0, "B");
+    await until(() => a.text.toString().startsWith("BA-one"), "typing after the merge");
+    await a.save();
+    expect(await disk("merge.txt")).toBe("BA-one\ntwo\nTHREE\nfour\nfive\n");
+  });
+
+  it("keeps both versions between markers when the disk changed a line someone is editing", async () => {
+    await workspace.write("overlap.txt", "keep\nedit me\nkeep\n");
+    const a = await connected("owner", "overlap.txt");
+    type(a, "keep\nedit me".length, " (typed)");
+    await until(() => a.state?.dirty === true, "dirty");
+    await fs.writeFile(path.join(workspace.root, "overlap.txt"), "keep\nedited on disk\nkeep\n");
+    await until(() => a.state?.conflicts === 1, "the overlap flagged");
+    const text = a.text.toString();
+    expect(text).toContain("edit me (typed)");
+    expect(text).toContain("edited on disk");
+    expect(text).toContain("<<<<<<< unsaved live edits");
+  });
+
+  it("saves over a change the watcher has not reported yet by merging it first, never over it", async () => {
+    await workspace.write("race.txt", "a\nb\nc\n");
+    const a = await connected("owner", "race.txt");
+    type(a, 0, "x");
+    await until(() => a.state?.dirty === true, "dirty");
+    // Written through the workspace and saved at once: the save meets the newer version.
+    await workspace.write("race.txt", "a\nb\nC\n");
+    await a.save();
+    expect(await disk("race.txt")).toBe("xa\nb\nC\n");
+  });
+
+  it("undoes only the person's own typing", async () => {
+    await workspace.write("undo.txt", "base\n");
+    const a = await connected("owner", "undo.txt");
+    const b = await connected("member", "undo.txt");
+    const mine = { origin: "a's editor" };
+    const undo = new Y.UndoManager(a.text, { trackedOrigins: new Set([mine]) });
+    a.doc.transact(() => a.text.insert(0, "A1 "), mine);
+    type(b, b.text.length, "B1");
+    await until(() => a.text.toString() === "A1 base\nB1" && b.text.toString() === a.text.toString(), "in sync");
+    undo.undo();
+    await until(() => b.text.toString() === "base\nB1", "a's undo to reach b");
+    expect(a.text.toString()).toBe("base\nB1");
+    undo.destroy();
+  });
+
+  it("shows each person by the name the server knows, whatever the client claims", async () => {
+    await workspace.write("names.txt", "x\n");
+    const a = await connected("owner", "names.txt");
+    const b = await connected("member", "names.txt");
+    a.awareness.setLocalStateField("user", { name: "Milo (not really)", color: "#000" });
+    await until(() => [...b.peers().values()].some((peer) => peer.user.name === "Olive"), "Olive's presence");
+    expect([...b.peers().values()].map((peer) => peer.user.name)).toEqual(["Olive"]);
+  });
+});
+
+describe("live documents as an attacker", () => {
+  it("refuses a viewer's edits on the server and closes the socket", async () => {
+    await workspace.write("viewer.txt", "read me\n");
+    const owner = await connected("owner", "viewer.txt");
+    const viewer = await connected("viewer", "viewer.txt");
+    expect(viewer.state?.readOnly).toBe(true);
+    expect(owner.state?.readOnly).toBe(false);
+
+    // A forged edit straight on the socket, as a hostile client would send it.
+    const url = liveDocSocketUrl({ protocol: "http:", host: new URL(server.url).host }, projectId, "viewer.txt");
+    const raw = new WebSocket(url, { headers: { cookie: people.viewer.cookie, origin: server.url } });
+    const closed = new Promise<number>((resolve) => raw.on("close", (code) => resolve(code)));
+    await new Promise((resolve) => raw.once("message", resolve));
+    const forged = new Y.Doc();
+    forged.getText("content").insert(0, "pwned ");
+    const update = Y.encodeStateAsUpdate(forged);
+    raw.send(new Uint8Array([LiveMessage.sync, 2, ...varUint(update.length), ...update]));
+    expect(await closed).toBe(4400);
+
+    // And the viewer's own client, typing anyway, changes nothing anyone else sees.
+    viewer.text.insert(0, "also pwned ");
+    owner.text.insert(owner.text.length, "owner typed\n");
+    await until(() => owner.text.toString().endsWith("owner typed\n"), "the owner's typing");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(owner.text.toString()).toBe("read me\nowner typed\n");
+    await owner.save();
+    expect(await disk("viewer.txt")).toBe("read me\nowner typed\n");
+  });
+
+  it("does not let a viewer save", async () => {
+    await workspace.write("viewer-save.txt", "v1\n");
+    const owner = await connected("owner", "viewer-save.txt");
+    type(owner, 0, "unsaved ");
+    const url = liveDocSocketUrl({ protocol: "http:", host: new URL(server.url).host }, projectId, "viewer-save.txt");
+    const raw = new WebSocket(url, { headers: { cookie: people.viewer.cookie, origin: server.url } });
+    const closed = new Promise<number>((resolve) => raw.on("close", (code) => resolve(code)));
+    await new Promise((resolve) => raw.once("message", resolve));
+    raw.send(new Uint8Array([LiveMessage.save]));
+    expect(await closed).toBe(4400);
+    expect(await disk("viewer-save.txt")).toBe("v1\n");
+  });
+
+  it("refuses strangers and other origins before upgrading", async () => {
+    const url = liveDocSocketUrl({ protocol: "http:", host: new URL(server.url).host }, projectId, "x.txt");
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(url, { headers });
+        ws.on("open", () => (resolve(101), ws.close()));
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on("error", () => resolve(0));
+      });
+    expect(await status({ origin: server.url })).toBe(401);
+    expect(await status({ origin: server.url, cookie: people.stranger.cookie })).toBe(404);
+    expect(await status({ origin: "https://evil.example.com", cookie: people.owner.cookie })).toBe(403);
+  });
+
+  it("does not make live a FIFO, a link out of the workspace, a binary file or an oversize one", async () => {
+    execFileSync("mkfifo", [path.join(workspace.root, "pipe")]);
+    await fs.symlink("/etc/passwd", path.join(workspace.root, "passwd-link"));
+    await fs.writeFile(path.join(workspace.root, "image.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
+    await fs.writeFile(path.join(workspace.root, "big.txt"), "x".repeat(LIVE_DOC_MAX_BYTES + 1));
+    const before = env.services.liveDocs.size();
+    for (const file of ["pipe", "passwd-link", "image.bin", "big.txt", "../outside.txt", "missing.txt"]) {
+      const { ended } = connect("owner", file);
+      const end = await ended;
+      expect(end.kind, file).toBe("notLive");
+    }
+    expect(env.services.liveDocs.size()).toBe(before);
+  });
+
+  it("closes a removed member's document socket within 2 s", async () => {
+    const person = await signUpPerson(env.services, "Rita");
+    await addMember(env.services.db, teamId, person.id, "member");
+    people.rita = person;
+    await workspace.write("revoke.txt", "x\n");
+    const { connection, ended } = connect("rita", "revoke.txt");
+    await until(() => connection.connected, "connected", 10_000);
+    const removedAt = Date.now();
+    await ownerCaller.team.removeMember({ teamId, userId: person.id });
+    const end = await ended;
+    expect(end.kind).toBe("accessEnded");
+    expect(Date.now() - removedAt).toBeLessThan(2_000);
+  });
+});
+
+function varUint(n: number): number[] {
+  const out: number[] = [];
+  while (n > 127) {
+    out.push((n & 127) | 128);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
