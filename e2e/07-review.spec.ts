@@ -189,7 +189,7 @@ test("review: reject one hunk, accept the rest, restore the turn's checkpoint an
   await page.screenshot({ path: screenshotPath("review-restore-undone") });
 });
 
-test("the agent edits a file someone has open with unsaved changes: a conflict, not an overwrite", async ({
+test("the agent edits a file someone has open with unsaved changes: merged in live, nothing overwritten", async ({
   page,
   ide,
 }) => {
@@ -228,21 +228,13 @@ test("the agent edits a file someone has open with unsaved changes: a conflict, 
   await edit.getByTestId("approve").click();
   await expect(agent.assistantMessages().last()).toContainText("now says Sum", { timeout: 30_000 });
 
-  // The disk has the agent's change; the buffer still has mine; a banner offers the choice.
+  // The agent's edit arrives in the open live document as an edit: my unsaved typing stays, no banner.
   await expect.poll(() => review.readFile("src/format.ts")).toContain("`Sum: ");
-  const banner = page.getByTestId("conflict-banner");
-  await expect(banner).toBeVisible();
-  await expect(banner.getByTestId("conflict-reload")).toBeVisible();
-  await expect(banner.getByTestId("conflict-keep")).toBeVisible();
-  await ide.expectEditorText("// mine, not saved");
-  await banner.getByTestId("conflict-compare").click();
-  await expect(page.getByTestId("diff-editor")).toBeVisible();
-  await page.screenshot({ path: screenshotPath("review-conflict") });
-
-  // Taking the agent's version: the editor shows it, with the changed line marked.
-  await banner.getByTestId("conflict-reload").click();
-  await expect(banner).toHaveCount(0);
   await ide.expectEditorText("`Sum: ");
+  await ide.expectEditorText("// mine, not saved");
+  await expect(page.getByTestId("conflict-banner")).toHaveCount(0);
+  await expect(page.getByTestId("save-state")).toHaveText("Unsaved changes");
   await expect(page.getByTestId("editor")).toHaveAttribute("data-agent-lines", "1");
+  await page.screenshot({ path: screenshotPath("review-live-merge") });
   await expect(review.changesButton()).toHaveText("Changes (1)");
 });

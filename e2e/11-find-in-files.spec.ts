@@ -104,10 +104,14 @@ test("find in files across three files, then replace with a preview, one match e
   // The search runs again: only the excluded match is left.
   await expect(status).toHaveText("1 result in 1 file");
 
-  // The clean editor shows the new text; the one with unsaved typing reports a conflict, as for any save.
+  // Open editors follow: the clean one shows the new text; the one with unsaved typing gets the
+  // replacement merged in as an edit (a live document), the typing kept and still unsaved.
   await ide.expectEditorText('export const a = newName("a")');
   await ide.tab("src/b.ts").click();
-  await expect(page.getByTestId("conflict-banner")).toBeVisible();
+  await ide.expectEditorText('export const b = newName("b")');
+  await ide.expectEditorText("// mine");
+  await expect(page.getByTestId("conflict-banner")).toHaveCount(0);
+  await expect(page.getByTestId("save-state")).toHaveText("Unsaved changes");
 });
 
 test("the palette opens the Search view; a bad regular expression is explained", async ({ page, ide }) => {

@@ -48,6 +48,7 @@ export class LiveDocConnection {
   private stateListeners = new Set<(state: LiveDocState) => void>();
   private resetListeners = new Set<() => void>();
   private endListeners = new Set<(end: LiveDocEnd) => void>();
+  private syncedListeners = new Set<() => void>();
   private saveWaiters: Array<() => void> = [];
   private sawSaving = false;
   /** The current socket has had the server's first state (and this client's sync step 1 went out). */
@@ -77,6 +78,12 @@ export class LiveDocConnection {
   onEnd(listener: (end: LiveDocEnd) => void) {
     this.endListeners.add(listener);
     return () => void this.endListeners.delete(listener);
+  }
+
+  /** The document synced with the server's (on every connection, reconnections included). */
+  onSynced(listener: () => void) {
+    this.syncedListeners.add(listener);
+    return () => void this.syncedListeners.delete(listener);
   }
 
   /** The other people in the document, by awareness client id. */
@@ -190,7 +197,10 @@ export class LiveDocConnection {
       encoding.writeVarUint(encoder, LiveMessage.sync);
       const step = syncProtocol.readSyncMessage(decoder, encoder, this.doc, this);
       if (encoding.length(encoder) > 1 && !this.state?.readOnly) this.send(encoding.toUint8Array(encoder));
-      if (step === syncProtocol.messageYjsSyncStep2) this.connected = true;
+      if (step === syncProtocol.messageYjsSyncStep2) {
+        this.connected = true;
+        for (const listener of [...this.syncedListeners]) listener();
+      }
     } else if (type === LiveMessage.awareness) {
       awarenessProtocol.applyAwarenessUpdate(this.awareness, decoding.readVarUint8Array(decoder), this);
     }

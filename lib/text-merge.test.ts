@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyTextEdits, mergeText, textEdits } from "./text-merge";
+import { applyTextEdits, mergeAsEdits, mergeText, textEdits } from "./text-merge";
 
 const BASE = [
   "import a from 'a';",
@@ -79,5 +79,32 @@ describe("textEdits", () => {
     const edits = textEdits("first\nmiddle\nlast", "FIRST\nmiddle\nLAST");
     expect(edits.length).toBe(2);
     expect(edits.every((edit) => !edit.insert.includes("middle"))).toBe(true);
+  });
+});
+
+describe("mergeAsEdits", () => {
+  const source = `import { oldName } from "./names";\n\nexport const b = oldName("b"); // oldName\n`;
+  const merge = (base: string, mine: string, theirs: string) => {
+    const { edits, conflicts } = mergeAsEdits(base, mine, theirs);
+    return { text: applyTextEdits(mine, edits), conflicts };
+  };
+
+  it("merges typing on the line after a changed one without markers", () => {
+    const theirs = source.replaceAll("oldName", "newName");
+    expect(merge(source, `${source}// mine`, theirs)).toEqual({ text: `${theirs}// mine`, conflicts: 0 });
+  });
+
+  it("merges typing and a change on disk in the same line when they do not touch", () => {
+    expect(merge("hello world\n", "hello there world\n", "hello world!\n")).toEqual({
+      text: "hello there world!\n",
+      conflicts: 0,
+    });
+  });
+
+  it("keeps both versions between markers when the changes overlap", () => {
+    const { text, conflicts } = merge("keep\nedit me\nkeep\n", "keep\nedit you\nkeep\n", "keep\nedited\nkeep\n");
+    expect(conflicts).toBe(1);
+    expect(text).toContain("edit you");
+    expect(text).toContain("edited");
   });
 });

@@ -71,6 +71,37 @@ export function textEdits(from: string, to: string): TextEdit[] {
   return edits;
 }
 
+/**
+ * A change on disk as edits to a buffer that moved on since the disk's last version (`base` ->
+ * `mine`, unsaved typing; `base` -> `theirs`, the disk's change), in `mine`'s offsets: the disk's
+ * edits shifted past the typing before them, so typing on the next line or the same line
+ * elsewhere merges cleanly. Where a change on disk overlaps the typing, the whole file is merged
+ * by lines instead (mergeText), both versions between markers, and `conflicts` counts them.
+ */
+export function mergeAsEdits(
+  base: string,
+  mine: string,
+  theirs: string,
+  labels: { mine: string; theirs: string } = LABELS,
+): { edits: TextEdit[]; conflicts: number } {
+  const local = textEdits(base, mine);
+  const remote = textEdits(base, theirs);
+  const overlaps = (r: TextEdit, l: TextEdit) =>
+    (r.at < l.at + l.remove && l.at < r.at + r.remove) ||
+    (l.remove === 0 && r.at < l.at && l.at < r.at + r.remove) ||
+    (r.remove === 0 && l.at < r.at && r.at < l.at + l.remove);
+  if (remote.some((r) => local.some((l) => overlaps(r, l)))) {
+    const merged = mergeText(base, mine, theirs, labels);
+    return { edits: textEdits(mine, merged.text), conflicts: merged.conflicts };
+  }
+  const edits = remote.map((r) => {
+    let shift = 0;
+    for (const l of local) if (l.at + l.remove <= r.at) shift += l.insert.length - l.remove;
+    return { ...r, at: r.at + shift };
+  });
+  return { edits, conflicts: 0 };
+}
+
 /** `text` with `edits` (from textEdits) applied. */
 export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
   let out = text;

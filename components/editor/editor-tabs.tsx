@@ -2,8 +2,12 @@
 
 import type { FileBuffer } from "@/components/editor/file-buffers";
 import { tabFolders } from "@/components/editor/tab-labels";
+import "./live.css";
 import { CloseIcon } from "@/components/ui/icons";
 import { closeOnMiddleClick } from "@/components/ui/middle-click";
+
+/** Who else has a live file open, for the tab's tooltip. */
+const names = (file: FileBuffer) => file.peers.map((peer) => peer.name).join(", ");
 
 type EditorTabsProps = {
   files: FileBuffer[];
@@ -30,7 +34,7 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
           key={file.path}
           role="tab"
           aria-selected={fileActive(file.path)}
-          title={file.path}
+          title={file.peers.length ? `${file.path}\nAlso open by ${names(file)}` : file.path}
           className={fileActive(file.path) ? "tab active" : "tab"}
           data-testid={`tab-${file.path}`}
           data-dirty={file.dirty || undefined}
@@ -41,6 +45,15 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
           {folders.has(file.path) && (
             <span className="tab-folder" data-testid="tab-folder">
               {folders.get(file.path)}
+            </span>
+          )}
+          {file.peers.length > 0 && (
+            <span className="tab-peers" data-testid="tab-peers" title={`Also open by ${names(file)}`}>
+              {file.peers.map((peer) => (
+                <span key={peer.name} className="tab-peer" style={{ backgroundColor: peer.color }}>
+                  {peer.name.slice(0, 1).toUpperCase()}
+                </span>
+              ))}
             </span>
           )}
           {file.dirty && (

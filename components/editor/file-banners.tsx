@@ -100,8 +100,8 @@ export function FileBanners({
           <span className="banner-text">
             <strong>{file.mergeConflicts === 1 ? "1 change" : `${file.mergeConflicts} changes`} overlapped.</strong>{" "}
             Both versions are in the file between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> and{" "}
-            <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code>: keep what you want, remove the markers, then save. Ctrl+Z undoes
-            the merge.
+            <code>&gt;&gt;&gt;&gt;&gt;&gt;&gt;</code>: keep what you want, remove the markers, then save.
+            {file.live ? " Everyone with the file open sees them." : " Ctrl+Z undoes the merge."}
           </span>
         </div>
       )}

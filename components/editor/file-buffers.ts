@@ -2,11 +2,17 @@ import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { mergeText } from "@/lib/text-merge";
+import type { LiveDocConnection } from "@/lib/live-doc-connection";
+import type { LiveDocState } from "@/lib/live-doc-protocol";
 
 // The open files' contents and how they follow the disk: what was last read from or written to
 // disk, whether the buffer differs from it (dirty), saving, and a conflict with the disk (the
 // "changed on disk" banner). The text itself lives in Monaco models, reached through an
 // EditorBridge once Monaco has loaded. Which files are open as tabs is open-tabs.ts.
+// A text file under the live size limit is a live document instead (lib/live-doc-connection.ts):
+// the server holds its one shared state, so dirty, saving and changes on disk come from there and
+// the banner never shows for it; other files, and every file when the live socket cannot be
+// reached, follow the disk as before.
 
 export type Conflict = { kind: "changed"; disk: { content: string; version: string } } | { kind: "deleted" };
 
@@ -27,12 +33,21 @@ export type FileBuffer = {
   comparing: boolean;
   /** After a merge: how many overlapping changes wait between markers in the buffer (until saved). */
   mergeConflicts?: number;
+  /** A live document: shared with everyone who has it open, its state kept by the server. */
+  live: boolean;
+  /** The other people who have this live document open. */
+  peers: { name: string; color: string }[];
 };
 
 export type FileApi = {
   read(path: string): Promise<ReadResult>;
   write(path: string, content: string, expectedVersion: string | null): Promise<{ version: string }>;
+  /** Opens the live document of `path` (absent where files are read-only, as through a share link). */
+  live?: (path: string) => LiveDocConnection;
 };
+
+/** How long a file waits for its live document before it opens the old way (a proxy without WebSockets). */
+const LIVE_WAIT_MS = 5_000;
 
 /** What the buffers need from Monaco; the editor registers it once loaded. */
 export type EditorBridge = {
@@ -55,6 +70,7 @@ export class FileBuffers {
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
   private saves = new Map<string, Promise<void>>();
+  private lives = new Map<string, LiveDocConnection>();
   /** Told when a file reloaded from disk turned out deleted: its tab closes (open-tabs.ts). */
   onGone: (path: string) => void = () => {};
 
@@ -90,6 +106,8 @@ export class FileBuffers {
   }
 
   dispose() {
+    for (const connection of this.lives.values()) connection.destroy();
+    this.lives.clear();
     this.bridge?.disposeAll();
     this.bridge = null;
     this.savedAlt.clear();
@@ -102,6 +120,7 @@ export class FileBuffers {
   }
 
   modelChanged(path: string, altVersion: number) {
+    if (this.lives.has(path)) return; // the server says whether a live document is dirty
     const dirty = altVersion !== this.savedAlt.get(path);
     if (this.get(path)?.dirty !== dirty) this.update(path, { dirty });
   }
@@ -120,8 +139,11 @@ export class FileBuffers {
       saving: false,
       conflict: null,
       comparing: false,
+      live: false,
+      peers: [],
     };
     this.set(new Map(this.buffers).set(path, buffer));
+    if (this.api.live && (await this.openLive(path))) return;
     try {
       this.applyRead(path, await this.api.read(path));
     } catch (error) {
@@ -129,8 +151,71 @@ export class FileBuffers {
     }
   }
 
+  /** The live document of `path`, when it is one (the editor binds its model to it). */
+  liveConnection(path: string): LiveDocConnection | undefined {
+    return this.lives.get(path);
+  }
+
+  /** Opens `path` as a live document; false when it is not one (then it is read the old way). */
+  private async openLive(path: string): Promise<boolean> {
+    const connection = this.api.live!(path);
+    const outcome = await new Promise<"live" | "not">((resolve) => {
+      const timer = setTimeout(() => resolve("not"), LIVE_WAIT_MS);
+      const settle = (result: "live" | "not") => {
+        clearTimeout(timer);
+        stopSynced();
+        stopEnd();
+        resolve(result);
+      };
+      const stopSynced = connection.onSynced(() => settle("live"));
+      const stopEnd = connection.onEnd(() => settle("not"));
+    });
+    if (outcome === "not" || !this.buffers.has(path)) {
+      connection.destroy();
+      return false;
+    }
+    this.lives.set(path, connection);
+    const state = connection.state!;
+    this.update(path, {
+      ...this.liveFields(state),
+      status: "ready",
+      kind: "text",
+      diskContent: connection.text.toString(),
+    });
+    connection.onState((next) => this.lives.get(path) === connection && this.update(path, this.liveFields(next)));
+    connection.onEnd((end) => {
+      if (this.lives.get(path) === connection)
+        this.update(path, { readOnly: true, error: end.reason || "Your access to this project ended." });
+    });
+    const peers = () => {
+      if (this.lives.get(path) !== connection) return;
+      const byName = new Map([...connection.peers().values()].map((peer) => [peer.user.name, peer.user]));
+      const next = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+      const key = (list: { name: string; color: string }[]) => list.map((p) => `${p.name}:${p.color}`).join("\n");
+      if (key(next) !== key(this.get(path)?.peers ?? [])) this.update(path, { peers: next });
+    };
+    connection.awareness.on("change", peers);
+    connection.onReset(() => connection.awareness.on("change", peers));
+    return true;
+  }
+
+  private liveFields(state: LiveDocState): Partial<FileBuffer> {
+    return {
+      live: true,
+      dirty: state.dirty,
+      saving: state.saving,
+      version: state.version,
+      readOnly: state.readOnly,
+      error: state.error,
+      mergeConflicts: state.conflicts || undefined,
+      conflict: null,
+    };
+  }
+
   /** Drops the buffer of `path` (its tab closed). */
   unload(path: string) {
+    this.lives.get(path)?.destroy();
+    this.lives.delete(path);
     this.bridge?.dispose(path);
     this.savedAlt.delete(path);
     const next = new Map(this.buffers);
@@ -166,9 +251,19 @@ export class FileBuffers {
   renamed(from: string, to: string) {
     const moved = (p: string) => (isUnder(p, from) ? to + p.slice(from.length) : p);
     const next = new Map<string, FileBuffer>();
+    const reopen: string[] = [];
     for (const [path, buffer] of this.buffers) {
       if (!isUnder(path, from)) {
         next.set(path, buffer);
+        continue;
+      }
+      // A live document is the file's at its path: the moved file opens as its own document.
+      const live = this.lives.get(path);
+      if (live) {
+        live.destroy();
+        this.lives.delete(path);
+        this.bridge?.dispose(path);
+        reopen.push(moved(path));
         continue;
       }
       const alt = this.bridge?.rename(path, moved(path));
@@ -178,11 +273,14 @@ export class FileBuffers {
       next.set(moved(path), { ...buffer, path: moved(path), conflict: null });
     }
     this.set(next);
+    for (const path of reopen) void this.load(path);
   }
 
   save(path: string): Promise<void> {
     const f = this.get(path);
     if (f?.status !== "ready" || f.kind !== "text" || f.readOnly) return Promise.resolve();
+    const live = this.lives.get(path);
+    if (live) return live.save();
     const running = this.saves.get(path);
     if (running) return running;
     const expected = f.conflict?.kind === "deleted" ? null : f.version;
@@ -291,14 +389,15 @@ export class FileBuffers {
   /** A change reported by the server's file watcher (ours or anyone else's). */
   async diskChanged(change: FileChange) {
     if (change.type === "unlink" || change.type === "unlinkDir") {
-      for (const f of [...this.buffers.values()].filter((buffer) => isUnder(buffer.path, change.path))) {
+      const affected = [...this.buffers.values()].filter((buffer) => isUnder(buffer.path, change.path) && !buffer.live);
+      for (const f of affected) {
         if (f.status === "ready") this.update(f.path, { conflict: { kind: "deleted" } });
       }
       return;
     }
     if (change.type !== "change" && change.type !== "add") return;
     const f = this.get(change.path);
-    if (f?.status !== "ready") return;
+    if (f?.status !== "ready" || f.live) return; // the server merges changes on disk into a live document
     if (change.version && change.version === f.version && !f.conflict) return;
     await this.saves.get(change.path);
     let result: ReadResult;

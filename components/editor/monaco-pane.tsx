@@ -15,6 +15,7 @@ import { useTheme } from "@/components/ui/theme";
 import { installLanguageClient } from "@/components/editor/language/language-client";
 import { adoptPreviewModel, isPreviewModel } from "@/components/editor/language/peek-models";
 import { useLanguageSession, type LanguageSession } from "@/components/editor/language/language-session";
+import { bindLiveModel, liveBindingOf } from "@/components/editor/live-binding";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -54,6 +55,8 @@ function ensureModel(buffers: FileBuffers, file: FileBuffer) {
     model = createFileModel(buffers, file.path, file.diskContent);
     buffers.modelCreated(file.path, model.getAlternativeVersionId());
   }
+  const live = file.live ? buffers.liveConnection(file.path) : undefined;
+  if (live) bindLiveModel(model, live);
   return model;
 }
 
@@ -233,6 +236,30 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPan
       label: "Go to Symbol in Workspace…",
       keybindings: [monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyT],
       run: () => language?.showSymbolSearch?.(),
+    });
+    // In a live document undo and redo take back only this person's edits (live-binding.ts).
+    const liveOr = (run: (binding: NonNullable<ReturnType<typeof liveBindingOf>>) => void, fallback: string) => () => {
+      const binding = liveBindingOf(editor.getModel());
+      if (binding) run(binding);
+      else editor.trigger("keyboard", fallback, null);
+    };
+    editor.addCommand(
+      monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyZ,
+      liveOr((b) => b.undo(), "undo"),
+    );
+    editor.addCommand(
+      monaco.KeyMod.CtrlCmd | monaco.KeyMod.Shift | monaco.KeyCode.KeyZ,
+      liveOr((b) => b.redo(), "redo"),
+    );
+    editor.addCommand(
+      monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyY,
+      liveOr((b) => b.redo(), "redo"),
+    );
+    // Others see where this person is in a live document.
+    editor.onDidChangeCursorSelection((event) => liveBindingOf(editor.getModel())?.select(event.selection));
+    editor.onDidChangeModel((event) => {
+      const left = event.oldModelUrl && monaco.editor.getModel(event.oldModelUrl);
+      if (left) liveBindingOf(left)?.select(null);
     });
     editor.addAction({
       id: "tandem.save",

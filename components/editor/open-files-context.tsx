@@ -6,6 +6,8 @@ import { OpenTabs } from "@/components/editor/open-tabs";
 import { localTabMemory } from "@/components/editor/tab-memory";
 import { useTRPCClient } from "@/components/trpc-provider";
 import { useTreeInput } from "@/components/ui/tree-context";
+import { LiveDocConnection } from "@/lib/live-doc-connection";
+import { liveDocSocketUrl } from "@/lib/live-doc-protocol";
 
 type OpenFiles = { tabs: OpenTabs; buffers: FileBuffers };
 
@@ -33,6 +35,11 @@ export function OpenFilesProvider({
         read: (path) => client.fs.read.query({ projectId, ...tree, path }),
         write: (path, content, expectedVersion) =>
           client.fs.write.mutate({ projectId, ...tree, path, content, expectedVersion }),
+        // Live documents are the main tree's; a session's tree opens its files the plain way.
+        live: tree.tree
+          ? undefined
+          : (path) =>
+              new LiveDocConnection(liveDocSocketUrl(window.location, projectId, path), (url) => new WebSocket(url)),
       },
     );
     return { buffers, tabs: new OpenTabs(buffers, api ? null : localTabMemory(projectId)) };

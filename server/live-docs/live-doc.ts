@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import * as Y from "yjs";
 import { Awareness } from "y-protocols/awareness";
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
-import { mergeText, textEdits } from "@/lib/text-merge";
+import { mergeAsEdits } from "@/lib/text-merge";
 
 /** The transaction origin of edits that came from the disk (a terminal, git, the agent), not from an editor. */
 export const DISK_ORIGIN = "disk";
@@ -23,9 +23,9 @@ export type DiskState = {
  * One file shared live: a Yjs document seeded from the disk on the server, its editors' awareness,
  * and how it follows the disk. Saving writes the text through the workspace with the version the
  * document last synced (so a newer file on disk is never overwritten unseen); a change on disk
- * that was not its own save is merged in as edits (three-way against the last synced text), so
- * people keep typing through it, and where both changed the same lines both versions stay between
- * markers. Disk work runs one step at a time.
+ * that was not its own save is merged in as edits (against the last synced text: lib/text-merge.ts
+ * mergeAsEdits), so people keep typing through it, and where a change on disk overlaps unsaved
+ * typing both versions stay between markers. Disk work runs one step at a time.
  */
 export class LiveDoc {
   readonly doc = new Y.Doc();
@@ -175,8 +175,8 @@ export class LiveDoc {
       return;
     }
     const current = this.text.toString();
-    const merged = mergeText(this.diskText, current, read.content, MERGE_LABELS);
-    const edits = textEdits(current, merged.text);
+    const merged = mergeAsEdits(this.diskText, current, read.content, MERGE_LABELS);
+    const edits = merged.edits;
     this.doc.transact(() => {
       for (const edit of [...edits].reverse()) {
         if (edit.remove) this.text.delete(edit.at, edit.remove);
