@@ -444,7 +444,7 @@ async function upgradeLiveDoc(
       if (writer && !WRITE_ROLES.includes(now))
         setTimeout(() => {
           if (!canWrite()) ws.close(LiveDocCloseCode.reconnect, "Your role changed; reconnecting.");
-        }, 1_000).unref();
+        }, 500).unref();
     });
     serveLiveDoc(ws, opened.doc, {
       who: { name: user.name, color: colorOf(user.id) },

@@ -245,6 +245,24 @@ describe("live documents as an attacker", () => {
     expect(env.services.liveDocs.size()).toBe(before);
   });
 
+  it("turns a downgraded member's document read-only within 2 s, losing nothing saved", async () => {
+    const person = await signUpPerson(env.services, "Dora");
+    await addMember(env.services.db, teamId, person.id, "member");
+    people.dora = person;
+    await workspace.write("downgrade.txt", "saved\n");
+    const dora = await connected("dora", "downgrade.txt");
+    const owner = await connected("owner", "downgrade.txt");
+    expect(dora.state?.readOnly).toBe(false);
+    const at = Date.now();
+    await ownerCaller.team.setRole({ teamId, userId: person.id, role: "viewer" });
+    await until(() => dora.state?.readOnly === true, "Dora's document read-only", 5_000);
+    expect(Date.now() - at).toBeLessThan(2_000);
+    type(dora, 0, "sneaky ");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(owner.text.toString()).toBe("saved\n");
+    expect(await disk("downgrade.txt")).toBe("saved\n");
+  });
+
   it("closes a removed member's document socket within 2 s", async () => {
     const person = await signUpPerson(env.services, "Rita");
     await addMember(env.services.db, teamId, person.id, "member");
