@@ -82,6 +82,14 @@ afterAll(async () => {
 });
 
 describe("live documents", () => {
+  it("shares a CRLF file, keeping its line endings on save", async () => {
+    await workspace.write("dos.txt", "one\r\ntwo\r\n");
+    const a = await connected("owner", "dos.txt");
+    type(a, "one".length, "!");
+    await a.save();
+    expect(await disk("dos.txt")).toBe("one!\r\ntwo\r\n");
+  });
+
   it("merges two people typing into the same line at once; one save writes it and clears the dirty mark for both", async () => {
     await workspace.write("same-line.txt", "hello world\n");
     const a = await connected("owner", "same-line.txt");
@@ -231,13 +239,14 @@ describe("live documents as an attacker", () => {
     expect(await status({ origin: "https://evil.example.com", cookie: people.owner.cookie })).toBe(403);
   });
 
-  it("does not make live a FIFO, a link out of the workspace, a binary file or an oversize one", async () => {
+  it("does not make live a FIFO, a link out of the workspace, a binary, an oversize or a mixed-line-ending file", async () => {
     execFileSync("mkfifo", [path.join(workspace.root, "pipe")]);
     await fs.symlink("/etc/passwd", path.join(workspace.root, "passwd-link"));
     await fs.writeFile(path.join(workspace.root, "image.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
     await fs.writeFile(path.join(workspace.root, "big.txt"), "x".repeat(LIVE_DOC_MAX_BYTES + 1));
+    await fs.writeFile(path.join(workspace.root, "mixed.txt"), "dos\r\nunix\n");
     const before = env.services.liveDocs.size();
-    for (const file of ["pipe", "passwd-link", "image.bin", "big.txt", "../outside.txt", "missing.txt"]) {
+    for (const file of ["pipe", "passwd-link", "image.bin", "big.txt", "mixed.txt", "../outside.txt", "missing.txt"]) {
       const { ended } = connect("owner", file);
       const end = await ended;
       expect(end.kind, file).toBe("notLive");

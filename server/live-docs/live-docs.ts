@@ -54,6 +54,9 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
     if (read.readOnly) throw new NotLiveError(read.notice ?? "This file is read-only here.");
     if (read.size > LIVE_DOC_MAX_BYTES)
       throw new NotLiveError(`Files over ${LIVE_DOC_MAX_BYTES / 1024 / 1024} MB are not shared live.`);
+    // Editors keep one line ending per file: with mixed ones their offsets and the document's would drift apart.
+    if (/\r(?!\n)/.test(read.content) || (read.content.includes("\r\n") && /(^|[^\r])\n/.test(read.content)))
+      throw new NotLiveError("Files with mixed line endings are not shared live.");
     return new LiveDoc(workspace, path, { content: read.content, version: read.version });
   }
 
