@@ -218,7 +218,9 @@ export class LiveDocConnection {
     if (first) {
       this.attempts = 0;
       this.send(this.frame(LiveMessage.sync, (encoder) => syncProtocol.writeSyncStep1(encoder, this.doc)));
-      if (this.awareness.getLocalState()) this.sendAwareness([this.doc.clientID]);
+      // Set again rather than sent as is: a state's first clock (0) is one receivers ignore.
+      const local = this.awareness.getLocalState();
+      if (local) this.awareness.setLocalState({ ...local });
     }
     if (state.saving) this.sawSaving = true;
     else if (this.sawSaving) {

@@ -180,6 +180,9 @@ describe("live documents", () => {
     a.awareness.setLocalStateField("user", { name: "Milo (not really)", color: "#000" });
     await until(() => [...b.peers().values()].some((peer) => peer.user.name === "Olive"), "Olive's presence");
     expect([...b.peers().values()].map((peer) => peer.user.name)).toEqual(["Olive"]);
+    // A viewer is seen too (read-only, but present).
+    await connected("viewer", "names.txt");
+    await until(() => [...b.peers().values()].some((peer) => peer.user.name === "Vera"), "Vera's presence", 5_000);
   });
 });
 
