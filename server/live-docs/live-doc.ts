@@ -71,6 +71,11 @@ export class LiveDoc {
     };
   }
 
+  /** Whether the text differs from the disk's now (the shared dirty mark may be up to DIRTY_CHECK_MS late). */
+  unsaved(): boolean {
+    return this.version === null || this.text.toString() !== this.diskText;
+  }
+
   /** Calls `listener` whenever the state changes; returns the function that stops it. */
   onState(listener: () => void): () => void {
     this.listeners.add(listener);

@@ -121,7 +121,7 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
           left = true;
           held.editors -= 1;
           if (held.editors > 0) return;
-          if (!doc.state().dirty) return drop(key, held);
+          if (!doc.unsaved()) return drop(key, held);
           held.idleTimer = setTimeout(() => drop(key, held), keepUnsavedMs).unref();
         },
       };
