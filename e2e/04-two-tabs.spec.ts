@@ -1,12 +1,21 @@
+import type { BrowserContext, Page } from "@playwright/test";
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { IdePage } from "./pages/ide";
 import { ReviewPage } from "./pages/review";
+
+// Files that are not shared live (over the live size limit, or where the live socket cannot be
+// reached) follow the disk as before: a clean tab reloads, a dirty one gets the "changed on disk"
+// banner. These tests turn the live socket away (as the server does for such a file) to test that
+// path; live documents are e2e/16-coedit.spec.ts.
+const notLive = (target: Page | BrowserContext) =>
+  target.routeWebSocket(/\/api\/live\/ws/, (ws) => ws.close({ code: 4000, reason: "Not shared live in this test." }));
 
 test("a second tab follows saves from the first, and flags a conflict when it has unsaved changes", async ({
   page,
   ide,
   context,
 }) => {
+  await notLive(context);
   await ide.signIn(admin);
   await ide.createProject("Two tabs");
   await ide.newFile("shared.txt");
@@ -48,6 +57,7 @@ test("a change on disk under unsaved edits shows the conflict banner; Reload tak
   page,
   ide,
 }) => {
+  await notLive(page);
   await ide.signIn(admin);
   await ide.createProject("Changed on disk");
   await new ReviewPage(page).writeFile("shared.txt", "first version");
@@ -72,6 +82,7 @@ test("a save that meets a newer version on disk shows the conflict banner; Keep 
   // The save that meets the newer version is refused on purpose.
   pageErrors.allow(/status of 409 .*\/api\/trpc\/fs\.write/);
   const review = new ReviewPage(page);
+  await notLive(page);
   await ide.signIn(admin);
   await ide.createProject("Save meets newer");
   await review.writeFile("shared.txt", "first version");
@@ -95,6 +106,7 @@ test("a save that meets a newer version on disk shows the conflict banner; Keep 
 
 test("Merge both combines the changes on disk with unsaved edits to other lines", async ({ page, ide }) => {
   const review = new ReviewPage(page);
+  await notLive(page);
   await ide.signIn(admin);
   await ide.createProject("Merge both");
   await review.writeFile("merge.txt", "alpha\nbeta\ngamma\n");
@@ -115,4 +127,43 @@ test("Merge both combines the changes on disk with unsaved edits to other lines"
   await page.screenshot({ path: screenshotPath("conflict-merged") });
   await ide.save();
   await review.expectFile("merge.txt", "my-alpha\nbeta\nGAMMA from disk\n");
+});
+
+test("an undone Merge both does not let a save overwrite the newer version on disk", async ({
+  page,
+  ide,
+  pageErrors,
+}) => {
+  // The save after the undone merge meets the newer version on disk and is refused on purpose.
+  pageErrors.allow(/status of 409 .*\/api\/trpc\/fs\.write/);
+  const review = new ReviewPage(page);
+  await notLive(page);
+  await ide.signIn(admin);
+  await ide.createProject("Undone merge");
+  await review.writeFile("lines.txt", "alpha\nbeta\ngamma\n");
+  await ide.openFile("lines.txt");
+
+  // I change the second line and do not save; someone else changes the same line and saves.
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("ControlOrMeta+Home");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("End");
+  await page.keyboard.type("-mine");
+  await expect(page.getByTestId("save-state")).toHaveText("Unsaved changes");
+  await review.replaceFile("lines.txt", "alpha\nbeta-theirs\ngamma\n");
+
+  // The banner's Merge both keeps both between markers; Ctrl+Z takes the merge back, as it says.
+  const banner = page.getByTestId("conflict-banner");
+  await banner.getByTestId("conflict-merge").click();
+  await expect(page.getByTestId("merge-conflicts-banner")).toBeVisible();
+  await ide.expectEditorText("beta-theirs");
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("ControlOrMeta+z");
+  await expect.poll(() => ide.editorText()).not.toContain("beta-theirs");
+
+  // Saving now must not write over their saved line without asking: the banner comes back.
+  await page.keyboard.press("ControlOrMeta+s");
+  await expect(banner).toBeVisible();
+  expect(await review.readFile("lines.txt")).toBe("alpha\nbeta-theirs\ngamma\n");
+  await page.screenshot({ path: screenshotPath("conflict-after-undone-merge") });
 });

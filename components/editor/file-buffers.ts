@@ -71,6 +71,15 @@ export class FileBuffers {
   private savedAlt = new Map<string, number>();
   private saves = new Map<string, Promise<void>>();
   private lives = new Map<string, LiveDocConnection>();
+  /**
+   * A "Merge both" not yet saved: the buffer's state before and after it, by the model's
+   * alternative version ids (which undo and redo return to), so that undoing the merge also undoes
+   * taking the disk's version: the conflict is back, and a save meets the newer file and asks.
+   */
+  private merges = new Map<
+    string,
+    { beforeAlt: number; mergedAlt: number; before: Partial<FileBuffer>; after: Partial<FileBuffer> }
+  >();
   /** Told when a file reloaded from disk turned out deleted: its tab closes (open-tabs.ts). */
   onGone: (path: string) => void = () => {};
 
@@ -121,6 +130,9 @@ export class FileBuffers {
 
   modelChanged(path: string, altVersion: number) {
     if (this.lives.has(path)) return; // the server says whether a live document is dirty
+    const merge = this.merges.get(path);
+    if (merge && altVersion === merge.beforeAlt) this.update(path, merge.before);
+    else if (merge && altVersion === merge.mergedAlt) this.update(path, merge.after);
     const dirty = altVersion !== this.savedAlt.get(path);
     if (this.get(path)?.dirty !== dirty) this.update(path, { dirty });
   }
@@ -214,6 +226,7 @@ export class FileBuffers {
 
   /** Drops the buffer of `path` (its tab closed). */
   unload(path: string) {
+    this.merges.delete(path);
     this.lives.get(path)?.destroy();
     this.lives.delete(path);
     this.bridge?.dispose(path);
@@ -295,6 +308,7 @@ export class FileBuffers {
     this.update(path, { saving: true, error: undefined });
     try {
       const { version } = await this.api.write(path, content, expectedVersion);
+      this.merges.delete(path);
       if (snap) this.savedAlt.set(path, snap.altVersion);
       const now = this.bridge?.snapshot(path);
       this.update(path, {
@@ -331,6 +345,7 @@ export class FileBuffers {
   async reload(path: string) {
     try {
       const result = await this.api.read(path);
+      this.merges.delete(path);
       if (result.kind === "text") this.replaceBuffer(path, result.content);
       this.applyRead(path, result);
       this.update(path, { comparing: false });
@@ -351,22 +366,34 @@ export class FileBuffers {
   /**
    * "Merge": the disk's changes and the buffer's combine (a three-way merge against what the buffer
    * was loaded from); the result stays unsaved in the buffer, one undo away, with any overlapping
-   * changes between markers. Saving then writes over the disk's version, which it now includes.
+   * changes between markers. Saving then writes over the disk's version, which it now includes;
+   * undoing the merge brings the conflict back (see `merges`).
    */
   merge(path: string) {
     const f = this.get(path);
     if (f?.conflict?.kind !== "changed") return;
-    const mine = this.bridge?.snapshot(path)?.content ?? f.diskContent;
+    const snap = this.bridge?.snapshot(path);
+    const mine = snap?.content ?? f.diskContent;
     const { text, conflicts } = mergeText(f.diskContent, mine, f.conflict.disk.content);
-    // Not marked as saved: the merged buffer differs from the disk until it is saved.
-    this.bridge?.replace(path, text);
-    this.update(path, {
+    const before: Partial<FileBuffer> = {
+      diskContent: f.diskContent,
+      version: f.version,
+      conflict: f.conflict,
+      comparing: false,
+      mergeConflicts: f.mergeConflicts,
+    };
+    const after: Partial<FileBuffer> = {
       diskContent: f.conflict.disk.content,
       version: f.conflict.disk.version,
       conflict: null,
       comparing: false,
       mergeConflicts: conflicts || undefined,
-    });
+    };
+    // Not marked as saved: the merged buffer differs from the disk until it is saved.
+    const mergedAlt = this.bridge?.replace(path, text);
+    this.update(path, after);
+    if (snap && typeof mergedAlt === "number" && mergedAlt !== snap.altVersion)
+      this.merges.set(path, { beforeAlt: snap.altVersion, mergedAlt, before, after });
   }
 
   /** Resolves every git conflict block in the buffer to one side or both: unsaved, one undo away. */
