@@ -5,7 +5,7 @@ import { ReviewPage } from "./pages/review";
 
 // Live co-editing with three browsers: Ada (owner) and Ian (member) type in the same file at once,
 // a terminal changes it under them, each undoes only their own typing, one save is everyone's;
-// Vera (viewer) watches and cannot write.
+// Vera (viewer) watches and cannot write; Ada follows Ian into another file.
 
 const TEAM = "Pair crew";
 const PROJECT = "Pairing";
@@ -118,4 +118,18 @@ test("two people type into the same line at once, through a sed from the termina
   expect(await ide.editorText()).not.toContain("vera was here");
   expect(await veraIde.editorText()).not.toContain("vera was here");
   await veraIde.page.screenshot({ path: screenshotPath("coedit-viewer") });
+
+  // Follow mode: Ada follows Ian; his next file opens on her screen, until she moves.
+  await review.writeFile("other.txt", "another file\n");
+  await ide.tab("pair.txt").locator(`[data-testid=tab-peer][data-name="${ian.name}"]`).click();
+  await expect(page.getByTestId("follow-banner")).toContainText(ian.name);
+  await ianIde.openFile("other.txt");
+  await expect(ide.tab("other.txt")).toHaveAttribute("aria-selected", "true");
+  await ide.expectEditorText("another file");
+  await page.screenshot({ path: screenshotPath("coedit-follow") });
+  await ide.editor().locator(".view-lines").click();
+  await expect(page.getByTestId("follow-banner")).toHaveCount(0);
+  await ianIde.tab("pair.txt").click();
+  await page.waitForTimeout(500);
+  await expect(ide.tab("other.txt")).toHaveAttribute("aria-selected", "true");
 });

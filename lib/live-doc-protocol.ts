@@ -51,6 +51,8 @@ export type LivePeer = {
   user: { name: string; color: string };
   /** Anchor and head as Yjs relative positions (JSON), absent while the person's editor is elsewhere. */
   selection?: { anchor: unknown; head: unknown };
+  /** The file on screen in the person's editor (follow mode opens it). */
+  looking?: string;
 };
 
 export function liveDocSocketUrl(

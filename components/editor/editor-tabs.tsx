@@ -14,6 +14,8 @@ type EditorTabsProps = {
   active: string | null;
   onActivate: (path: string) => void;
   onClose: (path: string) => void;
+  /** Follows the person (follow mode). */
+  onFollow: (name: string) => void;
   /** The Changes tab (an agent session's review), when open. */
   changes?: SpecialTab | null;
   /** The Source Control diff tab, when open. */
@@ -24,7 +26,7 @@ type SpecialTab = { active: boolean; label: string; onActivate: () => void; onCl
 
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
-export function EditorTabs({ files, active, onActivate, onClose, changes, gitDiff }: EditorTabsProps) {
+export function EditorTabs({ files, active, onActivate, onClose, onFollow, changes, gitDiff }: EditorTabsProps) {
   const fileActive = (path: string) => path === active && !changes?.active && !gitDiff?.active;
   const folders = tabFolders(files.map((f) => f.path));
   return (
@@ -50,9 +52,22 @@ export function EditorTabs({ files, active, onActivate, onClose, changes, gitDif
           {file.peers.length > 0 && (
             <span className="tab-peers" data-testid="tab-peers" title={`Also open by ${names(file)}`}>
               {file.peers.map((peer) => (
-                <span key={peer.name} className="tab-peer" style={{ backgroundColor: peer.color }}>
+                <button
+                  type="button"
+                  key={peer.name}
+                  className="tab-peer"
+                  style={{ backgroundColor: peer.color }}
+                  title={`Follow ${peer.name}`}
+                  aria-label={`Follow ${peer.name}`}
+                  data-testid="tab-peer"
+                  data-name={peer.name}
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    onFollow(peer.name);
+                  }}
+                >
                   {peer.name.slice(0, 1).toUpperCase()}
-                </span>
+                </button>
               ))}
             </span>
           )}

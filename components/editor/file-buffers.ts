@@ -2,6 +2,7 @@ import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { mergeText } from "@/lib/text-merge";
+import * as Y from "yjs";
 import type { LiveDocConnection } from "@/lib/live-doc-connection";
 import type { LiveDocState } from "@/lib/live-doc-protocol";
 
@@ -35,8 +36,8 @@ export type FileBuffer = {
   mergeConflicts?: number;
   /** A live document: shared with everyone who has it open, its state kept by the server. */
   live: boolean;
-  /** The other people who have this live document open. */
-  peers: { name: string; color: string }[];
+  /** The other people who have this live document open, and the file each has on screen. */
+  peers: { name: string; color: string; looking?: string }[];
 };
 
 export type FileApi = {
@@ -71,6 +72,8 @@ export class FileBuffers {
   private savedAlt = new Map<string, number>();
   private saves = new Map<string, Promise<void>>();
   private lives = new Map<string, LiveDocConnection>();
+  /** The file on screen here, told to the others in every live document (follow mode). */
+  private looking: string | null = null;
   /**
    * A "Merge both" not yet saved: the buffer's state before and after it, by the model's
    * alternative version ids (which undo and redo return to), so that undoing the merge also undoes
@@ -201,14 +204,43 @@ export class FileBuffers {
     });
     const peers = () => {
       if (this.lives.get(path) !== connection) return;
-      const byName = new Map([...connection.peers().values()].map((peer) => [peer.user.name, peer.user]));
+      const byName = new Map(
+        [...connection.peers().values()].map((peer) => [peer.user.name, { ...peer.user, looking: peer.looking }]),
+      );
       const next = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
-      const key = (list: { name: string; color: string }[]) => list.map((p) => `${p.name}:${p.color}`).join("\n");
+      const key = (list: FileBuffer["peers"]) => list.map((p) => `${p.name}:${p.color}:${p.looking}`).join("\n");
       if (key(next) !== key(this.get(path)?.peers ?? [])) this.update(path, { peers: next });
     };
     connection.awareness.on("change", peers);
     connection.onReset(() => connection.awareness.on("change", peers));
+    if (this.looking) connection.awareness.setLocalStateField("looking", this.looking);
     return true;
+  }
+
+  /** Tells the others in every live document which file is on screen here. */
+  announce(path: string | null) {
+    if (this.looking === path) return;
+    this.looking = path;
+    for (const connection of this.lives.values()) connection.awareness.setLocalStateField("looking", path);
+  }
+
+  /** Where `name`'s cursor is in the live document of `path` (an offset), when they have one there. */
+  peerHead(path: string, name: string): number | null {
+    const connection = this.lives.get(path);
+    if (!connection) return null;
+    for (const peer of connection.peers().values()) {
+      if (peer.user.name !== name || !peer.selection) continue;
+      try {
+        const at = Y.createAbsolutePositionFromRelativePosition(
+          Y.createRelativePositionFromJSON(peer.selection.head),
+          connection.doc,
+        );
+        if (at) return at.index;
+      } catch {
+        // a position from before a reset
+      }
+    }
+    return null;
   }
 
   private liveFields(state: LiveDocState): Partial<FileBuffer> {

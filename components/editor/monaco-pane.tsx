@@ -167,7 +167,7 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPan
   const [editor, setEditor] = useState<monaco.editor.ICodeEditor | null>(null);
   const agentLines = useLineMarks(monaco, editor, lineMarks);
   const { monacoTheme } = useTheme();
-  const { reveal, focus } = useTabsState();
+  const { reveal, focus, following } = useTabsState();
 
   // A search result asked for a place in this file (shown already, or shown now in this editor).
   useEffect(() => {
@@ -179,6 +179,21 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPan
   useEffect(() => {
     if (editor && focus === file.path && tabs.takeFocus(file.path)) editor.focus();
   }, [editor, focus, file.path, tabs]);
+
+  // Follow mode: the followed person's cursor stays in view as it moves.
+  useEffect(() => {
+    const connection = following && editor ? buffers.liveConnection(file.path) : undefined;
+    if (!connection || !editor || !following) return;
+    const show = () => {
+      const at = buffers.peerHead(file.path, following);
+      const model = editor.getModel();
+      if (at === null || !model || pathOf(model) !== file.path) return;
+      editor.revealPositionInCenterIfOutsideViewport(model.getPositionAt(at));
+    };
+    show();
+    connection.awareness.on("change", show);
+    return () => connection.awareness.off("change", show);
+  }, [editor, following, buffers, file.path]);
 
   const diskUri = monaco.Uri.from({ scheme: "disk", path: `/${file.path}` }).toString();
   const comparing = file.comparing && file.conflict?.kind === "changed";
@@ -255,6 +270,9 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPan
       monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyY,
       liveOr((b) => b.redo(), "redo"),
     );
+    // Moving in the editor stops following someone.
+    editor.onMouseDown(() => tabs.follow(null));
+    editor.onKeyDown(() => tabs.follow(null));
     // Others see where this person is in a live document.
     editor.onDidChangeCursorSelection((event) => liveBindingOf(editor.getModel())?.select(event.selection));
     editor.onDidChangeModel((event) => {

@@ -26,6 +26,8 @@ export type TabsState = {
   reveal: Reveal | null;
   /** The file whose editor should take the keyboard once it shows (opened from Quick Open). */
   focus: string | null;
+  /** Follow mode: the person whose file and cursor this editor follows, by name, until this person moves. */
+  following: string | null;
 };
 
 export class OpenTabs {
@@ -38,6 +40,7 @@ export class OpenTabs {
     gitDiffActive: false,
     reveal: null,
     focus: null,
+    following: null,
   };
   private listeners = new Set<() => void>();
   /** Monaco view states (scroll, cursor) by path, remembered with the tabs. */
@@ -137,6 +140,11 @@ export class OpenTabs {
 
   closeChanges() {
     this.setState({ changes: null, changesActive: false });
+  }
+
+  /** Follows a person (their file opens here, scrolled to their cursor), or stops following. */
+  follow(name: string | null) {
+    if (this.state.following !== name) this.setState({ following: name });
   }
 
   /** Opens `path` (or shows its tab) with the cursor at `at`, once its editor is on screen. */

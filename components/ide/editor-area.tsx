@@ -24,7 +24,7 @@ const MonacoPane = dynamic(loadMonacoPane, {
 export function EditorArea() {
   const tabs = useOpenTabs();
   const buffers = useFileBuffers();
-  const { paths, active, changes, changesActive, gitDiff, gitDiffActive } = useTabsState();
+  const { paths, active, changes, changesActive, gitDiff, gitDiffActive, following } = useTabsState();
   const open = useBuffersState();
   useRegisterChangesHost();
 
@@ -38,6 +38,16 @@ export function EditorArea() {
   useEffect(() => {
     void loadMonacoPane();
   }, []);
+
+  // The others in live documents see which file is on screen here; follow mode opens the file
+  // the followed person has on screen (their cursor is followed by the editor, monaco-pane.tsx).
+  useEffect(() => buffers.announce(file?.path ?? null), [buffers, file?.path]);
+  const followedFile = following
+    ? [...open.values()].flatMap((f) => f.peers).find((peer) => peer.name === following && peer.looking)?.looking
+    : undefined;
+  useEffect(() => {
+    if (followedFile && followedFile !== active) void tabs.open(followedFile);
+  }, [tabs, followedFile, active]);
 
   // Ctrl/Cmd+S anywhere in the IDE saves the active tab (inside Monaco its own action does it).
   useEffect(() => {
@@ -73,7 +83,11 @@ export function EditorArea() {
       <EditorTabs
         files={files}
         active={active}
-        onActivate={(p) => tabs.activate(p)}
+        onActivate={(p) => {
+          tabs.follow(null);
+          tabs.activate(p);
+        }}
+        onFollow={(name) => tabs.follow(name)}
         onClose={requestClose}
         changes={
           changes && {
@@ -103,6 +117,16 @@ export function EditorArea() {
             <span className="spacer" />
             <SaveState file={file} />
           </div>
+          {following && (
+            <div className="banner banner-info" role="status" data-testid="follow-banner">
+              <span className="banner-text">
+                Following <strong>{following}</strong>: their file and cursor. Click or type in the editor to stop.
+              </span>
+              <button type="button" className="btn btn-sm" onClick={() => tabs.follow(null)}>
+                Stop
+              </button>
+            </div>
+          )}
           <FileBanners
             file={file}
             buffers={buffers}

@@ -128,7 +128,7 @@ export function serveLiveDoc(
 /**
  * The awareness update as this connection may send it: for its own client only (the first id it
  * speaks for; another's would let it move or remove their cursor), with the person's name and
- * colour put in by the server, and a bounded selection.
+ * colour put in by the server, a bounded selection, and the file the person looks at (follow mode).
  */
 function ownAwareness(
   update: Uint8Array,
@@ -148,8 +148,12 @@ function ownAwareness(
     if (controlled.size > 0 ? !controlled.has(clientId) : present(clientId))
       throw new Refused("That awareness state is someone else's.");
     if (json.length > MAX_AWARENESS_STATE_CHARS) throw new Refused("Awareness state too large.");
-    const state = JSON.parse(json) as { selection?: unknown } | null;
-    const rewritten = state === null ? null : { user: who, ...(state.selection ? { selection: state.selection } : {}) };
+    const state = JSON.parse(json) as { selection?: unknown; looking?: unknown } | null;
+    const looking = typeof state?.looking === "string" && state.looking.length <= 1000 ? state.looking : undefined;
+    const rewritten =
+      state === null
+        ? null
+        : { user: who, ...(state.selection ? { selection: state.selection } : {}), ...(looking ? { looking } : {}) };
     encoding.writeVarUint(encoder, clientId);
     encoding.writeVarUint(encoder, clock);
     encoding.writeVarString(encoder, JSON.stringify(rewritten));
