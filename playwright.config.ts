@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
 import { chromiumLaunchOptions } from "./e2e/chromium";
+import { OIDC_CLIENT } from "./e2e/fixtures/oidc-client";
 
 // scripts/e2e.mjs picks a free port and a temporary data directory, then runs Playwright, which
 // starts a fresh Tandem (embedded Postgres and all) with `npm start` and stops it at the end.
@@ -68,6 +69,17 @@ export default defineConfig({
             TANDEM_GIT_FORGES: ["git.test", "127.0.0.1"]
               .map((host) => `${host}=github@http://127.0.0.1:${process.env.E2E_FORGE_PORT}/api/v3`)
               .join(","),
+          }
+        : {}),
+      // Single sign-on with the OpenID provider scripts/e2e.mjs starts (e2e/05-single-sign-on.spec.ts):
+      // people of acme.test get an account at their first sign-in.
+      ...(process.env.E2E_OIDC_PORT
+        ? {
+            TANDEM_OIDC_ISSUER: `http://127.0.0.1:${process.env.E2E_OIDC_PORT}`,
+            TANDEM_OIDC_CLIENT_ID: OIDC_CLIENT.id,
+            TANDEM_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
+            TANDEM_OIDC_NAME: OIDC_CLIENT.name,
+            TANDEM_OIDC_ALLOWED_DOMAINS: "acme.test",
           }
         : {}),
       // The test git server speaks plain http on loopback; tokens may go to it.

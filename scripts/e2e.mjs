@@ -40,6 +40,27 @@ await new Promise((resolve, reject) => {
   modelServer.on("exit", (code) => reject(new Error(`the scripted model server exited (${code}) before it was ready`)));
 });
 
+// The OpenID provider of the single sign-on spec: it must know Tandem's callback, so Tandem's port first.
+const oidcPort = await freePort();
+const oidcProvider = spawn(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    "e2e/fixtures/oidc-provider-cli.ts",
+    "--port",
+    String(oidcPort),
+    "--tandem",
+    `http://127.0.0.1:${port}`,
+  ],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+await new Promise((resolve, reject) => {
+  const lines = readline.createInterface({ input: oidcProvider.stdout });
+  lines.on("line", (line) => line.startsWith("oidc-provider ready") && resolve());
+  oidcProvider.on("exit", (code) => reject(new Error(`the OpenID provider exited (${code}) before it was ready`)));
+});
+
 // Without a working bubblewrap the server would refuse to start terminals (it fails closed): the
 // browser tests then run it unsandboxed, loudly, and skip the specs that prove the sandbox.
 const bwrapWorks =
@@ -60,11 +81,13 @@ const result = spawnSync(process.execPath, ["node_modules/@playwright/test/cli.j
     E2E_MODEL_PORT: String(modelPort),
     E2E_MODEL_CONTROL_PORT: String(controlPort),
     E2E_FORGE_PORT: String(forgePort),
+    E2E_OIDC_PORT: String(oidcPort),
     ...(bwrapWorks ? {} : { E2E_SANDBOX: "none" }),
     NEXT_TELEMETRY_DISABLED: "1",
   },
 });
 modelServer.kill("SIGTERM");
+oidcProvider.kill("SIGTERM");
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(importRoot, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -128,6 +128,18 @@ const schema = z.object({
       .optional(),
   ),
   TANDEM_EMBEDDING_API_KEY: optionalString,
+  // Single sign-on with an OpenID Connect provider (docs/configuration.md#single-sign-on): its issuer
+  // URL (discovery at <issuer>/.well-known/openid-configuration), this app's client, the button's
+  // name, the email domains whose people get an account at their first sign-in, and whether
+  // email and password sign-in stays on.
+  TANDEM_OIDC_ISSUER: optionalString.pipe(
+    z.url({ protocol: /^https?$/, message: "must be the OpenID provider's issuer URL" }).optional(),
+  ),
+  TANDEM_OIDC_CLIENT_ID: optionalString,
+  TANDEM_OIDC_CLIENT_SECRET: optionalString,
+  TANDEM_OIDC_NAME: optionalString,
+  TANDEM_OIDC_ALLOWED_DOMAINS: optionalString,
+  TANDEM_PASSWORD_SIGN_IN: z.enum(["true", "false", "1", "0"]).optional(),
   // Outgoing mail for the agent's send_email tool: registered only when SMTP_HOST and SMTP_FROM are set.
   SMTP_HOST: optionalString,
   SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -204,8 +216,22 @@ export type Config = {
   /** The embedding model of semantic knowledge search; absent: full-text ranking alone. */
   embedding: EmbeddingConfig | undefined;
   smtp: SmtpConfig | undefined;
+  /** Single sign-on (OpenID Connect); absent: email and password only. */
+  sso: SsoConfig | undefined;
+  /** Whether people may sign up and sign in with an email and password (TANDEM_PASSWORD_SIGN_IN). */
+  passwordSignIn: boolean;
   /** The web search service from the environment; an admin's choice (admin page) wins over it. */
   webSearch: WebSearchBackendConfig | undefined;
+};
+
+export type SsoConfig = {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** What the sign-in button says: "Sign in with <name>". */
+  name: string;
+  /** Email domains (lower case) whose people get an account at their first sign-in; empty: none but invited ones. */
+  allowedDomains: string[];
 };
 
 export type SmtpConfig = {
@@ -241,6 +267,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nSee docs/configuration.md.`);
   }
   const e = parsed.data;
+  if (e.TANDEM_OIDC_ISSUER && (!e.TANDEM_OIDC_CLIENT_ID || !e.TANDEM_OIDC_CLIENT_SECRET)) {
+    throw new Error(
+      "Invalid configuration:\n  TANDEM_OIDC_CLIENT_ID, TANDEM_OIDC_CLIENT_SECRET: set the client registered with the provider when TANDEM_OIDC_ISSUER is set\nSee docs/configuration.md.",
+    );
+  }
+  if (!e.TANDEM_OIDC_ISSUER && (e.TANDEM_PASSWORD_SIGN_IN === "false" || e.TANDEM_PASSWORD_SIGN_IN === "0")) {
+    throw new Error(
+      "Invalid configuration:\n  TANDEM_PASSWORD_SIGN_IN: passwords can be turned off only when single sign-on (TANDEM_OIDC_ISSUER) is set\nSee docs/configuration.md.",
+    );
+  }
   if (e.SMTP_HOST && !e.SMTP_FROM) {
     throw new ConfigError(
       "Invalid configuration:\n  SMTP_FROM: set the sender address (e.g. tandem@example.com) when SMTP_HOST is set\nSee docs/configuration.md.",
@@ -357,6 +393,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             from: e.SMTP_FROM,
           }
         : undefined,
+    sso:
+      e.TANDEM_OIDC_ISSUER && e.TANDEM_OIDC_CLIENT_ID && e.TANDEM_OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.TANDEM_OIDC_ISSUER.replace(/\/+$/, ""),
+            clientId: e.TANDEM_OIDC_CLIENT_ID,
+            clientSecret: e.TANDEM_OIDC_CLIENT_SECRET,
+            name: e.TANDEM_OIDC_NAME ?? "single sign-on",
+            allowedDomains: (e.TANDEM_OIDC_ALLOWED_DOMAINS ?? "")
+              .split(",")
+              .map((domain) => domain.trim().toLowerCase().replace(/^@/, ""))
+              .filter(Boolean),
+          }
+        : undefined,
+    passwordSignIn: e.TANDEM_PASSWORD_SIGN_IN !== "false" && e.TANDEM_PASSWORD_SIGN_IN !== "0",
     webSearch,
   };
 }

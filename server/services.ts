@@ -129,6 +129,8 @@ export async function createServices(
     publicUrl: config.publicUrl,
     secureCookies: config.publicUrl?.startsWith("https:") ?? false,
     onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
+    sso: config.sso,
+    passwordSignIn: config.passwordSignIn,
   });
   // Measures projects' workspaces while they run commands and before the server writes into them.
   const diskBudget = sandboxHost.limits

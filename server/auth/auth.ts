@@ -1,6 +1,9 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
+import { genericOAuth } from "better-auth/plugins/generic-oauth";
+import type { SsoConfig } from "@/server/env";
+import { SSO_PROVIDER_ID } from "@/lib/sso";
 import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
@@ -26,13 +29,25 @@ export type AuthOptions = {
   secureCookies: boolean;
   /** A login session ended (sign-out, revoked): its open connections lose its rights (server/bus/access-changes.ts). */
   onSessionEnded?: (userId: string) => void;
+  /** Sign-in with the organisation's OpenID provider; absent: email and password only. */
+  sso?: SsoConfig;
+  /** Email and password sign-up and sign-in (default on; off only beside single sign-on). */
+  passwordSignIn?: boolean;
 };
 
 // A team invitation a sign-up claimed, until its account exists: the sign-up's before and after
 // hooks get the same endpoint context.
 const claims = new WeakMap<object, TeamInviteClaim>();
 
-export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnded }: AuthOptions) {
+export function createAuth({
+  db,
+  secret,
+  publicUrl,
+  secureCookies,
+  onSessionEnded,
+  sso,
+  passwordSignIn = true,
+}: AuthOptions) {
   return betterAuth({
     appName: "Tandem",
     secret,
@@ -40,7 +55,11 @@ export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnde
     baseURL: publicUrl ?? { allowedHosts: ["*"], fallback: "http://localhost:3000" },
     trustedOrigins: publicUrl ? [new URL(publicUrl).origin] : sameOrigin,
     database: prismaAdapter(db, { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
+    emailAndPassword: { enabled: passwordSignIn, minPasswordLength: 8, autoSignIn: true },
+    plugins: sso ? [ssoPlugin(sso)] : [],
+    // The organisation's provider vouches for its people's addresses: a first sign-in with single
+    // sign-on joins an existing account of the same verified email instead of failing.
+    account: { accountLinking: { enabled: true, trustedProviders: sso ? [SSO_PROVIDER_ID] : [] } },
     session: { modelName: "loginSession", expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
     user: {
       additionalFields: { role: { type: "string", required: false, defaultValue: "user", input: false } },
@@ -71,6 +90,10 @@ export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnde
         create: {
           before: async (user, ctx) => {
             if ((await countUsers(db)) === 0) return;
+            // An account made at a first single sign-on: the provider's verified address in one of
+            // the allowed domains admits its holder (just-in-time accounts); others fall to the
+            // sign-up mode, as a sign-up without an invitation link does.
+            if (sso && ctx && isSsoCallback(ctx) && ssoAdmits(sso, user)) return;
             const body = (ctx?.body ?? {}) as SignUpBody;
             // A team's invitation admits its one holder whatever the sign-up mode, and is used up
             // here, before the account exists: of two sign-ups with one link only one gets in.
@@ -106,6 +129,33 @@ export function createAuth({ db, secret, publicUrl, secureCookies, onSessionEnde
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+function ssoPlugin(sso: SsoConfig) {
+  return genericOAuth({
+    config: [
+      {
+        providerId: SSO_PROVIDER_ID,
+        name: sso.name,
+        discoveryUrl: `${sso.issuer}/.well-known/openid-configuration`,
+        // Identity comes from the ID token's claims: never accept one whose signature was not checked.
+        requireIdTokenVerification: true,
+        clientId: sso.clientId,
+        clientSecret: sso.clientSecret,
+        scopes: ["openid", "email", "profile"],
+        pkce: true,
+      },
+    ],
+  });
+}
+
+function isSsoCallback(ctx: { path?: string; params?: Record<string, unknown> }): boolean {
+  return typeof ctx.path === "string" && ctx.path.startsWith("/callback") && ctx.params?.id === SSO_PROVIDER_ID;
+}
+
+function ssoAdmits(sso: SsoConfig, user: { email: string; emailVerified?: boolean }): boolean {
+  const domain = user.email.toLowerCase().split("@").pop() ?? "";
+  return user.emailVerified === true && sso.allowedDomains.includes(domain);
+}
 
 function sameOrigin(request?: Request): string[] {
   const host = request?.headers.get("host");

@@ -16,7 +16,16 @@ export const accountRouter = router({
     // Signed-in people see when commands run without a sandbox (every IDE page shows a banner).
     const { host } = ctx.services.sandbox;
     const sandbox = host.unavailable ? "unavailable" : host.mode === "none" ? "off" : "on";
-    return { firstRun: users === 0, signupMode, user: ctx.user, sandbox: ctx.user ? sandbox : null };
+    const { sso, passwordSignIn } = ctx.services.config;
+    return {
+      firstRun: users === 0,
+      signupMode,
+      user: ctx.user,
+      sandbox: ctx.user ? sandbox : null,
+      /** The sign-in page's "Sign in with …" button, and whether it shows the email and password form. */
+      sso: sso ? { name: sso.name } : null,
+      passwordSignIn,
+    };
   }),
 
   me: protectedProcedure.query(({ ctx }) => ctx.user),

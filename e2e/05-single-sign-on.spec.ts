@@ -1,0 +1,51 @@
+import type { Page } from "@playwright/test";
+import { expect, newContext, screenshotPath, test } from "./fixtures";
+import { OIDC_CLIENT } from "./fixtures/oidc-client";
+
+// Single sign-on through a real OpenID provider (e2e/fixtures/oidc-provider.ts, started by
+// scripts/e2e.mjs): people of the admitted domain (acme.test) get an account at their first
+// sign-in; anyone else is told why they were not let in. The first-run spec made the admin.
+
+/** From Tandem's sign-in page through the provider's own login and consent pages. */
+async function signOnAs(page: Page, login: string) {
+  await page.goto("/sign-in");
+  await page.getByTestId("sso-sign-in").click();
+  await page.waitForURL(/\/interaction\//);
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("anything");
+  await page.locator('button[type="submit"]').click();
+  // The provider asks once whether Tandem may have the person's email and profile.
+  await page.locator('button[type="submit"]').click();
+}
+
+test("a person of the organisation signs on with its provider and gets an account", async ({ browser }) => {
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await expect(page.getByTestId("sso-sign-in")).toHaveText(`Sign in with ${OIDC_CLIENT.name}`);
+  await page.screenshot({ path: screenshotPath("sign-in-sso") });
+
+  const login = `ann-${Date.now()}`;
+  await signOnAs(page, login);
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in") && url.port !== "");
+  await expect(page.getByTestId("projects-empty")).toBeVisible();
+  const me = await page.evaluate(async () => (await fetch("/api/trpc/account.me")).json());
+  expect(JSON.stringify(me)).toContain(`${login}@acme.test`);
+
+  // Signing on again is the same account, not a second one.
+  await context.clearCookies();
+  await signOnAs(page, login);
+  await expect(page.getByTestId("projects-empty")).toBeVisible();
+  await context.close();
+});
+
+test("someone outside the admitted domains is turned away with a reason", async ({ browser }) => {
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  await signOnAs(page, `mallory-${Date.now()}@evil.test`);
+  await page.waitForURL(/\/sign-in/);
+  await expect(page.getByTestId("sso-error")).toContainText("domain is not admitted");
+  const me = await page.evaluate(async () => (await fetch("/api/trpc/account.me")).status);
+  expect(me).toBe(401);
+  await context.close();
+});
