@@ -33,6 +33,28 @@ describe("loadConfig", () => {
     );
   });
 
+  it("configures single sign-on only whole, and passwords off only beside it", () => {
+    expect(loadConfig({}).sso).toBeUndefined();
+    expect(loadConfig({}).passwordSignIn).toBe(true);
+    const sso = {
+      TANDEM_OIDC_ISSUER: "https://id.acme.com/realms/eng/",
+      TANDEM_OIDC_CLIENT_ID: "tandem",
+      TANDEM_OIDC_CLIENT_SECRET: "s3cret",
+      TANDEM_OIDC_ALLOWED_DOMAINS: "Acme.com, @acme.de",
+    };
+    expect(loadConfig(sso).sso).toEqual({
+      issuer: "https://id.acme.com/realms/eng",
+      clientId: "tandem",
+      clientSecret: "s3cret",
+      name: "single sign-on",
+      allowedDomains: ["acme.com", "acme.de"],
+    });
+    expect(loadConfig({ ...sso, TANDEM_PASSWORD_SIGN_IN: "false" }).passwordSignIn).toBe(false);
+    expect(() => loadConfig({ TANDEM_OIDC_ISSUER: "https://id.acme.com" })).toThrow(/TANDEM_OIDC_CLIENT_ID/);
+    expect(() => loadConfig({ TANDEM_PASSWORD_SIGN_IN: "false" })).toThrow(/TANDEM_PASSWORD_SIGN_IN/);
+    expect(() => loadConfig({ ...sso, TANDEM_OIDC_ISSUER: "ftp://id" })).toThrow(/TANDEM_OIDC_ISSUER/);
+  });
+
   it("treats an empty DATABASE_URL as unset", () => {
     expect(loadConfig({ DATABASE_URL: "" }).databaseUrl).toBeUndefined();
   });
