@@ -3,7 +3,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { SsoConfig } from "@/server/env";
-import { SSO_PROVIDER_ID } from "@/lib/sso";
+import { SSO_NOT_ADMITTED, SSO_PROVIDER_ID } from "@/lib/sso";
 import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
@@ -91,9 +91,13 @@ export function createAuth({
           before: async (user, ctx) => {
             if ((await countUsers(db)) === 0) return;
             // An account made at a first single sign-on: the provider's verified address in one of
-            // the allowed domains admits its holder (just-in-time accounts); others fall to the
-            // sign-up mode, as a sign-up without an invitation link does.
-            if (sso && ctx && isSsoCallback(ctx) && ssoAdmits(sso, user)) return;
+            // the allowed domains admits its holder (just-in-time accounts), as does open sign-up;
+            // invitations travel in a sign-up form, which single sign-on has not.
+            if (sso && ctx && isSsoCallback(ctx)) {
+              if (ssoAdmits(sso, user) || (await getSetting(db, "signupMode")) === "open") return;
+              // Back to the sign-in page with the reason, rather than the callback's bare 403.
+              throw ctx.redirect(`/sign-in?error=${SSO_NOT_ADMITTED}`);
+            }
             const body = (ctx?.body ?? {}) as SignUpBody;
             // A team's invitation admits its one holder whatever the sign-up mode, and is used up
             // here, before the account exists: of two sign-ups with one link only one gets in.
