@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS, type SandboxLimits } from "@/lib/sandbox-limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { internalHostEntry } from "@/lib/egress-policy";
 import { parseForges, type Forges } from "@/lib/git-forges";
+import type { SsoConfig } from "@/lib/sso";
 import {
   EMBEDDING_PROVIDERS,
   PROVIDERS,
@@ -222,16 +223,6 @@ export type Config = {
   passwordSignIn: boolean;
   /** The web search service from the environment; an admin's choice (admin page) wins over it. */
   webSearch: WebSearchBackendConfig | undefined;
-};
-
-export type SsoConfig = {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  /** What the sign-in button says: "Sign in with <name>". */
-  name: string;
-  /** Email domains (lower case) whose people get an account at their first sign-in; empty: none but invited ones. */
-  allowedDomains: string[];
 };
 
 export type SmtpConfig = {
