@@ -27,6 +27,8 @@ import {
 import { createProjectNetwork } from "@/server/services/network";
 import { createAgentRuntime } from "@/server/agent/runtime";
 import { createAgentStore } from "@/server/services/agent-store";
+import { createSessionBoard } from "@/server/services/session-board";
+import { tapCommittedEvents } from "@/server/bus/session-bus";
 import { thisThread } from "@/server/agent/loop-load";
 import { createTurnJobs } from "@/server/cluster/turn-jobs";
 import { createWorkspaceLeases } from "@/server/cluster/workspace-leases";
@@ -159,6 +161,7 @@ export async function createServices(
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
   const liveDocs = createLiveDocs();
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
+  const board = createSessionBoard({ db, checkpoints, changes: buses.boardChanges });
   const extensions = createExtensions({
     config,
     db,
@@ -171,7 +174,7 @@ export async function createServices(
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(db),
     extensions: extensions.agent,
-    bus: buses.sessionBus,
+    bus: tapCommittedEvents(buses.sessionBus, board.observe),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
@@ -253,6 +256,7 @@ export async function createServices(
     agent,
     models,
     checkpoints,
+    board,
     extensions,
     sandbox,
     network,

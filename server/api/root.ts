@@ -12,6 +12,8 @@ import { shareRouter } from "@/server/api/routers/share";
 import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
+import { boardRouter } from "@/server/api/routers/board";
+import { commentRouter } from "@/server/api/routers/comment";
 import { extensionsRouter } from "@/server/api/routers/extensions";
 import { searchRouter } from "@/server/api/routers/search";
 import { languageRouter } from "@/server/api/routers/language";
@@ -41,6 +43,8 @@ export const appRouter = router({
   ports: portsRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
+  board: boardRouter,
+  comment: commentRouter,
   language: languageRouter,
   git: gitRouter,
   tree: treeRouter,

@@ -36,6 +36,7 @@ import type { AgentRuntime } from "@/server/agent/runtime";
 import type { ModelRegistry } from "@/server/agent/providers";
 import type { Extensions } from "@/server/services/extensions";
 import type { ProjectCheckpoints } from "@/server/services/checkpoints";
+import type { SessionBoard } from "@/server/services/session-board";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
 import type { ProjectGit } from "@/server/services/project-git";
@@ -64,6 +65,8 @@ export type Services = {
   extensions?: Extensions;
   /** Each project's checkpoint store (snapshots the agent's turns; the Changes view and restores). */
   checkpoints: ProjectCheckpoints;
+  /** The live board of each project's sessions (and who is told when review comments change). */
+  board: SessionBoard;
   /** Git in each project's sandbox (Source Control panel, clones), and the credentials' cipher. */
   git: ProjectGit;
   gitCipher: CredentialCipher;

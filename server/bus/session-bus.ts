@@ -41,3 +41,18 @@ export function createInProcessBus(): SessionBus {
     },
   };
 }
+
+/** `bus`, also handing every committed event published on it to `tap` (the sessions board follows logs so). */
+export function tapCommittedEvents(
+  bus: SessionBus,
+  tap: (sessionId: string, event: Extract<LiveItem, { kind: "event" }>["event"]) => void,
+): SessionBus {
+  return {
+    publish(sessionId, item) {
+      bus.publish(sessionId, item);
+      if (item.kind === "event") tap(sessionId, item.event);
+    },
+    subscribe: (sessionId, listener) => bus.subscribe(sessionId, listener),
+    subscriberCount: (sessionId) => bus.subscriberCount(sessionId),
+  };
+}

@@ -1,10 +1,12 @@
 import type { Db } from "@/server/db/client";
 import { createAccessChanges, type AccessChanges } from "@/server/bus/access-changes";
+import { createBoardChanges, type BoardChanges } from "@/server/bus/board-changes";
 import type { FileChanges } from "@/server/bus/file-changes";
 import { createLinkRevocations, type LinkRevocations } from "@/server/bus/link-revocations";
 import { createPresence, type Presence } from "@/server/bus/presence";
 import { createInProcessBus, type SessionBus } from "@/server/bus/session-bus";
 import { createPgAccessChanges, createPgLinkRevocations } from "@/server/cluster/pg-access-changes";
+import { createPgBoardChanges } from "@/server/cluster/pg-board-changes";
 import { createPgFileChanges } from "@/server/cluster/pg-file-changes";
 import { connectNotifyHub } from "@/server/cluster/pg-notify";
 import { createPgPresence } from "@/server/cluster/pg-presence";
@@ -12,7 +14,7 @@ import { createPgSessionBus } from "@/server/cluster/pg-session-bus";
 
 // The live buses of one instance: in-process (one instance, the embedded database, tests), or
 // through Postgres LISTEN/NOTIFY so that every instance on the database sees the others' events,
-// access changes, revocations, presence and typing (config.bus, TANDEM_BUS), and file changes (a
+// access changes, revocations, presence and typing, board changes (config.bus, TANDEM_BUS), and file changes (a
 // single instance watches its disk itself: no file-change bus in-process).
 
 export type Buses = {
@@ -20,6 +22,7 @@ export type Buses = {
   accessChanges: AccessChanges;
   linkRevocations: LinkRevocations;
   presence: Presence;
+  boardChanges: BoardChanges;
   fileChanges: FileChanges | null;
   close(): Promise<void>;
 };
@@ -36,6 +39,7 @@ export async function createBuses(options: {
       accessChanges: createAccessChanges(),
       linkRevocations: createLinkRevocations(),
       presence: createPresence(),
+      boardChanges: createBoardChanges(),
       fileChanges: null,
       close: async () => {},
     };
@@ -46,6 +50,7 @@ export async function createBuses(options: {
     accessChanges: createPgAccessChanges(hub),
     linkRevocations: createPgLinkRevocations(hub, options.db),
     presence: createPgPresence(hub),
+    boardChanges: createPgBoardChanges(hub),
     fileChanges: createPgFileChanges(hub, options.log),
     close: () => hub.close(),
   };

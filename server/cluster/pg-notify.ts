@@ -10,7 +10,14 @@ import pg from "pg";
 // sent meanwhile is lost to this instance, so each bus re-reads its state on `onReconnect`.
 // Written over `pg` directly: LISTEN needs one long-lived connection of its own, outside Prisma's pool.
 
-export const CHANNELS = ["tandem_session", "tandem_access", "tandem_link", "tandem_presence", "tandem_files"] as const;
+export const CHANNELS = [
+  "tandem_session",
+  "tandem_access",
+  "tandem_link",
+  "tandem_presence",
+  "tandem_files",
+  "tandem_board",
+] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** Postgres refuses payloads of 8000 bytes or more; a bus that might exceed it sends less (an id). */

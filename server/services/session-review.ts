@@ -83,6 +83,49 @@ export async function agentChangedPaths(
   return agentPaths(await deps.checkpoints.open(session.projectId, session.treeId), treeCacheKey(session), log);
 }
 
+/** The files the agent's turns changed that differ between `base` and the workspace, with their line counts. */
+async function countedChanges(
+  s: CheckpointStore,
+  cacheKey: string,
+  log: ReviewLog,
+  base: string,
+): Promise<ChangedFile[]> {
+  const agents = await agentPaths(s, cacheKey, log);
+  const changes = (await s.diff(base, "workspace")).filter(
+    (c) => agents.has(c.path) || (c.oldPath !== undefined && agents.has(c.oldPath)),
+  );
+  const files: ChangedFile[] = [];
+  for (const [i, change] of changes.entries()) {
+    if (change.binary || i >= MAX_COUNTED_FILES) {
+      files.push({ ...change, hunks: null, added: null, removed: null });
+      continue;
+    }
+    const { hunks, binary } = await s.hunks(base, change.path, change.oldPath ? { oldPath: change.oldPath } : {});
+    files.push({ ...change, binary, hunks: binary ? null : hunks.length, ...lineCounts(hunks) });
+  }
+  return files;
+}
+
+/** What the session's review shows in all: files, and lines added and removed (what the sessions board counts). */
+export async function sessionChangeCounts(
+  deps: Pick<ReviewDeps, "db" | "checkpoints">,
+  session: ReviewSession,
+): Promise<{ filesChanged: number; linesAdded: number; linesRemoved: number }> {
+  const log = foldReviewLog(await listEventsOfTypes(deps.db, session.id, REVIEW_EVENT_TYPES));
+  if (!log.baseId) return { filesChanged: 0, linesAdded: 0, linesRemoved: 0 };
+  const files = await countedChanges(
+    await deps.checkpoints.open(session.projectId, session.treeId),
+    treeCacheKey(session),
+    log,
+    log.baseId,
+  );
+  return {
+    filesChanged: files.length,
+    linesAdded: files.reduce((n, f) => n + (f.added ?? 0), 0),
+    linesRemoved: files.reduce((n, f) => n + (f.removed ?? 0), 0),
+  };
+}
+
 export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
   const store = () => deps.checkpoints.open(session.projectId, session.treeId);
   const load = async (): Promise<ReviewLog> =>
@@ -170,21 +213,7 @@ export function sessionReview(deps: ReviewDeps, session: ReviewSession) {
       const log = await load();
       const base = baseOf(log, input.sinceCheckpointId);
       if (!base) return { baseId: null, files: [] };
-      const s = await store();
-      const agents = await agentPaths(s, treeCacheKey(session), log);
-      const changes = (await s.diff(base, "workspace")).filter(
-        (c) => agents.has(c.path) || (c.oldPath !== undefined && agents.has(c.oldPath)),
-      );
-      const files: ChangedFile[] = [];
-      for (const [i, change] of changes.entries()) {
-        if (change.binary || i >= MAX_COUNTED_FILES) {
-          files.push({ ...change, hunks: null, added: null, removed: null });
-          continue;
-        }
-        const { hunks, binary } = await s.hunks(base, change.path, change.oldPath ? { oldPath: change.oldPath } : {});
-        files.push({ ...change, binary, hunks: binary ? null : hunks.length, ...lineCounts(hunks) });
-      }
-      return { baseId: base, files };
+      return { baseId: base, files: await countedChanges(await store(), treeCacheKey(session), log, base) };
     },
 
     /** One file: its text at the base and now, the version now, and the hunks between them. */

@@ -22,7 +22,9 @@ import type { SmtpConfig } from "@/server/env";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createModelThread } from "@/server/agent/model-thread/model-thread";
-import { createInProcessBus } from "@/server/bus/session-bus";
+import { createInProcessBus, tapCommittedEvents } from "@/server/bus/session-bus";
+import { createBoardChanges } from "@/server/bus/board-changes";
+import { createSessionBoard } from "@/server/services/session-board";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createAccessChanges } from "@/server/bus/access-changes";
@@ -140,6 +142,7 @@ export async function createTestServices(
   const models = createModelRegistry(config.models, undefined, modelThread);
   const checkpoints = createCheckpointStores(dataDir, files, sandbox);
   const bus = createInProcessBus();
+  const board = createSessionBoard({ db: database.db, checkpoints, changes: createBoardChanges() });
   const extensions = options.extensions
     ? createExtensions({
         config: {
@@ -168,7 +171,7 @@ export async function createTestServices(
             createShellSession({ workspace, projectId, sessionId, sandbox }),
         }
       : {}),
-    bus,
+    bus: tapCommittedEvents(bus, board.observe),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
@@ -216,6 +219,7 @@ export async function createTestServices(
     agent,
     models,
     checkpoints,
+    board,
     sandbox,
     network,
     ...(extensions ? { extensions } : {}),

@@ -58,16 +58,16 @@ export const sessionRouter = router({
   create: projectRunProcedure
     .input(z.object({ title: z.string().trim().max(200).optional(), model: z.string().min(3).max(200).optional() }))
     .mutation(({ ctx, input }) =>
-      runtimeCall(async () =>
-        publicSession(
-          await ctx.services.agent.createSession({
-            projectId: ctx.project.id,
-            title: input.title,
-            model: input.model,
-            authorId: ctx.user.id,
-          }),
-        ),
-      ),
+      runtimeCall(async () => {
+        const session = await ctx.services.agent.createSession({
+          projectId: ctx.project.id,
+          title: input.title,
+          model: input.model,
+          authorId: ctx.user.id,
+        });
+        ctx.services.board.changed(ctx.project.id, session.id);
+        return publicSession(session);
+      }),
     ),
 
   get: sessionViewProcedure.query(async ({ ctx }) => {
@@ -117,9 +117,11 @@ export const sessionRouter = router({
 
   rename: sessionMutationProcedure
     .input(z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) }))
-    .mutation(async ({ ctx, input }) =>
-      publicSession(await renameSession(ctx.services.db, ctx.session.id, input.title)),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const session = await renameSession(ctx.services.db, ctx.session.id, input.title);
+      ctx.services.board.changed(ctx.project.id, session.id);
+      return publicSession(session);
+    }),
 
   /** `/model`: the model the session's next turns use. */
   setModel: sessionMutationProcedure
@@ -146,6 +148,7 @@ export const sessionRouter = router({
     await gitCall(() => ctx.services.trees.removeWith(ctx.session));
     await ctx.services.agent.deleteSession(ctx.session.id);
     ctx.services.accessChanges.publish({ kind: "session", sessionId: ctx.session.id });
+    ctx.services.board.changed(ctx.project.id, ctx.session.id);
     return { id: ctx.session.id };
   }),
 
@@ -254,9 +257,11 @@ export const sessionRouter = router({
       return next();
     })
     .input(z.object({ approvalsBy: z.enum(["team", "author"]) }))
-    .mutation(async ({ ctx, input }) =>
-      publicSession(await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy)),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const session = await setApprovalsBy(ctx.services.db, ctx.session.id, input.approvalsBy);
+      ctx.services.board.changed(ctx.project.id, session.id);
+      return publicSession(session);
+    }),
 
   /** Notes are written by the agent's `note` tool and by people. */
   saveNote: sessionMutationProcedure
