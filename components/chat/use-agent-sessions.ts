@@ -1,17 +1,20 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import type { Transcript } from "@/lib/session-transcript";
+import { useSessionNotifications } from "@/components/chat/board-notifications";
 import { useOpenSession } from "@/components/chat/open-session-context";
+import { useSessionBoard, waitsFor } from "@/components/chat/use-session-board";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 
 // Which agent session the IDE's agent panel shows (the list, a new one, or one session and the
 // trail of parents it was reached through), and what waits for people across sessions. Kept by the
 // panel, not by the Chat tab, so it survives a look at another tab. `show` asks the panel for one
-// of its tabs ("chat", or "memory" from a session's memory link).
+// of its tabs ("chat", or "memory" from a session's memory link). The sessions board's live rows
+// (use-session-board.ts) keep the list fresh and say what waits for whom.
 
 export type SessionsView = { kind: "list" } | { kind: "new" } | { kind: "session"; id: string; trail: string[] };
 
@@ -24,16 +27,27 @@ export function useAgentSessions({
   projectId,
   projectName,
   canWrite,
+  me,
   show,
 }: {
   projectId: string;
   projectName: string;
   canWrite: boolean;
+  me: { id: string; name: string };
   show: (tab: "chat") => void;
 }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const [view, setView] = useState<SessionsView | null>(null);
-  const sessions = useQuery(trpc.session.list.queryOptions({ projectId, parentId: null }, { refetchInterval: 5_000 }));
+  const sessions = useQuery(trpc.session.list.queryOptions({ projectId, parentId: null }));
+  const board = useSessionBoard(
+    projectId,
+    useCallback(
+      () => void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId, parentId: null })),
+      [queryClient, trpc, projectId],
+    ),
+  );
+  useSessionNotifications(board, me, projectName);
   const [pending, setPending] = useState<{ sessionId: string; count: number } | null>(null);
 
   // A link to a session (`/p/<project>?session=<id>`, as in an agent commit's Tandem-Session trailer).
@@ -89,8 +103,9 @@ export function useAgentSessions({
   const { setSessionId } = useOpenSession();
   useEffect(() => setSessionId(openId), [openId, setSessionId]);
   const current = pending && pending.sessionId === openId ? pending.count : 0;
-  const waiting =
-    current + (sessions.data ?? []).filter((s) => s.id !== openId && s.status === "waiting_approval").length;
+  // The open session counts what its transcript shows waiting; the others, each session that waits for me.
+  const waitingRows = (board ?? []).filter((r) => r.id !== openId && waitsFor(r, me, canWrite));
+  const waiting = current + waitingRows.length;
 
   // The browser tab says when something waits for someone, without a sound.
   useEffect(() => {
@@ -99,7 +114,7 @@ export function useAgentSessions({
   }, [waiting, projectName]);
 
   // Alt+A: jump to what waits (an approval or a question). Alt+I: the message box.
-  const waitingElsewhere = (sessions.data ?? []).find((s) => s.id !== openId && s.status === "waiting_approval")?.id;
+  const waitingElsewhere = waitingRows[0]?.id;
   const jumpToWaiting = useCallback(() => {
     const card = document.querySelector<HTMLElement>("[data-testid=approval-card], .question.approval");
     if (!card) {
@@ -158,5 +173,5 @@ export function useAgentSessions({
       : []),
   ]);
 
-  return { sessions: sessions.data, view, setView, open, openChild, onTranscript, openId, waiting };
+  return { sessions: sessions.data, board, view, setView, open, openChild, onTranscript, openId, waiting };
 }

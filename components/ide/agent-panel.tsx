@@ -10,7 +10,7 @@ type AgentPanelProps = { projectId: string; projectName: string; canWrite: boole
 /** The IDE's right-hand column: the tabs of AGENT_TABS (agent-tabs.tsx), one shown at a time. */
 export function AgentPanel({ projectId, projectName, canWrite, me }: AgentPanelProps) {
   const [tab, setTab] = useState(AGENT_TABS[0].id);
-  const agent = useAgentSessions({ projectId, projectName, canWrite, show: setTab });
+  const agent = useAgentSessions({ projectId, projectName, canWrite, me, show: setTab });
   const props = { projectId, projectName, canWrite, me, agent, show: setTab };
 
   useCommands(

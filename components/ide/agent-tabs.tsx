@@ -3,6 +3,7 @@
 import type { ComponentType } from "react";
 import { MemoryPanel } from "@/components/agent/memory-panel";
 import { NotesPanel } from "@/components/agent/notes-panel";
+import { SessionBoard } from "@/components/chat/session-board";
 import { SessionsTab } from "@/components/chat/sessions-tab";
 import type { AgentSessions } from "@/components/chat/use-agent-sessions";
 
@@ -40,6 +41,11 @@ export const AGENT_TABS: AgentTab[] = [
           {waiting}
         </span>
       ),
+  },
+  {
+    id: "board",
+    title: "Board",
+    component: ({ agent, me }) => <SessionBoard agent={agent} me={me} />,
   },
   {
     id: "notes",
