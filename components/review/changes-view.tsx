@@ -6,6 +6,7 @@ import dynamic from "next/dynamic";
 import { useState } from "react";
 import { useOpenTabs } from "@/components/editor/open-files-context";
 import type { HunkWork } from "@/components/review/review-hunks";
+import { type ReviewComments, useReviewComments } from "@/components/review/use-review-comments";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -22,9 +23,11 @@ const ReviewDiff = dynamic(() => import("@/components/review/review-diff"), {
 const STATUS_LETTER: Record<string, string> = { added: "A", modified: "M", deleted: "D", renamed: "R" };
 
 /**
- * The Changes tab: every file an agent session changed since its review base (or since a chosen
- * turn), each as a diff with Accept / Reject per hunk and per file. It follows the disk and the
- * session live (use-review-refresh.ts), so it updates while the agent works.
+ * The Changes tab, the review of a session as a whole: every file an agent session changed since
+ * its review base (or since a chosen turn), each as a diff with Accept / Reject per hunk and per
+ * file, and review comments on its lines, which "Send review" sends to the agent. It follows the
+ * disk, the session and the comments live (use-review-refresh.ts, use-review-comments.ts), so it
+ * updates while the agent works.
  */
 export function ChangesView({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
@@ -36,6 +39,8 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
   const files = changes.data?.files ?? [];
   const current = files.find((f) => f.path === selected) ?? files[0] ?? null;
   const canWrite = session.data?.canWrite ?? false;
+  const review = useReviewComments(sessionId, since);
+  const me = useQuery(trpc.account.status.queryOptions(undefined, { staleTime: 30_000 })).data?.user?.id ?? null;
 
   return (
     <div className="changes-view" data-testid="changes-view">
@@ -50,6 +55,18 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
           {files.length} {files.length === 1 ? "file" : "files"}
         </span>
         <span className="spacer" />
+        {canWrite && (review.open.length > 0 || review.sending) && (
+          <button
+            type="button"
+            className="btn btn-primary btn-sm"
+            disabled={review.sending}
+            onClick={review.send}
+            data-testid="send-review"
+            title="Send every open comment to the agent, as one message"
+          >
+            {review.sending ? "Sending…" : `Send review (${review.open.length})`}
+          </button>
+        )}
         <label className="changes-since">
           <span className="muted">Since</span>
           <select
@@ -66,6 +83,11 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
           </select>
         </label>
       </div>
+      {review.error && (
+        <div className="banner banner-warning" role="alert" data-testid="comment-error">
+          <span className="banner-text">{errorMessage(review.error)}</span>
+        </div>
+      )}
       {changes.error ? (
         <div className="center-message">{errorMessage(changes.error)}</div>
       ) : changes.isPending ? (
@@ -91,6 +113,11 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
                 >
                   <span className={`change-status status-${f.status}`}>{STATUS_LETTER[f.status] ?? "?"}</span>
                   <span className="changes-file-name">{ltr(f.path)}</span>
+                  {review.comments.some((c) => c.path === f.path && !c.addressedAt) && (
+                    <span className="badge changes-file-comments" title="Review comments not yet addressed">
+                      {review.comments.filter((c) => c.path === f.path && !c.addressedAt).length}
+                    </span>
+                  )}
                   {f.hunks !== null && (
                     <span className="changes-file-stats">
                       <span className="diff-added">+{f.added}</span> <span className="diff-removed">−{f.removed}</span>
@@ -107,6 +134,8 @@ export function ChangesView({ sessionId }: { sessionId: string }) {
               path={current.path}
               since={since}
               canWrite={canWrite}
+              review={review}
+              me={me}
             />
           )}
         </div>
@@ -120,11 +149,15 @@ function ChangedFile({
   path,
   since,
   canWrite,
+  review,
+  me,
 }: {
   sessionId: string;
   path: string;
   since: string | undefined;
   canWrite: boolean;
+  review: ReviewComments;
+  me: string | null;
 }) {
   const trpc = useTRPC();
   const refresh = useReviewRefresh();
@@ -219,6 +252,11 @@ function ChangedFile({
           working={working}
           acceptBlocked={acceptBlocked}
           onAccept={(hunk) => acceptHunk.mutate({ sessionId, path, hunkIndex: hunk.index, expectedVersion: version })}
+          comments={review.comments.filter((c) => c.path === path)}
+          me={me}
+          canComment={canWrite}
+          onAddComment={review.add}
+          onDeleteComment={review.remove}
           onReject={(hunk) =>
             rejectHunk.mutate({
               sessionId,

@@ -1,9 +1,11 @@
 "use client";
 
 // Loaded only in the browser (next/dynamic, ssr: false), like the editor: Monaco from the local package.
-import type * as monaco from "@/components/editor/monaco";
+import * as monaco from "@/components/editor/monaco";
 import { useEffect, useRef, useState } from "react";
 import { ReadOnlyDiff } from "@/components/editor/read-only-diff";
+import { CommentThreads } from "@/components/review/comment-threads";
+import type { NewComment, ReviewComment } from "@/components/review/use-review-comments";
 import { changeStart, hunkCounts, type HunkWork, type ReviewHunk } from "@/components/review/review-hunks";
 
 const ZONE_HEIGHT = 28;
@@ -21,13 +23,27 @@ type ReviewDiffProps = {
   acceptBlocked: string | null;
   onAccept: (hunk: ReviewHunk) => void;
   onReject: (hunk: ReviewHunk) => void;
+  /** This file's review comments, and who is looking (their own comments can be deleted). */
+  comments: ReviewComment[];
+  me: string | null;
+  canComment: boolean;
+  onAddComment: (comment: NewComment) => Promise<unknown>;
+  onDeleteComment: (commentId: string) => void;
 };
+
+const GUTTER = new Set([
+  monaco.editor.MouseTargetType.GUTTER_GLYPH_MARGIN,
+  monaco.editor.MouseTargetType.GUTTER_LINE_NUMBERS,
+  monaco.editor.MouseTargetType.GUTTER_LINE_DECORATIONS,
+]);
 
 /**
  * A file at the review base against the file now, inline and read-only, with a bar above each
  * change: what it is, and Reject / Accept. Each bar sits in the space of an empty view zone, but is
  * drawn in a layer of its own over the editor (placed from the zone's reported position), so it is
  * plain page content: it never scrolls sideways with long lines and clicks reach it directly.
+ * Review comments show under their lines the same way; a click in the gutter (or a change's
+ * Comment button) opens the box to write one.
  */
 export default function ReviewDiff({
   sessionId,
@@ -41,7 +57,13 @@ export default function ReviewDiff({
   acceptBlocked,
   onAccept,
   onReject,
+  comments,
+  me,
+  canComment,
+  onAddComment,
+  onDeleteComment,
 }: ReviewDiffProps) {
+  const [draftLine, setDraftLine] = useState<number | null>(null);
   const [diff, setDiff] = useState<monaco.editor.IStandaloneDiffEditor | null>(null);
   const modified = diff?.getModifiedEditor() ?? null;
   // Where in the list the change to keep in view is: after a Reject or an Accept, the change that
@@ -109,6 +131,15 @@ export default function ReviewDiff({
     return () => updated.dispose();
   }, [diff, hunks]);
 
+  useEffect(() => {
+    if (!modified || !canComment) return;
+    const listener = modified.onMouseDown((event) => {
+      const line = event.target.position?.lineNumber;
+      if (line && GUTTER.has(event.target.type)) setDraftLine(line);
+    });
+    return () => listener.dispose();
+  }, [modified, canComment]);
+
   const keepNextInView = (act: (hunk: ReviewHunk) => void) => (hunk: ReviewHunk) => {
     focus.current = Math.max(0, hunks.indexOf(hunk));
     act(hunk);
@@ -124,6 +155,7 @@ export default function ReviewDiff({
         onMount={setDiff}
         options={{
           renderOverviewRuler: true,
+          glyphMargin: canComment,
           hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3 },
         }}
       />
@@ -141,8 +173,22 @@ export default function ReviewDiff({
               acceptBlocked={acceptBlocked}
               onAccept={keepNextInView(onAccept)}
               onReject={keepNextInView(onReject)}
+              onComment={canComment ? () => setDraftLine(changeStart(hunk) || 1) : null}
             />
           ),
+        )}
+        {modified && (
+          <CommentThreads
+            editor={modified}
+            path={path}
+            comments={comments.filter((c) => c.side === "current")}
+            draftLine={draftLine}
+            onCloseDraft={() => setDraftLine(null)}
+            onAdd={onAddComment}
+            onDelete={onDeleteComment}
+            me={me}
+            scrollTop={view.scrollTop}
+          />
         )}
       </div>
     </div>
@@ -160,9 +206,21 @@ type HunkBarProps = {
   acceptBlocked: string | null;
   onAccept: (hunk: ReviewHunk) => void;
   onReject: (hunk: ReviewHunk) => void;
+  onComment: (() => void) | null;
 };
 
-function HunkBar({ hunk, total, top, canWrite, busy, working, acceptBlocked, onAccept, onReject }: HunkBarProps) {
+function HunkBar({
+  hunk,
+  total,
+  top,
+  canWrite,
+  busy,
+  working,
+  acceptBlocked,
+  onAccept,
+  onReject,
+  onComment,
+}: HunkBarProps) {
   const { added, removed } = hunkCounts(hunk);
   return (
     <div className="hunk-bar" style={{ top, height: ZONE_HEIGHT - 2 }} data-testid="hunk" data-index={hunk.index}>
@@ -198,6 +256,17 @@ function HunkBar({ hunk, total, top, canWrite, busy, working, acceptBlocked, onA
       <span className="hunk-stats">
         <span className="diff-added">+{added}</span> <span className="diff-removed">−{removed}</span>
       </span>
+      {onComment && (
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={onComment}
+          data-testid="hunk-comment"
+          title="Comment on this change for the agent and the team (or click a line number)"
+        >
+          Comment
+        </button>
+      )}
     </div>
   );
 }
