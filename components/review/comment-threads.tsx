@@ -149,7 +149,6 @@ function CommentComposer({
       data-testid="comment-composer"
     >
       <textarea
-        // biome-ignore lint/a11y/noAutofocus: the box opens because the person asked to write in it
         autoFocus
         value={body}
         onChange={(e) => setBody(e.target.value)}
