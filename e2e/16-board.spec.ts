@@ -74,7 +74,9 @@ test("a second browser's board follows a session as it starts, waits for approva
 
   // Send review: one message to the agent, which edits the line; the comment is then addressed.
   await page.getByTestId("send-review").click();
-  await expect(agent.userMessages().last()).toContainText("`lines.txt` line 2: `TWO`");
+  await expect(agent.userMessages().last()).toContainText("Review comments on your changes (1)");
+  await expect(agent.userMessages().last()).toContainText("lines.txt");
+  await expect(agent.userMessages().last()).toContainText("line 2");
   await agent.toolCard("Edit lines.txt").last().getByTestId("approve").click();
   await review.expectFile("lines.txt", "one\nTwo!\nthree\n");
   await expect(page.getByTestId("review-comment").first()).toHaveAttribute("data-state", "addressed");

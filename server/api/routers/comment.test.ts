@@ -1,3 +1,5 @@
+import { symlink } from "node:fs/promises";
+import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
@@ -74,11 +76,28 @@ describe("review comments", () => {
     expect(await code(viewer.comment.delete({ sessionId, commentId: added.id }))).toBe("FORBIDDEN");
   });
 
-  it("refuses a line the file does not have, and reads the quoted line itself", async () => {
+  it("refuses a line the file does not have, a path outside, and a link out of the workspace", async () => {
     const past = h.caller.comment.add({ sessionId, path: "a.txt", line: 99, side: "current", body: "?" });
     await expect(past).rejects.toThrow(/there is no line 99/);
     const outside = h.caller.comment.add({ sessionId, path: "../etc/passwd", line: 1, side: "current", body: "?" });
     expect(await code(outside)).toBe("BAD_REQUEST");
+    // A planted link: its target's lines are never read into a comment (a link has no text lines here).
+    await symlink("/etc/passwd", path.join(h.env.services.files.pathOf(h.project.id), "planted.txt"));
+    const planted = h.caller.comment.add({ sessionId, path: "planted.txt", line: 1, side: "current", body: "?" });
+    expect(await code(planted)).toBe("BAD_REQUEST");
+    expect((await h.caller.comment.list({ sessionId })).some((c) => c.lineText.includes("root:"))).toBe(false);
+  });
+
+  it("deletes a comment only for its author, and only in its own session", async () => {
+    const member = await h.env.createUser();
+    await addMember(h.env.services.db, h.project.teamId, member.id, "member");
+    const memberCaller = createCaller(h.env.context(member));
+    const mine = await h.caller.comment.add({ sessionId, path: "a.txt", line: 1, side: "current", body: "Mine." });
+    expect(await code(memberCaller.comment.delete({ sessionId, commentId: mine.id }))).toBe("NOT_FOUND");
+    const other = await h.caller.session.create({ projectId: h.project.id });
+    expect(await code(h.caller.comment.delete({ sessionId: other.id, commentId: mine.id }))).toBe("NOT_FOUND");
+    await h.caller.comment.delete({ sessionId, commentId: mine.id });
+    expect((await h.caller.comment.list({ sessionId })).map((c) => c.id)).not.toContain(mine.id);
   });
 
   it("sends the open comments as one message with file, line and text, and marks addressed the one whose line the next turn changed", async () => {
