@@ -45,7 +45,7 @@ const toRow = ({
   authorName: author?.name ?? null,
 });
 
-/** A session keeps at most this many comments; the oldest addressed ones make room first. */
+/** A session keeps at most this many comments: adding one more is refused until some are deleted. */
 export const MAX_COMMENTS_PER_SESSION = 500;
 
 export async function countComments(db: Db, sessionId: string): Promise<number> {
