@@ -76,6 +76,32 @@ function firstEvent(options: Parameters<typeof trpcOver>[0]) {
   };
 }
 
+/** How a board.watch or comment.watch subscription goes: its first item or its error code, then how it ends. */
+function firstOf(kind: "board" | "comments", options: Parameters<typeof trpcOver>[0]) {
+  const client = trpcOver(options);
+  let ended: (reason: string) => void = () => {};
+  const outcome = new Promise<string>((resolve) => (ended = resolve));
+  const handlers = {
+    onData: () => ended("data"),
+    onError: (error: { data?: unknown; message: string }) =>
+      ended((error.data as { code?: string } | undefined)?.code ?? error.message),
+  };
+  const subscription =
+    kind === "board"
+      ? client.trpc.board.watch.subscribe({ projectId }, handlers)
+      : client.trpc.comment.watch.subscribe({ sessionId }, handlers);
+  const timer = setTimeout(() => ended("timeout"), 5_000);
+  return {
+    outcome: outcome.finally(() => clearTimeout(timer)),
+    ended: () =>
+      new Promise<{ code: string; at: number }>((resolve) => (ended = (code) => resolve({ code, at: Date.now() }))),
+    close() {
+      subscription.unsubscribe();
+      client.close();
+    },
+  };
+}
+
 function upgrade(url: string, headers: Record<string, string>): Promise<{ status: number; ws?: WebSocket }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { headers });
@@ -145,6 +171,29 @@ describe("tRPC WebSocket (/api/trpc/ws)", () => {
     const ended = sub.ended();
     const revokedAt = Date.now();
     await owner.share.revoke({ sessionId, linkId: link.id });
+    const end = await ended;
+    expect(end.code).toBe("FORBIDDEN");
+    expect(end.at - revokedAt).toBeLessThan(2_000);
+    sub.close();
+  });
+
+  it("streams the sessions board to the team only, and a session's comments to its view link until it is revoked", async () => {
+    const cases: Array<[string, Parameters<typeof trpcOver>[0], string]> = [
+      ["viewer", { cookie: cookies.viewer }, "data"],
+      ["anonymous", {}, "UNAUTHORIZED"],
+      ["other team", { cookie: cookies.stranger }, "NOT_FOUND"],
+    ];
+    for (const [who, options, want] of cases) {
+      const sub = firstOf("board", options);
+      expect(await sub.outcome, who).toBe(want);
+      sub.close();
+    }
+    const link = await ownerCaller.share.create({ sessionId, scope: "view", label: "comments" });
+    const sub = firstOf("comments", { shareToken: link.token });
+    expect(await sub.outcome).toBe("data");
+    const ended = sub.ended();
+    const revokedAt = Date.now();
+    await ownerCaller.share.revoke({ sessionId, linkId: link.id });
     const end = await ended;
     expect(end.code).toBe("FORBIDDEN");
     expect(end.at - revokedAt).toBeLessThan(2_000);

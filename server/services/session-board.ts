@@ -1,6 +1,7 @@
 import type { BoardChange, BoardChanges } from "@/server/bus/board-changes";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import type { Db } from "@/server/db/client";
+import { listComments } from "@/server/db/repositories/review-comments";
 import { findSession } from "@/server/db/repositories/sessions";
 import {
   listBoardRows,
@@ -106,68 +107,92 @@ export function createSessionBoard(deps: { db: Db; checkpoints: CheckpointStores
 
     rows: (projectId: string) => listBoardRows(deps.db, projectId),
 
-    /** The board's rows now, then each session's row again when it changes, until `signal` ends. */
+    /** The board's rows now, then each session's row again when it changes, until `signal` ends or it is returned. */
     stream(projectId: string, signal: AbortSignal | undefined): AsyncIterableIterator<BoardUpdate> {
-      return follow(deps.changes, projectId, signal, async function* (dirty) {
-        if (dirty === null || dirty.has("")) {
-          yield { kind: "rows", rows: await listBoardRows(deps.db, projectId) } as const;
-          return;
-        }
+      return follow(deps.changes, projectId, signal, async (dirty): Promise<BoardUpdate[]> => {
+        if (dirty === null || dirty.has("")) return [{ kind: "rows", rows: await listBoardRows(deps.db, projectId) }];
+        const updates: BoardUpdate[] = [];
         for (const sessionId of dirty) {
           const [row] = await listBoardRows(deps.db, projectId, sessionId);
-          yield row ? ({ kind: "row", row } as const) : ({ kind: "removed", sessionId } as const);
+          updates.push(row ? { kind: "row", row } : { kind: "removed", sessionId });
         }
+        return updates;
       });
     },
 
-    /** Yields now, and again each time the session's review comments change, until `signal` ends. */
-    watchComments(projectId: string, sessionId: string, signal: AbortSignal | undefined) {
+    /** The session's review comments now, and again each time they change, until `signal` ends or it is returned. */
+    comments(session: { id: string; projectId: string }, signal: AbortSignal | undefined) {
       return follow(
         deps.changes,
-        projectId,
+        session.projectId,
         signal,
-        async function* (dirty) {
-          if (dirty === null || dirty.has(sessionId) || dirty.has("")) yield null;
-        },
-        (change) => change.topic === "comments" && (change.sessionId === sessionId || change.sessionId === ""),
+        async () => [await listComments(deps.db, session.id)],
+        (change) => change.topic === "comments" && (change.sessionId === session.id || change.sessionId === ""),
       );
     },
   };
 }
 
 /**
- * Follows a project's board changes until `signal` ends: `read(null)` first, then `read(ids)` with
- * the sessions that changed, gathered for SETTLE_MS so a burst costs one read of each.
+ * Follows a project's board changes: `read(null)` first, then `read(ids)` with the sessions that
+ * changed, gathered for SETTLE_MS so a burst costs one read of each. An iterator rather than a
+ * generator, so that ending it (the signal, or `return()` when access ends) stops it at once even
+ * while it waits for a change.
  */
-async function* follow<T>(
+function follow<T>(
   changes: BoardChanges,
   projectId: string,
   signal: AbortSignal | undefined,
-  read: (dirty: Set<string> | null) => AsyncIterable<T>,
+  read: (dirty: Set<string> | null) => Promise<T[]>,
   wanted: (change: BoardChange) => boolean = () => true,
 ): AsyncIterableIterator<T> {
   const dirty = new Set<string>();
+  const ready: T[] = [];
+  let started = false;
+  let done = false;
   let wake: (() => void) | null = null;
   const stop = changes.subscribe(projectId, (change) => {
     if (!wanted(change)) return;
     dirty.add(change.sessionId);
     wake?.();
   });
-  const onAbort = () => wake?.();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    yield* read(null);
-    while (!signal?.aborted) {
-      if (dirty.size === 0) await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      if (signal?.aborted) break;
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      const ids = new Set(dirty);
-      dirty.clear();
-      yield* read(ids);
-    }
-  } finally {
+  const end = () => {
+    if (done) return;
+    done = true;
     stop();
-    signal?.removeEventListener("abort", onAbort);
-  }
+    signal?.removeEventListener("abort", end);
+    wake?.();
+  };
+  if (signal?.aborted) end();
+  else signal?.addEventListener("abort", end, { once: true });
+  const iterator: AsyncIterableIterator<T> = {
+    async next() {
+      while (!done) {
+        if (ready.length) return { value: ready.shift()!, done: false };
+        if (!started) {
+          started = true;
+          ready.push(...(await read(null)));
+          continue;
+        }
+        if (dirty.size === 0) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = null;
+          continue;
+        }
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        const ids = new Set(dirty);
+        dirty.clear();
+        ready.push(...(await read(ids)));
+      }
+      return { value: undefined, done: true };
+    },
+    async return() {
+      end();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }

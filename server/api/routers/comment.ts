@@ -20,15 +20,9 @@ export const commentRouter = router({
   list: sessionViewProcedure.query(({ ctx }) => listComments(ctx.services.db, ctx.session.id)),
 
   /** The session's comments now, and again whenever someone adds, deletes or sends one, or a turn addresses one. */
-  watch: sessionViewProcedure.subscription(({ ctx, signal }) => {
-    const { db, board } = ctx.services;
-    const session = ctx.session;
-    async function* comments() {
-      for await (const _ of board.watchComments(session.projectId, session.id, signal))
-        yield await listComments(db, session.id);
-    }
-    return untilLinkEnds(ctx, comments());
-  }),
+  watch: sessionViewProcedure.subscription(({ ctx, signal }) =>
+    untilLinkEnds(ctx, ctx.services.board.comments(ctx.session, signal)),
+  ),
 
   add: sessionMutationProcedure
     .input(
