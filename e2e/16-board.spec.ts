@@ -18,8 +18,9 @@ test("a second browser's board follows a session as it starts, waits for approva
   const agent = new AgentPanel(page);
   const review = new ReviewPage(page);
   await agent.script([
+    { match: "Shout the second line", toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "lines.txt" } }] },
     {
-      match: "Shout the second line",
+      match: "three",
       toolCalls: [{ id: "e1", name: "edit", arguments: { path: "lines.txt", old_string: "two", new_string: "TWO" } }],
     },
     { match: "Edited", text: "The second line shouts now." },
