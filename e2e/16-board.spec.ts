@@ -39,7 +39,8 @@ test("a second browser's board follows a session as it starts, waits for approva
   const other = new IdePage(await (await newContext(browser)).newPage());
   await other.page.context().addCookies(JSON.parse(readFileSync(authStateFile(admin), "utf8")).cookies);
   await other.page.goto(projectUrl);
-  await other.waitForLive();
+  // Two browsers on a machine this busy: the second's live connection may take a while.
+  await expect(other.page.getByTestId("connection-state")).toHaveAttribute("data-state", "live", { timeout: 30_000 });
   const board = new BoardPage(other.page);
   await board.open();
 
