@@ -46,26 +46,36 @@ export function CommentThreads({
   const [tops, setTops] = useState<Record<string, number>>({});
 
   useEffect(() => {
-    const lines = editor.getModel()?.getLineCount() ?? 0;
-    const zones: Array<{ key: string; line: number; height: number }> = [];
-    for (const comment of comments)
-      if (comment.line <= lines) zones.push({ key: comment.id, line: comment.line, height: cardHeight(comment) });
-    if (draftLine !== null) zones.push({ key: "draft", line: draftLine, height: COMPOSER_HEIGHT });
     let ids: string[] = [];
-    editor.changeViewZones((accessor) => {
-      ids = zones.map((zone) =>
-        accessor.addZone({
-          afterLineNumber: zone.line,
-          heightInPx: zone.height,
-          domNode: document.createElement("div"),
-          onDomNodeTop: (top) => {
-            const absolute = top + editor.getScrollTop();
-            setTops((current) => (current[zone.key] === absolute ? current : { ...current, [zone.key]: absolute }));
-          },
-        }),
-      );
-    });
-    return () => editor.changeViewZones((accessor) => ids.forEach((id) => accessor.removeZone(id)));
+    // Placed again when the file's text changes under them (the agent edited it): a whole new text
+    // would otherwise leave the zones where the old lines were.
+    const place = () => {
+      const lines = editor.getModel()?.getLineCount() ?? 0;
+      const zones: Array<{ key: string; line: number; height: number }> = [];
+      for (const comment of comments)
+        if (comment.line <= lines) zones.push({ key: comment.id, line: comment.line, height: cardHeight(comment) });
+      if (draftLine !== null) zones.push({ key: "draft", line: draftLine, height: COMPOSER_HEIGHT });
+      editor.changeViewZones((accessor) => {
+        for (const id of ids) accessor.removeZone(id);
+        ids = zones.map((zone) =>
+          accessor.addZone({
+            afterLineNumber: zone.line,
+            heightInPx: zone.height,
+            domNode: document.createElement("div"),
+            onDomNodeTop: (top) => {
+              const absolute = top + editor.getScrollTop();
+              setTops((current) => (current[zone.key] === absolute ? current : { ...current, [zone.key]: absolute }));
+            },
+          }),
+        );
+      });
+    };
+    place();
+    const listener = editor.onDidChangeModelContent(place);
+    return () => {
+      listener.dispose();
+      editor.changeViewZones((accessor) => ids.forEach((id) => accessor.removeZone(id)));
+    };
   }, [editor, comments, draftLine]);
 
   return (
