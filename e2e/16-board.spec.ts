@@ -83,7 +83,6 @@ test("a second browser's board follows a session as it starts, waits for approva
   await review.expectFile("lines.txt", "one\nTwo!\nthree\n");
   await expect(page.getByTestId("review-comment").first()).toHaveAttribute("data-state", "addressed");
   await expect(board.comments().first()).toHaveAttribute("data-state", "addressed");
-  await expect(page.getByTestId("review-diff").locator(".editor.modified .view-lines")).toContainText("Two!");
   await page.screenshot({ path: screenshotPath("review-comment-addressed") });
   await board.open();
   await other.page.screenshot({ path: screenshotPath("board-done") });
