@@ -90,7 +90,8 @@ export function createSessionBoard(deps: { db: Db; checkpoints: CheckpointStores
       }
       if (!RECOUNT_EVENTS.has(event.type)) return;
       inOrder(sessionId, async (projectId) => {
-        const session = { id: sessionId, projectId };
+        // Counted in the session's own tree (a branch session's worktree, else the main tree).
+        const session = { id: sessionId, projectId, treeId: (await findSession(deps.db, sessionId))?.treeId ?? null };
         await saveChangeCounts(deps.db, sessionId, await sessionChangeCounts(deps, session));
         if (event.type === "turn_finished" && event.payload.endCheckpointId) {
           const turn = { turnId: event.payload.turnId, endCheckpointId: event.payload.endCheckpointId };

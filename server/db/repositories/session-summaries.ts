@@ -20,6 +20,8 @@ export type BoardRow = {
   check: { command: string; exitCode: number | null; at: Date } | null;
   /** Review comments not yet addressed. */
   openComments: number;
+  /** The session's own branch (a session on a branch of its own, session_tree); null in the main tree. */
+  branch: string | null;
   createdAt: Date;
   /** The last time its state, usage or log moved (every step of a turn moves it). */
   updatedAt: Date;
@@ -43,9 +45,11 @@ export async function listBoardRows(db: Db, projectId: string, sessionId: string
            coalesce(m."linesRemoved", 0) AS "linesRemoved", m."checkCommand", m."checkExitCode", m."checkAt",
            (SELECT a.kind FROM approval a WHERE a."sessionId" = s.id AND a.status = 'pending'
              ORDER BY a."createdAt" LIMIT 1) AS "waitingOn",
-           (SELECT count(*)::int FROM review_comment c WHERE c."sessionId" = s.id AND c."addressedAt" IS NULL) AS "openComments"
+           (SELECT count(*)::int FROM review_comment c WHERE c."sessionId" = s.id AND c."addressedAt" IS NULL) AS "openComments",
+           t.branch
     FROM agent_session s
     LEFT JOIN "user" u ON u.id = s."authorId"
+    LEFT JOIN session_tree t ON t."sessionId" = s."treeId"
     LEFT JOIN session_summary m ON m."sessionId" = s.id
     WHERE s."projectId" = ${projectId} AND s."parentId" IS NULL AND (${sessionId}::text IS NULL OR s.id = ${sessionId}::text)
     ORDER BY s."updatedAt" DESC
