@@ -242,8 +242,11 @@ export async function startServer(
       languageWss.close();
       server.closeAllConnections();
       previewServer.closeAllConnections();
-      await new Promise<void>((resolve) => previewServer.close(() => resolve()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Both stop listening at once, right after their connections were cut: awaiting one first
+      // let the other take new connections that nothing closed, and shutdown never got past it
+      // (cluster.test: a stopped instance kept its workspace leases).
+      const closed = (s: http.Server) => new Promise<void>((resolve) => s.close(() => resolve()));
+      await Promise.all([closed(previewServer), closed(server)]);
       await nextApp?.close?.();
     },
   };
