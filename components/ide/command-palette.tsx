@@ -206,11 +206,12 @@ function useFileItems(
   const trpc = useTRPC();
   const tabs = useOpenTabs();
   const { paths: openFiles, active } = useTabsState();
-  // The worker keeps the last listing, and file changes keep it current; a listing older than this
-  // (or one a change made stale) is read again in the background when quick open opens.
+  // The worker keeps the last listing, and file changes keep it current meanwhile; each opening reads
+  // the listing again in the background (another view may have cached it before files came), and
+  // the worker's answer follows when it arrives.
   const tree = useTreeInput();
   const list = useQuery(
-    trpc.fs.files.queryOptions({ projectId, ...tree }, { enabled: query !== null, staleTime: 30_000 }),
+    trpc.fs.files.queryOptions({ projectId, ...tree }, { enabled: query !== null, refetchOnMount: "always" }),
   );
   useEffect(() => {
     if (list.data) files.setFiles(list.data.files);
