@@ -24,13 +24,12 @@ export function useMentions(projectId: string) {
     return [...folders, ...list];
   }, [files.data]);
   const known = useMemo(() => new Set(entries.map((e) => e.replace(/\/$/, ""))), [entries]);
-  // Kept between keys: each key narrows what the last one matched (quick open's index).
-  const index = useMemo(() => new PathIndex(entries), [entries]);
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
     if (trigger.char !== "@") return [];
-    // Typing `@` asks again for a list older than a few seconds (files come and go); after this render.
-    if (files.isStale && !files.isFetching) setTimeout(() => void files.refetch(), 0);
+    // Typing `@` asks again for a list older than a few seconds (files come and go); after this
+    // render, and without cancelling a read already under way (each key would restart it).
+    if (files.isStale && !files.isFetching) setTimeout(() => void files.refetch({ cancelRefetch: false }), 0);
     if (URL_MENTION.test(trigger.query))
       return [
         {
@@ -40,7 +39,9 @@ export function useMentions(projectId: string) {
           insert: `@${trigger.query} `,
         },
       ];
-    return index.rank(trigger.query, { limit: 20 }).map((m) => {
+    // A fresh index per key, as quick open ranked before its worker: one kept between keys answered
+    // from what the last key matched, and completion found nothing (14-mentions).
+    return new PathIndex(entries).rank(trigger.query, { limit: 20 }).map((m) => {
       const folder = m.path.endsWith("/");
       const ref = folder ? m.path.slice(0, -1) : m.path;
       return {
