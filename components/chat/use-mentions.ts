@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { useMemo, useRef } from "react";
 import type { CompletionItem, CompletionTrigger } from "@/components/chat/composer-completion";
 import { useTRPC } from "@/components/trpc-provider";
 import { PathIndex } from "@/components/ui/quick-open";
@@ -13,7 +13,10 @@ const URL_MENTION = /^https?:\/\/\S+$/i;
 
 export function useMentions(projectId: string) {
   const trpc = useTRPC();
-  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { staleTime: 3_000 }));
+  // Read afresh whenever a composer appears, and again on `@` when over a second old: files come and
+  // go (a terminal, the agent), and a copy cached when the page loaded must not stand for them.
+  const asked = useRef(0);
+  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { staleTime: 1_000, refetchOnMount: "always" }));
   const entries = useMemo(() => {
     const list = files.data?.files ?? [];
     const folders = new Set<string>();
@@ -27,9 +30,12 @@ export function useMentions(projectId: string) {
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
     if (trigger.char !== "@") return [];
-    // Typing `@` asks again for a list older than a few seconds (files come and go); after this
-    // render, and without cancelling a read already under way (each key would restart it).
-    if (files.isStale && !files.isFetching) setTimeout(() => void files.refetch({ cancelRefetch: false }), 0);
+    // Typing `@` asks again for a list older than a second, at most once a second (a read still
+    // under way, or retrying after a failure, is started over); after this render.
+    if (Date.now() - Math.max(files.dataUpdatedAt, asked.current) > 1_000) {
+      asked.current = Date.now();
+      setTimeout(() => void files.refetch(), 0);
+    }
     if (URL_MENTION.test(trigger.query))
       return [
         {

@@ -14,12 +14,18 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
   const queryClient = useQueryClient();
   const hosts = useQuery(trpc.team.internalHosts.queryOptions({ teamId }));
   const [text, setText] = useState("");
+  // The saved list fills the box until the person types: a list that arrives (or comes back from
+  // a refetch) after they started must not wipe what they typed.
+  const [edited, setEdited] = useState(false);
   useEffect(() => {
-    if (hosts.data) setText(hosts.data.team.join("\n"));
-  }, [hosts.data]);
+    if (hosts.data && !edited) setText(hosts.data.team.join("\n"));
+  }, [hosts.data, edited]);
   const save = useMutation(
     trpc.team.setInternalHosts.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries(trpc.team.internalHosts.queryFilter({ teamId })),
+      onSuccess: () => {
+        setEdited(false);
+        void queryClient.invalidateQueries(trpc.team.internalHosts.queryFilter({ teamId }));
+      },
     }),
   );
   const entries = text
@@ -48,7 +54,10 @@ export function InternalHostsCard({ teamId, manage }: { teamId: string; manage: 
             rows={4}
             style={{ height: "auto", minHeight: 88, resize: "vertical" }}
             value={text}
-            onChange={(e) => setText(e.target.value)}
+            onChange={(e) => {
+              setEdited(true);
+              setText(e.target.value);
+            }}
             placeholder={"git.office.lan\n10.20.0.0/16"}
             aria-label="Internal hosts, one per line"
             data-testid="team-internal-hosts-input"
