@@ -32,10 +32,11 @@ export function useFileChanges(projectId: string, quickOpen: QuickOpenIndex): "l
     () => coalesce(() => void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId })), 300),
     [queryClient, trpc, projectId],
   );
-  // The next quick open lists the files again (the listing honours .gitignore, which the change
-  // events cannot); until then the worker's paths follow the events.
+  // The listing is read again (it honours .gitignore, which the change events cannot): at once for
+  // the composer's @-completion, which shows it; at the next opening for quick open, whose worker's
+  // paths follow the events meanwhile.
   const staleFileList = useCallback(
-    () => void queryClient.invalidateQueries({ ...trpc.fs.files.queryFilter({ projectId }), refetchType: "none" }),
+    () => void queryClient.invalidateQueries(trpc.fs.files.queryFilter({ projectId })),
     [queryClient, trpc, projectId],
   );
 
