@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { mapLimit } from "@/lib/map-limit";
 import { readdir, readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import type { HostIdentity } from "./identity";
@@ -211,14 +212,15 @@ async function killAll(identity: HostIdentity | undefined): Promise<void> {
 async function processesOf(uid: number): Promise<number[]> {
   const entries = await readdir("/proc").catch(() => [] as string[]);
   const pids: number[] = [];
-  await Promise.all(
-    entries
-      .filter((name) => /^\d+$/.test(name))
-      .map(async (name) => {
-        const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
-        const real = /^Uid:\s+(\d+)/m.exec(status)?.[1];
-        if (real !== undefined && Number(real) === uid) pids.push(Number(name));
-      }),
+  // A few at a time: a busy machine has thousands of processes, and each read holds a descriptor.
+  await mapLimit(
+    entries.filter((name) => /^\d+$/.test(name)),
+    16,
+    async (name) => {
+      const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
+      const real = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+      if (real !== undefined && Number(real) === uid) pids.push(Number(name));
+    },
   );
   return pids;
 }

@@ -74,6 +74,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "test/tool-session.ts": "test temp folders",
   "test/language-project.ts": "a test project's files",
   "test/temp-dirs.ts": "test temp folders",
+  "test/watch-burst.ts": "moves a test's staged folder into the watched root, as a checkout would",
 };
 
 /** Files that define ResolvedPath and resolveInside, and the one that resolves with it. */

@@ -97,21 +97,3 @@ export async function deleteCheckpointFile(workspace: Workspace, relPath: string
   }
   return true;
 }
-
-/** Runs `task` over `items` with at most `limit` running at once; results keep the input order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

@@ -1,6 +1,7 @@
 import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { deleteCheckpointFile, mapLimit, writeCheckpointFile } from "./checkpoint-apply";
+import { mapLimit } from "@/lib/map-limit";
+import { deleteCheckpointFile, writeCheckpointFile } from "./checkpoint-apply";
 import { captureWorkspace, treeRecorder, type Capture } from "./checkpoint-capture";
 import { CheckpointError } from "./checkpoint-errors";
 import { CheckpointGit, EMPTY_TREE, LATEST_REF, type CheckpointRunner } from "./checkpoint-git";

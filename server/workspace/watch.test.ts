@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
 import { useTempDirs } from "@/server/test/temp-dirs";
@@ -155,4 +157,32 @@ describe("watchWorkspace", () => {
     expect(sub.seen.filter((c) => c.path.includes("secret-name"))).toEqual([]);
     await sub.stop();
   });
+
+  it("versions every file of a folder that arrives with thousands of files, within a low limit of open files", async () => {
+    // Reading a whole checkout's files at once to version them ran the server out of file
+    // descriptors (EMFILE), after which it could not even serve a page.
+    const base = await realpath(await tempDir());
+    const root = path.join(base, "root");
+    const staged = path.join(base, "staged");
+    const files = 1500;
+    mkdirSync(root);
+    for (let d = 0; d < 15; d++) {
+      mkdirSync(path.join(staged, `pkg-${d}`), { recursive: true });
+      for (let f = 0; f < files / 15; f++)
+        writeFileSync(path.join(staged, `pkg-${d}`, `m${f}.ts`), `export const m = ${f};\n`);
+    }
+    const { stdout } = await promisify(execFile)(
+      "bash",
+      [
+        "-c",
+        'ulimit -n 256 && exec "$0" --import tsx server/test/watch-burst.ts "$@"',
+        process.execPath,
+        root,
+        staged,
+        String(files),
+      ],
+      { cwd: path.resolve(import.meta.dirname, "../..") },
+    );
+    expect(JSON.parse(stdout)).toEqual({ added: files, versioned: files });
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
 import type { FileChange } from "@/lib/fs-schemas";
+import { mapLimit } from "@/lib/map-limit";
 import { isTempFileName } from "./atomic-write";
 import { closeQuietly, lstatAtIfExists, openParent, readDirBeneath, readRegular, realRoot } from "./beneath";
 import { ChangeQueue } from "./change-queue";
@@ -85,7 +86,9 @@ function flush(root: string, hub: Hub): void {
   const changes = [...hub.pending].map(([changedPath, type]) => ({ type, path: changedPath }));
   hub.pending.clear();
   if (changes.length === 0) return;
-  const versioned = Promise.all(changes.map((change) => withVersion(root, change)));
+  // A checkout or an unpacked archive arrives as thousands of files at once: reading them all at
+  // once ran the server out of file descriptors (EMFILE), and then it could not serve a page.
+  const versioned = mapLimit(changes, VERSION_READS_AT_ONCE, (change) => withVersion(root, change));
   hub.delivered = hub.delivered.then(async () => {
     const batch = await versioned;
     for (const subscriber of hub.subscribers) subscriber(batch);
@@ -112,6 +115,8 @@ function record(root: string, hub: Hub, type: ChangeType, absolute: string): voi
 // arrives with content (mkdir -p, an unpacked archive, a checkout) is listed, since its content
 // may be written before its own watch exists.
 const IGNORED_GLOBS = [...UNWATCHED_FOLDERS].map((folder) => `**/${folder}/**`);
+/** Files read at once to version a batch of changes. */
+const VERSION_READS_AT_ONCE = 16;
 /** The most entries one new folder's listing reports; the rest shows when someone opens its folders. */
 const MAX_LISTED = 10_000;
 
