@@ -133,6 +133,63 @@ export const webFetchCall = callShape({
   describe: (input) => `${input.download ? "Download" : "Fetch"} ${hostOf(input.url)}`,
 });
 
+export const BROWSER_ACTIONS = ["navigate", "screenshot", "read", "click", "type", "console", "wait"] as const;
+/** The longest the browser tool waits for one condition. */
+export const BROWSER_MAX_WAIT_MS = 30_000;
+
+export const browserCall = callShape({
+  name: "browser",
+  kind: "read",
+  input: z.object({
+    action: z.enum(BROWSER_ACTIONS).describe("What to do (see the tool's description)."),
+    url: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("navigate: http://localhost:<port>/path for the workspace's servers, or a full https:// URL."),
+    selector: z.string().min(1).optional().describe("click, type, wait: a CSS selector of the element."),
+    text: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("click, type: the element's visible text or label; wait: text to wait for."),
+    value: z.string().optional().describe("type: the text to type into the element."),
+    submit: z.boolean().optional().describe("type: press Enter after typing."),
+    format: z
+      .enum(["text", "accessibility"])
+      .optional()
+      .describe("read: the page's text (default), or its accessibility tree."),
+    until: z.enum(["text", "selector", "network_idle"]).optional().describe("wait: what to wait for."),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(BROWSER_MAX_WAIT_MS)
+      .optional()
+      .describe("wait: at most this long (default 10000)."),
+    full_page: z.boolean().optional().describe("screenshot: the whole page, not only the visible part."),
+  }),
+  describe: (input) => {
+    const target = input.text ? `“${input.text}”` : (input.selector ?? "");
+    switch (input.action) {
+      case "navigate":
+        return `Open ${input.url ?? "a page"}`;
+      case "click":
+        return `Click ${target}`;
+      case "type":
+        return `Type into ${target}`;
+      case "read":
+        return input.format === "accessibility" ? "Read the page's accessibility tree" : "Read the page's text";
+      case "console":
+        return "Read the page's console";
+      case "wait":
+        return `Wait for ${input.until === "network_idle" ? "the network to settle" : target}`;
+      default:
+        return "Screenshot the page";
+    }
+  },
+});
+
 /**
  * What people call each built-in tool (Gemini CLI's `displayName`): the name on its tool card, its
  * approval card and the settings' tool switches. The tool's `displayName` is read from here
@@ -179,6 +236,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   email_parse: "Read Email",
   status: "Status",
   git: "Git",
+  browser: "Browser",
 };
 
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */
@@ -200,6 +258,7 @@ export const TOOL_CALLS: readonly CallShape<z.ZodType>[] = [
   shellCall,
   grepCall,
   webFetchCall,
+  browserCall,
 ];
 
 /** A call's title made from its input by its entry here; null for other tools or an input that does not parse. */

@@ -55,6 +55,8 @@ const schema = z.object({
       )
       .optional(),
   ),
+  // The agent's browser (server/tools/agent-browser): a Chromium binary, or "off"; unset: found (system, then Playwright's).
+  TANDEM_BROWSER_CHROMIUM: optionalString,
   // Remote MCP servers the admin allows on a local or private address on purpose (host or
   // host:port, comma-separated); every other remote MCP URL must reach a public address.
   TANDEM_MCP_ALLOW_HOSTS: optionalString.pipe(
@@ -195,6 +197,8 @@ export type Config = {
   egressTestHosts: Map<string, string>;
   /** Remote MCP hosts (name or name:port) exempt from the address check (TANDEM_MCP_ALLOW_HOSTS). */
   mcpAllowHosts: string[];
+  /** The agent's browser: a Chromium path, "off", or undefined to find one (TANDEM_BROWSER_CHROMIUM). */
+  browserChromium: string | undefined;
   /** Internal hosts, domains, addresses and ranges every project may reach (TANDEM_INTERNAL_HOSTS). */
   internalHosts: string[];
   /** The admin's PEM file of extra trusted certificates (TANDEM_EXTRA_CA_CERTS), an absolute path. */
@@ -345,6 +349,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .filter(Boolean)
         .map((pair) => pair.split("=").map((part) => part.trim().toLowerCase()) as [string, string]),
     ),
+    browserChromium: e.TANDEM_BROWSER_CHROMIUM,
     mcpAllowHosts: (e.TANDEM_MCP_ALLOW_HOSTS ?? "")
       .split(",")
       .map((host) => host.trim().toLowerCase())

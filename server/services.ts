@@ -36,6 +36,7 @@ import { createRemoteWorkspaceHost } from "@/server/cluster/remote-workspace-hos
 import { createHeldWorkspaceWatch } from "@/server/cluster/held-workspace-watch";
 import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes";
 import { createExtensions } from "@/server/services/extensions";
+import { createAgentBrowsers } from "@/server/services/agent-browsers";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createModelThread } from "@/server/agent/model-thread/model-thread";
@@ -170,6 +171,13 @@ export async function createServices(
     projectNetwork: (projectId) => network.policies.get(projectId),
     openWorkspace: (projectId) => files.open(projectId),
   });
+  const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
+  const browsers = createAgentBrowsers({
+    config,
+    previews,
+    policy: (projectId) => network.policies.get(projectId),
+    log,
+  });
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(db),
@@ -184,6 +192,7 @@ export async function createServices(
     fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
     webSearch: config.webSearch,
     language,
+    ...(browsers ? { browsers } : {}),
     turnJobs: createTurnJobs({ db, mode: config.cluster ? "cluster" : "single", log }),
   });
   const interrupted = await agent.recover();
@@ -260,7 +269,7 @@ export async function createServices(
     extensions,
     sandbox,
     network,
-    previews: createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret),
+    previews,
     language,
     liveDocs,
     git,
@@ -282,6 +291,7 @@ export async function createServices(
       heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();
+      await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();
       liveDocs.dispose();

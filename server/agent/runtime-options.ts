@@ -10,6 +10,7 @@ import type { ShellFactory } from "@/server/agent/session-tools";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import type { LoopClock } from "@/server/agent/loop-load";
+import type { Browsers } from "@/server/tools/agent-browser/session-browsers";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
@@ -33,6 +34,8 @@ export type AgentRuntimeOptions = {
   maxRetries?: number;
   /** Language servers: the agent's diagnostics, symbols and navigation tools, and new errors after edits. */
   language?: LanguageServers;
+  /** The agent's browser (one Chromium, a context per session); without it the browser tool is not offered. */
+  browsers?: Browsers;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
   extensions?: AgentExtensions;
   /**

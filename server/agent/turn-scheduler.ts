@@ -208,6 +208,7 @@ export function createTurnScheduler(setup: TurnSetup) {
       log.forget(sessionId);
       await resources.get(sessionId)?.shell.dispose();
       resources.delete(sessionId);
+      await o.browsers?.release(sessionId);
     },
 
     /** At start-up: turns cut off by a crash become `interrupted` (start-up.ts). */

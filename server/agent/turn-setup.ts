@@ -20,7 +20,7 @@ import { deferTools } from "@/server/agent/deferred-tools";
 import { turnTools } from "@/server/agent/turn-tools";
 import type { Delegator } from "@/server/tools/delegate";
 import type { ToolSet } from "@/server/tools/registry";
-import { LANGUAGE_TOOLS } from "@/server/tools/core-tools";
+import { BROWSER_TOOL, LANGUAGE_TOOLS } from "@/server/tools/core-tools";
 import { loadModelFacts } from "@/server/agent/usage";
 import { switchedOffTools } from "@/server/tools/core-tools";
 import { chooseWebSearch } from "@/server/agent/web-search-backend";
@@ -104,7 +104,7 @@ export async function prepareTurn(
   const deferred = deferTools(
     sessionToolSet({
       base: o.baseTools,
-      own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...extra],
+      own: [...ownTools, ...(o.language ? LANGUAGE_TOOLS : []), ...(o.browsers ? [BROWSER_TOOL] : []), ...extra],
       allowedTools: session.allowedTools,
       excludeTools,
       webSearch,
@@ -179,6 +179,7 @@ export async function prepareTurn(
       : {}),
     webSearch,
     ...(language ? { language } : {}),
+    ...(o.browsers ? { browser: () => o.browsers!.session({ sessionId, projectId: session.projectId, userId }) } : {}),
   });
   return {
     store,

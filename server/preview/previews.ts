@@ -1,6 +1,6 @@
 import { createPreviewAccess, type PreviewAccess } from "./preview-access";
 import { previewOrigin } from "./preview-host";
-import { PREVIEW_ENTER_PATH } from "./preview-server";
+import { PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./preview-server";
 
 // Previews as the rest of the server sees them: who may enter (preview-access.ts) and the address
 // of a project's port (preview-host.ts), known once the preview server listens (start-server.ts).
@@ -15,6 +15,19 @@ export type Previews = {
   listening(port: number): void;
   /** The one-time link that opens the project's port for this person; null until the preview server listens. */
   entryUrl(projectId: string, port: number, userId: string): string | null;
+  /**
+   * A preview session for this person on the project's port, made at once, for the agent's own
+   * browser (server/tools/browser): the preview's origin and the session cookie to put in that
+   * browser alone. The preview server checks membership on each request as for anyone. Null until
+   * the preview server listens.
+   */
+  sessionFor(
+    projectId: string,
+    port: number,
+    userId: string,
+  ): { origin: string; cookie: { name: string; value: string; secure: boolean } } | null;
+  /** The port the preview server listens on, or null before it does. */
+  port(): number | null;
 };
 
 export function createPreviews(
@@ -25,6 +38,12 @@ export function createPreviews(
   const secure = options.publicUrl?.startsWith("https:") ?? false;
   const domain = options.domain ?? "localhost";
   let listeningOn: number | null = null;
+  const originOf = (projectId: string, port: number) => {
+    if (listeningOn === null) return null;
+    // Behind a configured domain the proxy in front serves the standard port; on localhost, the preview port.
+    const base = { protocol: secure ? "https:" : "http:", domain, port: options.domain ? null : listeningOn };
+    return previewOrigin(base, { projectId, port });
+  };
   return {
     access,
     domain,
@@ -33,11 +52,18 @@ export function createPreviews(
       listeningOn = port;
     },
     entryUrl(projectId, port, userId) {
-      if (listeningOn === null) return null;
-      // Behind a configured domain the proxy in front serves the standard port; on localhost, the preview port.
-      const base = { protocol: secure ? "https:" : "http:", domain, port: options.domain ? null : listeningOn };
+      const origin = originOf(projectId, port);
+      if (origin === null) return null;
       const token = access.entryToken(projectId, port, userId);
-      return `${previewOrigin(base, { projectId, port })}${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`;
+      return `${origin}${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`;
     },
+    sessionFor(projectId, port, userId) {
+      const origin = originOf(projectId, port);
+      const redeemed =
+        origin === null ? null : access.redeem(access.entryToken(projectId, port, userId), projectId, port);
+      if (origin === null || !redeemed) return null;
+      return { origin, cookie: { name: PREVIEW_COOKIE, value: redeemed.cookie, secure } };
+    },
+    port: () => listeningOn,
   };
 }

@@ -145,13 +145,48 @@ function unavailable(): never {
 
 const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
-class Refused extends Error {
+/** A connection the project's policy or the address check refuses: why, and the address when that was the reason. */
+export class Refused extends Error {
   constructor(
     message: string,
     readonly address?: string,
   ) {
     super(message);
   }
+}
+
+export type AdmitOptions = {
+  onlyHosts?: readonly string[];
+  testHosts?: ReadonlyMap<string, string>;
+  resolve?: Resolver;
+};
+
+/**
+ * The address a connection to `host` goes to under the project's `policy`, or Refused with the
+ * reason: the host must be allowed by the policy, and every address it resolves to must pass the
+ * address check (internal hosts only as the admin and the team allow). The caller connects to the
+ * address returned, never to the name again, so a second DNS answer cannot differ (rebinding).
+ * The egress proxy and the agent's browser (server/tools/browser) decide alike through this.
+ */
+export async function admitHost(host: string, policy: NetworkPolicy, options: AdmitOptions = {}): Promise<string> {
+  const name = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (!hostAllowed(policy, name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
+  const fixed = options.testHosts?.get(name);
+  if (fixed) return fixed;
+  const addresses = net.isIP(name)
+    ? [{ address: name, family: net.isIP(name) }]
+    : await (options.resolve ?? systemResolve)(name).catch(() => []);
+  if (addresses.length === 0) throw new Refused("no address for this name");
+  const allowance = { host: name, entries: policy.internalHosts ?? [], teamEntries: policy.teamInternalHosts };
+  for (const a of addresses) {
+    const why = blockedReason(a.address, allowance);
+    if (why)
+      throw new Refused(
+        `${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`,
+        a.address,
+      );
+  }
+  return addresses[0]!.address;
 }
 
 /** Where the refusal of an internal address can be lifted: said to the sandbox's client and in git's errors. */
@@ -191,27 +226,8 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
   const relayModule: FdRelay = fdRelay() ?? unavailable();
 
   /** The address to connect to, or Refused with the reason. */
-  async function admit(host: string): Promise<string> {
-    const name = host.replace(/^\[|\]$/g, "").toLowerCase();
-    const policy = await options.policy();
-    if (!hostAllowed(policy, name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
-    const fixed = options.testHosts?.get(name);
-    if (fixed) return fixed;
-    const addresses = net.isIP(name)
-      ? [{ address: name, family: net.isIP(name) }]
-      : await resolve(name).catch(() => []);
-    if (addresses.length === 0) throw new Refused("no address for this name");
-    const allowance = { host: name, entries: policy.internalHosts ?? [], teamEntries: policy.teamInternalHosts };
-    for (const a of addresses) {
-      const why = blockedReason(a.address, allowance);
-      if (why)
-        throw new Refused(
-          `${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`,
-          a.address,
-        );
-    }
-    return addresses[0]!.address;
-  }
+  const admit = async (host: string) =>
+    admitHost(host, await options.policy(), { onlyHosts: options.onlyHosts, testHosts: options.testHosts, resolve });
 
   function refuse(host: string, port: number, refused: Refused, who: ClientRecord | undefined) {
     for (const list of who ? [denied, who.denied] : [denied])

@@ -9,6 +9,7 @@ import { symbolsTool } from "./symbols";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
 import { archiveTool } from "./archive";
+import { browserTool } from "./browser";
 import { emailParseTool } from "./email-parse";
 import { jsonlTool } from "./jsonl";
 import { markdownTableTool } from "./markdown-table";
@@ -56,8 +57,11 @@ export const LANGUAGE_TOOLS: readonly Tool[] = [
 /** Registered only when a search backend is configured. */
 export const WEB_SEARCH_TOOL: Tool = webSearchTool;
 
+/** Registered only when the server has a Chromium for the agent (server/tools/agent-browser). */
+export const BROWSER_TOOL: Tool = browserTool;
+
 /** The built-in tools a project admin may turn off (a tool that is off is never advertised to the model). */
-export const SWITCHABLE_TOOLS: readonly Tool[] = [...CORE_TOOLS, WEB_SEARCH_TOOL];
+export const SWITCHABLE_TOOLS: readonly Tool[] = [...CORE_TOOLS, WEB_SEARCH_TOOL, BROWSER_TOOL];
 export const SWITCHABLE_TOOL_NAMES = SWITCHABLE_TOOLS.map((t) => t.name) as [string, ...string[]];
 
 /** The stored `excludeTools` setting, read defensively: only names of switchable tools count. */

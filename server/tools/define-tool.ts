@@ -15,6 +15,7 @@ import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
 import type { OutputStore } from "./output-store";
 import type { ProjectLanguage } from "@/server/language/project-language";
+import type { SessionBrowser } from "./agent-browser/session-browsers";
 import type { ToolDisplay, ToolErrorCode, ToolKind } from "@/lib/tool-display";
 import { toolDisplayName } from "@/lib/tool-call-shapes";
 
@@ -98,6 +99,8 @@ export interface ToolContext {
   webSearch?: WebSearchBackend;
   /** The project's language servers (diagnostics, symbols, navigation); absent when none run for this caller. */
   language?: ProjectLanguage;
+  /** The session's browser (agent-browser/), made on first use; absent when the server has no Chromium. */
+  browser?(): Promise<SessionBrowser>;
   /** The person's time zone (IANA, from their browser, with their last message); absent means UTC. */
   timeZone?: string;
   /** Whether the model takes images in tool results; read_file describes images otherwise. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { TOOL_CALLS, TOOL_DISPLAY_NAMES, callTitle, toolDisplayName } from "@/lib/tool-call-shapes";
 import { TOOL_KINDS, parseDisplay } from "@/lib/tool-display";
 import { useToolSessions } from "@/server/test/tool-session";
-import { CORE_TOOLS, LANGUAGE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
+import { BROWSER_TOOL, CORE_TOOLS, LANGUAGE_TOOLS, WEB_SEARCH_TOOL } from "./core-tools";
 import { editTool } from "./edit";
 import { lsTool } from "./ls";
 import { readFileTool } from "./read-file";
@@ -32,7 +32,7 @@ import { mcpTool } from "./mcp/mcp-tool";
 // tools the browser reads by name are built from its entries, and what the tools display is what
 // the transcript parses, field for field.
 
-const BUILT_IN = [...CORE_TOOLS, ...LANGUAGE_TOOLS, WEB_SEARCH_TOOL];
+const BUILT_IN = [...CORE_TOOLS, ...LANGUAGE_TOOLS, WEB_SEARCH_TOOL, BROWSER_TOOL];
 // The tools made for a turn from its stores and services; their names and display names do not
 // depend on what they are bound to, so nothing here is ever called.
 const unused = {} as never;

@@ -45,6 +45,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/cgroups.ts": "the cgroup file system",
   "sandbox/egress-proxy.ts": "the proxy's socket file in the server's runtime folder",
   "sandbox/fd-relay.ts": "whether the native module is built",
+  "tools/agent-browser/chromium.ts": "whether a Chromium binary exists at the configured or usual paths",
   "sandbox/git-config.ts": "the sandbox's own system git config, written in the server's runtime folder",
   "sandbox/trust-store.ts":
     "the host's CA bundle and the admin's extra certificates, merged into the server's runtime folder",
