@@ -258,7 +258,7 @@ export async function startServer(
  * workspace networks (no bubblewrap, or not root) serves no previews, since its commands run in
  * the host's network, where a port could be anything of the host's.
  */
-async function listenPreviews(services: Services): Promise<http.Server> {
+export async function listenPreviews(services: Services): Promise<http.Server> {
   const { previews, config } = services;
   const handlers = createPreviewHandlers({
     access: previews.access,

@@ -71,6 +71,9 @@ export async function createAgentHarness(
     fetchAllowHosts?: string[];
     /** Runs the project's processes in bubblewrap (the agent's shell needs `extensions` too). */
     sandbox?: SandboxMode;
+    /** Gives the agent its browser, and each project a uid and network of its own (see createTestServices). */
+    browser?: boolean;
+    perProjectUid?: boolean;
   } = {},
 ) {
   const model = await startModelServer();
@@ -82,6 +85,8 @@ export async function createAgentHarness(
     extensions: options.extensions,
     fetchAllowHosts: options.fetchAllowHosts,
     sandbox: options.sandbox,
+    browser: options.browser,
+    perProjectUid: options.perProjectUid,
   });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));

@@ -40,6 +40,7 @@ import { createLiveDocs } from "@/server/live-docs/live-docs";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
+import { createAgentBrowsers } from "@/server/services/agent-browsers";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -76,6 +77,10 @@ export async function createTestServices(
     diskBudgetMiB?: number;
     /** TANDEM_INTERNAL_HOSTS. */
     internalHosts?: string[];
+    /** Runs each project's processes as a uid of its own (root only), so a workspace's processes share one network (workspace-network.ts). */
+    perProjectUid?: boolean;
+    /** Gives the agent its browser (a Chromium found as in production); the test starts the preview server (listenPreviews). */
+    browser?: boolean;
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -112,7 +117,7 @@ export async function createTestServices(
       : {
           mode: options.sandbox ?? "none",
           masks: [dataDir],
-          perProjectUid: false,
+          perProjectUid: options.perProjectUid ?? false,
           limits: null,
           trees: treeRoots(dataDir),
         },
@@ -160,6 +165,15 @@ export async function createTestServices(
         deferToolsOver: options.extensions.deferToolsOver,
       })
     : undefined;
+  const previews = createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret");
+  const browsers = options.browser
+    ? createAgentBrowsers({
+        config: { ...config, browserChromium: undefined },
+        previews,
+        policy: (projectId) => network.policies.get(projectId),
+        log: () => {},
+      })
+    : undefined;
   const agent = createAgentRuntime({
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(database.db),
@@ -185,6 +199,7 @@ export async function createTestServices(
     },
     maxRetries: 2,
     ...(options.language ? { language } : {}),
+    ...(browsers ? { browsers } : {}),
     // As in production: every turn holds its job's lease while it runs.
     turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
   });
@@ -200,7 +215,7 @@ export async function createTestServices(
     allowHttp: () => config.gitAllowHttp,
   });
   const services: Services = {
-    previews: createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret"),
+    previews,
     git,
     gitCipher,
     trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git }),
@@ -252,6 +267,7 @@ export async function createTestServices(
     async dispose() {
       await extensions?.dispose();
       await agent.dispose();
+      await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();
       liveDocs.dispose();
