@@ -91,8 +91,32 @@ function answerHeaders(raw: string[]): string[] {
   return out;
 }
 
+/** Marks a failure to reach the port at all (nothing listens), as against a connection that broke later. */
+class Unreachable extends Error {}
+
 export function createPreviewHandlers(deps: PreviewServerDeps) {
   const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
+
+  // Connections to a project's port are kept open between requests, one pool per project and
+  // port, never shared between them: a new connection is a round trip to the workspace network's
+  // holder (workspace-network.ts), which cost a request ~25x its direct latency (bench:preview).
+  const pools = new Map<string, http.Agent>();
+  const poolOf = (target: PreviewTarget) => {
+    const key = `${target.projectId}:${target.port}`;
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 });
+      pool.createConnection = ((_options: unknown, made: (error: Error | null, socket?: net.Socket) => void) => {
+        deps.connect(target).then(
+          (socket) => made(null, socket.setNoDelay(true)),
+          (error: Error) => made(new Unreachable(error.message)),
+        );
+        return undefined;
+      }) as unknown as http.Agent["createConnection"];
+      pools.set(key, pool);
+    }
+    return pool;
+  };
 
   /** The session of this request for its target, or why there is none. */
   async function admitted(req: http.IncomingMessage, target: PreviewTarget): Promise<PreviewGrant | null> {
@@ -133,39 +157,39 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       );
     if (foreignOrigin(req) && req.method !== "GET" && req.method !== "HEAD")
       return page(res, 403, "Refused", "A request from another site carried this preview's session.");
-    let socket: net.Socket;
-    try {
-      socket = await deps.connect(target);
-    } catch {
-      return page(
-        res,
-        502,
-        `Nothing is listening on port ${target.port}`,
-        `The server on port ${target.port} of this workspace stopped, or has not started yet. Start it again (in a terminal, or ask the agent), then reload this page.`,
-      );
-    }
-    socket.setNoDelay(true);
-    // An agent of one connection: the one made inside the workspace network for this request.
-    const agent = new http.Agent();
-    agent.createConnection = () => socket;
-    const upstream = http.request({
-      method: req.method,
-      path: req.url,
-      headers: forwardedHeaders(req, originOf(req), target.port, false),
-      agent,
-    });
-    upstream.on("response", (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
-      // Streamed as it comes (server-sent events, chunked pages): no buffering here.
-      res.flushHeaders();
-      answer.pipe(res);
-    });
-    upstream.on("error", () => {
-      if (!res.headersSent) page(res, 502, "The server stopped answering", "Reload the page to try again.");
-      else res.destroy();
-    });
-    res.on("close", () => upstream.destroy());
-    req.pipe(upstream);
+    const send = (retry: boolean) => {
+      const upstream = http.request({
+        method: req.method,
+        path: req.url,
+        headers: forwardedHeaders(req, originOf(req), target.port, false),
+        agent: poolOf(target),
+      });
+      upstream.on("response", (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
+        // Streamed as it comes (server-sent events, chunked pages): no buffering here.
+        res.flushHeaders();
+        answer.pipe(res);
+      });
+      upstream.on("error", (error) => {
+        if (res.headersSent) return void res.destroy();
+        // A kept connection the dev server had closed meanwhile: once more on a new one, for a request without a body.
+        if (retry && upstream.reusedSocket && bodyless) return send(false);
+        if (error instanceof Unreachable)
+          return page(
+            res,
+            502,
+            `Nothing is listening on port ${target.port}`,
+            `The server on port ${target.port} of this workspace stopped, or has not started yet. Start it again (in a terminal, or ask the agent), then reload this page.`,
+          );
+        page(res, 502, "The server stopped answering", "Reload the page to try again.");
+      });
+      // The person went away before the answer was through: the upstream request ends too (a finished one went back to the pool).
+      res.on("close", () => res.writableFinished || upstream.destroy());
+      if (bodyless) upstream.end();
+      else req.pipe(upstream);
+    };
+    const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined;
+    send(true);
   }
 
   async function upgrade(req: http.IncomingMessage, client: Duplex, head: Buffer) {
@@ -183,7 +207,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     } catch {
       return refuse("502 Bad Gateway");
     }
+    // Hot reload's messages are small: neither side holds one back for more (Nagle).
     socket.setNoDelay(true);
+    (client as net.Socket).setNoDelay?.(true);
     const headers = forwardedHeaders(req, originOf(req), target.port, true);
     let text = `${req.method} ${req.url} HTTP/1.1\r\n`;
     for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
