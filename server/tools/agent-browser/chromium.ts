@@ -25,12 +25,10 @@ export function findChromium(setting: string | undefined): { path: string } | { 
 /**
  * Headless, no GPU, none of Chromium's own background traffic, no QUIC or WebRTC that would
  * leave beside the proxy, and every connection through the proxy, loopback included (Chromium
- * skips the proxy for loopback unless told `<-loopback>`). Chromium's own sandbox is off: the
- * server may run as root, where it cannot start.
+ * skips the proxy for loopback unless told `<-loopback>`).
  */
 const ARGS = [
   "--headless",
-  "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
   "--disable-background-networking",
@@ -49,6 +47,8 @@ const ARGS = [
 export async function launchChromium(executablePath: string, proxy: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
+    // Chromium's own sandbox cannot start as root, where the server usually runs (docs/security.md, Known limits).
+    chromiumSandbox: process.getuid?.() !== 0,
     args: ARGS,
     // Per-context credentials go with each context's own proxy setting; the launch's is the default.
     proxy: { server: proxy, bypass: "<-loopback>" },
