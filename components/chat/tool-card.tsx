@@ -32,6 +32,8 @@ const QUIET_KINDS = new Set<string>(["think", "read", "search"] satisfies ToolKi
 /** Open at first when there is something to look at or decide: a diff, a failure, a command running. */
 function openByDefault(item: ToolItem): boolean {
   if (item.status === "awaiting_approval" || item.status === "failed" || item.status === "rejected") return true;
+  // A screenshot (the browser's) or an image read is something to look at, whatever the kind.
+  if (item.result?.images?.length) return true;
   if (QUIET_KINDS.has(item.toolKind)) return false;
   if (item.status === "running") return item.toolKind === ("execute" satisfies ToolKind);
   const kind = parseDisplay(item.result?.display)?.kind;

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,6 +72,15 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
           return to(`http://allowed.test:${outside.port}/`);
         case "/refresh":
           return html(res, `<meta http-equiv="refresh" content="0;url=${tandemUrl}/refreshed">refreshing`);
+        case "/live":
+          // Hot reload's channel: a WebSocket to the page's own origin, through the preview.
+          return html(
+            res,
+            `<title>Live</title><p id="live">waiting</p><script>
+              const ws = new WebSocket("ws://" + location.host + "/hmr");
+              ws.onmessage = (e) => (document.getElementById("live").textContent = e.data);
+            </script>`,
+          );
         case "/popup":
           return html(res, `<title>Popup</title><script>window.open("${tandemUrl}/popup")</script>`);
         case "/scripts":
@@ -90,6 +99,17 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
           res.writeHead(404).end("not found");
       }
     }, devHits);
+    dev.server.removeAllListeners("upgrade");
+    dev.server.on("upgrade", (req, socket) => {
+      const accept = createHash("sha1")
+        .update(`${req.headers["sec-websocket-key"]}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+        .digest("base64");
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+      );
+      const text = Buffer.from("hot update applied");
+      socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));
+    });
     const previews = createPreviews({ domain: undefined, publicUrl: undefined }, "browser test secret");
     const handlers = createPreviewHandlers({
       access: previews.access,
@@ -170,6 +190,10 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
     expect(missing.error?.code).toBe("TIMEOUT");
     const nothing = await s.run(browserTool, { action: "click", selector: "#nope" });
     expect(nothing.error?.code).toBe("NOT_FOUND");
+
+    await s.run(browserTool, { action: "navigate", url: `http://localhost:${dev.port}/live` });
+    const live = await s.run(browserTool, { action: "wait", until: "text", text: "hot update applied" });
+    expect(live.error).toBeUndefined();
   }, 60_000);
 
   it("reaches a host the project's policy allows, and names the one it refuses so a person can allow it", async () => {
