@@ -30,6 +30,11 @@ export type HostIdentity = { uid: number; gid: number };
 
 const FIRST_ID = 1_100_000;
 const ID_COUNT = 100_000;
+/**
+ * The host uid/gid of the agent's browser (server/tools/agent-browser/chromium.ts) when the server
+ * is root: just below the projects' range, so it owns none of the server's or any project's files.
+ */
+export const BROWSER_IDENTITY: HostIdentity = { uid: FIRST_ID - 1, gid: FIRST_ID - 1 };
 /** The uid and gid the sandbox user has inside its user namespace (what `id` shows there). */
 export const INNER_ID = 1000;
 

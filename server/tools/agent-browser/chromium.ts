@@ -1,5 +1,8 @@
-import { existsSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
+import { BROWSER_IDENTITY, canSwitchIdentity, dropIdentity } from "@/server/sandbox/identity";
 
 // Which Chromium the agent's browser drives, and how it starts. Configuration names one
 // (TANDEM_BROWSER_CHROMIUM, server/env.ts), turns it off, or leaves it to be found: the system's
@@ -44,16 +47,49 @@ const ARGS = [
   "--js-flags=--max-old-space-size=512",
 ];
 
+/**
+ * A server running as root starts Chromium as a uid of its own (BROWSER_IDENTITY), which owns none
+ * of the server's files, with Chromium's own sandbox on (it cannot start as root): a wrapper that
+ * hands Playwright's fresh profile folder to that uid and drops to it with setpriv, the pipe
+ * Playwright drives it through kept open across the exec. Made once per binary, in a folder of its
+ * own, with a home folder the uid owns.
+ */
+const wrappers = new Map<string, { wrapper: string; home: string }>();
+function unprivileged(executablePath: string): { wrapper: string; home: string } {
+  const made = wrappers.get(executablePath);
+  if (made) return made;
+  const dir = mkdtempSync(path.join(tmpdir(), "tandem-browser-"));
+  chmodSync(dir, 0o755);
+  const { uid, gid } = BROWSER_IDENTITY;
+  const home = path.join(dir, "home");
+  mkdirSync(home, { mode: 0o700 });
+  chownSync(home, uid, gid);
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const wrapper = path.join(dir, "chromium");
+  writeFileSync(
+    wrapper,
+    [
+      "#!/bin/sh",
+      `for a in "$@"; do case "$a" in --user-data-dir=*) chown -R ${uid}:${gid} "\${a#--user-data-dir=}";; esac; done`,
+      `exec ${dropIdentity(BROWSER_IDENTITY).map(quote).join(" ")} ${quote(executablePath)} "$@"`,
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  wrappers.set(executablePath, { wrapper, home });
+  return { wrapper, home };
+}
+
 export async function launchChromium(executablePath: string, proxy: string): Promise<Browser> {
+  const dropped = canSwitchIdentity() ? unprivileged(executablePath) : null;
   return chromium.launch({
-    executablePath,
-    // Chromium's own sandbox cannot start as root, where the server usually runs (docs/security.md, Known limits).
-    chromiumSandbox: process.getuid?.() !== 0,
+    executablePath: dropped?.wrapper ?? executablePath,
+    chromiumSandbox: true,
     args: ARGS,
     // Per-context credentials go with each context's own proxy setting; the launch's is the default.
     proxy: { server: proxy, bypass: "<-loopback>" },
     // None of the server's environment (its secrets, its proxies) reaches the browser.
-    env: {},
+    env: dropped ? { HOME: dropped.home } : {},
     timeout: 30_000,
   });
 }

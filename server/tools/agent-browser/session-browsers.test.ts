@@ -11,7 +11,7 @@ const found = findChromium(undefined);
 describe.runIf("path" in found)("the agent's browsers", () => {
   const browsers = createBrowsers({
     chromium: "path" in found ? found.path : "",
-    idleMs: 1_500,
+    idleMs: 4_000,
     maxContexts: 2,
     previewSession: () => null,
     gate: {
@@ -36,11 +36,11 @@ describe.runIf("path" in found)("the agent's browsers", () => {
 
   it("closes a context left unused, and the oldest one past the bound", async () => {
     const idle = await (await browsers.session(key("idle"))).page();
-    await until(() => idle.isClosed(), "the unused context closed", 10_000);
+    await until(() => idle.isClosed(), "the unused context closed", 20_000);
     const first = await (await browsers.session(key("a"))).page();
     await (await browsers.session(key("b"))).page();
     const third = await (await browsers.session(key("c"))).page();
     expect(first.isClosed()).toBe(true);
     expect(third.isClosed()).toBe(false);
-  }, 30_000);
+  }, 60_000);
 });

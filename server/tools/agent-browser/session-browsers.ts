@@ -195,6 +195,8 @@ export function createBrowsers(deps: BrowsersDeps): Browsers {
           if (current.page && !current.page.isClosed()) return current.page;
           current.page = await current.context.newPage();
           watch(current.page, current.log);
+          // Unused from when the page is there, however long making it took.
+          touch(current);
           return current.page;
         },
         local(url) {
