@@ -10,7 +10,8 @@ import { useToolSessions } from "@/server/test/tool-session";
 import { findChromium } from "./agent-browser/chromium";
 import type { Browsers } from "./agent-browser/session-browsers";
 import { browserTool } from "./browser";
-import type { ToolContext } from "./define-tool";
+import { effectOf, type ToolContext } from "./define-tool";
+import { toolForcesApproval } from "./registry";
 
 // The agent's browser against real servers on loopback: a dev server reached only through the
 // project's preview, a stand-in for Tandem's own server holding a person's cookie, another
@@ -31,6 +32,20 @@ async function serve(handler: http.RequestListener, hits: Hits, onUpgrade = true
 
 const html = (res: http.ServerResponse, body: string) =>
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html>${body}`);
+
+describe("the browser tool under the approval policy", () => {
+  it("is a read, except click and type, which change things and ask", async () => {
+    const ctx = {} as ToolContext;
+    for (const action of ["navigate", "screenshot", "read", "console", "wait"]) {
+      expect(effectOf(browserTool, { action }), action).toBe("none");
+      expect(await toolForcesApproval(browserTool, { action }, ctx), action).toBe(false);
+    }
+    for (const action of ["click", "type"]) {
+      expect(effectOf(browserTool, { action, text: "Save" }), action).toBe("workspace");
+      expect(await toolForcesApproval(browserTool, { action, text: "Save" }, ctx), action).toBe(true);
+    }
+  });
+});
 
 describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
   const projectId = randomUUID();

@@ -33,7 +33,9 @@ export const browserTool = defineTool({
   async execute(input, ctx) {
     if (!ctx.browser)
       throw new ToolFailure("UNAVAILABLE", "This server has no browser for the agent (no Chromium is configured).");
-    const browser = await ctx.browser();
+    const browser = await ctx.browser().catch((error: unknown) => {
+      throw new ToolFailure("UNAVAILABLE", `The browser could not start on the server: ${firstLine(error)}`);
+    });
     const page = await browser.page();
     const consoleBefore = browser.log.console.length;
     const refusedBefore = browser.log.refused.length;
