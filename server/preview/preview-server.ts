@@ -166,8 +166,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       });
       upstream.on("response", (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
-        // Streamed as it comes (server-sent events, chunked pages): no buffering here.
-        res.flushHeaders();
+        // Streamed as it comes (server-sent events, chunked pages): no buffering here. An answer of
+        // known length goes out with its first bytes, in one write rather than two.
+        if (answer.headers["content-length"] === undefined) res.flushHeaders();
         answer.pipe(res);
       });
       upstream.on("error", (error) => {
