@@ -29,3 +29,7 @@ export function branchForTitle(title: string): string {
     .replace(/-+$/, "");
   return `tandem/${slug || "session"}`;
 }
+
+/** The message "Ask the agent to resolve" sends a session whose update from its base conflicts, naming the files. */
+export const resolveConflictsMessage = (base: string, files: string[]) =>
+  `Updating this branch from ${base} left merge conflicts in: ${files.join(", ")}. Resolve them: keep what both sides meant, remove the conflict markers, run the tests, then \`git add\` the files and \`git commit --no-edit\` to finish the merge.`;

@@ -203,6 +203,17 @@ function BoardItem({
             {row.branch}
           </span>
         )}
+        {row.pullRequestUrl && (
+          <a
+            href={row.pullRequestUrl}
+            target="_blank"
+            rel="noreferrer"
+            onClick={(event) => event.stopPropagation()}
+            data-testid="board-pull-request"
+          >
+            Pull request
+          </a>
+        )}
         {row.filesChanged > 0 && (
           <span data-testid="board-row-changes">
             {row.filesChanged} {row.filesChanged === 1 ? "file" : "files"}{" "}

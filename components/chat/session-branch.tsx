@@ -1,15 +1,19 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { errorMessage } from "@/components/ui/error-message";
 import { formatBytes } from "@/components/ui/format-bytes";
+import { resolveConflictsMessage } from "@/lib/trees";
 
 // A session on a branch of its own (docs/git.md): its branch, base and worktree size under the
-// session's header, and how it ends: "Merge into <base>" in the main tree, or "Discard" (worktree
-// and branch go after a confirmation that names what is lost; the session's log stays).
+// session's header; "Update from <base>" (conflicts stay in its worktree: resolve them in that
+// tree's Source Control, or ask the agent); and how it ends: "Merge into <base>" in the main tree,
+// "Push and open pull request" (its link stays here and on the board's card), or "Discard"
+// (worktree and branch go after a confirmation that names what is lost; the session's log stays).
 
 export function SessionBranch({
   projectId,
@@ -29,7 +33,23 @@ export function SessionBranch({
     void queryClient.invalidateQueries(trpc.tree.list.queryFilter({ projectId }));
     void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId }));
   };
+  const router = useRouter();
   const merge = useMutation(trpc.tree.merge.mutationOptions({ onSettled: refresh }));
+  const update = useMutation(trpc.tree.update.mutationOptions({ onSettled: refresh }));
+  const publish = useMutation(trpc.tree.pushAndOpenPullRequest.mutationOptions({ onSettled: refresh }));
+  const ask = useMutation(trpc.session.send.mutationOptions());
+  // The worktree's own status: a merge left mid-way (by Update, or after a reload) lists its conflicts.
+  const status = useQuery(
+    trpc.git.status.queryOptions({ projectId, tree: sessionId }, { enabled: canWrite && tree.data?.state === "open" }),
+  );
+  const conflicted =
+    update.data?.conflicted ?? (status.data?.repository ? status.data.conflicted.map((f) => f.path) : []);
+  const failure = update.error ?? publish.error ?? ask.error ?? merge.error;
+  const showTree = () => {
+    const url = new URL(window.location.href);
+    url.searchParams.set("tree", sessionId);
+    router.replace(`${url.pathname}${url.search}`);
+  };
   const discard = useMutation(
     trpc.tree.discard.mutationOptions({
       onSuccess: () => setDiscarding(false),
@@ -46,11 +66,36 @@ export function SessionBranch({
         ⎇ <span className="session-branch-name">{data.branch}</span> from {data.baseRef}
       </span>
       {data.sizeBytes !== null && <span title="The worktree's files on disk">· {formatBytes(data.sizeBytes)}</span>}
+      {data.pullRequestUrl && (
+        <a href={data.pullRequestUrl} target="_blank" rel="noreferrer" data-testid="session-pull-request">
+          Pull request
+        </a>
+      )}
       {data.state === "merged" && <span className="status-pill">merged</span>}
       {data.state === "discarded" && <span className="status-pill">discarded</span>}
       <span className="spacer" />
       {canWrite && own && open && (
         <>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            disabled={update.isPending || conflicted.length > 0}
+            onClick={() => update.mutate({ sessionId })}
+            data-testid="session-update"
+            title={`Commit what the session left, then merge ${data.baseRef}'s new commits into ${data.branch}`}
+          >
+            {update.isPending ? "Updating…" : `Update from ${data.baseRef}`}
+          </button>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            disabled={publish.isPending}
+            onClick={() => publish.mutate({ sessionId, operationId: crypto.randomUUID() })}
+            data-testid="session-push"
+            title={`Commit what the session left, push ${data.branch} and open a pull request into ${data.baseRef}`}
+          >
+            {publish.isPending ? "Pushing…" : data.pullRequestUrl ? "Push" : "Push and open pull request"}
+          </button>
           <button
             type="button"
             className="btn btn-ghost btn-sm"
@@ -71,7 +116,43 @@ export function SessionBranch({
           </button>
         </>
       )}
-      {merge.error && <div className="error-text">{errorMessage(merge.error)}</div>}
+      {conflicted.length > 0 && canWrite && own && (
+        <div className="session-conflicts" data-testid="session-conflicts">
+          <span>
+            {data.branch} is mid-merge with {data.baseRef}: {conflicted.join(", ")} conflict.
+          </span>
+          <button type="button" className="btn btn-ghost btn-sm" onClick={showTree} data-testid="session-show-tree">
+            Resolve in Source Control
+          </button>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            disabled={ask.isPending || ask.isSuccess}
+            onClick={() => ask.mutate({ sessionId, text: resolveConflictsMessage(data.baseRef, conflicted) })}
+            data-testid="session-ask-resolve"
+          >
+            {ask.isSuccess ? "Asked the agent" : "Ask the agent to resolve"}
+          </button>
+        </div>
+      )}
+      {update.data && update.data.conflicted.length === 0 && (
+        <div className="hint" data-testid="session-updated">
+          {update.data.upToDate
+            ? `${data.branch} already has everything in ${data.baseRef}.`
+            : `Merged ${data.baseRef} into ${data.branch}.`}
+        </div>
+      )}
+      {publish.data && !publish.data.pullRequest && (
+        <div className="hint" data-testid="session-pushed">
+          Pushed {publish.data.branch}.{publish.data.note ? ` ${publish.data.note}` : ""}{" "}
+          {publish.data.createUrl && (
+            <a href={publish.data.createUrl} target="_blank" rel="noreferrer">
+              Create the pull request
+            </a>
+          )}
+        </div>
+      )}
+      {failure && <div className="error-text">{errorMessage(failure)}</div>}
       {merge.data && (
         <div className="hint" data-testid="session-merged">
           {merge.data.fastForward ? "Fast-forwarded" : "Merged"} {merge.data.branch} into {merge.data.base}.

@@ -194,6 +194,8 @@ const rules: Record<string, Rule> = {
   "tree.discardPreview": "session-read",
   "tree.discard": "session-write",
   "tree.merge": "session-write",
+  "tree.update": "session-write",
+  "tree.pushAndOpenPullRequest": "session-write",
   "git.fetch": "project-write",
   "git.pull": "project-write",
   "git.push": "project-write",

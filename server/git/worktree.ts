@@ -61,11 +61,14 @@ export async function forgetWorktree(sandbox: GitSandbox, mainRoot: string, bran
   await runGit(sandbox, ["branch", "-D", "--", branch], { root: mainRoot, okCodes: [1] });
 }
 
-/** Commits everything the worktree holds that is not committed yet, as `author`; false when nothing was. */
+/**
+ * Commits everything the worktree holds that is not committed yet, as `author`; false when nothing
+ * was. `hooks`: false when the server starts it on its own (Update from base), not a person's commit.
+ */
 export async function commitAll(
   sandbox: GitSandbox,
   root: string,
-  input: { message: string; author: Author },
+  input: { message: string; author: Author; hooks?: boolean },
 ): Promise<boolean> {
   await runGit(sandbox, ["add", "--all"], { root });
   const staged = await runGit(sandbox, ["diff", "--cached", "--quiet"], { root, okCodes: [1] });
@@ -73,7 +76,7 @@ export async function commitAll(
   await runGit(sandbox, [...identity(input.author), "commit", "--quiet", "--no-edit", "-F", "-"], {
     root,
     input: input.message,
-    hooks: true,
+    hooks: input.hooks ?? true,
   });
   return true;
 }
@@ -85,26 +88,28 @@ export async function commitsAhead(sandbox: GitSandbox, mainRoot: string, base: 
 }
 
 /**
- * Merges `branch` into the branch checked out in the main tree: a fast-forward when it can, else
- * a merge commit. A conflict leaves the main tree mid-merge, as Source Control's merge editor
- * expects; uncommitted changes in the way make git refuse before it touches anything.
+ * Merges `branch` into the branch checked out in the tree at `mainRoot` (the main tree, or a
+ * session's worktree taking its base's new commits): a fast-forward when it can, else a merge
+ * commit. A conflict leaves the tree mid-merge, as Source Control's merge editor expects;
+ * uncommitted changes in the way make git refuse before it touches anything. `hooks`: as for
+ * commitAll.
  */
 export async function mergeBranch(
   sandbox: GitSandbox,
   mainRoot: string,
-  input: { branch: string; author: Author; message: string },
-): Promise<{ fastForward: boolean; commit: string }> {
+  input: { branch: string; author: Author; message: string; hooks?: boolean },
+): Promise<{ fastForward: boolean; upToDate: boolean; commit: string }> {
   const before = text(await runGit(sandbox, ["rev-parse", "HEAD"], { root: mainRoot })).trim();
   await runGit(sandbox, [...identity(input.author), "merge", "--no-edit", "-m", input.message, "--", input.branch], {
     root: mainRoot,
-    hooks: true,
+    hooks: input.hooks ?? true,
   });
   const after = text(await runGit(sandbox, ["rev-parse", "HEAD"], { root: mainRoot })).trim();
   const parents = text(await runGit(sandbox, ["rev-list", "--parents", "-n1", after], { root: mainRoot }))
     .trim()
     .split(" ");
   // A fast-forward leaves HEAD on the branch's own commit (its parents are not the old HEAD plus one).
-  return { fastForward: after === before || parents.length === 2, commit: after };
+  return { fastForward: after === before || parents.length === 2, upToDate: after === before, commit: after };
 }
 
 const identity = (author: Author) =>

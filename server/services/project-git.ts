@@ -264,7 +264,8 @@ export function createProjectGit(deps: GitDeps) {
       project: GitProject,
       person: GitPerson & RemoteChoice,
       action: "fetch" | "pull" | "push",
-      op: { signal: AbortSignal; onProgress: (p: GitProgress) => void },
+      /** `branch`: what a push sends (a session's branch, which lives in the same repository); default the main tree's. */
+      op: { signal: AbortSignal; onProgress: (p: GitProgress) => void; branch?: string },
     ) {
       return serial(project.id, async () => {
         const root = deps.files.pathOf(project.id);
@@ -289,7 +290,7 @@ export function createProjectGit(deps: GitDeps) {
             author: author(person),
           });
         else {
-          const { branch } = await repo(project.id).status();
+          const branch = op.branch ?? (await repo(project.id).status()).branch;
           if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch to push.");
           await pushBranch(deps.sandbox, { ...base, branch });
         }
@@ -301,7 +302,7 @@ export function createProjectGit(deps: GitDeps) {
     openPullRequest(
       project: GitProject,
       person: GitPerson & RemoteChoice,
-      input: { title: string; body: string; base: string; forges: (remote: URL) => Forges },
+      input: { title: string; body: string; base: string; head?: string; forges: (remote: URL) => Forges },
     ) {
       return serial(project.id, async () => {
         const { url: remote } = await projectRemote(project.id, person);
@@ -311,7 +312,7 @@ export function createProjectGit(deps: GitDeps) {
             "AUTH_FAILED",
             `Store a token for ${remote.hostname} to open pull requests from here, or use the link.`,
           );
-        const { branch } = await repo(project.id).status();
+        const branch = input.head ?? (await repo(project.id).status()).branch;
         if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch first.");
         if (branch === input.base)
           throw new GitError(

@@ -6,6 +6,7 @@ import {
   createSessionTree,
   findSessionTree,
   listProjectTrees,
+  setSessionTreePullRequest,
   setSessionTreeState,
   type SessionTreeRow,
 } from "@/server/db/repositories/session-trees";
@@ -26,7 +27,10 @@ import { parsePorcelainV2 } from "@/server/git/status";
 import { runGit, text, type GitSandbox } from "@/server/git/run";
 import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 import type { ProjectFiles } from "@/server/services/project-files";
-import type { ProjectGit } from "@/server/services/project-git";
+import type { GitPerson, GitProject, ProjectGit, RemoteChoice } from "@/server/services/project-git";
+import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
+import type { Forges } from "@/lib/git-forges";
+import type { GitProgress } from "@/lib/git-schemas";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
 
 // Sessions on their own branch (docs/git.md): a session's worktree is created with the session,
@@ -43,6 +47,10 @@ export type TreeDeps = {
   git: ProjectGit;
 };
 type Person = { id: string; name: string; email: string };
+
+/** The trailer that credits the session's agent in the commits made of its work. */
+const agentTrailer = (session: AgentSessionRow) =>
+  `Co-authored-by: Tandem agent (${session.model}) <agent+${session.id}@tandem.invalid>`;
 
 export const NOT_A_REPOSITORY =
   "This project is not a git repository, so sessions work in the main tree. Initialize git in Source Control (and commit once) to start sessions on branches of their own.";
@@ -196,6 +204,120 @@ export function createSessionTrees(deps: TreeDeps) {
     },
 
     /**
+     * "Update from <base>": commits what the session left, then merges the base's new commits into
+     * the session's branch, in its worktree's own sandbox with the repository's hooks off (the
+     * server starts it, not a person's commit). A conflict leaves the worktree mid-merge for Source
+     * Control's merge editor in that tree (or the agent: the conflicted files are returned).
+     */
+    async update(sessionId: string, person: Person) {
+      const { tree, session } = await openTree(sessionId);
+      if (session.status === "running")
+        throw new GitError(
+          "BAD_INPUT",
+          "The session is running a turn: wait for it to finish, then update its branch.",
+        );
+      const root = files.treePath({ projectId: tree.projectId, treeId: sessionId });
+      const repo = gitRepository(sandbox, root);
+      return deps.git.serial(tree.projectId, async () => {
+        if ((await repo.status()).operation)
+          throw new GitError(
+            "CONFLICT",
+            `${tree.branch} is in the middle of a merge: resolve its conflicts in Source Control (or ask the agent) and commit, or Abort.`,
+          );
+        const author = { name: person.name, email: person.email };
+        await commitAll(sandbox, root, {
+          message: `${session.title}\n\n${agentTrailer(session)}\n`,
+          author,
+          hooks: false,
+        });
+        const merge = {
+          branch: tree.baseRef,
+          author,
+          message: `Merge ${tree.baseRef} into ${tree.branch}`,
+          hooks: false,
+        };
+        try {
+          const merged = await mergeBranch(sandbox, root, merge);
+          return { ...merged, branch: tree.branch, base: tree.baseRef, conflicted: [] as string[] };
+        } catch (error) {
+          if (!(error instanceof GitError) || error.code !== "CONFLICT") throw error;
+          const conflicted = (await repo.status()).conflicted.map((f) => f.path);
+          return {
+            fastForward: false,
+            upToDate: false,
+            commit: null,
+            branch: tree.branch,
+            base: tree.baseRef,
+            conflicted,
+          };
+        }
+      });
+    },
+
+    /**
+     * "Push and open pull request": commits what the session left, pushes its branch through the
+     * project's remote as Source Control's push does (the network step detached from the
+     * repository, no hook runs), then opens a pull request into the base through the forge's API
+     * (GitHub kind, with the person's token), records its link on the tree (the board's card shows
+     * it) and posts it in the session. Another forge, or no token: the link to open one by hand.
+     */
+    async pushAndOpenPullRequest(
+      project: GitProject,
+      sessionId: string,
+      person: GitPerson & RemoteChoice,
+      input: {
+        title?: string;
+        body?: string;
+        forges: (remote: URL) => Forges;
+        signal: AbortSignal;
+        onProgress: (p: GitProgress) => void;
+      },
+    ) {
+      const { tree, session } = await openTree(sessionId);
+      if (session.status === "running")
+        throw new GitError("BAD_INPUT", "The session is running a turn: wait for it to finish, then push its branch.");
+      const author = { name: person.name, email: person.email };
+      await deps.git.serial(tree.projectId, () =>
+        commitAll(sandbox, files.treePath({ projectId: tree.projectId, treeId: sessionId }), {
+          message: `${session.title}\n\n${agentTrailer(session)}\n`,
+          author,
+        }),
+      );
+      const { remote } = await deps.git.remote(project, person, "push", {
+        signal: input.signal,
+        onProgress: input.onProgress,
+        branch: tree.branch,
+      });
+      const forges = input.forges(new URL(remote));
+      const createUrl = pullRequestLink(remote, tree.branch, forges);
+      const pushed = { branch: tree.branch, base: tree.baseRef, createUrl };
+      if (forgeOf(new URL(remote), forges)?.kind !== "github") return { ...pushed, pullRequest: null, note: null };
+      const title = input.title?.trim() || session.title;
+      try {
+        const opened = await deps.git.openPullRequest(project, person, {
+          title,
+          body: input.body ?? "",
+          base: tree.baseRef,
+          head: tree.branch,
+          forges: input.forges,
+        });
+        await setSessionTreePullRequest(db, sessionId, opened.url);
+        await deps.agent.log.append(
+          sessionId,
+          "pull_request_opened",
+          { ...opened, title, by: { id: person.id, name: person.name } },
+          person.id,
+        );
+        return { ...pushed, pullRequest: opened, note: null };
+      } catch (error) {
+        // Pushed all the same: the person opens it by hand (an ssh key pushes; only a token opens).
+        if (error instanceof GitError && error.code === "AUTH_FAILED")
+          return { ...pushed, pullRequest: null, note: error.message };
+        throw error;
+      }
+    },
+
+    /**
      * Commits what the session left uncommitted on its branch, then merges the branch into its base
      * in the main tree (which must have the base checked out): a fast-forward when it can, else a
      * merge commit. A conflict leaves the main tree mid-merge for Source Control's merge editor.
@@ -220,7 +342,7 @@ export function createSessionTrees(deps: TreeDeps) {
           );
         const author = { name: person.name, email: person.email };
         await commitAll(sandbox, files.treePath({ projectId: tree.projectId, treeId: sessionId }), {
-          message: `${session.title}\n\nCo-authored-by: Tandem agent (${session.model}) <agent+${session.id}@tandem.invalid>\n`,
+          message: `${session.title}\n\n${agentTrailer(session)}\n`,
           author,
         });
         try {

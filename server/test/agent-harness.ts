@@ -74,6 +74,8 @@ export async function createAgentHarness(
     /** Gives the agent its browser, and each project a uid and network of its own (see createTestServices). */
     browser?: boolean;
     perProjectUid?: boolean;
+    /** Names the egress proxy resolves to loopback test servers (as createTestServices). */
+    egressTestHosts?: Map<string, string>;
   } = {},
 ) {
   const model = await startModelServer();
@@ -87,6 +89,7 @@ export async function createAgentHarness(
     sandbox: options.sandbox,
     browser: options.browser,
     perProjectUid: options.perProjectUid,
+    egressTestHosts: options.egressTestHosts,
   });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));

@@ -22,6 +22,8 @@ export type BoardRow = {
   openComments: number;
   /** The session's own branch (a session on a branch of its own, session_tree); null in the main tree. */
   branch: string | null;
+  /** The pull request opened for that branch from the session, if one was. */
+  pullRequestUrl: string | null;
   createdAt: Date;
   /** The last time its state, usage or log moved (every step of a turn moves it). */
   updatedAt: Date;
@@ -46,7 +48,7 @@ export async function listBoardRows(db: Db, projectId: string, sessionId: string
            (SELECT a.kind FROM approval a WHERE a."sessionId" = s.id AND a.status = 'pending'
              ORDER BY a."createdAt" LIMIT 1) AS "waitingOn",
            (SELECT count(*)::int FROM review_comment c WHERE c."sessionId" = s.id AND c."addressedAt" IS NULL) AS "openComments",
-           t.branch
+           t.branch, t."pullRequestUrl"
     FROM agent_session s
     LEFT JOIN "user" u ON u.id = s."authorId"
     LEFT JOIN session_tree t ON t."sessionId" = s."treeId"

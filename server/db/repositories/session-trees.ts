@@ -10,6 +10,8 @@ export type SessionTreeRow = {
   baseRef: string;
   baseCommit: string;
   state: TreeState;
+  /** The pull request opened for the branch from its session, if one was. */
+  pullRequestUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -28,6 +30,7 @@ const select = {
   baseRef: true,
   baseCommit: true,
   state: true,
+  pullRequestUrl: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -69,4 +72,8 @@ export async function listProjectTrees(db: Db, projectId: string): Promise<Proje
 
 export async function setSessionTreeState(db: Db, sessionId: string, state: TreeState): Promise<void> {
   await db.sessionTree.update({ where: { sessionId }, data: { state }, select: { sessionId: true } });
+}
+
+export async function setSessionTreePullRequest(db: Db, sessionId: string, url: string): Promise<void> {
+  await db.sessionTree.update({ where: { sessionId }, data: { pullRequestUrl: url }, select: { sessionId: true } });
 }

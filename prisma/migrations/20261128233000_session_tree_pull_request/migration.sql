@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "session_tree" ADD COLUMN     "pullRequestUrl" TEXT;
