@@ -19,7 +19,8 @@ export function BranchPicker() {
         type="button"
         className="btn btn-sm btn-ghost scm-branch"
         onClick={() => setOpen(true)}
-        title="Switch or create a branch"
+        disabled={!git.onMain}
+        title={git.onMain ? "Switch or create a branch" : "A session's worktree stays on its own branch"}
         data-testid="scm-branch"
       >
         ⎇ {branch}
@@ -32,7 +33,7 @@ export function BranchPicker() {
 function BranchDialog({ onClose }: { onClose: () => void }) {
   const trpc = useTRPC();
   const git = useGit();
-  const branches = useQuery(trpc.git.branches.queryOptions({ projectId: git.projectId }));
+  const branches = useQuery(trpc.git.branches.queryOptions(git.scope));
   const [name, setName] = useState("");
   const done = { onSuccess: () => onClose(), onSettled: () => git.refresh() };
   const create = useMutation(trpc.git.createBranch.mutationOptions(done));
@@ -47,7 +48,7 @@ function BranchDialog({ onClose }: { onClose: () => void }) {
           className="row"
           onSubmit={(event) => {
             event.preventDefault();
-            if (name.trim()) create.mutate({ projectId: git.projectId, name: name.trim(), switchTo: true });
+            if (name.trim()) create.mutate({ ...git.scope, name: name.trim(), switchTo: true });
           }}
         >
           <input
@@ -81,7 +82,7 @@ function BranchDialog({ onClose }: { onClose: () => void }) {
               className="btn btn-ghost branch-item"
               disabled={b.current || !git.canWrite || switchTo.isPending}
               onClick={() =>
-                switchTo.mutate({ projectId: git.projectId, name: b.remote ? b.name.replace(/^origin\//, "") : b.name })
+                switchTo.mutate({ ...git.scope, name: b.remote ? b.name.replace(/^origin\//, "") : b.name })
               }
               data-testid={`branch-${b.name}`}
             >

@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc-provider";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 /** What the explorer shows beside a file: VS Code's letters and colours. */
 export type GitDecoration = {
@@ -13,14 +14,16 @@ export type GitDecoration = {
 function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, readable: boolean) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  // The tree the IDE shows (?tree=): Source Control's local procedures work in it; fetch, pull,
+  // push and the remote are the main tree's (a session's branch is pushed from its header).
+  const tree = useTreeInput().tree;
+  const scope = useMemo(() => (tree ? { projectId, tree } : { projectId }), [projectId, tree]);
+  const onMain = !tree;
   // File changes refresh it (components/ide/use-file-changes.ts); the interval catches commits made in the terminal.
   // Asked once the project is known to be readable: nothing on the first screen waits for it, and a
   // project that is not found (or no longer shared) is not polled.
   const status = useQuery(
-    trpc.git.status.queryOptions(
-      { projectId },
-      { enabled: readable, refetchInterval: 15_000, refetchOnWindowFocus: true },
-    ),
+    trpc.git.status.queryOptions(scope, { enabled: readable, refetchInterval: 15_000, refetchOnWindowFocus: true }),
   );
   const refresh = useCallback(() => {
     void queryClient.invalidateQueries(trpc.git.status.queryFilter({ projectId }));
@@ -63,7 +66,7 @@ function useGitModel(projectId: string, canWrite: boolean, canAdmin: boolean, re
     [decorations],
   );
 
-  return { projectId, canWrite, canAdmin, status, refresh, decorationOf };
+  return { projectId, scope, onMain, canWrite, canAdmin, status, refresh, decorationOf };
 }
 
 type GitModel = ReturnType<typeof useGitModel>;

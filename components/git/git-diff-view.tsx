@@ -29,12 +29,12 @@ function hunksOf(patch: string) {
 export function GitDiffView({ path, side }: { path: string; side: "worktree" | "index" }) {
   const trpc = useTRPC();
   const git = useGit();
-  const diff = useQuery(trpc.git.diff.queryOptions({ projectId: git.projectId, path, side }));
+  const diff = useQuery(trpc.git.diff.queryOptions({ ...git.scope, path, side }));
   const [discarding, setDiscarding] = useState<number | null>(null);
   const apply = useMutation(trpc.git.applyHunk.mutationOptions({ onSettled: () => git.refresh() }));
   const hunks = diff.data ? hunksOf(diff.data.patch) : [];
   const run = (hunkIndex: number, action: "stage" | "unstage" | "discard") =>
-    diff.data && apply.mutate({ projectId: git.projectId, path, hunkIndex, action, expectedDiff: diff.data.patch });
+    diff.data && apply.mutate({ ...git.scope, path, hunkIndex, action, expectedDiff: diff.data.patch });
 
   return (
     <div className="git-diff-view" data-testid="git-diff-view">

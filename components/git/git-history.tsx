@@ -13,7 +13,7 @@ export function GitHistory() {
   const git = useGit();
   const [open, setOpen] = useState(false);
   const [shown, setShown] = useState<string | null>(null);
-  const log = useQuery(trpc.git.log.queryOptions({ projectId: git.projectId, limit: 100 }, { enabled: open }));
+  const log = useQuery(trpc.git.log.queryOptions({ ...git.scope, limit: 100 }, { enabled: open }));
   return (
     <div className="scm-section" data-testid="scm-history">
       <button
@@ -53,7 +53,7 @@ export function GitHistory() {
 function CommitDialog({ oid, onClose }: { oid: string; onClose: () => void }) {
   const trpc = useTRPC();
   const git = useGit();
-  const details = useQuery(trpc.git.commitDetails.queryOptions({ projectId: git.projectId, oid }));
+  const details = useQuery(trpc.git.commitDetails.queryOptions({ ...git.scope, oid }));
   const commit = details.data?.commit;
   return (
     <Dialog title={commit ? commit.subject : `Commit ${oid.slice(0, 7)}`} onClose={onClose} testId="commit-dialog">

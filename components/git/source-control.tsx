@@ -22,7 +22,7 @@ const ACTION_LABEL: Record<RemoteAction, string> = { fetch: "Fetching", pull: "P
 export function SourceControl() {
   const trpc = useTRPC();
   const git = useGit();
-  const { projectId, canWrite, canAdmin } = git;
+  const { projectId, scope, onMain, canWrite, canAdmin } = git;
   const status = git.status.data;
   const [message, setMessage] = useState("");
   const [amend, setAmend] = useState(false);
@@ -55,8 +55,10 @@ export function SourceControl() {
       },
     }),
   );
-  const lastMessage = useQuery(trpc.git.lastCommitMessage.queryOptions({ projectId }, { enabled: amend }));
-  const remote = useQuery(trpc.git.remote.queryOptions({ projectId }, { enabled: status?.repository === true }));
+  const lastMessage = useQuery(trpc.git.lastCommitMessage.queryOptions(scope, { enabled: amend }));
+  const remote = useQuery(
+    trpc.git.remote.queryOptions({ projectId }, { enabled: onMain && status?.repository === true }),
+  );
   const operation = useGitOperation(projectId, (result) => {
     git.refresh();
     // The host refused (or was given no) credentials: offer to store one for exactly that host.
@@ -79,7 +81,7 @@ export function SourceControl() {
             type="button"
             className="btn btn-primary"
             disabled={init.isPending}
-            onClick={() => init.mutate({ projectId })}
+            onClick={() => init.mutate(scope)}
             data-testid="scm-init"
           >
             Initialize Repository
@@ -91,7 +93,7 @@ export function SourceControl() {
 
   const doCommit = () => {
     if (!message.trim() || commit.isPending) return;
-    commit.mutate({ projectId, message, amend });
+    commit.mutate({ ...scope, message, amend });
   };
   const changes = [
     ...status.changed,
@@ -103,7 +105,7 @@ export function SourceControl() {
       <div className="scm-toolbar">
         <BranchPicker />
         <span className="spacer" />
-        {(["fetch", "pull", "push"] as const).map((action) => (
+        {(onMain ? (["fetch", "pull", "push"] as const) : []).map((action) => (
           <button
             type="button"
             key={action}
@@ -139,7 +141,14 @@ export function SourceControl() {
           <RefreshIcon />
         </button>
       </div>
-      <RemoteBar projectId={projectId} canAdmin={canAdmin} />
+      {onMain ? (
+        <RemoteBar projectId={projectId} canAdmin={canAdmin} />
+      ) : (
+        <p className="hint scm-tree-note" data-testid="scm-tree-note">
+          This is a session's worktree: commits here go on its branch. Update it from its base, push it or merge it from
+          the session's header.
+        </p>
+      )}
       {operation.running && (
         <div className="scm-progress" role="status" data-testid="scm-progress">
           <span>
@@ -212,7 +221,7 @@ export function SourceControl() {
                 type="button"
                 className="btn btn-sm"
                 disabled={busy}
-                onClick={() => finish.mutate({ projectId, action: "abort" })}
+                onClick={() => finish.mutate({ ...scope, action: "abort" })}
                 data-testid="scm-merge-abort"
               >
                 Abort
@@ -222,7 +231,7 @@ export function SourceControl() {
                   type="button"
                   className="btn btn-sm btn-primary"
                   disabled={busy || status.conflicted.length > 0}
-                  onClick={() => finish.mutate({ projectId, action: "continue" })}
+                  onClick={() => finish.mutate({ ...scope, action: "continue" })}
                 >
                   Continue
                 </button>
@@ -281,7 +290,7 @@ export function SourceControl() {
           rows={status.conflicted}
           canWrite={canWrite}
           busy={busy}
-          onStage={(paths) => stage.mutate({ projectId, paths })}
+          onStage={(paths) => stage.mutate({ ...scope, paths })}
         />
         <ChangeList
           section="staged"
@@ -289,7 +298,7 @@ export function SourceControl() {
           rows={status.staged}
           canWrite={canWrite}
           busy={busy}
-          onUnstage={(paths) => unstage.mutate({ projectId, paths })}
+          onUnstage={(paths) => unstage.mutate({ ...scope, paths })}
         />
         <ChangeList
           section="changes"
@@ -297,7 +306,7 @@ export function SourceControl() {
           rows={changes}
           canWrite={canWrite}
           busy={busy}
-          onStage={(paths) => stage.mutate({ projectId, paths })}
+          onStage={(paths) => stage.mutate({ ...scope, paths })}
           onDiscard={(paths) => setDiscarding(paths)}
         />
         {status.staged.length + changes.length + status.conflicted.length === 0 && (
@@ -329,7 +338,7 @@ export function SourceControl() {
           busy={discard.isPending}
           onCancel={() => setDiscarding(null)}
           onConfirm={() => {
-            discard.mutate({ projectId, paths: discarding });
+            discard.mutate({ ...scope, paths: discarding });
             setDiscarding(null);
           }}
         >
