@@ -22,13 +22,16 @@ export const jsonRpcMessageSchema = z.union([
   }),
 ]);
 
+/** `tree`: a session's worktree (lib/trees.ts), whose files get language servers of their own; absent: the main tree. */
 export function languageSocketUrl(
   location: { protocol: string; host: string },
   projectId: string,
   server: string,
+  tree?: string,
 ): string {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}${LANGUAGE_WS_PATH}?projectId=${encodeURIComponent(projectId)}&server=${encodeURIComponent(server)}`;
+  const query = new URLSearchParams({ projectId, server, ...(tree ? { tree } : {}) });
+  return `${scheme}//${location.host}${LANGUAGE_WS_PATH}?${query}`;
 }
 
 /** Close codes the editor reacts to. */

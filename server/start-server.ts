@@ -18,6 +18,7 @@ import { warmUp } from "@/server/http/warm-up";
 import { TERMINAL_WS_PATH, TerminalCloseCode } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { handleLanguageSocket } from "@/server/language/language-socket";
+import { MAIN_TREE, treeIdOf, treeKey, treeNameSchema } from "@/lib/trees";
 import { LIVE_DOC_WS_PATH, LiveDocCloseCode, MAX_LIVE_FRAME_BYTES, colorOf } from "@/lib/live-doc-protocol";
 import { NotLiveError } from "@/server/live-docs/live-docs";
 import { serveLiveDoc } from "@/server/live-docs/live-doc-socket";
@@ -395,8 +396,12 @@ async function upgradeLanguage(
   if (route && (await route.forwarding.forwardUpgrade(req, socket, head, found.project.id, route.arrival))) return;
   const spec = specForServer(url.searchParams.get("server") ?? "");
   if (!spec) return refuseUpgrade(socket, 404, "Not Found");
-  const workspace = await services.files.open(found.project.id);
-  const hub = services.language.hub(found.project.id, workspace, spec.id);
+  // `tree`: a session's worktree of this project gets language servers of its own (lib/trees.ts).
+  const named = treeNameSchema.safeParse(url.searchParams.get("tree") ?? MAIN_TREE);
+  const tree = named.success ? await services.trees.resolve(found.project.id, treeIdOf(named.data)) : null;
+  if (!tree) return refuseUpgrade(socket, 404, "Not Found");
+  const workspace = await services.files.openTree(tree);
+  const hub = services.language.hub(treeKey(tree), workspace, spec.id);
   let role = found.role;
   const canWrite = () => WRITE_ROLES.includes(role);
   wss.handleUpgrade(req, socket, head, (ws) => {

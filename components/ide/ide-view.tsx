@@ -62,7 +62,7 @@ export function IdeView({ projectId }: { projectId: string }) {
   else if (project.error) body = <ProjectError error={project.error} />;
   else
     body = (
-      <LanguageProvider projectId={projectId} canWrite={canWrite}>
+      <LanguageProvider projectId={projectId} canWrite={canWrite} key={tree}>
         <IdeShell projectId={projectId} name={project.data.name} canWrite={canWrite} user={user} />
       </LanguageProvider>
     );

@@ -7,16 +7,19 @@ import { ProjectLanguage } from "./project-language";
 import { LANGUAGE_SERVERS, specForServer } from "./registry";
 
 /**
- * The language servers of every project this process serves: one per project and language,
+ * The language servers of every project this process serves: one per tree and language,
  * started on first need, shared by every viewer and the agent, stopped after `idleMs` without an
  * editor connected or a query, restarted with backoff after a crash.
  */
 export interface LanguageServers {
-  /** The hub of a project's server; the process starts when something first needs it. */
-  hub(projectId: string, workspace: Workspace, serverId: string): LanguageServerHub;
+  /**
+   * The hub of a tree's server (`key`: lib/trees.ts treeKey, a project's id for its main tree; a
+   * session's worktree has servers of its own); the process starts when something first needs it.
+   */
+  hub(key: string, workspace: Workspace, serverId: string): LanguageServerHub;
   /** The queries the agent's tools make, over every language of a tree (`key`: lib/trees.ts treeKey; a project's id for its main tree). */
   forProject(key: string, workspace: Workspace): ProjectLanguage;
-  status(projectId: string): { server: string; state: HubState; restarts: number; clients: number }[];
+  status(key: string): { server: string; state: HubState; restarts: number; clients: number }[];
   /** The host is going down: servers that exit from now on stay down (see LanguageServerHub.retire). */
   shuttingDown(): void;
   dispose(): Promise<void>;
@@ -122,10 +125,10 @@ export function createLanguageServers(options: LanguageServersOptions): Language
   sweep.unref();
 
   return {
-    hub: (projectId, workspace, serverId) => hubOf(project(projectId, workspace), serverId),
-    forProject: (projectId, workspace) => project(projectId, workspace).queries,
-    status(projectId) {
-      const entry = projects.get(projectId);
+    hub: (key, workspace, serverId) => hubOf(project(key, workspace), serverId),
+    forProject: (key, workspace) => project(key, workspace).queries,
+    status(key) {
+      const entry = projects.get(key);
       return [...(entry?.hubs.values() ?? [])].map((hub) => ({
         server: hub.spec.id,
         state: hub.state,

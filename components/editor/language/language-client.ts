@@ -59,7 +59,7 @@ export function installLanguageClient(session: LanguageSession): void {
   const connection = (server: string) => {
     let existing = connections.get(server);
     if (existing) return existing;
-    existing = new ServerConnection(session.projectId, server, {
+    existing = new ServerConnection(session.projectId, session.tree, server, {
       // (Re)opened: hand over every document of this server's languages.
       onOpen: (conn) => {
         for (const model of monaco.editor.getModels())

@@ -3,6 +3,7 @@
 import { createContext, useContext, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { EditorProblem } from "@/lib/language-protocol";
 import { useTRPCClient } from "@/components/trpc-provider";
+import { useTreeInput } from "@/components/ui/tree-context";
 
 // What the IDE knows of its project's language servers without Monaco loaded: the problems they
 // report (the one source of the Problems panel and the status bar) and the write path for renames. The client
@@ -30,6 +31,8 @@ export class LanguageSession {
 
   constructor(
     readonly projectId: string,
+    /** The session's worktree the IDE shows (its own language servers); undefined: the main tree. */
+    readonly tree: string | undefined,
     readonly canWrite: boolean,
     readonly rename: (input: { path: string; line: number; column: number; newName: string }) => Promise<unknown>,
     /** A file's saved text, for previews of files no tab has open (peek views); null when it is not text. */
@@ -72,14 +75,17 @@ export function LanguageProvider({
   children: ReactNode;
 }) {
   const client = useTRPCClient();
+  // The tree shown: ide-view.tsx keys this provider by it, so another tree is another session.
+  const tree = useTreeInput();
   const [session] = useState(
     () =>
       new LanguageSession(
         projectId,
+        tree.tree,
         canWrite,
-        (input) => client.language.rename.mutate({ projectId, ...input }),
+        (input) => client.language.rename.mutate({ projectId, ...tree, ...input }),
         async (path) => {
-          const file = await client.fs.read.query({ projectId, path });
+          const file = await client.fs.read.query({ projectId, ...tree, path });
           return file.kind === "text" ? file.content : null;
         },
       ),

@@ -17,6 +17,8 @@ export class ServerConnection {
 
   constructor(
     private readonly projectId: string,
+    /** The session's worktree the IDE shows; undefined: the main tree. */
+    private readonly tree: string | undefined,
     readonly server: string,
     private readonly handlers: {
       onOpen(connection: MessageConnection): void;
@@ -38,7 +40,7 @@ export class ServerConnection {
 
   private open(): Promise<MessageConnection> {
     return new Promise((resolve, reject) => {
-      const webSocket = new WebSocket(languageSocketUrl(window.location, this.projectId, this.server));
+      const webSocket = new WebSocket(languageSocketUrl(window.location, this.projectId, this.server, this.tree));
       webSocket.onopen = async () => {
         const socket = toSocket(webSocket);
         const connection = createMessageConnection(

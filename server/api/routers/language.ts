@@ -18,8 +18,8 @@ const renameInput = z.object({
 });
 
 export const languageRouter = router({
-  /** Servers of the project and their state, for the status bar. */
-  status: workspaceProcedure.query(({ ctx }) => ctx.services.language.status(ctx.project.id)),
+  /** Servers of the tree and their state, for the status bar. */
+  status: workspaceProcedure.query(({ ctx }) => ctx.services.language.status(treeKey(ctx.tree))),
 
   /** Renames the symbol at a position in every file, as one transaction; open editors reload from the change stream. */
   rename: workspaceMutationProcedure.input(renameInput).mutation(async ({ ctx, input }) => {
