@@ -3,14 +3,15 @@
 import { useEffect, useRef } from "react";
 import { useExplorer } from "@/components/explorer/explorer-context";
 import { useUploads } from "@/components/explorer/uploads";
+import { useTreeInput } from "@/components/ui/tree-context";
 import type { FileEntry } from "@/lib/fs-schemas";
 
 export type MenuState = { x: number; y: number; entry: FileEntry | null };
 
-/** Downloads a file as is, or a folder ("" for the whole project) as a zip the server streams. */
-export function downloadFromProject(projectId: string, path: string) {
+/** Downloads a file as is, or a folder ("" for the whole tree) as a zip the server streams; `tree`: a session's worktree. */
+export function downloadFromProject(projectId: string, path: string, tree?: string) {
   const link = document.createElement("a");
-  link.href = `/api/projects/${projectId}/download?${new URLSearchParams({ path })}`;
+  link.href = `/api/projects/${projectId}/download?${new URLSearchParams({ path, ...(tree ? { tree } : {}) })}`;
   link.download = "";
   link.click();
 }
@@ -18,6 +19,7 @@ export function downloadFromProject(projectId: string, path: string) {
 export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () => void }) {
   const explorer = useExplorer();
   const uploads = useUploads();
+  const tree = useTreeInput().tree;
   const ref = useRef<HTMLDivElement>(null);
   const { entry } = menu;
   const folder = explorer.targetFolder(entry?.type, entry?.path ?? null);
@@ -69,7 +71,12 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
         </>
       )}
       {!entry &&
-        item("Download Project as Zip", () => downloadFromProject(explorer.projectId, ""), undefined, "menu-download")}
+        item(
+          "Download Project as Zip",
+          () => downloadFromProject(explorer.projectId, "", tree),
+          undefined,
+          "menu-download",
+        )}
       {entry && (
         <>
           {explorer.canWrite && <div className="menu-separator" />}
@@ -78,7 +85,7 @@ export function ContextMenu({ menu, onClose }: { menu: MenuState; onClose: () =>
           {entry.type !== "symlink" &&
             item(
               entry.type === "directory" ? "Download as Zip" : "Download",
-              () => downloadFromProject(explorer.projectId, entry.path),
+              () => downloadFromProject(explorer.projectId, entry.path, tree),
               undefined,
               "menu-download",
             )}

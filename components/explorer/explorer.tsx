@@ -9,6 +9,7 @@ import { baseName, parentOf } from "@/components/ui/paths";
 import { TreeFolder } from "@/components/explorer/tree-folder";
 import { DRAG_TYPE, type ContextMenuRequest } from "@/components/explorer/tree-row";
 import { useCommands } from "@/components/ui/commands";
+import { useTreeInput } from "@/components/ui/tree-context";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CollapseIcon, EyeIcon, NewFileIcon, NewFolderIcon, RefreshIcon } from "@/components/ui/icons";
 
@@ -37,6 +38,7 @@ const focusTree = () =>
 function ExplorerPane({ projectName }: { projectName: string }) {
   const explorer = useExplorer();
   const uploads = useUploads();
+  const tree = useTreeInput().tree;
   const [menu, setMenu] = useState<MenuState | null>(null);
   const [rootDrop, setRootDrop] = useState(false);
 
@@ -75,7 +77,7 @@ function ExplorerPane({ projectName }: { projectName: string }) {
     {
       id: "explorer-download-project",
       label: "Download the project as a zip",
-      run: () => downloadFromProject(explorer.projectId, ""),
+      run: () => downloadFromProject(explorer.projectId, "", tree),
     },
   ]);
 

@@ -5,7 +5,8 @@ export type OnExists = "refuse" | "replace" | "keep-both";
 /** One multipart request to the server's upload route (XHR, for its upload progress); resolves with its answer in words. */
 export function sendUpload(
   projectId: string,
-  target: { dir: string; onExists: OnExists; unzip?: boolean },
+  /** `tree`: a session's worktree (lib/trees.ts) the files go into; absent: the main tree. */
+  target: { dir: string; onExists: OnExists; unzip?: boolean; tree?: string },
   items: UploadItem[],
   onProgress: (loaded: number, total: number) => void,
 ) {
@@ -20,6 +21,7 @@ export function sendUpload(
       dir: target.dir,
       onExists: target.onExists,
       ...(target.unzip ? { unzip: "1" } : {}),
+      ...(target.tree ? { tree: target.tree } : {}),
     });
     request.open("POST", `/api/projects/${projectId}/upload?${query}`);
     request.upload.onprogress = (event) => onProgress(event.loaded, event.total);

@@ -66,7 +66,7 @@ export function UploadsProvider({
       const update = (patch: Partial<Upload>) =>
         setUploads((list) => list.map((u) => (u.id === id ? { ...u, ...patch } : u)));
       setUploads((list) => [...list, { id, label, folder, loaded: 0, total, state: "uploading" }]);
-      const result = await sendUpload(projectId, { dir: folder, onExists }, items, (loaded, all) =>
+      const result = await sendUpload(projectId, { dir: folder, onExists, tree: tree.tree }, items, (loaded, all) =>
         update({ loaded, total: all }),
       );
       update(result.ok ? { state: "done" } : { state: "error", message: result.message });

@@ -7,6 +7,7 @@ import type { Context, Services } from "@/server/api/trpc";
 import { downloadKind, streamFolderZip } from "@/server/services/project-download";
 import { receiveUpload, UploadRefusedError } from "@/server/services/project-upload";
 import { isWorkspaceError, openFileStream } from "@/server/workspace";
+import { treeIdOf, treeNameSchema } from "@/lib/trees";
 
 // Plain HTTP routes for what does not fit JSON: uploads (multipart, streamed to disk) and downloads
 // (a file as is, a folder as a zip streamed while it is built). They take the same caller and the
@@ -15,11 +16,13 @@ import { isWorkspaceError, openFileStream } from "@/server/workspace";
 //
 //   GET  /api/projects/<id>/download?path=<folder or file>       ("" or absent: the whole project)
 //   POST /api/projects/<id>/upload?dir=<folder>&onExists=refuse|replace|keep-both[&unzip=1]
+// Both take `&tree=<session id>` for a session's worktree (lib/trees.ts); absent or "main": the main tree.
 
 export const FILE_TRANSFER_PREFIX = "/api/projects/";
 
 const ROUTE = /^\/api\/projects\/([0-9a-f-]{36})\/(download|upload)$/i;
 
+const treeQuery = z.object({ tree: treeNameSchema.optional() });
 const downloadQuery = z.object({ path: z.string().max(4096).default("") });
 const uploadQuery = z.object({
   dir: z.string().max(4096).default(""),
@@ -71,7 +74,11 @@ export async function handleFileTransfer(
       req.destroy();
       res.destroy();
     });
-    const workspace = await services.files.open(found.project.id);
+    // `tree`: a session's worktree of this project, for the same right as the main tree (lib/trees.ts).
+    const tree = await services.trees.resolve(found.project.id, treeIdOf(treeQuery.parse(query).tree));
+    if (!tree)
+      return json(res, 404, { error: "This project has no such tree: its session's branch may have been discarded." });
+    const workspace = await services.files.openTree(tree);
     if (action === "download") {
       const { path } = downloadQuery.parse(query);
       const abort = new AbortController();
