@@ -40,10 +40,15 @@ export function SessionBranch({
   const ask = useMutation(trpc.session.send.mutationOptions());
   // The worktree's own status: a merge left mid-way (by Update, or after a reload) lists its conflicts.
   const status = useQuery(
-    trpc.git.status.queryOptions({ projectId, tree: sessionId }, { enabled: canWrite && tree.data?.state === "open" }),
+    trpc.git.status.queryOptions(
+      { projectId, tree: sessionId },
+      { enabled: canWrite && !!tree.data && tree.data.state !== "discarded", refetchInterval: 15_000 },
+    ),
   );
-  const conflicted =
-    update.data?.conflicted ?? (status.data?.repository ? status.data.conflicted.map((f) => f.path) : []);
+  // What git says now (a resolution in Source Control clears it), else what the update returned.
+  const conflicted = status.data?.repository
+    ? status.data.conflicted.map((f) => f.path)
+    : (update.data?.conflicted ?? []);
   const failure = update.error ?? publish.error ?? ask.error ?? merge.error;
   const showTree = () => {
     const url = new URL(window.location.href);
