@@ -16,6 +16,7 @@ test.describe.configure({ timeout: 180_000 });
 
 const TOKEN = "ghp_e2e_token_for_finish";
 const ORIGINAL = "export function price(amount: number) {\n  return amount;\n}\n";
+const RESOLVED = "export function price(amount: number) {\n  return Math.round(amount);\n  return amount * 2;\n}\n";
 let server: GitHttpServer;
 // Sandboxed, the server reaches the git server by a test name its egress proxy maps to loopback.
 const remote = () => (process.env.E2E_SANDBOX === "none" ? server.url : server.url.replace("127.0.0.1", "git.test"));
@@ -112,8 +113,9 @@ test("update from main through the merge editor, merge, push and open the pull r
     );
     await expect(page.getByTestId("git-conflict-banner")).toBeVisible();
     await page.screenshot({ path: screenshotPath("branch-update-merge-editor") });
-    await page.getByTestId("git-accept-current").click();
-    await ide.expectEditorText(/return Math\.round\(amount\);/);
+    // Both sides, one after the other: what the person then edits by hand (here: kept as is).
+    await page.getByTestId("git-accept-both").click();
+    await ide.expectEditorText(/return Math\.round\(amount\);\s*return amount \* 2;/);
     await ide.save();
     await scm.stage("src/price.ts", "merge");
     await scm.commit("Merge main into tandem/round");
@@ -127,7 +129,7 @@ test("update from main through the merge editor, merge, push and open the pull r
     const link = page.getByTestId("session-pull-request");
     await expect(link).toHaveAttribute("href", "https://github.example/acme/pricing/pull/9", { timeout: 30_000 });
     expect(asked).toEqual([expect.objectContaining({ head: "tandem/round", base: "main" })]);
-    expect(server.git("acme/pricing", ["show", "tandem/round:src/price.ts"])).toContain("return Math.round(amount);");
+    expect(server.git("acme/pricing", ["show", "tandem/round:src/price.ts"])).toBe(RESOLVED);
     await page.getByTestId("session-branch").screenshot({ path: screenshotPath("branch-pull-request") });
 
     // The card on the board carries the link.
@@ -142,10 +144,13 @@ test("update from main through the merge editor, merge, push and open the pull r
     // The main tree holds exactly the merged result.
     await page.getByTestId("tree-switcher").selectOption("main");
     await expect(page).not.toHaveURL(/tree=/);
+    // The tab open in the session's tree comes back in the main tree (tabs are kept per project).
     await scm.showExplorer();
-    await ide.treeItem("src").click();
-    await ide.openFile("src/price.ts");
-    await ide.expectEditorText(/return Math\.round\(amount\);/);
+    if (!(await ide.tab("src/price.ts").isVisible())) {
+      await ide.treeItem("src").click();
+      await ide.openFile("src/price.ts");
+    } else await ide.tab("src/price.ts").click();
+    await ide.expectEditorText(/return Math\.round\(amount\);\s*return amount \* 2;/);
     await scm.show();
     await expect(page.getByTestId("scm-clean")).toBeVisible();
     await expect(page.getByTestId("statusbar-branch")).toContainText("main");

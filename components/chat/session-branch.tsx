@@ -124,7 +124,7 @@ export function SessionBranch({
       {conflicted.length > 0 && canWrite && own && (
         <div className="session-conflicts" data-testid="session-conflicts">
           <span>
-            {data.branch} is mid-merge with {data.baseRef}: {conflicted.join(", ")} conflict.
+            {data.branch} is mid-merge with {data.baseRef}: conflicts in {conflicted.join(", ")}.
           </span>
           <button type="button" className="btn btn-ghost btn-sm" onClick={showTree} data-testid="session-show-tree">
             Resolve in Source Control
