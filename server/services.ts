@@ -213,7 +213,7 @@ export async function createServices(
     allowHost: (projectId, host) => network.allowHost(projectId, host),
     allowHttp: () => config.gitAllowHttp,
   });
-  const trees = createSessionTrees({ db, files, sandbox, checkpoints, agent, git });
+  const trees = createSessionTrees({ db, files, sandbox, checkpoints, agent, git, language });
   const limits = createRateLimits(databaseUrl);
   const live = { presence: buses.presence, linkRevocations: buses.linkRevocations, accessChanges, limits };
   const runner = options.runner ?? false;

@@ -4,6 +4,7 @@ import path from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { languageSocketUrl } from "@/lib/language-protocol";
+import { treeKey } from "@/lib/trees";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { createShareLink } from "@/server/db/repositories/share-links";
@@ -154,11 +155,17 @@ describe("a session's tree through uploads and downloads", () => {
     expect(await upload("owner", `tree=${foreign}`, "x.txt", "x")).toBe(404);
   });
 
-  it("finds a discarded tree no more", async () => {
+  it("finds a discarded tree no more, and its language servers stop with it", async () => {
     const gone = (await owner.tree.startSession({ projectId, title: "Gone", model: MODEL })).id;
     expect((await download("owner", `path=readme.md&tree=${gone}`)).status).toBe(200);
+    const socket = languageSocketUrl({ protocol: "http:", host: new URL(base).host }, projectId, "typescript", gone);
+    expect(await upgrade(socket, { origin: base, cookie: cookies.owner! })).toBe(101);
+    const key = treeKey({ projectId, treeId: gone });
+    expect(env.services.language.status(key).map((s) => s.server)).toEqual(["typescript"]);
     await owner.tree.discard({ sessionId: gone });
+    expect(env.services.language.status(key)).toEqual([]);
     expect((await download("owner", `path=readme.md&tree=${gone}`)).status).toBe(404);
+    expect(await upgrade(socket, { origin: base, cookie: cookies.owner! })).toBe(404);
   });
 });
 

@@ -20,6 +20,8 @@ export interface LanguageServers {
   /** The queries the agent's tools make, over every language of a tree (`key`: lib/trees.ts treeKey; a project's id for its main tree). */
   forProject(key: string, workspace: Workspace): ProjectLanguage;
   status(key: string): { server: string; state: HubState; restarts: number; clients: number }[];
+  /** A tree is gone (a session's worktree discarded): its servers stop and its files are no longer watched. */
+  close(key: string): Promise<void>;
   /** The host is going down: servers that exit from now on stay down (see LanguageServerHub.retire). */
   shuttingDown(): void;
   dispose(): Promise<void>;
@@ -135,6 +137,13 @@ export function createLanguageServers(options: LanguageServersOptions): Language
         restarts: hub.restarts,
         clients: hub.clientCount,
       }));
+    },
+    async close(key) {
+      const entry = projects.get(key);
+      if (!entry) return;
+      projects.delete(key);
+      entry.watching.abort();
+      await Promise.all([...entry.hubs.values()].map((hub) => hub.stop()));
     },
     shuttingDown() {
       retiring = true;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { branchForTitle, type TreeRef } from "@/lib/trees";
+import { branchForTitle, treeKey, type TreeRef } from "@/lib/trees";
 import type { Db } from "@/server/db/client";
 import { findSession, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import {
@@ -11,6 +11,7 @@ import {
   type SessionTreeRow,
 } from "@/server/db/repositories/session-trees";
 import type { AgentRuntime } from "@/server/agent/runtime";
+import type { LanguageServers } from "@/server/language/language-servers";
 import { GitError } from "@/server/git/errors";
 import { gitRepository } from "@/server/git/repository";
 import {
@@ -45,6 +46,8 @@ export type TreeDeps = {
   checkpoints: ProjectCheckpoints;
   agent: AgentRuntime;
   git: ProjectGit;
+  /** The language servers, whose servers of a discarded worktree stop with it. */
+  language: Pick<LanguageServers, "close">;
 };
 type Person = { id: string; name: string; email: string };
 
@@ -195,6 +198,7 @@ export function createSessionTrees(deps: TreeDeps) {
       if (session.status === "running")
         throw new GitError("BAD_INPUT", "The session is running a turn: stop it first, then discard its branch.");
       await deps.agent.release(sessionId);
+      await deps.language.close(treeKey({ projectId: tree.projectId, treeId: sessionId }));
       await deps.git.serial(tree.projectId, async () => {
         await files.removeWorktree(tree.projectId, sessionId);
         await forgetWorktree(sandbox, mainRoot(tree.projectId), tree.branch);

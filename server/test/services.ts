@@ -218,7 +218,7 @@ export async function createTestServices(
     previews,
     git,
     gitCipher,
-    trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git }),
+    trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),
     presence: createPresence(),
     linkRevocations: createLinkRevocations(),
     accessChanges,
