@@ -84,7 +84,7 @@ const { services, dispose } = await createServices(
   () => {},
 );
 const user = await services.db.user.create({
-  data: { name: "Bench", email: "bench@example.com", role: "admin" },
+  data: { id: "bench", name: "Bench", email: "bench@example.com", role: "admin" },
   select: { id: true, email: true, name: true, role: true },
 });
 const caller = createCallerFactory(appRouter)({ user: { ...user, role: "admin" }, services });
