@@ -74,6 +74,10 @@ const schema = z.object({
   // A PEM file of certificates (a TLS-inspecting proxy's CA, an internal CA) trusted besides the
   // system's store, by sandboxed tools and by the server's own connections.
   TANDEM_EXTRA_CA_CERTS: optionalString,
+  // The npm registry projects' Node toolchains are installed from (docs/environments.md).
+  TANDEM_TOOLCHAIN_REGISTRY: optionalString.pipe(
+    z.url({ message: "must be a registry URL such as https://registry.npmjs.org" }).optional(),
+  ),
   TANDEM_PUBLIC_URL: optionalString.pipe(
     z.url({ message: "must be a URL such as https://tandem.example.com" }).optional(),
   ),
@@ -203,6 +207,8 @@ export type Config = {
   internalHosts: string[];
   /** The admin's PEM file of extra trusted certificates (TANDEM_EXTRA_CA_CERTS), an absolute path. */
   extraCaCerts: string | undefined;
+  /** The npm registry Node toolchains come from (TANDEM_TOOLCHAIN_REGISTRY). */
+  toolchainRegistry: string;
   publicUrl: string | undefined;
   /**
    * Previews: the port they are served on (0: a free one) and the domain of their hosts. With a
@@ -356,6 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     internalHosts,
     extraCaCerts: e.TANDEM_EXTRA_CA_CERTS && path.resolve(e.TANDEM_EXTRA_CA_CERTS),
+    toolchainRegistry: e.TANDEM_TOOLCHAIN_REGISTRY ?? "https://registry.npmjs.org",
     publicUrl: e.TANDEM_PUBLIC_URL,
     preview: { port: e.TANDEM_PREVIEW_PORT, domain: e.TANDEM_PREVIEW_DOMAIN?.toLowerCase() },
     authSecret: e.BETTER_AUTH_SECRET,

@@ -13,6 +13,7 @@ import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";
 import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createSandbox } from "@/server/sandbox/sandbox";
+import { createProjectEnvironment, createToolchains } from "@/server/services/project-environment";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { setUpCgroups } from "@/server/sandbox/cgroups";
@@ -146,9 +147,17 @@ export async function createServices(
     : undefined;
   const files = createProjectFiles(config.dataDir, config.importRoots, diskBudget);
   const network = createProjectNetwork(db, { internalHosts: config.internalHosts });
+  const toolchains = createToolchains({
+    db,
+    files,
+    dataDir: config.dataDir,
+    registry: config.toolchainRegistry,
+    log: (line) => log(`environment: ${line}`),
+  });
   const sandbox = createSandbox({
     host: sandboxHost,
     policies: network.policies,
+    toolchains,
     testHosts: config.egressTestHosts,
     log: (connection) =>
       void network
@@ -157,6 +166,13 @@ export async function createServices(
     diskBudget,
   });
   const terminals = createTerminalService({ sandbox });
+  const environment = createProjectEnvironment({
+    db,
+    files,
+    sandbox,
+    toolchains,
+    log: (line) => log(`environment: ${line}`),
+  });
   const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
@@ -188,6 +204,7 @@ export async function createServices(
     checkpoints,
     shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
     sandbox,
+    environment: (projectId) => environment.facts(projectId),
     // The server's own fetches for a project (web_fetch, @ mentions, web_search) obey its policy in force.
     fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
     webSearch: config.webSearch,
@@ -269,6 +286,7 @@ export async function createServices(
     extensions,
     sandbox,
     network,
+    environment,
     previews,
     language,
     liveDocs,

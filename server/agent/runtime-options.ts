@@ -11,6 +11,7 @@ import type { AgentExtensions } from "@/server/agent/extensions";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import type { LoopClock } from "@/server/agent/loop-load";
 import type { Browsers } from "@/server/tools/agent-browser/session-browsers";
+import type { EnvironmentFacts } from "@/lib/toolchains";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
@@ -28,6 +29,8 @@ export type AgentRuntimeOptions = {
   shell?: ShellFactory;
   sandbox: Sandbox;
   fetchPolicy?: FetchPolicy;
+  /** A project's toolchains and last setup run, for the environment block (server/services/project-environment.ts). */
+  environment?(projectId: string): Promise<EnvironmentFacts>;
   /** The web search service from the environment; an admin's setting wins (server/agent/web-search-backend.ts). */
   webSearch?: WebSearchBackend;
   now?: () => Date;

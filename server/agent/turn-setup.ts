@@ -114,6 +114,8 @@ export async function prepareTurn(
   tools = deferred.tools;
   const toolNames = Object.keys(tools);
   const lastMessage = events.findLast((e) => e.type === "user_message");
+  const environment = await o.environment?.(session.projectId).catch(() => null);
+  const toolchains = (environment?.toolchains ?? []).map((t) => `${t.name}@${t.version}`).join(" ");
   const [context, git, network, runtimes] = await Promise.all([
     gatherContext({
       workspace,
@@ -127,7 +129,9 @@ export async function prepareTurn(
     gitSummary({ root: workspace.root, sandbox: o.sandbox, signal }),
     o.sandbox.network(session.projectId),
     // Only a session with a shell has a use for them.
-    toolNames.includes("shell") ? sandboxRuntimes(o.sandbox, workspace.root) : null,
+    toolNames.includes("shell")
+      ? sandboxRuntimes(o.sandbox, workspace.root, { id: session.projectId, toolchains })
+      : null,
   ]);
   const stepLimit = session.maxSteps ?? settings.stepLimit;
   const policy = { ...parsePolicy(settings, session.allowRules), guard: instance.commandGuard };
@@ -142,6 +146,7 @@ export async function prepareTurn(
     readOnly: Object.values(tools).every((t) => t.kind !== "edit" && t.kind !== "execute"),
     approvalMode: policy.mode,
     runtimes,
+    environment: environment ?? null,
     ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
     context,
   });

@@ -22,6 +22,7 @@ import { treeRouter } from "@/server/api/routers/tree";
 import { gitCredentialRouter } from "@/server/api/routers/git-credential";
 import { networkRouter } from "@/server/api/routers/network";
 import { portsRouter } from "@/server/api/routers/ports";
+import { environmentRouter } from "@/server/api/routers/environment";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -41,6 +42,7 @@ export const appRouter = router({
   extensions: extensionsRouter,
   network: networkRouter,
   ports: portsRouter,
+  environment: environmentRouter,
   review: reviewRouter,
   checkpoint: checkpointRouter,
   board: boardRouter,

@@ -39,6 +39,7 @@ import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 import type { SessionBoard } from "@/server/services/session-board";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
+import type { ProjectEnvironment } from "@/server/services/project-environment";
 import type { ProjectGit } from "@/server/services/project-git";
 import type { SessionTrees } from "@/server/services/session-trees";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
@@ -81,6 +82,8 @@ export type Services = {
   /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
   sandbox: Sandbox;
   network: ProjectNetwork;
+  /** Each project's toolchains and setup script (docs/environments.md). */
+  environment: ProjectEnvironment;
   /** Previews of the workspaces' servers on an origin of their own (server/preview). */
   previews: Previews;
   /**

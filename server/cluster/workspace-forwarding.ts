@@ -44,6 +44,8 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
   "extensions.status",
   "extensions.reconnect",
   "extensions.rediscover",
+  "environment.get",
+  "environment.rebuild",
 ]);
 
 const MAX_AGE_MS = 60_000;

@@ -17,7 +17,8 @@ import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgr
 import type { SandboxLimits } from "@/lib/sandbox-limits";
 import { limitPrefix, nicePrefix } from "./limits";
 import { insidePath, workspacePathInside } from "@/lib/workspace-mount";
-import { masks, systemBinds } from "./mounts";
+import { TOOLCHAIN_MOUNT } from "@/lib/toolchains";
+import { masks, profileScriptBinds, systemBinds } from "./mounts";
 import { runtimeDir } from "./runtime-dir";
 import { treeRoots, type TreeRoots } from "./tree-roots";
 
@@ -81,7 +82,12 @@ export interface SandboxOptions {
   proxyToken?: string;
   /** Where bubblewrap writes its child's pid (`--info-fd`): the workspace network's holder reads it. */
   infoFd?: number;
+  /** The project's toolchains (server/environment/): each folder bound read-only, its `bin` first on the PATH. */
+  toolchains?: readonly ToolchainMount[];
 }
+
+/** An installed toolchain: its folder on the host, in the server's cache outside every workspace. */
+export type ToolchainMount = { name: string; dir: string };
 
 export interface SandboxedCommand {
   file: string;
@@ -115,6 +121,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (host.mode === "none") {
     const [file, ...args] = [...nicePrefix(null, options.background), ...command];
     const env = sandboxEnv(false, options.env);
+    env.PATH = toolchainPath(options.toolchains, false, env.PATH!);
     if (options.gitIdentity) env.GIT_CONFIG_GLOBAL = gitIdentityFile(options.gitIdentity);
     return {
       file: file!,
@@ -135,13 +142,14 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     if (main && existsSync(main)) prepareWorkspace(main, identity);
     prepareWorkspace(workspaceRoot, identity);
   }
-  const env = {
+  const env: Record<string, string> = {
     ...sandboxEnv(true, options.env),
     GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,
     ...(options.gitIdentity ? { GIT_CONFIG_GLOBAL: SANDBOX_GIT_IDENTITY } : {}),
     ...(host.caBundle ? caEnv(CA_BUNDLE) : {}),
     ...(options.egressSocket || options.proxyToken ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD, options.proxyToken) : {}),
   };
+  env.PATH = toolchainPath(options.toolchains, true, env.PATH!);
   const inside = workspacePathInside(true, workspaceRoot);
   const niced = [...nicePrefix(host.limits, options.background), ...command];
   // With network, the bridge runs first and the shell then becomes the command (exec): the
@@ -283,6 +291,12 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   if (options.egressSocket || options.proxyToken)
     args.push("--ro-bind", runtime.nodePreload, NODE_PRELOAD, "--ro-bind", UNDICI_DIR, UNDICI_MOUNT);
   if (host.caBundle) args.push("--ro-bind", host.caBundle, CA_BUNDLE);
+  if (options.toolchains?.length) {
+    for (const toolchain of options.toolchains)
+      args.push("--ro-bind", toolchain.dir, `${TOOLCHAIN_MOUNT}/${toolchain.name}`);
+    // A login shell's /etc/profile sets PATH anew; a profile.d script of ours puts them first again.
+    args.push(...profileScriptBinds(runtime.toolchainProfile, "zz-tandem-toolchains.sh"));
+  }
   if (options.gitIdentity) args.push("--ro-bind", gitIdentityFile(options.gitIdentity), SANDBOX_GIT_IDENTITY);
   for (const bind of options.readOnlyBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   for (const bind of options.binds ?? []) args.push("--bind", bind.from, bind.to);
@@ -300,6 +314,12 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   args.push(...[...masked.remount, ...alsoInside].flatMap((m) => ["--remount-ro", m]));
   args.push("--remount-ro", "/", "--chdir", insidePath(true, root, options.cwd));
   return args;
+}
+
+/** PATH with each toolchain's `bin` first: where the sandbox binds it, or its host folder without a sandbox. */
+function toolchainPath(toolchains: readonly ToolchainMount[] | undefined, sandboxed: boolean, rest: string): string {
+  const bins = (toolchains ?? []).map((t) => path.join(sandboxed ? `${TOOLCHAIN_MOUNT}/${t.name}` : t.dir, "bin"));
+  return [...bins, rest].join(":");
 }
 
 let bwrapFile: string | undefined;

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 
 // What of the host a sandbox sees. Only the parts of /usr and /etc that tools need, read-only:
@@ -87,4 +87,23 @@ export function masks(
     return !rel.startsWith("..") && !path.isAbsolute(rel);
   };
   return { outside: unique.filter((m) => !within(m)), inside: unique.filter(within), remount: unique };
+}
+
+/**
+ * /etc/profile.d as the host has it plus one script of the server's (`script`, bound read-only as
+ * `name`): a tmpfs over the folder, each host entry bound back into it, the folder then read-only.
+ */
+export function profileScriptBinds(script: string, name: string): string[] {
+  const dir = "/etc/profile.d";
+  const entries = existsSync(dir) ? readdirSync(dir).filter((entry) => entry !== name) : [];
+  return [
+    "--tmpfs",
+    dir,
+    ...entries.flatMap((entry) => ["--ro-bind", `${dir}/${entry}`, `${dir}/${entry}`]),
+    "--ro-bind",
+    script,
+    `${dir}/${name}`,
+    "--remount-ro",
+    dir,
+  ];
 }

@@ -6,6 +6,7 @@ import { FD_RELAY_MODULE } from "./fd-relay";
 import { HOLDER_SCRIPT } from "./holder-script";
 import { identityFileContents } from "./identity";
 import { NODE_PRELOAD_SCRIPT } from "./node-env-proxy";
+import { TOOLCHAIN_MOUNT } from "@/lib/toolchains";
 
 // Files the server makes for its sandboxes, in one folder of its own: the passwd and group seen
 // inside, the network bridge and its native module, the workspace network's holder, Node's proxy preload, the CA bundle
@@ -22,10 +23,20 @@ export type RuntimeDir = {
   holder: string;
   /** The preload that routes old Nodes' fetch through the proxy (node-env-proxy.ts). */
   nodePreload: string;
+  /** The login shells' profile.d script that puts the project's toolchains first on the PATH. */
+  toolchainProfile: string;
   /** The bridge's copy of the native module (fd-relay.ts), when it is built. */
   relayModule: string | null;
   sockets: string;
 };
+
+const TOOLCHAIN_PROFILE = `# The project's toolchains first on the PATH (Tandem): /etc/profile has just set PATH anew.
+for d in ${TOOLCHAIN_MOUNT}/*/bin; do
+  case ":$PATH:" in *":$d:"*) ;; *) [ -d "$d" ] && PATH="$d:$PATH" ;; esac
+done
+unset d
+export PATH
+`;
 
 let runtime: RuntimeDir | undefined;
 
@@ -44,6 +55,8 @@ export function runtimeDir(): RuntimeDir {
   writeFileSync(holder, HOLDER_SCRIPT, { mode: 0o644 });
   const nodePreload = path.join(root, "node-env-proxy.cjs");
   writeFileSync(nodePreload, NODE_PRELOAD_SCRIPT, { mode: 0o644 });
+  const toolchainProfile = path.join(root, "toolchains-profile.sh");
+  writeFileSync(toolchainProfile, TOOLCHAIN_PROFILE, { mode: 0o644 });
   let relayModule: string | null = null;
   if (existsSync(FD_RELAY_MODULE)) {
     relayModule = path.join(root, "fd_relay.node");
@@ -53,6 +66,6 @@ export function runtimeDir(): RuntimeDir {
   const sockets = path.join(root, "egress");
   mkdirSync(sockets, { mode: 0o711 });
   chmodSync(sockets, 0o711);
-  runtime = { root, passwd, group, bridge, holder, nodePreload, relayModule, sockets };
+  runtime = { root, passwd, group, bridge, holder, nodePreload, toolchainProfile, relayModule, sockets };
   return runtime;
 }

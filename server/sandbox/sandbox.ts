@@ -18,6 +18,7 @@ import {
   type SandboxHost,
   type SandboxMode,
   type SandboxOptions,
+  type ToolchainMount,
 } from "./launcher";
 import { runtimeDir } from "./runtime-dir";
 import { createWorkspaceNetworks, type NetworkLease, type WorkspaceNetworks } from "./workspace-network";
@@ -32,7 +33,10 @@ import { createWorkspaceNetworks, type NetworkLease, type WorkspaceNetworks } fr
  * Who made a connection: a terminal, an agent session, a server-side component, or a process of
  * a workspace's shared network that did not send its proxy credentials (`workspace`).
  */
-export type EgressSource = { kind: "terminal" | "session" | "mcp" | "discovery" | "git" | "workspace"; id: string };
+export type EgressSource = {
+  kind: "terminal" | "session" | "mcp" | "discovery" | "git" | "setup" | "workspace";
+  id: string;
+};
 
 export type LoggedConnection = EgressConnection & { projectId: string; source: EgressSource };
 
@@ -81,7 +85,12 @@ export interface Sandbox {
 }
 
 /** The processes that join their workspace's network; git (narrowed, with credentials) and language servers do not. */
-const SHARING: ReadonlySet<EgressSource["kind"]> = new Set(["terminal", "session", "mcp"]);
+const SHARING: ReadonlySet<EgressSource["kind"]> = new Set(["terminal", "session", "mcp", "setup"]);
+
+/** Which toolchains a project's processes get (server/environment/): installed folders, bound read-only. */
+export interface ProjectToolchains {
+  forProject(projectId: string): Promise<ToolchainMount[]>;
+}
 
 export type SandboxDeps = {
   host: SandboxHost;
@@ -91,6 +100,8 @@ export type SandboxDeps = {
   resolve?: Resolver;
   /** Measures projects' workspaces while they run commands and stops growth past the budget. */
   diskBudget?: DiskBudget;
+  /** The toolchains every process of a project sees first on its PATH. */
+  toolchains?: ProjectToolchains;
 };
 
 const OFF: NetworkPolicy = { policy: "off", allowHosts: [] };
@@ -137,6 +148,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
       const budget = deps.diskBudget;
       // A project over its disk budget starts commands that cannot grow any file (disk-budget.ts).
       const full = projectId && budget ? await budget.full(projectId) : null;
+      const toolchains = projectId && deps.toolchains ? await deps.toolchains.forProject(projectId) : [];
       const online = projectId !== undefined && wanted !== "none" && (await network(projectId)).policy !== "off";
       let listener: EgressListener | undefined;
       let lease: NetworkLease | undefined;
@@ -148,6 +160,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
       try {
         const command = sandboxCommand(host, {
           ...options,
+          toolchains,
           egressSocket: listener?.socketPath,
           ...(lease ? { joinNetwork: lease.path, proxyToken: online ? client?.token : undefined } : {}),
           growthStopped: full !== null,

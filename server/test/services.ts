@@ -41,6 +41,7 @@ import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
+import { createProjectEnvironment, createToolchains } from "@/server/services/project-environment";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -81,6 +82,9 @@ export async function createTestServices(
     perProjectUid?: boolean;
     /** Gives the agent its browser (a Chromium found as in production); the test starts the preview server (listenPreviews). */
     browser?: boolean;
+    /** TANDEM_TOOLCHAIN_REGISTRY, and a toolchain cache kept between tests (its own under the data dir by default). */
+    toolchainRegistry?: string;
+    toolchainCache?: string;
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -107,7 +111,16 @@ export async function createTestServices(
         measure: diskUsageBytes,
       })
     : undefined;
+  const files = createProjectFiles(dataDir, config.importRoots, diskBudget);
+  const toolchains = createToolchains({
+    db: database.db,
+    files,
+    dataDir,
+    registry: options.toolchainRegistry ?? config.toolchainRegistry,
+    cacheDir: options.toolchainCache,
+  });
   const sandbox = createSandbox({
+    toolchains,
     host: options.installDir
       ? defaultSandboxHost(options.sandbox ?? "bwrap", {
           dataDir,
@@ -131,7 +144,7 @@ export async function createTestServices(
   const terminals = createTerminalService({ sandbox });
   const language = createLanguageServers({ sandbox });
   const liveDocs = createLiveDocs();
-  const files = createProjectFiles(dataDir, config.importRoots, diskBudget);
+  const environment = createProjectEnvironment({ db: database.db, files, sandbox, toolchains });
   if (options.modelBaseUrl) {
     config.models = {
       ...config.models,
@@ -191,6 +204,7 @@ export async function createTestServices(
     checkpoints,
     baseTools: options.tools,
     sandbox,
+    environment: (projectId) => environment.facts(projectId),
     // As in production: the server's own fetches obey the project's policy; `fetchAllowHosts`
     // lets web_fetch reach test servers on loopback, as only tests may.
     fetchPolicy: {
@@ -237,6 +251,7 @@ export async function createTestServices(
     board,
     sandbox,
     network,
+    environment,
     ...(extensions ? { extensions } : {}),
   };
   await extensions?.attach(agent);

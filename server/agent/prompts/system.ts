@@ -4,6 +4,7 @@ import type { SandboxMode } from "@/server/sandbox/launcher";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { ApprovalMode } from "@/server/agent/policy";
 import { renderContext, type PromptContext } from "@/server/agent/prompts/context";
+import type { EnvironmentFacts, ToolchainState } from "@/lib/toolchains";
 
 // The system prompt of a turn. The fixed part says how a careful engineer works in Tandem (the
 // working method, how to use the tools, what needs a person, how to report); the Environment
@@ -26,6 +27,8 @@ export type PromptInput = {
   approvalMode: ApprovalMode;
   /** What the sandbox's PATH holds ("node 24.1.0", "npm"), asked in the sandbox (workspace-probe.ts); null when unknown. */
   runtimes: string[] | null;
+  /** The project's toolchains and last setup run (docs/environments.md); null when unknown. */
+  environment?: EnvironmentFacts | null;
   /** Set for a sub-agent: its step limit. */
   subagent?: { stepLimit: number };
   context: PromptContext;
@@ -129,6 +132,7 @@ function environment(input: PromptInput, tools: Set<string>): string {
     `- Project "${input.projectName}". Workspace root: ${workspacePathInside(input.sandbox === "bwrap", input.root)}`,
     `- Linux; commands run in bash${input.sandbox === "bwrap" ? ", in a sandbox (bubblewrap) where the workspace is the only writable place" : ", without a sandbox (the server's admin turned it off)"}. Only the workspace persists between shell calls (the working directory and exported variables carry over; /tmp and the home folder do not), so install into the workspace (npm install, a .venv made there), never globally.`,
     ...(tools.has("shell") ? [`- ${runtimesLine(input.runtimes)}`] : []),
+    ...environmentLines(input.environment ?? null),
     `- ${networkLine(input.network, tools.has("web_fetch"))}`,
     `- ${gitLine(input.git)}`,
     `- Today is ${input.now.toISOString().slice(0, 10)}.`,
@@ -150,6 +154,30 @@ function runtimesLine(runtimes: string[] | null): string {
   if (!runtimes) return "Runtimes: not known yet (command -v tells what is on the PATH).";
   if (!runtimes.length) return "Runtimes: none of the usual (node, python3, go, java, …) is on the PATH.";
   return `Runtimes on the PATH: ${runtimes.join(", ")}.`;
+}
+
+// The project's own toolchains and how its setup went: a failed setup explains missing packages
+// before the model starts installing them in variants.
+function environmentLines(facts: EnvironmentFacts | null): string[] {
+  if (!facts) return [];
+  const lines: string[] = [];
+  const from = (t: ToolchainState) => (t.from === "settings" ? "the project settings" : t.from);
+  const ready = facts.toolchains.filter((t) => t.version);
+  if (ready.length)
+    lines.push(
+      `- Toolchains of this project, first on the PATH: ${ready.map((t) => `${t.name} ${t.version} (from ${from(t)})`).join(", ")}.`,
+    );
+  for (const t of facts.toolchains.filter((t) => !t.version))
+    lines.push(`- ${t.name} ${t.spec} (from ${from(t)}) is not available: ${t.problem} The host's ${t.name} is used instead.`);
+  const run = facts.setup;
+  if (run?.status === "succeeded")
+    lines.push(`- The project's setup script (${run.source === "settings" ? "project settings" : ".tandem/setup.sh"}) succeeded${run.endedAt ? ` at ${run.endedAt.toISOString()}` : ""}.`);
+  else if (run?.status === "failed")
+    lines.push(
+      `- The project's setup script (${run.source === "settings" ? "project settings" : ".tandem/setup.sh"}) failed${run.exitCode !== null ? ` with exit code ${run.exitCode}` : ""}: dependencies it installs may be missing. People see its output on the project page and can rebuild the environment there.`,
+    );
+  else if (run?.status === "running") lines.push("- The project's setup script is running now: what it installs may not be there yet.");
+  return lines;
 }
 
 // web_fetch, web_search and remote MCP servers run on Tandem's server, under the same policy

@@ -55,6 +55,9 @@ export const projectRouter = router({
               ),
             ),
           );
+          // The repository's setup script and toolchains, made ready while the person looks around;
+          // the run records its own failure on the project page.
+          void ctx.services.environment.afterClone(project.id).catch(() => undefined);
         } else if (input.importPath) await files.importFrom(project.id, input.importPath);
         else await files.createEmpty(project.id);
       } catch (error) {

@@ -40,6 +40,8 @@ export async function runSandboxed(input: {
   workspaceRoot: string;
   sandbox: Sandbox;
   projectId?: string;
+  /** `none`: no network whatever the project's policy (the project's toolchains all the same). */
+  network?: "none";
   script: string;
   args?: string[];
   stdin?: string;
@@ -51,6 +53,7 @@ export async function runSandboxed(input: {
     command: ["/bin/bash", "-c", input.script, "tandem-tool", ...(input.args ?? [])],
     newSession: true,
     projectId: input.projectId,
+    network: input.network,
     source: { kind: "discovery", id: input.script.slice(0, 80) },
   });
   const command = launch.command;

@@ -1,0 +1,81 @@
+import type { Db } from "@/server/db/client";
+
+// A project's environment settings and its last setup run (project_environment); a project
+// without a row has no settings of its own and has never run a setup.
+
+export type EnvironmentSettings = {
+  setupScript: string | null;
+  nodeVersion: string | null;
+  pythonVersion: string | null;
+};
+
+export type SetupRunRow = {
+  status: "running" | "succeeded" | "failed";
+  exitCode: number | null;
+  source: "settings" | "repository";
+  trigger: "clone" | "rebuild";
+  startedAt: Date;
+  endedAt: Date | null;
+  output: string;
+};
+
+const NO_SETTINGS: EnvironmentSettings = { setupScript: null, nodeVersion: null, pythonVersion: null };
+
+export async function getEnvironmentSettings(db: Db, projectId: string): Promise<EnvironmentSettings> {
+  const row = await db.projectEnvironment.findUnique({
+    where: { projectId },
+    select: { setupScript: true, nodeVersion: true, pythonVersion: true },
+  });
+  return row ?? { ...NO_SETTINGS };
+}
+
+export async function saveEnvironmentSettings(
+  db: Db,
+  projectId: string,
+  settings: EnvironmentSettings,
+): Promise<EnvironmentSettings> {
+  return db.projectEnvironment.upsert({
+    where: { projectId },
+    create: { projectId, ...settings },
+    update: settings,
+    select: { setupScript: true, nodeVersion: true, pythonVersion: true },
+  });
+}
+
+export async function getSetupRun(db: Db, projectId: string): Promise<SetupRunRow | null> {
+  const row = await db.projectEnvironment.findUnique({
+    where: { projectId },
+    select: {
+      setupStatus: true,
+      setupExitCode: true,
+      setupSource: true,
+      setupTrigger: true,
+      setupStartedAt: true,
+      setupEndedAt: true,
+      setupOutput: true,
+    },
+  });
+  if (!row?.setupStatus || !row.setupStartedAt) return null;
+  return {
+    status: row.setupStatus as SetupRunRow["status"],
+    exitCode: row.setupExitCode,
+    source: (row.setupSource ?? "settings") as SetupRunRow["source"],
+    trigger: (row.setupTrigger ?? "rebuild") as SetupRunRow["trigger"],
+    startedAt: row.setupStartedAt,
+    endedAt: row.setupEndedAt,
+    output: row.setupOutput,
+  };
+}
+
+export async function saveSetupRun(db: Db, projectId: string, run: SetupRunRow): Promise<void> {
+  const data = {
+    setupStatus: run.status,
+    setupExitCode: run.exitCode,
+    setupSource: run.source,
+    setupTrigger: run.trigger,
+    setupStartedAt: run.startedAt,
+    setupEndedAt: run.endedAt,
+    setupOutput: run.output,
+  };
+  await db.projectEnvironment.upsert({ where: { projectId }, create: { projectId, ...data }, update: data });
+}
