@@ -85,7 +85,11 @@ export function createSetupRuns(deps: SetupRunsDeps) {
         }
       };
       const timer = setTimeout(() => {
-        append(projectId, run, `\n[the setup script ran past ${Math.round(timeout / 60_000)} minutes and was stopped]\n`);
+        append(
+          projectId,
+          run,
+          `\n[the setup script ran past ${Math.round(timeout / 60_000)} minutes and was stopped]\n`,
+        );
         killGroup();
       }, timeout);
       for (const stream of [child.stdout, child.stderr]) {

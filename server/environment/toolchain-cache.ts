@@ -178,7 +178,8 @@ export function createToolchainCache(options: ToolchainCacheOptions) {
     resolve,
     install,
     /** The folder when `name` at `version` is installed, else null. */
-    installed: (name: ToolchainName, version: string) => (existsSync(folder(name, version)) ? folder(name, version) : null),
+    installed: (name: ToolchainName, version: string) =>
+      existsSync(folder(name, version)) ? folder(name, version) : null,
   };
 }
 

@@ -69,7 +69,8 @@ export function createProjectEnvironment(deps: {
   async function script(projectId: string): Promise<SetupScript | null> {
     const settings = await getEnvironmentSettings(db, projectId);
     // `bash -e`: the run fails at the first command that fails, as CI runners do.
-    if (settings.setupScript?.trim()) return { source: "settings", command: ["/bin/bash", "-ec", settings.setupScript] };
+    if (settings.setupScript?.trim())
+      return { source: "settings", command: ["/bin/bash", "-ec", settings.setupScript] };
     const planted = await readSmall(files, projectId, SETUP_SCRIPT_FILE, MAX_SCRIPT);
     // The repository's script is run by its path inside the sandbox, never read into a command here.
     return planted === null ? null : { source: "repository", command: ["/bin/bash", "-e", SETUP_SCRIPT_FILE] };
@@ -110,7 +111,9 @@ export function createProjectEnvironment(deps: {
     },
 
     /** What the agent's environment block says: the toolchains and how the last setup ended. */
-    async facts(projectId: string): Promise<{ toolchains: ToolchainState[]; setup: Omit<SetupRunState, "output"> | null }> {
+    async facts(
+      projectId: string,
+    ): Promise<{ toolchains: ToolchainState[]; setup: Omit<SetupRunState, "output"> | null }> {
       const [states, run] = await Promise.all([toolchains.states(projectId), setup.status(projectId)]);
       if (!run) return { toolchains: states, setup: null };
       const { output: _output, ...rest } = run;

@@ -168,15 +168,20 @@ function environmentLines(facts: EnvironmentFacts | null): string[] {
       `- Toolchains of this project, first on the PATH: ${ready.map((t) => `${t.name} ${t.version} (from ${from(t)})`).join(", ")}.`,
     );
   for (const t of facts.toolchains.filter((t) => !t.version))
-    lines.push(`- ${t.name} ${t.spec} (from ${from(t)}) is not available: ${t.problem} The host's ${t.name} is used instead.`);
+    lines.push(
+      `- ${t.name} ${t.spec} (from ${from(t)}) is not available: ${t.problem} The host's ${t.name} is used instead.`,
+    );
   const run = facts.setup;
   if (run?.status === "succeeded")
-    lines.push(`- The project's setup script (${run.source === "settings" ? "project settings" : ".tandem/setup.sh"}) succeeded${run.endedAt ? ` at ${run.endedAt.toISOString()}` : ""}.`);
+    lines.push(
+      `- The project's setup script (${run.source === "settings" ? "project settings" : ".tandem/setup.sh"}) succeeded${run.endedAt ? ` at ${run.endedAt.toISOString()}` : ""}.`,
+    );
   else if (run?.status === "failed")
     lines.push(
       `- The project's setup script (${run.source === "settings" ? "project settings" : ".tandem/setup.sh"}) failed${run.exitCode !== null ? ` with exit code ${run.exitCode}` : ""}: dependencies it installs may be missing. People see its output on the project page and can rebuild the environment there.`,
     );
-  else if (run?.status === "running") lines.push("- The project's setup script is running now: what it installs may not be there yet.");
+  else if (run?.status === "running")
+    lines.push("- The project's setup script is running now: what it installs may not be there yet.");
   return lines;
 }
 
