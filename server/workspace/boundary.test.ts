@@ -54,6 +54,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "sandbox/launcher.ts": "whether host tools exist",
   "sandbox/mounts.ts": "which host paths exist to be bound or masked",
   "sandbox/runtime-dir.ts": "the sandbox's runtime folder, made by the server",
+  "environment/toolchain-cache.ts": "the toolchain cache, a server folder outside every workspace",
   "sandbox/holder-script.ts": "the source of a script run inside the sandbox, which reads /proc/net there",
   "sandbox/socket-owner.ts": "/proc, to find which process of a workspace's network holds a socket",
   "sandbox/workspace-network.ts": "a network namespace's descriptor under /proc, held open",

@@ -164,4 +164,46 @@ describe("the system prompt", () => {
     expect(fixed).toContain("Approval mode: auto-edit. Edits and writes run at once");
     expect(fixed).toContain("Run the narrowest check first (diagnostics is the fast type check)");
   });
+
+  it("names the project's toolchains and a failed setup with its exit code", () => {
+    const prompt = (environment: Parameters<typeof buildSystemPrompt>[0]["environment"]) =>
+      buildSystemPrompt({
+        projectName: "p",
+        root: "/data/workspaces/p",
+        now: new Date(),
+        sandbox: "bwrap",
+        network: { policy: "off", allowHosts: [] },
+        git: null,
+        toolNames: ["shell"],
+        approvalMode: "auto-edit",
+        runtimes: null,
+        environment,
+        context: EMPTY_CONTEXT,
+      });
+    const base = { source: "repository" as const, trigger: "clone" as const, startedAt: new Date() };
+    const failed = prompt({
+      toolchains: [
+        { name: "node", spec: "22.12.0", from: ".nvmrc", version: "22.12.0", problem: null },
+        {
+          name: "python",
+          spec: "3.13",
+          from: "settings",
+          version: null,
+          problem: "Python 3.13 is not on this server.",
+        },
+      ],
+      setup: { ...base, status: "failed", exitCode: 2, endedAt: new Date() },
+    });
+    expect(failed).toContain("Toolchains of this project, first on the PATH: node 22.12.0 (from .nvmrc).");
+    expect(failed).toContain(
+      "python 3.13 (from the project settings) is not available: Python 3.13 is not on this server.",
+    );
+    expect(failed).toContain("The project's setup script (.tandem/setup.sh) failed with exit code 2");
+    const succeeded = prompt({
+      toolchains: [],
+      setup: { ...base, status: "succeeded", exitCode: 0, endedAt: new Date() },
+    });
+    expect(succeeded).toMatch(/setup script \(\.tandem\/setup\.sh\) succeeded at/);
+    expect(prompt(null)).not.toContain("setup script");
+  });
 });
