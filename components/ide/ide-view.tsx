@@ -15,6 +15,7 @@ import { UserMenu } from "@/components/auth/user-menu";
 import { ExplorerProvider } from "@/components/explorer/explorer-context";
 import { LanguageProvider } from "@/components/editor/language/language-session";
 import { ProblemsStatus } from "@/components/editor/language/problems";
+import { EnvironmentBanner } from "@/components/settings/environment-banner";
 import { SymbolSearch } from "@/components/editor/language/symbol-search";
 import { IdeLayout } from "@/components/ide/ide-layout";
 import { GitProvider } from "@/components/git/git-context";
@@ -196,6 +197,7 @@ function IdeShell({
         <UserMenu user={user} />
       </header>
       <SandboxBanner />
+      <EnvironmentBanner projectId={projectId} canRun={canWrite} />
       <IdeLayout
         projectId={projectId}
         projectName={name}

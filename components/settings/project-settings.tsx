@@ -11,12 +11,13 @@ import { AgentSettingsCard } from "@/components/settings/agent-settings-card";
 import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { NetworkCard } from "@/components/settings/network-card";
+import { EnvironmentCard } from "@/components/settings/environment-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
 
-/** A project's agent (approval policy, tools, limits), network, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
+/** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -44,6 +45,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       </div>
       <h1>Project settings</h1>
       <AgentSettingsCard projectId={projectId} canEdit={canAdmin} />
+      <EnvironmentCard projectId={projectId} canEdit={canAdmin} canRun={canWrite} />
       <NetworkCard projectId={projectId} canEdit={canAdmin} />
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
