@@ -87,6 +87,15 @@ export interface Sandbox {
 /** The processes that join their workspace's network; git (narrowed, with credentials) and language servers do not. */
 const SHARING: ReadonlySet<EgressSource["kind"]> = new Set(["terminal", "session", "mcp", "setup"]);
 
+/** The processes that get their project's toolchains: what people and the agent run, not git's or checkpoints' own. */
+const WITH_TOOLCHAINS: ReadonlySet<EgressSource["kind"]> = new Set([
+  "terminal",
+  "session",
+  "mcp",
+  "discovery",
+  "setup",
+]);
+
 /** Which toolchains a project's processes get (server/environment/): installed folders, bound read-only. */
 export interface ProjectToolchains {
   forProject(projectId: string): Promise<ToolchainMount[]>;
@@ -148,7 +157,10 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
       const budget = deps.diskBudget;
       // A project over its disk budget starts commands that cannot grow any file (disk-budget.ts).
       const full = projectId && budget ? await budget.full(projectId) : null;
-      const toolchains = projectId && deps.toolchains ? await deps.toolchains.forProject(projectId) : [];
+      const toolchains =
+        projectId && deps.toolchains && WITH_TOOLCHAINS.has(source.kind)
+          ? await deps.toolchains.forProject(projectId)
+          : [];
       const online = projectId !== undefined && wanted !== "none" && (await network(projectId)).policy !== "off";
       let listener: EgressListener | undefined;
       let lease: NetworkLease | undefined;
