@@ -60,6 +60,8 @@ export function createSetupRuns(deps: SetupRunsDeps) {
 
   async function execute(projectId: string, run: SetupRunState, script: SetupScript): Promise<number | null> {
     for (const line of await deps.prepare(projectId)) append(projectId, run, `${line}\n`);
+    // The project's and its team's secrets belong in this launch, a person's never: the run is
+    // started for the project, not for whoever pressed the button.
     const launch = await deps.sandbox.launch({
       workspaceRoot: await deps.root(projectId),
       command: script.command,
