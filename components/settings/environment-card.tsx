@@ -24,7 +24,8 @@ export function EnvironmentCard({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const status = useQuery(trpc.environment.get.queryOptions({ projectId }));
+  // Read afresh on opening: a .tandem/setup.sh or .nvmrc made a moment ago in a terminal counts.
+  const status = useQuery(trpc.environment.get.queryOptions({ projectId }, { refetchOnMount: "always" }));
   const [draft, setDraft] = useState<Draft | null>(null);
   const saved = status.data?.settings;
   const current: Draft = draft ?? {
