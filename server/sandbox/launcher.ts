@@ -121,7 +121,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   if (host.mode === "none") {
     const [file, ...args] = [...nicePrefix(null, options.background), ...command];
     const env = sandboxEnv(false, options.env);
-    env.PATH = toolchainPath(options.toolchains, false, env.PATH!);
+    Object.assign(env, toolchainEnv(options.toolchains, false, env.PATH!));
     if (options.gitIdentity) env.GIT_CONFIG_GLOBAL = gitIdentityFile(options.gitIdentity);
     return {
       file: file!,
@@ -149,7 +149,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     ...(host.caBundle ? caEnv(CA_BUNDLE) : {}),
     ...(options.egressSocket || options.proxyToken ? proxyEnv(BRIDGE_PORT, NODE_PRELOAD, options.proxyToken) : {}),
   };
-  env.PATH = toolchainPath(options.toolchains, true, env.PATH!);
+  Object.assign(env, toolchainEnv(options.toolchains, true, env.PATH!));
   const inside = workspacePathInside(true, workspaceRoot);
   const niced = [...nicePrefix(host.limits, options.background), ...command];
   // With network, the bridge runs first and the shell then becomes the command (exec): the
@@ -316,10 +316,19 @@ function bwrapArgs(host: SandboxHost, options: SandboxOptions & { cwd: string })
   return args;
 }
 
-/** PATH with each toolchain's `bin` first: where the sandbox binds it, or its host folder without a sandbox. */
-function toolchainPath(toolchains: readonly ToolchainMount[] | undefined, sandboxed: boolean, rest: string): string {
-  const bins = (toolchains ?? []).map((t) => path.join(sandboxed ? `${TOOLCHAIN_MOUNT}/${t.name}` : t.dir, "bin"));
-  return [...bins, rest].join(":");
+/**
+ * PATH with each toolchain's `bin` first (where the sandbox binds it, or its host folder without a
+ * sandbox), and the same folders as TANDEM_TOOLCHAINS: the agent's shell puts them first again on a
+ * PATH an earlier command saved (shell-session.ts).
+ */
+function toolchainEnv(
+  toolchains: readonly ToolchainMount[] | undefined,
+  sandboxed: boolean,
+  rest: string,
+): Record<string, string> {
+  if (!toolchains?.length) return {};
+  const bins = toolchains.map((t) => path.join(sandboxed ? `${TOOLCHAIN_MOUNT}/${t.name}` : t.dir, "bin")).join(":");
+  return { PATH: `${bins}:${rest}`, TANDEM_TOOLCHAINS: bins };
 }
 
 let bwrapFile: string | undefined;

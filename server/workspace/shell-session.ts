@@ -83,10 +83,14 @@ export const MAX_KEPT_CHARS = 1_000_000;
 const KILL_GRACE_MS = 1_000;
 
 // Restores the exported variables and working directory of the previous command, runs this one,
-// and (for foreground commands) saves them again on exit, whatever way the command ends.
+// and (for foreground commands) saves them again on exit, whatever way the command ends. The
+// project's toolchains as they are now (TANDEM_TOOLCHAINS, from the launcher) stay first on a PATH
+// an earlier command exported before they were set.
 const WRAPPER = `
-__tandem_state="$1"; __tandem_root="$2"; __tandem_save="$3"
+__tandem_state="$1"; __tandem_root="$2"; __tandem_save="$3"; __tandem_toolchains="\${TANDEM_TOOLCHAINS-}"
 if [ -f "$__tandem_state" ]; then . "$__tandem_state"; fi
+if [ -n "$__tandem_toolchains" ]; then case ":$PATH:" in *":$__tandem_toolchains:"*) ;; *) PATH="$__tandem_toolchains:$PATH" ;; esac; fi
+export TANDEM_TOOLCHAINS="$__tandem_toolchains"; unset __tandem_toolchains
 case "$__tandem_cwd" in "$__tandem_root"|"$__tandem_root"/*) cd -- "$__tandem_cwd" 2>/dev/null || cd -- "$__tandem_root" ;; *) cd -- "$__tandem_root" ;; esac
 unset __tandem_cwd
 if [ "$__tandem_save" = 1 ]; then

@@ -107,6 +107,28 @@ describeSandboxed("project environments", () => {
     expect(existsSync(path.join(CACHE, "node", "22.12.0", "bin", "evil"))).toBe(false);
   }, 300_000);
 
+  it("puts a version set mid-session first in the agent's shell, over the PATH an earlier command saved", async () => {
+    const owner = await env.createUser("admin");
+    const caller = createCaller(env.context(owner));
+    const project = await caller.project.create({ name: "Later" });
+    const workspace = await env.services.files.open(project.id);
+    const shell = createShellSession({
+      workspace,
+      projectId: project.id,
+      sessionId: "later",
+      sandbox: env.services.sandbox,
+    });
+    const run = (command: string) => shell.run(command, { timeoutMs: 60_000, signal: new AbortController().signal });
+    try {
+      // The host's node, whichever it is, before the project names one.
+      expect((await run('export PATH="$PWD/bin:$PATH"; node -v')).stdout.trim()).not.toBe("v22.12.0");
+      await caller.environment.save({ projectId: project.id, setupScript: null, node: "22.12.0", python: null });
+      expect((await run("node -v; echo $PATH")).stdout).toMatch(/^v22\.12\.0\n.*\/workspace\/bin/);
+    } finally {
+      await shell.dispose();
+    }
+  }, 300_000);
+
   it("runs the setup script in the sandbox: its work is in the next terminal, a failure shows with its output, and one runs at a time", async () => {
     const owner = await env.createUser("admin");
     const caller = createCaller(env.context(owner));
@@ -122,7 +144,8 @@ describeSandboxed("project environments", () => {
     });
     const events: string[] = [];
     const controller = new AbortController();
-    const stream = (await caller.environment.output({ projectId }, { signal: controller.signal })) as AsyncIterable<{
+    const watcher = createCaller(env.context(owner), { signal: controller.signal });
+    const stream = (await watcher.environment.output({ projectId })) as AsyncIterable<{
       kind: string;
       text?: string;
     }>;
