@@ -49,7 +49,7 @@ const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 export type SetupRuns = ReturnType<typeof createSetupRuns>;
 
 export function createSetupRuns(deps: SetupRunsDeps) {
-  const running = new Map<string, { run: SetupRunState; done: Promise<SetupRunState> }>();
+  const running = new Map<string, { run: SetupRunState; done: Promise<SetupRunState | null> }>();
   const events = new EventEmitter().setMaxListeners(0);
   const timeout = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
@@ -118,7 +118,8 @@ export function createSetupRuns(deps: SetupRunsDeps) {
      */
     async start(projectId: string, trigger: SetupRunState["trigger"]): Promise<SetupRunState> {
       if (running.has(projectId)) throw new SetupBusyError();
-      const claim: { run: SetupRunState; done: Promise<SetupRunState> } = {
+      let settle!: (run: SetupRunState | null) => void;
+      const claim = {
         run: {
           status: "running",
           exitCode: null,
@@ -127,8 +128,8 @@ export function createSetupRuns(deps: SetupRunsDeps) {
           startedAt: new Date(),
           endedAt: null,
           output: "",
-        },
-        done: Promise.resolve(null as never),
+        } as SetupRunState,
+        done: new Promise<SetupRunState | null>((resolve) => (settle = resolve)),
       };
       // Claimed before anything is awaited, so two requests at once cannot both start.
       running.set(projectId, claim);
@@ -140,10 +141,11 @@ export function createSetupRuns(deps: SetupRunsDeps) {
         await deps.save(projectId, claim.run);
       } catch (error) {
         running.delete(projectId);
+        settle(null);
         throw error;
       }
       const run = claim.run;
-      claim.done = (async () => {
+      void (async () => {
         const started = Date.now();
         let code: number | null = null;
         try {
@@ -160,7 +162,7 @@ export function createSetupRuns(deps: SetupRunsDeps) {
           .catch((error: unknown) => deps.log?.(`could not record the setup run: ${(error as Error).message}`));
         running.delete(projectId);
         events.emit(projectId, { kind: "ended", run: { ...run } } satisfies SetupEvent);
-        return run;
+        settle(run);
       })();
       return { ...run };
     },

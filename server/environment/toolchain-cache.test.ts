@@ -123,6 +123,17 @@ describe.runIf(process.platform === "linux" && process.arch === "x64")("toolchai
     await expect(cache.install("node", "23.0.0")).rejects.toThrow(/tarball elsewhere/);
   });
 
+  it("gives a project one of the host's Pythons as python and python3", async () => {
+    const hostBin = mkdtempSync(path.join(tmpdir(), "tandem-host-bin-"));
+    writeFileSync(path.join(hostBin, "python3.11"), "#!/bin/sh\necho Python 3.11.2\n", { mode: 0o755 });
+    const root = mkdtempSync(path.join(tmpdir(), "tandem-toolchains-"));
+    const cache = createToolchainCache({ root, registry: url, hostBin });
+    expect(await cache.resolve("python", "3.11.9")).toBe("3.11");
+    const dir = await cache.install("python", "3.11");
+    for (const name of ["python", "python3", "python3.11"])
+      expect(execFileSync(path.join(dir, "bin", name), { encoding: "utf8" }).trim()).toBe("Python 3.11.2");
+  });
+
   it("says what is missing: an unknown version, a Python the host does not have", async () => {
     const { cache } = newCache();
     await expect(cache.resolve("node", "19")).rejects.toThrow(ToolchainError);

@@ -8,6 +8,7 @@ import { createShellSession } from "@/server/workspace/shell-session";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { createTestServices } from "@/server/test/services";
 import { until } from "@/server/test/until";
+import { startGitHttpServer, type GitHttpServer } from "@/server/test/git-http-server";
 
 // Project environments through the API, in the real sandbox as a root server runs it (a uid per
 // project, the install and data folders masked): each project's Node is its own in a terminal
@@ -20,14 +21,22 @@ const createCaller = createCallerFactory(appRouter);
 const CACHE = path.join(tmpdir(), "tandem-test-toolchains");
 let env: Awaited<ReturnType<typeof createTestServices>>;
 let installDir: string;
+let git: GitHttpServer;
 
 beforeAll(async () => {
   installDir = mkdtempSync(path.join(tmpdir(), "tandem-env-install-"));
   writeFileSync(path.join(installDir, "server-secret.txt"), "the server's own file\n");
-  env = await createTestServices({ sandbox: "bwrap", installDir, toolchainCache: CACHE });
+  env = await createTestServices({
+    sandbox: "bwrap",
+    installDir,
+    toolchainCache: CACHE,
+    egressTestHosts: new Map([["git.test", "127.0.0.1"]]),
+  });
+  git = await startGitHttpServer({ tokens: {} });
   writeFileSync(path.join(env.dataDir, "server-data.txt"), "the server's data\n");
 }, 60_000);
 afterAll(async () => {
+  await git?.close();
   await env?.dispose();
 });
 
@@ -105,6 +114,27 @@ describeSandboxed("project environments", () => {
     expect(tamper.stderr).toMatch(/Read-only file system/);
     expect(tamper.stdout).toMatch(/No such file or directory/);
     expect(existsSync(path.join(CACHE, "node", "22.12.0", "bin", "evil"))).toBe(false);
+  }, 300_000);
+
+  it("after a clone, installs the repository's Node and runs its .tandem/setup.sh with it", async () => {
+    const owner = await env.createUser("admin");
+    const caller = createCaller(env.context(owner));
+    git.createRepository("app", {
+      ".nvmrc": "22.12.0\n",
+      ".tandem/setup.sh": "echo cloned and set up\nnode -v > node-version.txt\n",
+    });
+    git.makePublic("app");
+    const project = await caller.project.create({
+      name: "Cloned",
+      gitUrl: `${git.url.replace("127.0.0.1", "git.test")}/app.git`,
+    });
+    const { run, toolchains } = await settled(caller, project.id);
+    expect(run).toMatchObject({ status: "succeeded", source: "repository", trigger: "clone" });
+    expect(run?.output).toContain("[tandem] node 22.12.0 (from .nvmrc) is first on the PATH");
+    expect(run?.output).toContain("cloned and set up");
+    expect(toolchains).toMatchObject([{ name: "node", version: "22.12.0", from: ".nvmrc" }]);
+    const workspace = await env.services.files.open(project.id);
+    expect((await workspace.readBytes("node-version.txt")).toString()).toBe("v22.12.0\n");
   }, 300_000);
 
   it("puts a version set mid-session first in the agent's shell, over the PATH an earlier command saved", async () => {
