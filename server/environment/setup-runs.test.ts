@@ -51,6 +51,14 @@ describe("setup runs", () => {
     expect(ended?.output).toMatch(/was stopped/);
   });
 
+  it("ends when the script ends, stopping what it left running in the background", async () => {
+    const { setup } = runs({ script: "sleep 30 & echo left a job" });
+    const started = Date.now();
+    await setup.start("p", "rebuild");
+    expect(await setup.settled("p")).toMatchObject({ status: "succeeded", exitCode: 0 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("reports a run recorded as running that nobody runs (the server stopped) as failed", async () => {
     const stored: SetupRunState = {
       status: "running",

@@ -101,10 +101,10 @@ export function createSetupRuns(deps: SetupRunsDeps) {
       child.on("error", (error) => {
         append(projectId, run, `[could not start the setup script: ${error.message}]\n`);
       });
+      // Whatever the script left running in its group goes with it, so its output pipes close.
+      child.on("exit", killGroup);
       child.on("close", (code, signal) => {
         clearTimeout(timer);
-        // Whatever it left running in its group goes with it.
-        killGroup();
         void launch.close();
         resolve(code ?? (signal ? 128 + constants.signals[signal] : null));
       });
