@@ -24,6 +24,7 @@ let server: RunningServer;
 let base: string;
 const cookies: Record<string, string> = {};
 let projectId: string;
+let teamId: string;
 let sessionId: string;
 let terminalId: string;
 const callerFor = createCallerFactory(appRouter);
@@ -76,8 +77,8 @@ function firstEvent(options: Parameters<typeof trpcOver>[0]) {
   };
 }
 
-/** How a board.watch or comment.watch subscription goes: its first item or its error code, then how it ends. */
-function firstOf(kind: "board" | "comments", options: Parameters<typeof trpcOver>[0]) {
+/** How a board.watch, comment.watch or environment.output subscription goes: its first item or its error code, then how it ends. */
+function firstOf(kind: "board" | "comments" | "environment", options: Parameters<typeof trpcOver>[0]) {
   const client = trpcOver(options);
   let ended: (reason: string) => void = () => {};
   const outcome = new Promise<string>((resolve) => (ended = resolve));
@@ -89,7 +90,9 @@ function firstOf(kind: "board" | "comments", options: Parameters<typeof trpcOver
   const subscription =
     kind === "board"
       ? client.trpc.board.watch.subscribe({ projectId }, handlers)
-      : client.trpc.comment.watch.subscribe({ sessionId }, handlers);
+      : kind === "environment"
+        ? client.trpc.environment.output.subscribe({ projectId }, handlers)
+        : client.trpc.comment.watch.subscribe({ sessionId }, handlers);
   const timer = setTimeout(() => ended("timeout"), 5_000);
   return {
     outcome: outcome.finally(() => clearTimeout(timer)),
@@ -131,6 +134,7 @@ beforeAll(async () => {
   const team = await createTeam(db, { name: "Acme", ownerId: owner.id });
   await addMember(db, team.id, member.id, "member");
   await addMember(db, team.id, viewer.id, "viewer");
+  teamId = team.id;
   const ownerUser = (await findUser(db, owner.id))!;
   const caller = callerFor(env.context(ownerUser));
   ownerCaller = caller;
@@ -197,6 +201,30 @@ describe("tRPC WebSocket (/api/trpc/ws)", () => {
     const end = await ended;
     expect(end.code).toBe("FORBIDDEN");
     expect(end.at - revokedAt).toBeLessThan(2_000);
+    sub.close();
+  });
+
+  it("streams a project's setup output to its team only, and ends it within 2 s of a member's removal", async () => {
+    const cases: Array<[string, Parameters<typeof trpcOver>[0], string]> = [
+      ["viewer", { cookie: cookies.viewer }, "data"],
+      ["anonymous", {}, "UNAUTHORIZED"],
+      ["other team", { cookie: cookies.stranger }, "NOT_FOUND"],
+    ];
+    for (const [who, options, want] of cases) {
+      const sub = firstOf("environment", options);
+      expect(await sub.outcome, who).toBe(want);
+      sub.close();
+    }
+    const leaving = await signUp("Lee");
+    await addMember(env.services.db, teamId, leaving.id, "member");
+    const sub = firstOf("environment", { cookie: leaving.cookie });
+    expect(await sub.outcome).toBe("data");
+    const ended = sub.ended();
+    const removedAt = Date.now();
+    await ownerCaller.team.removeMember({ teamId, userId: leaving.id });
+    const end = await ended;
+    expect(end.code).toMatch(/NOT_FOUND|FORBIDDEN/);
+    expect(end.at - removedAt).toBeLessThan(2_000);
     sub.close();
   });
 

@@ -46,32 +46,60 @@ export const environmentRouter = router({
 
 type StreamEvent = { kind: "snapshot"; run: SetupRunState | null } | SetupEvent;
 
-async function* setupStream(
+/**
+ * The snapshot, then the run's events until the subscriber leaves. An iterator by hand rather than
+ * a generator: a generator waiting for the next event cannot be ended from outside, so the stream
+ * would outlive the caller's access (untilAccessEnds returns it).
+ */
+function setupStream(
   environment: ProjectEnvironment,
   projectId: string,
   signal: AbortSignal | undefined,
-): AsyncGenerator<StreamEvent> {
-  const queue: SetupEvent[] = [];
-  let wake: (() => void) | undefined;
-  // Listening before the snapshot is read: nothing printed in between is lost (a piece may show twice at worst).
+): AsyncIterableIterator<StreamEvent> {
+  const queue: StreamEvent[] = [];
+  let waiting: ((result: IteratorResult<StreamEvent>) => void) | undefined;
+  let ready = false;
+  let ended = false;
+  const flush = () => {
+    if (!ready || !waiting || !queue.length) return;
+    const resolve = waiting;
+    waiting = undefined;
+    resolve({ value: queue.shift()!, done: false });
+  };
+  // Listening before the snapshot is read: nothing printed in between is lost.
   const stop = environment.setup.watch(projectId, (event) => {
+    if (ended) return;
     queue.push(event);
-    wake?.();
+    flush();
   });
-  const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
-  try {
-    const snapshot = await environment.setup.status(projectId);
-    if (snapshot?.status === "running") queue.length = 0;
-    yield { kind: "snapshot", run: snapshot };
-    while (!signal?.aborted) {
-      if (!queue.length) {
-        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
-        wake = undefined;
-        continue;
-      }
-      yield queue.shift()!;
-    }
-  } finally {
+  const end = () => {
+    ended = true;
     stop();
-  }
+    waiting?.({ value: undefined, done: true });
+    waiting = undefined;
+  };
+  void environment.setup.status(projectId).then((run) => {
+    // A run in progress is read whole in its snapshot: what it printed before is in there.
+    if (run?.status === "running") queue.length = 0;
+    queue.unshift({ kind: "snapshot", run });
+    ready = true;
+    flush();
+  }, end);
+  signal?.addEventListener("abort", end, { once: true });
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      if (ready && queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (ended) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
+    },
+    return() {
+      end();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+  };
 }
