@@ -111,7 +111,6 @@ export function EnvironmentCard({
           >
             Save
           </button>
-          {!canRun && <span className="hint">Writers rebuild the environment.</span>}
         </div>
       )}
       {!canEdit && <small className="hint">The team&apos;s owners and admins set these.</small>}
