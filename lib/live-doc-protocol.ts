@@ -53,6 +53,8 @@ export type LivePeer = {
   selection?: { anchor: unknown; head: unknown };
   /** The file on screen in the person's editor (follow mode opens it). */
   looking?: string;
+  /** Set by the server only: the agent's cursor where it just wrote (it fades after a few seconds). */
+  agent?: true;
 };
 
 export function liveDocSocketUrl(

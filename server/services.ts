@@ -210,6 +210,8 @@ export async function createServices(
     webSearch: config.webSearch,
     language,
     ...(browsers ? { browsers } : {}),
+    // The agent's writes reach the files people have open live at once, with its cursor.
+    liveEdits: { wrote: (edit) => liveDocs.agentWrote(edit) },
     turnJobs: createTurnJobs({ db, mode: config.cluster ? "cluster" : "single", log }),
   });
   const interrupted = await agent.recover();

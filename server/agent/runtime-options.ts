@@ -12,6 +12,7 @@ import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import type { LoopClock } from "@/server/agent/loop-load";
 import type { Browsers } from "@/server/tools/agent-browser/session-browsers";
 import type { EnvironmentFacts } from "@/lib/toolchains";
+import type { LiveEditNotifier } from "@/server/tools/live-edits";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
@@ -39,6 +40,8 @@ export type AgentRuntimeOptions = {
   language?: LanguageServers;
   /** The agent's browser (one Chromium, a context per session); without it the browser tool is not offered. */
   browsers?: Browsers;
+  /** Where the agent's writes to the project's main tree go live for people who have the file open. */
+  liveEdits?: LiveEditNotifier;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */
   extensions?: AgentExtensions;
   /**

@@ -161,6 +161,15 @@ export async function prepareTurn(
   // Language servers per tree: a worktree's files are not the main tree's.
   // Language servers per tree: a worktree's files are not the main tree's.
   const language = o.language?.forProject(treeKey({ projectId: session.projectId, treeId: session.treeId }), workspace);
+  // Only the main tree's files are open live; a branch session's worktree is its own.
+  const by = { sessionId, name: agentName(session.title) };
+  const liveEdits =
+    o.liveEdits && !session.treeId
+      ? {
+          wrote: (path: string, version: string) =>
+            o.liveEdits!.wrote({ projectId: session.projectId, path, version, by }),
+        }
+      : undefined;
   const toolContext = (toolCallId: string, grant?: CallGrant): ToolContext => ({
     workspace,
     projectId: session.projectId,
@@ -170,6 +179,7 @@ export async function prepareTurn(
     signal,
     emit: (progress) => o.bus.publish(sessionId, { kind: "progress", toolCallId, progress }),
     reads: shared.reads,
+    ...(liveEdits ? { liveEdits } : {}),
     shell: gatedShell(shared.shell, policy, grant, { signal }),
     ...(grant ? { grant } : {}),
     outputs: shared.outputs,
@@ -222,6 +232,12 @@ export async function prepareTurn(
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,
   };
+}
+
+/** The agent as people see its cursor in a live document: its session's title, briefly. */
+function agentName(title: string): string {
+  const short = title.trim().length > 24 ? `${title.trim().slice(0, 23)}…` : title.trim();
+  return short ? `Agent · ${short}` : "Agent";
 }
 
 /** The memories a turn may show: the project's and the user's. */

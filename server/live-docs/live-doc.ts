@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as Y from "yjs";
-import { Awareness } from "y-protocols/awareness";
+import * as encoding from "lib0/encoding";
+import { Awareness, applyAwarenessUpdate } from "y-protocols/awareness";
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
 import { mergeAsEdits } from "@/lib/text-merge";
 
@@ -8,6 +9,14 @@ import { mergeAsEdits } from "@/lib/text-merge";
 export const DISK_ORIGIN = "disk";
 
 const MERGE_LABELS = { mine: "unsaved live edits", theirs: "on disk" };
+/** How long the agent's cursor stays where it last wrote. */
+export const AGENT_CURSOR_MS = 5_000;
+/** The agent's colour in documents, apart from people's (lib/live-doc-protocol.ts colorOf). */
+export const AGENT_COLOR = "#12a594";
+
+/** Who wrote a change the agent made: its session, named as people see its cursor. */
+export type AgentAuthor = { sessionId: string; name: string };
+
 /** How often the shared dirty mark is recomputed while people type (it reads the whole text). */
 const DIRTY_CHECK_MS = 100;
 
@@ -41,6 +50,8 @@ export class LiveDoc {
   private dirtyTimer: NodeJS.Timeout | undefined;
   private steps: Promise<unknown> = Promise.resolve();
   private listeners = new Set<() => void>();
+  /** The agent sessions whose cursors are shown, by session: their awareness client and its clock. */
+  private agents = new Map<string, { clientId: number; clock: number; fade?: NodeJS.Timeout }>();
 
   constructor(
     private readonly workspace: Workspace,
@@ -93,6 +104,18 @@ export class LiveDoc {
     return this.step(() => this.syncFromDisk());
   }
 
+  /**
+   * The agent wrote the file (through the workspace, like any write): merge it in at once rather
+   * than when the watcher sees it, and show the agent's cursor over what changed for a few seconds.
+   */
+  agentWrote(version: string, by: AgentAuthor): Promise<void> {
+    if (version === this.version) return Promise.resolve();
+    return this.step(async () => {
+      const changed = await this.syncFromDisk();
+      if (changed) this.showAgent(by, changed);
+    });
+  }
+
   /** The file was deleted on disk: the document stays, unsaved, and a save writes it again. */
   diskDeleted(): Promise<void> {
     return this.step(async () => {
@@ -108,6 +131,7 @@ export class LiveDoc {
 
   destroy() {
     clearTimeout(this.dirtyTimer);
+    for (const agent of this.agents.values()) clearTimeout(agent.fade);
     this.listeners.clear();
     this.awareness.destroy();
     this.doc.destroy();
@@ -160,7 +184,40 @@ export class LiveDoc {
     }
   }
 
-  private async syncFromDisk() {
+  /**
+   * The agent's cursor as an awareness entry of its own (a client id no editor has), seen by
+   * every editor like a person's, removed again after AGENT_CURSOR_MS.
+   */
+  private showAgent(by: AgentAuthor, range: { start: number; end: number }) {
+    let agent = this.agents.get(by.sessionId);
+    if (!agent) this.agents.set(by.sessionId, (agent = { clientId: Math.floor(Math.random() * 0xffffffff), clock: 0 }));
+    clearTimeout(agent.fade);
+    const at = (index: number) => Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(this.text, index));
+    this.setAgentState(agent, {
+      user: { name: by.name, color: AGENT_COLOR },
+      agent: true,
+      selection: { anchor: at(range.start), head: at(range.end) },
+    });
+    const shown = agent;
+    shown.fade = setTimeout(() => {
+      if (this.agents.get(by.sessionId) !== shown) return;
+      this.agents.delete(by.sessionId);
+      this.setAgentState(shown, null);
+    }, AGENT_CURSOR_MS).unref();
+  }
+
+  private setAgentState(agent: { clientId: number; clock: number }, state: object | null) {
+    agent.clock += 1;
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, 1);
+    encoding.writeVarUint(encoder, agent.clientId);
+    encoding.writeVarUint(encoder, agent.clock);
+    encoding.writeVarString(encoder, JSON.stringify(state));
+    applyAwarenessUpdate(this.awareness, encoding.toUint8Array(encoder), DISK_ORIGIN);
+  }
+
+  /** Merges the file on disk in; returns where in the text the change landed, if anything changed. */
+  private async syncFromDisk(): Promise<{ start: number; end: number } | null> {
     let read: Awaited<ReturnType<Workspace["read"]>>;
     try {
       read = await this.workspace.read(this.path);
@@ -168,16 +225,16 @@ export class LiveDoc {
       if (isWorkspaceError(error) && error.code === "NOT_FOUND") {
         this.version = null;
         this.refreshDirty(true);
-        return;
+        return null;
       }
       throw error;
     }
-    if (read.version === this.version) return;
+    if (read.version === this.version) return null;
     if (read.kind !== "text" || read.readOnly) {
       // Not merged: the editors' text stays, and a save meets the newer version and says so.
       this.error = "The file on disk is no longer text that can be edited here; saving would overwrite it.";
       this.changed();
-      return;
+      return null;
     }
     const current = this.text.toString();
     const merged = mergeAsEdits(this.diskText, current, read.content, MERGE_LABELS);
@@ -193,5 +250,15 @@ export class LiveDoc {
     this.conflicts += merged.conflicts;
     this.error = undefined;
     this.refreshDirty(true);
+    return changedRange(edits);
   }
+}
+
+/** The span of the document the edits (in ascending order, as the text was before them) cover afterwards. */
+function changedRange(edits: readonly { at: number; remove: number; insert: string }[]) {
+  if (edits.length === 0) return null;
+  let shift = 0;
+  for (const edit of edits.slice(0, -1)) shift += edit.insert.length - edit.remove;
+  const last = edits[edits.length - 1]!;
+  return { start: edits[0]!.at, end: last.at + shift + last.insert.length };
 }

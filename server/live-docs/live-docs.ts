@@ -1,6 +1,6 @@
 import { watchWorkspace, type Workspace } from "@/server/workspace";
 import { LIVE_DOC_MAX_BYTES } from "@/lib/live-doc-protocol";
-import { LiveDoc } from "./live-doc";
+import { LiveDoc, type AgentAuthor } from "./live-doc";
 
 // The files open live in this instance's projects (the instance holding each project's workspace;
 // in a cluster the live socket is forwarded there like the terminal's). A document lives while
@@ -26,6 +26,11 @@ export interface LiveDocs {
    * is done with it.
    */
   open(projectId: string, workspace: Workspace, input: string): Promise<{ doc: LiveDoc; leave: () => void }>;
+  /**
+   * The agent wrote `path` (server-resolved) at `version` in the project's main tree: if it is
+   * open, the document takes the change in now, with the agent's cursor; otherwise nothing happens.
+   */
+  agentWrote(edit: { projectId: string; path: string; version: string; by: AgentAuthor }): void;
   /** Every open document of a project: their sockets are told to reconnect (the project moved away). */
   closeProject(projectId: string): void;
   /** Subscribes to a project's document closings (the sockets of `closeProject`). */
@@ -125,6 +130,14 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
           held.idleTimer = setTimeout(() => drop(key, held), keepUnsavedMs).unref();
         },
       };
+    },
+
+    agentWrote({ projectId, path, version, by }) {
+      const entry = entries.get(docKey(projectId, path));
+      if (!entry) return;
+      void entry.doc
+        .then((doc) => doc.agentWrote(version, by))
+        .catch((error: unknown) => console.error(`live document ${path}:`, error));
     },
 
     closeProject(projectId) {

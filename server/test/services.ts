@@ -215,6 +215,8 @@ export async function createTestServices(
     ...(options.language ? { language } : {}),
     ...(browsers ? { browsers } : {}),
     // As in production: every turn holds its job's lease while it runs.
+    // The agent's writes reach the files people have open live at once, with its cursor.
+    liveEdits: { wrote: (edit) => liveDocs.agentWrote(edit) },
     turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
   });
   const gitCipher = credentialCipher("x".repeat(32));

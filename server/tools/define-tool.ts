@@ -13,6 +13,7 @@ export type SandboxSummary = {
 };
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
+import type { SessionLiveEdits } from "./live-edits";
 import type { OutputStore } from "./output-store";
 import type { ProjectLanguage } from "@/server/language/project-language";
 import type { SessionBrowser } from "./agent-browser/session-browsers";
@@ -89,6 +90,8 @@ export interface ToolContext {
   reads: ReadTracker;
   /** Per agent session: the persistent shell and its background jobs. Use `createShellSession()`. */
   shell: ShellSession;
+  /** Tells people's open live editors about a file the call wrote (file-state.ts `recordWrite`); absent outside the main tree. */
+  liveEdits?: SessionLiveEdits;
   /** Where complete outputs go when the result is cut. Use `workspaceOutputStore()`. */
   outputs: OutputStore;
   /** The sandbox commands run in: its mode, the project's network policy (name it to the model) and the limits. */

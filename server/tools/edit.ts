@@ -3,7 +3,7 @@ import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
 import { changeSummary, changedLines, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
-import { assertFresh, editableText, loadFileIfExists } from "./file-state";
+import { assertFresh, editableText, loadFileIfExists, recordWrite } from "./file-state";
 import { ToolFailure, ok } from "./result";
 
 const DESCRIPTION = `Replaces exact text in a file.
@@ -31,7 +31,7 @@ export const editTool = defineTool({
           createParents: true,
         });
         const resolved = await ctx.workspace.resolve(input.path);
-        ctx.reads.recordWrite(resolved.path, version);
+        recordWrite(ctx, resolved.path, version);
         const diff = diffFile(resolved.requested, "", input.new_string, true);
         return ok(
           `Created '${resolved.requested}' ${changeSummary(diff)}.`,
@@ -56,7 +56,7 @@ export const editTool = defineTool({
             : ` (${outcome.count} occurrences, lines ${outcome.lines.slice(0, 10).join(", ")}${outcome.count > 10 ? ", …" : ""})`;
       }
       const { version } = await ctx.workspace.write(input.path, after, { expectedVersion: file.version });
-      ctx.reads.recordWrite(file.resolved.path, version);
+      recordWrite(ctx, file.resolved.path, version);
       const diff = diffFile(label, text, after, false);
       const shown = changedLines(text, after);
       return ok(

@@ -50,6 +50,15 @@ export function assertFresh(ctx: ToolContext, file: LoadedFile, toolName: string
   }
 }
 
+/**
+ * The call wrote `version` of `path` (root-relative, links followed): the session may write it
+ * again without reading, and people who have it open live see the change now, with the agent's cursor.
+ */
+export function recordWrite(ctx: ToolContext, path: string, version: string): void {
+  ctx.reads.recordWrite(path, version);
+  ctx.liveEdits?.wrote(path, version);
+}
+
 /** Text content of a loaded file with CRLF folded to LF (the form the model sees and edits). */
 export function editableText(file: LoadedFile, toolName: string): { text: string; eol: "\n" | "\r\n" } {
   if (file.decoded.kind === "binary") {

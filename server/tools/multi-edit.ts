@@ -6,7 +6,7 @@ import type { DiffFile, ToolErrorCode } from "@/lib/tool-display";
 import { defineTool } from "./define-tool";
 import { changeSummary, changedLines, diffFile } from "./diff-display";
 import { applyEdit } from "./edit-match";
-import { assertFresh, editableText, loadFileIfExists, type LoadedFile } from "./file-state";
+import { assertFresh, editableText, loadFileIfExists, recordWrite, type LoadedFile } from "./file-state";
 import { ToolFailure, failure, ok, resultFromError } from "./result";
 
 const DESCRIPTION = `Applies several exact-text edits, in one or more files, as one transaction.
@@ -84,7 +84,7 @@ export const multiEditTool = defineTool({
       }));
       const { versions } = await commitFiles(ctx.workspace, writes);
       const diffs: DiffFile[] = changed.map(([key, plan], i) => {
-        ctx.reads.recordWrite(key, versions[i]!);
+        recordWrite(ctx, key, versions[i]!);
         return diffFile(plan.label, plan.before, plan.text, plan.file === null);
       });
       const summary = diffs

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RenameConflict, renameSymbol } from "@/server/language/rename";
 import { defineTool } from "./define-tool";
 import { positionInput } from "./definition";
+import { recordWrite } from "./file-state";
 import { changeSummary, diffFile } from "./diff-display";
 import { asking, languageOf, positionOf } from "./language-access";
 import { ok, ToolFailure } from "./result";
@@ -40,7 +41,7 @@ export const renameSymbolTool = defineTool({
         throw error;
       }
     });
-    for (const file of files) ctx.reads.recordWrite((await ctx.workspace.resolve(file.path)).path, file.version);
+    for (const file of files) recordWrite(ctx, (await ctx.workspace.resolve(file.path)).path, file.version);
     const diffs = files.map((file) => diffFile(file.path, file.before, file.after, false));
     const summary = diffs.map((d) => `- ${d.path}: ${changeSummary(d)}`).join("\n");
     return ok(

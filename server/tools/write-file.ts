@@ -2,7 +2,7 @@ import { writeFileCall } from "@/lib/tool-call-shapes";
 import { withNewErrors } from "./new-errors";
 import { defineTool } from "./define-tool";
 import { changeSummary, diffFile } from "./diff-display";
-import { assertFresh, loadFileIfExists } from "./file-state";
+import { assertFresh, loadFileIfExists, recordWrite } from "./file-state";
 import { ok } from "./result";
 
 const DESCRIPTION = `Writes a whole file, creating it and any missing parent folders.
@@ -27,7 +27,7 @@ export const writeFileTool = defineTool({
         createParents: true,
       });
       const resolved = existing?.resolved ?? (await ctx.workspace.resolve(input.path));
-      ctx.reads.recordWrite(resolved.path, version);
+      recordWrite(ctx, resolved.path, version);
       const diff = diffFile(resolved.requested, before, input.content.replace(/\r\n/g, "\n"), !existing);
       return ok(
         `Wrote '${resolved.requested}': ${changeSummary(diff)}.`,
