@@ -130,6 +130,11 @@ export function FileBanners({
           <span className="banner-text">{file.error}</span>
         </div>
       )}
+      {file.notLive && !file.readOnly && (
+        <div className="live-off" data-testid="not-live" title="Each person edits their own copy of this file.">
+          Not shared live: {file.notLive}
+        </div>
+      )}
       {file.readOnly && (
         <div className="banner banner-info" data-testid="readonly-notice">
           <span className="banner-text">{file.notice ?? "This file is read-only."}</span>

@@ -38,6 +38,8 @@ export type FileBuffer = {
   live: boolean;
   /** The other people who have this live document open, and the file each has on screen. */
   peers: { name: string; color: string; looking?: string }[];
+  /** Why this file is not shared live ("over 1 MB"), when it was offered and is not: each browser edits its own copy. */
+  notLive?: string;
 };
 
 export type FileApi = {
@@ -158,9 +160,11 @@ export class FileBuffers {
       peers: [],
     };
     this.set(new Map(this.buffers).set(path, buffer));
-    if (this.api.live && (await this.openLive(path))) return;
+    const notLive = this.api.live ? await this.openLive(path) : undefined;
+    if (notLive === null) return;
     try {
       this.applyRead(path, await this.api.read(path));
+      if (notLive) this.update(path, { notLive });
     } catch (error) {
       this.update(path, { status: "error", error: errorMessage(error) });
     }
@@ -171,23 +175,26 @@ export class FileBuffers {
     return this.lives.get(path);
   }
 
-  /** Opens `path` as a live document; false when it is not one (then it is read the old way). */
-  private async openLive(path: string): Promise<boolean> {
+  /**
+   * Opens `path` as a live document: null when it is one, else why not (then it is read the old
+   * way), as the server said it ("over 1 MB") or "the live connection did not answer".
+   */
+  private async openLive(path: string): Promise<string | null> {
     const connection = this.api.live!(path);
-    const outcome = await new Promise<"live" | "not">((resolve) => {
-      const timer = setTimeout(() => resolve("not"), LIVE_WAIT_MS);
-      const settle = (result: "live" | "not") => {
+    const outcome = await new Promise<string | null>((resolve) => {
+      const timer = setTimeout(() => settle("the live connection did not answer"), LIVE_WAIT_MS);
+      const settle = (result: string | null) => {
         clearTimeout(timer);
         stopSynced();
         stopEnd();
         resolve(result);
       };
-      const stopSynced = connection.onSynced(() => settle("live"));
-      const stopEnd = connection.onEnd(() => settle("not"));
+      const stopSynced = connection.onSynced(() => settle(null));
+      const stopEnd = connection.onEnd((end) => settle(end.reason || "the server did not share it"));
     });
-    if (outcome === "not" || !this.buffers.has(path)) {
+    if (outcome !== null || !this.buffers.has(path)) {
       connection.destroy();
-      return false;
+      return outcome ?? "it was closed while opening";
     }
     this.lives.set(path, connection);
     const state = connection.state!;
@@ -214,7 +221,7 @@ export class FileBuffers {
     connection.awareness.on("change", peers);
     connection.onReset(() => connection.awareness.on("change", peers));
     if (this.looking) connection.awareness.setLocalStateField("looking", this.looking);
-    return true;
+    return null;
   }
 
   /** Tells the others in every live document which file is on screen here. */

@@ -55,13 +55,13 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
 
   async function seed(workspace: Workspace, path: string): Promise<LiveDoc> {
     const read = await workspace.read(path);
-    if (read.kind !== "text") throw new NotLiveError("A binary file is not shared live.");
-    if (read.readOnly) throw new NotLiveError(read.notice ?? "This file is read-only here.");
-    if (read.size > LIVE_DOC_MAX_BYTES)
-      throw new NotLiveError(`Files over ${LIVE_DOC_MAX_BYTES / 1024 / 1024} MB are not shared live.`);
+    // The reasons are shown on the tab after "Not shared live: ".
+    if (read.kind !== "text") throw new NotLiveError("a binary file");
+    if (read.readOnly) throw new NotLiveError(read.notice ?? "read-only here");
+    if (read.size > LIVE_DOC_MAX_BYTES) throw new NotLiveError(`over ${LIVE_DOC_MAX_BYTES / 1024 / 1024} MB`);
     // Editors keep one line ending per file: with mixed ones their offsets and the document's would drift apart.
     if (/\r(?!\n)/.test(read.content) || (read.content.includes("\r\n") && /(^|[^\r])\n/.test(read.content)))
-      throw new NotLiveError("Files with mixed line endings are not shared live.");
+      throw new NotLiveError("mixed line endings");
     return new LiveDoc(workspace, path, { content: read.content, version: read.version });
   }
 
