@@ -66,6 +66,17 @@ export function liveDocSocketUrl(
   return `${scheme}//${location.host}${LIVE_DOC_WS_PATH}?projectId=${encodeURIComponent(projectId)}&path=${encodeURIComponent(path)}`;
 }
 
+/** The socket of a live document opened through a share link: read-only, the link's session's files only. */
+export function linkedLiveDocSocketUrl(
+  location: { protocol: string; host: string },
+  link: { token: string; sessionId: string },
+  path: string,
+): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const query = new URLSearchParams({ share: link.token, sessionId: link.sessionId, path });
+  return `${scheme}//${location.host}${LIVE_DOC_WS_PATH}?${query}`;
+}
+
 const COLORS = ["#e5484d", "#3e63dd", "#30a46c", "#f76b15", "#8e4ec6", "#0090ff", "#d6409f", "#ad7f58"];
 
 /** A person's colour in documents, the same on every instance and in every browser. */

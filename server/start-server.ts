@@ -9,7 +9,8 @@ import { appRouter } from "@/server/api/root";
 import { createConnectionContext, createContext, type Context, type Services } from "@/server/api/trpc";
 import type { ProjectRole } from "@/server/db/repositories/projects";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
-import { authorizeProject, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
+import { authorizeProject, authorizeSession, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
+import { touchedFiles, touchedOnly } from "@/server/api/share-files";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
 import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { originAllowed } from "@/server/http/origin";
@@ -426,6 +427,7 @@ async function upgradeLiveDoc(
   head: Buffer,
   url: URL,
 ) {
+  if (url.searchParams.has("share")) return upgradeLinkedLiveDoc(services, route, wss, req, socket, head, url);
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, user, found } = allowed;
@@ -458,6 +460,65 @@ async function upgradeLiveDoc(
       who: { name: user.name, color: colorOf(user.id) },
       canWrite,
       onClose: () => {
+        stopClosed();
+        opened.leave();
+      },
+    });
+  });
+}
+
+/**
+ * A live document opened through a share link (`share` = its token, `sessionId`, `path`): only a
+ * file the session touched (judged by the file the name leads to, as share.read does), always
+ * read-only whatever the socket sends, and closed the moment the link is revoked or expires.
+ */
+async function upgradeLinkedLiveDoc(
+  services: Services,
+  route: { forwarding: WorkspaceForwarding; arrival: Arrival } | null,
+  wss: WebSocketServer,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  url: URL,
+) {
+  const caller = { ...(await createContext(services, headersOf(req))), shareToken: url.searchParams.get("share") };
+  const sessionId = url.searchParams.get("sessionId") ?? "";
+  const access = /^[0-9a-f-]{36}$/i.test(sessionId)
+    ? await authorizeSession(caller, sessionId, "view").catch(() => null)
+    : null;
+  const link = access?.link;
+  if (!access || !link) return refuseUpgrade(socket, 404, "Not Found");
+  const projectId = access.project.id;
+  if (route && (await route.forwarding.forwardUpgrade(req, socket, head, projectId, route.arrival))) return;
+  const file = url.searchParams.get("path") ?? "";
+  const touched = await touchedFiles(services.db, access.session.id);
+  const workspace = await services.files.open(projectId);
+  const opened = touched.includes(file)
+    ? await services.liveDocs
+        .open(projectId, workspace, file, touchedOnly(touched, workspace.root, file))
+        .catch((error: unknown) => {
+          if (error instanceof NotLiveError || isWorkspaceError(error)) return { refusal: error.message };
+          throw error;
+        })
+    : { refusal: "This link opens only the files its session touched." };
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    if ("refusal" in opened) return ws.close(LiveDocCloseCode.notLive, opened.refusal.slice(0, 120));
+    const end = (reason: string) => ws.close(LiveDocCloseCode.accessEnded, reason);
+    const stopRevoked = services.linkRevocations.subscribe(link.id, () => end("This share link was revoked."));
+    const expiry = setTimeout(
+      () => end("This share link has expired."),
+      Math.min(Math.max(0, link.expiresAt.getTime() - Date.now()), 2 ** 31 - 1),
+    );
+    const stopClosed = services.liveDocs.onClosed(projectId, () =>
+      ws.close(LiveDocCloseCode.reconnect, "The document moved; reconnecting."),
+    );
+    const user = caller.user;
+    serveLiveDoc(ws, opened.doc, {
+      who: user ? { name: user.name, color: colorOf(user.id) } : { name: "Guest", color: colorOf(`link:${link.id}`) },
+      canWrite: () => false,
+      onClose: () => {
+        stopRevoked();
+        clearTimeout(expiry);
         stopClosed();
         opened.leave();
       },

@@ -45,7 +45,7 @@ export type FileBuffer = {
 export type FileApi = {
   read(path: string): Promise<ReadResult>;
   write(path: string, content: string, expectedVersion: string | null): Promise<{ version: string }>;
-  /** Opens the live document of `path` (absent where files are read-only, as through a share link). */
+  /** Opens the live document of `path` (absent in a session's own tree, which is not live). */
   live?: (path: string) => LiveDocConnection;
 };
 

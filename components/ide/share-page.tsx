@@ -1,5 +1,7 @@
 "use client";
 
+import { LiveDocConnection } from "@/lib/live-doc-connection";
+import { linkedLiveDocSocketUrl } from "@/lib/live-doc-protocol";
 import "@/components/share/share.css";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
@@ -60,6 +62,7 @@ function ShareLink({ token }: { token: string }) {
         <span className="hint">Expires {new Date(link.expiresAt).toLocaleDateString()}</span>
       </header>
       <SharedSession
+        token={token}
         projectId={link.project.id}
         projectName={link.project.name}
         sessionId={link.session.id}
@@ -70,11 +73,13 @@ function ShareLink({ token }: { token: string }) {
 }
 
 function SharedSession({
+  token,
   projectId,
   projectName,
   sessionId,
   onAccessLost,
 }: {
+  token: string;
   projectId: string;
   projectName: string;
   sessionId: string;
@@ -87,8 +92,14 @@ function SharedSession({
     () => ({
       read: (path) => client.share.read.query({ sessionId, path }),
       write: () => Promise.reject(new Error("Files are read-only through a share link.")),
+      // Watched live, read-only: people's typing and cursors as they happen.
+      live: (path) =>
+        new LiveDocConnection(
+          linkedLiveDocSocketUrl(window.location, { token, sessionId }, path),
+          (url) => new WebSocket(url),
+        ),
     }),
-    [client, sessionId],
+    [client, sessionId, token],
   );
   const user = me.data?.user;
   const person = useMemo(() => (user ? { id: user.id, name: user.name } : { id: GUEST_ID, name: "Guest" }), [user]);

@@ -29,6 +29,16 @@ export type DiskState = {
 };
 
 /**
+ * Reads only the file really at `path` (root-relative, links resolved): a name swapped for a link
+ * since the document was filed under it never puts another file's text into it, which a view link
+ * (admitted by that path) would then see.
+ */
+export const ownFile = (path: string) => ({
+  admits: (real: string) => real === path,
+  refusal: `'${path}' now leads to another file.`,
+});
+
+/**
  * One file shared live: a Yjs document seeded from the disk on the server, its editors' awareness,
  * and how it follows the disk. Saving writes the text through the workspace with the version the
  * document last synced (so a newer file on disk is never overwritten unseen); a change on disk
@@ -220,7 +230,7 @@ export class LiveDoc {
   private async syncFromDisk(): Promise<{ start: number; end: number } | null> {
     let read: Awaited<ReturnType<Workspace["read"]>>;
     try {
-      read = await this.workspace.read(this.path);
+      read = await this.workspace.read(this.path, ownFile(this.path));
     } catch (error) {
       if (isWorkspaceError(error) && error.code === "NOT_FOUND") {
         this.version = null;

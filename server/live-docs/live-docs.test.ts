@@ -13,7 +13,9 @@ import { startServer, type RunningServer } from "@/server/start-server";
 import { createTestServices, signUpPerson } from "@/server/test/services";
 import { until } from "@/server/test/until";
 import { LiveDocConnection, type LiveDocEnd, type SocketLike } from "@/lib/live-doc-connection";
-import { LIVE_DOC_MAX_BYTES, liveDocSocketUrl, LiveMessage } from "@/lib/live-doc-protocol";
+import { LIVE_DOC_MAX_BYTES, liveDocSocketUrl, linkedLiveDocSocketUrl, LiveMessage } from "@/lib/live-doc-protocol";
+import { createSession } from "@/server/db/repositories/sessions";
+import { createShareLink } from "@/server/db/repositories/share-links";
 import type { Workspace } from "@/server/workspace";
 
 // Live documents through a real server and the real client (lib/live-doc-connection.ts over the
@@ -287,6 +289,122 @@ describe("live documents as an attacker", () => {
     const end = await ended;
     expect(end.kind).toBe("accessEnded");
     expect(Date.now() - removedAt).toBeLessThan(2_000);
+  });
+});
+
+describe("live documents through a view link, as an attacker", () => {
+  let sessionId: string;
+  let link: { id: string; token: string };
+
+  beforeAll(async () => {
+    const db = env.services.db;
+    await workspace.write("linked.txt", "touched\n");
+    await workspace.write("secret.env", "API_KEY=never-shared\n");
+    sessionId = (
+      await createSession(db, {
+        projectId,
+        title: "Linked",
+        authorId: people.owner.id,
+        model: "openai-compatible:none",
+      })
+    ).id;
+    for (const file of ["linked.txt", "attacked.txt", "linked-swap.txt"]) await touch(file);
+    link = await newLink();
+  });
+
+  const newLink = async () => {
+    const made = await createShareLink(env.services.db, {
+      sessionId,
+      scope: "view",
+      label: "view",
+      createdById: people.owner.id,
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    return { id: made.link.id, token: made.token };
+  };
+  let calls = 0;
+  /** The session's agent read `file`: the link may open it. */
+  const touch = (file: string) =>
+    env.services.agent.log.append(sessionId, "tool_call", {
+      turnId: "t1",
+      stepId: `t1:${++calls}`,
+      toolCallId: `call_${calls}`,
+      toolName: "read_file",
+      input: { path: file },
+      title: `Read ${file}`,
+      kind: "read",
+    });
+
+  const linkUrl = (file: string, token = link.token, session = sessionId) =>
+    linkedLiveDocSocketUrl({ protocol: "http:", host: new URL(server.url).host }, { token, sessionId: session }, file);
+  /** A guest's socket: no cookie, only the link. */
+  const guest = (url: string) => new WebSocket(url, { headers: { origin: server.url } }) as unknown as SocketLike;
+
+  it("watches people's typing and cursors live, read-only", async () => {
+    const owner = await connected("owner", "linked.txt");
+    const viewer = new LiveDocConnection(linkUrl("linked.txt"), guest);
+    open.push(viewer);
+    await until(() => viewer.connected, "the link's viewer connected", 10_000);
+    expect(viewer.state?.readOnly).toBe(true);
+    type(owner, 0, "live ");
+    owner.awareness.setLocalStateField("selection", { anchor: null, head: null });
+    await until(() => viewer.text.toString() === "live touched\n", "the owner's typing seen through the link", 5_000);
+    await until(() => [...viewer.peers().values()].some((peer) => peer.user.name === "Olive"), "Olive's cursor", 5_000);
+    await until(() => [...owner.peers().values()].some((peer) => peer.user.name === "Guest"), "the guest seen", 5_000);
+  });
+
+  it("refuses an update and a save sent on a view link's socket, and changes nothing", async () => {
+    await workspace.write("attacked.txt", "touched\n");
+    const owner = await connected("owner", "attacked.txt");
+    await until(() => owner.text.toString() === "touched\n", "the owner's copy", 5_000);
+    for (const frame of ["update", "save"] as const) {
+      const raw = new WebSocket(linkUrl("attacked.txt"), { headers: { origin: server.url } });
+      const closed = new Promise<number>((resolve) => raw.on("close", (code) => resolve(code)));
+      await new Promise((resolve) => raw.once("message", resolve));
+      if (frame === "update") {
+        const forged = new Y.Doc();
+        forged.getText("content").insert(0, "pwned ");
+        const update = Y.encodeStateAsUpdate(forged);
+        raw.send(new Uint8Array([LiveMessage.sync, 2, ...varUint(update.length), ...update]));
+      } else raw.send(new Uint8Array([LiveMessage.save]));
+      expect(await closed, frame).toBe(4400);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(owner.text.toString()).toBe("touched\n");
+    expect(await disk("attacked.txt")).toBe("touched\n");
+  });
+
+  it("opens only its session's files: not an untouched one, not a touched name linked to one, not with a forged token or another session", async () => {
+    await fs.symlink("secret.env", path.join(workspace.root, "linked-swap.txt"));
+    for (const file of ["secret.env", "linked-swap.txt", "../outside.txt"]) {
+      const connection = new LiveDocConnection(linkUrl(file), guest);
+      open.push(connection);
+      const end = await new Promise<LiveDocEnd>((resolve) => connection.onEnd(resolve));
+      expect(end.kind, file).toBe("notLive");
+      expect(connection.text.toString(), file).toBe("");
+    }
+    // A forged token, or the token with another session's id, is refused before upgrading.
+    const status = (url: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(url, { headers: { origin: server.url } });
+        ws.on("open", () => (resolve(101), ws.close()));
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on("error", () => resolve(0));
+      });
+    expect(await status(linkUrl("linked.txt", "x".repeat(43)))).toBe(404);
+    expect(await status(linkUrl("linked.txt", link.token, crypto.randomUUID()))).toBe(404);
+  });
+
+  it("ends the socket when the link is revoked", async () => {
+    const revoked = await newLink();
+    const viewer = new LiveDocConnection(linkUrl("linked.txt", revoked.token), guest);
+    open.push(viewer);
+    const ended = new Promise<LiveDocEnd>((resolve) => viewer.onEnd(resolve));
+    await until(() => viewer.connected, "connected", 10_000);
+    const at = Date.now();
+    await ownerCaller.share.revoke({ sessionId, linkId: revoked.id });
+    expect((await ended).kind).toBe("accessEnded");
+    expect(Date.now() - at).toBeLessThan(2_000);
   });
 });
 

@@ -1,6 +1,6 @@
-import { watchWorkspace, type Workspace } from "@/server/workspace";
+import { watchWorkspace, WorkspaceError, type Workspace } from "@/server/workspace";
 import { LIVE_DOC_MAX_BYTES } from "@/lib/live-doc-protocol";
-import { LiveDoc, type AgentAuthor } from "./live-doc";
+import { LiveDoc, ownFile, type AgentAuthor } from "./live-doc";
 
 // The files open live in this instance's projects (the instance holding each project's workspace;
 // in a cluster the live socket is forwarded there like the terminal's). A document lives while
@@ -25,7 +25,13 @@ export interface LiveDocs {
    * when the file is not text under the live size limit. `leave` must be called when the opener
    * is done with it.
    */
-  open(projectId: string, workspace: Workspace, input: string): Promise<{ doc: LiveDoc; leave: () => void }>;
+  open(
+    projectId: string,
+    workspace: Workspace,
+    input: string,
+    /** Opens only a file whose real path it admits (a view link: the files its session touched). */
+    only?: { admits: (realPath: string) => boolean; refusal: string },
+  ): Promise<{ doc: LiveDoc; leave: () => void }>;
   /**
    * The agent wrote `path` (server-resolved) at `version` in the project's main tree: if it is
    * open, the document takes the change in now, with the agent's cursor; otherwise nothing happens.
@@ -54,7 +60,7 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
   const closedListeners = new Map<string, Set<() => void>>();
 
   async function seed(workspace: Workspace, path: string): Promise<LiveDoc> {
-    const read = await workspace.read(path);
+    const read = await workspace.read(path, ownFile(path));
     // The reasons are shown on the tab after "Not shared live: ".
     if (read.kind !== "text") throw new NotLiveError("a binary file");
     if (read.readOnly) throw new NotLiveError(read.notice ?? "read-only here");
@@ -103,8 +109,9 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
   }
 
   return {
-    async open(projectId, workspace, input) {
+    async open(projectId, workspace, input, only) {
       const { path } = await workspace.resolve(input);
+      if (only && !only.admits(path)) throw new WorkspaceError("NOT_FOUND", only.refusal);
       const key = docKey(projectId, path);
       let entry = entries.get(key);
       if (!entry) {

@@ -1,9 +1,8 @@
-import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { checkShareToken } from "@/server/api/access";
+import { touchedFiles, touchedOnly } from "@/server/api/share-files";
 import { publicProcedure, router, sessionMutationProcedure, sessionViewProcedure } from "@/server/api/trpc";
-import { listEvents } from "@/server/db/repositories/session-events";
 import { createShareLink, listShareLinks, revokeShareLink } from "@/server/db/repositories/share-links";
 import { findProject } from "@/server/db/repositories/projects";
 import { findSession } from "@/server/db/repositories/sessions";
@@ -16,23 +15,6 @@ export const MAX_SHARE_DAYS = 90;
 
 const linkState = (link: { revokedAt: Date | null; expiresAt: Date }) =>
   link.revokedAt ? ("revoked" as const) : link.expiresAt <= new Date() ? ("expired" as const) : ("active" as const);
-
-/** Paths the session's tools read or changed: what a share link lets its holder open. */
-async function touchedFiles(db: Parameters<typeof listEvents>[0], sessionId: string): Promise<string[]> {
-  const calls = await listEvents(db, sessionId);
-  const paths = new Set<string>();
-  const add = (value: unknown) => {
-    if (typeof value === "string" && value && !/[*?[\]{}]/.test(value)) paths.add(value.replace(/^\.\//, ""));
-  };
-  for (const call of calls) {
-    if (call.type !== "tool_call" || (call.payload.kind !== "read" && call.payload.kind !== "edit")) continue;
-    const input = (call.payload.input ?? {}) as { path?: unknown; paths?: unknown; edits?: unknown };
-    add(input.path);
-    if (Array.isArray(input.paths)) input.paths.forEach(add);
-    if (Array.isArray(input.edits)) for (const edit of input.edits) add((edit as { path?: unknown } | null)?.path);
-  }
-  return [...paths].sort();
-}
 
 export const shareRouter = router({
   create: sessionMutationProcedure
@@ -114,14 +96,10 @@ export const shareRouter = router({
     }
     const workspace = await ctx.services.files.open(ctx.project.id);
     try {
-      const asTouched = (name: string) =>
-        path.isAbsolute(name) ? path.relative(workspace.root, name) : path.normalize(name);
-      // Judged by the file that was opened, so a member swapping the name for a link meanwhile gains nothing.
-      const only = {
-        admits: (real: string) => touched.some((name) => asTouched(name) === real),
-        refusal: `'${input.path}' is now a link to a file this session did not touch; this link opens only the files its session touched.`,
+      return {
+        ...(await workspace.read(input.path, touchedOnly(touched, workspace.root, input.path))),
+        path: input.path,
       };
-      return { ...(await workspace.read(input.path, only)), path: input.path };
     } catch (error) {
       if (isWorkspaceError(error))
         throw new TRPCError({ code: error.code === "NOT_FOUND" ? "NOT_FOUND" : "BAD_REQUEST", message: error.message });
