@@ -45,6 +45,7 @@ import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/api/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { createLiveDocs } from "@/server/live-docs/live-docs";
+import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
@@ -176,7 +177,7 @@ export async function createServices(
   const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
-  const liveDocs = createLiveDocs();
+  const liveDocs = createLiveDocs({ autosaveOf: (projectId) => findAutosave(db, projectId) });
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
   const board = createSessionBoard({ db, checkpoints, changes: buses.boardChanges });
   const extensions = createExtensions({

@@ -15,6 +15,7 @@ import { EnvironmentCard } from "@/components/settings/environment-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
+import { EditorCard } from "@/components/settings/editor-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
 
 /** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
@@ -52,6 +53,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
       <KnowledgeCard projectId={projectId} />
+      <EditorCard projectId={projectId} canEdit={canAdmin} />
       <GitCard projectId={projectId} canEdit={canAdmin} />
     </>
   );

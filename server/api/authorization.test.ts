@@ -84,6 +84,8 @@ const rules: Record<string, Rule> = {
   "project.list": "user",
   "project.create": "user",
   "project.get": "project-read",
+  "project.autosave": "project-read",
+  "project.setAutosave": "project-admin",
   "project.rename": "project-admin",
   "project.delete": "project-admin",
   "fs.tree": "project-read",

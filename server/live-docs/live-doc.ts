@@ -63,17 +63,22 @@ export class LiveDoc {
   /** The agent sessions whose cursors are shown, by session: their awareness client and its clock. */
   private agents = new Map<string, { clientId: number; clock: number; fade?: NodeJS.Timeout }>();
 
+  private autosaveTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly workspace: Workspace,
     /** The file's path as the server resolved it (root-relative, links followed). */
     readonly path: string,
     seed: { content: string; version: string },
+    /** The project's autosave delay, asked after each edit (null: off). */
+    private readonly autosaveMs: () => Promise<number | null> = async () => null,
   ) {
     this.awareness.setLocalState(null);
     this.text.insert(0, seed.content);
     this.diskText = seed.content;
     this.version = seed.version;
-    this.doc.on("update", () => {
+    this.doc.on("update", (_update: Uint8Array, origin: unknown) => {
+      if (origin !== DISK_ORIGIN) this.armAutosave();
       if (this.dirtyTimer) return;
       this.dirtyTimer = setTimeout(() => {
         this.dirtyTimer = undefined;
@@ -141,10 +146,28 @@ export class LiveDoc {
 
   destroy() {
     clearTimeout(this.dirtyTimer);
+    clearTimeout(this.autosaveTimer);
+    this.autosaveTimer = undefined;
     for (const agent of this.agents.values()) clearTimeout(agent.fade);
     this.listeners.clear();
     this.awareness.destroy();
     this.doc.destroy();
+  }
+
+  /**
+   * Autosave, once for everyone (the server's document, not each browser): the delay after the
+   * last edit, then the same save as anyone's Ctrl/Cmd+S. Each edit moves it further out.
+   */
+  private armAutosave() {
+    void this.autosaveMs()
+      .then((ms) => {
+        clearTimeout(this.autosaveTimer);
+        if (ms === null || this.doc.isDestroyed) return;
+        this.autosaveTimer = setTimeout(() => {
+          if (this.unsaved()) void this.save();
+        }, ms).unref();
+      })
+      .catch(() => undefined);
   }
 
   private step(task: () => Promise<void>): Promise<void> {

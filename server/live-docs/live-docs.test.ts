@@ -175,6 +175,37 @@ describe("live documents", () => {
     undo.destroy();
   });
 
+  it("autosaves once for everyone after the project's delay, through the same save", async () => {
+    await workspace.write("autosave.txt", "draft\n");
+    await ownerCaller.project.setAutosave({ projectId, afterMs: 500 });
+    try {
+      const a = await connected("owner", "autosave.txt");
+      const b = await connected("member", "autosave.txt");
+      type(a, 0, "A ");
+      type(b, b.text.length, "B\n");
+      await until(() => a.state?.dirty === true, "dirty", 5_000);
+      await until(async () => (await disk("autosave.txt")) === "A draft\nB\n", "the autosave", 10_000);
+      await until(() => a.state?.dirty === false && b.state?.dirty === false, "both see it saved", 5_000);
+    } finally {
+      await ownerCaller.project.setAutosave({ projectId, afterMs: null });
+    }
+    // Off again: typing stays unsaved.
+    const a = await connected("owner", "autosave.txt");
+    type(a, 0, "more ");
+    await until(() => a.state?.dirty === true, "dirty", 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await disk("autosave.txt")).toBe("A draft\nB\n");
+    await a.save();
+  });
+
+  it("refuses a member's autosave setting and nonsense delays", async () => {
+    const member = callerFor(env.context((await findUser(env.services.db, people.member.id))!));
+    await expect(member.project.setAutosave({ projectId, afterMs: 1000 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(ownerCaller.project.setAutosave({ projectId, afterMs: 1 })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+  });
+
   it("shows each person by the name the server knows, whatever the client claims", async () => {
     await workspace.write("names.txt", "x\n");
     const a = await connected("owner", "names.txt");

@@ -37,6 +37,8 @@ export interface LiveDocs {
    * open, the document takes the change in now, with the agent's cursor; otherwise nothing happens.
    */
   agentWrote(edit: { projectId: string; path: string; version: string; by: AgentAuthor }): void;
+  /** The project's autosave setting changed here: its documents take it at their next edit. */
+  autosaveChanged(projectId: string): void;
   /** Every open document of a project: their sockets are told to reconnect (the project moved away). */
   closeProject(projectId: string): void;
   /** Subscribes to a project's document closings (the sockets of `closeProject`). */
@@ -53,13 +55,30 @@ type Entry = {
   idleTimer?: NodeJS.Timeout;
 };
 
-export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDocs {
+/** How long a project's autosave setting is trusted before it is read again (another instance may change it). */
+const AUTOSAVE_SETTING_MS = 5_000;
+
+export function createLiveDocs(
+  options: {
+    keepUnsavedMs?: number;
+    /** The project's autosave delay after the last edit, null when off (the project's setting). */
+    autosaveOf?: (projectId: string) => Promise<number | null>;
+  } = {},
+): LiveDocs {
   const keepUnsavedMs = options.keepUnsavedMs ?? KEEP_UNSAVED_MS;
+  const autosaveRead = new Map<string, { at: number; ms: Promise<number | null> }>();
+  const autosaveOf = (projectId: string) => {
+    const known = autosaveRead.get(projectId);
+    if (known && Date.now() - known.at < AUTOSAVE_SETTING_MS) return known.ms;
+    const ms = options.autosaveOf ? options.autosaveOf(projectId) : Promise.resolve(null);
+    autosaveRead.set(projectId, { at: Date.now(), ms });
+    return ms;
+  };
   const entries = new Map<string, Entry>();
   const watchers = new Map<string, AbortController>();
   const closedListeners = new Map<string, Set<() => void>>();
 
-  async function seed(workspace: Workspace, path: string): Promise<LiveDoc> {
+  async function seed(projectId: string, workspace: Workspace, path: string): Promise<LiveDoc> {
     const read = await workspace.read(path, ownFile(path));
     // The reasons are shown on the tab after "Not shared live: ".
     if (read.kind !== "text") throw new NotLiveError("a binary file");
@@ -68,7 +87,7 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
     // Editors keep one line ending per file: with mixed ones their offsets and the document's would drift apart.
     if (/\r(?!\n)/.test(read.content) || (read.content.includes("\r\n") && /(^|[^\r])\n/.test(read.content)))
       throw new NotLiveError("mixed line endings");
-    return new LiveDoc(workspace, path, { content: read.content, version: read.version });
+    return new LiveDoc(workspace, path, { content: read.content, version: read.version }, () => autosaveOf(projectId));
   }
 
   function watch(projectId: string, workspace: Workspace) {
@@ -105,6 +124,7 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
     if (![...entries.values()].some((other) => other.projectId === entry.projectId)) {
       watchers.get(entry.projectId)?.abort();
       watchers.delete(entry.projectId);
+      autosaveRead.delete(entry.projectId);
     }
   }
 
@@ -115,7 +135,7 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
       const key = docKey(projectId, path);
       let entry = entries.get(key);
       if (!entry) {
-        entry = { projectId, doc: seed(workspace, path), editors: 0 };
+        entry = { projectId, doc: seed(projectId, workspace, path), editors: 0 };
         entries.set(key, entry);
         const opening = entry;
         opening.doc.catch(() => drop(key, opening));
@@ -145,6 +165,10 @@ export function createLiveDocs(options: { keepUnsavedMs?: number } = {}): LiveDo
       void entry.doc
         .then((doc) => doc.agentWrote(version, by))
         .catch((error: unknown) => console.error(`live document ${path}:`, error));
+    },
+
+    autosaveChanged(projectId) {
+      autosaveRead.delete(projectId);
     },
 
     closeProject(projectId) {

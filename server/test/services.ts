@@ -37,6 +37,7 @@ import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { createLiveDocs } from "@/server/live-docs/live-docs";
+import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
@@ -143,7 +144,7 @@ export async function createTestServices(
   });
   const terminals = createTerminalService({ sandbox });
   const language = createLanguageServers({ sandbox });
-  const liveDocs = createLiveDocs();
+  const liveDocs = createLiveDocs({ autosaveOf: (projectId) => findAutosave(database.db, projectId) });
   const environment = createProjectEnvironment({ db: database.db, files, sandbox, toolchains });
   if (options.modelBaseUrl) {
     config.models = {

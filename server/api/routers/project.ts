@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { projectAdminProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
 import * as projects from "@/server/db/repositories/projects";
+import * as liveSettings from "@/server/db/repositories/live-settings";
 import { ensurePersonalTeam, findTeamRole } from "@/server/db/repositories/teams";
 import { ImportNotAllowedError } from "@/server/services/project-files";
 import { removeProject } from "@/server/services/project-removal";
@@ -9,6 +10,13 @@ import { gitCall } from "@/server/api/routers/git";
 import { branchName, gitUrl, operationId } from "@/lib/git-schemas";
 
 const projectName = z.string().trim().min(1, "Give the project a name").max(100, "Keep the name under 100 characters");
+
+const autosaveDelay = z
+  .number()
+  .int()
+  .min(500, "Autosave waits at least half a second after the last edit")
+  .max(600_000, "Autosave waits at most 10 minutes")
+  .nullable();
 
 export const projectRouter = router({
   /** The projects of every team the caller is in, or of one team. */
@@ -70,6 +78,17 @@ export const projectRouter = router({
       }
       return project;
     }),
+
+  /** How long after the last edit the project's live documents save themselves; null: off. */
+  autosave: projectProcedure.query(async ({ ctx }) => ({
+    afterMs: await liveSettings.findAutosave(ctx.services.db, ctx.project.id),
+  })),
+
+  setAutosave: projectAdminProcedure.input(z.object({ afterMs: autosaveDelay })).mutation(async ({ ctx, input }) => {
+    await liveSettings.setAutosave(ctx.services.db, ctx.project.id, input.afterMs);
+    ctx.services.liveDocs.autosaveChanged(ctx.project.id);
+    return input;
+  }),
 
   rename: projectAdminProcedure
     .input(z.object({ name: projectName }))
