@@ -23,6 +23,7 @@ import { MAIN_TREE, treeIdOf, treeKey, treeNameSchema } from "@/lib/trees";
 import { LIVE_DOC_WS_PATH, LiveDocCloseCode, MAX_LIVE_FRAME_BYTES, colorOf } from "@/lib/live-doc-protocol";
 import { NotLiveError } from "@/server/live-docs/live-docs";
 import { serveLiveDoc } from "@/server/live-docs/live-doc-socket";
+import { openFilesRoom } from "@/server/bus/presence";
 import { isWorkspaceError } from "@/server/workspace";
 import { specForServer } from "@/server/language/registry";
 import {
@@ -456,10 +457,19 @@ async function upgradeLiveDoc(
           if (!canWrite()) ws.close(LiveDocCloseCode.reconnect, "Your role changed; reconnecting.");
         }, 500).unref();
     });
+    // The explorer shows who has which file open, across instances (the presence bus).
+    const leaveRoom = services.presence.join(openFilesRoom(projectId), {
+      key: `user:${user.id}\u0000${opened.doc.path}`,
+      userId: user.id,
+      name: user.name,
+      guest: false,
+      place: opened.doc.path,
+    });
     serveLiveDoc(ws, opened.doc, {
       who: { name: user.name, color: colorOf(user.id) },
       canWrite,
       onClose: () => {
+        leaveRoom();
         stopClosed();
         opened.leave();
       },

@@ -7,6 +7,7 @@ import { baseName, isWithin, joinPath, parentOf } from "@/components/ui/paths";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { useTreeInput } from "@/components/ui/tree-context";
+import { useOpenFilesPresence } from "@/components/explorer/open-by";
 
 export type EntryType = "file" | "directory" | "symlink";
 export type Creating = { parent: string; type: "file" | "directory" } | null;
@@ -74,6 +75,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
     if (folders.length) setExpandedList((list) => [...list, ...folders.filter((f) => !list.includes(f))]);
   }, [active, setExpandedList]);
   const unsaved = useMemo(() => new Set([...buffers.values()].filter((f) => f.dirty).map((f) => f.path)), [buffers]);
+  const openBy = useOpenFilesPresence(projectId, !tree.tree);
 
   // The root folder is asked for with the project, before the tree is on screen (see IdeView).
   useEffect(() => {
@@ -163,6 +165,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
     selected,
     setSelected,
     unsaved,
+    openBy,
     renaming,
     setRenaming: (path: string | null) => setRenaming(canWrite ? path : null),
     creating,

@@ -35,6 +35,9 @@ export function TreeRow({
 
   const decoration = useGitDecorations()?.(entry.path, isDir) ?? null;
   const unsaved = explorer.unsaved.has(entry.path);
+  // Others in a file: their initials; in a collapsed folder: one quiet dot, the names on hover.
+  const openers = isDir ? [] : explorer.openBy.file(entry.path);
+  const inFolder = isDir && !open ? explorer.openBy.folder(entry.path) : [];
   const className = [
     "tree-row",
     explorer.selected === entry.path && "selected",
@@ -125,6 +128,35 @@ export function TreeRow({
         >
           ●
         </span>
+      )}
+      {openers.length > 0 && (
+        <span
+          className="tree-peers"
+          title={`Open by ${openers.map((person) => person.name).join(", ")}`}
+          data-testid="tree-peers"
+        >
+          {openers.slice(0, 3).map((person) => (
+            <span
+              key={person.name}
+              className="tree-peer"
+              style={{ backgroundColor: person.color }}
+              data-name={person.name}
+            >
+              {person.name.slice(0, 1).toUpperCase()}
+            </span>
+          ))}
+          {openers.length > 3 && <span className="tree-peer-more">+{openers.length - 3}</span>}
+        </span>
+      )}
+      {inFolder.length > 0 && (
+        <span
+          className="tree-folder-peers"
+          role="img"
+          aria-label={`Open inside by ${inFolder.map((person) => person.name).join(", ")}`}
+          title={inFolder.map((person) => `${person.name}: ${person.files.join(", ")}`).join("\n")}
+          style={{ backgroundColor: inFolder[0]!.color }}
+          data-testid="tree-folder-peers"
+        />
       )}
       {decoration?.letter && (
         <span className="git-letter" data-testid="git-decoration">

@@ -88,6 +88,7 @@ const rules: Record<string, Rule> = {
   "project.setAutosave": "project-admin",
   "project.rename": "project-admin",
   "project.delete": "project-admin",
+  "fs.presence": "project-read",
   "fs.tree": "project-read",
   "fs.files": "project-read",
   "fs.read": "project-read",

@@ -118,8 +118,11 @@ function endWhen<T>(
   return iterator;
 }
 
-/** The session's watchers now and after every change, counting the subscriber as watching. */
-export function presenceStream(presence: Presence, sessionId: string, viewer: Watcher, signal?: AbortSignal) {
+/**
+ * A room's watchers now and after every change: a session's, counting the subscriber as watching
+ * (`viewer`), or a project's open files (openFilesRoom), which the subscriber only looks at.
+ */
+export function presenceStream(presence: Presence, sessionId: string, viewer: Watcher | null, signal?: AbortSignal) {
   return endableStream(
     async function* (stop) {
       const queue: PresenceEntry[][] = [];
@@ -128,7 +131,9 @@ export function presenceStream(presence: Presence, sessionId: string, viewer: Wa
         queue.push(entries);
         wake?.();
       });
-      const leave = presence.join(sessionId, viewer);
+      // A watcher who only looks (the explorer's open files) starts from what is there now.
+      const leave = viewer ? presence.join(sessionId, viewer) : () => undefined;
+      if (!viewer) queue.push(presence.snapshot(sessionId));
       const onStop = () => wake?.();
       stop.addEventListener("abort", onStop);
       try {
@@ -141,12 +146,13 @@ export function presenceStream(presence: Presence, sessionId: string, viewer: Wa
           // Only the newest snapshot matters.
           const entries = queue.splice(0).at(-1)!;
           // A guest's key names its link: never sent.
-          yield entries.map(({ key, userId, name, guest, typing }, i) => ({
+          yield entries.map(({ key, userId, name, guest, typing, place }, i) => ({
             key: userId ? key : `guest-${i}`,
             userId,
             name,
             guest,
             typing,
+            ...(place ? { place } : {}),
           }));
         }
       } finally {

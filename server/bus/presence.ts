@@ -1,7 +1,17 @@
 // Who is watching a session and who is typing in it. Ephemeral: kept in memory, never stored.
 // With several server instances, server/cluster/pg-presence.ts shares each instance's part.
 
-export type Watcher = { key: string; userId: string | null; name: string; guest: boolean };
+export type Watcher = {
+  key: string;
+  userId: string | null;
+  name: string;
+  guest: boolean;
+  /** Where in the room they are: in a project's open-files room, the file they have open. */
+  place?: string;
+};
+
+/** The room of a project's files open live: one entry per person and file (the explorer's presence). */
+export const openFilesRoom = (projectId: string) => `files:${projectId}`;
 export type PresenceEntry = Watcher & { typing: boolean };
 
 const TYPING_MS = 5_000;

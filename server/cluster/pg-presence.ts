@@ -24,6 +24,7 @@ const messageSchema = z.union([
         userId: z.string().nullable(),
         name: z.string(),
         guest: z.boolean(),
+        place: z.string().max(4096).optional(),
         typing: z.boolean(),
       }),
     ),

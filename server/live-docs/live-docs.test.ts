@@ -206,6 +206,26 @@ describe("live documents", () => {
     });
   });
 
+  it("tells the project who has which file open (the explorer's presence), and when they leave", async () => {
+    await workspace.write("src/open.ts", "x\n", { createParents: true });
+    const stream = (await ownerCaller.fs.presence({ projectId }))[Symbol.asyncIterator]();
+    const seen: { name: string; place?: string }[][] = [];
+    const reading = (async () => {
+      for (let next = await stream.next(); !next.done; next = await stream.next()) seen.push(next.value);
+    })();
+    const milo = connect("member", "src/open.ts");
+    await until(() => milo.connection.connected, "connected", 10_000);
+    await until(
+      () => seen.at(-1)?.some((entry) => entry.name === "Milo" && entry.place === "src/open.ts") ?? false,
+      "Milo in src/open.ts",
+      5_000,
+    );
+    milo.connection.destroy();
+    await until(() => !seen.at(-1)?.some((entry) => entry.name === "Milo"), "Milo gone", 5_000);
+    await stream.return?.();
+    await reading;
+  });
+
   it("shows each person by the name the server knows, whatever the client claims", async () => {
     await workspace.write("names.txt", "x\n");
     const a = await connected("owner", "names.txt");

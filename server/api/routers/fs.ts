@@ -10,7 +10,9 @@ import {
   treeInputSchema,
   writeInputSchema,
 } from "@/lib/fs-schemas";
-import { router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
+import { projectProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
+import { presenceStream } from "@/server/api/live";
+import { openFilesRoom } from "@/server/bus/presence";
 import { isWorkspaceError, watchWorkspace, type WorkspaceErrorCode } from "@/server/workspace";
 import { listWorkspaceFiles } from "@/server/workspace/file-list";
 
@@ -43,6 +45,11 @@ async function workspaceCall<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export const fsRouter = router({
+  /** Who has which of the project's files open live (the explorer's initials), now and on every change. */
+  presence: projectProcedure.subscription(({ ctx, signal }) =>
+    presenceStream(ctx.services.presence, openFilesRoom(ctx.project.id), null, signal),
+  ),
+
   tree: workspaceProcedure.input(treeInputSchema).query(({ ctx, input }) =>
     workspaceCall(async () => {
       const entries = await ctx.workspace.list(input.path);
