@@ -116,7 +116,7 @@ export class LiveDoc {
   /** The file changed on disk (the watcher saw it): merge it in unless it is our own save. */
   diskChanged(version: string | undefined): Promise<void> {
     if (version !== undefined && version === this.version) return Promise.resolve();
-    return this.step(() => this.syncFromDisk());
+    return this.step(async () => void (await this.syncFromDisk()));
   }
 
   /**
