@@ -108,7 +108,7 @@ async function throughTandem(count: number, root: string) {
   }
   await typeTogether(editors, record);
   for (const editor of editors) editor.close();
-  docs.dispose();
+  await docs.dispose();
   server.close();
   return record.delays;
 }
@@ -186,7 +186,7 @@ async function memoryPerDocument(root: string) {
   gc?.();
   const after = process.memoryUsage().heapUsed;
   for (const { leave } of held) leave();
-  docs.dispose();
+  await docs.dispose();
   return { perDocKb: (after - before) / MEMORY_DOCS / 1024, fileKb: Buffer.byteLength(SEED) / 1024, measured: !!gc };
 }
 

@@ -45,6 +45,7 @@ import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/api/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { createLiveDocs } from "@/server/live-docs/live-docs";
+import { createUnsavedJournal } from "@/server/live-docs/unsaved-journal";
 import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
@@ -177,7 +178,10 @@ export async function createServices(
   const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
   const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
-  const liveDocs = createLiveDocs({ autosaveOf: (projectId) => findAutosave(db, projectId) });
+  const liveDocs = createLiveDocs({
+    autosaveOf: (projectId) => findAutosave(db, projectId),
+    journal: createUnsavedJournal(config.dataDir),
+  });
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
   const board = createSessionBoard({ db, checkpoints, changes: buses.boardChanges });
   const extensions = createExtensions({
@@ -315,7 +319,7 @@ export async function createServices(
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();
-      liveDocs.dispose();
+      await liveDocs.dispose();
       await language.dispose();
       await sandbox.networks?.close();
       await buses.close();

@@ -15,6 +15,8 @@ import { connect, signIn, signOut, signUp } from "@/server/test/cluster-client";
 import { until } from "@/server/test/until";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { languageSocketUrl } from "@/lib/language-protocol";
+import { liveDocSocketUrl } from "@/lib/live-doc-protocol";
+import { LiveDocConnection, type SocketLike } from "@/lib/live-doc-connection";
 import { createInstance, instanceEnv, startCluster, type Cluster, type ClusterInstance } from "@/server/test/cluster";
 import { freePort } from "@/scripts/free-port.mjs";
 import { startLoadBalancer, type LoadBalancer } from "@/server/test/load-balancer";
@@ -621,6 +623,42 @@ describe("a project's terminals belong to one instance; requests that land elsew
       expect(status).toBe(403);
     }
   });
+
+  it("keeps a live document through its holder's death: an editor on another instance reconnects by itself and types on, and saved text is intact", async () => {
+    const { projectId } = await ownedProject("Live failover");
+    const holder = (await ownerOf(projectId))!;
+    const edge = cluster.instances.find((instance) => instance !== holder && instance.running)!;
+    const viaEdge = client(edge.url);
+    await viaEdge.trpc.fs.write.mutate({ projectId, path: "notes.txt", content: "saved\n", createParents: false });
+    const url = liveDocSocketUrl({ protocol: "http:", host: new URL(edge.url).host }, projectId, "notes.txt");
+    const editor = new LiveDocConnection(
+      url,
+      (at) => new WebSocket(at, { headers: { cookie: ann.cookie, origin: edge.url } }) as unknown as SocketLike,
+    );
+    try {
+      // Through the edge, forwarded to the holder.
+      await until(() => editor.connected, "the editor connected through another instance", 15_000);
+      editor.text.insert(0, "first ");
+      await editor.save();
+      editor.text.insert(editor.text.length, "unsaved\n");
+      await new Promise((resolve) => setTimeout(resolve, 3_000)); // the journal follows within 2 s
+      editor.text.insert(editor.text.length, "late\n");
+      await holder.kill9();
+      await until(() => !editor.connected, "the editor cut off", 10_000);
+      // By itself: the edge forwards to the next holder once the dead one's lease lapses.
+      await until(() => editor.connected, "the editor reconnected by itself", 30_000);
+      expect(editor.text.toString()).toBe("first saved\nunsaved\nlate\n");
+      editor.text.insert(editor.text.length, "after\n");
+      await editor.save();
+      const read = await viaEdge.trpc.fs.read.query({ projectId, path: "notes.txt" });
+      expect(read.kind === "text" && read.content).toBe("first saved\nunsaved\nlate\nafter\n");
+      expect((await ownerOf(projectId))?.index).not.toBe(holder.index);
+    } finally {
+      editor.destroy();
+      viaEdge.close();
+      await holder.start();
+    }
+  }, 120_000);
 
   it("moves the lease to a live instance when the owner is killed with -9, and a new terminal works there", async () => {
     const { projectId } = await ownedProject("Survivor");

@@ -4,6 +4,7 @@ import * as encoding from "lib0/encoding";
 import { Awareness, applyAwarenessUpdate } from "y-protocols/awareness";
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
 import { mergeAsEdits } from "@/lib/text-merge";
+import type { JournalEntry } from "./unsaved-journal";
 
 /** The transaction origin of edits that came from the disk (a terminal, git, the agent), not from an editor. */
 export const DISK_ORIGIN = "disk";
@@ -16,6 +17,12 @@ export const AGENT_COLOR = "#12a594";
 
 /** Who wrote a change the agent made: its session, named as people see its cursor. */
 export type AgentAuthor = { sessionId: string; name: string };
+
+/** How far behind the typing the unsaved journal may be. */
+const JOURNAL_MS = 2_000;
+
+/** One document's place in the unsaved journal. */
+export type DocJournal = { write(entry: JournalEntry): Promise<void>; remove(): Promise<void> };
 
 /** How often the shared dirty mark is recomputed while people type (it reads the whole text). */
 const DIRTY_CHECK_MS = 100;
@@ -50,7 +57,7 @@ export class LiveDoc {
   readonly doc = new Y.Doc();
   readonly text = this.doc.getText("content");
   readonly awareness = new Awareness(this.doc);
-  readonly epoch = randomUUID();
+  readonly epoch: string;
   private diskText: string;
   private version: string | null;
   private saving = false;
@@ -64,20 +71,46 @@ export class LiveDoc {
   private agents = new Map<string, { clientId: number; clock: number; fade?: NodeJS.Timeout }>();
 
   private autosaveTimer: NodeJS.Timeout | undefined;
+  private readonly autosaveMs: () => Promise<number | null>;
+  private readonly journal: DocJournal | undefined;
+  private journalTimer: NodeJS.Timeout | undefined;
+  /** Whether the journal holds this document's unsaved state (removed once it is saved). */
+  private journaled = false;
+  private journalOps: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly workspace: Workspace,
     /** The file's path as the server resolved it (root-relative, links followed). */
     readonly path: string,
     seed: { content: string; version: string },
-    /** The project's autosave delay, asked after each edit (null: off). */
-    private readonly autosaveMs: () => Promise<number | null> = async () => null,
+    options: {
+      /** The project's autosave delay, asked after each edit (null: off). */
+      autosaveMs?: () => Promise<number | null>;
+      /** Where its unsaved state is kept a few seconds behind (unsaved-journal.ts). */
+      journal?: DocJournal;
+      /** The state a previous holder kept: the document continues from it (then merges the disk's changes since). */
+      kept?: JournalEntry;
+    } = {},
   ) {
+    this.autosaveMs = options.autosaveMs ?? (async () => null);
+    this.journal = options.journal;
     this.awareness.setLocalState(null);
-    this.text.insert(0, seed.content);
-    this.diskText = seed.content;
-    this.version = seed.version;
+    const kept = options.kept;
+    if (kept) {
+      Y.applyUpdate(this.doc, kept.update, DISK_ORIGIN);
+      this.epoch = kept.epoch;
+      this.diskText = kept.diskText;
+      this.version = kept.version;
+      this.journaled = true;
+      this.dirty = this.unsaved();
+    } else {
+      this.text.insert(0, seed.content);
+      this.epoch = randomUUID();
+      this.diskText = seed.content;
+      this.version = seed.version;
+    }
     this.doc.on("update", (_update: Uint8Array, origin: unknown) => {
+      this.armJournal();
       if (origin !== DISK_ORIGIN) this.armAutosave();
       if (this.dirtyTimer) return;
       this.dirtyTimer = setTimeout(() => {
@@ -144,7 +177,35 @@ export class LiveDoc {
     });
   }
 
+  /**
+   * Writes the unsaved state to the journal now (the project moves to another instance, or this
+   * one stops), or removes it when everything is saved.
+   */
+  flushJournal(): Promise<void> {
+    clearTimeout(this.journalTimer);
+    this.journalTimer = undefined;
+    const journal = this.journal;
+    if (!journal || this.doc.isDestroyed) return this.journalOps.then(() => undefined);
+    const unsaved = this.unsaved();
+    if (!unsaved && !this.journaled) return this.journalOps.then(() => undefined);
+    const entry = unsaved
+      ? { epoch: this.epoch, version: this.version, diskText: this.diskText, update: Y.encodeStateAsUpdate(this.doc) }
+      : null;
+    this.journaled = unsaved;
+    const op = this.journalOps.then(() => (entry ? journal.write(entry) : journal.remove()));
+    this.journalOps = op.catch((error: unknown) => console.error(`keeping unsaved ${this.path}:`, error));
+    return this.journalOps.then(() => undefined);
+  }
+
+  /** Gives up its unsaved state for good (nobody came back for it): the journal forgets it too. */
+  async abandon() {
+    this.destroy();
+    await this.journalOps;
+    await this.journal?.remove().catch(() => undefined);
+  }
+
   destroy() {
+    clearTimeout(this.journalTimer);
     clearTimeout(this.dirtyTimer);
     clearTimeout(this.autosaveTimer);
     this.autosaveTimer = undefined;
@@ -170,6 +231,12 @@ export class LiveDoc {
       .catch(() => undefined);
   }
 
+  /** The journal follows a few seconds behind the typing: what a holder that dies loses at most. */
+  private armJournal() {
+    if (!this.journal || this.journalTimer) return;
+    this.journalTimer = setTimeout(() => void this.flushJournal(), JOURNAL_MS).unref();
+  }
+
   private step(task: () => Promise<void>): Promise<void> {
     const run = this.steps.then(task, task);
     this.steps = run.catch(() => undefined);
@@ -184,6 +251,7 @@ export class LiveDoc {
     const dirty = this.version === null || this.text.toString() !== this.diskText;
     if (dirty === this.dirty && !force) return;
     this.dirty = dirty;
+    if (!dirty && this.journaled) void this.flushJournal();
     this.changed();
   }
 

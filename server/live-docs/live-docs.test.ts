@@ -226,6 +226,26 @@ describe("live documents", () => {
     await reading;
   });
 
+  it("keeps unsaved typing for the next holder: the document starts again as the same one, and its editors type on", async () => {
+    await workspace.write("moved.txt", "saved line\n");
+    const a = await connected("owner", "moved.txt");
+    const b = await connected("member", "moved.txt");
+    type(a, 0, "unsaved A ");
+    await until(() => b.text.toString().startsWith("unsaved A "), "b sees a's typing", 5_000);
+    const epoch = a.state?.epoch;
+    // The instance loses the project (another took it over): every document closes, kept in the journal.
+    env.services.liveDocs.closeProject(projectId);
+    await until(() => !a.connected, "a told to reconnect", 5_000);
+    await until(() => a.connected && b.connected, "both back", 15_000);
+    expect(a.state?.epoch).toBe(epoch);
+    expect(a.text.toString()).toBe("unsaved A saved line\n");
+    expect(a.state?.dirty).toBe(true);
+    type(b, b.text.length, "B after\n");
+    await until(() => a.text.toString().endsWith("B after\n"), "typing goes on", 5_000);
+    await a.save();
+    expect(await disk("moved.txt")).toBe("unsaved A saved line\nB after\n");
+  });
+
   it("shows each person by the name the server knows, whatever the client claims", async () => {
     await workspace.write("names.txt", "x\n");
     const a = await connected("owner", "names.txt");

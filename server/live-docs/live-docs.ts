@@ -1,6 +1,7 @@
 import { watchWorkspace, WorkspaceError, type Workspace } from "@/server/workspace";
 import { LIVE_DOC_MAX_BYTES } from "@/lib/live-doc-protocol";
 import { LiveDoc, ownFile, type AgentAuthor } from "./live-doc";
+import type { UnsavedJournal } from "./unsaved-journal";
 
 // The files open live in this instance's projects (the instance holding each project's workspace;
 // in a cluster the live socket is forwarded there like the terminal's). A document lives while
@@ -45,7 +46,8 @@ export interface LiveDocs {
   onClosed(projectId: string, listener: () => void): () => void;
   /** How many documents are open (benchmarks and tests). */
   size(): number;
-  dispose(): void;
+  /** Closes every document, their unsaved state kept in the journal for the next start or holder. */
+  dispose(): Promise<void>;
 }
 
 type Entry = {
@@ -63,6 +65,8 @@ export function createLiveDocs(
     keepUnsavedMs?: number;
     /** The project's autosave delay after the last edit, null when off (the project's setting). */
     autosaveOf?: (projectId: string) => Promise<number | null>;
+    /** Where unsaved typing is kept a few seconds behind, for the next holder (unsaved-journal.ts). */
+    journal?: UnsavedJournal;
   } = {},
 ): LiveDocs {
   const keepUnsavedMs = options.keepUnsavedMs ?? KEEP_UNSAVED_MS;
@@ -75,6 +79,8 @@ export function createLiveDocs(
     return ms;
   };
   const entries = new Map<string, Entry>();
+  /** Documents being closed, by key, until their journal is written or removed. */
+  const closing = new Map<string, Promise<unknown>>();
   const watchers = new Map<string, AbortController>();
   const closedListeners = new Map<string, Set<() => void>>();
 
@@ -87,7 +93,25 @@ export function createLiveDocs(
     // Editors keep one line ending per file: with mixed ones their offsets and the document's would drift apart.
     if (/\r(?!\n)/.test(read.content) || (read.content.includes("\r\n") && /(^|[^\r])\n/.test(read.content)))
       throw new NotLiveError("mixed line endings");
-    return new LiveDoc(workspace, path, { content: read.content, version: read.version }, () => autosaveOf(projectId));
+    const { journal } = options;
+    // A document of this file being closed here writes its journal first: that is where this one starts.
+    await closing.get(docKey(projectId, path));
+    const kept = (await journal?.read(projectId, path).catch(() => null)) ?? undefined;
+    const doc = new LiveDoc(workspace, path, read, {
+      autosaveMs: () => autosaveOf(projectId),
+      ...(journal
+        ? {
+            journal: {
+              write: (entry) => journal.write(projectId, path, entry),
+              remove: () => journal.remove(projectId, path),
+            },
+          }
+        : {}),
+      ...(kept ? { kept } : {}),
+    });
+    // Kept from before: what changed on disk since is merged in as any change on disk is.
+    if (kept && kept.version !== read.version) await doc.diskChanged(read.version);
+    return doc;
   }
 
   function watch(projectId: string, workspace: Workspace) {
@@ -116,11 +140,19 @@ export function createLiveDocs(
     return (await Promise.all(docs.map((doc) => doc.catch(() => null)))).filter((doc) => doc !== null);
   }
 
-  function drop(key: string, entry: Entry) {
+  /**
+   * `idle`: nobody came back for it (its unsaved typing, if any, is given up); `close`: the project
+   * moves to another instance or this one stops, and its unsaved state is kept for the next holder.
+   */
+  function drop(key: string, entry: Entry, how: "idle" | "close") {
     if (entries.get(key) !== entry) return;
     clearTimeout(entry.idleTimer);
     entries.delete(key);
-    void entry.doc.then((doc) => doc.destroy()).catch(() => undefined);
+    const closed = entry.doc
+      .then((doc) => (how === "idle" ? doc.abandon() : doc.flushJournal().then(() => doc.destroy())))
+      .catch(() => undefined);
+    closing.set(key, closed);
+    void closed.then(() => closing.get(key) === closed && closing.delete(key));
     if (![...entries.values()].some((other) => other.projectId === entry.projectId)) {
       watchers.get(entry.projectId)?.abort();
       watchers.delete(entry.projectId);
@@ -138,7 +170,7 @@ export function createLiveDocs(
         entry = { projectId, doc: seed(projectId, workspace, path), editors: 0 };
         entries.set(key, entry);
         const opening = entry;
-        opening.doc.catch(() => drop(key, opening));
+        opening.doc.catch(() => drop(key, opening, "idle"));
         watch(projectId, workspace);
       }
       clearTimeout(entry.idleTimer);
@@ -153,8 +185,8 @@ export function createLiveDocs(
           left = true;
           held.editors -= 1;
           if (held.editors > 0) return;
-          if (!doc.unsaved()) return drop(key, held);
-          held.idleTimer = setTimeout(() => drop(key, held), keepUnsavedMs).unref();
+          if (!doc.unsaved()) return drop(key, held, "idle");
+          held.idleTimer = setTimeout(() => drop(key, held, "idle"), keepUnsavedMs).unref();
         },
       };
     },
@@ -172,7 +204,7 @@ export function createLiveDocs(
     },
 
     closeProject(projectId) {
-      for (const [key, entry] of [...entries]) if (entry.projectId === projectId) drop(key, entry);
+      for (const [key, entry] of [...entries]) if (entry.projectId === projectId) drop(key, entry, "close");
       for (const listener of [...(closedListeners.get(projectId) ?? [])]) listener();
     },
 
@@ -188,8 +220,10 @@ export function createLiveDocs(
 
     size: () => entries.size,
 
-    dispose() {
-      for (const [key, entry] of [...entries]) drop(key, entry);
+    async dispose() {
+      for (const [key, entry] of [...entries]) drop(key, entry, "close");
+      // Unsaved typing reaches the journal before the process goes.
+      await Promise.all(closing.values());
     },
   };
 }

@@ -37,6 +37,7 @@ import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
 import { createLiveDocs } from "@/server/live-docs/live-docs";
+import { createUnsavedJournal } from "@/server/live-docs/unsaved-journal";
 import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
@@ -144,7 +145,10 @@ export async function createTestServices(
   });
   const terminals = createTerminalService({ sandbox });
   const language = createLanguageServers({ sandbox });
-  const liveDocs = createLiveDocs({ autosaveOf: (projectId) => findAutosave(database.db, projectId) });
+  const liveDocs = createLiveDocs({
+    autosaveOf: (projectId) => findAutosave(database.db, projectId),
+    journal: createUnsavedJournal(dataDir),
+  });
   const environment = createProjectEnvironment({ db: database.db, files, sandbox, toolchains });
   if (options.modelBaseUrl) {
     config.models = {
@@ -288,7 +292,7 @@ export async function createTestServices(
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();
-      liveDocs.dispose();
+      await liveDocs.dispose();
       await language.dispose();
       await services.limits.close();
       await database.drop();

@@ -37,6 +37,7 @@ const RAW_FS_ALLOWED: Record<string, string> = {
   "services/checkpoints.ts":
     "removes a project's checkpoint store, and hands it to the project's user (server data folder)",
   "auth/secret.ts": "the server's own secret file",
+  "live-docs/unsaved-journal.ts": "live documents' unsaved typing under the server's data folder, by hashed path",
   "db/embedded.ts": "the embedded database's files",
   "db/migrate.ts": "migration files shipped with the server",
   "db/schema-shape/prisma-dmmf.ts": "the Prisma schema shipped with the server",
