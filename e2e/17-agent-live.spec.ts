@@ -51,7 +51,11 @@ test("the agent's edit arrives live with its cursor while a person types in the 
         {
           id: "e1",
           name: "edit",
-          arguments: { path: "shapes.ts", old_string: "  return width * height;", new_string: "  return Math.round(width * height);" },
+          arguments: {
+            path: "shapes.ts",
+            old_string: "  return width * height;",
+            new_string: "  return Math.round(width * height);",
+          },
         },
       ],
     },
@@ -73,6 +77,7 @@ test("the agent's edit arrives live with its cursor while a person types in the 
 
   // Lin opens both files; Ada's explorer shows her initial by the file, and a dot on the closed folder.
   await linIde.openProject(PROJECT);
+  await linIde.page.getByTestId("tree-item-lib").click();
   await linIde.openFile("lib/util.ts");
   await linIde.openFile("shapes.ts");
   const row = (path: string) => page.getByTestId(`tree-item-${path}`);
