@@ -108,7 +108,6 @@ describe("the agent edits live", () => {
         { text: "area() rounds now." },
       ],
     });
-    const before = Date.now();
     await caller.session.send({ sessionId: session.id, text: "round area" });
     await until(() => pia.text.toString().includes("Math.round"), "the agent's edit in Pia's document", 15_000);
     // At once, not after the watcher's delay; and with the agent's cursor, named after its session.
@@ -116,7 +115,6 @@ describe("the agent edits live", () => {
     expect(sawAgent?.user.name).toBe("Agent · Rounding");
     expect(sawAgent?.selection).toBeDefined();
     await h.agent.idle(session.id);
-    expect(Date.now() - before).toBeLessThan(15_000);
 
     // Both changes in the document; the disk has the agent's alone until someone saves.
     expect(pia.text.toString()).toContain("Math.round(width * height)");

@@ -71,6 +71,8 @@ export class LiveDoc {
   private agents = new Map<string, { clientId: number; clock: number; fade?: NodeJS.Timeout }>();
 
   private autosaveTimer: NodeJS.Timeout | undefined;
+  /** Where the last change from disk landed (the agent's cursor goes there when the watcher was first). */
+  private lastMerge: { range: { start: number; end: number } } | undefined;
   private readonly autosaveMs: () => Promise<number | null>;
   private readonly journal: DocJournal | undefined;
   private journalTimer: NodeJS.Timeout | undefined;
@@ -157,10 +159,10 @@ export class LiveDoc {
    * than when the watcher sees it, and show the agent's cursor over what changed for a few seconds.
    */
   agentWrote(version: string, by: AgentAuthor): Promise<void> {
-    if (version === this.version) return Promise.resolve();
     return this.step(async () => {
-      const changed = await this.syncFromDisk();
-      if (changed) this.showAgent(by, changed);
+      // The watcher may have merged it in first: then the cursor goes where that merge landed.
+      const changed = version === this.version ? this.lastMerge?.range : await this.syncFromDisk();
+      if (changed && this.version === version) this.showAgent(by, changed);
     });
   }
 
@@ -351,7 +353,9 @@ export class LiveDoc {
     this.conflicts += merged.conflicts;
     this.error = undefined;
     this.refreshDirty(true);
-    return changedRange(edits);
+    const range = changedRange(edits);
+    this.lastMerge = range ? { range } : undefined;
+    return range;
   }
 }
 
