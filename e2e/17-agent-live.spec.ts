@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { admin, expect, screenshotPath, signUpPerson, test, type TestUser } from "./fixtures";
+import { admin, expect, newContext, screenshotPath, signUpPerson, test, type TestUser } from "./fixtures";
 import { AgentPanel } from "./pages/agent";
 import type { IdePage } from "./pages/ide";
 import { ReviewPage } from "./pages/review";
@@ -39,8 +39,11 @@ test("the agent's edit arrives live with its cursor while a person types in the 
   page,
   ide,
   browser,
+  pageErrors,
 }) => {
   test.setTimeout(180_000);
+  // The share page's session view asks for the file listing (@-completion) that a guest may not read.
+  pageErrors.allow(/status of 401 .*\/api\/trpc\/fs\.files/);
   const agent = new AgentPanel(page);
   const review = new ReviewPage(page);
   await agent.script([
@@ -112,4 +115,19 @@ test("the agent's edit arrives live with its cursor while a person types in the 
     .toBe(SOURCE.replace("width * height", "Math.round(width * height)").replace("name;", "name; // Lin was here"));
   // The cursor fades after a few seconds.
   await expect(linIde.page.locator(".live-caret")).toHaveCount(0, { timeout: 15_000 });
+
+  // A view link to Ada's session watches the file live, with Lin's cursor, read-only.
+  await page.getByTestId("session-share").click();
+  await page.getByTestId("share-label").fill("Watchers");
+  await page.getByTestId("share-create").click();
+  const shareUrl = await page.getByTestId("share-url").inputValue();
+  await page.keyboard.press("Escape");
+  const guest = await (await newContext(browser)).newPage();
+  await guest.goto(shareUrl);
+  await guest.getByTestId("share-file-shapes.ts").click();
+  await expect(guest.getByTestId("share-live-text")).toContainText("// Lin was here");
+  await linIde.page.keyboard.type(" and back");
+  await expect(guest.getByTestId("share-live-text")).toContainText("// Lin was here and back");
+  await expect(guest.locator(`[data-testid=share-caret][data-name="${lin.name}"]`)).toBeVisible();
+  await guest.screenshot({ path: screenshotPath("share-live-viewer") });
 });

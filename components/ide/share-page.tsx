@@ -8,7 +8,14 @@ import Link from "next/link";
 import { useCallback, useMemo, useState } from "react";
 import { GUEST_ID, SessionView } from "@/components/chat/session-view";
 import type { FileApi } from "@/components/editor/file-buffers";
-import { OpenFilesProvider, useBuffersState, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
+import {
+  OpenFilesProvider,
+  useBuffersState,
+  useFileBuffers,
+  useOpenTabs,
+  useTabsState,
+} from "@/components/editor/open-files-context";
+import { LiveFileText } from "@/components/share/live-file-text";
 import { TrpcProvider, useTRPC, useTRPCClient } from "@/components/trpc-provider";
 import { Brand } from "@/components/ui/brand";
 import { errorMessage } from "@/components/ui/error-message";
@@ -135,6 +142,9 @@ function TouchedFiles({ sessionId }: { sessionId: string }) {
   const open = useBuffersState();
   const [shown, setShown] = useState<string | null>(null);
   const current = open.get(active ?? shown ?? "");
+  const buffers = useFileBuffers();
+  // A live document: people's typing and cursors as they happen.
+  const live = current?.live ? buffers.liveConnection(current.path) : undefined;
   return (
     <>
       <div className="pane-header">Files this session touched</div>
@@ -168,6 +178,8 @@ function TouchedFiles({ sessionId }: { sessionId: string }) {
             <p className="error-text">{current.error}</p>
           ) : current.kind === "binary" ? (
             <p className="hint">A binary file ({current.size} bytes).</p>
+          ) : live ? (
+            <LiveFileText path={current.path} connection={live} buffers={buffers} />
           ) : (
             <pre className="share-file-content">{current.diskContent}</pre>
           )}
