@@ -1,22 +1,15 @@
 import { randomUUID } from "node:crypto";
 import * as Y from "yjs";
-import * as encoding from "lib0/encoding";
-import { Awareness, applyAwarenessUpdate } from "y-protocols/awareness";
+import { Awareness } from "y-protocols/awareness";
 import { isWorkspaceError, type Workspace } from "@/server/workspace";
 import { mergeAsEdits } from "@/lib/text-merge";
 import type { JournalEntry } from "./unsaved-journal";
+import { AgentCursors, type AgentAuthor } from "./agent-cursors";
 
 /** The transaction origin of edits that came from the disk (a terminal, git, the agent), not from an editor. */
 export const DISK_ORIGIN = "disk";
 
 const MERGE_LABELS = { mine: "unsaved live edits", theirs: "on disk" };
-/** How long the agent's cursor stays where it last wrote. */
-export const AGENT_CURSOR_MS = 5_000;
-/** The agent's colour in documents, apart from people's (lib/live-doc-protocol.ts colorOf). */
-export const AGENT_COLOR = "#12a594";
-
-/** Who wrote a change the agent made: its session, named as people see its cursor. */
-export type AgentAuthor = { sessionId: string; name: string };
 
 /** How far behind the typing the unsaved journal may be. */
 const JOURNAL_MS = 2_000;
@@ -67,8 +60,7 @@ export class LiveDoc {
   private dirtyTimer: NodeJS.Timeout | undefined;
   private steps: Promise<unknown> = Promise.resolve();
   private listeners = new Set<() => void>();
-  /** The agent sessions whose cursors are shown, by session: their awareness client and its clock. */
-  private agents = new Map<string, { clientId: number; clock: number; fade?: NodeJS.Timeout }>();
+  private readonly agents = new AgentCursors(this.awareness, this.text, DISK_ORIGIN);
 
   private autosaveTimer: NodeJS.Timeout | undefined;
   /** Where the last change from disk landed (the agent's cursor goes there when the watcher was first). */
@@ -162,7 +154,7 @@ export class LiveDoc {
     return this.step(async () => {
       // The watcher may have merged it in first: then the cursor goes where that merge landed.
       const changed = version === this.version ? this.lastMerge?.range : await this.syncFromDisk();
-      if (changed && this.version === version) this.showAgent(by, changed);
+      if (changed && this.version === version) this.agents.show(by, changed);
     });
   }
 
@@ -211,7 +203,7 @@ export class LiveDoc {
     clearTimeout(this.dirtyTimer);
     clearTimeout(this.autosaveTimer);
     this.autosaveTimer = undefined;
-    for (const agent of this.agents.values()) clearTimeout(agent.fade);
+    this.agents.destroy();
     this.listeners.clear();
     this.awareness.destroy();
     this.doc.destroy();
@@ -285,38 +277,6 @@ export class LiveDoc {
       this.saving = false;
       this.refreshDirty(true);
     }
-  }
-
-  /**
-   * The agent's cursor as an awareness entry of its own (a client id no editor has), seen by
-   * every editor like a person's, removed again after AGENT_CURSOR_MS.
-   */
-  private showAgent(by: AgentAuthor, range: { start: number; end: number }) {
-    let agent = this.agents.get(by.sessionId);
-    if (!agent) this.agents.set(by.sessionId, (agent = { clientId: Math.floor(Math.random() * 0xffffffff), clock: 0 }));
-    clearTimeout(agent.fade);
-    const at = (index: number) => Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(this.text, index));
-    this.setAgentState(agent, {
-      user: { name: by.name, color: AGENT_COLOR },
-      agent: true,
-      selection: { anchor: at(range.start), head: at(range.end) },
-    });
-    const shown = agent;
-    shown.fade = setTimeout(() => {
-      if (this.agents.get(by.sessionId) !== shown) return;
-      this.agents.delete(by.sessionId);
-      this.setAgentState(shown, null);
-    }, AGENT_CURSOR_MS).unref();
-  }
-
-  private setAgentState(agent: { clientId: number; clock: number }, state: object | null) {
-    agent.clock += 1;
-    const encoder = encoding.createEncoder();
-    encoding.writeVarUint(encoder, 1);
-    encoding.writeVarUint(encoder, agent.clientId);
-    encoding.writeVarUint(encoder, agent.clock);
-    encoding.writeVarString(encoder, JSON.stringify(state));
-    applyAwarenessUpdate(this.awareness, encoding.toUint8Array(encoder), DISK_ORIGIN);
   }
 
   /** Merges the file on disk in; returns where in the text the change landed, if anything changed. */

@@ -1,6 +1,7 @@
 import { watchWorkspace, WorkspaceError, type Workspace } from "@/server/workspace";
 import { LIVE_DOC_MAX_BYTES } from "@/lib/live-doc-protocol";
-import { LiveDoc, ownFile, type AgentAuthor } from "./live-doc";
+import { LiveDoc, ownFile } from "./live-doc";
+import type { AgentAuthor } from "./agent-cursors";
 import type { UnsavedJournal } from "./unsaved-journal";
 
 // The files open live in this instance's projects (the instance holding each project's workspace;
