@@ -106,7 +106,7 @@ export function SessionView({
   const jumpToLatest = useCallback(() => list.current?.jumpToLatest(), []);
 
   const send = useSendMessage();
-  const mentions = useMentions(projectId);
+  const mentions = useMentions(projectId, canSend);
   const commands = useSessionCommands({
     projectId,
     sessionId,

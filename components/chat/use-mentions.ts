@@ -11,12 +11,13 @@ import { PathIndex } from "@/components/ui/quick-open";
 
 const URL_MENTION = /^https?:\/\/\S+$/i;
 
-export function useMentions(projectId: string) {
+/** `enabled`: whether this person may write messages here (a view link's guest may not list files). */
+export function useMentions(projectId: string, enabled = true) {
   const trpc = useTRPC();
   // Read afresh whenever a composer appears, and again on `@` when over a second old: files come and
   // go (a terminal, the agent), and a copy cached when the page loaded must not stand for them.
   const asked = useRef(0);
-  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { staleTime: 1_000, refetchOnMount: "always" }));
+  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled, staleTime: 1_000, refetchOnMount: "always" }));
   const entries = useMemo(() => {
     const list = files.data?.files ?? [];
     const folders = new Set<string>();
@@ -32,7 +33,7 @@ export function useMentions(projectId: string) {
     if (trigger.char !== "@") return [];
     // Typing `@` asks again for a list older than a second, at most once a second (a read still
     // under way, or retrying after a failure, is started over); after this render.
-    if (Date.now() - Math.max(files.dataUpdatedAt, asked.current) > 1_000) {
+    if (enabled && Date.now() - Math.max(files.dataUpdatedAt, asked.current) > 1_000) {
       asked.current = Date.now();
       setTimeout(() => void files.refetch(), 0);
     }
