@@ -51,6 +51,7 @@ import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
 import { resealGitCredentials } from "@/server/services/git-credentials";
+import { resealSecrets, secretEnvironment } from "@/server/services/secrets";
 
 export class StartupError extends Error {}
 
@@ -127,6 +128,10 @@ export async function createServices(
   }
   const db = createDb(databaseUrl);
   const secret = await loadOrCreateSecret(config.dataDir, config.authSecret);
+  // Git credentials and project secrets are sealed under keys derived from the server secret.
+  const gitCipher = credentialCipher(secret, config.previousSecrets);
+  const projectSecrets = (projectId: string, personId: string | null = null) =>
+    secretEnvironment(db, gitCipher, { projectId, personId });
   const buses = await createBuses({ kind: config.bus, databaseUrl, db, log });
   const { accessChanges } = buses;
   const auth = createAuth({
@@ -191,6 +196,7 @@ export async function createServices(
     sandbox,
     projectNetwork: (projectId) => network.policies.get(projectId),
     openWorkspace: (projectId) => files.open(projectId),
+    secrets: (projectId) => projectSecrets(projectId),
   });
   const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
   const browsers = createAgentBrowsers({
@@ -207,7 +213,16 @@ export async function createServices(
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
-    shell: ({ workspace, projectId, sessionId }) => createShellSession({ workspace, projectId, sessionId, sandbox }),
+    shell: ({ workspace, projectId, sessionId, secrets }) =>
+      createShellSession({
+        workspace,
+        projectId,
+        sessionId,
+        sandbox,
+        secrets: secrets.env,
+        redactor: secrets.redactor,
+      }),
+    secrets: ({ projectId, personId }) => projectSecrets(projectId, personId),
     sandbox,
     environment: (projectId) => environment.facts(projectId),
     // The server's own fetches for a project (web_fetch, @ mentions, web_search) obey its policy in force.
@@ -224,9 +239,10 @@ export async function createServices(
   await extensions.attach(agent);
   const answering = await agent.answerLeftMessages();
   if (answering.length) log(`answering ${answering.length} message(s) sent while the server was stopping`);
-  const gitCipher = credentialCipher(secret, config.previousSecrets);
   const resealed = await resealGitCredentials(db, gitCipher);
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
+  const resealedSecrets = await resealSecrets(db, gitCipher);
+  if (resealedSecrets) log(`sealed ${resealedSecrets} stored secret(s) again under the current secret`);
   const git = createProjectGit({
     db,
     files,

@@ -20,7 +20,7 @@ import type { ApiTokenScope } from "@/lib/api-tokens";
 // Rules, by what names the thing the caller acts on:
 //   public, user (signed in), admin (the instance's admin);
 //   project-read / -write / -admin: a project, by the caller's role in the project's team;
-//   team-read / team-admin: a team, by the caller's role in it;
+//   team-read / team-write / team-admin: a team, by the caller's role in it;
 //   session-read / -write: a session, as its project (team members only);
 //   session-view: a session, for team members and the holders of a share link to it;
 //   session-collaborate, approval-collaborate: taking part (writers, and team members with a collaborate link);
@@ -38,6 +38,7 @@ type Rule =
   | "project-write"
   | "project-admin"
   | "team-read"
+  | "team-write"
   | "team-admin"
   | "session-read"
   | "session-view"
@@ -221,6 +222,15 @@ const rules: Record<string, Rule> = {
   "gitCredential.teamList": "team-read",
   "gitCredential.teamAdd": "team-admin",
   "gitCredential.teamRemove": "team-admin",
+  "secret.list": "user",
+  "secret.set": "user",
+  "secret.remove": "user",
+  "secret.projectList": "project-write",
+  "secret.projectSet": "project-admin",
+  "secret.projectRemove": "project-admin",
+  "secret.teamList": "team-write",
+  "secret.teamSet": "team-admin",
+  "secret.teamRemove": "team-admin",
 };
 
 const ACTORS = [
@@ -254,6 +264,7 @@ const table: Record<Rule, [Outcome, Outcome, Outcome, Outcome, Outcome, Outcome,
   "project-run": /*         */ [U, N, F, A, A, A, U, F, N],
   "project-admin": /*       */ [U, N, F, F, A, A, U, F, N],
   "team-read": /*           */ [U, N, A, A, A, A, U, A, N],
+  "team-write": /*          */ [U, N, F, A, A, A, U, F, N],
   "team-admin": /*          */ [U, N, F, F, A, A, U, F, N],
   "session-read": /*        */ [U, N, A, A, A, A, U, A, N],
   "session-view": /*        */ [U, N, A, A, A, A, A, A, A],
@@ -288,6 +299,7 @@ const TOKEN_NEEDS: Record<Rule, ApiTokenScope | "never"> = {
   "project-admin": "admin",
   "project-run": "run",
   "team-read": "read",
+  "team-write": "write",
   "team-admin": "admin",
   "session-read": "read",
   "session-view": "read",
@@ -437,6 +449,7 @@ const inputFor = (w: World) => ({
   token: "not-a-token",
   operationId: randomUUID(),
   credentialId: randomUUID(),
+  secretId: randomUUID(),
   paths: ["missing.txt"],
   side: "worktree",
   hunkIndex: 0,

@@ -20,6 +20,7 @@ import { languageRouter } from "@/server/api/routers/language";
 import { gitRouter } from "@/server/api/routers/git";
 import { treeRouter } from "@/server/api/routers/tree";
 import { gitCredentialRouter } from "@/server/api/routers/git-credential";
+import { secretRouter } from "@/server/api/routers/secret";
 import { networkRouter } from "@/server/api/routers/network";
 import { portsRouter } from "@/server/api/routers/ports";
 import { environmentRouter } from "@/server/api/routers/environment";
@@ -51,6 +52,7 @@ export const appRouter = router({
   git: gitRouter,
   tree: treeRouter,
   gitCredential: gitCredentialRouter,
+  secret: secretRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -15,6 +15,7 @@ import {
   mayAnswerApprovals,
   tokenAllows,
   tokenLacks,
+  WRITE_ROLES,
   type ProjectNeed,
   type SessionNeed,
 } from "@/server/api/access";
@@ -417,6 +418,15 @@ export const teamAdminProcedure = teamProcedure.use(({ ctx, next }) => {
       code: "FORBIDDEN",
       message: "Only the team's owners and admins manage its members and settings.",
     });
+  }
+  return next();
+});
+
+/** What a team's members who can run commands may see (its secrets' names): not its viewers. */
+export const teamWriterProcedure = teamProcedure.use(({ ctx, next }) => {
+  if (!WRITE_ROLES.includes(ctx.teamRole)) {
+    if (WRITE_ROLES.includes(ctx.personTeamRole)) throw tokenLacks("write");
+    throw new TRPCError({ code: "FORBIDDEN", message: "Your role in this team is read-only." });
   }
   return next();
 });

@@ -44,6 +44,7 @@ import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
 import { createProjectEnvironment, createToolchains } from "@/server/services/project-environment";
+import { secretEnvironment } from "@/server/services/secrets";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -87,6 +88,8 @@ export async function createTestServices(
     /** TANDEM_TOOLCHAIN_REGISTRY, and a toolchain cache kept between tests (its own under the data dir by default). */
     toolchainRegistry?: string;
     toolchainCache?: string;
+    /** Gives the agent its shell (sessions' commands) without the other extensions. */
+    shell?: boolean;
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -166,6 +169,9 @@ export async function createTestServices(
   const checkpoints = createCheckpointStores(dataDir, files, sandbox);
   const bus = createInProcessBus();
   const board = createSessionBoard({ db: database.db, checkpoints, changes: createBoardChanges() });
+  const gitCipher = credentialCipher("x".repeat(32));
+  const projectSecrets = (projectId: string, personId: string | null = null) =>
+    secretEnvironment(database.db, gitCipher, { projectId, personId });
   const extensions = options.extensions
     ? createExtensions({
         config: {
@@ -179,6 +185,7 @@ export async function createTestServices(
         sandbox,
         projectNetwork: (projectId) => network.policies.get(projectId),
         openWorkspace: (projectId) => files.open(projectId),
+        secrets: (projectId) => projectSecrets(projectId),
         schedulerPollingSeconds: options.extensions.schedulerPollingSeconds,
         deferToolsOver: options.extensions.deferToolsOver,
       })
@@ -197,12 +204,20 @@ export async function createTestServices(
     store: createAgentStore(database.db),
     extensions: extensions?.agent,
     // Workflows run shell steps in the session's shell.
-    ...(extensions
+    ...(extensions || options.shell
       ? {
-          shell: ({ workspace, projectId, sessionId }) =>
-            createShellSession({ workspace, projectId, sessionId, sandbox }),
+          shell: ({ workspace, projectId, sessionId, secrets }) =>
+            createShellSession({
+              workspace,
+              projectId,
+              sessionId,
+              sandbox,
+              secrets: secrets.env,
+              redactor: secrets.redactor,
+            }),
         }
       : {}),
+    secrets: ({ projectId, personId }) => projectSecrets(projectId, personId),
     bus: tapCommittedEvents(bus, board.observe),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
@@ -224,7 +239,6 @@ export async function createTestServices(
     liveEdits: { wrote: (edit) => liveDocs.agentWrote(edit) },
     turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
   });
-  const gitCipher = credentialCipher("x".repeat(32));
   const git = createProjectGit({
     db: database.db,
     files,

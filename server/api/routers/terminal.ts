@@ -4,6 +4,7 @@ import { z } from "zod";
 import { projectMutationProcedure, projectProcedure, router, workspaceMutationProcedure } from "@/server/api/trpc";
 import { mayTypeInTerminal } from "@/server/api/access";
 import { TerminalLimitError } from "@/server/terminal";
+import { secretEnvironment } from "@/server/services/secrets";
 
 const terminalId = z.string().uuid("terminalId must be a terminal id");
 
@@ -28,9 +29,15 @@ export const terminalRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       try {
+        // The team's, the project's and the person's own secrets: only they type here unless they share input.
+        const secrets = await secretEnvironment(ctx.services.db, ctx.services.gitCipher, {
+          projectId: ctx.project.id,
+          personId: ctx.user.id,
+        });
         const info = await ctx.services.terminals.create(ctx.project.id, ctx.workspace.root, {
           ...input,
           owner: { id: ctx.user.id, name: ctx.user.name, email: ctx.user.email },
+          secrets,
         });
         return { ...info, canType: true, mine: true };
       } catch (error) {
@@ -52,6 +59,13 @@ export const terminalRouter = router({
         throw new TRPCError({
           code: "FORBIDDEN",
           message: `Only ${terminal.owner.name}, who opened this terminal, can grant input.`,
+        });
+      }
+      // A person's secret never sits in a process another member's keystrokes drive.
+      if (input.shared && terminal.personalSecrets.length > 0) {
+        throw new TRPCError({
+          code: "PRECONDITION_FAILED",
+          message: `This terminal holds your own secrets (${terminal.personalSecrets.join(", ")}), so only you may type in it. To work in a terminal with others, remove those secrets from your account settings and open a new terminal.`,
         });
       }
       terminal.inputShared = input.shared;
