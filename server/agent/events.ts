@@ -1,6 +1,7 @@
 import type { AgentStore, NewEventRow } from "@/server/agent/agent-store";
 import type { SessionBus } from "@/server/bus/session-bus";
 import { groupCommit } from "@/server/agent/group-commit";
+import type { Redactor } from "@/server/secrets/redactor";
 import {
   eventPayloadSchemas,
   type EventInput,
@@ -24,6 +25,11 @@ import {
 // `assistant_delta` row when it is FLUSH_MS old, or when any other event is appended (so the
 // reserved seq is always committed before any later seq). Its committed event carries the whole
 // text and replaces the provisional pieces for that seq (applyStreamItem in lib/session-events.ts).
+// Secrets. A turn tells the log which secrets its session's processes hold (`redactWith`); every
+// event appended to that session afterwards, and every streamed piece, has their values replaced by
+// `[secret NAME]` before it is stored or published (server/secrets/redactor.ts). This is the one
+// choke point for what the model and every viewer read: tool results, progress, errors, messages.
+//
 // So the database sees at most ~1000/FLUSH_MS rows a second per streaming session (and those of
 // all sessions go in one INSERT at a time, group-commit.ts), viewers see
 // every token as it arrives, and a viewer that reconnects with afterSeq misses nothing.
@@ -37,6 +43,13 @@ export type EventLog = ReturnType<typeof createEventLog>;
 
 export function createEventLog(store: AgentStore, bus: SessionBus) {
   const states = new Map<string, State>();
+  const redactors = new Map<string, Redactor>();
+  const redacted = (sessionId: string, event: SessionEvent): SessionEvent => {
+    const redactor = redactors.get(sessionId);
+    return redactor && !redactor.empty
+      ? ({ ...event, payload: redactor.redactDeep(event.payload) } as SessionEvent)
+      : event;
+  };
   const stats = { rowsWritten: 0, inserts: 0, eventsPublished: 0, deltasPublished: 0 };
   // One INSERT in flight for all sessions; rows asked for meanwhile go together in the next.
   const insert = groupCommit<NewEventRow>((rows) => {
@@ -82,18 +95,20 @@ export function createEventLog(store: AgentStore, bus: SessionBus) {
     if (!b) return Promise.resolve();
     clearTimeout(b.timer);
     s.buffer = null;
-    const event = makeEvent(
+    const event = redacted(
       sessionId,
-      b.seq,
-      "assistant_delta",
-      { turnId: b.turnId, stepId: b.stepId, text: b.text },
-      null,
+      makeEvent(sessionId, b.seq, "assistant_delta", { turnId: b.turnId, stepId: b.stepId, text: b.text }, null),
     );
     return write(sessionId, s, [event]);
   }
 
   return {
     stats,
+
+    /** From now on, the values `redactor` knows are hidden in this session's events (see above). */
+    redactWith(sessionId: string, redactor: Redactor) {
+      redactors.set(sessionId, redactor);
+    },
 
     /** Loads the session's counter; `delta()` needs it loaded (a turn appends `turn_started` first). */
     async open(sessionId: string) {
@@ -114,7 +129,7 @@ export function createEventLog(store: AgentStore, bus: SessionBus) {
         const s = state(sessionId);
         await s.ready;
         void closeBuffer(sessionId, s).catch(() => {});
-        const event = makeEvent(sessionId, s.nextSeq++, type, parsed, authorId);
+        const event = redacted(sessionId, makeEvent(sessionId, s.nextSeq++, type, parsed, authorId));
         try {
           await write(sessionId, s, [event]);
           return event as SessionEventOf<T>;
@@ -143,7 +158,7 @@ export function createEventLog(store: AgentStore, bus: SessionBus) {
         kind: "delta",
         seq: s.buffer.seq,
         offset,
-        text: piece.text,
+        text: redactors.get(sessionId)?.redact(piece.text) ?? piece.text,
         turnId: piece.turnId,
         stepId: piece.stepId,
       });
@@ -160,7 +175,9 @@ export function createEventLog(store: AgentStore, bus: SessionBus) {
     /** The text streamed but not yet stored, for a subscriber that joins mid-stream. */
     pending(sessionId: string): ProvisionalDelta | null {
       const b = states.get(sessionId)?.buffer;
-      return b ? { seq: b.seq, offset: 0, text: b.text, turnId: b.turnId, stepId: b.stepId } : null;
+      if (!b) return null;
+      const text = redactors.get(sessionId)?.redact(b.text) ?? b.text;
+      return { seq: b.seq, offset: 0, text, turnId: b.turnId, stepId: b.stepId };
     },
 
     /** Forgets a session's counter (after it is deleted). */
@@ -168,6 +185,7 @@ export function createEventLog(store: AgentStore, bus: SessionBus) {
       const s = states.get(sessionId);
       if (s?.buffer) clearTimeout(s.buffer.timer);
       states.delete(sessionId);
+      redactors.delete(sessionId);
     },
   };
 }

@@ -6,7 +6,7 @@ import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { LanguageServers } from "@/server/language/language-servers";
 import type { ModelRegistry } from "@/server/agent/providers";
 import type { TurnJobs } from "@/server/cluster/turn-jobs";
-import type { ShellFactory } from "@/server/agent/session-tools";
+import type { AgentSecrets, ShellFactory } from "@/server/agent/session-tools";
 import type { AgentExtensions } from "@/server/agent/extensions";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
 import type { LoopClock } from "@/server/agent/loop-load";
@@ -28,6 +28,11 @@ export type AgentRuntimeOptions = {
   /** The registry's base tools; defaults to the core tools. */
   baseTools?: readonly Tool[];
   shell?: ShellFactory;
+  /**
+   * The secrets a session's commands get and the redactor of their values (server/services/secrets.ts);
+   * `personId` is the session's author while nobody else wrote into it, else null. Without it, none.
+   */
+  secrets?(request: { projectId: string; personId: string | null }): Promise<AgentSecrets>;
   sandbox: Sandbox;
   fetchPolicy?: FetchPolicy;
   /** A project's toolchains and last setup run, for the environment block (server/services/project-environment.ts). */

@@ -5,6 +5,7 @@ import { createReadTracker, type ReadTracker } from "@/server/tools/read-tracker
 import { workspaceOutputStore, type OutputStore } from "@/server/tools/output-store";
 import { buildToolSet, type ToolSet } from "@/server/tools/registry";
 import { ToolFailure } from "@/server/tools/result";
+import { createRedactor, type Redactor } from "@/server/secrets/redactor";
 
 // What the tools of one agent session share across its turns (the read tracker, the shell and
 // its background jobs, the output store), and the session's tool set.
@@ -19,27 +20,46 @@ export type SessionResources = {
   outputs: OutputStore;
   announced: Set<string>;
   rewoundAt: number;
+  /** Which secrets the shell was started with: a turn that gets other ones starts a new shell. */
+  secretsKey: string;
 };
+
+/**
+ * The secrets a session's commands get (server/services/secrets.ts: the team's, the project's and
+ * its author's own while nobody else wrote into it), and the redactor that hides their values.
+ */
+export type AgentSecrets = { env: Record<string, string>; redactor: Redactor };
+export const NO_AGENT_SECRETS: AgentSecrets = { env: {}, redactor: createRedactor([]) };
+
 export type ShellFactory = (input: {
   workspace: Workspace;
   projectId: string;
   sessionId: string;
   outputs: OutputStore;
+  secrets: AgentSecrets;
 }) => ShellSession;
+
+export const secretsKey = (secrets: AgentSecrets) => JSON.stringify(Object.entries(secrets.env).sort());
 
 export function createSessionResources(
   workspace: Workspace,
   projectId: string,
   sessionId: string,
   shellFactory?: ShellFactory,
+  secrets: AgentSecrets = NO_AGENT_SECRETS,
 ): SessionResources {
-  const outputs = workspaceOutputStore(workspace, sessionId);
+  const stored = workspaceOutputStore(workspace, sessionId);
+  // Complete outputs are files in the workspace, which every member reads: values never go there.
+  const outputs: OutputStore = secrets.redactor.empty
+    ? stored
+    : { save: (name, content) => stored.save(name, secrets.redactor.redact(content)) };
   return {
     reads: createReadTracker(),
     outputs,
     announced: new Set(),
     rewoundAt: 0,
-    shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs }) : noShell(),
+    shell: shellFactory ? shellFactory({ workspace, projectId, sessionId, outputs, secrets }) : noShell(),
+    secretsKey: secretsKey(secrets),
   };
 }
 

@@ -15,7 +15,13 @@ import { folderInstructions } from "@/server/agent/folder-instructions";
 import { safeEndpoint } from "@/server/agent/errors";
 import type { TurnContext } from "@/server/agent/turn-context";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
-import { createSessionResources, sessionToolSet, type SessionResources } from "@/server/agent/session-tools";
+import {
+  createSessionResources,
+  NO_AGENT_SECRETS,
+  secretsKey,
+  sessionToolSet,
+  type SessionResources,
+} from "@/server/agent/session-tools";
 import { deferTools } from "@/server/agent/deferred-tools";
 import { turnTools } from "@/server/agent/turn-tools";
 import type { Delegator } from "@/server/tools/delegate";
@@ -59,8 +65,23 @@ export async function prepareTurn(
   const events = turn.known?.events ?? (await store.events.list(sessionId));
   // The session's tree: its own worktree (a sub-agent's parent's), else the project's main tree.
   const workspace = await o.openWorkspace(session.projectId, session.treeId);
+  // The author's own secrets only while the session is theirs alone: once another person wrote into
+  // it, their words could drive a command that reads the author's secret (docs/security.md#secrets).
+  const othersWrote = events.some((e) => e.type === "user_message" && e.authorId && e.authorId !== session.authorId);
+  const secrets =
+    (await o.secrets?.({
+      projectId: session.projectId,
+      personId: othersWrote || !session.authorId ? null : session.authorId,
+    })) ?? NO_AGENT_SECRETS;
+  log.redactWith(sessionId, secrets.redactor);
   let res = resources.get(sessionId);
-  if (!res) resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell)));
+  if (res && res.secretsKey !== secretsKey(secrets)) {
+    // Other secrets than the shell started with (added, removed, or the author's withdrawn): a new shell.
+    await res.shell.dispose();
+    res = undefined;
+  }
+  if (!res)
+    resources.set(sessionId, (res = createSessionResources(workspace, session.projectId, sessionId, o.shell, secrets)));
   // A rewind hides reads from the conversation: what the model saw then is no longer in view.
   const rewound = events.findLast((e) => e.type === "rewind" || e.type === "restore_undone")?.seq ?? 0;
   if (rewound > res.rewoundAt) {
@@ -147,6 +168,7 @@ export async function prepareTurn(
     approvalMode: policy.mode,
     runtimes,
     environment: environment ?? null,
+    secrets: secrets.redactor.names,
     ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
     context,
   });
@@ -177,7 +199,8 @@ export async function prepareTurn(
     userId,
     toolCallId,
     signal,
-    emit: (progress) => o.bus.publish(sessionId, { kind: "progress", toolCallId, progress }),
+    emit: (progress) =>
+      o.bus.publish(sessionId, { kind: "progress", toolCallId, progress: secrets.redactor.redactDeep(progress) }),
     reads: shared.reads,
     ...(liveEdits ? { liveEdits } : {}),
     shell: gatedShell(shared.shell, policy, grant, { signal }),

@@ -15,6 +15,7 @@ import { NODE_PRELOAD, UNDICI_DIR, UNDICI_MOUNT } from "./node-env-proxy";
 import { canSwitchIdentity, dropIdentity, INNER_ID, prepareWorkspace, projectIdentity } from "./identity";
 import { createSandboxCgroup, joinCgroupPrefix, type CgroupSupport } from "./cgroups";
 import type { SandboxLimits } from "@/lib/sandbox-limits";
+import { isReservedSecretName } from "@/lib/secrets";
 import { limitPrefix, nicePrefix } from "./limits";
 import { insidePath, workspacePathInside } from "@/lib/workspace-mount";
 import { TOOLCHAIN_MOUNT } from "@/lib/toolchains";
@@ -56,6 +57,11 @@ export interface SandboxOptions {
   cwd?: string;
   /** Extra variables; only names on the allow-list pass, and secret-looking names never do. */
   env?: Record<string, string>;
+  /**
+   * The project's secrets for this process (server/services/secrets.ts), passed whatever their
+   * names look like; a name the sandbox sets itself (lib/secrets.ts) keeps the sandbox's value.
+   */
+  secrets?: Record<string, string>;
   /**
    * Detach from the controlling terminal (setsid). Use for non-interactive commands: it stops a
    * sandboxed process from injecting keystrokes, but it breaks job control in an interactive PTY.
@@ -120,7 +126,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const cwd = path.resolve(workspaceRoot, options.cwd ?? ".");
   if (host.mode === "none") {
     const [file, ...args] = [...nicePrefix(null, options.background), ...command];
-    const env = sandboxEnv(false, options.env);
+    const env = { ...secretEnv(options.secrets), ...sandboxEnv(false, options.env) };
     Object.assign(env, toolchainEnv(options.toolchains, false, env.PATH!));
     if (options.gitIdentity) env.GIT_CONFIG_GLOBAL = gitIdentityFile(options.gitIdentity);
     return {
@@ -143,6 +149,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     prepareWorkspace(workspaceRoot, identity);
   }
   const env: Record<string, string> = {
+    ...secretEnv(options.secrets),
     ...sandboxEnv(true, options.env),
     GIT_CONFIG_SYSTEM: SANDBOX_GIT_CONFIG,
     ...(options.gitIdentity ? { GIT_CONFIG_GLOBAL: SANDBOX_GIT_IDENTITY } : {}),
@@ -181,6 +188,9 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
     ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
   };
 }
+
+const secretEnv = (secrets: Record<string, string> = {}) =>
+  Object.fromEntries(Object.entries(secrets).filter(([name]) => !isReservedSecretName(name)));
 
 /** Who a process in `workspaceRoot` runs as: its project's identity (a worktree's is its main tree's). */
 export function sandboxIdentity(host: SandboxHost, workspaceRoot: string) {

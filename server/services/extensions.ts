@@ -13,6 +13,7 @@ import { createKnowledgeEmbeddings, type EmbeddingSource } from "@/server/servic
 import { createVectorSearch } from "@/server/services/knowledge-vectors";
 import { createMailSender } from "@/server/services/mail";
 import { createProjectTools } from "@/server/services/project-tools";
+import type { SecretEnvironment } from "@/server/services/secrets";
 import { createScheduler } from "@/server/services/scheduler";
 
 // Everything a team adds to its agent, wired for the server: the project's MCP servers and
@@ -30,6 +31,8 @@ export function createExtensions(options: {
   /** The project's network policy in force: remote MCP servers are refused when it is off. */
   projectNetwork(projectId: string): Promise<NetworkPolicy>;
   openWorkspace(projectId: string): Promise<Workspace>;
+  /** The project's secrets (its team's and its own) for MCP servers and discovery commands. */
+  secrets?(projectId: string): Promise<SecretEnvironment>;
   schedulerPollingSeconds?: number;
   now?: () => Date;
   deferToolsOver?: number;
@@ -42,6 +45,7 @@ export function createExtensions(options: {
     openWorkspace: options.openWorkspace,
     mcpAllowHosts: options.config.mcpAllowHosts,
     projectNetwork: options.projectNetwork,
+    secrets: options.secrets,
   });
   const embedding = options.config.embedding;
   const knowledge = createKnowledgeIndex({

@@ -17,6 +17,7 @@ import { getProjectAgentSettings } from "@/server/db/repositories/agent-settings
 import { getSettings } from "@/server/db/repositories/settings";
 import { parsePolicy } from "@/server/agent/policy";
 import { refusedUnattended } from "@/server/agent/command-gate";
+import type { SecretEnvironment } from "@/server/services/secrets";
 
 // A project's own tools: its MCP servers and the tools its discovery command finds, from the
 // project's tool settings. Connections are kept across turns; discovery results are cached for
@@ -42,6 +43,8 @@ export function createProjectTools(options: {
   openWorkspace(projectId: string): Promise<Workspace>;
   mcpAllowHosts: readonly string[];
   projectNetwork(projectId: string): Promise<NetworkPolicy>;
+  /** The project's secrets without anyone's own: MCP servers and discovery run for everyone. */
+  secrets?(projectId: string): Promise<SecretEnvironment>;
   connectWaitMs?: number;
 }) {
   const { db } = options;
@@ -58,7 +61,8 @@ export function createProjectTools(options: {
 
   async function syncServers(projectId: string, workspace: Workspace) {
     const { row, servers } = await settingsOf(projectId);
-    await mcp.sync(projectId, servers, sandboxedLauncher(workspace.root, options.sandbox, projectId));
+    const secrets = options.secrets ? async () => (await options.secrets!(projectId)).env : undefined;
+    await mcp.sync(projectId, servers, sandboxedLauncher(workspace.root, options.sandbox, projectId, secrets));
     return row;
   }
 
@@ -88,6 +92,7 @@ export function createProjectTools(options: {
         sandbox: options.sandbox,
         projectId,
         settings: { discoveryCommand: row.toolDiscoveryCommand, callCommand: row.toolCallCommand },
+        secrets: await options.secrets?.(projectId),
       });
       entry = { key, at: Date.now(), tools };
     } catch (error) {

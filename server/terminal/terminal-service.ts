@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebSocket } from "ws";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { Redactor } from "@/server/secrets/redactor";
 import { TerminalSession, type TerminalInfo } from "./terminal-session";
 import { handleTerminalSocket } from "./terminal-socket";
 
@@ -11,6 +12,9 @@ export interface TerminalServiceConfig {
   /** The shell to run; an interactive login bash by default. */
   shell?: string[];
 }
+
+/** The secrets of a terminal's environment, and the redactor that hides their values in its output. */
+export type TerminalSecrets = { env: Record<string, string>; redactor: Redactor; personal: readonly string[] };
 
 export class TerminalLimitError extends Error {
   constructor(limit: number) {
@@ -42,7 +46,13 @@ export class TerminalService {
   async create(
     projectId: string,
     workspaceRoot: string,
-    size: { cols: number; rows: number; title?: string; owner?: { id: string; name: string; email: string } },
+    size: {
+      cols: number;
+      rows: number;
+      title?: string;
+      owner?: { id: string; name: string; email: string };
+      secrets?: TerminalSecrets;
+    },
   ): Promise<TerminalInfo> {
     const terminals = this.projects.get(projectId) ?? new Map<string, TerminalSession>();
     const limit = this.config.maxPerProject ?? 10;
@@ -57,6 +67,7 @@ export class TerminalService {
       source: { kind: "terminal", id },
       // git in the terminal commits as the person who opened it.
       gitIdentity: size.owner ? { name: size.owner.name, email: size.owner.email } : undefined,
+      secrets: size.secrets?.env,
     });
     const session = new TerminalSession({
       id,
@@ -68,6 +79,8 @@ export class TerminalService {
       rows: size.rows,
       scrollback: this.config.scrollback,
       owner: size.owner ? { id: size.owner.id, name: size.owner.name } : undefined,
+      redactor: size.secrets?.redactor,
+      personalSecrets: size.secrets?.personal,
     });
     terminals.set(session.id, session);
     this.projects.set(projectId, terminals);

@@ -7,6 +7,7 @@ import { terminateProcessTree } from "./process-tree";
 import { sequenceStateAt, type SequenceState } from "@/lib/terminal-plain-skip";
 import { OutputBacklog } from "./output-backlog";
 import { ScreenMirror } from "./screen-mirror";
+import type { Redactor, StreamRedactor } from "@/server/secrets/redactor";
 
 // node-pty is CommonJS without named-export hints, so Node's ESM loader cannot bind it.
 const require = createRequire(import.meta.url);
@@ -36,6 +37,11 @@ const FRAME_MAX_CHARS = 64 * 1024;
 const FRAME_DELAY_MS = 8;
 /** A client whose backlog keeps the terminal paused this long is dropped; it resyncs from a snapshot. */
 const SLOW_CONSUMER_MS = 10_000;
+/**
+ * Output that could be the start of a secret's value waits this long for the rest before it is
+ * shown as it is (someone typing the first letters of a value should still see them echoed).
+ */
+const SECRET_HOLD_MS = 200;
 
 export interface TerminalInfo {
   id: string;
@@ -75,6 +81,10 @@ export interface TerminalSessionOptions {
   rows: number;
   scrollback?: number;
   owner?: { id: string; name: string };
+  /** Hides the values of the secrets in its environment from everyone who watches it, its owner included. */
+  redactor?: Redactor;
+  /** Names of its owner's own secrets in its environment: nobody else may type into it then. */
+  personalSecrets?: readonly string[];
 }
 
 interface Client {
@@ -106,6 +116,9 @@ export class TerminalSession {
   readonly owner: { id: string; name: string } | null;
   /** Set by the owner: teammates who may write in the project may also type here. */
   inputShared = false;
+  readonly personalSecrets: readonly string[];
+  private readonly redaction: StreamRedactor | null;
+  private redactionTimer: NodeJS.Timeout | undefined;
   private readonly pty: IPty;
   private readonly screen: ScreenMirror;
   private readonly clients = new Set<Client>();
@@ -126,6 +139,8 @@ export class TerminalSession {
     this.projectId = options.projectId;
     this.title = options.title;
     this.owner = options.owner ?? null;
+    this.personalSecrets = options.personalSecrets ?? [];
+    this.redaction = options.redactor && !options.redactor.empty ? options.redactor.stream() : null;
     const command = options.launch.command;
     this.scrollback = options.scrollback ?? 5000;
     this.screen = new ScreenMirror(options.cols, options.rows, this.scrollback, () => {
@@ -143,7 +158,7 @@ export class TerminalSession {
     this.onExitOnce(() => void options.launch.close());
     // Shown in the terminal's output (not typed into the shell): why the command writing just died.
     options.launch.onDiskFull((message) => this.onOutput(`\r\n\x1b[1;33mtandem: ${message}\x1b[0m\r\n`));
-    this.pty.onData((data) => this.onOutput(data));
+    this.pty.onData((data) => this.onRedacted(data));
     this.pty.onExit(({ exitCode }) => this.onExit(exitCode));
   }
 
@@ -236,6 +251,7 @@ export class TerminalSession {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.frameTimer);
+    clearTimeout(this.redactionTimer);
     clearInterval(this.pausedCheck);
     for (const client of this.clients) client.sink.close(TerminalCloseCode.terminalClosed, "terminal closed");
     this.clients.clear();
@@ -245,6 +261,16 @@ export class TerminalSession {
       this.pty.resume();
     }
     this.screen.dispose();
+  }
+
+  /** Output with the values of its secrets replaced, before the mirror or any client sees it. */
+  private onRedacted(data: string): void {
+    if (!this.redaction) return this.onOutput(data);
+    clearTimeout(this.redactionTimer);
+    const shown = this.redaction.push(data);
+    if (shown) this.onOutput(shown);
+    if (this.redaction.holding)
+      this.redactionTimer = setTimeout(() => this.onOutput(this.redaction!.end()), SECRET_HOLD_MS);
   }
 
   private onOutput(data: string): void {
@@ -317,6 +343,8 @@ export class TerminalSession {
   }
 
   private onExit(code: number): void {
+    clearTimeout(this.redactionTimer);
+    if (this.redaction?.holding) this.onOutput(this.redaction.end());
     this.exitCode = code;
     this.flushFrame();
     clearInterval(this.pausedCheck);

@@ -7,7 +7,7 @@ import { ToolFailure, failure, ok } from "./result";
 
 const DESCRIPTION = `Runs a bash command in the project's sandbox (the same one as the terminal).
 - One shell per session: the working directory and exported variables carry over to the next call (aliases and functions do not).
-- The workspace is the only writable place; there is no network unless the project allows it; the environment holds no secrets.
+- The workspace is the only writable place; there is no network unless the project allows it; the environment holds no secrets but the ones the Environment section names (use them by name; their values show as [secret NAME]).
 - Returns the exit code, stdout and stderr. Long output is cut (the end is kept) and the whole of it is saved to a file you can read or grep.
 - timeout in seconds (default ${SHELL_DEFAULT_TIMEOUT_S}, at most ${SHELL_MAX_TIMEOUT_S}); on timeout the command and everything it started is killed.
 - run_in_background: for servers and watchers; returns a job id at once. Read its output with shell_output, stop it with shell_kill.

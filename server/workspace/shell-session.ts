@@ -8,6 +8,7 @@ import type { EgressRefusal } from "@/server/sandbox/egress-proxy";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "./workspace";
 import { workspacePathInside } from "@/lib/workspace-mount";
+import type { Redactor } from "@/server/secrets/redactor";
 
 /** One command's outcome; `stdout`/`stderr` keep at most the last `MAX_KEPT_CHARS` of each. */
 export interface ShellRunResult {
@@ -76,6 +77,10 @@ export interface ShellSessionOptions {
   projectId?: string;
   /** Extra environment; only allow-listed, non-secret names pass (see sandboxEnv). */
   env?: Record<string, string>;
+  /** The project's secrets for this shell's commands (the launcher's `secrets`); never saved in its state file. */
+  secrets?: Record<string, string>;
+  /** Hides those values in everything the commands print: the output the tool returns, streams and logs. */
+  redactor?: Redactor;
 }
 
 /** Each of stdout and stderr keeps at most this much (the end); the log file has everything. */
@@ -87,14 +92,14 @@ const KILL_GRACE_MS = 1_000;
 // project's toolchains as they are now (TANDEM_TOOLCHAINS, from the launcher) stay first on a PATH
 // an earlier command exported before they were set.
 const WRAPPER = `
-__tandem_state="$1"; __tandem_root="$2"; __tandem_save="$3"; __tandem_toolchains="\${TANDEM_TOOLCHAINS-}"
+__tandem_state="$1"; __tandem_root="$2"; __tandem_save="$3"; __tandem_hide="$5"; __tandem_toolchains="\${TANDEM_TOOLCHAINS-}"
 if [ -f "$__tandem_state" ]; then . "$__tandem_state"; fi
 if [ -n "$__tandem_toolchains" ]; then case ":$PATH:" in *":$__tandem_toolchains:"*) ;; *) PATH="$__tandem_toolchains:$PATH" ;; esac; fi
 export TANDEM_TOOLCHAINS="$__tandem_toolchains"; unset __tandem_toolchains
 case "$__tandem_cwd" in "$__tandem_root"|"$__tandem_root"/*) cd -- "$__tandem_cwd" 2>/dev/null || cd -- "$__tandem_root" ;; *) cd -- "$__tandem_root" ;; esac
 unset __tandem_cwd
 if [ "$__tandem_save" = 1 ]; then
-  trap '__tandem_ec=$?; { export -p; printf "__tandem_cwd=%q\\n" "$PWD"; } > "$__tandem_state.tmp" 2>/dev/null && mv -f "$__tandem_state.tmp" "$__tandem_state"; exit $__tandem_ec' EXIT
+  trap '__tandem_ec=$?; for __tandem_n in $__tandem_hide; do unset "$__tandem_n"; done; { export -p; printf "__tandem_cwd=%q\\n" "$PWD"; } > "$__tandem_state.tmp" 2>/dev/null && mv -f "$__tandem_state.tmp" "$__tandem_state"; exit $__tandem_ec' EXIT
 fi
 unset __tandem_root __tandem_save
 eval "$4"
@@ -279,8 +284,20 @@ class SandboxedShellSession implements ShellSession {
     const launch = await this.options.sandbox
       .launch({
         workspaceRoot: root,
-        command: ["/bin/bash", "-c", WRAPPER, "tandem-shell", this.statePath, inside, save ? "1" : "0", command],
+        command: [
+          "/bin/bash",
+          "-c",
+          WRAPPER,
+          "tandem-shell",
+          this.statePath,
+          inside,
+          save ? "1" : "0",
+          command,
+          // Secrets come from the environment each time; the state file in the workspace never holds them.
+          Object.keys(this.options.secrets ?? {}).join(" "),
+        ],
         env: this.options.env,
+        secrets: this.options.secrets,
         newSession: true,
         projectId: this.options.projectId,
         source: { kind: "session", id: this.options.sessionId },
@@ -299,10 +316,12 @@ class SandboxedShellSession implements ShellSession {
       gid: sandboxed.gid,
     });
     const streams = { stdout: { kept: "", dropped: 0, partial: "" }, stderr: { kept: "", dropped: 0, partial: "" } };
+    const redactor = this.options.redactor?.empty === false ? this.options.redactor : null;
     for (const which of ["stdout", "stderr"] as const) {
       const pipe = child[which]!;
       pipe.setEncoding("utf8");
-      pipe.on("data", (text: string) => {
+      const received = (text: string) => {
+        if (!text) return;
         const stream = streams[which];
         keep(stream, text);
         log.write(text);
@@ -310,7 +329,11 @@ class SandboxedShellSession implements ShellSession {
         const lines = (stream.partial + text).split("\n");
         stream.partial = lines.pop()!;
         for (const line of lines) onOutput(which, `${line}\n`);
-      });
+      };
+      // A secret's value is replaced before anything keeps, logs or streams the output.
+      const redaction = redactor?.stream();
+      pipe.on("data", (text: string) => received(redaction ? redaction.push(text) : text));
+      if (redaction) pipe.once("end", () => received(redaction.end()));
     }
     let exited = false;
     let openPipes = 2;

@@ -29,6 +29,8 @@ export type PromptInput = {
   runtimes: string[] | null;
   /** The project's toolchains and last setup run (docs/environments.md); null when unknown. */
   environment?: EnvironmentFacts | null;
+  /** Names of the secrets in the shell's environment (never their values). */
+  secrets?: readonly string[];
   /** Set for a sub-agent: its step limit. */
   subagent?: { stepLimit: number };
   context: PromptContext;
@@ -133,6 +135,7 @@ function environment(input: PromptInput, tools: Set<string>): string {
     `- Linux; commands run in bash${input.sandbox === "bwrap" ? ", in a sandbox (bubblewrap) where the workspace is the only writable place" : ", without a sandbox (the server's admin turned it off)"}. Only the workspace persists between shell calls (the working directory and exported variables carry over; /tmp and the home folder do not), so install into the workspace (npm install, a .venv made there), never globally.`,
     ...(tools.has("shell") ? [`- ${runtimesLine(input.runtimes)}`] : []),
     ...environmentLines(input.environment ?? null),
+    ...(tools.has("shell") && input.secrets?.length ? [`- ${secretsLine(input.secrets)}`] : []),
     `- ${networkLine(input.network, tools.has("web_fetch"))}`,
     `- ${gitLine(input.git)}`,
     `- Today is ${input.now.toISOString().slice(0, 10)}.`,
@@ -149,6 +152,11 @@ const SANDBOX_FAILURES =
 
 const SEPARATE_NETWORKS =
   "- Each shell call runs in a network of its own: a server started in the background keeps running, but later calls cannot connect to it, so test a server in the call that starts it.";
+
+// The model uses a secret by name; it never sees a value, so it is told not to try.
+function secretsLine(names: readonly string[]): string {
+  return `Secrets in the shell's environment: ${names.map((n) => `$${n}`).join(", ")}. Use them by name in commands (e.g. "$${names[0]}"); their values are hidden from you: wherever one appears in output you see [secret NAME] instead, so never try to print, decode or copy them into files.`;
+}
 
 function runtimesLine(runtimes: string[] | null): string {
   if (!runtimes) return "Runtimes: not known yet (command -v tells what is on the PATH).";

@@ -3,6 +3,10 @@ import { z } from "zod";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { defineTool, type Tool } from "../define-tool";
 import { failure, ok, ToolFailure } from "../result";
+import type { Redactor } from "@/server/secrets/redactor";
+
+/** The project's secrets for these commands, and the redactor that hides their values in what they print. */
+export type CommandSecrets = { env: Record<string, string>; redactor: Redactor };
 
 // Project tool discovery (the gemini-cli shape): `toolDiscoveryCommand` prints a JSON array of
 // function declarations ({name, description, parameters}, or objects holding them under
@@ -47,6 +51,7 @@ export async function runSandboxed(input: {
   stdin?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  secrets?: CommandSecrets;
 }): Promise<CommandResult> {
   const launch = await input.sandbox.launch({
     workspaceRoot: input.workspaceRoot,
@@ -55,7 +60,9 @@ export async function runSandboxed(input: {
     projectId: input.projectId,
     network: input.network,
     source: { kind: "discovery", id: input.script.slice(0, 80) },
+    secrets: input.secrets?.env,
   });
+  const redact = (text: string) => input.secrets?.redactor.redact(text) ?? text;
   const command = launch.command;
   return new Promise((resolve) => {
     let stdout = "";
@@ -90,7 +97,8 @@ export async function runSandboxed(input: {
       input.signal?.removeEventListener("abort", onAbort);
       if (timedOut) error = `timed out after ${input.timeoutMs / 1000} s`;
       void launch.close();
-      resolve({ stdout, stderr, exitCode, signal, error, timedOut });
+      // Whole outputs, so a value split across reads is found: tool declarations and results reach the model.
+      resolve({ stdout: redact(stdout), stderr: redact(stderr), exitCode, signal, error, timedOut });
     });
   });
 }
@@ -102,6 +110,7 @@ export async function discoverTools(input: {
   projectId?: string;
   settings: DiscoverySettings;
   signal?: AbortSignal;
+  secrets?: CommandSecrets;
 }): Promise<Tool[]> {
   const { settings } = input;
   const result = await runSandboxed({
@@ -111,6 +120,7 @@ export async function discoverTools(input: {
     script: settings.discoveryCommand,
     timeoutMs: DISCOVERY_TIMEOUT_MS,
     signal: input.signal,
+    secrets: input.secrets,
   });
   if (result.error || result.exitCode !== 0) {
     const why =
@@ -163,7 +173,14 @@ export async function discoverTools(input: {
 
 function discoveredTool(
   decl: z.infer<typeof declaration>,
-  env: { workspaceRoot: string; sandbox: Sandbox; projectId?: string; callCommand: string; discoveryCommand: string },
+  env: {
+    workspaceRoot: string;
+    sandbox: Sandbox;
+    projectId?: string;
+    callCommand: string;
+    discoveryCommand: string;
+    secrets?: CommandSecrets;
+  },
 ): Tool {
   const schema = decl.parametersJsonSchema ?? decl.parameters ?? { type: "object", properties: {} };
   const description =
@@ -190,6 +207,7 @@ function discoveredTool(
         stdin: JSON.stringify(args),
         timeoutMs: CALL_TIMEOUT_MS,
         signal: ctx.signal,
+        secrets: env.secrets,
       });
       if (ctx.signal.aborted) throw new ToolFailure("ABORTED", "The call was cancelled before it finished.");
       if (!result.error && result.exitCode === 0 && !result.signal) return ok(result.stdout);

@@ -142,7 +142,13 @@ export function createMcpServers(options: {
 }
 
 /** Starts a stdio server in the project's sandbox: the workspace is its only writable place, the network the project's policy. */
-export function sandboxedLauncher(workspaceRoot: string, sandbox: Sandbox, projectId?: string): StdioLauncher {
+export function sandboxedLauncher(
+  workspaceRoot: string,
+  sandbox: Sandbox,
+  projectId?: string,
+  /** The project's secrets (its team's and its own), read when the server (re)starts. */
+  secrets?: () => Promise<Record<string, string>>,
+): StdioLauncher {
   return async (config) => {
     const cwd = path.resolve(workspaceRoot, config.cwd ?? ".");
     if (!isInside(workspaceRoot, cwd)) {
@@ -155,6 +161,7 @@ export function sandboxedLauncher(workspaceRoot: string, sandbox: Sandbox, proje
       newSession: true,
       projectId,
       source: { kind: "mcp", id: config.command },
+      secrets: await secrets?.(),
     });
     // The SDK's transport spawns without uid/gid, so the identity switch goes into the command.
     const command = withIdentityInCommand(launch.command);
