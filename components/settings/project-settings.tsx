@@ -17,8 +17,9 @@ import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
 import { EditorCard } from "@/components/settings/editor-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
+import { SecretsCard } from "@/components/secrets/secrets-card";
 
-/** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
+/** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, secrets, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
   return <AppShell>{() => <SettingsBody projectId={projectId} />}</AppShell>;
 }
@@ -48,6 +49,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <AgentSettingsCard projectId={projectId} canEdit={canAdmin} />
       <EnvironmentCard projectId={projectId} canEdit={canAdmin} canRun={canWrite} />
       <NetworkCard projectId={projectId} canEdit={canAdmin} />
+      {canWrite && <SecretsCard scope={{ kind: "project", projectId, manage: canAdmin }} />}
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />

@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { GitCredentials } from "@/components/git/git-credentials";
 import { InternalHostsCard } from "@/components/team/internal-hosts-card";
+import { SecretsCard } from "@/components/secrets/secrets-card";
 import { ShownOnceLink } from "@/components/ui/shown-once-link";
 import "@/components/share/share.css";
 
@@ -54,6 +55,7 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
       </section>
       {manage && <TeamInvites teamId={teamId} emails={team.data?.emailsInvites ?? false} />}
       {team.data && <GitCredentials scope={{ kind: "team", teamId, manage }} />}
+      {team.data && team.data.role !== "viewer" && <SecretsCard scope={{ kind: "team", teamId, manage }} />}
       {team.data && <InternalHostsCard teamId={teamId} manage={manage} />}
     </>
   );
