@@ -60,7 +60,6 @@ test("a project secret reaches the terminal and the agent's shell, and only its 
   await expect(shellCard).toHaveAttribute("data-status", "awaiting_approval");
   await shellCard.getByTestId("approve").click();
   await expect(shellCard).toHaveAttribute("data-status", "done");
-  await shellCard.click();
   await expect(shellCard).toContainText("publishing with [secret NPM_TOKEN]");
   await expect(agent.assistantMessages().last()).toContainText("[secret NPM_TOKEN]");
   expect(await page.content()).not.toContain(VALUE);
