@@ -5,7 +5,7 @@ import { createReadTracker, type ReadTracker } from "@/server/tools/read-tracker
 import { workspaceOutputStore, type OutputStore } from "@/server/tools/output-store";
 import { buildToolSet, type ToolSet } from "@/server/tools/registry";
 import { ToolFailure } from "@/server/tools/result";
-import { createRedactor, type Redactor } from "@/server/secrets/redactor";
+import { createRedactor, type ProcessSecrets } from "@/server/secrets/redactor";
 
 // What the tools of one agent session share across its turns (the read tracker, the shell and
 // its background jobs, the output store), and the session's tool set.
@@ -28,7 +28,7 @@ export type SessionResources = {
  * The secrets a session's commands get (server/services/secrets.ts: the team's, the project's and
  * its author's own while nobody else wrote into it), and the redactor that hides their values.
  */
-export type AgentSecrets = { env: Record<string, string>; redactor: Redactor };
+export type AgentSecrets = ProcessSecrets;
 export const NO_AGENT_SECRETS: AgentSecrets = { env: {}, redactor: createRedactor([]) };
 
 export type ShellFactory = (input: {

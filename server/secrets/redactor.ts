@@ -16,6 +16,9 @@ export interface StreamRedactor {
   readonly holding: boolean;
 }
 
+/** The secrets a process gets, and the redactor that hides exactly their values in what it prints. */
+export type ProcessSecrets = { env: Record<string, string>; redactor: Redactor };
+
 export interface Redactor {
   /** The names it hides, for the agent's environment block. */
   readonly names: readonly string[];

@@ -61,7 +61,7 @@ export function createProjectTools(options: {
 
   async function syncServers(projectId: string, workspace: Workspace) {
     const { row, servers } = await settingsOf(projectId);
-    const secrets = options.secrets ? async () => (await options.secrets!(projectId)).env : undefined;
+    const secrets = options.secrets ? () => options.secrets!(projectId) : undefined;
     await mcp.sync(projectId, servers, sandboxedLauncher(workspace.root, options.sandbox, projectId, secrets));
     return row;
   }

@@ -1,22 +1,18 @@
 import type { Db } from "@/server/db/client";
 import * as secrets from "@/server/db/repositories/secrets";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
-import { createRedactor, type Redactor } from "@/server/secrets/redactor";
+import { createRedactor, type ProcessSecrets } from "@/server/secrets/redactor";
 
 // Secrets of a project, a team or a person, sealed with the server's key as git credentials are
 // (credential-cipher.ts), and what a project's processes get of them.
 
 export type SecretOwner = secrets.SecretOwner;
 
-/** What a process of a project gets: the variables, and the redactor that hides exactly their values. */
-export type SecretEnvironment = {
-  env: Record<string, string>;
-  redactor: Redactor;
-  /** Names that came from the person's own secrets (they must not reach a process others drive). */
-  personal: string[];
-};
-
-export const NO_SECRETS: SecretEnvironment = { env: {}, redactor: createRedactor([]), personal: [] };
+/**
+ * What a process of a project gets: the variables, the redactor that hides exactly their values,
+ * and which names are the person's own (they must not reach a process others drive).
+ */
+export type SecretEnvironment = ProcessSecrets & { personal: string[] };
 
 export async function setSecret(
   db: Db,

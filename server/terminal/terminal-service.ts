@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebSocket } from "ws";
 import type { Sandbox } from "@/server/sandbox/sandbox";
-import type { Redactor } from "@/server/secrets/redactor";
+import type { ProcessSecrets } from "@/server/secrets/redactor";
 import { TerminalSession, type TerminalInfo } from "./terminal-session";
 import { handleTerminalSocket } from "./terminal-socket";
 
@@ -14,7 +14,7 @@ export interface TerminalServiceConfig {
 }
 
 /** The secrets of a terminal's environment, and the redactor that hides their values in its output. */
-export type TerminalSecrets = { env: Record<string, string>; redactor: Redactor; personal: readonly string[] };
+export type TerminalSecrets = ProcessSecrets & { personal: readonly string[] };
 
 export class TerminalLimitError extends Error {
   constructor(limit: number) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useToolSessions } from "@/server/test/tool-session";
 import { testSandbox } from "@/server/test/sandbox";
+import { createRedactor } from "@/server/secrets/redactor";
 import { DiscoveryError, discoverTools } from "./discovered-tools";
 
 // A discovery script and a call script in a temporary workspace, run for real (sandbox "none").
@@ -71,5 +72,27 @@ describe("project tool discovery", () => {
     await expect(attempt("echo not json")).rejects.toThrow(/not JSON/);
     await expect(attempt("echo '{}'")).rejects.toThrow(DiscoveryError);
     await expect(attempt('echo \'[{"name": "9bad"}]\'')).rejects.toThrow(/No usable declaration/);
+  });
+
+  it("runs with the project's secrets, and what it prints shows their names, never their values", async () => {
+    const value = "deploy-key-0123456789";
+    const secrets = { env: { DEPLOY_KEY: value }, redactor: createRedactor([{ name: "DEPLOY_KEY", value }]) };
+    await fs.writeFile(
+      path.join(root, "tools/secret-discover.sh"),
+      `#!/bin/bash\nprintf '[{"name":"deploy","description":"Deploys with %s."}]' "$DEPLOY_KEY"\n`,
+      { mode: 0o755 },
+    );
+    await fs.writeFile(path.join(root, "tools/secret-call.sh"), '#!/bin/bash\necho "key=$DEPLOY_KEY"\n', {
+      mode: 0o755,
+    });
+    const [deploy] = await discoverTools({
+      workspaceRoot: root,
+      sandbox,
+      settings: { discoveryCommand: "./tools/secret-discover.sh", callCommand: "./tools/secret-call.sh" },
+      secrets,
+    });
+    expect(deploy!.description).toContain("Deploys with [secret DEPLOY_KEY].");
+    const run = await (await session()).run(deploy!, {});
+    expect(run.llm).toBe("key=[secret DEPLOY_KEY]\n");
   });
 });

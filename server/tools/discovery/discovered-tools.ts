@@ -3,10 +3,7 @@ import { z } from "zod";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { defineTool, type Tool } from "../define-tool";
 import { failure, ok, ToolFailure } from "../result";
-import type { Redactor } from "@/server/secrets/redactor";
-
-/** The project's secrets for these commands, and the redactor that hides their values in what they print. */
-export type CommandSecrets = { env: Record<string, string>; redactor: Redactor };
+import type { ProcessSecrets } from "@/server/secrets/redactor";
 
 // Project tool discovery (the gemini-cli shape): `toolDiscoveryCommand` prints a JSON array of
 // function declarations ({name, description, parameters}, or objects holding them under
@@ -51,7 +48,7 @@ export async function runSandboxed(input: {
   stdin?: string;
   timeoutMs: number;
   signal?: AbortSignal;
-  secrets?: CommandSecrets;
+  secrets?: ProcessSecrets;
 }): Promise<CommandResult> {
   const launch = await input.sandbox.launch({
     workspaceRoot: input.workspaceRoot,
@@ -110,7 +107,7 @@ export async function discoverTools(input: {
   projectId?: string;
   settings: DiscoverySettings;
   signal?: AbortSignal;
-  secrets?: CommandSecrets;
+  secrets?: ProcessSecrets;
 }): Promise<Tool[]> {
   const { settings } = input;
   const result = await runSandboxed({
@@ -179,7 +176,7 @@ function discoveredTool(
     projectId?: string;
     callCommand: string;
     discoveryCommand: string;
-    secrets?: CommandSecrets;
+    secrets?: ProcessSecrets;
   },
 ): Tool {
   const schema = decl.parametersJsonSchema ?? decl.parameters ?? { type: "object", properties: {} };

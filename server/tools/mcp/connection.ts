@@ -45,9 +45,15 @@ export type McpConnectionState =
 
 /** How a stdio server is started: the sandboxed command line for the configured one. */
 /** Builds the sandboxed command of a stdio server; `release` frees what the launch holds (its egress listener) once the server has exited. */
-export type StdioLauncher = (
-  config: StdioServerConfig,
-) => Promise<{ command: string; args: string[]; env: Record<string, string>; cwd: string; release?(): void }>;
+/** `redact` hides the values of the secrets in the server's environment in what it printed. */
+export type StdioLauncher = (config: StdioServerConfig) => Promise<{
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  release?(): void;
+  redact?(text: string): string;
+}>;
 
 export type McpConnectionOptions = {
   name: string;
@@ -102,13 +108,15 @@ export function createMcpConnection(options: McpConnectionOptions) {
 
   async function open(): Promise<{ client: Client; transport: McpTransportKind }> {
     if (isStdio(config)) {
-      const { release, ...launch } = await options.launch(config);
+      const { release, redact, ...launch } = await options.launch(config);
       const transport = new StdioClientTransport({ ...launch, stderr: "pipe" });
       // The client chains its own close handler after this one.
       if (release) transport.onclose = release;
       stderrTail = "";
       transport.stderr?.on("data", (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
+        // Whole, then redacted: a secret's value cut across two chunks is still found.
+        const whole = stderrTail + chunk.toString("utf8");
+        stderrTail = (redact ? redact(whole) : whole).slice(-STDERR_TAIL);
       });
       return { client: await handshake(transport), transport: "stdio" };
     }

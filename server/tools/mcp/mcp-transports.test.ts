@@ -8,6 +8,7 @@ import { useToolSessions } from "@/server/test/tool-session";
 import { EVERYTHING, startEverythingServer } from "@/server/test/everything-mcp-server";
 import { createMcpServers, sandboxedLauncher } from "./project-servers";
 import { testSandbox } from "@/server/test/sandbox";
+import { createRedactor } from "@/server/secrets/redactor";
 
 // MCP configurations as other tools write them, and the transports they name, against real
 // servers started here: the "everything" server over the old HTTP+SSE transport (reached by the
@@ -134,6 +135,27 @@ describe("MCP transports", () => {
       launch(),
     );
     expect((await servers.tools("inc")).map((t) => t.name)).toEqual(["everything__echo"]);
+  }, 30_000);
+
+  it("starts a stdio server with the project's secrets, and hides their values in what it printed", async () => {
+    const value = "mcp-secret-0123456789";
+    const secrets = async () => ({
+      env: { MCP_SECRET: value },
+      redactor: createRedactor([{ name: "MCP_SECRET", value }]),
+    });
+    const launcher = sandboxedLauncher(root, testSandbox("none"), undefined, secrets);
+    const launched = await launcher({ command: process.execPath, args: [EVERYTHING, "stdio"] });
+    expect(launched.env.MCP_SECRET).toBe(value);
+    expect(launched.redact?.(`boom: ${value}`)).toBe("boom: [secret MCP_SECRET]");
+    await servers.sync(
+      "env",
+      { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], includeTools: ["get-env"] } },
+      launcher,
+    );
+    const [getEnv] = await servers.tools("env");
+    expect(getEnv?.name).toBe("everything__get-env");
+    // The value reaches the server; the session's event log hides it from the model (secret-redaction.test.ts).
+    expect((await (await session()).run(getEnv!, {})).llm).toContain(value);
   }, 30_000);
 
   it("connects to a WebSocket server with the config's headers and calls its tool", async () => {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { isInside } from "@/server/workspace";
 import { withIdentityInCommand } from "@/server/sandbox/launcher";
+import type { ProcessSecrets } from "@/server/secrets/redactor";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Tool } from "../define-tool";
 import { isStdio, isTcp, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
@@ -147,13 +148,14 @@ export function sandboxedLauncher(
   sandbox: Sandbox,
   projectId?: string,
   /** The project's secrets (its team's and its own), read when the server (re)starts. */
-  secrets?: () => Promise<Record<string, string>>,
+  secrets?: () => Promise<ProcessSecrets>,
 ): StdioLauncher {
   return async (config) => {
     const cwd = path.resolve(workspaceRoot, config.cwd ?? ".");
     if (!isInside(workspaceRoot, cwd)) {
       throw new Error(`cwd "${config.cwd}" is outside the project's workspace; use a path inside it`);
     }
+    const held = await secrets?.();
     const launch = await sandbox.launch({
       workspaceRoot,
       command: [config.command, ...(config.args ?? [])],
@@ -161,7 +163,7 @@ export function sandboxedLauncher(
       newSession: true,
       projectId,
       source: { kind: "mcp", id: config.command },
-      secrets: await secrets?.(),
+      secrets: held?.env,
     });
     // The SDK's transport spawns without uid/gid, so the identity switch goes into the command.
     const command = withIdentityInCommand(launch.command);
@@ -172,6 +174,7 @@ export function sandboxedLauncher(
       env: { ...command.env, ...config.env },
       cwd: command.cwd,
       release: () => void launch.close(),
+      ...(held && !held.redactor.empty ? { redact: held.redactor.redact } : {}),
     };
   };
 }
