@@ -97,7 +97,7 @@ export function TerminalPanel({
   const list = terminals.data ?? [];
   const endedChosen = ended.find((t) => t.id === chosen) ?? null;
   const active = endedChosen ? null : (list.find((t) => t.id === chosen) ?? list[0] ?? null);
-  const error = create.error ?? close.error ?? terminals.error;
+  const error = create.error ?? close.error ?? shareInput.error ?? terminals.error;
 
   const closeTerminal = (id: string) => {
     const tabs = [...list, ...ended];
@@ -168,11 +168,18 @@ export function TerminalPanel({
         {error && <span className="error-text">{errorMessage(error)}</span>}
         <span className="spacer" />
         {active?.mine ? (
-          <label className="terminal-access" title="Teammates who can write in this project may type in your terminal">
+          <label
+            className="terminal-access"
+            title={
+              active.holdsOwnSecrets
+                ? "This terminal holds your own secrets (account settings), so only you may type in it"
+                : "Teammates who can write in this project may type in your terminal"
+            }
+          >
             <input
               type="checkbox"
               checked={active.inputShared}
-              disabled={shareInput.isPending}
+              disabled={shareInput.isPending || active.holdsOwnSecrets}
               onChange={(e) => shareInput.mutate({ projectId, terminalId: active.id, shared: e.target.checked })}
               data-testid="terminal-grant-input"
             />

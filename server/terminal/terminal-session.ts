@@ -56,6 +56,8 @@ export interface TerminalInfo {
   /** Who opened it: they may type; others watch unless input is shared. */
   owner: { id: string; name: string } | null;
   inputShared: boolean;
+  /** Its opener's own secrets are in its environment: its input cannot be shared. */
+  holdsOwnSecrets: boolean;
 }
 
 /** Where a terminal's output goes: one per connected client, usually a WebSocket. */
@@ -183,6 +185,7 @@ export class TerminalSession {
       exitCode: this.exitCode ?? null,
       owner: this.owner,
       inputShared: this.inputShared,
+      holdsOwnSecrets: this.personalSecrets.length > 0,
     };
   }
 

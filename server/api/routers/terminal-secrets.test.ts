@@ -44,8 +44,9 @@ describeSandboxed("secrets in terminals", () => {
     await expect(
       as(owner).terminal.shareInput({ projectId: project.id, terminalId: info.id, shared: true }),
     ).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("MY_TOKEN") });
+    expect(info.holdsOwnSecrets).toBe(true);
     const listed = await as(teammate).terminal.list({ projectId: project.id });
-    expect(listed.find((t) => t.id === info.id)?.canType).toBe(false);
+    expect(listed.find((t) => t.id === info.id)).toMatchObject({ canType: false, holdsOwnSecrets: true });
 
     // The teammate's own terminal has the project's secret but not the owner's.
     const theirs = await as(teammate).terminal.create({ projectId: project.id, cols: 200, rows: 40 });
@@ -58,6 +59,7 @@ describeSandboxed("secrets in terminals", () => {
       await sleep(20);
     }
     expect(seen).toContain("url=[secret DB_URL] mine=unset");
+    expect(theirs.holdsOwnSecrets).toBe(false);
     await as(teammate).terminal.shareInput({ projectId: project.id, terminalId: theirs.id, shared: true });
   });
 });
