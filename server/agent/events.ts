@@ -41,7 +41,16 @@ type State = { ready: Promise<void>; nextSeq: number; tail: Promise<void>; buffe
 
 export type EventLog = ReturnType<typeof createEventLog>;
 
-export function createEventLog(store: AgentStore, bus: SessionBus) {
+/**
+ * `redactorOf`: the redactor of a session's secrets when the log first writes to it on this
+ * instance (its project's, its team's and its author's), so that what is appended before a turn
+ * runs (a message with `@` mentions of files) is redacted too; a turn refreshes it (`redactWith`).
+ */
+export function createEventLog(
+  store: AgentStore,
+  bus: SessionBus,
+  redactorOf?: (sessionId: string) => Promise<Redactor | null>,
+) {
   const states = new Map<string, State>();
   const redactors = new Map<string, Redactor>();
   const redacted = (sessionId: string, event: SessionEvent): SessionEvent => {
@@ -61,9 +70,14 @@ export function createEventLog(store: AgentStore, bus: SessionBus) {
     let s = states.get(sessionId);
     if (!s) {
       const created: State = { ready: Promise.resolve(), nextSeq: 0, tail: Promise.resolve(), buffer: null };
-      created.ready = store.events.lastSeq(sessionId).then((seq) => {
-        created.nextSeq = seq + 1;
-      });
+      created.ready = Promise.all([
+        store.events.lastSeq(sessionId).then((seq) => {
+          created.nextSeq = seq + 1;
+        }),
+        redactorOf?.(sessionId).then((redactor) => {
+          if (redactor && !redactors.has(sessionId)) redactors.set(sessionId, redactor);
+        }),
+      ]).then(() => undefined);
       created.ready.catch(() => states.delete(sessionId));
       states.set(sessionId, (s = created));
     }

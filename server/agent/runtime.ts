@@ -24,7 +24,11 @@ export type { Person } from "@/server/agent/session-commands";
 export type AgentRuntime = ReturnType<typeof createAgentRuntime>;
 
 export function createAgentRuntime(o: AgentRuntimeOptions) {
-  const log = createEventLog(o.store, o.bus);
+  const log = createEventLog(o.store, o.bus, async (sessionId) => {
+    const session = o.secrets ? await o.store.sessions.find(sessionId) : null;
+    if (!session || !o.secrets) return null;
+    return (await o.secrets({ projectId: session.projectId, personId: session.authorId })).redactor;
+  });
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
   const ownTools = createOwnTools(o.store, delegator);
   const setup: TurnSetup = {

@@ -141,4 +141,16 @@ describeSandboxed("secrets in the agent's shell", () => {
     const after = only(await h.events(session.id), "tool_result").at(-1)!.payload.llm;
     expect(after).toContain("token=[secret API_TOKEN] own=none");
   });
+
+  it("hides a value in a file mentioned with @ from the stored message and the model", async () => {
+    const workspace = path.join(h.env.dataDir, "workspaces", h.project.id);
+    await fs.writeFile(path.join(workspace, "deploy.env"), `API_TOKEN=${TOKEN}\n`);
+    const session = await h.newSession({ replies: [{ match: "", text: "I see the file." }] });
+    await h.caller.session.send({ sessionId: session.id, text: "Look at @deploy.env", mentions: ["deploy.env"] });
+    await h.agent.idle(session.id);
+    const stored = JSON.stringify(await h.events(session.id));
+    expect(stored).toContain("API_TOKEN=[secret API_TOKEN]");
+    expectHidden(stored, "stored message");
+    expectHidden(JSON.stringify(h.model.requests), "model requests");
+  });
 });
