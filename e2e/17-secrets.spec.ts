@@ -78,4 +78,15 @@ test("a project secret reaches the terminal and the agent's shell, and only its 
   await page.screenshot({ path: screenshotPath("secrets-account") });
   await mine.getByTestId("secret-MY_TOKEN").getByTestId("secret-remove").click();
   await expect(mine.getByTestId("secret-MY_TOKEN")).toHaveCount(0);
+
+  // The team's, shared by its projects: the same card on the team settings page.
+  await page.goto("/");
+  await page.getByTestId("team-settings").click();
+  const team = page.getByTestId("secrets-team");
+  await team.getByTestId("secret-name").fill("SENTRY_DSN");
+  await team.getByTestId("secret-value").fill("https://key@sentry.example/1");
+  await team.getByTestId("secret-save").click();
+  await expect(team.getByTestId("secret-SENTRY_DSN")).toBeVisible();
+  await team.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath("secrets-team") });
 });

@@ -30,12 +30,16 @@ describeSandboxed("secrets in terminals", () => {
     const terminal = env.services.terminals.get(project.id, info.id)!;
     let output = "";
     terminal.attach({ output: (frame) => (output += frame.toString("utf8")), message: () => {}, close: () => {} });
-    terminal.write('echo "url=$DB_URL mine=$MY_TOKEN b64=$(printf %s "$MY_TOKEN" | base64)"; echo DONE-$?\r');
+    terminal.write(
+      'echo "url=$DB_URL mine=$MY_TOKEN b64=$(printf %s "$MY_TOKEN" | base64)"; echo "own=$(cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c "^MY_TOKEN=")"; echo DONE-$?\r',
+    );
     for (let waited = 0; !/DONE-\d/.test(output); waited += 20) {
       if (waited > 15_000) throw new Error(`no output: ${JSON.stringify(output.slice(-500))}`);
       await sleep(20);
     }
     expect(output).toContain("url=[secret DB_URL] mine=[secret MY_TOKEN] b64=[secret MY_TOKEN]");
+    // Its own processes' environments hold the secret (what the teammate's check below must not find).
+    expect(output).toMatch(/own=[1-9]/);
     expect(output).not.toContain("pw-1234");
     expect(output).not.toContain("mine-0123456789");
     expect(output).not.toContain(Buffer.from("mine-0123456789").toString("base64").slice(0, 12));
@@ -53,12 +57,17 @@ describeSandboxed("secrets in terminals", () => {
     const other = env.services.terminals.get(project.id, theirs.id)!;
     let seen = "";
     other.attach({ output: (frame) => (seen += frame.toString("utf8")), message: () => {}, close: () => {} });
-    other.write('echo "url=$DB_URL mine=${MY_TOKEN:-unset}"; echo DONE-$?\r');
+    // Nor can it reach the owner's processes: every launch has a pid namespace of its own.
+    other.write(
+      'echo "url=$DB_URL mine=${MY_TOKEN:-unset}"; echo "seen=$(cat /proc/[0-9]*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c "^MY_TOKEN=")"; echo DONE-$?\r',
+    );
     for (let waited = 0; !/DONE-\d/.test(seen); waited += 20) {
       if (waited > 15_000) throw new Error(`no output: ${JSON.stringify(seen.slice(-500))}`);
       await sleep(20);
     }
     expect(seen).toContain("url=[secret DB_URL] mine=unset");
+    expect(seen).toContain("seen=0");
+    expect(seen).not.toContain("mine-0123456789");
     expect(theirs.holdsOwnSecrets).toBe(false);
     await as(teammate).terminal.shareInput({ projectId: project.id, terminalId: theirs.id, shared: true });
   });
