@@ -67,12 +67,16 @@ export async function prepareTurn(
   const workspace = await o.openWorkspace(session.projectId, session.treeId);
   // The author's own secrets only while the session is theirs alone: once another person wrote into
   // it, their words could drive a command that reads the author's secret (docs/security.md#secrets).
+  // A sub-agent gets none: its parent's conversation, whoever wrote it, drives it.
   const othersWrote = events.some((e) => e.type === "user_message" && e.authorId && e.authorId !== session.authorId);
-  const secrets =
-    (await o.secrets?.({
-      projectId: session.projectId,
-      personId: othersWrote || !session.authorId ? null : session.authorId,
-    })) ?? NO_AGENT_SECRETS;
+  const personId = othersWrote || session.parentId !== null ? null : session.authorId;
+  const given = (await o.secrets?.({ projectId: session.projectId, personId })) ?? NO_AGENT_SECRETS;
+  // The author's values stay hidden even when withheld: an earlier command may have left one in a file.
+  const hiding =
+    personId === session.authorId || !session.authorId || !o.secrets
+      ? given.redactor
+      : (await o.secrets({ projectId: session.projectId, personId: session.authorId })).redactor;
+  const secrets = { env: given.env, redactor: hiding };
   log.redactWith(sessionId, secrets.redactor);
   let res = resources.get(sessionId);
   if (res && res.secretsKey !== secretsKey(secrets)) {
@@ -168,7 +172,7 @@ export async function prepareTurn(
     approvalMode: policy.mode,
     runtimes,
     environment: environment ?? null,
-    secrets: secrets.redactor.names,
+    secrets: Object.keys(secrets.env),
     ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
     context,
   });
