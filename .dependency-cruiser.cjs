@@ -30,7 +30,7 @@ const SERVER_ROOMS = [
   { room: "server/terminal", may: ["server/sandbox", "server/secrets"], why: "terminals run through the sandbox" },
   {
     room: "server/environment",
-    may: ["server/sandbox"],
+    may: ["server/sandbox", "server/secrets"],
     why: "projects' toolchains (a server-side cache) and setup scripts, run through the sandbox",
   },
   {

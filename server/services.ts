@@ -178,6 +178,7 @@ export async function createServices(
     files,
     sandbox,
     toolchains,
+    secrets: (projectId) => projectSecrets(projectId),
     log: (line) => log(`environment: ${line}`),
   });
   const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;

@@ -4,13 +4,19 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SetupRunState } from "@/lib/toolchains";
 import { createSandbox } from "@/server/sandbox/sandbox";
+import { createRedactor, type ProcessSecrets } from "@/server/secrets/redactor";
 import { createSetupRuns, type SetupEvent } from "./setup-runs";
 
 // The setup runs' bookkeeping, with the sandbox off (the sandbox's own part is proven through the
 // API in server/api/routers/environment.test.ts): a run cut off by a restart, one past its time,
 // what a watcher receives.
 
-function runs(options: { script: string; timeoutMs?: number; stored?: SetupRunState | null }) {
+function runs(options: {
+  script: string;
+  timeoutMs?: number;
+  stored?: SetupRunState | null;
+  secrets?: ProcessSecrets;
+}) {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-setup-"));
   const saved: SetupRunState[] = [];
   const setup = createSetupRuns({
@@ -18,6 +24,7 @@ function runs(options: { script: string; timeoutMs?: number; stored?: SetupRunSt
     script: async () => ({ source: "settings", command: ["/bin/bash", "-ec", options.script] }),
     root: async () => root,
     prepare: async () => ["[tandem] prepared"],
+    ...(options.secrets ? { secrets: async () => options.secrets! } : {}),
     save: async (_projectId, run) => void saved.push({ ...run }),
     load: async () => options.stored ?? saved.at(-1) ?? null,
     timeoutMs: options.timeoutMs,
@@ -74,5 +81,22 @@ describe("setup runs", () => {
       status: "failed",
       output: expect.stringMatching(/server stopped/),
     });
+  });
+
+  it("runs with the project's secrets, and streams and keeps their names in place of their values", async () => {
+    const value = "setup-secret-0123456789";
+    const secrets = { env: { NPM_TOKEN: value }, redactor: createRedactor([{ name: "NPM_TOKEN", value }]) };
+    // The value printed in two writes, as a slow tool would.
+    const { setup } = runs({ script: 'printf %s "${NPM_TOKEN:0:6}"; sleep 0.2; echo "${NPM_TOKEN:6}"', secrets });
+    const events: SetupEvent[] = [];
+    const stop = setup.watch("p", (event) => events.push(event));
+    await setup.start("p", "rebuild");
+    const ended = await setup.settled("p");
+    stop();
+    expect(ended?.output).toContain("[secret NPM_TOKEN]");
+    expect(ended?.output).not.toContain(value.slice(0, 6));
+    const streamed = events.flatMap((e) => (e.kind === "output" ? [e.text] : [])).join("");
+    expect(streamed).toContain("[secret NPM_TOKEN]");
+    expect(streamed).not.toContain(value.slice(0, 6));
   });
 });

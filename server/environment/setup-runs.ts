@@ -3,6 +3,7 @@ import { EventEmitter } from "node:events";
 import { constants } from "node:os";
 import type { SetupRunState } from "@/lib/toolchains";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import type { ProcessSecrets } from "@/server/secrets/redactor";
 
 // A project's setup script, run in its sandbox: after a clone and when someone rebuilds the
 // environment. It runs like any other process of the project (its uid, its network policy, its
@@ -20,6 +21,8 @@ export type SetupRunsDeps = {
   script(projectId: string): Promise<SetupScript | null>;
   /** The project's main tree. */
   root(projectId: string): Promise<string>;
+  /** The project's and its team's secrets (server/services/secrets.ts); never a person's. */
+  secrets?(projectId: string): Promise<ProcessSecrets>;
   /** Makes the project's toolchains ready before the script runs; lines to print first. */
   prepare(projectId: string): Promise<string[]>;
   save(projectId: string, run: SetupRunState): Promise<void>;
@@ -62,12 +65,14 @@ export function createSetupRuns(deps: SetupRunsDeps) {
     for (const line of await deps.prepare(projectId)) append(projectId, run, `${line}\n`);
     // The project's and its team's secrets belong in this launch, a person's never: the run is
     // started for the project, not for whoever pressed the button.
+    const secrets = await deps.secrets?.(projectId);
     const launch = await deps.sandbox.launch({
       workspaceRoot: await deps.root(projectId),
       command: script.command,
       newSession: true,
       projectId,
       source: { kind: "setup", id: projectId },
+      secrets: secrets?.env,
     });
     const command = launch.command;
     return new Promise<number | null>((resolve) => {
@@ -96,7 +101,13 @@ export function createSetupRuns(deps: SetupRunsDeps) {
       }, timeout);
       for (const stream of [child.stdout, child.stderr]) {
         stream.setEncoding("utf8");
-        stream.on("data", (text: string) => append(projectId, run, text));
+        // The output is streamed to watchers and kept: a secret's value shows as [secret NAME].
+        const redaction = secrets && !secrets.redactor.empty ? secrets.redactor.stream() : null;
+        stream.on("data", (text: string) => {
+          const shown = redaction ? redaction.push(text) : text;
+          if (shown) append(projectId, run, shown);
+        });
+        if (redaction) stream.once("end", () => append(projectId, run, redaction.end()));
       }
       child.on("error", (error) => {
         append(projectId, run, `[could not start the setup script: ${error.message}]\n`);

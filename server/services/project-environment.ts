@@ -10,6 +10,7 @@ import {
 import { SETUP_SCRIPT_FILE, type SetupRunState, type ToolchainState } from "@/lib/toolchains";
 import { createToolchainCache } from "@/server/environment/toolchain-cache";
 import { createProjectToolchains, type ProjectToolchainsService } from "@/server/environment/project-toolchains";
+import type { ProcessSecrets } from "@/server/secrets/redactor";
 import { createSetupRuns, NoSetupScriptError, type SetupRuns, type SetupScript } from "@/server/environment/setup-runs";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "@/server/workspace";
@@ -62,6 +63,8 @@ export function createProjectEnvironment(deps: {
   files: Files;
   sandbox: Sandbox;
   toolchains: ProjectToolchainsService;
+  /** The project's and its team's secrets, for the setup script (server/services/secrets.ts). */
+  secrets?(projectId: string): Promise<ProcessSecrets>;
   log?(line: string): void;
 }) {
   const { db, files, toolchains } = deps;
@@ -79,6 +82,7 @@ export function createProjectEnvironment(deps: {
   const setup: SetupRuns = createSetupRuns({
     sandbox: deps.sandbox,
     script,
+    secrets: deps.secrets,
     root: async (projectId) => files.pathOf(projectId),
     async prepare(projectId) {
       toolchains.forget(projectId);

@@ -152,7 +152,6 @@ export async function createTestServices(
     autosaveOf: (projectId) => findAutosave(database.db, projectId),
     journal: createUnsavedJournal(dataDir),
   });
-  const environment = createProjectEnvironment({ db: database.db, files, sandbox, toolchains });
   if (options.modelBaseUrl) {
     config.models = {
       ...config.models,
@@ -172,6 +171,13 @@ export async function createTestServices(
   const gitCipher = credentialCipher("x".repeat(32));
   const projectSecrets = (projectId: string, personId: string | null = null) =>
     secretEnvironment(database.db, gitCipher, { projectId, personId });
+  const environment = createProjectEnvironment({
+    db: database.db,
+    files,
+    sandbox,
+    toolchains,
+    secrets: (projectId) => projectSecrets(projectId),
+  });
   const extensions = options.extensions
     ? createExtensions({
         config: {
