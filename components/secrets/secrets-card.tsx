@@ -15,7 +15,7 @@ export type SecretsScope =
 const TEXT: Record<SecretsScope["kind"], { title: string; hint: string }> = {
   project: {
     title: "Secrets",
-    hint: "Environment variables for this project's terminals, the agent's shell, MCP servers and discovery commands. Project admins manage them.",
+    hint: "Environment variables for this project's terminals, the agent's shell, MCP servers, discovery commands and setup script. Project admins manage them.",
   },
   team: {
     title: "Team secrets",
