@@ -167,7 +167,9 @@ async function main() {
     access,
     domain: "localhost",
     secure: false,
-    member: async () => true,
+    admits: async () => true,
+    link: async () => null,
+    onLinkRevoked: () => () => {},
     connect: ({ port }) => networks.connect(workspace, port),
   });
   const proxy = http.createServer((req, res) => void handlers.request(req, res));

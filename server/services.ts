@@ -1,4 +1,5 @@
 import { createPreviews } from "@/server/preview/previews";
+import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/trpc";
 import { createLoginCache } from "@/server/auth/login-cache";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
@@ -312,6 +313,7 @@ export async function createServices(
     network,
     environment,
     previews,
+    previewGate: createPreviewGate(db, live.linkRevocations),
     language,
     liveDocs,
     git,

@@ -33,7 +33,6 @@ import {
 } from "@/server/cluster/workspace-forwarding";
 import { peerUrl, type WorkspaceHost } from "@/server/cluster/workspace-host";
 import { HOLD_PATH } from "@/server/cluster/remote-workspace-host";
-import { findProjectForUser } from "@/server/db/repositories/projects";
 import { createPreviewHandlers } from "@/server/preview/preview-server";
 
 // One HTTP server on one port: Next pages, better-auth, tRPC over HTTP and WebSocket, terminals,
@@ -267,7 +266,9 @@ export async function listenPreviews(services: Services): Promise<http.Server> {
     access: previews.access,
     domain: previews.domain,
     secure: previews.secure,
-    member: async (userId, projectId) => (await findProjectForUser(services.db, projectId, userId)) !== null,
+    admits: services.previewGate.admits,
+    link: services.previewGate.link,
+    onLinkRevoked: services.previewGate.onLinkRevoked,
     connect: async ({ projectId, port }) => {
       const networks = services.sandbox.networks;
       if (!networks) throw new Error("this server gives workspaces no network of their own");

@@ -1,4 +1,5 @@
 import type { Previews } from "@/server/preview/previews";
+import type { PreviewGate } from "@/server/services/preview-gate";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z, ZodError } from "zod";
 import type { Auth } from "@/server/auth/auth";
@@ -87,6 +88,8 @@ export type Services = {
   environment: ProjectEnvironment;
   /** Previews of the workspaces' servers on an origin of their own (server/preview). */
   previews: Previews;
+  /** Who may open each port's preview: the person's role and the port's visibility, or a live public link. */
+  previewGate: PreviewGate;
   /**
    * In a cluster (TANDEM_CLUSTER): where each project's live resources are served, and the key that
    * signs requests forwarded there. `runner`: this process is a workspace runner, serving only signed requests.

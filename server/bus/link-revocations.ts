@@ -1,5 +1,6 @@
 // Tells live share-link viewers that their link was revoked, so their subscriptions end at once
-// (not at their next request). In-process here; server/cluster/pg-access-changes.ts carries it to
+// (not at their next request), and the preview proxy, which closes the open requests and
+// WebSockets of a revoked public preview link. In-process here; server/cluster/pg-access-changes.ts carries it to
 // every instance through Postgres LISTEN/NOTIFY.
 
 export type LinkRevocations = ReturnType<typeof createLinkRevocations>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
 import { endedShareLinkIds } from "@/server/db/repositories/share-links";
+import { endedPreviewLinkIds } from "@/server/db/repositories/preview-ports";
 import { concerns, type AccessChange, type AccessChanges, type AccessHolder } from "@/server/bus/access-changes";
 import { createLinkRevocations, type LinkRevocations } from "@/server/bus/link-revocations";
 import type { NotifyHub } from "@/server/cluster/pg-notify";
@@ -62,8 +63,9 @@ export function createPgLinkRevocations(hub: NotifyHub, db: Db): LinkRevocations
   hub.onReconnect(() => {
     const ids = [...followed.keys()];
     if (!ids.length) return;
-    endedShareLinkIds(db, ids).then(
-      (ended) => ended.forEach((id) => local.publish(id)),
+    // Share links and public preview links share the channel: ended means live as neither.
+    Promise.all([endedShareLinkIds(db, ids), endedPreviewLinkIds(db, ids)]).then(
+      ([shares, previews]) => shares.filter((id) => previews.includes(id)).forEach((id) => local.publish(id)),
       (error: unknown) => console.error("cluster bus: could not re-check share links:", error),
     );
   });

@@ -2,17 +2,30 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 // Who may see a preview: a member of the project, who reaches the preview's origin through a
 // one-time entry link the IDE made for them (signed, 60 s, used once) and from then on carries a
-// preview session cookie of that origin alone (signed, 8 h). Nothing of the person's Tandem
-// login crosses to the preview's origin; the session names the person, the project and the port,
-// and each request checks again that the person is still a member (preview-server.ts).
+// preview session cookie of that origin alone (signed, 8 h); or anyone holding a public link of
+// the port, whose session names the link. Nothing of the person's Tandem login crosses to the
+// preview's origin; the session names the person or the link, the project and the port, and each
+// request checks again that the person may still open the port, or that the link is still live
+// (preview-server.ts).
 
-export type PreviewGrant = { projectId: string; port: number; userId: string; exp: number; nonce: string };
+/** Exactly one of `userId` (a member's session) and `linkId` (a public link's). */
+export type PreviewGrant = {
+  projectId: string;
+  port: number;
+  exp: number;
+  nonce: string;
+  /** Where the entry link leads on the preview's origin (a path of its own). */
+  path?: string;
+} & ({ userId: string; linkId?: undefined } | { linkId: string; userId?: undefined });
 
 /** How long an entry link works, and a preview session lasts. */
 const ENTRY_MS = 60_000;
 const SESSION_MS = 8 * 60 * 60_000;
 /** How many verified session cookies are remembered (the oldest goes first). */
 const VERIFIED_KEPT = 1024;
+
+/** A path on the preview's own origin: `/x`, never `//host` or `/\\host`, which browsers take for another host. */
+export const isLocalPath = (path: string) => /^\/(?![/\\])[^\s]*$/.test(path) && path.length <= 2048;
 
 export type PreviewAccess = ReturnType<typeof createPreviewAccess>;
 
@@ -50,17 +63,30 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
 
   return {
     /** The token of a one-time entry link for this person to this project's port. */
-    entryToken(projectId: string, port: number, userId: string): string {
-      return sign("entry", { projectId, port, userId, exp: now() + ENTRY_MS, nonce: randomBytes(16).toString("hex") });
+    entryToken(projectId: string, port: number, userId: string, path = "/"): string {
+      if (!isLocalPath(path)) throw new Error("a preview path starts with a single /");
+      const nonce = randomBytes(16).toString("hex");
+      return sign("entry", { projectId, port, userId, exp: now() + ENTRY_MS, nonce, path });
     },
     /** The preview session an entry token opens, once; null when it is not valid (any more). */
-    redeem(token: string, projectId: string, port: number): { cookie: string; grant: PreviewGrant } | null {
+    redeem(
+      token: string,
+      projectId: string,
+      port: number,
+    ): { cookie: string; grant: PreviewGrant; path: string } | null {
       forget();
       const grant = verify("entry", token, projectId, port);
-      if (!grant || used.has(grant.nonce)) return null;
+      if (!grant?.userId || used.has(grant.nonce)) return null;
       used.set(grant.nonce, grant.exp);
-      const session = { ...grant, exp: now() + SESSION_MS, nonce: randomBytes(16).toString("hex") };
-      return { cookie: sign("session", session), grant: session };
+      const { path: _path, ...kept } = grant;
+      const session = { ...kept, exp: now() + SESSION_MS, nonce: randomBytes(16).toString("hex") };
+      return { cookie: sign("session", session), grant: session, path: grant.path ?? "/" };
+    },
+    /** The preview session a live public link opens; it ends with the link, if not before. */
+    linkSession(link: { id: string; projectId: string; port: number; expiresAt: Date }): string {
+      const exp = Math.min(link.expiresAt.getTime(), now() + SESSION_MS);
+      const nonce = randomBytes(16).toString("hex");
+      return sign("session", { projectId: link.projectId, port: link.port, linkId: link.id, exp, nonce });
     },
     /** The session a preview cookie carries for this project's port, or null. */
     session(cookie: string, projectId: string, port: number): PreviewGrant | null {

@@ -11,8 +11,11 @@ import { createSandbox, type Sandbox } from "@/server/sandbox/sandbox";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { until } from "@/server/test/until";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
+import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createPreviewAccess } from "./preview-access";
-import { createPreviewHandlers, PREVIEW_ENTER_PATH } from "./preview-server";
+import { FRAME_SCRIPT_PATH } from "./frame-script";
+import { createPreviewHandlers, type LivePreviewLink, PREVIEW_ENTER_PATH, PREVIEW_LINK_PATH } from "./preview-server";
+import { linkOpens } from "./preview-visibility";
 
 // The preview proxy against a real dev-style server inside a workspace network: plain HTTP,
 // a streamed answer and a WebSocket echo (hot reload's channel), written with node alone
@@ -26,6 +29,12 @@ const server = http.createServer((req, res) => {
     res.write("first ");
     setTimeout(() => res.end("second"), 400);
     return;
+  }
+  if (req.url === "/forever") return void res.write("tick ");
+  if (req.url === "/page.html") {
+    const page = "<!doctype html><html lang=en><head><title>app</title></head><body>" + (req.headers["accept-encoding"] || "plain") + "</body></html>";
+    res.writeHead(200, { "content-type": "text/html", "content-length": Buffer.byteLength(page) });
+    return void res.end(page);
   }
   let body = "";
   req.on("data", (c) => (body += c));
@@ -50,6 +59,14 @@ describeSandboxed("the preview proxy", () => {
   const projectId = randomUUID();
   const members = new Set(["member", "second-member"]);
   const access = createPreviewAccess("preview test secret");
+  // Public links as the gate (server/services/preview-gate.ts) reads them: by token, live or not.
+  const links = new Map<string, LivePreviewLink & { revokedAt: Date | null }>();
+  const revocations = createLinkRevocations();
+  const revoke = (token: string) => {
+    const link = links.get(token)!;
+    link.revokedAt = new Date();
+    revocations.publish(link.id);
+  };
   const host = (port = 5173) => `${port}-${projectId}.localhost:${proxyPort}`;
 
   type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
@@ -103,7 +120,15 @@ describeSandboxed("the preview proxy", () => {
       access,
       domain: "localhost",
       secure: false,
-      member: async (userId) => members.has(userId),
+      admits: async (grant) =>
+        grant.userId !== undefined
+          ? members.has(grant.userId)
+          : linkOpens([...links.values()].find((l) => l.id === grant.linkId) ?? null, grant),
+      link: async (token, target) => {
+        const link = links.get(token);
+        return link && linkOpens(link, target) ? link : null;
+      },
+      onLinkRevoked: revocations.subscribe,
       connect: (target) => sandbox.networks!.connect(dir, target.port),
     });
     proxy = http.createServer((req, res) => void handlers.request(req, res));
@@ -203,6 +228,110 @@ describeSandboxed("the preview proxy", () => {
         host: "localhost:5173",
       });
       expect(await socket("http://evil.example")).toMatch(/refused: .*403/);
+    },
+    60_000,
+  );
+
+  it.runIf(canSwitchIdentity())(
+    "a public link opens its own port to anyone holding it, until it expires or is revoked, and revoking closes what it has open",
+    async () => {
+      await until(
+        async () => (await sandbox.networks!.ports(dir)).some((p) => p.port === 5173),
+        "the dev server",
+        15_000,
+      );
+      const hour = 3_600_000;
+      const add = (token: string, link: Partial<LivePreviewLink> = {}) =>
+        links.set(token, {
+          id: randomUUID(),
+          projectId,
+          port: 5173,
+          expiresAt: new Date(Date.now() + hour),
+          revokedAt: null,
+          ...link,
+        });
+      const live = "L".repeat(43);
+      add(live);
+      add("E".repeat(43), { expiresAt: new Date(Date.now() - 1) });
+      add("P".repeat(43), { port: 5174 });
+      add("O".repeat(43), { projectId: randomUUID() });
+      const enterLink = async (token: string, hostName = host()) =>
+        request(`${PREVIEW_LINK_PATH}?t=${token}`, { hostName });
+      const entered = await enterLink(live);
+      expect(entered.status).toBe(302);
+      const cookie = String(entered.headers["set-cookie"]).split(";")[0]!;
+      const seen = await request("/", { headers: { cookie } });
+      expect(seen.status).toBe(200);
+      expect(JSON.parse(seen.body).cookie).toBeNull();
+      // An expired link, a link of another port, of another project, a made-up token, the right token on another port.
+      expect((await enterLink("E".repeat(43))).status).toBe(403);
+      expect((await enterLink("P".repeat(43))).status).toBe(403);
+      expect((await enterLink("O".repeat(43))).status).toBe(403);
+      expect((await enterLink("X".repeat(43))).status).toBe(403);
+      expect((await enterLink(live, host(5174))).status).toBe(403);
+      // The link's session opens no other port, and a member's entry link is no link.
+      expect((await request("/", { hostName: host(5174), headers: { cookie } })).status).toBe(403);
+      const memberLink = access.entryToken(projectId, 5173, "member");
+      expect((await enterLink(encodeURIComponent(memberLink))).status).toBe(403);
+
+      // Open under the link: a WebSocket (hot reload's) and an answer still streaming.
+      const ws = new WebSocket(`ws://127.0.0.1:${proxyPort}/hmr`, {
+        headers: { host: host(), cookie, origin: `http://${host()}` },
+      });
+      await new Promise((resolve, reject) => {
+        ws.once("message", resolve);
+        ws.once("error", reject);
+      });
+      const wsClosed = new Promise<number>((resolve) => ws.once("close", () => resolve(Date.now())));
+      const streamEnded = new Promise<number>((resolve) => {
+        http
+          .get({ host: "127.0.0.1", port: proxyPort, path: "/forever", headers: { host: host(), cookie } }, (res) => {
+            res.once("data", () => revoke(live));
+            res.on("close", () => resolve(Date.now()));
+            res.resume();
+          })
+          .on("error", () => resolve(Date.now()));
+      });
+      const revokedAt = await streamEnded;
+      expect((await wsClosed) - revokedAt).toBeLessThan(1_000);
+      // Revoked: neither the session nor the token opens anything again.
+      expect((await request("/", { headers: { cookie } })).status).toBe(403);
+      expect((await enterLink(live)).status).toBe(403);
+    },
+    60_000,
+  );
+
+  it.runIf(canSwitchIdentity())(
+    "adds the console script to a page loaded in a frame, and to nothing else",
+    async () => {
+      await until(
+        async () => (await sandbox.networks!.ports(dir)).some((p) => p.port === 5173),
+        "the dev server",
+        15_000,
+      );
+      const frame = { "sec-fetch-dest": "iframe" };
+      const entered = await request(
+        `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member", "/page.html"))}`,
+        { headers: frame },
+      );
+      // In the IDE's frame the preview is a third party: its cookie is partitioned under the IDE's site.
+      expect(entered.status).toBe(302);
+      expect(entered.headers.location).toBe("/page.html");
+      expect(String(entered.headers["set-cookie"])).toMatch(/SameSite=None; Secure; Partitioned/);
+      const cookie = String(entered.headers["set-cookie"]).split(";")[0]!;
+      const framed = await request("/page.html", { headers: { ...frame, cookie, "accept-encoding": "gzip" } });
+      expect(framed.body).toBe(
+        `<!doctype html><html lang=en><head><script src="${FRAME_SCRIPT_PATH}"></script><title>app</title></head><body>plain</body></html>`,
+      );
+      expect(framed.headers["content-length"]).toBeUndefined();
+      // A tab of its own, a script or JSON in a frame: as the app sent them.
+      const tab = await request("/page.html", { headers: { cookie, "accept-encoding": "gzip" } });
+      expect(tab.body).not.toContain(FRAME_SCRIPT_PATH);
+      expect(tab.body).toContain("<body>gzip</body>");
+      expect((await request("/data.json", { headers: { ...frame, cookie } })).body).not.toContain(FRAME_SCRIPT_PATH);
+      const script = await request(FRAME_SCRIPT_PATH);
+      expect(script.status).toBe(200);
+      expect(script.headers["content-type"]).toMatch(/javascript/);
     },
     60_000,
   );

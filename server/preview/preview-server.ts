@@ -1,7 +1,8 @@
 import http from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
-import type { PreviewAccess, PreviewGrant } from "./preview-access";
+import { isLocalPath, type PreviewAccess, type PreviewGrant } from "./preview-access";
+import { FRAME_SCRIPT, FRAME_SCRIPT_PATH, withFrameScript } from "./frame-script";
 import { previewTarget, type PreviewTarget } from "./preview-host";
 
 // The preview proxy: requests to `<port>-<projectId>.<domain>` go to that port in the project's
@@ -11,18 +12,27 @@ import { previewTarget, type PreviewTarget } from "./preview-host";
 // never sees a Tandem cookie (the preview's own session cookie is taken out of every request it
 // gets), and a request from another origin (another project's preview) that carries the
 // session is refused for anything but a plain GET, and for every WebSocket. Dev servers get the
-// Host and Origin they expect (`localhost:<port>`), as if opened on the machine itself.
+// Host and Origin they expect (`localhost:<port>`), as if opened on the machine itself. Every
+// request and WebSocket of a public link's session ends the moment the link is revoked.
 
 export const PREVIEW_COOKIE = "tandem_preview";
 export const PREVIEW_ENTER_PATH = "/__tandem/enter";
+export const PREVIEW_LINK_PATH = "/__tandem/link";
+
+/** A public link as the proxy needs it (server/db/repositories/preview-ports.ts keeps them). */
+export type LivePreviewLink = { id: string; projectId: string; port: number; expiresAt: Date };
 
 export type PreviewServerDeps = {
   access: PreviewAccess;
   domain: string;
   /** Whether the session's cookie must be Secure (the preview is served over https). */
   secure: boolean;
-  /** Whether the person is still a member of the project. */
-  member(userId: string, projectId: string): Promise<boolean>;
+  /** Whether the session may still open its port: the person's role and the port's visibility, or its link still live. */
+  admits(grant: PreviewGrant): Promise<boolean>;
+  /** The live public link a token is, for exactly this project's port; null otherwise. */
+  link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null>;
+  /** Calls `revoked` when the link is revoked (on any instance); returns the function that stops listening. */
+  onLinkRevoked(linkId: string, revoked: () => void): () => void;
   /** A connection to the port inside the project's workspace network; throws when nothing answers there. */
   connect(target: PreviewTarget): Promise<net.Socket>;
 };
@@ -58,7 +68,13 @@ function cookiesWithout(header: string | undefined, name: string): { ours: strin
 }
 
 /** The request's headers as the dev server gets them: its own Host and Origin, no preview cookie, no hop-by-hop. */
-function forwardedHeaders(req: http.IncomingMessage, origin: string, port: number, upgrade: boolean): string[] {
+function forwardedHeaders(
+  req: http.IncomingMessage,
+  origin: string,
+  port: number,
+  options: { upgrade: boolean; plain?: boolean },
+): string[] {
+  const upgrade = options.upgrade;
   const out: string[] = [];
   const raw = req.rawHeaders;
   const local = `localhost:${port}`;
@@ -67,6 +83,8 @@ function forwardedHeaders(req: http.IncomingMessage, origin: string, port: numbe
     let value = raw[i + 1]!;
     const lower = name.toLowerCase();
     if (lower === "host" || lower === "cookie") continue;
+    // A page the script is added to must come uncompressed.
+    if (options.plain && lower === "accept-encoding") continue;
     if (HOP_BY_HOP.has(lower) && !(upgrade && (lower === "connection" || lower === "upgrade"))) continue;
     if ((lower === "origin" || lower === "referer") && value.startsWith(origin))
       value = `http://${local}${value.slice(origin.length)}`;
@@ -78,13 +96,13 @@ function forwardedHeaders(req: http.IncomingMessage, origin: string, port: numbe
   return out;
 }
 
-/** The app may not set or clear the preview's own session cookie. */
-function answerHeaders(raw: string[]): string[] {
+/** The app may not set or clear the preview's own session cookie; a page the script is added to changes length. */
+function answerHeaders(raw: string[], rewritten: boolean): string[] {
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const lower = raw[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(lower) && lower !== "transfer-encoding") continue;
-    if (lower === "transfer-encoding") continue;
+    if (HOP_BY_HOP.has(lower)) continue;
+    if (rewritten && (lower === "content-length" || lower === "etag")) continue;
     if (lower === "set-cookie" && raw[i + 1]!.trim().startsWith(`${PREVIEW_COOKIE}=`)) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }
@@ -93,6 +111,9 @@ function answerHeaders(raw: string[]): string[] {
 
 /** Marks a failure to reach the port at all (nothing listens), as against a connection that broke later. */
 class Unreachable extends Error {}
+
+/** Whether the request loads a page into a frame (the IDE's Preview panel), by the browser's own header. */
+const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === "iframe";
 
 export function createPreviewHandlers(deps: PreviewServerDeps) {
   const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
@@ -118,12 +139,67 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     return pool;
   };
 
-  /** The session of this request for its target, or why there is none. */
-  async function admitted(req: http.IncomingMessage, target: PreviewTarget): Promise<PreviewGrant | null> {
+  /**
+   * The session cookie. In a frame of the IDE's page the preview is a third party: browsers send
+   * it only a cookie partitioned under the IDE's site (SameSite=None, Secure, Partitioned; http
+   * counts as secure on *.localhost), which no other site that frames the preview gets. A tab of
+   * its own gets a Lax cookie, as any site's.
+   */
+  const sessionCookie = (req: http.IncomingMessage, value: string, maxAgeMs: number) => {
+    const where = framed(req) ? "SameSite=None; Secure; Partitioned" : `SameSite=Lax${deps.secure ? "; Secure" : ""}`;
+    return `${PREVIEW_COOKIE}=${value}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; ${where}`;
+  };
+
+  const grantOf = (req: http.IncomingMessage, target: PreviewTarget): PreviewGrant | null => {
     const cookie = cookiesWithout(req.headers.cookie, PREVIEW_COOKIE).ours;
-    const grant = cookie ? deps.access.session(cookie, target.projectId, target.port) : null;
-    if (!grant) return null;
-    return (await deps.member(grant.userId, target.projectId).catch(() => false)) ? grant : null;
+    return cookie ? deps.access.session(cookie, target.projectId, target.port) : null;
+  };
+
+  // The requests and sockets open under each public link, ended at once when it is revoked.
+  const held = new Map<string, { ends: Set<() => void>; stop: () => void }>();
+  /** Runs `end` when the link is revoked, until the returned release is called. */
+  function hold(linkId: string, end: () => void): () => void {
+    let entry = held.get(linkId);
+    if (!entry) {
+      const ends = new Set<() => void>();
+      const stop = deps.onLinkRevoked(linkId, () => {
+        for (const ending of [...ends]) ending();
+      });
+      entry = { ends, stop };
+      held.set(linkId, entry);
+    }
+    const mine = entry;
+    mine.ends.add(end);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      mine.ends.delete(end);
+      if (mine.ends.size === 0 && held.get(linkId) === mine) {
+        mine.stop();
+        held.delete(linkId);
+      }
+    };
+  }
+
+  /**
+   * Admits the request's session, held so that a revocation of its link ends `end` from now on:
+   * listening starts before the check, so a link revoked while it is checked is never missed.
+   */
+  async function admit(
+    grant: PreviewGrant | null,
+    end: () => void,
+  ): Promise<{ ok: boolean; release: () => void; ended: () => boolean }> {
+    let ended = false;
+    const release = grant?.linkId
+      ? hold(grant.linkId, () => {
+          ended = true;
+          end();
+        })
+      : () => {};
+    const ok = grant !== null && (await deps.admits(grant).catch(() => false)) && !ended;
+    if (!ok) release();
+    return { ok, release, ended: () => ended };
   }
 
   const foreignOrigin = (req: http.IncomingMessage) => {
@@ -131,45 +207,74 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     return origin !== undefined && origin !== originOf(req);
   };
 
-  async function request(req: http.IncomingMessage, res: http.ServerResponse) {
-    const target = previewTarget(req.headers.host, deps.domain);
-    if (!target) return page(res, 404, "No such preview", "This address names no project's port.");
-    const url = new URL(req.url ?? "/", "http://preview");
-    if (url.pathname === PREVIEW_ENTER_PATH) {
-      const redeemed = deps.access.redeem(url.searchParams.get("t") ?? "", target.projectId, target.port);
-      if (!redeemed || !(await deps.member(redeemed.grant.userId, target.projectId).catch(() => false)))
-        return page(res, 403, "This link has expired", "Open the preview again from the project's Ports view.");
+  async function enter(req: http.IncomingMessage, res: http.ServerResponse, target: PreviewTarget, url: URL) {
+    const token = url.searchParams.get("t") ?? "";
+    if (url.pathname === PREVIEW_LINK_PATH) {
+      const link = await deps.link(token, target).catch(() => null);
+      if (!link) return page(res, 403, "This link does not work", "It has expired or was revoked. Ask for a new one.");
+      const cookie = deps.access.linkSession(link);
       res
         .writeHead(302, {
           location: "/",
           "cache-control": "no-store",
-          "set-cookie": `${PREVIEW_COOKIE}=${redeemed.cookie}; Path=/; HttpOnly; SameSite=Lax${deps.secure ? "; Secure" : ""}`,
+          "set-cookie": sessionCookie(req, cookie, link.expiresAt.getTime() - Date.now()),
         })
         .end();
       return;
     }
-    if (!(await admitted(req, target)))
+    const redeemed = deps.access.redeem(token, target.projectId, target.port);
+    if (!redeemed || !(await deps.admits(redeemed.grant).catch(() => false)))
+      return page(res, 403, "This link has expired", "Open the preview again from the project's Ports view.");
+    res
+      .writeHead(302, {
+        location: isLocalPath(redeemed.path) ? redeemed.path : "/",
+        "cache-control": "no-store",
+        "set-cookie": sessionCookie(req, redeemed.cookie, redeemed.grant.exp - Date.now()),
+      })
+      .end();
+  }
+
+  async function request(req: http.IncomingMessage, res: http.ServerResponse) {
+    const target = previewTarget(req.headers.host, deps.domain);
+    if (!target) return page(res, 404, "No such preview", "This address names no project's port.");
+    const url = new URL(req.url ?? "/", "http://preview");
+    if (url.pathname === PREVIEW_ENTER_PATH || url.pathname === PREVIEW_LINK_PATH) return enter(req, res, target, url);
+    if (url.pathname === FRAME_SCRIPT_PATH) {
+      res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" });
+      return void res.end(FRAME_SCRIPT);
+    }
+    const admitted = await admit(grantOf(req, target), () => res.destroy());
+    if (!admitted.ok) {
+      if (admitted.ended()) return;
       return page(
         res,
         403,
         "This preview is private",
-        "Only the project's members can open it, from the project's Ports view in Tandem.",
+        "Only the people it is shared with can open it, from the project's Ports view in Tandem.",
       );
+    }
+    res.on("close", admitted.release);
     if (foreignOrigin(req) && req.method !== "GET" && req.method !== "HEAD")
       return page(res, 403, "Refused", "A request from another site carried this preview's session.");
+    const inFrame = framed(req);
     const send = (retry: boolean) => {
       const upstream = http.request({
         method: req.method,
         path: req.url,
-        headers: forwardedHeaders(req, originOf(req), target.port, false),
+        headers: forwardedHeaders(req, originOf(req), target.port, { upgrade: false, plain: inFrame }),
         agent: poolOf(target),
       });
       upstream.on("response", (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
+        const html =
+          inFrame &&
+          /^text\/html/i.test(String(answer.headers["content-type"] ?? "")) &&
+          !answer.headers["content-encoding"];
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders, html));
         // Streamed as it comes (server-sent events, chunked pages): no buffering here. An answer of
         // known length goes out with its first bytes, in one write rather than two.
-        if (answer.headers["content-length"] === undefined) res.flushHeaders();
-        answer.pipe(res);
+        if (answer.headers["content-length"] === undefined || html) res.flushHeaders();
+        if (html) answer.pipe(withFrameScript()).pipe(res);
+        else answer.pipe(res);
       });
       upstream.on("error", (error) => {
         if (res.headersSent) return void res.destroy();
@@ -184,7 +289,8 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
           );
         page(res, 502, "The server stopped answering", "Reload the page to try again.");
       });
-      // The person went away before the answer was through: the upstream request ends too (a finished one went back to the pool).
+      // The person went away (or their link was revoked) before the answer was through: the
+      // upstream request ends too (a finished one went back to the pool).
       res.on("close", () => res.writableFinished || upstream.destroy());
       if (bodyless) upstream.end();
       else req.pipe(upstream);
@@ -201,26 +307,33 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (!target) return refuse("404 Not Found");
     // A WebSocket is never held to CORS: one from another origin is refused outright.
     if (foreignOrigin(req)) return refuse("403 Forbidden");
-    if (!(await admitted(req, target))) return refuse("403 Forbidden");
-    let socket: net.Socket;
+    let socket: net.Socket | null = null;
+    const admitted = await admit(grantOf(req, target), () => {
+      client.destroy();
+      socket?.destroy();
+    });
+    if (!admitted.ok) return admitted.ended() ? undefined : refuse("403 Forbidden");
+    client.on("close", admitted.release);
     try {
       socket = await deps.connect(target);
     } catch {
       return refuse("502 Bad Gateway");
     }
+    if (client.destroyed) return void socket.destroy();
     // Hot reload's messages are small: neither side holds one back for more (Nagle).
     socket.setNoDelay(true);
     (client as net.Socket).setNoDelay?.(true);
-    const headers = forwardedHeaders(req, originOf(req), target.port, true);
+    const headers = forwardedHeaders(req, originOf(req), target.port, { upgrade: true });
     let text = `${req.method} ${req.url} HTTP/1.1\r\n`;
     for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
     socket.write(`${text}\r\n`);
     if (head.length) socket.write(head);
-    socket.on("error", () => client.destroy());
-    client.on("close", () => socket.destroy());
-    socket.on("close", () => client.destroy());
-    socket.pipe(client);
-    client.pipe(socket);
+    const upstream = socket;
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    upstream.pipe(client);
+    client.pipe(upstream);
   }
 
   return { request, upgrade };

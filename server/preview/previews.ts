@@ -1,6 +1,6 @@
 import { createPreviewAccess, type PreviewAccess } from "./preview-access";
 import { previewOrigin } from "./preview-host";
-import { PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./preview-server";
+import { PREVIEW_COOKIE, PREVIEW_ENTER_PATH, PREVIEW_LINK_PATH } from "./preview-server";
 
 // Previews as the rest of the server sees them: who may enter (preview-access.ts) and the address
 // of a project's port (preview-host.ts), known once the preview server listens (start-server.ts).
@@ -13,8 +13,12 @@ export type Previews = {
   secure: boolean;
   /** Called when the preview server listens, with its port. */
   listening(port: number): void;
-  /** The one-time link that opens the project's port for this person; null until the preview server listens. */
-  entryUrl(projectId: string, port: number, userId: string): string | null;
+  /** Every preview's origin as a CSP source (`http://*.localhost:4100`); null until the preview server listens. */
+  frameSource(): string | null;
+  /** The one-time link that opens the project's port (at `path`) for this person; null until the preview server listens. */
+  entryUrl(projectId: string, port: number, userId: string, path?: string): string | null;
+  /** The address of a public link of the project's port; null until the preview server listens. */
+  linkUrl(projectId: string, port: number, token: string): string | null;
   /**
    * A preview session for this person on the project's port, made at once, for the agent's own
    * browser (server/tools/browser): the preview's origin and the session cookie to put in that
@@ -38,11 +42,14 @@ export function createPreviews(
   const secure = options.publicUrl?.startsWith("https:") ?? false;
   const domain = options.domain ?? "localhost";
   let listeningOn: number | null = null;
+  // Behind a configured domain the proxy in front serves the standard port; on localhost, the preview port.
+  const base = () =>
+    listeningOn === null
+      ? null
+      : { protocol: secure ? "https:" : "http:", domain, port: options.domain ? null : listeningOn };
   const originOf = (projectId: string, port: number) => {
-    if (listeningOn === null) return null;
-    // Behind a configured domain the proxy in front serves the standard port; on localhost, the preview port.
-    const base = { protocol: secure ? "https:" : "http:", domain, port: options.domain ? null : listeningOn };
-    return previewOrigin(base, { projectId, port });
+    const at = base();
+    return at && previewOrigin(at, { projectId, port });
   };
   return {
     access,
@@ -51,11 +58,19 @@ export function createPreviews(
     listening(port) {
       listeningOn = port;
     },
-    entryUrl(projectId, port, userId) {
+    frameSource() {
+      const at = base();
+      return at && `${at.protocol}//*.${at.domain}${at.port ? `:${at.port}` : ""}`;
+    },
+    entryUrl(projectId, port, userId, path = "/") {
       const origin = originOf(projectId, port);
       if (origin === null) return null;
-      const token = access.entryToken(projectId, port, userId);
+      const token = access.entryToken(projectId, port, userId, path);
       return `${origin}${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`;
+    },
+    linkUrl(projectId, port, token) {
+      const origin = originOf(projectId, port);
+      return origin === null ? null : `${origin}${PREVIEW_LINK_PATH}?t=${encodeURIComponent(token)}`;
     },
     sessionFor(projectId, port, userId) {
       const origin = originOf(projectId, port);

@@ -1,4 +1,5 @@
 import { createPreviews } from "@/server/preview/previews";
+import { createPreviewGate } from "@/server/services/preview-gate";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -255,13 +256,15 @@ export async function createTestServices(
     allowHost: (projectId, host) => network.allowHost(projectId, host),
     allowHttp: () => config.gitAllowHttp,
   });
+  const linkRevocations = createLinkRevocations();
   const services: Services = {
     previews,
+    previewGate: createPreviewGate(database.db, linkRevocations),
     git,
     gitCipher,
     trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),
     presence: createPresence(),
-    linkRevocations: createLinkRevocations(),
+    linkRevocations,
     accessChanges,
     limits: createRateLimits(database.url),
     config,

@@ -130,7 +130,9 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
       access: previews.access,
       domain: previews.domain,
       secure: false,
-      member: async () => true,
+      admits: async () => true,
+      link: async () => null,
+      onLinkRevoked: () => () => {},
       // The dev server stands for the workspace network's port: any port of this project reaches it.
       connect: async ({ projectId: id }) =>
         id === projectId

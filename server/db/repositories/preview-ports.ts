@@ -1,0 +1,94 @@
+import type { Db } from "@/server/db/client";
+import { hashToken, newToken } from "@/server/db/tokens";
+
+// Who may open a port's preview (preview_port) and its public links (preview_link): the rules
+// that read them are in server/preview/preview-visibility.ts.
+
+export type PreviewVisibility = "private" | "team";
+export type PreviewLinkRow = {
+  id: string;
+  projectId: string;
+  port: number;
+  createdById: string | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+};
+
+const linkSelect = {
+  id: true,
+  projectId: true,
+  port: true,
+  createdById: true,
+  expiresAt: true,
+  revokedAt: true,
+  createdAt: true,
+} as const;
+
+const asVisibility = (value: string | undefined): PreviewVisibility => (value === "team" ? "team" : "private");
+
+/** The visibility of each of these ports (private when never set). */
+export async function previewVisibilities(
+  db: Db,
+  projectId: string,
+  ports: number[],
+): Promise<Map<number, PreviewVisibility>> {
+  const rows = ports.length
+    ? await db.previewPort.findMany({
+        where: { projectId, port: { in: ports } },
+        select: { port: true, visibility: true },
+      })
+    : [];
+  const found = new Map(rows.map((row) => [row.port, asVisibility(row.visibility)]));
+  return new Map(ports.map((port) => [port, found.get(port) ?? "private"]));
+}
+
+export async function previewVisibility(db: Db, projectId: string, port: number): Promise<PreviewVisibility> {
+  return (await previewVisibilities(db, projectId, [port])).get(port)!;
+}
+
+export async function setPreviewVisibility(db: Db, projectId: string, port: number, visibility: PreviewVisibility) {
+  await db.previewPort.upsert({
+    where: { projectId_port: { projectId, port } },
+    create: { projectId, port, visibility },
+    update: { visibility },
+  });
+}
+
+/** Returns the token once; only its hash is stored. */
+export async function createPreviewLink(
+  db: Db,
+  input: { projectId: string; port: number; createdById: string; expiresAt: Date },
+) {
+  const { token, hash } = newToken();
+  const link = await db.previewLink.create({ data: { ...input, tokenHash: hash }, select: linkSelect });
+  return { link, token };
+}
+
+export async function listPreviewLinks(db: Db, projectId: string): Promise<PreviewLinkRow[]> {
+  return db.previewLink.findMany({ where: { projectId }, select: linkSelect, orderBy: { createdAt: "desc" } });
+}
+
+/** False when the link was not live (already revoked, or not this project's). */
+export async function revokePreviewLink(db: Db, projectId: string, id: string): Promise<boolean> {
+  const { count } = await db.previewLink.updateMany({
+    where: { id, projectId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  return count === 1;
+}
+
+export async function findPreviewLinkByToken(db: Db, token: string): Promise<PreviewLinkRow | null> {
+  return db.previewLink.findUnique({ where: { tokenHash: hashToken(token) }, select: linkSelect });
+}
+
+export async function findPreviewLink(db: Db, id: string): Promise<PreviewLinkRow | null> {
+  return db.previewLink.findUnique({ where: { id }, select: linkSelect });
+}
+
+/** Of these link ids, those that are no live preview link (revoked, gone, or never one). */
+export async function endedPreviewLinkIds(db: Db, ids: string[]): Promise<string[]> {
+  const live = await db.previewLink.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
+  const liveIds = new Set(live.map((row) => row.id));
+  return ids.filter((id) => !liveIds.has(id));
+}

@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory, type Context } from "@/server/api/trpc";
+import { createPreviewLink } from "@/server/db/repositories/preview-ports";
+import { addMember, createTeam, removeMember } from "@/server/db/repositories/teams";
+import { createTestServices } from "@/server/test/services";
+
+// Who gets through the preview proxy, against a real database, tried as an attacker would: a
+// viewer on a private port, someone outside the team, a member who left; a public link of
+// another port or project, expired, revoked and used again, made up; a link revoked by someone
+// of another project.
+
+const createCaller = createCallerFactory(appRouter);
+let env: Awaited<ReturnType<typeof createTestServices>>;
+type User = NonNullable<Context["user"]>;
+let owner: User;
+let member: User;
+let viewer: User;
+let outsider: User;
+let projectId: string;
+let otherProjectId: string;
+const caller = (user: User) => createCaller(env.context(user));
+
+beforeAll(async () => {
+  env = await createTestServices();
+  [owner, member, viewer, outsider] = await Promise.all([
+    env.createUser(),
+    env.createUser(),
+    env.createUser(),
+    env.createUser(),
+  ]);
+  const db = env.services.db;
+  const team = await createTeam(db, { name: `Previews ${randomUUID().slice(0, 6)}`, ownerId: owner.id });
+  await addMember(db, team.id, member.id, "member");
+  await addMember(db, team.id, viewer.id, "viewer");
+  projectId = (await caller(owner).project.create({ name: "Previewed", teamId: team.id })).id;
+  const otherTeam = await createTeam(db, { name: `Others ${randomUUID().slice(0, 6)}`, ownerId: outsider.id });
+  otherProjectId = (await caller(outsider).project.create({ name: "Other", teamId: otherTeam.id })).id;
+}, 120_000);
+
+afterAll(async () => {
+  await env?.dispose();
+});
+
+describe("a port's visibility", () => {
+  it("private: the project's writers only; team: viewers too; never anyone outside, nor a member who left", async () => {
+    const gate = env.services.previewGate;
+    const may = (user: User, port = 5173) => gate.personMayOpen(user.id, projectId, port);
+    expect(await may(owner)).toBe(true);
+    expect(await may(member)).toBe(true);
+    expect(await may(viewer)).toBe(false);
+    expect(await may(outsider)).toBe(false);
+    // A viewer cannot share the port with themselves.
+    await expect(
+      caller(viewer).ports.setVisibility({ projectId, port: 5173, visibility: "team" }),
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await caller(member).ports.setVisibility({ projectId, port: 5173, visibility: "team" });
+    expect(await may(viewer)).toBe(true);
+    expect(await may(outsider)).toBe(false);
+    // Another port of the project, and the same port of another project, stay private.
+    expect(await may(viewer, 5174)).toBe(false);
+    expect(await gate.personMayOpen(viewer.id, otherProjectId, 5173)).toBe(false);
+    // A session made while they could is re-checked on every request.
+    const grant = { projectId, port: 5173, exp: Date.now() + 60_000, nonce: "n", userId: viewer.id };
+    expect(await gate.admits(grant)).toBe(true);
+    await caller(owner).ports.setVisibility({ projectId, port: 5173, visibility: "private" });
+    expect(await gate.admits(grant)).toBe(false);
+    const team = (await env.services.db.project.findUniqueOrThrow({ where: { id: projectId } })).teamId;
+    await removeMember(env.services.db, team, member.id);
+    expect(await gate.admits({ ...grant, userId: member.id })).toBe(false);
+    await addMember(env.services.db, team, member.id, "member");
+  });
+
+  it("is asked for by the Ports view: a viewer cannot open a private port's preview", async () => {
+    env.services.previews.listening(41_999);
+    await expect(caller(viewer).ports.preview({ projectId, port: 5173 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // A writer gets past the rule (this test server gives workspaces no network, so serves no previews).
+    await expect(caller(member).ports.preview({ projectId, port: 5173 })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+    });
+  });
+});
+
+describe("a public link", () => {
+  const target = () => ({ projectId, port: 5173 });
+  const make = async (port = 5173, hours = 1, project = projectId) =>
+    createPreviewLink(env.services.db, {
+      projectId: project,
+      port,
+      createdById: owner.id,
+      expiresAt: new Date(Date.now() + hours * 3_600_000),
+    });
+
+  it("opens its own project's port alone, until it expires", async () => {
+    const gate = env.services.previewGate;
+    const { token, link } = await make();
+    expect((await gate.link(token, target()))?.id).toBe(link.id);
+    expect(await gate.link(token, { projectId, port: 5174 })).toBeNull();
+    expect(await gate.link(token, { projectId: otherProjectId, port: 5173 })).toBeNull();
+    // Tokens that are not one, or are one a character off.
+    expect(await gate.link("not-a-token", target())).toBeNull();
+    expect(await gate.link(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`, target())).toBeNull();
+    expect(await gate.link(`${token} `, target())).toBeNull();
+    const expired = await make(5173, -1);
+    expect(await gate.link(expired.token, target())).toBeNull();
+    expect(await gate.admits({ ...target(), exp: Date.now() + 60_000, nonce: "n", linkId: expired.link.id })).toBe(
+      false,
+    );
+    // A session naming a link of another port (a forged grant) opens nothing here.
+    const other = await make(5174);
+    expect(await gate.admits({ ...target(), exp: Date.now() + 60_000, nonce: "n", linkId: other.link.id })).toBe(false);
+    // The token is stored as a hash only.
+    const row = await env.services.db.previewLink.findUniqueOrThrow({ where: { id: link.id } });
+    expect(row.tokenHash).not.toContain(token);
+  });
+
+  it("revoked: at once for its open sessions, and its token never opens again", async () => {
+    const gate = env.services.previewGate;
+    const { token, link } = await make();
+    const grant = { ...target(), exp: Date.now() + 60_000, nonce: "n", linkId: link.id };
+    expect(await gate.admits(grant)).toBe(true);
+    const told: string[] = [];
+    const stop = gate.onLinkRevoked(link.id, () => told.push(link.id));
+    // A viewer cannot revoke it, nor can the writer of another project, whose project it is not.
+    await expect(caller(viewer).ports.revokeLink({ projectId, linkId: link.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(
+      caller(outsider).ports.revokeLink({ projectId: otherProjectId, linkId: link.id }),
+    ).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    expect(await gate.admits(grant)).toBe(true);
+    expect(told).toEqual([]);
+    await caller(member).ports.revokeLink({ projectId, linkId: link.id });
+    expect(told).toEqual([link.id]);
+    expect(await gate.admits(grant)).toBe(false);
+    expect(await gate.link(token, target())).toBeNull();
+    // Revoking again says there is nothing live to revoke.
+    await expect(caller(member).ports.revokeLink({ projectId, linkId: link.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    stop();
+    const listed = await caller(member).ports.links({ projectId });
+    expect(listed.find((l) => l.id === link.id)?.state).toBe("revoked");
+    expect(JSON.stringify(listed)).not.toContain(token);
+    // Viewers do not list the project's links.
+    await expect(caller(viewer).ports.links({ projectId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("is made by writers, for at most 30 days", async () => {
+    await expect(caller(viewer).ports.createLink({ projectId, port: 5173, expiresInHours: 1 })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(
+      caller(member).ports.createLink({ projectId, port: 5173, expiresInHours: 31 * 24 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+});
