@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { PREVIEW_FRAMES_HEADER } from "@/lib/preview-frame";
 
 // The Content-Security-Policy of every page. Scripts run only from this origin with this
 // response's nonce (Next puts it on its own scripts; 'strict-dynamic' lets those load the
@@ -6,10 +7,12 @@ import { NextResponse, type NextRequest } from "next/server";
 // blob:. Monaco's workers come from this origin (blob: for the ones it builds). Styles allow
 // inline: Monaco, xterm and the panel layout set them at run time (a nonce would disable that).
 // Pages are rendered per request (app/layout.tsx reads the headers), so each gets a fresh nonce.
+// Frames: this origin and the previews' own origins (the Preview panel), which the server names.
 
 export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const dev = process.env.NODE_ENV === "development";
+  const previews = request.headers.get(PREVIEW_FRAMES_HEADER);
   const policy = [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
@@ -18,6 +21,7 @@ export function proxy(request: NextRequest) {
     "font-src 'self' data:",
     "worker-src 'self' blob:",
     "connect-src 'self'",
+    `frame-src 'self'${previews && /^https?:\/\/\*\.[a-z0-9.-]+(:\d+)?$/.test(previews) ? ` ${previews}` : ""}`,
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

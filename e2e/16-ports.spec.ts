@@ -77,7 +77,7 @@ test("a server started in a terminal: Ports view, its preview on an origin of it
 
   // The preview: a tab on <port>-<project>.localhost, with the Host the dev server expects and no cookie of Tandem's.
   const opened = page.context().waitForEvent("page");
-  await row.getByRole("button", { name: "Open a preview of port 5173" }).click();
+  await row.getByRole("button", { name: "Open port 5173 in a new tab" }).click();
   const preview = await opened;
   await expect(preview.locator("body")).toContainText("dev server; host localhost:5173; cookies none");
   expect(new URL(preview.url()).hostname).toBe(`5173-${projectId}.localhost`);

@@ -9,6 +9,7 @@ import { appRouter } from "@/server/api/root";
 import { createConnectionContext, createContext, type Context, type Services } from "@/server/api/trpc";
 import type { ProjectRole } from "@/server/db/repositories/projects";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+import { PREVIEW_FRAMES_HEADER } from "@/lib/preview-frame";
 import { authorizeProject, authorizeSession, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
 import { touchedFiles, touchedOnly } from "@/server/api/share-files";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
@@ -147,6 +148,8 @@ export async function startServer(
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
     if (url.startsWith(FILE_TRANSFER_PREFIX))
       return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
+    // The pages' frame-src names the previews' origins (proxy.ts): the Preview panel frames them.
+    req.headers[PREVIEW_FRAMES_HEADER] = services.previews.frameSource() ?? "";
     if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
     if (publicFiles) return publicFiles(req, res, () => void handleNext(req, res));
     void handleNext(req, res);

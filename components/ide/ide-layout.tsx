@@ -10,6 +10,8 @@ import { BOTTOM_PANELS } from "@/components/ide/bottom-panels";
 import { SideBar } from "@/components/ide/side-bar";
 import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
 import { PortNotice } from "@/components/ports/port-notice";
+import { PreviewPanel } from "@/components/preview/preview-panel";
+import { PreviewProvider, usePreview } from "@/components/preview/preview-context";
 
 // Dividers are drawn 1 px wide; this is how far from the line a pointer still grabs one.
 const GRAB = { coarse: 24, fine: 12 };
@@ -24,13 +26,46 @@ type IdeLayoutProps = {
 };
 
 /**
- * Side bar (SIDE_VIEWS) | (editor over the bottom panel, BOTTOM_PANELS) | agent (AGENT_TABS). Panel sizes are
+ * Side bar (SIDE_VIEWS) | (editor, beside it the Preview panel when open, over the bottom panel,
+ * BOTTOM_PANELS) | agent (AGENT_TABS). Panel sizes are
  * remembered in localStorage, the side columns' in pixels. The side bar and the bottom panel
  * collapse and come back with Ctrl/Cmd+B and Ctrl/Cmd+J (Ctrl+` for the terminal). The middle
  * column keeps at least 460 px, and the minimums add up to fit a 900 px window, so there the
  * editor keeps half the width and the side columns shrink to their minimums.
  */
-export function IdeLayout({ projectId, projectName, canWrite, user, sideView, onSideView }: IdeLayoutProps) {
+export function IdeLayout(props: IdeLayoutProps) {
+  return (
+    <PreviewProvider>
+      <IdeColumns {...props} />
+    </PreviewProvider>
+  );
+}
+
+/** The editor, and the Preview panel beside it while one is open (a split the person resizes or closes). */
+function EditorAndPreview({ projectId }: { projectId: string }) {
+  const preview = usePreview();
+  const split = useDefaultLayout({ id: "tandem-ide-preview" });
+  if (preview.port === null) return <EditorArea />;
+  return (
+    <Group
+      id="ide-preview"
+      orientation="horizontal"
+      defaultLayout={split.defaultLayout}
+      onLayoutChanged={split.onLayoutChanged}
+      resizeTargetMinimumSize={GRAB}
+    >
+      <Panel id="panel-code" minSize="20%">
+        <EditorArea />
+      </Panel>
+      <Separator className="ide-separator" data-testid="separator-preview" />
+      <Panel id="panel-preview" defaultSize="50%" minSize="20%">
+        <PreviewPanel projectId={projectId} port={preview.port} onClose={preview.close} />
+      </Panel>
+    </Group>
+  );
+}
+
+function IdeColumns({ projectId, projectName, canWrite, user, sideView, onSideView }: IdeLayoutProps) {
   const storage = useMemo(
     () =>
       pixelColumnStorage(
@@ -86,7 +121,7 @@ export function IdeLayout({ projectId, projectName, canWrite, user, sideView, on
           resizeTargetMinimumSize={GRAB}
         >
           <Panel id="panel-editor" minSize="15%">
-            <EditorArea />
+            <EditorAndPreview projectId={projectId} />
           </Panel>
           <Separator className="ide-separator" data-testid="separator-terminal" />
           <Panel id="panel-terminal" panelRef={bottom} defaultSize="32%" minSize="70px" collapsible collapsedSize="0px">
