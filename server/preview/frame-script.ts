@@ -61,13 +61,17 @@ const TAG = Buffer.from(`<script src="${FRAME_SCRIPT_PATH}"></script>`);
 /** Past this much HTML without a <head> or <html>, the script goes first. */
 const LOOK_AHEAD = 16 * 1024;
 
-/** Where the script goes: after `<head ...>`, else after `<html ...>`, else after a doctype, else first; null: read on. */
+/**
+ * Where the script goes: after `<head ...>`; once it is clear there is none (the body began, the
+ * page ended, or 16 KB came without one), after `<html ...>`, else after a doctype, else first.
+ * null: read on.
+ */
 function insertionPoint(text: string, ended: boolean): number | null {
-  for (const pattern of [/<head(\s[^>]*)?>/i, /<html(\s[^>]*)?>/i]) {
-    const match = pattern.exec(text);
-    if (match) return match.index + match[0].length;
-  }
-  if (!ended && text.length < LOOK_AHEAD) return null;
+  const head = /<head(\s[^>]*)?>/i.exec(text);
+  if (head) return head.index + head[0].length;
+  if (!ended && text.length < LOOK_AHEAD && !/<body[\s>]/i.test(text)) return null;
+  const html = /<html(\s[^>]*)?>/i.exec(text);
+  if (html) return html.index + html[0].length;
   const doctype = /^\s*<!doctype[^>]*>/i.exec(text);
   return doctype ? doctype[0].length : 0;
 }
