@@ -1,6 +1,5 @@
 import type { Db } from "@/server/db/client";
-import { findProjectForUser } from "@/server/db/repositories/projects";
-import { findPreviewLink, findPreviewLinkByToken, previewVisibility } from "@/server/db/repositories/preview-ports";
+import { findPreviewLink, findPreviewLinkByToken, previewAccess } from "@/server/db/repositories/preview-ports";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { PreviewGrant } from "@/server/preview/preview-access";
@@ -17,11 +16,8 @@ export type PreviewGate = ReturnType<typeof createPreviewGate>;
 export function createPreviewGate(db: Db, linkRevocations: LinkRevocations) {
   /** Whether the person may open the project's port now. */
   async function personMayOpen(userId: string, projectId: string, port: number): Promise<boolean> {
-    const [found, visibility] = await Promise.all([
-      findProjectForUser(db, projectId, userId),
-      previewVisibility(db, projectId, port),
-    ]);
-    return memberMayOpen(found?.role ?? null, visibility);
+    const found = await previewAccess(db, projectId, port, userId);
+    return found !== null && memberMayOpen(found.role, found.visibility);
   }
   return {
     personMayOpen,

@@ -43,8 +43,23 @@ export async function previewVisibilities(
   return new Map(ports.map((port) => [port, found.get(port) ?? "private"]));
 }
 
-export async function previewVisibility(db: Db, projectId: string, port: number): Promise<PreviewVisibility> {
-  return (await previewVisibilities(db, projectId, [port])).get(port)!;
+/**
+ * The person's role in the project and the port's visibility, in one statement (the preview
+ * proxy asks on every request); null when they are not in the project's team.
+ */
+export async function previewAccess(
+  db: Db,
+  projectId: string,
+  port: number,
+  userId: string,
+): Promise<{ role: string; visibility: PreviewVisibility } | null> {
+  const [row] = await db.sql<{ role: string; visibility: string | null }>`
+    SELECT m.role, v.visibility
+    FROM project p
+    JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${userId}
+    LEFT JOIN preview_port v ON v."projectId" = p.id AND v.port = ${port}
+    WHERE p.id = ${projectId}`;
+  return row ? { role: row.role, visibility: asVisibility(row.visibility ?? undefined) } : null;
 }
 
 export async function setPreviewVisibility(db: Db, projectId: string, port: number, visibility: PreviewVisibility) {
