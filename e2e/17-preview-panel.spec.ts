@@ -16,7 +16,7 @@ const TEAM = "Preview crew";
 const APP = {
   "package.json": JSON.stringify({ name: "greeter", private: true, type: "module", scripts: { dev: "vite" } }),
   "vite.config.js": `export default { server: { port: 5173, strictPort: true } };\n`,
-  "index.html": `<!doctype html><html><head><title>Greeter</title></head><body><h1 id="app"></h1><script type="module" src="/main.js"></script></body></html>\n`,
+  "index.html": `<!doctype html><html><head><title>Greeter</title><link rel="icon" href="data:,"></head><body><h1 id="app"></h1><script type="module" src="/main.js"></script></body></html>\n`,
   "greeting.js": `export const greeting = "Hello from Vite";\n`,
   "main.js": `import { greeting } from "./greeting.js";
 const app = document.getElementById("app");
@@ -131,9 +131,21 @@ test("a Vite dev server in the Preview panel: hot reload, console errors, a team
   expect(await frame.evaluate(() => (window as unknown as { keptAcrossHotReload?: boolean }).keptAcrossHotReload)).toBe(
     true,
   );
-  await page.getByRole("button", { name: "Phone" }).click();
   await page.screenshot({ path: screenshotPath("preview-panel") });
+  await page.getByRole("button", { name: "Phone" }).click();
+  await page.screenshot({ path: screenshotPath("preview-panel-phone") });
   await page.getByRole("button", { name: "Desktop" }).click();
+
+  // The address bar goes to a path within the port; Back returns to the one before.
+  const shown = page.frameLocator("[data-testid=preview-frame]").locator("#app");
+  await page.getByTestId("preview-address").fill("/about?from=address-bar");
+  await page.getByTestId("preview-address").press("Enter");
+  await expect(shown).toHaveText("Hello from Tandem", { timeout: 20_000 });
+  await expect(page.getByTestId("preview-address")).toHaveValue("/about?from=address-bar");
+  await page.getByRole("button", { name: "Back", exact: true }).click();
+  await expect(page.getByTestId("preview-address")).toHaveValue("/");
+  await expect(shown).toHaveText("Hello from Tandem", { timeout: 20_000 });
+  await expect(page).toHaveURL(new RegExp(`/p/${projectId}$`));
 
   // The teammate opens the same preview from the Ports view.
   await tia.page.goto(`/p/${projectId}`);

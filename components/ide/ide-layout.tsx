@@ -55,7 +55,9 @@ function EditorAndPreview({ projectId }: { projectId: string }) {
       resizeTargetMinimumSize={GRAB}
     >
       <Panel id="panel-code" minSize="20%">
-        <EditorArea />
+        <div className="preview-split-side">
+          <EditorArea />
+        </div>
       </Panel>
       <Separator className="ide-separator" data-testid="separator-preview" />
       <Panel id="panel-preview" defaultSize="50%" minSize="20%">

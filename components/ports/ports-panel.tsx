@@ -98,8 +98,12 @@ export function PortsPanel({
                           visibility.mutate({ projectId, port: port.port, visibility: event.target.value })
                         }
                       >
-                        <option value="private">Private: editors</option>
-                        <option value="team">Team: viewers too</option>
+                        <option value="private" title="The project's owners, admins and members">
+                          Private
+                        </option>
+                        <option value="team" title="Everyone in the project's team, viewers too">
+                          Team
+                        </option>
                       </select>
                     ) : port.visibility === "team" ? (
                       "Team"

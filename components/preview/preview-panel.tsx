@@ -28,7 +28,10 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
   const frame = useRef<HTMLIFrameElement>(null);
   const [target, setTarget] = useState<{ src: string; origin: string; load: number } | null>(null);
   const [address, setAddress] = useState("/");
-  const [where, setWhere] = useState("/");
+  // Back and Forward walk the paths the page reported, each loaded afresh (not the frame's history,
+  // which is joint with the IDE's tab: going back past the frame's first page would leave the IDE).
+  const [visited, setVisited] = useState<{ paths: string[]; at: number }>({ paths: ["/"], at: 0 });
+  const where = visited.paths[visited.at]!;
   const [width, setWidth] = useState<Width>("desktop");
   const [errors, setErrors] = useState<Array<{ id: number; text: string }>>([]);
   const [showErrors, setShowErrors] = useState(false);
@@ -47,7 +50,7 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
 
   useEffect(() => {
     setAddress("/");
-    setWhere("/");
+    setVisited({ paths: ["/"], at: 0 });
     setErrors([]);
     go("/");
   }, [go]);
@@ -73,15 +76,19 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
       }
       if (url.origin !== origin) return;
       const path = `${url.pathname}${url.search}${url.hash}`;
-      setWhere(path);
+      setVisited((v) => (v.paths[v.at] === path ? v : { paths: [...v.paths.slice(0, v.at + 1), path], at: v.at + 1 }));
       setAddress(path);
     };
     window.addEventListener("message", listen);
     return () => window.removeEventListener("message", listen);
   }, [origin]);
 
-  const command = (name: "back" | "forward") => {
-    if (origin) frame.current?.contentWindow?.postMessage({ tandemPreviewCommand: name }, origin);
+  const step = (by: -1 | 1) => {
+    const at = visited.at + by;
+    if (at < 0 || at >= visited.paths.length) return;
+    setVisited({ ...visited, at });
+    setAddress(visited.paths[at]!);
+    go(visited.paths[at]!);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -96,7 +103,14 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
         <span className="pane-header" style={{ padding: "0 6px 0 4px" }}>
           Preview · {port}
         </span>
-        <button type="button" className="icon-btn" title="Back" aria-label="Back" onClick={() => command("back")}>
+        <button
+          type="button"
+          className="icon-btn"
+          title="Back"
+          aria-label="Back"
+          disabled={visited.at === 0}
+          onClick={() => step(-1)}
+        >
           ←
         </button>
         <button
@@ -104,7 +118,8 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
           className="icon-btn"
           title="Forward"
           aria-label="Forward"
-          onClick={() => command("forward")}
+          disabled={visited.at === visited.paths.length - 1}
+          onClick={() => step(1)}
         >
           →
         </button>

@@ -1,12 +1,12 @@
 import { Transform } from "node:stream";
 
 // What the IDE's Preview panel learns from the page it frames: the page's console errors and
-// where it navigated, posted to the parent window, and Back, Forward and Reload asked of it. The
+// where it navigated, posted to the parent window (it listens to nothing). The
 // preview's origin is not the IDE's, so the IDE cannot look into the frame; this script, served
 // by the preview proxy on the preview's own origin and added to HTML pages loaded in a frame
 // (never to a page opened in a tab of its own), tells it. It gives the previewed app nothing new:
-// the app may post the same messages to its parent and call history.back() itself, and the IDE
-// takes what arrives as untrusted text from exactly the preview's origin.
+// the app may post the same messages to its parent itself, and the IDE takes what arrives as
+// untrusted text from exactly the preview's origin.
 //
 // It posts to any parent ("*"): the only windows that get a framed page with a session are the
 // IDE (whose entry link opened a session in its own cookie partition) and holders of a public
@@ -48,12 +48,6 @@ export const FRAME_SCRIPT = `(() => {
   addEventListener("popstate", where);
   addEventListener("hashchange", where);
   where();
-  addEventListener("message", (event) => {
-    if (event.source !== window.parent || !event.data) return;
-    const command = event.data.tandemPreviewCommand;
-    if (command === "back") history.back();
-    else if (command === "forward") history.forward();
-  });
 })();
 `;
 
