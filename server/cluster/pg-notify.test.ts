@@ -1,3 +1,4 @@
+import { createPreviewLink, revokePreviewLink } from "@/server/db/repositories/preview-ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectTwoNotifyHubs } from "@/server/test/notify-hubs";
 import { createTeam } from "@/server/db/repositories/teams";
@@ -28,6 +29,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await hubs?.close();
 });
+
+const previewLinkInput = { port: 5173, expiresAt: new Date(Date.now() + 86_400_000) };
 
 describe("the Postgres bus across a lost connection", () => {
   it("delivers between instances, and after B's connection comes back B catches up on what it missed", async () => {
@@ -64,6 +67,15 @@ describe("the Postgres bus across a lost connection", () => {
     accessB.subscribe({ userId: "u2" }, () => rechecks++);
     let revoked = false;
     linksB.subscribe(link.id, () => (revoked = true));
+    // Public preview links share the channel: B finds the one revoked meanwhile, and leaves the live one be.
+    const preview = (await createPreviewLink(db, { ...previewLinkInput, projectId: project.id, createdById: user.id }))
+      .link;
+    const livePreview = (
+      await createPreviewLink(db, { ...previewLinkInput, projectId: project.id, createdById: user.id })
+    ).link;
+    const previewsEnded: string[] = [];
+    linksB.subscribe(preview.id, () => previewsEnded.push(preview.id));
+    linksB.subscribe(livePreview.id, () => previewsEnded.push(livePreview.id));
 
     const append = async (seq: number) => {
       const event = {
@@ -89,6 +101,8 @@ describe("the Postgres bus across a lost connection", () => {
     await append(3);
     await revokeShareLink(db, session.id, link.id);
     linksA.publish(link.id);
+    await revokePreviewLink(db, project.id, preview.id);
+    linksA.publish(preview.id);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(seen).toEqual([1]);
     expect(revoked).toBe(false);
@@ -98,5 +112,7 @@ describe("the Postgres bus across a lost connection", () => {
     await allow();
     await until(() => seen.includes(3) && revoked && rechecks > rechecksBefore, "B catching up", 10_000);
     expect(seen).toEqual([1, 2, 3]);
+    await until(() => previewsEnded.length > 0, "B finding the revoked preview link", 10_000);
+    expect(previewsEnded).toEqual([preview.id]);
   });
 });
