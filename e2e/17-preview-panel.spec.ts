@@ -132,9 +132,10 @@ test("a Vite dev server in the Preview panel: hot reload, console errors, a team
     true,
   );
   await page.screenshot({ path: screenshotPath("preview-panel") });
-  await page.getByRole("button", { name: "Phone" }).click();
+  await page.getByLabel("Width").selectOption("phone");
+  await expect(page.getByTestId("preview-frame")).toHaveAttribute("style", /width: 390px/);
   await page.screenshot({ path: screenshotPath("preview-panel-phone") });
-  await page.getByRole("button", { name: "Desktop" }).click();
+  await page.getByLabel("Width").selectOption("desktop");
 
   // The address bar goes to a path within the port; Back returns to the one before.
   const shown = page.frameLocator("[data-testid=preview-frame]").locator("#app");

@@ -100,9 +100,6 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
   return (
     <div className="pane preview-panel" data-testid="preview-panel">
       <div className="preview-toolbar">
-        <span className="pane-header" style={{ padding: "0 6px 0 4px" }}>
-          Preview · {port}
-        </span>
         <button
           type="button"
           className="icon-btn"
@@ -134,6 +131,9 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
           ⟳
         </button>
         <form className="preview-address" onSubmit={submit}>
+          <span className="preview-port" title={`The preview of port ${port}`}>
+            :{port}
+          </span>
           <input
             className="input"
             aria-label="Path in the preview"
@@ -143,19 +143,18 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
             onChange={(event) => setAddress(event.target.value)}
           />
         </form>
-        <div className="preview-widths" role="group" aria-label="Width">
+        <select
+          className="input preview-width"
+          aria-label="Width"
+          value={width}
+          onChange={(event) => setWidth(event.target.value as Width)}
+        >
           {WIDTHS.map((w) => (
-            <button
-              key={w.id}
-              type="button"
-              className="btn btn-ghost btn-sm"
-              aria-pressed={width === w.id}
-              onClick={() => setWidth(w.id)}
-            >
+            <option key={w.id} value={w.id}>
               {w.label}
-            </button>
+            </option>
           ))}
-        </div>
+        </select>
         <button
           type="button"
           className={errors.length ? "btn btn-ghost btn-sm preview-error-count" : "btn btn-ghost btn-sm"}
