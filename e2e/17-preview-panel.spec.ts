@@ -156,8 +156,12 @@ test("a Vite dev server in the Preview panel: hot reload, console errors, a team
     timeout: 30_000,
   });
 
-  // A stranger (a browser with no preview session there) is refused.
+  // The IDE's pages may frame the previews' origins, and no other.
   const previewOrigin = new URL(frame.url()).origin;
+  const csp = (await page.request.get(`/p/${projectId}`)).headers()["content-security-policy"] ?? "";
+  expect(csp).toContain(`frame-src 'self' ${previewOrigin.replace(/\/\/[^.]+\./, "//*.")};`);
+
+  // A stranger (a browser with no preview session there) is refused.
   const stranger = await newContext(browser);
   const strangerPage = await stranger.newPage();
   await strangerPage.goto(`${previewOrigin}/`);
