@@ -17,7 +17,9 @@ export function useMentions(projectId: string, enabled = true) {
   // Read afresh whenever a composer appears, and again on `@` when over a second old: files come and
   // go (a terminal, the agent), and a copy cached when the page loaded must not stand for them.
   const asked = useRef(0);
-  const files = useQuery(trpc.fs.files.queryOptions({ projectId }, { enabled, staleTime: 1_000, refetchOnMount: "always" }));
+  const files = useQuery(
+    trpc.fs.files.queryOptions({ projectId }, { enabled, staleTime: 1_000, refetchOnMount: "always" }),
+  );
   const entries = useMemo(() => {
     const list = files.data?.files ?? [];
     const folders = new Set<string>();
