@@ -10,6 +10,8 @@ import { errorMessage } from "@/components/ui/error-message";
 
 type ApprovalCardProps = {
   projectId: string;
+  /** The session asking: its edits are previewed against its own tree (a branch session's worktree). */
+  sessionId: string;
   projectName: string;
   approvalId: string;
   toolName: string;
@@ -28,6 +30,7 @@ type ApprovalCardProps = {
  */
 export function ApprovalCard({
   projectId,
+  sessionId,
   projectName,
   approvalId,
   toolName,
@@ -86,6 +89,7 @@ export function ApprovalCard({
       )}
       <WhatWillHappen
         projectId={projectId}
+        sessionId={sessionId}
         projectName={projectName}
         approvalId={approvalId}
         toolName={toolName}
@@ -191,12 +195,14 @@ function PlannedCommands({ commands }: { commands: string[] }) {
 
 function WhatWillHappen({
   projectId,
+  sessionId,
   projectName,
   approvalId,
   toolName,
   input,
 }: {
   projectId: string;
+  sessionId: string;
   projectName: string;
   approvalId: string;
   toolName: string;
@@ -207,7 +213,13 @@ function WhatWillHappen({
     return (
       <>
         {changes.map((change) => (
-          <EditPreview key={change.path} projectId={projectId} approvalId={approvalId} change={change} />
+          <EditPreview
+            key={change.path}
+            projectId={projectId}
+            sessionId={sessionId}
+            approvalId={approvalId}
+            change={change}
+          />
         ))}
       </>
     );

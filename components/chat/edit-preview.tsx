@@ -12,22 +12,34 @@ const ApprovalDiff = dynamic(() => import("@/components/chat/approval-diff"), {
 });
 
 /**
- * The diff an edit or write will make, against the file as it is now: the edit is applied here as
- * the tool applies an exact match. When the text to replace is not in the file as-is, the tool
+ * The diff an edit or write will make, against the file as it is now in the session's own tree (a
+ * branch session's worktree, else the main tree): the edit is applied here as the tool applies an
+ * exact match. When the text to replace is not in the file as-is, the tool
  * will refuse the call; the card then shows the change alone and says so.
  */
 export function EditPreview({
   projectId,
+  sessionId,
   approvalId,
   change,
 }: {
   projectId: string;
+  sessionId: string;
   approvalId: string;
   change: PlannedChange;
 }) {
   const trpc = useTRPC();
   const path = relativePath(change.path);
-  const file = useQuery(trpc.fs.read.queryOptions({ projectId, path }, { retry: false, staleTime: Infinity }));
+  // The session view has read it already; a child session works in its parent's tree.
+  const session = useQuery(trpc.session.get.queryOptions({ sessionId }));
+  const tree = session.data?.treeId ? { tree: session.data.treeId } : {};
+  const file = useQuery(
+    trpc.fs.read.queryOptions(
+      { projectId, path, ...tree },
+      { enabled: !!session.data, retry: false, staleTime: Infinity },
+    ),
+  );
+  if (session.isError) return <div className="hint">Could not read {path} to show the change.</div>;
   if (file.isPending) return <div className="hint">Reading {path}…</div>;
 
   const missing = file.isError && errorCode(file.error) === "NOT_FOUND";

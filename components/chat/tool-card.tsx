@@ -90,6 +90,7 @@ export function ToolCard({ item, live, sessionId, projectId, projectName, canWri
           {item.status === "awaiting_approval" && item.approvalId ? (
             <ApprovalCard
               projectId={projectId}
+              sessionId={sessionId}
               projectName={projectName}
               approvalId={item.approvalId}
               toolName={item.toolName}
