@@ -1,3 +1,4 @@
+import type { SetupRunState } from "@/lib/toolchains";
 import type { Db } from "@/server/db/client";
 
 // A project's environment settings and its last setup run (project_environment); a project
@@ -9,15 +10,8 @@ export type EnvironmentSettings = {
   pythonVersion: string | null;
 };
 
-export type SetupRunRow = {
-  status: "running" | "succeeded" | "failed";
-  exitCode: number | null;
-  source: "settings" | "repository";
-  trigger: "clone" | "rebuild";
-  startedAt: Date;
-  endedAt: Date | null;
-  output: string;
-};
+/** A setup run as stored: the shape the project page and the agent see. */
+export type SetupRunRow = SetupRunState;
 
 const NO_SETTINGS: EnvironmentSettings = { setupScript: null, nodeVersion: null, pythonVersion: null };
 
