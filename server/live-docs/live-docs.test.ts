@@ -135,6 +135,44 @@ describe("live documents", () => {
     expect(await disk("merge.txt")).toBe("BA-one\ntwo\nTHREE\nfour\nfive\n");
   });
 
+  it("merges a git pull into both open copies while both people have unsaved typing", async () => {
+    // The workspace becomes a repository with the file committed; a teammate's clone elsewhere
+    // commits a change to another line; `git pull` rewrites the file under both open editors.
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync(
+        "git",
+        ["-c", "core.hooksPath=/dev/null", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args],
+        {
+          cwd,
+          stdio: "pipe",
+        },
+      );
+    const repo = path.join(workspace.root, "pulled");
+    await fs.mkdir(repo);
+    await fs.writeFile(path.join(repo, "notes.txt"), "alpha\nbeta\ngamma\ndelta\n");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "first");
+    const elsewhere = await fs.mkdtemp(path.join(path.dirname(workspace.root), "clone-"));
+    git(elsewhere, "clone", "-q", repo, ".");
+    await fs.writeFile(path.join(elsewhere, "notes.txt"), "alpha\nbeta\nGAMMA from the remote\ndelta\n");
+    git(elsewhere, "commit", "-q", "-am", "remote change");
+
+    const a = await connected("owner", "pulled/notes.txt");
+    const b = await connected("member", "pulled/notes.txt");
+    type(a, 0, "A says ");
+    type(b, "alpha\nbeta\ngamma\ndelta".length, " (B)");
+    await until(() => a.text.toString() === b.text.toString() && a.text.toString().includes("(B)"), "in sync");
+
+    git(repo, "pull", "-q", "--no-rebase", elsewhere, "main");
+    await until(() => a.text.toString().includes("GAMMA") && b.text.toString().includes("GAMMA"), "the pull");
+    expect(a.text.toString()).toBe("A says alpha\nbeta\nGAMMA from the remote\ndelta (B)\n");
+    expect(b.text.toString()).toBe(a.text.toString());
+    await b.save();
+    expect(await disk("pulled/notes.txt")).toBe("A says alpha\nbeta\nGAMMA from the remote\ndelta (B)\n");
+    await fs.rm(elsewhere, { recursive: true, force: true });
+  });
+
   it("keeps both versions between markers when the disk changed a line someone is editing", async () => {
     await workspace.write("overlap.txt", "keep\nedit me\nkeep\n");
     const a = await connected("owner", "overlap.txt");
