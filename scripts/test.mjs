@@ -56,5 +56,9 @@ const { passed, failed, skipped, sandboxSkipped } = summarize({
 const loud = sandboxReport(sandboxSkipped, { ci, relative: (file) => path.relative(".", file) });
 if (loud.length) console.error(`\n${loud.join("\n")}`);
 
+// Not run here (it needs root and podman, and half an hour): the shipped image and cluster.
+console.log(
+  "\nNot part of npm test: `npm run test:deploy` builds deploy/Dockerfile and runs deploy/compose.yaml and deploy/k8s with podman (docs/testing.md).",
+);
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(types !== 0 || style !== 0 || unit !== 0 || e2e !== 0 || failed > 0 ? 1 : 0);
