@@ -120,8 +120,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!composeFile) return;
-  await podman(["rm", "-f", "-t", "0", MODEL]).catch(() => "");
+  await podman(["rm", "-f", "-v", "-t", "0", MODEL]).catch(() => "");
   await compose(composeFile, project, ["down", "-v", "-t", "5"]).catch((error) => console.error(String(error)));
+  // podman-compose 1.0 leaves the network it made.
+  await podman(["network", "rm", "-f", `${project}_default`]).catch(() => "");
   await fs.rm(stage, { recursive: true, force: true });
 }, 180_000);
 

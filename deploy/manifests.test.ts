@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CONFIG_VARIABLES, loadConfig } from "@/server/env";
-import { composeErrors, kubernetesErrors, readYamlDocuments } from "./validate-manifests";
+import { composeErrors, kubernetesErrors, readComposeFile, readYamlDocuments } from "./validate-manifests";
 
 // The deployment manifests are what operators copy: they must be valid for their tools, and they
 // must set up what a cluster of Tandem instances relies on (one database and secret for all,
@@ -28,7 +28,7 @@ const named = (kind: string, name: string): Loose => {
   expect(found, `${kind} ${name} in deploy/k8s`).toBeTruthy();
   return found;
 };
-const compose: Loose = readYamlDocuments(path.join(deployDir, "compose.yaml"))[0];
+const compose: Loose = readComposeFile(path.join(deployDir, "compose.yaml"));
 // The Tandem instances: the services built from the shared `x-tandem` block's image.
 const tandemServices = Object.entries(compose.services as Record<string, Loose>).filter(
   ([, service]) => service.image === compose["x-tandem"].image,
@@ -213,6 +213,24 @@ describe("deploy/compose.yaml", () => {
     }
     expect(new URL(first.environment.DATABASE_URL).hostname).toBe("postgres");
     expect(Object.keys(compose.services.balancer.depends_on).sort()).toEqual(tandemServices.map(([name]) => name));
+  });
+
+  it("publishes TANDEM_PORT (8080 unless set) and gives the instances the public URL on it", () => {
+    const publicUrls = (file: Loose) =>
+      Object.values(file.services as Record<string, Loose>)
+        .map((service) => service.environment?.TANDEM_PUBLIC_URL)
+        .filter(Boolean);
+    expect(compose.services.balancer.ports).toEqual(["8080:80"]);
+    expect(new Set(publicUrls(compose))).toEqual(new Set(["http://localhost:8080"]));
+    const on9000 = readComposeFile(path.join(deployDir, "compose.yaml"), { TANDEM_PORT: "9000" });
+    expect(on9000.services.balancer.ports).toEqual(["9000:80"]);
+    expect(new Set(publicUrls(on9000))).toEqual(new Set(["http://localhost:9000"]));
+    expect(composeErrors(on9000)).toEqual([]);
+  });
+
+  it("has health checks podman-compose 1.0 runs as written: one shell line each", () => {
+    for (const [name, service] of Object.entries(compose.services as Record<string, Loose>))
+      expect(service.healthcheck.test, name).toEqual(["CMD-SHELL", expect.any(String)]);
   });
 
   it("sets only variables Tandem reads, and they load as a cluster configuration", () => {

@@ -25,6 +25,27 @@ export function readYamlDocuments(file: string): Manifest[] {
   });
 }
 
+/**
+ * A compose file as compose tools read it: `${NAME:-default}`, `${NAME-default}` and `${NAME}` are
+ * replaced from `env` (the defaults when it has no such name) before the file is parsed, as the
+ * Compose Specification's interpolation does, and `$$` stands for `$`.
+ */
+export function readComposeFile(file: string, env: Record<string, string> = {}): Manifest {
+  const text = readFileSync(file, "utf8").replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)-([^}]*))?\}/g,
+    (_whole, name: string | undefined, colon: string | undefined, fallback: string | undefined) => {
+      if (!name) return "$";
+      const value = env[name];
+      if (fallback === undefined) return value ?? "";
+      return value === undefined || (colon && value === "") ? fallback : value;
+    },
+  );
+  const [document] = parseAllDocuments(text);
+  if (!document) throw new Error(`${file}: empty`);
+  if (document.errors[0]) throw new Error(`${file}: ${document.errors[0].message}`);
+  return document.toJS() as Manifest;
+}
+
 type KubernetesModel = new (data: never) => { validate(): void };
 
 // The kinds deploy/k8s/ uses. A manifest of another kind fails validation until it is added here,
