@@ -116,6 +116,12 @@ beforeAll(async () => {
       `${instance} healthy`,
       120_000,
     );
+  // What each instance said at start-up of its sandbox: bubblewrap, not a fallback.
+  for (const instance of INSTANCES) {
+    const said = /^sandbox: .*$/m.exec(await logsOf(instance))?.[0] ?? "(no sandbox line)";
+    console.log(`${instance}: ${said}`);
+    expect(said).toMatch(/^sandbox: bubblewrap as /);
+  }
 }, 600_000);
 
 afterAll(async () => {
@@ -239,8 +245,16 @@ describe("deploy/compose.yaml, run with podman-compose, through nginx", () => {
     expect(of(log, "turn_finished").map((e) => e.payload.reason)).toEqual(["completed"]);
     const last = foldTranscript(log.events).items.at(-1);
     expect(last).toMatchObject({ kind: "assistant", text: "Continued and finished." });
-    // The shell command ran once, on the shared volume every instance mounts.
-    expect(await podman(["exec", taker, "cat", `/data/workspaces/${projectId}/steps.txt`])).toBe("started");
+    // The shell command ran once, on the shared volume every instance mounts (in the project's
+    // tree or the session's own worktree).
+    const steps = await podman([
+      "exec",
+      taker,
+      "sh",
+      "-c",
+      `find /data/workspaces/${projectId} /data/worktrees/${projectId} -name steps.txt -exec cat {} + 2>/dev/null; true`,
+    ]);
+    expect(steps).toBe("started");
     console.log(
       `turn: ${of(log, "turn_finished").length} finished (${log.events.length} events), last: "${"text" in last! ? last.text : ""}"`,
     );
