@@ -3,7 +3,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
+import { freePort } from "@/scripts/free-port.mjs";
 import { until } from "@/server/test/until";
 import { logsOf, podman } from "./podman/podman";
 
@@ -12,6 +13,7 @@ import { logsOf, podman } from "./podman/podman";
 // built (npm run test:deploy), with Postgres beside them as the manifests expect it (external).
 // Every replica must answer /api/health. What podman does not run (Services, the Ingress, probes
 // as Kubernetes runs them, rolling updates) stays checked against the schemas in manifests.test.ts.
+// Only podman's port publishing is adapted (replicasOf).
 
 const k8s = path.join(import.meta.dirname, "k8s");
 const suffix = `${process.pid}`;
@@ -19,6 +21,7 @@ const network = `tandem-k8s-${suffix}`;
 const postgres = `tandem-k8s-postgres-${suffix}`;
 let played = "";
 let tagged = false;
+let image = "";
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML is walked freely; manifests.test.ts checks its shape
 type Loose = Record<string, any>;
@@ -28,31 +31,41 @@ const docs = async (file: string): Promise<Loose[]> =>
     .map((doc) => parse(doc) as Loose)
     .filter(Boolean);
 
-/** Each replica's container, as podman kube play names it: <deployment>-pod-<n>-<container>. */
-async function replicaContainers(): Promise<string[]> {
-  const names: string[] = [];
-  for (const file of ["deployment.yaml", "workspace-runner.yaml"])
-    for (const deployment of await docs(file))
-      for (let i = 0; i < deployment.spec.replicas; i++)
-        for (const container of deployment.spec.template.spec.containers)
-          names.push(`${deployment.metadata.name}-pod-${i}-${container.name}`);
-  return names;
+/**
+ * podman 4.3 publishes every containerPort on the host (Kubernetes does not), so replicas of one
+ * Deployment, and the web and runner pods, would all bind host port 3000. Each replica is played
+ * as a Deployment of one, named <deployment>-<n>, whose ports get a free loopback host port; the
+ * pod template is otherwise the shipped one.
+ */
+async function replicasOf(deployment: Loose): Promise<Array<{ doc: Loose; container: string; url: string }>> {
+  const replicas: Array<{ doc: Loose; container: string; url: string }> = [];
+  for (let i = 0; i < deployment.spec.replicas; i++) {
+    const doc = structuredClone(deployment);
+    doc.metadata.name = `${deployment.metadata.name}-${i}`;
+    doc.spec.replicas = 1;
+    const [container] = doc.spec.template.spec.containers;
+    let url = "";
+    for (const port of container.ports) {
+      port.hostIP = "127.0.0.1";
+      port.hostPort = await freePort();
+      if (port.name === "http") url = `http://127.0.0.1:${port.hostPort}`;
+    }
+    replicas.push({ doc, container: `${doc.metadata.name}-pod-0-${container.name}`, url });
+  }
+  return replicas;
 }
 
-const healthy = (container: string) =>
-  podman([
-    "exec",
-    container,
-    "node",
-    "-e",
-    "fetch('http://127.0.0.1:3000/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))",
-  ]).then(
-    () => true,
+let replicas: Array<{ doc: Loose; container: string; url: string }> = [];
+
+/** The health endpoint, from outside the pod, as a probe asks it. */
+const healthy = (url: string) =>
+  fetch(`${url}/api/health`).then(
+    (response) => response.ok,
     () => false,
   );
 
 beforeAll(async () => {
-  const image = (await docs("deployment.yaml"))[0]!.spec.template.spec.containers[0].image as string;
+  image = (await docs("deployment.yaml"))[0]!.spec.template.spec.containers[0].image as string;
   // The manifests name the image as a registry would hold it; here it is the one just built.
   if (
     !(await podman(["image", "exists", image]).then(
@@ -105,13 +118,16 @@ beforeAll(async () => {
   );
   await podman(["secret", "create", secret!.metadata.name, secretFile]);
   await fs.rm(path.dirname(secretFile), { recursive: true });
-  // The manifests as kustomization.yaml lists them, less the Ingress (no controller here), in one
-  // file for kube play; podman ignores the Services.
+  // The manifests kustomization.yaml lists, less the Service and the Ingress (podman runs neither),
+  // in one file for kube play: the claim as it is, each Deployment as its replicas (above).
+  replicas = [
+    ...(await replicasOf((await docs("deployment.yaml"))[0]!)),
+    ...(await replicasOf((await docs("workspace-runner.yaml"))[0]!)),
+  ];
   played = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "tandem-k8s-")), "tandem.yaml");
-  const files = ["pvc.yaml", "deployment.yaml", "workspace-runner.yaml", "service.yaml"];
   await fs.writeFile(
     played,
-    (await Promise.all(files.map((f) => fs.readFile(path.join(k8s, f), "utf8")))).join("\n---\n"),
+    [await fs.readFile(path.join(k8s, "pvc.yaml"), "utf8"), ...replicas.map((r) => stringify(r.doc))].join("\n---\n"),
   );
   console.log(await podman(["kube", "play", "--network", network, played], { timeoutMs: 300_000 }));
 }, 600_000);
@@ -122,24 +138,25 @@ afterAll(async () => {
     await fs.rm(path.dirname(played), { recursive: true, force: true });
   }
   for (const claim of await docs("pvc.yaml")) await podman(["volume", "rm", "-f", claim.metadata.name]).catch(() => "");
-  await podman(["rm", "-f", "-t", "0", postgres]).catch(() => "");
+  await podman(["rm", "-f", "-v", "-t", "0", postgres]).catch(() => "");
   await podman(["network", "rm", "-f", network]).catch(() => "");
   for (const secret of await docs("secret.example.yaml"))
     await podman(["secret", "rm", secret.metadata.name]).catch(() => "");
-  if (tagged) await podman(["untag", "localhost/tandem:latest"]).catch(() => "");
+  // The name only: `podman untag` without a name would strip every name from the image.
+  if (tagged) await podman(["untag", image, image]).catch(() => "");
 }, 180_000);
 
 describe("deploy/k8s with podman kube play", () => {
   it("starts every replica of both Deployments on the shared claim, each answering /api/health", async () => {
-    const containers = await replicaContainers();
+    const containers = replicas.map((r) => r.container);
     onTestFailed(async () => {
       for (const container of containers)
         console.error(`--- ${container} ---\n${(await logsOf(container)).slice(-4000)}`);
     });
     expect(containers).toHaveLength(5); // 3 web replicas, 2 runners
     const started = Date.now();
-    for (const container of containers) await until(() => healthy(container), `${container} healthy`, 300_000);
-    console.log(`healthy: ${containers.join(", ")} (${Math.round((Date.now() - started) / 1000)} s)`);
+    for (const { container, url } of replicas) await until(() => healthy(url), `${container} healthy`, 300_000);
+    console.log(`healthy: ${containers.join(", ")} (${Math.round((Date.now() - started) / 1000)} s after kube play)`);
     // One volume for all of them, as the ReadWriteMany claim gives them.
     const mounts = await Promise.all(
       containers.map((c) =>
@@ -147,5 +164,12 @@ describe("deploy/k8s with podman kube play", () => {
       ),
     );
     expect(new Set(mounts)).toEqual(new Set(["tandem-data"]));
+    // Each web replica started its sandbox (privileged, as the manifests run it); each runner said it is one.
+    for (const container of containers) {
+      const runner = container.startsWith("tandem-workspace-runner-");
+      const said = (runner ? /^.*\(workspace runner\)$/m : /^sandbox: .*$/m).exec(await logsOf(container))?.[0];
+      console.log(`${container}: ${said}`);
+      expect(said, container).toMatch(runner ? /ready on/ : /^sandbox: bubblewrap as /);
+    }
   }, 420_000);
 });
