@@ -222,7 +222,7 @@ describe("deploy/compose.yaml", () => {
         .filter(Boolean);
     expect(compose.services.balancer.ports).toEqual(["8080:80"]);
     expect(new Set(publicUrls(compose))).toEqual(new Set(["http://localhost:8080"]));
-    const on9000 = readComposeFile(path.join(deployDir, "compose.yaml"), { TANDEM_PORT: "9000" });
+    const on9000: Loose = readComposeFile(path.join(deployDir, "compose.yaml"), { TANDEM_PORT: "9000" });
     expect(on9000.services.balancer.ports).toEqual(["9000:80"]);
     expect(new Set(publicUrls(on9000))).toEqual(new Set(["http://localhost:9000"]));
     expect(composeErrors(on9000)).toEqual([]);
