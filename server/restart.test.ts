@@ -135,13 +135,20 @@ beforeAll(async () => {
         },
         { match: "answered: yes", text: "Proceeding." },
         { match: "Left unanswered", text: "Answered after the restart." },
-        {
-          match: "Work on the branch",
-          toolCalls: [
-            { id: "call_branch", name: "write_file", arguments: { path: "branch.txt", content: "on the branch\n" } },
-          ],
-        },
-        { match: "branch.txt", text: "Written on the branch." },
+        // Twice: two sessions on branches run this turn at once (each reply is used once).
+        ...[1, 2].flatMap((n) => [
+          {
+            match: "Work on the branch",
+            toolCalls: [
+              {
+                id: `call_branch_${n}`,
+                name: "write_file",
+                arguments: { path: "branch.txt", content: "on the branch\n" },
+              },
+            ],
+          },
+          { match: "branch.txt", text: "Written on the branch." },
+        ]),
       ],
     },
   });
@@ -253,7 +260,7 @@ describe("kill -9 and restart", () => {
     c.close();
   }, 300_000);
 
-  it("keeps a branch session's worktree and its waiting turn across a restart; the turn finishes in the worktree", async () => {
+  it("keeps two branch sessions' worktrees and their parallel turns across a restart; each finishes in its own worktree", async () => {
     let c = clients();
     const project = await c.trpc.project.create.mutate({ name: "Branches" });
     const main = path.join(dataDir, "workspaces", project.id);
@@ -266,32 +273,47 @@ describe("kill -9 and restart", () => {
     git("init", "-q", "-b", "main");
     git("add", ".");
     git("commit", "-qm", "first");
-    const session = await c.trpc.tree.startSession.mutate({ projectId: project.id, title: "Branch work" });
-    await c.trpc.session.send.mutate({ sessionId: session.id, text: "Work on the branch" });
-    await until(
-      async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval",
-      "the approval of the write",
-    );
+    // Two sessions on branches of their own, each in the middle of a turn (waiting on its write).
+    const sessions = [
+      await c.trpc.tree.startSession.mutate({ projectId: project.id, title: "Branch work" }),
+      await c.trpc.tree.startSession.mutate({ projectId: project.id, title: "Second branch" }),
+    ];
+    for (const session of sessions)
+      await c.trpc.session.send.mutate({ sessionId: session.id, text: "Work on the branch" });
+    for (const session of sessions)
+      await until(
+        async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "waiting_approval",
+        "the approval of the write",
+      );
 
     await kill9();
     c.close();
     await boot();
     c = clients();
 
-    const [tree] = await c.trpc.tree.list.query({ projectId: project.id });
-    expect(tree).toMatchObject({ sessionId: session.id, branch: "tandem/branch-work", state: "open" });
-    const waiting = await c.trpc.session.get.query({ sessionId: session.id });
-    expect(waiting.status).toBe("waiting_approval");
-    await c.trpc.approval.respond.mutate({ approvalId: waiting.pendingApprovals[0]!.id, decision: "approve" });
-    await until(
-      async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "idle",
-      "the turn to finish",
+    const trees = await c.trpc.tree.list.query({ projectId: project.id });
+    expect(trees.map((t) => [t.sessionId, t.branch, t.state]).sort()).toEqual(
+      [
+        [sessions[0]!.id, "tandem/branch-work", "open"],
+        [sessions[1]!.id, "tandem/second-branch", "open"],
+      ].sort(),
     );
-    const worktree = path.join(dataDir, "worktrees", project.id, session.id);
-    expect(await fs.readFile(path.join(worktree, "branch.txt"), "utf8")).toBe("on the branch\n");
+    for (const session of sessions) {
+      const waiting = await c.trpc.session.get.query({ sessionId: session.id });
+      expect(waiting.status).toBe("waiting_approval");
+      await c.trpc.approval.respond.mutate({ approvalId: waiting.pendingApprovals[0]!.id, decision: "approve" });
+    }
+    for (const session of sessions) {
+      await until(
+        async () => (await c.trpc.session.get.query({ sessionId: session.id })).status === "idle",
+        "the turn to finish",
+      );
+      const worktree = path.join(dataDir, "worktrees", project.id, session.id);
+      expect(await fs.readFile(path.join(worktree, "branch.txt"), "utf8")).toBe("on the branch\n");
+      const read = await c.trpc.fs.read.query({ projectId: project.id, tree: session.id, path: "branch.txt" });
+      expect(read).toMatchObject({ kind: "text", content: "on the branch\n" });
+    }
     expect(existsSync(path.join(main, "branch.txt"))).toBe(false);
-    const read = await c.trpc.fs.read.query({ projectId: project.id, tree: session.id, path: "branch.txt" });
-    expect(read).toMatchObject({ kind: "text", content: "on the branch\n" });
     c.close();
   }, 300_000);
 
