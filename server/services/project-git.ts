@@ -203,7 +203,8 @@ export function createProjectGit(deps: GitDeps) {
     ) {
       return serial(project.id, async () => {
         const status = await repo(project.id, treeId).status();
-        if (!input.amend && status.staged.length === 0)
+        // A merge is committed even when its result is HEAD's tree (every conflict resolved to this side).
+        if (!input.amend && status.staged.length === 0 && status.operation !== "merge")
           throw new GitError("BAD_INPUT", "Nothing is staged: stage the changes to commit first.");
         const trailers = await coAuthors(
           project,

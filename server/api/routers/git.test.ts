@@ -27,6 +27,13 @@ beforeAll(async () => {
   server.createRepository("app", { "README.md": "# app\n", "src/main.ts": "console.log(1);\n" });
   user = await env.createUser();
   caller = createCaller(env.context(user));
+  // Every test clones from the forge with this person's token, so each runs alone as well as after the others.
+  await caller.gitCredential.add({
+    name: "Local forge",
+    host: host(),
+    username: "alice",
+    token: "ghp_secret_token_123",
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -37,24 +44,26 @@ const host = () => new URL(server.url).host;
 
 describe("projects from git, with stored credentials", () => {
   it("stores a token sealed, lists it by name and host only, and clones with it, streaming progress", async () => {
-    await caller.gitCredential.add({
+    const alice = await env.createUser();
+    const aliceCaller = createCaller(env.context(alice));
+    await aliceCaller.gitCredential.add({
       name: "Local forge",
       host: host(),
       username: "alice",
       token: "ghp_secret_token_123",
     });
-    const listed = await caller.gitCredential.list();
+    const listed = await aliceCaller.gitCredential.list();
     expect(listed).toEqual([expect.objectContaining({ name: "Local forge", host: host(), username: "alice" })]);
     expect(JSON.stringify(listed)).not.toContain("ghp_secret_token_123");
-    const row = await env.services.db.gitCredential.findFirstOrThrow({ where: { userId: user.id } });
+    const row = await env.services.db.gitCredential.findFirstOrThrow({ where: { userId: alice.id } });
     expect(Buffer.from(row.secret).toString("latin1")).not.toContain("ghp_secret_token_123");
 
     const operationId = randomUUID();
     const events: GitOperationEvent[] = [];
     const watching = (async () => {
-      for await (const event of await caller.git.operation({ operationId })) events.push(event);
+      for await (const event of await aliceCaller.git.operation({ operationId })) events.push(event);
     })();
-    const project = await caller.project.create({ name: "Cloned", gitUrl: `${server.url}/app.git`, operationId });
+    const project = await aliceCaller.project.create({ name: "Cloned", gitUrl: `${server.url}/app.git`, operationId });
     await watching;
     expect(await readFile(path.join(env.services.files.pathOf(project.id), "src/main.ts"), "utf8")).toBe(
       "console.log(1);\n",
@@ -62,7 +71,7 @@ describe("projects from git, with stored credentials", () => {
     expect(events.at(-1)).toEqual({ kind: "done" });
     expect(events.some((e) => e.kind === "progress")).toBe(true);
 
-    const status = await caller.git.status({ projectId: project.id });
+    const status = await aliceCaller.git.status({ projectId: project.id });
     expect(status).toMatchObject({ repository: true, branch: "main", upstream: "origin/main", ahead: 0, behind: 0 });
   });
 
@@ -210,6 +219,30 @@ describe("projects from git, with stored credentials", () => {
       ahead: 1,
       behind: 0,
       pullMode: "rebase",
+    });
+  });
+
+  it("commits a merge whose conflict was resolved to this side: nothing differs from HEAD, and it is still the merge", async () => {
+    server.createRepository("ours", { "a.txt": "a\n" });
+    const project = await caller.project.create({ name: "Ours", gitUrl: `${server.url}/ours.git` });
+    const root = env.services.files.pathOf(project.id);
+    await writeFile(path.join(root, "a.txt"), "a, mine\n");
+    await caller.git.stage({ projectId: project.id, paths: ["a.txt"] });
+    await caller.git.commit({ projectId: project.id, message: "Mine" });
+    server.commitElsewhere("ours", { "a.txt": "a, theirs\n" }, "Theirs");
+    await caller.git.pull({ projectId: project.id, operationId: randomUUID() }).catch(() => undefined);
+    expect(await caller.git.status({ projectId: project.id })).toMatchObject({
+      operation: "merge",
+      conflicted: [expect.objectContaining({ path: "a.txt" })],
+    });
+    await writeFile(path.join(root, "a.txt"), "a, mine\n");
+    await caller.git.stage({ projectId: project.id, paths: ["a.txt"] });
+    await caller.git.commit({ projectId: project.id, message: "Merge, keeping mine" });
+    const [merge] = await caller.git.log({ projectId: project.id, limit: 1 });
+    expect(merge).toMatchObject({ subject: "Merge, keeping mine", parents: [expect.any(String), expect.any(String)] });
+    expect(await caller.git.status({ projectId: project.id })).toMatchObject({ operation: null, staged: [] });
+    await expect(caller.git.commit({ projectId: project.id, message: "Empty" })).rejects.toMatchObject({
+      message: expect.stringMatching(/Nothing is staged/),
     });
   });
 
