@@ -12,7 +12,7 @@ import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { toNodeHandler } from "better-auth/node";
 import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
-import { createConnectionContext, createContext } from "@/server/api/trpc";
+import { createConnectionContext, createContext } from "@/server/api/context";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { loadConfig } from "@/server/env";

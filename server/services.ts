@@ -1,6 +1,6 @@
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
-import type { Services } from "@/server/api/trpc";
+import type { Services } from "@/server/api/context";
 import { createLoginCache } from "@/server/auth/login-cache";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
 import { createAuth } from "@/server/auth/auth";

@@ -9,7 +9,7 @@ import type { TokenGrant } from "@/server/auth/api-tokens";
 import type { ApiTokenScope } from "@/lib/api-tokens";
 
 // Who may do what: the one place a caller's access to a project or a session is decided. The
-// procedure tiers in trpc.ts and the terminal socket (start-server.ts) call these; nothing else
+// procedure tiers in trpc.ts and the project sockets (server/http/project-sockets.ts) call these; nothing else
 // looks at memberships or share links to grant access.
 //
 // A project's access is its team membership (owner, admin, member, viewer). A share link adds

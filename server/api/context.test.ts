@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createContext } from "@/server/api/trpc";
+import { createContext } from "@/server/api/context";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { LOGIN_CACHE_TTL_MS } from "@/server/auth/login-cache";
 import { setSetting } from "@/server/db/repositories/settings";

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Context, Services } from "@/server/api/trpc";
+import type { Context, Services } from "@/server/api/context";
 import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { listPendingApprovals } from "@/server/db/repositories/approvals";

@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authorizeProject } from "@/server/api/access";
-import type { Context, Services } from "@/server/api/trpc";
+import type { Context, Services } from "@/server/api/context";
 import { downloadKind, streamFolderZip } from "@/server/services/project-download";
 import { receiveUpload, UploadRefusedError } from "@/server/services/project-upload";
 import { isWorkspaceError, openFileStream } from "@/server/workspace";

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
-import { createCallerFactory, type Context } from "@/server/api/trpc";
+import { createCallerFactory } from "@/server/api/trpc";
+import type { Context } from "@/server/api/context";
 import { createPreviewLink } from "@/server/db/repositories/preview-ports";
 import { addMember, createTeam, removeMember } from "@/server/db/repositories/teams";
 import { createTestServices } from "@/server/test/services";

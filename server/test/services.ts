@@ -3,7 +3,7 @@ import { createPreviewGate } from "@/server/services/preview-gate";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Context, Services } from "@/server/api/trpc";
+import type { Context, Services } from "@/server/api/context";
 import { createAuth } from "@/server/auth/auth";
 import { createLoginCache } from "@/server/auth/login-cache";
 import { createApiTokenReader } from "@/server/auth/api-tokens";

@@ -3,7 +3,7 @@ import type http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
-import { listenPreviews } from "@/server/start-server";
+import { listenPreviews } from "@/server/http/preview-listener";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { findChromium } from "./agent-browser/chromium";

@@ -6,8 +6,8 @@ import {
   projectProcedure,
   router,
   workspaceProcedure,
-  type Context,
 } from "@/server/api/trpc";
+import type { Context } from "@/server/api/context";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 import { SchedulerError } from "@/server/services/scheduler";
 import { loadWorkflows } from "@/server/tools/workflow-engine";

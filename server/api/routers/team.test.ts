@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
-import { createCallerFactory, type Context, type Services } from "@/server/api/trpc";
+import { createCallerFactory } from "@/server/api/trpc";
+import type { Context, Services } from "@/server/api/context";
 import { createTestServices } from "@/server/test/services";
 
 const createCaller = createCallerFactory(appRouter);
