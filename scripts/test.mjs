@@ -17,15 +17,19 @@ run(["scripts/build-native.mjs"]);
 // Formatting and lint of the whole tree (biome.jsonc); `npm run format` fixes what it can.
 const style = run(["node_modules/@biomejs/biome/bin/biome", "ci", "--colors=off", "--error-on-warnings", "."]);
 if (style !== 0) console.error("Formatting or lint failed (see above): `npm run format` fixes formatting.");
-// The type check runs beside the unit tests (its minute of one core, while they wait on processes
-// and sockets); what it prints comes after theirs.
-const typeCheck = spawn(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit"], {
-  stdio: ["ignore", "pipe", "pipe"],
-});
-const typeOutput = [];
-typeCheck.stdout.on("data", (chunk) => typeOutput.push(chunk));
-typeCheck.stderr.on("data", (chunk) => typeOutput.push(chunk));
-const typesDone = new Promise((resolve) => typeCheck.on("close", (code) => resolve(code ?? 1)));
+// The type check and the browser tests' Next build run beside the unit tests (a minute or two of
+// CPU each, while the tests mostly wait on processes and sockets); what they print comes after the
+// tests'. scripts/e2e.mjs then finds the build fresh and starts at once.
+function beside(args) {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const output = [];
+  child.stdout.on("data", (chunk) => output.push(chunk));
+  child.stderr.on("data", (chunk) => output.push(chunk));
+  const done = new Promise((resolve) => child.on("close", (code) => resolve(code ?? 1)));
+  return { done, output };
+}
+const typeCheck = beside(["node_modules/typescript/bin/tsc", "--noEmit"]);
+const nextBuild = beside(["scripts/start.mjs", "--build-only"]);
 const unit = await new Promise((resolve) =>
   spawn(
     process.execPath,
@@ -39,9 +43,12 @@ const unit = await new Promise((resolve) =>
     { stdio: "inherit" },
   ).on("close", (code) => resolve(code ?? 1)),
 );
-const types = await typesDone;
-process.stdout.write(Buffer.concat(typeOutput));
+const types = await typeCheck.done;
+process.stdout.write(Buffer.concat(typeCheck.output));
 if (types !== 0) console.error("Type check failed (see above).");
+// A failed build is built again, and reported, by scripts/e2e.mjs.
+await nextBuild.done;
+process.stdout.write(Buffer.concat(nextBuild.output));
 const e2e = run(["scripts/e2e.mjs"]);
 
 const readReport = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined);

@@ -34,6 +34,7 @@ let server: ChildProcess | null = null;
 let cookie = "";
 
 async function boot() {
+  const built = existsSync(".next/tandem-build-hash");
   const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
     cwd: path.resolve(import.meta.dirname, ".."),
     env: {
@@ -46,9 +47,10 @@ async function boot() {
       TANDEM_MODEL: "openai-compatible:scripted",
       TANDEM_OPENAI_COMPATIBLE_BASE_URL: model.url,
       TANDEM_OPENAI_COMPATIBLE_API_KEY: "test",
-      // Use the production build when there is one; otherwise Next in development mode.
-      TANDEM_DEV: existsSync(".next/BUILD_ID") ? "" : "1",
-      NODE_ENV: existsSync(".next/BUILD_ID") ? "production" : "development",
+      // Use the production build when there is a finished one (scripts/start.mjs stamps it last;
+      // npm test builds it beside the unit tests); otherwise Next in development mode.
+      TANDEM_DEV: built ? "" : "1",
+      NODE_ENV: built ? "production" : "development",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
