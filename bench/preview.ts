@@ -169,7 +169,7 @@ async function main() {
     secure: false,
     admits: async () => true,
     link: async () => null,
-    onLinkRevoked: () => () => {},
+    onAccessEnd: () => () => {},
     connect: ({ port }) => networks.connect(workspace, port),
   });
   const proxy = http.createServer((req, res) => void handlers.request(req, res));

@@ -313,7 +313,7 @@ export async function createServices(
     network,
     environment,
     previews,
-    previewGate: createPreviewGate(db, live.linkRevocations),
+    previewGate: createPreviewGate(db, live.linkRevocations, accessChanges),
     language,
     liveDocs,
     git,

@@ -16,7 +16,7 @@ export async function listenPreviews(services: Services): Promise<http.Server> {
     secure: previews.secure,
     admits: services.previewGate.admits,
     link: services.previewGate.link,
-    onLinkRevoked: services.previewGate.onLinkRevoked,
+    onAccessEnd: services.previewGate.onAccessEnd,
     connect: async ({ projectId, port }) => {
       const networks = services.sandbox.networks;
       if (!networks) throw new Error("this server gives workspaces no network of their own");

@@ -128,7 +128,8 @@ describeSandboxed("the preview proxy", () => {
         const link = links.get(token);
         return link && linkOpens(link, target) ? link : null;
       },
-      onLinkRevoked: revocations.subscribe,
+      onAccessEnd: (grant, ended) =>
+        grant.linkId !== undefined ? revocations.subscribe(grant.linkId, ended) : () => {},
       connect: (target) => sandbox.networks!.connect(dir, target.port),
     });
     proxy = http.createServer((req, res) => void handlers.request(req, res));

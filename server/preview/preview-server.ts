@@ -31,8 +31,12 @@ export type PreviewServerDeps = {
   admits(grant: PreviewGrant): Promise<boolean>;
   /** The live public link a token is, for exactly this project's port; null otherwise. */
   link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null>;
-  /** Calls `revoked` when the link is revoked (on any instance); returns the function that stops listening. */
-  onLinkRevoked(linkId: string, revoked: () => void): () => void;
+  /**
+   * Calls `ended` when the grant may no longer open its port (on any instance): its link revoked,
+   * the person's role or the port's visibility changed so they may not. Returns the function that
+   * stops listening.
+   */
+  onAccessEnd(grant: PreviewGrant, ended: () => void): () => void;
   /** A connection to the port inside the project's workspace network; throws when nothing answers there. */
   connect(target: PreviewTarget): Promise<net.Socket>;
 };
@@ -155,18 +159,24 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     return cookie ? deps.access.session(cookie, target.projectId, target.port) : null;
   };
 
-  // The requests and sockets open under each public link, ended at once when it is revoked.
+  // The requests and sockets open under each grant (a public link, or a person on a port), ended
+  // at once when a change takes its access away.
   const held = new Map<string, { ends: Set<() => void>; stop: () => void }>();
-  /** Runs `end` when the link is revoked, until the returned release is called. */
-  function hold(linkId: string, end: () => void): () => void {
-    let entry = held.get(linkId);
+  const heldKey = (grant: PreviewGrant) =>
+    grant.linkId !== undefined
+      ? `link:${grant.linkId}`
+      : `user:${grant.userId}\u0000${grant.projectId}\u0000${grant.port}`;
+  /** Runs `end` when the grant's access ends, until the returned release is called. */
+  function hold(grant: PreviewGrant, end: () => void): () => void {
+    const key = heldKey(grant);
+    let entry = held.get(key);
     if (!entry) {
       const ends = new Set<() => void>();
-      const stop = deps.onLinkRevoked(linkId, () => {
+      const stop = deps.onAccessEnd(grant, () => {
         for (const ending of [...ends]) ending();
       });
       entry = { ends, stop };
-      held.set(linkId, entry);
+      held.set(key, entry);
     }
     const mine = entry;
     mine.ends.add(end);
@@ -175,24 +185,24 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       if (released) return;
       released = true;
       mine.ends.delete(end);
-      if (mine.ends.size === 0 && held.get(linkId) === mine) {
+      if (mine.ends.size === 0 && held.get(key) === mine) {
         mine.stop();
-        held.delete(linkId);
+        held.delete(key);
       }
     };
   }
 
   /**
-   * Admits the request's session, held so that a revocation of its link ends `end` from now on:
-   * listening starts before the check, so a link revoked while it is checked is never missed.
+   * Admits the request's session, held so that the end of its access ends `end` from now on:
+   * listening starts before the check, so a change while it is checked is never missed.
    */
   async function admit(
     grant: PreviewGrant | null,
     end: () => void,
   ): Promise<{ ok: boolean; release: () => void; ended: () => boolean }> {
     let ended = false;
-    const release = grant?.linkId
-      ? hold(grant.linkId, () => {
+    const release = grant
+      ? hold(grant, () => {
           ended = true;
           end();
         })

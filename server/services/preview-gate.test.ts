@@ -6,6 +6,7 @@ import type { Context } from "@/server/api/context";
 import { createPreviewLink } from "@/server/db/repositories/preview-ports";
 import { addMember, createTeam, removeMember } from "@/server/db/repositories/teams";
 import { createTestServices } from "@/server/test/services";
+import { until } from "@/server/test/until";
 
 // Who gets through the preview proxy, against a real database, tried as an attacker would: a
 // viewer on a private port, someone outside the team, a member who left; a public link of
@@ -69,10 +70,39 @@ describe("a port's visibility", () => {
     expect(await gate.admits(grant)).toBe(true);
     await caller(owner).ports.setVisibility({ projectId, port: 5173, visibility: "private" });
     expect(await gate.admits(grant)).toBe(false);
+    // Answers are kept a few seconds, but never past a change: the next request is refused at once.
     const team = (await env.services.db.project.findUniqueOrThrow({ where: { id: projectId } })).teamId;
     await removeMember(env.services.db, team, member.id);
     expect(await gate.admits({ ...grant, userId: member.id })).toBe(false);
     await addMember(env.services.db, team, member.id, "member");
+  });
+
+  it("ends a person's open previews the moment the port turns private, and no answer read meanwhile outlives it", async () => {
+    const gate = env.services.previewGate;
+    const port = 5180;
+    const grant = { projectId, port, exp: Date.now() + 60_000, nonce: "n", userId: viewer.id };
+    await caller(owner).ports.setVisibility({ projectId, port, visibility: "team" });
+    expect(await gate.admits(grant)).toBe(true);
+    let ended = 0;
+    const stop = gate.onAccessEnd(grant, () => ended++);
+    // A member's open preview is not ended by the same change: they may still open it.
+    let memberEnded = 0;
+    const stopMember = gate.onAccessEnd({ ...grant, userId: member.id }, () => memberEnded++);
+    await caller(owner).ports.setVisibility({ projectId, port, visibility: "private" });
+    await until(async () => ended === 1, "the viewer's open preview is ended");
+    expect(await gate.admits(grant)).toBe(false);
+    stop();
+    // Requests keep coming while the port goes team and back to private, over and over: once it
+    // is private, no request gets through on an answer kept from before.
+    for (let round = 0; round < 20; round++) {
+      await caller(owner).ports.setVisibility({ projectId, port, visibility: "team" });
+      const racing = Array.from({ length: 5 }, () => gate.admits(grant));
+      await caller(owner).ports.setVisibility({ projectId, port, visibility: "private" });
+      await Promise.all(racing);
+      expect(await gate.admits(grant), `round ${round}`).toBe(false);
+    }
+    expect(memberEnded).toBe(0);
+    stopMember();
   });
 
   it("is asked for by the Ports view: a viewer cannot open a private port's preview", async () => {
@@ -124,7 +154,7 @@ describe("a public link", () => {
     const grant = { ...target(), exp: Date.now() + 60_000, nonce: "n", linkId: link.id };
     expect(await gate.admits(grant)).toBe(true);
     const told: string[] = [];
-    const stop = gate.onLinkRevoked(link.id, () => told.push(link.id));
+    const stop = gate.onAccessEnd(grant, () => told.push(link.id));
     // A viewer cannot revoke it, nor can the writer of another project, whose project it is not.
     await expect(caller(viewer).ports.revokeLink({ projectId, linkId: link.id })).rejects.toMatchObject({
       code: "FORBIDDEN",

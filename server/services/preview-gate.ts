@@ -1,35 +1,115 @@
+import type { AccessChanges } from "@/server/bus/access-changes";
+import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { Db } from "@/server/db/client";
 import { findPreviewLink, findPreviewLinkByToken, previewAccess } from "@/server/db/repositories/preview-ports";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
-import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { PreviewGrant } from "@/server/preview/preview-access";
 import type { PreviewTarget } from "@/server/preview/preview-host";
 import type { LivePreviewLink } from "@/server/preview/preview-server";
 import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
 
-// Who gets through the preview proxy, read from the database on every request and socket: a
-// person while their role in the project and the port's visibility let them, a public link while
-// it is live and names exactly this project's port.
+// Who gets through the preview proxy: a person while their role in the project and the port's
+// visibility let them, a public link while it is live and names exactly this project's port.
+//
+// A page load is dozens of requests, so a person's "yes" is kept for a few seconds per project
+// and port rather than read from the database for each: it is dropped the moment an access change
+// concerns the person or the project (a role lowered, a member removed, the port made private;
+// on every instance, through the access-change bus), and an answer read while such a change came
+// in is not kept. "No" is never kept. Open requests and sockets are ended at once when a change
+// takes their access away (`onAccessEnd`). Public links are read each time (few, and revoked
+// through their own bus).
 
 export type PreviewGate = ReturnType<typeof createPreviewGate>;
 
-export function createPreviewGate(db: Db, linkRevocations: LinkRevocations) {
-  /** Whether the person may open the project's port now. */
+/** How long a person's admission is trusted without an access change telling otherwise. */
+const ADMITTED_TTL_MS = 5_000;
+
+export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, accessChanges: AccessChanges) {
+  /** Whether the person may open the project's port now, read from the database. */
   async function personMayOpen(userId: string, projectId: string, port: number): Promise<boolean> {
     const found = await previewAccess(db, projectId, port, userId);
     return found !== null && memberMayOpen(found.role, found.visibility);
   }
+
+  // Per project: the people admitted lately (key: person and port; value: until when), the reads
+  // under way, and the subscription that drops them. Any change bumps `generation`, which tells a
+  // read in flight that its answer went stale; the subscription exists before a read starts.
+  type Kept = { until: Map<string, number>; reading: number; stop: () => void };
+  const kept = new Map<string, Kept>();
+  let generation = 0;
+  const drop = (projectId: string) => {
+    kept.get(projectId)?.stop();
+    kept.delete(projectId);
+  };
+  const dropIdle = (projectId: string, entry: Kept) => {
+    if (entry.until.size === 0 && entry.reading === 0 && kept.get(projectId) === entry) drop(projectId);
+  };
+  // A person's change (role, membership, login session) may touch any project: all is forgotten.
+  accessChanges.subscribe({ everyone: true }, () => {
+    generation++;
+    for (const entry of kept.values()) entry.until.clear();
+  });
+  const keptFor = (projectId: string): Kept => {
+    let entry = kept.get(projectId);
+    if (!entry) {
+      const stop = accessChanges.subscribe({ projectId }, () => {
+        generation++;
+        kept.get(projectId)?.until.clear();
+      });
+      entry = { until: new Map(), reading: 0, stop };
+      kept.set(projectId, entry);
+    }
+    return entry;
+  };
+
+  async function personAdmitted(userId: string, projectId: string, port: number): Promise<boolean> {
+    const key = `${userId}\u0000${port}`;
+    const entry = keptFor(projectId);
+    const until = entry.until.get(key);
+    if (until !== undefined && until > Date.now()) return true;
+    entry.until.delete(key);
+    const before = generation;
+    entry.reading++;
+    try {
+      const ok = await personMayOpen(userId, projectId, port);
+      if (ok && generation === before) {
+        const expires = Date.now() + ADMITTED_TTL_MS;
+        entry.until.set(key, expires);
+        setTimeout(() => {
+          if (entry.until.get(key) === expires) entry.until.delete(key);
+          dropIdle(projectId, entry);
+        }, ADMITTED_TTL_MS).unref();
+      }
+      return ok;
+    } finally {
+      entry.reading--;
+      dropIdle(projectId, entry);
+    }
+  }
+
+  async function admits(grant: PreviewGrant): Promise<boolean> {
+    if (grant.userId !== undefined) return personAdmitted(grant.userId, grant.projectId, grant.port);
+    return linkOpens(await findPreviewLink(db, grant.linkId), grant);
+  }
+
   return {
     personMayOpen,
-    async admits(grant: PreviewGrant): Promise<boolean> {
-      if (grant.userId !== undefined) return personMayOpen(grant.userId, grant.projectId, grant.port);
-      return linkOpens(await findPreviewLink(db, grant.linkId), grant);
-    },
+    admits,
     async link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null> {
       // Found by the token's SHA-256, as share links are: the lookup's timing tells nothing of the token.
       const link = TOKEN_PATTERN.test(token) ? await findPreviewLinkByToken(db, token) : null;
       return link && linkOpens(link, target) ? link : null;
     },
-    onLinkRevoked: linkRevocations.subscribe,
+    /**
+     * Calls `ended` when the grant may no longer open its port: its link revoked, or a change of
+     * the person's or the project's access after which they may not (asked again at once).
+     * Returns the function that stops listening.
+     */
+    onAccessEnd(grant: PreviewGrant, ended: () => void): () => void {
+      if (grant.linkId !== undefined) return linkRevocations.subscribe(grant.linkId, ended);
+      return accessChanges.subscribe({ userId: grant.userId, projectId: grant.projectId }, () => {
+        admits(grant).then((ok) => ok || ended(), ended);
+      });
+    },
   };
 }

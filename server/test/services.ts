@@ -259,7 +259,7 @@ export async function createTestServices(
   const linkRevocations = createLinkRevocations();
   const services: Services = {
     previews,
-    previewGate: createPreviewGate(database.db, linkRevocations),
+    previewGate: createPreviewGate(database.db, linkRevocations, accessChanges),
     git,
     gitCipher,
     trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),

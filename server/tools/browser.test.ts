@@ -132,7 +132,7 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
       secure: false,
       admits: async () => true,
       link: async () => null,
-      onLinkRevoked: () => () => {},
+      onAccessEnd: () => () => {},
       // The dev server stands for the workspace network's port: any port of this project reaches it.
       connect: async ({ projectId: id }) =>
         id === projectId

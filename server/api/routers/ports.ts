@@ -94,6 +94,8 @@ export const portsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const visibility = input.visibility === "team" ? "team" : "private";
       await setPreviewVisibility(ctx.services.db, ctx.project.id, input.port, visibility);
+      // Who was let in lately is asked again, and open previews of those who may no longer are ended.
+      ctx.services.accessChanges.publish({ kind: "project", projectId: ctx.project.id });
       return { port: input.port, visibility };
     }),
 
