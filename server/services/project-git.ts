@@ -9,7 +9,7 @@ import {
   usableGitCredentials,
 } from "@/server/db/repositories/git-credentials";
 import type { CheckpointStores } from "@/server/agent/turn-checkpoint";
-import { agentChangedPaths } from "@/server/services/session-review";
+import { agentChangedPaths } from "@/server/services/session-changes";
 import type { ProjectFiles } from "@/server/services/project-files";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { GitSecret } from "@/server/git/credential-socket";

@@ -10,7 +10,7 @@ import {
   type BoardRow,
 } from "@/server/db/repositories/session-summaries";
 import { addressComments } from "@/server/services/review-comments";
-import { sessionChangeCounts } from "@/server/services/session-review";
+import { sessionChangeCounts } from "@/server/services/session-changes";
 import { looksLikeCheck } from "@/lib/check-command";
 import type { SessionEvent } from "@/lib/session-events";
 import { parseDisplay } from "@/lib/tool-display";
