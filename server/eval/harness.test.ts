@@ -3,14 +3,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ScriptedReply } from "@/e2e/fixtures/model-server/server";
 import { createTestServices } from "@/server/test/services";
-import { runEval } from "./harness";
+import os from "node:os";
+import { endsOnQuestion, prepareTasks, runEval } from "./harness";
 import { buildReport, compareReports, markdownReport, parseReport } from "./report";
 import { loadTasks } from "./tasks";
 import { testSandbox } from "@/server/test/sandbox";
 
 // The eval harness proven with the scripted model: an agent that does the right thing scores
 // 100%, one that does the wrong thing 0%, on two of the shipped tasks, through the real runtime,
-// the real file tools and the tasks' own checks.
+// the real file tools and the tasks' own checks; each run leaves its record. (Every task's own
+// solutions are replayed in solutions.test.ts.)
 
 const TASKS_DIR = path.resolve("eval/tasks");
 let model: Awaited<ReturnType<typeof startModelServer>>;
@@ -68,15 +70,21 @@ const bad: ScriptedReply[] = [
 ];
 
 describe("npm run eval", () => {
-  it("scores a good scripted agent 100% and a bad one 0% on two shipped tasks, and reports and compares the runs", async () => {
+  it("scores a good scripted agent 100% and a bad one 0% on two shipped tasks, and reports and compares the runs", {
+    timeout: 120_000,
+  }, async () => {
     const all = await loadTasks(TASKS_DIR);
     expect(all.length).toBeGreaterThanOrEqual(12);
-    const tasks = all.filter((t) => t.name === "fix-failing-test" || t.name === "rename-refactor");
+    const tasks = await prepareTasks(
+      all.filter((t) => t.name === "fix-failing-test" || t.name === "rename-refactor"),
+      env.dataDir,
+    );
     const user = await env.createUser();
     const host = { services: env.services, user, sandbox: testSandbox("none") };
+    const recordDir = await fs.mkdtemp(path.join(os.tmpdir(), "tandem-eval-records-"));
 
     model.load({ replies: good });
-    const goodRuns = await runEval(host, { tasks, runs: 1, model: "openai-compatible:scripted" });
+    const goodRuns = await runEval(host, { tasks, runs: 1, model: "openai-compatible:scripted", recordDir });
     // The model is not told the task's name: the project's name in the prompt is neutral.
     for (const request of model.requests) {
       const system = String(request.messages[0]!.content);
@@ -94,7 +102,15 @@ describe("npm run eval", () => {
       ["fix-failing-test", false],
       ["rename-refactor", false],
     ]);
-    expect(badRuns[0]!.reason).toContain("the test was changed");
+    expect(badRuns[0]!.reason).toContain("test/math.test.js was changed");
+    expect(badRuns[0]!.verdicts.find((v) => v.name === "unchanged")?.passed).toBe(false);
+    // The record of a run: the whole session log, the final diff and the final message.
+    const record = path.join(recordDir, "fix-failing-test-1");
+    expect(await fs.readFile(path.join(record, "final.diff"), "utf8")).toContain("-  return a - b;\n+  return a + b;");
+    expect(await fs.readFile(path.join(record, "final-message.md"), "utf8")).toBe("Done, and verified.\n");
+    const log = (await fs.readFile(path.join(record, "session.jsonl"), "utf8")).trim().split("\n");
+    expect(log.map((line) => JSON.parse(line).type)).toContain("tool_result");
+    await fs.rm(recordDir, { recursive: true, force: true });
     for (const run of goodRuns) {
       expect(run.steps).toBe(3);
       expect(run.inputTokens).toBeGreaterThan(0);
@@ -102,14 +118,35 @@ describe("npm run eval", () => {
       expect(run.finish).toBe("completed");
     }
 
-    const before = buildReport("openai-compatible:scripted", new Date(), 1, badRuns);
-    const after = buildReport("openai-compatible:scripted", new Date(), 1, goodRuns);
-    expect(before.overall.successRate).toBe(0);
-    expect(after.overall.successRate).toBe(1);
-    expect(markdownReport(after)).toMatch(/\| \*\*overall\*\* \| \*\*100%\*\* \| 3 \|/);
-    expect(markdownReport(before)).toContain("- fix-failing-test #1: check failed:");
-    const roundTrip = parseReport(JSON.stringify(before), "before.json");
-    expect(compareReports(roundTrip, after)).toContain("| rename-refactor | 0% → 100% (+100%) |");
+    const meta = {
+      tandemCommit: "abc",
+      dirty: false,
+      promptHash: "p",
+      toolsHash: "t",
+      settings: {},
+      sandbox: { mode: "none", commands: [] },
+      skipped: [],
+    };
+    const input = { model: "openai-compatible:scripted", startedAt: new Date(), runsPerTask: 1, meta };
+    const before = buildReport(input, badRuns);
+    const after = buildReport(input, goodRuns);
+    expect(before.overall.passAt1.value).toBe(0);
+    expect(after.overall.passAt1.value).toBe(1);
+    expect(markdownReport(after)).toContain("| **overall** | | **2/2** | 3 |");
+    expect(markdownReport(before)).toContain("- fix-failing-test #1: test/math.test.js was changed");
+    const comparison = compareReports(
+      parseReport(JSON.stringify(before), "before.json"),
+      parseReport(JSON.stringify(after), "after.json"),
+    );
+    expect(comparison).toContain("| rename-refactor | 0/1 | 1/1 |");
+    expect(comparison).toContain("B − A: +100 points");
+  });
+
+  it("counts a turn that ends on a question as asking", () => {
+    expect(endsOnQuestion("There are three timeouts.\n\nWhich one do you mean?")).toBe(true);
+    expect(endsOnQuestion("Which one?\n\n- connect\n- read?")).toBe(true);
+    expect(endsOnQuestion("Why did it fail? The count was off.\n\nFixed it.")).toBe(false);
+    expect(endsOnQuestion("")).toBe(false);
   });
 
   it("refuses a task folder that is not a task, saying what is missing", async () => {

@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import fs from "node:fs/promises";
 import path from "node:path";
 import type { Context, Services } from "@/server/api/context";
 import { createCallerFactory } from "@/server/api/trpc";
@@ -9,25 +7,33 @@ import { listEvents } from "@/server/db/repositories/session-events";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { SessionEvent } from "@/lib/session-events";
 import type { EvalTask } from "@/server/eval/tasks";
+import { buildScaffold } from "@/server/eval/scaffold";
+import { grade, type Verdict } from "@/server/eval/grade";
+import { finalMessage, workspaceDiff, writeRunRecord } from "@/server/eval/record";
 
 // Runs eval tasks through Tandem's real runtime, headless: the same services the server builds
 // (API, agent runtime, tools, sandbox), driven through the tRPC caller as a person would drive
-// them. Each run imports the task's repository as a fresh project, sends the request, answers
-// what the agent asks (approvals are granted, questions answered from the task), and scores the
-// workspace with the task's check command, run in the sandbox without network.
+// them. Each run imports the task's repository as a fresh project, sends the request, plays the
+// person (answers questions from the task, answers approvals by its rules, replies to a turn
+// that ends on a question, saves a file mid-run when the task says so), then grades the
+// workspace (grade.ts) and keeps the run's record (record.ts).
 
 export type RunResult = {
   task: string;
   kind: string;
+  split: "dev" | "held-out";
   run: number;
   success: boolean;
   /** Why it failed, in a few words (check output, "did not ask", the turn's end). */
   reason: string;
+  verdicts: Verdict[];
   finish: string;
   steps: number;
   inputTokens: number;
+  cachedInputTokens: number;
   outputTokens: number;
-  costUsd: number;
+  /** What the session's usage events say it cost; null when the model has no price in the settings. */
+  costUsd: number | null;
   wallMs: number;
   toolErrors: number;
   loopGuardStops: number;
@@ -40,26 +46,45 @@ export type EvalHost = {
   sandbox: Sandbox;
 };
 
-const CHECK_TIMEOUT_MS = 120_000;
-const CHECK_DIR = ".eval-check";
+/** A task ready to import: `importDir` is repo/, or repo/ over its scaffold built under the work dir. */
+export type PreparedTask = EvalTask & { importDir: string };
 
-export async function runTask(host: EvalHost, task: EvalTask, run: number, model: string): Promise<RunResult> {
+/** Builds the scaffolds under `workDir`, which must be an import root of the services. */
+export async function prepareTasks(tasks: EvalTask[], workDir: string): Promise<PreparedTask[]> {
+  return Promise.all(
+    tasks.map(async (task) => {
+      if (!task.scaffold) return { ...task, importDir: task.repoDir };
+      const importDir = path.join(workDir, task.name);
+      await buildScaffold({ ...task.scaffold, seed: task.name, repoDir: task.repoDir }, importDir);
+      return { ...task, importDir };
+    }),
+  );
+}
+
+/** A person asked a question in plain text gets an answer this many times per run, at most. */
+const MAX_FOLLOW_UPS = 2;
+const DECLINE = "I leave that to you: decide yourself.";
+
+export async function runTask(
+  host: EvalHost,
+  task: PreparedTask,
+  run: number,
+  options: { model: string; recordDir?: string },
+): Promise<RunResult> {
   const caller = createCallerFactory(appRouter)({ user: host.user, services: host.services });
   const started = Date.now();
   // A neutral name: the project's name is in the system prompt, and a task's name would tell the
   // model what is expected of it.
-  const project = await caller.project.create({
-    name: "project",
-    importPath: task.repoDir,
-  });
+  const project = await caller.project.create({ name: "project", importPath: task.importDir });
   try {
-    // People are not watching an eval: tools run without asking, as in yolo mode; whatever still
-    // asks (a question, a guarded command) is answered below.
-    await caller.agent.updateSettings({ projectId: project.id, approvalMode: "yolo" });
-    const session = await caller.session.create({ projectId: project.id, model, title: `eval ${task.name}` });
+    await caller.agent.updateSettings({ projectId: project.id, approvalMode: task.approvalMode });
+    const session = await caller.session.create({ projectId: project.id, model: options.model, title: "eval" });
+    const workspace = await host.services.files.open(project.id);
     await caller.session.send({ sessionId: session.id, text: task.request });
     const deadline = started + task.timeoutSeconds * 1000;
     let asked = false;
+    let followUps = 0;
+    let edited = false;
     let finish = "timeout";
     for (;;) {
       // The deadline's timer is cleared once the turn is idle: a pending one kept the process
@@ -75,68 +100,103 @@ export async function runTask(host: EvalHost, task: EvalTask, run: number, model
       }
       const pending = await listPendingApprovals(host.services.db, session.id);
       if (!pending.length) {
-        finish = lastFinish(await listEvents(host.services.db, session.id));
+        const events = await listEvents(host.services.db, session.id);
+        finish = lastFinish(events);
+        // A question at the end of a turn is asking too: the person answers it, as they would.
+        if (finish === "completed" && endsOnQuestion(finalMessage(events)) && followUps < MAX_FOLLOW_UPS) {
+          asked = true;
+          followUps += 1;
+          await caller.session.send({ sessionId: session.id, text: task.answer ?? DECLINE });
+          continue;
+        }
         break;
       }
       for (const approval of pending) {
+        if (task.personEdit && !edited) {
+          edited = true;
+          await workspace.write(task.personEdit.path, task.personEdit.content, { createParents: true });
+        }
         if (approval.kind === "question") {
           asked = true;
-          if (task.answer)
-            await caller.approval.respond({ approvalId: approval.id, decision: "approve", answer: task.answer });
-          else
-            await caller.approval.respond({
-              approvalId: approval.id,
-              decision: "reject",
-              feedback: "I leave that to you.",
-            });
-        } else {
-          await caller.approval.respond({ approvalId: approval.id, decision: "approve" });
+          await caller.approval.respond(
+            task.answer
+              ? { approvalId: approval.id, decision: "approve", answer: task.answer }
+              : { approvalId: approval.id, decision: "reject", feedback: DECLINE },
+          );
+          continue;
         }
+        const asks = `${approval.toolName} ${JSON.stringify(approval.input)}`;
+        const rule = task.approvals.find((r) => new RegExp(r.match, "i").test(asks));
+        await caller.approval.respond({
+          approvalId: approval.id,
+          decision: rule?.decision ?? "approve",
+          ...(rule?.feedback ? { feedback: rule.feedback } : {}),
+        });
       }
     }
+    // Background jobs end before grading: nothing the agent started may change what is judged.
+    await host.services.agent.stopProject(project.id).catch(() => {});
     const events = await listEvents(host.services.db, session.id);
-    const metrics = measure(events);
-    const workspace = await host.services.files.open(project.id);
-    const check = await runCheck(host.sandbox, workspace.root, task);
-    const success = check.passed && (!task.mustAsk || asked);
-    const reason = !check.passed
-      ? `check failed: ${check.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`
-      : task.mustAsk && !asked
-        ? "did not ask"
-        : "passed";
-    return {
+    const message = finalMessage(events);
+    const diff = options.recordDir ? await workspaceDiff(workspace, task.importDir) : "";
+    const verdict = await grade({
+      task,
+      sandbox: host.sandbox,
+      workspace,
+      originalDir: task.importDir,
+      finalMessage: message,
+      asked,
+    });
+    const result: RunResult = {
       task: task.name,
       kind: task.kind,
+      split: task.split,
       run,
-      success,
-      reason,
+      success: verdict.passed,
+      reason: verdict.reason,
+      verdicts: verdict.verdicts,
       finish,
-      ...metrics,
+      ...measure(events),
       wallMs: Date.now() - started,
       asked,
     };
+    if (options.recordDir)
+      await writeRunRecord(path.join(options.recordDir, `${task.name}-${run}`), { events, diff, message, result });
+    return result;
   } finally {
     await host.services.agent.stopProject(project.id).catch(() => {});
   }
 }
 
+/** The message's last paragraph asks the person something (a line of it ends on a question mark). */
+export function endsOnQuestion(message: string): boolean {
+  const last =
+    message
+      .trim()
+      .split(/\n\s*\n/)
+      .at(-1) ?? "";
+  return /\?[*_)\s]*$/m.test(last);
+}
+
 function measure(events: SessionEvent[]) {
   let steps = 0;
   let inputTokens = 0;
+  let cachedInputTokens = 0;
   let outputTokens = 0;
-  let costUsd = 0;
+  let costUsd: number | null = null;
   let toolErrors = 0;
   let loopGuardStops = 0;
   for (const event of events) {
     if (event.type === "usage") {
       steps += 1;
       inputTokens += event.payload.step.inputTokens;
+      cachedInputTokens += event.payload.step.cachedInputTokens;
       outputTokens += event.payload.step.outputTokens;
-      costUsd = event.payload.sessionCostUsd ?? costUsd;
+      if (event.payload.stepCostUsd !== null) costUsd = event.payload.sessionCostUsd;
     } else if (event.type === "tool_result" && !event.payload.ok) toolErrors += 1;
     else if (event.type === "turn_finished" && event.payload.reason === "loop_guard") loopGuardStops += 1;
   }
-  return { steps, inputTokens, outputTokens, costUsd, toolErrors, loopGuardStops };
+  return { steps, inputTokens, cachedInputTokens, outputTokens, costUsd, toolErrors, loopGuardStops };
 }
 
 function lastFinish(events: SessionEvent[]): string {
@@ -144,53 +204,33 @@ function lastFinish(events: SessionEvent[]): string {
   return end?.type === "turn_finished" ? end.payload.reason : "none";
 }
 
-/** The task's check, in the sandbox with no network; its own files are copied in only now. */
-async function runCheck(sandbox: Sandbox, root: string, task: EvalTask): Promise<{ passed: boolean; output: string }> {
-  if (task.checkDir) {
-    await fs.rm(path.join(root, CHECK_DIR), { recursive: true, force: true });
-    await fs.cp(task.checkDir, path.join(root, CHECK_DIR), { recursive: true });
-  }
-  const launch = await sandbox.launch({
-    workspaceRoot: root,
-    command: ["bash", "-c", task.check],
-    source: { kind: "discovery", id: "eval-check" },
-    network: "none",
-    newSession: true,
-    env: { CI: "1" },
-  });
-  const { command } = launch;
-  return new Promise<{ passed: boolean; output: string }>((resolve) => {
-    execFile(
-      command.file,
-      command.args,
-      {
-        cwd: command.cwd,
-        env: command.env as NodeJS.ProcessEnv,
-        uid: command.uid,
-        gid: command.gid,
-        encoding: "utf8",
-        timeout: CHECK_TIMEOUT_MS,
-        maxBuffer: 4 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        resolve({ passed: !error, output: `${stdout}${stderr}` });
-      },
-    );
-  }).finally(() => launch.close());
-}
-
-/** Every task, `runs` times each, one after another (a workspace and a turn at a time keeps the measures clean). */
+/**
+ * Every task `runs` times, `concurrency` runs at once (each its own project and session), in a
+ * fixed order: run 1 of every task before run 2 of any, so a stopped eval still covers every task.
+ */
 export async function runEval(
   host: EvalHost,
-  input: { tasks: EvalTask[]; runs: number; model: string; onResult?(result: RunResult): void },
+  input: {
+    tasks: PreparedTask[];
+    runs: number;
+    model: string;
+    concurrency?: number;
+    recordDir?: string;
+    onResult?(result: RunResult): void;
+  },
 ): Promise<RunResult[]> {
-  const results: RunResult[] = [];
-  for (const task of input.tasks) {
-    for (let run = 1; run <= input.runs; run++) {
-      const result = await runTask(host, task, run, input.model);
-      results.push(result);
+  const queue = Array.from({ length: input.runs }, (_, r) => input.tasks.map((task) => ({ task, run: r + 1 }))).flat();
+  const results: RunResult[] = new Array(queue.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length) {
+      const index = next++;
+      const { task, run } = queue[index]!;
+      const result = await runTask(host, task, run, { model: input.model, recordDir: input.recordDir });
+      results[index] = result;
       input.onResult?.(result);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency ?? 1, queue.length)) }, worker));
   return results;
 }

@@ -1,0 +1,5 @@
+module.exports = {
+  connectTimeoutMs: 5000,
+  readTimeoutMs: 30_000,
+  idleTimeoutMs: 60000,
+};

@@ -1,0 +1,7 @@
+const { getUser } = require("./store");
+
+function isKnown(id) {
+  return getUser(id) !== null;
+}
+
+module.exports = { isKnown };
