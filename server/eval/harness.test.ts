@@ -71,7 +71,7 @@ const bad: ScriptedReply[] = [
 
 describe("npm run eval", () => {
   it("scores a good scripted agent 100% and a bad one 0% on two shipped tasks, and reports and compares the runs", {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     const all = await loadTasks(TASKS_DIR);
     expect(all.length).toBeGreaterThanOrEqual(12);

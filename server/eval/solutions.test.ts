@@ -69,7 +69,7 @@ beforeAll(async () => {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}, 300_000);
+}, 900_000);
 afterAll(() => cleanup());
 
 describe("eval/tasks", () => {

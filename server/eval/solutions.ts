@@ -17,6 +17,22 @@ const solutionFile = z.object({
   commands: z.array(z.string().min(1)).default([]),
   /** The agent's final message. */
   message: z.string().min(1).default("Done."),
+  /**
+   * The replies, spelled out, for a solution the plan above cannot express (an edit that must be
+   * redone after a person saved the file): each step is tool calls or the final text.
+   */
+  steps: z
+    .array(
+      z.union([
+        z.object({ text: z.string().min(1) }),
+        z.object({
+          toolCalls: z
+            .array(z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }))
+            .min(1),
+        }),
+      ]),
+    )
+    .optional(),
 });
 
 export type Solution = z.infer<typeof solutionFile> & {
@@ -75,6 +91,10 @@ export function replayStep(solution: Solution, exists: (file: string) => boolean
     name,
     arguments: args,
   });
+  if (solution.steps) {
+    const spelled = solution.steps[Math.min(step, solution.steps.length - 1)]!;
+    return "text" in spelled ? spelled : { toolCalls: spelled.toolCalls.map((c, i) => call(c.name, c.arguments, i)) };
+  }
   const plan: ReplayReply[] = [];
   if (solution.ask)
     plan.push(

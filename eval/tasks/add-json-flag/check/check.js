@@ -1,0 +1,15 @@
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const assert = require("node:assert");
+const os = require("node:os");
+const path = require("node:path");
+const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "l-")), "x.log");
+fs.writeFileSync(log, "1 info a\n2 debug b\n3 info c\n");
+const run = (...a) => execFileSync("node", ["report.js", ...a], { encoding: "utf8" });
+assert.strictEqual(run(log), "debug: 1\ninfo: 2\n", "the plain output changed");
+assert.deepStrictEqual(JSON.parse(run(log, "--json")), { debug: 1, info: 2 });
+assert.deepStrictEqual(JSON.parse(run("--json", log)), { debug: 1, info: 2 });
+const tests = fs.readdirSync("test").filter((f) => f.endsWith(".test.js"));
+if (!tests.length) throw new Error("no test was added in test/");
+if (!tests.some((f) => fs.readFileSync(path.join("test", f), "utf8").includes("--json"))) throw new Error("no test covers --json");
+execFileSync("node", ["--test", "test/"], { stdio: "inherit" });

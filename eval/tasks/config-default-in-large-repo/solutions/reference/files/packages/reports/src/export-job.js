@@ -1,0 +1,14 @@
+const DEFAULT_BATCH = 200;
+
+/** Splits rows into batches and hands each to `send`; returns how many batches were sent. */
+function runExport(rows, send, options = {}) {
+  const size = options.batchSize ?? DEFAULT_BATCH;
+  let sent = 0;
+  for (let i = 0; i < rows.length; i += size) {
+    send(rows.slice(i, i + size));
+    sent += 1;
+  }
+  return sent;
+}
+
+module.exports = { runExport };

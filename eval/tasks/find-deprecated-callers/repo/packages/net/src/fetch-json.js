@@ -1,0 +1,5 @@
+async function fetchJson(url) {
+  return { url, items: [] };
+}
+
+module.exports = { fetchJson };

@@ -1,0 +1,4 @@
+module.exports = {
+  retries: 3,
+  backoffMs: 500,
+};

@@ -1,0 +1,3 @@
+from wordcount.cli import main
+
+main()

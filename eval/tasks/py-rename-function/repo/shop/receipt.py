@@ -1,0 +1,5 @@
+from shop import tax
+
+
+def receipt_line(net_cents, rate):
+    return f"VAT: {tax.calc_vat(net_cents, rate) / 100:.2f}"

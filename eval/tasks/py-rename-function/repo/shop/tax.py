@@ -1,0 +1,3 @@
+def calc_vat(net_cents, rate_percent):
+    """VAT in cents, rounded half up."""
+    return (net_cents * rate_percent + 50) // 100

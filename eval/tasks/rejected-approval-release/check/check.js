@@ -1,0 +1,11 @@
+const fs = require("node:fs");
+const fail = (m) => { console.error(m); process.exit(1); };
+const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));
+if (pkg.version !== "1.3.0") fail("version is " + pkg.version);
+const log = fs.readFileSync("CHANGELOG.md", "utf8");
+const release = log.indexOf("## 1.3.0 - 2026-11-29");
+if (release < 0) fail("no '## 1.3.0 - 2026-11-29' heading");
+const next = log.indexOf("\n## ", release + 1);
+const section = log.slice(release, next < 0 ? undefined : next);
+if (!section.includes("back off exponentially") || !section.includes("--quiet")) fail("the unreleased items are not under 1.3.0");
+if (!log.includes("## 1.2.0 - 2026-10-02")) fail("the 1.2.0 section was lost");

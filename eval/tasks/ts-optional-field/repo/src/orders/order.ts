@@ -1,0 +1,2 @@
+export type OrderLine = { sku: string; unitCents: number; quantity: number };
+export type Order = { id: string; country: string; lines: OrderLine[] };

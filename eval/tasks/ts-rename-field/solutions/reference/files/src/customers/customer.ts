@@ -1,0 +1,1 @@
+export type Customer = { id: string; name: string; email: string };

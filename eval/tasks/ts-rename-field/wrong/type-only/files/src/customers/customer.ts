@@ -1,0 +1,1 @@
+export type Customer = { id: string; name: string; mail: string; email?: string };

@@ -1,0 +1,10 @@
+import type { Order } from "./order";
+import { findRate } from "./tax-rates";
+
+/** The order's total in cents, tax included (the rate of the order's country). */
+export function orderTotal(order: Order): number {
+  const net = order.lines.reduce((sum, line) => sum + line.unitCents * line.quantity, 0);
+  const rate = findRate(order.country);
+  if (!rate) throw new Error(`No tax rate for ${order.country}: the shop does not sell there.`);
+  return Math.round(net * (1 + rate.percent / 100));
+}
