@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
 const include = ["{server,lib,components,scripts,deploy,e2e}/**/*.test.ts"];
 // Files that time what they test (a takeover within 10 s, a Ctrl-C answered within 1 s, a stream
 // cut within 2 s, leases and heartbeats) or load the whole machine (a fork bomb): they run after
-// the others, one at a time, so that no other file's work is measured with them.
+// the others, one at a time, so that no other file's work is measured with them. The eval's
+// solutions run many agent turns and checks at once, enough to load two cores.
 const alone = [
   "server/cluster/**/*.test.ts",
   "server/restart.test.ts",
@@ -17,6 +18,7 @@ const alone = [
   "server/api/websocket-access.test.ts",
   "server/workspace/beneath.test.ts",
   "server/workspace/workspace-attacks.test.ts",
+  "server/eval/solutions.test.ts",
 ];
 const alias = { "@": fileURLToPath(new URL(".", import.meta.url)) };
 const common = { environment: "node", testTimeout: 30_000, hookTimeout: 60_000, pool: "forks" } as const;
