@@ -130,7 +130,7 @@ async function main(): Promise<number> {
             concurrency,
             split,
             tasks: tasksDir,
-            prices: prices ? `${prices.input}/${prices.output}/${prices.cachedInput} USD per M tokens` : null,
+            prices: prices ? `${prices.input}/${prices.output}/${prices.cachedInput} USD per M tokens` : "none",
           },
           sandbox: { mode: built.sandboxMode, commands: available },
           skipped,

@@ -12,6 +12,18 @@ import { runInSandbox } from "@/server/eval/sandbox-run";
 
 export const CHECK_DIR = ".eval-check";
 
+/** The lines of a check's output that say what failed (a test runner's summary lines say nothing). */
+function telling(output: string): string {
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const failures = lines.filter(
+    (l) => /not ok|error|assert|expected|fail|want|✖/i.test(l) && !/^# (fail|pass)\b/.test(l),
+  );
+  return (failures.length ? failures.slice(0, 3) : lines.slice(-3)).join(" | ").slice(0, 300);
+}
+
 export type Verdict = { name: string; passed: boolean; detail: string };
 
 export async function grade(input: {
@@ -56,7 +68,7 @@ export async function grade(input: {
   verdicts.push({
     name: "check",
     passed: check.passed,
-    detail: `check failed: ${check.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`,
+    detail: `check failed: ${telling(check.output)}`,
   });
   const failed = verdicts.filter((v) => !v.passed);
   return {
