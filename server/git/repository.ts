@@ -66,6 +66,16 @@ export function gitRepository(sandbox: GitSandbox, root: string) {
         .map((p) => p.replace(/\/$/, ""));
     },
 
+    /** The paths the index records as executable (mode 100755). */
+    async executablePaths(): Promise<string[]> {
+      await requireRepository();
+      const out = text(await git(["ls-files", "--stage", "-z"]));
+      return out
+        .split("\0")
+        .filter((line) => line.startsWith("100755 "))
+        .map((line) => line.slice(line.indexOf("\t") + 1));
+    },
+
     /** A file's text at HEAD ("HEAD"), in the index ("index"), or null when it is not there. */
     async show(filePath: string, at: "HEAD" | "index"): Promise<string | null> {
       await requireRepository();

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, unlink, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -41,8 +42,8 @@ function form(parts: Part[]): FormData {
   return body;
 }
 
-async function upload(who: string | null, parts: Part[], query = "") {
-  const response = await fetch(`${base}/api/projects/${projectId}/upload${query}`, {
+async function upload(who: string | null, parts: Part[], query = "", project = projectId) {
+  const response = await fetch(`${base}/api/projects/${project}/upload${query}`, {
     method: "POST",
     body: form(parts),
     headers: { origin: base, ...(who ? { cookie: cookies[who]! } : {}) },
@@ -274,6 +275,123 @@ describe("upload", () => {
     }
     expect(await list(root)).toEqual(before);
     expect(await list(outside)).toEqual([]);
+  });
+});
+
+describe("upload into a git repository", () => {
+  // A browser sends no file modes: a repository uploaded with its .git (or a script uploaded into
+  // one) must not lose the executable bits its index records, or git shows every script changed.
+  let scripts: string;
+  let scriptsRoot: string;
+  const git = (...args: string[]) => {
+    const result = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+      cwd: scriptsRoot,
+      encoding: "utf8",
+    });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return result.stdout;
+  };
+  const mode = async (file: string) => (await stat(file)).mode & 0o777;
+
+  beforeAll(async () => {
+    const owner = (await env.services.db.user.findFirstOrThrow({ where: { name: "Olive" } })).id;
+    const caller = createCallerFactory(appRouter)(env.context((await findUser(env.services.db, owner))!));
+    const teamId = (await env.services.db.project.findUniqueOrThrow({ where: { id: projectId } })).teamId;
+    scripts = (await caller.project.create({ name: "Scripts", teamId })).id;
+    scriptsRoot = env.services.files.pathOf(scripts);
+    await writeFile(path.join(scriptsRoot, "run.sh"), "#!/bin/sh\necho run\n", { mode: 0o755 });
+    await writeFile(path.join(scriptsRoot, "tool.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    await writeFile(path.join(scriptsRoot, "README.md"), "# scripts\n");
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "init");
+  }, 60_000);
+
+  it("gives back the executable bit the index records, to the files uploaded or, with the index, to all", async () => {
+    // A whole repository uploaded: its scripts arrive without the bit, and the index with them.
+    await chmod(path.join(scriptsRoot, "run.sh"), 0o644);
+    await chmod(path.join(scriptsRoot, "tool.sh"), 0o644);
+    const index = await readFile(path.join(scriptsRoot, ".git/index"));
+    const whole = await upload(
+      "member",
+      [
+        { path: "run.sh", data: "#!/bin/sh\necho run\n" },
+        { path: ".git/index", data: index },
+      ],
+      "?onExists=replace",
+      scripts,
+    );
+    expect(whole.status).toBe(200);
+    expect((await mode(path.join(scriptsRoot, "run.sh"))) & 0o111).toBe(0o111);
+    expect((await mode(path.join(scriptsRoot, "tool.sh"))) & 0o111).toBe(0o111);
+    expect(git("status", "--porcelain")).toBe("");
+    // One script uploaded again (a new file, so no bit): it gets its bit; a file git keeps plain does not.
+    await upload(
+      "member",
+      [
+        { path: "tool.sh", data: "#!/bin/sh\n" },
+        { path: "README.md", data: "# scripts\n" },
+      ],
+      "?onExists=replace",
+      scripts,
+    );
+    expect((await mode(path.join(scriptsRoot, "tool.sh"))) & 0o111).toBe(0o111);
+    expect((await mode(path.join(scriptsRoot, "README.md"))) & 0o111).toBe(0);
+    expect(git("status", "--porcelain")).toBe("");
+  });
+
+  it("never makes executable what a link at a script's path leads to, nor opens a FIFO there, even while they are swapped", async () => {
+    const target = path.join(outside, "victim.sh");
+    await writeFile(target, "#!/bin/sh\n", { mode: 0o644 });
+    const index = await readFile(path.join(scriptsRoot, ".git/index"));
+    const run = path.join(scriptsRoot, "run.sh");
+    const tool = path.join(scriptsRoot, "tool.sh");
+    await unlink(tool);
+    spawnSync("mkfifo", [tool]);
+    // run.sh is a link to a script outside the workspace.
+    await rm(run, { force: true });
+    await symlink(target, run);
+    expect((await upload("member", [{ path: ".git/index", data: index }], "?onExists=replace", scripts)).status).toBe(
+      200,
+    );
+    expect(await mode(target)).toBe(0o644);
+    // A member's process swaps run.sh between a file and a link to outside as fast as it can.
+    let swapping = true;
+    const swapper = (async () => {
+      while (swapping) {
+        await rm(run, { force: true });
+        await symlink(target, run);
+        await rm(run, { force: true });
+        await writeFile(run, "#!/bin/sh\n", { mode: 0o644 });
+      }
+    })();
+    try {
+      for (let round = 0; round < 15; round++) {
+        const result = await upload("member", [{ path: ".git/index", data: index }], "?onExists=replace", scripts);
+        expect(result.status, `round ${round}`).toBe(200);
+        expect(await mode(target), `round ${round}`).toBe(0o644);
+      }
+    } finally {
+      swapping = false;
+      await swapper;
+    }
+    expect(await mode(target)).toBe(0o644);
+    // The FIFO was left as it was: not opened (the upload would hang), not made executable.
+    expect((await stat(tool)).isFIFO()).toBe(true);
+    await rm(tool);
+    await writeFile(tool, "#!/bin/sh\n", { mode: 0o755 });
+    await rm(run, { force: true });
+    await writeFile(run, "#!/bin/sh\necho run\n", { mode: 0o755 });
+  });
+
+  it("unpacks a zip made on Unix with its scripts executable, and nothing else", async () => {
+    const zip = rawZip([
+      { name: "pkg/bin/cli", data: "#!/bin/sh\n", mode: 0o100755 },
+      { name: "pkg/lib.js", data: "export {};\n", mode: 0o100644 },
+    ]);
+    expect((await upload("member", [{ path: "pkg.zip", data: zip }], "?unzip=1&dir=", scripts)).status).toBe(200);
+    expect((await mode(path.join(scriptsRoot, "bin/cli"))) & 0o111).toBe(0o111);
+    expect((await mode(path.join(scriptsRoot, "lib.js"))) & 0o111).toBe(0);
   });
 });
 

@@ -6,6 +6,7 @@ import { authorizeProject } from "@/server/api/access";
 import type { Context, Services } from "@/server/api/context";
 import { downloadKind, streamFolderZip } from "@/server/services/project-download";
 import { receiveUpload, UploadRefusedError } from "@/server/services/project-upload";
+import { gitRepository } from "@/server/git/repository";
 import { isWorkspaceError, openFileStream } from "@/server/workspace";
 import { treeIdOf, treeNameSchema } from "@/lib/trees";
 
@@ -116,6 +117,7 @@ export async function handleFileTransfer(
       onExists: options.onExists,
       unzip: options.unzip === "1",
       limits: services.config.upload,
+      git: gitRepository(services.sandbox, workspace.root),
     });
     json(res, result.errors.length ? 409 : 200, result);
   } catch (error) {

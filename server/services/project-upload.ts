@@ -15,6 +15,8 @@ import {
   type Workspace,
 } from "@/server/workspace";
 import { importZip, ZipRefusedError } from "@/server/workspace/zip-import";
+import type { GitRepository } from "@/server/git/repository";
+import { mapLimit } from "@/lib/map-limit";
 
 // Uploads into a workspace folder: a multipart stream (busboy) of files, each preceded by a
 // `path` field with its path relative to the target folder (folders dropped from the desktop keep
@@ -23,7 +25,14 @@ import { importZip, ZipRefusedError } from "@/server/workspace/zip-import";
 // workspace's real-path containment (no way out through a symbolic link).
 
 export type UploadLimits = { maxBytes: number; maxFiles: number };
-export type UploadOptions = { dir: string; onExists: OnExists; unzip: boolean; limits: UploadLimits };
+export type UploadOptions = {
+  dir: string;
+  onExists: OnExists;
+  unzip: boolean;
+  limits: UploadLimits;
+  /** The workspace's repository: files it records as executable get their executable bit back. */
+  git?: GitRepository;
+};
 export type UploadResult = { files: { path: string; size: number }[]; errors: { path: string; message: string }[] };
 
 export class UploadRefusedError extends Error {
@@ -137,7 +146,22 @@ export async function receiveUpload(
     req.on("aborted", () => fail(new UploadRefusedError("The upload was cancelled.", 400)));
     req.pipe(parser);
   });
+  if (options.git && result.files.length) await restoreExecutables(workspace, options.git, result.files);
   return result;
+}
+
+/**
+ * A browser sends no file modes, so an uploaded script (or a whole repository uploaded with its
+ * .git) arrives without its executable bit, and git shows every such file changed. The files the
+ * index records as executable get the bit back: those just uploaded, or all of them when the
+ * index itself was (a repository uploaded whole). Nothing else is made executable.
+ */
+async function restoreExecutables(workspace: Workspace, git: GitRepository, written: { path: string }[]) {
+  if (!(await git.isRepository())) return;
+  const paths = new Set(written.map((file) => file.path));
+  const recorded = await git.executablePaths().catch(() => []);
+  const targets = paths.has(".git/index") ? recorded : recorded.filter((p) => paths.has(p));
+  await mapLimit(targets, 16, (p) => workspace.makeExecutable(p).catch(() => false));
 }
 
 /** A zip is kept in the server's temp folder (yauzl reads its directory at the end first), then unpacked. */

@@ -1,5 +1,5 @@
-import { constants as fsConstants, fchmod, fsync, write } from "node:fs";
-import { link, mkdir, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import { constants as fsConstants, fchmod, fstat, fsync, write } from "node:fs";
+import { chmod, link, mkdir, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import {
@@ -23,6 +23,7 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = fsConst
 const writeFd = promisify(write);
 const fsyncFd = promisify(fsync);
 const fchmodFd = promisify(fchmod);
+const fstatFd = promisify(fstat);
 
 /** Creates the folder `rel` and any missing parents beneath the root; a link inside is followed as a folder. */
 export async function mkdirBeneath(root: string, rel: string, mode = 0o777): Promise<void> {
@@ -123,4 +124,28 @@ export async function removeTreeAt(dirFd: number, name: string): Promise<void> {
       throw error;
     }
   }
+}
+
+/**
+ * Makes a regular file executable as git does (each read bit gives its execute bit). The file is
+ * opened beneath the root as a path-only descriptor, no link followed anywhere on the way (nothing
+ * is read and a FIFO or device is never opened for I/O), checked to be a regular file, and changed
+ * through that descriptor's magic link, so the inode checked is the inode changed. Anything else is
+ * left alone: false.
+ */
+export async function makeExecutableBeneath(root: string, rel: string): Promise<boolean> {
+  let fd: number;
+  try {
+    fd = openBeneath(root, rel, oPath() | O_NOFOLLOW, { follow: false });
+  } catch {
+    return false;
+  }
+  return withFd(fd, async () => {
+    const info = await fstatFd(fd);
+    if (!info.isFile()) return false;
+    const mode = info.mode & 0o7777;
+    const executable = mode | ((mode & 0o444) >> 2);
+    if (executable !== mode) await chmod(fdPath(fd), executable);
+    return true;
+  });
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { atomicWriteAt } from "./atomic-write";
 import { lstatAt, openParent, readDirBeneath, readRegular, resolveEntry, statBeneath, withFd } from "./beneath";
-import { mkdirBeneath, removeTreeAt } from "./beneath-entries";
+import { makeExecutableBeneath, mkdirBeneath, removeTreeAt } from "./beneath-entries";
 import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "@/server/test/temp-dirs";
 import { fromFsError } from "./errors";
 
@@ -101,7 +101,8 @@ describe.skipIf(!canSwapLinks)("a link swapper racing the primitive", () => {
   it("never reads, writes, creates or deletes outside the root while a folder and a host link are exchanged", async () => {
     await mkdir(path.join(root, "d"));
     await writeFile(path.join(root, "d/secret.txt"), "workspace text");
-    await writeFile(path.join(host, "victim"), "keep me");
+    await writeFile(path.join(host, "victim"), "keep me", { mode: 0o644 });
+    await writeFile(path.join(root, "d/victim"), "workspace victim", { mode: 0o644 });
     await symlink(host, path.join(root, "swap"));
     const swapper = await startLinkSwapper(path.join(root, "d"), path.join(root, "swap"));
     let escapes = 0;
@@ -122,6 +123,7 @@ describe.skipIf(!canSwapLinks)("a link swapper racing the primitive", () => {
             await withFd(parent.dirFd, () => removeTreeAt(parent.dirFd, parent.name));
           })(),
           mkdirBeneath(root, `d/m${i}`),
+          makeExecutableBeneath(root, "d/victim"),
         ];
         for (const result of await Promise.allSettled(attempts)) if (result.status === "rejected") refused++;
       }
@@ -133,5 +135,20 @@ describe.skipIf(!canSwapLinks)("a link swapper racing the primitive", () => {
     expect(refused).toBeGreaterThan(0); // the swapper did hit the calls: they failed instead of escaping
     expect((await readdir(host)).sort()).toEqual(["secret.txt", "victim"]);
     expect(await readFile(path.join(host, "victim"), "utf8")).toBe("keep me");
+    expect((await stat(path.join(host, "victim"))).mode & 0o777).toBe(0o644);
+  });
+
+  it("makes executable only a regular file reached without a link: never a link's target, a FIFO or a folder", async () => {
+    await writeFile(path.join(root, "run.sh"), "#!/bin/sh\n", { mode: 0o640 });
+    expect(await makeExecutableBeneath(root, "run.sh")).toBe(true);
+    expect((await stat(path.join(root, "run.sh"))).mode & 0o777).toBe(0o750);
+    await writeFile(path.join(host, "tool.sh"), "#!/bin/sh\n", { mode: 0o644 });
+    await symlink(path.join(host, "tool.sh"), path.join(root, "out.sh"));
+    await symlink("run.sh", path.join(root, "in.sh"));
+    await symlink(host, path.join(root, "hostdir"));
+    execFileSync("mkfifo", [path.join(root, "pipe.sh")]);
+    for (const name of ["out.sh", "in.sh", "hostdir/tool.sh", "pipe.sh", "src", "missing.sh"])
+      expect(await makeExecutableBeneath(root, name), name).toBe(false);
+    expect((await stat(path.join(host, "tool.sh"))).mode & 0o777).toBe(0o644);
   });
 });

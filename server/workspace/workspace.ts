@@ -23,7 +23,7 @@ import {
   withFd,
   type ParentEntry,
 } from "./beneath";
-import { mkdirAt, mkdirBeneath, removeTreeAt, renameAt } from "./beneath-entries";
+import { makeExecutableBeneath, mkdirAt, mkdirBeneath, removeTreeAt, renameAt } from "./beneath-entries";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { IgnoreRules } from "./ignore-rules";
 import { isInside, resolveInside, type ResolvedPath } from "./paths";
@@ -122,6 +122,14 @@ export class Workspace {
       size: info.size,
       mtimeMs: info.mtimeMs,
     };
+  }
+
+  /**
+   * Makes a regular file executable, as git records it (a browser's upload carries no modes);
+   * anything but a regular file reached without a link is left alone: false.
+   */
+  makeExecutable(input: string): Promise<boolean> {
+    return this.mutate(async () => makeExecutableBeneath(this.root, (await this.resolve(input)).requested));
   }
 
   /** One folder's entries (the tree loads lazily): folders first, then by name. */

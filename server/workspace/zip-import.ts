@@ -100,6 +100,9 @@ export async function importZip(
       });
       left -= written.size;
       files.push(written);
+      // A script packed on Unix stays executable (git's one mode bit; nothing else of the mode is taken).
+      if (entry.versionMadeBy >> 8 === 3 && (entry.externalFileAttributes >>> 16) & 0o111)
+        await workspace.makeExecutable(written.path);
     }
     return { files };
   } finally {
