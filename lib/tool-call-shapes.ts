@@ -217,7 +217,6 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   rename_symbol: "Rename Symbol",
   repo_map: "Repository Map",
   memory: "Memory",
-  recall_user_context: "Recall User Context",
   note: "Note",
   todo_write: "To-dos",
   ask_user: "Ask User",

@@ -94,7 +94,7 @@ describe("what the model sees", () => {
     expect(system).not.toMatch(/first \d+ (of \d+ )?entries/);
     expect(system).toContain("notes.txt");
     const readFile = request.toolDescriptions.read_file!;
-    expect(readFile).toContain("come back as images only when the current model can view them");
+    expect(readFile).toContain("come back as images when the model can view them");
     expect(readFile).toContain("leave it out of old_string");
   });
 

@@ -4,7 +4,6 @@ import { askUserTool } from "@/server/tools/ask-user";
 import { delegateTool, type Delegator } from "@/server/tools/delegate";
 import { memoryTool } from "@/server/tools/memory";
 import { noteTool } from "@/server/tools/note";
-import { recallUserContextTool } from "@/server/tools/recall-user-context";
 import { sessionSearchTool } from "@/server/tools/session-search";
 import { todoWriteTool } from "@/server/tools/todo-write";
 
@@ -14,7 +13,6 @@ import { todoWriteTool } from "@/server/tools/todo-write";
 export function createOwnTools(store: AgentStore, delegator: Delegator): Tool[] {
   return [
     memoryTool(store.memories),
-    recallUserContextTool((owners, input) => store.memories.search(owners, input)),
     noteTool(store.notes),
     todoWriteTool(store.todos),
     askUserTool(async (sessionId, toolCallId) => {

@@ -14,15 +14,15 @@ describe("per-project agent settings", () => {
   it("does not advertise a switched-off core tool to the model", async () => {
     const session = await h.newSession({ replies: [{ text: "ok" }, { text: "ok again" }] });
     await h.send(session.id, "first");
-    expect(h.model.requests.at(-1)!.tools).toEqual(expect.arrayContaining(["read_file", "shell", "web_fetch"]));
+    expect(h.model.requests.at(-1)!.tools).toEqual(expect.arrayContaining(["read_file", "shell", "grep"]));
 
-    await h.caller.agent.updateSettings({ projectId: h.project.id, excludeTools: ["shell", "web_fetch"] });
+    await h.caller.agent.updateSettings({ projectId: h.project.id, excludeTools: ["shell", "grep"] });
     await h.send(session.id, "second");
     const tools = h.model.requests.at(-1)!.tools;
     expect(tools).toContain("read_file");
     expect(tools).not.toContain("shell");
-    expect(tools).not.toContain("web_fetch");
-    expect((await h.caller.agent.settings({ projectId: h.project.id })).excludeTools).toEqual(["shell", "web_fetch"]);
+    expect(tools).not.toContain("grep");
+    expect((await h.caller.agent.settings({ projectId: h.project.id })).excludeTools).toEqual(["shell", "grep"]);
   });
 
   it("refuses names that are not switchable built-in tools", async () => {

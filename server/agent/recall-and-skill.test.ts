@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
 
-// recall_user_context finds what a person asked to be remembered (their user-scope memories), and
+// memory's search finds what a person asked to be remembered (their user-scope memories) beside
+// the project's (recall_user_context, which did only that, is folded into it), and
 // skill loads a project skill's instructions, each called by the scripted model in a turn, with the
 // result the model reads.
 
@@ -19,24 +20,31 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-describe("recall_user_context and skill", () => {
-  it("recall_user_context returns the person's own memories on the topic", async () => {
+describe("recalling the user's memories, and skill", () => {
+  it("memory search without a scope returns the person's own memories on the topic beside the project's", async () => {
     await h.caller.memory.save({
       projectId: h.project.id,
       scope: "user",
       key: "commit style",
       value: "Commit messages in the imperative, under 60 characters.",
     });
+    await h.caller.memory.save({
+      projectId: h.project.id,
+      scope: "project",
+      key: "commit scope",
+      value: "Commit messages name the package first.",
+    });
     const session = await h.newSession({
       replies: [
-        { toolCalls: [{ id: "r1", name: "recall_user_context", arguments: { topic: "commit messages" } }] },
+        { toolCalls: [{ id: "r1", name: "memory", arguments: { action: "search", query: "commit messages" } }] },
         { match: "", text: "Noted." },
       ],
     });
     const events = await h.send(session.id, "write a commit message");
     const result = only(events, "tool_result")[0]!.payload;
-    expect(result).toMatchObject({ toolName: "recall_user_context", ok: true });
+    expect(result).toMatchObject({ toolName: "memory", ok: true });
     expect(result.llm).toContain("Commit messages in the imperative, under 60 characters.");
+    expect(result.llm).toContain("Commit messages name the package first.");
   });
 
   it("skill loads the project's skill instructions", async () => {

@@ -94,9 +94,10 @@ export async function prepareTurn(
     res.rewoundAt = rewound;
   }
   // The project (name, agent settings) and the instance settings a turn uses, one query each.
-  const [project, instance] = await Promise.all([
+  const [project, instance, facts] = await Promise.all([
     store.settings.projectForTurn(session.projectId),
     store.settings.instance(),
+    loadModelFacts(store, session.model),
   ]);
   if (!project) throw new Error(`project ${session.projectId} no longer exists`);
   const { settings } = project;
@@ -134,7 +135,7 @@ export async function prepareTurn(
       excludeTools,
       webSearch,
     }),
-    o.extensions?.deferToolsOver ?? settings.deferToolsOver,
+    { threshold: o.extensions?.deferToolsOver ?? settings.deferToolsOver, contextWindow: facts.contextWindow },
   );
   tools = deferred.tools;
   const toolNames = Object.keys(tools);
@@ -173,6 +174,8 @@ export async function prepareTurn(
     runtimes,
     environment: environment ?? null,
     secrets: Object.keys(secrets.env),
+    sharedNetwork: o.sandbox.networks !== null,
+    modelId: session.model,
     ...(session.parentId !== null ? { subagent: { stepLimit } } : {}),
     context,
   });
@@ -183,8 +186,6 @@ export async function prepareTurn(
     limits: o.sandbox.host.limits,
     diskFull: () => o.sandbox.diskFull(session.projectId),
   };
-  const facts = await loadModelFacts(store, session.model);
-  // Language servers per tree: a worktree's files are not the main tree's.
   // Language servers per tree: a worktree's files are not the main tree's.
   const language = o.language?.forProject(treeKey({ projectId: session.projectId, treeId: session.treeId }), workspace);
   // Only the main tree's files are open live; a branch session's worktree is its own.

@@ -53,7 +53,10 @@ describe("turn start", () => {
     expect(after).toContain("Run the linter before every commit.");
     expect(after).toContain("changelog-entry: Write a changelog entry");
     expect(after).toContain("nightly-check: Check the build every night");
-    expect(h.model.requests[1]!.tools).toEqual(expect.arrayContaining(["catalog", "skill", "workflow"]));
+    // skill is offered once the project has skills, workflow's schema sent once it has workflows.
+    expect(h.model.requests[0]!.tools).not.toContain("skill");
+    expect(h.model.requests[0]!.tools).not.toContain("workflow");
+    expect(h.model.requests[1]!.tools).toEqual(expect.arrayContaining(["skill", "workflow"]));
   });
 
   it("converts a schema for the model once, and keeps each tool's own description", () => {

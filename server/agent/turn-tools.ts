@@ -12,8 +12,8 @@ import { gitTool } from "@/server/tools/git";
 import { gitRepository } from "@/server/git/repository";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { workflowTool } from "@/server/tools/workflow";
-import { loadWorkflows } from "@/server/tools/workflow-engine";
-import { loadAgents, loadSkills } from "@/server/agent/definitions";
+import { loadWorkflows, WORKFLOWS_DIR } from "@/server/tools/workflow-engine";
+import { loadAgents, loadSkills, SKILLS_DIR } from "@/server/agent/definitions";
 import type { AgentExtensions } from "@/server/agent/extensions";
 
 // The tools a turn adds to the runtime's own: the project's MCP and discovered tools, the
@@ -35,6 +35,9 @@ export async function turnTools(input: {
   personName: (userId: string) => Promise<string>;
 }): Promise<Tool[]> {
   const { extensions: ext, workspace } = input;
+  // skill only for a project that has skills; workflow sent in full only to one that has workflows
+  // (otherwise it waits behind tool_search, for an inline one): each schema costs every request.
+  const tandem = new Set((await workspace.list(".tandem").catch(() => [])).map((e) => e.name));
   const tools: Tool[] = [];
   if (ext?.knowledge) tools.push(searchKnowledgeBaseTool(ext.knowledge));
   if (ext?.scheduler) tools.push(scheduleTaskTool(ext.scheduler));
@@ -54,8 +57,13 @@ export async function turnTools(input: {
         problems: [...agents.problems, ...skills.problems, ...workflows.problems].map((p) => `${p.path}: ${p.message}`),
       };
     }),
-    skillTool(async () => (await loadSkills(workspace)).skills),
-    workflowTool(() => loadWorkflows(workspace), input.delegator),
+    ...(tandem.has(SKILLS_DIR.slice(".tandem/".length))
+      ? [skillTool(async () => (await loadSkills(workspace)).skills)]
+      : []),
+    eagerIf(
+      tandem.has(WORKFLOWS_DIR.slice(".tandem/".length)),
+      workflowTool(() => loadWorkflows(workspace), input.delegator),
+    ),
     gitTool(
       (ctx) => gitRepository(input.sandbox, ctx.workspace.root),
       async (ctx) => ({
@@ -73,6 +81,10 @@ export async function turnTools(input: {
     return [];
   });
   return [...tools, ...(project ?? [])];
+}
+
+function eagerIf(eager: boolean, tool: Tool): Tool {
+  return eager ? { ...tool, onDemand: undefined } : tool;
 }
 
 function describeWorkflow(w: { description: string; inputs: { name: string; required: boolean }[] }): string {

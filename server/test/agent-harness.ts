@@ -67,7 +67,10 @@ export function testTools(log: ToolLogEntry[]) {
 export async function createAgentHarness(
   options: {
     extensions?: TestExtensionOptions;
-    coreTools?: boolean;
+    /** The real built-in tools beside the test tools; "only": without the test tools, as in production. */
+    coreTools?: boolean | "only";
+    /** Gives the agent the language servers' tools. */
+    language?: boolean;
     fetchAllowHosts?: string[];
     /** Runs the project's processes in bubblewrap (the agent's shell needs `extensions` too). */
     sandbox?: SandboxMode;
@@ -80,7 +83,12 @@ export async function createAgentHarness(
 ) {
   const model = await startModelServer();
   const toolLog: ToolLogEntry[] = [];
-  const tools = options.coreTools ? [...CORE_TOOLS, ...testTools(toolLog)] : testTools(toolLog);
+  const tools =
+    options.coreTools === "only"
+      ? CORE_TOOLS
+      : options.coreTools
+        ? [...CORE_TOOLS, ...testTools(toolLog)]
+        : testTools(toolLog);
   const env = await createTestServices({
     modelBaseUrl: model.url,
     tools,
@@ -90,6 +98,7 @@ export async function createAgentHarness(
     browser: options.browser,
     perProjectUid: options.perProjectUid,
     egressTestHosts: options.egressTestHosts,
+    language: options.language,
   });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));

@@ -51,6 +51,7 @@ const isExtract = (i: ArchiveInput) => i.action === "extract";
 
 export const archiveTool = defineTool({
   name: "archive",
+  onDemand: "always",
   kind: "read",
   description: DESCRIPTION,
   input,

@@ -26,6 +26,7 @@ const isChange = (input: Input) => input.action === "click" || input.action === 
 
 export const browserTool = defineTool({
   ...browserCall,
+  onDemand: "always",
   description: DESCRIPTION,
   mutates: isChange,
   needsApproval: isChange,

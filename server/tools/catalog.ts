@@ -28,6 +28,7 @@ const CATALOG_INPUT = z.object({ category: z.enum(CATEGORIES).optional() });
 export function catalogTool(load: () => Promise<Catalog>) {
   return defineTool({
     name: "catalog",
+    onDemand: "always",
     kind: "read",
     description:
       "List what is available in this project, with descriptions: named `agents` (defined in .tandem/agents) to delegate to, " +

@@ -151,6 +151,12 @@ export interface Tool<I = any> {
   inputSchema?: Record<string, unknown>;
   /** When the project has many tools, this one's schema waits behind `tool_search` (MCP, discovered). */
   deferrable?: boolean;
+  /**
+   * A built-in tool most turns never call: its schema waits behind `tool_search` (the model sees
+   * its name there) `always`, or only for a model with a small window (`small-window`), where every
+   * schema sent with each request is a larger share of what the model can read.
+   */
+  onDemand?: "always" | "small-window";
   /** Withheld from sub-agents: they start no agents of their own (delegate, workflow) and have no people to ask (ask_user). */
   mainAgentOnly?: boolean;
   /** `always`: every call asks a person, whatever the mode and allow rules (deny rules still win). */

@@ -20,6 +20,7 @@ Definitions inside dependencies (node_modules) are listed too.`;
 
 export const definitionTool = defineTool({
   name: "definition",
+  onDemand: "always",
   kind: "search",
   description: DESCRIPTION,
   input: positionInput,

@@ -79,6 +79,7 @@ const input = z
 export function delegateTool(delegator: Delegator) {
   return defineTool({
     name: "delegate",
+    onDemand: "small-window",
     kind: "agent",
     mainAgentOnly: true,
     description:

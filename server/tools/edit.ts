@@ -6,12 +6,10 @@ import { applyEdit } from "./edit-match";
 import { assertFresh, editableText, loadFileIfExists, recordWrite } from "./file-state";
 import { ToolFailure, ok } from "./result";
 
-const DESCRIPTION = `Replaces exact text in a file.
-- old_string must match the file exactly (whitespace and indentation included) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.
-- Do not include read_file's line-number prefixes in old_string or new_string.
-- You must have read the file in this session, and it must not have changed since; otherwise read it again.
-- To create a new file, give an empty old_string and the whole content as new_string.
-- The file's line endings, byte-order mark and encoding are kept. A failed edit changes nothing.`;
+const DESCRIPTION = `Replaces exact text in a file you have read (and that has not changed since).
+- old_string must match exactly, indentation included, without read_file's line-number prefixes, and occur once (add surrounding lines, or set replace_all).
+- An empty old_string creates a new file with new_string as its content.
+- Answers with the changed lines, numbered; a failed edit changes nothing.`;
 
 export const editTool = defineTool({
   ...editCall,

@@ -18,6 +18,7 @@ const addresses = (value: AddressObject | AddressObject[] | undefined) =>
 
 export const emailParseTool = defineTool({
   name: "email_parse",
+  onDemand: "always",
   kind: "read",
   description: DESCRIPTION,
   input: z.object({

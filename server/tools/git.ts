@@ -48,6 +48,7 @@ export function gitTool(
 ) {
   return defineTool({
     name: "git",
+    onDemand: "always",
     kind: "read",
     description: DESCRIPTION,
     input,

@@ -29,6 +29,7 @@ Each record comes back as "<line number>: <JSON>".`;
 
 export const jsonlTool = defineTool({
   name: "jsonl",
+  onDemand: "always",
   kind: "read",
   description: DESCRIPTION,
   input: z.object({

@@ -17,6 +17,7 @@ Pipes and line breaks in cells are escaped.`;
 
 export const markdownTableTool = defineTool({
   name: "markdown_table",
+  onDemand: "always",
   kind: "think",
   description: DESCRIPTION,
   input: z.object({

@@ -89,7 +89,7 @@ describe("memory tool", () => {
       threshold: (rows[0]!.score + rows[1]!.score) / 2,
     });
     expect((strict.display as { rows: string[][] }).rows.map((r) => r[1])).toEqual(["database"]);
-    expect((await ann({ action: "search", query: "kubernetes" })).llm).toMatch(/No project memories match/);
+    expect((await ann({ action: "search", query: "kubernetes" })).llm).toMatch(/No memories match/);
   });
 
   it("keeps scopes apart: project memory per project, user memory per user across projects", async () => {
@@ -99,7 +99,7 @@ describe("memory tool", () => {
     await annA({ action: "store", key: "deploy", value: "Project A deploys with fly.io", scope: "project" });
     await annA({ action: "store", key: "editor", value: "Ann prefers tabs", scope: "user" });
     expect((await annB({ action: "retrieve", key: "deploy" })).error?.code).toBe("NOT_FOUND");
-    expect((await annB({ action: "search", query: "deploys fly" })).llm).toMatch(/No project memories/);
+    expect((await annB({ action: "search", query: "deploys fly" })).llm).toMatch(/No memories match/);
     expect((await bobA({ action: "retrieve", key: "deploy" })).llm).toBe("Project A deploys with fly.io");
     expect((await annB({ action: "retrieve", key: "editor", scope: "user" })).llm).toBe("Ann prefers tabs");
     expect((await bobA({ action: "retrieve", key: "editor", scope: "user" })).error?.code).toBe("NOT_FOUND");

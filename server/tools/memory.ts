@@ -38,8 +38,8 @@ const input = z
     threshold: z.number().min(0).max(1).optional().describe("Lowest score to return, 0–1 (search, default 0)."),
     scope: z
       .enum(["project", "user"])
-      .default("project")
-      .describe("`project`: shared with the project's members. `user`: your user's own, across projects."),
+      .optional()
+      .describe("`project` (default; search: both): shared with the team. `user`: your user's own, across projects."),
   })
   .superRefine((v, ctx) => {
     const need = (field: "key" | "value" | "query") => {
@@ -54,6 +54,10 @@ const input = z
 const ownerOf = (scope: "project" | "user", ctx: ToolContext): MemoryOwner =>
   scope === "project" ? { scope, projectId: ctx.projectId } : { scope, userId: ctx.userId };
 
+/** Whose memories a search reads: the scope asked for, else both (the user's preferences answer as the project's facts do). */
+const searchOwners = (scope: "project" | "user" | undefined, ctx: ToolContext): MemoryOwner[] =>
+  scope ? [ownerOf(scope, ctx)] : [ownerOf("project", ctx), ownerOf("user", ctx)];
+
 export function memoriesToMarkdown(title: string, rows: Memory[]): string {
   const body = rows.map((m) => `## ${m.key}\n\n${m.value.trim()}\n`).join("\n");
   return `# ${title}\n\n${body || "_No memories yet._\n"}`;
@@ -64,25 +68,24 @@ export function memoryTool(store: MemoryStore) {
     name: "memory",
     kind: "memory",
     description:
-      "Remember facts across sessions and recall them: build and test commands, conventions, decisions and their reasons, " +
-      "people's preferences. `store` (key, value) creates or replaces; `retrieve` (key); `search` (query, limit?, threshold?) " +
-      "ranks by relevance with a 0–1 score; `delete` (key); `list`. scope `project` (default) is shared with the team: " +
-      "every `store` there waits for a person's approval; " +
-      "`user` is private to the user you work for. Keep entries short and factual; never store secrets.",
+      "Lasting facts across sessions: commands, conventions, decisions, the user's preferences. " +
+      "`store` (key, value; in scope `project` it waits for a person's approval), `retrieve` (key), `search` (query), `delete` (key), `list`. " +
+      "Short and factual; never secrets.",
     input,
-    needsApproval: (i) => (i.action === "store" && i.scope === "project" ? "always" : false),
+    needsApproval: (i) => (i.action === "store" && (i.scope ?? "project") === "project" ? "always" : false),
     describe: (i) =>
       i.action === "search"
         ? `Search memory: ${i.query}`
         : i.action === "list"
-          ? `List ${i.scope} memory`
+          ? `List ${i.scope ?? "project"} memory`
           : `Memory ${i.action}: ${i.key}`,
     async execute(i, ctx) {
-      const owner = ownerOf(i.scope, ctx);
+      const scope = i.scope ?? "project";
+      const owner = ownerOf(scope, ctx);
       switch (i.action) {
         case "store": {
           const approvedById = ctx.grant?.approvedById ?? null;
-          if (i.scope === "project" && !approvedById) {
+          if (scope === "project" && !approvedById) {
             return failure(
               "UNAVAILABLE",
               'Project memory is shared with the team: storing it needs a person\'s approval, and none was given for this call. Ask the user, or use scope "user".',
@@ -95,9 +98,9 @@ export function memoryTool(store: MemoryStore) {
             agentWritten: true,
             approvedById,
           });
-          return ok(`Stored ${i.scope} memory "${row.key}".`, {
+          return ok(`Stored ${scope} memory "${row.key}".`, {
             kind: "markdown",
-            text: `**${row.key}** (${i.scope})\n\n${row.value}`,
+            text: `**${row.key}** (${scope})\n\n${row.value}`,
           });
         }
         case "retrieve": {
@@ -105,33 +108,35 @@ export function memoryTool(store: MemoryStore) {
           if (!row)
             return failure(
               "NOT_FOUND",
-              `No ${i.scope} memory named "${i.key}". Use action "search" or "list" to find what exists.`,
+              `No ${scope} memory named "${i.key}". Use action "search" or "list" to find what exists.`,
             );
           return ok(row.value, { kind: "markdown", text: `**${row.key}**\n\n${row.value}` });
         }
         case "delete": {
           const deleted = await store.delete(owner, i.key!);
-          if (!deleted) return failure("NOT_FOUND", `No ${i.scope} memory named "${i.key}"; nothing was deleted.`);
-          return ok(`Deleted ${i.scope} memory "${i.key}".`);
+          if (!deleted) return failure("NOT_FOUND", `No ${scope} memory named "${i.key}"; nothing was deleted.`);
+          return ok(`Deleted ${scope} memory "${i.key}".`);
         }
         case "list": {
           const rows = await store.list(owner);
           const text = rows.length
             ? rows.map((m) => `- ${m.key}: ${m.value.split("\n")[0]!.slice(0, 120)}`).join("\n")
-            : `No ${i.scope} memories yet.`;
+            : `No ${scope} memories yet.`;
           return ok(text, {
             kind: "markdown",
-            text: memoriesToMarkdown(`${i.scope === "project" ? "Project" : "Your"} memory`, rows),
+            text: memoriesToMarkdown(`${scope === "project" ? "Project" : "Your"} memory`, rows),
           });
         }
         case "search": {
-          const hits = await store.search([owner], {
+          const hits = await store.search(searchOwners(i.scope, ctx), {
             query: i.query!,
             limit: i.limit ?? 10,
             threshold: i.threshold ?? 0,
           });
           if (!hits.length)
-            return ok(`No ${i.scope} memories match "${i.query}"${i.threshold ? ` with score ≥ ${i.threshold}` : ""}.`);
+            return ok(
+              `No ${i.scope ? `${i.scope} ` : ""}memories match "${i.query}"${i.threshold ? ` with score ≥ ${i.threshold}` : ""}.`,
+            );
           const lines = hits.map((h) => `- [${h.score.toFixed(2)}] ${h.key}: ${h.value}`);
           return ok(lines.join("\n"), {
             kind: "table",

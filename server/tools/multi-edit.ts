@@ -24,6 +24,7 @@ interface PlannedFile {
 
 export const multiEditTool = defineTool({
   ...multiEditCall,
+  onDemand: "small-window",
   description: DESCRIPTION,
   execute: withNewErrors(
     (input) => input.edits.map((e) => e.path),

@@ -15,6 +15,7 @@ export interface NoteStore {
 export function noteTool(store: NoteStore) {
   return defineTool({
     name: "note",
+    onDemand: "always",
     kind: "memory",
     description:
       "Write a note attached to this session, visible to and editable by the people in it: a plan, findings, a summary " +

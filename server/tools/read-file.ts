@@ -25,11 +25,10 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 const DESCRIPTION = `Reads a file from the workspace.
-- Text comes back with line numbers: each line starts with its number right-aligned in 6 columns and a tab ("    42\\t"), then the line. That prefix is not part of the file: leave it out of old_string when you edit.
-- Without offset and limit, the whole file, as far as one result holds (${READ_CAP.lines.toLocaleString("en")} lines, ${READ_CAP.chars.toLocaleString("en")} characters); at most 2000 characters per line. A note says when something was cut and how to read on.
-- offset is the 1-based line to start from; limit the number of lines.
-- Images (png, jpg, gif, webp, bmp, svg) come back as images only when the current model can view them; otherwise you get a note with the image's type and size. PDFs come back as their extracted text; other binary files as a short summary.
-- Reading the same unchanged lines twice returns a short note instead of the content again, unless earlier output was dropped from your context.`;
+- Each line comes back prefixed with its number and a tab ("    42\\t"); the prefix is not part of the file: leave it out of old_string.
+- Without offset and limit, the whole file as far as one result holds (${READ_CAP.lines.toLocaleString("en")} lines); a note says how to read on.
+- Images come back as images when the model can view them; PDFs as text; other binary files as a summary.
+- The same unchanged lines read twice answer with a short note instead.`;
 
 export const readFileInput = z.object({
   path: z.string().min(1).describe("File to read: relative to the workspace root, or absolute inside it."),

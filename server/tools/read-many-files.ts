@@ -58,6 +58,7 @@ async function expand(ctx: ToolContext, entries: string[]): Promise<{ files: str
 
 export const readManyFilesTool = defineTool({
   name: "read_many_files",
+  onDemand: "small-window",
   kind: "read",
   description: DESCRIPTION,
   input: z.object({

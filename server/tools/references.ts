@@ -9,6 +9,7 @@ const DESCRIPTION = `Finds every reference to a symbol across the workspace (its
 
 export const referencesTool = defineTool({
   name: "references",
+  onDemand: "always",
   kind: "search",
   description: DESCRIPTION,
   input: positionInput,

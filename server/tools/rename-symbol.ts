@@ -13,6 +13,7 @@ const DESCRIPTION = `Renames a symbol everywhere it is used, through the project
 
 export const renameSymbolTool = defineTool({
   name: "rename_symbol",
+  onDemand: "always",
   kind: "edit",
   description: DESCRIPTION,
   input: positionInput.extend({

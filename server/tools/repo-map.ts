@@ -10,6 +10,7 @@ const DESCRIPTION = `A map of the repository: its source files with their most i
 
 export const repoMapTool = defineTool({
   name: "repo_map",
+  onDemand: "always",
   kind: "search",
   description: DESCRIPTION,
   input: z.object({

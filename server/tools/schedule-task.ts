@@ -32,6 +32,7 @@ const SCHEDULE_INPUT = z.object({
 export function scheduleTaskTool(scheduler: TaskScheduler) {
   return defineTool({
     name: "schedule_task",
+    onDemand: "always",
     kind: "agent",
     approval: "always",
     description:

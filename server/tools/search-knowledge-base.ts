@@ -30,6 +30,7 @@ const SEARCH_INPUT = z.object({
 export function searchKnowledgeBaseTool(search: KnowledgeSearch) {
   return defineTool({
     name: "search_knowledge_base",
+    onDemand: "always",
     kind: "search",
     description:
       "Search the project's knowledge index (every text file of the workspace not ignored by .gitignore, cut into passages) " +

@@ -25,6 +25,7 @@ export type SessionSearch = (input: {
 export function sessionSearchTool(search: SessionSearch) {
   return defineTool({
     name: "session_search",
+    onDemand: "always",
     kind: "search",
     description:
       "Search this project's earlier agent sessions (messages, answers and tool results) by words, best matches first. " +

@@ -5,13 +5,11 @@ import { type EgressRefusal, INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress
 import { limitNote } from "@/server/sandbox/limits";
 import { ToolFailure, failure, ok } from "./result";
 
-const DESCRIPTION = `Runs a bash command in the project's sandbox (the same one as the terminal).
-- One shell per session: the working directory and exported variables carry over to the next call (aliases and functions do not).
-- The workspace is the only writable place; there is no network unless the project allows it; the environment holds no secrets but the ones the Environment section names (use them by name; their values show as [secret NAME]).
-- Returns the exit code, stdout and stderr. Long output is cut (the end is kept) and the whole of it is saved to a file you can read or grep.
-- timeout in seconds (default ${SHELL_DEFAULT_TIMEOUT_S}, at most ${SHELL_MAX_TIMEOUT_S}); on timeout the command and everything it started is killed.
-- run_in_background: for servers and watchers; returns a job id at once. Read its output with shell_output, stop it with shell_kill.
-- Prefer read_file, grep, glob and edit over cat, grep, find and sed: they are faster and safer.`;
+const DESCRIPTION = `Runs a bash command in the project's sandbox (the terminal's).
+- One shell per session: the working directory and exported variables carry over.
+- Returns the exit code, stdout and stderr; long output is cut (the end kept) and saved whole to a file you can read or grep.
+- timeout in seconds (default ${SHELL_DEFAULT_TIMEOUT_S}, at most ${SHELL_MAX_TIMEOUT_S}) kills the command and what it started.
+- run_in_background: for servers and watchers; returns a job id at once (shell_output reads it, shell_kill stops it).`;
 
 export const shellTool = defineTool({
   ...shellCall,
@@ -136,6 +134,7 @@ export const shellOutputTool = defineTool({
 
 export const shellKillTool = defineTool({
   name: "shell_kill",
+  onDemand: "always",
   kind: "execute",
   description: "Stops a background job started with shell run_in_background, with everything it started.",
   input: z.object({ id: z.string().min(1).describe('The job id, e.g. "bg1".') }),

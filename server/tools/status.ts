@@ -33,6 +33,7 @@ const DESCRIPTION = `Reports what is configured and in force for this session: t
 export function statusTool(report: () => Promise<SessionReport>) {
   return defineTool({
     name: "status",
+    onDemand: "always",
     kind: "read",
     description: DESCRIPTION,
     input: z.object({}),

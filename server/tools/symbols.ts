@@ -13,6 +13,7 @@ Give exactly one of them.`;
 
 export const symbolsTool = defineTool({
   name: "symbols",
+  onDemand: "always",
   kind: "search",
   description: DESCRIPTION,
   input: z

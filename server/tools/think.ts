@@ -4,6 +4,7 @@ import { ok } from "./result";
 
 export const thinkTool = defineTool({
   name: "think",
+  onDemand: "always",
   kind: "think",
   description:
     "Writes down a thought: a plan, a hypothesis, a check of what you have learned so far. It changes nothing and fetches nothing; use it before a complex change or after surprising output.",

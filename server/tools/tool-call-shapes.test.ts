@@ -15,7 +15,6 @@ import { catalogTool } from "./catalog";
 import { delegateTool } from "./delegate";
 import { memoryTool } from "./memory";
 import { noteTool } from "./note";
-import { recallUserContextTool } from "./recall-user-context";
 import { scheduleTaskTool } from "./schedule-task";
 import { searchKnowledgeBaseTool } from "./search-knowledge-base";
 import { sendEmailTool } from "./send-email";
@@ -42,7 +41,6 @@ const TURN_TOOLS = [
   delegateTool(unused),
   memoryTool(unused),
   noteTool(unused),
-  recallUserContextTool(unused),
   scheduleTaskTool(unused),
   searchKnowledgeBaseTool(unused),
   sendEmailTool(unused),

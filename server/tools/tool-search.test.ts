@@ -40,7 +40,7 @@ describe("tool_search", () => {
   });
 
   it("loads the tools of the pages the model asked for", () => {
-    const deferred = deferTools(Object.fromEntries(tools.map((t) => [t.name, t])), 5);
+    const deferred = deferTools(Object.fromEntries(tools.map((t) => [t.name, t])), { threshold: 5 });
     const call = (page?: number) =>
       ({
         type: "tool_call",

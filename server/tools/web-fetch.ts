@@ -24,6 +24,7 @@ const SUMMARIZE_CHARS = 200_000;
 
 export const webFetchTool = defineTool({
   ...webFetchCall,
+  onDemand: "small-window",
   description: DESCRIPTION,
   mutates: (input) => input.download === true,
   async execute(input, ctx) {

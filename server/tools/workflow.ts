@@ -91,6 +91,7 @@ export function workflowTool(source: WorkflowSource, delegator: Delegator) {
   };
   return defineTool({
     name: "workflow",
+    onDemand: "always",
     kind: "agent",
     mainAgentOnly: true,
     description:

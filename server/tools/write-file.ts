@@ -5,10 +5,7 @@ import { changeSummary, diffFile } from "./diff-display";
 import { assertFresh, loadFileIfExists, recordWrite } from "./file-state";
 import { ok } from "./result";
 
-const DESCRIPTION = `Writes a whole file, creating it and any missing parent folders.
-- To overwrite an existing file you must have read it in this session and it must not have changed since; otherwise read it again first.
-- Prefer edit or multi_edit for changes to part of a file.
-- The write is atomic: readers see the old content or the new, never half a file. An existing file keeps its line endings, byte-order mark and encoding.`;
+const DESCRIPTION = `Writes a whole file, creating missing parent folders. An existing file must have been read first (and not changed since); for part of a file use edit.`;
 
 export const writeFileTool = defineTool({
   ...writeFileCall,

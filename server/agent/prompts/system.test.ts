@@ -65,7 +65,7 @@ describe("the system prompt", () => {
 
     // On a loaded machine the probe can outlast the 2 s a turn waits for it: wait for its answer here.
     await until(
-      async () => (await sandboxRuntimes(h.env.services.sandbox, root)) !== null,
+      async () => (await sandboxRuntimes(h.env.services.sandbox, root, { id: h.project.id, toolchains: "" })) !== null,
       "the sandbox's runtimes",
       30_000,
     );
@@ -205,5 +205,34 @@ describe("the system prompt", () => {
     });
     expect(succeeded).toMatch(/setup script \(\.tandem\/setup\.sh\) succeeded at/);
     expect(prompt(null)).not.toContain("setup script");
+  });
+
+  it("adds the model family's lines, and says whether a background server answers later calls", () => {
+    const prompt = (modelId: string, sharedNetwork: boolean) =>
+      buildSystemPrompt({
+        projectName: "p",
+        root: "/data/workspaces/p",
+        now: new Date(),
+        sandbox: "bwrap",
+        network: { policy: "off", allowHosts: [] },
+        git: null,
+        toolNames: ["read_file", "shell"],
+        approvalMode: "ask",
+        runtimes: null,
+        sharedNetwork,
+        modelId,
+        context: EMPTY_CONTEXT,
+      });
+    expect(prompt("anthropic:claude-sonnet-4-5", true)).toContain("Do what was asked, nothing more");
+    expect(prompt("openai:gpt-5", true)).toContain("Do not stop to ask whether to go on");
+    expect(prompt("openai:o3", true)).toContain("Do not restate your reasoning");
+    expect(prompt("google:gemini-2.5-pro", true)).toContain("Copy old_string from what read_file returned");
+    expect(prompt("ollama:qwen2.5-coder:7b", true)).toContain("Call only the tools you were given");
+    // A gateway serving a Claude model gets Claude's lines.
+    expect(prompt("openai-compatible:anthropic/claude-opus-4", true)).toContain("Do what was asked, nothing more");
+    expect(prompt("anthropic:claude-sonnet-4-5", true)).toContain(
+      "a server started in the background answers later calls",
+    );
+    expect(prompt("anthropic:claude-sonnet-4-5", false)).toContain("later calls cannot connect to it");
   });
 });

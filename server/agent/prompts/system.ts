@@ -4,6 +4,7 @@ import type { SandboxMode } from "@/server/sandbox/launcher";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { ApprovalMode } from "@/server/agent/policy";
 import { renderContext, type PromptContext } from "@/server/agent/prompts/context";
+import { familyAddendum } from "@/server/agent/prompts/model-family";
 import type { EnvironmentFacts, ToolchainState } from "@/lib/toolchains";
 
 // The system prompt of a turn. The fixed part says how a careful engineer works in Tandem (the
@@ -31,6 +32,10 @@ export type PromptInput = {
   environment?: EnvironmentFacts | null;
   /** Names of the secrets in the shell's environment (never their values). */
   secrets?: readonly string[];
+  /** Whether the workspace's processes share one network (a background server answers later calls), as sandbox.networks says. */
+  sharedNetwork?: boolean;
+  /** The model's id (`provider:model`): its family's addendum (model-family.ts). */
+  modelId?: string;
   /** Set for a sub-agent: its step limit. */
   subagent?: { stepLimit: number };
   context: PromptContext;
@@ -106,7 +111,8 @@ export function buildSystemPrompt(input: PromptInput): string {
     ? [UNDERSTAND, tools.has("todo_write") ? PLAN : "", CHANGE, verify(tools.has("diagnostics"))]
     : [UNDERSTAND, REPORT_FINDINGS];
   const method = steps.filter(Boolean).map((step, i) => `${i + 1}. ${step}`);
-  sections.push(["# How to work", ...method, PERSIST].join("\n"));
+  const family = input.modelId ? [familyAddendum(input.modelId)] : [];
+  sections.push(["# How to work", ...method, PERSIST, ...family].join("\n"));
   sections.push(
     [TOOL_USE, tools.has("shell") ? SHELL_USE : "", tools.has("delegate") ? DELEGATE_USE : ""]
       .filter(Boolean)
@@ -140,7 +146,9 @@ function environment(input: PromptInput, tools: Set<string>): string {
     `- ${gitLine(input.git)}`,
     `- Today is ${input.now.toISOString().slice(0, 10)}.`,
     "- People may be editing files at the same time as you. Read a file again before changing it if time has passed; an edit refused as stale means someone changed the file.",
-    ...(input.sandbox === "bwrap" && tools.has("shell") ? [SEPARATE_NETWORKS, SANDBOX_FAILURES] : []),
+    ...(input.sandbox === "bwrap" && tools.has("shell")
+      ? [input.sharedNetwork ? SHARED_NETWORK : SEPARATE_NETWORKS, SANDBOX_FAILURES]
+      : []),
   ];
   return lines.join("\n");
 }
@@ -149,6 +157,9 @@ function environment(input: PromptInput, tools: Set<string>): string {
 // in the command.
 const SANDBOX_FAILURES =
   "- A failure the sandbox causes (command not found, a refused or unresolvable host, read-only or permission denied outside the workspace, a file gone from /tmp) is not fixed by retrying variants: say it is the sandbox, and what a person could change.";
+
+const SHARED_NETWORK =
+  "- The workspace's shell calls, background jobs and terminals share one network: a server started in the background answers later calls (curl http://localhost:PORT) and the preview.";
 
 const SEPARATE_NETWORKS =
   "- Each shell call runs in a network of its own: a server started in the background keeps running, but later calls cannot connect to it, so test a server in the call that starts it.";
