@@ -76,7 +76,7 @@ export async function compactUpTo(input: {
 export async function compactBetweenTurns(input: {
   store: AgentStore;
   log: EventLog;
-  models: Pick<ModelRegistry, "resolve" | "endpoint">;
+  models: Pick<ModelRegistry, "resolve" | "endpoint" | "contextWindow">;
   sessionId: string;
   modelId: string;
   busy: boolean;
@@ -89,7 +89,7 @@ export async function compactBetweenTurns(input: {
     throw new AgentRuntimeError("PRECONDITION_FAILED", "Nothing new to compact since the last summary.");
   if (!events.some((e) => e.type === "user_message"))
     throw new AgentRuntimeError("PRECONDITION_FAILED", "There is no conversation to compact yet.");
-  const facts = await loadModelFacts(input.store, input.modelId);
+  const facts = await loadModelFacts(input.store, input.modelId, input.models);
   try {
     const event = await compactUpTo({
       events,

@@ -57,6 +57,8 @@ export type ModelRegistry = {
   resolve(id: string): LanguageModel;
   /** Where requests for this model go, for error messages. */
   endpoint(id: string): string;
+  /** The window the model's server really runs it with, where it can say (Ollama); null otherwise. */
+  contextWindow(id: string): Promise<number | null>;
 };
 
 /**
@@ -127,6 +129,12 @@ export function createModelRegistry(
       return model;
     },
     endpoint,
+    async contextWindow(id) {
+      const ref = parseModelId(id);
+      const url = baseUrlOf(config, ref.provider);
+      if (ref.provider !== "ollama" || !config.connections.ollama || !url) return null;
+      return catalog.ollamaWindow(url, ref.name, defaultContextWindow(id));
+    },
   };
 }
 

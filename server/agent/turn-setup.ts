@@ -97,7 +97,7 @@ export async function prepareTurn(
   const [project, instance, facts] = await Promise.all([
     store.settings.projectForTurn(session.projectId),
     store.settings.instance(),
-    loadModelFacts(store, session.model),
+    loadModelFacts(store, session.model, o.models),
   ]);
   if (!project) throw new Error(`project ${session.projectId} no longer exists`);
   const { settings } = project;

@@ -1,7 +1,7 @@
 import type { LanguageModelUsage } from "ai";
 import type { TokenUsage } from "@/lib/session-events";
 import type { AgentStore } from "@/server/agent/agent-store";
-import { defaultAcceptsImages, defaultContextWindow } from "@/server/agent/providers";
+import { defaultAcceptsImages, defaultContextWindow, type ModelRegistry } from "@/server/agent/providers";
 
 // Token usage and cost. Prices are USD per million tokens, set per model by an admin
 // (model.setSettings); a model without a price has no cost (null), not a made-up one.
@@ -13,14 +13,22 @@ export type ModelFacts = {
   prices: { input: number; output: number; cachedInput: number } | null;
 };
 
-export async function loadModelFacts(store: AgentStore, modelId: string): Promise<ModelFacts> {
+/**
+ * `models`: asks the model's server for the window it really runs (Ollama) when no admin set one.
+ */
+export async function loadModelFacts(
+  store: AgentStore,
+  modelId: string,
+  models?: Pick<ModelRegistry, "contextWindow">,
+): Promise<ModelFacts> {
   const row = await store.settings.model(modelId);
+  const served = row?.contextWindow == null && models ? await models.contextWindow(modelId) : null;
   const prices =
     row?.inputPerMTok != null && row.outputPerMTok != null
       ? { input: row.inputPerMTok, output: row.outputPerMTok, cachedInput: row.cachedInputPerMTok ?? row.inputPerMTok }
       : null;
   return {
-    contextWindow: row?.contextWindow ?? defaultContextWindow(modelId),
+    contextWindow: row?.contextWindow ?? served ?? defaultContextWindow(modelId),
     acceptsImages: row?.acceptsImages ?? defaultAcceptsImages(modelId),
     prices,
   };

@@ -71,6 +71,8 @@ export async function createAgentHarness(
     coreTools?: boolean | "only";
     /** Gives the agent the language servers' tools. */
     language?: boolean;
+    /** Serves the scripted model as an Ollama server too (its /api/ps and /api/show), as the default model. */
+    ollama?: NonNullable<Parameters<typeof startModelServer>[0]>["ollama"];
     fetchAllowHosts?: string[];
     /** Runs the project's processes in bubblewrap (the agent's shell needs `extensions` too). */
     sandbox?: SandboxMode;
@@ -81,7 +83,7 @@ export async function createAgentHarness(
     egressTestHosts?: Map<string, string>;
   } = {},
 ) {
-  const model = await startModelServer();
+  const model = await startModelServer(options.ollama ? { ollama: options.ollama } : {});
   const toolLog: ToolLogEntry[] = [];
   const tools =
     options.coreTools === "only"
@@ -91,6 +93,7 @@ export async function createAgentHarness(
         : testTools(toolLog);
   const env = await createTestServices({
     modelBaseUrl: model.url,
+    modelAsOllama: !!options.ollama,
     tools,
     extensions: options.extensions,
     fetchAllowHosts: options.fetchAllowHosts,

@@ -69,6 +69,8 @@ export async function createTestServices(
   options: {
     importRoots?: string[];
     modelBaseUrl?: string;
+    /** The scripted model served as Ollama (`ollama:scripted`, the default) as well as `openai-compatible:scripted`. */
+    modelAsOllama?: boolean;
     tools?: readonly Tool[];
     extensions?: TestExtensionOptions;
     sandbox?: SandboxMode;
@@ -156,10 +158,13 @@ export async function createTestServices(
   if (options.modelBaseUrl) {
     config.models = {
       ...config.models,
-      defaultModel: "openai-compatible:scripted",
+      defaultModel: options.modelAsOllama ? "ollama:scripted" : "openai-compatible:scripted",
       connections: {
         ...config.models.connections,
         "openai-compatible": { baseURL: options.modelBaseUrl, apiKey: "test", explicit: true },
+        ...(options.modelAsOllama
+          ? { ollama: { apiKey: undefined, baseURL: options.modelBaseUrl, explicit: true } }
+          : {}),
       },
     };
   }
