@@ -111,9 +111,13 @@ export function sessionToolSet(input: {
   return child;
 }
 
-/** A sub-agent's default tools: the read and search tools. */
+/**
+ * A sub-agent's default tools: the session's read and search tools (its language tools, the
+ * repository map, knowledge search, read-only MCP tools), but none that can also change things
+ * (git's commit, archive's extract, the browser's click).
+ */
 export function defaultChildTools(tools: ToolSet): string[] {
   return Object.values(tools)
-    .filter((t) => t.kind === "read" || t.kind === "search")
+    .filter((t) => (t.kind === "read" || t.kind === "search") && !t.mutates)
     .map((t) => t.name);
 }

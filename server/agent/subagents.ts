@@ -43,6 +43,7 @@ export async function runSubagents(
     tasks: DelegateTask[];
     background?: boolean;
     signal: AbortSignal;
+    defaultTools?: string[];
   },
 ): Promise<DelegateResult[]> {
   const named = input.tasks.some((t) => t.agent) ? await host.agents(input.parentSessionId) : [];
@@ -61,7 +62,7 @@ export async function runSubagents(
     const child = await host.createChild(input.parentSessionId, {
       prompt: task.prompt,
       userId: input.userId,
-      allowedTools: task.tools ?? agent?.tools ?? "default",
+      allowedTools: task.tools ?? agent?.tools ?? input.defaultTools ?? "default",
       maxSteps: task.max_turns ?? agent?.maxTurns ?? DEFAULT_CHILD_STEPS,
       ...(agent?.model ? { model: agent.model } : {}),
     });

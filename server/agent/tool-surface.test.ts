@@ -104,4 +104,29 @@ describe("the tool surface", () => {
     expect(fixedCost(first)).toBeLessThan(BEFORE_CHARS * 0.7);
     await setWindow(null);
   });
+
+  it("a sub-agent gets the read and search tools delegate promises: language tools, the repository map, knowledge search", async () => {
+    await setWindow(null);
+    const parent = await h.newSession({
+      replies: [
+        { toolCalls: [{ name: "delegate", arguments: { task: "Task map: outline the project" } }] },
+        { match: "Task map", text: "An outline." },
+        { match: "An outline", text: "Done." },
+      ],
+    });
+    const events = await h.send(parent.id, "Outline the project");
+    const started = only(events, "subagent_started")[0]!.payload;
+    expect(started.tools).toEqual(
+      expect.arrayContaining([
+        "read_file",
+        "grep",
+        "diagnostics",
+        "symbols",
+        "references",
+        "repo_map",
+        "search_knowledge_base",
+      ]),
+    );
+    for (const withheld of ["edit", "shell", "delegate", "ask_user"]) expect(started.tools).not.toContain(withheld);
+  });
 });

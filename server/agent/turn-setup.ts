@@ -17,6 +17,7 @@ import type { TurnContext } from "@/server/agent/turn-context";
 import type { AgentRuntimeOptions } from "@/server/agent/runtime-options";
 import {
   createSessionResources,
+  defaultChildTools,
   NO_AGENT_SECRETS,
   secretsKey,
   sessionToolSet,
@@ -217,6 +218,7 @@ export async function prepareTurn(
       summarizeWith(o.models.resolve(session.model), prompt, content, summarizeSignal),
     modelAcceptsImages: facts.acceptsImages,
     maxResultChars: resultCharsFor(facts.contextWindow),
+    childTools: () => defaultChildTools(tools),
     ...(lastMessage?.type === "user_message" && lastMessage.payload.timeZone
       ? { timeZone: lastMessage.payload.timeZone }
       : {}),

@@ -111,6 +111,11 @@ export interface ToolContext {
   /** The most characters of one result the model's window affords (truncate.ts), below the tool's own limit. */
   maxResultChars?: number;
   /**
+   * The session's read and search tools (language tools, the repository map, knowledge search,
+   * read-only MCP tools...): what a sub-agent it delegates to gets unless told otherwise.
+   */
+  childTools?: () => string[];
+  /**
    * What was vetted before the call ran (its plan) and who approved it. `shell` refuses a command
    * the deny rules forbid, or one the destructive-command guard stops that is not among the
    * commands a person approved for this call (server/agent/command-gate.ts).

@@ -24,6 +24,8 @@ export type Delegator = (input: {
   tasks: DelegateTask[];
   background?: boolean;
   signal: AbortSignal;
+  /** A task's tools when it names none (nor its agent): the delegating session's read and search tools. */
+  defaultTools?: string[];
 }) => Promise<DelegateResult[]>;
 
 const batchTask = z.object({
@@ -112,6 +114,7 @@ export function delegateTool(delegator: Delegator) {
         tasks,
         background: i.background,
         signal: ctx.signal,
+        ...(ctx.childTools ? { defaultTools: ctx.childTools() } : {}),
       });
       if (i.background) {
         const text = results
