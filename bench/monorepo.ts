@@ -213,6 +213,9 @@ async function openByName(page: Page, target: { path: string; query: string; fir
   return Date.now() - start;
 }
 
+/** Language servers and what they start (tsserver runs under typescript-language-server). */
+const LANGUAGE_SERVER = /tsserver|language-server|langserver|pyright/;
+
 /** Every process this bench started (Tandem, PostgreSQL, Chromium) and their descendants. */
 const started = () => tree(process.pid).filter((pid) => pid !== process.pid);
 
@@ -233,8 +236,16 @@ async function idleFootprint(browser: Browser, base: string, cookie: string, pro
     usages.filter((u) => test(u.name)).reduce((sum, u) => sum + u.pssKb, 0) / 1024;
   const browserMb = by((n) => /chrom/i.test(n));
   const postgresMb = by((n) => /postgres/.test(n));
+  const languageMb = by((n) => LANGUAGE_SERVER.test(n));
   const totalMb = by(() => true);
-  return { totalMb, browserMb, postgresMb, serverMb: totalMb - browserMb - postgresMb, cpu };
+  return {
+    totalMb,
+    browserMb,
+    postgresMb,
+    languageMb,
+    serverMb: totalMb - browserMb - postgresMb - languageMb,
+    cpu,
+  };
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-monorepo-"));
@@ -389,8 +400,8 @@ try {
   row(`Source Control lists ${CHANGES} changes`, median(figures.scm), median(figures.gitStatus), "git status");
   const mb = (value: number) => `${value.toFixed(0)} MB`;
   console.log(
-    `idle memory (PSS), repository open:  ${mb(bigIdle.totalMb)} (Tandem server ${mb(bigIdle.serverMb)}, PostgreSQL ${mb(bigIdle.postgresMb)}, Chromium ${mb(bigIdle.browserMb)});` +
-      ` one-file project: ${mb(smallIdle.totalMb)} (server ${mb(smallIdle.serverMb)}, Chromium ${mb(smallIdle.browserMb)}); ${(bigIdle.totalMb / smallIdle.totalMb).toFixed(2)}x`,
+    `idle memory (PSS), repository open:  ${mb(bigIdle.totalMb)} (Tandem server ${mb(bigIdle.serverMb)}, language servers ${mb(bigIdle.languageMb)}, PostgreSQL ${mb(bigIdle.postgresMb)}, Chromium ${mb(bigIdle.browserMb)});` +
+      ` one-file project: ${mb(smallIdle.totalMb)} (server ${mb(smallIdle.serverMb)}, language servers ${mb(smallIdle.languageMb)}, Chromium ${mb(smallIdle.browserMb)}); ${(bigIdle.totalMb / smallIdle.totalMb).toFixed(2)}x`,
   );
   if (bigIdle.totalMb > TARGET_IDLE_PSS_MB)
     missed.push(`idle memory: ${mb(bigIdle.totalMb)} (target ${TARGET_IDLE_PSS_MB} MB, code-server's)`);

@@ -1,11 +1,30 @@
 // A production Tandem on loopback for the browser benchmarks, as `npm start` serves it (after
 // `npm run build`), and a first account on it.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { freePort } from "@/scripts/free-port.mjs";
 
 export { freePort };
 
-/** Starts scripts/start.mjs on a free port against `databaseUrl`, and waits until it is ready. `env` adds to or overrides the defaults. */
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+/**
+ * How `npm start` runs the server: the variables and Node flags of package.json's start script
+ * (one malloc arena, V8's semi-spaces), so memory and latency are measured as a person runs it.
+ */
+function npmStart(): { env: Record<string, string>; nodeArgs: string[] } {
+  const script: string = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start;
+  const words = script.split(/\s+/);
+  const node = words.indexOf("node");
+  const scriptAt = words.indexOf("scripts/start.mjs");
+  if (node < 0 || scriptAt < node)
+    throw new Error(`package.json's start script is not 'VARS node FLAGS scripts/start.mjs': ${script}`);
+  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split("=", 2) as [string, string]));
+  return { env, nodeArgs: words.slice(node + 1, scriptAt) };
+}
+
+/** Starts scripts/start.mjs as `npm start` does on a free port against `databaseUrl`, and waits until it is ready. `env` adds to or overrides the defaults. */
 export async function startTandem(
   dataDir: string,
   databaseUrl: string,
@@ -13,10 +32,12 @@ export async function startTandem(
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["scripts/start.mjs"], {
+  const start = npmStart();
+  const child = spawn(process.execPath, [...start.nodeArgs, "scripts/start.mjs"], {
     stdio: ["ignore", "inherit", "inherit"],
     env: {
       ...process.env,
+      ...start.env,
       PORT: String(port),
       HOST: "127.0.0.1",
       TANDEM_DATA_DIR: dataDir,

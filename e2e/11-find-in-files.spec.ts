@@ -32,8 +32,24 @@ test("find in files across three files, then replace with a preview, one match e
   await expect(status).toHaveText("9 results in 3 files");
   await expect(results).not.toContainText("index.js");
 
-  // Ignored files only when asked; include and exclude globs narrow.
-  await panel.getByTestId("search-ignored").click();
+  // Ignored files only when asked; include and exclude globs narrow. A click on an option searches
+  // at once (only typing waits for a pause): within two frames of the click the panel is searching
+  // again or already shows the new results.
+  const afterClick = await panel.getByTestId("search-ignored").evaluate(
+    (button) =>
+      new Promise<{ state: string | null | undefined; files: number }>((resolve) => {
+        (button as HTMLElement).click();
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() =>
+            resolve({
+              state: document.querySelector("[data-testid=search-status]")?.getAttribute("data-state"),
+              files: document.querySelectorAll("[data-testid=search-file]").length,
+            }),
+          ),
+        );
+      }),
+  );
+  expect(afterClick.state === "searching" || afterClick.files === 4, JSON.stringify(afterClick)).toBe(true);
   await expect(results.getByTestId("search-file")).toHaveCount(4);
   await panel.getByTestId("search-ignored").click();
   await expect(results.getByTestId("search-file")).toHaveCount(3);

@@ -1,25 +1,29 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useMemo } from "react";
 import { useTRPC } from "@/components/trpc-provider";
+import { coalesce } from "@/components/ui/coalesce";
 
-const DEBOUNCE_MS = 150;
+const BURST_MS = 150;
 
 /**
  * Refetches what the Changes view and the editor's change marks show: files changed on disk, or
- * the session's log moved the review base. Bursts (the agent writing many files) refetch once.
+ * the session's log moved the review base. At once after a quiet spell (a save, a restore or an
+ * accept shows without a fixed delay), then once per 150 ms while a burst (the agent writing many
+ * files) lasts.
  */
 export function useReviewRefresh(): () => void {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
-  return useCallback(() => {
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      void queryClient.invalidateQueries(trpc.review.pathFilter());
-      void queryClient.invalidateQueries(trpc.checkpoint.pathFilter());
-    }, DEBOUNCE_MS);
-  }, [queryClient, trpc]);
+  const refresh = useMemo(
+    () =>
+      coalesce(() => {
+        void queryClient.invalidateQueries(trpc.review.pathFilter());
+        void queryClient.invalidateQueries(trpc.checkpoint.pathFilter());
+      }, BURST_MS),
+    [queryClient, trpc],
+  );
+  useEffect(() => () => refresh.cancel(), [refresh]);
+  return useCallback(() => refresh.call(), [refresh]);
 }

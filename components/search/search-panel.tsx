@@ -123,7 +123,12 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
 
   const visibleMatches = state.files.reduce((n, f) => n + keptMatches(f).length, 0);
   const visibleFiles = state.files.filter((f) => keptMatches(f).length > 0).length;
-  const toggle = (key: keyof Options) => setOptions((o) => ({ ...o, [key]: !o[key] }));
+  // A click on an option is an explicit action: it searches at once (only typing waits for a pause).
+  const toggle = (key: keyof Options) => {
+    const next = { ...options, [key]: !options[key] };
+    setOptions(next);
+    search({ pattern, ...next, include, exclude });
+  };
 
   useCommands([
     ...(state.status === "searching" ? [{ id: "search-cancel", label: "Cancel the search", run: cancel }] : []),
