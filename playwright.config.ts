@@ -72,7 +72,8 @@ export default defineConfig({
           }
         : {}),
       // Single sign-on with the OpenID provider scripts/e2e.mjs starts (e2e/05-single-sign-on.spec.ts):
-      // people of acme.test get an account at their first sign-in.
+      // people of acme.test get an account at their first sign-in; the groups platform and
+      // platform-leads make them a member or admin of the team Platform.
       ...(process.env.E2E_OIDC_PORT
         ? {
             TANDEM_OIDC_ISSUER: `http://127.0.0.1:${process.env.E2E_OIDC_PORT}`,
@@ -80,6 +81,8 @@ export default defineConfig({
             TANDEM_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
             TANDEM_OIDC_NAME: OIDC_CLIENT.name,
             TANDEM_OIDC_ALLOWED_DOMAINS: "acme.test",
+            TANDEM_OIDC_TEAM_GROUPS: "platform=Platform:member,platform-leads=Platform:admin",
+            TANDEM_OIDC_ADMIN_GROUPS: "tandem-admins",
           }
         : {}),
       // The test git server speaks plain http on loopback; tokens may go to it.

@@ -5,7 +5,9 @@ import { OIDC_CLIENT } from "./fixtures/oidc-client";
 
 // Single sign-on through a real OpenID provider (e2e/fixtures/oidc-provider.ts, started by
 // scripts/e2e.mjs): people of the admitted domain (acme.test) get an account at their first
-// sign-in; anyone else is told why they were not let in. The first-run spec made the admin.
+// sign-in; anyone else is told why they were not let in; the groups platform and platform-leads
+// make them a member or an admin of the team Platform, and an admin can disable them. The
+// first-run spec made the admin.
 
 /** The provider's development pages ask for a web font and have no icon: not Tandem's errors. */
 const allowProviderPages = (pageErrors: PageErrors) => pageErrors.allow(/fonts\.googleapis\.com|favicon\.ico/);
@@ -55,5 +57,37 @@ test("someone outside the admitted domains is turned away with a reason", async 
   await expect(page.getByTestId("sso-error")).toContainText("domain is not admitted");
   const me = await page.evaluate(async () => (await fetch("/api/trpc/account.me")).status);
   expect(me).toBe(401);
+  await context.close();
+});
+
+test("the provider's groups make a team admin, and a disabled person is refused at their next request", async ({
+  browser,
+  page,
+  pageErrors,
+}) => {
+  allowProviderPages(pageErrors);
+  // The refused requests after the admin disabled the person.
+  pageErrors.allow(/401 /);
+  const context = await newContext(browser);
+  const gil = await context.newPage();
+  const login = `gil-${Date.now()}`;
+  await signOnAs(gil, `${login}#platform-leads,unmapped`);
+  await gil.waitForURL((url) => !url.pathname.startsWith("/sign-in") && url.port !== "");
+  await gil.getByTestId("team-switcher").selectOption({ label: "Platform" });
+  await expect(gil.getByTestId("team-role")).toHaveText("admin");
+  await gil.screenshot({ path: screenshotPath("sso-group-team") });
+
+  // The first-run admin disables Gil on the admin page.
+  await page.goto("/admin");
+  const row = page.locator(`[data-testid="user-row"][data-email="${login}@acme.test"]`);
+  await row.getByTestId("user-toggle-disabled").click();
+  await expect(row.getByTestId("user-disabled")).toBeVisible();
+  await page.getByTestId("users-card").screenshot({ path: screenshotPath("admin-users") });
+
+  expect(await gil.evaluate(async () => (await fetch("/api/trpc/account.me")).status)).toBe(401);
+  await context.clearCookies();
+  await signOnAs(gil, `${login}#platform-leads`);
+  await gil.waitForURL(/\/sign-in/);
+  await expect(gil.getByTestId("sso-error")).toContainText("disabled your account");
   await context.close();
 });

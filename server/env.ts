@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, type SandboxLimits } from "@/lib/sandbox-limits";
 import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { internalHostEntry } from "@/lib/egress-policy";
 import { parseForges, type Forges } from "@/lib/git-forges";
-import type { SsoConfig } from "@/lib/sso";
+import { parseTeamGroups, type SsoConfig } from "@/lib/sso";
 import {
   EMBEDDING_PROVIDERS,
   PROVIDERS,
@@ -146,6 +146,22 @@ const schema = z.object({
   TANDEM_OIDC_CLIENT_SECRET: optionalString,
   TANDEM_OIDC_NAME: optionalString,
   TANDEM_OIDC_ALLOWED_DOMAINS: optionalString,
+  // Which provider groups make people members of which teams, and which make them the instance's
+  // admins (docs/configuration.md#groups-teams-and-roles).
+  TANDEM_OIDC_GROUPS_CLAIM: optionalString,
+  TANDEM_OIDC_TEAM_GROUPS: optionalString.pipe(
+    z
+      .string()
+      .optional()
+      .superRefine((text, ctx) => {
+        try {
+          if (text) parseTeamGroups(text);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+        }
+      }),
+  ),
+  TANDEM_OIDC_ADMIN_GROUPS: optionalString,
   TANDEM_PASSWORD_SIGN_IN: z.enum(["true", "false", "1", "0"]).optional(),
   // Outgoing mail for the agent's send_email tool: registered only when SMTP_HOST and SMTP_FROM are set.
   SMTP_HOST: optionalString,
@@ -406,6 +422,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             allowedDomains: (e.TANDEM_OIDC_ALLOWED_DOMAINS ?? "")
               .split(",")
               .map((domain) => domain.trim().toLowerCase().replace(/^@/, ""))
+              .filter(Boolean),
+            groupsClaim: e.TANDEM_OIDC_GROUPS_CLAIM ?? "groups",
+            teamGroups: e.TANDEM_OIDC_TEAM_GROUPS ? parseTeamGroups(e.TANDEM_OIDC_TEAM_GROUPS) : [],
+            adminGroups: (e.TANDEM_OIDC_ADMIN_GROUPS ?? "")
+              .split(",")
+              .map((group) => group.trim())
               .filter(Boolean),
           }
         : undefined,

@@ -50,6 +50,7 @@ import { createUnsavedJournal } from "@/server/live-docs/unsaved-journal";
 import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
+import { createProjectWebhooks } from "@/server/services/project-webhooks";
 import { createSessionTrees } from "@/server/services/session-trees";
 import { resealGitCredentials } from "@/server/services/git-credentials";
 import { resealSecrets, secretEnvironment } from "@/server/services/secrets";
@@ -140,7 +141,7 @@ export async function createServices(
     secret,
     publicUrl: config.publicUrl,
     secureCookies: config.publicUrl?.startsWith("https:") ?? false,
-    onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
+    onAccessChanged: (userId) => accessChanges.publish({ kind: "user", userId }),
     sso: config.sso,
     passwordSignIn: config.passwordSignIn,
   });
@@ -319,6 +320,7 @@ export async function createServices(
     git,
     gitCipher,
     trees,
+    webhooks: createProjectWebhooks(db, gitCipher),
     workspaces,
   };
   return {

@@ -5,11 +5,12 @@ import { useState } from "react";
 import { CommandGuardCard } from "@/components/auth/command-guard-card";
 import { InviteLinks } from "@/components/auth/invite-links";
 import { NetworkPoliciesCard } from "@/components/auth/network-policies-card";
+import { UsersCard } from "@/components/auth/users-card";
 import { WebSearchCard } from "@/components/auth/web-search-card";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 
-export function AdminSettings({ role }: { role: string }) {
+export function AdminSettings({ role, selfId }: { role: string; selfId: string }) {
   if (role !== "admin") {
     return <div className="notice notice-error">Only an admin can change these settings.</div>;
   }
@@ -18,6 +19,7 @@ export function AdminSettings({ role }: { role: string }) {
       <h1>Admin settings</h1>
       <SignupModeCard />
       <InviteLinks />
+      <UsersCard selfId={selfId} />
       <WebSearchCard />
       <CommandGuardCard />
       <SandboxCard />

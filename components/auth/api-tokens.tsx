@@ -9,6 +9,17 @@ import { API_TOKEN_SCOPE_LABELS, API_TOKEN_SCOPES, type ApiTokenScope } from "@/
 
 const EXPIRY_DAYS = [7, 30, 90, 365];
 
+type TokenRow = {
+  id: string;
+  name: string;
+  scopes: ApiTokenScope[];
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+type Made = { token: string };
+type TokenInput = { name: string; scopes: ApiTokenScope[]; expiresInDays: number };
+
 /**
  * A person's API tokens, for scripts and CI (docs/api.md): each acts as them, limited to its scopes,
  * until it expires or is revoked. Its text is shown once, right after it is made.
@@ -17,38 +28,98 @@ export function ApiTokens() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.apiToken.list.queryOptions());
+  const refresh = () => void queryClient.invalidateQueries(trpc.apiToken.list.queryFilter());
+  const create = useMutation(trpc.apiToken.create.mutationOptions({ onSettled: refresh }));
+  const revoke = useMutation(trpc.apiToken.revoke.mutationOptions({ onSettled: refresh }));
+  return (
+    <TokenCard
+      title="API tokens"
+      hint="It acts as you, limited to its scopes, until it expires or you revoke it."
+      tokens={tokens.data}
+      pending={tokens.isPending}
+      create={(input) => create.mutateAsync(input)}
+      revoke={(id) => revoke.mutateAsync({ id })}
+      busy={create.isPending || revoke.isPending}
+      error={create.error ?? revoke.error}
+      testId="api-tokens"
+    />
+  );
+}
+
+/**
+ * A team's tokens (its owners and admins manage them): each acts as an account of the team's own,
+ * in this team only, by the team's rules, whoever made it and whether or not they stay.
+ */
+export function TeamTokens({ teamId }: { teamId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const tokens = useQuery(trpc.apiToken.teamList.queryOptions({ teamId }));
+  const refresh = () => void queryClient.invalidateQueries(trpc.apiToken.teamList.queryFilter({ teamId }));
+  const create = useMutation(trpc.apiToken.teamCreate.mutationOptions({ onSettled: refresh }));
+  const revoke = useMutation(trpc.apiToken.teamRevoke.mutationOptions({ onSettled: refresh }));
+  return (
+    <TokenCard
+      title="Team tokens"
+      hint="It acts for the team, in the team's projects only, limited to its scopes, until it expires or is revoked; it belongs to no person."
+      tokens={tokens.data}
+      pending={tokens.isPending}
+      create={(input) => create.mutateAsync({ teamId, ...input })}
+      revoke={(id) => revoke.mutateAsync({ teamId, id })}
+      busy={create.isPending || revoke.isPending}
+      error={create.error ?? revoke.error}
+      testId="team-tokens"
+    />
+  );
+}
+
+function TokenCard({
+  title,
+  hint,
+  tokens,
+  pending,
+  create,
+  revoke,
+  busy,
+  error,
+  testId,
+}: {
+  title: string;
+  hint: string;
+  tokens: TokenRow[] | undefined;
+  pending: boolean;
+  create: (input: TokenInput) => Promise<Made>;
+  revoke: (id: string) => Promise<unknown>;
+  busy: boolean;
+  error: unknown;
+  testId: string;
+}) {
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<ApiTokenScope[]>(["read"]);
   const [days, setDays] = useState(30);
   const [made, setMade] = useState<string | null>(null);
-  const refresh = () => void queryClient.invalidateQueries(trpc.apiToken.list.queryFilter());
-  const create = useMutation(
-    trpc.apiToken.create.mutationOptions({
-      onSuccess: ({ token }) => {
-        setMade(token);
-        setName("");
-      },
-      onSettled: refresh,
-    }),
-  );
-  const revoke = useMutation(trpc.apiToken.revoke.mutationOptions({ onSettled: refresh }));
   const toggle = (scope: ApiTokenScope, on: boolean) =>
     setScopes((now) => (on ? [...now, scope] : now.filter((s) => s !== scope)));
   const now = Date.now();
 
   return (
-    <section className="card stack" data-testid="api-tokens">
-      <h2>API tokens</h2>
+    <section className="card stack" data-testid={testId}>
+      <h2>{title}</h2>
       <p className="hint">
-        For scripts and CI: send one as <code>Authorization: Bearer &lt;token&gt;</code>. It acts as you, limited to its
-        scopes, until it expires or you revoke it. Only its hash is stored.
+        For scripts and CI: send one as <code>Authorization: Bearer &lt;token&gt;</code>. {hint} Only its hash is
+        stored.
       </p>
       <form
         className="stack"
         onSubmit={(event) => {
           event.preventDefault();
           setMade(null);
-          create.mutate({ name, scopes, expiresInDays: days });
+          create({ name, scopes, expiresInDays: days }).then(
+            ({ token }) => {
+              setMade(token);
+              setName("");
+            },
+            () => undefined,
+          );
         }}
       >
         <div className="row">
@@ -72,7 +143,7 @@ export function ApiTokens() {
               </option>
             ))}
           </select>
-          <button className="btn btn-primary" type="submit" disabled={create.isPending} data-testid="create-api-token">
+          <button className="btn btn-primary" type="submit" disabled={busy} data-testid="create-api-token">
             Create token
           </button>
         </div>
@@ -94,11 +165,11 @@ export function ApiTokens() {
           ))}
         </fieldset>
       </form>
-      {(create.error ?? revoke.error) && <div className="error-text">{errorMessage(create.error ?? revoke.error)}</div>}
+      {error ? <div className="error-text">{errorMessage(error)}</div> : null}
       {made && (
         <ShownOnceLink message="Copy the token now: it is shown only this once." url={made} testId="api-token-made" />
       )}
-      {tokens.data && tokens.data.length > 0 ? (
+      {tokens && tokens.length > 0 ? (
         <table className="table" data-testid="api-token-table">
           <thead>
             <tr>
@@ -110,7 +181,7 @@ export function ApiTokens() {
             </tr>
           </thead>
           <tbody>
-            {tokens.data.map((token) => {
+            {tokens.map((token) => {
               const ended = token.revokedAt ? "revoked" : new Date(token.expiresAt).getTime() <= now ? "expired" : null;
               return (
                 <tr key={token.id} className={ended ? "muted" : undefined}>
@@ -123,8 +194,8 @@ export function ApiTokens() {
                       <button
                         type="button"
                         className="btn btn-ghost btn-sm"
-                        onClick={() => revoke.mutate({ id: token.id })}
-                        disabled={revoke.isPending}
+                        onClick={() => void revoke(token.id).catch(() => undefined)}
+                        disabled={busy}
                         data-testid={`revoke-api-token-${token.name}`}
                       >
                         Revoke
@@ -137,7 +208,7 @@ export function ApiTokens() {
           </tbody>
         </table>
       ) : (
-        <p className="hint">{tokens.isPending ? "Loading…" : "No tokens yet."}</p>
+        <p className="hint">{pending ? "Loading…" : "No tokens yet."}</p>
       )}
     </section>
   );

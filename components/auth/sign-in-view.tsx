@@ -7,7 +7,7 @@ import { authClient, authErrorMessage } from "@/components/auth/auth-client";
 import { AuthForm } from "@/components/auth/auth-form";
 import { afterSignInPath, useAccountStatus } from "@/components/auth/use-account";
 import { Brand } from "@/components/ui/brand";
-import { SSO_NOT_ADMITTED, SSO_PROVIDER_ID } from "@/lib/sso";
+import { ACCOUNT_DISABLED, SSO_NOT_ADMITTED, SSO_PROVIDER_ID } from "@/lib/sso";
 
 export function SignInView() {
   const status = useAccountStatus();
@@ -123,6 +123,7 @@ function SsoButton({ name, next }: { name: string; next: string }) {
 
 /** better-auth comes back from a refused sign-on with `?error=<code>`. */
 function ssoErrorMessage(code: string): string {
+  if (code === ACCOUNT_DISABLED) return "Your sign-on worked, but an admin disabled your account on this Tandem.";
   if (code === SSO_NOT_ADMITTED || /signup|sign_up|unable_to_create_user/i.test(code))
     return "Your sign-on worked, but this Tandem has no account for you: your email's domain is not admitted. Ask an admin for an invitation.";
   return `Single sign-on did not complete (${code.replace(/[^\w.-]/g, " ").slice(0, 80)}). Try again, or ask an admin.`;

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+import { TeamTokens } from "@/components/auth/api-tokens";
 import { GitCredentials } from "@/components/git/git-credentials";
 import { InternalHostsCard } from "@/components/team/internal-hosts-card";
 import { SecretsCard } from "@/components/secrets/secrets-card";
@@ -57,6 +58,7 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
       {team.data && <GitCredentials scope={{ kind: "team", teamId, manage }} />}
       {team.data && team.data.role !== "viewer" && <SecretsCard scope={{ kind: "team", teamId, manage }} />}
       {team.data && <InternalHostsCard teamId={teamId} manage={manage} />}
+      {manage && <TeamTokens teamId={teamId} />}
     </>
   );
 }

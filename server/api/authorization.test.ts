@@ -11,6 +11,7 @@ import { createShareLink } from "@/server/db/repositories/share-links";
 import { addMember, createTeam } from "@/server/db/repositories/teams";
 import { findProject } from "@/server/db/repositories/projects";
 import type { ApiTokenScope } from "@/lib/api-tokens";
+import { createApiTokenReader, issueTeamToken } from "@/server/auth/api-tokens";
 
 // The authorization matrix: every procedure × every kind of caller, with the outcome each must get.
 // Every procedure has a rule here; a procedure added without one fails the first test, so nobody
@@ -27,7 +28,9 @@ import type { ApiTokenScope } from "@/lib/api-tokens";
 //   session-collaborate, approval-collaborate: taking part (writers, and team members with a collaborate link);
 //   session-manage: the session's author or a team admin;
 //   project-run: starting an agent session (writers; an API token's `run` scope);
-//   browser: a signed-in person from their browser, never with an API token (managing the tokens).
+//   browser: a signed-in person from their browser, never with an API token (managing the tokens);
+//   team-token-admin: a team's owners and admins from their browser (managing the team's tokens);
+//   project-admin-browser: a project's admins from their browser (its webhook's secret).
 // Calls made with an API token are the owner's, narrowed by the token's scopes (tokenExpected below).
 type Rule =
   | "public"
@@ -41,6 +44,8 @@ type Rule =
   | "team-read"
   | "team-write"
   | "team-admin"
+  | "team-token-admin"
+  | "project-admin-browser"
   | "session-read"
   | "session-view"
   | "session-write"
@@ -53,6 +58,9 @@ const rules: Record<string, Rule> = {
   "apiToken.list": "browser",
   "apiToken.create": "browser",
   "apiToken.revoke": "browser",
+  "apiToken.teamList": "team-token-admin",
+  "apiToken.teamCreate": "team-token-admin",
+  "apiToken.teamRevoke": "team-token-admin",
   "account.settings": "admin",
   "account.setSignupMode": "admin",
   "account.commandGuard": "admin",
@@ -63,6 +71,8 @@ const rules: Record<string, Rule> = {
   "account.invites": "admin",
   "account.createInvite": "admin",
   "account.revokeInvite": "admin",
+  "account.users": "admin",
+  "account.setUserDisabled": "admin",
   "team.list": "user",
   "team.create": "user",
   "team.get": "team-read",
@@ -236,6 +246,9 @@ const rules: Record<string, Rule> = {
   "secret.teamList": "team-write",
   "secret.teamSet": "team-admin",
   "secret.teamRemove": "team-admin",
+  "webhook.get": "project-admin",
+  "webhook.enable": "project-admin-browser",
+  "webhook.disable": "project-admin-browser",
 };
 
 const ACTORS = [
@@ -271,6 +284,8 @@ const table: Record<Rule, [Outcome, Outcome, Outcome, Outcome, Outcome, Outcome,
   "team-read": /*           */ [U, N, A, A, A, A, U, A, N],
   "team-write": /*          */ [U, N, F, A, A, A, U, F, N],
   "team-admin": /*          */ [U, N, F, F, A, A, U, F, N],
+  "team-token-admin": /*    */ [U, N, F, F, A, A, U, F, N],
+  "project-admin-browser": /**/ [U, N, F, F, A, A, U, F, N],
   "session-read": /*        */ [U, N, A, A, A, A, U, A, N],
   "session-view": /*        */ [U, N, A, A, A, A, A, A, A],
   "session-write": /*       */ [U, N, F, A, A, A, U, F, N],
@@ -306,6 +321,8 @@ const TOKEN_NEEDS: Record<Rule, ApiTokenScope | "never"> = {
   "team-read": "read",
   "team-write": "write",
   "team-admin": "admin",
+  "team-token-admin": "never",
+  "project-admin-browser": "never",
   "session-read": "read",
   "session-view": "read",
   "session-write": "write",
@@ -315,10 +332,13 @@ const TOKEN_NEEDS: Record<Rule, ApiTokenScope | "never"> = {
 };
 const RUN_RULES = new Set<Rule>(["project-run", "session-collaborate", "approval-collaborate"]);
 
-/** What the owner gets from `path` with a token of these scopes: the owner's own outcome, or refused. */
-function tokenExpected(path: string, scopes: readonly ApiTokenScope[]): Outcome {
+/**
+ * What the owner gets from `path` with a token of these scopes: the owner's own outcome, or
+ * refused. A team token is its team's account with the role its scopes need (`as`).
+ */
+function tokenExpected(path: string, scopes: readonly ApiTokenScope[], as: Actor = "owner"): Outcome {
   const rule = rules[path]!;
-  const owner = expected(path, "owner");
+  const owner = expected(path, as);
   if (owner !== "allow" || rule === "public") return owner;
   const need = TOKEN_NEEDS[rule];
   if (need === "never" || !scopes.includes(need)) return F;
@@ -517,6 +537,37 @@ describe("authorization matrix", () => {
         const want = tokenExpected(path, scopes);
         const w = want === "allow" && DESTRUCTIVE.has(path) ? await makeWorld() : world;
         const got = await outcome(call(withToken(w), path, inputFor(w)));
+        if (got !== want) wrong.push(`${path}: expected ${want}, got ${got}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  // A team token is an account of the team's own, whose role its scopes decide.
+  const teamTokenRole = (scopes: readonly ApiTokenScope[]): Actor =>
+    scopes.includes("admin") ? "admin" : scopes.includes("write") || scopes.includes("run") ? "member" : "viewer";
+  for (const [name, scopes] of Object.entries(TOKENS)) {
+    it(`gives a team's ${name.replace(/^an? /, "")} its team's rules narrowed by its scopes, on every procedure`, async () => {
+      const wrong: string[] = [];
+      const made = new Map<string, Context>();
+      const withTeamToken = async (w: World): Promise<Context> => {
+        const kept = made.get(w.teamId);
+        if (kept) return kept;
+        const { token } = await issueTeamToken(env.services.db, {
+          teamId: w.teamId,
+          name: "matrix",
+          scopes: [...scopes],
+          expiresInDays: 1,
+        });
+        const login = await createApiTokenReader(env.services.db)(token);
+        const ctx: Context = { ...env.context(login!.user), token: login!.token, clientIp: "matrix" };
+        made.set(w.teamId, ctx);
+        return ctx;
+      };
+      for (const path of Object.keys(rules)) {
+        const want = tokenExpected(path, scopes, teamTokenRole(scopes));
+        const w = want === "allow" && DESTRUCTIVE.has(path) ? await makeWorld() : world;
+        const got = await outcome(call(await withTeamToken(w), path, inputFor(w)));
         if (got !== want) wrong.push(`${path}: expected ${want}, got ${got}`);
       }
       expect(wrong).toEqual([]);

@@ -25,6 +25,7 @@ import type { ProjectNetwork } from "@/server/services/network";
 import type { ProjectEnvironment } from "@/server/services/project-environment";
 import type { ProjectGit } from "@/server/services/project-git";
 import type { SessionTrees } from "@/server/services/session-trees";
+import type { ProjectWebhooks } from "@/server/services/project-webhooks";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
@@ -58,6 +59,8 @@ export type Services = {
   gitCipher: CredentialCipher;
   /** Sessions on branches of their own: their worktrees, merge into the base, discard. */
   trees: SessionTrees;
+  /** Each project's inbound webhook: its secret, its account, and the check of each delivery. */
+  webhooks: ProjectWebhooks;
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;

@@ -24,6 +24,7 @@ import { secretRouter } from "@/server/api/routers/secret";
 import { networkRouter } from "@/server/api/routers/network";
 import { portsRouter } from "@/server/api/routers/ports";
 import { environmentRouter } from "@/server/api/routers/environment";
+import { webhookRouter } from "@/server/api/routers/webhook";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -53,6 +54,7 @@ export const appRouter = router({
   tree: treeRouter,
   gitCredential: gitCredentialRouter,
   secret: secretRouter,
+  webhook: webhookRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@/server/db/client";
 import { hashToken } from "@/server/db/tokens";
 import { createApiToken, findLiveApiToken, touchApiToken } from "@/server/db/repositories/api-tokens";
-import type { AppUser } from "@/server/db/repositories/users";
+import { createTeamBot, type AppUser } from "@/server/db/repositories/users";
 import { API_TOKEN_PREFIX, type ApiTokenScope } from "@/lib/api-tokens";
 
 // Personal API tokens on the wire: `Authorization: Bearer tandem_…`. A request that presents one is
@@ -42,6 +42,29 @@ export async function issueApiToken(
     tokenHash: hashToken(token),
   });
   return { token, row };
+}
+
+/**
+ * A team token: the token of an account of the team's own, a member of that team alone with the
+ * role its scopes need (admin, member, or viewer for reading), so that it reaches the team's
+ * projects by the team's rules and nothing of any person's.
+ */
+export async function issueTeamToken(
+  db: Db,
+  input: { teamId: string; name: string; scopes: ApiTokenScope[]; expiresInDays: number },
+  now = new Date(),
+) {
+  const role = input.scopes.includes("admin")
+    ? "admin"
+    : input.scopes.includes("write") || input.scopes.includes("run")
+      ? "member"
+      : "viewer";
+  const bot = await createTeamBot(db, { teamId: input.teamId, name: `${input.name} (team token)`, role });
+  return issueApiToken(
+    db,
+    { userId: bot.id, name: input.name, scopes: input.scopes, expiresInDays: input.expiresInDays },
+    now,
+  );
 }
 
 export type ApiTokenReader = (token: string) => Promise<{ user: AppUser; token: TokenGrant } | null>;

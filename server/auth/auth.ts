@@ -2,11 +2,12 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
-import { SSO_NOT_ADMITTED, SSO_PROVIDER_ID, type SsoConfig } from "@/lib/sso";
+import { ACCOUNT_DISABLED, SSO_NOT_ADMITTED, SSO_PROVIDER_ID, groupsOf, type SsoConfig } from "@/lib/sso";
+import { applySsoGroups } from "@/server/auth/sso-groups";
 import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
-import { countUsers, promoteIfFirstUser } from "@/server/db/repositories/users";
+import { countUsers, findUser, maySignIn, promoteIfFirstUser } from "@/server/db/repositories/users";
 import {
   claimTeamInvite,
   ensurePersonalTeam,
@@ -26,8 +27,11 @@ export type AuthOptions = {
   secret: string;
   publicUrl?: string;
   secureCookies: boolean;
-  /** A login session ended (sign-out, revoked): its open connections lose its rights (server/bus/access-changes.ts). */
-  onSessionEnded?: (userId: string) => void;
+  /**
+   * A person's access changed: a login session ended (sign-out, revoked) or a sign-on changed their
+   * teams or role. Their open connections re-check (server/bus/access-changes.ts).
+   */
+  onAccessChanged?: (userId: string) => void;
   /** Sign-in with the organisation's OpenID provider; absent: email and password only. */
   sso?: SsoConfig;
   /** Email and password sign-up and sign-in (default on; off only beside single sign-on). */
@@ -38,15 +42,28 @@ export type AuthOptions = {
 // hooks get the same endpoint context.
 const claims = new WeakMap<object, TeamInviteClaim>();
 
+/** How long the groups of a sign-on's profile wait for its login session to be made. */
+const GROUPS_KEPT_MS = 60_000;
+
 export function createAuth({
   db,
   secret,
   publicUrl,
   secureCookies,
-  onSessionEnded,
+  onAccessChanged,
   sso,
   passwordSignIn = true,
 }: AuthOptions) {
+  // The groups of a sign-on in progress, by verified address: better-auth reads the profile before
+  // it knows the account, and the login session's hook then applies them (server/auth/sso-groups.ts).
+  const signOnGroups = new Map<string, { groups: string[]; at: number }>();
+  const takeGroups = (email: string) => {
+    const now = Date.now();
+    for (const [key, entry] of signOnGroups) if (now - entry.at > GROUPS_KEPT_MS) signOnGroups.delete(key);
+    const entry = signOnGroups.get(email.toLowerCase());
+    signOnGroups.delete(email.toLowerCase());
+    return entry?.groups ?? [];
+  };
   return betterAuth({
     appName: "Tandem",
     secret,
@@ -55,7 +72,7 @@ export function createAuth({
     trustedOrigins: publicUrl ? [new URL(publicUrl).origin] : sameOrigin,
     database: prismaAdapter(db, { provider: "postgresql" }),
     emailAndPassword: { enabled: passwordSignIn, minPasswordLength: 8, autoSignIn: true },
-    plugins: sso ? [ssoPlugin(sso)] : [],
+    plugins: sso ? [ssoPlugin(sso, (email, groups) => signOnGroups.set(email, { groups, at: Date.now() }))] : [],
     // The organisation's provider vouches for its people's addresses: a first sign-in with single
     // sign-on joins an existing account of the same verified email instead of failing.
     account: { accountLinking: { enabled: true, trustedProviders: sso ? [SSO_PROVIDER_ID] : [] } },
@@ -81,8 +98,22 @@ export function createAuth({
     },
     databaseHooks: {
       session: {
+        create: {
+          // A disabled account gets no login, by password or sign-on (its old ones were deleted
+          // when it was disabled: server/db/repositories/users.ts), nor does a team's own account.
+          before: async (session, ctx) => {
+            if (await maySignIn(db, session.userId)) return;
+            if (ctx && isSsoCallback(ctx)) throw ctx.redirect(`/sign-in?error=${ACCOUNT_DISABLED}`);
+            throw new APIError("FORBIDDEN", { message: "This account is disabled. Ask an admin to enable it." });
+          },
+          after: async (session, ctx) => {
+            if (!sso || !ctx || !isSsoCallback(ctx)) return;
+            const user = await findUser(db, session.userId);
+            if (user && (await applySsoGroups(db, sso, user.id, takeGroups(user.email)))) onAccessChanged?.(user.id);
+          },
+        },
         delete: {
-          after: async (session) => onSessionEnded?.(session.userId),
+          after: async (session) => onAccessChanged?.(session.userId),
         },
       },
       user: {
@@ -133,7 +164,7 @@ export function createAuth({
 
 export type Auth = ReturnType<typeof createAuth>;
 
-function ssoPlugin(sso: SsoConfig) {
+function ssoPlugin(sso: SsoConfig, onGroups: (email: string, groups: string[]) => void) {
   return genericOAuth({
     config: [
       {
@@ -146,6 +177,13 @@ function ssoPlugin(sso: SsoConfig) {
         clientSecret: sso.clientSecret,
         scopes: ["openid", "email", "profile"],
         pkce: true,
+        // The profile is the verified ID token's claims (or the user info): its groups are kept
+        // for the login session's hook. Nothing of the user's own fields changes.
+        mapProfileToUser: (profile) => {
+          if (typeof profile.email === "string")
+            onGroups(profile.email.toLowerCase(), groupsOf(profile[sso.groupsClaim]));
+          return {};
+        },
       },
     ],
   });

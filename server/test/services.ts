@@ -43,6 +43,7 @@ import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createSessionTrees } from "@/server/services/session-trees";
+import { createProjectWebhooks } from "@/server/services/project-webhooks";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
 import { createProjectEnvironment, createToolchains } from "@/server/services/project-environment";
 import { secretEnvironment } from "@/server/services/secrets";
@@ -108,7 +109,7 @@ export async function createTestServices(
     db: database.db,
     secret: "x".repeat(32),
     secureCookies: false,
-    onSessionEnded: (userId) => accessChanges.publish({ kind: "user", userId }),
+    onAccessChanged: (userId) => accessChanges.publish({ kind: "user", userId }),
   });
   const network = createProjectNetwork(database.db, { internalHosts: config.internalHosts });
   const diskBudget = options.diskBudgetMiB
@@ -267,6 +268,7 @@ export async function createTestServices(
     previewGate: createPreviewGate(database.db, linkRevocations, accessChanges),
     git,
     gitCipher,
+    webhooks: createProjectWebhooks(database.db, gitCipher),
     trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),
     presence: createPresence(),
     linkRevocations,

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { adminProcedure, protectedProcedure, publicProcedure, router } from "@/server/api/trpc";
 import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
-import { countUsers } from "@/server/db/repositories/users";
+import { TRPCError } from "@trpc/server";
+import { countUsers, listUsers, setUserDisabled } from "@/server/db/repositories/users";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { networkPolicyKind } from "@/lib/egress-policy";
@@ -81,6 +82,20 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => {
       await setSetting(ctx.services.db, "webSearch", input.backend);
       return { kind: input.backend?.kind ?? null };
+    }),
+
+  users: adminProcedure.query(({ ctx }) => listUsers(ctx.services.db)),
+
+  /** Disabling ends the person's logins and tokens at their next request, on every instance. */
+  setUserDisabled: adminProcedure
+    .input(z.object({ userId: z.string().min(1), disabled: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      if (input.userId === ctx.user.id)
+        throw new TRPCError({ code: "BAD_REQUEST", message: "You cannot disable your own account." });
+      if (!(await setUserDisabled(ctx.services.db, input.userId, input.disabled)))
+        throw new TRPCError({ code: "NOT_FOUND", message: "No such account." });
+      ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
+      return { userId: input.userId, disabled: input.disabled };
     }),
 
   invites: adminProcedure.query(({ ctx }) => invites.listInvites(ctx.services.db)),

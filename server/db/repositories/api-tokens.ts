@@ -40,6 +40,30 @@ export async function listApiTokens(db: Db, userId: string): Promise<ApiTokenRow
   return (await db.apiToken.findMany({ where: { userId }, select, orderBy: { createdAt: "desc" } })).map(asRow);
 }
 
+/** A team's tokens: each is the only token of an account of the team's own (server/auth/api-tokens.ts). */
+export async function listTeamTokens(db: Db, teamId: string): Promise<ApiTokenRow[]> {
+  return (
+    await db.apiToken.findMany({ where: { user: { botTeamId: teamId } }, select, orderBy: { createdAt: "desc" } })
+  ).map(asRow);
+}
+
+/**
+ * Revokes a team's token and takes its account out of the team, in one transaction; false when the
+ * token was not live or not this team's. Returns the account, whose open connections must re-check.
+ */
+export async function revokeTeamToken(db: Db, teamId: string, id: string): Promise<string | null> {
+  return db.$transaction(async (tx) => {
+    const token = await tx.apiToken.findFirst({
+      where: { id, revokedAt: null, user: { botTeamId: teamId } },
+      select: { userId: true },
+    });
+    if (!token) return null;
+    await tx.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
+    await tx.teamMember.deleteMany({ where: { teamId, userId: token.userId } });
+    return token.userId;
+  });
+}
+
 /** False when the token was not live or is not this person's. */
 export async function revokeApiToken(db: Db, userId: string, id: string): Promise<boolean> {
   const { count } = await db.apiToken.updateMany({
@@ -62,10 +86,10 @@ export async function findLiveApiToken(
       scopes: true,
       expiresAt: true,
       revokedAt: true,
-      user: { select: { id: true, email: true, name: true, role: true } },
+      user: { select: { id: true, email: true, name: true, role: true, disabledAt: true } },
     },
   });
-  if (!row || row.revokedAt || row.expiresAt <= now) return null;
+  if (!row || row.revokedAt || row.expiresAt <= now || row.user.disabledAt) return null;
   return { id: row.id, scopes: knownScopes(row.scopes), user: toAppUser(row.user) };
 }
 

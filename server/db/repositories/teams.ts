@@ -38,7 +38,14 @@ export async function listTeamsForUser(db: Db, userId: string): Promise<TeamSumm
     where: { userId },
     select: {
       role: true,
-      team: { select: { id: true, name: true, personal: true, _count: { select: { members: true } } } },
+      team: {
+        select: {
+          id: true,
+          name: true,
+          personal: true,
+          _count: { select: { members: { where: { user: { botTeamId: null } } } } },
+        },
+      },
     },
     orderBy: [{ team: { personal: "desc" } }, { team: { name: "asc" } }],
   });
@@ -76,7 +83,8 @@ export async function renameTeam(db: Db, teamId: string, name: string) {
 
 export async function listMembers(db: Db, teamId: string) {
   const rows = await db.teamMember.findMany({
-    where: { teamId },
+    // The team's own accounts (its tokens and webhooks) are listed with what they belong to.
+    where: { teamId, user: { botTeamId: null } },
     select: { role: true, createdAt: true, user: { select: { id: true, name: true, email: true } } },
     orderBy: { createdAt: "asc" },
   });
@@ -102,6 +110,40 @@ export async function setMemberRole(db: Db, teamId: string, userId: string, role
 
 export async function removeMember(db: Db, teamId: string, userId: string) {
   await db.teamMember.deleteMany({ where: { teamId, userId } });
+}
+
+/**
+ * Makes the person's memberships of the teams the provider's groups name match `grants` (team
+ * name → role): added, re-roled, or removed when no group grants one. Teams are found by name
+ * (the oldest shared team) or made. An owner stays an owner: ownership is given in Tandem.
+ * True when anything changed.
+ */
+export async function syncGroupTeams(
+  db: Db,
+  userId: string,
+  managedTeams: string[],
+  grants: Map<string, TeamRole>,
+): Promise<boolean> {
+  let changed = false;
+  for (const name of managedTeams) {
+    const team =
+      (await db.team.findFirst({
+        where: { name, personal: false },
+        select: { id: true },
+        orderBy: { createdAt: "asc" },
+      })) ?? (await db.team.create({ data: { name }, select: { id: true } }));
+    const current = await findTeamRole(db, team.id, userId);
+    if (current?.role === "owner") continue;
+    const role = grants.get(name);
+    if (role && current?.role !== role) {
+      await addMember(db, team.id, userId, role);
+      changed = true;
+    } else if (!role && current) {
+      await removeMember(db, team.id, userId);
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 export async function createTeamInvite(

@@ -36,3 +36,64 @@ export async function createHeadlessUser(db: Db, input: { name: string; email: s
     await db.user.create({ data: { id: randomUUID(), name: input.name, email: input.email }, select: userSelect }),
   );
 }
+
+export type UserListing = AppUser & { createdAt: Date; disabledAt: Date | null };
+
+/** Everyone with an account, for the admin page (teams' own accounts are on their team's page). */
+export async function listUsers(db: Db): Promise<UserListing[]> {
+  const rows = await db.user.findMany({
+    where: { botTeamId: null },
+    select: { ...userSelect, createdAt: true, disabledAt: true },
+    orderBy: { createdAt: "asc" },
+  });
+  return rows.map((row) => ({ ...toAppUser(row), createdAt: row.createdAt, disabledAt: row.disabledAt }));
+}
+
+/** False for a disabled account and for a team's own account (a token's or a webhook's): neither signs in. */
+export async function maySignIn(db: Db, id: string): Promise<boolean> {
+  const user = await db.user.findUnique({ where: { id }, select: { disabledAt: true, botTeamId: true } });
+  return !!user && !user.disabledAt && !user.botTeamId;
+}
+
+/**
+ * An account of a team's own (a team token's, a project webhook's), a member of that team with
+ * `role` and of no other. Its address is in a reserved domain nobody can hold.
+ */
+export async function createTeamBot(
+  db: Db,
+  input: { teamId: string; name: string; role: "admin" | "member" | "viewer" },
+): Promise<AppUser> {
+  const id = randomUUID();
+  return toAppUser(
+    await db.user.create({
+      data: {
+        id,
+        name: input.name,
+        email: `bot-${id}@bots.tandem.invalid`,
+        emailVerified: false,
+        botTeamId: input.teamId,
+        teamMemberships: { create: { teamId: input.teamId, role: input.role } },
+      },
+      select: userSelect,
+    }),
+  );
+}
+
+/**
+ * Disables an account and ends its login sessions in one transaction (a sign-in racing with it
+ * is refused by server/auth/auth.ts, which reads `disabledAt` before it makes a session), or
+ * enables it again. False when there is no such account.
+ */
+export async function setUserDisabled(db: Db, id: string, disabled: boolean): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.user.updateMany({ where: { id }, data: { disabledAt: disabled ? new Date() : null } });
+    if (disabled) await tx.loginSession.deleteMany({ where: { userId: id } });
+    return count === 1;
+  });
+}
+
+/** The instance role the provider's groups give (server/auth/sso-groups.ts); true when it changed. */
+export async function setInstanceRole(db: Db, id: string, role: UserRole): Promise<boolean> {
+  const { count } = await db.user.updateMany({ where: { id, role: { not: role } }, data: { role } });
+  return count === 1;
+}
