@@ -10,6 +10,7 @@ import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { PREVIEW_FRAMES_HEADER } from "@/lib/preview-frame";
 import { authorizeProject } from "@/server/api/access";
 import { FILE_TRANSFER_PREFIX, handleFileTransfer } from "@/server/http/file-transfer";
+import { handleProjectWebhook, WEBHOOK_PREFIX } from "@/server/http/project-webhook";
 import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { headersOf } from "@/server/http/headers";
 import { upgradeLiveDoc } from "@/server/http/live-doc-sockets";
@@ -127,6 +128,7 @@ export async function startServer(
       return;
     }
     if (url.startsWith("/api/trpc/")) return void handleTrpc(req, res);
+    if (url.startsWith(WEBHOOK_PREFIX)) return void handleProjectWebhook(services, req, res);
     if (url.startsWith(FILE_TRANSFER_PREFIX))
       return void handleFileTransfer(services, req, res, () => createContext(services, headersOf(req)));
     // The pages' frame-src names the previews' origins (proxy.ts): the Preview panel frames them.

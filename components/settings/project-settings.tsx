@@ -15,6 +15,7 @@ import { EnvironmentCard } from "@/components/settings/environment-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
+import { WebhookCard } from "@/components/settings/webhook-card";
 import { EditorCard } from "@/components/settings/editor-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
 import { SecretsCard } from "@/components/secrets/secrets-card";
@@ -57,6 +58,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <KnowledgeCard projectId={projectId} />
       <EditorCard projectId={projectId} canEdit={canAdmin} />
       <GitCard projectId={projectId} canEdit={canAdmin} />
+      {canAdmin && <WebhookCard projectId={projectId} />}
     </>
   );
 }
