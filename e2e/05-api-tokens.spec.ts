@@ -28,3 +28,58 @@ test("an API token made on the account page works for a script until it is revok
   await expect(page.getByTestId("api-token-table")).toContainText("revoked");
   expect((await listProjects()).status).toBe(401);
 });
+
+test("a team token made on the team page reaches the team's projects only, until it is revoked", async ({
+  page,
+  ide,
+  baseURL,
+}) => {
+  await ide.signIn(admin);
+  const team = `Release crew ${Date.now()}`;
+  await page.goto("/");
+  await page.getByTestId("team-new").click();
+  await page.getByTestId("team-name").fill(team);
+  await page.getByTestId("team-create").click();
+  await expect(page.getByTestId("team-switcher").locator("option:checked")).toHaveText(team);
+  await ide.createProject("Release notes");
+  await page.goto("/");
+  await page.getByTestId("team-settings").click();
+  const card = page.getByTestId("team-tokens");
+  await card.getByTestId("api-token-name").fill("release-bot");
+  await card.getByTestId("api-token-scope-run").check();
+  await card.getByTestId("create-api-token").click();
+  const token = await card.getByTestId("api-token-made").inputValue();
+  expect(token).toMatch(/^tandem_/);
+  // The token's own account is not one of the team's people.
+  await expect(page.getByTestId("team-members")).not.toContainText("release-bot");
+
+  const listProjects = () =>
+    fetch(`${baseURL}/api/trpc/project.list`, { headers: { authorization: `Bearer ${token}` } });
+  const listed = await listProjects();
+  expect(listed.status).toBe(200);
+  const names = JSON.stringify(await listed.json());
+  expect(names).toContain("Release notes");
+  // The admin's own projects in other teams are not the team token's.
+  expect(names).not.toContain("Scripted from CI");
+
+  await page.reload();
+  await expect(card.getByTestId("api-token-table")).toContainText("read, run");
+  await card.screenshot({ path: screenshotPath("team-tokens") });
+  await card.getByTestId("revoke-api-token-release-bot").click();
+  await expect(card.getByTestId("api-token-table")).toContainText("revoked");
+  expect((await listProjects()).status).toBe(401);
+});
+
+test("a project's admin makes its webhook and sees the secret once", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.createProject("Hooked");
+  await page.getByTestId("project-settings").click();
+  const card = page.getByTestId("webhook-card");
+  await card.getByTestId("webhook-enable").click();
+  await expect(card.getByTestId("webhook-secret")).toHaveValue(/^whsec_/);
+  await expect(card.getByTestId("webhook-url")).toContainText("/api/hooks/projects/");
+  await card.screenshot({ path: screenshotPath("webhook") });
+  await page.reload();
+  await expect(page.getByTestId("webhook-card").getByTestId("webhook-secret")).toHaveCount(0);
+  await expect(page.getByTestId("webhook-card").getByTestId("webhook-rotate")).toBeVisible();
+});

@@ -16,7 +16,7 @@ import { WEBHOOK_TOLERANCE_SECONDS } from "@/lib/webhooks";
 // delivery id and body, a timestamp within minutes, a delivery id never seen before.
 
 export type WebhookRefusal = { ok: false; status: 401 | 404 | 409; message: string };
-export type WebhookCheck = { ok: true; botUserId: string; forgeLogins: string[] } | WebhookRefusal;
+export type WebhookCheck = { ok: true; botUserId: string } | WebhookRefusal;
 
 export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
   const keyOf = async (projectId: string) => {
@@ -32,7 +32,7 @@ export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
   return {
     async get(projectId: string) {
       const row = await findProjectWebhook(db, projectId);
-      return row && { createdAt: row.createdAt, updatedAt: row.updatedAt, forgeLogins: row.forgeLogins };
+      return row && { createdAt: row.createdAt, updatedAt: row.updatedAt };
     },
 
     /** Makes the webhook, or gives it a new secret (the old one stops at once); the secret, this once. */
@@ -67,7 +67,7 @@ export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
         return { ok: false, status: 401, message: "The timestamp is too old or in the future." };
       if (!(await firstDelivery(projectId, delivery, now)))
         return { ok: false, status: 409, message: "This delivery was received already." };
-      return { ok: true, botUserId: found.row.botUserId, forgeLogins: found.row.forgeLogins };
+      return { ok: true, botUserId: found.row.botUserId };
     },
   };
 }

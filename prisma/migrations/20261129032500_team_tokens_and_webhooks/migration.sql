@@ -8,7 +8,6 @@ CREATE TABLE "project_webhook" (
     "keyId" TEXT NOT NULL,
     "secret" BYTEA NOT NULL,
     "botUserId" TEXT NOT NULL,
-    "forgeLogins" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,
 

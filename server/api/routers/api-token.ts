@@ -31,7 +31,7 @@ export const apiTokenRouter = router({
 
   /** The team's token acts as an account of the team's own; its text is in this answer only. */
   teamCreate: teamTokenProcedure.input(createApiTokenInput).mutation(async ({ ctx, input }) => {
-    const { token, row } = await issueTeamToken(ctx.services.db, { teamId: ctx.team.id, ...input });
+    const { token, row } = await issueTeamToken(ctx.services.db, { ...input, teamId: ctx.team.id });
     return { token, apiToken: row };
   }),
 

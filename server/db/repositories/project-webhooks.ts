@@ -8,7 +8,6 @@ export type ProjectWebhookRow = {
   keyId: string;
   secret: Uint8Array;
   botUserId: string;
-  forgeLogins: string[];
   createdAt: Date;
   updatedAt: Date;
 };
