@@ -48,7 +48,27 @@ describe("loadConfig", () => {
       clientSecret: "s3cret",
       name: "single sign-on",
       allowedDomains: ["acme.com", "acme.de"],
+      groupsClaim: "groups",
+      teamGroups: [],
+      adminGroups: [],
     });
+    const grouped = loadConfig({
+      ...sso,
+      TANDEM_OIDC_GROUPS_CLAIM: "roles",
+      TANDEM_OIDC_TEAM_GROUPS: "platform=Platform:member, leads=Platform:admin",
+      TANDEM_OIDC_ADMIN_GROUPS: "tandem-admins, ops",
+    }).sso;
+    expect(grouped).toMatchObject({
+      groupsClaim: "roles",
+      teamGroups: [
+        { group: "platform", team: "Platform", role: "member" },
+        { group: "leads", team: "Platform", role: "admin" },
+      ],
+      adminGroups: ["tandem-admins", "ops"],
+    });
+    expect(() => loadConfig({ ...sso, TANDEM_OIDC_TEAM_GROUPS: "platform=Platform:boss" })).toThrow(
+      /TANDEM_OIDC_TEAM_GROUPS.*role one of/s,
+    );
     expect(loadConfig({ ...sso, TANDEM_PASSWORD_SIGN_IN: "false" }).passwordSignIn).toBe(false);
     expect(() => loadConfig({ TANDEM_OIDC_ISSUER: "https://id.acme.com" })).toThrow(/TANDEM_OIDC_CLIENT_ID/);
     expect(() => loadConfig({ TANDEM_PASSWORD_SIGN_IN: "false" })).toThrow(/TANDEM_PASSWORD_SIGN_IN/);

@@ -22,6 +22,8 @@ let cookie: string;
 let projectId: string;
 let sessionId: string;
 let terminalId: string;
+let teamId: string;
+let ownerId: string;
 
 type Client = ReturnType<typeof createTRPCClient<AppRouter>>;
 const overHttp = (headers: Record<string, string>): Client =>
@@ -52,6 +54,8 @@ beforeAll(async () => {
   const owner = await signUpPerson(env.services, "Olive");
   cookie = owner.cookie;
   const team = await createTeam(env.services.db, { name: "Acme", ownerId: owner.id });
+  teamId = team.id;
+  ownerId = owner.id;
   projectId = (await browser().project.create.mutate({ name: "Scripts", teamId: team.id })).id;
   sessionId = (
     await createSession(env.services.db, {
@@ -158,6 +162,37 @@ describe("API tokens on the sockets", () => {
     await until(() => seen.includes("writer-42"), "the write token's command ran", 10_000);
     expect(seen).not.toContain("reader-41");
     for (const ws of [watch.ws, asReader.ws, asWriter.ws]) ws!.close();
+  });
+
+  it("lets a team's write token open and type in a terminal of the team's project, and no other team's", async () => {
+    const own = await browser().apiToken.teamCreate.mutate({
+      teamId,
+      name: "team writer",
+      scopes: ["read", "write"],
+      expiresInDays: 1,
+    });
+    const elsewhere = await createTeam(env.services.db, { name: "Elsewhere", ownerId });
+    const other = await browser().apiToken.teamCreate.mutate({
+      teamId: elsewhere.id,
+      name: "other team",
+      scopes: ["read", "write"],
+      expiresInDays: 1,
+    });
+    const host = { protocol: "http:", host: new URL(base).host };
+    expect((await upgrade(terminalSocketUrl(host, projectId, terminalId), bearer(other.token))).status).toBe(404);
+    const terminal = await overHttp(bearer(own.token)).terminal.create.mutate({ projectId, cols: 80, rows: 24 });
+    const url = terminalSocketUrl(host, projectId, terminal.id);
+    const asTeam = await upgrade(url, bearer(own.token));
+    expect(asTeam.status).toBe(101);
+    let seen = "";
+    asTeam.ws!.on("message", (data, binary) => {
+      if (binary) seen += data.toString();
+    });
+    asTeam.ws!.send(JSON.stringify({ type: "input", data: "echo team-$((40+3))\r" }));
+    await until(() => seen.includes("team-43"), "the team token's command ran", 10_000);
+    asTeam.ws!.close();
+    await browser().apiToken.teamRevoke.mutate({ teamId, id: own.apiToken.id });
+    expect((await upgrade(url, bearer(own.token))).status).toBe(401);
   });
 
   it("streams a session over the tRPC WebSocket with a token, and ends within 2 s of revoking it", async () => {
