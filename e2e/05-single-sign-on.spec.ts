@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, newContext, screenshotPath, test } from "./fixtures";
+import { admin, expect, newContext, screenshotPath, test } from "./fixtures";
 import type { PageErrors } from "./page-errors";
 import { OIDC_CLIENT } from "./fixtures/oidc-client";
 
@@ -63,6 +63,7 @@ test("someone outside the admitted domains is turned away with a reason", async 
 test("the provider's groups make a team admin, and a disabled person is refused at their next request", async ({
   browser,
   page,
+  ide,
   pageErrors,
 }) => {
   allowProviderPages(pageErrors);
@@ -78,6 +79,7 @@ test("the provider's groups make a team admin, and a disabled person is refused 
   await gil.screenshot({ path: screenshotPath("sso-group-team") });
 
   // The first-run admin disables Gil on the admin page.
+  await ide.signIn(admin);
   await page.goto("/admin");
   const row = page.locator(`[data-testid="user-row"][data-email="${login}@acme.test"]`);
   await row.getByTestId("user-toggle-disabled").click();
