@@ -216,6 +216,18 @@ export const eventPayloadSchemas = {
   restore_undone: z.object({ undoId: z.string(), by: person }),
   /** The sandbox's egress proxy refused these hosts during tool call `toolCallId`: the session offers to allow them. */
   network_denied: z.object({ turnId, toolCallId: z.string(), hosts: z.array(z.string()).min(1) }),
+  /** One of the project's hooks (.tandem/hooks.json) ran around tool call `toolCallId`: what it printed, and whether it blocked. */
+  hook_ran: z.object({
+    turnId,
+    toolCallId: z.string(),
+    hookEvent: z.enum(["PreToolUse", "PostToolUse", "FileWritten"]),
+    command: z.string(),
+    outcome: z.enum(["ok", "blocked", "failed", "timed_out", "refused"]),
+    exitCode: z.number().int().nullable(),
+    output: z.string(),
+  }),
+  /** The project's hooks file is there but does not run (not approved, changed since, or broken): why. */
+  hooks_held: z.object({ turnId, reason: z.string() }),
   /** A project admin added `host` to the project's network allow-list from this session. */
   network_host_allowed: z.object({ host: z.string(), by: person }),
   /** Someone opened a pull request through the git host's API (Source Control) while this session was open: everyone in it sees the link. */

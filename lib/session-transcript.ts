@@ -69,6 +69,16 @@ export type TranscriptItem =
   | { kind: "context"; seq: number; turnId: string; label: string }
   | { kind: "error"; seq: number; code: string; message: string }
   | { kind: "notice"; seq: number; text: string }
+  /** A project hook ran around a tool call (its output, whether it blocked the call). */
+  | {
+      kind: "hook";
+      seq: number;
+      toolCallId: string;
+      hookEvent: string;
+      command: string;
+      outcome: "ok" | "blocked" | "failed" | "timed_out" | "refused";
+      output: string;
+    }
   /** The egress proxy refused `host` during a tool call; `allowedBy` once someone allowed it from the session. */
   | { kind: "network"; seq: number; toolCallId: string; host: string; allowedBy?: { id: string; name: string } }
   /** The workspace was snapshotted before this turn's first change: "Restore to before this turn". */
@@ -336,6 +346,14 @@ export function foldTranscript(events: SessionEvent[], provisional?: Map<number,
           denials.push(item);
           out.push(item);
         }
+        break;
+      case "hook_ran": {
+        const { turnId: _turn, exitCode: _exit, ...hook } = event.payload;
+        out.push({ kind: "hook", seq: event.seq, ...hook });
+        break;
+      }
+      case "hooks_held":
+        out.push({ kind: "notice", seq: event.seq, text: event.payload.reason });
         break;
       case "network_host_allowed":
         // Every card still asking about this host is answered: the host is on the list now.

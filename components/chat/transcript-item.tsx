@@ -34,6 +34,14 @@ const ERROR_HELP: Record<string, string> = {
   context_too_long: "Start a new session, or ask for a smaller piece of work.",
 };
 
+const HOOK_OUTCOMES: Record<Extract<TranscriptItem, { kind: "hook" }>["outcome"], string> = {
+  ok: "ran",
+  blocked: "blocked the call",
+  failed: "failed (the call went on)",
+  timed_out: "timed out and was stopped",
+  refused: "refused by the project's rules",
+};
+
 export function TranscriptItemView({
   item,
   isLast,
@@ -172,6 +180,18 @@ export function TranscriptItemView({
           </div>
         </div>
       );
+    case "hook":
+      return (
+        <details className="reasoning" data-testid="hook-run" data-outcome={item.outcome}>
+          <summary>
+            Hook {item.hookEvent} <code>{item.command}</code>:{" "}
+            {item.outcome === "blocked" && item.hookEvent !== "PreToolUse"
+              ? "sent its output to the agent"
+              : HOOK_OUTCOMES[item.outcome]}
+          </summary>
+          {item.output && <pre className="reasoning-text">{item.output}</pre>}
+        </details>
+      );
     case "notice":
       return (
         <div className="notice-line" data-testid="notice">
@@ -219,5 +239,7 @@ export function transcriptKey(item: TranscriptItem): string {
       return `e${item.seq}`;
     case "notice":
       return `o${item.seq}`;
+    case "hook":
+      return `h${item.seq}`;
   }
 }

@@ -9,6 +9,7 @@ import { AppShell } from "@/components/auth/app-shell";
 import { errorMessage } from "@/components/ui/error-message";
 import { AgentSettingsCard } from "@/components/settings/agent-settings-card";
 import { DiscoveryCard } from "@/components/settings/discovery-card";
+import { HooksCard } from "@/components/settings/hooks-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { NetworkCard } from "@/components/settings/network-card";
 import { EnvironmentCard } from "@/components/settings/environment-card";
@@ -53,6 +54,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       {canWrite && <SecretsCard scope={{ kind: "project", projectId, manage: canAdmin }} />}
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
+      <HooksCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
       <KnowledgeCard projectId={projectId} />

@@ -73,6 +73,7 @@ export type ProjectAgentSettings = {
   loopGuardRepeats: number;
   excludeTools: unknown;
   deferToolsOver: number;
+  hooksDigest: string | null;
 };
 
 /** An admin's prices and limits for one model (model.setSettings); null fields fall back to the catalog. */

@@ -288,8 +288,23 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
       toolName: tool.name,
     });
   }
-  const run = await runTool(tool, call.payload.input, runner.turn.toolContext(call.payload.toolCallId, grant));
+  const hooked = {
+    turnId: runner.turnId,
+    toolCallId: call.payload.toolCallId,
+    toolName: tool.name,
+    input: call.payload.input,
+  };
+  const blocked = (await runner.turn.hooks?.before(hooked))?.blocked;
+  if (blocked) {
+    const reason = `A project hook blocked this ${tool.name} call: ${blocked}`;
+    return () => recordResult(runner, call, false, `Error [BLOCKED_BY_HOOK]: ${reason}`, "BLOCKED_BY_HOOK", 0);
+  }
+  const written = new Set<string>();
+  const ctx = runner.turn.toolContext(call.payload.toolCallId, grant);
+  const run = await runTool(tool, call.payload.input, { ...ctx, wrote: (path) => written.add(path) });
   let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
+  const feedback = await runner.turn.hooks?.after(hooked, { ok: !run.error, llm }, [...written]);
+  if (feedback) llm += `\n\n${feedback}`;
   const instructions = run.error
     ? null
     : await runner.turn.folderInstructions?.(tool, call.payload.input).catch(() => null);

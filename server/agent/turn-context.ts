@@ -7,6 +7,7 @@ import type { EventLog } from "@/server/agent/events";
 import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import type { Policy } from "@/server/agent/policy";
 import type { ModelFacts } from "@/server/agent/usage";
+import type { TurnHooks } from "@/server/agent/hooks";
 
 // Everything one turn works with, built once when it starts or continues (turn-setup.ts) and read
 // as it is by the loop (run.ts), the tool calls (tool-calls.ts), the checkpoint (turn-checkpoint.ts),
@@ -45,6 +46,8 @@ export type TurnContext = {
   signal: AbortSignal;
   /** The context of one tool call; `grant`: what was vetted for the call and who approved it (the shell's command gate reads it). */
   toolContext(toolCallId: string, grant?: CallGrant): ToolContext;
+  /** The project's approved hooks around each call (hooks.ts); absent when the server runs none. */
+  hooks?: TurnHooks;
   /** Snapshots the workspace (the turn's checkpoint); absent when the server keeps no checkpoints. */
   snapshot?(label: string): Promise<{ id: string; filesChanged: number }>;
   setStatus(status: SessionStatus, reason?: string): Promise<void>;

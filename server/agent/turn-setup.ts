@@ -33,6 +33,7 @@ import { switchedOffTools } from "@/server/tools/core-tools";
 import { chooseWebSearch } from "@/server/agent/web-search-backend";
 import { sandboxRuntimes } from "@/server/agent/prompts/workspace-probe";
 import { resultCharsFor } from "@/server/tools/truncate";
+import { turnHooks } from "@/server/agent/hooks";
 
 // Everything a turn needs, gathered fresh each time it starts or continues: the session and its
 // project's settings, the tool set and the context each call gets, the system prompt, the model.
@@ -256,6 +257,21 @@ export async function prepareTurn(
     resumed,
     signal,
     toolContext,
+    hooks: turnHooks({
+      workspace,
+      approvedDigest: settings.hooksDigest,
+      sandbox: o.sandbox,
+      projectId: session.projectId,
+      sessionId,
+      policy,
+      signal,
+      ran: async (call, run) => {
+        await log.append(sessionId, "hook_ran", { turnId: call.turnId, toolCallId: call.toolCallId, ...run });
+      },
+      held: async (call, reason) => {
+        await log.append(sessionId, "hooks_held", { turnId: call.turnId, reason });
+      },
+    }),
     snapshot: o.checkpoints
       ? async (label: string) => (await o.checkpoints!.open(session.projectId, session.treeId)).snapshot({ label })
       : undefined,

@@ -92,6 +92,8 @@ export interface ToolContext {
   shell: ShellSession;
   /** Tells people's open live editors about a file the call wrote (file-state.ts `recordWrite`); absent outside the main tree. */
   liveEdits?: SessionLiveEdits;
+  /** Told each workspace path the call wrote (file-state.ts `recordWrite`), for the project's FileWritten hooks. */
+  wrote?(path: string): void;
   /** Where complete outputs go when the result is cut. Use `workspaceOutputStore()`. */
   outputs: OutputStore;
   /** The sandbox commands run in: its mode, the project's network policy (name it to the model) and the limits. */

@@ -57,6 +57,7 @@ export function assertFresh(ctx: ToolContext, file: LoadedFile, toolName: string
 export function recordWrite(ctx: ToolContext, path: string, version: string): void {
   ctx.reads.recordWrite(path, version);
   ctx.liveEdits?.wrote(path, version);
+  ctx.wrote?.(path);
 }
 
 /** Text content of a loaded file with CRLF folded to LF (the form the model sees and edits). */

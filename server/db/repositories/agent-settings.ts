@@ -11,6 +11,8 @@ export type ProjectAgentSettingsRow = {
   excludeTools: unknown;
   /** Deferrable tools past this many wait behind tool_search. */
   deferToolsOver: number;
+  /** The sha256 of the hooks file a project admin approved (server/agent/hooks.ts). */
+  hooksDigest: string | null;
 };
 
 export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
@@ -21,6 +23,7 @@ export const DEFAULT_AGENT_SETTINGS: ProjectAgentSettingsRow = {
   loopGuardRepeats: 3,
   excludeTools: [],
   deferToolsOver: 20,
+  hooksDigest: null,
 };
 
 const select = {
@@ -31,6 +34,7 @@ const select = {
   loopGuardRepeats: true,
   excludeTools: true,
   deferToolsOver: true,
+  hooksDigest: true,
 } as const;
 
 export async function getProjectAgentSettings(db: Db, projectId: string): Promise<ProjectAgentSettingsRow> {
@@ -48,7 +52,7 @@ export async function findProjectForTurn(
 ): Promise<{ name: string; settings: ProjectAgentSettingsRow } | null> {
   const [row] = await db.sql<{ name: string; hasSettings: boolean } & ProjectAgentSettingsRow>`
     SELECT p.name, s."projectId" IS NOT NULL AS "hasSettings", s."approvalMode", s."allowRules", s."denyRules", s."stepLimit",
-           s."loopGuardRepeats", s."excludeTools", s."deferToolsOver"
+           s."loopGuardRepeats", s."excludeTools", s."deferToolsOver", s."hooksDigest"
     FROM project p LEFT JOIN project_agent_settings s ON s."projectId" = p.id
     WHERE p.id = ${projectId}`;
   if (!row) return null;
