@@ -204,6 +204,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   edit: "Edit",
   multi_edit: "Multi-Edit",
   write_file: "Write File",
+  file_operations: "File Operations",
   shell: "Shell",
   shell_output: "Shell Output",
   shell_kill: "Stop Job",

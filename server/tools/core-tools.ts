@@ -15,6 +15,7 @@ import { jsonlTool } from "./jsonl";
 import { markdownTableTool } from "./markdown-table";
 import { lsTool } from "./ls";
 import { multiEditTool } from "./multi-edit";
+import { fileOperationsTool } from "./file-operations";
 import { readFileTool } from "./read-file";
 import { readManyFilesTool } from "./read-many-files";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
@@ -33,6 +34,7 @@ export const CORE_TOOLS: readonly Tool[] = [
   editTool,
   multiEditTool,
   writeFileTool,
+  fileOperationsTool,
   shellTool,
   shellOutputTool,
   shellKillTool,

@@ -26,7 +26,7 @@ async function fiveFiles() {
 }
 
 /** Runs a commit in a child process that SIGKILLs itself at `step`: a real crash, no cleanup. */
-async function crashAt(root: string, names: string[], step: CommitStep) {
+async function crashAt(root: string, names: string[], step: CommitStep, deletes: string[] = []) {
   const module = path.join(import.meta.dirname, "transaction.ts");
   const workspaceModule = path.join(import.meta.dirname, "workspace.ts");
   const code = `
@@ -34,7 +34,8 @@ async function crashAt(root: string, names: string[], step: CommitStep) {
     const { Workspace, versionOf } = await import(${JSON.stringify(workspaceModule)});
     const ws = await Workspace.open(${JSON.stringify(root)});
     const names = ${JSON.stringify(names)};
-    await commitFiles(ws, names.map((n) => ({ path: n, bytes: Buffer.from("new " + n + "\\n"), expectedVersion: versionOf(Buffer.from("old " + n + "\\n")) })),
+    const deletes = ${JSON.stringify(deletes)};
+    await commitFiles(ws, names.map((n) => ({ path: n, bytes: deletes.includes(n) ? null : Buffer.from("new " + n + "\\n"), expectedVersion: versionOf(Buffer.from("old " + n + "\\n")) })),
       { onStep: (s) => { if (s === ${JSON.stringify(step)}) process.kill(process.pid, "SIGKILL"); } });
   `;
   await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
@@ -74,6 +75,30 @@ describe("commitFiles", () => {
     expect(mixed.filter((c) => c.startsWith("new")).length).toBe(2);
     await recoverTransactions(t.workspace);
     expect(await t.contents()).toEqual(t.names.map((n) => `new ${n}\n`));
+  });
+});
+
+describe("commitFiles with deletes", () => {
+  it("deletes a file with the writes, and not at all when another file moved on", async () => {
+    const t = await fiveFiles();
+    const writes = t.writes.map((w) => (w.path === "b.txt" ? { ...w, bytes: null } : w));
+    await writeFile(path.join(t.root, "e.txt"), "someone else\n");
+    await expectCode(commitFiles(t.workspace, writes), "CONFLICT");
+    expect(await readFile(path.join(t.root, "b.txt"), "utf8")).toBe("old b.txt\n");
+    await writeFile(path.join(t.root, "e.txt"), "old e.txt\n");
+    await commitFiles(t.workspace, writes);
+    expect(await readdir(t.root)).not.toContain("b.txt");
+  });
+
+  it("a crash after the commit point: recovery finishes the delete; before it: the file stays", async () => {
+    const t = await fiveFiles();
+    await crashAt(t.root, t.names, "prepared", ["b.txt"]);
+    await recoverTransactions(t.workspace);
+    expect(await readFile(path.join(t.root, "b.txt"), "utf8")).toBe("old b.txt\n");
+    await crashAt(t.root, t.names, "committed", ["b.txt"]);
+    await recoverTransactions(t.workspace);
+    expect(await readdir(t.root)).not.toContain("b.txt");
+    expect(await readFile(path.join(t.root, "a.txt"), "utf8")).toBe("new a.txt\n");
   });
 });
 

@@ -19,7 +19,8 @@ import { ensureRoom, spent } from "./write-budget";
 export interface FileWrite {
   /** Workspace path, as for `Workspace.write`. */
   path: string;
-  bytes: Buffer;
+  /** The new content; null deletes the file (which must then be at `expectedVersion`). */
+  bytes: Buffer | null;
   /** The version the change was computed from; null: the file must not exist yet. */
   expectedVersion: string | null;
 }
@@ -33,8 +34,8 @@ export interface CommitOptions {
 
 interface Journal {
   state: "prepare" | "commit";
-  /** Root-relative POSIX paths, so a moved workspace can still be recovered. */
-  files: { target: string; temp: string }[];
+  /** Root-relative POSIX paths, so a moved workspace can still be recovered; `remove`: deleted at the commit. */
+  files: { target: string; temp: string; remove?: true }[];
 }
 
 const JOURNAL_DIR = ".tandem/transactions";
@@ -44,7 +45,7 @@ const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 /**
  * Writes several files as one change: every version is checked first (CONFLICT if any file moved
  * on), new contents go to temp files beside their targets, a journal marked "commit" is the commit
- * point, then the temps are renamed over the targets. After a crash, `recoverTransactions` rolls a
+ * point, then the temps are renamed over the targets and the files to delete are removed. After a crash, `recoverTransactions` rolls a
  * committed journal forward and removes the temps of an uncommitted one: all old or all new.
  * Every path is opened beneath the root (beneath.ts), journals included: they name root-relative
  * paths, and a recovery never follows a link out of the workspace.
@@ -57,7 +58,7 @@ export function commitFiles(
   return workspace.exclusive(async () => {
     await recoverTransactions(workspace);
     const targets = await Promise.all(writes.map((write) => checkTarget(workspace, write)));
-    const growth = writes.reduce((sum, write, i) => sum + write.bytes.length - targets[i]!.size, 0);
+    const growth = writes.reduce((sum, write, i) => sum + (write.bytes?.length ?? 0) - targets[i]!.size, 0);
     await ensureRoom(
       workspace,
       growth,
@@ -68,19 +69,22 @@ export function commitFiles(
       Promise.reject(fromFsError(error, JOURNAL_DIR)),
     );
     const journalPath = `${JOURNAL_DIR}/${id}.json`;
-    const files = targets.map(({ real }) => ({
+    const files = targets.map(({ real }, i) => ({
       target: real,
       temp: path.posix.join(path.posix.dirname(real), `.tandem-${path.posix.basename(real)}.${id}.tmp`),
+      ...(writes[i]!.bytes === null ? { remove: true as const } : {}),
     }));
     const journal: Journal = { state: "prepare", files };
     let committed = false;
     try {
       await writeJournal(workspace.root, journalPath, journal);
       for (const [i, write] of writes.entries()) {
+        if (write.bytes === null) continue;
+        const bytes = write.bytes;
         const parent = path.posix.dirname(files[i]!.target);
         await mkdirBeneath(workspace.root, parent === "." ? "" : parent);
         await atParent(workspace.root, files[i]!.temp, (dirFd, name) =>
-          writeNewFileAt(dirFd, name, write.bytes, targets[i]!.mode),
+          writeNewFileAt(dirFd, name, bytes, targets[i]!.mode),
         );
       }
       await options.onStep?.("prepared");
@@ -88,7 +92,8 @@ export function commitFiles(
       committed = true;
       await options.onStep?.("committed");
       for (const [i, file] of files.entries()) {
-        await renameBeneath(workspace.root, file.temp, file.target);
+        if (file.remove) await atParent(workspace.root, file.target, unlinkAt);
+        else await renameBeneath(workspace.root, file.temp, file.target);
         await options.onStep?.(`renamed:${i}`);
       }
       await atParent(workspace.root, journalPath, unlinkAt);
@@ -101,7 +106,7 @@ export function commitFiles(
       if (!(committed && recovered)) throw fromFsError(error, writes[0]?.path ?? "");
     }
     spent(workspace, growth);
-    return { versions: writes.map((write) => versionOf(write.bytes)) };
+    return { versions: writes.map((write) => (write.bytes ? versionOf(write.bytes) : "")) };
   });
 }
 
@@ -128,7 +133,7 @@ async function checkTarget(
 ): Promise<{ real: string; mode: number | undefined; size: number }> {
   const r = await workspace.resolve(write.path);
   if (r.requested === "") throw new WorkspaceError("IS_DIRECTORY", "The workspace root is a folder, not a file.");
-  if (write.bytes.length > MAX_FILE_BYTES)
+  if (write.bytes && write.bytes.length > MAX_FILE_BYTES)
     throw new WorkspaceError("TOO_LARGE", `'${r.requested}' would be over the size limit.`);
   const entry = await resolveEntry(workspace.root, r.requested).catch((error: unknown) =>
     errnoCode(error) === "ENOENT" ? null : Promise.reject(fromFsError(error, r.requested)),
@@ -182,7 +187,11 @@ async function recoverJournal(root: string, journalPath: string): Promise<void> 
     // A journal cut short was never the commit point (those are written atomically): nothing to undo.
   }
   for (const file of journal?.files ?? []) {
-    if (journal?.state === "commit") {
+    if (journal?.state === "commit" && file.remove) {
+      await atParent(root, file.target, unlinkAt).catch((error: unknown) => {
+        if (errnoCode(error) !== "ENOENT") throw error;
+      });
+    } else if (journal?.state === "commit") {
       await renameBeneath(root, file.temp, file.target).catch((error: unknown) => {
         // Gone already (renamed before the crash), or a journal a member planted that names a
         // place outside the workspace (EXDEV): nothing to finish.
