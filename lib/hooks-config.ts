@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { globMatch, pathMatches } from "@/lib/glob-match";
 
 // A project's hooks: `.tandem/hooks.json` in the repository, in the shape Claude Code's settings
 // and Gemini CLI's hooks have: `{ "hooks": { "<event>": [{ "matcher", "paths"?, "hooks": [{
@@ -78,7 +79,7 @@ export function matchingHooks(
     const names = (e.matcher ?? "").split("|").map((m) => m.trim());
     const toolMatches = names.every((m) => m === "") || names.some((m) => m !== "" && globMatch(m, toolName));
     if (!toolMatches) return [];
-    if (e.paths && !paths.some((p) => e.paths!.some((g) => globMatch(g, p)))) return [];
+    if (e.paths && !paths.some((p) => e.paths!.some((g) => pathMatches(g, p)))) return [];
     return e.hooks;
   });
 }
@@ -96,28 +97,4 @@ export function pathsOfInput(input: unknown): string[] {
   };
   visit(input, 0);
   return [...out];
-}
-
-/**
- * A glob as a regular expression: `**` any path (`**\/` also none), `*` anything but `/`, `?` one
- * character but `/`, `{a,b}` either; everything else literal. Built from short patterns only.
- */
-function globMatch(glob: string, text: string): boolean {
-  let source = "";
-  let depth = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*") {
-      const slash = glob[i + 2] === "/";
-      source += slash ? "(?:.*/)?" : ".*";
-      i += slash ? 2 : 1;
-    } else if (c === "*") source += "[^/]*";
-    else if (c === "?") source += "[^/]";
-    else if (c === "{") depth++, (source += "(?:");
-    else if (c === "}" && depth > 0) depth--, (source += ")");
-    else if (c === "," && depth > 0) source += "|";
-    else source += c.replace(/[.+^$(){}|[\]\\]/g, "\\$&");
-  }
-  if (depth > 0) return false;
-  return new RegExp(`^${source}$`).test(text);
 }

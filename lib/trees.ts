@@ -16,6 +16,9 @@ export const treeNameSchema = z.union([z.literal(MAIN_TREE), z.string().uuid()])
 /** One key per tree, for state kept per tree (language servers, caches): the project's id for its main tree. */
 export const treeKey = (tree: TreeRef): string => (tree.treeId ? `${tree.projectId}/${tree.treeId}` : tree.projectId);
 
+/** The project of a `treeKey`. */
+export const projectOfTreeKey = (key: string): string => key.split("/")[0]!;
+
 export const treeIdOf = (name: string | null | undefined): string | null => (!name || name === MAIN_TREE ? null : name);
 
 /** The default branch of a session on its own branch: `tandem/` and a slug of its title. */

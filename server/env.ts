@@ -5,6 +5,7 @@ import { WEB_SEARCH_KINDS, type WebSearchBackendConfig } from "@/lib/web-search-
 import { internalHostEntry } from "@/lib/egress-policy";
 import { parseForges, type Forges } from "@/lib/git-forges";
 import { parseTeamGroups, type SsoConfig } from "@/lib/sso";
+import { languagePluginsSchema, type LanguagePlugins } from "@/lib/language-plugins";
 import {
   EMBEDDING_PROVIDERS,
   PROVIDERS,
@@ -66,6 +67,22 @@ const schema = z.object({
         /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?(,\s*(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?)*$/i,
         "must be hosts or host:port pairs separated by commas, e.g. localhost:8931,10.0.0.7",
       )
+      .optional(),
+  ),
+  // Language servers every project gets beside the built-in ones, as JSON (lib/language-plugins.ts):
+  // {"go": {"command": ["gopls"], "files": ["*.go"]}}.
+  TANDEM_LANGUAGE_SERVERS: optionalString.pipe(
+    z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: `is not JSON: ${(error as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .pipe(languagePluginsSchema)
       .optional(),
   ),
   // Internal hosts and ranges every project may reach through the egress proxy, and clone, fetch
@@ -219,6 +236,8 @@ export type Config = {
   mcpAllowHosts: string[];
   /** The agent's browser: a Chromium path, "off", or undefined to find one (TANDEM_BROWSER_CHROMIUM). */
   browserChromium: string | undefined;
+  /** Language servers the admin adds for every project (TANDEM_LANGUAGE_SERVERS). */
+  languageServers: LanguagePlugins;
   /** Internal hosts, domains, addresses and ranges every project may reach (TANDEM_INTERNAL_HOSTS). */
   internalHosts: string[];
   /** The admin's PEM file of extra trusted certificates (TANDEM_EXTRA_CA_CERTS), an absolute path. */
@@ -372,6 +391,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .map((pair) => pair.split("=").map((part) => part.trim().toLowerCase()) as [string, string]),
     ),
     browserChromium: e.TANDEM_BROWSER_CHROMIUM,
+    languageServers: e.TANDEM_LANGUAGE_SERVERS ?? {},
     mcpAllowHosts: (e.TANDEM_MCP_ALLOW_HOSTS ?? "")
       .split(",")
       .map((host) => host.trim().toLowerCase())

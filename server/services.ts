@@ -45,6 +45,7 @@ import { createModelThread } from "@/server/agent/model-thread/model-thread";
 import { createBuses } from "@/server/cluster/buses";
 import { createRateLimits } from "@/server/api/rate-limit";
 import { createLanguageServers } from "@/server/language/language-servers";
+import { languagePlugins } from "@/server/services/language-plugins";
 import { createLiveDocs } from "@/server/live-docs/live-docs";
 import { createUnsavedJournal } from "@/server/live-docs/unsaved-journal";
 import { findAutosave } from "@/server/db/repositories/live-settings";
@@ -185,7 +186,11 @@ export async function createServices(
   });
   const modelThread = config.models.thread ? createModelThread({ extraCa: trust.extra }) : undefined;
   const models = createModelRegistry(config.models, undefined, modelThread);
-  const language = createLanguageServers({ sandbox, log: (line) => log(`language: ${line}`) });
+  const language = createLanguageServers({
+    sandbox,
+    log: (line) => log(`language: ${line}`),
+    plugins: languagePlugins(db, config.languageServers),
+  });
   const liveDocs = createLiveDocs({
     autosaveOf: (projectId) => findAutosave(db, projectId),
     journal: createUnsavedJournal(config.dataDir),

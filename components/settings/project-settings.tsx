@@ -10,6 +10,7 @@ import { errorMessage } from "@/components/ui/error-message";
 import { AgentSettingsCard } from "@/components/settings/agent-settings-card";
 import { DiscoveryCard } from "@/components/settings/discovery-card";
 import { HooksCard } from "@/components/settings/hooks-card";
+import { LanguageServersCard } from "@/components/settings/language-servers-card";
 import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { NetworkCard } from "@/components/settings/network-card";
 import { EnvironmentCard } from "@/components/settings/environment-card";
@@ -55,6 +56,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <McpServersCard projectId={projectId} canEdit={canAdmin} />
       <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
       <HooksCard projectId={projectId} canEdit={canAdmin} />
+      <LanguageServersCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
       <KnowledgeCard projectId={projectId} />

@@ -1,10 +1,11 @@
+import { projectOfTreeKey } from "@/lib/trees";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Workspace } from "@/server/workspace";
 import { watchWorkspace } from "@/server/workspace/watch";
 import { LanguageServerHub, type HubState } from "./hub";
 import { launchCommand } from "./launch";
 import { ProjectLanguage } from "./project-language";
-import { LANGUAGE_SERVERS, specForServer } from "./registry";
+import { LanguageRegistry, type LanguageServerSpec } from "./registry";
 
 /**
  * The language servers of every project this process serves: one per tree and language,
@@ -36,6 +37,11 @@ export type LanguageServersOptions = {
   log?(line: string): void;
   /** Tests shorten the restart backoff. */
   baseBackoffMs?: number;
+  /**
+   * The servers a project's configuration adds (its settings, the server admin's list), asked
+   * before each query; a changed one is restarted with its new command.
+   */
+  plugins?(projectId: string): Promise<readonly LanguageServerSpec[]>;
 };
 
 type ProjectEntry = {
@@ -43,6 +49,9 @@ type ProjectEntry = {
   hubs: Map<string, LanguageServerHub>;
   watching: AbortController;
   queries: ProjectLanguage;
+  registry: LanguageRegistry;
+  /** The configured servers the registry was built from, as JSON. */
+  pluginsKey: string;
 };
 
 export function createLanguageServers(options: LanguageServersOptions): LanguageServers {
@@ -50,17 +59,45 @@ export function createLanguageServers(options: LanguageServersOptions): Language
   const projects = new Map<string, ProjectEntry>();
   let retiring = false;
 
-  function project(projectId: string, workspace: Workspace): ProjectEntry {
-    let entry = projects.get(projectId);
+  function project(key: string, workspace: Workspace): ProjectEntry {
+    let entry = projects.get(key);
     if (entry && entry.workspace.root === workspace.root) return entry;
     const watching = new AbortController();
     const hubs = new Map<string, LanguageServerHub>();
-    const created: ProjectEntry = { workspace, hubs, watching, queries: undefined as unknown as ProjectLanguage };
-    created.queries = new ProjectLanguage(workspace, (serverId) => hubOf(created, serverId));
+    const created: ProjectEntry = {
+      workspace,
+      hubs,
+      watching,
+      queries: undefined as unknown as ProjectLanguage,
+      registry: new LanguageRegistry(),
+      pluginsKey: "[]",
+    };
+    created.queries = new ProjectLanguage(
+      workspace,
+      (serverId) => hubOf(created, serverId),
+      () => registryOf(created, key),
+    );
     entry = created;
-    projects.set(projectId, entry);
+    projects.set(key, entry);
     void follow(entry);
     return entry;
+  }
+
+  /** The tree's registry with its project's configured servers as they are now; servers whose spec changed stop. */
+  async function registryOf(entry: ProjectEntry, key: string): Promise<LanguageRegistry> {
+    if (!options.plugins) return entry.registry;
+    const plugins = await options.plugins(projectOfTreeKey(key));
+    const pluginsKey = JSON.stringify(plugins);
+    if (pluginsKey === entry.pluginsKey) return entry.registry;
+    const next = new LanguageRegistry(plugins);
+    for (const [id, hub] of entry.hubs) {
+      if (JSON.stringify(next.spec(id)) === JSON.stringify(hub.spec)) continue;
+      entry.hubs.delete(id);
+      void hub.stop();
+    }
+    entry.registry = next;
+    entry.pluginsKey = pluginsKey;
+    return next;
   }
 
   // One subscription to the workspace's change stream per project feeds all of its servers, in batches.
@@ -88,10 +125,10 @@ export function createLanguageServers(options: LanguageServersOptions): Language
   function hubOf(entry: ProjectEntry, serverId: string): LanguageServerHub {
     let hub = entry.hubs.get(serverId);
     if (hub) return hub;
-    const spec = specForServer(serverId);
+    const spec = entry.registry.spec(serverId);
     if (!spec)
       throw new Error(
-        `No language server is registered as '${serverId}'. Known: ${LANGUAGE_SERVERS.map((s) => s.id).join(", ")}.`,
+        `No language server is registered as '${serverId}'. Known: ${entry.registry.specs.map((s) => s.id).join(", ")}.`,
       );
     hub = new LanguageServerHub({
       spec,

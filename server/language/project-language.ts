@@ -14,7 +14,7 @@ import type { Workspace } from "@/server/workspace";
 import { AGENT_OPENER, pathOfUri, readDocumentText, uriOfPath } from "./documents";
 import { RepoMap, type RenderedMap, type RepoMapOptions } from "./repo-map/repo-map";
 import type { LanguageServerHub } from "./hub";
-import { languageOfPath, languageOfPath as languageOf, LANGUAGE_SERVERS } from "./registry";
+import type { LanguageRegistry } from "./registry";
 import { symbolKindName } from "@/lib/language-protocol";
 
 // What the agent's tools ask a project's language servers, in workspace paths and 1-based
@@ -54,6 +54,8 @@ export class ProjectLanguage {
   constructor(
     private readonly workspace: Workspace,
     private readonly hubFor: (serverId: string) => LanguageServerHub,
+    /** The project's servers now: the built-in ones and those its settings add. */
+    private readonly registry: () => Promise<LanguageRegistry>,
   ) {
     this.map = new RepoMap(workspace);
   }
@@ -73,16 +75,15 @@ export class ProjectLanguage {
   }
 
   /** Whether a language server covers this file. */
-  covers(file: string): boolean {
-    return languageOfPath(file) !== undefined;
+  async covers(file: string): Promise<boolean> {
+    return (await this.registry()).languageOf(file) !== undefined;
   }
 
   private async open(file: string): Promise<{ hub: LanguageServerHub; uri: string }> {
-    const language = languageOfPath(file);
+    const registry = await this.registry();
+    const language = registry.languageOf(file);
     if (!language)
-      throw new LanguageUnavailable(
-        `No language server covers '${file}'. Covered: ${LANGUAGE_SERVERS.flatMap((s) => Object.keys(s.extensions)).join(" ")}.`,
-      );
+      throw new LanguageUnavailable(`No language server covers '${file}'. Covered: ${registry.covered()}.`);
     const hub = this.hubFor(language.spec.id);
     const uri = uriOfPath(this.root, file);
     if (hub.isOpen(uri)) await hub.followDisk(uri);
@@ -108,7 +109,7 @@ export class ProjectLanguage {
       return items.map((d) => this.problem(file, d));
     }
     const problems: Problem[] = [];
-    for (const spec of LANGUAGE_SERVERS) {
+    for (const spec of (await this.registry()).specs) {
       const hub = this.hubFor(spec.id);
       for (const [uri, items] of hub.allDiagnostics()) {
         const relative = pathOfUri(this.root, uri);
@@ -138,7 +139,8 @@ export class ProjectLanguage {
   /** Errors of the covered files among `files` before a change (what `newErrors` compares with). */
   async errorsBefore(files: readonly string[]): Promise<Map<string, Problem[]>> {
     const before = new Map<string, Problem[]>();
-    for (const file of files.filter((f) => this.covers(f))) {
+    for (const file of files) {
+      if (!(await this.covers(file))) continue;
       const exists = await this.workspace.stat(file).then(
         (info) => info.type === "file",
         () => false,
@@ -199,8 +201,9 @@ export class ProjectLanguage {
   /** Workspace symbols matching `query` from every language present (servers need one open file to know the project). */
   async workspaceSymbols(query: string): Promise<SymbolEntry[]> {
     const out: SymbolEntry[] = [];
-    for (const spec of LANGUAGE_SERVERS.filter((s) => s.id === "typescript" || s.id === "python")) {
-      const sample = await this.sampleFile(Object.keys(spec.extensions));
+    const registry = await this.registry();
+    for (const spec of registry.specs.filter((s) => s.files || s.id === "typescript" || s.id === "python")) {
+      const sample = await this.sampleFile(spec.files ?? Object.keys(spec.extensions).map((e) => `*${e}`));
       if (!sample) continue;
       const { hub } = await this.open(sample);
       const result = await hub.request<(SymbolInformation | WorkspaceSymbol)[] | null>("workspace/symbol", { query });
@@ -239,9 +242,10 @@ export class ProjectLanguage {
     return place;
   }
 
-  private async sampleFile(extensions: string[]): Promise<string | undefined> {
+  /** A file matching one of these globs (a glob without `/` matches a name anywhere). */
+  private async sampleFile(globs: readonly string[]): Promise<string | undefined> {
     const [first] = await glob(
-      extensions.map((e) => `**/*${e}`),
+      globs.map((g) => (g.includes("/") ? g : `**/${g}`)),
       {
         cwd: this.root,
         followSymbolicLinks: false,
@@ -305,8 +309,8 @@ export class ProjectLanguage {
   }
 
   /** The text an editor has for a file when it differs from `saved` (unsaved changes), else undefined. */
-  unsavedText(file: string, saved: string): string | undefined {
-    const language = languageOf(file);
+  async unsavedText(file: string, saved: string): Promise<string | undefined> {
+    const language = (await this.registry()).languageOf(file);
     if (!language) return undefined;
     const document = this.hubFor(language.spec.id).documentOf(uriOfPath(this.root, file));
     return document?.inEditor && document.text !== saved ? document.text : undefined;

@@ -1,4 +1,6 @@
 import path from "node:path";
+import { pathMatches } from "@/lib/glob-match";
+import type { LanguagePlugins } from "@/lib/language-plugins";
 
 /**
  * Which language server serves which files. Adding a language is a new entry here: the npm
@@ -22,6 +24,8 @@ export type LanguageServerSpec = {
   initializationOptions?: Record<string, unknown>;
   /** Answers to `workspace/configuration`, by section. */
   settings?: Record<string, unknown>;
+  /** A server added by configuration: globs of the files it serves, opened as `languages[0]`. */
+  files?: readonly string[];
 };
 
 /** Where the bundled packages appear inside the sandbox. */
@@ -116,4 +120,50 @@ export function languageOfPath(file: string): { spec: LanguageServerSpec; langua
     if (languageId) return { spec, languageId };
   }
   return undefined;
+}
+
+/** The servers of one project: the configured ones first (they take the files they name), then the built-in ones. */
+export class LanguageRegistry {
+  readonly specs: readonly LanguageServerSpec[];
+
+  constructor(plugins: readonly LanguageServerSpec[] = []) {
+    const own = new Set(plugins.map((p) => p.id));
+    this.specs = [...plugins, ...LANGUAGE_SERVERS.filter((s) => !own.has(s.id))];
+  }
+
+  spec(id: string): LanguageServerSpec | undefined {
+    return this.specs.find((spec) => spec.id === id);
+  }
+
+  languageOf(file: string): { spec: LanguageServerSpec; languageId: string } | undefined {
+    const extension = path.extname(file).toLowerCase();
+    for (const spec of this.specs) {
+      if (spec.files) {
+        if (spec.files.some((glob) => pathMatches(glob, file))) return { spec, languageId: spec.languages[0]! };
+        continue;
+      }
+      const languageId = spec.extensions[extension];
+      if (languageId) return { spec, languageId };
+    }
+    return undefined;
+  }
+
+  /** What the registry covers, for a message: extensions and globs. */
+  covered(): string {
+    return this.specs.flatMap((s) => s.files ?? Object.keys(s.extensions)).join(" ");
+  }
+}
+
+/** Configured servers as specs; a plugin may take a built-in's name to replace it. */
+export function pluginSpecs(plugins: LanguagePlugins): LanguageServerSpec[] {
+  return Object.entries(plugins).map(([id, plugin]) => ({
+    id,
+    languages: [plugin.languageId ?? id],
+    extensions: {},
+    files: plugin.files,
+    packages: plugin.packages ?? [],
+    command: plugin.command,
+    ...(plugin.initializationOptions ? { initializationOptions: plugin.initializationOptions } : {}),
+    ...(plugin.settings ? { settings: plugin.settings } : {}),
+  }));
 }

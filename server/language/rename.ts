@@ -28,7 +28,7 @@ export async function renameSymbol(
     const read = await workspace.read(file);
     if (read.kind !== "text" || read.readOnly)
       throw new LanguageUnavailable(`'${file}' cannot be edited here (binary, too large or not UTF-8).`);
-    if (language.unsavedText(file, read.content) !== undefined) {
+    if ((await language.unsavedText(file, read.content)) !== undefined) {
       throw new RenameConflict(`'${file}' has unsaved changes in an editor. Save or revert it, then rename again.`);
     }
     const after = TextDocument.applyEdits(

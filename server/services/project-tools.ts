@@ -18,6 +18,7 @@ import { getSettings } from "@/server/db/repositories/settings";
 import { parsePolicy } from "@/server/agent/policy";
 import { refusedUnattended } from "@/server/agent/command-gate";
 import type { SecretEnvironment } from "@/server/services/secrets";
+import { parseProjectLanguagePlugins } from "@/lib/language-plugins";
 
 // A project's own tools: its MCP servers and the tools its discovery command finds, from the
 // project's tool settings. Connections are kept across turns; discovery results are cached for
@@ -139,19 +140,30 @@ export function createProjectTools(options: {
         mcpServersText: formatMcpServers((row.mcpServers ?? {}) as Record<string, unknown>),
         toolDiscoveryCommand: row.toolDiscoveryCommand ?? "",
         toolCallCommand: row.toolCallCommand ?? "",
+        languageServersText: JSON.stringify(row.languageServers ?? {}, null, 2),
       };
     },
 
     /** Saves what parses; returns every problem, by where it is, when something does not (nothing is saved then). */
     async update(
       projectId: string,
-      input: { mcpServersText?: string; toolDiscoveryCommand?: string; toolCallCommand?: string },
+      input: {
+        mcpServersText?: string;
+        toolDiscoveryCommand?: string;
+        toolCallCommand?: string;
+        languageServersText?: string;
+      },
     ): Promise<{ ok: true } | { ok: false; problems: ConfigProblem[] }> {
       const patch: Parameters<typeof updateToolSettings>[2] = {};
       if (input.mcpServersText !== undefined) {
         const parsed = parseMcpServersText(input.mcpServersText);
         if (!parsed.ok) return parsed;
         patch.mcpServers = parsed.servers;
+      }
+      if (input.languageServersText !== undefined) {
+        const parsed = parseProjectLanguagePlugins(input.languageServersText);
+        if (!parsed.ok) return { ok: false, problems: [{ path: "languageServers", message: parsed.problem }] };
+        patch.languageServers = parsed.plugins;
       }
       if (input.toolDiscoveryCommand !== undefined)
         patch.toolDiscoveryCommand = input.toolDiscoveryCommand.trim() || null;

@@ -37,6 +37,8 @@ import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { createProjectNetwork } from "@/server/services/network";
 import { createLanguageServers } from "@/server/language/language-servers";
+import { languagePlugins } from "@/server/services/language-plugins";
+import type { LanguagePlugins } from "@/lib/language-plugins";
 import { createLiveDocs } from "@/server/live-docs/live-docs";
 import { createUnsavedJournal } from "@/server/live-docs/unsaved-journal";
 import { findAutosave } from "@/server/db/repositories/live-settings";
@@ -80,6 +82,8 @@ export async function createTestServices(
     dataDir?: string;
     /** Gives the agent the language servers' tools. */
     language?: boolean;
+    /** The server admin's language servers (TANDEM_LANGUAGE_SERVERS). */
+    languageServers?: LanguagePlugins;
     /** Hosts (host:port) web_fetch may reach on loopback. */
     fetchAllowHosts?: string[];
     diskBudgetMiB?: number;
@@ -151,7 +155,10 @@ export async function createTestServices(
     diskBudget,
   });
   const terminals = createTerminalService({ sandbox });
-  const language = createLanguageServers({ sandbox });
+  const language = createLanguageServers({
+    sandbox,
+    plugins: languagePlugins(database.db, options.languageServers ?? {}),
+  });
   const liveDocs = createLiveDocs({
     autosaveOf: (projectId) => findAutosave(database.db, projectId),
     journal: createUnsavedJournal(dataDir),

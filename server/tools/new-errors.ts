@@ -24,7 +24,7 @@ export function withNewErrors<I>(
     const paths: string[] = [];
     for (const raw of new Set(pathsOf(input))) {
       const resolved = await ctx.workspace.resolve(raw).catch(() => null);
-      if (resolved && language.covers(resolved.requested)) paths.push(resolved.requested);
+      if (resolved && (await language.covers(resolved.requested))) paths.push(resolved.requested);
     }
     const before = paths.length ? await language.errorsBefore(paths).catch(() => null) : null;
     const result = await execute(input, ctx);

@@ -53,6 +53,7 @@ export const extensionsRouter = router({
         mcpServersText: z.string().max(100_000).optional(),
         toolDiscoveryCommand: z.string().max(2_000).optional(),
         toolCallCommand: z.string().max(2_000).optional(),
+        languageServersText: z.string().max(50_000).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
