@@ -2,6 +2,7 @@ import type { Workspace } from "@/server/workspace";
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { Tool, WebSearchBackend } from "@/server/tools/define-tool";
 import { createReadTracker, type ReadTracker } from "@/server/tools/read-tracker";
+import { createPrefetcher, type Prefetcher } from "@/server/tools/prefetch";
 import { workspaceOutputStore, type OutputStore } from "@/server/tools/output-store";
 import { buildToolSet, type ToolSet } from "@/server/tools/registry";
 import { ToolFailure } from "@/server/tools/result";
@@ -16,6 +17,7 @@ import { createRedactor, type ProcessSecrets } from "@/server/secrets/redactor";
  */
 export type SessionResources = {
   reads: ReadTracker;
+  prefetch: Prefetcher;
   shell: ShellSession;
   outputs: OutputStore;
   announced: Set<string>;
@@ -55,6 +57,7 @@ export function createSessionResources(
     : { save: (name, content) => stored.save(name, secrets.redactor.redact(content)) };
   return {
     reads: createReadTracker(),
+    prefetch: createPrefetcher(),
     outputs,
     announced: new Set(),
     rewoundAt: 0,

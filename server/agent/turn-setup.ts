@@ -209,6 +209,7 @@ export async function prepareTurn(
     emit: (progress) =>
       o.bus.publish(sessionId, { kind: "progress", toolCallId, progress: secrets.redactor.redactDeep(progress) }),
     reads: shared.reads,
+    prefetch: shared.prefetch,
     ...(liveEdits ? { liveEdits } : {}),
     shell: gatedShell(shared.shell, policy, grant, { signal }),
     ...(grant ? { grant } : {}),

@@ -13,6 +13,7 @@ export type SandboxSummary = {
 };
 import type { ShellSession } from "@/server/workspace/shell-session";
 import type { ReadTracker } from "./read-tracker";
+import type { Prefetcher } from "./prefetch";
 import type { SessionLiveEdits } from "./live-edits";
 import type { OutputStore } from "./output-store";
 import type { ProjectLanguage } from "@/server/language/project-language";
@@ -94,6 +95,8 @@ export interface ToolContext {
   liveEdits?: SessionLiveEdits;
   /** Told each workspace path the call wrote (file-state.ts `recordWrite`), for the project's FileWritten hooks. */
   wrote?(path: string): void;
+  /** Per agent session: files loaded ahead of the reads the agent is likely to make (prefetch.ts). */
+  prefetch?: Prefetcher;
   /** Where complete outputs go when the result is cut. Use `workspaceOutputStore()`. */
   outputs: OutputStore;
   /** The sandbox commands run in: its mode, the project's network policy (name it to the model) and the limits. */

@@ -30,6 +30,8 @@ export const diagnosticsTool = defineTool({
     const where = file ?? "the workspace";
     if (problems.length === 0) return ok(`No problems reported for ${where}.`);
     const shown = problems.slice(0, MAX_PROBLEMS);
+    // The files a diagnostic names are what the agent reads next.
+    ctx.prefetch?.hint(ctx.workspace, [...new Set(shown.map((p) => p.path))]);
     const counts = (["error", "warning"] as const)
       .map((s) => `${problems.filter((p) => p.severity === s).length} ${s}s`)
       .join(", ");

@@ -15,7 +15,7 @@ export interface LoadedFile {
 /** Reads a workspace file's bytes and decodes them (text with its format, or binary). */
 export async function loadFile(ctx: ToolContext, input: string): Promise<LoadedFile> {
   const resolved = await ctx.workspace.resolve(input);
-  const bytes = await ctx.workspace.readBytes(input);
+  const bytes = (await ctx.prefetch?.take(ctx.workspace, resolved)) ?? (await ctx.workspace.readBytes(input));
   return { resolved, bytes, version: versionOf(bytes), decoded: decode(bytes, path.posix.basename(resolved.path)) };
 }
 

@@ -4,6 +4,7 @@ import { defineTool, type ToolContext, type ToolResult } from "./define-tool";
 import { loadFile, type LoadedFile } from "./file-state";
 import { ToolFailure, ok } from "./result";
 import { formatSize, numberLines } from "./text-window";
+import { importedPaths } from "./prefetch";
 import { DEFAULT_LIMITS } from "./truncate";
 
 /**
@@ -65,6 +66,7 @@ export const readFileTool = defineTool({
       );
     }
     const content = file.decoded.eol === "\r\n" ? file.decoded.content.replace(/\r\n/g, "\n") : file.decoded.content;
+    ctx.prefetch?.hint(ctx.workspace, importedPaths(label, content));
     const result = textResult(ctx, file, content, offset, limit, view, "");
     if (file.decoded.lossy && typeof result.llm === "string" && !result.error) {
       result.llm +=
