@@ -234,6 +234,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   markdown_table: "Markdown Table",
   archive: "Archive",
   email_parse: "Read Email",
+  sql_query: "SQL Query",
   status: "Status",
   git: "Git",
   browser: "Browser",

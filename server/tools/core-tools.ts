@@ -14,6 +14,7 @@ import { emailParseTool } from "./email-parse";
 import { jsonlTool } from "./jsonl";
 import { markdownTableTool } from "./markdown-table";
 import { lsTool } from "./ls";
+import { sqlQueryTool } from "./sql-query";
 import { multiEditTool } from "./multi-edit";
 import { readFileTool } from "./read-file";
 import { readManyFilesTool } from "./read-many-files";
@@ -41,6 +42,7 @@ export const CORE_TOOLS: readonly Tool[] = [
   markdownTableTool,
   archiveTool,
   emailParseTool,
+  sqlQueryTool,
   thinkTool,
 ];
 
