@@ -209,6 +209,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   shell_kill: "Stop Job",
   web_fetch: "Web Fetch",
   web_search: "Web Search",
+  web_crawl: "Web Crawl",
   think: "Think",
   diagnostics: "Diagnostics",
   symbols: "Symbols",

@@ -319,6 +319,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.TANDEM_SEARXNG_URL ? [{ kind: "searxng" as const, url: e.TANDEM_SEARXNG_URL }] : []),
     ...(e.BRAVE_SEARCH_API_KEY ? [{ kind: "brave" as const, apiKey: e.BRAVE_SEARCH_API_KEY }] : []),
     ...(e.TAVILY_API_KEY ? [{ kind: "tavily" as const, apiKey: e.TAVILY_API_KEY }] : []),
+    // DuckDuckGo needs no key: it is used only when chosen by name.
+    ...(e.TANDEM_WEB_SEARCH === "duckduckgo" ? [{ kind: "duckduckgo" as const }] : []),
   ];
   const webSearch = e.TANDEM_WEB_SEARCH
     ? searchBackends.find((b) => b.kind === e.TANDEM_WEB_SEARCH)

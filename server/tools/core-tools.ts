@@ -20,6 +20,7 @@ import { readFileTool } from "./read-file";
 import { readManyFilesTool } from "./read-many-files";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
 import { thinkTool } from "./think";
+import { webCrawlTool } from "./web-crawl";
 import { webFetchTool } from "./web-fetch";
 import { webSearchTool } from "./web-search";
 import { writeFileTool } from "./write-file";
@@ -38,6 +39,7 @@ export const CORE_TOOLS: readonly Tool[] = [
   shellOutputTool,
   shellKillTool,
   webFetchTool,
+  webCrawlTool,
   jsonlTool,
   markdownTableTool,
   archiveTool,
