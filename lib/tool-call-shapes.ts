@@ -218,6 +218,8 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   rename_symbol: "Rename Symbol",
   repo_map: "Repository Map",
   memory: "Memory",
+  record_episode: "Record Episode",
+  assert_fact: "Assert Fact",
   recall_user_context: "Recall User Context",
   note: "Note",
   todo_write: "To-dos",

@@ -3,6 +3,7 @@ import type { Tool } from "@/server/tools/define-tool";
 import { askUserTool } from "@/server/tools/ask-user";
 import { delegateTool, type Delegator } from "@/server/tools/delegate";
 import { memoryTool } from "@/server/tools/memory";
+import { assertFactTool, recordEpisodeTool } from "@/server/tools/memory-records";
 import { noteTool } from "@/server/tools/note";
 import { recallUserContextTool } from "@/server/tools/recall-user-context";
 import { sessionSearchTool } from "@/server/tools/session-search";
@@ -14,6 +15,8 @@ import { todoWriteTool } from "@/server/tools/todo-write";
 export function createOwnTools(store: AgentStore, delegator: Delegator): Tool[] {
   return [
     memoryTool(store.memories),
+    recordEpisodeTool(store.memories),
+    assertFactTool(store.memories),
     recallUserContextTool((owners, input) => store.memories.search(owners, input)),
     noteTool(store.notes),
     todoWriteTool(store.todos),

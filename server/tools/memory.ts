@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolContext } from "./define-tool";
-import { failure, ok } from "./result";
+import { ToolFailure, failure, ok } from "./result";
 
 // memory: what the agent keeps across sessions. Project memory is shared by the project's
 // members; user memory follows the user who drives the turn across projects. Stored in Postgres,
@@ -51,8 +51,33 @@ const input = z
     if (v.action === "search") need("query");
   });
 
-const ownerOf = (scope: "project" | "user", ctx: ToolContext): MemoryOwner =>
+export const ownerOf = (scope: "project" | "user", ctx: ToolContext): MemoryOwner =>
   scope === "project" ? { scope, projectId: ctx.projectId } : { scope, userId: ctx.userId };
+
+/**
+ * Stores what the agent wrote under `key`: a project memory only with the approval of a person
+ * (the call asks "always"), and marked as the agent's with who approved it.
+ */
+export async function storeAgentMemory(
+  store: MemoryStore,
+  scope: "project" | "user",
+  entry: Memory,
+  ctx: ToolContext,
+): Promise<Memory> {
+  const approvedById = ctx.grant?.approvedById ?? null;
+  if (scope === "project" && !approvedById) {
+    throw new ToolFailure(
+      "UNAVAILABLE",
+      'Project memory is shared with the team: storing it needs a person\'s approval, and none was given for this call. Ask the user, or use scope "user".',
+    );
+  }
+  return store.store(ownerOf(scope, ctx), {
+    ...entry,
+    createdById: ctx.userId,
+    agentWritten: true,
+    approvedById,
+  });
+}
 
 export function memoriesToMarkdown(title: string, rows: Memory[]): string {
   const body = rows.map((m) => `## ${m.key}\n\n${m.value.trim()}\n`).join("\n");
@@ -81,20 +106,7 @@ export function memoryTool(store: MemoryStore) {
       const owner = ownerOf(i.scope, ctx);
       switch (i.action) {
         case "store": {
-          const approvedById = ctx.grant?.approvedById ?? null;
-          if (i.scope === "project" && !approvedById) {
-            return failure(
-              "UNAVAILABLE",
-              'Project memory is shared with the team: storing it needs a person\'s approval, and none was given for this call. Ask the user, or use scope "user".',
-            );
-          }
-          const row = await store.store(owner, {
-            key: i.key!,
-            value: i.value!,
-            createdById: ctx.userId,
-            agentWritten: true,
-            approvedById,
-          });
+          const row = await storeAgentMemory(store, i.scope, { key: i.key!, value: i.value! }, ctx);
           return ok(`Stored ${i.scope} memory "${row.key}".`, {
             kind: "markdown",
             text: `**${row.key}** (${i.scope})\n\n${row.value}`,
