@@ -1,3 +1,4 @@
+import { otlpMetrics } from "@/server/telemetry/otlp-metrics";
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/context";
@@ -207,7 +208,10 @@ export async function createServices(
     policy: (projectId) => network.policies.get(projectId),
     log,
   });
+  // The agent's metrics go to the admin's OpenTelemetry collector when one is configured.
+  const metrics = config.telemetry ? otlpMetrics(config.telemetry) : undefined;
   const agent = createAgentRuntime({
+    ...(metrics ? { metrics } : {}),
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(db),
     extensions: extensions.agent,
@@ -335,6 +339,9 @@ export async function createServices(
       heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();
+      await metrics
+        ?.shutdown()
+        .catch((error: unknown) => log(`could not send the last metrics: ${(error as Error).message}`));
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();

@@ -4,6 +4,7 @@ import type { KnowledgeSearch } from "@/server/tools/search-knowledge-base";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import type { MailSender } from "@/server/tools/send-email";
 import type { McpServerStatus } from "@/server/tools/mcp/project-servers";
+import type { ProjectTelemetry } from "@/server/tools/status";
 
 // What the server adds to the agent beyond its own tools, each optional: the project's MCP and
 // discovered tools, the knowledge index, the scheduler, mail. The runtime only sees these
@@ -14,6 +15,8 @@ export type AgentExtensions = {
   projectTools?(projectId: string, workspace: Workspace): Promise<Tool[]>;
   /** The project's MCP servers and their state now (the status tool). */
   mcpServers?(projectId: string): Promise<McpServerStatus[]>;
+  /** The project's tool and model metrics since a time, from the session log (the status tool). */
+  telemetry?(projectId: string, since: Date): Promise<ProjectTelemetry>;
   knowledge?: KnowledgeSearch;
   scheduler?: TaskScheduler;
   /** Present only when SMTP is configured: `send_email` is registered only then. */

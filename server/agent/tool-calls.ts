@@ -289,6 +289,7 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
     });
   }
   const run = await runTool(tool, call.payload.input, runner.turn.toolContext(call.payload.toolCallId, grant));
+  runner.turn.metrics?.toolCall({ ...run.metrics, model: runner.turn.modelId });
   let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
   const instructions = run.error
     ? null

@@ -258,6 +258,7 @@ export async function prepareTurn(
       : undefined,
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,
+    metrics: o.metrics,
   };
 }
 

@@ -28,7 +28,7 @@ export async function turnTools(input: {
   /** The turn's final tool set, for the catalog (known once every tool is gathered). */
   toolSet: () => ToolSet;
   /** What is in force for the session, for the status tool (known once the turn is prepared). */
-  report: () => Omit<SessionReport, "mcpServers">;
+  report: () => Omit<SessionReport, "mcpServers" | "telemetry">;
   /** The git tool's commands run in the project's sandbox, as Source Control's do. */
   sandbox: Sandbox;
   /** The name of the person a turn works for: the git tool's commits are theirs, made by the agent. */
@@ -63,9 +63,12 @@ export async function turnTools(input: {
         email: `agent+${ctx.sessionId}@tandem.invalid`,
       }),
     ),
-    statusTool(async () => ({
+    statusTool(async ({ telemetryHours }) => ({
       ...input.report(),
       mcpServers: ext?.mcpServers ? await ext.mcpServers(input.projectId) : null,
+      telemetry: ext?.telemetry
+        ? await ext.telemetry(input.projectId, new Date(Date.now() - telemetryHours * 3_600_000))
+        : null,
     })),
   );
   const project = await ext?.projectTools?.(input.projectId, workspace).catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { telemetrySummary } from "@/server/db/repositories/telemetry";
 import type { Config } from "@/server/env";
 import { ModelConfigError } from "@/server/agent/providers";
 import { createEmbedder } from "@/server/agent/embedding-models";
@@ -89,6 +90,7 @@ export function createExtensions(options: {
   const agent: AgentExtensions = {
     projectTools: (projectId, workspace) => projectTools.tools(projectId, workspace),
     mcpServers: async (projectId) => (await projectTools.status(projectId, 0)).servers,
+    telemetry: (projectId, since) => telemetrySummary(options.db, { projectId, since }),
     knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit, ctx.signal),
     scheduler: scheduler.tool,
     ...(mail ? { mail } : {}),
