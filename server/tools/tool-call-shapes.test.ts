@@ -14,6 +14,7 @@ import { askUserTool } from "./ask-user";
 import { catalogTool } from "./catalog";
 import { delegateTool } from "./delegate";
 import { memoryTool } from "./memory";
+import { assertFactTool, recordEpisodeTool } from "./memory-records";
 import { noteTool } from "./note";
 import { recallUserContextTool } from "./recall-user-context";
 import { scheduleTaskTool } from "./schedule-task";
@@ -41,6 +42,8 @@ const TURN_TOOLS = [
   catalogTool(unused),
   delegateTool(unused),
   memoryTool(unused),
+  recordEpisodeTool(unused),
+  assertFactTool(unused),
   noteTool(unused),
   recallUserContextTool(unused),
   scheduleTaskTool(unused),
