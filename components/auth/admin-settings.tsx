@@ -5,6 +5,7 @@ import { useState } from "react";
 import { CommandGuardCard } from "@/components/auth/command-guard-card";
 import { InviteLinks } from "@/components/auth/invite-links";
 import { NetworkPoliciesCard } from "@/components/auth/network-policies-card";
+import { TelemetryCard } from "@/components/auth/telemetry-card";
 import { WebSearchCard } from "@/components/auth/web-search-card";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -22,6 +23,7 @@ export function AdminSettings({ role }: { role: string }) {
       <CommandGuardCard />
       <SandboxCard />
       <NetworkPoliciesCard />
+      <TelemetryCard />
     </>
   );
 }

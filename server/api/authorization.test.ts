@@ -58,6 +58,7 @@ const rules: Record<string, Rule> = {
   "account.commandGuard": "admin",
   "account.webSearch": "admin",
   "account.setWebSearch": "admin",
+  "account.telemetry": "admin",
   "account.setCommandGuard": "admin",
   "account.setNetworkPolicies": "admin",
   "account.invites": "admin",

@@ -1,7 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "@/server/test/database";
@@ -16,6 +15,12 @@ import { sqlQueryTool } from "./sql-query";
 // and a URL at a loopback server that is not on the server's allow-list.
 
 const session = useToolSessions();
+
+// node:sqlite is Node 24's (the Node Tandem runs on); the type declarations are Node 20's.
+type SqliteDb = { exec(sql: string): void; prepare(sql: string): { get(): unknown }; close(): void };
+const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as unknown as {
+  DatabaseSync: new (file: string, options?: { readOnly?: boolean }) => SqliteDb;
+};
 
 function makeDb(file: string, sql: string) {
   const db = new DatabaseSync(file);

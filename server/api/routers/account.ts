@@ -2,6 +2,7 @@ import { z } from "zod";
 import { adminProcedure, protectedProcedure, publicProcedure, router } from "@/server/api/trpc";
 import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
+import { telemetrySummary } from "@/server/db/repositories/telemetry";
 import { countUsers } from "@/server/db/repositories/users";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
@@ -74,6 +75,26 @@ export const accountRouter = router({
       b ? { kind: b.kind, url: b.url ?? null, hasKey: "apiKey" in b } : null;
     return { admin: shown(admin), env: shown(env) };
   }),
+
+  // The agent's tool and model metrics of every project, from the session log; and where they are exported, if anywhere.
+  telemetry: adminProcedure
+    .input(
+      z.object({
+        hours: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 90),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const otlp = ctx.services.config.telemetry;
+      const since = new Date(Date.now() - input.hours * 3_600_000);
+      return {
+        exportTo: otlp ? new URL(otlp.url).origin : null,
+        ...(await telemetrySummary(ctx.services.db, { projectId: null, since })),
+      };
+    }),
 
   /** `backend: null` goes back to the environment's service. */
   setWebSearch: adminProcedure

@@ -126,14 +126,21 @@ export async function runPostgres(
 
 function streamRows(client: pg.Client, request: PostgresRequest): Promise<QueryRows> {
   return new Promise((resolve, reject) => {
-    const query = new pg.Query({ text: request.sql, values: request.params, rowMode: "array", queryMode: "extended" });
+    // queryMode "extended" is pg's (Parse/Bind: one statement only); its types do not list it.
+    const config: pg.QueryArrayConfig & { queryMode: "extended" } = {
+      text: request.sql,
+      values: request.params,
+      rowMode: "array",
+      queryMode: "extended",
+    };
+    const query = new pg.Query(config);
     const rows: Cell[][] = [];
     let columns: string[] = [];
     let size = 0;
     let truncated = false;
-    query.on("row", (row: unknown[], result: pg.QueryResult) => {
+    query.on("row", (row: unknown[], result?: pg.QueryResult) => {
       if (truncated) return;
-      columns = result.fields.map((f) => f.name);
+      columns = result?.fields.map((f) => f.name) ?? columns;
       const shown = row.map(cell);
       size += shown.reduce<number>((n, v) => n + (v === null ? 4 : String(v).length), 0);
       // Rows past the caps are counted off, not kept (the statement timeout bounds the rest).
