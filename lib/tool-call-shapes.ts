@@ -240,6 +240,8 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   sql_query: "SQL Query",
   status: "Status",
   git: "Git",
+  github_api: "GitHub API",
+  gitlab_api: "GitLab API",
   browser: "Browser",
 };
 

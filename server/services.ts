@@ -1,3 +1,4 @@
+import { createForgeApi } from "@/server/services/forge-api";
 import { otlpMetrics } from "@/server/telemetry/otlp-metrics";
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
@@ -200,6 +201,12 @@ export async function createServices(
     projectNetwork: (projectId) => network.policies.get(projectId),
     openWorkspace: (projectId) => files.open(projectId),
     secrets: (projectId) => projectSecrets(projectId),
+    forgeApi: createForgeApi({
+      db,
+      cipher: gitCipher,
+      forges: config.gitForges,
+      fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
+    }),
   });
   const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
   const browsers = createAgentBrowsers({

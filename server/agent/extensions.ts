@@ -5,6 +5,7 @@ import type { TaskScheduler } from "@/server/tools/schedule-task";
 import type { MailSender } from "@/server/tools/send-email";
 import type { McpServerStatus } from "@/server/tools/mcp/project-servers";
 import type { ProjectTelemetry } from "@/server/tools/status";
+import type { ForgeCall, ForgeKind } from "@/server/tools/forge-api";
 
 // What the server adds to the agent beyond its own tools, each optional: the project's MCP and
 // discovered tools, the knowledge index, the scheduler, mail. The runtime only sees these
@@ -18,6 +19,8 @@ export type AgentExtensions = {
   /** The project's tool and model metrics since a time, from the session log (the status tool). */
   telemetry?(projectId: string, since: Date): Promise<ProjectTelemetry>;
   knowledge?: KnowledgeSearch;
+  /** The forge APIs (github_api, gitlab_api) open to the person a turn works for: those they stored a token for. */
+  forgeApi?(personId: string, projectId: string): Promise<Partial<Record<ForgeKind, ForgeCall>>>;
   scheduler?: TaskScheduler;
   /** Present only when SMTP is configured: `send_email` is registered only then. */
   mail?: MailSender;

@@ -109,6 +109,7 @@ export async function prepareTurn(
     toolSet: () => tools,
     sandbox: o.sandbox,
     personName: async (id) => (await store.users.find(id))?.name ?? "someone",
+    personId,
     report: () => ({
       model: session.model,
       approvalMode: policy.mode,

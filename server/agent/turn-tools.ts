@@ -9,6 +9,7 @@ import { sendEmailTool } from "@/server/tools/send-email";
 import { skillTool } from "@/server/tools/skill";
 import { statusTool, type SessionReport } from "@/server/tools/status";
 import { gitTool } from "@/server/tools/git";
+import { forgeApiTool } from "@/server/tools/forge-api";
 import { gitRepository } from "@/server/git/repository";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { workflowTool } from "@/server/tools/workflow";
@@ -33,12 +34,24 @@ export async function turnTools(input: {
   sandbox: Sandbox;
   /** The name of the person a turn works for: the git tool's commits are theirs, made by the agent. */
   personName: (userId: string) => Promise<string>;
+  /** Whose forge tokens the turn may use: the session's author while it is theirs alone (as its secrets), else null. */
+  personId: string | null;
 }): Promise<Tool[]> {
   const { extensions: ext, workspace } = input;
   const tools: Tool[] = [];
   if (ext?.knowledge) tools.push(searchKnowledgeBaseTool(ext.knowledge));
   if (ext?.scheduler) tools.push(scheduleTaskTool(ext.scheduler));
   if (ext?.mail) tools.push(sendEmailTool(ext.mail));
+  if (ext?.forgeApi && input.personId) {
+    const forges = await ext.forgeApi(input.personId, input.projectId).catch((error: unknown) => {
+      console.error(`forge tokens of ${input.personId} could not be read:`, error);
+      return {};
+    });
+    for (const kind of ["github", "gitlab"] as const) {
+      const call = forges[kind];
+      if (call) tools.push(forgeApiTool(kind, call));
+    }
+  }
   tools.push(
     catalogTool(async () => {
       const [agents, skills, workflows] = await Promise.all([

@@ -1,3 +1,4 @@
+import type { ForgeApi } from "@/server/services/forge-api";
 import { telemetrySummary } from "@/server/db/repositories/telemetry";
 import type { Config } from "@/server/env";
 import { ModelConfigError } from "@/server/agent/providers";
@@ -37,6 +38,8 @@ export function createExtensions(options: {
   schedulerPollingSeconds?: number;
   now?: () => Date;
   deferToolsOver?: number;
+  /** The forge APIs people's stored tokens open (forge-api.ts). */
+  forgeApi?: ForgeApi;
 }) {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
@@ -91,6 +94,7 @@ export function createExtensions(options: {
     projectTools: (projectId, workspace) => projectTools.tools(projectId, workspace),
     mcpServers: async (projectId) => (await projectTools.status(projectId, 0)).servers,
     telemetry: (projectId, since) => telemetrySummary(options.db, { projectId, since }),
+    ...(options.forgeApi ? { forgeApi: options.forgeApi.forPerson } : {}),
     knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit, ctx.signal),
     scheduler: scheduler.tool,
     ...(mail ? { mail } : {}),
