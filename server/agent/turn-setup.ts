@@ -151,6 +151,12 @@ export async function prepareTurn(
       ]),
       query: lastMessage?.type === "user_message" ? lastMessage.payload.text : "",
       toolNames,
+      ...(o.extensions?.knowledge && toolNames.includes("search_knowledge_base")
+        ? {
+            knowledge: (query: string) =>
+              o.extensions!.knowledge!({ projectId: session.projectId, workspace, signal }, { query, limit: 8 }),
+          }
+        : {}),
     }),
     gitSummary({ root: workspace.root, sandbox: o.sandbox, signal }),
     o.sandbox.network(session.projectId),

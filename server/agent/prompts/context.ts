@@ -23,6 +23,8 @@ export type PromptContext = {
     moreKeys: number;
   };
   catalog: { skills: NamedEntry[]; agents: NamedEntry[]; workflows: NamedEntry[] };
+  /** Knowledge-base passages that clearly match the latest question (knowledge-context.ts). */
+  knowledge?: KnowledgePassage[];
 };
 
 export const EMPTY_CONTEXT: PromptContext = {
@@ -108,6 +110,14 @@ export function renderContext(context: PromptContext, knowledge: string): string
     parts.push(renderInstruction(file, `## Project instructions (${file.path})`));
   const memory = renderMemories(context.memories);
   if (memory) parts.push(memory);
+  if (context.knowledge?.length)
+    parts.push(
+      [
+        "## From the project's knowledge base",
+        "Passages of the workspace that match the latest question. Answer from them where they apply and cite each one you use as path:lines; search_knowledge_base finds more.",
+        ...context.knowledge.map((p) => `### ${p.path}:${p.startLine}-${p.endLine}\n${p.text.trim()}`),
+      ].join("\n"),
+    );
   const { skills, agents, workflows } = context.catalog;
   if (skills.length) parts.push(renderNamed("## Skills (load one with skill {name} when a task matches it)", skills));
   if (agents.length) parts.push(renderNamed("## Agents (delegate {agent, task} to one)", agents));
