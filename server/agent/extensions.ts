@@ -1,6 +1,7 @@
 import type { Workspace } from "@/server/workspace";
 import type { Tool } from "@/server/tools/define-tool";
 import type { KnowledgeSearch } from "@/server/tools/search-knowledge-base";
+import type { UserMemoryMeaning } from "@/server/tools/recall-user-context";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import type { MailSender } from "@/server/tools/send-email";
 import type { McpServerStatus } from "@/server/tools/mcp/project-servers";
@@ -19,6 +20,8 @@ export type AgentExtensions = {
   /** The project's tool and model metrics since a time, from the session log (the status tool). */
   telemetry?(projectId: string, since: Date): Promise<ProjectTelemetry>;
   knowledge?: KnowledgeSearch;
+  /** recall_user_context's ranking by meaning, when an embedding model is configured. */
+  memoryMeaning?: UserMemoryMeaning;
   /** The forge APIs (github_api, gitlab_api) open to the person a turn works for: those they stored a token for. */
   forgeApi?(personId: string, projectId: string): Promise<Partial<Record<ForgeKind, ForgeCall>>>;
   scheduler?: TaskScheduler;

@@ -1,3 +1,4 @@
+import type { AgentExtensions } from "@/server/agent/extensions";
 import type { AgentStore } from "@/server/agent/agent-store";
 import type { Tool } from "@/server/tools/define-tool";
 import { askUserTool } from "@/server/tools/ask-user";
@@ -12,12 +13,12 @@ import { todoWriteTool } from "@/server/tools/todo-write";
 // The runtime's own tools, bound to the agent's store. The tools themselves only see small store
 // interfaces, never the database.
 
-export function createOwnTools(store: AgentStore, delegator: Delegator): Tool[] {
+export function createOwnTools(store: AgentStore, delegator: Delegator, extensions?: AgentExtensions): Tool[] {
   return [
     memoryTool(store.memories),
     recordEpisodeTool(store.memories),
     assertFactTool(store.memories),
-    recallUserContextTool((owners, input) => store.memories.search(owners, input)),
+    recallUserContextTool((owners, input) => store.memories.search(owners, input), extensions?.memoryMeaning),
     noteTool(store.notes),
     todoWriteTool(store.todos),
     askUserTool(async (sessionId, toolCallId) => {
