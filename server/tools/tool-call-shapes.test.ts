@@ -27,6 +27,7 @@ import { toolSearchTool } from "./tool-search";
 import { workflowTool } from "./workflow";
 import { statusTool } from "./status";
 import { gitTool } from "./git";
+import { forgeApiTool } from "./forge-api";
 import { mcpTool } from "./mcp/mcp-tool";
 
 // The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
@@ -56,6 +57,8 @@ const TURN_TOOLS = [
   workflowTool(unused, unused),
   statusTool(unused),
   gitTool(unused, unused),
+  forgeApiTool("github", unused),
+  forgeApiTool("gitlab", unused),
 ];
 const session = useToolSessions();
 
