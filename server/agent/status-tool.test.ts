@@ -66,7 +66,10 @@ describe("status", () => {
   it("reports the project's tool and model metrics from the session log: calls, errors, times, sizes, tokens", async () => {
     const session = await h.newSession({
       replies: [
-        { match: "metrics", toolCalls: [{ name: "memory", arguments: { action: "retrieve", key: "nothing", scope: "user" } }] },
+        {
+          match: "metrics",
+          toolCalls: [{ name: "memory", arguments: { action: "retrieve", key: "nothing", scope: "user" } }],
+        },
         { match: "NOT_FOUND", toolCalls: [{ name: "status", arguments: { telemetry_hours: 2 } }] },
         { match: "## Telemetry", text: "Reported." },
       ],
