@@ -220,6 +220,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   memory: "Memory",
   record_episode: "Record Episode",
   assert_fact: "Assert Fact",
+  remember_preference: "Remember Preference",
   recall_user_context: "Recall User Context",
   note: "Note",
   todo_write: "To-dos",

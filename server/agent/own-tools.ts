@@ -5,6 +5,7 @@ import { askUserTool } from "@/server/tools/ask-user";
 import { delegateTool, type Delegator } from "@/server/tools/delegate";
 import { memoryTool } from "@/server/tools/memory";
 import { assertFactTool, recordEpisodeTool } from "@/server/tools/memory-records";
+import { rememberPreferenceTool } from "@/server/tools/remember-preference";
 import { noteTool } from "@/server/tools/note";
 import { recallUserContextTool } from "@/server/tools/recall-user-context";
 import { sessionSearchTool } from "@/server/tools/session-search";
@@ -18,6 +19,7 @@ export function createOwnTools(store: AgentStore, delegator: Delegator, extensio
     memoryTool(store.memories),
     recordEpisodeTool(store.memories),
     assertFactTool(store.memories),
+    rememberPreferenceTool(store.memories),
     recallUserContextTool((owners, input) => store.memories.search(owners, input), extensions?.memoryMeaning),
     noteTool(store.notes),
     todoWriteTool(store.todos),

@@ -9,7 +9,7 @@ import { sendEmailTool } from "@/server/tools/send-email";
 import { skillTool } from "@/server/tools/skill";
 import { statusTool, type SessionReport } from "@/server/tools/status";
 import { gitTool } from "@/server/tools/git";
-import { forgeApiTool } from "@/server/tools/forge-api";
+import { type ForgeCall, type ForgeKind, forgeApiTool } from "@/server/tools/forge-api";
 import { gitRepository } from "@/server/git/repository";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { workflowTool } from "@/server/tools/workflow";
@@ -43,10 +43,12 @@ export async function turnTools(input: {
   if (ext?.scheduler) tools.push(scheduleTaskTool(ext.scheduler));
   if (ext?.mail) tools.push(sendEmailTool(ext.mail));
   if (ext?.forgeApi && input.personId) {
-    const forges = await ext.forgeApi(input.personId, input.projectId).catch((error: unknown) => {
-      console.error(`forge tokens of ${input.personId} could not be read:`, error);
-      return {};
-    });
+    const forges: Partial<Record<ForgeKind, ForgeCall>> = await ext
+      .forgeApi(input.personId, input.projectId)
+      .catch((error: unknown) => {
+        console.error(`forge tokens of ${input.personId} could not be read:`, error);
+        return {};
+      });
     for (const kind of ["github", "gitlab"] as const) {
       const call = forges[kind];
       if (call) tools.push(forgeApiTool(kind, call));

@@ -5,6 +5,7 @@ import { createTestServices } from "@/server/test/services";
 import { useToolSessions } from "@/server/test/tool-session";
 import type { MemoryStore } from "./memory";
 import { assertFactTool, recordEpisodeTool } from "./memory-records";
+import { rememberPreferenceTool } from "./remember-preference";
 import { toolForcesApproval } from "./registry";
 
 // record_episode and assert_fact on the real memory store: what they write is an ordinary memory
@@ -95,5 +96,16 @@ describe("assert_fact", () => {
     expect((await store.list(owner)).filter((m) => m.key.startsWith("fact/"))).toMatchObject([
       { key: "fact/api-server/listens-on", value: "api server Listens on port 5000" },
     ]);
+  });
+});
+
+describe("remember_preference", () => {
+  it("keeps nothing when someone other than the person approved the call", async () => {
+    const s = await session({ userId: ann, projectId: project, grant: { plan: null, approvedById: "someone-else" } });
+    const run = await s.run(rememberPreferenceTool(store), { preference: "Short commit messages" });
+    expect(run.error?.code).toBe("DENIED");
+    expect((await store.list({ scope: "user", userId: ann })).map((m) => m.key)).not.toContain(
+      "preference/short-commit-messages",
+    );
   });
 });

@@ -15,6 +15,7 @@ import { catalogTool } from "./catalog";
 import { delegateTool } from "./delegate";
 import { memoryTool } from "./memory";
 import { assertFactTool, recordEpisodeTool } from "./memory-records";
+import { rememberPreferenceTool } from "./remember-preference";
 import { noteTool } from "./note";
 import { recallUserContextTool } from "./recall-user-context";
 import { scheduleTaskTool } from "./schedule-task";
@@ -45,6 +46,7 @@ const TURN_TOOLS = [
   memoryTool(unused),
   recordEpisodeTool(unused),
   assertFactTool(unused),
+  rememberPreferenceTool(unused),
   noteTool(unused),
   recallUserContextTool(unused),
   scheduleTaskTool(unused),

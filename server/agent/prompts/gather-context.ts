@@ -3,6 +3,7 @@ import { AGENTS_DIR, loadAgents, loadSkills, SKILLS_DIR } from "@/server/agent/d
 import { loadWorkflows, WORKFLOWS_DIR } from "@/server/tools/workflow-engine";
 import type { KnowledgeResult } from "@/server/tools/search-knowledge-base";
 import { asksForKnowledge, clearPassages } from "@/server/agent/prompts/knowledge-context";
+import { statesPreference } from "@/server/tools/remember-preference";
 import {
   INSTRUCTION_FILES,
   instructionFile,
@@ -51,6 +52,9 @@ export async function gatherContext(input: {
     memories,
     catalog: { skills: named(skills), agents: named(agents), workflows: named(workflows) },
     ...(knowledge.length ? { knowledge } : {}),
+    ...(input.toolNames.includes("remember_preference") && statesPreference(input.query)
+      ? { statedPreference: true }
+      : {}),
   };
 }
 
