@@ -73,6 +73,11 @@ const SERVER_ROOMS = [
     why: "the agent runs from a tRPC call, a job, a sub-agent or a test alike: no db, env, api or http",
   },
   {
+    room: "server/telemetry",
+    may: ["server/agent", "server/env.ts"],
+    why: "exporters of what the runtime reports (agent-metrics.ts); the runtime never sees them",
+  },
+  {
     room: "server/services",
     may: [
       "server/agent",

@@ -1,10 +1,11 @@
 import { z } from "zod";
 
 // Which web search service the agent's web_search tool uses: SearXNG (a URL), Brave or Tavily (an
-// API key; `url` overrides the service's endpoint, for a proxy). Set by environment variables
+// API key), or DuckDuckGo (its HTML results page, no key); `url` overrides the service's endpoint,
+// for a proxy. Set by environment variables
 // (server/env.ts) or by an admin on the admin page, which wins over the environment.
 
-export const WEB_SEARCH_KINDS = ["searxng", "brave", "tavily"] as const;
+export const WEB_SEARCH_KINDS = ["searxng", "brave", "tavily", "duckduckgo"] as const;
 export type WebSearchKind = (typeof WEB_SEARCH_KINDS)[number];
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
@@ -21,6 +22,7 @@ export const webSearchBackendSchema = z.discriminatedUnion("kind", [
     apiKey: z.string().trim().min(1, "an API key is needed"),
     url: httpUrl.optional(),
   }),
+  z.object({ kind: z.literal("duckduckgo"), url: httpUrl.optional() }),
 ]);
 export type WebSearchBackendConfig = z.infer<typeof webSearchBackendSchema>;
 
@@ -28,4 +30,5 @@ export const WEB_SEARCH_LABELS: Record<WebSearchKind, string> = {
   searxng: "SearXNG",
   brave: "Brave Search",
   tavily: "Tavily",
+  duckduckgo: "DuckDuckGo",
 };

@@ -89,6 +89,10 @@ describe("loadConfig", () => {
       loadConfig({ BRAVE_SEARCH_API_KEY: "b", TAVILY_API_KEY: "t", TANDEM_WEB_SEARCH: "tavily" }).webSearch,
     ).toEqual({ kind: "tavily", apiKey: "t" });
     expect(() => loadConfig({ TANDEM_WEB_SEARCH: "brave" })).toThrow("BRAVE_SEARCH_API_KEY");
+    // DuckDuckGo needs no key: naming it is enough, and it wins over the others when named.
+    expect(loadConfig({ TANDEM_WEB_SEARCH: "duckduckgo", TAVILY_API_KEY: "t" }).webSearch).toEqual({
+      kind: "duckduckgo",
+    });
     expect(() => loadConfig({ TANDEM_SEARXNG_URL: "ftp://x" })).toThrow("TANDEM_SEARXNG_URL");
   });
 

@@ -196,6 +196,16 @@ const schema = z.object({
   BRAVE_SEARCH_API_KEY: optionalString,
   TAVILY_API_KEY: optionalString,
   TANDEM_WEB_SEARCH: z.enum(WEB_SEARCH_KINDS).optional(),
+  // The agent's tool and model metrics over OTLP/HTTP (OpenTelemetry's own variable names): exported only when an endpoint is set.
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(
+    z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+  ),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: optionalString.pipe(
+    z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+  ),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(1_000).optional(),
+  OTEL_SERVICE_NAME: optionalString,
 });
 
 // Each provider's key and URL variables, as its entry in MODEL_PROVIDERS names them.
@@ -268,6 +278,17 @@ export type Config = {
   passwordSignIn: boolean;
   /** The web search service from the environment; an admin's choice (admin page) wins over it. */
   webSearch: WebSearchBackendConfig | undefined;
+  /** Where the agent's metrics go over OTLP/HTTP; absent: not exported. */
+  telemetry: OtlpConfig | undefined;
+};
+
+/** The agent's metrics over OTLP/HTTP (server/telemetry/otlp-metrics.ts). */
+export type OtlpConfig = {
+  /** The metrics endpoint itself, e.g. http://collector:4318/v1/metrics. */
+  url: string;
+  headers: Record<string, string>;
+  intervalMs: number;
+  serviceName: string;
 };
 
 export type SmtpConfig = {
@@ -354,6 +375,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.TANDEM_SEARXNG_URL ? [{ kind: "searxng" as const, url: e.TANDEM_SEARXNG_URL }] : []),
     ...(e.BRAVE_SEARCH_API_KEY ? [{ kind: "brave" as const, apiKey: e.BRAVE_SEARCH_API_KEY }] : []),
     ...(e.TAVILY_API_KEY ? [{ kind: "tavily" as const, apiKey: e.TAVILY_API_KEY }] : []),
+    // DuckDuckGo needs no key: it is used only when chosen by name.
+    ...(e.TANDEM_WEB_SEARCH === "duckduckgo" ? [{ kind: "duckduckgo" as const }] : []),
   ];
   const webSearch = e.TANDEM_WEB_SEARCH
     ? searchBackends.find((b) => b.kind === e.TANDEM_WEB_SEARCH)
@@ -453,6 +476,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
     passwordSignIn: e.TANDEM_PASSWORD_SIGN_IN !== "false" && e.TANDEM_PASSWORD_SIGN_IN !== "0",
     webSearch,
+    telemetry: otlpConfig(e),
+  };
+}
+
+/** OTLP's variables as the OpenTelemetry specification reads them: a base endpoint gets /v1/metrics, a metrics endpoint is used as it is. */
+function otlpConfig(e: z.infer<typeof schema>): OtlpConfig | undefined {
+  const url =
+    e.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ??
+    (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/metrics` : undefined);
+  if (!url) return undefined;
+  const headers: Record<string, string> = {};
+  for (const pair of (e.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",")) {
+    const at = pair.indexOf("=");
+    if (at > 0) headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return {
+    url,
+    headers,
+    intervalMs: e.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000,
+    serviceName: e.OTEL_SERVICE_NAME ?? "tandem",
   };
 }
 

@@ -1,3 +1,5 @@
+import { createForgeApi } from "@/server/services/forge-api";
+import { otlpMetrics } from "@/server/telemetry/otlp-metrics";
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/context";
@@ -205,6 +207,12 @@ export async function createServices(
     projectNetwork: (projectId) => network.policies.get(projectId),
     openWorkspace: (projectId) => files.open(projectId),
     secrets: (projectId) => projectSecrets(projectId),
+    forgeApi: createForgeApi({
+      db,
+      cipher: gitCipher,
+      forges: config.gitForges,
+      fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
+    }),
   });
   const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
   const browsers = createAgentBrowsers({
@@ -213,7 +221,10 @@ export async function createServices(
     policy: (projectId) => network.policies.get(projectId),
     log,
   });
+  // The agent's metrics go to the admin's OpenTelemetry collector when one is configured.
+  const metrics = config.telemetry ? otlpMetrics(config.telemetry) : undefined;
   const agent = createAgentRuntime({
+    ...(metrics ? { metrics } : {}),
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(db),
     extensions: extensions.agent,
@@ -342,6 +353,9 @@ export async function createServices(
       heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();
+      await metrics
+        ?.shutdown()
+        .catch((error: unknown) => log(`could not send the last metrics: ${(error as Error).message}`));
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();

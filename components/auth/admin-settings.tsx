@@ -6,6 +6,7 @@ import { CommandGuardCard } from "@/components/auth/command-guard-card";
 import { InviteLinks } from "@/components/auth/invite-links";
 import { NetworkPoliciesCard } from "@/components/auth/network-policies-card";
 import { UsersCard } from "@/components/auth/users-card";
+import { TelemetryCard } from "@/components/auth/telemetry-card";
 import { WebSearchCard } from "@/components/auth/web-search-card";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
@@ -24,6 +25,7 @@ export function AdminSettings({ role, selfId }: { role: string; selfId: string }
       <CommandGuardCard />
       <SandboxCard />
       <NetworkPoliciesCard />
+      <TelemetryCard />
     </>
   );
 }

@@ -1,9 +1,12 @@
 import type { Workspace } from "@/server/workspace";
 import type { Tool } from "@/server/tools/define-tool";
 import type { KnowledgeSearch } from "@/server/tools/search-knowledge-base";
+import type { UserMemoryMeaning } from "@/server/tools/memory";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import type { MailSender } from "@/server/tools/send-email";
 import type { McpServerStatus } from "@/server/tools/mcp/project-servers";
+import type { ProjectTelemetry } from "@/server/tools/status";
+import type { ForgeCall, ForgeKind } from "@/server/tools/forge-api";
 
 // What the server adds to the agent beyond its own tools, each optional: the project's MCP and
 // discovered tools, the knowledge index, the scheduler, mail. The runtime only sees these
@@ -14,7 +17,13 @@ export type AgentExtensions = {
   projectTools?(projectId: string, workspace: Workspace): Promise<Tool[]>;
   /** The project's MCP servers and their state now (the status tool). */
   mcpServers?(projectId: string): Promise<McpServerStatus[]>;
+  /** The project's tool and model metrics since a time, from the session log (the status tool). */
+  telemetry?(projectId: string, since: Date): Promise<ProjectTelemetry>;
   knowledge?: KnowledgeSearch;
+  /** memory search's ranking of the user's memories by meaning, when an embedding model is configured. */
+  memoryMeaning?: UserMemoryMeaning;
+  /** The forge APIs (github_api, gitlab_api) open to the person a turn works for: those they stored a token for. */
+  forgeApi?(personId: string, projectId: string): Promise<Partial<Record<ForgeKind, ForgeCall>>>;
   scheduler?: TaskScheduler;
   /** Present only when SMTP is configured: `send_email` is registered only then. */
   mail?: MailSender;

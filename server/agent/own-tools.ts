@@ -1,8 +1,11 @@
+import type { AgentExtensions } from "@/server/agent/extensions";
 import type { AgentStore } from "@/server/agent/agent-store";
 import type { Tool } from "@/server/tools/define-tool";
 import { askUserTool } from "@/server/tools/ask-user";
 import { delegateTool, type Delegator } from "@/server/tools/delegate";
 import { memoryTool } from "@/server/tools/memory";
+import { assertFactTool, recordEpisodeTool } from "@/server/tools/memory-records";
+import { rememberPreferenceTool } from "@/server/tools/remember-preference";
 import { noteTool } from "@/server/tools/note";
 import { sessionSearchTool } from "@/server/tools/session-search";
 import { todoWriteTool } from "@/server/tools/todo-write";
@@ -10,9 +13,12 @@ import { todoWriteTool } from "@/server/tools/todo-write";
 // The runtime's own tools, bound to the agent's store. The tools themselves only see small store
 // interfaces, never the database.
 
-export function createOwnTools(store: AgentStore, delegator: Delegator): Tool[] {
+export function createOwnTools(store: AgentStore, delegator: Delegator, extensions?: AgentExtensions): Tool[] {
   return [
-    memoryTool(store.memories),
+    memoryTool(store.memories, extensions?.memoryMeaning),
+    recordEpisodeTool(store.memories),
+    assertFactTool(store.memories),
+    rememberPreferenceTool(store.memories),
     noteTool(store.notes),
     todoWriteTool(store.todos),
     askUserTool(async (sessionId, toolCallId) => {

@@ -105,6 +105,7 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
     const seenSeq = state.lastSeq;
     const stepId = freshStepId(events, `${turnId}:${state.steps + 1}`);
     let step: Awaited<ReturnType<typeof runModelStep>>;
+    let stepStarted = 0;
     try {
       const model = r.model();
       const shown = r.modelTools?.(events) ?? r.tools;
@@ -123,6 +124,7 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
       });
       if (context.cut) r.onContextCut?.();
       const lastStep = r.reportAtLimit === true && state.steps === r.stepLimit - 1;
+      stepStarted = performance.now();
       step = await runModelStep({
         log: r.log,
         sessionId: r.sessionId,
@@ -152,6 +154,13 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
         aborted: false,
       };
     }
+    if (stepStarted)
+      r.metrics?.modelStep({
+        model: r.modelId,
+        durationMs: Math.round(performance.now() - stepStarted),
+        usage: step.usage,
+        ok: !step.error && !step.aborted,
+      });
     if (step.aborted) continue; // the top of the loop closes the step's calls and finishes
     if (step.error) {
       await refresh();

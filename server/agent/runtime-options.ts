@@ -13,6 +13,7 @@ import type { LoopClock } from "@/server/agent/loop-load";
 import type { Browsers } from "@/server/tools/agent-browser/session-browsers";
 import type { EnvironmentFacts } from "@/lib/toolchains";
 import type { LiveEditNotifier } from "@/server/tools/live-edits";
+import type { AgentMetrics } from "@/server/agent/agent-metrics";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
@@ -58,4 +59,6 @@ export type AgentRuntimeOptions = {
   turnStarts?: { atOnce: number; holdMs: number };
   /** The event loops whose load holds turn starts back (loop-load.ts); this thread's when not given. */
   loops?: LoopClock[];
+  /** Where each tool call's and model step's metrics go (OTLP when configured: server/telemetry). */
+  metrics?: AgentMetrics;
 };

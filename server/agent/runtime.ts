@@ -30,7 +30,7 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
     return (await o.secrets({ projectId: session.projectId, personId: session.authorId })).redactor;
   });
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
-  const ownTools = createOwnTools(o.store, delegator);
+  const ownTools = createOwnTools(o.store, delegator, o.extensions);
   const setup: TurnSetup = {
     log,
     options: o,

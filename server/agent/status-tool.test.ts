@@ -62,4 +62,28 @@ describe("status", () => {
     expect(result.llm).toContain("- switched off: web_fetch");
     expect(result.display).toMatchObject({ kind: "markdown" });
   }, 60_000);
+
+  it("reports the project's tool and model metrics from the session log: calls, errors, times, sizes, tokens", async () => {
+    const session = await h.newSession({
+      replies: [
+        {
+          match: "metrics",
+          toolCalls: [{ name: "memory", arguments: { action: "retrieve", key: "nothing", scope: "user" } }],
+        },
+        { match: "NOT_FOUND", toolCalls: [{ name: "status", arguments: { telemetry_hours: 2 } }] },
+        { match: "## Telemetry", text: "Reported." },
+      ],
+    });
+    const events = await h.send(session.id, "metrics please");
+    const result = only(events, "tool_result").at(-1)!.payload;
+    expect(result).toMatchObject({ toolName: "status", ok: true });
+    expect(result.llm).toContain("## Telemetry (this project, last 2 h)");
+    expect(result.llm).toMatch(
+      /- memory: 1 call\(s\), 1 error\(s\) \(mostly NOT_FOUND\), avg \d+ ms, p95 \d+ ms, \d+ chars of results/,
+    );
+    const model = (await h.caller.session.get({ sessionId: session.id })).model;
+    expect(result.llm).toMatch(
+      new RegExp(`- ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: [1-9]\\d* step\\(s\\), \\d+ input tokens`),
+    );
+  }, 60_000);
 });

@@ -302,6 +302,7 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
   const written = new Set<string>();
   const ctx = runner.turn.toolContext(call.payload.toolCallId, grant);
   const run = await runTool(tool, call.payload.input, { ...ctx, wrote: (path) => written.add(path) });
+  runner.turn.metrics?.toolCall({ ...run.metrics, model: runner.turn.modelId });
   let llm = note ? `${note}\n\n${textOf(run.llm)}` : textOf(run.llm);
   const feedback = await runner.turn.hooks?.after(hooked, { ok: !run.error, llm }, [...written]);
   if (feedback) llm += `\n\n${feedback}`;

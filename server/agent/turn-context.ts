@@ -1,3 +1,4 @@
+import type { AgentMetrics } from "@/server/agent/agent-metrics";
 import type { LanguageModel } from "ai";
 import type { SessionEvent, SessionStatus } from "@/lib/session-events";
 import type { CallGrant, ToolContext } from "@/server/tools/define-tool";
@@ -52,4 +53,6 @@ export type TurnContext = {
   snapshot?(label: string): Promise<{ id: string; filesChanged: number }>;
   setStatus(status: SessionStatus, reason?: string): Promise<void>;
   maxRetries?: number;
+  /** Each tool call's and model step's metrics, for the exporter (agent-metrics.ts). */
+  metrics?: AgentMetrics;
 };

@@ -112,6 +112,7 @@ export async function prepareTurn(
     toolSet: () => tools,
     sandbox: o.sandbox,
     personName: async (id) => (await store.users.find(id))?.name ?? "someone",
+    personId,
     report: () => ({
       model: session.model,
       approvalMode: policy.mode,
@@ -153,6 +154,12 @@ export async function prepareTurn(
       ]),
       query: lastMessage?.type === "user_message" ? lastMessage.payload.text : "",
       toolNames,
+      ...(o.extensions?.knowledge && toolNames.includes("search_knowledge_base")
+        ? {
+            knowledge: (query: string) =>
+              o.extensions!.knowledge!({ projectId: session.projectId, workspace, signal }, { query, limit: 8 }),
+          }
+        : {}),
     }),
     gitSummary({ root: workspace.root, sandbox: o.sandbox, signal }),
     o.sandbox.network(session.projectId),
@@ -278,6 +285,7 @@ export async function prepareTurn(
       : undefined,
     setStatus: (status: SessionStatus, reason?: string) => setup.setStatus(sessionId, status, reason),
     maxRetries: o.maxRetries,
+    metrics: o.metrics,
   };
 }
 

@@ -9,6 +9,7 @@ import { sendEmailTool } from "@/server/tools/send-email";
 import { skillTool } from "@/server/tools/skill";
 import { statusTool, type SessionReport } from "@/server/tools/status";
 import { gitTool } from "@/server/tools/git";
+import { type ForgeCall, type ForgeKind, forgeApiTool } from "@/server/tools/forge-api";
 import { gitRepository } from "@/server/git/repository";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import { workflowTool } from "@/server/tools/workflow";
@@ -28,11 +29,13 @@ export async function turnTools(input: {
   /** The turn's final tool set, for the catalog (known once every tool is gathered). */
   toolSet: () => ToolSet;
   /** What is in force for the session, for the status tool (known once the turn is prepared). */
-  report: () => Omit<SessionReport, "mcpServers">;
+  report: () => Omit<SessionReport, "mcpServers" | "telemetry">;
   /** The git tool's commands run in the project's sandbox, as Source Control's do. */
   sandbox: Sandbox;
   /** The name of the person a turn works for: the git tool's commits are theirs, made by the agent. */
   personName: (userId: string) => Promise<string>;
+  /** Whose forge tokens the turn may use: the session's author while it is theirs alone (as its secrets), else null. */
+  personId: string | null;
 }): Promise<Tool[]> {
   const { extensions: ext, workspace } = input;
   // skill only for a project that has skills; workflow sent in full only to one that has workflows
@@ -42,6 +45,18 @@ export async function turnTools(input: {
   if (ext?.knowledge) tools.push(searchKnowledgeBaseTool(ext.knowledge));
   if (ext?.scheduler) tools.push(scheduleTaskTool(ext.scheduler));
   if (ext?.mail) tools.push(sendEmailTool(ext.mail));
+  if (ext?.forgeApi && input.personId) {
+    const forges: Partial<Record<ForgeKind, ForgeCall>> = await ext
+      .forgeApi(input.personId, input.projectId)
+      .catch((error: unknown) => {
+        console.error(`forge tokens of ${input.personId} could not be read:`, error);
+        return {};
+      });
+    for (const kind of ["github", "gitlab"] as const) {
+      const call = forges[kind];
+      if (call) tools.push(forgeApiTool(kind, call));
+    }
+  }
   tools.push(
     catalogTool(async () => {
       const [agents, skills, workflows] = await Promise.all([
@@ -71,9 +86,12 @@ export async function turnTools(input: {
         email: `agent+${ctx.sessionId}@tandem.invalid`,
       }),
     ),
-    statusTool(async () => ({
+    statusTool(async ({ telemetryHours }) => ({
       ...input.report(),
       mcpServers: ext?.mcpServers ? await ext.mcpServers(input.projectId) : null,
+      telemetry: ext?.telemetry
+        ? await ext.telemetry(input.projectId, new Date(Date.now() - telemetryHours * 3_600_000))
+        : null,
     })),
   );
   const project = await ext?.projectTools?.(input.projectId, workspace).catch((error: unknown) => {

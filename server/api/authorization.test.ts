@@ -66,6 +66,7 @@ const rules: Record<string, Rule> = {
   "account.commandGuard": "admin",
   "account.webSearch": "admin",
   "account.setWebSearch": "admin",
+  "account.telemetry": "admin",
   "account.setCommandGuard": "admin",
   "account.setNetworkPolicies": "admin",
   "account.invites": "admin",

@@ -1,3 +1,6 @@
+import { memoryMeaning } from "@/server/services/memory-meaning";
+import type { ForgeApi } from "@/server/services/forge-api";
+import { telemetrySummary } from "@/server/db/repositories/telemetry";
 import type { Config } from "@/server/env";
 import { ModelConfigError } from "@/server/agent/providers";
 import { createEmbedder } from "@/server/agent/embedding-models";
@@ -36,6 +39,8 @@ export function createExtensions(options: {
   schedulerPollingSeconds?: number;
   now?: () => Date;
   deferToolsOver?: number;
+  /** The forge APIs people's stored tokens open (forge-api.ts). */
+  forgeApi?: ForgeApi;
 }) {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
@@ -48,17 +53,10 @@ export function createExtensions(options: {
     secrets: options.secrets,
   });
   const embedding = options.config.embedding;
+  const source = embedding ? embeddingSource(options.config) : null;
   const knowledge = createKnowledgeIndex({
     db,
-    ...(embedding
-      ? {
-          embeddings: createKnowledgeEmbeddings({
-            db,
-            source: embeddingSource(options.config),
-            vectors: createVectorSearch(db),
-          }),
-        }
-      : {}),
+    ...(source ? { embeddings: createKnowledgeEmbeddings({ db, source, vectors: createVectorSearch(db) }) } : {}),
   });
   const mail = options.config.smtp ? createMailSender(options.config.smtp) : undefined;
   const scheduler = createScheduler({
@@ -89,6 +87,9 @@ export function createExtensions(options: {
   const agent: AgentExtensions = {
     projectTools: (projectId, workspace) => projectTools.tools(projectId, workspace),
     mcpServers: async (projectId) => (await projectTools.status(projectId, 0)).servers,
+    telemetry: (projectId, since) => telemetrySummary(options.db, { projectId, since }),
+    ...(source && "model" in source ? { memoryMeaning: memoryMeaning(db, source) } : {}),
+    ...(options.forgeApi ? { forgeApi: options.forgeApi.forPerson } : {}),
     knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit, ctx.signal),
     scheduler: scheduler.tool,
     ...(mail ? { mail } : {}),

@@ -1,3 +1,5 @@
+import type { Forges } from "@/lib/git-forges";
+import { createForgeApi } from "@/server/services/forge-api";
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import fs from "node:fs/promises";
@@ -62,6 +64,8 @@ export type TestExtensionOptions = {
   deferToolsOver?: number;
   embedding?: EmbeddingConfig;
   mcpAllowHosts?: string[];
+  /** TANDEM_GIT_FORGES: github_api and gitlab_api reach these forges with people's stored tokens. */
+  forges?: Forges;
 };
 // `sandbox: "bwrap"` runs project processes in bubblewrap with the projects' network policies, the
 // egress proxy resolving `egressTestHosts` names to their (loopback) addresses; with `installDir`
@@ -208,6 +212,12 @@ export async function createTestServices(
         secrets: (projectId) => projectSecrets(projectId),
         schedulerPollingSeconds: options.extensions.schedulerPollingSeconds,
         deferToolsOver: options.extensions.deferToolsOver,
+        forgeApi: createForgeApi({
+          db: database.db,
+          cipher: gitCipher,
+          forges: options.extensions.forges ?? {},
+          fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
+        }),
       })
     : undefined;
   const previews = createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret");

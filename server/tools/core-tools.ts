@@ -14,12 +14,14 @@ import { emailParseTool } from "./email-parse";
 import { jsonlTool } from "./jsonl";
 import { markdownTableTool } from "./markdown-table";
 import { lsTool } from "./ls";
+import { sqlQueryTool } from "./sql-query";
 import { multiEditTool } from "./multi-edit";
 import { fileOperationsTool } from "./file-operations";
 import { readFileTool } from "./read-file";
 import { readManyFilesTool } from "./read-many-files";
 import { shellKillTool, shellOutputTool, shellTool } from "./shell";
 import { thinkTool } from "./think";
+import { webCrawlTool } from "./web-crawl";
 import { webFetchTool } from "./web-fetch";
 import { webSearchTool } from "./web-search";
 import { writeFileTool } from "./write-file";
@@ -39,10 +41,12 @@ export const CORE_TOOLS: readonly Tool[] = [
   shellOutputTool,
   shellKillTool,
   webFetchTool,
+  webCrawlTool,
   jsonlTool,
   markdownTableTool,
   archiveTool,
   emailParseTool,
+  sqlQueryTool,
   thinkTool,
 ];
 

@@ -74,7 +74,8 @@ export interface FetchPolicy {
 export type WebSearchBackend =
   | { kind: "searxng"; url: string }
   | { kind: "brave"; apiKey: string; url?: string }
-  | { kind: "tavily"; apiKey: string; url?: string };
+  | { kind: "tavily"; apiKey: string; url?: string }
+  | { kind: "duckduckgo"; url?: string };
 
 /** Everything a tool may use. Built by the agent runtime for one call; tools read nothing else. */
 export interface ToolContext {

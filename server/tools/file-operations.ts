@@ -73,7 +73,7 @@ export const fileOperationsTool = defineTool({
   kind: "edit",
   description: DESCRIPTION,
   input,
-  deferrable: true,
+  onDemand: "always",
   describe: (i) => `${i.operations.length} file operations`,
   async execute(i, ctx) {
     const ids = i.operations.map((o, index) => o.id ?? String(index));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolContext } from "./define-tool";
-import { failure, ok } from "./result";
+import { ToolFailure, failure, ok } from "./result";
 
 // memory: what the agent keeps across sessions. Project memory is shared by the project's
 // members; user memory follows the user who drives the turn across projects. Stored in Postgres,
@@ -51,19 +51,65 @@ const input = z
     if (v.action === "search") need("query");
   });
 
-const ownerOf = (scope: "project" | "user", ctx: ToolContext): MemoryOwner =>
+export const ownerOf = (scope: "project" | "user", ctx: ToolContext): MemoryOwner =>
   scope === "project" ? { scope, projectId: ctx.projectId } : { scope, userId: ctx.userId };
 
 /** Whose memories a search reads: the scope asked for, else both (the user's preferences answer as the project's facts do). */
 const searchOwners = (scope: "project" | "user" | undefined, ctx: ToolContext): MemoryOwner[] =>
   scope ? [ownerOf(scope, ctx)] : [ownerOf("project", ctx), ownerOf("user", ctx)];
 
+/**
+ * Stores what the agent wrote under `key`: a project memory only with the approval of a person
+ * (the call asks "always"), and marked as the agent's with who approved it.
+ */
+export async function storeAgentMemory(
+  store: MemoryStore,
+  scope: "project" | "user",
+  entry: Memory,
+  ctx: ToolContext,
+): Promise<Memory> {
+  const approvedById = ctx.grant?.approvedById ?? null;
+  if (scope === "project" && !approvedById) {
+    throw new ToolFailure(
+      "UNAVAILABLE",
+      'Project memory is shared with the team: storing it needs a person\'s approval, and none was given for this call. Ask the user, or use scope "user".',
+    );
+  }
+  return store.store(ownerOf(scope, ctx), {
+    ...entry,
+    createdById: ctx.userId,
+    agentWritten: true,
+    approvedById,
+  });
+}
+
 export function memoriesToMarkdown(title: string, rows: Memory[]): string {
   const body = rows.map((m) => `## ${m.key}\n\n${m.value.trim()}\n`).join("\n");
   return `# ${title}\n\n${body || "_No memories yet._\n"}`;
 }
 
-export function memoryTool(store: MemoryStore) {
+/** The user's memories nearest a topic by meaning (embeddings); absent without an embedding model. */
+export type UserMemoryMeaning = (userId: string, topic: string, signal: AbortSignal) => Promise<MemoryHit[]>;
+
+const RRF_K = 60;
+
+/** Reciprocal rank fusion by key: ranks, not scores, since full-text and cosine scores differ in scale. */
+function fuse(rankings: MemoryHit[][], limit: number): MemoryHit[] {
+  const fused = new Map<string, MemoryHit>();
+  for (const ranking of rankings)
+    ranking.forEach((hit, rank) => {
+      const seen = fused.get(hit.key);
+      const score = 1 / (RRF_K + rank + 1);
+      fused.set(hit.key, seen ? { ...seen, score: seen.score + score } : { ...hit, score });
+    });
+  return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/**
+ * `meaning`: with an embedding model configured, a search that reads the user's memories ranks
+ * them by meaning too, fused with the words' ranking by reciprocal rank as the knowledge base's is.
+ */
+export function memoryTool(store: MemoryStore, meaning?: UserMemoryMeaning) {
   return defineTool({
     name: "memory",
     kind: "memory",
@@ -84,20 +130,7 @@ export function memoryTool(store: MemoryStore) {
       const owner = ownerOf(scope, ctx);
       switch (i.action) {
         case "store": {
-          const approvedById = ctx.grant?.approvedById ?? null;
-          if (scope === "project" && !approvedById) {
-            return failure(
-              "UNAVAILABLE",
-              'Project memory is shared with the team: storing it needs a person\'s approval, and none was given for this call. Ask the user, or use scope "user".',
-            );
-          }
-          const row = await store.store(owner, {
-            key: i.key!,
-            value: i.value!,
-            createdById: ctx.userId,
-            agentWritten: true,
-            approvedById,
-          });
+          const row = await storeAgentMemory(store, scope, { key: i.key!, value: i.value! }, ctx);
           return ok(`Stored ${scope} memory "${row.key}".`, {
             kind: "markdown",
             text: `**${row.key}** (${scope})\n\n${row.value}`,
@@ -128,17 +161,27 @@ export function memoryTool(store: MemoryStore) {
           });
         }
         case "search": {
-          const hits = await store.search(searchOwners(i.scope, ctx), {
-            query: i.query!,
-            limit: i.limit ?? 10,
-            threshold: i.threshold ?? 0,
-          });
+          const limit = i.limit ?? 10;
+          const byMeaning = meaning && i.scope !== "project";
+          const [words, near] = await Promise.all([
+            store.search(searchOwners(i.scope, ctx), { query: i.query!, limit, threshold: i.threshold ?? 0 }),
+            byMeaning
+              ? meaning(ctx.userId, i.query!, ctx.signal).then(
+                  (found) => ({ found, note: "" }),
+                  (error: unknown) => ({
+                    found: [] as MemoryHit[],
+                    note: `\n\nNote: ranked by words only; the embedding model failed: ${(error as Error).message}`,
+                  }),
+                )
+              : null,
+          ]);
+          const hits = near ? fuse([words, near.found], limit) : words;
           if (!hits.length)
             return ok(
               `No ${i.scope ? `${i.scope} ` : ""}memories match "${i.query}"${i.threshold ? ` with score ≥ ${i.threshold}` : ""}.`,
             );
           const lines = hits.map((h) => `- [${h.score.toFixed(2)}] ${h.key}: ${h.value}`);
-          return ok(lines.join("\n"), {
+          return ok(`${lines.join("\n")}${near?.note ?? ""}`, {
             kind: "table",
             columns: ["score", "key", "value"],
             rows: hits.map((h) => [h.score.toFixed(2), h.key, h.value.slice(0, 200)]),

@@ -26,20 +26,52 @@ export type SessionReport = {
   languageServers: boolean;
   /** The project's MCP servers; null when this server runs none. */
   mcpServers: McpServerStatus[] | null;
+  /** The project's tool and model metrics over the window asked for; null when this server keeps none. */
+  telemetry: ProjectTelemetry | null;
 };
 
-const DESCRIPTION = `Reports what is configured and in force for this session: the model, the approval mode and rules, the step limit, the sandbox and the project's network policy, each MCP server and whether it is connected (with its tools or its error), web search, language servers, and which tools are on, deferred or switched off. Use it when unsure what you can do or why something is refused.`;
+/** What the session log says of the project's tool calls and model steps since `since` (server/db/repositories/telemetry.ts). */
+export type ProjectTelemetry = {
+  since: Date;
+  tools: {
+    tool: string;
+    calls: number;
+    errors: number;
+    topError: string | null;
+    avgMs: number;
+    p95Ms: number;
+    resultChars: number;
+  }[];
+  models: {
+    model: string;
+    steps: number;
+    inputTokens: number;
+    outputTokens: number;
+    cachedTokens: number;
+    retries: number;
+    errors: number;
+  }[];
+};
 
-export function statusTool(report: () => Promise<SessionReport>) {
+const DESCRIPTION = `Reports what is configured and in force for this session: the model, the approval mode and rules, the step limit, the sandbox and the project's network policy, each MCP server and whether it is connected (with its tools or its error), web search, language servers, which tools are on, deferred or switched off, and the project's tool and model metrics (calls, errors, times, result sizes, tokens, cache hits) over the last telemetry_hours (default 24). Use it when unsure what you can do, why something is refused, or which tools fail or are slow.`;
+
+export function statusTool(report: (input: { telemetryHours: number }) => Promise<SessionReport>) {
   return defineTool({
     name: "status",
     onDemand: "always",
     kind: "read",
     description: DESCRIPTION,
-    input: z.object({}),
+    input: z.object({
+      telemetry_hours: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 90)
+        .optional(),
+    }),
     describe: () => "Show the session's status",
-    async execute() {
-      const r = await report();
+    async execute(i) {
+      const r = await report({ telemetryHours: i.telemetry_hours ?? 24 });
       const network =
         r.network.policy === "allow-list"
           ? `allow-list (${r.network.allowHosts.join(", ") || "no hosts"})`
@@ -70,6 +102,7 @@ export function statusTool(report: () => Promise<SessionReport>) {
         `- on (${r.tools.length}): ${r.tools.join(", ")}`,
         ...(r.deferred.length ? [`- deferred behind tool_search: ${r.deferred.join(", ")}`] : []),
         `- switched off: ${r.switchedOff.join(", ") || "none"}`,
+        ...(r.telemetry ? telemetryLines(r.telemetry, i.telemetry_hours ?? 24) : []),
       ].join("\n");
       return ok(
         text,
@@ -84,4 +117,23 @@ export function statusTool(report: () => Promise<SessionReport>) {
       );
     },
   });
+}
+
+const ms = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
+const count = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : String(Math.round(n)));
+
+function telemetryLines(t: ProjectTelemetry, hours: number): string[] {
+  const tools = t.tools.map(
+    (x) =>
+      `- ${x.tool}: ${x.calls} call(s), ${x.errors} error(s)${x.topError ? ` (mostly ${x.topError})` : ""}, avg ${ms(x.avgMs)}, p95 ${ms(x.p95Ms)}, ${count(x.resultChars)} chars of results`,
+  );
+  const models = t.models.map((m) => {
+    const hit = m.inputTokens > 0 ? ` (${Math.round((100 * m.cachedTokens) / m.inputTokens)}% cache hits)` : "";
+    return `- ${m.model}: ${m.steps} step(s), ${count(m.inputTokens)} input tokens, ${count(m.cachedTokens)} cached${hit}, ${count(m.outputTokens)} output, ${m.retries} retr${m.retries === 1 ? "y" : "ies"}, ${m.errors} error(s)`;
+  });
+  return [
+    `## Telemetry (this project, last ${hours} h)`,
+    ...(tools.length ? tools : ["- no tool calls"]),
+    ...(models.length ? models : ["- no model steps"]),
+  ];
 }

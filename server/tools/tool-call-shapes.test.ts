@@ -14,6 +14,8 @@ import { askUserTool } from "./ask-user";
 import { catalogTool } from "./catalog";
 import { delegateTool } from "./delegate";
 import { memoryTool } from "./memory";
+import { assertFactTool, recordEpisodeTool } from "./memory-records";
+import { rememberPreferenceTool } from "./remember-preference";
 import { noteTool } from "./note";
 import { scheduleTaskTool } from "./schedule-task";
 import { searchKnowledgeBaseTool } from "./search-knowledge-base";
@@ -25,6 +27,7 @@ import { toolSearchTool } from "./tool-search";
 import { workflowTool } from "./workflow";
 import { statusTool } from "./status";
 import { gitTool } from "./git";
+import { forgeApiTool } from "./forge-api";
 import { mcpTool } from "./mcp/mcp-tool";
 
 // The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
@@ -40,6 +43,9 @@ const TURN_TOOLS = [
   catalogTool(unused),
   delegateTool(unused),
   memoryTool(unused),
+  recordEpisodeTool(unused),
+  assertFactTool(unused),
+  rememberPreferenceTool(unused),
   noteTool(unused),
   scheduleTaskTool(unused),
   searchKnowledgeBaseTool(unused),
@@ -51,6 +57,8 @@ const TURN_TOOLS = [
   workflowTool(unused, unused),
   statusTool(unused),
   gitTool(unused, unused),
+  forgeApiTool("github", unused),
+  forgeApiTool("gitlab", unused),
 ];
 const session = useToolSessions();
 

@@ -1,6 +1,7 @@
 import { request } from "undici";
 import { z } from "zod";
 import { defineTool, type WebSearchBackend } from "./define-tool";
+import { searchDuckDuckGo } from "./duckduckgo";
 import { networkOff, projectNetwork } from "./project-network";
 import { ToolFailure, ok } from "./result";
 
@@ -82,6 +83,8 @@ export async function searchWeb(
         .slice(0, limit)
         .map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.content) }));
     }
+    case "duckduckgo":
+      return searchDuckDuckGo(backend.url, query, limit, AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]));
   }
 }
 

@@ -2,6 +2,8 @@
 // has a budget so a large AGENTS.md or a long memory cannot crowd out the conversation, and a
 // notice says when something was cut and how to get the rest.
 
+import type { KnowledgePassage } from "@/server/agent/prompts/knowledge-context";
+
 export const INSTRUCTION_FILES = ["AGENTS.md", "TANDEM.md"] as const;
 export const MAX_INSTRUCTION_CHARS = 20_000;
 /** Memories shown whole (pinned first, then the most relevant to the new message). */
@@ -23,6 +25,10 @@ export type PromptContext = {
     moreKeys: number;
   };
   catalog: { skills: NamedEntry[]; agents: NamedEntry[]; workflows: NamedEntry[] };
+  /** Knowledge-base passages that clearly match the latest question (knowledge-context.ts). */
+  knowledge?: KnowledgePassage[];
+  /** The latest message states a preference ("I prefer …"): the model offers to remember it. */
+  statedPreference?: boolean;
 };
 
 export const EMPTY_CONTEXT: PromptContext = {
@@ -108,6 +114,18 @@ export function renderContext(context: PromptContext, knowledge: string): string
     parts.push(renderInstruction(file, `## Project instructions (${file.path})`));
   const memory = renderMemories(context.memories);
   if (memory) parts.push(memory);
+  if (context.statedPreference)
+    parts.push(
+      "## A stated preference\nThe latest message states a preference. If it is one that should hold beyond this task, call remember_preference with it: the person is asked to agree before it is kept.",
+    );
+  if (context.knowledge?.length)
+    parts.push(
+      [
+        "## From the project's knowledge base",
+        "Passages of the workspace that match the latest question. Answer from them where they apply and cite each one you use as path:lines; search_knowledge_base finds more.",
+        ...context.knowledge.map((p) => `### ${p.path}:${p.startLine}-${p.endLine}\n${p.text.trim()}`),
+      ].join("\n"),
+    );
   const { skills, agents, workflows } = context.catalog;
   if (skills.length) parts.push(renderNamed("## Skills (load one with skill {name} when a task matches it)", skills));
   if (agents.length) parts.push(renderNamed("## Agents (delegate {agent, task} to one)", agents));

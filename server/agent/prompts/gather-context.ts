@@ -1,6 +1,9 @@
 import type { Workspace } from "@/server/workspace";
 import { AGENTS_DIR, loadAgents, loadSkills, SKILLS_DIR } from "@/server/agent/definitions";
 import { loadWorkflows, WORKFLOWS_DIR } from "@/server/tools/workflow-engine";
+import type { KnowledgeResult } from "@/server/tools/search-knowledge-base";
+import { asksForKnowledge, clearPassages } from "@/server/agent/prompts/knowledge-context";
+import { statesPreference } from "@/server/tools/remember-preference";
 import {
   INSTRUCTION_FILES,
   instructionFile,
@@ -32,10 +35,13 @@ export async function gatherContext(input: {
   query: string;
   /** The session's tools: skills, agents and workflows are listed only when the tool to use them is there. */
   toolNames: string[];
+  /** The project's knowledge index, searched when the latest message asks something; absent without one. */
+  knowledge?(query: string): Promise<KnowledgeResult>;
 }): Promise<PromptContext> {
-  const [files, memories] = await Promise.all([
+  const [files, memories, knowledge] = await Promise.all([
     workspaceContext(input.workspace, new Set(input.toolNames)),
     gatherMemories(input.memories, input.query),
+    input.knowledge && asksForKnowledge(input.query) ? input.knowledge(input.query).then(clearPassages, () => []) : [],
   ]);
   const named = (list: Array<{ name: string; description: string }>) =>
     list.map((e) => ({ name: e.name, description: e.description || "(no description)" }));
@@ -45,6 +51,10 @@ export async function gatherContext(input: {
     instructions,
     memories,
     catalog: { skills: named(skills), agents: named(agents), workflows: named(workflows) },
+    ...(knowledge.length ? { knowledge } : {}),
+    ...(input.toolNames.includes("remember_preference") && statesPreference(input.query)
+      ? { statedPreference: true }
+      : {}),
   };
 }
 

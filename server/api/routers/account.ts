@@ -4,6 +4,7 @@ import * as invites from "@/server/db/repositories/invites";
 import { getSetting, setSetting } from "@/server/db/repositories/settings";
 import { TRPCError } from "@trpc/server";
 import { countUsers, listUsers, setUserDisabled } from "@/server/db/repositories/users";
+import { telemetrySummary } from "@/server/db/repositories/telemetry";
 import { commandGuardConfigSchema } from "@/lib/command-guard-config";
 import { webSearchBackendSchema, type WebSearchBackendConfig } from "@/lib/web-search-config";
 import { networkPolicyKind } from "@/lib/egress-policy";
@@ -75,6 +76,26 @@ export const accountRouter = router({
       b ? { kind: b.kind, url: b.url ?? null, hasKey: "apiKey" in b } : null;
     return { admin: shown(admin), env: shown(env) };
   }),
+
+  // The agent's tool and model metrics of every project, from the session log; and where they are exported, if anywhere.
+  telemetry: adminProcedure
+    .input(
+      z.object({
+        hours: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 90),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const otlp = ctx.services.config.telemetry;
+      const since = new Date(Date.now() - input.hours * 3_600_000);
+      return {
+        exportTo: otlp ? new URL(otlp.url).origin : null,
+        ...(await telemetrySummary(ctx.services.db, { projectId: null, since })),
+      };
+    }),
 
   /** `backend: null` goes back to the environment's service. */
   setWebSearch: adminProcedure
