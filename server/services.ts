@@ -38,6 +38,9 @@ import { createRemoteWorkspaceHost } from "@/server/cluster/remote-workspace-hos
 import { createHeldWorkspaceWatch } from "@/server/cluster/held-workspace-watch";
 import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes";
 import { createExtensions } from "@/server/services/extensions";
+import { createNotifications } from "@/server/services/notifications";
+import { createProjectChannels } from "@/server/services/project-channels";
+import { createSessionNotices } from "@/server/services/session-notices";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -197,7 +200,11 @@ export async function createServices(
   });
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
   const board = createSessionBoard({ db, checkpoints, changes: buses.boardChanges });
+  // Webhook posts (people's chat notifications, projects' channels) pass web_fetch's address guard.
+  const chatPost = { allowHosts: [] };
+  const channels = createProjectChannels({ db, cipher: gitCipher, chat: chatPost });
   const extensions = createExtensions({
+    channels: channels.tool,
     config,
     db,
     databaseUrl,
@@ -206,6 +213,17 @@ export async function createServices(
     openWorkspace: (projectId) => files.open(projectId),
     secrets: (projectId) => projectSecrets(projectId),
   });
+  const notifications = createNotifications({
+    db,
+    changes: buses.inboxChanges,
+    cipher: gitCipher,
+    mail: extensions.agent.mail,
+    publicUrl: config.publicUrl,
+    chat: chatPost,
+    log,
+  });
+  notifications.start();
+  const notices = createSessionNotices({ db, notifier: notifications, log });
   const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
   const browsers = createAgentBrowsers({
     config,
@@ -217,7 +235,10 @@ export async function createServices(
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(db),
     extensions: extensions.agent,
-    bus: tapCommittedEvents(buses.sessionBus, board.observe),
+    bus: tapCommittedEvents(buses.sessionBus, (sessionId, event) => {
+      board.observe(sessionId, event);
+      notices.observe(sessionId, event);
+    }),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
@@ -315,6 +336,9 @@ export async function createServices(
     checkpoints,
     board,
     extensions,
+    notifications,
+    inboxChanges: buses.inboxChanges,
+    channels,
     sandbox,
     network,
     environment,
@@ -342,6 +366,7 @@ export async function createServices(
       heldWatch?.close();
       await extensions.dispose();
       await agent.dispose();
+      await notifications.stop();
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();
