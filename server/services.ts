@@ -223,7 +223,12 @@ export async function createServices(
     log,
   });
   notifications.start();
-  const notices = createSessionNotices({ db, notifier: notifications, log });
+  const notices = createSessionNotices({
+    db,
+    notifier: notifications,
+    watching: (sessionId) => buses.presence.snapshot(sessionId).map((w) => w.userId),
+    log,
+  });
   const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
   const browsers = createAgentBrowsers({
     config,

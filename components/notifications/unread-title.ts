@@ -1,18 +1,23 @@
 "use client";
 
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 
-// "(3) Tandem": the unread count in front of whatever title the page sets, kept there when the
-// page changes its title.
+// "(3) Tandem": the inbox's unread count in front of the title the page sets. A page that puts a
+// count of its own there (the IDE's "(1) Waiting for you · …") keeps it: what waits in the
+// project is in the inbox too, and one count in a tab is enough. Kept when the page changes its title.
 
-const PREFIX = /^\(\d+\+?\) /;
+const COUNTED = /^\(\d+\+?\) /;
 
 export function useUnreadTitle(unread: number) {
+  const written = useRef<{ title: string; base: string } | null>(null);
   useEffect(() => {
     const apply = () => {
-      const base = document.title.replace(PREFIX, "");
-      const next = unread > 0 ? `(${unread > 99 ? "99+" : unread}) ${base}` : base;
-      if (document.title !== next) document.title = next;
+      const now = document.title;
+      // The page's own title: what it set last, unless what is there is what this hook wrote.
+      const base = written.current?.title === now ? written.current.base : now;
+      const next = unread > 0 && !COUNTED.test(base) ? `(${unread > 99 ? "99+" : unread}) ${base}` : base;
+      written.current = { title: next, base };
+      if (now !== next) document.title = next;
     };
     apply();
     const title = document.querySelector("title");
@@ -20,7 +25,7 @@ export function useUnreadTitle(unread: number) {
     if (title) observer?.observe(title, { childList: true });
     return () => {
       observer?.disconnect();
-      document.title = document.title.replace(PREFIX, "");
+      if (written.current && document.title === written.current.title) document.title = written.current.base;
     };
   }, [unread]);
 }

@@ -142,11 +142,11 @@ describe("the inbox", () => {
     await h.env.noticesSettled();
     const [finished] = await h.caller.notification.list({ unreadOnly: true });
     expect(finished).toMatchObject({ kind: "session_finished", sessionId: session.id });
-    expect(await h.caller.notification.unreadCount()).toBe(2);
-
-    await h.caller.notification.markRead({ ids: [waiting!.id] });
+    // Answered: the approval no longer waits, so it is read.
     expect(await h.caller.notification.unreadCount()).toBe(1);
-    await h.caller.notification.markRead({});
+    expect((await h.caller.notification.list({})).find((n) => n.id === waiting!.id)?.readAt).not.toBeNull();
+
+    await h.caller.notification.markRead({ ids: [finished!.id] });
     expect(await h.caller.notification.unreadCount()).toBe(0);
   }, 90_000);
 
@@ -171,6 +171,24 @@ describe("the inbox", () => {
     expect((await h.caller.notification.list({ unreadOnly: true })).some((n) => n.sessionId === session.id)).toBe(
       false,
     );
+  }, 90_000);
+
+  it("does not tell someone watching the session that it finished: they saw it", async () => {
+    await h.caller.notification.markRead({});
+    const session = await h.newSession("plain-text");
+    const leave = h.env.services.presence.join(session.id, {
+      key: "tab-1",
+      userId: h.user.id,
+      name: h.user.name,
+      guest: false,
+    });
+    try {
+      await h.send(session.id, "hello");
+      await h.env.noticesSettled();
+      expect(await h.caller.notification.unreadCount()).toBe(0);
+    } finally {
+      leave();
+    }
   }, 90_000);
 
   it("tells people named with @ in a message (the project's members only), and never the writer", async () => {

@@ -40,6 +40,11 @@ export interface Notifier {
   notify(personId: string, notice: Notice): Promise<void>;
 }
 
+/** What a session's log needs besides: waiting notices done with once answered. */
+export interface SessionNotifier extends Notifier {
+  answered(sessionId: string): Promise<void>;
+}
+
 export const DIGEST_WINDOW_MS = 5 * 60_000;
 const KEPT_PER_PERSON = 500;
 
@@ -166,6 +171,12 @@ export function createNotifications(deps: {
       deps.changes.publish(personId);
       if (email) void deliver(personId, "email");
       if (toChat) void deliver(personId, "chat");
+    },
+
+    /** What was waiting in a session was answered: its approval and question notices are read for everyone. */
+    async answered(sessionId: string) {
+      for (const personId of await repo.markSessionRead(db, sessionId, ["approval", "question"]))
+        deps.changes.publish(personId);
     },
 
     list: (personId: string, options: { unreadOnly: boolean; limit: number; before?: Date }) =>

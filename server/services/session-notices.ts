@@ -1,17 +1,24 @@
 import type { Db } from "@/server/db/client";
 import { lastMessageAuthor, projectPeople, sessionParticipants } from "@/server/db/repositories/notifications";
 import { findSession } from "@/server/db/repositories/sessions";
-import type { Notifier } from "@/server/services/notifications";
+import type { Notifier, SessionNotifier } from "@/server/services/notifications";
 import type { SessionEvent } from "@/lib/session-events";
 
 // What a session's log tells people (fed every committed event by the session bus's tap, on the
 // instance that wrote it, so once): a call or a question waiting for the person whose message
 // started the turn (a scheduled run waits for the person who scheduled it: its messages are
 // theirs); a turn's end for everyone who follows the session (its author and whoever wrote in it),
-// a cancel excepted (a person did that); `@name` in a message for the project's members so named.
+// a cancel excepted (a person did that), and those watching it then (they saw it); an answer
+// marks the waiting notices read for everyone; `@name` in a message for the project's members so named.
 // Sub-agents' sessions tell nobody: their parent's turn does.
 
 const FAILED = new Set(["error", "interrupted", "step_limit", "loop_guard"]);
+const TOLD = new Set<SessionEvent["type"]>([
+  "approval_requested",
+  "approval_resolved",
+  "turn_finished",
+  "user_message",
+]);
 
 export const sessionLink = (projectId: string, sessionId: string) => `/p/${projectId}?session=${sessionId}`;
 
@@ -55,7 +62,13 @@ export async function notifyMentions(
   }
 }
 
-export function createSessionNotices(deps: { db: Db; notifier: Notifier; log?: (line: string) => void }) {
+export function createSessionNotices(deps: {
+  db: Db;
+  notifier: SessionNotifier;
+  /** Who watches the session now (the presence bus, every instance's): they see its end themselves. */
+  watching?: (sessionId: string) => readonly (string | null)[];
+  log?: (line: string) => void;
+}) {
   const log = deps.log ?? console.error;
   const work = new Map<string, Promise<void>>();
 
@@ -80,7 +93,9 @@ export function createSessionNotices(deps: { db: Db; notifier: Notifier; log?: (
         ...(session.authorId ? [session.authorId] : []),
         ...(await sessionParticipants(deps.db, sessionId)),
       ]);
-      for (const person of followers)
+      const watching = new Set(deps.watching?.(sessionId) ?? []);
+      for (const person of followers) {
+        if (watching.has(person)) continue;
         await deps.notifier.notify(person, {
           ...about,
           kind: failed ? "session_failed" : "session_finished",
@@ -89,6 +104,9 @@ export function createSessionNotices(deps: { db: Db; notifier: Notifier; log?: (
             : `"${session.title}" finished`,
           body: event.payload.message ?? "",
         });
+      }
+    } else if (event.type === "approval_resolved") {
+      await deps.notifier.answered(sessionId);
     } else if (event.type === "user_message") {
       await notifyMentions(deps.db, deps.notifier, {
         session,
@@ -102,8 +120,7 @@ export function createSessionNotices(deps: { db: Db; notifier: Notifier; log?: (
   return {
     /** Called with each committed event of any session (server/bus/session-bus.ts's tap). */
     observe(sessionId: string, event: SessionEvent) {
-      if (event.type !== "approval_requested" && event.type !== "turn_finished" && event.type !== "user_message")
-        return;
+      if (!TOLD.has(event.type)) return;
       const next = (work.get(sessionId) ?? Promise.resolve())
         .then(() => handle(sessionId, event))
         .catch((error: unknown) => log(`notifications: session ${sessionId}: ${(error as Error).message}`));

@@ -235,7 +235,12 @@ export async function createTestServices(
     sweepMs: options.digestSweepMs,
   });
   notifications.start();
-  const notices = createSessionNotices({ db: database.db, notifier: notifications });
+  const presence = createPresence();
+  const notices = createSessionNotices({
+    db: database.db,
+    notifier: notifications,
+    watching: (sessionId) => presence.snapshot(sessionId).map((w) => w.userId),
+  });
   const previews = createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret");
   const browsers = options.browser
     ? createAgentBrowsers({
@@ -306,7 +311,7 @@ export async function createTestServices(
     gitCipher,
     webhooks: createProjectWebhooks(database.db, gitCipher),
     trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),
-    presence: createPresence(),
+    presence,
     linkRevocations,
     accessChanges,
     limits: createRateLimits(database.url),

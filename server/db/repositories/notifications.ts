@@ -241,3 +241,13 @@ export async function lastMessageAuthor(db: Db, sessionId: string): Promise<stri
   });
   return row?.authorId ?? null;
 }
+
+/** Marks read the unread notifications of these kinds about a session; returns whose they were. */
+export async function markSessionRead(db: Db, sessionId: string, kinds: readonly string[]): Promise<string[]> {
+  const rows = await db.notification.updateManyAndReturn({
+    where: { sessionId, kind: { in: [...kinds] }, readAt: null },
+    data: { readAt: new Date() },
+    select: { personId: true },
+  });
+  return [...new Set(rows.map((r) => r.personId))];
+}
