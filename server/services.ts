@@ -202,7 +202,12 @@ export async function createServices(
   const board = createSessionBoard({ db, checkpoints, changes: buses.boardChanges });
   // Webhook posts (people's chat notifications, projects' channels) pass web_fetch's address guard.
   const chatPost = { allowHosts: [] };
-  const channels = createProjectChannels({ db, cipher: gitCipher, chat: chatPost });
+  const channels = createProjectChannels({
+    db,
+    cipher: gitCipher,
+    chat: chatPost,
+    projectNetwork: (projectId) => network.policies.get(projectId),
+  });
   const extensions = createExtensions({
     channels: channels.tool,
     config,

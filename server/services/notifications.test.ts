@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCallerFactory } from "@/server/api/trpc";
 import { appRouter } from "@/server/api/root";
 import { addMember } from "@/server/db/repositories/teams";
@@ -328,8 +328,11 @@ describe("webhooks as an attacker aims them", () => {
 });
 
 describe("send_message", () => {
-  it("posts to a channel the project configured, by name, after a person approves it", async () => {
+  beforeEach(async () => {
     await h.caller.channel.save({ projectId: h.project.id, name: "team-chat", kind: "discord", url: hook("/discord") });
+  });
+
+  it("posts to a channel the project configured, by name, after a person approves it", async () => {
     expect(await h.caller.channel.list({ projectId: h.project.id })).toEqual([
       expect.objectContaining({ name: "team-chat", kind: "discord" }),
     ]);
@@ -371,6 +374,28 @@ describe("send_message", () => {
       expect(result.payload).toMatchObject({ ok: false, errorCode: "NOT_FOUND" });
       expect(result.payload.llm).toContain("Its channels: team-chat");
     } finally {
+      await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask" });
+    }
+  }, 90_000);
+
+  it("sends nothing from a project whose network is off", async () => {
+    const before = await h.caller.network.settings({ projectId: h.project.id });
+    await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
+    await h.caller.network.update({ projectId: h.project.id, policy: "off", allowHosts: [] });
+    try {
+      const session = await h.newSession({
+        replies: [
+          { match: "Announce", toolCalls: [{ name: "send_message", arguments: { channel: "team-chat", text: "hi" } }] },
+          { match: "network", text: "Could not." },
+        ],
+      });
+      const count = posts.length;
+      const result = only(await h.send(session.id, "Announce it"), "tool_result")[0]!;
+      expect(result.payload).toMatchObject({ ok: false, errorCode: "FETCH_FAILED" });
+      expect(result.payload.llm).toContain("network is off");
+      expect(posts.length).toBe(count);
+    } finally {
+      await h.caller.network.update({ projectId: h.project.id, policy: before.policy, allowHosts: before.allowHosts });
       await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "ask" });
     }
   }, 90_000);

@@ -204,7 +204,12 @@ export async function createTestServices(
     toolchains,
     secrets: (projectId) => projectSecrets(projectId),
   });
-  const channels = createProjectChannels({ db: database.db, cipher: gitCipher, chat: chatPost });
+  const channels = createProjectChannels({
+    db: database.db,
+    cipher: gitCipher,
+    chat: chatPost,
+    projectNetwork: (projectId) => network.policies.get(projectId),
+  });
   const extensions = options.extensions
     ? createExtensions({
         config: {
