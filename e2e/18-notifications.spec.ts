@@ -52,6 +52,7 @@ test("the inbox: live count, title, link to the waiting session; delivery settin
   // Answered here: no longer waiting, so read; Ada watched it finish, so that is not news.
   await agent.approvalCard().getByTestId("approve").click();
   await expect(agent.assistantMessages().last()).toContainText("Done.");
+  await agent.expectStatus("idle");
   await expect(inbox.count()).toHaveCount(0);
 
   // Another wait, while Ada is on another page: the count is on every page, and in the title.

@@ -241,36 +241,54 @@ export function createNotifications(deps: {
 
 /**
  * The person's unread count and newest notification now, then again at each change of their inbox
- * (any instance's, through the inbox bus), until `signal` ends.
+ * (any instance's, through the inbox bus), until `signal` ends or it is returned. An iterator
+ * rather than a generator, so that ending it stops it at once even while it waits for a change.
  */
-export async function* watchInbox(
+export function watchInbox(
   notifications: Pick<Notifications, "list" | "unreadCount">,
   changes: InboxChanges,
   personId: string,
   signal: AbortSignal | undefined,
-): AsyncGenerator<{ unread: number; newest: repo.NotificationRow | null }> {
+): AsyncIterableIterator<{ unread: number; newest: repo.NotificationRow | null }> {
   let dirty = true;
+  let done = false;
   let wake: (() => void) | null = null;
   const stop = changes.subscribe(personId, () => {
     dirty = true;
     wake?.();
   });
-  const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
-  try {
-    while (!signal?.aborted) {
-      if (dirty) {
-        dirty = false;
-        const [unread, newest] = await Promise.all([
-          notifications.unreadCount(personId),
-          notifications.list(personId, { unreadOnly: true, limit: 1 }),
-        ]);
-        yield { unread, newest: newest[0] ?? null };
-        continue;
-      }
-      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
-      wake = null;
-    }
-  } finally {
+  const end = () => {
+    if (done) return;
+    done = true;
     stop();
-  }
+    signal?.removeEventListener("abort", end);
+    wake?.();
+  };
+  if (signal?.aborted) end();
+  else signal?.addEventListener("abort", end, { once: true });
+  const iterator: AsyncIterableIterator<{ unread: number; newest: repo.NotificationRow | null }> = {
+    async next() {
+      while (!done) {
+        if (dirty) {
+          dirty = false;
+          const [unread, newest] = await Promise.all([
+            notifications.unreadCount(personId),
+            notifications.list(personId, { unreadOnly: true, limit: 1 }),
+          ]);
+          return { value: { unread, newest: newest[0] ?? null }, done: false };
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+      }
+      return { value: undefined, done: true };
+    },
+    async return() {
+      end();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
