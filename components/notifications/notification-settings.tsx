@@ -128,7 +128,7 @@ export function NotificationSettings() {
         </button>
         {save.isSuccess && <span className="hint">Saved.</span>}
       </div>
-      <h3>Chat webhook</h3>
+      <h3 className="notification-chat-title">Chat webhook</h3>
       <p className="hint">
         {data.chatKind
           ? `Set: a ${CHAT_KIND_LABELS[data.chatKind]} incoming webhook (its address stays on the server).`
