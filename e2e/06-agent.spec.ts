@@ -85,7 +85,7 @@ test("a change asked in a new session: markdown, a read, an approved edit, a rej
   await expect(agent.assistantMessages().last()).toContainText("now greets the whole world");
   await agent.expectStatus("idle");
   await expect(page.getByTestId("waiting-badge")).toHaveCount(0);
-  await expect(page).toHaveTitle(/^Agent demo · Tandem/);
+  await expect(page).toHaveTitle(/^(\(\d+\) )?Agent demo · Tandem/);
   await expect(page.getByTestId("usage-counter")).toContainText("↑");
   await page.screenshot({ path: screenshotPath("agent-session-done") });
 

@@ -54,7 +54,7 @@ test("a second browser's board follows a session as it starts, waits for approva
   await agent.toolCard("Edit lines.txt").getByTestId("approve").click();
   await board.expectState("Shout the second line", "done");
   await expect(board.row("Shout the second line").getByTestId("board-row-changes")).toHaveText("1 file +1 −1");
-  await expect(other.page).toHaveTitle(/^Board demo/);
+  await expect(other.page).toHaveTitle(/^(\(\d+\) )?Board demo · Tandem/);
 
   // The board by keyboard: the row is selected, R opens its review, Enter its conversation.
   await board.open();

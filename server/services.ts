@@ -40,6 +40,9 @@ import { createRemoteWorkspaceHost } from "@/server/cluster/remote-workspace-hos
 import { createHeldWorkspaceWatch } from "@/server/cluster/held-workspace-watch";
 import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes";
 import { createExtensions } from "@/server/services/extensions";
+import { createNotifications } from "@/server/services/notifications";
+import { createProjectChannels } from "@/server/services/project-channels";
+import { createSessionNotices } from "@/server/services/session-notices";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
@@ -199,7 +202,16 @@ export async function createServices(
   });
   const checkpoints = createCheckpointStores(config.dataDir, files, sandbox);
   const board = createSessionBoard({ db, checkpoints, changes: buses.boardChanges });
+  // Webhook posts (people's chat notifications, projects' channels) pass web_fetch's address guard.
+  const chatPost = { allowHosts: [] };
+  const channels = createProjectChannels({
+    db,
+    cipher: gitCipher,
+    chat: chatPost,
+    projectNetwork: (projectId) => network.policies.get(projectId),
+  });
   const extensions = createExtensions({
+    channels: channels.tool,
     config,
     db,
     databaseUrl,
@@ -213,6 +225,22 @@ export async function createServices(
       forges: config.gitForges,
       fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
     }),
+  });
+  const notifications = createNotifications({
+    db,
+    changes: buses.inboxChanges,
+    cipher: gitCipher,
+    mail: extensions.agent.mail,
+    publicUrl: config.publicUrl,
+    chat: chatPost,
+    log,
+  });
+  notifications.start();
+  const notices = createSessionNotices({
+    db,
+    notifier: notifications,
+    watching: (sessionId) => buses.presence.snapshot(sessionId).map((w) => w.userId),
+    log,
   });
   const previews = createPreviews({ domain: config.preview.domain, publicUrl: config.publicUrl }, secret);
   const browsers = createAgentBrowsers({
@@ -228,7 +256,10 @@ export async function createServices(
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
     store: createAgentStore(db),
     extensions: extensions.agent,
-    bus: tapCommittedEvents(buses.sessionBus, board.observe),
+    bus: tapCommittedEvents(buses.sessionBus, (sessionId, event) => {
+      board.observe(sessionId, event);
+      notices.observe(sessionId, event);
+    }),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
@@ -326,6 +357,9 @@ export async function createServices(
     checkpoints,
     board,
     extensions,
+    notifications,
+    inboxChanges: buses.inboxChanges,
+    channels,
     sandbox,
     network,
     environment,
@@ -356,6 +390,7 @@ export async function createServices(
       await metrics
         ?.shutdown()
         .catch((error: unknown) => log(`could not send the last metrics: ${(error as Error).message}`));
+      await notifications.stop();
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();

@@ -3,10 +3,11 @@
 import Link from "next/link";
 import { GitCredentials } from "@/components/git/git-credentials";
 import { ApiTokens } from "@/components/auth/api-tokens";
+import { NotificationSettings } from "@/components/notifications/notification-settings";
 import { SecretsCard } from "@/components/secrets/secrets-card";
 
 /**
- * A person's own settings: who they are, the git credentials Tandem uses for them, their secrets, their API tokens. A refused
+ * A person's own settings: who they are, their notifications, the git credentials Tandem uses for them, their secrets, their API tokens. A refused
  * push links here with the remote's host (`host`, and `kind`: token or ssh-key) filled in.
  */
 export function AccountSettings({
@@ -39,6 +40,7 @@ export function AccountSettings({
           the push without one (or with the one stored). A team&apos;s shared credentials are in its team settings.
         </div>
       )}
+      <NotificationSettings />
       <GitCredentials scope={{ kind: "user" }} prefill={prefill} />
       <SecretsCard scope={{ kind: "person" }} />
       <ApiTokens />

@@ -3,6 +3,7 @@
 import type { ReactNode } from "react";
 import { useRequireUser } from "@/components/auth/use-account";
 import { UserMenu } from "@/components/auth/user-menu";
+import { InboxBell } from "@/components/notifications/inbox-bell";
 import { Brand } from "@/components/ui/brand";
 
 type AppUser = { id: string; name: string; email: string; role: string };
@@ -15,6 +16,7 @@ export function AppShell({ children }: { children: (user: AppUser) => ReactNode 
       <header className="app-header">
         <Brand />
         <div className="spacer" />
+        {user && <InboxBell />}
         {user && <UserMenu user={user} />}
       </header>
       <main className="app-main">

@@ -11,6 +11,7 @@ import {
   useTabsState,
 } from "@/components/editor/open-files-context";
 import { useRequireUser } from "@/components/auth/use-account";
+import { InboxBell } from "@/components/notifications/inbox-bell";
 import { UserMenu } from "@/components/auth/user-menu";
 import { ExplorerProvider } from "@/components/explorer/explorer-context";
 import { LanguageProvider } from "@/components/editor/language/language-session";
@@ -194,6 +195,7 @@ function IdeShell({
         >
           <GearIcon />
         </Link>
+        <InboxBell />
         <UserMenu user={user} />
       </header>
       <SandboxBanner />

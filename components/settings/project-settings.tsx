@@ -15,6 +15,7 @@ import { McpServersCard } from "@/components/settings/mcp-servers-card";
 import { NetworkCard } from "@/components/settings/network-card";
 import { EnvironmentCard } from "@/components/settings/environment-card";
 import { SchedulesCard } from "@/components/settings/schedules-card";
+import { ChannelsCard } from "@/components/settings/channels-card";
 import { WorkflowsCard } from "@/components/settings/workflows-card";
 import { GitCard } from "@/components/settings/git-card";
 import { WebhookCard } from "@/components/settings/webhook-card";
@@ -59,6 +60,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
       <LanguageServersCard projectId={projectId} canEdit={canAdmin} />
       <WorkflowsCard projectId={projectId} canRun={canWrite} />
       <SchedulesCard projectId={projectId} canEdit={canWrite} />
+      <ChannelsCard projectId={projectId} canEdit={canAdmin} />
       <KnowledgeCard projectId={projectId} />
       <EditorCard projectId={projectId} canEdit={canAdmin} />
       <GitCard projectId={projectId} canEdit={canAdmin} />

@@ -91,3 +91,9 @@ export const OpenFileIcon = (p: IconProps) => (
     <path d="M6 11l4-4 M7 7h3v3" />
   </Svg>
 );
+
+export const BellIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 11V7a4 4 0 0 1 8 0v4l1.2 1.5H2.8z M6.5 14h3" />
+  </Svg>
+);

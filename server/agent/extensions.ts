@@ -4,12 +4,13 @@ import type { KnowledgeSearch } from "@/server/tools/search-knowledge-base";
 import type { UserMemoryMeaning } from "@/server/tools/memory";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import type { MailSender } from "@/server/tools/send-email";
+import type { ProjectChannels } from "@/server/tools/send-message";
 import type { McpServerStatus } from "@/server/tools/mcp/project-servers";
 import type { ProjectTelemetry } from "@/server/tools/status";
 import type { ForgeCall, ForgeKind } from "@/server/tools/forge-api";
 
 // What the server adds to the agent beyond its own tools, each optional: the project's MCP and
-// discovered tools, the knowledge index, the scheduler, mail. The runtime only sees these
+// discovered tools, the knowledge index, the scheduler, mail, chat channels. The runtime only sees these
 // interfaces; server/services/extensions.ts builds them from the database, pg-boss and SMTP.
 
 export type AgentExtensions = {
@@ -27,6 +28,8 @@ export type AgentExtensions = {
   scheduler?: TaskScheduler;
   /** Present only when SMTP is configured: `send_email` is registered only then. */
   mail?: MailSender;
+  /** The project's chat channels: `send_message` is registered for a project that has some. */
+  channels?: ProjectChannels;
   /** Over this many deferrable tools, their schemas wait behind tool_search (default 20). */
   deferToolsOver?: number;
 };

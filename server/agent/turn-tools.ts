@@ -6,6 +6,7 @@ import { catalogTool } from "@/server/tools/catalog";
 import { scheduleTaskTool } from "@/server/tools/schedule-task";
 import { searchKnowledgeBaseTool } from "@/server/tools/search-knowledge-base";
 import { sendEmailTool } from "@/server/tools/send-email";
+import { sendMessageTool } from "@/server/tools/send-message";
 import { skillTool } from "@/server/tools/skill";
 import { statusTool, type SessionReport } from "@/server/tools/status";
 import { gitTool } from "@/server/tools/git";
@@ -18,7 +19,7 @@ import { loadAgents, loadSkills, SKILLS_DIR } from "@/server/agent/definitions";
 import type { AgentExtensions } from "@/server/agent/extensions";
 
 // The tools a turn adds to the runtime's own: the project's MCP and discovered tools, the
-// server's optional services (knowledge index, scheduler, mail), and the workspace-defined
+// server's optional services (knowledge index, scheduler, mail, the project's chat channels), and the workspace-defined
 // catalog, skills and workflows, bound to this project's workspace.
 
 export async function turnTools(input: {
@@ -57,6 +58,8 @@ export async function turnTools(input: {
       if (call) tools.push(forgeApiTool(kind, call));
     }
   }
+  const channels = ext?.channels ? await ext.channels.names(input.projectId) : [];
+  if (ext?.channels && channels.length) tools.push(sendMessageTool(ext.channels, channels));
   tools.push(
     catalogTool(async () => {
       const [agents, skills, workflows] = await Promise.all([

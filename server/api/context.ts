@@ -20,6 +20,9 @@ import type { ModelRegistry } from "@/server/agent/providers";
 import type { Extensions } from "@/server/services/extensions";
 import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 import type { SessionBoard } from "@/server/services/session-board";
+import type { Notifications } from "@/server/services/notifications";
+import type { ProjectChannelService } from "@/server/services/project-channels";
+import type { InboxChanges } from "@/server/bus/inbox-changes";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { ProjectNetwork } from "@/server/services/network";
 import type { ProjectEnvironment } from "@/server/services/project-environment";
@@ -54,6 +57,11 @@ export type Services = {
   checkpoints: ProjectCheckpoints;
   /** The live board of each project's sessions (and who is told when review comments change). */
   board: SessionBoard;
+  /** People's inboxes and their delivery (email, chat webhooks, digests); the inbox bus tells their tabs. */
+  notifications: Notifications;
+  inboxChanges: InboxChanges;
+  /** Projects' chat channels (send_message). */
+  channels: ProjectChannelService;
   /** Git in each project's sandbox (Source Control panel, clones), and the credentials' cipher. */
   git: ProjectGit;
   gitCipher: CredentialCipher;

@@ -13,6 +13,7 @@ import { teamRouter } from "@/server/api/routers/team";
 import { reviewRouter } from "@/server/api/routers/review";
 import { checkpointRouter } from "@/server/api/routers/checkpoint";
 import { boardRouter } from "@/server/api/routers/board";
+import { channelRouter, notificationRouter } from "@/server/api/routers/notification";
 import { commentRouter } from "@/server/api/routers/comment";
 import { extensionsRouter } from "@/server/api/routers/extensions";
 import { searchRouter } from "@/server/api/routers/search";
@@ -48,6 +49,8 @@ export const appRouter = router({
   review: reviewRouter,
   checkpoint: checkpointRouter,
   board: boardRouter,
+  notification: notificationRouter,
+  channel: channelRouter,
   comment: commentRouter,
   language: languageRouter,
   git: gitRouter,

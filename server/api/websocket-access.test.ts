@@ -77,8 +77,8 @@ function firstEvent(options: Parameters<typeof trpcOver>[0]) {
   };
 }
 
-/** How a board.watch, comment.watch or environment.output subscription goes: its first item or its error code, then how it ends. */
-function firstOf(kind: "board" | "comments" | "environment", options: Parameters<typeof trpcOver>[0]) {
+/** How a board.watch, comment.watch, environment.output or notification.watch subscription goes: its first item or its error code, then how it ends. */
+function firstOf(kind: "board" | "comments" | "environment" | "inbox", options: Parameters<typeof trpcOver>[0]) {
   const client = trpcOver(options);
   let ended: (reason: string) => void = () => {};
   const outcome = new Promise<string>((resolve) => (ended = resolve));
@@ -92,7 +92,9 @@ function firstOf(kind: "board" | "comments" | "environment", options: Parameters
       ? client.trpc.board.watch.subscribe({ projectId }, handlers)
       : kind === "environment"
         ? client.trpc.environment.output.subscribe({ projectId }, handlers)
-        : client.trpc.comment.watch.subscribe({ sessionId }, handlers);
+        : kind === "inbox"
+          ? client.trpc.notification.watch.subscribe(undefined, handlers)
+          : client.trpc.comment.watch.subscribe({ sessionId }, handlers);
   const timer = setTimeout(() => ended("timeout"), 5_000);
   return {
     outcome: outcome.finally(() => clearTimeout(timer)),
@@ -225,6 +227,27 @@ describe("tRPC WebSocket (/api/trpc/ws)", () => {
     const end = await ended;
     expect(end.code).toMatch(/NOT_FOUND|FORBIDDEN/);
     expect(end.at - removedAt).toBeLessThan(2_000);
+    sub.close();
+  });
+
+  it("streams a person's inbox to them only, and ends it within 2 s of their sign-out", async () => {
+    const anonymous = firstOf("inbox", {});
+    expect(await anonymous.outcome).toBe("UNAUTHORIZED");
+    anonymous.close();
+    const nell = await signUp("Nell");
+    const sub = firstOf("inbox", { cookie: nell.cookie });
+    expect(await sub.outcome).toBe("data");
+    const ended = sub.ended();
+    const signedOutAt = Date.now();
+    const response = await fetch(`${base}/api/auth/sign-out`, {
+      method: "POST",
+      headers: { cookie: nell.cookie, origin: base, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(response.status).toBe(200);
+    const end = await ended;
+    expect(end.code).toBe("UNAUTHORIZED");
+    expect(end.at - signedOutAt).toBeLessThan(2_000);
     sub.close();
   });
 

@@ -17,6 +17,7 @@ export const CHANNELS = [
   "tandem_presence",
   "tandem_files",
   "tandem_board",
+  "tandem_inbox",
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 

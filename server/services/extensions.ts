@@ -18,6 +18,7 @@ import { createMailSender } from "@/server/services/mail";
 import { createProjectTools } from "@/server/services/project-tools";
 import type { SecretEnvironment } from "@/server/services/secrets";
 import { createScheduler } from "@/server/services/scheduler";
+import type { ProjectChannels } from "@/server/tools/send-message";
 
 // Everything a team adds to its agent, wired for the server: the project's MCP servers and
 // discovered tools, the knowledge index, scheduled tasks (pg-boss) and mail (when SMTP is set).
@@ -41,6 +42,8 @@ export function createExtensions(options: {
   deferToolsOver?: number;
   /** The forge APIs people's stored tokens open (forge-api.ts). */
   forgeApi?: ForgeApi;
+  /** The projects' chat channels, for send_message (server/services/project-channels.ts). */
+  channels?: ProjectChannels;
 }) {
   const { db } = options;
   let runtime: AgentRuntime | null = null;
@@ -93,6 +96,7 @@ export function createExtensions(options: {
     knowledge: (ctx, input) => knowledge.search(ctx.projectId, ctx.workspace, input.query, input.limit, ctx.signal),
     scheduler: scheduler.tool,
     ...(mail ? { mail } : {}),
+    ...(options.channels ? { channels: options.channels } : {}),
     ...(options.deferToolsOver !== undefined ? { deferToolsOver: options.deferToolsOver } : {}),
   };
 

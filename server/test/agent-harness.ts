@@ -81,6 +81,10 @@ export async function createAgentHarness(
     perProjectUid?: boolean;
     /** Names the egress proxy resolves to loopback test servers (as createTestServices). */
     egressTestHosts?: Map<string, string>;
+    /** As createTestServices: chat webhooks on loopback, the notifications' digest window and sweep. */
+    chatAllowHosts?: string[];
+    digestWindowMs?: number;
+    digestSweepMs?: number;
   } = {},
 ) {
   const model = await startModelServer(options.ollama ? { ollama: options.ollama } : {});
@@ -102,6 +106,9 @@ export async function createAgentHarness(
     perProjectUid: options.perProjectUid,
     egressTestHosts: options.egressTestHosts,
     language: options.language,
+    chatAllowHosts: options.chatAllowHosts,
+    digestWindowMs: options.digestWindowMs,
+    digestSweepMs: options.digestSweepMs,
   });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));

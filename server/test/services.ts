@@ -28,6 +28,10 @@ import { createModelThread } from "@/server/agent/model-thread/model-thread";
 import { createInProcessBus, tapCommittedEvents } from "@/server/bus/session-bus";
 import { createBoardChanges } from "@/server/bus/board-changes";
 import { createSessionBoard } from "@/server/services/session-board";
+import { createInboxChanges } from "@/server/bus/inbox-changes";
+import { createNotifications } from "@/server/services/notifications";
+import { createProjectChannels } from "@/server/services/project-channels";
+import { createSessionNotices } from "@/server/services/session-notices";
 import { createPresence } from "@/server/bus/presence";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createAccessChanges } from "@/server/bus/access-changes";
@@ -102,6 +106,11 @@ export async function createTestServices(
     toolchainCache?: string;
     /** Gives the agent its shell (sessions' commands) without the other extensions. */
     shell?: boolean;
+    /** Hosts (host:port) chat webhooks (notifications, send_message channels) may reach on loopback. */
+    chatAllowHosts?: string[];
+    /** The notifications' digest window and how often waiting digests are looked at. */
+    digestWindowMs?: number;
+    digestSweepMs?: number;
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -186,6 +195,9 @@ export async function createTestServices(
   const checkpoints = createCheckpointStores(dataDir, files, sandbox);
   const bus = createInProcessBus();
   const board = createSessionBoard({ db: database.db, checkpoints, changes: createBoardChanges() });
+  // As in production, webhook posts pass web_fetch's address guard; only tests allow loopback hosts.
+  const chatPost = { allowHosts: options.chatAllowHosts ?? [] };
+  const inboxChanges = createInboxChanges();
   const gitCipher = credentialCipher("x".repeat(32));
   const projectSecrets = (projectId: string, personId: string | null = null) =>
     secretEnvironment(database.db, gitCipher, { projectId, personId });
@@ -195,6 +207,12 @@ export async function createTestServices(
     sandbox,
     toolchains,
     secrets: (projectId) => projectSecrets(projectId),
+  });
+  const channels = createProjectChannels({
+    db: database.db,
+    cipher: gitCipher,
+    chat: chatPost,
+    projectNetwork: (projectId) => network.policies.get(projectId),
   });
   const extensions = options.extensions
     ? createExtensions({
@@ -218,8 +236,26 @@ export async function createTestServices(
           forges: options.extensions.forges ?? {},
           fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
         }),
+        channels: channels.tool,
       })
     : undefined;
+  const notifications = createNotifications({
+    db: database.db,
+    changes: inboxChanges,
+    cipher: gitCipher,
+    mail: extensions?.agent.mail,
+    publicUrl: "http://tandem.test",
+    chat: chatPost,
+    digestWindowMs: options.digestWindowMs,
+    sweepMs: options.digestSweepMs,
+  });
+  notifications.start();
+  const presence = createPresence();
+  const notices = createSessionNotices({
+    db: database.db,
+    notifier: notifications,
+    watching: (sessionId) => presence.snapshot(sessionId).map((w) => w.userId),
+  });
   const previews = createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret");
   const browsers = options.browser
     ? createAgentBrowsers({
@@ -248,7 +284,10 @@ export async function createTestServices(
         }
       : {}),
     secrets: ({ projectId, personId }) => projectSecrets(projectId, personId),
-    bus: tapCommittedEvents(bus, board.observe),
+    bus: tapCommittedEvents(bus, (sessionId, event) => {
+      board.observe(sessionId, event);
+      notices.observe(sessionId, event);
+    }),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
     checkpoints,
@@ -287,7 +326,7 @@ export async function createTestServices(
     gitCipher,
     webhooks: createProjectWebhooks(database.db, gitCipher),
     trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),
-    presence: createPresence(),
+    presence,
     linkRevocations,
     accessChanges,
     limits: createRateLimits(database.url),
@@ -303,6 +342,9 @@ export async function createTestServices(
     models,
     checkpoints,
     board,
+    notifications,
+    inboxChanges,
+    channels,
     sandbox,
     network,
     environment,
@@ -333,9 +375,13 @@ export async function createTestServices(
       return { user, services };
     },
     bus,
+    /** Waits until what sessions' events tell people is in their inboxes. */
+    noticesSettled: () => notices.settled(),
     async dispose() {
       await extensions?.dispose();
       await agent.dispose();
+      await notices.settled();
+      await notifications.stop();
       await browsers?.close();
       await modelThread?.close();
       terminals.disposeAll();

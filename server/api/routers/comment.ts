@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { notifyMentions } from "@/server/services/session-notices";
 import { router, sessionMutationProcedure, sessionViewProcedure } from "@/server/api/trpc";
 import { untilLinkEnds } from "@/server/api/live";
 import { person, reviewCall } from "@/server/api/routers/review-call";
@@ -35,9 +36,18 @@ export const commentRouter = router({
         sinceCheckpointId: since,
       }),
     )
-    .mutation(({ ctx, input }) =>
-      reviewCall(() => reviewComments(ctx.services, ctx.session).add({ ...input, by: person(ctx.user) })),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const comment = await reviewCall(() =>
+        reviewComments(ctx.services, ctx.session).add({ ...input, by: person(ctx.user) }),
+      );
+      await notifyMentions(ctx.services.db, ctx.services.notifications, {
+        session: ctx.session,
+        text: comment.body,
+        by: person(ctx.user),
+        where: ` (a review comment on ${comment.path}:${comment.line})`,
+      });
+      return comment;
+    }),
 
   /** Deletes one of the caller's own comments. */
   delete: sessionMutationProcedure

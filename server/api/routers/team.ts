@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { protectedProcedure, publicProcedure, router, teamAdminProcedure, teamProcedure } from "@/server/api/trpc";
 import * as teams from "@/server/db/repositories/teams";
+import { findPersonByEmail } from "@/server/db/repositories/notifications";
 import { internalHostEntry } from "@/lib/egress-policy";
 import type { MailSender } from "@/server/tools/send-email";
 
@@ -137,6 +138,16 @@ export const teamRouter = router({
         });
         emailed = true;
       }
+      // Someone who already has an account also finds it in their inbox. The link's token is not
+      // kept there (tokens are stored only as hashes): the invitation's email or link carries it.
+      const invitee = input.email ? await findPersonByEmail(ctx.services.db, input.email) : null;
+      if (invitee && invitee !== ctx.user.id)
+        await ctx.services.notifications.notify(invitee, {
+          kind: "invitation",
+          title: `${ctx.user.name} invites you to the team "${ctx.team.name}" as ${input.role}`,
+          body: "Open the invitation link you were sent (by email, or ask them for it) to join.",
+          link: "/",
+        });
       return { ...invite, path, emailed };
     }),
 
