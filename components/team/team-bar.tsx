@@ -25,7 +25,8 @@ export function TeamBar({
     <div className="team-switcher">
       <select
         className="input"
-        style={{ width: 240 }}
+        // As wide as its longest team name (up to a limit), so "Ada Lovelace's projects (personal)" is not cut.
+        style={{ width: "auto", minWidth: 240, maxWidth: 420 }}
         value={current?.id ?? ""}
         onChange={(e) => onChoose(e.target.value)}
         aria-label="Team"
