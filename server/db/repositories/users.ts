@@ -96,4 +96,21 @@ export async function setUserDisabled(db: Db, id: string, disabled: boolean): Pr
 export async function setInstanceRole(db: Db, id: string, role: UserRole): Promise<boolean> {
   const { count } = await db.user.updateMany({ where: { id, role: { not: role } }, data: { role } });
   return count === 1;
+/** The instance's admins, who set budgets and prices: named in a refusal so people know whom to ask. */
+export async function listAdmins(db: Db): Promise<Array<{ id: string; name: string; email: string }>> {
+  return db.user.findMany({
+    where: { role: "admin" },
+    select: { id: true, name: true, email: true },
+    orderBy: { createdAt: "asc" },
+  });
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<AppUser | null> {
+  const row = await db.user.findFirst({ where: { email: { equals: email, mode: "insensitive" } }, select: userSelect });
+  return row && toAppUser(row);
+}
+
+export async function findUserEmails(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const rows = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
+  return new Map(rows.map((r) => [r.id, r.email]));
 }
