@@ -9,7 +9,7 @@ import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
 import { countUsers, findUser, maySignIn, promoteIfFirstUser } from "@/server/db/repositories/users";
 import { recordAudit } from "@/server/db/repositories/audit-events";
-import { requestOrigin } from "@/server/auth/request-origin";
+import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import {
   claimTeamInvite,
   ensurePersonalTeam,
@@ -17,9 +17,7 @@ import {
   type TeamInviteClaim,
 } from "@/server/db/repositories/teams";
 
-// The server sets this header from the socket's address and drops any value a client sent, so
-// rate limits key on the real peer (server/index.ts).
-export const CLIENT_IP_HEADER = "x-tandem-client-ip";
+export { CLIENT_IP_HEADER };
 
 /** What a sign-up may carry beside name, email and password: an admin's sign-up link or a team's invitation link. */
 type SignUpBody = { inviteToken?: unknown; teamInviteToken?: unknown };

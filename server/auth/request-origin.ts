@@ -1,5 +1,8 @@
 import type { AuditOrigin } from "@/server/db/audit-origin";
-import { CLIENT_IP_HEADER } from "@/server/auth/auth";
+
+// The server sets this header from the socket's address and drops any value a client sent, so
+// rate limits key on the real peer and the audit log records it (server/start-server.ts).
+export const CLIENT_IP_HEADER = "x-tandem-client-ip";
 
 /**
  * Where a request came from, for the audit log: the peer's address as the server set it

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { databaseForFile } from "@/server/test/database";
 import { withAuditOrigin } from "@/server/db/audit-origin";
-import { purgeAuditBefore, recordAudit, searchAudit } from "./audit-events";
+import { purgeAuditBefore, recordAudit, searchAudit, withoutSecrets } from "./audit-events";
 
 // The audit log's table is append-only in the database itself, so that neither a bug nor a
 // repository written later (nor SQL typed by hand through the app's connection) can rewrite history.
@@ -52,5 +52,23 @@ describe("audit events", () => {
     expect(await purgeAuditBefore(database.db, new Date(Date.now() - 365 * 86_400_000))).toBe(1);
     expect(await searchAudit(database.db, {}, { limit: 100 })).toHaveLength(before - 1);
     expect(await searchAudit(database.db, { action: "sign_out" }, { limit: 10 })).toEqual([]);
+  });
+});
+
+describe("what a row keeps of a change's details", () => {
+  it("never keeps a secret-looking value: a web search key, an MCP server's env and headers", () => {
+    expect(
+      withoutSecrets({
+        value: { kind: "brave", apiKey: "sk-live-1" },
+        mcpServers: { gh: { command: "gh-mcp", env: { GH: "ghp_x" }, headers: { "X-Api": "v" } } },
+        allowHosts: ["registry.npmjs.org"],
+        password: null,
+      }),
+    ).toEqual({
+      value: { kind: "brave", apiKey: "[redacted]" },
+      mcpServers: { gh: { command: "gh-mcp", env: { GH: "[redacted]" }, headers: { "X-Api": "[redacted]" } } },
+      allowHosts: ["registry.npmjs.org"],
+      password: "[redacted]",
+    });
   });
 });

@@ -16,6 +16,25 @@ export type AuditWhat = {
 };
 
 const MAX_TEXT = 500;
+/** Detail keys whose values are never written: a web search key, an MCP server's environment or headers. */
+const SECRET_KEY = /key|secret|token|password|authorization|cookie|credential/i;
+const ALL_SECRET = /^(env|headers)$/i;
+
+/** What a detail says, with the values of secret-looking keys (and of `env` and `headers` objects) replaced. */
+export function withoutSecrets(value: unknown, depth = 0, hideAll = false): unknown {
+  if (depth > 8) return "[deep]";
+  if (Array.isArray(value)) return value.map((v) => withoutSecrets(v, depth + 1, hideAll));
+  if (value && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        (hideAll || SECRET_KEY.test(k)) && (typeof v !== "object" || v === null)
+          ? "[redacted]"
+          : withoutSecrets(v, depth + 1, hideAll || ALL_SECRET.test(k)),
+      ]),
+    );
+  return value;
+}
 const clip = (value: string | null | undefined) => (value == null ? null : value.slice(0, MAX_TEXT));
 
 /**
@@ -38,7 +57,7 @@ export async function recordAudit(db: Db, action: AuditAction, what: AuditWhat =
         teamId: what.teamId ?? null,
         projectId: what.projectId ?? null,
         target: clip(what.target),
-        detail: (what.detail ?? {}) as Prisma.InputJsonValue,
+        detail: withoutSecrets(what.detail ?? {}) as Prisma.InputJsonValue,
       },
       select: { id: true },
     });
