@@ -37,8 +37,11 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** How the actor reached the server: a browser login, an API token, a share link, or the server itself. */
-export type AuditVia = "browser" | "token" | "link" | "system";
+/**
+ * How the actor reached the server: a browser login, an API token, a share link, a request from
+ * no one signed in (a refused sign-in), or the server itself (jobs, start-up).
+ */
+export type AuditVia = "browser" | "token" | "link" | "anonymous" | "system";
 
 export const auditSearchInput = z.object({
   actor: z.string().trim().max(200).optional(),

@@ -120,7 +120,12 @@ export function createAuth({
           after: async (session, ctx) => {
             onAccessChanged?.(session.userId);
             const origin = requestOrigin(new Headers(ctx?.headers), { user: null });
-            await recordAudit(db, "sign_out", { target: session.userId }, { ...origin, actorId: session.userId });
+            await recordAudit(
+              db,
+              "sign_out",
+              { target: session.userId },
+              { ...origin, actorId: session.userId, via: "browser" },
+            );
           },
         },
       },

@@ -16,7 +16,7 @@ export function requestOrigin(
   return {
     actorId: actor.user?.id ?? null,
     actorEmail: actor.user?.email ?? null,
-    via: actor.tokenId ? "token" : actor.user ? "browser" : actor.link ? "link" : "system",
+    via: actor.tokenId ? "token" : actor.user ? "browser" : actor.link ? "link" : "anonymous",
     tokenId: actor.tokenId ?? null,
     ip: headers.get(CLIENT_IP_HEADER),
     forwardedFor: headers.get("x-forwarded-for"),

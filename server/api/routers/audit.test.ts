@@ -54,6 +54,7 @@ describe("audit log over HTTP", () => {
     const failed = await as(admin.cookie).audit.search.query({ action: "sign_in_failed" });
     expect(failed[0]).toMatchObject({
       actorId: null,
+      via: "anonymous",
       actorEmail: admin.email,
       ip: expect.stringMatching(/127\.0\.0\.1/),
       forwardedFor: "203.0.113.9",
