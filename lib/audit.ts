@@ -6,6 +6,8 @@ export const AUDIT_ACTIONS = [
   "sign_in",
   "sign_in_failed",
   "sign_out",
+  "user.disabled",
+  "user.enabled",
   "team.created",
   "team.member_added",
   "team.member_removed",

@@ -68,12 +68,12 @@ export async function issueTeamToken(
   );
 }
 
-/** `headers`: the request's, so that the audit log says where a token was used from. */
-export type ApiTokenReader = (token: string, headers: Headers) => Promise<{ user: AppUser; token: TokenGrant } | null>;
+/** `headers`: the request's, so that the audit log says where a token was used from (none: an in-process caller). */
+export type ApiTokenReader = (token: string, headers?: Headers) => Promise<{ user: AppUser; token: TokenGrant } | null>;
 
 export function createApiTokenReader(db: Db): ApiTokenReader {
   const touched = new Map<string, number>();
-  return async (token, headers) => {
+  return async (token, headers = new Headers()) => {
     const now = new Date();
     const found = await findLiveApiToken(db, hashToken(token), now);
     if (!found) return null;
