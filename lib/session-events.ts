@@ -17,7 +17,16 @@ export const SESSION_STATUSES = ["idle", "running", "waiting_approval", "interru
 export const sessionStatusSchema = z.enum(SESSION_STATUSES);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
-export const TURN_END_REASONS = ["completed", "cancelled", "step_limit", "loop_guard", "error", "interrupted"] as const;
+/** `budget`: a team's or person's monthly budget was used up (server/agent/turn-spending.ts); the message says whose and who raises it. */
+export const TURN_END_REASONS = [
+  "completed",
+  "cancelled",
+  "step_limit",
+  "loop_guard",
+  "error",
+  "interrupted",
+  "budget",
+] as const;
 
 /** Error codes a person can act on; `message` says what to do. */
 export const ERROR_CODES = [

@@ -44,6 +44,8 @@ import { createNotifications } from "@/server/services/notifications";
 import { createProjectChannels } from "@/server/services/project-channels";
 import { createSessionNotices } from "@/server/services/session-notices";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
+import { createSpending, inboxBudgetNotices } from "@/server/services/spending";
+import { createAuditLog } from "@/server/services/audit-log";
 import { createShellSession } from "@/server/workspace/shell-session";
 import { createModelRegistry } from "@/server/agent/providers";
 import { createModelThread } from "@/server/agent/model-thread/model-thread";
@@ -283,7 +285,10 @@ export async function createServices(
     // The agent's writes reach the files people have open live at once, with its cursor.
     liveEdits: { wrote: (edit) => liveDocs.agentWrote(edit) },
     turnJobs: createTurnJobs({ db, mode: config.cluster ? "cluster" : "single", log }),
+    // Budgets and the usage ledger; 80% notices go to the server's log until the inbox is wired here.
+    spending: createSpending({ db, notices: inboxBudgetNotices(notifications) }),
   });
+  const stopAuditPurge = createAuditLog(db).startPurging();
   const interrupted = await agent.recover();
   if (interrupted.length) log(`marked ${interrupted.length} agent session(s) interrupted after a restart`);
   await extensions.attach(agent);
@@ -385,6 +390,7 @@ export async function createServices(
         .release()
         .catch((error: unknown) => log(`could not give back the workspace leases: ${(error as Error).message}`));
       heldWatch?.close();
+      stopAuditPurge();
       await extensions.dispose();
       await agent.dispose();
       await metrics

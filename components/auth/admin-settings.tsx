@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { CommandGuardCard } from "@/components/auth/command-guard-card";
 import { InviteLinks } from "@/components/auth/invite-links";
@@ -18,6 +19,14 @@ export function AdminSettings({ role, selfId }: { role: string; selfId: string }
   return (
     <>
       <h1>Admin settings</h1>
+      <nav className="row" aria-label="Admin pages">
+        <Link className="btn" href="/admin/usage" data-testid="admin-usage-link">
+          Usage and budgets
+        </Link>
+        <Link className="btn" href="/admin/audit" data-testid="admin-audit-link">
+          Audit log
+        </Link>
+      </nav>
       <SignupModeCard />
       <InviteLinks />
       <UsersCard selfId={selfId} />

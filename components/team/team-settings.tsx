@@ -35,6 +35,10 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
         </Link>
         <h1 data-testid="team-title">{team.data?.name ?? "…"}</h1>
         {team.data && <span className="role-pill">you are {team.data.role}</span>}
+        <span style={{ flex: 1 }} />
+        <Link className="btn btn-sm" href={`/teams/${teamId}/usage`} data-testid="team-usage-link">
+          Usage
+        </Link>
       </div>
       <section className="card stack">
         <h2>Members</h2>

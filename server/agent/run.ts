@@ -22,7 +22,7 @@ import type { TokenUsage } from "@/lib/session-events";
  * `finishedSeq`: the seq of the turn's `turn_finished`, when it wrote one.
  */
 export type TurnEnd = {
-  reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "waiting" | "handed_over";
+  reason: "completed" | "cancelled" | "step_limit" | "loop_guard" | "error" | "budget" | "waiting" | "handed_over";
   text: string;
   finishedSeq?: number;
 };
@@ -102,6 +102,9 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
       );
     }
 
+    // Asked here, with every call of the last step answered: a budget never stops a tool call midway.
+    const admission = r.spending ? await r.spending.admitStep() : null;
+    if (admission && !admission.ok) return finish("budget", admission.message);
     const seenSeq = state.lastSeq;
     const stepId = freshStepId(events, `${turnId}:${state.steps + 1}`);
     let step: Awaited<ReturnType<typeof runModelStep>>;
@@ -161,6 +164,8 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
         usage: step.usage,
         ok: !step.error && !step.aborted,
       });
+    // What the step used is charged even when it failed or was stopped; its hold is let go either way.
+    await admission?.settle(step.usage, costOf(step.usage, r.facts.prices));
     if (step.aborted) continue; // the top of the loop closes the step's calls and finishes
     if (step.error) {
       await refresh();

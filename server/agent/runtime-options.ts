@@ -14,6 +14,7 @@ import type { Browsers } from "@/server/tools/agent-browser/session-browsers";
 import type { EnvironmentFacts } from "@/lib/toolchains";
 import type { LiveEditNotifier } from "@/server/tools/live-edits";
 import type { AgentMetrics } from "@/server/agent/agent-metrics";
+import type { TurnSpending } from "@/server/agent/turn-spending";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
@@ -46,6 +47,8 @@ export type AgentRuntimeOptions = {
   language?: LanguageServers;
   /** The agent's browser (one Chromium, a context per session); without it the browser tool is not offered. */
   browsers?: Browsers;
+  /** Budgets: each model step is let through or refused (turn-spending.ts); absent: no budgets, no usage ledger. */
+  spending?: TurnSpending;
   /** Where the agent's writes to the project's main tree go live for people who have the file open. */
   liveEdits?: LiveEditNotifier;
   /** MCP and discovered tools, knowledge search, the scheduler, mail (server/agent/extensions.ts). */

@@ -9,6 +9,7 @@ import type { FolderInstructions } from "@/server/agent/folder-instructions";
 import type { Policy } from "@/server/agent/policy";
 import type { ModelFacts } from "@/server/agent/usage";
 import type { TurnHooks } from "@/server/agent/hooks";
+import type { StepSpending } from "@/server/agent/turn-spending";
 
 // Everything one turn works with, built once when it starts or continues (turn-setup.ts) and read
 // as it is by the loop (run.ts), the tool calls (tool-calls.ts), the checkpoint (turn-checkpoint.ts),
@@ -43,6 +44,8 @@ export type TurnContext = {
   backgroundJobs?(): string[];
   loopGuardRepeats: number;
   facts: ModelFacts;
+  /** Budgets, asked before each model step (turn-spending.ts); absent: no budgets. */
+  spending?: StepSpending;
   resumed: boolean;
   signal: AbortSignal;
   /** The context of one tool call; `grant`: what was vetted for the call and who approved it (the shell's command gate reads it). */

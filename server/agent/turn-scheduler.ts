@@ -103,6 +103,7 @@ export function createTurnScheduler(setup: TurnSetup) {
         // is answered at the next send or resume.
         const late =
           end.reason !== "error" &&
+          end.reason !== "budget" && // a message sent meanwhile would be refused the same way
           (await hasUnansweredMessage(sessionId, end.finishedSeq).catch((error: unknown) => {
             console.error(`looking for a message sent as the turn of session ${sessionId} ended failed:`, error);
             return false;

@@ -262,6 +262,20 @@ export async function prepareTurn(
         .map((j) => `${j.id}: ${j.command}`),
     loopGuardRepeats: settings.loopGuardRepeats,
     facts,
+    ...(o.spending
+      ? {
+          spending: {
+            admitStep: () =>
+              o.spending!.admitStep({
+                sessionId,
+                projectId: session.projectId,
+                userId,
+                model: session.model,
+                priced: facts.prices !== null,
+              }),
+          },
+        }
+      : {}),
     resumed,
     signal,
     toolContext,

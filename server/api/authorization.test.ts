@@ -85,6 +85,15 @@ const rules: Record<string, Rule> = {
   "team.createInvite": "team-admin",
   "team.revokeInvite": "team-admin",
   "team.inviteInfo": "public",
+  "audit.search": "admin",
+  "audit.export": "admin",
+  "audit.retention": "admin",
+  "audit.setRetention": "admin",
+  "usage.report": "admin",
+  "usage.team": "team-read",
+  "usage.budgets": "admin",
+  "usage.setBudget": "admin",
+  "usage.prices": "admin",
   "team.acceptInvite": "user",
   "team.internalHosts": "team-read",
   "team.setInternalHosts": "team-admin",
@@ -502,6 +511,9 @@ const inputFor = (w: World) => ({
   allowHosts: ["registry.npmjs.org"],
   host: "registry.npmjs.org",
   networkPolicies: ["off", "allow-list", "open"],
+  format: "csv",
+  days: 365,
+  monthlyUsd: null,
 });
 
 // Calls that would destroy the world they run in get a fresh one each time they are allowed.

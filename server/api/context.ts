@@ -128,6 +128,8 @@ export type Context = {
    * the request already if the origin names another site (server/http/origin.ts).
    */
   requestOrigin?: string;
+  /** The request's address, forwarded-for claim and user agent, for the audit log (server/auth/request-origin.ts). */
+  requestHeaders?: Headers;
 };
 
 export const SHARE_TOKEN_HEADER = "x-tandem-share";
@@ -151,6 +153,7 @@ export async function createContext(
     currentUser,
     userReadForCall: true,
     requestOrigin: webOrigin(headers.get("origin")),
+    requestHeaders: headers,
   };
 }
 

@@ -26,6 +26,8 @@ import { networkRouter } from "@/server/api/routers/network";
 import { portsRouter } from "@/server/api/routers/ports";
 import { environmentRouter } from "@/server/api/routers/environment";
 import { webhookRouter } from "@/server/api/routers/webhook";
+import { auditRouter } from "@/server/api/routers/audit";
+import { usageRouter } from "@/server/api/routers/usage";
 import { router } from "@/server/api/trpc";
 
 export const appRouter = router({
@@ -58,6 +60,8 @@ export const appRouter = router({
   gitCredential: gitCredentialRouter,
   secret: secretRouter,
   webhook: webhookRouter,
+  audit: auditRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -14,6 +14,8 @@ import {
 } from "@/server/api/access";
 import { findApproval } from "@/server/db/repositories/approvals";
 import { findTeamRole } from "@/server/db/repositories/teams";
+import { requestOrigin } from "@/server/auth/request-origin";
+import { withAuditOrigin } from "@/server/db/audit-origin";
 import { GitError } from "@/server/git/errors";
 import type { Watcher } from "@/server/bus/presence";
 import type { AccessHolder } from "@/server/bus/access-changes";
@@ -89,10 +91,19 @@ const baseProcedure = t.procedure.use(async ({ ctx: given, type, next }) => {
       });
     }
     // The session tiers look at the same link; they take this check instead of a second lookup.
-    return next({ ctx: { ...ctx, checkedLink: state } });
+    return withAuditOrigin(originOf(ctx), () => next({ ctx: { ...ctx, checkedLink: state } }));
   }
-  return next({ ctx });
+  return withAuditOrigin(originOf(ctx), () => next({ ctx }));
 });
+
+/** Who the audit log names for what this call does (server/db/audit-origin.ts). */
+function originOf(ctx: Context) {
+  return requestOrigin(ctx.requestHeaders ?? new Headers(), {
+    user: ctx.user,
+    tokenId: ctx.token?.id,
+    link: !!ctx.shareToken,
+  });
+}
 
 export const publicProcedure = baseProcedure.meta({ access: "public" });
 

@@ -3,6 +3,7 @@ import type { Db } from "@/server/db/client";
 import { hashToken } from "@/server/db/tokens";
 import { createApiToken, findLiveApiToken, touchApiToken } from "@/server/db/repositories/api-tokens";
 import { createTeamBot, type AppUser } from "@/server/db/repositories/users";
+import { requestOrigin } from "@/server/auth/request-origin";
 import { API_TOKEN_PREFIX, type ApiTokenScope } from "@/lib/api-tokens";
 
 // Personal API tokens on the wire: `Authorization: Bearer tandem_…`. A request that presents one is
@@ -67,11 +68,12 @@ export async function issueTeamToken(
   );
 }
 
-export type ApiTokenReader = (token: string) => Promise<{ user: AppUser; token: TokenGrant } | null>;
+/** `headers`: the request's, so that the audit log says where a token was used from (none: an in-process caller). */
+export type ApiTokenReader = (token: string, headers?: Headers) => Promise<{ user: AppUser; token: TokenGrant } | null>;
 
 export function createApiTokenReader(db: Db): ApiTokenReader {
   const touched = new Map<string, number>();
-  return async (token) => {
+  return async (token, headers = new Headers()) => {
     const now = new Date();
     const found = await findLiveApiToken(db, hashToken(token), now);
     if (!found) return null;
@@ -79,7 +81,8 @@ export function createApiTokenReader(db: Db): ApiTokenReader {
     if (now.getTime() - last >= TOUCH_EVERY_MS) {
       touched.set(found.id, now.getTime());
       // Best effort: a lost "last used" stamp must not fail the call it describes.
-      touchApiToken(db, found.id, now).catch(() => touched.delete(found.id));
+      const origin = requestOrigin(headers, { user: found.user, tokenId: found.id });
+      touchApiToken(db, found.id, now, origin).catch(() => touched.delete(found.id));
     }
     return { user: found.user, token: { id: found.id, scopes: found.scopes } };
   };

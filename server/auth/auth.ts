@@ -1,6 +1,6 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { ACCOUNT_DISABLED, SSO_NOT_ADMITTED, SSO_PROVIDER_ID, groupsOf, type SsoConfig } from "@/lib/sso";
 import { applySsoGroups } from "@/server/auth/sso-groups";
@@ -8,6 +8,8 @@ import type { Db } from "@/server/db/client";
 import { checkInvite, consumeInvite } from "@/server/db/repositories/invites";
 import { getSetting } from "@/server/db/repositories/settings";
 import { countUsers, findUser, maySignIn, promoteIfFirstUser } from "@/server/db/repositories/users";
+import { recordAudit } from "@/server/db/repositories/audit-events";
+import { CLIENT_IP_HEADER, requestOrigin } from "@/server/auth/request-origin";
 import {
   claimTeamInvite,
   ensurePersonalTeam,
@@ -15,9 +17,7 @@ import {
   type TeamInviteClaim,
 } from "@/server/db/repositories/teams";
 
-// The server sets this header from the socket's address and drops any value a client sent, so
-// rate limits key on the real peer (server/index.ts).
-export const CLIENT_IP_HEADER = "x-tandem-client-ip";
+export { CLIENT_IP_HEADER };
 
 /** What a sign-up may carry beside name, email and password: an admin's sign-up link or a team's invitation link. */
 type SignUpBody = { inviteToken?: unknown; teamInviteToken?: unknown };
@@ -99,6 +99,7 @@ export function createAuth({
       useSecureCookies: secureCookies,
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax", secure: secureCookies },
     },
+    hooks: { after: createAuthMiddleware(async (ctx) => auditSignIn(db, ctx)) },
     databaseHooks: {
       session: {
         create: {
@@ -116,7 +117,16 @@ export function createAuth({
           },
         },
         delete: {
-          after: async (session) => onAccessChanged?.(session.userId),
+          after: async (session, ctx) => {
+            onAccessChanged?.(session.userId);
+            const origin = requestOrigin(new Headers(ctx?.headers), { user: null });
+            await recordAudit(
+              db,
+              "sign_out",
+              { target: session.userId },
+              { ...origin, actorId: session.userId, via: "browser" },
+            );
+          },
         },
       },
       user: {
@@ -166,6 +176,38 @@ export function createAuth({
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+/** What a sign-in endpoint's after-hook sees: the path, the request, what the endpoint returned. */
+type SignInContext = {
+  path?: string;
+  headers?: Headers;
+  body?: unknown;
+  context: { returned?: unknown; newSession?: { user: { id: string; email: string } } | null };
+};
+
+const SIGN_IN_PATHS = ["/sign-in/email", "/sign-up/email", "/oauth2/callback/"];
+
+/** Sign-ins (password, sign-up, single sign-on) and refused ones, with where they came from. */
+async function auditSignIn(db: Db, ctx: SignInContext) {
+  const path = ctx.path ?? "";
+  if (!SIGN_IN_PATHS.some((p) => path.startsWith(p))) return;
+  const headers = ctx.headers ?? new Headers();
+  const method = path.startsWith("/oauth2/") ? "sso" : path === "/sign-up/email" ? "sign-up" : "password";
+  const made = ctx.context.newSession;
+  if (made) {
+    await recordAudit(db, "sign_in", { target: made.user.id, detail: { method } }, requestOrigin(headers, made));
+    return;
+  }
+  const returned = ctx.context.returned;
+  if (!isAPIError(returned) || returned.statusCode === 302) return;
+  const email = (ctx.body as { email?: unknown } | undefined)?.email;
+  await recordAudit(
+    db,
+    "sign_in_failed",
+    { detail: { method, status: returned.statusCode, reason: returned.message } },
+    { ...requestOrigin(headers, { user: null }), actorEmail: typeof email === "string" ? email.slice(0, 200) : null },
+  );
+}
 
 function ssoPlugin(sso: SsoConfig, onGroups: (email: string, groups: string[]) => void) {
   return genericOAuth({

@@ -47,7 +47,7 @@ export function createLoginCache(
   async function read(headers: Headers): Promise<Login | null> {
     const bearer = bearerToken(headers);
     if (bearer === "invalid") return null;
-    if (bearer) return tokens(bearer);
+    if (bearer) return tokens(bearer, headers);
     const session = await auth.api.getSession({ headers }).catch(() => null);
     return session ? { user: toAppUser(session.user), token: null } : null;
   }

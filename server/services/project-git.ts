@@ -1,5 +1,6 @@
 import type { Db } from "@/server/db/client";
 import { listSessions } from "@/server/db/repositories/sessions";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import {
   addKnownHostKeys,
   getGitRemote,
@@ -294,6 +295,12 @@ export function createProjectGit(deps: GitDeps) {
           const branch = op.branch ?? (await repo(project.id).status()).branch;
           if (!branch) throw new GitError("BAD_INPUT", "HEAD is detached: switch to a branch to push.");
           await pushBranch(deps.sandbox, { ...base, branch });
+          await recordAudit(deps.db, "git.pushed", {
+            projectId: project.id,
+            teamId: project.teamId,
+            target: branch,
+            detail: { remote: webAddress(remote) },
+          });
         }
         return { remote: webAddress(remote) };
       });

@@ -9,6 +9,7 @@ import { CORE_TOOLS } from "@/server/tools/core-tools";
 import { loadScenario, startModelServer, type Scenario } from "@/e2e/fixtures/model-server/server";
 import type { SessionEvent } from "@/lib/session-events";
 import type { SandboxMode } from "@/server/sandbox/launcher";
+import type { BudgetNotices } from "@/server/services/spending";
 
 // The agent under test: the real runtime and API on a fresh database, talking to the scripted
 // model server through the `openai-compatible` provider, with small deterministic tools.
@@ -85,6 +86,8 @@ export async function createAgentHarness(
     chatAllowHosts?: string[];
     digestWindowMs?: number;
     digestSweepMs?: number;
+    /** Where budgets' 80% notices go (as createTestServices). */
+    budgetNotices?: BudgetNotices;
   } = {},
 ) {
   const model = await startModelServer(options.ollama ? { ollama: options.ollama } : {});
@@ -109,6 +112,7 @@ export async function createAgentHarness(
     chatAllowHosts: options.chatAllowHosts,
     digestWindowMs: options.digestWindowMs,
     digestSweepMs: options.digestSweepMs,
+    budgetNotices: options.budgetNotices,
   });
   const user = await env.createUser("admin");
   const caller = createCallerFactory(appRouter)(env.context(user));

@@ -9,6 +9,7 @@ import type { Context, Services } from "@/server/api/context";
 import { createAuth } from "@/server/auth/auth";
 import { createLoginCache } from "@/server/auth/login-cache";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
+import { createSpending, inboxBudgetNotices, type BudgetNotices } from "@/server/services/spending";
 import { loadConfig } from "@/server/env";
 import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
@@ -111,6 +112,8 @@ export async function createTestServices(
     /** The notifications' digest window and how often waiting digests are looked at. */
     digestWindowMs?: number;
     digestSweepMs?: number;
+    /** Where budgets' 80% notices go (the server's log by default, as in production). */
+    budgetNotices?: BudgetNotices;
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -307,6 +310,7 @@ export async function createTestServices(
     // The agent's writes reach the files people have open live at once, with its cursor.
     liveEdits: { wrote: (edit) => liveDocs.agentWrote(edit) },
     turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
+    spending: createSpending({ db: database.db, notices: options.budgetNotices ?? inboxBudgetNotices(notifications) }),
   });
   const git = createProjectGit({
     db: database.db,

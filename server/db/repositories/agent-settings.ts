@@ -1,5 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 
 export type ProjectAgentSettingsRow = {
   approvalMode: string;
@@ -67,7 +68,14 @@ export async function updateProjectAgentSettings(db: Db, projectId: string, patc
     denyRules: patch.denyRules as Prisma.InputJsonValue | undefined,
     excludeTools: patch.excludeTools as Prisma.InputJsonValue | undefined,
   };
-  return db.projectAgentSettings.upsert({ where: { projectId }, create: { projectId, ...data }, update: data, select });
+  const row = await db.projectAgentSettings.upsert({
+    where: { projectId },
+    create: { projectId, ...data },
+    update: data,
+    select,
+  });
+  await recordAudit(db, "project.settings_changed", { projectId, target: "agent", detail: patch });
+  return row;
 }
 
 export type ModelSettingRow = {
@@ -106,4 +114,5 @@ export async function setModelSetting(
 ) {
   const { model, ...data } = row;
   await db.modelSetting.upsert({ where: { model }, create: row, update: data });
+  await recordAudit(db, "model.settings_changed", { target: model, detail: data });
 }

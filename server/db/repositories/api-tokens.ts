@@ -1,4 +1,6 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
+import type { AuditOrigin } from "@/server/db/audit-origin";
 import { toAppUser, type AppUser } from "@/server/db/repositories/users";
 import { API_TOKEN_SCOPES, type ApiTokenScope } from "@/lib/api-tokens";
 
@@ -33,7 +35,12 @@ export async function createApiToken(
   db: Db,
   input: { userId: string; name: string; scopes: ApiTokenScope[]; expiresAt: Date; tokenHash: string },
 ): Promise<ApiTokenRow> {
-  return asRow(await db.apiToken.create({ data: input, select }));
+  const row = asRow(await db.apiToken.create({ data: input, select }));
+  await recordAudit(db, "api_token.created", {
+    target: row.id,
+    detail: { name: input.name, scopes: input.scopes, expiresAt: input.expiresAt.toISOString() },
+  });
+  return row;
 }
 
 export async function listApiTokens(db: Db, userId: string): Promise<ApiTokenRow[]> {
@@ -70,6 +77,7 @@ export async function revokeApiToken(db: Db, userId: string, id: string): Promis
     where: { id, userId, revokedAt: null },
     data: { revokedAt: new Date() },
   });
+  if (count === 1) await recordAudit(db, "api_token.revoked", { target: id });
   return count === 1;
 }
 
@@ -93,6 +101,8 @@ export async function findLiveApiToken(
   return { id: row.id, scopes: knownScopes(row.scopes), user: toAppUser(row.user) };
 }
 
-export async function touchApiToken(db: Db, id: string, at: Date): Promise<void> {
+/** Stamps the token's last use, and records it in the audit log (as often as the stamp: once a minute at most). */
+export async function touchApiToken(db: Db, id: string, at: Date, origin: AuditOrigin): Promise<void> {
   await db.apiToken.updateMany({ where: { id }, data: { lastUsedAt: at } });
+  await recordAudit(db, "api_token.used", { target: id }, origin);
 }

@@ -1,5 +1,6 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 
 export type ApprovalStatus = "pending" | "approved" | "rejected" | "answered";
 export type ApprovalRow = {
@@ -106,5 +107,23 @@ export async function resolveApproval(
       resolvedAt: new Date(),
     },
   });
+  if (count === 1) {
+    const call = await db.approval.findUnique({
+      where: { id },
+      select: { sessionId: true, toolName: true, kind: true, input: true, session: { select: { projectId: true } } },
+    });
+    await recordAudit(db, "approval.answered", {
+      projectId: call?.session.projectId,
+      target: id,
+      detail: {
+        sessionId: call?.sessionId,
+        tool: call?.toolName,
+        kind: call?.kind,
+        call: call?.input,
+        status: input.status,
+        decision: input.decision,
+      },
+    });
+  }
   return count === 1;
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { hashToken, newToken } from "@/server/db/tokens";
 
 export async function createInvite(db: Db, input: { createdById: string; email?: string; ttlDays?: number }) {
@@ -8,6 +9,7 @@ export async function createInvite(db: Db, input: { createdById: string; email?:
     data: { tokenHash: hash, email: input.email?.toLowerCase(), createdById: input.createdById, expiresAt },
     select: { id: true, email: true, expiresAt: true },
   });
+  await recordAudit(db, "signup_invite.created", { target: invite.id, detail: { email: invite.email } });
   return { ...invite, token };
 }
 
@@ -43,5 +45,6 @@ export async function listInvites(db: Db) {
 }
 
 export async function revokeInvite(db: Db, id: string) {
-  await db.signupInvite.deleteMany({ where: { id, usedAt: null } });
+  const { count } = await db.signupInvite.deleteMany({ where: { id, usedAt: null } });
+  if (count) await recordAudit(db, "signup_invite.revoked", { target: id });
 }

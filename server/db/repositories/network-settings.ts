@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { DEFAULT_ALLOW_HOSTS, networkPolicyKind, type NetworkPolicy } from "@/lib/egress-policy";
 
 // A project's network policy as stored; projects without a row have the default.
@@ -16,6 +17,12 @@ export async function getNetworkSettings(db: Db, projectId: string): Promise<Net
 }
 
 export async function saveNetworkSettings(db: Db, projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
+  const saved = await storeNetworkSettings(db, projectId, settings);
+  await recordAudit(db, "network.policy_changed", { projectId, detail: saved });
+  return saved;
+}
+
+async function storeNetworkSettings(db: Db, projectId: string, settings: NetworkPolicy): Promise<NetworkPolicy> {
   const data = { policy: settings.policy, allowHosts: [...new Set(settings.allowHosts)] };
   const row = await db.projectNetworkSettings.upsert({
     where: { projectId },
@@ -28,11 +35,14 @@ export async function saveNetworkSettings(db: Db, projectId: string, settings: N
 
 /** Adds one host to the project's list (keeping the rest of its settings); returns the new settings. */
 export async function addAllowedHost(db: Db, projectId: string, host: string): Promise<NetworkPolicy> {
-  return db.$transaction(async (tx) => {
+  const { settings, added } = await db.$transaction(async (tx) => {
     const current = await getNetworkSettings(tx as Db, projectId);
-    if (current.allowHosts.includes(host)) return current;
-    return saveNetworkSettings(tx as Db, projectId, { ...current, allowHosts: [...current.allowHosts, host] });
+    if (current.allowHosts.includes(host)) return { settings: current, added: false };
+    const next = { ...current, allowHosts: [...current.allowHosts, host] };
+    return { settings: await storeNetworkSettings(tx as Db, projectId, next), added: true };
   });
+  if (added) await recordAudit(db, "network.host_allowed", { projectId, target: host });
+  return settings;
 }
 
 /** The internal hosts and ranges the project's team allows (the server's own list is added by the caller). */

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { hashToken, newToken } from "@/server/db/tokens";
 
 // Who may open a port's preview (preview_port) and its public links (preview_link): the rules
@@ -68,6 +69,7 @@ export async function setPreviewVisibility(db: Db, projectId: string, port: numb
     create: { projectId, port, visibility },
     update: { visibility },
   });
+  await recordAudit(db, "preview.visibility_changed", { projectId, target: String(port), detail: { visibility } });
 }
 
 /** Returns the token once; only its hash is stored. */
@@ -77,6 +79,11 @@ export async function createPreviewLink(
 ) {
   const { token, hash } = newToken();
   const link = await db.previewLink.create({ data: { ...input, tokenHash: hash }, select: linkSelect });
+  await recordAudit(db, "preview_link.created", {
+    projectId: input.projectId,
+    target: link.id,
+    detail: { port: input.port, expiresAt: input.expiresAt.toISOString() },
+  });
   return { link, token };
 }
 
@@ -90,6 +97,7 @@ export async function revokePreviewLink(db: Db, projectId: string, id: string): 
     where: { id, projectId, revokedAt: null },
     data: { revokedAt: new Date() },
   });
+  if (count === 1) await recordAudit(db, "preview_link.revoked", { projectId, target: id });
   return count === 1;
 }
 

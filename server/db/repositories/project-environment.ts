@@ -1,5 +1,6 @@
 import type { SetupRunState } from "@/lib/toolchains";
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 
 // A project's environment settings and its last setup run (project_environment); a project
 // without a row has no settings of its own and has never run a setup.
@@ -28,12 +29,14 @@ export async function saveEnvironmentSettings(
   projectId: string,
   settings: EnvironmentSettings,
 ): Promise<EnvironmentSettings> {
-  return db.projectEnvironment.upsert({
+  const row = await db.projectEnvironment.upsert({
     where: { projectId },
     create: { projectId, ...settings },
     update: settings,
     select: { setupScript: true, nodeVersion: true, pythonVersion: true },
   });
+  await recordAudit(db, "project.settings_changed", { projectId, target: "environment", detail: row });
+  return row;
 }
 
 export async function getSetupRun(db: Db, projectId: string): Promise<SetupRunRow | null> {

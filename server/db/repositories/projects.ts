@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { asRole, type TeamRole } from "@/server/db/repositories/teams";
 
 // A project belongs to a team; the caller's role in the project is their role in that team.
@@ -55,5 +56,6 @@ export async function renameProject(db: Db, id: string, name: string): Promise<P
 }
 
 export async function deleteProject(db: Db, id: string) {
-  await db.project.delete({ where: { id } });
+  const project = await db.project.delete({ where: { id }, select: { name: true, teamId: true } });
+  await recordAudit(db, "project.deleted", { projectId: id, teamId: project.teamId, detail: { name: project.name } });
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 
 /** Who a secret belongs to: exactly one of a project, a team or a person. */
 export type SecretOwner = { projectId: string } | { teamId: string } | { userId: string };
@@ -18,11 +19,25 @@ export async function putSecret(
 ): Promise<SecretRow> {
   const sealed = { keyId: input.keyId, secret: new Uint8Array(input.secret) };
   const existing = await db.secret.findFirst({ where: { ...owner, name: input.name }, select: { id: true } });
-  if (existing) return db.secret.update({ where: { id: existing.id }, data: sealed, select: infoSelect });
-  return db.secret.create({
-    data: { ...owner, name: input.name, createdById: input.createdById, ...sealed },
-    select: infoSelect,
+  const row = existing
+    ? await db.secret.update({ where: { id: existing.id }, data: sealed, select: infoSelect })
+    : await db.secret.create({
+        data: { ...owner, name: input.name, createdById: input.createdById, ...sealed },
+        select: infoSelect,
+      });
+  await recordAudit(db, "secret.set", {
+    ...auditOwner(owner),
+    target: row.id,
+    detail: { name: row.name, replaced: !!existing },
   });
+  return row;
+}
+
+/** Where a secret's audit row is filed (its value is never in it). */
+function auditOwner(owner: SecretOwner) {
+  if ("projectId" in owner) return { projectId: owner.projectId };
+  if ("teamId" in owner) return { teamId: owner.teamId };
+  return {};
 }
 
 export async function listSecrets(db: Db, owner: SecretOwner): Promise<SecretRow[]> {
@@ -30,7 +45,11 @@ export async function listSecrets(db: Db, owner: SecretOwner): Promise<SecretRow
 }
 
 export async function deleteSecret(db: Db, owner: SecretOwner, id: string): Promise<boolean> {
-  return (await db.secret.deleteMany({ where: { ...owner, id } })).count > 0;
+  const row = await db.secret.findFirst({ where: { ...owner, id }, select: { name: true } });
+  const deleted = (await db.secret.deleteMany({ where: { ...owner, id } })).count > 0;
+  if (deleted)
+    await recordAudit(db, "secret.deleted", { ...auditOwner(owner), target: id, detail: { name: row?.name } });
+  return deleted;
 }
 
 /** The sealed secrets a project's processes may get: the project's, its team's and (with a person) theirs. */

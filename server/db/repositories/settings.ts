@@ -1,8 +1,10 @@
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { NETWORK_POLICIES, networkPolicyKind } from "@/lib/egress-policy";
 import { commandGuardConfigSchema, DEFAULT_COMMAND_GUARD } from "@/lib/command-guard-config";
 import { webSearchBackendSchema } from "@/lib/web-search-config";
+import { AUDIT_RETENTION_MAX_DAYS } from "@/lib/audit";
 
 // Instance-wide settings, each with its schema and default, stored as JSON rows.
 export const settingSchemas = {
@@ -15,6 +17,8 @@ export const settingSchemas = {
   commandGuard: commandGuardConfigSchema.default(DEFAULT_COMMAND_GUARD),
   /** The admin's web search service; null: the environment's (server/env.ts). */
   webSearch: webSearchBackendSchema.nullable().default(null),
+  /** How many days the audit log keeps its rows (services/audit-log.ts purges older ones). */
+  auditRetentionDays: z.number().int().min(1).max(AUDIT_RETENTION_MAX_DAYS).default(365),
 };
 
 export type SettingKey = keyof typeof settingSchemas;
@@ -46,9 +50,7 @@ export async function getSettings<K extends SettingKey>(
 
 export async function setSetting<K extends SettingKey>(db: Db, key: K, value: SettingValue<K>) {
   const json = settingSchemas[key].parse(value) as object | null;
-  if (json === null) {
-    await db.setting.deleteMany({ where: { key } });
-    return;
-  }
-  await db.setting.upsert({ where: { key }, create: { key, value: json }, update: { value: json } });
+  if (json === null) await db.setting.deleteMany({ where: { key } });
+  else await db.setting.upsert({ where: { key }, create: { key, value: json }, update: { value: json } });
+  await recordAudit(db, "settings.changed", { target: key, detail: { value: json } });
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { hashToken, newToken } from "@/server/db/tokens";
 
 export type ShareScope = "view" | "collaborate";
@@ -35,6 +36,16 @@ export async function createShareLink(
 ) {
   const { token, hash } = newToken();
   const row = await db.shareLink.create({ data: { ...input, tokenHash: hash }, select });
+  await recordAudit(db, "share_link.created", {
+    projectId: await sessionProject(db, input.sessionId),
+    target: row.id,
+    detail: {
+      sessionId: input.sessionId,
+      scope: input.scope,
+      label: input.label,
+      expiresAt: input.expiresAt.toISOString(),
+    },
+  });
   return { link: asRow(row), token };
 }
 
@@ -48,7 +59,19 @@ export async function revokeShareLink(db: Db, sessionId: string, id: string): Pr
     where: { id, sessionId, revokedAt: null },
     data: { revokedAt: new Date() },
   });
+  if (count === 1)
+    await recordAudit(db, "share_link.revoked", {
+      projectId: await sessionProject(db, sessionId),
+      target: id,
+      detail: { sessionId },
+    });
   return count === 1;
+}
+
+async function sessionProject(db: Db, sessionId: string): Promise<string | null> {
+  return (
+    (await db.agentSession.findUnique({ where: { id: sessionId }, select: { projectId: true } }))?.projectId ?? null
+  );
 }
 
 export async function findShareLinkByToken(db: Db, token: string): Promise<ShareLinkRow | null> {

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 import { hashToken, newToken } from "@/server/db/tokens";
 
 // Teams, their members and invitation links. A project's access is its team's membership
@@ -71,10 +72,12 @@ export async function findTeamRole(
 }
 
 export async function createTeam(db: Db, input: { name: string; ownerId: string }) {
-  return db.team.create({
+  const team = await db.team.create({
     data: { name: input.name, members: { create: { userId: input.ownerId, role: "owner" } } },
     select: { id: true, name: true, personal: true },
   });
+  await recordAudit(db, "team.created", { teamId: team.id, target: input.ownerId, detail: { name: input.name } });
+  return team;
 }
 
 export async function renameTeam(db: Db, teamId: string, name: string) {
@@ -98,6 +101,7 @@ export async function addMember(db: Db, teamId: string, userId: string, role: Te
     create: { teamId, userId, role },
     update: { role },
   });
+  await recordAudit(db, "team.member_added", { teamId, target: userId, detail: { role } });
 }
 
 export async function countOwners(db: Db, teamId: string) {
@@ -106,10 +110,12 @@ export async function countOwners(db: Db, teamId: string) {
 
 export async function setMemberRole(db: Db, teamId: string, userId: string, role: TeamRole) {
   await db.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
+  await recordAudit(db, "team.role_changed", { teamId, target: userId, detail: { role } });
 }
 
 export async function removeMember(db: Db, teamId: string, userId: string) {
-  await db.teamMember.deleteMany({ where: { teamId, userId } });
+  const { count } = await db.teamMember.deleteMany({ where: { teamId, userId } });
+  if (count) await recordAudit(db, "team.member_removed", { teamId, target: userId });
 }
 
 /**
@@ -163,6 +169,11 @@ export async function createTeamInvite(
     },
     select: { id: true, role: true, email: true, expiresAt: true, createdAt: true },
   });
+  await recordAudit(db, "team.invite_created", {
+    teamId: input.teamId,
+    target: invite.id,
+    detail: { role: input.role, email: invite.email, expiresAt: expiresAt.toISOString() },
+  });
   return { ...invite, role: asRole(invite.role), token };
 }
 
@@ -176,10 +187,11 @@ export async function listTeamInvites(db: Db, teamId: string) {
 }
 
 export async function revokeTeamInvite(db: Db, teamId: string, id: string) {
-  await db.teamInvite.updateMany({
+  const { count } = await db.teamInvite.updateMany({
     where: { id, teamId, usedAt: null, revokedAt: null },
     data: { revokedAt: new Date() },
   });
+  if (count) await recordAudit(db, "team.invite_revoked", { teamId, target: id });
 }
 
 export type TeamInviteCheck =
@@ -219,7 +231,7 @@ export async function acceptTeamInvite(
   userId: string,
   role: TeamRole,
 ): Promise<boolean> {
-  return db.$transaction(async (tx) => {
+  const joined = await db.$transaction(async (tx) => {
     const { count } = await tx.teamInvite.updateMany({
       where: { id: inviteId, usedAt: null, revokedAt: null },
       data: { usedAt: new Date(), usedById: userId },
@@ -234,6 +246,9 @@ export async function acceptTeamInvite(
       await tx.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
     return true;
   });
+  if (joined)
+    await recordAudit(db, "team.member_added", { teamId, target: userId, detail: { role, invite: inviteId } });
+  return joined;
 }
 
 export type TeamInviteClaim = { id: string; teamId: string; role: TeamRole };
@@ -265,6 +280,11 @@ export async function joinByClaimedInvite(db: Db, claim: TeamInviteClaim, userId
     db.teamInvite.update({ where: { id: claim.id }, data: { usedById: userId } }),
     db.teamMember.create({ data: { teamId: claim.teamId, userId, role: claim.role } }),
   ]);
+  await recordAudit(db, "team.member_added", {
+    teamId: claim.teamId,
+    target: userId,
+    detail: { role: claim.role, invite: claim.id },
+  });
 }
 
 /** The internal hosts and ranges the team's projects may reach (egress-policy.ts internalHostEntry). */
@@ -279,5 +299,15 @@ export async function setTeamInternalHosts(db: Db, teamId: string, entries: stri
     data: { internalHosts: [...new Set(entries)] },
     select: { internalHosts: true },
   });
+  await recordAudit(db, "team.internal_hosts_changed", { teamId, detail: { entries: row.internalHosts } });
   return row.internalHosts;
+}
+
+export async function findTeamName(db: Db, teamId: string): Promise<string | null> {
+  return (await db.team.findUnique({ where: { id: teamId }, select: { name: true } }))?.name ?? null;
+}
+
+/** Every team, by name (personal ones too): what an admin sets budgets on. */
+export async function listAllTeams(db: Db): Promise<Array<{ id: string; name: string; personal: boolean }>> {
+  return db.team.findMany({ select: { id: true, name: true, personal: true }, orderBy: { name: "asc" } });
 }

@@ -1,5 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 
 export type ToolSettingsRow = {
   mcpServers: unknown;
@@ -41,5 +42,12 @@ export async function updateToolSettings(
     mcpServers: patch.mcpServers as Prisma.InputJsonValue | undefined,
     languageServers: patch.languageServers as Prisma.InputJsonValue | undefined,
   };
-  return db.projectToolSettings.upsert({ where: { projectId }, create: { projectId, ...data }, update: data, select });
+  const row = await db.projectToolSettings.upsert({
+    where: { projectId },
+    create: { projectId, ...data },
+    update: data,
+    select,
+  });
+  await recordAudit(db, "project.settings_changed", { projectId, target: "tools", detail: patch });
+  return row;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db/client";
+import { recordAudit } from "@/server/db/repositories/audit-events";
 
 export type UserRole = "admin" | "user";
 export type AppUser = { id: string; email: string; name: string; role: UserRole };
@@ -85,15 +86,36 @@ export async function createTeamBot(
  * enables it again. False when there is no such account.
  */
 export async function setUserDisabled(db: Db, id: string, disabled: boolean): Promise<boolean> {
-  return db.$transaction(async (tx) => {
+  const changed = await db.$transaction(async (tx) => {
     const { count } = await tx.user.updateMany({ where: { id }, data: { disabledAt: disabled ? new Date() : null } });
     if (disabled) await tx.loginSession.deleteMany({ where: { userId: id } });
     return count === 1;
   });
+  if (changed) await recordAudit(db, disabled ? "user.disabled" : "user.enabled", { target: id });
+  return changed;
 }
 
 /** The instance role the provider's groups give (server/auth/sso-groups.ts); true when it changed. */
 export async function setInstanceRole(db: Db, id: string, role: UserRole): Promise<boolean> {
   const { count } = await db.user.updateMany({ where: { id, role: { not: role } }, data: { role } });
   return count === 1;
+}
+
+/** The instance's admins, who set budgets and prices: named in a refusal so people know whom to ask. */
+export async function listAdmins(db: Db): Promise<Array<{ id: string; name: string; email: string }>> {
+  return db.user.findMany({
+    where: { role: "admin", disabledAt: null, botTeamId: null },
+    select: { id: true, name: true, email: true },
+    orderBy: { createdAt: "asc" },
+  });
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<AppUser | null> {
+  const row = await db.user.findFirst({ where: { email: { equals: email, mode: "insensitive" } }, select: userSelect });
+  return row && toAppUser(row);
+}
+
+export async function findUserEmails(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const rows = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
+  return new Map(rows.map((r) => [r.id, r.email]));
 }
