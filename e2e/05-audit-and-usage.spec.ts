@@ -63,6 +63,10 @@ test("the audit log, usage and a budget that stops the next turn", async ({ page
   await budgets.getByTestId("budget-amount").fill("1");
   await budgets.getByTestId("budget-save").click();
   await expect(budgets.getByTestId("budgets-table")).toContainText("$1.20 of $1.00 (120%)");
+  // What the scripted model's requests carry before the conversation, as its step measured it.
+  await expect(page.getByTestId("fixed-costs-card").getByTestId("fixed-cost-row")).toContainText(
+    "openai-compatible:scripted",
+  );
   await page.screenshot({ path: screenshotPath("admin-usage"), fullPage: true });
 
   // The team's own page shows the same, with its budget.

@@ -1,5 +1,6 @@
 "use client";
 
+import { FixedCostsCard } from "@/components/usage/fixed-costs-card";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -31,6 +32,7 @@ export function AdminUsage({ role }: { role: string }) {
       )}
       <BudgetsCard />
       <PricesCard />
+      <FixedCostsCard />
     </>
   );
 }

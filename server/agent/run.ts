@@ -112,10 +112,12 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
     try {
       const model = r.model();
       const shown = r.modelTools?.(events) ?? r.tools;
+      const shownChars = toolsChars(shown, r.modelId);
+      r.onFixedCost?.(r.instructions.length + shownChars);
       const context = await prepareContext({
         events,
         instructions: r.instructions,
-        toolsChars: toolsChars(shown, r.modelId),
+        toolsChars: shownChars,
         contextWindow: r.facts.contextWindow,
         turnStartSeq: state.turnContextSeq || turn.seq,
         model,

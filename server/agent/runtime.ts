@@ -1,3 +1,4 @@
+import { createFixedCosts } from "@/server/agent/fixed-costs";
 import type { SessionStatus } from "@/lib/session-events";
 import type { Delegator } from "@/server/tools/delegate";
 import { createEventLog } from "@/server/agent/events";
@@ -31,8 +32,10 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   });
   const delegator: Delegator = (input) => runSubagents(subagentHost, input);
   const ownTools = createOwnTools(o.store, delegator, o.extensions);
+  const fixedCosts = createFixedCosts();
   const setup: TurnSetup = {
     log,
+    fixedCosts,
     options: o,
     ownTools,
     delegator,
@@ -59,6 +62,8 @@ export function createAgentRuntime(o: AgentRuntimeOptions) {
   return {
     log,
     stats: log.stats,
+    /** What each model's requests carry before the conversation, as last measured here (fixed-costs.ts). */
+    fixedCosts: fixedCosts.list,
     ...createSessionCommands(setup, turns),
     isRunning: turns.isRunning,
     idle: turns.idle,

@@ -38,6 +38,8 @@ export type TurnContext = {
   contextUsed?: { memories: number; files: string[] };
   /** The model loses earlier tool output (pruned or compacted): what tracks "already shown" must forget it. */
   onContextCut?(): void;
+  /** What this step's request carries before the conversation: instructions and tool definitions, in characters. */
+  onFixedCost?(chars: number): void;
   /** Instructions of a sub-folder a call works in, the first time (see folder-instructions.ts). */
   folderInstructions?: FolderInstructions;
   /** The session's running background jobs, one line each (kept in a compaction summary). */

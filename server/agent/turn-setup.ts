@@ -1,3 +1,4 @@
+import type { FixedCosts } from "@/server/agent/fixed-costs";
 import { treeKey } from "@/lib/trees";
 import { generateText, type LanguageModel } from "ai";
 import type { AgentSession, AgentStore, StoredMemory } from "@/server/agent/agent-store";
@@ -46,6 +47,7 @@ export type TurnSetup = {
   /** Per session, kept across turns: the read tracker, the shell, the output store. */
   resources: Map<string, SessionResources>;
   setStatus(sessionId: string, status: SessionStatus, reason?: string): Promise<void>;
+  fixedCosts: FixedCosts;
 };
 
 /**
@@ -250,6 +252,7 @@ export async function prepareTurn(
     stepLimit,
     ...(session.parentId !== null ? { reportAtLimit: true } : {}),
     contextUsed: contextUsed(context),
+    onFixedCost: (chars) => setup.fixedCosts.record(session.model, chars, facts.contextWindow),
     onContextCut: () => {
       shared.reads.forgetViews();
       shared.announced.clear();

@@ -158,6 +158,7 @@ const rules: Record<string, Rule> = {
   "approval.respond": "approval-collaborate",
   "model.list": "project-read",
   "model.setSettings": "admin",
+  "model.fixedCosts": "admin",
   "agent.settings": "project-read",
   "agent.updateSettings": "project-admin",
   "agent.hooks": "project-read",

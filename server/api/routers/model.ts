@@ -1,3 +1,4 @@
+import { FIXED_COST_WARN_SHARE } from "@/server/agent/fixed-costs";
 import { z } from "zod";
 import { adminProcedure, projectProcedure, router } from "@/server/api/trpc";
 import { listModelSettings, setModelSetting } from "@/server/db/repositories/agent-settings";
@@ -50,6 +51,16 @@ export const modelRouter = router({
         chooseWebSearch(await getSetting(ctx.services.db, "webSearch"), ctx.services.config.webSearch)?.kind ?? null,
     };
   }),
+
+  /**
+   * What every request of each model carries before the conversation (instructions and tool
+   * definitions), as last measured on this instance, and whether it passes the share of the
+   * model's window worth a warning (server/agent/fixed-costs.ts).
+   */
+  fixedCosts: adminProcedure.query(({ ctx }) => ({
+    warnShare: FIXED_COST_WARN_SHARE,
+    models: ctx.services.agent.fixedCosts(),
+  })),
 
   setSettings: adminProcedure
     .input(
