@@ -144,6 +144,7 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
           ...(lastStep ? [{ role: "user" as const, content: finalReportRequest(r.stepLimit) }] : []),
         ],
         tools: shown,
+        callable: r.tools,
         ...(lastStep ? { toolChoice: "none" as const } : {}),
         signal: r.signal,
         maxRetries: r.maxRetries,

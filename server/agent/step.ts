@@ -101,6 +101,8 @@ type StepInput = {
   instructions: string;
   messages: ModelMessage[];
   tools: ToolSet;
+  /** Every tool a call may name, shown or deferred (a call by name of a deferred tool runs): its title and kind come from here. */
+  callable?: ToolSet;
   /** "none": the tools are sent (the history refers to them) but the model may not call one. */
   toolChoice?: "none";
   signal: AbortSignal;
@@ -197,7 +199,7 @@ async function streamOnce(input: StepInput): Promise<{ outcome: StepOutcome; rea
             invalidJson,
           };
           outcome.calls.push(call);
-          const known = tools[call.toolName];
+          const known = (input.callable ?? tools)[call.toolName];
           await log.append(sessionId, "tool_call", {
             turnId,
             stepId,

@@ -91,6 +91,22 @@ describe("the tool surface", () => {
     expect(after!.tools).toContain("jsonl");
   });
 
+  it("a deferred tool called by name, without tool_search, runs and is shown by its own title", async () => {
+    await setWindow(null);
+    const session = await h.newSession({
+      replies: [
+        { toolCalls: [{ id: "t1", name: "think", arguments: { thought: "Plan the survey first" } }] },
+        { text: "Planned." },
+      ],
+    });
+    const events = await h.send(session.id, "plan it");
+    expect(h.model.requests.at(-2)!.tools).not.toContain("think");
+    const [call] = only(events, "tool_call").map((e) => e.payload);
+    // The card reads these: the tool's own title and kind, not its bare name and "unknown".
+    expect(call).toMatchObject({ toolName: "think", title: "Think: Plan the survey first", kind: "think" });
+    expect(only(events, "tool_result")[0]!.payload).toMatchObject({ toolName: "think", ok: true });
+  });
+
   it("a model with a large window gets the tools a small one loads on demand", async () => {
     await setWindow(200_000);
     const session = await h.newSession({ replies: [{ text: "Hello." }] });
