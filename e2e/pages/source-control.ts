@@ -20,8 +20,15 @@ export class SourceControlPage {
 
   async stage(path: string, section: "changes" | "merge" = "changes") {
     const row = this.row(section, path);
-    await row.hover();
-    await row.getByTestId(`scm-stage-${path}`).click();
+    const button = row.getByTestId(`scm-stage-${path}`);
+    // The row's actions show while the pointer is over it, as a person's would be; a notice that
+    // appears above the list meanwhile (no remote yet) moves the row from under the pointer, so the
+    // pointer goes to the row again until the action shows.
+    await expect(async () => {
+      await row.hover();
+      await expect(button).toBeVisible({ timeout: 1_000 });
+    }).toPass();
+    await button.click();
     await expect(this.row("staged", path)).toBeVisible();
   }
 
