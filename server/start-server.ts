@@ -178,10 +178,12 @@ export async function startServer(
     }
     const forwardTo = routed(arrival);
     const route = forwardTo ? { forwarding: forwardTo, arrival } : null;
-    projectSocket.upgrade(services, route, projectSocket.wss, req, socket, head, url).catch((error: unknown) => {
-      console.error(`${projectSocket.what} upgrade:`, error);
-      refuse(500, "Internal Server Error");
-    });
+    projectSocket
+      .upgrade({ services, route, wss: projectSocket.wss, req, socket, head, url })
+      .catch((error: unknown) => {
+        console.error(`${projectSocket.what} upgrade:`, error);
+        refuse(500, "Internal Server Error");
+      });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,8 +1,8 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import { runSandboxed } from "@/server/tools/discovery/discovered-tools";
 
 // Grading and the pre-flight check run bash in the sandbox without network, as the agent's own
 // commands run: what the workspace holds is the agent's work and must not run on the host.
@@ -14,31 +14,19 @@ export async function runInSandbox(
   root: string,
   script: string,
 ): Promise<{ passed: boolean; output: string }> {
-  const launch = await sandbox.launch({
+  // The one way a bash command runs in the sandbox with a timeout: its whole process group is
+  // killed then, so a grader that leaves children behind does not outlive it.
+  const run = await runSandboxed({
     workspaceRoot: root,
-    command: ["bash", "-c", script],
-    source: { kind: "discovery", id: "eval-check" },
+    sandbox,
     network: "none",
-    newSession: true,
-    env: { CI: "1" },
+    script: `export CI=1\n${script}`,
+    timeoutMs: TIMEOUT_MS,
   });
-  const { command } = launch;
-  return new Promise<{ passed: boolean; output: string }>((resolve) => {
-    execFile(
-      command.file,
-      command.args,
-      {
-        cwd: command.cwd,
-        env: command.env as NodeJS.ProcessEnv,
-        uid: command.uid,
-        gid: command.gid,
-        encoding: "utf8",
-        timeout: TIMEOUT_MS,
-        maxBuffer: 4 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => resolve({ passed: !error, output: `${stdout}${stderr}` }),
-    );
-  }).finally(() => launch.close());
+  return {
+    passed: run.exitCode === 0 && !run.error,
+    output: `${run.stdout}${run.stderr}${run.error ? `\n${run.error}` : ""}`,
+  };
 }
 
 /**

@@ -1,12 +1,9 @@
-import type http from "node:http";
-import type { Duplex } from "node:stream";
-import type { WebSocketServer } from "ws";
 import { authorizeSession, WRITE_ROLES } from "@/server/api/access";
 import { touchedFiles, touchedOnly } from "@/server/api/share-files";
-import { createContext, type Services } from "@/server/api/context";
+import { createContext } from "@/server/api/context";
 import { openFilesRoom } from "@/server/bus/presence";
 import { headersOf } from "@/server/http/headers";
-import { followAccess, projectSocketCaller, refuseUpgrade, type SocketRoute } from "@/server/http/project-sockets";
+import { followAccess, projectSocketCaller, refuseUpgrade, type SocketUpgrade } from "@/server/http/project-sockets";
 import { serveLiveDoc } from "@/server/live-docs/live-doc-socket";
 import { NotLiveError } from "@/server/live-docs/live-docs";
 import { isWorkspaceError } from "@/server/workspace";
@@ -18,16 +15,8 @@ import { colorOf, LiveDocCloseCode } from "@/lib/live-doc-protocol";
  * project's holder in a cluster. The path is resolved by the server's workspace; a file that is
  * not shared live is told so in the close reason, and the editor opens it the old way.
  */
-export async function upgradeLiveDoc(
-  services: Services,
-  route: SocketRoute,
-  wss: WebSocketServer,
-  req: http.IncomingMessage,
-  socket: Duplex,
-  head: Buffer,
-  url: URL,
-) {
-  if (url.searchParams.has("share")) return upgradeLinkedLiveDoc(services, route, wss, req, socket, head, url);
+export async function upgradeLiveDoc({ services, route, wss, req, socket, head, url }: SocketUpgrade) {
+  if (url.searchParams.has("share")) return upgradeLinkedLiveDoc({ services, route, wss, req, socket, head, url });
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, user, found } = allowed;
@@ -81,15 +70,7 @@ export async function upgradeLiveDoc(
  * file the session touched (judged by the file the name leads to, as share.read does), always
  * read-only whatever the socket sends, and closed the moment the link is revoked or expires.
  */
-async function upgradeLinkedLiveDoc(
-  services: Services,
-  route: SocketRoute,
-  wss: WebSocketServer,
-  req: http.IncomingMessage,
-  socket: Duplex,
-  head: Buffer,
-  url: URL,
-) {
+async function upgradeLinkedLiveDoc({ services, route, wss, req, socket, head, url }: SocketUpgrade) {
   const caller = { ...(await createContext(services, headersOf(req))), shareToken: url.searchParams.get("share") };
   const sessionId = url.searchParams.get("sessionId") ?? "";
   const access = /^[0-9a-f-]{36}$/i.test(sessionId)

@@ -18,6 +18,17 @@ import { MAIN_TREE, treeIdOf, treeKey, treeNameSchema } from "@/lib/trees";
 /** Set when the socket may still go to the project's holder (cluster forwarding). */
 export type SocketRoute = { forwarding: WorkspaceForwarding; arrival: Arrival } | null;
 
+/** One upgrade of a project socket: the request, its socket and first bytes, where it may be forwarded. */
+export type SocketUpgrade = {
+  services: Services;
+  route: SocketRoute;
+  wss: WebSocketServer;
+  req: http.IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  url: URL;
+};
+
 export type ProjectSocketCaller = {
   caller: Context;
   user: NonNullable<Context["user"]>;
@@ -56,15 +67,7 @@ export function refuseUpgrade(socket: Duplex, status: number, message: string) {
 }
 
 // Every terminal socket is authenticated and checked against the project before it opens.
-export async function upgradeTerminal(
-  services: Services,
-  route: SocketRoute,
-  wss: WebSocketServer,
-  req: http.IncomingMessage,
-  socket: Duplex,
-  head: Buffer,
-  url: URL,
-) {
+export async function upgradeTerminal({ services, route, wss, req, socket, head, url }: SocketUpgrade) {
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, user, found } = allowed;
@@ -108,15 +111,7 @@ export function followAccess(
 
 // A language socket is checked like a terminal's: signed in, a member of the project (read rights
 // to use the server; edit rights to send the editor's unsaved text), and a registered server.
-export async function upgradeLanguage(
-  services: Services,
-  route: SocketRoute,
-  wss: WebSocketServer,
-  req: http.IncomingMessage,
-  socket: Duplex,
-  head: Buffer,
-  url: URL,
-) {
+export async function upgradeLanguage({ services, route, wss, req, socket, head, url }: SocketUpgrade) {
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, found } = allowed;
