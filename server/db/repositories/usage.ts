@@ -1,3 +1,4 @@
+import type { UsageRowView } from "@/lib/usage";
 import type { Db } from "@/server/db/client";
 
 // The usage ledger: one row per model step (server/services/spending.ts writes it as a step ends),
@@ -16,22 +17,8 @@ export type UsageEntryInput = {
   costUsd: number | null;
 };
 
-/** One row of a report: a day, and who, where and with which model, summed. */
-export type UsageRow = {
-  day: string;
-  teamId: string;
-  teamName: string | null;
-  projectId: string;
-  projectName: string | null;
-  userId: string | null;
-  userEmail: string | null;
-  model: string;
-  steps: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  costUsd: number;
-};
+/** One row of a report: a day, and who, where and with which model, summed (lib/usage.ts, as the pages read it). */
+export type UsageRow = UsageRowView;
 
 /** Writes a step's row and lets go of its budget hold, together. */
 export async function recordUsageEntry(db: Db, entry: UsageEntryInput, holdId: string | null): Promise<void> {
