@@ -1,7 +1,8 @@
 "use client";
 
+import { useDismiss } from "@/components/ui/use-dismiss";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { authClient } from "@/components/auth/auth-client";
 
 type UserMenuProps = { user: { name: string; email: string; role: string } };
@@ -10,19 +11,7 @@ export function UserMenu({ user }: UserMenuProps) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent | KeyboardEvent) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node))
-        setOpen(false);
-    };
-    window.addEventListener("mousedown", close);
-    window.addEventListener("keydown", close);
-    return () => {
-      window.removeEventListener("mousedown", close);
-      window.removeEventListener("keydown", close);
-    };
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
 
   async function signOut() {
     await authClient.signOut().catch(() => undefined);

@@ -1,10 +1,11 @@
 "use client";
 
+import { useDismiss } from "@/components/ui/use-dismiss";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "@/components/trpc-provider";
 import { BellIcon } from "@/components/ui/icons";
@@ -58,19 +59,7 @@ export function InboxBell() {
     }),
   );
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent | KeyboardEvent) => {
-      if (event instanceof KeyboardEvent ? event.key === "Escape" : !ref.current?.contains(event.target as Node))
-        setOpen(false);
-    };
-    window.addEventListener("mousedown", close);
-    window.addEventListener("keydown", close);
-    return () => {
-      window.removeEventListener("mousedown", close);
-      window.removeEventListener("keydown", close);
-    };
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
 
   function follow(n: Notification) {
     if (!n.readAt) markRead.mutate({ ids: [n.id] });
