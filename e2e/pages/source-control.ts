@@ -21,14 +21,13 @@ export class SourceControlPage {
   async stage(path: string, section: "changes" | "merge" = "changes") {
     const row = this.row(section, path);
     const button = row.getByTestId(`scm-stage-${path}`);
-    // The row's actions show while the pointer is over it, as a person's would be; a notice that
-    // appears above the list meanwhile (no remote yet) moves the row from under the pointer, so the
-    // pointer goes to the row again until the action shows.
+    // The row's actions show while the pointer is over it, as a person's would be. The list can move
+    // under the pointer (a notice appears above it, the status refreshes), and a click waits for the
+    // action to be visible before it moves the pointer, so hover and click are retried together.
     await expect(async () => {
       await row.hover();
-      await expect(button).toBeVisible({ timeout: 1_000 });
-    }).toPass();
-    await button.click();
+      await button.click({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
     await expect(this.row("staged", path)).toBeVisible();
   }
 
