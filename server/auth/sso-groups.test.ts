@@ -71,3 +71,14 @@ it("finds a mapped team by name rather than making a second, and leaves its owne
   const [again] = (await listTeamsForUser(env.services.db, other.id)).filter((t) => t.name === "Web team");
   expect(again!.id).toBe(web!.id);
 });
+
+it("makes a mapped team once when many first sign-ons race for it", async () => {
+  const racing: SsoConfig = { ...sso, teamGroups: parseTeamGroups("race=Race team:member") };
+  for (let round = 0; round < 5; round++) {
+    const people = await Promise.all(Array.from({ length: 6 }, () => env.createUser()));
+    await Promise.all(people.map((person) => applySsoGroups(env.services.db, racing, person.id, ["race"])));
+    const teams = await env.services.db.team.findMany({ where: { name: "Race team", personal: false } });
+    expect(teams).toHaveLength(1);
+    for (const person of people) expect((await teamsOf(person.id))["Race team"]).toBe("member");
+  }
+});

@@ -124,6 +124,24 @@ export async function removeMember(db: Db, teamId: string, userId: string) {
  * (the oldest shared team) or made. An owner stays an owner: ownership is given in Tandem.
  * True when anything changed.
  */
+/**
+ * The team a group mapping names, made on its first sign-on. People's first sign-ons can race (a
+ * whole company the morning SSO goes live, on several instances), so the lookup and the create run
+ * under a transaction-scoped advisory lock on the name: the loser finds the winner's team.
+ */
+function findOrCreateMappedTeam(db: Db, name: string): Promise<{ id: string }> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`sso-team:${name}`}))`;
+    return (
+      (await tx.team.findFirst({
+        where: { name, personal: false },
+        select: { id: true },
+        orderBy: { createdAt: "asc" },
+      })) ?? (await tx.team.create({ data: { name }, select: { id: true } }))
+    );
+  });
+}
+
 export async function syncGroupTeams(
   db: Db,
   userId: string,
@@ -132,12 +150,7 @@ export async function syncGroupTeams(
 ): Promise<boolean> {
   let changed = false;
   for (const name of managedTeams) {
-    const team =
-      (await db.team.findFirst({
-        where: { name, personal: false },
-        select: { id: true },
-        orderBy: { createdAt: "asc" },
-      })) ?? (await db.team.create({ data: { name }, select: { id: true } }));
+    const team = await findOrCreateMappedTeam(db, name);
     const current = await findTeamRole(db, team.id, userId);
     if (current?.role === "owner") continue;
     const role = grants.get(name);
