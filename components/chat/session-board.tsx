@@ -1,7 +1,6 @@
 "use client";
 
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import { useNotificationConsent } from "@/components/chat/board-notifications";
 import { BOARD_STATES, type BoardRow, type BoardState, stateOf } from "@/components/chat/use-session-board";
 import type { AgentSessions } from "@/components/chat/use-agent-sessions";
 import { useOpenTabs } from "@/components/editor/open-files-context";
@@ -34,7 +33,6 @@ export function SessionBoard({ agent, me }: { agent: AgentSessions; me: { id: st
   const rows = agent.board;
   const tabs = useOpenTabs();
   const canReview = useHasChangesHost();
-  const consent = useNotificationConsent();
   const now = useNow();
   const [person, setPerson] = useState("");
   const [state, setState] = useState<BoardState | "">("");
@@ -108,22 +106,14 @@ export function SessionBoard({ agent, me }: { agent: AgentSessions; me: { id: st
           ))}
         </select>
         <span className="spacer" />
-        {consent.supported && (
-          <button
-            type="button"
-            className="btn btn-ghost btn-sm"
-            onClick={() => (consent.on ? consent.disable() : void consent.enable())}
-            title={
-              consent.on
-                ? "Stop notifying me"
-                : "Notify me in this browser when a session I started waits for me or finishes"
-            }
-            data-testid="board-notify"
-            aria-pressed={consent.on}
-          >
-            {consent.on ? "Notifying" : "Notify me"}
-          </button>
-        )}
+        <a
+          className="btn btn-ghost btn-sm"
+          href="/account#notifications"
+          title="Sessions that wait for you or finish reach your inbox; choose there whether they also come as browser notifications, email or chat"
+          data-testid="board-notify"
+        >
+          Notifications…
+        </a>
       </div>
       {rows === null ? (
         <div className="center-message">Loading sessions…</div>

@@ -4,7 +4,6 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import type { Transcript } from "@/lib/session-transcript";
-import { useSessionNotifications } from "@/components/chat/board-notifications";
 import { useOpenSession } from "@/components/chat/open-session-context";
 import { useSessionBoard, waitsFor } from "@/components/chat/use-session-board";
 import { useTRPC } from "@/components/trpc-provider";
@@ -47,7 +46,6 @@ export function useAgentSessions({
       [queryClient, trpc, projectId],
     ),
   );
-  useSessionNotifications(board, me, projectName);
   const [pending, setPending] = useState<{ sessionId: string; count: number } | null>(null);
 
   // A link to a session (`/p/<project>?session=<id>`, as in an agent commit's Tandem-Session trailer).
