@@ -234,6 +234,7 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   schedule_task: "Schedule Task",
   search_knowledge_base: "Knowledge Base",
   send_email: "Send Email",
+  send_message: "Send Message",
   jsonl: "JSON Lines",
   markdown_table: "Markdown Table",
   archive: "Archive",
@@ -246,12 +247,17 @@ export const TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   browser: "Browser",
 };
 
+/** Tools since folded into others, named as they were in the sessions that called them. */
+const RETIRED_TOOL_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  recall_user_context: "Recall User Context",
+};
+
 /** MCP tools are named `<server>__<tool>` (server/tools/mcp/mcp-tool.ts). */
 const MCP_TOOL_NAME = /^([A-Za-z0-9_-]+?)__(.+)$/;
 
 /** A tool's name for people: a built-in's from the table above, an MCP tool's as "tool (server)", else its name. */
 export function toolDisplayName(toolName: string): string {
-  const builtIn = TOOL_DISPLAY_NAMES[toolName];
+  const builtIn = TOOL_DISPLAY_NAMES[toolName] ?? RETIRED_TOOL_DISPLAY_NAMES[toolName];
   if (builtIn) return builtIn;
   const mcp = MCP_TOOL_NAME.exec(toolName);
   return mcp ? `${mcp[2]} (${mcp[1]})` : toolName;

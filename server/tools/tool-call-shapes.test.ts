@@ -28,6 +28,7 @@ import { workflowTool } from "./workflow";
 import { statusTool } from "./status";
 import { gitTool } from "./git";
 import { forgeApiTool } from "./forge-api";
+import { sendMessageTool } from "./send-message";
 import { mcpTool } from "./mcp/mcp-tool";
 
 // The contract between the tools and the browser (lib/tool-call-shapes.ts, lib/tool-display.ts): the
@@ -59,6 +60,7 @@ const TURN_TOOLS = [
   gitTool(unused, unused),
   forgeApiTool("github", unused),
   forgeApiTool("gitlab", unused),
+  sendMessageTool(unused, ["team"]),
 ];
 const session = useToolSessions();
 
@@ -105,6 +107,8 @@ describe("the tools' display names", () => {
     expect(tool.displayName).toBe("list_issues (github)");
     expect(toolDisplayName(tool.name)).toBe(tool.displayName);
     expect(toolDisplayName("a_discovered_tool")).toBe("a_discovered_tool");
+    // A tool since folded into another still reads as a name in the sessions that called it.
+    expect(toolDisplayName("recall_user_context")).toBe("Recall User Context");
   });
 });
 
