@@ -29,7 +29,12 @@ test("a planted hooks file waits for an admin's approval; language servers are a
   const card = page.getByTestId("hooks-card");
   await expect(card.getByTestId("hooks-state")).toContainText("Not approved");
   await expect(card.getByTestId("hooks-text")).toContainText("./check.sh");
-  await card.scrollIntoViewIfNeeded();
+  // The page's table of contents leads to the card and marks it as the one being read.
+  const hooksLink = page.getByTestId("settings-nav").getByRole("link", { name: "Hooks" });
+  await hooksLink.click();
+  await expect(page).toHaveURL(/#hooks$/);
+  await expect(card).toBeInViewport();
+  await expect(hooksLink).toHaveAttribute("aria-current", "location");
   await page.screenshot({ path: screenshotPath("hooks-unapproved") });
   await card.getByTestId("approve-hooks").click();
   await expect(card.getByTestId("hooks-state")).toContainText("Approved: these hooks run.");

@@ -43,7 +43,7 @@ export function EnvironmentCard({
   );
   const toolchains = status.data?.toolchains ?? [];
   return (
-    <section className="card settings-card" id="environment" data-testid="environment-card">
+    <section className="card settings-card" data-testid="environment-card">
       <div className="section-title">
         <h2>Environment</h2>
         <span className="hint">

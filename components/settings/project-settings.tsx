@@ -22,6 +22,7 @@ import { WebhookCard } from "@/components/settings/webhook-card";
 import { EditorCard } from "@/components/settings/editor-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
 import { SecretsCard } from "@/components/secrets/secrets-card";
+import { SettingsAnchor, SettingsNav } from "@/components/settings/settings-nav";
 
 /** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, secrets, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
@@ -38,6 +39,40 @@ function SettingsBody({ projectId }: { projectId: string }) {
   if (!project.data) return <p className="muted">Loading…</p>;
   const canAdmin = project.data.role === "owner" || project.data.role === "admin";
   const canWrite = project.data.role !== "viewer";
+  // In the order people look for them: what the agent may do, where it runs, what it connects to.
+  const sections = [
+    { id: "agent", label: "Agent", card: <AgentSettingsCard projectId={projectId} canEdit={canAdmin} /> },
+    {
+      id: "environment",
+      label: "Environment",
+      card: <EnvironmentCard projectId={projectId} canEdit={canAdmin} canRun={canWrite} />,
+    },
+    { id: "network", label: "Network", card: <NetworkCard projectId={projectId} canEdit={canAdmin} /> },
+    ...(canWrite
+      ? [
+          {
+            id: "secrets",
+            label: "Secrets",
+            card: <SecretsCard scope={{ kind: "project", projectId, manage: canAdmin }} />,
+          },
+        ]
+      : []),
+    { id: "mcp", label: "MCP servers", card: <McpServersCard projectId={projectId} canEdit={canAdmin} /> },
+    { id: "discovery", label: "Tool discovery", card: <DiscoveryCard projectId={projectId} canEdit={canAdmin} /> },
+    { id: "hooks", label: "Hooks", card: <HooksCard projectId={projectId} canEdit={canAdmin} /> },
+    {
+      id: "language-servers",
+      label: "Language servers",
+      card: <LanguageServersCard projectId={projectId} canEdit={canAdmin} />,
+    },
+    { id: "workflows", label: "Workflows", card: <WorkflowsCard projectId={projectId} canRun={canWrite} /> },
+    { id: "schedules", label: "Scheduled tasks", card: <SchedulesCard projectId={projectId} canEdit={canWrite} /> },
+    { id: "channels", label: "Chat channels", card: <ChannelsCard projectId={projectId} canEdit={canAdmin} /> },
+    { id: "knowledge", label: "Knowledge search", card: <KnowledgeCard projectId={projectId} /> },
+    { id: "editor", label: "Editor", card: <EditorCard projectId={projectId} canEdit={canAdmin} /> },
+    { id: "git", label: "Git", card: <GitCard projectId={projectId} canEdit={canAdmin} /> },
+    ...(canAdmin ? [{ id: "webhook", label: "Inbound webhook", card: <WebhookCard projectId={projectId} /> }] : []),
+  ];
   return (
     <>
       <div className="settings-crumbs">
@@ -50,21 +85,12 @@ function SettingsBody({ projectId }: { projectId: string }) {
         <span>Settings</span>
       </div>
       <h1>Project settings</h1>
-      <AgentSettingsCard projectId={projectId} canEdit={canAdmin} />
-      <EnvironmentCard projectId={projectId} canEdit={canAdmin} canRun={canWrite} />
-      <NetworkCard projectId={projectId} canEdit={canAdmin} />
-      {canWrite && <SecretsCard scope={{ kind: "project", projectId, manage: canAdmin }} />}
-      <McpServersCard projectId={projectId} canEdit={canAdmin} />
-      <DiscoveryCard projectId={projectId} canEdit={canAdmin} />
-      <HooksCard projectId={projectId} canEdit={canAdmin} />
-      <LanguageServersCard projectId={projectId} canEdit={canAdmin} />
-      <WorkflowsCard projectId={projectId} canRun={canWrite} />
-      <SchedulesCard projectId={projectId} canEdit={canWrite} />
-      <ChannelsCard projectId={projectId} canEdit={canAdmin} />
-      <KnowledgeCard projectId={projectId} />
-      <EditorCard projectId={projectId} canEdit={canAdmin} />
-      <GitCard projectId={projectId} canEdit={canAdmin} />
-      {canAdmin && <WebhookCard projectId={projectId} />}
+      <SettingsNav sections={sections.map(({ id, label }) => ({ id, label }))} />
+      {sections.map(({ id, card }) => (
+        <SettingsAnchor key={id} id={id}>
+          {card}
+        </SettingsAnchor>
+      ))}
     </>
   );
 }
