@@ -9,8 +9,20 @@ import { NetworkPoliciesCard } from "@/components/auth/network-policies-card";
 import { UsersCard } from "@/components/auth/users-card";
 import { TelemetryCard } from "@/components/auth/telemetry-card";
 import { WebSearchCard } from "@/components/auth/web-search-card";
+import { SettingsAnchor, SettingsNav } from "@/components/ui/settings-nav";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
+
+const ADMIN_SECTIONS = [
+  { id: "sign-up", label: "Who can sign up" },
+  { id: "invitations", label: "Invitation links" },
+  { id: "people", label: "People" },
+  { id: "web-search", label: "Web search" },
+  { id: "command-guard", label: "Command guard" },
+  { id: "sandbox", label: "Sandbox" },
+  { id: "network-policies", label: "Network policies" },
+  { id: "telemetry", label: "Agent telemetry" },
+];
 
 export function AdminSettings({ role, selfId }: { role: string; selfId: string }) {
   if (role !== "admin") {
@@ -27,14 +39,31 @@ export function AdminSettings({ role, selfId }: { role: string; selfId: string }
           Audit log
         </Link>
       </nav>
-      <SignupModeCard />
-      <InviteLinks />
-      <UsersCard selfId={selfId} />
-      <WebSearchCard />
-      <CommandGuardCard />
-      <SandboxCard />
-      <NetworkPoliciesCard />
-      <TelemetryCard />
+      <SettingsNav sections={ADMIN_SECTIONS} />
+      <SettingsAnchor id="sign-up">
+        <SignupModeCard />
+      </SettingsAnchor>
+      <SettingsAnchor id="invitations">
+        <InviteLinks />
+      </SettingsAnchor>
+      <SettingsAnchor id="people">
+        <UsersCard selfId={selfId} />
+      </SettingsAnchor>
+      <SettingsAnchor id="web-search">
+        <WebSearchCard />
+      </SettingsAnchor>
+      <SettingsAnchor id="command-guard">
+        <CommandGuardCard />
+      </SettingsAnchor>
+      <SettingsAnchor id="sandbox">
+        <SandboxCard />
+      </SettingsAnchor>
+      <SettingsAnchor id="network-policies">
+        <NetworkPoliciesCard />
+      </SettingsAnchor>
+      <SettingsAnchor id="telemetry">
+        <TelemetryCard />
+      </SettingsAnchor>
     </>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import "@/components/ui/settings.css";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
@@ -20,7 +21,7 @@ export function TelemetryCard() {
   const [hours, setHours] = useState(24);
   const data = useQuery(trpc.account.telemetry.queryOptions({ hours })).data;
   return (
-    <section className="card" data-testid="telemetry-card">
+    <section className="card settings-card telemetry-card" data-testid="telemetry-card">
       <div className="section-title">
         <h2>Agent telemetry</h2>
         <span className="hint" data-testid="telemetry-export">

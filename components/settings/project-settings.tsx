@@ -22,7 +22,7 @@ import { WebhookCard } from "@/components/settings/webhook-card";
 import { EditorCard } from "@/components/settings/editor-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
 import { SecretsCard } from "@/components/secrets/secrets-card";
-import { SettingsAnchor, SettingsNav } from "@/components/settings/settings-nav";
+import { SettingsAnchor, SettingsNav } from "@/components/ui/settings-nav";
 
 /** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, secrets, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {

@@ -1,0 +1,64 @@
+"use client";
+
+import "@/components/ui/settings.css";
+import { useEffect, useRef, useState } from "react";
+
+export type SettingsSection = { id: string; label: string };
+
+/**
+ * The settings page's table of contents: a link per card, the one being read marked. Beside the
+ * cards on a wide screen, above them on a narrow one. The card being read is the last one whose
+ * top has passed the upper 40% of the window, worked out once a frame while the page scrolls.
+ */
+export function SettingsNav({ sections }: { sections: readonly SettingsSection[] }) {
+  const [current, setCurrent] = useState(sections[0]?.id);
+  const ids = sections.map((s) => s.id).join(" ");
+  // The last cards cannot scroll up to the line: at the page's end, the one clicked stays marked.
+  const clicked = useRef<string | null>(null);
+
+  useEffect(() => {
+    const order = ids.split(" ");
+    let frame = 0;
+    const follow = () => {
+      frame = 0;
+      const line = window.innerHeight * 0.4;
+      let reading = order[0];
+      for (const id of order) {
+        const top = document.getElementById(id)?.getBoundingClientRect().top;
+        if (top !== undefined && top <= line) reading = id;
+      }
+      const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+      const chosen = clicked.current;
+      const chosenTop = chosen ? document.getElementById(chosen)?.getBoundingClientRect().top : undefined;
+      setCurrent(atEnd && chosen && chosenTop !== undefined && chosenTop >= 0 ? chosen : reading);
+    };
+    const onScroll = () => {
+      if (!frame) frame = requestAnimationFrame(follow);
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    follow();
+    return () => {
+      window.removeEventListener("scroll", onScroll);
+      cancelAnimationFrame(frame);
+    };
+  }, [ids]);
+
+  return (
+    <nav className="settings-nav" aria-label="Sections" data-testid="settings-nav">
+      {sections.map((section) => (
+        <a key={section.id} href={`#${section.id}`} aria-current={section.id === current ? "location" : undefined}>
+          {section.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/** One card of a settings page, the place its link in the nav leads to. */
+export function SettingsAnchor({ id, children }: { id: string; children: React.ReactNode }) {
+  return (
+    <div id={id} className="settings-anchor">
+      {children}
+    </div>
+  );
+}
