@@ -52,6 +52,7 @@ export function TeamSettings({ teamId, me }: { teamId: string; me: string }) {
                 manage={manage}
                 mine={team.data?.role ?? "viewer"}
                 isMe={m.id === me}
+                lastOwner={m.role === "owner" && (members.data ?? []).filter((o) => o.role === "owner").length === 1}
               />
             ))}
           </tbody>
@@ -75,19 +76,22 @@ function MemberRow({
   manage,
   mine,
   isMe,
+  lastOwner,
 }: {
   teamId: string;
   member: Member;
   manage: boolean;
   mine: string;
   isMe: boolean;
+  /** The team's only owner: offered no change the server would refuse ("a team needs an owner"). */
+  lastOwner: boolean;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries(trpc.team.members.queryFilter({ teamId }));
   const setRole = useMutation(trpc.team.setRole.mutationOptions({ onSettled: () => void refresh() }));
   const remove = useMutation(trpc.team.removeMember.mutationOptions({ onSettled: () => void refresh() }));
-  const editable = manage && (mine === "owner" || member.role !== "owner");
+  const editable = manage && !lastOwner && (mine === "owner" || member.role !== "owner");
   const error = setRole.error ?? remove.error;
   return (
     <tr data-testid={`member-${member.email}`}>
@@ -112,14 +116,18 @@ function MemberRow({
             ))}
           </select>
         ) : (
-          <span className="role-pill" data-testid="member-role-text">
+          <span
+            className="role-pill"
+            title={lastOwner ? "The team's only owner: make someone else an owner to change this" : undefined}
+            data-testid="member-role-text"
+          >
             {member.role}
           </span>
         )}
         {error && <div className="error-text">{errorMessage(error)}</div>}
       </td>
       <td style={{ textAlign: "right" }}>
-        {(editable || isMe) && (
+        {(editable || (isMe && !lastOwner)) && (
           <button
             type="button"
             className="btn btn-ghost btn-sm"
