@@ -122,22 +122,39 @@ const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === 
 export function createPreviewHandlers(deps: PreviewServerDeps) {
   const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
 
-  // Connections to a project's port are kept open between requests, one pool per project and
-  // port, never shared between them: a new connection is a round trip to the workspace network's
-  // holder (workspace-network.ts), which cost a request ~25x its direct latency (bench:preview).
+  // Connections to a project's port are kept open between requests: a new one is a round trip to
+  // the workspace network's holder (workspace-network.ts), which cost a request ~25x its direct
+  // latency (bench:preview). One pool per grant (a person, or a public link) and project and port,
+  // never shared: a connection that carried one person's requests never carries another's, so
+  // nothing a dev server ties to a connection (or a desync of its answers) crosses between them.
+  // Each request is still admitted on its own; a pool is dropped when its grant's access ends.
   const pools = new Map<string, http.Agent>();
-  const poolOf = (target: PreviewTarget) => {
-    const key = `${target.projectId}:${target.port}`;
+  const poolKey = (grant: PreviewGrant) => `${heldKey(grant)}\u0000${grant.projectId}\u0000${grant.port}`;
+  const dropPool = (key: string) => {
+    pools.get(key)?.destroy();
+    pools.delete(key);
+  };
+  const poolOf = (grant: PreviewGrant, target: PreviewTarget) => {
+    const key = poolKey(grant);
     let pool = pools.get(key);
     if (!pool) {
-      pool = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 });
-      pool.createConnection = ((_options: unknown, made: (error: Error | null, socket?: net.Socket) => void) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 });
+      let open = 0;
+      agent.createConnection = ((_options: unknown, made: (error: Error | null, socket?: net.Socket) => void) => {
+        open++;
         deps.connect(target).then(
-          (socket) => made(null, socket.setNoDelay(true)),
-          (error: Error) => made(new Unreachable(error.message)),
+          (socket) => {
+            socket.once("close", () => --open === 0 && pools.get(key) === agent && pools.delete(key));
+            made(null, socket.setNoDelay(true));
+          },
+          (error: Error) => {
+            if (--open === 0 && pools.get(key) === agent) pools.delete(key);
+            made(new Unreachable(error.message));
+          },
         );
         return undefined;
       }) as unknown as http.Agent["createConnection"];
+      pool = agent;
       pools.set(key, pool);
     }
     return pool;
@@ -173,6 +190,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (!entry) {
       const ends = new Set<() => void>();
       const stop = deps.onAccessEnd(grant, () => {
+        dropPool(poolKey(grant));
         for (const ending of [...ends]) ending();
       });
       entry = { ends, stop };
@@ -253,8 +271,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" });
       return void res.end(FRAME_SCRIPT);
     }
-    const admitted = await admit(grantOf(req, target), () => res.destroy());
-    if (!admitted.ok) {
+    const grant = grantOf(req, target);
+    const admitted = await admit(grant, () => res.destroy());
+    if (!admitted.ok || !grant) {
       if (admitted.ended()) return;
       return page(
         res,
@@ -272,7 +291,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         method: req.method,
         path: req.url,
         headers: forwardedHeaders(req, originOf(req), target.port, { upgrade: false, plain: inFrame }),
-        agent: poolOf(target),
+        agent: poolOf(grant, target),
       });
       upstream.on("response", (answer) => {
         const html =
