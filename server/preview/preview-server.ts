@@ -39,6 +39,14 @@ export type PreviewServerDeps = {
   onAccessEnd(grant: PreviewGrant, ended: () => void): () => void;
   /** A connection to the port inside the project's workspace network; throws when nothing answers there. */
   connect(target: PreviewTarget): Promise<net.Socket>;
+  /**
+   * In a cluster: sends an admitted request or WebSocket to the instance whose workspace runs the
+   * port (true when it did; that instance admits it again). Absent or false: served here.
+   */
+  elsewhere?: {
+    request(target: PreviewTarget, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
+    upgrade(target: PreviewTarget, req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean>;
+  };
 };
 
 const HOP_BY_HOP = new Set([
@@ -86,7 +94,8 @@ function forwardedHeaders(
     const name = raw[i]!;
     let value = raw[i + 1]!;
     const lower = name.toLowerCase();
-    if (lower === "host" || lower === "cookie") continue;
+    // Tandem's own headers (a peer instance's signature on a forwarded request) are not the app's.
+    if (lower === "host" || lower === "cookie" || lower.startsWith("x-tandem-")) continue;
     // A page the script is added to must come uncompressed.
     if (options.plain && lower === "accept-encoding") continue;
     if (HOP_BY_HOP.has(lower) && !(upgrade && (lower === "connection" || lower === "upgrade"))) continue;
@@ -285,6 +294,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     res.on("close", admitted.release);
     if (foreignOrigin(req) && req.method !== "GET" && req.method !== "HEAD")
       return page(res, 403, "Refused", "A request from another site carried this preview's session.");
+    if (deps.elsewhere && (await deps.elsewhere.request(target, req, res))) return;
     const inFrame = framed(req);
     const send = (retry: boolean) => {
       const upstream = http.request({
@@ -343,6 +353,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     });
     if (!admitted.ok) return admitted.ended() ? undefined : refuse("403 Forbidden");
     client.on("close", admitted.release);
+    if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
     try {
       socket = await deps.connect(target);
     } catch {
