@@ -15,14 +15,14 @@ import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
 import { headersOf } from "@/server/http/headers";
 import { upgradeLiveDoc } from "@/server/http/live-doc-sockets";
 import { originAllowed } from "@/server/http/origin";
-import { listenPreviews } from "@/server/http/preview-listener";
+import { listenPreviews, type PreviewListener } from "@/server/http/preview-listener";
 import { upgradeLanguage, upgradeTerminal } from "@/server/http/project-sockets";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
 import { warmUp } from "@/server/http/warm-up";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { LIVE_DOC_WS_PATH, MAX_LIVE_FRAME_BYTES } from "@/lib/live-doc-protocol";
-import { createWorkspaceForwarding, type Arrival } from "@/server/cluster/workspace-forwarding";
+import { createWorkspaceForwarding, FORWARDED_HEADER, type Arrival } from "@/server/cluster/workspace-forwarding";
 import { peerUrl, type WorkspaceHost } from "@/server/cluster/workspace-host";
 import { HOLD_PATH } from "@/server/cluster/remote-workspace-host";
 
@@ -92,7 +92,11 @@ export async function startServer(
       ? forwarding
       : null;
 
+  /** The previews' server, once it listens; a peer's signed preview request reaches it through this port. */
+  let previews: PreviewListener | null = null;
+
   const server = http.createServer((req, res) => {
+    if (req.headers[FORWARDED_HEADER] !== undefined && previews?.fromPeer(req, res, () => arrive(req))) return;
     const url = req.url ?? "/";
     let arrival: Arrival = { kind: "direct" };
     if (url.startsWith("/api/")) {
@@ -157,6 +161,8 @@ export async function startServer(
   ]);
 
   server.on("upgrade", (req, socket, head) => {
+    if (req.headers[FORWARDED_HEADER] !== undefined && previews?.fromPeerUpgrade(req, socket, head, () => arrive(req)))
+      return;
     const url = new URL(req.url ?? "/", "http://local");
     const refuse = (status: number, message: string) => {
       socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -195,7 +201,11 @@ export async function startServer(
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const listenUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
   services.workspaces?.host.start(config.instanceUrl ?? peerUrl(config.host, port, listenUrl));
-  const previewServer = await listenPreviews(services);
+  previews = await listenPreviews(
+    services,
+    forwarding ? { forwarding, routed: (arrival) => routed(arrival) !== null } : undefined,
+  );
+  const previewServer = previews.server;
 
   if (!ready) {
     await warmUp(listenUrl);

@@ -6,8 +6,8 @@ import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 // A request for a project's live resources that reaches an instance not holding the project's
-// workspace lease is forwarded to the holder: tRPC calls over HTTP and the terminal and language
-// WebSocket upgrades, both proxied by http-proxy-3.
+// workspace lease is forwarded to the holder: tRPC calls over HTTP, the terminal and language
+// WebSocket upgrades, and previews' requests and WebSockets, all proxied by http-proxy-3.
 //
 // Why forward the request itself rather than call the owner through a per-resource remote API:
 // the owner runs the very same router, middleware and socket handlers on the very same cookie, so
@@ -49,6 +49,8 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
 ]);
 
 const MAX_AGE_MS = 60_000;
+/** How long a project's holder is trusted for its previews' requests without asking the lease again. */
+const PREVIEW_OWNER_MS = 2_000;
 /** Live procedures take small inputs: a larger body (a batch with a big file write) is not looked into, but served here. */
 const MAX_PEEK_BYTES = 1 << 20;
 
@@ -105,8 +107,61 @@ export function createWorkspaceForwarding(options: {
     );
   };
 
+  // A page load is dozens of preview requests: its holder is looked up once in a while, not for
+  // each (the lease is claimed in the database). A holder that moves meanwhile answers 503 at most
+  // that long.
+  const previewOwners = new Map<string, { owner: Promise<string | null>; until: number }>();
+  function previewOwner(projectId: string): Promise<string | null> {
+    const kept = previewOwners.get(projectId);
+    if (kept && kept.until > Date.now()) return kept.owner;
+    const owner = options.host.owner(projectId).then((found) => (found.local ? null : found.url));
+    previewOwners.set(projectId, { owner, until: Date.now() + PREVIEW_OWNER_MS });
+    owner.catch(() => previewOwners.delete(projectId));
+    if (previewOwners.size > 1000) previewOwners.delete(previewOwners.keys().next().value!);
+    return owner;
+  }
+
   return {
     arrival,
+
+    /**
+     * A preview request for `projectId` (server/preview), already admitted by its preview session
+     * here: proxied to the holder's main port when it is another instance (true), which serves a
+     * signed request with a preview host through its own preview server and admits it again. No
+     * Tandem login to check: previews carry none.
+     */
+    async forwardPreview(
+      req: http.IncomingMessage,
+      res: http.ServerResponse,
+      projectId: string,
+      arrival: Arrival,
+    ): Promise<boolean> {
+      const target = await previewOwner(projectId);
+      if (!target) return false;
+      proxy.web(req, res, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
+        if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain", "retry-after": "2" });
+        res.end("The instance running this preview is not answering; reload in a few seconds.");
+      });
+      return true;
+    },
+
+    /** A preview's WebSocket (hot reload), admitted here: proxied to the holder when it is another instance (true). */
+    async forwardPreviewUpgrade(
+      req: http.IncomingMessage,
+      socket: Duplex,
+      head: Buffer,
+      projectId: string,
+      arrival: Arrival,
+    ): Promise<boolean> {
+      const target = await previewOwner(projectId);
+      if (!target) return false;
+      proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
+        socket.end(
+          "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n",
+        );
+      });
+      return true;
+    },
 
     /**
      * A tRPC HTTP request: forwarded when it calls live procedures, all of one project, held by

@@ -1,15 +1,45 @@
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import type { Services } from "@/server/api/context";
+import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
+import type { Arrival, WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
+import { previewTarget } from "@/server/preview/preview-host";
 import { createPreviewHandlers } from "@/server/preview/preview-server";
+
+/** How a cluster sends previews on: the forwarding, and whether a request of this arrival may still go to the holder. */
+export type PreviewRoute = { forwarding: WorkspaceForwarding; routed(arrival: Arrival): boolean };
+
+export type PreviewListener = {
+  server: http.Server;
+  /**
+   * A request reaching the main port with a peer's signature header, for a preview host: a peer
+   * admitted it and sent it here, where the project's workspace runs. True when it was one (then
+   * it is served, or refused when the signature is not a peer's); `arrive` checks the signature.
+   */
+  fromPeer(req: http.IncomingMessage, res: http.ServerResponse, arrive: () => Arrival): boolean;
+  fromPeerUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, arrive: () => Arrival): boolean;
+};
 
 /**
  * The previews' own server (server/preview): a port of its own, so a preview's origin is never
  * the IDE's. It connects to a port inside the project's workspace network; a server without
  * workspace networks (no bubblewrap, or not root) serves no previews, since its commands run in
- * the host's network, where a port could be anything of the host's.
+ * the host's network, where a port could be anything of the host's. In a cluster, a request for a
+ * project whose workspace another instance holds is admitted here, then forwarded to that
+ * instance's main port, signed (server/cluster/workspace-forwarding.ts), which serves it with its
+ * own preview server and admits it again.
  */
-export async function listenPreviews(services: Services): Promise<http.Server> {
+export async function listenPreviews(services: Services, route?: PreviewRoute): Promise<PreviewListener> {
   const { previews, config } = services;
+  /** Who sent a request: a browser on the preview port; a peer on the main port, by its signature. */
+  const arrivals = new WeakMap<http.IncomingMessage, Arrival>();
+  const onward = (req: http.IncomingMessage): Arrival | null => {
+    const arrival = arrivals.get(req) ?? { kind: "direct" };
+    if (!route?.routed(arrival)) return null;
+    // Set here, so a browser cannot pick the address its peer is told.
+    if (arrival.kind === "direct") req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? "unknown";
+    return arrival;
+  };
   const handlers = createPreviewHandlers({
     access: previews.access,
     domain: previews.domain,
@@ -22,20 +52,63 @@ export async function listenPreviews(services: Services): Promise<http.Server> {
       if (!networks) throw new Error("this server gives workspaces no network of their own");
       return networks.connect((await services.files.open(projectId)).root, port);
     },
+    elsewhere: route && {
+      async request(target, req, res) {
+        const arrival = onward(req);
+        return !!arrival && route.forwarding.forwardPreview(req, res, target.projectId, arrival);
+      },
+      async upgrade(target, req, socket, head) {
+        const arrival = onward(req);
+        return !!arrival && route.forwarding.forwardPreviewUpgrade(req, socket, head, target.projectId, arrival);
+      },
+    },
   });
-  const server = http.createServer((req, res) =>
+  const request = (req: http.IncomingMessage, res: http.ServerResponse) =>
     handlers.request(req, res).catch((error: unknown) => {
       console.error("preview:", error);
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
-    }),
-  );
-  server.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head).catch(() => socket.destroy()));
+    });
+  const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+    void handlers.upgrade(req, socket, head).catch(() => socket.destroy());
+  const server = http.createServer((req, res) => void request(req, res));
+  server.on("upgrade", upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.preview.port, config.host, () => resolve());
   });
   const address = server.address();
   previews.listening(typeof address === "object" && address ? address.port : config.preview.port);
-  return server;
+
+  /** The arrival of a peer's preview request (signed, or forged), null when it is none. */
+  const peer = (req: http.IncomingMessage, arrive: () => Arrival): Arrival | null => {
+    if (previewTarget(req.headers.host, previews.domain) === null) return null;
+    const arrival = arrive();
+    return arrival.kind === "direct" ? null : arrival;
+  };
+  return {
+    server,
+    fromPeer(req, res, arrive) {
+      const arrival = peer(req, arrive);
+      if (!arrival) return false;
+      if (arrival.kind === "forged")
+        res.writeHead(403, { "content-type": "text/plain" }).end("Forwarded request refused.");
+      else {
+        arrivals.set(req, arrival);
+        void request(req, res);
+      }
+      return true;
+    },
+    fromPeerUpgrade(req, socket, head, arrive) {
+      const arrival = peer(req, arrive);
+      if (!arrival) return false;
+      if (arrival.kind === "forged")
+        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      else {
+        arrivals.set(req, arrival);
+        upgrade(req, socket, head);
+      }
+      return true;
+    },
+  };
 }

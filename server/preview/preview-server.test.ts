@@ -31,6 +31,8 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (req.url === "/forever") return void res.write("tick ");
+  // Which of the proxy's connections carried the request.
+  if (req.url === "/connection") return void res.end(String(req.socket.remotePort));
   if (req.url === "/page.html") {
     const page = "<!doctype html><html lang=en><head><title>app</title></head><body>" + (req.headers["accept-encoding"] || "plain") + "</body></html>";
     res.writeHead(200, { "content-type": "text/html", "content-length": Buffer.byteLength(page) });
@@ -72,7 +74,13 @@ describeSandboxed("the preview proxy", () => {
   type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
   const request = (
     target: string,
-    options: { headers?: Record<string, string>; method?: string; body?: string; hostName?: string } = {},
+    options: {
+      headers?: Record<string, string>;
+      method?: string;
+      body?: string;
+      hostName?: string;
+      agent?: http.Agent;
+    } = {},
   ) =>
     new Promise<Answer>((resolve, reject) => {
       const req = http.request(
@@ -82,6 +90,7 @@ describeSandboxed("the preview proxy", () => {
           path: target,
           method: options.method ?? "GET",
           headers: { host: options.hostName ?? host(), ...options.headers },
+          agent: options.agent,
         },
         (res) => {
           let body = "";
@@ -298,6 +307,55 @@ describeSandboxed("the preview proxy", () => {
       // Revoked: neither the session nor the token opens anything again.
       expect((await request("/", { headers: { cookie } })).status).toBe(403);
       expect((await enterLink(live)).status).toBe(403);
+    },
+    60_000,
+  );
+
+  it.runIf(canSwitchIdentity())(
+    "keeps a connection to the port per person or link, and never carries one's request over another's",
+    async () => {
+      await until(
+        async () => (await sandbox.networks!.ports(dir)).some((p) => p.port === 5173),
+        "the dev server",
+        15_000,
+      );
+      members.add("pooled-a").add("pooled-b");
+      const token = "K".repeat(43);
+      links.set(token, {
+        id: randomUUID(),
+        projectId,
+        port: 5173,
+        expiresAt: new Date(Date.now() + 3_600_000),
+        revokedAt: null,
+      });
+      const linkEntered = await request(`${PREVIEW_LINK_PATH}?t=${token}`);
+      const cookies = {
+        a: await enter("pooled-a"),
+        b: await enter("pooled-b"),
+        link: String(linkEntered.headers["set-cookie"]).split(";")[0]!,
+      };
+      // One browser connection carrying all three sessions' requests, one after another and at once.
+      const browser = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const seen: Record<keyof typeof cookies, Set<string>> = { a: new Set(), b: new Set(), link: new Set() };
+      const ask = async (who: keyof typeof cookies, agent?: http.Agent) => {
+        const answer = await request("/connection", { headers: { cookie: cookies[who] }, agent });
+        expect(answer.status).toBe(200);
+        seen[who].add(answer.body);
+      };
+      for (let i = 0; i < 5; i++) for (const who of ["a", "b", "link", "a"] as const) await ask(who, browser);
+      // Kept between requests: one connection each for requests one after another.
+      expect([seen.a.size, seen.b.size, seen.link.size]).toEqual([1, 1, 1]);
+      await Promise.all(Array.from({ length: 8 }, (_, i) => ask((["a", "b", "link"] as const)[i % 3]!)));
+      browser.destroy();
+      for (const [one, other] of [
+        ["a", "b"],
+        ["a", "link"],
+        ["b", "link"],
+      ] as const)
+        expect([...seen[one]].filter((port) => seen[other].has(port))).toEqual([]);
+      // Each request is admitted on its own: a kept connection lets no one in who may no longer open the port.
+      members.delete("pooled-b");
+      expect((await request("/connection", { headers: { cookie: cookies.b } })).status).toBe(403);
     },
     60_000,
   );

@@ -39,6 +39,14 @@ export type PreviewServerDeps = {
   onAccessEnd(grant: PreviewGrant, ended: () => void): () => void;
   /** A connection to the port inside the project's workspace network; throws when nothing answers there. */
   connect(target: PreviewTarget): Promise<net.Socket>;
+  /**
+   * In a cluster: sends an admitted request or WebSocket to the instance whose workspace runs the
+   * port (true when it did; that instance admits it again). Absent or false: served here.
+   */
+  elsewhere?: {
+    request(target: PreviewTarget, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
+    upgrade(target: PreviewTarget, req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean>;
+  };
 };
 
 const HOP_BY_HOP = new Set([
@@ -86,7 +94,8 @@ function forwardedHeaders(
     const name = raw[i]!;
     let value = raw[i + 1]!;
     const lower = name.toLowerCase();
-    if (lower === "host" || lower === "cookie") continue;
+    // Tandem's own headers (a peer instance's signature on a forwarded request) are not the app's.
+    if (lower === "host" || lower === "cookie" || lower.startsWith("x-tandem-")) continue;
     // A page the script is added to must come uncompressed.
     if (options.plain && lower === "accept-encoding") continue;
     if (HOP_BY_HOP.has(lower) && !(upgrade && (lower === "connection" || lower === "upgrade"))) continue;
@@ -122,22 +131,39 @@ const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === 
 export function createPreviewHandlers(deps: PreviewServerDeps) {
   const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
 
-  // Connections to a project's port are kept open between requests, one pool per project and
-  // port, never shared between them: a new connection is a round trip to the workspace network's
-  // holder (workspace-network.ts), which cost a request ~25x its direct latency (bench:preview).
+  // Connections to a project's port are kept open between requests: a new one is a round trip to
+  // the workspace network's holder (workspace-network.ts), which cost a request ~25x its direct
+  // latency (bench:preview). One pool per grant (a person, or a public link) and project and port,
+  // never shared: a connection that carried one person's requests never carries another's, so
+  // nothing a dev server ties to a connection (or a desync of its answers) crosses between them.
+  // Each request is still admitted on its own; a pool is dropped when its grant's access ends.
   const pools = new Map<string, http.Agent>();
-  const poolOf = (target: PreviewTarget) => {
-    const key = `${target.projectId}:${target.port}`;
+  const poolKey = (grant: PreviewGrant) => `${heldKey(grant)}\u0000${grant.projectId}\u0000${grant.port}`;
+  const dropPool = (key: string) => {
+    pools.get(key)?.destroy();
+    pools.delete(key);
+  };
+  const poolOf = (grant: PreviewGrant, target: PreviewTarget) => {
+    const key = poolKey(grant);
     let pool = pools.get(key);
     if (!pool) {
-      pool = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 });
-      pool.createConnection = ((_options: unknown, made: (error: Error | null, socket?: net.Socket) => void) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 });
+      let open = 0;
+      agent.createConnection = ((_options: unknown, made: (error: Error | null, socket?: net.Socket) => void) => {
+        open++;
         deps.connect(target).then(
-          (socket) => made(null, socket.setNoDelay(true)),
-          (error: Error) => made(new Unreachable(error.message)),
+          (socket) => {
+            socket.once("close", () => --open === 0 && pools.get(key) === agent && pools.delete(key));
+            made(null, socket.setNoDelay(true));
+          },
+          (error: Error) => {
+            if (--open === 0 && pools.get(key) === agent) pools.delete(key);
+            made(new Unreachable(error.message));
+          },
         );
         return undefined;
       }) as unknown as http.Agent["createConnection"];
+      pool = agent;
       pools.set(key, pool);
     }
     return pool;
@@ -173,6 +199,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (!entry) {
       const ends = new Set<() => void>();
       const stop = deps.onAccessEnd(grant, () => {
+        dropPool(poolKey(grant));
         for (const ending of [...ends]) ending();
       });
       entry = { ends, stop };
@@ -253,8 +280,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" });
       return void res.end(FRAME_SCRIPT);
     }
-    const admitted = await admit(grantOf(req, target), () => res.destroy());
-    if (!admitted.ok) {
+    const grant = grantOf(req, target);
+    const admitted = await admit(grant, () => res.destroy());
+    if (!admitted.ok || !grant) {
       if (admitted.ended()) return;
       return page(
         res,
@@ -266,13 +294,14 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     res.on("close", admitted.release);
     if (foreignOrigin(req) && req.method !== "GET" && req.method !== "HEAD")
       return page(res, 403, "Refused", "A request from another site carried this preview's session.");
+    if (deps.elsewhere && (await deps.elsewhere.request(target, req, res))) return;
     const inFrame = framed(req);
     const send = (retry: boolean) => {
       const upstream = http.request({
         method: req.method,
         path: req.url,
         headers: forwardedHeaders(req, originOf(req), target.port, { upgrade: false, plain: inFrame }),
-        agent: poolOf(target),
+        agent: poolOf(grant, target),
       });
       upstream.on("response", (answer) => {
         const html =
@@ -324,6 +353,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     });
     if (!admitted.ok) return admitted.ended() ? undefined : refuse("403 Forbidden");
     client.on("close", admitted.release);
+    if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
     try {
       socket = await deps.connect(target);
     } catch {

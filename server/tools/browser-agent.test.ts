@@ -38,7 +38,7 @@ describeSandboxed("the agent's browser, scripted", () => {
       browser: true,
       perProjectUid: canSwitchIdentity(),
     });
-    previews = await listenPreviews(h.env.services);
+    previews = (await listenPreviews(h.env.services)).server;
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
     await h.caller.model.setSettings({
       model: MODEL,
