@@ -145,7 +145,16 @@ describeSandboxed("the preview proxy", () => {
     proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     proxyPort = (proxy.address() as AddressInfo).port;
-  });
+    // Every test talks to this one dev server, so each passes alone.
+    if (canSwitchIdentity()) {
+      await shell.start("node dev.js");
+      await until(
+        async () => (await sandbox.networks!.ports(dir)).some((p) => p.port === 5173),
+        "the dev server",
+        15_000,
+      );
+    }
+  }, 30_000);
 
   afterAll(async () => {
     await shell?.dispose();
@@ -157,13 +166,7 @@ describeSandboxed("the preview proxy", () => {
   it.runIf(canSwitchIdentity())(
     "serves members through a one-time link, and nobody else",
     async () => {
-      await shell.start("node dev.js");
-      await until(
-        async () => (await sandbox.networks!.ports(dir)).some((p) => p.port === 5173),
-        "the dev server",
-        15_000,
-      );
-
+      members.add("second-member");
       const cookie = await enter("member");
       const answer = await request("/some/page?x=1", {
         headers: { cookie: `${cookie}; app_cookie=kept`, origin: `http://${host()}` },
