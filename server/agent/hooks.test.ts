@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { foldTranscript } from "@/lib/session-transcript";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { until } from "@/server/test/until";
+import { MAX_FOUND_WRITE_HOOKS } from "./hooks";
 
 // The project's hooks (.tandem/hooks.json) through the running runtime: the repository plants the
 // file, so nothing runs until a project admin approved its exact bytes; then PreToolUse hooks can
@@ -152,6 +153,17 @@ describe("hooks from the repository", () => {
     expect(only(await agentRuns("cat a.ts", "nothing"), "hook_ran")).toEqual([]);
     for (const name of ["a.ts", "b.md", "same.ts", "written.log"]) await fs.rm(path.join(root, name), { force: true });
   });
+
+  it("a shell command that writes many watched files runs FileWritten hooks for the first 25 and says so", async () => {
+    await plant({ FileWritten: [{ paths: ["gen/*.ts"], hooks: [{ type: "command", command: "true" }] }] });
+    await approve();
+    const events = await agentRuns("mkdir -p gen && for i in $(seq 30); do echo $i > gen/f$i.ts; done", "many");
+    expect(only(events, "hook_ran")).toHaveLength(MAX_FOUND_WRITE_HOOKS);
+    expect(only(events, "tool_result")[0]!.payload.llm).toContain(
+      `FileWritten hooks ran for the first ${MAX_FOUND_WRITE_HOOKS} of the 30 files`,
+    );
+    await fs.rm(path.join(root, "gen"), { recursive: true, force: true });
+  }, 60_000);
 
   it("a file changed after approval stops running until approved again", async () => {
     await plant(blockSrc);

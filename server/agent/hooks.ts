@@ -78,6 +78,11 @@ export type TurnHooks = {
 };
 
 const OUTPUT_SHOWN = 4_000;
+/**
+ * FileWritten runs for files a call changed without reporting them, at most: one shell command can
+ * write thousands (an unpacked archive), and each run is a sandboxed process the turn waits for.
+ */
+export const MAX_FOUND_WRITE_HOOKS = 25;
 
 export function turnHooks(options: {
   workspace: Workspace;
@@ -181,20 +186,29 @@ export function turnHooks(options: {
       return { blocked: block ? block.output || `the hook \`${block.command}\` blocked it` : null };
     },
     async after(call, result, reported) {
-      const written = [...new Set([...reported, ...(await changedBy(call))])];
+      const hooks = await config(call);
+      const unreported = (await changedBy(call)).filter((p) => !reported.includes(p));
+      // Of those, the files a FileWritten hook takes.
+      const found = unreported.filter(
+        (p) => hooks && matchingHooks(hooks, "FileWritten", call.toolName, [p]).length > 0,
+      );
       const response = { ok: result.ok, text: result.llm.slice(0, 10_000) };
-      const runs = await runAll("PostToolUse", call, [...pathsOfInput(call.input), ...written], {
+      const runs = await runAll("PostToolUse", call, [...pathsOfInput(call.input), ...reported, ...unreported], {
         tool_name: call.toolName,
         tool_input: call.input,
         tool_response: response,
       });
-      for (const file of written)
+      for (const file of [...reported, ...found.slice(0, MAX_FOUND_WRITE_HOOKS)])
         runs.push(...(await runAll("FileWritten", call, [file], { tool_name: call.toolName, file_path: file })));
       // As Claude Code has it: what a hook exits 2 with after the fact is feedback for the model.
-      const feedback = runs.filter((r) => r.outcome === "blocked" && r.output);
-      return feedback.length
-        ? feedback.map((r) => `[hook ${r.hookEvent} \`${r.command}\`] ${r.output}`).join("\n")
-        : null;
+      const feedback = runs
+        .filter((r) => r.outcome === "blocked" && r.output)
+        .map((r) => `[hook ${r.hookEvent} \`${r.command}\`] ${r.output}`);
+      if (found.length > MAX_FOUND_WRITE_HOOKS)
+        feedback.push(
+          `[hooks] FileWritten hooks ran for the first ${MAX_FOUND_WRITE_HOOKS} of the ${found.length} files this call changed that they watch; run what they do on the rest yourself if it matters.`,
+        );
+      return feedback.length ? feedback.join("\n") : null;
     },
   };
 }
