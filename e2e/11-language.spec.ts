@@ -122,6 +122,50 @@ test("language servers: problems, hover, F12, Shift+F12, F2, Ctrl+Shift+O, Ctrl+
   await ide.expectEditorText("export const tidy = 1");
 });
 
+// A server added by configuration (TANDEM_LANGUAGE_SERVERS in playwright.config.ts: a second
+// typescript-language-server, serving `*.mts` by its glob) serves the editor as the built-in ones
+// do: the editor connects to it, not to the built-in TypeScript server that Monaco's language for
+// .mts would otherwise pick.
+test("a configured language server: its squiggles, hover and F12 in the editor", async ({ page, ide }) => {
+  test.setTimeout(180_000);
+  const review = new ReviewPage(page);
+  const servers: string[] = [];
+  page.on("websocket", (ws) => {
+    const url = new URL(ws.url());
+    if (url.pathname === "/api/language/ws") servers.push(url.searchParams.get("server") ?? "");
+  });
+  await ide.signIn(admin);
+  await ide.createProject("Configured language");
+  await review.writeFile("tsconfig.json", TSCONFIG);
+  await review.writeFile("src/shapes.mts", SHAPES);
+  await review.writeFile(
+    "src/use.mts",
+    'import { area } from "./shapes.mjs";\nexport const wrong: string = area(1, 2);\n',
+  );
+  await ide.waitForTreeSettled();
+
+  await ide.treeItem("src").click();
+  await ide.openFile("src/use.mts");
+  await expect(ide.editor().locator(".squiggly-error")).toHaveCount(1, { timeout: 60_000 });
+  await expect(page.getByTestId("problems-errors")).toHaveText("⊗ 1");
+
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("Control+G");
+  await page.keyboard.type("2:31");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Control+K");
+  await page.keyboard.press("Control+I");
+  await expect(page.locator(".monaco-hover:not(.hidden)").first()).toContainText(
+    "area(width: number, height: number): number",
+    { timeout: 20_000 },
+  );
+  await page.screenshot({ path: screenshotPath("language-configured-hover") });
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F12");
+  await expect(ide.tab("src/shapes.mts")).toHaveAttribute("aria-selected", "true");
+  expect(new Set(servers)).toEqual(new Set(["mts"]));
+});
+
 test("an agent edit that breaks the types lists the new error on its tool card", async ({ page, ide }) => {
   test.setTimeout(120_000);
   const review = new ReviewPage(page);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pathMatches } from "@/lib/glob-match";
 
 // The language-server socket carries LSP's JSON-RPC messages, one per text frame, between an
 // editor and its project's shared server (server/language/hub.ts).
@@ -51,6 +52,30 @@ export const SERVER_FOR_EDITOR_LANGUAGE: Readonly<Record<string, string>> = {
   less: "css",
   html: "html",
 };
+
+/** A server configuration adds (lib/language-plugins.ts), as the editor knows it: the files it serves and their language id. */
+export type ConfiguredLanguageServer = { id: string; files: string[]; languageId: string };
+
+/**
+ * The server of a workspace file open in the editor, and the language id it is opened with: a
+ * configured server takes the files its globs name first (as server/language/registry.ts decides
+ * for the agent), then the built-in server of Monaco's language.
+ */
+export function editorServerOf(
+  path: string,
+  editorLanguage: string,
+  configured: readonly ConfiguredLanguageServer[],
+): { server: string; languageId: string } | undefined {
+  const own = configured.find((s) => s.files.some((glob) => pathMatches(glob, path)));
+  if (own) return { server: own.id, languageId: own.languageId };
+  const server = SERVER_FOR_EDITOR_LANGUAGE[editorLanguage];
+  return server ? { server, languageId: lspLanguageId(path, editorLanguage) } : undefined;
+}
+
+/** A configured glob as Monaco's language selectors match it: against `/<workspace path>`. */
+export function editorPattern(glob: string): string {
+  return glob.includes("/") ? `/${glob}` : `**/${glob}`;
+}
 
 /** The LSP language id of a file: Monaco calls .tsx "typescript", the server must know it is TSX. */
 export function lspLanguageId(path: string, editorLanguage: string): string {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { foldTranscript } from "@/lib/session-transcript";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { until } from "@/server/test/until";
+import { MAX_FOUND_WRITE_HOOKS } from "./hooks";
 
 // The project's hooks (.tandem/hooks.json) through the running runtime: the repository plants the
 // file, so nothing runs until a project admin approved its exact bytes; then PreToolUse hooks can
@@ -14,7 +15,7 @@ import { until } from "@/server/test/until";
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
 let root: string;
 beforeAll(async () => {
-  h = await createAgentHarness({ coreTools: true });
+  h = await createAgentHarness({ coreTools: true, extensions: {} });
   root = (await h.env.services.files.open(h.project.id)).root;
 });
 afterAll(() => h.dispose());
@@ -51,6 +52,14 @@ async function agentWrites(file: string, marker: string) {
     ],
   });
   return { session, events: await h.send(session.id, marker) };
+}
+
+/** The agent runs `command` with the shell tool, then says done. */
+async function agentRuns(command: string, marker: string) {
+  const session = await h.newSession({
+    replies: [{ match: marker, toolCalls: [{ name: "shell", arguments: { command } }] }, { text: "done" }],
+  });
+  return h.send(session.id, marker);
 }
 
 const blockSrc = {
@@ -126,6 +135,35 @@ describe("hooks from the repository", () => {
     expect(result.ok).toBe(true);
     expect(result.llm).toContain("lint: src/c.ts has a problem");
   });
+
+  it("FileWritten hooks run for the files a shell command wrote, matched by path, as for the file tools", async () => {
+    await plant({
+      FileWritten: [{ paths: ["*.ts"], hooks: [{ type: "command", command: "cat >> written.log; echo format ran" }] }],
+    });
+    await approve();
+    await fs.writeFile(path.join(root, "same.ts"), "unchanged\n");
+    const events = await agentRuns("echo x > a.ts && echo y > b.md && touch same.ts", "by shell");
+    expect(await fs.readFile(path.join(root, "a.ts"), "utf8")).toBe("x\n");
+    const runs = only(events, "hook_ran").map((e) => e.payload);
+    expect(runs).toEqual([expect.objectContaining({ hookEvent: "FileWritten", outcome: "ok", output: "format ran" })]);
+    const stdin = JSON.parse(await fs.readFile(path.join(root, "written.log"), "utf8"));
+    expect(stdin).toMatchObject({ hook_event_name: "FileWritten", tool_name: "shell", file_path: "a.ts" });
+
+    // A command that writes nothing runs no FileWritten hook.
+    expect(only(await agentRuns("cat a.ts", "nothing"), "hook_ran")).toEqual([]);
+    for (const name of ["a.ts", "b.md", "same.ts", "written.log"]) await fs.rm(path.join(root, name), { force: true });
+  });
+
+  it("a shell command that writes many watched files runs FileWritten hooks for the first 25 and says so", async () => {
+    await plant({ FileWritten: [{ paths: ["gen/*.ts"], hooks: [{ type: "command", command: "true" }] }] });
+    await approve();
+    const events = await agentRuns("mkdir -p gen && for i in $(seq 30); do echo $i > gen/f$i.ts; done", "many");
+    expect(only(events, "hook_ran")).toHaveLength(MAX_FOUND_WRITE_HOOKS);
+    expect(only(events, "tool_result")[0]!.payload.llm).toContain(
+      `FileWritten hooks ran for the first ${MAX_FOUND_WRITE_HOOKS} of the 30 files`,
+    );
+    await fs.rm(path.join(root, "gen"), { recursive: true, force: true });
+  }, 60_000);
 
   it("a file changed after approval stops running until approved again", async () => {
     await plant(blockSrc);

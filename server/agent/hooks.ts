@@ -14,6 +14,7 @@ import { isWorkspaceError, type Workspace } from "@/server/workspace";
 import { runSandboxed } from "@/server/tools/discovery/discovered-tools";
 import { refusedUnattended } from "@/server/agent/command-gate";
 import type { Policy } from "@/server/agent/policy";
+import type { CheckpointStore } from "@/server/workspace";
 
 // The project's hooks (lib/hooks-config.ts): commands the repository's `.tandem/hooks.json` asks to
 // run before a tool call, after it, and after a file write. The file is the repository's, so it is
@@ -57,16 +58,31 @@ export type HookRun = {
   output: string;
 };
 
-type Call = { turnId: string; toolCallId: string; toolName: string; input: unknown };
+type Call = {
+  turnId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  /** The call may change workspace files (shell, workflows, MCP tools...), not only through the file tools that report their writes. */
+  changesWorkspace?: boolean;
+};
 
 export type TurnHooks = {
   /** Runs PreToolUse hooks; a reason when one blocks the call. */
   before(call: Call): Promise<{ blocked: string | null }>;
-  /** Runs PostToolUse hooks, then FileWritten hooks per written path; what a hook says to the model, if anything. */
+  /**
+   * Runs PostToolUse hooks, then FileWritten hooks per written path (those the call reported, and
+   * those a call that changes the workspace otherwise changed); what a hook says to the model, if anything.
+   */
   after(call: Call, result: { ok: boolean; llm: string }, written: readonly string[]): Promise<string | null>;
 };
 
 const OUTPUT_SHOWN = 4_000;
+/**
+ * FileWritten runs for files a call changed without reporting them, at most: one shell command can
+ * write thousands (an unpacked archive), and each run is a sandboxed process the turn waits for.
+ */
+export const MAX_FOUND_WRITE_HOOKS = 25;
 
 export function turnHooks(options: {
   workspace: Workspace;
@@ -80,7 +96,27 @@ export function turnHooks(options: {
   ran(call: Call, run: HookRun): Promise<void>;
   /** Tells the session once that the hooks file waits for a project admin's approval (or is broken). */
   held(call: Call, reason: string): Promise<void>;
+  /**
+   * The tree's checkpoint store: what a call changed without reporting it (a shell command's
+   * `echo x > a.ts`) is found by recording the workspace before the call and comparing after it.
+   */
+  changes?(): Promise<Pick<CheckpointStore, "mark" | "changedSince">>;
 }): TurnHooks {
+  // Keyed by the call as this turn made it, never by the model's id (which it may repeat).
+  const marks = new WeakMap<Call, string>();
+
+  /** The files a call changed that it did not report, from the mark taken before it; deletions are not writes. */
+  async function changedBy(call: Call): Promise<string[]> {
+    const mark = marks.get(call);
+    if (!mark || !options.changes) return [];
+    marks.delete(call);
+    // As with the turn's checkpoint: a store that fails costs the hooks of those files, not the call.
+    const changes = await options
+      .changes()
+      .then((store) => store.changedSince(mark))
+      .catch(() => []);
+    return changes.filter((c) => c.status !== "deleted").map((c) => c.path);
+  }
   let loaded: Promise<HooksConfig | null> | undefined;
   // Read once per turn: the bytes judged are the bytes run, whatever the file becomes meanwhile.
   const config = (call: Call) =>
@@ -140,22 +176,39 @@ export function turnHooks(options: {
         tool_input: call.input,
       });
       const block = runs.find((r) => r.outcome === "blocked");
+      if (!block && call.changesWorkspace && options.changes && (await config(call))?.FileWritten.length) {
+        const mark = await options
+          .changes()
+          .then((store) => store.mark())
+          .catch(() => null);
+        if (mark) marks.set(call, mark);
+      }
       return { blocked: block ? block.output || `the hook \`${block.command}\` blocked it` : null };
     },
-    async after(call, result, written) {
+    async after(call, result, reported) {
+      const hooks = await config(call);
+      const unreported = (await changedBy(call)).filter((p) => !reported.includes(p));
+      // Of those, the files a FileWritten hook takes.
+      const found = unreported.filter(
+        (p) => hooks && matchingHooks(hooks, "FileWritten", call.toolName, [p]).length > 0,
+      );
       const response = { ok: result.ok, text: result.llm.slice(0, 10_000) };
-      const runs = await runAll("PostToolUse", call, [...pathsOfInput(call.input), ...written], {
+      const runs = await runAll("PostToolUse", call, [...pathsOfInput(call.input), ...reported, ...unreported], {
         tool_name: call.toolName,
         tool_input: call.input,
         tool_response: response,
       });
-      for (const file of written)
+      for (const file of [...reported, ...found.slice(0, MAX_FOUND_WRITE_HOOKS)])
         runs.push(...(await runAll("FileWritten", call, [file], { tool_name: call.toolName, file_path: file })));
       // As Claude Code has it: what a hook exits 2 with after the fact is feedback for the model.
-      const feedback = runs.filter((r) => r.outcome === "blocked" && r.output);
-      return feedback.length
-        ? feedback.map((r) => `[hook ${r.hookEvent} \`${r.command}\`] ${r.output}`).join("\n")
-        : null;
+      const feedback = runs
+        .filter((r) => r.outcome === "blocked" && r.output)
+        .map((r) => `[hook ${r.hookEvent} \`${r.command}\`] ${r.output}`);
+      if (found.length > MAX_FOUND_WRITE_HOOKS)
+        feedback.push(
+          `[hooks] FileWritten hooks ran for the first ${MAX_FOUND_WRITE_HOOKS} of the ${found.length} files this call changed that they watch; run what they do on the rest yourself if it matters.`,
+        );
+      return feedback.length ? feedback.join("\n") : null;
     },
   };
 }

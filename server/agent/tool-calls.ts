@@ -293,6 +293,7 @@ async function execute(runner: CallRunner, { call, tool, grant }: Ready, note?: 
     toolCallId: call.payload.toolCallId,
     toolName: tool.name,
     input: call.payload.input,
+    changesWorkspace: effect === "workspace",
   };
   const blocked = (await runner.turn.hooks?.before(hooked))?.blocked;
   if (blocked) {

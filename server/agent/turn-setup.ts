@@ -296,6 +296,7 @@ export async function prepareTurn(
       held: async (call, reason) => {
         await log.append(sessionId, "hooks_held", { turnId: call.turnId, reason });
       },
+      ...(o.checkpoints ? { changes: () => o.checkpoints!.open(session.projectId, session.treeId) } : {}),
     }),
     snapshot: o.checkpoints
       ? async (label: string) => (await o.checkpoints!.open(session.projectId, session.treeId)).snapshot({ label })

@@ -124,6 +124,7 @@ const rules: Record<string, Rule> = {
   "search.previewReplace": "project-read",
   "search.replace": "project-write",
   "language.status": "project-read",
+  "language.configured": "project-read",
   "language.rename": "project-write",
   "terminal.list": "project-read",
   "terminal.server": "project-read",

@@ -1,5 +1,7 @@
 import { createTRPCClient, createWSClient, wsLink } from "@trpc/client";
 import superjson from "superjson";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
@@ -10,6 +12,7 @@ import { startServer, type RunningServer } from "@/server/start-server";
 import { createSession } from "@/server/db/repositories/sessions";
 import { addMember, createTeam } from "@/server/db/repositories/teams";
 import { setSetting } from "@/server/db/repositories/settings";
+import { updateToolSettings } from "@/server/db/repositories/tool-settings";
 import { findUser } from "@/server/db/repositories/users";
 import { terminalSocketUrl } from "@/lib/terminal-protocol";
 import { languageSocketUrl } from "@/lib/language-protocol";
@@ -331,4 +334,57 @@ describe("language server WebSocket", () => {
     const closed = await new Promise<number>((resolve) => ws!.on("close", (code) => resolve(code)));
     expect(closed).toBe(4400);
   }, 60_000);
+});
+
+// A server the project's settings add (lib/language-plugins.ts) is reached on the same socket under
+// the same checks: a real second typescript-language-server serving `*.mts`, as language-plugins.test.ts starts it.
+describe("a configured language server's WebSocket", () => {
+  const CLI = path.resolve("node_modules/typescript-language-server/lib/cli.mjs");
+  const url = (project: string) => languageSocketUrl({ protocol: "http:", host: new URL(base).host }, project, "mts");
+
+  it("opens for members and viewers of the project that configured it, read-only for viewers, and nowhere else", async () => {
+    const configured = (await ownerCaller.project.create({ name: "Configured", teamId })).id;
+    await updateToolSettings(env.services.db, configured, {
+      languageServers: { mts: { command: ["node", CLI, "--stdio"], files: ["*.mts"], languageId: "typescript" } },
+    });
+    const root = (await env.services.files.open(configured)).root;
+    await writeFile(
+      path.join(root, "shapes.mts"),
+      "export function area(width: number): number {\n  return width;\n}\n",
+    );
+    expect(await ownerCaller.language.configured({ projectId: configured })).toEqual([
+      { id: "mts", files: ["*.mts"], languageId: "typescript" },
+    ]);
+
+    expect((await upgrade(url(configured), { origin: base })).status).toBe(401);
+    expect((await upgrade(url(configured), { origin: base, cookie: cookies.stranger })).status).toBe(404);
+    expect((await upgrade(url(configured), { origin: "https://evil.example.com", cookie: cookies.owner })).status).toBe(
+      403,
+    );
+    expect((await upgrade(url(projectId), { origin: base, cookie: cookies.owner })).status).toBe(404);
+
+    const { status, ws } = await upgrade(url(configured), { origin: base, cookie: cookies.viewer });
+    expect(status).toBe(101);
+    const init = await jsonRpcCall(ws!, 1, "initialize", { processId: null, rootUri: null, capabilities: {} });
+    expect(init.result.capabilities.hoverProvider).toBeTruthy();
+    ws!.send(JSON.stringify({ jsonrpc: "2.0", method: "initialized", params: {} }));
+    ws!.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "textDocument/didOpen",
+        params: { textDocument: { uri: "file:///shapes.mts", languageId: "typescript", version: 1, text: "" } },
+      }),
+    );
+    const hover = await jsonRpcCall(ws!, 2, "textDocument/hover", {
+      textDocument: { uri: "file:///shapes.mts" },
+      position: { line: 0, character: 17 },
+    });
+    expect(JSON.stringify(hover.result)).toContain("area(width: number): number");
+    const command = await jsonRpcCall(ws!, 3, "workspace/executeCommand", {
+      command: "_typescript.organizeImports",
+      arguments: [],
+    });
+    expect(command.error?.message).toMatch(/read-only/);
+    ws!.close();
+  }, 90_000);
 });

@@ -7,7 +7,6 @@ import type { Arrival, WorkspaceForwarding } from "@/server/cluster/workspace-fo
 import type { ProjectRole } from "@/server/db/repositories/projects";
 import { headersOf } from "@/server/http/headers";
 import { handleLanguageSocket } from "@/server/language/language-socket";
-import { specForServer } from "@/server/language/registry";
 import { TerminalCloseCode } from "@/lib/terminal-protocol";
 import { MAIN_TREE, treeIdOf, treeKey, treeNameSchema } from "@/lib/trees";
 
@@ -110,19 +109,21 @@ export function followAccess(
 }
 
 // A language socket is checked like a terminal's: signed in, a member of the project (read rights
-// to use the server; edit rights to send the editor's unsaved text), and a registered server.
+// to use the server; edit rights to send the editor's unsaved text), and a server of its tree's
+// registry (a built-in one or one its configuration adds).
 export async function upgradeLanguage({ services, route, wss, req, socket, head, url }: SocketUpgrade) {
   const allowed = await projectSocketCaller(services, req, socket, url);
   if (!allowed) return;
   const { caller, found } = allowed;
   if (route && (await route.forwarding.forwardUpgrade(req, socket, head, found.project.id, route.arrival))) return;
-  const spec = specForServer(url.searchParams.get("server") ?? "");
-  if (!spec) return refuseUpgrade(socket, 404, "Not Found");
   // `tree`: a session's worktree of this project gets language servers of its own (lib/trees.ts).
   const named = treeNameSchema.safeParse(url.searchParams.get("tree") ?? MAIN_TREE);
   const tree = named.success ? await services.trees.resolve(found.project.id, treeIdOf(named.data)) : null;
   if (!tree) return refuseUpgrade(socket, 404, "Not Found");
   const workspace = await services.files.openTree(tree);
+  const registry = await services.language.registry(treeKey(tree), workspace);
+  const spec = registry.spec(url.searchParams.get("server") ?? "");
+  if (!spec) return refuseUpgrade(socket, 404, "Not Found");
   const hub = services.language.hub(treeKey(tree), workspace, spec.id);
   let role = found.role;
   const canWrite = () => WRITE_ROLES.includes(role);

@@ -20,6 +20,8 @@ export interface LanguageServers {
   hub(key: string, workspace: Workspace, serverId: string): LanguageServerHub;
   /** The queries the agent's tools make, over every language of a tree (`key`: lib/trees.ts treeKey; a project's id for its main tree). */
   forProject(key: string, workspace: Workspace): ProjectLanguage;
+  /** The tree's servers as its project's configuration has them now: the built-in ones and the configured ones. */
+  registry(key: string, workspace: Workspace): Promise<LanguageRegistry>;
   status(key: string): { server: string; state: HubState; restarts: number; clients: number }[];
   /** A tree is gone (a session's worktree discarded): its servers stop and its files are no longer watched. */
   close(key: string): Promise<void>;
@@ -166,6 +168,7 @@ export function createLanguageServers(options: LanguageServersOptions): Language
   return {
     hub: (key, workspace, serverId) => hubOf(project(key, workspace), serverId),
     forProject: (key, workspace) => project(key, workspace).queries,
+    registry: (key, workspace) => registryOf(project(key, workspace), key),
     status(key) {
       const entry = projects.get(key);
       return [...(entry?.hubs.values() ?? [])].map((hub) => ({

@@ -108,20 +108,6 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
   },
 ];
 
-export function specForServer(id: string): LanguageServerSpec | undefined {
-  return LANGUAGE_SERVERS.find((spec) => spec.id === id);
-}
-
-/** The server and language id of a workspace file, by extension; undefined when none covers it. */
-export function languageOfPath(file: string): { spec: LanguageServerSpec; languageId: string } | undefined {
-  const extension = path.extname(file).toLowerCase();
-  for (const spec of LANGUAGE_SERVERS) {
-    const languageId = spec.extensions[extension];
-    if (languageId) return { spec, languageId };
-  }
-  return undefined;
-}
-
 /** The servers of one project: the configured ones first (they take the files they name), then the built-in ones. */
 export class LanguageRegistry {
   readonly specs: readonly LanguageServerSpec[];

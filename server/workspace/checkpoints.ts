@@ -120,6 +120,19 @@ export class CheckpointStore {
     });
   }
 
+  /** The workspace as a tree, recorded without a checkpoint: what `changedSince` compares with later. */
+  mark(): Promise<string> {
+    return this.serial(async () => (await this.capture()).tree);
+  }
+
+  /** Files that differ between a tree `mark` returned and the workspace now (a rename: a deletion and an addition). */
+  changedSince(mark: string): Promise<FileChange[]> {
+    return this.serial(async () => {
+      const now = (await this.capture()).tree;
+      return (await diffTreesWithStats(this.git, mark, now, { renames: false })).map(toFileChange);
+    });
+  }
+
   /** A file's bytes in a checkpoint; null when it did not exist there. */
   fileAt(id: string, filePath: string): Promise<Buffer | null> {
     return this.serial(async () => {

@@ -2,10 +2,12 @@ import * as monaco from "@/components/editor/monaco";
 import type { MessageConnection } from "vscode-jsonrpc/browser";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import {
-  lspLanguageId,
-  SERVER_FOR_EDITOR_LANGUAGE,
+  type ConfiguredLanguageServer,
+  editorPattern,
+  editorServerOf,
   type EditorProblem,
   type ProblemSeverity,
+  SERVER_FOR_EDITOR_LANGUAGE,
   symbolKindName,
 } from "@/lib/language-protocol";
 import type { LanguageSession } from "@/components/editor/language/language-session";
@@ -32,16 +34,43 @@ const MARKER_SEVERITY: Record<ProblemSeverity, monaco.MarkerSeverity> = {
 
 let installed: { session: LanguageSession; dispose(): void } | null = null;
 
-/** Connects the editor to the project's language servers; once per IDE page (a new project replaces it). */
+/**
+ * Connects the editor to the project's language servers, the built-in ones and those its
+ * configuration adds (asked first: they take the files they name); once per IDE page (a new
+ * project replaces it).
+ */
 export function installLanguageClient(session: LanguageSession): void {
   if (installed?.session === session) return;
   installed?.dispose();
+  const disposables: monaco.IDisposable[] = [];
+  let disposed = false;
+  installed = {
+    session,
+    dispose() {
+      disposed = true;
+      for (const d of disposables) d.dispose();
+      session.searchSymbols = null;
+    },
+  };
+  void session
+    .configuredServers()
+    .catch(() => [])
+    .then((configured) => {
+      if (!disposed) connect(session, configured, disposables);
+    });
+}
+
+function connect(
+  session: LanguageSession,
+  configured: readonly ConfiguredLanguageServer[],
+  disposables: monaco.IDisposable[],
+): void {
   const connections = new Map<string, ServerConnection>();
   const versions = new WeakMap<monaco.editor.ITextModel, number>();
-  const disposables: monaco.IDisposable[] = [];
+  disposables.push({ dispose: () => connections.forEach((c) => c.close()) });
 
-  const synced = (model: monaco.editor.ITextModel) =>
-    model.uri.scheme === "file" && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] !== undefined;
+  const serverOf = (model: monaco.editor.ITextModel) =>
+    model.uri.scheme === "file" ? editorServerOf(pathOfUri(model.uri), model.getLanguageId(), configured) : undefined;
 
   const open = (connection: MessageConnection, model: monaco.editor.ITextModel) => {
     const version = (versions.get(model) ?? 0) + 1;
@@ -49,7 +78,7 @@ export function installLanguageClient(session: LanguageSession): void {
     void connection.sendNotification("textDocument/didOpen", {
       textDocument: {
         uri: model.uri.toString(),
-        languageId: lspLanguageId(model.uri.path, model.getLanguageId()),
+        languageId: serverOf(model)!.languageId,
         version,
         text: model.getValue(),
       },
@@ -62,8 +91,7 @@ export function installLanguageClient(session: LanguageSession): void {
     existing = new ServerConnection(session.projectId, session.tree, server, {
       // (Re)opened: hand over every document of this server's languages.
       onOpen: (conn) => {
-        for (const model of monaco.editor.getModels())
-          if (synced(model) && SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()] === server) open(conn, model);
+        for (const model of monaco.editor.getModels()) if (serverOf(model)?.server === server) open(conn, model);
       },
       onDiagnostics: (params) => showDiagnostics(session, params),
     });
@@ -72,8 +100,8 @@ export function installLanguageClient(session: LanguageSession): void {
   };
 
   const connectionFor = (model: monaco.editor.ITextModel) => {
-    const server = SERVER_FOR_EDITOR_LANGUAGE[model.getLanguageId()];
-    return server && synced(model) ? connection(server) : null;
+    const server = serverOf(model)?.server;
+    return server ? connection(server) : null;
   };
 
   const track = (model: monaco.editor.ITextModel) => {
@@ -111,20 +139,16 @@ export function installLanguageClient(session: LanguageSession): void {
   monaco.css.cssDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
   monaco.html.htmlDefaults.setModeConfiguration({ colors: true, foldingRanges: true, selectionRanges: true });
 
-  const client: LanguageClient = { connectionFor, connection, synced, session };
-  disposables.push(registerProviders(client));
+  const client: LanguageClient = { connectionFor, connection, serverOf, session };
+  // Monaco asks the providers for the built-in servers' languages and for the configured servers' files.
+  const selector: monaco.languages.LanguageSelector = [
+    ...Object.keys(SERVER_FOR_EDITOR_LANGUAGE),
+    ...configured.flatMap((s) => s.files.map((glob) => ({ scheme: "file", pattern: editorPattern(glob) }))),
+  ];
+  disposables.push(registerProviders(client, selector));
   disposables.push(monaco.editor.onDidCreateModel(track));
   for (const model of monaco.editor.getModels()) track(model);
   session.searchSymbols = (query) => searchWorkspaceSymbols(client, query);
-
-  installed = {
-    session,
-    dispose() {
-      for (const d of disposables) d.dispose();
-      for (const c of connections.values()) c.close();
-      session.searchSymbols = null;
-    },
-  };
 }
 
 // LSP 3.18 lets a diagnostic's message be markup; Monaco's markers and the Problems panel take text.
@@ -165,8 +189,8 @@ async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
   const servers = new Set(
     monaco.editor
       .getModels()
-      .filter(client.synced)
-      .map((m) => SERVER_FOR_EDITOR_LANGUAGE[m.getLanguageId()]!),
+      .map((m) => client.serverOf(m)?.server)
+      .filter((s) => s !== undefined),
   );
   servers.add("typescript");
   const results = await Promise.all(

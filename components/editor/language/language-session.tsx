@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, useState, useSyncExternalStore, type ReactNode } from "react";
-import type { EditorProblem } from "@/lib/language-protocol";
+import type { ConfiguredLanguageServer, EditorProblem } from "@/lib/language-protocol";
 import { useTRPCClient } from "@/components/trpc-provider";
 import { useTreeInput } from "@/components/ui/tree-context";
 
@@ -37,6 +37,8 @@ export class LanguageSession {
     readonly rename: (input: { path: string; line: number; column: number; newName: string }) => Promise<unknown>,
     /** A file's saved text, for previews of files no tab has open (peek views); null when it is not text. */
     readonly readText: (path: string) => Promise<string | null>,
+    /** The servers the project's configuration adds, with the files they serve (the editor connects to them too). */
+    readonly configuredServers: () => Promise<ConfiguredLanguageServer[]>,
   ) {}
 
   subscribe = (listener: () => void) => {
@@ -88,6 +90,7 @@ export function LanguageProvider({
           const file = await client.fs.read.query({ projectId, ...tree, path });
           return file.kind === "text" ? file.content : null;
         },
+        () => client.language.configured.query({ projectId, ...tree }),
       ),
   );
   return <LanguageContext.Provider value={session}>{children}</LanguageContext.Provider>;

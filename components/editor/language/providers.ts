@@ -13,7 +13,6 @@ import type {
   SymbolInformation,
   TextEdit,
 } from "vscode-languageserver-protocol";
-import { SERVER_FOR_EDITOR_LANGUAGE } from "@/lib/language-protocol";
 import { ensureModels, pathOfUri } from "@/components/editor/language/peek-models";
 import type { LanguageSession } from "@/components/editor/language/language-session";
 import type { ServerConnection } from "@/components/editor/language/server-connection";
@@ -45,8 +44,8 @@ export type LanguageClient = {
   connectionFor(model: monaco.editor.ITextModel): ServerConnection | null;
   /** A connection by server id (workspace symbols ask the TypeScript and Python servers). */
   connection(server: string): ServerConnection;
-  /** Whether a model is a workspace file the servers know (not a diff's disk side or a preview). */
-  synced(model: monaco.editor.ITextModel): boolean;
+  /** The server of a model and the language id it is opened with; undefined when none covers it. */
+  serverOf(model: monaco.editor.ITextModel): { server: string; languageId: string } | undefined;
   session: LanguageSession;
 };
 
@@ -139,8 +138,11 @@ const SYMBOL_KINDS = [
 const toTextEdits = (edits: TextEdit[] | null) =>
   (edits ?? []).map((e) => ({ range: toRange(e.range), text: e.newText }));
 
-export function registerProviders(client: LanguageClient): monaco.IDisposable {
-  const languages = Object.keys(SERVER_FOR_EDITOR_LANGUAGE);
+/** `languages`: the models the servers serve, by Monaco language id or file pattern. */
+export function registerProviders(
+  client: LanguageClient,
+  languages: monaco.languages.LanguageSelector,
+): monaco.IDisposable {
   const L = monaco.languages;
   const items = new WeakMap<
     monaco.languages.CompletionItem,

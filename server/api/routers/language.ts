@@ -21,6 +21,17 @@ export const languageRouter = router({
   /** Servers of the tree and their state, for the status bar. */
   status: workspaceProcedure.query(({ ctx }) => ctx.services.language.status(treeKey(ctx.tree))),
 
+  /**
+   * The servers configuration adds to the tree, for the editor: which files each serves (globs) and
+   * the language id it opens them with. Commands stay on the server.
+   */
+  configured: workspaceProcedure.query(async ({ ctx }) => {
+    const registry = await ctx.services.language.registry(treeKey(ctx.tree), ctx.workspace);
+    return registry.specs.flatMap((spec) =>
+      spec.files ? [{ id: spec.id, files: [...spec.files], languageId: spec.languages[0]! }] : [],
+    );
+  }),
+
   /** Renames the symbol at a position in every file, as one transaction; open editors reload from the change stream. */
   rename: workspaceMutationProcedure.input(renameInput).mutation(async ({ ctx, input }) => {
     const language = ctx.services.language.forProject(treeKey(ctx.tree), ctx.workspace);
