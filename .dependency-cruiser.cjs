@@ -150,7 +150,7 @@ const SERVER_ROOMS = [
 
 /** Composition roots: they build everything and may import any production code. */
 const ENTRIES =
-  "^server/(index\\.ts|start-server\\.ts|services\\.ts|eval/|cluster/(instance-main|workspace-runner-main|serve-api)\\.ts)";
+  "^server/(index\\.ts|start-server\\.ts|services\\.ts|compose-services\\.ts|eval/|cluster/(instance-main|workspace-runner-main|serve-api)\\.ts)";
 
 /**
  * components/ in three floors. The ground floor (ui/ and the tRPC client) holds what every feature

@@ -1,61 +1,20 @@
+import { composeServices } from "@/server/compose-services";
 import type { Forges } from "@/lib/git-forges";
-import { createForgeApi } from "@/server/services/forge-api";
-import { createPreviews } from "@/server/preview/previews";
-import { createPreviewGate } from "@/server/services/preview-gate";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Context, Services } from "@/server/api/context";
-import { createAuth } from "@/server/auth/auth";
-import { createLoginCache } from "@/server/auth/login-cache";
-import { createApiTokenReader } from "@/server/auth/api-tokens";
-import { createSpending, inboxBudgetNotices, type BudgetNotices } from "@/server/services/spending";
+import type { Context } from "@/server/api/context";
+import type { BudgetNotices } from "@/server/services/spending";
 import { loadConfig } from "@/server/env";
-import { createCheckpointStores } from "@/server/services/checkpoints";
-import { createProjectFiles } from "@/server/services/project-files";
-import { createTerminalService } from "@/server/terminal";
 import { createTestDatabase } from "./database";
 import type { Tool } from "@/server/tools/define-tool";
-import { createAgentRuntime } from "@/server/agent/runtime";
-import { createAgentStore } from "@/server/services/agent-store";
-import { thisThread } from "@/server/agent/loop-load";
-import { createTurnJobs } from "@/server/cluster/turn-jobs";
-import { createExtensions } from "@/server/services/extensions";
 import type { EmbeddingConfig } from "@/lib/model-providers";
 import type { SmtpConfig } from "@/server/env";
-import { createShellSession } from "@/server/workspace/shell-session";
-import { createModelRegistry } from "@/server/agent/providers";
-import { createModelThread } from "@/server/agent/model-thread/model-thread";
-import { createInProcessBus, tapCommittedEvents } from "@/server/bus/session-bus";
-import { createBoardChanges } from "@/server/bus/board-changes";
-import { createSessionBoard } from "@/server/services/session-board";
-import { createInboxChanges } from "@/server/bus/inbox-changes";
-import { createNotifications } from "@/server/services/notifications";
-import { createProjectChannels } from "@/server/services/project-channels";
-import { createSessionNotices } from "@/server/services/session-notices";
-import { createPresence } from "@/server/bus/presence";
-import { createLinkRevocations } from "@/server/bus/link-revocations";
-import { createAccessChanges } from "@/server/bus/access-changes";
-import { createRateLimits } from "@/server/api/rate-limit";
-import { defaultSandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
-import { createSandbox } from "@/server/sandbox/sandbox";
+import { defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { treeRoots } from "@/server/sandbox/tree-roots";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
-import { createProjectNetwork } from "@/server/services/network";
-import { createLanguageServers } from "@/server/language/language-servers";
-import { languagePlugins } from "@/server/services/language-plugins";
 import type { LanguagePlugins } from "@/lib/language-plugins";
-import { createLiveDocs } from "@/server/live-docs/live-docs";
-import { createUnsavedJournal } from "@/server/live-docs/unsaved-journal";
-import { findAutosave } from "@/server/db/repositories/live-settings";
-import { credentialCipher } from "@/server/git/credential-cipher";
-import { createProjectGit } from "@/server/services/project-git";
-import { createSessionTrees } from "@/server/services/session-trees";
-import { createProjectWebhooks } from "@/server/services/project-webhooks";
-import { createAgentBrowsers } from "@/server/services/agent-browsers";
-import { createProjectEnvironment, createToolchains } from "@/server/services/project-environment";
-import { secretEnvironment } from "@/server/services/secrets";
 
 // The API's services on a fresh database and data directory, for integration tests.
 // `modelBaseUrl` points the `openai-compatible` provider at a scripted model server
@@ -112,73 +71,26 @@ export async function createTestServices(
     /** The notifications' digest window and how often waiting digests are looked at. */
     digestWindowMs?: number;
     digestSweepMs?: number;
-    /** Where budgets' 80% notices go (the server's log by default, as in production). */
+    /** Where budgets' 80% notices go (people's inboxes by default, as in production). */
     budgetNotices?: BudgetNotices;
   } = {},
 ) {
   const database = await createTestDatabase();
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "tandem-test-data-")));
+  const extensions = options.extensions;
   // The test git servers speak plain http on loopback (server/test/git-http-server.ts).
   const config = {
     ...loadConfig({ TANDEM_DATA_DIR: dataDir, TANDEM_GIT_ALLOW_HTTP: "true" }),
     importRoots: options.importRoots ?? [],
     internalHosts: options.internalHosts ?? [],
+    egressTestHosts: options.egressTestHosts ?? new Map(),
+    languageServers: options.languageServers ?? {},
+    ...(options.toolchainRegistry ? { toolchainRegistry: options.toolchainRegistry } : {}),
+    smtp: extensions?.smtp,
+    embedding: extensions?.embedding,
+    mcpAllowHosts: extensions?.mcpAllowHosts ?? [],
+    gitForges: extensions?.forges ?? {},
   };
-  const accessChanges = createAccessChanges();
-  const auth = createAuth({
-    db: database.db,
-    secret: "x".repeat(32),
-    secureCookies: false,
-    onAccessChanged: (userId) => accessChanges.publish({ kind: "user", userId }),
-  });
-  const network = createProjectNetwork(database.db, { internalHosts: config.internalHosts });
-  const diskBudget = options.diskBudgetMiB
-    ? createDiskBudget({
-        budgetMiB: options.diskBudgetMiB,
-        fileSizeMiB: config.sandboxLimits.fileSizeMiB,
-        intervalMs: 200,
-        measure: diskUsageBytes,
-      })
-    : undefined;
-  const files = createProjectFiles(dataDir, config.importRoots, diskBudget);
-  const toolchains = createToolchains({
-    db: database.db,
-    files,
-    dataDir,
-    registry: options.toolchainRegistry ?? config.toolchainRegistry,
-    cacheDir: options.toolchainCache,
-  });
-  const sandbox = createSandbox({
-    toolchains,
-    host: options.installDir
-      ? defaultSandboxHost(options.sandbox ?? "bwrap", {
-          dataDir,
-          installDir: options.installDir,
-          limits: config.sandboxLimits,
-        })
-      : {
-          mode: options.sandbox ?? "none",
-          masks: [dataDir],
-          perProjectUid: options.perProjectUid ?? false,
-          limits: null,
-          trees: treeRoots(dataDir),
-        },
-    policies: network.policies,
-    testHosts: options.egressTestHosts,
-    // As in production, a connection that cannot be recorded is not a failure: a project whose
-    // clone failed is deleted before its last connection's row is written.
-    log: (connection) => void network.log(connection).catch(() => undefined),
-    diskBudget,
-  });
-  const terminals = createTerminalService({ sandbox });
-  const language = createLanguageServers({
-    sandbox,
-    plugins: languagePlugins(database.db, options.languageServers ?? {}),
-  });
-  const liveDocs = createLiveDocs({
-    autosaveOf: (projectId) => findAutosave(database.db, projectId),
-    journal: createUnsavedJournal(dataDir),
-  });
   if (options.modelBaseUrl) {
     config.models = {
       ...config.models,
@@ -192,169 +104,57 @@ export async function createTestServices(
       },
     };
   }
-  // As in production: models stream on the model thread.
-  const modelThread = config.models.thread ? createModelThread() : undefined;
-  const models = createModelRegistry(config.models, undefined, modelThread);
-  const checkpoints = createCheckpointStores(dataDir, files, sandbox);
-  const bus = createInProcessBus();
-  const board = createSessionBoard({ db: database.db, checkpoints, changes: createBoardChanges() });
-  // As in production, webhook posts pass web_fetch's address guard; only tests allow loopback hosts.
-  const chatPost = { allowHosts: options.chatAllowHosts ?? [] };
-  const inboxChanges = createInboxChanges();
-  const gitCipher = credentialCipher("x".repeat(32));
-  const projectSecrets = (projectId: string, personId: string | null = null) =>
-    secretEnvironment(database.db, gitCipher, { projectId, personId });
-  const environment = createProjectEnvironment({
-    db: database.db,
-    files,
-    sandbox,
-    toolchains,
-    secrets: (projectId) => projectSecrets(projectId),
-  });
-  const channels = createProjectChannels({
-    db: database.db,
-    cipher: gitCipher,
-    chat: chatPost,
-    projectNetwork: (projectId) => network.policies.get(projectId),
-  });
-  const extensions = options.extensions
-    ? createExtensions({
-        config: {
-          smtp: options.extensions.smtp,
-          embedding: options.extensions.embedding,
-          models: config.models,
-          mcpAllowHosts: options.extensions.mcpAllowHosts ?? [],
-        },
-        db: database.db,
-        databaseUrl: database.url,
-        sandbox,
-        projectNetwork: (projectId) => network.policies.get(projectId),
-        openWorkspace: (projectId) => files.open(projectId),
-        secrets: (projectId) => projectSecrets(projectId),
-        schedulerPollingSeconds: options.extensions.schedulerPollingSeconds,
-        deferToolsOver: options.extensions.deferToolsOver,
-        forgeApi: createForgeApi({
-          db: database.db,
-          cipher: gitCipher,
-          forges: options.extensions.forges ?? {},
-          fetchPolicy: { allowHosts: [], projectNetwork: (projectId) => network.policies.get(projectId) },
-        }),
-        channels: channels.tool,
+  const sandboxHost: SandboxHost = options.installDir
+    ? defaultSandboxHost(options.sandbox ?? "bwrap", {
+        dataDir,
+        installDir: options.installDir,
+        limits: config.sandboxLimits,
       })
-    : undefined;
-  const notifications = createNotifications({
-    db: database.db,
-    changes: inboxChanges,
-    cipher: gitCipher,
-    mail: extensions?.agent.mail,
-    publicUrl: "http://tandem.test",
-    chat: chatPost,
-    digestWindowMs: options.digestWindowMs,
-    sweepMs: options.digestSweepMs,
-  });
-  notifications.start();
-  const presence = createPresence();
-  const notices = createSessionNotices({
-    db: database.db,
-    notifier: notifications,
-    watching: (sessionId) => presence.snapshot(sessionId).map((w) => w.userId),
-  });
-  const previews = createPreviews({ domain: undefined, publicUrl: undefined }, "test preview secret");
-  const browsers = options.browser
-    ? createAgentBrowsers({
-        config: { ...config, browserChromium: undefined },
-        previews,
-        policy: (projectId) => network.policies.get(projectId),
-        log: () => {},
-      })
-    : undefined;
-  const agent = createAgentRuntime({
-    loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
-    store: createAgentStore(database.db),
-    extensions: extensions?.agent,
-    // Workflows run shell steps in the session's shell.
-    ...(extensions || options.shell
-      ? {
-          shell: ({ workspace, projectId, sessionId, secrets }) =>
-            createShellSession({
-              workspace,
-              projectId,
-              sessionId,
-              sandbox,
-              secrets: secrets.env,
-              redactor: secrets.redactor,
-            }),
-        }
-      : {}),
-    secrets: ({ projectId, personId }) => projectSecrets(projectId, personId),
-    bus: tapCommittedEvents(bus, (sessionId, event) => {
-      board.observe(sessionId, event);
-      notices.observe(sessionId, event);
-    }),
-    models,
-    openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
-    checkpoints,
-    baseTools: options.tools,
-    sandbox,
-    environment: (projectId) => environment.facts(projectId),
-    // As in production: the server's own fetches obey the project's policy; `fetchAllowHosts`
-    // lets web_fetch reach test servers on loopback, as only tests may.
-    fetchPolicy: {
-      allowHosts: options.fetchAllowHosts ?? [],
-      projectNetwork: (projectId) => network.policies.get(projectId),
+    : {
+        mode: options.sandbox ?? "none",
+        masks: [dataDir],
+        perProjectUid: options.perProjectUid ?? false,
+        limits: null,
+        trees: treeRoots(dataDir),
+      };
+  const composed = await composeServices(
+    {
+      config,
+      db: database.db,
+      databaseUrl: database.url,
+      secret: "x".repeat(32),
+      sandboxHost,
+      diskBudget: options.diskBudgetMiB
+        ? createDiskBudget({
+            budgetMiB: options.diskBudgetMiB,
+            fileSizeMiB: config.sandboxLimits.fileSizeMiB,
+            intervalMs: 200,
+            measure: diskUsageBytes,
+          })
+        : undefined,
+      log: () => {},
     },
-    maxRetries: 2,
-    ...(options.language ? { language } : {}),
-    ...(browsers ? { browsers } : {}),
-    // As in production: every turn holds its job's lease while it runs.
-    // The agent's writes reach the files people have open live at once, with its cursor.
-    liveEdits: { wrote: (edit) => liveDocs.agentWrote(edit) },
-    turnJobs: createTurnJobs({ db: database.db, mode: "single" }),
-    spending: createSpending({ db: database.db, notices: options.budgetNotices ?? inboxBudgetNotices(notifications) }),
-  });
-  const git = createProjectGit({
-    db: database.db,
-    files,
-    sandbox,
-    cipher: gitCipher,
-    checkpoints,
-    publicUrl: "http://tandem.test",
-    allowHost: (projectId, host) => network.allowHost(projectId, host),
-    allowHttp: () => config.gitAllowHttp,
-  });
-  const linkRevocations = createLinkRevocations();
-  const services: Services = {
-    previews,
-    previewGate: createPreviewGate(database.db, linkRevocations, accessChanges),
-    git,
-    gitCipher,
-    webhooks: createProjectWebhooks(database.db, gitCipher),
-    trees: createSessionTrees({ db: database.db, files, sandbox, checkpoints, agent, git, language }),
-    presence,
-    linkRevocations,
-    accessChanges,
-    limits: createRateLimits(database.url),
-    config,
-    db: database.db,
-    auth,
-    logins: createLoginCache(auth, accessChanges, createApiTokenReader(database.db)),
-    files,
-    terminals,
-    language,
-    liveDocs,
-    agent,
-    models,
-    checkpoints,
-    board,
-    notifications,
-    inboxChanges,
-    channels,
-    sandbox,
-    network,
-    environment,
-    ...(extensions ? { extensions } : {}),
-  };
-  await extensions?.attach(agent);
+    {
+      extensions: extensions
+        ? { schedulerPollingSeconds: extensions.schedulerPollingSeconds, deferToolsOver: extensions.deferToolsOver }
+        : false,
+      // Workflows run shell steps in the session's shell.
+      shell: !!extensions || !!options.shell,
+      languageTools: options.language ?? false,
+      browser: options.browser ?? false,
+      baseTools: options.tools,
+      maxRetries: 2,
+      fetchAllowHosts: options.fetchAllowHosts,
+      chatAllowHosts: options.chatAllowHosts,
+      toolchainCache: options.toolchainCache,
+      linkBase: "http://tandem.test",
+      digestWindowMs: options.digestWindowMs,
+      digestSweepMs: options.digestSweepMs,
+      budgetNotices: options.budgetNotices,
+    },
+  );
+  const { services } = composed;
+  await composed.extensions?.attach(services.agent);
 
   let userCount = 0;
   return {
@@ -378,20 +178,11 @@ export async function createTestServices(
     context(user: Context["user"]): Context {
       return { user, services };
     },
-    bus,
+    bus: composed.buses.sessionBus,
     /** Waits until what sessions' events tell people is in their inboxes. */
-    noticesSettled: () => notices.settled(),
+    noticesSettled: composed.noticesSettled,
     async dispose() {
-      await extensions?.dispose();
-      await agent.dispose();
-      await notices.settled();
-      await notifications.stop();
-      await browsers?.close();
-      await modelThread?.close();
-      terminals.disposeAll();
-      await liveDocs.dispose();
-      await language.dispose();
-      await services.limits.close();
+      await composed.dispose();
       await database.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
