@@ -3,7 +3,8 @@ import { mkdir, readFile, readdir, stat, symlink, writeFile } from "node:fs/prom
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { atomicWriteAt } from "./atomic-write";
-import { lstatAt, openParent, readDirBeneath, readRegular, resolveEntry, statBeneath, withFd } from "./beneath";
+import { lstatAt, openParent, readDirBeneath, resolveEntry, statBeneath, withFd } from "./beneath";
+import { readRegular } from "./beneath-files";
 import { makeExecutableBeneath, mkdirBeneath, removeTreeAt } from "./beneath-entries";
 import { canSwapLinks, expectCode, startLinkSwapper, useTempDirs } from "@/server/test/temp-dirs";
 import { fromFsError } from "./errors";

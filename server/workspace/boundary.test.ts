@@ -17,12 +17,13 @@ const SERVER = path.resolve(import.meta.dirname, "..");
 /** Files allowed to import node:fs, and why. */
 const RAW_FS_ALLOWED: Record<string, string> = {
   // The mechanism itself.
-  "workspace/beneath.ts": "the primitive: openat2 beneath the root, reading regular files",
+  "workspace/beneath.ts": "the primitive: openat2 beneath the root, stat and readdir",
   "workspace/beneath-entries.ts": "/proc/self/fd entry operations on folders opened by beneath.ts",
+  "workspace/beneath-files.ts": "regular files opened beneath the root by beneath.ts: read, tail, open for write",
   "workspace/paths.ts":
     "lexical resolution for messages and the path a client sees (realpath, lstat, readlink); opens nothing",
-  "workspace/workspace.ts": "the Stats type only",
-  "workspace/shell-session.ts": "createWriteStream over a descriptor from beneath.ts openForWrite",
+  "workspace/save-text.ts": "the Stats type only",
+  "workspace/shell-process.ts": "createWriteStream over a descriptor from beneath-files.ts openForWrite",
   "workspace/receive.ts": "createReadStream over a descriptor from beneath.ts openRegularAt (downloads)",
   "workspace/checkpoint-apply.ts": "rmdir and symlink on /proc/self/fd entries of folders opened by beneath.ts",
   "workspace/checkpoint-review.ts": "readlink on a /proc/self/fd entry of a folder opened by beneath.ts",

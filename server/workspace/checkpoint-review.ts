@@ -1,6 +1,7 @@
 import { readlink } from "node:fs/promises";
 import path from "node:path";
-import { fdPath, lstatAtIfExists, openParent, openRegularAt, readFdBounded, withFd } from "./beneath";
+import { fdPath, lstatAtIfExists, openParent, withFd } from "./beneath";
+import { openRegularAt, readFdBounded } from "./beneath-files";
 import { deleteCheckpointFile, writeCheckpointFile } from "./checkpoint-apply";
 import { CheckpointError } from "./checkpoint-errors";
 import type { CheckpointGit } from "./checkpoint-git";
@@ -8,7 +9,8 @@ import { applyHunk, computeHunks, isText, revertHunk, type Hunk } from "./checkp
 import { EXECUTABLE_MODE, SYMLINK_MODE } from "./checkpoint-tree";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import { decode } from "./text-codec";
-import { versionOf, type Workspace } from "./workspace";
+import { versionOf } from "./file-limits";
+import type { Workspace } from "./workspace";
 
 /** A hunk of a file's diff between checkpoint `baseId` and the workspace. */
 export interface HunkTarget {

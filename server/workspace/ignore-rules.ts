@@ -1,5 +1,6 @@
 import ignore, { type Ignore } from "ignore";
-import { readRegular, statBeneath } from "./beneath";
+import { statBeneath } from "./beneath";
+import { readRegular } from "./beneath-files";
 
 interface Level {
   /** Root-relative POSIX folder the rules belong to; "" for the root. */

@@ -1,4 +1,6 @@
-export { Workspace, versionOf, READ_ONLY_BYTES, MAX_FILE_BYTES, type WriteOptions, type FileStat } from "./workspace";
+export { Workspace, type FileStat } from "./workspace";
+export { versionOf, READ_ONLY_BYTES, MAX_FILE_BYTES } from "./file-limits";
+export type { WriteOptions } from "./save-text";
 export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from "./errors";
 export { isInside, type ResolvedPath } from "./paths";
 export type { TextFormat } from "./text-codec";

@@ -2,15 +2,8 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, type ReadStream } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import {
-  lstatAtIfExists,
-  openParent,
-  openFolder,
-  openRegularAt,
-  resolveEntry,
-  withFd,
-  type ParentEntry,
-} from "./beneath";
+import { lstatAtIfExists, openParent, openFolder, resolveEntry, withFd, type ParentEntry } from "./beneath";
+import { openRegularAt } from "./beneath-files";
 import { createAt, fsyncDescriptor, linkAt, mkdirBeneath, renameAt, unlinkAt, writeAll } from "./beneath-entries";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
 import type { Workspace } from "./workspace";

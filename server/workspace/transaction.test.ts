@@ -5,7 +5,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { expectCode, useTempDirs } from "@/server/test/temp-dirs";
 import { commitFiles, recoverTransactions, type CommitStep } from "./transaction";
-import { Workspace, versionOf } from "./workspace";
+import { versionOf } from "./file-limits";
+import { Workspace } from "./workspace";
 
 const tempDir = useTempDirs();
 const run = promisify(execFile);
@@ -29,9 +30,11 @@ async function fiveFiles() {
 async function crashAt(root: string, names: string[], step: CommitStep, deletes: string[] = []) {
   const module = path.join(import.meta.dirname, "transaction.ts");
   const workspaceModule = path.join(import.meta.dirname, "workspace.ts");
+  const limitsModule = path.join(import.meta.dirname, "file-limits.ts");
   const code = `
     const { commitFiles } = await import(${JSON.stringify(module)});
-    const { Workspace, versionOf } = await import(${JSON.stringify(workspaceModule)});
+    const { Workspace } = await import(${JSON.stringify(workspaceModule)});
+    const { versionOf } = await import(${JSON.stringify(limitsModule)});
     const ws = await Workspace.open(${JSON.stringify(root)});
     const names = ${JSON.stringify(names)};
     const deletes = ${JSON.stringify(deletes)};

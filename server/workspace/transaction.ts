@@ -1,19 +1,12 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { atomicWriteAt } from "./atomic-write";
-import {
-  closeQuietly,
-  notAFile,
-  openParent,
-  readDirBeneath,
-  readRegular,
-  readRegularAt,
-  resolveEntry,
-  withFd,
-} from "./beneath";
+import { closeQuietly, openParent, readDirBeneath, resolveEntry, withFd } from "./beneath";
+import { notAFile, readRegular, readRegularAt } from "./beneath-files";
 import { mkdirBeneath, renameAt, unlinkAt, writeNewFileAt } from "./beneath-entries";
 import { WorkspaceError, errnoCode, fromFsError } from "./errors";
-import { MAX_FILE_BYTES, versionOf, type Workspace } from "./workspace";
+import { MAX_FILE_BYTES, versionOf } from "./file-limits";
+import type { Workspace } from "./workspace";
 import { ensureRoom, spent } from "./write-budget";
 
 export interface FileWrite {

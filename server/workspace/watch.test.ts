@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { FileChange } from "@/lib/fs-schemas";
 import { useTempDirs } from "@/server/test/temp-dirs";
 import { watchWorkspace } from "./watch";
-import { Workspace, versionOf } from "./workspace";
+import { versionOf } from "./file-limits";
+import { Workspace } from "./workspace";
 
 const tempDir = useTempDirs();
 

@@ -3,10 +3,11 @@ import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
 import type { FileChange } from "@/lib/fs-schemas";
 import { mapLimit } from "@/lib/map-limit";
 import { isTempFileName } from "./atomic-write";
-import { closeQuietly, lstatAtIfExists, openParent, readDirBeneath, readRegular, realRoot } from "./beneath";
+import { closeQuietly, lstatAtIfExists, openParent, readDirBeneath, realRoot } from "./beneath";
+import { readRegular } from "./beneath-files";
 import { ChangeQueue } from "./change-queue";
 import { toPosix } from "./paths";
-import { READ_ONLY_BYTES, versionOf } from "./workspace";
+import { READ_ONLY_BYTES, versionOf } from "./file-limits";
 
 export interface WatchOptions {
   /** Stops the iteration and releases the watcher. Without it the watcher lives until the next event after `return()`. */

@@ -3,7 +3,8 @@ import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { currentVersionFromConflict } from "@/lib/fs-schemas";
 import { expectCode, useTempDirs } from "@/server/test/temp-dirs";
-import { MAX_FILE_BYTES, READ_ONLY_BYTES, Workspace, versionOf } from "./workspace";
+import { MAX_FILE_BYTES, READ_ONLY_BYTES, versionOf } from "./file-limits";
+import { Workspace } from "./workspace";
 
 const tempDir = useTempDirs();
 let ws: Workspace;
