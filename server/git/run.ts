@@ -1,7 +1,7 @@
 import { GitProcessError, runGitProcess, type GitProcessOptions, type GitResult } from "@/server/sandbox/git-process";
 import type { SandboxedCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
-import { INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress-proxy";
+import { INTERNAL_HOSTS_HINT } from "@/server/sandbox/admit-host";
 import { GitError, describeGitFailure } from "./errors";
 
 /** Git runs through the server's sandbox room: the project's identity, and network only through its egress proxy. */

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { lookup } from "node:dns/promises";
 import { chmodSync, closeSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { blockedReason } from "@/server/sandbox/ip-policy";
-import { hostAllowed, type NetworkPolicy } from "@/lib/egress-policy";
+import type { NetworkPolicy } from "@/lib/egress-policy";
+import { admitHost, INTERNAL_HOSTS_HINT, Refused, type Resolver } from "./admit-host";
 import { fdRelay, fdRelayProblem, socketFd, type FdRelay } from "./fd-relay";
 import { chunkEncoder, originRequest } from "./origin-request";
+import { PIPE_BUFFER_BYTES, readInto } from "./pipe-buffers";
 import { watchTls, type TlsWatch } from "./tls-watch";
 
 // The egress proxy: HTTP CONNECT (https, git over https) and plain HTTP forwarding, one per
@@ -22,9 +22,6 @@ import { watchTls, type TlsWatch } from "./tls-watch";
 // profile that reads the whole host by default, which is what this server must not do. What
 // is left is ~200 lines on node:http and node:net, where every connection's host check,
 // address check and byte count is in plain sight.
-
-export type Resolved = { address: string; family: number };
-export type Resolver = (host: string) => Promise<Resolved[]>;
 
 export type EgressConnection = {
   host: string;
@@ -86,112 +83,12 @@ function clientToken(req: http.IncomingMessage): string | null {
   return user === "tandem" && token ? token : null;
 }
 
-/**
- * Stream buffers of the sandboxes' side of the proxy (bytes). Node's default of 16 KiB is
- * below one 64 KiB read, so each chunk of a download filled the writer's buffer, paused the
- * reader and resumed it on drain: a stop and restart per chunk. A buffer that holds several
- * reads lets the kernel's socket buffers do the pacing (bench/sandbox.ts measures it).
- */
-const PIPE_BUFFER_BYTES = 1024 * 1024;
-
-/** How many read buffers a download may have in flight: one being written, one being read into. */
-const READ_BUFFERS = 2;
-
-/**
- * Reads a tunnel's downloads into PIPE_BUFFER_BYTES buffers kept for the connection and writes
- * them to `to`: fewer reads, writes and callbacks per byte than node's 64 KiB reads. A fresh buffer per read cost a page fault per 4 KiB on each
- * read (large allocations are new mappings), half of the proxy's CPU on a download.
- * A buffer whose write the kernel did not take at once stays referred to until that write is
- * done, so it goes back to the pool then; with none free, reading pauses, which is also the
- * back-pressure: at most READ_BUFFERS reads in flight.
- */
-function readInto(to: net.Socket, from: () => net.Socket, watch?: TlsWatch): net.OnReadOpts {
-  const free: Uint8Array[] = [];
-  let made = 0;
-  let waiting = false;
-  const release = (buffer: Uint8Array) => {
-    free.push(buffer);
-    if (!waiting) return;
-    waiting = false;
-    from().resume();
-  };
-  return {
-    buffer: () => free.pop() ?? (made++, Buffer.allocUnsafe(PIPE_BUFFER_BYTES)),
-    callback: (bytes, buffer) => {
-      if (watch && !watch.done) watch.server(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
-      let done = false;
-      to.write(buffer.subarray(0, bytes), () => {
-        if (!done) release(buffer);
-        done = true;
-      });
-      // Taken by the kernel at once: the buffer is free for the next read already.
-      if (!done && to.writableLength === 0) {
-        done = true;
-        free.push(buffer);
-      }
-      if (free.length > 0 || made < READ_BUFFERS) return true;
-      waiting = true;
-      return false;
-    },
-  };
-}
-
 /** How long a sandbox's bridge has to hand over its listener once it connected. */
 const HANDOFF_TIMEOUT_MS = 10_000;
 
 function unavailable(): never {
   throw new Error(`The egress proxy cannot run: ${fdRelayProblem()}.`);
 }
-
-const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
-
-/** A connection the project's policy or the address check refuses: why, and the address when that was the reason. */
-export class Refused extends Error {
-  constructor(
-    message: string,
-    readonly address?: string,
-  ) {
-    super(message);
-  }
-}
-
-export type AdmitOptions = {
-  onlyHosts?: readonly string[];
-  testHosts?: ReadonlyMap<string, string>;
-  resolve?: Resolver;
-};
-
-/**
- * The address a connection to `host` goes to under the project's `policy`, or Refused with the
- * reason: the host must be allowed by the policy, and every address it resolves to must pass the
- * address check (internal hosts only as the admin and the team allow). The caller connects to the
- * address returned, never to the name again, so a second DNS answer cannot differ (rebinding).
- * The egress proxy and the agent's browser (server/tools/browser) decide alike through this.
- */
-export async function admitHost(host: string, policy: NetworkPolicy, options: AdmitOptions = {}): Promise<string> {
-  const name = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (!hostAllowed(policy, name, options.onlyHosts)) throw new Refused("not on this project's network allow-list");
-  const fixed = options.testHosts?.get(name);
-  if (fixed) return fixed;
-  const addresses = net.isIP(name)
-    ? [{ address: name, family: net.isIP(name) }]
-    : await (options.resolve ?? systemResolve)(name).catch(() => []);
-  if (addresses.length === 0) throw new Refused("no address for this name");
-  const allowance = { host: name, entries: policy.internalHosts ?? [], teamEntries: policy.teamInternalHosts };
-  for (const a of addresses) {
-    const why = blockedReason(a.address, allowance);
-    if (why)
-      throw new Refused(
-        `${name === a.address ? "it is" : `resolves to ${a.address},`} a ${why} address, not an allowed internal host`,
-        a.address,
-      );
-  }
-  return addresses[0]!.address;
-}
-
-/** Where the refusal of an internal address can be lifted: said to the sandbox's client and in git's errors. */
-export const INTERNAL_HOSTS_HINT =
-  "The server's admin can allow internal hosts and ranges for every project (TANDEM_INTERNAL_HOSTS), a team owner or admin private addresses for the team's projects (team settings, Internal hosts); loopback and metadata addresses only the server's admin, by exact address or host name";
 
 /** A Host header of `req` that names another host than `target`, or another port (as the client wrote it), or null. */
 function hostHeaderMismatch(req: http.IncomingMessage, target: URL): string | null {
@@ -222,12 +119,15 @@ export function openEgressListener(options: EgressListenerOptions): EgressListen
     return (token && clients.get(token)) || undefined;
   };
   const tunnels = new Set<net.Socket>();
-  const resolve = options.resolve ?? systemResolve;
   const relayModule: FdRelay = fdRelay() ?? unavailable();
 
   /** The address to connect to, or Refused with the reason. */
   const admit = async (host: string) =>
-    admitHost(host, await options.policy(), { onlyHosts: options.onlyHosts, testHosts: options.testHosts, resolve });
+    admitHost(host, await options.policy(), {
+      onlyHosts: options.onlyHosts,
+      testHosts: options.testHosts,
+      resolve: options.resolve,
+    });
 
   function refuse(host: string, port: number, refused: Refused, who: ClientRecord | undefined) {
     for (const list of who ? [denied, who.denied] : [denied])

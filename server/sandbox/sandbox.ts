@@ -8,8 +8,8 @@ import {
   type EgressConnection,
   type EgressListener,
   type EgressRefusal,
-  type Resolver,
 } from "./egress-proxy";
+import type { Resolver } from "./admit-host";
 import type { DiskBudget } from "./disk-budget";
 import {
   sandboxCommand,

@@ -2,7 +2,7 @@ import type { NetworkPolicy } from "@/lib/egress-policy";
 import type { Config } from "@/server/env";
 import { previewTarget } from "@/server/preview/preview-host";
 import type { Previews } from "@/server/preview/previews";
-import type { AdmitOptions } from "@/server/sandbox/egress-proxy";
+import type { AdmitOptions } from "@/server/sandbox/admit-host";
 import { findChromium } from "@/server/tools/agent-browser/chromium";
 import { createBrowsers, type Browsers } from "@/server/tools/agent-browser/session-browsers";
 

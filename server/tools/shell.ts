@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { SHELL_DEFAULT_TIMEOUT_S, SHELL_MAX_TIMEOUT_S, shellCall } from "@/lib/tool-call-shapes";
 import { defineTool, type ToolResult } from "./define-tool";
-import { type EgressRefusal, INTERNAL_HOSTS_HINT } from "@/server/sandbox/egress-proxy";
+import { INTERNAL_HOSTS_HINT } from "@/server/sandbox/admit-host";
+import type { EgressRefusal } from "@/server/sandbox/egress-proxy";
 import { limitNote } from "@/server/sandbox/limits";
 import { ToolFailure, failure, ok } from "./result";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
 import type { NetworkPolicy } from "@/lib/egress-policy";
-import { admitHost, Refused, type AdmitOptions } from "@/server/sandbox/egress-proxy";
+import { admitHost, Refused, type AdmitOptions } from "@/server/sandbox/admit-host";
 import { chunkEncoder, originRequest } from "@/server/sandbox/origin-request";
 
 // The one way out of the agent's browser: Chromium sends every connection of every context
