@@ -96,6 +96,23 @@ export class LiveDocConnection {
     return peers;
   }
 
+  /** Where `name`'s cursor is in the document (an offset), when they have one here. */
+  peerHead(name: string): number | null {
+    for (const peer of this.peers().values()) {
+      if (peer.user.name !== name || !peer.selection) continue;
+      try {
+        const at = Y.createAbsolutePositionFromRelativePosition(
+          Y.createRelativePositionFromJSON(peer.selection.head),
+          this.doc,
+        );
+        if (at) return at.index;
+      } catch {
+        // a position from before a reset
+      }
+    }
+    return null;
+  }
+
   /** Asks the server to write the document to disk; resolves when it has (or failed: see state.error). */
   save(): Promise<void> {
     const done = new Promise<void>((resolve) => {

@@ -1,6 +1,6 @@
 "use client";
 
-import type { FileBuffer } from "@/components/editor/file-buffers";
+import type { FileBuffer } from "@/components/editor/file-buffer";
 import { tabFolders } from "@/components/editor/tab-labels";
 import "./live.css";
 import { CloseIcon } from "@/components/ui/icons";

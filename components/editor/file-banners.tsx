@@ -1,6 +1,7 @@
 "use client";
 
-import type { FileBuffer, FileBuffers } from "@/components/editor/file-buffers";
+import type { FileBuffer } from "@/components/editor/file-buffer";
+import type { FileBuffers } from "@/components/editor/file-buffers";
 
 /**
  * The notices above the editor: a conflict with the disk, a failed save, a read-only file, and git

@@ -2,9 +2,9 @@ import type { FileChange, ReadResult } from "@/lib/fs-schemas";
 import { resolveConflicts, type ConflictChoice } from "@/lib/git-conflicts";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { mergeText } from "@/lib/text-merge";
-import * as Y from "yjs";
 import type { LiveDocConnection } from "@/lib/live-doc-connection";
-import type { LiveDocState } from "@/lib/live-doc-protocol";
+import { isUnder, type Conflict, type EditorBridge, type FileApi, type FileBuffer } from "./file-buffer";
+import { LiveBuffers } from "./live-buffers";
 
 // The open files' contents and how they follow the disk: what was last read from or written to
 // disk, whether the buffer differs from it (dirty), saving, and a conflict with the disk (the
@@ -13,59 +13,7 @@ import type { LiveDocState } from "@/lib/live-doc-protocol";
 // A text file under the live size limit is a live document instead (lib/live-doc-connection.ts):
 // the server holds its one shared state, so dirty, saving and changes on disk come from there and
 // the banner never shows for it; other files, and every file when the live socket cannot be
-// reached, follow the disk as before.
-
-export type Conflict = { kind: "changed"; disk: { content: string; version: string } } | { kind: "deleted" };
-
-export type FileBuffer = {
-  path: string;
-  status: "loading" | "ready" | "error";
-  kind: "text" | "binary";
-  /** Content last read from or written to disk. */
-  diskContent: string;
-  version: string | null;
-  size: number;
-  readOnly: boolean;
-  notice?: string;
-  dirty: boolean;
-  saving: boolean;
-  error?: string;
-  conflict: Conflict | null;
-  comparing: boolean;
-  /** After a merge: how many overlapping changes wait between markers in the buffer (until saved). */
-  mergeConflicts?: number;
-  /** A live document: shared with everyone who has it open, its state kept by the server. */
-  live: boolean;
-  /** The other people who have this live document open, and the file each has on screen. */
-  peers: { name: string; color: string; looking?: string }[];
-  /** Why this file is not shared live ("over 1 MB"), when it was offered and is not: each browser edits its own copy. */
-  notLive?: string;
-};
-
-export type FileApi = {
-  read(path: string): Promise<ReadResult>;
-  write(path: string, content: string, expectedVersion: string | null): Promise<{ version: string }>;
-  /** Opens the live document of `path` (absent in a session's own tree, which is not live). */
-  live?: (path: string) => LiveDocConnection;
-};
-
-/** How long a file waits for its live document before it opens the old way (a proxy without WebSockets). */
-const LIVE_WAIT_MS = 5_000;
-
-/** What the buffers need from Monaco; the editor registers it once loaded. */
-export type EditorBridge = {
-  /** The buffer of `path` and its alternative version id, or null when it has no model yet. */
-  snapshot(path: string): { content: string; altVersion: number } | null;
-  /** Replaces the buffer as one undoable edit; returns the new alternative version id. */
-  replace(path: string, content: string): number | null;
-  /** Moves the buffer to a model under the new path; returns that model's alternative version id. */
-  rename(from: string, to: string): number | null;
-  dispose(path: string): void;
-  /** Drops every buffer (the IDE page is going away). */
-  disposeAll(): void;
-};
-
-export const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+// reached, follow the disk as before (live-buffers.ts).
 
 export class FileBuffers {
   private buffers: ReadonlyMap<string, FileBuffer> = new Map();
@@ -73,9 +21,7 @@ export class FileBuffers {
   private bridge: EditorBridge | null = null;
   private savedAlt = new Map<string, number>();
   private saves = new Map<string, Promise<void>>();
-  private lives = new Map<string, LiveDocConnection>();
-  /** The file on screen here, told to the others in every live document (follow mode). */
-  private looking: string | null = null;
+  private lives: LiveBuffers;
   /**
    * A "Merge both" not yet saved: the buffer's state before and after it, by the model's
    * alternative version ids (which undo and redo return to), so that undoing the merge also undoes
@@ -88,7 +34,12 @@ export class FileBuffers {
   /** Told when a file reloaded from disk turned out deleted: its tab closes (open-tabs.ts). */
   onGone: (path: string) => void = () => {};
 
-  constructor(private api: FileApi) {}
+  constructor(private api: FileApi) {
+    this.lives = new LiveBuffers(api.live, {
+      get: (path) => this.get(path),
+      update: (path, patch) => this.update(path, patch),
+    });
+  }
 
   subscribe = (listener: () => void) => {
     this.listeners.add(listener);
@@ -120,8 +71,7 @@ export class FileBuffers {
   }
 
   dispose() {
-    for (const connection of this.lives.values()) connection.destroy();
-    this.lives.clear();
+    this.lives.closeAll();
     this.bridge?.disposeAll();
     this.bridge = null;
     this.savedAlt.clear();
@@ -134,7 +84,7 @@ export class FileBuffers {
   }
 
   modelChanged(path: string, altVersion: number) {
-    if (this.lives.has(path)) return; // the server says whether a live document is dirty
+    if (this.lives.connection(path)) return; // the server says whether a live document is dirty
     const merge = this.merges.get(path);
     if (merge && altVersion === merge.beforeAlt) this.update(path, merge.before);
     else if (merge && altVersion === merge.mergedAlt) this.update(path, merge.after);
@@ -160,7 +110,7 @@ export class FileBuffers {
       peers: [],
     };
     this.set(new Map(this.buffers).set(path, buffer));
-    const notLive = this.api.live ? await this.openLive(path) : undefined;
+    const notLive = this.lives.offered ? await this.lives.open(path) : undefined;
     if (notLive === null) return;
     try {
       this.applyRead(path, await this.api.read(path));
@@ -172,102 +122,23 @@ export class FileBuffers {
 
   /** The live document of `path`, when it is one (the editor binds its model to it). */
   liveConnection(path: string): LiveDocConnection | undefined {
-    return this.lives.get(path);
-  }
-
-  /**
-   * Opens `path` as a live document: null when it is one, else why not (then it is read the old
-   * way), as the server said it ("over 1 MB") or "the live connection did not answer".
-   */
-  private async openLive(path: string): Promise<string | null> {
-    const connection = this.api.live!(path);
-    const outcome = await new Promise<string | null>((resolve) => {
-      const timer = setTimeout(() => settle("the live connection did not answer"), LIVE_WAIT_MS);
-      const settle = (result: string | null) => {
-        clearTimeout(timer);
-        stopSynced();
-        stopEnd();
-        resolve(result);
-      };
-      const stopSynced = connection.onSynced(() => settle(null));
-      const stopEnd = connection.onEnd((end) => settle(end.reason || "the server did not share it"));
-    });
-    if (outcome !== null || !this.buffers.has(path)) {
-      connection.destroy();
-      return outcome ?? "it was closed while opening";
-    }
-    this.lives.set(path, connection);
-    const state = connection.state!;
-    this.update(path, {
-      ...this.liveFields(state),
-      status: "ready",
-      kind: "text",
-      diskContent: connection.text.toString(),
-    });
-    connection.onState((next) => this.lives.get(path) === connection && this.update(path, this.liveFields(next)));
-    connection.onEnd((end) => {
-      if (this.lives.get(path) === connection)
-        this.update(path, { readOnly: true, error: end.reason || "Your access to this project ended." });
-    });
-    const peers = () => {
-      if (this.lives.get(path) !== connection) return;
-      const byName = new Map(
-        [...connection.peers().values()].map((peer) => [peer.user.name, { ...peer.user, looking: peer.looking }]),
-      );
-      const next = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
-      const key = (list: FileBuffer["peers"]) => list.map((p) => `${p.name}:${p.color}:${p.looking}`).join("\n");
-      if (key(next) !== key(this.get(path)?.peers ?? [])) this.update(path, { peers: next });
-    };
-    connection.awareness.on("change", peers);
-    connection.onReset(() => connection.awareness.on("change", peers));
-    if (this.looking) connection.awareness.setLocalStateField("looking", this.looking);
-    return null;
+    return this.lives.connection(path);
   }
 
   /** Tells the others in every live document which file is on screen here. */
   announce(path: string | null) {
-    if (this.looking === path) return;
-    this.looking = path;
-    for (const connection of this.lives.values()) connection.awareness.setLocalStateField("looking", path);
+    this.lives.announce(path);
   }
 
   /** Where `name`'s cursor is in the live document of `path` (an offset), when they have one there. */
   peerHead(path: string, name: string): number | null {
-    const connection = this.lives.get(path);
-    if (!connection) return null;
-    for (const peer of connection.peers().values()) {
-      if (peer.user.name !== name || !peer.selection) continue;
-      try {
-        const at = Y.createAbsolutePositionFromRelativePosition(
-          Y.createRelativePositionFromJSON(peer.selection.head),
-          connection.doc,
-        );
-        if (at) return at.index;
-      } catch {
-        // a position from before a reset
-      }
-    }
-    return null;
-  }
-
-  private liveFields(state: LiveDocState): Partial<FileBuffer> {
-    return {
-      live: true,
-      dirty: state.dirty,
-      saving: state.saving,
-      version: state.version,
-      readOnly: state.readOnly,
-      error: state.error,
-      mergeConflicts: state.conflicts || undefined,
-      conflict: null,
-    };
+    return this.lives.connection(path)?.peerHead(name) ?? null;
   }
 
   /** Drops the buffer of `path` (its tab closed). */
   unload(path: string) {
     this.merges.delete(path);
-    this.lives.get(path)?.destroy();
-    this.lives.delete(path);
+    this.lives.close(path);
     this.bridge?.dispose(path);
     this.savedAlt.delete(path);
     const next = new Map(this.buffers);
@@ -310,10 +181,7 @@ export class FileBuffers {
         continue;
       }
       // A live document is the file's at its path: the moved file opens as its own document.
-      const live = this.lives.get(path);
-      if (live) {
-        live.destroy();
-        this.lives.delete(path);
+      if (this.lives.close(path)) {
         this.bridge?.dispose(path);
         reopen.push(moved(path));
         continue;
@@ -331,7 +199,7 @@ export class FileBuffers {
   save(path: string): Promise<void> {
     const f = this.get(path);
     if (f?.status !== "ready" || f.kind !== "text" || f.readOnly) return Promise.resolve();
-    const live = this.lives.get(path);
+    const live = this.lives.connection(path);
     if (live) return live.save();
     const running = this.saves.get(path);
     if (running) return running;

@@ -1,12 +1,12 @@
 "use client";
 
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
-import { FileBuffers, type FileApi } from "@/components/editor/file-buffers";
+import type { FileApi } from "@/components/editor/file-buffer";
+import { FileBuffers } from "@/components/editor/file-buffers";
 import { OpenTabs } from "@/components/editor/open-tabs";
 import { localTabMemory } from "@/components/editor/tab-memory";
 import { useTRPCClient } from "@/components/trpc-provider";
 import { useTreeInput } from "@/components/ui/tree-context";
-import { LiveDocConnection } from "@/lib/live-doc-connection";
 import { liveDocSocketUrl } from "@/lib/live-doc-protocol";
 
 type OpenFiles = { tabs: OpenTabs; buffers: FileBuffers };
@@ -38,8 +38,13 @@ export function OpenFilesProvider({
         // Live documents are the main tree's; a session's tree opens its files the plain way.
         live: tree.tree
           ? undefined
-          : (path) =>
-              new LiveDocConnection(liveDocSocketUrl(window.location, projectId, path), (url) => new WebSocket(url)),
+          : async (path) => {
+              const { LiveDocConnection } = await import("@/lib/live-doc-connection");
+              return new LiveDocConnection(
+                liveDocSocketUrl(window.location, projectId, path),
+                (url) => new WebSocket(url),
+              );
+            },
       },
     );
     return { buffers, tabs: new OpenTabs(buffers, api ? null : localTabMemory(projectId)) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReadResult } from "@/lib/fs-schemas";
-import { FileBuffers, type FileApi } from "./file-buffers";
+import type { FileApi } from "./file-buffer";
+import { FileBuffers } from "./file-buffers";
 import { OpenTabs } from "./open-tabs";
 import type { TabMemory } from "./tab-memory";
 

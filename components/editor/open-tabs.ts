@@ -1,4 +1,5 @@
-import { isUnder, type FileBuffers } from "@/components/editor/file-buffers";
+import { isUnder } from "@/components/editor/file-buffer";
+import type { FileBuffers } from "@/components/editor/file-buffers";
 import type { TabMemoryStore } from "@/components/editor/tab-memory";
 
 // The editor's tabs of one project: which files are open, in which order, which one is shown, the

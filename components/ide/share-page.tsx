@@ -1,13 +1,12 @@
 "use client";
 
-import { LiveDocConnection } from "@/lib/live-doc-connection";
 import { linkedLiveDocSocketUrl } from "@/lib/live-doc-protocol";
 import "@/components/share/share.css";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useMemo, useState } from "react";
 import { GUEST_ID, SessionView } from "@/components/chat/session-view";
-import type { FileApi } from "@/components/editor/file-buffers";
+import type { FileApi } from "@/components/editor/file-buffer";
 import {
   OpenFilesProvider,
   useBuffersState,
@@ -100,11 +99,13 @@ function SharedSession({
       read: (path) => client.share.read.query({ sessionId, path }),
       write: () => Promise.reject(new Error("Files are read-only through a share link.")),
       // Watched live, read-only: people's typing and cursors as they happen.
-      live: (path) =>
-        new LiveDocConnection(
+      live: async (path) => {
+        const { LiveDocConnection } = await import("@/lib/live-doc-connection");
+        return new LiveDocConnection(
           linkedLiveDocSocketUrl(window.location, { token, sessionId }, path),
           (url) => new WebSocket(url),
-        ),
+        );
+      },
     }),
     [client, sessionId, token],
   );
