@@ -3,11 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
+import { ChatKindSelect } from "@/components/ui/chat-kind-select";
 import { errorMessage } from "@/components/ui/error-message";
 import { browserNotificationsSupported } from "@/components/notifications/browser-notifications";
 import {
   CHAT_KIND_LABELS,
-  CHAT_KINDS,
   type ChatKind,
   DELIVERY_CHANNELS,
   type DeliveryChannel,
@@ -141,20 +141,7 @@ export function NotificationSettings() {
           save.mutate({ prefs, chat: { kind: chatKind, url: chatUrl } }, { onSuccess: () => setChatUrl("") });
         }}
       >
-        <select
-          className="input"
-          style={{ width: 160 }}
-          value={chatKind}
-          onChange={(e) => setChatKind(e.target.value as ChatKind)}
-          aria-label="Chat service"
-          data-testid="chat-kind"
-        >
-          {CHAT_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {CHAT_KIND_LABELS[k]}
-            </option>
-          ))}
-        </select>
+        <ChatKindSelect value={chatKind} onChange={setChatKind} width={160} testId="chat-kind" />
         <input
           className="input"
           placeholder="https://hooks.slack.com/services/…"

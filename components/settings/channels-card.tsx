@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
-import { CHAT_KIND_LABELS, CHAT_KINDS, type ChatKind } from "@/lib/notifications";
+import { ChatKindSelect } from "@/components/ui/chat-kind-select";
+import { CHAT_KIND_LABELS, type ChatKind } from "@/lib/notifications";
 
 /** The project's chat channels for the agent's send_message: names the agent may use, set by maintainers. */
 export function ChannelsCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
@@ -68,19 +69,7 @@ export function ChannelsCard({ projectId, canEdit }: { projectId: string; canEdi
             aria-label="Channel name"
             data-testid="channel-name"
           />
-          <select
-            className="input"
-            style={{ width: 150 }}
-            value={kind}
-            onChange={(e) => setKind(e.target.value as ChatKind)}
-            aria-label="Chat service"
-          >
-            {CHAT_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {CHAT_KIND_LABELS[k]}
-              </option>
-            ))}
-          </select>
+          <ChatKindSelect value={kind} onChange={setKind} width={150} />
           <input
             className="input"
             placeholder="Incoming-webhook URL"
