@@ -9,7 +9,7 @@ import type { TodoStore } from "@/server/tools/todo-write";
 
 // The agent's storage, as a port: everything the runtime, its turns and its own tools read and
 // write, and the shapes they read. server/services/agent-store.ts binds it to the repositories,
-// once, at the composition root (server/services.ts); the agent never imports server/db, so the
+// once, at the composition root (server/compose-services.ts); the agent never imports server/db, so the
 // same runtime runs from a tRPC call, a job, a sub-agent or a test.
 
 export type AgentSession = {

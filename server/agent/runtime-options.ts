@@ -19,7 +19,7 @@ import type { TurnSpending } from "@/server/agent/turn-spending";
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
 export type AgentRuntimeOptions = {
-  /** Where sessions, their logs and approvals are kept (agent-store.ts), bound to the database by services.ts. */
+  /** Where sessions, their logs and approvals are kept (agent-store.ts), bound to the database by compose-services.ts. */
   store: AgentStore;
   bus: SessionBus;
   models: ModelRegistry;

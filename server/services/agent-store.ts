@@ -12,7 +12,8 @@ import { replaceTodos } from "@/server/db/repositories/todos";
 import { findUser } from "@/server/db/repositories/users";
 
 // The agent's store port (server/agent/agent-store.ts) on the repositories, built once by the
-// composition root (server/services.ts) and by tests that run the agent on a real database.
+// composition root (server/compose-services.ts), for the server and for tests that run the agent
+// on a real database.
 
 export function createAgentStore(db: Db): AgentStore {
   return {

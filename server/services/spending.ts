@@ -32,7 +32,7 @@ export type BudgetNotice = {
   recipients: string[];
 };
 
-/** Where 80% notices go: the notifications inbox when it is wired in (services.ts), else the server's log. */
+/** Where 80% notices go: the notifications inbox when it is wired in (compose-services.ts), else the server's log. */
 export type BudgetNotices = { warn(notice: BudgetNotice): Promise<void> };
 
 /** 80% notices into each recipient's inbox (server/services/notifications.ts), delivered as they chose. */

@@ -1,6 +1,6 @@
 /**
  * How the agent's writes reach people who have the file open in a live editor (server/live-docs):
- * a port the composition root (server/services.ts) fills in, so that tools and the agent know
+ * a port the composition root (server/compose-services.ts) fills in, so that tools and the agent know
  * nothing of sockets or documents. The write itself has gone to disk already, as for any file; this
  * only tells the open document to take it in now (not after the watcher's delay) and to show the
  * agent's cursor where it changed.
