@@ -317,6 +317,7 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
         ?.shutdown()
         .catch((error: unknown) => log(`could not send the last metrics: ${(error as Error).message}`));
       await notices.settled();
+      await board.settled();
       await notifications.stop();
       await browsers?.close();
       await modelThread?.close();

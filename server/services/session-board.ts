@@ -108,6 +108,11 @@ export function createSessionBoard(deps: { db: Db; checkpoints: CheckpointStores
 
     rows: (projectId: string) => listBoardRows(deps.db, projectId),
 
+    /** Resolves when every update under way is written: shutting down waits for it before the database closes. */
+    async settled() {
+      while (work.size > 0) await Promise.all(work.values());
+    },
+
     /** The board's rows now, then each session's row again when it changes, until `signal` ends or it is returned. */
     stream(projectId: string, signal: AbortSignal | undefined): AsyncIterableIterator<BoardUpdate> {
       return follow(deps.changes, projectId, signal, async (dirty): Promise<BoardUpdate[]> => {
