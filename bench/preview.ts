@@ -20,7 +20,7 @@ import net from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { DEFAULT_LIMITS } from "@/lib/sandbox-limits";
-import { createPreviewAccess } from "@/server/preview/preview-access";
+import { createPreviewAccess, spendInMemory } from "@/server/preview/preview-access";
 import { createPreviewHandlers, PREVIEW_COOKIE } from "@/server/preview/preview-server";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
 import { bwrapAvailable, defaultSandboxHost } from "@/server/sandbox/launcher";
@@ -192,6 +192,7 @@ async function main() {
     access,
     domain: "localhost",
     secure: false,
+    spendEntry: spendInMemory(),
     admits: async () => true,
     link: async () => null,
     onAccessEnd: () => () => {},

@@ -15,7 +15,7 @@ import {
   type WorkspaceForwarding,
 } from "@/server/cluster/workspace-forwarding";
 import type { WorkspaceOwner } from "@/server/cluster/workspace-host";
-import { createPreviewAccess } from "@/server/preview/preview-access";
+import { createPreviewAccess, spendInMemory } from "@/server/preview/preview-access";
 import { PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "@/server/preview/preview-server";
 import { createPreviews } from "@/server/preview/previews";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
@@ -60,6 +60,8 @@ describeSandboxed("previews across instances", () => {
   };
   let a: Instance;
   let b: Instance;
+  // The database both instances share spends entry links (server/services/preview-gate.ts).
+  const spent = spendInMemory();
 
   /** An instance as start-server.ts wires one: its previews' listener, and its main port taking a peer's preview requests. */
   async function instance(owner: () => Promise<WorkspaceOwner>, networks: boolean): Promise<Instance> {
@@ -74,6 +76,7 @@ describeSandboxed("previews across instances", () => {
       config: { host: "127.0.0.1", preview: { port: 0, domain: undefined } },
       previewGate: {
         admits: async (grant: { userId?: string }) => grant.userId !== undefined && members.has(grant.userId),
+        spendEntry: spent,
         link: async () => null,
         onAccessEnd: () => () => {},
       },

@@ -45,6 +45,7 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
     domain: previews.domain,
     secure: previews.secure,
     admits: services.previewGate.admits,
+    spendEntry: services.previewGate.spendEntry,
     link: services.previewGate.link,
     onAccessEnd: services.previewGate.onAccessEnd,
     connect: async ({ projectId, port }) => {

@@ -68,19 +68,28 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
       const nonce = randomBytes(16).toString("hex");
       return sign("entry", { projectId, port, userId, exp: now() + ENTRY_MS, nonce, path });
     },
-    /** The preview session an entry token opens, once; null when it is not valid (any more). */
+    /**
+     * The preview session an entry token opens, once on this instance; null when it is not valid
+     * (any more). `entry` is what the caller spends where every instance sees it
+     * (PreviewServerDeps.spendEntry) so that it opens once in a cluster too.
+     */
     redeem(
       token: string,
       projectId: string,
       port: number,
-    ): { cookie: string; grant: PreviewGrant; path: string } | null {
+    ): { cookie: string; grant: PreviewGrant; path: string; entry: { nonce: string; exp: number } } | null {
       forget();
       const grant = verify("entry", token, projectId, port);
       if (!grant?.userId || used.has(grant.nonce)) return null;
       used.set(grant.nonce, grant.exp);
       const { path: _path, ...kept } = grant;
       const session = { ...kept, exp: now() + SESSION_MS, nonce: randomBytes(16).toString("hex") };
-      return { cookie: sign("session", session), grant: session, path: grant.path ?? "/" };
+      return {
+        cookie: sign("session", session),
+        grant: session,
+        path: grant.path ?? "/",
+        entry: { nonce: grant.nonce, exp: grant.exp },
+      };
     },
     /** The preview session a live public link opens; it ends with the link, if not before. */
     linkSession(link: { id: string; projectId: string; port: number; expiresAt: Date }): string {
@@ -100,5 +109,19 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
       }
       return grant;
     },
+  };
+}
+
+/**
+ * Entry links spent in this process alone: for one instance without a shared database (tests,
+ * the benchmark). A server spends them in the database (server/services/preview-gate.ts).
+ */
+export function spendInMemory(): (entry: { nonce: string; exp: number }) => Promise<boolean> {
+  const spent = new Map<string, number>();
+  return async ({ nonce, exp }) => {
+    for (const [known, until] of spent) if (until <= Date.now()) spent.delete(known);
+    if (spent.has(nonce)) return false;
+    spent.set(nonce, exp);
+    return true;
   };
 }

@@ -12,9 +12,15 @@ import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { until } from "@/server/test/until";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
 import { createLinkRevocations } from "@/server/bus/link-revocations";
-import { createPreviewAccess } from "./preview-access";
+import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { FRAME_SCRIPT_PATH } from "./frame-script";
-import { createPreviewHandlers, type LivePreviewLink, PREVIEW_ENTER_PATH, PREVIEW_LINK_PATH } from "./preview-server";
+import {
+  createPreviewHandlers,
+  type LivePreviewLink,
+  PREVIEW_ENTER_PATH,
+  PREVIEW_LINK_PATH,
+  type PreviewServerDeps,
+} from "./preview-server";
 import { linkOpens } from "./preview-visibility";
 
 // The preview proxy against a real dev-style server inside a workspace network: plain HTTP,
@@ -58,6 +64,7 @@ describeSandboxed("the preview proxy", () => {
   let shell: ShellSession;
   let proxy: http.Server;
   let proxyPort: number;
+  let deps: PreviewServerDeps;
   const projectId = randomUUID();
   const members = new Set(["member", "second-member"]);
   const access = createPreviewAccess("preview test secret");
@@ -80,13 +87,15 @@ describeSandboxed("the preview proxy", () => {
       body?: string;
       hostName?: string;
       agent?: http.Agent;
+      /** Another instance's preview port. */
+      port?: number;
     } = {},
   ) =>
     new Promise<Answer>((resolve, reject) => {
       const req = http.request(
         {
           host: "127.0.0.1",
-          port: proxyPort,
+          port: options.port ?? proxyPort,
           path: target,
           method: options.method ?? "GET",
           headers: { host: options.hostName ?? host(), ...options.headers },
@@ -125,10 +134,12 @@ describeSandboxed("the preview proxy", () => {
       policies: { get: async () => ({ policy: "off", allowHosts: [] }) },
     });
     shell = createShellSession({ workspace: { root: dir }, projectId, sessionId: "dev", sandbox });
-    const handlers = createPreviewHandlers({
+    deps = {
       access,
       domain: "localhost",
       secure: false,
+      // As the database does for every instance of a cluster (server/services/preview-gate.ts).
+      spendEntry: spendInMemory(),
       admits: async (grant) =>
         grant.userId !== undefined
           ? members.has(grant.userId)
@@ -140,7 +151,8 @@ describeSandboxed("the preview proxy", () => {
       onAccessEnd: (grant, ended) =>
         grant.linkId !== undefined ? revocations.subscribe(grant.linkId, ended) : () => {},
       connect: (target) => sandbox.networks!.connect(dir, target.port),
-    });
+    };
+    const handlers = createPreviewHandlers(deps);
     proxy = http.createServer((req, res) => void handlers.request(req, res));
     proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -399,6 +411,31 @@ describeSandboxed("the preview proxy", () => {
   );
 
   it.runIf(canSwitchIdentity())(
+    "an entry link opens once in a whole cluster: replayed at another instance, it is refused",
+    async () => {
+      // Another instance: its own process memory, the same secret and the same database.
+      const second = createPreviewHandlers({ ...deps, access: createPreviewAccess("preview test secret") });
+      const other = http.createServer((req, res) => void second.request(req, res));
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+      const otherPort = (other.address() as AddressInfo).port;
+      try {
+        for (const [first, then] of [
+          [proxyPort, otherPort],
+          [otherPort, proxyPort],
+        ]) {
+          const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member"))}`;
+          const [a, b] = await Promise.all([request(link, { port: first }), request(link, { port: then })]);
+          expect([a.status, b.status].sort()).toEqual([302, 403]);
+          expect((await request(link, { port: first })).status).toBe(403);
+        }
+      } finally {
+        other.close();
+      }
+    },
+    30_000,
+  );
+
+  it.runIf(canSwitchIdentity())(
     "says so when the port stops listening",
     async () => {
       const cookie = await enter("member");
@@ -411,6 +448,13 @@ describeSandboxed("the preview proxy", () => {
       const answer = await request("/", { headers: { cookie } });
       expect(answer.status).toBe(502);
       expect(answer.body).toContain("Nothing is listening on port 5173");
+      // Listening again for whichever test runs next.
+      await shell.start("node dev.js");
+      await until(
+        async () => (await sandbox.networks!.ports(dir)).some((p) => p.port === 5173),
+        "the dev server again",
+        15_000,
+      );
     },
     30_000,
   );

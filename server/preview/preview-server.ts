@@ -29,6 +29,8 @@ export type PreviewServerDeps = {
   secure: boolean;
   /** Whether the session may still open its port: the person's role and the port's visibility, or its link still live. */
   admits(grant: PreviewGrant): Promise<boolean>;
+  /** Spends an entry link where every instance sees it: false when it was used already, on any instance. */
+  spendEntry(entry: { nonce: string; exp: number }): Promise<boolean>;
   /** The live public link a token is, for exactly this project's port; null otherwise. */
   link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null>;
   /**
@@ -260,7 +262,11 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       return;
     }
     const redeemed = deps.access.redeem(token, target.projectId, target.port);
-    if (!redeemed || !(await deps.admits(redeemed.grant).catch(() => false)))
+    if (
+      !redeemed ||
+      !(await deps.spendEntry(redeemed.entry).catch(() => false)) ||
+      !(await deps.admits(redeemed.grant).catch(() => false))
+    )
       return page(res, 403, "This link has expired", "Open the preview again from the project's Ports view.");
     res
       .writeHead(302, {

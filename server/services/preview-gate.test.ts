@@ -191,3 +191,15 @@ describe("a public link", () => {
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
+
+describe("an entry link in a cluster", () => {
+  it("is spent once on the shared database, however many instances race for it", async () => {
+    const gate = env.services.previewGate;
+    for (let round = 0; round < 5; round++) {
+      const entry = { nonce: randomUUID(), exp: Date.now() + 60_000 };
+      const spent = await Promise.all(Array.from({ length: 8 }, () => gate.spendEntry(entry)));
+      expect(spent.filter(Boolean)).toHaveLength(1);
+      expect(await gate.spendEntry(entry)).toBe(false);
+    }
+  });
+});

@@ -2,6 +2,7 @@ import type { AccessChanges } from "@/server/bus/access-changes";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { Db } from "@/server/db/client";
 import { findPreviewLink, findPreviewLinkByToken, previewAccess } from "@/server/db/repositories/preview-ports";
+import { spendToken } from "@/server/db/repositories/spent-tokens";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
 import type { PreviewGrant } from "@/server/preview/preview-access";
 import type { PreviewTarget } from "@/server/preview/preview-host";
@@ -95,6 +96,8 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
   return {
     personMayOpen,
     admits,
+    spendEntry: (entry: { nonce: string; exp: number }) =>
+      spendToken(db, `preview-entry:${entry.nonce}`, new Date(entry.exp)),
     async link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null> {
       // Found by the token's SHA-256, as share links are: the lookup's timing tells nothing of the token.
       const link = TOKEN_PATTERN.test(token) ? await findPreviewLinkByToken(db, token) : null;

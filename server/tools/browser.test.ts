@@ -3,6 +3,7 @@ import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NetworkPolicy } from "@/lib/egress-policy";
+import { spendInMemory } from "@/server/preview/preview-access";
 import { createPreviewHandlers } from "@/server/preview/preview-server";
 import { createPreviews } from "@/server/preview/previews";
 import { createAgentBrowsers } from "@/server/services/agent-browsers";
@@ -130,6 +131,7 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
       access: previews.access,
       domain: previews.domain,
       secure: false,
+      spendEntry: spendInMemory(),
       admits: async () => true,
       link: async () => null,
       onAccessEnd: () => () => {},
