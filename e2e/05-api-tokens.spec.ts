@@ -82,4 +82,22 @@ test("a project's admin makes its webhook and sees the secret once", async ({ pa
   await page.reload();
   await expect(page.getByTestId("webhook-card").getByTestId("webhook-secret")).toHaveCount(0);
   await expect(page.getByTestId("webhook-card").getByTestId("webhook-rotate")).toBeVisible();
+
+  // The same URL takes the forge's `@tandem` comments once the project's remote is on one.
+  await expect(page.getByTestId("webhook-forge")).toContainText("GitHub, GitLab or Gitea/Forgejo");
+  const projectId = /projects\/([0-9a-f-]{36})/.exec((await page.getByTestId("webhook-url").textContent()) ?? "")![1];
+  const setRemote = await page.evaluate(async (id) => {
+    const response = await fetch("/api/trpc/git.setRemote", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { projectId: id, url: "https://github.com/acme/shop.git" } }),
+    });
+    return response.status;
+  }, projectId);
+  expect(setRemote).toBe(200);
+  await page.reload();
+  const forge = page.getByTestId("webhook-card").getByTestId("webhook-forge");
+  await expect(forge).toContainText("GitHub (acme/shop on github.com)");
+  await expect(forge.getByTestId("webhook-forge-token")).toContainText("The team has no token for github.com");
+  await page.getByTestId("webhook-card").screenshot({ path: screenshotPath("webhook-forge") });
 });

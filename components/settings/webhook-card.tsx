@@ -8,7 +8,8 @@ import { ShownOnceLink } from "@/components/ui/shown-once-link";
 
 /**
  * The project's inbound webhook (docs/api.md#inbound-webhook): a signed JSON delivery starts a
- * session. Its admins make it, give it a new secret, or remove it; the secret is shown once.
+ * session. Its admins make it, give it a new secret, or remove it; the secret is shown once. The same
+ * URL takes `@tandem` comments from the project's forge.
  */
 export function WebhookCard({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
@@ -36,6 +37,7 @@ export function WebhookCard({ projectId }: { projectId: string }) {
             POST {url}
             {webhook.data.path}
           </code>
+          <ForgeComments forge={webhook.data.forge} />
           <div className="row">
             <button
               type="button"
@@ -79,5 +81,43 @@ export function WebhookCard({ projectId }: { projectId: string }) {
         <div className="error-text">{errorMessage(webhook.error ?? enable.error ?? disable.error)}</div>
       )}
     </section>
+  );
+}
+
+const FORGE_NAMES = { github: "GitHub", gitlab: "GitLab", gitea: "Gitea/Forgejo" } as const;
+
+/** What the forge's own webhook (at the same URL, with the same secret) makes of `@tandem` comments here. */
+function ForgeComments({
+  forge,
+}: {
+  forge: { kind: keyof typeof FORGE_NAMES; repo: string; host: string; teamToken: boolean } | null;
+}) {
+  if (!forge)
+    return (
+      <p className="hint" data-testid="webhook-forge">
+        On GitHub, GitLab or Gitea/Forgejo, the repository&apos;s own webhook can point here too: set this
+        project&apos;s remote on one of them, and <code>@tandem &lt;request&gt;</code> in an issue or pull request
+        comment starts a session.
+      </p>
+    );
+  return (
+    <div className="stack" data-testid="webhook-forge">
+      <p className="hint">
+        <strong>{FORGE_NAMES[forge.kind]}</strong> ({forge.repo} on {forge.host}): add this URL as a webhook for comment
+        events there, with this secret. <code>@tandem &lt;request&gt;</code> on an issue starts a session on a new
+        branch that ends in a pull request closing it; on a pull request, one that pushes to its branch. Only team
+        members count, by the login on the git token they stored for {forge.host}.
+      </p>
+      {forge.teamToken ? (
+        <p className="hint" data-testid="webhook-forge-token">
+          Tandem pushes and comments with the team&apos;s token for {forge.host}.
+        </p>
+      ) : (
+        <p className="error-text" data-testid="webhook-forge-token">
+          The team has no token for {forge.host}: a team admin stores one in Team settings → Git credentials, or
+          comments start nothing.
+        </p>
+      )}
+    </div>
   );
 }

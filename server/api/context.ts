@@ -29,6 +29,7 @@ import type { ProjectEnvironment } from "@/server/services/project-environment";
 import type { ProjectGit } from "@/server/services/project-git";
 import type { SessionTrees } from "@/server/services/session-trees";
 import type { ProjectWebhooks } from "@/server/services/project-webhooks";
+import type { ForgeRequests } from "@/server/services/forge-requests";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
@@ -69,6 +70,8 @@ export type Services = {
   trees: SessionTrees;
   /** Each project's inbound webhook: its secret, its account, and the check of each delivery. */
   webhooks: ProjectWebhooks;
+  /** `@tandem` comments on a forge's issues and pull requests: the sessions they start and their reports. */
+  forgeRequests: ForgeRequests;
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;

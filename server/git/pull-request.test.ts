@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseForges } from "@/lib/git-forges";
-import { openGitHubPullRequest, pullRequestLink } from "./pull-request";
+import { openForgePullRequest, pullRequestLink } from "./pull-request";
 
 // GitHub's REST pulls endpoint, served locally: the one fake allowed, since a real forge cannot run here.
 let api: http.Server;
@@ -60,7 +60,7 @@ describe("pull requests", () => {
 
   it("opens one through the GitHub REST API with the person's token and returns its URL", async () => {
     const forges = parseForges(`ghe.acme.test=github@${apiUrl}`);
-    const pr = await openGitHubPullRequest({
+    const pr = await openForgePullRequest({
       remote: "https://ghe.acme.test/acme/shop.git",
       forges,
       token: "good-token",
@@ -86,8 +86,8 @@ describe("pull requests", () => {
       title: "t",
       body: "",
     };
-    await expect(openGitHubPullRequest({ ...base, token: "bad" })).rejects.toMatchObject({ code: "AUTH_FAILED" });
-    await expect(openGitHubPullRequest({ ...base, token: "good-token", head: "main" })).rejects.toMatchObject({
+    await expect(openForgePullRequest({ ...base, token: "bad" })).rejects.toMatchObject({ code: "AUTH_FAILED" });
+    await expect(openForgePullRequest({ ...base, token: "good-token", head: "main" })).rejects.toMatchObject({
       message: expect.stringContaining("Validation Failed"),
     });
   });

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { Forge, ForgeKind, Forges } from "@/lib/git-forges";
 import { GitError } from "./errors";
+import { openPullRequest, restForge, restRoot } from "./forge-rest";
 
 const KNOWN: Forges = {
   "github.com": { kind: "github", api: "https://api.github.com" },
@@ -37,7 +37,7 @@ export function forgeOf(url: URL, configured: Forges): Forge | null {
 }
 
 /** owner/repo of a remote URL such as https://host/owner/repo.git. */
-function repoPath(url: URL): string | null {
+export function repoPath(url: URL): string | null {
   const trimmed = url.pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "");
   return trimmed.includes("/") ? trimmed : null;
 }
@@ -62,11 +62,11 @@ export function pullRequestLink(remote: string, branch: string, forges: Forges):
   }
 }
 
-// Only a web address is shown as a link to people.
-const created = z.object({ html_url: z.url({ protocol: /^https?$/ }), number: z.number().int() });
-
-/** Opens a pull request through GitHub's REST API (POST /repos/{owner}/{repo}/pulls) with the person's token. */
-export async function openGitHubPullRequest(input: {
+/**
+ * Opens a pull request (GitLab: a merge request) through the forge's REST API with `token`: GitHub,
+ * GitLab and Gitea/Forgejo hosts; another forge's is opened by hand from pullRequestLink's page.
+ */
+export async function openForgePullRequest(input: {
   remote: string;
   forges: Forges;
   token: string;
@@ -76,40 +76,15 @@ export async function openGitHubPullRequest(input: {
   body: string;
 }): Promise<{ url: string; number: number }> {
   const url = new URL(input.remote);
-  const forge = forgeOf(url, input.forges);
+  const forge = restForge(forgeOf(url, input.forges));
   const repo = repoPath(url);
-  if (forge?.kind !== "github" || !forge.api || !repo)
+  if (!forge || !repo)
     throw new GitError(
       "BAD_INPUT",
-      `Tandem opens pull requests through the API only on GitHub hosts; use the link for ${url.host}.`,
+      `Tandem opens pull requests through the API on GitHub, GitLab and Gitea hosts; use the link for ${url.host}.`,
     );
-  const response = await fetch(`${forge.api.replace(/\/$/, "")}/repos/${repo}/pulls`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${input.token}`,
-      Accept: "application/vnd.github+json",
-      "Content-Type": "application/json",
-      "User-Agent": "Tandem",
-    },
-    body: JSON.stringify({ title: input.title, head: input.head, base: input.base, body: input.body }),
-    signal: AbortSignal.timeout(20_000),
-  }).catch((error: unknown) => {
-    throw new GitError("HOST_NOT_ALLOWED", `Could not reach ${forge.api}: ${(error as Error).message}`);
-  });
-  const json: unknown = await response.json().catch(() => null);
-  if (response.status === 401 || response.status === 403)
-    throw new GitError(
-      "AUTH_FAILED",
-      "GitHub refused the token: it needs the right to open pull requests on this repository.",
-    );
-  if (!response.ok) {
-    const message =
-      typeof json === "object" && json && "message" in json
-        ? String((json as { message: unknown }).message)
-        : `HTTP ${response.status}`;
-    throw new GitError("FAILED", `GitHub did not open the pull request: ${message}`);
-  }
-  const parsed = created.safeParse(json);
-  if (!parsed.success) throw new GitError("FAILED", "GitHub's answer did not name the new pull request.");
-  return { url: parsed.data.html_url, number: parsed.data.number };
+  return openPullRequest(
+    { kind: forge.kind, api: restRoot(forge, url), repo, token: input.token },
+    { head: input.head, base: input.base, title: input.title, body: input.body },
+  );
 }

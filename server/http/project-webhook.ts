@@ -4,6 +4,8 @@ import type { Services } from "@/server/api/context";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { findUser } from "@/server/db/repositories/users";
+import { forgeDelivery } from "@/server/services/forge-events";
+import type { SessionStarter } from "@/server/services/forge-requests";
 import {
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_MAX_BYTES,
@@ -16,6 +18,8 @@ import {
 // project. The delivery is checked first (server/services/project-webhooks.ts); the session is then
 // started through the same procedures a script calls (session.create or tree.startSession, then
 // session.send), as the webhook's own account, so it gets exactly that account's rights in the team.
+// A forge's delivery to the same URL (GitHub, GitLab, Gitea/Forgejo, told apart by their headers)
+// goes to server/services/forge-requests.ts: an `@tandem` comment starts a session the same way.
 
 export const WEBHOOK_PREFIX = "/api/hooks/projects/";
 const ROUTE = /^\/api\/hooks\/projects\/([0-9a-f-]{36})$/i;
@@ -52,6 +56,11 @@ export async function handleProjectWebhook(services: Services, req: http.Incomin
       const value = req.headers[name];
       return typeof value === "string" ? value : null;
     };
+    const forge = forgeDelivery(header);
+    if (forge) {
+      const answer = await services.forgeRequests.receive(projectId, forge, body, starter(services));
+      return json(res, answer.status, answer.body);
+    }
     const check = await services.webhooks.verify(
       projectId,
       {
@@ -80,6 +89,23 @@ export async function handleProjectWebhook(services: Services, req: http.Incomin
   }
 }
 
+/** The webhook's account as a tRPC caller: the rights it has in the team, no more. */
+async function botCaller(services: Services, botUserId: string) {
+  const bot = await findUser(services.db, botUserId);
+  if (!bot) throw new TRPCError({ code: "NOT_FOUND", message: "No webhook here." });
+  return createCaller({ user: bot, token: null, services, clientIp: "webhook" });
+}
+
+/** How a forge comment's session is created and told its request (forge-requests.ts). */
+const starter = (services: Services): SessionStarter => ({
+  async create(botUserId, input) {
+    return (await botCaller(services, botUserId)).tree.startSession(input);
+  },
+  async send(botUserId, sessionId, text) {
+    await (await botCaller(services, botUserId)).session.send({ sessionId, text });
+  },
+});
+
 /** Starts the session as the webhook's account and sends it the prompt. */
 export async function startSession(
   services: Services,
@@ -87,9 +113,7 @@ export async function startSession(
   botUserId: string,
   payload: { title?: string; prompt: string; branch?: string; model?: string; base?: string },
 ) {
-  const bot = await findUser(services.db, botUserId);
-  if (!bot) throw new TRPCError({ code: "NOT_FOUND", message: "No webhook here." });
-  const caller = createCaller({ user: bot, token: null, services, clientIp: "webhook" });
+  const caller = await botCaller(services, botUserId);
   const title = payload.title ?? payload.prompt.split("\n")[0]!.slice(0, 80);
   const session = payload.branch
     ? await caller.tree.startSession({

@@ -31,7 +31,7 @@ import { gitRepository, type Author } from "@/server/git/repository";
 import type { GitSandbox } from "@/server/git/run";
 import type { GitProgress } from "@/lib/git-schemas";
 import type { Forges } from "@/lib/git-forges";
-import { openGitHubPullRequest } from "@/server/git/pull-request";
+import { openForgePullRequest } from "@/server/git/pull-request";
 
 export type GitDeps = {
   db: Db;
@@ -328,7 +328,7 @@ export function createProjectGit(deps: GitDeps) {
             `You are on ${input.base}: push a branch of your own to open a pull request into it.`,
           );
         const web = webAddress(remote);
-        const opened = await openGitHubPullRequest({
+        const opened = await openForgePullRequest({
           remote: web,
           forges: input.forges(new URL(web)),
           token: secret.password,

@@ -9,11 +9,13 @@ import {
 } from "@/server/db/repositories/project-webhooks";
 import { createTeamBot } from "@/server/db/repositories/users";
 import { WEBHOOK_TOLERANCE_SECONDS } from "@/lib/webhooks";
+import { signedWith, type ForgeDelivery } from "@/server/services/forge-events";
 
 // A project's inbound webhook: a secret its admins make (shown once, sealed at rest), an account of
 // the team's own that the sessions it starts are authored by (a member: it runs the agent and
 // writes, and holds no person's secrets), and the check of each delivery: HMAC over timestamp,
-// delivery id and body, a timestamp within minutes, a delivery id never seen before.
+// delivery id and body, a timestamp within minutes, a delivery id never seen before. A forge's
+// delivery (GitHub, GitLab, Gitea) is checked by that forge's scheme under the same secret.
 
 export type WebhookRefusal = { ok: false; status: 401 | 404 | 409; message: string };
 export type WebhookCheck = { ok: true; botUserId: string } | WebhookRefusal;
@@ -27,7 +29,12 @@ export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
 
   /** Whether the delivery id is new, remembered long enough to outlast its timestamp's window. */
   const firstDelivery = (projectId: string, deliveryId: string, now: number) =>
-    recordWebhookDelivery(db, projectId, deliveryId, new Date(now - 2 * WEBHOOK_TOLERANCE_SECONDS * 1000 - 86_400_000));
+    recordWebhookDelivery(
+      db,
+      projectId,
+      deliveryId,
+      new Date(now - 2 * WEBHOOK_TOLERANCE_SECONDS * 1000 - DELIVERY_MEMORY_MS),
+    );
 
   return {
     async get(projectId: string) {
@@ -69,8 +76,36 @@ export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
         return { ok: false, status: 409, message: "This delivery was received already." };
       return { ok: true, botUserId: found.row.botUserId };
     },
+
+    /**
+     * Checks a forge's delivery (forge-events.ts): signed with the project's secret by the forge's
+     * scheme, its delivery id never seen before. Forges send no signed timestamp: the comment's own
+     * date bounds how late a captured delivery could come back (forge-requests.ts).
+     */
+    async verifyForge(
+      projectId: string,
+      delivery: ForgeDelivery,
+      body: Buffer,
+      now = Date.now(),
+    ): Promise<WebhookCheck> {
+      const found = await keyOf(projectId);
+      if (!found) return { ok: false, status: 404, message: "No webhook here." };
+      if (!delivery.delivery || !/^[\w.:-]{8,200}$/.test(delivery.delivery))
+        return { ok: false, status: 401, message: "The delivery has no delivery id." };
+      if (!signedWith(delivery, found.key, body))
+        return { ok: false, status: 401, message: "The signature does not match." };
+      if (!(await firstDelivery(projectId, `${delivery.forge}:${delivery.delivery}`, now)))
+        return { ok: false, status: 409, message: "This delivery was received already." };
+      return { ok: true, botUserId: found.row.botUserId };
+    },
+
+    /** Records `key` (a forge's comment id) as seen; false when it was already. */
+    once: (projectId: string, key: string, now = Date.now()) => firstDelivery(projectId, key, now),
   };
 }
+
+/** How long a delivery id is remembered; a forge comment older than this starts nothing. */
+export const DELIVERY_MEMORY_MS = 86_400_000;
 
 export type ProjectWebhooks = ReturnType<typeof createProjectWebhooks>;
 

@@ -30,6 +30,7 @@ import type { ProjectCheckpoints } from "@/server/services/checkpoints";
 import type { ProjectFiles } from "@/server/services/project-files";
 import type { GitPerson, GitProject, ProjectGit, RemoteChoice } from "@/server/services/project-git";
 import { forgeOf, pullRequestLink } from "@/server/git/pull-request";
+import { restForge } from "@/server/git/forge-rest";
 import type { Forges } from "@/lib/git-forges";
 import type { GitProgress } from "@/lib/git-schemas";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
@@ -262,7 +263,7 @@ export function createSessionTrees(deps: TreeDeps) {
      * "Push and open pull request": commits what the session left, pushes its branch through the
      * project's remote as Source Control's push does (the network step detached from the
      * repository, no hook runs), then opens a pull request into the base through the forge's API
-     * (GitHub kind, with the person's token), records its link on the tree (the board's card shows
+     * (GitHub, GitLab or Gitea, with the person's token), records its link on the tree (the board's card shows
      * it) and posts it in the session. Another forge, or no token: the link to open one by hand.
      */
     async pushAndOpenPullRequest(
@@ -275,6 +276,8 @@ export function createSessionTrees(deps: TreeDeps) {
         forges: (remote: URL) => Forges;
         signal: AbortSignal;
         onProgress: (p: GitProgress) => void;
+        /** false: push only (the branch is a pull request's already). */
+        open?: boolean;
       },
     ) {
       const { tree, session } = await openTree(sessionId);
@@ -294,8 +297,12 @@ export function createSessionTrees(deps: TreeDeps) {
       });
       const forges = input.forges(new URL(remote));
       const createUrl = pullRequestLink(remote, tree.branch, forges);
-      const pushed = { branch: tree.branch, base: tree.baseRef, createUrl };
-      if (forgeOf(new URL(remote), forges)?.kind !== "github") return { ...pushed, pullRequest: null, note: null };
+      const commit = text(
+        await runGit(sandbox, ["rev-parse", `refs/heads/${tree.branch}`], { root: mainRoot(tree.projectId) }),
+      ).trim();
+      const pushed = { branch: tree.branch, base: tree.baseRef, createUrl, commit };
+      if (input.open === false || !restForge(forgeOf(new URL(remote), forges)))
+        return { ...pushed, pullRequest: null, note: null };
       const title = input.title?.trim() || session.title;
       try {
         const opened = await deps.git.openPullRequest(project, person, {

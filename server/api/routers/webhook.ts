@@ -9,7 +9,14 @@ const webhookAdminProcedure = projectAdminProcedure.meta({ tokenScope: "browser"
 export const webhookRouter = router({
   get: projectAdminProcedure.query(async ({ ctx }) => {
     const webhook = await ctx.services.webhooks.get(ctx.project.id);
-    return webhook && { ...webhook, path: webhookPath(ctx.project.id) };
+    // The forge whose `@tandem` comments the same URL takes (docs/api.md), and whether the team's token is there.
+    return (
+      webhook && {
+        ...webhook,
+        path: webhookPath(ctx.project.id),
+        forge: await ctx.services.forgeRequests.describe(ctx.project),
+      }
+    );
   }),
 
   /** Makes the webhook or replaces its secret (the old one stops at once); the secret is in this answer only. */
