@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteTeamGitCredential } from "@/server/db/repositories/git-credentials";
 import { ensurePersonalTeam } from "@/server/db/repositories/teams";
+import { createTeamBot } from "@/server/db/repositories/users";
 import { storeGitCredential } from "@/server/services/git-credentials";
 import { createTestServices } from "@/server/test/services";
 import { useToolSessions } from "@/server/test/tool-session";
@@ -118,6 +120,25 @@ describe("github_api and gitlab_api", () => {
 
   it("offers nothing to a person without a token, and never another person's token", async () => {
     expect(await api().forPerson(people.bob, project)).toEqual({});
+  });
+
+  it("offers the team's shared token to its people, never to the team's own account (a webhook's sessions)", async () => {
+    const db = env.services.db;
+    const teamId = (await db.project.findUniqueOrThrow({ where: { id: project }, select: { teamId: true } })).teamId;
+    const shared = await storeGitCredential(
+      db,
+      env.services.gitCipher,
+      { name: "team", host: `localhost:${port}`, token: "gl-team" },
+      { teamId },
+      people.ann,
+    );
+    try {
+      const bot = await createTeamBot(db, { teamId, name: "Webhook · Shop", role: "member" });
+      expect(Object.keys(await api().forPerson(people.bob, project))).toEqual(["gitlab"]);
+      expect(await api().forPerson(bot.id, project)).toEqual({});
+    } finally {
+      await deleteTeamGitCredential(db, teamId, shared.id);
+    }
   });
 
   it("reaches a host the admin did not configure only through the address check", async () => {

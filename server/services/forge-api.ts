@@ -3,6 +3,7 @@ import type { Forge, Forges } from "@/lib/git-forges";
 import type { Db } from "@/server/db/client";
 import { usableGitCredentials } from "@/server/db/repositories/git-credentials";
 import { findProject } from "@/server/db/repositories/projects";
+import { isTeamAccount } from "@/server/db/repositories/users";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import { forgeOf } from "@/server/git/pull-request";
 import type { FetchPolicy } from "@/server/tools/define-tool";
@@ -16,7 +17,7 @@ import { ToolFailure } from "@/server/tools/result";
 // kind of forge, bound to that one API. A forge the admin configured (TANDEM_GIT_FORGES) is
 // reached as configured; any other host goes through the project's network policy and the
 // address check, as web_fetch does, so a token stored for an internal address does not turn the
-// server into a way in.
+// server into a way in. A team's own account (a webhook's, an API token's) gets none.
 
 const MAX_BODY = 2 * 1024 * 1024;
 
@@ -25,7 +26,9 @@ export function createForgeApi(deps: { db: Db; cipher: CredentialCipher; forges:
     /** The forge calls open to `personId` in this project, by kind: none without a stored token. */
     async forPerson(personId: string, projectId: string): Promise<Partial<Record<ForgeKind, ForgeCall>>> {
       const project = await findProject(deps.db, projectId);
-      if (!project) return {};
+      // A team's own account (a webhook's, whose sessions forge comments start) has no tokens of its
+      // own, and unattended sessions do not get to act with the team's shared ones.
+      if (!project || (await isTeamAccount(deps.db, personId))) return {};
       const tokens = (await usableGitCredentials(deps.db, personId, project.teamId)).filter((c) => c.kind === "token");
       const calls: Partial<Record<ForgeKind, ForgeCall>> = {};
       for (const credential of tokens) {

@@ -154,7 +154,7 @@ export function forgeComment(delivery: ForgeDelivery, json: unknown): ForgeComme
 
 /** What a comment asks of `@tandem` (the text after the mention), or null when it does not mention it. */
 export function tandemRequest(body: string): string | null {
-  const match = /(?:^|\s)@tandem\b(?![-\w])([\s\S]*)$/i.exec(body);
+  const match = /(?:^|\s)@tandem\b(?![-\w]|\.\w)([\s\S]*)$/i.exec(body);
   const request = match?.[1]?.trim();
   return request ? request : null;
 }

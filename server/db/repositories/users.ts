@@ -50,6 +50,12 @@ export async function listUsers(db: Db): Promise<UserListing[]> {
   return rows.map((row) => ({ ...toAppUser(row), createdAt: row.createdAt, disabledAt: row.disabledAt }));
 }
 
+/** Whether the account is a team's own (a team token's or a webhook's), not a person's. */
+export async function isTeamAccount(db: Db, id: string): Promise<boolean> {
+  const user = await db.user.findUnique({ where: { id }, select: { botTeamId: true } });
+  return !!user?.botTeamId;
+}
+
 /** False for a disabled account and for a team's own account (a token's or a webhook's): neither signs in. */
 export async function maySignIn(db: Db, id: string): Promise<boolean> {
   const user = await db.user.findUnique({ where: { id }, select: { disabledAt: true, botTeamId: true } });
