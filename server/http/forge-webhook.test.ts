@@ -309,6 +309,22 @@ describe.each(FORGES)("@tandem on %s", (forge) => {
   });
 });
 
+describe("when the work fails", () => {
+  it("says so on the issue, and opens no pull request", { timeout: 90_000 }, async () => {
+    h.model.load({ replies: [{ match: "gitea-fail:", status: 400 }] });
+    const response = await post(
+      "gitea",
+      delivery("gitea", { on: "issue", number: 21, body: "@tandem gitea-fail: try" }),
+    );
+    expect(response.status).toBe(202);
+    const { branch } = (await response.json()) as { branch: string };
+    await until(() => commentsOn("gitea", "issue", 21).length >= 2, "the failure's comment", 60_000);
+    expect(commentsOn("gitea", "issue", 21)[1]).toMatch(/^Tandem's session stopped without a result: /);
+    expect(pulls.filter((p) => p.head === branch)).toEqual([]);
+    expect(() => gitServers.gitea.git(REPO.gitea, ["rev-parse", "--verify", "-q", branch])).toThrow();
+  });
+});
+
 describe("what an attacker sends", () => {
   it("a delivery not signed with the project's secret starts nothing, on every forge", async () => {
     for (const forge of FORGES) {
