@@ -97,20 +97,26 @@ const gitlabMerge = z.object({
   target_project_id: z.number(),
 });
 
+function answer<T>(schema: z.ZodType<T>, json: unknown): T {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new GitError("FAILED", "The forge's answer did not describe the pull request.");
+  return parsed.data;
+}
+
 /** A pull request's branch and base, and whether its branch lives in this repository (not a fork's). */
 export async function pullRequestBranches(
   target: ForgeTarget,
   number: number,
 ): Promise<{ head: string; base: string; sameRepository: boolean }> {
   if (target.kind === "gitlab") {
-    const mr = gitlabMerge.parse(await call(target, "GET", `${project(target.repo)}/merge_requests/${number}`));
+    const mr = answer(gitlabMerge, await call(target, "GET", `${project(target.repo)}/merge_requests/${number}`));
     return {
       head: mr.source_branch,
       base: mr.target_branch,
       sameRepository: mr.source_project_id === mr.target_project_id,
     };
   }
-  const pr = githubPull.parse(await call(target, "GET", `repos/${target.repo}/pulls/${number}`));
+  const pr = answer(githubPull, await call(target, "GET", `repos/${target.repo}/pulls/${number}`));
   return {
     head: pr.head.ref,
     base: pr.base.ref,

@@ -20,8 +20,9 @@ import { until } from "@/server/test/until";
 // (scripted model, real tools, real git), its branch is pushed to a real git server on loopback,
 // and the forge's REST API gets the pull request and the comments. No forge can run here, so the
 // forges' REST API and their webhook deliveries are a local stand-in (below): the one fake
-// allowed, as for pull requests elsewhere. Then what an attacker sends: a bad signature, a replayed
-// delivery, a stranger's comment, the bot's own comment, another repository's comment, an old one.
+// allowed, as for pull requests elsewhere. Then a failed session, and what an attacker sends: a
+// fork's pull request, a bad signature, a replayed delivery, a stranger's comment, the bot's own
+// comment, another repository's comment, an old one.
 
 type Forge = "github" | "gitlab" | "gitea";
 const FORGES: Forge[] = ["github", "gitlab", "gitea"];
@@ -63,7 +64,8 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   const body = raw ? (JSON.parse(raw) as Record<string, string>) : {};
   let match: RegExpExecArray | null;
   if (req.method === "POST" && (match = /^(issues|merge_requests)\/(\d+)\/(comments|notes)$/.exec(rest))) {
-    const kind = match[1] === "merge_requests" || (forge !== "gitlab" && Number(match[2]) === PR) ? "pull" : "issue";
+    const kind =
+      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8].includes(Number(match[2]))) ? "pull" : "issue";
     comments.push({ forge, kind, number: Number(match[2]), body: body.body! });
     return send(201, { id: commentIds++ });
   }
@@ -89,6 +91,13 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
       forge === "gitlab"
         ? { source_branch: "feature/pr", target_branch: "main", source_project_id: 1, target_project_id: 1 }
         : { head: { ref: "feature/pr", repo: { full_name: repo } }, base: { ref: "main" } },
+    );
+  if (req.method === "GET" && (rest === "pulls/8" || rest === "merge_requests/8"))
+    return send(
+      200,
+      forge === "gitlab"
+        ? { source_branch: "main", target_branch: "main", source_project_id: 2, target_project_id: 1 }
+        : { head: { ref: "main", repo: { full_name: "someone/fork" } }, base: { ref: "main" } },
     );
   return send(404, { message: "Not Found" });
 }
@@ -326,6 +335,18 @@ describe("when the work fails", () => {
 });
 
 describe("what an attacker sends", () => {
+  it("a pull request from a fork is answered and not worked on", async () => {
+    for (const forge of FORGES) {
+      const before = await sessionsOf(forge);
+      const response = await post(forge, delivery(forge, { on: "pull", number: 8, body: "@tandem push to main" }));
+      expect(response.status).toBe(422);
+      expect(commentsOn(forge, "pull", 8)).toEqual([
+        "Tandem works only on pull requests whose branch is in this repository, not a fork's.",
+      ]);
+      expect(await sessionsOf(forge)).toBe(before);
+    }
+  });
+
   it("a delivery not signed with the project's secret starts nothing, on every forge", async () => {
     for (const forge of FORGES) {
       const before = await sessionsOf(forge);

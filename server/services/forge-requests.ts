@@ -143,6 +143,28 @@ export function createForgeRequests(deps: {
     }
   }
 
+  /** The pull request's own branch, fetched into the project's repository; or why Tandem cannot work on it. */
+  async function pullRequestBranch(
+    project: { id: string; teamId: string },
+    bot: { id: string; name: string; email: string },
+    target: ForgeTarget,
+    number: number,
+  ): Promise<{ head: string } | string> {
+    try {
+      const pull = await pullRequestBranches(target, number);
+      if (!pull.sameRepository || !branchName.safeParse(pull.head).success)
+        return "Tandem works only on pull requests whose branch is in this repository, not a fork's.";
+      await deps.git.remote(project, { ...bot, mayChooseRemote: false }, "fetch", {
+        signal: AbortSignal.timeout(5 * 60_000),
+        onProgress: () => undefined,
+      });
+      return { head: pull.head };
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      return `Tandem could not read the pull request's branch: ${error.message}`;
+    }
+  }
+
   async function start(
     projectId: string,
     botUserId: string,
@@ -182,19 +204,11 @@ export function createForgeRequests(deps: {
     let branch: string;
     let base: string | undefined;
     if (note.on.kind === "pull") {
-      const pull = await pullRequestBranches(target, note.on.number);
-      if (!pull.sameRepository || !branchName.safeParse(pull.head).success) {
-        await comment(
-          target,
-          on,
-          "Tandem works only on pull requests whose branch is in this repository, not a fork's.",
-        );
-        return ignored("a pull request from a fork");
+      const pull = await pullRequestBranch(project, bot, target, note.on.number);
+      if (typeof pull === "string") {
+        await comment(target, on, pull);
+        return { status: 422, body: { error: pull } };
       }
-      await deps.git.remote(project, { ...bot, mayChooseRemote: false }, "fetch", {
-        signal: AbortSignal.timeout(5 * 60_000),
-        onProgress: () => undefined,
-      });
       branch = pull.head;
       base = `refs/remotes/origin/${pull.head}`;
     } else {
