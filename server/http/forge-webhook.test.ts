@@ -334,6 +334,23 @@ describe("when the work fails", () => {
   });
 });
 
+describe("after a restart", () => {
+  it("reports a request whose session's turn ended while no server watched", { timeout: 60_000 }, async () => {
+    h.model.load({ replies: [{ text: "Had a look." }] });
+    const response = await post("github", delivery("github", { on: "issue", number: 23, body: "@tandem have a look" }));
+    const { sessionId } = (await response.json()) as { sessionId: string };
+    await until(() => commentsOn("github", "issue", 23).length >= 2, "the result's comment", 45_000);
+    // As if the turn had ended with the server down: the report is owed again.
+    await h.env.services.db.forgeRequest.update({ where: { sessionId }, data: { state: "working" } });
+    await h.env.services.forgeRequests.resume();
+    await h.env.services.forgeRequests.settled();
+    expect(commentsOn("github", "issue", 23)).toHaveLength(3);
+    await h.env.services.forgeRequests.resume();
+    await h.env.services.forgeRequests.settled();
+    expect(commentsOn("github", "issue", 23)).toHaveLength(3);
+  });
+});
+
 describe("what an attacker sends", () => {
   it("a pull request from a fork is answered and not worked on", async () => {
     for (const forge of FORGES) {

@@ -9,6 +9,7 @@ import {
   findMemberByForgeLogin,
   findTeamForgeToken,
   finishForgeRequest,
+  listWorkingForgeRequests,
   teamForgeLogins,
   type ForgeRequestRow,
 } from "@/server/db/repositories/forge-requests";
@@ -292,6 +293,19 @@ export function createForgeRequests(deps: {
         .catch((error: unknown) => deps.log(`forge request ${sessionId}: ${(error as Error).message}`));
       work.set(sessionId, next);
       void next.then(() => work.get(sessionId) === next && work.delete(sessionId));
+    },
+
+    /**
+     * At start-up: reports the requests whose session's turn ended while no server watched (a
+     * restart marks a running one interrupted before this service exists).
+     */
+    async resume() {
+      for (const row of await listWorkingForgeRequests(db)) {
+        const session = await findSession(db, row.sessionId);
+        const ended =
+          session && session.status !== "running" && (await lastEventOfType(db, row.sessionId, "turn_finished"));
+        if (ended) this.observe(row.sessionId, ended);
+      }
     },
 
     /** Waits for the reports being made (tests, shutdown). */

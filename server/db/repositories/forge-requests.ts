@@ -23,6 +23,11 @@ export async function findForgeRequest(db: Db, sessionId: string): Promise<Forge
   return db.forgeRequest.findUnique({ where: { sessionId } });
 }
 
+/** The requests whose report has not gone out yet. */
+export async function listWorkingForgeRequests(db: Db): Promise<ForgeRequestRow[]> {
+  return db.forgeRequest.findMany({ where: { state: "working" } });
+}
+
 /** Marks the request done; false when another call did first (its report goes out once). */
 export async function finishForgeRequest(db: Db, sessionId: string): Promise<boolean> {
   const { count } = await db.forgeRequest.updateMany({
