@@ -65,7 +65,7 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   let match: RegExpExecArray | null;
   if (req.method === "POST" && (match = /^(issues|merge_requests)\/(\d+)\/(comments|notes)$/.exec(rest))) {
     const kind =
-      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8].includes(Number(match[2]))) ? "pull" : "issue";
+      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8, 9].includes(Number(match[2]))) ? "pull" : "issue";
     comments.push({ forge, kind, number: Number(match[2]), body: body.body! });
     return send(201, { id: commentIds++ });
   }
@@ -85,12 +85,14 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
     pulls.push({ forge, head: body.head!, base: body.base!, title: body.title!, body: body.body! });
     return send(201, { number, html_url: web });
   }
-  if (req.method === "GET" && (rest === `pulls/${PR}` || rest === `merge_requests/${PR}`))
+  const open = (/^(?:pulls|merge_requests)\/(\d+)$/.exec(rest) ?? [])[1];
+  const head = open === String(PR) ? "feature/pr" : open === "9" ? "feature/two" : null;
+  if (req.method === "GET" && head)
     return send(
       200,
       forge === "gitlab"
-        ? { source_branch: "feature/pr", target_branch: "main", source_project_id: 1, target_project_id: 1 }
-        : { head: { ref: "feature/pr", repo: { full_name: repo } }, base: { ref: "main" } },
+        ? { source_branch: head, target_branch: "main", source_project_id: 1, target_project_id: 1 }
+        : { head: { ref: head, repo: { full_name: repo } }, base: { ref: "main" } },
     );
   if (req.method === "GET" && (rest === "pulls/8" || rest === "merge_requests/8"))
     return send(
@@ -257,7 +259,7 @@ beforeAll(async () => {
       "-m",
       "Start the feature",
     );
-    await git(work, "push", "-q", "origin", "feature/pr");
+    await git(work, "push", "-q", "origin", "feature/pr", "feature/pr:feature/two");
     rmSync(work, { recursive: true, force: true });
   }
   h.env.services.config.gitForges = parseForges(forgeHosts.join(","));
@@ -315,6 +317,25 @@ describe.each(FORGES)("@tandem on %s", (forge) => {
     expect(gitServers[forge].git(REPO[forge], ["rev-parse", "feature/pr^"]).trim()).toBe(before);
     expect(gitServers[forge].git(REPO[forge], ["show", "feature/pr:feature.txt"])).toBe(`feature on ${forge}\n`);
     expect(pulls.filter((p) => p.forge === forge && p.head === "feature/pr")).toEqual([]);
+  });
+});
+
+describe("when the work cannot start", () => {
+  it("a second comment on a pull request whose branch a session holds is answered with that session's link", {
+    timeout: 60_000,
+  }, async () => {
+    h.model.load({ replies: [{ text: "Looked at it." }] });
+    const first = await post("github", delivery("github", { on: "pull", number: 9, body: "@tandem look" }));
+    expect(first.status).toBe(202);
+    await until(() => commentsOn("github", "pull", 9).length >= 2, "the first session's result", 45_000);
+    const before = await sessionsOf("github");
+    const second = await post("github", delivery("github", { on: "pull", number: 9, body: "@tandem look again" }));
+    expect(second.status).toBe(409);
+    const { sessionId } = (await first.json()) as { sessionId: string };
+    expect(commentsOn("github", "pull", 9)[2]).toBe(
+      `A Tandem session works on \`feature/two\` already: http://tandem.test/p/${projects.github.id}?session=${sessionId}.`,
+    );
+    expect(await sessionsOf("github")).toBe(before);
   });
 });
 

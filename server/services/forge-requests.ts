@@ -16,6 +16,7 @@ import {
 import { getGitForge, getGitRemote } from "@/server/db/repositories/git-credentials";
 import { findProject } from "@/server/db/repositories/projects";
 import { lastEventOfType } from "@/server/db/repositories/session-events";
+import { listProjectTrees } from "@/server/db/repositories/session-trees";
 import { findSession } from "@/server/db/repositories/sessions";
 import { findUser } from "@/server/db/repositories/users";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
@@ -210,6 +211,14 @@ export function createForgeRequests(deps: {
         await comment(target, on, pull);
         return { status: 422, body: { error: pull } };
       }
+      const holder = (await listProjectTrees(db, projectId)).find(
+        (t) => t.branch === pull.head && t.state !== "discarded",
+      );
+      if (holder) {
+        const where = link(projectId, holder.sessionId);
+        await comment(target, on, `A Tandem session works on \`${pull.head}\` already${where ? `: ${where}` : ""}.`);
+        return { status: 409, body: { error: "A session works on this pull request's branch already." } };
+      }
       branch = pull.head;
       base = `refs/remotes/origin/${pull.head}`;
     } else {
@@ -221,7 +230,10 @@ export function createForgeRequests(deps: {
     try {
       sessionId = (await starter.create(botUserId, { projectId, title, branch, base })).id;
     } catch (error) {
-      const why = error instanceof Error ? error.message : "the session could not be created";
+      // Only the refusals written for people (a branch that exists, no model) go on the forge.
+      const code = (error as { code?: unknown }).code;
+      if (!(error instanceof Error) || typeof code !== "string" || code === "INTERNAL_SERVER_ERROR") throw error;
+      const why = error.message;
       await comment(target, on, `Tandem could not start a session: ${why}`);
       return { status: 422, body: { error: why } };
     }
