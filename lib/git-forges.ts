@@ -2,7 +2,7 @@
 // server/git/pull-request.ts makes the links and API calls.
 
 export type ForgeKind = "github" | "gitlab" | "bitbucket" | "gitea";
-/** A git host Tandem knows how to open pull requests on; `api` is the REST base (pull requests: GitHub kind only; github_api and gitlab_api). */
+/** A git host Tandem knows how to open pull requests on; `api` is the REST base (pull requests and `@tandem` comments: GitHub, GitLab, Gitea; github_api and gitlab_api). */
 export type Forge = { kind: ForgeKind; api?: string };
 export type Forges = Record<string, Forge>;
 
