@@ -417,6 +417,13 @@ describe("what an attacker sends", () => {
       createdAt: new Date(Date.now() - 3 * 86_400_000),
     });
     expect((await post("github", old)).status).toBe(409);
+    const ahead = delivery("github", {
+      on: "issue",
+      number: 11,
+      body: "@tandem have a look",
+      createdAt: new Date(Date.now() + 3_600_000),
+    });
+    expect((await post("github", ahead)).status).toBe(409);
     expect(await sessionsOf("github")).toBe(before + 1);
   });
 

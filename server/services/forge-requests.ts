@@ -1,4 +1,5 @@
 import { branchName } from "@/lib/git-schemas";
+import { WEBHOOK_TOLERANCE_SECONDS } from "@/lib/webhooks";
 import type { Forges } from "@/lib/git-forges";
 import { webAddress } from "@/lib/git-remote-url";
 import type { SessionEvent } from "@/lib/session-events";
@@ -286,9 +287,14 @@ export function createForgeRequests(deps: {
       if (!note) return ignored("not a new comment on an issue or a pull request");
       const request = tandemRequest(note.body);
       if (!request) return ignored("no @tandem request");
-      // A comment's own date bounds a replay: past the time deliveries are remembered, it starts nothing.
-      if (Date.now() - note.createdAt.getTime() > DELIVERY_MEMORY_MS)
-        return { status: 409, body: { error: "This comment is too old to start work." } };
+      // A comment's own date bounds a replay: past the time deliveries are remembered it starts nothing,
+      // nor does one dated further ahead of this clock than the tolerance (it could outlive its record).
+      const age = Date.now() - note.createdAt.getTime();
+      if (age > DELIVERY_MEMORY_MS || age < -WEBHOOK_TOLERANCE_SECONDS * 1000)
+        return {
+          status: 409,
+          body: { error: "This comment is too old, or dated ahead of this server's clock, to start work." },
+        };
       return start(projectId, check.botUserId, delivery.forge, note, request, starter);
     },
 
