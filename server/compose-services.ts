@@ -41,6 +41,7 @@ import { findAutosave } from "@/server/db/repositories/live-settings";
 import { credentialCipher } from "@/server/git/credential-cipher";
 import { createProjectGit } from "@/server/services/project-git";
 import { createProjectWebhooks } from "@/server/services/project-webhooks";
+import { createForgeRequests, type ForgeRequests } from "@/server/services/forge-requests";
 import { createSessionTrees } from "@/server/services/session-trees";
 import { secretEnvironment } from "@/server/services/secrets";
 import type { Tool } from "@/server/tools/define-tool";
@@ -215,6 +216,8 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
       : undefined;
   // The agent's metrics go to the admin's OpenTelemetry collector when one is configured.
   const metrics = config.telemetry ? otlpMetrics(config.telemetry) : undefined;
+  // Made once the trees it pushes with exist; the turns whose ends it watches start only after that.
+  let forgeRequests: ForgeRequests | undefined;
   const agent = createAgentRuntime({
     ...(metrics ? { metrics } : {}),
     loops: [thisThread, () => modelThread?.eventLoopUtilization() ?? null],
@@ -223,6 +226,7 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     bus: tapCommittedEvents(buses.sessionBus, (sessionId, event) => {
       board.observe(sessionId, event);
       notices.observe(sessionId, event);
+      forgeRequests?.observe(sessionId, event);
     }),
     models,
     openWorkspace: (projectId, treeId) => files.openTree({ projectId, treeId: treeId ?? null }),
@@ -270,6 +274,20 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     allowHost: (projectId, host) => network.allowHost(projectId, host),
     allowHttp: () => config.gitAllowHttp,
   });
+  const trees = createSessionTrees({ db, files, sandbox, checkpoints, agent, git, language });
+  const webhooks = createProjectWebhooks(db, gitCipher);
+  forgeRequests = createForgeRequests({
+    db,
+    cipher: gitCipher,
+    webhooks,
+    trees,
+    git,
+    board,
+    idle: (sessionId) => agent.idle(sessionId),
+    forges: () => config.gitForges,
+    publicUrl: linkBase,
+    log,
+  });
   const limits = createRateLimits(databaseUrl);
   const services: Services = {
     presence: buses.presence,
@@ -299,8 +317,9 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     liveDocs,
     git,
     gitCipher,
-    trees: createSessionTrees({ db, files, sandbox, checkpoints, agent, git, language }),
-    webhooks: createProjectWebhooks(db, gitCipher),
+    trees,
+    webhooks,
+    forgeRequests,
   };
   return {
     services,
@@ -313,6 +332,7 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     async dispose() {
       await extensions?.dispose();
       await agent.dispose();
+      await forgeRequests.settled();
       await metrics
         ?.shutdown()
         .catch((error: unknown) => log(`could not send the last metrics: ${(error as Error).message}`));

@@ -131,6 +131,9 @@ export async function createServices(
   if (resealed) log(`sealed ${resealed} stored git credential(s) again under the current secret`);
   const resealedSecrets = await resealSecrets(db, gitCipher);
   if (resealedSecrets) log(`sealed ${resealedSecrets} stored secret(s) again under the current secret`);
+  await composed.services.forgeRequests
+    .resume()
+    .catch((error: unknown) => log(`could not resume the forge requests: ${(error as Error).message}`));
   const runner = options.runner ?? false;
   // A project this instance no longer holds (another took it, or it was deleted): its terminals and MCP connections stop here.
   const dropLiveResources = (projectId: string) => {

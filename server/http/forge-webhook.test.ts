@@ -356,7 +356,7 @@ describe("when the work fails", () => {
 });
 
 describe("after a restart", () => {
-  it("reports a request whose session's turn ended while no server watched", { timeout: 60_000 }, async () => {
+  it("reports a request whose report did not go out before the server stopped", { timeout: 60_000 }, async () => {
     h.model.load({ replies: [{ text: "Had a look." }] });
     const response = await post("github", delivery("github", { on: "issue", number: 23, body: "@tandem have a look" }));
     const { sessionId } = (await response.json()) as { sessionId: string };

@@ -314,8 +314,8 @@ export function createForgeRequests(deps: {
     },
 
     /**
-     * At start-up: reports the requests whose session's turn ended while no server watched (a
-     * restart marks a running one interrupted before this service exists).
+     * At start-up: reports the requests whose session's turn ended but whose report never went out
+     * (the server stopped in between).
      */
     async resume() {
       for (const row of await listWorkingForgeRequests(db)) {
