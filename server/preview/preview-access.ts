@@ -70,14 +70,14 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
     },
     /**
      * The preview session an entry token opens, once on this instance; null when it is not valid
-     * (any more). `entry` is what the caller spends where every instance sees it
+     * (any more). `ticket` is what the caller spends where every instance sees it
      * (PreviewServerDeps.spendEntry) so that it opens once in a cluster too.
      */
     redeem(
       token: string,
       projectId: string,
       port: number,
-    ): { cookie: string; grant: PreviewGrant; path: string; entry: { nonce: string; exp: number } } | null {
+    ): { cookie: string; grant: PreviewGrant; path: string; ticket: { nonce: string; exp: number } } | null {
       forget();
       const grant = verify("entry", token, projectId, port);
       if (!grant?.userId || used.has(grant.nonce)) return null;
@@ -88,7 +88,7 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
         cookie: sign("session", session),
         grant: session,
         path: grant.path ?? "/",
-        entry: { nonce: grant.nonce, exp: grant.exp },
+        ticket: { nonce: grant.nonce, exp: grant.exp },
       };
     },
     /** The preview session a live public link opens; it ends with the link, if not before. */

@@ -264,7 +264,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     const redeemed = deps.access.redeem(token, target.projectId, target.port);
     if (
       !redeemed ||
-      !(await deps.spendEntry(redeemed.entry).catch(() => false)) ||
+      !(await deps.spendEntry(redeemed.ticket).catch(() => false)) ||
       !(await deps.admits(redeemed.grant).catch(() => false))
     )
       return page(res, 403, "This link has expired", "Open the preview again from the project's Ports view.");
