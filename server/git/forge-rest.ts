@@ -124,6 +124,16 @@ export async function pullRequestBranches(
   };
 }
 
+const signedIn = z.union([
+  z.object({ login: z.string().min(1) }).transform((o) => o.login),
+  z.object({ username: z.string().min(1) }).transform((o) => o.username),
+]);
+
+/** The forge login a token signs in as (GitHub's and Gitea's `login`, GitLab's `username`), asked of the forge. */
+export async function tokenLogin(target: ForgeTarget): Promise<string> {
+  return answer(signedIn, await call(target, "GET", "user"));
+}
+
 /** Comments on issue or pull request `number`. */
 export async function postComment(
   target: ForgeTarget,

@@ -9,6 +9,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseForges } from "@/lib/git-forges";
 import { webhookPath } from "@/lib/webhooks";
+import { appRouter } from "@/server/api/root";
+import { createCallerFactory } from "@/server/api/trpc";
+import { addMember } from "@/server/db/repositories/teams";
 import { startServer, type RunningServer } from "@/server/start-server";
 import { createAgentHarness } from "@/server/test/agent-harness";
 import { startGitHttpServer, type GitHttpServer } from "@/server/test/git-http-server";
@@ -28,6 +31,7 @@ type Forge = "github" | "gitlab" | "gitea";
 const FORGES: Forge[] = ["github", "gitlab", "gitea"];
 const REPO: Record<Forge, string> = { github: "acme/gh", gitlab: "acme/gl", gitea: "acme/gt" };
 const TEAM_TOKEN = "team_forge_token";
+const LOGINS: Record<string, string> = { [TEAM_TOKEN]: "tandem-bot", ada_token: "ada-gh", eve_token: "eve-gh" };
 const PR = 7;
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
@@ -54,8 +58,15 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   const url = req.url ?? "/";
   const forge = FORGES.find((f) => url.startsWith(`/${f}/`));
   if (!forge) return send(404, { message: "Not Found" });
-  const auth = forge === "gitea" ? `token ${TEAM_TOKEN}` : `Bearer ${TEAM_TOKEN}`;
-  if (req.headers.authorization !== auth) return send(401, { message: "Bad credentials" });
+  const version = forge === "github" ? "v3" : forge === "gitlab" ? "v4" : "v1";
+  const token = (req.headers.authorization ?? "").replace(forge === "gitea" ? /^token / : /^Bearer /, "");
+  // Whom a token signs in as: the team's is the bot's, Ada's and Eve's their own.
+  if (req.method === "GET" && url === `/${forge}/api/${version}/user`) {
+    const login = LOGINS[token];
+    if (!login) return send(401, { message: "Bad credentials" });
+    return send(200, forge === "gitlab" ? { username: login, id: 1 } : { login, id: 1 });
+  }
+  if (token !== TEAM_TOKEN) return send(401, { message: "Bad credentials" });
   const repo = REPO[forge];
   const rest =
     forge === "gitlab"
@@ -439,6 +450,27 @@ describe("what an attacker sends", () => {
       expect(await sessionsOf(forge)).toBe(before);
       expect(commentsOn(forge, "issue", 13)).toEqual([]);
     }
+  });
+
+  it("a member's credential naming someone else's login lets that person start nothing", async () => {
+    // Eve, a member, stores a token of her own (it signs in as eve-gh) under Mallory's login.
+    const eve = await h.env.createUser();
+    await addMember(h.env.services.db, h.project.teamId, eve.id, "member");
+    const remote = projects.github.remote;
+    const host = new URL(sandboxMode === "bwrap" ? remote.replace("127.0.0.1", "git.test") : remote).host;
+    const asEve = createCallerFactory(appRouter)(h.env.context(eve));
+    await asEve.gitCredential.add({ name: "Eve's", host, username: "mallory", token: "eve_token" });
+    const before = await sessionsOf("github");
+    const response = await post(
+      "github",
+      delivery("github", { on: "issue", number: 19, body: "@tandem push my change", login: "mallory" }),
+    );
+    expect([response.status, await response.json()]).toEqual([
+      202,
+      { ignored: "the member's stored token does not sign in as this login" },
+    ]);
+    expect(await sessionsOf("github")).toBe(before);
+    expect(commentsOn("github", "issue", 19)).toEqual([]);
   });
 
   it("the bot's own comments never start work (no loop)", async () => {

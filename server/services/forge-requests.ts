@@ -22,7 +22,14 @@ import { findSession } from "@/server/db/repositories/sessions";
 import { findUser } from "@/server/db/repositories/users";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import { GitError } from "@/server/git/errors";
-import { postComment, pullRequestBranches, restForge, restRoot, type ForgeTarget } from "@/server/git/forge-rest";
+import {
+  type ForgeTarget,
+  postComment,
+  pullRequestBranches,
+  restForge,
+  restRoot,
+  tokenLogin,
+} from "@/server/git/forge-rest";
 import { forgeOf, repoPath, withProjectForge } from "@/server/git/pull-request";
 import { requireRemoteUrl } from "@/server/git/remote-url";
 import { forgeComment, tandemRequest, type ForgeComment, type ForgeDelivery } from "@/server/services/forge-events";
@@ -200,6 +207,12 @@ export function createForgeRequests(deps: {
         body: { error: `Store a team token for ${found.web.host}: Tandem comments and pushes with it.` },
       };
     const target = found.target;
+    // The login on a member's credential is only what they typed: the forge says whom their token
+    // signs in as, so a member cannot name someone else's login and let that person start work.
+    const own = deps.cipher.open(member.credential);
+    const actsAs = own ? await tokenLogin({ ...target, token: own }).catch(() => null) : null;
+    if (actsAs?.toLowerCase() !== note.login.toLowerCase())
+      return ignored("the member's stored token does not sign in as this login");
     if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
       return { status: 409, body: { error: "This comment started a session already." } };
 

@@ -46,7 +46,7 @@ export async function findMemberByForgeLogin(
   teamId: string,
   host: string,
   login: string,
-): Promise<{ id: string; name: string } | null> {
+): Promise<{ id: string; name: string; credential: { keyId: string; secret: Uint8Array } } | null> {
   const found = await db.gitCredential.findFirst({
     where: {
       host,
@@ -56,9 +56,9 @@ export async function findMemberByForgeLogin(
         teamMemberships: { some: { teamId, role: { in: ["owner", "admin", "member"] } } },
       },
     },
-    select: { user: { select: { id: true, name: true } } },
+    select: { keyId: true, secret: true, user: { select: { id: true, name: true } } },
   });
-  return found?.user ?? null;
+  return found?.user ? { ...found.user, credential: { keyId: found.keyId, secret: found.secret } } : null;
 }
 
 /** The team's first shared token for `host`, sealed: what Tandem pushes and comments with for forge requests. */
