@@ -76,7 +76,7 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   let match: RegExpExecArray | null;
   if (req.method === "POST" && (match = /^(issues|merge_requests)\/(\d+)\/(comments|notes)$/.exec(rest))) {
     const kind =
-      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8, 9].includes(Number(match[2]))) ? "pull" : "issue";
+      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8, 9, 11].includes(Number(match[2]))) ? "pull" : "issue";
     comments.push({ forge, kind, number: Number(match[2]), body: body.body! });
     return send(201, { id: commentIds++ });
   }
@@ -97,7 +97,8 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
     return send(201, { number, html_url: web });
   }
   const open = (/^(?:pulls|merge_requests)\/(\d+)$/.exec(rest) ?? [])[1];
-  const head = open === String(PR) ? "feature/pr" : open === "9" ? "feature/two" : null;
+  const head =
+    open === String(PR) ? "feature/pr" : open === "9" ? "feature/two" : open === "11" ? "feature/three" : null;
   if (req.method === "GET" && head)
     return send(
       200,
@@ -129,6 +130,8 @@ function delivery(
     commentId?: number;
     createdAt?: Date;
     userType?: string;
+    /** An inline comment on the pull request's diff (GitHub's review comment, GitLab's diff note). */
+    inline?: { path: string; line: number };
   },
 ) {
   const login = input.login ?? "ada-gh";
@@ -151,12 +154,33 @@ function delivery(
         noteable_type: input.on === "issue" ? "Issue" : "MergeRequest",
         created_at: `${created.toISOString().slice(0, 19).replace("T", " ")} UTC`,
         action: "create",
+        ...(input.inline ? { position: { new_path: input.inline.path, new_line: input.inline.line } } : {}),
       },
       ...(input.on === "issue"
         ? { issue: { iid: input.number, title } }
         : { merge_request: { iid: input.number, title } }),
     };
     headers = { "x-gitlab-event": "Note Hook", "x-gitlab-event-uuid": id, "x-gitlab-token": key };
+  } else if (forge === "github" && input.inline) {
+    payload = {
+      action: "created",
+      pull_request: { number: input.number, title },
+      comment: {
+        id: commentId,
+        body: input.body,
+        user: { login, type: input.userType ?? "User" },
+        created_at: created.toISOString(),
+        path: input.inline.path,
+        line: input.inline.line,
+      },
+      repository: { full_name: repo },
+    };
+    const hmac = createHmac("sha256", key).update(JSON.stringify(payload)).digest("hex");
+    headers = {
+      "x-github-event": "pull_request_review_comment",
+      "x-github-delivery": id,
+      "x-hub-signature-256": `sha256=${hmac}`,
+    };
   } else {
     payload = {
       action: "created",
@@ -270,7 +294,7 @@ beforeAll(async () => {
       "-m",
       "Start the feature",
     );
-    await git(work, "push", "-q", "origin", "feature/pr", "feature/pr:feature/two");
+    await git(work, "push", "-q", "origin", "feature/pr", "feature/pr:feature/two", "feature/pr:feature/three");
     rmSync(work, { recursive: true, force: true });
   }
   h.env.services.config.gitForges = parseForges(forgeHosts.join(","));
@@ -328,6 +352,28 @@ describe.each(FORGES)("@tandem on %s", (forge) => {
     expect(gitServers[forge].git(REPO[forge], ["rev-parse", "feature/pr^"]).trim()).toBe(before);
     expect(gitServers[forge].git(REPO[forge], ["show", "feature/pr:feature.txt"])).toBe(`feature on ${forge}\n`);
     expect(pulls.filter((p) => p.forge === forge && p.head === "feature/pr")).toEqual([]);
+  });
+});
+
+describe.each(["github", "gitlab"] as const)("an inline comment on a %s pull request's diff", (forge) => {
+  it("works on the pull request's branch, told the file and line it is on", { timeout: 120_000 }, async () => {
+    const name = `${forge}-inline`;
+    const [first, second] = change(name, "greeting.txt", `inline on ${forge}`);
+    // The scripted model answers only a prompt that names where the comment sits.
+    h.model.load({ replies: [{ ...first!, match: "in a comment on `greeting.txt` line 1 of its diff" }, second!] });
+    const response = await post(
+      forge,
+      delivery(forge, {
+        on: "pull",
+        number: 11,
+        body: `@tandem ${name}: fix this line`,
+        inline: { path: "greeting.txt", line: 1 },
+      }),
+    );
+    expect(response.status).toBe(202);
+    expect(await response.json()).toMatchObject({ branch: "feature/three" });
+    await until(() => commentsOn(forge, "pull", 11).length >= 2, "the result's comment", 90_000);
+    expect(gitServers[forge].git(REPO[forge], ["show", "feature/three:greeting.txt"])).toBe(`inline on ${forge}\n`);
   });
 });
 

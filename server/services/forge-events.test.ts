@@ -66,6 +66,25 @@ describe("forge deliveries", () => {
     expect(
       forgeComment(gitlab, { ...note, object_attributes: { ...note.object_attributes, noteable_type: "Commit" } }),
     ).toBeNull();
+    // Inline comments on a pull request's diff carry their file and line.
+    const diffNote = { ...note.object_attributes, position: { new_path: "src/cart.ts", new_line: 40 } };
+    expect(forgeComment(gitlab, { ...note, object_attributes: diffNote })).toMatchObject({
+      on: { kind: "pull", number: 12 },
+      at: { path: "src/cart.ts", line: 40 },
+    });
+    const review = {
+      action: "created",
+      pull_request: { number: 5, title: "Cart" },
+      comment: { ...payload.comment, id: 10, path: "src/cart.ts", line: null },
+      repository: payload.repository,
+    };
+    expect(forgeComment({ ...github, event: "pull_request_review_comment" }, review)).toMatchObject({
+      commentId: "github:10",
+      on: { kind: "pull", number: 5 },
+      at: { path: "src/cart.ts", line: null },
+    });
+    // Only GitHub sends that event; the same payload as an issue comment is not one.
+    expect(forgeComment(github, review)).toBeNull();
   });
 
   it("finds the request after an @tandem mention, and only a mention", () => {

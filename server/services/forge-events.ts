@@ -61,6 +61,8 @@ export type ForgeComment = {
   /** owner/name (GitLab: the project's full path). */
   repo: string;
   on: { kind: "issue" | "pull"; number: number; title: string };
+  /** An inline comment on a pull request's diff: the file and the line it is on (null: the line left the diff). */
+  at?: { path: string; line: number | null };
 };
 
 const login = z.string().min(1).max(100);
@@ -87,6 +89,21 @@ const githubLike = z.object({
   repository: z.object({ full_name: z.string().min(3).max(300) }),
 });
 
+// An inline comment on a pull request's diff (GitHub's pull_request_review_comment event).
+const githubReviewComment = z.object({
+  action: z.string(),
+  pull_request: z.object({ number: z.number().int().positive(), title }),
+  comment: z.object({
+    id: z.number().int(),
+    body: z.string().max(65_536),
+    user: z.object({ login, type: z.string().optional() }),
+    created_at: when,
+    path: z.string().min(1).max(4096),
+    line: z.number().int().positive().nullish(),
+  }),
+  repository: z.object({ full_name: z.string().min(3).max(300) }),
+});
+
 const gitlabNote = z.object({
   object_kind: z.literal("note"),
   user: z.object({ username: login }),
@@ -97,6 +114,10 @@ const gitlabNote = z.object({
     noteable_type: z.string(),
     created_at: when,
     action: z.string().optional(),
+    // A diff note's place on the merge request's diff.
+    position: z
+      .object({ new_path: z.string().min(1).max(4096), new_line: z.number().int().positive().nullish() })
+      .nullish(),
   }),
   issue: z.object({ iid: z.number().int().positive(), title }).optional(),
   merge_request: z.object({ iid: z.number().int().positive(), title }).optional(),
@@ -129,6 +150,24 @@ export function forgeComment(delivery: ForgeDelivery, json: unknown): ForgeComme
       createdAt: a.created_at,
       repo: note.data.project.path_with_namespace,
       on: target,
+      ...(a.position && target.kind === "pull"
+        ? { at: { path: a.position.new_path, line: a.position.new_line ?? null } }
+        : {}),
+    };
+  }
+  if (delivery.forge === "github" && delivery.event === "pull_request_review_comment") {
+    const parsed = githubReviewComment.safeParse(json);
+    if (!parsed.success || parsed.data.action !== "created") return null;
+    const { pull_request: pull, comment, repository } = parsed.data;
+    return {
+      commentId: `github:${comment.id}`,
+      body: comment.body,
+      login: comment.user.login,
+      bot: comment.user.type === "Bot",
+      createdAt: comment.created_at,
+      repo: repository.full_name,
+      on: { kind: "pull", number: pull.number, title: pull.title },
+      at: { path: comment.path, line: comment.line ?? null },
     };
   }
   // GitHub sends issue_comment for both; Gitea names a pull request's pull_request_comment.

@@ -97,6 +97,10 @@ export function createForgeRequests(deps: {
     };
   }
 
+  /** Where an inline comment sits on the diff, for the prompt. */
+  const inline = (at: ForgeComment["at"]) =>
+    at ? `, in a comment on \`${at.path}\`${at.line ? ` line ${at.line}` : ""} of its diff` : "";
+
   const ignored = (why: string): ForgeAnswer => ({ status: 202, body: { ignored: why } });
 
   async function comment(target: ForgeTarget, on: { kind: "issue" | "pull"; number: number }, text: string) {
@@ -269,7 +273,7 @@ export function createForgeRequests(deps: {
     await starter.send(
       botUserId,
       sessionId,
-      `@${note.login} asked on ${what.toLowerCase()} #${note.on.number} ("${note.on.title}") of ${found.repo}:\n\n${request}\n\n${ending}`,
+      `@${note.login} asked on ${what.toLowerCase()} #${note.on.number} ("${note.on.title}") of ${found.repo}${inline(note.at)}:\n\n${request}\n\n${ending}`,
     );
     return { status: 202, body: { sessionId, branch } };
   }
