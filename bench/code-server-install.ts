@@ -44,6 +44,11 @@ export function codeServerDir(): string {
   );
 }
 
+/** Whether ensureCodeServer has installed it already (or CODE_SERVER_DIR names a copy). */
+export function codeServerInstalled(): boolean {
+  return !!process.env.CODE_SERVER_DIR || existsSync(path.join(codeServerDir(), ".tandem-bench-installed"));
+}
+
 export function ensureCodeServer(log: (line: string) => void): string {
   const dir = codeServerDir();
   if (process.env.CODE_SERVER_DIR) return dir;

@@ -10,8 +10,8 @@
 // server, WebSocket, xterm's parser and its DOM renderer (code-server's GPU acceleration is off,
 // as headless Chromium has no GPU; Tandem draws with the DOM renderer too). Rounds alternate
 // between the two apps so that both see the same machine.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "@playwright/test";
@@ -19,8 +19,9 @@ import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { CODE_SERVER_NODE, CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
+import { startCodeServer } from "./code-server-run";
 import { writeFloodFile } from "./flood-file";
-import { api, freePort, signUp, startTandem, stopTandem } from "./tandem-server";
+import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 
 const FILE_MB = Number(process.argv[2] ?? 100);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -32,56 +33,6 @@ const load = () =>
     .loadavg()
     .map((n) => n.toFixed(1))
     .join(" ");
-
-async function startCodeServer(
-  dir: string,
-  folder: string,
-  home: string,
-): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const userData = path.join(home, "user-data");
-  mkdirSync(path.join(userData, "User"), { recursive: true });
-  writeFileSync(
-    path.join(userData, "User", "settings.json"),
-    JSON.stringify({
-      "terminal.integrated.gpuAcceleration": "off",
-      "workbench.startupEditor": "none",
-      "security.workspace.trust.enabled": false,
-      "telemetry.telemetryLevel": "off",
-    }),
-  );
-  const child = spawn(
-    CODE_SERVER_NODE,
-    [
-      path.join(dir, "out/node/entry.js"),
-      "--auth",
-      "none",
-      "--bind-addr",
-      `127.0.0.1:${port}`,
-      "--user-data-dir",
-      userData,
-      "--extensions-dir",
-      path.join(home, "extensions"),
-      "--disable-telemetry",
-      "--disable-update-check",
-      folder,
-    ],
-    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, HOME: home, SHELL: "/bin/bash" } },
-  );
-  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
-  const until = Date.now() + 60_000;
-  while (
-    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}) before it was ready`);
-    if (Date.now() > until) throw new Error("code-server did not become ready in a minute");
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, child };
-}
 
 /** Opens the app's terminal from the keyboard until its prompt shows; returns the terminal's rows selector. */
 async function openTerminal(page: Page, ready: string, rows: string): Promise<void> {

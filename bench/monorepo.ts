@@ -23,15 +23,19 @@
 //   project open instead.
 // It prints each ratio and every target it missed, and exits non-zero then.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "@playwright/test";
+import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { rgPath } from "@vscode/ripgrep";
 import { byLengthAsc, Fzf } from "fzf";
 import { chromiumLaunchOptions } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { RG_BASE_ARGS } from "@/server/workspace/ripgrep";
+import { CODE_SERVER_VERSION, codeServerInstalled, ensureCodeServer } from "./code-server-install";
+import { startCodeServer } from "./code-server-run";
+import { CODE_SERVER_SETTINGS, codeServerRound, openForIdle } from "./monorepo-code-server";
+import { buildWorkspace, listFiles, pickTargets, type Target } from "./monorepo-workspace";
 import { EDITOR_LINES, newContext, shows } from "./page-timing";
 import { cpuMsOf, tree, usageOf } from "./process-usage";
 import { api, signUp, startTandem, stopTandem } from "./tandem-server";
@@ -39,7 +43,11 @@ import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 const ROUNDS = Number(process.argv[2] ?? 3);
 const FILES = Number(process.env.BENCH_MONOREPO_FILES ?? 27_000);
 const PROFILE_DIR = process.env.BENCH_MONOREPO_PROF;
-const ROOT = path.resolve(import.meta.dirname, "..");
+/** code-server beside Tandem when it is installed (bench:code-server installs it); =1 installs it, =0 leaves it out. */
+const WITH_CODE_SERVER =
+  process.env.BENCH_MONOREPO_CODE_SERVER === "1" ||
+  (process.env.BENCH_MONOREPO_CODE_SERVER !== "0" && codeServerInstalled());
+const _ROOT = path.resolve(import.meta.dirname, "..");
 const FIND_PATTERN = "readFileSync";
 const CHANGES = 50;
 const IDLE_MS = 15_000;
@@ -54,71 +62,6 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const missed: string[] = [];
-
-/** Hard-links whole packages of node_modules into `root/packages` until it holds `files` files. */
-function buildWorkspace(root: string, files: number): void {
-  const source = path.join(ROOT, "node_modules");
-  const packages = readdirSync(source)
-    .filter((name) => !name.startsWith("."))
-    .flatMap((name) =>
-      name.startsWith("@") ? readdirSync(path.join(source, name)).map((n) => `${name}/${n}`) : [name],
-    )
-    .sort();
-  let count = 0;
-  for (const name of packages) {
-    if (count >= files) break;
-    const from = path.join(source, name);
-    const entries = readdirSync(from, { recursive: true, withFileTypes: true });
-    const own = (e: (typeof entries)[0]) => !path.relative(from, e.parentPath).split(path.sep).includes("node_modules");
-    count += entries.filter((e) => e.isFile() && own(e)).length;
-    mkdirSync(path.dirname(path.join(root, "packages", name)), { recursive: true });
-    spawnSync("cp", ["-al", from, path.join(root, "packages", name)]);
-  }
-  // As in a real monorepo, installed dependencies are not part of it.
-  writeFileSync(path.join(root, ".gitignore"), "node_modules/\n");
-  const git = (...args: string[]) => {
-    const result = spawnSync("git", args, {
-      cwd: root,
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "Bench",
-        GIT_AUTHOR_EMAIL: "bench@example.com",
-        GIT_COMMITTER_NAME: "Bench",
-        GIT_COMMITTER_EMAIL: "bench@example.com",
-      },
-    });
-    if (result.status !== 0) throw new Error(`git ${args[0]}: ${result.stderr}`);
-    return result.stdout.toString();
-  };
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "-m", "A large workspace");
-}
-
-function listFiles(root: string): string[] {
-  const run = spawnSync(rgPath, [...RG_BASE_ARGS, "--files"], { cwd: root, maxBuffer: 1 << 28 });
-  return run.stdout.toString().split("\n").filter(Boolean).sort();
-}
-
-/** Files a person would open by name: unique, a plain first line to recognise in the editor. */
-function pickTargets(root: string, files: string[]): { path: string; query: string; firstLine: string }[] {
-  const stems = new Map<string, number>();
-  const stemOf = (file: string) => path.basename(file).replace(/\.[^.]*$/, "");
-  for (const file of files) stems.set(stemOf(file), (stems.get(stemOf(file)) ?? 0) + 1);
-  const targets: { path: string; query: string; firstLine: string }[] = [];
-  for (let i = Math.floor(files.length * 0.6); i < files.length && targets.length < 2; i++) {
-    const file = files[i]!;
-    const stem = stemOf(file);
-    if (stems.get(stem) !== 1 || !/^[a-z][a-zA-Z]{9,15}$/.test(stem) || !/\.(js|ts)$/.test(file)) continue;
-    const text = readFileSync(path.join(root, file), "utf8");
-    if (text.length > 20_000) continue;
-    const firstLine = text.split("\n")[0]!.trim().slice(0, 24);
-    if (!/^[\w .;(){}'"=/*-]{6,}$/.test(firstLine)) continue;
-    targets.push({ path: file, query: stem, firstLine });
-  }
-  if (targets.length < 2) throw new Error("no two files to open by name in the workspace");
-  return targets;
-}
 
 /** Raw rg as a person's terminal runs it: time to its first output and to its exit. */
 function rawRg(root: string): Promise<{ first: number; all: number }> {
@@ -203,7 +146,7 @@ async function typePerKey(page: Page, query: string): Promise<KeyTiming[]> {
   return page.evaluate(() => (window as unknown as { __keys: KeyTiming[] }).__keys);
 }
 
-async function openByName(page: Page, target: { path: string; query: string; firstLine: string }): Promise<number> {
+async function openByName(page: Page, target: Target): Promise<number> {
   const start = Date.now();
   await openPalette(page);
   await page.keyboard.type(target.query);
@@ -219,38 +162,57 @@ const LANGUAGE_SERVER = /tsserver|language-server|langserver|pyright/;
 /** Every process this bench started (Tandem, PostgreSQL, Chromium) and their descendants. */
 const started = () => tree(process.pid).filter((pid) => pid !== process.pid);
 
-async function idleFootprint(browser: Browser, base: string, cookie: string, projectId: string, row: string) {
-  const context = await newContext(browser, base, cookie);
-  const page = await context.newPage();
-  await page.goto(`${base}/p/${projectId}`);
-  await shows(page, `[data-testid="tree-item-${row}"]`);
+export type Footprint = {
+  /** The app's own server processes, its language servers, PostgreSQL (Tandem's only), the browser showing it. */
+  serverMb: number;
+  languageMb: number;
+  postgresMb: number;
+  browserMb: number;
+  /** What issue 44 compared: every process of the app but the browser. */
+  appMb: number;
+  /** CPU of the app's processes and the browser over CPU_WINDOW_MS. */
+  cpu: number;
+  /** The app's processes of 10 MB or more, with their PSS. */
+  processes: string[];
+};
+
+/**
+ * Idle with one page open (the context `open` makes): PSS of the processes this bench started,
+ * those of the app measured (the tree of `appPid`) apart from Chromium's and PostgreSQL's; the
+ * other app's tree (`otherPid`) is left out.
+ */
+async function idleFootprint(
+  open: () => Promise<BrowserContext>,
+  appPid: number,
+  otherPid: number | undefined,
+  withPostgres: boolean,
+): Promise<Footprint> {
+  const context = await open();
   await sleep(IDLE_MS);
-  const usages = started()
-    .map(usageOf)
-    .filter((u) => u !== null);
-  const cpuBefore = cpuMsOf(started());
+  const app = new Set(tree(appPid));
+  const other = new Set(otherPid === undefined ? [] : tree(otherPid));
+  const mine = started().filter((pid) => !other.has(pid));
+  const usages = mine.map(usageOf).filter((u) => u !== null);
+  const cpuBefore = cpuMsOf(mine);
   await sleep(CPU_WINDOW_MS);
-  const cpu = cpuMsOf(started()) - cpuBefore;
+  const cpu = cpuMsOf(mine) - cpuBefore;
   await context.close();
-  const by = (test: (name: string) => boolean) =>
-    usages.filter((u) => test(u.name)).reduce((sum, u) => sum + u.pssKb, 0) / 1024;
-  const browserMb = by((n) => /chrom/i.test(n));
-  const postgresMb = by((n) => /postgres/.test(n));
-  const languageMb = by((n) => LANGUAGE_SERVER.test(n));
-  const totalMb = by(() => true);
-  return {
-    totalMb,
-    browserMb,
-    postgresMb,
-    languageMb,
-    serverMb: totalMb - browserMb - postgresMb - languageMb,
-    cpu,
-  };
+  const sum = (test: (u: (typeof usages)[0]) => boolean) =>
+    usages.filter(test).reduce((total, u) => total + u.pssKb, 0) / 1024;
+  const browserMb = sum((u) => /chrom/i.test(u.name));
+  const postgresMb = withPostgres ? sum((u) => /postgres/.test(u.name) && !app.has(u.pid)) : 0;
+  const languageMb = sum((u) => app.has(u.pid) && LANGUAGE_SERVER.test(u.name));
+  const serverMb = sum((u) => app.has(u.pid) && !LANGUAGE_SERVER.test(u.name));
+  const processes = usages
+    .filter((u) => app.has(u.pid) && u.pssKb >= 10 * 1024)
+    .map((u) => `${u.name} ${Math.round(u.pssKb / 1024)} MB`);
+  return { serverMb, languageMb, postgresMb, browserMb, appMb: serverMb + languageMb + postgresMb, cpu, processes };
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-monorepo-"));
 const pg = await startEmbeddedPostgres(path.join(dataDir, "bench-db"));
 let tandem: Awaited<ReturnType<typeof startTandem>> | undefined;
+let codeServer: Awaited<ReturnType<typeof startCodeServer>> | undefined;
 let browser: Browser | undefined;
 try {
   tandem = await startTandem(dataDir, pg.url, { TANDEM_SANDBOX: "none" });
@@ -269,6 +231,15 @@ try {
     `workspace: ${files.length.toLocaleString("en-US")} files (hard-linked from node_modules, committed) in ${ms(performance.now() - built)}; Quick Open types ${targets.map((t) => `"${t.query}"`).join(" and ")}`,
   );
 
+  if (WITH_CODE_SERVER) {
+    const dir = ensureCodeServer((line) => console.log(line));
+    codeServer = await startCodeServer(dir, root, path.join(dataDir, "code-server"), CODE_SERVER_SETTINGS);
+    console.log(`reference: code-server ${CODE_SERVER_VERSION} on the same workspace, in the same rounds`);
+  } else
+    console.log(
+      `code-server is not installed: set BENCH_MONOREPO_CODE_SERVER=1 to install it and measure it beside Tandem`,
+    );
+
   browser = await chromium.launch(await chromiumLaunchOptions());
   const ideUrl = `${base}/p/${project.id}`;
   const figures = {
@@ -285,8 +256,11 @@ try {
     rgAll: [] as number[],
     scm: [] as number[],
     gitStatus: [] as number[],
+    codeExplorer: [] as number[],
+    codeFindAll: [] as number[],
   };
   let findShown = "";
+  let codeFindShown = "";
   for (let round = 0; round < ROUNDS; round++) {
     {
       const context = await browser.newContext();
@@ -367,10 +341,33 @@ try {
     spawnSync("git", ["checkout", "-q", "--", "."], { cwd: root });
     await shows(page, '[data-testid="scm-clean"]');
     await context.close();
+
+    if (codeServer) {
+      const code = await codeServerRound(browser, codeServer.url, first, FIND_PATTERN);
+      figures.codeExplorer.push(code.explorer);
+      figures.codeFindAll.push(code.findAll);
+      codeFindShown = code.findShown;
+    }
   }
 
-  const smallIdle = await idleFootprint(browser, base, cookie, small.id, "index.ts");
-  const bigIdle = await idleFootprint(browser, base, cookie, project.id, "packages");
+  const openTandem = (projectId: string, row: string) => async () => {
+    const context = await newContext(browser!, base, cookie);
+    const page = await context.newPage();
+    await page.goto(`${base}/p/${projectId}`);
+    await shows(page, `[data-testid="tree-item-${row}"]`);
+    return context;
+  };
+  const tandemPid = tandem.child.pid!;
+  const smallIdle = await idleFootprint(openTandem(small.id, "index.ts"), tandemPid, codeServer?.child.pid, true);
+  const bigIdle = await idleFootprint(openTandem(project.id, "packages"), tandemPid, codeServer?.child.pid, true);
+  const codeIdle = codeServer
+    ? await idleFootprint(
+        () => openForIdle(browser!, codeServer!.url, targets[0]!),
+        codeServer.child.pid!,
+        tandemPid,
+        false,
+      )
+    : null;
 
   const row = (what: string, value: number, reference: number, referenceName: string, target?: number) => {
     const over = target !== undefined && value > target;
@@ -397,21 +394,43 @@ try {
   row("find in files, first result", median(figures.findFirst), median(figures.rgFirst), "rg, first output");
   row("find in files, all results", median(figures.findAll), median(figures.rgAll), "rg, exit");
   console.log(`  (the panel showed "${findShown.trim()}")`);
+  if (codeServer) {
+    // Issue 44's target: every result shown sooner than VS Code shows them.
+    const codeAll = median(figures.codeFindAll);
+    row("find in files, all results", median(figures.findAll), codeAll, "code-server", codeAll);
+    console.log(`  (code-server showed "${codeFindShown}")`);
+    row("explorer shown, cold", median(figures.explorer), median(figures.codeExplorer), "code-server");
+  }
   row(`Source Control lists ${CHANGES} changes`, median(figures.scm), median(figures.gitStatus), "git status");
   const mb = (value: number) => `${value.toFixed(0)} MB`;
+  const parts = (f: Footprint) =>
+    `server ${mb(f.serverMb)} + language servers ${mb(f.languageMb)}${f.postgresMb ? ` + PostgreSQL ${mb(f.postgresMb)}` : ""} = ${mb(f.appMb)}; Chromium showing it ${mb(f.browserMb)}`;
   console.log(
-    `idle memory (PSS), repository open:  ${mb(bigIdle.totalMb)} (Tandem server ${mb(bigIdle.serverMb)}, language servers ${mb(bigIdle.languageMb)}, PostgreSQL ${mb(bigIdle.postgresMb)}, Chromium ${mb(bigIdle.browserMb)});` +
-      ` one-file project: ${mb(smallIdle.totalMb)} (server ${mb(smallIdle.serverMb)}, language servers ${mb(smallIdle.languageMb)}, Chromium ${mb(smallIdle.browserMb)}); ${(bigIdle.totalMb / smallIdle.totalMb).toFixed(2)}x`,
+    "idle memory (PSS), every process of the app but the browser (what issue 44 compared), then the browser:",
   );
-  if (bigIdle.totalMb > TARGET_IDLE_PSS_MB)
-    missed.push(`idle memory: ${mb(bigIdle.totalMb)} (target ${TARGET_IDLE_PSS_MB} MB, code-server's)`);
+  console.log(`  Tandem, repository open:      ${parts(bigIdle)}`);
+  console.log(`  Tandem, one-file project:     ${parts(smallIdle)}`);
+  if (codeIdle) console.log(`  code-server, repository open: ${parts(codeIdle)}`);
+  console.log(`  Tandem's processes: ${bigIdle.processes.join("; ")}`);
+  if (codeIdle) console.log(`  code-server's processes: ${codeIdle.processes.join("; ")}`);
+  const reference = codeIdle
+    ? { mb: codeIdle.appMb, name: "code-server's in this run" }
+    : { mb: TARGET_IDLE_PSS_MB, name: "code-server's in issue 44" };
   console.log(
-    `idle CPU over ${CPU_WINDOW_MS / 1000} s, repository open: ${ms(bigIdle.cpu)}; one-file project: ${ms(smallIdle.cpu)}`,
+    `  Tandem against ${reference.name} (${mb(reference.mb)}): ${(bigIdle.appMb / reference.mb).toFixed(2)}x`,
+  );
+  if (bigIdle.appMb > reference.mb)
+    missed.push(
+      `idle memory: ${mb(bigIdle.appMb)} without the browser (target ${mb(reference.mb)}, ${reference.name})`,
+    );
+  console.log(
+    `idle CPU over ${CPU_WINDOW_MS / 1000} s (the app and Chromium), repository open: ${ms(bigIdle.cpu)}; one-file project: ${ms(smallIdle.cpu)}${codeIdle ? `; code-server: ${ms(codeIdle.cpu)}` : ""}`,
   );
   console.log(missed.length ? `\nMISSED ${missed.length} target(s):\n  ${missed.join("\n  ")}` : "\nall targets met");
   if (missed.length) process.exitCode = 1;
 } finally {
   await browser?.close();
+  codeServer?.child.kill("SIGTERM");
   await stopTandem(tandem?.child);
   await pg.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -23,7 +23,10 @@ function describe(cmdline: string[]): string {
   const [exe = "?", ...args] = cmdline;
   if (/postgres/.test(exe) || /^postgres:/.test(exe)) return cmdline.join(" ").replace(/\s+/g, " ").slice(0, 60);
   const script = args.find((a) => !a.startsWith("-") && a !== "tsx");
-  return `${path.basename(exe)} ${script ? path.relative(ROOT, path.resolve(ROOT, script)) || script : ""}`
+  const relative = script ? path.relative(ROOT, path.resolve(ROOT, script)) || script : "";
+  // A script outside the project (code-server's) by its name, and the role its process plays.
+  const role = args.find((a) => a.startsWith("--type="));
+  return `${path.basename(exe)} ${relative.startsWith("..") ? path.basename(relative) : relative}${role ? ` ${role}` : ""}`
     .trim()
     .slice(0, 60);
 }

@@ -4,19 +4,19 @@ import { useMutation } from "@tanstack/react-query";
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
 import { useOpenTabs } from "@/components/editor/open-files-context";
 import { ReplacePreviewDialog } from "@/components/search/replace-preview-dialog";
-import { SearchResults, fileKey, matchKey } from "@/components/search/search-results";
+import { keptMatches, resultRows, type ResultRows } from "@/components/search/result-rows";
+import { SearchForm, type SearchFields, type SearchOptions } from "@/components/search/search-form";
+import { SearchResults } from "@/components/search/search-results";
 import { useFind } from "@/components/search/use-find";
 import { useTRPC } from "@/components/trpc-provider";
 import { useCommands } from "@/components/ui/commands";
 import { errorMessage } from "@/components/ui/error-message";
-import { CollapseIcon, EyeIcon } from "@/components/ui/icons";
+import { CollapseIcon } from "@/components/ui/icons";
 import { matcherFor } from "@/lib/search-replace";
-import type { FileMatches, FindQueryInput, MatchRef, ReplaceFileResult } from "@/lib/search-schemas";
+import type { FileMatches, FindQueryInput, ReplaceFileResult } from "@/lib/search-schemas";
 import { useTreeInput } from "@/components/ui/tree-context";
 
 export type SearchPanelHandle = { focus(replace: boolean): void };
-
-type Options = { isRegex: boolean; matchCase: boolean; wholeWord: boolean; includeIgnored: boolean };
 
 const DEBOUNCE_MS = 300;
 
@@ -29,13 +29,10 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   const tree = useTreeInput();
   const tabs = useOpenTabs();
   const { state, run, cancel, clear } = useFind(projectId);
-  const [pattern, setPattern] = useState("");
-  const [replacement, setReplacement] = useState("");
+  const [fields, setFields] = useState<SearchFields>({ pattern: "", replacement: "", include: "", exclude: "" });
+  const { pattern, replacement, include, exclude } = fields;
   const [replaceOpen, setReplaceOpen] = useState(false);
-  const [detailsOpen, setDetailsOpen] = useState(false);
-  const [include, setInclude] = useState("");
-  const [exclude, setExclude] = useState("");
-  const [options, setOptions] = useState<Options>({
+  const [options, setOptions] = useState<SearchOptions>({
     isRegex: false,
     matchCase: false,
     wholeWord: false,
@@ -55,6 +52,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
     [pattern, options, include, exclude],
   );
   const searched = useRef<FindQueryInput | null>(null);
+  const isSearched = (q: FindQueryInput) => JSON.stringify(searched.current) === JSON.stringify(q);
   const search = (q: FindQueryInput) => {
     searched.current = q;
     setDismissed(new Set());
@@ -67,7 +65,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   // then has nothing to do (it used to start the same search again just before the first finished).
   useEffect(() => {
     const timer = setTimeout(() => {
-      if (JSON.stringify(searched.current) !== JSON.stringify(query)) search(query);
+      if (!isSearched(query)) search(query);
     }, DEBOUNCE_MS);
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -93,12 +91,12 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   }, [pattern, options]);
   const replacing = replaceOpen && canWrite && regex ? { text: replacement, regex, isRegex: options.isRegex } : null;
 
-  const keptMatches = (file: FileMatches): MatchRef[] =>
-    dismissed.has(fileKey(file.path))
-      ? []
-      : file.lines
-          .flatMap((l) => l.matches.map((m) => m.ref))
-          .filter((ref) => !dismissed.has(matchKey(file.path, ref)));
+  // Built on from the last render's rows while a search appends files (result-rows.ts).
+  const lastRows = useRef<ResultRows | null>(null);
+  const shown = useMemo(
+    () => (lastRows.current = resultRows(lastRows.current, state.files, dismissed, collapsed)),
+    [state.files, dismissed, collapsed],
+  );
 
   const replace = useMutation(
     trpc.search.replace.mutationOptions({
@@ -115,16 +113,18 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
     }),
   );
   const replaceIn = (files: FileMatches[]) => {
-    const chosen = files.map((f) => ({ path: f.path, matches: keptMatches(f) })).filter((f) => f.matches.length > 0);
+    const chosen = files
+      .map((f) => ({ path: f.path, matches: keptMatches(f, dismissed) }))
+      .filter((f) => f.matches.length > 0);
     if (!searched.current || chosen.length === 0) return;
     setOutcome(null);
     replace.mutate({ projectId, ...tree, query: searched.current, replacement, files: chosen });
   };
 
-  const visibleMatches = state.files.reduce((n, f) => n + keptMatches(f).length, 0);
-  const visibleFiles = state.files.filter((f) => keptMatches(f).length > 0).length;
+  const visibleMatches = shown.matches;
+  const visibleFiles = shown.fileCount;
   // A click on an option is an explicit action: it searches at once (only typing waits for a pause).
-  const toggle = (key: keyof Options) => {
+  const toggle = (key: keyof SearchOptions) => {
     const next = { ...options, [key]: !options[key] };
     setOptions(next);
     search({ pattern, ...next, include, exclude });
@@ -133,7 +133,13 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
   useCommands([
     ...(state.status === "searching" ? [{ id: "search-cancel", label: "Cancel the search", run: cancel }] : []),
     ...(state.files.length
-      ? [{ id: "search-clear", label: "Clear search results", run: () => (setPattern(""), clear()) }]
+      ? [
+          {
+            id: "search-clear",
+            label: "Clear search results",
+            run: () => (setFields((f) => ({ ...f, pattern: "" })), clear()),
+          },
+        ]
       : []),
     ...(replacing && visibleMatches
       ? [
@@ -192,156 +198,32 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
           title="Clear search results"
           aria-label="Clear search results"
           data-testid="search-clear"
-          onClick={() => (setPattern(""), setReplacement(""), clear())}
+          onClick={() => (setFields((f) => ({ ...f, pattern: "", replacement: "" })), clear())}
         >
           ⌫
         </button>
       </div>
-      <form
-        className="search-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          search(query);
+      <SearchForm
+        fields={fields}
+        onFields={(change) => setFields((f) => ({ ...f, ...change }))}
+        options={options}
+        onToggle={toggle}
+        onSubmit={() => {
+          // Enter on the search that is running lets it finish: starting it again threw away what
+          // it had found (a pause before Enter has already started it).
+          if (!(state.status === "searching" && isSearched(query))) search(query);
         }}
-      >
-        <div className="search-row">
-          {canWrite && (
-            <button
-              type="button"
-              className="icon-btn search-expand"
-              title="Toggle replace"
-              aria-label="Toggle replace"
-              aria-expanded={replaceOpen}
-              data-testid="search-toggle-replace"
-              onClick={() => setReplaceOpen(!replaceOpen)}
-            >
-              {replaceOpen ? "▾" : "▸"}
-            </button>
-          )}
-          <div className="search-box">
-            <input
-              ref={patternInput}
-              className="input"
-              placeholder="Search"
-              aria-label="Search"
-              value={pattern}
-              onChange={(e) => setPattern(e.target.value)}
-              data-testid="search-input"
-            />
-            <button
-              type="button"
-              className="icon-btn"
-              title="Match Case"
-              aria-label="Match Case"
-              aria-pressed={options.matchCase}
-              onClick={() => toggle("matchCase")}
-              data-testid="search-match-case"
-            >
-              Aa
-            </button>
-            <button
-              type="button"
-              className="icon-btn"
-              title="Match Whole Word"
-              aria-label="Match Whole Word"
-              aria-pressed={options.wholeWord}
-              onClick={() => toggle("wholeWord")}
-              data-testid="search-whole-word"
-            >
-              <u>ab</u>
-            </button>
-            <button
-              type="button"
-              className="icon-btn"
-              title="Use Regular Expression"
-              aria-label="Use Regular Expression"
-              aria-pressed={options.isRegex}
-              onClick={() => toggle("isRegex")}
-              data-testid="search-regex"
-            >
-              .*
-            </button>
-          </div>
-        </div>
-        {replaceOpen && canWrite && (
-          <div className="search-row search-replace-row">
-            <div className="search-box">
-              <input
-                ref={replaceInput}
-                className="input"
-                placeholder="Replace"
-                aria-label="Replace"
-                value={replacement}
-                onChange={(e) => setReplacement(e.target.value)}
-                data-testid="replace-input"
-              />
-            </div>
-            <button
-              type="button"
-              className="btn btn-sm"
-              title="Replace All"
-              disabled={!visibleMatches || replace.isPending || state.status === "searching"}
-              onClick={() => replaceIn(state.files)}
-              data-testid="replace-all"
-            >
-              {replace.isPending ? "Replacing…" : "Replace All"}
-            </button>
-          </div>
-        )}
-        <div className="search-row search-details-toggle">
-          <button
-            type="button"
-            className="btn btn-ghost btn-sm"
-            title="Files to include and exclude"
-            aria-expanded={detailsOpen}
-            onClick={() => setDetailsOpen(!detailsOpen)}
-            data-testid="search-details"
-          >
-            {detailsOpen ? "▾" : "▸"} Files to include and exclude
-          </button>
-          <span className="spacer" />
-          <button
-            type="button"
-            className="icon-btn"
-            title={
-              options.includeIgnored
-                ? "Ignored files are searched"
-                : "Search ignored files too (node_modules, build output)"
-            }
-            aria-label="Search ignored files"
-            aria-pressed={options.includeIgnored}
-            onClick={() => toggle("includeIgnored")}
-            data-testid="search-ignored"
-          >
-            <EyeIcon />
-          </button>
-        </div>
-        {detailsOpen && (
-          <div className="search-details">
-            <label className="field">
-              <span>files to include</span>
-              <input
-                className="input"
-                placeholder="e.g. src/**, *.ts"
-                value={include}
-                onChange={(e) => setInclude(e.target.value)}
-                data-testid="search-include"
-              />
-            </label>
-            <label className="field">
-              <span>files to exclude</span>
-              <input
-                className="input"
-                placeholder="e.g. **/*.test.ts, dist"
-                value={exclude}
-                onChange={(e) => setExclude(e.target.value)}
-                data-testid="search-exclude"
-              />
-            </label>
-          </div>
-        )}
-        <button type="submit" hidden />
-      </form>
+        canWrite={canWrite}
+        replaceOpen={replaceOpen}
+        onReplaceOpen={setReplaceOpen}
+        replaceAll={{
+          disabled: !visibleMatches || replace.isPending || state.status === "searching",
+          pending: replace.isPending,
+          run: () => replaceIn(state.files),
+        }}
+        patternInput={patternInput}
+        replaceInput={replaceInput}
+      />
       <div className="search-status" data-testid="search-status" data-state={state.status}>
         {state.status === "error" ? <span className="error-text">{state.error}</span> : <span>{status}</span>}
         {state.status === "searching" && (
@@ -369,8 +251,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
       )}
       {replace.error && <div className="search-note error-text">{errorMessage(replace.error)}</div>}
       <SearchResults
-        files={state.files}
-        dismissed={dismissed}
+        rows={shown.rows}
         collapsed={collapsed}
         replace={replacing}
         canWrite={canWrite}
@@ -389,7 +270,7 @@ export const SearchPanel = forwardRef<SearchPanelHandle, { projectId: string; ca
           query={searched.current}
           replacement={replacement}
           path={previewing.path}
-          matches={keptMatches(previewing)}
+          matches={keptMatches(previewing, dismissed)}
           onReplace={() => replaceIn([previewing])}
           onClose={() => setPreviewing(null)}
         />

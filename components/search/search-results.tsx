@@ -1,22 +1,15 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef } from "react";
+import { useRef } from "react";
 import { FileIcon } from "@/components/ui/file-icon";
 import { baseName, parentOf } from "@/components/ui/paths";
+import { fileKey, matchKey, type ResultRow } from "@/components/search/result-rows";
 import { replacementAt } from "@/lib/search-replace";
 import type { FileMatches, LineMatch } from "@/lib/search-schemas";
 
-export const fileKey = (path: string) => `f:${path}`;
-export const matchKey = (path: string, ref: { line: number; column: number }) => `m:${path}:${ref.line}:${ref.column}`;
-
-type Row =
-  | { kind: "file"; file: FileMatches; count: number }
-  | { kind: "match"; file: FileMatches; line: LineMatch; index: number };
-
 export type ResultsProps = {
-  files: FileMatches[];
-  dismissed: ReadonlySet<string>;
+  rows: readonly ResultRow[];
   collapsed: ReadonlySet<string>;
   /** The replacement to preview inline (replace mode), and the regex that computes it; null otherwise. */
   replace: { text: string; regex: RegExp; isRegex: boolean } | null;
@@ -32,22 +25,8 @@ const ROW_HEIGHT = 22;
 
 /** The results grouped by file, one row per match, virtualized (a search may return thousands). */
 export function SearchResults(props: ResultsProps) {
-  const { files, dismissed, collapsed } = props;
+  const { rows } = props;
   const scroller = useRef<HTMLDivElement>(null);
-  const rows = useMemo(() => {
-    const out: Row[] = [];
-    for (const file of files) {
-      if (dismissed.has(fileKey(file.path))) continue;
-      const kept = file.lines
-        .flatMap((line) => line.matches.map((m, index) => ({ line, index, key: matchKey(file.path, m.ref) })))
-        .filter((m) => !dismissed.has(m.key));
-      if (kept.length === 0) continue;
-      out.push({ kind: "file", file, count: kept.length });
-      if (!collapsed.has(file.path))
-        for (const m of kept) out.push({ kind: "match", file, line: m.line, index: m.index });
-    }
-    return out;
-  }, [files, dismissed, collapsed]);
 
   const virtual = useVirtualizer({
     count: rows.length,
@@ -95,7 +74,7 @@ function FileRow({
   onDismiss,
   onPreviewFile,
   onReplaceFile,
-}: ResultsProps & { row: Extract<Row, { kind: "file" }>; style: React.CSSProperties }) {
+}: ResultsProps & { row: Extract<ResultRow, { kind: "file" }>; style: React.CSSProperties }) {
   const { file } = row;
   const open = !collapsed.has(file.path);
   return (
@@ -167,7 +146,7 @@ function MatchRow({
   replace,
   onOpen,
   onDismiss,
-}: ResultsProps & { row: Extract<Row, { kind: "match" }>; style: React.CSSProperties }) {
+}: ResultsProps & { row: Extract<ResultRow, { kind: "match" }>; style: React.CSSProperties }) {
   const { file, line, index } = row;
   const match = line.matches[index]!;
   const before = line.preview.slice(0, match.start);
