@@ -6,9 +6,12 @@
 import { spawnSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import nodeModule from "node:module";
 import path from "node:path";
 
 const dev = process.argv.includes("--dev");
+/** How tsx ends the code of a module it transpiled: its source map, inline. */
+const INLINE_SOURCE_MAP = "\n//# sourceMappingURL=data:application/json;base64,";
 const buildOnly = process.argv.includes("--build-only");
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
@@ -91,6 +94,17 @@ if (dev) {
     !process.env.NODE_OPTIONS?.includes("--enable-source-maps")
   ) {
     process.setSourceMapsEnabled(false);
+    // tsx still appends each module's map to its code (base64, the .ts source inside), and V8
+    // keeps that text and Node a copy of the map's URL for the life of the process: 10 MB of the
+    // idle server's heap for maps nothing reads now. Dropped as each module loads (Node 22.15+).
+    nodeModule.registerHooks?.({
+      load(url, context, nextLoad) {
+        const loaded = nextLoad(url, context);
+        const at = typeof loaded.source === "string" ? loaded.source.lastIndexOf(INLINE_SOURCE_MAP) : -1;
+        // As bytes: a slice of the string would keep the whole of it (V8 slices point into their parent).
+        return at < 0 ? loaded : { ...loaded, source: Buffer.from(loaded.source.slice(0, at)) };
+      },
+    });
   }
   await import("../server/index.ts");
 }
