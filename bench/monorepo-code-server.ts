@@ -6,6 +6,10 @@ import { shows } from "./page-timing";
 
 const EXPLORER_ROW = ".explorer-folders-view .monaco-list-row";
 const EDITOR_LINES = ".editor-instance .monaco-editor .view-lines";
+/** Whether a search runs: the Search view's icon in the activity bar shows its progress badge. */
+const SEARCHING = `[...document.querySelectorAll(".activitybar .action-item")].some((item) => /^Search/.test(item.querySelector(".action-label")?.getAttribute("aria-label") ?? "") && [...item.querySelectorAll(".progress-badge")].some((badge) => badge.checkVisibility()))`;
+/** The Search view's message, as an expression the page evaluates (a string: tsx would wrap a function). */
+const SEARCH_MESSAGE = `(document.querySelector(".search-view .result-messages, .search-view .messages")?.textContent ?? "")`;
 
 /** Settings that keep code-server from doing what a person would have dismissed (none change search or the explorer). */
 export const CODE_SERVER_SETTINGS = {
@@ -44,14 +48,15 @@ async function openByName(page: Page, target: Target): Promise<void> {
 }
 
 /**
- * One round in a new context: the workbench until the explorer lists the workspace, `target`
- * opened by Quick Open (which starts its TypeScript server, as Tandem's rounds start theirs), then find
+ * One round in a new context: the workbench until the explorer lists the workspace, `targets`
+ * opened by Quick Open one after the other (which starts its TypeScript server), as Tandem's
+ * rounds open them before they search, then find
  * in files for `pattern` from Enter until the view says how many results it shows.
  */
 export async function codeServerRound(
   browser: Browser,
   url: string,
-  target: Target,
+  targets: readonly Target[],
   pattern: string,
 ): Promise<CodeServerRound> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -62,21 +67,26 @@ export async function codeServerRound(
     await shows(page, EXPLORER_ROW, "packages", 120_000);
     const explorer = Date.now() - start;
 
-    await openByName(page, target);
+    for (const target of targets) await openByName(page, target);
 
     await pressUntil(page, "Control+Shift+F", ".search-view .search-widget");
-    // Keys typed before the search box has the keyboard are lost (a search for "ync" found 3 results).
+    // The box opens holding the word at the editor's cursor, and may search for it; keys typed
+    // before the box has the keyboard are lost. So: the box focused, its text replaced, checked.
     await page.waitForFunction(() => !!document.activeElement?.closest(".search-view .search-widget"), undefined, {
       polling: "raf",
     });
+    await page.keyboard.press("Control+A");
     await page.keyboard.type(pattern);
+    await page.waitForFunction(`document.activeElement?.value === ${JSON.stringify(pattern)}`, undefined, {
+      polling: "raf",
+    });
+    const before = await page.evaluate(SEARCH_MESSAGE);
     start = Date.now();
     await page.keyboard.press("Enter");
+    // The view's message counts the results as they come ("3 results in 2 files", then "329 results
+    // in 139 files"): done is the new message once the Search icon's progress badge is gone.
     const message = await page.waitForFunction(
-      () => {
-        const text = document.querySelector(".search-view .result-messages, .search-view .messages")?.textContent ?? "";
-        return /\d[\d,]* results? in \d[\d,]* files?/.exec(text)?.[0] ?? false;
-      },
+      `(() => { const text = ${SEARCH_MESSAGE}; const searching = ${SEARCHING}; return !searching && (text !== ${JSON.stringify(before)} && /\\d[\\d,]* results? in \\d[\\d,]* files?/.exec(text)?.[0]) || false; })()`,
       undefined,
       { polling: "raf", timeout: 120_000 },
     );

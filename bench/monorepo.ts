@@ -343,7 +343,7 @@ try {
     await context.close();
 
     if (codeServer) {
-      const code = await codeServerRound(browser, codeServer.url, first, FIND_PATTERN);
+      const code = await codeServerRound(browser, codeServer.url, [first, second], FIND_PATTERN);
       figures.codeExplorer.push(code.explorer);
       figures.codeFindAll.push(code.findAll);
       codeFindShown = code.findShown;
@@ -425,6 +425,12 @@ try {
     );
   console.log(
     `idle CPU over ${CPU_WINDOW_MS / 1000} s (the app and Chromium), repository open: ${ms(bigIdle.cpu)}; one-file project: ${ms(smallIdle.cpu)}${codeIdle ? `; code-server: ${ms(codeIdle.cpu)}` : ""}`,
+  );
+  console.log(
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${os.cpus().length} cores`,
   );
   console.log(missed.length ? `\nMISSED ${missed.length} target(s):\n  ${missed.join("\n  ")}` : "\nall targets met");
   if (missed.length) process.exitCode = 1;
