@@ -436,7 +436,12 @@ try {
   if (missed.length) process.exitCode = 1;
 } finally {
   await browser?.close();
-  codeServer?.child.kill("SIGTERM");
+  // Waited for: its file watcher still writes into the data folder that is removed below.
+  if (codeServer && codeServer.child.exitCode === null) {
+    const exited = new Promise((resolve) => codeServer!.child.once("exit", resolve));
+    codeServer.child.kill("SIGTERM");
+    await exited;
+  }
   await stopTandem(tandem?.child);
   await pg.stop();
   rmSync(dataDir, { recursive: true, force: true });
