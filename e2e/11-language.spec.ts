@@ -164,6 +164,14 @@ test("a configured language server: its squiggles, hover and F12 in the editor",
   await page.keyboard.press("F12");
   await expect(ide.tab("src/shapes.mts")).toHaveAttribute("aria-selected", "true");
   expect(new Set(servers)).toEqual(new Set(["mts"]));
+
+  // Ctrl+T asks the configured server too: `area` is in a file only it serves.
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("Control+T");
+  const search = page.getByTestId("symbol-search");
+  await expect(search).toBeVisible();
+  await page.getByTestId("symbol-search-input").fill("area");
+  await expect(search.getByTestId("symbol-search-item").first()).toContainText("src/shapes.mts");
 });
 
 test("an agent edit that breaks the types lists the new error on its tool card", async ({ page, ide }) => {

@@ -185,6 +185,9 @@ function showDiagnostics(session: LanguageSession, params: PublishDiagnosticsPar
   );
 }
 
+/** The built-in servers that answer no workspace/symbol; the others are asked, configured ones too. */
+const WITHOUT_WORKSPACE_SYMBOLS = new Set(["json", "css", "html"]);
+
 async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
   const servers = new Set(
     monaco.editor
@@ -195,7 +198,7 @@ async function searchWorkspaceSymbols(client: LanguageClient, query: string) {
   servers.add("typescript");
   const results = await Promise.all(
     [...servers]
-      .filter((s) => s === "typescript" || s === "python")
+      .filter((s) => !WITHOUT_WORKSPACE_SYMBOLS.has(s))
       .map(async (server) => {
         const connection = await client
           .connection(server)

@@ -42,7 +42,7 @@ const markdown = (value: string | MarkupContent | { language: string; value: str
 export type LanguageClient = {
   /** The connection serving a model's language, or null when no server covers it. */
   connectionFor(model: monaco.editor.ITextModel): ServerConnection | null;
-  /** A connection by server id (workspace symbols ask the TypeScript and Python servers). */
+  /** A connection by server id (workspace symbols ask each open file's server that answers them). */
   connection(server: string): ServerConnection;
   /** The server of a model and the language id it is opened with; undefined when none covers it. */
   serverOf(model: monaco.editor.ITextModel): { server: string; languageId: string } | undefined;
