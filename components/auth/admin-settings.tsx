@@ -9,20 +9,9 @@ import { NetworkPoliciesCard } from "@/components/auth/network-policies-card";
 import { UsersCard } from "@/components/auth/users-card";
 import { TelemetryCard } from "@/components/auth/telemetry-card";
 import { WebSearchCard } from "@/components/auth/web-search-card";
-import { SettingsAnchor, SettingsNav } from "@/components/ui/settings-nav";
+import { SettingsSections } from "@/components/ui/settings-sections";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
-
-const ADMIN_SECTIONS = [
-  { id: "sign-up", label: "Who can sign up" },
-  { id: "invitations", label: "Invitation links" },
-  { id: "people", label: "People" },
-  { id: "web-search", label: "Web search" },
-  { id: "command-guard", label: "Command guard" },
-  { id: "sandbox", label: "Sandbox" },
-  { id: "network-policies", label: "Network policies" },
-  { id: "telemetry", label: "Agent telemetry" },
-];
 
 export function AdminSettings({ role, selfId }: { role: string; selfId: string }) {
   if (role !== "admin") {
@@ -39,31 +28,18 @@ export function AdminSettings({ role, selfId }: { role: string; selfId: string }
           Audit log
         </Link>
       </nav>
-      <SettingsNav sections={ADMIN_SECTIONS} />
-      <SettingsAnchor id="sign-up">
-        <SignupModeCard />
-      </SettingsAnchor>
-      <SettingsAnchor id="invitations">
-        <InviteLinks />
-      </SettingsAnchor>
-      <SettingsAnchor id="people">
-        <UsersCard selfId={selfId} />
-      </SettingsAnchor>
-      <SettingsAnchor id="web-search">
-        <WebSearchCard />
-      </SettingsAnchor>
-      <SettingsAnchor id="command-guard">
-        <CommandGuardCard />
-      </SettingsAnchor>
-      <SettingsAnchor id="sandbox">
-        <SandboxCard />
-      </SettingsAnchor>
-      <SettingsAnchor id="network-policies">
-        <NetworkPoliciesCard />
-      </SettingsAnchor>
-      <SettingsAnchor id="telemetry">
-        <TelemetryCard />
-      </SettingsAnchor>
+      <SettingsSections
+        sections={[
+          { id: "sign-up", label: "Who can sign up", card: <SignupModeCard /> },
+          { id: "invitations", label: "Invitation links", card: <InviteLinks /> },
+          { id: "people", label: "People", card: <UsersCard selfId={selfId} /> },
+          { id: "web-search", label: "Web search", card: <WebSearchCard /> },
+          { id: "command-guard", label: "Command guard", card: <CommandGuardCard /> },
+          { id: "sandbox", label: "Sandbox", card: <SandboxCard /> },
+          { id: "network-policies", label: "Network policies", card: <NetworkPoliciesCard /> },
+          { id: "telemetry", label: "Agent telemetry", card: <TelemetryCard /> },
+        ]}
+      />
     </>
   );
 }

@@ -22,7 +22,7 @@ import { WebhookCard } from "@/components/settings/webhook-card";
 import { EditorCard } from "@/components/settings/editor-card";
 import { KnowledgeCard } from "@/components/settings/knowledge-card";
 import { SecretsCard } from "@/components/secrets/secrets-card";
-import { SettingsAnchor, SettingsNav } from "@/components/ui/settings-nav";
+import { SettingsSections } from "@/components/ui/settings-sections";
 
 /** A project's agent (approval policy, tools, limits), environment (setup script, toolchains), network, secrets, extensions (MCP servers, tool discovery, scheduled tasks, workflows) and git settings. */
 export function ProjectSettings({ projectId }: { projectId: string }) {
@@ -85,12 +85,7 @@ function SettingsBody({ projectId }: { projectId: string }) {
         <span>Settings</span>
       </div>
       <h1>Project settings</h1>
-      <SettingsNav sections={sections.map(({ id, label }) => ({ id, label }))} />
-      {sections.map(({ id, card }) => (
-        <SettingsAnchor key={id} id={id}>
-          {card}
-        </SettingsAnchor>
-      ))}
+      <SettingsSections sections={sections} />
     </>
   );
 }

@@ -110,6 +110,16 @@ export function createWorkspaceForwarding(options: {
   // A page load is dozens of preview requests: its holder is looked up once in a while, not for
   // each (the lease is claimed in the database). A holder that moves meanwhile answers 503 at most
   // that long.
+  /** A socket upgrade proxied to the instance at `target`, signed; a 503 when it does not answer. */
+  function upgradeAt(target: string, req: http.IncomingMessage, socket: Duplex, head: Buffer, arrival: Arrival) {
+    proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
+      socket.end(
+        "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n",
+      );
+    });
+    return true;
+  }
+
   const previewOwners = new Map<string, { owner: Promise<string | null>; until: number }>();
   function previewOwner(projectId: string): Promise<string | null> {
     const kept = previewOwners.get(projectId);
@@ -155,12 +165,7 @@ export function createWorkspaceForwarding(options: {
     ): Promise<boolean> {
       const target = await previewOwner(projectId);
       if (!target) return false;
-      proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
-        socket.end(
-          "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n",
-        );
-      });
-      return true;
+      return upgradeAt(target, req, socket, head, arrival);
     },
 
     /**
@@ -202,12 +207,7 @@ export function createWorkspaceForwarding(options: {
     ): Promise<boolean> {
       const target = await remoteOwner(req, projectId);
       if (!target) return false;
-      proxy.ws(req, socket, head, { target, headers: { [FORWARDED_HEADER]: sign(req, arrival) } }, () => {
-        socket.end(
-          "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n",
-        );
-      });
-      return true;
+      return upgradeAt(target, req, socket, head, arrival);
     },
 
     close: () => proxy.close(),

@@ -10,7 +10,7 @@ export type SettingsSection = { id: string; label: string };
  * cards on a wide screen, above them on a narrow one. The card being read is the last one whose
  * top has passed the upper 40% of the window, worked out once a frame while the page scrolls.
  */
-export function SettingsNav({ sections }: { sections: readonly SettingsSection[] }) {
+function SettingsNav({ sections }: { sections: readonly SettingsSection[] }) {
   const [current, setCurrent] = useState(sections[0]?.id);
   const ids = sections.map((s) => s.id).join(" ");
   // The last cards cannot scroll up to the line: at the page's end, the one clicked stays marked.
@@ -54,11 +54,16 @@ export function SettingsNav({ sections }: { sections: readonly SettingsSection[]
   );
 }
 
-/** One card of a settings page, the place its link in the nav leads to. */
-export function SettingsAnchor({ id, children }: { id: string; children: React.ReactNode }) {
+/** A settings page's cards, each the place its link in the table of contents leads to. */
+export function SettingsSections({ sections }: { sections: readonly (SettingsSection & { card: React.ReactNode })[] }) {
   return (
-    <div id={id} className="settings-anchor">
-      {children}
-    </div>
+    <>
+      <SettingsNav sections={sections.map(({ id, label }) => ({ id, label }))} />
+      {sections.map(({ id, card }) => (
+        <div key={id} id={id} className="settings-anchor">
+          {card}
+        </div>
+      ))}
+    </>
   );
 }
