@@ -76,7 +76,9 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   let match: RegExpExecArray | null;
   if (req.method === "POST" && (match = /^(issues|merge_requests)\/(\d+)\/(comments|notes)$/.exec(rest))) {
     const kind =
-      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8, 9, 11].includes(Number(match[2]))) ? "pull" : "issue";
+      match[1] === "merge_requests" || (forge !== "gitlab" && [PR, 8, 9, 11].includes(Number(match[2])))
+        ? "pull"
+        : "issue";
     comments.push({ forge, kind, number: Number(match[2]), body: body.body! });
     return send(201, { id: commentIds++ });
   }
