@@ -1,5 +1,4 @@
 import { createForgeApi } from "@/server/services/forge-api";
-import { otlpMetrics } from "@/server/telemetry/otlp-metrics";
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/context";
@@ -215,7 +214,10 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
         })
       : undefined;
   // The agent's metrics go to the admin's OpenTelemetry collector when one is configured.
-  const metrics = config.telemetry ? otlpMetrics(config.telemetry) : undefined;
+  // Loaded only then: OpenTelemetry's SDK is about 6 MB of an idle server's heap that exports nothing.
+  const metrics = config.telemetry
+    ? (await import("@/server/telemetry/otlp-metrics")).otlpMetrics(config.telemetry)
+    : undefined;
   // Made once the trees it pushes with exist; the turns whose ends it watches start only after that.
   let forgeRequests: ForgeRequests | undefined;
   const agent = createAgentRuntime({

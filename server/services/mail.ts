@@ -1,20 +1,25 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { SmtpConfig } from "@/server/env";
 import type { MailSender } from "@/server/tools/send-email";
 
-// Outgoing mail for send_email, through the SMTP server the admin configured (SMTP_*).
+// Outgoing mail for send_email, through the SMTP server the admin configured (SMTP_*). nodemailer
+// loads with the first message, not at start: most servers send mail rarely, if ever.
 
 export function createMailSender(smtp: SmtpConfig): MailSender & { close(): void } {
-  const transport = nodemailer.createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.password ?? "" } } : {}),
-  });
+  let transport: Promise<Transporter> | undefined;
+  const connect = () =>
+    (transport ??= import("nodemailer").then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port,
+        secure: smtp.secure,
+        ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.password ?? "" } } : {}),
+      }),
+    ));
   return {
     from: smtp.from,
     async send(message) {
-      const info = await transport.sendMail({
+      const info = await (await connect()).sendMail({
         from: smtp.from,
         to: message.to,
         subject: message.subject,
@@ -22,6 +27,6 @@ export function createMailSender(smtp: SmtpConfig): MailSender & { close(): void
       });
       return { messageId: info.messageId };
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((t) => t.close()),
   };
 }

@@ -1,4 +1,4 @@
-import { parseHTML } from "linkedom";
+import { parseHtml } from "./html-to-markdown";
 import { request } from "undici";
 import { ToolFailure } from "./result";
 
@@ -27,12 +27,12 @@ export async function searchDuckDuckGo(
       "UNAVAILABLE",
       `DuckDuckGo answered HTTP ${response.statusCode}. Try again later, or use web_fetch on a known site.`,
     );
-  return parseDuckDuckGo(html).slice(0, limit);
+  return (await parseDuckDuckGo(html)).slice(0, limit);
 }
 
 /** The organic results of a DuckDuckGo HTML page. */
-export function parseDuckDuckGo(html: string): Hit[] {
-  const { document } = parseHTML(html);
+export async function parseDuckDuckGo(html: string): Promise<Hit[]> {
+  const { document } = await parseHtml(html);
   const hits: Hit[] = [];
   for (const result of document.querySelectorAll(".result")) {
     if (result.classList.contains("result--ad")) continue;

@@ -1,4 +1,4 @@
-import { type AddressObject, simpleParser } from "mailparser";
+import type { AddressObject } from "mailparser";
 import { z } from "zod";
 import { defineTool } from "./define-tool";
 import { htmlToMarkdown } from "./html-to-markdown";
@@ -32,6 +32,8 @@ export const emailParseTool = defineTool({
     const bytes = await ctx.workspace.readBytes(input.path, MAX_EML_BYTES);
     if (bytes.subarray(0, 8192).includes(0))
       throw new ToolFailure("BINARY_FILE", `'${label}' is a binary file, not an email message.`);
+    // Loaded at the first call: mailparser and its encodings are about 6 MB of an idle server's heap.
+    const { simpleParser } = await import("mailparser");
     const mail = await simpleParser(bytes, { skipImageLinks: true, skipTextLinks: true });
     if (mail.headers.size === 0)
       throw new ToolFailure("INVALID_INPUT", `'${label}' has no email headers; it is not an .eml message.`);
@@ -55,7 +57,9 @@ export const emailParseTool = defineTool({
     // document of its own: htmlToMarkdown finds no body in a fragment).
     const html = typeof mail.html === "string" ? mail.html : "";
     const page = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`;
-    const text = (mail.text?.trim() || (html ? htmlToMarkdown(page, "https://mail.invalid/").markdown : "")).trim();
+    const text = (
+      mail.text?.trim() || (html ? (await htmlToMarkdown(page, "https://mail.invalid/")).markdown : "")
+    ).trim();
     const shownText =
       text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS)}\n[… ${text.length - TEXT_CHARS} more characters]` : text;
     const lines = [

@@ -1,9 +1,8 @@
-import { parseHTML } from "linkedom";
 import { z } from "zod";
 import type { NetworkPolicy } from "@/lib/egress-policy";
 import { defineTool, type ToolContext } from "./define-tool";
 import { type Fetched, fetchLimits, guardedFetch, parseUrl } from "./guarded-fetch";
-import { htmlToMarkdown } from "./html-to-markdown";
+import { htmlToMarkdown, parseHtml } from "./html-to-markdown";
 import { projectNetwork } from "./project-network";
 import { ToolFailure, ok } from "./result";
 
@@ -78,10 +77,10 @@ export const webCrawlTool = defineTool({
         continue;
       }
       const body = page.body.toString("utf8");
-      const converted = html ? htmlToMarkdown(body, page.url) : { title: "", markdown: body };
+      const converted = html ? await htmlToMarkdown(body, page.url) : { title: "", markdown: body };
       pages.push({ url: page.url, depth, title: converted.title, text: cut(converted.markdown) });
       if (!html || depth >= maxDepth) continue;
-      for (const link of linksOf(body, landed)) {
+      for (const link of await linksOf(body, landed)) {
         if (!within(link) || seen.has(key(link))) continue;
         seen.add(key(link));
         queue.push({ url: link, depth: depth + 1 });
@@ -109,8 +108,8 @@ function cut(text: string): string {
   return text.length > PAGE_CHARS ? `${text.slice(0, PAGE_CHARS)}\n[Page cut at ${PAGE_CHARS} characters.]` : text;
 }
 
-function linksOf(html: string, base: URL): URL[] {
-  const { document } = parseHTML(html);
+async function linksOf(html: string, base: URL): Promise<URL[]> {
+  const { document } = await parseHtml(html);
   const links: URL[] = [];
   for (const a of document.querySelectorAll("a[href]")) {
     try {

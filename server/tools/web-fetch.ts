@@ -113,7 +113,7 @@ async function contentOf(page: Fetched, raw: boolean): Promise<{ text: string; t
   }
   const body = textBody(page);
   if (!raw && (type === "text/html" || type === "application/xhtml+xml")) {
-    const converted = htmlToMarkdown(body, page.url);
+    const converted = await htmlToMarkdown(body, page.url);
     return { text: converted.markdown, title: converted.title };
   }
   return { text: body, title: "" };
