@@ -7,7 +7,7 @@ import { MAX_MENTIONS, resolveMentions } from "@/server/agent/mentions";
 import { rulesForAlways, rulesSchema } from "@/server/agent/policy";
 import { parseModelId } from "@/server/agent/providers";
 import { AgentRuntimeError } from "@/server/agent/runtime-error";
-import { closeCalls } from "@/server/agent/tool-calls";
+import { closeCalls } from "@/server/agent/call-results";
 import type { TurnScheduler } from "@/server/agent/turn-scheduler";
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
 import { turnState } from "@/server/agent/turn-state";
