@@ -35,6 +35,11 @@ test("a planted hooks file waits for an admin's approval; language servers are a
   await expect(page).toHaveURL(/#hooks$/);
   await expect(card).toBeInViewport();
   await expect(hooksLink).toHaveAttribute("aria-current", "location");
+  // The last card cannot scroll up to the top, and stays marked once its link is clicked.
+  const lastLink = page.getByTestId("settings-nav").getByRole("link", { name: "Inbound webhook" });
+  await lastLink.click();
+  await expect(lastLink).toHaveAttribute("aria-current", "location");
+  await hooksLink.click();
   await page.screenshot({ path: screenshotPath("hooks-unapproved") });
   await card.getByTestId("approve-hooks").click();
   await expect(card.getByTestId("hooks-state")).toContainText("Approved: these hooks run.");

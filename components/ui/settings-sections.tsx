@@ -13,7 +13,8 @@ export type SettingsSection = { id: string; label: string };
 function SettingsNav({ sections }: { sections: readonly SettingsSection[] }) {
   const [current, setCurrent] = useState(sections[0]?.id);
   const ids = sections.map((s) => s.id).join(" ");
-  // The last cards cannot scroll up to the line: at the page's end, the one clicked stays marked.
+  // The last cards cannot scroll up to the line, and the jump to a card may be smooth: the one
+  // clicked stays marked until the person scrolls by wheel, touch or key.
   const clicked = useRef<string | null>(null);
 
   useEffect(() => {
@@ -27,18 +28,21 @@ function SettingsNav({ sections }: { sections: readonly SettingsSection[] }) {
         const top = document.getElementById(id)?.getBoundingClientRect().top;
         if (top !== undefined && top <= line) reading = id;
       }
-      const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
-      const chosen = clicked.current;
-      const chosenTop = chosen ? document.getElementById(chosen)?.getBoundingClientRect().top : undefined;
-      setCurrent(atEnd && chosen && chosenTop !== undefined && chosenTop >= 0 ? chosen : reading);
+      setCurrent(clicked.current ?? reading);
     };
     const onScroll = () => {
       if (!frame) frame = requestAnimationFrame(follow);
     };
+    const byHand = () => {
+      clicked.current = null;
+    };
+    const inputs = ["wheel", "touchstart", "keydown"] as const;
     window.addEventListener("scroll", onScroll, { passive: true });
+    for (const input of inputs) window.addEventListener(input, byHand, { passive: true });
     follow();
     return () => {
       window.removeEventListener("scroll", onScroll);
+      for (const input of inputs) window.removeEventListener(input, byHand);
       cancelAnimationFrame(frame);
     };
   }, [ids]);
@@ -46,7 +50,15 @@ function SettingsNav({ sections }: { sections: readonly SettingsSection[] }) {
   return (
     <nav className="settings-nav" aria-label="Sections" data-testid="settings-nav">
       {sections.map((section) => (
-        <a key={section.id} href={`#${section.id}`} aria-current={section.id === current ? "location" : undefined}>
+        <a
+          key={section.id}
+          href={`#${section.id}`}
+          aria-current={section.id === current ? "location" : undefined}
+          onClick={() => {
+            clicked.current = section.id;
+            setCurrent(section.id);
+          }}
+        >
           {section.label}
         </a>
       ))}
