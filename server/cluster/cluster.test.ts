@@ -599,7 +599,12 @@ describe("a project's terminals belong to one instance; requests that land elsew
       const fromPeer = await fetch(`${instance.url}${path}`, {
         headers: {
           cookie: ann.cookie,
-          [FORWARDED_HEADER]: forwardingHeader(peerKey, { method: "GET", url: path }, "203.0.113.7", 1),
+          [FORWARDED_HEADER]: forwardingHeader(
+            peerKey,
+            { method: "GET", host: new URL(instance.url).host, url: path },
+            "203.0.113.7",
+            1,
+          ),
         },
       });
       expect(fromPeer.status).toBe(200);
@@ -747,7 +752,12 @@ describe("workspace runners hold the projects of the web instances that send the
       const response = await fetch(`${other.url}${path}`, {
         headers: {
           cookie: ann.cookie,
-          [FORWARDED_HEADER]: forwardingHeader(key, { method: "GET", url: path }, "127.0.0.1", hops),
+          [FORWARDED_HEADER]: forwardingHeader(
+            key,
+            { method: "GET", host: new URL(other.url).host, url: path },
+            "127.0.0.1",
+            hops,
+          ),
         },
       });
       return ((await response.json()) as { result: { data: { json: Array<{ id: string }> } } }).result.data.json.map(

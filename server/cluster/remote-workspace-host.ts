@@ -15,9 +15,11 @@ export function createRemoteWorkspaceHost(runnersUrl: string, secret: string): W
     // another runner holds it. The viewer's rights were checked here, by fs.changes.
     async hold(projectId) {
       const url = `${HOLD_PATH}?projectId=${encodeURIComponent(projectId)}`;
-      const response = await fetch(new URL(url, runnersUrl), {
+      const target = new URL(url, runnersUrl);
+      const signed = { method: "POST", host: target.host, url };
+      const response = await fetch(target, {
         method: "POST",
-        headers: { [FORWARDED_HEADER]: forwardingHeader(key, { method: "POST", url }, "workspace-host", 1) },
+        headers: { [FORWARDED_HEADER]: forwardingHeader(key, signed, "workspace-host", 1) },
         signal: AbortSignal.timeout(10_000),
       });
       if (!response.ok)

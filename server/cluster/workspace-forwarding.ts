@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import { Readable, type Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
@@ -15,12 +15,14 @@ import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 // procedure (terminals, language, MCP status) is covered by one mechanism without a second
 // serialisation of each, and a WebSocket is proxied byte for byte for its whole life.
 //
-// The instance that forwards signs the request (HMAC of the server secret over the time, method,
-// URL, the client's address and the hop count): the owner serves a signed request itself instead of
-// forwarding again (a workspace runner passes a web instance's request once more, to the runner
-// holding the project), and takes the client's address from it for rate limits. A request carrying the header
-// without a valid signature (a client trying to pick its address or to be served by a
-// non-owner) is refused.
+// The instance that forwards signs the request (HMAC of the server secret over the time, a nonce,
+// the method, the Host, the URL, the client's address and the hop count): the owner serves a
+// signed request itself instead of forwarding again (a workspace runner passes a web instance's
+// request once more, to the runner holding the project), and takes the client's address from it
+// for rate limits. A request carrying the header without a valid signature (a client trying to
+// pick its address or to be served by a non-owner) is refused. The Host is signed because a
+// preview's host names the project and port served; each instance remembers the nonces it served,
+// so a signature captured on the instances' network cannot be replayed to it, changed or not.
 
 export const FORWARDED_HEADER = "x-tandem-forwarded";
 
@@ -51,6 +53,8 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
 const MAX_AGE_MS = 60_000;
 /** How long a project's holder is trusted for its previews' requests without asking the lease again. */
 const PREVIEW_OWNER_MS = 2_000;
+/** How long a nonce is remembered: a header is fresh within MAX_AGE_MS either side of its receiver's clock. */
+const NONCE_MEMORY_MS = 2 * MAX_AGE_MS;
 /** Live procedures take small inputs: a larger body (a batch with a big file write) is not looked into, but served here. */
 const MAX_PEEK_BYTES = 1 << 20;
 
@@ -72,22 +76,36 @@ export function createWorkspaceForwarding(options: {
   const sign = (req: http.IncomingMessage, arrival: Arrival) =>
     forwardingHeader(
       key,
-      { method: req.method ?? "GET", url: req.url ?? "/" },
+      requestOf(req),
       req.headers[CLIENT_IP_HEADER] as string,
       arrival.kind === "forwarded" ? arrival.hops + 1 : 1,
     );
 
-  /** Who sent the request: a client, a peer instance (signed), or someone forging the header. */
+  /** The nonces of the signatures served, by when each may be forgotten (in the order they came). */
+  const spent = new Map<string, number>();
+  function spend(nonce: string): boolean {
+    const now = Date.now();
+    for (const [old, until] of spent) {
+      if (until > now) break;
+      spent.delete(old);
+    }
+    if (spent.has(nonce)) return false;
+    spent.set(nonce, now + NONCE_MEMORY_MS);
+    return true;
+  }
+
+  /** Who sent the request: a client, a peer instance (signed, once), or someone forging the header. */
   function arrival(req: http.IncomingMessage): Arrival {
     const header = req.headers[FORWARDED_HEADER];
     if (header === undefined) return { kind: "direct" };
-    const [at = "", ip = "", hops = "", signature = ""] = (Array.isArray(header) ? header.join(",") : header).split(
-      ".",
-    );
-    const expected = Buffer.from(mac(key, at, ip, hops, { method: req.method ?? "GET", url: req.url ?? "/" }));
+    const [at = "", nonce = "", ip = "", hops = "", signature = ""] = (
+      Array.isArray(header) ? header.join(",") : header
+    ).split(".");
+    const expected = Buffer.from(mac(key, { at, nonce, ip, hops }, requestOf(req)));
     const given = Buffer.from(signature);
     const fresh = Math.abs(Date.now() - Number(at)) <= MAX_AGE_MS;
-    if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: "forged" };
+    if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected) || !spend(nonce))
+      return { kind: "forged" };
     return { kind: "forwarded", clientIp: Buffer.from(ip, "base64url").toString(), hops: Number(hops) };
   }
 
@@ -217,19 +235,29 @@ export function createWorkspaceForwarding(options: {
 export const forwardingKey = (secret: string) =>
   createHmac("sha256", secret).update("tandem workspace forwarding").digest();
 
-const mac = (key: Buffer, at: string, ip: string, hops: string, request: { method: string; url: string }) =>
-  createHmac("sha256", key).update(`${at}\n${ip}\n${hops}\n${request.method}\n${request.url}`).digest("base64url");
+/** What selects what a request is served: its method, its Host (a preview's names the project and port) and its URL. */
+export type SignedRequest = { method: string; host: string; url: string };
 
-/** The FORWARDED_HEADER of `request` (its method and URL), from `clientIp`, on its `hops`th forwarding. */
-export function forwardingHeader(
-  key: Buffer,
-  request: { method: string; url: string },
-  clientIp: string,
-  hops: number,
-): string {
-  const at = String(Date.now());
-  const ip = Buffer.from(clientIp).toString("base64url");
-  return `${at}.${ip}.${hops}.${mac(key, at, ip, String(hops), request)}`;
+const requestOf = (req: http.IncomingMessage): SignedRequest => ({
+  method: req.method ?? "GET",
+  host: req.headers.host ?? "",
+  url: req.url ?? "/",
+});
+
+const mac = (key: Buffer, signed: { at: string; nonce: string; ip: string; hops: string }, request: SignedRequest) =>
+  createHmac("sha256", key)
+    .update([signed.at, signed.nonce, signed.ip, signed.hops, request.method, request.host, request.url].join("\n"))
+    .digest("base64url");
+
+/** The FORWARDED_HEADER of `request`, from `clientIp`, on its `hops`th forwarding; good for that one request once. */
+export function forwardingHeader(key: Buffer, request: SignedRequest, clientIp: string, hops: number): string {
+  const signed = {
+    at: String(Date.now()),
+    nonce: randomBytes(16).toString("base64url"),
+    ip: Buffer.from(clientIp).toString("base64url"),
+    hops: String(hops),
+  };
+  return `${signed.at}.${signed.nonce}.${signed.ip}.${signed.hops}.${mac(key, signed, request)}`;
 }
 
 /** The whole body, which tRPC's adapter would read anyway (it takes it from `req.body` then). */

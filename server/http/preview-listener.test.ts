@@ -199,11 +199,18 @@ describeSandboxed("previews across instances", () => {
       const peerAccess = createPreviewAccess(SECRET);
       const session = peerAccess.redeem(peerAccess.entryToken(projectId, 5173, "member"), projectId, 5173)!;
       const cookie = `${PREVIEW_COOKIE}=${session.cookie}`;
-      // Made up, signed with another secret, or a signature for another URL: refused, never the app.
+      // Made up, signed with another secret, or a signature for another URL or project: refused, never the app.
+      const host = hostOn(b);
       for (const header of [
         "1.2.3.x",
-        forwardingHeader(forwardingKey("not the secret"), { method: "GET", url: "/" }, "127.0.0.1", 1),
-        forwardingHeader(forwardingKey(SECRET), { method: "GET", url: "/other" }, "127.0.0.1", 1),
+        forwardingHeader(forwardingKey("not the secret"), { method: "GET", host, url: "/" }, "127.0.0.1", 1),
+        forwardingHeader(forwardingKey(SECRET), { method: "GET", host, url: "/other" }, "127.0.0.1", 1),
+        forwardingHeader(
+          forwardingKey(SECRET),
+          { method: "GET", host: host.replace(projectId, randomUUID()), url: "/" },
+          "127.0.0.1",
+          1,
+        ),
       ]) {
         const refused = await get(mainPort, hostOn(b), "/", { cookie, [FORWARDED_HEADER]: header });
         expect(refused.status).toBe(403);
@@ -212,7 +219,7 @@ describeSandboxed("previews across instances", () => {
       // Without the header the main port is the IDE's, whatever the Host says.
       expect((await get(mainPort, hostOn(b), "/", { cookie })).body).toBe("the IDE");
       // A signed request without a preview session is still a stranger's.
-      const signed = forwardingHeader(forwardingKey(SECRET), { method: "GET", url: "/" }, "127.0.0.1", 1);
+      const signed = forwardingHeader(forwardingKey(SECRET), { method: "GET", host, url: "/" }, "127.0.0.1", 1);
       expect((await get(mainPort, hostOn(b), "/", { [FORWARDED_HEADER]: signed })).status).toBe(403);
     },
     30_000,
