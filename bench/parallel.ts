@@ -14,7 +14,7 @@ import { startModelServer } from "@/e2e/fixtures/model-server/server";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { listEvents } from "@/server/db/repositories/session-events";
-import { loadConfig } from "@/server/env";
+import { loadConfig } from "@/server/env/load-config";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { createServices } from "@/server/services";
 

@@ -15,7 +15,7 @@ import { appRouter } from "@/server/api/root";
 import { createConnectionContext, createContext } from "@/server/api/context";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import { coalesceWritesPerTask } from "@/server/http/coalesce-writes";
-import { loadConfig } from "@/server/env";
+import { loadConfig } from "@/server/env/load-config";
 import { createServices } from "@/server/services";
 
 const modelUrl = process.argv[2]!;

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { CONFIG_VARIABLES, loadConfig } from "@/server/env";
+import { loadConfig } from "@/server/env/load-config";
+import { CONFIG_VARIABLES } from "@/server/env/variables";
 import { composeErrors, kubernetesErrors, readComposeFile, readYamlDocuments } from "./validate-manifests";
 
 // The deployment manifests are what operators copy: they must be valid for their tools, and they

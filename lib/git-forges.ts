@@ -1,4 +1,4 @@
-// Git hosts Tandem opens pull requests on, as configured (TANDEM_GIT_FORGES, read by server/env.ts);
+// Git hosts Tandem opens pull requests on, as configured (TANDEM_GIT_FORGES, read by server/env/);
 // server/git/pull-request.ts makes the links and API calls.
 
 export type ForgeKind = "github" | "gitlab" | "bitbucket" | "gitea";

@@ -1,6 +1,6 @@
 // The model providers, one entry each: the environment variables that set one up, what to tell a
 // person who has not, the models to suggest, how its tool schemas are written and whether it
-// serves embeddings. server/env.ts parses the variables from here, the session router and the
+// serves embeddings. server/env/ parses the variables from here, the session router and the
 // registry check model ids against it, and server/agent/provider-factories.ts makes its models.
 // Adding a provider is an entry here and its factory there.
 
@@ -104,7 +104,7 @@ export function isModelId(id: string, among: readonly ProviderId[] = PROVIDERS):
 }
 
 /**
- * A provider's connection as the environment set it (server/env.ts). `explicit`: its variables were
+ * A provider's connection as the environment set it (server/env/). `explicit`: its variables were
  * set; a provider that needs none (Ollama) is always connected, at its default URL otherwise.
  */
 export type ProviderConnection = { apiKey: string | undefined; baseURL: string | undefined; explicit: boolean };

@@ -1,4 +1,4 @@
-// The per-process limits of sandboxed commands as configuration (server/env.ts reads them from
+// The per-process limits of sandboxed commands as configuration (server/env/ reads them from
 // TANDEM_SANDBOX_* variables); server/sandbox/limits.ts turns them into rlimits and niceness.
 
 export type SandboxLimits = {

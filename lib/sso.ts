@@ -13,7 +13,7 @@ export type SsoTeamRole = (typeof SSO_TEAM_ROLES)[number];
 /** One provider group that makes its people members of a team with a role. */
 export type SsoTeamGroup = { group: string; team: string; role: SsoTeamRole };
 
-/** Single sign-on as the admin configured it (server/env.ts reads it; server/auth/auth.ts uses it). */
+/** Single sign-on as the admin configured it (server/env/ reads it; server/auth/auth.ts uses it). */
 export type SsoConfig = {
   issuer: string;
   clientId: string;
@@ -32,7 +32,7 @@ export type SsoConfig = {
 
 /**
  * `platform=Platform:member, platform-leads=Platform:admin` as group mappings. The role follows the
- * last colon, so a team's name may hold one. Throws with what is wrong, for server/env.ts to show.
+ * last colon, so a team's name may hold one. Throws with what is wrong, for server/env/ to show.
  */
 export function parseTeamGroups(text: string): SsoTeamGroup[] {
   return text

@@ -3,7 +3,7 @@ import { z } from "zod";
 // Which web search service the agent's web_search tool uses: SearXNG (a URL), Brave or Tavily (an
 // API key), or DuckDuckGo (its HTML results page, no key); `url` overrides the service's endpoint,
 // for a proxy. Set by environment variables
-// (server/env.ts) or by an admin on the admin page, which wins over the environment.
+// (server/env/) or by an admin on the admin page, which wins over the environment.
 
 export const WEB_SEARCH_KINDS = ["searxng", "brave", "tavily", "duckduckgo"] as const;
 export type WebSearchKind = (typeof WEB_SEARCH_KINDS)[number];

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "@/server/env";
+import { loadConfig } from "@/server/env/load-config";
 import { createServices } from "@/server/services";
 import { createHeadlessUser } from "@/server/db/repositories/users";
 import { loadTasks } from "@/server/eval/tasks";

@@ -6,7 +6,7 @@ import { createLoginCache } from "@/server/auth/login-cache";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
 import { createAuth } from "@/server/auth/auth";
 import type { Db } from "@/server/db/client";
-import type { Config } from "@/server/env";
+import type { Config } from "@/server/env/config";
 import { createCheckpointStores } from "@/server/services/checkpoints";
 import { createProjectFiles } from "@/server/services/project-files";
 import { createTerminalService } from "@/server/terminal";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError, loadConfig } from "@/server/env";
+import { ConfigError, loadConfig } from "@/server/env/load-config";
 import { createServices, StartupError } from "@/server/services";
 import { startServer } from "@/server/start-server";
 

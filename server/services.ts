@@ -4,7 +4,7 @@ import { loadOrCreateSecret } from "@/server/auth/secret";
 import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
-import { isLoopbackHost, type Config } from "@/server/env";
+import { isLoopbackHost, type Config } from "@/server/env/config";
 import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";

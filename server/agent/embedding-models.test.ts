@@ -1,6 +1,6 @@
 import { embed } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/server/env";
+import { loadConfig } from "@/server/env/load-config";
 import { embedText, startEmbeddingsServer } from "@/server/test/embeddings-server";
 import { createEmbedder } from "./embedding-models";
 

@@ -13,7 +13,7 @@ import type { ModelThread } from "@/server/agent/model-thread/model-thread";
 
 // The model registry: model ids are `provider:model` (e.g. `anthropic:claude-sonnet-4-5`,
 // `ollama:qwen3:8b`). Providers are the entries of lib/model-providers.ts, their models come from
-// provider-factories.ts, and their keys and URLs from the environment (server/env.ts), which hands
+// provider-factories.ts, and their keys and URLs from the environment (server/env/), which hands
 // them over as ModelsConfig; this file reads no environment.
 
 /** When TANDEM_MODEL is unset, the first of these that is configured gives the default model. */

@@ -4,7 +4,7 @@ import type { Auth } from "@/server/auth/auth";
 import type { LoginCache } from "@/server/auth/login-cache";
 import type { LanguageServers } from "@/server/language/language-servers";
 import type { LiveDocs } from "@/server/live-docs/live-docs";
-import type { Config } from "@/server/env";
+import type { Config } from "@/server/env/config";
 import type { Db } from "@/server/db/client";
 import type { TokenGrant } from "@/server/auth/api-tokens";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { ConfigError, loadConfig, type Config } from "@/server/env";
+import type { Config } from "@/server/env/config";
+import { ConfigError, loadConfig } from "@/server/env/load-config";
 import { createServices, StartupError } from "@/server/services";
 import { startServer } from "@/server/start-server";
 

@@ -1,4 +1,4 @@
-import { ConfigError } from "@/server/env";
+import { ConfigError } from "@/server/env/load-config";
 import { serveApi } from "@/server/cluster/serve-api";
 
 // A workspace runner: the process that holds projects' terminals, language servers and MCP

@@ -1,5 +1,5 @@
 import type { NetworkPolicy } from "@/lib/egress-policy";
-import type { Config } from "@/server/env";
+import type { Config } from "@/server/env/config";
 import { previewTarget } from "@/server/preview/preview-host";
 import type { Previews } from "@/server/preview/previews";
 import type { AdmitOptions } from "@/server/sandbox/admit-host";

@@ -1,7 +1,7 @@
 import { memoryMeaning } from "@/server/services/memory-meaning";
 import type { ForgeApi } from "@/server/services/forge-api";
 import { telemetrySummary } from "@/server/db/repositories/telemetry";
-import type { Config } from "@/server/env";
+import type { Config } from "@/server/env/config";
 import { ModelConfigError } from "@/server/agent/providers";
 import { createEmbedder } from "@/server/agent/embedding-models";
 import type { Db } from "@/server/db/client";

@@ -1,5 +1,5 @@
 import type { Transporter } from "nodemailer";
-import type { SmtpConfig } from "@/server/env";
+import type { SmtpConfig } from "@/server/env/config";
 import type { MailSender } from "@/server/tools/send-email";
 
 // Outgoing mail for send_email, through the SMTP server the admin configured (SMTP_*). nodemailer

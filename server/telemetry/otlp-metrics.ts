@@ -2,7 +2,7 @@ import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import type { AgentMetrics } from "@/server/agent/agent-metrics";
-import type { OtlpConfig } from "@/server/env";
+import type { OtlpConfig } from "@/server/env/config";
 
 // The agent's tool and model metrics as OpenTelemetry instruments, pushed over OTLP/HTTP (JSON)
 // to the collector the admin configured (OTEL_EXPORTER_OTLP_ENDPOINT): counts, durations, result

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APICallError, experimental_streamLanguageModelCall as streamLanguageModelCall, jsonSchema, tool } from "ai";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server/server";
 import type { ModelsConfig } from "@/lib/model-providers";
-import { loadConfig } from "@/server/env";
+import { loadConfig } from "@/server/env/load-config";
 import { providerFactories, type ProviderModel } from "@/server/agent/provider-factories";
 import { createModelThread, type ModelThread } from "@/server/agent/model-thread/model-thread";
 

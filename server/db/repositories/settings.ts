@@ -15,7 +15,7 @@ export const settingSchemas = {
     .min(1)
     .default([...NETWORK_POLICIES]),
   commandGuard: commandGuardConfigSchema.default(DEFAULT_COMMAND_GUARD),
-  /** The admin's web search service; null: the environment's (server/env.ts). */
+  /** The admin's web search service; null: the environment's (server/env/). */
   webSearch: webSearchBackendSchema.nullable().default(null),
   /** How many days the audit log keeps its rows (services/audit-log.ts purges older ones). */
   auditRetentionDays: z.number().int().min(1).max(AUDIT_RETENTION_MAX_DAYS).default(365),

@@ -11,7 +11,7 @@ import { BROWSER_IDENTITY, canSwitchIdentity, dropIdentity } from "@/server/sand
 const playwright = () => createRequire(import.meta.url)("playwright-core") as typeof import("playwright-core");
 
 // Which Chromium the agent's browser drives, and how it starts. Configuration names one
-// (TANDEM_BROWSER_CHROMIUM, server/env.ts), turns it off, or leaves it to be found: the system's
+// (TANDEM_BROWSER_CHROMIUM, server/env/), turns it off, or leaves it to be found: the system's
 // (Debian's /usr/bin/chromium, Ubuntu's chromium-browser), else the one Playwright installed
 // (`npx playwright install chromium`, what the browser tests may use).
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, isLoopbackHost, loadConfig } from "./env";
+import { ConfigError, loadConfig } from "./load-config";
 
 describe("loadConfig", () => {
   it("uses embedded defaults when nothing is set", () => {
@@ -165,11 +165,5 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TANDEM_MODEL: "mistral:large", OLLAMA_BASE_URL: "x" })).toThrow(
       /TANDEM_MODEL: .*\n {2}OLLAMA_BASE_URL: /,
     );
-  });
-
-  it("knows loopback hosts", () => {
-    expect(isLoopbackHost("127.0.0.1")).toBe(true);
-    expect(isLoopbackHost("localhost")).toBe(true);
-    expect(isLoopbackHost("0.0.0.0")).toBe(false);
   });
 });
