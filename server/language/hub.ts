@@ -1,58 +1,33 @@
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc/node";
 import type { Diagnostic, InitializeResult, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
-import { CLIENT_CAPABILITIES, forClients, settingAt } from "./client-capabilities";
+import { CLIENT_CAPABILITIES, forClients } from "./client-capabilities";
+import { CLIENT_NOTIFICATIONS, containedInWorkspace } from "./client-messages";
 import { DiagnosticsStore } from "./diagnostics-store";
 import type { FileChange } from "@/lib/fs-schemas";
 import type { Workspace } from "@/server/workspace";
-import {
-  AGENT_OPENER,
-  applyChanges,
-  normalizeUri,
-  pathOfUri,
-  readDocumentText,
-  uriOfPath,
-  type OpenDocument,
-} from "./documents";
+import { AGENT_OPENER, applyChanges, pathOfUri, readDocumentText, uriOfPath } from "./documents";
+import { HeldDocuments } from "./held-documents";
 import type { Launch } from "./launch";
+import { errorResponse, INVALID_PARAMS, notification, REQUEST_FAILED, SERVER_CANCELLED } from "./lsp-messages";
+import { PendingRequests } from "./pending-requests";
 import type { LanguageServerSpec } from "./registry";
+import { answerServerRequest } from "./server-requests";
 import { ServerProcess } from "./server-process";
 
 // LSP is one client per server. The hub is that one client for a project's server and serves
 // every editor tab and the agent behind it: it initializes the server itself, owns which documents
-// are open (a document stays open while anyone holds it), rewrites request ids so responses find
-// their way back, answers the server's own requests, and broadcasts diagnostics. A crashed server
-// is restarted with backoff and given the open documents again; meanwhile requests fail fast and
-// the editor keeps working without it.
+// are open (held-documents.ts), rewrites request ids so responses find their way back
+// (pending-requests.ts), answers the server's own requests (server-requests.ts), and broadcasts
+// diagnostics. A crashed server is restarted with backoff and given the open documents again;
+// meanwhile requests fail fast and the editor keeps working without it.
 
 /** `mayEdit` false: the client's document texts are not trusted; the hub reads the file from the workspace instead. */
 export type HubClient = { id: string; send(message: Message): void; mayEdit?(): boolean };
 export type HubState = "stopped" | "starting" | "running" | "restarting";
 
-const INVALID_PARAMS = -32602;
-const REQUEST_FAILED = -32803;
-const SERVER_CANCELLED = -32802;
 const MAX_BACKOFF_MS = 30_000;
 /** A run this long counts as healthy: the next crash starts the backoff over. */
 const STABLE_MS = 60_000;
-/**
- * The notifications a client may send. The workspace-wide ones (folders, configuration, watched
- * files) are the hub's own to send: from a client they would change the shared server for
- * everyone, or point it outside the workspace.
- */
-const CLIENT_NOTIFICATIONS = new Set([
-  "initialized",
-  "exit",
-  "$/cancelRequest",
-  "textDocument/didOpen",
-  "textDocument/didChange",
-  "textDocument/didClose",
-  "textDocument/didSave",
-  "textDocument/willSave",
-]);
-
-type Pending =
-  | { kind: "client"; clientId: string; originalId: number | string; method: string }
-  | { kind: "internal"; method: string; resolve(result: unknown): void; reject(error: Error): void };
 
 export type HubOptions = {
   spec: LanguageServerSpec;
@@ -68,10 +43,9 @@ export class LanguageServerHub {
   private process?: ServerProcess;
   private starting?: Promise<InitializeResult>;
   private initializeResult?: InitializeResult;
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending: PendingRequests;
   private readonly clients = new Map<string, HubClient>();
-  private readonly documents = new Map<string, OpenDocument>();
+  private readonly documents: HeldDocuments;
   private readonly diagnostics = new DiagnosticsStore();
   private failures = 0;
   private restartTimer?: NodeJS.Timeout;
@@ -84,7 +58,12 @@ export class LanguageServerHub {
   restarts = 0;
   lastActivity = Date.now();
 
-  constructor(private readonly options: HubOptions) {}
+  constructor(private readonly options: HubOptions) {
+    this.pending = new PendingRequests(options.spec.id);
+    this.documents = new HeldDocuments(options.workspace, (message) => {
+      if (this.state === "running") this.process?.send(message);
+    });
+  }
 
   private get root(): string {
     return this.options.workspace.root;
@@ -149,26 +128,7 @@ export class LanguageServerHub {
   }
 
   private internal(proc: ServerProcess, method: string, params: unknown, timeoutMs = 60_000): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const id = this.nextId++;
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(
-          new Error(
-            `The ${this.spec.id} language server did not answer ${method} within ${Math.round(timeoutMs / 1000)} s.`,
-          ),
-        );
-      }, timeoutMs);
-      timer.unref();
-      const done =
-        <T>(f: (value: T) => void) =>
-        (value: T) => {
-          clearTimeout(timer);
-          f(value);
-        };
-      this.pending.set(id, { kind: "internal", method, resolve: done(resolve), reject: done(reject) });
-      proc.send({ jsonrpc: "2.0", id, method, params } as RequestMessage);
-    });
+    return this.pending.internal((message) => proc.send(message), method, params, timeoutMs);
   }
 
   /** A request from the server room itself (the agent's queries). */
@@ -182,12 +142,10 @@ export class LanguageServerHub {
     if (proc !== this.process) return;
     this.process = undefined;
     this.initializeResult = undefined;
-    for (const [id, pending] of this.pending) {
-      this.pending.delete(id);
-      const message = `The ${this.spec.id} language server stopped.`;
-      if (pending.kind === "internal") pending.reject(new Error(message));
-      else this.clients.get(pending.clientId)?.send(errorResponse(pending.originalId, REQUEST_FAILED, message));
-    }
+    const stopped = `The ${this.spec.id} language server stopped.`;
+    this.pending.failAll(stopped, (clientId, originalId) =>
+      this.clients.get(clientId)?.send(errorResponse(originalId, REQUEST_FAILED, stopped)),
+    );
     if (this.stopping || this.retired) {
       this.state = "stopped";
       return;
@@ -245,20 +203,13 @@ export class LanguageServerHub {
 
   private fromServer(message: Message): void {
     if (Message.isResponse(message)) {
-      const id = typeof message.id === "number" ? message.id : Number(message.id);
-      const pending = this.pending.get(id);
-      if (!pending) return;
-      this.pending.delete(id);
-      if (pending.kind === "internal") {
-        if (message.error) pending.reject(new Error(message.error.message));
-        else pending.resolve(message.result);
-        return;
-      }
-      this.clients.get(pending.clientId)?.send({ ...message, id: pending.originalId } as ResponseMessage);
+      const answer = this.pending.settle(message);
+      if (answer) this.clients.get(answer.clientId)?.send(answer.response);
       return;
     }
     if (Message.isRequest(message)) {
-      this.process?.send({ jsonrpc: "2.0", id: message.id, result: this.answerServer(message) } as ResponseMessage);
+      const result = answerServerRequest(this.spec, this.root, message);
+      this.process?.send({ jsonrpc: "2.0", id: message.id, result } as ResponseMessage);
       return;
     }
     if (Message.isNotification(message) && message.method === "textDocument/publishDiagnostics") {
@@ -266,19 +217,6 @@ export class LanguageServerHub {
       this.diagnostics.publish(params.uri, params.diagnostics);
       this.broadcast(message);
     }
-  }
-
-  /** The server's requests to its client are answered here: settings from the registry, the rest acknowledged. */
-  private answerServer(message: RequestMessage): unknown {
-    if (message.method === "workspace/configuration") {
-      const items = (message.params as { items?: { section?: string }[] } | undefined)?.items ?? [];
-      return items.map((item) => settingAt(this.spec.settings ?? {}, item.section));
-    }
-    if (message.method === "workspace/workspaceFolders") return [{ uri: uriOfPath(this.root, ""), name: "workspace" }];
-    // Edits reach files through Tandem's write path (the rename tool and the editor), never from the server.
-    if (message.method === "workspace/applyEdit")
-      return { applied: false, failureReason: "Apply edits through the editor." };
-    return null;
   }
 
   private broadcast(message: NotificationMessage): void {
@@ -300,16 +238,16 @@ export class LanguageServerHub {
       },
       detach: () => {
         this.clients.delete(client.id);
-        for (const [id, pending] of this.pending)
-          if (pending.kind === "client" && pending.clientId === client.id) this.pending.delete(id);
-        for (const document of [...this.documents.values()]) this.release(document.uri, client.id);
+        this.pending.dropClient(client.id);
+        for (const document of this.documents.values()) this.release(document.uri, client.id);
       },
     };
   }
 
   private async fromClient(client: HubClient, sent: Message): Promise<void> {
     this.lastActivity = Date.now();
-    const message = Message.isRequest(sent) || Message.isNotification(sent) ? this.contained(sent) : sent;
+    const message =
+      Message.isRequest(sent) || Message.isNotification(sent) ? containedInWorkspace(this.root, sent) : sent;
     if (!message) {
       if (Message.isRequest(sent))
         client.send(
@@ -340,8 +278,7 @@ export class LanguageServerHub {
           ),
         );
       }
-      const id = this.nextId++;
-      this.pending.set(id, { kind: "client", clientId: client.id, originalId: message.id!, method: message.method });
+      const id = this.pending.forClient(client.id, message.id!, message.method);
       this.process.send({ ...message, id } as RequestMessage);
       return;
     }
@@ -354,10 +291,8 @@ export class LanguageServerHub {
       case "exit":
         return;
       case "$/cancelRequest": {
-        for (const [id, pending] of this.pending) {
-          if (pending.kind === "client" && pending.clientId === client.id && pending.originalId === params.id)
-            this.process?.send(notification("$/cancelRequest", { id }));
-        }
+        for (const id of this.pending.idsOf(client.id, params.id))
+          this.process?.send(notification("$/cancelRequest", { id }));
         return;
       }
       case "textDocument/didOpen": {
@@ -374,8 +309,9 @@ export class LanguageServerHub {
       }
       case "textDocument/didChange": {
         if (!(client.mayEdit?.() ?? true)) return;
-        const document = this.documents.get(normalizeUri(params.textDocument.uri));
-        if (document) this.update(document, applyChanges(document.text, document.languageId, params.contentChanges));
+        const document = this.documents.get(params.textDocument.uri);
+        if (document)
+          this.documents.update(document, applyChanges(document.text, document.languageId, params.contentChanges));
         return;
       }
       case "textDocument/didClose":
@@ -385,67 +321,25 @@ export class LanguageServerHub {
     }
   }
 
-  /**
-   * A client names only documents of the workspace: a message whose `textDocument.uri` is anything
-   * else (another scheme, '..', an encoded climb, a path outside) is refused, and an accepted one is
-   * given the canonical spelling, so the server and the hub's documents agree on what it names.
-   */
-  private contained<M extends RequestMessage | NotificationMessage>(message: M): M | null {
-    const params = message.params as { textDocument?: { uri?: unknown } } | undefined;
-    const document = params?.textDocument;
-    if (!document || typeof document !== "object" || !("uri" in document)) return message;
-    const relative = typeof document.uri === "string" ? pathOfUri(this.root, document.uri) : null;
-    if (relative === null || relative === "") return null;
-    return { ...message, params: { ...params, textDocument: { ...document, uri: uriOfPath(this.root, relative) } } };
-  }
-
   /** Opens a document for `opener` (or adds it as a holder); its text wins if it differs. */
-  hold(rawUri: string, opener: string, languageId: string, text: string): void {
-    const uri = normalizeUri(rawUri);
-    const existing = this.documents.get(uri);
-    if (existing) {
-      existing.openers.add(opener);
-      if (existing.text !== text) this.update(existing, text);
-      return;
-    }
-    const document: OpenDocument = { uri, languageId, version: 1, text, openers: new Set([opener]) };
-    this.documents.set(uri, document);
-    if (this.state === "running")
-      this.process?.send(notification("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } }));
+  hold(uri: string, opener: string, languageId: string, text: string): void {
+    this.documents.hold(uri, opener, languageId, text);
   }
 
-  release(rawUri: string, opener: string): void {
-    const uri = normalizeUri(rawUri);
-    const document = this.documents.get(uri);
-    if (!document?.openers.delete(opener) || document.openers.size > 0) return;
-    this.documents.delete(uri);
-    if (this.state === "running") this.process?.send(notification("textDocument/didClose", { textDocument: { uri } }));
-  }
-
-  private update(document: OpenDocument, text: string): void {
-    if (document.text === text) return;
-    document.text = text;
-    document.version++;
-    if (this.state === "running") {
-      this.process?.send(
-        notification("textDocument/didChange", {
-          textDocument: { uri: document.uri, version: document.version },
-          contentChanges: [{ text }],
-        }),
-      );
-    }
+  release(uri: string, opener: string): void {
+    this.documents.release(uri, opener);
   }
 
   /** The text the server has for a document, and whether an editor (not only the agent) holds it. */
   documentOf(uri: string): { text: string; inEditor: boolean } | undefined {
-    const document = this.documents.get(normalizeUri(uri));
+    const document = this.documents.get(uri);
     return (
       document && { text: document.text, inEditor: [...document.openers].some((opener) => opener !== AGENT_OPENER) }
     );
   }
 
   isOpen(uri: string): boolean {
-    return this.documents.has(normalizeUri(uri));
+    return this.documents.get(uri) !== undefined;
   }
 
   /**
@@ -466,12 +360,8 @@ export class LanguageServerHub {
   }
 
   /** Re-reads a document that no editor holds, so the agent's view matches the disk. */
-  async followDisk(uri: string): Promise<void> {
-    const document = this.documents.get(normalizeUri(uri));
-    if (!document || [...document.openers].some((opener) => opener !== AGENT_OPENER)) return;
-    const relative = pathOfUri(this.root, document.uri);
-    const text = relative === null ? null : await readDocumentText(this.options.workspace, relative);
-    if (text !== null) this.update(document, text);
+  followDisk(uri: string): Promise<void> {
+    return this.documents.followDisk(uri);
   }
 
   diagnosticsOf(uri: string): { items: Diagnostic[]; seq: number } | undefined {
@@ -493,12 +383,4 @@ export class LanguageServerHub {
   ): Promise<Diagnostic[] | undefined> {
     return this.diagnostics.waitFor(uri, afterSeq, options);
   }
-}
-
-function notification(method: string, params: unknown): NotificationMessage {
-  return { jsonrpc: "2.0", method, params } as NotificationMessage;
-}
-
-function errorResponse(id: number | string, code: number, message: string): ResponseMessage {
-  return { jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage;
 }
