@@ -3,7 +3,14 @@ import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { TrpcProvider } from "@/components/trpc-provider";
 import { ThemeApplier } from "@/components/ui/theme";
+// The global style sheets, in the order they cascade: the light theme's rules weigh as much as
+// some of the IDE's (".search-box .icon-btn[aria-pressed]") and of its panels'
+// (".preview-toolbar .icon-btn:disabled"), so the later sheet wins each tie, as in one file.
 import "./globals.css";
+import "./ide.css";
+import "./light-theme.css";
+import "./ide-panels.css";
+import "./inbox.css";
 
 export const metadata: Metadata = {
   title: "Tandem",

@@ -34,7 +34,7 @@ export type Point = { x: number; y: number };
  * before `waitFor` returned. The wait runs in the page, on each animation frame, and answers in the
  * same round trip. Shown means on top at that point: an element can have its box and text and still
  * be clipped or covered. Monaco's lines were, for 10-90 ms, while the editor was laid out at 5x5 px
- * (until app/globals.css had it made at its real size), and a click there reached the page behind
+ * (until app/ide.css had it made at its real size), and a click there reached the page behind
  * them (twice in 50 reloads). Monaco writes its spaces as no-break spaces. The page's code is a
  * string: tsx would wrap a named function in a helper that exists only in Node.
  */

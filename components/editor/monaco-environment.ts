@@ -26,5 +26,5 @@ export function installMonacoEnvironment() {
   };
 }
 
-/** Props for @monaco-editor/react's wrapper: app/globals.css has the editor made at its real size. */
+/** Props for @monaco-editor/react's wrapper: app/ide.css has the editor made at its real size. */
 export const MONACO_WRAPPER = { className: "monaco-wrapper" };
