@@ -32,4 +32,13 @@ describe("withFrameScript", () => {
     // A <header> element is not the <head>.
     expect(await through("<html><header>h</header>")).toBe(`<html>${TAG}<header>h</header>`);
   });
+
+  it("finds its place in linear time in a page written to make a backtracking scan take seconds", async () => {
+    // The app writes the page: 130 KB of tags that never close, in one chunk as a socket reads it.
+    const page = `${"<head ".repeat(11_000)}${"<html ".repeat(11_000)}`;
+    const started = performance.now();
+    const out = await through(page);
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(out).toBe(`${TAG}${page}`);
+  });
 });

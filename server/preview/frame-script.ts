@@ -61,13 +61,33 @@ const LOOK_AHEAD = 16 * 1024;
  * null: read on.
  */
 function insertionPoint(text: string, ended: boolean): number | null {
-  const head = /<head(\s[^>]*)?>/i.exec(text);
-  if (head) return head.index + head[0].length;
-  if (!ended && text.length < LOOK_AHEAD && !/<body[\s>]/i.test(text)) return null;
-  const html = /<html(\s[^>]*)?>/i.exec(text);
-  if (html) return html.index + html[0].length;
-  const doctype = /^\s*<!doctype[^>]*>/i.exec(text);
+  const lower = text.toLowerCase();
+  const head = afterTag(lower, "head");
+  if (head !== null) return head;
+  if (!ended && text.length < LOOK_AHEAD && !/<body[\s>]/.test(lower)) return null;
+  const html = afterTag(lower, "html");
+  if (html !== null) return html;
+  const doctype = /^\s*<!doctype[^>]*>/.exec(lower);
   return doctype ? doctype[0].length : 0;
+}
+
+/**
+ * Where the first complete `<name>` or `<name ...>` tag of `lower` ends, or null. A scan, not a
+ * regular expression: the app writes the page, and `<name(\s[^>]*)?>` backtracks through
+ * every `<name ` with no `>` after it (quadratic: seconds of the server's event loop for 64 KB).
+ */
+function afterTag(lower: string, name: string): number | null {
+  const open = `<${name}`;
+  for (let at = lower.indexOf(open); at >= 0; at = lower.indexOf(open, at + 1)) {
+    const next = lower[at + open.length];
+    if (next === ">") return at + open.length + 1;
+    if (next !== undefined && /\s/.test(next)) {
+      // No `>` after this one: none after any later one either.
+      const close = lower.indexOf(">", at);
+      return close < 0 ? null : close + 1;
+    }
+  }
+  return null;
 }
 
 /** Adds the script tag to an HTML page as it streams by (holding back at most 16 KB to find its place). */
