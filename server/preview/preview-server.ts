@@ -111,6 +111,19 @@ function forwardedHeaders(
   return out;
 }
 
+/**
+ * Whether a Set-Cookie would set the preview's own session cookie as a browser reads it (RFC 6265
+ * 5.2): the name is what comes before the first `=`, whitespace around it dropped; without a `=`
+ * (or with nothing before it) the cookie is nameless and sent as its bare value, which the
+ * proxy's own parsing could take for its cookie.
+ */
+function setsPreviewCookie(setCookie: string): boolean {
+  const pair = setCookie.split(";")[0]!;
+  const eq = pair.indexOf("=");
+  const name = eq < 0 ? "" : pair.slice(0, eq).trim();
+  return name === "" || name === PREVIEW_COOKIE;
+}
+
 /** The app may not set or clear the preview's own session cookie; a page the script is added to changes length. */
 function answerHeaders(raw: string[], rewritten: boolean): string[] {
   const out: string[] = [];
@@ -118,10 +131,27 @@ function answerHeaders(raw: string[], rewritten: boolean): string[] {
     const lower = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
     if (rewritten && (lower === "content-length" || lower === "etag")) continue;
-    if (lower === "set-cookie" && raw[i + 1]!.trim().startsWith(`${PREVIEW_COOKIE}=`)) continue;
+    if (lower === "set-cookie" && setsPreviewCookie(raw[i + 1]!)) continue;
     out.push(raw[i]!, raw[i + 1]!);
   }
   return out;
+}
+
+/** The longest answer head a WebSocket handshake may have (Node's own limit for any HTTP head). */
+const MAX_HANDSHAKE_HEAD = 16 * 1024;
+
+/**
+ * The head of the dev server's answer to a WebSocket handshake as the browser gets it: without a
+ * Set-Cookie of the preview's session, nor a folded line (obsolete; it could continue one).
+ */
+function handshakeHead(head: string): string {
+  const [status, ...lines] = head.split("\r\n");
+  const kept = lines.filter((line) => {
+    if (/^[ \t]/.test(line)) return false;
+    const colon = line.indexOf(":");
+    return !(line.slice(0, colon).trim().toLowerCase() === "set-cookie" && setsPreviewCookie(line.slice(colon + 1)));
+  });
+  return [status, ...kept].join("\r\n");
 }
 
 /** Marks a failure to reach the port at all (nothing listens), as against a connection that broke later. */
@@ -314,7 +344,15 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
           inFrame &&
           /^text\/html/i.test(String(answer.headers["content-type"] ?? "")) &&
           !answer.headers["content-encoding"];
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders, html));
+        try {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders, html));
+        } catch {
+          // What Node's client parsed but its server will not write (a status below 100, a control
+          // character in the reason): thrown here, in an event handler, it would end the server.
+          answer.destroy();
+          res.statusMessage = "";
+          return page(res, 502, "The server's answer is not valid HTTP", "Tandem cannot pass it on.");
+        }
         // Streamed as it comes (server-sent events, chunked pages): no buffering here. An answer of
         // known length goes out with its first bytes, in one write rather than two.
         if (answer.headers["content-length"] === undefined || html) res.flushHeaders();
@@ -378,8 +416,23 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     upstream.on("error", () => client.destroy());
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
-    upstream.pipe(client);
-    client.pipe(upstream);
+    // The answer's head is read whole and passed on without what the app may not set; then bytes flow.
+    let answer = Buffer.alloc(0);
+    const readHead = (chunk: Buffer) => {
+      answer = Buffer.concat([answer, chunk]);
+      const end = answer.indexOf("\r\n\r\n");
+      if (end < 0) {
+        if (answer.length > MAX_HANDSHAKE_HEAD) upstream.destroy();
+        return;
+      }
+      upstream.off("data", readHead);
+      upstream.pause();
+      client.write(handshakeHead(answer.subarray(0, end).toString("latin1")), "latin1");
+      client.write(answer.subarray(end));
+      upstream.pipe(client);
+      client.pipe(upstream);
+    };
+    upstream.on("data", readHead);
   }
 
   return { request, upgrade };

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import net, { type AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { createPreviewAccess, spendInMemory } from "./preview-access";
+import { createPreviewHandlers, PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./preview-server";
+
+// The preview proxy against a dev server that is hostile at the HTTP level: it writes raw bytes
+// (a status or reason no server would send, headers that try to set the preview's own session
+// cookie), on a real loopback socket. The proxy
+// runs in the server's own process, so whatever such an answer does to it, it does to every
+// person's IDE: it must end in a 502 or the answer passed on without the forbidden parts.
+
+/** What the hostile server writes for each path, raw. */
+const ANSWERS: Record<string, string> = {
+  "/status-099": "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok",
+  "/reason": "HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nok",
+  "/huge-header": `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(100_000)}\r\nContent-Length: 2\r\n\r\nok`,
+  "/cookies": [
+    "HTTP/1.1 200 OK",
+    `Set-Cookie: ${PREVIEW_COOKIE} =spaced; Path=/`,
+    `Set-Cookie: \t${PREVIEW_COOKIE}\t=tabbed`,
+    `Set-Cookie: ${PREVIEW_COOKIE}`,
+    `Set-Cookie: =${PREVIEW_COOKIE}=nameless`,
+    `Set-Cookie: ${PREVIEW_COOKIE}=plain; Domain=localhost`,
+    "Set-Cookie: app=kept; Path=/",
+    "Content-Length: 2",
+    "",
+    "ok",
+  ].join("\r\n"),
+};
+
+function hostileServer() {
+  return net.createServer((socket) => {
+    let head = "";
+    socket.on("error", () => socket.destroy());
+    socket.on("data", (chunk) => {
+      head += chunk.toString("latin1");
+      const end = head.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      const [line] = head.split("\r\n");
+      head = head.slice(end + 4);
+      const path = line!.split(" ")[1]!;
+      if (path === "/ws") {
+        // A WebSocket handshake that tries to set the preview's session cookie.
+        socket.write(
+          `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSet-Cookie: ${PREVIEW_COOKIE}=from-socket\r\nSec-WebSocket-Accept: x\r\n\r\n`,
+        );
+        return;
+      }
+      socket.write(ANSWERS[path] ?? "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nalive");
+    });
+  });
+}
+
+describe("the preview proxy against a hostile dev server", () => {
+  const projectId = randomUUID();
+  const access = createPreviewAccess("hostile app test secret");
+  let app: net.Server;
+  let proxy: http.Server;
+  let proxyPort: number;
+  const host = () => `5173-${projectId}.localhost:${proxyPort}`;
+
+  beforeAll(async () => {
+    app = hostileServer();
+    await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
+    const appPort = (app.address() as AddressInfo).port;
+    const handlers = createPreviewHandlers({
+      access,
+      domain: "localhost",
+      secure: false,
+      spendEntry: spendInMemory(),
+      admits: async (grant) => grant.userId === "member",
+      link: async () => null,
+      onAccessEnd: () => () => {},
+      connect: () =>
+        new Promise((resolve, reject) => {
+          const socket = net.connect(appPort, "127.0.0.1", () => resolve(socket));
+          socket.once("error", reject);
+        }),
+    });
+    proxy = http.createServer((req, res) => void handlers.request(req, res));
+    proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    proxyPort = (proxy.address() as AddressInfo).port;
+  });
+
+  afterAll(() => {
+    proxy?.close();
+    app?.close();
+  });
+
+  const enter = async () => {
+    const token = access.entryToken(projectId, 5173, "member");
+    const answer = await request(`${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`);
+    return String(answer.headers["set-cookie"]).split(";")[0]!;
+  };
+
+  const request = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port: proxyPort, path, headers: { host: host(), ...headers } }, (res) => {
+          let body = "";
+          res.setEncoding("latin1").on("data", (c: string) => (body += c));
+          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+          res.on("error", reject);
+        })
+        .on("error", reject);
+    });
+
+  it("answers 502 to a status or reason phrase it cannot pass on, and a header past the limit, and keeps serving", async () => {
+    const cookie = await enter();
+    for (const path of ["/status-099", "/reason", "/huge-header"]) {
+      const answer = await request(path, { cookie });
+      expect(answer.status, path).toBe(502);
+    }
+    // The proxy (the server's own process) is still there.
+    expect((await request("/fine", { cookie })).body).toBe("alive");
+  });
+
+  it("never passes on a Set-Cookie for the preview's own session, however its name is written", async () => {
+    const cookie = await enter();
+    const answer = await request("/cookies", { cookie });
+    expect(answer.status).toBe(200);
+    expect(answer.headers["set-cookie"]).toEqual(["app=kept; Path=/"]);
+  });
+
+  it("never passes on the preview's session cookie in a WebSocket handshake's answer", async () => {
+    const cookie = await enter();
+    const headers = await new Promise<http.IncomingHttpHeaders | string>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${proxyPort}/ws`, {
+        headers: { host: host(), cookie, origin: `http://${host()}` },
+      });
+      ws.on("upgrade", (res) => resolve(res.headers));
+      // The made-up accept key fails the client's check after it read the headers.
+      ws.on("unexpected-response", (_req, res) => resolve(res.headers));
+      ws.on("error", (error) => resolve(error.message));
+    });
+    expect(JSON.stringify(headers)).not.toContain("from-socket");
+  });
+});
