@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { Services } from "@/server/api/context";
 import { listEvents } from "@/server/db/repositories/session-events";
 
 // What a share link to a session opens of its project's files: those the session's tools read or
@@ -31,4 +32,17 @@ export function touchedOnly(touched: readonly string[], root: string, requested:
     admits: (real: string) => touched.some((name) => asTouched(name) === real),
     refusal: `'${requested}' is now a link to a file this session did not touch; this link opens only the files its session touched.`,
   };
+}
+
+/**
+ * Where a share link reads its session's files: the session's own branch's worktree (a
+ * sub-agent's: its parent's), else the main tree; null once that branch was discarded. The main
+ * tree's file of a name the session touched on its branch is another file, which it never touched.
+ */
+export async function sessionFiles(
+  services: Pick<Services, "trees" | "files">,
+  session: { projectId: string; treeId: string | null },
+) {
+  const tree = await services.trees.resolve(session.projectId, session.treeId);
+  return tree && services.files.openTree(tree);
 }

@@ -83,14 +83,18 @@ async function upgradeLinkedLiveDoc({ services, route, wss, req, socket, head, u
   const file = url.searchParams.get("path") ?? "";
   const touched = await touchedFiles(services.db, access.session.id);
   const workspace = await services.files.open(projectId);
-  const opened = touched.includes(file)
-    ? await services.liveDocs
-        .open(projectId, workspace, file, touchedOnly(touched, workspace.root, file))
-        .catch((error: unknown) => {
-          if (error instanceof NotLiveError || isWorkspaceError(error)) return { refusal: error.message };
-          throw error;
-        })
-    : { refusal: "This link opens only the files its session touched." };
+  // Live documents are the main tree's files: a session on a branch of its own has none (the
+  // link reads its tree's files through share.read).
+  const opened = access.session.treeId
+    ? { refusal: "This session works on a branch of its own: its files are not shared live." }
+    : touched.includes(file)
+      ? await services.liveDocs
+          .open(projectId, workspace, file, touchedOnly(touched, workspace.root, file))
+          .catch((error: unknown) => {
+            if (error instanceof NotLiveError || isWorkspaceError(error)) return { refusal: error.message };
+            throw error;
+          })
+      : { refusal: "This link opens only the files its session touched." };
   wss.handleUpgrade(req, socket, head, (ws) => {
     if ("refusal" in opened) return ws.close(LiveDocCloseCode.notLive, opened.refusal.slice(0, 120));
     const end = (reason: string) => ws.close(LiveDocCloseCode.accessEnded, reason);

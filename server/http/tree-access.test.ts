@@ -4,6 +4,7 @@ import path from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { languageSocketUrl } from "@/lib/language-protocol";
+import { LiveDocCloseCode } from "@/lib/live-doc-protocol";
 import { treeKey } from "@/lib/trees";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
@@ -193,5 +194,32 @@ describe("a view link and trees", () => {
     });
     await expect(link.git.status({ projectId, tree: alpha })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(link.review.changes({ sessionId: beta })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("reads the files its session touched in the session's own tree, never the main tree's file of that name", async () => {
+    // The main tree holds its own readme.md, which the session on its branch never touched.
+    await writeFile(path.join(env.services.files.pathOf(projectId), "readme.md"), "main tree: uncommitted work\n");
+    await env.services.agent.log.append(alpha, "tool_call", {
+      turnId: "t1",
+      stepId: "t1:1",
+      toolCallId: "call_readme",
+      toolName: "read_file",
+      input: { path: "readme.md" },
+      title: "Read readme.md",
+      kind: "read",
+    });
+    const link = callerFor({ ...env.context(null), shareToken: viewToken });
+    expect(await link.share.read({ sessionId: alpha, path: "readme.md" })).toMatchObject({
+      content: "# alpha's change\n",
+    });
+    // Live documents are the main tree's: the link's live socket opens none for a session on a branch.
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) => {
+      const query = new URLSearchParams({ share: viewToken, sessionId: alpha, path: "readme.md" });
+      const ws = new WebSocket(`${base.replace(/^http/, "ws")}/api/live/ws?${query}`, { headers: { origin: base } });
+      ws.on("message", () => resolve({ code: 0, reason: "it served a document" }));
+      ws.on("close", (code, reason) => resolve({ code, reason: String(reason) }));
+      ws.on("error", () => resolve({ code: -1, reason: "refused" }));
+    });
+    expect(closed.code).toBe(LiveDocCloseCode.notLive);
   });
 });

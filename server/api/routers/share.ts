@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { checkShareToken } from "@/server/api/access";
-import { touchedFiles, touchedOnly } from "@/server/api/share-files";
+import { sessionFiles, touchedFiles, touchedOnly } from "@/server/api/share-files";
 import { publicProcedure, router, sessionMutationProcedure, sessionViewProcedure } from "@/server/api/trpc";
 import { createShareLink, listShareLinks, revokeShareLink } from "@/server/db/repositories/share-links";
 import { findProject } from "@/server/db/repositories/projects";
@@ -94,7 +94,12 @@ export const shareRouter = router({
     if (!touched.includes(input.path)) {
       throw new TRPCError({ code: "NOT_FOUND", message: "This link opens only the files its session touched." });
     }
-    const workspace = await ctx.services.files.open(ctx.project.id);
+    const workspace = await sessionFiles(ctx.services, ctx.session);
+    if (!workspace)
+      throw new TRPCError({
+        code: "NOT_FOUND",
+        message: "This session's branch was discarded, and its files with it.",
+      });
     try {
       return {
         ...(await workspace.read(input.path, touchedOnly(touched, workspace.root, input.path))),
