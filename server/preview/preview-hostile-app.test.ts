@@ -25,6 +25,8 @@ const ANSWERS: Record<string, string> = {
     `Set-Cookie: =${PREVIEW_COOKIE}=nameless`,
     `Set-Cookie: ${PREVIEW_COOKIE}=plain; Domain=localhost`,
     "Set-Cookie: app=kept; Path=/",
+    // For the parent domain: the IDE's host when it is opened at localhost, and every other preview.
+    "Set-Cookie: tossed=1; Domain=localhost; Path=/; domain =.localhost",
     "Content-Length: 2",
     "",
     "ok",
@@ -45,7 +47,7 @@ function hostileServer() {
       if (path === "/ws") {
         // A WebSocket handshake that tries to set the preview's session cookie.
         socket.write(
-          `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSet-Cookie: ${PREVIEW_COOKIE}=from-socket\r\nSec-WebSocket-Accept: x\r\n\r\n`,
+          `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSet-Cookie: ${PREVIEW_COOKIE}=from-socket\r\nSet-Cookie: socket=1; Domain=localhost\r\nSec-WebSocket-Accept: x\r\n\r\n`,
         );
         return;
       }
@@ -119,14 +121,14 @@ describe("the preview proxy against a hostile dev server", () => {
     expect((await request("/fine", { cookie })).body).toBe("alive");
   });
 
-  it("never passes on a Set-Cookie for the preview's own session, however its name is written", async () => {
+  it("never passes on a Set-Cookie for the preview's own session, however its name is written, nor one for a parent domain", async () => {
     const cookie = await enter();
     const answer = await request("/cookies", { cookie });
     expect(answer.status).toBe(200);
-    expect(answer.headers["set-cookie"]).toEqual(["app=kept; Path=/"]);
+    expect(answer.headers["set-cookie"]).toEqual(["app=kept; Path=/", "tossed=1; Path=/"]);
   });
 
-  it("never passes on the preview's session cookie in a WebSocket handshake's answer", async () => {
+  it("never passes on the preview's session cookie, nor a cookie's domain, in a WebSocket handshake's answer", async () => {
     const cookie = await enter();
     const headers = await new Promise<http.IncomingHttpHeaders | string>((resolve) => {
       const ws = new WebSocket(`ws://127.0.0.1:${proxyPort}/ws`, {
@@ -138,5 +140,6 @@ describe("the preview proxy against a hostile dev server", () => {
       ws.on("error", (error) => resolve(error.message));
     });
     expect(JSON.stringify(headers)).not.toContain("from-socket");
+    expect((headers as http.IncomingHttpHeaders)["set-cookie"]).toEqual(["socket=1"]);
   });
 });

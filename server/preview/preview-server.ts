@@ -112,16 +112,19 @@ function forwardedHeaders(
 }
 
 /**
- * Whether a Set-Cookie would set the preview's own session cookie as a browser reads it (RFC 6265
- * 5.2): the name is what comes before the first `=`, whitespace around it dropped; without a `=`
- * (or with nothing before it) the cookie is nameless and sent as its bare value, which the
- * proxy's own parsing could take for its cookie.
+ * An app's Set-Cookie as the browser gets it, or null when it would set the preview's own session
+ * cookie as a browser reads it (RFC 6265 5.2: the name is what comes before the first `=`,
+ * whitespace around it dropped; without a `=`, or with nothing before it, the cookie is nameless
+ * and sent as its bare value, which could pass for the session). A `Domain` attribute goes: the
+ * cookie stays on the preview's own host, and never reaches the IDE's host (a preview under
+ * `localhost` beside an IDE opened at `localhost`) or another project's preview.
  */
-function setsPreviewCookie(setCookie: string): boolean {
-  const pair = setCookie.split(";")[0]!;
-  const eq = pair.indexOf("=");
-  const name = eq < 0 ? "" : pair.slice(0, eq).trim();
-  return name === "" || name === PREVIEW_COOKIE;
+function appCookie(setCookie: string): string | null {
+  const [pair, ...attributes] = setCookie.split(";");
+  const eq = pair!.indexOf("=");
+  const name = eq < 0 ? "" : pair!.slice(0, eq).trim();
+  if (name === "" || name === PREVIEW_COOKIE) return null;
+  return [pair, ...attributes.filter((a) => !/^\s*domain\s*(=|$)/i.test(a))].join(";");
 }
 
 /** The app may not set or clear the preview's own session cookie; a page the script is added to changes length. */
@@ -131,8 +134,8 @@ function answerHeaders(raw: string[], rewritten: boolean): string[] {
     const lower = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
     if (rewritten && (lower === "content-length" || lower === "etag")) continue;
-    if (lower === "set-cookie" && setsPreviewCookie(raw[i + 1]!)) continue;
-    out.push(raw[i]!, raw[i + 1]!);
+    const value = lower === "set-cookie" ? appCookie(raw[i + 1]!) : raw[i + 1]!;
+    if (value !== null) out.push(raw[i]!, value);
   }
   return out;
 }
@@ -141,15 +144,17 @@ function answerHeaders(raw: string[], rewritten: boolean): string[] {
 const MAX_HANDSHAKE_HEAD = 16 * 1024;
 
 /**
- * The head of the dev server's answer to a WebSocket handshake as the browser gets it: without a
- * Set-Cookie of the preview's session, nor a folded line (obsolete; it could continue one).
+ * The head of the dev server's answer to a WebSocket handshake as the browser gets it: its
+ * cookies as any answer's (appCookie), without a folded line (obsolete; it could continue one).
  */
 function handshakeHead(head: string): string {
   const [status, ...lines] = head.split("\r\n");
-  const kept = lines.filter((line) => {
-    if (/^[ \t]/.test(line)) return false;
+  const kept = lines.flatMap((line) => {
+    if (/^[ \t]/.test(line)) return [];
     const colon = line.indexOf(":");
-    return !(line.slice(0, colon).trim().toLowerCase() === "set-cookie" && setsPreviewCookie(line.slice(colon + 1)));
+    if (line.slice(0, colon).trim().toLowerCase() !== "set-cookie") return [line];
+    const cookie = appCookie(line.slice(colon + 1).trim());
+    return cookie === null ? [] : [`Set-Cookie: ${cookie}`];
   });
   return [status, ...kept].join("\r\n");
 }
