@@ -1,4 +1,4 @@
-import { createForgeApi } from "@/server/services/forge-api";
+import { createForgeApi, forgeConnections } from "@/server/services/forge-api";
 import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/context";
@@ -275,6 +275,7 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     publicUrl: linkBase,
     allowHost: (projectId, host) => network.allowHost(projectId, host),
     allowHttp: () => config.gitAllowHttp,
+    forgeConnections: (remote) => forgeConnections(config.gitForges, remote),
   });
   const trees = createSessionTrees({ db, files, sandbox, checkpoints, agent, git, language });
   const webhooks = createProjectWebhooks(db, gitCipher);
@@ -287,6 +288,7 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     board,
     idle: (sessionId) => agent.idle(sessionId),
     forges: () => config.gitForges,
+    forgeConnections: (remote) => forgeConnections(config.gitForges, remote),
     publicUrl: linkBase,
     log,
   });

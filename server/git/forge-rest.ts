@@ -1,3 +1,4 @@
+import { type Dispatcher, fetch } from "undici";
 import { z } from "zod";
 import type { Forge } from "@/lib/git-forges";
 import { GitError } from "./errors";
@@ -8,7 +9,15 @@ import { GitError } from "./errors";
 // caller chose (a person's, or the team's for work a forge comment started).
 
 export type RestForge = "github" | "gitlab" | "gitea";
-export type ForgeTarget = { kind: RestForge; api: URL; repo: string; token: string };
+/**
+ * How the server connects to a forge the server's admin did not configure: only to addresses
+ * that are not its own network's (the remote is a project admin's choice), and why one was refused.
+ */
+export type ForgeConnections = { dispatcher: Dispatcher; refusal(error: unknown): string | null };
+export type ForgeTarget = { kind: RestForge; api: URL; repo: string; token: string; connections?: ForgeConnections };
+
+/** The most of a forge's answer that is read: its few fields fit in far less. */
+const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 const NAMES: Record<RestForge, string> = { github: "GitHub", gitlab: "GitLab", gitea: "Gitea" };
 
@@ -42,10 +51,15 @@ async function call(target: ForgeTarget, method: "GET" | "POST", path: string, b
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(20_000),
     redirect: "error",
+    ...(target.connections ? { dispatcher: target.connections.dispatcher } : {}),
   }).catch((error: unknown) => {
-    throw new GitError("HOST_NOT_ALLOWED", `Could not reach ${target.api.host}: ${(error as Error).message}`);
+    const refused = target.connections?.refusal(error);
+    throw new GitError(
+      "HOST_NOT_ALLOWED",
+      refused ?? `Could not reach ${target.api.host}: ${(error as Error).message}`,
+    );
   });
-  const json: unknown = await response.json().catch(() => null);
+  const json = await answerJson(response.body);
   if (response.status === 401 || response.status === 403)
     throw new GitError("AUTH_FAILED", `${name} refused the token: it needs write access to ${target.repo}.`);
   if (!response.ok) {
@@ -56,6 +70,23 @@ async function call(target: ForgeTarget, method: "GET" | "POST", path: string, b
     throw new GitError("FAILED", `${name} answered ${method} ${url.pathname}: ${reason}`);
   }
   return json;
+}
+
+/** The answer's JSON, or null when it is not JSON, broke off, or is longer than any answer Tandem reads. */
+async function answerJson(body: AsyncIterable<Uint8Array> | null): Promise<unknown> {
+  if (!body) return null;
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) return null;
+      chunks.push(chunk);
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return null;
+  }
 }
 
 const project = (repo: string) => `projects/${encodeURIComponent(repo)}`;

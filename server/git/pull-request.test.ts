@@ -19,7 +19,12 @@ beforeAll(async () => {
         return res.writeHead(401, { "content-type": "application/json" }).end('{"message":"Bad credentials"}');
       if (req.method !== "POST" || req.url !== "/api/v3/repos/acme/shop/pulls")
         return res.writeHead(404).end('{"message":"Not Found"}');
-      const body = JSON.parse(raw) as { head: string; base: string };
+      const body = JSON.parse(raw) as { head: string; base: string; title: string };
+      // An answer longer than any the server reads: a forge that wants the server's memory.
+      if (body.title === "huge")
+        return res
+          .writeHead(201, { "content-type": "application/json" })
+          .end(`{"number":7,"html_url":"https://ghe.acme.test/acme/shop/pull/7","padding":"${"x".repeat(3 << 20)}"}`);
       if (body.head === body.base)
         return res.writeHead(422, { "content-type": "application/json" }).end('{"message":"Validation Failed"}');
       res
@@ -89,6 +94,10 @@ describe("pull requests", () => {
     await expect(openForgePullRequest({ ...base, token: "bad" })).rejects.toMatchObject({ code: "AUTH_FAILED" });
     await expect(openForgePullRequest({ ...base, token: "good-token", head: "main" })).rejects.toMatchObject({
       message: expect.stringContaining("Validation Failed"),
+    });
+    // Read up to 2 MB, then taken for no answer.
+    await expect(openForgePullRequest({ ...base, token: "good-token", title: "huge" })).rejects.toMatchObject({
+      message: expect.stringContaining("did not name the new pull request"),
     });
   });
 });

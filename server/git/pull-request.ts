@@ -1,6 +1,6 @@
 import type { Forge, ForgeKind, Forges } from "@/lib/git-forges";
 import { GitError } from "./errors";
-import { openPullRequest, restForge, restRoot } from "./forge-rest";
+import { type ForgeConnections, openPullRequest, restForge, restRoot } from "./forge-rest";
 
 const KNOWN: Forges = {
   "github.com": { kind: "github", api: "https://api.github.com" },
@@ -74,6 +74,7 @@ export async function openForgePullRequest(input: {
   base: string;
   title: string;
   body: string;
+  connections?: ForgeConnections;
 }): Promise<{ url: string; number: number }> {
   const url = new URL(input.remote);
   const forge = restForge(forgeOf(url, input.forges));
@@ -84,7 +85,7 @@ export async function openForgePullRequest(input: {
       `Tandem opens pull requests through the API on GitHub, GitLab and Gitea hosts; use the link for ${url.host}.`,
     );
   return openPullRequest(
-    { kind: forge.kind, api: restRoot(forge, url), repo, token: input.token },
+    { kind: forge.kind, api: restRoot(forge, url), repo, token: input.token, connections: input.connections },
     { head: input.head, base: input.base, title: input.title, body: input.body },
   );
 }

@@ -5,6 +5,7 @@ import { usableGitCredentials } from "@/server/db/repositories/git-credentials";
 import { findProject } from "@/server/db/repositories/projects";
 import { isTeamAccount } from "@/server/db/repositories/users";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
+import type { ForgeConnections } from "@/server/git/forge-rest";
 import { forgeOf } from "@/server/git/pull-request";
 import type { FetchPolicy } from "@/server/tools/define-tool";
 import type { ForgeCall, ForgeKind } from "@/server/tools/forge-api";
@@ -99,6 +100,27 @@ export function createForgeApi(deps: { db: Db; cipher: CredentialCipher; forges:
 }
 
 export type ForgeApi = ReturnType<typeof createForgeApi>;
+
+/**
+ * How the server reaches the REST API of a forge on `remote`'s host for Tandem's own calls
+ * (server/git/forge-rest.ts: pull requests, forge comments): as configured for a forge the server's
+ * admin named (TANDEM_GIT_FORGES: undefined), any other host only at addresses outside the server's
+ * own networks, as github_api above. A project admin chooses the remote; a token stored for an
+ * internal address must not turn the server into a way in.
+ */
+export function forgeConnections(configured: Forges, remote: URL): ForgeConnections | undefined {
+  if (configured[remote.host] ?? configured[remote.hostname]) return undefined;
+  return {
+    dispatcher: guardedDispatcher([]),
+    refusal(error) {
+      const blocked = blockedAddressOf(error);
+      return (
+        blocked &&
+        `${blocked.host} resolves to ${blocked.address}, a ${blocked.why} address, and is not a forge the server's admin configured (TANDEM_GIT_FORGES).`
+      );
+    },
+  };
+}
 
 /** The REST root: the configured one, else GitHub's public API or GitHub Enterprise's /api/v3, GitLab's /api/v4. */
 function apiBase(forge: Forge, host: URL): URL {

@@ -23,6 +23,7 @@ import { findUser } from "@/server/db/repositories/users";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
 import { GitError } from "@/server/git/errors";
 import {
+  type ForgeConnections,
   type ForgeTarget,
   postComment,
   pullRequestBranches,
@@ -69,6 +70,8 @@ export function createForgeRequests(deps: {
   /** Resolves once the session's turn is over (its end event comes a moment before). */
   idle: (sessionId: string) => Promise<void>;
   forges: () => Forges;
+  /** How the server reaches a forge's API (forge-api.ts's forgeConnections). */
+  forgeConnections: (remote: URL) => ForgeConnections | undefined;
   publicUrl: string | undefined;
   log: (line: string) => void;
 }) {
@@ -92,7 +95,15 @@ export function createForgeRequests(deps: {
       web,
       repo,
       kind: forge.kind,
-      target: token ? ({ kind: forge.kind, api: restRoot(forge, web), repo, token } satisfies ForgeTarget) : null,
+      target: token
+        ? ({
+            kind: forge.kind,
+            api: restRoot(forge, web),
+            repo,
+            token,
+            connections: deps.forgeConnections(web),
+          } satisfies ForgeTarget)
+        : null,
       forges: (remote: URL) => withProjectForge(deps.forges(), remote, chosen),
     };
   }

@@ -31,6 +31,7 @@ import { gitRepository, type Author } from "@/server/git/repository";
 import type { GitSandbox } from "@/server/git/run";
 import type { GitProgress } from "@/lib/git-schemas";
 import type { Forges } from "@/lib/git-forges";
+import type { ForgeConnections } from "@/server/git/forge-rest";
 import { openForgePullRequest } from "@/server/git/pull-request";
 
 export type GitDeps = {
@@ -44,6 +45,8 @@ export type GitDeps = {
   allowHost?(projectId: string, host: string): Promise<unknown>;
   /** Whether tokens may go to plain http:// remotes (the server admin's TANDEM_GIT_ALLOW_HTTP), read at each use. */
   allowHttp(): boolean;
+  /** How the server reaches the forge API of a remote on a host its admin did not configure (forge-api.ts). */
+  forgeConnections(remote: URL): ForgeConnections | undefined;
 };
 export type GitProject = { id: string; teamId: string };
 export type GitPerson = { id: string; name: string; email: string };
@@ -336,6 +339,7 @@ export function createProjectGit(deps: GitDeps) {
           base: input.base,
           title: input.title,
           body: input.body,
+          connections: deps.forgeConnections(new URL(web)),
         });
         return { ...opened, head: branch, base: input.base };
       });

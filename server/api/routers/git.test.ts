@@ -297,6 +297,32 @@ describe("pull requests from Source Control", () => {
     expect(await push()).toMatchObject({ pullRequestUrl: null });
   }, 120_000);
 
+  it("sends no token to a forge API at an internal address the server's admin did not configure", async () => {
+    // A project admin names a remote on an internal address and says it is a Gitea: the server
+    // itself would call its API with the member's token and show what it answered.
+    const internal: string[] = [];
+    const api = http.createServer((req, res) => {
+      internal.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      res.writeHead(200, { "content-type": "application/json" }).end('{"message":"internal service"}');
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    try {
+      const apiHost = `127.0.0.1:${(api.address() as AddressInfo).port}`;
+      await caller.gitCredential.add({ name: "Internal", host: apiHost, username: "alice", token: "internal_token_1" });
+      server.createRepository("acme/internal", { "README.md": "# internal\n" });
+      const project = await caller.project.create({ name: "Internal", gitUrl: `${server.url}/acme/internal.git` });
+      await caller.git.createBranch({ projectId: project.id, name: "feature" });
+      await caller.git.setRemote({ projectId: project.id, url: `http://${apiHost}/acme/internal.git` });
+      await caller.git.setForge({ projectId: project.id, forge: "gitea" });
+      await expect(caller.git.openPullRequest({ projectId: project.id, title: "In" })).rejects.toMatchObject({
+        message: expect.stringMatching(/127\.0\.0\.1.*loopback.*TANDEM_GIT_FORGES/),
+      });
+      expect(internal).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+    }
+  }, 120_000);
+
   it("opens one through the host's API and posts its link in the session open beside it, never in another project's", async () => {
     // GitHub's REST pulls endpoint, served locally: the one fake allowed, since a real forge cannot run here.
     const api = http.createServer((req, res) => {
