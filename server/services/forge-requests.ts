@@ -222,6 +222,11 @@ export function createForgeRequests(deps: {
         body: { error: `Store a team token for ${found.web.host}: Tandem comments and pushes with it.` },
       };
     const target = found.target;
+    // The team token's own comments quote the agent's answer: they start nothing, judged by the
+    // account the forge says the token signs in as (the login stored with it is only what an admin
+    // typed, often a placeholder such as x-access-token).
+    if ((await tokenLogin(target).catch(() => null))?.toLowerCase() === note.login.toLowerCase())
+      return ignored("a comment by a bot");
     // The login on a member's credential is only what they typed: the forge says whom their token
     // signs in as, so a member cannot name someone else's login and let that person start work.
     const own = deps.cipher.open(member.credential);
