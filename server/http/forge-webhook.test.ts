@@ -521,6 +521,35 @@ describe("what an attacker sends", () => {
     expect(commentsOn("github", "issue", 19)).toEqual([]);
   });
 
+  it("a member's credential filed under another member's login does not silence that member", async () => {
+    // Eve files her own token under Finn's login, six times, before Finn stores his: hers are then
+    // the first credentials under that login, and none signs in as Finn.
+    const db = h.env.services.db;
+    const [eve, finn] = [await h.env.createUser(), await h.env.createUser()];
+    await addMember(db, h.project.teamId, eve.id, "member");
+    await addMember(db, h.project.teamId, finn.id, "member");
+    LOGINS.finn_token = "finn-gh";
+    const remote = projects.github.remote;
+    const host = new URL(sandboxMode === "bwrap" ? remote.replace("127.0.0.1", "git.test") : remote).host;
+    const as = (user: typeof eve) => createCallerFactory(appRouter)(h.env.context(user));
+    for (const n of [1, 2, 3, 4, 5, 6])
+      await as(eve).gitCredential.add({ name: `Eve's as Finn ${n}`, host, username: "finn-gh", token: "eve_token" });
+    await as(finn).gitCredential.add({ name: "Finn's", host, username: "finn-gh", token: "finn_token" });
+    try {
+      // Finn's comment gets past who he is: to the pull request the forge does not know.
+      const response = await post(
+        "github",
+        delivery("github", { on: "pull", number: 23, body: "@tandem look", login: "finn-gh" }),
+      );
+      expect([response.status, await response.json()]).toEqual([
+        422,
+        { error: expect.stringContaining("could not read the pull request's branch") },
+      ]);
+    } finally {
+      await db.gitCredential.deleteMany({ where: { userId: { in: [eve.id, finn.id] } } });
+    }
+  });
+
   it("the bot's own comments never start work (no loop)", async () => {
     const before = await sessionsOf("github");
     const own = await post(

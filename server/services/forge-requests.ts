@@ -7,7 +7,7 @@ import type { Db } from "@/server/db/client";
 import {
   createForgeRequest,
   findForgeRequest,
-  findMemberByForgeLogin,
+  findMembersByForgeLogin,
   findTeamForgeToken,
   finishForgeRequest,
   listWorkingForgeRequests,
@@ -214,8 +214,8 @@ export function createForgeRequests(deps: {
     if (note.bot || (await teamForgeLogins(db, project.teamId, found.web.host)).includes(note.login.toLowerCase()))
       return ignored("a comment by a bot");
     // Strangers get no answer at all: nothing here tells them the project exists.
-    const member = await findMemberByForgeLogin(db, project.teamId, found.web.host, note.login);
-    if (!member) return ignored("not from a member of the project's team");
+    const members = await findMembersByForgeLogin(db, project.teamId, found.web.host, note.login);
+    if (members.length === 0) return ignored("not from a member of the project's team");
     if (!found.target)
       return {
         status: 422,
@@ -228,11 +228,16 @@ export function createForgeRequests(deps: {
     if ((await tokenLogin(target).catch(() => null))?.toLowerCase() === note.login.toLowerCase())
       return ignored("a comment by a bot");
     // The login on a member's credential is only what they typed: the forge says whom their token
-    // signs in as, so a member cannot name someone else's login and let that person start work.
-    const own = deps.cipher.open(member.credential);
-    const actsAs = own ? await tokenLogin({ ...target, token: own }).catch(() => null) : null;
-    if (actsAs?.toLowerCase() !== note.login.toLowerCase())
-      return ignored("the member's stored token does not sign in as this login");
+    // signs in as, so a member cannot name someone else's login and let that person start work,
+    // nor, by filing a token under it first, keep that person from starting any.
+    let proven = false;
+    for (const { credential } of members) {
+      const own = deps.cipher.open(credential);
+      const actsAs = own ? await tokenLogin({ ...target, token: own }).catch(() => null) : null;
+      proven = actsAs?.toLowerCase() === note.login.toLowerCase();
+      if (proven) break;
+    }
+    if (!proven) return ignored("the member's stored token does not sign in as this login");
     if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
       return { status: 409, body: { error: "This comment started a session already." } };
 

@@ -38,16 +38,18 @@ export async function finishForgeRequest(db: Db, sessionId: string): Promise<boo
 }
 
 /**
- * The team member (owner, admin or member: a viewer starts no work) whose own stored credential for
- * `host` carries the forge login `login`, or null. Team credentials do not count: they are the bot's.
+ * The team members (owner, admin or member: a viewer starts no work) whose own stored credentials
+ * for `host` carry the forge login `login`, each with their newest such credential, a few members at
+ * most: a login is only what a member typed, so the caller asks the forge which of them really
+ * signs in as it. Team credentials do not count: they are the bot's.
  */
-export async function findMemberByForgeLogin(
+export async function findMembersByForgeLogin(
   db: Db,
   teamId: string,
   host: string,
   login: string,
-): Promise<{ id: string; name: string; credential: { keyId: string; secret: Uint8Array } } | null> {
-  const found = await db.gitCredential.findFirst({
+): Promise<Array<{ id: string; name: string; credential: { keyId: string; secret: Uint8Array } }>> {
+  const found = await db.gitCredential.findMany({
     where: {
       host,
       username: { equals: login, mode: "insensitive" },
@@ -57,8 +59,15 @@ export async function findMemberByForgeLogin(
       },
     },
     select: { keyId: true, secret: true, user: { select: { id: true, name: true } } },
+    // One credential per member (their newest under the login), so that however many one member
+    // files under a teammate's login, the teammate's own is among those asked.
+    distinct: ["userId"],
+    orderBy: { createdAt: "desc" },
+    take: 5,
   });
-  return found?.user ? { ...found.user, credential: { keyId: found.keyId, secret: found.secret } } : null;
+  return found.flatMap((row) =>
+    row.user ? [{ ...row.user, credential: { keyId: row.keyId, secret: row.secret } }] : [],
+  );
 }
 
 /** The team's first shared token for `host`, sealed: what Tandem pushes and comments with for forge requests. */
