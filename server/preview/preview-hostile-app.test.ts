@@ -16,6 +16,7 @@ import { createPreviewHandlers, PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./pre
 const ANSWERS: Record<string, string> = {
   "/status-099": "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok",
   "/reason": "HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nok",
+  "/switch": "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
   "/huge-header": `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(100_000)}\r\nContent-Length: 2\r\n\r\nok`,
   "/cookies": [
     "HTTP/1.1 200 OK",
@@ -113,7 +114,7 @@ describe("the preview proxy against a hostile dev server", () => {
 
   it("answers 502 to a status or reason phrase it cannot pass on, and a header past the limit, and keeps serving", async () => {
     const cookie = await enter();
-    for (const path of ["/status-099", "/reason", "/huge-header"]) {
+    for (const path of ["/status-099", "/reason", "/huge-header", "/switch"]) {
       const answer = await request(path, { cookie });
       expect(answer.status, path).toBe(502);
     }

@@ -364,6 +364,11 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         if (html) answer.pipe(withFrameScript()).pipe(res);
         else answer.pipe(res);
       });
+      // Switching protocols on a request that asked for none: no answer a browser could take.
+      upstream.on("upgrade", (_answer, socket) => {
+        socket.destroy();
+        page(res, 502, "The server's answer is not valid HTTP", "Tandem cannot pass it on.");
+      });
       upstream.on("error", (error) => {
         if (res.headersSent) return void res.destroy();
         // A kept connection the dev server had closed meanwhile: once more on a new one, for a request without a body.
