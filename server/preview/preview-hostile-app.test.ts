@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { createPreviewHandlers, PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./preview-server";
 
@@ -12,11 +11,20 @@ import { createPreviewHandlers, PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./pre
 // runs in the server's own process, so whatever such an answer does to it, it does to every
 // person's IDE: it must end in a 502 or the answer passed on without the forbidden parts.
 
+const SWITCH = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n";
+
 /** What the hostile server writes for each path, raw. */
 const ANSWERS: Record<string, string> = {
   "/status-099": "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok",
   "/reason": "HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nok",
+  // A Set-Cookie after a bare LF, which browsers take for a line's end: Node's parser refuses it.
+  "/bare-lf": `HTTP/1.1 200 OK\r\nX-Note: a\nSet-Cookie: ${PREVIEW_COOKIE}=after-lf\r\nContent-Length: 2\r\n\r\nok`,
   "/switch": "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+  // WebSocket handshakes that try to set the preview's session cookie: plainly, after a bare LF
+  // (which browsers take for a line's end), and in a head ended by bare LFs.
+  "/ws": `${SWITCH}Set-Cookie: ${PREVIEW_COOKIE}=from-socket\r\nSet-Cookie: socket=1; Domain=localhost\r\n\r\n`,
+  "/ws-lf": `${SWITCH}X-Note: a\nSet-Cookie: ${PREVIEW_COOKIE}=from-socket\r\n\r\n`,
+  "/ws-lf-end": `${SWITCH}Set-Cookie: ${PREVIEW_COOKIE}=from-socket\n\n`,
   "/huge-header": `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(100_000)}\r\nContent-Length: 2\r\n\r\nok`,
   "/cookies": [
     "HTTP/1.1 200 OK",
@@ -45,13 +53,6 @@ function hostileServer() {
       const [line] = head.split("\r\n");
       head = head.slice(end + 4);
       const path = line!.split(" ")[1]!;
-      if (path === "/ws") {
-        // A WebSocket handshake that tries to set the preview's session cookie.
-        socket.write(
-          `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSet-Cookie: ${PREVIEW_COOKIE}=from-socket\r\nSet-Cookie: socket=1; Domain=localhost\r\nSec-WebSocket-Accept: x\r\n\r\n`,
-        );
-        return;
-      }
       socket.write(ANSWERS[path] ?? "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nalive");
     });
   });
@@ -114,7 +115,7 @@ describe("the preview proxy against a hostile dev server", () => {
 
   it("answers 502 to a status or reason phrase it cannot pass on, and a header past the limit, and keeps serving", async () => {
     const cookie = await enter();
-    for (const path of ["/status-099", "/reason", "/huge-header", "/switch"]) {
+    for (const path of ["/status-099", "/reason", "/huge-header", "/switch", "/bare-lf"]) {
       const answer = await request(path, { cookie });
       expect(answer.status, path).toBe(502);
     }
@@ -131,16 +132,39 @@ describe("the preview proxy against a hostile dev server", () => {
 
   it("never passes on the preview's session cookie, nor a cookie's domain, in a WebSocket handshake's answer", async () => {
     const cookie = await enter();
-    const headers = await new Promise<http.IncomingHttpHeaders | string>((resolve) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${proxyPort}/ws`, {
-        headers: { host: host(), cookie, origin: `http://${host()}` },
+    /** What a browser's connection gets back for a handshake, raw, until the proxy closes it or a second passes. */
+    const handshake = (path: string) =>
+      new Promise<string>((resolve) => {
+        let got = "";
+        const socket = net.connect(proxyPort, "127.0.0.1", () =>
+          socket.write(
+            [
+              `GET ${path} HTTP/1.1`,
+              `Host: ${host()}`,
+              `Cookie: ${cookie}`,
+              `Origin: http://${host()}`,
+              "Upgrade: websocket",
+              "Connection: Upgrade",
+              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+              "Sec-WebSocket-Version: 13",
+              "",
+              "",
+            ].join("\r\n"),
+          ),
+        );
+        const done = () => {
+          socket.destroy();
+          resolve(got);
+        };
+        socket.on("data", (chunk) => (got += chunk.toString("latin1")));
+        socket.on("close", done);
+        socket.on("error", done);
+        setTimeout(done, 1_000);
       });
-      ws.on("upgrade", (res) => resolve(res.headers));
-      // The made-up accept key fails the client's check after it read the headers.
-      ws.on("unexpected-response", (_req, res) => resolve(res.headers));
-      ws.on("error", (error) => resolve(error.message));
-    });
-    expect(JSON.stringify(headers)).not.toContain("from-socket");
-    expect((headers as http.IncomingHttpHeaders)["set-cookie"]).toEqual(["socket=1"]);
+    const plain = await handshake("/ws");
+    expect(plain).toMatch(/^HTTP\/1\.1 101 /);
+    expect(plain).toContain("\r\nSet-Cookie: socket=1\r\n");
+    for (const path of ["/ws", "/ws-lf", "/ws-lf-end"])
+      expect(await handshake(path), path).not.toContain("from-socket");
   });
 });

@@ -146,8 +146,11 @@ const MAX_HANDSHAKE_HEAD = 16 * 1024;
 /**
  * The head of the dev server's answer to a WebSocket handshake as the browser gets it: its
  * cookies as any answer's (appCookie), without a folded line (obsolete; it could continue one).
+ * Null for a head with a bare CR or LF, which a browser may take for a line's end where this
+ * reading does not.
  */
-function handshakeHead(head: string): string {
+function handshakeHead(head: string): string | null {
+  if (/\r(?!\n)|(?<!\r)\n/.test(head)) return null;
   const [status, ...lines] = head.split("\r\n");
   const kept = lines.flatMap((line) => {
     if (/^[ \t]/.test(line)) return [];
@@ -436,8 +439,10 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         return;
       }
       upstream.off("data", readHead);
+      const kept = handshakeHead(answer.subarray(0, end).toString("latin1"));
+      if (kept === null) return void upstream.destroy();
       upstream.pause();
-      client.write(handshakeHead(answer.subarray(0, end).toString("latin1")), "latin1");
+      client.write(kept, "latin1");
       client.write(answer.subarray(end));
       upstream.pipe(client);
       client.pipe(upstream);
