@@ -1,9 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addWorktree } from "@/server/git/worktree";
+import { addWorktree, commitAll, mergeBranch } from "@/server/git/worktree";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { openWorkspace } from "@/server/workspace";
 import { createShellSession, type ShellSession } from "@/server/workspace/shell-session";
@@ -133,6 +142,43 @@ describeSandboxed("a session's worktree sandbox", () => {
     // Nothing was written into the other trees.
     expect(git(main, "status", "--porcelain")).toBe("?? draft.txt\n");
     expect(git(other, "status", "--porcelain")).toBe("?? work.txt\n");
+  });
+
+  it("runs a repository's merge driver and hooks during Update from base only inside the worktree's sandbox", async () => {
+    // The repository (which any writer or session shapes) plants a merge driver for every file and
+    // hooks, each trying to write beside the data dir and to read the main tree's uncommitted file.
+    const main = project("p3");
+    const outside = mkdtempSync(path.join(tmpdir(), "tandem-merge-driver-"));
+    const evil = (name: string) =>
+      `sh -c 'echo ${name} > "${outside}/${name}"; cat "${main}/draft.txt" > ${name}-leaked 2>/dev/null; echo ran > ${name}-ran; true'`;
+    writeFileSync(path.join(main, ".gitattributes"), "*.txt merge=evil\n");
+    git(main, "add", ".gitattributes");
+    git(main, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-qm", "attributes");
+    const tree = await worktree("p3", "s1");
+    // Both sides change shared.txt: the merge needs the driver.
+    writeFileSync(path.join(main, "shared.txt"), "main's\n");
+    git(main, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-qam", "main");
+    writeFileSync(path.join(tree, "shared.txt"), "session's\n");
+    // Planted last: this test's own git above runs on the host.
+    git(main, "config", "merge.evil.driver", `${evil("driver")}; exit 1`);
+    for (const hook of ["pre-merge-commit", "post-merge", "pre-commit", "post-commit"])
+      writeFileSync(path.join(main, ".git/hooks", hook), `#!/bin/sh\n${evil(hook)}\n`, { mode: 0o755 });
+    const author = { name: "B", email: "b@example.com" };
+    await commitAll(sandbox, tree, { message: "session", author, hooks: false });
+    await expect(
+      mergeBranch(sandbox, tree, { branch: "main", author, message: "update", hooks: false }),
+    ).rejects.toThrow();
+    try {
+      // It ran, inside: its evidence is in the worktree, nothing beside the data dir, no secret read.
+      expect(existsSync(path.join(tree, "driver-ran"))).toBe(true);
+      expect(readdirSync(outside)).toEqual([]);
+      expect(readFileSync(path.join(tree, "driver-leaked"), "utf8")).not.toContain(MAIN_SECRET);
+      // Hooks are off for what the server starts on its own.
+      for (const hook of ["pre-merge-commit", "post-merge", "pre-commit", "post-commit"])
+        expect(existsSync(path.join(tree, `${hook}-ran`)), hook).toBe(false);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it("binds nothing when the main tree's .git is a link, whatever it names", async () => {
