@@ -19,6 +19,9 @@ const ANSWERS: Record<string, string> = {
   "/reason": "HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nok",
   // A Set-Cookie after a bare LF, which browsers take for a line's end: Node's parser refuses it.
   "/bare-lf": `HTTP/1.1 200 OK\r\nX-Note: a\nSet-Cookie: ${PREVIEW_COOKIE}=after-lf\r\nContent-Length: 2\r\n\r\nok`,
+  // For a CDN in front of the previews to keep and hand to anyone.
+  "/cached":
+    "HTTP/1.1 200 OK\r\nCache-Control: public, max-age=31536000\r\nCache-Control: s-maxage=600, immutable\r\nContent-Length: 2\r\n\r\nok",
   "/switch": "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
   // WebSocket handshakes that try to set the preview's session cookie: plainly, after a bare LF
   // (which browsers take for a line's end), and in a head ended by bare LFs.
@@ -121,6 +124,14 @@ describe("the preview proxy against a hostile dev server", () => {
     }
     // The proxy (the server's own process) is still there.
     expect((await request("/fine", { cookie })).body).toBe("alive");
+  });
+
+  it("lets no shared cache keep an answer for someone without the preview's session", async () => {
+    const cookie = await enter();
+    expect((await request("/cached", { cookie })).headers["cache-control"]).toBe(
+      "private, max-age=31536000, immutable",
+    );
+    expect((await request("/fine", { cookie })).headers["cache-control"]).toBe("private");
   });
 
   it("never passes on a Set-Cookie for the preview's own session, however its name is written, nor one for a parent domain", async () => {

@@ -130,14 +130,33 @@ function appCookie(setCookie: string): string | null {
 /** The app may not set or clear the preview's own session cookie; a page the script is added to changes length. */
 function answerHeaders(raw: string[], rewritten: boolean): string[] {
   const out: string[] = [];
+  const caching: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const lower = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
     if (rewritten && (lower === "content-length" || lower === "etag")) continue;
+    if (lower === "cache-control") {
+      caching.push(raw[i + 1]!);
+      continue;
+    }
     const value = lower === "set-cookie" ? appCookie(raw[i + 1]!) : raw[i + 1]!;
     if (value !== null) out.push(raw[i]!, value);
   }
+  out.push("Cache-Control", privateCaching(caching.join(",")));
   return out;
+}
+
+/**
+ * An answer is for whoever the preview's session admits: no shared cache (a CDN in front of a
+ * deployment's previews) may keep it for someone without one. The app's directives stay, but for
+ * `public` and those only shared caches read; `private` goes first.
+ */
+function privateCaching(value: string): string {
+  const kept = value
+    .split(",")
+    .map((directive) => directive.trim())
+    .filter((directive) => directive && !/^(public|private|proxy-revalidate|s-maxage\s*=.*)$/i.test(directive));
+  return ["private", ...kept].join(", ");
 }
 
 /** The longest answer head a WebSocket handshake may have (Node's own limit for any HTTP head). */
