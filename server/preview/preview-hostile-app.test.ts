@@ -37,6 +37,8 @@ const ANSWERS: Record<string, string> = {
     `Set-Cookie: =${PREVIEW_COOKIE}=nameless`,
     `Set-Cookie: ${PREVIEW_COOKIE}=plain; Domain=localhost`,
     "Set-Cookie: app=kept; Path=/",
+    // Would sign the person out of every preview of the site (and an IDE under it).
+    'Clear-Site-Data: "cookies"',
     // For the parent domain: the IDE's host when it is opened at localhost, and every other preview.
     "Set-Cookie: tossed=1; Domain=localhost; Path=/; domain =.localhost",
     "Content-Length: 2",
@@ -139,6 +141,7 @@ describe("the preview proxy against a hostile dev server", () => {
     const answer = await request("/cookies", { cookie });
     expect(answer.status).toBe(200);
     expect(answer.headers["set-cookie"]).toEqual(["app=kept; Path=/", "tossed=1; Path=/"]);
+    expect(answer.headers["clear-site-data"]).toBeUndefined();
   });
 
   it("never passes on the preview's session cookie, nor a cookie's domain, in a WebSocket handshake's answer", async () => {

@@ -133,7 +133,8 @@ function answerHeaders(raw: string[], rewritten: boolean): string[] {
   const caching: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const lower = raw[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(lower)) continue;
+    // Clear-Site-Data reaches past the preview's own host (its cookies go for the whole site).
+    if (HOP_BY_HOP.has(lower) || lower === "clear-site-data") continue;
     if (rewritten && (lower === "content-length" || lower === "etag")) continue;
     if (lower === "cache-control") {
       caching.push(raw[i + 1]!);
