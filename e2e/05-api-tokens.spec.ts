@@ -100,4 +100,23 @@ test("a project's admin makes its webhook and sees the secret once", async ({ pa
   await expect(forge).toContainText("GitHub (acme/shop on github.com)");
   await expect(forge.getByTestId("webhook-forge-token")).toContainText("The team has no token for github.com");
   await page.getByTestId("webhook-card").screenshot({ path: screenshotPath("webhook-forge") });
+
+  // GitLab sends its token in every delivery: it gets one of its own with a new secret, not the secret.
+  const toGitlab = await page.evaluate(async (id) => {
+    const response = await fetch("/api/trpc/git.setRemote", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { projectId: id, url: "https://gitlab.com/acme/shop.git" } }),
+    });
+    return response.status;
+  }, projectId);
+  expect(toGitlab).toBe(200);
+  await page.reload();
+  const gitlabCard = page.getByTestId("webhook-card");
+  await expect(gitlabCard.getByTestId("webhook-forge")).toContainText("the GitLab token shown with a new secret");
+  await gitlabCard.getByTestId("webhook-rotate").click();
+  await expect(gitlabCard.getByTestId("webhook-gitlab-token")).toHaveValue(/^glwh_/);
+  const shown = await gitlabCard.getByTestId("webhook-secret").inputValue();
+  expect(await gitlabCard.getByTestId("webhook-gitlab-token").inputValue()).not.toBe(shown);
+  await gitlabCard.screenshot({ path: screenshotPath("webhook-gitlab") });
 });

@@ -15,13 +15,16 @@ export function WebhookCard({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const webhook = useQuery(trpc.webhook.get.queryOptions({ projectId }));
-  const [secret, setSecret] = useState<string | null>(null);
+  const [made, setMade] = useState<{ secret: string; gitlabToken: string } | null>(null);
   const refresh = () => void queryClient.invalidateQueries(trpc.webhook.get.queryFilter({ projectId }));
   const enable = useMutation(
-    trpc.webhook.enable.mutationOptions({ onSuccess: ({ secret }) => setSecret(secret), onSettled: refresh }),
+    trpc.webhook.enable.mutationOptions({
+      onSuccess: ({ secret, gitlabToken }) => setMade({ secret, gitlabToken }),
+      onSettled: refresh,
+    }),
   );
   const disable = useMutation(
-    trpc.webhook.disable.mutationOptions({ onSuccess: () => setSecret(null), onSettled: refresh }),
+    trpc.webhook.disable.mutationOptions({ onSuccess: () => setMade(null), onSettled: refresh }),
   );
   const url = typeof window === "undefined" ? "" : window.location.origin;
   return (
@@ -70,11 +73,19 @@ export function WebhookCard({ projectId }: { projectId: string }) {
           Make a webhook
         </button>
       )}
-      {secret && (
+      {made && (
         <ShownOnceLink
           message="Copy the secret now: it is shown only this once."
-          url={secret}
+          url={made.secret}
           testId="webhook-secret"
+        />
+      )}
+      {made && webhook.data?.forge?.kind === "gitlab" && (
+        // GitLab sends its token in every delivery's header, so it gets one of its own that opens comments only.
+        <ShownOnceLink
+          message="GitLab's webhook takes this as its secret token, not the secret above: it opens @tandem comments only."
+          url={made.gitlabToken}
+          testId="webhook-gitlab-token"
         />
       )}
       {(webhook.error ?? enable.error ?? disable.error) && (
@@ -104,9 +115,10 @@ function ForgeComments({
     <div className="stack" data-testid="webhook-forge">
       <p className="hint">
         <strong>{FORGE_NAMES[forge.kind]}</strong> ({forge.repo} on {forge.host}): add this URL as a webhook for comment
-        events there, with this secret. <code>@tandem &lt;request&gt;</code> on an issue starts a session on a new
-        branch that ends in a pull request closing it; on a pull request, one that pushes to its branch. Only team
-        members count, by the login on the git token they stored for {forge.host}.
+        events there, with {forge.kind === "gitlab" ? "the GitLab token shown with a new secret" : "this secret"}.{" "}
+        <code>@tandem &lt;request&gt;</code> on an issue starts a session on a new branch that ends in a pull request
+        closing it; on a pull request, one that pushes to its branch. Only team members count, by the login on the git
+        token they stored for {forge.host}.
       </p>
       {forge.teamToken ? (
         <p className="hint" data-testid="webhook-forge-token">

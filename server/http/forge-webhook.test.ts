@@ -13,6 +13,7 @@ import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { addMember } from "@/server/db/repositories/teams";
 import { startServer, type RunningServer } from "@/server/start-server";
+import { gitlabToken } from "@/server/services/forge-events";
 import { createAgentHarness } from "@/server/test/agent-harness";
 import { startGitHttpServer, type GitHttpServer } from "@/server/test/git-http-server";
 import { sandboxMode } from "@/server/test/sandbox-guard";
@@ -162,7 +163,7 @@ function delivery(
         ? { issue: { iid: input.number, title } }
         : { merge_request: { iid: input.number, title } }),
     };
-    headers = { "x-gitlab-event": "Note Hook", "x-gitlab-event-uuid": id, "x-gitlab-token": key };
+    headers = { "x-gitlab-event": "Note Hook", "x-gitlab-event-uuid": id, "x-gitlab-token": gitlabToken(key) };
   } else if (forge === "github" && input.inline) {
     payload = {
       action: "created",

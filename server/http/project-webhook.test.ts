@@ -164,6 +164,17 @@ describe("what an attacker sends", () => {
     secret = (await h.caller.webhook.enable({ projectId: h.project.id })).secret;
   });
 
+  it("takes nothing signed with the GitLab token, which GitLab sends with every delivery", async () => {
+    // GitLab has no signature: the token it holds travels in a header. It opens @tandem comments
+    // (by members) only, never a delivery of any prompt.
+    const made = await h.caller.webhook.enable({ projectId: h.project.id });
+    secret = made.secret;
+    expect(made.gitlabToken).not.toBe(made.secret);
+    const before = await sessionsNow();
+    expect((await deliver({ body, key: made.gitlabToken })).status).toBe(401);
+    expect(await sessionsNow()).toBe(before);
+  });
+
   it("is managed from a browser only: a token cannot make a webhook secret", async () => {
     const withToken = createCallerFactory(appRouter)({
       ...h.env.context(h.user),

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { forgeComment, forgeDelivery, signedWith, tandemRequest } from "./forge-events";
+import { forgeComment, forgeDelivery, gitlabToken, signedWith, tandemRequest } from "./forge-events";
 
 // The three forges' deliveries as they arrive: which forge by its headers (Forgejo's own or
 // Gitea's), each one's signature scheme, and which payloads are a new comment at all.
@@ -30,8 +30,10 @@ describe("forge deliveries", () => {
     const gitea = { forge: "gitea", event: "issue_comment", delivery: "d" } as const;
     expect(signedWith({ ...gitea, signature: hmac("s3cret") }, "s3cret", body)).toBe(true);
     const gitlab = { forge: "gitlab", event: "Note Hook", delivery: "d" } as const;
-    expect(signedWith({ ...gitlab, signature: "s3cret" }, "s3cret", body)).toBe(true);
-    expect(signedWith({ ...gitlab, signature: "s3cre" }, "s3cret", body)).toBe(false);
+    expect(signedWith({ ...gitlab, signature: gitlabToken("s3cret") }, "s3cret", body)).toBe(true);
+    expect(signedWith({ ...gitlab, signature: gitlabToken("s3cre") }, "s3cret", body)).toBe(false);
+    // GitLab sends its token in the clear: it is not the secret, which signs any prompt.
+    expect(signedWith({ ...gitlab, signature: "s3cret" }, "s3cret", body)).toBe(false);
   });
 
   it("reads only new comments on issues and pull requests", () => {

@@ -39,12 +39,22 @@ export function forgeDelivery(header: (name: string) => string | null): ForgeDel
   return null;
 }
 
-/** Whether the delivery is signed with `secret`, compared in constant time. */
+/**
+ * The "secret token" GitLab's webhook is given. GitLab signs nothing: it sends the token itself in
+ * every delivery's header, where any log or proxy on the way may keep it. So it is not the
+ * project's secret, which signs deliveries of any prompt (lib/webhooks.ts), but a token derived
+ * from it that opens `@tandem` comments, which only members' count, and nothing else.
+ */
+export function gitlabToken(secret: string): string {
+  return `glwh_${createHmac("sha256", secret).update("tandem: GitLab webhook token").digest("base64url")}`;
+}
+
+/** Whether the delivery is signed with `secret` by its forge's scheme, compared in constant time. */
 export function signedWith(delivery: ForgeDelivery, secret: string, body: Buffer): boolean {
   if (!delivery.signature) return false;
   const expected =
     delivery.forge === "gitlab"
-      ? secret
+      ? gitlabToken(secret)
       : `${delivery.forge === "github" ? "sha256=" : ""}${createHmac("sha256", secret).update(body).digest("hex")}`;
   const given = Buffer.from(delivery.signature);
   const wanted = Buffer.from(expected);

@@ -9,13 +9,14 @@ import {
 } from "@/server/db/repositories/project-webhooks";
 import { createTeamBot } from "@/server/db/repositories/users";
 import { WEBHOOK_TOLERANCE_SECONDS } from "@/lib/webhooks";
-import { signedWith, type ForgeDelivery } from "@/server/services/forge-events";
+import { gitlabToken, signedWith, type ForgeDelivery } from "@/server/services/forge-events";
 
 // A project's inbound webhook: a secret its admins make (shown once, sealed at rest), an account of
 // the team's own that the sessions it starts are authored by (a member: it runs the agent and
 // writes, and holds no person's secrets), and the check of each delivery: HMAC over timestamp,
 // delivery id and body, a timestamp within minutes, a delivery id never seen before. A forge's
-// delivery (GitHub, GitLab, Gitea) is checked by that forge's scheme under the same secret.
+// delivery (GitHub, GitLab, Gitea) is checked by that forge's scheme under the same secret (GitLab's
+// by a token derived from it, forge-events.ts).
 
 export type WebhookRefusal = { ok: false; status: 401 | 404 | 409; message: string };
 export type WebhookCheck = { ok: true; botUserId: string } | WebhookRefusal;
@@ -42,15 +43,22 @@ export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
       return row && { createdAt: row.createdAt, updatedAt: row.updatedAt };
     },
 
-    /** Makes the webhook, or gives it a new secret (the old one stops at once); the secret, this once. */
-    async enable(project: { id: string; name: string; teamId: string }): Promise<string> {
+    /**
+     * Makes the webhook, or gives it a new secret (the old one stops at once); the secret and the
+     * token for GitLab's webhook (forge-events.ts), this once.
+     */
+    async enable(project: {
+      id: string;
+      name: string;
+      teamId: string;
+    }): Promise<{ secret: string; gitlabToken: string }> {
       const secret = `whsec_${randomBytes(32).toString("base64url")}`;
       const existing = await findProjectWebhook(db, project.id);
       const botUserId =
         existing?.botUserId ??
         (await createTeamBot(db, { teamId: project.teamId, name: `Webhook · ${project.name}`, role: "member" })).id;
       await saveProjectWebhook(db, { projectId: project.id, botUserId, ...cipher.seal(secret) });
-      return secret;
+      return { secret, gitlabToken: gitlabToken(secret) };
     },
 
     disable: (project: { id: string; teamId: string }) => deleteProjectWebhook(db, project.id, project.teamId),

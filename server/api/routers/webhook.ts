@@ -19,9 +19,12 @@ export const webhookRouter = router({
     );
   }),
 
-  /** Makes the webhook or replaces its secret (the old one stops at once); the secret is in this answer only. */
+  /**
+   * Makes the webhook or replaces its secret (the old one stops at once); the secret, and the token
+   * GitLab's webhook sends (derived from it, for `@tandem` comments only), are in this answer only.
+   */
   enable: webhookAdminProcedure.mutation(async ({ ctx }) => ({
-    secret: await ctx.services.webhooks.enable(ctx.project),
+    ...(await ctx.services.webhooks.enable(ctx.project)),
     path: webhookPath(ctx.project.id),
   })),
 
