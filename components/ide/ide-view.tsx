@@ -23,6 +23,7 @@ import { GitProvider } from "@/components/git/git-context";
 import { OpenSessionProvider } from "@/components/chat/open-session-context";
 import { GitStatusBar } from "@/components/git/git-status-bar";
 import { useFileChanges } from "@/components/ide/use-file-changes";
+import { useFirstScreen } from "@/components/ide/use-first-screen";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ide/command-palette";
 import { QuickOpenIndex } from "@/components/ui/quick-open-index";
@@ -39,6 +40,7 @@ type User = { id: string; name: string; email: string; role: string };
 export function IdeView({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  useFirstScreen(projectId);
   const { user } = useRequireUser();
   // Asked at once, beside the account: someone signed out gets an error here and is sent to sign in.
   const project = useQuery(trpc.project.get.queryOptions({ projectId }));
