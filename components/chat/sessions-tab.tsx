@@ -3,8 +3,8 @@
 import "@/components/chat/chat.css";
 import { NewSession } from "@/components/chat/new-session";
 import { SessionList } from "@/components/chat/session-list";
-import { SessionView } from "@/components/chat/session-view";
 import type { AgentSessions } from "@/components/chat/use-agent-sessions";
+import { SessionView } from "@/components/ide/deferred-panels";
 
 /** The agent panel's Chat tab: the sessions, a new one, or the conversation of the open one. */
 export function SessionsTab({
