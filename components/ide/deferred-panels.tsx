@@ -1,14 +1,15 @@
 "use client";
 
-import { type ComponentProps, type ComponentType, useEffect, useState } from "react";
+import type { ComponentProps } from "react";
 import type { MemoryPanel as MemoryPanelCode } from "@/components/agent/memory-panel";
 import type { NotesPanel as NotesPanelCode } from "@/components/agent/notes-panel";
 import type { SessionBoard as SessionBoardCode } from "@/components/chat/session-board";
-import type { SessionView as SessionViewCode } from "@/components/chat/session-view";
 import type { GitDiffView as GitDiffViewCode } from "@/components/git/git-diff-view";
 import type { PortsPanel as PortsPanelCode } from "@/components/ports/ports-panel";
 import type { PreviewPanel as PreviewPanelCode } from "@/components/preview/preview-panel";
 import type { ChangesView as ChangesViewCode } from "@/components/review/changes-view";
+import { sessionViewCode } from "@/components/chat/sessions-tab";
+import { Deferred, DeferredCode } from "@/components/ui/deferred";
 
 // The IDE's panels that are not on its first screen load their code when first shown, and in the
 // background once the editor's code is in, so that a panel opened later does not wait for it.
@@ -16,49 +17,8 @@ import type { ChangesView as ChangesViewCode } from "@/components/review/changes
 // script (the open session's transcript and its cards, Source Control, the board, notes, memory,
 // the Changes and diff views, Ports, Preview), fetched, compiled and run before the file could show.
 
-/** A component's code, loaded once, on first use or by the preload. */
-class DeferredCode<P> {
-  loaded: ComponentType<P> | undefined;
-  private loading: Promise<unknown> | undefined;
-
-  constructor(private readonly load: () => Promise<ComponentType<P>>) {}
-
-  preload(): Promise<unknown> {
-    this.loading ??= this.load().then(
-      (component) => {
-        this.loaded = component;
-      },
-      (error: unknown) => {
-        this.loading = undefined; // asked again next time
-        throw error;
-      },
-    );
-    return this.loading;
-  }
-}
-
-/**
- * Renders `code`'s component once it is loaded. Loaded before (shown once, or preloaded), it
- * renders at once, in the frame of the click that shows it: next/dynamic's lazy component
- * suspended once even then, and put its placeholder on screen for that frame.
- */
-function Deferred<P extends object>({ code, props }: { code: DeferredCode<P>; props: P }) {
-  const [failed, setFailed] = useState<{ error: unknown } | null>(null);
-  const [, setReady] = useState(false);
-  useEffect(() => {
-    if (!code.loaded)
-      code.preload().then(
-        () => setReady(true),
-        (error: unknown) => setFailed({ error }),
-      );
-  }, [code]);
-  if (failed) throw failed.error;
-  const Loaded = code.loaded;
-  return Loaded ? <Loaded {...props} /> : <div className="center-message">Loading…</div>;
-}
-
 const code = {
-  sessionView: new DeferredCode(() => import("@/components/chat/session-view").then((m) => m.SessionView)),
+  sessionView: sessionViewCode,
   sessionBoard: new DeferredCode(() => import("@/components/chat/session-board").then((m) => m.SessionBoard)),
   notesPanel: new DeferredCode(() => import("@/components/agent/notes-panel").then((m) => m.NotesPanel)),
   memoryPanel: new DeferredCode(() => import("@/components/agent/memory-panel").then((m) => m.MemoryPanel)),
@@ -69,9 +29,6 @@ const code = {
   previewPanel: new DeferredCode(() => import("@/components/preview/preview-panel").then((m) => m.PreviewPanel)),
 };
 
-export const SessionView = (props: ComponentProps<typeof SessionViewCode>) => (
-  <Deferred code={code.sessionView} props={props} />
-);
 export const SessionBoard = (props: ComponentProps<typeof SessionBoardCode>) => (
   <Deferred code={code.sessionBoard} props={props} />
 );
