@@ -21,7 +21,7 @@
 // Beside them, as the reference of the same run, the sign-in page's load (a static page on the
 // same server and browser): what any page costs here. Reference and IDE take turns in each run.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "@playwright/test";
@@ -30,6 +30,7 @@ import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { insertEvents, lastSeq, type NewEventRow } from "@/server/db/repositories/session-events";
 import { clickAt, EDITOR_LINES, newContext, shows } from "./page-timing";
+import { countLoads, profileMainThread } from "./page-trace";
 import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 
 const RUNS = Number(process.argv[2] ?? 5);
@@ -149,59 +150,6 @@ const WATERFALL = !!process.env.BENCH_UI_WATERFALL;
 /** Set to a folder to have the page's main thread profiled through the first cold load (open it in Chrome's DevTools). */
 const PROFILE_DIR = process.env.BENCH_UI_PROF;
 
-/** Requests and script bytes (as sent, compressed) that a page loads until `stop`. */
-function countLoads(page: Page) {
-  const start = Date.now();
-  const finished: Array<Promise<{ script: boolean; bytes: number; line: string }>> = [];
-  const onFinished = (request: import("@playwright/test").Request) => {
-    const end = Date.now() - start;
-    finished.push(
-      request.sizes().then(
-        (sizes) => {
-          const { startTime, responseEnd } = request.timing();
-          const from = Math.round(startTime) - start;
-          const url = request
-            .url()
-            .replace(/^https?:\/\/[^/]+/, "")
-            .slice(0, 110);
-          const line = `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  ${String(Math.round(sizes.responseBodySize / 1000)).padStart(5)} kB  ${responseEnd > 0 ? "" : "(no timing) "}${url}`;
-          return { script: request.resourceType() === "script", bytes: sizes.responseBodySize, line };
-        },
-        // A request whose sizes are unknown (aborted, or its page gone) still shows with its timing.
-        () => {
-          const from = Math.round(request.timing().startTime) - start;
-          const url = request
-            .url()
-            .replace(/^https?:\/\/[^/]+/, "")
-            .slice(0, 110);
-          return {
-            script: false,
-            bytes: 0,
-            line: `${String(Math.max(0, from)).padStart(6)} → ${String(end).padStart(6)} ms  (no sizes) ${url}`,
-          };
-        },
-      ),
-    );
-  };
-  page.on("requestfinished", onFinished);
-  return {
-    async stop() {
-      page.off("requestfinished", onFinished);
-      const all = await Promise.all(finished);
-      if (WATERFALL)
-        console.log(
-          `first cold load, requests (start → finish, ms from navigation):\n${all.map((r) => r.line).join("\n")}`,
-        );
-      const scripts = all.filter((r) => r.script);
-      return {
-        requests: all.length,
-        scripts: scripts.length,
-        scriptKb: scripts.reduce((sum, r) => sum + r.bytes, 0) / 1000,
-      };
-    },
-  };
-}
-
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-ui-"));
 const pg = await startEmbeddedPostgres(path.join(dataDir, "bench-db"));
 let tandem: ChildProcess | undefined;
@@ -266,21 +214,11 @@ try {
     {
       const context = await newContext(browser, base, cookie);
       const page = await context.newPage();
-      const loaded = i === 0 ? countLoads(page) : null;
-      const profiler = i === 0 && PROFILE_DIR ? await page.context().newCDPSession(page) : null;
-      if (profiler) {
-        await profiler.send("Profiler.enable");
-        await profiler.send("Profiler.setSamplingInterval", { interval: 200 });
-        await profiler.send("Profiler.start");
-      }
+      const loaded = i === 0 ? countLoads(page, WATERFALL) : null;
+      const profiler = i === 0 && PROFILE_DIR ? await profileMainThread(page, PROFILE_DIR, "ide-cold") : null;
       const cold = await timeToEditable(page, () => page.goto(ideUrl, { waitUntil: "commit" }));
       if (loaded) Object.assign(firstLoad, await loaded.stop());
-      if (profiler) {
-        const { profile } = await profiler.send("Profiler.stop");
-        const file = path.join(PROFILE_DIR!, `ide-cold-${Date.now()}.cpuprofile`);
-        writeFileSync(file, JSON.stringify(profile));
-        console.log(`CPU profile of the page's first cold load: ${file}`);
-      }
+      if (profiler) console.log(`CPU profile of the page's first cold load: ${await profiler.stop()}`);
       ide.cold.push(cold.total);
       ide.treeCold.push(cold.tree);
       ide.editorCodeCold.push(cold.editorCode);

@@ -121,6 +121,33 @@ test("the IDE does not wait for git: with git status as slow as on a large repos
   await page.unrouteAll({ behavior: "ignoreErrors" });
 });
 
+test("the first screen's data is asked for once, by the page's HTML, and the IDE shows it", async ({ page, ide }) => {
+  await ide.signIn(admin);
+  await ide.createProject("First screen");
+  await ide.newFile("first.txt");
+  // Every tRPC query the page sends, one entry per call of a batch, with its input.
+  const calls: { path: string; input: { path?: string } | null }[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (request.isNavigationRequest()) calls.length = 0; // only the reloaded page's
+    if (!url.pathname.startsWith("/api/trpc/") || url.pathname === "/api/trpc/ws") return;
+    const input = JSON.parse(url.searchParams.get("input") ?? "null");
+    url.pathname
+      .slice("/api/trpc/".length)
+      .split(",")
+      .forEach((path, i) => calls.push({ path, input: (url.searchParams.has("batch") ? input?.[i] : input)?.json }));
+  });
+  await page.reload();
+  await expect(ide.treeItem("first.txt")).toBeVisible();
+  await expect(page.getByTestId("project-title")).toHaveText("First screen");
+  await expect(page.getByTestId("connection-state")).toHaveAttribute("data-state", "live");
+  // The batch of lib/first-screen.ts went first, and nothing asked for its data again.
+  expect(calls.slice(0, 4).map((c) => c.path)).toEqual(["account.status", "project.get", "fs.tree", "session.list"]);
+  expect(calls.filter((c) => c.path === "account.status")).toHaveLength(1);
+  expect(calls.filter((c) => c.path === "project.get")).toHaveLength(1);
+  expect(calls.filter((c) => c.path === "fs.tree" && c.input?.path === "")).toHaveLength(1);
+});
+
 test("keyboard navigation in the explorer opens files", async ({ page, ide }) => {
   await ide.signIn(admin);
   await ide.createProject("Explorer keys");

@@ -3,8 +3,13 @@
 import "@/components/chat/chat.css";
 import { NewSession } from "@/components/chat/new-session";
 import { SessionList } from "@/components/chat/session-list";
-import { SessionView } from "@/components/chat/session-view";
 import type { AgentSessions } from "@/components/chat/use-agent-sessions";
+import { Deferred, DeferredCode } from "@/components/ui/deferred";
+
+/** An open session's view loads when first shown (components/ide/deferred-panels.tsx preloads it). */
+export const sessionViewCode = new DeferredCode(() =>
+  import("@/components/chat/session-view").then((m) => m.SessionView),
+);
 
 /** The agent panel's Chat tab: the sessions, a new one, or the conversation of the open one. */
 export function SessionsTab({
@@ -44,22 +49,24 @@ export function SessionsTab({
       />
     );
   return (
-    <SessionView
+    <Deferred
       key={view.id}
-      projectId={projectId}
-      projectName={projectName}
-      sessionId={view.id}
-      me={me}
-      backLabel={view.trail.length ? "Parent session" : "Sessions"}
-      onBack={() =>
-        view.trail.length
-          ? setView({ kind: "session", id: view.trail.at(-1)!, trail: view.trail.slice(0, -1) })
-          : setView({ kind: "list" })
-      }
-      onOpenSession={agent.openChild}
-      onSwitchSession={(id) => setView({ kind: "session", id, trail: [] })}
-      onShowMemory={onShowMemory}
-      onTranscript={agent.onTranscript}
+      code={sessionViewCode}
+      props={{
+        projectId,
+        projectName,
+        sessionId: view.id,
+        me,
+        backLabel: view.trail.length ? "Parent session" : "Sessions",
+        onBack: () =>
+          view.trail.length
+            ? setView({ kind: "session", id: view.trail.at(-1)!, trail: view.trail.slice(0, -1) })
+            : setView({ kind: "list" }),
+        onOpenSession: agent.openChild,
+        onSwitchSession: (id: string) => setView({ kind: "session", id, trail: [] }),
+        onShowMemory,
+        onTranscript: agent.onTranscript,
+      }}
     />
   );
 }

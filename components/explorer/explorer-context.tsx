@@ -8,6 +8,7 @@ import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { useTreeInput } from "@/components/ui/tree-context";
 import { useOpenFilesPresence } from "@/components/explorer/open-by";
+import { SHOW_IGNORED_STORAGE } from "@/lib/first-screen";
 
 export type EntryType = "file" | "directory" | "symlink";
 export type Creating = { parent: string; type: "file" | "directory" } | null;
@@ -46,7 +47,7 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
   const queryClient = useQueryClient();
   const tree = useTreeInput();
   const files = useOpenTabs();
-  const [showIgnored, setShowIgnored] = useStoredState("tandem.explorer.showIgnored", true);
+  const [showIgnored, setShowIgnored] = useStoredState<boolean>(SHOW_IGNORED_STORAGE.key, SHOW_IGNORED_STORAGE.initial);
   const [expandedList, setExpandedList] = useStoredState<string[]>(`tandem.explorer.expanded.${projectId}`, []);
   const expanded = useMemo(() => new Set(expandedList), [expandedList]);
   const [selected, setSelected] = useState<string | null>(null);

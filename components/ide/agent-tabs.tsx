@@ -1,11 +1,9 @@
 "use client";
 
 import type { ComponentType } from "react";
-import { MemoryPanel } from "@/components/agent/memory-panel";
-import { NotesPanel } from "@/components/agent/notes-panel";
-import { SessionBoard } from "@/components/chat/session-board";
 import { SessionsTab } from "@/components/chat/sessions-tab";
 import type { AgentSessions } from "@/components/chat/use-agent-sessions";
+import { MemoryPanel, NotesPanel, SessionBoard } from "@/components/ide/deferred-panels";
 
 // The tabs of the IDE's agent panel (ide/agent-panel.tsx renders whatever this list holds, in
 // order). A new tab is one entry: its id, its title, the component that fills the panel, and

@@ -1,7 +1,7 @@
 "use client";
 
 import type { ComponentType, ReactNode } from "react";
-import { PortsPanel } from "@/components/ports/ports-panel";
+import { PortsPanel } from "@/components/ide/deferred-panels";
 import { TerminalPanel } from "@/components/terminal/terminal-panel";
 
 // The panels under the editor (ide/bottom-panel.tsx renders whatever this list holds; their titles

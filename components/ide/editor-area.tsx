@@ -11,9 +11,8 @@ import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/co
 import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
-import { ChangesView } from "@/components/review/changes-view";
 import { useGitConflicted } from "@/components/git/git-context";
-import { GitDiffView } from "@/components/git/git-diff-view";
+import { ChangesView, GitDiffView } from "@/components/ide/deferred-panels";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 
 const loadMonacoPane = () => import("@/components/editor/monaco-pane");

@@ -9,8 +9,8 @@ import { BottomPanel } from "@/components/ide/bottom-panel";
 import { BOTTOM_PANELS } from "@/components/ide/bottom-panels";
 import { SideBar } from "@/components/ide/side-bar";
 import { usePanelShortcuts } from "@/components/ide/panel-shortcuts";
+import { PreviewPanel } from "@/components/ide/deferred-panels";
 import { PortNotice } from "@/components/ports/port-notice";
-import { PreviewPanel } from "@/components/preview/preview-panel";
 import { PreviewProvider, usePreview } from "@/components/preview/preview-context";
 
 // Dividers are drawn 1 px wide; this is how far from the line a pointer still grabs one.

@@ -3,7 +3,7 @@
 import type { ComponentType, Ref } from "react";
 import { Explorer } from "@/components/explorer/explorer";
 import { ChangeCount } from "@/components/git/change-count";
-import { SourceControl } from "@/components/git/source-control";
+import { SourceControl } from "@/components/ide/deferred-panels";
 import { SearchPanel } from "@/components/search/search-panel";
 
 // The views of the IDE's left column (ide/side-bar.tsx renders whatever this list holds, as tabs
@@ -70,7 +70,7 @@ export const SIDE_VIEWS: SideView[] = [
     id: "scm",
     label: "Git",
     title: "Source Control",
-    component: SourceControl,
+    component: () => <SourceControl />,
     shortcuts: [{ command: "view-scm", label: "Show Source Control", keys: "Ctrl+Shift+G" }],
     badge: ChangeCount,
   },

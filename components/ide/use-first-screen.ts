@@ -1,0 +1,41 @@
+"use client";
+
+import { type QueryFunctionContext, type QueryKey, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import superjson from "superjson";
+import { useTRPC } from "@/components/trpc-provider";
+import { FIRST_SCREEN_GLOBAL, type FirstScreenRequest } from "@/lib/first-screen";
+
+type QueryOptions = { queryKey: QueryKey; queryFn: (context: QueryFunctionContext) => Promise<unknown> };
+type Procedure = { queryOptions: (input: unknown) => QueryOptions };
+type BatchEntry = { result?: { data?: Parameters<typeof superjson.deserialize>[0] } } | undefined;
+
+/**
+ * Takes, once, the first screen's batch that the page's HTML started for this project
+ * (lib/first-screen.ts): each of its queries starts fetching at once and resolves from that
+ * answer, or asks the server anew where the answer holds an error or none came. The components
+ * that show them find them fetching or fetched and ask no more. Called before the IDE's queries.
+ */
+export function useFirstScreen(projectId: string): void {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  useState(() => {
+    if (typeof window === "undefined") return;
+    const store = window as unknown as Record<string, FirstScreenRequest | undefined>;
+    const request = store[FIRST_SCREEN_GLOBAL];
+    // Once: a later visit to the page within this document (client navigation) asks as usual.
+    delete store[FIRST_SCREEN_GLOBAL];
+    if (!request || request.projectId !== projectId) return;
+    request.queries.forEach(([path, input], index) => {
+      const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], trpc);
+      const options = (procedure as Procedure).queryOptions(input);
+      void queryClient.prefetchQuery({
+        queryKey: options.queryKey,
+        queryFn: async (context) => {
+          const entry = ((await request.answer) as BatchEntry[] | null)?.[index];
+          return entry?.result?.data ? superjson.deserialize(entry.result.data) : options.queryFn(context);
+        },
+      });
+    });
+  });
+}
