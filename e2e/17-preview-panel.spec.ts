@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Frame, Page, WebSocket } from "@playwright/test";
 import { admin, expect, newContext, screenshotPath, signUpPerson, test, type TestUser } from "./fixtures";
+import { copyVite } from "./vite-app";
 
 // The Preview panel against a real Vite dev server started from the terminal: the notice of the
 // new port, the preview beside the editor, a change made in Monaco reaching it through hot reload
@@ -25,30 +25,6 @@ console.error("Preview check: the app logged an error");
 if (import.meta.hot) import.meta.hot.accept("./greeting.js", (next) => { app.textContent = next.greeting; });
 `,
 };
-
-/**
- * Vite from Tandem's own node_modules (a devDependency, installed from the npm registry), copied
- * into the workspace with the packages it needs: faster and surer than an install through the
- * egress proxy, and the sandbox sees nothing outside the workspace.
- */
-async function copyVite(workspace: string) {
-  const seen = new Set<string>();
-  const copy = async (name: string) => {
-    const from = path.join("node_modules", name);
-    if (seen.has(name) || !existsSync(from)) return;
-    seen.add(name);
-    await fs.cp(from, path.join(workspace, "node_modules", name), { recursive: true, dereference: true });
-    const manifest = JSON.parse(readFileSync(path.join(from, "package.json"), "utf8")) as {
-      dependencies?: Record<string, string>;
-      optionalDependencies?: Record<string, string>;
-    };
-    for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies }))
-      await copy(dependency);
-  };
-  await copy("vite");
-  await fs.mkdir(path.join(workspace, "node_modules", ".bin"), { recursive: true });
-  await fs.symlink("../vite/bin/vite.js", path.join(workspace, "node_modules", ".bin", "vite"));
-}
 
 /** The preview's frame inside the IDE's page. */
 async function previewFrame(page: Page, projectId: string): Promise<Frame> {
