@@ -60,7 +60,10 @@ export const fileChangeSchema = z.object({
 });
 export type FileChange = z.infer<typeof fileChangeSchema>;
 
-/** The change of the workspace root itself: changes may have been missed, read everything again (a cluster's bus lost its connection). */
+/**
+ * The change of the workspace root itself: changes may have been missed, read everything again (a
+ * cluster's bus lost its connection, or fs.changes could not replay from the client's cursor).
+ */
 export const REREAD_ALL: FileChange = { type: "addDir", path: "" };
 
 export const treeInputSchema = z.object({
@@ -99,7 +102,11 @@ export const renameInputSchema = z.object({
 
 export const deleteInputSchema = z.object({ projectId: projectIdSchema, path: workspacePathSchema });
 
-export const changesInputSchema = z.object({ projectId: projectIdSchema });
+export const changesInputSchema = z.object({
+  projectId: projectIdSchema,
+  /** Where to start: a listing's cursor (fs.tree), or the last change's id when tRPC's client reconnects. */
+  lastEventId: z.string().max(64).nullish(),
+});
 
 export const filesInputSchema = z.object({ projectId: projectIdSchema });
 

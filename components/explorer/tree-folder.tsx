@@ -19,7 +19,7 @@ export function TreeFolder({ path, depth, onContextMenu }: TreeFolderProps) {
   const { projectId, showIgnored, expanded, creating } = explorer;
   const entries = useQuery(folderQuery(trpc, projectId, path, showIgnored, useTreeInput()));
 
-  const sorted = [...(entries.data ?? [])].sort((a, b) => {
+  const sorted = [...(entries.data?.entries ?? [])].sort((a, b) => {
     const dirA = a.type === "directory" ? 0 : 1;
     const dirB = b.type === "directory" ? 0 : 1;
     return dirA - dirB || a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: "base" });

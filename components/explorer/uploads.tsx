@@ -79,7 +79,10 @@ export function UploadsProvider({
   const upload = useCallback(
     async (items: UploadItem[], folder: string) => {
       if (items.length === 0) return;
-      const entries = await queryClient.fetchQuery(folderQuery(trpc, projectId, folder, true, tree)).catch(() => []);
+      const entries = await queryClient
+        .fetchQuery(folderQuery(trpc, projectId, folder, true, tree))
+        .then((listing) => listing.entries)
+        .catch(() => []);
       const names = new Set(entries.map((e) => e.name));
       const taken = [...new Set(items.map((i) => i.path.split("/")[0]!))].filter((top) => names.has(top));
       if (taken.length) setAsking({ folder, items, taken });

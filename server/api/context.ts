@@ -31,7 +31,7 @@ import type { SessionTrees } from "@/server/services/session-trees";
 import type { ProjectWebhooks } from "@/server/services/project-webhooks";
 import type { ForgeRequests } from "@/server/services/forge-requests";
 import type { CredentialCipher } from "@/server/git/credential-cipher";
-import type { FileChange } from "@/lib/fs-schemas";
+import type { TrackedChange } from "@/server/workspace";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 
 // Who calls and with what: the services every procedure and socket works with, and the caller's
@@ -97,7 +97,7 @@ export type Services = {
     host: WorkspaceHost;
     forwardingSecret: string;
     runner: boolean;
-    followFiles: ((projectId: string, signal?: AbortSignal) => AsyncIterableIterator<FileChange>) | null;
+    followFiles: ((projectId: string, signal?: AbortSignal) => AsyncIterableIterator<TrackedChange>) | null;
   };
 };
 

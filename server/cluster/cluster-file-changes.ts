@@ -1,7 +1,7 @@
 import { REREAD_ALL, type FileChange } from "@/lib/fs-schemas";
 import type { FileChanges } from "@/server/bus/file-changes";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
-import { ChangeQueue } from "@/server/workspace";
+import { ChangeQueue, type TrackedChange } from "@/server/workspace";
 
 // fs.changes in a cluster: a viewer gets its project's changes from the file-change bus, which the
 // project's holder feeds from its watcher (held-workspace-watch.ts), on whichever instance the
@@ -10,6 +10,8 @@ import { ChangeQueue } from "@/server/workspace";
 
 /** How often a viewer's instance makes sure the project is held: under the lease's lapse (6 s). */
 const HOLD_EVERY_MS = 3_000;
+/** The id of a change from the bus: not a cursor (see below). */
+const BUS_EVENT_ID = "bus";
 
 /**
  * fs.changes for one instance of a cluster: `(projectId, signal)` gives a viewer the project's
@@ -46,12 +48,16 @@ export function createClusterFileFollower(options: {
     };
   }
 
-  return (projectId: string, signal?: AbortSignal): AsyncIterableIterator<FileChange> => {
-    const changes = new ChangeQueue(signal);
+  // The bus carries no position in the holder's stream, so a viewer cannot start from its listing's
+  // cursor: its stream starts with REREAD_ALL instead, and it reads its folders again once.
+  const bus = (change: FileChange): TrackedChange => ({ id: BUS_EVENT_ID, change });
+  return (projectId: string, signal?: AbortSignal): AsyncIterableIterator<TrackedChange> => {
+    const changes = new ChangeQueue<TrackedChange>(signal);
     if (changes.closed) return changes;
     const unsubscribe = options.fileChanges.subscribe(projectId, (news) =>
-      changes.push(news.kind === "changes" ? news.changes : [REREAD_ALL]),
+      changes.push(news.kind === "changes" ? news.changes.map(bus) : [bus(REREAD_ALL)]),
     );
+    changes.push([bus(REREAD_ALL)]);
     const unhold = keepHeld(projectId);
     changes.onClose(() => {
       unhold();

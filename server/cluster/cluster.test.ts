@@ -500,7 +500,7 @@ describe("a project's terminals belong to one instance; requests that land elsew
       const seen: Array<{ type: string; path: string }> = [];
       const subscription = viewer.trpc.fs.changes.subscribe(
         { projectId },
-        { onData: (change) => void seen.push(change) },
+        { onData: ({ data: change }) => void seen.push(change) },
       );
       return { viewer, seen, subscription };
     });
@@ -785,7 +785,7 @@ describe("workspace runners hold the projects of the web instances that send the
     const seen: string[] = [];
     const subscription = onWeb.trpc.fs.changes.subscribe(
       { projectId },
-      { onData: (change) => void seen.push(change.path) },
+      { onData: ({ data: change }) => void seen.push(change.path) },
     );
     await until(
       async () => !!(await workspaceLeaseOf(database.db, projectId)),

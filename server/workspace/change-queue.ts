@@ -11,9 +11,9 @@ const MAX_QUEUE = 10_000;
  * Written by hand rather than as an async generator: a generator parked on "wait for the next
  * change" cannot be returned from until a change comes, which would leak the source.
  */
-export class ChangeQueue implements AsyncIterableIterator<FileChange> {
-  private readonly queue: FileChange[] = [];
-  private waiting?: (result: IteratorResult<FileChange>) => void;
+export class ChangeQueue<T = FileChange> implements AsyncIterableIterator<T> {
+  private readonly queue: T[] = [];
+  private waiting?: (result: IteratorResult<T>) => void;
   private released?: () => void;
   private done = false;
   private started: Promise<void> = Promise.resolve();
@@ -40,7 +40,7 @@ export class ChangeQueue implements AsyncIterableIterator<FileChange> {
     else this.released = release;
   }
 
-  push(changes: readonly FileChange[]): void {
+  push(changes: readonly T[]): void {
     if (this.done) return;
     this.queue.push(...changes);
     if (this.queue.length > MAX_QUEUE) this.queue.splice(0, this.queue.length - MAX_QUEUE);
@@ -52,7 +52,7 @@ export class ChangeQueue implements AsyncIterableIterator<FileChange> {
     }
   }
 
-  async next(): Promise<IteratorResult<FileChange>> {
+  async next(): Promise<IteratorResult<T>> {
     await this.started;
     const value = this.queue.shift();
     if (value) return { value, done: false };
@@ -60,12 +60,12 @@ export class ChangeQueue implements AsyncIterableIterator<FileChange> {
     return new Promise((resolve) => (this.waiting = resolve));
   }
 
-  async return(): Promise<IteratorResult<FileChange>> {
+  async return(): Promise<IteratorResult<T>> {
     this.close();
     return { value: undefined, done: true };
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<FileChange> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
   }
 

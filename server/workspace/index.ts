@@ -4,7 +4,7 @@ export type { WriteOptions } from "./save-text";
 export { WorkspaceError, isWorkspaceError, type WorkspaceErrorCode } from "./errors";
 export { isInside, type ResolvedPath } from "./paths";
 export type { TextFormat } from "./text-codec";
-export { watchWorkspace, type WatchOptions } from "./watch";
+export { changeCursor, watchWorkspace, watchWorkspaceFrom, type TrackedChange, type WatchOptions } from "./watch";
 export { openWorkspace } from "./open-workspace";
 
 export { CheckpointStore, openCheckpointStore } from "./checkpoints";

@@ -1,6 +1,7 @@
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
-import type { FileChange } from "@/lib/fs-schemas";
+import { REREAD_ALL, type FileChange } from "@/lib/fs-schemas";
 import { mapLimit } from "@/lib/map-limit";
 import { isTempFileName } from "./atomic-write";
 import { closeQuietly, lstatAtIfExists, openParent, readDirBeneath, realRoot } from "./beneath";
@@ -17,11 +18,27 @@ export interface WatchOptions {
 }
 
 type ChangeType = FileChange["type"];
-type Subscriber = (batch: readonly FileChange[]) => void;
+/** `seq`: the batch's number in its hub's stream (see `changeCursor`). */
+type Subscriber = (batch: readonly FileChange[], seq: number) => void;
+
+/** A change and the cursor of the stream once it has been read (tRPC's tracked event id). */
+export interface TrackedChange {
+  id: string;
+  change: FileChange;
+}
 
 interface Hub {
   subscription: Promise<AsyncSubscription | null>;
   ready: Promise<void>;
+  isReady: boolean;
+  /** Names this watcher's stream: a cursor of an earlier watcher of the same root means nothing to it. */
+  epoch: string;
+  /** Batches delivered so far; the latest ones are kept in `log`, for clients that catch up from a cursor. */
+  seq: number;
+  log: { seq: number; batch: readonly FileChange[] }[];
+  loggedChanges: number;
+  /** Keeps the watcher (and its log) for a while after a listing or a subscription from a cursor. */
+  lingering?: NodeJS.Timeout;
   subscribers: Set<Subscriber>;
   pending: Map<string, ChangeType>;
   quietTimer?: NodeJS.Timeout;
@@ -37,6 +54,13 @@ interface Hub {
 /** Quiet time that ends a burst, and the longest a burst may hold events back. */
 const QUIET_MS = 50;
 const MAX_HOLD_MS = 250;
+/**
+ * How long a root stays watched after a listing or a reader from a cursor: the page that listed
+ * subscribes a moment later, and a dropped socket reconnects, from the cursor, to the same stream.
+ */
+const LINGER_MS = 60_000;
+/** Changes kept for readers that catch up; a reader further behind reads everything again. */
+const MAX_LOGGED = 10_000;
 // .tandem holds the server's own bookkeeping (transaction journals, checkpoints), not project files.
 const UNWATCHED_FOLDERS = new Set([".git", "node_modules", ".tandem"]);
 
@@ -92,7 +116,11 @@ function flush(root: string, hub: Hub): void {
   const versioned = mapLimit(changes, VERSION_READS_AT_ONCE, (change) => withVersion(root, change));
   hub.delivered = hub.delivered.then(async () => {
     const batch = await versioned;
-    for (const subscriber of hub.subscribers) subscriber(batch);
+    const seq = ++hub.seq;
+    hub.log.push({ seq, batch });
+    hub.loggedChanges += batch.length;
+    while (hub.loggedChanges > MAX_LOGGED && hub.log.length > 1) hub.loggedChanges -= hub.log.shift()!.batch.length;
+    for (const subscriber of hub.subscribers) subscriber(batch, seq);
   });
 }
 
@@ -127,6 +155,11 @@ function acquire(root: string, subscriber: Subscriber): Hub {
     const created: Hub = {
       subscription: Promise.resolve(null),
       ready: Promise.resolve(),
+      isReady: false,
+      epoch: randomBytes(6).toString("hex"),
+      seq: 0,
+      log: [],
+      loggedChanges: 0,
       subscribers: new Set(),
       pending: new Map(),
       firstPendingAt: 0,
@@ -147,7 +180,9 @@ function acquire(root: string, subscriber: Subscriber): Hub {
         ),
       )
       .catch(() => null);
-    created.ready = created.subscription.then(() => undefined);
+    created.ready = created.subscription.then(() => {
+      created.isReady = true;
+    });
     hubs.set(root, created);
     hub = created;
   }
@@ -230,6 +265,7 @@ function release(root: string, hub: Hub, subscriber: Subscriber): void {
   hub.subscribers.delete(subscriber);
   if (hub.subscribers.size > 0) return;
   clearTimeout(hub.quietTimer);
+  clearTimeout(hub.lingering);
   hubs.delete(root);
   // Folders deleted meanwhile make unsubscribing fail (EINVAL); the watcher is gone either way.
   const closed = hub.subscription
@@ -250,6 +286,88 @@ export function watchWorkspace(root: string, options: WatchOptions = {}): AsyncI
   const changes = new ChangeQueue(options.signal);
   changes.startWith(subscribe(root, changes, options));
   return changes;
+}
+
+/** Subscribed while a root lingers: nothing to do with the changes, only keeps the watcher. */
+const lingerer: Subscriber = () => {};
+
+function linger(root: string, hub: Hub): void {
+  hub.subscribers.add(lingerer);
+  clearTimeout(hub.lingering);
+  hub.lingering = setTimeout(() => release(root, hub, lingerer), LINGER_MS);
+  hub.lingering.unref();
+}
+
+/**
+ * Where the root's change stream is now, for a listing to carry: a reader from this cursor
+ * (`watchWorkspaceFrom`) gets every change made after it. Taken before the listing reads, so a
+ * change between the two is reported again rather than lost. Starts watching the root if nobody
+ * does, and keeps it watched a while; a cursor taken before the watcher is ready (`epoch:`) makes
+ * its reader read everything again once it is.
+ */
+export async function changeCursor(root: string): Promise<string> {
+  const { real } = await realRoot(root);
+  const hub = acquire(real, lingerer);
+  linger(real, hub);
+  return hub.isReady ? `${hub.epoch}:${hub.seq}` : `${hub.epoch}:`;
+}
+
+/** The batches after `cursor`, or null when this stream cannot tell (another watcher's, not yet ready, or too old). */
+function replayAfter(hub: Hub, cursor: string | null | undefined): Hub["log"] | null {
+  const match = /^([0-9a-f]{12}):(\d{1,15})$/.exec(cursor ?? "");
+  if (!match || match[1] !== hub.epoch) return null;
+  const after = Number(match[2]);
+  if (after > hub.seq) return null;
+  const oldest = hub.log[0]?.seq ?? hub.seq + 1;
+  if (after + 1 < oldest) return null;
+  return hub.log.filter((entry) => entry.seq > after);
+}
+
+/** Each change with the cursor after it: a batch's last change completes it, the others leave it to be read again. */
+function trackBatch(epoch: string, batch: readonly FileChange[], seq: number): TrackedChange[] {
+  return batch.map((change, i) => ({ id: `${epoch}:${i === batch.length - 1 ? seq : seq - 1}`, change }));
+}
+
+/**
+ * Changes under a root after `cursor` (from `changeCursor`, or the id of the last change a reader
+ * got before its connection dropped), then live: what happened in between is replayed from the
+ * stream's log, or, when the cursor is unknown here, too old or missing, a first REREAD_ALL tells
+ * the reader to read everything again. The watcher lingers after the reader leaves, so that it
+ * can come back from its cursor.
+ */
+export function watchWorkspaceFrom(
+  root: string,
+  cursor: string | null | undefined,
+  options: WatchOptions = {},
+): AsyncIterableIterator<TrackedChange> {
+  const changes = new ChangeQueue<TrackedChange>(options.signal);
+  changes.startWith(subscribeFrom(root, cursor, changes, options));
+  return changes;
+}
+
+async function subscribeFrom(
+  root: string,
+  cursor: string | null | undefined,
+  changes: ChangeQueue<TrackedChange>,
+  options: WatchOptions,
+): Promise<void> {
+  const { real } = await realRoot(root);
+  if (changes.closed) return;
+  const hub = acquire(real, lingerer);
+  linger(real, hub);
+  await hub.ready;
+  if (changes.closed) return;
+  // Replay and join in one step: a batch is logged and delivered at once, so none falls between.
+  const replay = replayAfter(hub, cursor);
+  if (replay === null) changes.push([{ id: `${hub.epoch}:${hub.seq}`, change: REREAD_ALL }]);
+  else for (const { batch, seq } of replay) changes.push(trackBatch(hub.epoch, batch, seq));
+  const subscriber: Subscriber = (batch, seq) => changes.push(trackBatch(hub.epoch, batch, seq));
+  hub.subscribers.add(subscriber);
+  changes.onClose(() => {
+    hub.subscribers.delete(subscriber);
+    if (hubs.get(real) === hub) linger(real, hub);
+  });
+  options.onReady?.();
 }
 
 async function subscribe(root: string, changes: ChangeQueue, options: WatchOptions): Promise<void> {

@@ -2,10 +2,11 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { currentVersionFromConflict, type FileChange } from "@/lib/fs-schemas";
+import { currentVersionFromConflict, REREAD_ALL, type FileChange } from "@/lib/fs-schemas";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { createTestServices } from "@/server/test/services";
+import { until } from "@/server/test/until";
 
 const createCaller = createCallerFactory(appRouter);
 let env: Awaited<ReturnType<typeof createTestServices>>;
@@ -69,14 +70,14 @@ describe("fs router", () => {
   it("lists a folder, hiding ignored entries on request, and renames and deletes", async () => {
     await caller.fs.create({ projectId, path: ".gitignore", content: "*.log\n" });
     await caller.fs.create({ projectId, path: "debug.log" });
-    const all = await caller.fs.tree({ projectId });
+    const { entries: all } = await caller.fs.tree({ projectId });
     expect(all.find((e) => e.name === "debug.log")?.ignored).toBe(true);
-    const shown = await caller.fs.tree({ projectId, showIgnored: false });
+    const { entries: shown } = await caller.fs.tree({ projectId, showIgnored: false });
     expect(shown.map((e) => e.name)).not.toContain("debug.log");
     await caller.fs.rename({ projectId, from: "debug.log", to: "logs/debug.log", createParents: true });
-    expect((await caller.fs.tree({ projectId, path: "logs" })).map((e) => e.path)).toEqual(["logs/debug.log"]);
+    expect((await caller.fs.tree({ projectId, path: "logs" })).entries.map((e) => e.path)).toEqual(["logs/debug.log"]);
     await caller.fs.delete({ projectId, path: "logs" });
-    expect((await caller.fs.tree({ projectId })).map((e) => e.name)).not.toContain("logs");
+    expect((await caller.fs.tree({ projectId })).entries.map((e) => e.name)).not.toContain("logs");
   });
 
   it("lists every file for quick open, without ignored ones, .git, or anything behind a symlink out of the workspace", async () => {
@@ -101,18 +102,133 @@ describe("fs router", () => {
     expect((await trpcError(stranger.fs.changes({ projectId }))).code).toBe("NOT_FOUND");
 
     const owner = createCaller(env.context(ownerUser), { signal: controller.signal });
-    const changes = (await owner.fs.changes({ projectId })) as AsyncIterable<FileChange>;
-    const iterator = changes[Symbol.asyncIterator]();
-    const first = iterator.next();
-    // The watcher is ready once its first scan ends; keep touching the file until a change shows up.
+    const iterator = (await owner.fs.changes({ projectId }))[Symbol.asyncIterator]();
+    // Without a cursor it cannot know what the caller missed: it says to read everything first.
+    expect((await iterator.next()).value?.[1]).toEqual(REREAD_ALL);
+    // The listings above keep the root watched a while: earlier tests' changes may come first.
     const touching = setInterval(() => void fs.writeFile(path.join(root, "watched.txt"), String(Date.now())), 100);
     try {
-      const { value } = await first;
-      expect(value).toMatchObject({ path: "watched.txt" });
+      let next = await iterator.next();
+      while (!next.done && next.value[1].path !== "watched.txt") next = await iterator.next();
+      expect(next.value?.[1]).toMatchObject({ path: "watched.txt" });
     } finally {
       clearInterval(touching);
     }
     controller.abort();
     expect(await iterator.next()).toEqual({ value: undefined, done: true });
+  });
+});
+
+describe("fs.changes from a listing's cursor", () => {
+  /** The changes of a subscription from `cursor`, and the id of the last one, until `stop()`. */
+  async function follow(project: string, cursor: string | null) {
+    const controller = new AbortController();
+    const owner = createCaller(env.context(ownerUser), { signal: controller.signal });
+    const stream = await owner.fs.changes({ projectId: project, lastEventId: cursor });
+    const seen: FileChange[] = [];
+    let lastId = cursor;
+    const done = (async () => {
+      for await (const [id, change] of stream) {
+        seen.push(change);
+        lastId = id;
+      }
+    })();
+    return {
+      seen,
+      lastId: () => lastId,
+      has: (type: FileChange["type"], changed: string) => seen.some((c) => c.type === type && c.path === changed),
+      async stop() {
+        controller.abort();
+        await done;
+      },
+    };
+  }
+
+  /** A listing of the project's root taken once its watcher is ready (before that, a cursor has no position). */
+  async function readyListing(project: string) {
+    let cursor = "";
+    await until(
+      async () => /:\d+$/.test((cursor = (await caller.fs.tree({ projectId: project })).cursor)),
+      "a listing with a position in the change stream",
+      10_000,
+    );
+    return cursor;
+  }
+
+  const seqOf = (cursor: string) => Number(cursor.split(":")[1]);
+
+  it("replays what was made, deleted and renamed between the listing and the subscription", async () => {
+    const project = (await caller.project.create({ name: "Window" })).id;
+    const dir = env.services.files.pathOf(project);
+    await fs.writeFile(path.join(dir, "old.txt"), "old");
+    await fs.writeFile(path.join(dir, "moved.txt"), "moved");
+    const cursor = await readyListing(project);
+    // The window: another process changes the disk after the listing, before the subscription.
+    await fs.writeFile(path.join(dir, "made.txt"), "made");
+    await fs.mkdir(path.join(dir, "folder"));
+    await fs.writeFile(path.join(dir, "folder", "inner.txt"), "inner");
+    await fs.rm(path.join(dir, "old.txt"));
+    await fs.rename(path.join(dir, "moved.txt"), path.join(dir, "renamed.txt"));
+    // Wait until the watcher has passed them on, so that only a replay can bring them.
+    await until(
+      async () => seqOf((await caller.fs.tree({ projectId: project })).cursor) > seqOf(cursor),
+      "the watcher reporting the window's changes",
+      10_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const sub = await follow(project, cursor);
+    await until(
+      () =>
+        sub.has("add", "made.txt") &&
+        sub.has("addDir", "folder") &&
+        sub.has("add", "folder/inner.txt") &&
+        sub.has("unlink", "old.txt") &&
+        sub.has("unlink", "moved.txt") &&
+        sub.has("add", "renamed.txt"),
+      "every change of the window",
+      5_000,
+    );
+    expect(sub.seen).not.toContainEqual(REREAD_ALL);
+    await sub.stop();
+  });
+
+  it("after a dropped connection, resumes from the last change received", async () => {
+    const project = (await caller.project.create({ name: "Reconnect" })).id;
+    const dir = env.services.files.pathOf(project);
+    const first = await follow(project, await readyListing(project));
+    await fs.writeFile(path.join(dir, "before.txt"), "before");
+    await until(() => first.has("add", "before.txt"), "the change before the drop", 5_000);
+    await first.stop();
+    const lastId = first.lastId();
+
+    // While the socket is down, the disk changes; the client reconnects with the id it last got.
+    await fs.writeFile(path.join(dir, "while-down.txt"), "down");
+    await fs.rm(path.join(dir, "before.txt"));
+    await until(
+      async () => seqOf((await caller.fs.tree({ projectId: project })).cursor) > seqOf(lastId!),
+      "the watcher reporting the changes made while down",
+      10_000,
+    );
+    const again = await follow(project, lastId);
+    await until(
+      () => again.has("add", "while-down.txt") && again.has("unlink", "before.txt"),
+      "the changes made while down",
+      5_000,
+    );
+    expect(again.seen).not.toContainEqual(REREAD_ALL);
+    expect(again.has("add", "before.txt")).toBe(false);
+    await again.stop();
+  });
+
+  it("tells a subscriber to read everything again when its cursor means nothing here", async () => {
+    const project = (await caller.project.create({ name: "Unknown cursor" })).id;
+    await readyListing(project);
+    for (const cursor of ["000000000000:0", "not a cursor", "", null]) {
+      const sub = await follow(project, cursor);
+      await until(() => sub.seen.length > 0, "the subscription's first change", 5_000);
+      expect(sub.seen[0]).toEqual(REREAD_ALL);
+      await sub.stop();
+    }
   });
 });

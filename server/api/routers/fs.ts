@@ -1,6 +1,7 @@
-import { TRPCError } from "@trpc/server";
+import { tracked, type TrackedEnvelope, TRPCError } from "@trpc/server";
 import {
   changesInputSchema,
+  type FileChange,
   filesInputSchema,
   createInputSchema,
   deleteInputSchema,
@@ -13,7 +14,13 @@ import {
 import { projectProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 import { presenceStream } from "@/server/api/live";
 import { openFilesRoom } from "@/server/bus/presence";
-import { isWorkspaceError, watchWorkspace, type WorkspaceErrorCode } from "@/server/workspace";
+import {
+  changeCursor,
+  isWorkspaceError,
+  watchWorkspaceFrom,
+  type TrackedChange,
+  type WorkspaceErrorCode,
+} from "@/server/workspace";
 import { listWorkspaceFiles } from "@/server/workspace/file-list";
 
 const TRPC_CODES: Record<WorkspaceErrorCode, TRPCError["code"]> = {
@@ -44,16 +51,34 @@ async function workspaceCall<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** tRPC's tracked events, ending the source as soon as the subscription does. */
+function asTracked(source: AsyncIterableIterator<TrackedChange>): AsyncIterableIterator<TrackedEnvelope<FileChange>> {
+  const events: AsyncIterableIterator<TrackedEnvelope<FileChange>> = {
+    async next() {
+      const next = await source.next();
+      return next.done ? next : { done: false, value: tracked(next.value.id, next.value.change) };
+    },
+    async return() {
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => events,
+  };
+  return events;
+}
+
 export const fsRouter = router({
   /** Who has which of the project's files open live (the explorer's initials), now and on every change. */
   presence: projectProcedure.subscription(({ ctx, signal }) =>
     presenceStream(ctx.services.presence, openFilesRoom(ctx.project.id), null, signal),
   ),
 
+  /** One folder's entries, and the cursor of the change stream taken before they were read (fs.changes starts there). */
   tree: workspaceProcedure.input(treeInputSchema).query(({ ctx, input }) =>
     workspaceCall(async () => {
+      const cursor = await changeCursor(ctx.workspace.root);
       const entries = await ctx.workspace.list(input.path);
-      return input.showIgnored ? entries : entries.filter((entry) => !entry.ignored);
+      return { entries: input.showIgnored ? entries : entries.filter((entry) => !entry.ignored), cursor };
     }),
   ),
 
@@ -102,12 +127,18 @@ export const fsRouter = router({
     }),
   ),
 
+  // Changes after `lastEventId` (the cursor of the client's first listing, then the id of the last
+  // change it got, which tRPC's client sends again when it reconnects), then live, as tracked events.
   // Returned as an iterator rather than wrapped in a generator, so that the subscription ending
   // (signal or return()) releases the watcher at once even when no change is pending. In a cluster
   // the project's holder watches and its changes come through the file-change bus.
-  changes: workspaceProcedure.input(changesInputSchema).subscription(({ ctx, signal }) => {
+  changes: workspaceProcedure.input(changesInputSchema).subscription(({ ctx, input, signal }) => {
     // The cluster's file-change bus carries main trees; a session's worktree is watched where it is asked for.
     const followFiles = ctx.tree.treeId ? null : ctx.services.workspaces?.followFiles;
-    return followFiles ? followFiles(ctx.project.id, signal) : watchWorkspace(ctx.workspace.root, { signal });
+    return asTracked(
+      followFiles
+        ? followFiles(ctx.project.id, signal)
+        : watchWorkspaceFrom(ctx.workspace.root, input.lastEventId, { signal }),
+    );
   }),
 });
