@@ -1,3 +1,6 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { WebSocketRoute } from "@playwright/test";
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { ReviewPage } from "./pages/review";
 
@@ -146,6 +149,61 @@ test("the first screen's data is asked for once, by the page's HTML, and the IDE
   expect(calls.filter((c) => c.path === "account.status")).toHaveLength(1);
   expect(calls.filter((c) => c.path === "project.get")).toHaveLength(1);
   expect(calls.filter((c) => c.path === "fs.tree" && c.input?.path === "")).toHaveLength(1);
+});
+
+test("files made from outside while the page loads, or while its socket is down, show in the explorer without a reload", async ({
+  page,
+  ide,
+}) => {
+  await ide.signIn(admin);
+  await ide.createProject("Outside changes");
+  await ide.newFile("first.txt");
+  const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
+  const workspace = path.join(process.env.E2E_DATA_DIR ?? ".tandem-e2e", "workspaces", projectId);
+  // The change feed's socket: what the page sends waits here until `release()` (the subscription
+  // has not reached the server yet), then goes through.
+  let held: Array<string | Buffer> | null = [];
+  let live: { page: WebSocketRoute; server: WebSocketRoute } | null = null;
+  await page.routeWebSocket(/\/api\/trpc\/ws/, (ws) => {
+    const server = ws.connectToServer();
+    live = { page: ws, server };
+    ws.onMessage((message) => (held ? held.push(message) : server.send(message)));
+    server.onMessage((message) => ws.send(message));
+  });
+  const release = () => {
+    for (const message of held ?? []) live!.server.send(message);
+    held = null;
+  };
+  const state = page.getByTestId("connection-state");
+
+  // While the page loads: the explorer has its listing, the feed is not up yet, a terminal makes a file.
+  await page.reload();
+  await expect(ide.treeItem("first.txt")).toBeVisible();
+  await expect(state).not.toHaveAttribute("data-state", "live");
+  await fs.writeFile(path.join(workspace, "made-while-loading.txt"), "from a terminal\n");
+  await page.waitForTimeout(500); // the server's watcher has reported it before the feed starts
+  await expect(ide.treeItem("made-while-loading.txt")).toHaveCount(0);
+  release();
+  await expect(state).toHaveAttribute("data-state", "live", { timeout: 15_000 });
+  await expect(ide.treeItem("made-while-loading.txt")).toBeVisible();
+
+  // While the socket is down: a file made, another deleted; the feed reconnects and catches up.
+  held = [];
+  live!.server.close();
+  live!.page.close({ code: 4000, reason: "Dropped by the test." });
+  await expect(state).not.toHaveAttribute("data-state", "live");
+  await fs.writeFile(path.join(workspace, "made-while-offline.txt"), "from git\n");
+  await fs.rm(path.join(workspace, "first.txt"));
+  await page.waitForTimeout(500);
+  await expect(ide.treeItem("made-while-offline.txt")).toHaveCount(0);
+  await expect(ide.treeItem("first.txt")).toBeVisible();
+  await expect.poll(() => held!.length).toBeGreaterThan(0); // the reconnected page asks again
+  release();
+  await expect(state).toHaveAttribute("data-state", "live", { timeout: 15_000 });
+  await expect(ide.treeItem("made-while-offline.txt")).toBeVisible();
+  await expect(ide.treeItem("first.txt")).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath("explorer-outside-changes") });
+  await page.unrouteAll({ behavior: "ignoreErrors" });
 });
 
 test("keyboard navigation in the explorer opens files", async ({ page, ide }) => {

@@ -137,7 +137,8 @@ describe("access taken away reaches open connections", () => {
     // The change stream is live: a file the owner writes shows up in it.
     await sleep(300);
     await owner.fs.write({ projectId, path: "before.txt", content: "x", createParents: false });
-    await until(() => changes.state.data > 0, "the file changes", 5_000);
+    // Without a cursor the stream opens by saying to read everything (REREAD_ALL); then the write.
+    await until(() => changes.state.data > 1, "the file changes", 5_000);
     terminal.type("echo rita-$((40+2))\r");
     await until(() => terminal.seen.output.includes("rita-42"), "the terminal's output", 5_000);
 
