@@ -33,6 +33,12 @@ async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
   return error as TRPCError;
 }
 
+/** fs.changes as a server-side caller gets it: tRPC's tracked envelopes as they are, `[id, change]`. */
+const changesOf = (stream: AsyncIterable<unknown>) =>
+  (stream as AsyncIterable<[string, FileChange]>)[Symbol.asyncIterator]() as AsyncIterableIterator<
+    [string, FileChange]
+  >;
+
 describe("fs router", () => {
   it("creates, reads, writes and reports a stale write as CONFLICT with the current version", async () => {
     const { version: v1 } = await caller.fs.create({
@@ -102,7 +108,7 @@ describe("fs router", () => {
     expect((await trpcError(stranger.fs.changes({ projectId }))).code).toBe("NOT_FOUND");
 
     const owner = createCaller(env.context(ownerUser), { signal: controller.signal });
-    const iterator = (await owner.fs.changes({ projectId }))[Symbol.asyncIterator]();
+    const iterator = changesOf(await owner.fs.changes({ projectId }));
     // Without a cursor it cannot know what the caller missed: it says to read everything first.
     expect((await iterator.next()).value?.[1]).toEqual(REREAD_ALL);
     // The listings above keep the root watched a while: earlier tests' changes may come first.
@@ -124,7 +130,7 @@ describe("fs.changes from a listing's cursor", () => {
   async function follow(project: string, cursor: string | null) {
     const controller = new AbortController();
     const owner = createCaller(env.context(ownerUser), { signal: controller.signal });
-    const stream = await owner.fs.changes({ projectId: project, lastEventId: cursor });
+    const stream = changesOf(await owner.fs.changes({ projectId: project, lastEventId: cursor }));
     const seen: FileChange[] = [];
     let lastId = cursor;
     const done = (async () => {
