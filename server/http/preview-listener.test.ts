@@ -16,7 +16,8 @@ import {
 } from "@/server/cluster/workspace-forwarding";
 import type { WorkspaceOwner } from "@/server/cluster/workspace-host";
 import { createPreviewAccess, spendInMemory } from "@/server/preview/preview-access";
-import { PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "@/server/preview/preview-server";
+import { PREVIEW_COOKIE } from "@/server/preview/preview-headers";
+import { PREVIEW_ENTER_PATH } from "@/server/preview/preview-server";
 import { createPreviews } from "@/server/preview/previews";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
 import { createSandbox, type Sandbox } from "@/server/sandbox/sandbox";

@@ -3,7 +3,8 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
-import { createPreviewHandlers, PREVIEW_COOKIE, PREVIEW_ENTER_PATH } from "./preview-server";
+import { PREVIEW_COOKIE } from "./preview-headers";
+import { createPreviewHandlers, PREVIEW_ENTER_PATH } from "./preview-server";
 
 // The preview proxy against a dev server that is hostile at the HTTP level: it writes raw bytes
 // (a status or reason no server would send, headers that try to set the preview's own session
@@ -47,6 +48,9 @@ const ANSWERS: Record<string, string> = {
   ].join("\r\n"),
 };
 
+/** An answer bigger than any buffer on the way, each byte telling its place. */
+const BIG = Buffer.from(Array.from({ length: 8 * 1024 * 1024 }, (_, i) => (i * 7) % 251));
+
 function hostileServer() {
   return net.createServer((socket) => {
     let head = "";
@@ -58,6 +62,12 @@ function hostileServer() {
       const [line] = head.split("\r\n");
       head = head.slice(end + 4);
       const path = line!.split(" ")[1]!;
+      if (path === "/big") {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${BIG.length}\r\n\r\n`);
+        return void socket.write(BIG);
+      }
+      // Answers, then closes the connection without having said so: the next request needs another.
+      if (path === "/then-close") return void socket.end("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbye.");
       socket.write(ANSWERS[path] ?? "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nalive");
     });
   });
@@ -126,6 +136,29 @@ describe("the preview proxy against a hostile dev server", () => {
     }
     // The proxy (the server's own process) is still there.
     expect((await request("/fine", { cookie })).body).toBe("alive");
+  });
+
+  it("passes a big answer to a slow reader whole and in order, and serves on after the app drops a kept connection", async () => {
+    const cookie = await enter();
+    const received = await new Promise<Buffer>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port: proxyPort, path: "/big", headers: { host: host(), cookie } }, (res) => {
+          const chunks: Buffer[] = [];
+          // A reader slower than the app writes: the proxy must hold back rather than drop or reorder.
+          res.on("data", (chunk: Buffer) => {
+            chunks.push(chunk);
+            res.pause();
+            setTimeout(() => res.resume(), 1);
+          });
+          res.on("end", () => resolve(Buffer.concat(chunks)));
+          res.on("error", reject);
+        })
+        .on("error", reject);
+    });
+    expect(received.length).toBe(BIG.length);
+    expect(received.equals(BIG)).toBe(true);
+    expect((await request("/then-close", { cookie })).body).toBe("bye.");
+    for (let i = 0; i < 5; i++) expect((await request("/fine", { cookie })).body).toBe("alive");
   });
 
   it("lets no shared cache keep an answer for someone without the preview's session", async () => {

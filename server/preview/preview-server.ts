@@ -1,9 +1,18 @@
-import http from "node:http";
+import type http from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
 import { isLocalPath, type PreviewAccess, type PreviewGrant } from "./preview-access";
 import { FRAME_SCRIPT, FRAME_SCRIPT_PATH, withFrameScript } from "./frame-script";
+import {
+  answerHeaders,
+  cookiesWithout,
+  forwardedHeaders,
+  handshakeHead,
+  MAX_HANDSHAKE_HEAD,
+  PREVIEW_COOKIE,
+} from "./preview-headers";
 import { previewTarget, type PreviewTarget } from "./preview-host";
+import { createUpstreams, failureOf } from "./upstream";
 
 // The preview proxy: requests to `<port>-<projectId>.<domain>` go to that port in the project's
 // workspace network (server/sandbox/workspace-network.ts), over a connection made inside the
@@ -15,7 +24,6 @@ import { previewTarget, type PreviewTarget } from "./preview-host";
 // Host and Origin they expect (`localhost:<port>`), as if opened on the machine itself. Every
 // request and WebSocket of a public link's session ends the moment the link is revoked.
 
-export const PREVIEW_COOKIE = "tandem_preview";
 export const PREVIEW_ENTER_PATH = "/__tandem/enter";
 export const PREVIEW_LINK_PATH = "/__tandem/link";
 
@@ -51,139 +59,10 @@ export type PreviewServerDeps = {
   };
 };
 
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-]);
-
 function page(res: http.ServerResponse, status: number, title: string, text: string) {
   const body = `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:15px system-ui;margin:15vh auto;max-width:36em;color:#ccc;background:#1e1e1e"><h1 style="font-size:20px">${title}</h1><p>${text}</p>`;
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body);
 }
-
-function cookiesWithout(header: string | undefined, name: string): { ours: string | null; rest: string } {
-  let ours: string | null = null;
-  const rest: string[] = [];
-  for (const part of (header ?? "").split(";")) {
-    const trimmed = part.trim();
-    if (!trimmed) continue;
-    const eq = trimmed.indexOf("=");
-    if ((eq < 0 ? trimmed : trimmed.slice(0, eq)) === name) {
-      // Two of ours (one planted by the app for a parent domain) is none: which is which cannot be told.
-      ours = ours === null ? trimmed.slice(eq + 1) : "";
-    } else rest.push(trimmed);
-  }
-  return { ours: ours || null, rest: rest.join("; ") };
-}
-
-/** The request's headers as the dev server gets them: its own Host and Origin, no preview cookie, no hop-by-hop. */
-function forwardedHeaders(
-  req: http.IncomingMessage,
-  origin: string,
-  port: number,
-  options: { upgrade: boolean; plain?: boolean },
-): string[] {
-  const upgrade = options.upgrade;
-  const out: string[] = [];
-  const raw = req.rawHeaders;
-  const local = `localhost:${port}`;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    let value = raw[i + 1]!;
-    const lower = name.toLowerCase();
-    // Tandem's own headers (a peer instance's signature on a forwarded request) are not the app's.
-    if (lower === "host" || lower === "cookie" || lower.startsWith("x-tandem-")) continue;
-    // A page the script is added to must come uncompressed.
-    if (options.plain && lower === "accept-encoding") continue;
-    if (HOP_BY_HOP.has(lower) && !(upgrade && (lower === "connection" || lower === "upgrade"))) continue;
-    if ((lower === "origin" || lower === "referer") && value.startsWith(origin))
-      value = `http://${local}${value.slice(origin.length)}`;
-    out.push(name, value);
-  }
-  const rest = cookiesWithout(req.headers.cookie, PREVIEW_COOKIE).rest;
-  if (rest) out.push("Cookie", rest);
-  out.unshift("Host", local);
-  return out;
-}
-
-/**
- * An app's Set-Cookie as the browser gets it, or null when it would set the preview's own session
- * cookie as a browser reads it (RFC 6265 5.2: the name is what comes before the first `=`,
- * whitespace around it dropped; without a `=`, or with nothing before it, the cookie is nameless
- * and sent as its bare value, which could pass for the session). A `Domain` attribute goes: the
- * cookie stays on the preview's own host, and never reaches the IDE's host (a preview under
- * `localhost` beside an IDE opened at `localhost`) or another project's preview.
- */
-function appCookie(setCookie: string): string | null {
-  const [pair, ...attributes] = setCookie.split(";");
-  const eq = pair!.indexOf("=");
-  const name = eq < 0 ? "" : pair!.slice(0, eq).trim();
-  if (name === "" || name === PREVIEW_COOKIE) return null;
-  return [pair, ...attributes.filter((a) => !/^\s*domain\s*(=|$)/i.test(a))].join(";");
-}
-
-/** The app may not set or clear the preview's own session cookie; a page the script is added to changes length. */
-function answerHeaders(raw: string[], rewritten: boolean): string[] {
-  const out: string[] = [];
-  const caching: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const lower = raw[i]!.toLowerCase();
-    // Clear-Site-Data reaches past the preview's own host (its cookies go for the whole site).
-    if (HOP_BY_HOP.has(lower) || lower === "clear-site-data") continue;
-    if (rewritten && (lower === "content-length" || lower === "etag")) continue;
-    if (lower === "cache-control") {
-      caching.push(raw[i + 1]!);
-      continue;
-    }
-    const value = lower === "set-cookie" ? appCookie(raw[i + 1]!) : raw[i + 1]!;
-    if (value !== null) out.push(raw[i]!, value);
-  }
-  out.push("Cache-Control", privateCaching(caching.join(",")));
-  return out;
-}
-
-/**
- * An answer is for whoever the preview's session admits: no shared cache (a CDN in front of a
- * deployment's previews) may keep it for someone without one. The app's directives stay, but for
- * `public` and those only shared caches read; `private` goes first.
- */
-function privateCaching(value: string): string {
-  const kept = value
-    .split(",")
-    .map((directive) => directive.trim())
-    .filter((directive) => directive && !/^(public|private|proxy-revalidate|s-maxage\s*=.*)$/i.test(directive));
-  return ["private", ...kept].join(", ");
-}
-
-/** The longest answer head a WebSocket handshake may have (Node's own limit for any HTTP head). */
-const MAX_HANDSHAKE_HEAD = 16 * 1024;
-
-/**
- * The head of the dev server's answer to a WebSocket handshake as the browser gets it: its
- * cookies as any answer's (appCookie), without a folded line (obsolete; it could continue one).
- * Null for a head with a bare CR or LF, which a browser may take for a line's end where this
- * reading does not.
- */
-function handshakeHead(head: string): string | null {
-  if (/\r(?!\n)|(?<!\r)\n/.test(head)) return null;
-  const [status, ...lines] = head.split("\r\n");
-  const kept = lines.flatMap((line) => {
-    if (/^[ \t]/.test(line)) return [];
-    const colon = line.indexOf(":");
-    if (line.slice(0, colon).trim().toLowerCase() !== "set-cookie") return [line];
-    const cookie = appCookie(line.slice(colon + 1).trim());
-    return cookie === null ? [] : [`Set-Cookie: ${cookie}`];
-  });
-  return [status, ...kept].join("\r\n");
-}
-
-/** Marks a failure to reach the port at all (nothing listens), as against a connection that broke later. */
-class Unreachable extends Error {}
 
 /** Whether the request loads a page into a frame (the IDE's Preview panel), by the browser's own header. */
 const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === "iframe";
@@ -191,43 +70,8 @@ const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === 
 export function createPreviewHandlers(deps: PreviewServerDeps) {
   const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
 
-  // Connections to a project's port are kept open between requests: a new one is a round trip to
-  // the workspace network's holder (workspace-network.ts), which cost a request ~25x its direct
-  // latency (bench:preview). One pool per grant (a person, or a public link) and project and port,
-  // never shared: a connection that carried one person's requests never carries another's, so
-  // nothing a dev server ties to a connection (or a desync of its answers) crosses between them.
-  // Each request is still admitted on its own; a pool is dropped when its grant's access ends.
-  const pools = new Map<string, http.Agent>();
+  const upstreams = createUpstreams();
   const poolKey = (grant: PreviewGrant) => `${heldKey(grant)}\u0000${grant.projectId}\u0000${grant.port}`;
-  const dropPool = (key: string) => {
-    pools.get(key)?.destroy();
-    pools.delete(key);
-  };
-  const poolOf = (grant: PreviewGrant, target: PreviewTarget) => {
-    const key = poolKey(grant);
-    let pool = pools.get(key);
-    if (!pool) {
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 });
-      let open = 0;
-      agent.createConnection = ((_options: unknown, made: (error: Error | null, socket?: net.Socket) => void) => {
-        open++;
-        deps.connect(target).then(
-          (socket) => {
-            socket.once("close", () => --open === 0 && pools.get(key) === agent && pools.delete(key));
-            made(null, socket.setNoDelay(true));
-          },
-          (error: Error) => {
-            if (--open === 0 && pools.get(key) === agent) pools.delete(key);
-            made(new Unreachable(error.message));
-          },
-        );
-        return undefined;
-      }) as unknown as http.Agent["createConnection"];
-      pool = agent;
-      pools.set(key, pool);
-    }
-    return pool;
-  };
 
   /**
    * The session cookie. In a frame of the IDE's page the preview is a third party: browsers send
@@ -259,7 +103,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (!entry) {
       const ends = new Set<() => void>();
       const stop = deps.onAccessEnd(grant, () => {
-        dropPool(poolKey(grant));
+        upstreams.drop(poolKey(grant));
         for (const ending of [...ends]) ending();
       });
       entry = { ends, stop };
@@ -360,59 +204,55 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       return page(res, 403, "Refused", "A request from another site carried this preview's session.");
     if (deps.elsewhere && (await deps.elsewhere.request(target, req, res))) return;
     const inFrame = framed(req);
-    const send = (retry: boolean) => {
-      const upstream = http.request({
-        method: req.method,
-        path: req.url,
-        headers: forwardedHeaders(req, originOf(req), target.port, { upgrade: false, plain: inFrame }),
-        agent: poolOf(grant, target),
-      });
-      upstream.on("response", (answer) => {
-        const html =
-          inFrame &&
-          /^text\/html/i.test(String(answer.headers["content-type"] ?? "")) &&
-          !answer.headers["content-encoding"];
-        try {
-          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders, html));
-        } catch {
-          // What Node's client parsed but its server will not write (a status below 100, a control
-          // character in the reason): thrown here, in an event handler, it would end the server.
-          answer.destroy();
-          res.statusMessage = "";
-          return page(res, 502, "The server's answer is not valid HTTP", "Tandem cannot pass it on.");
-        }
-        // Streamed as it comes (server-sent events, chunked pages): no buffering here. An answer of
-        // known length goes out with its first bytes, in one write rather than two.
-        if (answer.headers["content-length"] === undefined || html) res.flushHeaders();
-        if (html) answer.pipe(withFrameScript()).pipe(res);
-        else answer.pipe(res);
-      });
-      // Switching protocols on a request that asked for none: no answer a browser could take.
-      upstream.on("upgrade", (_answer, socket) => {
-        socket.destroy();
-        page(res, 502, "The server's answer is not valid HTTP", "Tandem cannot pass it on.");
-      });
-      upstream.on("error", (error) => {
-        if (res.headersSent) return void res.destroy();
-        // A kept connection the dev server had closed meanwhile: once more on a new one, for a request without a body.
-        if (retry && upstream.reusedSocket && bodyless) return send(false);
-        if (error instanceof Unreachable)
-          return page(
-            res,
-            502,
-            `Nothing is listening on port ${target.port}`,
-            `The server on port ${target.port} of this workspace stopped, or has not started yet. Start it again (in a terminal, or ask the agent), then reload this page.`,
-          );
-        page(res, 502, "The server stopped answering", "Reload the page to try again.");
-      });
-      // The person went away (or their link was revoked) before the answer was through: the
-      // upstream request ends too (a finished one went back to the pool).
-      res.on("close", () => res.writableFinished || upstream.destroy());
-      if (bodyless) upstream.end();
-      else req.pipe(upstream);
-    };
     const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined;
-    send(true);
+    const notHttp = () => page(res, 502, "The server's answer is not valid HTTP", "Tandem cannot pass it on.");
+    const abort = upstreams.send(
+      poolKey(grant),
+      () => deps.connect(target),
+      {
+        method: req.method ?? "GET",
+        path: req.url ?? "/",
+        headers: forwardedHeaders(req, originOf(req), target.port, { upgrade: false, plain: inFrame }),
+        body: bodyless ? null : req,
+      },
+      {
+        head(answer) {
+          const html = inFrame && /^text\/html/i.test(answer.type) && !answer.encoded;
+          try {
+            res.writeHead(answer.status, answer.statusMessage, answerHeaders(answer.headers, html));
+          } catch {
+            // What the client parsed but the server will not write (a control character in the
+            // reason): thrown here, in a callback of the upstream's, it would end the server.
+            res.statusMessage = "";
+            notHttp();
+            return null;
+          }
+          // Streamed as it comes (server-sent events, chunked pages): no buffering here. An answer
+          // of known length goes out with its first bytes, in one write rather than two.
+          if (!answer.sized || html) res.flushHeaders();
+          if (!html) return res;
+          const script = withFrameScript();
+          script.pipe(res);
+          return script;
+        },
+        failed(error, started) {
+          if (started || res.headersSent) return void res.destroy();
+          const failure = failureOf(error);
+          if (failure === "unreachable")
+            return page(
+              res,
+              502,
+              `Nothing is listening on port ${target.port}`,
+              `The server on port ${target.port} of this workspace stopped, or has not started yet. Start it again (in a terminal, or ask the agent), then reload this page.`,
+            );
+          if (failure === "not-http") return notHttp();
+          page(res, 502, "The server stopped answering", "Reload the page to try again.");
+        },
+      },
+    );
+    // The person went away (or their link was revoked) before the answer was through: the
+    // upstream request ends too (a finished one went back to the pool).
+    res.on("close", () => res.writableFinished || abort());
   }
 
   async function upgrade(req: http.IncomingMessage, client: Duplex, head: Buffer) {

@@ -1,6 +1,7 @@
 import { createPreviewAccess, type PreviewAccess } from "./preview-access";
 import { previewOrigin } from "./preview-host";
-import { PREVIEW_COOKIE, PREVIEW_ENTER_PATH, PREVIEW_LINK_PATH } from "./preview-server";
+import { PREVIEW_COOKIE } from "./preview-headers";
+import { PREVIEW_ENTER_PATH, PREVIEW_LINK_PATH } from "./preview-server";
 
 // Previews as the rest of the server sees them: who may enter (preview-access.ts) and the address
 // of a project's port (preview-host.ts), known once the preview server listens (server/http/preview-listener.ts).
