@@ -49,6 +49,8 @@ export function forwardedHeaders(
     const lower = name.toLowerCase();
     // Tandem's own headers (a peer instance's signature on a forwarded request) are not the app's.
     if (lower === "host" || lower === "cookie" || lower.startsWith("x-tandem-")) continue;
+    // Answered here already (100 Continue comes from this server): the body follows on its own.
+    if (lower === "expect") continue;
     // A page the script is added to must come uncompressed.
     if (options.plain && lower === "accept-encoding") continue;
     if (HOP_BY_HOP.has(lower) && !(upgrade && (lower === "connection" || lower === "upgrade"))) continue;

@@ -161,6 +161,26 @@ describe("the preview proxy against a hostile dev server", () => {
     for (let i = 0; i < 5; i++) expect((await request("/fine", { cookie })).body).toBe("alive");
   });
 
+  it("carries a body sent after 100 Continue", async () => {
+    const cookie = await enter();
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port: proxyPort,
+        method: "POST",
+        path: "/fine",
+        headers: { host: host(), cookie, expect: "100-continue", "content-length": "5" },
+      });
+      req.on("continue", () => req.end("hello"));
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on("error", reject);
+    });
+    expect(status).toBe(200);
+  });
+
   it("lets no shared cache keep an answer for someone without the preview's session", async () => {
     const cookie = await enter();
     expect((await request("/cached", { cookie })).headers["cache-control"]).toBe(
