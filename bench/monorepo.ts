@@ -446,3 +446,5 @@ try {
   await pg.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
+// Said outright: embedded Postgres's exit hook sets the exit code to 0, which would hide a miss.
+process.exit(process.exitCode ?? 0);
