@@ -288,7 +288,11 @@ async function main() {
   const nodeProxies = [nodeProxyTo(PORT), nodeProxyTo(VITE_PORT)];
   const proxyPort = await listen(proxy);
   const target = async (port: number, floor: net.Server, nodeProxy: net.Server, paths: string[]) => {
-    const session = access.redeem(access.entryToken(projectId, port, "bench"), projectId, port)!;
+    const session = access.redeem(
+      access.entryToken(projectId, port, "bench", { loginSessionId: "bench" }),
+      projectId,
+      port,
+    )!;
     return {
       port,
       host: `${port}-${projectId}.localhost:${proxyPort}`,

@@ -110,6 +110,11 @@ export type Context = {
   user: AppUser | null;
   /** The API token the call was made with (server/auth/api-tokens.ts); null for a browser login. */
   token?: TokenGrant | null;
+  /**
+   * The id of the browser login session the call came with (null for a token, absent in in-process
+   * callers): a preview's entry link is bound to it, and ends with it.
+   */
+  loginSessionId?: string | null;
   services: Services;
   shareToken?: string | null;
   clientIp?: string;
@@ -150,6 +155,7 @@ export async function createContext(
   return {
     user: login?.user ?? null,
     token: login?.token ?? null,
+    loginSessionId: login?.loginSessionId ?? null,
     services,
     shareToken,
     clientIp: headers.get(CLIENT_IP_HEADER) ?? "unknown",

@@ -15,8 +15,12 @@ import { bearerToken, type ApiTokenReader, type TokenGrant } from "@/server/auth
 // not kept. A call with an API token (server/auth/api-tokens.ts) is kept the same way, by its
 // Authorization header, and never looks at the cookie.
 
-/** Who makes a call: the person, and the API token they made it with (null: their browser login). */
-export type Login = { user: AppUser; token: TokenGrant | null };
+/**
+ * Who makes a call: the person, and the API token they made it with (null: their browser login),
+ * or the id of the browser's login session (null: a token), which what lasts only as long as that
+ * login is bound to (a preview session: server/preview/preview-access.ts).
+ */
+export type Login = { user: AppUser; token: TokenGrant | null; loginSessionId: string | null };
 
 export type LoginCache = {
   /** The person signed in with these headers' API token or cookie, or null. */
@@ -47,9 +51,12 @@ export function createLoginCache(
   async function read(headers: Headers): Promise<Login | null> {
     const bearer = bearerToken(headers);
     if (bearer === "invalid") return null;
-    if (bearer) return tokens(bearer, headers);
+    if (bearer) {
+      const grant = await tokens(bearer, headers);
+      return grant && { ...grant, loginSessionId: null };
+    }
     const session = await auth.api.getSession({ headers }).catch(() => null);
-    return session ? { user: toAppUser(session.user), token: null } : null;
+    return session ? { user: toAppUser(session.user), token: null, loginSessionId: session.session.id } : null;
   }
 
   function keep(key: string, login: Login) {

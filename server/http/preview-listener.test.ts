@@ -46,6 +46,9 @@ http.createServer((req, res) => res.end(JSON.stringify({ url: req.url, host: req
 
 const SECRET = "cluster preview test secret";
 
+/** The login session the entry links are made under (the gate, stood in for here, checks it lasts). */
+const LOGIN = { loginSessionId: "login" };
+
 describeSandboxed("previews across instances", () => {
   let dir: string;
   let sandbox: Sandbox;
@@ -154,7 +157,7 @@ describeSandboxed("previews across instances", () => {
         15_000,
       );
       // Entered on B, with a link A's IDE made (both instances sign with the server's secret).
-      const token = createPreviewAccess(SECRET).entryToken(projectId, 5173, "member");
+      const token = createPreviewAccess(SECRET).entryToken(projectId, 5173, "member", LOGIN);
       const entered = await get(b.previewPort, hostOn(b), `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`);
       expect(entered.status).toBe(302);
       const cookie = String(entered.headers["set-cookie"]).split(";")[0]!;
@@ -198,7 +201,7 @@ describeSandboxed("previews across instances", () => {
       );
       const mainPort = (a.main.address() as AddressInfo).port;
       const peerAccess = createPreviewAccess(SECRET);
-      const session = peerAccess.redeem(peerAccess.entryToken(projectId, 5173, "member"), projectId, 5173)!;
+      const session = peerAccess.redeem(peerAccess.entryToken(projectId, 5173, "member", LOGIN), projectId, 5173)!;
       const cookie = `${PREVIEW_COOKIE}=${session.cookie}`;
       // Made up, signed with another secret, or a signature for another URL or project: refused, never the app.
       const host = hostOn(b);

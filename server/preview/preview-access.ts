@@ -4,11 +4,19 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 // one-time entry link the IDE made for them (signed, 60 s, used once) and from then on carries a
 // preview session cookie of that origin alone (signed, 8 h); or anyone holding a public link of
 // the port, whose session names the link. Nothing of the person's Tandem login crosses to the
-// preview's origin; the session names the person or the link, the project and the port, and each
-// request checks again that the person may still open the port, or that the link is still live
-// (preview-server.ts).
+// preview's origin: the session names the person or the link, the project and the port, and, for
+// a person, the login session's id the entry link was made under (never its cookie), so that
+// each request checks again that the person may still open the port and is still signed in
+// there, or that the link is still live (preview-server.ts, server/services/preview-gate.ts).
 
-/** Exactly one of `userId` (a member's session) and `linkId` (a public link's). */
+/**
+ * What a person's preview session lasts as long as: the Tandem login session the IDE's entry link
+ * was made under (its id, which opens nothing by itself), or, in the agent's own browser, the agent
+ * session whose browser holds it.
+ */
+export type PreviewBinding = { loginSessionId: string } | { agentSessionId: string };
+
+/** Exactly one of `userId` (a member's session, with what it is bound to) and `linkId` (a public link's). */
 export type PreviewGrant = {
   projectId: string;
   port: number;
@@ -16,7 +24,27 @@ export type PreviewGrant = {
   nonce: string;
   /** Where the entry link leads on the preview's origin (a path of its own). */
   path?: string;
-} & ({ userId: string; linkId?: undefined } | { linkId: string; userId?: undefined });
+} & (
+  | { userId: string; by: PreviewBinding; linkId?: undefined }
+  | { linkId: string; userId?: undefined; by?: undefined }
+);
+
+/** A binding as a grant carries it: exactly one non-empty id (a session signed before bindings existed has none). */
+const isBinding = (by: unknown): by is PreviewBinding => {
+  if (typeof by !== "object" || by === null) return false;
+  const keys = Object.keys(by);
+  const value = Object.values(by)[0];
+  return (
+    keys.length === 1 &&
+    (keys[0] === "loginSessionId" || keys[0] === "agentSessionId") &&
+    typeof value === "string" &&
+    value !== ""
+  );
+};
+
+/** The same binding as a key: two sessions of one person from two logins are held apart. */
+export const bindingKey = (by: PreviewBinding) =>
+  "loginSessionId" in by ? `login:${by.loginSessionId}` : `agent:${by.agentSessionId}`;
 
 /** How long an entry link works, and a preview session lasts. */
 const ENTRY_MS = 60_000;
@@ -54,6 +82,8 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
     }
     // Bound to exactly the project and port it was made for: a link for one port opens no other.
     if (grant.projectId !== projectId || grant.port !== port || !(grant.exp > now())) return null;
+    // A person's session names what it lasts as long as; one that does not opens nothing.
+    if (grant.linkId === undefined && !isBinding(grant.by)) return null;
     return grant;
   };
 
@@ -62,11 +92,12 @@ export function createPreviewAccess(secret: string, now: () => number = Date.now
   };
 
   return {
-    /** The token of a one-time entry link for this person to this project's port. */
-    entryToken(projectId: string, port: number, userId: string, path = "/"): string {
+    /** The token of a one-time entry link for this person to this project's port, bound to `by`. */
+    entryToken(projectId: string, port: number, userId: string, by: PreviewBinding, path = "/"): string {
       if (!isLocalPath(path)) throw new Error("a preview path starts with a single /");
+      if (!isBinding(by)) throw new Error("a person's preview is bound to a login or an agent session");
       const nonce = randomBytes(16).toString("hex");
-      return sign("entry", { projectId, port, userId, exp: now() + ENTRY_MS, nonce, path });
+      return sign("entry", { projectId, port, userId, by, exp: now() + ENTRY_MS, nonce, path });
     },
     /**
      * The preview session an entry token opens, once on this instance; null when it is not valid

@@ -73,6 +73,9 @@ function hostileServer() {
   });
 }
 
+/** The login session the entry links are made under (the gate, stood in for here, checks it lasts). */
+const LOGIN = { loginSessionId: "login" };
+
 describe("the preview proxy against a hostile dev server", () => {
   const projectId = randomUUID();
   const access = createPreviewAccess("hostile app test secret");
@@ -111,7 +114,7 @@ describe("the preview proxy against a hostile dev server", () => {
   });
 
   const enter = async () => {
-    const token = access.entryToken(projectId, 5173, "member");
+    const token = access.entryToken(projectId, 5173, "member", LOGIN);
     const answer = await request(`${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`);
     return String(answer.headers["set-cookie"]).split(";")[0]!;
   };

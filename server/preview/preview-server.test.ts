@@ -58,6 +58,9 @@ server.on("upgrade", (req, socket) => {
 server.listen(5173, () => console.log("ready"));
 `;
 
+/** The login session the entry links are made under (the gate, stood in for here, checks it lasts). */
+const LOGIN = { loginSessionId: "login" };
+
 describeSandboxed("the preview proxy", () => {
   let dir: string;
   let sandbox: Sandbox;
@@ -114,7 +117,7 @@ describeSandboxed("the preview proxy", () => {
   /** Enters through a one-time link for `userId` and returns the preview session's cookie. */
   const enter = async (userId: string, port = 5173) => {
     const answer = await request(
-      `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, port, userId))}`,
+      `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, port, userId, LOGIN))}`,
       {
         hostName: host(port),
       },
@@ -197,11 +200,11 @@ describeSandboxed("the preview proxy", () => {
       // A stranger: no session, a forged one, a used link again, a link for another port, a non-member's link.
       expect((await request("/")).status).toBe(403);
       expect((await request("/", { headers: { cookie: "tandem_preview=forged.value" } })).status).toBe(403);
-      const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member"))}`;
+      const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member", LOGIN))}`;
       expect((await request(link)).status).toBe(302);
       expect((await request(link)).status).toBe(403);
       expect((await request(link, { hostName: host(5174) })).status).toBe(403);
-      const outsider = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "outsider"))}`;
+      const outsider = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "outsider", LOGIN))}`;
       expect((await request(outsider)).status).toBe(403);
       // The session of one port opens no other port of the project.
       expect((await request("/", { hostName: host(5174), headers: { cookie } })).status).toBe(403);
@@ -296,7 +299,7 @@ describeSandboxed("the preview proxy", () => {
       expect((await enterLink(live, host(5174))).status).toBe(403);
       // The link's session opens no other port, and a member's entry link is no link.
       expect((await request("/", { hostName: host(5174), headers: { cookie } })).status).toBe(403);
-      const memberLink = access.entryToken(projectId, 5173, "member");
+      const memberLink = access.entryToken(projectId, 5173, "member", LOGIN);
       expect((await enterLink(encodeURIComponent(memberLink))).status).toBe(403);
 
       // Open under the link: a WebSocket (hot reload's) and an answer still streaming.
@@ -385,7 +388,7 @@ describeSandboxed("the preview proxy", () => {
       );
       const frame = { "sec-fetch-dest": "iframe" };
       const entered = await request(
-        `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member", "/page.html"))}`,
+        `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member", LOGIN, "/page.html"))}`,
         { headers: frame },
       );
       // In the IDE's frame the preview is a third party: its cookie is partitioned under the IDE's site.
@@ -423,7 +426,7 @@ describeSandboxed("the preview proxy", () => {
           [proxyPort, otherPort],
           [otherPort, proxyPort],
         ]) {
-          const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member"))}`;
+          const link = `${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(access.entryToken(projectId, 5173, "member", LOGIN))}`;
           const [a, b] = await Promise.all([request(link, { port: first }), request(link, { port: then })]);
           expect([a.status, b.status].sort()).toEqual([302, 403]);
           expect((await request(link, { port: first })).status).toBe(403);

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
-import { isLocalPath, type PreviewAccess, type PreviewGrant } from "./preview-access";
+import { bindingKey, isLocalPath, type PreviewAccess, type PreviewGrant } from "./preview-access";
 import { FRAME_SCRIPT, FRAME_SCRIPT_PATH, withFrameScript } from "./frame-script";
 import {
   answerHeaders,
@@ -22,7 +22,8 @@ import { createUpstreams, failureOf } from "./upstream";
 // gets), and a request from another origin (another project's preview) that carries the
 // session is refused for anything but a plain GET, and for every WebSocket. Dev servers get the
 // Host and Origin they expect (`localhost:<port>`), as if opened on the machine itself. Every
-// request and WebSocket of a public link's session ends the moment the link is revoked.
+// request and WebSocket of a public link's session ends the moment the link is revoked, and a
+// person's the moment the login session it was opened from ends.
 
 export const PREVIEW_ENTER_PATH = "/__tandem/enter";
 export const PREVIEW_LINK_PATH = "/__tandem/link";
@@ -35,7 +36,10 @@ export type PreviewServerDeps = {
   domain: string;
   /** Whether the session's cookie must be Secure (the preview is served over https). */
   secure: boolean;
-  /** Whether the session may still open its port: the person's role and the port's visibility, or its link still live. */
+  /**
+   * Whether the session may still open its port: the person's role and the port's visibility, and
+   * the login (or agent) session it is bound to not ended; or its link still live.
+   */
   admits(grant: PreviewGrant): Promise<boolean>;
   /** Spends an entry link where every instance sees it: false when it was used already, on any instance. */
   spendEntry(entry: { nonce: string; exp: number }): Promise<boolean>;
@@ -43,8 +47,9 @@ export type PreviewServerDeps = {
   link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null>;
   /**
    * Calls `ended` when the grant may no longer open its port (on any instance): its link revoked,
-   * the person's role or the port's visibility changed so they may not. Returns the function that
-   * stops listening.
+   * the person's role or the port's visibility changed so they may not, the login session it is
+   * bound to ended (sign-out, revoked, the account disabled). Returns the function that stops
+   * listening.
    */
   onAccessEnd(grant: PreviewGrant, ended: () => void): () => void;
   /** A connection to the port inside the project's workspace network; throws when nothing answers there. */
@@ -89,13 +94,14 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     return cookie ? deps.access.session(cookie, target.projectId, target.port) : null;
   };
 
-  // The requests and sockets open under each grant (a public link, or a person on a port), ended
-  // at once when a change takes its access away.
+  // The requests and sockets open under each grant (a public link, or a person on a port under
+  // one login or agent session), ended at once when a change takes its access away: one person's
+  // sign-out in one browser ends that browser's previews, not another's.
   const held = new Map<string, { ends: Set<() => void>; stop: () => void }>();
   const heldKey = (grant: PreviewGrant) =>
     grant.linkId !== undefined
       ? `link:${grant.linkId}`
-      : `user:${grant.userId}\u0000${grant.projectId}\u0000${grant.port}`;
+      : `user:${grant.userId}\u0000${bindingKey(grant.by)}\u0000${grant.projectId}\u0000${grant.port}`;
   /** Runs `end` when the grant's access ends, until the returned release is called. */
   function hold(grant: PreviewGrant, end: () => void): () => void {
     const key = heldKey(grant);

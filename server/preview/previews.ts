@@ -16,20 +16,26 @@ export type Previews = {
   listening(port: number): void;
   /** Every preview's origin as a CSP source (`http://*.localhost:4100`); null until the preview server listens. */
   frameSource(): string | null;
-  /** The one-time link that opens the project's port (at `path`) for this person; null until the preview server listens. */
-  entryUrl(projectId: string, port: number, userId: string, path?: string): string | null;
+  /**
+   * The one-time link that opens the project's port (at `path`) for this person, in a preview
+   * session that lasts as long as their login session `loginSessionId` (the one the IDE's request
+   * came with); null until the preview server listens.
+   */
+  entryUrl(projectId: string, port: number, userId: string, loginSessionId: string, path?: string): string | null;
   /** The address of a public link of the project's port; null until the preview server listens. */
   linkUrl(projectId: string, port: number, token: string): string | null;
   /**
-   * A preview session for this person on the project's port, made at once, for the agent's own
-   * browser (server/tools/browser): the preview's origin and the session cookie to put in that
-   * browser alone. The preview server checks membership on each request as for anyone. Null until
-   * the preview server listens.
+   * A preview session for this person on the project's port, made at once, for the browser of the
+   * agent session `agentSessionId` (server/tools/browser): the preview's origin and the session
+   * cookie to put in that browser alone. It lasts as long as the agent session, not a login; the
+   * preview server checks membership on each request as for anyone. Null until the preview server
+   * listens.
    */
   sessionFor(
     projectId: string,
     port: number,
     userId: string,
+    agentSessionId: string,
   ): { origin: string; cookie: { name: string; value: string; secure: boolean } } | null;
   /** The port the preview server listens on, or null before it does. */
   port(): number | null;
@@ -63,20 +69,22 @@ export function createPreviews(
       const at = base();
       return at && `${at.protocol}//*.${at.domain}${at.port ? `:${at.port}` : ""}`;
     },
-    entryUrl(projectId, port, userId, path = "/") {
+    entryUrl(projectId, port, userId, loginSessionId, path = "/") {
       const origin = originOf(projectId, port);
       if (origin === null) return null;
-      const token = access.entryToken(projectId, port, userId, path);
+      const token = access.entryToken(projectId, port, userId, { loginSessionId }, path);
       return `${origin}${PREVIEW_ENTER_PATH}?t=${encodeURIComponent(token)}`;
     },
     linkUrl(projectId, port, token) {
       const origin = originOf(projectId, port);
       return origin === null ? null : `${origin}${PREVIEW_LINK_PATH}?t=${encodeURIComponent(token)}`;
     },
-    sessionFor(projectId, port, userId) {
+    sessionFor(projectId, port, userId, agentSessionId) {
       const origin = originOf(projectId, port);
       const redeemed =
-        origin === null ? null : access.redeem(access.entryToken(projectId, port, userId), projectId, port);
+        origin === null
+          ? null
+          : access.redeem(access.entryToken(projectId, port, userId, { agentSessionId }), projectId, port);
       if (origin === null || !redeemed) return null;
       return { origin, cookie: { name: PREVIEW_COOKIE, value: redeemed.cookie, secure } };
     },

@@ -35,7 +35,7 @@ export function createAgentBrowsers(input: {
   return createBrowsers({
     chromium: found.path,
     idleMs: input.idleMs,
-    previewSession: (projectId, port, userId) => previews.sessionFor(projectId, port, userId),
+    previewSession: (projectId, port, userId, sessionId) => previews.sessionFor(projectId, port, userId, sessionId),
     gate: {
       policy: input.policy,
       previewTarget: (host) => {

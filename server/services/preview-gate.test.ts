@@ -23,6 +23,22 @@ let outsider: User;
 let projectId: string;
 let otherProjectId: string;
 const caller = (user: User) => createCaller(env.context(user));
+/** A login session of the person's, as a sign-in makes (a preview session is bound to one): its id. */
+const signIn = async (user: User) =>
+  (
+    await env.services.db.loginSession.create({
+      data: { id: randomUUID(), token: randomUUID(), userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) },
+    })
+  ).id;
+/** A preview grant of the person's, under a login session of their own. */
+const personGrant = async (user: User, port: number) => ({
+  projectId,
+  port,
+  exp: Date.now() + 60_000,
+  nonce: "n",
+  userId: user.id,
+  by: { loginSessionId: await signIn(user) },
+});
 
 beforeAll(async () => {
   env = await createTestServices();
@@ -66,28 +82,28 @@ describe("a port's visibility", () => {
     expect(await may(viewer, 5174)).toBe(false);
     expect(await gate.personMayOpen(viewer.id, otherProjectId, 5173)).toBe(false);
     // A session made while they could is re-checked on every request.
-    const grant = { projectId, port: 5173, exp: Date.now() + 60_000, nonce: "n", userId: viewer.id };
+    const grant = await personGrant(viewer, 5173);
     expect(await gate.admits(grant)).toBe(true);
     await caller(owner).ports.setVisibility({ projectId, port: 5173, visibility: "private" });
     expect(await gate.admits(grant)).toBe(false);
     // Answers are kept a few seconds, but never past a change: the next request is refused at once.
     const team = (await env.services.db.project.findUniqueOrThrow({ where: { id: projectId } })).teamId;
     await removeMember(env.services.db, team, member.id);
-    expect(await gate.admits({ ...grant, userId: member.id })).toBe(false);
+    expect(await gate.admits(await personGrant(member, 5173))).toBe(false);
     await addMember(env.services.db, team, member.id, "member");
   });
 
   it("ends a person's open previews the moment the port turns private, and no answer read meanwhile outlives it", async () => {
     const gate = env.services.previewGate;
     const port = 5180;
-    const grant = { projectId, port, exp: Date.now() + 60_000, nonce: "n", userId: viewer.id };
+    const grant = await personGrant(viewer, port);
     await caller(owner).ports.setVisibility({ projectId, port, visibility: "team" });
     expect(await gate.admits(grant)).toBe(true);
     let ended = 0;
     const stop = gate.onAccessEnd(grant, () => ended++);
     // A member's open preview is not ended by the same change: they may still open it.
     let memberEnded = 0;
-    const stopMember = gate.onAccessEnd({ ...grant, userId: member.id }, () => memberEnded++);
+    const stopMember = gate.onAccessEnd(await personGrant(member, port), () => memberEnded++);
     await caller(owner).ports.setVisibility({ projectId, port, visibility: "private" });
     await until(async () => ended === 1, "the viewer's open preview is ended");
     expect(await gate.admits(grant)).toBe(false);

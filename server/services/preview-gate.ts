@@ -1,22 +1,29 @@
 import type { AccessChanges } from "@/server/bus/access-changes";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
 import type { Db } from "@/server/db/client";
-import { findPreviewLink, findPreviewLinkByToken, previewAccess } from "@/server/db/repositories/preview-ports";
+import {
+  findPreviewLink,
+  findPreviewLinkByToken,
+  previewAccess,
+  previewBindingLive,
+} from "@/server/db/repositories/preview-ports";
 import { spendToken } from "@/server/db/repositories/spent-tokens";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
-import type { PreviewGrant } from "@/server/preview/preview-access";
+import { bindingKey, type PreviewGrant } from "@/server/preview/preview-access";
 import type { PreviewTarget } from "@/server/preview/preview-host";
 import type { LivePreviewLink } from "@/server/preview/preview-server";
 import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
 
 // Who gets through the preview proxy: a person while their role in the project and the port's
-// visibility let them, a public link while it is live and names exactly this project's port.
+// visibility let them and the login session their preview was opened under lasts (the agent's
+// browser: its agent session), a public link while it is live and names exactly this project's port.
 //
-// A page load is dozens of requests, so a person's "yes" is kept for a few seconds per project
-// and port rather than read from the database for each: it is dropped the moment an access change
-// concerns the person or the project (a role lowered, a member removed, the port made private;
-// on every instance, through the access-change bus), and an answer read while such a change came
-// in is not kept. "No" is never kept. Open requests and sockets are ended at once when a change
+// A page load is dozens of requests, so a person's "yes" is kept for a few seconds per project,
+// port and login rather than read from the database for each: it is dropped the moment an access
+// change concerns the person or the project (a role lowered, a member removed, the port made
+// private, a login session ended by sign-out, revocation or a disabled account; on every
+// instance, through the access-change bus), and an answer read while such a change came in is not
+// kept. "No" is never kept. Open requests and sockets are ended at once when a change
 // takes their access away (`onAccessEnd`). Public links are read each time (few, and revoked
 // through their own bus).
 
@@ -63,8 +70,9 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     return entry;
   };
 
-  async function personAdmitted(userId: string, projectId: string, port: number): Promise<boolean> {
-    const key = `${userId}\u0000${port}`;
+  async function personAdmitted(grant: PreviewGrant & { userId: string }): Promise<boolean> {
+    const { userId, projectId, port } = grant;
+    const key = `${userId}\u0000${port}\u0000${bindingKey(grant.by)}`;
     const entry = keptFor(projectId);
     const until = entry.until.get(key);
     if (until !== undefined && until > Date.now()) return true;
@@ -72,7 +80,8 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     const before = generation;
     entry.reading++;
     try {
-      const ok = await personMayOpen(userId, projectId, port);
+      const [may, live] = await Promise.all([personMayOpen(userId, projectId, port), previewBindingLive(db, grant)]);
+      const ok = may && live;
       if (ok && generation === before) {
         const expires = Date.now() + ADMITTED_TTL_MS;
         entry.until.set(key, expires);
@@ -89,7 +98,7 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
   }
 
   async function admits(grant: PreviewGrant): Promise<boolean> {
-    if (grant.userId !== undefined) return personAdmitted(grant.userId, grant.projectId, grant.port);
+    if (grant.userId !== undefined) return personAdmitted(grant);
     return linkOpens(await findPreviewLink(db, grant.linkId), grant);
   }
 
@@ -105,14 +114,24 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     },
     /**
      * Calls `ended` when the grant may no longer open its port: its link revoked, or a change of
-     * the person's or the project's access after which they may not (asked again at once).
+     * the person's or the project's access (a login session of theirs ended among them; for the
+     * agent's browser, its agent session deleted) after which they may not (asked again at once).
      * Returns the function that stops listening.
      */
     onAccessEnd(grant: PreviewGrant, ended: () => void): () => void {
       if (grant.linkId !== undefined) return linkRevocations.subscribe(grant.linkId, ended);
-      return accessChanges.subscribe({ userId: grant.userId, projectId: grant.projectId }, () => {
-        admits(grant).then((ok) => ok || ended(), ended);
-      });
+      const agentSessionId = "agentSessionId" in grant.by ? grant.by.agentSessionId : null;
+      return accessChanges.subscribe(
+        { userId: grant.userId, projectId: grant.projectId, sessionId: agentSessionId },
+        (change) => {
+          // An agent session's end reaches no project's or person's listener: what was kept goes here.
+          if (change.kind === "session") {
+            generation++;
+            kept.get(grant.projectId)?.until.clear();
+          }
+          admits(grant).then((ok) => ok || ended(), ended);
+        },
+      );
     },
   };
 }

@@ -61,6 +61,8 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
   let previewServer: http.Server;
   let browsers: Browsers;
   let policy: NetworkPolicy = { policy: "allow-list", allowHosts: ["allowed.test"] };
+  /** The agent sessions whose browsers the tests drive. */
+  const agentSessions = new Set<string>();
   const session = useToolSessions();
 
   beforeAll(async () => {
@@ -132,7 +134,9 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
       domain: previews.domain,
       secure: false,
       spendEntry: spendInMemory(),
-      admits: async () => true,
+      // The agent's browser's preview sessions are bound to its agent session (the gate checks it lasts), never a login.
+      admits: async (grant) =>
+        grant.userId === "person" && "agentSessionId" in grant.by && agentSessions.has(grant.by.agentSessionId),
       link: async () => null,
       onAccessEnd: () => () => {},
       // The dev server stands for the workspace network's port: any port of this project reaches it.
@@ -171,6 +175,7 @@ describe.runIf("path" in findChromium(undefined))("the browser tool", () => {
 
   const context = async (): Promise<Partial<ToolContext>> => {
     const sessionId = randomUUID();
+    agentSessions.add(sessionId);
     return { projectId, sessionId, browser: () => browsers.session({ sessionId, projectId, userId: "person" }) };
   };
   const textOf = (llm: unknown) =>

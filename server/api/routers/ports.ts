@@ -61,7 +61,8 @@ export const portsRouter = router({
 
   /**
    * A one-time link to the port's preview on its own origin (at `path` there), for the caller:
-   * refused when the port's visibility does not include them.
+   * refused when the port's visibility does not include them. The preview session it opens ends
+   * with the caller's login session, so it is made for a signed-in browser alone (not an API token).
    */
   preview: projectProcedure
     .input(
@@ -82,7 +83,19 @@ export const portsRouter = router({
             "This port's preview is private to the project's editors. Ask one of them to share it with the team.",
         });
       previewsServed(ctx.services.sandbox.networks);
-      const url = ctx.services.previews.entryUrl(ctx.project.id, input.port, ctx.user.id, input.path);
+      if (!ctx.loginSessionId)
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message:
+            "A preview opens in a signed-in browser, from the project's Ports view; an API token cannot open one.",
+        });
+      const url = ctx.services.previews.entryUrl(
+        ctx.project.id,
+        input.port,
+        ctx.user.id,
+        ctx.loginSessionId,
+        input.path,
+      );
       if (!url)
         throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Previews are not served yet; try again." });
       return { url, origin: new URL(url).origin };

@@ -63,6 +63,26 @@ export async function previewAccess(
   return row ? { role: row.role, visibility: asVisibility(row.visibility ?? undefined) } : null;
 }
 
+/**
+ * Whether what a person's preview session is bound to still lasts: the login session of theirs it
+ * was opened under (not signed out, revoked, deleted with a disabled account, nor expired), or the
+ * agent session of the project whose browser holds it.
+ */
+export async function previewBindingLive(
+  db: Db,
+  grant: { userId: string; projectId: string; by: { loginSessionId: string } | { agentSessionId: string } },
+): Promise<boolean> {
+  const [row] =
+    "loginSessionId" in grant.by
+      ? await db.sql<{ live: number }>`
+          SELECT 1 AS live FROM login_session
+          WHERE id = ${grant.by.loginSessionId} AND "userId" = ${grant.userId} AND "expiresAt" > ${new Date()}`
+      : await db.sql<{ live: number }>`
+          SELECT 1 AS live FROM agent_session
+          WHERE id = ${grant.by.agentSessionId} AND "projectId" = ${grant.projectId}`;
+  return row !== undefined;
+}
+
 export async function setPreviewVisibility(db: Db, projectId: string, port: number, visibility: PreviewVisibility) {
   await db.previewPort.upsert({
     where: { projectId_port: { projectId, port } },

@@ -32,8 +32,11 @@ export type PreviewSession = { origin: string; cookie: { name: string; value: st
 export type BrowsersDeps = {
   chromium: string;
   gate: BrowserGateDeps;
-  /** A preview session for the person on the project's port, or null when previews are not served. */
-  previewSession(projectId: string, port: number, userId: string): PreviewSession | null;
+  /**
+   * A preview session for the person on the project's port, lasting as long as the agent session
+   * `sessionId` (not any login of the person's), or null when previews are not served.
+   */
+  previewSession(projectId: string, port: number, userId: string, sessionId: string): PreviewSession | null;
   /** Defaults: 10 minutes unused, 8 contexts at once. */
   idleMs?: number;
   maxContexts?: number;
@@ -208,7 +211,7 @@ export function createBrowsers(deps: BrowsersDeps): Browsers {
         async preview(port) {
           const known = current.previews.get(port);
           if (known && known.until > Date.now()) return known.origin;
-          const made = deps.previewSession(key.projectId, port, key.userId);
+          const made = deps.previewSession(key.projectId, port, key.userId, key.sessionId);
           if (!made) return null;
           const { origin, cookie } = made;
           await current.context.addCookies([
