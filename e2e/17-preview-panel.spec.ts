@@ -38,7 +38,7 @@ async function previewFrame(page: Page, projectId: string): Promise<Frame> {
   return frame!;
 }
 
-test("a Vite dev server in the Preview panel: hot reload, console errors, a teammate, a stranger, a public link", async ({
+test("a Vite dev server in the Preview panel: hot reload, console errors, a teammate who signs out, a stranger, a public link", async ({
   page,
   ide,
   browser,
@@ -51,6 +51,8 @@ test("a Vite dev server in the Preview panel: hot reload, console errors, a team
   pageErrors.allow(/WebSocket connection to 'ws:\/\/5173-[0-9a-f-]+\.localhost:\d+\/.*' failed/);
   pageErrors.allow(/status of 403 \(Forbidden\).*5173-[0-9a-f-]+\.localhost/);
   pageErrors.allow(/Failed to load resource: the server responded with a status of 403/);
+  // The teammate's IDE, still open after they sign out, asks on and is refused.
+  pageErrors.allow(/status of 401 \(Unauthorized\) .*\/api\/trpc\//);
 
   await ide.signIn(admin);
   const tia = await signUpPerson(browser, page, teammate);
@@ -127,10 +129,45 @@ test("a Vite dev server in the Preview panel: hot reload, console errors, a team
   // The teammate opens the same preview from the Ports view.
   await tia.page.goto(`/p/${projectId}`);
   await tia.page.getByTestId("bottom-panel-ports").click();
+  const tiaHotReload = tia.page.waitForEvent("websocket", {
+    predicate: (ws) => ws.url().includes(`//5173-${projectId}.localhost:`),
+  });
   await tia.page.getByRole("button", { name: "Open a preview of port 5173" }).click();
   await expect((await previewFrame(tia.page, projectId)).locator("#app")).toHaveText("Hello from Tandem", {
     timeout: 30_000,
   });
+
+  // The teammate signs out, the IDE still on screen: their preview's hot reload ends at once, and
+  // the preview cookie left in their browser, replayed by the next person at the keyboard, opens
+  // neither a page nor a WebSocket.
+  const tiaSocket = await tiaHotReload;
+  const tiaSocketClosed = new Promise<void>((resolve) => tiaSocket.on("close", () => resolve()));
+  const left = (await tia.page.context().cookies()).find((c) => c.name === "tandem_preview");
+  expect(left?.value).toBeTruthy();
+  expect(await tia.page.evaluate(async () => (await fetch("/api/auth/sign-out", { method: "POST" })).status)).toBe(200);
+  await Promise.race([
+    tiaSocketClosed,
+    new Promise((_, reject) =>
+      setTimeout(() => reject(new Error("the signed-out preview's WebSocket stayed open")), 5_000),
+    ),
+  ]);
+  const nextPerson = await newContext(browser);
+  const previewAt = new URL(tiaSocket.url().replace(/^ws/, "http")).origin;
+  await nextPerson.addCookies([{ name: "tandem_preview", value: left!.value, url: previewAt, httpOnly: true }]);
+  const nextPage = await nextPerson.newPage();
+  await nextPage.goto(`${previewAt}/`);
+  await expect(nextPage.locator("body")).toContainText("This preview is private");
+  const replayedSocket = await nextPage.evaluate(
+    (url) =>
+      new Promise<string>((resolve) => {
+        const socket = new WebSocket(url, "vite-hmr");
+        socket.onopen = () => resolve("open");
+        socket.onerror = () => resolve("refused");
+      }),
+    tiaSocket.url(),
+  );
+  expect(replayedSocket).toBe("refused");
+  await nextPerson.close();
 
   // The IDE's pages may frame the previews' origins, and no other.
   const previewOrigin = new URL(frame.url()).origin;
