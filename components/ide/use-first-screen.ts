@@ -2,18 +2,20 @@
 
 import { type QueryFunctionContext, type QueryKey, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import { useTRPC } from "@/components/trpc-provider";
 import { FIRST_SCREEN_GLOBAL, type FirstScreenRequest } from "@/lib/first-screen";
 
 type QueryOptions = { queryKey: QueryKey; queryFn: (context: QueryFunctionContext) => Promise<unknown> };
 type Procedure = { queryOptions: (input: unknown) => QueryOptions };
-type BatchEntry = { result?: { data?: Parameters<typeof superjson.deserialize>[0] } } | undefined;
+type Serialized = Parameters<typeof superjson.deserialize>[0];
+type BatchEntry = { result?: { data?: Serialized }; error?: Serialized } | undefined;
 
 /**
  * Takes, once, the first screen's batch that the page's HTML started for this project
  * (lib/first-screen.ts): each of its queries starts fetching at once and resolves from that
- * answer, or asks the server anew where the answer holds an error or none came. The components
+ * answer (its data, or the error the server answered), or asks the server anew where none came. The components
  * that show them find them fetching or fetched and ask no more. Called before the IDE's queries.
  */
 export function useFirstScreen(projectId: string): void {
@@ -33,7 +35,11 @@ export function useFirstScreen(projectId: string): void {
         queryKey: options.queryKey,
         queryFn: async (context) => {
           const entry = ((await request.answer) as BatchEntry[] | null)?.[index];
-          return entry?.result?.data ? superjson.deserialize(entry.result.data) : options.queryFn(context);
+          if (entry?.result?.data) return superjson.deserialize(entry.result.data);
+          // The server's answer was an error (a project the person may not open): the query holds
+          // it as its own request would have got it, without asking again for the same refusal.
+          if (entry?.error) throw TRPCClientError.from({ error: superjson.deserialize(entry.error) });
+          return options.queryFn(context);
         },
       });
     });
