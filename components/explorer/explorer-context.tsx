@@ -80,7 +80,9 @@ function useExplorerModel(projectId: string, canWrite: boolean) {
 
   // The root folder is asked for with the project, before the tree is on screen (see IdeView).
   useEffect(() => {
-    void queryClient.prefetchQuery(folderQuery(trpc, projectId, "", showIgnored, tree));
+    const root = folderQuery(trpc, projectId, "", showIgnored, tree);
+    // Not asked again when the first screen's answer was a refusal (a project the person may not open).
+    if (queryClient.getQueryState(root.queryKey)?.status !== "error") void queryClient.prefetchQuery(root);
     // Only the first: later changes are the tree's own queries.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [queryClient, trpc, projectId]);

@@ -54,7 +54,9 @@ export function IdeView({ projectId }: { projectId: string }) {
   // for its root folder itself), and the code a file's opening needs starts loading now: the
   // editor's, and the live document client's (fetched on the click before, ~100 ms of a cold open).
   useEffect(() => {
-    void queryClient.prefetchQuery(trpc.session.list.queryOptions({ projectId, parentId: null }));
+    const sessions = trpc.session.list.queryOptions({ projectId, parentId: null });
+    // Not asked again when the first screen's answer was a refusal (a project the person may not open).
+    if (queryClient.getQueryState(sessions.queryKey)?.status !== "error") void queryClient.prefetchQuery(sessions);
     void import("@/components/editor/monaco-pane");
     void import("@/lib/live-doc-connection");
   }, [queryClient, trpc, projectId]);

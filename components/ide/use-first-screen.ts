@@ -31,13 +31,16 @@ export function useFirstScreen(projectId: string): void {
     request.queries.forEach(([path, input], index) => {
       const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], trpc);
       const options = (procedure as Procedure).queryOptions(input);
+      // Set before any component subscribes: one that mounts once the answer holds an error would
+      // otherwise ask again for the same refusal (retryOnMount), a second request for nothing.
+      queryClient.setQueryDefaults(options.queryKey, { retryOnMount: false });
       void queryClient.prefetchQuery({
         queryKey: options.queryKey,
         queryFn: async (context) => {
           const entry = ((await request.answer) as BatchEntry[] | null)?.[index];
           if (entry?.result?.data) return superjson.deserialize(entry.result.data);
           // The server's answer was an error (a project the person may not open): the query holds
-          // it as its own request would have got it, without asking again for the same refusal.
+          // it as its own request would have got it.
           if (entry?.error) throw TRPCClientError.from({ error: superjson.deserialize(entry.error) });
           return options.queryFn(context);
         },
