@@ -100,79 +100,81 @@ export function PreviewPanel({ projectId, port, onClose }: { projectId: string; 
   return (
     <div className="pane preview-panel" data-testid="preview-panel">
       <div className="preview-toolbar">
-        <button
-          type="button"
-          className="icon-btn"
-          title="Back"
-          aria-label="Back"
-          disabled={visited.at === 0}
-          onClick={() => step(-1)}
-        >
-          ←
-        </button>
-        <button
-          type="button"
-          className="icon-btn"
-          title="Forward"
-          aria-label="Forward"
-          disabled={visited.at === visited.paths.length - 1}
-          onClick={() => step(1)}
-        >
-          →
-        </button>
-        <button
-          type="button"
-          className="icon-btn"
-          title="Reload"
-          aria-label="Reload"
-          data-testid="preview-reload"
-          onClick={() => go(where)}
-        >
-          ⟳
-        </button>
-        <form className="preview-address" onSubmit={submit}>
-          <span className="preview-port" title={`The preview of port ${port}`}>
-            :{port}
-          </span>
-          <input
-            className="input"
-            aria-label="Path in the preview"
-            data-testid="preview-address"
-            value={address}
-            spellCheck={false}
-            onChange={(event) => setAddress(event.target.value)}
-          />
-        </form>
-        <select
-          className="input preview-width"
-          aria-label="Width"
-          value={width}
-          onChange={(event) => setWidth(event.target.value as Width)}
-        >
-          {WIDTHS.map((w) => (
-            <option key={w.id} value={w.id}>
-              {w.label}
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          className={errors.length ? "btn btn-ghost btn-sm preview-error-count" : "btn btn-ghost btn-sm"}
-          aria-pressed={showErrors}
-          data-testid="preview-errors-toggle"
-          onClick={() => setShowErrors((s) => !s)}
-        >
-          Errors {errors.length}
-        </button>
-        <button
-          type="button"
-          className="icon-btn"
-          title="Open in a new tab"
-          aria-label="Open in a new tab"
-          onClick={() => tab.open(port, where)}
-        >
-          ↗
-        </button>
+        <div className="preview-controls">
+          <button
+            type="button"
+            className="icon-btn"
+            title="Back"
+            aria-label="Back"
+            disabled={visited.at === 0}
+            onClick={() => step(-1)}
+          >
+            ←
+          </button>
+          <button
+            type="button"
+            className="icon-btn"
+            title="Forward"
+            aria-label="Forward"
+            disabled={visited.at === visited.paths.length - 1}
+            onClick={() => step(1)}
+          >
+            →
+          </button>
+          <button
+            type="button"
+            className="icon-btn"
+            title="Reload"
+            aria-label="Reload"
+            data-testid="preview-reload"
+            onClick={() => go(where)}
+          >
+            ⟳
+          </button>
+          <form className="preview-address" onSubmit={submit}>
+            <span className="preview-port" title={`The preview of port ${port}`}>
+              :{port}
+            </span>
+            <input
+              className="input"
+              aria-label="Path in the preview"
+              data-testid="preview-address"
+              value={address}
+              spellCheck={false}
+              onChange={(event) => setAddress(event.target.value)}
+            />
+          </form>
+          <select
+            className="input preview-width"
+            aria-label="Width"
+            value={width}
+            onChange={(event) => setWidth(event.target.value as Width)}
+          >
+            {WIDTHS.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.label}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className={errors.length ? "btn btn-ghost btn-sm preview-error-count" : "btn btn-ghost btn-sm"}
+            aria-pressed={showErrors}
+            data-testid="preview-errors-toggle"
+            onClick={() => setShowErrors((s) => !s)}
+          >
+            Errors {errors.length}
+          </button>
+          <button
+            type="button"
+            className="icon-btn"
+            title="Open in a new tab"
+            aria-label="Open in a new tab"
+            onClick={() => tab.open(port, where)}
+          >
+            ↗
+          </button>
+        </div>
         <button
           type="button"
           className="icon-btn"
