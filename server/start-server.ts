@@ -1,4 +1,5 @@
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { toNodeHandler } from "better-auth/node";
@@ -22,7 +23,12 @@ import { warmUp } from "@/server/http/warm-up";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { LIVE_DOC_WS_PATH, MAX_LIVE_FRAME_BYTES } from "@/lib/live-doc-protocol";
-import { createWorkspaceForwarding, FORWARDED_HEADER, type Arrival } from "@/server/cluster/workspace-forwarding";
+import {
+  createWorkspaceForwarding,
+  FORWARDED_HEADER,
+  spendOnDatabase,
+  type Arrival,
+} from "@/server/cluster/workspace-forwarding";
 import { peerUrl, type WorkspaceHost } from "@/server/cluster/workspace-host";
 import { HOLD_PATH } from "@/server/cluster/remote-workspace-host";
 
@@ -71,15 +77,26 @@ export async function startServer(
           !!(await authorizeProject(await createContext(services, headersOf(req)), projectId, "read").catch(
             () => null,
           )),
+        spend: spendOnDatabase(services.db),
       })
     : null;
   const runner = services.workspaces?.runner ?? false;
   /** Who sent the request, and the client's address, set here so a client cannot pick its own rate-limit key. */
-  const arrive = (req: http.IncomingMessage): Arrival => {
-    const arrival = forwarding?.arrival(req) ?? { kind: "direct" };
+  const arrived = (req: http.IncomingMessage, arrival: Arrival): Arrival => {
     req.headers[CLIENT_IP_HEADER] =
       arrival.kind === "forwarded" ? arrival.clientIp : (req.socket.remoteAddress ?? "unknown");
     return arrival;
+  };
+  /** A peer's signature is spent in the database (workspace-forwarding.ts); a request without one is direct at once. */
+  const arrive = (req: http.IncomingMessage, then: (arrival: Arrival) => void, failed: () => void) => {
+    if (!forwarding || req.headers[FORWARDED_HEADER] === undefined) return then(arrived(req, { kind: "direct" }));
+    forwarding.arrival(req).then(
+      (arrival) => then(arrived(req, arrival)),
+      (error: unknown) => {
+        console.error("serving a forwarded request:", error);
+        failed();
+      },
+    );
   };
   /** A forged forwarding header is refused; a workspace runner serves only requests its peers signed. */
   const refused = (arrival: Arrival) => arrival.kind === "forged" || (runner && arrival.kind === "direct");
@@ -95,12 +112,20 @@ export async function startServer(
   /** The previews' server, once it listens; a peer's signed preview request reaches it through this port. */
   let previews: PreviewListener | null = null;
 
-  const server = http.createServer((req, res) => {
-    if (req.headers[FORWARDED_HEADER] !== undefined && previews?.fromPeer(req, res, () => arrive(req))) return;
+  const server = http.createServer((req, res) =>
+    arrive(
+      req,
+      (arrival) => serve(req, res, arrival),
+      () => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      },
+    ),
+  );
+  function serve(req: http.IncomingMessage, res: http.ServerResponse, arrival: Arrival) {
+    if (arrival.kind !== "direct" && previews?.fromPeer(req, res, arrival)) return;
     const url = req.url ?? "/";
-    let arrival: Arrival = { kind: "direct" };
     if (url.startsWith("/api/")) {
-      arrival = arrive(req);
       if (refused(arrival) && url !== "/api/health") {
         res
           .writeHead(403, { "content-type": "application/json" })
@@ -140,7 +165,7 @@ export async function startServer(
     if (staticAssets && url.startsWith(STATIC_PREFIX)) return staticAssets(req, res, () => void handleNext(req, res));
     if (publicFiles) return publicFiles(req, res, () => void handleNext(req, res));
     void handleNext(req, res);
-  });
+  }
 
   const trpcWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
   const wsHandler = applyWSSHandler({
@@ -160,9 +185,15 @@ export async function startServer(
     [LIVE_DOC_WS_PATH, { what: "live document", wss: liveWss, upgrade: upgradeLiveDoc }],
   ]);
 
-  server.on("upgrade", (req, socket, head) => {
-    if (req.headers[FORWARDED_HEADER] !== undefined && previews?.fromPeerUpgrade(req, socket, head, () => arrive(req)))
-      return;
+  server.on("upgrade", (req, socket, head) =>
+    arrive(
+      req,
+      (arrival) => upgrade(req, socket, head, arrival),
+      () => socket.destroy(),
+    ),
+  );
+  function upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, arrival: Arrival) {
+    if (arrival.kind !== "direct" && previews?.fromPeerUpgrade(req, socket, head, arrival)) return;
     const url = new URL(req.url ?? "/", "http://local");
     const refuse = (status: number, message: string) => {
       socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -173,7 +204,6 @@ export async function startServer(
       return void socket.destroy();
     }
     if (!originAllowed(req, config.publicUrl)) return refuse(403, "Forbidden");
-    const arrival = arrive(req);
     if (refused(arrival)) return refuse(403, "Forbidden");
     if (!projectSocket) {
       trpcWss.handleUpgrade(req, socket, head, (ws) => {
@@ -190,7 +220,7 @@ export async function startServer(
         console.error(`${projectSocket.what} upgrade:`, error);
         refuse(500, "Internal Server Error");
       });
-  });
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

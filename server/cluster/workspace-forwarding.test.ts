@@ -4,14 +4,21 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
+import { databaseForFile } from "@/server/test/database";
 import { until } from "@/server/test/until";
-import { createWorkspaceForwarding, FORWARDED_HEADER, type WorkspaceForwarding } from "./workspace-forwarding";
+import {
+  createWorkspaceForwarding,
+  FORWARDED_HEADER,
+  spendOnDatabase,
+  type WorkspaceForwarding,
+} from "./workspace-forwarding";
 
 // An attacker on the instances' network captures what one instance forwards to another, signed
 // with the cluster's secret, and replays it to the instance it was meant for, changed: another
 // Host (a preview host names the project and port served), another URL or method, a later time,
-// or unchanged a second time. The instance that forwards (B) is the real forwarding handler; the
-// one receiving (A) tells a signed request apart with the real handler too, as start-server.ts does.
+// or unchanged a second time, or unchanged to another instance of the cluster (C), which shares
+// A's database. The instance that forwards (B) is the real forwarding handler; the ones receiving
+// (A, C) tell a signed request apart with the real handler too, as start-server.ts does.
 
 const SECRET = "forwarding replay test secret";
 const project = randomUUID();
@@ -25,6 +32,8 @@ const closing: Array<() => unknown> = [];
 const captured: Seen[] = [];
 let a: Instance;
 let b: Instance;
+let c: Instance;
+const database = databaseForFile();
 
 async function listen(server: http.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -45,6 +54,7 @@ function forwardingTo(owner: () => string | null): WorkspaceForwarding {
       release: async () => {},
     },
     mayRead: async () => true,
+    spend: spendOnDatabase(database.db),
   });
   closing.push(() => forwarding.close());
   return forwarding;
@@ -62,22 +72,8 @@ beforeAll(async () => {
   });
   const tapPort = await listen(tap);
 
-  // A: holds the projects; answers with who it takes a request's sender to be.
-  const aForwarding = forwardingTo(() => null);
-  const aServer = http.createServer((req, res) => {
-    const arrival = aForwarding.arrival(req);
-    res.writeHead(arrival.kind === "forwarded" ? 200 : 403, { "content-type": "application/json" });
-    res.end(JSON.stringify(arrival));
-  });
-  const wss = new WebSocketServer({ noServer: true });
-  closing.push(() => wss.close());
-  aServer.on("upgrade", (req, socket, head) => {
-    const arrival = aForwarding.arrival(req);
-    if (arrival.kind !== "forwarded")
-      return void socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-    wss.handleUpgrade(req, socket, head, (ws) => ws.send(JSON.stringify(arrival)));
-  });
-  a = { forwarding: aForwarding, server: aServer, port: await listen(aServer) };
+  a = await receiving();
+  c = await receiving();
 
   // B: where the person's browser lands; it forwards previews, their sockets and live tRPC calls.
   const bForwarding = forwardingTo(() => `http://127.0.0.1:${tapPort}`);
@@ -95,6 +91,25 @@ beforeAll(async () => {
   });
   b = { forwarding: bForwarding, server: bServer, port: await listen(bServer) };
 });
+
+/** An instance holding projects (A, C): it answers with who it takes a request's sender to be. */
+async function receiving(): Promise<Instance> {
+  const forwarding = forwardingTo(() => null);
+  const server = http.createServer(async (req, res) => {
+    const arrival = await forwarding.arrival(req);
+    res.writeHead(arrival.kind === "forwarded" ? 200 : 403, { "content-type": "application/json" });
+    res.end(JSON.stringify(arrival));
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  closing.push(() => wss.close());
+  server.on("upgrade", async (req, socket, head) => {
+    const arrival = await forwarding.arrival(req);
+    if (arrival.kind !== "forwarded")
+      return void socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    wss.handleUpgrade(req, socket, head, (ws) => ws.send(JSON.stringify(arrival)));
+  });
+  return { forwarding, server, port: await listen(server) };
+}
 
 afterAll(async () => {
   for (const close of closing.reverse()) await close();
@@ -196,4 +211,17 @@ it("refuses a signed tRPC call replayed for another project or Host", async () =
   expect(await send(a.port, { ...genuine, host: "b" })).toBe(403);
   expect(await send(a.port, genuine)).toBe(200);
   expect(await send(a.port, genuine)).toBe(403);
+});
+
+it("refuses a signed request served by one instance when it is replayed to another instance of the cluster", async () => {
+  const genuine = await capture({ method: "GET", url: "/app.js?v=2", host: previewHost });
+  expect(await send(a.port, genuine)).toBe(200);
+  expect(await send(c.port, genuine)).toBe(403);
+
+  const before = captured.length;
+  void upgrade(b.port, { url: "/hmr", host: previewHost, header: "" });
+  await until(() => captured.length > before, "the upgrade B forwards", 5_000);
+  const socket = captured.at(-1)!;
+  expect(await upgrade(a.port, socket)).toBe(101);
+  expect(await upgrade(c.port, socket)).toBe(403);
 });

@@ -4,6 +4,8 @@ import { Readable, type Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import type { WorkspaceHost } from "@/server/cluster/workspace-host";
+import type { Db } from "@/server/db/client";
+import { spendToken } from "@/server/db/repositories/spent-tokens";
 
 // A request for a project's live resources that reaches an instance not holding the project's
 // workspace lease is forwarded to the holder: tRPC calls over HTTP, the terminal and language
@@ -21,8 +23,12 @@ import type { WorkspaceHost } from "@/server/cluster/workspace-host";
 // request once more, to the runner holding the project), and takes the client's address from it
 // for rate limits. A request carrying the header without a valid signature (a client trying to
 // pick its address or to be served by a non-owner) is refused. The Host is signed because a
-// preview's host names the project and port served; each instance remembers the nonces it served,
-// so a signature captured on the instances' network cannot be replayed to it, changed or not.
+// preview's host names the project and port served. A signature is spent in the database every
+// instance shares (spent_token), so one captured on the instances' network, or read from a log,
+// is good nowhere once it was served: not again where it was sent, nor at another instance (a
+// memory per instance let it be replayed to each of the others within its minute). Spending it
+// there rather than binding it to its target holds for workspace runners too, which are reached
+// through one address that balances over them, and across a receiver's restart.
 
 export const FORWARDED_HEADER = "x-tandem-forwarded";
 
@@ -53,8 +59,6 @@ export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
 const MAX_AGE_MS = 60_000;
 /** How long a project's holder is trusted for its previews' requests without asking the lease again. */
 const PREVIEW_OWNER_MS = 2_000;
-/** How long a nonce is remembered: a header is fresh within MAX_AGE_MS either side of its receiver's clock. */
-const NONCE_MEMORY_MS = 2 * MAX_AGE_MS;
 /** Live procedures take small inputs: a larger body (a batch with a big file write) is not looked into, but served here. */
 const MAX_PEEK_BYTES = 1 << 20;
 
@@ -67,6 +71,8 @@ export function createWorkspaceForwarding(options: {
   host: WorkspaceHost;
   /** Whether the request's caller may read the project, checked here before anything is forwarded. */
   mayRead: (req: http.IncomingMessage, projectId: string) => Promise<boolean>;
+  /** Spends a signature's nonce where every instance sees it: true the first time in the cluster (spendOnDatabase). */
+  spend: (signature: { nonce: string; exp: number }) => Promise<boolean>;
 }) {
   const key = forwardingKey(options.secret);
   const proxy = createProxyServer({ ws: true });
@@ -81,21 +87,11 @@ export function createWorkspaceForwarding(options: {
       arrival.kind === "forwarded" ? arrival.hops + 1 : 1,
     );
 
-  /** The nonces of the signatures served, by when each may be forgotten (in the order they came). */
-  const spent = new Map<string, number>();
-  function spend(nonce: string): boolean {
-    const now = Date.now();
-    for (const [old, until] of spent) {
-      if (until > now) break;
-      spent.delete(old);
-    }
-    if (spent.has(nonce)) return false;
-    spent.set(nonce, now + NONCE_MEMORY_MS);
-    return true;
-  }
-
-  /** Who sent the request: a client, a peer instance (signed, once), or someone forging the header. */
-  function arrival(req: http.IncomingMessage): Arrival {
+  /**
+   * Who sent the request: a client, a peer instance (signed, once in the cluster), or someone
+   * forging the header. Only a valid signature reaches the database.
+   */
+  async function arrival(req: http.IncomingMessage): Promise<Arrival> {
     const header = req.headers[FORWARDED_HEADER];
     if (header === undefined) return { kind: "direct" };
     const [at = "", nonce = "", ip = "", hops = "", signature = ""] = (
@@ -104,8 +100,8 @@ export function createWorkspaceForwarding(options: {
     const expected = Buffer.from(mac(key, { at, nonce, ip, hops }, requestOf(req)));
     const given = Buffer.from(signature);
     const fresh = Math.abs(Date.now() - Number(at)) <= MAX_AGE_MS;
-    if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected) || !spend(nonce))
-      return { kind: "forged" };
+    if (!fresh || given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: "forged" };
+    if (!(await options.spend({ nonce, exp: Number(at) + MAX_AGE_MS }).catch(() => false))) return { kind: "forged" };
     return { kind: "forwarded", clientIp: Buffer.from(ip, "base64url").toString(), hops: Number(hops) };
   }
 
@@ -231,6 +227,12 @@ export function createWorkspaceForwarding(options: {
     close: () => proxy.close(),
   };
 }
+
+/** The cluster's spending of signatures: in the database its instances share, once. */
+export const spendOnDatabase =
+  (db: Db) =>
+  ({ nonce, exp }: { nonce: string; exp: number }) =>
+    spendToken(db, `forwarded:${nonce}`, new Date(exp));
 
 export const forwardingKey = (secret: string) =>
   createHmac("sha256", secret).update("tandem workspace forwarding").digest();

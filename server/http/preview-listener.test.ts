@@ -66,6 +66,7 @@ describeSandboxed("previews across instances", () => {
   let b: Instance;
   // The database both instances share spends entry links (server/services/preview-gate.ts).
   const spent = spendInMemory();
+  const spendSignature = spendInMemory();
 
   /** An instance as start-server.ts wires one: its previews' listener, and its main port taking a peer's preview requests. */
   async function instance(owner: () => Promise<WorkspaceOwner>, networks: boolean): Promise<Instance> {
@@ -74,6 +75,7 @@ describeSandboxed("previews across instances", () => {
       secret: SECRET,
       host: { owner, hold: async () => {}, start: () => {}, release: async () => {} },
       mayRead: async () => false,
+      spend: spendSignature,
     });
     const services = {
       previews,
@@ -91,15 +93,15 @@ describeSandboxed("previews across instances", () => {
       forwarding,
       routed: (arrival) => arrival.kind === "direct",
     });
-    const main = http.createServer((req, res) => {
-      if (req.headers[FORWARDED_HEADER] !== undefined && listener.fromPeer(req, res, () => forwarding.arrival(req)))
+    const main = http.createServer(async (req, res) => {
+      if (req.headers[FORWARDED_HEADER] !== undefined && listener.fromPeer(req, res, await forwarding.arrival(req)))
         return;
       res.writeHead(404).end("the IDE");
     });
-    main.on("upgrade", (req, socket, head) => {
+    main.on("upgrade", async (req, socket, head) => {
       if (
         req.headers[FORWARDED_HEADER] !== undefined &&
-        listener.fromPeerUpgrade(req, socket, head, () => forwarding.arrival(req))
+        listener.fromPeerUpgrade(req, socket, head, await forwarding.arrival(req))
       )
         return;
       socket.destroy();

@@ -14,10 +14,11 @@ export type PreviewListener = {
   /**
    * A request reaching the main port with a peer's signature header, for a preview host: a peer
    * admitted it and sent it here, where the project's workspace runs. True when it was one (then
-   * it is served, or refused when the signature is not a peer's); `arrive` checks the signature.
+   * it is served, or refused when the signature is not a peer's); `arrival` is what its signature
+   * was found to be (workspace-forwarding.ts).
    */
-  fromPeer(req: http.IncomingMessage, res: http.ServerResponse, arrive: () => Arrival): boolean;
-  fromPeerUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, arrive: () => Arrival): boolean;
+  fromPeer(req: http.IncomingMessage, res: http.ServerResponse, arrival: Arrival): boolean;
+  fromPeerUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, arrival: Arrival): boolean;
 };
 
 /**
@@ -81,17 +82,13 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
   const address = server.address();
   previews.listening(typeof address === "object" && address ? address.port : config.preview.port);
 
-  /** The arrival of a peer's preview request (signed, or forged), null when it is none. */
-  const peer = (req: http.IncomingMessage, arrive: () => Arrival): Arrival | null => {
-    if (previewTarget(req.headers.host, previews.domain) === null) return null;
-    const arrival = arrive();
-    return arrival.kind === "direct" ? null : arrival;
-  };
+  /** Whether the request is a peer's preview request (signed, or forged). */
+  const peer = (req: http.IncomingMessage, arrival: Arrival) =>
+    arrival.kind !== "direct" && previewTarget(req.headers.host, previews.domain) !== null;
   return {
     server,
-    fromPeer(req, res, arrive) {
-      const arrival = peer(req, arrive);
-      if (!arrival) return false;
+    fromPeer(req, res, arrival) {
+      if (!peer(req, arrival)) return false;
       if (arrival.kind === "forged")
         res.writeHead(403, { "content-type": "text/plain" }).end("Forwarded request refused.");
       else {
@@ -100,9 +97,8 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
       }
       return true;
     },
-    fromPeerUpgrade(req, socket, head, arrive) {
-      const arrival = peer(req, arrive);
-      if (!arrival) return false;
+    fromPeerUpgrade(req, socket, head, arrival) {
+      if (!peer(req, arrival)) return false;
       if (arrival.kind === "forged")
         socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       else {
