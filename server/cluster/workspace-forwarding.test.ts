@@ -225,3 +225,14 @@ it("refuses a signed request served by one instance when it is replayed to anoth
   expect(await upgrade(a.port, socket)).toBe(101);
   expect(await upgrade(c.port, socket)).toBe(403);
 });
+
+it("refuses a served signature at an instance whose clock is a minute behind, after one two minutes ahead tidied up", async () => {
+  const genuine = await capture({ method: "GET", url: "/app.js?v=3", host: previewHost });
+  expect(await send(a.port, genuine)).toBe(200);
+  const real = Date.now();
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(real + 120_000);
+  expect(await send(a.port, await capture({ method: "GET", url: "/later", host: previewHost }))).toBe(200);
+  vi.setSystemTime(real - 50_000);
+  expect(await send(c.port, genuine)).toBe(403);
+});

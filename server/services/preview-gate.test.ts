@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import type { Context } from "@/server/api/context";
@@ -217,5 +217,29 @@ describe("an entry link in a cluster", () => {
       expect(spent.filter(Boolean)).toHaveLength(1);
       expect(await gate.spendEntry(entry)).toBe(false);
     }
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Instance A spends a link; instance C, whose clock is two minutes ahead, spends another and so
+  // tidies up; instance B, whose clock is a minute behind, still takes the first for unexpired.
+  it("is spent once whatever the instances' clocks say", async () => {
+    const gate = env.services.previewGate;
+    const entry = { nonce: randomUUID(), exp: Date.now() + 60_000 };
+    expect(await gate.spendEntry(entry)).toBe(true);
+    const real = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(real + 120_000);
+    expect(await gate.spendEntry({ nonce: randomUUID(), exp: Date.now() + 60_000 })).toBe(true);
+    vi.setSystemTime(real - 60_000);
+    expect(await gate.spendEntry(entry)).toBe(false);
+  });
+
+  it("is not spent, so not opened, once the database's clock says it expired", async () => {
+    const gate = env.services.previewGate;
+    // Signed by an instance whose clock is behind; the instance it is presented to is behind too.
+    expect(await gate.spendEntry({ nonce: randomUUID(), exp: Date.now() - 1_000 })).toBe(false);
   });
 });
