@@ -203,6 +203,45 @@ describe("a person's preview session ends with their login", () => {
     expect(await hotReload(link, preview)).toEqual({ refused: 403 });
   });
 
+  it("a login that reaches its expiry ends its open previews at that time, without a request to notice", async () => {
+    const uma = await personWithProject("Uma");
+    // A short login lifetime: this login ends in two seconds.
+    const ctx = await createContext(env.services, new Headers({ cookie: uma.cookie }));
+    const expiresAt = new Date(Date.now() + 2_000);
+    await env.services.db.loginSession.update({ where: { id: ctx.loginSessionId! }, data: { expiresAt } });
+    const link = await entryLink(uma.cookie, uma.projectId);
+    const preview = await enter(link);
+    const open = await hotReload(link, preview);
+    if (!("socket" in open)) throw new Error(`hot reload refused: ${open.refused}`);
+    let closedAt = 0;
+    open.socket.on("close", () => (closedAt = Date.now()));
+    expect((await get(page(link), preview)).status).toBe(200);
+
+    await until(async () => closedAt > 0, "the open hot-reload WebSocket is closed when the login expires", 6_000);
+    expect(closedAt).toBeGreaterThanOrEqual(expiresAt.getTime());
+    expect((await get(page(link), preview)).status).toBe(403);
+    expect(await hotReload(link, preview)).toEqual({ refused: 403 });
+  });
+
+  it("a login kept alive meanwhile keeps its open previews past the expiry first seen", async () => {
+    const lin = await personWithProject("Lin");
+    const ctx = await createContext(env.services, new Headers({ cookie: lin.cookie }));
+    const where = { id: ctx.loginSessionId! };
+    await env.services.db.loginSession.update({ where, data: { expiresAt: new Date(Date.now() + 1_500) } });
+    const link = await entryLink(lin.cookie, lin.projectId);
+    const preview = await enter(link);
+    const open = await hotReload(link, preview);
+    if (!("socket" in open)) throw new Error(`hot reload refused: ${open.refused}`);
+    let closed = false;
+    open.socket.on("close", () => (closed = true));
+    // Using the IDE renews the login (better-auth moves its expiry on): the preview goes on.
+    await env.services.db.loginSession.update({ where, data: { expiresAt: new Date(Date.now() + 3_600_000) } });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(closed).toBe(false);
+    expect((await get(page(link), preview)).status).toBe(200);
+    open.socket.close();
+  });
+
   it("an entry link made without a login session opens nothing", async () => {
     const kim = await personWithProject("Kim");
     const url = new URL(env.services.previews.entryUrl(kim.projectId, PORT, kim.id, "not-a-login-session")!);

@@ -164,6 +164,22 @@ describe("a public link", () => {
     expect(row.tokenHash).not.toContain(token);
   });
 
+  it("ends its sessions' open requests and sockets when the session's time is up, unasked", async () => {
+    const gate = env.services.previewGate;
+    const { link } = await make();
+    // A public link's session ends with the link (its exp is the link's expiry), a person's after 8 hours.
+    const exp = Date.now() + 1_000;
+    let linkEnded = 0;
+    let personEnded = 0;
+    const stops = [
+      gate.onAccessEnd({ ...target(), exp, nonce: "n", linkId: link.id }, () => (linkEnded = Date.now())),
+      gate.onAccessEnd({ ...(await personGrant(member, 5173)), exp }, () => (personEnded = Date.now())),
+    ];
+    await until(() => linkEnded > 0 && personEnded > 0, "both sessions ended at their expiry", 5_000);
+    expect(Math.min(linkEnded, personEnded)).toBeGreaterThanOrEqual(exp);
+    for (const stop of stops) stop();
+  });
+
   it("revoked: at once for its open sessions, and its token never opens again", async () => {
     const gate = env.services.previewGate;
     const { token, link } = await make();

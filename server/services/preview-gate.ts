@@ -5,7 +5,7 @@ import {
   findPreviewLink,
   findPreviewLinkByToken,
   previewAccess,
-  previewBindingLive,
+  previewBindingLasts,
 } from "@/server/db/repositories/preview-ports";
 import { spendToken } from "@/server/db/repositories/spent-tokens";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
@@ -23,9 +23,10 @@ import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
 // change concerns the person or the project (a role lowered, a member removed, the port made
 // private, a login session ended by sign-out, revocation or a disabled account; on every
 // instance, through the access-change bus), and an answer read while such a change came in is not
-// kept. "No" is never kept. Open requests and sockets are ended at once when a change
-// takes their access away (`onAccessEnd`). Public links are read each time (few, and revoked
-// through their own bus).
+// kept, nor kept past the login's expiry. "No" is never kept. Open requests and sockets are ended
+// at once when a change takes their access away (`onAccessEnd`), and when their time is up: the
+// login's expiry, which publishes no change, or the preview session's own. Public links are read
+// each time (few, and revoked through their own bus).
 
 export type PreviewGate = ReturnType<typeof createPreviewGate>;
 
@@ -80,21 +81,56 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     const before = generation;
     entry.reading++;
     try {
-      const [may, live] = await Promise.all([personMayOpen(userId, projectId, port), previewBindingLive(db, grant)]);
-      const ok = may && live;
+      const [may, lasts] = await Promise.all([personMayOpen(userId, projectId, port), previewBindingLasts(db, grant)]);
+      const ok = may && lasts !== null;
       if (ok && generation === before) {
-        const expires = Date.now() + ADMITTED_TTL_MS;
+        // Never kept past the login's expiry: at that moment it is read again (and refused).
+        const expires = Math.min(Date.now() + ADMITTED_TTL_MS, lasts);
         entry.until.set(key, expires);
         setTimeout(() => {
           if (entry.until.get(key) === expires) entry.until.delete(key);
           dropIdle(projectId, entry);
-        }, ADMITTED_TTL_MS).unref();
+        }, expires - Date.now()).unref();
       }
       return ok;
     } finally {
       entry.reading--;
       dropIdle(projectId, entry);
     }
+  }
+
+  /**
+   * Calls `ended` when the grant's time is up: its own expiry (a public link's session ends with
+   * the link), or for a person the expiry of the login it was opened under, which publishes no
+   * access change. One timer per grant, not a poll of its connections: at the login's expiry it
+   * is asked again, and one moved on meanwhile (using the IDE renews a login) sets the next.
+   * Returns the function that stops it.
+   */
+  function expiries(grant: PreviewGrant, ended: () => void): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const at = (time: number, then: () => void) => {
+      if (stopped) return;
+      // A millisecond over: a timer may fire up to one early by the clock the expiry is judged by.
+      timer = setTimeout(then, Math.max(0, time - Date.now() + 1));
+      timer.unref();
+    };
+    /** Asked again when the login's time is up: refused, it ends; moved on, the next expiry is waited for. */
+    const askAgain = () => admits(grant).then((ok) => (ok ? void untilLoginEnds() : ended()), ended);
+    const untilLoginEnds = async () => {
+      if (grant.userId === undefined) return at(grant.exp, ended);
+      // Unread, or already over (the admission under way refuses it): asked again a little later,
+      // so a connection admitted just before the end does not stay.
+      const lasts = await previewBindingLasts(db, grant).catch(() => null);
+      if (lasts === null) return at(Date.now() + ADMITTED_TTL_MS, askAgain);
+      if (lasts >= grant.exp) return at(grant.exp, ended);
+      at(lasts, askAgain);
+    };
+    void untilLoginEnds();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 
   async function admits(grant: PreviewGrant): Promise<boolean> {
@@ -115,13 +151,20 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     /**
      * Calls `ended` when the grant may no longer open its port: its link revoked, or a change of
      * the person's or the project's access (a login session of theirs ended among them; for the
-     * agent's browser, its agent session deleted) after which they may not (asked again at once).
-     * Returns the function that stops listening.
+     * agent's browser, its agent session deleted) after which they may not (asked again at once),
+     * or the time it lasts until (expiries, below). Returns the function that stops listening.
      */
     onAccessEnd(grant: PreviewGrant, ended: () => void): () => void {
-      if (grant.linkId !== undefined) return linkRevocations.subscribe(grant.linkId, ended);
+      const stopExpiry = expiries(grant, ended);
+      if (grant.linkId !== undefined) {
+        const stop = linkRevocations.subscribe(grant.linkId, ended);
+        return () => {
+          stop();
+          stopExpiry();
+        };
+      }
       const agentSessionId = "agentSessionId" in grant.by ? grant.by.agentSessionId : null;
-      return accessChanges.subscribe(
+      const stop = accessChanges.subscribe(
         { userId: grant.userId, projectId: grant.projectId, sessionId: agentSessionId },
         (change) => {
           // An agent session's end reaches no project's or person's listener: what was kept goes here.
@@ -132,6 +175,10 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
           admits(grant).then((ok) => ok || ended(), ended);
         },
       );
+      return () => {
+        stop();
+        stopExpiry();
+      };
     },
   };
 }

@@ -64,23 +64,25 @@ export async function previewAccess(
 }
 
 /**
- * Whether what a person's preview session is bound to still lasts: the login session of theirs it
- * was opened under (not signed out, revoked, deleted with a disabled account, nor expired), or the
- * agent session of the project whose browser holds it.
+ * Until when what a person's preview session is bound to lasts: the login session of theirs it was
+ * opened under (null once signed out, revoked, deleted with a disabled account, or expired; its
+ * expiry otherwise, which using the IDE moves on), or the agent session of the project whose
+ * browser holds it (no expiry of its own: Infinity). Milliseconds since the epoch.
  */
-export async function previewBindingLive(
+export async function previewBindingLasts(
   db: Db,
   grant: { userId: string; projectId: string; by: { loginSessionId: string } | { agentSessionId: string } },
-): Promise<boolean> {
-  const [row] =
-    "loginSessionId" in grant.by
-      ? await db.sql<{ live: number }>`
-          SELECT 1 AS live FROM login_session
-          WHERE id = ${grant.by.loginSessionId} AND "userId" = ${grant.userId} AND "expiresAt" > ${new Date()}`
-      : await db.sql<{ live: number }>`
-          SELECT 1 AS live FROM agent_session
-          WHERE id = ${grant.by.agentSessionId} AND "projectId" = ${grant.projectId}`;
-  return row !== undefined;
+): Promise<number | null> {
+  if ("loginSessionId" in grant.by) {
+    const [row] = await db.sql<{ expiresAt: Date }>`
+      SELECT "expiresAt" FROM login_session
+      WHERE id = ${grant.by.loginSessionId} AND "userId" = ${grant.userId} AND "expiresAt" > ${new Date()}`;
+    return row ? row.expiresAt.getTime() : null;
+  }
+  const [row] = await db.sql<{ live: number }>`
+    SELECT 1 AS live FROM agent_session
+    WHERE id = ${grant.by.agentSessionId} AND "projectId" = ${grant.projectId}`;
+  return row ? Number.POSITIVE_INFINITY : null;
 }
 
 export async function setPreviewVisibility(db: Db, projectId: string, port: number, visibility: PreviewVisibility) {
