@@ -44,6 +44,8 @@ const projects = {} as Record<Forge, { id: string; secret: string; remote: strin
 const comments: Array<{ forge: Forge; kind: "issue" | "pull"; number: number; body: string }> = [];
 const pulls: Array<{ forge: Forge; head: string; base: string; title: string; body: string }> = [];
 let commentIds = 1000;
+/** How many times the forge was asked whom a token signs in as (`GET /user`). */
+let identityAsks = 0;
 
 // Not execFileSync: the git server answering it runs in this process.
 const git = (cwd: string, ...args: string[]) =>
@@ -63,6 +65,7 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   const token = (req.headers.authorization ?? "").replace(forge === "gitea" ? /^token / : /^Bearer /, "");
   // Whom a token signs in as: the team's is the bot's, Ada's and Eve's their own.
   if (req.method === "GET" && url === `/${forge}/api/${version}/user`) {
+    identityAsks++;
     const login = LOGINS[token];
     if (!login) return send(401, { message: "Bad credentials" });
     return send(200, forge === "gitlab" ? { username: login, id: 1 } : { login, id: 1 });
@@ -485,6 +488,52 @@ describe("what an attacker sends", () => {
     });
     expect((await post("github", ahead)).status).toBe(409);
     expect(await sessionsOf("github")).toBe(before + 1);
+  });
+
+  it("replayed and forged deliveries make the server call the forge with nobody's token", {
+    timeout: 60_000,
+  }, async () => {
+    h.model.load({ replies: [{ text: "Looked." }] });
+    // Guessed signatures, many of them: nothing goes out.
+    let before = identityAsks;
+    for (let n = 0; n < 5; n++) {
+      const forged = delivery("github", { on: "issue", number: 25, body: "@tandem go", key: `guess ${n}` });
+      expect((await post("github", forged)).status).toBe(401);
+    }
+    expect(identityAsks).toBe(before);
+    // A genuine delivery captured: GitHub signs the body alone, so it comes back under new delivery ids.
+    const captured = delivery("github", { on: "issue", number: 25, body: "@tandem have a look", commentId: 777_101 });
+    expect((await post("github", captured)).status).toBe(202);
+    before = identityAsks;
+    for (let n = 0; n < 10; n++) {
+      const replay = { ...captured, headers: { ...captured.headers, "x-github-delivery": randomUUID() } };
+      expect((await post("github", replay)).status).toBe(409);
+    }
+    expect(identityAsks).toBe(before);
+  });
+
+  it("made-up comments, each new, ask the forge who the tokens are once, not once a comment", async () => {
+    // GitLab sends its token in every delivery's header: whoever saw one delivery makes up
+    // comments, each with a new id, by a login a member's token is filed under.
+    const eve = await h.env.createUser();
+    await addMember(h.env.services.db, h.project.teamId, eve.id, "member");
+    const remote = projects.gitlab.remote;
+    const host = new URL(sandboxMode === "bwrap" ? remote.replace("127.0.0.1", "git.test") : remote).host;
+    const asEve = createCallerFactory(appRouter)(h.env.context(eve));
+    await asEve.gitCredential.add({ name: "Eve's", host, username: "oscar", token: "eve_token" });
+    try {
+      const before = identityAsks;
+      for (let n = 0; n < 8; n++) {
+        const made = delivery("gitlab", { on: "issue", number: 27, body: "@tandem go", login: "oscar" });
+        expect(await (await post("gitlab", made)).json()).toEqual({
+          ignored: "the member's stored token does not sign in as this login",
+        });
+      }
+      // At most: the team token's account (the loop guard) and Eve's token, once each.
+      expect(identityAsks - before).toBeLessThanOrEqual(2);
+    } finally {
+      await h.env.services.db.gitCredential.deleteMany({ where: { userId: eve.id } });
+    }
   });
 
   it("a stranger's comment starts nothing and gets no answer", async () => {

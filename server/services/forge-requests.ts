@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { branchName } from "@/lib/git-schemas";
 import { WEBHOOK_TOLERANCE_SECONDS } from "@/lib/webhooks";
 import type { Forges } from "@/lib/git-forges";
@@ -57,6 +58,11 @@ export type SessionStarter = {
 
 export type ForgeAnswer = { status: number; body: Record<string, unknown> };
 
+/** How long the forge's answer to whom a token signs in as is kept; a failed one (a refused token, no answer). */
+const IDENTITY_MS = 5 * 60_000;
+const IDENTITY_FAILED_MS = 60_000;
+const IDENTITIES_KEPT = 1000;
+
 const FAILED = new Set(["cancelled", "error", "interrupted", "step_limit", "loop_guard", "budget"]);
 const MAX_RESULT = 4000;
 
@@ -106,6 +112,25 @@ export function createForgeRequests(deps: {
         : null,
       forges: (remote: URL) => withProjectForge(deps.forges(), remote, chosen),
     };
+  }
+
+  // Whom each token signs in as, asked of the forge once in a while rather than for each comment:
+  // comments made up by whoever holds GitLab's token (sent in every delivery) would otherwise each
+  // spend a call of the team's and a member's token, and their rate limits. By a hash of the API
+  // and the token; an answer for a few minutes, a failure for one.
+  const identities = new Map<string, { login: Promise<string | null>; until: number }>();
+  function signsInAs(target: ForgeTarget): Promise<string | null> {
+    const key = createHash("sha256").update(`${target.api.href}\n${target.token}`).digest("base64url");
+    const kept = identities.get(key);
+    if (kept && kept.until > Date.now()) return kept.login;
+    const entry = { login: tokenLogin(target).catch(() => null), until: Date.now() + IDENTITY_MS };
+    identities.delete(key);
+    identities.set(key, entry);
+    void entry.login.then((login) => {
+      if (login === null) entry.until = Math.min(entry.until, Date.now() + IDENTITY_FAILED_MS);
+    });
+    if (identities.size > IDENTITIES_KEPT) identities.delete(identities.keys().next().value!);
+    return entry.login;
   }
 
   /** Where an inline comment sits on the diff, for the prompt. */
@@ -222,24 +247,25 @@ export function createForgeRequests(deps: {
         body: { error: `Store a team token for ${found.web.host}: Tandem comments and pushes with it.` },
       };
     const target = found.target;
+    // Taken once before anything goes to the forge: a captured delivery sent again under new
+    // delivery ids (GitHub and Gitea sign the body, not the id) asks the forge nothing.
+    if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
+      return { status: 409, body: { error: "This comment started a session already." } };
     // The team token's own comments quote the agent's answer: they start nothing, judged by the
     // account the forge says the token signs in as (the login stored with it is only what an admin
     // typed, often a placeholder such as x-access-token).
-    if ((await tokenLogin(target).catch(() => null))?.toLowerCase() === note.login.toLowerCase())
-      return ignored("a comment by a bot");
+    if ((await signsInAs(target))?.toLowerCase() === note.login.toLowerCase()) return ignored("a comment by a bot");
     // The login on a member's credential is only what they typed: the forge says whom their token
     // signs in as, so a member cannot name someone else's login and let that person start work,
     // nor, by filing a token under it first, keep that person from starting any.
     let proven = false;
     for (const { credential } of members) {
       const own = deps.cipher.open(credential);
-      const actsAs = own ? await tokenLogin({ ...target, token: own }).catch(() => null) : null;
+      const actsAs = own ? await signsInAs({ ...target, token: own }) : null;
       proven = actsAs?.toLowerCase() === note.login.toLowerCase();
       if (proven) break;
     }
     if (!proven) return ignored("the member's stored token does not sign in as this login");
-    if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
-      return { status: 409, body: { error: "This comment started a session already." } };
 
     const on = { kind: note.on.kind, number: note.on.number };
     let branch: string;
