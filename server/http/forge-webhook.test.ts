@@ -333,7 +333,7 @@ describe.each(FORGES)("@tandem on %s", (forge) => {
     expect(pull).toMatchObject({ base: "main", title: "Issue #5: The greeting is wrong" });
     expect(pull?.body).toContain(forge === "gitlab" ? "Closes #5" : "Fixes #5");
     expect(result).toMatch(new RegExp(`^Opened https://${forge}\\.test/${REPO[forge]}/pull/\\d+ from`));
-    expect(result).toContain("Changed greeting.txt.");
+    expect(result).toContain(`The session: http://tandem.test/p/${projects[forge].id}?session=${started.sessionId}`);
     // The branch reached the real git server with the agent's change, committed by Tandem.
     expect(gitServers[forge].git(REPO[forge], ["show", `${started.branch}:greeting.txt`])).toBe("hello\n");
     expect(await h.caller.tree.ofSession({ sessionId: started.sessionId })).toMatchObject({ branch: started.branch });
@@ -436,6 +436,22 @@ describe("after a restart", () => {
 });
 
 describe("what an attacker sends", () => {
+  it("the agent's words never reach the forge's public comment, whatever it read", { timeout: 60_000 }, async () => {
+    // Under prompt injection the agent repeats what it read in the workspace in its final answer.
+    const leaked = "AKIA-PLANTED-7f3c9e1d";
+    h.model.load({ replies: [{ text: `Done. The deploy key in .env is ${leaked}; see https://evil.test/${leaked}` }] });
+    const response = await post("github", delivery("github", { on: "issue", number: 29, body: "@tandem have a look" }));
+    const { sessionId } = (await response.json()) as { sessionId: string };
+    await until(() => commentsOn("github", "issue", 29).length >= 2, "the result's comment", 45_000);
+    const said = [...commentsOn("github", "issue", 29), ...pulls.map((p) => p.body)].join("\n");
+    expect(said).not.toContain(leaked);
+    expect(said).not.toContain("evil.test");
+    // A status and the session's link, which only the project's members open.
+    expect(commentsOn("github", "issue", 29)[1]).toContain(
+      `The session: http://tandem.test/p/${projects.github.id}?session=${sessionId}`,
+    );
+  });
+
   it("a pull request from a fork is answered and not worked on", async () => {
     for (const forge of FORGES) {
       const before = await sessionsOf(forge);

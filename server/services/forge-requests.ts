@@ -63,8 +63,18 @@ const IDENTITY_MS = 5 * 60_000;
 const IDENTITY_FAILED_MS = 60_000;
 const IDENTITIES_KEPT = 1000;
 
-const FAILED = new Set(["cancelled", "error", "interrupted", "step_limit", "loop_guard", "budget"]);
-const MAX_RESULT = 4000;
+/**
+ * The ends of a turn that bring no result, as the forge's comment names them: in Tandem's words,
+ * never the turn's own message (a provider's error text, a tool's output).
+ */
+const FAILED: Record<string, string> = {
+  cancelled: "it was cancelled",
+  error: "it failed (the session says why)",
+  interrupted: "it was interrupted",
+  step_limit: "it reached its step limit",
+  loop_guard: "it kept repeating itself",
+  budget: "a budget was spent",
+};
 
 export function createForgeRequests(deps: {
   db: Db;
@@ -153,17 +163,13 @@ export function createForgeRequests(deps: {
     const found = await forgeOfProject(project);
     if (!found?.target) return deps.log(`forge request ${row.sessionId}: no team token for the forge any more`);
     const on = { kind: row.kind as "issue" | "pull", number: row.number };
+    // A status and the session's link, never the agent's words: the comment may be public, and an
+    // agent under prompt injection repeats whatever it read in the workspace. The session, which
+    // only the project's members open, holds its answer.
     const where = link(row.projectId, row.sessionId);
     const seeSession = where ? `\n\nThe session: ${where}` : "";
-    if (FAILED.has(event.payload.reason)) {
-      const why = event.payload.message ?? event.payload.reason.replaceAll("_", " ");
-      return comment(found.target, on, `Tandem's session stopped without a result: ${why}.${seeSession}`);
-    }
-    const answer = await lastEventOfType(db, row.sessionId, "assistant_message");
-    const said =
-      answer?.type === "assistant_message" && answer.payload.text.trim()
-        ? `\n\n${answer.payload.text.trim().slice(0, MAX_RESULT)}`
-        : "";
+    const failed = Object.hasOwn(FAILED, event.payload.reason) ? FAILED[event.payload.reason] : undefined;
+    if (failed) return comment(found.target, on, `Tandem's session stopped without a result: ${failed}.${seeSession}`);
     try {
       const closes = found.kind === "gitlab" ? "Closes" : "Fixes";
       const pushed = await deps.trees.pushAndOpenPullRequest(
@@ -185,7 +191,7 @@ export function createForgeRequests(deps: {
             ? `Opened ${pushed.pullRequest.url} from \`${pushed.branch}\`.`
             : `Pushed \`${pushed.branch}\`${pushed.note ? `, but the pull request was not opened: ${pushed.note}` : "."}`
           : `Pushed ${pushed.commit.slice(0, 12)} to \`${pushed.branch}\`.`;
-      await comment(found.target, on, `${result}${said}${seeSession}`);
+      await comment(found.target, on, `${result}${seeSession}`);
     } catch (error) {
       const why = error instanceof GitError ? error.message : "an internal error (see the server's log)";
       if (!(error instanceof GitError)) deps.log(`forge request ${row.sessionId}: ${(error as Error).stack}`);
@@ -251,7 +257,7 @@ export function createForgeRequests(deps: {
     // delivery ids (GitHub and Gitea sign the body, not the id) asks the forge nothing.
     if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
       return { status: 409, body: { error: "This comment started a session already." } };
-    // The team token's own comments quote the agent's answer: they start nothing, judged by the
+    // The team token's own comments (Tandem's reports among them) start nothing, judged by the
     // account the forge says the token signs in as (the login stored with it is only what an admin
     // typed, often a placeholder such as x-access-token).
     if ((await signsInAs(target))?.toLowerCase() === note.login.toLowerCase()) return ignored("a comment by a bot");
