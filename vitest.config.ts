@@ -16,6 +16,7 @@ const alone = [
   "server/sandbox/disk-budget.test.ts",
   "server/api/live-access.test.ts",
   "server/api/websocket-access.test.ts",
+  "server/api/login-expiry.test.ts",
   "server/workspace/beneath.test.ts",
   "server/workspace/workspace-attacks.test.ts",
   "server/eval/solutions.test.ts",

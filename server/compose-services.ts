@@ -3,6 +3,8 @@ import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/context";
 import { createLoginCache } from "@/server/auth/login-cache";
+import { followLoginExpiries } from "@/server/auth/login-expiries";
+import { loginSessionLasts } from "@/server/db/repositories/users";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
 import { createAuth } from "@/server/auth/auth";
 import type { Db } from "@/server/db/client";
@@ -99,7 +101,8 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
   const projectSecrets = (projectId: string, personId: string | null = null) =>
     secretEnvironment(db, gitCipher, { projectId, personId });
   const buses = await createBuses({ kind: config.bus, databaseUrl, db, log });
-  const { accessChanges } = buses;
+  // Open connections name their login: its expiry ends them like a sign-out.
+  const accessChanges = followLoginExpiries(buses.accessChanges, (id) => loginSessionLasts(db, id));
   const auth = createAuth({
     db,
     secret,

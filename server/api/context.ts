@@ -10,7 +10,7 @@ import type { TokenGrant } from "@/server/auth/api-tokens";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import type { Presence } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
-import type { AccessChanges } from "@/server/bus/access-changes";
+import type { LoginExpiries } from "@/server/auth/login-expiries";
 import type { RateLimits } from "./rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
@@ -75,8 +75,11 @@ export type Services = {
   /** Who watches and types in each session (ephemeral), and live share-link revocations. */
   presence: Presence;
   linkRevocations: LinkRevocations;
-  /** Memberships and roles changed, login sessions ended, projects and sessions deleted: open connections re-check. */
-  accessChanges: AccessChanges;
+  /**
+   * Memberships and roles changed, login sessions ended or expired, projects and sessions deleted:
+   * open connections re-check.
+   */
+  accessChanges: LoginExpiries;
   limits: RateLimits;
   /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
   sandbox: Sandbox;
@@ -193,7 +196,12 @@ export async function createConnectionContext(
   const base = await createContext(services, headers, connectionParams);
   const read = base.currentUser!;
   let cached: { user: AppUser | null; at: number } | null = { user: base.user, at: Date.now() };
-  const stop = base.user ? services.accessChanges.subscribe({ userId: base.user.id }, () => (cached = null)) : () => {};
+  const stop = base.user
+    ? services.accessChanges.subscribe(
+        { userId: base.user.id, loginSessionId: base.loginSessionId },
+        () => (cached = null),
+      )
+    : () => {};
   onClose(stop);
   const currentUser = async () => {
     if (cached && Date.now() - cached.at < CONNECTION_USER_TTL_MS) return cached.user;

@@ -45,6 +45,11 @@ function endsWithAccess<R>(
   return { ...live, data: untilAccessEnds(services.accessChanges, holder, recheck, live.data) } as R;
 }
 
+/** Whom a subscription's access follows: its person, and the login it was opened under (its expiry ends it). */
+export function loginOf(ctx: Context): AccessHolder {
+  return { userId: ctx.user?.id, loginSessionId: ctx.loginSessionId };
+}
+
 function isAsyncIterator(value: unknown): value is AsyncIterableIterator<unknown> {
   return (
     typeof value === "object" &&
@@ -136,7 +141,7 @@ const projectTier = (need: ProjectNeed) =>
       const found = await authorizeProject(ctx, input.projectId, need);
       const result = await next({ ctx: { ...ctx, project: found.project, role: found.role } });
       const recheck = async () => authorizeProject(await freshCaller(ctx), input.projectId, need);
-      return endsWithAccess(type, result, ctx.services, { userId: ctx.user.id, projectId: found.project.id }, recheck);
+      return endsWithAccess(type, result, ctx.services, { ...loginOf(ctx), projectId: found.project.id }, recheck);
     });
 
 export const projectProcedure = projectTier("read");
@@ -186,7 +191,7 @@ const sessionTier = (need: SessionNeed) =>
         type,
         result,
         ctx.services,
-        { userId: ctx.user.id, projectId: access.project.id, sessionId: access.session.id },
+        { ...loginOf(ctx), projectId: access.project.id, sessionId: access.session.id },
         recheck,
       );
     });
@@ -213,7 +218,7 @@ export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(asyn
     type,
     result,
     ctx.services,
-    { userId: ctx.user?.id, projectId: access.project.id, sessionId: access.session.id },
+    { ...loginOf(ctx), projectId: access.project.id, sessionId: access.session.id },
     recheck,
   );
 });

@@ -148,7 +148,8 @@ function cutWhenAccessEnds(
   need: "read" | "write",
   cut: () => void,
 ): () => void {
-  return services.accessChanges.subscribe({ userId: context.user?.id, projectId }, () => {
+  const holder = { userId: context.user?.id, loginSessionId: context.loginSessionId, projectId };
+  return services.accessChanges.subscribe(holder, () => {
     const recheck = async () =>
       authorizeProject(
         { ...context, user: context.currentUser ? await context.currentUser() : context.user },

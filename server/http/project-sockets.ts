@@ -85,7 +85,8 @@ export async function upgradeTerminal({ services, route, wss, req, socket, head,
 
 /**
  * Keeps an open project socket's role true: when an access change concerns its person or project,
- * the role is read again (nothing is written meanwhile), and the socket is closed when access ended.
+ * or the login it was opened under reaches its expiry, the role is read again (nothing is written
+ * meanwhile), and the socket is closed when access ended.
  */
 export function followAccess(
   services: Services,
@@ -101,7 +102,8 @@ export function followAccess(
     if (still) setRole(still.role);
     else ended();
   };
-  const stop = services.accessChanges.subscribe({ userId: caller.user?.id, projectId }, () => {
+  const holder = { userId: caller.user?.id, loginSessionId: caller.loginSessionId, projectId };
+  const stop = services.accessChanges.subscribe(holder, () => {
     setRole("viewer");
     recheck().catch(ended);
   });

@@ -24,9 +24,10 @@ import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
 // private, a login session ended by sign-out, revocation or a disabled account; on every
 // instance, through the access-change bus), and an answer read while such a change came in is not
 // kept, nor kept past the login's expiry. "No" is never kept. Open requests and sockets are ended
-// at once when a change takes their access away (`onAccessEnd`), and when their time is up: the
-// login's expiry, which publishes no change, or the preview session's own. Public links are read
-// each time (few, and revoked through their own bus).
+// at once when a change takes their access away (`onAccessEnd`), the login's expiry among them
+// (the access-change bus follows the login each holds: server/auth/login-expiries.ts), and when
+// the preview session's own time is up. Public links are read each time (few, and revoked through
+// their own bus).
 
 export type PreviewGate = ReturnType<typeof createPreviewGate>;
 
@@ -100,37 +101,16 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
   }
 
   /**
-   * Calls `ended` when the grant's time is up: its own expiry (a public link's session ends with
-   * the link), or for a person the expiry of the login it was opened under, which publishes no
-   * access change. One timer per grant, not a poll of its connections: at the login's expiry it
-   * is asked again, and one moved on meanwhile (using the IDE renews a login) sets the next.
-   * Returns the function that stops it.
+   * Calls `ended` at the grant's own expiry (a public link's session ends with the link, a
+   * person's after 8 hours). The login a person's grant was opened under is followed by the
+   * access-change bus, which tells at its expiry (server/auth/login-expiries.ts). Returns the
+   * function that stops it.
    */
-  function expiries(grant: PreviewGrant, ended: () => void): () => void {
-    let timer: NodeJS.Timeout | undefined;
-    let stopped = false;
-    const at = (time: number, then: () => void) => {
-      if (stopped) return;
-      // A millisecond over: a timer may fire up to one early by the clock the expiry is judged by.
-      timer = setTimeout(then, Math.max(0, time - Date.now() + 1));
-      timer.unref();
-    };
-    /** Asked again when the login's time is up: refused, it ends; moved on, the next expiry is waited for. */
-    const askAgain = () => admits(grant).then((ok) => (ok ? void untilLoginEnds() : ended()), ended);
-    const untilLoginEnds = async () => {
-      if (grant.userId === undefined) return at(grant.exp, ended);
-      // Unread, or already over (the admission under way refuses it): asked again a little later,
-      // so a connection admitted just before the end does not stay.
-      const lasts = await previewBindingLasts(db, grant).catch(() => null);
-      if (lasts === null) return at(Date.now() + ADMITTED_TTL_MS, askAgain);
-      if (lasts >= grant.exp) return at(grant.exp, ended);
-      at(lasts, askAgain);
-    };
-    void untilLoginEnds();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
+  function expiry(grant: PreviewGrant, ended: () => void): () => void {
+    // A millisecond over: a timer may fire up to one early by the clock the expiry is judged by.
+    const timer = setTimeout(ended, Math.max(0, grant.exp - Date.now() + 1));
+    timer.unref();
+    return () => clearTimeout(timer);
   }
 
   async function admits(grant: PreviewGrant): Promise<boolean> {
@@ -151,11 +131,11 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     /**
      * Calls `ended` when the grant may no longer open its port: its link revoked, or a change of
      * the person's or the project's access (a login session of theirs ended among them; for the
-     * agent's browser, its agent session deleted) after which they may not (asked again at once),
-     * or the time it lasts until (expiries, below). Returns the function that stops listening.
+     * agent's browser, its agent session deleted) or the login's expiry after which they may not
+     * (asked again at once), or the grant's own expiry. Returns the function that stops listening.
      */
     onAccessEnd(grant: PreviewGrant, ended: () => void): () => void {
-      const stopExpiry = expiries(grant, ended);
+      const stopExpiry = expiry(grant, ended);
       if (grant.linkId !== undefined) {
         const stop = linkRevocations.subscribe(grant.linkId, ended);
         return () => {
@@ -164,8 +144,9 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
         };
       }
       const agentSessionId = "agentSessionId" in grant.by ? grant.by.agentSessionId : null;
+      const loginSessionId = "loginSessionId" in grant.by ? grant.by.loginSessionId : null;
       const stop = accessChanges.subscribe(
-        { userId: grant.userId, projectId: grant.projectId, sessionId: agentSessionId },
+        { userId: grant.userId, loginSessionId, projectId: grant.projectId, sessionId: agentSessionId },
         (change) => {
           // An agent session's end reaches no project's or person's listener: what was kept goes here.
           if (change.kind === "session") {

@@ -189,14 +189,19 @@ export async function createTestServices(
   };
 }
 
-/** Signs a new person up through the server's own auth (a unique email each call): their login cookie and id. */
+/**
+ * Signs a new person up through the server's own auth (a unique email each call): their login
+ * cookie and id. `rememberMe: false` makes a login that using it never renews (better-auth's
+ * "remember me" unticked), whose expiry a test can then set.
+ */
 export async function signUpPerson(
   services: { auth: { api: { signUpEmail(input: object): Promise<Response> } } },
   name: string,
+  options: { rememberMe?: boolean } = {},
 ): Promise<{ cookie: string; id: string }> {
   const email = `${name.toLowerCase()}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const response = await services.auth.api.signUpEmail({
-    body: { name, email, password: "correct-horse-battery" },
+    body: { name, email, password: "correct-horse-battery", ...options },
     asResponse: true,
   });
   if (!response.ok) throw new Error(`sign-up of ${name} failed: ${response.status} ${await response.text()}`);

@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { projectAdminProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
+import { loginOf, projectAdminProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
 import { untilAccessEnds } from "@/server/api/live";
 import { ChatDeliveryError } from "@/server/services/chat-webhooks";
 import { watchInbox } from "@/server/services/notifications";
@@ -39,7 +39,7 @@ export const notificationRouter = router({
     };
     return untilAccessEnds(
       accessChanges,
-      { userId: ctx.user.id },
+      loginOf(ctx),
       recheck,
       watchInbox(notifications, inboxChanges, ctx.user.id, signal),
     );

@@ -101,6 +101,16 @@ export async function setUserDisabled(db: Db, id: string, disabled: boolean): Pr
   return changed;
 }
 
+/**
+ * Until when a login session lasts (milliseconds since the epoch), read now: null once it ended
+ * (signed out, revoked, deleted with a disabled account, or expired). Using the IDE moves it on.
+ */
+export async function loginSessionLasts(db: Db, loginSessionId: string): Promise<number | null> {
+  const [row] = await db.sql<{ expiresAt: Date }>`
+    SELECT "expiresAt" FROM login_session WHERE id = ${loginSessionId} AND "expiresAt" > ${new Date()}`;
+  return row ? row.expiresAt.getTime() : null;
+}
+
 /** The instance role the provider's groups give (server/auth/sso-groups.ts); true when it changed. */
 export async function setInstanceRole(db: Db, id: string, role: UserRole): Promise<boolean> {
   const { count } = await db.user.updateMany({ where: { id, role: { not: role } }, data: { role } });
