@@ -386,6 +386,46 @@ describe("access taken away on one instance reaches connections on another", () 
     expect(await exists("slow.bin")).toBe(false);
   });
 
+  it("a login that reaches its expiry ends its connections on every instance at that time, whichever holds them", async () => {
+    const [, b, c] = cluster.instances;
+    const samId = (await member("sam")).id;
+    // A login of his own that using it never renews, ending five seconds from now: nothing
+    // publishes an access change when it does.
+    const cookie = await signIn(b!.url, "sam@example.com", { rememberMe: false });
+    const login = await database.db.loginSession.findFirstOrThrow({
+      where: { userId: samId },
+      orderBy: { createdAt: "desc" },
+    });
+    const expiresAt = Date.now() + 5_000;
+    await database.db.loginSession.update({ where: { id: login.id }, data: { expiresAt: new Date(expiresAt) } });
+    const onB = connect(b!.url, { cookie });
+    const onC = connect(c!.url, { cookie });
+    const eventsOnB = watch((handlers) => onB.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
+    const eventsOnC = watch((handlers) => onC.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers));
+    // Opened on C, served by B, which holds the project's terminals.
+    const terminal = await openTerminal(c!.url, cookie, projectId, terminalId);
+    await until(() => eventsOnB.state.data > 0 && eventsOnC.state.data > 0, "the backlogs on B and C");
+    terminal.type("echo sam-$((40+5))\r");
+    await until(() => terminal.seen.output.includes("sam-45"), "the terminal's echo");
+    expect(Date.now()).toBeLessThan(expiresAt);
+
+    await until(
+      () => !!eventsOnB.state.end && !!eventsOnC.state.end && !!terminal.seen.closed,
+      "every connection under the login ended",
+      expiresAt - Date.now() + 3_000,
+    );
+    expect(eventsOnB.state.end!.code).toBe("UNAUTHORIZED");
+    expect(eventsOnC.state.end!.code).toBe("UNAUTHORIZED");
+    expect(terminal.seen.closed!.code).toBe(4403);
+    for (const end of [eventsOnB.state.end!.at, eventsOnC.state.end!.at, terminal.seen.closed!.at]) {
+      expect(end).toBeGreaterThanOrEqual(expiresAt);
+      expect(end - expiresAt).toBeLessThan(1_000);
+    }
+    await expect(onC.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    onB.close();
+    onC.close();
+  });
+
   it("revoking a share link on A ends its viewer on B at once", async () => {
     const b = cluster.instances[1]!;
     const link = await owner.trpc.share.create.mutate({ sessionId, scope: "view", label: "For Gus" });

@@ -17,11 +17,12 @@ export async function signUp(baseUrl: string, email: string, name = email.split(
   return cookieOf(response);
 }
 
-export async function signIn(baseUrl: string, email: string): Promise<string> {
+/** A new login of the person; `rememberMe: false` makes one that using it never renews. */
+export async function signIn(baseUrl: string, email: string, options: { rememberMe?: boolean } = {}): Promise<string> {
   const response = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: baseUrl },
-    body: JSON.stringify({ email, password: "correct horse battery" }),
+    body: JSON.stringify({ email, password: "correct horse battery", ...options }),
   });
   if (!response.ok) throw new Error(`sign-in of ${email} failed: ${response.status} ${await response.text()}`);
   return cookieOf(response);
