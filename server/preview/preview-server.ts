@@ -133,20 +133,21 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
    * Admits the request's session, held so that the end of its access ends `end` from now on:
    * listening starts before the check, so a change while it is checked is never missed.
    */
-  async function admit(
-    grant: PreviewGrant | null,
-    end: () => void,
-  ): Promise<{ ok: boolean; release: () => void; ended: () => boolean }> {
+  async function admit(grant: PreviewGrant | null, end: () => void): Promise<{ ok: boolean; release: () => void }> {
+    // An end told while the admission is asked (a login found over the moment it is followed,
+    // server/auth/login-expiries.ts) is a refusal, answered as one: nothing was let through yet.
     let ended = false;
+    let admitted = false;
     const release = grant
       ? hold(grant, () => {
           ended = true;
-          end();
+          if (admitted) end();
         })
       : () => {};
     const ok = grant !== null && (await deps.admits(grant).catch(() => false)) && !ended;
-    if (!ok) release();
-    return { ok, release, ended: () => ended };
+    if (ok) admitted = true;
+    else release();
+    return { ok, release };
   }
 
   const foreignOrigin = (req: http.IncomingMessage) => {
@@ -197,7 +198,6 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     const grant = grantOf(req, target);
     const admitted = await admit(grant, () => res.destroy());
     if (!admitted.ok || !grant) {
-      if (admitted.ended()) return;
       return page(
         res,
         403,
@@ -274,7 +274,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       client.destroy();
       socket?.destroy();
     });
-    if (!admitted.ok) return admitted.ended() ? undefined : refuse("403 Forbidden");
+    if (!admitted.ok) return refuse("403 Forbidden");
     client.on("close", admitted.release);
     if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
     try {

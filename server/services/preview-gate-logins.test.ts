@@ -105,12 +105,13 @@ const get = (url: URL, cookie?: string) =>
         );
       },
     );
-    req.on("error", reject);
+    req.on("error", (e) => reject(new Error(`GET ${url.pathname} ${(e as Error).message} reused=${req.reusedSocket}`)));
     req.end();
   });
 
 /** Enters the preview through the link: the preview session's cookie. */
 async function enter(link: URL): Promise<string> {
+  console.error("ENTER", link.host);
   const answer = await get(link);
   expect(answer.status).toBe(302);
   return answer.setCookie!.split(";")[0]!;
@@ -125,7 +126,7 @@ function hotReload(link: URL, cookie: string): Promise<{ socket: WebSocket } | {
     });
     socket.on("open", () => resolve({ socket }));
     socket.on("unexpected-response", (_req, res) => resolve({ refused: res.statusCode! }));
-    socket.on("error", reject);
+    socket.on("error", (e) => reject(new Error(`WS ${e.message}`)));
   });
 }
 
