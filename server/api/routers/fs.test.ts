@@ -163,6 +163,20 @@ describe("fs.changes from a listing's cursor", () => {
 
   const seqOf = (cursor: string) => Number(cursor.split(":")[1]);
 
+  it("a small project's first listing waits for its new watcher: the page's subscription reads nothing again", async () => {
+    const project = (await caller.project.create({ name: "Cold open" })).id;
+    const dir = env.services.files.pathOf(project);
+    for (let i = 0; i < 20; i++) await fs.mkdir(path.join(dir, `folder-${i}`, "inner"), { recursive: true });
+    // The first listing of a root nobody watches (a cold open after a restart).
+    const { cursor } = await caller.fs.tree({ projectId: project });
+    expect(cursor).toMatch(/^[0-9a-f]{12}:\d+$/);
+    await fs.writeFile(path.join(dir, "after-listing.txt"), "made");
+    const sub = await follow(project, cursor);
+    await until(() => sub.has("add", "after-listing.txt"), "the change after the listing", 5_000);
+    expect(sub.seen).not.toContainEqual(REREAD_ALL);
+    await sub.stop();
+  });
+
   it("replays what was made, deleted and renamed between the listing and the subscription", async () => {
     const project = (await caller.project.create({ name: "Window" })).id;
     const dir = env.services.files.pathOf(project);
