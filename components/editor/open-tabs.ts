@@ -88,6 +88,11 @@ export class OpenTabs {
     this.persist();
   }
 
+  /** The restored view state of `path` not yet taken by an editor (the text shown before the editor follows it). */
+  restoredView(path: string): unknown {
+    return this.pendingViews.has(path) ? this.views.get(path) : undefined;
+  }
+
   /** A restored view state for `path`, once: the editor widget keeps it from then on. */
   takeRestoredView(path: string): unknown {
     if (!this.pendingViews.delete(path)) return undefined;
