@@ -74,7 +74,10 @@ export class OpenTabs {
       this.views.set(path, view);
       this.pendingViews.add(path);
     }
-    await Promise.all(remembered.paths.map((path) => this.open(path)));
+    const opening = Promise.all(remembered.paths.map((path) => this.open(path)));
+    // Shown while the files load: its text can show before theirs are all in.
+    if (remembered.active) this.activate(remembered.active);
+    await opening;
     // A file deleted or unreadable since is not brought back as an error tab.
     for (const path of this.state.paths.filter((p) => this.buffers.get(p)?.status === "error")) this.close(path);
     if (remembered.active) this.activate(remembered.active);

@@ -153,7 +153,15 @@ export function EditorArea() {
 function FileBody({ file }: { file: FileBuffer }) {
   const tabs = useOpenTabs();
   const buffers = useFileBuffers();
-  if (file.status === "loading") return <div className="center-message">Loading {file.path}…</div>;
+  if (file.status === "loading") {
+    if (file.preview === undefined || file.preview.length > PLACEHOLDER_MAX_CHARS)
+      return <div className="center-message">Loading {file.path}…</div>;
+    return (
+      <div className="editor-stack">
+        <TextPlaceholder text={file.preview} view={tabs.restoredView(file.path)} />
+      </div>
+    );
+  }
   if (file.status === "error") {
     return (
       <div className="center-message" data-testid="file-error">
