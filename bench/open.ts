@@ -25,7 +25,7 @@ import { chromium, type Browser, type Page } from "@playwright/test";
 import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
-import { startCodeServer } from "./code-server-run";
+import { startCodeServer, stopCodeServer } from "./code-server-run";
 import { CODE_SERVER_SETTINGS } from "./monorepo-code-server";
 import { buildWorkspace, listFiles } from "./monorepo-workspace";
 import { clickAt, EDITOR_LINES, newContext, shows } from "./page-timing";
@@ -136,14 +136,6 @@ const pg = await startEmbeddedPostgres(path.join(home, "db"));
 let tandem: Awaited<ReturnType<typeof startTandem>> | undefined;
 let codeServer: Awaited<ReturnType<typeof startCodeServer>> | undefined;
 let browser: Browser | undefined;
-/** Waited for: its file watcher writes into the workspace and its user folder. */
-async function stopCodeServer() {
-  const child = codeServer?.child;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
-}
 try {
   const codeServerDir = ensureCodeServer((line) => console.log(line));
   const dataDir = path.join(home, "tandem");
@@ -186,7 +178,7 @@ try {
       await context.close();
     }
     {
-      await stopCodeServer();
+      await stopCodeServer(codeServer?.child);
       codeServer = await startCodeServer(
         codeServerDir,
         root,
@@ -239,7 +231,7 @@ try {
   if (missed.length) process.exitCode = 1;
 } finally {
   await browser?.close();
-  await stopCodeServer();
+  await stopCodeServer(codeServer?.child);
   await stopTandem(tandem?.child);
   await pg.stop();
   rmSync(home, { recursive: true, force: true });
