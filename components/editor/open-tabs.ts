@@ -75,12 +75,12 @@ export class OpenTabs {
       this.pendingViews.add(path);
     }
     const opening = Promise.all(remembered.paths.map((path) => this.open(path)));
-    // Shown while the files load: its text can show before theirs are all in.
+    // Shown while the files load (its text can show before theirs are all in), and not shown
+    // again once they are: a tab the person picked meanwhile stays.
     if (remembered.active) this.activate(remembered.active);
     await opening;
     // A file deleted or unreadable since is not brought back as an error tab.
     for (const path of this.state.paths.filter((p) => this.buffers.get(p)?.status === "error")) this.close(path);
-    if (remembered.active) this.activate(remembered.active);
   }
 
   /** The editor's view of `path` changed (scrolled, cursor moved): remember it with the tabs. */

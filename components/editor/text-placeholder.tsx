@@ -58,9 +58,10 @@ export function TextPlaceholder({ text, view }: { text: string; view: unknown })
   const host = useRef<HTMLDivElement>(null);
   const [height, setHeight] = useState<number | null>(null);
   useLayoutEffect(() => {
+    // Fractional, as Monaco measures its own (ResizeObserver's content box): it clamps its scroll with it.
     const element = host.current!;
-    setHeight(element.clientHeight);
-    const observer = new ResizeObserver(() => setHeight(element.clientHeight));
+    setHeight(element.getBoundingClientRect().height);
+    const observer = new ResizeObserver(([entry]) => setHeight(entry!.contentRect.height));
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
