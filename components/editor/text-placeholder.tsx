@@ -2,6 +2,7 @@
 
 import { useLayoutEffect, useRef, useState } from "react";
 import { z } from "zod";
+import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
 
 // A file's text as the editor will show it, drawn before the editor's code (Monaco, ~3.8 MB of
 // script) has loaded and run: on a cold load the text is in 100-300 ms before it. Laid out as
@@ -16,8 +17,8 @@ import { z } from "zod";
 // view that is not Monaco, and a key replayed wrong is worse than one visibly not taken. Monaco
 // takes the keyboard as soon as it is on screen, as it did.
 
-/** Longer text is left to Monaco (a live document's limit): splitting it would cost more than the wait. */
-export const PLACEHOLDER_MAX_CHARS = 1_000_000;
+/** Longer text is left to Monaco (a live document's limit, as fs.preview's): splitting it would cost more than the wait. */
+export const PLACEHOLDER_MAX_CHARS = PREVIEW_MAX_BYTES;
 
 /** The editor's font, Monaco's (monaco-pane.tsx) and this view's. */
 export const EDITOR_FONT = {

@@ -189,12 +189,15 @@ function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuff
   const lineMarks = useAgentLineMarks(file.path);
   const [painted, setPainted] = useState(false);
   const onPainted = useCallback(() => setPainted(true), []);
+  const placeholder = !painted && file.diskContent.length <= PLACEHOLDER_MAX_CHARS;
   return (
     <div className="editor-stack">
-      <Deferred code={monacoPane} props={{ tabs, buffers, file, lineMarks, onPainted }} fallback={null} />
-      {!painted && file.diskContent.length <= PLACEHOLDER_MAX_CHARS && (
-        <TextPlaceholder text={file.diskContent} view={tabs.restoredView(file.path)} />
-      )}
+      <Deferred
+        code={monacoPane}
+        props={{ tabs, buffers, file, lineMarks, onPainted }}
+        fallback={placeholder ? null : <div className="center-message">Loading editor…</div>}
+      />
+      {placeholder && <TextPlaceholder text={file.diskContent} view={tabs.restoredView(file.path)} />}
     </div>
   );
 }
