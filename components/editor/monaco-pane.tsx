@@ -1,7 +1,8 @@
 "use client";
 
-// Loaded only in the browser, lazily (next/dynamic, ssr: false): Monaco comes from the local
-// package, never from a CDN, and its ~15 MB stay off the first paint.
+// Loaded only in the browser, lazily (editor-area.tsx, through DeferredCode, once the IDE is on
+// screen): Monaco comes from the local package, never from a CDN, and its code stays off the
+// first paint; the file's text shows before it (text-placeholder.tsx).
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
