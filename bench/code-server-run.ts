@@ -42,7 +42,12 @@ export async function startCodeServer(
       "--disable-update-check",
       folder,
     ],
-    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, HOME: home, SHELL: "/bin/bash" } },
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, HOME: home, SHELL: "/bin/bash" },
+      // A process group of its own, stopped whole (stopCodeServer).
+      detached: true,
+    },
   );
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
   const until = Date.now() + 60_000;
@@ -57,4 +62,15 @@ export async function startCodeServer(
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, child };
+}
+
+/**
+ * Stops code-server and the processes it started, and waits for it: SIGTERM to its main process
+ * alone left each round's extension host running, orphaned (bench:open leaked two per round).
+ */
+export async function stopCodeServer(child: ChildProcess | undefined): Promise<void> {
+  if (!child?.pid || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  process.kill(-child.pid, "SIGTERM");
+  await exited;
 }

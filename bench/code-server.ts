@@ -19,7 +19,7 @@ import { chromiumLaunchOptions, describeChromium } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { bwrapAvailable } from "@/server/sandbox/launcher";
 import { CODE_SERVER_NODE, CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
-import { startCodeServer } from "./code-server-run";
+import { startCodeServer, stopCodeServer } from "./code-server-run";
 import { writeFloodFile } from "./flood-file";
 import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 
@@ -130,7 +130,7 @@ try {
   console.log(`${ROUNDS} alternating rounds; load average ${load()}; ${await describeChromium(browser)}`);
 } finally {
   await browser?.close();
-  codeServer?.kill("SIGTERM");
+  await stopCodeServer(codeServer);
   await stopTandem(tandem);
   await pg.stop();
   rmSync(home, { recursive: true, force: true });

@@ -33,7 +33,7 @@ import { chromiumLaunchOptions } from "../e2e/chromium";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { RG_BASE_ARGS } from "@/server/workspace/ripgrep";
 import { CODE_SERVER_VERSION, codeServerInstalled, ensureCodeServer } from "./code-server-install";
-import { startCodeServer } from "./code-server-run";
+import { startCodeServer, stopCodeServer } from "./code-server-run";
 import { CODE_SERVER_SETTINGS, codeServerRound, openForIdle } from "./monorepo-code-server";
 import { buildWorkspace, listFiles, pickTargets, type Target } from "./monorepo-workspace";
 import { EDITOR_LINES, newContext, shows } from "./page-timing";
@@ -437,11 +437,7 @@ try {
 } finally {
   await browser?.close();
   // Waited for: its file watcher still writes into the data folder that is removed below.
-  if (codeServer && codeServer.child.exitCode === null) {
-    const exited = new Promise((resolve) => codeServer!.child.once("exit", resolve));
-    codeServer.child.kill("SIGTERM");
-    await exited;
-  }
+  await stopCodeServer(codeServer?.child);
   await stopTandem(tandem?.child);
   await pg.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -151,6 +151,80 @@ test("the first screen's data is asked for once, by the page's HTML, and the IDE
   expect(calls.filter((c) => c.path === "fs.tree" && c.input?.path === "")).toHaveLength(1);
 });
 
+test("a file's text shows before the editor's code is in, where the editor will show it, and the editor takes over in place", async ({
+  page,
+  ide,
+}) => {
+  const review = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.createProject("Text before the editor");
+  await review.writeFile("first.txt", "the first file\n");
+  await review.writeFile("long.txt", Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n"));
+  await ide.openFile("long.txt");
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("ControlOrMeta+End");
+  await expect(ide.editor().locator(".view-lines")).toContainText("row 300");
+  await page.waitForTimeout(500); // the scroll is remembered 300 ms after it stops
+
+  // The editor's code (Monaco's chunks, the only ones over 1 MB) held back until released.
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    const response = await route.fetch();
+    const body = await response.body();
+    if (body.length > 1_000_000) await released;
+    await route.fulfill({ response, body });
+  });
+  const queries: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith("/api/trpc/") && url.pathname !== "/api/trpc/ws") queries.push(url.pathname.slice(10));
+  });
+  await page.reload();
+
+  // The reopened tab's text came with the page's first request, scrolled where it was left.
+  const placeholder = page.getByTestId("editor-placeholder");
+  await expect(placeholder).toContainText("row 300");
+  await expect(placeholder).not.toContainText("row 250");
+  await expect(page.getByTestId("editor-area").locator(".monaco-editor")).toHaveCount(0);
+  expect(queries[0]).toBe("account.status,project.get,fs.tree,session.list,fs.preview");
+  expect(queries.filter((q) => q.includes("fs.preview"))).toHaveLength(1);
+  await page.screenshot({ path: screenshotPath("editor-text-before-monaco") });
+  const rowBox = (locator: ReturnType<typeof page.locator>) =>
+    locator.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return { x: box.x, y: box.y };
+    });
+  const before = await rowBox(placeholder.locator(".text-placeholder-line", { hasText: /^row\s300$/ }));
+  // It takes no input: a click and a key there change nothing.
+  await placeholder.click();
+  await page.keyboard.type("lost");
+  // A file opened from the explorer meanwhile shows its text as soon as it is read.
+  await ide.treeItem("first.txt").click();
+  await expect(placeholder).toContainText("the first file");
+  await ide.tab("long.txt").click();
+  await expect(placeholder).toContainText("row 300");
+
+  release();
+  await expect(placeholder).toHaveCount(0);
+  const line = ide.editor().locator(".view-line", { hasText: /^row\s300$/ });
+  await expect(line).toBeVisible();
+  // In place: not a pixel's move.
+  const after = await rowBox(line);
+  expect(Math.abs(after.x - before.x)).toBeLessThan(1);
+  expect(Math.abs(after.y - before.y)).toBeLessThan(1);
+  await page.screenshot({ path: screenshotPath("editor-text-monaco-in-place") });
+  await ide.editor().locator(".view-lines").click();
+  await page.keyboard.press("ControlOrMeta+End");
+  await page.keyboard.type("!");
+  await ide.expectEditorText("row 300!");
+  await expect(ide.editor().locator(".view-lines")).not.toContainText("lost");
+  await page.keyboard.press("ControlOrMeta+z");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+});
+
 test("files made from outside while the page loads, or while its socket is down, show in the explorer without a reload", async ({
   page,
   ide,

@@ -5,6 +5,7 @@ import {
   type FirstScreenRequest,
   firstScreenScript,
   SHOW_IGNORED_STORAGE,
+  TAB_MEMORY_PREFIX,
 } from "@/lib/first-screen";
 
 /** Runs the page's inline script as a browser would, with `stored` in localStorage; returns what it asked for and kept. */
@@ -59,6 +60,31 @@ describe("the first screen's inline script", () => {
     });
     expect(input[2]).toEqual({ json: { projectId: id, tree, path: "", showIgnored: false } });
     expect(runScript(firstScreenScript(id, "main"), "?tree=main").input[2].json).not.toHaveProperty("tree");
+  });
+
+  it("asks for the text of the file the editor will reopen, on the main tree only, and nothing for unreadable tab memory", () => {
+    const tabs = {
+      [`${TAB_MEMORY_PREFIX}${id}`]: JSON.stringify({ paths: ["a.ts", "src/b.ts"], active: "src/b.ts", views: {} }),
+    };
+    const { url, input, request } = runScript(firstScreenScript(id, "main"), "", tabs);
+    expect(url.pathname).toBe("/api/trpc/account.status,project.get,fs.tree,session.list,fs.preview");
+    expect(input[4]).toEqual({ json: { projectId: id, path: "src/b.ts" } });
+    expect(request.queries.at(-1)).toEqual(["fs.preview", { projectId: id, path: "src/b.ts" }]);
+    // A session's tree opens its files the plain way: nothing is asked for there.
+    expect(
+      runScript(firstScreenScript(id, "main"), "?tree=0b6a2a4e-1c5f-4a53-9d43-2c0a3b8f9e10", tabs).input,
+    ).not.toHaveProperty("4");
+    // Another project's tabs, none active, or memory that is not what the editor writes: no read.
+    for (const stored of <Record<string, string>[]>[
+      { [`${TAB_MEMORY_PREFIX}other`]: tabs[`${TAB_MEMORY_PREFIX}${id}`]! },
+      { [`${TAB_MEMORY_PREFIX}${id}`]: JSON.stringify({ paths: [], active: null, views: {} }) },
+      { [`${TAB_MEMORY_PREFIX}${id}`]: "{not json" },
+      { [`${TAB_MEMORY_PREFIX}${id}`]: JSON.stringify({ active: { path: "x" } }) },
+      { [`${TAB_MEMORY_PREFIX}${id}`]: "null" },
+    ])
+      expect(runScript(firstScreenScript(id, "main"), "", stored).url.pathname).toBe(
+        "/api/trpc/account.status,project.get,fs.tree,session.list",
+      );
   });
 
   it("uses the explorer's default when storage cannot be read", () => {

@@ -1,5 +1,5 @@
-// The IDE's first screen (who is signed in, the project, the explorer's root folder, the sessions)
-// is asked for by the page's HTML as it is parsed, while the page's scripts load, instead of after
+// The IDE's first screen (who is signed in, the project, the explorer's root folder, the sessions,
+// and the text of the file its remembered active tab shows) is asked for by the page's HTML as it is parsed, while the page's scripts load, instead of after
 // they have run. Profiled on a cold load of a small project (bench:open), the same batch went out
 // only once the scripts had run (~330 ms after navigation) and queued behind them for one of the
 // browser's six connections, so the IDE rendered ~770 ms in. The page (app/p/[projectId]) inlines
@@ -13,6 +13,9 @@ export const FIRST_SCREEN_GLOBAL = "__tandemFirstScreen";
 /** Where the explorer keeps whether it shows ignored files, and the default: the first screen's root folder depends on it. */
 export const SHOW_IGNORED_STORAGE = { key: "tandem.explorer.showIgnored", initial: true } as const;
 
+/** Where the editor remembers a project's tabs (components/editor/tab-memory.ts), after this prefix and the project's id. */
+export const TAB_MEMORY_PREFIX = "tandem.tabs.";
+
 /** A tRPC query the first screen shows: its path and input, as the IDE's components ask for it. */
 export type FirstScreenQuery = [path: string, input: unknown];
 
@@ -20,21 +23,27 @@ export type FirstScreenQuery = [path: string, input: unknown];
 export type FirstScreenRequest = { projectId: string; queries: FirstScreenQuery[]; answer: Promise<unknown> };
 
 /**
- * The queries of the first screen, with the inputs IdeView, the explorer (folderQuery) and the
- * agent panel pass; `tree` is the page's `?tree=` ({} for the main tree, as useTreeInput says).
- * Self-contained: the page runs its source.
+ * The queries of the first screen, with the inputs IdeView, the explorer (folderQuery), the agent
+ * panel and the open files' buffers (open-files-context.tsx) pass; `tree` is the page's `?tree=`
+ * ({} for the main tree, as useTreeInput says); `activeFile` the remembered active tab's path,
+ * whose text shows before the editor's code is in (the main tree's only: a session's tree is read
+ * the plain way). Self-contained: the page runs its source.
  */
 export function firstScreenQueries(
   projectId: string,
   tree: { tree?: string },
   showIgnored: unknown,
+  activeFile: unknown,
 ): FirstScreenQuery[] {
-  return [
+  const queries: FirstScreenQuery[] = [
     ["account.status", undefined],
     ["project.get", { projectId }],
     ["fs.tree", { projectId, ...tree, path: "", showIgnored }],
     ["session.list", { projectId, parentId: null }],
   ];
+  if (typeof activeFile === "string" && tree.tree === undefined)
+    queries.push(["fs.preview", { projectId, path: activeFile }]);
+  return queries;
 }
 
 /**
@@ -48,6 +57,7 @@ export function requestFirstScreen(
   projectId: string,
   mainTree: string,
   showIgnored: { key: string; initial: boolean },
+  tabMemoryPrefix: string,
   global: string,
 ): void {
   const name = new URLSearchParams(location.search).get("tree");
@@ -59,7 +69,14 @@ export function requestFirstScreen(
   } catch {
     // Storage unreadable: the explorer falls back to the same default.
   }
-  const queries = queriesOf(projectId, name && name !== mainTree ? { tree: name } : {}, ignored);
+  // The active tab the editor will reopen (tab-memory.ts); the server checks the path as any read's.
+  let active: unknown = null;
+  try {
+    active = JSON.parse(localStorage.getItem(tabMemoryPrefix + projectId) ?? "null")?.active;
+  } catch {
+    // Unreadable: the editor reopens nothing either.
+  }
+  const queries = queriesOf(projectId, name && name !== mainTree ? { tree: name } : {}, ignored, active);
   const input: Record<number, { json: unknown }> = {};
   queries.forEach(([, value], i) => {
     input[i] = { json: value === undefined ? null : value };
@@ -80,6 +97,7 @@ export function firstScreenScript(projectId: string, mainTree: string): string {
     json(projectId),
     json(mainTree),
     json(SHOW_IGNORED_STORAGE),
+    json(TAB_MEMORY_PREFIX),
     json(FIRST_SCREEN_GLOBAL),
   ];
   return `(${String(requestFirstScreen)})(${args.join(",")});`;

@@ -73,6 +73,9 @@ export const treeInputSchema = z.object({
   showIgnored: z.boolean().default(true),
 });
 
+/** The most a read for the text shown before the editor (`preview`) carries: a live document's limit. */
+export const PREVIEW_MAX_BYTES = 1024 * 1024;
+
 export const readInputSchema = z.object({ projectId: projectIdSchema, path: workspacePathSchema });
 
 export const writeInputSchema = z.object({

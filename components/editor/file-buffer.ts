@@ -29,6 +29,8 @@ export type FileBuffer = {
   peers: { name: string; color: string; looking?: string }[];
   /** Why this file is not shared live ("over 1 MB"), when it was offered and is not: each browser edits its own copy. */
   notLive?: string;
+  /** While loading: the file's text from a plain read, shown until the buffer has its own (text-placeholder.tsx). */
+  preview?: string;
 };
 
 export type FileApi = {
@@ -40,6 +42,11 @@ export type FileApi = {
    * live documents import it already, and a second copy in the page's server bundle warns.
    */
   live?: (path: string) => Promise<LiveDocConnection>;
+  /**
+   * The file's text as a plain read has it (null when it is binary, too large or unreadable),
+   * asked beside the live document, which takes a socket's handshake longer: shown meanwhile.
+   */
+  preview?: (path: string) => Promise<string | null>;
 };
 
 /** What the buffers need from Monaco; the editor registers it once loaded. */

@@ -110,14 +110,20 @@ export class FileBuffers {
       peers: [],
     };
     this.set(new Map(this.buffers).set(path, buffer));
+    if (this.lives.offered && this.api.preview)
+      void this.api.preview(path).then((preview) => {
+        if (preview !== null && this.get(path)?.status === "loading") this.update(path, { preview });
+      });
     const notLive = this.lives.offered ? await this.lives.open(path) : undefined;
-    if (notLive === null) return;
-    try {
-      this.applyRead(path, await this.api.read(path));
-      if (notLive) this.update(path, { notLive });
-    } catch (error) {
-      this.update(path, { status: "error", error: errorMessage(error) });
+    if (notLive !== null) {
+      try {
+        this.applyRead(path, await this.api.read(path));
+        if (notLive) this.update(path, { notLive });
+      } catch (error) {
+        this.update(path, { status: "error", error: errorMessage(error) });
+      }
     }
+    if (this.get(path)?.preview !== undefined) this.update(path, { preview: undefined });
   }
 
   /** The live document of `path`, when it is one (the editor binds its model to it). */

@@ -1,7 +1,8 @@
 "use client";
 
-// Loaded only in the browser, lazily (next/dynamic, ssr: false): Monaco comes from the local
-// package, never from a CDN, and its ~15 MB stay off the first paint.
+// Loaded only in the browser, lazily (editor-area.tsx, through DeferredCode, once the IDE is on
+// screen): Monaco comes from the local package, never from a CDN, and its code stays off the
+// first paint; the file's text shows before it (text-placeholder.tsx).
 import { DiffEditor, Editor, loader, type OnMount } from "@monaco-editor/react";
 import * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
@@ -17,6 +18,7 @@ import { installLanguageClient } from "@/components/editor/language/language-cli
 import { adoptPreviewModel, isPreviewModel } from "@/components/editor/language/peek-models";
 import { useLanguageSession, type LanguageSession } from "@/components/editor/language/language-session";
 import { bindLiveModel, liveBindingOf } from "@/components/editor/live-binding";
+import { EDITOR_FONT } from "@/components/editor/text-placeholder";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -27,8 +29,7 @@ const uriOf = (path: string) => monaco.Uri.file(`/${path}`);
 const pathOf = (model: monaco.editor.ITextModel) => model.uri.path.slice(1);
 
 const EDITOR_OPTIONS: monaco.editor.IStandaloneEditorConstructionOptions = {
-  fontSize: 13,
-  fontFamily: 'ui-monospace, "SFMono-Regular", "Cascadia Code", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+  ...EDITOR_FONT,
   minimap: { enabled: true, renderCharacters: false },
   scrollBeyondLastLine: false,
   automaticLayout: true,
@@ -157,10 +158,20 @@ function attachBridge(buffers: FileBuffers) {
   });
 }
 
-/** `lineMarks`: the agent's changes not yet accepted, in the gutter (given by the review, components/review). */
-type MonacoPaneProps = { tabs: OpenTabs; buffers: FileBuffers; file: FileBuffer; lineMarks: readonly LineMark[] };
+/**
+ * `lineMarks`: the agent's changes not yet accepted, in the gutter (given by the review,
+ * components/review). `onPainted`: told once the editor has drawn its text (what showed the text
+ * before it can go, editor-area.tsx).
+ */
+export type MonacoPaneProps = {
+  tabs: OpenTabs;
+  buffers: FileBuffers;
+  file: FileBuffer;
+  lineMarks: readonly LineMark[];
+  onPainted?: () => void;
+};
 
-export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPaneProps) {
+export default function MonacoPane({ tabs, buffers, file, lineMarks, onPainted }: MonacoPaneProps) {
   attachBridge(buffers);
   const language = useLanguageSession();
   attachLanguage(tabs, language);
@@ -235,6 +246,8 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks }: MonacoPan
   const onMount: OnMount = (editor) => {
     setEditor(editor);
     currentEditor = editor;
+    // Monaco draws its lines in the next animation frame; the frame after has them on screen.
+    if (onPainted) requestAnimationFrame(() => requestAnimationFrame(onPainted));
     editor.onDidChangeModel(() => revealPending(editor));
     revealPending(editor);
     // A file opened from a search result: selected as the editor is made, not a render later, when

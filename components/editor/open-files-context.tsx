@@ -5,7 +5,8 @@ import type { FileApi } from "@/components/editor/file-buffer";
 import { FileBuffers } from "@/components/editor/file-buffers";
 import { OpenTabs } from "@/components/editor/open-tabs";
 import { localTabMemory } from "@/components/editor/tab-memory";
-import { useTRPCClient } from "@/components/trpc-provider";
+import { useQueryClient } from "@tanstack/react-query";
+import { useTRPC, useTRPCClient } from "@/components/trpc-provider";
 import { useTreeInput } from "@/components/ui/tree-context";
 import { liveDocSocketUrl } from "@/lib/live-doc-protocol";
 
@@ -28,6 +29,8 @@ export function OpenFilesProvider({
   children: ReactNode;
 }) {
   const client = useTRPCClient();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const tree = useTreeInput();
   const [value] = useState(() => {
     const buffers = new FileBuffers(
@@ -45,6 +48,20 @@ export function OpenFilesProvider({
                 (url) => new WebSocket(url),
               );
             },
+        // Through the query cache: the page's first request asked already for the remembered
+        // active tab's (lib/first-screen.ts). Dropped once read: the buffer keeps the text.
+        preview: async (path) => {
+          const options = trpc.fs.preview.queryOptions({ projectId, ...tree, path });
+          try {
+            // The first request's refusal (a file deleted since) is not asked for again.
+            if (queryClient.getQueryState(options.queryKey)?.status === "error") return null;
+            return (await queryClient.fetchQuery({ ...options, retry: false }))?.content ?? null;
+          } catch {
+            return null; // gone or refused: the editor shows what the normal read says
+          } finally {
+            queryClient.removeQueries({ queryKey: options.queryKey, exact: true });
+          }
+        },
       },
     );
     return { buffers, tabs: new OpenTabs(buffers, api ? null : localTabMemory(projectId)) };

@@ -99,4 +99,24 @@ describe("open tabs and file buffers", () => {
     expect(buffers.get("gone.ts")).toBeUndefined();
     expect(saved.at(-1)).toMatchObject({ paths: ["a.ts", "b.ts"], active: "a.ts" });
   });
+
+  it("restoring shows the remembered active tab while the files load, and keeps a tab picked meanwhile", async () => {
+    const memory = { paths: ["a.ts", "b.ts", "c.ts"], active: "b.ts", views: {} };
+    const { tabs, api } = open({ "a.ts": "a", "b.ts": "b", "c.ts": "c" }, memory);
+    let loaded: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      loaded = resolve;
+    });
+    const read = api.read;
+    api.read = async (path) => {
+      await slow;
+      return read(path);
+    };
+    const restoring = tabs.restore();
+    expect(tabs.getSnapshot().active).toBe("b.ts");
+    tabs.activate("c.ts");
+    loaded();
+    await restoring;
+    expect(tabs.getSnapshot().active).toBe("c.ts");
+  });
 });

@@ -74,10 +74,13 @@ export class OpenTabs {
       this.views.set(path, view);
       this.pendingViews.add(path);
     }
-    await Promise.all(remembered.paths.map((path) => this.open(path)));
+    const opening = Promise.all(remembered.paths.map((path) => this.open(path)));
+    // Shown while the files load (its text can show before theirs are all in), and not shown
+    // again once they are: a tab the person picked meanwhile stays.
+    if (remembered.active) this.activate(remembered.active);
+    await opening;
     // A file deleted or unreadable since is not brought back as an error tab.
     for (const path of this.state.paths.filter((p) => this.buffers.get(p)?.status === "error")) this.close(path);
-    if (remembered.active) this.activate(remembered.active);
   }
 
   /** The editor's view of `path` changed (scrolled, cursor moved): remember it with the tabs. */
@@ -86,6 +89,11 @@ export class OpenTabs {
     this.views.set(path, view);
     this.pendingViews.delete(path);
     this.persist();
+  }
+
+  /** The restored view state of `path` not yet taken by an editor (the text shown before the editor follows it). */
+  restoredView(path: string): unknown {
+    return this.pendingViews.has(path) ? this.views.get(path) : undefined;
   }
 
   /** A restored view state for `path`, once: the editor widget keeps it from then on. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TAB_MEMORY_PREFIX } from "@/lib/first-screen";
 
 // What the IDE remembers of a project's editor tabs, in this browser, across reloads and visits to
 // other pages: which files were open, the active one, and each one's scroll and cursor (Monaco's
@@ -17,7 +18,7 @@ export type TabMemoryStore = { load(): TabMemory | null; save(memory: TabMemory)
 
 /** The tabs of `projectId` in localStorage; anything unreadable there counts as nothing. */
 export function localTabMemory(projectId: string): TabMemoryStore {
-  const key = `tandem.tabs.${projectId}`;
+  const key = `${TAB_MEMORY_PREFIX}${projectId}`;
   return {
     load() {
       try {

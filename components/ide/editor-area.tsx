@@ -1,12 +1,14 @@
 "use client";
 
-import dynamic from "next/dynamic";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { EditorTabs } from "@/components/editor/editor-tabs";
 import { FileBanners } from "@/components/editor/file-banners";
 import type { FileBuffer } from "@/components/editor/file-buffer";
 import type { FileBuffers } from "@/components/editor/file-buffers";
+import type { MonacoPaneProps } from "@/components/editor/monaco-pane";
 import type { OpenTabs } from "@/components/editor/open-tabs";
+import { PLACEHOLDER_MAX_CHARS, TextPlaceholder } from "@/components/editor/text-placeholder";
+import { Deferred, DeferredCode } from "@/components/ui/deferred";
 import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
@@ -15,11 +17,9 @@ import { useGitConflicted } from "@/components/git/git-context";
 import { ChangesView, GitDiffView } from "@/components/ide/deferred-panels";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 
-const loadMonacoPane = () => import("@/components/editor/monaco-pane");
-const MonacoPane = dynamic(loadMonacoPane, {
-  ssr: false,
-  loading: () => <div className="center-message">Loading editor…</div>,
-});
+const monacoPane = new DeferredCode<MonacoPaneProps>(() =>
+  import("@/components/editor/monaco-pane").then((module) => module.default),
+);
 
 export function EditorArea() {
   const tabs = useOpenTabs();
@@ -33,10 +33,11 @@ export function EditorArea() {
   const file = (active && open.get(active)) || null;
   const gitConflicted = useGitConflicted(file?.path ?? "");
 
-  // Monaco is the IDE's largest chunk: fetch and evaluate it while the explorer loads, so the
-  // first file opened waits for neither (bench:ui measured it starting only on that click).
+  // Monaco is the IDE's largest chunk: fetched and evaluated as soon as the IDE is on screen, so
+  // the first file opened waits for neither (bench:ui measured it starting only on that click);
+  // its text shows meanwhile (FileEditor).
   useEffect(() => {
-    void loadMonacoPane();
+    void monacoPane.preload();
   }, []);
 
   // The others in live documents see which file is on screen here; follow mode opens the file
@@ -153,7 +154,15 @@ export function EditorArea() {
 function FileBody({ file }: { file: FileBuffer }) {
   const tabs = useOpenTabs();
   const buffers = useFileBuffers();
-  if (file.status === "loading") return <div className="center-message">Loading {file.path}…</div>;
+  if (file.status === "loading") {
+    if (file.preview === undefined || file.preview.length > PLACEHOLDER_MAX_CHARS)
+      return <div className="center-message">Loading {file.path}…</div>;
+    return (
+      <div className="editor-stack">
+        <TextPlaceholder text={file.preview} view={tabs.restoredView(file.path)} />
+      </div>
+    );
+  }
   if (file.status === "error") {
     return (
       <div className="center-message" data-testid="file-error">
@@ -171,10 +180,26 @@ function FileBody({ file }: { file: FileBuffer }) {
   return <FileEditor tabs={tabs} buffers={buffers} file={file} />;
 }
 
-/** The editor of a text file, with the agent's changes not yet accepted in its gutter. */
+/**
+ * The editor of a text file, with the agent's changes not yet accepted in its gutter. Until Monaco
+ * has drawn it (its code still loading, or the editor being made), the text shows as Monaco will
+ * show it (text-placeholder.tsx), laid over the editor made underneath. Not for longer text.
+ */
 function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuffers; file: FileBuffer }) {
   const lineMarks = useAgentLineMarks(file.path);
-  return <MonacoPane tabs={tabs} buffers={buffers} file={file} lineMarks={lineMarks} />;
+  const [painted, setPainted] = useState(false);
+  const onPainted = useCallback(() => setPainted(true), []);
+  const placeholder = !painted && file.diskContent.length <= PLACEHOLDER_MAX_CHARS;
+  return (
+    <div className="editor-stack">
+      <Deferred
+        code={monacoPane}
+        props={{ tabs, buffers, file, lineMarks, onPainted }}
+        fallback={placeholder ? null : <div className="center-message">Loading editor…</div>}
+      />
+      {placeholder && <TextPlaceholder text={file.diskContent} view={tabs.restoredView(file.path)} />}
+    </div>
+  );
 }
 
 function SaveState({ file }: { file: FileBuffer }) {

@@ -51,13 +51,14 @@ export function IdeView({ projectId }: { projectId: string }) {
   const tree = useSearchParams().get("tree") || MAIN_TREE;
 
   // What the IDE shows first is fetched while the project loads, not after it (the explorer asks
-  // for its root folder itself), and the code a file's opening needs starts loading now: the
-  // editor's, and the live document client's (fetched on the click before, ~100 ms of a cold open).
+  // for its root folder itself), and the live document client starts loading now (fetched on the
+  // click before, ~100 ms of a cold open). The editor's code is asked for once the IDE is on
+  // screen (editor-area.tsx): asked for here, it arrived and ran (100-300 ms of the page's main
+  // thread on a cold load) as the first file was clicked, and the file's text waited for it.
   useEffect(() => {
     const sessions = trpc.session.list.queryOptions({ projectId, parentId: null });
     // Not asked again when the first screen's answer was a refusal (a project the person may not open).
     if (queryClient.getQueryState(sessions.queryKey)?.status !== "error") void queryClient.prefetchQuery(sessions);
-    void import("@/components/editor/monaco-pane");
     void import("@/lib/live-doc-connection");
   }, [queryClient, trpc, projectId]);
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { type ComponentType, useEffect, useState } from "react";
+import { type ComponentType, type ReactNode, useEffect, useState } from "react";
 
 // Code that loads on first use: a component not on a page's first screen (components/ide/
 // deferred-panels.tsx lists the IDE's), fetched when first shown or by a preload.
@@ -31,7 +31,16 @@ export class DeferredCode<P> {
  * renders at once, in the frame of the click that shows it: next/dynamic's lazy component
  * suspended once even then, and put its placeholder on screen for that frame.
  */
-export function Deferred<P extends object>({ code, props }: { code: DeferredCode<P>; props: P }) {
+export function Deferred<P extends object>({
+  code,
+  props,
+  fallback = <div className="center-message">Loading…</div>,
+}: {
+  code: DeferredCode<P>;
+  props: P;
+  /** What shows until the code is in. */
+  fallback?: ReactNode;
+}) {
   const [failed, setFailed] = useState<{ error: unknown } | null>(null);
   const [, setReady] = useState(false);
   useEffect(() => {
@@ -43,5 +52,5 @@ export function Deferred<P extends object>({ code, props }: { code: DeferredCode
   }, [code]);
   if (failed) throw failed.error;
   const Loaded = code.loaded;
-  return Loaded ? <Loaded {...props} /> : <div className="center-message">Loading…</div>;
+  return Loaded ? <Loaded {...props} /> : fallback;
 }

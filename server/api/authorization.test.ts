@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/api/root";
@@ -114,6 +116,7 @@ const rules: Record<string, Rule> = {
   "fs.tree": "project-read",
   "fs.files": "project-read",
   "fs.read": "project-read",
+  "fs.preview": "project-read",
   "fs.write": "project-write",
   "fs.create": "project-write",
   "fs.mkdir": "project-write",
@@ -615,6 +618,27 @@ describe("authorization matrix", () => {
   it("lists only the caller's teams' projects", async () => {
     expect((await createCaller(world.actors.otherTeam).project.list()).map((p) => p.id)).not.toContain(world.projectId);
     expect((await createCaller(world.actors.viewer).project.list()).map((p) => p.id)).toContain(world.projectId);
+  });
+
+  it("gives the text shown before the editor (fs.preview, in the page's first request) only to who may read the file", async () => {
+    const dir = env.services.files.pathOf(world.projectId);
+    await writeFile(join(dir, "secret.txt"), "the team's password: 7f3a9c\n");
+    const input = { projectId: world.projectId, path: "secret.txt" };
+    for (const actor of ["anonymous", "otherTeam", "viewLink", "outsiderCollaborateLink"] as const) {
+      const error = await call(world.actors[actor], "fs.preview", input).catch((e: unknown) => e);
+      expect(error, actor).toBeInstanceOf(TRPCError);
+      expect(`${(error as TRPCError).message} ${JSON.stringify(error)}`, actor).not.toContain("7f3a9c");
+    }
+    // Whoever may read it the plain way gets the same text (viewers read files; they cannot change them).
+    for (const actor of ["viewer", "member", "owner"] as const) {
+      const read = (await call(world.actors[actor], "fs.read", input)) as { content: string };
+      expect(await call(world.actors[actor], "fs.preview", input), actor).toEqual({ content: read.content });
+    }
+    // Through a link leading out of the workspace, as fs.read: refused.
+    await symlink("/etc/hostname", join(dir, "out-link"));
+    await expect(call(world.actors.owner, "fs.preview", { ...input, path: "out-link" })).rejects.toBeInstanceOf(
+      TRPCError,
+    );
   });
 
   it("refuses a revoked or expired link with a message that says so", async () => {

@@ -23,9 +23,9 @@ export function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export function tooLarge(p: string, size: number): WorkspaceError {
+export function tooLarge(p: string, size: number, limit = MAX_FILE_BYTES): WorkspaceError {
   return new WorkspaceError(
     "TOO_LARGE",
-    `${shown(p)} is ${megabytes(size)}; files over ${megabytes(MAX_FILE_BYTES)} are not opened or saved here. Use the terminal (head, tail, grep) to work with it.`,
+    `${shown(p)} is ${megabytes(size)}; files over ${megabytes(limit)} are not opened or saved here. Use the terminal (head, tail, grep) to work with it.`,
   );
 }

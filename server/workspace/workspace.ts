@@ -131,16 +131,21 @@ export class Workspace {
   /**
    * A file's text (or that it is binary). `only`, when given, admits the file by where it really is
    * once opened (root-relative, links resolved): a reader allowed some files only (a view link)
-   * is judged by the file it would read, never by a path a link can replace in between.
+   * is judged by the file it would read, never by a path a link can replace in between. A file
+   * over `maxBytes` is refused (TOO_LARGE) without being read.
    */
-  async read(input: string, only?: { admits: (realPath: string) => boolean; refusal: string }): Promise<ReadResult> {
+  async read(
+    input: string,
+    only?: { admits: (realPath: string) => boolean; refusal: string },
+    maxBytes = MAX_FILE_BYTES,
+  ): Promise<ReadResult> {
     const r = await this.resolve(input);
     const admit = only
       ? (real: string | null) => {
           if (real === null || !only.admits(real)) throw new WorkspaceError("NOT_FOUND", only.refusal);
         }
       : undefined;
-    return readResultOf(await this.readContained(r, MAX_FILE_BYTES, admit), r.requested, r.path);
+    return readResultOf(await this.readContained(r, maxBytes, admit), r.requested, r.path);
   }
 
   /**
@@ -277,7 +282,7 @@ export class Workspace {
     const { bytes, info } = await readRegular(this.root, r.requested, shown(r.requested), maxBytes, admit).catch(
       (error: unknown) => Promise.reject(fromFsError(error, r.requested)),
     );
-    if (bytes === null) throw tooLarge(r.requested, Math.max(info.size, maxBytes + 1));
+    if (bytes === null) throw tooLarge(r.requested, Math.max(info.size, maxBytes + 1), maxBytes);
     return bytes;
   }
 

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { currentVersionFromConflict, REREAD_ALL, type FileChange } from "@/lib/fs-schemas";
+import { currentVersionFromConflict, PREVIEW_MAX_BYTES, REREAD_ALL, type FileChange } from "@/lib/fs-schemas";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { createTestServices } from "@/server/test/services";
@@ -61,6 +61,19 @@ describe("fs router", () => {
     expect(conflict.code).toBe("CONFLICT");
     expect(currentVersionFromConflict(conflict.message)).toBe(v2);
     expect(await fs.readFile(path.join(root, "src/a.ts"), "utf8")).toBe("two\r\n");
+  });
+
+  it("previews a text file as fs.read reads it, and nothing of a binary file or one over the preview's limit", async () => {
+    await fs.writeFile(path.join(root, "preview.txt"), "é\r\nsecond line\r\n");
+    const read = await caller.fs.read({ projectId, path: "preview.txt" });
+    expect(await caller.fs.preview({ projectId, path: "preview.txt" })).toEqual({
+      content: read.kind === "text" && read.content,
+    });
+    await fs.writeFile(path.join(root, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    expect(await caller.fs.preview({ projectId, path: "image.png" })).toBeNull();
+    await fs.writeFile(path.join(root, "large.txt"), "x".repeat(PREVIEW_MAX_BYTES + 1));
+    expect(await caller.fs.preview({ projectId, path: "large.txt" })).toBeNull();
+    expect((await trpcError(caller.fs.preview({ projectId, path: "missing.txt" }))).code).toBe("NOT_FOUND");
   });
 
   it("maps workspace refusals to tRPC codes and keeps the message", async () => {
@@ -162,6 +175,20 @@ describe("fs.changes from a listing's cursor", () => {
   }
 
   const seqOf = (cursor: string) => Number(cursor.split(":")[1]);
+
+  it("a small project's first listing waits for its new watcher: the page's subscription reads nothing again", async () => {
+    const project = (await caller.project.create({ name: "Cold open" })).id;
+    const dir = env.services.files.pathOf(project);
+    for (let i = 0; i < 20; i++) await fs.mkdir(path.join(dir, `folder-${i}`, "inner"), { recursive: true });
+    // The first listing of a root nobody watches (a cold open after a restart).
+    const { cursor } = await caller.fs.tree({ projectId: project });
+    expect(cursor).toMatch(/^[0-9a-f]{12}:\d+$/);
+    await fs.writeFile(path.join(dir, "after-listing.txt"), "made");
+    const sub = await follow(project, cursor);
+    await until(() => sub.has("add", "after-listing.txt"), "the change after the listing", 5_000);
+    expect(sub.seen).not.toContainEqual(REREAD_ALL);
+    await sub.stop();
+  });
 
   it("replays what was made, deleted and renamed between the listing and the subscription", async () => {
     const project = (await caller.project.create({ name: "Window" })).id;

@@ -6,6 +6,7 @@ import {
   createInputSchema,
   deleteInputSchema,
   mkdirInputSchema,
+  PREVIEW_MAX_BYTES,
   readInputSchema,
   renameInputSchema,
   treeInputSchema,
@@ -90,6 +91,23 @@ export const fsRouter = router({
   read: workspaceProcedure
     .input(readInputSchema)
     .query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
+
+  /**
+   * A file's text for the view shown while the editor loads (components/editor/text-placeholder.tsx),
+   * read as fs.read reads it; null for a binary file or one over PREVIEW_MAX_BYTES, which is not
+   * read whole for it.
+   */
+  preview: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) =>
+    workspaceCall(async () => {
+      try {
+        const read = await ctx.workspace.read(input.path, undefined, PREVIEW_MAX_BYTES);
+        return read.kind === "text" ? { content: read.content } : null;
+      } catch (error) {
+        if (isWorkspaceError(error) && error.code === "TOO_LARGE") return null;
+        throw error;
+      }
+    }),
+  ),
 
   write: workspaceMutationProcedure.input(writeInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(() =>

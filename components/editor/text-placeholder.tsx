@@ -1,0 +1,93 @@
+"use client";
+
+import { useLayoutEffect, useRef, useState } from "react";
+import { z } from "zod";
+import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
+
+// A file's text as the editor will show it, drawn before the editor's code (Monaco, ~3.8 MB of
+// script) has loaded and run: on a cold load the text is in 100-300 ms before it. Laid out as
+// Monaco lays out EDITOR_OPTIONS (13 px monospace on 18 px lines, the line numbers right-aligned
+// in the first 39 px, the text from 65 px, the minimap's and scrollbar's 91 px on the right) and
+// scrolled where the tab's remembered view has it, so that Monaco, made underneath, replaces it
+// without a move (editor-area.tsx). Only the colours of the syntax arrive with Monaco.
+//
+// It takes no input: no caret, no focus, no selection, a busy pointer. A key or click aimed at it
+// goes where it would have gone while the editor loaded before (the explorer's row keeps the
+// focus): replaying keys into Monaco would mean redoing its key bindings, IME and selection on a
+// view that is not Monaco, and a key replayed wrong is worse than one visibly not taken. Monaco
+// takes the keyboard as soon as it is on screen, as it did.
+
+/** Longer text is left to Monaco (a live document's limit, as fs.preview's): splitting it would cost more than the wait. */
+export const PLACEHOLDER_MAX_CHARS = PREVIEW_MAX_BYTES;
+
+/** The editor's font, Monaco's (monaco-pane.tsx) and this view's. */
+export const EDITOR_FONT = {
+  fontSize: 13,
+  fontFamily: 'ui-monospace, "SFMono-Regular", "Cascadia Code", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+};
+
+/** Monaco's line height for EDITOR_FONT on Linux and Windows (1.35 times the font size, rounded). */
+const LINE_HEIGHT = 18;
+
+/** The part of Monaco's view state (ICodeEditorViewState) that says where it is scrolled. */
+const scrolledSchema = z.object({
+  viewState: z.object({
+    scrollLeft: z.number().optional(),
+    firstPosition: z.object({ lineNumber: z.number().int().min(1) }),
+    firstPositionDeltaTop: z.number().optional(),
+  }),
+});
+
+/** Where a remembered view is scrolled to, in pixels from the top and left; the top when it says nothing readable. */
+export function scrollOf(view: unknown): { top: number; left: number } {
+  const parsed = scrolledSchema.safeParse(view);
+  if (!parsed.success) return { top: 0, left: 0 };
+  const { firstPosition, firstPositionDeltaTop = 0, scrollLeft = 0 } = parsed.data.viewState;
+  return { top: Math.max(0, (firstPosition.lineNumber - 1) * LINE_HEIGHT - firstPositionDeltaTop), left: scrollLeft };
+}
+
+/** The lines drawn for a viewport `height` px tall scrolled to `top` (clamped as Monaco clamps it, no scrolling past the end). */
+export function visibleLines(text: string, top: number, height: number) {
+  const lines = text.split(/\r\n|\r|\n/);
+  const scrollTop = Math.max(0, Math.min(top, lines.length * LINE_HEIGHT - height));
+  const first = Math.floor(scrollTop / LINE_HEIGHT);
+  const count = Math.ceil(height / LINE_HEIGHT) + 1;
+  return { first, offset: first * LINE_HEIGHT - scrollTop, lines: lines.slice(first, first + count) };
+}
+
+export function TextPlaceholder({ text, view }: { text: string; view: unknown }) {
+  const host = useRef<HTMLDivElement>(null);
+  const [height, setHeight] = useState<number | null>(null);
+  useLayoutEffect(() => {
+    // Fractional, as Monaco measures its own (ResizeObserver's content box): it clamps its scroll with it.
+    const element = host.current!;
+    setHeight(element.getBoundingClientRect().height);
+    const observer = new ResizeObserver(([entry]) => setHeight(entry!.contentRect.height));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  const scroll = scrollOf(view);
+  const shown = height === null ? null : visibleLines(text, scroll.top, height);
+  return (
+    <div
+      ref={host}
+      className="text-placeholder"
+      data-testid="editor-placeholder"
+      aria-busy="true"
+      style={{ ...EDITOR_FONT, lineHeight: `${LINE_HEIGHT}px` }}
+    >
+      {shown && (
+        <div className="text-placeholder-rows" style={{ transform: `translateY(${shown.offset}px)` }}>
+          {shown.lines.map((line, i) => (
+            <div className="text-placeholder-row" key={shown.first + i}>
+              <span className="text-placeholder-number">{shown.first + i + 1}</span>
+              <span className="text-placeholder-line" style={scroll.left ? { textIndent: -scroll.left } : undefined}>
+                {line}
+              </span>
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
