@@ -251,6 +251,45 @@ describe.each([
     pair.relay.end();
   });
 
+  it("survives ends racing floods both ways (told to, reset, closed) and leaves nothing open", async () => {
+    const warm = await join(options);
+    warm.relay.end();
+    await warm.ended;
+    for (const socket of sockets.splice(0)) socket.destroy();
+    const before = openFds();
+    for (let round = 0; round < 3; round++) {
+      const pairs = await Promise.all(Array.from({ length: 12 }, () => join(options)));
+      await Promise.all(
+        pairs.map(async (pair, i) => {
+          // Both sides write as fast as they can and read nothing: the relay holds back bytes
+          // either way when it is ended.
+          pair.browser.pause();
+          pair.app.pause();
+          pair.browser.write(randomBytes(2 * 1024 * 1024));
+          pair.app.write(randomBytes(2 * 1024 * 1024));
+          await new Promise((resolve) => setTimeout(resolve, i * 3));
+          if (i % 4 === 0) pair.relay.end();
+          else if (i % 4 === 1) pair.browser.resetAndDestroy();
+          else if (i % 4 === 2) pair.app.resetAndDestroy();
+          else {
+            pair.relay.end();
+            pair.relay.end();
+            pair.app.destroy();
+          }
+          await pair.ended;
+        }),
+      );
+      for (const socket of sockets.splice(0)) socket.destroy();
+      for (const server of servers.splice(0)) server.close();
+    }
+    await until(() => openFds() <= before, `descriptors back to ${before} (now ${openFds()})`, 10_000);
+    // And it still relays.
+    const pair = await join(options);
+    const arrived = readBytes(pair.app, 5);
+    pair.browser.write("alive");
+    expect((await arrived).toString()).toBe("alive");
+  }, 60_000);
+
   it("leaves no descriptor open after many relays", async () => {
     // The first relay starts the thread, with its own two descriptors for good.
     const warm = await join(options);
