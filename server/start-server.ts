@@ -256,6 +256,7 @@ export async function startServer(
       languageWss.close();
       server.closeAllConnections();
       previewServer.closeAllConnections();
+      previews?.closeSockets();
       // Both stop listening at once, right after their connections were cut: awaiting one first
       // let the other take new connections that nothing closed, and shutdown never got past it
       // (cluster.test: a stopped instance kept its workspace leases).

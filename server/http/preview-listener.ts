@@ -19,6 +19,8 @@ export type PreviewListener = {
    */
   fromPeer(req: http.IncomingMessage, res: http.ServerResponse, arrival: Arrival): boolean;
   fromPeerUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, arrival: Arrival): boolean;
+  /** Closes the WebSockets it relays (hot reload's): the server's closeAllConnections leaves upgraded sockets alone. */
+  closeSockets(): void;
 };
 
 /**
@@ -87,6 +89,7 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
     arrival.kind !== "direct" && previewTarget(req.headers.host, previews.domain) !== null;
   return {
     server,
+    closeSockets: handlers.closeSockets,
     fromPeer(req, res, arrival) {
       if (!peer(req, arrival)) return false;
       if (arrival.kind === "forged")

@@ -68,6 +68,7 @@ describeSandboxed("the preview proxy", () => {
   let proxy: http.Server;
   let proxyPort: number;
   let deps: PreviewServerDeps;
+  let handlers: ReturnType<typeof createPreviewHandlers>;
   const projectId = randomUUID();
   const members = new Set(["member", "second-member"]);
   const access = createPreviewAccess("preview test secret");
@@ -155,7 +156,7 @@ describeSandboxed("the preview proxy", () => {
         grant.linkId !== undefined ? revocations.subscribe(grant.linkId, ended) : () => {},
       connect: (target) => sandbox.networks!.connect(dir, target.port),
     };
-    const handlers = createPreviewHandlers(deps);
+    handlers = createPreviewHandlers(deps);
     proxy = http.createServer((req, res) => void handlers.request(req, res));
     proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -256,6 +257,23 @@ describeSandboxed("the preview proxy", () => {
         host: "localhost:5173",
       });
       expect(await socket("http://evil.example")).toMatch(/refused: .*403/);
+    },
+    60_000,
+  );
+
+  it.runIf(canSwitchIdentity())(
+    "closes the WebSockets it relays when the server stops, though Node's server no longer holds them",
+    async () => {
+      const cookie = await enter("member");
+      const ws = new WebSocket(`ws://127.0.0.1:${proxyPort}/hmr`, {
+        headers: { host: host(), cookie, origin: `http://${host()}` },
+      });
+      await new Promise((resolve) => ws.once("message", resolve));
+      const closed = new Promise<void>((resolve) => ws.once("close", () => resolve()));
+      const from = Date.now();
+      handlers.closeSockets();
+      await closed;
+      expect(Date.now() - from).toBeLessThan(1_000);
     },
     60_000,
   );

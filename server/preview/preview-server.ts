@@ -12,6 +12,7 @@ import {
   PREVIEW_COOKIE,
 } from "./preview-headers";
 import { previewTarget, type PreviewTarget } from "./preview-host";
+import { relaySockets, type SocketRelay } from "./socket-relay";
 import { createUpstreams, failureOf } from "./upstream";
 
 // The preview proxy: requests to `<port>-<projectId>.<domain>` go to that port in the project's
@@ -261,6 +262,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     res.on("close", () => res.writableFinished || abort());
   }
 
+  /** The WebSockets past their handshake. */
+  const relays = new Set<SocketRelay>();
+
   async function upgrade(req: http.IncomingMessage, client: Duplex, head: Buffer) {
     client.on("error", () => client.destroy());
     const refuse = (status: string) =>
@@ -270,7 +274,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     // A WebSocket is never held to CORS: one from another origin is refused outright.
     if (foreignOrigin(req)) return refuse("403 Forbidden");
     let socket: net.Socket | null = null;
+    let relay: SocketRelay | null = null;
     const admitted = await admit(grantOf(req, target), () => {
+      if (relay) return relay.end();
       client.destroy();
       socket?.destroy();
     });
@@ -292,10 +298,16 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     socket.write(`${text}\r\n`);
     if (head.length) socket.write(head);
     const upstream = socket;
-    upstream.on("error", () => client.destroy());
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
-    // The answer's head is read whole and passed on without what the app may not set; then bytes flow.
+    // Until the answer's head is through, either side closing closes the other.
+    const teardown = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on("error", teardown);
+    client.on("close", teardown);
+    upstream.on("close", teardown);
+    // The answer's head is read whole and passed on without what the app may not set; then bytes
+    // flow, relayed with nothing read (socket-relay.ts), and its end releases the admission.
     let answer = Buffer.alloc(0);
     const readHead = (chunk: Buffer) => {
       answer = Buffer.concat([answer, chunk]);
@@ -308,13 +320,27 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       const kept = handshakeHead(answer.subarray(0, end).toString("latin1"));
       if (kept === null) return void upstream.destroy();
       upstream.pause();
-      client.write(kept, "latin1");
-      client.write(answer.subarray(end));
-      upstream.pipe(client);
-      client.pipe(upstream);
+      client.off("close", teardown).off("close", admitted.release);
+      upstream.off("close", teardown).off("error", teardown);
+      const open = relaySockets(
+        client,
+        upstream,
+        { toClient: Buffer.concat([Buffer.from(kept, "latin1"), answer.subarray(end)]), toUpstream: Buffer.alloc(0) },
+        () => {
+          relays.delete(open);
+          admitted.release();
+        },
+      );
+      relay = open;
+      relays.add(open);
     };
     upstream.on("data", readHead);
   }
 
-  return { request, upgrade };
+  /** Closes every WebSocket relayed now (the server stops): Node's server no longer holds natively relayed ones. */
+  function closeSockets() {
+    for (const open of [...relays]) open.end();
+  }
+
+  return { request, upgrade, closeSockets };
 }

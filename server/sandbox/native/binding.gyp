@@ -6,6 +6,11 @@
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
     },
     {
+      "target_name": "socket_relay",
+      "sources": ["socket-relay.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    },
+    {
       "target_name": "beneath",
       "sources": ["beneath.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
