@@ -3,8 +3,9 @@ import { createPreviews } from "@/server/preview/previews";
 import { createPreviewGate } from "@/server/services/preview-gate";
 import type { Services } from "@/server/api/context";
 import { createLoginCache } from "@/server/auth/login-cache";
-import { followLoginExpiries } from "@/server/auth/login-expiries";
+import { followCredentialExpiries } from "@/server/auth/credential-expiries";
 import { loginSessionLasts } from "@/server/db/repositories/users";
+import { apiTokenLasts } from "@/server/db/repositories/api-tokens";
 import { createApiTokenReader } from "@/server/auth/api-tokens";
 import { createAuth } from "@/server/auth/auth";
 import type { Db } from "@/server/db/client";
@@ -101,8 +102,11 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
   const projectSecrets = (projectId: string, personId: string | null = null) =>
     secretEnvironment(db, gitCipher, { projectId, personId });
   const buses = await createBuses({ kind: config.bus, databaseUrl, db, log });
-  // Open connections name their login: its expiry ends them like a sign-out.
-  const accessChanges = followLoginExpiries(buses.accessChanges, (id) => loginSessionLasts(db, id));
+  // Open connections name their login or API token: its expiry ends them like a sign-out.
+  const accessChanges = followCredentialExpiries(buses.accessChanges, {
+    login: (id) => loginSessionLasts(db, id),
+    token: (id) => apiTokenLasts(db, id),
+  });
   const auth = createAuth({
     db,
     secret,

@@ -1,7 +1,7 @@
 import type { Previews } from "@/server/preview/previews";
 import type { PreviewGate } from "@/server/services/preview-gate";
 import type { Auth } from "@/server/auth/auth";
-import type { LoginCache } from "@/server/auth/login-cache";
+import type { Login, LoginCache } from "@/server/auth/login-cache";
 import type { LanguageServers } from "@/server/language/language-servers";
 import type { LiveDocs } from "@/server/live-docs/live-docs";
 import type { Config } from "@/server/env/config";
@@ -10,7 +10,8 @@ import type { TokenGrant } from "@/server/auth/api-tokens";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
 import type { Presence } from "@/server/bus/presence";
 import type { LinkRevocations } from "@/server/bus/link-revocations";
-import type { LoginExpiries } from "@/server/auth/login-expiries";
+import type { CredentialExpiries } from "@/server/auth/credential-expiries";
+import type { AccessHolder } from "@/server/bus/access-changes";
 import type { RateLimits } from "./rate-limit";
 import type { AppUser } from "@/server/db/repositories/users";
 import type { ProjectFiles } from "@/server/services/project-files";
@@ -76,10 +77,10 @@ export type Services = {
   presence: Presence;
   linkRevocations: LinkRevocations;
   /**
-   * Memberships and roles changed, login sessions ended or expired, projects and sessions deleted:
-   * open connections re-check.
+   * Memberships and roles changed, login sessions and API tokens ended or expired, projects and
+   * sessions deleted: open connections re-check.
    */
-  accessChanges: LoginExpiries;
+  accessChanges: CredentialExpiries;
   limits: RateLimits;
   /** How project processes are started (server/sandbox) and the projects' network policies and connection logs. */
   sandbox: Sandbox;
@@ -145,6 +146,14 @@ export type Context = {
 
 export const SHARE_TOKEN_HEADER = "x-tandem-share";
 
+/**
+ * Whom what a caller opens follows on the access-change bus: their person, and the login or API
+ * token they opened it with, whose expiry ends it (server/auth/credential-expiries.ts).
+ */
+export function credentialOf(ctx: Context): AccessHolder {
+  return { userId: ctx.user?.id, loginSessionId: ctx.loginSessionId, tokenId: ctx.token?.id };
+}
+
 // Used for HTTP calls and WebSocket connections.
 export async function createContext(
   services: Services,
@@ -152,7 +161,15 @@ export async function createContext(
   connectionParams?: Record<string, string | undefined> | null,
 ): Promise<Context> {
   // The login session's user row already carries the role (an additional field of better-auth).
-  const login = await services.logins.user(headers);
+  return contextOf(services, headers, await services.logins.user(headers), connectionParams);
+}
+
+function contextOf(
+  services: Services,
+  headers: Headers,
+  login: Login | null,
+  connectionParams?: Record<string, string | undefined> | null,
+): Context {
   const shareToken = connectionParams?.shareToken || headers.get(SHARE_TOKEN_HEADER) || null;
   const currentUser = async () => (await services.logins.fresh(headers))?.user ?? null;
   return {
@@ -184,8 +201,9 @@ const CONNECTION_USER_TTL_MS = 1_000;
 
 /**
  * A tRPC WebSocket connection's context: like an HTTP call's, except that its user is read again
- * per call (cached for a second, and dropped at once when an access change concerns them), so a
- * sign-out or a revoked login session ends the connection's rights. `onClose` registers the cleanup.
+ * per call (cached for a second, never past the expiry of the login or token read, and dropped at
+ * once when an access change concerns them), so a sign-out, a revoked login session or token, or
+ * one reaching its expiry ends the connection's rights. `onClose` registers the cleanup.
  */
 export async function createConnectionContext(
   services: Services,
@@ -193,21 +211,20 @@ export async function createConnectionContext(
   connectionParams: Record<string, string | undefined> | null | undefined,
   onClose: (cleanup: () => void) => void,
 ): Promise<Context> {
-  const base = await createContext(services, headers, connectionParams);
-  const read = base.currentUser!;
-  let cached: { user: AppUser | null; at: number } | null = { user: base.user, at: Date.now() };
-  const stop = base.user
-    ? services.accessChanges.subscribe(
-        { userId: base.user.id, loginSessionId: base.loginSessionId },
-        () => (cached = null),
-      )
-    : () => {};
+  const keep = (login: Login | null) => ({
+    user: login?.user ?? null,
+    until: Math.min(Date.now() + CONNECTION_USER_TTL_MS, login?.lastsUntil ?? Number.POSITIVE_INFINITY),
+  });
+  const login = await services.logins.user(headers);
+  const base = contextOf(services, headers, login, connectionParams);
+  let cached: { user: AppUser | null; until: number } | null = keep(login);
+  const stop = base.user ? services.accessChanges.subscribe(credentialOf(base), () => (cached = null)) : () => {};
   onClose(stop);
   const currentUser = async () => {
-    if (cached && Date.now() - cached.at < CONNECTION_USER_TTL_MS) return cached.user;
-    const user = await read();
-    cached = { user, at: Date.now() };
-    return user;
+    if (cached && Date.now() < cached.until) return cached.user;
+    const read = keep(await services.logins.fresh(headers));
+    cached = read;
+    return read.user;
   };
   return { ...base, currentUser, userReadForCall: false };
 }

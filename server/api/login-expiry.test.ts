@@ -136,7 +136,7 @@ afterAll(async () => {
 
 describe("a login that reaches its expiry ends what is open under it", () => {
   it("closes its tRPC subscription, terminal, language and live-document sockets within a second of the expiry; nothing after works", async () => {
-    const followedBefore = env.services.accessChanges.followedLogins();
+    const followedBefore = env.services.accessChanges.followedCredentials();
     const eve = await memberWithLogin("Eve", 6_000);
     const client = trpcOver(eve.cookie);
     const events = watchEvents(client);
@@ -149,7 +149,7 @@ describe("a login that reaches its expiry ends what is open under it", () => {
     await until(() => liveDoc.seen.output.length > 0, "the live document's first sync", 5_000);
     expect(Date.now()).toBeLessThan(eve.expiresAt);
     // One timer for the login, however many connections are open under it.
-    expect(env.services.accessChanges.followedLogins()).toBe(followedBefore + 1);
+    expect(env.services.accessChanges.followedCredentials()).toBe(followedBefore + 1);
 
     const sockets = { terminal, language, liveDoc };
     await until(
@@ -174,7 +174,7 @@ describe("a login that reaches its expiry ends what is open under it", () => {
     // The login's timer goes with its last connection.
     client.close();
     await until(
-      () => env.services.accessChanges.followedLogins() === followedBefore,
+      () => env.services.accessChanges.followedCredentials() === followedBefore,
       "the login to be followed no more",
       5_000,
     );

@@ -22,7 +22,7 @@ import type { AccessHolder } from "@/server/bus/access-changes";
 import { untilAccessEnds } from "@/server/api/live";
 import { wireTransformer } from "@/server/api/wire-transformer";
 import { treeIdOf, treeNameSchema } from "@/lib/trees";
-import type { Context, Services } from "@/server/api/context";
+import { credentialOf, type Context, type Services } from "@/server/api/context";
 
 /** The caller as they are now: a connection's user is re-read, an in-process caller's is as given. */
 async function freshCaller<C extends Context>(ctx: C): Promise<C> {
@@ -43,11 +43,6 @@ function endsWithAccess<R>(
   const live = result as { ok: boolean; data?: unknown };
   if (type !== "subscription" || !live.ok || !isAsyncIterator(live.data)) return result;
   return { ...live, data: untilAccessEnds(services.accessChanges, holder, recheck, live.data) } as R;
-}
-
-/** Whom a subscription's access follows: its person, and the login it was opened under (its expiry ends it). */
-export function loginOf(ctx: Context): AccessHolder {
-  return { userId: ctx.user?.id, loginSessionId: ctx.loginSessionId };
 }
 
 function isAsyncIterator(value: unknown): value is AsyncIterableIterator<unknown> {
@@ -141,7 +136,7 @@ const projectTier = (need: ProjectNeed) =>
       const found = await authorizeProject(ctx, input.projectId, need);
       const result = await next({ ctx: { ...ctx, project: found.project, role: found.role } });
       const recheck = async () => authorizeProject(await freshCaller(ctx), input.projectId, need);
-      return endsWithAccess(type, result, ctx.services, { ...loginOf(ctx), projectId: found.project.id }, recheck);
+      return endsWithAccess(type, result, ctx.services, { ...credentialOf(ctx), projectId: found.project.id }, recheck);
     });
 
 export const projectProcedure = projectTier("read");
@@ -191,7 +186,7 @@ const sessionTier = (need: SessionNeed) =>
         type,
         result,
         ctx.services,
-        { ...loginOf(ctx), projectId: access.project.id, sessionId: access.session.id },
+        { ...credentialOf(ctx), projectId: access.project.id, sessionId: access.session.id },
         recheck,
       );
     });
@@ -218,7 +213,7 @@ export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(asyn
     type,
     result,
     ctx.services,
-    { ...loginOf(ctx), projectId: access.project.id, sessionId: access.session.id },
+    { ...credentialOf(ctx), projectId: access.project.id, sessionId: access.session.id },
     recheck,
   );
 });

@@ -68,8 +68,14 @@ export async function issueTeamToken(
   );
 }
 
-/** `headers`: the request's, so that the audit log says where a token was used from (none: an in-process caller). */
-export type ApiTokenReader = (token: string, headers?: Headers) => Promise<{ user: AppUser; token: TokenGrant } | null>;
+/**
+ * `headers`: the request's, so that the audit log says where a token was used from (none: an
+ * in-process caller). `lastsUntil`: the token's expiry (milliseconds since the epoch).
+ */
+export type ApiTokenReader = (
+  token: string,
+  headers?: Headers,
+) => Promise<{ user: AppUser; token: TokenGrant; lastsUntil: number } | null>;
 
 export function createApiTokenReader(db: Db): ApiTokenReader {
   const touched = new Map<string, number>();
@@ -84,6 +90,6 @@ export function createApiTokenReader(db: Db): ApiTokenReader {
       const origin = requestOrigin(headers, { user: found.user, tokenId: found.id });
       touchApiToken(db, found.id, now, origin).catch(() => touched.delete(found.id));
     }
-    return { user: found.user, token: { id: found.id, scopes: found.scopes } };
+    return { user: found.user, token: { id: found.id, scopes: found.scopes }, lastsUntil: found.expiresAt.getTime() };
   };
 }

@@ -12,15 +12,17 @@ import { bearerToken, type ApiTokenReader, type TokenGrant } from "@/server/auth
 // membership or a role changed: server/bus/access-changes.ts), and a read under way when the change
 // came is not kept. So a change made through the product counts from the next call; only one made
 // behind its back (SQL by hand) can take up to a second. A cookie without a valid login session is
-// not kept. A call with an API token (server/auth/api-tokens.ts) is kept the same way, by its
+// not kept, and nothing is kept past the expiry of the login or token it read (which publishes no
+// change). A call with an API token (server/auth/api-tokens.ts) is kept the same way, by its
 // Authorization header, and never looks at the cookie.
 
 /**
  * Who makes a call: the person, and the API token they made it with (null: their browser login),
  * or the id of the browser's login session (null: a token), which what lasts only as long as that
- * login is bound to (a preview session: server/preview/preview-access.ts).
+ * login is bound to (a preview session: server/preview/preview-access.ts). `lastsUntil`: the
+ * login's or token's expiry as read (milliseconds since the epoch).
  */
-export type Login = { user: AppUser; token: TokenGrant | null; loginSessionId: string | null };
+export type Login = { user: AppUser; token: TokenGrant | null; loginSessionId: string | null; lastsUntil: number };
 
 export type LoginCache = {
   /** The person signed in with these headers' API token or cookie, or null. */
@@ -39,7 +41,7 @@ export function createLoginCache(
   tokens: ApiTokenReader,
   ttlMs = LOGIN_CACHE_TTL_MS,
 ): LoginCache {
-  const kept = new Map<string, { login: Login; at: number }>();
+  const kept = new Map<string, { login: Login; until: number }>();
   const reading = new Map<string, Promise<Login | null>>();
   let generation = 0; // changes seen so far
   accessChanges.subscribe({ everyone: true }, () => {
@@ -56,13 +58,20 @@ export function createLoginCache(
       return grant && { ...grant, loginSessionId: null };
     }
     const session = await auth.api.getSession({ headers }).catch(() => null);
-    return session ? { user: toAppUser(session.user), token: null, loginSessionId: session.session.id } : null;
+    return session
+      ? {
+          user: toAppUser(session.user),
+          token: null,
+          loginSessionId: session.session.id,
+          lastsUntil: new Date(session.session.expiresAt).getTime(),
+        }
+      : null;
   }
 
   function keep(key: string, login: Login) {
     const now = Date.now();
-    if (kept.size >= SWEEP_OVER) for (const [old, entry] of kept) if (now - entry.at >= ttlMs) kept.delete(old);
-    kept.set(key, { login, at: now });
+    if (kept.size >= SWEEP_OVER) for (const [old, entry] of kept) if (now >= entry.until) kept.delete(old);
+    kept.set(key, { login, until: Math.min(now + ttlMs, login.lastsUntil) });
   }
 
   return {
@@ -73,7 +82,7 @@ export function createLoginCache(
       const key = authorization !== null ? `token ${authorization}` : cookie ? `cookie ${cookie}` : null;
       if (!key) return read(headers);
       const entry = kept.get(key);
-      if (entry && Date.now() - entry.at < ttlMs) return Promise.resolve(entry.login);
+      if (entry && Date.now() < entry.until) return Promise.resolve(entry.login);
       const pending = reading.get(key);
       if (pending) return pending;
       const startedIn = generation;

@@ -119,10 +119,12 @@ function watch(
   return { state, unsubscribe: () => subscription.unsubscribe() };
 }
 
-async function openTerminal(baseUrl: string, cookie: string, projectId: string, terminalId: string) {
+/** `who`: a login's cookie, or an API token. */
+async function openTerminal(baseUrl: string, who: string | { token: string }, projectId: string, terminalId: string) {
   const url = terminalSocketUrl({ protocol: "http:", host: new URL(baseUrl).host }, projectId, terminalId);
+  const headers = typeof who === "string" ? { cookie: who, origin: baseUrl } : { authorization: `Bearer ${who.token}` };
   const ws = await new Promise<WebSocket>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { cookie, origin: baseUrl } });
+    const socket = new WebSocket(url, { headers });
     socket.on("open", () => resolve(socket));
     socket.on("unexpected-response", (_req, res) => reject(new Error(`terminal upgrade refused: ${res.statusCode}`)));
   });
@@ -424,6 +426,56 @@ describe("access taken away on one instance reaches connections on another", () 
     await expect(onC.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
     onB.close();
     onC.close();
+  });
+
+  it("a team's API token reaching its expiry, or revoked on A, ends what is open under it on every instance", async () => {
+    const [, b, c] = cluster.instances;
+    const teamToken = async (name: string) =>
+      owner.trpc.apiToken.teamCreate.mutate({ teamId, name, scopes: ["read", "write"], expiresInDays: 1 });
+    /** A subscription held on B and on C, and the terminal opened on C and served by B, all under `token`. */
+    const holdOpen = async (token: string) => {
+      const onB = connect(b!.url, { token });
+      const onC = connect(c!.url, { token });
+      const events = [onB, onC].map((client) =>
+        watch((handlers) => client.trpc.session.events.subscribe({ sessionId, afterSeq: 0 }, handlers)),
+      );
+      const terminal = await openTerminal(c!.url, { token }, projectId, terminalId);
+      await until(() => events.every((e) => e.state.data > 0), "the backlogs on B and C");
+      const ended = () => events.every((e) => !!e.state.end) && !!terminal.seen.closed;
+      const endTimes = () => [...events.map((e) => e.state.end!.at), terminal.seen.closed!.at];
+      return { onC, events, terminal, ended, endTimes, close: () => [onB, onC].forEach((client) => client.close()) };
+    };
+
+    // A token that simply reaches its expiry: nothing publishes an access change when it does.
+    const expiring = await teamToken("nightly");
+    const expiresAt = Date.now() + 5_000;
+    await database.db.apiToken.update({
+      where: { id: expiring.apiToken.id },
+      data: { expiresAt: new Date(expiresAt) },
+    });
+    const expired = await holdOpen(expiring.token);
+    expect(Date.now()).toBeLessThan(expiresAt);
+    await until(expired.ended, "every connection under the token ended", expiresAt - Date.now() + 3_000);
+    for (const e of expired.events) expect(e.state.end!.code).toBe("UNAUTHORIZED");
+    expect(expired.terminal.seen.closed!.code).toBe(4403);
+    for (const end of expired.endTimes()) {
+      expect(end).toBeGreaterThanOrEqual(expiresAt);
+      expect(end - expiresAt).toBeLessThan(1_000);
+    }
+    await expect(expired.onC.overSocket.account.me.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    expired.close();
+
+    // A token revoked on A: its connections on B and C end at once.
+    const revoked = await teamToken("deploy");
+    const held = await holdOpen(revoked.token);
+    const revokedAt = Date.now();
+    await owner.trpc.apiToken.teamRevoke.mutate({ teamId, id: revoked.apiToken.id });
+    await until(held.ended, "every connection under the revoked token ended", 2_000);
+    for (const end of held.endTimes()) expect(end - revokedAt).toBeLessThan(2_000);
+    const after = connect(b!.url, { token: revoked.token });
+    await expect(after.trpc.project.list.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+    after.close();
+    held.close();
   });
 
   it("revoking a share link on A ends its viewer on B at once", async () => {

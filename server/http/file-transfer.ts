@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authorizeProject } from "@/server/api/access";
-import type { Context, Services } from "@/server/api/context";
+import { credentialOf, type Context, type Services } from "@/server/api/context";
 import { downloadKind, streamFolderZip } from "@/server/services/project-download";
 import { receiveUpload, UploadRefusedError } from "@/server/services/project-upload";
 import { gitRepository } from "@/server/git/repository";
@@ -138,8 +138,9 @@ export async function handleFileTransfer(
 
 /**
  * A transfer under way is cut (both directions) when a change concerning its caller or project
- * (removed from the team, role lowered, signed out, project deleted), on any instance, takes away
- * the right it needs: a long download or upload does not outlive the access it started with.
+ * (removed from the team, role lowered, signed out, its login or API token expired or revoked,
+ * project deleted), on any instance, takes away the right it needs: a long download or upload
+ * does not outlive the access it started with.
  */
 function cutWhenAccessEnds(
   services: Services,
@@ -148,7 +149,7 @@ function cutWhenAccessEnds(
   need: "read" | "write",
   cut: () => void,
 ): () => void {
-  const holder = { userId: context.user?.id, loginSessionId: context.loginSessionId, projectId };
+  const holder = { ...credentialOf(context), projectId };
   return services.accessChanges.subscribe(holder, () => {
     const recheck = async () =>
       authorizeProject(

@@ -2,7 +2,7 @@ import type http from "node:http";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
 import { authorizeProject, mayTypeInTerminal, WRITE_ROLES } from "@/server/api/access";
-import { createContext, type Context, type Services } from "@/server/api/context";
+import { createContext, credentialOf, type Context, type Services } from "@/server/api/context";
 import type { Arrival, WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
 import type { ProjectRole } from "@/server/db/repositories/projects";
 import { headersOf } from "@/server/http/headers";
@@ -85,7 +85,7 @@ export async function upgradeTerminal({ services, route, wss, req, socket, head,
 
 /**
  * Keeps an open project socket's role true: when an access change concerns its person or project,
- * or the login it was opened under reaches its expiry, the role is read again (nothing is written
+ * or the login or API token it was opened under reaches its expiry, the role is read again (nothing is written
  * meanwhile), and the socket is closed when access ended.
  */
 export function followAccess(
@@ -102,7 +102,7 @@ export function followAccess(
     if (still) setRole(still.role);
     else ended();
   };
-  const holder = { userId: caller.user?.id, loginSessionId: caller.loginSessionId, projectId };
+  const holder = { ...credentialOf(caller), projectId };
   const stop = services.accessChanges.subscribe(holder, () => {
     setRole("viewer");
     recheck().catch(ended);

@@ -25,7 +25,7 @@ import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
 // instance, through the access-change bus), and an answer read while such a change came in is not
 // kept, nor kept past the login's expiry. "No" is never kept. Open requests and sockets are ended
 // at once when a change takes their access away (`onAccessEnd`), the login's expiry among them
-// (the access-change bus follows the login each holds: server/auth/login-expiries.ts), and when
+// (the access-change bus follows the login each holds: server/auth/credential-expiries.ts), and when
 // the preview session's own time is up. Public links are read each time (few, and revoked through
 // their own bus).
 
@@ -103,7 +103,7 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
   /**
    * Calls `ended` at the grant's own expiry (a public link's session ends with the link, a
    * person's after 8 hours). The login a person's grant was opened under is followed by the
-   * access-change bus, which tells at its expiry (server/auth/login-expiries.ts). Returns the
+   * access-change bus, which tells at its expiry (server/auth/credential-expiries.ts). Returns the
    * function that stops it.
    */
   function expiry(grant: PreviewGrant, ended: () => void): () => void {

@@ -46,10 +46,14 @@ function cookieOf(response: Response): string {
 
 export type ClusterClient = ReturnType<typeof connect>;
 
-/** A browser-like client of `baseUrl`: `cookie` signs it in; `shareToken` makes it a share-link guest. */
-export function connect(baseUrl: string, options: { cookie?: string; shareToken?: string } = {}) {
+/**
+ * A browser-like client of `baseUrl`: `cookie` signs it in, or `token` (an API token) as a script
+ * does; `shareToken` makes it a share-link guest.
+ */
+export function connect(baseUrl: string, options: { cookie?: string; token?: string; shareToken?: string } = {}) {
   const headers: Record<string, string> = {};
   if (options.cookie) headers.cookie = options.cookie;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
   class CookieWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols, { headers });

@@ -22,7 +22,7 @@ export const apiTokenRouter = router({
     if (!(await revokeApiToken(ctx.services.db, ctx.user.id, input.id)))
       throw new TRPCError({ code: "NOT_FOUND", message: "No such live token." });
     // Every instance drops what it kept of this person's logins, and open connections re-check:
-    // the token stops working with the next call.
+    // the token stops working with the next call, and what is open under it closes.
     ctx.services.accessChanges.publish({ kind: "user", userId: ctx.user.id });
     return { ok: true };
   }),

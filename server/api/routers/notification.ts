@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { loginOf, projectAdminProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
+import { projectAdminProcedure, projectProcedure, protectedProcedure, router } from "@/server/api/trpc";
+import { credentialOf } from "@/server/api/context";
 import { untilAccessEnds } from "@/server/api/live";
 import { ChatDeliveryError } from "@/server/services/chat-webhooks";
 import { watchInbox } from "@/server/services/notifications";
@@ -39,7 +40,7 @@ export const notificationRouter = router({
     };
     return untilAccessEnds(
       accessChanges,
-      loginOf(ctx),
+      credentialOf(ctx),
       recheck,
       watchInbox(notifications, inboxChanges, ctx.user.id, signal),
     );

@@ -81,12 +81,12 @@ export async function revokeApiToken(db: Db, userId: string, id: string): Promis
   return count === 1;
 }
 
-/** A live token by its hash, with its person as they are now. */
+/** A live token by its hash, with its person as they are now, and until when it lasts. */
 export async function findLiveApiToken(
   db: Db,
   tokenHash: string,
   now: Date,
-): Promise<{ id: string; scopes: ApiTokenScope[]; user: AppUser } | null> {
+): Promise<{ id: string; scopes: ApiTokenScope[]; user: AppUser; expiresAt: Date } | null> {
   const row = await db.apiToken.findUnique({
     where: { tokenHash },
     select: {
@@ -98,7 +98,19 @@ export async function findLiveApiToken(
     },
   });
   if (!row || row.revokedAt || row.expiresAt <= now || row.user.disabledAt) return null;
-  return { id: row.id, scopes: knownScopes(row.scopes), user: toAppUser(row.user) };
+  return { id: row.id, scopes: knownScopes(row.scopes), user: toAppUser(row.user), expiresAt: row.expiresAt };
+}
+
+/**
+ * Until when a token lasts (milliseconds since the epoch), read now: null once it ended (expired,
+ * revoked, or its person disabled), as findLiveApiToken would refuse it.
+ */
+export async function apiTokenLasts(db: Db, id: string): Promise<number | null> {
+  const row = await db.apiToken.findFirst({
+    where: { id, revokedAt: null, expiresAt: { gt: new Date() }, user: { disabledAt: null } },
+    select: { expiresAt: true },
+  });
+  return row ? row.expiresAt.getTime() : null;
 }
 
 /** Stamps the token's last use, and records it in the audit log (as often as the stamp: once a minute at most). */
