@@ -1,4 +1,4 @@
-import { createTRPCClient, createWSClient, wsLink } from "@trpc/client";
+import { createTRPCClient, createWSClient, httpLink, wsLink } from "@trpc/client";
 import superjson from "superjson";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -179,6 +179,17 @@ describe("a login that reaches its expiry ends what is open under it", () => {
       5_000,
     );
   }, 60_000);
+
+  it("refuses an HTTP call from the moment of the expiry, even right after an answer was kept for the cookie", async () => {
+    const ivy = await memberWithLogin("Ivy", 1_500);
+    const browser = createTRPCClient<AppRouter>({
+      links: [httpLink({ url: `${base}/api/trpc`, transformer: superjson, headers: { cookie: ivy.cookie } })],
+    });
+    await sleep(ivy.expiresAt - Date.now() - 300);
+    expect((await browser.account.me.query())?.id).toBe(ivy.id);
+    await sleep(ivy.expiresAt - Date.now() + 20);
+    await expect(browser.project.list.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
+  });
 
   it("a login renewed by use keeps its connections open past the expiry first read", async () => {
     const ren = await memberWithLogin("Ren", 2_000);
