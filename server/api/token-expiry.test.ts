@@ -1,4 +1,7 @@
 import { createTRPCClient, createWSClient, httpLink, wsLink } from "@trpc/client";
+import fs from "node:fs/promises";
+import http from "node:http";
+import path from "node:path";
 import superjson from "superjson";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -224,6 +227,41 @@ describe("an API token that reaches its expiry ends what is open under it", () =
     await sleep(ivy.expiresAt - Date.now() + 20);
     expect(await outcome(script.project.list.query())).toBe("UNAUTHORIZED");
   });
+
+  it("cuts a download under way at the token's expiry, and refuses the next one", async () => {
+    const root = (await env.services.files.open(projectId)).root;
+    await fs.writeFile(path.join(root, "big.bin"), Buffer.alloc(64 * 1024 * 1024, 7));
+    const max = await memberWithToken("Max", 2_000);
+    const url = `${base}/api/projects/${projectId}/download?path=big.bin`;
+    const state = { status: 0, received: 0, complete: false, closed: false };
+    let response!: http.IncomingMessage;
+    await new Promise<void>((resolve, reject) => {
+      const request = http.get(url, { headers: bearer(max.token) }, (res) => {
+        response = res;
+        state.status = res.statusCode ?? 0;
+        res.once("data", () => {
+          res.pause(); // a slow reader: most of the file is still to come
+          resolve();
+        });
+        res.on("data", (chunk: Buffer) => void (state.received += chunk.length));
+        res.on("close", () => {
+          state.complete = res.complete;
+          state.closed = true;
+        });
+        res.on("error", () => {});
+      });
+      request.on("error", reject);
+    });
+    expect(state.status).toBe(200);
+    // Past the expiry, the server has cut the transfer: reading on gets only what was already sent.
+    await sleep(max.expiresAt - Date.now() + 1_000);
+    response.resume();
+    await until(() => state.closed, "the download's end", 5_000);
+    expect(state.complete).toBe(false);
+    expect(state.received).toBeLessThan(64 * 1024 * 1024);
+    expect((await fetch(url, { headers: bearer(max.token) })).status).toBe(401);
+    await fs.rm(path.join(root, "big.bin"));
+  }, 20_000);
 
   it("closes a team token's terminal at its expiry", async () => {
     const team = await issueTeamToken(env.services.db, { teamId, name: "ci", scopes: ["read"], expiresInDays: 1 });
