@@ -136,7 +136,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
    */
   async function admit(grant: PreviewGrant | null, end: () => void): Promise<{ ok: boolean; release: () => void }> {
     // An end told while the admission is asked (a login found over the moment it is followed,
-    // server/auth/login-expiries.ts) is a refusal, answered as one: nothing was let through yet.
+    // server/auth/credential-expiries.ts) is a refusal, answered as one: nothing was let through yet.
     let ended = false;
     let admitted = false;
     const release = grant
