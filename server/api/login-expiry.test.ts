@@ -181,11 +181,11 @@ describe("a login that reaches its expiry ends what is open under it", () => {
   }, 60_000);
 
   it("refuses an HTTP call from the moment of the expiry, even right after an answer was kept for the cookie", async () => {
-    const ivy = await memberWithLogin("Ivy", 1_500);
+    const ivy = await memberWithLogin("Ivy", 2_000);
     const browser = createTRPCClient<AppRouter>({
       links: [httpLink({ url: `${base}/api/trpc`, transformer: superjson, headers: { cookie: ivy.cookie } })],
     });
-    await sleep(ivy.expiresAt - Date.now() - 300);
+    await sleep(ivy.expiresAt - Date.now() - 700);
     expect((await browser.account.me.query())?.id).toBe(ivy.id);
     await sleep(ivy.expiresAt - Date.now() + 20);
     await expect(browser.project.list.query()).rejects.toMatchObject({ data: { code: "UNAUTHORIZED" } });
