@@ -132,9 +132,15 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
 
   /**
    * Admits the request's session, held so that the end of its access ends `end` from now on:
-   * listening starts before the check, so a change while it is checked is never missed.
+   * listening starts before the check, so a change while it is checked is never missed. The hold
+   * goes when `connection` closes, also while the check is under way: a connection dropped then
+   * (in a loop, by whoever holds a public link) left its hold, socket and request behind for good.
    */
-  async function admit(grant: PreviewGrant | null, end: () => void): Promise<{ ok: boolean; release: () => void }> {
+  async function admit(
+    grant: PreviewGrant | null,
+    connection: { on(event: "close", listener: () => void): unknown },
+    end: () => void,
+  ): Promise<{ ok: boolean; release: () => void }> {
     // An end told while the admission is asked (a login found over the moment it is followed,
     // server/auth/credential-expiries.ts) is a refusal, answered as one: nothing was let through yet.
     let ended = false;
@@ -145,6 +151,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
           if (admitted) end();
         })
       : () => {};
+    connection.on("close", release);
     const ok = grant !== null && (await deps.admits(grant).catch(() => false)) && !ended;
     if (ok) admitted = true;
     else release();
@@ -197,7 +204,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       return void res.end(FRAME_SCRIPT);
     }
     const grant = grantOf(req, target);
-    const admitted = await admit(grant, () => res.destroy());
+    const admitted = await admit(grant, res, () => res.destroy());
     if (!admitted.ok || !grant) {
       return page(
         res,
@@ -206,7 +213,6 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         "Only the people it is shared with can open it, from the project's Ports view in Tandem.",
       );
     }
-    res.on("close", admitted.release);
     if (foreignOrigin(req) && req.method !== "GET" && req.method !== "HEAD")
       return page(res, 403, "Refused", "A request from another site carried this preview's session.");
     if (deps.elsewhere && (await deps.elsewhere.request(target, req, res))) return;
@@ -275,13 +281,12 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (foreignOrigin(req)) return refuse("403 Forbidden");
     let socket: net.Socket | null = null;
     let relay: SocketRelay | null = null;
-    const admitted = await admit(grantOf(req, target), () => {
+    const admitted = await admit(grantOf(req, target), client, () => {
       if (relay) return relay.end();
       client.destroy();
       socket?.destroy();
     });
     if (!admitted.ok) return refuse("403 Forbidden");
-    client.on("close", admitted.release);
     if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
     try {
       socket = await deps.connect(target);
