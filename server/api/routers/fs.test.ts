@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { TRPCError } from "@trpc/server";
@@ -6,6 +7,7 @@ import { currentVersionFromConflict, PREVIEW_MAX_BYTES, REREAD_ALL, type FileCha
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
 import { createTestServices } from "@/server/test/services";
+import { swapWithLink } from "@/server/test/swap-with-link";
 import { until } from "@/server/test/until";
 
 const createCaller = createCallerFactory(appRouter);
@@ -74,6 +76,38 @@ describe("fs router", () => {
     await fs.writeFile(path.join(root, "large.txt"), "x".repeat(PREVIEW_MAX_BYTES + 1));
     expect(await caller.fs.preview({ projectId, path: "large.txt" })).toBeNull();
     expect((await trpcError(caller.fs.preview({ projectId, path: "missing.txt" }))).code).toBe("NOT_FOUND");
+  });
+
+  it("previews, as an attacker plants them, only the workspace's own regular files", async () => {
+    // A FIFO (it would hold a thread of libuv's pool), a link to it, to a device, to a root-only host file.
+    execFileSync("mkfifo", [path.join(root, "pipe")]);
+    await fs.symlink("pipe", path.join(root, "to-pipe"));
+    await fs.symlink("/dev/zero", path.join(root, "to-zero"));
+    await fs.symlink("/etc/shadow", path.join(root, "to-shadow"));
+    for (const planted of ["pipe", "to-pipe", "to-zero", "to-shadow", "../../../../etc/shadow", "/etc/shadow"])
+      expect((await trpcError(caller.fs.preview({ projectId, path: planted }))).code, planted).toBe("BAD_REQUEST");
+    // A file growing while it is read: never more than the limit in memory, nothing of it past the limit.
+    await fs.writeFile(path.join(root, "growing.log"), "x".repeat(PREVIEW_MAX_BYTES - 10));
+    const writer = spawn("sh", ["-c", `yes | head -c 20000000 >> '${path.join(root, "growing.log")}'`]);
+    const writing = new Promise((resolve) => writer.on("close", resolve));
+    for (let i = 0; i < 20; i++) {
+      const shown = await caller.fs.preview({ projectId, path: "growing.log" });
+      expect(shown === null || shown.content.length <= PREVIEW_MAX_BYTES).toBe(true);
+    }
+    await writing;
+    await fs.rm(path.join(root, "growing.log"));
+    // A folder traded for a link to the host's /etc in a loop: its file's own text, or a refusal, never the host's.
+    await fs.mkdir(path.join(root, "etc-like"));
+    await fs.writeFile(path.join(root, "etc-like", "shadow"), "the workspace's own\n");
+    const swapper = await swapWithLink(root, "etc-like", "/etc");
+    try {
+      for (let i = 0; i < 200; i++) {
+        const shown = await caller.fs.preview({ projectId, path: "etc-like/shadow" }).catch(() => null);
+        expect(shown === null || shown.content === "the workspace's own\n").toBe(true);
+      }
+    } finally {
+      expect(await swapper.stop()).toBeGreaterThan(0);
+    }
   });
 
   it("maps workspace refusals to tRPC codes and keeps the message", async () => {
