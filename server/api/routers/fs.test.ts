@@ -288,6 +288,28 @@ describe("fs.changes from a listing's cursor", () => {
     await again.stop();
   });
 
+  it("never replays another project's changes to a cursor taken there, nor to one from the future", async () => {
+    const theirs = (await caller.project.create({ name: "Their project" })).id;
+    const mine = (await caller.project.create({ name: "My project" })).id;
+    const theirCursor = await readyListing(theirs);
+    await readyListing(mine);
+    await fs.writeFile(path.join(env.services.files.pathOf(theirs), "their-secret-plan.txt"), "plan");
+    await until(
+      async () => seqOf((await caller.fs.tree({ projectId: theirs })).cursor) > seqOf(theirCursor),
+      "their watcher reporting the change",
+      10_000,
+    );
+    const [epoch] = theirCursor.split(":");
+    for (const cursor of [theirCursor, `${epoch}:0`, `${epoch}:999999999999999`]) {
+      const sub = await follow(mine, cursor);
+      await until(() => sub.seen.length > 0, "the subscription's first change", 5_000);
+      expect(sub.seen[0]).toEqual(REREAD_ALL);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(sub.seen.some((change) => change.path.includes("their-secret-plan"))).toBe(false);
+      await sub.stop();
+    }
+  });
+
   it("tells a subscriber to read everything again when its cursor means nothing here", async () => {
     const project = (await caller.project.create({ name: "Unknown cursor" })).id;
     await readyListing(project);
