@@ -6,11 +6,11 @@ import { until } from "@/server/test/until";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { PREVIEW_COOKIE } from "./preview-headers";
 import { createPreviewHandlers } from "./preview-server";
+import { MAX_SOCKETS_PER_GRANT, MAX_SOCKETS_PER_PROJECT } from "./socket-places";
 
-// A connection dropped while its admission is asked (a database read for a public link's session,
-// or a person's first request in a few seconds): the hold taken for it, with the grant's listener
-// of access changes, must go with it. An attacker holding a public link opens and drops
-// connections in a loop; each one left behind kept its socket and request in memory for good.
+// What one preview session may hold of the server, as an attacker holding a public link (or a
+// member's own app and page) would try it: connections dropped while their admission is asked,
+// and thousands of WebSockets, each of which costs the server two descriptors while it lasts.
 
 const closers: (() => void)[] = [];
 afterEach(() => {
@@ -23,22 +23,18 @@ const listening = async (server: net.Server | http.Server) => {
   return (server.address() as AddressInfo).port;
 };
 
-it("lets go of what a connection dropped during its admission held", async () => {
+/** A proxy in front of `app`, for public links of one project's port 5173, admitting as `admits` says. */
+async function proxyFor(app: net.Server, admits: () => Promise<boolean>) {
   const projectId = randomUUID();
   const access = createPreviewAccess("admission test secret");
-  const link = { id: "link", projectId, port: 5173, expiresAt: new Date(Date.now() + 60_000) };
-  const cookie = `${PREVIEW_COOKIE}=${access.linkSession(link)}`;
-  // The admission answers only once the test lets it: every connection is gone by then.
-  const asked: (() => void)[] = [];
-  let holds = 0;
-  const app = net.createServer((socket) => socket.destroy());
   const appPort = await listening(app);
+  let holds = 0;
   const handlers = createPreviewHandlers({
     access,
     domain: "localhost",
     secure: false,
     spendEntry: spendInMemory(),
-    admits: () => new Promise<boolean>((resolve) => asked.push(() => resolve(true))),
+    admits,
     link: async () => null,
     onAccessEnd: () => {
       holds++;
@@ -52,11 +48,32 @@ it("lets go of what a connection dropped during its admission held", async () =>
   const proxy = http.createServer((req, res) => void handlers.request(req, res));
   proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
   const proxyPort = await listening(proxy);
-
+  closers.push(() => handlers.closeSockets());
   const host = `5173-${projectId}.localhost:${proxyPort}`;
+  return {
+    proxyPort,
+    holds: () => holds,
+    /** The session cookie of a public link of its own. */
+    linkCookie: () =>
+      `${PREVIEW_COOKIE}=${access.linkSession({ id: randomUUID(), projectId, port: 5173, expiresAt: new Date(Date.now() + 60_000) })}`,
+    get: (cookie: string) => `GET / HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`,
+    upgrade: (cookie: string) =>
+      `GET /hmr HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+      "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+  };
+}
+
+it("lets go of what a connection dropped during its admission held", async () => {
+  // The admission answers only once the test lets it: every connection is gone by then.
+  const asked: (() => void)[] = [];
+  const proxy = await proxyFor(
+    net.createServer((socket) => socket.destroy()),
+    () => new Promise<boolean>((resolve) => asked.push(() => resolve(true))),
+  );
+  const cookie = proxy.linkCookie();
   const dropped = (head: string) =>
     new Promise<void>((resolve) => {
-      const socket = net.connect(proxyPort, "127.0.0.1", () => socket.write(head));
+      const socket = net.connect(proxy.proxyPort, "127.0.0.1", () => socket.write(head));
       socket.on("error", () => {});
       socket.on("close", () => resolve());
       // Gone the moment the proxy asks whether it may come in.
@@ -64,13 +81,49 @@ it("lets go of what a connection dropped during its admission held", async () =>
       void until(async () => asked.length > count, "the admission asked", 5_000).then(() => socket.destroy());
     });
   for (let i = 0; i < 10; i++) {
-    await dropped(`GET / HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
-    await dropped(
-      `GET /hmr HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-        "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-    );
+    await dropped(proxy.get(cookie));
+    await dropped(proxy.upgrade(cookie));
   }
   expect(asked).toHaveLength(20);
   for (const answer of asked) answer();
-  await until(async () => holds === 0, "every hold released", 2_000);
+  await until(async () => proxy.holds() === 0, "every hold released", 2_000);
+});
+
+it("holds a preview session's and a project's WebSockets to a number, and frees a place as one closes", async () => {
+  // An app that takes every upgrade (as a dev server's hot reload does) and keeps it open.
+  const app = net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.once("data", () =>
+      socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"),
+    );
+  });
+  const proxy = await proxyFor(app, async () => true);
+  const open: net.Socket[] = [];
+  closers.push(() => {
+    for (const socket of open) socket.destroy();
+  });
+  /** The status line the proxy answers an upgrade under `cookie` with; the socket stays open. */
+  const upgrade = (cookie: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(proxy.proxyPort, "127.0.0.1", () => socket.write(proxy.upgrade(cookie)));
+      open.push(socket);
+      socket.once("error", reject).once("data", (data) => resolve(data.toString("latin1").split("\r\n")[0]!));
+    });
+  const session = proxy.linkCookie();
+  for (let i = 0; i < MAX_SOCKETS_PER_GRANT; i++) expect(await upgrade(session)).toContain("101");
+  expect(await upgrade(session)).toBe("HTTP/1.1 429 Too Many Requests");
+  // Another session of the project is not held back by this one's.
+  expect(await upgrade(proxy.linkCookie())).toContain("101");
+  // One closed: its place is free again.
+  open[0]!.destroy();
+  await until(async () => (await upgrade(session)).includes("101"), "a place freed", 5_000);
+
+  // The project as a whole: more sessions, until its own bound.
+  let made = MAX_SOCKETS_PER_GRANT + 1;
+  while (made < MAX_SOCKETS_PER_PROJECT) {
+    const another = proxy.linkCookie();
+    for (let i = 0; i < MAX_SOCKETS_PER_GRANT && made < MAX_SOCKETS_PER_PROJECT; i++, made++)
+      expect(await upgrade(another)).toContain("101");
+  }
+  expect(await upgrade(proxy.linkCookie())).toBe("HTTP/1.1 429 Too Many Requests");
 });

@@ -12,6 +12,7 @@ import {
   PREVIEW_COOKIE,
 } from "./preview-headers";
 import { previewTarget, type PreviewTarget } from "./preview-host";
+import { createSocketPlaces } from "./socket-places";
 import { relaySockets, type SocketRelay } from "./socket-relay";
 import { createUpstreams, failureOf } from "./upstream";
 
@@ -270,6 +271,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
 
   /** The WebSockets past their handshake. */
   const relays = new Set<SocketRelay>();
+  const places = createSocketPlaces();
 
   async function upgrade(req: http.IncomingMessage, client: Duplex, head: Buffer) {
     client.on("error", () => client.destroy());
@@ -281,12 +283,16 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (foreignOrigin(req)) return refuse("403 Forbidden");
     let socket: net.Socket | null = null;
     let relay: SocketRelay | null = null;
-    const admitted = await admit(grantOf(req, target), client, () => {
+    const grant = grantOf(req, target);
+    const admitted = await admit(grant, client, () => {
       if (relay) return relay.end();
       client.destroy();
       socket?.destroy();
     });
-    if (!admitted.ok) return refuse("403 Forbidden");
+    if (!admitted.ok || !grant) return refuse("403 Forbidden");
+    const place = places.take(heldKey(grant), target.projectId);
+    if (!place) return refuse("429 Too Many Requests");
+    client.on("close", place);
     if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
     try {
       socket = await deps.connect(target);
@@ -325,7 +331,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       const kept = handshakeHead(answer.subarray(0, end).toString("latin1"));
       if (kept === null) return void upstream.destroy();
       upstream.pause();
-      client.off("close", teardown).off("close", admitted.release);
+      client.off("close", teardown).off("close", admitted.release).off("close", place);
       upstream.off("close", teardown).off("error", teardown);
       const open = relaySockets(
         client,
@@ -333,6 +339,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         { toClient: Buffer.concat([Buffer.from(kept, "latin1"), answer.subarray(end)]), toUpstream: Buffer.alloc(0) },
         () => {
           relays.delete(open);
+          place();
           admitted.release();
         },
       );
