@@ -6,7 +6,7 @@ import { until } from "@/server/test/until";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { PREVIEW_COOKIE } from "./preview-headers";
 import { createPreviewHandlers } from "./preview-server";
-import { MAX_SOCKETS_PER_GRANT, MAX_SOCKETS_PER_PROJECT } from "./socket-places";
+import { SOCKET_LIMITS } from "./socket-places";
 
 // What one preview session may hold of the server, as an attacker holding a public link (or a
 // member's own app and page) would try it: connections dropped while their admission is asked,
@@ -110,7 +110,7 @@ it("holds a preview session's and a project's WebSockets to a number, and frees 
       socket.once("error", reject).once("data", (data) => resolve(data.toString("latin1").split("\r\n")[0]!));
     });
   const session = proxy.linkCookie();
-  for (let i = 0; i < MAX_SOCKETS_PER_GRANT; i++) expect(await upgrade(session)).toContain("101");
+  for (let i = 0; i < SOCKET_LIMITS.session; i++) expect(await upgrade(session)).toContain("101");
   expect(await upgrade(session)).toBe("HTTP/1.1 429 Too Many Requests");
   // Another session of the project is not held back by this one's.
   expect(await upgrade(proxy.linkCookie())).toContain("101");
@@ -119,10 +119,10 @@ it("holds a preview session's and a project's WebSockets to a number, and frees 
   await until(async () => (await upgrade(session)).includes("101"), "a place freed", 5_000);
 
   // The project as a whole: more sessions, until its own bound.
-  let made = MAX_SOCKETS_PER_GRANT + 1;
-  while (made < MAX_SOCKETS_PER_PROJECT) {
+  let made = SOCKET_LIMITS.session + 1;
+  while (made < SOCKET_LIMITS.project) {
     const another = proxy.linkCookie();
-    for (let i = 0; i < MAX_SOCKETS_PER_GRANT && made < MAX_SOCKETS_PER_PROJECT; i++, made++)
+    for (let i = 0; i < SOCKET_LIMITS.session && made < SOCKET_LIMITS.project; i++, made++)
       expect(await upgrade(another)).toContain("101");
   }
   expect(await upgrade(proxy.linkCookie())).toBe("HTTP/1.1 429 Too Many Requests");

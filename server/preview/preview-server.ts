@@ -290,7 +290,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       socket?.destroy();
     });
     if (!admitted.ok || !grant) return refuse("403 Forbidden");
-    const place = places.take(heldKey(grant), target.projectId);
+    const place = places.take(heldKey(grant), target.projectId, grant.userId);
     if (!place) return refuse("429 Too Many Requests");
     client.on("close", place);
     if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;

@@ -1,35 +1,49 @@
-// How many WebSockets the preview proxy keeps open, per preview session and per project. Each one
-// costs the server two descriptors for as long as it lasts (the browser's connection and the one
-// into the workspace's network), however little it carries, and a previewed app takes every
-// upgrade it is asked for: without a bound, whoever holds a public link (or a member's page, in a
-// loop) opened WebSockets until the server had no descriptor left for anything, every team's
-// requests included. Plain requests are bounded already (64 upstream connections per session,
-// upstream.ts); hot reload takes one WebSocket per open tab.
+// How many WebSockets the preview proxy keeps open. Each one costs the server two descriptors for
+// as long as it lasts (the browser's connection and the one into the workspace's network), however
+// little it carries, and a previewed app takes every upgrade it is asked for: without a bound,
+// whoever held a public link (or a member's page, in a loop) opened WebSockets until the server had
+// no descriptor left for anything, every team's requests included. Plain requests are bounded
+// already (64 upstream connections per preview session, upstream.ts); hot reload takes one
+// WebSocket per open tab. Bounds per instance: a cluster's instances each keep their own.
 
-/** WebSockets open at once under one preview session (a person on a port under one login, or a public link). */
-export const MAX_SOCKETS_PER_GRANT = 64;
-/** WebSockets open at once to one project's previews, on one instance. */
-export const MAX_SOCKETS_PER_PROJECT = 256;
+export type SocketLimits = {
+  /** Under one preview session (a person on a port under one login, or a public link). */
+  session: number;
+  /** To one project's previews. */
+  project: number;
+  /** A person's, over all projects and logins (each of their projects would otherwise bring its own). */
+  person: number;
+  /** The instance's, whoever opens them: what is left of the descriptors stays for everything else. */
+  all: number;
+};
 
-export function createSocketPlaces() {
+export const SOCKET_LIMITS: SocketLimits = { session: 64, project: 256, person: 256, all: 4096 };
+
+export function createSocketPlaces(limits: SocketLimits = SOCKET_LIMITS) {
   const open = new Map<string, number>();
-  const change = (key: string, by: number) => {
-    const count = (open.get(key) ?? 0) + by;
-    if (count > 0) open.set(key, count);
-    else open.delete(key);
-  };
   return {
-    /** A place for one WebSocket of `session` (its held key) in `projectId`; its release (once), or null when either is full. */
-    take(session: string, projectId: string): (() => void) | null {
-      const keys = [`session:${session}`, `project:${projectId}`];
-      if ((open.get(keys[0]!) ?? 0) >= MAX_SOCKETS_PER_GRANT || (open.get(keys[1]!) ?? 0) >= MAX_SOCKETS_PER_PROJECT)
-        return null;
-      for (const key of keys) change(key, 1);
+    /**
+     * A place for one WebSocket of `session` (its held key) in `projectId`, by `userId` when a
+     * person opens it; its release (once), or null when any of its bounds is reached.
+     */
+    take(session: string, projectId: string, userId: string | undefined): (() => void) | null {
+      const bounds: [string, number][] = [
+        [`session:${session}`, limits.session],
+        [`project:${projectId}`, limits.project],
+        ["all", limits.all],
+      ];
+      if (userId !== undefined) bounds.push([`person:${userId}`, limits.person]);
+      if (bounds.some(([key, most]) => (open.get(key) ?? 0) >= most)) return null;
+      for (const [key] of bounds) open.set(key, (open.get(key) ?? 0) + 1);
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        for (const key of keys) change(key, -1);
+        for (const [key] of bounds) {
+          const left = open.get(key)! - 1;
+          if (left > 0) open.set(key, left);
+          else open.delete(key);
+        }
       };
     },
   };
