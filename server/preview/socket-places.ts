@@ -9,7 +9,10 @@
 export type SocketLimits = {
   /** Under one preview session (a person on a port under one login, or a public link). */
   session: number;
-  /** To one project's previews. */
+  /**
+   * Through one project's public links together: a project's links, held by strangers, never
+   * leave its own people without hot reload (they are bounded per person instead).
+   */
   project: number;
   /** A person's, over all projects and logins (each of their projects would otherwise bring its own). */
   person: number;
@@ -24,15 +27,15 @@ export function createSocketPlaces(limits: SocketLimits = SOCKET_LIMITS) {
   return {
     /**
      * A place for one WebSocket of `session` (its held key) in `projectId`, by `userId` when a
-     * person opens it; its release (once), or null when any of its bounds is reached.
+     * person opens it (otherwise through a public link); its release (once), or null when any of
+     * its bounds is reached.
      */
     take(session: string, projectId: string, userId: string | undefined): (() => void) | null {
       const bounds: [string, number][] = [
         [`session:${session}`, limits.session],
-        [`project:${projectId}`, limits.project],
+        userId === undefined ? [`links:${projectId}`, limits.project] : [`person:${userId}`, limits.person],
         ["all", limits.all],
       ];
-      if (userId !== undefined) bounds.push([`person:${userId}`, limits.person]);
       if (bounds.some(([key, most]) => (open.get(key) ?? 0) >= most)) return null;
       for (const [key] of bounds) open.set(key, (open.get(key) ?? 0) + 1);
       let released = false;
