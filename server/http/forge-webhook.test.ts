@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseForges } from "@/lib/git-forges";
 import { webhookPath } from "@/lib/webhooks";
 import { appRouter } from "@/server/api/root";
@@ -46,6 +46,8 @@ const pulls: Array<{ forge: Forge; head: string; base: string; title: string; bo
 let commentIds = 1000;
 /** How many times the forge was asked whom a token signs in as (`GET /user`). */
 let identityAsks = 0;
+/** Tokens whom the forge, for now, does not say it knows: it answers 503 (an outage, a rate limit). */
+const identityDown = new Set<string>();
 
 // Not execFileSync: the git server answering it runs in this process.
 const git = (cwd: string, ...args: string[]) =>
@@ -66,6 +68,7 @@ function forgeApi(req: http.IncomingMessage, res: http.ServerResponse, raw: stri
   // Whom a token signs in as: the team's is the bot's, Ada's and Eve's their own.
   if (req.method === "GET" && url === `/${forge}/api/${version}/user`) {
     identityAsks++;
+    if (identityDown.has(token)) return send(503, { message: "Service Unavailable" });
     const login = LOGINS[token];
     if (!login) return send(401, { message: "Bad credentials" });
     return send(200, forge === "gitlab" ? { username: login, id: 1 } : { login, id: 1 });
@@ -549,6 +552,46 @@ describe("what an attacker sends", () => {
       expect(identityAsks - before).toBeLessThanOrEqual(2);
     } finally {
       await h.env.services.db.gitCredential.deleteMany({ where: { userId: eve.id } });
+    }
+  });
+
+  it("a forge that does not say whom a member's token is loses no comment: the delivery fails, its redelivery starts the session", {
+    timeout: 90_000,
+  }, async () => {
+    const zoe = await h.env.createUser();
+    await addMember(h.env.services.db, h.project.teamId, zoe.id, "member");
+    const remote = projects.github.remote;
+    const host = new URL(sandboxMode === "bwrap" ? remote.replace("127.0.0.1", "git.test") : remote).host;
+    const token = `zoe_${randomUUID().slice(0, 8)}`;
+    LOGINS[token] = "zoe-gh";
+    identityDown.add(token);
+    await createCallerFactory(appRouter)(h.env.context(zoe)).gitCredential.add({
+      name: "Zoe's",
+      host,
+      username: "zoe-gh",
+      token,
+    });
+    try {
+      h.model.load({ replies: [{ text: "Looked." }] });
+      const before = await sessionsOf("github");
+      const comment = delivery("github", { on: "issue", number: 31, body: "@tandem have a look", login: "zoe-gh" });
+      const failed = await post("github", comment);
+      expect(failed.status).toBe(502);
+      expect(await sessionsOf("github")).toBe(before);
+      // The forge is back; its redelivery keeps the delivery id, after the minute a failure is kept.
+      identityDown.delete(token);
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + 61_000);
+      try {
+        expect((await post("github", comment)).status).toBe(202);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(await sessionsOf("github")).toBe(before + 1);
+      // Taken once: the same delivery again starts nothing more.
+      expect((await post("github", comment)).status).toBe(409);
+    } finally {
+      await h.env.services.db.gitCredential.deleteMany({ where: { userId: zoe.id } });
     }
   });
 

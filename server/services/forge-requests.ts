@@ -127,17 +127,21 @@ export function createForgeRequests(deps: {
   // Whom each token signs in as, asked of the forge once in a while rather than for each comment:
   // comments made up by whoever holds GitLab's token (sent in every delivery) would otherwise each
   // spend a call of the team's and a member's token, and their rate limits. By a hash of the API
-  // and the token; an answer for a few minutes, a failure for one.
-  const identities = new Map<string, { login: Promise<string | null>; until: number }>();
-  function signsInAs(target: ForgeTarget): Promise<string | null> {
+  // and the token; an answer for a few minutes, a refusal or no answer for one. The login, null
+  // when the forge refused the token, undefined when it did not answer.
+  const identities = new Map<string, { login: Promise<string | null | undefined>; until: number }>();
+  function signsInAs(target: ForgeTarget): Promise<string | null | undefined> {
     const key = createHash("sha256").update(`${target.api.href}\n${target.token}`).digest("base64url");
     const kept = identities.get(key);
     if (kept && kept.until > Date.now()) return kept.login;
-    const entry = { login: tokenLogin(target).catch(() => null), until: Date.now() + IDENTITY_MS };
+    const login = tokenLogin(target).catch((error: unknown) =>
+      error instanceof GitError && error.code === "AUTH_FAILED" ? null : undefined,
+    );
+    const entry = { login, until: Date.now() + IDENTITY_MS };
     identities.delete(key);
     identities.set(key, entry);
     void entry.login.then((login) => {
-      if (login === null) entry.until = Math.min(entry.until, Date.now() + IDENTITY_FAILED_MS);
+      if (typeof login !== "string") entry.until = Math.min(entry.until, Date.now() + IDENTITY_FAILED_MS);
     });
     if (identities.size > IDENTITIES_KEPT) identities.delete(identities.keys().next().value!);
     return entry.login;
@@ -253,10 +257,6 @@ export function createForgeRequests(deps: {
         body: { error: `Store a team token for ${found.web.host}: Tandem comments and pushes with it.` },
       };
     const target = found.target;
-    // Taken once before anything goes to the forge: a captured delivery sent again under new
-    // delivery ids (GitHub and Gitea sign the body, not the id) asks the forge nothing.
-    if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
-      return { status: 409, body: { error: "This comment started a session already." } };
     // The team token's own comments (Tandem's reports among them) start nothing, judged by the
     // account the forge says the token signs in as (the login stored with it is only what an admin
     // typed, often a placeholder such as x-access-token).
@@ -265,13 +265,26 @@ export function createForgeRequests(deps: {
     // signs in as, so a member cannot name someone else's login and let that person start work,
     // nor, by filing a token under it first, keep that person from starting any.
     let proven = false;
+    let unanswered = false;
     for (const { credential } of members) {
       const own = deps.cipher.open(credential);
       const actsAs = own ? await signsInAs({ ...target, token: own }) : null;
+      unanswered ||= own !== null && actsAs === undefined;
       proven = actsAs?.toLowerCase() === note.login.toLowerCase();
       if (proven) break;
     }
+    // A forge that did not answer loses no comment: the delivery fails, to be sent again.
+    if (!proven && unanswered)
+      return {
+        status: 502,
+        body: { error: "The forge did not say whom the member's token signs in as; send it again." },
+      };
     if (!proven) return ignored("the member's stored token does not sign in as this login");
+    // Taken once, after the identities (kept a while, so a captured delivery sent again under new
+    // delivery ids, which GitHub and Gitea do not sign, asks the forge nothing more) and before
+    // any work: a comment starts one session.
+    if (!(await deps.webhooks.once(projectId, `comment:${note.commentId}`)))
+      return { status: 409, body: { error: "This comment started a session already." } };
 
     const on = { kind: note.on.kind, number: note.on.number };
     let branch: string;
@@ -365,7 +378,9 @@ export function createForgeRequests(deps: {
           status: 409,
           body: { error: "This comment is too old, or dated ahead of this server's clock, to start work." },
         };
-      return start(projectId, check.botUserId, delivery.forge, note, request, starter);
+      const answer = await start(projectId, check.botUserId, delivery.forge, note, request, starter);
+      if (answer.status >= 500) await deps.webhooks.forgetForge(projectId, delivery);
+      return answer;
     },
 
     /** Called with each committed event of any session: a forge request's first turn end reports back once. */

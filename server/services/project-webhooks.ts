@@ -4,6 +4,7 @@ import type { CredentialCipher } from "@/server/git/credential-cipher";
 import {
   deleteProjectWebhook,
   findProjectWebhook,
+  forgetWebhookDelivery,
   recordWebhookDelivery,
   saveProjectWebhook,
 } from "@/server/db/repositories/project-webhooks";
@@ -106,6 +107,13 @@ export function createProjectWebhooks(db: Db, cipher: CredentialCipher) {
         return { ok: false, status: 409, message: "This delivery was received already." };
       return { ok: true, botUserId: found.row.botUserId };
     },
+
+    /**
+     * Forgets a forge's delivery taken by verifyForge, when it failed for a reason of the moment (the
+     * forge did not answer): a forge's redelivery keeps its delivery id and would be refused.
+     */
+    forgetForge: (projectId: string, delivery: ForgeDelivery) =>
+      forgetWebhookDelivery(db, projectId, `${delivery.forge}:${delivery.delivery}`),
 
     /** Records `key` (a forge's comment id) as seen; false when it was already. */
     once: (projectId: string, key: string, now = Date.now()) => firstDelivery(projectId, key, now),

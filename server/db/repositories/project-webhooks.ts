@@ -55,3 +55,8 @@ export async function recordWebhookDelivery(
     ON CONFLICT DO NOTHING`;
   return inserted === 1;
 }
+
+/** Forgets a delivery id recorded above: a delivery that failed on the way, to be taken when sent again. */
+export async function forgetWebhookDelivery(db: Db, projectId: string, deliveryId: string): Promise<void> {
+  await db.webhookDelivery.deleteMany({ where: { projectId, deliveryId } });
+}
