@@ -17,7 +17,8 @@
 // there, again until the key shows in the editor (then undone), from the moment the editor's own
 // lines are on screen. For code-server the two moments are one, and are measured the same way.
 // BENCH_OPEN_WATERFALL=1 prints the requests of Tandem's first cold load; BENCH_OPEN_PROF=<dir>
-// writes a CPU profile of the page's main thread through it.
+// writes a CPU profile of the page's main thread through it, BENCH_OPEN_TRACE=<dir> Chromium's
+// performance trace of it.
 import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,7 +30,7 @@ import { startCodeServer, stopCodeServer } from "./code-server-run";
 import { CODE_SERVER_SETTINGS } from "./monorepo-code-server";
 import { buildWorkspace, listFiles } from "./monorepo-workspace";
 import { clickAt, EDITOR_LINES, newContext, shows } from "./page-timing";
-import { countLoads, profileMainThread } from "./page-trace";
+import { countLoads, profileMainThread, tracePage } from "./page-trace";
 import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
@@ -37,6 +38,7 @@ const FILES = 300;
 const TARGET_RATIO = 5;
 const WATERFALL = !!process.env.BENCH_OPEN_WATERFALL;
 const PROFILE_DIR = process.env.BENCH_OPEN_PROF;
+const TRACE_DIR = process.env.BENCH_OPEN_TRACE;
 const FIRST_LINE = "export function main() {";
 const SOURCE = [FIRST_LINE, ...Array.from({ length: 200 }, (_, i) => `  console.log("line ${i + 1}");`), "}", ""].join(
   "\n",
@@ -165,7 +167,9 @@ try {
       const page = await context.newPage();
       const loads = round === 0 ? countLoads(page, WATERFALL) : null;
       const profiler = round === 0 && PROFILE_DIR ? await profileMainThread(page, PROFILE_DIR, "open-cold") : null;
+      const tracer = round === 0 && TRACE_DIR ? await tracePage(browser, page, TRACE_DIR, "open-cold") : null;
       const { cold, warm } = await coldAndWarm(page, `${tandem.base}/p/${project.id}`, TANDEM);
+      if (tracer) console.log(`Chromium's trace of the page's first cold load and reload: ${await tracer.stop()}`);
       if (profiler) console.log(`CPU profile of the page's first cold load and reload: ${await profiler.stop()}`);
       if (loads) {
         const { requests, scripts, scriptKb } = await loads.stop();

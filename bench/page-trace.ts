@@ -1,8 +1,9 @@
 // What a browser benchmark can print about one page load, to say where its time went: the
-// requests as a waterfall (bench:ui, bench:open) and a CPU profile of the page's main thread.
+// requests as a waterfall (bench:ui, bench:open), a CPU profile of the page's main thread, and
+// Chromium's performance trace of it.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Page, Request } from "@playwright/test";
+import type { Browser, Page, Request } from "@playwright/test";
 
 /** Requests and script bytes (as sent, compressed) that a page loads until `stop`; `print` lists them as a waterfall. */
 export function countLoads(page: Page, print: boolean) {
@@ -65,6 +66,38 @@ export async function profileMainThread(page: Page, dir: string, name: string) {
       mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `${name}-${Date.now()}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
+
+/**
+ * Records Chromium's performance trace of the page (what DevTools' Performance panel records: tasks,
+ * script, style, layout and paint, and the renderer's calls to the browser process) until `stop`,
+ * which writes it into `dir` (open it in DevTools or ui.perfetto.dev) and returns its file.
+ */
+export async function tracePage(browser: Browser, page: Page, dir: string, name: string) {
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}-${Date.now()}.json`);
+  await browser.startTracing(page, {
+    path: file,
+    categories: [
+      "devtools.timeline",
+      "disabled-by-default-devtools.timeline",
+      "disabled-by-default-devtools.timeline.stack",
+      "v8.execute",
+      "blink",
+      "blink.user_timing",
+      "loading",
+      "toplevel",
+      "mojom",
+      "ipc",
+      "fonts",
+    ],
+  });
+  return {
+    async stop(): Promise<string> {
+      await browser.stopTracing();
       return file;
     },
   };

@@ -13,6 +13,7 @@ import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/co
 import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
+import { afterPaint } from "@/components/ui/after-paint";
 import { useGitConflicted } from "@/components/git/git-context";
 import { ChangesView, GitDiffView } from "@/components/ide/deferred-panels";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
@@ -35,10 +36,11 @@ export function EditorArea() {
 
   // Monaco is the IDE's largest chunk: fetched and evaluated as soon as the IDE is on screen, so
   // the first file opened waits for neither (bench:ui measured it starting only on that click);
-  // its text shows meanwhile (FileEditor).
-  useEffect(() => {
-    void monacoPane.preload();
-  }, []);
+  // its text shows meanwhile (FileEditor). Asked for once the IDE's first frame is painted, not in
+  // it: the browser compiles the arriving scripts on the renderer's thread pool, and the first
+  // frame's layout waits on that pool for the browser's answer about each new font size and weight
+  // (~180 ms of a cold load under load, while Monaco's chunks streamed in).
+  useEffect(() => afterPaint(() => void monacoPane.preload()), []);
 
   // The others in live documents see which file is on screen here; follow mode opens the file
   // the followed person has on screen (their cursor is followed by the editor, monaco-pane.tsx).

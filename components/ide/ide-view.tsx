@@ -28,6 +28,7 @@ import { preloadDeferredPanels } from "@/components/ide/deferred-panels";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ide/command-palette";
 import { QuickOpenIndex } from "@/components/ui/quick-open-index";
+import { afterPaint } from "@/components/ui/after-paint";
 import { CommandsProvider, useCommands } from "@/components/ui/commands";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { GearIcon } from "@/components/ui/icons";
@@ -161,8 +162,18 @@ function IdeShell({
   }, [dirty]);
 
   useEffect(() => () => buffers.dispose(), [buffers]);
-  // The panels not on the first screen load behind the editor's code (deferred-panels.tsx).
-  useEffect(() => preloadDeferredPanels(import("@/components/editor/monaco-pane")), []);
+  // The panels not on the first screen load behind the editor's code (deferred-panels.tsx), asked
+  // for once the IDE's first frame is painted (editor-area.tsx says why).
+  useEffect(() => {
+    let stopPanels: (() => void) | undefined;
+    const stop = afterPaint(() => {
+      stopPanels = preloadDeferredPanels(import("@/components/editor/monaco-pane"));
+    });
+    return () => {
+      stop();
+      stopPanels?.();
+    };
+  }, []);
 
   const router = useRouter();
   const { theme, toggle } = useTheme();
