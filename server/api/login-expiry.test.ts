@@ -1,19 +1,10 @@
-import { createTRPCClient, createWSClient, httpLink, wsLink } from "@trpc/client";
+import { createTRPCClient, httpLink } from "@trpc/client";
 import superjson from "superjson";
-import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
-import { appRouter } from "@/server/api/root";
-import { createCallerFactory } from "@/server/api/trpc";
-import { createTestServices, signUpPerson } from "@/server/test/services";
-import { startServer, type RunningServer } from "@/server/start-server";
-import { createSession } from "@/server/db/repositories/sessions";
-import { addMember, createTeam } from "@/server/db/repositories/teams";
-import { setSetting } from "@/server/db/repositories/settings";
-import { findUser } from "@/server/db/repositories/users";
-import { terminalSocketUrl } from "@/lib/terminal-protocol";
-import { languageSocketUrl } from "@/lib/language-protocol";
-import { liveDocSocketUrl } from "@/lib/live-doc-protocol";
+import { signUpPerson } from "@/server/test/services";
+import { addMember } from "@/server/db/repositories/teams";
+import { clientsWith, type HeldProject, startHeldProject } from "@/server/test/held-open";
 import { until } from "@/server/test/until";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,14 +15,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // be closed within a second of the expiry, and nothing sent after may work. A login renewed by
 // use meanwhile keeps them. The real server, login sessions and access-change bus.
 
-let env: Awaited<ReturnType<typeof createTestServices>>;
-let server: RunningServer;
+let held: HeldProject;
+let env: HeldProject["env"];
 let base: string;
 let teamId: string;
-let projectId: string;
 let sessionId: string;
-let terminalId: string;
-const callerFor = createCallerFactory(appRouter);
 
 /** A member of the team whose login never renews by use and ends `ms` from now. */
 async function memberWithLogin(name: string, ms: number) {
@@ -42,97 +30,23 @@ async function memberWithLogin(name: string, ms: number) {
   return { ...person, expiresAt: expiresAt.getTime() };
 }
 
-function trpcOver(cookie: string) {
-  class Socket extends WebSocket {
-    constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { headers: { cookie, origin: base } });
-    }
-  }
-  const ws = createWSClient({
-    url: `${base.replace("http", "ws")}/api/trpc/ws`,
-    WebSocket: Socket as unknown as typeof globalThis.WebSocket,
-    retryDelayMs: () => 60_000,
-  });
-  return {
-    trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] }),
-    close: () => ws.close(),
-  };
-}
-
+const clients = (cookie: string) => clientsWith(base, { cookie, origin: base });
+const trpcOver = (cookie: string) => clients(cookie).trpc();
 /** The session's event stream: how many events came, and the error it ended with, and when. */
-function watchEvents(client: ReturnType<typeof trpcOver>) {
-  const state = { data: 0, end: null as { code: string; at: number } | null };
-  const subscription = client.trpc.session.events.subscribe(
-    { sessionId, afterSeq: 0 },
-    {
-      onData: () => void state.data++,
-      onError: (error) =>
-        (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
-    },
-  );
-  return { state, unsubscribe: () => subscription.unsubscribe() };
-}
-
+const watchEvents = (client: ReturnType<typeof trpcOver>) => clients("").watchEvents(client, sessionId);
 /** A raw WebSocket with the login's cookie: what it received, and its close code and time. */
-async function open(url: string, cookie: string) {
-  const ws = new WebSocket(url, { headers: { cookie, origin: base } });
-  // Listened to before it opens: the server's first message may come with the upgrade's answer.
-  const seen = { output: "", closed: null as { code: number; at: number } | null };
-  ws.on("message", (data) => (seen.output += data.toString()));
-  ws.on("close", (code) => (seen.closed = { code, at: Date.now() }));
-  await new Promise<void>((resolve, reject) => {
-    ws.on("open", () => resolve());
-    ws.on("unexpected-response", (_req, res) => reject(new Error(`upgrade of ${url} refused: ${res.statusCode}`)));
-  });
-  return { ws, seen };
-}
-
+const open = (url: string, cookie: string) => clients(cookie).open(url);
 /** The status an upgrade with this cookie gets (101: opened, and closed again at once). */
-function upgradeStatus(url: string, cookie: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: { cookie, origin: base } });
-    ws.on("open", () => {
-      ws.close();
-      resolve(101);
-    });
-    ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on("error", () => resolve(0));
-  });
-}
+const upgradeStatus = (url: string, cookie: string) => clients(cookie).upgradeStatus(url);
 
-const host = () => ({ protocol: "http:", host: new URL(base).host });
-const urls = () => ({
-  terminal: terminalSocketUrl(host(), projectId, terminalId),
-  language: languageSocketUrl(host(), projectId, "typescript"),
-  liveDoc: liveDocSocketUrl(host(), projectId, "notes.txt"),
-});
+const urls = () => held.urls;
 
 beforeAll(async () => {
-  env = await createTestServices();
-  server = await startServer(
-    { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } },
-    { dir: process.cwd(), pages: false },
-  );
-  base = server.url;
-  const olive = await signUpPerson(env.services, "Olive");
-  await setSetting(env.services.db, "signupMode", "open");
-  const db = env.services.db;
-  teamId = (await createTeam(db, { name: "Acme", ownerId: olive.id })).id;
-  const owner = callerFor(env.context((await findUser(db, olive.id))!));
-  projectId = (await owner.project.create({ name: "Expiry", teamId })).id;
-  await (await env.services.files.open(projectId)).write("notes.txt", "shared notes\n");
-  sessionId = (
-    await createSession(db, { projectId, title: "Expiry", authorId: olive.id, model: "openai-compatible:none" })
-  ).id;
-  await env.services.agent.log.append(sessionId, "user_message", { text: "hello", authorName: "Olive" }, olive.id);
-  terminalId = (await owner.terminal.create({ projectId, cols: 80, rows: 24 })).id;
-  await owner.terminal.shareInput({ projectId, terminalId, shared: true });
+  held = await startHeldProject("Expiry");
+  ({ env, base, teamId, sessionId } = held);
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  await env?.dispose();
-});
+afterAll(() => held?.close());
 
 describe("a login that reaches its expiry ends what is open under it", () => {
   it("closes its tRPC subscription, terminal, language and live-document sockets within a second of the expiry; nothing after works", async () => {

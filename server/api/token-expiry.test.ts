@@ -1,23 +1,17 @@
-import { createTRPCClient, createWSClient, httpLink, wsLink } from "@trpc/client";
+import { createTRPCClient, httpLink } from "@trpc/client";
 import fs from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
 import superjson from "superjson";
-import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/api/root";
+import { issueApiToken, issueTeamToken } from "@/server/auth/api-tokens";
+import { signUpPerson } from "@/server/test/services";
+import { addMember } from "@/server/db/repositories/teams";
+import { findUser } from "@/server/db/repositories/users";
+import { clientsWith, type HeldProject, startHeldProject } from "@/server/test/held-open";
 import { appRouter } from "@/server/api/root";
 import { createCallerFactory } from "@/server/api/trpc";
-import { issueApiToken, issueTeamToken } from "@/server/auth/api-tokens";
-import { createTestServices, signUpPerson } from "@/server/test/services";
-import { startServer, type RunningServer } from "@/server/start-server";
-import { createSession } from "@/server/db/repositories/sessions";
-import { addMember, createTeam } from "@/server/db/repositories/teams";
-import { findUser } from "@/server/db/repositories/users";
-import { setSetting } from "@/server/db/repositories/settings";
-import { terminalSocketUrl } from "@/lib/terminal-protocol";
-import { languageSocketUrl } from "@/lib/language-protocol";
-import { liveDocSocketUrl } from "@/lib/live-doc-protocol";
 import { until } from "@/server/test/until";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,14 +24,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // removing the member or disabling them ends what is open under their token at once. The real
 // server, tokens and access-change bus.
 
-let env: Awaited<ReturnType<typeof createTestServices>>;
-let server: RunningServer;
+let held: HeldProject;
+let env: HeldProject["env"];
 let base: string;
 let teamId: string;
 let projectId: string;
 let sessionId: string;
-let terminalId: string;
-let owner: ReturnType<typeof callerFor>;
+let owner: HeldProject["owner"];
 const callerFor = createCallerFactory(appRouter);
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -61,22 +54,8 @@ async function expireIn(tokenId: string, ms: number) {
   return expiresAt.getTime();
 }
 
-function trpcWith(token: string) {
-  class Socket extends WebSocket {
-    constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { headers: bearer(token) });
-    }
-  }
-  const ws = createWSClient({
-    url: `${base.replace("http", "ws")}/api/trpc/ws`,
-    WebSocket: Socket as unknown as typeof globalThis.WebSocket,
-    retryDelayMs: () => 60_000,
-  });
-  return {
-    trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws, transformer: superjson })] }),
-    close: () => ws.close(),
-  };
-}
+const clients = (token: string) => clientsWith(base, bearer(token));
+const trpcWith = (token: string) => clients(token).trpc();
 
 const overHttp = (token: string) =>
   createTRPCClient<AppRouter>({
@@ -84,44 +63,11 @@ const overHttp = (token: string) =>
   });
 
 /** The session's event stream: how many events came, and the error it ended with, and when. */
-function watchEvents(client: ReturnType<typeof trpcWith>) {
-  const state = { data: 0, end: null as { code: string; at: number } | null };
-  const subscription = client.trpc.session.events.subscribe(
-    { sessionId, afterSeq: 0 },
-    {
-      onData: () => void state.data++,
-      onError: (error) =>
-        (state.end = { code: (error.data as { code?: string } | undefined)?.code ?? error.message, at: Date.now() }),
-    },
-  );
-  return { state, unsubscribe: () => subscription.unsubscribe() };
-}
-
+const watchEvents = (client: ReturnType<typeof trpcWith>) => clients("").watchEvents(client, sessionId);
 /** A raw WebSocket with the token: what it received, and its close code and time. */
-async function open(url: string, token: string) {
-  const ws = new WebSocket(url, { headers: bearer(token) });
-  const seen = { output: "", closed: null as { code: number; at: number } | null };
-  ws.on("message", (data) => (seen.output += data.toString()));
-  ws.on("close", (code) => (seen.closed = { code, at: Date.now() }));
-  await new Promise<void>((resolve, reject) => {
-    ws.on("open", () => resolve());
-    ws.on("unexpected-response", (_req, res) => reject(new Error(`upgrade of ${url} refused: ${res.statusCode}`)));
-  });
-  return { ws, seen };
-}
-
+const open = (url: string, token: string) => clients(token).open(url);
 /** The status an upgrade with this token gets (101: opened, and closed again at once). */
-function upgradeStatus(url: string, token: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: bearer(token) });
-    ws.on("open", () => {
-      ws.close();
-      resolve(101);
-    });
-    ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on("error", () => resolve(0));
-  });
-}
+const upgradeStatus = (url: string, token: string) => clients(token).upgradeStatus(url);
 
 /** The code a call fails with, or "ok". */
 async function outcome(call: Promise<unknown>): Promise<string> {
@@ -133,12 +79,7 @@ async function outcome(call: Promise<unknown>): Promise<string> {
   }
 }
 
-const host = () => ({ protocol: "http:", host: new URL(base).host });
-const urls = () => ({
-  terminal: terminalSocketUrl(host(), projectId, terminalId),
-  language: languageSocketUrl(host(), projectId, "typescript"),
-  liveDoc: liveDocSocketUrl(host(), projectId, "notes.txt"),
-});
+const urls = () => held.urls;
 
 /** Everything a script may hold open under a token: a session's events, a terminal, a language server, a live document. */
 async function holdOpen(token: string) {
@@ -157,31 +98,11 @@ async function holdOpen(token: string) {
 }
 
 beforeAll(async () => {
-  env = await createTestServices();
-  server = await startServer(
-    { ...env.services, config: { ...env.services.config, host: "127.0.0.1", port: 0 } },
-    { dir: process.cwd(), pages: false },
-  );
-  base = server.url;
-  const olive = await signUpPerson(env.services, "Olive");
-  await setSetting(env.services.db, "signupMode", "open");
-  const db = env.services.db;
-  teamId = (await createTeam(db, { name: "Acme", ownerId: olive.id })).id;
-  owner = callerFor(env.context((await findUser(db, olive.id))!));
-  projectId = (await owner.project.create({ name: "Tokens", teamId })).id;
-  await (await env.services.files.open(projectId)).write("notes.txt", "shared notes\n");
-  sessionId = (
-    await createSession(db, { projectId, title: "Tokens", authorId: olive.id, model: "openai-compatible:none" })
-  ).id;
-  await env.services.agent.log.append(sessionId, "user_message", { text: "hello", authorName: "Olive" }, olive.id);
-  terminalId = (await owner.terminal.create({ projectId, cols: 80, rows: 24 })).id;
-  await owner.terminal.shareInput({ projectId, terminalId, shared: true });
+  held = await startHeldProject("Tokens");
+  ({ env, base, teamId, owner, projectId, sessionId } = held);
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  await env?.dispose();
-});
+afterAll(() => held?.close());
 
 describe("an API token that reaches its expiry ends what is open under it", () => {
   it("closes its tRPC subscription, terminal, language and live-document sockets within a second of the expiry; nothing after works", async () => {
