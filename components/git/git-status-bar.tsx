@@ -10,7 +10,7 @@ export function GitStatusBar({ onOpen }: { onOpen: () => void }) {
   return (
     <button
       type="button"
-      className="statusbar-item"
+      className="statusbar-button"
       onClick={onOpen}
       title="Source Control (Ctrl+Shift+G)"
       data-testid="statusbar-branch"
