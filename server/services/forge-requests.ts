@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { branchName } from "@/lib/git-schemas";
 import { WEBHOOK_TOLERANCE_SECONDS } from "@/lib/webhooks";
 import type { Forges } from "@/lib/git-forges";
@@ -30,10 +29,10 @@ import {
   pullRequestBranches,
   restForge,
   restRoot,
-  tokenLogin,
 } from "@/server/git/forge-rest";
 import { forgeOf, repoPath, withProjectForge } from "@/server/git/pull-request";
 import { requireRemoteUrl } from "@/server/git/remote-url";
+import { createForgeIdentities } from "@/server/services/forge-identities";
 import { forgeComment, tandemRequest, type ForgeComment, type ForgeDelivery } from "@/server/services/forge-events";
 import type { ProjectGit } from "@/server/services/project-git";
 import { DELIVERY_MEMORY_MS, type ProjectWebhooks } from "@/server/services/project-webhooks";
@@ -57,11 +56,6 @@ export type SessionStarter = {
 };
 
 export type ForgeAnswer = { status: number; body: Record<string, unknown> };
-
-/** How long the forge's answer to whom a token signs in as is kept; a failed one (a refused token, no answer). */
-const IDENTITY_MS = 5 * 60_000;
-const IDENTITY_FAILED_MS = 60_000;
-const IDENTITIES_KEPT = 1000;
 
 /**
  * The ends of a turn that bring no result, as the forge's comment names them: in Tandem's words,
@@ -124,28 +118,7 @@ export function createForgeRequests(deps: {
     };
   }
 
-  // Whom each token signs in as, asked of the forge once in a while rather than for each comment:
-  // comments made up by whoever holds GitLab's token (sent in every delivery) would otherwise each
-  // spend a call of the team's and a member's token, and their rate limits. By a hash of the API
-  // and the token; an answer for a few minutes, a refusal or no answer for one. The login, null
-  // when the forge refused the token, undefined when it did not answer.
-  const identities = new Map<string, { login: Promise<string | null | undefined>; until: number }>();
-  function signsInAs(target: ForgeTarget): Promise<string | null | undefined> {
-    const key = createHash("sha256").update(`${target.api.href}\n${target.token}`).digest("base64url");
-    const kept = identities.get(key);
-    if (kept && kept.until > Date.now()) return kept.login;
-    const login = tokenLogin(target).catch((error: unknown) =>
-      error instanceof GitError && error.code === "AUTH_FAILED" ? null : undefined,
-    );
-    const entry = { login, until: Date.now() + IDENTITY_MS };
-    identities.delete(key);
-    identities.set(key, entry);
-    void entry.login.then((login) => {
-      if (typeof login !== "string") entry.until = Math.min(entry.until, Date.now() + IDENTITY_FAILED_MS);
-    });
-    if (identities.size > IDENTITIES_KEPT) identities.delete(identities.keys().next().value!);
-    return entry.login;
-  }
+  const signsInAs = createForgeIdentities();
 
   /** Where an inline comment sits on the diff, for the prompt. */
   const inline = (at: ForgeComment["at"]) =>
