@@ -722,6 +722,57 @@ describe("a project's terminals belong to one instance; requests that land elsew
     }
   });
 
+  it("previews a file open live with its unsaved text through any instance: fs.preview, alone or in the page's first batch, goes to the holder", async () => {
+    const { projectId } = await ownedProject("Live preview");
+    const holder = (await ownerOf(projectId))!;
+    const viaHolder = client(holder.url);
+    await viaHolder.trpc.fs.write.mutate({ projectId, path: "notes.txt", content: "saved\n", createParents: false });
+    const url = liveDocSocketUrl({ protocol: "http:", host: new URL(holder.url).host }, projectId, "notes.txt");
+    const editor = new LiveDocConnection(
+      url,
+      (at) => new WebSocket(at, { headers: { cookie: ann.cookie, origin: holder.url } }) as unknown as SocketLike,
+    );
+    try {
+      await until(() => editor.connected, "the editor connected on the holder", 15_000);
+      editor.text.insert(0, "unsaved ");
+      for (const instance of cluster.instances.filter((one) => one.running)) {
+        const onIt = client(instance.url);
+        await until(
+          async () =>
+            (await onIt.trpc.fs.preview.query({ projectId, path: "notes.txt" }))?.content === "unsaved saved\n",
+          `the unsaved text previewed through instance ${instance.index}`,
+          10_000,
+        );
+        onIt.close();
+      }
+      // The page's first request, as lib/first-screen.ts sends it, through an instance that does not hold the project.
+      const edge = cluster.instances.find((instance) => instance !== holder && instance.running)!;
+      const paths = "account.status,project.get,fs.tree,session.list,fs.preview";
+      const input = encodeURIComponent(
+        JSON.stringify({
+          "0": { json: null },
+          "1": { json: { projectId } },
+          "2": { json: { projectId, path: "", showIgnored: true } },
+          "3": { json: { projectId, parentId: null } },
+          "4": { json: { projectId, path: "notes.txt" } },
+        }),
+      );
+      const batch = await fetch(`${edge.url}/api/trpc/${paths}?batch=1&input=${input}`, {
+        headers: { cookie: ann.cookie },
+      });
+      const answers = (await batch.json()) as Array<{ result: { data: { json: unknown } } }>;
+      expect(answers[4]!.result.data.json).toEqual({ content: "unsaved saved\n" });
+      expect(
+        (answers[2]!.result.data.json as { entries: Array<{ name: string }> }).entries.map((e) => e.name),
+      ).toContain("notes.txt");
+      const read = await viaHolder.trpc.fs.read.query({ projectId, path: "notes.txt" });
+      expect(read.kind === "text" && read.content).toBe("saved\n");
+    } finally {
+      editor.destroy();
+      viaHolder.close();
+    }
+  }, 60_000);
+
   it("keeps a live document through its holder's death: an editor on another instance reconnects by itself and types on, and saved text is intact", async () => {
     const { projectId } = await ownedProject("Live failover");
     const holder = (await ownerOf(projectId))!;

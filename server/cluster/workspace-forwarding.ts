@@ -35,10 +35,13 @@ export const FORWARDED_HEADER = "x-tandem-forwarded";
 /**
  * The tRPC procedures that use a project's in-memory live resources. Deleting a project goes to its
  * holder too, which stops its terminals and MCP connections at once (elsewhere, the holder would
- * notice only at its next heartbeat, when the deleted project's lease is gone).
+ * notice only at its next heartbeat, when the deleted project's lease is gone). fs.preview answers
+ * from the live documents, which only the holder has (on a reload the page's first batch carries
+ * it, and goes there whole).
  */
 export const LIVE_PROCEDURES: ReadonlySet<string> = new Set([
   "project.delete",
+  "fs.preview",
   "terminal.list",
   "terminal.server",
   "terminal.create",

@@ -35,6 +35,12 @@ export interface LiveDocs {
     only?: { admits: (realPath: string) => boolean; refusal: string },
   ): Promise<{ doc: LiveDoc; leave: () => void }>;
   /**
+   * The text people see in the document of `input`, unsaved edits and all, when it is open here
+   * for this very tree (`workspace`'s root, so a session's worktree never gets the main tree's);
+   * null when it is not, and the caller reads the disk. Reads nothing from the disk itself.
+   */
+  textOf(projectId: string, workspace: Workspace, input: string): Promise<string | null>;
+  /**
    * The agent wrote `path` (server-resolved) at `version` in the project's main tree: if it is
    * open, the document takes the change in now, with the agent's cursor; otherwise nothing happens.
    */
@@ -53,6 +59,8 @@ export interface LiveDocs {
 
 type Entry = {
   projectId: string;
+  /** The root of the tree it was opened in (the main tree's). */
+  root: string;
   doc: Promise<LiveDoc>;
   editors: number;
   idleTimer?: NodeJS.Timeout;
@@ -168,7 +176,7 @@ export function createLiveDocs(
       const key = docKey(projectId, path);
       let entry = entries.get(key);
       if (!entry) {
-        entry = { projectId, doc: seed(projectId, workspace, path), editors: 0 };
+        entry = { projectId, root: workspace.root, doc: seed(projectId, workspace, path), editors: 0 };
         entries.set(key, entry);
         const opening = entry;
         opening.doc.catch(() => drop(key, opening, "idle"));
@@ -190,6 +198,15 @@ export function createLiveDocs(
           held.idleTimer = setTimeout(() => drop(key, held, "idle"), keepUnsavedMs).unref();
         },
       };
+    },
+
+    async textOf(projectId, workspace, input) {
+      const { path } = await workspace.resolve(input);
+      const entry = entries.get(docKey(projectId, path));
+      if (!entry || entry.root !== workspace.root) return null;
+      // One being seeded is awaited: its disk read is the one a reader would make.
+      const doc = await entry.doc.catch(() => null);
+      return doc && !doc.doc.isDestroyed ? doc.text.toString() : null;
     },
 
     agentWrote({ projectId, path, version, by }) {

@@ -93,12 +93,17 @@ export const fsRouter = router({
     .query(({ ctx, input }) => workspaceCall(() => ctx.workspace.read(input.path))),
 
   /**
-   * A file's text for the view shown while the editor loads (components/editor/text-placeholder.tsx),
-   * read as fs.read reads it; null for a binary file or one over PREVIEW_MAX_BYTES, which is not
-   * read whole for it.
+   * A file's text for the view shown while the editor loads (components/editor/text-placeholder.tsx):
+   * the text its editor will show, so nothing jumps when the editor comes. That is the live
+   * document's, unsaved edits and all, when the file is open live here (in a cluster this procedure
+   * goes to the project's holder, where its documents are), without a disk read; otherwise the
+   * disk's, read as fs.read reads it. Null for a binary file or one over PREVIEW_MAX_BYTES, which
+   * is not read whole for it.
    */
   preview: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) =>
     workspaceCall(async () => {
+      const live = await ctx.services.liveDocs.textOf(ctx.project.id, ctx.workspace, input.path);
+      if (live !== null) return Buffer.byteLength(live) <= PREVIEW_MAX_BYTES ? { content: live } : null;
       try {
         const read = await ctx.workspace.read(input.path, undefined, PREVIEW_MAX_BYTES);
         return read.kind === "text" ? { content: read.content } : null;
