@@ -447,3 +447,61 @@ test("open tabs come back, scrolled where they were, after a reload and a visit 
   await ide.save();
   await expect(ide.treeItem("long.txt")).not.toHaveAttribute("data-unsaved");
 });
+
+test("after a reload the restored editor takes the keyboard once it is ready, but never from the chat input the person clicked into meanwhile", async ({
+  page,
+  ide,
+}) => {
+  const review = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.createProject("Keyboard restored");
+  await review.writeFile("typed.txt", "first line\n");
+  await ide.openFile("typed.txt");
+  await ide.expectEditorText("first line");
+  const editorHasKeyboard = () =>
+    page.evaluate(() => !!document.activeElement?.closest("[data-testid='editor'] .monaco-editor"));
+
+  // Reloaded: the keys typed once the editor is there, without a click, go into the file.
+  await page.reload();
+  await expect(ide.editor().locator(".view-lines")).toContainText("first line");
+  await expect(page.getByTestId("editor-placeholder")).toHaveCount(0);
+  await expect.poll(editorHasKeyboard, { message: "the restored editor has the keyboard" }).toBe(true);
+  await page.screenshot({ path: screenshotPath("editor-keyboard-restored") });
+  await page.keyboard.type("typed after a reload ");
+  await ide.expectEditorText("typed after a reload first line");
+  await ide.save();
+  await review.expectFile("typed.txt", "typed after a reload first line\n");
+
+  // Reloaded with the editor's code held back: the person clicks into the chat's input and types
+  // there before the editor is ready; the editor, once ready, leaves the keyboard where it is.
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    const response = await route.fetch();
+    const body = await response.body();
+    if (body.length > 1_000_000) await released;
+    await route.fulfill({ response, body });
+  });
+  await page.reload();
+  await expect(page.getByTestId("editor-placeholder")).toContainText("typed after a reload");
+  const chat = page.getByTestId("composer-input");
+  // The new session's box took the keyboard by itself (nothing had it): the page's, not the person's.
+  await expect(chat).toBeFocused();
+  await chat.click();
+  await page.keyboard.type("a question for the agent");
+  await page.screenshot({ path: screenshotPath("editor-keyboard-chat-before-editor") });
+  release();
+  await expect(ide.editor().locator(".view-lines")).toContainText("typed after a reload");
+  await expect(page.getByTestId("editor-placeholder")).toHaveCount(0);
+  await page.waitForTimeout(500);
+  await expect(chat).toBeFocused();
+  await page.keyboard.type(", still here");
+  await expect(chat).toHaveValue("a question for the agent, still here");
+  expect(await editorHasKeyboard()).toBe(false);
+  await expect(ide.editor().locator(".view-lines")).not.toContainText("still here");
+  await expect(ide.tab("typed.txt").getByTestId("tab-dirty")).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath("editor-keyboard-chat-kept") });
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+});

@@ -19,6 +19,7 @@ import { adoptPreviewModel, isPreviewModel } from "@/components/editor/language/
 import { useLanguageSession, type LanguageSession } from "@/components/editor/language/language-session";
 import { bindLiveModel, liveBindingOf } from "@/components/editor/live-binding";
 import { EDITOR_FONT } from "@/components/editor/text-placeholder";
+import { keyboardFree } from "@/components/editor/restored-focus";
 
 installMonacoEnvironment();
 loader.config({ monaco });
@@ -186,10 +187,14 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks, onPainted }
     if (editor && reveal?.path === file.path) selectReveal(tabs, editor);
   }, [editor, reveal, file.path, tabs]);
 
-  // Quick Open asked for the keyboard here: typing goes on in the file that was chosen. Through
-  // Monaco's own focus(): its input is not always a textarea (EditContext in newer Chromium).
+  // Quick Open asked for the keyboard here (typing goes on in the file that was chosen), or the
+  // tabs were restored with this one active (unless the person put the keyboard elsewhere since).
+  // Through Monaco's own focus(): its input is not always a textarea (EditContext in newer Chromium).
   useEffect(() => {
-    if (editor && focus === file.path && tabs.takeFocus(file.path)) editor.focus();
+    if (!editor || focus?.path !== file.path) return;
+    const asked = tabs.takeFocus(file.path);
+    if (asked && (!asked.restored || keyboardFree(editor.getContainerDomNode().closest(".editor-stack"))))
+      editor.focus();
   }, [editor, focus, file.path, tabs]);
 
   // Follow mode: the followed person's cursor stays in view as it moves.

@@ -4,6 +4,7 @@ import { createContext, useContext, useEffect, useState, useSyncExternalStore, t
 import type { FileApi } from "@/components/editor/file-buffer";
 import { FileBuffers } from "@/components/editor/file-buffers";
 import { OpenTabs } from "@/components/editor/open-tabs";
+import { tabsRestoring } from "@/components/editor/restored-focus";
 import { localTabMemory } from "@/components/editor/tab-memory";
 import { useQueryClient } from "@tanstack/react-query";
 import { useTRPC, useTRPCClient } from "@/components/trpc-provider";
@@ -66,7 +67,10 @@ export function OpenFilesProvider({
     );
     return { buffers, tabs: new OpenTabs(buffers, api ? null : localTabMemory(projectId)) };
   });
-  useEffect(() => void value.tabs.restore(), [value]);
+  useEffect(() => {
+    tabsRestoring();
+    void value.tabs.restore();
+  }, [value]);
   return <OpenFilesContext.Provider value={value}>{children}</OpenFilesContext.Provider>;
 }
 

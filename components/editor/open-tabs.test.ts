@@ -100,6 +100,31 @@ describe("open tabs and file buffers", () => {
     expect(saved.at(-1)).toMatchObject({ paths: ["a.ts", "b.ts"], active: "a.ts" });
   });
 
+  it("restoring asks the keyboard for the remembered active tab's editor, yielding; a tab picked meanwhile drops it", async () => {
+    const memory = { paths: ["a.ts", "b.ts"], active: "b.ts", views: {} };
+    const first = open({ "a.ts": "a", "b.ts": "b" }, memory);
+    await first.tabs.restore();
+    expect(first.tabs.getSnapshot().focus).toEqual({ path: "b.ts", restored: true });
+    expect(first.tabs.takeFocus("a.ts")).toBeNull();
+    expect(first.tabs.takeFocus("b.ts")).toEqual({ path: "b.ts", restored: true });
+    expect(first.tabs.takeFocus("b.ts")).toBeNull();
+
+    const second = open({ "a.ts": "a", "b.ts": "b" }, memory);
+    const restoring = second.tabs.restore();
+    second.tabs.activate("a.ts");
+    await restoring;
+    expect(second.tabs.getSnapshot().focus).toBeNull();
+    // Quick Open's is not a restored tab's: it stays asked for until its editor shows.
+    await second.tabs.openFocused("b.ts");
+    second.tabs.activate("b.ts");
+    expect(second.tabs.takeFocus("b.ts")).toEqual({ path: "b.ts", restored: false });
+
+    // A remembered active tab whose file is gone asks for nothing.
+    const gone = open({ "a.ts": "a" }, memory);
+    await gone.tabs.restore();
+    expect(gone.tabs.getSnapshot()).toMatchObject({ paths: ["a.ts"], focus: null });
+  });
+
   it("restoring shows the remembered active tab while the files load, and keeps a tab picked meanwhile", async () => {
     const memory = { paths: ["a.ts", "b.ts", "c.ts"], active: "b.ts", views: {} };
     const { tabs, api } = open({ "a.ts": "a", "b.ts": "b", "c.ts": "c" }, memory);

@@ -25,8 +25,12 @@ export type TabsState = {
   gitDiff: GitDiffTab | null;
   gitDiffActive: boolean;
   reveal: Reveal | null;
-  /** The file whose editor should take the keyboard once it shows (opened from Quick Open). */
-  focus: string | null;
+  /**
+   * The file whose editor should take the keyboard once it shows: opened from Quick Open, or
+   * (`restored`) the active tab reopened after a reload, which yields to whatever the person gave
+   * the keyboard to meanwhile (restored-focus.ts).
+   */
+  focus: { path: string; restored: boolean } | null;
   /** Follow mode: the person whose file and cursor this editor follows, by name, until this person moves. */
   following: string | null;
 };
@@ -77,7 +81,11 @@ export class OpenTabs {
     const opening = Promise.all(remembered.paths.map((path) => this.open(path)));
     // Shown while the files load (its text can show before theirs are all in), and not shown
     // again once they are: a tab the person picked meanwhile stays.
-    if (remembered.active) this.activate(remembered.active);
+    if (remembered.active && this.has(remembered.active)) {
+      this.activate(remembered.active);
+      // As VS Code does: typing goes on in the editor that was left, without a click into it first.
+      this.setState({ focus: { path: remembered.active, restored: true } });
+    }
     await opening;
     // A file deleted or unreadable since is not brought back as an error tab.
     for (const path of this.state.paths.filter((p) => this.buffers.get(p)?.status === "error")) this.close(path);
@@ -122,25 +130,39 @@ export class OpenTabs {
   }
 
   activate(path: string) {
-    if (this.has(path)) this.setState({ active: path, changesActive: false, gitDiffActive: false });
+    if (this.has(path))
+      this.setState({ active: path, changesActive: false, gitDiffActive: false, focus: this.focusShowing(path) });
+  }
+
+  /** The keyboard asked for, once `path` is shown: a restored tab's is dropped when another tab is picked. */
+  private focusShowing(path: string | null): TabsState["focus"] {
+    const { focus } = this.state;
+    return focus?.restored && focus.path !== path ? null : focus;
   }
 
   /** Opens the Changes tab for an agent session (one at a time) and shows it. */
   openChanges(sessionId: string) {
-    this.setState({ changes: { sessionId }, changesActive: true, gitDiffActive: false });
+    this.setState({
+      changes: { sessionId },
+      changesActive: true,
+      gitDiffActive: false,
+      focus: this.focusShowing(null),
+    });
   }
 
   activateChanges() {
-    if (this.state.changes) this.setState({ changesActive: true, gitDiffActive: false });
+    if (this.state.changes)
+      this.setState({ changesActive: true, gitDiffActive: false, focus: this.focusShowing(null) });
   }
 
   /** Opens (or replaces) the Source Control diff tab and shows it. */
   openGitDiff(tab: GitDiffTab) {
-    this.setState({ gitDiff: tab, gitDiffActive: true, changesActive: false });
+    this.setState({ gitDiff: tab, gitDiffActive: true, changesActive: false, focus: this.focusShowing(null) });
   }
 
   activateGitDiff() {
-    if (this.state.gitDiff) this.setState({ gitDiffActive: true, changesActive: false });
+    if (this.state.gitDiff)
+      this.setState({ gitDiffActive: true, changesActive: false, focus: this.focusShowing(null) });
   }
 
   closeGitDiff() {
@@ -164,15 +186,16 @@ export class OpenTabs {
 
   /** Opens `path` (or shows its tab) and gives its editor the keyboard once it is on screen. */
   openFocused(path: string) {
-    this.setState({ focus: path });
+    this.setState({ focus: { path, restored: false } });
     return this.open(path);
   }
 
-  /** Whether `openFocused` asked for the keyboard in `path`'s editor, once. */
-  takeFocus(path: string): boolean {
-    if (this.state.focus !== path) return false;
+  /** Whether the keyboard was asked for in `path`'s editor (`openFocused`, or a restore), once. */
+  takeFocus(path: string): { restored: boolean } | null {
+    const { focus } = this.state;
+    if (focus?.path !== path) return null;
     this.setState({ focus: null });
-    return true;
+    return focus;
   }
 
   /** The place `openAt` asked for in `path`, once: back on the tab later, the cursor stays where it was left. */
@@ -187,7 +210,13 @@ export class OpenTabs {
   async open(path: string) {
     if (this.has(path)) return this.activate(path);
     const loading = this.buffers.load(path);
-    this.setState({ paths: [...this.state.paths, path], active: path, changesActive: false, gitDiffActive: false });
+    this.setState({
+      paths: [...this.state.paths, path],
+      active: path,
+      changesActive: false,
+      gitDiffActive: false,
+      focus: this.focusShowing(path),
+    });
     await loading;
   }
 
@@ -198,7 +227,7 @@ export class OpenTabs {
     const active = this.state.active === path ? (paths[index] ?? paths[index - 1] ?? null) : this.state.active;
     this.views.delete(path);
     this.pendingViews.delete(path);
-    this.setState({ paths, active });
+    this.setState({ paths, active, focus: this.state.focus?.path === path ? null : this.state.focus });
     this.buffers.unload(path);
   }
 

@@ -14,8 +14,9 @@ import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
 // It takes no input: no caret, no focus, no selection, a busy pointer. A key or click aimed at it
 // goes where it would have gone while the editor loaded before (the explorer's row keeps the
 // focus): replaying keys into Monaco would mean redoing its key bindings, IME and selection on a
-// view that is not Monaco, and a key replayed wrong is worse than one visibly not taken. Monaco
-// takes the keyboard as soon as it is on screen, as it did.
+// view that is not Monaco, and a key replayed wrong is worse than one visibly not taken. A tab
+// restored after a reload gives Monaco the keyboard once it is on screen, unless the person gave
+// it to something else meanwhile (restored-focus.ts).
 
 /** Longer text is left to Monaco (a live document's limit, as fs.preview's): splitting it would cost more than the wait. */
 export const PLACEHOLDER_MAX_CHARS = PREVIEW_MAX_BYTES;
