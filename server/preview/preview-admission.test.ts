@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readdirSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { afterEach, expect, it } from "vitest";
@@ -10,7 +11,8 @@ import { SOCKET_LIMITS } from "./socket-places";
 
 // What one preview session may hold of the server, as an attacker holding a public link (or a
 // member's own app and page) would try it: connections dropped while their admission is asked,
-// and thousands of WebSockets, each of which costs the server two descriptors while it lasts.
+// and thousands of WebSockets, each of which costs the server two descriptors while it lasts, or
+// handshakes the app takes and never answers.
 
 const closers: (() => void)[] = [];
 afterEach(() => {
@@ -24,7 +26,7 @@ const listening = async (server: net.Server | http.Server) => {
 };
 
 /** A proxy in front of `app`, for public links of one project's port 5173, admitting as `admits` says. */
-async function proxyFor(app: net.Server, admits: () => Promise<boolean>) {
+async function proxyFor(app: net.Server, admits: () => Promise<boolean>, handshakeMs?: number) {
   const projectId = randomUUID();
   const access = createPreviewAccess("admission test secret");
   const appPort = await listening(app);
@@ -36,6 +38,7 @@ async function proxyFor(app: net.Server, admits: () => Promise<boolean>) {
     spendEntry: spendInMemory(),
     admits,
     link: async () => null,
+    ...(handshakeMs ? { handshakeMs } : {}),
     onAccessEnd: () => {
       holds++;
       return () => holds--;
@@ -126,4 +129,44 @@ it("holds a preview session's and a project's WebSockets to a number, and frees 
       expect(await upgrade(another)).toContain("101");
   }
   expect(await upgrade(proxy.linkCookie())).toBe("HTTP/1.1 429 Too Many Requests");
+});
+
+it("answers a handshake the app never answers with 504 in time, and lets go of its place, hold and descriptors", {
+  timeout: 30_000,
+}, async () => {
+  // A dev server's port that takes every connection, reads the handshake and says nothing: each
+  // upgrade would hold the browser's connection, the one into the workspace and a place for good.
+  const taken = new Set<net.Socket>();
+  const app = net.createServer((socket) => {
+    taken.add(socket.on("error", () => {}).on("close", () => taken.delete(socket)));
+    socket.resume();
+  });
+  const handshakeMs = 500;
+  const proxy = await proxyFor(app, async () => true, handshakeMs);
+  const openFds = () => readdirSync("/proc/self/fd").length;
+  /** The proxy's answer to an upgrade, and how long it took; resolves once the proxy closed the connection. */
+  const upgrade = (cookie: string) =>
+    new Promise<{ status: string; ms: number }>((resolve, reject) => {
+      const started = Date.now();
+      let answer = "";
+      const socket = net.connect(proxy.proxyPort, "127.0.0.1", () => socket.write(proxy.upgrade(cookie)));
+      socket.on("data", (data) => (answer += data.toString("latin1")));
+      socket
+        .once("error", reject)
+        .once("close", () => resolve({ status: answer.split("\r\n")[0]!, ms: Date.now() - started }));
+    });
+  const session = proxy.linkCookie();
+  // Warmed once: the first relay-free upgrade loads what the proxy keeps for good.
+  await upgrade(session);
+  const before = openFds();
+  // The session's every place at once, then one more: without the bound in time the last is 429.
+  const answers = await Promise.all(Array.from({ length: SOCKET_LIMITS.session }, () => upgrade(session)));
+  for (const { status, ms } of answers) {
+    expect(status).toBe("HTTP/1.1 504 Gateway Timeout");
+    expect(ms).toBeLessThan(handshakeMs + 5_000);
+  }
+  expect((await upgrade(session)).status).toBe("HTTP/1.1 504 Gateway Timeout");
+  await until(async () => proxy.holds() === 0, "every hold released", 2_000);
+  await until(async () => taken.size === 0, "every connection into the app closed", 2_000);
+  await until(async () => openFds() <= before, `descriptors back to ${before} (now ${openFds()})`, 5_000);
 });

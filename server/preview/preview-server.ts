@@ -64,7 +64,17 @@ export type PreviewServerDeps = {
     request(target: PreviewTarget, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
     upgrade(target: PreviewTarget, req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean>;
   };
+  /** How long a WebSocket's handshake may take, from the connection into the workspace to the app's answer (HANDSHAKE_MS). */
+  handshakeMs?: number;
 };
+
+/**
+ * An app that takes a WebSocket's connection and never answers its handshake (or trickles it)
+ * would hold the browser's connection, the one into the workspace and the socket's place for good:
+ * the place bounds how many pile up (socket-places.ts), not how long each stays. A dev server
+ * answers its hot reload's handshake in milliseconds; 20 s leaves room for one busy compiling.
+ */
+export const HANDSHAKE_MS = 20_000;
 
 function page(res: http.ServerResponse, status: number, title: string, text: string) {
   const body = `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:15px system-ui;margin:15vh auto;max-width:36em;color:#ccc;background:#1e1e1e"><h1 style="font-size:20px">${title}</h1><p>${text}</p>`;
@@ -275,8 +285,10 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
 
   async function upgrade(req: http.IncomingMessage, client: Duplex, head: Buffer) {
     client.on("error", () => client.destroy());
+    // Closed once written, whatever the browser does: a client that keeps its half of the
+    // connection open would otherwise keep it (and the place it took) for good.
     const refuse = (status: string) =>
-      client.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      client.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => client.destroy());
     const target = previewTarget(req.headers.host, deps.domain);
     if (!target) return refuse("404 Not Found");
     // A WebSocket is never held to CORS: one from another origin is refused outright.
@@ -294,12 +306,22 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (!place) return refuse("429 Too Many Requests");
     client.on("close", place);
     if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
+    // From here until the answer's head is through: past it, the browser is told and both
+    // connections close, which lets go of the place and the hold (their close listeners).
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      socket?.destroy();
+      refuse("504 Gateway Timeout");
+    }, deps.handshakeMs ?? HANDSHAKE_MS);
+    client.on("close", () => clearTimeout(timer));
     try {
       socket = await deps.connect(target);
     } catch {
+      clearTimeout(timer);
       return refuse("502 Bad Gateway");
     }
-    if (client.destroyed) return void socket.destroy();
+    if (client.destroyed || late) return void socket.destroy();
     // Hot reload's messages are small: neither side holds one back for more (Nagle).
     socket.setNoDelay(true);
     (client as net.Socket).setNoDelay?.(true);
@@ -309,9 +331,10 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     socket.write(`${text}\r\n`);
     if (head.length) socket.write(head);
     const upstream = socket;
-    // Until the answer's head is through, either side closing closes the other.
+    // Until the answer's head is through, either side closing closes the other (past the
+    // handshake's time the client is being told so: its answer goes out before it closes).
     const teardown = () => {
-      client.destroy();
+      if (!late) client.destroy();
       upstream.destroy();
     };
     upstream.on("error", teardown);
@@ -328,6 +351,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
         return;
       }
       upstream.off("data", readHead);
+      clearTimeout(timer);
       const kept = handshakeHead(answer.subarray(0, end).toString("latin1"));
       if (kept === null) return void upstream.destroy();
       upstream.pause();
