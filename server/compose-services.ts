@@ -298,6 +298,11 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     forgeConnections: (remote) => forgeConnections(config.gitForges, remote),
     publicUrl: linkBase,
     log,
+    tell: (sessionId, message) =>
+      agent.log.append(sessionId, "error", { code: "internal", message }).then(
+        () => undefined,
+        (error: unknown) => log(`forge request ${sessionId}: ${message} (not in its log: ${(error as Error).message})`),
+      ),
   });
   const limits = createRateLimits(databaseUrl);
   const services: Services = {

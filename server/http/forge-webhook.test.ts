@@ -421,6 +421,48 @@ describe("when the work fails", () => {
   });
 });
 
+describe("what a hostile remote prints", () => {
+  it("never reaches the forge's comment: a fixed status and the link; the session holds git's words", {
+    timeout: 120_000,
+  }, async () => {
+    // A remote can make git print anything (its ERR packet, its hooks' output): here a key and a
+    // link, which a public issue would show to anyone.
+    const planted = `sk-planted-${randomUUID()} https://evil.test/steal`;
+    gitServers.github.sayError(REPO.github, planted);
+    try {
+      h.model.load({ replies: change("hostile-push", "greeting.txt", "hello") });
+      const response = await post(
+        "github",
+        delivery("github", { on: "issue", number: 31, body: "@tandem hostile-push: fix the greeting" }),
+      );
+      expect(response.status).toBe(202);
+      const { sessionId } = (await response.json()) as { sessionId: string };
+      await until(() => commentsOn("github", "issue", 31).length >= 2, "the push failure's comment", 90_000);
+      expect(commentsOn("github", "issue", 31)[1]).toMatch(
+        /^Tandem could not push the session's work \(the session says why\)\.\n\nThe session: http/,
+      );
+      // Inside Tandem, the project's members read what git said.
+      await until(
+        async () =>
+          (await h.env.services.db.sessionEvent.findMany({ where: { sessionId, type: "error" } })).some((e) =>
+            JSON.stringify(e.payload).includes(planted),
+          ),
+        "git's words in the session",
+        10_000,
+      );
+
+      // A pull request's branch, fetched from the same remote before any session starts.
+      const pull = await post("github", delivery("github", { on: "pull", number: PR, body: "@tandem look at it" }));
+      expect(pull.status).toBe(422);
+      expect(JSON.stringify(await pull.json())).not.toContain("sk-planted");
+      expect(commentsOn("github", "pull", PR).at(-1)).toBe("Tandem could not read the pull request's branch.");
+      expect(comments.filter((c) => c.body.includes("sk-planted") || c.body.includes("evil.test"))).toEqual([]);
+    } finally {
+      gitServers.github.sayError(REPO.github, null);
+    }
+  });
+});
+
 describe("after a restart", () => {
   it("reports a request whose report did not go out before the server stopped", { timeout: 60_000 }, async () => {
     h.model.load({ replies: [{ text: "Had a look." }] });

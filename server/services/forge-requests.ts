@@ -57,6 +57,10 @@ export type SessionStarter = {
 
 export type ForgeAnswer = { status: number; body: Record<string, unknown> };
 
+/** What git said, for the project's members: its message and its last lines, which may be the remote's own words. */
+const gitWords = (error: GitError) =>
+  error.detail && !error.message.includes(error.detail) ? `${error.message}\n${error.detail}` : error.message;
+
 /**
  * The ends of a turn that bring no result, as the forge's comment names them: in Tandem's words,
  * never the turn's own message (a provider's error text, a tool's output).
@@ -84,6 +88,8 @@ export function createForgeRequests(deps: {
   forgeConnections: (remote: URL) => ForgeConnections | undefined;
   publicUrl: string | undefined;
   log: (line: string) => void;
+  /** Writes why the session's work did not reach the forge into its log, which only the project's members read (never throws). */
+  tell: (sessionId: string, message: string) => Promise<void>;
 }) {
   const { db } = deps;
   const work = new Map<string, Promise<void>>();
@@ -162,17 +168,20 @@ export function createForgeRequests(deps: {
         },
       );
       deps.board.changed(row.projectId, row.sessionId);
+      if (pushed.note) await deps.tell(row.sessionId, `The pull request was not opened: ${pushed.note}`);
       const result =
         row.kind === "issue"
           ? pushed.pullRequest
             ? `Opened ${pushed.pullRequest.url} from \`${pushed.branch}\`.`
-            : `Pushed \`${pushed.branch}\`${pushed.note ? `, but the pull request was not opened: ${pushed.note}` : "."}`
+            : `Pushed \`${pushed.branch}\`${pushed.note ? ", but the pull request was not opened (the session says why)." : "."}`
           : `Pushed ${pushed.commit.slice(0, 12)} to \`${pushed.branch}\`.`;
       await comment(found.target, on, `${result}${seeSession}`);
     } catch (error) {
-      const why = error instanceof GitError ? error.message : "an internal error (see the server's log)";
-      if (!(error instanceof GitError)) deps.log(`forge request ${row.sessionId}: ${(error as Error).stack}`);
-      await comment(found.target, on, `Tandem could not push the session's work: ${why}${seeSession}`);
+      if (error instanceof GitError)
+        await deps.tell(row.sessionId, `Tandem could not push this session's work: ${gitWords(error)}`);
+      else deps.log(`forge request ${row.sessionId}: ${(error as Error).stack}`);
+      const why = error instanceof GitError ? "the session says why" : "an internal error; the server's log says why";
+      await comment(found.target, on, `Tandem could not push the session's work (${why}).${seeSession}`);
     }
   }
 
@@ -194,7 +203,10 @@ export function createForgeRequests(deps: {
       return { head: pull.head };
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
-      return `Tandem could not read the pull request's branch: ${error.message}`;
+      deps.log(
+        `forge request on ${target.repo}#${number}: could not read the pull request's branch: ${gitWords(error)}`,
+      );
+      return "Tandem could not read the pull request's branch.";
     }
   }
 
@@ -287,11 +299,13 @@ export function createForgeRequests(deps: {
     try {
       sessionId = (await starter.create(botUserId, { projectId, title, branch, base })).id;
     } catch (error) {
-      // Only the refusals written for people (a branch that exists, no model) go on the forge.
+      // Refusals written for people (a branch that exists, no model) are told in fixed words: git's
+      // last lines ride along in some. Anything else is the server's own failure.
       const code = (error as { code?: unknown }).code;
       if (!(error instanceof Error) || typeof code !== "string" || code === "INTERNAL_SERVER_ERROR") throw error;
-      const why = error.message;
-      await comment(target, on, `Tandem could not start a session: ${why}`);
+      deps.log(`forge request on ${target.repo}#${on.number}: no session: ${error.message}`);
+      const why = "Tandem could not start a session for this request.";
+      await comment(target, on, why);
       return { status: 422, body: { error: why } };
     }
     await createForgeRequest(db, {

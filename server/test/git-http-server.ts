@@ -20,6 +20,11 @@ export type GitHttpServer = {
   commitElsewhere(repo: string, files: Record<string, string>, message: string): void;
   /** Lets anyone read (clone, fetch) repository `<name>.git` without logging in, as a public repository; pushing still needs a token. */
   makePublic(repo: string): void;
+  /**
+   * Answers every clone, fetch and push of repository `<name>.git` with git's ERR packet carrying
+   * `message`, as a hostile remote can (git prints `fatal: remote error: <message>`); null: serves it again.
+   */
+  sayError(repo: string, message: string | null): void;
   /** Requests seen: method, path and the user that authenticated (null when anonymous). */
   requests: Array<{ method: string; path: string; user: string | null }>;
   close(): Promise<void>;
@@ -45,6 +50,7 @@ export async function startGitHttpServer(options: {
   const root = mkdtempSync(path.join(tmpdir(), "tandem-git-server-"));
   const requests: GitHttpServer["requests"] = [];
   const publicRepos = new Set<string>();
+  const errors = new Map<string, string>();
   const git = (repo: string, args: string[], cwd?: string) =>
     execFileSync("git", args, { cwd: cwd ?? path.join(root, `${repo}.git`), env: GIT_ENV, encoding: "utf8" });
 
@@ -58,6 +64,14 @@ export async function startGitHttpServer(options: {
     const publicRead = reading && [...publicRepos].some((repo) => url.pathname.startsWith(`/${repo}.git/`));
     if (!authenticated && !publicRead) {
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("Authentication required\n");
+      return;
+    }
+    const said = [...errors].find(([repo]) => url.pathname === `/${repo}.git/info/refs`)?.[1];
+    const service = url.searchParams.get("service") ?? "";
+    if (said !== undefined) {
+      const pkt = (line: string) => (Buffer.byteLength(line) + 4).toString(16).padStart(4, "0") + line;
+      res.writeHead(200, { "content-type": `application/x-${service}-advertisement`, "cache-control": "no-cache" });
+      res.end(`${pkt(`# service=${service}\n`)}0000${pkt(`ERR ${said}\n`)}`);
       return;
     }
     const cgi = spawn("git", ["http-backend"], {
@@ -131,6 +145,10 @@ export async function startGitHttpServer(options: {
     },
     makePublic(repo) {
       publicRepos.add(repo);
+    },
+    sayError(repo, message) {
+      if (message === null) errors.delete(repo);
+      else errors.set(repo, message);
     },
     commitElsewhere(repo, files, message) {
       const work = mkdtempSync(path.join(tmpdir(), "tandem-git-elsewhere-"));
