@@ -46,6 +46,7 @@ import { createProjectWebhooks } from "@/server/services/project-webhooks";
 import { createForgeRequests, type ForgeRequests } from "@/server/services/forge-requests";
 import { createSessionTrees } from "@/server/services/session-trees";
 import { secretEnvironment } from "@/server/services/secrets";
+import { createTurnAuthority } from "@/server/services/turn-authority";
 import type { Tool } from "@/server/tools/define-tool";
 
 /** What the services stand on: made by the server's start-up (services.ts) or by a test (server/test/services.ts). */
@@ -272,6 +273,8 @@ export async function composeServices(foundations: ServiceFoundations, choices: 
     // Every turn holds its job's lease while it runs.
     turnJobs: createTurnJobs({ db, mode: config.cluster ? "cluster" : "single", log }),
     spending: createSpending({ db, notices: choices.budgetNotices ?? inboxBudgetNotices(notifications) }),
+    // A turn stops when its API token ends, or its person is disabled or leaves the team.
+    authority: createTurnAuthority(db, accessChanges),
   });
   const git = createProjectGit({
     db,

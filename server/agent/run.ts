@@ -9,6 +9,7 @@ import { type CallRunner, closeCalls } from "@/server/agent/call-results";
 import { runPendingCalls } from "@/server/agent/tool-calls";
 import type { TurnContext } from "@/server/agent/turn-context";
 import { turnCheckpointer } from "@/server/agent/turn-checkpoint";
+import { TurnRevoked } from "@/server/agent/turn-authority";
 import { pushContiguous, turnState, type ToolCallEvent, type TurnState } from "@/server/agent/turn-state";
 import { addUsage, costOf } from "@/server/agent/usage";
 import type { TokenUsage } from "@/lib/session-events";
@@ -85,7 +86,8 @@ export async function runTurn(r: TurnContext): Promise<TurnEnd> {
     if (r.signal.reason instanceof TurnHandedOver) return { reason: "handed_over", text: lastText };
     if (r.signal.aborted) {
       await closeCalls(r.log, r.sessionId, turnId, state.pendingCalls, "the turn was cancelled.");
-      return finish("cancelled");
+      // Stopped as Stop stops it; when its authority ended (turn-authority.ts), its end says so.
+      return finish("cancelled", r.signal.reason instanceof TurnRevoked ? r.signal.reason.message : undefined);
     }
     if (state.pendingCalls.length) {
       const loop = LoopGuard.fromLog(events, turnId, r.loopGuardRepeats);

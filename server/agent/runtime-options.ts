@@ -15,6 +15,7 @@ import type { EnvironmentFacts } from "@/lib/toolchains";
 import type { LiveEditNotifier } from "@/server/tools/live-edits";
 import type { AgentMetrics } from "@/server/agent/agent-metrics";
 import type { TurnSpending } from "@/server/agent/turn-spending";
+import type { TurnAuthority } from "@/server/agent/turn-authority";
 
 // What the agent runtime (runtime.ts) is built from; a turn's setup (turn-setup.ts) reads it too.
 
@@ -62,6 +63,11 @@ export type AgentRuntimeOptions = {
   turnStarts?: { atOnce: number; holdMs: number };
   /** The event loops whose load holds turn starts back (loop-load.ts); this thread's when not given. */
   loops?: LoopClock[];
+  /**
+   * Whether a turn's person and the API token it was asked with still may run it, judged as it
+   * starts or continues and followed while it runs (turn-authority.ts). Without it, turns run on.
+   */
+  authority?: TurnAuthority;
   /** Where each tool call's and model step's metrics go (OTLP when configured: server/telemetry). */
   metrics?: AgentMetrics;
 };

@@ -78,6 +78,8 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
       sessionId: string;
       text: string;
       user: Person;
+      /** The API token the message was sent with: the turn answering it runs under it (turn-authority.ts). */
+      tokenId?: string | null;
       images?: string[];
       mentions?: string[];
       timeZone?: string;
@@ -104,6 +106,8 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
           "An attached image is not stored with this session; attach it again.",
         );
       const ordered = wanted.map((hash) => images.find((i) => i.hash === hash)!);
+      // Before the message: a turn that picks it up is judged under its sender's credential.
+      await store.sessions.setTurnToken(session.id, input.tokenId ?? null);
       const event = await log.append(
         session.id,
         "user_message",
@@ -185,9 +189,11 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
     },
 
     /** Continues an interrupted or failed session from its log. */
-    async resume(input: { sessionId: string; user: Person }) {
+    async resume(input: { sessionId: string; user: Person; tokenId?: string | null }) {
       const session = await mustFind(input.sessionId);
       if (await turns.busy(session)) return { status: session.status };
+      // The turn goes on under the credential of whoever resumed it (turn-authority.ts).
+      await store.sessions.setTurnToken(session.id, input.tokenId ?? null);
       void turns.start(session.id, await turnUser(session.id, input.user.id), { resumed: true });
       return { status: "running" as const };
     },

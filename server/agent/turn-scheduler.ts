@@ -9,6 +9,7 @@ import {
   TURN_STARTS_AT_ONCE,
 } from "@/server/agent/turn-admission";
 import { createTurnLeases } from "@/server/agent/turn-leases";
+import { endRefusedTurn, TurnRevoked } from "@/server/agent/turn-authority";
 import { prepareTurn, type KnownSession, type TurnSetup } from "@/server/agent/turn-setup";
 import { turnState } from "@/server/agent/turn-state";
 
@@ -47,6 +48,7 @@ export function createTurnScheduler(setup: TurnSetup) {
     gate: { load, ...TURN_START_GATE },
   });
   const endWaiters = new Map<string, Array<(end: TurnEnd) => void>>();
+  const endDeps = { store, log, setStatus: setup.setStatus };
 
   /** An error nobody can act on ended a run: logged for the operator, shown in the session, which is left failed. */
   async function failInternally(sessionId: string, error: unknown, what: string, message: string): Promise<TurnEnd> {
@@ -67,28 +69,45 @@ export function createTurnScheduler(setup: TurnSetup) {
     options.parentSignal?.addEventListener("abort", () => controller.abort(), { once: true });
     const done = (async (): Promise<TurnEnd | null> => {
       let end: TurnEnd | null = null;
+      let unfollow = () => {};
+      const refused = () => (controller.signal.reason instanceof TurnRevoked ? controller.signal.reason.message : null);
       try {
-        const prepared = await admit(async () =>
-          (await leases.claim(sessionId, userId, options.claimed))
-            ? prepareTurn(setup, {
-                sessionId,
-                userId,
-                resumed: options.resumed ?? false,
-                signal: controller.signal,
-                known: options.known,
-              })
-            : null,
-        );
+        const prepared = await admit(async () => {
+          if (!(await leases.claim(sessionId, userId, options.claimed))) return null;
+          // Whether its person and token still may (turn-authority.ts), followed from before the
+          // first look, so that an end told while it is looked at is not missed.
+          if (o.authority) {
+            const turn = { sessionId, userId };
+            unfollow = o.authority.follow(turn, (reason) => controller.abort(new TurnRevoked(reason)));
+            const reason = await o.authority.refusal(turn);
+            if (reason) controller.abort(new TurnRevoked(reason));
+          }
+          if (refused() !== null) return "refused" as const;
+          return prepareTurn(setup, {
+            sessionId,
+            userId,
+            resumed: options.resumed ?? false,
+            signal: controller.signal,
+            known: options.known,
+          });
+        });
         if (!prepared) return null;
-        end = await runTurn(prepared);
+        end = prepared === "refused" ? await endRefusedTurn(endDeps, sessionId, refused()!) : await runTurn(prepared);
       } catch (error) {
-        end = await failInternally(
-          sessionId,
-          error,
-          `agent turn of session ${sessionId}`,
-          "The agent stopped on an internal error. Resume to try again.",
-        );
+        // Refused while the turn was being prepared: ended as refused, not as an internal error.
+        const reason = refused();
+        end = reason
+          ? await endRefusedTurn(endDeps, sessionId, reason).catch((cause: unknown) =>
+              failInternally(sessionId, cause, `ending the refused turn of session ${sessionId}`, reason),
+            )
+          : await failInternally(
+              sessionId,
+              error,
+              `agent turn of session ${sessionId}`,
+              "The agent stopped on an internal error. Resume to try again.",
+            );
       } finally {
+        unfollow();
         active.delete(sessionId);
       }
       if (end.reason === "handed_over") return end;

@@ -10,6 +10,7 @@ import * as sessions from "@/server/db/repositories/sessions";
 import { getSettings } from "@/server/db/repositories/settings";
 import { replaceTodos } from "@/server/db/repositories/todos";
 import { findUser } from "@/server/db/repositories/users";
+import { setSessionTurnToken } from "@/server/db/repositories/turn-standing";
 
 // The agent's store port (server/agent/agent-store.ts) on the repositories, built once by the
 // composition root (server/compose-services.ts), for the server and for tests that run the agent
@@ -23,6 +24,7 @@ export function createAgentStore(db: Db): AgentStore {
       setStatus: (id, status) => sessions.setSessionStatus(db, id, status),
       addUsage: (id, usage) => sessions.addSessionUsage(db, id, usage),
       setAllowRules: (id, rules) => sessions.setSessionAllowRules(db, id, rules),
+      setTurnToken: (id, tokenId) => setSessionTurnToken(db, id, tokenId),
       listChildren: (parentId) => sessions.listChildSessions(db, parentId),
       listIdsOfProject: (projectId) => sessions.listSessionIdsOfProject(db, projectId),
       listByStatus: (statuses) => sessions.findSessionsByStatus(db, statuses),

@@ -90,7 +90,11 @@ export function reviewComments(deps: CommentDeps, session: AgentSessionRow) {
     },
 
     /** "Send review": every open comment, as one message to the agent. */
-    async send(input: { by: Person; timeZone?: string }): Promise<{ sent: number; seq: number | null }> {
+    /** `tokenId`: the API token the review is sent with (the turn answering it runs under it). */
+    async send(input: { by: Person; tokenId?: string | null; timeZone?: string }): Promise<{
+      sent: number;
+      seq: number | null;
+    }> {
       const open = await listOpenComments(deps.db, session.id);
       if (open.length === 0) return { sent: 0, seq: null };
       const claimed = new Set(
@@ -109,6 +113,7 @@ export function reviewComments(deps: CommentDeps, session: AgentSessionRow) {
           session,
           text: reviewMessage(sending),
           user: input.by,
+          tokenId: input.tokenId,
           timeZone: input.timeZone,
         });
         return { sent: sending.length, seq: event.seq };

@@ -57,11 +57,15 @@ export const commentRouter = router({
     ),
 
   /** "Send review": every open comment of the session, to the agent, as one message. */
-  send: sessionMutationProcedure
-    .input(z.object({ timeZone: timeZoneSchema.optional() }))
-    .mutation(({ ctx, input }) =>
-      reviewCall(() =>
-        runtimeCall(() => reviewComments(ctx.services, ctx.session).send({ by: person(ctx.user), ...input })),
+  send: sessionMutationProcedure.input(z.object({ timeZone: timeZoneSchema.optional() })).mutation(({ ctx, input }) =>
+    reviewCall(() =>
+      runtimeCall(() =>
+        reviewComments(ctx.services, ctx.session).send({
+          by: person(ctx.user),
+          tokenId: ctx.token?.id ?? null,
+          ...input,
+        }),
       ),
     ),
+  ),
 });

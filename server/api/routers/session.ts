@@ -170,6 +170,7 @@ export const sessionRouter = router({
           session: ctx.session,
           text: input.text,
           user: person(ctx.user),
+          tokenId: ctx.token?.id ?? null,
           images: input.images,
           mentions: input.mentions,
           timeZone: input.timeZone,
@@ -211,7 +212,9 @@ export const sessionRouter = router({
   ),
 
   resume: sessionMutationProcedure.mutation(({ ctx }) =>
-    runtimeCall(() => ctx.services.agent.resume({ sessionId: ctx.session.id, user: person(ctx.user) })),
+    runtimeCall(() =>
+      ctx.services.agent.resume({ sessionId: ctx.session.id, user: person(ctx.user), tokenId: ctx.token?.id ?? null }),
+    ),
   ),
 
   /**

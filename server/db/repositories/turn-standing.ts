@@ -1,0 +1,51 @@
+import type { Db } from "@/server/db/client";
+
+// Whether a session's turn may still run (server/services/turn-authority.ts): its person, the API
+// token it runs under (agent_session.turnTokenId), and their places in the project's team.
+
+export type TurnStanding = {
+  projectId: string;
+  /** The person the turn works for: not disabled, and in the project's team. */
+  person: { live: boolean; member: boolean };
+  /** The API token the turn runs under, null without one (a browser login, Tandem's own callers). */
+  token: { id: string; ownerId: string | null; live: boolean; ownerMember: boolean } | null;
+};
+
+/** Records the API token the session's turn runs under from now on (null: a browser login, or Tandem itself). */
+export async function setSessionTurnToken(db: Db, sessionId: string, tokenId: string | null): Promise<void> {
+  await db.agentSession.updateMany({ where: { id: sessionId }, data: { turnTokenId: tokenId } });
+}
+
+/** Read now, as findLiveApiToken would judge the token; null when the session is gone. */
+export async function findTurnStanding(db: Db, sessionId: string, userId: string): Promise<TurnStanding | null> {
+  const session = await db.agentSession.findUnique({
+    where: { id: sessionId },
+    select: { projectId: true, turnTokenId: true, project: { select: { teamId: true } } },
+  });
+  if (!session) return null;
+  const { teamId } = session.project;
+  const member = async (id: string) => (await db.teamMember.count({ where: { teamId, userId: id } })) > 0;
+  const tokenId = session.turnTokenId;
+  const [live, isMember, token] = await Promise.all([
+    db.user.count({ where: { id: userId, disabledAt: null } }),
+    member(userId),
+    tokenId
+      ? db.apiToken.findUnique({
+          where: { id: tokenId },
+          select: { userId: true, revokedAt: true, expiresAt: true, user: { select: { disabledAt: true } } },
+        })
+      : null,
+  ]);
+  return {
+    projectId: session.projectId,
+    person: { live: live > 0, member: isMember },
+    token: tokenId
+      ? {
+          id: tokenId,
+          ownerId: token?.userId ?? null,
+          live: !!token && !token.revokedAt && token.expiresAt > new Date() && !token.user.disabledAt,
+          ownerMember: token ? await member(token.userId) : false,
+        }
+      : null,
+  };
+}
