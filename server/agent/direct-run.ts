@@ -3,6 +3,7 @@ import { callPlan, describeCall, runTool } from "@/server/tools/registry";
 import { textOf } from "@/server/tools/result";
 import type { TurnEnd } from "@/server/agent/run";
 import { prepareTurn, type TurnSetup } from "@/server/agent/turn-setup";
+import { TurnRevoked } from "@/server/agent/turn-authority";
 
 // A tool run that a person starts (the settings page's workflow Run button), outside the model
 // loop: a turn of its own in the session's log, with the call, its live progress and its result,
@@ -51,7 +52,8 @@ export async function runToolDirectly(
     errorCode: run.error?.code,
   });
   const reason = input.signal.aborted ? "cancelled" : "completed";
-  await log.append(sessionId, "turn_finished", { turnId, reason, steps: 0 });
+  const why = input.signal.reason instanceof TurnRevoked ? input.signal.reason.message : undefined;
+  await log.append(sessionId, "turn_finished", { turnId, reason, steps: 0, ...(why ? { message: why } : {}) });
   await turn.setStatus("idle");
   return { reason, text: textOf(run.llm) };
 }

@@ -253,7 +253,14 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
     },
 
     /** Runs one tool for a person, outside the model loop (the settings page's workflow Run), as a turn of its own. */
-    async runToolFor(input: { sessionId: string; toolName: string; input: unknown; user: Person }) {
+    async runToolFor(input: {
+      sessionId: string;
+      toolName: string;
+      input: unknown;
+      user: Person;
+      /** The API token the run was asked for with: it runs under it (turn-authority.ts). */
+      tokenId?: string | null;
+    }) {
       const session = await mustFind(input.sessionId);
       if (await turns.busy(session)) {
         throw new AgentRuntimeError(
@@ -261,8 +268,10 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
           "The agent is busy in this session; wait for it to finish, or use a new session.",
         );
       }
+      await store.sessions.setTurnToken(session.id, input.tokenId ?? null);
       return turns.runAlone(
         session.id,
+        input.user.id,
         {
           what: `direct ${input.toolName} run in session ${session.id}`,
           message: `${input.toolName} stopped on an internal error.`,

@@ -205,13 +205,20 @@ export function createTurnScheduler(setup: TurnSetup) {
      */
     runAlone(
       sessionId: string,
+      userId: string,
       failure: { what: string; message: string },
       work: (signal: AbortSignal) => Promise<TurnEnd>,
     ): Promise<TurnEnd> {
       const controller = new AbortController();
+      // Under the same authority as a turn (turn-authority.ts): its end stops the run.
+      const unfollow =
+        o.authority?.follow({ sessionId, userId }, (reason) => controller.abort(new TurnRevoked(reason))) ?? (() => {});
       const done = work(controller.signal)
         .catch((error: unknown) => failInternally(sessionId, error, failure.what, failure.message))
-        .finally(() => active.delete(sessionId));
+        .finally(() => {
+          unfollow();
+          active.delete(sessionId);
+        });
       active.set(sessionId, { controller, done });
       return done;
     },

@@ -1,4 +1,6 @@
 import { createTRPCClient, httpLink } from "@trpc/client";
+import fs from "node:fs/promises";
+import path from "node:path";
 import superjson from "superjson";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import type { ScriptedReply } from "@/e2e/fixtures/model-server/server";
@@ -17,7 +19,8 @@ import { until } from "@/server/test/until";
 // starts a long turn (a scripted model that keeps calling tools) through the real server, and its
 // owner revokes it, or it reaches its expiry. The turn must stop within a bound, as Stop stops it
 // (its end in the session's log, saying why), and nothing asked under the dead token may run
-// later: an approval answered afterwards, a message left for the next start. A turn asked for from
+// later: an approval answered afterwards, a message left for the next start; a workflow run started
+// with the token stops too. A turn asked for from
 // a browser login goes on when its person signs out, and stops when they leave the team.
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
@@ -34,7 +37,7 @@ const toolLoop = (n = 400): ScriptedReply[] =>
   }));
 
 beforeAll(async () => {
-  h = await createAgentHarness();
+  h = await createAgentHarness({ extensions: {} });
   server = await startServer(
     { ...h.env.services, config: { ...h.env.services.config, host: "127.0.0.1", port: 0 } },
     { dir: process.cwd(), pages: false },
@@ -178,4 +181,37 @@ it("a browser login's turn goes on when its person signs out, and stops when the
   const removedAt = Date.now();
   await h.caller.team.removeMember({ teamId: h.project.teamId, userId: eve.id });
   await stopsWithin(sessionId, removedAt, /no longer in the project's team/);
+});
+
+it("a workflow run a token started stops when the token is revoked", { timeout: 60_000 }, async () => {
+  const fay = await memberWithToken("Fay");
+  const root = (await h.env.services.files.open(h.project.id)).root;
+  await fs.mkdir(path.join(root, ".tandem/workflows"), { recursive: true });
+  await fs.writeFile(
+    path.join(root, ".tandem/workflows/read-all.yaml"),
+    [
+      "description: Read everything, in steps of a hundred calls",
+      "steps:",
+      ...["one", "two", "three"].flatMap((id) => [
+        `  - id: ${id}`,
+        "    prompt: 'Read all of it'",
+        "    max_turns: 100",
+      ]),
+    ].join("\n"),
+  );
+  h.model.load({ replies: toolLoop() });
+  const { sessionId } = await fay.api.extensions.runWorkflow.mutate({ projectId: h.project.id, workflow: "read-all" });
+  const child = async () => (await h.caller.session.get({ sessionId })).children[0]?.id;
+  await until(
+    async () => {
+      const id = await child();
+      return !!id && (await results(id)) >= 3;
+    },
+    "the workflow's step calling tools",
+    20_000,
+  );
+  const revokedAt = Date.now();
+  await fay.browser.apiToken.revoke({ id: fay.tokenId });
+  await stopsWithin(sessionId, revokedAt, /API token .* revoked or has expired/);
+  expect(only(await h.events((await child())!), "turn_finished").at(-1)?.payload.reason).toBe("cancelled");
 });

@@ -135,6 +135,7 @@ export const extensionsRouter = router({
           toolName: "workflow",
           input: { workflow: input.workflow, inputs: input.inputs ?? {} },
           user: { id: user.id, name: user.name },
+          tokenId: ctx.token?.id ?? null,
         });
         return { sessionId: session.id };
       } catch (error) {
