@@ -106,8 +106,8 @@ export type AgentStore = {
     setStatus(id: string, status: SessionStatus): Promise<boolean>;
     addUsage(id: string, usage: { inputTokens: number; outputTokens: number; costUsd: number }): Promise<unknown>;
     setAllowRules(id: string, rules: unknown[]): Promise<void>;
-    /** The API token the session's turn runs under from now on (turn-authority.ts); null: none. */
-    setTurnToken(id: string, tokenId: string | null): Promise<void>;
+    /** The API token the session's turn runs under from now on (turn-authority.ts); null: none. True: it changed. */
+    setTurnToken(id: string, tokenId: string | null): Promise<boolean>;
     listChildren(parentId: string): Promise<AgentSession[]>;
     listIdsOfProject(projectId: string): Promise<string[]>;
     listByStatus(statuses: SessionStatus[]): Promise<AgentSession[]>;

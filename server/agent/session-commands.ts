@@ -106,8 +106,10 @@ export function createSessionCommands(setup: TurnSetup, turns: TurnScheduler) {
           "An attached image is not stored with this session; attach it again.",
         );
       const ordered = wanted.map((hash) => images.find((i) => i.hash === hash)!);
-      // Before the message: a turn that picks it up is judged under its sender's credential.
-      await store.sessions.setTurnToken(session.id, input.tokenId ?? null);
+      // Before the message: a turn that picks it up is judged under its sender's credential, and
+      // one running already (here or on another instance) is told to follow the new token.
+      if ((await store.sessions.setTurnToken(session.id, input.tokenId ?? null)) && input.tokenId)
+        o.authority?.rebound(session.id);
       const event = await log.append(
         session.id,
         "user_message",

@@ -26,6 +26,11 @@ export type TurnAuthority = {
    * whichever instance the change was made on.
    */
   follow(turn: { sessionId: string; userId: string }, refused: (reason: string) => void): () => void;
+  /**
+   * The session's turn runs under another API token from now on (a message sent with it while the
+   * turn runs, here or on another instance): whoever follows it reads it again.
+   */
+  rebound(sessionId: string): void;
 };
 
 /**

@@ -19,8 +19,8 @@ import { until } from "@/server/test/until";
 // starts a long turn (a scripted model that keeps calling tools) through the real server, and its
 // owner revokes it, or it reaches its expiry. The turn must stop within a bound, as Stop stops it
 // (its end in the session's log, saying why), and nothing asked under the dead token may run
-// later: an approval answered afterwards, a message left for the next start; a workflow run started
-// with the token stops too. A turn asked for from
+// later: an approval answered afterwards, a message left for the next start; a message it sends
+// into a turn already running binds that turn to it; a workflow run started with the token stops too. A turn asked for from
 // a browser login goes on when its person signs out, and stops when they leave the team.
 
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
@@ -181,6 +181,21 @@ it("a browser login's turn goes on when its person signs out, and stops when the
   const removedAt = Date.now();
   await h.caller.team.removeMember({ teamId: h.project.teamId, userId: eve.id });
   await stopsWithin(sessionId, removedAt, /no longer in the project's team/);
+});
+
+it("a token's message taken up by a turn already running binds that turn to the token", {
+  timeout: 60_000,
+}, async () => {
+  const gus = await memberWithToken("Gus");
+  const { id: sessionId } = await h.caller.session.create({ projectId: h.project.id });
+  await longTurn((id) => h.caller.session.send({ sessionId: id, text: "read everything" }), sessionId);
+  await gus.api.session.send.mutate({ sessionId, text: "and then some" });
+  const before = await results(sessionId);
+  await until(async () => (await results(sessionId)) >= before + 2, "the turn going on", 10_000);
+  expect(await finished(sessionId)).toBeUndefined();
+  const revokedAt = Date.now();
+  await gus.browser.apiToken.revoke({ id: gus.tokenId });
+  await stopsWithin(sessionId, revokedAt, /API token .* revoked or has expired/);
 });
 
 it("a workflow run a token started stops when the token is revoked", { timeout: 60_000 }, async () => {

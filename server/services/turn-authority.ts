@@ -30,6 +30,9 @@ export function createTurnAuthority(db: Db, changes: AccessChanges, retryMs = RE
   const standing = (turn: { sessionId: string; userId: string }) => findTurnStanding(db, turn.sessionId, turn.userId);
   return {
     refusal: async (turn) => refusalOf(await standing(turn)),
+    // Told as a change about the session: its followers (on every instance) read it again, and
+    // the connections watching it re-check their own access, which this does not change.
+    rebound: (sessionId) => changes.publish({ kind: "session", sessionId }),
     follow(turn, refused) {
       let over = false;
       let reading = false;

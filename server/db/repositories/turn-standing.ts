@@ -11,9 +11,15 @@ export type TurnStanding = {
   token: { id: string; ownerId: string | null; live: boolean; ownerMember: boolean } | null;
 };
 
-/** Records the API token the session's turn runs under from now on (null: a browser login, or Tandem itself). */
-export async function setSessionTurnToken(db: Db, sessionId: string, tokenId: string | null): Promise<void> {
-  await db.agentSession.updateMany({ where: { id: sessionId }, data: { turnTokenId: tokenId } });
+/**
+ * Records the API token the session's turn runs under from now on (null: a browser login, or
+ * Tandem itself); true when that changed it.
+ */
+export async function setSessionTurnToken(db: Db, sessionId: string, tokenId: string | null): Promise<boolean> {
+  const changed = await db.$executeRaw`
+    UPDATE agent_session SET "turnTokenId" = ${tokenId}::text
+    WHERE id = ${sessionId} AND "turnTokenId" IS DISTINCT FROM ${tokenId}::text`;
+  return changed > 0;
 }
 
 /** Read now, as findLiveApiToken would judge the token; null when the session is gone. */
