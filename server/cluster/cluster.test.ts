@@ -478,6 +478,40 @@ describe("access taken away on one instance reaches connections on another", () 
     held.close();
   });
 
+  it("a team token's agent turn running on B stops when the token is revoked on A", async () => {
+    const b = cluster.instances[1]!;
+    const issued = await owner.trpc.apiToken.teamCreate.mutate({
+      teamId,
+      name: "agent",
+      scopes: ["read", "run"],
+      expiresInDays: 1,
+    });
+    await owner.trpc.agent.updateSettings.mutate({ projectId, stepLimit: 500 });
+    const script = connect(b.url, { token: issued.token });
+    const own = (await script.trpc.session.create.mutate({ projectId })).id;
+    // A model that thinks aloud without end: the turn runs on B, which took the message.
+    model.load({
+      replies: Array.from({ length: 300 }, (_, i) => ({
+        toolCalls: [{ id: `think_${i}`, name: "think", arguments: { thought: `step ${i}` } }],
+      })),
+    });
+    const results = async () =>
+      (await database.db.sessionEvent.count({ where: { sessionId: own, type: "tool_result" } })) as number;
+    await script.trpc.session.send.mutate({ sessionId: own, text: "think it all through" });
+    await until(async () => (await results()) >= 3, "the turn on B calling tools", 20_000);
+    const revokedAt = Date.now();
+    await owner.trpc.apiToken.teamRevoke.mutate({ teamId, id: issued.apiToken.id });
+    const finished = () => database.db.sessionEvent.findFirst({ where: { sessionId: own, type: "turn_finished" } });
+    await until(async () => !!(await finished()), "the turn's end on B", 5_000);
+    const end = (await finished())!;
+    expect(end.payload).toMatchObject({ reason: "cancelled", message: expect.stringContaining("API token") });
+    expect(end.createdAt.getTime() - revokedAt).toBeLessThan(2_000);
+    const ran = await results();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await results()).toBe(ran);
+    script.close();
+  });
+
   it("revoking a share link on A ends its viewer on B at once", async () => {
     const b = cluster.instances[1]!;
     const link = await owner.trpc.share.create.mutate({ sessionId, scope: "view", label: "For Gus" });
