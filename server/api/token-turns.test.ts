@@ -198,6 +198,28 @@ it("a token's message taken up by a turn already running binds that turn to the 
   await stopsWithin(sessionId, revokedAt, /API token .* revoked or has expired/);
 });
 
+it("a background sub-agent a token's turn started stops when the token is revoked, after that turn ended", {
+  timeout: 60_000,
+}, async () => {
+  const hal = await memberWithToken("Hal");
+  const { id: sessionId } = await hal.api.session.create.mutate({ projectId: h.project.id });
+  const delegate = { task: "Child-task: read every part", background: true, max_turns: 100 };
+  h.model.load({
+    replies: [
+      { match: "start the background work", toolCalls: [{ id: "bg", name: "delegate", arguments: delegate }] },
+      { match: "Started in the background", text: "It runs in the background." },
+      ...toolLoop(300).map((reply, i) => ({ ...reply, match: i === 0 ? "Child-task" : "read part" })),
+    ],
+  });
+  await hal.api.session.send.mutate({ sessionId, text: "start the background work" });
+  await until(async () => !!(await finished(sessionId)), "the delegating turn's end", 20_000);
+  const child = (await h.caller.session.get({ sessionId })).children[0]!.id;
+  await until(async () => (await results(child)) >= 3, "the sub-agent calling tools", 20_000);
+  const revokedAt = Date.now();
+  await hal.browser.apiToken.revoke({ id: hal.tokenId });
+  await stopsWithin(child, revokedAt, /API token .* revoked or has expired/);
+});
+
 it("a workflow run a token started stops when the token is revoked", { timeout: 60_000 }, async () => {
   const fay = await memberWithToken("Fay");
   const root = (await h.env.services.files.open(h.project.id)).root;

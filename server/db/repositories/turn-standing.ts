@@ -1,7 +1,8 @@
 import type { Db } from "@/server/db/client";
 
 // Whether a session's turn may still run (server/services/turn-authority.ts): its person, the API
-// token it runs under (agent_session.turnTokenId), and their places in the project's team.
+// token it runs under (agent_session.turnTokenId, a sub-agent's its parent's), and their places in
+// the project's team.
 
 export type TurnStanding = {
   projectId: string;
@@ -22,16 +23,28 @@ export async function setSessionTurnToken(db: Db, sessionId: string, tokenId: st
   return changed > 0;
 }
 
-/** Read now, as findLiveApiToken would judge the token; null when the session is gone. */
+/** How far up a sub-agent's parents the token is looked for (sub-agents of sub-agents are few levels deep). */
+const MAX_PARENTS = 8;
+
+/**
+ * Read now, as findLiveApiToken would judge the token; null when the session is gone. A sub-agent's
+ * session runs under its parents' token: a background one outlives the turn that started it.
+ */
 export async function findTurnStanding(db: Db, sessionId: string, userId: string): Promise<TurnStanding | null> {
-  const session = await db.agentSession.findUnique({
-    where: { id: sessionId },
-    select: { projectId: true, turnTokenId: true, project: { select: { teamId: true } } },
-  });
+  const select = { projectId: true, parentId: true, turnTokenId: true, project: { select: { teamId: true } } };
+  const session = await db.agentSession.findUnique({ where: { id: sessionId }, select });
   if (!session) return null;
+  let tokenId = session.turnTokenId;
+  for (let up = session.parentId, depth = 0; !tokenId && up && depth < MAX_PARENTS; depth++) {
+    const parent = await db.agentSession.findUnique({
+      where: { id: up },
+      select: { parentId: true, turnTokenId: true },
+    });
+    tokenId = parent?.turnTokenId ?? null;
+    up = parent?.parentId ?? null;
+  }
   const { teamId } = session.project;
   const member = async (id: string) => (await db.teamMember.count({ where: { teamId, userId: id } })) > 0;
-  const tokenId = session.turnTokenId;
   const [live, isMember, token] = await Promise.all([
     db.user.count({ where: { id: userId, disabledAt: null } }),
     member(userId),
