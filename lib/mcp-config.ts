@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isReservedSecretName } from "./secrets";
 
 // The `mcpServers` JSON shape that other agent CLIs use (Claude Code, gemini-cli, Cursor), shared by
 // the server and the settings page (which checks it as you type):
@@ -145,7 +146,17 @@ export function parseMcpServersText(text: string): ParsedConfig {
       problems: [{ path: "(json)", message: `Malformed JSON: ${reason}`, ...(line ? { line } : {}) }],
     };
   }
-  return parseMcpServers(value);
+  const parsed = parseMcpServers(value);
+  if (!parsed.ok) return parsed;
+  const problems = Object.entries(parsed.servers).flatMap(([name, config]) =>
+    Object.keys((isStdio(config) && config.env) || {})
+      .filter(isReservedSecretName)
+      .map((variable) => ({
+        path: `mcpServers.${name}.env.${variable}`,
+        message: `${variable} is set by Tandem's sandbox or changes how programs start (PATH, HOME, LD_*, proxy and certificate variables...), so the server would not get it: leave it out or set it in \`args\` (for example \`sh -c 'export ${variable}=...; exec server'\`).`,
+      })),
+  );
+  return problems.length ? { ok: false, problems } : parsed;
 }
 
 export function parseMcpServers(value: unknown): ParsedConfig {

@@ -163,15 +163,18 @@ export function sandboxedLauncher(
       newSession: true,
       projectId,
       source: { kind: "mcp", id: config.command },
-      secrets: held?.env,
+      // The server's own `env` is configured for it on purpose (API keys included), so it passes
+      // whatever its names look like, as a secret does: in the one channel that keeps the names
+      // the sandbox sets or that load code (LD_PRELOAD...) out, since the steps that start the
+      // sandbox (setpriv, prlimit, nsenter) run as root with this environment.
+      secrets: { ...held?.env, ...config.env },
     });
     // The SDK's transport spawns without uid/gid, so the identity switch goes into the command.
     const command = withIdentityInCommand(launch.command);
-    // The server's own `env` is configured for it on purpose (API keys included), so it passes whole.
     return {
       command: command.file,
       args: command.args,
-      env: { ...command.env, ...config.env },
+      env: command.env,
       cwd: command.cwd,
       release: () => void launch.close(),
       ...(held && !held.redactor.empty ? { redact: held.redactor.redact } : {}),
