@@ -4,6 +4,7 @@ import {
   projectAdminProcedure,
   projectMutationProcedure,
   projectProcedure,
+  projectRunProcedure,
   router,
   workspaceProcedure,
 } from "@/server/api/trpc";
@@ -120,7 +121,7 @@ export const extensionsRouter = router({
   }),
 
   /** Runs a workflow in a new session of the caller's, which streams each step; returns that session. */
-  runWorkflow: projectMutationProcedure
+  runWorkflow: projectRunProcedure
     .input(z.object({ workflow: z.string().min(1).max(100), inputs: z.record(z.string(), z.string()).optional() }))
     .mutation(async ({ ctx, input }) => {
       const user = ctx.user!;
