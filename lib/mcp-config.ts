@@ -117,6 +117,31 @@ export function formatMcpServers(servers: Record<string, unknown>): string {
   return JSON.stringify({ mcpServers: ordered }, null, 2);
 }
 
+/** What people who may not change the servers see of them: each `env` and `headers` value hidden, the names kept. */
+export function hideMcpValues(servers: Record<string, unknown>): Record<string, unknown> {
+  const hide = (map: unknown) =>
+    map && typeof map === "object" && !Array.isArray(map)
+      ? Object.fromEntries(Object.keys(map).map((name) => [name, HIDDEN_VALUE]))
+      : map;
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, config]) => {
+      if (!config || typeof config !== "object" || Array.isArray(config)) return [name, config];
+      const { env, headers, ...rest } = config as Record<string, unknown>;
+      return [
+        name,
+        {
+          ...rest,
+          ...(env !== undefined ? { env: hide(env) } : {}),
+          ...(headers !== undefined ? { headers: hide(headers) } : {}),
+        },
+      ];
+    }),
+  );
+}
+
+/** Shown instead of a value of an MCP server's `env` or `headers` to people who are not the project's admins. */
+export const HIDDEN_VALUE = "(hidden: only the project's owners and admins see it)";
+
 export const isStdio = (config: McpServerConfig): config is StdioServerConfig => "command" in config;
 export const isTcp = (config: McpServerConfig): config is TcpServerConfig => "tcp" in config;
 

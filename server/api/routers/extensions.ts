@@ -9,6 +9,7 @@ import {
   workspaceProcedure,
 } from "@/server/api/trpc";
 import type { Context } from "@/server/api/context";
+import { ADMIN_ROLES } from "@/server/api/access";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 import { SchedulerError } from "@/server/services/scheduler";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
@@ -40,7 +41,7 @@ export const extensionsRouter = router({
   settings: projectProcedure.query(async ({ ctx }) => {
     const extensions = extensionsOf(ctx);
     return {
-      ...(await extensions.projectTools.settings(ctx.project.id)),
+      ...(await extensions.projectTools.settings(ctx.project.id, { withValues: ADMIN_ROLES.includes(ctx.role) })),
       mailConfigured: extensions.mailConfigured,
       /** Semantic knowledge search: model, backend, passages embedded and pending, why it fails; null when not configured. */
       knowledge: await extensions.knowledge.semanticStatus(ctx.project.id),

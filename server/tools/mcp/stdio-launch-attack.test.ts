@@ -66,8 +66,10 @@ describeSandboxed("an MCP stdio server's configured environment", () => {
         await servers.settled("p1", 20_000);
         const [status] = servers.status("p1");
         expect(status?.status).toBe("failed");
-        // What the admin configured for the server is the server's own.
-        expect(status?.error).toContain("DOCS_API_KEY=kept-for-the-server");
+        // What the admin configured for the server is the server's own; what it printed of it
+        // (shown to everyone in the project) is hidden as a secret is.
+        expect(status?.error).toContain("DOCS_API_KEY=[secret DOCS_API_KEY]");
+        expect(status?.error).not.toContain("kept-for-the-server");
         expect(readdirSync(marks).filter((mark) => mark.startsWith("0-"))).toEqual([]);
       } finally {
         await servers.dispose();
