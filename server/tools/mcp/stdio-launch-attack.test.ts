@@ -107,3 +107,23 @@ describe("an MCP stdio server's environment, as saved and as started", () => {
     expect(started.env.PATH).not.toBe(workspace);
   });
 });
+
+describe("an MCP stdio server that floods its stdout", () => {
+  it("fails at the SDK's line limit instead of being gathered in the server's memory (it held)", async () => {
+    const servers = createMcpServers({ fetchPolicy: { allowHosts: [] }, maxBackoffMs: 60_000 });
+    try {
+      await servers.sync(
+        "flood",
+        { flood: { command: "/bin/sh", args: ["-c", "head -c 40000000 /dev/zero | tr '\\0' a; sleep 30"] } },
+        sandboxedLauncher(
+          workspace,
+          createSandbox({ host: { mode: "none", masks: [], perProjectUid: false, limits: null } }),
+        ),
+      );
+      await servers.settled("flood", 20_000);
+      expect(servers.status("flood")[0]).toMatchObject({ status: "failed" });
+    } finally {
+      await servers.dispose();
+    }
+  }, 30_000);
+});
