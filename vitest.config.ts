@@ -11,6 +11,7 @@ const alone = [
   "server/cluster/**/*.test.ts",
   "server/restart.test.ts",
   "server/terminal/terminal.test.ts",
+  "server/terminal/terminal-ack.test.ts",
   "server/tools/shell.test.ts",
   "server/sandbox/limits.test.ts",
   "server/sandbox/disk-budget.test.ts",

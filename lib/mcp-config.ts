@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isReservedSecretName } from "./secrets";
 
 // The `mcpServers` JSON shape that other agent CLIs use (Claude Code, gemini-cli, Cursor), shared by
 // the server and the settings page (which checks it as you type):
@@ -116,6 +117,31 @@ export function formatMcpServers(servers: Record<string, unknown>): string {
   return JSON.stringify({ mcpServers: ordered }, null, 2);
 }
 
+/** What people who may not change the servers see of them: each `env` and `headers` value hidden, the names kept. */
+export function hideMcpValues(servers: Record<string, unknown>): Record<string, unknown> {
+  const hide = (map: unknown) =>
+    map && typeof map === "object" && !Array.isArray(map)
+      ? Object.fromEntries(Object.keys(map).map((name) => [name, HIDDEN_VALUE]))
+      : map;
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, config]) => {
+      if (!config || typeof config !== "object" || Array.isArray(config)) return [name, config];
+      const { env, headers, ...rest } = config as Record<string, unknown>;
+      return [
+        name,
+        {
+          ...rest,
+          ...(env !== undefined ? { env: hide(env) } : {}),
+          ...(headers !== undefined ? { headers: hide(headers) } : {}),
+        },
+      ];
+    }),
+  );
+}
+
+/** Shown instead of a value of an MCP server's `env` or `headers` to people who are not the project's admins. */
+export const HIDDEN_VALUE = "(hidden: only the project's owners and admins see it)";
+
 export const isStdio = (config: McpServerConfig): config is StdioServerConfig => "command" in config;
 export const isTcp = (config: McpServerConfig): config is TcpServerConfig => "tcp" in config;
 
@@ -145,7 +171,17 @@ export function parseMcpServersText(text: string): ParsedConfig {
       problems: [{ path: "(json)", message: `Malformed JSON: ${reason}`, ...(line ? { line } : {}) }],
     };
   }
-  return parseMcpServers(value);
+  const parsed = parseMcpServers(value);
+  if (!parsed.ok) return parsed;
+  const problems = Object.entries(parsed.servers).flatMap(([name, config]) =>
+    Object.keys((isStdio(config) && config.env) || {})
+      .filter(isReservedSecretName)
+      .map((variable) => ({
+        path: `mcpServers.${name}.env.${variable}`,
+        message: `${variable} is set by Tandem's sandbox or changes how programs start (PATH, HOME, LD_*, proxy and certificate variables...), so the server would not get it: leave it out or set it in \`args\` (for example \`sh -c 'export ${variable}=...; exec server'\`).`,
+      })),
+  );
+  return problems.length ? { ok: false, problems } : parsed;
 }
 
 export function parseMcpServers(value: unknown): ParsedConfig {

@@ -78,6 +78,20 @@ const RESERVED = new Set([
   "VISUAL",
   "PAGER",
   "GIT_PAGER",
+  // What glibc itself clears for a setuid program: each makes a privileged process load or read
+  // files it names, and the steps that start a sandbox run as root (sandbox/launcher.ts).
+  "GCONV_PATH",
+  "GETCONF_DIR",
+  "GLIBC_TUNABLES",
+  "HOSTALIASES",
+  "LOCALDOMAIN",
+  "LOCPATH",
+  "MALLOC_TRACE",
+  "NIS_PATH",
+  "NLSPATH",
+  "RESOLV_HOST_CONF",
+  "RES_OPTIONS",
+  "TZDIR",
 ]);
 const RESERVED_PREFIXES = ["TANDEM_", "LD_", "GIT_CONFIG", "NPM_CONFIG_", "BASH_FUNC_", "LC_", "__TANDEM"];
 

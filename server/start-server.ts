@@ -2,9 +2,9 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
+import { BoundedWebSocketServer } from "@/server/http/bounded-sockets";
 import { toNodeHandler } from "better-auth/node";
 import next from "next";
-import { WebSocketServer } from "ws";
 import { appRouter } from "@/server/api/root";
 import { createConnectionContext, createContext, type Services } from "@/server/api/context";
 import { CLIENT_IP_HEADER } from "@/server/auth/auth";
@@ -167,7 +167,7 @@ export async function startServer(
     void handleNext(req, res);
   }
 
-  const trpcWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  const trpcWss = new BoundedWebSocketServer({ noServer: true, maxPayload: 1 << 20 });
   const wsHandler = applyWSSHandler({
     wss: trpcWss,
     router: appRouter,
@@ -175,9 +175,9 @@ export async function startServer(
       createConnectionContext(services, headersOf(req), info.connectionParams, (cleanup) => res.once("close", cleanup)),
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
   });
-  const terminalWss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
-  const languageWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LANGUAGE_FRAME_BYTES });
-  const liveWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LIVE_FRAME_BYTES });
+  const terminalWss = new BoundedWebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  const languageWss = new BoundedWebSocketServer({ noServer: true, maxPayload: MAX_LANGUAGE_FRAME_BYTES });
+  const liveWss = new BoundedWebSocketServer({ noServer: true, maxPayload: MAX_LIVE_FRAME_BYTES });
   /** The project's own sockets (server/http/project-sockets.ts), by path. */
   const projectSockets = new Map([
     [TERMINAL_WS_PATH, { what: "terminal", wss: terminalWss, upgrade: upgradeTerminal }],

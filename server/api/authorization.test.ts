@@ -195,7 +195,7 @@ const rules: Record<string, Rule> = {
   "extensions.cancelSchedule": "project-write",
   "extensions.workflows": "project-read",
   "extensions.skills": "project-read",
-  "extensions.runWorkflow": "project-write",
+  "extensions.runWorkflow": "project-run",
   "review.changes": "session-read",
   "board.list": "project-read",
   "board.watch": "project-read",

@@ -14,6 +14,7 @@ import {
 } from "@/server/api/access";
 import { findApproval } from "@/server/db/repositories/approvals";
 import { findTeamRole } from "@/server/db/repositories/teams";
+import { holdsAuthorsOwnSecrets } from "@/server/db/repositories/sessions";
 import { requestOrigin } from "@/server/auth/request-origin";
 import { withAuditOrigin } from "@/server/db/audit-origin";
 import { GitError } from "@/server/git/errors";
@@ -234,6 +235,15 @@ export const approvalProcedure = protectedProcedure
     });
     if (!mayAnswerApprovals(access, ctx.user.id)) {
       throw new TRPCError({ code: "FORBIDDEN", message: "In this session only its author answers approvals." });
+    }
+    // Approving is driving: a command approved here runs with the author's own secrets, which
+    // nobody else's words or answers may drive (as a terminal holding them shares no input).
+    if (access.session.authorId !== ctx.user.id && (await holdsAuthorsOwnSecrets(ctx.services.db, access.session))) {
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message:
+          "This session's commands run with its author's own secrets, so only its author answers its approvals. Write in the session to take part: its next turn then runs without them.",
+      });
     }
     return next({ ctx: { ...ctx, approval, session: access.session } });
   });

@@ -10,6 +10,7 @@ export type GitErrorCode =
   | "NOT_A_REPOSITORY"
   | "REJECTED"
   | "BAD_INPUT"
+  | "TOO_LARGE"
   | "GIT_UNAVAILABLE"
   | "FAILED";
 

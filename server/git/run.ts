@@ -121,10 +121,22 @@ export function runGit(sandbox: GitSandbox, args: string[], options: GitRunOptio
   );
 }
 
+/**
+ * What the server reads of one git command's output. A blob compresses a thousand to one, so a
+ * writer commits gigabytes of text for megabytes of disk; asking for that file's text or its
+ * commit's patch (a viewer may) would gather it all in the server's memory.
+ */
+export const MAX_GIT_OUTPUT = 64 * 1024 * 1024;
+
 function run(sandboxed: SandboxedCommand, args: string[], options: GitRunOptions): Promise<GitResult> {
-  return runGitProcess(sandboxed, options).catch((error: unknown) => {
+  return runGitProcess(sandboxed, { maxStdout: MAX_GIT_OUTPUT, ...options }).catch((error: unknown) => {
     if (!(error instanceof GitProcessError)) throw error;
     if (error.kind === "cancelled") throw new GitError("CANCELLED", "The git operation was cancelled.");
+    if (error.kind === "overflow")
+      throw new GitError(
+        "TOO_LARGE",
+        `git ${args[0]} gave more than ${MAX_GIT_OUTPUT / 1024 / 1024} MB, which is too large to show here: look at it in a terminal.`,
+      );
     if (error.kind !== "exit" || !error.result)
       throw new GitError("GIT_UNAVAILABLE", `Could not start git: ${error.message}`);
     // Merges report their conflicts on stdout.

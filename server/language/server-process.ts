@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { StreamMessageReader, StreamMessageWriter, type Message } from "vscode-jsonrpc/node";
 import { processTreePids } from "@/server/terminal/process-tree";
 import type { Launch } from "./launch";
+import { MessageBound } from "./message-bound";
 
 /** One run of a language server process, speaking LSP over its stdio. */
 export class ServerProcess {
@@ -30,7 +31,12 @@ export class ServerProcess {
         resolve({ code: -1, signal: null });
       });
     });
-    const reader = new StreamMessageReader(this.child.stdout!);
+    const bounded = this.child.stdout!.pipe(new MessageBound());
+    bounded.on("error", () => {
+      this.child.stdout!.unpipe(bounded);
+      this.kill();
+    });
+    const reader = new StreamMessageReader(bounded);
     reader.onError(() => this.kill());
     reader.listen(onMessage);
     this.writer = new StreamMessageWriter(this.child.stdin!);

@@ -23,6 +23,8 @@ export interface GitProcessOptions {
   signal?: AbortSignal;
   /** Each chunk of stderr as it arrives (progress lines end in \r). */
   onStderr?: (text: string) => void;
+  /** Past this many bytes of stdout git is killed and the run fails as `overflow`. */
+  maxStdout?: number;
 }
 
 export interface GitResult {
@@ -34,7 +36,7 @@ export interface GitResult {
 /** Why a git process failed: it could not start (`missing`: no such program), was cancelled, or exited with a code not in okCodes. */
 export class GitProcessError extends Error {
   constructor(
-    readonly kind: "missing" | "unstartable" | "cancelled" | "exit",
+    readonly kind: "missing" | "unstartable" | "cancelled" | "exit" | "overflow",
     message: string,
     readonly result?: GitResult,
     options?: ErrorOptions,
@@ -57,8 +59,20 @@ export function runGitProcess(command: GitCommand, options: GitProcessOptions = 
       stdio: "pipe",
     });
     const out: Buffer[] = [];
+    let outBytes = 0;
+    let overflowed = false;
     let err = "";
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (overflowed) return;
+      outBytes += chunk.length;
+      if (options.maxStdout !== undefined && outBytes > options.maxStdout) {
+        overflowed = true;
+        out.length = 0;
+        child.kill("SIGKILL");
+        return;
+      }
+      out.push(chunk);
+    });
     child.stderr.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
       if (err.length < MAX_STDERR) err += text;
@@ -78,6 +92,8 @@ export function runGitProcess(command: GitCommand, options: GitProcessOptions = 
     child.on("close", (code) => {
       const result = { stdout: Buffer.concat(out), stderr: err, code: code ?? -1 };
       if (options.signal?.aborted) reject(new GitProcessError("cancelled", "The git operation was cancelled."));
+      else if (overflowed)
+        reject(new GitProcessError("overflow", `git's output ran past ${options.maxStdout} bytes`, result));
       else if (result.code === 0 || options.okCodes?.includes(result.code)) resolve(result);
       else reject(new GitProcessError("exit", `git exited with ${result.code}`, result));
     });

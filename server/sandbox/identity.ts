@@ -62,16 +62,26 @@ export function prepareWorkspace(workspaceRoot: string, identity: HostIdentity):
   const key = `${workspaceRoot}:${identity.gid}`;
   if (prepared.has(key)) return;
   openAncestors(workspaceRoot);
-  if (!isShared(workspaceRoot, identity)) {
-    // The root is the server's own folder at a path it chose; what is inside is the project's.
-    const rootFd = openSync(workspaceRoot, O_PATH | constants.O_DIRECTORY);
-    try {
-      shareInode(rootFd, fstatSync(rootFd).mode, identity.gid, true);
-    } finally {
-      closeSync(rootFd);
-    }
+  // The root is the server's own folder at a path it chose; what is inside is the project's.
+  const rootFd = openSync(workspaceRoot, O_PATH | constants.O_DIRECTORY);
+  try {
+    if (!isShared(workspaceRoot, identity)) shareInode(rootFd, fstatSync(rootFd).mode, identity.gid, true);
+    closeToOthers(rootFd);
+  } finally {
+    closeSync(rootFd);
   }
   prepared.add(key);
+}
+
+/**
+ * Another project's uid may not enter the tree. Its files are made as any process makes them
+ * (0644 under the usual umask), and what walks a tree by path strings runs as the project's uid
+ * outside the sandbox (ripgrep): a folder swapped for a link to another project's tree led it there.
+ * Trees handed over before this rule lose the bits at their next launch.
+ */
+function closeToOthers(rootFd: number): void {
+  const mode = fstatSync(rootFd).mode & 0o7777;
+  if (mode & 0o007) chmodSync(fdPath(rootFd), mode & ~0o007);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { NetworkPolicy } from "@/lib/egress-policy";
 import { discoverTools, DiscoveryError } from "@/server/tools/discovery/discovered-tools";
 import {
   formatMcpServers,
+  hideMcpValues,
   parseMcpServers,
   parseMcpServersText,
   type ConfigProblem,
@@ -134,10 +135,15 @@ export function createProjectTools(options: {
       return [...fromMcp, ...fromDiscovery.tools];
     },
 
-    async settings(projectId: string) {
+    /**
+     * `withValues`: the MCP servers' `env` and `headers` values, which are the team's keys to other
+     * services, for those who may change them (the project's admins); others see the names only.
+     */
+    async settings(projectId: string, options: { withValues: boolean }) {
       const { row } = await settingsOf(projectId);
+      const servers = (row.mcpServers ?? {}) as Record<string, unknown>;
       return {
-        mcpServersText: formatMcpServers((row.mcpServers ?? {}) as Record<string, unknown>),
+        mcpServersText: formatMcpServers(options.withValues ? servers : hideMcpValues(servers)),
         toolDiscoveryCommand: row.toolDiscoveryCommand ?? "",
         toolCallCommand: row.toolCallCommand ?? "",
         languageServersText: JSON.stringify(row.languageServers ?? {}, null, 2),

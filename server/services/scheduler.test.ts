@@ -34,6 +34,9 @@ function scheduler(fired: string[] = []): Scheduler {
 beforeAll(async () => {
   database = await createTestDatabase();
   projectId = await seedProject(database.db);
+  // A run acts for whoever scheduled it, so they are a member who may run the agent.
+  const { teamId } = (await database.db.project.findUniqueOrThrow({ where: { id: projectId } })) as { teamId: string };
+  await database.db.teamMember.create({ data: { teamId, userId: "ann", role: "member" } });
   admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
 });

@@ -3,6 +3,7 @@ import type { Db } from "@/server/db/client";
 import * as tasks from "@/server/db/repositories/scheduled-tasks";
 import type { ScheduledTaskRow } from "@/server/db/repositories/scheduled-tasks";
 import { findSession } from "@/server/db/repositories/sessions";
+import { activeRoleInProject } from "@/server/db/repositories/projects";
 import type { TaskScheduler } from "@/server/tools/schedule-task";
 import { nextCronTime, parseScheduleTime } from "@/server/tools/schedule-time";
 
@@ -46,6 +47,12 @@ export function createScheduler(options: {
   async function fire(taskId: string) {
     const task = await tasks.findScheduledTask(db, taskId);
     if (task?.status !== "active") return; // paused or cancelled after the job was queued
+    const refused = await refusal(task);
+    if (refused) {
+      await tasks.recordScheduledRun(db, task.id, { sessionId: null, error: refused });
+      await tasks.updateScheduledTask(db, task.id, { status: "paused", jobId: null, nextRunAt: null });
+      return;
+    }
     try {
       const { sessionId } = await options.run(task);
       await tasks.recordScheduledRun(db, task.id, { sessionId, error: null });
@@ -54,6 +61,19 @@ export function createScheduler(options: {
     }
     if (task.cron) await enqueue(task, nextCronTime(task.cron, now(), task.timezone));
     else await tasks.updateScheduledTask(db, task.id, { status: "done", nextRunAt: null, jobId: null });
+  }
+
+  /**
+   * Why the task may not run now, or null: a run is a session written by whoever scheduled it, with
+   * their own secrets and forge tokens, so it acts only while they may still run the agent here.
+   */
+  async function refusal(task: ScheduledTaskRow): Promise<string | null> {
+    const role = await activeRoleInProject(db, task.projectId, task.createdById);
+    if (role && role !== "viewer") return null;
+    return (
+      "Not run, and paused: the person who scheduled it can no longer run the agent in this project " +
+      "(they left the team, are a viewer now, or their account is disabled). Cancel it, or ask the agent to schedule it again."
+    );
   }
 
   async function mustFind(projectId: string, taskId: string) {

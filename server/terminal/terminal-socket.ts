@@ -11,9 +11,17 @@ export interface TerminalSocketOptions {
 /** Serves one client on an already authenticated and authorized WebSocket. */
 export function handleTerminalSocket(ws: WebSocket, { terminal, canWrite: allowed }: TerminalSocketOptions): void {
   const canWrite = () => (typeof allowed === "function" ? allowed() : allowed);
+  // An acknowledgement is the client's word: it counts only for bytes that left the server (handed
+  // to the kernel), so a client that acknowledges what it never read cannot have output queued for it
+  // here without end. A real client acknowledges only what it received, which has left.
+  let flushed = 0;
+  let acknowledged = 0;
   const attachment = terminal.attach({
     output: (frame) => {
-      if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true });
+      if (ws.readyState === ws.OPEN)
+        ws.send(frame, { binary: true }, (error) => {
+          if (!error) flushed += frame.length;
+        });
     },
     message: (message) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
@@ -34,9 +42,14 @@ export function handleTerminalSocket(ws: WebSocket, { terminal, canWrite: allowe
       case "resize":
         if (canWrite()) terminal.resize(message.cols, message.rows);
         break;
-      case "ack":
-        attachment.ack(message.bytes);
+      case "ack": {
+        const bytes = Math.min(message.bytes, flushed - acknowledged);
+        if (bytes > 0) {
+          acknowledged += bytes;
+          attachment.ack(bytes);
+        }
         break;
+      }
     }
   });
   ws.on("close", () => attachment.detach());

@@ -46,3 +46,44 @@ describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
     });
   },
 );
+
+// The same race pointed at another project's tree: rg runs as this project's uid, outside any
+// sandbox, so what it can be led to is what that uid may read on the host. A workspace's files
+// are made as any process makes them (0644 under the usual umask), so another project's tree
+// must be closed to this uid at its root, as the sandbox's masks close it to this project's processes.
+describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
+  "searching while a terminal swaps a folder for a link to another project's tree",
+  () => {
+    it("never returns a line or a name from the other project", async () => {
+      const s = await session();
+      const other = path.join(s.outside, "other-project");
+      await mkdir(other);
+      await writeFile(path.join(other, "their-secret.txt"), "needle from the other project\n");
+      await chmod(path.join(other, "their-secret.txt"), 0o644);
+      prepareWorkspace(other, projectIdentity(other));
+      await mkdir(path.join(s.root, "d"));
+      for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
+      await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
+      await symlink(other, path.join(s.root, "swap"));
+      prepareWorkspace(s.root, projectIdentity(s.root));
+      const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
+      const leaks: string[] = [];
+      let found = 0;
+      const deadline = Date.now() + 10_000;
+      try {
+        for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
+          const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
+          const text = String(grep.llm);
+          if (text.includes("needle in the workspace")) found++;
+          if (text.includes("other project")) leaks.push(`grep at ${i}: ${text}`);
+          const glob = await s.run(globTool, { pattern: "**/their-*" });
+          if (String(glob.llm).includes("their-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
+        }
+      } finally {
+        expect(await swapper.stop()).toBeGreaterThan(0);
+      }
+      expect(leaks).toEqual([]);
+      expect(found).toBeGreaterThan(0);
+    });
+  },
+);

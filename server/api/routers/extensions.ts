@@ -4,10 +4,12 @@ import {
   projectAdminProcedure,
   projectMutationProcedure,
   projectProcedure,
+  projectRunProcedure,
   router,
   workspaceProcedure,
 } from "@/server/api/trpc";
 import type { Context } from "@/server/api/context";
+import { ADMIN_ROLES } from "@/server/api/access";
 import { AgentRuntimeError } from "@/server/agent/runtime";
 import { SchedulerError } from "@/server/services/scheduler";
 import { loadWorkflows } from "@/server/tools/workflow-engine";
@@ -39,7 +41,7 @@ export const extensionsRouter = router({
   settings: projectProcedure.query(async ({ ctx }) => {
     const extensions = extensionsOf(ctx);
     return {
-      ...(await extensions.projectTools.settings(ctx.project.id)),
+      ...(await extensions.projectTools.settings(ctx.project.id, { withValues: ADMIN_ROLES.includes(ctx.role) })),
       mailConfigured: extensions.mailConfigured,
       /** Semantic knowledge search: model, backend, passages embedded and pending, why it fails; null when not configured. */
       knowledge: await extensions.knowledge.semanticStatus(ctx.project.id),
@@ -120,7 +122,7 @@ export const extensionsRouter = router({
   }),
 
   /** Runs a workflow in a new session of the caller's, which streams each step; returns that session. */
-  runWorkflow: projectMutationProcedure
+  runWorkflow: projectRunProcedure
     .input(z.object({ workflow: z.string().min(1).max(100), inputs: z.record(z.string(), z.string()).optional() }))
     .mutation(async ({ ctx, input }) => {
       const user = ctx.user!;

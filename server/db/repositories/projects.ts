@@ -27,6 +27,17 @@ export async function findProjectForUser(
   return { project, role: asRole(role) };
 }
 
+/** The person's role in the project's team, or null when they are not in it or their account is disabled. */
+export async function activeRoleInProject(db: Db, projectId: string, userId: string): Promise<ProjectRole | null> {
+  const [row] = await db.sql<{ role: string }>`
+    SELECT m.role
+    FROM project p
+    JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${userId}
+    JOIN "user" u ON u.id = m."userId" AND u."disabledAt" IS NULL
+    WHERE p.id = ${projectId}`;
+  return row ? asRole(row.role) : null;
+}
+
 export async function findProject(db: Db, projectId: string): Promise<Project | null> {
   return db.project.findUnique({ where: { id: projectId }, select: projectSelect });
 }

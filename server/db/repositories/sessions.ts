@@ -214,3 +214,22 @@ export async function findIdleSessionsWithUnansweredMessage(db: Db): Promise<Arr
 export async function findSessionsByStatus(db: Db, statuses: SessionStatus[]) {
   return (await db.agentSession.findMany({ where: { status: { in: statuses } }, select })).map(toRow);
 }
+
+/**
+ * Whether the session's shell holds its author's own secrets (server/agent/turn-setup.ts): it is
+ * not a sub-agent's, nobody but its author wrote into it, and its author has secrets of their own.
+ */
+export async function holdsAuthorsOwnSecrets(
+  db: Db,
+  session: Pick<AgentSessionRow, "id" | "authorId" | "parentId">,
+): Promise<boolean> {
+  if (!session.authorId || session.parentId !== null) return false;
+  const [row] = await db.sql<{ holds: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM secret WHERE "userId" = ${session.authorId})
+       AND NOT EXISTS (
+         SELECT 1 FROM session_event
+         WHERE "sessionId" = ${session.id} AND type = 'user_message'
+           AND "authorId" IS NOT NULL AND "authorId" <> ${session.authorId}
+       ) AS holds`;
+  return row?.holds === true;
+}

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { isInside } from "@/server/workspace";
 import { withIdentityInCommand } from "@/server/sandbox/launcher";
-import type { ProcessSecrets } from "@/server/secrets/redactor";
+import { createRedactor, type ProcessSecrets, type Redactor } from "@/server/secrets/redactor";
+import { SECRET_MIN_LENGTH } from "@/lib/secrets";
 import type { Sandbox } from "@/server/sandbox/sandbox";
 import type { Tool } from "../define-tool";
 import { isStdio, isTcp, toolAllowed, type McpServerConfig, type McpServersConfig } from "@/lib/mcp-config";
@@ -163,18 +164,28 @@ export function sandboxedLauncher(
       newSession: true,
       projectId,
       source: { kind: "mcp", id: config.command },
-      secrets: held?.env,
+      // The server's own `env` is configured for it on purpose (API keys included), so it passes
+      // whatever its names look like, as a secret does: in the one channel that keeps the names
+      // the sandbox sets or that load code (LD_PRELOAD...) out, since the steps that start the
+      // sandbox (setpriv, prlimit, nsenter) run as root with this environment.
+      secrets: { ...held?.env, ...config.env },
     });
     // The SDK's transport spawns without uid/gid, so the identity switch goes into the command.
     const command = withIdentityInCommand(launch.command);
-    // The server's own `env` is configured for it on purpose (API keys included), so it passes whole.
+    // What it prints when it fails is shown to everyone in the project: its own keys are hidden as secrets are.
+    const own = createRedactor(
+      Object.entries(config.env ?? {})
+        .filter(([, value]) => value.length >= SECRET_MIN_LENGTH)
+        .map(([name, value]) => ({ name, value })),
+    );
+    const redactors = [held?.redactor, own].filter((r): r is Redactor => !!r && !r.empty);
     return {
       command: command.file,
       args: command.args,
-      env: { ...command.env, ...config.env },
+      env: command.env,
       cwd: command.cwd,
       release: () => void launch.close(),
-      ...(held && !held.redactor.empty ? { redact: held.redactor.redact } : {}),
+      ...(redactors.length ? { redact: (text: string) => redactors.reduce((t, r) => r.redact(t), text) } : {}),
     };
   };
 }
