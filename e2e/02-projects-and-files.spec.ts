@@ -151,6 +151,45 @@ test("the first screen's data is asked for once, by the page's HTML, and the IDE
   expect(calls.filter((c) => c.path === "account.status")).toHaveLength(1);
   expect(calls.filter((c) => c.path === "project.get")).toHaveLength(1);
   expect(calls.filter((c) => c.path === "fs.tree" && c.input?.path === "")).toHaveLength(1);
+
+  // The first screen's sheets declare Monaco's icon font face (app/layout.tsx): a face that comes
+  // with the editor's sheets, after the first paint, has the browser resolve every element's fonts again.
+  const html = await (await page.request.get(address)).text();
+  const sheets = [...html.matchAll(/<link[^>]*rel="stylesheet"[^>]*>/g)].map(
+    (link) => /href="([^"]+)"/.exec(link[0])![1]!,
+  );
+  expect(sheets.length).toBeGreaterThan(0);
+  const css = await Promise.all(
+    sheets.map(async (href) => (await page.request.get(new URL(href, address).href)).text()),
+  );
+  expect(css.some((text) => /@font-face\s*\{[^}]*font-family:\s*"?codicon/.test(text))).toBe(true);
+});
+
+test("the empty editor lays out the editor's font out of sight, as the file's text will draw it", async ({
+  page,
+  ide,
+}) => {
+  // EditorFontWarmUp: the same face, size and features as the placeholder's, so the first file's
+  // text finds them resolved (a size or feature set laid out for the first time costs synchronous
+  // calls to the browser's font service).
+  await ide.signIn(admin);
+  await ide.createProject("Font before the text");
+  await expect(page.getByTestId("editor-empty")).toBeVisible();
+  const warmUp = await page.locator(".editor-font-warm-up").evaluate((element) => {
+    const style = getComputedStyle(element);
+    return { size: style.fontSize, family: style.fontFamily, features: style.fontFeatureSettings };
+  });
+  const text = await page.evaluate(() => {
+    const probe = document.createElement("div");
+    probe.className = "text-placeholder";
+    document.body.append(probe);
+    const style = getComputedStyle(probe);
+    const features = style.fontFeatureSettings;
+    probe.remove();
+    return features;
+  });
+  expect(warmUp).toMatchObject({ size: "13px", features: text });
+  expect(warmUp.family).toContain("monospace");
 });
 
 test("a file's text shows before the editor's code is in, where the editor will show it, and the editor takes over in place", async ({

@@ -1,7 +1,8 @@
 "use client";
 
-import { useLayoutEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { z } from "zod";
+import { afterPaint } from "@/components/ui/after-paint";
 import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
 
 // A file's text as the editor will show it, drawn before the editor's code (Monaco, ~3.8 MB of
@@ -89,6 +90,26 @@ export function TextPlaceholder({ text, view }: { text: string; view: unknown })
           ))}
         </div>
       )}
+    </div>
+  );
+}
+
+/**
+ * The editor's font, drawn out of sight where the editor will be: in the empty editor area once it
+ * is on screen, and at once (`now`) while a file's text is on its way. The first screen uses no
+ * 13 px monospace, and the browser answers for a font size (and weight, and slant) it has not laid
+ * out yet by synchronous calls to its font service, one per family of the list it does not have:
+ * on a cold load they came as the first file's text was drawn (6-135 ms, more the busier the
+ * machine), and again for the bold and italic Monaco measures as it makes the editor. Here they
+ * come while the person looks for the file, or while its text is fetched, with nothing waiting.
+ */
+export function EditorFontWarmUp({ now = false }: { now?: boolean }) {
+  const [shown, setShown] = useState(now);
+  useEffect(() => (now ? undefined : afterPaint(() => setShown(true))), [now]);
+  if (!shown) return null;
+  return (
+    <div className="editor-font-warm-up" aria-hidden="true" style={{ ...EDITOR_FONT, lineHeight: `${LINE_HEIGHT}px` }}>
+      1 <b>1</b> <i>1</i>
     </div>
   );
 }

@@ -7,7 +7,7 @@ import type { FileBuffer } from "@/components/editor/file-buffer";
 import type { FileBuffers } from "@/components/editor/file-buffers";
 import type { MonacoPaneProps } from "@/components/editor/monaco-pane";
 import type { OpenTabs } from "@/components/editor/open-tabs";
-import { PLACEHOLDER_MAX_CHARS, TextPlaceholder } from "@/components/editor/text-placeholder";
+import { EditorFontWarmUp, PLACEHOLDER_MAX_CHARS, TextPlaceholder } from "@/components/editor/text-placeholder";
 import { Deferred, DeferredCode } from "@/components/ui/deferred";
 import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useCommands } from "@/components/ui/commands";
@@ -40,7 +40,18 @@ export function EditorArea() {
   // it: the browser compiles the arriving scripts on the renderer's thread pool, and the first
   // frame's layout waits on that pool for the browser's answer about each new font size and weight
   // (~180 ms of a cold load under load, while Monaco's chunks streamed in).
-  useEffect(() => afterPaint(() => void monacoPane.preload()), []);
+  // Monaco's icon font (codicon, display: block; its face is declared by app/layout.tsx) loads
+  // once a glyph of it is drawn: after the editor's first frame, so the folding arrows were blank
+  // and its arrival re-resolved the page's fonts (~110 ms later, as the first keys were typed).
+  // Asked for with the editor's code instead.
+  useEffect(
+    () =>
+      afterPaint(() => {
+        void monacoPane.preload();
+        void document.fonts?.load("16px codicon");
+      }),
+    [],
+  );
 
   // The others in live documents see which file is on screen here; follow mode opens the file
   // the followed person has on screen (their cursor is followed by the editor, monaco-pane.tsx).
@@ -146,6 +157,7 @@ export function EditorArea() {
               <kbd>Ctrl</kbd>+<kbd>S</kbd> saves · middle-click closes a tab
             </p>
           </div>
+          <EditorFontWarmUp />
         </div>
       )}
       {closing && <CloseDirtyDialog path={closing} onDone={() => setClosing(null)} />}
@@ -158,7 +170,12 @@ function FileBody({ file }: { file: FileBuffer }) {
   const buffers = useFileBuffers();
   if (file.status === "loading") {
     if (file.preview === undefined || file.preview.length > PLACEHOLDER_MAX_CHARS)
-      return <div className="center-message">Loading {file.path}…</div>;
+      return (
+        <div className="center-message">
+          Loading {file.path}…
+          <EditorFontWarmUp now />
+        </div>
+      );
     return (
       <div className="editor-stack">
         <TextPlaceholder text={file.preview} view={tabs.restoredView(file.path)} />

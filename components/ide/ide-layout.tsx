@@ -4,7 +4,7 @@ import { useMemo, useState } from "react";
 import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from "react-resizable-panels";
 import { AgentPanel } from "@/components/ide/agent-panel";
 import { EditorArea } from "@/components/ide/editor-area";
-import { pixelColumnStorage } from "@/components/ide/column-widths";
+import { pixelColumnStorage, windowResizes } from "@/components/ide/column-widths";
 import { BottomPanel } from "@/components/ide/bottom-panel";
 import { BOTTOM_PANELS } from "@/components/ide/bottom-panels";
 import { SideBar } from "@/components/ide/side-bar";
@@ -74,6 +74,7 @@ function IdeColumns({ projectId, projectName, canWrite, user, sideView, onSideVi
         localStorage,
         ["panel-explorer", "panel-agent"],
         () => document.getElementById("ide-columns")?.getBoundingClientRect().width ?? window.innerWidth,
+        windowResizes,
       ),
     [],
   );
