@@ -108,14 +108,46 @@ export async function countOwners(db: Db, teamId: string) {
   return db.teamMember.count({ where: { teamId, role: "owner" } });
 }
 
+/**
+ * Gives a member another role, or removes them (`null`), unless that leaves the team without an
+ * owner (`last_owner`). Changes of one team's members run one at a time (the team's row is locked),
+ * so two owners demoting each other, or one leaving while demoting the other, cannot both pass.
+ */
+async function changeMember(
+  db: Db,
+  teamId: string,
+  userId: string,
+  role: TeamRole | null,
+): Promise<"changed" | "not_member" | "last_owner"> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM team WHERE id = ${teamId} FOR UPDATE`;
+    const current = await tx.teamMember.findUnique({
+      where: { teamId_userId: { teamId, userId } },
+      select: { role: true },
+    });
+    if (!current) return "not_member";
+    if (
+      current.role === "owner" &&
+      role !== "owner" &&
+      (await tx.teamMember.count({ where: { teamId, role: "owner" } })) <= 1
+    )
+      return "last_owner";
+    if (role) await tx.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
+    else await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
+    return "changed";
+  });
+}
+
 export async function setMemberRole(db: Db, teamId: string, userId: string, role: TeamRole) {
-  await db.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
-  await recordAudit(db, "team.role_changed", { teamId, target: userId, detail: { role } });
+  const result = await changeMember(db, teamId, userId, role);
+  if (result === "changed") await recordAudit(db, "team.role_changed", { teamId, target: userId, detail: { role } });
+  return result;
 }
 
 export async function removeMember(db: Db, teamId: string, userId: string) {
-  const { count } = await db.teamMember.deleteMany({ where: { teamId, userId } });
-  if (count) await recordAudit(db, "team.member_removed", { teamId, target: userId });
+  const result = await changeMember(db, teamId, userId, null);
+  if (result === "changed") await recordAudit(db, "team.member_removed", { teamId, target: userId });
+  return result;
 }
 
 /**
