@@ -2,6 +2,7 @@ import { createServer } from "node:net";
 import Provider from "oidc-provider";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { SsoConfig } from "@/lib/sso";
+import { setSetting } from "@/server/db/repositories/settings";
 import { createTestDatabase } from "@/server/test/database";
 import { CLIENT_IP_HEADER, createAuth, type Auth } from "./auth";
 
@@ -154,4 +155,22 @@ it("never signs an address the provider did not verify into the account that hol
   expect(attack.location).toMatch(/error=/);
   // Bob's account has his own identity at the provider alone, not Mallory's beside it.
   expect(await database.db.account.count({ where: { userId: victim.userId! } })).toBe(1);
+});
+
+it("never signs a person on into a password account someone made with their address beforehand", async () => {
+  // While sign-up is open, Mallory makes a password account with Carol's address, unverified, and
+  // waits for Carol's first sign-on to join it: she would then share Carol's account by password.
+  await setSetting(database.db, "signupMode", "open");
+  const made = await auth.handler(
+    new Request(`${BASE}/api/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: BASE, [CLIENT_IP_HEADER]: "10.9.1.1" },
+      body: JSON.stringify({ name: "Carol", email: "carol@acme.test", password: "mallory-knows-this" }),
+    }),
+  );
+  expect(made.status).toBe(200);
+  const planted = await database.db.user.findUniqueOrThrow({ where: { email: "carol@acme.test" } });
+  const carol = await signOn("carol-sub|carol@acme.test|yes");
+  expect(carol.userId).not.toBe(planted.id);
+  expect(await database.db.account.count({ where: { userId: planted.id, providerId: "sso" } })).toBe(0);
 });
