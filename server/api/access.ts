@@ -84,14 +84,19 @@ export async function checkShareToken(db: Db, token: string): Promise<LinkState>
   // writer in its project's team, with an enabled account), so the links a member made before
   // being removed, demoted or disabled are no way to keep watching. Open connections re-check
   // when the maker's access changes (AccessHolder.linkMakerId).
-  const maker = await shareLinkMakerRole(db, link);
-  if (!maker || !(WRITE_ROLES as readonly string[]).includes(maker))
+  if (!(await makerStillShares(db, link)))
     return {
       ok: false,
       reason: "revoked",
       message: "This share link ended: whoever made it no longer works on this project.",
     };
   return { ok: true, link };
+}
+
+/** Whether the link's maker could still share its session: a writer in its project's team, enabled. */
+export async function makerStillShares(db: Db, link: ShareLinkRow): Promise<boolean> {
+  const role = await shareLinkMakerRole(db, link);
+  return role !== null && (WRITE_ROLES as readonly string[]).includes(role);
 }
 
 /** The link a caller presents, checked once per call (never across calls, so a revocation counts at once). */

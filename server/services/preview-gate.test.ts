@@ -247,6 +247,7 @@ describe("a public link", () => {
       await until(() => ended > 0, `the ${leaving} maker's open preview ended`, 2_000);
       expect(await gate.admits(grant), leaving).toBe(false);
       expect(await gate.link(token, target()), leaving).toBeNull();
+      expect((await caller(owner).ports.links({ projectId })).find((l) => l.id === made.id)?.state).toBe("ended");
       stop();
     }
     // The owner's link goes on.

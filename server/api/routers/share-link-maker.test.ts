@@ -81,8 +81,13 @@ it("a removed member's link shows nothing more, and what it holds open ends", as
   expect(await within(open.ended, 2_000)).toBe("FORBIDDEN");
   expect(await shows(hers, sessionId)).toBe(false);
   await expect(as(null, hers).share.files({ sessionId })).rejects.toMatchObject({ code: "FORBIDDEN" });
-  // The owner's link to the same session is untouched.
+  // The owner's link to the same session is untouched; the list tells the two apart.
   expect(await shows(owners, sessionId)).toBe(true);
+  const listed = await as(owner).share.list({ sessionId });
+  expect(Object.fromEntries(listed.map((link) => [link.label, link.state]))).toEqual({
+    mine: "ended",
+    client: "active",
+  });
   expect(await within(othersOpen.ended, 300)).toBe("still open");
   await othersOpen.stop();
 });
