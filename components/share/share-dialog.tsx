@@ -138,7 +138,9 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
                     ? `until ${new Date(link.expiresAt).toLocaleDateString()}`
                     : link.state === "revoked"
                       ? "revoked"
-                      : "expired"}
+                      : link.state === "ended"
+                        ? "ended: its maker left the project"
+                        : "expired"}
                 </td>
                 <td style={{ textAlign: "right" }}>
                   {link.state === "active" && (

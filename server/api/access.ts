@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import type { Db } from "@/server/db/client";
 import { findProjectForUser, type Project, type ProjectRole } from "@/server/db/repositories/projects";
-import { findShareLinkByToken, type ShareLinkRow } from "@/server/db/repositories/share-links";
+import { findShareLinkByToken, shareLinkMakerRole, type ShareLinkRow } from "@/server/db/repositories/share-links";
 import { findSessionForUser, type AgentSessionRow } from "@/server/db/repositories/sessions";
 import type { AppUser } from "@/server/db/repositories/users";
 import { TOKEN_PATTERN } from "@/server/db/tokens";
@@ -80,7 +80,23 @@ export async function checkShareToken(db: Db, token: string): Promise<LinkState>
   if (!link) return { ok: false, reason: "invalid", message: "This share link is not valid." };
   if (link.revokedAt) return { ok: false, reason: "revoked", message: "This share link was revoked." };
   if (link.expiresAt <= new Date()) return { ok: false, reason: "expired", message: "This share link has expired." };
+  // A link is its maker's word: it shows the session only while they could still share it (a
+  // writer in its project's team, with an enabled account), so the links a member made before
+  // being removed, demoted or disabled are no way to keep watching. Open connections re-check
+  // when the maker's access changes (AccessHolder.linkMakerId).
+  if (!(await makerStillShares(db, link)))
+    return {
+      ok: false,
+      reason: "revoked",
+      message: "This share link ended: whoever made it no longer works on this project.",
+    };
   return { ok: true, link };
+}
+
+/** Whether the link's maker could still share its session: a writer in its project's team, enabled. */
+export async function makerStillShares(db: Db, link: ShareLinkRow): Promise<boolean> {
+  const role = await shareLinkMakerRole(db, link);
+  return role !== null && (WRITE_ROLES as readonly string[]).includes(role);
 }
 
 /** The link a caller presents, checked once per call (never across calls, so a revocation counts at once). */

@@ -187,7 +187,12 @@ const sessionTier = (need: SessionNeed) =>
         type,
         result,
         ctx.services,
-        { ...credentialOf(ctx), projectId: access.project.id, sessionId: access.session.id },
+        {
+          ...credentialOf(ctx),
+          projectId: access.project.id,
+          sessionId: access.session.id,
+          linkMakerId: access.link?.createdById,
+        },
         recheck,
       );
     });
@@ -214,7 +219,12 @@ export const sessionViewProcedure = baseProcedure.input(sessionIdInput).use(asyn
     type,
     result,
     ctx.services,
-    { ...credentialOf(ctx), projectId: access.project.id, sessionId: access.session.id },
+    {
+      ...credentialOf(ctx),
+      projectId: access.project.id,
+      sessionId: access.session.id,
+      linkMakerId: access.link?.createdById,
+    },
     recheck,
   );
 });

@@ -73,9 +73,11 @@ export function createAuth({
     database: prismaAdapter(db, { provider: "postgresql" }),
     emailAndPassword: { enabled: passwordSignIn, minPasswordLength: 8, autoSignIn: true },
     plugins: sso ? [ssoPlugin(sso, (email, groups) => signOnGroups.set(email, { groups, at: Date.now() }))] : [],
-    // The organisation's provider vouches for its people's addresses: a first sign-in with single
-    // sign-on joins an existing account of the same verified email instead of failing.
-    account: { accountLinking: { enabled: true, trustedProviders: sso ? [SSO_PROVIDER_ID] : [] } },
+    // A first sign-on joins an existing account of the same address only when the provider says it
+    // verified it: directories let people edit their own address (then unverified), so a provider
+    // is never "trusted" past its email_verified, which would hand any account to whoever typed
+    // its address into their own profile.
+    account: { accountLinking: { enabled: true, trustedProviders: [] } },
     session: { modelName: "loginSession", expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
     user: {
       additionalFields: { role: { type: "string", required: false, defaultValue: "user", input: false } },

@@ -21,13 +21,22 @@ export type AccessHolder = {
   tokenId?: string | null;
   projectId?: string | null;
   sessionId?: string | null;
+  /**
+   * The maker of the share link it was opened through: a link shows only while its maker could
+   * still share (server/api/access.ts), so a change about them is a change about it.
+   */
+  linkMakerId?: string | null;
   everyone?: boolean;
 };
 
 export function concerns(change: AccessChange, holder: AccessHolder): boolean {
   switch (change.kind) {
     case "user":
-      return holder.everyone === true || (!!holder.userId && holder.userId === change.userId);
+      return (
+        holder.everyone === true ||
+        (!!holder.userId && holder.userId === change.userId) ||
+        (!!holder.linkMakerId && holder.linkMakerId === change.userId)
+      );
     case "project":
       return !!holder.projectId && holder.projectId === change.projectId;
     case "session":

@@ -99,6 +99,10 @@ async function upgradeLinkedLiveDoc({ services, route, wss, req, socket, head, u
     if ("refusal" in opened) return ws.close(LiveDocCloseCode.notLive, opened.refusal.slice(0, 120));
     const end = (reason: string) => ws.close(LiveDocCloseCode.accessEnded, reason);
     const stopRevoked = services.linkRevocations.subscribe(link.id, () => end("This share link was revoked."));
+    // The link lasts while its maker could still share the session (server/api/access.ts).
+    const stopMaker = services.accessChanges.subscribe({ linkMakerId: link.createdById, sessionId }, () => {
+      authorizeSession(caller, sessionId, "view").catch(() => end("This share link ended."));
+    });
     const expiry = setTimeout(
       () => end("This share link has expired."),
       Math.min(Math.max(0, link.expiresAt.getTime() - Date.now()), 2 ** 31 - 1),
@@ -112,6 +116,7 @@ async function upgradeLinkedLiveDoc({ services, route, wss, req, socket, head, u
       canWrite: () => false,
       onClose: () => {
         stopRevoked();
+        stopMaker();
         clearTimeout(expiry);
         stopClosed();
         opened.leave();

@@ -421,12 +421,12 @@ describe("live documents through a view link, as an attacker", () => {
     link = await newLink();
   });
 
-  const newLink = async () => {
+  const newLink = async (maker = people.owner.id) => {
     const made = await createShareLink(env.services.db, {
       sessionId,
       scope: "view",
       label: "view",
-      createdById: people.owner.id,
+      createdById: maker,
       expiresAt: new Date(Date.now() + 86_400_000),
     });
     return { id: made.link.id, token: made.token };
@@ -514,6 +514,28 @@ describe("live documents through a view link, as an attacker", () => {
     await ownerCaller.share.revoke({ sessionId, linkId: revoked.id });
     expect((await ended).kind).toBe("accessEnded");
     expect(Date.now() - at).toBeLessThan(2_000);
+  });
+
+  it("ends the socket of a link whose maker is removed from the team, and opens no other through it", async () => {
+    const maker = await signUpPerson(env.services, "Mallory");
+    await addMember(env.services.db, teamId, maker.id, "member");
+    const hers = await newLink(maker.id);
+    const viewer = new LiveDocConnection(linkUrl("linked.txt", hers.token), guest);
+    open.push(viewer);
+    const ended = new Promise<LiveDocEnd>((resolve) => viewer.onEnd(resolve));
+    await until(() => viewer.connected, "connected", 10_000);
+    const at = Date.now();
+    await ownerCaller.team.removeMember({ teamId, userId: maker.id });
+    const within = new Promise<string>((resolve) => setTimeout(() => resolve("still open"), 3_000));
+    expect(await Promise.race([ended.then((end) => end.kind), within])).toBe("accessEnded");
+    expect(Date.now() - at).toBeLessThan(2_000);
+    const again = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(linkUrl("linked.txt", hers.token), { headers: { origin: server.url } });
+      ws.on("open", () => (resolve(101), ws.close()));
+      ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on("error", () => resolve(0));
+    });
+    expect(again).toBe(404);
   });
 });
 

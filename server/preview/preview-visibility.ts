@@ -16,6 +16,14 @@ export function memberMayOpen(role: string | null, visibility: PreviewVisibility
 
 export type PreviewLinkState = { projectId: string; port: number; expiresAt: Date; revokedAt: Date | null };
 
+/**
+ * Whether a link's maker, with this role in the project now (null: none, or a disabled account),
+ * still vouches for it: a link is its maker's word, worth what they could still share (a writer's).
+ */
+export function makerStillShares(role: string | null): boolean {
+  return role !== null && WRITERS.has(role);
+}
+
 /** Whether a public link opens this project's port now. */
 export function linkOpens(
   link: PreviewLinkState | null,

@@ -214,6 +214,47 @@ describe("a public link", () => {
     await expect(caller(viewer).ports.links({ projectId })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
+  it("opens only while its maker could still make it: a removed, demoted or disabled maker's link ends, its open sessions at once", async () => {
+    const gate = env.services.previewGate;
+    const db = env.services.db;
+    const { teamId } = await db.project.findUniqueOrThrow({ where: { id: projectId }, select: { teamId: true } });
+    for (const leaving of ["removed", "demoted", "disabled"] as const) {
+      // Mallory, a member about to leave, makes a public link to the team's app and keeps it.
+      const mallory = await env.createUser();
+      await addMember(db, teamId, mallory.id, "member");
+      const { token, link: made } = await createPreviewLink(db, {
+        projectId,
+        port: 5173,
+        createdById: mallory.id,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      });
+      const grant = { ...target(), exp: Date.now() + 60_000, nonce: "n", linkId: made.id };
+      expect(await gate.link(token, target())).not.toBeNull();
+      expect(await gate.admits(grant)).toBe(true);
+      let ended = 0;
+      const stop = gate.onAccessEnd(grant, () => ended++);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(ended).toBe(0);
+
+      if (leaving === "removed") await caller(owner).team.removeMember({ teamId, userId: mallory.id });
+      else if (leaving === "demoted") await caller(owner).team.setRole({ teamId, userId: mallory.id, role: "viewer" });
+      else
+        await caller((await env.createUser("admin")) as User).account.setUserDisabled({
+          userId: mallory.id,
+          disabled: true,
+        });
+
+      await until(() => ended > 0, `the ${leaving} maker's open preview ended`, 2_000);
+      expect(await gate.admits(grant), leaving).toBe(false);
+      expect(await gate.link(token, target()), leaving).toBeNull();
+      expect((await caller(owner).ports.links({ projectId })).find((l) => l.id === made.id)?.state).toBe("ended");
+      stop();
+    }
+    // The owner's link goes on.
+    const { token } = await make();
+    expect(await gate.link(token, target())).not.toBeNull();
+  });
+
   it("is made by writers, for at most 30 days", async () => {
     await expect(caller(viewer).ports.createLink({ projectId, port: 5173, expiresInHours: 1 })).rejects.toMatchObject({
       code: "FORBIDDEN",

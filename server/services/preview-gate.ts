@@ -5,6 +5,8 @@ import {
   findPreviewLink,
   findPreviewLinkByToken,
   previewAccess,
+  previewLinkMakerRole,
+  type PreviewLinkRow,
   previewBindingLasts,
 } from "@/server/db/repositories/preview-ports";
 import { spendToken } from "@/server/db/repositories/spent-tokens";
@@ -12,7 +14,7 @@ import { TOKEN_PATTERN } from "@/server/db/tokens";
 import { bindingKey, type PreviewGrant } from "@/server/preview/preview-access";
 import type { PreviewTarget } from "@/server/preview/preview-host";
 import type { LivePreviewLink } from "@/server/preview/preview-server";
-import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
+import { linkOpens, makerStillShares, memberMayOpen } from "@/server/preview/preview-visibility";
 
 // Who gets through the preview proxy: a person while their role in the project and the port's
 // visibility let them and the login session their preview was opened under lasts (the agent's
@@ -27,7 +29,8 @@ import { linkOpens, memberMayOpen } from "@/server/preview/preview-visibility";
 // at once when a change takes their access away (`onAccessEnd`), the login's expiry among them
 // (the access-change bus follows the login each holds: server/auth/credential-expiries.ts), and when
 // the preview session's own time is up. Public links are read each time (few, and revoked through
-// their own bus).
+// their own bus), and open only while their maker could still make them (a writer in the project's
+// team with an enabled account): what a link holds open ends when a change about its maker does.
 
 export type PreviewGate = ReturnType<typeof createPreviewGate>;
 
@@ -113,9 +116,37 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     return () => clearTimeout(timer);
   }
 
+  /** A link's maker never changes: kept by link id, for following their access (onAccessEnd). */
+  const makers = new Map<string, string | null>();
+  async function linkLive(link: PreviewLinkRow | null, target: { projectId: string; port: number }) {
+    if (link) makers.set(link.id, link.createdById);
+    return !!link && linkOpens(link, target) && makerStillShares(await previewLinkMakerRole(db, link));
+  }
+
   async function admits(grant: PreviewGrant): Promise<boolean> {
     if (grant.userId !== undefined) return personAdmitted(grant);
-    return linkOpens(await findPreviewLink(db, grant.linkId), grant);
+    return linkLive(await findPreviewLink(db, grant.linkId), grant);
+  }
+
+  /** Calls `ended` when a change about the link's maker leaves the grant's link dead; returns the stop. */
+  function followMaker(grant: PreviewGrant & { linkId: string }, ended: () => void): () => void {
+    let stop: (() => void) | null = null;
+    let stopped = false;
+    const follow = (makerId: string | null) => {
+      if (stopped || !makerId) return;
+      stop = accessChanges.subscribe(
+        { linkMakerId: makerId },
+        () => void admits(grant).then((ok) => ok || ended(), ended),
+      );
+      // A change between the admission's check and this subscription is not missed.
+      admits(grant).then((ok) => ok || ended(), ended);
+    };
+    if (makers.has(grant.linkId)) follow(makers.get(grant.linkId) ?? null);
+    else findPreviewLink(db, grant.linkId).then((link) => follow(link?.createdById ?? null), ended);
+    return () => {
+      stopped = true;
+      stop?.();
+    };
   }
 
   return {
@@ -126,7 +157,7 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
     async link(token: string, target: PreviewTarget): Promise<LivePreviewLink | null> {
       // Found by the token's SHA-256, as share links are: the lookup's timing tells nothing of the token.
       const link = TOKEN_PATTERN.test(token) ? await findPreviewLinkByToken(db, token) : null;
-      return link && linkOpens(link, target) ? link : null;
+      return link && (await linkLive(link, target)) ? link : null;
     },
     /**
      * Calls `ended` when the grant may no longer open its port: its link revoked, or a change of
@@ -138,8 +169,10 @@ export function createPreviewGate(db: Db, linkRevocations: LinkRevocations, acce
       const stopExpiry = expiry(grant, ended);
       if (grant.linkId !== undefined) {
         const stop = linkRevocations.subscribe(grant.linkId, ended);
+        const stopMaker = followMaker(grant, ended);
         return () => {
           stop();
+          stopMaker();
           stopExpiry();
         };
       }

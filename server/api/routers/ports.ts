@@ -10,11 +10,12 @@ import {
 import {
   createPreviewLink,
   listPreviewLinks,
+  previewLinkMakerRole,
   previewVisibilities,
   revokePreviewLink,
   setPreviewVisibility,
 } from "@/server/db/repositories/preview-ports";
-import { memberMayOpen, PREVIEW_VISIBILITIES } from "@/server/preview/preview-visibility";
+import { makerStillShares, memberMayOpen, PREVIEW_VISIBILITIES } from "@/server/preview/preview-visibility";
 
 // The TCP ports listening in the project's workspace network (server/sandbox/workspace-network.ts),
 // read when asked: the IDE asks every few seconds while it is open, and never otherwise. Who may
@@ -113,8 +114,15 @@ export const portsRouter = router({
     }),
 
   /** The project's public preview links (never their tokens, which are shown once). */
+  /** `ended`: live by its dates, but its maker no longer could make it, so it opens nothing. */
   links: projectMutationProcedure.query(async ({ ctx }) =>
-    (await listPreviewLinks(ctx.services.db, ctx.project.id)).map((link) => ({ ...link, state: linkState(link) })),
+    Promise.all(
+      (await listPreviewLinks(ctx.services.db, ctx.project.id)).map(async (link) => {
+        const state = linkState(link);
+        const ended = state === "active" && !makerStillShares(await previewLinkMakerRole(ctx.services.db, link));
+        return { ...link, state: ended ? ("ended" as const) : state };
+      }),
+    ),
   ),
 
   /** A public link to the port's preview: anyone holding it opens that port until it expires or is revoked. */

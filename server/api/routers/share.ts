@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { checkShareToken } from "@/server/api/access";
+import { checkShareToken, makerStillShares } from "@/server/api/access";
 import { sessionFiles, touchedFiles, touchedOnly } from "@/server/api/share-files";
 import { publicProcedure, router, sessionMutationProcedure, sessionViewProcedure } from "@/server/api/trpc";
 import { createShareLink, listShareLinks, revokeShareLink } from "@/server/db/repositories/share-links";
@@ -42,8 +42,15 @@ export const shareRouter = router({
       return { ...link, state: linkState(link), token, path: `/s/${token}` };
     }),
 
+  /** `ended`: live by its dates, but its maker no longer could share the session, so it shows nothing. */
   list: sessionMutationProcedure.query(async ({ ctx }) =>
-    (await listShareLinks(ctx.services.db, ctx.session.id)).map((link) => ({ ...link, state: linkState(link) })),
+    Promise.all(
+      (await listShareLinks(ctx.services.db, ctx.session.id)).map(async (link) => {
+        const state = linkState(link);
+        const ended = state === "active" && !(await makerStillShares(ctx.services.db, link));
+        return { ...link, state: ended ? ("ended" as const) : state };
+      }),
+    ),
   ),
 
   /** Ends the link now: its live viewers are disconnected (their streams end) at once. */

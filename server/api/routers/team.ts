@@ -30,6 +30,16 @@ async function limited(ctx: {
   }
 }
 
+/** A membership change the repository refused (it keeps the team's last owner, under a lock). */
+function refuseChange(result: "changed" | "not_member" | "last_owner") {
+  if (result === "not_member") throw new TRPCError({ code: "NOT_FOUND", message: "That person is not in this team." });
+  if (result === "last_owner")
+    throw new TRPCError({
+      code: "PRECONDITION_FAILED",
+      message: "A team needs an owner: make someone else an owner first.",
+    });
+}
+
 export const teamRouter = router({
   list: protectedProcedure.query(async ({ ctx }) => {
     await teams.ensurePersonalTeam(ctx.services.db, ctx.user);
@@ -69,13 +79,7 @@ export const teamRouter = router({
     if ((target.role === "owner" || input.role === "owner") && ctx.teamRole !== "owner") {
       throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make or unmake an owner." });
     }
-    if (target.role === "owner" && input.role !== "owner" && (await teams.countOwners(db, ctx.team.id)) === 1) {
-      throw new TRPCError({
-        code: "PRECONDITION_FAILED",
-        message: "A team needs an owner: make someone else an owner first.",
-      });
-    }
-    await teams.setMemberRole(db, ctx.team.id, input.userId, input.role);
+    refuseChange(await teams.setMemberRole(db, ctx.team.id, input.userId, input.role));
     ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
     return { userId: input.userId, role: input.role };
   }),
@@ -94,13 +98,7 @@ export const teamRouter = router({
     if (!target) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not in this team." });
     if (target.role === "owner" && !self && ctx.teamRole !== "owner")
       throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
-    if (target.role === "owner" && (await teams.countOwners(db, ctx.team.id)) === 1) {
-      throw new TRPCError({
-        code: "PRECONDITION_FAILED",
-        message: "A team needs an owner: make someone else an owner first.",
-      });
-    }
-    await teams.removeMember(db, ctx.team.id, input.userId);
+    refuseChange(await teams.removeMember(db, ctx.team.id, input.userId));
     ctx.services.accessChanges.publish({ kind: "user", userId: input.userId });
     return { userId: input.userId };
   }),

@@ -131,6 +131,24 @@ export async function findPreviewLink(db: Db, id: string): Promise<PreviewLinkRo
   return db.previewLink.findUnique({ where: { id }, select: linkSelect });
 }
 
+/**
+ * The role the link's maker holds now in its project's team: null when they are no longer in it or
+ * their account is disabled (server/preview/preview-visibility.ts decides what the link is worth).
+ */
+export async function previewLinkMakerRole(
+  db: Db,
+  link: Pick<PreviewLinkRow, "projectId" | "createdById">,
+): Promise<string | null> {
+  if (!link.createdById) return null;
+  const [row] = await db.sql<{ role: string }>`
+    SELECT m.role
+    FROM project p
+    JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${link.createdById}
+    JOIN "user" u ON u.id = m."userId" AND u."disabledAt" IS NULL
+    WHERE p.id = ${link.projectId}`;
+  return row?.role ?? null;
+}
+
 /** Of these link ids, those that are no live preview link (revoked, gone, or never one). */
 export async function endedPreviewLinkIds(db: Db, ids: string[]): Promise<string[]> {
   const live = await db.previewLink.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });

@@ -79,6 +79,22 @@ export async function findShareLinkByToken(db: Db, token: string): Promise<Share
   return row && asRow(row);
 }
 
+/**
+ * The role the link's maker holds now in the team of its session's project: null when they are no
+ * longer in it or their account is disabled (server/api/access.ts decides what a link is worth with it).
+ */
+export async function shareLinkMakerRole(db: Db, link: Pick<ShareLinkRow, "sessionId" | "createdById">) {
+  if (!link.createdById) return null;
+  const [row] = await db.sql<{ role: string }>`
+    SELECT m.role
+    FROM agent_session s
+    JOIN project p ON p.id = s."projectId"
+    JOIN team_member m ON m."teamId" = p."teamId" AND m."userId" = ${link.createdById}
+    JOIN "user" u ON u.id = m."userId" AND u."disabledAt" IS NULL
+    WHERE s.id = ${link.sessionId}`;
+  return row?.role ?? null;
+}
+
 /** Of these link ids, those no longer live: revoked, or gone with their session. */
 export async function endedShareLinkIds(db: Db, ids: string[]): Promise<string[]> {
   const live = await db.shareLink.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });

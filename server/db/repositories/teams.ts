@@ -108,14 +108,46 @@ export async function countOwners(db: Db, teamId: string) {
   return db.teamMember.count({ where: { teamId, role: "owner" } });
 }
 
+/**
+ * Gives a member another role, or removes them (`null`), unless that leaves the team without an
+ * owner (`last_owner`). Changes of one team's members run one at a time (the team's row is locked),
+ * so two owners demoting each other, or one leaving while demoting the other, cannot both pass.
+ */
+async function changeMember(
+  db: Db,
+  teamId: string,
+  userId: string,
+  role: TeamRole | null,
+): Promise<"changed" | "not_member" | "last_owner"> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM team WHERE id = ${teamId} FOR UPDATE`;
+    const current = await tx.teamMember.findUnique({
+      where: { teamId_userId: { teamId, userId } },
+      select: { role: true },
+    });
+    if (!current) return "not_member";
+    if (
+      current.role === "owner" &&
+      role !== "owner" &&
+      (await tx.teamMember.count({ where: { teamId, role: "owner" } })) <= 1
+    )
+      return "last_owner";
+    if (role) await tx.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
+    else await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
+    return "changed";
+  });
+}
+
 export async function setMemberRole(db: Db, teamId: string, userId: string, role: TeamRole) {
-  await db.teamMember.update({ where: { teamId_userId: { teamId, userId } }, data: { role } });
-  await recordAudit(db, "team.role_changed", { teamId, target: userId, detail: { role } });
+  const result = await changeMember(db, teamId, userId, role);
+  if (result === "changed") await recordAudit(db, "team.role_changed", { teamId, target: userId, detail: { role } });
+  return result;
 }
 
 export async function removeMember(db: Db, teamId: string, userId: string) {
-  const { count } = await db.teamMember.deleteMany({ where: { teamId, userId } });
-  if (count) await recordAudit(db, "team.member_removed", { teamId, target: userId });
+  const result = await changeMember(db, teamId, userId, null);
+  if (result === "changed") await recordAudit(db, "team.member_removed", { teamId, target: userId });
+  return result;
 }
 
 /**
@@ -190,13 +222,23 @@ export async function createTeamInvite(
   return { ...invite, role: asRole(invite.role), token };
 }
 
+/** The links that still let someone in (their makers still manage the team: mayStillInvite). */
 export async function listTeamInvites(db: Db, teamId: string) {
-  const rows = await db.teamInvite.findMany({
-    where: { teamId, usedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
-    select: { id: true, role: true, email: true, expiresAt: true, createdAt: true },
-    orderBy: { createdAt: "desc" },
-  });
-  return rows.map((r) => ({ ...r, role: asRole(r.role) }));
+  const [rows, managers] = await Promise.all([
+    db.teamInvite.findMany({
+      where: { teamId, usedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+      select: { id: true, role: true, email: true, expiresAt: true, createdAt: true, createdById: true },
+      orderBy: { createdAt: "desc" },
+    }),
+    db.teamMember.findMany({
+      where: { teamId, role: { in: ["owner", "admin"] }, user: { disabledAt: null } },
+      select: { userId: true },
+    }),
+  ]);
+  const live = new Set(managers.map((m) => m.userId));
+  return rows
+    .filter((r) => r.createdById !== null && live.has(r.createdById))
+    .map(({ createdById: _maker, ...r }) => ({ ...r, role: asRole(r.role) }));
 }
 
 export async function revokeTeamInvite(db: Db, teamId: string, id: string) {
@@ -221,6 +263,7 @@ export async function checkTeamInvite(db: Db, token: string): Promise<TeamInvite
       expiresAt: true,
       usedAt: true,
       revokedAt: true,
+      createdById: true,
       team: { select: { id: true, name: true } },
     },
   });
@@ -230,7 +273,27 @@ export async function checkTeamInvite(db: Db, token: string): Promise<TeamInvite
     return { ok: false, reason: "This invitation link has already been used. Ask a team admin for a new one." };
   if (invite.expiresAt < new Date())
     return { ok: false, reason: "This invitation link has expired. Ask a team admin for a new one." };
+  if (!(await mayStillInvite(db, invite.team.id, invite.createdById)))
+    return {
+      ok: false,
+      reason:
+        "This invitation link is no longer valid: whoever made it no longer manages the team. Ask a team admin for a new one.",
+    };
   return { ok: true, id: invite.id, team: invite.team, role: asRole(invite.role), email: invite.email };
+}
+
+/**
+ * An invitation is its maker's word: it lets someone in only while they are still an owner or admin
+ * of the team and their account is not disabled, so links an admin minted before their removal,
+ * demotion or disabling are no way back in for them or anyone they hand one to.
+ */
+async function mayStillInvite(db: Db, teamId: string, makerId: string | null): Promise<boolean> {
+  if (!makerId) return false;
+  const maker = await db.teamMember.findUnique({
+    where: { teamId_userId: { teamId, userId: makerId } },
+    select: { role: true, user: { select: { disabledAt: true } } },
+  });
+  return !!maker && (maker.role === "owner" || maker.role === "admin") && !maker.user.disabledAt;
 }
 
 /**
