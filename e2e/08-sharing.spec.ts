@@ -187,6 +187,27 @@ test("a team works live in one session; a view link watches until it is revoked"
   await expect(guest.getByTestId("share-ended")).toContainText("This link was revoked");
   await expect(guest.getByTestId("user-message")).toHaveCount(0);
 
+  // A link lasts only while its maker could still make it: Ian shares the session, Ada lowers him
+  // to a viewer, and his link ends for its guests and shows as ended in the list.
+  await ian.page.getByTestId("session-share").click();
+  await ian.page.getByTestId("share-label").fill("Ian's guests");
+  await ian.page.getByTestId("share-create").click();
+  const iansUrl = await ian.page.getByTestId("share-url").inputValue();
+  await guest.goto(iansUrl);
+  await expect(guest.getByTestId("share-page")).toHaveAttribute("data-scope", "view");
+  await page.goto("/");
+  await page.getByTestId("team-settings").click();
+  await page.getByTestId(`member-${teammate.email}`).getByTestId("member-role").selectOption("viewer");
+  await expect(page.getByTestId(`member-${teammate.email}`).getByTestId("member-role")).toHaveValue("viewer");
+  await expect(guest.getByTestId("share-ended")).toBeVisible({ timeout: 5_000 });
+  await ide.openProject(PROJECT);
+  await openSession(page, "Let us plan the greeting together");
+  await page.getByTestId("session-share").click();
+  const iansRow = page.getByTestId("share-link-row").filter({ hasText: "Ian's guests" });
+  await expect(iansRow).toHaveAttribute("data-state", "ended");
+  await expect(iansRow).toContainText("ended: its maker can no longer share");
+  await page.screenshot({ path: screenshotPath("share-dialog-maker-ended") });
+
   await guestContext.close();
   await ian.page.context().close();
 });

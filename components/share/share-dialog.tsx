@@ -139,7 +139,7 @@ export function ShareDialog({ sessionId, approvalsBy, canManage, onClose }: Shar
                     : link.state === "revoked"
                       ? "revoked"
                       : link.state === "ended"
-                        ? "ended: its maker left the project"
+                        ? "ended: its maker can no longer share"
                         : "expired"}
                 </td>
                 <td style={{ textAlign: "right" }}>
