@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { sandboxCommand, type SandboxedCommand } from "@/server/sandbox/launcher";
 import type { Sandbox } from "@/server/sandbox/sandbox";
+import { closeQuietly, openRoot, statAtSync } from "@/server/workspace/beneath";
 import { SERVER_PACKAGES_DIR, type LanguageServerSpec } from "./registry";
 
 // How a language server is started: inside the project's sandbox with no network, seeing of the
@@ -52,6 +53,31 @@ export function packageClosure(names: readonly string[], from = process.cwd()): 
   return closure;
 }
 
+/** An npm package's name, plain or scoped: no `..`, no leading dot, one folder below node_modules (or two, scoped). */
+const PACKAGE_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
+
+/**
+ * The workspace's own node_modules/NAME when it has one (a regular package.json in it), else null.
+ * The name comes from a project admin's plugin and the lookup runs as root, so it is looked up
+ * beneath the workspace (links inside followed, none out: RESOLVE_BENEATH) and a name that is not
+ * one package is refused: otherwise a climb or a link made the answer say whether a host file exists.
+ */
+function ownPackage(workspaceRoot: string, name: string): string | null {
+  if (!PACKAGE_NAME.test(name)) return null;
+  let rootFd: number;
+  try {
+    rootFd = openRoot(workspaceRoot);
+  } catch {
+    return null;
+  }
+  try {
+    const manifest = statAtSync(rootFd, `node_modules/${name}/package.json`);
+    return manifest?.isFile() ? path.join(workspaceRoot, "node_modules", name) : null;
+  } finally {
+    closeQuietly(rootFd);
+  }
+}
+
 export type LaunchOptions = {
   spec: LanguageServerSpec;
   workspaceRoot: string;
@@ -73,10 +99,7 @@ export function launchCommand({ spec, workspaceRoot, sandbox, memoryMb }: Launch
     text
       .replaceAll("{memoryMb}", String(memoryMb))
       .replace(/\{package:([^}]+)\}/g, (_, name: string) => inside(name))
-      .replace(/\{workspaceOr:([^}]+)\}/g, (_, name: string) => {
-        const own = path.join(workspaceRoot, "node_modules", name);
-        return existsSync(path.join(own, "package.json")) ? own : inside(name);
-      });
+      .replace(/\{workspaceOr:([^}]+)\}/g, (_, name: string) => ownPackage(workspaceRoot, name) ?? inside(name));
   const fillAll = (value: unknown): unknown => {
     if (typeof value === "string") return /^\{memoryMb\}$/.test(value) ? memoryMb : fill(value);
     if (Array.isArray(value)) return value.map(fillAll);

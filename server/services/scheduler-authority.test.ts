@@ -69,3 +69,44 @@ it("runs a task only while the person who scheduled it may still run sessions in
     await scheduler.stop();
   }
 }, 45_000);
+
+// A task runs as whoever scheduled it. A teammate who resumes someone else's paused task would
+// start it running as that person (their secrets in its shell, their forge tokens behind its
+// tools), on the teammate's word: only the person who scheduled it may resume it.
+it("does not let a teammate resume someone else's paused task", async () => {
+  const { db } = database;
+  await db.user.create({ data: { id: "teammate", name: "teammate", email: "teammate@example.com" } });
+  await db.teamMember.create({ data: { teamId, userId: "teammate", role: "member" } });
+  const ran: string[] = [];
+  const scheduler = createScheduler({
+    db,
+    databaseUrl: database.url,
+    pollingIntervalSeconds: 0.5,
+    run: async (task) => {
+      ran.push(task.createdById);
+      return { sessionId: null as unknown as string };
+    },
+  });
+  try {
+    const task = await scheduler.tool.schedule(
+      { projectId, sessionId: "s-paused", userId: "stays" },
+      { taskPayload: "as stays", timeExpression: "in 2 seconds", description: "paused one" },
+    );
+    await scheduler.pause(projectId, task.id);
+    // Past its time: resumed, it runs a second later.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const answer = await scheduler.resume(projectId, task.id, "teammate").then(
+      () => "resumed",
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(ran).toEqual([]);
+    expect(answer).toMatch(/who scheduled it/);
+    const after = (await listScheduledTasks(db, projectId)).find((t) => t.id === task.id);
+    expect(after?.status).toBe("paused");
+    // The person who scheduled it still may.
+    expect(await scheduler.resume(projectId, task.id, "stays")).toMatchObject({ status: "active" });
+  } finally {
+    await scheduler.stop();
+  }
+}, 45_000);

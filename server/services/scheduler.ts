@@ -156,9 +156,18 @@ export function createScheduler(options: {
       return tasks.updateScheduledTask(db, task.id, { status: "paused", jobId: null, nextRunAt: null });
     },
 
-    async resume(projectId: string, taskId: string) {
+    /**
+     * Only the person who scheduled a task resumes it: it runs as them (their secrets in its shell,
+     * their forge tokens behind its tools), so a teammate's resume would set it acting as someone
+     * else on the teammate's word. Pausing and cancelling stay open to the team: they only stop it.
+     */
+    async resume(projectId: string, taskId: string, userId: string) {
       await scheduler.start();
       const task = await mustFind(projectId, taskId);
+      if (task.createdById !== userId)
+        throw new SchedulerError(
+          "Only the person who scheduled it can resume this task: it runs as them, with their secrets. Ask them, or cancel it and schedule your own.",
+        );
       if (task.status !== "paused")
         throw new SchedulerError(`This task is ${task.status}; only a paused task can be resumed.`);
       const at = task.cron

@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type net from "node:net";
-import { rgPath } from "@vscode/ripgrep";
-import { rgSpawnOptions } from "@/server/workspace/ripgrep";
+import { spawnRipgrep } from "@/server/workspace/ripgrep";
 import { prepareSocketPair, takeSocketPair } from "./socket-pair";
 
 /** Room kept free in the buffer for each read of rg's output. */
@@ -9,7 +8,7 @@ const READ_ROOM = 64 * 1024;
 const FIRST_BUFFER = 1024 * 1024;
 
 export interface RgScanOptions {
-  /** The workspace searched, rg's working directory: rg runs as its project (rgSpawnOptions). */
+  /** The workspace searched, rg's working directory: rg is confined to it (spawnRipgrep). */
   root: string;
   signal: AbortSignal;
   /**
@@ -108,8 +107,8 @@ export function scanRipgrep(args: string[], options: RgScanOptions): RgScan {
       }
       // rg is the server's own reader, not a project process: the server builds its arguments (no
       // shell, no project code, symlinks not followed), it opens no connection. So it runs beside
-      // the server, not in the sandbox, but as the project's uid (rgSpawnOptions says why).
-      const rg = spawn(rgPath, args, { ...rgSpawnOptions(options.root), stdio: ["ignore", pair.writer, "pipe"] });
+      // the server, not in the sandbox, confined by Landlock to the tree (spawnRipgrep says why).
+      const rg = spawnRipgrep(args, { root: options.root, stdio: ["ignore", pair.writer, "pipe"] });
       child = rg;
       pair.writer.destroy(); // rg holds its own copy: the reader ends when rg exits
       rg.stderr!.setEncoding("utf8");

@@ -1,4 +1,5 @@
-import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { canSwitchIdentity, prepareWorkspace, projectIdentity } from "@/server/sandbox/identity";
@@ -84,6 +85,49 @@ describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
       }
       expect(leaks).toEqual([]);
       expect(found).toBeGreaterThan(0);
+    });
+  },
+);
+
+// The same race pointed at a world-readable host folder (an install directory's 0644 .env, /etc):
+// what the project's uid may read on the host is still outside the project. rg must reach nothing
+// but the tree, whatever its uid may read.
+describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
+  "searching while a terminal swaps a folder for a link to a world-readable host folder",
+  () => {
+    it("never returns a line or a name from the host folder", async () => {
+      const s = await session();
+      const host = await mkdtemp(path.join(os.tmpdir(), "tandem-host-"));
+      try {
+        await chmod(host, 0o755);
+        await writeFile(path.join(host, "public-secret.env"), "needle planted on the host\n");
+        await chmod(path.join(host, "public-secret.env"), 0o644);
+        await mkdir(path.join(s.root, "d"));
+        for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
+        await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
+        await symlink(host, path.join(s.root, "swap"));
+        prepareWorkspace(s.root, projectIdentity(s.root));
+        const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
+        const leaks: string[] = [];
+        let found = 0;
+        const deadline = Date.now() + 10_000;
+        try {
+          for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
+            const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
+            const text = String(grep.llm);
+            if (text.includes("needle in the workspace")) found++;
+            if (text.includes("planted on the host")) leaks.push(`grep at ${i}: ${text}`);
+            const glob = await s.run(globTool, { pattern: "**/public-*" });
+            if (String(glob.llm).includes("public-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
+          }
+        } finally {
+          expect(await swapper.stop()).toBeGreaterThan(0);
+        }
+        expect(leaks).toEqual([]);
+        expect(found).toBeGreaterThan(0);
+      } finally {
+        await rm(host, { recursive: true, force: true });
+      }
     });
   },
 );

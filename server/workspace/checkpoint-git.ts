@@ -1,4 +1,4 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CheckpointError } from "./checkpoint-errors";
 import { SYSTEM_PATH } from "@/server/sandbox/environment";
@@ -146,7 +146,7 @@ export class CheckpointGit {
     };
   }
 
-  /** Creates the store on first use; on later opens clears locks a crash may have left behind. */
+  /** Creates the store on first use (closed to others); on later opens clears locks a crash may have left behind. */
   async init(): Promise<void> {
     await checkGitVersion();
     const marker = path.join(this.storeDir, MARKER);
@@ -154,11 +154,13 @@ export class CheckpointGit {
     if (existing) {
       // One process owns a store (see openCheckpointStore); a lock now is a leftover.
       await Promise.all(LOCK_FILES.map((lock) => rm(path.join(this.storeDir, lock), { force: true })));
+      await closeToOthers(this.storeDir);
       // A store the server made before its git ran as the project's user is handed over once.
       if (this.runner?.identity && existing.uid !== this.runner.identity.uid) await this.runner.own(this.storeDir);
       return;
     }
     await mkdir(this.storeDir, { recursive: true });
+    await closeToOthers(this.storeDir);
     if (this.runner?.identity) await this.runner.own(this.storeDir);
     await this.run(["init", "--quiet"]);
     // Checkpoints are commits on HEAD, so `git commit` records one in a single call.
@@ -255,4 +257,15 @@ function runGit(command: GitCommand, args: readonly string[], options: GitRunOpt
     const { code, stderr } = error.result;
     throw new CheckpointError("GIT_FAILED", `git ${args[0]} failed (exit ${code}): ${stderr.trim() || "no message"}`);
   });
+}
+
+/**
+ * Another project's uid may read nothing of a store: it holds every file of its tree at every turn.
+ * git makes its folders under the server's umask (world-readable), so the store's own folder takes
+ * every permission from others; a store made before this loses them at its next open. The folder is
+ * the server's entry in its own folder, so its path is not a project's to swap.
+ */
+async function closeToOthers(storeDir: string): Promise<void> {
+  const mode = (await lstat(storeDir)).mode & 0o7777;
+  if (mode & 0o007) await chmod(storeDir, mode & ~0o007);
 }

@@ -89,7 +89,7 @@ export const extensionsRouter = router({
   resumeSchedule: projectMutationProcedure
     .input(taskInput)
     .mutation(({ ctx, input }) =>
-      scheduleAction(() => extensionsOf(ctx).scheduler.resume(ctx.project.id, input.taskId)),
+      scheduleAction(() => extensionsOf(ctx).scheduler.resume(ctx.project.id, input.taskId, ctx.user!.id)),
     ),
   cancelSchedule: projectMutationProcedure
     .input(taskInput)

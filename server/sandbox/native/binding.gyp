@@ -14,6 +14,12 @@
       "target_name": "beneath",
       "sources": ["beneath.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    },
+    {
+      "target_name": "rg-confined",
+      "type": "executable",
+      "sources": ["rg-confined.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"]
     }
   ]
 }
