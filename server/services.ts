@@ -24,6 +24,7 @@ import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes
 import { createAuditLog } from "@/server/services/audit-log";
 import { resealGitCredentials } from "@/server/services/git-credentials";
 import { resealSecrets } from "@/server/services/secrets";
+import { ripgrepConfinement } from "@/server/workspace/ripgrep";
 
 export class StartupError extends Error {}
 
@@ -90,6 +91,10 @@ export async function createServices(
   // Files the server writes into workspaces stay writable for the project's group (server/sandbox/identity.ts).
   if (sandboxHost.perProjectUid) process.umask(0o002);
   log(describeSandbox(sandboxHost));
+  if (process.platform === "linux") {
+    const unconfined = await ripgrepConfinement();
+    log(unconfined ? `search: OFF, ripgrep cannot be confined: ${unconfined}` : "search: ripgrep confined by Landlock");
+  }
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   try {

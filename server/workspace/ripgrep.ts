@@ -56,6 +56,33 @@ export function spawnRipgrep(
   });
 }
 
+/**
+ * Whether this host can confine rg (Landlock: Linux 5.13 or later, with Landlock among the
+ * kernel's security modules): null when it can, else why not. Without it every search fails
+ * closed, so the server says so once at start-up rather than leaving an admin to read rg-confined's
+ * error from a failed search.
+ */
+export function ripgrepConfinement(): Promise<string | null> {
+  return new Promise((resolve) => {
+    let stderr = "";
+    const child = spawn(RG_CONFINED, [path.dirname(rgPath), rgPath, "--version"], {
+      env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    child.on("error", (error) => resolve(error.message));
+    child.on("close", (code) =>
+      resolve(
+        code === 0
+          ? null
+          : `${stderr.trim() || `exit ${code}`} (search needs Landlock: Linux 5.13 or later, enabled in the kernel's security modules)`,
+      ),
+    );
+  });
+}
+
 export interface RgOptions {
   /** The workspace searched: rg is confined to it (spawnRipgrep). */
   root: string;
