@@ -63,6 +63,14 @@ test("a schedule is read in the browser's time zone and shown on its clock", asy
   await expect(row).toContainText("(cron 0 9 * * 1-5, America/New_York)");
   await expect(row).toContainText(/next: \w{3} \d+, \d{4}, 9:00\s?AM E[SD]T/);
   await page.getByTestId("schedules-card").screenshot({ path: screenshotPath("schedules-time-zone") });
+  // Its creator pauses it and may resume it (no one else may: the runs act as the creator).
+  await row.getByRole("button", { name: "Pause" }).click();
+  await expect(row).toHaveAttribute("data-status", "paused");
+  await expect(row.getByTestId("schedule-resume")).toBeVisible();
+  await expect(row.getByTestId("schedule-resume-by-creator")).toHaveCount(0);
+  await page.getByTestId("schedules-card").screenshot({ path: screenshotPath("schedules-paused") });
+  await row.getByTestId("schedule-resume").click();
+  await expect(row).toHaveAttribute("data-status", "active");
   // This server has no embedding model: the knowledge card says so and how to set one.
   await expect(page.getByTestId("knowledge-card")).toContainText("Full-text ranking. Set TANDEM_EMBEDDING_MODEL");
   await page.getByTestId("knowledge-card").screenshot({ path: screenshotPath("knowledge-card") });

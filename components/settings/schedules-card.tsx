@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useAccountStatus } from "@/components/auth/use-account";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { openSessionHref } from "@/components/settings/open-session";
@@ -24,6 +25,8 @@ const when = (d: Date | string | null, timeZone: string) =>
 export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  // A paused task resumes only by its creator (its runs act as them, with their secrets): the server refuses anyone else.
+  const me = useAccountStatus().data?.user?.id;
   const schedules = useQuery(trpc.extensions.schedules.queryOptions({ projectId }, { refetchInterval: 5_000 }));
   const options = { onSettled: () => void queryClient.invalidateQueries(trpc.extensions.schedules.queryFilter()) };
   const pause = useMutation(trpc.extensions.pauseSchedule.mutationOptions(options));
@@ -87,14 +90,20 @@ export function SchedulesCard({ projectId, canEdit }: { projectId: string; canEd
                   Pause
                 </button>
               )}
-              {canEdit && task.status === "paused" && (
+              {canEdit && task.status === "paused" && task.createdById === me && (
                 <button
                   type="button"
                   className="btn btn-sm"
                   onClick={() => resume.mutate({ projectId, taskId: task.id })}
+                  data-testid="schedule-resume"
                 >
                   Resume
                 </button>
+              )}
+              {canEdit && task.status === "paused" && task.createdById !== me && (
+                <span className="hint" data-testid="schedule-resume-by-creator">
+                  Its creator can resume it
+                </span>
               )}
               {canEdit && (task.status === "active" || task.status === "paused") && (
                 <button
