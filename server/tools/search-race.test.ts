@@ -9,6 +9,40 @@ import { grepTool } from "./grep";
 import { useToolSessions } from "@/server/test/tool-session";
 
 const session = useToolSessions();
+type ToolSession = Awaited<ReturnType<typeof session>>;
+
+/**
+ * Makes the workspace's folder `d` (30 files and a needle), a link `swap` to `target`, hands the
+ * tree to its project, then greps and globs while a terminal-like swapper exchanges `d` and the
+ * link: returns what leaked (a grep line containing `leak`, a glob name containing `leakName`)
+ * and asserts that the workspace's own needle was found meanwhile.
+ */
+async function raceSearches(s: ToolSession, target: string, leak: string, glob: string, leakName: string) {
+  await mkdir(path.join(s.root, "d"));
+  for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
+  await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
+  await symlink(target, path.join(s.root, "swap"));
+  // What the first sandbox launch does: a project process exists only after it.
+  prepareWorkspace(s.root, projectIdentity(s.root));
+  const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
+  const leaks: string[] = [];
+  let found = 0;
+  const deadline = Date.now() + 10_000;
+  try {
+    for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
+      const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
+      const text = String(grep.llm);
+      if (text.includes("needle in the workspace")) found++;
+      if (text.includes(leak)) leaks.push(`grep at ${i}: ${text}`);
+      const names = String((await s.run(globTool, { pattern: glob })).llm);
+      if (names.includes(leakName)) leaks.push(`glob at ${i}: ${names}`);
+    }
+  } finally {
+    expect(await swapper.stop()).toBeGreaterThan(0);
+  }
+  expect(found).toBeGreaterThan(0);
+  return leaks;
+}
 
 // ripgrep walks the tree by path strings: a member's terminal that exchanges a folder and a link
 // to a host folder while the agent searches leads it out. As root it read root-only host files.
@@ -17,33 +51,10 @@ describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
   () => {
     it("never returns a line or a name from the host folder", async () => {
       const s = await session();
-      await mkdir(path.join(s.root, "d"));
-      for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
-      await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
       await writeFile(path.join(s.outside, "host-secret.txt"), "needle from the host\n");
       await chmod(path.join(s.outside, "host-secret.txt"), 0o600);
       await chmod(s.outside, 0o700);
-      await symlink(s.outside, path.join(s.root, "swap"));
-      // What the first sandbox launch does: a project process exists only after it.
-      prepareWorkspace(s.root, projectIdentity(s.root));
-      const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
-      const leaks: string[] = [];
-      let found = 0;
-      const deadline = Date.now() + 10_000;
-      try {
-        for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
-          const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
-          const text = String(grep.llm);
-          if (text.includes("needle in the workspace")) found++;
-          if (text.includes("from the host")) leaks.push(`grep at ${i}: ${text}`);
-          const glob = await s.run(globTool, { pattern: "**/*secret*" });
-          if (String(glob.llm).includes("host-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
-        }
-      } finally {
-        expect(await swapper.stop()).toBeGreaterThan(0);
-      }
-      expect(leaks).toEqual([]);
-      expect(found).toBeGreaterThan(0);
+      expect(await raceSearches(s, s.outside, "from the host", "**/*secret*", "host-secret")).toEqual([]);
     });
   },
 );
@@ -62,29 +73,7 @@ describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
       await writeFile(path.join(other, "their-secret.txt"), "needle from the other project\n");
       await chmod(path.join(other, "their-secret.txt"), 0o644);
       prepareWorkspace(other, projectIdentity(other));
-      await mkdir(path.join(s.root, "d"));
-      for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
-      await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
-      await symlink(other, path.join(s.root, "swap"));
-      prepareWorkspace(s.root, projectIdentity(s.root));
-      const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
-      const leaks: string[] = [];
-      let found = 0;
-      const deadline = Date.now() + 10_000;
-      try {
-        for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
-          const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
-          const text = String(grep.llm);
-          if (text.includes("needle in the workspace")) found++;
-          if (text.includes("other project")) leaks.push(`grep at ${i}: ${text}`);
-          const glob = await s.run(globTool, { pattern: "**/their-*" });
-          if (String(glob.llm).includes("their-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
-        }
-      } finally {
-        expect(await swapper.stop()).toBeGreaterThan(0);
-      }
-      expect(leaks).toEqual([]);
-      expect(found).toBeGreaterThan(0);
+      expect(await raceSearches(s, other, "other project", "**/their-*", "their-secret")).toEqual([]);
     });
   },
 );
@@ -102,29 +91,7 @@ describe.skipIf(!canSwapLinks || !canSwitchIdentity())(
         await chmod(host, 0o755);
         await writeFile(path.join(host, "public-secret.env"), "needle planted on the host\n");
         await chmod(path.join(host, "public-secret.env"), 0o644);
-        await mkdir(path.join(s.root, "d"));
-        for (let i = 0; i < 30; i++) await writeFile(path.join(s.root, "d", `f${i}.txt`), "x\n");
-        await writeFile(path.join(s.root, "d/note.txt"), "needle in the workspace\n");
-        await symlink(host, path.join(s.root, "swap"));
-        prepareWorkspace(s.root, projectIdentity(s.root));
-        const swapper = await startLinkSwapper(path.join(s.root, "d"), path.join(s.root, "swap"));
-        const leaks: string[] = [];
-        let found = 0;
-        const deadline = Date.now() + 10_000;
-        try {
-          for (let i = 0; i < 100 && Date.now() < deadline && leaks.length === 0; i++) {
-            const grep = await s.run(grepTool, { pattern: "needle", output_mode: "content" });
-            const text = String(grep.llm);
-            if (text.includes("needle in the workspace")) found++;
-            if (text.includes("planted on the host")) leaks.push(`grep at ${i}: ${text}`);
-            const glob = await s.run(globTool, { pattern: "**/public-*" });
-            if (String(glob.llm).includes("public-secret")) leaks.push(`glob at ${i}: ${String(glob.llm)}`);
-          }
-        } finally {
-          expect(await swapper.stop()).toBeGreaterThan(0);
-        }
-        expect(leaks).toEqual([]);
-        expect(found).toBeGreaterThan(0);
+        expect(await raceSearches(s, host, "planted on the host", "**/public-*", "public-secret")).toEqual([]);
       } finally {
         await rm(host, { recursive: true, force: true });
       }
