@@ -29,11 +29,10 @@ afterAll(async () => {
   await database.drop();
 });
 
-it("runs a task only while the person who scheduled it may still run sessions in the project", async () => {
-  const { db } = database;
-  const ran: string[] = [];
-  const scheduler = createScheduler({
-    db,
+/** A scheduler whose runs only note, in `ran`, whom each task ran as. */
+function recordingScheduler(ran: string[]) {
+  return createScheduler({
+    db: database.db,
     databaseUrl: database.url,
     pollingIntervalSeconds: 0.5,
     run: async (task) => {
@@ -41,6 +40,12 @@ it("runs a task only while the person who scheduled it may still run sessions in
       return { sessionId: null as unknown as string };
     },
   });
+}
+
+it("runs a task only while the person who scheduled it may still run sessions in the project", async () => {
+  const { db } = database;
+  const ran: string[] = [];
+  const scheduler = recordingScheduler(ran);
   try {
     for (const userId of ["stays", "removed", "lowered", "disabled"]) {
       await scheduler.tool.schedule(
@@ -78,15 +83,7 @@ it("does not let a teammate resume someone else's paused task", async () => {
   await db.user.create({ data: { id: "teammate", name: "teammate", email: "teammate@example.com" } });
   await db.teamMember.create({ data: { teamId, userId: "teammate", role: "member" } });
   const ran: string[] = [];
-  const scheduler = createScheduler({
-    db,
-    databaseUrl: database.url,
-    pollingIntervalSeconds: 0.5,
-    run: async (task) => {
-      ran.push(task.createdById);
-      return { sessionId: null as unknown as string };
-    },
-  });
+  const scheduler = recordingScheduler(ran);
   try {
     const task = await scheduler.tool.schedule(
       { projectId, sessionId: "s-paused", userId: "stays" },
