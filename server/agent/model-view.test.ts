@@ -60,7 +60,10 @@ describe("what the model sees", () => {
   });
 
   it("tells the model who wrote each message in a shared session", async () => {
+    // Grace is in the project's team: only its members' messages start turns (turn-authority.ts).
     const grace = await h.env.createUser();
+    const { teamId } = await h.env.services.db.project.findUniqueOrThrow({ where: { id: h.project.id } });
+    await h.env.services.db.teamMember.create({ data: { teamId, userId: grace.id, role: "member" } });
     const session = await h.newSession({
       replies: [
         { match: "rename the module", text: "Noted." },
