@@ -170,7 +170,10 @@ test("approving at the bottom follows the output and the summary; scrolled up, a
   for (const n of checks) {
     const card = agent.toolCard(new RegExp(`seq 1 ${n}\\)`));
     await expect(card).toHaveAttribute("data-status", "awaiting_approval", { timeout: 30_000 });
-    await expect.poll(() => atBottom(page), "the view is at the bottom before approving").toBe(true);
+    // Up to 30 s: a loaded fresh-clone run on 2 cores timed out here at the default 10 s.
+    await expect
+      .poll(() => atBottom(page), { message: "the view is at the bottom before approving", timeout: 30_000 })
+      .toBe(true);
     await card.getByTestId("approve").click();
     if (n === 40) {
       // Scrolled up while the command prints: its output is announced below the list, not over it.
