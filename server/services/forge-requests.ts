@@ -38,6 +38,7 @@ import type { ProjectGit } from "@/server/services/project-git";
 import { DELIVERY_MEMORY_MS, type ProjectWebhooks } from "@/server/services/project-webhooks";
 import { sessionLink } from "@/server/services/session-notices";
 import type { SessionTrees } from "@/server/services/session-trees";
+import { FAILED, gitWords } from "@/server/services/forge-words";
 
 // `@tandem <request>` in a comment on a forge's issue or pull request (docs/integrations.md): the
 // project's webhook receives the forge's delivery, and when a member of the project's team wrote
@@ -56,23 +57,6 @@ export type SessionStarter = {
 };
 
 export type ForgeAnswer = { status: number; body: Record<string, unknown> };
-
-/** What git said, for the project's members: its message and its last lines, which may be the remote's own words. */
-const gitWords = (error: GitError) =>
-  error.detail && !error.message.includes(error.detail) ? `${error.message}\n${error.detail}` : error.message;
-
-/**
- * The ends of a turn that bring no result, as the forge's comment names them: in Tandem's words,
- * never the turn's own message (a provider's error text, a tool's output).
- */
-const FAILED: Record<string, string> = {
-  cancelled: "it was cancelled",
-  error: "it failed (the session says why)",
-  interrupted: "it was interrupted",
-  step_limit: "it reached its step limit",
-  loop_guard: "it kept repeating itself",
-  budget: "a budget was spent",
-};
 
 export function createForgeRequests(deps: {
   db: Db;
