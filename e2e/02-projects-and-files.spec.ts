@@ -238,31 +238,47 @@ test("a file's text shows before the editor's code is in, where the editor will 
       const box = element.getBoundingClientRect();
       return { x: box.x, y: box.y };
     });
-  const before = await rowBox(placeholder.locator(".text-placeholder-line", { hasText: /^row\s300$/ }));
-  // It takes no input: a click and a key there change nothing.
-  await placeholder.click();
-  await page.keyboard.type("lost");
+  const lastRow = placeholder.locator(".text-placeholder-line", { hasText: /^row\s300/ });
   // A file opened from the explorer meanwhile shows its text as soon as it is read.
   await ide.treeItem("first.txt").click();
   await expect(placeholder).toContainText("the first file");
   await ide.tab("long.txt").click();
   await expect(placeholder).toContainText("row 300");
 
+  // Its live document in, the text takes typing still before the editor: a click after the last
+  // row's text and keys there, Enter keeping the line's indentation.
+  await expect(page.getByTestId("editor-early-input")).toBeEditable();
+  const box = await lastRow.boundingBox();
+  await page.mouse.click(box!.x + box!.width - 4, box!.y + box!.height / 2);
+  await page.keyboard.type(" typed early");
+  // Another change to the file meanwhile (another person's, a program's) comes in around the
+  // typing, which goes on where it was.
+  const rows = Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n");
+  await review.replaceFile("long.txt", `row 0\n${rows}`);
+  await expect(placeholder.locator(".text-placeholder-row", { hasText: "row 300 typed early" })).toContainText("301");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("  indented");
+  await page.keyboard.press("Enter");
+  await expect(placeholder).toContainText("row 300 typed early");
+  await expect(placeholder).toContainText("indented");
+  await page.screenshot({ path: screenshotPath("editor-text-typed-before-monaco") });
+  const before = await rowBox(lastRow);
+  await expect(page.getByTestId("editor-area").locator(".monaco-editor")).toHaveCount(0);
+
   release();
   await expect(placeholder).toHaveCount(0);
-  const line = ide.editor().locator(".view-line", { hasText: /^row\s300$/ });
+  const line = ide.editor().locator(".view-line", { hasText: /^row\s300\styped\searly$/ });
   await expect(line).toBeVisible();
   // In place: not a pixel's move.
   const after = await rowBox(line);
   expect(Math.abs(after.x - before.x)).toBeLessThan(1);
   expect(Math.abs(after.y - before.y)).toBeLessThan(1);
   await page.screenshot({ path: screenshotPath("editor-text-monaco-in-place") });
-  await ide.editor().locator(".view-lines").click();
-  await page.keyboard.press("ControlOrMeta+End");
-  await page.keyboard.type("!");
-  await ide.expectEditorText("row 300!");
-  await expect(ide.editor().locator(".view-lines")).not.toContainText("lost");
-  await page.keyboard.press("ControlOrMeta+z");
+  // The editor took the keyboard where the typing left it: the next keys follow on, with no click.
+  await page.keyboard.type("then in the editor");
+  await ide.expectEditorText("row 300 typed early\n  indented\n  then in the editor");
+  await ide.save();
+  await review.expectFile("long.txt", `row 0\n${rows} typed early\n  indented\n  then in the editor`);
   await page.unrouteAll({ behavior: "ignoreErrors" });
 });
 

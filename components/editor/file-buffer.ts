@@ -63,3 +63,6 @@ export type EditorBridge = {
 };
 
 export const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+
+/** Files of dependencies open read-only: they are not the project's to change. */
+export const isDependency = (path: string) => path.startsWith("node_modules/") || path.includes("/node_modules/");

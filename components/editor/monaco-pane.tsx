@@ -8,7 +8,8 @@ import * as monaco from "@/components/editor/monaco";
 import { useEffect, useState } from "react";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment, MONACO_WRAPPER } from "@/components/editor/monaco-environment";
-import type { FileBuffer } from "@/components/editor/file-buffer";
+import { type FileBuffer, isDependency } from "@/components/editor/file-buffer";
+import { type Handover, takeHandover } from "@/components/editor/early-typing";
 import type { FileBuffers } from "@/components/editor/file-buffers";
 import { useTabsState } from "@/components/editor/open-files-context";
 import type { OpenTabs } from "@/components/editor/open-tabs";
@@ -88,6 +89,20 @@ function selectReveal(tabs: OpenTabs, editor: monaco.editor.ICodeEditor) {
   editor.focus();
 }
 
+/** The editor takes the keyboard from the text typed into before it was in (early-typing.ts), with its selection and scroll. */
+function takeKeyboard(editor: monaco.editor.ICodeEditor, handover: Handover) {
+  const model = editor.getModel();
+  if (!model) return;
+  const anchor = model.getPositionAt(handover.anchor);
+  const head = model.getPositionAt(handover.head);
+  editor.setSelection(new monaco.Selection(anchor.lineNumber, anchor.column, head.lineNumber, head.column));
+  editor.setScrollPosition(
+    { scrollTop: handover.scrollTop, scrollLeft: handover.scrollLeft },
+    monaco.editor.ScrollType.Immediate,
+  );
+  editor.focus();
+}
+
 /** Opens a workspace file in a tab (dependencies read-only) and puts the cursor at a position. */
 function openAt(tabs: OpenTabs, path: string, line: number, column: number) {
   pendingReveal = { path, line, column };
@@ -120,9 +135,6 @@ function attachLanguage(tabs: OpenTabs, session: LanguageSession | null) {
     },
   });
 }
-
-/** Files of dependencies open read-only: they are not the project's to change. */
-const isDependency = (path: string) => path.startsWith("node_modules/") || path.includes("/node_modules/");
 
 // The bridge outlives any one editor widget: buffers stay in their models while no editor shows them.
 function attachBridge(buffers: FileBuffers) {
@@ -223,7 +235,10 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks, onPainted }
     if (!editor) return;
     const path = file.path;
     const restored = tabs.takeRestoredView(path);
-    if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
+    // Typed into before the editor was in: the keyboard goes on where the person left it.
+    const handover = takeHandover(path);
+    if (handover) takeKeyboard(editor, handover);
+    else if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const save = () => {
       timer = undefined;

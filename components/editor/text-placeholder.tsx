@@ -3,7 +3,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { afterPaint } from "@/components/ui/after-paint";
+import { bindEarlyTyping, earlyTypable, offerHandover } from "@/components/editor/early-typing";
 import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
+import type { LiveDocConnection } from "@/lib/live-doc-connection";
 
 // A file's text as the editor will show it, drawn before the editor's code (Monaco, ~3.8 MB of
 // script) has loaded and run: on a cold load the text is in 100-300 ms before it. Laid out as
@@ -12,12 +14,14 @@ import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
 // scrolled where the tab's remembered view has it, so that Monaco, made underneath, replaces it
 // without a move (editor-area.tsx). Only the colours of the syntax arrive with Monaco.
 //
-// It takes no input: no caret, no focus, no selection, a busy pointer. A key or click aimed at it
-// goes where it would have gone while the editor loaded before (the explorer's row keeps the
-// focus): replaying keys into Monaco would mean redoing its key bindings, IME and selection on a
-// view that is not Monaco, and a key replayed wrong is worse than one visibly not taken. A tab
-// restored after a reload gives Monaco the keyboard once it is on screen, unless the person gave
-// it to something else meanwhile (restored-focus.ts).
+// Once the file is a live document (its socket synced), a click into the text and the keys after
+// it go into the document through a textarea laid over the lines (early-typing.ts), and Monaco
+// takes the keyboard where they left it. Before that (the text from a plain read while the socket
+// connects) and for text the textarea does not take, it takes no input: no caret, no focus, a busy
+// pointer; a key aimed at it goes where it went before (the explorer's row keeps the focus),
+// never replayed into Monaco, whose key bindings, IME and selection a replay would have to redo.
+// A tab restored after a reload gives Monaco the keyboard once it is on screen, unless the person
+// gave it to something else meanwhile (restored-focus.ts).
 
 /** Longer text is left to Monaco (a live document's limit, as fs.preview's): splitting it would cost more than the wait. */
 export const PLACEHOLDER_MAX_CHARS = PREVIEW_MAX_BYTES;
@@ -57,9 +61,15 @@ export function visibleLines(text: string, top: number, height: number) {
   return { first, offset: first * LINE_HEIGHT - scrollTop, lines: lines.slice(first, first + count) };
 }
 
-export function TextPlaceholder({ text, view }: { text: string; view: unknown }) {
+/** The live document a placeholder's text can be typed into before the editor is in (early-typing.ts). */
+export type EarlyTyping = { path: string; connection: LiveDocConnection; readOnly: boolean };
+
+export function TextPlaceholder({ text, view, typing }: { text: string; view: unknown; typing?: EarlyTyping }) {
   const host = useRef<HTMLDivElement>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
   const [height, setHeight] = useState<number | null>(null);
+  const [typed, setTyped] = useState<string | null>(null);
+  const [scroll, setScroll] = useState(() => scrollOf(view));
   useLayoutEffect(() => {
     // Fractional, as Monaco measures its own (ResizeObserver's content box): it clamps its scroll with it.
     const element = host.current!;
@@ -68,12 +78,29 @@ export function TextPlaceholder({ text, view }: { text: string; view: unknown })
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
-  const scroll = scrollOf(view);
-  const shown = height === null ? null : visibleLines(text, scroll.top, height);
+  // Decided once: a textarea gone mid-typing (the text grown past the limit) would take the keyboard with it.
+  const [typable] = useState(() => typing !== undefined && earlyTypable(typing.connection.text.toString()));
+  const into = typable ? typing : undefined;
+  useLayoutEffect(() => {
+    if (!into) return;
+    const textarea = area.current!;
+    const binding = bindEarlyTyping(textarea, into.connection, LINE_HEIGHT, setTyped);
+    textarea.scrollTop = scroll.top;
+    textarea.scrollLeft = scroll.left;
+    const withdraw = offerHandover(into.path, () => binding.handover());
+    return () => {
+      withdraw();
+      binding.dispose();
+    };
+    // The scroll is where the textarea starts; after that the textarea's own scroll is followed.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [into?.path, into?.connection]);
+  const lines = into ? (typed ?? into.connection.text.toString()) : text;
+  const shown = height === null ? null : visibleLines(lines, scroll.top, height);
   return (
     <div
       ref={host}
-      className="text-placeholder"
+      className={into ? "text-placeholder text-placeholder-typable" : "text-placeholder"}
       data-testid="editor-placeholder"
       aria-busy="true"
       style={{ ...EDITOR_FONT, lineHeight: `${LINE_HEIGHT}px` }}
@@ -89,6 +116,21 @@ export function TextPlaceholder({ text, view }: { text: string; view: unknown })
             </div>
           ))}
         </div>
+      )}
+      {into && (
+        <textarea
+          ref={area}
+          className="text-placeholder-input"
+          data-testid="editor-early-input"
+          aria-label={`${into.path} (the editor is loading)`}
+          wrap="off"
+          spellCheck={false}
+          autoCapitalize="off"
+          autoComplete="off"
+          autoCorrect="off"
+          readOnly={into.readOnly}
+          onScroll={(event) => setScroll({ top: event.currentTarget.scrollTop, left: event.currentTarget.scrollLeft })}
+        />
       )}
     </div>
   );

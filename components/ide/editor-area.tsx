@@ -3,11 +3,16 @@
 import { useCallback, useEffect, useState } from "react";
 import { EditorTabs } from "@/components/editor/editor-tabs";
 import { FileBanners } from "@/components/editor/file-banners";
-import type { FileBuffer } from "@/components/editor/file-buffer";
+import { type FileBuffer, isDependency } from "@/components/editor/file-buffer";
 import type { FileBuffers } from "@/components/editor/file-buffers";
 import type { MonacoPaneProps } from "@/components/editor/monaco-pane";
 import type { OpenTabs } from "@/components/editor/open-tabs";
-import { EditorFontWarmUp, PLACEHOLDER_MAX_CHARS, TextPlaceholder } from "@/components/editor/text-placeholder";
+import {
+  EditorFontWarmUp,
+  type EarlyTyping,
+  PLACEHOLDER_MAX_CHARS,
+  TextPlaceholder,
+} from "@/components/editor/text-placeholder";
 import { Deferred, DeferredCode } from "@/components/ui/deferred";
 import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useCommands } from "@/components/ui/commands";
@@ -178,7 +183,7 @@ function FileBody({ file }: { file: FileBuffer }) {
       );
     return (
       <div className="editor-stack">
-        <TextPlaceholder text={file.preview} view={tabs.restoredView(file.path)} />
+        <TextPlaceholder key={file.path} text={file.preview} view={tabs.restoredView(file.path)} />
       </div>
     );
   }
@@ -216,9 +221,22 @@ function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuff
         props={{ tabs, buffers, file, lineMarks, onPainted }}
         fallback={placeholder ? null : <div className="center-message">Loading editor…</div>}
       />
-      {placeholder && <TextPlaceholder text={file.diskContent} view={tabs.restoredView(file.path)} />}
+      {placeholder && (
+        <TextPlaceholder
+          key={file.path}
+          text={file.diskContent}
+          view={tabs.restoredView(file.path)}
+          typing={typingOf(buffers, file)}
+        />
+      )}
     </div>
   );
+}
+
+/** The live document the text shown before the editor takes typing into (none for a plain read). */
+function typingOf(buffers: FileBuffers, file: FileBuffer): EarlyTyping | undefined {
+  const connection = file.live ? buffers.liveConnection(file.path) : undefined;
+  return connection && { path: file.path, connection, readOnly: file.readOnly || isDependency(file.path) };
 }
 
 function SaveState({ file }: { file: FileBuffer }) {

@@ -1,0 +1,186 @@
+import type { YTextEvent } from "yjs";
+import type { LiveDocConnection } from "@/lib/live-doc-connection";
+
+// Typing into a live document's text before the editor's code is in (text-placeholder.tsx draws
+// the text; on a cold load Monaco takes typing ~0.5-0.7 s after the text shows). A plain textarea
+// laid over the drawn lines, its own text transparent, takes the keys: the browser's caret,
+// selection, IME and undo are the textarea's own, so no key is replayed or interpreted here. Each
+// change it reports becomes one edit of the live document (its common prefix and suffix kept, as
+// Monaco's binding sends a change), so the typing is the document's at once: the others see it,
+// a save writes it, and Monaco, bound to the same document once it is made, shows it. The others'
+// edits meanwhile come into the textarea with its selection moved as they move the text. Monaco
+// then takes the keyboard where the person left it (takeHandover), and the textarea takes no more.
+//
+// Only for a live document: a plain read has no shared state to put keys into before Monaco's
+// model exists. Not for text with carriage returns (a textarea's value turns "\r\n" into "\n", and
+// its offsets would no longer be the document's) nor for long text (a textarea lays all of it out).
+
+/** Longest text the textarea takes (a textarea lays out all of it, where the drawn lines are only those on screen). */
+export const EARLY_TYPING_MAX_CHARS = 256 * 1024;
+
+/** Whether `text` can be typed into before the editor is in. */
+export const earlyTypable = (text: string) => text.length <= EARLY_TYPING_MAX_CHARS && !text.includes("\r");
+
+/** Where the person left the textarea: the selection as document offsets, and the scroll in pixels. */
+export type Handover = { anchor: number; head: number; scrollTop: number; scrollLeft: number };
+
+const offers = new Map<string, () => Handover | null>();
+
+/** The textarea of `path` offers the keyboard to the editor; returns the function that withdraws it. */
+export function offerHandover(path: string, take: () => Handover | null): () => void {
+  offers.set(path, take);
+  return () => {
+    if (offers.get(path) === take) offers.delete(path);
+  };
+}
+
+/**
+ * For the editor just made for `path`: where the person left the textarea, when they put the
+ * keyboard there (null otherwise: the editor restores the tab's remembered view instead). The
+ * textarea takes no input after this; the editor focuses itself where it says.
+ */
+export function takeHandover(path: string): Handover | null {
+  const take = offers.get(path);
+  offers.delete(path);
+  return take ? take() : null;
+}
+
+/** The one change from `before` to `after`: what is kept at both ends, and what lies between. */
+export function changeOf(before: string, after: string): { at: number; removed: number; inserted: string } {
+  const most = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < most && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  // Not between the halves of a surrogate pair: the document would hold half a character.
+  if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start--;
+  let end = 0;
+  while (end < most - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end))
+    end++;
+  if (end > 0 && isLowSurrogate(before.charCodeAt(before.length - end))) end--;
+  return { at: start, removed: before.length - start - end, inserted: after.slice(start, after.length - end) };
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** `offset` in the text before `delta` (a Yjs text change), as an offset in the text after it; text inserted at it goes after it. */
+export function mapOffset(offset: number, delta: YTextEvent["delta"]): number {
+  let index = 0;
+  let moved = offset;
+  for (const op of delta) {
+    if (index > offset) break;
+    if (op.retain !== undefined) index += op.retain;
+    else if (typeof op.insert === "string") {
+      if (index < offset) moved += op.insert.length;
+    } else if (op.delete !== undefined) {
+      if (index < offset) moved -= Math.min(op.delete, offset - index);
+      index += op.delete;
+    }
+  }
+  return moved;
+}
+
+/**
+ * Binds `area` (lines `lineHeight` px apart) to the live document of `connection`: the person's
+ * changes go into it, the others' come into the textarea. `shown` is told the text after each. Returns what ends it and, for the
+ * editor, the handover (after which the textarea takes no input).
+ */
+export function bindEarlyTyping(
+  area: HTMLTextAreaElement,
+  connection: LiveDocConnection,
+  lineHeight: number,
+  shown: (text: string) => void,
+) {
+  const origin = { earlyTyping: true };
+  let text = connection.text;
+  let value = text.toString();
+  let handedOver = false;
+  let touched = false;
+  area.value = value;
+
+  const onInput = () => {
+    if (handedOver) return;
+    const next = area.value;
+    const { at, removed, inserted } = changeOf(value, next);
+    value = next;
+    connection.doc.transact(() => {
+      if (removed) text.delete(at, removed);
+      if (inserted) text.insert(at, inserted);
+    }, origin);
+    shown(value);
+  };
+  const onChange = (event: YTextEvent) => {
+    if (event.transaction.origin === origin) return;
+    const start = mapOffset(area.selectionStart, event.delta);
+    const end = mapOffset(area.selectionEnd, event.delta);
+    const direction = area.selectionDirection;
+    const { scrollTop, scrollLeft } = area;
+    value = text.toString();
+    area.value = value;
+    area.setSelectionRange(start, end, direction);
+    area.scrollTop = scrollTop;
+    area.scrollLeft = scrollLeft;
+    shown(value);
+  };
+  const adopt = () => {
+    text.unobserve(onChange);
+    text = connection.text;
+    value = text.toString();
+    area.value = value;
+    text.observe(onChange);
+    shown(value);
+  };
+  // The browser's insertion (below) does not always scroll its caret into view, as typing does.
+  const revealCaret = () => {
+    const top = (value.slice(0, area.selectionEnd).split("\n").length - 1) * lineHeight;
+    if (top < area.scrollTop) area.scrollTop = top;
+    else if (top + lineHeight > area.scrollTop + area.clientHeight)
+      area.scrollTop = top + lineHeight - area.clientHeight;
+  };
+  // A newline keeps the line's indentation, and Tab indents, as the editor would: through the
+  // browser's own insertion, so its undo takes them back with the rest.
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (handedOver || area.readOnly || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Enter" && !event.shiftKey) {
+      const lineStart = value.lastIndexOf("\n", area.selectionStart - 1) + 1;
+      const indent = /^[ \t]*/.exec(value.slice(lineStart, area.selectionStart))![0];
+      event.preventDefault();
+      document.execCommand("insertText", false, `\n${indent}`);
+      revealCaret();
+    } else if (event.key === "Tab" && !event.shiftKey) {
+      event.preventDefault();
+      document.execCommand("insertText", false, /^\t/m.test(value) ? "\t" : "  ");
+    }
+  };
+  const onFocus = () => {
+    touched = true;
+  };
+
+  text.observe(onChange);
+  const stopReset = connection.onReset(adopt);
+  area.addEventListener("input", onInput);
+  area.addEventListener("keydown", onKeyDown);
+  area.addEventListener("focus", onFocus);
+  if (document.activeElement === area) touched = true;
+
+  return {
+    handover(): Handover | null {
+      if (handedOver || !touched) return null;
+      handedOver = true;
+      area.readOnly = true;
+      const backward = area.selectionDirection === "backward";
+      return {
+        anchor: backward ? area.selectionEnd : area.selectionStart,
+        head: backward ? area.selectionStart : area.selectionEnd,
+        scrollTop: area.scrollTop,
+        scrollLeft: area.scrollLeft,
+      };
+    },
+    dispose() {
+      text.unobserve(onChange);
+      stopReset();
+      area.removeEventListener("input", onInput);
+      area.removeEventListener("keydown", onKeyDown);
+      area.removeEventListener("focus", onFocus);
+    },
+  };
+}
