@@ -560,3 +560,65 @@ test("after a reload the restored editor takes the keyboard once it is ready, bu
   await page.screenshot({ path: screenshotPath("editor-keyboard-chat-kept") });
   await page.unrouteAll({ behavior: "ignoreErrors" });
 });
+
+test("typing into a file's text while it loads after a reload (its live document and the editor's code held back) goes into the file, around another's change made meanwhile", async ({
+  page,
+  ide,
+}) => {
+  const review = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.createProject("Typed while loading");
+  await review.writeFile("notes.txt", "first line\nsecond line\n");
+  await ide.openFile("notes.txt");
+  await ide.expectEditorText("second line");
+
+  let releaseLive: () => void = () => {};
+  const liveReleased = new Promise<void>((resolve) => {
+    releaseLive = resolve;
+  });
+  await page.routeWebSocket(/\/api\/live\/ws/, async (ws) => {
+    await liveReleased;
+    ws.connectToServer();
+  });
+  let releaseEditor: () => void = () => {};
+  const editorReleased = new Promise<void>((resolve) => {
+    releaseEditor = resolve;
+  });
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    const response = await route.fetch();
+    const body = await response.body();
+    if (body.length > 1_000_000) await editorReleased;
+    await route.fulfill({ response, body });
+  });
+  await page.reload();
+
+  // The text from the page's first request, its live document not in yet: a click after the
+  // first line's text and keys there.
+  const placeholder = page.getByTestId("editor-placeholder");
+  await expect(placeholder).toContainText("second line");
+  await expect(page.getByTestId("editor-early-input")).toBeEditable();
+  const firstRow = placeholder.locator(".text-placeholder-line", { hasText: /^first line$/ });
+  const box = await firstRow.boundingBox();
+  await page.mouse.click(box!.x + box!.width - 4, box!.y + box!.height / 2);
+  await page.keyboard.type(" typed early");
+  await expect(placeholder).toContainText("first line typed early");
+  // Meanwhile the file changes on disk (another person, a program): a line above the typing.
+  await review.replaceFile("notes.txt", "zeroth line\nfirst line\nsecond line\n");
+
+  // The live document comes in: the typing is put onto its text, and typing goes on there.
+  releaseLive();
+  await expect(placeholder).toContainText("zeroth line");
+  await expect(placeholder.locator(".text-placeholder-line", { hasText: "first line typed early" })).toBeVisible();
+  await page.keyboard.type(",");
+  await expect(placeholder).toContainText("first line typed early,");
+  await page.screenshot({ path: screenshotPath("editor-typed-while-loading") });
+
+  // The editor takes over where the typing was.
+  releaseEditor();
+  await expect(placeholder).toHaveCount(0);
+  await page.keyboard.type(" then in the editor");
+  await ide.expectEditorText("zeroth line\nfirst line typed early, then in the editor\nsecond line");
+  await ide.save();
+  await review.expectFile("notes.txt", "zeroth line\nfirst line typed early, then in the editor\nsecond line\n");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as Y from "yjs";
-import { changeOf, earlyTypable, mapOffset } from "./early-typing";
+import { changeOf, earlyTypable, mapOffset, offsetThrough, rebase, typedOnto } from "./early-typing";
 
 /** The delta of a change made to `before` by `edit`, as the textarea's observer gets it. */
 function deltaOf(before: string, edit: (text: Y.Text) => void) {
@@ -42,6 +42,51 @@ describe("early typing", () => {
     expect(mapOffset(1, deleted)).toBe(1);
     const after = deltaOf("hello world", (text) => text.insert(9, "!!"));
     expect(mapOffset(5, after)).toBe(5);
+  });
+
+  it("puts what was typed while the document loaded onto its text as it is now, dropping none of it", () => {
+    const base = "one\ntwo\nthree\n";
+    // Nobody changed it: what was typed, as typed.
+    expect(typedOnto({ base, text: "one\ntwo!\nthree\n" }, base)).toEqual({
+      change: { at: 7, removed: 0, inserted: "!" },
+      caret: 8,
+    });
+    // Someone added a line above: the typing moves down with its line.
+    expect(typedOnto({ base, text: "one\ntwo!\nthree\n" }, "zero\none\ntwo\nthree\n").change).toEqual({
+      at: 12,
+      removed: 0,
+      inserted: "!",
+    });
+    // ...below: it stays.
+    expect(typedOnto({ base, text: "one!\ntwo\nthree\n" }, "one\ntwo\nthree\nfour\n").change).toEqual({
+      at: 3,
+      removed: 0,
+      inserted: "!",
+    });
+    // Both changed the same word: theirs stands, what was typed follows it.
+    const both = typedOnto({ base, text: "one\nTWO\nthree\n" }, "one\n2\nthree\n");
+    expect(both.change).toEqual({ at: 5, removed: 0, inserted: "TWO" });
+    const merged = "one\n2\nthree\n";
+    expect(merged.slice(0, both.change.at) + both.change.inserted + merged.slice(both.change.at)).toBe(
+      "one\n2TWO\nthree\n",
+    );
+    expect(both.caret).toBe(8);
+  });
+
+  it("rebases a change over another made to the same text", () => {
+    expect(rebase({ at: 2, removed: 1, inserted: "x" }, { at: 5, removed: 0, inserted: "" })).toEqual({
+      at: 2,
+      removed: 1,
+      inserted: "x",
+    });
+    expect(rebase({ at: 6, removed: 1, inserted: "x" }, { at: 1, removed: 2, inserted: "abcd" })).toEqual({
+      at: 8,
+      removed: 1,
+      inserted: "x",
+    });
+    expect(offsetThrough(10, { at: 1, removed: 2, inserted: "abcd" })).toBe(12);
+    expect(offsetThrough(2, { at: 1, removed: 2, inserted: "abcd" })).toBe(5);
+    expect(offsetThrough(1, { at: 1, removed: 2, inserted: "abcd" })).toBe(1);
   });
 
   it("takes only text whose offsets are the document's, and not so long that the textarea would be slow", () => {

@@ -21,8 +21,11 @@ export const EARLY_TYPING_MAX_CHARS = 256 * 1024;
 /** Whether `text` can be typed into before the editor is in. */
 export const earlyTypable = (text: string) => text.length <= EARLY_TYPING_MAX_CHARS && !text.includes("\r");
 
-/** Where the person left the textarea: the selection as document offsets, and the scroll in pixels. */
-export type Handover = { anchor: number; head: number; scrollTop: number; scrollLeft: number };
+/**
+ * Where the person left the textarea: the selection as document offsets, the scroll in pixels,
+ * and what they typed when no live document took it (the editor puts it into its model).
+ */
+export type Handover = { anchor: number; head: number; scrollTop: number; scrollLeft: number; typed?: Typed };
 
 const offers = new Map<string, () => Handover | null>();
 
@@ -79,55 +82,100 @@ export function mapOffset(offset: number, delta: YTextEvent["delta"]): number {
   return moved;
 }
 
+/** A change to a text: `removed` characters at `at` replaced by `inserted`. */
+export type Change = { at: number; removed: number; inserted: string };
+
 /**
- * Binds `area` (lines `lineHeight` px apart) to the live document of `connection`: the person's
- * changes go into it, the others' come into the textarea. `shown` is told the text after each. Returns what ends it and, for the
- * editor, the handover (after which the textarea takes no input).
+ * `mine`, made to a text, as a change to that text after `theirs` (made to the same text) was
+ * applied. Apart, each keeps its place; where they overlap, theirs stands and mine's inserted
+ * text goes right after it: what the person typed is never dropped, only what they deleted
+ * there may stay.
+ */
+export function rebase(mine: Change, theirs: Change): Change {
+  if (theirs.removed === 0 && theirs.inserted === "") return mine;
+  if (mine.at + mine.removed <= theirs.at) return mine;
+  if (theirs.at + theirs.removed <= mine.at) return { ...mine, at: mine.at + theirs.inserted.length - theirs.removed };
+  return { at: theirs.at + theirs.inserted.length, removed: 0, inserted: mine.inserted };
+}
+
+/** `offset` in a text, in that text after `change`: inside what it replaced, at the end of what it put there. */
+export function offsetThrough(offset: number, change: Change): number {
+  if (offset <= change.at) return offset;
+  if (offset >= change.at + change.removed) return offset + change.inserted.length - change.removed;
+  return change.at + change.inserted.length;
+}
+
+/** What the person typed before any document took it: the text they started from, and theirs now. */
+export type Typed = { base: string; text: string };
+
+/** `typed` as one change to `current` (the text its base became meanwhile), and where its caret ends. */
+export function typedOnto(typed: Typed, current: string): { change: Change; caret: number } {
+  const change = rebase(changeOf(typed.base, typed.text), changeOf(typed.base, current));
+  return { change, caret: change.at + change.inserted.length };
+}
+
+/**
+ * Binds `area` (lines `lineHeight` px apart) to the text `base`, as the person types into it: held
+ * here until `connect` gives the live document (the text may have come from a plain read while
+ * its socket connected), then put into the document; after that each change goes into it at once
+ * and the others' come into the textarea. `shown` is told the text after each. The handover gives
+ * the editor the selection, the scroll and, when no document came, what was typed (Monaco puts
+ * it into its model); the textarea takes no input after it.
  */
 export function bindEarlyTyping(
   area: HTMLTextAreaElement,
-  connection: LiveDocConnection,
+  base: string,
   lineHeight: number,
   shown: (text: string) => void,
 ) {
   const origin = { earlyTyping: true };
-  let text = connection.text;
-  let value = text.toString();
+  let live: { connection: LiveDocConnection; text: LiveDocConnection["text"]; stopReset: () => void } | null = null;
+  let value = base;
   let handedOver = false;
   let touched = false;
   area.value = value;
 
+  const show = (
+    next: string,
+    selection?: { start: number; end: number; direction: typeof area.selectionDirection },
+  ) => {
+    const { scrollTop, scrollLeft } = area;
+    value = next;
+    area.value = value;
+    if (selection) area.setSelectionRange(selection.start, selection.end, selection.direction);
+    area.scrollTop = scrollTop;
+    area.scrollLeft = scrollLeft;
+    shown(value);
+  };
   const onInput = () => {
     if (handedOver) return;
     const next = area.value;
     const { at, removed, inserted } = changeOf(value, next);
     value = next;
-    connection.doc.transact(() => {
-      if (removed) text.delete(at, removed);
-      if (inserted) text.insert(at, inserted);
-    }, origin);
+    if (live) {
+      const { text } = live;
+      live.connection.doc.transact(() => {
+        if (removed) text.delete(at, removed);
+        if (inserted) text.insert(at, inserted);
+      }, origin);
+    }
     shown(value);
   };
   const onChange = (event: YTextEvent) => {
-    if (event.transaction.origin === origin) return;
-    const start = mapOffset(area.selectionStart, event.delta);
-    const end = mapOffset(area.selectionEnd, event.delta);
-    const direction = area.selectionDirection;
-    const { scrollTop, scrollLeft } = area;
-    value = text.toString();
-    area.value = value;
-    area.setSelectionRange(start, end, direction);
-    area.scrollTop = scrollTop;
-    area.scrollLeft = scrollLeft;
-    shown(value);
+    if (event.transaction.origin === origin || !live) return;
+    const selection = {
+      start: mapOffset(area.selectionStart, event.delta),
+      end: mapOffset(area.selectionEnd, event.delta),
+      direction: area.selectionDirection,
+    };
+    show(live.text.toString(), selection);
   };
   const adopt = () => {
-    text.unobserve(onChange);
-    text = connection.text;
-    value = text.toString();
-    area.value = value;
-    text.observe(onChange);
-    shown(value);
+    if (!live) return;
+    live.text.unobserve(onChange);
+    live.text = live.connection.text;
+    live.text.observe(onChange);
+    show(live.text.toString());
   };
   // The browser's insertion (below) does not always scroll its caret into view, as typing does.
   const revealCaret = () => {
@@ -155,14 +203,46 @@ export function bindEarlyTyping(
     touched = true;
   };
 
-  text.observe(onChange);
-  const stopReset = connection.onReset(adopt);
   area.addEventListener("input", onInput);
   area.addEventListener("keydown", onKeyDown);
   area.addEventListener("focus", onFocus);
   if (document.activeElement === area) touched = true;
 
   return {
+    /**
+     * The live document came: what was typed meanwhile goes into it (onto its text, which others
+     * may have changed since `base` was read), and from now on each change does. Not when the
+     * document is read-only to this person: then what was typed waits for the editor.
+     */
+    connect(connection: LiveDocConnection) {
+      if (live || handedOver || connection.state?.readOnly) return;
+      const text = connection.text;
+      const current = text.toString();
+      live = { connection, text, stopReset: connection.onReset(adopt) };
+      text.observe(onChange);
+      if (value === current) return; // the textarea holds the document's text already
+      const theirs = changeOf(base, current);
+      const typed = value !== base;
+      const { change, caret } = typedOnto({ base, text: value }, current);
+      if (typed)
+        connection.doc.transact(() => {
+          if (change.removed) text.delete(change.at, change.removed);
+          if (change.inserted) text.insert(change.at, change.inserted);
+        }, origin);
+      // Typed onto the text as read: the caret stays; otherwise it follows what was typed, or
+      // (nothing typed) moves with the others' change.
+      const selection =
+        typed && current === base
+          ? { start: area.selectionStart, end: area.selectionEnd, direction: area.selectionDirection }
+          : typed
+            ? { start: caret, end: caret, direction: "none" as const }
+            : {
+                start: offsetThrough(area.selectionStart, theirs),
+                end: offsetThrough(area.selectionEnd, theirs),
+                direction: area.selectionDirection,
+              };
+      show(text.toString(), selection);
+    },
     handover(): Handover | null {
       if (handedOver || !touched) return null;
       handedOver = true;
@@ -173,11 +253,12 @@ export function bindEarlyTyping(
         head: backward ? area.selectionStart : area.selectionEnd,
         scrollTop: area.scrollTop,
         scrollLeft: area.scrollLeft,
+        ...(!live && value !== base ? { typed: { base, text: value } } : {}),
       };
     },
     dispose() {
-      text.unobserve(onChange);
-      stopReset();
+      live?.text.unobserve(onChange);
+      live?.stopReset();
       area.removeEventListener("input", onInput);
       area.removeEventListener("keydown", onKeyDown);
       area.removeEventListener("focus", onFocus);

@@ -9,7 +9,7 @@ import { useEffect, useState } from "react";
 import { useDisposeDiffModels } from "@/components/editor/diff-models";
 import { installMonacoEnvironment, MONACO_WRAPPER } from "@/components/editor/monaco-environment";
 import { type FileBuffer, isDependency } from "@/components/editor/file-buffer";
-import { type Handover, takeHandover } from "@/components/editor/early-typing";
+import { type Handover, takeHandover, typedOnto } from "@/components/editor/early-typing";
 import type { FileBuffers } from "@/components/editor/file-buffers";
 import { useTabsState } from "@/components/editor/open-files-context";
 import type { OpenTabs } from "@/components/editor/open-tabs";
@@ -93,8 +93,25 @@ function selectReveal(tabs: OpenTabs, editor: monaco.editor.ICodeEditor) {
 function takeKeyboard(editor: monaco.editor.ICodeEditor, handover: Handover) {
   const model = editor.getModel();
   if (!model) return;
-  const anchor = model.getPositionAt(handover.anchor);
-  const head = model.getPositionAt(handover.head);
+  let { anchor: anchorAt, head: headAt } = handover;
+  // Typed where no live document took it: one edit of the model (undoable, unsaved), onto its
+  // text as read now, with the caret after it.
+  if (handover.typed) {
+    const current = model.getValue();
+    const { change, caret } = typedOnto(handover.typed, current);
+    const from = model.getPositionAt(change.at);
+    const to = model.getPositionAt(change.at + change.removed);
+    model.pushStackElement();
+    model.pushEditOperations(
+      [],
+      [{ range: new monaco.Range(from.lineNumber, from.column, to.lineNumber, to.column), text: change.inserted }],
+      () => null,
+    );
+    model.pushStackElement();
+    if (current !== handover.typed.base) anchorAt = headAt = caret;
+  }
+  const anchor = model.getPositionAt(anchorAt);
+  const head = model.getPositionAt(headAt);
   editor.setSelection(new monaco.Selection(anchor.lineNumber, anchor.column, head.lineNumber, head.column));
   editor.setScrollPosition(
     { scrollTop: handover.scrollTop, scrollLeft: handover.scrollLeft },

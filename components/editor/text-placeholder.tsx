@@ -61,8 +61,11 @@ export function visibleLines(text: string, top: number, height: number) {
   return { first, offset: first * LINE_HEIGHT - scrollTop, lines: lines.slice(first, first + count) };
 }
 
-/** The live document a placeholder's text can be typed into before the editor is in (early-typing.ts). */
-export type EarlyTyping = { path: string; connection: LiveDocConnection; readOnly: boolean };
+/**
+ * What a placeholder's text is typed into before the editor is in (early-typing.ts): the live
+ * document once it is in (until then, what is typed waits for it), or the editor's model.
+ */
+export type EarlyTyping = { path: string; connection: LiveDocConnection | undefined; readOnly: boolean };
 
 export function TextPlaceholder({ text, view, typing }: { text: string; view: unknown; typing?: EarlyTyping }) {
   const host = useRef<HTMLDivElement>(null);
@@ -79,23 +82,31 @@ export function TextPlaceholder({ text, view, typing }: { text: string; view: un
     return () => observer.disconnect();
   }, []);
   // Decided once: a textarea gone mid-typing (the text grown past the limit) would take the keyboard with it.
-  const [typable] = useState(() => typing !== undefined && earlyTypable(typing.connection.text.toString()));
+  const [typable] = useState(() => typing !== undefined && earlyTypable(text));
   const into = typable ? typing : undefined;
+  const binding = useRef<ReturnType<typeof bindEarlyTyping> | null>(null);
   useLayoutEffect(() => {
     if (!into) return;
     const textarea = area.current!;
-    const binding = bindEarlyTyping(textarea, into.connection, LINE_HEIGHT, setTyped);
+    const bound = bindEarlyTyping(textarea, text, LINE_HEIGHT, setTyped);
+    binding.current = bound;
     textarea.scrollTop = scroll.top;
     textarea.scrollLeft = scroll.left;
-    const withdraw = offerHandover(into.path, () => binding.handover());
+    const withdraw = offerHandover(into.path, () => bound.handover());
     return () => {
       withdraw();
-      binding.dispose();
+      bound.dispose();
+      binding.current = null;
     };
-    // The scroll is where the textarea starts; after that the textarea's own scroll is followed.
+    // Bound once, to the text first shown and where it was scrolled: after that the textarea's
+    // own text and scroll are followed (a placeholder is keyed by its file's path).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [into?.path, into?.connection]);
-  const lines = into ? (typed ?? into.connection.text.toString()) : text;
+  }, [into?.path]);
+  const connection = into?.connection;
+  useLayoutEffect(() => {
+    if (connection) binding.current?.connect(connection);
+  }, [connection]);
+  const lines = typed ?? text;
   const shown = height === null ? null : visibleLines(lines, scroll.top, height);
   return (
     <div

@@ -20,12 +20,27 @@ import { Dialog } from "@/components/ui/dialog";
 import { useRegisterChangesHost } from "@/components/review/active-session";
 import { afterPaint } from "@/components/ui/after-paint";
 import { useGitConflicted } from "@/components/git/git-context";
+import { useExplorer } from "@/components/explorer/explorer-context";
 import { ChangesView, GitDiffView } from "@/components/ide/deferred-panels";
 import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 
-const monacoPane = new DeferredCode<MonacoPaneProps>(() =>
-  import("@/components/editor/monaco-pane").then((module) => module.default),
-);
+// Monaco's icon font (codicon, display: block; its face is declared by app/layout.tsx) loads
+// once a glyph of it is drawn: after the editor's first frame, so the folding arrows were blank
+// and its arrival re-resolved the page's fonts (~110 ms later, as the first keys were typed).
+// Asked for with the editor's code instead.
+const monacoPane = new DeferredCode<MonacoPaneProps>(() => {
+  void document.fonts?.load("16px codicon");
+  return import("@/components/editor/monaco-pane").then((module) => module.default);
+});
+
+/** Resolves once the editor's code is in (what waits behind it: deferred-panels.tsx); asks for nothing. */
+export const editorCodeIn = monacoPane.in;
+
+/**
+ * How long after the IDE is on screen the editor's code loads when no file has asked for it. A
+ * file shown before then asks for it once its text takes typing (FileEditor).
+ */
+const EDITOR_CODE_AFTER_MS = 1_500;
 
 export function EditorArea() {
   const tabs = useOpenTabs();
@@ -39,24 +54,23 @@ export function EditorArea() {
   const file = (active && open.get(active)) || null;
   const gitConflicted = useGitConflicted(file?.path ?? "");
 
-  // Monaco is the IDE's largest chunk: fetched and evaluated as soon as the IDE is on screen, so
-  // the first file opened waits for neither (bench:ui measured it starting only on that click);
-  // its text shows meanwhile (FileEditor). Asked for once the IDE's first frame is painted, not in
-  // it: the browser compiles the arriving scripts on the renderer's thread pool, and the first
-  // frame's layout waits on that pool for the browser's answer about each new font size and weight
-  // (~180 ms of a cold load under load, while Monaco's chunks streamed in).
-  // Monaco's icon font (codicon, display: block; its face is declared by app/layout.tsx) loads
-  // once a glyph of it is drawn: after the editor's first frame, so the folding arrows were blank
-  // and its arrival re-resolved the page's fonts (~110 ms later, as the first keys were typed).
-  // Asked for with the editor's code instead.
-  useEffect(
-    () =>
-      afterPaint(() => {
-        void monacoPane.preload();
-        void document.fonts?.load("16px codicon");
-      }),
-    [],
-  );
+  // Monaco is the IDE's largest chunk (~3.8 MB of script), compiled off the main thread as it
+  // streams in and then run on it. It waits until the first file's text takes typing (its live
+  // document in, early-typing.ts): fetched as the IDE came on screen, its compile shared the two
+  // cores with the file's text and live document, and on a reload its run on the main thread held
+  // the live document's socket back (~450 ms after the text showed, bench:open). Only the syntax
+  // colours, the minimap and the editor's own keys wait for it now. With no file shown it loads
+  // EDITOR_CODE_AFTER_MS after the IDE's first frame, so that a file opened later finds it in.
+  useEffect(() => {
+    let cancel = () => {};
+    const timer = setTimeout(() => {
+      cancel = afterPaint(() => void monacoPane.preload());
+    }, EDITOR_CODE_AFTER_MS);
+    return () => {
+      clearTimeout(timer);
+      cancel();
+    };
+  }, []);
 
   // The others in live documents see which file is on screen here; follow mode opens the file
   // the followed person has on screen (their cursor is followed by the editor, monaco-pane.tsx).
@@ -173,20 +187,13 @@ export function EditorArea() {
 function FileBody({ file }: { file: FileBuffer }) {
   const tabs = useOpenTabs();
   const buffers = useFileBuffers();
-  if (file.status === "loading") {
-    if (file.preview === undefined || file.preview.length > PLACEHOLDER_MAX_CHARS)
-      return (
-        <div className="center-message">
-          Loading {file.path}…
-          <EditorFontWarmUp now />
-        </div>
-      );
+  if (file.status === "loading" && (file.preview === undefined || file.preview.length > PLACEHOLDER_MAX_CHARS))
     return (
-      <div className="editor-stack">
-        <TextPlaceholder key={file.path} text={file.preview} view={tabs.restoredView(file.path)} />
+      <div className="center-message">
+        Loading {file.path}…
+        <EditorFontWarmUp now />
       </div>
     );
-  }
   if (file.status === "error") {
     return (
       <div className="center-message" data-testid="file-error">
@@ -207,36 +214,46 @@ function FileBody({ file }: { file: FileBuffer }) {
 /**
  * The editor of a text file, with the agent's changes not yet accepted in its gutter. Until Monaco
  * has drawn it (its code still loading, or the editor being made), the text shows as Monaco will
- * show it (text-placeholder.tsx), laid over the editor made underneath. Not for longer text.
+ * show it (text-placeholder.tsx), laid over the editor made underneath, from the plain read while
+ * the file loads and the same view after: what is typed there meanwhile stays, and goes into the
+ * file (early-typing.ts). Not for longer text.
  */
 function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuffers; file: FileBuffer }) {
   const lineMarks = useAgentLineMarks(file.path);
+  const { canWrite } = useExplorer();
   const [painted, setPainted] = useState(false);
   const onPainted = useCallback(() => setPainted(true), []);
-  const placeholder = !painted && file.diskContent.length <= PLACEHOLDER_MAX_CHARS;
+  const loading = file.status === "loading";
+  const text = loading ? (file.preview ?? "") : file.diskContent;
+  const placeholder = !painted && text.length <= PLACEHOLDER_MAX_CHARS;
   return (
     <div className="editor-stack">
-      <Deferred
-        code={monacoPane}
-        props={{ tabs, buffers, file, lineMarks, onPainted }}
-        fallback={placeholder ? null : <div className="center-message">Loading editor…</div>}
-      />
+      {!loading && (
+        <Deferred
+          code={monacoPane}
+          props={{ tabs, buffers, file, lineMarks, onPainted }}
+          fallback={placeholder ? null : <div className="center-message">Loading editor…</div>}
+        />
+      )}
       {placeholder && (
         <TextPlaceholder
           key={file.path}
-          text={file.diskContent}
+          text={text}
           view={tabs.restoredView(file.path)}
-          typing={typingOf(buffers, file)}
+          typing={canWrite && !isDependency(file.path) ? typingOf(buffers, file) : undefined}
         />
       )}
     </div>
   );
 }
 
-/** The live document the text shown before the editor takes typing into (none for a plain read). */
-function typingOf(buffers: FileBuffers, file: FileBuffer): EarlyTyping | undefined {
-  const connection = file.live ? buffers.liveConnection(file.path) : undefined;
-  return connection && { path: file.path, connection, readOnly: file.readOnly || isDependency(file.path) };
+/** What the text shown before the editor is typed into: its live document once it is in (else what is typed waits for it, or for the editor). */
+function typingOf(buffers: FileBuffers, file: FileBuffer): EarlyTyping {
+  return {
+    path: file.path,
+    connection: file.live ? buffers.liveConnection(file.path) : undefined,
+    readOnly: file.status === "ready" && file.readOnly,
+  };
 }
 
 function SaveState({ file }: { file: FileBuffer }) {

@@ -25,10 +25,10 @@ import { GitStatusBar } from "@/components/git/git-status-bar";
 import { useFileChanges } from "@/components/ide/use-file-changes";
 import { useFirstScreen } from "@/components/ide/use-first-screen";
 import { preloadDeferredPanels } from "@/components/ide/deferred-panels";
+import { editorCodeIn } from "@/components/ide/editor-area";
 import { useTRPC } from "@/components/trpc-provider";
 import { CommandPalette } from "@/components/ide/command-palette";
 import { QuickOpenIndex } from "@/components/ui/quick-open-index";
-import { afterPaint } from "@/components/ui/after-paint";
 import { CommandsProvider, useCommands } from "@/components/ui/commands";
 import { errorCode, errorMessage } from "@/components/ui/error-message";
 import { GearIcon } from "@/components/ui/icons";
@@ -54,8 +54,9 @@ export function IdeView({ projectId }: { projectId: string }) {
   // What the IDE shows first is fetched while the project loads, not after it (the explorer asks
   // for its root folder itself), and the live document client starts loading now (fetched on the
   // click before, ~100 ms of a cold open). The editor's code is asked for once the IDE is on
-  // screen (editor-area.tsx): asked for here, it arrived and ran (100-300 ms of the page's main
-  // thread on a cold load) as the first file was clicked, and the file's text waited for it.
+  // screen, or once the first file's text takes typing (editor-area.tsx): asked for here, it
+  // arrived and ran (100-300 ms of the page's main thread on a cold load) as the first file was
+  // clicked, and the file's text waited for it.
   useEffect(() => {
     const sessions = trpc.session.list.queryOptions({ projectId, parentId: null });
     // Not asked again when the first screen's answer was a refusal (a project the person may not open).
@@ -162,18 +163,9 @@ function IdeShell({
   }, [dirty]);
 
   useEffect(() => () => buffers.dispose(), [buffers]);
-  // The panels not on the first screen load behind the editor's code (deferred-panels.tsx), asked
-  // for once the IDE's first frame is painted (editor-area.tsx says why).
-  useEffect(() => {
-    let stopPanels: (() => void) | undefined;
-    const stop = afterPaint(() => {
-      stopPanels = preloadDeferredPanels(import("@/components/editor/monaco-pane"));
-    });
-    return () => {
-      stop();
-      stopPanels?.();
-    };
-  }, []);
+  // The panels not on the first screen load behind the editor's code (deferred-panels.tsx), which
+  // waits for the first file's text (editor-area.tsx says why).
+  useEffect(() => preloadDeferredPanels(editorCodeIn), []);
 
   const router = useRouter();
   const { theme, toggle } = useTheme();

@@ -9,6 +9,11 @@ import { type ComponentType, type ReactNode, useEffect, useState } from "react";
 export class DeferredCode<P> {
   loaded: ComponentType<P> | undefined;
   private loading: Promise<unknown> | undefined;
+  private markIn: () => void = () => {};
+  /** Resolves once the code is in, however it was asked for; asks for nothing itself. */
+  readonly in = new Promise<void>((resolve) => {
+    this.markIn = resolve;
+  });
 
   constructor(private readonly load: () => Promise<ComponentType<P>>) {}
 
@@ -16,6 +21,7 @@ export class DeferredCode<P> {
     this.loading ??= this.load().then(
       (component) => {
         this.loaded = component;
+        this.markIn();
       },
       (error: unknown) => {
         this.loading = undefined; // asked again next time
