@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseTeamGroups, type SsoConfig } from "@/lib/sso";
 import { applySsoGroups, teamGrants } from "@/server/auth/sso-groups";
-import { addMember, createTeam, listTeamsForUser } from "@/server/db/repositories/teams";
+import { addMember, createTeam, listTeamsForUser, renameTeam } from "@/server/db/repositories/teams";
 import { findUser } from "@/server/db/repositories/users";
 import { createTestServices } from "@/server/test/services";
 
@@ -70,6 +70,32 @@ it("finds a mapped team by name rather than making a second, and leaves its owne
   await applySsoGroups(env.services.db, sso, other.id, ["web"]);
   const [again] = (await listTeamsForUser(env.services.db, other.id)).filter((t) => t.name === "Web team");
   expect(again!.id).toBe(web!.id);
+});
+
+it("never puts the group's people into a team someone made, or renamed, to the mapped name", async () => {
+  const db = env.services.db;
+  const finance: SsoConfig = { ...sso, teamGroups: parseTeamGroups("finance=Finance:admin, finance=Ledger:member") };
+  const squatter = await env.createUser();
+  // Made before the first sign-on, with the name the admin will map...
+  const squatted = await createTeam(db, { name: "Finance", ownerId: squatter.id });
+  // ...and an old team of theirs, renamed to a mapped name once the mapping's own team exists.
+  const old = await createTeam(db, { name: "Side", ownerId: squatter.id });
+
+  const first = await env.createUser();
+  await applySsoGroups(db, finance, first.id, ["finance"]);
+  await renameTeam(db, old.id, "Ledger");
+  const second = await env.createUser();
+  await applySsoGroups(db, finance, second.id, ["finance"]);
+
+  for (const person of [first, second]) {
+    const mine = (await listTeamsForUser(db, person.id)).filter((team) => !team.personal);
+    expect(mine.map((team) => team.name).sort()).toEqual(["Finance", "Ledger"]);
+    expect(mine.map((team) => team.id)).not.toContain(squatted.id);
+    expect(mine.map((team) => team.id)).not.toContain(old.id);
+  }
+  // The squatter's teams hold only the squatter.
+  for (const team of [squatted, old])
+    expect((await db.teamMember.findMany({ where: { teamId: team.id } })).map((m) => m.userId)).toEqual([squatter.id]);
 });
 
 it("makes a mapped team once when many first sign-ons race for it", async () => {

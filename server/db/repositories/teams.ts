@@ -151,29 +151,29 @@ export async function removeMember(db: Db, teamId: string, userId: string) {
 }
 
 /**
- * Makes the person's memberships of the teams the provider's groups name match `grants` (team
- * name → role): added, re-roled, or removed when no group grants one. Teams are found by name
- * (the oldest shared team) or made. An owner stays an owner: ownership is given in Tandem.
- * True when anything changed.
- */
-/**
- * The team a group mapping names, made on its first sign-on. People's first sign-ons can race (a
- * whole company the morning SSO goes live, on several instances), so the lookup and the create run
- * under a transaction-scoped advisory lock on the name: the loser finds the winner's team.
+ * The team a group mapping names, made on its first sign-on and found after by the mark it was
+ * made with (`ssoTeam`), never by a team's name: anyone may make a team, or rename one, to a
+ * mapped name, and the group's people (its admins among them) would have been put in a team its
+ * maker owns. People's first sign-ons can race (a whole company the morning SSO goes live, on
+ * several instances), so the lookup and the create run under a transaction-scoped advisory lock
+ * on the name: the loser finds the winner's team.
  */
 function findOrCreateMappedTeam(db: Db, name: string): Promise<{ id: string }> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`sso-team:${name}`}))`;
     return (
-      (await tx.team.findFirst({
-        where: { name, personal: false },
-        select: { id: true },
-        orderBy: { createdAt: "asc" },
-      })) ?? (await tx.team.create({ data: { name }, select: { id: true } }))
+      (await tx.team.findUnique({ where: { ssoTeam: name }, select: { id: true } })) ??
+      (await tx.team.create({ data: { name, ssoTeam: name }, select: { id: true } }))
     );
   });
 }
 
+/**
+ * Makes the person's memberships of the teams the provider's groups name match `grants` (team
+ * name → role): added, re-roled, or removed when no group grants one. Each mapped team is the one
+ * the mapping made (findOrCreateMappedTeam). An owner stays an owner: ownership is given in
+ * Tandem. True when anything changed.
+ */
 export async function syncGroupTeams(
   db: Db,
   userId: string,
