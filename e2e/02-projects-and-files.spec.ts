@@ -1,8 +1,23 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { WebSocketRoute } from "@playwright/test";
+import type { Page, WebSocketRoute } from "@playwright/test";
 import { admin, expect, screenshotPath, test } from "./fixtures";
 import { ReviewPage } from "./pages/review";
+
+/** Holds the editor's code (Monaco's chunks, the only ones over 1 MB) back until the returned function is called. */
+async function holdEditorCode(page: Page): Promise<() => void> {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    const response = await route.fetch();
+    const body = await response.body();
+    if (body.length > 1_000_000) await released;
+    await route.fulfill({ response, body });
+  });
+  return () => release();
+}
 
 test("projects can be created, renamed and deleted", async ({ page, ide }) => {
   await ide.signIn(admin);
@@ -207,17 +222,7 @@ test("a file's text shows before the editor's code is in, where the editor will 
   await expect(ide.editor().locator(".view-lines")).toContainText("row 300");
   await page.waitForTimeout(500); // the scroll is remembered 300 ms after it stops
 
-  // The editor's code (Monaco's chunks, the only ones over 1 MB) held back until released.
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route("**/_next/static/chunks/*.js", async (route) => {
-    const response = await route.fetch();
-    const body = await response.body();
-    if (body.length > 1_000_000) await released;
-    await route.fulfill({ response, body });
-  });
+  const release = await holdEditorCode(page);
   const queries: string[] = [];
   page.on("request", (request) => {
     const url = new URL(request.url());
@@ -529,16 +534,7 @@ test("after a reload the restored editor takes the keyboard once it is ready, bu
 
   // Reloaded with the editor's code held back: the person clicks into the chat's input and types
   // there before the editor is ready; the editor, once ready, leaves the keyboard where it is.
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route("**/_next/static/chunks/*.js", async (route) => {
-    const response = await route.fetch();
-    const body = await response.body();
-    if (body.length > 1_000_000) await released;
-    await route.fulfill({ response, body });
-  });
+  const release = await holdEditorCode(page);
   await page.reload();
   await expect(page.getByTestId("editor-placeholder")).toContainText("typed after a reload");
   const chat = page.getByTestId("composer-input");
@@ -580,16 +576,7 @@ test("typing into a file's text while it loads after a reload (its live document
     await liveReleased;
     ws.connectToServer();
   });
-  let releaseEditor: () => void = () => {};
-  const editorReleased = new Promise<void>((resolve) => {
-    releaseEditor = resolve;
-  });
-  await page.route("**/_next/static/chunks/*.js", async (route) => {
-    const response = await route.fetch();
-    const body = await response.body();
-    if (body.length > 1_000_000) await editorReleased;
-    await route.fulfill({ response, body });
-  });
+  const releaseEditor = await holdEditorCode(page);
   await page.reload();
 
   // The text from the page's first request, its live document not in yet: a click after the
