@@ -609,3 +609,37 @@ test("typing into a file's text while it loads after a reload (its live document
   await review.expectFile("notes.txt", "zeroth line\nfirst line typed early, then in the editor\nsecond line\n");
   await page.unrouteAll({ behavior: "ignoreErrors" });
 });
+
+test("typed into before the editor, a file its live socket turns away gets the typing in the editor, unsaved, and a save writes it", async ({
+  page,
+  ide,
+}) => {
+  const review = new ReviewPage(page);
+  await ide.signIn(admin);
+  await ide.createProject("Typed without a live document");
+  await review.writeFile("plain.txt", "alpha\nbeta\n");
+  await page.routeWebSocket(/\/api\/live\/ws/, (ws) =>
+    ws.close({ code: 4000, reason: "Not shared live in this test." }),
+  );
+  const release = await holdEditorCode(page);
+  await page.reload();
+  await ide.treeItem("plain.txt").click();
+
+  const placeholder = page.getByTestId("editor-placeholder");
+  await expect(placeholder).toContainText("beta");
+  const alpha = placeholder.locator(".text-placeholder-line", { hasText: /^alpha$/ });
+  const box = await alpha.boundingBox();
+  await page.mouse.click(box!.x + box!.width - 4, box!.y + box!.height / 2);
+  await page.keyboard.type(" one");
+  await expect(placeholder).toContainText("alpha one");
+
+  // No live document: the editor's model gets it as one edit, unsaved, and the caret goes on there.
+  release();
+  await expect(placeholder).toHaveCount(0);
+  await expect(page.getByTestId("save-state")).toHaveText("Unsaved changes");
+  await page.keyboard.type(" two");
+  await ide.expectEditorText("alpha one two\nbeta");
+  await ide.save();
+  await review.expectFile("plain.txt", "alpha one two\nbeta\n");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+});
