@@ -508,7 +508,7 @@ test("open tabs come back, scrolled where they were, after a reload and a visit 
   await expect(ide.treeItem("long.txt")).not.toHaveAttribute("data-unsaved");
 });
 
-test("after a reload the restored editor takes the keyboard once it is ready, but never from the chat input the person clicked into meanwhile", async ({
+test("after a reload the restored file takes the keyboard as its text shows, the editor once it is ready, but never from the chat input the person clicked into meanwhile", async ({
   page,
   ide,
 }) => {
@@ -531,15 +531,19 @@ test("after a reload the restored editor takes the keyboard once it is ready, bu
   await ide.expectEditorText("typed after a reload first line");
   await ide.save();
   await review.expectFile("typed.txt", "typed after a reload first line\n");
+  await page.waitForTimeout(500); // the cursor is remembered 300 ms after it stops
 
-  // Reloaded with the editor's code held back: the person clicks into the chat's input and types
-  // there before the editor is ready; the editor, once ready, leaves the keyboard where it is.
+  // Reloaded with the editor's code held back: the restored text takes the keyboard as it shows,
+  // at the remembered cursor, and the keys go into the file (the new session's box, which takes it
+  // when nothing has it, does not).
   const release = await holdEditorCode(page);
   await page.reload();
-  await expect(page.getByTestId("editor-placeholder")).toContainText("typed after a reload");
+  await expect(page.getByTestId("editor-early-input")).toBeFocused();
+  await page.keyboard.type("again ");
+  await expect(page.getByTestId("editor-placeholder")).toContainText("typed after a reload again first line");
+  // Then the person clicks into the chat's input and types there before the editor is ready; the
+  // editor, once ready, leaves the keyboard where it is.
   const chat = page.getByTestId("composer-input");
-  // The new session's box took the keyboard by itself (nothing had it): the page's, not the person's.
-  await expect(chat).toBeFocused();
   await chat.click();
   await page.keyboard.type("a question for the agent");
   await page.screenshot({ path: screenshotPath("editor-keyboard-chat-before-editor") });
@@ -551,8 +555,8 @@ test("after a reload the restored editor takes the keyboard once it is ready, bu
   await page.keyboard.type(", still here");
   await expect(chat).toHaveValue("a question for the agent, still here");
   expect(await editorHasKeyboard()).toBe(false);
+  await ide.expectEditorText("typed after a reload again first line");
   await expect(ide.editor().locator(".view-lines")).not.toContainText("still here");
-  await expect(ide.tab("typed.txt").getByTestId("tab-dirty")).toHaveCount(0);
   await page.screenshot({ path: screenshotPath("editor-keyboard-chat-kept") });
   await page.unrouteAll({ behavior: "ignoreErrors" });
 });

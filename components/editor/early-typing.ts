@@ -25,7 +25,15 @@ export const earlyTypable = (text: string) => text.length <= EARLY_TYPING_MAX_CH
  * Where the person left the textarea: the selection as document offsets, the scroll in pixels,
  * and what they typed when no live document took it (the editor puts it into its model).
  */
-export type Handover = { anchor: number; head: number; scrollTop: number; scrollLeft: number; typed?: Typed };
+export type Handover = {
+  anchor: number;
+  head: number;
+  scrollTop: number;
+  scrollLeft: number;
+  /** Whether the textarea has the keyboard now (the editor takes it only then). */
+  focused: boolean;
+  typed?: Typed;
+};
 
 const offers = new Map<string, () => Handover | null>();
 
@@ -253,6 +261,7 @@ export function bindEarlyTyping(
         head: backward ? area.selectionStart : area.selectionEnd,
         scrollTop: area.scrollTop,
         scrollLeft: area.scrollLeft,
+        focused: document.activeElement === area,
         ...(!live && value !== base ? { typed: { base, text: value } } : {}),
       };
     },

@@ -89,7 +89,7 @@ function selectReveal(tabs: OpenTabs, editor: monaco.editor.ICodeEditor) {
   editor.focus();
 }
 
-/** The editor takes the keyboard from the text typed into before it was in (early-typing.ts), with its selection and scroll. */
+/** The editor takes over from the text typed into before it was in (early-typing.ts): its selection and scroll, and the keyboard when it has it. */
 function takeKeyboard(editor: monaco.editor.ICodeEditor, handover: Handover) {
   const model = editor.getModel();
   if (!model) return;
@@ -117,7 +117,7 @@ function takeKeyboard(editor: monaco.editor.ICodeEditor, handover: Handover) {
     { scrollTop: handover.scrollTop, scrollLeft: handover.scrollLeft },
     monaco.editor.ScrollType.Immediate,
   );
-  editor.focus();
+  if (handover.focused) editor.focus();
 }
 
 /** Opens a workspace file in a tab (dependencies read-only) and puts the cursor at a position. */
@@ -252,10 +252,10 @@ export default function MonacoPane({ tabs, buffers, file, lineMarks, onPainted }
     if (!editor) return;
     const path = file.path;
     const restored = tabs.takeRestoredView(path);
-    // Typed into before the editor was in: the keyboard goes on where the person left it.
+    if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
+    // Typed into before the editor was in (or given the keyboard there): it goes on where the person left it.
     const handover = takeHandover(path);
     if (handover) takeKeyboard(editor, handover);
-    else if (restored) editor.restoreViewState(restored as monaco.editor.ICodeEditorViewState);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const save = () => {
       timer = undefined;

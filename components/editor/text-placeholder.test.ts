@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scrollOf, visibleLines } from "./text-placeholder";
+import { cursorOf, scrollOf, visibleLines } from "./text-placeholder";
 
 describe("the text shown before the editor", () => {
   it("scrolls where the tab's remembered Monaco view was, and to the top when that is unreadable", () => {
@@ -25,5 +25,17 @@ describe("the text shown before the editor", () => {
     expect(end.first).toBe(90);
     // A file shorter than the view does not scroll at all; CRLF and CR end lines too.
     expect(visibleLines("a\r\nb\rc", 500, 400)).toEqual({ first: 0, offset: 0, lines: ["a", "b", "c"] });
+  });
+
+  it("finds a remembered cursor in the text, clamped to its line and to the text", () => {
+    const text = "first\nsecond line\nthird";
+    const at = (lineNumber: number, column: number) =>
+      cursorOf({ cursorState: [{ position: { lineNumber, column } }] }, text);
+    expect(at(1, 1)).toBe(0);
+    expect(at(2, 3)).toBe(8);
+    expect(at(2, 99)).toBe(17); // past the line's end: its end
+    expect(at(9, 4)).toBe(text.length); // past the text: its end
+    expect(cursorOf({ cursorState: [] }, text)).toBe(0);
+    expect(cursorOf("unreadable", text)).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { afterPaint } from "@/components/ui/after-paint";
 import { bindEarlyTyping, earlyTypable, offerHandover } from "@/components/editor/early-typing";
+import { keyboardFree } from "@/components/editor/restored-focus";
 import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
 import type { LiveDocConnection } from "@/lib/live-doc-connection";
 
@@ -44,6 +45,28 @@ const scrolledSchema = z.object({
   }),
 });
 
+/** The part of Monaco's view state that says where its cursor is. */
+const cursorSchema = z.object({
+  cursorState: z
+    .array(z.object({ position: z.object({ lineNumber: z.number().int().min(1), column: z.number().int().min(1) }) }))
+    .min(1),
+});
+
+/** Where a remembered view's cursor is, as an offset into `text` (clamped to its line and to the text); 0 when it says nothing readable. */
+export function cursorOf(view: unknown, text: string): number {
+  const parsed = cursorSchema.safeParse(view);
+  if (!parsed.success) return 0;
+  const { lineNumber, column } = parsed.data.cursorState[0]!.position;
+  let start = 0;
+  for (let line = 1; line < lineNumber; line++) {
+    const end = text.indexOf("\n", start);
+    if (end < 0) return text.length;
+    start = end + 1;
+  }
+  const end = text.indexOf("\n", start);
+  return Math.min(start + column - 1, end < 0 ? text.length : end);
+}
+
 /** Where a remembered view is scrolled to, in pixels from the top and left; the top when it says nothing readable. */
 export function scrollOf(view: unknown): { top: number; left: number } {
   const parsed = scrolledSchema.safeParse(view);
@@ -65,7 +88,16 @@ export function visibleLines(text: string, top: number, height: number) {
  * What a placeholder's text is typed into before the editor is in (early-typing.ts): the live
  * document once it is in (until then, what is typed waits for it), or the editor's model.
  */
-export type EarlyTyping = { path: string; connection: LiveDocConnection | undefined; readOnly: boolean };
+export type EarlyTyping = {
+  path: string;
+  connection: LiveDocConnection | undefined;
+  readOnly: boolean;
+  /**
+   * The tab was restored after a reload: the text takes the keyboard as it shows, at the
+   * remembered cursor, unless the person gave it to something else meanwhile (restored-focus.ts).
+   */
+  restored: boolean;
+};
 
 export function TextPlaceholder({ text, view, typing }: { text: string; view: unknown; typing?: EarlyTyping }) {
   const host = useRef<HTMLDivElement>(null);
@@ -92,6 +124,11 @@ export function TextPlaceholder({ text, view, typing }: { text: string; view: un
     binding.current = bound;
     textarea.scrollTop = scroll.top;
     textarea.scrollLeft = scroll.left;
+    if (into.restored && keyboardFree(textarea.closest(".editor-stack"))) {
+      const at = cursorOf(view, text);
+      textarea.setSelectionRange(at, at);
+      textarea.focus({ preventScroll: true });
+    }
     const withdraw = offerHandover(into.path, () => bound.handover());
     return () => {
       withdraw();

@@ -221,6 +221,8 @@ function FileBody({ file }: { file: FileBuffer }) {
 function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuffers; file: FileBuffer }) {
   const lineMarks = useAgentLineMarks(file.path);
   const { canWrite } = useExplorer();
+  const { focus } = useTabsState();
+  const restored = focus?.path === file.path && focus.restored;
   const [painted, setPainted] = useState(false);
   const onPainted = useCallback(() => setPainted(true), []);
   const loading = file.status === "loading";
@@ -240,7 +242,7 @@ function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuff
           key={file.path}
           text={text}
           view={tabs.restoredView(file.path)}
-          typing={canWrite && !isDependency(file.path) ? typingOf(buffers, file) : undefined}
+          typing={canWrite && !isDependency(file.path) ? typingOf(buffers, file, restored) : undefined}
         />
       )}
     </div>
@@ -248,11 +250,12 @@ function FileEditor({ tabs, buffers, file }: { tabs: OpenTabs; buffers: FileBuff
 }
 
 /** What the text shown before the editor is typed into: its live document once it is in (else what is typed waits for it, or for the editor). */
-function typingOf(buffers: FileBuffers, file: FileBuffer): EarlyTyping {
+function typingOf(buffers: FileBuffers, file: FileBuffer, restored: boolean): EarlyTyping {
   return {
     path: file.path,
     connection: file.live ? buffers.liveConnection(file.path) : undefined,
     readOnly: file.status === "ready" && file.readOnly,
+    restored,
   };
 }
 
