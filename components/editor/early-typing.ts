@@ -11,9 +11,11 @@ import type { LiveDocConnection } from "@/lib/live-doc-connection";
 // edits meanwhile come into the textarea with its selection moved as they move the text. Monaco
 // then takes the keyboard where the person left it (takeHandover), and the textarea takes no more.
 //
-// Only for a live document: a plain read has no shared state to put keys into before Monaco's
-// model exists. Not for text with carriage returns (a textarea's value turns "\r\n" into "\n", and
-// its offsets would no longer be the document's) nor for long text (a textarea lays all of it out).
+// Before the live document is in (the text of a plain read while its socket connects), what is
+// typed waits here and then goes onto the document's text as it is by then (rebase); a file that
+// never becomes a live document gets it as one edit of Monaco's model at the handover. Not for
+// text with carriage returns (a textarea's value turns "\r\n" into "\n", and its offsets would no
+// longer be the document's) nor for long text (a textarea lays all of it out).
 
 /** Longest text the textarea takes (a textarea lays out all of it, where the drawn lines are only those on screen). */
 export const EARLY_TYPING_MAX_CHARS = 256 * 1024;

@@ -15,14 +15,12 @@ import type { LiveDocConnection } from "@/lib/live-doc-connection";
 // scrolled where the tab's remembered view has it, so that Monaco, made underneath, replaces it
 // without a move (editor-area.tsx). Only the colours of the syntax arrive with Monaco.
 //
-// Once the file is a live document (its socket synced), a click into the text and the keys after
-// it go into the document through a textarea laid over the lines (early-typing.ts), and Monaco
-// takes the keyboard where they left it. Before that (the text from a plain read while the socket
-// connects) and for text the textarea does not take, it takes no input: no caret, no focus, a busy
-// pointer; a key aimed at it goes where it went before (the explorer's row keeps the focus),
-// never replayed into Monaco, whose key bindings, IME and selection a replay would have to redo.
-// A tab restored after a reload gives Monaco the keyboard once it is on screen, unless the person
-// gave it to something else meanwhile (restored-focus.ts).
+// A click into the text and the keys after it go into the file through a textarea laid over the
+// lines (early-typing.ts), and Monaco takes over where they left it; no key is replayed into
+// Monaco, whose key bindings, IME and selection a replay would have to redo. A tab restored after
+// a reload takes the keyboard as its text shows, at the remembered cursor, unless the person gave
+// it to something else meanwhile (restored-focus.ts). For a viewer, a dependency, and text the
+// textarea does not take, it takes no input: no caret, no focus, a busy pointer.
 
 /** Longer text is left to Monaco (a live document's limit, as fs.preview's): splitting it would cost more than the wait. */
 export const PLACEHOLDER_MAX_CHARS = PREVIEW_MAX_BYTES;

@@ -38,7 +38,7 @@ export const editorCodeIn = monacoPane.in;
 
 /**
  * How long after the IDE is on screen the editor's code loads when no file has asked for it. A
- * file shown before then asks for it once its text takes typing (FileEditor).
+ * file shown before then asks for it once it has loaded (FileEditor).
  */
 const EDITOR_CODE_AFTER_MS = 1_500;
 
@@ -55,8 +55,8 @@ export function EditorArea() {
   const gitConflicted = useGitConflicted(file?.path ?? "");
 
   // Monaco is the IDE's largest chunk (~3.8 MB of script), compiled off the main thread as it
-  // streams in and then run on it. It waits until the first file's text takes typing (its live
-  // document in, early-typing.ts): fetched as the IDE came on screen, its compile shared the two
+  // streams in and then run on it. It waits until the first file has loaded (its text on screen
+  // and taking typing, early-typing.ts): fetched as the IDE came on screen, its compile shared the two
   // cores with the file's text and live document, and on a reload its run on the main thread held
   // the live document's socket back (~450 ms after the text showed, bench:open). Only the syntax
   // colours, the minimap and the editor's own keys wait for it now. With no file shown it loads
