@@ -26,6 +26,7 @@ import path from "node:path";
 import { DEFAULT_LIMITS } from "@/lib/sandbox-limits";
 import { createPreviewAccess, spendInMemory } from "@/server/preview/preview-access";
 import { PREVIEW_COOKIE } from "@/server/preview/preview-headers";
+import { previewFront } from "@/server/preview/preview-front";
 import { createPreviewHandlers } from "@/server/preview/preview-server";
 import { relaySockets } from "@/server/preview/socket-relay";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
@@ -250,8 +251,11 @@ async function main() {
     onAccessEnd: () => () => {},
     connect: ({ port }) => networks.connect(workspace, port),
   });
-  const proxy = http.createServer((req, res) => void handlers.request(req, res));
-  proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
+  const nodeServer = http.createServer((req, res) => void handlers.request(req, res));
+  nodeServer.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
+  const front = previewFront(nodeServer, handlers.admitFront);
+  if (!front.native) throw new Error("the native front is not built (node scripts/build-native.mjs)");
+  const proxy = front.server;
   // The floor: the same hop with no HTTP in it, a bare relay in this process onto the same kind of connection.
   const floorTo = (port: number) =>
     net.createServer((client) => {
@@ -424,6 +428,7 @@ async function main() {
       `  beyond what Node's own HTTP server and client reach with no checks, in this run: ${belowNode.join(", ")}`,
     );
 
+  front.closeAll();
   proxy.close();
   for (const server of [...floors, ...nodeProxies, ...natives]) server.close();
   for (const dev of devs) {

@@ -1,5 +1,5 @@
 // Builds the server's native modules (server/sandbox/native: descriptor passing for the egress
-// proxy, the preview's WebSocket relay, openat2 for the workspace, the Landlock launcher of ripgrep) with node-gyp, when a build is
+// proxy, the preview's WebSocket relay and front, openat2 for the workspace, the Landlock launcher of ripgrep) with node-gyp, when a build is
 // missing or older than its sources. Run by `npm install` (postinstall), `npm start` and
 // `npm test`; a no-op when the build is current.
 // Linux only: the sandbox (bubblewrap) exists only there.
@@ -9,11 +9,11 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dir = path.join(root, "server/sandbox/native");
-const outputs = ["fd_relay.node", "socket_relay.node", "beneath.node", "rg-confined"].map((name) =>
-  path.join(dir, "build/Release", name),
+const outputs = ["fd_relay.node", "socket_relay.node", "preview_front.node", "beneath.node", "rg-confined"].map(
+  (name) => path.join(dir, "build/Release", name),
 );
-const sources = ["fd-relay.c", "socket-relay.c", "beneath.c", "rg-confined.c", "binding.gyp"].map((name) =>
-  path.join(dir, name),
+const sources = ["fd-relay.c", "socket-relay.c", "preview-front.c", "beneath.c", "rg-confined.c", "binding.gyp"].map(
+  (name) => path.join(dir, name),
 );
 
 if (process.platform !== "linux") process.exit(0);

@@ -1,4 +1,5 @@
 import http from "node:http";
+import type net from "node:net";
 import type { Duplex } from "node:stream";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
@@ -260,8 +261,8 @@ export async function startServer(
       // Both stop listening at once, right after their connections were cut: awaiting one first
       // let the other take new connections that nothing closed, and shutdown never got past it
       // (cluster.test: a stopped instance kept its workspace leases).
-      const closed = (s: http.Server) => new Promise<void>((resolve) => s.close(() => resolve()));
-      await Promise.all([closed(previewServer), closed(server)]);
+      const closed = (s: net.Server) => new Promise<void>((resolve) => s.close(() => resolve()));
+      await Promise.all([closed(previews.listener), closed(previewServer), closed(server)]);
       await nextApp?.close?.();
     },
   };

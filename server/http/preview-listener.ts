@@ -1,16 +1,21 @@
 import http from "node:http";
+import type net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Services } from "@/server/api/context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
 import type { Arrival, WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
 import { previewTarget } from "@/server/preview/preview-host";
+import { previewFront } from "@/server/preview/preview-front";
 import { createPreviewHandlers } from "@/server/preview/preview-server";
 
 /** How a cluster sends previews on: the forwarding, and whether a request of this arrival may still go to the holder. */
 export type PreviewRoute = { forwarding: WorkspaceForwarding; routed(arrival: Arrival): boolean };
 
 export type PreviewListener = {
+  /** Node's http server of the previews (what the native front hands it, and peers' requests). */
   server: http.Server;
+  /** What listens on the previews' port: the native front (preview-front.ts), before `server`. */
+  listener: net.Server;
   /**
    * A request reaching the main port with a peer's signature header, for a preview host: a peer
    * admitted it and sent it here, where the project's workspace runs. True when it was one (then
@@ -19,7 +24,10 @@ export type PreviewListener = {
    */
   fromPeer(req: http.IncomingMessage, res: http.ServerResponse, arrival: Arrival): boolean;
   fromPeerUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, arrival: Arrival): boolean;
-  /** Closes the WebSockets it relays (hot reload's): the server's closeAllConnections leaves upgraded sockets alone. */
+  /**
+   * Closes the WebSockets it relays (hot reload's) and the connections the front carries: the
+   * server's closeAllConnections leaves upgraded sockets alone, and never sees the front's.
+   */
   closeSockets(): void;
 };
 
@@ -77,11 +85,13 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
     void handlers.upgrade(req, socket, head).catch(() => socket.destroy());
   const server = http.createServer((req, res) => void request(req, res));
   server.on("upgrade", upgrade);
+  const front = previewFront(server, handlers.admitFront);
+  const listener = front.server;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.preview.port, config.host, () => resolve());
+    listener.once("error", reject);
+    listener.listen(config.preview.port, config.host, () => resolve());
   });
-  const address = server.address();
+  const address = listener.address();
   previews.listening(typeof address === "object" && address ? address.port : config.preview.port);
 
   /** Whether the request is a peer's preview request (signed, or forged). */
@@ -89,7 +99,11 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
     arrival.kind !== "direct" && previewTarget(req.headers.host, previews.domain) !== null;
   return {
     server,
-    closeSockets: handlers.closeSockets,
+    listener,
+    closeSockets() {
+      handlers.closeSockets();
+      front.closeAll();
+    },
     fromPeer(req, res, arrival) {
       if (!peer(req, arrival)) return false;
       if (arrival.kind === "forged")

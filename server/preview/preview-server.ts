@@ -81,6 +81,24 @@ function page(res: http.ServerResponse, status: number, title: string, text: str
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body);
 }
 
+/** A request's head as the native front read it (preview-front.ts): its header names and values in pairs. */
+export type FrontHead = { method: string; target: string; version: string; headers: string[] };
+
+/** What the native front serves a connection's plain requests with, once admitted (preview-front.ts). */
+export type FrontAdmission = {
+  /** The connection into the workspace, its own (never another grant's). */
+  upstream: net.Socket;
+  /** The Host and session cookie its requests must carry, the preview's origin, and the dev server's Host. */
+  host: string;
+  cookie: string;
+  origin: string;
+  local: string;
+  /** When the session expires (ms). */
+  exp: number;
+  /** Lets go of the admission's hold on the grant (the connection ended, or another admission replaced it). */
+  release(): void;
+};
+
 /** Whether the request loads a page into a frame (the IDE's Preview panel), by the browser's own header. */
 const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === "iframe";
 
@@ -279,6 +297,69 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     res.on("close", () => res.writableFinished || abort());
   }
 
+  /**
+   * Admits a request the native front read, as request() would, when the front can serve it itself
+   * from then on: a GET or HEAD without a body, on a preview host, with a live session, not a page
+   * for a frame (that takes the frame's script), not Tandem's own paths, here rather than on
+   * another instance. `end` closes the connection when the grant's access ends. Null: Node serves
+   * it (the front hands the connection back), which answers every refusal.
+   */
+  async function admitFront(ask: FrontHead, end: () => void): Promise<FrontAdmission | null> {
+    if (ask.version !== "HTTP/1.1" || (ask.method !== "GET" && ask.method !== "HEAD")) return null;
+    const values = (name: string) => {
+      const found: string[] = [];
+      for (let i = 0; i < ask.headers.length; i += 2)
+        if (ask.headers[i]!.toLowerCase() === name) found.push(ask.headers[i + 1]!);
+      return found;
+    };
+    const host = values("host");
+    const cookie = values("cookie");
+    if (host.length !== 1 || cookie.length !== 1 || values("sec-fetch-dest").includes("iframe")) return null;
+    if (values("transfer-encoding").length || values("upgrade").length || values("expect").length) return null;
+    if (values("content-length").some((length) => length !== "0")) return null;
+    if (values("connection").some((value) => /(^|,)\s*upgrade\s*(,|$)/i.test(value))) return null;
+    if (!ask.target.startsWith("/") || ask.target.startsWith("//") || ask.target.startsWith("/\\")) return null;
+    if (new URL(ask.target, "http://preview").pathname.startsWith("/__tandem/")) return null;
+    const target = previewTarget(host[0], deps.domain);
+    // In a cluster the port may run on another instance: Node's path routes it.
+    if (!target || deps.elsewhere) return null;
+    const ours = cookiesWithout(cookie[0], PREVIEW_COOKIE).ours;
+    const grant = ours ? deps.access.session(ours, target.projectId, target.port) : null;
+    if (!grant || !ours) return null;
+    let gone = false;
+    const closes = new Set<() => void>();
+    const admitted = await admit(grant, { on: (_event, listener) => closes.add(listener) }, () => {
+      gone = true;
+      end();
+    });
+    const release = () => {
+      for (const close of [...closes]) close();
+      admitted.release();
+    };
+    if (!admitted.ok) return null;
+    let upstream: net.Socket;
+    try {
+      upstream = await deps.connect(target);
+    } catch {
+      release();
+      return null;
+    }
+    if (gone) {
+      upstream.destroy();
+      release();
+      return null;
+    }
+    return {
+      upstream,
+      host: host[0]!,
+      cookie: ours,
+      origin: `${deps.secure ? "https" : "http"}://${host[0]}`,
+      local: `localhost:${target.port}`,
+      exp: grant.exp,
+      release,
+    };
+  }
+
   /** The WebSockets past their handshake. */
   const relays = new Set<SocketRelay>();
   const places = createSocketPlaces();
@@ -378,5 +459,5 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     for (const open of [...relays]) open.end();
   }
 
-  return { request, upgrade, closeSockets };
+  return { request, upgrade, closeSockets, admitFront };
 }

@@ -39,7 +39,7 @@ export type SocketRelay = {
 };
 
 /** The descriptor of a plain TCP (or Unix) socket Node holds, or null for anything else. */
-function plainFd(socket: Duplex): number | null {
+export function plainFd(socket: Duplex): number | null {
   if (!(socket instanceof net.Socket) || socket instanceof tls.TLSSocket) return null;
   const fd = (socket as { _handle?: { fd?: number } })._handle?.fd;
   return typeof fd === "number" && fd >= 0 ? fd : null;

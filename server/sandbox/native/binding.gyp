@@ -11,6 +11,11 @@
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
     },
     {
+      "target_name": "preview_front",
+      "sources": ["preview-front.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    },
+    {
       "target_name": "beneath",
       "sources": ["beneath.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
