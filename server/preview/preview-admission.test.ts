@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
-import http from "node:http";
+import type http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { until } from "@/server/test/until";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { PREVIEW_COOKIE } from "./preview-headers";
+import { frontedPreviews } from "./preview-front";
 import { createPreviewHandlers } from "./preview-server";
 import { SOCKET_LIMITS } from "./socket-places";
 
@@ -48,9 +49,9 @@ async function proxyFor(app: net.Server, admits: () => Promise<boolean>, handsha
         const socket = net.connect(appPort, "127.0.0.1", () => resolve(socket)).once("error", reject);
       }),
   });
-  const proxy = http.createServer((req, res) => void handlers.request(req, res));
-  proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
-  const proxyPort = await listening(proxy);
+  const { front } = frontedPreviews(handlers);
+  closers.push(() => front.closeAll());
+  const proxyPort = await listening(front.server);
   closers.push(() => handlers.closeSockets());
   const host = `5173-${projectId}.localhost:${proxyPort}`;
   return {

@@ -1,7 +1,9 @@
 import type http from "node:http";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
+import type { Duplex } from "node:stream";
 import type { FrontAdmission, FrontHead } from "./preview-server";
 import { plainFd } from "./socket-relay";
 
@@ -128,4 +130,21 @@ export function previewFront(
       for (const id of open.keys()) front?.end(id);
     },
   };
+}
+
+/**
+ * The previews' Node http server for `handlers` (server/preview/preview-server.ts) with the front
+ * before it, as server/http/preview-listener.ts wires them: listen on `front.server`.
+ */
+export function frontedPreviews(
+  handlers: {
+    request(req: http.IncomingMessage, res: http.ServerResponse): Promise<void>;
+    upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<unknown>;
+    admitFront: (ask: FrontHead, end: () => void) => Promise<FrontAdmission | null>;
+  },
+  options: { native?: boolean } = {},
+): { server: http.Server; front: PreviewFront } {
+  const server = createServer((req, res) => void handlers.request(req, res));
+  server.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
+  return { server, front: previewFront(server, handlers.admitFront, options) };
 }

@@ -4,6 +4,7 @@ import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { PREVIEW_COOKIE } from "./preview-headers";
+import { frontedPreviews } from "./preview-front";
 import { createPreviewHandlers, PREVIEW_ENTER_PATH } from "./preview-server";
 
 // The preview proxy against a dev server that is hostile at the HTTP level: it writes raw bytes
@@ -80,7 +81,8 @@ describe("the preview proxy against a hostile dev server", () => {
   const projectId = randomUUID();
   const access = createPreviewAccess("hostile app test secret");
   let app: net.Server;
-  let proxy: http.Server;
+  let proxy: net.Server;
+  let closeFront: (() => void) | undefined;
   let proxyPort: number;
   const host = () => `5173-${projectId}.localhost:${proxyPort}`;
 
@@ -102,13 +104,15 @@ describe("the preview proxy against a hostile dev server", () => {
           socket.once("error", reject);
         }),
     });
-    proxy = http.createServer((req, res) => void handlers.request(req, res));
-    proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
+    const fronted = frontedPreviews(handlers);
+    closeFront = () => fronted.front.closeAll();
+    proxy = fronted.front.server;
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     proxyPort = (proxy.address() as AddressInfo).port;
   });
 
   afterAll(() => {
+    closeFront?.();
     proxy?.close();
     app?.close();
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import type net from "node:net";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +15,7 @@ import { createShellSession, type ShellSession } from "@/server/workspace/shell-
 import { createLinkRevocations } from "@/server/bus/link-revocations";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { FRAME_SCRIPT_PATH } from "./frame-script";
+import { frontedPreviews } from "./preview-front";
 import {
   createPreviewHandlers,
   type LivePreviewLink,
@@ -65,12 +67,20 @@ describeSandboxed("the preview proxy", () => {
   let dir: string;
   let sandbox: Sandbox;
   let shell: ShellSession;
-  let proxy: http.Server;
+  let proxy: net.Server;
+  let closeFront: (() => void) | undefined;
   let proxyPort: number;
   let deps: PreviewServerDeps;
   let handlers: ReturnType<typeof createPreviewHandlers>;
   const projectId = randomUUID();
   const members = new Set(["member", "second-member"]);
+  // A person's grants, told when the members change, as the gate follows access changes
+  // (server/services/preview-gate.ts): what ends a kept connection's admission.
+  const memberChanges = new Set<() => void>();
+  const removeMember = (name: string) => {
+    members.delete(name);
+    for (const changed of [...memberChanges]) changed();
+  };
   const access = createPreviewAccess("preview test secret");
   // Public links as the gate (server/services/preview-gate.ts) reads them: by token, live or not.
   const links = new Map<string, LivePreviewLink & { revokedAt: Date | null }>();
@@ -152,13 +162,18 @@ describeSandboxed("the preview proxy", () => {
         const link = links.get(token);
         return link && linkOpens(link, target) ? link : null;
       },
-      onAccessEnd: (grant, ended) =>
-        grant.linkId !== undefined ? revocations.subscribe(grant.linkId, ended) : () => {},
+      onAccessEnd: (grant, ended) => {
+        if (grant.linkId !== undefined) return revocations.subscribe(grant.linkId, ended);
+        const changed = () => void deps.admits(grant).then((ok) => ok || ended());
+        memberChanges.add(changed);
+        return () => memberChanges.delete(changed);
+      },
       connect: (target) => sandbox.networks!.connect(dir, target.port),
     };
     handlers = createPreviewHandlers(deps);
-    proxy = http.createServer((req, res) => void handlers.request(req, res));
-    proxy.on("upgrade", (req, socket, head) => void handlers.upgrade(req, socket, head));
+    const fronted = frontedPreviews(handlers);
+    closeFront = () => fronted.front.closeAll();
+    proxy = fronted.front.server;
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     proxyPort = (proxy.address() as AddressInfo).port;
     // Every test talks to this one dev server, so each passes alone.
@@ -175,6 +190,7 @@ describeSandboxed("the preview proxy", () => {
   afterAll(async () => {
     await shell?.dispose();
     await sandbox?.networks?.close();
+    closeFront?.();
     proxy?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -210,7 +226,7 @@ describeSandboxed("the preview proxy", () => {
       // The session of one port opens no other port of the project.
       expect((await request("/", { hostName: host(5174), headers: { cookie } })).status).toBe(403);
       // A member who left the project is out at once.
-      members.delete("second-member");
+      removeMember("second-member");
       expect((await request("/", { headers: { cookie: await enter("member") } })).status).toBe(200);
     },
     60_000,
@@ -370,28 +386,39 @@ describeSandboxed("the preview proxy", () => {
         b: await enter("pooled-b"),
         link: String(linkEntered.headers["set-cookie"]).split(";")[0]!,
       };
-      // One browser connection carrying all three sessions' requests, one after another and at once.
-      const browser = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const seen: Record<keyof typeof cookies, Set<string>> = { a: new Set(), b: new Set(), link: new Set() };
       const ask = async (who: keyof typeof cookies, agent?: http.Agent) => {
         const answer = await request("/connection", { headers: { cookie: cookies[who] }, agent });
         expect(answer.status).toBe(200);
         seen[who].add(answer.body);
       };
-      for (let i = 0; i < 5; i++) for (const who of ["a", "b", "link", "a"] as const) await ask(who, browser);
-      // Kept between requests: one connection each for requests one after another.
+      // Each session's browser connection, kept between requests: one connection into the workspace each.
+      for (const who of ["a", "b", "link"] as const) {
+        const browser = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        for (let i = 0; i < 5; i++) await ask(who, browser);
+        browser.destroy();
+      }
       expect([seen.a.size, seen.b.size, seen.link.size]).toEqual([1, 1, 1]);
+      // One browser connection carrying all three sessions' requests, one after another; and at once.
+      const shared = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      for (let i = 0; i < 5; i++) for (const who of ["a", "b", "link", "a"] as const) await ask(who, shared);
       await Promise.all(Array.from({ length: 8 }, (_, i) => ask((["a", "b", "link"] as const)[i % 3]!)));
-      browser.destroy();
+      shared.destroy();
       for (const [one, other] of [
         ["a", "b"],
         ["a", "link"],
         ["b", "link"],
       ] as const)
         expect([...seen[one]].filter((port) => seen[other].has(port))).toEqual([]);
-      // Each request is admitted on its own: a kept connection lets no one in who may no longer open the port.
-      members.delete("pooled-b");
-      expect((await request("/connection", { headers: { cookie: cookies.b } })).status).toBe(403);
+      // A kept connection lets no one in who may no longer open the port: it ends as their access does.
+      const kept = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      await ask("b", kept);
+      const keptSocket = Object.values(kept.freeSockets).flat()[0]!;
+      const keptClosed = new Promise((resolve) => keptSocket.once("close", resolve));
+      removeMember("pooled-b");
+      await keptClosed;
+      kept.destroy();
+      expect((await request("/connection", { headers: { cookie: cookies.b }, agent: kept })).status).toBe(403);
     },
     60_000,
   );
