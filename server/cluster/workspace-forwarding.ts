@@ -151,6 +151,11 @@ export function createWorkspaceForwarding(options: {
   return {
     arrival,
 
+    /** Whether the project's previews are served here (its workspace runs on this instance). */
+    async previewHere(projectId: string): Promise<boolean> {
+      return (await previewOwner(projectId)) === null;
+    },
+
     /**
      * A preview request for `projectId` (server/preview), already admitted by its preview session
      * here: proxied to the holder's main port when it is another instance (true), which serves a

@@ -109,10 +109,10 @@ describeSandboxed("previews across instances", () => {
     await new Promise<void>((resolve) => main.listen(0, "127.0.0.1", resolve));
     closing.push(
       () => main.close(),
-      () => listener.server.close(),
+      () => listener.listener.close(),
       () => forwarding.close(),
     );
-    return { listener, forwarding, main, previewPort: (listener.server.address() as AddressInfo).port };
+    return { listener, forwarding, main, previewPort: (listener.listener.address() as AddressInfo).port };
   }
 
   const hostOn = (at: Instance) => `5173-${projectId}.localhost:${at.previewPort}`;

@@ -65,6 +65,7 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
       return networks.connect((await services.files.open(projectId)).root, port);
     },
     elsewhere: route && {
+      here: (target) => route.forwarding.previewHere(target.projectId),
       async request(target, req, res) {
         const arrival = onward(req);
         return !!arrival && route.forwarding.forwardPreview(req, res, target.projectId, arrival);

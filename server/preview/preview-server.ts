@@ -61,6 +61,8 @@ export type PreviewServerDeps = {
    * port (true when it did; that instance admits it again). Absent or false: served here.
    */
   elsewhere?: {
+    /** Whether the port's workspace runs on this instance (its requests are served here). */
+    here(target: PreviewTarget): Promise<boolean>;
     request(target: PreviewTarget, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
     upgrade(target: PreviewTarget, req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean>;
   };
@@ -321,8 +323,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (!ask.target.startsWith("/") || ask.target.startsWith("//") || ask.target.startsWith("/\\")) return null;
     if (new URL(ask.target, "http://preview").pathname.startsWith("/__tandem/")) return null;
     const target = previewTarget(host[0], deps.domain);
-    // In a cluster the port may run on another instance: Node's path routes it.
-    if (!target || deps.elsewhere) return null;
+    if (!target) return null;
+    // In a cluster, a port another instance runs is Node's path's to forward.
+    if (deps.elsewhere && !(await deps.elsewhere.here(target).catch(() => false))) return null;
     const ours = cookiesWithout(cookie[0], PREVIEW_COOKIE).ours;
     const grant = ours ? deps.access.session(ours, target.projectId, target.port) : null;
     if (!grant || !ours) return null;
