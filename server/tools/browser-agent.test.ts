@@ -3,7 +3,7 @@ import type http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
-import { listenPreviews } from "@/server/http/preview-listener";
+import { listenPreviews, type PreviewListener } from "@/server/http/preview-listener";
 import { createAgentHarness, only } from "@/server/test/agent-harness";
 import { describeSandboxed } from "@/server/test/sandbox-guard";
 import { findChromium } from "./agent-browser/chromium";
@@ -27,7 +27,7 @@ const PAGE = `<!doctype html><title>Counter</title><body style="font:40px sans-s
 
 const MODEL = "openai-compatible:scripted";
 let h: Awaited<ReturnType<typeof createAgentHarness>>;
-let previews: http.Server;
+let previews: PreviewListener | undefined;
 
 describeSandboxed("the agent's browser, scripted", () => {
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describeSandboxed("the agent's browser, scripted", () => {
       browser: true,
       perProjectUid: canSwitchIdentity(),
     });
-    previews = (await listenPreviews(h.env.services)).server;
+    previews = await listenPreviews(h.env.services);
     await h.caller.agent.updateSettings({ projectId: h.project.id, approvalMode: "yolo" });
     await h.caller.model.setSettings({
       model: MODEL,
@@ -53,7 +53,8 @@ describeSandboxed("the agent's browser, scripted", () => {
     await writeFile(path.join(root, "index.html"), PAGE);
   }, 60_000);
   afterAll(async () => {
-    previews?.close();
+    previews?.closeSockets();
+    previews?.listener.close();
     await h?.dispose();
   });
 
