@@ -1,5 +1,4 @@
 import { writeFile } from "node:fs/promises";
-import type http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { canSwitchIdentity } from "@/server/sandbox/identity";
