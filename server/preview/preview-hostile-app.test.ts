@@ -4,6 +4,7 @@ import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { PREVIEW_COOKIE } from "./preview-headers";
+import { withFrameScript } from "./frame-script";
 import { frontedPreviews } from "./preview-front";
 import { createPreviewHandlers, PREVIEW_ENTER_PATH } from "./preview-server";
 
@@ -49,6 +50,22 @@ const ANSWERS: Record<string, string> = {
   ].join("\r\n"),
 };
 
+/**
+ * Pages for the Preview panel's frame, in the pieces the app writes them in (50 ms apart, so each
+ * is read on its own), and how it frames them: where the frame's script goes must not depend on
+ * which path (Node's or the native front's) carried the page.
+ */
+const PAGES: { pieces: string[]; framing: "chunked" | "length" | "close" }[] = [
+  { pieces: ["<!doctype html><html><he", "ad><title>t</title></head><body>x</body></html>"], framing: "chunked" },
+  { pieces: ['<HTML LANG=en><HEAD\tdata-x="1"><TITLE>t</TITLE></HEAD><BODY>x</BODY></HTML>'], framing: "length" },
+  { pieces: ["<!doctype html><html lang=en><body>no head</body></html>"], framing: "close" },
+  { pieces: ["<!DOCTYPE html>\n<p>no head, no html</p>"], framing: "chunked" },
+  { pieces: ["plain text, not html at all"], framing: "length" },
+  { pieces: ["<!doctype html><header>not a head</header>", "<head", " id=x><title>t</title>"], framing: "chunked" },
+  { pieces: [`<html><header>${"filler ".repeat(3000)}`, "<head><title>late</title></head>"], framing: "chunked" },
+  { pieces: [""], framing: "length" },
+];
+
 /** An answer bigger than any buffer on the way, each byte telling its place. */
 const BIG = Buffer.from(Array.from({ length: 8 * 1024 * 1024 }, (_, i) => (i * 7) % 251));
 
@@ -63,6 +80,35 @@ function hostileServer() {
       const [line] = head.split("\r\n");
       head = head.slice(end + 4);
       const path = line!.split(" ")[1]!;
+      const page = /^\/page\/(\d+)$/.exec(path);
+      if (page) {
+        const { pieces, framing } = PAGES[Number(page[1])]!;
+        const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece, "latin1"), 0);
+        const framingHeader = {
+          chunked: "Transfer-Encoding: chunked",
+          length: `Content-Length: ${length}`,
+          close: "Connection: close",
+        }[framing];
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: Text/HTML; charset=utf-8\r\nETag: "v1"\r\n${framingHeader}\r\n\r\n`,
+        );
+        const write = (i: number) => {
+          if (i === pieces.length) {
+            if (framing === "chunked") socket.write("0\r\n\r\n");
+            if (framing === "close") socket.end();
+            return;
+          }
+          const piece = Buffer.from(pieces[i]!, "latin1");
+          if (framing === "chunked") {
+            if (piece.length)
+              socket.write(
+                Buffer.concat([Buffer.from(`${piece.length.toString(16)};ext=1\r\n`), piece, Buffer.from("\r\n")]),
+              );
+          } else socket.write(piece);
+          setTimeout(() => write(i + 1), 50);
+        };
+        return void write(0);
+      }
       if (path === "/big") {
         socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${BIG.length}\r\n\r\n`);
         return void socket.write(BIG);
@@ -123,10 +169,10 @@ describe("the preview proxy against a hostile dev server", () => {
     return String(answer.headers["set-cookie"]).split(";")[0]!;
   };
 
-  const request = (path: string, headers: Record<string, string> = {}) =>
+  const request = (path: string, headers: Record<string, string> = {}, agent?: http.Agent) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
       http
-        .get({ host: "127.0.0.1", port: proxyPort, path, headers: { host: host(), ...headers } }, (res) => {
+        .get({ host: "127.0.0.1", port: proxyPort, path, headers: { host: host(), ...headers }, agent }, (res) => {
           let body = "";
           res.setEncoding("latin1").on("data", (c: string) => (body += c));
           res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
@@ -134,6 +180,30 @@ describe("the preview proxy against a hostile dev server", () => {
         })
         .on("error", reject);
     });
+
+  it("puts the frame's script where Node's path puts it, in every page and however it comes, on one kept connection", async () => {
+    const cookie = await enter();
+    // One connection, as a browser's frame keeps it: the first request is admitted, the rest go the native way.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    for (const [i, { pieces }] of PAGES.entries()) {
+      const expected = await new Promise<string>((resolve) => {
+        let out = "";
+        const script = withFrameScript();
+        script.on("data", (chunk: Buffer) => (out += chunk.toString("latin1")));
+        script.on("end", () => resolve(out));
+        for (const piece of pieces) script.write(Buffer.from(piece, "latin1"));
+        script.end();
+      });
+      const answer = await request(`/page/${i}`, { cookie, "sec-fetch-dest": "iframe" }, agent);
+      expect(answer.body, `page ${i}`).toBe(expected);
+      expect(answer.headers["content-length"], `page ${i}`).toBeUndefined();
+      expect(answer.headers.etag, `page ${i}`).toBeUndefined();
+      // Outside a frame, the page as the app wrote it.
+      const plain = await request(`/page/${i}`, { cookie }, agent);
+      expect(plain.body, `page ${i}`).toBe(pieces.join(""));
+    }
+    agent.destroy();
+  });
 
   it("answers 502 to a status or reason phrase it cannot pass on, and a header past the limit, and keeps serving", async () => {
     const cookie = await enter();

@@ -301,9 +301,9 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
 
   /**
    * Admits a request the native front read, as request() would, when the front can serve it itself
-   * from then on: a GET or HEAD without a body, on a preview host, with a live session, not a page
-   * for a frame (that takes the frame's script), not Tandem's own paths, here rather than on
-   * another instance. `end` closes the connection when the grant's access ends. Null: Node serves
+   * from then on: a GET or HEAD without a body, on a preview host, with a live session, not Tandem's
+   * own paths, here rather than on another instance (a page for the Preview panel's frame takes the
+   * frame's script there as here). `end` closes the connection when the grant's access ends. Null: Node serves
    * it (the front hands the connection back), which answers every refusal.
    */
   async function admitFront(ask: FrontHead, end: () => void): Promise<FrontAdmission | null> {
@@ -316,7 +316,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     };
     const host = values("host");
     const cookie = values("cookie");
-    if (host.length !== 1 || cookie.length !== 1 || values("sec-fetch-dest").includes("iframe")) return null;
+    if (host.length !== 1 || cookie.length !== 1 || values("sec-fetch-dest").length > 1) return null;
     if (values("transfer-encoding").length || values("upgrade").length || values("expect").length) return null;
     if (values("content-length").some((length) => length !== "0")) return null;
     if (values("connection").some((value) => /(^|,)\s*upgrade\s*(,|$)/i.test(value))) return null;

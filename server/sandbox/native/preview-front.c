@@ -122,7 +122,11 @@ struct conn {
   int close_after;  // the browser asked for the connection to close after it
   int retry;        // the workspace's connection closed before answering (asked of JS once)
   // Its answer.
-  int framing;
+  int framing;      // the app's
+  int chunked_out;  // the browser's body is chunked (ours)
+  int framed;       // the request loads a page into a frame (the Preview panel's): an HTML answer takes the script
+  int injecting;    // the script's place in the page is still being looked for
+  buf held;         // the page's bytes until then
   uint64_t left;    // SIZED: body bytes to come; CHUNKED: of the current chunk
   int chunk;
   size_t chunk_digits, trailer_len;
@@ -286,7 +290,7 @@ static int forward(conn *c, const head *h) {
         memmem(target.at, target.len, "%", 1) || memchr(target.at, '\\', target.len))
       return 0;
   }
-  int hosts = 0, cookies = 0, close_after = 0;
+  int hosts = 0, cookies = 0, close_after = 0, dests = 0, framed = 0;
   span cookie = {0};
   for (int i = 0; i < h->count; i++) {
     span name = h->names[i], value = h->values[i];
@@ -305,14 +309,19 @@ static int forward(conn *c, const head *h) {
       if (has_token(value, "close")) close_after = 1;
     } else if (checked && span_is_ci(name, "origin") && !span_is(value, c->origin))
       return 0;
-    else if (checked && span_is_ci(name, "sec-fetch-dest") && !span_is(value, "empty") && !span_is(value, "script") &&
-             !span_is(value, "style") && !span_is(value, "image") && !span_is(value, "font") &&
-             !span_is(value, "manifest") && !span_is(value, "worker") && !span_is(value, "sharedworker") &&
-             !span_is(value, "serviceworker") && !span_is(value, "audio") && !span_is(value, "video") &&
-             !span_is(value, "track"))
-      return 0;  // a document (a frame's page takes the frame's script) and anything new: JS's
+    else if (span_is_ci(name, "sec-fetch-dest")) {
+      // A page for a frame takes the frame's script (preview-server.ts's `framed`: exactly this value).
+      dests++;
+      framed = span_is(value, "iframe");
+      if (checked && !framed && !span_is(value, "empty") && !span_is(value, "document") && !span_is(value, "script") &&
+          !span_is(value, "style") && !span_is(value, "image") && !span_is(value, "font") &&
+          !span_is(value, "manifest") && !span_is(value, "worker") && !span_is(value, "sharedworker") &&
+          !span_is(value, "serviceworker") && !span_is(value, "audio") && !span_is(value, "video") &&
+          !span_is(value, "track"))
+        return 0;  // anything new: JS's
+    }
   }
-  if (hosts != 1 || cookies != 1) return 0;
+  if (hosts != 1 || cookies != 1 || dests > 1) return 0;
   buf rest = {0};
   int found = session_cookie(cookie, c->cookie, &rest);
   if (found != 1) {
@@ -326,7 +335,8 @@ static int forward(conn *c, const head *h) {
   for (int i = 0; i < h->count && !bad; i++) {
     span name = h->names[i], value = h->values[i];
     if (span_is_ci(name, "host") || span_is_ci(name, "cookie") || span_is_ci(name, "expect") || hop_by_hop(name) ||
-        (name.len >= 9 && strncasecmp(name.at, "x-tandem-", 9) == 0))
+        (name.len >= 9 && strncasecmp(name.at, "x-tandem-", 9) == 0) ||
+        (framed && span_is_ci(name, "accept-encoding")))  // a page the script is added to must come uncompressed
       continue;
     bad = buf_add(o, name.at, name.len) || buf_str(o, ": ");
     if (!bad && (span_is_ci(name, "origin") || span_is_ci(name, "referer")) && value.len >= origin_len &&
@@ -342,6 +352,7 @@ static int forward(conn *c, const head *h) {
   if (bad) return -1;
   c->is_head = is_head;
   c->close_after = close_after;
+  c->framed = framed;
   return 1;
 }
 
@@ -425,7 +436,7 @@ static int answer_head(conn *c) {
       buf_drop(in, (size_t)end);
       continue;
     }
-    int sized = 0, chunked = 0, lengths = 0;
+    int sized = 0, chunked = 0, lengths = 0, types = 0, html = 0, encoded = 0;
     uint64_t length = 0;
     buf caching = {0};
     c->upstream_done = span_is(h.first[0], "HTTP/1.0");
@@ -442,9 +453,15 @@ static int answer_head(conn *c) {
         sized = 1;
       } else if (span_is_ci(name, "connection") && has_token(value, "close"))
         c->upstream_done = 1;
+      else if (span_is_ci(name, "content-type") && types++ == 0)
+        html = value.len >= 9 && strncasecmp(value.at, "text/html", 9) == 0;
+      else if (span_is_ci(name, "content-encoding"))
+        encoded = 1;
     }
     if (chunked && sized) return -1;
     int bodyless = c->is_head || status == 204 || status == 304;
+    // A page loaded into the Preview panel's frame takes its script (frame-script.ts): it changes length.
+    int inject = c->framed && html && !encoded && !bodyless;
     buf *o = &c->out[0];
     // The reason phrase as the browser gets it: printable, else none.
     span reason = h.first[2];
@@ -454,7 +471,9 @@ static int answer_head(conn *c) {
               buf_add(o, reason.at, reason.len) || buf_str(o, "\r\n");
     for (int i = 0; i < h.count && !bad; i++) {
       span name = h.names[i], value = h.values[i];
-      if (hop_by_hop(name) || span_is_ci(name, "clear-site-data") || span_is_ci(name, "content-length")) continue;
+      if (hop_by_hop(name) || span_is_ci(name, "clear-site-data") || span_is_ci(name, "content-length") ||
+          (inject && span_is_ci(name, "etag")))
+        continue;
       if (span_is_ci(name, "cache-control")) {
         bad = (caching.len && buf_str(&caching, ",")) || buf_add(&caching, value.at, value.len);
         continue;
@@ -468,25 +487,26 @@ static int answer_head(conn *c) {
     if (!bad) bad = private_caching(&caching, o);
     buf_free(&caching);
     char line[64];
+    c->injecting = inject;
+    c->held.len = 0;
+    c->chunked_out = 0;
+    c->left = 0;
     if (bodyless) {
       c->framing = NO_BODY;
       if (sized && !bad) {
         snprintf(line, sizeof line, "Content-Length: %llu\r\n", (unsigned long long)length);
         bad = buf_str(o, line);
       }
-    } else if (sized) {
-      c->framing = length ? SIZED : NO_BODY;
-      c->left = length;
-      snprintf(line, sizeof line, "Content-Length: %llu\r\n", (unsigned long long)length);
-      if (!bad) bad = buf_str(o, line);
     } else {
-      c->framing = chunked ? CHUNKED : UNTIL_CLOSE;
+      c->framing = sized ? SIZED : chunked ? CHUNKED : UNTIL_CLOSE;
+      c->left = sized ? length : 0;
       c->chunk = CH_SIZE;
-      c->left = 0;
       c->chunk_digits = 0;
       c->trailer_len = 0;
-      if (!chunked) c->upstream_done = 1;
-      if (!bad) bad = buf_str(o, "Transfer-Encoding: chunked\r\n");
+      if (!sized && !chunked) c->upstream_done = 1;
+      c->chunked_out = !sized || inject;
+      if (!c->chunked_out) snprintf(line, sizeof line, "Content-Length: %llu\r\n", (unsigned long long)length);
+      if (!bad) bad = buf_str(o, c->chunked_out ? "Transfer-Encoding: chunked\r\n" : line);
     }
     if (!bad) bad = buf_str(o, "\r\n");
     if (bad) return -2;
@@ -502,30 +522,109 @@ static int hex(char ch) {
   return -1;
 }
 
+// The frame's script, and where it goes in a page (frame-script.ts's insertionPoint, on the
+// page's bytes as latin1, which is what that reads too): after `<head ...>`; once it is clear there
+// is none (the body began, the page ended, or 16 KiB came without one), after `<html ...>`, else
+// after a doctype, else first. -1: read on.
+static const char FRAME_TAG[] = "<script src=\"/__tandem/preview.js\"></script>";
+#define LOOK_AHEAD (16 * 1024)
+
+// JavaScript's \s within latin1.
+static int js_space(unsigned char c) { return c == ' ' || (c >= 9 && c <= 13) || c == 0xa0; }
+static int lower_is(const char *p, size_t n, const char *text) {
+  size_t len = strlen(text);
+  if (n < len) return 0;
+  for (size_t i = 0; i < len; i++)
+    if ((char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]) != text[i]) return 0;
+  return 1;
+}
+
+// Where the first complete `<name>` or `<name ...>` ends, or -1 (none yet, or the first one's `>` not yet come).
+static long after_tag(const char *p, size_t n, const char *name) {
+  size_t len = strlen(name);
+  for (size_t at = 0; at + 1 + len <= n; at++) {
+    if (p[at] != '<' || !lower_is(p + at + 1, n - at - 1, name)) continue;
+    size_t next = at + 1 + len;
+    if (next >= n) return -1;
+    if (p[next] == '>') return (long)next + 1;
+    if (js_space((unsigned char)p[next])) {
+      const char *close = memchr(p + at, '>', n - at);
+      return close ? (long)(close - p) + 1 : -1;
+    }
+  }
+  return -1;
+}
+
+static long insertion_point(const char *p, size_t n, int ended) {
+  long head = after_tag(p, n, "head");
+  if (head >= 0) return head;
+  int body = 0;
+  for (size_t at = 0; at + 5 < n && !body; at++)
+    body = p[at] == '<' && lower_is(p + at + 1, n - at - 1, "body") && (p[at + 5] == '>' || js_space((unsigned char)p[at + 5]));
+  if (!ended && n < LOOK_AHEAD && !body) return -1;
+  long html = after_tag(p, n, "html");
+  if (html >= 0) return html;
+  size_t at = 0;
+  while (at < n && js_space((unsigned char)p[at])) at++;
+  if (lower_is(p + at, n - at, "<!doctype")) {
+    const char *close = memchr(p + at + 9, '>', n - at - 9);
+    if (close) return (long)(close - p) + 1;
+  }
+  return 0;
+}
+
+// Body bytes for the browser, framed as its answer is (a length passed on, or chunks of ours).
+static int emit(conn *c, const char *data, size_t n) {
+  buf *o = &c->out[0];
+  if (!n) return 0;
+  if (!c->chunked_out) return buf_add(o, data, n);
+  char line[32];
+  snprintf(line, sizeof line, "%zx\r\n", n);
+  return buf_str(o, line) || buf_add(o, data, n) || buf_str(o, "\r\n");
+}
+
+// The page's bytes, the frame's script placed in them once its place is known.
+static int body_data(conn *c, const char *data, size_t n, int ended) {
+  if (!c->injecting) return emit(c, data, n);
+  if (n && buf_add(&c->held, data, n)) return -1;
+  const char *held = c->held.data ? c->held.data : "";
+  long at = insertion_point(held, c->held.len, ended);
+  if (at < 0) return 0;
+  c->injecting = 0;
+  buf page = {0};
+  int bad = buf_add(&page, held, (size_t)at) || buf_add(&page, FRAME_TAG, sizeof FRAME_TAG - 1) ||
+            buf_add(&page, held + at, c->held.len - (size_t)at) || emit(c, page.data, page.len);
+  buf_free(&page);
+  buf_free(&c->held);
+  return bad ? -1 : 0;
+}
+
+static int body_end(conn *c) {
+  if (c->injecting && body_data(c, NULL, 0, 1)) return -1;
+  return c->chunked_out ? buf_str(&c->out[0], "0\r\n\r\n") : 0;
+}
+
 // Passes what came of the answer's body on: 1 when the answer is complete, 0 when more must
 // come, -1 when the app broke its own framing, -2 when out of memory. What is read past the
 // answer's end stays in in[1].
 static int answer_body(conn *c) {
-  buf *in = &c->in[1], *o = &c->out[0];
+  buf *in = &c->in[1];
   if (c->framing == NO_BODY) return 1;
   if (c->framing == SIZED) {
     size_t n = in->len < c->left ? in->len : (size_t)c->left;
-    if (n && buf_add(o, in->data, n)) return -2;
+    if (n && body_data(c, in->data, n, 0)) return -2;
     buf_drop(in, n);
     c->left -= n;
-    return c->left == 0;
+    if (c->left) return 0;
+    return body_end(c) ? -2 : 1;
   }
   if (c->framing == UNTIL_CLOSE) {
-    char line[32];
-    if (in->len) {
-      snprintf(line, sizeof line, "%zx\r\n", in->len);
-      if (buf_str(o, line) || buf_add(o, in->data, in->len) || buf_str(o, "\r\n")) return -2;
-      in->len = 0;
-    }
+    if (in->len && body_data(c, in->data, in->len, 0)) return -2;
+    in->len = 0;
     if (!c->eof[1]) return 0;
-    return buf_str(o, "0\r\n\r\n") ? -2 : 1;
+    return body_end(c) ? -2 : 1;
   }
-  // CHUNKED: the data of what came goes on as one chunk of our own.
+  // CHUNKED: the data of what came goes on as one piece.
   buf data = {0};
   size_t at = 0;
   int done = 0, failed = 0;
@@ -589,17 +688,12 @@ static int answer_body(conn *c) {
         break;
     }
   }
-  char line[32];
-  int bad = 0;
-  if (!failed && data.len) {
-    snprintf(line, sizeof line, "%zx\r\n", data.len);
-    bad = buf_str(o, line) || buf_add(o, data.data, data.len) || buf_str(o, "\r\n");
-  }
+  int bad = !failed && data.len && body_data(c, data.data, data.len, 0);
   buf_free(&data);
   if (failed == 2 || bad) return -2;
   if (failed) return -1;
   buf_drop(in, at);
-  if (done) return buf_str(o, "0\r\n\r\n") ? -2 : 1;
+  if (done) return body_end(c) ? -2 : 1;
   return 0;
 }
 
@@ -669,6 +763,7 @@ static void free_conn(conn *c) {
     buf_free(&c->in[i]);
     buf_free(&c->out[i]);
   }
+  buf_free(&c->held);
   free(c->host);
   free(c->cookie);
   free(c->origin);
@@ -714,6 +809,11 @@ static int take(conn *c, int i) {
   if (got == 0) c->eof[i] = 1;
   else if (buf_add(&c->in[i], chunk, (size_t)got)) return -1;
   return 0;
+}
+
+static void app_gone(conn *c) {
+  c->eof[1] = 1;
+  c->out[1].len = 0;
 }
 
 // Moves the connection on as far as what has come allows. -1: close it.
@@ -811,12 +911,18 @@ static int step(conn *c, int i, uint32_t happened) {
   if (c->sides[i].fd < 0) happened = 0;  // an event of a connection into the workspace closed since
   if (happened & EPOLLOUT) failed = flush(c, i) != 0;
   if (!failed && (happened & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->eof[i]) failed = take(c, i) != 0;
+  // The connection into the workspace breaking is its hang-up: between answers it is let go, before
+  // an answer the request is asked of JS again, during one the browser's connection breaks too.
+  if (failed && i == 1) failed = 0, app_gone(c);
   // The browser hung up, or broke, during an answer: the request ends (as in Node's server).
   if (!failed && i == 0 && c->eof[0] && c->state != READ_HEAD) failed = 1;
   // Between answers, anything from the dev server (its hang-up, or bytes nobody asked for) ends its connection.
   if (!failed && i == 1 && c->state == READ_HEAD && (c->eof[1] || c->in[1].len)) close_upstream(c);
   if (!failed) failed = advance(c) != 0;
-  if (!failed && c->state != ASKING) failed = flush(c, 0) != 0 || (c->sides[1].fd >= 0 && flush(c, 1) != 0);
+  if (!failed && c->state != ASKING) {
+    failed = flush(c, 0) != 0;
+    if (!failed && c->sides[1].fd >= 0 && flush(c, 1) != 0) app_gone(c);
+  }
   if (!failed && c->state != ASKING) failed = advance(c) != 0;
   if (!failed && c->state != ASKING) failed = rewatch(c) != 0;
   if (failed) {
