@@ -8,6 +8,7 @@ import { createPreviewAccess, spendInMemory } from "./preview-access";
 import { PREVIEW_COOKIE } from "./preview-headers";
 import { frontedPreviews } from "./preview-front";
 import { createPreviewHandlers } from "./preview-server";
+import { POOL_CONNECTIONS } from "./upstream";
 import { SOCKET_LIMITS } from "./socket-places";
 
 // What one preview session may hold of the server, as an attacker holding a public link (or a
@@ -130,6 +131,40 @@ it("holds a preview session's and a project's WebSockets to a number, and frees 
       expect(await upgrade(another)).toContain("101");
   }
   expect(await upgrade(proxy.linkCookie())).toBe("HTTP/1.1 429 Too Many Requests");
+});
+
+it("holds a session's connections into the workspace to its pool's number, however many connections its browser opens", async () => {
+  // An app that answers every request and counts the connections it is given.
+  let connections = 0;
+  const app = net.createServer((socket) => {
+    connections++;
+    socket.on("error", () => {});
+    socket.on("data", () => socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+  });
+  const proxy = await proxyFor(app, async () => true);
+  const open: net.Socket[] = [];
+  closers.push(() => {
+    for (const socket of open) socket.destroy();
+  });
+  /** One kept browser connection's first answer. */
+  const ask = (cookie: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(proxy.proxyPort, "127.0.0.1", () => socket.write(proxy.get(cookie)));
+      open.push(socket);
+      let answer = "";
+      socket.once("error", reject).on("data", (data) => {
+        answer += data.toString("latin1");
+        if (answer.endsWith("ok")) resolve(answer.split("\r\n")[0]!);
+      });
+    });
+  const session = proxy.linkCookie();
+  const answers = await Promise.all(Array.from({ length: POOL_CONNECTIONS * 2 + 16 }, () => ask(session)));
+  // Every one answered: the front's own connections into the workspace up to the bound, then the session's pool's.
+  expect(answers.every((status) => status === "HTTP/1.1 200 OK")).toBe(true);
+  expect(connections).toBeLessThanOrEqual(POOL_CONNECTIONS * 2);
+  const before = connections;
+  for (let i = 0; i < 16; i++) await ask(session);
+  expect(connections).toBe(before);
 });
 
 it("answers a handshake the app never answers with 504 in time, and lets go of its place, hold and descriptors", {

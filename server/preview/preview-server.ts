@@ -14,7 +14,7 @@ import {
 import { previewTarget, type PreviewTarget } from "./preview-host";
 import { createSocketPlaces } from "./socket-places";
 import { relaySockets, type SocketRelay } from "./socket-relay";
-import { createUpstreams, failureOf } from "./upstream";
+import { createUpstreams, failureOf, POOL_CONNECTIONS } from "./upstream";
 
 // The preview proxy: requests to `<port>-<projectId>.<domain>` go to that port in the project's
 // workspace network (server/sandbox/workspace-network.ts), over a connection made inside the
@@ -306,6 +306,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
    * frame's script there as here). `end` closes the connection when the grant's access ends. Null: Node serves
    * it (the front hands the connection back), which answers every refusal.
    */
+  const frontConnections = new Map<string, number>();
   async function admitFront(ask: FrontHead, end: () => void): Promise<FrontAdmission | null> {
     if (ask.version !== "HTTP/1.1" || (ask.method !== "GET" && ask.method !== "HEAD")) return null;
     const values = (name: string) => {
@@ -329,6 +330,19 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     const ours = cookiesWithout(cookie[0], PREVIEW_COOKIE).ours;
     const grant = ours ? deps.access.session(ours, target.projectId, target.port) : null;
     if (!grant || !ours) return null;
+    // Each admission holds a connection into the workspace: a session's are bounded as its pool's
+    // are (upstream.ts); past that, Node's path serves it over the pool.
+    const key = poolKey(grant);
+    if ((frontConnections.get(key) ?? 0) >= POOL_CONNECTIONS) return null;
+    frontConnections.set(key, (frontConnections.get(key) ?? 0) + 1);
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      const left = (frontConnections.get(key) ?? 1) - 1;
+      if (left) frontConnections.set(key, left);
+      else frontConnections.delete(key);
+    };
     let gone = false;
     const closes = new Set<() => void>();
     const admitted = await admit(grant, { on: (_event, listener) => closes.add(listener) }, () => {
@@ -336,6 +350,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       end();
     });
     const release = () => {
+      uncount();
       for (const close of [...closes]) close();
       admitted.release();
     };

@@ -15,6 +15,9 @@ import { type Dispatcher, errors, Pool } from "undici";
 // into an answer that is slow to come or never ends (a dev server compiling, server-sent events):
 // a request ends when the person goes away.
 
+/** How many connections to the port one key's requests hold at most. */
+export const POOL_CONNECTIONS = 64;
+
 /** Marks a failure to reach the port at all (nothing listens), as against a connection that broke later. */
 export class Unreachable extends Error {}
 
@@ -76,7 +79,7 @@ export function createUpstreams() {
     let pool = pools.get(key);
     if (pool) return pool;
     const made = new Pool("http://localhost", {
-      connections: 64,
+      connections: POOL_CONNECTIONS,
       keepAliveTimeout: 60_000,
       headersTimeout: 0,
       bodyTimeout: 0,
