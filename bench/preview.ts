@@ -4,8 +4,10 @@
 // process, at the sandbox's niceness, with one http client and the same keep-alive and
 // concurrency on every leg, sends the same requests five ways, interleaved: direct (connections
 // made inside the workspace's network to 127.0.0.1:5173, handed to it as the holder hands them
-// to the proxy), through the preview server (server/preview, as start-server.ts wires it: the
-// session cookie, the access check, the pooled connections, the header rewriting), through
+// to the proxy), through the preview server (server/preview, as preview-listener.ts wires it: the
+// native front before Node's http server, the session cookie, the access check, the connections
+// into the workspace, the header rewriting; the first request of a connection is admitted by JS,
+// the rest are the front's), through
 // Node's own http server and client with no checks (the floor of any proxy that reads HTTP in
 // Node), through a bare Node relay in the server's process onto the same kind of connection (a
 // net.Socket pipe: one more trip through loopback and an event loop, near 2x of a ~60 µs request
