@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #define MAX_HEAD (16 * 1024)
-#define MAX_HEADERS 128
+#define MAX_HEADERS 512
 #define READ_CHUNK (64 * 1024)
 #define MAX_WAITING (64 * 1024)
 #define IDLE_MS 5000
@@ -283,6 +283,8 @@ static int forward(conn *c, const head *h) {
   span target = h->first[1];
   if (!target.len || target.at[0] != '/' || (target.len > 1 && (target.at[1] == '/' || target.at[1] == '\\')))
     return 0;
+  for (size_t i = 0; i < target.len; i++)
+    if ((unsigned char)target.at[i] < 0x21 || (unsigned char)target.at[i] > 0x7e) return 0;
   if (checked) {
     if ((double)now_ms(CLOCK_REALTIME) >= c->exp) return 0;
     // Tandem's own paths (the entry, the link, the frame's script), however written, are JS's.
