@@ -549,28 +549,23 @@ describe.skipIf(!native)("the native preview front against a hostile browser and
       expect((await again.answer())?.body).toBe("answer to /after");
     });
 
-    // BUG: preview-front.c's BAD_GATEWAY says `Content-Length: 145`, its body is 167 bytes: the
-    // browser takes the 502's last 22 bytes (`cannot pass it on.</p>`) for the start of the next
-    // answer on the connection, so the next request on it fails (here its status line is garbage).
-    it.skip.each(malformed)(
-      "%s: the 502 is one whole answer, and the same connection serves on",
-      async (_name, path) => {
-        const cookie = sessionOf("alice");
-        const client = await admitted(cookie);
-        client.write(get(path, { cookie }));
-        const answer = await client.answer();
-        expect(answer?.status).toBe(502);
-        expect(answer?.body).toMatch(/<\/p>$/);
-        client.write(get("/after", { cookie }));
-        const after = await client.answer();
-        expect(after?.status).toBe(200);
-        expect(after?.body).toBe("answer to /after");
-      },
-    );
+    // The 502's length is its page's: a wrong one left the page's end on the connection, and the
+    // browser took it for the start of the next answer.
+    it.each(malformed)("%s: the 502 is one whole answer, and the same connection serves on", async (_name, path) => {
+      const cookie = sessionOf("alice");
+      const client = await admitted(cookie);
+      client.write(get(path, { cookie }));
+      const answer = await client.answer();
+      expect(answer?.status).toBe(502);
+      expect(answer?.body).toMatch(/<\/p>$/);
+      client.write(get("/after", { cookie }));
+      const after = await client.answer();
+      expect(after?.status).toBe(200);
+      expect(after?.body).toBe("answer to /after");
+    });
 
-    // BUG: as above, and for a HEAD the 502 carries its body anyway (an answer to HEAD has none):
-    // the browser takes the whole page for the start of the next answer on the connection.
-    it.skip("a 502 to a HEAD has no body, and the same connection serves on", async () => {
+    // An answer to a HEAD has no body, a 502 neither: a page after it would be the next answer's start.
+    it("a 502 to a HEAD has no body, and the same connection serves on", async () => {
       const cookie = sessionOf("alice");
       const client = await admitted(cookie);
       client.write(get("/gzip", { cookie, method: "HEAD" }));
@@ -864,13 +859,9 @@ describe.skipIf(!native)("the native preview front against a hostile browser and
       PREVIEW_LINK_PATH,
     ])("never lets an entry link's token reach the app, the entry written as %s", (path) => entryStaysOut(path));
 
-    // BUG (preview-server.ts, not the front): `/%5F_tandem/enter?t=TOKEN` is admitted by admitFront
-    // (its URL's pathname keeps the %5F) and the front forwards it; `//__tandem/enter?t=TOKEN` is
-    // refused by admitFront, handed back, and request() forwards it (new URL reads `//__tandem` as a
-    // host). Either way the app gets the request line with the token. Node's path did the same before
-    // the front; the IDE's own links are always `/__tandem/enter`, so a browser sends these only when
-    // someone writes them by hand.
-    it.skip.each([`/%5F_tandem/enter`, `/${PREVIEW_ENTER_PATH}`])(
+    // Spellings a URL's pathname does not bring back to `/__tandem/` (`%5F` stays encoded, and
+    // `//__tandem` is read as a host): Tandem's paths however written (tandemPath), never forwarded.
+    it.each([`/%5F_tandem/enter`, `/${PREVIEW_ENTER_PATH}`])(
       "never lets an entry link's token reach the app, the entry written as %s",
       (path) => entryStaysOut(path),
     );

@@ -101,6 +101,21 @@ export type FrontAdmission = {
   release(): void;
 };
 
+/**
+ * Whether a request target names a path of Tandem's own however it is written (percent-encoded,
+ * with dot segments or doubled slashes): `/__tandem/` is Tandem's, and nothing under it is ever
+ * the app's, so an entry link's token written another way never reaches the app.
+ */
+export function tandemPath(target: string): boolean {
+  let path = target.split(/[?#]/, 1)[0]!;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not decodable: read as written.
+  }
+  return /(^|[/\\])\.*__tandem([/\\]|$)/i.test(path);
+}
+
 /** Whether the request loads a page into a frame (the IDE's Preview panel), by the browser's own header. */
 const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === "iframe";
 
@@ -234,6 +249,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" });
       return void res.end(FRAME_SCRIPT);
     }
+    if (tandemPath(req.url ?? "/")) return page(res, 404, "No such page", "This path is Tandem's own.");
     const grant = grantOf(req, target);
     const admitted = await admit(grant, res, () => res.destroy());
     if (!admitted.ok || !grant) {
@@ -322,7 +338,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     if (values("content-length").some((length) => length !== "0")) return null;
     if (values("connection").some((value) => /(^|,)\s*upgrade\s*(,|$)/i.test(value))) return null;
     if (!ask.target.startsWith("/") || ask.target.startsWith("//") || ask.target.startsWith("/\\")) return null;
-    if (new URL(ask.target, "http://preview").pathname.startsWith("/__tandem/")) return null;
+    if (tandemPath(ask.target)) return null;
     const target = previewTarget(host[0], deps.domain);
     if (!target) return null;
     // In a cluster, a port another instance runs is Node's path's to forward.

@@ -164,6 +164,12 @@ static int span_is(span s, const char *text) { return s.len == strlen(text) && m
 static int span_is_ci(span s, const char *text) {
   return s.len == strlen(text) && strncasecmp(s.at, text, s.len) == 0;
 }
+static int contains_ci(span s, const char *text) {
+  size_t len = strlen(text);
+  for (size_t at = 0; at + len <= s.len; at++)
+    if (strncasecmp(s.at + at, text, len) == 0) return 1;
+  return 0;
+}
 static span trim(span s) {
   while (s.len && (s.at[0] == ' ' || s.at[0] == '\t')) s.at++, s.len--;
   while (s.len && (s.at[s.len - 1] == ' ' || s.at[s.len - 1] == '\t')) s.len--;
@@ -288,7 +294,7 @@ static int forward(conn *c, const head *h) {
   if (checked) {
     if ((double)now_ms(CLOCK_REALTIME) >= c->exp) return 0;
     // Tandem's own paths (the entry, the link, the frame's script), however written, are JS's.
-    if (memmem(target.at, target.len, "__tandem", 8) || memmem(target.at, target.len, "/.", 2) ||
+    if (contains_ci(target, "__tandem") || memmem(target.at, target.len, "/.", 2) ||
         memmem(target.at, target.len, "%", 1) || memchr(target.at, '\\', target.len))
       return 0;
   }
@@ -413,11 +419,21 @@ static int digits(span s, uint64_t *value) {
   return 1;
 }
 
-static const char BAD_GATEWAY[] =
-    "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\n"
-    "Content-Length: 145\r\n\r\n"
-    "<!doctype html><meta charset=\"utf-8\"><title>The server's answer is not valid HTTP</title>"
-    "<h1>The server's answer is not valid HTTP</h1><p>Tandem cannot pass it on.</p>";
+// The page Node's path answers an answer it cannot pass on with (preview-server.ts's `notHttp`).
+static const char BAD_GATEWAY_PAGE[] =
+    "<!doctype html><meta charset=\"utf-8\"><title>The server's answer is not valid HTTP</title><body "
+    "style=\"font:15px system-ui;margin:15vh auto;max-width:36em;color:#ccc;background:#1e1e1e\"><h1 "
+    "style=\"font-size:20px\">The server's answer is not valid HTTP</h1><p>Tandem cannot pass it on.</p>";
+
+// The 502, its length the page's; a HEAD's has no body.
+static int bad_gateway(conn *c) {
+  char head[192];
+  snprintf(head, sizeof head,
+           "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\n"
+           "Content-Length: %zu\r\n\r\n",
+           sizeof BAD_GATEWAY_PAGE - 1);
+  return buf_str(&c->out[0], head) || (!c->is_head && buf_add(&c->out[0], BAD_GATEWAY_PAGE, sizeof BAD_GATEWAY_PAGE - 1));
+}
 
 // Reads the answer's head at the start of in[1] and writes it on to the browser. 1 when done, 0
 // when more must come, -1 when it is no HTTP the browser may be given (the 502 is queued), -2 when
@@ -865,7 +881,7 @@ static int advance(conn *c) {
       buf_drop(&c->in[0], c->head_len);
       c->head_len = 0;
       if (got < 0) {
-        if (buf_add(&c->out[0], BAD_GATEWAY, sizeof BAD_GATEWAY - 1)) return -1;
+        if (bad_gateway(c)) return -1;
         close_upstream(c);
         c->state = READ_HEAD;
         c->answered = 1;
