@@ -12,9 +12,15 @@ const dir = path.join(root, "server/sandbox/native");
 const outputs = ["fd_relay.node", "socket_relay.node", "preview_front.node", "beneath.node", "rg-confined"].map(
   (name) => path.join(dir, "build/Release", name),
 );
-const sources = ["fd-relay.c", "socket-relay.c", "preview-front.c", "beneath.c", "rg-confined.c", "binding.gyp"].map(
-  (name) => path.join(dir, name),
-);
+const sources = [
+  "fd-relay.c",
+  "socket-relay.c",
+  "preview-front.c",
+  "relay-thread.h",
+  "beneath.c",
+  "rg-confined.c",
+  "binding.gyp",
+].map((name) => path.join(dir, name));
 
 if (process.platform !== "linux") process.exit(0);
 const builtAt = Math.min(...outputs.map((output) => (existsSync(output) ? statSync(output).mtimeMs : 0)));

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <node_api.h>
+#include "relay-thread.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -143,7 +144,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static conn *conns;
 static conn *graveyard;  // handed back to JS: freed by the thread
 static double next_id = 1;
-static int epoll_fd = -1, wake_fd = -1, started_error;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static napi_threadsafe_function events_fn;
 
@@ -971,9 +971,7 @@ static void *run(void *unused) {
     for (int n = 0; n < count; n++) {
       side *s = events[n].data.ptr;
       if (s == NULL) {
-        uint64_t value;
-        while (read(wake_fd, &value, sizeof value) < 0 && errno == EINTR) {
-        }
+        woken();
         conn *work = NULL, *dead;
         pthread_mutex_lock(&lock);
         for (conn *c = conns; c; c = c->next)
@@ -1046,29 +1044,8 @@ static void *run(void *unused) {
   }
 }
 
-static void wake(void) {
-  uint64_t one = 1;
-  ssize_t written;
-  do written = write(wake_fd, &one, sizeof one);
-  while (written < 0 && errno == EINTR);
-}
 
-static void start(void) {
-  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  struct epoll_event event = {.events = EPOLLIN, .data.ptr = NULL};
-  pthread_t thread;
-  pthread_attr_t attributes;
-  if (epoll_fd < 0 || wake_fd < 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &event) != 0) {
-    started_error = errno;
-    return;
-  }
-  pthread_attr_init(&attributes);
-  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attributes, 256 * 1024);
-  started_error = pthread_create(&thread, &attributes, run, NULL);
-  pthread_attr_destroy(&attributes);
-}
+static void start(void) { start_thread(run); }
 
 // ---- Node-API ---------------------------------------------------------------------------------
 
@@ -1121,11 +1098,6 @@ static napi_value throw_text(napi_env env, const char *text) {
   return NULL;
 }
 
-static int stream_socket(int fd) {
-  int type = 0;
-  socklen_t length = sizeof type;
-  return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == SOCK_STREAM;
-}
 
 static int dup_nonblocking(int fd) {
   int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
