@@ -1,5 +1,6 @@
 import type http from "node:http";
 import { createServer } from "node:http";
+import { closeSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
@@ -74,7 +75,13 @@ export function previewFront(
     routes.delete(id);
     open.get(id)?.release?.();
     open.delete(id);
-    const socket = new net.Socket({ fd: taken.fd, readable: true, writable: true });
+    let socket: net.Socket;
+    try {
+      socket = new net.Socket({ fd: taken.fd, readable: true, writable: true });
+    } catch {
+      // Not a socket Node can hold after all: the connection is closed, nothing else is lost.
+      return closeSync(taken.fd);
+    }
     if (taken.bytes.length) socket.unshift(taken.bytes);
     toNode(socket);
   }
@@ -89,13 +96,17 @@ export function previewFront(
       return state ? handBack(id) : undefined;
     }
     const fd = plainFd(admission.upstream);
-    const admitted =
-      fd !== null &&
-      front!.admit(id, fd, admission.host, admission.cookie, admission.origin, admission.local, admission.exp);
-    // Node's handle only: the front holds its own descriptor of the connection.
-    admission.upstream.destroy();
+    let admitted = false;
+    try {
+      admitted =
+        fd !== null &&
+        front!.admit(id, fd, admission.host, admission.cookie, admission.origin, admission.local, admission.exp);
+    } finally {
+      // Node's handle only: the front holds its own descriptor of the connection.
+      admission.upstream.destroy();
+      if (!admitted) admission.release();
+    }
     if (!admitted) {
-      admission.release();
       if (fd === null) handBack(id);
       return;
     }
@@ -114,7 +125,8 @@ export function previewFront(
     }
     open.set(id, { release: null });
     routes.set(id, (ask) => {
-      if (ask) return void asked(id, ask);
+      // Whatever goes wrong answering it (a descriptor refused, a throw), the connection closes.
+      if (ask) return void asked(id, ask).catch(() => front.end(id));
       routes.delete(id);
       open.get(id)?.release?.();
       open.delete(id);
