@@ -520,6 +520,18 @@ describe.skipIf(!native)("the native preview front against a hostile browser and
     expect(asked.slice(from)).toEqual(["/one"]);
   });
 
+  it("serves a query's percent-encoding itself, and asks JS about a path that could spell Tandem's", async () => {
+    const cookie = sessionOf("alice");
+    const client = await admitted(cookie);
+    const from = asked.length;
+    for (const path of ["/search?q=a%20b&next=%2F__tandem%2Fenter", "/a%20b", "/x/./y"]) {
+      client.write(get(path, { cookie }));
+      expect((await client.answer())?.body).toBe(`answer to ${path}`);
+    }
+    // The query is the app's to read; a path's `%` or dot segment JS reads first (tandemPath), then admits.
+    expect(asked.slice(from)).toEqual(["/a%20b", "/x/./y"]);
+  });
+
   // ---- 3. Hostile answers ---------------------------------------------------------------------------
 
   describe("an answer no browser may be given", () => {

@@ -293,9 +293,16 @@ static int forward(conn *c, const head *h) {
     if ((unsigned char)target.at[i] < 0x21 || (unsigned char)target.at[i] > 0x7e) return 0;
   if (checked) {
     if ((double)now_ms(CLOCK_REALTIME) >= c->exp) return 0;
-    // Tandem's own paths (the entry, the link, the frame's script), however written, are JS's.
-    if (contains_ci(target, "__tandem") || memmem(target.at, target.len, "/.", 2) ||
-        memmem(target.at, target.len, "%", 1) || memchr(target.at, '\\', target.len))
+    // Tandem's own paths (the entry, the link, the frame's script), however written, are JS's
+    // (tandemPath): a path, before its query, that could spell one.
+    span path = target;
+    for (size_t i = 0; i < target.len; i++)
+      if (target.at[i] == '?' || target.at[i] == '#') {
+        path.len = i;
+        break;
+      }
+    if (contains_ci(path, "__tandem") || memmem(path.at, path.len, "/.", 2) || memchr(path.at, '%', path.len) ||
+        memchr(path.at, '\\', path.len))
       return 0;
   }
   int hosts = 0, cookies = 0, close_after = 0, dests = 0, framed = 0;
