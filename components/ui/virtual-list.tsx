@@ -76,10 +76,26 @@ export function VirtualList<T>({
   const atEnd = virtualizer.isAtEnd();
   const total = virtualizer.getTotalSize();
 
-  // Near the end when an item settles its height, go all the way: the last line is never left
-  // a few pixels under the fold (the virtualizer keeps the distance it was at, however small).
+  // Whether the view follows what arrives at the end. It stops only when the view moves up, away
+  // from the end (a person scrolling, Home): an item below growing, a card measured at once far
+  // past its estimate, or the browser clamping the position while heights settle leave it
+  // following. Judged by the distance from the end alone, a card that grew by more than the slack
+  // in one measurement (a loaded machine) left the view above the end for good (e2e 06).
+  const following = useRef(true);
+  const lastTop = useRef(0);
+  const onScroll = useCallback(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const top = element.scrollTop;
+    if (element.scrollHeight - top - element.clientHeight <= END_SLACK) following.current = true;
+    else if (top < lastTop.current - 1) following.current = false;
+    lastTop.current = top;
+  }, []);
+
+  // Following when an item settles its height, go all the way: the last line is never left under
+  // the fold (the virtualizer keeps the distance it was at).
   useLayoutEffect(() => {
-    if (virtualizer.isAtEnd() && virtualizer.getDistanceFromEnd() > 1) virtualizer.scrollToEnd();
+    if ((following.current || virtualizer.isAtEnd()) && virtualizer.getDistanceFromEnd() > 1) virtualizer.scrollToEnd();
   }, [total, virtualizer]);
 
   // Open at the latest item.
@@ -94,7 +110,9 @@ export function VirtualList<T>({
     if (seen.current === contentKey) return;
     seen.current = contentKey;
     const frame = requestAnimationFrame(() => {
-      if (!virtualizer.isAtEnd()) setUnseen(true);
+      if (virtualizer.isAtEnd()) return;
+      if (following.current) virtualizer.scrollToEnd();
+      else setUnseen(true);
     });
     return () => cancelAnimationFrame(frame);
   }, [contentKey, virtualizer]);
@@ -102,6 +120,7 @@ export function VirtualList<T>({
 
   const jumpToLatest = useCallback(() => {
     setUnseen(false);
+    following.current = true;
     virtualizer.scrollToEnd();
   }, [virtualizer]);
   useImperativeHandle(ref, () => ({ jumpToLatest }), [jumpToLatest]);
@@ -111,6 +130,7 @@ export function VirtualList<T>({
       <div
         ref={scroller}
         className={className}
+        onScroll={onScroll}
         onKeyDown={(e) => {
           // Home and End go to the first and last item, whose heights may not be measured yet.
           if (e.target !== e.currentTarget || (e.key !== "Home" && e.key !== "End")) return;
