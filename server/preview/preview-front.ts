@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
 import type { Duplex } from "node:stream";
-import type { FrontAdmission, FrontHead } from "./preview-server";
+import type { FrontAdmission, FrontHead } from "./front-admission";
 import { plainFd } from "./socket-relay";
 
 // The previews' port, in front of Node's http server: a thread of the native module

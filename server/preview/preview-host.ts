@@ -23,3 +23,18 @@ export function previewOrigin(base: { protocol: string; domain: string; port: nu
   const port = base.port ? `:${base.port}` : "";
   return `${base.protocol}//${target.port}-${target.projectId}.${base.domain}${port}`;
 }
+
+/**
+ * Whether a request target names a path of Tandem's own however it is written (percent-encoded,
+ * with dot segments or doubled slashes): `/__tandem/` is Tandem's, and nothing under it is ever
+ * the app's, so an entry link's token written another way never reaches the app.
+ */
+export function tandemPath(target: string): boolean {
+  let path = target.split(/[?#]/, 1)[0]!;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not decodable: read as written.
+  }
+  return /(^|[/\\])\.*__tandem([/\\]|$)/i.test(path);
+}

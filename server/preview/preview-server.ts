@@ -1,7 +1,9 @@
 import type http from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
-import { bindingKey, isLocalPath, type PreviewAccess, type PreviewGrant } from "./preview-access";
+import { createFrontAdmission } from "./front-admission";
+import { createGrantHolds, grantKey } from "./grant-holds";
+import { isLocalPath, type PreviewAccess, type PreviewGrant } from "./preview-access";
 import { FRAME_SCRIPT, FRAME_SCRIPT_PATH, withFrameScript } from "./frame-script";
 import {
   answerHeaders,
@@ -11,10 +13,10 @@ import {
   MAX_HANDSHAKE_HEAD,
   PREVIEW_COOKIE,
 } from "./preview-headers";
-import { previewTarget, type PreviewTarget } from "./preview-host";
+import { previewTarget, type PreviewTarget, tandemPath } from "./preview-host";
 import { createSocketPlaces } from "./socket-places";
 import { relaySockets, type SocketRelay } from "./socket-relay";
-import { createUpstreams, failureOf, POOL_CONNECTIONS } from "./upstream";
+import { createUpstreams, failureOf } from "./upstream";
 
 // The preview proxy: requests to `<port>-<projectId>.<domain>` go to that port in the project's
 // workspace network (server/sandbox/workspace-network.ts), over a connection made inside the
@@ -83,39 +85,6 @@ function page(res: http.ServerResponse, status: number, title: string, text: str
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body);
 }
 
-/** A request's head as the native front read it (preview-front.ts): its header names and values in pairs. */
-export type FrontHead = { method: string; target: string; version: string; headers: string[] };
-
-/** What the native front serves a connection's plain requests with, once admitted (preview-front.ts). */
-export type FrontAdmission = {
-  /** The connection into the workspace, its own (never another grant's). */
-  upstream: net.Socket;
-  /** The Host and session cookie its requests must carry, the preview's origin, and the dev server's Host. */
-  host: string;
-  cookie: string;
-  origin: string;
-  local: string;
-  /** When the session expires (ms). */
-  exp: number;
-  /** Lets go of the admission's hold on the grant (the connection ended, or another admission replaced it). */
-  release(): void;
-};
-
-/**
- * Whether a request target names a path of Tandem's own however it is written (percent-encoded,
- * with dot segments or doubled slashes): `/__tandem/` is Tandem's, and nothing under it is ever
- * the app's, so an entry link's token written another way never reaches the app.
- */
-export function tandemPath(target: string): boolean {
-  let path = target.split(/[?#]/, 1)[0]!;
-  try {
-    path = decodeURIComponent(path);
-  } catch {
-    // Not decodable: read as written.
-  }
-  return /(^|[/\\])\.*__tandem([/\\]|$)/i.test(path);
-}
-
 /** Whether the request loads a page into a frame (the IDE's Preview panel), by the browser's own header. */
 const framed = (req: http.IncomingMessage) => req.headers["sec-fetch-dest"] === "iframe";
 
@@ -123,7 +92,12 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
   const originOf = (req: http.IncomingMessage) => `${deps.secure ? "https" : "http"}://${req.headers.host}`;
 
   const upstreams = createUpstreams();
-  const poolKey = (grant: PreviewGrant) => `${heldKey(grant)}\u0000${grant.projectId}\u0000${grant.port}`;
+  const poolKey = (grant: PreviewGrant) => `${grantKey(grant)}\u0000${grant.projectId}\u0000${grant.port}`;
+  const { admit } = createGrantHolds({
+    admits: deps.admits,
+    onAccessEnd: deps.onAccessEnd,
+    ended: (grant) => upstreams.drop(poolKey(grant)),
+  });
 
   /**
    * The session cookie. In a frame of the IDE's page the preview is a third party: browsers send
@@ -141,68 +115,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     return cookie ? deps.access.session(cookie, target.projectId, target.port) : null;
   };
 
-  // The requests and sockets open under each grant (a public link, or a person on a port under
-  // one login or agent session), ended at once when a change takes its access away: one person's
-  // sign-out in one browser ends that browser's previews, not another's.
-  const held = new Map<string, { ends: Set<() => void>; stop: () => void }>();
-  const heldKey = (grant: PreviewGrant) =>
-    grant.linkId !== undefined
-      ? `link:${grant.linkId}`
-      : `user:${grant.userId}\u0000${bindingKey(grant.by)}\u0000${grant.projectId}\u0000${grant.port}`;
-  /** Runs `end` when the grant's access ends, until the returned release is called. */
-  function hold(grant: PreviewGrant, end: () => void): () => void {
-    const key = heldKey(grant);
-    let entry = held.get(key);
-    if (!entry) {
-      const ends = new Set<() => void>();
-      const stop = deps.onAccessEnd(grant, () => {
-        upstreams.drop(poolKey(grant));
-        for (const ending of [...ends]) ending();
-      });
-      entry = { ends, stop };
-      held.set(key, entry);
-    }
-    const mine = entry;
-    mine.ends.add(end);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      mine.ends.delete(end);
-      if (mine.ends.size === 0 && held.get(key) === mine) {
-        mine.stop();
-        held.delete(key);
-      }
-    };
-  }
-
-  /**
-   * Admits the request's session, held so that the end of its access ends `end` from now on:
-   * listening starts before the check, so a change while it is checked is never missed. The hold
-   * goes when `connection` closes, also while the check is under way: a connection dropped then
-   * (in a loop, by whoever holds a public link) left its hold, socket and request behind for good.
-   */
-  async function admit(
-    grant: PreviewGrant | null,
-    connection: { on(event: "close", listener: () => void): unknown },
-    end: () => void,
-  ): Promise<{ ok: boolean; release: () => void }> {
-    // An end told while the admission is asked (a login found over the moment it is followed,
-    // server/auth/credential-expiries.ts) is a refusal, answered as one: nothing was let through yet.
-    let ended = false;
-    let admitted = false;
-    const release = grant
-      ? hold(grant, () => {
-          ended = true;
-          if (admitted) end();
-        })
-      : () => {};
-    connection.on("close", release);
-    const ok = grant !== null && (await deps.admits(grant).catch(() => false)) && !ended;
-    if (ok) admitted = true;
-    else release();
-    return { ok, release };
-  }
+  const admitFront = createFrontAdmission(deps, admit, poolKey);
 
   const foreignOrigin = (req: http.IncomingMessage) => {
     const origin = req.headers.origin;
@@ -315,85 +228,6 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
     res.on("close", () => res.writableFinished || abort());
   }
 
-  /**
-   * Admits a request the native front read, as request() would, when the front can serve it itself
-   * from then on: a GET or HEAD without a body, on a preview host, with a live session, not Tandem's
-   * own paths, here rather than on another instance (a page for the Preview panel's frame takes the
-   * frame's script there as here). `end` closes the connection when the grant's access ends. Null: Node serves
-   * it (the front hands the connection back), which answers every refusal.
-   */
-  const frontConnections = new Map<string, number>();
-  async function admitFront(ask: FrontHead, end: () => void): Promise<FrontAdmission | null> {
-    if (ask.version !== "HTTP/1.1" || (ask.method !== "GET" && ask.method !== "HEAD")) return null;
-    const values = (name: string) => {
-      const found: string[] = [];
-      for (let i = 0; i < ask.headers.length; i += 2)
-        if (ask.headers[i]!.toLowerCase() === name) found.push(ask.headers[i + 1]!);
-      return found;
-    };
-    const host = values("host");
-    const cookie = values("cookie");
-    if (host.length !== 1 || cookie.length !== 1 || values("sec-fetch-dest").length > 1) return null;
-    if (values("transfer-encoding").length || values("upgrade").length || values("expect").length) return null;
-    if (values("content-length").some((length) => length !== "0")) return null;
-    if (values("connection").some((value) => /(^|,)\s*upgrade\s*(,|$)/i.test(value))) return null;
-    if (!ask.target.startsWith("/") || ask.target.startsWith("//") || ask.target.startsWith("/\\")) return null;
-    if (tandemPath(ask.target)) return null;
-    const target = previewTarget(host[0], deps.domain);
-    if (!target) return null;
-    // In a cluster, a port another instance runs is Node's path's to forward.
-    if (deps.elsewhere && !(await deps.elsewhere.here(target).catch(() => false))) return null;
-    const ours = cookiesWithout(cookie[0], PREVIEW_COOKIE).ours;
-    const grant = ours ? deps.access.session(ours, target.projectId, target.port) : null;
-    if (!grant || !ours) return null;
-    // Each admission holds a connection into the workspace: a session's are bounded as its pool's
-    // are (upstream.ts); past that, Node's path serves it over the pool.
-    const key = poolKey(grant);
-    if ((frontConnections.get(key) ?? 0) >= POOL_CONNECTIONS) return null;
-    frontConnections.set(key, (frontConnections.get(key) ?? 0) + 1);
-    let counted = true;
-    const uncount = () => {
-      if (!counted) return;
-      counted = false;
-      const left = (frontConnections.get(key) ?? 1) - 1;
-      if (left) frontConnections.set(key, left);
-      else frontConnections.delete(key);
-    };
-    let gone = false;
-    const closes = new Set<() => void>();
-    const admitted = await admit(grant, { on: (_event, listener) => closes.add(listener) }, () => {
-      gone = true;
-      end();
-    });
-    const release = () => {
-      uncount();
-      for (const close of [...closes]) close();
-      admitted.release();
-    };
-    if (!admitted.ok) return null;
-    let upstream: net.Socket;
-    try {
-      upstream = await deps.connect(target);
-    } catch {
-      release();
-      return null;
-    }
-    if (gone) {
-      upstream.destroy();
-      release();
-      return null;
-    }
-    return {
-      upstream,
-      host: host[0]!,
-      cookie: ours,
-      origin: `${deps.secure ? "https" : "http"}://${host[0]}`,
-      local: `localhost:${target.port}`,
-      exp: grant.exp,
-      release,
-    };
-  }
-
   /** The WebSockets past their handshake. */
   const relays = new Set<SocketRelay>();
   const places = createSocketPlaces();
@@ -417,7 +251,7 @@ export function createPreviewHandlers(deps: PreviewServerDeps) {
       socket?.destroy();
     });
     if (!admitted.ok || !grant) return refuse("403 Forbidden");
-    const place = places.take(heldKey(grant), target.projectId, grant.userId);
+    const place = places.take(grantKey(grant), target.projectId, grant.userId);
     if (!place) return refuse("429 Too Many Requests");
     client.on("close", place);
     if (deps.elsewhere && (await deps.elsewhere.upgrade(target, req, client, head))) return;
