@@ -1,11 +1,11 @@
-import http from "node:http";
+import type http from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Services } from "@/server/api/context";
 import { CLIENT_IP_HEADER } from "@/server/auth/request-origin";
 import type { Arrival, WorkspaceForwarding } from "@/server/cluster/workspace-forwarding";
 import { previewTarget } from "@/server/preview/preview-host";
-import { previewFront } from "@/server/preview/preview-front";
+import { frontedPreviews } from "@/server/preview/preview-front";
 import { createPreviewHandlers } from "@/server/preview/preview-server";
 
 /** How a cluster sends previews on: the forwarding, and whether a request of this arrival may still go to the holder. */
@@ -84,9 +84,7 @@ export async function listenPreviews(services: Services, route?: PreviewRoute): 
     });
   const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
     void handlers.upgrade(req, socket, head).catch(() => socket.destroy());
-  const server = http.createServer((req, res) => void request(req, res));
-  server.on("upgrade", upgrade);
-  const front = previewFront(server, handlers.admitFront);
+  const { server, front } = frontedPreviews({ request, upgrade, admitFront: handlers.admitFront });
   const listener = front.server;
   await new Promise<void>((resolve, reject) => {
     listener.once("error", reject);

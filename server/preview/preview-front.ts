@@ -69,12 +69,17 @@ export function previewFront(
 
   const toNode = (socket: net.Socket) => server.emit("connection", socket);
 
-  function handBack(id: number) {
-    const taken = front!.handback(id);
-    if (!taken) return;
+  /** The connection is no longer the front's (it ended, or went to Node): what it held goes. */
+  function forget(id: number) {
     routes.delete(id);
     open.get(id)?.release?.();
     open.delete(id);
+  }
+
+  function handBack(id: number) {
+    const taken = front!.handback(id);
+    if (!taken) return;
+    forget(id);
     let socket: net.Socket;
     try {
       socket = new net.Socket({ fd: taken.fd, readable: true, writable: true });
@@ -127,9 +132,7 @@ export function previewFront(
     routes.set(id, (ask) => {
       // Whatever goes wrong answering it (a descriptor refused, a throw), the connection closes.
       if (ask) return void asked(id, ask).catch(() => front.end(id));
-      routes.delete(id);
-      open.get(id)?.release?.();
-      open.delete(id);
+      forget(id);
     });
     // Node's handle only: the front holds its own descriptor of the connection.
     socket.destroy();
@@ -150,8 +153,8 @@ export function previewFront(
  */
 export function frontedPreviews(
   handlers: {
-    request(req: http.IncomingMessage, res: http.ServerResponse): Promise<void>;
-    upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<unknown>;
+    request(req: http.IncomingMessage, res: http.ServerResponse): unknown;
+    upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): unknown;
     admitFront: (ask: FrontHead, end: () => void) => Promise<FrontAdmission | null>;
   },
   options: { native?: boolean } = {},
