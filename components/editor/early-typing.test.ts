@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import * as Y from "yjs";
-import { changeOf, earlyTypable, mapOffset, offsetThrough, rebase, typedOnto } from "./early-typing";
+import {
+  changeOf,
+  earlyTypable,
+  mapOffset,
+  offsetThrough,
+  rebase,
+  typed,
+  typedOnto,
+  typingBound,
+  typingPause,
+} from "./early-typing";
 
 /** The delta of a change made to `before` by `edit`, as the textarea's observer gets it. */
 function deltaOf(before: string, edit: (text: Y.Text) => void) {
@@ -93,5 +103,37 @@ describe("early typing", () => {
     expect(earlyTypable("a\nb\n")).toBe(true);
     expect(earlyTypable("a\r\nb")).toBe(false);
     expect(earlyTypable("x".repeat(300 * 1024))).toBe(false);
+  });
+
+  it("lets the editor's code run only once the text has gone a pause without a key", async () => {
+    const paused = (ms: number) => {
+      let done = false;
+      const pause = typingPause(ms).then(() => {
+        done = true;
+      });
+      return { pause, done: () => done };
+    };
+    // No text takes typing: at once.
+    const idle = paused(10_000);
+    await idle.pause;
+
+    typingBound(1);
+    const started = performance.now();
+    const waiting = paused(150);
+    // Keys every 50 ms for 400 ms: still waiting.
+    for (let i = 0; i < 8; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      typed();
+      expect(waiting.done()).toBe(false);
+    }
+    const lastKey = performance.now();
+    await waiting.pause;
+    expect(performance.now() - lastKey).toBeGreaterThanOrEqual(145);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(545);
+
+    // The text gave typing up (Monaco took it): at once again.
+    typingBound(-1);
+    const after = paused(10_000);
+    await after.pause;
   });
 });

@@ -132,6 +132,40 @@ export function typedOnto(typed: Typed, current: string): { change: Change; care
  * the editor the selection, the scroll and, when no document came, what was typed (Monaco puts
  * it into its model); the textarea takes no input after it.
  */
+/** How long early typing's text goes without a key before the editor's code may run (typingPause). */
+export const TYPING_PAUSE_MS = 400;
+
+/** How many textareas take early typing now, and since when none of them has had a key or the keyboard put into it. */
+const typing = { bound: 0, quietSince: 0 };
+
+/** A key, or the keyboard, went into early typing's text: the pause starts again from now. */
+export function typed() {
+  typing.quietSince = performance.now();
+}
+
+/** A textarea took early typing (+1) or gave it up (-1); the pause starts again from now. */
+export function typingBound(change: 1 | -1) {
+  typing.bound = Math.max(0, typing.bound + change);
+  typed();
+}
+
+/**
+ * Resolves once no key has gone into early typing's text for `ms` (at once when no text takes
+ * typing). The editor's code waits for it (editor-area.tsx): its run holds the page's thread for
+ * 100-300 ms, which a key typed meanwhile waited out before it showed, so on a reload the first
+ * keys typed into the restored text stalled. It comes between keys instead.
+ */
+export function typingPause(ms = TYPING_PAUSE_MS): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const wait = typing.bound === 0 ? 0 : typing.quietSince + ms - performance.now();
+      if (wait <= 0) resolve();
+      else setTimeout(check, wait);
+    };
+    check();
+  });
+}
+
 export function bindEarlyTyping(
   area: HTMLTextAreaElement,
   base: string,
@@ -144,6 +178,7 @@ export function bindEarlyTyping(
   let handedOver = false;
   let touched = false;
   area.value = value;
+  typingBound(1);
 
   const show = (
     next: string,
@@ -159,6 +194,7 @@ export function bindEarlyTyping(
   };
   const onInput = () => {
     if (handedOver) return;
+    typed();
     const next = area.value;
     const { at, removed, inserted } = changeOf(value, next);
     value = next;
@@ -197,6 +233,7 @@ export function bindEarlyTyping(
   // A newline keeps the line's indentation, and Tab indents, as the editor would: through the
   // browser's own insertion, so its undo takes them back with the rest.
   const onKeyDown = (event: KeyboardEvent) => {
+    if (!handedOver) typed();
     if (handedOver || area.readOnly || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "Enter" && !event.shiftKey) {
       const lineStart = value.lastIndexOf("\n", area.selectionStart - 1) + 1;
@@ -211,6 +248,7 @@ export function bindEarlyTyping(
   };
   const onFocus = () => {
     touched = true;
+    typed();
   };
 
   area.addEventListener("input", onInput);
@@ -268,6 +306,7 @@ export function bindEarlyTyping(
       };
     },
     dispose() {
+      typingBound(-1);
       live?.text.unobserve(onChange);
       live?.stopReset();
       area.removeEventListener("input", onInput);

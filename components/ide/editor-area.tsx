@@ -14,6 +14,7 @@ import {
   TextPlaceholder,
 } from "@/components/editor/text-placeholder";
 import { Deferred, DeferredCode } from "@/components/ui/deferred";
+import { typingPause } from "@/components/editor/early-typing";
 import { useBuffersState, useFileBuffers, useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useCommands } from "@/components/ui/commands";
 import { Dialog } from "@/components/ui/dialog";
@@ -28,7 +29,9 @@ import { useAgentLineMarks } from "@/components/review/agent-line-marks";
 // once a glyph of it is drawn: after the editor's first frame, so the folding arrows were blank
 // and its arrival re-resolved the page's fonts (~110 ms later, as the first keys were typed).
 // Asked for with the editor's code instead.
-const monacoPane = new DeferredCode<MonacoPaneProps>(() => {
+// And it runs only once early typing's text has gone without a key for a moment (typingPause).
+const monacoPane = new DeferredCode<MonacoPaneProps>(async () => {
+  await typingPause();
   void document.fonts?.load("16px codicon");
   return import("@/components/editor/monaco-pane").then((module) => module.default);
 });
