@@ -11,6 +11,8 @@ export type CheckpointErrorCode =
   | "UNKNOWN_HUNK"
   /** The file changed since its hunks were listed. */
   | "STALE"
+  /** A file's version in a checkpoint is larger than the store reads back into memory (MAX_OBJECT_BYTES). */
+  | "TOO_LARGE"
   /** git itself failed. */
   | "GIT_FAILED";
 

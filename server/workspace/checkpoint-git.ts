@@ -50,8 +50,14 @@ const LOCK_FILES = ["index.lock", "review-index.lock", "HEAD.lock", "refs/tandem
 const MARKER = "tandem-checkpoints";
 /** The newest checkpoint; every other one is among its ancestors. */
 export const LATEST_REF = "refs/tandem/latest";
+/**
+ * The largest version of a file the store reads back into memory (review, restore). A snapshot
+ * stores any file the workspace holds, and what is in a workspace is hostile: a 4 GB file read back
+ * whole would take the server down with it.
+ */
+export const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
 
-export interface GitRunOptions extends Pick<GitProcessOptions, "input" | "okCodes"> {
+export interface GitRunOptions extends Pick<GitProcessOptions, "input" | "okCodes" | "maxStdout"> {
   /** A scratch index instead of the store's own. */
   indexFile?: string;
   env?: Record<string, string>;
@@ -123,6 +129,8 @@ export class CheckpointGit {
     readonly storeDir: string,
     readonly workTree: string,
     private readonly runner?: CheckpointRunner,
+    /** The largest file version readObjects reads back. */
+    readonly maxObjectBytes = MAX_OBJECT_BYTES,
   ) {
     this.indexFile = path.join(storeDir, "index");
     this.env = {
@@ -217,13 +225,28 @@ export class CheckpointGit {
       .map((line) => (/^\d+$/.test(line) ? Number(line) : null));
   }
 
-  /** Contents of objects named like `<sha>` or `<commit>:<path>`; null for those that do not exist. */
-  async readObjects(names: readonly string[]): Promise<(Buffer | null)[]> {
+  /**
+   * Contents of objects named like `<sha>` or `<commit>:<path>`; null for those that do not exist.
+   * Refuses (TOO_LARGE, naming `labels[i]`) when one is larger than maxObjectBytes; git's answer may not
+   * exceed what it said the sizes were.
+   */
+  async readObjects(
+    names: readonly string[],
+    { labels = names }: { labels?: readonly string[] } = {},
+  ): Promise<(Buffer | null)[]> {
     if (names.length === 0) return [];
     if (names.some((name) => /[\n\r]/.test(name))) {
       throw new CheckpointError("GIT_FAILED", "A file name with a line break cannot be read from a checkpoint.");
     }
-    const { stdout } = await this.run(["cat-file", "--batch"], { input: names.map((name) => `${name}\n`).join("") });
+    const sizes = await this.sizes(names);
+    const large = sizes.findIndex((size) => size !== null && size > this.maxObjectBytes);
+    if (large >= 0) throw tooLarge(labels[large]!, sizes[large]!, this.maxObjectBytes);
+    // Each answer: "<sha> <type> <size>\n", the bytes, "\n"; or "<name> missing\n".
+    const answer = sizes.reduce<number>((sum, size, i) => sum + (size ?? 0) + names[i]!.length + 64, 0);
+    const { stdout } = await this.run(["cat-file", "--batch"], {
+      input: names.map((name) => `${name}\n`).join(""),
+      maxStdout: answer,
+    });
     const results: (Buffer | null)[] = [];
     let at = 0;
     for (let i = 0; i < names.length; i++) {
@@ -241,6 +264,18 @@ export class CheckpointGit {
     }
     return results;
   }
+}
+
+/** The refusal of a file's version larger than the store reads back. */
+export function tooLarge(label: string, size: number, maxBytes: number): CheckpointError {
+  const mb = (bytes: number) =>
+    bytes < 1024 * 1024
+      ? `${Math.ceil(bytes / 1024).toLocaleString("en-US")} KB`
+      : `${Math.ceil(bytes / (1024 * 1024)).toLocaleString("en-US")} MB`;
+  return new CheckpointError(
+    "TOO_LARGE",
+    `'${label}' is ${mb(size)} in this checkpoint; the checkpoint store reads back files of up to ${mb(maxBytes)}. Copy it back from a backup, or restore the other files one by one.`,
+  );
 }
 
 function runGit(command: GitCommand, args: readonly string[], options: GitRunOptions): Promise<GitResult> {

@@ -83,7 +83,10 @@ export class ChangeReview {
       const match = /^(\d+) blob ([0-9a-f]{40})\t(.*)$/s.exec(record);
       if (match && wanted.has(match[3]!)) listed.push({ mode: match[1]!, sha: match[2]!, path: match[3]! });
     }
-    const contents = await this.git.readObjects(listed.map((entry) => entry.sha));
+    const contents = await this.git.readObjects(
+      listed.map((entry) => entry.sha),
+      { labels: listed.map((entry) => entry.path) },
+    );
     listed.forEach((entry, i) => found.set(entry.path, { mode: entry.mode, bytes: contents[i]! }));
     return found;
   }

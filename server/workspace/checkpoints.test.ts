@@ -280,6 +280,31 @@ describe("CheckpointStore", () => {
     expect(await exists(root, "b.txt")).toBe(false);
   });
 
+  it("reads back no file larger than it may hold in memory, and restores the others a batch at a time", async () => {
+    // What is in a workspace is hostile: a file planted larger than the server reads back whole.
+    const small = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, `${i}\n`.repeat(5_000)]));
+    const { root, storeDir } = await setup({ "huge.bin": Buffer.alloc(300_000, 7), ...small });
+    const store = new CheckpointStore({
+      workspaceRoot: root,
+      storeDir,
+      limits: { objectBytes: 200_000, restoreBatchBytes: 50_000 },
+    });
+    const { id } = await store.snapshot({ label: "before" });
+    await put(root, {
+      "huge.bin": "replaced\n",
+      ...Object.fromEntries(Object.keys(small).map((name) => [name, "changed\n"])),
+    });
+
+    const { failed } = await store.restore(id);
+    expect(failed).toEqual([
+      { path: "huge.bin", message: expect.stringContaining("'huge.bin' is 293 KB in this checkpoint") },
+    ]);
+    expect((await read(root, "huge.bin")).toString()).toBe("replaced\n");
+    for (const [name, text] of Object.entries(small)) expect((await read(root, name)).toString()).toBe(text);
+    await expect(store.fileAt(id, "huge.bin")).rejects.toMatchObject({ code: "TOO_LARGE" });
+    expect((await store.fileAt(id, "f3.txt"))?.toString()).toBe(small["f3.txt"]);
+  });
+
   it("diffs checkpoints with renames and binary files", async () => {
     const { root, store } = await setup({ "old-name.txt": numbered(30), "pic.bin": allBytes, "gone.txt": "bye\n" });
     const first = await store.snapshot({ label: "1" });

@@ -4,7 +4,7 @@ import { mapLimit } from "@/lib/map-limit";
 import { deleteCheckpointFile, writeCheckpointFile } from "./checkpoint-apply";
 import { captureWorkspace, treeRecorder, type Capture } from "./checkpoint-capture";
 import { CheckpointError } from "./checkpoint-errors";
-import { CheckpointGit, EMPTY_TREE, LATEST_REF, type CheckpointRunner } from "./checkpoint-git";
+import { CheckpointGit, EMPTY_TREE, LATEST_REF, tooLarge, type CheckpointRunner } from "./checkpoint-git";
 import { ChangeReview, type FileHunks, type HunkEdit, type HunkTarget } from "./checkpoint-review";
 import { describeCommit, diffTreesWithStats, toFileChange, type FileChange, type StatChange } from "./checkpoint-tree";
 import { isInside } from "./paths";
@@ -19,6 +19,8 @@ export interface CheckpointStoreOptions {
   storeDir: string;
   /** Where git runs (the project's sandbox and user); absent: as the server, on the host (tests of the store alone). */
   runner?: CheckpointRunner;
+  /** How much of the store's files is read back into memory: one file at most, and a restore's batch. */
+  limits?: { objectBytes?: number; restoreBatchBytes?: number };
 }
 
 export interface Checkpoint {
@@ -46,6 +48,8 @@ export interface RestoreResult {
 
 const GC_EVERY = 25;
 const WRITE_CONCURRENCY = 16;
+/** How many bytes of files a restore reads back from the store before it writes them. */
+const RESTORE_BATCH_BYTES = 64 * 1024 * 1024;
 
 /**
  * Snapshots of one workspace in a git store of its own (GIT_DIR = storeDir, work tree = the
@@ -56,6 +60,7 @@ export class CheckpointStore {
   readonly workspaceRoot: string;
   readonly storeDir: string;
   private readonly runner: CheckpointRunner | undefined;
+  private readonly limits: NonNullable<CheckpointStoreOptions["limits"]>;
   private git!: CheckpointGit;
   private workspace!: Workspace;
   private review!: ChangeReview;
@@ -75,6 +80,7 @@ export class CheckpointStore {
     this.workspaceRoot = path.resolve(options.workspaceRoot);
     this.storeDir = path.resolve(options.storeDir);
     this.runner = options.runner;
+    this.limits = options.limits ?? {};
   }
 
   /** Checks git, creates the store on first use. Every operation waits for it; call it to fail early. */
@@ -221,7 +227,7 @@ export class CheckpointStore {
         `The checkpoint store '${store}' must be outside the workspace '${root}' (put it under the data directory).`,
       );
     }
-    this.git = new CheckpointGit(store, root, this.runner);
+    this.git = new CheckpointGit(store, root, this.runner, this.limits.objectBytes);
     await this.git.init();
     this.workspace = await openWorkspace(root);
     this.review = new ChangeReview(this.git, this.workspace);
@@ -308,24 +314,47 @@ export class CheckpointStore {
     const attempt = (filePath: string, task: () => Promise<unknown>) =>
       task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
     const writes = plan.filter((change) => change.status !== "deleted");
-    const contents = await this.git.readObjects(writes.map((change) => change.newSha));
+    const [sizes, replaced] = await Promise.all([
+      this.git.sizes(writes.map((change) => change.newSha)),
+      this.git.sizes(plan.filter((change) => change.status !== "added").map((change) => change.oldSha)),
+    ]);
     // A restore that does not fit in the disk budget changes nothing; one that frees space always runs.
-    const replaced = await this.git.sizes(
-      plan.filter((change) => change.status !== "added").map((change) => change.oldSha),
-    );
-    const growth =
-      contents.reduce((sum, bytes) => sum + (bytes?.length ?? 0), 0) -
-      replaced.reduce<number>((sum, size) => sum + (size ?? 0), 0);
-    await ensureRoom(this.workspace, growth, `Restoring this checkpoint (${plan.length} files)`);
+    const sum = (values: (number | null)[]) => values.reduce<number>((total, size) => total + (size ?? 0), 0);
+    await ensureRoom(this.workspace, sum(sizes) - sum(replaced), `Restoring this checkpoint (${plan.length} files)`);
     // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
     await mapLimit(
       plan.filter((change) => change.status === "deleted"),
       WRITE_CONCURRENCY,
       (change) => attempt(change.path, () => deleteCheckpointFile(this.workspace, change.path)),
     );
-    await mapLimit(writes, WRITE_CONCURRENCY, (change, i) =>
-      attempt(change.path, () => writeCheckpointFile(this.workspace, change.path, contents[i]!, change.newMode)),
-    );
+    // Read back and written a batch at a time, so that the server holds at most RESTORE_BATCH_BYTES
+    // of them (or one file of up to the store's MAX_OBJECT_BYTES); a larger file is left as it is, and said so.
+    let batch: { change: StatChange; size: number }[] = [];
+    let batchBytes = 0;
+    const flush = async () => {
+      const taken = batch;
+      batch = [];
+      batchBytes = 0;
+      const contents = await this.git.readObjects(taken.map(({ change }) => change.newSha)).catch((error: unknown) => {
+        for (const { change } of taken) failed.push({ path: change.path, message: (error as Error).message });
+        return null;
+      });
+      if (!contents) return;
+      await mapLimit(taken, WRITE_CONCURRENCY, ({ change }, i) =>
+        attempt(change.path, () => writeCheckpointFile(this.workspace, change.path, contents[i]!, change.newMode)),
+      );
+    };
+    for (const [i, change] of writes.entries()) {
+      const size = sizes[i] ?? 0;
+      if (size > this.git.maxObjectBytes) {
+        failed.push({ path: change.path, message: tooLarge(change.path, size, this.git.maxObjectBytes).message });
+        continue;
+      }
+      if (batch.length > 0 && batchBytes + size > (this.limits.restoreBatchBytes ?? RESTORE_BATCH_BYTES)) await flush();
+      batch.push({ change, size });
+      batchBytes += size;
+    }
+    if (batch.length > 0) await flush();
     return failed;
   }
 
