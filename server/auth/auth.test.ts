@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInvite } from "@/server/db/repositories/invites";
+import { createInvite, listInvites } from "@/server/db/repositories/invites";
+import { setInstanceRole, setUserDisabled } from "@/server/db/repositories/users";
 import { setSetting } from "@/server/db/repositories/settings";
 import { createTestDatabase } from "@/server/test/database";
 import { CLIENT_IP_HEADER, createAuth, type Auth } from "./auth";
@@ -66,6 +67,39 @@ describe("accounts", () => {
     expect((await signUp("invited@example.com", { inviteToken: "wrong" })).status).toBe(403);
     expect((await signUp("invited@example.com", { inviteToken: invite.token })).status).toBe(200);
     expect((await signUp("again@example.com", { inviteToken: invite.token })).status).toBe(403);
+  });
+
+  it("lets nobody in with a sign-up link once its maker is no longer an admin", async () => {
+    // Mallory, an admin about to lose it, keeps links for whoever holds them (no address on them).
+    await setSetting(database.db, "signupMode", "open");
+    expect((await signUp("mallory@example.com")).status).toBe(200);
+    const mallory = await database.db.user.findUniqueOrThrow({ where: { email: "mallory@example.com" } });
+    await setInstanceRole(database.db, mallory.id, "admin");
+    await setSetting(database.db, "signupMode", "invite");
+    const kept = [
+      await createInvite(database.db, { createdById: mallory.id }),
+      await createInvite(database.db, { createdById: mallory.id }),
+    ];
+    const live = async () => (await listInvites(database.db)).map((invite) => invite.id);
+    expect(await live()).toEqual(expect.arrayContaining(kept.map((invite) => invite.id)));
+
+    // Demoted (the provider's groups no longer make her one): her links end, and are no longer listed.
+    await setInstanceRole(database.db, mallory.id, "user");
+    const refused = await signUp("friend@example.com", { inviteToken: kept[0]!.token });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/no longer invites/);
+    expect(await live()).not.toContain(kept[0]!.id);
+
+    // Made an admin again, then disabled: still nobody.
+    await setInstanceRole(database.db, mallory.id, "admin");
+    await setUserDisabled(database.db, mallory.id, true);
+    expect((await signUp("friend@example.com", { inviteToken: kept[1]!.token })).status).toBe(403);
+    expect(await database.db.user.findUnique({ where: { email: "friend@example.com" } })).toBeNull();
+
+    // An admin still in charge: their link works.
+    const admin = await database.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const good = await createInvite(database.db, { createdById: admin.id });
+    expect((await signUp("friend@example.com", { inviteToken: good.token })).status).toBe(200);
   });
 
   it("rate-limits sign-in attempts per client address", async () => {
