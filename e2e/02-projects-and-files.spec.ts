@@ -284,6 +284,11 @@ test("a file's text shows before the editor's code is in, where the editor will 
   await ide.expectEditorText("row 300 typed early\n  indented\n  then in the editor");
   await ide.save();
   await review.expectFile("long.txt", `row 0\n${rows} typed early\n  indented\n  then in the editor`);
+  // Ctrl+Z in the editor takes back what was typed before it was in too, and never the other change.
+  for (let i = 0; i < 8; i++) await page.keyboard.press("ControlOrMeta+z");
+  await expect(ide.editor().locator(".view-lines")).not.toContainText("typed early");
+  await ide.save();
+  await review.expectFile("long.txt", `row 0\n${rows}`);
   await page.unrouteAll({ behavior: "ignoreErrors" });
 });
 

@@ -53,6 +53,7 @@ export class LiveDocConnection {
   private sawSaving = false;
   /** The current socket has had the server's first state (and this client's sync step 1 went out). */
   private greeted = false;
+  private undo: Y.UndoManager | null = null;
 
   constructor(
     private readonly url: string,
@@ -124,7 +125,24 @@ export class LiveDocConnection {
     return done;
   }
 
+  /**
+   * This person's undo history in the document, which from now on also takes the edits made with
+   * `origin`: begun by the text typed into before the editor is in (early-typing.ts), continued by
+   * the editor's binding (live-binding.ts), so that Ctrl+Z in the editor takes back what was typed
+   * before it too. Only the origins given are tracked: never another person's edits. Begun afresh
+   * when a reset replaced the document's text.
+   */
+  undoHistory(origin: object): Y.UndoManager {
+    if (!this.undo?.scope.includes(this.text)) {
+      this.undo?.destroy();
+      this.undo = new Y.UndoManager(this.text, { trackedOrigins: new Set(), captureTimeout: 400 });
+    }
+    this.undo.addTrackedOrigin(origin);
+    return this.undo;
+  }
+
   destroy() {
+    this.undo?.destroy();
     this.stopped = true;
     clearTimeout(this.retryTimer);
     awarenessProtocol.removeAwarenessStates(this.awareness, [this.doc.clientID], "local");

@@ -220,6 +220,7 @@ export function bindEarlyTyping(
     if (!live) return;
     live.text.unobserve(onChange);
     live.text = live.connection.text;
+    live.connection.undoHistory(origin);
     live.text.observe(onChange);
     show(live.text.toString());
   };
@@ -264,6 +265,9 @@ export function bindEarlyTyping(
      */
     connect(connection: LiveDocConnection) {
       if (live || handedOver || connection.state?.readOnly) return;
+      // What is typed here is the first of the person's undo history in the document, which the
+      // editor then continues: its Ctrl+Z takes it back too.
+      connection.undoHistory(origin);
       const text = connection.text;
       const current = text.toString();
       live = { connection, text, stopReset: connection.onReset(adopt) };

@@ -6,8 +6,8 @@ import "./live.css";
 // Binds a Monaco model to a live document (lib/live-doc-connection.ts): typing becomes Yjs edits
 // tagged with this binding as their origin, others' edits (and the disk's) are applied to the
 // model, others' cursors and selections are drawn with their names, and undo and redo go through
-// a Yjs UndoManager that tracks only this binding's origin, so Ctrl+Z never takes back someone
-// else's typing. Written here rather than taken from y-monaco, which imports the whole
+// the connection's Yjs UndoManager, which tracks only this person's origins (this binding's, and
+// the text typed into before the editor), so Ctrl+Z never takes back someone else's typing. Written here rather than taken from y-monaco, which imports the whole
 // "monaco-editor" entry that components/editor/monaco.ts keeps out of the bundle.
 
 export type LiveBinding = {
@@ -30,7 +30,8 @@ export function bindLiveModel(model: monaco.editor.ITextModel, connection: LiveD
   const origin = { binding: model.uri.toString() };
   let applying = false;
   let text = connection.text;
-  let undoManager = new Y.UndoManager(text, { trackedOrigins: new Set([origin]), captureTimeout: 400 });
+  // The person's history in this document, with what they typed before the editor was in.
+  let undoManager = connection.undoHistory(origin);
   let decorations: string[] = [];
   let selection: monaco.Selection | null = null;
 
@@ -135,9 +136,8 @@ export function bindLiveModel(model: monaco.editor.ITextModel, connection: LiveD
 
   const stopReset = connection.onReset(() => {
     text.unobserve(applyDelta);
-    undoManager.destroy();
     text = connection.text;
-    undoManager = new Y.UndoManager(text, { trackedOrigins: new Set([origin]), captureTimeout: 400 });
+    undoManager = connection.undoHistory(origin);
     adopt();
     connection.awareness.on("change", onAwareness);
     drawPeers();
@@ -155,7 +155,7 @@ export function bindLiveModel(model: monaco.editor.ITextModel, connection: LiveD
       stopReset();
       text.unobserve(applyDelta);
       connection.awareness.off("change", onAwareness);
-      undoManager.destroy();
+      undoManager.removeTrackedOrigin(origin);
       contentListener.dispose();
       if (!model.isDisposed()) model.deltaDecorations(decorations, []);
     },
