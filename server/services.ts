@@ -5,7 +5,13 @@ import { createDb } from "@/server/db/client";
 import { startEmbeddedPostgres } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
 import { isLoopbackHost, type Config } from "@/server/env/config";
-import { bwrapAvailable, defaultSandboxHost, type SandboxHost, type SandboxMode } from "@/server/sandbox/launcher";
+import {
+  bwrapAvailable,
+  defaultBwrapPath,
+  defaultSandboxHost,
+  type SandboxHost,
+  type SandboxMode,
+} from "@/server/sandbox/launcher";
 import { createDiskBudget } from "@/server/sandbox/disk-budget";
 import { diskUsageBytes } from "@/server/workspace/disk-usage";
 import { setUpCgroups } from "@/server/sandbox/cgroups";
@@ -24,7 +30,7 @@ import { createClusterFileFollower } from "@/server/cluster/cluster-file-changes
 import { createAuditLog } from "@/server/services/audit-log";
 import { resealGitCredentials } from "@/server/services/git-credentials";
 import { resealSecrets } from "@/server/services/secrets";
-import { ripgrepConfinement } from "@/server/workspace/ripgrep";
+import { chooseRipgrepConfinement } from "@/server/workspace/ripgrep";
 
 export class StartupError extends Error {}
 
@@ -92,8 +98,11 @@ export async function createServices(
   if (sandboxHost.perProjectUid) process.umask(0o002);
   log(describeSandbox(sandboxHost));
   if (process.platform === "linux") {
-    const unconfined = await ripgrepConfinement();
-    log(unconfined ? `search: OFF, ripgrep cannot be confined: ${unconfined}` : "search: ripgrep confined by Landlock");
+    log(
+      await chooseRipgrepConfinement(async () =>
+        (await bwrapAvailable(sandboxHost.bwrapPath)) ? (sandboxHost.bwrapPath ?? defaultBwrapPath()) : null,
+      ),
+    );
   }
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embedded!.url;

@@ -343,7 +343,8 @@ function toolchainEnv(
 
 let bwrapFile: string | undefined;
 
-function defaultBwrapPath(): string {
+/** Where this host's bwrap is (the first of the usual places that has one). */
+export function defaultBwrapPath(): string {
   bwrapFile ??= ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"].find((p) => existsSync(p)) ?? "/usr/bin/bwrap";
   return bwrapFile;
 }

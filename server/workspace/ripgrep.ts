@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
 import path from "node:path";
 import { rgPath } from "@vscode/ripgrep";
 import { canSwitchIdentity, sharedIdentity } from "@/server/sandbox/identity";
@@ -36,6 +37,22 @@ export interface RgRun {
 const RG_CONFINED = path.resolve(import.meta.dirname, "../sandbox/native/build/Release/rg-confined");
 
 /**
+ * How rg is confined to the tree: by Landlock (rg-confined), or where the kernel has no Landlock,
+ * in a bubblewrap sandbox whose file system holds only the tree (read-only) and rg: a link in the
+ * tree then leads to nothing. Without either, rg-confined runs nothing and every search fails closed.
+ */
+export type RipgrepConfinement = { kind: "landlock" } | { kind: "bubblewrap"; bwrap: string };
+
+let confinement: RipgrepConfinement = { kind: "landlock" };
+
+/** Sets how rg is confined (chooseRipgrepConfinement does at start-up; tests pick one). */
+export function useRipgrepConfinement(chosen: RipgrepConfinement): void {
+  confinement = chosen;
+}
+
+const ENV = { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv;
+
+/**
  * Starts rg for a search of the workspace `root` (in `cwd`, the root by default), confined to the
  * tree. It also runs as the project's uid and gid once the workspace belongs to its project's
  * group (identity.ts; every sandbox launch does that first, so until then no project process
@@ -48,12 +65,87 @@ export function spawnRipgrep(
 ): ChildProcess {
   const identity = canSwitchIdentity() ? sharedIdentity(options.root) : null;
   const asProject = identity ? { uid: identity.uid, gid: identity.gid } : {};
+  if (confinement.kind === "bubblewrap") return spawnInBubblewrap(confinement.bwrap, args, options, asProject);
   return spawn(RG_CONFINED, [options.root, rgPath, ...args], {
     cwd: options.cwd ?? options.root,
-    env: { PATH: "/usr/bin:/bin" } as Record<string, string> as NodeJS.ProcessEnv,
+    env: ENV,
     stdio: options.stdio,
     ...asProject,
   });
+}
+
+/**
+ * rg in a sandbox of its own: every namespace unshared, and in its file system only the tree,
+ * read-only at its own path, and rg's binary (static: nothing else to show it). The tree is
+ * opened here without following a link and handed to bwrap as that open folder (--ro-bind-fd), so
+ * what is mounted is the folder checked, not whatever the path names when bwrap gets to it; a
+ * root that is not a folder runs nothing, with rg-confined's exit code (125).
+ */
+function spawnInBubblewrap(
+  bwrap: string,
+  args: string[],
+  options: { root: string; cwd?: string; stdio: SpawnOptions["stdio"] },
+  asProject: { uid?: number; gid?: number },
+): ChildProcess {
+  let tree: number;
+  try {
+    tree = openSync(options.root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const why = `rg: cannot confine the search to '${options.root}': ${(error as Error).message}`;
+    return spawn("/bin/sh", ["-c", 'printf "%s\\n" "$1" >&2; exit 125', "sh", why], { env: ENV, stdio: options.stdio });
+  }
+  const stdio = Array.isArray(options.stdio)
+    ? [...options.stdio.slice(0, 3), tree]
+    : [options.stdio, options.stdio, options.stdio, tree];
+  try {
+    return spawn(
+      bwrap,
+      [
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--ro-bind-fd",
+        "3",
+        options.root,
+        "--ro-bind",
+        rgPath,
+        rgPath,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--chdir",
+        options.cwd ?? options.root,
+        rgPath,
+        ...args,
+      ],
+      // Started in /: the cwd inside is --chdir's, resolved in the sandbox's own file system.
+      { cwd: "/", env: ENV, stdio: stdio as SpawnOptions["stdio"], ...asProject },
+    );
+  } finally {
+    closeSync(tree);
+  }
+}
+
+/**
+ * Picks how rg is confined on this host (useRipgrepConfinement): Landlock when the kernel has it,
+ * else bubblewrap (where `bubblewrap` finds one that runs) when rg runs in it; returns the line the
+ * server logs at start-up.
+ */
+export async function chooseRipgrepConfinement(bubblewrap: () => Promise<string | null>): Promise<string> {
+  useRipgrepConfinement({ kind: "landlock" });
+  const unconfined = await ripgrepConfinement();
+  if (!unconfined) return "search: ripgrep confined by Landlock";
+  const bwrap = await bubblewrap();
+  if (bwrap) {
+    useRipgrepConfinement({ kind: "bubblewrap", bwrap });
+    const probe = await runRipgrep(["--version"], { root: path.dirname(rgPath), signal: AbortSignal.timeout(10_000) });
+    if (probe.exitCode === 0) return `search: ripgrep confined by bubblewrap (no Landlock: ${unconfined})`;
+    useRipgrepConfinement({ kind: "landlock" });
+  }
+  return `search: OFF, ripgrep cannot be confined: ${unconfined}`;
 }
 
 /**
