@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { rmdir, symlink } from "node:fs/promises";
 import path from "node:path";
+import { mapLimit } from "@/lib/map-limit";
 import { atomicWriteAt } from "./atomic-write";
 import { fdPath, lstatAtIfExists, openParent, withFd } from "./beneath";
 import { mkdirBeneath, renameAt, unlinkAt } from "./beneath-entries";
 import { errnoCode } from "./errors";
-import { EXECUTABLE_MODE, SYMLINK_MODE } from "./checkpoint-tree";
+import { EXECUTABLE_MODE, SYMLINK_MODE, type StatChange } from "./checkpoint-tree";
+import { type CheckpointGit, tooLarge } from "./checkpoint-git";
 import type { Workspace } from "./workspace";
 import { ensureRoom, spent } from "./write-budget";
 
@@ -96,4 +98,67 @@ export async function deleteCheckpointFile(workspace: Workspace, relPath: string
     }
   }
   return true;
+}
+
+/** How many files of a restore are written at once. */
+const WRITE_CONCURRENCY = 16;
+/** How many bytes of files a restore reads back from the store before it writes them. */
+const RESTORE_BATCH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Brings the workspace's files to a restore's `plan`, within the disk budget (or not at all); returns
+ * the files it could not change, each with why. Deletions go first, so a file can take the place of
+ * a folder it replaced (and the reverse). The files written are read back from the store and
+ * written a batch at a time, so that the server holds at most `batchBytes` of them (or one file of
+ * up to the store's maxObjectBytes); a larger file is left as it is, and said so.
+ */
+export async function applyPlan(
+  git: CheckpointGit,
+  workspace: Workspace,
+  plan: readonly StatChange[],
+  batchBytes = RESTORE_BATCH_BYTES,
+): Promise<{ path: string; message: string }[]> {
+  const failed: { path: string; message: string }[] = [];
+  const attempt = (filePath: string, task: () => Promise<unknown>) =>
+    task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
+  const writes = plan.filter((change) => change.status !== "deleted");
+  const [sizes, replaced] = await Promise.all([
+    git.sizes(writes.map((change) => change.newSha)),
+    git.sizes(plan.filter((change) => change.status !== "added").map((change) => change.oldSha)),
+  ]);
+  // A restore that does not fit in the disk budget changes nothing; one that frees space always runs.
+  const sum = (values: (number | null)[]) => values.reduce<number>((total, size) => total + (size ?? 0), 0);
+  await ensureRoom(workspace, sum(sizes) - sum(replaced), `Restoring this checkpoint (${plan.length} files)`);
+  await mapLimit(
+    plan.filter((change) => change.status === "deleted"),
+    WRITE_CONCURRENCY,
+    (change) => attempt(change.path, () => deleteCheckpointFile(workspace, change.path)),
+  );
+  let batch: StatChange[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    const taken = batch;
+    batch = [];
+    bytes = 0;
+    const contents = await git.readObjects(taken.map((change) => change.newSha)).catch((error: unknown) => {
+      for (const change of taken) failed.push({ path: change.path, message: (error as Error).message });
+      return null;
+    });
+    if (!contents) return;
+    await mapLimit(taken, WRITE_CONCURRENCY, (change, i) =>
+      attempt(change.path, () => writeCheckpointFile(workspace, change.path, contents[i]!, change.newMode)),
+    );
+  };
+  for (const [i, change] of writes.entries()) {
+    const size = sizes[i] ?? 0;
+    if (size > git.maxObjectBytes) {
+      failed.push({ path: change.path, message: tooLarge(change.path, size, git.maxObjectBytes).message });
+      continue;
+    }
+    if (batch.length > 0 && bytes + size > batchBytes) await flush();
+    batch.push(change);
+    bytes += size;
+  }
+  if (batch.length > 0) await flush();
+  return failed;
 }

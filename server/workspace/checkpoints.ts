@@ -1,16 +1,14 @@
 import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { mapLimit } from "@/lib/map-limit";
-import { deleteCheckpointFile, writeCheckpointFile } from "./checkpoint-apply";
+import { applyPlan } from "./checkpoint-apply";
 import { captureWorkspace, treeRecorder, type Capture } from "./checkpoint-capture";
 import { CheckpointError } from "./checkpoint-errors";
-import { CheckpointGit, EMPTY_TREE, LATEST_REF, tooLarge, type CheckpointRunner } from "./checkpoint-git";
+import { CheckpointGit, EMPTY_TREE, LATEST_REF, type CheckpointRunner } from "./checkpoint-git";
 import { ChangeReview, type FileHunks, type HunkEdit, type HunkTarget } from "./checkpoint-review";
 import { describeCommit, diffTreesWithStats, toFileChange, type FileChange, type StatChange } from "./checkpoint-tree";
 import { isInside } from "./paths";
 import { openWorkspace } from "./open-workspace";
 import type { Workspace } from "./workspace";
-import { ensureRoom } from "./write-budget";
 
 export interface CheckpointStoreOptions {
   /** The project's folder. */
@@ -47,9 +45,6 @@ export interface RestoreResult {
 }
 
 const GC_EVERY = 25;
-const WRITE_CONCURRENCY = 16;
-/** How many bytes of files a restore reads back from the store before it writes them. */
-const RESTORE_BATCH_BYTES = 64 * 1024 * 1024;
 
 /**
  * Snapshots of one workspace in a git store of its own (GIT_DIR = storeDir, work tree = the
@@ -166,7 +161,7 @@ export class CheckpointStore {
       return this.workspace.exclusive(async () => {
         const undo = await this.takeSnapshot(`Before restoring ${id.slice(0, 12)}`);
         const plan = await this.restorePlan(this.trees.get(undo.id)!, target);
-        const failed = await this.apply(plan);
+        const failed = await applyPlan(this.git, this.workspace, plan, this.limits.restoreBatchBytes);
         return { undoId: undo.id, changed: plan.map(toFileChange), failed };
       });
     });
@@ -307,55 +302,6 @@ export class CheckpointStore {
         .map((p) => p.slice(2)),
     );
     return changes.filter((change) => change.status !== "deleted" || !ignored.has(change.path));
-  }
-
-  private async apply(plan: readonly StatChange[]): Promise<RestoreResult["failed"]> {
-    const failed: RestoreResult["failed"] = [];
-    const attempt = (filePath: string, task: () => Promise<unknown>) =>
-      task().catch((error: unknown) => failed.push({ path: filePath, message: (error as Error).message }));
-    const writes = plan.filter((change) => change.status !== "deleted");
-    const [sizes, replaced] = await Promise.all([
-      this.git.sizes(writes.map((change) => change.newSha)),
-      this.git.sizes(plan.filter((change) => change.status !== "added").map((change) => change.oldSha)),
-    ]);
-    // A restore that does not fit in the disk budget changes nothing; one that frees space always runs.
-    const sum = (values: (number | null)[]) => values.reduce<number>((total, size) => total + (size ?? 0), 0);
-    await ensureRoom(this.workspace, sum(sizes) - sum(replaced), `Restoring this checkpoint (${plan.length} files)`);
-    // Deletions first, so a file can take the place of a folder it replaced (and the reverse).
-    await mapLimit(
-      plan.filter((change) => change.status === "deleted"),
-      WRITE_CONCURRENCY,
-      (change) => attempt(change.path, () => deleteCheckpointFile(this.workspace, change.path)),
-    );
-    // Read back and written a batch at a time, so that the server holds at most RESTORE_BATCH_BYTES
-    // of them (or one file of up to the store's MAX_OBJECT_BYTES); a larger file is left as it is, and said so.
-    let batch: { change: StatChange; size: number }[] = [];
-    let batchBytes = 0;
-    const flush = async () => {
-      const taken = batch;
-      batch = [];
-      batchBytes = 0;
-      const contents = await this.git.readObjects(taken.map(({ change }) => change.newSha)).catch((error: unknown) => {
-        for (const { change } of taken) failed.push({ path: change.path, message: (error as Error).message });
-        return null;
-      });
-      if (!contents) return;
-      await mapLimit(taken, WRITE_CONCURRENCY, ({ change }, i) =>
-        attempt(change.path, () => writeCheckpointFile(this.workspace, change.path, contents[i]!, change.newMode)),
-      );
-    };
-    for (const [i, change] of writes.entries()) {
-      const size = sizes[i] ?? 0;
-      if (size > this.git.maxObjectBytes) {
-        failed.push({ path: change.path, message: tooLarge(change.path, size, this.git.maxObjectBytes).message });
-        continue;
-      }
-      if (batch.length > 0 && batchBytes + size > (this.limits.restoreBatchBytes ?? RESTORE_BATCH_BYTES)) await flush();
-      batch.push({ change, size });
-      batchBytes += size;
-    }
-    if (batch.length > 0) await flush();
-    return failed;
   }
 
   private async treeOf(id: string): Promise<string> {
