@@ -124,14 +124,6 @@ export function typedOnto(typed: Typed, current: string): { change: Change; care
   return { change, caret: change.at + change.inserted.length };
 }
 
-/**
- * Binds `area` (lines `lineHeight` px apart) to the text `base`, as the person types into it: held
- * here until `connect` gives the live document (the text may have come from a plain read while
- * its socket connected), then put into the document; after that each change goes into it at once
- * and the others' come into the textarea. `shown` is told the text after each. The handover gives
- * the editor the selection, the scroll and, when no document came, what was typed (Monaco puts
- * it into its model); the textarea takes no input after it.
- */
 /** How long early typing's text goes without a key before the editor's code may run (typingPause). */
 export const TYPING_PAUSE_MS = 400;
 
@@ -166,6 +158,14 @@ export function typingPause(ms = TYPING_PAUSE_MS): Promise<void> {
   });
 }
 
+/**
+ * Binds `area` (lines `lineHeight` px apart) to the text `base`, as the person types into it: held
+ * here until `connect` gives the live document (the text may have come from a plain read while
+ * its socket connected), then put into the document; after that each change goes into it at once
+ * and the others' come into the textarea. `shown` is told the text after each. The handover gives
+ * the editor the selection, the scroll and, when no document came, what was typed (Monaco puts
+ * it into its model); the textarea takes no input after it.
+ */
 export function bindEarlyTyping(
   area: HTMLTextAreaElement,
   base: string,

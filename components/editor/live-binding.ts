@@ -7,8 +7,9 @@ import "./live.css";
 // tagged with this binding as their origin, others' edits (and the disk's) are applied to the
 // model, others' cursors and selections are drawn with their names, and undo and redo go through
 // the connection's Yjs UndoManager, which tracks only this person's origins (this binding's, and
-// the text typed into before the editor), so Ctrl+Z never takes back someone else's typing. Written here rather than taken from y-monaco, which imports the whole
-// "monaco-editor" entry that components/editor/monaco.ts keeps out of the bundle.
+// the text typed into before the editor), so Ctrl+Z never takes back someone else's typing.
+// Written here rather than taken from y-monaco, which imports the whole "monaco-editor" entry
+// that components/editor/monaco.ts keeps out of the bundle.
 
 export type LiveBinding = {
   undo(): void;
