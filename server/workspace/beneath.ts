@@ -38,7 +38,7 @@ type Native = {
 
 const NATIVE_MODULE = path.resolve(import.meta.dirname, "../sandbox/native/build/Release/beneath.node");
 const AT_FDCWD = -100;
-const { O_RDONLY, O_DIRECTORY } = fsConstants;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fsConstants;
 /** Links followed when resolving, as git and editors follow them in a repository. */
 export const MAX_LINK_HOPS = 40;
 
@@ -114,10 +114,13 @@ export function oPath(): number {
   return native().O_PATH;
 }
 
-/** Opens the root itself (a path the server chose, never one a member can change) for one operation. */
-export function openRoot(root: string): number {
+/**
+ * Opens the root itself (a path the server chose, never one a member can change) for one operation,
+ * O_PATH. With `follow: false` a root that is itself a link fails (ELOOP) rather than open its target.
+ */
+export function openRoot(root: string, options: { follow?: boolean } = {}): number {
   try {
-    return native().open(AT_FDCWD, root, oPath() | O_DIRECTORY, 0, 0);
+    return native().open(AT_FDCWD, root, oPath() | O_DIRECTORY | (options.follow === false ? O_NOFOLLOW : 0), 0, 0);
   } catch (error) {
     throw systemError(error, "");
   }

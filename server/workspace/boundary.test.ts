@@ -33,8 +33,6 @@ const RAW_FS_ALLOWED: Record<string, string> = {
     "creates workspace folders under the data folder; copies an admin-allowed folder into a new, empty workspace",
   "sandbox/disk-budget.ts": "/proc, to find a project's processes",
   "preview/preview-front.ts": "closeSync of a socket descriptor the native front hands back, when Node cannot hold it",
-  "workspace/ripgrep.ts":
-    "opens the search's root O_DIRECTORY|O_NOFOLLOW, to hand bwrap that folder rather than its path, and closes it",
   // Server-owned places, not a workspace's files.
   "workspace/checkpoints.ts": "the checkpoint store under the server's data folder",
   "workspace/checkpoint-git.ts": "the checkpoint store's git folder under the server's data folder",

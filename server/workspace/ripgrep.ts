@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
 import path from "node:path";
 import { rgPath } from "@vscode/ripgrep";
 import { canSwitchIdentity, sharedIdentity } from "@/server/sandbox/identity";
+import { closeQuietly, openRoot } from "./beneath";
 
 /** Flags every search shares: .gitignore honoured even outside git, nothing from above the root or the user's config. */
 export const RG_BASE_ARGS = [
@@ -77,7 +77,8 @@ export function spawnRipgrep(
 /**
  * rg in a sandbox of its own: every namespace unshared, and in its file system only the tree,
  * read-only at its own path, and rg's binary (static: nothing else to show it). The tree is
- * opened here without following a link and handed to bwrap as that open folder (--ro-bind-fd), so
+ * opened here without following a link (beneath.ts's openRoot, O_PATH) and handed to bwrap as that
+ * open folder (--ro-bind-fd), so
  * what is mounted is the folder checked, not whatever the path names when bwrap gets to it; a
  * root that is not a folder runs nothing, with rg-confined's exit code (125).
  */
@@ -89,7 +90,7 @@ function spawnInBubblewrap(
 ): ChildProcess {
   let tree: number;
   try {
-    tree = openSync(options.root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    tree = openRoot(options.root, { follow: false });
   } catch (error) {
     const why = `rg: cannot confine the search to '${options.root}': ${(error as Error).message}`;
     return spawn("/bin/sh", ["-c", 'printf "%s\\n" "$1" >&2; exit 125', "sh", why], { env: ENV, stdio: options.stdio });
@@ -125,7 +126,7 @@ function spawnInBubblewrap(
       { cwd: "/", env: ENV, stdio: stdio as SpawnOptions["stdio"], ...asProject },
     );
   } finally {
-    closeSync(tree);
+    closeQuietly(tree); // the child has its own copy
   }
 }
 
