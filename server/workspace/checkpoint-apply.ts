@@ -134,18 +134,23 @@ export async function applyPlan(
     WRITE_CONCURRENCY,
     (change) => attempt(change.path, () => deleteCheckpointFile(workspace, change.path)),
   );
-  let batch: StatChange[] = [];
+  let batch: { change: StatChange; size: number }[] = [];
   let bytes = 0;
   const flush = async () => {
     const taken = batch;
     batch = [];
     bytes = 0;
-    const contents = await git.readObjects(taken.map((change) => change.newSha)).catch((error: unknown) => {
-      for (const change of taken) failed.push({ path: change.path, message: (error as Error).message });
-      return null;
-    });
+    const contents = await git
+      .readObjects(
+        taken.map(({ change }) => change.newSha),
+        { sizes: taken.map(({ size }) => size) },
+      )
+      .catch((error: unknown) => {
+        for (const { change } of taken) failed.push({ path: change.path, message: (error as Error).message });
+        return null;
+      });
     if (!contents) return;
-    await mapLimit(taken, WRITE_CONCURRENCY, (change, i) =>
+    await mapLimit(taken, WRITE_CONCURRENCY, ({ change }, i) =>
       attempt(change.path, () => writeCheckpointFile(workspace, change.path, contents[i]!, change.newMode)),
     );
   };
@@ -156,7 +161,7 @@ export async function applyPlan(
       continue;
     }
     if (batch.length > 0 && bytes + size > batchBytes) await flush();
-    batch.push(change);
+    batch.push({ change, size });
     bytes += size;
   }
   if (batch.length > 0) await flush();

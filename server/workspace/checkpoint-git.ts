@@ -228,17 +228,18 @@ export class CheckpointGit {
   /**
    * Contents of objects named like `<sha>` or `<commit>:<path>`; null for those that do not exist.
    * Refuses (TOO_LARGE, naming `labels[i]`) when one is larger than maxObjectBytes; git's answer may not
-   * exceed what it said the sizes were.
+   * exceed what it said the sizes were. `sizes`: theirs, when the caller has them from git already.
    */
   async readObjects(
     names: readonly string[],
-    { labels = names }: { labels?: readonly string[] } = {},
+    options: { labels?: readonly string[]; sizes?: readonly (number | null)[] } = {},
   ): Promise<(Buffer | null)[]> {
     if (names.length === 0) return [];
     if (names.some((name) => /[\n\r]/.test(name))) {
       throw new CheckpointError("GIT_FAILED", "A file name with a line break cannot be read from a checkpoint.");
     }
-    const sizes = await this.sizes(names);
+    const labels = options.labels ?? names;
+    const sizes = options.sizes ?? (await this.sizes(names));
     const large = sizes.findIndex((size) => size !== null && size > this.maxObjectBytes);
     if (large >= 0) throw tooLarge(labels[large]!, sizes[large]!, this.maxObjectBytes);
     // Each answer: "<sha> <type> <size>\n", the bytes, "\n"; or "<name> missing\n".

@@ -76,16 +76,18 @@ export class ChangeReview {
     const found = new Map<string, StoredFile>();
     if (paths.length === 0) return found;
     const wanted = new Set(paths);
-    const args = ["ls-tree", "-r", "-z", "--full-tree", commit];
+    // -l: each blob's size too, which readObjects checks before it reads.
+    const args = ["ls-tree", "-r", "-z", "-l", "--full-tree", commit];
     const { stdout } = await this.git.run(paths.length > LS_TREE_ARGS_MAX ? args : [...args, "--", ...paths]);
-    const listed: { path: string; mode: string; sha: string }[] = [];
+    const listed: { path: string; mode: string; sha: string; size: number }[] = [];
     for (const record of stdout.toString("utf8").split("\0")) {
-      const match = /^(\d+) blob ([0-9a-f]{40})\t(.*)$/s.exec(record);
-      if (match && wanted.has(match[3]!)) listed.push({ mode: match[1]!, sha: match[2]!, path: match[3]! });
+      const match = /^(\d+) blob ([0-9a-f]{40}) +(\d+)\t(.*)$/s.exec(record);
+      if (match && wanted.has(match[4]!))
+        listed.push({ mode: match[1]!, sha: match[2]!, size: Number(match[3]), path: match[4]! });
     }
     const contents = await this.git.readObjects(
       listed.map((entry) => entry.sha),
-      { labels: listed.map((entry) => entry.path) },
+      { labels: listed.map((entry) => entry.path), sizes: listed.map((entry) => entry.size) },
     );
     listed.forEach((entry, i) => found.set(entry.path, { mode: entry.mode, bytes: contents[i]! }));
     return found;
