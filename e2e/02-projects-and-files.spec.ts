@@ -223,10 +223,16 @@ test("a file's text shows before the editor's code is in, where the editor will 
   await page.waitForTimeout(500); // the scroll is remembered 300 ms after it stops
 
   const release = await holdEditorCode(page);
+  // Counted from the moment the new document replaces the old: the page being left may still send its polls.
   const queries: string[] = [];
+  let reloaded = false;
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) reloaded = true;
+  });
   page.on("request", (request) => {
     const url = new URL(request.url());
-    if (url.pathname.startsWith("/api/trpc/") && url.pathname !== "/api/trpc/ws") queries.push(url.pathname.slice(10));
+    if (reloaded && url.pathname.startsWith("/api/trpc/") && url.pathname !== "/api/trpc/ws")
+      queries.push(url.pathname.slice(10));
   });
   await page.reload();
 
