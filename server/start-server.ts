@@ -20,7 +20,8 @@ import { originAllowed } from "@/server/http/origin";
 import { listenPreviews, type PreviewListener } from "@/server/http/preview-listener";
 import { upgradeLanguage, upgradeTerminal } from "@/server/http/project-sockets";
 import { createPublicFiles, createStaticAssets, STATIC_PREFIX } from "@/server/http/static-assets";
-import { warmUp } from "@/server/http/warm-up";
+import { collectStartupGarbage, warmUp } from "@/server/http/warm-up";
+import { warmUpFirstScreen } from "@/server/services/first-screen";
 import { TERMINAL_WS_PATH } from "@/lib/terminal-protocol";
 import { LANGUAGE_WS_PATH, MAX_LANGUAGE_FRAME_BYTES } from "@/lib/language-protocol";
 import { LIVE_DOC_WS_PATH, MAX_LIVE_FRAME_BYTES } from "@/lib/live-doc-protocol";
@@ -240,6 +241,10 @@ export async function startServer(
 
   if (!ready) {
     await warmUp(listenUrl);
+    await warmUpFirstScreen({ ...services, servesFiles: !services.workspaces }).catch((error: unknown) =>
+      console.warn("warm-up: the first screen's reads failed; the first visitor pays for them:", error),
+    );
+    collectStartupGarbage();
     ready = true;
   }
 

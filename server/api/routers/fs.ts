@@ -6,7 +6,6 @@ import {
   createInputSchema,
   deleteInputSchema,
   mkdirInputSchema,
-  PREVIEW_MAX_BYTES,
   readInputSchema,
   renameInputSchema,
   treeInputSchema,
@@ -15,13 +14,8 @@ import {
 import { projectProcedure, router, workspaceMutationProcedure, workspaceProcedure } from "@/server/api/trpc";
 import { presenceStream } from "@/server/api/live";
 import { openFilesRoom } from "@/server/bus/presence";
-import {
-  changeCursor,
-  isWorkspaceError,
-  watchWorkspaceFrom,
-  type TrackedChange,
-  type WorkspaceErrorCode,
-} from "@/server/workspace";
+import { isWorkspaceError, watchWorkspaceFrom, type TrackedChange, type WorkspaceErrorCode } from "@/server/workspace";
+import { folderEntries, previewText } from "@/server/services/first-screen";
 import { listWorkspaceFiles } from "@/server/workspace/file-list";
 
 const TRPC_CODES: Record<WorkspaceErrorCode, TRPCError["code"]> = {
@@ -75,13 +69,9 @@ export const fsRouter = router({
   ),
 
   /** One folder's entries, and the cursor of the change stream taken before they were read (fs.changes starts there). */
-  tree: workspaceProcedure.input(treeInputSchema).query(({ ctx, input }) =>
-    workspaceCall(async () => {
-      const cursor = await changeCursor(ctx.workspace.root);
-      const entries = await ctx.workspace.list(input.path);
-      return { entries: input.showIgnored ? entries : entries.filter((entry) => !entry.ignored), cursor };
-    }),
-  ),
+  tree: workspaceProcedure
+    .input(treeInputSchema)
+    .query(({ ctx, input }) => workspaceCall(() => folderEntries(ctx.workspace, input.path, input.showIgnored))),
 
   /** Every file that is not ignored, for quick open (Ctrl/Cmd+P). */
   files: workspaceProcedure
@@ -94,25 +84,14 @@ export const fsRouter = router({
 
   /**
    * A file's text for the view shown while the editor loads (components/editor/text-placeholder.tsx):
-   * the text its editor will show, so nothing jumps when the editor comes. That is the live
-   * document's, unsaved edits and all, when the file is open live here (in a cluster this procedure
-   * goes to the project's holder, where its documents are), without a disk read; otherwise the
-   * disk's, read as fs.read reads it. Null for a binary file or one over PREVIEW_MAX_BYTES, which
-   * is not read whole for it.
+   * the text its editor will show, so nothing jumps when the editor comes (previewText; in a
+   * cluster this procedure goes to the project's holder, where its live documents are).
    */
-  preview: workspaceProcedure.input(readInputSchema).query(({ ctx, input }) =>
-    workspaceCall(async () => {
-      const live = await ctx.services.liveDocs.textOf(ctx.project.id, ctx.workspace, input.path);
-      if (live !== null) return Buffer.byteLength(live) <= PREVIEW_MAX_BYTES ? { content: live } : null;
-      try {
-        const read = await ctx.workspace.read(input.path, undefined, PREVIEW_MAX_BYTES);
-        return read.kind === "text" ? { content: read.content } : null;
-      } catch (error) {
-        if (isWorkspaceError(error) && error.code === "TOO_LARGE") return null;
-        throw error;
-      }
-    }),
-  ),
+  preview: workspaceProcedure
+    .input(readInputSchema)
+    .query(({ ctx, input }) =>
+      workspaceCall(() => previewText(ctx.services.liveDocs, ctx.project.id, ctx.workspace, input.path)),
+    ),
 
   write: workspaceMutationProcedure.input(writeInputSchema).mutation(({ ctx, input }) =>
     workspaceCall(() =>

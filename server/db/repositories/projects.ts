@@ -38,6 +38,16 @@ export async function activeRoleInProject(db: Db, projectId: string, userId: str
   return row ? asRole(row.role) : null;
 }
 
+/** The project worked in last: the latest of its own change and its sessions' (null when there is none). */
+export async function lastWorkedProjectId(db: Db): Promise<string | null> {
+  const [row] = await db.sql<{ id: string }>`
+    SELECT p.id FROM project p
+    ORDER BY GREATEST(p."updatedAt",
+      COALESCE((SELECT max(s."updatedAt") FROM agent_session s WHERE s."projectId" = p.id), p."updatedAt")) DESC
+    LIMIT 1`;
+  return row?.id ?? null;
+}
+
 export async function findProject(db: Db, projectId: string): Promise<Project | null> {
   return db.project.findUnique({ where: { id: projectId }, select: projectSelect });
 }
