@@ -157,7 +157,10 @@ async function openFile(page: Page, navigate: () => Promise<unknown>, app: App):
     shows(page, app.row, app.rowText, 120_000),
     shows(page, app.text, FIRST_LINE, 120_000).then(() => null),
   ]);
-  if (row) await clickAt(page, row);
+  // One render can show both (Tandem's reload, which reopens the file): the row's wait then answers
+  // first, being older, though the text is on screen as well and no one clicks the row to see it.
+  const textToo = row !== null && (await page.evaluate<boolean>("window.__benchTextShown !== undefined"));
+  if (row && !textToo) await clickAt(page, row);
   const rowShown = Date.now() - start;
   await shows(page, app.text, FIRST_LINE);
   const shown = await page.evaluate<number | undefined>("window.__benchTextShown");
