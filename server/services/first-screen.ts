@@ -53,8 +53,9 @@ export type FirstScreenDeps = {
 };
 
 /**
- * The first signed-in page load after a start answered its first-screen batch in ~90 ms, the next
- * ones in ~20 (measured on a small project, each piece warmed alone: every one of them counted).
+ * The first signed-in page load after a start answered its first-screen batch in ~80 ms, the next
+ * ones in 15-20 (a small project; each piece warmed alone helped a little). With this, ~55 ms: the
+ * rest is the tRPC path of a real login, which only a person's own first call takes.
  * What was cold: the login cookie's signature key and login-session query, the database's first
  * plans and connections for the project's access and sessions, the project's file watcher and its
  * first listing and read. The server pays for them here, at start-up, with no person: a signed
