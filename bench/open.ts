@@ -32,7 +32,7 @@ import { CODE_SERVER_VERSION, ensureCodeServer } from "./code-server-install";
 import { startCodeServer, stopCodeServer } from "./code-server-run";
 import { CODE_SERVER_SETTINGS } from "./monorepo-code-server";
 import { buildWorkspace, listFiles } from "./monorepo-workspace";
-import { clickAt, EDITOR_LINES, newContext, shows } from "./page-timing";
+import { clickAt, EDITOR_LINES, newContext, showsFirst } from "./page-timing";
 import { countLoads, profileMainThread, tracePage } from "./page-trace";
 import { api, signUp, startTandem, stopTandem } from "./tandem-server";
 
@@ -76,27 +76,25 @@ const load = () =>
     .join(" ");
 
 /**
- * Starts watching the editor's lines for one more `TYPED` than they hold now; `landed()` gives the
- * wall-clock time of the frame that showed it, or null when none came within `wait` ms.
+ * A statement for the page: starts watching the editor's lines for one more `TYPED` than they hold
+ * now; `window.__benchTyped` resolves with the wall-clock time of the frame that showed it.
  */
-async function watchTyped(page: Page, app: App) {
-  await page.evaluate(`(() => {
-    const count = () => Math.max(0, ...[...document.querySelectorAll(${JSON.stringify(app.lines)})].map((element) => (element.textContent ?? "").split(${JSON.stringify(TYPED)}).length - 1));
-    const before = count();
-    window.__benchTyped = new Promise((resolve) => {
-      (function frame() {
-        if (count() > before) return resolve(performance.timeOrigin + performance.now());
-        requestAnimationFrame(frame);
-      })();
-    });
-  })()`);
-  return {
-    landed: (wait: number) =>
-      page.evaluate<number | null>(
-        `Promise.race([window.__benchTyped, new Promise((resolve) => setTimeout(() => resolve(null), ${wait}))])`,
-      ),
-  };
-}
+const watchTyped = (app: App) => `{
+  const count = () => Math.max(0, ...[...document.querySelectorAll(${JSON.stringify(app.lines)})].map((element) => (element.textContent ?? "").split(${JSON.stringify(TYPED)}).length - 1));
+  const before = count();
+  window.__benchTyped = new Promise((resolve) => {
+    (function frame() {
+      if (count() > before) return resolve(performance.timeOrigin + performance.now());
+      requestAnimationFrame(frame);
+    })();
+  });
+}`;
+
+/** The frame the key showed in (`watchTyped`), or null when none came within `wait` ms. */
+const typedLanded = (page: Page, wait: number) =>
+  page.evaluate<number | null>(
+    `Promise.race([window.__benchTyped, new Promise((resolve) => setTimeout(() => resolve(null), ${wait}))])`,
+  );
 
 /**
  * When a key typed into the file lands in it: as soon as text that takes typing shows (the
@@ -107,11 +105,10 @@ async function watchTyped(page: Page, app: App) {
  */
 async function typingLands(page: Page, app: App): Promise<number> {
   for (;;) {
-    const point = await shows(page, app.lines, FIRST_LINE);
-    const typed = await watchTyped(page, app);
+    const { point } = await showsFirst(page, [[app.lines, FIRST_LINE]], 60_000, watchTyped(app));
     await clickAt(page, point);
     await page.keyboard.type(TYPED);
-    const landed = await typed.landed(300);
+    const landed = await typedLanded(page, 300);
     if (landed === null) continue;
     await page.keyboard.press("ControlOrMeta+z");
     return landed;
@@ -149,25 +146,36 @@ const watchText = (page: Page, app: App) =>
  * and until it takes typing. The row is clicked only when it shows before the file's text: a
  * reload that reopened the file (Tandem's) has its text on screen, where a person clicks to type,
  * with no click on its row first (which cost the typing 50-100 ms of round trips to the page).
+ * Each wait is one round trip to the page: from the text on screen to the click into it, the
+ * harness made six (a trace of a reload: 80 ms between the text's frame and the mouse's move).
  */
 async function openFile(page: Page, navigate: () => Promise<unknown>, app: App): Promise<Open> {
   const start = Date.now();
   await navigate();
-  const row = await Promise.race([
-    shows(page, app.row, app.rowText, 120_000),
-    shows(page, app.text, FIRST_LINE, 120_000).then(() => null),
-  ]);
-  // One render can show both (Tandem's reload, which reopens the file): the row's wait then answers
-  // first, being older, though the text is on screen as well and no one clicks the row to see it.
-  const textToo = row !== null && (await page.evaluate<boolean>("window.__benchTextShown !== undefined"));
-  if (row && !textToo) await clickAt(page, row);
+  // The text is looked at first: one render can show both (Tandem's reload, which reopens the file).
+  const first = await showsFirst(
+    page,
+    [
+      [app.text, FIRST_LINE],
+      [app.row, app.rowText],
+    ],
+    120_000,
+  );
+  if (first.index === 1) await clickAt(page, first.point);
   const rowShown = Date.now() - start;
-  await shows(page, app.text, FIRST_LINE);
-  const shown = await page.evaluate<number | undefined>("window.__benchTextShown");
-  const text = (shown ?? Date.now()) - start;
+  const text = (await textShown(page)) - start;
   const typing = (await typingLands(page, app)) - start;
   return { row: rowShown, text, typing };
 }
+
+/** The wall-clock time of the page's first frame with the file's text on screen (`watchText`). */
+const textShown = (page: Page) =>
+  page.evaluate<number>(`new Promise((resolve) => {
+    (function frame() {
+      if (window.__benchTextShown !== undefined) return resolve(window.__benchTextShown);
+      requestAnimationFrame(frame);
+    })();
+  })`);
 
 /** Cold: the first load in a new context. Warm: a reload of it (cached scripts), the row clicked again. */
 async function coldAndWarm(page: Page, url: string, app: App): Promise<{ cold: Open; warm: Open }> {

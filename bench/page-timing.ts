@@ -39,22 +39,42 @@ export type Point = { x: number; y: number };
  * string: tsx would wrap a named function in a helper that exists only in Node.
  */
 export async function shows(page: Page, selector: string, text = "", timeout = 60_000): Promise<Point> {
+  return (await showsFirst(page, [[selector, text]], timeout)).point;
+}
+
+/**
+ * As `shows`, for the first of several elements to show: the first listed of those that show in
+ * the same frame. `then`, a statement, runs in the page in that frame (a watch started there
+ * costs no round trip of its own).
+ */
+export async function showsFirst(
+  page: Page,
+  targets: [selector: string, text: string][],
+  timeout = 60_000,
+  then = "",
+): Promise<{ index: number; point: Point }> {
   const deadline = Date.now() + timeout;
   const script = (left: number) => `new Promise((resolve, reject) => {
-    const selector = ${JSON.stringify(selector)}, text = ${JSON.stringify(text)}, end = performance.now() + ${left};
+    const targets = ${JSON.stringify(targets)}, end = performance.now() + ${left};
     (function frame() {
-      for (const element of document.querySelectorAll(selector)) {
-        const box = element.getBoundingClientRect();
-        const x = box.x + box.width / 2, y = box.y + Math.min(box.height / 2, 10);
-        if (element.contains(document.elementFromPoint(x, y)) && (element.textContent ?? "").replaceAll("\\u00a0", " ").includes(text)) return resolve({ x, y });
+      for (let index = 0; index < targets.length; index++) {
+        const [selector, text] = targets[index];
+        for (const element of document.querySelectorAll(selector)) {
+          const box = element.getBoundingClientRect();
+          const x = box.x + box.width / 2, y = box.y + Math.min(box.height / 2, 10);
+          if (element.contains(document.elementFromPoint(x, y)) && (element.textContent ?? "").replaceAll("\\u00a0", " ").includes(text)) {
+            ${then}
+            return resolve({ index, point: { x, y } });
+          }
+        }
       }
-      if (performance.now() > end) return reject(new Error("not shown: " + selector + " " + text));
+      if (performance.now() > end) return reject(new Error("not shown: " + JSON.stringify(targets)));
       requestAnimationFrame(frame);
     })();
   })`;
   for (;;) {
     try {
-      return await page.evaluate<Point>(script(Math.max(0, deadline - Date.now())));
+      return await page.evaluate<{ index: number; point: Point }>(script(Math.max(0, deadline - Date.now())));
     } catch (error) {
       // A navigation replaced the document under the wait: wait in the new one.
       if (Date.now() >= deadline || !/context was destroyed|navigation/i.test(String(error))) throw error;
