@@ -28,6 +28,7 @@ const counts = async () => {
     audit: await db.auditEvent.count(),
     projects: await db.project.count(),
     sessions: await db.agentSession.count(),
+    rateLimits: await db.rateLimit.findMany({ orderBy: { key: "asc" } }),
   };
 };
 
