@@ -44,3 +44,38 @@ test("@-mentions: completion over files and folders, chips, content attached", a
   const asked = requests.findLast((r) => JSON.stringify(r.messages).includes("explain @docs/CHANGELOG.md"))!;
   expect(String(asked.messages.findLast((m) => m.role === "user")!.content)).toContain("the purple widget");
 });
+
+test("the IDE lists the workspace for mentions only once a message has an @; one sent at once still carries its file", async ({
+  page,
+  ide,
+}) => {
+  const agent = new AgentPanel(page);
+  await agent.script([{ match: "summarize", text: "It logs one." }]);
+  await ide.signIn(admin);
+  await ide.createProject("Mentions sent at once");
+  const projectId = /\/p\/([^/?#]+)/.exec(page.url())![1]!;
+  const workspace = path.join(process.env.E2E_DATA_DIR ?? ".tandem-e2e", "workspaces", projectId);
+  await fs.writeFile(path.join(workspace, "main.ts"), "console.log('the orange gadget');\n");
+  const listings: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname.split("/").at(-1)!.split(",").includes("fs.files"))
+      listings.push(request.url());
+  });
+  await page.reload();
+  await agent.newSession();
+  const input = page.getByTestId("composer-input");
+  await input.pressSequentially("please summarize the file");
+  await expect(page.getByTestId("connection-state")).toHaveAttribute("data-state", "live");
+  expect(listings).toHaveLength(0);
+
+  // Pasted, and sent before any list could come back: the send reads it first.
+  await input.fill("please summarize @main.ts");
+  await input.press("Enter");
+  await expect(agent.assistantMessages().last()).toContainText("It logs one.");
+  await expect(agent.userMessages().last().getByTestId("mention-chip")).toHaveText(["@main.ts"]);
+  const requests = (await (await fetch(`${controlUrl}/requests`)).json()) as Array<{
+    messages: Array<{ role: string; content: unknown }>;
+  }>;
+  const asked = requests.findLast((r) => JSON.stringify(r.messages).includes("please summarize @main.ts"))!;
+  expect(String(asked.messages.findLast((m) => m.role === "user")!.content)).toContain("the orange gadget");
+});

@@ -51,7 +51,7 @@ export function NewSession({
           })
         : await create.mutateAsync({ projectId, title, model });
     if (place.kind === "branch") void queryClient.invalidateQueries(trpc.tree.list.queryFilter({ projectId }));
-    await send.mutateAsync(session.id, text, images, mentions.mentionsOf(text));
+    await send.mutateAsync(session.id, text, images, await mentions.mentionsToSend(text));
     void queryClient.invalidateQueries(trpc.session.list.queryFilter({ projectId }));
     onCreated(session.id);
   };

@@ -292,7 +292,7 @@ export function SessionView({
             // What is sent shows where the conversation ends, wherever the view was.
             jumpToLatest();
             if (images.length === 0 && (await commands.run(text))) return;
-            await send.mutateAsync(sessionId, text, images, mentions.mentionsOf(text));
+            await send.mutateAsync(sessionId, text, images, await mentions.mentionsToSend(text));
           }}
           complete={(trigger) => (trigger.char === "/" ? commands.complete(trigger) : mentions.complete(trigger))}
           mentionsOf={mentions.mentionsOf}

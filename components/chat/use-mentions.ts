@@ -1,7 +1,7 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
-import { useMemo, useRef } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useRef, useState } from "react";
 import type { CompletionItem, CompletionTrigger } from "@/components/chat/composer-completion";
 import { useTRPC } from "@/components/trpc-provider";
 import { PathIndex } from "@/components/ui/quick-open";
@@ -11,31 +11,53 @@ import { PathIndex } from "@/components/ui/quick-open";
 
 const URL_MENTION = /^https?:\/\/\S+$/i;
 
+/** The files of a list and the folders they are in (each with a trailing slash). */
+function entriesOf(list: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const file of list) {
+    const parts = file.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join("/")}/`);
+  }
+  return [...folders, ...list];
+}
+
+/** The mentions in a message's text, in order, once each: URLs, and the files and folders `known` holds. */
+function mentionsIn(text: string, known: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
+    const ref = match[1]!.replace(/[.,;:!?)]+$/, "");
+    if ((URL_MENTION.test(ref) || known.has(ref)) && !found.includes(ref)) found.push(ref);
+  }
+  return found;
+}
+
+const knownOf = (entries: readonly string[]) => new Set(entries.map((e) => e.replace(/\/$/, "")));
+
 /** `enabled`: whether this person may write messages here (a view link's guest may not list files). */
 export function useMentions(projectId: string, enabled = true) {
   const trpc = useTRPC();
-  // Read afresh whenever a composer appears, and again on `@` when over a second old: files come and
-  // go (a terminal, the agent), and a copy cached when the page loaded must not stand for them.
+  const queryClient = useQueryClient();
+  // Read once a message has an `@` in it, afresh each time a composer needs it, and again on `@` when
+  // over a second old: files come and go (a terminal, the agent), and a copy cached when the page
+  // loaded must not stand for them. Not as the composer appears: every page load then listed the
+  // whole workspace (a megabyte on a large repository) while its first screen was being served.
+  const [wanted, setWanted] = useState(false);
+  // Asked for from render (the composer asks for completions and chips as it draws): after it.
+  const want = () => {
+    if (!wanted) setTimeout(() => setWanted(true), 0);
+  };
   const asked = useRef(0);
-  const files = useQuery(
-    trpc.fs.files.queryOptions({ projectId }, { enabled, staleTime: 1_000, refetchOnMount: "always" }),
-  );
-  const entries = useMemo(() => {
-    const list = files.data?.files ?? [];
-    const folders = new Set<string>();
-    for (const file of list) {
-      const parts = file.split("/");
-      for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join("/")}/`);
-    }
-    return [...folders, ...list];
-  }, [files.data]);
-  const known = useMemo(() => new Set(entries.map((e) => e.replace(/\/$/, ""))), [entries]);
+  const options = trpc.fs.files.queryOptions({ projectId });
+  const files = useQuery({ ...options, enabled: enabled && wanted, staleTime: 1_000, refetchOnMount: "always" });
+  const entries = useMemo(() => entriesOf(files.data?.files ?? []), [files.data]);
+  const known = useMemo(() => knownOf(entries), [entries]);
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
     if (trigger.char !== "@") return [];
+    want();
     // Typing `@` asks again for a list older than a second, at most once a second (a read still
     // under way, or retrying after a failure, is started over); after this render.
-    if (enabled && Date.now() - Math.max(files.dataUpdatedAt, asked.current) > 1_000) {
+    if (enabled && wanted && Date.now() - Math.max(files.dataUpdatedAt, asked.current) > 1_000) {
       asked.current = Date.now();
       setTimeout(() => void files.refetch(), 0);
     }
@@ -62,14 +84,16 @@ export function useMentions(projectId: string, enabled = true) {
     });
   };
 
-  /** The mentions in a message's text, in order, once each. */
+  /** The mentions in a message's text as typed, in order, once each (its chips). */
   const mentionsOf = (text: string): string[] => {
-    const found: string[] = [];
-    for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
-      const ref = match[1]!.replace(/[.,;:!?)]+$/, "");
-      if ((URL_MENTION.test(ref) || known.has(ref)) && !found.includes(ref)) found.push(ref);
-    }
-    return found;
+    if (text.includes("@")) want();
+    return mentionsIn(text, known);
   };
-  return { complete, mentionsOf };
+  /** The same, of a message being sent: the workspace's files read first if they are not yet (pasted text, sent at once). */
+  const mentionsToSend = async (text: string): Promise<string[]> => {
+    if (!text.includes("@") || !enabled || files.data) return mentionsIn(text, known);
+    const list = await queryClient.fetchQuery({ ...options, staleTime: 1_000 }).catch(() => null);
+    return mentionsIn(text, list ? knownOf(entriesOf(list.files)) : known);
+  };
+  return { complete, mentionsOf, mentionsToSend };
 }
