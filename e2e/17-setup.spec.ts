@@ -55,6 +55,8 @@ test("a setup script runs with live output, fails with its exit code, and succee
   await banner.getByTestId("environment-details").click();
   await expect(page).toHaveURL(new RegExp(`/p/${projectId}/settings#environment$`));
   await card.getByTestId("environment-script").fill(FIXED);
+  // A run uses the saved script: Retry waits for the change to be saved, and a click on it meanwhile does nothing.
+  await expect(card.getByTestId("environment-rebuild")).toBeDisabled();
   await card.getByTestId("environment-save").click();
   await expect(card.getByTestId("environment-save")).toBeDisabled();
   await card.getByTestId("environment-rebuild").click();

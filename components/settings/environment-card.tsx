@@ -131,7 +131,7 @@ export function EnvironmentCard({
           ))}
         </ul>
       )}
-      <EnvironmentRun projectId={projectId} canRun={canRun} />
+      <EnvironmentRun projectId={projectId} canRun={canRun} unsaved={draft !== null || save.isPending} />
     </section>
   );
 }

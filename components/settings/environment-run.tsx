@@ -11,7 +11,16 @@ import type { SetupRunState } from "@/lib/toolchains";
  * The project's last setup run (succeeded, or failed with its exit code; when and how long; the
  * end of its output), its output live while it runs, and "Rebuild environment" for writers.
  */
-export function EnvironmentRun({ projectId, canRun }: { projectId: string; canRun: boolean }) {
+export function EnvironmentRun({
+  projectId,
+  canRun,
+  unsaved = false,
+}: {
+  projectId: string;
+  canRun: boolean;
+  /** The settings above have changes not saved yet (or being saved): a run now would use the old ones. */
+  unsaved?: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const status = useQuery(trpc.environment.get.queryOptions({ projectId }));
@@ -53,8 +62,14 @@ export function EnvironmentRun({ projectId, canRun }: { projectId: string; canRu
             className="btn"
             style={{ marginLeft: "auto" }}
             data-testid="environment-rebuild"
-            disabled={rebuild.isPending || shown?.status === "running" || !hasScript}
-            title={hasScript ? undefined : "Set a setup script first, or add .tandem/setup.sh to the repository."}
+            disabled={rebuild.isPending || shown?.status === "running" || !hasScript || unsaved}
+            title={
+              unsaved
+                ? "Save the changes first: the setup runs the saved script and versions."
+                : hasScript
+                  ? undefined
+                  : "Set a setup script first, or add .tandem/setup.sh to the repository."
+            }
             onClick={() => rebuild.mutate({ projectId })}
           >
             {shown?.status === "failed" ? "Retry setup" : "Rebuild environment"}
