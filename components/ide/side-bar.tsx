@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { SIDE_VIEWS, type SideViewHandle } from "@/components/ide/side-views";
 import { useCommands } from "@/components/ui/commands";
 
@@ -10,7 +10,7 @@ const letterOf = (keys: string) => keys.slice(keys.lastIndexOf("+") + 1).toLower
 /**
  * The left column: the views of SIDE_VIEWS (side-views.tsx), switched by the tabs on top or by
  * their keys (VS Code's: Ctrl/Cmd+Shift+E, +F, +H for replace, +G). Views marked keepMounted stay
- * mounted while hidden, so a search survives a look at the tree.
+ * mounted while hidden once shown, so a search survives a look at the tree.
  */
 export function SideBar({
   projectId,
@@ -26,10 +26,18 @@ export function SideBar({
   onView: (view: string) => void;
 }) {
   const handles = useRef(new Map<string, SideViewHandle>());
+  // A view is first mounted when first shown (the search panel's form and list are no part of the
+  // first screen's render), then kept mounted if it says so. The keyboard asked for a view not yet
+  // mounted goes to it as its handle arrives.
+  const [shown, setShown] = useState(() => new Set([view]));
+  if (!shown.has(view)) setShown(new Set(shown).add(view));
+  const focusWhenMounted = useRef<{ view: string; replace: boolean } | null>(null);
 
   const show = (next: string, replace = false) => {
     onView(next);
-    handles.current.get(next)?.focus(replace);
+    const handle = handles.current.get(next);
+    if (handle) handle.focus(replace);
+    else focusWhenMounted.current = { view: next, replace };
   };
 
   const shortcuts = SIDE_VIEWS.flatMap((v) => v.shortcuts.map((shortcut) => ({ view: v, shortcut })));
@@ -81,10 +89,15 @@ export function SideBar({
         ))}
       </div>
       {SIDE_VIEWS.map(({ id, component: View, keepMounted }) => {
-        if (!keepMounted && view !== id) return null;
+        if (view !== id && !(keepMounted && shown.has(id))) return null;
         const remember = (handle: SideViewHandle | null) => {
-          if (handle) handles.current.set(id, handle);
-          else handles.current.delete(id);
+          if (!handle) return void handles.current.delete(id);
+          handles.current.set(id, handle);
+          const pending = focusWhenMounted.current;
+          if (pending?.view === id) {
+            focusWhenMounted.current = null;
+            handle.focus(pending.replace);
+          }
         };
         return (
           <div key={id} className="side-view" hidden={view !== id}>

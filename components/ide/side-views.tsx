@@ -36,7 +36,7 @@ export type SideView = {
   component: ComponentType<SideViewProps & { ref?: Ref<SideViewHandle> }>;
   /** The first one's keys show in the tab's tooltip. */
   shortcuts: SideViewShortcut[];
-  /** Stays mounted while hidden, so its state survives a look at another view. */
+  /** Once shown, stays mounted while hidden, so its state survives a look at another view. */
   keepMounted?: boolean;
   /** Shown, it takes the keyboard (through the SideViewHandle its component exposes). */
   takesFocus?: boolean;
