@@ -13,6 +13,9 @@ export const FIRST_SCREEN_GLOBAL = "__tandemFirstScreen";
 /** Where the explorer keeps whether it shows ignored files, and the default: the first screen's root folder depends on it. */
 export const SHOW_IGNORED_STORAGE = { key: "tandem.explorer.showIgnored", initial: true } as const;
 
+/** The most a read for the text shown before the editor (`fs.preview`) carries: a live document's limit. */
+export const PREVIEW_MAX_BYTES = 1024 * 1024;
+
 /** Where the editor remembers a project's tabs (components/editor/tab-memory.ts), after this prefix and the project's id. */
 export const TAB_MEMORY_PREFIX = "tandem.tabs.";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { FileChange } from "@/lib/file-changes";
 
 /** A path inside a project's workspace, relative to its root ("src/index.ts"); "" is the root. */
 export const workspacePathSchema = z
@@ -57,14 +58,8 @@ export const fileChangeSchema = z.object({
   type: z.enum(["add", "change", "unlink", "addDir", "unlinkDir"]),
   path: z.string(),
   version: z.string().optional(),
-});
-export type FileChange = z.infer<typeof fileChangeSchema>;
-
-/**
- * The change of the workspace root itself: changes may have been missed, read everything again (a
- * cluster's bus lost its connection, or fs.changes could not replay from the client's cursor).
- */
-export const REREAD_ALL: FileChange = { type: "addDir", path: "" };
+}) satisfies z.ZodType<FileChange>;
+export { REREAD_ALL, type FileChange } from "@/lib/file-changes";
 
 export const treeInputSchema = z.object({
   projectId: projectIdSchema,
@@ -72,9 +67,6 @@ export const treeInputSchema = z.object({
   /** When false, entries matched by .gitignore (and .git itself) are left out. */
   showIgnored: z.boolean().default(true),
 });
-
-/** The most a read for the text shown before the editor (`preview`) carries: a live document's limit. */
-export const PREVIEW_MAX_BYTES = 1024 * 1024;
 
 export const readInputSchema = z.object({ projectId: projectIdSchema, path: workspacePathSchema });
 

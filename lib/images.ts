@@ -1,12 +1,11 @@
 import { z } from "zod";
+import type { IMAGE_MEDIA_TYPES } from "@/lib/image-limits";
 
 // Images in a session: people paste them into the composer, tools read or return them. Events
 // carry a reference (the sha256 of the bytes, the media type and the size); the bytes are stored
 // once per session (session_image) and loaded when a model request or a thumbnail needs them.
 
-export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-export const MAX_IMAGES_PER_MESSAGE = 8;
+export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from "@/lib/image-limits";
 
 export const imageHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "an image hash is 64 lowercase hex digits");
 export const imageRefSchema = z.object({

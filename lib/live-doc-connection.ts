@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import * as decoding from "lib0/decoding";
 import * as encoding from "lib0/encoding";
 import * as Y from "yjs";
@@ -225,7 +226,7 @@ export class LiveDocConnection {
     const decoder = decoding.createDecoder(bytes);
     const type = decoding.readVarUint(decoder);
     if (type === LiveMessage.state) {
-      const state = liveDocStateSchema.parse(JSON.parse(decoding.readVarString(decoder)));
+      const state = v.parse(liveDocStateSchema, JSON.parse(decoding.readVarString(decoder)));
       this.takeState(state);
     } else if (type === LiveMessage.sync) {
       const encoder = encoding.createEncoder();

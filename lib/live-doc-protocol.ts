@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as v from "valibot";
 
 // The live document socket: one per open file, between an editor and the file's shared Yjs
 // document on the server (server/live-docs). Binary frames, each starting with a varUint message
@@ -27,24 +27,29 @@ export const LiveDocCloseCode = {
   accessEnded: 4403,
 } as const;
 
-/** What the server tells every editor of a document. One state for everyone: the dirty mark is shared. */
-export const liveDocStateSchema = z.object({
+/**
+ * What the server tells every editor of a document. One state for everyone: the dirty mark is
+ * shared. A valibot schema: the client reads it as a reopened tab's text takes typing, and zod's
+ * code and the building of its schemas held a reload's main thread ~40 ms then
+ * (components/editor/text-placeholder.tsx).
+ */
+export const liveDocStateSchema = v.object({
   /** The document's incarnation: a different one after a reconnect means the server started it afresh. */
-  epoch: z.string(),
+  epoch: v.string(),
   /** This connection may only watch (a viewer, or a file that is read-only). */
-  readOnly: z.boolean(),
+  readOnly: v.boolean(),
   /** Who this connection is, as others see it (awareness names and colours are set by the server). */
-  you: z.object({ name: z.string(), color: z.string() }),
-  dirty: z.boolean(),
-  saving: z.boolean(),
+  you: v.object({ name: v.string(), color: v.string() }),
+  dirty: v.boolean(),
+  saving: v.boolean(),
   /** The version on disk the document was last synced with; null while the file is deleted on disk. */
-  version: z.string().nullable(),
+  version: v.nullable(v.string()),
   /** The last save failed: why. */
-  error: z.string().optional(),
+  error: v.optional(v.string()),
   /** A change on disk overlapped unsaved live edits: both versions wait between markers. */
-  conflicts: z.number().int().nonnegative(),
+  conflicts: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
-export type LiveDocState = z.infer<typeof liveDocStateSchema>;
+export type LiveDocState = v.InferOutput<typeof liveDocStateSchema>;
 
 /** What a person shows others in a document (Yjs awareness): their name and colour, and their selection. */
 export type LivePeer = {

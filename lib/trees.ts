@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 // A project's trees (docs/architecture.md, "Trees"): its main tree, the project's own folder, and
 // a worktree for each session started on a branch of its own. A tree is named by the id of the
 // session that owns it, or "main"; files, search, Source Control, terminals and the agent's tools
@@ -9,9 +7,6 @@ export const MAIN_TREE = "main";
 
 /** A tree of a project: `treeId` null is the main tree. */
 export type TreeRef = { projectId: string; treeId: string | null };
-
-/** How the URL (`?tree=`) and the API name a tree. */
-export const treeNameSchema = z.union([z.literal(MAIN_TREE), z.string().uuid()]);
 
 /** One key per tree, for state kept per tree (language servers, caches): the project's id for its main tree. */
 export const treeKey = (tree: TreeRef): string => (tree.treeId ? `${tree.projectId}/${tree.treeId}` : tree.projectId);

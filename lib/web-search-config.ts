@@ -5,8 +5,7 @@ import { z } from "zod";
 // for a proxy. Set by environment variables
 // (server/env/) or by an admin on the admin page, which wins over the environment.
 
-export const WEB_SEARCH_KINDS = ["searxng", "brave", "tavily", "duckduckgo"] as const;
-export type WebSearchKind = (typeof WEB_SEARCH_KINDS)[number];
+export { WEB_SEARCH_KINDS, WEB_SEARCH_LABELS, type WebSearchKind } from "@/lib/web-search-kinds";
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
 
@@ -25,10 +24,3 @@ export const webSearchBackendSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("duckduckgo"), url: httpUrl.optional() }),
 ]);
 export type WebSearchBackendConfig = z.infer<typeof webSearchBackendSchema>;
-
-export const WEB_SEARCH_LABELS: Record<WebSearchKind, string> = {
-  searxng: "SearXNG",
-  brave: "Brave Search",
-  tavily: "Tavily",
-  duckduckgo: "DuckDuckGo",
-};

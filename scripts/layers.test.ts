@@ -27,16 +27,39 @@ function describeViolation(v: IViolation, comments: Map<string, string>): string
   return `${v.from} imports ${v.to}\n    (${v.rule.name}) ${rule}`;
 }
 
+/** The graph of server/, lib/, components/ and app/, checked against the layer table; made once for both tests. */
+let cruised: Promise<ICruiseResult> | undefined;
+const graph = () =>
+  (cruised ??= cruise(
+    ["server", "lib", "components", "app"],
+    { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } },
+    {},
+    { tsConfig: extractTSConfig("tsconfig.json") },
+  ).then(({ output }) => output as ICruiseResult));
+
+/**
+ * What loads with `entries` before anything else is asked for: their static imports, followed
+ * (not dynamic imports, which load later, nor imports of types only, which leave no code).
+ */
+function loadedWith(result: ICruiseResult, entries: string[]): Map<string, string> {
+  const modules = new Map(result.modules.map((m) => [m.source, m]));
+  const importedBy = new Map(entries.map((entry) => [entry, ""]));
+  const queue = [...entries];
+  for (let source = queue.shift(); source !== undefined; source = queue.shift()) {
+    for (const dependency of modules.get(source)?.dependencies ?? []) {
+      if (dependency.dynamic || dependency.dependencyTypes.includes("type-only")) continue;
+      if (importedBy.has(dependency.resolved)) continue;
+      importedBy.set(dependency.resolved, source);
+      queue.push(dependency.resolved);
+    }
+  }
+  return importedBy;
+}
+
 describe("layers", () => {
   // A few seconds alone; the bound is for a machine busy with other test runs.
   it("has no import circle and no import against the layer table", { timeout: 300_000 }, async () => {
-    const { output } = await cruise(
-      ["server", "lib", "components", "app"],
-      { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } },
-      {},
-      { tsConfig: extractTSConfig("tsconfig.json") },
-    );
-    const result = output as ICruiseResult;
+    const result = await graph();
     const comments = new Map(config.forbidden.map((rule) => [rule.name ?? "", rule.comment ?? ""]));
     const known = new Set(
       KNOWN_VIOLATIONS.flatMap(({ rule, from, to }) => to.map((target) => key(rule, from, target))),
@@ -57,5 +80,23 @@ describe("layers", () => {
       gone.length,
       `Exceptions that no longer happen: delete them from scripts/layer-exceptions.ts\n  ${gone.join("\n  ")}\n`,
     ).toBe(0);
+  });
+
+  // zod's code and the building of its schemas held a reload's main thread ~40 ms before a
+  // reopened file's text showed (docs/ide.md, "Opening a file"). The IDE's first screen and the
+  // live document a reopened tab connects to as its text shows read what they read with valibot.
+  it("loads no zod with the IDE's first screen", { timeout: 300_000 }, async () => {
+    const loaded = loadedWith(await graph(), ["app/p/[projectId]/page.tsx", "lib/live-doc-connection.ts"]);
+    const sources = [...loaded.keys()];
+    expect(sources).toContain("components/ide/ide-view.tsx");
+    expect(sources.some((source) => source.startsWith("node_modules/yjs/"))).toBe(true);
+    const chains = sources
+      .filter((source) => source.startsWith("node_modules/zod/"))
+      .map((source) => {
+        const chain = [];
+        for (let at: string | undefined = source; at; at = loaded.get(at)) chain.push(at);
+        return chain.join(" <- ");
+      });
+    expect(chains, "zod is imported by the first screen's code through").toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 
 import { useOpenTabs } from "@/components/editor/open-files-context";
 import type { DiffFile } from "@/lib/tool-display";
-import { relativePath } from "@/components/chat/tool-display";
+import { relativePath } from "@/components/editor/open-tabs";
 import { diffLinesForDisplay, type DiffLine } from "@/components/chat/diff-lines";
 
 const LINE_CLASS: Record<DiffLine["kind"], string | undefined> = {

@@ -4,7 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorCode } from "@/components/ui/error-message";
-import { applyEdits, relativePath, type PlannedChange } from "@/components/chat/tool-display";
+import { applyEdits, type PlannedChange } from "@/components/chat/tool-display";
+import { relativePath } from "@/components/editor/open-tabs";
 
 const ApprovalDiff = dynamic(() => import("@/components/chat/approval-diff"), {
   ssr: false,

@@ -8,7 +8,7 @@ import { useSendMessage } from "@/components/chat/use-send-message";
 import { useMentions } from "@/components/chat/use-mentions";
 import { configuredModels, ModelPicker, NoModelHelp } from "@/components/chat/model-picker";
 import { titleFromMessage } from "@/components/chat/session-title";
-import { WEB_SEARCH_LABELS } from "@/lib/web-search-config";
+import { WEB_SEARCH_LABELS } from "@/lib/web-search-kinds";
 import { useTRPC } from "@/components/trpc-provider";
 import { errorMessage } from "@/components/ui/error-message";
 import { TreeChoice, useTreeChoice } from "@/components/chat/tree-choice";

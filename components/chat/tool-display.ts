@@ -51,8 +51,3 @@ export function applyEdits(before: string, edits: EditInput[]): string | null {
   }
   return text;
 }
-
-/** Paths as the editor names them: tools may be given "./src/a.ts" for "src/a.ts". */
-export function relativePath(path: string): string {
-  return path.replace(/^\.\//, "");
-}

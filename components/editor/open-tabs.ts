@@ -7,6 +7,11 @@ import type { TabMemoryStore } from "@/components/editor/tab-memory";
 // in this browser (tab-memory.ts). Opening a tab loads its file's buffer and closing it drops the
 // buffer (file-buffers.ts holds the contents, dirty state and conflicts with the disk).
 
+/** Paths as the editor names them: tools may be given "./src/a.ts" for "src/a.ts". */
+export function relativePath(path: string): string {
+  return path.replace(/^\.\//, "");
+}
+
 /** The Changes tab: the review of one agent session's changes (components/review), beside the file tabs. */
 export type ChangesTab = { sessionId: string };
 

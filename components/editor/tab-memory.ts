@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as v from "valibot";
 import { TAB_MEMORY_PREFIX } from "@/lib/first-screen";
 
 // What the IDE remembers of a project's editor tabs, in this browser, across reloads and visits to
@@ -6,13 +6,14 @@ import { TAB_MEMORY_PREFIX } from "@/lib/first-screen";
 // view state, opaque here). Unsaved buffers are not kept: a restored tab shows the file on disk.
 
 const MAX_TABS = 50;
-const memorySchema = z.object({
-  paths: z.array(z.string()).max(MAX_TABS),
-  active: z.string().nullable(),
-  views: z.record(z.string(), z.unknown()),
+// Read with valibot, as everything the first screen reads (text-placeholder.tsx says why).
+const memorySchema = v.object({
+  paths: v.pipe(v.array(v.string()), v.maxLength(MAX_TABS)),
+  active: v.nullable(v.string()),
+  views: v.record(v.string(), v.unknown()),
 });
 
-export type TabMemory = z.infer<typeof memorySchema>;
+export type TabMemory = v.InferOutput<typeof memorySchema>;
 
 export type TabMemoryStore = { load(): TabMemory | null; save(memory: TabMemory): void };
 
@@ -22,7 +23,7 @@ export function localTabMemory(projectId: string): TabMemoryStore {
   return {
     load() {
       try {
-        return memorySchema.parse(JSON.parse(localStorage.getItem(key) ?? "null"));
+        return v.parse(memorySchema, JSON.parse(localStorage.getItem(key) ?? "null"));
       } catch {
         return null;
       }

@@ -1,11 +1,11 @@
 "use client";
 
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import { z } from "zod";
+import * as v from "valibot";
 import { afterPaint } from "@/components/ui/after-paint";
 import { bindEarlyTyping, earlyTypable, offerHandover } from "@/components/editor/early-typing";
 import { keyboardFree } from "@/components/editor/restored-focus";
-import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
+import { PREVIEW_MAX_BYTES } from "@/lib/first-screen";
 import type { LiveDocConnection } from "@/lib/live-doc-connection";
 
 // A file's text as the editor will show it, drawn before the editor's code (Monaco, ~3.8 MB of
@@ -34,27 +34,32 @@ export const EDITOR_FONT = {
 /** Monaco's line height for EDITOR_FONT on Linux and Windows (1.35 times the font size, rounded). */
 const LINE_HEIGHT = 18;
 
+// The remembered view states are read with valibot, as everything the first screen reads: zod's
+// code and the building of its schemas held a reload's main thread ~40 ms before the text showed.
+const positive = v.pipe(v.number(), v.integer(), v.minValue(1));
+
 /** The part of Monaco's view state (ICodeEditorViewState) that says where it is scrolled. */
-const scrolledSchema = z.object({
-  viewState: z.object({
-    scrollLeft: z.number().optional(),
-    firstPosition: z.object({ lineNumber: z.number().int().min(1) }),
-    firstPositionDeltaTop: z.number().optional(),
+const scrolledSchema = v.object({
+  viewState: v.object({
+    scrollLeft: v.optional(v.number()),
+    firstPosition: v.object({ lineNumber: positive }),
+    firstPositionDeltaTop: v.optional(v.number()),
   }),
 });
 
 /** The part of Monaco's view state that says where its cursor is. */
-const cursorSchema = z.object({
-  cursorState: z
-    .array(z.object({ position: z.object({ lineNumber: z.number().int().min(1), column: z.number().int().min(1) }) }))
-    .min(1),
+const cursorSchema = v.object({
+  cursorState: v.pipe(
+    v.array(v.object({ position: v.object({ lineNumber: positive, column: positive }) })),
+    v.minLength(1),
+  ),
 });
 
 /** Where a remembered view's cursor is, as an offset into `text` (clamped to its line and to the text); 0 when it says nothing readable. */
 export function cursorOf(view: unknown, text: string): number {
-  const parsed = cursorSchema.safeParse(view);
+  const parsed = v.safeParse(cursorSchema, view);
   if (!parsed.success) return 0;
-  const { lineNumber, column } = parsed.data.cursorState[0]!.position;
+  const { lineNumber, column } = parsed.output.cursorState[0]!.position;
   let start = 0;
   for (let line = 1; line < lineNumber; line++) {
     const end = text.indexOf("\n", start);
@@ -67,9 +72,9 @@ export function cursorOf(view: unknown, text: string): number {
 
 /** Where a remembered view is scrolled to, in pixels from the top and left; the top when it says nothing readable. */
 export function scrollOf(view: unknown): { top: number; left: number } {
-  const parsed = scrolledSchema.safeParse(view);
+  const parsed = v.safeParse(scrolledSchema, view);
   if (!parsed.success) return { top: 0, left: 0 };
-  const { firstPosition, firstPositionDeltaTop = 0, scrollLeft = 0 } = parsed.data.viewState;
+  const { firstPosition, firstPositionDeltaTop = 0, scrollLeft = 0 } = parsed.output.viewState;
   return { top: Math.max(0, (firstPosition.lineNumber - 1) * LINE_HEIGHT - firstPositionDeltaTop), left: scrollLeft };
 }
 

@@ -10,7 +10,7 @@ import { parentOf } from "@/components/ui/paths";
 import type { QuickOpenIndex } from "@/components/ui/quick-open-index";
 import { useReviewRefresh } from "@/components/review/use-review-refresh";
 import { useTRPC } from "@/components/trpc-provider";
-import { REREAD_ALL } from "@/lib/fs-schemas";
+import { REREAD_ALL } from "@/lib/file-changes";
 import { useTreeInput } from "@/components/ui/tree-context";
 
 /** Where the stream starts: the oldest cursor of the listings shown so far, or null (read everything again). */

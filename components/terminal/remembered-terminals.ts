@@ -1,11 +1,12 @@
-import { z } from "zod";
+import * as v from "valibot";
 
 // The terminals this browser has seen in a project, so that one the server lost in a restart
 // (terminals live in the server's memory) shows as ended with a notice, instead of vanishing.
 
 const MAX = 20;
-const terminalSchema = z.object({ id: z.string(), title: z.string(), createdAt: z.string() });
-export type SeenTerminal = z.infer<typeof terminalSchema>;
+// Read with valibot, as everything the IDE's first screen reads (editor/text-placeholder.tsx says why).
+const terminalsSchema = v.array(v.object({ id: v.string(), title: v.string(), createdAt: v.string() }));
+export type SeenTerminal = v.InferOutput<typeof terminalsSchema>[number];
 
 /**
  * What to remember after a look at the list: the listed terminals, and those remembered that are
@@ -30,7 +31,7 @@ export function rememberedTerminals(projectId: string) {
   return {
     load(): SeenTerminal[] {
       try {
-        return z.array(terminalSchema).parse(JSON.parse(localStorage.getItem(key) ?? "[]"));
+        return v.parse(terminalsSchema, JSON.parse(localStorage.getItem(key) ?? "[]"));
       } catch {
         return [];
       }

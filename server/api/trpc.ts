@@ -22,7 +22,8 @@ import type { Watcher } from "@/server/bus/presence";
 import type { AccessHolder } from "@/server/bus/access-changes";
 import { untilAccessEnds } from "@/server/api/live";
 import { wireTransformer } from "@/server/api/wire-transformer";
-import { treeIdOf, treeNameSchema } from "@/lib/trees";
+import { treeIdOf } from "@/lib/trees";
+import { treeNameSchema } from "@/lib/tree-schemas";
 import { credentialOf, type Context, type Services } from "@/server/api/context";
 
 /** The caller as they are now: a connection's user is re-read, an in-process caller's is as given. */

@@ -8,7 +8,8 @@ import { downloadKind, streamFolderZip } from "@/server/services/project-downloa
 import { receiveUpload, UploadRefusedError } from "@/server/services/project-upload";
 import { gitRepository } from "@/server/git/repository";
 import { isWorkspaceError, openFileStream } from "@/server/workspace";
-import { treeIdOf, treeNameSchema } from "@/lib/trees";
+import { treeIdOf } from "@/lib/trees";
+import { treeNameSchema } from "@/lib/tree-schemas";
 
 // Plain HTTP routes for what does not fit JSON: uploads (multipart, streamed to disk) and downloads
 // (a file as is, a folder as a zip streamed while it is built). They take the same caller and the

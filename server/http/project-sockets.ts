@@ -8,7 +8,8 @@ import type { ProjectRole } from "@/server/db/repositories/projects";
 import { headersOf } from "@/server/http/headers";
 import { handleLanguageSocket } from "@/server/language/language-socket";
 import { TerminalCloseCode } from "@/lib/terminal-protocol";
-import { MAIN_TREE, treeIdOf, treeKey, treeNameSchema } from "@/lib/trees";
+import { MAIN_TREE, treeIdOf, treeKey } from "@/lib/trees";
+import { treeNameSchema } from "@/lib/tree-schemas";
 
 // The project's WebSockets other than tRPC's (terminals, language servers; live documents in
 // live-doc-sockets.ts): each checks the caller against the project before it opens, may be

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { PREVIEW_MAX_BYTES } from "@/lib/fs-schemas";
+import { PREVIEW_MAX_BYTES } from "@/lib/first-screen";
 import type { Auth } from "@/server/auth/auth";
 import type { LoginCache } from "@/server/auth/login-cache";
 import type { Db } from "@/server/db/client";
