@@ -2,9 +2,9 @@
 // cache folder, once. Its own postinstall cannot run on a machine whose only network is the
 // registry: it builds modules Code's terminal does not need (kerberos wants the krb5 headers) and
 // downloads ripgrep from GitHub. So this installs its packages without scripts, then builds from
-// source just the native modules that the server and its terminal load, and points its ripgrep at ours.
+// source just the native modules that the server and its terminal load, and gives it a copy of our ripgrep.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -53,7 +53,11 @@ export function ensureCodeServer(log: (line: string) => void): string {
   const dir = codeServerDir();
   if (process.env.CODE_SERVER_DIR) return dir;
   const done = path.join(dir, ".tandem-bench-installed");
-  if (existsSync(done)) return dir;
+  const vscode = path.join(dir, "lib", "vscode");
+  if (existsSync(done)) {
+    placeRipgrep(vscode);
+    return dir;
+  }
   const parent = path.dirname(dir);
   log(`installing code-server ${CODE_SERVER_VERSION} into ${parent} (once; a few minutes)`);
   rmSync(parent, { recursive: true, force: true });
@@ -62,7 +66,6 @@ export function ensureCodeServer(log: (line: string) => void): string {
     execFileSync(command, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
   run(parent, "npm", ["pack", `code-server@${CODE_SERVER_VERSION}`, "--silent"]);
   run(parent, "tar", ["xzf", `code-server-${CODE_SERVER_VERSION}.tgz`]);
-  const vscode = path.join(dir, "lib", "vscode");
   for (const cwd of [dir, vscode, path.join(vscode, "extensions")])
     run(cwd, "npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]);
   // argon2 (code-server's password check, loaded at start) builds from source once its prebuilt download fails.
@@ -74,11 +77,24 @@ export function ensureCodeServer(log: (line: string) => void): string {
   for (const module of ["node-pty", "@vscode/spdlog", "native-watchdog"]) {
     run(path.join(vscode, "node_modules", module), CODE_SERVER_NODE, [nodeGyp(), "rebuild", ...nodedir]);
   }
-  const rgDir = path.join(vscode, "node_modules", "@vscode", "ripgrep", "bin");
-  mkdirSync(rgDir, { recursive: true });
-  symlinkSync(require("@vscode/ripgrep").rgPath as string, path.join(rgDir, "rg"));
+  placeRipgrep(vscode);
   // Code looks for its bundled modules in node_modules.asar, which its postinstall links.
   symlinkSync("node_modules", path.join(vscode, "node_modules.asar"));
   execFileSync("touch", [done]);
   return dir;
+}
+
+/**
+ * code-server's ripgrep (its quick open and find in files run it): a copy of ours. It was a link to
+ * the checkout that installed it, and once that checkout was deleted code-server found no file and
+ * no match, silently (bench:monorepo waited for its quick open until it timed out). Put back when
+ * missing.
+ */
+function placeRipgrep(vscode: string): void {
+  const rg = path.join(vscode, "node_modules", "@vscode", "ripgrep", "bin", "rg");
+  if (existsSync(rg)) return; // false for a link whose target is gone
+  mkdirSync(path.dirname(rg), { recursive: true });
+  rmSync(rg, { force: true });
+  copyFileSync(require("@vscode/ripgrep").rgPath as string, rg);
+  chmodSync(rg, 0o755);
 }
