@@ -61,6 +61,25 @@ describe("quick open", () => {
     expect(index.size).toBe(6);
   });
 
+  it("narrows as a fresh index would when a capital makes the query case-sensitive, or a letter has an accent", () => {
+    const files = [
+      "src/actualApply.ts",
+      "src/actual-apply.ts",
+      "src/ActualApply.ts",
+      "lib/factual/applied.ts",
+      "docs/Résumé.md",
+      "docs/resume.md",
+    ];
+    const index = new PathIndex(files);
+    for (const query of ["a", "act", "actual", "actualA", "actualAp", "actualApply"])
+      expect(index.rank(query)).toEqual(new PathIndex(files).rank(query));
+    expect(index.rank("actualA").map((m) => m.path)).toEqual(["src/actualApply.ts"]);
+    for (const query of ["r", "re", "res", "resu", "résu", "résumé"])
+      expect(index.rank(query)).toEqual(new PathIndex(files).rank(query));
+    expect(index.rank("resume").map((m) => m.path)).toHaveLength(2); // "e" finds "é"
+    expect(index.rank("R").map((m) => m.path)).toEqual(["docs/Résumé.md"]);
+  });
+
   it("finds a file by its name among 30,000 paths, whatever a short query matches first", () => {
     const paths = Array.from({ length: 30_000 }, (_, i) => `packages/pkg-${i % 300}/src/module-${i}.ts`);
     paths.push("packages/pkg-137/src/needle-in-haystack.ts");
