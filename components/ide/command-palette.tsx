@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { typed, typingBound } from "@/components/editor/early-typing";
 import { useOpenTabs, useTabsState } from "@/components/editor/open-files-context";
 import { useTRPC } from "@/components/trpc-provider";
 import { shortcutLabel, useCommands, useRegisteredCommands, type Command } from "@/components/ui/commands";
@@ -93,6 +94,12 @@ function PaletteDialog({ projectId, files, query, setQuery, close }: DialogProps
   const listRef = useRef<HTMLUListElement>(null);
 
   useEffect(() => inputRef.current?.focus(), []);
+  // The editor's code, when it has not run yet, waits for a pause in this typing too: its run holds
+  // the page's thread for 100-300 ms, which the list's answer to a key waited out.
+  useEffect(() => {
+    typingBound(1);
+    return () => typingBound(-1);
+  }, []);
   useEffect(() => {
     listRef.current?.querySelector(`[aria-selected="true"]`)?.scrollIntoView({ block: "nearest" });
   }, [selected]);
@@ -136,6 +143,7 @@ function PaletteDialog({ projectId, files, query, setQuery, close }: DialogProps
           data-testid="command-palette-input"
           spellCheck={false}
           onChange={(event) => {
+            typed();
             setQuery(event.target.value);
             setIndex(0);
             setEnterWaiting(false);
@@ -210,6 +218,7 @@ function useFileItems(
   // the listing again in the background (another view may have cached it before files came), and
   // the worker's answer follows when it arrives.
   const tree = useTreeInput();
+  useEffect(() => files.warm(), [files]);
   const list = useQuery(
     trpc.fs.files.queryOptions({ projectId, ...tree }, { enabled: query !== null, refetchOnMount: "always" }),
   );
