@@ -18,7 +18,8 @@ export const CODE_SERVER_SETTINGS = {
   "git.openRepositoryInParentFolders": "never",
 };
 
-export type CodeServerRound = { explorer: number; findAll: number; findShown: string };
+/** `quickOpen`: Ctrl+P to the file's text shown, for each target (the first on the just-loaded workbench). */
+export type CodeServerRound = { explorer: number; quickOpen: number[]; findAll: number; findShown: string };
 
 /** Presses `keys` until `selector` shows: the workbench takes keys only once its keybindings are loaded. */
 async function pressUntil(page: Page, keys: string, selector: string): Promise<void> {
@@ -67,7 +68,12 @@ export async function codeServerRound(
     await shows(page, EXPLORER_ROW, "packages", 120_000);
     const explorer = Date.now() - start;
 
-    for (const target of targets) await openByName(page, target);
+    const quickOpen: number[] = [];
+    for (const target of targets) {
+      start = Date.now();
+      await openByName(page, target);
+      quickOpen.push(Date.now() - start);
+    }
 
     await pressUntil(page, "Control+Shift+F", ".search-view .search-widget");
     // The box opens holding the word at the editor's cursor, and may search for it; keys typed
@@ -91,7 +97,7 @@ export async function codeServerRound(
       { polling: "raf", timeout: 120_000 },
     );
     const findAll = Date.now() - start;
-    return { explorer, findAll, findShown: String(await message.jsonValue()) };
+    return { explorer, quickOpen, findAll, findShown: String(await message.jsonValue()) };
   } finally {
     await context.close();
   }
