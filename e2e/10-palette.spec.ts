@@ -81,4 +81,20 @@ test("Ctrl+P opens a file from a few letters of its path; the palette runs what 
   await expect(results.first()).toContainText("math.ts");
   await page.keyboard.press("Escape");
   await expect(palette).toHaveCount(0);
+
+  // Files made while it is closed: one in an ignored folder stays out (the listing, read again at
+  // the opening, says so; the file's event alone cannot), one elsewhere comes in.
+  await ide.treeItem("dist").click();
+  await expect(ide.treeItem("dist/math.js")).toBeVisible();
+  await review.writeFile("dist/matrix.js", "// built\n");
+  await expect(ide.treeItem("dist/matrix.js")).toBeVisible(); // its event has come
+  await page.keyboard.press("Control+P");
+  await page.keyboard.type("matrix");
+  await expect(palette.locator(".palette-empty")).toHaveText("No file matches");
+  await page.keyboard.press("Escape");
+  await review.writeFile("src/lib/matrix.ts", "// m\n");
+  await page.keyboard.press("Control+P");
+  await page.keyboard.type("matrix");
+  await expect(results).toHaveCount(1);
+  await expect(results.first()).toContainText("src/lib");
 });
