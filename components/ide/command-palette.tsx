@@ -144,6 +144,8 @@ function PaletteDialog({ projectId, files, query, setQuery, close }: DialogProps
           spellCheck={false}
           onChange={(event) => {
             typed();
+            // The worker starts on the key now; the list's own request, once the key is drawn, joins it.
+            fileItems.ask(event.target.value);
             setQuery(event.target.value);
             setIndex(0);
             setEnterWaiting(false);
@@ -210,7 +212,7 @@ function useFileItems(
   projectId: string,
   files: QuickOpenIndex,
   query: string | null,
-): { items: Item[]; query: string | null; status: string; truncated: boolean } {
+): { items: Item[]; query: string | null; status: string; truncated: boolean; ask: (query: string) => void } {
   const trpc = useTRPC();
   const tabs = useOpenTabs();
   const { paths: openFiles, active } = useTabsState();
@@ -229,6 +231,13 @@ function useFileItems(
   const recent = useMemo(
     () => [...(active ? [active] : []), ...openFiles.filter((p) => p !== active)],
     [openFiles, active],
+  );
+  const listed = !!list.data;
+  const ask = useCallback(
+    (next: string) => {
+      if (listed && !next.startsWith(">")) files.rank(next, recent).catch(() => {}); // the list's request says why
+    },
+    [files, listed, recent],
   );
   // The matches shown and the query they answer: the input echoes each key at once, the list follows.
   const [shown, setShown] = useState<{ query: string; matches: FileMatch[] } | null>(null);
@@ -272,5 +281,5 @@ function useFileItems(
         : list.data?.files.length
           ? "No file matches"
           : "This project has no files yet.";
-  return { items, query: shown?.query ?? null, status, truncated: !!list.data?.truncated };
+  return { items, query: shown?.query ?? null, status, truncated: !!list.data?.truncated, ask };
 }

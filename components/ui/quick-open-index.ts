@@ -5,6 +5,7 @@ type Ask = {
   query: string;
   recent: string[];
   limit: number;
+  answer: Promise<FileMatch[] | null>;
   resolve: (matches: FileMatch[] | null) => void;
   reject: (error: Error) => void;
 };
@@ -55,12 +56,24 @@ export class QuickOpenIndex {
     this.flushTimer ??= setTimeout(() => this.flush(), 50);
   }
 
+  /**
+   * The matches for `query`, or null once a later question replaced it before it ran. Asked again
+   * while it waits or runs, the same question shares its answer: the palette asks as a key comes,
+   * before it draws the key, and once more when drawn.
+   */
   rank(query: string, recent: string[], limit = 50): Promise<FileMatch[] | null> {
-    return new Promise((resolve, reject) => {
-      this.waiting?.resolve(null);
-      this.waiting = { query, recent, limit, resolve, reject };
-      if (!this.running) this.next();
+    const latest = this.waiting ?? this.running;
+    if (latest?.query === query && latest.recent === recent && latest.limit === limit) return latest.answer;
+    let resolve: Ask["resolve"] = () => {};
+    let reject: Ask["reject"] = () => {};
+    const answer = new Promise<FileMatch[] | null>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    this.waiting?.resolve(null);
+    this.waiting = { query, recent, limit, answer, resolve, reject };
+    if (!this.running) this.next();
+    return answer;
   }
 
   dispose(): void {
