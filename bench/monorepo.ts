@@ -260,6 +260,7 @@ try {
     codeExplorer: [] as number[],
     codeFindAll: [] as number[],
     codeQuickOpenWarm: [] as number[],
+    codeQuickOpenCold: [] as number[],
   };
   let findShown = "";
   let codeFindShown = "";
@@ -349,6 +350,7 @@ try {
       figures.codeExplorer.push(code.explorer);
       figures.codeFindAll.push(code.findAll);
       figures.codeQuickOpenWarm.push(code.quickOpen[1]!);
+      figures.codeQuickOpenCold.push(code.quickOpen[0]!);
       codeFindShown = code.findShown;
     }
   }
@@ -406,6 +408,9 @@ try {
     // The same steps in both: Ctrl+P, the name typed at once, its row chosen, Enter, the text shown.
     const codeWarm = median(figures.codeQuickOpenWarm);
     row("Quick Open warm, Ctrl+P to file", median(figures.quickOpenWarm), codeWarm, "code-server", codeWarm);
+    console.log(
+      `  (code-server's cold one, the name typed at once on the just-loaded workbench: ${ms(median(figures.codeQuickOpenCold))}; Tandem's cold one above types key by key, waiting for each key's results)`,
+    );
   }
   row(`Source Control lists ${CHANGES} changes`, median(figures.scm), median(figures.gitStatus), "git status");
   const mb = (value: number) => `${value.toFixed(0)} MB`;
