@@ -41,11 +41,16 @@ export function isAllowedEnvName(name: string): boolean {
   return ALLOWED_ENV.has(name) || /^LC_[A-Z_]+$/.test(name);
 }
 
-export function sandboxEnv(sandboxed: boolean, extra: Record<string, string> = {}): Record<string, string> {
+/** `home`: an unsandboxed process's home (the server user's when not given). */
+export function sandboxEnv(
+  sandboxed: boolean,
+  extra: Record<string, string> = {},
+  home?: string,
+): Record<string, string> {
   const user = sandboxed ? SANDBOX_USER : userInfo().username;
   const env: Record<string, string> = {
     PATH: SYSTEM_PATH,
-    HOME: sandboxed ? SANDBOX_HOME : userInfo().homedir,
+    HOME: sandboxed ? SANDBOX_HOME : (home ?? userInfo().homedir),
     USER: user,
     LOGNAME: user,
     SHELL: "/bin/bash",

@@ -33,13 +33,16 @@ function run(host: SandboxHost, options: Omit<SandboxOptions, "command">, script
 }
 
 const hasBwrap = await bwrapAvailable();
-const plain = (mode: SandboxMode): SandboxHost => ({ mode, masks: [], perProjectUid: false, limits: null });
+/** Unsandboxed, with an empty home: the host's ~/.bashrc stays out (bash reads it with a socket for stdin). */
+const plain = (mode: SandboxMode): SandboxHost => ({ mode, masks: [], perProjectUid: false, limits: null, home });
 
 let workspace: string;
+let home: string;
 const saved = { ...process.env };
 
 beforeAll(() => {
   workspace = mkdtempSync(path.join(tmpdir(), "tandem-ws-"));
+  home = mkdtempSync(path.join(tmpdir(), "tandem-home-"));
   process.env.DATABASE_URL = "postgres://user:hunter2@localhost/db";
   process.env.FOO_API_KEY = "sk-should-not-leak";
   process.env.BETTER_AUTH_SECRET = "auth-secret-should-not-leak";
@@ -47,7 +50,37 @@ beforeAll(() => {
 
 afterAll(() => {
   rmSync(workspace, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
   process.env = saved;
+});
+
+describe("unsandboxed processes", () => {
+  it("run in the home the host names, and an interactive shell reads that home's dotfiles", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "tandem-home-"));
+    writeFileSync(path.join(home, ".bashrc"), "echo FROM_GIVEN_HOME\n");
+    const { stdout, code } = await run(
+      { ...plain("none"), home },
+      { workspaceRoot: workspace },
+      'bash -i -c "echo $HOME"',
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain("FROM_GIVEN_HOME");
+    expect(stdout).toContain(home);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("take the server's $HOME when it runs with one, as any child process would", () => {
+    const before = process.env.HOME;
+    process.env.HOME = "/srv/tandem-home";
+    try {
+      const host = defaultSandboxHost("none", { dataDir: workspace });
+      expect(sandboxCommand(host, { workspaceRoot: workspace, command: ["/bin/true"] }).env.HOME).toBe(
+        "/srv/tandem-home",
+      );
+    } finally {
+      process.env.HOME = before;
+    }
+  });
 });
 
 describe.each<SandboxMode>(["none", "bwrap"])("sandbox mode %s", (mode) => {

@@ -47,6 +47,11 @@ export interface SandboxHost {
    * git's worktree files name it by absolute path (git 2.39 has no relative worktree paths).
    */
   trees?: TreeRoots;
+  /**
+   * The home of unsandboxed processes (mode "none"): a shell there reads its dotfiles. The test
+   * servers give an empty one, so that the host's ~/.bashrc does not run in their terminals.
+   */
+  home?: string;
 }
 
 export interface SandboxOptions {
@@ -126,7 +131,7 @@ export function sandboxCommand(host: SandboxHost, options: SandboxOptions): Sand
   const cwd = path.resolve(workspaceRoot, options.cwd ?? ".");
   if (host.mode === "none") {
     const [file, ...args] = [...nicePrefix(null, options.background), ...command];
-    const env = { ...secretEnv(options.secrets), ...sandboxEnv(false, options.env) };
+    const env = { ...secretEnv(options.secrets), ...sandboxEnv(false, options.env, host.home) };
     Object.assign(env, toolchainEnv(options.toolchains, false, env.PATH!));
     if (options.gitIdentity) env.GIT_CONFIG_GLOBAL = gitIdentityFile(options.gitIdentity);
     return {
@@ -362,6 +367,7 @@ export function defaultSandboxHost(
     trees: treeRoots(options.dataDir),
     limits: options.limits ?? null,
     bwrapPath: options.bwrapPath,
+    home,
   };
 }
 

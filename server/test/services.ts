@@ -104,11 +104,16 @@ export async function createTestServices(
       },
     };
   }
+  // Unsandboxed shells get an empty home: the host's ~/.bashrc stays out of the tests (one whose
+  // pyenv waited 60 s on a lock a killed shell had left kept every test terminal silent).
+  const home = path.join(dataDir, "home");
+  await fs.mkdir(home, { recursive: true });
   const sandboxHost: SandboxHost = options.installDir
     ? defaultSandboxHost(options.sandbox ?? "bwrap", {
         dataDir,
         installDir: options.installDir,
         limits: config.sandboxLimits,
+        home,
       })
     : {
         mode: options.sandbox ?? "none",
@@ -116,6 +121,7 @@ export async function createTestServices(
         perProjectUid: options.perProjectUid ?? false,
         limits: null,
         trees: treeRoots(dataDir),
+        home,
       };
   const composed = await composeServices(
     {
